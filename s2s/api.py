@@ -1,0 +1,215 @@
+"""The transforms users call. Each builds a spec, looks up the cache, and compiles on a miss."""
+from __future__ import annotations
+
+import functools
+
+import gast
+import numpy as np
+
+from . import astutil as A
+from . import compiler as C
+from .errors import S2STypeError, S2SValueError
+from .transforms import analysis as an
+from .transforms.reverse import Reverse
+
+
+def _api(fn):
+    fn.__s2s_api__ = True
+    return fn
+
+
+# ---------------------------------------------------------------- reverse mode builders
+
+def _argnums_tuple(argnums, nparams, what="grad"):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int) or not -nparams <= a < nparams:
+            raise S2SValueError(f"{what}: argnums {argnums!r} out of range for a function of {nparams} "
+                                "positional parameters")
+    return tuple(a % nparams for a in nums)
+
+
+def grad_function(fn, argnums, has_aux: bool, with_value: bool):
+    """Compile `grad`/`value_and_grad` of `fn`: one function with both sweeps."""
+    def build():
+        core = C.core_of(fn)
+        nums = _argnums_tuple(argnums, len(core.params))
+        rev = Reverse(core, [core.params[i] for i in nums])
+        seed = (lambda out: A.call("rt.seed_aux", [out])) if has_aux else (lambda out: A.call("rt.seed", [out]))
+        init, fwd, out, seed_stmts, bwd, grads = rev.run("grad", seed)
+        picked = [grads[i] for i in nums]
+        gout = picked[0] if isinstance(argnums, int) else A.tuple_(picked)
+        result = gout
+        if has_aux:
+            aux = rev.namer.fresh("aux")
+            value = rev.namer.fresh("value")
+            seed_stmts.insert(0, A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), out))
+            result = A.tuple_([A.tuple_([A.name(value), A.name(aux)]), gout]) if with_value \
+                else A.tuple_([gout, A.name(aux)])
+        elif with_value:
+            result = A.tuple_([out, gout])
+        kind = "value_and_grad" if with_value else "grad"
+        name = rev.namer.exact(f"{kind}_{core.name}")
+        body = init + fwd + [A.comment("---- backward ----")] + seed_stmts + bwd + [A.ret(result)]
+        ns = {**core.ns, **rev.ns}
+        what = f"wrt argument {argnums}"
+        return C.compile_fn(name, A.function(name, core.params, body), ns, core.filename,
+                            C.header_for(kind, core, what))
+    return C.cached("value_and_grad" if with_value else "grad", fn, (argnums, has_aux), build)
+
+
+def split_vjp(fn, mask):
+    """Compile (fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> cotangent per parameter."""
+    mask = tuple(mask)
+
+    def build():
+        core = C.core_of(fn)
+        active = [p for p, m in zip(core.params, mask) if m]
+        rev = Reverse(core, active)
+        g = rev.namer.exact("g")
+        init, fwd, out, seed_stmts, bwd, grads = rev.run("split", lambda out: A.name(g))
+        assigned = set(core.params)
+        for s in an.walk_stmts(fwd):
+            assigned.update(an.targets(s))
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
+                assigned.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
+        assigned.update(t.targets[0].id for t in init)
+        loaded = []
+        for s in bwd + [A.ret(A.tuple_(grads))]:
+            for n in gast.walk(s):
+                if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
+                    loaded.append(n.id)
+        first_nested = _nested_first(core.node.body)
+        extra_init = [A.assign(v, A.const(None)) for v in loaded if v in first_nested
+                      and v not in {t.targets[0].id for t in init}]
+        saved = rev.namer.exact("saved")
+        fname = rev.namer.exact(f"fwd_{core.name}")
+        bname = rev.namer.exact(f"bwd_{core.name}")
+        fwd_body = init + extra_init + fwd + [A.ret(A.tuple_([out, A.tuple_([A.name(v) for v in loaded])]))]
+        unpack = [A.assign(A.tuple_([A.name(v) for v in loaded], store_=True), A.name(saved))] if loaded else []
+        outs = [gr if m else A.const(None) for gr, m in zip(grads, mask)]
+        bwd_body = unpack + seed_stmts + bwd + [A.ret(A.tuple_(outs))]
+        ns = {**core.ns, **rev.ns}
+        f = C.compile_fn(fname, A.function(fname, core.params, fwd_body), ns, core.filename,
+                         C.header_for("forward sweep", core))
+        b = C.compile_fn(bname, A.function(bname, [saved, g], bwd_body), ns, core.filename,
+                         C.header_for("backward sweep", core))
+        return f, b
+    custom = getattr(fn, "__s2s_custom_vjp__", None)
+    if custom is not None:
+        return custom.split(mask)
+    return C.cached("split", fn, mask, build)
+
+
+def _nested_first(body) -> set[str]:
+    first: dict = {}
+
+    def visit(stmts, nested):
+        for s in stmts:
+            for t in an.targets(s):
+                first.setdefault(t, nested or isinstance(s, gast.For))
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
+                for e in s.targets[0].elts:
+                    first.setdefault(e.id, nested)
+            for f in ("body", "orelse"):
+                visit(getattr(s, f, []) or [], True)
+    visit(body, False)
+    return {v for v, n in first.items() if n}
+
+
+# ---------------------------------------------------------------- public API
+
+def _check_diff_args(args, nums, what):
+    from .tree import tree_leaves
+    for i in nums:
+        for leaf in tree_leaves(args[i]):
+            dt = np.result_type(leaf) if not isinstance(leaf, (bool, int)) else None
+            if dt is None or not np.issubdtype(dt, np.inexact):
+                name = type(leaf).__name__ if dt is None else str(dt)
+                raise S2STypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
+                                   f"sub-dtype of np.inexact), but got {name} for argument {i}. Pass floats "
+                                   "(e.g. 1.0 or x.astype(float)), or differentiate with respect to another argument.")
+
+
+class Transformed:
+    """A transformed function: calls the compiled code, and carries it for further transforms."""
+
+    def __init__(self, kind, fun, compile_, nums, label):
+        self.kind, self.fun, self._compile, self.nums = kind, fun, compile_, nums
+        self._fn = None
+        functools.update_wrapper(self, fun, updated=())
+        self.__name__ = f"{label}_{getattr(fun, '__name__', 'f')}"
+
+    @property
+    def compiled(self):
+        if self._fn is None:
+            self._fn = self._compile()
+        return self._fn
+
+    @property
+    def __s2s_core__(self):
+        return self.compiled.__s2s_core__
+
+    def __call__(self, *args):
+        if self.nums is not None:
+            _check_diff_args(args, self.nums, self.kind)
+        return self.compiled(*args)
+
+    def __repr__(self):
+        return f"<s2s.{self.kind} of {getattr(self.fun, '__name__', self.fun)!r}>"
+
+
+@_api
+def grad(fun, argnums=0, has_aux: bool = False):
+    """Gradient of scalar-valued `fun` with respect to the arguments at `argnums` (reverse mode)."""
+    return _grad_like(fun, argnums, has_aux, False)
+
+
+@_api
+def value_and_grad(fun, argnums=0, has_aux: bool = False):
+    """Like grad, but returns `(value, gradient)` computed in one pass."""
+    return _grad_like(fun, argnums, has_aux, True)
+
+
+def _grad_like(fun, argnums, has_aux, with_value):
+    kind = "value_and_grad" if with_value else "grad"
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    t = Transformed(kind, fun, lambda: grad_function(fun, argnums, has_aux, with_value), None, kind)
+    t.nums = nums
+    return t
+
+
+@_api
+def vjp(fun, *primals, has_aux: bool = False):
+    """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple."""
+    fwd, bwd = split_vjp(fun, (True,) * len(primals))
+    out, saved = fwd(*primals)
+    aux = None
+    if has_aux:
+        out, aux = out
+
+    def vjp_fn(ct):
+        from .runtime import zeros_like_tree
+        seed = (ct, zeros_like_tree(aux)) if has_aux else ct
+        fresh = tuple(list(s) if type(s) is list else s for s in saved)
+        return tuple(bwd(fresh, seed))
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+@_api
+def stop_gradient(x):
+    """The value of `x`, through which no derivative flows."""
+    return x
+
+
+stop_gradient.__s2s_prim__ = "stop_gradient"
+
+
+def source(fn) -> str:
+    """The generated Python source of a transformed function (what `python -m s2s dump` prints)."""
+    compiled = getattr(fn, "compiled", None)
+    if compiled is not None:
+        return compiled.__s2s_source__
+    if hasattr(fn, "__s2s_source__"):
+        return fn.__s2s_source__
+    raise S2STypeError(f"{fn!r} is not a function produced by an s2s transform (grad, vjp, jvp, ...)")

@@ -1,0 +1,155 @@
+"""The one place that builds gast nodes, so a change in gast's node fields touches only this file."""
+from __future__ import annotations
+
+import copy
+import functools
+
+import gast
+
+LOAD, STORE = gast.Load(), gast.Store()
+COMMENT = "#s2s# "  # marks an Expr(Constant) statement that codegen prints as a comment
+
+
+def name(id_: str, store: bool = False) -> gast.Name:
+    return gast.Name(id=id_, ctx=STORE if store else LOAD, annotation=None, type_comment=None)
+
+
+def const(value) -> gast.Constant:
+    return gast.Constant(value=value, kind=None)
+
+
+def attr(value: gast.expr | str, attr_: str) -> gast.Attribute:
+    if isinstance(value, str):
+        value = name(value)
+    return gast.Attribute(value=value, attr=attr_, ctx=LOAD)
+
+
+def call(func: gast.expr | str, args=(), keywords=None) -> gast.Call:
+    """`func(*args, **keywords)`; a dotted string such as `xp.exp` becomes an attribute chain."""
+    if isinstance(func, str):
+        head, *rest = func.split(".")
+        func = name(head)
+        for part in rest:
+            func = attr(func, part)
+    kws = [gast.keyword(arg=k, value=v) for k, v in (keywords or {}).items()]
+    return gast.Call(func=func, args=list(args), keywords=kws)
+
+
+def assign(target: str | gast.expr, value: gast.expr) -> gast.Assign:
+    if isinstance(target, str):
+        target = name(target, store=True)
+    return gast.Assign(targets=[store(target)], value=value, type_comment=None)
+
+
+def store(node: gast.expr) -> gast.expr:
+    """A copy of a target expression with Store context on its outer node and tuple elements."""
+    node = copy.copy(node)
+    if isinstance(node, (gast.Tuple, gast.List)):
+        node.elts = [store(e) for e in node.elts]
+    if hasattr(node, "ctx"):
+        node.ctx = STORE
+    return node
+
+
+def load(node: gast.expr) -> gast.expr:
+    node = copy.copy(node)
+    if isinstance(node, (gast.Tuple, gast.List)):
+        node.elts = [load(e) for e in node.elts]
+    if hasattr(node, "ctx"):
+        node.ctx = LOAD
+    return node
+
+
+def expr_stmt(value: gast.expr) -> gast.Expr:
+    return gast.Expr(value=value)
+
+
+def comment(text: str) -> gast.Expr:
+    return gast.Expr(value=const(COMMENT + text))
+
+
+def is_comment(stmt) -> bool:
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
+            and isinstance(stmt.value.value, str) and stmt.value.value.startswith(COMMENT))
+
+
+def tuple_(elts, store_: bool = False) -> gast.Tuple:
+    return gast.Tuple(elts=list(elts), ctx=STORE if store_ else LOAD)
+
+
+def list_(elts) -> gast.List:
+    return gast.List(elts=list(elts), ctx=LOAD)
+
+
+def subscript(value: gast.expr, index: gast.expr, store_: bool = False) -> gast.Subscript:
+    return gast.Subscript(value=value, slice=index, ctx=STORE if store_ else LOAD)
+
+
+def binop(left, op: gast.operator, right) -> gast.BinOp:
+    return gast.BinOp(left=left, op=op, right=right)
+
+
+def neg(operand) -> gast.UnaryOp:
+    return gast.UnaryOp(op=gast.USub(), operand=operand)
+
+
+def not_(operand) -> gast.UnaryOp:
+    return gast.UnaryOp(op=gast.Not(), operand=operand)
+
+
+def if_(test, body, orelse=()) -> gast.If:
+    return gast.If(test=test, body=list(body) or [gast.Pass()], orelse=list(orelse))
+
+
+def for_range(var: str, args, body) -> gast.For:
+    return gast.For(target=name(var, store=True), iter=call("range", args), body=list(body) or [gast.Pass()],
+                    orelse=[], type_comment=None)
+
+
+def while_(test, body) -> gast.While:
+    return gast.While(test=test, body=list(body) or [gast.Pass()], orelse=[])
+
+
+def ret(value) -> gast.Return:
+    return gast.Return(value=value)
+
+
+def function(fname: str, params, body) -> gast.FunctionDef:
+    args = gast.arguments(args=[name(p, store=False) for p in params], posonlyargs=[], vararg=None,
+                          kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    for a in args.args:
+        a.ctx = gast.Param()
+    return gast.FunctionDef(name=fname, args=args, body=list(body), decorator_list=[], returns=None,
+                            type_comment=None, type_params=[])
+
+
+def module(body) -> gast.Module:
+    return gast.Module(body=list(body), type_ignores=[])
+
+
+@functools.cache
+def _template(src: str) -> gast.expr:
+    return gast.parse(src, mode="eval").body
+
+
+def template(src: str, **subs) -> gast.expr:
+    """Parse expression `src` once and return a copy with each Name in `subs` replaced by its node."""
+    tree = copy.deepcopy(_template(src))
+
+    class Sub(gast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in subs:
+                new = subs[node.id]
+                return copy.deepcopy(new) if isinstance(new, gast.AST) else const(new)
+            return node
+
+    return Sub().visit(tree)
+
+
+def names_in(node) -> set[str]:
+    """Every Name id read or written anywhere under `node`."""
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+def is_atom(node) -> bool:
+    return isinstance(node, (gast.Name, gast.Constant))

@@ -1,0 +1,181 @@
+"""Command line: ``s2s dump TARGET --transform T`` prints the source s2s generates.
+
+TARGET is ``path/to/file.py:func`` or ``package.module:func``. Problems with the target (no such
+file, module or function) and compiler errors about the user's code end the program with status 2
+and one line on stderr; a crash inside s2s itself keeps its traceback, so it can be reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import os
+import sys
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+__all__ = ["main"]
+
+TRANSFORMS = (
+    "grad",
+    "value_and_grad",
+    "vjp",
+    "jvp",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "vmap",
+    "jit",
+)
+_NO_ARGNUMS = ("vmap", "jit")
+
+
+class TargetError(Exception):
+    """A target that cannot be loaded; reported as one line, exit status 2."""
+
+
+def _argnums(text: str) -> int | tuple[int, ...]:
+    """Parse ``--argnums``: ``1`` gives an int, ``0,2`` a tuple."""
+    try:
+        nums = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an integer or a comma-separated list of integers, got {text!r}"
+        ) from None
+    return nums[0] if len(nums) == 1 else nums
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="s2s",
+        description="Print the Python source that s2s generates for a function.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    dump = commands.add_parser(
+        "dump", help="print the generated source of a transformed function"
+    )
+    dump.add_argument(
+        "target", metavar="TARGET", help="path/to/file.py:func or package.module:func"
+    )
+    dump.add_argument(
+        "--transform",
+        choices=TRANSFORMS,
+        default="grad",
+        help="transform to apply (default: grad)",
+    )
+    dump.add_argument(
+        "--argnums",
+        type=_argnums,
+        default=None,
+        help="argument index or comma-separated indices to differentiate",
+    )
+    return parser
+
+
+def _load_file(path: str) -> ModuleType:
+    """Import a Python file as a module named after its stem, with its folder on ``sys.path``."""
+    if not os.path.isfile(path):
+        raise TargetError(f"no such file: {path}")
+    path = os.path.abspath(path)
+    sys.path.insert(0, os.path.dirname(path))
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = stem if stem not in sys.modules else f"_s2s_target_{stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TargetError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise TargetError(
+            f"importing {path} failed: {type(exc).__name__}: {exc}"
+        ) from exc
+    return module
+
+
+def _load_module(name: str) -> ModuleType:
+    """Import ``package.module``, looking in the current directory first."""
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (
+            name == exc.name or name.startswith(exc.name + ".")
+        ):
+            raise TargetError(f"no module named {name!r}") from exc
+        raise TargetError(f"importing {name!r} failed: {exc}") from exc
+    except Exception as exc:
+        raise TargetError(
+            f"importing {name!r} failed: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def load_target(target: str) -> Callable[..., Any]:
+    """The function named by ``file.py:func`` or ``package.module:func``."""
+    where, sep, func_name = target.rpartition(":")
+    if not sep or not where or not func_name.isidentifier():
+        raise TargetError(
+            f"bad target {target!r}: expected path/to/file.py:func or package.module:func"
+        )
+    is_file = where.endswith(".py") or "/" in where or os.sep in where
+    module = _load_file(where) if is_file else _load_module(where)
+    func = getattr(module, func_name, None)
+    if func is None:
+        raise TargetError(f"{where} has no function {func_name!r}")
+    if not callable(func):
+        raise TargetError(
+            f"{where}:{func_name} is a {type(func).__name__}, not a function"
+        )
+    return func
+
+
+def _one_line(message: str) -> str:
+    """Fold a multi-line compiler message into one line, dropping caret-only marker lines."""
+    lines = [line.strip() for line in message.splitlines()]
+    return "; ".join(line for line in lines if line and set(line) - set("^~ "))
+
+
+def _highlight(text: str) -> str:
+    """Colour ``text`` as Python when writing to a terminal and pygments is installed."""
+    if not sys.stdout.isatty():
+        return text
+    try:
+        from pygments import highlight
+        from pygments.formatters import TerminalFormatter
+        from pygments.lexers import PythonLexer
+    except ImportError:
+        return text
+    return highlight(text, PythonLexer(), TerminalFormatter())
+
+
+def _dump(target: str, transform: str, argnums: int | tuple[int, ...] | None) -> str:
+    func = load_target(target)
+    import s2s
+
+    kwargs = {} if argnums is None else {"argnums": argnums}
+    try:
+        transformed = getattr(s2s, transform)(func, **kwargs)
+        return s2s.source(transformed)
+    except s2s.S2SError as exc:
+        raise TargetError(_one_line(str(exc)) or type(exc).__name__) from exc
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.argnums is not None and args.transform in _NO_ARGNUMS:
+        parser.error(f"--argnums does not apply to --transform {args.transform}")
+    try:
+        text = _dump(args.target, args.transform, args.argnums)
+    except TargetError as exc:
+        print(f"s2s: error: {_one_line(str(exc))}", file=sys.stderr)
+        return 2
+    text = _highlight(text)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0

@@ -1,0 +1,59 @@
+"""Print a core-form function as Python source and turn it into a function object."""
+from __future__ import annotations
+
+import ast
+import linecache
+
+import astor
+import gast
+
+from . import astutil as A
+from . import runtime
+
+
+def _fill_empty_blocks(node):
+    for n in gast.walk(node):
+        for field in ("body", "orelse"):
+            block = getattr(n, field, None)
+            if isinstance(block, list) and field == "body" and isinstance(n, (gast.If, gast.For, gast.While,
+                                                                             gast.FunctionDef)):
+                if all(A.is_comment(s) for s in block):
+                    block.append(gast.Pass())
+            if isinstance(block, list) and field == "orelse" and block and all(A.is_comment(s) for s in block):
+                block.append(gast.Pass())
+
+
+def to_source(fn: gast.FunctionDef, header: str = "") -> str:
+    """Readable, deterministic source: comment markers become real comments."""
+    _fill_empty_blocks(fn)
+    tree = gast.gast_to_ast(A.module([fn]))
+    ast.fix_missing_locations(tree)
+    text = astor.to_source(tree)
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped[:1] in "'\"" and A.COMMENT in stripped[:12]:
+            try:
+                value = ast.literal_eval(stripped)
+            except (ValueError, SyntaxError):
+                value = None
+            if isinstance(value, str) and value.startswith(A.COMMENT):
+                indent = line[: len(line) - len(line.lstrip())]
+                lines.append(indent + "# " + value[len(A.COMMENT):])
+                continue
+        lines.append(line)
+    out = "\n".join(lines) + "\n"
+    return (f"# {header}\n" if header else "") + out
+
+
+def compile_source(name: str, source: str, ns: dict, xp) -> object:
+    """Exec `source` with its names bound; register it in linecache for tracebacks and pdb."""
+    filename = f"<s2s:{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    glob = dict(ns)
+    glob.setdefault("xp", xp)
+    glob.setdefault("rt", runtime)
+    glob["__name__"] = "s2s.generated"
+    code = compile(source, filename, "exec")
+    exec(code, glob)
+    return glob[name]

@@ -1,0 +1,649 @@
+"""Normalize a function into s2s's core form (A-normal form), the input of every transform.
+
+Core form, checked by `s2s.frontend.validate`:
+  statements  x = op            op: an atom, `a <binop> b`, `<unop> a`, `a <cmp> b`, a call
+                                `xp.f(atoms, key=atom)` / `rt.f(...)` / `user_fn(...)` / builtin,
+                                `a[index]`, `a.attr`, `(a, b)`, `[a, b]`, `{k: a}`, `L.pop()`
+              a, b = x          (unpack one level)
+              x[index] = a      index: atoms and slices of atoms, or a tuple of them
+              L.append(a)       lists, used by user code and by the reverse-mode tape alike
+              if a: ... else: ...      for i in range(a, b, c): ...      while a: ... (or while True)
+              break, continue, assert a, pass, and one `return a` as the last statement
+  atoms       names and literals.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+import gast
+
+from .. import astutil as A
+from ..errors import S2SSyntaxError, error_at
+from . import resolve
+from .jumps import restructure
+
+BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
+          gast.MatMult: "matmul", gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.BitAnd: "and_",
+          gast.BitOr: "or_"}
+METHODS = {"sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "ravel", "squeeze", "transpose",
+           "reshape", "copy", "dot", "clip", "round", "any", "all", "argmax", "argmin", "trace", "repeat",
+           "swapaxes", "flatten", "astype", "item", "conj"}
+ARRAY_ATTRS = {"shape", "ndim", "size", "dtype"}
+LIST_METHODS = {"append", "pop"}
+UNSUPPORTED = {gast.Try: "try", gast.With: "with", gast.AsyncWith: "async with", gast.Global: "global",
+               gast.Nonlocal: "nonlocal", gast.Delete: "del", gast.AsyncFunctionDef: "async def",
+               gast.AsyncFor: "async for", gast.ClassDef: "class", gast.Raise: "raise",
+               gast.Import: "import", gast.ImportFrom: "import", gast.Yield: "yield", gast.YieldFrom: "yield from",
+               gast.Await: "await", gast.GeneratorExp: "generator expression", gast.SetComp: "set comprehension",
+               gast.DictComp: "dict comprehension", gast.Set: "set", gast.JoinedStr: "f-string",
+               gast.Starred: "*args", gast.NamedExpr: ":="}
+
+
+@dataclasses.dataclass
+class CoreFn:
+    """A function in core form with what it needs to run: the names its code refers to."""
+
+    name: str
+    node: gast.FunctionDef
+    ns: dict
+    filename: str
+
+    @property
+    def params(self) -> list[str]:
+        return [a.id for a in self.node.args.args]
+
+
+class Namer:
+    """Deterministic fresh names that avoid every name already in use."""
+
+    def __init__(self, taken):
+        self.taken = set(taken)
+        self.counts: dict[str, int] = {}
+
+    def fresh(self, base: str = "t") -> str:
+        while True:
+            n = self.counts.get(base, 0)
+            self.counts[base] = n + 1
+            cand = f"{base}{n}"
+            if cand not in self.taken:
+                self.taken.add(cand)
+                return cand
+
+    def exact(self, want: str) -> str:
+        """`want` itself if free, else want_1, want_2, ..."""
+        cand, k = want, 0
+        while cand in self.taken:
+            k += 1
+            cand = f"{want}_{k}"
+        self.taken.add(cand)
+        return cand
+
+
+def local_names(fn: gast.FunctionDef) -> set[str]:
+    """Names Python treats as local to `fn`: parameters and every assigned name."""
+    out = {a.id for a in fn.args.args}
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            out.add(node.id)
+        elif isinstance(node, (gast.FunctionDef,)) and node is not fn:
+            out.add(node.name)
+    return out
+
+
+class Normalizer:
+    """Lower one parsed function to core form; see the module docstring."""
+
+    def __init__(self, fn_node, env: resolve.Env, filename: str, line_offset: int = 0, col_offset: int = 0,
+                 source_lines=None):
+        self.fn = fn_node
+        self.env = env
+        self.filename = filename
+        self.line_offset = line_offset
+        self.col_offset = col_offset
+        self.locals = local_names(fn_node)
+        self.namer = Namer(A.names_in(fn_node) | {"xp", "rt"})
+        self.ns: dict = {}
+        self.out: list = []
+        self.loc = None
+        self.source_lines = source_lines
+
+    # ---- errors and locations ----
+    def where(self, node):
+        line = getattr(node, "lineno", None)
+        col = getattr(node, "col_offset", None)
+        return (self.filename, None if line is None else line + self.line_offset,
+                None if col is None else col + self.col_offset)
+
+    def fail(self, node, msg, hint="", kind=S2SSyntaxError):
+        raise error_at(self.where(node), msg, hint, kind)
+
+    def emit(self, stmt):
+        if self.loc is not None:
+            stmt.lineno, stmt.col_offset = self.loc
+        self.out.append(stmt)
+        return stmt
+
+    def tmp(self, value, base="t") -> gast.Name:
+        n = self.namer.fresh(base)
+        self.emit(A.assign(n, value))
+        return A.name(n)
+
+    # ---- entry ----
+    def run(self) -> CoreFn:
+        fn = self.fn
+        a = fn.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            self.fail(fn, "s2s transforms functions with plain positional parameters only "
+                          "(no *args, **kwargs, keyword-only or positional-only parameters).",
+                      "Pass extra values as explicit parameters or a tuple.")
+        body = self.block(fn.body)
+        body = restructure(body, self.namer)
+        node = A.function(fn.name, [p.id for p in a.args], body)
+        if getattr(fn, "lineno", None) is not None:
+            node.lineno = fn.lineno + self.line_offset
+        return CoreFn(fn.name, node, self.ns, self.filename)
+
+    def block(self, stmts) -> list:
+        saved, self.out = self.out, []
+        for s in stmts:
+            self.stmt(s)
+        out, self.out = self.out, saved
+        return out
+
+    def header(self, s) -> str:
+        line = getattr(s, "lineno", None)
+        if line is None or self.source_lines is None:
+            return ""
+        idx = line + self.line_offset - 1
+        return self.source_lines[idx].strip() if 0 <= idx < len(self.source_lines) else ""
+
+    # ---- statements ----
+    def stmt(self, s):
+        if type(s) in UNSUPPORTED:
+            self.fail(s, f"s2s does not support `{UNSUPPORTED[type(s)]}` inside a transformed function.",
+                      "Move it outside the function you transform, or rewrite it with if/for/while.")
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant):
+            return  # docstrings and bare literals
+        self.loc = (s.lineno, s.col_offset) if hasattr(s, "lineno") else self.loc
+        text = self.header(s)
+        if text:
+            self.emit(A.comment(text))
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            self.fail(s, f"s2s does not support `{type(s).__name__}` statements inside a transformed function.")
+        method(s)
+
+    def stmt_Pass(self, s):
+        pass
+
+    def stmt_Break(self, s):
+        self.emit(gast.Break())
+
+    def stmt_Continue(self, s):
+        self.emit(gast.Continue())
+
+    def stmt_Return(self, s):
+        value = self.atom(s.value) if s.value is not None else A.const(None)
+        self.emit(A.ret(value))
+
+    def stmt_Assert(self, s):
+        self.emit(gast.Assert(test=self.atom(s.test), msg=None))
+
+    def stmt_Expr(self, s):
+        v = s.value
+        if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and v.func.attr in ("append", "extend") \
+                and self.is_local(v.func.value):
+            lst = self.atom(v.func.value)
+            arg = self.atom(v.args[0])
+            if v.func.attr == "extend":
+                self.fail(s, "s2s supports building lists with `append`, not `extend`.",
+                          "Use a loop of `append` calls or `+` on lists.")
+            self.emit(A.expr_stmt(A.call(A.attr(lst, "append"), [arg])))
+            return
+        value = self.expr(v)
+        if isinstance(value, gast.Call):
+            self.tmp(value, "_")
+
+    def stmt_AnnAssign(self, s):
+        if s.value is not None:
+            self.assign_to(s.target, self.expr(s.value))
+
+    def stmt_Assign(self, s):
+        if len(s.targets) == 1:
+            self.assign_to(s.targets[0], self.expr(s.value))
+            return
+        v = self.atom(s.value)
+        for t in s.targets:
+            self.assign_to(t, v)
+
+    def stmt_AugAssign(self, s):
+        t = s.target
+        op = type(s.op)
+        if isinstance(t, gast.Name):
+            self.emit(A.assign(t.id, A.binop(A.name(t.id), op(), self.atom(s.value))))
+        elif isinstance(t, gast.Subscript):
+            base = self.atom(A.load(t.value))
+            index = self.index(t.slice)
+            old = self.tmp(A.subscript(base, copy.deepcopy(index)))
+            new = self.tmp(A.binop(old, op(), self.atom(s.value)))
+            self.emit(A.assign(A.subscript(base, index, store_=True), new))
+        else:
+            self.fail(s, "s2s supports `+=` and friends on names and subscripts only.")
+
+    def assign_to(self, target, value):
+        if isinstance(target, gast.Name):
+            self.emit(A.assign(target.id, value))
+        elif isinstance(target, (gast.Tuple, gast.List)):
+            src = value if A.is_atom(value) else self.tmp(value)
+            names = []
+            nested = []
+            for e in target.elts:
+                if isinstance(e, gast.Name):
+                    names.append(A.name(e.id, store=True))
+                elif isinstance(e, gast.Starred):
+                    self.fail(e, "s2s does not support starred unpacking (`a, *rest = ...`).",
+                              "Index the sequence explicitly instead.")
+                else:
+                    n = self.namer.fresh("t")
+                    names.append(A.name(n, store=True))
+                    nested.append((e, n))
+            self.emit(gast.Assign(targets=[A.tuple_(names, store_=True)], value=src, type_comment=None))
+            for e, n in nested:
+                self.assign_to(e, A.name(n))
+        elif isinstance(target, gast.Subscript):
+            if not self.is_local(target.value):
+                self.fail(target, "s2s supports `x[i] = v` on local variables only.",
+                          "Copy the array into a local variable first.")
+            base = self.atom(A.load(target.value))
+            index = self.index(target.slice)
+            v = value if A.is_atom(value) else self.tmp(value)
+            self.emit(A.assign(A.subscript(base, index, store_=True), v))
+        elif isinstance(target, gast.Attribute):
+            self.fail(target, "s2s does not support assigning to attributes (`obj.x = v`) in a transformed function.")
+        else:
+            self.fail(target, f"s2s does not support assigning to `{type(target).__name__}`.")
+
+    def stmt_If(self, s):
+        test = self.atom(s.test)
+        loc = self.loc
+        body, orelse = self.block(s.body), self.block(s.orelse)
+        self.loc = loc
+        self.emit(A.if_(test, body, orelse))
+
+    def stmt_While(self, s):
+        loc = self.loc
+        pre = self.block([])
+        saved, self.out = self.out, []
+        cond = self.atom(s.test)
+        cond_stmts, self.out = self.out, saved
+        body = self.block(s.body)
+        self.loc = loc
+        has_continue = any(isinstance(n, gast.Continue) for n in _loop_level(body))
+        if isinstance(cond, gast.Constant) and cond.value is True:
+            loop = A.while_(A.const(True), body)
+        elif has_continue or not isinstance(cond, gast.Name):
+            check = A.if_(A.not_(cond), [gast.Break()])
+            loop = A.while_(A.const(True), cond_stmts + [check] + body)
+        else:
+            self.out.extend(pre + copy.deepcopy(cond_stmts))
+            loop = A.while_(cond, body + cond_stmts)
+        self.loop_with_else(loop, s.orelse)
+
+    def loop_with_else(self, loop, orelse):
+        if not orelse:
+            self.emit(loop)
+            return
+        flag = self.namer.fresh("broke")
+        self.emit(A.assign(flag, A.const(False)))
+        _set_before_breaks(loop.body, flag)
+        self.emit(loop)
+        self.emit(A.if_(A.name(flag), [], self.block(orelse)))
+
+    def stmt_For(self, s):
+        it = s.iter
+        loc = self.loc
+        if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and not self.is_local(it.func):
+            kind = it.func.id
+            found, obj = self.env.lookup(kind)
+            if found and obj is range:
+                args = [self.atom(a) for a in it.args]
+                var = s.target.id if isinstance(s.target, gast.Name) else self.namer.fresh("i")
+                body = ([] if isinstance(s.target, gast.Name) else self.assign_stmts(s.target, A.name(var)))
+                body += self.block(s.body)
+                self.loc = loc
+                self.loop_with_else(A.for_range(var, args, body), s.orelse)
+                return
+            if found and obj in (zip, enumerate):
+                self.for_indexed(s, kind, [self.atom(a) for a in it.args])
+                return
+        self.for_indexed(s, "iter", [self.atom(it)])
+
+    def for_indexed(self, s, kind, seqs):
+        """`for x in seq` (arrays: rows; lists; zip; enumerate) becomes a loop over an index."""
+        loc = self.loc
+        i = self.namer.fresh("i")
+        if kind == "zip":
+            n = self.tmp(A.call("len", [seqs[0]]), "n")
+            for q in seqs[1:]:
+                m = self.tmp(A.call("len", [q]), "n")
+                c = self.tmp(gast.Compare(left=m, ops=[gast.Lt()], comparators=[n]))
+                self.emit(A.if_(c, [A.assign(n.id, m)]))
+        else:
+            n = self.tmp(A.call("len", [seqs[0]]), "n")
+        saved, self.out = self.out, []
+        items = [self.tmp(A.subscript(q, A.name(i))) for q in seqs]
+        if kind == "enumerate":
+            value = A.tuple_([A.name(i), items[0]])
+        elif kind == "zip":
+            value = A.tuple_(items)
+        else:
+            value = items[0]
+        head, self.out = self.out, saved
+        body = head + self.assign_stmts(s.target, value) + self.block(s.body)
+        self.loc = loc
+        self.loop_with_else(A.for_range(i, [n], body), s.orelse)
+
+    def assign_stmts(self, target, value) -> list:
+        saved, self.out = self.out, []
+        self.assign_to(target, value if A.is_atom(value) or isinstance(value, gast.Tuple) else self.tmp(value))
+        out, self.out = self.out, saved
+        return out
+
+    def stmt_FunctionDef(self, s):
+        self.fail(s, "s2s does not support nested `def` inside a transformed function yet.",
+                  "Define the helper at module level and call it.")
+
+    # ---- expressions ----
+    def is_local(self, node) -> bool:
+        return isinstance(node, gast.Name) and node.id in self.locals
+
+    def atom(self, node) -> gast.expr:
+        v = self.expr(node)
+        return v if A.is_atom(v) else self.tmp(v)
+
+    def expr(self, node) -> gast.expr:
+        if type(node) in UNSUPPORTED:
+            self.fail(node, f"s2s does not support {UNSUPPORTED[type(node)]} inside a transformed function.")
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            self.fail(node, f"s2s does not support `{type(node).__name__}` expressions in a transformed function.")
+        return method(node)
+
+    def expr_Constant(self, node):
+        return A.const(node.value)
+
+    def expr_Name(self, node):
+        if node.id in self.locals:
+            return A.name(node.id)
+        found, obj = self.env.lookup(node.id)
+        if not found:
+            self.fail(node, f"name `{node.id}` is not defined.", kind=__import__("s2s.errors").errors.S2SError)
+        return self.value_of(node, node.id, obj)
+
+    def value_of(self, node, label, obj):
+        if isinstance(obj, (bool, int, float, complex, str, type(None))):
+            return A.const(obj)
+        bound = self.bind(label, obj)
+        return A.name(bound)
+
+    def bind(self, label, obj) -> str:
+        for k, v in self.ns.items():
+            if v is obj:
+                return k
+        n = self.namer.exact(label.replace(".", "_"))
+        self.ns[n] = obj
+        return n
+
+    def static(self, node):
+        """Evaluate a non-local name, attribute chain or transform call at compile time."""
+        if isinstance(node, gast.Name) and node.id not in self.locals:
+            found, obj = self.env.lookup(node.id)
+            if not found:
+                self.fail(node, f"name `{node.id}` is not defined.", kind=__import__("s2s.errors").errors.S2SError)
+            return obj
+        if isinstance(node, gast.Attribute):
+            base = self.static(node.value)
+            try:
+                return getattr(base, node.attr)
+            except AttributeError:
+                self.fail(node, f"`{node.attr}` is not an attribute of {getattr(base, '__name__', base)!r}.",
+                          kind=__import__("s2s.errors").errors.S2SError)
+        if isinstance(node, gast.Call):
+            func = self.static(node.func)
+            if getattr(func, "__s2s_api__", False) or isinstance(func, type(lambda: 0).__class__) and False:
+                args = [self.static(a) if not isinstance(a, gast.Constant) else a.value for a in node.args]
+                kws = {k.arg: (k.value.value if isinstance(k.value, gast.Constant) else self.static(k.value))
+                       for k in node.keywords}
+                return func(*args, **kws)
+            self.fail(node, "s2s can only call a transform (grad, jit, ...) of a function known when "
+                            "the outer function is transformed, like `grad(loss)(params, x)`.")
+        raise _NotStatic()
+
+    def expr_Attribute(self, node):
+        if isinstance(node.value, gast.Name) and node.value.id not in self.locals or \
+                isinstance(node.value, gast.Attribute) and self._rooted_global(node.value):
+            obj = self.static(node)
+            if resolve.prim_key(obj) is None and not resolve.is_user_function(obj):
+                return self.value_of(node, _dotted(node), obj)
+            self.fail(node, f"`{_dotted(node)}` is a function; call it.")
+        base = self.atom(node.value)
+        if node.attr == "T":
+            return A.call("xp.transpose", [base])
+        if node.attr in ARRAY_ATTRS:
+            return A.attr(base, node.attr)
+        if node.attr == "real":
+            return A.call("xp.real", [base])
+        self.fail(node, f"s2s does not support the attribute `.{node.attr}` here.",
+                  "Supported: .T, .shape, .ndim, .size, .dtype, .real and the array methods "
+                  + ", ".join(sorted(METHODS)) + ".")
+
+    def _rooted_global(self, node) -> bool:
+        while isinstance(node, gast.Attribute):
+            node = node.value
+        return isinstance(node, gast.Name) and node.id not in self.locals
+
+    def expr_BinOp(self, node):
+        if type(node.op) not in BINOPS:
+            self.fail(node, f"s2s does not support the operator `{type(node.op).__name__}`.")
+        return A.binop(self.atom(node.left), type(node.op)(), self.atom(node.right))
+
+    def expr_UnaryOp(self, node):
+        operand = self.atom(node.operand)
+        if isinstance(node.op, gast.UAdd):
+            return operand
+        return gast.UnaryOp(op=type(node.op)(), operand=operand)
+
+    def expr_Compare(self, node):
+        left = self.atom(node.left)
+        if len(node.ops) == 1:
+            return gast.Compare(left=left, ops=[type(node.ops[0])()], comparators=[self.atom(node.comparators[0])])
+        result = self.namer.fresh("t")
+        saved, self.out = self.out, []
+        prev = left
+        conds = []
+        for op, comp in zip(node.ops, node.comparators):
+            saved2, self.out = self.out, []
+            right = self.atom(comp)
+            c = self.tmp(gast.Compare(left=prev, ops=[type(op)()], comparators=[right]))
+            conds.append((self.out, c))
+            self.out = saved2
+            prev = right
+        self.out = saved
+        # a < b < c  ->  r = a < b; if r: r = b < c
+        body = conds[-1][0] + [A.assign(result, conds[-1][1])]
+        for stmts, c in reversed(conds[:-1]):
+            body = stmts + [A.assign(result, c), A.if_(A.name(result), body)]
+        self.out.extend(body)
+        return A.name(result)
+
+    def expr_BoolOp(self, node):
+        result = self.namer.fresh("t")
+        is_and = isinstance(node.op, gast.And)
+        body: list = []
+        for v in reversed(node.values):
+            saved, self.out = self.out, []
+            a = self.atom(v)
+            stmts = self.out + [A.assign(result, a)]
+            self.out = saved
+            if body:
+                test = A.name(result)
+                stmts.append(A.if_(test, body) if is_and else A.if_(test, [gast.Pass()], body))
+            body = stmts
+        self.out.extend(body)
+        return A.name(result)
+
+    def expr_IfExp(self, node):
+        test = self.atom(node.test)
+        result = self.namer.fresh("t")
+        saved, self.out = self.out, []
+        self.emit(A.assign(result, self.expr(node.body)))
+        body, self.out = self.out, []
+        self.emit(A.assign(result, self.expr(node.orelse)))
+        orelse, self.out = self.out, saved
+        self.emit(A.if_(test, body, orelse))
+        return A.name(result)
+
+    def expr_Tuple(self, node):
+        return A.tuple_([self.atom(e) for e in node.elts])
+
+    def expr_List(self, node):
+        return A.list_([self.atom(e) for e in node.elts])
+
+    def expr_Dict(self, node):
+        if any(k is None for k in node.keys):
+            self.fail(node, "s2s does not support `**` in dict literals.")
+        return gast.Dict(keys=[self.atom(k) for k in node.keys], values=[self.atom(v) for v in node.values])
+
+    def expr_ListComp(self, node):
+        result = self.namer.fresh("t")
+        self.emit(A.assign(result, A.list_([])))
+        inner = gast.Expr(value=gast.Call(func=A.attr(A.name(result), "append"), args=[node.elt], keywords=[]))
+        for gen in reversed(node.generators):
+            for cond in reversed(gen.ifs):
+                inner = gast.If(test=cond, body=[inner], orelse=[])
+            inner = gast.For(target=gen.target, iter=gen.iter, body=[inner], orelse=[], type_comment=None)
+        self.locals.add(result)
+        for n in gast.walk(inner):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                self.locals.add(n.id)
+        gast.copy_location(inner, node)
+        for n in gast.walk(inner):
+            if not hasattr(n, "lineno") and isinstance(n, gast.stmt):
+                gast.copy_location(n, node)
+        src, self.source_lines = self.source_lines, None
+        self.stmt(inner)
+        self.source_lines = src
+        return A.name(result)
+
+    def expr_Subscript(self, node):
+        base = self.atom(node.value)
+        return A.subscript(base, self.index(node.slice))
+
+    def index(self, sl):
+        if isinstance(sl, gast.Slice):
+            return gast.Slice(lower=self.opt_atom(sl.lower), upper=self.opt_atom(sl.upper),
+                              step=self.opt_atom(sl.step))
+        if isinstance(sl, gast.Tuple):
+            return A.tuple_([self.index(e) for e in sl.elts])
+        return self.atom(sl)
+
+    def opt_atom(self, node):
+        return None if node is None else self.atom(node)
+
+    def expr_Lambda(self, node):
+        self.fail(node, "s2s does not support a lambda inside a transformed function's expressions.",
+                  "Bind it to a name at module level (`f = lambda x: ...`) and call that.")
+
+    def expr_Call(self, node):
+        func = node.func
+        if isinstance(func, gast.Attribute) and not self._rooted_global(func):
+            return self.method_call(node)
+        if node.keywords and any(k.arg is None for k in node.keywords):
+            self.fail(node, "s2s does not support `**kwargs` in calls.")
+        try:
+            obj = self.static(func)
+        except _NotStatic:
+            self.fail(node, "s2s can only call functions it can resolve when transforming: a NumPy function, "
+                            "a module-level function, or a local defined with `def` at module level.")
+        args = [self.atom(a) for a in node.args]
+        kws = {k.arg: self.atom(k.value) for k in node.keywords}
+        key = resolve.prim_key(obj)
+        if key is not None:
+            return A.call(key, args, kws)
+        if obj in (range, len, float, int, print, isinstance, bool, str):
+            return A.call(obj.__name__, args, kws)
+        if obj in (max, min) and len(args) >= 2 and not kws:
+            out = args[0]
+            for a in args[1:]:
+                out = self.tmp(A.call("xp.maximum" if obj is max else "xp.minimum", [out, a]))
+            return out
+        if obj in (list, tuple) and len(args) == 1 and not kws:
+            return A.call(obj.__name__, args)
+        if getattr(obj, "__s2s_api__", False) and obj.__name__ == "stop_gradient":
+            return A.call("stop_gradient", args, kws)
+        if resolve.is_user_function(obj) or callable(getattr(obj, "__s2s_core__", None)):
+            label = getattr(obj, "__name__", "fn")
+            return A.call(A.name(self.bind(label if label != "<lambda>" else "lambda_", obj)), args, kws)
+        self.fail(node, f"s2s has no derivative rule for `{_dotted(func)}` ({getattr(obj, '__name__', obj)!r}).",
+                  "Use a supported NumPy function (see the README's list), write it in Python, "
+                  "or register rules with s2s.defvjp / s2s.defjvp.")
+
+    def method_call(self, node):
+        func = node.func
+        base = self.atom(func.value)
+        args = [self.atom(a) for a in node.args]
+        kws = {k.arg: self.atom(k.value) for k in node.keywords}
+        m = func.attr
+        if m == "pop" and not args:
+            return A.call(A.attr(base, "pop"), [])
+        if m in ("reshape", "transpose") and len(args) > 1:
+            args = [self.tmp(A.tuple_(args))]
+        if m == "flatten":
+            return A.call("xp.ravel", [base])
+        if m == "astype":
+            return A.call("xp.asarray", [base], {"dtype": args[0]} if args else kws)
+        if m == "item":
+            return A.call("float", [base])
+        if m == "conj":
+            return A.call("xp.real", [base])
+        if m == "round":
+            return A.call("xp.round", [base] + args, kws)
+        if m in METHODS:
+            return A.call("xp." + m, [base] + args, kws)
+        if m in LIST_METHODS:
+            self.fail(node, f"`.{m}(...)` must be a statement of its own here.",
+                      "Write `lst.append(v)` on its own line.")
+        self.fail(node, f"s2s does not support the method `.{m}()`.",
+                  "Supported array methods: " + ", ".join(sorted(METHODS)) + "; lists: append, pop.")
+
+
+class _NotStatic(Exception):
+    pass
+
+
+def _dotted(node) -> str:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return _dotted(node.value) + "." + node.attr
+    return type(node).__name__
+
+
+def _loop_level(stmts):
+    """Statements of a loop body, not descending into nested loops."""
+    for s in stmts:
+        yield s
+        if isinstance(s, gast.If):
+            yield from _loop_level(s.body)
+            yield from _loop_level(s.orelse)
+
+
+def _set_before_breaks(stmts, flag):
+    for i in range(len(stmts) - 1, -1, -1):
+        s = stmts[i]
+        if isinstance(s, gast.Break):
+            stmts.insert(i, A.assign(flag, A.const(True)))
+        elif isinstance(s, gast.If):
+            _set_before_breaks(s.body, flag)
+            _set_before_breaks(s.orelse, flag)

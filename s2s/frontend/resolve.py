@@ -1,0 +1,85 @@
+"""Decide what a name in the user's function refers to: a primitive, a user function, a constant."""
+from __future__ import annotations
+
+import builtins
+import math
+import types
+
+import numpy as np
+
+from .. import runtime
+from ..primitives import (
+    registry,
+    rules,  # noqa: F401  (registers the rules)
+)
+
+_MATH = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh",
+         "sqrt": "sqrt", "fabs": "abs", "sinh": "sinh", "cosh": "cosh", "asin": "arcsin",
+         "acos": "arccos", "atan": "arctan", "log1p": "log1p", "expm1": "expm1", "log2": "log2",
+         "log10": "log10", "atan2": "arctan2", "floor": "floor", "ceil": "ceil"}
+
+BUILTIN_PRIMS = {"len", "range", "float", "int", "abs", "print", "isinstance", "bool", "str"}
+
+
+def _build_table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for key in registry.PRIMS:
+        mod, _, rest = key.partition(".")
+        if mod == "xp":
+            obj = np
+            for part in rest.split("."):
+                obj = getattr(obj, part, None)
+            if obj is not None:
+                table.setdefault(id(obj), key)
+        elif mod == "rt" and hasattr(runtime, rest):
+            table[id(getattr(runtime, rest))] = key
+    for mname, npname in _MATH.items():
+        table[id(getattr(math, mname))] = "xp." + npname
+    return table
+
+
+PRIM_OF = _build_table()
+KEEP_ALIVE = [np, runtime, math]
+
+
+def prim_key(obj) -> str | None:
+    """The primitive `obj` is (e.g. "xp.exp" for numpy.exp or s2s.numpy.exp), or None."""
+    key = PRIM_OF.get(id(obj))
+    if key is not None:
+        return key
+    if obj in (builtins.abs,):
+        return "abs"
+    if getattr(obj, "__s2s_prim__", None):
+        return obj.__s2s_prim__
+    return None
+
+
+def is_user_function(obj) -> bool:
+    return isinstance(obj, types.FunctionType) or hasattr(obj, "__s2s_transform__")
+
+
+class Env:
+    """Name lookup for one function: closure cells, then globals, then builtins."""
+
+    def __init__(self, fn=None, ns: dict | None = None):
+        self.scopes: list[dict] = []
+        if ns is not None:
+            self.scopes.append(ns)
+        if fn is not None:
+            code = fn.__code__
+            if fn.__closure__:
+                cells = {}
+                for var, cell in zip(code.co_freevars, fn.__closure__):
+                    try:
+                        cells[var] = cell.cell_contents
+                    except ValueError:
+                        pass
+                self.scopes.append(cells)
+            self.scopes.append(fn.__globals__)
+        self.scopes.append(vars(builtins))
+
+    def lookup(self, name: str):
+        for scope in self.scopes:
+            if name in scope:
+                return True, scope[name]
+        return False, None

@@ -1,0 +1,91 @@
+"""The primitive table: each op's signature and its derivative rules, declared as data.
+
+A rule is a Python expression over the op's argument names, `ans` (the primal output), `g`
+(the output cotangent, reverse mode), `d<arg>` (an argument's tangent, forward mode), `xp` (the
+array module) and `rt` (s2s.runtime). Rules are parsed and their free names checked when they are
+registered, so a bad rule fails at import.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import gast
+
+RULE_NAMES = {"g", "ans", "xp", "rt"}
+
+
+@dataclasses.dataclass
+class Prim:
+    """One primitive: `name` is its spelling in generated code (`xp.exp`, `rt.unbroadcast`, `add`)."""
+
+    name: str
+    params: tuple[str, ...]
+    defaults: dict
+    vjp: dict[str, str] = dataclasses.field(default_factory=dict)
+    jvp: dict[str, str] = dataclasses.field(default_factory=dict)
+    nondiff: bool = False          # output carries no derivative (comparisons, shapes, integers)
+    broadcasting: bool = False     # elementwise over broadcast arguments: unbroadcast cotangents
+    linear_in: tuple[str, ...] = ()  # jvp = the op applied to this argument's tangent
+    list_args: tuple[str, ...] = ()  # arguments that are sequences of arrays (stack, concatenate)
+
+
+PRIMS: dict[str, Prim] = {}
+
+
+def _check(rule: str, prim: Prim, extra: set[str]) -> None:
+    tree = gast.parse(rule, mode="eval")
+    free = {n.id for n in gast.walk(tree) if isinstance(n, gast.Name)}
+    unknown = free - RULE_NAMES - set(prim.params) - extra
+    if unknown:
+        raise ValueError(f"rule {rule!r} for {prim.name} uses unknown names {sorted(unknown)}")
+
+
+def prim(name: str, sig: str = "x", **flags) -> Prim:
+    """Declare primitive `name` with signature `sig`, e.g. "a, axis=None, keepdims=False"."""
+    params, defaults = [], {}
+    for part in filter(None, (p.strip() for p in sig.split(","))):
+        if "=" in part:
+            key, value = (s.strip() for s in part.split("=", 1))
+            defaults[key] = eval(value, {})  # literal defaults only
+            params.append(key)
+        else:
+            params.append(part)
+    p = Prim(name, tuple(params), defaults, **flags)
+    PRIMS[name] = p
+    return p
+
+
+def defvjp(name: str, **rules: str) -> None:
+    p = PRIMS[name]
+    for arg, rule in rules.items():
+        _check(rule, p, set())
+        p.vjp[arg] = rule
+
+
+def defjvp(name: str, **rules: str) -> None:
+    p = PRIMS[name]
+    for arg, rule in rules.items():
+        _check(rule, p, {"d" + a for a in p.params})
+        p.jvp[arg] = rule
+
+
+def elementwise(name: str, deriv: str, sig: str = "x") -> None:
+    """A one-argument elementwise function with derivative `deriv` (in terms of x and ans)."""
+    prim(name, sig)
+    defvjp(name, x=f"g * ({deriv})")
+    defjvp(name, x=f"dx * ({deriv})")
+
+
+def nondiff(*names: str, sig: str = "x") -> None:
+    for n in names:
+        prim(n, sig, nondiff=True)
+
+
+def linear(name: str, sig: str, arg: str, vjp: str) -> None:
+    """An op linear in `arg`: its tangent is the op applied to the tangent; `vjp` is its transpose."""
+    prim(name, sig, linear_in=(arg,))
+    defvjp(name, **{arg: vjp})
+
+
+def lookup(name: str) -> Prim | None:
+    return PRIMS.get(name)

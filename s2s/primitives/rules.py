@@ -1,0 +1,176 @@
+"""Derivative rules for every supported primitive, one line each (see registry for the notation)."""
+from __future__ import annotations
+
+from .registry import PRIMS, defjvp, defvjp, elementwise, linear, nondiff, prim
+
+# ---- Python operators (generated code keeps them as operators) ----
+for _op in ("add", "sub", "mul", "div", "pow", "maximum", "minimum"):
+    prim(_op, "x, y", broadcasting=True)
+defvjp("add", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(g, y)")
+defjvp("add", x="dx", y="dy")
+defvjp("sub", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(-g, y)")
+defjvp("sub", x="dx", y="-dy")
+defvjp("mul", x="rt.unbroadcast(g * y, x)", y="rt.unbroadcast(x * g, y)")
+defjvp("mul", x="dx * y", y="x * dy")
+defvjp("div", x="rt.unbroadcast(g / y, x)", y="rt.unbroadcast(-g * ans / y, y)")
+defjvp("div", x="dx / y", y="-dy * ans / y")
+defvjp("pow", x="rt.unbroadcast(g * y * x ** (y - 1), x)", y="rt.unbroadcast(g * ans * rt.log0(x), y)")
+defjvp("pow", x="dx * y * x ** (y - 1)", y="dy * ans * rt.log0(x)")
+# ties split the derivative evenly, as JAX does
+defvjp("maximum", x="rt.unbroadcast(g * rt.pick(x, y), x)", y="rt.unbroadcast(g * rt.pick(y, x), y)")
+defjvp("maximum", x="dx * rt.pick(x, y)", y="dy * rt.pick(y, x)")
+defvjp("minimum", x="rt.unbroadcast(g * rt.pick(y, x), x)", y="rt.unbroadcast(g * rt.pick(x, y), y)")
+defjvp("minimum", x="dx * rt.pick(y, x)", y="dy * rt.pick(x, y)")
+for _op in ("xp.add", "xp.subtract", "xp.multiply", "xp.divide", "xp.power", "xp.maximum", "xp.minimum",
+            "xp.fmax", "xp.fmin"):
+    prim(_op, "x, y", broadcasting=True)
+for _np, _op in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("divide", "div"),
+                 ("power", "pow"), ("maximum", "maximum"), ("minimum", "minimum"), ("fmax", "maximum"),
+                 ("fmin", "minimum")):
+    defvjp("xp." + _np, **PRIMS[_op].vjp)
+    defjvp("xp." + _np, **PRIMS[_op].jvp)
+prim("matmul", "a, b")
+defvjp("matmul", a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
+defjvp("matmul", a="da @ b", b="a @ db")
+for _op in ("xp.dot", "xp.matmul"):
+    prim(_op, "a, b")
+    defvjp(_op, a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
+    defjvp(_op, a="xp.dot(da, b)", b="xp.dot(a, db)")
+prim("xp.outer", "a, b")
+defvjp("xp.outer", a="rt.outer_vjp_a(g, a, b)", b="rt.outer_vjp_b(g, a, b)")
+defjvp("xp.outer", a="xp.outer(da, b)", b="xp.outer(a, db)")
+prim("xp.inner", "a, b")
+defvjp("xp.inner", a="rt.unbroadcast(g * b, a)", b="rt.unbroadcast(g * a, b)")
+defjvp("xp.inner", a="xp.inner(da, b)", b="xp.inner(a, db)")
+for _op in ("neg", "xp.negative"):
+    linear(_op, "x", "x", "-g")
+for _op in ("pos", "xp.positive", "xp.copy", "xp.array", "xp.asarray", "float", "xp.float64", "xp.real"):
+    prim(_op, "x")
+    defvjp(_op, x="rt.array_vjp(g, x)")
+    defjvp(_op, x="rt.same_type(dx, ans)")
+nondiff("lt", "le", "gt", "ge", "eq", "ne", "not", "invert", "is", "isnot", "in", "notin", "and_", "or_", sig="x, y=None")
+nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
+        "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", "xp.allclose",
+        "xp.array_equal", "floordiv", "mod", "xp.floor_divide", "xp.mod", "xp.remainder", sig="x, y")
+nondiff("xp.sign", "xp.floor", "xp.ceil", "xp.round", "xp.around", "xp.rint", "xp.trunc", "xp.argmax",
+        "xp.argmin", "xp.argsort", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not", "xp.shape",
+        "xp.ndim", "xp.size", "len", "int", "bool", "range", "xp.zeros", "xp.ones", "xp.empty", "xp.eye",
+        "xp.identity", "xp.arange", "xp.linspace", "xp.zeros_like", "xp.ones_like", "xp.empty_like",
+        "xp.full", "xp.nonzero", "xp.flatnonzero", "xp.count_nonzero", "xp.any", "xp.all", "xp.heaviside",
+        "xp.searchsorted", "xp.sort_indices", "xp.tri", "xp.triu_indices", "xp.tril_indices",
+        "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes", "xp.result_type",
+        "stop_gradient", "rt.pick", "rt.clip_mask", "attr", "str", "print", "isinstance",
+        "rt.zeros_like_tree", "rt.new_list", sig="x, *args, **kwargs")
+
+# ---- elementwise functions of one argument: derivative in terms of x and ans ----
+for _n, _d in (("exp", "ans"), ("log", "1 / x"), ("sin", "xp.cos(x)"), ("cos", "-xp.sin(x)"),
+               ("tan", "1 + ans * ans"), ("tanh", "1 - ans * ans"), ("sqrt", "0.5 / ans"),
+               ("abs", "xp.sign(x)"), ("absolute", "xp.sign(x)"), ("fabs", "xp.sign(x)"),
+               ("square", "2 * x"), ("log1p", "1 / (1 + x)"), ("expm1", "ans + 1"),
+               ("log2", "1 / (x * 0.6931471805599453)"), ("log10", "1 / (x * 2.302585092994046)"),
+               ("exp2", "ans * 0.6931471805599453"), ("sinh", "xp.cosh(x)"), ("cosh", "xp.sinh(x)"),
+               ("arcsin", "1 / xp.sqrt(1 - x * x)"), ("arccos", "-1 / xp.sqrt(1 - x * x)"),
+               ("arctan", "1 / (1 + x * x)"), ("arcsinh", "1 / xp.sqrt(x * x + 1)"),
+               ("arccosh", "1 / xp.sqrt(x * x - 1)"), ("arctanh", "1 / (1 - x * x)"),
+               ("reciprocal", "-ans * ans"), ("cbrt", "ans / (3 * x)"), ("sinc", "rt.sinc_deriv(x)")):
+    elementwise("xp." + _n, _d)
+elementwise("abs", "xp.sign(x)")
+elementwise("rt.log0", "1 / x")
+prim("xp.arctan2", "x, y", broadcasting=True)
+defvjp("xp.arctan2", x="rt.unbroadcast(g * y / (x * x + y * y), x)",
+       y="rt.unbroadcast(-g * x / (x * x + y * y), y)")
+defjvp("xp.arctan2", x="dx * y / (x * x + y * y)", y="-dy * x / (x * x + y * y)")
+prim("xp.logaddexp", "x, y", broadcasting=True)
+defvjp("xp.logaddexp", x="rt.unbroadcast(g * xp.exp(x - ans), x)", y="rt.unbroadcast(g * xp.exp(y - ans), y)")
+defjvp("xp.logaddexp", x="dx * xp.exp(x - ans)", y="dy * xp.exp(y - ans)")
+prim("xp.where", "condition, x, y", broadcasting=True)
+defvjp("xp.where", x="rt.unbroadcast(xp.where(condition, g, 0.0), x)",
+       y="rt.unbroadcast(xp.where(condition, 0.0, g), y)")
+defjvp("xp.where", x="xp.where(condition, dx, 0.0)", y="xp.where(condition, 0.0, dy)")
+prim("xp.clip", "a, a_min=None, a_max=None", broadcasting=True)
+defvjp("xp.clip", a="rt.unbroadcast(g * rt.clip_mask(a, a_min, a_max), a)",
+       a_min="rt.unbroadcast(g * (a < a_min), a_min)", a_max="rt.unbroadcast(g * (a > a_max), a_max)")
+defjvp("xp.clip", a="da * rt.clip_mask(a, a_min, a_max)", a_min="da_min * (a < a_min)",
+       a_max="da_max * (a > a_max)")
+
+# ---- reductions ----
+for _op in ("xp.sum", "xp.mean"):
+    linear(_op, "a, axis=None, dtype=None, out=None, keepdims=False", "a",
+           f"rt.{_op[3:]}_vjp(g, a, axis, keepdims)")
+for _op in ("xp.max", "xp.amax", "xp.min", "xp.amin"):
+    prim(_op, "a, axis=None, out=None, keepdims=False")
+    defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")
+    defjvp(_op, a="rt.max_jvp(da, a, ans, axis, keepdims)")
+prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False")
+defvjp("xp.prod", a="rt.sum_vjp(g * ans, a, axis, keepdims) / a")
+defjvp("xp.prod", a="xp.sum(da / a, axis=axis, keepdims=keepdims) * ans")
+prim("xp.var", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False")
+defvjp("xp.var", a="rt.var_vjp(g, a, axis, ddof, keepdims)")
+defjvp("xp.var", a="rt.var_jvp(da, a, axis, ddof, keepdims)")
+prim("xp.std", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False")
+defvjp("xp.std", a="rt.var_vjp(g * 0.5 / rt.expand_like(ans, a, axis, keepdims), a, axis, ddof, True)")
+defjvp("xp.std", a="rt.var_jvp(da, a, axis, ddof, keepdims) * 0.5 / ans")
+linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)")
+linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)")
+prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False")
+defvjp("xp.linalg.norm", x="rt.norm_vjp(g, x, ans, ord, axis, keepdims)")
+defjvp("xp.linalg.norm", x="rt.norm_jvp(dx, x, ans, ord, axis, keepdims)")
+
+# ---- shape manipulation: linear in the array ----
+linear("xp.reshape", "a, newshape=None, order='C', shape=None", "a", "xp.reshape(g, xp.shape(a))")
+for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atleast_2d",
+            "xp.broadcast_to"):
+    linear(_op, "a, axis=None, shape=None", "a", "rt.unbroadcast(xp.reshape(g, xp.shape(g)), a)"
+           if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))")
+linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)")
+linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)")
+linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination, source)")
+linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
+linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
+linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
+linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)")
+linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)")
+linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)")
+linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)")
+linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)")
+linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)")
+linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))")
+linear("xp.vstack", "tup", "tup", "rt.split_like(g, rt.atleast_2d_list(tup), 0)")
+for _op in ("xp.stack", "xp.concatenate", "xp.hstack", "xp.vstack"):
+    PRIMS[_op].list_args = PRIMS[_op].params[:1]
+prim("xp.full_like", "a, fill_value, dtype=None")
+defvjp("xp.full_like", fill_value="rt.unbroadcast(g, fill_value)")
+defjvp("xp.full_like", fill_value="rt.broadcast_to_like(dfill_value, ans)")
+prim("xp.einsum", "subscripts, *operands")  # rules live in the transformer's einsum helper
+
+# ---- runtime helpers that appear in derivative code: their own rules make higher orders work ----
+linear("rt.unbroadcast", "v, like", "v", "rt.broadcast_to_like(g, v)")
+linear("rt.broadcast_to_like", "v, like", "v", "rt.unbroadcast(g, v)")
+linear("rt.sum_vjp", "v, like, axis, keepdims", "v", "xp.sum(g, axis=axis, keepdims=keepdims)")
+linear("rt.mean_vjp", "v, like, axis, keepdims", "v", "xp.mean(g, axis=axis, keepdims=keepdims)")
+linear("rt.array_vjp", "v, like", "v", "rt.array_vjp(g, v)")
+linear("rt.same_type", "v, like", "v", "g")
+linear("rt.transpose_vjp", "v, axes", "v", "xp.transpose(g, axes)")
+linear("rt.unstack", "v, like, axis", "v", "xp.stack(g, axis)")
+linear("rt.split_like", "v, like, axis", "v", "xp.concatenate(g, axis)")
+linear("rt.cumsum_vjp", "v, like, axis", "v", "rt.reshape_like(xp.cumsum(g, axis), v)")
+linear("rt.reshape_like", "v, like", "v", "rt.reshape_like(g, v)")
+prim("rt.dot_vjp_a", "v, a, b")
+defvjp("rt.dot_vjp_a", v="rt.dot_vjp_a_t(g, v, a, b)", b="rt.dot_vjp_b(v, g, b)")
+defjvp("rt.dot_vjp_a", v="rt.dot_vjp_a(dv, a, b)", b="rt.dot_vjp_a(v, a, db)")
+prim("rt.dot_vjp_b", "v, a, b")
+defvjp("rt.dot_vjp_b", v="rt.dot_vjp_b_t(g, v, a, b)", a="rt.dot_vjp_a(v, a, g)")
+defjvp("rt.dot_vjp_b", v="rt.dot_vjp_b(dv, a, b)", a="rt.dot_vjp_b(v, da, b)")
+linear("rt.dot_vjp_a_t", "v, like, a, b", "v", "rt.dot_vjp_a(g, a, b)")
+linear("rt.dot_vjp_b_t", "v, like, a, b", "v", "rt.dot_vjp_b(g, a, b)")
+prim("rt.outer_vjp_a", "v, a, b")
+defvjp("rt.outer_vjp_a", v="xp.outer(g, b)", b="rt.outer_vjp_b(v, g, b)")
+defjvp("rt.outer_vjp_a", v="rt.outer_vjp_a(dv, a, b)", b="rt.outer_vjp_a(v, a, db)")
+prim("rt.outer_vjp_b", "v, a, b")
+defvjp("rt.outer_vjp_b", v="xp.outer(a, g)", a="rt.outer_vjp_a(v, g, b)")
+defjvp("rt.outer_vjp_b", v="rt.outer_vjp_b(dv, a, b)", a="rt.outer_vjp_b(v, da, b)")
+prim("rt.max_vjp", "v, a, ans_, axis, keepdims")
+defvjp("rt.max_vjp", v="rt.max_jvp(g, a, ans_, axis, keepdims)")
+defjvp("rt.max_vjp", v="rt.max_vjp(dv, a, ans_, axis, keepdims)")
+linear("rt.max_jvp", "v, a, ans_, axis, keepdims", "v", "rt.max_vjp(g, a, ans_, axis, keepdims)")
+linear("rt.expand_like", "v, a, axis, keepdims", "v", "xp.sum(g, axis=rt.none_if_keep(axis, keepdims), keepdims=keepdims)")

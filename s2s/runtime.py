@@ -1,0 +1,379 @@
+"""The few helpers generated code calls. Each has a fast path for the common case (same shapes).
+
+They use array methods and NumPy functions, which dispatch to CuPy for CuPy arrays.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+shape = np.shape
+
+
+def unbroadcast(v, like):
+    """Sum `v` down to the shape of `like` (the transpose of broadcasting)."""
+    s = np.shape(like)
+    vs = np.shape(v)
+    if vs == s:
+        return v
+    lead = len(vs) - len(s)
+    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(s) if n == 1 and vs[i + lead] != 1)
+    out = np.sum(v, axis=axes) if axes else v
+    return np.reshape(out, s) if np.shape(out) != s else out
+
+
+def broadcast_to_like(v, like):
+    """Broadcast `v` to the shape of `like`, as a fresh writable array when shapes differ."""
+    s = np.shape(like)
+    if np.shape(v) == s:
+        return v
+    return np.broadcast_to(v, s).copy()
+
+
+def _expand(v, like, axis, keepdims):
+    if axis is None or keepdims:
+        return v if axis is not None or np.ndim(v) == np.ndim(like) else np.reshape(v, (1,) * np.ndim(like))
+    return np.expand_dims(v, axis)
+
+
+def sum_vjp(v, like, axis, keepdims):
+    """Cotangent of `sum(like, axis, keepdims)`: broadcast back to `like`'s shape."""
+    if axis is None and not keepdims:
+        return np.full(np.shape(like), v, dtype=np.result_type(v, 1.0))
+    return np.broadcast_to(_expand(v, like, axis, keepdims), np.shape(like)).copy()
+
+
+def mean_vjp(v, like, axis, keepdims):
+    n = np.size(like) // max(np.size(v), 1) if axis is not None else np.size(like)
+    return sum_vjp(v, like, axis, keepdims) / n
+
+
+def expand_like(v, like, axis, keepdims):
+    return _expand(v, like, axis, keepdims)
+
+
+def none_if_keep(axis, keepdims):
+    return None if keepdims else axis
+
+
+def max_vjp(v, a, ans, axis, keepdims):
+    """Cotangent of a max/min reduction: split evenly among the positions that attain it."""
+    hit = a == _expand(ans, a, axis, keepdims)
+    count = np.sum(hit, axis=axis, keepdims=True)
+    return _expand(v, a, axis, keepdims) * hit / count
+
+
+def max_jvp(v, a, ans, axis, keepdims):
+    hit = a == _expand(ans, a, axis, keepdims)
+    return np.sum(v * hit, axis=axis, keepdims=keepdims) / np.sum(hit, axis=axis, keepdims=keepdims)
+
+
+def var_vjp(v, a, axis, ddof, keepdims):
+    n = np.size(a) // max(np.size(np.sum(a, axis=axis)), 1)
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    return _expand(v, a, axis, keepdims) * 2 * centered / (n - ddof)
+
+
+def var_jvp(da, a, axis, ddof, keepdims):
+    n = np.size(a) // max(np.size(np.sum(a, axis=axis)), 1)
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    return np.sum(2 * centered * da, axis=axis, keepdims=keepdims) / (n - ddof)
+
+
+def cumsum_vjp(v, like, axis):
+    if axis is None:
+        return np.reshape(np.cumsum(v[::-1])[::-1], np.shape(like))
+    return np.flip(np.cumsum(np.flip(v, axis), axis), axis)
+
+
+def reshape_like(v, like):
+    return np.reshape(v, np.shape(like))
+
+
+def trace_vjp(v, a, offset, axis1, axis2):
+    eye = np.eye(np.shape(a)[axis1], np.shape(a)[axis2], k=offset)
+    return np.moveaxis(np.multiply.outer(v, eye) if np.ndim(v) else v * eye, (-2, -1), (axis1, axis2))
+
+
+def norm_vjp(v, x, ans, ord, axis, keepdims):
+    if ord not in (None, 2, "fro") or (axis is not None and not isinstance(axis, int) and ord == 2):
+        raise NotImplementedError("s2s: only the 2-norm and Frobenius norm of linalg.norm are differentiable")
+    return _expand(v, x, axis, keepdims) * x / np.where(_expand(ans, x, axis, keepdims) == 0, 1,
+                                                         _expand(ans, x, axis, keepdims))
+
+
+def norm_jvp(dx, x, ans, ord, axis, keepdims):
+    return np.sum(norm_vjp(1.0, x, ans, ord, axis, True) * dx, axis=axis, keepdims=keepdims)
+
+
+def transpose_vjp(v, axes):
+    return np.transpose(v, None if axes is None else np.argsort(axes))
+
+
+def roll_vjp(v, shift, axis):
+    return np.roll(v, -np.asarray(shift), axis)
+
+
+def diag_vjp(v, like, k):
+    return np.diag(v, k)
+
+
+def tile_vjp(v, like, reps):
+    s = np.shape(like)
+    reps = (reps,) if np.ndim(reps) == 0 else tuple(reps)
+    n = max(len(s), len(reps))
+    s = (1,) * (n - len(s)) + s
+    reps = (1,) * (n - len(reps)) + reps
+    split = np.reshape(v, [d for pair in zip(reps, s) for d in pair])
+    return np.reshape(np.sum(split, axis=tuple(range(0, 2 * n, 2))), np.shape(like))
+
+
+def repeat_vjp(v, like, repeats, axis):
+    if axis is None:
+        return np.reshape(np.sum(np.reshape(v, (-1, repeats)), axis=1), np.shape(like))
+    s = list(np.shape(like))
+    v = np.reshape(v, s[:axis] + [s[axis], repeats] + s[axis + 1:])
+    return np.sum(v, axis=axis + 1)
+
+
+def unstack(v, like, axis):
+    """Cotangent of `stack(like, axis)`: one slice per stacked element, in a list."""
+    return [np.take(v, i, axis=axis) for i in range(np.shape(v)[axis])]
+
+
+def split_like(v, like, axis):
+    """Cotangent of `concatenate(like, axis)`."""
+    sizes = np.cumsum([np.shape(p)[axis] if np.ndim(p) else 1 for p in like])[:-1]
+    return [reshape_like(p, q) for p, q in zip(np.split(v, sizes, axis=axis), like)]
+
+
+def hstack_axis(tup):
+    return 0 if np.ndim(tup[0]) <= 1 else 1
+
+
+def atleast_2d_list(tup):
+    return [np.atleast_2d(t) for t in tup]
+
+
+def array_vjp(v, like):
+    """Cotangent of `array(like)`: the same nesting of lists as `like` had."""
+    if isinstance(like, (list, tuple)):
+        return [array_vjp(v[i], e) for i, e in enumerate(like)]
+    if np.ndim(like) == 0 and not hasattr(like, "shape"):
+        return v if np.ndim(v) == 0 else v.reshape(())
+    return v
+
+
+def same_type(v, like):
+    return v
+
+
+def dot_vjp_a(v, a, b):
+    """Cotangent for `a` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
+    nb, na = np.ndim(b), np.ndim(a)
+    if na == 2 and nb == 2:
+        return v @ b.T
+    if nb == 1:
+        return v * b if na == 1 else np.multiply.outer(v, b)
+    if na == 0:
+        return np.sum(v * b)
+    return np.swapaxes(np.matmul(v, np.swapaxes(b, -1, -2)), -1, -2).T if na == 1 and nb > 2 else \
+        np.matmul(v, np.swapaxes(b, -1, -2)) if na > 1 else np.dot(b, v)
+
+
+def dot_vjp_b(v, a, b):
+    """Cotangent for `b` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 2 and nb == 2:
+        return a.T @ v
+    if na == 1:
+        return v * a if nb == 1 else np.multiply.outer(a, v)
+    if nb == 0:
+        return np.sum(v * a)
+    if nb == 1:
+        return np.tensordot(a, v, axes=(tuple(range(na - 1)), tuple(range(na - 1))))
+    return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), v), b)
+
+
+def dot_vjp_a_t(v, like, a, b):
+    """Transpose of `dot_vjp_a(., a, b)` applied to `v`: `dot(v, b)` in the usual shapes."""
+    return np.dot(v, b) if np.ndim(a) else np.sum(v) * b
+
+
+def dot_vjp_b_t(v, like, a, b):
+    """Transpose of `dot_vjp_b(., a, b)` applied to `v`: `dot(a, v)` in the usual shapes."""
+    return np.dot(a, v) if np.ndim(b) else a * np.sum(v)
+
+
+def outer_vjp_a(v, a, b):
+    return reshape_like(np.dot(v, np.ravel(b)), a)
+
+
+def outer_vjp_b(v, a, b):
+    return reshape_like(np.dot(np.ravel(a), v), b)
+
+
+def pick(x, y):
+    """1 where x > y, 1/2 where x == y, else 0: how max(x, y) splits its derivative."""
+    return (x > y) + 0.5 * (x == y)
+
+
+def clip_mask(a, lo, hi):
+    m = np.ones(np.shape(a), dtype=bool)
+    if lo is not None:
+        m = m & (a >= lo)
+    if hi is not None:
+        m = m & (a <= hi)
+    return m
+
+
+def log0(x):
+    """log(x) where x > 0 and 0 elsewhere: the y-derivative of x ** y at x = 0 is 0 for y > 0."""
+    return np.log(np.where(np.asarray(x) > 0, x, 1.0))
+
+
+def sinc_deriv(x):
+    px = np.pi * np.asarray(x, dtype=float)
+    safe = np.where(px == 0, 1.0, px)
+    return np.where(px == 0, 0.0, (np.cos(safe) * safe - np.sin(safe)) / (safe * safe) * np.pi)
+
+
+# ---- pytrees and lists in derivative code ----
+
+def zeros_like_tree(x):
+    """Zero cotangent with the structure of `x`: tuples, lists and dicts of arrays (ints give 0.0)."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(zeros_like_tree(e) for e in x) if isinstance(x, tuple) else [zeros_like_tree(e) for e in x]
+    if isinstance(x, dict):
+        return {k: zeros_like_tree(v) for k, v in x.items()}
+    if x is None:
+        return None
+    if isinstance(x, (int, float, bool)) or np.ndim(x) == 0 and not hasattr(x, "dtype"):
+        return 0.0
+    dt = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.float64
+    return np.zeros(np.shape(x), dtype=dt)
+
+
+def tree_add(a, b):
+    """Sum two cotangents of the same structure."""
+    if isinstance(a, (list, tuple)):
+        out = [tree_add(x, y) for x, y in zip(a, b)]
+        return tuple(out) if isinstance(a, tuple) else out
+    if isinstance(a, dict):
+        return {k: tree_add(a[k], b[k]) for k in a}
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def add_at(acc, index, v):
+    """Add cotangent `v` of `x[index]` into the cotangent `acc` of `x`, in place where it can."""
+    if isinstance(acc, tuple):
+        out = list(acc)
+        out[index] = tree_add(out[index], v)
+        return tuple(out)
+    if isinstance(acc, (list, dict)):
+        acc[index] = tree_add(acc[index], v)
+        return acc
+    if _is_fancy(index):
+        np.add.at(acc, index, v)
+    else:
+        acc[index] += v
+    return acc
+
+
+def _is_fancy(index) -> bool:
+    parts = index if isinstance(index, tuple) else (index,)
+    return any(hasattr(p, "shape") and np.ndim(p) > 0 or isinstance(p, list) for p in parts)
+
+
+def take_at(acc, index, like):
+    """For `x[index] = v`: the cotangent of `v` (a copy), and `acc` with that slot set to zero."""
+    if isinstance(acc, (list, dict, tuple)):
+        v = acc[index]
+        if isinstance(acc, tuple):
+            acc = list(acc)
+            acc[index] = zeros_like_tree(v)
+            return v, tuple(acc)
+        acc[index] = zeros_like_tree(v)
+        return v, acc
+    v = unbroadcast(np.array(acc[index], copy=True), like)
+    acc[index] = 0
+    return v, acc
+
+
+def copy_slot(x, index):
+    """A copy of `x[index]`, saved before `x[index] = v` overwrites it."""
+    v = x[index]
+    return v.copy() if hasattr(v, "copy") and not isinstance(x, (list, tuple, dict)) else v
+
+
+def new_list():
+    return []
+
+
+def zeros_list(x):
+    """Cotangent of a list: one zero per element, aligned with the list's current contents."""
+    return [zeros_like_tree(e) for e in x]
+
+
+def check_scalar(out, what: str = "grad"):
+    """grad needs a scalar output, as in JAX."""
+    if np.ndim(out) != 0 and np.size(out) != 1 or np.ndim(out) != 0:
+        from .errors import S2STypeError
+        raise S2STypeError(f"{what} requires a scalar output, but the function returned an array of shape "
+                           f"{np.shape(out)}; use jacrev or vjp for non-scalar outputs, or reduce it (e.g. sum).")
+    return out
+
+
+def seed(out):
+    """The cotangent 1 for a scalar output; grad of a non-scalar output is an error, as in JAX."""
+    if np.ndim(out) != 0:
+        from .errors import S2STypeError
+        raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)}. "
+                           "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")
+    dt = getattr(out, "dtype", None)
+    if dt is None or not np.issubdtype(dt, np.inexact):
+        return 1.0
+    return np.ones((), dt)
+
+
+def seed_aux(out):
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        from .errors import S2STypeError
+        raise S2STypeError("with has_aux=True the function must return a pair (output, auxiliary data)")
+    return (seed(out[0]), zeros_like_tree(out[1]))
+
+
+def like(parts, src):
+    """Cotangent parts of an unpacked sequence, in the container type of the sequence."""
+    if isinstance(src, list):
+        return list(parts)
+    if isinstance(src, tuple) and type(src) is not tuple:
+        return type(src)(*parts)
+    return tuple(parts) if isinstance(src, tuple) else np.stack(parts) if hasattr(src, "shape") else parts
+
+
+def fresh(x):
+    """A copy the backward sweep may update in place."""
+    if isinstance(x, list):
+        return list(x)
+    if isinstance(x, dict):
+        return dict(x)
+    if isinstance(x, tuple):
+        return x
+    return np.array(x, copy=True)
+
+
+def zero_at(acc, index):
+    """`acc` with the slot `index` zeroed: an overwritten slot's old value gets no cotangent."""
+    if isinstance(acc, tuple):
+        out = list(acc)
+        out[index] = zeros_like_tree(out[index])
+        return tuple(out)
+    if isinstance(acc, (list, dict)):
+        acc[index] = zeros_like_tree(acc[index])
+        return acc
+    acc[index] = 0
+    return acc

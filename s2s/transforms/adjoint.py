@@ -1,0 +1,68 @@
+"""Bookkeeping for the backward sweep: adjoint names, which adjoints hold a value, accumulation.
+
+An adjoint that is not in `defined` is zero: rules that would only add zeros are not emitted.
+`defined` maps an adjoint name to True when the sweep owns the array (made it with zeros and may
+update it in place) and False when it may alias another array.
+"""
+from __future__ import annotations
+
+import gast
+
+from .. import astutil as A
+
+
+class Adjoints:
+    def __init__(self, namer, prefix: str = "b_", containers=()):
+        self.namer = namer
+        self.prefix = prefix
+        self.names: dict[str, str] = {}
+        self.containers = set(containers)
+
+    def name(self, var: str) -> str:
+        if var not in self.names:
+            self.names[var] = self.namer.exact(self.prefix + var)
+        return self.names[var]
+
+    def accumulate(self, var: str, value, defined: dict, out: list) -> None:
+        """Emit `b_var = value` or `b_var = b_var + value` (tree_add for pytrees)."""
+        b = self.name(var)
+        if b not in defined:
+            out.append(A.assign(b, value))
+            defined[b] = False
+        elif var in self.containers:
+            out.append(A.assign(b, A.call("rt.tree_add", [A.name(b), value])))
+            defined[b] = False
+        else:
+            out.append(A.assign(b, A.binop(A.name(b), gast.Add(), value)))
+            defined[b] = True  # `a + b` is a fresh array
+
+    def owned(self, var: str, defined: dict, out: list) -> gast.Name:
+        """Make `b_var` an array the sweep may update in place, creating zeros if it is undefined."""
+        b = self.name(var)
+        if b not in defined:
+            out.append(A.assign(b, A.call("rt.zeros_like_tree", [A.name(var)])))
+        elif not defined[b]:
+            out.append(A.assign(b, A.call("rt.fresh", [A.name(b)])))
+        defined[b] = True
+        return A.name(b)
+
+    def zero(self, var: str) -> gast.Assign:
+        return A.assign(self.name(var), A.call("rt.zeros_like_tree", [A.name(var)]))
+
+    def var_of(self, adj: str) -> str:
+        for v, b in self.names.items():
+            if b == adj:
+                return v
+        raise KeyError(adj)
+
+
+def merge(branches: list[tuple[list, dict]], adj: Adjoints) -> dict:
+    """Join the `defined` maps of alternative paths, zero-filling adjoints one path lacks."""
+    names = set().union(*(d.keys() for _, d in branches))
+    out = {}
+    for b in sorted(names):
+        out[b] = all(d.get(b, True) for _, d in branches)  # zero-filled: owned
+        for stmts, d in branches:
+            if b not in d:
+                stmts.append(adj.zero(adj.var_of(b)))
+    return out

@@ -1,0 +1,165 @@
+"""Side-table analyses of a core-form function: what each statement reads and writes, and activity."""
+from __future__ import annotations
+
+import gast
+
+from ..primitives import registry
+
+CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq", gast.NotEq: "ne",
+          gast.Is: "is", gast.IsNot: "isnot", gast.In: "in", gast.NotIn: "notin"}
+UNOPS = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not", gast.Invert: "invert"}
+BUILTINS = {"len", "range", "float", "int", "abs", "print", "isinstance", "bool", "str", "stop_gradient",
+            "list", "tuple"}
+
+
+def dotted(node) -> str | None:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        base = dotted(node.value)
+        return None if base is None else base + "." + node.attr
+    return None
+
+
+def classify(value) -> str:
+    """The kind of a core-form right-hand side: a primitive key, or atom/pack/getitem/call/pop/...."""
+    from ..frontend.normalize import BINOPS
+    if isinstance(value, gast.Name):
+        return "copy"
+    if isinstance(value, gast.Constant):
+        return "const"
+    if isinstance(value, gast.BinOp):
+        return BINOPS[type(value.op)]
+    if isinstance(value, gast.UnaryOp):
+        return UNOPS[type(value.op)]
+    if isinstance(value, gast.Compare):
+        return CMPOPS[type(value.ops[0])]
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return "pack"
+    if isinstance(value, gast.Dict):
+        return "dict"
+    if isinstance(value, gast.Subscript):
+        return "getitem"
+    if isinstance(value, gast.Attribute):
+        return "attr"
+    if isinstance(value, gast.Call):
+        func = value.func
+        if isinstance(func, gast.Attribute) and func.attr == "pop" and not value.args:
+            return "list.pop"
+        key = dotted(func)
+        if key is not None and (key.startswith("xp.") or key.startswith("rt.")):
+            return key
+        if isinstance(func, gast.Name) and func.id in BUILTINS:
+            return func.id
+        return "call"
+    raise TypeError(f"not a core-form value: {gast.dump(value)}")
+
+
+def operands(value) -> list[str]:
+    """Names a right-hand side reads (including indices and keyword values)."""
+    if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "pop":
+        return [value.func.value.id]
+    out = []
+    for n in gast.walk(value):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            out.append(n.id)
+    if isinstance(value, gast.Call):
+        fname = dotted(value.func)
+        if fname and fname in out:
+            out.remove(fname.split(".")[0]) if "." not in fname else None
+        if isinstance(value.func, gast.Name) and value.func.id in out:
+            out.remove(value.func.id)
+        for head in ("xp", "rt"):
+            while head in out:
+                out.remove(head)
+    return out
+
+
+def diff_operands(value) -> list[str]:
+    """Names through which a derivative can flow into the value (not indices, shapes, conditions)."""
+    kind = classify(value)
+    if kind in ("const", "attr", "len", "range", "int", "bool", "str", "print", "isinstance", "stop_gradient"):
+        return []
+    if kind == "getitem":
+        return [value.value.id] if isinstance(value.value, gast.Name) else []
+    p = registry.lookup(kind)
+    if p is not None and p.nondiff:
+        return []
+    if kind in ("copy",):
+        return [value.id]
+    if kind in ("pack",):
+        return [e.id for e in value.elts if isinstance(e, gast.Name)]
+    if kind == "dict":
+        return [v.id for v in value.values if isinstance(v, gast.Name)]
+    return operands(value)
+
+
+def targets(stmt) -> list[str]:
+    """Names a statement (not descending into blocks) assigns."""
+    if isinstance(stmt, gast.Assign):
+        t = stmt.targets[0]
+        if isinstance(t, gast.Name):
+            return [t.id]
+        if isinstance(t, gast.Tuple):
+            return [e.id for e in t.elts]
+    if isinstance(stmt, gast.For):
+        return [stmt.target.id]
+    return []
+
+
+def walk_stmts(stmts):
+    for s in stmts:
+        yield s
+        for field in ("body", "orelse"):
+            yield from walk_stmts(getattr(s, field, []) or [])
+
+
+def activity(body, active_params) -> set[str]:
+    """Variables whose value depends differentiably on the active parameters (a fixpoint)."""
+    active = set(active_params)
+    changed = True
+    while changed:
+        changed = False
+        for s in walk_stmts(body):
+            new = []
+            if isinstance(s, gast.Assign):
+                t = s.targets[0]
+                if isinstance(t, gast.Subscript):
+                    if isinstance(s.value, gast.Name) and s.value.id in active:
+                        new = [t.value.id]
+                elif isinstance(t, gast.Tuple):
+                    if isinstance(s.value, gast.Name) and s.value.id in active:
+                        new = [e.id for e in t.elts]
+                elif any(n in active for n in diff_operands(s.value)):
+                    new = [t.id]
+            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+                f = s.value.func
+                if isinstance(f, gast.Attribute) and f.attr == "append":
+                    arg = s.value.args[0]
+                    if isinstance(arg, gast.Name) and arg.id in active:
+                        new = [f.value.id]
+            for n in new:
+                if n not in active:
+                    active.add(n)
+                    changed = True
+    return active
+
+
+def relevant(body, active) -> set[str]:
+    """Active variables and every name an active statement reads: what the backward sweep may need."""
+    rel = set(active)
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign):
+            t = s.targets[0]
+            base = t.value.id if isinstance(t, gast.Subscript) else None
+            outs = targets(s) + ([base] if base else [])
+            if any(o in active for o in outs):
+                rel.update(operands(s.value))
+                if isinstance(t, gast.Subscript):
+                    rel.update(n.id for n in gast.walk(t.slice) if isinstance(n, gast.Name))
+                    rel.add(base)
+        elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            f = s.value.func
+            if isinstance(f, gast.Attribute) and f.value.id in active:
+                rel.update(operands(s.value))
+    return rel

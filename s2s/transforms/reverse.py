@@ -1,0 +1,589 @@
+"""Reverse mode: a forward sweep that records what the backward sweep needs, then the backward sweep.
+
+Recorded on two plain lists: `tape` for values of active variables that an assignment overwrites,
+`ctl` for everything else the backward sweep needs to replay control flow (branch decisions, loop
+ranges and trip counts, overwritten inactive values). Loops stay loops; nothing is unrolled.
+"""
+from __future__ import annotations
+
+import copy
+import operator
+
+import gast
+
+from .. import astutil as A
+from ..errors import S2STypeError, error_at
+from ..frontend.normalize import CoreFn, Namer
+from ..primitives import registry
+from . import analysis as an
+from .adjoint import Adjoints, merge
+from .calls import callee_split
+
+
+class Reverse:
+    def __init__(self, core: CoreFn, active_params):
+        self.core = core
+        body = _split_self_updates(copy.deepcopy(core.node.body), Namer(A.names_in(core.node) | set(core.ns)))
+        self.body = body
+        self.namer = Namer(A.names_in(core.node) | set(core.ns) | {"xp", "rt"})
+        self.active = an.activity(body, active_params)
+        self.relevant = an.relevant(body, self.active)
+        self.adj = Adjoints(self.namer, containers=_containers(body, self.active))
+        self.tape = self.namer.exact("tape")
+        self.ctl = self.namer.exact("ctl")
+        self.used_lists: set[str] = set()
+        self.saved: set[str] = set()
+        self.ns: dict = {}
+        self.params = core.params
+        self.seen = set(self.params)
+
+    def fail(self, stmt, msg, hint=""):
+        loc = (self.core.filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))
+        raise error_at(loc, msg, hint, S2STypeError)
+
+    # ---- forward sweep ----
+    def forward(self, stmts, depth: int) -> list:
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.Return):
+                continue
+            if isinstance(s, gast.If):
+                s2 = gast.If(test=s.test, body=self.forward(s.body, depth), orelse=self.forward(s.orelse, depth))
+                s2.body = s2.body or [gast.Pass()]
+                if self.record_branch(s, depth):
+                    out.append(self.push(self.ctl, s.test))
+                out.append(_loc(s2, s))
+                continue
+            if isinstance(s, (gast.For, gast.While)):
+                out.extend(self.forward_loop(s, depth))
+                continue
+            out.extend(self.saves(s, depth))
+            out.append(self.forward_stmt(s))
+            for t in an.targets(s):
+                self.seen.add(t)
+        return out
+
+    def record_branch(self, s, depth) -> bool:
+        test = s.test
+        return depth > 0 or not isinstance(test, gast.Name) or self.assigned_count(test.id) > 1
+
+    def assigned_count(self, var) -> int:
+        return sum(var in an.targets(s) for s in an.walk_stmts(self.body)) + (var in self.params)
+
+    def saves(self, s, depth) -> list:
+        out = []
+        for t in an.targets(s):
+            if t in self.relevant and (t in self.seen or depth > 0):
+                self.saved.add(t)
+                out.append(self.push(self.tape if t in self.active else self.ctl, A.name(t)))
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+            base = s.targets[0].value.id
+            if base in self.relevant:
+                slot = A.call("rt.copy_slot", [A.name(base), _index_value(s.targets[0].slice)])
+                out.append(self.push(self.tape if base in self.active else self.ctl, slot))
+        return out
+
+    def push(self, lst, value):
+        self.used_lists.add(lst)
+        return A.expr_stmt(A.call(A.attr(A.name(lst), "append"), [value]))
+
+    def pop(self, lst):
+        self.used_lists.add(lst)
+        return A.call(A.attr(A.name(lst), "pop"), [])
+
+    def forward_stmt(self, s):
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and an.classify(s.value) == "call":
+            callee = self.callee(s)
+            if callee is not None:
+                fwd_name, _, _, args = callee
+                tape_var = self.namer.fresh("saved")
+                self.call_tapes[id(s)] = tape_var
+                target = s.targets[0]
+                new = A.assign(A.tuple_([A.load(target), A.name(tape_var)], store_=True),
+                               A.call(A.name(fwd_name), args))
+                return _loc(new, s)
+        return s
+
+    def forward_loop(self, s, depth) -> list:
+        out, info = [], {}
+        has_break = any(isinstance(n, gast.Break) for n in _loop_level(s.body))
+        counter = self.namer.fresh("trips") if has_break or isinstance(s, gast.While) else None
+        if counter:
+            out.append(A.assign(counter, A.const(0)))
+        if isinstance(s, gast.For):
+            rng = s.iter
+            if not (isinstance(rng, gast.Name)):
+                r = self.namer.fresh("r")
+                out.append(_loc(A.assign(r, rng), s))
+                rng = A.name(r)
+            if s.target.id in self.relevant and s.target.id in self.seen:
+                self.saved.add(s.target.id)
+                out.append(self.push(self.ctl, A.name(s.target.id)))
+                info["restore_target"] = True
+            body = ([A.assign(counter, A.binop(A.name(counter), gast.Add(), A.const(1)))] if counter else [])
+            self.seen.add(s.target.id)
+            body += self.forward(s.body, depth + 1)
+            loop = gast.For(target=A.name(s.target.id, store=True), iter=rng, body=body, orelse=[],
+                            type_comment=None)
+            out.append(_loc(loop, s))
+            record = A.subscript(rng, gast.Slice(lower=None, upper=A.name(counter), step=None)) if counter else rng
+        else:
+            body = [A.assign(counter, A.binop(A.name(counter), gast.Add(), A.const(1)))]
+            body += self.forward(s.body, depth + 1)
+            out.append(_loc(gast.While(test=s.test, body=body, orelse=[]), s))
+            record = A.name(counter)
+        if depth > 0:
+            out.append(self.push(self.ctl, record))
+            info["replay"] = None
+        else:
+            info["replay"] = record
+        self.loops[id(s)] = info
+        return out
+
+    # ---- backward sweep ----
+    def backward(self, stmts, defined: dict, depth: int) -> list:
+        """Adjoint code for `stmts`, in reverse, grouped under the original statements' comments."""
+        out, group = [], []
+        for s in reversed(stmts):
+            if A.is_comment(s):
+                if group:
+                    out.append(s)
+                    out.extend(group)
+                group = []
+                continue
+            group.extend(self.backward_stmt(s, defined, depth))
+        out.extend(group)
+        return out
+
+    def backward_stmt(self, s, defined, depth) -> list:
+        out: list = []
+        if isinstance(s, (gast.Return, gast.Break, gast.Continue, gast.Pass, gast.Assert, gast.Expr)) \
+                and not _is_list_op(s):
+            return out
+        if isinstance(s, gast.If):
+            return self.backward_if(s, defined, depth)
+        if isinstance(s, (gast.For, gast.While)):
+            return self.backward_loop(s, defined, depth)
+        if _is_list_op(s):
+            return self.backward_append(s, defined)
+        t = s.targets[0]
+        if isinstance(t, gast.Subscript):
+            out += self.backward_setitem(s, defined)
+        elif isinstance(t, gast.Tuple):
+            out += self.backward_unpack(s, defined)
+        else:
+            out += self.backward_assign(s, defined)
+        for v in an.targets(s):
+            if v in self.saved:
+                out.append(A.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
+        if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
+            lst = self.tape if t.value.id in self.active else self.ctl
+            out.append(A.assign(A.subscript(A.name(t.value.id), _index_value(t.slice), store_=True), self.pop(lst)))
+        return out
+
+    def take(self, var, defined):
+        """The adjoint of `var` to propagate, or None if it is zero; it is consumed."""
+        if var not in self.active:
+            return None
+        b = self.adj.name(var)
+        if b not in defined:
+            return None
+        del defined[b]
+        return A.name(b)
+
+    def backward_assign(self, s, defined) -> list:
+        out: list = []
+        var = s.targets[0].id
+        value = s.value
+        kind = an.classify(value)
+        if kind == "list.pop":
+            lst = value.func.value.id
+            if lst in self.active:
+                g = self.take(var, defined)
+                blst = self.adj.owned_list(lst, defined, out) if hasattr(self.adj, "owned_list") else None
+                if blst is None:
+                    b = self.adj.name(lst)
+                    if b not in defined:
+                        out.append(A.assign(b, A.call("rt.zeros_list", [A.name(lst)])))
+                        defined[b] = True
+                    blst = A.name(b)
+                item = g if g is not None else A.call("rt.zeros_like_tree", [A.name(var)])
+                out.append(A.expr_stmt(A.call(A.attr(blst, "append"), [item])))
+            if lst in self.relevant:
+                out.append(A.expr_stmt(A.call(A.attr(A.name(lst), "append"), [A.name(var)])))
+            return out
+        g = self.take(var, defined)
+        if g is None:
+            return out
+        if kind == "const":
+            return out
+        if kind == "copy":
+            if value.id in self.active:
+                self.adj.accumulate(value.id, g, defined, out)
+            return out
+        if kind == "pack":
+            for k, e in enumerate(value.elts):
+                if isinstance(e, gast.Name) and e.id in self.active:
+                    self.adj.accumulate(e.id, A.subscript(g, A.const(k)), defined, out)
+            return out
+        if kind == "dict":
+            for key, e in zip(value.keys, value.values):
+                if isinstance(e, gast.Name) and e.id in self.active:
+                    self.adj.accumulate(e.id, A.subscript(g, key), defined, out)
+            return out
+        if kind == "getitem":
+            base = value.value.id
+            if base in self.active:
+                acc = self.adj.owned(base, defined, out)
+                out.append(A.assign(acc.id, A.call("rt.add_at", [acc, _index_value(value.slice), g])))
+            return out
+        if kind == "call":
+            return out + self.backward_call(s, g, defined)
+        return out + self.backward_prim(s, kind, g, defined)
+
+    def backward_prim(self, s, kind, g, defined) -> list:
+        out: list = []
+        p = registry.lookup(kind)
+        if p is None:
+            self.fail(s, f"s2s has no derivative rule for `{kind}`.",
+                      "Register one with s2s.defvjp, or wrap the value in stop_gradient if no derivative is needed.")
+        if p.nondiff:
+            return out
+        args = _bind(p, s.value)
+        for pname, atom in args.items():
+            if not (isinstance(atom, gast.Name) and atom.id in self.active):
+                continue
+            rule = p.vjp.get(pname)
+            if rule is None:
+                self.fail(s, f"s2s cannot differentiate `{kind}` with respect to its argument `{pname}`.",
+                          "Wrap that argument in stop_gradient, or register a rule with s2s.defvjp.")
+            subs = {k: (v if v is not None else A.const(None)) for k, v in args.items()}
+            subs.update(g=g, ans=A.name(s.targets[0].id))
+            expr = A.template(rule, **subs)
+            if p.broadcasting and all(isinstance(v, gast.Constant) for k, v in args.items() if k != pname):
+                expr = _strip_unbroadcast(expr)
+            self.adj.accumulate(atom.id, _simplify(expr), defined, out)
+        return out
+
+    def backward_call(self, s, g, defined) -> list:
+        callee = self.callee(s)
+        if callee is None:
+            return []
+        _, bwd_name, mask, args = callee
+        out: list = []
+        cts = [self.namer.fresh("ct") for m in mask if m]
+        tape_var = self.call_tapes[id(s)]
+        call = A.call(A.name(bwd_name), [A.name(tape_var), g])
+        out.append(A.assign(A.tuple_([A.name(c) for c in cts], store_=True) if len(cts) != 1
+                            else A.tuple_([A.name(cts[0])], store_=True), call))
+        k = 0
+        for arg, m in zip(args, mask):
+            if m:
+                self.adj.accumulate(arg.id, A.name(cts[k]), defined, out)
+                k += 1
+        return out
+
+    def callee(self, s):
+        """For `y = f(args)` with an active argument: (fwd name, bwd name, activity mask, args)."""
+        key = id(s)
+        if key in self.callees:
+            return self.callees[key]
+        value = s.value
+        fn = self.core.ns[value.func.id]
+        args = _bind_call(fn, value, self.core, self)
+        mask = tuple(isinstance(a, gast.Name) and a.id in self.active for a in args)
+        if not any(mask):
+            self.callees[key] = None
+            return None
+        fwd, bwd = callee_split(fn, mask, s, self.core)
+        base = getattr(fn, "__name__", "f").replace("<lambda>", "lambda_")
+        fwd_name = self.bind(f"fwd_{base}", fwd)
+        bwd_name = self.bind(f"bwd_{base}", bwd)
+        self.callees[key] = (fwd_name, bwd_name, mask, args)
+        return self.callees[key]
+
+    def bind(self, label, obj) -> str:
+        for k, v in self.ns.items():
+            if v is obj:
+                return k
+        n = self.namer.exact(label)
+        self.ns[n] = obj
+        return n
+
+    def backward_unpack(self, s, defined) -> list:
+        out: list = []
+        src = s.value.id
+        elts = [e.id for e in s.targets[0].elts]
+        gs = []
+        for e in elts:
+            g = self.take(e, defined)
+            gs.append(g)
+        if src not in self.active or all(g is None for g in gs):
+            return out
+        parts = [g if g is not None else A.call("rt.zeros_like_tree", [A.name(e)]) for g, e in zip(gs, elts)]
+        self.adj.containers.add(src)
+        self.adj.accumulate(src, A.call("rt.like", [A.tuple_(parts), A.name(src)]), defined, out)
+        return out
+
+    def backward_setitem(self, s, defined) -> list:
+        out: list = []
+        t = s.targets[0]
+        base = t.value.id
+        if base not in self.active or self.adj.name(base) not in defined:
+            return out
+        acc = self.adj.owned(base, defined, out)
+        v = s.value
+        if isinstance(v, gast.Name) and v.id in self.active:
+            ct = self.namer.fresh("ct")
+            out.append(A.assign(A.tuple_([A.name(ct), acc], store_=True),
+                                A.call("rt.take_at", [acc, _index_value(t.slice), v])))
+            self.adj.accumulate(v.id, A.name(ct), defined, out)
+        else:
+            out.append(A.assign(acc.id, A.call("rt.zero_at", [acc, _index_value(t.slice)])))
+        return out
+
+    def backward_append(self, s, defined) -> list:
+        out: list = []
+        call = s.value
+        lst = call.func.value.id
+        v = call.args[0]
+        b = self.adj.name(lst)
+        if lst in self.active and b in defined:
+            item = A.call(A.attr(A.name(b), "pop"), [])
+            if isinstance(v, gast.Name) and v.id in self.active:
+                self.adj.accumulate(v.id, item, defined, out)
+            else:
+                out.append(A.expr_stmt(item))
+        if lst in self.relevant:
+            out.append(A.expr_stmt(self.pop_expr(lst)))
+        return out
+
+    def pop_expr(self, lst):
+        return A.call(A.attr(A.name(lst), "pop"), [])
+
+    def backward_if(self, s, defined, depth) -> list:
+        d_then, d_else = dict(defined), dict(defined)
+        then = self.backward(s.body, d_then, depth)
+        orelse = self.backward(s.orelse, d_else, depth)
+        new = merge([(then, d_then), (orelse, d_else)], self.adj)
+        defined.clear()
+        defined.update(new)
+        if not then and not orelse:
+            if self.record_branch(s, depth):
+                return [A.expr_stmt(self.pop(self.ctl))]
+            return []
+        test = s.test
+        out = []
+        if self.record_branch(s, depth):
+            br = self.namer.fresh("branch")
+            out.append(A.assign(br, self.pop(self.ctl)))
+            test = A.name(br)
+        out.append(A.if_(test, then or [gast.Pass()], orelse))
+        return out
+
+    def backward_loop(self, s, defined, depth) -> list:
+        info = self.loops[id(s)]
+        entry = dict(defined)
+        pre: list = []
+        while True:
+            d = dict(entry)
+            body = self.backward(s.body, d, depth + 1)
+            grown = [b for b in d if b not in entry]
+            if not grown:
+                break
+            for b in sorted(grown):
+                pre.append(self.adj.zero(self.adj.var_of(b)))
+                entry[b] = True
+        for b in sorted(entry):
+            if b not in d:
+                body.append(self.adj.zero(self.adj.var_of(b)))
+            elif not d[b]:
+                entry[b] = False
+        defined.clear()
+        defined.update(entry)
+        out = pre
+        replay = info["replay"]
+        if replay is None:
+            rv = self.namer.fresh("r")
+            out.append(A.assign(rv, self.pop(self.ctl)))
+            replay = A.name(rv)
+        if isinstance(s, gast.For):
+            rev = self.namer.fresh("r")
+            out.append(A.assign(rev, A.subscript(replay, gast.Slice(lower=None, upper=None, step=A.const(-1)))))
+            out.append(gast.For(target=A.name(s.target.id, store=True), iter=A.name(rev), body=body or [gast.Pass()],
+                                orelse=[], type_comment=None))
+            if info.get("restore_target"):
+                out.append(A.assign(s.target.id, self.pop(self.ctl)))
+        else:
+            k = self.namer.fresh("k")
+            out.append(A.for_range(k, [replay], body))
+        return out
+
+    # ---- assembly ----
+    def run(self, mode: str, seed=None):
+        """mode "grad": one function, both sweeps; "split": (fwd, bwd) pair for vjp and calls."""
+        self.loops, self.callees, self.call_tapes = {}, {}, {}
+        ret = self.body[-1]
+        assert isinstance(ret, gast.Return)
+        fwd = self.forward(self.body, 0)
+        out_atom = ret.value
+        defined: dict = {}
+        seed_stmts = []
+        if isinstance(out_atom, gast.Name) and out_atom.id in self.active:
+            b = self.adj.name(out_atom.id)
+            seed_stmts.append(A.assign(b, seed(out_atom)))
+            defined[b] = False
+        bwd = self.backward(self.body, defined, 0)
+        grads = []
+        for p in self.params:
+            b = self.adj.name(p)
+            grads.append(A.name(b) if b in defined else A.call("rt.zeros_like_tree", [A.name(p)]))
+        init = [A.assign(lst, A.list_([])) for lst in (self.tape, self.ctl) if lst in self.used_lists]
+        init += [A.assign(v, A.const(None)) for v in sorted(self.needs_init())]
+        return init, fwd, out_atom, seed_stmts, bwd, grads
+
+    def needs_init(self) -> set[str]:
+        """Saved variables whose first assignment is nested: they may be unset when first saved."""
+        first = {}
+        def visit(stmts, nested):
+            for s in stmts:
+                for t in an.targets(s):
+                    first.setdefault(t, nested or isinstance(s, gast.For))
+                for f in ("body", "orelse"):
+                    visit(getattr(s, f, []) or [], True)
+        visit(self.body, False)
+        return {v for v in self.saved if v not in self.params and first.get(v, True)}
+
+
+# ---- helpers ----
+
+def _loc(new, old):
+    if hasattr(old, "lineno"):
+        new.lineno, new.col_offset = old.lineno, getattr(old, "col_offset", 0)
+    return new
+
+
+def _loop_level(stmts):
+    for s in stmts:
+        yield s
+        if isinstance(s, gast.If):
+            yield from _loop_level(s.body)
+            yield from _loop_level(s.orelse)
+
+
+def _is_list_op(s) -> bool:
+    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+            and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append")
+
+
+def _index_value(sl):
+    """The index of a subscript as a value: slices become slice(...) calls so they can be passed."""
+    if isinstance(sl, gast.Slice):
+        parts = [p if p is not None else A.const(None) for p in (sl.lower, sl.upper, sl.step)]
+        return A.call("slice", parts)
+    if isinstance(sl, gast.Tuple):
+        return A.tuple_([_index_value(e) for e in sl.elts])
+    return copy.deepcopy(sl)
+
+
+def _bind(p, call) -> dict:
+    """Map a primitive call's atoms to the primitive's parameter names (defaults filled in)."""
+    if isinstance(call, gast.BinOp):
+        vals = [call.left, call.right]
+    elif isinstance(call, gast.UnaryOp):
+        vals = [call.operand]
+    elif isinstance(call, gast.Compare):
+        vals = [call.left, call.comparators[0]]
+    else:
+        vals = list(call.args)
+    out = {k: None for k in p.params}
+    for k, v in p.defaults.items():
+        out[k] = A.const(v)
+    for k, v in zip(p.params, vals):
+        out[k] = v
+    if isinstance(call, gast.Call):
+        for kw in call.keywords:
+            out[kw.arg] = kw.value
+    return out
+
+
+def _bind_call(fn, call, core, rev) -> list:
+    """Positional atoms for a user-function call, with keywords and defaults resolved."""
+    import inspect
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return list(call.args)
+    params = list(sig.parameters.values())
+    args = list(call.args)
+    kws = {k.arg: k.value for k in call.keywords}
+    out = []
+    for i, prm in enumerate(params):
+        if i < len(args):
+            out.append(args[i])
+        elif prm.name in kws:
+            out.append(kws[prm.name])
+        elif prm.default is not inspect.Parameter.empty:
+            d = prm.default
+            out.append(A.const(d) if isinstance(d, (int, float, bool, str, type(None))) else
+                       A.name(rev.bind(f"default_{prm.name}", d)))
+    return out
+
+
+def _containers(body, active) -> set[str]:
+    out = set()
+    for s in an.walk_stmts(body):
+        if isinstance(s, gast.Assign):
+            t = s.targets[0]
+            if isinstance(s.value, (gast.Tuple, gast.List, gast.Dict)) and isinstance(t, gast.Name):
+                out.add(t.id)
+            if isinstance(t, gast.Tuple) and isinstance(s.value, gast.Name):
+                out.add(s.value.id)
+            if isinstance(s.value, gast.Subscript) and isinstance(s.value.slice, gast.Constant):
+                out.add(s.value.value.id)
+        elif _is_list_op(s):
+            out.add(s.value.func.value.id)
+    return out
+
+
+def _split_self_updates(stmts, namer) -> list:
+    """`x = f(x, ...)` becomes `t = f(x, ...); x = t` so each adjoint sees its inputs' old values."""
+    out = []
+    for s in stmts:
+        for f in ("body", "orelse"):
+            if getattr(s, f, None):
+                setattr(s, f, _split_self_updates(getattr(s, f), namer))
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
+                not isinstance(s.value, gast.Name) and s.targets[0].id in an.operands(s.value):
+            tmp = namer.fresh("t")
+            out.append(_loc(A.assign(tmp, s.value), s))
+            out.append(_loc(A.assign(s.targets[0].id, A.name(tmp)), s))
+            continue
+        out.append(s)
+    return out
+
+
+def _strip_unbroadcast(expr):
+    if isinstance(expr, gast.Call) and an.dotted(expr.func) == "rt.unbroadcast":
+        return expr.args[0]
+    return expr
+
+
+_FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
+
+
+def _simplify(expr):
+    """Fold literal arithmetic and drop `* 1`, `** 1`: keeps generated rules readable."""
+    class Fold(gast.NodeTransformer):
+        def visit_BinOp(self, node):
+            self.generic_visit(node)
+            lv = node.left.value if isinstance(node.left, gast.Constant) else None
+            rv = node.right.value if isinstance(node.right, gast.Constant) else None
+            if isinstance(lv, (int, float)) and isinstance(rv, (int, float)) and type(node.op) in _FOLD:
+                return A.const(_FOLD[type(node.op)](lv, rv))
+            if isinstance(node.op, (gast.Mult, gast.Pow, gast.Div)) and rv == 1 and not isinstance(rv, bool):
+                return node.left
+            if isinstance(node.op, gast.Mult) and lv == 1 and not isinstance(lv, bool):
+                return node.right
+            return node
+    return Fold().visit(expr)

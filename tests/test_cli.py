@@ -1,0 +1,161 @@
+"""Tests for ``python -m s2s dump``: target errors exit 2 with one line on stderr."""
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import s2s
+from s2s import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "s2s", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.fixture
+def target_file(tmp_path):
+    path = tmp_path / "cli_target_mod.py"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            import numpy as np
+
+
+            def f(x):
+                return np.sum(np.sin(x))
+
+
+            not_a_function = 3
+            """
+        )
+    )
+    return path
+
+
+@pytest.fixture
+def in_process(monkeypatch):
+    """Undo what loading a target in this process does to ``sys.path`` and ``sys.modules``."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    yield
+    for name in ("cli_target_mod", "_s2s_target_cli_target_mod"):
+        sys.modules.pop(name, None)
+
+
+def assert_one_line_error(proc, *fragments):
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("s2s: error: ")
+    for fragment in fragments:
+        assert fragment in lines[0]
+    assert proc.stdout == ""
+
+
+def test_missing_file(tmp_path):
+    missing = tmp_path / "nope.py"
+    assert_one_line_error(run_cli("dump", f"{missing}:f"), "no such file", str(missing))
+
+
+def test_missing_function(target_file):
+    assert_one_line_error(run_cli("dump", f"{target_file}:g"), "no function 'g'")
+
+
+def test_target_that_is_not_callable(target_file):
+    assert_one_line_error(
+        run_cli("dump", f"{target_file}:not_a_function"), "not a function"
+    )
+
+
+def test_missing_module():
+    assert_one_line_error(
+        run_cli("dump", "no_such_module_for_s2s_cli:f"), "no module named"
+    )
+
+
+@pytest.mark.parametrize(
+    "target", ["just_a_name", ":f", "mod:", "mod:not-an-identifier"]
+)
+def test_bad_target_syntax(target):
+    assert_one_line_error(run_cli("dump", target), "bad target")
+
+
+def test_file_that_fails_to_import(tmp_path):
+    path = tmp_path / "broken_mod.py"
+    path.write_text("raise RuntimeError('boom')\n")
+    assert_one_line_error(run_cli("dump", f"{path}:f"), "RuntimeError", "boom")
+
+
+def test_unknown_transform_is_a_usage_error(target_file):
+    proc = run_cli("dump", f"{target_file}:f", "--transform", "integrate")
+    assert proc.returncode == 2
+    assert "invalid choice" in proc.stderr
+
+
+def test_argnums_rejected_for_vmap(target_file):
+    proc = run_cli("dump", f"{target_file}:f", "--transform", "vmap", "--argnums", "0")
+    assert proc.returncode == 2
+    assert "--argnums" in proc.stderr
+
+
+def test_bad_argnums(target_file):
+    proc = run_cli("dump", f"{target_file}:f", "--argnums", "x")
+    assert proc.returncode == 2
+    assert "--argnums" in proc.stderr
+
+
+def test_no_command_is_a_usage_error():
+    assert run_cli().returncode == 2
+
+
+def test_argnums_parsing():
+    assert cli._argnums("1") == 1
+    assert cli._argnums("0,2") == (0, 2)
+
+
+def test_dump_prints_generated_source(target_file):
+    proc = run_cli("dump", f"{target_file}:f", "--transform", "grad")
+    assert proc.returncode == 0, proc.stderr
+    assert "def " in proc.stdout
+    assert "\x1b[" not in proc.stdout  # no colour when stdout is not a terminal
+
+
+def test_dump_by_module_name(target_file, in_process, monkeypatch, capsys):
+    monkeypatch.chdir(target_file.parent)
+    assert (
+        cli.main(["dump", "cli_target_mod:f", "--transform", "grad", "--argnums", "0"])
+        == 0
+    )
+    assert "def " in capsys.readouterr().out
+
+
+def test_s2s_error_is_one_line(target_file, in_process, monkeypatch, capsys):
+    class FakeError(s2s.S2SError):
+        def __init__(self):
+            Exception.__init__(
+                self, "x.py:3:5\n    y = f(x)\n        ^\nunsupported construct"
+            )
+
+        def __str__(self):
+            return str(self.args[0])
+
+    def failing_grad(fun, **kwargs):
+        raise FakeError()
+
+    monkeypatch.setattr(s2s, "grad", failing_grad)
+    assert cli.main(["dump", f"{target_file}:f"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("s2s: error: x.py:3:5")
+    assert "unsupported construct" in err
