@@ -213,3 +213,40 @@ def source(fn) -> str:
     if hasattr(fn, "__s2s_source__"):
         return fn.__s2s_source__
     raise S2STypeError(f"{fn!r} is not a function produced by an s2s transform (grad, vjp, jvp, ...)")
+
+
+# ---------------------------------------------------------------- forward mode
+
+def jvp_function(fn, mask):
+    """Compile jvp_f(*params, *tangents of the params flagged in `mask`) -> (out, tangent_out)."""
+    mask = tuple(mask)
+
+    def build():
+        from .transforms.forward import Forward
+        core = C.core_of(fn)
+        active = [p for p, m in zip(core.params, mask) if m]
+        fw = Forward(core, active)
+        body, tparams = fw.run(active)
+        name = fw.namer.exact(f"jvp_{core.name}")
+        ns = {**core.ns, **fw.ns}
+        return C.compile_fn(name, A.function(name, core.params + tparams, body), ns, core.filename,
+                            C.header_for("jvp", core))
+    custom = getattr(fn, "__s2s_custom_jvp__", None)
+    if custom is not None:
+        return custom.jvp_fn(mask)
+    return C.cached("jvp", fn, mask, build)
+
+
+@_api
+def jvp(fun, primals, tangents):
+    """(fun(*primals), J @ tangents): forward-mode Jacobian-vector product, with JAX's conventions."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise S2STypeError("jvp expects primals and tangents as tuples or lists, e.g. jvp(f, (x,), (v,))")
+    if len(primals) != len(tangents):
+        raise S2SValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    from .tree import tree_structure
+    for p, t in zip(primals, tangents):
+        if tree_structure(p) != tree_structure(t):
+            raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
+    f = jvp_function(fun, (True,) * len(primals))
+    return f(*primals, *tangents)

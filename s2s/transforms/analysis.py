@@ -163,3 +163,29 @@ def relevant(body, active) -> set[str]:
             if isinstance(f, gast.Attribute) and f.value.id in active:
                 rel.update(operands(s.value))
     return rel
+
+
+def loads(node_or_stmts) -> list[str]:
+    """Every name read under a statement or list of statements (with repeats)."""
+    nodes = node_or_stmts if isinstance(node_or_stmts, list) else [node_or_stmts]
+    return [n.id for s in nodes for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+
+
+def exposed(stmts) -> set[str]:
+    """Names a block may read before assigning them (its live-in names)."""
+    reads: set[str] = set()
+
+    def visit(block, assigned):
+        for s in block:
+            if isinstance(s, (gast.If, gast.While)):
+                reads.update(set(loads(s.test)) - assigned)
+                visit(s.body, set(assigned))
+                visit(s.orelse, set(assigned))
+            elif isinstance(s, gast.For):
+                reads.update(set(loads(s.iter)) - assigned)
+                visit(s.body, assigned | {s.target.id})
+            else:
+                reads.update(set(loads(s)) - assigned)
+                assigned |= set(targets(s))
+    visit(stmts, set())
+    return reads

@@ -33,6 +33,7 @@ class Reverse:
         self.ctl = self.namer.exact("ctl")
         self.used_lists: set[str] = set()
         self.saved: set[str] = set()
+        self.saved_at: set = set()
         self.ns: dict = {}
         self.params = core.params
         self.seen = set(self.params)
@@ -75,6 +76,7 @@ class Reverse:
         for t in an.targets(s):
             if t in self.relevant and (t in self.seen or depth > 0):
                 self.saved.add(t)
+                self.saved_at.add((id(s), t))
                 out.append(self.push(self.tape if t in self.active else self.ctl, A.name(t)))
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             base = s.targets[0].value.id
@@ -174,7 +176,7 @@ class Reverse:
         else:
             out += self.backward_assign(s, defined)
         for v in an.targets(s):
-            if v in self.saved:
+            if (id(s), v) in self.saved_at:
                 out.append(A.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
         if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
             lst = self.tape if t.value.id in self.active else self.ctl

@@ -1,0 +1,293 @@
+"""Forward mode: after each primal statement, the statement that computes its tangent.
+
+A tangent that is not in `defined` is zero and is not computed; loops and branches keep their
+shape, with tangents zero-filled where one path defines them and another does not.
+"""
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from .. import astutil as A
+from ..errors import S2STypeError, error_at
+from ..frontend.normalize import CoreFn, Namer
+from ..primitives import registry
+from . import analysis as an
+from .reverse import _bind, _bind_call, _containers, _loc, _simplify, _split_self_updates
+
+
+class Forward:
+    def __init__(self, core: CoreFn, active_params):
+        self.core = core
+        self.body = _split_self_updates(copy.deepcopy(core.node.body), Namer(A.names_in(core.node) | set(core.ns)))
+        self.namer = Namer(A.names_in(core.node) | set(core.ns) | {"xp", "rt"})
+        self.active = an.activity(self.body, active_params)
+        self.containers = _containers(self.body, self.active)
+        self.names: dict[str, str] = {}
+        self.ns: dict = {}
+
+    def d(self, var: str) -> str:
+        if var not in self.names:
+            self.names[var] = self.namer.exact("d_" + var)
+        return self.names[var]
+
+    def fail(self, stmt, msg, hint=""):
+        loc = (self.core.filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))
+        raise error_at(loc, msg, hint, S2STypeError)
+
+    def tangent(self, atom, defined):
+        """The tangent of an atom, or None when it is zero."""
+        if isinstance(atom, gast.Name) and atom.id in self.active and self.d(atom.id) in defined:
+            return A.name(self.d(atom.id))
+        return None
+
+    def zero(self, var):
+        return A.assign(self.d(var), A.call("rt.zeros_like_tree", [A.name(var)]))
+
+    def set(self, var, value, defined, out, owned=False):
+        out.append(A.assign(self.d(var), value))
+        defined[self.d(var)] = owned
+
+    # ---- statements ----
+    def block(self, stmts, defined) -> list:
+        out = []
+        for s in stmts:
+            if A.is_comment(s) or isinstance(s, (gast.Pass, gast.Break, gast.Continue, gast.Assert)):
+                out.append(s)
+            elif isinstance(s, gast.Return):
+                out.append(s)
+            elif isinstance(s, gast.If):
+                d1, d2 = dict(defined), dict(defined)
+                body, orelse = self.block(s.body, d1), self.block(s.orelse, d2)
+                merged = self.merge([(body, d1), (orelse, d2)])
+                defined.clear()
+                defined.update(merged)
+                out.append(_loc(A.if_(s.test, body, orelse), s))
+            elif isinstance(s, (gast.For, gast.While)):
+                out.extend(self.loop(s, defined))
+            elif isinstance(s, gast.Expr):
+                out.extend(self.append(s, defined))
+            else:
+                out.extend(self.assign(s, defined))
+        return out
+
+    def merge(self, branches):
+        names = set().union(*(d.keys() for _, d in branches))
+        merged = {}
+        for b in sorted(names):
+            merged[b] = all(d.get(b, True) for _, d in branches)
+            for stmts, d in branches:
+                if b not in d:
+                    stmts.append(self.zero(self.var_of(b)))
+        return merged
+
+    def var_of(self, d):
+        for v, n in self.names.items():
+            if n == d:
+                return v
+        raise KeyError(d)
+
+    def loop(self, s, defined) -> list:
+        entry = dict(defined)
+        pre = []
+        while True:
+            dd = dict(entry)
+            body = self.block(s.body, dd)
+            grown = [b for b in dd if b not in entry and self.carried(self.var_of(b), s)]
+            if not grown:
+                break
+            for b in sorted(grown):
+                pre.append(self.zero(self.var_of(b)))
+                entry[b] = True
+        for b in sorted(entry):
+            if b not in dd:
+                body.append(self.zero(self.var_of(b)))
+            elif not dd[b]:
+                entry[b] = False
+        defined.clear()
+        defined.update(entry)
+        if isinstance(s, gast.For):
+            new = gast.For(target=s.target, iter=s.iter, body=body, orelse=[], type_comment=None)
+        else:
+            new = gast.While(test=s.test, body=body, orelse=[])
+        return pre + [_loc(new, s)]
+
+    def carried(self, var, loop) -> bool:
+        """Whether a tangent made in the loop body is needed at the loop head: read before it is
+        assigned in the body, or read anywhere outside the loop."""
+        if var in an.exposed(loop.body):
+            return True
+        inside = an.loads(loop.body).count(var)
+        return an.loads(self.body).count(var) > inside
+
+    def append(self, s, defined) -> list:
+        call = s.value
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append"):
+            return [s]
+        lst = call.func.value.id
+        v = call.args[0]
+        dv = self.tangent(v, defined)
+        out = []
+        dl = self.d(lst)
+        if lst in self.active and (dl in defined or dv is not None):
+            if dl not in defined:
+                self.set(lst, A.call("rt.zeros_list", [A.name(lst)]), defined, out, owned=True)
+            out.append(s)
+            item = dv if dv is not None else A.call("rt.zeros_like_tree", [v])
+            out.append(A.expr_stmt(A.call(A.attr(A.name(dl), "append"), [item])))
+            return out
+        return [s]
+
+    def assign(self, s, defined) -> list:
+        out = []
+        t = s.targets[0]
+        if isinstance(t, gast.Subscript):
+            base = t.value.id
+            dv = self.tangent(s.value, defined)
+            db = self.d(base)
+            if base in self.active and (dv is not None or db in defined):
+                if db not in defined:
+                    self.set(base, A.call("rt.zeros_like_tree", [A.name(base)]), defined, out, owned=True)
+                elif not defined[db]:
+                    self.set(base, A.call("rt.fresh", [A.name(db)]), defined, out, owned=True)
+                out.append(s)
+                value = dv if dv is not None else A.const(0.0)
+                out.append(A.assign(A.subscript(A.name(db), copy.deepcopy(t.slice), store_=True), value))
+                return out
+            return [s]
+        if isinstance(t, gast.Tuple):
+            dsrc = self.tangent(s.value, defined)
+            out.append(s)
+            for e in t.elts:
+                defined.pop(self.d(e.id), None)
+            if dsrc is not None:
+                out.append(A.assign(A.tuple_([A.name(self.d(e.id)) for e in t.elts], store_=True), dsrc))
+                for e in t.elts:
+                    defined[self.d(e.id)] = False
+            return out
+        var = t.id
+        value = s.value
+        kind = an.classify(value)
+        if kind == "call":
+            return self.call(s, defined)
+        out.append(s)
+        tan = self.rule(s, kind, value, defined) if var in self.active else None
+        defined.pop(self.d(var), None)
+        if tan is not None:
+            self.set(var, tan, defined, out)
+        return out
+
+    def rule(self, s, kind, value, defined):
+        if kind == "const":
+            return None
+        if kind == "copy":
+            return self.tangent(value, defined)
+        if kind in ("pack", "dict"):
+            elts = value.elts if kind == "pack" else value.values
+            ts = [self.tangent(e, defined) for e in elts]
+            if all(x is None for x in ts):
+                return None
+            parts = [x if x is not None else A.call("rt.zeros_like_tree", [e]) for x, e in zip(ts, elts)]
+            if kind == "dict":
+                return gast.Dict(keys=copy.deepcopy(value.keys), values=parts)
+            return A.list_(parts) if isinstance(value, gast.List) else A.tuple_(parts)
+        if kind == "getitem":
+            dx = self.tangent(value.value, defined)
+            return None if dx is None else A.subscript(dx, copy.deepcopy(value.slice))
+        if kind == "list.pop":
+            lst = value.func.value.id
+            dl = self.d(lst)
+            return A.call(A.attr(A.name(dl), "pop"), []) if dl in defined else None
+        p = registry.lookup(kind)
+        if p is None:
+            self.fail(s, f"s2s has no derivative rule for `{kind}`.")
+        if p.nondiff:
+            return None
+        args = _bind(p, value)
+        if p.linear_in:
+            (lin,) = p.linear_in[:1]
+            dl = self.tangent(args.get(lin), defined)
+            if dl is None:
+                return None
+            new = copy.deepcopy(value)
+            _replace_arg(new, p, lin, dl)
+            return new
+        terms = []
+        missing = False
+        for pname, atom in args.items():
+            if not isinstance(atom, gast.Name):
+                continue
+            dx = self.tangent(atom, defined)
+            if dx is None:
+                missing = True
+                continue
+            rule = p.jvp.get(pname)
+            if rule is None:
+                self.fail(s, f"s2s cannot differentiate `{kind}` with respect to `{pname}` in forward mode.")
+            subs = {k: (v if v is not None else A.const(None)) for k, v in args.items()}
+            subs.update(ans=A.name(s.targets[0].id), **{"d" + pname: dx})
+            terms.append(_simplify(A.template(rule, **subs)))
+        if not terms:
+            return None
+        total = terms[0]
+        for term in terms[1:]:
+            total = A.binop(total, gast.Add(), term)
+        if p.broadcasting and missing:
+            total = A.call("rt.broadcast_to_like", [total, A.name(s.targets[0].id)])
+        return total
+
+    def call(self, s, defined) -> list:
+        value = s.value
+        var = s.targets[0].id
+        fn = self.core.ns[value.func.id]
+        args = _bind_call(fn, value, self.core, self)
+        tans = [self.tangent(a, defined) for a in args]
+        mask = tuple(t is not None for t in tans)
+        defined.pop(self.d(var), None)
+        if not any(mask):
+            return [s]
+        from .calls import callee_jvp
+        jfn = callee_jvp(fn, mask)
+        base = getattr(fn, "__name__", "f").replace("<lambda>", "lambda_")
+        name = self.bind(f"jvp_{base}", jfn)
+        call = A.call(A.name(name), list(args) + [t for t in tans if t is not None])
+        defined[self.d(var)] = False
+        return [_loc(A.assign(A.tuple_([A.name(var), A.name(self.d(var))], store_=True), call), s)]
+
+    def bind(self, label, obj) -> str:
+        for k, v in self.ns.items():
+            if v is obj:
+                return k
+        n = self.namer.exact(label)
+        self.ns[n] = obj
+        return n
+
+    def run(self, active_params):
+        defined = {self.d(p): False for p in active_params}
+        body = self.block(self.body, defined)
+        ret = body[-1]
+        out = ret.value
+        dout = self.tangent(out, defined) or A.call("rt.zeros_like_tree", [out])
+        body[-1] = A.ret(A.tuple_([out, dout]))
+        return body, [self.d(p) for p in active_params]
+
+
+def _replace_arg(call, p, pname, new):
+    """Put `new` where parameter `pname` of primitive `p` is passed in `call`."""
+    if isinstance(call, gast.UnaryOp):
+        call.operand = new
+        return
+    if isinstance(call, gast.BinOp):
+        if p.params.index(pname) == 0:
+            call.left = new
+        else:
+            call.right = new
+        return
+    idx = p.params.index(pname)
+    if idx < len(call.args):
+        call.args[idx] = new
+        return
+    for kw in call.keywords:
+        if kw.arg == pname:
+            kw.value = new
