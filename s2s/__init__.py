@@ -1,6 +1,7 @@
 """s2s: JAX-style function transformations for plain NumPy code, by source-to-source compilation."""
-from .api import grad, jvp, source, stop_gradient, value_and_grad, vjp
+from .api import grad, hessian, jacfwd, jacrev, jit, jvp, source, stop_gradient, value_and_grad, vjp
 from .errors import S2SError
 
-__all__ = ["S2SError", "grad", "jvp", "source", "stop_gradient", "value_and_grad", "vjp"]
+__all__ = ["S2SError", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "source", "stop_gradient",
+           "value_and_grad", "vjp"]
 __version__ = "0.1.0"

@@ -1,6 +1,7 @@
 """The transforms users call. Each builds a spec, looks up the cache, and compiles on a miss."""
 from __future__ import annotations
 
+import copy
 import functools
 
 import gast
@@ -250,3 +251,96 @@ def jvp(fun, primals, tangents):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
     f = jvp_function(fun, (True,) * len(primals))
     return f(*primals, *tangents)
+
+
+# ---------------------------------------------------------------- Jacobians and Hessians
+
+def _jac_build(kind, fun, argnums):
+    """jacfwd/jacrev as generated core-form code: a loop of jvp (columns) or vjp (rows) calls."""
+    from .frontend.normalize import Namer
+    core = C.core_of(fun)
+    params = core.params
+    nums = _argnums_tuple(argnums, len(params), kind)
+    namer = Namer(set(params) | {"xp", "rt"})
+    ns: dict = {}
+    body: list = []
+    results = []
+    for i in nums:
+        mask = tuple(j == i for j in range(len(params)))
+        k, acc, out, jac = (namer.fresh(b) for b in ("k", "parts", "out", "jac"))
+        loop_body = []
+        if kind == "jacfwd":
+            jf = namer.exact(f"jvp_{core.name}")
+            ns[jf] = jvp_function(fun, mask)
+            e, t = namer.fresh("e"), namer.fresh("col")
+            n = namer.fresh("n")
+            body.append(A.assign(n, A.call("xp.size", [A.name(params[i])])))
+            loop_body += [A.assign(e, A.call("rt.basis", [A.name(params[i]), A.name(k)])),
+                          A.assign(A.tuple_([A.name(out), A.name(t)], store_=True),
+                                   A.call(A.name(jf), [A.name(p) for p in params] + [A.name(e)]))]
+            body.append(A.assign(acc, A.list_([])))
+            loop_body.append(A.expr_stmt(A.call(A.attr(A.name(acc), "append"), [A.name(t)])))
+            body.append(A.for_range(k, [A.name(n)], loop_body))
+            body.append(A.assign(jac, A.call("rt.jac_from_columns", [A.name(acc), A.name(out),
+                                                                     A.name(params[i])])))
+        else:
+            fwd, bwd = split_vjp(fun, mask)
+            fname, bname = namer.exact(f"fwd_{core.name}"), namer.exact(f"bwd_{core.name}")
+            ns[fname], ns[bname] = fwd, bwd
+            saved, m, e, cts, row, cp = (namer.fresh(b) for b in ("saved", "m", "e", "cts", "row", "rec"))
+            body.append(A.assign(A.tuple_([A.name(out), A.name(saved)], store_=True),
+                                 A.call(A.name(fname), [A.name(p) for p in params])))
+            body.append(A.assign(m, A.call("xp.size", [A.name(out)])))
+            body.append(A.assign(acc, A.list_([])))
+            loop_body += [A.assign(e, A.call("rt.basis", [A.name(out), A.name(k)])),
+                          A.assign(cp, A.call("rt.copy_saved", [A.name(saved)])),
+                          A.assign(cts, A.call(A.name(bname), [A.name(cp), A.name(e)])),
+                          A.assign(row, A.subscript(A.name(cts), A.const(i))),
+                          A.expr_stmt(A.call(A.attr(A.name(acc), "append"), [A.name(row)]))]
+            body.append(A.for_range(k, [A.name(m)], loop_body))
+            body.append(A.assign(jac, A.call("rt.jac_from_rows", [A.name(acc), A.name(out), A.name(params[i])])))
+        results.append(A.name(jac))
+    body.append(A.ret(results[0] if isinstance(argnums, int) else A.tuple_(results)))
+    name = namer.exact(f"{kind}_{core.name}")
+    return C.compile_fn(name, A.function(name, params, body), ns, core.filename,
+                        C.header_for(kind, core, f"wrt argument {argnums}"))
+
+
+@_api
+def jacfwd(fun, argnums=0, has_aux: bool = False):
+    """Jacobian by forward mode, one jvp per input element: shape out.shape + in.shape."""
+    if has_aux:
+        raise S2SValueError("jacfwd(has_aux=True) is not supported yet; return only the output")
+    return Transformed("jacfwd", fun, lambda: C.cached("jacfwd", fun, argnums,
+                                                        lambda: _jac_build("jacfwd", fun, argnums)), None, "jacfwd")
+
+
+@_api
+def jacrev(fun, argnums=0, has_aux: bool = False):
+    """Jacobian by reverse mode, one backward sweep per output element: shape out.shape + in.shape."""
+    if has_aux:
+        raise S2SValueError("jacrev(has_aux=True) is not supported yet; return only the output")
+    return Transformed("jacrev", fun, lambda: C.cached("jacrev", fun, argnums,
+                                                        lambda: _jac_build("jacrev", fun, argnums)), None, "jacrev")
+
+
+@_api
+def hessian(fun, argnums=0):
+    """Hessian as forward-over-reverse, jacfwd(jacrev(fun)): shape out.shape + in.shape + in.shape."""
+    return jacfwd(jacrev(fun, argnums), argnums)
+
+
+# ---------------------------------------------------------------- jit
+
+@_api
+def jit(fun, static_argnums=()):
+    """Compile `fun` through the s2s pipeline into normalized, cached Python (composes with every
+    transform; optimization passes are applied to this form)."""
+    def build():
+        core = C.core_of(fun)
+        name = f"jit_{core.name}"
+        node = copy.deepcopy(core.node)
+        node.name = name
+        return C.compile_fn(name, node, core.ns, core.filename, C.header_for("jit", core))
+    t = Transformed("jit", fun, lambda: C.cached("jit", fun, (), build), None, "jit")
+    return t

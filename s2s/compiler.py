@@ -9,6 +9,7 @@ import types
 import numpy as np
 
 from . import astutil as A
+from . import runtime
 from .codegen import compile_source, to_source
 from .frontend.normalize import CoreFn, Normalizer
 from .frontend.parse import parse_function
@@ -79,6 +80,7 @@ def core_of(fn) -> CoreFn:
 def compile_fn(name: str, node, ns: dict, filename: str, header: str = ""):
     """Generate source for `node`, exec it, and attach what later transforms need."""
     source = to_source(node, header)
+    ns = {"xp": np, "rt": runtime, **ns}
     fn = compile_source(name, source, ns, np)
     fn.__s2s_core__ = (node, ns, f"<s2s:{name}>")
     fn.__s2s_source__ = source

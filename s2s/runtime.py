@@ -377,3 +377,30 @@ def zero_at(acc, index):
         return acc
     acc[index] = 0
     return acc
+
+
+def basis(x, k):
+    """The k-th standard basis vector shaped like array `x` (float64 unless x is floating)."""
+    if isinstance(x, (tuple, list, dict)):
+        from .errors import S2STypeError
+        raise S2STypeError("jacfwd/jacrev/hessian differentiate with respect to arrays and scalars; "
+                           "pass the array arguments separately (argnums=(0, 1)) instead of a pytree")
+    dt = x.dtype if hasattr(x, "dtype") and np.issubdtype(x.dtype, np.inexact) else np.float64
+    e = np.zeros(np.shape(x), dtype=dt)
+    e.flat[k] = 1
+    return e
+
+
+def jac_from_columns(cols, out, x):
+    """Jacobian from jvp columns: shape out.shape + x.shape."""
+    return np.reshape(np.stack(cols, axis=-1), np.shape(out) + np.shape(x))
+
+
+def jac_from_rows(rows, out, x):
+    """Jacobian from vjp rows: shape out.shape + x.shape."""
+    return np.reshape(np.stack(rows), np.shape(out) + np.shape(x))
+
+
+def copy_saved(saved):
+    """A copy of a forward sweep's record whose lists a backward sweep may pop."""
+    return tuple(list(s) if type(s) is list else s for s in saved)

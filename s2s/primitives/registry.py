@@ -11,7 +11,7 @@ import dataclasses
 
 import gast
 
-RULE_NAMES = {"g", "ans", "xp", "rt"}
+RULE_NAMES = {"g", "ans", "xp", "rt", "tuple"}
 
 
 @dataclasses.dataclass
@@ -27,6 +27,7 @@ class Prim:
     broadcasting: bool = False     # elementwise over broadcast arguments: unbroadcast cotangents
     linear_in: tuple[str, ...] = ()  # jvp = the op applied to this argument's tangent
     list_args: tuple[str, ...] = ()  # arguments that are sequences of arrays (stack, concatenate)
+    zero_args: tuple[str, ...] = ()  # arguments used only for their shape or as indices: no derivative
 
 
 PRIMS: dict[str, Prim] = {}
@@ -83,8 +84,14 @@ def nondiff(*names: str, sig: str = "x") -> None:
 
 def linear(name: str, sig: str, arg: str, vjp: str) -> None:
     """An op linear in `arg`: its tangent is the op applied to the tangent; `vjp` is its transpose."""
-    prim(name, sig, linear_in=(arg,))
+    p = prim(name, sig, linear_in=(arg,))
+    p.zero_args = tuple(a for a in p.params if a != arg)
     defvjp(name, **{arg: vjp})
+
+
+def zero(name: str, *args: str) -> None:
+    """Declare arguments of `name` that carry no derivative (shapes, indices, selectors)."""
+    PRIMS[name].zero_args = tuple(args)
 
 
 def lookup(name: str) -> Prim | None:

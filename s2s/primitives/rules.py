@@ -1,7 +1,7 @@
 """Derivative rules for every supported primitive, one line each (see registry for the notation)."""
 from __future__ import annotations
 
-from .registry import PRIMS, defjvp, defvjp, elementwise, linear, nondiff, prim
+from .registry import PRIMS, defjvp, defvjp, elementwise, linear, nondiff, prim, zero
 
 # ---- Python operators (generated code keeps them as operators) ----
 for _op in ("add", "sub", "mul", "div", "pow", "maximum", "minimum"):
@@ -174,3 +174,32 @@ defvjp("rt.max_vjp", v="rt.max_jvp(g, a, ans_, axis, keepdims)")
 defjvp("rt.max_vjp", v="rt.max_vjp(dv, a, ans_, axis, keepdims)")
 linear("rt.max_jvp", "v, a, ans_, axis, keepdims", "v", "rt.max_vjp(g, a, ans_, axis, keepdims)")
 linear("rt.expand_like", "v, a, axis, keepdims", "v", "xp.sum(g, axis=rt.none_if_keep(axis, keepdims), keepdims=keepdims)")
+nondiff("rt.basis", "rt.seed", "rt.seed_aux", "rt.zeros_list", "slice", sig="x, *args")
+linear("rt.jac_from_columns", "cols, out, x", "cols", "rt.unstack(xp.reshape(g, xp.shape(ans)[:xp.ndim(out)] + (-1,)), cols, -1)")
+linear("rt.jac_from_rows", "rows, out, x", "rows", "rt.unstack(xp.reshape(g, (-1,) + xp.shape(x)), rows, 0)")
+linear("rt.copy_saved", "saved", "saved", "g")
+linear("rt.fresh", "x", "x", "g")
+linear("rt.like", "parts, src", "parts", "tuple(g)")
+prim("rt.tree_add", "a, b")
+defvjp("rt.tree_add", a="g", b="g")
+defjvp("rt.tree_add", a="da", b="db")
+prim("rt.add_at", "acc, index, v")
+defvjp("rt.add_at", acc="g", v="g[index]")
+defjvp("rt.add_at", acc="rt.fresh(dacc)", v="rt.add_at(rt.zeros_like_tree(acc), index, dv)")
+linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)")
+linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)")
+prim("rt.take_at", "acc, index, like")
+defjvp("rt.take_at", acc="rt.take_at(rt.fresh(dacc), index, like)")
+linear("tuple", "x", "x", "rt.like(g, x)")
+linear("list", "x", "x", "rt.like(g, x)")
+zero("rt.dot_vjp_a", "a")
+zero("rt.dot_vjp_b", "b")
+zero("rt.outer_vjp_a", "a")
+zero("rt.outer_vjp_b", "b")
+zero("rt.max_vjp", "a", "ans_", "axis", "keepdims")
+zero("rt.add_at", "index")
+zero("rt.take_at", "index", "like")
+zero("xp.where", "condition")
+for _op in ("xp.sum", "xp.mean", "xp.max", "xp.amax", "xp.min", "xp.amin", "xp.prod", "xp.var", "xp.std"):
+    PRIMS[_op].zero_args = tuple(a for a in PRIMS[_op].params if a != "a")
+PRIMS["xp.linalg.norm"].zero_args = ("ord", "axis", "keepdims")

@@ -216,7 +216,7 @@ class Forward:
         terms = []
         missing = False
         for pname, atom in args.items():
-            if not isinstance(atom, gast.Name):
+            if not isinstance(atom, gast.Name) or pname in p.zero_args:
                 continue
             dx = self.tangent(atom, defined)
             if dx is None:

@@ -253,7 +253,7 @@ class Reverse:
             return out
         args = _bind(p, s.value)
         for pname, atom in args.items():
-            if not (isinstance(atom, gast.Name) and atom.id in self.active):
+            if not (isinstance(atom, gast.Name) and atom.id in self.active) or pname in p.zero_args:
                 continue
             rule = p.vjp.get(pname)
             if rule is None:
@@ -273,16 +273,13 @@ class Reverse:
             return []
         _, bwd_name, mask, args = callee
         out: list = []
-        cts = [self.namer.fresh("ct") for m in mask if m]
+        cts = [self.namer.fresh("ct") if m else "_" for m in mask]
         tape_var = self.call_tapes[id(s)]
         call = A.call(A.name(bwd_name), [A.name(tape_var), g])
-        out.append(A.assign(A.tuple_([A.name(c) for c in cts], store_=True) if len(cts) != 1
-                            else A.tuple_([A.name(cts[0])], store_=True), call))
-        k = 0
-        for arg, m in zip(args, mask):
+        out.append(A.assign(A.tuple_([A.name(c) for c in cts], store_=True), call))
+        for arg, m, ct in zip(args, mask, cts):
             if m:
-                self.adj.accumulate(arg.id, A.name(cts[k]), defined, out)
-                k += 1
+                self.adj.accumulate(arg.id, A.name(ct), defined, out)
         return out
 
     def callee(self, s):
