@@ -96,7 +96,7 @@ def split_vjp(fn, mask):
         b = C.compile_fn(bname, A.function(bname, [saved, g], bwd_body), ns, core.filename,
                          C.header_for("backward sweep", core))
         return f, b
-    custom = getattr(fn, "__s2s_custom_vjp__", None)
+    custom = getattr(fn, "__s2s_custom_vjp__", None) or getattr(fn, "__s2s_custom_jvp__", None)
     if custom is not None:
         return custom.split(mask)
     return C.cached("split", fn, mask, build)
@@ -235,6 +235,8 @@ def jvp_function(fn, mask):
     custom = getattr(fn, "__s2s_custom_jvp__", None)
     if custom is not None:
         return custom.jvp_fn(mask)
+    if getattr(fn, "__s2s_custom_vjp__", None) is not None:
+        fn = fn.fun  # forward mode differentiates the function itself
     return C.cached("jvp", fn, mask, build)
 
 

@@ -102,7 +102,7 @@ class Normalizer:
         self.line_offset = line_offset
         self.col_offset = col_offset
         self.locals = local_names(fn_node)
-        self.namer = Namer(A.names_in(fn_node) | {"xp", "rt"})
+        self.namer = Namer(A.names_in(fn_node) | {"xp", "rt", "ext"})
         self.ns: dict = {}
         self.out: list = []
         self.loc = None
@@ -570,6 +570,9 @@ class Normalizer:
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         key = resolve.prim_key(obj)
         if key is not None:
+            if key.startswith("ext."):
+                from ..custom import EXT
+                self.ns["ext"] = EXT
             return A.call(key, args, kws)
         if obj in (range, len, float, int, print, isinstance, bool, str):
             return A.call(obj.__name__, args, kws)

@@ -55,7 +55,8 @@ def prim_key(obj) -> str | None:
 
 
 def is_user_function(obj) -> bool:
-    return isinstance(obj, types.FunctionType) or hasattr(obj, "__s2s_transform__")
+    return (isinstance(obj, types.FunctionType) or hasattr(obj, "__s2s_custom_vjp__")
+            or hasattr(obj, "__s2s_custom_jvp__") or hasattr(obj, "compiled"))
 
 
 class Env:

@@ -47,7 +47,9 @@ def classify(value) -> str:
         if isinstance(func, gast.Attribute) and func.attr == "pop" and not value.args:
             return "list.pop"
         key = dotted(func)
-        if key is not None and (key.startswith("xp.") or key.startswith("rt.")):
+        if key is not None and key.startswith(("xp.", "rt.", "ext.")):
+            if key.startswith("ext.") and registry.lookup(key) is None:
+                return "call"
             return key
         if isinstance(func, gast.Name) and func.id in BUILTINS:
             return func.id
@@ -69,7 +71,7 @@ def operands(value) -> list[str]:
             out.remove(fname.split(".")[0]) if "." not in fname else None
         if isinstance(value.func, gast.Name) and value.func.id in out:
             out.remove(value.func.id)
-        for head in ("xp", "rt"):
+        for head in ("xp", "rt", "ext"):
             while head in out:
                 out.remove(head)
     return out

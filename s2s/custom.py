@@ -1,0 +1,173 @@
+"""User-defined derivative rules: custom_vjp, custom_jvp, and rules for new primitive functions."""
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+
+from .errors import S2STypeError
+
+
+class custom_vjp:
+    """A function whose reverse-mode derivative is the user's (fwd, bwd) pair, as in JAX.
+
+    fwd(*args) -> (out, residuals); bwd(*nondiff_args, residuals, g) -> one cotangent per
+    differentiable argument. Forward-mode transforms differentiate `fun` itself.
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.fwd = self.bwd = None
+        self.__s2s_custom_vjp__ = self
+
+    def defvjp(self, fwd, bwd):
+        self.fwd, self.bwd = fwd, bwd
+        return self
+
+    def __call__(self, *args):
+        return self.fun(*args)
+
+    def split(self, mask):
+        """(fwd, bwd) in the protocol reverse mode uses for calls; `bwd` returns one entry per argument."""
+        if self.fwd is None:
+            raise S2STypeError(f"custom_vjp function {self.__name__!r} has no rule: call .defvjp(fwd, bwd) first")
+        nd = self.nondiff_argnums
+        user_fwd, user_bwd = self.fwd, self.bwd
+
+        def fwd(*args):
+            out, res = user_fwd(*args)
+            return out, (tuple(args[i] for i in nd), res)
+
+        def bwd(saved, g):
+            nd_vals, res = saved
+            cts = tuple(user_bwd(*nd_vals, res, g))
+            it = iter(cts)
+            n = len(cts) + len(nd)
+            return tuple(None if i in nd else next(it) for i in range(n))
+        return fwd, bwd
+
+    @property
+    def __s2s_core__(self):
+        raise AttributeError("__s2s_core__")
+
+
+class custom_jvp:
+    """A function whose forward-mode derivative is the user's rule, as in JAX.
+
+    rule(primals, tangents) -> (out, tangent_out). Reverse mode transposes the rule: it
+    differentiates `tangent_out` with respect to the tangents (a linear map) with s2s's own
+    reverse mode.
+    """
+
+    def __init__(self, fun, nondiff_argnums=()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.nondiff_argnums = tuple(nondiff_argnums)
+        self.rule = None
+        self.__s2s_custom_jvp__ = self
+
+    def defjvp(self, rule):
+        self.rule = rule
+        return rule
+
+    def __call__(self, *args):
+        return self.fun(*args)
+
+    def jvp_fn(self, mask):
+        """jvp(*args, *tangents of the args flagged in mask) -> (out, tangent_out)."""
+        if self.rule is None:
+            raise S2STypeError(f"custom_jvp function {self.__name__!r} has no rule: call .defjvp(rule) first")
+        from .runtime import zeros_like_tree
+        rule, n = self.rule, len(mask)
+
+        def jvp(*args):
+            primals, given = args[:n], iter(args[n:])
+            tangents = tuple(next(given) if m else zeros_like_tree(p) for p, m in zip(primals, mask))
+            return rule(primals, tangents)
+        return jvp
+
+    def split(self, mask):
+        from .api import split_vjp
+        tangent_fn = _tangent_out_function(self.rule, len(mask))
+        tmask = (False,) * len(mask) + tuple(mask)
+        tfwd, tbwd = split_vjp(tangent_fn, tmask)
+        fun = self.fun
+        from .runtime import zeros_like_tree
+
+        def fwd(*args):
+            return fun(*args), args
+
+        def bwd(args, g):
+            zeros = tuple(zeros_like_tree(a) for a in args)
+            _, saved = tfwd(*args, *zeros)
+            cts = tbwd(saved, g)
+            return tuple(cts[len(args):])
+        return fwd, bwd
+
+
+@functools.lru_cache(maxsize=None)
+def _tangent_out_function(rule, n):
+    """A Python function (with readable source for s2s) computing rule(primals, tangents)[1]."""
+    ps = [f"p{i}" for i in range(n)]
+    ts = [f"t{i}" for i in range(n)]
+    src = (f"def tangent_out({', '.join(ps + ts)}):\n"
+           f"    out, tout = rule(({', '.join(ps)},), ({', '.join(ts)},))\n"
+           f"    return tout\n")
+    filename = f"<s2s:custom_jvp:{getattr(rule, '__name__', 'rule')}>"
+    import linecache
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    glob = {"rule": rule}
+    exec(compile(src, filename, "exec"), glob)
+    return glob["tangent_out"]
+
+
+EXT = types.SimpleNamespace()
+
+
+def defvjp(fn, **rules):
+    """Register reverse-mode rules for a function s2s should treat as a primitive.
+
+    Each rule is an expression string over the function's parameter names, `g` (output
+    cotangent), `ans` (output), `xp`, or a callable taking (g, ans, *args).
+    """
+    from .primitives import registry
+    key = _register(fn)
+    p = registry.PRIMS[key]
+    for arg, rule in rules.items():
+        if callable(rule):
+            helper = f"{fn.__name__}__vjp_{arg}"
+            setattr(EXT, helper, rule)
+            rule = f"ext.{helper}(g, ans, {', '.join(p.params)})"
+        registry.RULE_NAMES.add("ext")
+        registry.defvjp(key, **{arg: rule})
+    return fn
+
+
+def defjvp(fn, **rules):
+    """Register forward-mode rules (expressions over params, `d<param>`, `ans`, `xp`, or callables
+    taking (dparam, ans, *args)) for a function s2s should treat as a primitive."""
+    from .primitives import registry
+    key = _register(fn)
+    p = registry.PRIMS[key]
+    for arg, rule in rules.items():
+        if callable(rule):
+            helper = f"{fn.__name__}__jvp_{arg}"
+            setattr(EXT, helper, rule)
+            rule = f"ext.{helper}(d{arg}, ans, {', '.join(p.params)})"
+        registry.RULE_NAMES.add("ext")
+        registry.defjvp(key, **{arg: rule})
+    return fn
+
+
+def _register(fn) -> str:
+    from .primitives import registry
+    key = getattr(fn, "__s2s_prim__", None)
+    if key is None:
+        key = f"ext.{fn.__name__}"
+        params = ", ".join(inspect.signature(fn).parameters)
+        registry.prim(key, params)
+        setattr(EXT, fn.__name__, fn)
+        fn.__s2s_prim__ = key
+    return key
