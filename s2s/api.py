@@ -48,7 +48,9 @@ def grad_function(fn, argnums, has_aux: bool, with_value: bool):
             result = A.tuple_([A.tuple_([A.name(value), A.name(aux)]), gout]) if with_value \
                 else A.tuple_([gout, A.name(aux)])
         elif with_value:
-            result = A.tuple_([out, gout])
+            value = rev.namer.fresh("value")
+            seed_stmts.insert(0, A.assign(value, out))  # before the backward sweep restores variables
+            result = A.tuple_([A.name(value), gout])
         kind = "value_and_grad" if with_value else "grad"
         name = rev.namer.exact(f"{kind}_{core.name}")
         body = init + fwd + [A.comment("---- backward ----")] + seed_stmts + bwd + [A.ret(result)]
@@ -80,9 +82,9 @@ def split_vjp(fn, mask):
             for n in gast.walk(s):
                 if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
                     loaded.append(n.id)
-        first_nested = _nested_first(core.node.body)
+        first_nested = _nested_first(fwd)
         extra_init = [A.assign(v, A.const(None)) for v in loaded if v in first_nested
-                      and v not in {t.targets[0].id for t in init}]
+                      and v not in {t.targets[0].id for t in init} and v not in core.params]
         saved = rev.namer.exact("saved")
         fname = rev.namer.exact(f"fwd_{core.name}")
         bname = rev.namer.exact(f"bwd_{core.name}")

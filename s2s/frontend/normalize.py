@@ -570,6 +570,8 @@ class Normalizer:
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         key = resolve.prim_key(obj)
         if key is not None:
+            if key == "stop_gradient":
+                self.ns["stop_gradient"] = obj
             if key.startswith("ext."):
                 from ..custom import EXT
                 self.ns["ext"] = EXT
@@ -584,6 +586,7 @@ class Normalizer:
         if obj in (list, tuple) and len(args) == 1 and not kws:
             return A.call(obj.__name__, args)
         if getattr(obj, "__s2s_api__", False) and obj.__name__ == "stop_gradient":
+            self.ns["stop_gradient"] = obj
             return A.call("stop_gradient", args, kws)
         if resolve.is_user_function(obj) or callable(getattr(obj, "__s2s_core__", None)):
             label = getattr(obj, "__name__", "fn")

@@ -175,7 +175,7 @@ class Reverse:
             out += self.backward_unpack(s, defined)
         else:
             out += self.backward_assign(s, defined)
-        for v in an.targets(s):
+        for v in reversed(an.targets(s)):  # saved in order, restored in reverse
             if (id(s), v) in self.saved_at:
                 out.append(A.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
         if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
