@@ -49,17 +49,24 @@ class Reverse:
             if isinstance(s, gast.Return):
                 continue
             if isinstance(s, gast.If):
-                s2 = gast.If(test=s.test, body=self.forward(s.body, depth), orelse=self.forward(s.orelse, depth))
-                s2.body = s2.body or [gast.Pass()]
+                body, orelse = self.forward(s.body, depth), self.forward(s.orelse, depth)
                 if self.record_branch(s, depth):
-                    out.append(self.push(self.ctl, s.test))
-                out.append(_loc(s2, s))
+                    # recorded where each path ends, so it is the first thing the backward sweep pops
+                    body = _at_path_ends(body, self.push(self.ctl, A.const(True)))
+                    orelse = _at_path_ends(orelse, self.push(self.ctl, A.const(False)))
+                out.append(_loc(A.if_(s.test, body, orelse), s))
                 continue
             if isinstance(s, (gast.For, gast.While)):
                 out.extend(self.forward_loop(s, depth))
                 continue
             out.extend(self.saves(s, depth))
-            out.append(self.forward_stmt(s))
+            new = self.forward_stmt(s)
+            tape_var = self.call_tapes.get(id(s))
+            if tape_var is not None and depth > 0:
+                self.saved.add(tape_var)
+                self.saved_at.add((id(s), tape_var))
+                out.append(self.push(self.ctl, A.name(tape_var)))
+            out.append(new)
             for t in an.targets(s):
                 self.seen.add(t)
         return out
@@ -175,6 +182,9 @@ class Reverse:
             out += self.backward_unpack(s, defined)
         else:
             out += self.backward_assign(s, defined)
+        tape_var = self.call_tapes.get(id(s))
+        if tape_var is not None and (id(s), tape_var) in self.saved_at:
+            out.append(A.assign(tape_var, self.pop(self.ctl)))
         for v in reversed(an.targets(s)):  # saved in order, restored in reverse
             if (id(s), v) in self.saved_at:
                 out.append(A.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
@@ -460,6 +470,19 @@ def _loc(new, old):
     if hasattr(old, "lineno"):
         new.lineno, new.col_offset = old.lineno, getattr(old, "col_offset", 0)
     return new
+
+
+def _at_path_ends(block, stmt) -> list:
+    """`block` with `stmt` run last on every path through it (before a final break/continue)."""
+    block = [b for b in block if not isinstance(b, gast.Pass)]
+    if block and isinstance(block[-1], (gast.Break, gast.Continue)):
+        return block[:-1] + [stmt, block[-1]]
+    last = block[-1] if block else None
+    if isinstance(last, gast.If) and any(isinstance(n, (gast.Break, gast.Continue)) for n in _loop_level([last])):
+        last.body = _at_path_ends(last.body, copy.deepcopy(stmt))
+        last.orelse = _at_path_ends(last.orelse, copy.deepcopy(stmt))
+        return block
+    return block + [stmt]
 
 
 def _loop_level(stmts):
