@@ -44,7 +44,7 @@ def grad_function(fn, argnums, has_aux: bool, with_value: bool):
         if has_aux:
             aux = rev.namer.fresh("aux")
             value = rev.namer.fresh("value")
-            seed_stmts.insert(0, A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), out))
+            seed_stmts.insert(1, A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), out))
             result = A.tuple_([A.tuple_([A.name(value), A.name(aux)]), gout]) if with_value \
                 else A.tuple_([gout, A.name(aux)])
         elif with_value:
@@ -125,6 +125,8 @@ def _nested_first(body) -> set[str]:
 def _check_diff_args(args, nums, what):
     from .tree import tree_leaves
     for i in nums:
+        if not -len(args) <= i < len(args):
+            raise S2SValueError(f"{what}: argnums {i} is out of range for a call with {len(args)} arguments")
         for leaf in tree_leaves(args[i]):
             dt = np.result_type(leaf) if not isinstance(leaf, (bool, int)) else None
             if dt is None or not np.issubdtype(dt, np.inexact):
@@ -153,10 +155,31 @@ class Transformed:
     def __s2s_core__(self):
         return self.compiled.__s2s_core__
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs or self._defaults and len(args) < self._nparams:
+            args = self._bind(args, kwargs)
         if self.nums is not None:
             _check_diff_args(args, self.nums, self.kind)
         return self.compiled(*args)
+
+    @functools.cached_property
+    def _signature(self):
+        import inspect
+        return inspect.signature(self.fun)
+
+    @property
+    def _defaults(self):
+        return getattr(self.fun, "__defaults__", None)
+
+    @property
+    def _nparams(self):
+        return len(self._signature.parameters)
+
+    def _bind(self, args, kwargs):
+        """Keyword and default arguments become positional, as the generated code takes them."""
+        bound = self._signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return bound.args
 
     def __repr__(self):
         return f"<s2s.{self.kind} of {getattr(self.fun, '__name__', self.fun)!r}>"

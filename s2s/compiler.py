@@ -28,7 +28,11 @@ def fn_key(fn):
         return ("s2s", id(fn))
     if hasattr(fn, "__s2s_core__"):
         return ("gen", id(fn))
-    code = fn.__code__
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        from .errors import S2STypeError
+        raise S2STypeError(f"s2s transforms Python functions; {getattr(fn, '__name__', fn)!r} is a "
+                           f"{type(fn).__name__}. Wrap it: `def f(x): return np.sin(x)`.")
     glob = fn.__globals__
     deps = []
     for n in _all_names(code):

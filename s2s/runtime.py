@@ -342,7 +342,8 @@ def seed(out):
 def seed_aux(out):
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         from .errors import S2STypeError
-        raise S2STypeError("with has_aux=True the function must return a pair (output, auxiliary data)")
+        raise S2STypeError("has_aux=True: the function must return a pair (output, auxiliary data), "
+                           f"but it returned {type(out).__name__}")
     return (seed(out[0]), zeros_like_tree(out[1]))
 
 

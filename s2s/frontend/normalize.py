@@ -132,6 +132,8 @@ class Normalizer:
     # ---- entry ----
     def run(self) -> CoreFn:
         fn = self.fn
+        if isinstance(fn, gast.AsyncFunctionDef):
+            self.fail(fn, "s2s does not support `async def` functions.", "Transform a plain `def` function.")
         a = fn.args
         if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
             self.fail(fn, "s2s transforms functions with plain positional parameters only "
@@ -557,6 +559,8 @@ class Normalizer:
 
     def expr_Call(self, node):
         func = node.func
+        if isinstance(func, gast.Lambda):
+            self.expr_Lambda(func)
         if isinstance(func, gast.Attribute) and not self._rooted_global(func):
             return self.method_call(node)
         if node.keywords and any(k.arg is None for k in node.keywords):
