@@ -316,6 +316,10 @@ class Normalizer:
                 self.loc = loc
                 self.loop_with_else(A.for_range(var, args, body), s.orelse)
                 return
+            if found and obj is enumerate and len(it.args) == 1 and isinstance(it.args[0], gast.Call) \
+                    and isinstance(it.args[0].func, gast.Name) and self.env.lookup(it.args[0].func.id)[1] is zip:
+                self.for_indexed(s, "enumerate_zip", [self.atom(a) for a in it.args[0].args])
+                return
             if found and obj in (zip, enumerate):
                 self.for_indexed(s, kind, [self.atom(a) for a in it.args])
                 return
@@ -325,7 +329,7 @@ class Normalizer:
         """`for x in seq` (arrays: rows; lists; zip; enumerate) becomes a loop over an index."""
         loc = self.loc
         i = self.namer.fresh("i")
-        if kind == "zip":
+        if kind in ("zip", "enumerate_zip"):
             n = self.tmp(A.call("len", [seqs[0]]), "n")
             for q in seqs[1:]:
                 m = self.tmp(A.call("len", [q]), "n")
@@ -339,6 +343,8 @@ class Normalizer:
             value = A.tuple_([A.name(i), items[0]])
         elif kind == "zip":
             value = A.tuple_(items)
+        elif kind == "enumerate_zip":
+            value = A.tuple_([A.name(i), self.tmp(A.tuple_(items))])
         else:
             value = items[0]
         head, self.out = self.out, saved

@@ -1,0 +1,76 @@
+"""Run every example script in this folder, in sorted order, and fail if any of them fails.
+
+    python examples/run_all.py            # every example that works today
+    python examples/run_all.py --all      # also the ones waiting for a feature (see PENDING)
+    python examples/run_all.py td0 rnn    # just these
+
+Each example runs in its own process (``sys.executable``), prints its results and asserts them
+against an independent reference (finite differences or hand-derived formulas); this script
+shows each one's output and exits with status 1 if any example failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# Examples that need a feature s2s does not have yet, or that hit a known s2s bug; they are
+# skipped unless --all is given. Remove a name from this table once its example passes.
+PENDING = {
+    "hessian_dot.py": "jacrev(jacrev(f)) returns zeros",
+}
+
+
+def examples() -> list[Path]:
+    return sorted(p for p in HERE.glob("*.py") if p.name != Path(__file__).name and not p.name.startswith("_"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", help="run only these examples (file names, .py optional)")
+    parser.add_argument("--all", action="store_true", help="also run the examples listed as pending")
+    args = parser.parse_args(argv)
+
+    scripts = examples()
+    if args.names:
+        wanted = {n if n.endswith(".py") else n + ".py" for n in args.names}
+        unknown = wanted - {p.name for p in scripts}
+        if unknown:
+            parser.error(f"no such example: {', '.join(sorted(unknown))}")
+        scripts = [p for p in scripts if p.name in wanted]
+    elif not args.all:
+        scripts = [p for p in scripts if p.name not in PENDING]
+
+    failed = []
+    for path in scripts:
+        print(f"=== {path.name}", flush=True)
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, str(path)], capture_output=True, text=True, timeout=600, check=False
+        )
+        elapsed = time.perf_counter() - start
+        sys.stdout.write(proc.stdout)
+        if proc.stderr:
+            sys.stdout.write(proc.stderr)
+        status = "passed" if proc.returncode == 0 else f"FAILED (exit status {proc.returncode})"
+        print(f"--- {path.name}: {status} in {elapsed:.1f} s\n", flush=True)
+        if proc.returncode != 0:
+            failed.append(path.name)
+
+    skipped = [name for name in PENDING if not args.all and not args.names]
+    print(f"{len(scripts) - len(failed)} of {len(scripts)} examples passed.")
+    if skipped:
+        print("Skipped (pending): " + ", ".join(f"{n} ({PENDING[n]})" for n in skipped))
+    if failed:
+        print("Failed: " + ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

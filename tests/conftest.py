@@ -1,0 +1,22 @@
+"""Known gaps, tracked on the open issues: these tests describe behaviour s2s does not have yet.
+
+They run on every CI pass and are reported as xfail (strict: a test that starts passing fails the
+run, so the entry must be removed here when the feature lands). Nothing here is skipped.
+"""
+import pytest
+
+KNOWN_GAPS = {
+    "tests/test_control_flow.py::test_nested_def":
+        "issue 3: nested `def` inside a transformed function is not lifted yet",
+    "tests/test_control_flow.py::test_aliased_in_place_update_is_right_or_rejected":
+        "issue 3: in-place updates through an alias (a view, or `y += x` on a shared array) are not detected",
+    "tests/test_cache.py::test_changed_global_read_by_helper":
+        "issue 2: the cache key covers globals the function reads, not those its callees read",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for prefix, reason in KNOWN_GAPS.items():
+            if item.nodeid == prefix or item.nodeid.startswith(prefix + "["):
+                item.add_marker(pytest.mark.xfail(strict=True, reason=reason))

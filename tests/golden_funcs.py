@@ -1,0 +1,17 @@
+"""Functions whose generated gradient source is kept byte for byte in tests/golden/.
+
+Editing this file changes line numbers and comments in the generated source: regenerate the
+golden files afterwards with ``S2S_UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py``.
+"""
+
+import numpy as np
+
+
+def linear_mse(params, x, y):
+    w, b = params
+    pred = np.dot(x, w) + b
+    return np.mean((pred - y) ** 2)
+
+
+def logistic_sum(x):
+    return np.sum(1.0 / (1.0 + np.exp(-x)))

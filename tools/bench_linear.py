@@ -1,0 +1,134 @@
+"""Benchmark: gradient of a linear layer's MSE loss, s2s against hand-written NumPy.
+
+    python tools/bench_linear.py            # 16x32x64 (B x D1 x D2)
+    python tools/bench_linear.py --large    # also 1024x512x512
+
+``loss((w, b), x, y) = mean((x @ w + b - y) ** 2)``, gradient with respect to ``(w, b)``, float64.
+Every implementation runs in this one process and is checked against the hand-written gradient
+before it is timed; rounds are interleaved and each row reports the median of its per-round
+medians. autograd and JAX rows appear only when those packages are importable (JAX with
+``jax_enable_x64`` and ``jit``). Only the ratios to ``hand`` are meaningful.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+
+import numpy as np
+from bench_util import report, timeit_median
+
+import s2s
+from s2s import random
+
+WORKLOAD = "linear-mse-grad"
+
+
+def loss(params, x, y):
+    w, b = params
+    pred = x @ w + b
+    return np.mean((pred - y) ** 2)
+
+
+def hand_grad(params, x, y):
+    w, b = params
+    r = x @ w + b - y
+    g = (2.0 / r.size) * r
+    return x.T @ g, g.sum(axis=0)
+
+
+def make_data(B, D1, D2):
+    keys = random.split(random.key(1234), 4)
+    x = random.uniform(keys[0], (B, D1))
+    w = random.uniform(keys[1], (D1, D2))
+    b = random.uniform(keys[2], (D2,))
+    y = random.uniform(keys[3], (B, D2))
+    return (w, b), x, y
+
+
+def _blocking(fn, block):
+    """``fn`` followed by ``block`` on its result (JAX dispatches asynchronously)."""
+    def call(*args):
+        return block(fn(*args))
+    return call
+
+
+def load_note(start):
+    """One line on how busy the machine was (timings on a shared machine are noisy)."""
+    end = os.getloadavg()[0]
+    return (f"1-min load average {start:.2f} at start, {end:.2f} at end, on {os.cpu_count()} CPUs "
+            "(load near or above the CPU count makes every ratio unreliable)")
+
+
+def time_rounds(impls, args, rounds, min_time):
+    """Median over interleaved rounds of each implementation's median seconds per call."""
+    medians = {name: [] for name, _ in impls}
+    for _ in range(rounds):
+        for name, fn in impls:
+            medians[name].append(timeit_median(fn, *args, min_time=min_time)[0])
+    return {name: statistics.median(m) for name, m in medians.items()}
+
+
+def implementations():
+    """(name, gradient function, how to turn its result into NumPy arrays) for each system."""
+    impls = [("hand", hand_grad), ("s2s", s2s.grad(loss))]
+    try:
+        import autograd
+        import autograd.numpy as anp
+    except ImportError:
+        print("autograd: not installed, no row")
+    else:
+        def loss_autograd(params, x, y):
+            w, b = params
+            return anp.mean((anp.dot(x, w) + b - y) ** 2)
+        impls.append(("autograd", autograd.grad(loss_autograd)))
+    try:
+        import jax
+    except ImportError:
+        print("jax: not installed, no row")
+    else:
+        jax.config.update("jax_enable_x64", True)
+        import jax.numpy as jnp
+
+        def loss_jax(params, x, y):
+            w, b = params
+            return jnp.mean((x @ w + b - y) ** 2)
+        impls.append(("jax-jit", _blocking(jax.jit(jax.grad(loss_jax)), jax.block_until_ready)))
+    return impls
+
+
+def bench(sizes, rounds, min_time):
+    rows = []
+    impls = implementations()
+    for B, D1, D2 in sizes:
+        size = f"{B}x{D1}x{D2}"
+        params, x, y = make_data(B, D1, D2)
+        want = hand_grad(params, x, y)
+        for name, fn in impls:
+            for g, h in zip(fn(params, x, y), want):
+                np.testing.assert_allclose(np.asarray(g), h, rtol=1e-10, atol=1e-13, err_msg=name)
+        medians = time_rounds(impls, (params, x, y), rounds, min_time)
+        rows += [(WORKLOAD, size, name, m) for name, m in medians.items()]
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--large", action="store_true", help="also time 1024x512x512")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved timing rounds (default 3)")
+    parser.add_argument("--min-time", type=float, default=0.5, help="seconds per timing (default 0.5)")
+    args = parser.parse_args(argv)
+    load0 = os.getloadavg()[0]
+    sizes = [(16, 32, 64)] + ([(1024, 512, 512)] if args.large else [])
+    rows = bench(sizes, args.rounds, args.min_time)
+    report(rows)
+    hand = {r[1]: r[3] for r in rows if r[2] == "hand"}
+    for _, size, name, median in rows:
+        if name == "s2s":
+            print(f"s2s / hand at {size}: {median / hand[size]:.2f}")
+    print(load_note(load0))
+
+
+if __name__ == "__main__":
+    main()
