@@ -107,7 +107,7 @@ class custom_jvp:
         return fwd, bwd
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tangent_out_function(rule, n):
     """A Python function (with readable source for s2s) computing rule(primals, tangents)[1]."""
     ps = [f"p{i}" for i in range(n)]
