@@ -4,6 +4,6 @@ from .api import grad, hessian, jacfwd, jacrev, jit, jvp, source, stop_gradient,
 from .custom import custom_jvp, custom_vjp, defjvp, defvjp
 from .errors import S2SError
 
-__all__ = ["S2SError", "numpy", "random", "custom_jvp", "custom_vjp", "defjvp", "defvjp", "grad", "hessian", "jacfwd", "jacrev",
-           "jit", "jvp", "source", "stop_gradient", "value_and_grad", "vjp"]
+__all__ = ["S2SError", "numpy", "random", "custom_jvp", "custom_vjp", "defjvp", "defvjp", "grad", "hessian",
+           "jacfwd", "jacrev", "jit", "jvp", "source", "stop_gradient", "value_and_grad", "vjp"]
 __version__ = "0.1.0"
