@@ -21,24 +21,29 @@ _TRANSFORMS: dict = {}
 _IN_PROGRESS: dict = {}
 
 
-def fn_key(fn):
-    """What a transform of `fn` depends on: its code, and the globals and closure values it reads."""
-    core = getattr(fn, "__s2s_core__", None)
-    if core is not None and not isinstance(fn, types.FunctionType):
-        return ("s2s", id(fn))
-    if hasattr(fn, "__s2s_core__"):
-        return ("gen", id(fn))
-    code = getattr(fn, "__code__", None)
-    if code is None:
+def fn_key(fn, _seen=None):
+    """What a transform of `fn` depends on: its code, the globals and closure values it reads, and
+    (recursively) the keys of the plain Python functions it calls."""
+    if not isinstance(fn, types.FunctionType):
+        if hasattr(fn, "__s2s_core__") or hasattr(fn, "compiled"):
+            return ("s2s", id(fn))
         from .errors import S2STypeError
         raise S2STypeError(f"s2s transforms Python functions; {getattr(fn, '__name__', fn)!r} is a "
                            f"{type(fn).__name__}. Wrap it: `def f(x): return np.sin(x)`.")
+    if hasattr(fn, "__s2s_core__"):
+        return ("gen", id(fn))
+    code = fn.__code__
     glob = fn.__globals__
+    seen = _seen if _seen is not None else set()
+    seen.add(code)
     deps = []
     for n in _all_names(code):
         if n in glob:
             v = glob[n]
-            deps.append((n, v if isinstance(v, (int, float, bool, str, type(None))) else id(v)))
+            if isinstance(v, types.FunctionType) and v.__code__ not in seen and not hasattr(v, "__s2s_core__"):
+                deps.append((n, fn_key(v, seen)))
+            else:
+                deps.append((n, v if isinstance(v, (int, float, bool, str, type(None))) else id(v)))
     cells = tuple(id(c.cell_contents) if not isinstance(c.cell_contents, (int, float, bool, str)) else c.cell_contents
                   for c in (fn.__closure__ or ()) if _has_contents(c))
     defaults = tuple(id(d) for d in (fn.__defaults__ or ()))
@@ -71,7 +76,8 @@ def core_of(fn) -> CoreFn:
         gen = getattr(fn, "__s2s_core__", None)
         if gen is not None:
             node, ns, filename = gen
-            core = Normalizer(copy.deepcopy(node), Env(ns=ns), filename).run()
+            lines = None if filename.startswith("<") else linecache.getlines(filename)
+            core = Normalizer(copy.deepcopy(node), Env(ns=ns), filename, source_lines=lines).run()
         else:
             parsed = parse_function(fn)
             lines = linecache.getlines(parsed.filename)

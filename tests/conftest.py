@@ -6,12 +6,8 @@ run, so the entry must be removed here when the feature lands). Nothing here is 
 import pytest
 
 KNOWN_GAPS = {
-    "tests/test_control_flow.py::test_nested_def":
-        "issue 3: nested `def` inside a transformed function is not lifted yet",
     "tests/test_control_flow.py::test_aliased_in_place_update_is_right_or_rejected":
         "issue 3: in-place updates through an alias (a view, or `y += x` on a shared array) are not detected",
-    "tests/test_cache.py::test_changed_global_read_by_helper":
-        "issue 2: the cache key covers globals the function reads, not those its callees read",
 }
 
 

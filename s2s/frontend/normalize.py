@@ -21,6 +21,7 @@ import gast
 from .. import astutil as A
 from ..errors import S2SSyntaxError, error_at
 from . import resolve
+from . import lift
 from .jumps import restructure
 
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
@@ -107,6 +108,7 @@ class Normalizer:
         self.out: list = []
         self.loc = None
         self.source_lines = source_lines
+        self.lifted: dict = {}
 
     # ---- errors and locations ----
     def where(self, node):
@@ -212,6 +214,9 @@ class Normalizer:
             self.assign_to(s.target, self.expr(s.value))
 
     def stmt_Assign(self, s):
+        if isinstance(s.value, gast.Lambda) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+            self.stmt_FunctionDef(lift.lambda_to_def(s.targets[0].id, s.value, s))
+            return
         if len(s.targets) == 1:
             self.assign_to(s.targets[0], self.expr(s.value))
             return
@@ -359,8 +364,10 @@ class Normalizer:
         return out
 
     def stmt_FunctionDef(self, s):
-        self.fail(s, "s2s does not support nested `def` inside a transformed function yet.",
-                  "Define the helper at module level and call it.")
+        if s.decorator_list:
+            self.fail(s, "s2s does not support decorators on a `def` inside a transformed function.",
+                      "Define the decorated function at module level.")
+        self.lifted[s.name] = lift.lift(self, s)
 
     # ---- expressions ----
     def is_local(self, node) -> bool:
@@ -569,6 +576,11 @@ class Normalizer:
             self.expr_Lambda(func)
         if isinstance(func, gast.Attribute) and not self._rooted_global(func):
             return self.method_call(node)
+        if isinstance(func, gast.Name) and func.id in self.lifted:
+            fn, free = self.lifted[func.id]
+            args = [A.name(v) for v in free] + [self.atom(a) for a in node.args]
+            kws = {k.arg: self.atom(k.value) for k in node.keywords}
+            return A.call(A.name(self.bind(fn.__name__, fn)), args, kws)
         if node.keywords and any(k.arg is None for k in node.keywords):
             self.fail(node, "s2s does not support `**kwargs` in calls.")
         try:

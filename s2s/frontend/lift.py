@@ -1,0 +1,51 @@
+"""Lambda lifting: a `def` (or a lambda bound to a name) inside a transformed function becomes a
+function of its own whose free local variables are extra leading parameters, so every transform
+treats it like any other user function."""
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from .. import astutil as A
+
+
+def lift(norm, fdef: gast.FunctionDef):
+    """Compile the lifted version of nested `fdef`; return (function, names of its free locals)."""
+    from ..compiler import compile_fn
+    from .normalize import local_names
+    inner = local_names(fdef)
+    free, ns = [], {}
+    for n in gast.walk(fdef):
+        if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)) or n.id in inner:
+            continue
+        if n.id in norm.locals:
+            if n.id not in free:
+                free.append(n.id)
+        else:
+            found, obj = norm.env.lookup(n.id)
+            if found:
+                ns[n.id] = obj
+    node = copy.deepcopy(fdef)
+    node.name = f"{norm.fn.name}_{fdef.name}"
+    node.decorator_list = []
+    node.args.args = [A.name(v) for v in free] + node.args.args
+    for a in node.args.args:
+        a.ctx = gast.Param()
+    for n in gast.walk(node):
+        if getattr(n, "lineno", None) is not None:
+            n.lineno += norm.line_offset
+            n.col_offset = getattr(n, "col_offset", 0) + norm.col_offset
+        if getattr(n, "end_lineno", None) is not None:
+            n.end_lineno += norm.line_offset
+    fn = compile_fn(node.name, copy.deepcopy(node), ns, norm.filename)
+    fn.__s2s_core__ = (node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, norm.filename)
+    return fn, free
+
+
+def lambda_to_def(name: str, lam: gast.Lambda, where) -> gast.FunctionDef:
+    fdef = gast.FunctionDef(name=name, args=lam.args, body=[gast.Return(value=lam.body)], decorator_list=[],
+                            returns=None, type_comment=None, type_params=[])
+    gast.copy_location(fdef, where)
+    gast.copy_location(fdef.body[0], where)
+    return fdef
