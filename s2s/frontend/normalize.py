@@ -20,8 +20,7 @@ import gast
 
 from .. import astutil as A
 from ..errors import S2SSyntaxError, error_at
-from . import resolve
-from . import lift
+from . import lift, resolve
 from .jumps import restructure
 
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
