@@ -371,3 +371,36 @@ def jit(fun, static_argnums=()):
         return C.compile_fn(name, node, core.ns, core.filename, C.header_for("jit", core))
     t = Transformed("jit", fun, lambda: C.cached("jit", fun, (), build), None, "jit")
     return t
+
+
+def linear_map(kind: str, fun, nargs: int, direction):
+    """A generated, further-transformable function of the primals: `a -> jvp(fun, a, direction)[1]`
+    (kind "jvp", direction = tangents) or `a -> vjp(fun, *a)[1](direction)` (kind "vjp")."""
+    from .frontend.normalize import Namer
+    core = C.core_of(fun)
+    namer = Namer(set(core.params) | {"xp", "rt"})
+    params = [namer.fresh("a") for _ in range(nargs)]
+    ns: dict = {}
+    body = []
+    if kind == "jvp":
+        jf = namer.exact(f"jvp_{core.name}")
+        ns[jf] = jvp_function(fun, (True,) * nargs)
+        tans = []
+        for t in direction:
+            tans.append(namer.fresh("v"))
+            ns[tans[-1]] = t
+        out, tan = namer.fresh("out"), namer.fresh("tangent")
+        body.append(A.assign(A.tuple_([A.name(out), A.name(tan)], store_=True),
+                             A.call(A.name(jf), [A.name(p) for p in params] + [A.name(t) for t in tans])))
+        body.append(A.ret(A.name(tan)))
+    else:
+        fwd, bwd = split_vjp(fun, (True,) * nargs)
+        fname, bname, u = namer.exact(f"fwd_{core.name}"), namer.exact(f"bwd_{core.name}"), namer.exact("u")
+        ns.update({fname: fwd, bname: bwd, u: direction})
+        out, saved, cts = namer.fresh("out"), namer.fresh("saved"), namer.fresh("cts")
+        body.append(A.assign(A.tuple_([A.name(out), A.name(saved)], store_=True),
+                             A.call(A.name(fname), [A.name(p) for p in params])))
+        body.append(A.assign(cts, A.call(A.name(bname), [A.name(saved), A.name(u)])))
+        body.append(A.ret(A.name(cts)))
+    name = namer.exact(f"{kind}_of_{core.name}")
+    return C.compile_fn(name, A.function(name, params, body), ns, core.filename, C.header_for(kind, core))

@@ -132,9 +132,9 @@ def _template(src: str) -> gast.expr:
     return gast.parse(src, mode="eval").body
 
 
-def template(src: str, **subs) -> gast.expr:
-    """Parse expression `src` once and return a copy with each Name in `subs` replaced by its node."""
-    tree = copy.deepcopy(_template(src))
+def template(_src: str, **subs) -> gast.expr:
+    """Parse expression `_src` once and return a copy with each Name in `subs` replaced by its node."""
+    tree = copy.deepcopy(_template(_src))
 
     class Sub(gast.NodeTransformer):
         def visit_Name(self, node):

@@ -245,8 +245,8 @@ def zeros_like_tree(x):
         return type(x)(zeros_like_tree(e) for e in x) if isinstance(x, tuple) else [zeros_like_tree(e) for e in x]
     if isinstance(x, dict):
         return {k: zeros_like_tree(v) for k, v in x.items()}
-    if x is None:
-        return None
+    if x is None or isinstance(x, (range, str, slice)):
+        return x  # carries no derivative; kept so code that indexes or slices it still runs
     if isinstance(x, (int, float, bool)) or np.ndim(x) == 0 and not hasattr(x, "dtype"):
         return 0.0
     dt = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.float64
@@ -260,9 +260,9 @@ def tree_add(a, b):
         return tuple(out) if isinstance(a, tuple) else out
     if isinstance(a, dict):
         return {k: tree_add(a[k], b[k]) for k in a}
-    if a is None:
+    if a is None or isinstance(a, (range, str, slice)):
         return b
-    if b is None:
+    if b is None or isinstance(b, (range, str, slice)):
         return a
     return a + b
 
@@ -301,6 +301,16 @@ def take_at(acc, index, like):
     v = unbroadcast(np.array(acc[index], copy=True), like)
     acc[index] = 0
     return v, acc
+
+
+def take_at_t(g, index, acc):
+    """Transpose of `take_at(., index, like)`: cotangent (g_v, g_acc) back onto the array."""
+    gv, gacc = g
+    out = zero_at(fresh(gacc), index)
+    if isinstance(out, (list, dict, tuple)):
+        return add_at(out, index, gv)
+    out[index] += broadcast_to_like(gv, acc[index])
+    return out
 
 
 def copy_slot(x, index):

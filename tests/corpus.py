@@ -1102,3 +1102,101 @@ def max_min_builtins(x, y):
     for i in range(len(x)):
         s = s + max(x[i], 5.0) * min(y[i], -5.0) + abs(x[i] - 3.0)
     return s
+
+
+@register(vec(5))
+def enumerate_with_start(x):
+    s = 0.0
+    for i, v in enumerate(x, 1):
+        s = s + i * np.sin(v)
+    for i, v in enumerate(x, start=3):
+        s = s + v * v / i
+    return s
+
+
+@register(vec(5))
+def loop_variable_reassigned(x):
+    s = 0.0
+    for i in range(3):
+        i = i * 2
+        s = s + x[i] * np.cos(x[i]) * (i + 1)
+    return s
+
+
+@register(vec(3))
+def for_over_rebound_array(x):
+    a = x
+    s = 0.0
+    for v in a:
+        a = a * 1.5 + 0.1
+        s = s + v * v
+    return s + np.sum(np.sin(a))
+
+
+def grow_until(v):
+    while v < 5.0:
+        v = v * 1.5
+    return v
+
+
+def early_exit_helper(v):
+    for k in range(5):
+        v = v * 1.2
+        if v > 2.0:
+            return v * 3.0
+    return v
+
+
+def local_setitem_helper(v):
+    a = np.zeros(3)
+    for k in range(3):
+        a[k] = v * (k + 1.0)
+    a[1] = 7.0
+    return np.sum(a * a)
+
+
+def rec_until_large(x):
+    if x > 10.0:
+        return x
+    return rec_until_large(x * 2.0) + 0.5 * x
+
+
+@register(scalar(0.7, 1.2))
+def recursion_data_dependent_depth(x):
+    return rec_until_large(x) * x
+
+
+@register(pos_vec(4))
+def callee_while_in_loop(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + grow_until(x[i]) * (i + 1)
+    return s
+
+
+@register(pos_vec(4))
+def callee_early_return_in_loop(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + early_exit_helper(x[i])
+    return s
+
+
+@register(vec(4))
+def callee_setitem_in_loop(x):
+    s = 0.0
+    for i in range(len(x)):
+        s = s + local_setitem_helper(x[i]) * x[i]
+    return s
+
+
+def _three_vecs(rng):
+    return tuple(rng.uniform(-1.0, 1.0, 4) for _ in range(3))
+
+
+@register(_three_vecs)
+def zip_three(x, y, z):
+    s = 0.0
+    for a, b, c in zip(x, y, z):
+        s = s + a * b * c + np.sin(a + c)
+    return s

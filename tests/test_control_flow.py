@@ -104,6 +104,59 @@ def test_enumerate_weights():
     np.testing.assert_allclose(s2s.grad(enumerate_weights)(np.ones(4)), [0.0, 1.0, 2.0, 3.0])
 
 
+def enumerate_from_one(x):
+    s = 0.0
+    for i, v in enumerate(x, 1):
+        s = s + i * v
+    return s
+
+
+def enumerate_start_keyword(x):
+    s = 0.0
+    for i, v in enumerate(x, start=2):
+        s = s + i * v
+    return s
+
+
+def test_enumerate_with_start():
+    x = np.array([5.0, -1.0, 2.0])
+    assert s2s.value_and_grad(enumerate_from_one)(x)[0] == pytest.approx(enumerate_from_one(x))
+    np.testing.assert_allclose(s2s.grad(enumerate_from_one)(x), [1.0, 2.0, 3.0])
+    assert s2s.value_and_grad(enumerate_start_keyword)(x)[0] == pytest.approx(enumerate_start_keyword(x))
+    np.testing.assert_allclose(s2s.grad(enumerate_start_keyword)(x), [2.0, 3.0, 4.0])
+
+
+def loop_var_reassigned(x):
+    s = 0.0
+    for i in range(3):
+        i = i * 2
+        s = s + x[i] * i
+    return s
+
+
+def test_loop_variable_reassigned_in_body():
+    # x[0] * 0 + x[2] * 2 + x[4] * 4
+    x = np.array([0.3, -0.7, 0.9, 0.2, -1.1])
+    np.testing.assert_allclose(s2s.grad(loop_var_reassigned)(x), [0.0, 0.0, 2.0, 0.0, 4.0])
+
+
+def iterate_then_rebind(x):
+    a = x
+    s = 0.0
+    for v in a:
+        a = a * 2.0  # the loop still walks the array it started with
+        s = s + v
+    return s + np.sum(a)
+
+
+def test_rebinding_the_iterated_name():
+    # s = sum(x), a = 8 x: value 9 sum(x), gradient 9
+    x = np.array([1.0, 2.0, 3.0])
+    value, g = s2s.value_and_grad(iterate_then_rebind)(x)
+    assert value == pytest.approx(iterate_then_rebind(x))
+    np.testing.assert_allclose(g, [9.0, 9.0, 9.0])
+
+
 def reversed_range_horner(c, t):
     s = 0.0
     for i in range(len(c) - 1, -1, -1):

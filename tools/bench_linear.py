@@ -71,7 +71,7 @@ def time_rounds(impls, args, rounds, min_time):
 
 
 def implementations():
-    """(name, gradient function, how to turn its result into NumPy arrays) for each system."""
+    """(name, gradient function) for each system that is importable; "hand" comes first."""
     impls = [("hand", hand_grad), ("s2s", s2s.grad(loss))]
     try:
         import autograd

@@ -314,8 +314,11 @@ class Normalizer:
             found, obj = self.env.lookup(kind)
             if found and obj is range:
                 args = [self.atom(a) for a in it.args]
-                var = s.target.id if isinstance(s.target, gast.Name) else self.namer.fresh("i")
-                body = ([] if isinstance(s.target, gast.Name) else self.assign_stmts(s.target, A.name(var)))
+                # a loop variable the body reassigns is copied from a fresh one, so that the
+                # backward sweep can restore it like any other variable
+                plain = isinstance(s.target, gast.Name) and s.target.id not in _stored(s.body)
+                var = s.target.id if plain else self.namer.fresh("i")
+                body = [] if plain else self.assign_stmts(s.target, A.name(var))
                 body += self.block(s.body)
                 self.loc = loc
                 self.loop_with_else(A.for_range(var, args, body), s.orelse)
@@ -324,15 +327,22 @@ class Normalizer:
                     and isinstance(it.args[0].func, gast.Name) and self.env.lookup(it.args[0].func.id)[1] is zip:
                 self.for_indexed(s, "enumerate_zip", [self.atom(a) for a in it.args[0].args])
                 return
-            if found and obj in (zip, enumerate):
+            if found and obj is enumerate:
+                start = it.args[1] if len(it.args) > 1 else next(
+                    (k.value for k in it.keywords if k.arg == "start"), None)
+                self.for_indexed(s, kind, [self.atom(it.args[0])], None if start is None else self.atom(start))
+                return
+            if found and obj is zip:
                 self.for_indexed(s, kind, [self.atom(a) for a in it.args])
                 return
         self.for_indexed(s, "iter", [self.atom(it)])
 
-    def for_indexed(self, s, kind, seqs):
+    def for_indexed(self, s, kind, seqs, start=None):
         """`for x in seq` (arrays: rows; lists; zip; enumerate) becomes a loop over an index."""
         loc = self.loc
         i = self.namer.fresh("i")
+        rebound = _stored(s.body)
+        seqs = [self.tmp(q, "seq") if isinstance(q, gast.Name) and q.id in rebound else q for q in seqs]
         if kind in ("zip", "enumerate_zip"):
             n = self.tmp(A.call("len", [seqs[0]]), "n")
             for q in seqs[1:]:
@@ -344,7 +354,8 @@ class Normalizer:
         saved, self.out = self.out, []
         items = [self.tmp(A.subscript(q, A.name(i))) for q in seqs]
         if kind == "enumerate":
-            value = A.tuple_([A.name(i), items[0]])
+            count = A.name(i) if start is None else self.tmp(A.binop(A.name(i), gast.Add(), start))
+            value = A.tuple_([count, items[0]])
         elif kind == "zip":
             value = A.tuple_(items)
         elif kind == "enumerate_zip":
@@ -655,6 +666,11 @@ def _dotted(node) -> str:
     if isinstance(node, gast.Attribute):
         return _dotted(node.value) + "." + node.attr
     return type(node).__name__
+
+
+def _stored(stmts) -> set[str]:
+    """Names assigned anywhere in `stmts` (the original, unnormalized statements)."""
+    return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _loop_level(stmts):

@@ -192,6 +192,8 @@ linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index,
 linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)")
 prim("rt.take_at", "acc, index, like")
 defjvp("rt.take_at", acc="rt.take_at(rt.fresh(dacc), index, like)")
+defvjp("rt.take_at", acc="rt.take_at_t(g, index, acc)")
+linear("rt.take_at_t", "g_, index, acc", "g_", "rt.take_at(rt.fresh(g), index, g_[0])")
 linear("tuple", "x", "x", "rt.like(g, x)")
 linear("list", "x", "x", "rt.like(g, x)")
 zero("rt.dot_vjp_a", "a")
