@@ -59,8 +59,12 @@ class Forward:
                 out.append(s)
             elif isinstance(s, gast.If):
                 d1, d2 = dict(defined), dict(defined)
-                body, orelse = self.block(s.body, d1), self.block(s.orelse, d2)
-                merged = self.merge([(body, d1), (orelse, d2)])
+                before = set(self.assigned)
+                body = self.block(s.body, d1)
+                self.assigned = set(before)
+                orelse = self.block(s.orelse, d2)
+                self.assigned |= before | {t for x in an.walk_stmts(s.body) for t in an.targets(x)}
+                merged = self.merge([(body, d1, s.body), (orelse, d2, s.orelse)], before)
                 defined.clear()
                 defined.update(merged)
                 out.append(_loc(A.if_(s.test, body, orelse), s))
@@ -70,16 +74,19 @@ class Forward:
                 out.extend(self.append(s, defined))
             else:
                 out.extend(self.assign(s, defined))
+            self.assigned.update(an.targets(s))
         return out
 
-    def merge(self, branches):
-        names = set().union(*(d.keys() for _, d in branches))
+    def merge(self, branches, before):
+        """Join tangents of two paths; zero-fill only where the variable exists on that path."""
+        names = set().union(*(d.keys() for _, d, _ in branches))
         merged = {}
         for b in sorted(names):
-            merged[b] = all(d.get(b, True) for _, d in branches)
-            for stmts, d in branches:
-                if b not in d:
-                    stmts.append(self.zero(self.var_of(b)))
+            var = self.var_of(b)
+            merged[b] = all(d.get(b, True) for _, d, _ in branches)
+            for stmts, d, src in branches:
+                if b not in d and (var in before or var in {t for x in an.walk_stmts(src) for t in an.targets(x)}):
+                    stmts.append(self.zero(var))
         return merged
 
     def var_of(self, d):
@@ -265,6 +272,7 @@ class Forward:
 
     def run(self, active_params):
         defined = {self.d(p): False for p in active_params}
+        self.assigned = set(self.core.params)
         body = self.block(self.body, defined)
         ret = body[-1]
         out = ret.value
