@@ -25,7 +25,7 @@ def fn_key(fn, _seen=None):
     """What a transform of `fn` depends on: its code, the globals and closure values it reads, and
     (recursively) the keys of the plain Python functions it calls."""
     if not isinstance(fn, types.FunctionType):
-        if hasattr(fn, "__s2s_core__") or hasattr(fn, "compiled"):
+        if hasattr(fn, "__s2s_core__") or hasattr(fn, "compiled") or hasattr(fn, "__s2s_lazy__"):
             return ("s2s", id(fn))
         from .errors import S2STypeError
         raise S2STypeError(f"s2s transforms Python functions; {getattr(fn, '__name__', fn)!r} is a "
@@ -130,6 +130,8 @@ class _Lazy:
 
 
 class _LazyFn:
+    __s2s_lazy__ = True
+
     def __init__(self, holder, index):
         self.holder, self.index = holder, index
 

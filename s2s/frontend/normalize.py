@@ -608,7 +608,7 @@ class Normalizer:
                 from ..custom import EXT
                 self.ns["ext"] = EXT
             return A.call(key, args, kws)
-        if obj in (range, len, float, int, print, isinstance, bool, str):
+        if obj in (range, len, float, int, print, isinstance, bool, str, slice):
             return A.call(obj.__name__, args, kws)
         if obj in (max, min) and len(args) >= 2 and not kws:
             out = args[0]

@@ -56,7 +56,7 @@ def prim_key(obj) -> str | None:
 
 def is_user_function(obj) -> bool:
     return (isinstance(obj, types.FunctionType) or hasattr(obj, "__s2s_custom_vjp__")
-            or hasattr(obj, "__s2s_custom_jvp__") or hasattr(obj, "compiled"))
+            or hasattr(obj, "__s2s_custom_jvp__") or hasattr(obj, "compiled") or hasattr(obj, "__s2s_lazy__"))
 
 
 class Env:

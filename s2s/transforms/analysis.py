@@ -9,7 +9,7 @@ CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq:
           gast.Is: "is", gast.IsNot: "isnot", gast.In: "in", gast.NotIn: "notin"}
 UNOPS = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not", gast.Invert: "invert"}
 BUILTINS = {"len", "range", "float", "int", "abs", "print", "isinstance", "bool", "str", "stop_gradient",
-            "list", "tuple"}
+            "list", "tuple", "slice"}
 
 
 def dotted(node) -> str | None:
