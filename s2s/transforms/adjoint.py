@@ -59,13 +59,13 @@ class Adjoints:
 def merge(branches: list[tuple[list, dict]], adj: Adjoints, exists=None) -> dict:
     """Join the `defined` maps of alternative paths, zero-filling adjoints one path lacks.
 
-    Only variables in `exists` (assigned before the branch) can be zero-filled: an adjoint of a
-    variable that only one path assigns is dead where the paths join, and is dropped.
+    Only variables in `exists` (those live into the branch, so they have a value there) keep an
+    adjoint after the join; any other adjoint is dead there and is dropped.
     """
     names = set().union(*(d.keys() for _, d in branches))
     out = {}
     for b in sorted(names):
-        if exists is not None and adj.var_of(b) not in exists and not all(b in d for _, d in branches):
+        if exists is not None and adj.var_of(b) not in exists:
             continue
         out[b] = all(d.get(b, True) for _, d in branches)  # zero-filled: owned
         for stmts, d in branches:

@@ -191,3 +191,41 @@ def exposed(stmts) -> set[str]:
                 assigned |= set(targets(s))
     visit(stmts, set())
     return reads
+
+
+class Liveness:
+    """Which names each statement may read later: `after[id(s)]` and `before[id(s)]` (live sets)."""
+
+    def __init__(self, body):
+        self.after: dict[int, set[str]] = {}
+        self.before: dict[int, set[str]] = {}
+        self.block(body, set(), None)
+
+    def block(self, stmts, live, loop):
+        for s in reversed(stmts):
+            self.after[id(s)] = set(live)
+            live = self.stmt(s, live, loop)
+            self.before[id(s)] = set(live)
+        return live
+
+    def stmt(self, s, live, loop):
+        if isinstance(s, gast.If):
+            return set(loads(s.test)) | self.block(s.body, live, loop) | self.block(s.orelse, live, loop)
+        if isinstance(s, (gast.For, gast.While)):
+            head = set(live)
+            while True:  # the body's live-in flows back to the loop head
+                ctx = (set(live), head)
+                body_in = self.block(s.body, head | set(live), ctx)
+                new = head | body_in | set(live)
+                if new == head:
+                    break
+                head = new
+            extra = loads(s.iter) if isinstance(s, gast.For) else loads(s.test)
+            return head | set(extra)
+        if isinstance(s, gast.Break):
+            return set(loop[0]) if loop else set(live)
+        if isinstance(s, gast.Continue):
+            return set(loop[1]) if loop else set(live)
+        if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
+            return (set(live) - set(targets(s))) | set(loads(s.value))
+        return set(live) | set(loads(s))

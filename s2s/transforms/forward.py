@@ -61,10 +61,11 @@ class Forward:
                 d1, d2 = dict(defined), dict(defined)
                 before = set(self.assigned)
                 body = self.block(s.body, d1)
-                self.assigned = set(before)
+                after_body, self.assigned = self.assigned, set(before)
                 orelse = self.block(s.orelse, d2)
-                self.assigned |= before | {t for x in an.walk_stmts(s.body) for t in an.targets(x)}
-                merged = self.merge([(body, d1, s.body), (orelse, d2, s.orelse)], before)
+                after_else = self.assigned
+                self.assigned = after_body & after_else  # definitely assigned after the if
+                merged = self.merge([(body, d1, after_body), (orelse, d2, after_else)], self.live.after[id(s)])
                 defined.clear()
                 defined.update(merged)
                 out.append(_loc(A.if_(s.test, body, orelse), s))
@@ -77,15 +78,18 @@ class Forward:
             self.assigned.update(an.targets(s))
         return out
 
-    def merge(self, branches, before):
-        """Join tangents of two paths; zero-fill only where the variable exists on that path."""
+    def merge(self, branches, live):
+        """Join the tangents of two paths. A tangent dead after the join is dropped; a live one is
+        zero-filled on the paths that lack it, where its variable is certainly assigned."""
         names = set().union(*(d.keys() for _, d, _ in branches))
         merged = {}
         for b in sorted(names):
             var = self.var_of(b)
+            if var not in live:
+                continue
             merged[b] = all(d.get(b, True) for _, d, _ in branches)
-            for stmts, d, src in branches:
-                if b not in d and (var in before or var in {t for x in an.walk_stmts(src) for t in an.targets(x)}):
+            for stmts, d, assigned in branches:
+                if b not in d and var in assigned:
                     stmts.append(self.zero(var))
         return merged
 
@@ -97,6 +101,7 @@ class Forward:
 
     def loop(self, s, defined) -> list:
         entry = dict(defined)
+        before = set(self.assigned)
         pre = []
         while True:
             dd = dict(entry)
@@ -114,6 +119,7 @@ class Forward:
                 entry[b] = False
         defined.clear()
         defined.update(entry)
+        self.assigned = before  # the body may run no times
         if isinstance(s, gast.For):
             new = gast.For(target=s.target, iter=s.iter, body=body, orelse=[], type_comment=None)
         else:
@@ -273,6 +279,7 @@ class Forward:
     def run(self, active_params):
         defined = {self.d(p): False for p in active_params}
         self.assigned = set(self.core.params)
+        self.live = an.Liveness(self.body)
         body = self.block(self.body, defined)
         ret = body[-1]
         out = ret.value

@@ -49,7 +49,6 @@ class Reverse:
             if isinstance(s, gast.Return):
                 continue
             if isinstance(s, gast.If):
-                self.before[id(s)] = set(self.seen)
                 body, orelse = self.forward(s.body, depth), self.forward(s.orelse, depth)
                 if self.record_branch(s, depth):
                     # recorded where each path ends, so it is the first thing the backward sweep pops
@@ -375,7 +374,7 @@ class Reverse:
         d_then, d_else = dict(defined), dict(defined)
         then = self.backward(s.body, d_then, depth)
         orelse = self.backward(s.orelse, d_else, depth)
-        new = merge([(then, d_then), (orelse, d_else)], self.adj, self.before[id(s)])
+        new = merge([(then, d_then), (orelse, d_else)], self.adj, self.live.before[id(s)])
         defined.clear()
         defined.update(new)
         if not then and not orelse:
@@ -432,7 +431,8 @@ class Reverse:
     # ---- assembly ----
     def run(self, mode: str, seed=None):
         """mode "grad": one function, both sweeps; "split": (fwd, bwd) pair for vjp and calls."""
-        self.loops, self.callees, self.call_tapes, self.before = {}, {}, {}, {}
+        self.loops, self.callees, self.call_tapes = {}, {}, {}
+        self.live = an.Liveness(self.body)
         ret = self.body[-1]
         assert isinstance(ret, gast.Return)
         fwd = self.forward(self.body, 0)
