@@ -150,6 +150,11 @@ class _LazyFn:
     def __name__(self):
         return self.target().__name__
 
+    @property
+    def __signature__(self):
+        import inspect
+        return inspect.signature(self.target())
+
 
 def header_for(kind: str, core: CoreFn, what: str = "") -> str:
     line = getattr(core.node, "lineno", None)

@@ -100,13 +100,18 @@ class Forward:
         raise KeyError(d)
 
     def loop(self, s, defined) -> list:
+        """Tangents carried around the loop are zero-initialized before it; one that the body
+        drops but the next iteration (or the code after) reads is zeroed again at the body's end."""
         entry = dict(defined)
         before = set(self.assigned)
+        exposed, live_in, live_out = an.exposed(s.body), self.live.before[id(s)], self.live.after[id(s)]
         pre = []
         while True:
+            self.assigned = set(before)
             dd = dict(entry)
             body = self.block(s.body, dd)
-            grown = [b for b in dd if b not in entry and self.carried(self.var_of(b), s)]
+            grown = [b for b in dd if b not in entry
+                     and (self.var_of(b) in exposed or self.var_of(b) in live_out and self.var_of(b) in before)]
             if not grown:
                 break
             for b in sorted(grown):
@@ -114,25 +119,22 @@ class Forward:
                 entry[b] = True
         for b in sorted(entry):
             if b not in dd:
-                body.append(self.zero(self.var_of(b)))
+                if self.var_of(b) in live_in:
+                    body.append(self.zero(self.var_of(b)))
+                else:
+                    del entry[b]
             elif not dd[b]:
                 entry[b] = False
         defined.clear()
         defined.update(entry)
+        # made in the body and read after the loop (only reachable when the body ran)
+        defined.update({b: False for b in dd if b not in entry and self.var_of(b) in live_out})
         self.assigned = before  # the body may run no times
         if isinstance(s, gast.For):
             new = gast.For(target=s.target, iter=s.iter, body=body, orelse=[], type_comment=None)
         else:
             new = gast.While(test=s.test, body=body, orelse=[])
         return pre + [_loc(new, s)]
-
-    def carried(self, var, loop) -> bool:
-        """Whether a tangent made in the loop body is needed at the loop head: read before it is
-        assigned in the body, or read anywhere outside the loop."""
-        if var in an.exposed(loop.body):
-            return True
-        inside = an.loads(loop.body).count(var)
-        return an.loads(self.body).count(var) > inside
 
     def append(self, s, defined) -> list:
         call = s.value

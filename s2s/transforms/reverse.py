@@ -539,6 +539,8 @@ def _bind_call(fn, call, core, rev) -> list:
         return list(call.args)
     params = list(sig.parameters.values())
     args = list(call.args)
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return args
     kws = {k.arg: k.value for k in call.keywords}
     out = []
     for i, prm in enumerate(params):
