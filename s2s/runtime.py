@@ -415,3 +415,8 @@ def jac_from_rows(rows, out, x):
 def copy_saved(saved):
     """A copy of a forward sweep's record whose lists a backward sweep may pop."""
     return tuple(list(s) if type(s) is list else s for s in saved)
+
+
+def reversed_range(r):
+    """The iterations of loop range `r` in the order the backward sweep replays them."""
+    return r[::-1]

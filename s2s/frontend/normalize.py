@@ -108,6 +108,7 @@ class Normalizer:
         self.loc = None
         self.source_lines = source_lines
         self.lifted: dict = {}
+        self.ranges: set[str] = set()  # names that hold range objects (loops over them stay loops)
 
     # ---- errors and locations ----
     def where(self, node):
@@ -239,6 +240,10 @@ class Normalizer:
 
     def assign_to(self, target, value):
         if isinstance(target, gast.Name):
+            if isinstance(value, gast.Call) and an_dotted(value.func) in ("range", "rt.reversed_range"):
+                self.ranges.add(target.id)
+            else:
+                self.ranges.discard(target.id)
             self.emit(A.assign(target.id, value))
         elif isinstance(target, (gast.Tuple, gast.List)):
             src = value if A.is_atom(value) else self.tmp(value)
@@ -335,6 +340,13 @@ class Normalizer:
             if found and obj is zip:
                 self.for_indexed(s, kind, [self.atom(a) for a in it.args])
                 return
+        if isinstance(it, gast.Name) and it.id in self.ranges and isinstance(s.target, gast.Name) \
+                and s.target.id not in _stored(s.body):
+            body = self.block(s.body)  # a loop over a range object kept in a variable (generated code)
+            self.loc = loc
+            self.loop_with_else(gast.For(target=A.name(s.target.id, store=True), iter=A.name(it.id), body=body,
+                                         orelse=[], type_comment=None), s.orelse)
+            return
         self.for_indexed(s, "iter", [self.atom(it)])
 
     def for_indexed(self, s, kind, seqs, start=None):
@@ -666,6 +678,15 @@ def _dotted(node) -> str:
     if isinstance(node, gast.Attribute):
         return _dotted(node.value) + "." + node.attr
     return type(node).__name__
+
+
+def an_dotted(node) -> str | None:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        base = an_dotted(node.value)
+        return None if base is None else base + "." + node.attr
+    return None
 
 
 def _stored(stmts) -> set[str]:

@@ -173,7 +173,7 @@ defjvp("rt.max_vjp", v="rt.max_vjp(dv, a, ans_, axis, keepdims)")
 linear("rt.max_jvp", "v, a, ans_, axis, keepdims", "v", "rt.max_vjp(g, a, ans_, axis, keepdims)")
 linear("rt.expand_like", "v, a, axis, keepdims", "v",
        "xp.sum(g, axis=rt.none_if_keep(axis, keepdims), keepdims=keepdims)")
-nondiff("rt.basis", "rt.seed", "rt.seed_aux", "rt.zeros_list", "slice", sig="x, *args")
+nondiff("rt.basis", "rt.seed", "rt.seed_aux", "rt.zeros_list", "slice", "rt.reversed_range", sig="x, *args")
 linear("rt.jac_from_columns", "cols, out, x", "cols",
        "rt.unstack(xp.reshape(g, xp.shape(ans)[:xp.ndim(out)] + (-1,)), cols, -1)")
 linear("rt.jac_from_rows", "rows, out, x", "rows", "rt.unstack(xp.reshape(g, (-1,) + xp.shape(x)), rows, 0)")

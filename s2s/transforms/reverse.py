@@ -418,7 +418,7 @@ class Reverse:
             replay = A.name(rv)
         if isinstance(s, gast.For):
             rev = self.namer.fresh("r")
-            out.append(A.assign(rev, A.subscript(replay, gast.Slice(lower=None, upper=None, step=A.const(-1)))))
+            out.append(A.assign(rev, A.call("rt.reversed_range", [replay])))
             out.append(gast.For(target=A.name(s.target.id, store=True), iter=A.name(rev), body=body or [gast.Pass()],
                                 orelse=[], type_comment=None))
             if info.get("restore_target"):
