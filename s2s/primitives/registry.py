@@ -28,6 +28,7 @@ class Prim:
     linear_in: tuple[str, ...] = ()  # jvp = the op applied to this argument's tangent
     list_args: tuple[str, ...] = ()  # arguments that are sequences of arrays (stack, concatenate)
     zero_args: tuple[str, ...] = ()  # arguments used only for their shape or as indices: no derivative
+    tree_sum: bool = False         # output may be a pytree: tangent terms add with rt.tree_add
 
 
 PRIMS: dict[str, Prim] = {}

@@ -205,3 +205,5 @@ zero("xp.where", "condition")
 for _op in ("xp.sum", "xp.mean", "xp.max", "xp.amax", "xp.min", "xp.amin", "xp.prod", "xp.var", "xp.std"):
     PRIMS[_op].zero_args = tuple(a for a in PRIMS[_op].params if a != "a")
 PRIMS["xp.linalg.norm"].zero_args = ("ord", "axis", "keepdims")
+for _op in ("rt.add_at", "rt.tree_add", "rt.take_at"):
+    PRIMS[_op].tree_sum = True

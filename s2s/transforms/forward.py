@@ -247,7 +247,7 @@ class Forward:
             return None
         total = terms[0]
         for term in terms[1:]:
-            total = A.binop(total, gast.Add(), term)
+            total = A.call("rt.tree_add", [total, term]) if p.tree_sum else A.binop(total, gast.Add(), term)
         if p.broadcasting and missing:
             total = A.call("rt.broadcast_to_like", [total, A.name(s.targets[0].id)])
         return total
