@@ -179,16 +179,22 @@ def exposed(stmts) -> set[str]:
 
     def visit(block, assigned):
         for s in block:
-            if isinstance(s, (gast.If, gast.While)):
+            if isinstance(s, gast.If):
+                reads.update(set(loads(s.test)) - assigned)
+                a1, a2 = set(assigned), set(assigned)
+                visit(s.body, a1)
+                visit(s.orelse, a2)
+                assigned |= a1 & a2  # assigned on both paths
+            elif isinstance(s, gast.While):
                 reads.update(set(loads(s.test)) - assigned)
                 visit(s.body, set(assigned))
-                visit(s.orelse, set(assigned))
             elif isinstance(s, gast.For):
                 reads.update(set(loads(s.iter)) - assigned)
                 visit(s.body, assigned | {s.target.id})
             else:
                 reads.update(set(loads(s)) - assigned)
                 assigned |= set(targets(s))
+        return assigned
     visit(stmts, set())
     return reads
 
