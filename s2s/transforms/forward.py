@@ -179,7 +179,7 @@ class Forward:
             if dsrc is not None:
                 out.append(A.assign(A.tuple_([A.name(self.d(e.id)) for e in t.elts], store_=True), dsrc))
                 for e in t.elts:
-                    defined[self.d(e.id)] = False
+                    defined[self.d(e.id)] = True  # aliases exactly as the unpacked primals do
             return out
         var = t.id
         value = s.value
@@ -190,7 +190,7 @@ class Forward:
         tan = self.rule(s, kind, value, defined) if var in self.active else None
         defined.pop(self.d(var), None)
         if tan is not None:
-            self.set(var, tan, defined, out)
+            self.set(var, tan, defined, out, owned=_mirrors(kind, tan, defined))
         return out
 
     def rule(self, s, kind, value, defined):
@@ -288,6 +288,26 @@ class Forward:
         dout = self.tangent(out, defined) or A.call("rt.zeros_like_tree", [out])
         body[-1] = A.ret(A.tuple_([out, dout]))
         return body, [self.d(p) for p in active_params]
+
+
+_ALIASING = {"rt.unbroadcast", "rt.broadcast_to_like", "rt.array_vjp", "rt.fresh", "rt.like"}
+
+
+def _mirrors(kind, tangent, defined) -> bool:
+    """Whether a tangent aliases other arrays exactly when its primal does, so an in-place update
+    of the primal may update the tangent in place too: copies and views inherit it from their
+    source; pops and expressions that build a new array have it; a rule that may hand back one of
+    its inputs itself does not."""
+    if kind in ("copy", "getitem"):
+        src = tangent.value if isinstance(tangent, gast.Subscript) else tangent
+        return isinstance(src, gast.Name) and defined.get(src.id, False)
+    if kind == "list.pop":
+        return True
+    if isinstance(tangent, gast.Name):
+        return False
+    if isinstance(tangent, gast.Call) and an.dotted(tangent.func) in _ALIASING:
+        return False
+    return isinstance(tangent, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Subscript))
 
 
 def _replace_arg(call, p, pname, new):
