@@ -1,4 +1,4 @@
-"""Reverse mode over the control-flow corpus (tests/corpus.py), plus no-unrolling and long-loop checks."""
+"""Derivatives over the control-flow corpus (tests/corpus.py), plus no-unrolling and long-loop checks."""
 
 import copy
 import math
@@ -34,6 +34,12 @@ def test_corpus_arguments_are_float64():
 def test_check_grads(fn, make_args):
     for seed in SEEDS:
         check_grads(fn, _args(make_args, seed), order=1, modes=("rev",))
+
+
+@pytest.mark.parametrize("fn, make_args", CORPUS, ids=IDS)
+def test_check_grads_order2_both_modes(fn, make_args):
+    """Forward and reverse mode, and every composition of two of them, against finite differences."""
+    check_grads(fn, _args(make_args, 0), order=2, modes=("fwd", "rev"))
 
 
 @pytest.mark.parametrize("fn, make_args", CORPUS, ids=IDS)

@@ -699,10 +699,10 @@ def test_case_names_unique():
 
 
 @pytest.mark.parametrize("name, fun, make_args", CASES, ids=[c[0] for c in CASES])
-def test_op_vjp_matches_finite_differences(name, fun, make_args):
+def test_op_derivatives_match_finite_differences(name, fun, make_args):
     rng = np.random.default_rng(sum(map(ord, name)))
     xs = make_args(rng)
-    check_grads(fun, xs, order=1, modes=("rev",))
+    check_grads(fun, xs, order=2, modes=("fwd", "rev"))
 
 
 @pytest.mark.parametrize("name, fun, make_args", CASES, ids=[c[0] for c in CASES])
