@@ -5,11 +5,12 @@ import copy
 import functools
 
 import gast
-import numpy as np
 
 from . import astutil as A
 from . import compiler as C
 from .errors import S2STypeError, S2SValueError
+from .passes import optimize
+from .primitives import registry
 from .transforms import analysis as an
 from .transforms.reverse import Reverse
 
@@ -36,7 +37,7 @@ def grad_function(fn, argnums, has_aux: bool, with_value: bool):
         core = C.core_of(fn)
         nums = _argnums_tuple(argnums, len(core.params))
         rev = Reverse(core, [core.params[i] for i in nums])
-        seed = (lambda out: A.call("rt.seed_aux", [out])) if has_aux else (lambda out: A.call("rt.seed", [out]))
+        seed = (lambda out: A.call("rt.seed_aux", [out])) if has_aux else (lambda out: _seed(core, out))
         init, fwd, out, seed_stmts, bwd, grads = rev.run("grad", seed)
         picked = [grads[i] for i in nums]
         gout = picked[0] if isinstance(argnums, int) else A.tuple_(picked)
@@ -56,9 +57,21 @@ def grad_function(fn, argnums, has_aux: bool, with_value: bool):
         body = init + fwd + [A.comment("---- backward ----")] + seed_stmts + bwd + [A.ret(result)]
         ns = {**core.ns, **rev.ns}
         what = f"wrt argument {argnums}"
-        return C.compile_fn(name, A.function(name, core.params, body), ns, core.filename,
+        return C.compile_fn(name, optimize(A.function(name, core.params, body)), ns, core.filename,
                             C.header_for(kind, core, what))
     return C.cached("value_and_grad" if with_value else "grad", fn, (argnums, has_aux), build)
+
+
+def _seed(core, out):
+    """The cotangent that starts the backward sweep of `grad`: the literal 1.0 when the output is
+    certainly a scalar (a full sum/mean/max of an array), else a run-time check that it is."""
+    for s in core.node.body:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == out.id:
+            p = registry.lookup(an.classify(s.value))
+            if p is not None and p.full_reduction and isinstance(s.value, gast.Call) and len(s.value.args) == 1 \
+                    and not s.value.keywords:
+                return A.const(1.0)
+    return A.call("rt.seed", [out])
 
 
 def split_vjp(fn, mask):
@@ -123,17 +136,31 @@ def _nested_first(body) -> set[str]:
 # ---------------------------------------------------------------- public API
 
 def _check_diff_args(args, nums, what):
-    from .tree import tree_leaves
+    """JAX's rule: differentiate only with respect to floating (or complex) inputs."""
     for i in nums:
         if not -len(args) <= i < len(args):
             raise S2SValueError(f"{what}: argnums {i} is out of range for a call with {len(args)} arguments")
-        for leaf in tree_leaves(args[i]):
-            dt = np.result_type(leaf) if not isinstance(leaf, (bool, int)) else None
-            if dt is None or not np.issubdtype(dt, np.inexact):
-                name = type(leaf).__name__ if dt is None else str(dt)
-                raise S2STypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
-                                   f"sub-dtype of np.inexact), but got {name} for argument {i}. Pass floats "
-                                   "(e.g. 1.0 or x.astype(float)), or differentiate with respect to another argument.")
+        bad = _non_float_leaf(args[i])
+        if bad is not None:
+            raise S2STypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
+                               f"sub-dtype of np.inexact), but got {bad} for argument {i}. Pass floats "
+                               "(e.g. 1.0 or x.astype(float)), or differentiate with respect to another argument.")
+
+
+def _non_float_leaf(x):
+    """The type name of the first leaf of pytree `x` that is not floating, or None."""
+    dt = getattr(x, "dtype", None)
+    if dt is not None:
+        return None if dt.kind in "fc" else str(dt)
+    if isinstance(x, float):
+        return None
+    if isinstance(x, (tuple, list)):
+        return next((b for b in map(_non_float_leaf, x) if b is not None), None)
+    if isinstance(x, dict):
+        return next((b for b in map(_non_float_leaf, x.values()) if b is not None), None)
+    if x is None:
+        return None
+    return type(x).__name__ if isinstance(x, (bool, int)) or not isinstance(x, complex) else None
 
 
 class Transformed:

@@ -9,16 +9,29 @@ import numpy as np
 shape = np.shape
 
 
+_AXES: dict = {}
+
+
+def _shape(x):
+    return x.shape if hasattr(x, "shape") else np.shape(x)
+
+
 def unbroadcast(v, like):
     """Sum `v` down to the shape of `like` (the transpose of broadcasting)."""
-    s = np.shape(like)
-    vs = np.shape(v)
+    s = _shape(like)
+    vs = _shape(v)
     if vs == s:
         return v
-    lead = len(vs) - len(s)
-    axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(s) if n == 1 and vs[i + lead] != 1)
-    out = np.sum(v, axis=axes) if axes else v
-    return np.reshape(out, s) if np.shape(out) != s else out
+    key = (vs, s)
+    plan = _AXES.get(key)
+    if plan is None:
+        lead = len(vs) - len(s)
+        axes = tuple(range(lead)) + tuple(i + lead for i, n in enumerate(s) if n == 1 and vs[i + lead] != 1)
+        kept = tuple(n for i, n in enumerate(vs) if i not in axes)
+        plan = _AXES[key] = (axes[0] if len(axes) == 1 else axes, kept != s)
+    axes, reshape = plan
+    out = v.sum(axis=axes) if hasattr(v, "sum") else np.sum(v, axis=axes)
+    return np.reshape(out, s) if reshape else out
 
 
 def broadcast_to_like(v, like):
@@ -35,15 +48,29 @@ def _expand(v, like, axis, keepdims):
     return np.expand_dims(v, axis)
 
 
+def _float_dtype(like):
+    dt = getattr(like, "dtype", None)
+    return dt if dt is not None and dt.kind in "fc" else np.float64
+
+
+def _filled(like, value):
+    """A new array shaped like `like` (in its floating dtype) holding `value` everywhere."""
+    out = np.empty(_shape(like), dtype=_float_dtype(like))
+    out.fill(value)
+    return out
+
+
 def sum_vjp(v, like, axis, keepdims):
     """Cotangent of `sum(like, axis, keepdims)`: broadcast back to `like`'s shape."""
     if axis is None and not keepdims:
-        return np.full(np.shape(like), v, dtype=np.result_type(v, 1.0))
-    return np.broadcast_to(_expand(v, like, axis, keepdims), np.shape(like)).copy()
+        return _filled(like, v)
+    return np.broadcast_to(_expand(v, like, axis, keepdims), _shape(like)).astype(_float_dtype(like))
 
 
 def mean_vjp(v, like, axis, keepdims):
-    n = np.size(like) // max(np.size(v), 1) if axis is not None else np.size(like)
+    if axis is None and not keepdims:
+        return _filled(like, v / max(np.size(like), 1))
+    n = np.size(like) // max(np.size(v), 1)
     return sum_vjp(v, like, axis, keepdims) / n
 
 
@@ -169,26 +196,31 @@ def same_type(v, like):
 
 def dot_vjp_a(v, a, b):
     """Cotangent for `a` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
-    nb, na = np.ndim(b), np.ndim(a)
-    if na == 2 and nb == 2:
+    if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return v @ b.T
+    na, nb = np.ndim(a), np.ndim(b)
     if nb == 1:
         return v * b if na == 1 else np.multiply.outer(v, b)
     if na == 0:
         return np.sum(v * b)
-    return np.swapaxes(np.matmul(v, np.swapaxes(b, -1, -2)), -1, -2).T if na == 1 and nb > 2 else \
-        np.matmul(v, np.swapaxes(b, -1, -2)) if na > 1 else np.dot(b, v)
+    if nb == 0:
+        return v * b
+    if na == 1:  # (n,) @ (..., n, m) -> (..., m)
+        return np.sum(np.matmul(b, v[..., None])[..., 0], axis=tuple(range(nb - 2))) if nb > 2 else b @ v
+    return unbroadcast(np.matmul(v, np.swapaxes(b, -1, -2)), a)
 
 
 def dot_vjp_b(v, a, b):
     """Cotangent for `b` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
-    na, nb = np.ndim(a), np.ndim(b)
-    if na == 2 and nb == 2:
+    if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return a.T @ v
+    na, nb = np.ndim(a), np.ndim(b)
     if na == 1:
         return v * a if nb == 1 else np.multiply.outer(a, v)
     if nb == 0:
         return np.sum(v * a)
+    if na == 0:
+        return v * a
     if nb == 1:
         return np.tensordot(a, v, axes=(tuple(range(na - 1)), tuple(range(na - 1))))
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), v), b)
@@ -339,14 +371,12 @@ def check_scalar(out, what: str = "grad"):
 
 def seed(out):
     """The cotangent 1 for a scalar output; grad of a non-scalar output is an error, as in JAX."""
-    if np.ndim(out) != 0:
+    if _shape(out) != ():
         from .errors import S2STypeError
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)}. "
                            "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")
     dt = getattr(out, "dtype", None)
-    if dt is None or not np.issubdtype(dt, np.inexact):
-        return 1.0
-    return np.ones((), dt)
+    return dt.type(1) if dt is not None and dt.kind in "fc" else 1.0
 
 
 def seed_aux(out):

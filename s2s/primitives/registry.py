@@ -29,6 +29,8 @@ class Prim:
     list_args: tuple[str, ...] = ()  # arguments that are sequences of arrays (stack, concatenate)
     zero_args: tuple[str, ...] = ()  # arguments used only for their shape or as indices: no derivative
     tree_sum: bool = False         # output may be a pytree: tangent terms add with rt.tree_add
+    same_shape: bool = False       # output has its (array) argument's shape
+    full_reduction: bool = False   # with axis=None and keepdims=False, the output is a scalar
 
 
 PRIMS: dict[str, Prim] = {}
@@ -73,7 +75,7 @@ def defjvp(name: str, **rules: str) -> None:
 
 def elementwise(name: str, deriv: str, sig: str = "x") -> None:
     """A one-argument elementwise function with derivative `deriv` (in terms of x and ans)."""
-    prim(name, sig)
+    prim(name, sig, same_shape=True)
     defvjp(name, x=f"g * ({deriv})")
     defjvp(name, x=f"dx * ({deriv})")
 

@@ -207,3 +207,7 @@ for _op in ("xp.sum", "xp.mean", "xp.max", "xp.amax", "xp.min", "xp.amin", "xp.p
 PRIMS["xp.linalg.norm"].zero_args = ("ord", "axis", "keepdims")
 for _op in ("rt.add_at", "rt.tree_add", "rt.take_at"):
     PRIMS[_op].tree_sum = True
+for _op in ("xp.sum", "xp.mean", "xp.max", "xp.amax", "xp.min", "xp.amin", "xp.prod", "xp.var", "xp.std"):
+    PRIMS[_op].full_reduction = True
+for _op in ("neg", "xp.negative", "pos", "xp.positive", "xp.copy"):
+    PRIMS[_op].same_shape = True

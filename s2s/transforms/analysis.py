@@ -202,10 +202,10 @@ def exposed(stmts) -> set[str]:
 class Liveness:
     """Which names each statement may read later: `after[id(s)]` and `before[id(s)]` (live sets)."""
 
-    def __init__(self, body):
+    def __init__(self, body, live_at_end=frozenset()):
         self.after: dict[int, set[str]] = {}
         self.before: dict[int, set[str]] = {}
-        self.block(body, set(), None)
+        self.block(body, set(live_at_end), None)
 
     def block(self, stmts, live, loop):
         for s in reversed(stmts):
@@ -218,7 +218,8 @@ class Liveness:
         if isinstance(s, gast.If):
             return set(loads(s.test)) | self.block(s.body, live, loop) | self.block(s.orelse, live, loop)
         if isinstance(s, (gast.For, gast.While)):
-            head = set(live)
+            # a while test runs before every iteration, so it is live at the end of the body too
+            head = set(live) | (set(loads(s.test)) if isinstance(s, gast.While) else set())
             while True:  # the body's live-in flows back to the loop head
                 ctx = (set(live), head)
                 body_in = self.block(s.body, head | set(live), ctx)

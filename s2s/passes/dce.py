@@ -1,0 +1,45 @@
+"""Dead-code elimination: drop assignments whose values nothing reads.
+
+Before:                         After (when only `y` is returned):
+    t0 = xp.sin(x)                  y = x * 2.0
+    t1 = xp.sum(t0)
+    y = x * 2.0
+Statements that act on something (list append/pop, item assignment, calls of user functions,
+asserts) always stay; loops and branches stay and are cleaned inside.
+"""
+from __future__ import annotations
+
+import gast
+
+from ..transforms import analysis as an
+
+_MUTATING = {"rt.add_at", "rt.take_at", "rt.zero_at"}  # update their first argument in place
+
+
+def _pure(value) -> bool:
+    kind = an.classify(value)
+    if kind in ("call", "list.pop", "print"):
+        return False
+    return True
+
+
+def dead_code(body: list, params) -> tuple[list, bool]:
+    live = an.Liveness(body)
+    changed = False
+
+    def block(stmts):
+        nonlocal changed
+        out = []
+        for s in stmts:
+            for f in ("body", "orelse"):
+                if getattr(s, f, None):
+                    setattr(s, f, block(getattr(s, f)) or ([gast.Pass()] if f == "body" else []))
+            if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript) \
+                    and _pure(s.value) and not (set(an.targets(s)) & live.after[id(s)]):
+                kind = an.classify(s.value)
+                if kind not in _MUTATING or s.value.args[0].id not in live.after[id(s)]:
+                    changed = True
+                    continue
+            out.append(s)
+        return out
+    return block(body), changed

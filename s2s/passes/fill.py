@@ -1,0 +1,62 @@
+"""Scalar fill: do not build an array of one repeated value when the next operation broadcasts.
+
+Before:                                         After:
+    b_t2 = rt.mean_vjp(b_t3, t1, None, False)       b_t2 = b_t3 / xp.size(t1)
+    b_t1 = b_t2 * 2 * t1                            b_t1 = b_t2 * 2 * t1
+The cotangent of a full `mean`/`sum` is one value everywhere; when its only use is an
+elementwise expression that also multiplies (or adds) an array of the same shape, the scalar
+gives the same result without allocating and filling an array.
+"""
+from __future__ import annotations
+
+import gast
+
+from .. import astutil as A
+from ..transforms import analysis as an
+from .shapes import shape_roots
+
+_FILLS = {"rt.mean_vjp", "rt.sum_vjp"}
+_ELEMENTWISE = (gast.Mult, gast.Div, gast.Add, gast.Sub)
+
+
+def _path_has_full_operand(expr, name, root, roots) -> bool | None:
+    """None if `name` is not in `expr`; else whether the path to it meets an operand shaped like
+    `root` through elementwise arithmetic only."""
+    if isinstance(expr, gast.Name):
+        return False if expr.id == name else None
+    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
+        return _path_has_full_operand(expr.operand, name, root, roots)
+    if isinstance(expr, gast.BinOp) and isinstance(expr.op, _ELEMENTWISE):
+        for side, other in ((expr.left, expr.right), (expr.right, expr.left)):
+            found = _path_has_full_operand(side, name, root, roots)
+            if found is not None:
+                full = isinstance(other, gast.Name) and roots.get(other.id, other.id) == root
+                return found or full
+        return None
+    return None if name not in A.names_in(expr) else False
+
+
+def scalar_fill(body: list, params) -> tuple[list, bool]:
+    roots = shape_roots(body, params)
+    loads = an.loads(body)
+    changed = False
+    for i, s in enumerate(body):
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
+            continue
+        call = s.value
+        if an.dotted(call.func) not in _FILLS or len(call.args) != 4:
+            continue
+        v, like, axis, keep = call.args
+        if not (isinstance(axis, gast.Constant) and axis.value is None and isinstance(keep, gast.Constant)
+                and keep.value is False and isinstance(like, gast.Name)):
+            continue
+        b = s.targets[0].id
+        if loads.count(b) != 1:
+            continue
+        use = next((u for u in body[i + 1:] if b in an.loads(u)), None)
+        if not isinstance(use, gast.Assign) or not _path_has_full_operand(use.value, b, roots.get(like.id, like.id),
+                                                                          roots):
+            continue
+        s.value = A.binop(v, gast.Div(), A.call("xp.size", [like])) if an.dotted(call.func) == "rt.mean_vjp" else v
+        changed = True
+    return body, changed
