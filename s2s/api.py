@@ -431,3 +431,37 @@ def linear_map(kind: str, fun, nargs: int, direction):
         body.append(A.ret(A.name(cts)))
     name = namer.exact(f"{kind}_of_{core.name}")
     return C.compile_fn(name, A.function(name, params, body), ns, core.filename, C.header_for(kind, core))
+
+
+def transformed_source(fun, transform: str, argnums=None) -> str:
+    """The generated source for `transform` of `fun` (what `python -m s2s dump` prints).
+
+    `vjp` shows the forward and the backward sweep, `jvp` the function of primals and tangents;
+    `argnums` picks the differentiated arguments (all of them for vjp and jvp when omitted).
+    """
+    import inspect
+    n = len(inspect.signature(fun).parameters)
+    if transform in ("vjp", "jvp"):
+        nums = range(n) if argnums is None else _argnums_tuple(argnums, n, transform)
+        mask = tuple(i in nums for i in range(n))
+        roots = [jvp_function(fun, mask)] if transform == "jvp" else list(split_vjp(fun, mask))
+    else:
+        kwargs = {} if argnums is None else {"argnums": argnums}
+        roots = [globals()[transform](fun, **kwargs).compiled]
+    return "\n\n".join(f.__s2s_source__ for f in _generated_closure(roots))
+
+
+def _generated_closure(roots) -> list:
+    """`roots` and every generated function they call, each once, in the order first reached."""
+    seen, order, queue = set(), [], list(roots)
+    while queue:
+        f = queue.pop(0)
+        f = f.target() if hasattr(f, "__s2s_lazy__") else f
+        if id(f) in seen or not hasattr(f, "__s2s_source__"):
+            continue
+        seen.add(id(f))
+        order.append(f)
+        ns = f.__s2s_core__[1]
+        queue.extend(ns[name] for name in sorted(ns) if hasattr(ns[name], "__s2s_source__")
+                     or hasattr(ns[name], "__s2s_lazy__"))
+    return order

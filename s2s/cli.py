@@ -26,10 +26,9 @@ TRANSFORMS = (
     "hessian",
     "jacfwd",
     "jacrev",
-    "vmap",
     "jit",
 )
-_NO_ARGNUMS = ("vmap", "jit")
+_NO_ARGNUMS = ("jit",)
 
 
 class TargetError(Exception):
@@ -156,11 +155,10 @@ def _highlight(text: str) -> str:
 def _dump(target: str, transform: str, argnums: int | tuple[int, ...] | None) -> str:
     func = load_target(target)
     import s2s
+    from s2s.api import transformed_source
 
-    kwargs = {} if argnums is None else {"argnums": argnums}
     try:
-        transformed = getattr(s2s, transform)(func, **kwargs)
-        return s2s.source(transformed)
+        return transformed_source(func, transform, argnums)
     except s2s.S2SError as exc:
         raise TargetError(_one_line(str(exc)) or type(exc).__name__) from exc
 

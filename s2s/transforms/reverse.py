@@ -566,9 +566,31 @@ def _containers(body, active) -> set[str]:
                 out.add(s.value.id)
             if isinstance(s.value, gast.Subscript) and isinstance(s.value.slice, gast.Constant):
                 out.add(s.value.value.id)
+            if isinstance(s.value, gast.Call) and an.classify(s.value) == "call":
+                # a user function may take or return tuples, lists and dicts
+                out.update(a.id for a in s.value.args if isinstance(a, gast.Name))
+                out.update(k.value.id for k in s.value.keywords if isinstance(k.value, gast.Name))
+                if isinstance(t, gast.Name):
+                    out.add(t.id)
         elif _is_list_op(s):
             out.add(s.value.func.value.id)
+    # a copy of a pytree is a pytree, and so is what it was copied from
+    links = [(s.targets[0].id, arg.id) for s in an.walk_stmts(body)
+             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+             and an.classify(s.value) in _TREE_PRESERVING
+             for arg in ([s.value] if isinstance(s.value, gast.Name) else s.value.args[:1])
+             if isinstance(arg, gast.Name)]
+    grown = True
+    while grown:
+        grown = False
+        for a, b in links:
+            if (a in out) != (b in out):
+                out.update((a, b))
+                grown = True
     return out
+
+
+_TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree"}
 
 
 def _split_self_updates(stmts, namer) -> list:
