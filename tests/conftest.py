@@ -6,8 +6,6 @@ run, so the entry must be removed here when the feature lands). Nothing here is 
 import pytest
 
 KNOWN_GAPS = {
-    "tests/test_control_flow.py::test_aliased_in_place_update_is_right_or_rejected":
-        "issue 3: in-place updates through an alias (a view, or `y += x` on a shared array) are not detected",
 }
 
 

@@ -20,7 +20,7 @@ import gast
 
 from .. import astutil as A
 from ..errors import S2SSyntaxError, error_at
-from . import lift, resolve
+from . import aliases, lift, resolve
 from .jumps import restructure
 
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
@@ -31,6 +31,8 @@ METHODS = {"sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "ravel",
            "swapaxes", "flatten", "astype", "item", "conj"}
 ARRAY_ATTRS = {"shape", "ndim", "size", "dtype"}
 LIST_METHODS = {"append", "pop"}
+_AUGOPS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.Div: "/=", gast.Pow: "**=",
+           gast.MatMult: "@=", gast.FloorDiv: "//=", gast.Mod: "%="}
 UNSUPPORTED = {gast.Try: "try", gast.With: "with", gast.AsyncWith: "async with", gast.Global: "global",
                gast.Nonlocal: "nonlocal", gast.Delete: "del", gast.AsyncFunctionDef: "async def",
                gast.AsyncFor: "async for", gast.ClassDef: "class", gast.Raise: "raise",
@@ -109,6 +111,9 @@ class Normalizer:
         self.source_lines = source_lines
         self.lifted: dict = {}
         self.ranges: set[str] = set()  # names that hold range objects (loops over them stay loops)
+        self.aliases = aliases.Aliases(fn_node)
+        self.loops: list = []
+        self.current = fn_node
 
     # ---- errors and locations ----
     def where(self, node):
@@ -128,6 +133,9 @@ class Normalizer:
 
     def tmp(self, value, base="t") -> gast.Name:
         n = self.namer.fresh(base)
+        src = value.value if isinstance(value, gast.Subscript) else value
+        if isinstance(src, gast.Name) and src.id in self.locals:
+            self.aliases.link(n, src.id)
         self.emit(A.assign(n, value))
         return A.name(n)
 
@@ -170,6 +178,8 @@ class Normalizer:
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant):
             return  # docstrings and bare literals
         self.loc = (s.lineno, s.col_offset) if hasattr(s, "lineno") else self.loc
+        if hasattr(s, "lineno"):
+            self.current = s
         text = self.header(s)
         if text:
             self.emit(A.comment(text))
@@ -224,12 +234,25 @@ class Normalizer:
         for t in s.targets:
             self.assign_to(t, v)
 
+    def check_alias(self, s, name, what):
+        """Reject an in-place update of `name` that another name for the same array would see."""
+        later = self.aliases.others_read_later(name, s, self.loops)
+        if later:
+            self.fail(s, f"`{what}` changes the array that `{later[0]}` also refers to (NumPy updates it in "
+                         f"place), and `{later[0]}` is read afterwards; s2s would not see that change.",
+                      f"Make `{name}` a copy first (`{name} = {name}.copy()`), or write `{name} = {name} + ...` "
+                      "and update the other name explicitly.")
+
     def stmt_AugAssign(self, s):
         t = s.target
         op = type(s.op)
         if isinstance(t, gast.Name):
+            self.check_alias(s, t.id, f"{t.id} {_AUGOPS.get(type(s.op), '?=')} ...")
+            self.aliases.forget(t.id)
             self.emit(A.assign(t.id, A.binop(A.name(t.id), op(), self.atom(s.value))))
         elif isinstance(t, gast.Subscript):
+            if isinstance(t.value, gast.Name):
+                self.check_alias(s, t.value.id, f"{t.value.id}[...] {_AUGOPS.get(type(s.op), '?=')} ...")
             base = self.atom(A.load(t.value))
             index = self.index(t.slice)
             old = self.tmp(A.subscript(base, copy.deepcopy(index)))
@@ -240,6 +263,11 @@ class Normalizer:
 
     def assign_to(self, target, value):
         if isinstance(target, gast.Name):
+            src = value.value if isinstance(value, gast.Subscript) else value
+            if isinstance(src, gast.Name) and (src.id in self.locals or src.id in self.aliases.groups):
+                self.aliases.link(target.id, src.id)  # the same array, or a view of it
+            else:
+                self.aliases.forget(target.id)
             if isinstance(value, gast.Call) and an_dotted(value.func) in ("range", "rt.reversed_range"):
                 self.ranges.add(target.id)
             else:
@@ -266,6 +294,7 @@ class Normalizer:
             if not self.is_local(target.value):
                 self.fail(target, "s2s supports `x[i] = v` on local variables only.",
                           "Copy the array into a local variable first.")
+            self.check_alias(self.current, target.value.id, f"{target.value.id}[...] = ...")
             base = self.atom(A.load(target.value))
             index = self.index(target.slice)
             v = value if A.is_atom(value) else self.tmp(value)
@@ -283,6 +312,13 @@ class Normalizer:
         self.emit(A.if_(test, body, orelse))
 
     def stmt_While(self, s):
+        self.loops.append(s)
+        try:
+            self.while_loop(s)
+        finally:
+            self.loops.pop()
+
+    def while_loop(self, s):
         loc = self.loc
         pre = self.block([])
         saved, self.out = self.out, []
@@ -312,6 +348,13 @@ class Normalizer:
         self.emit(A.if_(A.name(flag), [], self.block(orelse)))
 
     def stmt_For(self, s):
+        self.loops.append(s)
+        try:
+            self.for_loop(s)
+        finally:
+            self.loops.pop()
+
+    def for_loop(self, s):
         it = s.iter
         loc = self.loc
         if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and not self.is_local(it.func):

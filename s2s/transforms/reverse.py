@@ -304,12 +304,31 @@ class Reverse:
         if not any(mask):
             self.callees[key] = None
             return None
+        self.check_no_mutated_arguments(s, fn, mask)
         fwd, bwd = callee_split(fn, mask, s, self.core)
         base = getattr(fn, "__name__", "f").replace("<lambda>", "lambda_")
         fwd_name = self.bind(f"fwd_{base}", fwd)
         bwd_name = self.bind(f"bwd_{base}", bwd)
         self.callees[key] = (fwd_name, bwd_name, mask, args)
         return self.callees[key]
+
+    def check_no_mutated_arguments(self, s, fn, mask):
+        """A callee that assigns into an array it was passed changes the caller's array too, which
+        the caller's backward sweep cannot see: reject it at the call."""
+        from ..compiler import core_of
+        try:
+            callee = core_of(fn)
+        except Exception:  # custom rules and the like: their own business
+            return
+        for stmt in an.walk_stmts(callee.node.body):
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+                base = stmt.targets[0].value.id
+                if base in callee.params and mask[callee.params.index(base)]:
+                    self.fail(s, f"`{callee.name}` assigns into its parameter `{base}` "
+                                 f"({callee.filename}:{getattr(stmt, 'lineno', '?')}), which changes the caller's "
+                                 "array in place; s2s cannot differentiate through that.",
+                              f"Copy it inside `{callee.name}` first (`{base} = {base}.copy()`), or return the "
+                              "new array instead of updating the argument.")
 
     def bind(self, label, obj) -> str:
         for k, v in self.ns.items():
