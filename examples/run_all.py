@@ -21,9 +21,7 @@ HERE = Path(__file__).resolve().parent
 
 # Examples that need a feature s2s does not have yet, or that hit a known s2s bug; they are
 # skipped unless --all is given. Remove a name from this table once its example passes.
-PENDING = {
-    "hessian_dot.py": "s2s bug: jacrev(jacrev(f)) returns zeros",
-}
+PENDING: dict[str, str] = {}  # example -> the missing feature it waits for
 
 TIMEOUT_S = 600
 
