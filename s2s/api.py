@@ -363,19 +363,20 @@ def _jac_build(kind, fun, argnums):
 @_api
 def jacfwd(fun, argnums=0, has_aux: bool = False):
     """Jacobian by forward mode, one jvp per input element: shape out.shape + in.shape."""
-    if has_aux:
-        raise S2SValueError("jacfwd(has_aux=True) is not supported yet; return only the output")
-    return Transformed("jacfwd", fun, lambda: C.cached("jacfwd", fun, argnums,
-                                                        lambda: _jac_build("jacfwd", fun, argnums)), None, "jacfwd")
+    return _jacobian("jacfwd", fun, argnums, has_aux)
 
 
 @_api
 def jacrev(fun, argnums=0, has_aux: bool = False):
     """Jacobian by reverse mode, one backward sweep per output element: shape out.shape + in.shape."""
+    return _jacobian("jacrev", fun, argnums, has_aux)
+
+
+def _jacobian(kind, fun, argnums, has_aux):
     if has_aux:
-        raise S2SValueError("jacrev(has_aux=True) is not supported yet; return only the output")
-    return Transformed("jacrev", fun, lambda: C.cached("jacrev", fun, argnums,
-                                                        lambda: _jac_build("jacrev", fun, argnums)), None, "jacrev")
+        raise S2SValueError(f"{kind}(has_aux=True) is not supported yet; return only the output")
+    build = lambda: C.cached(kind, fun, argnums, lambda: _jac_build(kind, fun, argnums))  # noqa: E731
+    return Transformed(kind, fun, build, None, kind)
 
 
 @_api

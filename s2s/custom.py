@@ -132,32 +132,27 @@ def defvjp(fn, **rules):
     Each rule is an expression string over the function's parameter names, `g` (output
     cotangent), `ans` (output), `xp`, or a callable taking (g, ans, *args).
     """
-    from .primitives import registry
-    key = _register(fn)
-    p = registry.PRIMS[key]
-    for arg, rule in rules.items():
-        if callable(rule):
-            helper = f"{fn.__name__}__vjp_{arg}"
-            setattr(EXT, helper, rule)
-            rule = f"ext.{helper}(g, ans, {', '.join(p.params)})"
-        registry.RULE_NAMES.add("ext")
-        registry.defvjp(key, **{arg: rule})
-    return fn
+    return _define(fn, rules, "vjp")
 
 
 def defjvp(fn, **rules):
     """Register forward-mode rules (expressions over params, `d<param>`, `ans`, `xp`, or callables
     taking (dparam, ans, *args)) for a function s2s should treat as a primitive."""
+    return _define(fn, rules, "jvp")
+
+
+def _define(fn, rules: dict, mode: str):
     from .primitives import registry
     key = _register(fn)
-    p = registry.PRIMS[key]
+    params = ", ".join(registry.PRIMS[key].params)
+    registry.RULE_NAMES.add("ext")
     for arg, rule in rules.items():
         if callable(rule):
-            helper = f"{fn.__name__}__jvp_{arg}"
+            helper = f"{fn.__name__}__{mode}_{arg}"
             setattr(EXT, helper, rule)
-            rule = f"ext.{helper}(d{arg}, ans, {', '.join(p.params)})"
-        registry.RULE_NAMES.add("ext")
-        registry.defjvp(key, **{arg: rule})
+            first = "g" if mode == "vjp" else f"d{arg}"
+            rule = f"ext.{helper}({first}, ans, {params})"
+        (registry.defvjp if mode == "vjp" else registry.defjvp)(key, **{arg: rule})
     return fn
 
 

@@ -20,6 +20,7 @@ import gast
 
 from .. import astutil as A
 from ..errors import S2SSyntaxError, error_at
+from ..transforms import analysis
 from . import aliases, lift, resolve
 from .jumps import restructure
 
@@ -71,6 +72,15 @@ class Namer:
             if cand not in self.taken:
                 self.taken.add(cand)
                 return cand
+
+    def bind(self, ns: dict, label: str, obj) -> str:
+        """The name under which generated code finds `obj` in namespace `ns` (added if new)."""
+        for k, v in ns.items():
+            if v is obj:
+                return k
+        n = self.exact(label.replace(".", "_"))
+        ns[n] = obj
+        return n
 
     def exact(self, want: str) -> str:
         """`want` itself if free, else want_1, want_2, ..."""
@@ -268,7 +278,7 @@ class Normalizer:
                 self.aliases.link(target.id, src.id)  # the same array, or a view of it
             else:
                 self.aliases.forget(target.id)
-            if isinstance(value, gast.Call) and an_dotted(value.func) in ("range", "rt.reversed_range"):
+            if isinstance(value, gast.Call) and analysis.dotted(value.func) in ("range", "rt.reversed_range"):
                 self.ranges.add(target.id)
             else:
                 self.ranges.discard(target.id)
@@ -468,12 +478,7 @@ class Normalizer:
         return A.name(bound)
 
     def bind(self, label, obj) -> str:
-        for k, v in self.ns.items():
-            if v is obj:
-                return k
-        n = self.namer.exact(label.replace(".", "_"))
-        self.ns[n] = obj
-        return n
+        return self.namer.bind(self.ns, label, obj)
 
     def static(self, node):
         """Evaluate a non-local name, attribute chain or transform call at compile time."""
@@ -721,15 +726,6 @@ def _dotted(node) -> str:
     if isinstance(node, gast.Attribute):
         return _dotted(node.value) + "." + node.attr
     return type(node).__name__
-
-
-def an_dotted(node) -> str | None:
-    if isinstance(node, gast.Name):
-        return node.id
-    if isinstance(node, gast.Attribute):
-        base = an_dotted(node.value)
-        return None if base is None else base + "." + node.attr
-    return None
 
 
 def _stored(stmts) -> set[str]:

@@ -271,12 +271,7 @@ class Forward:
         return [_loc(A.assign(A.tuple_([A.name(var), A.name(self.d(var))], store_=True), call), s)]
 
     def bind(self, label, obj) -> str:
-        for k, v in self.ns.items():
-            if v is obj:
-                return k
-        n = self.namer.exact(label)
-        self.ns[n] = obj
-        return n
+        return self.namer.bind(self.ns, label, obj)
 
     def run(self, active_params):
         defined = {self.d(p): False for p in active_params}

@@ -331,12 +331,7 @@ class Reverse:
                               "new array instead of updating the argument.")
 
     def bind(self, label, obj) -> str:
-        for k, v in self.ns.items():
-            if v is obj:
-                return k
-        n = self.namer.exact(label)
-        self.ns[n] = obj
-        return n
+        return self.namer.bind(self.ns, label, obj)
 
     def backward_unpack(self, s, defined) -> list:
         out: list = []
