@@ -8,7 +8,6 @@ import types
 
 import numpy as np
 
-from . import astutil as A
 from . import runtime
 from .codegen import compile_source, to_source
 from .frontend.normalize import CoreFn, Normalizer
@@ -160,7 +159,3 @@ def header_for(kind: str, core: CoreFn, what: str = "") -> str:
     line = getattr(core.node, "lineno", None)
     where = f"{core.filename}" + (f":{line}" if line else "")
     return f"s2s: {kind} of {core.name} ({where}){' ' + what if what else ''}"
-
-
-def function_def(name, params, body):
-    return A.function(name, params, body)

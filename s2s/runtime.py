@@ -190,10 +190,6 @@ def array_vjp(v, like):
     return v
 
 
-def same_type(v, like):
-    return v
-
-
 def dot_vjp_a(v, a, b):
     """Cotangent for `a` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
     if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:

@@ -19,7 +19,7 @@ import dataclasses
 import gast
 
 from .. import astutil as A
-from ..errors import S2SSyntaxError, error_at
+from ..errors import S2SError, S2SSyntaxError, error_at
 from ..transforms import analysis
 from . import aliases, lift, resolve
 from .jumps import restructure
@@ -468,7 +468,7 @@ class Normalizer:
             return A.name(node.id)
         found, obj = self.env.lookup(node.id)
         if not found:
-            self.fail(node, f"name `{node.id}` is not defined.", kind=__import__("s2s.errors").errors.S2SError)
+            self.fail(node, f"name `{node.id}` is not defined.", kind=S2SError)
         return self.value_of(node, node.id, obj)
 
     def value_of(self, node, label, obj):
@@ -485,7 +485,7 @@ class Normalizer:
         if isinstance(node, gast.Name) and node.id not in self.locals:
             found, obj = self.env.lookup(node.id)
             if not found:
-                self.fail(node, f"name `{node.id}` is not defined.", kind=__import__("s2s.errors").errors.S2SError)
+                self.fail(node, f"name `{node.id}` is not defined.", kind=S2SError)
             return obj
         if isinstance(node, gast.Attribute):
             base = self.static(node.value)
@@ -493,7 +493,7 @@ class Normalizer:
                 return getattr(base, node.attr)
             except AttributeError:
                 self.fail(node, f"`{node.attr}` is not an attribute of {getattr(base, '__name__', base)!r}.",
-                          kind=__import__("s2s.errors").errors.S2SError)
+                          kind=S2SError)
         if isinstance(node, gast.Call):
             func = self.static(node.func)
             if getattr(func, "__s2s_api__", False) or isinstance(func, type(lambda: 0).__class__) and False:

@@ -212,13 +212,11 @@ class Reverse:
             lst = value.func.value.id
             if lst in self.active:
                 g = self.take(var, defined)
-                blst = self.adj.owned_list(lst, defined, out) if hasattr(self.adj, "owned_list") else None
-                if blst is None:
-                    b = self.adj.name(lst)
-                    if b not in defined:
-                        out.append(A.assign(b, A.call("rt.zeros_list", [A.name(lst)])))
-                        defined[b] = True
-                    blst = A.name(b)
+                b = self.adj.name(lst)
+                if b not in defined:  # one zero per element the list holds here
+                    out.append(A.assign(b, A.call("rt.zeros_list", [A.name(lst)])))
+                    defined[b] = True
+                blst = A.name(b)
                 item = g if g is not None else A.call("rt.zeros_like_tree", [A.name(var)])
                 out.append(A.expr_stmt(A.call(A.attr(blst, "append"), [item])))
             if lst in self.relevant:
