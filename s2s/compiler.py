@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import copy
 import linecache
+import os
 import threading
 import types
 
@@ -13,6 +14,7 @@ from .codegen import compile_source, to_source
 from .frontend.normalize import CoreFn, Normalizer
 from .frontend.parse import parse_function
 from .frontend.resolve import Env
+from .frontend.validate import validate
 
 LOCK = threading.RLock()
 _CORES: dict = {}
@@ -82,6 +84,8 @@ def core_of(fn) -> CoreFn:
             lines = linecache.getlines(parsed.filename)
             core = Normalizer(parsed.node, Env(fn), parsed.filename, parsed.line_offset, parsed.col_offset,
                               lines).run()
+        if os.environ.get("S2S_VALIDATE"):
+            validate(core.node)
         _CORES[key] = (fn, core)
         return core
 

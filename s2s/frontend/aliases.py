@@ -36,8 +36,11 @@ class Aliases:
         others = self.groups.get(name, {name}) - {name}
         if not others:
             return []
-        pos = (stmt.lineno, stmt.col_offset)
-        spans = [(lp.lineno, max(getattr(n, "lineno", lp.lineno) for n in gast.walk(lp))) for lp in loops]
+        if getattr(stmt, "lineno", None) is None:
+            return []
+        pos = (stmt.lineno, getattr(stmt, "col_offset", 0))
+        spans = [(lp.lineno, max(getattr(n, "lineno", None) or lp.lineno for n in gast.walk(lp)))
+                 for lp in loops if getattr(lp, "lineno", None) is not None]
         out = []
         for line, col, n in self.loads:
             if n in others and ((line, col) > pos or any(lo <= line <= hi for lo, hi in spans)):

@@ -340,7 +340,9 @@ class Normalizer:
         if isinstance(cond, gast.Constant) and cond.value is True:
             loop = A.while_(A.const(True), body)
         elif has_continue or not isinstance(cond, gast.Name):
-            check = A.if_(A.not_(cond), [gast.Break()])
+            stop = self.namer.fresh("t")
+            cond_stmts.append(A.assign(stop, A.not_(cond)))
+            check = A.if_(A.name(stop), [gast.Break()])
             loop = A.while_(A.const(True), cond_stmts + [check] + body)
         else:
             self.out.extend(pre + copy.deepcopy(cond_stmts))
