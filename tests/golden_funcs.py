@@ -15,3 +15,15 @@ def linear_mse(params, x, y):
 
 def logistic_sum(x):
     return np.sum(1.0 / (1.0 + np.exp(-x)))
+
+
+def clipped_newton(a, cap):
+    """A `while` with a data-dependent stop and an `if` on array values (issue 3's golden)."""
+    x = a
+    steps = 0
+    while abs(x * x - a) > 1e-12:
+        x = 0.5 * (x + a / x)
+        if x > cap:
+            x = cap
+        steps = steps + 1
+    return x * steps

@@ -1,4 +1,4 @@
-"""Golden files: the generated gradient source of two examples, byte-identical from run to run.
+"""Golden files: the generated gradient source of a few examples, byte-identical from run to run.
 
 Run with ``S2S_UPDATE_GOLDEN=1`` to rewrite the files in tests/golden/ from the current compiler.
 The header line of generated source names the file the function came from; its absolute path is
@@ -24,6 +24,7 @@ UPDATE = os.environ.get("S2S_UPDATE_GOLDEN") == "1"
 EXAMPLES = {
     "linear_mse_grad": ("linear_mse", {}),
     "logistic_sum_grad": ("logistic_sum", {}),
+    "clipped_newton_grad": ("clipped_newton", {"argnums": (0, 1)}),
 }
 
 
@@ -136,3 +137,13 @@ def test_golden_logistic_sum_computes_gradient():
     s = 1.0 / (1.0 + np.exp(-x))
     for g in (s2s.grad(golden_funcs.logistic_sum), _exec_golden("logistic_sum_grad")):
         np.testing.assert_allclose(g(x), s * (1.0 - s), rtol=1e-12)
+
+
+def test_golden_clipped_newton_computes_gradient():
+    from s2s.test_util import check_grads
+
+    for a, cap in ((2.0, 10.0), (9.0, 2.5)):  # the cap is inactive, then active
+        check_grads(golden_funcs.clipped_newton, (a, cap), order=1, modes=("rev",))
+        want = s2s.grad(golden_funcs.clipped_newton, argnums=(0, 1))(a, cap)
+        got = _exec_golden("clipped_newton_grad")(a, cap)
+        np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -330,7 +330,7 @@ class Normalizer:
 
     def while_loop(self, s):
         loc = self.loc
-        pre = self.block([])
+        header = self.header(s)
         saved, self.out = self.out, []
         cond = self.atom(s.test)
         cond_stmts, self.out = self.out, saved
@@ -345,8 +345,9 @@ class Normalizer:
             check = A.if_(A.name(stop), [gast.Break()])
             loop = A.while_(A.const(True), cond_stmts + [check] + body)
         else:
-            self.out.extend(pre + copy.deepcopy(cond_stmts))
-            loop = A.while_(cond, body + cond_stmts)
+            self.out.extend(copy.deepcopy(cond_stmts))
+            again = [A.comment(header + "  (the condition again)")] if header and cond_stmts else []
+            loop = A.while_(cond, body + again + cond_stmts)
         self.loop_with_else(loop, s.orelse)
 
     def loop_with_else(self, loop, orelse):
