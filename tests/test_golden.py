@@ -142,7 +142,7 @@ def test_golden_logistic_sum_computes_gradient():
 def test_golden_clipped_newton_computes_gradient():
     from s2s.test_util import check_grads
 
-    for a, cap in ((2.0, 10.0), (9.0, 2.5)):  # the cap is inactive, then active
+    for a, cap in ((2.0, 10.0), (9.0, 4.0)):  # the cap is inactive, then active in the first steps
         check_grads(golden_funcs.clipped_newton, (a, cap), order=1, modes=("rev",))
         want = s2s.grad(golden_funcs.clipped_newton, argnums=(0, 1))(a, cap)
         got = _exec_golden("clipped_newton_grad")(a, cap)

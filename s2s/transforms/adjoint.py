@@ -56,19 +56,23 @@ class Adjoints:
         raise KeyError(adj)
 
 
-def merge(branches: list[tuple[list, dict]], adj: Adjoints, exists=None) -> dict:
+def merge(branches: list[tuple[list, dict]], adj: Adjoints, exists=None, certain=None) -> dict:
     """Join the `defined` maps of alternative paths, zero-filling adjoints one path lacks.
 
-    Only variables in `exists` (those live into the branch, so they have a value there) keep an
-    adjoint after the join; any other adjoint is dead there and is dropped.
+    Only variables in `exists` (those live into the branch) keep an adjoint after the join; any
+    other adjoint is dead there and is dropped. Zeros are shaped like the variable where it is in
+    `certain` (assigned on every path to the branch), else the scalar 0.
     """
     names = set().union(*(d.keys() for _, d in branches))
     out = {}
     for b in sorted(names):
         if exists is not None and adj.var_of(b) not in exists:
             continue
-        out[b] = all(d.get(b, True) for _, d in branches)  # zero-filled: owned
+        var = adj.var_of(b)
+        # a variable that may not be assigned yet on this path: the scalar 0 stands for its zero
+        sure = certain is None or var in certain
+        out[b] = all(d.get(b, sure) for _, d in branches)  # zero-filled arrays are owned
         for stmts, d in branches:
             if b not in d:
-                stmts.append(adj.zero(adj.var_of(b)))
+                stmts.append(adj.zero(var) if sure else A.assign(b, A.const(0.0)))
     return out

@@ -236,3 +236,22 @@ class Liveness:
         if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
             return (set(live) - set(targets(s))) | set(loads(s.value))
         return set(live) | set(loads(s))
+
+
+def definitely_assigned(body, params) -> dict[int, set[str]]:
+    """For each statement (by id): the names certainly assigned whenever it starts."""
+    before: dict[int, set[str]] = {}
+
+    def block(stmts, assigned):
+        for s in stmts:
+            before[id(s)] = set(assigned)
+            if isinstance(s, gast.If):
+                a1, a2 = block(s.body, set(assigned)), block(s.orelse, set(assigned))
+                assigned = assigned | (a1 & a2)
+            elif isinstance(s, (gast.For, gast.While)):
+                block(s.body, assigned | ({s.target.id} if isinstance(s, gast.For) else set()))
+            else:
+                assigned = assigned | set(targets(s))
+        return assigned
+    block(body, set(params))
+    return before

@@ -386,7 +386,7 @@ class Reverse:
         d_then, d_else = dict(defined), dict(defined)
         then = self.backward(s.body, d_then, depth)
         orelse = self.backward(s.orelse, d_else, depth)
-        new = merge([(then, d_then), (orelse, d_else)], self.adj, self.live.before[id(s)])
+        new = merge([(then, d_then), (orelse, d_else)], self.adj, self.live.before[id(s)], self.certain[id(s)])
         defined.clear()
         defined.update(new)
         if not then and not orelse:
@@ -445,6 +445,7 @@ class Reverse:
         """mode "grad": one function, both sweeps; "split": (fwd, bwd) pair for vjp and calls."""
         self.loops, self.callees, self.call_tapes = {}, {}, {}
         self.live = an.Liveness(self.body)
+        self.certain = an.definitely_assigned(self.body, self.params)
         ret = self.body[-1]
         assert isinstance(ret, gast.Return)
         fwd = self.forward(self.body, 0)
