@@ -18,6 +18,8 @@ def _shape(x):
 
 def unbroadcast(v, like):
     """Sum `v` down to the shape of `like` (the transpose of broadcasting)."""
+    if isinstance(v, float) and isinstance(like, float):
+        return v  # Python (or NumPy) scalars: nothing to sum
     s = _shape(like)
     vs = _shape(v)
     if vs == s:

@@ -14,6 +14,10 @@ def lift(norm, fdef: gast.FunctionDef):
     """Compile the lifted version of nested `fdef`; return (function, names of its free locals)."""
     from ..compiler import compile_fn
     from .normalize import local_names
+    for n in gast.walk(fdef):
+        if isinstance(n, (gast.Nonlocal, gast.Global)):
+            norm.fail(n, f"s2s does not support `{type(n).__name__.lower()}` in a function defined inside a "
+                         "transformed function.", "Return the new value from the inner function instead.")
     inner = local_names(fdef)
     free, ns = [], {}
     for n in gast.walk(fdef):

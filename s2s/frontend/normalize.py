@@ -17,6 +17,7 @@ import copy
 import dataclasses
 
 import gast
+import numpy as np
 
 from .. import astutil as A
 from ..errors import S2SError, S2SSyntaxError, error_at
@@ -51,6 +52,7 @@ class CoreFn:
     node: gast.FunctionDef
     ns: dict
     filename: str
+    inplace_params: dict = dataclasses.field(default_factory=dict)  # `p += ...` on a parameter: line
 
     @property
     def params(self) -> list[str]:
@@ -122,6 +124,8 @@ class Normalizer:
         self.lifted: dict = {}
         self.ranges: set[str] = set()  # names that hold range objects (loops over them stay loops)
         self.aliases = aliases.Aliases(fn_node)
+        self.rebound: set[str] = set()
+        self.inplace_params: dict[str, int] = {}  # parameter -> line of an in-place update of it
         self.loops: list = []
         self.current = fn_node
 
@@ -136,8 +140,8 @@ class Normalizer:
         raise error_at(self.where(node), msg, hint, kind)
 
     def emit(self, stmt):
-        if self.loc is not None:
-            stmt.lineno, stmt.col_offset = self.loc
+        if self.loc is not None:  # core-form statements carry positions in the user's file
+            stmt.lineno, stmt.col_offset = self.loc[0] + self.line_offset, self.loc[1] + self.col_offset
         self.out.append(stmt)
         return stmt
 
@@ -164,7 +168,7 @@ class Normalizer:
         node = A.function(fn.name, [p.id for p in a.args], body)
         if getattr(fn, "lineno", None) is not None:
             node.lineno = fn.lineno + self.line_offset
-        return CoreFn(fn.name, node, self.ns, self.filename)
+        return CoreFn(fn.name, node, self.ns, self.filename, dict(self.inplace_params))
 
     def block(self, stmts) -> list:
         saved, self.out = self.out, []
@@ -244,6 +248,10 @@ class Normalizer:
         for t in s.targets:
             self.assign_to(t, v)
 
+    def params_unassigned(self) -> set[str]:
+        """Parameters not yet rebound: they still name the caller's arrays."""
+        return {a.id for a in self.fn.args.args} - self.rebound
+
     def check_alias(self, s, name, what):
         """Reject an in-place update of `name` that another name for the same array would see."""
         later = self.aliases.others_read_later(name, s, self.loops)
@@ -258,11 +266,15 @@ class Normalizer:
         op = type(s.op)
         if isinstance(t, gast.Name):
             self.check_alias(s, t.id, f"{t.id} {_AUGOPS.get(type(s.op), '?=')} ...")
+            if t.id in self.params_unassigned():
+                self.inplace_params[t.id] = self.where(s)[1]  # NumPy updates the caller's array
             self.aliases.forget(t.id)
             self.emit(A.assign(t.id, A.binop(A.name(t.id), op(), self.atom(s.value))))
         elif isinstance(t, gast.Subscript):
             if isinstance(t.value, gast.Name):
                 self.check_alias(s, t.value.id, f"{t.value.id}[...] {_AUGOPS.get(type(s.op), '?=')} ...")
+                if t.value.id in self.params_unassigned():
+                    self.inplace_params[t.value.id] = self.where(s)[1]
             base = self.atom(A.load(t.value))
             index = self.index(t.slice)
             old = self.tmp(A.subscript(base, copy.deepcopy(index)))
@@ -273,6 +285,7 @@ class Normalizer:
 
     def assign_to(self, target, value):
         if isinstance(target, gast.Name):
+            self.rebound.add(target.id)
             src = value.value if isinstance(value, gast.Subscript) else value
             if isinstance(src, gast.Name) and (src.id in self.locals or src.id in self.aliases.groups):
                 self.aliases.link(target.id, src.id)  # the same array, or a view of it
@@ -305,6 +318,8 @@ class Normalizer:
                 self.fail(target, "s2s supports `x[i] = v` on local variables only.",
                           "Copy the array into a local variable first.")
             self.check_alias(self.current, target.value.id, f"{target.value.id}[...] = ...")
+            if target.value.id in self.params_unassigned():
+                self.inplace_params[target.value.id] = self.where(self.current)[1]
             base = self.atom(A.load(target.value))
             index = self.index(target.slice)
             v = value if A.is_atom(value) else self.tmp(value)
@@ -649,6 +664,8 @@ class Normalizer:
             self.expr_Lambda(func)
         if isinstance(func, gast.Attribute) and not self._rooted_global(func):
             return self.method_call(node)
+        if isinstance(func, gast.Attribute) and isinstance(self.static(func.value), np.ndarray):
+            return self.method_call(node)  # a method of a global array
         if isinstance(func, gast.Name) and func.id in self.lifted:
             fn, free = self.lifted[func.id]
             args = [A.name(v) for v in free] + [self.atom(a) for a in node.args]

@@ -47,7 +47,7 @@ def prim_key(obj) -> str | None:
     key = PRIM_OF.get(id(obj))
     if key is not None:
         return key
-    if obj in (builtins.abs,):
+    if obj is builtins.abs:
         return "abs"
     if getattr(obj, "__s2s_prim__", None):
         return obj.__s2s_prim__

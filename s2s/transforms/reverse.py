@@ -311,22 +311,19 @@ class Reverse:
         return self.callees[key]
 
     def check_no_mutated_arguments(self, s, fn, mask):
-        """A callee that assigns into an array it was passed changes the caller's array too, which
+        """A callee that updates an array it was passed changes the caller's array too, which
         the caller's backward sweep cannot see: reject it at the call."""
+        if hasattr(fn, "__s2s_custom_vjp__") or hasattr(fn, "__s2s_custom_jvp__"):
+            return  # the user's rules decide
         from ..compiler import core_of
-        try:
-            callee = core_of(fn)
-        except Exception:  # custom rules and the like: their own business
-            return
-        for stmt in an.walk_stmts(callee.node.body):
-            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
-                base = stmt.targets[0].value.id
-                if base in callee.params and mask[callee.params.index(base)]:
-                    self.fail(s, f"`{callee.name}` assigns into its parameter `{base}` "
-                                 f"({callee.filename}:{getattr(stmt, 'lineno', '?')}), which changes the caller's "
-                                 "array in place; s2s cannot differentiate through that.",
-                              f"Copy it inside `{callee.name}` first (`{base} = {base}.copy()`), or return the "
-                              "new array instead of updating the argument.")
+        callee = core_of(fn)
+        for base, line in callee.inplace_params.items():
+            if mask[callee.params.index(base)]:
+                self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "
+                             f"({callee.filename}:{line}), which changes the caller's array; s2s cannot "
+                             "differentiate through that.",
+                          f"Copy it inside `{callee.name}` first (`{base} = {base}.copy()`), or return the "
+                          "new array instead of updating the argument.")
 
     def bind(self, label, obj) -> str:
         return self.namer.bind(self.ns, label, obj)
