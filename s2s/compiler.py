@@ -26,7 +26,8 @@ def fn_key(fn, _seen=None):
     """What a transform of `fn` depends on: its code, the globals and closure values it reads, and
     (recursively) the keys of the plain Python functions it calls."""
     if not isinstance(fn, types.FunctionType):
-        if hasattr(fn, "__s2s_core__") or hasattr(fn, "compiled") or hasattr(fn, "__s2s_lazy__"):
+        if hasattr(fn, "__s2s_core__") or hasattr(fn, "compiled") or hasattr(fn, "__s2s_lazy__") \
+                or hasattr(fn, "__s2s_custom_vjp__") or hasattr(fn, "__s2s_custom_jvp__"):
             return ("s2s", id(fn))
         from .errors import S2STypeError
         raise S2STypeError(f"s2s transforms Python functions; {getattr(fn, '__name__', fn)!r} is a "
@@ -69,6 +70,9 @@ def _all_names(code) -> list[str]:
 
 def core_of(fn) -> CoreFn:
     """The core form of a user function or of an s2s-generated one (from the AST it carries)."""
+    if hasattr(fn, "__s2s_custom_vjp__") or hasattr(fn, "__s2s_custom_jvp__"):
+        from .custom import caller_of
+        fn = caller_of(fn)
     key = fn_key(fn)
     with LOCK:
         hit = _CORES.get(key)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
 import types
 
 from .errors import S2STypeError
@@ -107,6 +108,34 @@ class custom_jvp:
         return fwd, bwd
 
 
+_DEFINED = itertools.count()
+
+
+def _exec_function(name: str, src: str, glob: dict):
+    """Define a small generated helper with readable source (registered for tracebacks and s2s);
+    the file name is unique so that each helper's source stays readable."""
+    import linecache
+    filename = f"<s2s:{name}:{next(_DEFINED)}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    exec(compile(src, filename, "exec"), glob)
+    return glob[name]
+
+
+_CALLERS: dict = {}
+
+
+def caller_of(custom):
+    """A plain function that calls `custom` (a custom_vjp/custom_jvp function), so that
+    `grad(custom)` transforms a call to it and its rules apply, as in JAX."""
+    hit = _CALLERS.get(id(custom))
+    if hit is None or hit[0] is not custom:
+        params = list(inspect.signature(custom.fun).parameters)
+        name = f"call_{custom.__name__}"
+        src = f"def {name}({', '.join(params)}):\n    return custom({', '.join(params)})\n"
+        hit = _CALLERS[id(custom)] = (custom, _exec_function(name, src, {"custom": custom}))
+    return hit[1]
+
+
 @functools.cache
 def _tangent_out_function(rule, n):
     """A Python function (with readable source for s2s) computing rule(primals, tangents)[1]."""
@@ -115,12 +144,7 @@ def _tangent_out_function(rule, n):
     src = (f"def tangent_out({', '.join(ps + ts)}):\n"
            f"    out, tout = rule(({', '.join(ps)},), ({', '.join(ts)},))\n"
            f"    return tout\n")
-    filename = f"<s2s:custom_jvp:{getattr(rule, '__name__', 'rule')}>"
-    import linecache
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    glob = {"rule": rule}
-    exec(compile(src, filename, "exec"), glob)
-    return glob["tangent_out"]
+    return _exec_function("tangent_out", src, {"rule": rule})
 
 
 EXT = types.SimpleNamespace()
