@@ -328,7 +328,7 @@ def _jac_build(kind, fun, argnums):
             ns[jf] = jvp_function(fun, mask)
             e, t = namer.fresh("e"), namer.fresh("col")
             n = namer.fresh("n")
-            body.append(A.assign(n, A.call("xp.size", [A.name(params[i])])))
+            body.append(A.assign(n, A.call("rt.tree_size", [A.name(params[i])])))
             loop_body += [A.assign(e, A.call("rt.basis", [A.name(params[i]), A.name(k)])),
                           A.assign(A.tuple_([A.name(out), A.name(t)], store_=True),
                                    A.call(A.name(jf), [A.name(p) for p in params] + [A.name(e)]))]
@@ -344,7 +344,7 @@ def _jac_build(kind, fun, argnums):
             saved, m, e, cts, row, cp = (namer.fresh(b) for b in ("saved", "m", "e", "cts", "row", "rec"))
             body.append(A.assign(A.tuple_([A.name(out), A.name(saved)], store_=True),
                                  A.call(A.name(fname), [A.name(p) for p in params])))
-            body.append(A.assign(m, A.call("xp.size", [A.name(out)])))
+            body.append(A.assign(m, A.call("rt.tree_size", [A.name(out)])))
             body.append(A.assign(acc, A.list_([])))
             loop_body += [A.assign(e, A.call("rt.basis", [A.name(out), A.name(k)])),
                           A.assign(cp, A.call("rt.copy_saved", [A.name(saved)])),

@@ -694,3 +694,34 @@ def test_check_grads_catches_wrong_custom_vjp_rule():
         check_grads(calls_wrong_cube, (x,), order=2, modes=("fwd", "rev"))
     # forward mode differentiates the function itself, so a fwd-only check passes
     check_grads(calls_wrong_cube, (x,), order=1, modes=("fwd",))
+
+
+def tree_in_tree_out(p):
+    w, b = p
+    return {"a": np.tanh(w) * b, "s": np.sum(w ** 2)}
+
+
+@pytest.mark.parametrize("jac", [s2s.jacfwd, s2s.jacrev], ids=["jacfwd", "jacrev"])
+def test_jacobians_of_pytrees_have_jax_layout(jac):
+    """out-tree of in-trees; each block shaped out_leaf.shape + in_leaf.shape (as JAX)."""
+    w, b = np.array([0.1, -0.3, 0.5]), 2.0
+    J = jac(tree_in_tree_out)((w, b))
+    assert set(J) == {"a", "s"}
+    np.testing.assert_allclose(J["a"][0], np.diag((1 - np.tanh(w) ** 2) * b), rtol=1e-12)
+    np.testing.assert_allclose(J["a"][1], np.tanh(w), rtol=1e-12)
+    np.testing.assert_allclose(J["s"][0], 2 * w, rtol=1e-12)
+    assert np.shape(J["s"][1]) == () and J["s"][1] == 0.0
+
+
+def cubic_times_scale(p):
+    w, b = p
+    return np.sum(w ** 3) * b
+
+
+def test_hessian_of_a_pytree_argument():
+    w, b = np.array([0.1, -0.3, 0.5]), 2.0
+    H = s2s.hessian(cubic_times_scale)((w, b))
+    np.testing.assert_allclose(H[0][0], np.diag(6 * w * b), rtol=1e-12)
+    np.testing.assert_allclose(H[0][1], 3 * w ** 2, rtol=1e-12)
+    np.testing.assert_allclose(H[1][0], 3 * w ** 2, rtol=1e-12)
+    assert H[1][1] == 0.0
