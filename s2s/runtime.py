@@ -424,14 +424,22 @@ def _leaf_sizes(tree):
     return leaves, treedef, [int(np.size(leaf)) for leaf in leaves]
 
 
+def _is_tree(x) -> bool:
+    return isinstance(x, (tuple, list, dict)) or x is None
+
+
 def tree_size(x) -> int:
     """How many numbers the pytree `x` holds: the length of its flattened vector."""
-    return sum(_leaf_sizes(x)[2])
+    return int(np.size(x)) if not _is_tree(x) else sum(_leaf_sizes(x)[2])
 
 
 def basis(x, k):
     """The k-th standard basis vector of pytree `x`: zeros like each leaf, a single 1 (float64
     unless the leaf is floating)."""
+    if not _is_tree(x):
+        e = np.zeros(np.shape(x), dtype=_float_dtype(x))
+        e.flat[k] = 1
+        return e
     from .tree import tree_unflatten
     leaves, treedef, sizes = _leaf_sizes(x)
     out = []
@@ -453,6 +461,8 @@ def _split_last(m, like_leaves, sizes, lead_shape):
 def jac_from_columns(cols, out, x):
     """Jacobian from jvp columns (one per number of `x`): for each output leaf, a tree like `x`
     of arrays shaped out_leaf.shape + x_leaf.shape."""
+    if not (_is_tree(out) or _is_tree(x)) and cols:
+        return np.reshape(np.stack(cols, axis=-1), np.shape(out) + np.shape(x))
     from .tree import tree_flatten, tree_unflatten
     out_leaves, out_def = tree_flatten(out)
     x_leaves, x_def, sizes = _leaf_sizes(x)
@@ -467,6 +477,8 @@ def jac_from_columns(cols, out, x):
 
 def jac_from_rows(rows, out, x):
     """Jacobian from vjp rows (one per number of `out`), in the layout of `jac_from_columns`."""
+    if not (_is_tree(out) or _is_tree(x)) and rows:
+        return np.reshape(np.stack(rows), np.shape(out) + np.shape(x))
     from .tree import tree_flatten, tree_unflatten
     out_leaves, out_def, out_sizes = _leaf_sizes(out)
     x_leaves, x_def, sizes = _leaf_sizes(x)
