@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 
 import numpy as np
-from bench_util import report, timeit_median
+from bench_util import blocking, load_note, report, time_rounds
 
 import s2s
 
@@ -31,29 +30,6 @@ def f(x):
 def hand_hessian(x):
     t = np.tanh(x)
     return np.diag((6.0 * t - 12.0 * t**3) * (1.0 - t * t))
-
-
-def _blocking(fn, block):
-    """``fn`` followed by ``block`` on its result (JAX dispatches asynchronously)."""
-    def call(*args):
-        return block(fn(*args))
-    return call
-
-
-def load_note(start):
-    """One line on how busy the machine was (timings on a shared machine are noisy)."""
-    end = os.getloadavg()[0]
-    return (f"1-min load average {start:.2f} at start, {end:.2f} at end, on {os.cpu_count()} CPUs "
-            "(load near or above the CPU count makes every ratio unreliable)")
-
-
-def time_rounds(impls, args, rounds, min_time):
-    """Median over interleaved rounds of each implementation's median seconds per call."""
-    medians = {name: [] for name, _ in impls}
-    for _ in range(rounds):
-        for name, fn in impls:
-            medians[name].append(timeit_median(fn, *args, min_time=min_time)[0])
-    return {name: statistics.median(m) for name, m in medians.items()}
 
 
 def implementations():
@@ -75,7 +51,7 @@ def implementations():
         jax.config.update("jax_enable_x64", True)
         import jax.numpy as jnp
         hess = jax.jit(jax.jacfwd(jax.jacrev(lambda x: jnp.sum(jnp.tanh(x) ** 3))))
-        impls.append(("jax-jit", _blocking(hess, jax.block_until_ready)))
+        impls.append(("jax-jit", blocking(hess, jax.block_until_ready)))
     return impls
 
 

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 
 import numpy as np
-from bench_util import report, timeit_median
+from bench_util import blocking, load_note, report, time_rounds
 
 import s2s
 from s2s import random
@@ -47,29 +46,6 @@ def make_data(B, D1, D2):
     return (w, b), x, y
 
 
-def _blocking(fn, block):
-    """``fn`` followed by ``block`` on its result (JAX dispatches asynchronously)."""
-    def call(*args):
-        return block(fn(*args))
-    return call
-
-
-def load_note(start):
-    """One line on how busy the machine was (timings on a shared machine are noisy)."""
-    end = os.getloadavg()[0]
-    return (f"1-min load average {start:.2f} at start, {end:.2f} at end, on {os.cpu_count()} CPUs "
-            "(load near or above the CPU count makes every ratio unreliable)")
-
-
-def time_rounds(impls, args, rounds, min_time):
-    """Median over interleaved rounds of each implementation's median seconds per call."""
-    medians = {name: [] for name, _ in impls}
-    for _ in range(rounds):
-        for name, fn in impls:
-            medians[name].append(timeit_median(fn, *args, min_time=min_time)[0])
-    return {name: statistics.median(m) for name, m in medians.items()}
-
-
 def implementations():
     """(name, gradient function) for each system that is importable; "hand" comes first."""
     impls = [("hand", hand_grad), ("s2s", s2s.grad(loss))]
@@ -94,7 +70,7 @@ def implementations():
         def loss_jax(params, x, y):
             w, b = params
             return jnp.mean((x @ w + b - y) ** 2)
-        impls.append(("jax-jit", _blocking(jax.jit(jax.grad(loss_jax)), jax.block_until_ready)))
+        impls.append(("jax-jit", blocking(jax.jit(jax.grad(loss_jax)), jax.block_until_ready)))
     return impls
 
 

@@ -14,72 +14,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
+import sys
 
 import numpy as np
-from bench_util import report, timeit_median
+from bench_util import blocking, load_note, report, time_rounds
 
 import s2s
 
 WORKLOAD = "rnn-grad"
-T, BATCH, N_IN, HIDDEN = 100, 16, 32, 32
-
-
-def rnn_loss(params, xs, h0):
-    Wx, Wh, b = params
-    h = h0
-    for t in range(xs.shape[0]):
-        h = np.tanh(xs[t] @ Wx + h @ Wh + b)
-    return np.mean(h ** 2)
-
-
-def bptt(params, xs, h0):
-    Wx, Wh, b = params
-    hs = [h0]
-    for t in range(xs.shape[0]):
-        hs.append(np.tanh(xs[t] @ Wx + hs[-1] @ Wh + b))
-    dh = 2.0 * hs[-1] / hs[-1].size
-    dWx, dWh, db = np.zeros_like(Wx), np.zeros_like(Wh), np.zeros_like(b)
-    for t in reversed(range(xs.shape[0])):
-        dz = dh * (1.0 - hs[t + 1] ** 2)
-        dWx += xs[t].T @ dz
-        dWh += hs[t].T @ dz
-        db += dz.sum(axis=0)
-        dh = dz @ Wh.T
-    return dWx, dWh, db
-
-
-def make_data(seed=0):
-    rng = np.random.default_rng(seed)
-    Wx = rng.normal(size=(N_IN, HIDDEN)) / np.sqrt(N_IN)
-    Wh = rng.normal(size=(HIDDEN, HIDDEN)) / np.sqrt(HIDDEN)
-    b = 0.1 * rng.normal(size=HIDDEN)
-    xs = rng.normal(size=(T, BATCH, N_IN))
-    h0 = np.zeros((BATCH, HIDDEN))
-    return (Wx, Wh, b), xs, h0
-
-
-def _blocking(fn, block):
-    """``fn`` followed by ``block`` on its result (JAX dispatches asynchronously)."""
-    def call(*args):
-        return block(fn(*args))
-    return call
-
-
-def load_note(start):
-    """One line on how busy the machine was (timings on a shared machine are noisy)."""
-    end = os.getloadavg()[0]
-    return (f"1-min load average {start:.2f} at start, {end:.2f} at end, on {os.cpu_count()} CPUs "
-            "(load near or above the CPU count makes every ratio unreliable)")
-
-
-def time_rounds(impls, args, rounds, min_time):
-    """Median over interleaved rounds of each implementation's median seconds per call."""
-    medians = {name: [] for name, _ in impls}
-    for _ in range(rounds):
-        for name, fn in impls:
-            medians[name].append(timeit_median(fn, *args, min_time=min_time)[0])
-    return {name: statistics.median(m) for name, m in medians.items()}
+# the model, the hand-written BPTT and the data are the example's (examples/rnn.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
+from rnn import BATCH, HIDDEN, T, bptt, make_data, rnn_loss  # noqa: E402
 
 
 def implementations():
@@ -112,7 +57,7 @@ def implementations():
                 return jnp.tanh(x_t @ Wx + h @ Wh + b), None
             h, _ = jax.lax.scan(step, h0, xs)
             return jnp.mean(h ** 2)
-        impls.append(("jax-jit (lax.scan)", _blocking(jax.jit(jax.grad(loss_jax)), jax.block_until_ready)))
+        impls.append(("jax-jit (lax.scan)", blocking(jax.jit(jax.grad(loss_jax)), jax.block_until_ready)))
     return impls
 
 

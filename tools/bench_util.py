@@ -6,6 +6,7 @@ hand-written NumPy version ("hand") are meaningful; the absolute times depend on
 
 from __future__ import annotations
 
+import os
 import statistics
 import sys
 import time
@@ -86,3 +87,26 @@ def report(
     text = "\n".join(lines) + "\n"
     (file or sys.stdout).write(text)
     return text
+
+
+def blocking(fn, block):
+    """``fn`` followed by ``block`` on its result (JAX dispatches asynchronously)."""
+    def call(*args):
+        return block(fn(*args))
+    return call
+
+
+def load_note(start):
+    """One line on how busy the machine was (timings on a shared machine are noisy)."""
+    end = os.getloadavg()[0]
+    return (f"1-min load average {start:.2f} at start, {end:.2f} at end, on {os.cpu_count()} CPUs "
+            "(load near or above the CPU count makes every ratio unreliable)")
+
+
+def time_rounds(impls, args, rounds, min_time):
+    """Median over interleaved rounds of each implementation's median seconds per call."""
+    medians = {name: [] for name, _ in impls}
+    for _ in range(rounds):
+        for name, fn in impls:
+            medians[name].append(timeit_median(fn, *args, min_time=min_time)[0])
+    return {name: statistics.median(m) for name, m in medians.items()}
