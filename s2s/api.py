@@ -309,8 +309,12 @@ def jvp(fun, primals, tangents):
 
 # ---------------------------------------------------------------- Jacobians and Hessians
 
-def _jac_build(kind, fun, argnums):
-    """jacfwd/jacrev as generated core-form code: a loop of jvp (columns) or vjp (rows) calls."""
+def _jac_build(kind, fun, argnums, has_aux=False):
+    """jacfwd/jacrev as generated core-form code: a loop of jvp (columns) or vjp (rows) calls.
+
+    With `has_aux`, `fun` returns `(out, aux)`: the Jacobian is of `out`, and `aux` is returned
+    beside it, as in JAX.
+    """
     from .frontend.normalize import Namer
     core = C.core_of(fun)
     params = core.params
@@ -319,21 +323,29 @@ def _jac_build(kind, fun, argnums):
     ns: dict = {}
     body: list = []
     results = []
+    aux = namer.fresh("aux")
+
+    def split_aux(pair, first):
+        """`first, aux = pair` when the function returns a pair, else `first = pair`."""
+        target = A.tuple_([A.name(first), A.name(aux)], store_=True) if has_aux else A.name(first, store=True)
+        return A.assign(target, A.name(pair))
+
     for i in nums:
         mask = tuple(j == i for j in range(len(params)))
-        k, acc, out, jac = (namer.fresh(b) for b in ("k", "parts", "out", "jac"))
+        k, acc, res, out, jac = (namer.fresh(b) for b in ("k", "parts", "res", "out", "jac"))
         loop_body = []
         if kind == "jacfwd":
             jf = namer.exact(f"jvp_{core.name}")
             ns[jf] = jvp_function(fun, mask)
-            e, t = namer.fresh("e"), namer.fresh("col")
-            n = namer.fresh("n")
+            e, tres, t, n = namer.fresh("e"), namer.fresh("tres"), namer.fresh("col"), namer.fresh("n")
             body.append(A.assign(n, A.call("rt.tree_size", [A.name(params[i])])))
             loop_body += [A.assign(e, A.call("rt.basis", [A.name(params[i]), A.name(k)])),
-                          A.assign(A.tuple_([A.name(out), A.name(t)], store_=True),
-                                   A.call(A.name(jf), [A.name(p) for p in params] + [A.name(e)]))]
+                          A.assign(A.tuple_([A.name(res), A.name(tres)], store_=True),
+                                   A.call(A.name(jf), [A.name(p) for p in params] + [A.name(e)])),
+                          split_aux(res, out),
+                          A.assign(t, A.subscript(A.name(tres), A.const(0))) if has_aux else A.assign(t, A.name(tres)),
+                          A.expr_stmt(A.call(A.attr(A.name(acc), "append"), [A.name(t)]))]
             body.append(A.assign(acc, A.list_([])))
-            loop_body.append(A.expr_stmt(A.call(A.attr(A.name(acc), "append"), [A.name(t)])))
             body.append(A.for_range(k, [A.name(n)], loop_body))
             body.append(A.assign(jac, A.call("rt.jac_from_columns", [A.name(acc), A.name(out),
                                                                      A.name(params[i])])))
@@ -341,20 +353,24 @@ def _jac_build(kind, fun, argnums):
             fwd, bwd = split_vjp(fun, mask)
             fname, bname = namer.exact(f"fwd_{core.name}"), namer.exact(f"bwd_{core.name}")
             ns[fname], ns[bname] = fwd, bwd
-            saved, m, e, cts, row, cp = (namer.fresh(b) for b in ("saved", "m", "e", "cts", "row", "rec"))
-            body.append(A.assign(A.tuple_([A.name(out), A.name(saved)], store_=True),
+            saved, m, e, seed, cts, row, cp = (namer.fresh(b) for b in ("saved", "m", "e", "seed", "cts", "row", "rec"))
+            body.append(A.assign(A.tuple_([A.name(res), A.name(saved)], store_=True),
                                  A.call(A.name(fname), [A.name(p) for p in params])))
+            body.append(split_aux(res, out))
             body.append(A.assign(m, A.call("rt.tree_size", [A.name(out)])))
             body.append(A.assign(acc, A.list_([])))
             loop_body += [A.assign(e, A.call("rt.basis", [A.name(out), A.name(k)])),
+                          A.assign(seed, A.tuple_([A.name(e), A.call("rt.zeros_like_tree", [A.name(aux)])]))
+                          if has_aux else A.assign(seed, A.name(e)),
                           A.assign(cp, A.call("rt.copy_saved", [A.name(saved)])),
-                          A.assign(cts, A.call(A.name(bname), [A.name(cp), A.name(e)])),
+                          A.assign(cts, A.call(A.name(bname), [A.name(cp), A.name(seed)])),
                           A.assign(row, A.subscript(A.name(cts), A.const(i))),
                           A.expr_stmt(A.call(A.attr(A.name(acc), "append"), [A.name(row)]))]
             body.append(A.for_range(k, [A.name(m)], loop_body))
             body.append(A.assign(jac, A.call("rt.jac_from_rows", [A.name(acc), A.name(out), A.name(params[i])])))
         results.append(A.name(jac))
-    body.append(A.ret(results[0] if isinstance(argnums, int) else A.tuple_(results)))
+    result = results[0] if isinstance(argnums, int) else A.tuple_(results)
+    body.append(A.ret(A.tuple_([result, A.name(aux)]) if has_aux else result))
     name = namer.exact(f"{kind}_{core.name}")
     return C.compile_fn(name, A.function(name, params, body), ns, core.filename,
                         C.header_for(kind, core, f"wrt argument {argnums}"))
@@ -373,9 +389,8 @@ def jacrev(fun, argnums=0, has_aux: bool = False):
 
 
 def _jacobian(kind, fun, argnums, has_aux):
-    if has_aux:
-        raise S2SValueError(f"{kind}(has_aux=True) is not supported yet; return only the output")
-    build = lambda: C.cached(kind, fun, argnums, lambda: _jac_build(kind, fun, argnums))  # noqa: E731
+    build = lambda: C.cached(kind, fun, (argnums, has_aux),  # noqa: E731
+                             lambda: _jac_build(kind, fun, argnums, has_aux))
     return Transformed(kind, fun, build, None, kind)
 
 

@@ -725,3 +725,16 @@ def test_hessian_of_a_pytree_argument():
     np.testing.assert_allclose(H[0][1], 3 * w ** 2, rtol=1e-12)
     np.testing.assert_allclose(H[1][0], 3 * w ** 2, rtol=1e-12)
     assert H[1][1] == 0.0
+
+
+def tanh_with_aux(x):
+    y = np.tanh(x)
+    return y * 2.0, {"mean": np.mean(y)}
+
+
+@pytest.mark.parametrize("jac", [s2s.jacfwd, s2s.jacrev], ids=["jacfwd", "jacrev"])
+def test_jacobian_has_aux_returns_the_auxiliary_output(jac):
+    x = np.array([0.2, -0.4, 1.0])
+    J, aux = jac(tanh_with_aux, has_aux=True)(x)
+    np.testing.assert_allclose(J, np.diag(2.0 * (1 - np.tanh(x) ** 2)), rtol=1e-12)
+    assert aux == {"mean": pytest.approx(np.mean(np.tanh(x)))}
