@@ -1,9 +1,17 @@
 """Dead-code elimination: drop assignments whose values nothing reads.
 
-Before:                         After (when only `y` is returned):
-    t0 = xp.sin(x)                  y = x * 2.0
+Before::
+
+    t0 = xp.sin(x)
     t1 = xp.sum(t0)
     y = x * 2.0
+    return y
+
+After::
+
+    y = x * 2.0
+    return y
+
 Statements that act on something (list append/pop, item assignment, calls of user functions,
 asserts) always stay; loops and branches stay and are cleaned inside.
 """

@@ -1,8 +1,17 @@
 """Scalar fill: do not build an array of one repeated value when the next operation broadcasts.
 
-Before:                                         After:
-    b_t2 = rt.mean_vjp(b_t3, t1, None, False)       b_t2 = b_t3 / xp.size(t1)
-    b_t1 = b_t2 * 2 * t1                            b_t1 = b_t2 * 2 * t1
+Before::
+
+    b_t2 = rt.mean_vjp(b_t3, t1, None, False)
+    b_t1 = b_t2 * 2 * t1
+    return b_t1
+
+After::
+
+    b_t2 = b_t3 / xp.size(t1)
+    b_t1 = b_t2 * 2 * t1
+    return b_t1
+
 The cotangent of a full `mean`/`sum` is one value everywhere; when its only use is an
 elementwise expression that also multiplies (or adds) an array of the same shape, the scalar
 gives the same result without allocating and filling an array.

@@ -1,8 +1,17 @@
 """Shape sources: a helper that needs only an array's shape reads the earliest array with it.
 
-Before:                                     After:
-    t2 = t1 ** 2                                t2 = t1 ** 2
-    b_t2 = rt.mean_vjp(g, t2, None, False)      b_t2 = rt.mean_vjp(g, t1, None, False)
+Before::
+
+    t2 = t1 ** 2
+    b_t2 = rt.mean_vjp(g, t2, None, False)
+    return b_t2
+
+After::
+
+    t2 = t1 ** 2
+    b_t2 = rt.mean_vjp(g, t1, None, False)
+    return b_t2
+
 so that `t2` (and what only it needed) can become dead. An elementwise function of one array,
 or of an array and a Python number, has that array's shape.
 """
