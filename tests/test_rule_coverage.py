@@ -1,0 +1,42 @@
+"""The derivative table is complete: every differentiable primitive has a reverse-mode and a
+forward-mode rule for each argument a derivative can flow through, and names a real function."""
+import numpy as np
+import pytest
+
+import s2s  # noqa: F401  (registers the rules)
+from s2s import runtime
+from s2s.primitives import registry
+
+PRIMS = sorted(registry.PRIMS)
+
+
+@pytest.mark.parametrize("name", PRIMS)
+def test_every_differentiable_argument_has_both_rules(name):
+    p = registry.PRIMS[name]
+    if p.nondiff:
+        return
+    for arg in p.params:
+        if arg in p.zero_args or arg.startswith("*"):
+            continue
+        assert arg in p.vjp, f"{name}: no reverse-mode rule for `{arg}` (add one, or declare it with zero())"
+        assert arg in p.jvp or arg in p.linear_in, f"{name}: no forward-mode rule for `{arg}`"
+
+
+@pytest.mark.parametrize("name", PRIMS)
+def test_every_primitive_names_a_real_function(name):
+    module, _, rest = name.partition(".")
+    if module == "xp":
+        obj = np
+        for part in rest.split("."):
+            obj = getattr(obj, part)
+        assert callable(obj)
+    elif module == "rt":
+        assert callable(getattr(runtime, rest))
+
+
+def test_every_numpy_primitive_is_in_s2s_numpy():
+    import s2s.numpy as jnp
+
+    for name in PRIMS:
+        if name.startswith("xp.") and "." not in name[3:]:
+            assert getattr(jnp, name[3:]) is getattr(np, name[3:])
