@@ -555,6 +555,9 @@ class Normalizer:
         operand = self.atom(node.operand)
         if isinstance(node.op, gast.UAdd):
             return operand
+        if isinstance(node.op, gast.USub) and isinstance(operand, gast.Constant) \
+                and isinstance(operand.value, (int, float)) and not isinstance(operand.value, bool):
+            return A.const(-operand.value)  # a negative literal stays a literal
         return gast.UnaryOp(op=type(node.op)(), operand=operand)
 
     def expr_Compare(self, node):
