@@ -138,3 +138,18 @@ def test_grad_applies_directly_to_custom_rule_functions():
     assert s2s.grad(scaled_square)(2.0) == pytest.approx(6.0)
     assert s2s.grad(doubled_sin)(0.5) == pytest.approx(2.0 * np.cos(0.5))
     assert s2s.jvp(doubled_sin, (0.5,), (1.0,))[1] == pytest.approx(2.0 * np.cos(0.5))
+
+
+def tanh_loss(w, b, x):
+    return np.sum(np.tanh(x * w + b) ** 2)
+
+
+def gradient_norm(w, b, x):
+    gw, gb = s2s.grad(tanh_loss, argnums=(0, 1))(w, b, x)
+    return gw * gw + gb * gb
+
+
+def test_transform_with_tuple_argnums_inside_a_transformed_function():
+    from s2s.test_util import check_grads
+
+    check_grads(gradient_norm, (0.5, 0.1, np.array([1.0, 2.0])), order=1, modes=("rev", "fwd"))

@@ -512,12 +512,15 @@ class Normalizer:
             except AttributeError:
                 self.fail(node, f"`{node.attr}` is not an attribute of {getattr(base, '__name__', base)!r}.",
                           kind=S2SError)
+        if isinstance(node, gast.Constant):
+            return node.value
+        if isinstance(node, gast.Tuple):
+            return tuple(self.static(e) for e in node.elts)
         if isinstance(node, gast.Call):
             func = self.static(node.func)
-            if getattr(func, "__s2s_api__", False) or isinstance(func, type(lambda: 0).__class__) and False:
-                args = [self.static(a) if not isinstance(a, gast.Constant) else a.value for a in node.args]
-                kws = {k.arg: (k.value.value if isinstance(k.value, gast.Constant) else self.static(k.value))
-                       for k in node.keywords}
+            if getattr(func, "__s2s_api__", False):
+                args = [self.static(a) for a in node.args]
+                kws = {k.arg: self.static(k.value) for k in node.keywords}
                 return func(*args, **kws)
             self.fail(node, "s2s can only call a transform (grad, jit, ...) of a function known when "
                             "the outer function is transformed, like `grad(loss)(params, x)`.")
