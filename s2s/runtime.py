@@ -358,15 +358,6 @@ def zeros_list(x):
     return [zeros_like_tree(e) for e in x]
 
 
-def check_scalar(out, what: str = "grad"):
-    """grad needs a scalar output, as in JAX."""
-    if np.ndim(out) != 0 and np.size(out) != 1 or np.ndim(out) != 0:
-        from .errors import S2STypeError
-        raise S2STypeError(f"{what} requires a scalar output, but the function returned an array of shape "
-                           f"{np.shape(out)}; use jacrev or vjp for non-scalar outputs, or reduce it (e.g. sum).")
-    return out
-
-
 def seed(out):
     """The cotangent 1 for a scalar output; grad of a non-scalar output is an error, as in JAX."""
     if _shape(out) != ():
