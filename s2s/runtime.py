@@ -179,8 +179,11 @@ def hstack_axis(tup):
     return 0 if np.ndim(tup[0]) <= 1 else 1
 
 
-def atleast_2d_list(tup):
-    return [np.atleast_2d(t) for t in tup]
+def vstack_vjp(v, tup):
+    """Cotangent of `vstack(tup)`: one block of rows per element, shaped like that element
+    (a 1-D element was stacked as one row)."""
+    sizes = np.cumsum([np.shape(t)[0] if np.ndim(t) > 1 else 1 for t in tup])[:-1]
+    return [reshape_like(p, t) for p, t in zip(np.split(v, sizes, axis=0), tup)]
 
 
 def array_vjp(v, like):

@@ -375,6 +375,22 @@ def f_stack_axis1(x, y):
     return np.stack([x, y, x * y], axis=1)
 
 
+def f_vstack_1d(x, y):
+    return np.vstack([x, y * 2.0])
+
+
+def f_vstack_2d(x, y):
+    return np.vstack([x, y])
+
+
+def f_hstack(x, y):
+    return np.hstack([x, y ** 2])
+
+
+def f_concatenate(x, y):
+    return np.concatenate([x, y, x * y], axis=0)
+
+
 def f_array_of_list(x, y):
     return np.array([x, y, x * y])
 
@@ -642,6 +658,10 @@ CASES = [
     ("T_matmul", f_T_matmul, args(normal(3, 4), normal(3, 2))),
     ("stack", f_stack, args(normal(4), normal(4))),
     ("stack_axis1", f_stack_axis1, args(normal(4), normal(4))),
+    ("vstack_1d", f_vstack_1d, args(normal(4), normal(4))),
+    ("vstack_2d", f_vstack_2d, args(normal(2, 3), normal(4, 3))),
+    ("hstack", f_hstack, args(normal(3), normal(2))),
+    ("concatenate", f_concatenate, args(normal(3), normal(3))),
     ("array_of_list", f_array_of_list, args(normal(4), normal(4))),
     ("zeros_ones", f_zeros_ones, args(normal(3))),
     ("zeros_like", f_zeros_like, args(normal(2, 3))),

@@ -133,7 +133,8 @@ linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)")
 linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)")
 linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)")
 linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))")
-linear("xp.vstack", "tup", "tup", "rt.split_like(g, rt.atleast_2d_list(tup), 0)")
+linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)")
+linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)")
 for _op in ("xp.stack", "xp.concatenate", "xp.hstack", "xp.vstack"):
     PRIMS[_op].list_args = PRIMS[_op].params[:1]
 prim("xp.full_like", "a, fill_value, dtype=None")
