@@ -76,14 +76,6 @@ def mean_vjp(v, like, axis, keepdims):
     return sum_vjp(v, like, axis, keepdims) / n
 
 
-def expand_like(v, like, axis, keepdims):
-    return _expand(v, like, axis, keepdims)
-
-
-def none_if_keep(axis, keepdims):
-    return None if keepdims else axis
-
-
 def max_vjp(v, a, ans, axis, keepdims):
     """Cotangent of a max/min reduction: split evenly among the positions that attain it."""
     hit = a == _expand(ans, a, axis, keepdims)
@@ -120,18 +112,25 @@ def reshape_like(v, like):
 
 def trace_vjp(v, a, offset, axis1, axis2):
     eye = np.eye(np.shape(a)[axis1], np.shape(a)[axis2], k=offset)
-    return np.moveaxis(np.multiply.outer(v, eye) if np.ndim(v) else v * eye, (-2, -1), (axis1, axis2))
+    return np.moveaxis(np.expand_dims(np.expand_dims(v, -1), -1) * eye, (-2, -1), (axis1, axis2))
+
+
+def check_norm_ord(ord, axis):
+    """Only the 2-norm of vectors and the Frobenius norm have derivative rules."""
+    if ord not in (None, 2, "fro") or (axis is not None and not isinstance(axis, int) and ord == 2):
+        from .errors import S2SValueError
+        raise S2SValueError(f"s2s differentiates linalg.norm for ord=None, 2 (vectors) or 'fro' only, not ord={ord!r}")
+    return ord
 
 
 def norm_vjp(v, x, ans, ord, axis, keepdims):
-    if ord not in (None, 2, "fro") or (axis is not None and not isinstance(axis, int) and ord == 2):
-        raise NotImplementedError("s2s: only the 2-norm and Frobenius norm of linalg.norm are differentiable")
+    check_norm_ord(ord, axis)
     return _expand(v, x, axis, keepdims) * x / np.where(_expand(ans, x, axis, keepdims) == 0, 1,
                                                          _expand(ans, x, axis, keepdims))
 
 
 def norm_jvp(dx, x, ans, ord, axis, keepdims):
-    return np.sum(norm_vjp(1.0, x, ans, ord, axis, True) * dx, axis=axis, keepdims=keepdims)
+    return np.sum(norm_vjp(np.ones_like(ans), x, ans, ord, axis, keepdims) * dx, axis=axis, keepdims=keepdims)
 
 
 def transpose_vjp(v, axes):

@@ -40,3 +40,25 @@ def test_every_numpy_primitive_is_in_s2s_numpy():
     for name in PRIMS:
         if name.startswith("xp.") and "." not in name[3:]:
             assert getattr(jnp, name[3:]) is getattr(np, name[3:])
+
+
+def _helpers_in_rules():
+    import gast
+
+    names = set()
+    for p in registry.PRIMS.values():
+        for rule in list(p.vjp.values()) + list(p.jvp.values()):
+            for node in gast.walk(gast.parse(rule, mode="eval")):
+                if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name) and node.value.id == "rt":
+                    names.add(node.attr)
+    return sorted(names)
+
+
+@pytest.mark.parametrize("helper", _helpers_in_rules())
+def test_every_runtime_helper_in_a_rule_can_be_differentiated(helper):
+    """A helper that appears in derivative code is a primitive with rules, or s2s can transform its
+    source (so derivatives of derivatives work)."""
+    from s2s.compiler import core_of
+
+    if "rt." + helper not in registry.PRIMS:
+        core_of(getattr(runtime, helper))
