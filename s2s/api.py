@@ -403,17 +403,16 @@ def hessian(fun, argnums=0):
 # ---------------------------------------------------------------- jit
 
 @_api
-def jit(fun, static_argnums=()):
-    """Compile `fun` through the s2s pipeline into normalized, cached Python (composes with every
-    transform; optimization passes are applied to this form)."""
+def jit(fun):
+    """Compile `fun` through the s2s pipeline into normalized, optimized (dead code removed),
+    cached Python that composes with every transform. It does not fuse or specialize yet."""
     def build():
         core = C.core_of(fun)
         name = f"jit_{core.name}"
         node = copy.deepcopy(core.node)
         node.name = name
-        return C.compile_fn(name, node, core.ns, core.filename, C.header_for("jit", core))
-    t = Transformed("jit", fun, lambda: C.cached("jit", fun, (), build), None, "jit")
-    return t
+        return C.compile_fn(name, optimize(node), core.ns, core.filename, C.header_for("jit", core))
+    return Transformed("jit", fun, lambda: C.cached("jit", fun, (), build), None, "jit")
 
 
 def linear_map(kind: str, fun, nargs: int, direction):
