@@ -235,17 +235,17 @@ def _grad_like(fun, argnums, has_aux, with_value):
 @_api
 def vjp(fun, *primals, has_aux: bool = False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple."""
-    fwd, bwd = split_vjp(fun, (True,) * len(primals))
-    out, saved = fwd(*primals)
+    from .runtime import copy_saved, zeros_like_tree
+    args, mask = _with_defaults(fun, primals)
+    fwd, bwd = split_vjp(fun, mask)
+    out, saved = fwd(*args)
     aux = None
     if has_aux:
         out, aux = out
 
     def vjp_fn(ct):
-        from .runtime import zeros_like_tree
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
-        fresh = tuple(list(s) if type(s) is list else s for s in saved)
-        return tuple(bwd(fresh, seed))
+        return tuple(bwd(copy_saved(saved), seed))[:len(primals)]  # the record is popped: copy it
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
@@ -303,8 +303,24 @@ def jvp(fun, primals, tangents):
     for p, t in zip(primals, tangents):
         if tree_structure(p) != tree_structure(t):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
-    f = jvp_function(fun, (True,) * len(primals))
-    return f(*primals, *tangents)
+    args, mask = _with_defaults(fun, primals)
+    return jvp_function(fun, mask)(*args, *tangents)
+
+
+def _with_defaults(fun, primals):
+    """All positional arguments of `fun` (defaults filled in) and which of them were given."""
+    import inspect
+    try:
+        params = list(inspect.signature(fun).parameters.values())
+    except (TypeError, ValueError):
+        return tuple(primals), (True,) * len(primals)
+    if len(primals) >= len(params):
+        return tuple(primals), (True,) * len(primals)
+    missing = params[len(primals):]
+    if any(p.default is inspect.Parameter.empty for p in missing):
+        raise S2STypeError(f"{getattr(fun, '__name__', fun)}() takes {len(params)} arguments, "
+                           f"but {len(primals)} primals were given")
+    return tuple(primals) + tuple(p.default for p in missing), (True,) * len(primals) + (False,) * len(missing)
 
 
 # ---------------------------------------------------------------- Jacobians and Hessians

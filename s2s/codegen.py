@@ -23,10 +23,21 @@ def _fill_empty_blocks(node):
                 block.append(gast.Pass())
 
 
+class _NegativeLiterals(ast.NodeTransformer):
+    """`-1.5` as a literal prints as `-1.5` even where `(-1.5)` is needed (`(-1.5) ** 2`): print
+    negative numbers as negations, which the printer parenthesizes by precedence."""
+
+    def visit_Constant(self, node):
+        v = node.value
+        if isinstance(v, (int, float, complex)) and not isinstance(v, bool) and (v.real < 0 or str(v)[0] == "-"):
+            return ast.copy_location(ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-v)), node)
+        return node
+
+
 def to_source(fn: gast.FunctionDef, header: str = "") -> str:
     """Readable, deterministic source: comment markers become real comments."""
     _fill_empty_blocks(fn)
-    tree = gast.gast_to_ast(A.module([fn]))
+    tree = _NegativeLiterals().visit(gast.gast_to_ast(A.module([fn])))
     ast.fix_missing_locations(tree)
     text = astor.to_source(tree)
     lines = []

@@ -531,3 +531,18 @@ def copy_saved(saved):
 def reversed_range(r):
     """The iterations of loop range `r` in the order the backward sweep replays them."""
     return r[::-1]
+
+
+def list_sum(items):
+    """Python's `sum(items)` (start 0) over a list or tuple of numbers or arrays, or an array's rows."""
+    total = 0
+    for item in items:
+        total = total + item
+    return total
+
+
+def list_sum_vjp(g, items):
+    """Cotangent of `list_sum(items)`: `g` summed down to each item's shape."""
+    if hasattr(items, "shape"):
+        return unbroadcast(g, items[0]) * np.ones_like(items) if np.ndim(items) else g
+    return [unbroadcast(g, item) for item in items]

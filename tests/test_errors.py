@@ -154,10 +154,6 @@ def uses_class(x):
     return np.sum(x)
 
 
-def uses_genexp(x):
-    return sum(v * v for v in x)  # E:genexp
-
-
 def uses_starred_unpack(x):
     a, *_rest = x  # E:starred_unpack
     return a
@@ -247,7 +243,6 @@ SYNTAX_CASES = [
     ("kwonly", uses_kwonly, None, ["keyword-only"]),
     ("import", uses_import, "import", ["import"]),
     ("class", uses_class, "class", ["class"]),
-    ("genexp", uses_genexp, None, ["generator"]),
     ("starred_unpack", uses_starred_unpack, None, ["starred"]),
     ("bad_method", uses_bad_method, None, ["byteswap"]),
     ("bad_attr", uses_bad_attr, None, ["flags"]),

@@ -153,3 +153,48 @@ def test_transform_with_tuple_argnums_inside_a_transformed_function():
     from s2s.test_util import check_grads
 
     check_grads(gradient_norm, (0.5, 0.1, np.array([1.0, 2.0])), order=1, modes=("rev", "fwd"))
+
+
+def astype_and_casts(x):
+    return np.sum(x.astype(np.float64) ** 2) + np.float32(2.0) * np.sum(x)
+
+
+def test_dtypes_are_values_and_float32_converts():
+    x = np.array([0.5, -1.0])
+    np.testing.assert_allclose(s2s.grad(astype_and_casts)(x), 2 * x + 2.0, rtol=1e-6)
+
+
+def optional_second(x, y=None):
+    if y is None:
+        return np.sum(x ** 2)
+    return np.sum(x * y)
+
+
+def test_jvp_and_vjp_fill_in_default_arguments():
+    x = np.array([0.5, -1.0])
+    out, t = s2s.jvp(optional_second, (x,), (np.ones(2),))
+    assert t == pytest.approx(np.sum(2 * x))
+    out, f_vjp = s2s.vjp(optional_second, x)
+    (gx,) = f_vjp(1.0)
+    np.testing.assert_allclose(gx, 2 * x)
+
+
+def python_sum_of_list(x):
+    return sum([x[0] * x[1], x[1] ** 2, np.sin(x[2])])
+
+
+def test_builtin_sum_over_a_list():
+    x = np.array([0.5, -1.0, 0.3])
+    np.testing.assert_allclose(s2s.grad(python_sum_of_list)(x), [x[1], x[0] + 2 * x[1], np.cos(x[2])])
+
+
+NEG = -1.5
+
+
+def negative_base(x):
+    return np.sum(x * NEG ** 2) + np.sum(np.sqrt(1.0 + (-(1.5)) ** 2) * x)
+
+
+def test_negative_literals_keep_their_precedence_in_generated_code():
+    x = np.ones(2)
+    np.testing.assert_allclose(s2s.grad(negative_base)(x), 2.25 + np.sqrt(3.25))

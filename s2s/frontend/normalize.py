@@ -39,7 +39,7 @@ UNSUPPORTED = {gast.Try: "try", gast.With: "with", gast.AsyncWith: "async with",
                gast.Nonlocal: "nonlocal", gast.Delete: "del", gast.AsyncFunctionDef: "async def",
                gast.AsyncFor: "async for", gast.ClassDef: "class", gast.Raise: "raise",
                gast.Import: "import", gast.ImportFrom: "import", gast.Yield: "yield", gast.YieldFrom: "yield from",
-               gast.Await: "await", gast.GeneratorExp: "generator expression", gast.SetComp: "set comprehension",
+               gast.Await: "await", gast.SetComp: "set comprehension",
                gast.DictComp: "dict comprehension", gast.Set: "set", gast.JoinedStr: "f-string",
                gast.Starred: "*args", gast.NamedExpr: ":="}
 
@@ -530,8 +530,8 @@ class Normalizer:
         if isinstance(node.value, gast.Name) and node.value.id not in self.locals or \
                 isinstance(node.value, gast.Attribute) and self._rooted_global(node.value):
             obj = self.static(node)
-            if resolve.prim_key(obj) is None and not resolve.is_user_function(obj):
-                return self.value_of(node, _dotted(node), obj)
+            if isinstance(obj, type) or resolve.prim_key(obj) is None and not resolve.is_user_function(obj):
+                return self.value_of(node, _dotted(node), obj)  # a constant, or a dtype like np.float64
             self.fail(node, f"`{_dotted(node)}` is a function; call it.")
         base = self.atom(node.value)
         if node.attr == "T":
@@ -645,6 +645,10 @@ class Normalizer:
         self.source_lines = src
         return A.name(result)
 
+    def expr_GeneratorExp(self, node):
+        """A generator expression is consumed right away (by sum, np.array, ...): build the list."""
+        return self.expr_ListComp(node)
+
     def expr_Subscript(self, node):
         base = self.atom(node.value)
         return A.subscript(base, self.index(node.slice))
@@ -703,6 +707,8 @@ class Normalizer:
             return out
         if obj in (list, tuple) and len(args) == 1 and not kws:
             return A.call(obj.__name__, args)
+        if obj is sum and len(args) == 1 and not kws:
+            return A.call("rt.list_sum", args)  # Python's sum over a list of numbers or arrays
         if getattr(obj, "__s2s_api__", False) and obj.__name__ == "stop_gradient":
             self.ns["stop_gradient"] = obj
             return A.call("stop_gradient", args, kws)

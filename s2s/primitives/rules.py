@@ -44,7 +44,8 @@ defvjp("xp.inner", a="rt.unbroadcast(g * b, a)", b="rt.unbroadcast(g * a, b)")
 defjvp("xp.inner", a="xp.inner(da, b)", b="xp.inner(a, db)")
 for _op in ("neg", "xp.negative"):
     linear(_op, "x", "x", "-g")
-for _op in ("pos", "xp.positive", "xp.copy", "xp.array", "xp.asarray", "float", "xp.float64", "xp.real"):
+for _op in ("pos", "xp.positive", "xp.copy", "xp.array", "xp.asarray", "float", "xp.float64", "xp.float32",
+            "xp.real"):
     linear(_op, "x", "x", "rt.array_vjp(g, x)")  # the tangent goes through the same conversion
 nondiff("lt", "le", "gt", "ge", "eq", "ne", "not", "invert", "is", "isnot", "in", "notin", "and_", "or_", sig="x, y=None")
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
@@ -211,3 +212,5 @@ for _op in ("xp.sum", "xp.mean", "xp.max", "xp.amax", "xp.min", "xp.amin", "xp.p
     PRIMS[_op].full_reduction = True
 for _op in ("neg", "xp.negative", "pos", "xp.positive", "xp.copy"):
     PRIMS[_op].same_shape = True
+linear("rt.list_sum", "items", "items", "rt.list_sum_vjp(g, items)")
+linear("rt.list_sum_vjp", "g_, items", "g_", "rt.list_sum(g)")
