@@ -18,6 +18,8 @@ from .reverse import _bind, _bind_call, _containers, _loc, _simplify, _split_sel
 
 
 class Forward:
+    """Forward mode of one core-form function: each statement followed by its tangent's."""
+
     def __init__(self, core: CoreFn, active_params):
         self.core = core
         self.body = _split_self_updates(copy.deepcopy(core.node.body), Namer(A.names_in(core.node) | set(core.ns)))

@@ -21,6 +21,9 @@ from .calls import callee_split
 
 
 class Reverse:
+    """Reverse mode of one core-form function with respect to `active_params`: `run` returns the
+    forward sweep (with its records), the seed, and the backward sweep, for api.py to assemble."""
+
     def __init__(self, core: CoreFn, active_params):
         self.core = core
         body = _split_self_updates(copy.deepcopy(core.node.body), Namer(A.names_in(core.node) | set(core.ns)))
