@@ -95,7 +95,7 @@ def split_vjp(fn, mask):
             for n in gast.walk(s):
                 if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
                     loaded.append(n.id)
-        first_nested = _nested_first(fwd)
+        first_nested = {v for v, nested in an.first_assignment_nested(fwd).items() if nested}
         extra_init = [A.assign(v, A.const(None)) for v in loaded if v in first_nested
                       and v not in {t.targets[0].id for t in init} and v not in core.params]
         saved = rev.namer.exact("saved")
@@ -115,22 +115,6 @@ def split_vjp(fn, mask):
     if custom is not None:
         return custom.split(mask)
     return C.cached("split", fn, mask, build)
-
-
-def _nested_first(body) -> set[str]:
-    first: dict = {}
-
-    def visit(stmts, nested):
-        for s in stmts:
-            for t in an.targets(s):
-                first.setdefault(t, nested or isinstance(s, gast.For))
-            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
-                for e in s.targets[0].elts:
-                    first.setdefault(e.id, nested)
-            for f in ("body", "orelse"):
-                visit(getattr(s, f, []) or [], True)
-    visit(body, False)
-    return {v for v, n in first.items() if n}
 
 
 # ---------------------------------------------------------------- public API

@@ -255,3 +255,18 @@ def definitely_assigned(body, params) -> dict[int, set[str]]:
         return assigned
     block(body, set(params))
     return before
+
+
+def first_assignment_nested(body) -> dict[str, bool]:
+    """For each assigned name: whether its first assignment (in program order) is inside a loop
+    or a branch, so that the name may still be unset after it in some runs."""
+    first: dict[str, bool] = {}
+
+    def visit(stmts, nested):
+        for s in stmts:
+            for t in targets(s):
+                first.setdefault(t, nested or isinstance(s, gast.For))
+            for f in ("body", "orelse"):
+                visit(getattr(s, f, []) or [], True)
+    visit(body, False)
+    return first

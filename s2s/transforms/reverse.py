@@ -467,14 +467,7 @@ class Reverse:
 
     def needs_init(self) -> set[str]:
         """Saved variables whose first assignment is nested: they may be unset when first saved."""
-        first = {}
-        def visit(stmts, nested):
-            for s in stmts:
-                for t in an.targets(s):
-                    first.setdefault(t, nested or isinstance(s, gast.For))
-                for f in ("body", "orelse"):
-                    visit(getattr(s, f, []) or [], True)
-        visit(self.body, False)
+        first = an.first_assignment_nested(self.body)
         return {v for v in self.saved if v not in self.params and first.get(v, True)}
 
 
