@@ -351,7 +351,7 @@ class Normalizer:
         cond_stmts, self.out = self.out, saved
         body = self.block(s.body)
         self.loc = loc
-        has_continue = any(isinstance(n, gast.Continue) for n in _loop_level(body))
+        has_continue = any(isinstance(n, gast.Continue) for n in analysis.loop_level(body))
         if isinstance(cond, gast.Constant) and cond.value is True:
             loop = A.while_(A.const(True), body)
         elif has_continue or not isinstance(cond, gast.Name):
@@ -763,15 +763,6 @@ def _dotted(node) -> str:
 def _stored(stmts) -> set[str]:
     """Names assigned anywhere in `stmts` (the original, unnormalized statements)."""
     return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-
-
-def _loop_level(stmts):
-    """Statements of a loop body, not descending into nested loops."""
-    for s in stmts:
-        yield s
-        if isinstance(s, gast.If):
-            yield from _loop_level(s.body)
-            yield from _loop_level(s.orelse)
 
 
 def _set_before_breaks(stmts, flag):

@@ -270,3 +270,13 @@ def first_assignment_nested(body) -> dict[str, bool]:
                 visit(getattr(s, f, []) or [], True)
     visit(body, False)
     return first
+
+
+def loop_level(stmts):
+    """Statements of a loop body through its branches, not descending into nested loops (where a
+    `break` or `continue` belongs to this loop)."""
+    for s in stmts:
+        yield s
+        if isinstance(s, gast.If):
+            yield from loop_level(s.body)
+            yield from loop_level(s.orelse)

@@ -118,7 +118,7 @@ class Reverse:
 
     def forward_loop(self, s, depth) -> list:
         out, info = [], {}
-        has_break = any(isinstance(n, gast.Break) for n in _loop_level(s.body))
+        has_break = any(isinstance(n, gast.Break) for n in an.loop_level(s.body))
         counter = self.namer.fresh("trips") if has_break or isinstance(s, gast.While) else None
         if counter:
             out.append(A.assign(counter, A.const(0)))
@@ -485,19 +485,11 @@ def _at_path_ends(block, stmt) -> list:
     if block and isinstance(block[-1], (gast.Break, gast.Continue)):
         return block[:-1] + [stmt, block[-1]]
     last = block[-1] if block else None
-    if isinstance(last, gast.If) and any(isinstance(n, (gast.Break, gast.Continue)) for n in _loop_level([last])):
+    if isinstance(last, gast.If) and any(isinstance(n, (gast.Break, gast.Continue)) for n in an.loop_level([last])):
         last.body = _at_path_ends(last.body, copy.deepcopy(stmt))
         last.orelse = _at_path_ends(last.orelse, copy.deepcopy(stmt))
         return block
     return block + [stmt]
-
-
-def _loop_level(stmts):
-    for s in stmts:
-        yield s
-        if isinstance(s, gast.If):
-            yield from _loop_level(s.body)
-            yield from _loop_level(s.orelse)
 
 
 def _is_list_op(s) -> bool:
