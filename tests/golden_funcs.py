@@ -27,3 +27,22 @@ def clipped_newton(a, cap):
             x = cap
         steps = steps + 1
     return x * steps
+
+
+def tanh_layer(w, x):
+    """A small layer for the jvp, vjp (forward/backward pair), jacrev and jit goldens."""
+    h = np.tanh(np.dot(w, x))
+    return h * x
+
+
+def horner(c, x):
+    """A callee with a loop: Horner's scheme over the coefficients."""
+    acc = 0.0 * x
+    for i in range(len(c)):
+        acc = acc * x + c[i]
+    return acc
+
+
+def poly_sum(c, x):
+    """Calls the looping callee, so the golden shows its generated split pair."""
+    return np.sum(horner(c, x) ** 2)

@@ -14,17 +14,24 @@ import numpy as np
 import pytest
 
 import s2s
+from s2s.api import transformed_source
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN_DIR = os.path.join(HERE, "golden")
 PLACEHOLDER = "<golden_funcs.py>"
 UPDATE = os.environ.get("S2S_UPDATE_GOLDEN") == "1"
 
-# name -> (function name in golden_funcs, grad options)
+# name -> (function name in golden_funcs, transform, argnums); the text is what `python -m s2s dump`
+# prints: the transformed function and every generated function it calls.
 EXAMPLES = {
-    "linear_mse_grad": ("linear_mse", {}),
-    "logistic_sum_grad": ("logistic_sum", {}),
-    "clipped_newton_grad": ("clipped_newton", {"argnums": (0, 1)}),
+    "linear_mse_grad": ("linear_mse", "grad", None),
+    "logistic_sum_grad": ("logistic_sum", "grad", None),
+    "clipped_newton_grad": ("clipped_newton", "grad", (0, 1)),
+    "tanh_layer_jvp": ("tanh_layer", "jvp", None),
+    "tanh_layer_vjp": ("tanh_layer", "vjp", None),
+    "tanh_layer_jacrev": ("tanh_layer", "jacrev", 1),
+    "tanh_layer_jit": ("tanh_layer", "jit", None),
+    "poly_sum_loop_callee_grad": ("poly_sum", "grad", None),
 }
 
 
@@ -38,9 +45,9 @@ def func_path(fn) -> str:
 
 
 def generated(name: str) -> str:
-    fname, opts = EXAMPLES[name]
+    fname, transform, argnums = EXAMPLES[name]
     fn = getattr(golden_funcs, fname)
-    return normalize(s2s.source(s2s.grad(fn, **opts)), func_path(fn))
+    return normalize(transformed_source(fn, transform, argnums), func_path(fn))
 
 
 def golden_path(name: str) -> str:
@@ -57,10 +64,10 @@ _SUBPROCESS_SCRIPT = r"""
 import sys
 sys.path.insert(0, {here!r})
 import golden_funcs
-import s2s
-for fname, opts in {examples!r}:
+from s2s.api import transformed_source
+for fname, transform, argnums in {examples!r}:
     fn = getattr(golden_funcs, fname)
-    text = s2s.source(s2s.grad(fn, **opts)).replace(fn.__code__.co_filename, {placeholder!r})
+    text = transformed_source(fn, transform, argnums).replace(fn.__code__.co_filename, {placeholder!r})
     sys.stdout.write(text)
     sys.stdout.write("\n=====8<=====\n")
 """
@@ -95,7 +102,8 @@ def test_golden_file_is_normalized(name):
     want = read_golden(name)
     assert PLACEHOLDER in want.splitlines()[0]
     assert HERE not in want
-    assert want.startswith("# s2s: grad of ")
+    first = {"vjp": "forward sweep"}.get(EXAMPLES[name][1], EXAMPLES[name][1])
+    assert want.startswith(f"# s2s: {first} of ")
     assert want.endswith("\n")
 
 
