@@ -1,120 +1,19 @@
 """The transforms users call. Each builds a spec, looks up the cache, and compiles on a miss."""
 from __future__ import annotations
 
-import copy
 import functools
+import inspect
 
-import gast
-
-from . import astutil as A
-from . import compiler as C
+from . import driver as D
+from . import record
 from .errors import S2STypeError, S2SValueError
-from .passes import optimize
-from .primitives import registry
-from .transforms import analysis as an
-from .transforms.reverse import Reverse
+from .runtime import copy_saved, zeros_like_tree
+from .tree import tree_structure
 
 
 def _api(fn):
-    fn.__s2s_api__ = True
+    record.attach(fn, transform=True)
     return fn
-
-
-# ---------------------------------------------------------------- reverse mode builders
-
-def _argnums_tuple(argnums, nparams, what="grad"):
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    for a in nums:
-        if not isinstance(a, int) or not -nparams <= a < nparams:
-            raise S2SValueError(f"{what}: argnums {argnums!r} out of range for a function of {nparams} "
-                                "positional parameters")
-    return tuple(a % nparams for a in nums)
-
-
-def grad_function(fn, argnums, has_aux: bool, with_value: bool):
-    """Compile `grad`/`value_and_grad` of `fn`: one function with both sweeps."""
-    def build():
-        core = C.core_of(fn)
-        nums = _argnums_tuple(argnums, len(core.params))
-        rev = Reverse(core, [core.params[i] for i in nums])
-        seed = (lambda out: A.call("rt.seed_aux", [out])) if has_aux else (lambda out: _seed(core, out))
-        init, fwd, out, seed_stmts, bwd, grads = rev.run("grad", seed)
-        picked = [grads[i] for i in nums]
-        gout = picked[0] if isinstance(argnums, int) else A.tuple_(picked)
-        result = gout
-        if has_aux:
-            aux = rev.namer.fresh("aux")
-            value = rev.namer.fresh("value")
-            seed_stmts.insert(1, A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), out))
-            result = A.tuple_([A.tuple_([A.name(value), A.name(aux)]), gout]) if with_value \
-                else A.tuple_([gout, A.name(aux)])
-        elif with_value:
-            value = rev.namer.fresh("value")
-            seed_stmts.insert(0, A.assign(value, out))  # before the backward sweep restores variables
-            result = A.tuple_([A.name(value), gout])
-        kind = "value_and_grad" if with_value else "grad"
-        name = rev.namer.exact(f"{kind}_{core.name}")
-        body = init + fwd + [A.comment("---- backward ----")] + seed_stmts + bwd + [A.ret(result)]
-        ns = {**core.ns, **rev.ns}
-        what = f"wrt argument {argnums}"
-        return C.compile_fn(name, optimize(A.function(name, core.params, body)), ns, core.filename,
-                            C.header_for(kind, core, what))
-    return C.cached("value_and_grad" if with_value else "grad", fn, (argnums, has_aux), build)
-
-
-def _seed(core, out):
-    """The cotangent that starts the backward sweep of `grad`: the literal 1.0 when the output is
-    certainly a scalar (a full sum/mean/max of an array), else a run-time check that it is."""
-    for s in core.node.body:
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == out.id:
-            p = registry.lookup(an.classify(s.value))
-            if p is not None and p.full_reduction and isinstance(s.value, gast.Call) and len(s.value.args) == 1 \
-                    and not s.value.keywords:
-                return A.const(1.0)
-    return A.call("rt.seed", [out])
-
-
-def split_vjp(fn, mask):
-    """Compile (fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> cotangent per parameter."""
-    mask = tuple(mask)
-
-    def build():
-        core = C.core_of(fn)
-        active = [p for p, m in zip(core.params, mask) if m]
-        rev = Reverse(core, active)
-        g = rev.namer.exact("g")
-        init, fwd, out, seed_stmts, bwd, grads = rev.run("split", lambda out: A.name(g))
-        assigned = set(core.params)
-        for s in an.walk_stmts(fwd):
-            assigned.update(an.targets(s))
-            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
-                assigned.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
-        assigned.update(t.targets[0].id for t in init)
-        loaded = []
-        for s in bwd + [A.ret(A.tuple_(grads))]:
-            for n in gast.walk(s):
-                if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
-                    loaded.append(n.id)
-        first_nested = {v for v, nested in an.first_assignment_nested(fwd).items() if nested}
-        extra_init = [A.assign(v, A.const(None)) for v in loaded if v in first_nested
-                      and v not in {t.targets[0].id for t in init} and v not in core.params]
-        saved = rev.namer.exact("saved")
-        fname = rev.namer.exact(f"fwd_{core.name}")
-        bname = rev.namer.exact(f"bwd_{core.name}")
-        fwd_body = init + extra_init + fwd + [A.ret(A.tuple_([out, A.tuple_([A.name(v) for v in loaded])]))]
-        unpack = [A.assign(A.tuple_([A.name(v) for v in loaded], store_=True), A.name(saved))] if loaded else []
-        outs = [gr if m else A.const(None) for gr, m in zip(grads, mask)]
-        bwd_body = unpack + seed_stmts + bwd + [A.ret(A.tuple_(outs))]
-        ns = {**core.ns, **rev.ns}
-        f = C.compile_fn(fname, A.function(fname, core.params, fwd_body), ns, core.filename,
-                         C.header_for("forward sweep", core))
-        b = C.compile_fn(bname, A.function(bname, [saved, g], bwd_body), ns, core.filename,
-                         C.header_for("backward sweep", core))
-        return f, b
-    custom = getattr(fn, "__s2s_custom_vjp__", None) or getattr(fn, "__s2s_custom_jvp__", None)
-    if custom is not None:
-        return custom.split(mask)
-    return C.cached("split", fn, mask, build)
 
 
 # ---------------------------------------------------------------- public API
@@ -155,16 +54,13 @@ class Transformed:
         self._fn = None
         functools.update_wrapper(self, fun, updated=())
         self.__name__ = f"{label}_{getattr(fun, '__name__', 'f')}"
+        self.__s2s__ = record.Record(target=lambda: self.compiled)
 
     @property
     def compiled(self):
         if self._fn is None:
             self._fn = self._compile()
         return self._fn
-
-    @property
-    def __s2s_core__(self):
-        return self.compiled.__s2s_core__
 
     def __call__(self, *args, **kwargs):
         if kwargs or self._defaults and len(args) < self._nparams:
@@ -175,7 +71,6 @@ class Transformed:
 
     @functools.cached_property
     def _signature(self):
-        import inspect
         return inspect.signature(self.fun)
 
     @property
@@ -211,7 +106,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
 def _grad_like(fun, argnums, has_aux, with_value):
     kind = "value_and_grad" if with_value else "grad"
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    t = Transformed(kind, fun, lambda: grad_function(fun, argnums, has_aux, with_value), None, kind)
+    t = Transformed(kind, fun, lambda: D.grad_function(fun, argnums, has_aux, with_value), None, kind)
     t.nums = nums
     return t
 
@@ -219,9 +114,8 @@ def _grad_like(fun, argnums, has_aux, with_value):
 @_api
 def vjp(fun, *primals, has_aux: bool = False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple."""
-    from .runtime import copy_saved, zeros_like_tree
     args, mask = _with_defaults(fun, primals)
-    fwd, bwd = split_vjp(fun, mask)
+    fwd, bwd = D.split_vjp(fun, mask)
     out, saved = fwd(*args)
     aux = None
     if has_aux:
@@ -239,42 +133,18 @@ def stop_gradient(x):
     return x
 
 
-stop_gradient.__s2s_prim__ = "stop_gradient"
+record.attach(stop_gradient, prim="stop_gradient")
 
 
 def source(fn) -> str:
     """The generated Python source of a transformed function (what `python -m s2s dump` prints)."""
-    compiled = getattr(fn, "compiled", None)
-    if compiled is not None:
-        return compiled.__s2s_source__
-    if hasattr(fn, "__s2s_source__"):
-        return fn.__s2s_source__
+    gen = record.generated(fn)
+    if gen is not None:
+        return record.of(gen).source
     raise S2STypeError(f"{fn!r} is not a function produced by an s2s transform (grad, vjp, jvp, ...)")
 
 
 # ---------------------------------------------------------------- forward mode
-
-def jvp_function(fn, mask):
-    """Compile jvp_f(*params, *tangents of the params flagged in `mask`) -> (out, tangent_out)."""
-    mask = tuple(mask)
-
-    def build():
-        from .transforms.forward import Forward
-        core = C.core_of(fn)
-        active = [p for p, m in zip(core.params, mask) if m]
-        fw = Forward(core, active)
-        body, tparams = fw.run(active)
-        name = fw.namer.exact(f"jvp_{core.name}")
-        ns = {**core.ns, **fw.ns}
-        return C.compile_fn(name, A.function(name, core.params + tparams, body), ns, core.filename,
-                            C.header_for("jvp", core))
-    custom = getattr(fn, "__s2s_custom_jvp__", None)
-    if custom is not None:
-        return custom.jvp_fn(mask)
-    if getattr(fn, "__s2s_custom_vjp__", None) is not None:
-        fn = fn.fun  # forward mode differentiates the function itself
-    return C.cached("jvp", fn, mask, build)
-
 
 @_api
 def jvp(fun, primals, tangents):
@@ -283,17 +153,15 @@ def jvp(fun, primals, tangents):
         raise S2STypeError("jvp expects primals and tangents as tuples or lists, e.g. jvp(f, (x,), (v,))")
     if len(primals) != len(tangents):
         raise S2SValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    from .tree import tree_structure
     for p, t in zip(primals, tangents):
         if tree_structure(p) != tree_structure(t):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
     args, mask = _with_defaults(fun, primals)
-    return jvp_function(fun, mask)(*args, *tangents)
+    return D.jvp_function(fun, mask)(*args, *tangents)
 
 
 def _with_defaults(fun, primals):
     """All positional arguments of `fun` (defaults filled in) and which of them were given."""
-    import inspect
     try:
         params = list(inspect.signature(fun).parameters.values())
     except (TypeError, ValueError):
@@ -309,73 +177,6 @@ def _with_defaults(fun, primals):
 
 # ---------------------------------------------------------------- Jacobians and Hessians
 
-def _jac_build(kind, fun, argnums, has_aux=False):
-    """jacfwd/jacrev as generated core-form code: a loop of jvp (columns) or vjp (rows) calls.
-
-    With `has_aux`, `fun` returns `(out, aux)`: the Jacobian is of `out`, and `aux` is returned
-    beside it, as in JAX.
-    """
-    from .frontend.normalize import Namer
-    core = C.core_of(fun)
-    params = core.params
-    nums = _argnums_tuple(argnums, len(params), kind)
-    namer = Namer(set(params) | {"xp", "rt"})
-    ns: dict = {}
-    body: list = []
-    results = []
-    aux = namer.fresh("aux")
-
-    def split_aux(pair, first):
-        """`first, aux = pair` when the function returns a pair, else `first = pair`."""
-        target = A.tuple_([A.name(first), A.name(aux)], store_=True) if has_aux else A.name(first, store=True)
-        return A.assign(target, A.name(pair))
-
-    for i in nums:
-        mask = tuple(j == i for j in range(len(params)))
-        k, acc, res, out, jac = (namer.fresh(b) for b in ("k", "parts", "res", "out", "jac"))
-        loop_body = []
-        if kind == "jacfwd":
-            jf = namer.exact(f"jvp_{core.name}")
-            ns[jf] = jvp_function(fun, mask)
-            e, tres, t, n = namer.fresh("e"), namer.fresh("tres"), namer.fresh("col"), namer.fresh("n")
-            body.append(A.assign(n, A.call("rt.tree_size", [A.name(params[i])])))
-            loop_body += [A.assign(e, A.call("rt.basis", [A.name(params[i]), A.name(k)])),
-                          A.assign(A.tuple_([A.name(res), A.name(tres)], store_=True),
-                                   A.call(A.name(jf), [A.name(p) for p in params] + [A.name(e)])),
-                          split_aux(res, out),
-                          A.assign(t, A.subscript(A.name(tres), A.const(0))) if has_aux else A.assign(t, A.name(tres)),
-                          A.expr_stmt(A.call(A.attr(A.name(acc), "append"), [A.name(t)]))]
-            body.append(A.assign(acc, A.list_([])))
-            body.append(A.for_range(k, [A.name(n)], loop_body))
-            body.append(A.assign(jac, A.call("rt.jac_from_columns", [A.name(acc), A.name(out),
-                                                                     A.name(params[i])])))
-        else:
-            fwd, bwd = split_vjp(fun, mask)
-            fname, bname = namer.exact(f"fwd_{core.name}"), namer.exact(f"bwd_{core.name}")
-            ns[fname], ns[bname] = fwd, bwd
-            saved, m, e, seed, cts, row, cp = (namer.fresh(b) for b in ("saved", "m", "e", "seed", "cts", "row", "rec"))
-            body.append(A.assign(A.tuple_([A.name(res), A.name(saved)], store_=True),
-                                 A.call(A.name(fname), [A.name(p) for p in params])))
-            body.append(split_aux(res, out))
-            body.append(A.assign(m, A.call("rt.tree_size", [A.name(out)])))
-            body.append(A.assign(acc, A.list_([])))
-            loop_body += [A.assign(e, A.call("rt.basis", [A.name(out), A.name(k)])),
-                          A.assign(seed, A.tuple_([A.name(e), A.call("rt.zeros_like_tree", [A.name(aux)])]))
-                          if has_aux else A.assign(seed, A.name(e)),
-                          A.assign(cp, A.call("rt.copy_saved", [A.name(saved)])),
-                          A.assign(cts, A.call(A.name(bname), [A.name(cp), A.name(seed)])),
-                          A.assign(row, A.subscript(A.name(cts), A.const(i))),
-                          A.expr_stmt(A.call(A.attr(A.name(acc), "append"), [A.name(row)]))]
-            body.append(A.for_range(k, [A.name(m)], loop_body))
-            body.append(A.assign(jac, A.call("rt.jac_from_rows", [A.name(acc), A.name(out), A.name(params[i])])))
-        results.append(A.name(jac))
-    result = results[0] if isinstance(argnums, int) else A.tuple_(results)
-    body.append(A.ret(A.tuple_([result, A.name(aux)]) if has_aux else result))
-    name = namer.exact(f"{kind}_{core.name}")
-    return C.compile_fn(name, A.function(name, params, body), ns, core.filename,
-                        C.header_for(kind, core, f"wrt argument {argnums}"))
-
-
 @_api
 def jacfwd(fun, argnums=0, has_aux: bool = False):
     """Jacobian by forward mode, one jvp per input element: shape out.shape + in.shape."""
@@ -389,9 +190,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False):
 
 
 def _jacobian(kind, fun, argnums, has_aux):
-    build = lambda: C.cached(kind, fun, (argnums, has_aux),  # noqa: E731
-                             lambda: _jac_build(kind, fun, argnums, has_aux))
-    return Transformed(kind, fun, build, None, kind)
+    return Transformed(kind, fun, lambda: D.jacobian_function(kind, fun, argnums, has_aux), None, kind)
 
 
 @_api
@@ -406,46 +205,13 @@ def hessian(fun, argnums=0):
 def jit(fun):
     """Compile `fun` through the s2s pipeline into normalized, optimized (dead code removed),
     cached Python that composes with every transform. It does not fuse or specialize yet."""
-    def build():
-        core = C.core_of(fun)
-        name = f"jit_{core.name}"
-        node = copy.deepcopy(core.node)
-        node.name = name
-        return C.compile_fn(name, optimize(node), core.ns, core.filename, C.header_for("jit", core))
-    return Transformed("jit", fun, lambda: C.cached("jit", fun, (), build), None, "jit")
+    return Transformed("jit", fun, lambda: D.jit_function(fun), None, "jit")
 
 
 def linear_map(kind: str, fun, nargs: int, direction):
-    """A generated, further-transformable function of the primals: `a -> jvp(fun, a, direction)[1]`
-    (kind "jvp", direction = tangents) or `a -> vjp(fun, *a)[1](direction)` (kind "vjp")."""
-    from .frontend.normalize import Namer
-    core = C.core_of(fun)
-    namer = Namer(set(core.params) | {"xp", "rt"})
-    params = [namer.fresh("a") for _ in range(nargs)]
-    ns: dict = {}
-    body = []
-    if kind == "jvp":
-        jf = namer.exact(f"jvp_{core.name}")
-        ns[jf] = jvp_function(fun, (True,) * nargs)
-        tans = []
-        for t in direction:
-            tans.append(namer.fresh("v"))
-            ns[tans[-1]] = t
-        out, tan = namer.fresh("out"), namer.fresh("tangent")
-        body.append(A.assign(A.tuple_([A.name(out), A.name(tan)], store_=True),
-                             A.call(A.name(jf), [A.name(p) for p in params] + [A.name(t) for t in tans])))
-        body.append(A.ret(A.name(tan)))
-    else:
-        fwd, bwd = split_vjp(fun, (True,) * nargs)
-        fname, bname, u = namer.exact(f"fwd_{core.name}"), namer.exact(f"bwd_{core.name}"), namer.exact("u")
-        ns.update({fname: fwd, bname: bwd, u: direction})
-        out, saved, cts = namer.fresh("out"), namer.fresh("saved"), namer.fresh("cts")
-        body.append(A.assign(A.tuple_([A.name(out), A.name(saved)], store_=True),
-                             A.call(A.name(fname), [A.name(p) for p in params])))
-        body.append(A.assign(cts, A.call(A.name(bname), [A.name(saved), A.name(u)])))
-        body.append(A.ret(A.name(cts)))
-    name = namer.exact(f"{kind}_of_{core.name}")
-    return C.compile_fn(name, A.function(name, params, body), ns, core.filename, C.header_for(kind, core))
+    """A generated function of the primals: `a -> jvp(fun, a, direction)[1]` (kind "jvp") or
+    `a -> vjp(fun, *a)[1](direction)` (kind "vjp"); it composes with further transforms."""
+    return D.linear_map(kind, fun, nargs, direction)
 
 
 def transformed_source(fun, transform: str, argnums=None) -> str:
@@ -454,16 +220,15 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
     `vjp` shows the forward and the backward sweep, `jvp` the function of primals and tangents;
     `argnums` picks the differentiated arguments (all of them for vjp and jvp when omitted).
     """
-    import inspect
     n = len(inspect.signature(fun).parameters)
     if transform in ("vjp", "jvp"):
-        nums = range(n) if argnums is None else _argnums_tuple(argnums, n, transform)
+        nums = range(n) if argnums is None else D.argnums_tuple(argnums, n, transform)
         mask = tuple(i in nums for i in range(n))
-        roots = [jvp_function(fun, mask)] if transform == "jvp" else list(split_vjp(fun, mask))
+        roots = [D.jvp_function(fun, mask)] if transform == "jvp" else list(D.split_vjp(fun, mask))
     else:
         kwargs = {} if argnums is None else {"argnums": argnums}
         roots = [globals()[transform](fun, **kwargs).compiled]
-    return "\n\n".join(f.__s2s_source__ for f in _generated_closure(roots))
+    return "\n\n".join(record.of(f).source for f in _generated_closure(roots))
 
 
 def _generated_closure(roots) -> list:
@@ -471,12 +236,18 @@ def _generated_closure(roots) -> list:
     seen, order, queue = set(), [], list(roots)
     while queue:
         f = queue.pop(0)
-        f = f.target() if hasattr(f, "__s2s_lazy__") else f
-        if id(f) in seen or not hasattr(f, "__s2s_source__"):
+        rec = record.of(f)
+        f = rec.target() if rec is not None and rec.lazy else f
+        rec = record.of(f)
+        if id(f) in seen or rec is None or rec.source is None:
             continue
         seen.add(id(f))
         order.append(f)
-        ns = f.__s2s_core__[1]
-        queue.extend(ns[name] for name in sorted(ns) if hasattr(ns[name], "__s2s_source__")
-                     or hasattr(ns[name], "__s2s_lazy__"))
+        ns = rec.core[1]
+        queue.extend(ns[name] for name in sorted(ns) if _in_closure(ns[name]))
     return order
+
+
+def _in_closure(obj) -> bool:
+    rec = record.of(obj)
+    return rec is not None and (rec.source is not None or rec.lazy)

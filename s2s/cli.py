@@ -16,6 +16,9 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
+from .api import transformed_source
+from .errors import S2SError
+
 __all__ = ["main"]
 
 TRANSFORMS = (
@@ -154,12 +157,9 @@ def _highlight(text: str) -> str:
 
 def _dump(target: str, transform: str, argnums: int | tuple[int, ...] | None) -> str:
     func = load_target(target)
-    import s2s
-    from s2s.api import transformed_source
-
     try:
         return transformed_source(func, transform, argnums)
-    except s2s.S2SError as exc:
+    except S2SError as exc:
         raise TargetError(_one_line(str(exc)) or type(exc).__name__) from exc
 
 

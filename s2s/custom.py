@@ -4,9 +4,12 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
-import types
+import linecache
 
+from . import driver, record
 from .errors import S2STypeError
+from .primitives import registry
+from .runtime import zeros_like_tree
 
 
 class custom_vjp:
@@ -21,7 +24,7 @@ class custom_vjp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.fwd = self.bwd = None
-        self.__s2s_custom_vjp__ = self
+        self.__s2s__ = record.Record(custom=self)
 
     def defvjp(self, fwd, bwd):
         self.fwd, self.bwd = fwd, bwd
@@ -49,9 +52,12 @@ class custom_vjp:
             return tuple(None if i in nd else next(it) for i in range(n))
         return fwd, bwd
 
-    @property
-    def __s2s_core__(self):
-        raise AttributeError("__s2s_core__")
+    def jvp(self, mask):
+        """Forward mode differentiates the function itself."""
+        return driver.jvp_function(self.fun, mask)
+
+    def caller(self):
+        return caller_of(self)
 
 
 class custom_jvp:
@@ -67,7 +73,7 @@ class custom_jvp:
         self.fun = fun
         self.nondiff_argnums = tuple(nondiff_argnums)
         self.rule = None
-        self.__s2s_custom_jvp__ = self
+        self.__s2s__ = record.Record(custom=self)
 
     def defjvp(self, rule):
         self.rule = rule
@@ -76,11 +82,13 @@ class custom_jvp:
     def __call__(self, *args):
         return self.fun(*args)
 
-    def jvp_fn(self, mask):
+    def caller(self):
+        return caller_of(self)
+
+    def jvp(self, mask):
         """jvp(*args, *tangents of the args flagged in mask) -> (out, tangent_out)."""
         if self.rule is None:
             raise S2STypeError(f"custom_jvp function {self.__name__!r} has no rule: call .defjvp(rule) first")
-        from .runtime import zeros_like_tree
         rule, n = self.rule, len(mask)
 
         def jvp(*args):
@@ -90,12 +98,10 @@ class custom_jvp:
         return jvp
 
     def split(self, mask):
-        from .api import split_vjp
         tangent_fn = _tangent_out_function(self.rule, len(mask))
         tmask = (False,) * len(mask) + tuple(mask)
-        tfwd, tbwd = split_vjp(tangent_fn, tmask)
+        tfwd, tbwd = driver.split_vjp(tangent_fn, tmask)
         fun = self.fun
-        from .runtime import zeros_like_tree
 
         def fwd(*args):
             return fun(*args), args
@@ -114,7 +120,6 @@ _DEFINED = itertools.count()
 def _exec_function(name: str, src: str, glob: dict):
     """Define a small generated helper with readable source (registered for tracebacks and s2s);
     the file name is unique so that each helper's source stays readable."""
-    import linecache
     filename = f"<s2s:{name}:{next(_DEFINED)}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
     exec(compile(src, filename, "exec"), glob)
@@ -147,9 +152,6 @@ def _tangent_out_function(rule, n):
     return _exec_function("tangent_out", src, {"rule": rule})
 
 
-EXT = types.SimpleNamespace()
-
-
 def defvjp(fn, **rules):
     """Register reverse-mode rules for a function s2s should treat as a primitive.
 
@@ -166,14 +168,13 @@ def defjvp(fn, **rules):
 
 
 def _define(fn, rules: dict, mode: str):
-    from .primitives import registry
     key = _register(fn)
     params = ", ".join(registry.PRIMS[key].params)
     registry.RULE_NAMES.add("ext")
     for arg, rule in rules.items():
         if callable(rule):
-            helper = f"{fn.__name__}__{mode}_{arg}"
-            setattr(EXT, helper, rule)
+            helper = f"{key[4:]}__{mode}_{arg}"
+            setattr(registry.EXT, helper, rule)
             first = "g" if mode == "vjp" else f"d{arg}"
             rule = f"ext.{helper}({first}, ans, {params})"
         (registry.defvjp if mode == "vjp" else registry.defjvp)(key, **{arg: rule})
@@ -181,12 +182,17 @@ def _define(fn, rules: dict, mode: str):
 
 
 def _register(fn) -> str:
-    from .primitives import registry
-    key = getattr(fn, "__s2s_prim__", None)
-    if key is None:
-        key = f"ext.{fn.__name__}"
-        params = ", ".join(inspect.signature(fn).parameters)
-        registry.prim(key, params)
-        setattr(EXT, fn.__name__, fn)
-        fn.__s2s_prim__ = key
+    """The rule-table key of user function `fn`: `ext.<name>`, or `ext.<name>_<n>` when another
+    function of the same name already has rules (functions are told apart by identity)."""
+    rec = record.of(fn)
+    if rec is not None and rec.prim is not None:
+        return rec.prim
+    base = f"ext.{fn.__name__}"
+    key, n = base, 0
+    while key in registry.PRIMS:
+        n += 1
+        key = f"{base}_{n}"
+    registry.prim(key, ", ".join(inspect.signature(fn).parameters))
+    setattr(registry.EXT, key[4:], fn)
+    record.attach(fn, prim=key)
     return key

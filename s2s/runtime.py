@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import S2STypeError, S2SValueError
+from .tree import tree_flatten, tree_unflatten
+
 shape = np.shape
 
 
@@ -118,7 +121,6 @@ def trace_vjp(v, a, offset, axis1, axis2):
 def check_norm_ord(ord, axis):
     """Only the 2-norm of vectors and the Frobenius norm have derivative rules."""
     if ord not in (None, 2, "fro") or (axis is not None and not isinstance(axis, int) and ord == 2):
-        from .errors import S2SValueError
         raise S2SValueError(f"s2s differentiates linalg.norm for ord=None, 2 (vectors) or 'fro' only, not ord={ord!r}")
     return ord
 
@@ -363,7 +365,6 @@ def zeros_list(x):
 def seed(out):
     """The cotangent 1 for a scalar output; grad of a non-scalar output is an error, as in JAX."""
     if _shape(out) != ():
-        from .errors import S2STypeError
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)}. "
                            "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")
     dt = getattr(out, "dtype", None)
@@ -372,7 +373,6 @@ def seed(out):
 
 def seed_aux(out):
     if not isinstance(out, (tuple, list)) or len(out) != 2:
-        from .errors import S2STypeError
         raise S2STypeError("has_aux=True: the function must return a pair (output, auxiliary data), "
                            f"but it returned {type(out).__name__}")
     return (seed(out[0]), zeros_like_tree(out[1]))
@@ -412,7 +412,6 @@ def zero_at(acc, index):
 
 
 def _leaf_sizes(tree):
-    from .tree import tree_flatten
     leaves, treedef = tree_flatten(tree)
     return leaves, treedef, [int(np.size(leaf)) for leaf in leaves]
 
@@ -433,7 +432,6 @@ def basis(x, k):
         e = np.zeros(np.shape(x), dtype=_float_dtype(x))
         e.flat[k] = 1
         return e
-    from .tree import tree_unflatten
     leaves, treedef, sizes = _leaf_sizes(x)
     out = []
     for leaf, n in zip(leaves, sizes):
@@ -456,7 +454,6 @@ def jac_from_columns(cols, out, x):
     of arrays shaped out_leaf.shape + x_leaf.shape."""
     if not (_is_tree(out) or _is_tree(x)) and cols:
         return np.reshape(np.stack(cols, axis=-1), np.shape(out) + np.shape(x))
-    from .tree import tree_flatten, tree_unflatten
     out_leaves, out_def = tree_flatten(out)
     x_leaves, x_def, sizes = _leaf_sizes(x)
     col_leaves = [tree_flatten(c)[0] for c in cols]
@@ -472,7 +469,6 @@ def jac_from_rows(rows, out, x):
     """Jacobian from vjp rows (one per number of `out`), in the layout of `jac_from_columns`."""
     if not (_is_tree(out) or _is_tree(x)) and rows:
         return np.reshape(np.stack(rows), np.shape(out) + np.shape(x))
-    from .tree import tree_flatten, tree_unflatten
     out_leaves, out_def, out_sizes = _leaf_sizes(out)
     x_leaves, x_def, sizes = _leaf_sizes(x)
     row_leaves = [tree_flatten(r)[0] for r in rows]
@@ -490,7 +486,6 @@ def jac_from_rows(rows, out, x):
 
 def _jac_matrix(g, out, x):
     """The Jacobian pytree `g` as one matrix: (numbers of out) x (numbers of x)."""
-    from .tree import tree_flatten
     out_leaves, out_def = tree_flatten(out)
     x_n = tree_size(x)
     blocks = tree_flatten(g, )[0]
@@ -505,7 +500,6 @@ def _jac_matrix(g, out, x):
 
 def jac_columns_t(g, cols, out, x):
     """Transpose of `jac_from_columns`: the cotangent of each column."""
-    from .tree import tree_unflatten
     mat = _jac_matrix(g, out, x)
     out_leaves, out_def, sizes = _leaf_sizes(out)
     result = []
@@ -517,7 +511,6 @@ def jac_columns_t(g, cols, out, x):
 
 def jac_rows_t(g, rows, out, x):
     """Transpose of `jac_from_rows`: the cotangent of each row."""
-    from .tree import tree_unflatten
     mat = _jac_matrix(g, out, x)
     x_leaves, x_def, sizes = _leaf_sizes(x)
     return [tree_unflatten(x_def, _split_last(mat[k], x_leaves, sizes, ())) for k in range(mat.shape[0])]

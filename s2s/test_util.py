@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+import s2s
 from s2s.tree import PyTreeDef, tree_flatten, tree_map, tree_unflatten, tree_vdot
 
 __all__ = ["check_grads"]
@@ -114,9 +115,6 @@ def _check(
     depth: int,
     path: str,
 ) -> None:
-    from s2s import jvp, vjp
-    from s2s.api import linear_map
-
     args = tuple(tree_map(_to_f64, a) for a in args)
     y = f(*args)
     y_leaves, out_def = tree_flatten(y)
@@ -126,7 +124,7 @@ def _check(
     if "fwd" in modes:
         where = f"mode 'fwd', order {depth}, {('JVP of ' + path) if path else 'JVP'}"
         fd = _finite_difference(f, args, v, eps, out_def, where)
-        out, t_out = jvp(f, args, v)
+        out, t_out = s2s.jvp(f, args, v)
         _check_primal(out, y0, out_def, atol, rtol, where)
         got = _leaves_as(t_out, out_def, "tangent output", where)
         err, ok = _max_excess(got, fd, atol, rtol, "tangent output", where)
@@ -142,7 +140,7 @@ def _check(
             out_def, [_random_like(rng, _to_f64(leaf)) for leaf in y_leaves]
         )
         fd = _finite_difference(f, args, v, eps, out_def, where)
-        out, pullback = vjp(f, *args)
+        out, pullback = s2s.vjp(f, *args)
         _check_primal(out, y0, out_def, atol, rtol, where)
         cts = pullback(u)
         if not isinstance(cts, tuple) or len(cts) != len(args):
@@ -173,7 +171,7 @@ def _check(
         if "fwd" in modes:
 
             _check(
-                linear_map("jvp", f, len(args), v),
+                s2s.api.linear_map("jvp", f, len(args), v),
                 args,
                 order - 1,
                 modes,
@@ -187,7 +185,7 @@ def _check(
         if "rev" in modes:
 
             _check(
-                linear_map("vjp", f, len(args), u),
+                s2s.api.linear_map("vjp", f, len(args), u),
                 args,
                 order - 1,
                 modes,

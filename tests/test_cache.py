@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import compiler
+from s2s import driver
 
 SCALE = 2.0
 
@@ -42,15 +42,15 @@ def write(path, text):
 
 @pytest.fixture
 def count_compiles(monkeypatch):
-    """Count calls of the compiler's code generator (s2s.compiler.compile_fn)."""
+    """Count calls of the compiler's code generator (s2s.driver.compile_fn)."""
     calls = []
-    real = compiler.compile_fn
+    real = driver.compile_fn
 
     def counting(name, *args, **kwargs):
         calls.append(name)
         return real(name, *args, **kwargs)
 
-    monkeypatch.setattr(compiler, "compile_fn", counting)
+    monkeypatch.setattr(driver, "compile_fn", counting)
     return calls
 
 

@@ -4,9 +4,8 @@ import pytest
 from corpus import CORPUS
 
 import s2s
-from s2s.api import jvp_function, split_vjp
-from s2s.compiler import core_of
-from s2s.frontend.validate import CoreFormError, validate
+from s2s.driver import core_of, jvp_function, split_vjp
+from s2s.ir.validate import CoreFormError, validate
 
 IDS = [fn.__name__ for fn, _ in CORPUS]
 

@@ -58,7 +58,7 @@ def _helpers_in_rules():
 def test_every_runtime_helper_in_a_rule_can_be_differentiated(helper):
     """A helper that appears in derivative code is a primitive with rules, or s2s can transform its
     source (so derivatives of derivatives work)."""
-    from s2s.compiler import core_of
+    from s2s.driver import core_of
 
     if "rt." + helper not in registry.PRIMS:
         core_of(getattr(runtime, helper))

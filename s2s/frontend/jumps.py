@@ -11,7 +11,7 @@ import copy
 
 import gast
 
-from .. import astutil as A
+from ..ir import build as A
 
 JUMPS = (gast.Break, gast.Continue, gast.Return)
 

@@ -7,13 +7,13 @@ import copy
 
 import gast
 
-from .. import astutil as A
+from .. import record
+from ..ir import build as A
+from ..ir.core import local_names
 
 
 def lift(norm, fdef: gast.FunctionDef):
     """Compile the lifted version of nested `fdef`; return (function, names of its free locals)."""
-    from ..compiler import compile_fn
-    from .normalize import local_names
     for n in gast.walk(fdef):
         if isinstance(n, (gast.Nonlocal, gast.Global)):
             norm.fail(n, f"s2s does not support `{type(n).__name__.lower()}` in a function defined inside a "
@@ -42,8 +42,9 @@ def lift(norm, fdef: gast.FunctionDef):
             n.col_offset = getattr(n, "col_offset", 0) + norm.col_offset
         if getattr(n, "end_lineno", None) is not None:
             n.end_lineno += norm.line_offset
-    fn = compile_fn(node.name, copy.deepcopy(node), ns, norm.filename)
-    fn.__s2s_core__ = (node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, norm.filename)
+    fn = norm.compile_nested(node.name, copy.deepcopy(node), ns, norm.filename)
+    # later transforms start from the AST with the user's line numbers and file
+    record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, norm.filename))
     return fn, free
 
 

@@ -1,33 +1,23 @@
 """Normalize a function into s2s's core form (A-normal form), the input of every transform.
 
-Core form, checked by `s2s.frontend.validate`:
-  statements  x = op            op: an atom, `a <binop> b`, `<unop> a`, `a <cmp> b`, a call
-                                `xp.f(atoms, key=atom)` / `rt.f(...)` / `user_fn(...)` / builtin,
-                                `a[index]`, `a.attr`, `(a, b)`, `[a, b]`, `{k: a}`, `L.pop()`
-              a, b = x          (unpack one level)
-              x[index] = a      index: atoms and slices of atoms, or a tuple of them
-              L.append(a)       lists, used by user code and by the reverse-mode tape alike
-              if a: ... else: ...      for i in range(a, b, c): ...      while a: ... (or while True)
-              break, continue, assert a, pass, and one `return a` as the last statement
-  atoms       names and literals.
+The grammar of the core form is in `s2s.ir.core`.
 """
 from __future__ import annotations
 
 import copy
-import dataclasses
 
 import gast
 import numpy as np
 
-from .. import astutil as A
+from .. import analysis, record
 from ..errors import S2SError, S2SSyntaxError, error_at
-from ..transforms import analysis
+from ..ir import build as A
+from ..ir.core import BINOPS, CoreFn, local_names
+from ..ir.names import Namer
+from ..primitives import registry
 from . import aliases, lift, resolve
 from .jumps import restructure
 
-BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
-          gast.MatMult: "matmul", gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.BitAnd: "and_",
-          gast.BitOr: "or_"}
 METHODS = {"sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "ravel", "squeeze", "transpose",
            "reshape", "copy", "dot", "clip", "round", "any", "all", "argmax", "argmin", "trace", "repeat",
            "swapaxes", "flatten", "astype", "item", "conj"}
@@ -44,73 +34,13 @@ UNSUPPORTED = {gast.Try: "try", gast.With: "with", gast.AsyncWith: "async with",
                gast.Starred: "*args", gast.NamedExpr: ":="}
 
 
-@dataclasses.dataclass
-class CoreFn:
-    """A function in core form with what it needs to run: the names its code refers to."""
-
-    name: str
-    node: gast.FunctionDef
-    ns: dict
-    filename: str
-    inplace_params: dict = dataclasses.field(default_factory=dict)  # `p += ...` on a parameter: line
-
-    @property
-    def params(self) -> list[str]:
-        return [a.id for a in self.node.args.args]
-
-
-class Namer:
-    """Deterministic fresh names that avoid every name already in use."""
-
-    def __init__(self, taken):
-        self.taken = set(taken)
-        self.counts: dict[str, int] = {}
-
-    def fresh(self, base: str = "t") -> str:
-        while True:
-            n = self.counts.get(base, 0)
-            self.counts[base] = n + 1
-            cand = f"{base}{n}"
-            if cand not in self.taken:
-                self.taken.add(cand)
-                return cand
-
-    def bind(self, ns: dict, label: str, obj) -> str:
-        """The name under which generated code finds `obj` in namespace `ns` (added if new)."""
-        for k, v in ns.items():
-            if v is obj:
-                return k
-        n = self.exact(label.replace(".", "_"))
-        ns[n] = obj
-        return n
-
-    def exact(self, want: str) -> str:
-        """`want` itself if free, else want_1, want_2, ..."""
-        cand, k = want, 0
-        while cand in self.taken:
-            k += 1
-            cand = f"{want}_{k}"
-        self.taken.add(cand)
-        return cand
-
-
-def local_names(fn: gast.FunctionDef) -> set[str]:
-    """Names Python treats as local to `fn`: parameters and every assigned name."""
-    out = {a.id for a in fn.args.args}
-    for node in gast.walk(fn):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            out.add(node.id)
-        elif isinstance(node, (gast.FunctionDef,)) and node is not fn:
-            out.add(node.name)
-    return out
-
-
 class Normalizer:
     """Lower one parsed function to core form; see the module docstring."""
 
     def __init__(self, fn_node, env: resolve.Env, filename: str, line_offset: int = 0, col_offset: int = 0,
-                 source_lines=None):
+                 source_lines=None, compile_nested=None):
         self.fn = fn_node
+        self.compile_nested = compile_nested  # (name, node, ns, filename) -> function, from the driver
         self.env = env
         self.filename = filename
         self.line_offset = line_offset
@@ -518,7 +448,7 @@ class Normalizer:
             return tuple(self.static(e) for e in node.elts)
         if isinstance(node, gast.Call):
             func = self.static(node.func)
-            if getattr(func, "__s2s_api__", False):
+            if _is_transform(func):
                 args = [self.static(a) for a in node.args]
                 kws = {k.arg: self.static(k.value) for k in node.keywords}
                 return func(*args, **kws)
@@ -695,8 +625,7 @@ class Normalizer:
             if key == "stop_gradient":
                 self.ns["stop_gradient"] = obj
             if key.startswith("ext."):
-                from ..custom import EXT
-                self.ns["ext"] = EXT
+                self.ns["ext"] = registry.EXT
             return A.call(key, args, kws)
         if obj in (range, len, float, int, print, isinstance, bool, str, slice):
             return A.call(obj.__name__, args, kws)
@@ -709,10 +638,10 @@ class Normalizer:
             return A.call(obj.__name__, args)
         if obj is sum and len(args) == 1 and not kws:
             return A.call("rt.list_sum", args)  # Python's sum over a list of numbers or arrays
-        if getattr(obj, "__s2s_api__", False) and obj.__name__ == "stop_gradient":
+        if _is_transform(obj) and obj.__name__ == "stop_gradient":
             self.ns["stop_gradient"] = obj
             return A.call("stop_gradient", args, kws)
-        if resolve.is_user_function(obj) or callable(getattr(obj, "__s2s_core__", None)):
+        if resolve.is_user_function(obj):
             label = getattr(obj, "__name__", "fn")
             return A.call(A.name(self.bind(label if label != "<lambda>" else "lambda_", obj)), args, kws)
         self.fail(node, f"s2s has no derivative rule for `{_dotted(func)}` ({getattr(obj, '__name__', obj)!r}).",
@@ -746,6 +675,11 @@ class Normalizer:
                       "Write `lst.append(v)` on its own line.")
         self.fail(node, f"s2s does not support the method `.{m}()`.",
                   "Supported array methods: " + ", ".join(sorted(METHODS)) + "; lists: append, pop.")
+
+
+def _is_transform(obj) -> bool:
+    rec = record.of(obj)
+    return rec is not None and rec.transform
 
 
 class _NotStatic(Exception):

@@ -7,7 +7,7 @@ import types
 
 import numpy as np
 
-from .. import runtime
+from .. import record, runtime
 from ..primitives import (
     registry,
     rules,  # noqa: F401  (registers the rules)
@@ -49,14 +49,13 @@ def prim_key(obj) -> str | None:
         return key
     if obj is builtins.abs:
         return "abs"
-    if getattr(obj, "__s2s_prim__", None):
-        return obj.__s2s_prim__
-    return None
+    rec = record.of(obj)
+    return None if rec is None else rec.prim
 
 
 def is_user_function(obj) -> bool:
-    return (isinstance(obj, types.FunctionType) or hasattr(obj, "__s2s_custom_vjp__")
-            or hasattr(obj, "__s2s_custom_jvp__") or hasattr(obj, "compiled") or hasattr(obj, "__s2s_lazy__"))
+    rec = record.of(obj)
+    return isinstance(obj, types.FunctionType) or rec is not None and (rec.custom is not None or rec.target is not None)
 
 
 class Env:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import gast
 
-from ..transforms import analysis as an
+from .. import analysis as an
 
 _MUTATING = {"rt.add_at", "rt.take_at", "rt.zero_at"}  # update their first argument in place
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import gast
 
-from .. import astutil as A
-from ..transforms import analysis as an
+from .. import analysis as an
+from ..ir import build as A
 from .shapes import shape_roots
 
 _FILLS = {"rt.mean_vjp", "rt.sum_vjp"}

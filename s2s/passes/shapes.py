@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import gast
 
-from .. import astutil as A
+from .. import analysis as an
+from ..ir import build as A
 from ..primitives import registry
-from ..transforms import analysis as an
 
 # helper -> position of the argument used only for its shape
 SHAPE_ARGS = {"rt.unbroadcast": 1, "rt.broadcast_to_like": 1, "rt.sum_vjp": 1, "rt.mean_vjp": 1,

@@ -8,6 +8,7 @@ registered, so a bad rule fails at import.
 from __future__ import annotations
 
 import dataclasses
+import types
 
 import gast
 
@@ -34,6 +35,10 @@ class Prim:
 
 
 PRIMS: dict[str, Prim] = {}
+
+# Functions users give rules with `s2s.defvjp`/`s2s.defjvp`, and callable rules: generated code
+# reaches them as `ext.<key>` (each key unique; see s2s.custom).
+EXT = types.SimpleNamespace()
 
 
 def _check(rule: str, prim: Prim, extra: set[str]) -> None:

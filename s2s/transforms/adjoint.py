@@ -8,20 +8,16 @@ from __future__ import annotations
 
 import gast
 
-from .. import astutil as A
+from ..ir import build as A
+from .base import Companions
 
 
-class Adjoints:
+class Adjoints(Companions):
+    """The adjoint `b_x` of each variable and how contributions to it are added up."""
+
     def __init__(self, namer, prefix: str = "b_", containers=()):
-        self.namer = namer
-        self.prefix = prefix
-        self.names: dict[str, str] = {}
+        super().__init__(namer, prefix)
         self.containers = set(containers)
-
-    def name(self, var: str) -> str:
-        if var not in self.names:
-            self.names[var] = self.namer.exact(self.prefix + var)
-        return self.names[var]
 
     def accumulate(self, var: str, value, defined: dict, out: list) -> None:
         """Emit `b_var = value` or `b_var = b_var + value` (tree_add for pytrees)."""
@@ -45,15 +41,6 @@ class Adjoints:
             out.append(A.assign(b, A.call("rt.fresh", [A.name(b)])))
         defined[b] = True
         return A.name(b)
-
-    def zero(self, var: str) -> gast.Assign:
-        return A.assign(self.name(var), A.call("rt.zeros_like_tree", [A.name(var)]))
-
-    def var_of(self, adj: str) -> str:
-        for v, b in self.names.items():
-            if b == adj:
-                return v
-        raise KeyError(adj)
 
 
 def merge(branches: list[tuple[list, dict]], adj: Adjoints, exists=None, certain=None) -> dict:

@@ -9,43 +9,28 @@ import copy
 
 import gast
 
-from .. import astutil as A
-from ..errors import S2STypeError, error_at
-from ..frontend.normalize import CoreFn, Namer
+from .. import analysis as an
+from ..ir import build as A
+from ..ir.core import CoreFn
 from ..primitives import registry
-from . import analysis as an
-from .reverse import _bind, _bind_call, _containers, _loc, _simplify, _split_self_updates
+from .base import Callees, Companions, GeneratedFn, Transform, bind_prim, header_for, loc, simplify
 
 
-class Forward:
+class Forward(Transform):
     """Forward mode of one core-form function: each statement followed by its tangent's."""
 
-    def __init__(self, core: CoreFn, active_params):
-        self.core = core
-        self.body = _split_self_updates(copy.deepcopy(core.node.body), Namer(A.names_in(core.node) | set(core.ns)))
-        self.namer = Namer(A.names_in(core.node) | set(core.ns) | {"xp", "rt"})
-        self.active = an.activity(self.body, active_params)
-        self.containers = _containers(self.body, self.active)
-        self.names: dict[str, str] = {}
-        self.ns: dict = {}
+    def __init__(self, core: CoreFn, active_params, calls: Callees):
+        super().__init__(core, active_params, calls)
+        self.tangents = Companions(self.namer, "d_")
 
     def d(self, var: str) -> str:
-        if var not in self.names:
-            self.names[var] = self.namer.exact("d_" + var)
-        return self.names[var]
-
-    def fail(self, stmt, msg, hint=""):
-        loc = (self.core.filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))
-        raise error_at(loc, msg, hint, S2STypeError)
+        return self.tangents.name(var)
 
     def tangent(self, atom, defined):
         """The tangent of an atom, or None when it is zero."""
         if isinstance(atom, gast.Name) and atom.id in self.active and self.d(atom.id) in defined:
             return A.name(self.d(atom.id))
         return None
-
-    def zero(self, var):
-        return A.assign(self.d(var), A.call("rt.zeros_like_tree", [A.name(var)]))
 
     def set(self, var, value, defined, out, owned=False):
         out.append(A.assign(self.d(var), value))
@@ -70,7 +55,7 @@ class Forward:
                 merged = self.merge([(body, d1, after_body), (orelse, d2, after_else)], self.live.after[id(s)])
                 defined.clear()
                 defined.update(merged)
-                out.append(_loc(A.if_(s.test, body, orelse), s))
+                out.append(loc(A.if_(s.test, body, orelse), s))
             elif isinstance(s, (gast.For, gast.While)):
                 out.extend(self.loop(s, defined))
             elif isinstance(s, gast.Expr):
@@ -86,20 +71,14 @@ class Forward:
         names = set().union(*(d.keys() for _, d, _ in branches))
         merged = {}
         for b in sorted(names):
-            var = self.var_of(b)
+            var = self.tangents.var_of(b)
             if var not in live:
                 continue
             merged[b] = all(d.get(b, True) for _, d, _ in branches)
             for stmts, d, assigned in branches:
                 if b not in d and var in assigned:
-                    stmts.append(self.zero(var))
+                    stmts.append(self.tangents.zero(var))
         return merged
-
-    def var_of(self, d):
-        for v, n in self.names.items():
-            if n == d:
-                return v
-        raise KeyError(d)
 
     def loop(self, s, defined) -> list:
         """Tangents carried around the loop are zero-initialized before it; one that the body
@@ -112,17 +91,18 @@ class Forward:
             self.assigned = set(before)
             dd = dict(entry)
             body = self.block(s.body, dd)
+            var = self.tangents.var_of
             grown = [b for b in dd if b not in entry
-                     and (self.var_of(b) in exposed or self.var_of(b) in live_out and self.var_of(b) in before)]
+                     and (var(b) in exposed or var(b) in live_out and var(b) in before)]
             if not grown:
                 break
             for b in sorted(grown):
-                pre.append(self.zero(self.var_of(b)))
+                pre.append(self.tangents.zero(self.tangents.var_of(b)))
                 entry[b] = True
         for b in sorted(entry):
             if b not in dd:
-                if self.var_of(b) in live_in:
-                    body.append(self.zero(self.var_of(b)))
+                if self.tangents.var_of(b) in live_in:
+                    body.append(self.tangents.zero(self.tangents.var_of(b)))
                 else:
                     del entry[b]
             elif not dd[b]:
@@ -130,13 +110,13 @@ class Forward:
         defined.clear()
         defined.update(entry)
         # made in the body and read after the loop (only reachable when the body ran)
-        defined.update({b: False for b in dd if b not in entry and self.var_of(b) in live_out})
+        defined.update({b: False for b in dd if b not in entry and self.tangents.var_of(b) in live_out})
         self.assigned = before  # the body may run no times
         if isinstance(s, gast.For):
             new = gast.For(target=s.target, iter=s.iter, body=body, orelse=[], type_comment=None)
         else:
             new = gast.While(test=s.test, body=body, orelse=[])
-        return pre + [_loc(new, s)]
+        return pre + [loc(new, s)]
 
     def append(self, s, defined) -> list:
         call = s.value
@@ -221,7 +201,7 @@ class Forward:
             self.fail(s, f"s2s has no derivative rule for `{kind}`.")
         if p.nondiff:
             return None
-        args = _bind(p, value)
+        args = bind_prim(p, value)
         if p.linear_in:
             (lin,) = p.linear_in[:1]
             dl = self.tangent(args.get(lin), defined)
@@ -244,7 +224,7 @@ class Forward:
                 self.fail(s, f"s2s cannot differentiate `{kind}` with respect to `{pname}` in forward mode.")
             subs = {k: (v if v is not None else A.const(None)) for k, v in args.items()}
             subs.update(ans=A.name(s.targets[0].id), **{"d" + pname: dx})
-            terms.append(_simplify(A.template(rule, **subs)))
+            terms.append(simplify(A.template(rule, **subs)))
         if not terms:
             return None
         total = terms[0]
@@ -258,22 +238,18 @@ class Forward:
         value = s.value
         var = s.targets[0].id
         fn = self.core.ns[value.func.id]
-        args = _bind_call(fn, value, self.core, self)
+        args = self.bind_call(fn, value)
         tans = [self.tangent(a, defined) for a in args]
         mask = tuple(t is not None for t in tans)
         defined.pop(self.d(var), None)
         if not any(mask):
             return [s]
-        from .calls import callee_jvp
-        jfn = callee_jvp(fn, mask)
-        base = getattr(fn, "__name__", "f").replace("<lambda>", "lambda_")
+        jfn = self.calls.jvp(fn, mask)
+        base = self.callee_label(fn)
         name = self.bind(f"jvp_{base}", jfn)
         call = A.call(A.name(name), list(args) + [t for t in tans if t is not None])
         defined[self.d(var)] = False
-        return [_loc(A.assign(A.tuple_([A.name(var), A.name(self.d(var))], store_=True), call), s)]
-
-    def bind(self, label, obj) -> str:
-        return self.namer.bind(self.ns, label, obj)
+        return [loc(A.assign(A.tuple_([A.name(var), A.name(self.d(var))], store_=True), call), s)]
 
     def run(self, active_params):
         defined = {self.d(p): False for p in active_params}
@@ -325,3 +301,13 @@ def _replace_arg(call, p, pname, new):
     for kw in call.keywords:
         if kw.arg == pname:
             kw.value = new
+
+
+def jvp_fn(core: CoreFn, mask: tuple, calls: Callees) -> GeneratedFn:
+    """jvp_f(*params, *tangents of the params flagged in `mask`) -> (out, tangent_out)."""
+    active = [p for p, m in zip(core.params, mask) if m]
+    fw = Forward(core, active, calls)
+    body, tparams = fw.run(active)
+    name = fw.namer.exact(f"jvp_{core.name}")
+    return GeneratedFn(name, A.function(name, core.params + tparams, body), {**core.ns, **fw.ns}, core.filename,
+                       header_for("jvp", core))

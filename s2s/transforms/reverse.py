@@ -7,43 +7,46 @@ ranges and trip counts, overwritten inactive values). Loops stay loops; nothing 
 from __future__ import annotations
 
 import copy
-import operator
+import dataclasses
 
 import gast
 
-from .. import astutil as A
-from ..errors import S2STypeError, error_at
-from ..frontend.normalize import CoreFn, Namer
+from .. import analysis as an
+from ..ir import build as A
+from ..ir.core import CoreFn
 from ..primitives import registry
-from . import analysis as an
 from .adjoint import Adjoints, merge
-from .calls import callee_split
+from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, is_list_op, loc, simplify
 
 
-class Reverse:
+@dataclasses.dataclass
+class Sweeps:
+    """What `Reverse.run` produces: the statements that create the records (`init`), the forward
+    sweep, its output atom, the statements that seed the backward sweep, the backward sweep, and
+    one cotangent expression per parameter."""
+
+    init: list
+    forward: list
+    out: gast.expr
+    seed: list
+    backward: list
+    grads: list
+
+
+class Reverse(Transform):
     """Reverse mode of one core-form function with respect to `active_params`: `run` returns the
     forward sweep (with its records), the seed, and the backward sweep, for api.py to assemble."""
 
-    def __init__(self, core: CoreFn, active_params):
-        self.core = core
-        body = _split_self_updates(copy.deepcopy(core.node.body), Namer(A.names_in(core.node) | set(core.ns)))
-        self.body = body
-        self.namer = Namer(A.names_in(core.node) | set(core.ns) | {"xp", "rt"})
-        self.active = an.activity(body, active_params)
-        self.relevant = an.relevant(body, self.active)
-        self.adj = Adjoints(self.namer, containers=_containers(body, self.active))
+    def __init__(self, core: CoreFn, active_params, calls: Callees):
+        super().__init__(core, active_params, calls)
+        self.relevant = an.relevant(self.body, self.active)
+        self.adj = Adjoints(self.namer, containers=self.containers)
         self.tape = self.namer.exact("tape")
         self.ctl = self.namer.exact("ctl")
         self.used_lists: set[str] = set()
         self.saved: set[str] = set()
         self.saved_at: set = set()
-        self.ns: dict = {}
-        self.params = core.params
         self.seen = set(self.params)
-
-    def fail(self, stmt, msg, hint=""):
-        loc = (self.core.filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))
-        raise error_at(loc, msg, hint, S2STypeError)
 
     # ---- forward sweep ----
     def forward(self, stmts, depth: int) -> list:
@@ -57,7 +60,7 @@ class Reverse:
                     # recorded where each path ends, so it is the first thing the backward sweep pops
                     body = _at_path_ends(body, self.push(self.ctl, A.const(True)))
                     orelse = _at_path_ends(orelse, self.push(self.ctl, A.const(False)))
-                out.append(_loc(A.if_(s.test, body, orelse), s))
+                out.append(loc(A.if_(s.test, body, orelse), s))
                 continue
             if isinstance(s, (gast.For, gast.While)):
                 out.extend(self.forward_loop(s, depth))
@@ -113,7 +116,7 @@ class Reverse:
                 target = s.targets[0]
                 new = A.assign(A.tuple_([A.load(target), A.name(tape_var)], store_=True),
                                A.call(A.name(fwd_name), args))
-                return _loc(new, s)
+                return loc(new, s)
         return s
 
     def forward_loop(self, s, depth) -> list:
@@ -126,7 +129,7 @@ class Reverse:
             rng = s.iter
             if not (isinstance(rng, gast.Name)):
                 r = self.namer.fresh("r")
-                out.append(_loc(A.assign(r, rng), s))
+                out.append(loc(A.assign(r, rng), s))
                 rng = A.name(r)
             if s.target.id in self.relevant and s.target.id in self.seen:
                 self.saved.add(s.target.id)
@@ -137,12 +140,12 @@ class Reverse:
             body += self.forward(s.body, depth + 1)
             loop = gast.For(target=A.name(s.target.id, store=True), iter=rng, body=body, orelse=[],
                             type_comment=None)
-            out.append(_loc(loop, s))
+            out.append(loc(loop, s))
             record = A.subscript(rng, gast.Slice(lower=None, upper=A.name(counter), step=None)) if counter else rng
         else:
             body = [A.assign(counter, A.binop(A.name(counter), gast.Add(), A.const(1)))]
             body += self.forward(s.body, depth + 1)
-            out.append(_loc(gast.While(test=s.test, body=body, orelse=[]), s))
+            out.append(loc(gast.While(test=s.test, body=body, orelse=[]), s))
             record = A.name(counter)
         if depth > 0:
             out.append(self.push(self.ctl, record))
@@ -170,13 +173,13 @@ class Reverse:
     def backward_stmt(self, s, defined, depth) -> list:
         out: list = []
         if isinstance(s, (gast.Return, gast.Break, gast.Continue, gast.Pass, gast.Assert, gast.Expr)) \
-                and not _is_list_op(s):
+                and not is_list_op(s):
             return out
         if isinstance(s, gast.If):
             return self.backward_if(s, defined, depth)
         if isinstance(s, (gast.For, gast.While)):
             return self.backward_loop(s, defined, depth)
-        if _is_list_op(s):
+        if is_list_op(s):
             return self.backward_append(s, defined)
         t = s.targets[0]
         if isinstance(t, gast.Subscript):
@@ -262,7 +265,7 @@ class Reverse:
                       "Register one with s2s.defvjp, or wrap the value in stop_gradient if no derivative is needed.")
         if p.nondiff:
             return out
-        args = _bind(p, s.value)
+        args = bind_prim(p, s.value)
         for pname, atom in args.items():
             if not (isinstance(atom, gast.Name) and atom.id in self.active) or pname in p.zero_args:
                 continue
@@ -275,7 +278,7 @@ class Reverse:
             expr = A.template(rule, **subs)
             if p.broadcasting and all(isinstance(v, gast.Constant) for k, v in args.items() if k != pname):
                 expr = _strip_unbroadcast(expr)
-            self.adj.accumulate(atom.id, _simplify(expr), defined, out)
+            self.adj.accumulate(atom.id, simplify(expr), defined, out)
         return out
 
     def backward_call(self, s, g, defined) -> list:
@@ -300,14 +303,14 @@ class Reverse:
             return self.callees[key]
         value = s.value
         fn = self.core.ns[value.func.id]
-        args = _bind_call(fn, value, self.core, self)
+        args = self.bind_call(fn, value)
         mask = tuple(isinstance(a, gast.Name) and a.id in self.active for a in args)
         if not any(mask):
             self.callees[key] = None
             return None
         self.check_no_mutated_arguments(s, fn, mask)
-        fwd, bwd = callee_split(fn, mask, s, self.core)
-        base = getattr(fn, "__name__", "f").replace("<lambda>", "lambda_")
+        fwd, bwd = self.calls.split(fn, mask)
+        base = self.callee_label(fn)
         fwd_name = self.bind(f"fwd_{base}", fwd)
         bwd_name = self.bind(f"bwd_{base}", bwd)
         self.callees[key] = (fwd_name, bwd_name, mask, args)
@@ -316,10 +319,9 @@ class Reverse:
     def check_no_mutated_arguments(self, s, fn, mask):
         """A callee that updates an array it was passed changes the caller's array too, which
         the caller's backward sweep cannot see: reject it at the call."""
-        if hasattr(fn, "__s2s_custom_vjp__") or hasattr(fn, "__s2s_custom_jvp__"):
+        if self.calls.has_rules(fn):
             return  # the user's rules decide
-        from ..compiler import core_of
-        callee = core_of(fn)
+        callee = self.calls.core(fn)
         for base, line in callee.inplace_params.items():
             if mask[callee.params.index(base)]:
                 self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "
@@ -327,9 +329,6 @@ class Reverse:
                              "differentiate through that.",
                           f"Copy it inside `{callee.name}` first (`{base} = {base}.copy()`), or return the "
                           "new array instead of updating the argument.")
-
-    def bind(self, label, obj) -> str:
-        return self.namer.bind(self.ns, label, obj)
 
     def backward_unpack(self, s, defined) -> list:
         out: list = []
@@ -441,8 +440,8 @@ class Reverse:
         return out
 
     # ---- assembly ----
-    def run(self, mode: str, seed=None):
-        """mode "grad": one function, both sweeps; "split": (fwd, bwd) pair for vjp and calls."""
+    def run(self, seed) -> Sweeps:
+        """Both sweeps; `seed(out)` is the expression that starts the backward one."""
         self.loops, self.callees, self.call_tapes = {}, {}, {}
         self.live = an.Liveness(self.body)
         self.certain = an.definitely_assigned(self.body, self.params)
@@ -463,7 +462,7 @@ class Reverse:
             grads.append(A.name(b) if b in defined else A.call("rt.zeros_like_tree", [A.name(p)]))
         init = [A.assign(lst, A.list_([])) for lst in (self.tape, self.ctl) if lst in self.used_lists]
         init += [A.assign(v, A.const(None)) for v in sorted(self.needs_init())]
-        return init, fwd, out_atom, seed_stmts, bwd, grads
+        return Sweeps(init, fwd, out_atom, seed_stmts, bwd, grads)
 
     def needs_init(self) -> set[str]:
         """Saved variables whose first assignment is nested: they may be unset when first saved."""
@@ -472,12 +471,6 @@ class Reverse:
 
 
 # ---- helpers ----
-
-def _loc(new, old):
-    if hasattr(old, "lineno"):
-        new.lineno, new.col_offset = old.lineno, getattr(old, "col_offset", 0)
-    return new
-
 
 def _at_path_ends(block, stmt) -> list:
     """`block` with `stmt` run last on every path through it (before a final break/continue)."""
@@ -492,11 +485,6 @@ def _at_path_ends(block, stmt) -> list:
     return block + [stmt]
 
 
-def _is_list_op(s) -> bool:
-    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
-            and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append")
-
-
 def _index_value(sl):
     """The index of a subscript as a value: slices become slice(...) calls so they can be passed."""
     if isinstance(sl, gast.Slice):
@@ -507,128 +495,90 @@ def _index_value(sl):
     return copy.deepcopy(sl)
 
 
-def _bind(p, call) -> dict:
-    """Map a primitive call's atoms to the primitive's parameter names (defaults filled in)."""
-    if isinstance(call, gast.BinOp):
-        vals = [call.left, call.right]
-    elif isinstance(call, gast.UnaryOp):
-        vals = [call.operand]
-    elif isinstance(call, gast.Compare):
-        vals = [call.left, call.comparators[0]]
-    else:
-        vals = list(call.args)
-    out = {k: None for k in p.params}
-    for k, v in p.defaults.items():
-        out[k] = A.const(v)
-    for k, v in zip(p.params, vals):
-        out[k] = v
-    if isinstance(call, gast.Call):
-        for kw in call.keywords:
-            out[kw.arg] = kw.value
-    return out
-
-
-def _bind_call(fn, call, core, rev) -> list:
-    """Positional atoms for a user-function call, with keywords and defaults resolved."""
-    import inspect
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):
-        return list(call.args)
-    params = list(sig.parameters.values())
-    args = list(call.args)
-    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
-        return args
-    kws = {k.arg: k.value for k in call.keywords}
-    out = []
-    for i, prm in enumerate(params):
-        if i < len(args):
-            out.append(args[i])
-        elif prm.name in kws:
-            out.append(kws[prm.name])
-        elif prm.default is not inspect.Parameter.empty:
-            d = prm.default
-            out.append(A.const(d) if isinstance(d, (int, float, bool, str, type(None))) else
-                       A.name(rev.bind(f"default_{prm.name}", d)))
-    return out
-
-
-def _containers(body, active) -> set[str]:
-    out = set()
-    for s in an.walk_stmts(body):
-        if isinstance(s, gast.Assign):
-            t = s.targets[0]
-            if isinstance(s.value, (gast.Tuple, gast.List, gast.Dict)) and isinstance(t, gast.Name):
-                out.add(t.id)
-            if isinstance(t, gast.Tuple) and isinstance(s.value, gast.Name):
-                out.add(s.value.id)
-            if isinstance(s.value, gast.Subscript) and isinstance(s.value.slice, gast.Constant):
-                out.add(s.value.value.id)
-            if isinstance(s.value, gast.Call) and an.classify(s.value) == "call":
-                # a user function may take or return tuples, lists and dicts
-                out.update(a.id for a in s.value.args if isinstance(a, gast.Name))
-                out.update(k.value.id for k in s.value.keywords if isinstance(k.value, gast.Name))
-                if isinstance(t, gast.Name):
-                    out.add(t.id)
-        elif _is_list_op(s):
-            out.add(s.value.func.value.id)
-    # a copy of a pytree is a pytree, and so is what it was copied from
-    links = [(s.targets[0].id, arg.id) for s in an.walk_stmts(body)
-             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-             and an.classify(s.value) in _TREE_PRESERVING
-             for arg in ([s.value] if isinstance(s.value, gast.Name) else s.value.args[:1])
-             if isinstance(arg, gast.Name)]
-    grown = True
-    while grown:
-        grown = False
-        for a, b in links:
-            if (a in out) != (b in out):
-                out.update((a, b))
-                grown = True
-    return out
-
-
-_TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree"}
-
-
-def _split_self_updates(stmts, namer) -> list:
-    """`x = f(x, ...)` becomes `t = f(x, ...); x = t` so each adjoint sees its inputs' old values."""
-    out = []
-    for s in stmts:
-        for f in ("body", "orelse"):
-            if getattr(s, f, None):
-                setattr(s, f, _split_self_updates(getattr(s, f), namer))
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
-                not isinstance(s.value, gast.Name) and s.targets[0].id in an.operands(s.value):
-            tmp = namer.fresh("t")
-            out.append(_loc(A.assign(tmp, s.value), s))
-            out.append(_loc(A.assign(s.targets[0].id, A.name(tmp)), s))
-            continue
-        out.append(s)
-    return out
-
-
 def _strip_unbroadcast(expr):
     if isinstance(expr, gast.Call) and an.dotted(expr.func) == "rt.unbroadcast":
         return expr.args[0]
     return expr
 
 
-_FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
 
 
-def _simplify(expr):
-    """Fold literal arithmetic and drop `* 1`, `** 1`: keeps generated rules readable."""
-    class Fold(gast.NodeTransformer):
-        def visit_BinOp(self, node):
-            self.generic_visit(node)
-            lv = node.left.value if isinstance(node.left, gast.Constant) else None
-            rv = node.right.value if isinstance(node.right, gast.Constant) else None
-            if isinstance(lv, (int, float)) and isinstance(rv, (int, float)) and type(node.op) in _FOLD:
-                return A.const(_FOLD[type(node.op)](lv, rv))
-            if isinstance(node.op, (gast.Mult, gast.Pow, gast.Div)) and rv == 1 and not isinstance(rv, bool):
-                return node.left
-            if isinstance(node.op, gast.Mult) and lv == 1 and not isinstance(lv, bool):
-                return node.right
-            return node
-    return Fold().visit(expr)
+# ---- whole functions ----
+
+def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool, calls: Callees) -> GeneratedFn:
+    """`grad`/`value_and_grad` of `core` wrt the parameters at `nums`: one function, both sweeps."""
+    rev = Reverse(core, [core.params[i] for i in nums], calls)
+    sw = rev.run((lambda out: A.call("rt.seed_aux", [out])) if has_aux else (lambda out: seed_of(core, out)))
+    picked = [sw.grads[i] for i in nums]
+    gout = picked[0] if isinstance(argnums, int) else A.tuple_(picked)
+    result = gout
+    seed_stmts = sw.seed
+    if has_aux:
+        aux = rev.namer.fresh("aux")
+        value = rev.namer.fresh("value")
+        seed_stmts.insert(1, A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), sw.out))
+        result = A.tuple_([A.tuple_([A.name(value), A.name(aux)]), gout]) if with_value \
+            else A.tuple_([gout, A.name(aux)])
+    elif with_value:
+        value = rev.namer.fresh("value")
+        seed_stmts.insert(0, A.assign(value, sw.out))  # before the backward sweep restores variables
+        result = A.tuple_([A.name(value), gout])
+    kind = "value_and_grad" if with_value else "grad"
+    name = rev.namer.exact(f"{kind}_{core.name}")
+    body = sw.init + sw.forward + [A.comment("---- backward ----")] + seed_stmts + sw.backward + [A.ret(result)]
+    return GeneratedFn(name, A.function(name, core.params, body), {**core.ns, **rev.ns}, core.filename,
+                       header_for(kind, core, f"wrt argument {argnums}"))
+
+
+def seed_of(core: CoreFn, out):
+    """The cotangent that starts the backward sweep of `grad`: the literal 1.0 when the output is
+    certainly a scalar (a full sum/mean/max of an array), else a run-time check that it is."""
+    for s in core.node.body:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == out.id:
+            p = registry.lookup(an.classify(s.value))
+            if p is not None and p.full_reduction and isinstance(s.value, gast.Call) and len(s.value.args) == 1 \
+                    and not s.value.keywords:
+                return A.const(1.0)
+    return A.call("rt.seed", [out])
+
+
+def split_fns(core: CoreFn, mask: tuple, calls: Callees) -> tuple[GeneratedFn, GeneratedFn]:
+    """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> cotangent per parameter (None
+    for the parameters `mask` leaves out)."""
+    rev = Reverse(core, [p for p, m in zip(core.params, mask) if m], calls)
+    g = rev.namer.exact("g")
+    sw = rev.run(lambda out: A.name(g))
+    loaded = crossing(sw, core.params)
+    first_nested = {v for v, nested in an.first_assignment_nested(sw.forward).items() if nested}
+    initialized = {t.targets[0].id for t in sw.init}
+    extra_init = [A.assign(v, A.const(None)) for v in loaded if v in first_nested
+                  and v not in initialized and v not in core.params]
+    saved = rev.namer.exact("saved")
+    fname = rev.namer.exact(f"fwd_{core.name}")
+    bname = rev.namer.exact(f"bwd_{core.name}")
+    fwd_body = sw.init + extra_init + sw.forward + [A.ret(A.tuple_([sw.out, A.tuple_([A.name(v) for v in loaded])]))]
+    unpack = [A.assign(A.tuple_([A.name(v) for v in loaded], store_=True), A.name(saved))] if loaded else []
+    outs = [gr if m else A.const(None) for gr, m in zip(sw.grads, mask)]
+    bwd_body = unpack + sw.seed + sw.backward + [A.ret(A.tuple_(outs))]
+    ns = {**core.ns, **rev.ns}
+    return (GeneratedFn(fname, A.function(fname, core.params, fwd_body), ns, core.filename,
+                        header_for("forward sweep", core)),
+            GeneratedFn(bname, A.function(bname, [saved, g], bwd_body), ns, core.filename,
+                        header_for("backward sweep", core)))
+
+
+def crossing(sw: Sweeps, params) -> list[str]:
+    """The variables the forward sweep assigns (or receives) that the backward sweep reads: the
+    values saved from one to the other, in the order the backward sweep first reads them."""
+    assigned = set(params)
+    for s in an.walk_stmts(sw.forward):
+        assigned.update(an.targets(s))
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
+            assigned.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
+    assigned.update(t.targets[0].id for t in sw.init)
+    loaded: list[str] = []
+    for s in sw.backward + [A.ret(A.tuple_(sw.grads))]:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
+                loaded.append(n.id)
+    return loaded

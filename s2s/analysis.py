@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import gast
 
-from ..primitives import registry
+from .ir.core import BINOPS
+from .primitives import registry
 
 CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq", gast.NotEq: "ne",
           gast.Is: "is", gast.IsNot: "isnot", gast.In: "in", gast.NotIn: "notin"}
@@ -23,7 +24,6 @@ def dotted(node) -> str | None:
 
 def classify(value) -> str:
     """The kind of a core-form right-hand side: a primitive key, or atom/pack/getitem/call/pop/...."""
-    from ..frontend.normalize import BINOPS
     if isinstance(value, gast.Name):
         return "copy"
     if isinstance(value, gast.Constant):

@@ -7,8 +7,8 @@ import linecache
 import astor
 import gast
 
-from . import astutil as A
-from . import runtime
+from .. import runtime
+from ..ir import build as A
 
 
 def _fill_empty_blocks(node):

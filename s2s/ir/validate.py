@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gast
 
-from .. import astutil as A
+from . import build as A
 
 
 class CoreFormError(AssertionError):

@@ -1,0 +1,257 @@
+"""The driver: core forms of functions, the cache of generated functions, the call graph.
+
+Transforms (s2s.transforms) never import this module: for a function their input calls, they
+ask the `Callees` interface the driver hands them (`CALLEES`) for its core form or its generated
+split/jvp version, which the driver builds (once per key, thread-safe) with the same pipeline.
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import linecache
+import os
+import threading
+import types
+
+from . import record
+from .backend.loader import compile_fn
+from .errors import S2STypeError, S2SValueError
+from .frontend.normalize import Normalizer
+from .frontend.parse import parse_function
+from .frontend.resolve import Env
+from .ir.core import CoreFn
+from .ir.validate import validate
+from .passes import optimize
+from .transforms import forward, jacobian, reverse
+from .transforms.base import GeneratedFn, header_for
+
+LOCK = threading.RLock()
+_CORES: dict = {}
+_TRANSFORMS: dict = {}
+_IN_PROGRESS: dict = {}
+
+
+def fn_key(fn, _seen=None):
+    """What a transform of `fn` depends on: its code, the globals and closure values it reads, and
+    (recursively) the keys of the plain Python functions it calls."""
+    if not isinstance(fn, types.FunctionType):
+        if record.of(fn) is not None:
+            return ("s2s", id(fn))
+        raise S2STypeError(f"s2s transforms Python functions; {getattr(fn, '__name__', fn)!r} is a "
+                           f"{type(fn).__name__}. Wrap it: `def f(x): return np.sin(x)`.")
+    if _is_generated(fn):
+        return ("gen", id(fn))
+    code = fn.__code__
+    glob = fn.__globals__
+    seen = _seen if _seen is not None else set()
+    seen.add(code)
+    deps = []
+    for n in _all_names(code):
+        if n in glob:
+            v = glob[n]
+            if isinstance(v, types.FunctionType) and v.__code__ not in seen and not _is_generated(v):
+                deps.append((n, fn_key(v, seen)))
+            else:
+                deps.append((n, v if isinstance(v, (int, float, bool, str, type(None))) else id(v)))
+    cells = tuple(id(c.cell_contents) if not isinstance(c.cell_contents, (int, float, bool, str)) else c.cell_contents
+                  for c in (fn.__closure__ or ()) if _has_contents(c))
+    defaults = tuple(id(d) for d in (fn.__defaults__ or ()))
+    return (code, tuple(deps), cells, defaults)
+
+
+def _is_generated(fn) -> bool:
+    rec = record.of(fn)
+    return rec is not None and rec.core is not None
+
+
+def _has_contents(cell) -> bool:
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:
+        return False
+
+
+def _all_names(code) -> list[str]:
+    out = list(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out += _all_names(c)
+    return out
+
+
+def core_of(fn) -> CoreFn:
+    """The core form of a user function or of an s2s-generated one (from the AST it carries)."""
+    rules = record.custom(fn)
+    if rules is not None:
+        fn = rules.caller()
+    key = fn_key(fn)
+    with LOCK:
+        hit = _CORES.get(key)
+        if hit is not None and hit[0] is fn or hit is not None and key[0] not in ("s2s", "gen"):
+            return hit[1]
+        gen = record.generated(fn)
+        if gen is not None:
+            node, ns, filename = record.of(gen).core
+            lines = None if filename.startswith("<") else linecache.getlines(filename)
+            core = Normalizer(copy.deepcopy(node), Env(ns=ns), filename, source_lines=lines,
+                              compile_nested=_compile_nested).run()
+        else:
+            parsed = parse_function(fn)
+            lines = linecache.getlines(parsed.filename)
+            core = Normalizer(parsed.node, Env(fn), parsed.filename, parsed.line_offset, parsed.col_offset,
+                              lines, compile_nested=_compile_nested).run()
+        if os.environ.get("S2S_VALIDATE"):
+            validate(core.node)
+        _CORES[key] = (fn, core)
+        return core
+
+
+def _compile_nested(name: str, node, ns: dict, filename: str):
+    """How the frontend compiles a lifted nested function (a `def` inside a transformed one)."""
+    return compile_fn(name, node, ns, filename)
+
+
+def _compile(gen: GeneratedFn, optimized: bool = False):
+    node = optimize(gen.node) if optimized else gen.node
+    return compile_fn(gen.name, node, gen.ns, gen.filename, gen.header)
+
+
+def cached(kind: str, fn, options, build):
+    """Build (once per key) the transform `kind` of `fn` with `options`; recursion gets a lazy handle."""
+    key = (kind, fn_key(fn), options)
+    with LOCK:
+        hit = _TRANSFORMS.get(key)
+        if hit is not None:
+            return hit[1]
+        if key in _IN_PROGRESS:
+            return _IN_PROGRESS[key]
+        holder = _Lazy()
+        _IN_PROGRESS[key] = holder.handles(kind)
+        try:
+            result = build()
+        finally:
+            del _IN_PROGRESS[key]
+        holder.result = result
+        _TRANSFORMS[key] = (fn, result)
+        return result
+
+
+class _Lazy:
+    """Stands for a transform still being built (a recursive function calls itself)."""
+
+    def __init__(self):
+        self.result = None
+
+    def handles(self, kind):
+        if kind == "split":
+            return (_LazyFn(self, 0), _LazyFn(self, 1))
+        return _LazyFn(self, None)
+
+
+class _LazyFn:
+    def __init__(self, holder, index):
+        self.holder, self.index = holder, index
+        self.__s2s__ = record.Record(target=self.target, lazy=True)
+
+    def target(self):
+        r = self.holder.result
+        return r if self.index is None else r[self.index]
+
+    def __call__(self, *args):
+        return self.target()(*args)
+
+    @property
+    def __name__(self):
+        return self.target().__name__
+
+    @property
+    def __signature__(self):
+        return inspect.signature(self.target())
+
+
+class _Callees:
+    """The driver's side of `transforms.base.Callees`."""
+
+    def core(self, fn) -> CoreFn:
+        return core_of(fn)
+
+    def split(self, fn, mask):
+        return split_vjp(fn, mask)
+
+    def jvp(self, fn, mask):
+        return jvp_function(fn, mask)
+
+    def has_rules(self, fn) -> bool:
+        return record.custom(fn) is not None
+
+
+CALLEES = _Callees()
+
+
+# ---------------------------------------------------------------- which transform runs which pipeline
+
+def argnums_tuple(argnums, nparams, what="grad"):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for a in nums:
+        if not isinstance(a, int) or not -nparams <= a < nparams:
+            raise S2SValueError(f"{what}: argnums {argnums!r} out of range for a function of {nparams} "
+                                "positional parameters")
+    return tuple(a % nparams for a in nums)
+
+
+def grad_function(fn, argnums, has_aux: bool, with_value: bool):
+    """`grad`/`value_and_grad` of `fn`: one function with both sweeps, optimized."""
+    def build():
+        core = core_of(fn)
+        nums = argnums_tuple(argnums, len(core.params))
+        return _compile(reverse.grad_fn(core, argnums, nums, has_aux, with_value, CALLEES), optimized=True)
+    return cached("value_and_grad" if with_value else "grad", fn, (argnums, has_aux), build)
+
+
+def split_vjp(fn, mask):
+    """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> cotangent per parameter."""
+    mask = tuple(mask)
+    rules = record.custom(fn)
+    if rules is not None:
+        return rules.split(mask)
+
+    def build():
+        f, b = reverse.split_fns(core_of(fn), mask, CALLEES)
+        return _compile(f), _compile(b)
+    return cached("split", fn, mask, build)
+
+
+def jvp_function(fn, mask):
+    """jvp_f(*params, *tangents of the params flagged in `mask`) -> (out, tangent_out)."""
+    mask = tuple(mask)
+    rules = record.custom(fn)
+    if rules is not None:
+        return rules.jvp(mask)
+    return cached("jvp", fn, mask, lambda: _compile(forward.jvp_fn(core_of(fn), mask, CALLEES)))
+
+
+def jacobian_function(kind: str, fn, argnums, has_aux: bool):
+    """jacfwd/jacrev of `fn`: a loop of jvp or backward-sweep calls."""
+    def build():
+        core = core_of(fn)
+        nums = argnums_tuple(argnums, len(core.params), kind)
+        return _compile(jacobian.jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES))
+    return cached(kind, fn, (argnums, has_aux), build)
+
+
+def linear_map(kind: str, fn, nargs: int, direction):
+    """A generated, further-transformable function of the primals: `a -> jvp(fn, a, direction)[1]`
+    (kind "jvp", direction = tangents) or `a -> vjp(fn, *a)[1](direction)` (kind "vjp")."""
+    return _compile(jacobian.linear_map_fn(kind, fn, core_of(fn), nargs, direction, CALLEES))
+
+
+def jit_function(fn):
+    """`fn` normalized and optimized (dead code removed), as a generated function."""
+    def build():
+        core = core_of(fn)
+        name = f"jit_{core.name}"
+        node = copy.deepcopy(core.node)
+        node.name = name
+        return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core)), optimized=True)
+    return cached("jit", fn, (), build)

@@ -1,0 +1,61 @@
+"""The one record s2s attaches to a function, on its `__s2s__` attribute.
+
+Every kind of object s2s hands out or recognizes carries one `Record`:
+
+- a generated function (`grad_f`, `fwd_f`, ...): `core` is the AST it was generated from, with its
+  namespace and file name, so that further transforms start from it; `source` is its text;
+- a transformed function (`s2s.grad(f)`, `s2s.jit(f)`) or a handle for a transform still being
+  built (recursion): `target()` returns the generated function it stands for;
+- a `custom_vjp` / `custom_jvp` function: `custom` holds its rules (`split(mask)`, `jvp(mask)`,
+  `caller()`, `fun`);
+- a function s2s treats as a primitive (`stop_gradient`, user functions given rules with
+  `s2s.defvjp`): `prim` is its key in the rule table.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+
+@dataclasses.dataclass
+class Record:
+    core: tuple | None = None
+    source: str | None = None
+    target: Callable[[], Any] | None = None
+    custom: Any = None
+    prim: str | None = None
+    lazy: bool = False        # `target` is a transform still being built (a recursive call)
+    transform: bool = False   # an s2s transform (grad, jit, ...): called when normalizing `grad(f)(x)`
+
+
+def of(fn) -> Record | None:
+    """The record `fn` carries, or None for an object s2s did not make or mark."""
+    rec = getattr(fn, "__s2s__", None)
+    return rec if isinstance(rec, Record) else None
+
+
+def attach(fn, **fields) -> Record:
+    """Set (or update) the record of `fn`."""
+    rec = of(fn)
+    if rec is None:
+        rec = Record()
+        fn.__s2s__ = rec
+    for k, v in fields.items():
+        setattr(rec, k, v)
+    return rec
+
+
+def generated(fn):
+    """The generated function `fn` is or stands for (building a transformed one if needed), or None."""
+    rec = of(fn)
+    while rec is not None and rec.target is not None:
+        fn = rec.target()
+        rec = of(fn)
+    return fn if rec is not None and rec.core is not None else None
+
+
+def custom(fn):
+    """The user's derivative rules that `fn` carries (a custom_vjp/custom_jvp), or None."""
+    rec = of(fn)
+    return None if rec is None else rec.custom

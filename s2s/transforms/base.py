@@ -1,0 +1,245 @@
+"""What every transform shares: the setup of one core-form function, errors at the user's line,
+binding arguments to parameters, names for per-variable derivative companions, and the
+interface through which a transform gets the versions of the functions it calls.
+
+A transform (reverse.py, forward.py, and later batching.py) subclasses `Transform`:
+
+    class Batch(Transform):
+        def __init__(self, core, active_params, calls):
+            super().__init__(core, active_params, calls)   # body, namer, active, containers, ns
+            self.axes = Companions(self.namer, "bd_")       # one name per batched variable
+
+and returns a `GeneratedFn` (or several) that the driver compiles. It never imports the driver
+or the api: for a call `y = f(x)` it asks `self.calls` (a `Callees`, given by the driver) for
+`core(f)`, `split(f, mask)`, `jvp(f, mask)` or, once it exists, `batch(f, axes)`.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import inspect
+import operator
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import gast
+
+from .. import analysis as an
+from ..errors import S2STypeError, error_at
+from ..ir import build as A
+from ..ir.core import CoreFn
+from ..ir.names import Namer
+
+
+class Callees(Protocol):
+    """What a transform may ask about a function its input calls (implemented by the driver)."""
+
+    def core(self, fn) -> CoreFn:
+        """The core form of `fn` (a user function or a generated one)."""
+
+    def split(self, fn, mask: tuple) -> tuple[Callable, Callable]:
+        """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> one cotangent per argument."""
+
+    def jvp(self, fn, mask: tuple) -> Callable:
+        """jvp(*args, *tangents of the args flagged in mask) -> (out, tangent_out)."""
+
+    def has_rules(self, fn) -> bool:
+        """Whether `fn` carries the user's own derivative rules (custom_vjp/custom_jvp)."""
+
+
+@dataclasses.dataclass
+class GeneratedFn:
+    """A transform's output: a core-form function definition, the namespace its code refers to,
+    and the header comment codegen prints above it. The driver optimizes and compiles it."""
+
+    name: str
+    node: gast.FunctionDef
+    ns: dict[str, Any]
+    filename: str
+    header: str
+
+
+def header_for(kind: str, core: CoreFn, what: str = "") -> str:
+    """`s2s: <kind> of <name> (<file>:<line>) <what>`, the first line of generated source."""
+    line = getattr(core.node, "lineno", None)
+    where = f"{core.filename}" + (f":{line}" if line else "")
+    return f"s2s: {kind} of {core.name} ({where}){' ' + what if what else ''}"
+
+
+class Companions:
+    """One generated name per variable for a derivative that travels beside it: adjoints `b_x`
+    (reverse), tangents `d_x` (forward). Names come from the scope's one Namer."""
+
+    def __init__(self, namer: Namer, prefix: str):
+        self.namer, self.prefix = namer, prefix
+        self.names: dict[str, str] = {}
+
+    def name(self, var: str) -> str:
+        if var not in self.names:
+            self.names[var] = self.namer.exact(self.prefix + var)
+        return self.names[var]
+
+    def zero(self, var: str) -> gast.Assign:
+        return A.assign(self.name(var), A.call("rt.zeros_like_tree", [A.name(var)]))
+
+    def var_of(self, companion: str) -> str:
+        for v, n in self.names.items():
+            if n == companion:
+                return v
+        raise KeyError(companion)
+
+
+class Transform:
+    """The shared setup of a transform of `core` with respect to `active_params`."""
+
+    def __init__(self, core: CoreFn, active_params, calls: Callees):
+        self.core = core
+        self.calls = calls
+        self.params = core.params
+        self.body = split_self_updates(copy.deepcopy(core.node.body), Namer(A.names_in(core.node) | set(core.ns)))
+        self.namer = Namer(A.names_in(core.node) | set(core.ns) | {"xp", "rt"})
+        self.active = an.activity(self.body, active_params)
+        self.containers = containers(self.body, self.active)
+        self.ns: dict = {}
+
+    def fail(self, stmt, msg, hint=""):
+        """Raise an S2SError at `stmt`'s line of the user's file."""
+        where = (self.core.filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))
+        raise error_at(where, msg, hint, S2STypeError)
+
+    def bind(self, label, obj) -> str:
+        """The name under which the generated code finds `obj` (added to `self.ns` if new)."""
+        return self.namer.bind(self.ns, label, obj)
+
+    def callee_label(self, fn) -> str:
+        return getattr(fn, "__name__", "f").replace("<lambda>", "lambda_")
+
+    def bind_call(self, fn, call) -> list:
+        """Positional atoms for a user-function call, with keywords and defaults resolved."""
+        try:
+            sig = inspect.signature(fn)
+        except (TypeError, ValueError):
+            return list(call.args)
+        params = list(sig.parameters.values())
+        args = list(call.args)
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+            return args
+        kws = {k.arg: k.value for k in call.keywords}
+        out = []
+        for i, prm in enumerate(params):
+            if i < len(args):
+                out.append(args[i])
+            elif prm.name in kws:
+                out.append(kws[prm.name])
+            elif prm.default is not inspect.Parameter.empty:
+                d = prm.default
+                out.append(A.const(d) if isinstance(d, (int, float, bool, str, type(None))) else
+                           A.name(self.bind(f"default_{prm.name}", d)))
+        return out
+
+
+def loc(new, old):
+    if hasattr(old, "lineno"):
+        new.lineno, new.col_offset = old.lineno, getattr(old, "col_offset", 0)
+    return new
+
+
+def is_list_op(s) -> bool:
+    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+            and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append")
+
+
+def bind_prim(p, call) -> dict:
+    """Map a primitive call's atoms to the primitive's parameter names (defaults filled in)."""
+    if isinstance(call, gast.BinOp):
+        vals = [call.left, call.right]
+    elif isinstance(call, gast.UnaryOp):
+        vals = [call.operand]
+    elif isinstance(call, gast.Compare):
+        vals = [call.left, call.comparators[0]]
+    else:
+        vals = list(call.args)
+    out = {k: None for k in p.params}
+    for k, v in p.defaults.items():
+        out[k] = A.const(v)
+    for k, v in zip(p.params, vals):
+        out[k] = v
+    if isinstance(call, gast.Call):
+        for kw in call.keywords:
+            out[kw.arg] = kw.value
+    return out
+
+
+def containers(body, active) -> set[str]:
+    out = set()
+    for s in an.walk_stmts(body):
+        if isinstance(s, gast.Assign):
+            t = s.targets[0]
+            if isinstance(s.value, (gast.Tuple, gast.List, gast.Dict)) and isinstance(t, gast.Name):
+                out.add(t.id)
+            if isinstance(t, gast.Tuple) and isinstance(s.value, gast.Name):
+                out.add(s.value.id)
+            if isinstance(s.value, gast.Subscript) and isinstance(s.value.slice, gast.Constant):
+                out.add(s.value.value.id)
+            if isinstance(s.value, gast.Call) and an.classify(s.value) == "call":
+                # a user function may take or return tuples, lists and dicts
+                out.update(a.id for a in s.value.args if isinstance(a, gast.Name))
+                out.update(k.value.id for k in s.value.keywords if isinstance(k.value, gast.Name))
+                if isinstance(t, gast.Name):
+                    out.add(t.id)
+        elif is_list_op(s):
+            out.add(s.value.func.value.id)
+    # a copy of a pytree is a pytree, and so is what it was copied from
+    links = [(s.targets[0].id, arg.id) for s in an.walk_stmts(body)
+             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+             and an.classify(s.value) in TREE_PRESERVING
+             for arg in ([s.value] if isinstance(s.value, gast.Name) else s.value.args[:1])
+             if isinstance(arg, gast.Name)]
+    grown = True
+    while grown:
+        grown = False
+        for a, b in links:
+            if (a in out) != (b in out):
+                out.update((a, b))
+                grown = True
+    return out
+
+
+TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree"}
+
+
+def split_self_updates(stmts, namer) -> list:
+    """`x = f(x, ...)` becomes `t = f(x, ...); x = t` so each adjoint sees its inputs' old values."""
+    out = []
+    for s in stmts:
+        for f in ("body", "orelse"):
+            if getattr(s, f, None):
+                setattr(s, f, split_self_updates(getattr(s, f), namer))
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
+                not isinstance(s.value, gast.Name) and s.targets[0].id in an.operands(s.value):
+            tmp = namer.fresh("t")
+            out.append(loc(A.assign(tmp, s.value), s))
+            out.append(loc(A.assign(s.targets[0].id, A.name(tmp)), s))
+            continue
+        out.append(s)
+    return out
+
+
+FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
+
+
+def simplify(expr):
+    """Fold literal arithmetic and drop `* 1`, `** 1`: keeps generated rules readable."""
+    class Fold(gast.NodeTransformer):
+        def visit_BinOp(self, node):
+            self.generic_visit(node)
+            lv = node.left.value if isinstance(node.left, gast.Constant) else None
+            rv = node.right.value if isinstance(node.right, gast.Constant) else None
+            if isinstance(lv, (int, float)) and isinstance(rv, (int, float)) and type(node.op) in FOLD:
+                return A.const(FOLD[type(node.op)](lv, rv))
+            if isinstance(node.op, (gast.Mult, gast.Pow, gast.Div)) and rv == 1 and not isinstance(rv, bool):
+                return node.left
+            if isinstance(node.op, gast.Mult) and lv == 1 and not isinstance(lv, bool):
+                return node.right
+            return node
+    return Fold().visit(expr)
