@@ -200,18 +200,21 @@ def exposed(stmts) -> set[str]:
 
 
 class Liveness:
-    """Which names each statement may read later: `after[id(s)]` and `before[id(s)]` (live sets)."""
+    """Which names each statement may read later: `after[s]` and `before[s]` (live sets).
+
+    Side tables are keyed by the statement object itself, which they keep alive, so a key can
+    never be reused by another node the way `id()` can once a pass frees a statement."""
 
     def __init__(self, body, live_at_end=frozenset()):
-        self.after: dict[int, set[str]] = {}
-        self.before: dict[int, set[str]] = {}
+        self.after: dict[gast.stmt, set[str]] = {}
+        self.before: dict[gast.stmt, set[str]] = {}
         self.block(body, set(live_at_end), None)
 
     def block(self, stmts, live, loop):
         for s in reversed(stmts):
-            self.after[id(s)] = set(live)
+            self.after[s] = set(live)
             live = self.stmt(s, live, loop)
-            self.before[id(s)] = set(live)
+            self.before[s] = set(live)
         return live
 
     def stmt(self, s, live, loop):
@@ -238,13 +241,13 @@ class Liveness:
         return set(live) | set(loads(s))
 
 
-def definitely_assigned(body, params) -> dict[int, set[str]]:
-    """For each statement (by id): the names certainly assigned whenever it starts."""
-    before: dict[int, set[str]] = {}
+def definitely_assigned(body, params) -> dict[gast.stmt, set[str]]:
+    """For each statement (the key): the names certainly assigned whenever it starts."""
+    before: dict[gast.stmt, set[str]] = {}
 
     def block(stmts, assigned):
         for s in stmts:
-            before[id(s)] = set(assigned)
+            before[s] = set(assigned)
             if isinstance(s, gast.If):
                 a1, a2 = block(s.body, set(assigned)), block(s.orelse, set(assigned))
                 assigned = assigned | (a1 & a2)
@@ -280,3 +283,45 @@ def loop_level(stmts):
         if isinstance(s, gast.If):
             yield from loop_level(s.body)
             yield from loop_level(s.orelse)
+
+
+def _same_shape_source(value):
+    """The Name whose shape `value` has, if the op preserves its operand's shape."""
+    kind = classify(value)
+    if kind == "copy":
+        return value
+    p = registry.lookup(kind)
+    if p is None:
+        return None
+    if p.same_shape:
+        operand = value.operand if isinstance(value, gast.UnaryOp) else value.args[0] if isinstance(value, gast.Call) \
+            else None
+        return operand if isinstance(operand, gast.Name) else None
+    if p.broadcasting and isinstance(value, gast.BinOp):
+        left, right = value.left, value.right
+        if isinstance(left, gast.Name) and isinstance(right, gast.Constant) and isinstance(right.value, (int, float)):
+            return left
+        if isinstance(right, gast.Name) and isinstance(left, gast.Constant) and isinstance(left.value, (int, float)):
+            return right
+    return None
+
+
+def shape_roots(body: list, params) -> dict[str, str]:
+    """For names assigned once by a shape-preserving op: the earliest name with the same shape."""
+    counts: dict[str, int] = {p: 1 for p in params}
+    for s in walk_stmts(body):
+        for t in targets(s):
+            counts[t] = counts.get(t, 0) + 1
+    source = {}
+    for s in body:  # straight-line statements only: each name here holds one value
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
+            src = _same_shape_source(s.value)
+            if src is not None and counts.get(src.id, 0) == 1:
+                source[s.targets[0].id] = src.id
+    roots = {}
+    for name in source:
+        root = name
+        while root in source:
+            root = source[root]
+        roots[name] = root
+    return roots

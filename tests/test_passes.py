@@ -29,9 +29,9 @@ def _run(run, code: str, params) -> str:
 
 
 @pytest.mark.parametrize("module, run, params", [
-    (dce, dce.dead_code, ["x"]),
-    (shapes, shapes.shape_sources, ["t1", "g"]),
-    (fill, fill.scalar_fill, ["t1", "b_t3"]),
+    (dce, dce.PASS, ["x"]),
+    (shapes, shapes.PASS, ["t1", "g"]),
+    (fill, fill.PASS, ["t1", "b_t3"]),
 ], ids=["dead_code", "shape_sources", "scalar_fill"])
 def test_pass_does_its_docstring_example(module, run, params):
     before, after = _example(module.__doc__, "Before"), _example(module.__doc__, "After")

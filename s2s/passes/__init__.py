@@ -1,17 +1,15 @@
 """Optimization passes over generated functions; `PIPELINE` lists them in the order they run.
 
-Each pass takes the function's statements and the names its callers see besides what it
-returns, and gives back `(statements, changed)`; `optimize` runs them to a fixed point.
+Each pass is a `base.Pass`: it declares the analyses it reads, and `optimize` (the one place
+passes run, for every transform) computes them and runs the passes to a fixed point.
 """
 from __future__ import annotations
 
 import gast
 
-from .dce import dead_code
-from .fill import scalar_fill
-from .shapes import shape_sources
+from . import dce, fill, shapes
 
-PIPELINE = (shape_sources, scalar_fill, dead_code)
+PIPELINE = (shapes.PASS, fill.PASS, dce.PASS)
 
 
 def optimize(fn: gast.FunctionDef) -> gast.FunctionDef:
@@ -20,8 +18,8 @@ def optimize(fn: gast.FunctionDef) -> gast.FunctionDef:
     body, changed = fn.body, True
     while changed:
         changed = False
-        for run in PIPELINE:
-            body, c = run(body, params)
+        for p in PIPELINE:
+            body, c = p(body, params)
             changed |= c
     fn.body = body
     return fn

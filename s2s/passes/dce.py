@@ -20,8 +20,11 @@ from __future__ import annotations
 import gast
 
 from .. import analysis as an
-
-_MUTATING = {"rt.add_at", "rt.take_at", "rt.zero_at"}  # update their first argument in place
+from ..primitives import (
+    helpers,  # noqa: F401  (declares the helper facts)
+    registry,
+)
+from .base import Pass
 
 
 def _pure(value) -> bool:
@@ -31,8 +34,8 @@ def _pure(value) -> bool:
     return True
 
 
-def dead_code(body: list, params) -> tuple[list, bool]:
-    live = an.Liveness(body)
+def dead_code(body: list, params, facts) -> tuple[list, bool]:
+    live = facts["liveness"]
     changed = False
 
     def block(stmts):
@@ -43,11 +46,15 @@ def dead_code(body: list, params) -> tuple[list, bool]:
                 if getattr(s, f, None):
                     setattr(s, f, block(getattr(s, f)) or ([gast.Pass()] if f == "body" else []))
             if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript) \
-                    and _pure(s.value) and not (set(an.targets(s)) & live.after[id(s)]):
+                    and _pure(s.value) and not (set(an.targets(s)) & live.after[s]):
                 kind = an.classify(s.value)
-                if kind not in _MUTATING or s.value.args[0].id not in live.after[id(s)]:
+                h = registry.HELPERS.get(kind)
+                if h is None or not h.mutates or s.value.args[0].id not in live.after[s]:
                     changed = True
                     continue
             out.append(s)
         return out
     return block(body), changed
+
+
+PASS = Pass("dead_code", dead_code, needs=("liveness",))

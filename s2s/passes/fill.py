@@ -22,9 +22,9 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
-from .shapes import shape_roots
+from ..primitives import registry
+from .base import Pass
 
-_FILLS = {"rt.mean_vjp", "rt.sum_vjp"}
 _ELEMENTWISE = (gast.Mult, gast.Div, gast.Add, gast.Sub)
 
 
@@ -45,15 +45,16 @@ def _path_has_full_operand(expr, name, root, roots) -> bool | None:
     return None if name not in A.names_in(expr) else False
 
 
-def scalar_fill(body: list, params) -> tuple[list, bool]:
-    roots = shape_roots(body, params)
+def scalar_fill(body: list, params, facts) -> tuple[list, bool]:
+    roots = facts["shape_roots"]
     loads = an.loads(body)
     changed = False
     for i, s in enumerate(body):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
             continue
         call = s.value
-        if an.dotted(call.func) not in _FILLS or len(call.args) != 4:
+        h = registry.HELPERS.get(an.dotted(call.func))
+        if h is None or not h.fill or len(call.args) != 4:
             continue
         v, like, axis, keep = call.args
         if not (isinstance(axis, gast.Constant) and axis.value is None and isinstance(keep, gast.Constant)
@@ -69,3 +70,6 @@ def scalar_fill(body: list, params) -> tuple[list, bool]:
         s.value = A.binop(v, gast.Div(), A.call("xp.size", [like])) if an.dotted(call.func) == "rt.mean_vjp" else v
         changed = True
     return body, changed
+
+
+PASS = Pass("scalar_fill", scalar_fill, needs=("shape_roots",))

@@ -22,8 +22,6 @@ class Prim:
     name: str
     params: tuple[str, ...]
     defaults: dict
-    vjp: dict[str, str] = dataclasses.field(default_factory=dict)
-    jvp: dict[str, str] = dataclasses.field(default_factory=dict)
     nondiff: bool = False          # output carries no derivative (comparisons, shapes, integers)
     broadcasting: bool = False     # elementwise over broadcast arguments: unbroadcast cotangents
     linear_in: tuple[str, ...] = ()  # jvp = the op applied to this argument's tangent
@@ -33,8 +31,46 @@ class Prim:
     same_shape: bool = False       # output has its (array) argument's shape
     full_reduction: bool = False   # with axis=None and keepdims=False, the output is a scalar
 
+    @property
+    def vjp(self) -> dict[str, str]:
+        """This primitive's row of the VJP table: argument -> cotangent rule."""
+        return VJP.setdefault(self.name, {})
+
+    @property
+    def jvp(self) -> dict[str, str]:
+        """This primitive's row of the JVP table: argument -> tangent rule."""
+        return JVP.setdefault(self.name, {})
+
+    @property
+    def batch(self):
+        """This primitive's batching rule (None until one is declared with `defbatch`)."""
+        return BATCH.get(self.name)
+
 
 PRIMS: dict[str, Prim] = {}
+
+# One table per transform, keyed by the primitive's name. The declarations below fill them.
+VJP: dict[str, dict[str, str]] = {}   # name -> {argument: cotangent rule}        (reverse mode)
+JVP: dict[str, dict[str, str]] = {}   # name -> {argument: tangent rule}          (forward mode)
+BATCH: dict[str, object] = {}         # name -> batching rule, see `defbatch`     (vmap)
+
+
+@dataclasses.dataclass
+class Helper:
+    """Facts about a runtime helper (`rt.*`) that rules emit, for the optimization passes."""
+
+    shape_arg: int | None = None   # position of an argument used only for its shape
+    fill: bool = False             # (g, like, axis, keepdims) -> g broadcast to `like`'s shape
+    mutates: bool = False          # updates its first argument in place
+
+
+HELPERS: dict[str, Helper] = {}
+
+
+def helper(name: str, **facts) -> Helper:
+    """Declare facts about runtime helper `name` (e.g. `helper("rt.add_at", mutates=True)`)."""
+    h = HELPERS[name] = Helper(**facts)
+    return h
 
 # Functions users give rules with `s2s.defvjp`/`s2s.defjvp`, and callable rules: generated code
 # reaches them as `ext.<key>` (each key unique; see s2s.custom).
@@ -76,6 +112,14 @@ def defjvp(name: str, **rules: str) -> None:
     for arg, rule in rules.items():
         _check(rule, p, {"d" + a for a in p.params})
         p.jvp[arg] = rule
+
+
+def defbatch(name: str, rule) -> None:
+    """Declare the batching rule of primitive `name`, for vmap (the vmap transform decides its
+    form: e.g. "elementwise", or a function of the arguments' batch axes). Empty until then."""
+    if name not in PRIMS:
+        raise KeyError(f"defbatch: {name} is not a declared primitive")
+    BATCH[name] = rule
 
 
 def elementwise(name: str, deriv: str, sig: str = "x") -> None:

@@ -52,7 +52,7 @@ class Forward(Transform):
                 orelse = self.block(s.orelse, d2)
                 after_else = self.assigned
                 self.assigned = after_body & after_else  # definitely assigned after the if
-                merged = self.merge([(body, d1, after_body), (orelse, d2, after_else)], self.live.after[id(s)])
+                merged = self.merge([(body, d1, after_body), (orelse, d2, after_else)], self.live.after[s])
                 defined.clear()
                 defined.update(merged)
                 out.append(loc(A.if_(s.test, body, orelse), s))
@@ -85,7 +85,7 @@ class Forward(Transform):
         drops but the next iteration (or the code after) reads is zeroed again at the body's end."""
         entry = dict(defined)
         before = set(self.assigned)
-        exposed, live_in, live_out = an.exposed(s.body), self.live.before[id(s)], self.live.after[id(s)]
+        exposed, live_in, live_out = an.exposed(s.body), self.live.before[s], self.live.after[s]
         pre = []
         while True:
             self.assigned = set(before)

@@ -67,10 +67,10 @@ class Reverse(Transform):
                 continue
             out.extend(self.saves(s, depth))
             new = self.forward_stmt(s)
-            tape_var = self.call_tapes.get(id(s))
+            tape_var = self.call_tapes.get(s)
             if tape_var is not None and depth > 0:
                 self.saved.add(tape_var)
-                self.saved_at.add((id(s), tape_var))
+                self.saved_at.add((s, tape_var))
                 out.append(self.push(self.ctl, A.name(tape_var)))
             out.append(new)
             for t in an.targets(s):
@@ -89,7 +89,7 @@ class Reverse(Transform):
         for t in an.targets(s):
             if t in self.relevant and (t in self.seen or depth > 0):
                 self.saved.add(t)
-                self.saved_at.add((id(s), t))
+                self.saved_at.add((s, t))
                 out.append(self.push(self.tape if t in self.active else self.ctl, A.name(t)))
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             base = s.targets[0].value.id
@@ -112,7 +112,7 @@ class Reverse(Transform):
             if callee is not None:
                 fwd_name, _, _, args = callee
                 tape_var = self.namer.fresh("saved")
-                self.call_tapes[id(s)] = tape_var
+                self.call_tapes[s] = tape_var
                 target = s.targets[0]
                 new = A.assign(A.tuple_([A.load(target), A.name(tape_var)], store_=True),
                                A.call(A.name(fwd_name), args))
@@ -152,7 +152,7 @@ class Reverse(Transform):
             info["replay"] = None
         else:
             info["replay"] = record
-        self.loops[id(s)] = info
+        self.loops[s] = info
         return out
 
     # ---- backward sweep ----
@@ -188,11 +188,11 @@ class Reverse(Transform):
             out += self.backward_unpack(s, defined)
         else:
             out += self.backward_assign(s, defined)
-        tape_var = self.call_tapes.get(id(s))
-        if tape_var is not None and (id(s), tape_var) in self.saved_at:
+        tape_var = self.call_tapes.get(s)
+        if tape_var is not None and (s, tape_var) in self.saved_at:
             out.append(A.assign(tape_var, self.pop(self.ctl)))
         for v in reversed(an.targets(s)):  # saved in order, restored in reverse
-            if (id(s), v) in self.saved_at:
+            if (s, v) in self.saved_at:
                 out.append(A.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
         if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
             lst = self.tape if t.value.id in self.active else self.ctl
@@ -288,7 +288,7 @@ class Reverse(Transform):
         _, bwd_name, mask, args = callee
         out: list = []
         cts = [self.namer.fresh("ct") if m else "_" for m in mask]
-        tape_var = self.call_tapes[id(s)]
+        tape_var = self.call_tapes[s]
         call = A.call(A.name(bwd_name), [A.name(tape_var), g])
         out.append(A.assign(A.tuple_([A.name(c) for c in cts], store_=True), call))
         for arg, m, ct in zip(args, mask, cts):
@@ -298,7 +298,7 @@ class Reverse(Transform):
 
     def callee(self, s):
         """For `y = f(args)` with an active argument: (fwd name, bwd name, activity mask, args)."""
-        key = id(s)
+        key = s
         if key in self.callees:
             return self.callees[key]
         value = s.value
@@ -385,7 +385,7 @@ class Reverse(Transform):
         d_then, d_else = dict(defined), dict(defined)
         then = self.backward(s.body, d_then, depth)
         orelse = self.backward(s.orelse, d_else, depth)
-        new = merge([(then, d_then), (orelse, d_else)], self.adj, self.live.before[id(s)], self.certain[id(s)])
+        new = merge([(then, d_then), (orelse, d_else)], self.adj, self.live.before[s], self.certain[s])
         defined.clear()
         defined.update(new)
         if not then and not orelse:
@@ -402,7 +402,7 @@ class Reverse(Transform):
         return out
 
     def backward_loop(self, s, defined, depth) -> list:
-        info = self.loops[id(s)]
+        info = self.loops[s]
         entry = dict(defined)
         pre: list = []
         while True:
