@@ -1,8 +1,14 @@
-"""The few helpers generated code calls. Each has a fast path for the common case (same shapes).
+"""The few helpers generated code calls (as `rt`). Each has a fast path for the common case
+(same shapes).
 
-They use array methods and NumPy functions, which dispatch to CuPy for CuPy arrays.
+They take their array module from their arguments, so one generated source runs on another
+array library: computations use array methods and NumPy functions (which dispatch to the
+arguments' library through `__array_function__`), and every new array is allocated by the
+module `namespace(arg)` returns. NumPy's dtype objects and shape queries are library-neutral.
 """
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
@@ -13,6 +19,22 @@ shape = np.shape
 
 
 _AXES: dict = {}
+
+
+def namespace(x):
+    """The array module of `x`: its `__array_namespace__()` (NumPy >= 2, CuPy, array-API
+    libraries), the loaded library its type comes from (Dask), else NumPy (Python scalars)."""
+    get = getattr(x, "__array_namespace__", None)
+    if get is not None:
+        try:
+            return get()
+        except (TypeError, AttributeError):
+            pass
+    top = type(x).__module__.partition(".")[0]
+    if top in ("numpy", "builtins"):
+        return np
+    mod = sys.modules.get("dask.array" if top == "dask" else top)
+    return mod if mod is not None and hasattr(mod, "zeros") else np
 
 
 def _shape(x):
@@ -60,7 +82,7 @@ def _float_dtype(like):
 
 def _filled(like, value):
     """A new array shaped like `like` (in its floating dtype) holding `value` everywhere."""
-    out = np.empty(_shape(like), dtype=_float_dtype(like))
+    out = namespace(like).empty(_shape(like), dtype=_float_dtype(like))
     out.fill(value)
     return out
 
@@ -114,7 +136,7 @@ def reshape_like(v, like):
 
 
 def trace_vjp(v, a, offset, axis1, axis2):
-    eye = np.eye(np.shape(a)[axis1], np.shape(a)[axis2], k=offset)
+    eye = np.eye(np.shape(a)[axis1], np.shape(a)[axis2], k=offset)  # transformed by s2s (order 2): xp.eye there
     return np.moveaxis(np.expand_dims(np.expand_dims(v, -1), -1) * eye, (-2, -1), (axis1, axis2))
 
 
@@ -252,7 +274,7 @@ def pick(x, y):
 
 
 def clip_mask(a, lo, hi):
-    m = np.ones(np.shape(a), dtype=bool)
+    m = namespace(a).ones(np.shape(a), dtype=bool)
     if lo is not None:
         m = m & (a >= lo)
     if hi is not None:
@@ -284,7 +306,7 @@ def zeros_like_tree(x):
     if isinstance(x, (int, float, bool)) or np.ndim(x) == 0 and not hasattr(x, "dtype"):
         return 0.0
     dt = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.float64
-    return np.zeros(np.shape(x), dtype=dt)
+    return namespace(x).zeros(np.shape(x), dtype=dt)
 
 
 def tree_add(a, b):
@@ -332,7 +354,7 @@ def take_at(acc, index, like):
             return v, tuple(acc)
         acc[index] = zeros_like_tree(v)
         return v, acc
-    v = unbroadcast(np.array(acc[index], copy=True), like)
+    v = unbroadcast(namespace(acc).array(acc[index], copy=True), like)
     acc[index] = 0
     return v, acc
 
@@ -395,7 +417,7 @@ def fresh(x):
         return dict(x)
     if isinstance(x, tuple):
         return x
-    return np.array(x, copy=True)
+    return namespace(x).array(x, copy=True)
 
 
 def zero_at(acc, index):
@@ -429,13 +451,13 @@ def basis(x, k):
     """The k-th standard basis vector of pytree `x`: zeros like each leaf, a single 1 (float64
     unless the leaf is floating)."""
     if not _is_tree(x):
-        e = np.zeros(np.shape(x), dtype=_float_dtype(x))
+        e = namespace(x).zeros(np.shape(x), dtype=_float_dtype(x))
         e.flat[k] = 1
         return e
     leaves, treedef, sizes = _leaf_sizes(x)
     out = []
     for leaf, n in zip(leaves, sizes):
-        e = np.zeros(np.shape(leaf), dtype=_float_dtype(leaf))
+        e = namespace(leaf).zeros(np.shape(leaf), dtype=_float_dtype(leaf))
         if 0 <= k < n:
             e.flat[k] = 1
         k -= n
@@ -459,8 +481,8 @@ def jac_from_columns(cols, out, x):
     col_leaves = [tree_flatten(c)[0] for c in cols]
     blocks = []
     for j, o in enumerate(out_leaves):
-        m = np.stack([np.asarray(c[j]) for c in col_leaves], axis=-1) if cols else \
-            np.zeros(np.shape(o) + (0,))
+        m = np.stack([namespace(c[j]).asarray(c[j]) for c in col_leaves], axis=-1) if cols else \
+            namespace(o).zeros(np.shape(o) + (0,))
         blocks.append(tree_unflatten(x_def, _split_last(m, x_leaves, sizes, np.shape(o))))
     return tree_unflatten(out_def, blocks)
 
@@ -473,7 +495,7 @@ def jac_from_rows(rows, out, x):
     x_leaves, x_def, sizes = _leaf_sizes(x)
     row_leaves = [tree_flatten(r)[0] for r in rows]
     # one matrix per input leaf: (number of outputs) x (the leaf's numbers)
-    mats = [np.reshape(np.stack([np.asarray(r[i]) for r in row_leaves]), (len(rows), -1))
+    mats = [np.reshape(np.stack([namespace(r[i]).asarray(r[i]) for r in row_leaves]), (len(rows), -1))
             for i in range(len(x_leaves))]
     full = np.concatenate(mats, axis=1) if len(mats) > 1 else mats[0]
     blocks, start = [], 0
@@ -494,7 +516,7 @@ def _jac_matrix(g, out, x):
     for j, o in enumerate(out_leaves):
         leaves = blocks[j * per_out:(j + 1) * per_out]
         rows.append(np.concatenate([np.reshape(b, (int(np.size(o)), -1)) for b in leaves], axis=1)
-                    if leaves else np.zeros((int(np.size(o)), x_n)))
+                    if leaves else namespace(o).zeros((int(np.size(o)), x_n)))
     return np.concatenate(rows, axis=0)
 
 

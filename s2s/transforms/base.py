@@ -96,8 +96,8 @@ class Transform:
         self.core = core
         self.calls = calls
         self.params = core.params
-        self.body = split_self_updates(copy.deepcopy(core.node.body), Namer(A.names_in(core.node) | set(core.ns)))
-        self.namer = Namer(A.names_in(core.node) | set(core.ns) | {"xp", "rt"})
+        self.namer = Namer(A.names_in(core.node) | set(core.ns) | {"xp", "rt"})  # every name of the output
+        self.body = split_self_updates(copy.deepcopy(core.node.body), self.namer)
         self.active = an.activity(self.body, active_params)
         self.containers = containers(self.body, self.active)
         self.ns: dict = {}
