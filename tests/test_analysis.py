@@ -90,7 +90,8 @@ def test_liveness_in_a_loop_carries_the_body_s_reads_back_to_its_head():
     """)
     live = an.Liveness(body)
     assert live.after[find(body, "t")] == {"t", "w"}
-    assert live.after[find(body, "s")] == {"s", "w"}   # the next iteration reads s and w
+    assert live.after[body[1].body[1]] == {"s", "w"}   # the next iteration reads s and w
+    assert live.after[body[0]] == {"s", "w", "n", "range"}
     assert live.before[body[1]] == {"s", "w", "n", "range"}
 
 
