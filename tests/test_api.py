@@ -638,3 +638,49 @@ def test_transformed_function_accepts_keyword_arguments():
     x = np.array([1.0, 2.0])
     np.testing.assert_allclose(s2s.grad(f_with_default)(x, scale=3.0), [3.0, 3.0])
     np.testing.assert_allclose(s2s.grad(f_with_default)(x, 3.0), [3.0, 3.0])
+
+
+A = np.array([[1.0, 2.0], [3.0, 4.0]])
+
+
+def uses_global_array_methods(x):
+    return np.sum(A.T @ x) + A.sum() * np.sum(x)
+
+
+def test_attributes_and_methods_of_a_global_array():
+    # d/dx sum(A.T @ x) = row sums of A; d/dx A.sum() * sum(x) = A.sum()
+    np.testing.assert_allclose(s2s.grad(uses_global_array_methods)(np.ones(2)), A.sum(axis=1) + A.sum())
+
+
+def pair(x):
+    return x, x * 2.0
+
+
+def inner_product(p):
+    a, b = p
+    return np.sum(a * b)
+
+
+def tuple_used_twice(x):
+    p = pair(x)
+    return inner_product(p) + inner_product(p)
+
+
+def test_tuple_returned_by_a_call_and_used_twice_adds_cotangents():
+    x = np.array([0.3, -0.5])
+    np.testing.assert_allclose(s2s.grad(tuple_used_twice)(x), 8.0 * x)
+
+
+def optional_second(x, y=None):
+    if y is None:
+        return np.sum(x ** 2)
+    return np.sum(x * y)
+
+
+def test_jvp_and_vjp_fill_in_default_arguments():
+    x = np.array([0.5, -1.0])
+    out, t = s2s.jvp(optional_second, (x,), (np.ones(2),))
+    assert t == pytest.approx(np.sum(2 * x))
+    out, f_vjp = s2s.vjp(optional_second, x)
+    (gx,) = f_vjp(1.0)
+    np.testing.assert_allclose(gx, 2 * x)

@@ -37,3 +37,15 @@ def test_validator_rejects_return_in_the_middle():
     fn = gast.parse("def f(x):\n    if x:\n        return x\n    return x\n").body[0]
     with pytest.raises(CoreFormError, match="return is not the function's last statement"):
         validate(fn)
+
+
+NEG = -1.5
+
+
+def negative_base(x):
+    return np.sum(x * NEG ** 2) + np.sum(np.sqrt(1.0 + (-(1.5)) ** 2) * x)
+
+
+def test_negative_literals_keep_their_precedence_in_generated_code():
+    x = np.ones(2)
+    np.testing.assert_allclose(s2s.grad(negative_base)(x), 2.25 + np.sqrt(3.25))

@@ -57,3 +57,36 @@ def test_registering_the_same_function_twice_keeps_one_entry():
         return h(x) + 1.0
     assert s2s.grad(use)(3.0) == pytest.approx(6.0)
     assert s2s.jvp(use, (3.0,), (1.0,))[1] == pytest.approx(6.0)
+
+
+@s2s.custom_vjp
+def scaled_square(x):
+    return x * x
+
+
+def _scaled_square_fwd(x):
+    return x * x, x
+
+
+def _scaled_square_bwd(x, g):
+    return (3.0 * x * g,)  # deliberately not 2x: shows the rule is what runs
+
+
+scaled_square.defvjp(_scaled_square_fwd, _scaled_square_bwd)
+
+
+@s2s.custom_jvp
+def doubled_sin(x):
+    return np.sin(x)
+
+
+@doubled_sin.defjvp
+def _doubled_sin_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return np.sin(x), 2.0 * np.cos(x) * t
+
+
+def test_grad_applies_directly_to_custom_rule_functions():
+    assert s2s.grad(scaled_square)(2.0) == pytest.approx(6.0)
+    assert s2s.grad(doubled_sin)(0.5) == pytest.approx(2.0 * np.cos(0.5))
+    assert s2s.jvp(doubled_sin, (0.5,), (1.0,))[1] == pytest.approx(2.0 * np.cos(0.5))

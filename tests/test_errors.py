@@ -423,3 +423,52 @@ def test_source_of_plain_function_is_an_error():
     e = error_of(lambda: s2s.source(scalar_loss))
     assert isinstance(e, TypeError)
     assert "scalar_loss" in str(e)
+
+
+def addone(v):
+    v += 1.0
+    return np.sum(v)
+
+
+def calls_addone(x):
+    y = x * 2.0
+    return addone(y) + np.sum(y)
+
+
+def test_in_place_update_of_a_callee_parameter_is_rejected_at_the_call():
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.grad(calls_addone)(np.ones(3))
+    msg = str(info.value)
+    assert f"test_errors.py:{calls_addone.__code__.co_firstlineno + 2}" in msg  # the call, in this file
+    assert "`addone` updates its parameter `v` in place" in msg
+    assert f"test_errors.py:{addone.__code__.co_firstlineno + 1}" in msg  # the update, in this file
+
+
+def copy_then_set(v):
+    v = v.copy()
+    v[0] = 1.0
+    return np.sum(v)
+
+
+def calls_copy_then_set(x):
+    return copy_then_set(x * 2.0)
+
+
+def test_callee_that_copies_its_parameter_first_is_fine():
+    np.testing.assert_allclose(s2s.grad(calls_copy_then_set)(np.ones(3)), [0.0, 2.0, 2.0])
+
+
+def uses_nonlocal(x):
+    t = 0.0
+
+    def inner(z):
+        nonlocal t
+        t = z
+        return z
+    return inner(x) + t
+
+
+def test_nonlocal_in_a_nested_def_is_an_s2s_error():
+    with pytest.raises(s2s.S2SError, match="nonlocal") as info:
+        s2s.grad(uses_nonlocal)(1.0)
+    assert f"test_errors.py:{uses_nonlocal.__code__.co_firstlineno + 4}" in str(info.value)

@@ -738,3 +738,41 @@ def test_jacobian_has_aux_returns_the_auxiliary_output(jac):
     J, aux = jac(tanh_with_aux, has_aux=True)(x)
     np.testing.assert_allclose(J, np.diag(2.0 * (1 - np.tanh(x) ** 2)), rtol=1e-12)
     assert aux == {"mean": pytest.approx(np.mean(np.tanh(x)))}
+
+
+def branch_with_intermediate(x):
+    if x > 0.0:
+        y = x * x
+    else:
+        y = np.exp(x) * x  # np.exp(x) is a temporary only this branch assigns
+    return y
+
+
+@pytest.mark.parametrize("x", [-0.6, 0.8])
+def test_second_derivative_through_a_branch_with_its_own_temporaries(x):
+    want = 2.0 if x > 0 else np.exp(x) * (x + 2.0)
+    assert s2s.grad(s2s.grad(branch_with_intermediate))(x) == pytest.approx(want, rel=1e-12)
+
+
+def cube_sum(x):
+    return np.sum(x ** 3)
+
+
+def test_jacrev_of_jacrev():
+    x = np.array([0.3, -0.5])
+    np.testing.assert_allclose(s2s.jacrev(s2s.jacrev(cube_sum))(x), np.diag(6.0 * x))
+
+
+def tanh_loss(w, b, x):
+    return np.sum(np.tanh(x * w + b) ** 2)
+
+
+def gradient_norm(w, b, x):
+    gw, gb = s2s.grad(tanh_loss, argnums=(0, 1))(w, b, x)
+    return gw * gw + gb * gb
+
+
+def test_transform_with_tuple_argnums_inside_a_transformed_function():
+    from s2s.test_util import check_grads
+
+    check_grads(gradient_norm, (0.5, 0.1, np.array([1.0, 2.0])), order=1, modes=("rev", "fwd"))

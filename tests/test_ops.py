@@ -912,3 +912,21 @@ def test_grad_broadcast_reduces_to_input_shapes():
     assert ga.shape == (3, 1) and gb.shape == (4,)
     np.testing.assert_array_equal(ga, np.full((3, 1), 4.0))
     np.testing.assert_array_equal(gb, np.full((4,), 3.0))
+
+
+def astype_and_casts(x):
+    return np.sum(x.astype(np.float64) ** 2) + np.float32(2.0) * np.sum(x)
+
+
+def test_dtypes_are_values_and_float32_converts():
+    x = np.array([0.5, -1.0])
+    np.testing.assert_allclose(s2s.grad(astype_and_casts)(x), 2 * x + 2.0, rtol=1e-6)
+
+
+def python_sum_of_list(x):
+    return sum([x[0] * x[1], x[1] ** 2, np.sin(x[2])])
+
+
+def test_builtin_sum_over_a_list():
+    x = np.array([0.5, -1.0, 0.3])
+    np.testing.assert_allclose(s2s.grad(python_sum_of_list)(x), [x[1], x[0] + 2 * x[1], np.cos(x[2])])

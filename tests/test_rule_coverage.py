@@ -2,10 +2,12 @@
 forward-mode rule for each argument a derivative can flow through, and names a real function."""
 import numpy as np
 import pytest
+import rule_table_funcs as RT_FUNCS
 
 import s2s  # noqa: F401  (registers the rules)
 from s2s import runtime
 from s2s.primitives import registry
+from s2s.test_util import check_grads
 
 PRIMS = sorted(registry.PRIMS)
 
@@ -62,3 +64,26 @@ def test_every_runtime_helper_in_a_rule_can_be_differentiated(helper):
 
     if "rt." + helper not in registry.PRIMS:
         core_of(getattr(runtime, helper))
+
+
+MATRIX_INPUT = {"op_amax", "op_amin", "op_prod", "op_var", "op_std", "op_norm", "op_ravel", "op_squeeze",
+                "op_swapaxes", "op_moveaxis", "op_flip", "op_roll", "op_tile", "op_repeat", "op_triu",
+                "op_tril", "op_broadcast_to"}
+POSITIVE_INPUT = {"op_log2", "op_log10", "op_power", "op_cbrt", "op_reciprocal"}
+OP_NAMES = sorted(n for n in dir(RT_FUNCS) if n.startswith("op_"))
+
+
+def make_args(name, rng):
+    f = getattr(RT_FUNCS, name)
+    shape = (3, 3) if name == "op_trace" else (3, 4) if name in MATRIX_INPUT else (4,)
+    if name in POSITIVE_INPUT:
+        return tuple(rng.uniform(0.4, 1.5, shape) for _ in range(f.__code__.co_argcount))
+    return tuple(rng.uniform(0.3, 0.9, shape) * rng.choice([-1.0, 1.0], shape)
+                 for _ in range(f.__code__.co_argcount))
+
+
+@pytest.mark.parametrize("name", OP_NAMES)
+def test_rule_table_function_matches_finite_differences(name):
+    """Each function of the rule table in a scalar loss, order 2, both modes."""
+    check_grads(getattr(RT_FUNCS, name), make_args(name, np.random.default_rng(len(name))), order=2,
+                modes=("fwd", "rev"))

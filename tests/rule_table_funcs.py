@@ -1,4 +1,4 @@
-"""More NumPy functions from the rule table, each in a scalar loss, for tests/test_ops_more.py."""
+"""NumPy functions from the rule table, each in a scalar loss, for tests/test_rule_coverage.py."""
 import numpy as np
 
 
