@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import copy
 import linecache
 
 import astor
@@ -34,23 +35,38 @@ class _NegativeLiterals(ast.NodeTransformer):
         return node
 
 
+class _CommentSlots(gast.NodeTransformer):
+    """Each Comment node becomes a string statement `token<i>` for the printer, where `token`
+    occurs in no string of the function; `texts[i]` is its comment."""
+
+    def __init__(self, fn):
+        strings = [n.value for n in gast.walk(fn) if isinstance(n, gast.Constant) and isinstance(n.value, str)]
+        self.token = "s2s-comment-"
+        while any(self.token in s for s in strings):
+            self.token += "_"
+        self.texts: list[str] = []
+
+    def visit_Comment(self, node):
+        self.texts.append(A.comment_text(node))
+        return gast.Expr(value=A.const(f"{self.token}{len(self.texts) - 1}"))
+
+
 def to_source(fn: gast.FunctionDef, header: str = "") -> str:
-    """Readable, deterministic source: comment markers become real comments."""
+    """Readable, deterministic source, with the Comment statements printed as comments."""
     _fill_empty_blocks(fn)
-    tree = _NegativeLiterals().visit(gast.gast_to_ast(A.module([fn])))
+    slots = _CommentSlots(fn)
+    printable = slots.visit(copy.deepcopy(fn))
+    tree = _NegativeLiterals().visit(gast.gast_to_ast(A.module([printable])))
     ast.fix_missing_locations(tree)
     text = astor.to_source(tree)
     lines = []
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped[:1] in "'\"" and A.COMMENT in stripped[:12]:
-            try:
-                value = ast.literal_eval(stripped)
-            except (ValueError, SyntaxError):
-                value = None
-            if isinstance(value, str) and value.startswith(A.COMMENT):
+        if stripped[:1] in "'\"" and slots.token in stripped:
+            value = ast.literal_eval(stripped)
+            if isinstance(value, str) and value.startswith(slots.token):
                 indent = line[: len(line) - len(line.lstrip())]
-                lines.append(indent + "# " + value[len(A.COMMENT):])
+                lines.append(indent + "# " + slots.texts[int(value[len(slots.token):])])
                 continue
         lines.append(line)
     out = "\n".join(lines) + "\n"

@@ -7,7 +7,6 @@ import functools
 import gast
 
 LOAD, STORE = gast.Load(), gast.Store()
-COMMENT = "#s2s# "  # marks an Expr(Constant) statement that codegen prints as a comment
 
 
 def name(id_: str, store: bool = False) -> gast.Name:
@@ -64,13 +63,22 @@ def expr_stmt(value: gast.expr) -> gast.Expr:
     return gast.Expr(value=value)
 
 
-def comment(text: str) -> gast.Expr:
-    return gast.Expr(value=const(COMMENT + text))
+class Comment(gast.Expr):
+    """A comment line of generated code (`# text`): a statement of its own kind that does
+    nothing, so it travels with its neighbours through every transform; codegen prints it, and
+    the normalizer drops it when a generated function is transformed again."""
+
+
+def comment(text: str) -> Comment:
+    return Comment(value=const(text))
 
 
 def is_comment(stmt) -> bool:
-    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant)
-            and isinstance(stmt.value.value, str) and stmt.value.value.startswith(COMMENT))
+    return isinstance(stmt, Comment)
+
+
+def comment_text(stmt: Comment) -> str:
+    return stmt.value.value
 
 
 def tuple_(elts, store_: bool = False) -> gast.Tuple:
