@@ -9,7 +9,7 @@ from __future__ import annotations
 import gast
 
 from ..ir import build as A
-from .base import Companions
+from .base import Companions, join
 
 
 class Adjoints(Companions):
@@ -50,16 +50,9 @@ def merge(branches: list[tuple[list, dict]], adj: Adjoints, exists=None, certain
     other adjoint is dead there and is dropped. Zeros are shaped like the variable where it is in
     `certain` (assigned on every path to the branch), else the scalar 0.
     """
-    names = set().union(*(d.keys() for _, d in branches))
-    out = {}
-    for b in sorted(names):
-        if exists is not None and adj.var_of(b) not in exists:
-            continue
-        var = adj.var_of(b)
+    def fill(var, path):
         # a variable that may not be assigned yet on this path: the scalar 0 stands for its zero
-        sure = certain is None or var in certain
-        out[b] = all(d.get(b, sure) for _, d in branches)  # zero-filled arrays are owned
-        for stmts, d in branches:
-            if b not in d:
-                stmts.append(adj.zero(var) if sure else A.assign(b, A.const(0.0)))
-    return out
+        if certain is None or var in certain:
+            return adj.zero(var), True  # zero-filled arrays are owned
+        return A.assign(adj.name(var), A.const(0.0)), False
+    return join(branches, adj, exists, fill)

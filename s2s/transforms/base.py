@@ -89,6 +89,29 @@ class Companions:
         raise KeyError(companion)
 
 
+def join(paths: list, companions: Companions, live, fill) -> dict[str, bool]:
+    """Join the `defined` maps (companion name -> owned by the sweep) of alternative paths, each
+    `(stmts, defined, ...)`. A companion whose variable is not in `live` (None: all) is dropped;
+    on a path that lacks one, `fill(var, path)` gives the statement that sets it there (or None)
+    and whether the path then owns it. Reverse and forward mode differ only in `fill`."""
+    out = {}
+    for b in sorted(set().union(*(p[1].keys() for p in paths))):
+        var = companions.var_of(b)
+        if live is not None and var not in live:
+            continue
+        owned = True
+        for path in paths:
+            if b in path[1]:
+                owned = owned and path[1][b]
+                continue
+            stmt, own = fill(var, path)
+            if stmt is not None:
+                path[0].append(stmt)
+            owned = owned and own
+        out[b] = owned
+    return out
+
+
 class Transform:
     """The shared setup of a transform of `core` with respect to `active_params`."""
 

@@ -13,7 +13,7 @@ from .. import analysis as an
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..primitives import registry
-from .base import Callees, Companions, GeneratedFn, Transform, bind_prim, header_for, loc, simplify
+from .base import Callees, Companions, GeneratedFn, Transform, bind_prim, header_for, join, loc, simplify
 
 
 class Forward(Transform):
@@ -68,17 +68,8 @@ class Forward(Transform):
     def merge(self, branches, live):
         """Join the tangents of two paths. A tangent dead after the join is dropped; a live one is
         zero-filled on the paths that lack it, where its variable is certainly assigned."""
-        names = set().union(*(d.keys() for _, d, _ in branches))
-        merged = {}
-        for b in sorted(names):
-            var = self.tangents.var_of(b)
-            if var not in live:
-                continue
-            merged[b] = all(d.get(b, True) for _, d, _ in branches)
-            for stmts, d, assigned in branches:
-                if b not in d and var in assigned:
-                    stmts.append(self.tangents.zero(var))
-        return merged
+        return join(branches, self.tangents, live,
+                    lambda var, path: (self.tangents.zero(var) if var in path[2] else None, True))
 
     def loop(self, s, defined) -> list:
         """Tangents carried around the loop are zero-initialized before it; one that the body
