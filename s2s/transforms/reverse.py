@@ -511,17 +511,16 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
     sw = rev.run((lambda out: A.call("rt.seed_aux", [out])) if has_aux else (lambda out: seed_of(core, out)))
     picked = [sw.grads[i] for i in nums]
     gout = picked[0] if isinstance(argnums, int) else A.tuple_(picked)
-    result = gout
-    seed_stmts = sw.seed
+    result, seed_stmts = gout, sw.seed
     if has_aux:
         aux = rev.namer.fresh("aux")
         value = rev.namer.fresh("value")
-        seed_stmts.insert(1, A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), sw.out))
+        seed_stmts = sw.seed + [A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), sw.out)]
         result = A.tuple_([A.tuple_([A.name(value), A.name(aux)]), gout]) if with_value \
             else A.tuple_([gout, A.name(aux)])
     elif with_value:
         value = rev.namer.fresh("value")
-        seed_stmts.insert(0, A.assign(value, sw.out))  # before the backward sweep restores variables
+        seed_stmts = [A.assign(value, sw.out)] + sw.seed  # before the backward sweep restores variables
         result = A.tuple_([A.name(value), gout])
     kind = "value_and_grad" if with_value else "grad"
     name = rev.namer.exact(f"{kind}_{core.name}")
