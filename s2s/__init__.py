@@ -5,6 +5,7 @@ from .devices import block_until_ready, device_put
 from .custom import custom_jvp, custom_vjp, defjvp, defvjp
 from .errors import S2SError
 
-__all__ = ["S2SError", "block_until_ready", "config", "device_put", "numpy", "random", "custom_jvp", "custom_vjp", "defjvp", "defvjp", "grad", "hessian",
-           "jacfwd", "jacrev", "jit", "jvp", "source", "stop_gradient", "value_and_grad", "vjp"]
+__all__ = ["S2SError", "block_until_ready", "config", "custom_jvp", "custom_vjp", "defjvp", "defvjp", "device_put",
+           "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "numpy", "random", "source", "stop_gradient",
+           "value_and_grad", "vjp"]
 __version__ = "0.1.0"

@@ -43,7 +43,7 @@ _U32 = np.uint32
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 _ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-_BLOCK = 1 << 15  # counters hashed per block: keeps the working set in cache
+_BLOCK = 1 << 16  # counters hashed per block: keeps the working set in cache
 
 
 # --- Threefry-2x32 -----------------------------------------------------------------------------
@@ -248,24 +248,38 @@ def _float_dtype(fn: str, dtype: DTypeLike) -> np.dtype:
 # --- floats ----------------------------------------------------------------------------------
 
 
-def _unit_floats(k: np.ndarray, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
-    """Floats in ``[0, 1)``: random mantissa bits under the exponent of 1.0, minus 1.0."""
-    finfo = np.finfo(dt)
+def _unit_floats(bits: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """Floats in ``[0, 1)`` from random words (overwritten): mantissa bits under 1.0's exponent, minus 1."""
     width = dt.itemsize * 8
-    udtype = np.dtype(f"uint{width}")
-    bits = _bits(k, width, shape)
-    bits >>= udtype.type(width - finfo.nmant)
-    bits |= np.array(1.0, dt).view(udtype)
+    udtype = bits.dtype.type
+    bits >>= udtype(width - np.finfo(dt).nmant)
+    bits |= np.array(1.0, dt).view(bits.dtype)
     out = bits.view(dt)
     out -= dt.type(1.0)
     return out
 
 
-def _uniform(k: np.ndarray, shape: tuple[int, ...], dt: np.dtype, minval: Any, maxval: Any) -> np.ndarray:
+def _uniform(k: np.ndarray, shape: tuple[int, ...], dt: np.dtype, minval: Any, maxval: Any,
+             then: Any = None) -> np.ndarray:
+    """JAX's ``max(minval, u * (maxval - minval) + minval)``, then ``then(result)`` if given.
+
+    With scalar bounds the work after drawing the bits is done in cache-sized blocks.
+    """
     lo = np.asarray(minval).astype(dt)
     hi = np.asarray(maxval).astype(dt)
-    f = _fma(_unit_floats(k, shape, dt), hi - lo, lo)
-    return np.maximum(lo, f)
+    bits = _bits(k, dt.itemsize * 8, shape)
+
+    def finish(b: np.ndarray, lo: np.ndarray = lo, hi: np.ndarray = hi) -> np.ndarray:
+        f = np.maximum(lo, _fma(_unit_floats(b, dt), hi - lo, lo))
+        return f if then is None else then(f)
+
+    if lo.size != 1 or hi.size != 1:
+        return finish(bits)
+    flat = bits.reshape(-1)
+    out = np.empty(flat.shape, dt)
+    for start in range(0, flat.size, _BLOCK):
+        out[start:start + _BLOCK] = finish(flat[start:start + _BLOCK], lo.reshape(()), hi.reshape(()))
+    return out.reshape(shape)
 
 
 def uniform(
@@ -294,7 +308,7 @@ _ERFINV32_TAIL = (
 )
 # Giles' double-precision polynomials for w < 6.25, w < 16 and beyond.
 _ERFINV64 = (
-    (3.125, (
+    (
         -3.6444120640178196996e-21, -1.685059138182016589e-19, 1.2858480715256400167e-18,
         1.115787767802518096e-17, -1.333171662854620906e-16, 2.0972767875968561637e-17,
         6.6376381343583238325e-15, -4.0545662729752068639e-14, -8.1519341976054721522e-14,
@@ -303,8 +317,8 @@ _ERFINV64 = (
         4.2347877827932403518e-07, -1.3654692000834678645e-06, -1.3882523362786468719e-05,
         0.0001867342080340571352, -0.00074070253416626697512, -0.0060336708714301490533,
         0.24015818242558961693, 1.6536545626831027356,
-    )),
-    (3.25, (
+    ),
+    (
         2.2137376921775787049e-09, 9.0756561938885390979e-08, -2.7517406297064545428e-07,
         1.8239629214389227755e-08, 1.5027403968909827627e-06, -4.013867526981545969e-06,
         2.9234449089955446044e-06, 1.2475304481671778723e-05, -4.7318229009055733981e-05,
@@ -312,15 +326,15 @@ _ERFINV64 = (
         0.00095328937973738049703, -0.0016882755560235047313, 0.0024914420961078508066,
         -0.0037512085075692412107, 0.005370914553590063617, 1.0052589676941592334,
         3.0838856104922207635,
-    )),
-    (5.0, (
+    ),
+    (
         -2.7109920616438573243e-11, -2.5556418169965252055e-10, 1.5076572693500548083e-09,
         -3.7894654401267369937e-09, 7.6157012080783393804e-09, -1.4960026627149240478e-08,
         2.9147953450901080826e-08, -6.7711997758452339498e-08, 2.2900482228026654717e-07,
         -9.9298272942317002539e-07, 4.5260625972231537039e-06, -1.9681778105531670567e-05,
         7.5995277030017761139e-05, -0.00021503011930044477347, -0.00013871931833623122026,
         1.0103004648645343977, 4.8499064014085844221,
-    )),
+    ),
 )
 
 
@@ -351,47 +365,74 @@ def _fma(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
 
 
 def _horner(coeffs: Sequence[float], w: np.ndarray) -> np.ndarray:
-    dt = w.dtype.type
-    p = np.full_like(w, dt(coeffs[0]))
+    """Horner's rule with one rounding per step (a fused multiply-add, as XLA emits)."""
+    dt = w.dtype
+    if dt == np.float64:
+        p = np.full_like(w, coeffs[0])
+        for c in coeffs[1:]:
+            p = _fma(p, w, c)
+        return p
+    # float32: the product of two float32 numbers is exact in float64, so p * w + c computed
+    # in float64 and rounded to float32 is the fused multiply-add (up to rare double rounding).
+    w64 = w.astype(np.float64)
+    p = np.full_like(w64, float(dt.type(coeffs[0])))
     for c in coeffs[1:]:
-        p = _fma(p, w, dt(c))
-    return p
+        p *= w64
+        p += float(dt.type(c))
+        p = p.astype(dt).astype(np.float64)
+    return p.astype(dt)
 
 
 def _erfinv(x: np.ndarray) -> np.ndarray:
     """Inverse error function, evaluated as XLA does (float16 goes through float32)."""
-    if x.dtype == np.float16:
-        return _erfinv(x.astype(np.float32)).astype(np.float16)
-    dt = x.dtype
-    # w = -log1p(-x*x); the logarithm is taken in double precision and rounded once.
-    w = np.negative(np.log1p(-(x * x).astype(np.float64))).astype(dt)
-    if dt == np.float32:
-        p = np.empty_like(x)
-        near = w < dt.type(5.0)
-        for sel, coeffs, shift in ((near, _ERFINV32_CENTRAL, None), (~near, _ERFINV32_TAIL, 3.0)):
-            ws = w[sel]
-            ws = ws - dt.type(2.5) if shift is None else np.sqrt(ws) - dt.type(shift)
-            p[sel] = _horner(coeffs, ws)
-    else:
-        p = np.empty_like(x)
-        mid, far = w >= 6.25, w >= 16.0
-        for i, (sel, (shift, coeffs)) in enumerate(zip((~mid, mid & ~far, far), _ERFINV64)):
-            ws = w[sel]
-            ws = ws - shift if i == 0 else np.sqrt(ws) - shift
-            p[sel] = _horner(coeffs, ws)
-    out = p * x
-    edge = np.abs(x) == dt.type(1.0)
-    if edge.any():
-        out[edge] = x[edge] * np.finfo(dt).max
+    out = np.empty_like(x)
+    flat, res = x.reshape(-1), out.reshape(-1)
+    for start in range(0, flat.size, _BLOCK):
+        res[start:start + _BLOCK] = _erfinv_block(flat[start:start + _BLOCK])
     return out
+
+
+def _erfinv_block(x: np.ndarray) -> np.ndarray:
+    """Giles' polynomials in ``w = -log1p(-x*x)``, with fused multiply-adds as XLA's CPU code."""
+    dt = x.dtype
+    if dt == np.float16:
+        return _erfinv_block(x.astype(np.float32)).astype(np.float16)
+    with np.errstate(divide="ignore", invalid="ignore"):  # |x| == 1 is patched below
+        return _erfinv_poly(x)
+
+
+def _erfinv_poly(x: np.ndarray) -> np.ndarray:
+    """XLA's erf_inv for float32/float64; the logarithm is taken in double precision, rounded once."""
+    dt = x.dtype
+    w = np.log1p(-(x * x).astype(np.float64))
+    np.negative(w, out=w)
+    w = w.astype(dt)
+    if dt == np.float32:
+        pieces = [(None, 5.0, 2.5, _ERFINV32_CENTRAL), (5.0, None, 3.0, _ERFINV32_TAIL)]
+    else:
+        pieces = [(None, 6.25, 3.125, _ERFINV64[0]), (6.25, 16.0, 3.25, _ERFINV64[1]),
+                  (16.0, None, 5.0, _ERFINV64[2])]
+    p = _erfinv_piece(w, *pieces[0][2:])  # the central piece covers nearly every draw
+    for low, high, shift, coeffs in pieces[1:]:
+        idx = np.flatnonzero((w >= low) if high is None else (w >= low) & (w < high))
+        if idx.size:
+            p[idx] = _erfinv_piece(w[idx], shift, coeffs, sqrt=True)
+    out = p * x
+    edge = np.flatnonzero(np.abs(x) == dt.type(1.0))
+    out[edge] = x[edge] * dt.type(np.inf)
+    return out
+
+
+def _erfinv_piece(w: np.ndarray, shift: float, coeffs: Sequence[float], sqrt: bool = False) -> np.ndarray:
+    t = np.sqrt(w) if sqrt else w
+    return _horner(coeffs, t - t.dtype.type(shift))
 
 
 def _normal(k: np.ndarray, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
+    """``sqrt(2) * erfinv(u)`` for ``u`` uniform in ``[nextafter(-1, 0), 1)``, as JAX draws normals."""
     lo = np.nextafter(np.array(-1.0, dt), np.array(0.0, dt))
-    u = _uniform(k, shape, dt, lo, np.array(1.0, dt))
-    out = _erfinv(u)
-    out *= dt.type(np.sqrt(2))
-    return out
+    sqrt2 = dt.type(np.sqrt(2))
+    return _uniform(k, shape, dt, lo, np.array(1.0, dt), then=lambda u: _erfinv_block(u) * sqrt2)
 
 
 def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike = np.float32) -> np.ndarray:
@@ -402,7 +443,8 @@ def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike = np.floa
 
 def _erf(x: np.ndarray) -> np.ndarray:
     """The error function of the (few) truncation bounds, in double precision, rounded to x's dtype."""
-    return np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64)).astype(np.float64).astype(x.dtype)
+    values = np.frompyfunc(math.erf, 1, 1)(x.astype(np.float64))
+    return np.asarray(values, dtype=np.float64).astype(x.dtype)
 
 
 def truncated_normal(
@@ -443,6 +485,13 @@ def _int_bound(v: Any, dt: np.dtype) -> np.ndarray:
     return np.asarray(np.clip(np.vectorize(int, otypes=[object])(arr), info.min, info.max), dtype=object)
 
 
+def _rem(a: np.ndarray, span: np.ndarray) -> np.ndarray:
+    """Unsigned ``a % span`` with XLA's convention ``a % 0 == a`` (a span of 2**nbits wraps to 0)."""
+    with np.errstate(divide="ignore"):
+        r = np.remainder(a, span)
+    return np.where(span == 0, a, r) if not span.all() else r
+
+
 def randint(
     key: ArrayLike,
     shape: Sequence[int],
@@ -469,13 +518,14 @@ def randint(
     span = np.vectorize(
         lambda a, b, c: 1 if b <= a else (b - a + bool(c)) % 2**nbits, otypes=[object]
     )(lo, hi, above).astype(ut)
-    mult = np.remainder(ut.type(2 ** (nbits // 2)), span)
-    mult = np.remainder(mult * mult, span)  # 2**nbits mod span, without overflow
+    mult = _rem(np.asarray(2 ** (nbits // 2), dtype=ut), span)
+    with np.errstate(over="ignore"):  # wraps as XLA's unsigned multiply does
+        mult = _rem(mult * mult, span)  # 2**nbits mod span
     higher, lower = (_bits(sub, nbits, shape) for sub in _split2(k))
-    offset = np.remainder(higher, span)
+    offset = _rem(higher, span)
     offset *= mult
-    offset += np.remainder(lower, span)
-    np.remainder(offset, span, out=offset)
+    offset += _rem(lower, span)
+    offset = _rem(offset, span)
     with np.errstate(over="ignore"):
         out = lo.astype(np.int64 if dt.kind == "i" else np.uint64).astype(dt) + offset.astype(dt)
     return np.asarray(out, dtype=dt)
@@ -493,7 +543,7 @@ def bernoulli(key: ArrayLike, p: ArrayLike = np.float32(0.5), shape: Sequence[in
     p = np.asarray(p).astype(dt)
     shape = p.shape if shape is None else _shape("bernoulli", shape)
     _check_param_shapes("bernoulli", shape, p)
-    return _unit_floats(k, shape, dt) < p
+    return _unit_floats(_bits(k, dt.itemsize * 8, shape), dt) < p
 
 
 def _shuffle(k: np.ndarray, x: np.ndarray, axis: int) -> np.ndarray:
