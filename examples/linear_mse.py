@@ -49,12 +49,13 @@ def hand_grad(params, x, y):
     return x.T @ g, g.sum(axis=0)
 
 
-def make_data(B=16, D1=32, D2=64):
+def make_data(B=16, D1=32, D2=64, dtype=np.float32):
+    """The tutorial's data: four keys split from key(1234), uniform in [0, 1) (float32 as in JAX)."""
     rng = random.split(random.key(1234), 4)
-    x = random.uniform(rng[0], (B, D1))
-    w = random.uniform(rng[1], (D1, D2))
-    b = random.uniform(rng[2], (D2,))
-    y = random.uniform(rng[3], (B, D2))
+    x = random.uniform(rng[0], (B, D1), dtype=dtype)
+    w = random.uniform(rng[1], (D1, D2), dtype=dtype)
+    b = random.uniform(rng[2], (D2,), dtype=dtype)
+    y = random.uniform(rng[3], (B, D2), dtype=dtype)
     return (w, b), x, y
 
 
