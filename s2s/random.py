@@ -364,14 +364,39 @@ def _fma(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
     return s + (t + e)
 
 
+def _horner64(coeffs: Sequence[float], w: np.ndarray) -> np.ndarray:
+    """Horner's rule in float64 with each step an exact fused multiply-add (Dekker's product
+    error plus Knuth's sum error), written in place; ``w`` is split once for all steps."""
+    wh, wl = _split_f64(w)
+    p = np.full_like(w, coeffs[0])
+    prod, ph, pl, e, s, bb, t = (np.empty_like(w) for _ in range(7))
+    for c in coeffs[1:]:
+        np.multiply(p, w, out=prod)
+        np.multiply(p, 134217729.0, out=ph)  # split p into 26-bit halves ph + pl
+        np.subtract(ph, p, out=pl)
+        np.subtract(ph, pl, out=ph)
+        np.subtract(p, ph, out=pl)
+        np.multiply(ph, wh, out=e)  # e: the rounding error of prod = p * w
+        e -= prod
+        for u, v in ((ph, wl), (pl, wh), (pl, wl)):
+            np.multiply(u, v, out=s)
+            e += s
+        np.add(prod, c, out=s)  # s + t == prod + c exactly
+        np.subtract(s, prod, out=bb)
+        np.subtract(s, bb, out=t)
+        np.subtract(prod, t, out=t)
+        np.subtract(c, bb, out=bb)
+        t += bb
+        t += e
+        np.add(s, t, out=p)
+    return p
+
+
 def _horner(coeffs: Sequence[float], w: np.ndarray) -> np.ndarray:
     """Horner's rule with one rounding per step (a fused multiply-add, as XLA emits)."""
     dt = w.dtype
     if dt == np.float64:
-        p = np.full_like(w, coeffs[0])
-        for c in coeffs[1:]:
-            p = _fma(p, w, c)
-        return p
+        return _horner64(coeffs, w)
     # float32: the product of two float32 numbers is exact in float64, so p * w + c computed
     # in float64 and rounded to float32 is the fused multiply-add (up to rare double rounding).
     w64 = w.astype(np.float64)

@@ -397,3 +397,18 @@ def test_bad_seeds():
         random.PRNGKey(1.5)
     with pytest.raises(S2SValueError, match="64 bits"):
         random.key(2**64)
+
+
+def test_float64_fused_multiply_add_is_exact():
+    """Each float64 Horner step rounds a * w + c once, like a hardware FMA (exact rationals here)."""
+    from fractions import Fraction
+
+    gen = np.random.default_rng(0)
+    w = gen.normal(size=2000) * 10.0 ** gen.integers(-3, 3, size=2000)
+    differs = 0
+    for a, c in [(0.1, -0.3), (1.0 / 3.0, 2.0 / 7.0), (-1.2e-5, 1.6536545626831027)]:
+        got = random._horner64((a, c), w)
+        want = [float(Fraction(a) * Fraction(x) + Fraction(c)) for x in w]
+        np.testing.assert_array_equal(got, want)
+        differs += int(np.sum(got != a * w + c))
+    assert differs > 0  # so the test tells a fused from an unfused multiply-add
