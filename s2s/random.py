@@ -65,14 +65,31 @@ def _threefry_block(ks: tuple[int, int, int], x0: np.ndarray, x1: np.ndarray) ->
         x1 += _U32((ks[(i + 2) % 3] + i + 1) & _MASK32)
 
 
+def _key_schedule(k: np.ndarray) -> tuple[int, int, int]:
+    k0, k1 = int(k[0]), int(k[1])
+    return k0, k1, k0 ^ k1 ^ 0x1BD11BDA
+
+
 def _threefry2x32(k: np.ndarray, x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Hash the counter pairs ``(x0[i], x1[i])`` under key ``k``; returns two new uint32 arrays."""
-    k0, k1 = int(k[0]), int(k[1])
-    ks = (k0, k1, k0 ^ k1 ^ 0x1BD11BDA)
+    ks = _key_schedule(k)
     y0 = np.array(x0, dtype=_U32, copy=True).ravel()
     y1 = np.array(x1, dtype=_U32, copy=True).ravel()
     for start in range(0, y0.size, _BLOCK):
         _threefry_block(ks, y0[start:start + _BLOCK], y1[start:start + _BLOCK])
+    return y0, y1
+
+
+def _hash_counters(k: np.ndarray, n: int, first: Any, second: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Hash ``n`` counter pairs made block by block by ``first(a, b)`` and ``second(a, b)``
+    (the pairs ``a..b-1``), so no array of counters is ever built in full."""
+    ks = _key_schedule(k)
+    y0, y1 = np.empty(n, _U32), np.empty(n, _U32)
+    for a in range(0, n, _BLOCK):
+        b = min(n, a + _BLOCK)
+        x0, x1 = first(a, b), second(a, b)
+        _threefry_block(ks, x0, x1)
+        y0[a:b], y1[a:b] = x0, x1
     return y0, y1
 
 
@@ -85,10 +102,26 @@ def _threefry_flat(k: np.ndarray, count: np.ndarray) -> np.ndarray:
     return np.concatenate([y0, y1])[:n]
 
 
-def _iota_2x32(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """The 64-bit counters ``0..n-1`` as (high, low) uint32 words."""
-    idx = np.arange(n, dtype=np.uint64)
-    return (idx >> np.uint64(32)).astype(_U32), (idx & np.uint64(_MASK32)).astype(_U32)
+def _threefry_iota(k: np.ndarray, n: int) -> np.ndarray:
+    """``_threefry_flat(k, arange(n))`` (the classic layout), with the counters made per block."""
+    half = (n + 1) // 2
+
+    def second(a: int, b: int) -> np.ndarray:
+        c = np.arange(half + a, half + b, dtype=np.uint64)
+        c[c >= n] = 0  # an odd count is padded with one zero counter
+        return c.astype(_U32)
+
+    y0, y1 = _hash_counters(k, half, lambda a, b: np.arange(a, b, dtype=_U32), second)
+    return np.concatenate([y0, y1])[:n]
+
+
+def _threefry_iota_2x32(k: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Hash the 64-bit counters ``0..n-1``, split in (high, low) words (the partitionable layout)."""
+
+    def words(shift: int) -> Any:
+        return lambda a, b: ((np.arange(a, b, dtype=np.uint64) >> np.uint64(shift)) & np.uint64(_MASK32)).astype(_U32)
+
+    return _hash_counters(k, n, words(32), words(0))
 
 
 def _partitionable() -> bool:
@@ -100,7 +133,7 @@ def _bits(k: np.ndarray, width: int, shape: tuple[int, ...]) -> np.ndarray:
     size = math.prod(shape)
     udtype = np.dtype(f"uint{width}")
     if _partitionable():
-        b0, b1 = _threefry2x32(k, *_iota_2x32(size))
+        b0, b1 = _threefry_iota_2x32(k, size)
         if width == 64:
             out = (b0.astype(np.uint64) << np.uint64(32)) | b1.astype(np.uint64)
         else:
@@ -109,7 +142,7 @@ def _bits(k: np.ndarray, width: int, shape: tuple[int, ...]) -> np.ndarray:
     words = -(-width * size // 32)
     if words >= _MASK32:
         raise S2SValueError(f"s2s.random: {size} draws of {width} bits is more than the classic layout allows")
-    raw = _threefry_flat(k, np.arange(words, dtype=_U32))
+    raw = _threefry_iota(k, words)
     if width == 64:
         hi, lo = np.split(raw.astype(np.uint64), 2)
         out = (hi << np.uint64(32)) | lo
@@ -180,9 +213,8 @@ def split(key: ArrayLike, num: int = 2) -> np.ndarray:
     k = _check_key("split", key)
     num = _dim("split", num)
     if _partitionable():
-        b0, b1 = _threefry2x32(k, *_iota_2x32(num))
-        return np.stack([b0, b1], axis=-1)
-    return _threefry_flat(k, np.arange(2 * num, dtype=_U32)).reshape(num, 2)
+        return np.stack(_threefry_iota_2x32(k, num), axis=-1)
+    return _threefry_iota(k, 2 * num).reshape(num, 2)
 
 
 def fold_in(key: ArrayLike, data: int) -> np.ndarray:

@@ -105,6 +105,15 @@ def test_threefry_blocks_agree_with_one_block(monkeypatch):
     blocked = random._threefry2x32(k, x0, x1)
     np.testing.assert_array_equal(whole[0], blocked[0])
     np.testing.assert_array_equal(whole[1], blocked[1])
+    # Counters made block by block are JAX's counters: iota(n), halves hashed against each other
+    # (classic), or the 64-bit index as (high, low) words (partitionable).
+    for n in (1, 2, 15, 16, 101):
+        np.testing.assert_array_equal(random._threefry_iota(k, n),
+                                      random._threefry_flat(k, np.arange(n, dtype=np.uint32)))
+        hi, lo = random._threefry_iota_2x32(k, n)
+        ref = random._threefry2x32(k, np.zeros(n, np.uint32), np.arange(n, dtype=np.uint32))
+        np.testing.assert_array_equal(hi, ref[0])
+        np.testing.assert_array_equal(lo, ref[1])
 
 
 @pytest.mark.parametrize("partitionable", [False, True])
@@ -412,3 +421,15 @@ def test_float64_fused_multiply_add_is_exact():
         np.testing.assert_array_equal(got, want)
         differs += int(np.sum(got != a * w + c))
     assert differs > 0  # so the test tells a fused from an unfused multiply-add
+
+
+def _noisy_loss(x, key):
+    mask = random.bernoulli(key, 0.5, x.shape)
+    noise = random.normal(key, x.shape)
+    return np.sum(np.where(mask, x, 0.0) * 2.0 + noise * x)
+
+
+def test_draws_inside_a_differentiated_function_are_constants():
+    x, k = np.arange(4.0), random.key(0)
+    want = np.where(random.bernoulli(k, 0.5, (4,)), 2.0, 0.0) + random.normal(k, (4,))
+    np.testing.assert_allclose(s2s.grad(_noisy_loss)(x, k), want, rtol=1e-12)
