@@ -208,13 +208,15 @@ def _check_key(fn: str, k: Any) -> np.ndarray:
     return arr
 
 
-def split(key: ArrayLike, num: int = 2) -> np.ndarray:
-    """``num`` new keys derived from ``key``, as a ``uint32`` array of shape ``(num, 2)``."""
+def split(key: ArrayLike, num: int | Sequence[int] = 2) -> np.ndarray:
+    """``num`` new keys derived from ``key``: a ``uint32`` array of shape ``(num, 2)``, or
+    ``(*num, 2)`` when ``num`` is a shape tuple (as in JAX)."""
     k = _check_key("split", key)
-    num = _dim("split", num)
+    shape = _shape("split", num) if isinstance(num, (tuple, list)) else (_dim("split", num),)
+    count = math.prod(shape)
     if _partitionable():
-        return np.stack(_threefry_iota_2x32(k, num), axis=-1)
-    return _threefry_iota(k, 2 * num).reshape(num, 2)
+        return np.stack(_threefry_iota_2x32(k, count), axis=-1).reshape(*shape, 2)
+    return _threefry_iota(k, 2 * count).reshape(*shape, 2)
 
 
 def fold_in(key: ArrayLike, data: int) -> np.ndarray:

@@ -149,6 +149,7 @@ def test_split_and_fold_in_shapes(layout, partitionable):
         keys = random.split(k, num)
         assert keys.shape == shape and keys.dtype == np.uint32
     assert random.split(k).shape == (2, 2)
+    np.testing.assert_array_equal(random.split(k, (2, 3)), random.split(k, 6).reshape(2, 3, 2))
     assert len({tuple(r) for r in random.split(k, 100).tolist()}) == 100
     f = random.fold_in(k, 3)
     assert f.shape == (2,) and f.dtype == np.uint32
