@@ -812,3 +812,80 @@ def diag_vjp_any(v, like, k):
     if np.ndim(like) == 1:
         return np.diagonal(v, k)
     return diagonal_vjp(v, like, k, 0, 1)
+
+
+def vecdot_spec(a, b, axis):
+    """The einsum subscripts of `vecdot(a, b, axis=axis)` (broadcasting over the other axes)."""
+    n = max(np.ndim(a), np.ndim(b))
+    letters = _LETTERS[:n]
+    k = letters[axis % n]
+    out = letters.replace(k, "")
+    sa = letters[n - np.ndim(a):]
+    sb = letters[n - np.ndim(b):]
+    return sa + "," + sb + "->" + out
+
+
+def vector_norm_vjp(g, x, ans, ord, axis, keepdims):
+    """Cotangent of `linalg.vector_norm`: `axis=None` means every entry as one vector."""
+    if axis is None:
+        flat = np.ravel(x)
+        return np.reshape(norm_vjp_any(np.reshape(g, ()), flat, np.reshape(ans, ()), ord, 0, False), np.shape(x))
+    return norm_vjp_any(g, x, ans, ord, axis, keepdims)
+
+
+def vector_norm_jvp(dx, x, ans, ord, axis, keepdims):
+    if axis is None:
+        t = norm_jvp_any(np.ravel(dx), np.ravel(x), np.reshape(ans, ()), ord, 0, False)
+        return np.reshape(t, np.shape(ans))
+    return norm_jvp_any(dx, x, ans, ord, axis, keepdims)
+
+
+def kept(condition):
+    """The positions `compress`/`extract` keep."""
+    return np.flatnonzero(np.ravel(condition))
+
+
+def not_deleted(arr, obj, axis):
+    """The positions `delete(arr, obj, axis)` keeps."""
+    n = np.size(arr) if axis is None else np.shape(arr)[axis]
+    return np.delete(np.arange(n), obj)
+
+
+def cumulative_vjp(v, x, axis, include_initial):
+    """Transpose of `cumulative_sum(x, axis, include_initial)`."""
+    ax = 0 if axis is None else axis
+    if include_initial:
+        v = np.delete(v, 0, axis=ax)
+    return np.flip(np.cumsum(np.flip(v, ax), ax), ax) if np.ndim(v) else v
+
+
+def _quantile_weights(a, q, axis, keepdims):
+    """Weights w with quantile(a, q, axis) == sum(w * a, axis): linear interpolation between the
+    two entries of nearest rank (NaN entries skipped; ties go to the first in sort order)."""
+    x = np.ravel(a) if axis is None else np.moveaxis(a, axis, -1)
+    ok = np.logical_not(np.isnan(x))
+    n = np.sum(ok, axis=-1, keepdims=True)
+    pos = q * (n - 1)
+    lo = np.floor(pos)
+    frac = pos - lo
+    order = np.argsort(np.where(ok, x, np.inf), axis=-1, kind="stable")
+    rank = np.argsort(order, axis=-1, kind="stable")
+    w = (rank == lo) * (1 - frac) + (rank == np.minimum(lo + 1, n - 1)) * frac
+    return w
+
+
+def quantile_vjp(g, a, q, axis, keepdims):
+    w = _quantile_weights(a, q, axis, keepdims)
+    if axis is None:
+        return np.reshape(np.reshape(g, ()) * w, np.shape(a))
+    gx = g if not keepdims else np.squeeze(g, axis)
+    return np.moveaxis(np.expand_dims(gx, -1) * w, -1, axis)
+
+
+def quantile_jvp(da, a, q, axis, keepdims):
+    w = _quantile_weights(a, q, axis, keepdims)
+    x = np.ravel(da) if axis is None else np.moveaxis(da, axis, -1)
+    out = np.sum(w * x, axis=-1)
+    if keepdims:
+        out = np.expand_dims(out, tuple(range(np.ndim(a))) if axis is None else axis)
+    return out

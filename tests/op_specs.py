@@ -1102,3 +1102,198 @@ def op_select__default(x, y, d):
 @spec("indexing", N(3, 4))
 def op_getitem(x):
     return x[1:, ::2] + x[np.array([0, 2]), :2].sum() + x[x > 0].sum() + x[..., None, 1].sum()
+
+
+# ---- NumPy 2 spellings, tuple results, selections, order statistics ----
+
+@spec("elementwise", U(-0.9, 0.9, 3, 4), N(3, 4))
+def op_acos(x, y):
+    return np.acos(x) + np.asin(x) + np.atan(y) + np.asinh(y) + np.atanh(x) + np.atan2(y, x + 2.0)
+
+
+@spec("elementwise", U(-0.9, 0.9, 3, 4), N(3, 4))
+def op_asin(x, y):
+    return np.asin(x) * y
+
+
+@spec("elementwise", N(3, 4))
+def op_atan(x):
+    return np.atan(x)
+
+
+@spec("elementwise", U(1.2, 3.0, 3, 4))
+def op_acosh(x):
+    return np.acosh(x)
+
+
+@spec("elementwise", N(3, 4))
+def op_asinh(x):
+    return np.asinh(x)
+
+
+@spec("elementwise", U(-0.9, 0.9, 3, 4))
+def op_atanh(x):
+    return np.atanh(x)
+
+
+@spec("elementwise", N(3, 4), P(4))
+def op_atan2(x, y):
+    return np.atan2(x, y)
+
+
+@spec("elementwise", P(3, 4), U(-1.5, 1.5, 4))
+def op_pow(x, y):
+    return np.pow(x, y)
+
+
+@spec("shape", N(3, 2), N(1, 2))
+def op_concat(x, y):
+    return np.concat([x, y])
+
+
+@spec("elementwise", U(-3.0, 3.0, 3, 4))
+def op_modf(x):
+    frac, whole = np.modf(np.where(np.abs(x - np.round(x)) < 0.1, x + 0.3, x))
+    return frac * whole + frac
+
+
+@spec("elementwise", A(3, 4))
+def op_frexp(x):
+    m, e = np.frexp(np.where(np.abs(np.abs(x) - 1.0) < 0.1, x * 1.3, x))
+    return m * e + m
+
+
+@spec("linalg", N(3, 4), N(4))
+def op_vecdot(a, b):
+    return np.vecdot(a, b) + np.vecdot(a, a, axis=0).sum()
+
+
+@spec("linalg", N(3, 4), N(3, 4))
+def op_linalg_vecdot(a, b):
+    return np.linalg.vecdot(a, b)
+
+
+@spec("linalg", N(2, 3, 4), N(4))
+def op_matvec(a, v):
+    return np.matvec(a, v)
+
+
+@spec("linalg", N(3), N(2, 3, 4))
+def op_vecmat(v, a):
+    return np.vecmat(v, a)
+
+
+@spec("linalg", N(2, 3, 4), N(3, 4, 5))
+def op_linalg_tensordot(a, b):
+    return np.linalg.tensordot(a, b)
+
+
+@spec("linalg", N(2, 3, 4), N(4, 2))
+def op_linalg_matmul(a, b):
+    return np.linalg.matmul(a, b)
+
+
+@spec("linalg", N(4, 3), N(4, 3))
+def op_linalg_cross(a, b):
+    return np.linalg.cross(a, b)
+
+
+@spec("linalg", N(2, 3, 4))
+def op_linalg_diagonal(x):
+    return np.linalg.diagonal(x, offset=1)
+
+
+@spec("linalg", N(2, 3, 4))
+def op_linalg_trace(x):
+    return np.linalg.trace(x)
+
+
+@spec("linalg", N(2, 3, 4))
+def op_linalg_matrix_transpose(x):
+    return np.linalg.matrix_transpose(x)
+
+
+@spec("reduction", A(3, 4))
+def op_linalg_vector_norm(x):
+    return np.linalg.vector_norm(x) + np.linalg.vector_norm(x, axis=1, ord=1).sum() + np.linalg.vector_norm(x, ord=3)
+
+
+@spec("reduction", SEPVALS(4, 3))
+def op_linalg_matrix_norm(x):
+    return np.linalg.matrix_norm(x) + np.linalg.matrix_norm(x, ord="nuc") + np.linalg.matrix_norm(x, ord=1)
+
+
+@spec("indexing", N(3, 4))
+def op_compress(x):
+    return np.compress(np.array([True, False, True]), x, axis=0) + np.compress([0, 1, 1], x, axis=0)
+
+
+@spec("indexing", N(3, 4))
+def op_extract(x):
+    return np.extract(x > 0, x)
+
+
+@spec("indexing", N(3, 4))
+def op_delete(x):
+    return np.delete(x, 1, axis=1), np.delete(x, [0, 5])
+
+
+@spec("shape", N(3, 4))
+def op_unstack(x):
+    a, b, c = np.unstack(x)
+    return a * b + c
+
+
+@spec("reduction", N(3, 4))
+def op_cumulative_sum(x):
+    return np.cumulative_sum(x, axis=1) + np.cumulative_sum(x, axis=0, include_initial=True)[1:]
+
+
+@spec("reduction", A(3, 4))
+def op_cumulative_prod(x):
+    return np.cumulative_prod(x, axis=0)
+
+
+@spec("reduction", N(3, 4))
+def op_ediff1d(x):
+    return np.ediff1d(x)
+
+
+@spec("reduction", distinct(3, 5))
+def op_median(x):
+    return np.median(x, axis=1) + np.median(x) + np.median(x[:, :4], axis=1, keepdims=True)[:, 0]
+
+
+@spec("reduction", distinct(3, 5))
+def op_nanmedian(x):
+    return np.nanmedian(_with_nan(x), axis=1)
+
+
+@spec("reduction", distinct(3, 5))
+def op_quantile(x):
+    return np.quantile(x, 0.3, axis=0) + np.quantile(x, 0.75)
+
+
+@spec("reduction", distinct(3, 5))
+def op_percentile(x):
+    return np.percentile(x, 40.0, axis=1)
+
+
+@spec("reduction", distinct(3, 5))
+def op_nanquantile(x):
+    return np.nanquantile(_with_nan(x), 0.3, axis=1)
+
+
+@spec("reduction", distinct(3, 5))
+def op_nanpercentile(x):
+    return np.nanpercentile(_with_nan(x), 60.0, axis=1)
+
+
+@spec("reduction", distinct(3, 4))
+def op_cumprod__method(x):
+    return x.cumprod(axis=1) + x.take(np.array([1, 2]))[0] + x.conjugate()
+
+
+@spec("creation", N(3, 4), N())
+def op_full_like(x, v):
+    return np.full_like(x, v) * x

@@ -109,3 +109,31 @@ for _op in ("xp.linalg.eigh", "xp.linalg.eigvalsh", "xp.linalg.svd", "xp.linalg.
             "xp.linalg.matrix_power", "xp.linalg.norm"):
     PRIMS[_op].zero_args = PRIMS[_op].params[1:]
 nondiff("xp.linalg.matrix_rank", sig="x, *args, **kwargs")
+
+# ---- NumPy 2 products and the np.linalg spellings of array functions ----
+_contraction("xp.vecdot", "a, b, axis=-1", "rt.vecdot_spec(a, b, axis)", "xp.vecdot(da, b, axis=axis)",
+             "xp.vecdot(a, db, axis=axis)")
+_contraction("xp.linalg.vecdot", "a, b, axis=-1", "rt.vecdot_spec(a, b, axis)",
+             "xp.linalg.vecdot(da, b, axis=axis)", "xp.linalg.vecdot(a, db, axis=axis)")
+_contraction("xp.matvec", "a, b", "'...ij,...j->...i'", "xp.matvec(da, b)", "xp.matvec(a, db)")
+_contraction("xp.vecmat", "a, b", "'...j,...jk->...k'", "xp.vecmat(da, b)", "xp.vecmat(a, db)")
+_contraction("xp.linalg.tensordot", "a, b, axes=2", "rt.tensordot_spec(a, b, axes)",
+             "xp.linalg.tensordot(da, b, axes=axes)", "xp.linalg.tensordot(a, db, axes=axes)")
+nondiff("rt.vecdot_spec", sig="x, *args")
+prim("xp.linalg.matmul", "a, b")
+defvjp("xp.linalg.matmul", **PRIMS["xp.matmul"].vjp)
+defjvp("xp.linalg.matmul", a="xp.linalg.matmul(da, b)", b="xp.linalg.matmul(a, db)")
+prim("xp.linalg.cross", "a, b")
+defvjp("xp.linalg.cross", **PRIMS["xp.cross"].vjp)
+defjvp("xp.linalg.cross", a="xp.linalg.cross(da, b)", b="xp.linalg.cross(a, db)")
+linear("xp.linalg.diagonal", "x, offset=0", "x", "rt.diagonal_vjp(g, x, offset, -2, -1)")
+linear("xp.linalg.trace", "x, offset=0, dtype=None", "x", "rt.trace_vjp(g, x, offset, -2, -1)")
+linear("xp.linalg.matrix_transpose", "x", "x", "rt.mT(g)")
+prim("xp.linalg.vector_norm", "x, axis=None, keepdims=False, ord=2")
+defvjp("xp.linalg.vector_norm", x="rt.vector_norm_vjp(g, x, ans, ord, axis, keepdims)")
+defjvp("xp.linalg.vector_norm", x="rt.vector_norm_jvp(dx, x, ans, ord, axis, keepdims)")
+prim("xp.linalg.matrix_norm", "x, keepdims=False, ord='fro'")
+defvjp("xp.linalg.matrix_norm", x="rt.norm_vjp_any(g, x, ans, ord, (-2, -1), keepdims)")
+defjvp("xp.linalg.matrix_norm", x="rt.norm_jvp_any(dx, x, ans, ord, (-2, -1), keepdims)")
+for _op in ("xp.linalg.vector_norm", "xp.linalg.matrix_norm"):
+    PRIMS[_op].zero_args = PRIMS[_op].params[1:]

@@ -50,3 +50,29 @@ nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.
         "xp.iinfo", "xp.finfo", "xp.may_share_memory", "xp.shares_memory", "xp.array_equiv",
         "xp.ravel_multi_index", "xp.mask_indices", "xp.isnat",
         sig="x, *args, **kwargs")
+
+# ---- NumPy 2 spellings of the same functions: the same rows under the new names ----
+
+
+def _alias(new: str, old: str) -> None:
+    src = PRIMS[old]
+    sig = ", ".join(f"{a}={src.defaults[a]!r}" if a in src.defaults else a for a in src.params)
+    p = prim(new, sig, broadcasting=src.broadcasting, nondiff=src.nondiff, same_shape=src.same_shape,
+             linear_in=src.linear_in, list_args=src.list_args, full_reduction=src.full_reduction)
+    defvjp(new, **src.vjp)
+    defjvp(new, **src.jvp)
+    p.zero_args = src.zero_args
+
+
+for _new, _old in (("acos", "arccos"), ("asin", "arcsin"), ("atan", "arctan"), ("acosh", "arccosh"),
+                   ("asinh", "arcsinh"), ("atanh", "arctanh"), ("atan2", "arctan2"), ("pow", "power"),
+                   ("concat", "concatenate")):
+    _alias("xp." + _new, "xp." + _old)
+
+# ---- functions with a tuple result: (differentiable part, integer part) ----
+prim("xp.modf", "x", tree_sum=True)  # (fractional part, integral part): d frac = dx
+defvjp("xp.modf", x="g[0]")
+defjvp("xp.modf", x="(dx, 0.0 * dx)")
+prim("xp.frexp", "x", tree_sum=True)  # x = mantissa * 2**exponent with an integer exponent
+defvjp("xp.frexp", x="g[0] * xp.exp2(-ans[1])")
+defjvp("xp.frexp", x="(dx * xp.exp2(-ans[1]), xp.zeros_like(ans[1]))")

@@ -78,3 +78,25 @@ linear("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1", "f",
        "rt.gradient_vjp(g, f, spacing, axis, edge_order)")
 linear("rt.gradient_vjp", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp_t(g, f, spacing, axis, edge_order)")
 linear("rt.gradient_vjp_t", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp(g, f, spacing, axis, edge_order)")
+linear("xp.cumulative_sum", "x, axis=None, dtype=None, include_initial=False", "x",
+       "rt.cumulative_vjp(g, x, axis, include_initial)")
+linear("rt.cumulative_vjp", "v, x, axis, include_initial", "v", "xp.cumulative_sum(g, axis=axis, include_initial=include_initial)")
+prim("xp.cumulative_prod", "x, axis=None, dtype=None, include_initial=False")
+defvjp("xp.cumulative_prod", x="rt.cumulative_vjp(g * ans, x, axis, include_initial) / x")
+defjvp("xp.cumulative_prod", x="ans * xp.cumulative_sum(dx / x, axis=axis, include_initial=include_initial)")
+zero("xp.cumulative_prod", "axis", "dtype", "include_initial")
+linear("xp.ediff1d", "ary", "ary", "rt.reshape_like(rt.diff_vjp(g, xp.ravel(ary), 1, -1), ary)")
+# order statistics (linear interpolation between the two nearest ranks, NumPy's default method)
+for _op in ("xp.quantile", "xp.percentile", "xp.nanquantile", "xp.nanpercentile"):
+    prim(_op, "a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False")
+    _scale = "0.01 * q" if "percentile" in _op else "q"
+    defvjp(_op, a=f"rt.quantile_vjp(g, a, {_scale}, axis, keepdims)")
+    defjvp(_op, a=f"rt.quantile_jvp(da, a, {_scale}, axis, keepdims)")
+    PRIMS[_op].zero_args = PRIMS[_op].params[1:]
+for _op in ("xp.median", "xp.nanmedian"):
+    prim(_op, "a, axis=None, out=None, overwrite_input=False, keepdims=False")
+    defvjp(_op, a="rt.quantile_vjp(g, a, 0.5, axis, keepdims)")
+    defjvp(_op, a="rt.quantile_jvp(da, a, 0.5, axis, keepdims)")
+    PRIMS[_op].zero_args = PRIMS[_op].params[1:]
+linear("rt.quantile_vjp", "v, a, q, axis, keepdims", "v", "rt.quantile_jvp(g, a, q, axis, keepdims)")
+linear("rt.quantile_jvp", "v, a, q, axis, keepdims", "v", "rt.quantile_vjp(g, a, q, axis, keepdims)")

@@ -73,3 +73,9 @@ linear("rt.meshgrid_tangent", "v, k, xs, indexing", "v", "rt.meshgrid_vjp(g, k, 
 nondiff("rt.present", "rt.select_none", sig="x, *args")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp_any(g, v, k)")  # also extracts from non-square matrices
 linear("rt.diag_vjp_any", "v, like, k", "v", "xp.diag(g, k)")
+# ---- selections: a `take` of the kept positions ----
+linear("xp.compress", "condition, a, axis=None", "a", "rt.take_vjp(g, a, rt.kept(condition), axis)")
+linear("xp.extract", "condition, arr", "arr", "rt.take_vjp(g, arr, rt.kept(condition), None)")
+linear("xp.delete", "arr, obj, axis=None", "arr", "rt.take_vjp(g, arr, rt.not_deleted(arr, obj, axis), axis)")
+linear("xp.unstack", "x, axis=0", "x", "xp.stack(g, axis)")
+nondiff("rt.kept", "rt.not_deleted", sig="x, *args")
