@@ -80,7 +80,8 @@ linear("rt.gradient_vjp", "v, f, spacing, axis, edge_order", "v", "rt.gradient_v
 linear("rt.gradient_vjp_t", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp(g, f, spacing, axis, edge_order)")
 linear("xp.cumulative_sum", "x, axis=None, dtype=None, include_initial=False", "x",
        "rt.cumulative_vjp(g, x, axis, include_initial)")
-linear("rt.cumulative_vjp", "v, x, axis, include_initial", "v", "xp.cumulative_sum(g, axis=axis, include_initial=include_initial)")
+linear("rt.cumulative_vjp", "v, x, axis, include_initial", "v",
+       "xp.cumulative_sum(g, axis=axis, include_initial=include_initial)")
 prim("xp.cumulative_prod", "x, axis=None, dtype=None, include_initial=False")
 defvjp("xp.cumulative_prod", x="rt.cumulative_vjp(g * ans, x, axis, include_initial) / x")
 defjvp("xp.cumulative_prod", x="ans * xp.cumulative_sum(dx / x, axis=axis, include_initial=include_initial)")
