@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .frontend.normalize import METHODS
+from .frontend.resolve import _MATH
 from .primitives import (
     registry,
     rules,  # noqa: F401  (fills the registry)
@@ -13,6 +14,8 @@ from .primitives import (
 OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "matmul": "@", "neg": "unary -",
              "pos": "unary +", "floordiv": "//", "mod": "%", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
              "eq": "==", "ne": "!="}
+BUILTINS = {"abs": "abs", "float": "float", "max": "xp.maximum", "min": "xp.minimum", "sum": "rt.list_sum",
+            "len": "len", "int": "int", "bool": "bool", "range": "range"}
 _METHOD_PRIM = {"flatten": "xp.ravel", "astype": "xp.asarray", "item": "float", "conj": "xp.real",
                 "round": "xp.round"}
 
@@ -45,6 +48,10 @@ def operations() -> list[dict]:
             rows.append(_row("ndarray." + m, "method", p))
     for key, sym in OPERATORS.items():
         rows.append(_row(sym, "operator", registry.PRIMS[key]))
+    for name, npname in sorted(_MATH.items()):
+        rows.append(_row("math." + name, "math", registry.PRIMS["xp." + npname]))
+    for name, key in BUILTINS.items():
+        rows.append(_row(name, "builtin", registry.PRIMS[key]))
     return rows
 
 

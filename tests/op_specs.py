@@ -1297,3 +1297,4 @@ def op_cumprod__method(x):
 @spec("creation", N(3, 4), N())
 def op_full_like(x, v):
     return np.full_like(x, v) * x
+

@@ -2,6 +2,7 @@
 derivative), every differentiable one is in the sweep's spec table, `python -m s2s ops` reports
 them, the README's table is its output, and the no-derivative operations are recognized."""
 import json
+import math
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ import s2s.numpy as jnp
 from s2s import ops_table
 from s2s.frontend.resolve import prim_key
 from s2s.primitives import registry
+from s2s.test_util import check_grads
 
 
 def test_every_exported_operation_has_rules_or_is_declared_without_derivative():
@@ -112,3 +114,15 @@ def cast32(x):
 
 def test_float32_cast_passes_the_derivative_through():
     np.testing.assert_allclose(s2s.grad(cast32)(np.array([1.0, 2.0])), [3.0, 3.0])
+
+
+def math_and_builtins(x, y):
+    a = math.exp(x) + math.log(x) + math.sin(x) + math.cos(x) + math.tan(x) + math.tanh(x) + math.sqrt(x)
+    a = a + math.fabs(y) + math.sinh(x) + math.cosh(x) + math.asin(x - 1.0) + math.acos(x - 1.0)
+    a = a + math.atan(y) + math.log1p(x) + math.expm1(y) + math.log2(x) + math.log10(x) + math.atan2(y, x)
+    b = abs(y) + float(x) + max(x, y) + min(x, y) + sum([x, y, x * y])
+    return a * b + math.floor(x) + math.ceil(y) + len([x, y]) + int(x > 0)
+
+
+def test_math_functions_and_builtins_at_order_2():
+    check_grads(math_and_builtins, (1.3, -0.4), order=2, modes=("fwd", "rev"))
