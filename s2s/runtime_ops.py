@@ -159,6 +159,11 @@ def kron_pad(x, other):
 
 # ---- linear algebra: written with primitives, so s2s differentiates them again ----
 
+def _mm(x, y):
+    """`x @ y` for stacks of matrices (the operator's rules keep batch axes apart)."""
+    return x @ y
+
+
 def mT(x):
     return np.swapaxes(x, -1, -2)
 
@@ -172,7 +177,7 @@ def solve_vjp_a(g, a, ans):
     gb = np.linalg.solve(np.swapaxes(a, -1, -2), g)
     if np.ndim(ans) == 1:
         return -np.outer(gb, ans)
-    return -np.matmul(gb, np.swapaxes(ans, -1, -2))
+    return -_mm(gb, np.swapaxes(ans, -1, -2))
 
 
 def _lower_half(x):
@@ -182,11 +187,11 @@ def _lower_half(x):
 
 def cholesky_jvp(da, ans):
     x = np.linalg.solve(ans, np.swapaxes(np.linalg.solve(ans, da), -1, -2))
-    return np.matmul(ans, _lower_half(x))
+    return _mm(ans, _lower_half(x))
 
 
 def cholesky_vjp(g, ans):
-    p = _lower_half(np.matmul(np.swapaxes(ans, -1, -2), g))
+    p = _lower_half(_mm(np.swapaxes(ans, -1, -2), g))
     x = np.linalg.solve(np.swapaxes(ans, -1, -2), p)
     out = np.swapaxes(np.linalg.solve(np.swapaxes(ans, -1, -2), np.swapaxes(x, -1, -2)), -1, -2)
     return 0.5 * (out + np.swapaxes(out, -1, -2))
@@ -203,9 +208,9 @@ def _gap_inverse(w):
 def eigh_jvp(da, a, ans):
     w = ans[0]
     v = ans[1]
-    m = np.matmul(np.swapaxes(v, -1, -2), np.matmul(da, v))
+    m = _mm(np.swapaxes(v, -1, -2), _mm(da, v))
     dw = np.diagonal(m, 0, -2, -1)
-    dv = np.matmul(v, _gap_inverse(w) * m)
+    dv = _mm(v, _gap_inverse(w) * m)
     return (dw, dv)
 
 
@@ -214,32 +219,32 @@ def eigh_vjp(g, a, ans):
     v = ans[1]
     gw = g[0]
     gv = g[1]
-    inner = _gap_inverse(w) * np.matmul(np.swapaxes(v, -1, -2), gv) + np.expand_dims(gw, -1) * np.eye(np.shape(w)[-1])
-    out = np.matmul(v, np.matmul(inner, np.swapaxes(v, -1, -2)))
+    inner = _gap_inverse(w) * _mm(np.swapaxes(v, -1, -2), gv) + np.expand_dims(gw, -1) * np.eye(np.shape(w)[-1])
+    out = _mm(v, _mm(inner, np.swapaxes(v, -1, -2)))
     return 0.5 * (out + np.swapaxes(out, -1, -2))
 
 
 def eigvalsh_vjp(g, a):
     ans = np.linalg.eigh(a)
     v = ans[1]
-    out = np.matmul(v * np.expand_dims(g, -2), np.swapaxes(v, -1, -2))
+    out = _mm(v * np.expand_dims(g, -2), np.swapaxes(v, -1, -2))
     return 0.5 * (out + np.swapaxes(out, -1, -2))
 
 
 def eigvalsh_jvp(da, a):
     ans = np.linalg.eigh(a)
     v = ans[1]
-    return np.diagonal(np.matmul(np.swapaxes(v, -1, -2), np.matmul(da, v)), 0, -2, -1)
+    return np.diagonal(_mm(np.swapaxes(v, -1, -2), _mm(da, v)), 0, -2, -1)
 
 
 def svdvals_vjp(g, a):
     ans = np.linalg.svd(a, full_matrices=False)
-    return np.matmul(ans[0] * np.expand_dims(g, -2), ans[2])
+    return _mm(ans[0] * np.expand_dims(g, -2), ans[2])
 
 
 def svdvals_jvp(da, a):
     ans = np.linalg.svd(a, full_matrices=False)
-    return np.diagonal(np.matmul(np.swapaxes(ans[0], -1, -2), np.matmul(da, np.swapaxes(ans[2], -1, -2))), 0, -2, -1)
+    return np.diagonal(_mm(np.swapaxes(ans[0], -1, -2), _mm(da, np.swapaxes(ans[2], -1, -2))), 0, -2, -1)
 
 
 def svd_vjp(g, a, ans, full_matrices, compute_uv):
@@ -256,17 +261,17 @@ def svd_vjp(g, a, ans, full_matrices, compute_uv):
     gv = np.swapaxes(gvh, -1, -2)
     ut = np.swapaxes(u, -1, -2)
     f = _gap_inverse(s * s)
-    j = f * (np.matmul(ut, gu) - np.matmul(np.swapaxes(gu, -1, -2), u))
-    k = f * (np.matmul(vh, gv) - np.matmul(np.swapaxes(gv, -1, -2), v))
+    j = f * (_mm(ut, gu) - _mm(np.swapaxes(gu, -1, -2), u))
+    k = f * (_mm(vh, gv) - _mm(np.swapaxes(gv, -1, -2), v))
     sm = np.expand_dims(s, -2)
     core = j * sm + np.expand_dims(gs, -1) * np.eye(np.shape(s)[-1]) + np.expand_dims(s, -1) * k
-    out = np.matmul(u, np.matmul(core, vh))
+    out = _mm(u, _mm(core, vh))
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
     if m > n:
-        out = out + np.matmul(gu - np.matmul(u, np.matmul(ut, gu)), vh / np.expand_dims(s, -1))
+        out = out + _mm(gu - _mm(u, _mm(ut, gu)), vh / np.expand_dims(s, -1))
     if n > m:
-        out = out + np.matmul(u / sm, np.swapaxes(gv - np.matmul(v, np.matmul(vh, gv)), -1, -2))
+        out = out + _mm(u / sm, np.swapaxes(gv - _mm(v, _mm(vh, gv)), -1, -2))
     return out
 
 
@@ -278,20 +283,20 @@ def svd_jvp(da, a, ans, full_matrices, compute_uv):
     vh = ans[2]
     v = np.swapaxes(vh, -1, -2)
     ut = np.swapaxes(u, -1, -2)
-    p = np.matmul(ut, np.matmul(da, v))
+    p = _mm(ut, _mm(da, v))
     ds = np.diagonal(p, 0, -2, -1)
     f = _gap_inverse(s * s)
     sm = np.expand_dims(s, -2)
     sc = np.expand_dims(s, -1)
     pt = np.swapaxes(p, -1, -2)
-    du = np.matmul(u, f * (p * sm + sc * pt))
-    dv = np.matmul(v, f * (sc * p + pt * sm))
+    du = _mm(u, f * (p * sm + sc * pt))
+    dv = _mm(v, f * (sc * p + pt * sm))
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
     if m > n:
-        du = du + np.matmul(da - np.matmul(u, np.matmul(ut, da)), v / sm)
+        du = du + _mm(da - _mm(u, _mm(ut, da)), v / sm)
     if n > m:
-        dv = dv + np.matmul(np.swapaxes(da, -1, -2) - np.matmul(v, np.matmul(vh, np.swapaxes(da, -1, -2))), u / sm)
+        dv = dv + _mm(np.swapaxes(da, -1, -2) - _mm(v, _mm(vh, np.swapaxes(da, -1, -2))), u / sm)
     return (du, ds, np.swapaxes(dv, -1, -2))
 
 
@@ -299,11 +304,11 @@ def qr_jvp(da, a, ans):
     q = ans[0]
     r = ans[1]
     rinv_t = np.linalg.inv(r)
-    c = np.matmul(np.swapaxes(q, -1, -2), np.matmul(da, rinv_t))
+    c = _mm(np.swapaxes(q, -1, -2), _mm(da, rinv_t))
     low = np.tril(c, -1)
     omega = low - np.swapaxes(low, -1, -2)
-    dq = np.matmul(q, omega) + np.matmul(da - np.matmul(q, np.matmul(np.swapaxes(q, -1, -2), da)), rinv_t)
-    dr = np.matmul(c - omega, r)
+    dq = _mm(q, omega) + _mm(da - _mm(q, _mm(np.swapaxes(q, -1, -2), da)), rinv_t)
+    dr = _mm(c - omega, r)
     return (dq, dr)
 
 
@@ -312,10 +317,10 @@ def qr_vjp(g, a, ans):
     r = ans[1]
     gq = g[0]
     gr = g[1]
-    m = np.matmul(r, np.swapaxes(gr, -1, -2)) - np.matmul(np.swapaxes(gq, -1, -2), q)
+    m = _mm(r, np.swapaxes(gr, -1, -2)) - _mm(np.swapaxes(gq, -1, -2), q)
     low = np.tril(m, -1)
     sym = low + np.swapaxes(low, -1, -2) + m * np.eye(np.shape(m)[-1])
-    b = gq + np.matmul(q, sym)
+    b = gq + _mm(q, sym)
     return np.swapaxes(np.linalg.solve(r, np.swapaxes(b, -1, -2)), -1, -2)
 
 
@@ -323,12 +328,12 @@ def pinv_jvp(da, a, ans):
     p = ans
     dat = np.swapaxes(da, -1, -2)
     pt = np.swapaxes(p, -1, -2)
-    ap = np.matmul(a, p)
-    pa = np.matmul(p, a)
+    ap = _mm(a, p)
+    pa = _mm(p, a)
     eye_m = np.eye(np.shape(a)[-2])
     eye_n = np.eye(np.shape(a)[-1])
-    return (-np.matmul(p, np.matmul(da, p)) + np.matmul(np.matmul(p, pt), np.matmul(dat, eye_m - ap))
-            + np.matmul(eye_n - pa, np.matmul(dat, np.matmul(pt, p))))
+    return (-_mm(p, _mm(da, p)) + _mm(_mm(p, pt), _mm(dat, eye_m - ap))
+            + _mm(eye_n - pa, _mm(dat, _mm(pt, p))))
 
 
 def pinv_vjp(g, a, ans):
@@ -337,20 +342,20 @@ def pinv_vjp(g, a, ans):
     gt = np.swapaxes(g, -1, -2)
     eye_m = np.eye(np.shape(a)[-2])
     eye_n = np.eye(np.shape(a)[-1])
-    ap = np.matmul(a, p)
-    pa = np.matmul(p, a)
-    return (-np.matmul(pt, np.matmul(g, pt)) + np.matmul(eye_m - ap, np.matmul(gt, np.matmul(p, pt)))
-            + np.matmul(np.matmul(pt, p), np.matmul(gt, eye_n - pa)))
+    ap = _mm(a, p)
+    pa = _mm(p, a)
+    return (-_mm(pt, _mm(g, pt)) + _mm(eye_m - ap, _mm(gt, _mm(p, pt)))
+            + _mm(_mm(pt, p), _mm(gt, eye_n - pa)))
 
 
 def matrix_power_jvp(da, a, n):
     if n < 0:
         b = np.linalg.inv(a)
-        db = -np.matmul(b, np.matmul(da, b))
+        db = -_mm(b, _mm(da, b))
         return matrix_power_jvp(db, b, -n)
     out = np.zeros_like(da)
     for k in range(n):
-        out = out + np.matmul(np.linalg.matrix_power(a, k), np.matmul(da, np.linalg.matrix_power(a, n - 1 - k)))
+        out = out + _mm(np.linalg.matrix_power(a, k), _mm(da, np.linalg.matrix_power(a, n - 1 - k)))
     return out
 
 
@@ -359,11 +364,11 @@ def matrix_power_vjp(g, a, n):
         b = np.linalg.inv(a)
         gb = matrix_power_vjp(g, b, -n)
         bt = np.swapaxes(b, -1, -2)
-        return -np.matmul(bt, np.matmul(gb, bt))
+        return -_mm(bt, _mm(gb, bt))
     at = np.swapaxes(a, -1, -2)
     out = np.zeros_like(g)
     for k in range(n):
-        out = out + np.matmul(np.linalg.matrix_power(at, k), np.matmul(g, np.linalg.matrix_power(at, n - 1 - k)))
+        out = out + _mm(np.linalg.matrix_power(at, k), _mm(g, np.linalg.matrix_power(at, n - 1 - k)))
     return out
 
 
@@ -405,7 +410,7 @@ def matrix_norm_grad(x, ord, ax):
         out = xm / np.expand_dims(np.expand_dims(np.sqrt(np.sum(xm * xm, axis=(-2, -1))), -1), -1)
     elif ord == "nuc":
         usv = np.linalg.svd(xm, full_matrices=False)
-        out = np.matmul(usv[0], usv[2])
+        out = _mm(usv[0], usv[2])
     elif ord == 2 or ord == -2:
         usv = np.linalg.svd(xm, full_matrices=False)
         i = 0 if ord == 2 else -1

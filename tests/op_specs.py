@@ -1298,3 +1298,63 @@ def op_cumprod__method(x):
 def op_full_like(x, v):
     return np.full_like(x, v) * x
 
+
+
+# ---- batched stacks and less common arguments ----
+
+def WCB(b, n, m=None):
+    """A stack of b well-conditioned matrices."""
+    m = n if m is None else m
+    return lambda rng: rng.standard_normal((b, n, m)) * 0.3 + 2.0 * np.eye(n, m)
+
+
+@spec("linalg", WCB(2, 3), N(2, 3, 2))
+def op_linalg_solve__batched(a, b):
+    return np.linalg.solve(a, b)
+
+
+@spec("linalg", WCB(2, 3))
+def op_linalg_det__batched(a):
+    return np.linalg.det(a) + np.linalg.slogdet(a)[1] + np.linalg.inv(a).sum(axis=(1, 2))
+
+
+@spec("linalg", WCB(2, 3))
+def op_linalg_svd__batched_values(a):
+    return np.linalg.svd(a)[1]
+
+
+@spec("linalg", N(3, 4), N(4, 2))
+def op_einsum__implicit(a, b):
+    return np.einsum("ij,jk", a, b, optimize=True)
+
+
+@spec("linalg", N(2, 3, 4), N(4))
+def op_einsum__broadcast_ellipsis(a, b):
+    return np.einsum("...i,i->...", a, b)
+
+
+@spec("linalg", N(3), N(2))
+def op_tensordot__outer(a, b):
+    return np.tensordot(a, b, axes=0)
+
+
+@spec("shape", N(3, 4))
+def op_pad__symmetric_wrap(a):
+    return np.pad(a, 2, mode="symmetric"), np.pad(a, 1, mode="wrap")
+
+
+@spec("shape", N(2, 5))
+def op_split__indices(a):
+    p, q, r = np.split(a, [1, 3], axis=1)
+    return p * 2.0, q, r
+
+
+@spec("shape", N(2), N(3), N(4))
+def op_meshgrid__three(x, y, z):
+    a, b, c = np.meshgrid(x, y, z)
+    return a * b * c
+
+
+@spec("reduction", N(2, 3, 4))
+def op_linalg_norm__axis_pair(a):
+    return np.linalg.norm(a, axis=(0, 2)) + np.linalg.norm(a[0], 2, axis=0, keepdims=True)[0].sum()
