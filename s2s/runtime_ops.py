@@ -182,7 +182,7 @@ def solve_vjp_a(g, a, ans):
 
 def _lower_half(x):
     """The lower triangle of `x` with its diagonal halved."""
-    return np.tril(x) - 0.5 * x * np.eye(np.shape(x)[-1])
+    return np.tril(x) - 0.5 * x * np.eye(np.shape(x)[-1], dtype=x.dtype)
 
 
 def cholesky_jvp(da, ans):
@@ -200,7 +200,7 @@ def cholesky_vjp(g, ans):
 def _gap_inverse(w):
     """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it."""
     n = np.shape(w)[-1]
-    eye = np.eye(n)
+    eye = np.eye(n, dtype=w.dtype)
     d = np.expand_dims(w, -2) - np.expand_dims(w, -1)
     return (1 - eye) / (d + eye)
 
@@ -219,7 +219,8 @@ def eigh_vjp(g, a, ans):
     v = ans[1]
     gw = g[0]
     gv = g[1]
-    inner = _gap_inverse(w) * _mm(np.swapaxes(v, -1, -2), gv) + np.expand_dims(gw, -1) * np.eye(np.shape(w)[-1])
+    eye = np.eye(np.shape(w)[-1], dtype=w.dtype)
+    inner = _gap_inverse(w) * _mm(np.swapaxes(v, -1, -2), gv) + np.expand_dims(gw, -1) * eye
     out = _mm(v, _mm(inner, np.swapaxes(v, -1, -2)))
     return 0.5 * (out + np.swapaxes(out, -1, -2))
 
@@ -264,7 +265,7 @@ def svd_vjp(g, a, ans, full_matrices, compute_uv):
     j = f * (_mm(ut, gu) - _mm(np.swapaxes(gu, -1, -2), u))
     k = f * (_mm(vh, gv) - _mm(np.swapaxes(gv, -1, -2), v))
     sm = np.expand_dims(s, -2)
-    core = j * sm + np.expand_dims(gs, -1) * np.eye(np.shape(s)[-1]) + np.expand_dims(s, -1) * k
+    core = j * sm + np.expand_dims(gs, -1) * np.eye(np.shape(s)[-1], dtype=s.dtype) + np.expand_dims(s, -1) * k
     out = _mm(u, _mm(core, vh))
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
@@ -319,7 +320,7 @@ def qr_vjp(g, a, ans):
     gr = g[1]
     m = _mm(r, np.swapaxes(gr, -1, -2)) - _mm(np.swapaxes(gq, -1, -2), q)
     low = np.tril(m, -1)
-    sym = low + np.swapaxes(low, -1, -2) + m * np.eye(np.shape(m)[-1])
+    sym = low + np.swapaxes(low, -1, -2) + m * np.eye(np.shape(m)[-1], dtype=m.dtype)
     b = gq + _mm(q, sym)
     return np.swapaxes(np.linalg.solve(r, np.swapaxes(b, -1, -2)), -1, -2)
 
@@ -330,8 +331,8 @@ def pinv_jvp(da, a, ans):
     pt = np.swapaxes(p, -1, -2)
     ap = _mm(a, p)
     pa = _mm(p, a)
-    eye_m = np.eye(np.shape(a)[-2])
-    eye_n = np.eye(np.shape(a)[-1])
+    eye_m = np.eye(np.shape(a)[-2], dtype=a.dtype)
+    eye_n = np.eye(np.shape(a)[-1], dtype=a.dtype)
     return (-_mm(p, _mm(da, p)) + _mm(_mm(p, pt), _mm(dat, eye_m - ap))
             + _mm(eye_n - pa, _mm(dat, _mm(pt, p))))
 
@@ -340,8 +341,8 @@ def pinv_vjp(g, a, ans):
     p = ans
     pt = np.swapaxes(p, -1, -2)
     gt = np.swapaxes(g, -1, -2)
-    eye_m = np.eye(np.shape(a)[-2])
-    eye_n = np.eye(np.shape(a)[-1])
+    eye_m = np.eye(np.shape(a)[-2], dtype=a.dtype)
+    eye_n = np.eye(np.shape(a)[-1], dtype=a.dtype)
     ap = _mm(a, p)
     pa = _mm(p, a)
     return (-_mm(pt, _mm(g, pt)) + _mm(eye_m - ap, _mm(gt, _mm(p, pt)))
@@ -664,12 +665,15 @@ def gradient_matrix(n, spacing, edge_order):
     return np.stack([np.gradient(e, spacing, edge_order=edge_order) for e in np.eye(n)], axis=1)
 
 
+
+
+
 def gradient_vjp(v, f, spacing, axis, edge_order):
     ax = -1 if axis is None and np.ndim(f) == 1 else axis
     if ax is None:
         from .errors import S2SValueError
         raise S2SValueError("s2s differentiates np.gradient of a 1-D array or along one axis (pass axis=)")
-    d = gradient_matrix(np.shape(f)[ax], spacing, edge_order)
+    d = gradient_matrix(np.shape(f)[ax], spacing, edge_order).astype(_float(v))
     return np.moveaxis(np.tensordot(d.T, np.moveaxis(v, ax, 0), axes=1), 0, ax)
 
 
@@ -876,7 +880,7 @@ def _quantile_weights(a, q, axis, keepdims):
     order = np.argsort(np.where(ok, x, np.inf), axis=-1, kind="stable")
     rank = np.argsort(order, axis=-1, kind="stable")
     w = (rank == lo) * (1 - frac) + (rank == np.minimum(lo + 1, n - 1)) * frac
-    return w
+    return w.astype(_float(a))
 
 
 def quantile_vjp(g, a, q, axis, keepdims):

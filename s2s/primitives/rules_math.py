@@ -33,8 +33,8 @@ for _op, _base in (("xp.float_power", "pow"), ("xp.true_divide", "div")):
     defvjp(_op, **PRIMS[_base].vjp)  # the same rows as the operator, so its fixes carry over
     defjvp(_op, **PRIMS[_base].jvp)
 prim("xp.ldexp", "x, y", broadcasting=True)  # x * 2**y with integer y
-defvjp("xp.ldexp", x="rt.unbroadcast(g * xp.exp2(y), x)")
-defjvp("xp.ldexp", x="dx * xp.exp2(y)")
+defvjp("xp.ldexp", x="rt.unbroadcast(xp.ldexp(g, y), x)")
+defjvp("xp.ldexp", x="xp.ldexp(dx, y)")
 zero("xp.ldexp", "y")
 
 # ---- recognized, no derivative: integer, boolean or piecewise-constant results ----
@@ -74,5 +74,5 @@ prim("xp.modf", "x", tree_sum=True)  # (fractional part, integral part): d frac 
 defvjp("xp.modf", x="g[0]")
 defjvp("xp.modf", x="(dx, 0.0 * dx)")
 prim("xp.frexp", "x", tree_sum=True)  # x = mantissa * 2**exponent with an integer exponent
-defvjp("xp.frexp", x="g[0] * xp.exp2(-ans[1])")
-defjvp("xp.frexp", x="(dx * xp.exp2(-ans[1]), xp.zeros_like(ans[1]))")
+defvjp("xp.frexp", x="xp.ldexp(g[0], -ans[1])")
+defjvp("xp.frexp", x="(xp.ldexp(dx, -ans[1]), xp.zeros_like(ans[1]))")
