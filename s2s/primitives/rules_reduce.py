@@ -65,12 +65,15 @@ defvjp("xp.correlate", a=f"xp.correlate({_FULL}, xp.flip(v, 0), 'valid')",
 defjvp("xp.correlate", a="xp.correlate(da, v, mode)", v="xp.correlate(a, dv, mode)")
 for _op in ("xp.convolve", "xp.correlate"):
     zero(_op, "mode")
-prim("xp.interp", "x, xcoords, fp, left=None, right=None, period=None")
-defvjp("xp.interp", x="g * rt.interp_slope(x, xcoords, fp)", fp="rt.interp_fp_vjp(g, x, xcoords, fp)",
-       xcoords="-rt.interp_fp_vjp(g * rt.interp_slope(x, xcoords, fp), x, xcoords, fp)")
-defjvp("xp.interp", x="dx * rt.interp_slope(x, xcoords, fp)", fp="xp.interp(x, xcoords, dfp)",
-       xcoords="-rt.interp_slope(x, xcoords, fp) * xp.interp(x, xcoords, dxcoords)")
-zero("xp.interp", "left", "right", "period")
+# the knots keep NumPy's parameter name `xp` (so `np.interp(x, xp=..., fp=...)` binds); these rules
+# therefore reach NumPy only through rt helpers
+for _op in ("xp.interp", "rt.interp_apply"):
+    prim(_op, "x, xp, fp, left=None, right=None, period=None")
+    defvjp(_op, x="g * rt.interp_slope(x, xp, fp)", fp="rt.interp_fp_vjp(g, x, xp, fp)",
+           xp="-rt.interp_fp_vjp(g * rt.interp_slope(x, xp, fp), x, xp, fp)")
+    defjvp(_op, x="dx * rt.interp_slope(x, xp, fp)", fp="rt.interp_apply(x, xp, dfp)",
+           xp="-rt.interp_slope(x, xp, fp) * rt.interp_apply(x, xp, dxp)")
+    zero(_op, "left", "right", "period")
 prim("xp.polyval", "p, x")
 defvjp("xp.polyval", p="rt.polyval_vjp_p(g, p, x)", x="rt.unbroadcast(g * xp.polyval(rt.polyder(p), x), x)")
 defjvp("xp.polyval", p="xp.polyval(dp, x)", x="dx * xp.polyval(rt.polyder(p), x)")
