@@ -903,3 +903,42 @@ def quantile_jvp(da, a, q, axis, keepdims):
 def interp_apply(x, xp, fp):
     """`interp(x, xp, fp)`, for derivative code (where `xp` names the knots, not the module)."""
     return np.interp(x, xp, fp)
+
+
+def cond_vjp(g, x, ans, p):
+    """Cotangent of `linalg.cond(x, p)`: through the singular values for p in (None, 2, -2),
+    else through `norm(x, p) * norm(inv(x), p)`."""
+    if p is None or p == 2 or p == -2:
+        s = np.linalg.svdvals(x)
+        n = np.shape(s)[-1]
+        hi = s[..., :1]
+        lo = s[..., -1:]
+        first = np.arange(n) == 0
+        last = np.arange(n) == n - 1
+        ds = first / lo - last * hi / (lo * lo)
+        if p == -2:
+            ds = last / hi - first * lo / (hi * hi)
+        return svdvals_vjp(np.expand_dims(g, -1) * ds, x)
+    xi = np.linalg.inv(x)
+    n1 = np.linalg.norm(x, p, (-2, -1))
+    n2 = np.linalg.norm(xi, p, (-2, -1))
+    gx = norm_vjp_any(g * n2, x, n1, p, (-2, -1), False)
+    gi = norm_vjp_any(g * n1, xi, n2, p, (-2, -1), False)
+    xit = np.swapaxes(xi, -1, -2)
+    return gx - _mm(xit, _mm(gi, xit))
+
+
+def cond_jvp(dx, x, ans, p):
+    if p is None or p == 2 or p == -2:
+        s = np.linalg.svdvals(x)
+        ds = svdvals_jvp(dx, x)
+        hi = s[..., 0]
+        lo = s[..., -1]
+        if p == -2:
+            return ds[..., -1] / hi - lo * ds[..., 0] / (hi * hi)
+        return ds[..., 0] / lo - hi * ds[..., -1] / (lo * lo)
+    xi = np.linalg.inv(x)
+    dxi = -_mm(xi, _mm(dx, xi))
+    n1 = np.linalg.norm(x, p, (-2, -1))
+    n2 = np.linalg.norm(xi, p, (-2, -1))
+    return norm_jvp_any(dx, x, n1, p, (-2, -1), False) * n2 + n1 * norm_jvp_any(dxi, xi, n2, p, (-2, -1), False)

@@ -1363,3 +1363,8 @@ def op_linalg_norm__axis_pair(a):
 @spec("elementwise", U(-0.5, 3.5, 7), U(-0.05, 0.05, 5), N(5))
 def op_interp__knots(x, shift, fp):
     return np.interp(x, xp=np.array([0.0, 0.7, 1.5, 2.2, 3.0]) + shift, fp=fp)
+
+
+@spec("linalg", SEPVALS(3))
+def op_linalg_cond(a):
+    return np.linalg.cond(a) + np.linalg.cond(a, -2) + np.linalg.cond(a, "fro") + np.linalg.cond(a, 1)

@@ -137,3 +137,7 @@ defvjp("xp.linalg.matrix_norm", x="rt.norm_vjp_any(g, x, ans, ord, (-2, -1), kee
 defjvp("xp.linalg.matrix_norm", x="rt.norm_jvp_any(dx, x, ans, ord, (-2, -1), keepdims)")
 for _op in ("xp.linalg.vector_norm", "xp.linalg.matrix_norm"):
     PRIMS[_op].zero_args = PRIMS[_op].params[1:]
+prim("xp.linalg.cond", "x, p=None")
+defvjp("xp.linalg.cond", x="rt.cond_vjp(g, x, ans, p)")
+defjvp("xp.linalg.cond", x="rt.cond_jvp(dx, x, ans, p)")
+zero("xp.linalg.cond", "p")
