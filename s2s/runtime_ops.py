@@ -43,14 +43,18 @@ def _present(*ops):
     return [o for o in ops if o is not None]
 
 
-def einsum_n(spec, a, b=None, c=None, d=None, e=None, f=None):
-    """`einsum(spec, ...)` over the operands that are not None."""
-    return np.einsum(spec, *_present(a, b, c, d, e, f))
+def einsum_n(spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None):
+    """`einsum(spec, ...)` over the operands that are not None (at most seven: the output
+    cotangent and six operands; `h` is set only when the user passed more than six)."""
+    if h is not None:
+        from .errors import S2SValueError
+        raise S2SValueError("s2s differentiates np.einsum with at most 6 operands")
+    return np.einsum(spec, *_present(a, b, c, d, e, f, g_))
 
 
-def einsum_spec1(subscripts, k, a, b=None, c=None, d=None):
+def einsum_spec1(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
     """Subscripts of the contraction of the output cotangent with every operand but `k`."""
-    ops = _present(a, b, c, d)
+    ops = _present(a, b, c, d, e, f)
     full, out = _einsum_parse(subscripts, ops)
     others = [p for i, p in enumerate(full) if i != k]
     avail = set(out).union(*others) if others else set(out)
@@ -58,10 +62,10 @@ def einsum_spec1(subscripts, k, a, b=None, c=None, d=None):
     return ",".join([out] + others) + "->" + target
 
 
-def einsum_spec2(subscripts, k, a, b=None, c=None, d=None):
+def einsum_spec2(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
     """Subscripts that spread the contraction back over operand `k`'s axes: axes only `k` has
     get ones, a repeated index becomes a diagonal (an identity factor)."""
-    ops = _present(a, b, c, d)
+    ops = _present(a, b, c, d, e, f)
     full, out = _einsum_parse(subscripts, ops)
     others = [p for i, p in enumerate(full) if i != k]
     avail = set(out).union(*others) if others else set(out)
@@ -82,10 +86,10 @@ def einsum_spec2(subscripts, k, a, b=None, c=None, d=None):
     return target + "," + const + "->" + res
 
 
-def einsum_const(subscripts, k, a, b=None, c=None, d=None):
+def einsum_const(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
     """The constant factor for `einsum_spec2`: ones over axes only operand `k` has, identities
     over repeated indices (a 0-d one when there are none)."""
-    ops = _present(a, b, c, d)
+    ops = _present(a, b, c, d, e, f)
     full, out = _einsum_parse(subscripts, ops)
     others = [p for i, p in enumerate(full) if i != k]
     avail = set(out).union(*others) if others else set(out)
@@ -517,6 +521,10 @@ def gather_vjp(v, like, index_map):
 
 def pad_map(array, pad_width, mode):
     """Where each entry of `pad(array, pad_width, mode)` comes from (-1: the constant)."""
+    if mode not in ("constant", "edge", "reflect", "symmetric", "wrap"):
+        from .errors import S2SValueError
+        raise S2SValueError(f"s2s differentiates np.pad with mode constant, edge, reflect, symmetric or wrap, "
+                            f"not {mode!r}")
     idx = np.arange(np.size(array)).reshape(np.shape(array))
     if mode == "constant":
         return np.pad(idx, pad_width, mode="constant", constant_values=-1)
@@ -942,3 +950,19 @@ def cond_jvp(dx, x, ans, p):
     n1 = np.linalg.norm(x, p, (-2, -1))
     n2 = np.linalg.norm(xi, p, (-2, -1))
     return norm_jvp_any(dx, x, n1, p, (-2, -1), False) * n2 + n1 * norm_jvp_any(dxi, xi, n2, p, (-2, -1), False)
+
+
+def plain_reflect(mode, reflect_type):
+    """`mode`, after checking that np.pad's `reflect_type` keeps the map a plain copy of entries."""
+    if reflect_type != "even":
+        from .errors import S2SValueError
+        raise S2SValueError("s2s differentiates np.pad with reflect_type='even' only")
+    return mode
+
+
+def diff_axis(axis, prepend, append):
+    """`axis`, after checking that np.diff has no `prepend`/`append` (not differentiated)."""
+    if prepend is not None or append is not None:
+        from .errors import S2SValueError
+        raise S2SValueError("s2s differentiates np.diff without prepend= or append=; concatenate them first")
+    return axis

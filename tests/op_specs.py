@@ -1368,3 +1368,8 @@ def op_interp__knots(x, shift, fp):
 @spec("linalg", SEPVALS(3))
 def op_linalg_cond(a):
     return np.linalg.cond(a) + np.linalg.cond(a, -2) + np.linalg.cond(a, "fro") + np.linalg.cond(a, 1)
+
+
+@spec("linalg", N(2), N(2), N(2), N(2), N(2), N(2))
+def op_einsum__six(a, b, c, d, e, f):
+    return np.einsum("i,i,j,j,k,k->ijk", a, b, c, d, e, f)

@@ -126,3 +126,22 @@ def math_and_builtins(x, y):
 
 def test_math_functions_and_builtins_at_order_2():
     check_grads(math_and_builtins, (1.3, -0.4), order=2, modes=("fwd", "rev"))
+
+
+def pad_mean(x):
+    return np.sum(np.pad(x, 1, mode="mean"))
+
+
+def diff_prepend(x):
+    return np.sum(np.diff(x, prepend=1.0) ** 2)
+
+
+def test_unsupported_arguments_are_errors_not_wrong_numbers():
+    x = np.array([1.0, 2.0, 4.0])
+    for fn in (pad_mean, diff_prepend):
+        try:
+            s2s.grad(fn)(x)
+        except s2s.S2SError as e:
+            assert "s2s differentiates np." in str(e)
+        else:
+            raise AssertionError(f"{fn.__name__}: expected an S2SError")

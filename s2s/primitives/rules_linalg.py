@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .registry import PRIMS, defjvp, defvjp, linear, nondiff, prim, zero
 
-_SLOTS = ("a", "b", "c", "d")
+_SLOTS = ("a", "b", "c", "d", "e", "f")  # operands; a seventh (`h`) is refused by rt.einsum_n
 
 
 def _einsum_rules(name: str, spec: str) -> None:
@@ -17,21 +17,21 @@ def _einsum_rules(name: str, spec: str) -> None:
     ops = ", ".join(_SLOTS)
     for k, slot in enumerate(_SLOTS):
         others = ", ".join(s for s in _SLOTS if s != slot)
-        inner = f"rt.einsum_n(rt.einsum_spec1({spec}, {k}, {ops}), g, {others})"
+        inner = f"rt.einsum_n(rt.einsum_spec1({spec}, {k}, {ops}), g, {others}, None, h)"
         defvjp(name, **{slot: f"rt.unbroadcast(rt.einsum_n(rt.einsum_spec2({spec}, {k}, {ops}), {inner}, "
                               f"rt.einsum_const({spec}, {k}, {ops})), {slot})"})
         tangents = ", ".join("d" + s if s == slot else s for s in _SLOTS)
-        defjvp(name, **{slot: f"rt.einsum_n({spec}, {tangents})"})
+        defjvp(name, **{slot: f"rt.einsum_n({spec}, {tangents}, None, h)"})
 
 
-prim("xp.einsum", "subscripts, a, b=None, c=None, d=None")
+prim("xp.einsum", "subscripts, a, b=None, c=None, d=None, e=None, f=None, h=None")
 _einsum_rules("xp.einsum", "subscripts")
-prim("rt.einsum_n", "spec, a, b=None, c=None, d=None")
+prim("rt.einsum_n", "spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None")
 _einsum_rules("rt.einsum_n", "spec")
 nondiff("rt.einsum_spec1", "rt.einsum_spec2", "rt.einsum_const", "rt.tensordot_spec", "rt.inner_spec",
         "rt.kron_spec", "rt.kron_shape", "rt.svd_check", sig="x, *args")
-for _op in ("xp.einsum", "rt.einsum_n"):
-    zero(_op, PRIMS[_op].params[0])
+zero("xp.einsum", "subscripts", "h")
+zero("rt.einsum_n", "spec", "g_", "h")
 
 
 def _contraction(name: str, sig: str, spec: str, jvp_a: str, jvp_b: str) -> None:

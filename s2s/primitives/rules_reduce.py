@@ -9,7 +9,10 @@ _NAN = "xp.isnan(a)"
 prim("xp.cumprod", "a, axis=None, dtype=None, out=None")
 defvjp("xp.cumprod", a="rt.cumsum_vjp(g * ans, a, axis) / a")  # entries of a must be nonzero
 defjvp("xp.cumprod", a="ans * xp.cumsum(da / a, axis)")
-linear("xp.diff", "a, n=1, axis=-1", "a", "rt.diff_vjp(g, a, n, axis)")
+prim("xp.diff", "a, n=1, axis=-1, prepend=None, append=None")
+defvjp("xp.diff", a="rt.diff_vjp(g, a, n, rt.diff_axis(axis, prepend, append))")
+defjvp("xp.diff", a="xp.diff(da, n, rt.diff_axis(axis, prepend, append))")
+zero("xp.diff", "n", "axis", "prepend", "append")
 linear("rt.diff_vjp", "v, like, n, axis", "v", "xp.diff(g, n, axis)")
 prim("xp.ptp", "a, axis=None, out=None, keepdims=False")
 defvjp("xp.ptp", a="rt.max_vjp(g, a, xp.max(a, axis, keepdims=keepdims), axis, keepdims) - "
@@ -21,7 +24,7 @@ defvjp("xp.average", a="rt.average_vjp_a(g, a, weights, axis, keepdims)",
        weights="rt.average_vjp_w(g, a, weights, axis, keepdims, ans)")
 defjvp("xp.average", a="xp.average(da, axis, weights, keepdims=keepdims)",
        weights="rt.average_jvp_w(dweights, a, weights, axis, keepdims, ans)")
-nondiff("rt.nancount", "rt.conv_pad", sig="x, *args")
+nondiff("rt.nancount", "rt.conv_pad", "rt.diff_axis", sig="x, *args")
 
 # ---- nan* reductions: NaN entries are left out, and get a zero cotangent ----
 prim("xp.nansum", _RED)

@@ -19,9 +19,10 @@ linear("xp.take", "a, indices, axis=None, out=None, mode='raise'", "a", "rt.take
 linear("rt.take_vjp", "v, a, indices, axis", "v", "xp.take(g, indices, axis)")
 linear("xp.take_along_axis", "arr, indices, axis=-1", "arr", "rt.take_along_vjp(g, arr, indices, axis)")
 linear("rt.take_along_vjp", "v, a, indices, axis", "v", "xp.take_along_axis(g, indices, axis)")
-prim("xp.pad", "array, pad_width, mode='constant'")  # affine when constant_values is not 0
-defvjp("xp.pad", array="rt.pad_vjp(g, array, pad_width, mode)")
-defjvp("xp.pad", array="rt.pad_jvp(darray, array, pad_width, mode)")  # constant_values carry no tangent
+prim("xp.pad", "array, pad_width, mode='constant', reflect_type='even'")  # affine when constant_values != 0
+defvjp("xp.pad", array="rt.pad_vjp(g, array, pad_width, rt.plain_reflect(mode, reflect_type))")
+# constant_values carry no tangent
+defjvp("xp.pad", array="rt.pad_jvp(darray, array, pad_width, rt.plain_reflect(mode, reflect_type))")
 for _op in ("xp.sort", "xp.partition", "xp.pad"):
     PRIMS[_op].zero_args = PRIMS[_op].params[1:]
 linear("rt.pad_vjp", "v, array, pad_width, mode", "v", "rt.pad_jvp(g, array, pad_width, mode)")
@@ -70,7 +71,7 @@ for _i, _s in enumerate("xyz"):
 zero("xp.meshgrid", "indexing", "sparse", "copy")
 linear("rt.meshgrid_vjp", "v, k, xs, indexing", "v", "rt.meshgrid_tangent(g, k, xs, indexing)")
 linear("rt.meshgrid_tangent", "v, k, xs, indexing", "v", "rt.meshgrid_vjp(g, k, xs, indexing)")
-nondiff("rt.present", "rt.select_none", sig="x, *args")
+nondiff("rt.present", "rt.select_none", "rt.plain_reflect", sig="x, *args")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp_any(g, v, k)")  # also extracts from non-square matrices
 linear("rt.diag_vjp_any", "v, like, k", "v", "xp.diag(g, k)")
 # ---- selections: a `take` of the kept positions ----
