@@ -966,3 +966,19 @@ def diff_axis(axis, prepend, append):
         from .errors import S2SValueError
         raise S2SValueError("s2s differentiates np.diff without prepend= or append=; concatenate them first")
     return axis
+
+
+def interp_ok(left, right, period):
+    """1.0 when np.interp has none of `left`, `right`, `period` (their derivatives are not covered)."""
+    if left is not None or right is not None or period is not None:
+        from .errors import S2SValueError
+        raise S2SValueError("s2s differentiates np.interp without left=, right= or period=")
+    return 1.0
+
+
+def linear_method(q, method):
+    """`q`, after checking that the quantile uses NumPy's default linear interpolation."""
+    if method != "linear":
+        from .errors import S2SValueError
+        raise S2SValueError(f"s2s differentiates quantiles with method='linear' only, not {method!r}")
+    return q

@@ -24,7 +24,7 @@ defvjp("xp.average", a="rt.average_vjp_a(g, a, weights, axis, keepdims)",
        weights="rt.average_vjp_w(g, a, weights, axis, keepdims, ans)")
 defjvp("xp.average", a="xp.average(da, axis, weights, keepdims=keepdims)",
        weights="rt.average_jvp_w(dweights, a, weights, axis, keepdims, ans)")
-nondiff("rt.nancount", "rt.conv_pad", "rt.diff_axis", sig="x, *args")
+nondiff("rt.nancount", "rt.conv_pad", "rt.diff_axis", "rt.interp_ok", "rt.linear_method", sig="x, *args")
 
 # ---- nan* reductions: NaN entries are left out, and get a zero cotangent ----
 prim("xp.nansum", _RED)
@@ -72,10 +72,11 @@ for _op in ("xp.convolve", "xp.correlate"):
 # therefore reach NumPy only through rt helpers
 for _op in ("xp.interp", "rt.interp_apply"):
     prim(_op, "x, xp, fp, left=None, right=None, period=None")
-    defvjp(_op, x="g * rt.interp_slope(x, xp, fp)", fp="rt.interp_fp_vjp(g, x, xp, fp)",
-           xp="-rt.interp_fp_vjp(g * rt.interp_slope(x, xp, fp), x, xp, fp)")
-    defjvp(_op, x="dx * rt.interp_slope(x, xp, fp)", fp="rt.interp_apply(x, xp, dfp)",
-           xp="-rt.interp_slope(x, xp, fp) * rt.interp_apply(x, xp, dxp)")
+    _ok = "rt.interp_ok(left, right, period)"  # 1.0, or an error for the arguments not differentiated
+    defvjp(_op, x=f"g * {_ok} * rt.interp_slope(x, xp, fp)", fp=f"rt.interp_fp_vjp(g * {_ok}, x, xp, fp)",
+           xp=f"-rt.interp_fp_vjp(g * {_ok} * rt.interp_slope(x, xp, fp), x, xp, fp)")
+    defjvp(_op, x=f"dx * {_ok} * rt.interp_slope(x, xp, fp)", fp=f"rt.interp_apply(x, xp, dfp * {_ok})",
+           xp=f"-rt.interp_slope(x, xp, fp) * rt.interp_apply(x, xp, dxp * {_ok})")
     zero(_op, "left", "right", "period")
 prim("xp.polyval", "p, x")
 defvjp("xp.polyval", p="rt.polyval_vjp_p(g, p, x)", x="rt.unbroadcast(g * xp.polyval(rt.polyder(p), x), x)")
@@ -97,8 +98,8 @@ linear("xp.ediff1d", "ary", "ary", "rt.reshape_like(rt.diff_vjp(g, xp.ravel(ary)
 for _op in ("xp.quantile", "xp.percentile", "xp.nanquantile", "xp.nanpercentile"):
     prim(_op, "a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False")
     _scale = "0.01 * q" if "percentile" in _op else "q"
-    defvjp(_op, a=f"rt.quantile_vjp(g, a, {_scale}, axis, keepdims)")
-    defjvp(_op, a=f"rt.quantile_jvp(da, a, {_scale}, axis, keepdims)")
+    defvjp(_op, a=f"rt.quantile_vjp(g, a, rt.linear_method({_scale}, method), axis, keepdims)")
+    defjvp(_op, a=f"rt.quantile_jvp(da, a, rt.linear_method({_scale}, method), axis, keepdims)")
     PRIMS[_op].zero_args = PRIMS[_op].params[1:]
 for _op in ("xp.median", "xp.nanmedian"):
     prim(_op, "a, axis=None, out=None, overwrite_input=False, keepdims=False")
