@@ -73,7 +73,21 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="argument index or comma-separated indices to differentiate",
     )
+    ops = commands.add_parser("ops", help="list every operation s2s recognizes and which rules it has")
+    ops.add_argument("--json", action="store_true", help="machine-readable output")
+    ops.add_argument("--markdown", action="store_true", help="the README's coverage table")
     return parser
+
+
+def _ops(as_json: bool, as_markdown: bool) -> str:
+    import json
+
+    from s2s import ops_table
+
+    rows = ops_table.operations()
+    if as_json:
+        return json.dumps({"summary": ops_table.summary(rows), "operations": rows}, indent=1)
+    return ops_table.markdown(rows) if as_markdown else ops_table.text(rows)
 
 
 def _load_file(path: str) -> ModuleType:
@@ -167,6 +181,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "ops":
+        sys.stdout.write(_ops(args.json, args.markdown) + "\n")
+        return 0
     if args.argnums is not None and args.transform in _NO_ARGNUMS:
         parser.error(f"--argnums does not apply to --transform {args.transform}")
     try:

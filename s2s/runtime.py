@@ -298,7 +298,8 @@ def sinc_deriv(x):
 def zeros_like_tree(x):
     """Zero cotangent with the structure of `x`: tuples, lists and dicts of arrays (ints give 0.0)."""
     if isinstance(x, (list, tuple)):
-        return type(x)(zeros_like_tree(e) for e in x) if isinstance(x, tuple) else [zeros_like_tree(e) for e in x]
+        parts = [zeros_like_tree(e) for e in x]
+        return (type(x)(*parts) if hasattr(x, "_fields") else tuple(parts)) if isinstance(x, tuple) else parts
     if isinstance(x, dict):
         return {k: zeros_like_tree(v) for k, v in x.items()}
     if x is None or isinstance(x, (range, str, slice)):
@@ -561,3 +562,10 @@ def list_sum_vjp(g, items):
     if hasattr(items, "shape"):
         return unbroadcast(g, items[0]) * np.ones_like(items) if np.ndim(items) else g
     return [unbroadcast(g, item) for item in items]
+
+
+# ---- NumPy coverage helpers (s2s/runtime_ops.py), reached from generated code as rt.<name> ----
+from . import runtime_ops as _ops  # noqa: E402
+
+globals().update({k: v for k, v in vars(_ops).items()
+                  if not k.startswith("_") and getattr(v, "__module__", None) == _ops.__name__})

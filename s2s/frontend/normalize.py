@@ -20,7 +20,8 @@ from .jumps import restructure
 
 METHODS = {"sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "ravel", "squeeze", "transpose",
            "reshape", "copy", "dot", "clip", "round", "any", "all", "argmax", "argmin", "trace", "repeat",
-           "swapaxes", "flatten", "astype", "item", "conj"}
+           "swapaxes", "flatten", "astype", "item", "conj",
+           "diagonal", "cumprod", "argsort", "nonzero", "take", "searchsorted", "conjugate"}
 ARRAY_ATTRS = {"shape", "ndim", "size", "dtype"}
 LIST_METHODS = {"append", "pop"}
 _AUGOPS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.Div: "/=", gast.Pow: "**=",

@@ -1,0 +1,102 @@
+"""The operations s2s recognizes, and which rules each has: the data behind `python -m s2s ops`
+and the README's coverage table."""
+from __future__ import annotations
+
+import numpy as np
+
+from .frontend.normalize import METHODS
+from .frontend.resolve import _MATH
+from .primitives import (
+    registry,
+    rules,  # noqa: F401  (fills the registry)
+)
+
+OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "matmul": "@", "neg": "unary -",
+             "pos": "unary +", "floordiv": "//", "mod": "%", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+             "eq": "==", "ne": "!="}
+BUILTINS = {"abs": "abs", "float": "float", "max": "xp.maximum", "min": "xp.minimum", "sum": "rt.list_sum",
+            "len": "len", "int": "int", "bool": "bool", "range": "range"}
+_METHOD_PRIM = {"flatten": "xp.ravel", "astype": "xp.asarray", "item": "float", "conj": "xp.real",
+                "round": "xp.round"}
+
+
+def _has(p: registry.Prim, table: str) -> bool:
+    """Whether every argument a derivative can flow through has a rule of this kind."""
+    if p.nondiff:
+        return True
+    rules_ = p.vjp if table == "vjp" else p.jvp
+    args = [a for a in p.params if a not in p.zero_args and not a.startswith("*")]
+    return all(a in rules_ or (table == "jvp" and a in p.linear_in) for a in args)
+
+
+def _numpy_object(name: str):
+    obj = np
+    for part in name.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+def operations() -> list[dict]:
+    """One row per operation a user can write: NumPy functions, array methods, operators."""
+    rows = []
+    for key, p in sorted(registry.PRIMS.items()):
+        if key.startswith("xp.") and _numpy_object(key[3:]) is not None:
+            rows.append(_row("np." + key[3:], "function", p))
+    for m in sorted(METHODS):
+        p = registry.PRIMS.get(_METHOD_PRIM.get(m, "xp." + m))
+        if p is not None and hasattr(np.ndarray, m):
+            rows.append(_row("ndarray." + m, "method", p))
+    for key, sym in OPERATORS.items():
+        rows.append(_row(sym, "operator", registry.PRIMS[key]))
+    for name, npname in sorted(_MATH.items()):
+        rows.append(_row("math." + name, "math", registry.PRIMS["xp." + npname]))
+    for name, key in BUILTINS.items():
+        rows.append(_row(name, "builtin", registry.PRIMS[key]))
+    return rows
+
+
+def _row(name: str, kind: str, p: registry.Prim) -> dict:
+    return {"name": name, "kind": kind, "primitive": p.name, "differentiable": not p.nondiff,
+            "vjp": _has(p, "vjp"), "jvp": _has(p, "jvp"), "batch": False}
+
+
+def summary(rows: list[dict]) -> dict:
+    return {"operations": len(rows),
+            "differentiable_with_vjp_and_jvp": sum(r["differentiable"] and r["vjp"] and r["jvp"] for r in rows),
+            "without_derivative": sum(not r["differentiable"] for r in rows),
+            "with_batch_rule": sum(r["batch"] for r in rows)}
+
+
+def _mark(r: dict, table: str) -> str:
+    if not r[table]:
+        return ""
+    return "zero" if not r["differentiable"] else "yes"
+
+
+def text(rows: list[dict]) -> str:
+    width = max(len(r["name"]) for r in rows)
+    lines = [f"{'operation':<{width}}  vjp   jvp   batch"]
+    lines += [f"{r['name']:<{width}}  {_mark(r, 'vjp'):<5} {_mark(r, 'jvp'):<5} {_mark(r, 'batch')}" for r in rows]
+    s = summary(rows)
+    lines.append(f"{s['operations']} operations: {s['differentiable_with_vjp_and_jvp']} differentiable with VJP and "
+                 f"JVP rules, {s['without_derivative']} without derivative (zero tangent), "
+                 f"{s['with_batch_rule']} with batching rules")
+    return "\n".join(lines)
+
+
+def markdown(rows: list[dict]) -> str:
+    """The README's coverage table (`python -m s2s ops --markdown`): operations grouped by kind
+    and by which rules they have."""
+    s = summary(rows)
+    out = [f"{s['operations']} operations: {s['differentiable_with_vjp_and_jvp']} differentiable with reverse "
+           f"(VJP) and forward (JVP) rules, {s['without_derivative']} recognized without derivative "
+           "(zero: integer, boolean or piecewise-constant results), "
+           f"{s['with_batch_rule']} with batching rules (they land with vmap).", "",
+           "| kind | VJP | JVP | batch | count | operations |", "|---|---|---|---|---|---|"]
+    groups: dict[tuple, list[str]] = {}
+    for r in rows:
+        key = (r["kind"], _mark(r, "vjp") or "no", _mark(r, "jvp") or "no", _mark(r, "batch") or "no")
+        groups.setdefault(key, []).append(f"`{r['name']}`")
+    for (kind, vjp, jvp, batch), names in groups.items():
+        out.append(f"| {kind} | {vjp} | {jvp} | {batch} | {len(names)} | {', '.join(names)} |")
+    return "\n".join(out)

@@ -1,0 +1,984 @@
+"""Runtime helpers for the NumPy coverage rules (linear algebra, shapes, reductions).
+
+Generated code reaches them as `rt.<name>` (s2s.runtime re-exports this module). Two kinds:
+plain helpers written with NumPy functions that have rules, so s2s differentiates their source
+for higher orders, and primitives (declared in the rules_* tables) with their own rules. Each
+uses NumPy functions and array methods, which dispatch to the array's own module.
+"""
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+# ---- einsum: every cotangent is another einsum (plus constant ones/identity factors) ----
+
+_LETTERS = string.ascii_letters
+
+
+def _einsum_parse(subscripts, ops):
+    """Explicit per-operand subscripts and output, with '...' replaced by letters."""
+    spec = subscripts.replace(" ", "")
+    ins, arrow, out = spec.partition("->")
+    parts = ins.split(",")
+    used = set(spec) - set(".,->")
+    free = [c for c in _LETTERS if c not in used]
+    nell = max((np.ndim(o) - len(p.replace("...", "")) for p, o in zip(parts, ops) if "..." in p), default=0)
+    ell = "".join(free[:nell])
+    full = []
+    for p, o in zip(parts, ops):
+        if "..." in p:
+            k = np.ndim(o) - len(p.replace("...", ""))
+            p = p.replace("...", ell[nell - k:] if k else "")
+        full.append(p)
+    if not arrow:
+        counts = {c: "".join(full).count(c) for c in set("".join(full))}
+        out = ell + "".join(sorted(c for c in counts if counts[c] == 1 and c not in ell))
+    else:
+        out = out.replace("...", ell)
+    return full, out
+
+
+def _present(*ops):
+    return [o for o in ops if o is not None]
+
+
+def einsum_n(spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None):
+    """`einsum(spec, ...)` over the operands that are not None (at most seven: the output
+    cotangent and six operands; `h` is set only when the user passed more than six)."""
+    if h is not None:
+        from .errors import S2SValueError
+        raise S2SValueError("s2s differentiates np.einsum with at most 6 operands")
+    return np.einsum(spec, *_present(a, b, c, d, e, f, g_))
+
+
+def einsum_spec1(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
+    """Subscripts of the contraction of the output cotangent with every operand but `k`."""
+    ops = _present(a, b, c, d, e, f)
+    full, out = _einsum_parse(subscripts, ops)
+    others = [p for i, p in enumerate(full) if i != k]
+    avail = set(out).union(*others) if others else set(out)
+    target = "".join(dict.fromkeys(c for c in full[k] if c in avail))
+    return ",".join([out] + others) + "->" + target
+
+
+def einsum_spec2(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
+    """Subscripts that spread the contraction back over operand `k`'s axes: axes only `k` has
+    get ones, a repeated index becomes a diagonal (an identity factor)."""
+    ops = _present(a, b, c, d, e, f)
+    full, out = _einsum_parse(subscripts, ops)
+    others = [p for i, p in enumerate(full) if i != k]
+    avail = set(out).union(*others) if others else set(out)
+    target = "".join(dict.fromkeys(c for c in full[k] if c in avail))
+    used = set("".join(full) + out)
+    free = iter(c for c in _LETTERS if c not in used)
+    seen, res, const = set(), "", ""
+    for c in full[k]:
+        if c in seen:
+            n = next(free)
+            res += n
+            const += c + n
+        else:
+            seen.add(c)
+            res += c
+            if c not in avail:
+                const += c
+    return target + "," + const + "->" + res
+
+
+def einsum_const(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
+    """The constant factor for `einsum_spec2`: ones over axes only operand `k` has, identities
+    over repeated indices (a 0-d one when there are none)."""
+    ops = _present(a, b, c, d, e, f)
+    full, out = _einsum_parse(subscripts, ops)
+    others = [p for i, p in enumerate(full) if i != k]
+    avail = set(out).union(*others) if others else set(out)
+    sizes = dict(zip(full[k], np.shape(ops[k])))
+    dt = _float(ops[k])
+    result = np.ones((), dtype=dt)
+    seen = set()
+    for c in full[k]:
+        if c in seen:
+            result = np.multiply.outer(result, np.eye(sizes[c], dtype=dt))
+        else:
+            seen.add(c)
+            if c not in avail:
+                result = np.multiply.outer(result, np.ones(sizes[c], dtype=dt))
+    return result
+
+
+def _float(x):
+    dt = getattr(x, "dtype", None)
+    return dt if dt is not None and dt.kind in "fc" else np.float64
+
+
+def tensordot_spec(a, b, axes=2):
+    """The einsum subscripts of `tensordot(a, b, axes)`."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if isinstance(axes, (int, np.integer)):
+        ax_a, ax_b = list(range(na - axes, na)), list(range(axes))
+    else:
+        ax_a, ax_b = axes
+        ax_a = [ax_a] if isinstance(ax_a, (int, np.integer)) else list(ax_a)
+        ax_b = [ax_b] if isinstance(ax_b, (int, np.integer)) else list(ax_b)
+    ax_a = [i % na for i in ax_a]
+    ax_b = [i % nb for i in ax_b]
+    sa = _LETTERS[:na]
+    sb = list(_LETTERS[na:na + nb])
+    for i, j in zip(ax_a, ax_b):
+        sb[j] = sa[i]
+    sb = "".join(sb)
+    out = "".join(c for i, c in enumerate(sa) if i not in ax_a) + "".join(c for j, c in enumerate(sb) if j not in ax_b)
+    return sa + "," + sb + "->" + out
+
+
+def inner_spec(a, b):
+    """The einsum subscripts of `inner(a, b)` (a scalar operand multiplies)."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 0 or nb == 0:
+        return tensordot_spec(a, b, 0)
+    return tensordot_spec(a, b, ([na - 1], [nb - 1]))
+
+
+def kron_spec(a, b, k):
+    """Subscripts for the cotangent of operand `k` of `kron(a, b)` from the interleaved cotangent."""
+    n = max(np.ndim(a), np.ndim(b))
+    sa, sb = _LETTERS[:n], _LETTERS[n:2 * n]
+    inter = "".join(x + y for x, y in zip(sa, sb))
+    return inter + "," + (sb + "->" + sa if k == 0 else sa + "->" + sb)
+
+
+def kron_shape(a, b):
+    n = max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (n - np.ndim(a)) + np.shape(a)
+    sb = (1,) * (n - np.ndim(b)) + np.shape(b)
+    return tuple(d for pair in zip(sa, sb) for d in pair)
+
+
+def kron_pad(x, other):
+    """`x` with leading axes of length 1 up to `kron`'s rank."""
+    n = max(np.ndim(x), np.ndim(other))
+    return np.reshape(x, (1,) * (n - np.ndim(x)) + np.shape(x))
+
+
+# ---- linear algebra: written with primitives, so s2s differentiates them again ----
+
+def _mm(x, y):
+    """`x @ y` for stacks of matrices (the operator's rules keep batch axes apart)."""
+    return x @ y
+
+
+def mT(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def expand2(x):
+    """`x` with two trailing axes of length 1 (scales a stack of matrices)."""
+    return np.expand_dims(np.expand_dims(x, -1), -1)
+
+
+def solve_vjp_a(g, a, ans):
+    gb = np.linalg.solve(np.swapaxes(a, -1, -2), g)
+    if np.ndim(ans) == 1:
+        return -np.outer(gb, ans)
+    return -_mm(gb, np.swapaxes(ans, -1, -2))
+
+
+def _lower_half(x):
+    """The lower triangle of `x` with its diagonal halved."""
+    return np.tril(x) - 0.5 * x * np.eye(np.shape(x)[-1], dtype=x.dtype)
+
+
+def cholesky_jvp(da, ans):
+    x = np.linalg.solve(ans, np.swapaxes(np.linalg.solve(ans, da), -1, -2))
+    return _mm(ans, _lower_half(x))
+
+
+def cholesky_vjp(g, ans):
+    p = _lower_half(_mm(np.swapaxes(ans, -1, -2), g))
+    x = np.linalg.solve(np.swapaxes(ans, -1, -2), p)
+    out = np.swapaxes(np.linalg.solve(np.swapaxes(ans, -1, -2), np.swapaxes(x, -1, -2)), -1, -2)
+    return 0.5 * (out + np.swapaxes(out, -1, -2))
+
+
+def _gap_inverse(w):
+    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it."""
+    n = np.shape(w)[-1]
+    eye = np.eye(n, dtype=w.dtype)
+    d = np.expand_dims(w, -2) - np.expand_dims(w, -1)
+    return (1 - eye) / (d + eye)
+
+
+def eigh_jvp(da, a, ans):
+    w = ans[0]
+    v = ans[1]
+    m = _mm(np.swapaxes(v, -1, -2), _mm(da, v))
+    dw = np.diagonal(m, 0, -2, -1)
+    dv = _mm(v, _gap_inverse(w) * m)
+    return (dw, dv)
+
+
+def eigh_vjp(g, a, ans):
+    w = ans[0]
+    v = ans[1]
+    gw = g[0]
+    gv = g[1]
+    eye = np.eye(np.shape(w)[-1], dtype=w.dtype)
+    inner = _gap_inverse(w) * _mm(np.swapaxes(v, -1, -2), gv) + np.expand_dims(gw, -1) * eye
+    out = _mm(v, _mm(inner, np.swapaxes(v, -1, -2)))
+    return 0.5 * (out + np.swapaxes(out, -1, -2))
+
+
+def eigvalsh_vjp(g, a):
+    ans = np.linalg.eigh(a)
+    v = ans[1]
+    out = _mm(v * np.expand_dims(g, -2), np.swapaxes(v, -1, -2))
+    return 0.5 * (out + np.swapaxes(out, -1, -2))
+
+
+def eigvalsh_jvp(da, a):
+    ans = np.linalg.eigh(a)
+    v = ans[1]
+    return np.diagonal(_mm(np.swapaxes(v, -1, -2), _mm(da, v)), 0, -2, -1)
+
+
+def svdvals_vjp(g, a):
+    ans = np.linalg.svd(a, full_matrices=False)
+    return _mm(ans[0] * np.expand_dims(g, -2), ans[2])
+
+
+def svdvals_jvp(da, a):
+    ans = np.linalg.svd(a, full_matrices=False)
+    return np.diagonal(_mm(np.swapaxes(ans[0], -1, -2), _mm(da, np.swapaxes(ans[2], -1, -2))), 0, -2, -1)
+
+
+def svd_vjp(g, a, ans, full_matrices, compute_uv):
+    """Cotangent of the thin SVD (distinct singular values), or of the values alone."""
+    if not compute_uv:
+        return svdvals_vjp(g, a)
+    u = ans[0]
+    s = ans[1]
+    vh = ans[2]
+    gu = g[0]
+    gs = g[1]
+    gvh = g[2]
+    v = np.swapaxes(vh, -1, -2)
+    gv = np.swapaxes(gvh, -1, -2)
+    ut = np.swapaxes(u, -1, -2)
+    f = _gap_inverse(s * s)
+    j = f * (_mm(ut, gu) - _mm(np.swapaxes(gu, -1, -2), u))
+    k = f * (_mm(vh, gv) - _mm(np.swapaxes(gv, -1, -2), v))
+    sm = np.expand_dims(s, -2)
+    core = j * sm + np.expand_dims(gs, -1) * np.eye(np.shape(s)[-1], dtype=s.dtype) + np.expand_dims(s, -1) * k
+    out = _mm(u, _mm(core, vh))
+    m = np.shape(a)[-2]
+    n = np.shape(a)[-1]
+    if m > n:
+        out = out + _mm(gu - _mm(u, _mm(ut, gu)), vh / np.expand_dims(s, -1))
+    if n > m:
+        out = out + _mm(u / sm, np.swapaxes(gv - _mm(v, _mm(vh, gv)), -1, -2))
+    return out
+
+
+def svd_jvp(da, a, ans, full_matrices, compute_uv):
+    if not compute_uv:
+        return svdvals_jvp(da, a)
+    u = ans[0]
+    s = ans[1]
+    vh = ans[2]
+    v = np.swapaxes(vh, -1, -2)
+    ut = np.swapaxes(u, -1, -2)
+    p = _mm(ut, _mm(da, v))
+    ds = np.diagonal(p, 0, -2, -1)
+    f = _gap_inverse(s * s)
+    sm = np.expand_dims(s, -2)
+    sc = np.expand_dims(s, -1)
+    pt = np.swapaxes(p, -1, -2)
+    du = _mm(u, f * (p * sm + sc * pt))
+    dv = _mm(v, f * (sc * p + pt * sm))
+    m = np.shape(a)[-2]
+    n = np.shape(a)[-1]
+    if m > n:
+        du = du + _mm(da - _mm(u, _mm(ut, da)), v / sm)
+    if n > m:
+        dv = dv + _mm(np.swapaxes(da, -1, -2) - _mm(v, _mm(vh, np.swapaxes(da, -1, -2))), u / sm)
+    return (du, ds, np.swapaxes(dv, -1, -2))
+
+
+def qr_jvp(da, a, ans):
+    q = ans[0]
+    r = ans[1]
+    rinv_t = np.linalg.inv(r)
+    c = _mm(np.swapaxes(q, -1, -2), _mm(da, rinv_t))
+    low = np.tril(c, -1)
+    omega = low - np.swapaxes(low, -1, -2)
+    dq = _mm(q, omega) + _mm(da - _mm(q, _mm(np.swapaxes(q, -1, -2), da)), rinv_t)
+    dr = _mm(c - omega, r)
+    return (dq, dr)
+
+
+def qr_vjp(g, a, ans):
+    q = ans[0]
+    r = ans[1]
+    gq = g[0]
+    gr = g[1]
+    m = _mm(r, np.swapaxes(gr, -1, -2)) - _mm(np.swapaxes(gq, -1, -2), q)
+    low = np.tril(m, -1)
+    sym = low + np.swapaxes(low, -1, -2) + m * np.eye(np.shape(m)[-1], dtype=m.dtype)
+    b = gq + _mm(q, sym)
+    return np.swapaxes(np.linalg.solve(r, np.swapaxes(b, -1, -2)), -1, -2)
+
+
+def pinv_jvp(da, a, ans):
+    p = ans
+    dat = np.swapaxes(da, -1, -2)
+    pt = np.swapaxes(p, -1, -2)
+    ap = _mm(a, p)
+    pa = _mm(p, a)
+    eye_m = np.eye(np.shape(a)[-2], dtype=a.dtype)
+    eye_n = np.eye(np.shape(a)[-1], dtype=a.dtype)
+    return (-_mm(p, _mm(da, p)) + _mm(_mm(p, pt), _mm(dat, eye_m - ap))
+            + _mm(eye_n - pa, _mm(dat, _mm(pt, p))))
+
+
+def pinv_vjp(g, a, ans):
+    p = ans
+    pt = np.swapaxes(p, -1, -2)
+    gt = np.swapaxes(g, -1, -2)
+    eye_m = np.eye(np.shape(a)[-2], dtype=a.dtype)
+    eye_n = np.eye(np.shape(a)[-1], dtype=a.dtype)
+    ap = _mm(a, p)
+    pa = _mm(p, a)
+    return (-_mm(pt, _mm(g, pt)) + _mm(eye_m - ap, _mm(gt, _mm(p, pt)))
+            + _mm(_mm(pt, p), _mm(gt, eye_n - pa)))
+
+
+def matrix_power_jvp(da, a, n):
+    if n < 0:
+        b = np.linalg.inv(a)
+        db = -_mm(b, _mm(da, b))
+        return matrix_power_jvp(db, b, -n)
+    out = np.zeros_like(da)
+    for k in range(n):
+        out = out + _mm(np.linalg.matrix_power(a, k), _mm(da, np.linalg.matrix_power(a, n - 1 - k)))
+    return out
+
+
+def matrix_power_vjp(g, a, n):
+    if n < 0:
+        b = np.linalg.inv(a)
+        gb = matrix_power_vjp(g, b, -n)
+        bt = np.swapaxes(b, -1, -2)
+        return -_mm(bt, _mm(gb, bt))
+    at = np.swapaxes(a, -1, -2)
+    out = np.zeros_like(g)
+    for k in range(n):
+        out = out + _mm(np.linalg.matrix_power(at, k), _mm(g, np.linalg.matrix_power(at, n - 1 - k)))
+    return out
+
+
+def _norm_axes(x, axis):
+    if axis is None:
+        return tuple(range(np.ndim(x)))
+    return (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+
+
+def norm_is_matrix(x, ord, axis):
+    return len(_norm_axes(x, axis)) == 2 and not (axis is None and ord is None)
+
+
+def norm_grad(x, ans, ord, axis, keepdims):
+    """d norm(x, ord, axis) / dx, shaped like `x` (the derivative of each norm NumPy offers;
+    at kinks the convention of the matching `abs`/`max` rule)."""
+    ax = _norm_axes(x, axis)
+    a = np.expand_dims(ans, ax) if not keepdims and axis is not None else np.reshape(ans, (1,) * np.ndim(x)) \
+        if not keepdims else ans
+    if norm_is_matrix(x, ord, axis):
+        return matrix_norm_grad(x, ord, ax)
+    if ord is None or ord == 2:
+        return x / np.where(a == 0, 1.0, a)
+    if ord == 1:
+        return np.sign(x)
+    if ord == np.inf or ord == -np.inf:
+        ab = np.abs(x)
+        hit = ab == a
+        return np.sign(x) * hit / np.sum(hit, axis=ax, keepdims=True)
+    if ord == 0:
+        return np.zeros_like(x)
+    ab = np.abs(x)
+    return np.sign(x) * (ab / np.where(a == 0, 1.0, a)) ** (ord - 1)
+
+
+def matrix_norm_grad(x, ord, ax):
+    xm = np.moveaxis(x, ax, (-2, -1))
+    if ord is None or ord == "fro":
+        out = xm / np.expand_dims(np.expand_dims(np.sqrt(np.sum(xm * xm, axis=(-2, -1))), -1), -1)
+    elif ord == "nuc":
+        usv = np.linalg.svd(xm, full_matrices=False)
+        out = _mm(usv[0], usv[2])
+    elif ord == 2 or ord == -2:
+        usv = np.linalg.svd(xm, full_matrices=False)
+        i = 0 if ord == 2 else -1
+        out = np.expand_dims(usv[0][..., :, i], -1) * np.expand_dims(usv[2][..., i, :], -2)
+    else:
+        cols = ord in (1, -1)
+        s = np.sum(np.abs(xm), axis=-2 if cols else -1, keepdims=True)
+        best = np.max(s, axis=-1 if cols else -2, keepdims=True) if ord in (1, np.inf) else \
+            np.min(s, axis=-1 if cols else -2, keepdims=True)
+        hit = s == best
+        out = np.sign(xm) * hit / np.sum(hit)
+    return np.moveaxis(out, (-2, -1), ax)
+
+
+def norm_vjp_any(g, x, ans, ord, axis, keepdims):
+    ax = _norm_axes(x, axis)
+    gx = g if keepdims else np.expand_dims(g, ax) if axis is not None else np.reshape(g, (1,) * np.ndim(x))
+    return gx * norm_grad(x, ans, ord, axis, keepdims)
+
+
+def norm_jvp_any(dx, x, ans, ord, axis, keepdims):
+    ax = _norm_axes(x, axis)
+    return np.sum(dx * norm_grad(x, ans, ord, axis, keepdims), axis=ax, keepdims=keepdims)
+
+
+# ---- shapes and indexing: linear maps and their transposes ----
+
+def sort_perm(a, axis):
+    return np.argsort(a, axis=axis, kind="stable") if axis is not None else np.argsort(a, axis=None, kind="stable")
+
+
+def sort_jvp(v, a, axis):
+    """`v` permuted as `sort(a, axis)` permutes `a`."""
+    if axis is None:
+        return np.ravel(v)[sort_perm(a, None)]
+    return np.take_along_axis(v, sort_perm(a, axis), axis=axis)
+
+
+def sort_vjp(v, a, axis):
+    """Transpose of `sort_jvp`: put each entry back where it came from."""
+    out = np.zeros(np.shape(a), dtype=_float(v))
+    if axis is None:
+        out.flat[sort_perm(a, None)] = v
+        return out
+    np.put_along_axis(out, sort_perm(a, axis), v, axis=axis)
+    return out
+
+
+def partition_perm(a, kth, axis):
+    return np.argpartition(a, kth, axis=axis)
+
+
+def partition_jvp(v, a, kth, axis):
+    if axis is None:
+        return np.ravel(v)[partition_perm(np.ravel(a), kth, 0)]
+    return np.take_along_axis(v, partition_perm(a, kth, axis), axis=axis)
+
+
+def partition_vjp(v, a, kth, axis):
+    out = np.zeros(np.shape(a), dtype=_float(v))
+    if axis is None:
+        out.flat[partition_perm(np.ravel(a), kth, 0)] = v
+        return out
+    np.put_along_axis(out, partition_perm(a, kth, axis), v, axis=axis)
+    return out
+
+
+def take_vjp(v, a, indices, axis):
+    """Transpose of `take(a, indices, axis)`: add each cotangent into the slot it was read from."""
+    out = np.zeros(np.shape(a), dtype=_float(v))
+    if axis is None:
+        np.add.at(out.reshape(-1), np.ravel(indices), np.ravel(v))
+        return out
+    ax = axis % np.ndim(a)
+    moved = np.moveaxis(out, ax, 0)
+    k = np.ndim(indices)
+    vi = np.moveaxis(np.reshape(v, np.shape(a)[:ax] + np.shape(indices) + np.shape(a)[ax + 1:]),
+                     tuple(range(ax, ax + k)), tuple(range(k)))
+    np.add.at(moved, np.asarray(indices), vi)
+    return out
+
+
+def take_along_vjp(v, a, indices, axis):
+    out = np.zeros(np.shape(a), dtype=_float(v))
+    if axis is None:
+        np.add.at(out.reshape(-1), np.ravel(indices), np.ravel(v))
+        return out
+    axis = axis % np.ndim(a)
+    idx = list(np.ix_(*[np.arange(n) for n in np.shape(indices)]))
+    idx[axis] = indices
+    np.add.at(out, tuple(np.broadcast_arrays(*idx)), v)
+    return out
+
+
+def gather_vjp(v, like, index_map):
+    """Transpose of `ravel(like)[index_map]` with -1 meaning 'a constant': add back."""
+    out = np.zeros(np.size(like), dtype=_float(v))
+    m = np.ravel(index_map)
+    keep = m >= 0
+    np.add.at(out, m[keep], np.ravel(v)[keep])
+    return out.reshape(np.shape(like))
+
+
+def pad_map(array, pad_width, mode):
+    """Where each entry of `pad(array, pad_width, mode)` comes from (-1: the constant)."""
+    if mode not in ("constant", "edge", "reflect", "symmetric", "wrap"):
+        from .errors import S2SValueError
+        raise S2SValueError(f"s2s differentiates np.pad with mode constant, edge, reflect, symmetric or wrap, "
+                            f"not {mode!r}")
+    idx = np.arange(np.size(array)).reshape(np.shape(array))
+    if mode == "constant":
+        return np.pad(idx, pad_width, mode="constant", constant_values=-1)
+    return np.pad(idx, pad_width, mode=mode)
+
+
+def pad_vjp(v, array, pad_width, mode):
+    return gather_vjp(v, array, pad_map(array, pad_width, mode))
+
+
+def pad_jvp(v, array, pad_width, mode):
+    return np.pad(v, pad_width, mode=mode)
+
+
+def diagonal_vjp(v, a, offset, axis1, axis2):
+    """Transpose of `diagonal(a, offset, axis1, axis2)`: `v` written onto that diagonal of zeros."""
+    out = np.zeros(np.shape(a), dtype=_float(v))
+    n = np.shape(v)[-1]
+    rows = np.arange(n) + max(-offset, 0)
+    cols = np.arange(n) + max(offset, 0)
+    np.moveaxis(out, (axis1, axis2), (-2, -1))[..., rows, cols] = v
+    return out
+
+
+def split_axis(ary, which):
+    """The axis of `hsplit`/`vsplit`/`dsplit` (`which` 'h', 'v' or 'd')."""
+    if which == "h":
+        return 0 if np.ndim(ary) == 1 else 1
+    return 0 if which == "v" else 2
+
+
+def split_vjp(v, ary, axis):
+    """Transpose of `split`: the pieces' cotangents joined again (zeros for unused pieces)."""
+    return np.concatenate([np.asarray(p) for p in v], axis=axis)
+
+
+def split_jvp(v, ary, indices_or_sections, axis):
+    return np.array_split(v, indices_or_sections, axis=axis)
+
+
+def column_stack_vjp(v, tup):
+    out, start = [], 0
+    for t in tup:
+        k = 1 if np.ndim(t) < 2 else np.shape(t)[1]
+        out.append(np.reshape(v[:, start:start + k], np.shape(t)))
+        start += k
+    return out
+
+
+def dstack_vjp(v, tup):
+    out, start = [], 0
+    for t in tup:
+        k = 1 if np.ndim(t) < 3 else np.shape(t)[2]
+        out.append(np.reshape(v[:, :, start:start + k], np.shape(t)))
+        start += k
+    return out
+
+
+def rollaxis_vjp(v, a, axis, start):
+    """Transpose of `rollaxis(a, axis, start)`: the inverse permutation."""
+    n = np.ndim(a)
+    order = list(range(n))
+    ax = axis % n
+    st = start + n + 1 if start < 0 else start
+    item = order.pop(ax)
+    order.insert(st - 1 if st > ax else st, item)
+    return np.transpose(v, np.argsort(order))
+
+
+def append_vjp(v, arr, values, axis, k):
+    """The cotangent of `arr` (k=0) or `values` (k=1) of `append(arr, values, axis)`."""
+    if axis is None:
+        flat = np.ravel(v)
+        n = np.size(arr)
+        return np.reshape(flat[:n] if k == 0 else flat[n:], np.shape(arr if k == 0 else values))
+    n = np.shape(arr)[axis]
+    part = np.split(v, [n], axis=axis)[k]
+    return np.reshape(part, np.shape(arr if k == 0 else values))
+
+
+def select_vjp(v, condlist, choicelist, k):
+    """Cotangent of choice `k` of `select`: where condition `k` is the first that holds."""
+    taken = np.zeros(np.shape(v), dtype=bool)
+    for c in condlist[:k]:
+        taken = taken | c
+    mine = np.logical_and(condlist[k], np.logical_not(taken))
+    return unbroadcast_to(np.where(mine, v, 0.0), choicelist[k])
+
+
+def select_vjp_all(v, condlist, choicelist):
+    return [select_vjp(v, condlist, choicelist, k) for k in range(len(choicelist))]
+
+
+def select_jvp(v, condlist, choicelist):
+    return np.select(condlist, list(v), 0.0)
+
+
+def unbroadcast_to(v, like):
+    return _rt.unbroadcast(v, like)
+
+
+def meshgrid_vjp(v, k, xs, indexing):
+    """Cotangent of input `k` of `meshgrid(*xs, indexing=...)` from the list of output cotangents."""
+    n = len(xs)
+    axis = k
+    if indexing == "xy" and n >= 2 and k < 2:
+        axis = 1 - k
+    g = np.asarray(v[k])
+    return np.reshape(np.sum(g, axis=tuple(i for i in range(n) if i != axis)), np.shape(xs[k]))
+
+
+def meshgrid_tangent(v, k, xs, indexing):
+    """The outputs' tangents of `meshgrid(*xs)` when only input `k` moves, by tangent `v`."""
+    grids = np.meshgrid(*xs, indexing=indexing)
+    n = len(xs)
+    axis = 1 - k if indexing == "xy" and n >= 2 and k < 2 else k
+    shape = [1] * n
+    shape[axis] = -1
+    out = [np.zeros(np.shape(q), dtype=_float(v)) for q in grids]
+    out[k] = np.broadcast_to(np.reshape(v, shape), np.shape(grids[k])).astype(_float(v))
+    return out
+
+
+def present(*xs):
+    """The arguments that are not None, as a list."""
+    return [x for x in xs if x is not None]
+
+
+def select_none(condlist, like):
+    """Where no condition of `select` holds (the default is taken)."""
+    hit = np.zeros(np.shape(like), dtype=bool)
+    for c in condlist:
+        hit = hit | c
+    return np.logical_not(hit)
+
+
+def append_vjp_t(v, arr, values, axis, k):
+    """Transpose of `append_vjp`: `v` placed where `arr` (k=0) or `values` (k=1) sits in the result."""
+    zero_a = np.zeros(np.shape(arr), dtype=_float(v))
+    zero_v = np.zeros(np.shape(values), dtype=_float(v))
+    return np.append(v if k == 0 else zero_a, v if k == 1 else zero_v, axis=axis)
+
+
+def gradient_matrix(n, spacing, edge_order):
+    """The matrix D with `gradient(f) == D @ f` for 1-D `f` of length n."""
+    return np.stack([np.gradient(e, spacing, edge_order=edge_order) for e in np.eye(n)], axis=1)
+
+
+
+
+
+def gradient_vjp(v, f, spacing, axis, edge_order):
+    ax = -1 if axis is None and np.ndim(f) == 1 else axis
+    if ax is None:
+        from .errors import S2SValueError
+        raise S2SValueError("s2s differentiates np.gradient of a 1-D array or along one axis (pass axis=)")
+    d = gradient_matrix(np.shape(f)[ax], spacing, edge_order).astype(_float(v))
+    return np.moveaxis(np.tensordot(d.T, np.moveaxis(v, ax, 0), axes=1), 0, ax)
+
+
+def gradient_vjp_t(v, f, spacing, axis, edge_order):
+    return np.gradient(v, spacing, axis=axis if axis is not None else -1 if np.ndim(f) == 1 else None,
+                       edge_order=edge_order)
+
+
+def conv_pad(a, v, mode):
+    """How to pad a `convolve(a, v, mode)` cotangent back to the full output's length."""
+    n, m = np.size(a), np.size(v)
+    full = n + m - 1
+    if mode == "full":
+        return (0, 0)
+    if mode == "same":
+        out = max(n, m)
+        start = (min(n, m) - 1) // 2
+    else:
+        out = max(n, m) - min(n, m) + 1
+        start = min(n, m) - 1
+    return (start, full - out - start)
+
+
+def interp_slope(x, xc, fp):
+    """d interp(x, xc, fp) / dx: the slope of the segment x falls in (0 outside [xc[0], xc[-1]])."""
+    i = np.clip(np.searchsorted(xc, x, side="right") - 1, 0, np.size(xc) - 2)
+    slope = (np.take(fp, i + 1) - np.take(fp, i)) / (np.take(xc, i + 1) - np.take(xc, i))
+    inside = np.logical_and(x > xc[0], x < xc[-1])
+    return slope * inside
+
+
+def interp_fp_vjp(v, x, xc, fp):
+    """Transpose of `fp -> interp(x, xc, fp)`: each cotangent split between its two knots."""
+    xf = np.ravel(x)
+    vf = np.ravel(v)
+    i = np.clip(np.searchsorted(xc, xf, side="right") - 1, 0, np.size(xc) - 2)
+    lo = np.take(xc, i)
+    t = np.clip((xf - lo) / (np.take(xc, i + 1) - lo), 0.0, 1.0)
+    return _rt.take_vjp(vf * (1 - t), fp, i, None) + _rt.take_vjp(vf * t, fp, i + 1, None)
+
+
+def polyval_vjp_p(g, p, x):
+    """d/dp of <g, polyval(p, x)>: sum(g * x ** (n - 1 - k)) for each coefficient k."""
+    n = np.shape(p)[0]
+    out = []
+    for k in range(n):
+        out.append(np.sum(g * x ** (n - 1 - k)))
+    return np.array(out)
+
+
+def polyder(p):
+    n = np.shape(p)[0]
+    return p[:-1] * np.arange(n - 1, 0, -1)
+
+
+# ---- reductions ----
+
+def nancount(a, axis, keepdims):
+    return np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims)
+
+
+def nanvar_vjp(g, a, axis, ddof, keepdims):
+    ok = np.logical_not(np.isnan(a))
+    a0 = np.where(ok, a, 0.0)
+    n = np.sum(ok, axis=axis, keepdims=True)
+    mean = np.sum(a0, axis=axis, keepdims=True) / n
+    c = np.where(ok, a0 - mean, 0.0)
+    return _rt.sum_vjp(g, a, axis, keepdims) * 2 * c / (n - ddof)
+
+
+def nanvar_jvp(da, a, axis, ddof, keepdims):
+    ok = np.logical_not(np.isnan(a))
+    a0 = np.where(ok, a, 0.0)
+    n = np.sum(ok, axis=axis, keepdims=True)
+    mean = np.sum(a0, axis=axis, keepdims=True) / n
+    c = np.where(ok, a0 - mean, 0.0)
+    count = np.sum(ok, axis=axis, keepdims=keepdims)
+    return np.sum(2 * c * np.where(ok, da, 0.0), axis=axis, keepdims=keepdims) / (count - ddof)
+
+
+def average_vjp_a(g, a, weights, axis, keepdims):
+    """Cotangent of `a` in `average(a, axis, weights)`: each entry's normalized weight."""
+    if weights is None:
+        return _rt.mean_vjp(g, a, axis, keepdims)
+    w = _weights_full(a, weights, axis)
+    return _rt.sum_vjp(g, a, axis, keepdims) * w / np.sum(w, axis=axis, keepdims=True)
+
+
+def diff_vjp(v, like, n, axis):
+    """Transpose of `diff(., n, axis)`: `-diff` of the zero-padded cotangent, n times."""
+    for _ in range(n):
+        pad = [(0, 0)] * np.ndim(v)
+        pad[axis] = (1, 1)
+        v = -np.diff(np.pad(v, pad), axis=axis)
+    return v
+
+
+def ones_like_float(x):
+    return np.ones(np.shape(x), dtype=_float(x))
+
+
+def svd_check(a, full_matrices, compute_uv):
+    """The SVD rules cover the thin factorization (or the values alone)."""
+    if compute_uv and full_matrices and np.shape(a)[-1] != np.shape(a)[-2]:
+        from .errors import S2SValueError
+        raise S2SValueError("s2s differentiates np.linalg.svd of a non-square matrix with "
+                            "full_matrices=False (or compute_uv=False) only")
+    return full_matrices
+
+
+def average_vjp_w(g, a, weights, axis, keepdims, ans):
+    """Cotangent of the weights of `average(a, axis, weights)`: (a - average) / sum of weights."""
+    total = np.sum(_weights_full(a, weights, axis), axis=axis, keepdims=True)
+    full = _rt.sum_vjp(g, a, axis, keepdims) * (a - _rt.sum_vjp(ans, a, axis, keepdims)) / total
+    if np.ndim(weights) == 1 and np.ndim(a) > 1 and axis is not None:
+        full = np.sum(full, axis=tuple(i for i in range(np.ndim(a)) if i != axis % np.ndim(a)))
+    return np.reshape(full, np.shape(weights))
+
+
+def average_jvp_w(dw, a, weights, axis, keepdims, ans):
+    dfull = _weights_full(a, dw, axis)
+    total = np.sum(_weights_full(a, weights, axis), axis=axis, keepdims=keepdims)
+    return np.sum(dfull * (a - _rt.sum_vjp(ans, a, axis, keepdims)), axis=axis, keepdims=keepdims) / total
+
+
+def _weights_full(a, w, axis):
+    if np.ndim(w) == 1 and np.ndim(a) > 1 and axis is not None:
+        shape = [1] * np.ndim(a)
+        shape[axis % np.ndim(a)] = -1
+        w = np.reshape(w, shape)
+    return w * np.ones(np.shape(a))
+
+
+from . import runtime as _rt  # noqa: E402  (runtime re-exports this module at its end)
+
+
+def rot90_vjp(v, k, axes):
+    """Transpose of `rot90(., k, axes)`: rotate back."""
+    return np.rot90(v, -k, (0, 1) if axes is None else axes)
+
+
+def diag_vjp_any(v, like, k):
+    """Transpose of `diag(like, k)`: the k-th diagonal of `v` (1-D `like`), or `v` written onto
+    that diagonal of a zero matrix shaped like `like` (2-D `like`, square or not)."""
+    if np.ndim(like) == 1:
+        return np.diagonal(v, k)
+    return diagonal_vjp(v, like, k, 0, 1)
+
+
+def vecdot_spec(a, b, axis):
+    """The einsum subscripts of `vecdot(a, b, axis=axis)` (broadcasting over the other axes)."""
+    n = max(np.ndim(a), np.ndim(b))
+    letters = _LETTERS[:n]
+    k = letters[axis % n]
+    out = letters.replace(k, "")
+    sa = letters[n - np.ndim(a):]
+    sb = letters[n - np.ndim(b):]
+    return sa + "," + sb + "->" + out
+
+
+def vector_norm_vjp(g, x, ans, ord, axis, keepdims):
+    """Cotangent of `linalg.vector_norm`: `axis=None` means every entry as one vector."""
+    if axis is None:
+        flat = np.ravel(x)
+        return np.reshape(norm_vjp_any(np.reshape(g, ()), flat, np.reshape(ans, ()), ord, 0, False), np.shape(x))
+    return norm_vjp_any(g, x, ans, ord, axis, keepdims)
+
+
+def vector_norm_jvp(dx, x, ans, ord, axis, keepdims):
+    if axis is None:
+        t = norm_jvp_any(np.ravel(dx), np.ravel(x), np.reshape(ans, ()), ord, 0, False)
+        return np.reshape(t, np.shape(ans))
+    return norm_jvp_any(dx, x, ans, ord, axis, keepdims)
+
+
+def kept(condition):
+    """The positions `compress`/`extract` keep."""
+    return np.flatnonzero(np.ravel(condition))
+
+
+def not_deleted(arr, obj, axis):
+    """The positions `delete(arr, obj, axis)` keeps."""
+    n = np.size(arr) if axis is None else np.shape(arr)[axis]
+    return np.delete(np.arange(n), obj)
+
+
+def cumulative_vjp(v, x, axis, include_initial):
+    """Transpose of `cumulative_sum(x, axis, include_initial)`."""
+    ax = 0 if axis is None else axis
+    if include_initial:
+        v = np.delete(v, 0, axis=ax)
+    return np.flip(np.cumsum(np.flip(v, ax), ax), ax) if np.ndim(v) else v
+
+
+def _quantile_weights(a, q, axis, keepdims):
+    """Weights w with quantile(a, q, axis) == sum(w * a, axis): linear interpolation between the
+    two entries of nearest rank (NaN entries skipped; ties go to the first in sort order)."""
+    x = np.ravel(a) if axis is None else np.moveaxis(a, axis, -1)
+    ok = np.logical_not(np.isnan(x))
+    n = np.sum(ok, axis=-1, keepdims=True)
+    pos = q * (n - 1)
+    lo = np.floor(pos)
+    frac = pos - lo
+    order = np.argsort(np.where(ok, x, np.inf), axis=-1, kind="stable")
+    rank = np.argsort(order, axis=-1, kind="stable")
+    w = (rank == lo) * (1 - frac) + (rank == np.minimum(lo + 1, n - 1)) * frac
+    return w.astype(_float(a))
+
+
+def quantile_vjp(g, a, q, axis, keepdims):
+    w = _quantile_weights(a, q, axis, keepdims)
+    if axis is None:
+        return np.reshape(np.reshape(g, ()) * w, np.shape(a))
+    gx = g if not keepdims else np.squeeze(g, axis)
+    return np.moveaxis(np.expand_dims(gx, -1) * w, -1, axis)
+
+
+def quantile_jvp(da, a, q, axis, keepdims):
+    w = _quantile_weights(a, q, axis, keepdims)
+    x = np.ravel(da) if axis is None else np.moveaxis(da, axis, -1)
+    out = np.sum(w * x, axis=-1)
+    if keepdims:
+        out = np.expand_dims(out, tuple(range(np.ndim(a))) if axis is None else axis)
+    return out
+
+
+def interp_apply(x, xp, fp):
+    """`interp(x, xp, fp)`, for derivative code (where `xp` names the knots, not the module)."""
+    return np.interp(x, xp, fp)
+
+
+def cond_vjp(g, x, ans, p):
+    """Cotangent of `linalg.cond(x, p)`: through the singular values for p in (None, 2, -2),
+    else through `norm(x, p) * norm(inv(x), p)`."""
+    if p is None or p == 2 or p == -2:
+        s = np.linalg.svdvals(x)
+        n = np.shape(s)[-1]
+        hi = s[..., :1]
+        lo = s[..., -1:]
+        first = np.arange(n) == 0
+        last = np.arange(n) == n - 1
+        ds = first / lo - last * hi / (lo * lo)
+        if p == -2:
+            ds = last / hi - first * lo / (hi * hi)
+        return svdvals_vjp(np.expand_dims(g, -1) * ds, x)
+    xi = np.linalg.inv(x)
+    n1 = np.linalg.norm(x, p, (-2, -1))
+    n2 = np.linalg.norm(xi, p, (-2, -1))
+    gx = norm_vjp_any(g * n2, x, n1, p, (-2, -1), False)
+    gi = norm_vjp_any(g * n1, xi, n2, p, (-2, -1), False)
+    xit = np.swapaxes(xi, -1, -2)
+    return gx - _mm(xit, _mm(gi, xit))
+
+
+def cond_jvp(dx, x, ans, p):
+    if p is None or p == 2 or p == -2:
+        s = np.linalg.svdvals(x)
+        ds = svdvals_jvp(dx, x)
+        hi = s[..., 0]
+        lo = s[..., -1]
+        if p == -2:
+            return ds[..., -1] / hi - lo * ds[..., 0] / (hi * hi)
+        return ds[..., 0] / lo - hi * ds[..., -1] / (lo * lo)
+    xi = np.linalg.inv(x)
+    dxi = -_mm(xi, _mm(dx, xi))
+    n1 = np.linalg.norm(x, p, (-2, -1))
+    n2 = np.linalg.norm(xi, p, (-2, -1))
+    return norm_jvp_any(dx, x, n1, p, (-2, -1), False) * n2 + n1 * norm_jvp_any(dxi, xi, n2, p, (-2, -1), False)
+
+
+def plain_reflect(mode, reflect_type):
+    """`mode`, after checking that np.pad's `reflect_type` keeps the map a plain copy of entries."""
+    if reflect_type != "even":
+        from .errors import S2SValueError
+        raise S2SValueError("s2s differentiates np.pad with reflect_type='even' only")
+    return mode
+
+
+def diff_axis(axis, prepend, append):
+    """`axis`, after checking that np.diff has no `prepend`/`append` (not differentiated)."""
+    if prepend is not None or append is not None:
+        from .errors import S2SValueError
+        raise S2SValueError("s2s differentiates np.diff without prepend= or append=; concatenate them first")
+    return axis
+
+
+def interp_ok(left, right, period):
+    """1.0 when np.interp has none of `left`, `right`, `period` (their derivatives are not covered)."""
+    if left is not None or right is not None or period is not None:
+        from .errors import S2SValueError
+        raise S2SValueError("s2s differentiates np.interp without left=, right= or period=")
+    return 1.0
+
+
+def linear_method(q, method):
+    """`q`, after checking that the quantile uses NumPy's default linear interpolation."""
+    if method != "linear":
+        from .errors import S2SValueError
+        raise S2SValueError(f"s2s differentiates quantiles with method='linear' only, not {method!r}")
+    return q
