@@ -10,12 +10,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
+from . import ops_table
 from .api import transformed_source
 from .errors import S2SError
 
@@ -80,10 +82,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _ops(as_json: bool, as_markdown: bool) -> str:
-    import json
-
-    from s2s import ops_table
-
     rows = ops_table.operations()
     if as_json:
         return json.dumps({"summary": ops_table.summary(rows), "operations": rows}, indent=1)

@@ -25,6 +25,7 @@ LAYERS = [
     ["s2s.driver"],                                  # core_of, caches, the call graph
     ["s2s.custom"],                                  # user-defined rules
     ["s2s.api"],                                     # the transforms users call
+    ["s2s.ops_table"],                               # what `python -m s2s ops` lists
     ["s2s.numpy", "s2s.random"],                     # jnp and the random module
     ["s2s"],                                         # the package's namespace
     ["s2s.test_util", "s2s.cli"],                    # tools built on the public API

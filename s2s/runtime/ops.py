@@ -11,6 +11,9 @@ import string
 
 import numpy as np
 
+from ..errors import S2SValueError
+from . import core as _rt
+
 # ---- einsum: every cotangent is another einsum (plus constant ones/identity factors) ----
 
 _LETTERS = string.ascii_letters
@@ -47,7 +50,6 @@ def einsum_n(spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None):
     """`einsum(spec, ...)` over the operands that are not None (at most seven: the output
     cotangent and six operands; `h` is set only when the user passed more than six)."""
     if h is not None:
-        from .errors import S2SValueError
         raise S2SValueError("s2s differentiates np.einsum with at most 6 operands")
     return np.einsum(spec, *_present(a, b, c, d, e, f, g_))
 
@@ -522,7 +524,6 @@ def gather_vjp(v, like, index_map):
 def pad_map(array, pad_width, mode):
     """Where each entry of `pad(array, pad_width, mode)` comes from (-1: the constant)."""
     if mode not in ("constant", "edge", "reflect", "symmetric", "wrap"):
-        from .errors import S2SValueError
         raise S2SValueError(f"s2s differentiates np.pad with mode constant, edge, reflect, symmetric or wrap, "
                             f"not {mode!r}")
     idx = np.arange(np.size(array)).reshape(np.shape(array))
@@ -679,7 +680,6 @@ def gradient_matrix(n, spacing, edge_order):
 def gradient_vjp(v, f, spacing, axis, edge_order):
     ax = -1 if axis is None and np.ndim(f) == 1 else axis
     if ax is None:
-        from .errors import S2SValueError
         raise S2SValueError("s2s differentiates np.gradient of a 1-D array or along one axis (pass axis=)")
     d = gradient_matrix(np.shape(f)[ax], spacing, edge_order).astype(_float(v))
     return np.moveaxis(np.tensordot(d.T, np.moveaxis(v, ax, 0), axes=1), 0, ax)
@@ -720,7 +720,7 @@ def interp_fp_vjp(v, x, xc, fp):
     i = np.clip(np.searchsorted(xc, xf, side="right") - 1, 0, np.size(xc) - 2)
     lo = np.take(xc, i)
     t = np.clip((xf - lo) / (np.take(xc, i + 1) - lo), 0.0, 1.0)
-    return _rt.take_vjp(vf * (1 - t), fp, i, None) + _rt.take_vjp(vf * t, fp, i + 1, None)
+    return take_vjp(vf * (1 - t), fp, i, None) + take_vjp(vf * t, fp, i + 1, None)
 
 
 def polyval_vjp_p(g, p, x):
@@ -786,7 +786,6 @@ def ones_like_float(x):
 def svd_check(a, full_matrices, compute_uv):
     """The SVD rules cover the thin factorization (or the values alone)."""
     if compute_uv and full_matrices and np.shape(a)[-1] != np.shape(a)[-2]:
-        from .errors import S2SValueError
         raise S2SValueError("s2s differentiates np.linalg.svd of a non-square matrix with "
                             "full_matrices=False (or compute_uv=False) only")
     return full_matrices
@@ -815,7 +814,6 @@ def _weights_full(a, w, axis):
     return w * np.ones(np.shape(a))
 
 
-from . import runtime as _rt  # noqa: E402  (runtime re-exports this module at its end)
 
 
 def rot90_vjp(v, k, axes):
@@ -955,7 +953,6 @@ def cond_jvp(dx, x, ans, p):
 def plain_reflect(mode, reflect_type):
     """`mode`, after checking that np.pad's `reflect_type` keeps the map a plain copy of entries."""
     if reflect_type != "even":
-        from .errors import S2SValueError
         raise S2SValueError("s2s differentiates np.pad with reflect_type='even' only")
     return mode
 
@@ -963,7 +960,6 @@ def plain_reflect(mode, reflect_type):
 def diff_axis(axis, prepend, append):
     """`axis`, after checking that np.diff has no `prepend`/`append` (not differentiated)."""
     if prepend is not None or append is not None:
-        from .errors import S2SValueError
         raise S2SValueError("s2s differentiates np.diff without prepend= or append=; concatenate them first")
     return axis
 
@@ -971,7 +967,6 @@ def diff_axis(axis, prepend, append):
 def interp_ok(left, right, period):
     """1.0 when np.interp has none of `left`, `right`, `period` (their derivatives are not covered)."""
     if left is not None or right is not None or period is not None:
-        from .errors import S2SValueError
         raise S2SValueError("s2s differentiates np.interp without left=, right= or period=")
     return 1.0
 
@@ -979,6 +974,5 @@ def interp_ok(left, right, period):
 def linear_method(q, method):
     """`q`, after checking that the quantile uses NumPy's default linear interpolation."""
     if method != "linear":
-        from .errors import S2SValueError
         raise S2SValueError(f"s2s differentiates quantiles with method='linear' only, not {method!r}")
     return q

@@ -12,8 +12,8 @@ import sys
 
 import numpy as np
 
-from .errors import S2STypeError, S2SValueError
-from .tree import tree_flatten, tree_unflatten
+from ..errors import S2STypeError, S2SValueError
+from ..tree import tree_flatten, tree_unflatten
 
 shape = np.shape
 
@@ -562,10 +562,3 @@ def list_sum_vjp(g, items):
     if hasattr(items, "shape"):
         return unbroadcast(g, items[0]) * np.ones_like(items) if np.ndim(items) else g
     return [unbroadcast(g, item) for item in items]
-
-
-# ---- NumPy coverage helpers (s2s/runtime_ops.py), reached from generated code as rt.<name> ----
-from . import runtime_ops as _ops  # noqa: E402
-
-globals().update({k: v for k, v in vars(_ops).items()
-                  if not k.startswith("_") and getattr(v, "__module__", None) == _ops.__name__})
