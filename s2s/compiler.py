@@ -11,6 +11,7 @@ import numpy as np
 
 from . import runtime
 from .codegen import compile_source, to_source
+from .frontend import idioms
 from .frontend.normalize import CoreFn, Normalizer
 from .frontend.parse import parse_function
 from .frontend.resolve import Env
@@ -25,6 +26,7 @@ _IN_PROGRESS: dict = {}
 def fn_key(fn, _seen=None):
     """What a transform of `fn` depends on: its code, the globals and closure values it reads, and
     (recursively) the keys of the plain Python functions it calls."""
+    fn = idioms.adapt(fn)  # partials, bound methods, callable instances, function-valued defaults
     if not isinstance(fn, types.FunctionType):
         if hasattr(fn, "__s2s_core__") or hasattr(fn, "compiled") or hasattr(fn, "__s2s_lazy__") \
                 or hasattr(fn, "__s2s_custom_vjp__") or hasattr(fn, "__s2s_custom_jvp__"):
@@ -73,6 +75,7 @@ def core_of(fn) -> CoreFn:
     if hasattr(fn, "__s2s_custom_vjp__") or hasattr(fn, "__s2s_custom_jvp__"):
         from .custom import caller_of
         fn = caller_of(fn)
+    fn = idioms.adapt(fn)
     key = fn_key(fn)
     with LOCK:
         hit = _CORES.get(key)

@@ -22,7 +22,7 @@ import numpy as np
 from .. import astutil as A
 from ..errors import S2SError, S2SSyntaxError, error_at
 from ..transforms import analysis
-from . import aliases, lift, resolve
+from . import aliases, idioms_calls, lift, resolve
 from .jumps import restructure
 
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
@@ -40,7 +40,7 @@ UNSUPPORTED = {gast.Try: "try", gast.With: "with", gast.AsyncWith: "async with",
                gast.AsyncFor: "async for", gast.ClassDef: "class", gast.Raise: "raise",
                gast.Import: "import", gast.ImportFrom: "import", gast.Yield: "yield", gast.YieldFrom: "yield from",
                gast.Await: "await", gast.SetComp: "set comprehension",
-               gast.DictComp: "dict comprehension", gast.Set: "set", gast.JoinedStr: "f-string",
+               gast.Set: "set", gast.JoinedStr: "f-string",
                gast.Starred: "*args", gast.NamedExpr: ":="}
 
 
@@ -216,7 +216,8 @@ class Normalizer:
         self.emit(A.ret(value))
 
     def stmt_Assert(self, s):
-        self.emit(gast.Assert(test=self.atom(s.test), msg=None))
+        msg = s.msg if isinstance(s.msg, gast.Constant) and isinstance(s.msg.value, str) else None
+        self.emit(gast.Assert(test=self.atom(s.test), msg=msg))
 
     def stmt_Expr(self, s):
         v = s.value
@@ -418,6 +419,9 @@ class Normalizer:
             self.loop_with_else(gast.For(target=A.name(s.target.id, store=True), iter=A.name(it.id), body=body,
                                          orelse=[], type_comment=None), s.orelse)
             return
+        if idioms_calls.is_dict(self, it):  # `for k in d`: over the dict's keys
+            self.for_indexed(s, "iter", [self.tmp(idioms_calls.keys_of(self, self.atom(it)))])
+            return
         self.for_indexed(s, "iter", [self.atom(it)])
 
     def for_indexed(self, s, kind, seqs, start=None):
@@ -490,7 +494,7 @@ class Normalizer:
         return self.value_of(node, node.id, obj)
 
     def value_of(self, node, label, obj):
-        if isinstance(obj, (bool, int, float, complex, str, type(None))):
+        if isinstance(obj, (bool, int, float, complex, str, type(None))) and not isinstance(obj, np.generic):
             return A.const(obj)
         bound = self.bind(label, obj)
         return A.name(bound)
@@ -540,6 +544,8 @@ class Normalizer:
             return A.attr(base, node.attr)
         if node.attr == "real":
             return A.call("xp.real", [base])
+        if node.attr == "flat":
+            return A.call("xp.ravel", [base])
         self.fail(node, f"s2s does not support the attribute `.{node.attr}` here.",
                   "Supported: .T, .shape, .ndim, .size, .dtype, .real and the array methods "
                   + ", ".join(sorted(METHODS)) + ".")
@@ -624,6 +630,9 @@ class Normalizer:
             self.fail(node, "s2s does not support `**` in dict literals.")
         return gast.Dict(keys=[self.atom(k) for k in node.keys], values=[self.atom(v) for v in node.values])
 
+    def expr_DictComp(self, node):
+        return idioms_calls.dict_comp(self, node)
+
     def expr_ListComp(self, node):
         result = self.namer.fresh("t")
         self.emit(A.assign(result, A.list_([])))
@@ -669,11 +678,13 @@ class Normalizer:
                   "Bind it to a name at module level (`f = lambda x: ...`) and call that.")
 
     def expr_Call(self, node):
+        node = idioms_calls.expand_stars(self, node)
         func = node.func
         if isinstance(func, gast.Lambda):
             self.expr_Lambda(func)
         if isinstance(func, gast.Attribute) and not self._rooted_global(func):
-            return self.method_call(node)
+            lowered = idioms_calls.method(self, node)
+            return lowered if lowered is not None else self.method_call(node)
         if isinstance(func, gast.Attribute) and isinstance(self.static(func.value), np.ndarray):
             return self.method_call(node)  # a method of a global array
         if isinstance(func, gast.Name) and func.id in self.lifted:
@@ -688,6 +699,9 @@ class Normalizer:
         except _NotStatic:
             self.fail(node, "s2s can only call functions it can resolve when transforming: a NumPy function, "
                             "a module-level function, or a local defined with `def` at module level.")
+        lowered = idioms_calls.call(self, node, obj)
+        if lowered is not None:
+            return lowered
         args = [self.atom(a) for a in node.args]
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         key = resolve.prim_key(obj)
@@ -735,6 +749,8 @@ class Normalizer:
             return A.call("xp.asarray", [base], {"dtype": args[0]} if args else kws)
         if m == "item":
             return A.call("float", [base])
+        if m == "tolist":
+            return idioms_calls.tolist(self, base)
         if m == "conj":
             return A.call("xp.real", [base])
         if m == "round":

@@ -1,0 +1,260 @@
+"""Python idioms that stand for plain functions: `functools.partial`, bound methods, callable
+instances, `*args` functions called with a known number of arguments, and functions whose
+function-valued parameters are known (a default like `nonlinearity=np.tanh`, or a function passed at
+a call site, as JAX's `static_argnums` would).
+
+Each becomes a *synthesized* function: ordinary Python source built here, exec'd once, and carrying
+its (unnormalized) AST the way lifted functions do, so every transform treats it like any other user
+function. The values it specializes on (the bound `self`, a partial's arguments, a function passed
+as an argument) are constants of the synthesized function and part of its cache key.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import threading
+import types
+
+import gast
+import numpy as np
+
+from .. import astutil as A
+from ..errors import S2SError
+
+_LOCK = threading.RLock()
+_SYNTH: dict = {}  # key -> (objects kept alive so ids stay unique, synthesized function)
+
+
+def is_function_value(obj) -> bool:
+    """A value that is a function (user function, NumPy function, partial, method), not data."""
+    if obj is None or isinstance(obj, (type, np.ndarray, np.generic, int, float, complex, str, bool)):
+        return False
+    return callable(obj)
+
+
+def needs_adapting(obj) -> bool:
+    if isinstance(obj, types.FunctionType):
+        return hasattr(obj, "__defaults__") and not hasattr(obj, "__s2s_core__") \
+            and any(is_function_value(d) for d in (obj.__defaults__ or ()))
+    if hasattr(obj, "__s2s_core__") or hasattr(obj, "compiled") or hasattr(obj, "__s2s_lazy__") \
+            or hasattr(obj, "__s2s_custom_vjp__") or hasattr(obj, "__s2s_custom_jvp__"):
+        return False
+    if isinstance(obj, functools.partial):
+        return True
+    if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType):
+        return True
+    return isinstance(getattr(type(obj), "__call__", None), types.FunctionType) and not isinstance(obj, type)
+
+
+def adapt(obj):
+    """The plain (synthesized) function that `obj` stands for, or `obj` itself."""
+    if not needs_adapting(obj):
+        return obj
+    if isinstance(obj, types.FunctionType):
+        sig = inspect.signature(obj)
+        fixed = {p.name: p.default for p in sig.parameters.values()
+                 if p.default is not inspect.Parameter.empty and is_function_value(p.default)}
+        return specialize(obj, fixed, keep=True)
+    if isinstance(obj, functools.partial):
+        return _partial(obj)
+    if not isinstance(obj, types.MethodType):
+        obj = types.MethodType(type(obj).__call__, obj)
+    return _method(obj)
+
+
+def _remember(key, alive, build):
+    with _LOCK:
+        hit = _SYNTH.get(key)
+        if hit is None:
+            hit = (alive, build())
+            _SYNTH[key] = hit
+        return hit[1]
+
+
+def _value_key(v):
+    if isinstance(v, (int, float, bool, str, complex, type(None))):
+        return (type(v).__name__, v)
+    if isinstance(v, np.generic):
+        return ("np", v.dtype.str, v.item())
+    return ("id", id(v))
+
+
+def _attrs_key(obj) -> tuple:
+    """`self`'s attributes are constants of the transformed method: they are part of its cache key
+    (numbers by value, other objects by identity), so changing `model.scale` compiles again."""
+    try:
+        d = vars(obj)
+    except TypeError:
+        return ()
+    return tuple(sorted((k, _value_key(v)) for k, v in d.items()))
+
+
+def _env_ns(fn) -> dict:
+    ns = dict(fn.__globals__)
+    for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            ns[var] = cell.cell_contents
+        except ValueError:
+            pass
+    return ns
+
+
+def _synth(name: str, node: gast.FunctionDef, ns: dict, filename: str):
+    from ..compiler import compile_fn
+    fn = compile_fn(name, copy.deepcopy(node), ns, filename)
+    fn.__s2s_core__ = (node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, filename)
+    fn.__s2s_origin__ = ns.get("__s2s_origin__")
+    return fn
+
+
+def _parsed(fn):
+    """`fn`'s parsed def, with the user's line numbers and columns already applied."""
+    from .parse import parse_function
+    parsed = parse_function(fn)
+    node = parsed.node
+    for n in gast.walk(node):
+        if getattr(n, "lineno", None) is not None:
+            n.lineno += parsed.line_offset
+            n.col_offset = getattr(n, "col_offset", 0) + parsed.col_offset
+        if getattr(n, "end_lineno", None) is not None:
+            n.end_lineno += parsed.line_offset
+    return node, parsed.filename
+
+
+def _method(m):
+    """`obj.method` (or `obj(...)` through `__call__`): the method with `self` a constant."""
+    func, obj = m.__func__, m.__self__
+    key = ("method", func.__code__, id(func), id(obj), _attrs_key(obj))
+
+    def build():
+        node, filename = _parsed(func)
+        if not node.args.args:
+            raise S2SError(f"{filename}:{node.lineno}\ns2s cannot transform method {func.__name__!r}: "
+                           "it has no `self` parameter.")
+        self_name = node.args.args[0].id
+        node.args.args = node.args.args[1:]
+        ns = _env_ns(func)
+        ns[self_name] = obj
+        node.name = f"{type(obj).__name__}_{func.__name__}".replace("__call__", "call")
+        return _synth(node.name, node, ns, filename)
+    return _remember(key, (func, obj), build)
+
+
+def _partial(p):
+    """`functools.partial(f, *a, **kw)`: a function of the remaining positional parameters."""
+    key = ("partial", id(p))
+
+    def build():
+        func = adapt(p.func)
+        try:
+            params = [q.name for q in inspect.signature(p).parameters.values()
+                      if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)
+                      and q.name not in p.keywords]
+        except (TypeError, ValueError):
+            raise S2SError(f"s2s cannot read the signature of {p!r}.") from None
+        ns = {"__s2s_origin__": p}
+        label = getattr(p.func, "__name__", "f").replace("<lambda>", "lambda_")
+        fname = "partial_" + label
+        taken = set(params)
+        callee = _fresh(label, taken)
+        ns[callee] = func
+        args = []
+        for i, a in enumerate(p.args):
+            n = _fresh(f"arg{i}", taken)
+            ns[n] = a
+            args.append(n)
+        kws = []
+        for k, v in p.keywords.items():
+            n = _fresh(k, taken)
+            ns[n] = v
+            kws.append(f"{k}={n}")
+        src = f"def {fname}({', '.join(params)}):\n    return {callee}({', '.join(args + params + kws)})\n"
+        node = gast.parse(src).body[0]
+        return _synth(fname, node, ns, f"<s2s:{fname}>")
+    return _remember(key, p, build)
+
+
+def _fresh(base, taken):
+    cand, k = base, 0
+    while cand in taken:
+        k += 1
+        cand = f"{base}_{k}"
+    taken.add(cand)
+    return cand
+
+
+def has_varargs(fn) -> bool:
+    return isinstance(fn, types.FunctionType) and bool(fn.__code__.co_flags & inspect.CO_VARARGS) \
+        and not hasattr(fn, "__s2s_core__")
+
+
+def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
+    """`fn` with the parameters in `fixed` bound to those values (functions known when the caller
+    is transformed) and, when `nvar` is given, `*args` replaced by `nvar` positional parameters.
+
+    With `keep`, the fixed parameters stay in the signature (the caller still passes them) and the
+    generated code checks that it was passed the very value it was specialized on.
+    """
+    key = ("spec", fn.__code__, id(fn), tuple(sorted((k, id(v)) for k, v in fixed.items())), nvar, keep)
+
+    def build():
+        node, filename = _parsed(fn)
+        a = node.args
+        if a.kwonlyargs or a.kwarg or a.posonlyargs or (a.vararg is not None and nvar is None):
+            raise S2SError(f"{filename}:{node.lineno}\ns2s transforms `*args` functions only where they are "
+                           f"called with a known number of arguments, and no keyword-only or `**kwargs` "
+                           f"parameters ({fn.__name__!r}).\nCall it from inside the function you transform "
+                           "(`f(w, a, b)`), or give it explicit parameters.")
+        ns = _env_ns(fn)
+        taken = A.names_in(node) | set(ns)
+        new_args, checks = [], []
+        dflt = dict(zip([p.id for p in a.args][len(a.args) - len(a.defaults):], a.defaults))
+        new_defaults = []
+        for p in a.args:
+            if p.id in fixed:
+                ns[p.id] = fixed[p.id]
+                if keep:
+                    given = _fresh(p.id + "_arg", taken)
+                    new_args.append(A.name(given))
+                    new_defaults.append(dflt.get(p.id))
+                    checks.append(_guard(given, p.id, fn.__name__, node))
+            else:
+                new_args.append(p)
+                new_defaults.append(dflt.get(p.id))
+        pre = []
+        if nvar is not None:
+            star = a.vararg.id
+            names = [_fresh(f"{star}_{i}", taken) for i in range(nvar)]
+            new_args += [A.name(n) for n in names]
+            pre.append(A.assign(star, A.tuple_([A.name(n) for n in names])))
+            for s in pre:
+                gast.copy_location(s, node.body[0])
+                gast.copy_location(s.targets[0], node.body[0])
+            a.vararg = None
+        for arg in new_args:
+            arg.ctx = gast.Param()
+        a.args = new_args
+        new_defaults += [None] * (len(new_args) - len(new_defaults))
+        trailing = []
+        for d in reversed(new_defaults):
+            if d is None:
+                break
+            trailing.insert(0, d)
+        a.defaults = trailing
+        node.body = checks + pre + node.body
+        suffix = "_".join(getattr(v, "__name__", "f").replace("<lambda>", "lambda_") for v in fixed.values())
+        node.name = fn.__name__.replace("<lambda>", "lambda_") + (f"_{suffix}" if suffix else "") \
+            + (f"_{nvar}args" if nvar is not None else "")
+        return _synth(node.name, node, ns, filename)
+    return _remember(key, (fn, tuple(fixed.values())), build)
+
+
+def _guard(given: str, param: str, fname: str, where) -> gast.stmt:
+    msg = (f"{fname} was transformed for its default `{param}`; to use another function, pass "
+           f"functools.partial({fname}, {param}=...) to the transform instead")
+    s = gast.parse(f"assert {given} is {param}, {msg!r}").body[0]
+    for n in gast.walk(s):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            gast.copy_location(n, where.body[0])
+    return s
