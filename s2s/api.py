@@ -295,7 +295,8 @@ def _with_defaults(fun, primals):
     """All positional arguments of `fun` (defaults filled in) and which of them were given."""
     import inspect
     try:
-        params = list(inspect.signature(fun).parameters.values())
+        params = [p for p in inspect.signature(fun).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]  # a partial's bound keywords are not
     except (TypeError, ValueError):
         return tuple(primals), (True,) * len(primals)
     if len(primals) >= len(params):
@@ -424,24 +425,29 @@ def linear_map(kind: str, fun, nargs: int, direction):
     params = [namer.fresh("a") for _ in range(nargs)]
     ns: dict = {}
     body = []
+    full, mask = _with_defaults(fun, (None,) * nargs)  # parameters left to their defaults
+    extra = []
+    for value in full[nargs:]:
+        extra.append(namer.fresh("default"))
+        ns[extra[-1]] = value
     if kind == "jvp":
         jf = namer.exact(f"jvp_{core.name}")
-        ns[jf] = jvp_function(fun, (True,) * nargs)
+        ns[jf] = jvp_function(fun, mask)
         tans = []
         for t in direction:
             tans.append(namer.fresh("v"))
             ns[tans[-1]] = t
         out, tan = namer.fresh("out"), namer.fresh("tangent")
         body.append(A.assign(A.tuple_([A.name(out), A.name(tan)], store_=True),
-                             A.call(A.name(jf), [A.name(p) for p in params] + [A.name(t) for t in tans])))
+                             A.call(A.name(jf), [A.name(p) for p in params + extra] + [A.name(t) for t in tans])))
         body.append(A.ret(A.name(tan)))
     else:
-        fwd, bwd = split_vjp(fun, (True,) * nargs)
+        fwd, bwd = split_vjp(fun, mask)
         fname, bname, u = namer.exact(f"fwd_{core.name}"), namer.exact(f"bwd_{core.name}"), namer.exact("u")
         ns.update({fname: fwd, bname: bwd, u: direction})
         out, saved, cts = namer.fresh("out"), namer.fresh("saved"), namer.fresh("cts")
         body.append(A.assign(A.tuple_([A.name(out), A.name(saved)], store_=True),
-                             A.call(A.name(fname), [A.name(p) for p in params])))
+                             A.call(A.name(fname), [A.name(p) for p in params + extra])))
         body.append(A.assign(cts, A.call(A.name(bname), [A.name(saved), A.name(u)])))
         body.append(A.ret(A.name(cts)))
     name = namer.exact(f"{kind}_of_{core.name}")

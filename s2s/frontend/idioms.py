@@ -146,7 +146,7 @@ def _partial(p):
     key = ("partial", id(p))
 
     def build():
-        func = adapt(p.func)
+        func = p.func if isinstance(p.func, types.FunctionType) else adapt(p.func)
         try:
             params = [q.name for q in inspect.signature(p).parameters.values()
                       if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)

@@ -16,7 +16,7 @@ import types
 import gast
 
 from .. import astutil as A
-from . import idioms, sampling
+from . import idioms, resolve, sampling
 
 _BINOPS = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
            operator.truediv: gast.Div, operator.mod: gast.Mod, operator.pow: gast.Pow,
@@ -111,6 +111,8 @@ def _single_literal(norm, v):
 
 def call(norm, node: gast.Call, obj):
     """Lower a call of the static object `obj`, or return None to let the normalizer do it."""
+    if resolve.prim_key(obj) is not None:
+        return None
     if obj in _BINOPS and len(node.args) == 2 and not node.keywords:
         return A.binop(norm.atom(node.args[0]), _BINOPS[obj](), norm.atom(node.args[1]))
     if obj in _UNOPS and len(node.args) == 1:
@@ -119,7 +121,7 @@ def call(norm, node: gast.Call, obj):
         return _itemgetter(norm, node, obj)
     if obj is functools.reduce:
         return _reduce(norm, node)
-    if obj is sorted and len(node.args) == 1 and not node.keywords and _is_keys(norm, node.args[0]):
+    if obj is sorted and len(node.args) == 1 and not node.keywords:
         _use_ext(norm)
         return A.call("ext.s2s_sorted_keys", [norm.atom(_keys_source(node.args[0]))])
     if obj is dict and not node.args:
@@ -279,16 +281,21 @@ def method(norm, node: gast.Call):
 
 
 def dict_comp(norm, node: gast.DictComp):
-    """`{k: v for ...}` -> an empty dict filled in a loop."""
-    result = norm.namer.fresh("t")
-    norm.emit(A.assign(result, gast.Dict(keys=[], values=[])))
-    inner = gast.Assign(targets=[gast.Subscript(value=A.name(result), slice=node.key, ctx=gast.Store())],
-                        value=node.value, type_comment=None)
+    """`{k: v for ...}` -> lists of keys and values built in a loop, then one dict of them."""
+    keys, values = norm.namer.fresh("keys"), norm.namer.fresh("values")
+    norm.emit(A.assign(keys, A.list_([])))
+    norm.emit(A.assign(values, A.list_([])))
+    norm.locals.update({keys, values})
+    inner = [
+        gast.Expr(value=gast.Call(func=gast.Attribute(value=A.name(keys), attr="append", ctx=gast.Load()),
+                                  args=[node.key], keywords=[])),
+        gast.Expr(value=gast.Call(func=gast.Attribute(value=A.name(values), attr="append", ctx=gast.Load()),
+                                  args=[node.value], keywords=[]))]
     for gen in reversed(node.generators):
         for cond in reversed(gen.ifs):
-            inner = gast.If(test=cond, body=[inner], orelse=[])
-        inner = gast.For(target=gen.target, iter=gen.iter, body=[inner], orelse=[], type_comment=None)
-    norm.locals.add(result)
+            inner = [gast.If(test=cond, body=inner, orelse=[])]
+        inner = [gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)]
+    inner = inner[0]
     for n in gast.walk(inner):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             norm.locals.add(n.id)
@@ -297,7 +304,8 @@ def dict_comp(norm, node: gast.DictComp):
     src, norm.source_lines = norm.source_lines, None
     norm.stmt(inner)
     norm.source_lines = src
-    return A.name(result)
+    _use_ext(norm)
+    return A.call("ext.s2s_dict_from", [A.name(keys), A.name(values)])
 
 
 def is_dict(norm, v) -> bool:
@@ -375,3 +383,64 @@ def tolist(norm, base):
     """`x.tolist()`: a plain Python value with no derivative (reported when `x` is differentiated)."""
     _use_ext(norm)
     return A.call("ext.s2s_tolist", [base])
+
+
+def sequence_concat(norm, node: gast.BinOp):
+    """`xs + (a,)` of tuples/lists whose lengths are known now: one tuple (or list) of their
+    elements, so each element keeps its own derivative."""
+    if not isinstance(node.op, gast.Add):
+        return None
+    left, right = (_static_length(norm, v) if not _is_number(v) else None for v in (node.left, node.right))
+    if left is None or right is None:
+        return None
+    elts = [_element(v, i) for v, n in ((node.left, left), (node.right, right)) for i in range(n)]
+    as_list = isinstance(_literal(norm, node.left), gast.List)
+    return norm.expr(_at((gast.List if as_list else gast.Tuple)(elts=elts, ctx=gast.Load()), node))
+
+
+def _is_number(v):
+    return isinstance(v, gast.Constant)
+
+
+def _literal(norm, v):
+    return v if isinstance(v, (gast.Tuple, gast.List)) else _single_literal(norm, v)
+
+
+def _element(v, i):
+    if isinstance(v, (gast.Tuple, gast.List)):
+        return v.elts[i]
+    return _at(gast.Subscript(value=copy_(v), slice=A.const(i), ctx=gast.Load()), v)
+
+
+def static_item(norm, node: gast.Subscript):
+    """`TABLE[key]` of a global list or dict (of functions, say) with a literal key."""
+    from .normalize import _NotStatic
+    base = norm.static(node.value)
+    try:
+        return base[node.slice.value]
+    except (TypeError, KeyError, IndexError):
+        raise _NotStatic() from None
+
+
+def call_of_call(norm, node: gast.Call):
+    """`operator.itemgetter(0, 2)(x)`: a call of a value made by a call."""
+    f = node.func
+    if not (isinstance(f, gast.Call) and (isinstance(f.func, (gast.Name, gast.Attribute)))
+            and norm._rooted_global(f.func)):
+        return None
+    try:
+        maker = norm.static(f.func)
+    except Exception:  # noqa: BLE001 - not static: the normalizer reports it
+        return None
+    keys = [_literal_value(a) for a in f.args]
+    if maker is operator.itemgetter and keys and all(k is not None for k in keys):
+        return _itemgetter(norm, node, operator.itemgetter(*keys))
+    return None
+
+
+def _literal_value(a):
+    if isinstance(a, gast.Constant):
+        return a.value
+    if isinstance(a, gast.UnaryOp) and isinstance(a.op, gast.USub) and isinstance(a.operand, gast.Constant):
+        return -a.operand.value
+    return None

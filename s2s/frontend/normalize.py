@@ -528,6 +528,8 @@ class Normalizer:
                 return func(*args, **kws)
             self.fail(node, "s2s can only call a transform (grad, jit, ...) of a function known when "
                             "the outer function is transformed, like `grad(loss)(params, x)`.")
+        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
+            return idioms_calls.static_item(self, node)  # ACTIVATIONS["tanh"], LAYERS[0]
         raise _NotStatic()
 
     def expr_Attribute(self, node):
@@ -536,7 +538,10 @@ class Normalizer:
             obj = self.static(node)
             if isinstance(obj, type) or resolve.prim_key(obj) is None and not resolve.is_user_function(obj):
                 return self.value_of(node, _dotted(node), obj)  # a constant, or a dtype like np.float64
-            self.fail(node, f"`{_dotted(node)}` is a function; call it.")
+            self.fail(node, f"`{_dotted(node)}` is a function; call it.",
+                      "s2s resolves a function where it is called, or where it is passed straight to a "
+                      "function (specialized on it); a loop over a list of functions is not resolved: "
+                      "write the calls out.")
         base = self.atom(node.value)
         if node.attr == "T":
             return A.call("xp.transpose", [base])
@@ -558,6 +563,9 @@ class Normalizer:
     def expr_BinOp(self, node):
         if type(node.op) not in BINOPS:
             self.fail(node, f"s2s does not support the operator `{type(node.op).__name__}`.")
+        joined = idioms_calls.sequence_concat(self, node)
+        if joined is not None:
+            return joined
         return A.binop(self.atom(node.left), type(node.op)(), self.atom(node.right))
 
     def expr_UnaryOp(self, node):
@@ -679,6 +687,9 @@ class Normalizer:
 
     def expr_Call(self, node):
         node = idioms_calls.expand_stars(self, node)
+        lowered = idioms_calls.call_of_call(self, node)
+        if lowered is not None:
+            return lowered
         func = node.func
         if isinstance(func, gast.Lambda):
             self.expr_Lambda(func)

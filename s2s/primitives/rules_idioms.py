@@ -8,8 +8,11 @@ derivative rule on purpose: a sampler whose parameters depend on a differentiate
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..custom import EXT
-from .registry import nondiff, prim
+from . import rules  # noqa: F401  (declared first: the rows below replace some of its rows)
+from .registry import RULE_NAMES, defjvp, defvjp, nondiff, prim
 
 
 def s2s_sample(sampler, args, kw):
@@ -25,8 +28,14 @@ def s2s_keys(d):
 
 
 def s2s_sorted_keys(d):
-    """`sorted(d)` for a dict or a list of keys."""
-    return sorted(d)
+    """`sorted(d)` of a dict or of keys (strings, integers): sorting values has no derivative here."""
+    keys = list(d)
+    if not isinstance(d, dict) and not all(isinstance(k, (str, int, np.integer)) for k in keys):
+        from ..errors import S2SError
+        raise S2SError("s2s supports `sorted(...)` of a dict's keys (strings or integers) in a transformed "
+                       "function, not of numbers or arrays, whose order would carry no derivative.\n"
+                       "Sort with `np.sort(x)` (differentiable) instead.")
+    return sorted(keys)
 
 
 def s2s_tolist(x):
@@ -34,10 +43,36 @@ def s2s_tolist(x):
     return x.tolist()
 
 
+def s2s_dict_from(keys, values):
+    """`dict(zip(keys, values))`: what a dict comprehension builds."""
+    return dict(zip(keys, values))
+
+
+def s2s_dict_values(d, keys):
+    """`[d[k] for k in keys]`, the transpose of s2s_dict_from."""
+    return [d[k] for k in keys]
+
+
+RULE_NAMES.add("ext")
+prim("ext.s2s_dict_from", "keys, values", zero_args=("keys",), linear_in=("values",))
+defvjp("ext.s2s_dict_from", values="ext.s2s_dict_values(g, keys)")
+prim("ext.s2s_dict_values", "d, keys", zero_args=("keys",), linear_in=("d",))
+defvjp("ext.s2s_dict_values", d="ext.s2s_dict_from(keys, g)")
 prim("ext.s2s_sample", "sampler, *args, **kw")
 prim("ext.s2s_tolist", "*array")  # no derivative rule: reported when the array is differentiated
 nondiff("ext.s2s_keys", "ext.s2s_sorted_keys", sig="d")
+for _f in (s2s_sample, s2s_tolist, s2s_keys, s2s_sorted_keys, s2s_dict_from, s2s_dict_values):
+    _f.__s2s_prim__ = "ext." + _f.__name__
 EXT.s2s_sample = s2s_sample
+EXT.s2s_dict_from = s2s_dict_from
+EXT.s2s_dict_values = s2s_dict_values
 EXT.s2s_keys = s2s_keys
 EXT.s2s_tolist = s2s_tolist
 EXT.s2s_sorted_keys = s2s_sorted_keys
+
+# `x % y` (operator.mod, np.mod, np.remainder) is x - y * floor(x / y): derivative 1 in x and
+# -floor(x / y) in y between the jumps (rules.py declared it without a derivative, a wrong zero).
+for _op in ("mod", "xp.mod", "xp.remainder"):
+    prim(_op, "x, y", broadcasting=True)
+    defvjp(_op, x="rt.unbroadcast(g + 0 * y, x)", y="rt.unbroadcast(-g * xp.floor_divide(x, y), y)")
+    defjvp(_op, x="dx + 0 * y", y="-dy * xp.floor_divide(x, y)")

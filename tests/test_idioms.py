@@ -1,0 +1,179 @@
+"""Python idioms of real numerical code (tests/corpus_idioms.py): derivatives against finite
+differences at order 2 in both modes, values against the plain function, random streams consumed
+exactly as the plain function consumes them, and the documented errors."""
+
+import copy
+import functools
+
+import numpy as np
+import pytest
+from corpus_idioms import IDIOMS, Model, data_loss, mlp
+
+import s2s
+from s2s.errors import S2SError
+from s2s.test_util import check_grads
+
+IDS = [name for name, _, _ in IDIOMS]
+
+
+def _args(make_args, seed=0):
+    return make_args(np.random.default_rng(seed))
+
+
+def test_idiom_corpus_is_uniquely_named():
+    assert len(IDS) == len(set(IDS)) and len(IDS) >= 25
+
+
+@pytest.mark.parametrize("name, fn, make_args", IDIOMS, ids=IDS)
+def test_check_grads_order2_both_modes(name, fn, make_args):
+    check_grads(fn, _args(make_args), order=2, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("name, fn, make_args", IDIOMS, ids=IDS)
+def test_value_and_grad_value_matches_plain_call(name, fn, make_args):
+    for seed in (0, 1):
+        args = _args(make_args, seed)
+        want = fn(*copy.deepcopy(args))
+        value, _ = s2s.value_and_grad(fn)(*args)
+        np.testing.assert_allclose(value, want, rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------- sampling: one draw per call
+
+class CountingState(np.random.RandomState):
+    """A RandomState that counts its draws."""
+
+    calls = 0
+
+    def randn(self, *shape):
+        CountingState.calls += 1
+        return super().randn(*shape)
+
+
+RS = CountingState(0)
+
+
+def noisy_loss(loc, scale):
+    eps = RS.randn(3)
+    return np.sum((loc + scale * eps) ** 2)
+
+
+def _count(thunk):
+    CountingState.calls = 0
+    thunk()
+    return CountingState.calls
+
+
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "vjp", "jvp", "hessian", "grad_of_grad"])
+def test_sampler_called_as_often_as_the_plain_function(transform):
+    loc, scale = np.array([0.1, -0.2, 0.3]), np.array([1.0, 0.5, 2.0])
+    run = {
+        "grad": lambda: s2s.grad(noisy_loss, argnums=(0, 1))(loc, scale),
+        "value_and_grad": lambda: s2s.value_and_grad(noisy_loss)(loc, scale),
+        "vjp": lambda: s2s.vjp(noisy_loss, loc, scale)[1](1.0),
+        "jvp": lambda: s2s.jvp(noisy_loss, (loc, scale), (loc, scale)),
+        "hessian": lambda: s2s.hessian(noisy_loss)(loc, scale),
+        "grad_of_grad": lambda: s2s.grad(lambda a: np.sum(s2s.grad(noisy_loss)(a, scale)))(loc),
+    }[transform]
+    run()  # compile once
+    n = _count(run)
+    if transform == "hessian":
+        assert n >= 1
+    elif transform == "grad_of_grad":
+        assert n == 1
+    else:
+        assert n == 1
+
+
+def test_seeded_stream_gives_the_plain_functions_numbers():
+    loc, scale = np.array([0.1, -0.2, 0.3]), np.array([1.0, 0.5, 2.0])
+    RS.seed(5)
+    want = [noisy_loss(loc, scale) for _ in range(3)]
+    RS.seed(5)
+    got = [s2s.value_and_grad(noisy_loss)(loc, scale)[0] for _ in range(3)]
+    np.testing.assert_allclose(got, want, rtol=1e-14)
+    RS.seed(5)
+    eps = RS.randn(3)
+    RS.seed(5)
+    np.testing.assert_allclose(s2s.grad(noisy_loss, argnums=1)(loc, scale), 2 * (loc + scale * eps) * eps)
+
+
+def sample_with_active_parameters(loc):
+    return np.sum(np.random.RandomState(0).normal(loc, 1.0))
+
+
+def test_sampler_with_differentiated_parameters_is_reported():
+    with pytest.raises(S2SError, match="ext.s2s_sample") as e:
+        s2s.grad(sample_with_active_parameters)(np.zeros(3))
+    assert "sample_with_active_parameters" in str(e.value) or "test_idioms.py" in str(e.value)
+
+
+# ---------------------------------------------------------------- specializations and cache keys
+
+def test_partial_with_other_data_is_another_function():
+    w = np.array([0.3, -0.2, 0.5])
+    d2 = np.ones((4, 3))
+    g1 = s2s.grad(functools.partial(data_loss, data=np.zeros((4, 3)) + 0.5))(w)
+    g2 = s2s.grad(functools.partial(data_loss, data=d2))(w)
+    h = 1e-6
+    for g, d in ((g1, np.zeros((4, 3)) + 0.5), (g2, d2)):
+        fd = [(data_loss(w + h * e, d) - data_loss(w - h * e, d)) / (2 * h) for e in np.eye(3)]
+        np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def test_method_sees_changed_hyperparameters():
+    m = Model(0.1, 2)
+    p, x = np.array([0.2, 0.4, -0.1]), np.array([0.5, -1.0, 2.0])
+    g1 = s2s.grad(m.loss)(p, x)
+    m.l2 = 3.0
+    g2 = s2s.grad(m.loss)(p, x)
+    np.testing.assert_allclose(g2 - g1, 2 * (3.0 - 0.1) * p, rtol=1e-10)
+
+
+def test_function_default_overridden_at_top_level_is_reported():
+    x = np.array([0.1, 0.2])
+    np.testing.assert_allclose(s2s.grad(mlp)(x, 1.0), 1 - np.tanh(x) ** 2)
+    with pytest.raises(AssertionError, match="partial"):
+        s2s.grad(mlp)(x, 1.0, np.sin)
+    np.testing.assert_allclose(s2s.grad(functools.partial(mlp, nonlinearity=np.sin))(x, 1.0), np.cos(x))
+
+
+# ---------------------------------------------------------------- documented errors
+
+def star_of_unknown_length(x, xs):
+    return np.sum(np.add(*xs) * x)
+
+
+def star_params(*args):
+    return np.sum(args[0])
+
+
+def tolist_of_active(x):
+    return sum(x.tolist())
+
+
+def loop_over_function_list(x):
+    total = 0.0
+    for f in [np.sin, np.cos]:
+        total = total + np.sum(f(x))
+    return total
+
+
+@pytest.mark.parametrize("fn, args, match", [
+    (star_of_unknown_length, (np.ones(2), (np.ones(2), np.ones(2))), r"how many values `\*xs`"),
+    (star_params, (np.ones(2),), r"plain positional parameters"),
+    (tolist_of_active, (np.ones(2),), r"tolist"),
+    (loop_over_function_list, (np.ones(2),), r"is a function.*write the calls out"),
+])
+def test_documented_errors_name_the_line(fn, args, match):
+    with pytest.raises(S2SError, match=match) as e:
+        s2s.grad(fn)(*args)
+    assert "test_idioms.py" in str(e.value)
+
+
+def test_tolist_of_inactive_value_is_fine():
+    def f(x, y):
+        return np.sum(x) * len(y.tolist())
+    x = np.ones(3)
+    np.testing.assert_allclose(s2s.grad(f)(x, np.zeros(4)), 4 * np.ones(3))
+
