@@ -163,7 +163,7 @@ def loop_over_function_list(x):
     (star_of_unknown_length, (np.ones(2), (np.ones(2), np.ones(2))), r"how many values `\*xs`"),
     (star_params, (np.ones(2),), r"plain positional parameters"),
     (tolist_of_active, (np.ones(2),), r"tolist"),
-    (loop_over_function_list, (np.ones(2),), r"is a function.*write the calls out"),
+    (loop_over_function_list, (np.ones(2),), r"(?s)is a function.*write the calls out"),
 ])
 def test_documented_errors_name_the_line(fn, args, match):
     with pytest.raises(S2SError, match=match) as e:
