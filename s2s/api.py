@@ -167,6 +167,12 @@ class Transformed:
         return self.compiled.__s2s_core__
 
     def __call__(self, *args, **kwargs):
+        from .frontend import idioms
+        if idioms.has_varargs(self.fun):  # one compiled version per number of arguments
+            by_arity = self.__dict__.setdefault("_by_arity", {})
+            if len(args) not in by_arity:
+                by_arity[len(args)] = idioms.varargs_call(self.fun, len(args), self._compile)
+            return by_arity[len(args)](*args, **kwargs)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         if self.nums is not None:
@@ -219,7 +225,9 @@ def _grad_like(fun, argnums, has_aux, with_value):
 @_api
 def vjp(fun, *primals, has_aux: bool = False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple."""
+    from .frontend.idioms import with_arity
     from .runtime import copy_saved, zeros_like_tree
+    fun = with_arity(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     fwd, bwd = split_vjp(fun, mask)
     out, saved = fwd(*args)
@@ -287,6 +295,8 @@ def jvp(fun, primals, tangents):
     for p, t in zip(primals, tangents):
         if tree_structure(p) != tree_structure(t):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
+    from .frontend.idioms import with_arity
+    fun = with_arity(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     return jvp_function(fun, mask)(*args, *tangents)
 
@@ -419,7 +429,9 @@ def jit(fun):
 def linear_map(kind: str, fun, nargs: int, direction):
     """A generated, further-transformable function of the primals: `a -> jvp(fun, a, direction)[1]`
     (kind "jvp", direction = tangents) or `a -> vjp(fun, *a)[1](direction)` (kind "vjp")."""
+    from .frontend.idioms import with_arity
     from .frontend.normalize import Namer
+    fun = with_arity(fun, nargs)
     core = C.core_of(fun)
     namer = Namer(set(core.params) | {"xp", "rt"})
     params = [namer.fresh("a") for _ in range(nargs)]

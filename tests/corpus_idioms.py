@@ -12,6 +12,8 @@ import operator
 
 import numpy as np
 
+import s2s
+
 IDIOMS = []
 
 
@@ -277,3 +279,22 @@ register(vec(3), "staticmethod")(Model.log_sum_exp)
 @register(vec(3))
 def method_called_inside(p):
     return MODEL.loss(p, 2.0) * MODEL.penalty(p)
+
+
+# ---------------------------------------------------------------- *args at the top level; grad inside
+
+def star_params_top_level(w, *args):
+    return np.sum(w * sum(args)) + np.sum(np.sin(args[0]) * w)
+
+
+register(lambda rng: (rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3), rng.uniform(-1, 1, 3)),
+         "star_params_top_level")(star_params_top_level)
+
+
+@register(vec(3))
+def grad_of_local_def_and_lambda(x):
+    def inner(z):
+        return np.sum(np.sin(z) * x)
+    g = s2s.grad(inner)(x * 2.0)
+    h = s2s.grad(lambda z: np.sum(z ** 3))(x)
+    return np.sum(g * x) + np.sum(h)

@@ -144,8 +144,8 @@ def star_of_unknown_length(x, xs):
     return np.sum(np.add(*xs) * x)
 
 
-def star_params(*args):
-    return np.sum(args[0])
+def star_params(*args, axis=0):
+    return np.sum(args[0], axis=axis)
 
 
 def tolist_of_active(x):
@@ -161,7 +161,7 @@ def loop_over_function_list(x):
 
 @pytest.mark.parametrize("fn, args, match", [
     (star_of_unknown_length, (np.ones(2), (np.ones(2), np.ones(2))), r"how many values `\*xs`"),
-    (star_params, (np.ones(2),), r"plain positional parameters"),
+    (star_params, (np.ones(2),), r"keyword-only"),
     (tolist_of_active, (np.ones(2),), r"tolist"),
     (loop_over_function_list, (np.ones(2),), r"(?s)is a function.*write the calls out"),
 ])

@@ -20,7 +20,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from ..errors import S2SError
+from ..errors import S2SError, S2SSyntaxError, error_at
 
 _LOCK = threading.RLock()
 _SYNTH: dict = {}  # key -> (objects kept alive so ids stay unique, synthesized function)
@@ -44,11 +44,39 @@ def needs_adapting(obj) -> bool:
         return True
     if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType):
         return True
-    return isinstance(getattr(type(obj), "__call__", None), types.FunctionType) and not isinstance(obj, type)
+    call = vars(type(obj)).get("__call__") or next((vars(c)["__call__"] for c in type(obj).__mro__
+                                                    if "__call__" in vars(c)), None)
+    return isinstance(call, types.FunctionType) and not isinstance(obj, type)
+
+
+_CALL = threading.local()  # the `*args` function being called with how many extra arguments
+
+
+def varargs_call(fn, nargs: int, run):
+    """Run `run()` (compile and call a transform of the `*args` function `fn`) with `fn` standing
+    for its specialization to `nargs` positional arguments."""
+    nfixed = len([p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+    saved = getattr(_CALL, "current", None)
+    _CALL.current = (fn, max(nargs - nfixed, 0))
+    try:
+        return run()
+    finally:
+        _CALL.current = saved
+
+
+def with_arity(fn, nargs: int):
+    """`fn` itself, or for a `*args` function its specialization to `nargs` positional arguments."""
+    if not has_varargs(fn):
+        return fn
+    return varargs_call(fn, nargs, lambda: adapt(fn))
 
 
 def adapt(obj):
     """The plain (synthesized) function that `obj` stands for, or `obj` itself."""
+    current = getattr(_CALL, "current", None)
+    if current is not None and current[0] is obj:
+        return specialize(obj, {}, current[1])
     if not needs_adapting(obj):
         return obj
     if isinstance(obj, types.FunctionType):
@@ -202,10 +230,11 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
         node, filename = _parsed(fn)
         a = node.args
         if a.kwonlyargs or a.kwarg or a.posonlyargs or (a.vararg is not None and nvar is None):
-            raise S2SError(f"{filename}:{node.lineno}\ns2s transforms `*args` functions only where they are "
-                           f"called with a known number of arguments, and no keyword-only or `**kwargs` "
-                           f"parameters ({fn.__name__!r}).\nCall it from inside the function you transform "
-                           "(`f(w, a, b)`), or give it explicit parameters.")
+            raise error_at((filename, node.lineno, node.col_offset),
+                           f"s2s transforms `*args` functions ({fn.__name__!r}) only with plain positional "
+                           "parameters besides `*args` (no keyword-only or `**kwargs` parameters).",
+                           "Give the keyword-only parameters default positions, or pass them in a tuple.",
+                           S2SSyntaxError)
         ns = _env_ns(fn)
         taken = A.names_in(node) | set(ns)
         new_args, checks = [], []

@@ -423,7 +423,8 @@ def static_item(norm, node: gast.Subscript):
 
 
 def call_of_call(norm, node: gast.Call):
-    """`operator.itemgetter(0, 2)(x)`: a call of a value made by a call."""
+    """`operator.itemgetter(0, 2)(x)`, `grad(inner)(x)` of a lambda or def made in this function:
+    a call of a value made by a call."""
     f = node.func
     if not (isinstance(f, gast.Call) and (isinstance(f.func, (gast.Name, gast.Attribute)))
             and norm._rooted_global(f.func)):
@@ -432,6 +433,8 @@ def call_of_call(norm, node: gast.Call):
         maker = norm.static(f.func)
     except Exception:  # noqa: BLE001 - not static: the normalizer reports it
         return None
+    if getattr(maker, "__s2s_api__", False) and f.args and _local_function(norm, f.args[0]) is not None:
+        return _transform_of_local(norm, node, maker)
     keys = [_literal_value(a) for a in f.args]
     if maker is operator.itemgetter and keys and all(k is not None for k in keys):
         return _itemgetter(norm, node, operator.itemgetter(*keys))
@@ -444,3 +447,38 @@ def _literal_value(a):
     if isinstance(a, gast.UnaryOp) and isinstance(a.op, gast.USub) and isinstance(a.operand, gast.Constant):
         return -a.operand.value
     return None
+
+
+def _local_function(norm, a):
+    """The lifted function a local `def`/lambda (or an inline lambda) denotes, with its free locals."""
+    if isinstance(a, gast.Lambda):
+        from . import lift
+        name = norm.namer.fresh("lambda_")
+        norm.stmt_FunctionDef(lift.lambda_to_def(name, a, a))
+        a.s2s_lifted = name
+        return norm.lifted[name]
+    if isinstance(a, gast.Name) and a.id in norm.lifted:
+        return norm.lifted[a.id]
+    return None
+
+
+def _transform_of_local(norm, node, api):
+    """`grad(inner, argnums=k)(y)` where `inner` closes over locals `free`: the transform of the
+    lifted `inner(*free, y)` with argnums shifted past them, called with the free locals first."""
+    f = node.func
+    fn, free = _local_function(norm, f.args[0]) if not hasattr(f.args[0], "s2s_lifted") else \
+        norm.lifted[f.args[0].s2s_lifted]
+    rest = [norm.static(a) for a in f.args[1:]]
+    kws = {k.arg: norm.static(k.value) for k in f.keywords}
+    params = inspect.signature(api).parameters
+    if free and "argnums" in params:
+        if rest:
+            kws["argnums"], rest = rest[0], rest[1:]
+        nums = kws.get("argnums", params["argnums"].default)
+        shift = len(free)
+        kws["argnums"] = nums + shift if isinstance(nums, int) and nums >= 0 else \
+            tuple(n + shift if n >= 0 else n for n in nums) if not isinstance(nums, int) else nums
+    transformed = api(fn, *rest, **kws)
+    args = [A.name(v) for v in free] + [norm.atom(a) for a in node.args]
+    kw = {k.arg: norm.atom(k.value) for k in node.keywords}
+    return A.call(A.name(norm.bind(getattr(transformed, "__name__", "transformed"), transformed)), args, kw)
