@@ -47,9 +47,9 @@ def fn_key(fn, _seen=None):
             if isinstance(v, types.FunctionType) and v.__code__ not in seen and not hasattr(v, "__s2s_core__"):
                 deps.append((n, fn_key(v, seen)))
             else:
-                deps.append((n, v if isinstance(v, (int, float, bool, str, type(None))) else id(v)))
-    cells = tuple(id(c.cell_contents) if not isinstance(c.cell_contents, (int, float, bool, str)) else c.cell_contents
-                  for c in (fn.__closure__ or ()) if _has_contents(c))
+                deps.append((n, v if isinstance(v, (int, float, bool, str, type(None))) else idioms.dep_key(v)))
+    cells = tuple(idioms.dep_key(c.cell_contents) if not isinstance(c.cell_contents, (int, float, bool, str))
+                  else c.cell_contents for c in (fn.__closure__ or ()) if _has_contents(c))
     defaults = tuple(id(d) for d in (fn.__defaults__ or ()))
     return (code, tuple(deps), cells, defaults)
 

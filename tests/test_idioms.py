@@ -182,3 +182,20 @@ def test_hessian_of_loss_seeded_inside_is_consistent():
     np.testing.assert_allclose(s2s.hessian(f)(loc, scale), np.diag(2 * np.ones(3)), atol=1e-12)
     np.testing.assert_allclose(s2s.hessian(f, argnums=1)(loc, scale), np.diag(2 * np.mean(eps ** 2, axis=0)),
                                rtol=1e-12)
+
+
+HYPER = Model(0.1, 2)
+
+
+def uses_global_model(p):
+    return HYPER.loss(p, 0.5)
+
+
+def test_method_called_inside_sees_changed_hyperparameters():
+    p = np.array([0.2, 0.4, -0.1])
+    HYPER.l2 = 0.1
+    g1 = s2s.grad(uses_global_model)(p)
+    HYPER.l2 = 2.0
+    g2 = s2s.grad(uses_global_model)(p)
+    HYPER.l2 = 0.1
+    np.testing.assert_allclose(g2 - g1, 2 * (2.0 - 0.1) * p, rtol=1e-10)

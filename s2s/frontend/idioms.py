@@ -118,6 +118,15 @@ def _attrs_key(obj) -> tuple:
     return tuple(sorted((k, _value_key(v)) for k, v in d.items()))
 
 
+def dep_key(v):
+    """How a global or closure value enters its user's cache key: by identity, and for an instance
+    of a user class (whose methods the function may call) also by its attributes."""
+    if isinstance(v, (types.ModuleType, types.FunctionType, type, np.ndarray, functools.partial)) \
+            or not hasattr(v, "__dict__"):
+        return id(v)
+    return ("obj", id(v), _attrs_key(v))
+
+
 def _env_ns(fn) -> dict:
     ns = dict(fn.__globals__)
     for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
