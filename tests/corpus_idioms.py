@@ -191,7 +191,8 @@ def reduce_arrays(x):
     parts = [x, np.sin(x), np.exp(x)]
     total = functools.reduce(operator.add, parts)
     prod = functools.reduce(operator.mul, parts, 1.0)
-    return np.sum(total * prod)
+    mixed = functools.reduce(lambda a, b: a * 0.5 + np.tanh(b) * x, parts)
+    return np.sum(total * prod) + np.sum(mixed)
 
 
 # ---------------------------------------------------------------- random sampling

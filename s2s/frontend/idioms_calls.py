@@ -221,6 +221,9 @@ def _reduce(norm, node):
     if node.keywords or not 2 <= len(node.args) <= 3:
         norm.fail(node, "s2s supports `functools.reduce(f, sequence)` and `functools.reduce(f, sequence, initial)`.")
     f = node.args[0]
+    if isinstance(f, gast.Lambda):  # reduce(lambda a, b: ..., xs): lift it like a local def
+        _local_function(norm, f)
+        f = A.name(f.s2s_lifted)
     seq = norm.atom(node.args[1])
     acc = norm.namer.fresh("acc")
     i = norm.namer.fresh("i")
