@@ -199,3 +199,15 @@ def test_method_called_inside_sees_changed_hyperparameters():
     g2 = s2s.grad(uses_global_model)(p)
     HYPER.l2 = 0.1
     np.testing.assert_allclose(g2 - g1, 2 * (2.0 - 0.1) * p, rtol=1e-10)
+
+
+def calls_its_parameter(x, f):
+    return np.sum(f(x))
+
+
+def test_calling_a_function_parameter_says_what_to_write():
+    with pytest.raises(S2SError, match="functools.partial") as e:
+        s2s.grad(calls_its_parameter)(np.ones(2), np.sin)
+    assert "test_idioms.py" in str(e.value)
+    g = s2s.grad(functools.partial(calls_its_parameter, f=np.sin))(np.array([0.1, 0.2]))
+    np.testing.assert_allclose(g, np.cos([0.1, 0.2]))

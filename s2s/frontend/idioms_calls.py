@@ -485,3 +485,13 @@ def _transform_of_local(norm, node, api):
     args = [A.name(v) for v in free] + [norm.atom(a) for a in node.args]
     kw = {k.arg: norm.atom(k.value) for k in node.keywords}
     return A.call(A.name(norm.bind(getattr(transformed, "__name__", "transformed"), transformed)), args, kw)
+
+
+def unresolved_hint(norm, func) -> str:
+    """What to write instead of calling a function s2s cannot resolve when transforming."""
+    params = [a.id for a in norm.fn.args.args]
+    if isinstance(func, gast.Name) and func.id in params:
+        return (f"`{func.id}` is a parameter: s2s specializes on a function known when it transforms, so give "
+                f"it as a default (`{func.id}=np.tanh`), bind it with functools.partial(f, {func.id}=...), "
+                "or pass it from a transformed caller.")
+    return "Call the function by its name, or pass it straight to the function that calls it."

@@ -709,7 +709,8 @@ class Normalizer:
             obj = self.static(func)
         except _NotStatic:
             self.fail(node, "s2s can only call functions it can resolve when transforming: a NumPy function, "
-                            "a module-level function, or a local defined with `def` at module level.")
+                            "a module-level function, or a local defined with `def` at module level.",
+                      idioms_calls.unresolved_hint(self, func))
         lowered = idioms_calls.call(self, node, obj)
         if lowered is not None:
             return lowered
