@@ -131,6 +131,16 @@ def dict_and_list_of_functions(x):
 
 
 @register(vec())
+def loop_over_functions(x):
+    total = 0.0
+    for f in [np.sin, softplus]:
+        total = total + np.sum(f(x) * x)
+    for layer in LAYERS:
+        x = layer(x)
+    return total * np.sum(x)
+
+
+@register(vec())
 def nested_def_passed(x):
     def inner(z):
         return np.exp(z) * 0.5

@@ -147,18 +147,16 @@ def tolist_of_active(x):
     return sum(x.tolist())
 
 
-def loop_over_function_list(x):
-    total = 0.0
-    for f in [np.sin, np.cos]:
-        total = total + np.sum(f(x))
-    return total
+def function_list_read_as_value(x):
+    fs = [np.sin, np.cos]
+    return np.sum(fs[0](x))
 
 
 @pytest.mark.parametrize("fn, args, match", [
     (star_of_unknown_length, (np.ones(2), (np.ones(2), np.ones(2))), r"how many values `\*xs`"),
     (star_params, (np.ones(2),), r"keyword-only"),
     (tolist_of_active, (np.ones(2),), r"tolist"),
-    (loop_over_function_list, (np.ones(2),), r"(?s)is a function.*write the calls out"),
+    (function_list_read_as_value, (np.ones(2),), r"(?s)is a function.*write the calls out"),
 ])
 def test_documented_errors_name_the_line(fn, args, match):
     with pytest.raises(S2SError, match=match) as e:

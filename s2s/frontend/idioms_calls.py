@@ -495,3 +495,47 @@ def unresolved_hint(norm, func) -> str:
                 f"it as a default (`{func.id}=np.tanh`), bind it with functools.partial(f, {func.id}=...), "
                 "or pass it from a transformed caller.")
     return "Call the function by its name, or pass it straight to the function that calls it."
+
+
+def loop_over_functions(norm, s: gast.For) -> bool:
+    """`for f in (np.sin, softplus): ...` over functions known now: the body once per function,
+    with `f` resolved in each copy (the program grows with the list written in the source, never
+    with a trip count). Returns whether it handled the loop."""
+    if not isinstance(s.target, gast.Name) or s.orelse:
+        return False
+    items = _function_items(norm, s.iter)
+    if items is None:
+        return False
+    if any(isinstance(n, (gast.Break, gast.Continue)) for b in s.body for n in gast.walk(b)) or \
+            any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == s.target.id
+                for b in s.body for n in gast.walk(b)):
+        return False
+    for item in items:
+        for stmt in s.body:
+            norm.stmt(_replace_name(copy_(stmt), s.target.id, item))
+    return True
+
+
+def _function_items(norm, it):
+    if isinstance(it, (gast.List, gast.Tuple)):
+        if it.elts and all(_function_value(norm, e) is not None for e in it.elts):
+            return it.elts
+        return None
+    if isinstance(it, (gast.Name, gast.Attribute)) and _function_value(norm, it) is None and \
+            (isinstance(it, gast.Name) and it.id not in norm.locals or isinstance(it, gast.Attribute)
+             and norm._rooted_global(it)):
+        try:
+            seq = norm.static(it)
+        except Exception:  # noqa: BLE001 - not static
+            return None
+        if isinstance(seq, (list, tuple)) and seq and all(idioms.is_function_value(f) for f in seq):
+            return [_at(gast.Subscript(value=copy_(it), slice=A.const(i), ctx=gast.Load()), it)
+                    for i in range(len(seq))]
+    return None
+
+
+def _replace_name(stmt, name, value):
+    class Swap(gast.NodeTransformer):
+        def visit_Name(self, n):
+            return _at(copy_(value), n) if n.id == name and isinstance(n.ctx, gast.Load) else n
+    return Swap().visit(stmt)

@@ -384,6 +384,8 @@ class Normalizer:
             self.loops.pop()
 
     def for_loop(self, s):
+        if idioms_calls.loop_over_functions(self, s):
+            return
         it = s.iter
         loc = self.loc
         if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and not self.is_local(it.func):
@@ -539,9 +541,10 @@ class Normalizer:
             if isinstance(obj, type) or resolve.prim_key(obj) is None and not resolve.is_user_function(obj):
                 return self.value_of(node, _dotted(node), obj)  # a constant, or a dtype like np.float64
             self.fail(node, f"`{_dotted(node)}` is a function; call it.",
-                      "s2s resolves a function where it is called, or where it is passed straight to a "
-                      "function (specialized on it); a loop over a list of functions is not resolved: "
-                      "write the calls out.")
+                      "s2s resolves a function where it is called, where it is passed straight to a "
+                      "function (specialized on it), or in `for f in (np.sin, g):` over a list written there "
+                      "or a global list; a function stored in a local variable is not resolved: write the "
+                      "calls out.")
         base = self.atom(node.value)
         if node.attr == "T":
             return A.call("xp.transpose", [base])
