@@ -158,6 +158,13 @@ class Transformed:
 
     @property
     def compiled(self):
+        from .frontend import idioms
+        arity = idioms.current_arity(self._root)
+        if arity is not None:  # a transform of a transform of a `*args` function: one per arity
+            by_arity = self.__dict__.setdefault("_compiled_by_arity", {})
+            if arity not in by_arity:
+                by_arity[arity] = self._compile()
+            return by_arity[arity]
         if self._fn is None:
             self._fn = self._compile()
         return self._fn
@@ -168,16 +175,21 @@ class Transformed:
 
     def __call__(self, *args, **kwargs):
         from .frontend import idioms
-        if idioms.has_varargs(self.fun):  # one compiled version per number of arguments
-            by_arity = self.__dict__.setdefault("_by_arity", {})
-            if len(args) not in by_arity:
-                by_arity[len(args)] = idioms.varargs_call(self.fun, len(args), self._compile)
-            return by_arity[len(args)](*args, **kwargs)
+        if idioms.has_varargs(self._root):  # one compiled version per number of arguments
+            return idioms.varargs_call(self._root, len(args), lambda: self.compiled)(*args, **kwargs)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         if self.nums is not None:
             _check_diff_args(args, self.nums, self.kind)
         return self.compiled(*args)
+
+    @property
+    def _root(self):
+        """The user's function under this chain of transforms."""
+        fun = self.fun
+        while isinstance(fun, Transformed):
+            fun = fun.fun
+        return fun
 
     @functools.cached_property
     def _signature(self):

@@ -30,7 +30,7 @@ def fn_key(fn, _seen=None):
     if not isinstance(fn, types.FunctionType):
         if hasattr(fn, "__s2s_core__") or hasattr(fn, "compiled") or hasattr(fn, "__s2s_lazy__") \
                 or hasattr(fn, "__s2s_custom_vjp__") or hasattr(fn, "__s2s_custom_jvp__"):
-            return ("s2s", id(fn))
+            return ("s2s", id(fn)) + idioms.arity_key(fn)
         from .errors import S2STypeError
         raise S2STypeError(f"s2s transforms Python functions; {getattr(fn, '__name__', fn)!r} is a "
                            f"{type(fn).__name__}. Wrap it: `def f(x): return np.sin(x)`.")

@@ -65,6 +65,19 @@ def varargs_call(fn, nargs: int, run):
         _CALL.current = saved
 
 
+def current_arity(fn):
+    """The number of `*args` arguments `fn` is being compiled for, or None."""
+    current = getattr(_CALL, "current", None)
+    return current[1] if current is not None and current[0] is fn else None
+
+
+def arity_key(transformed) -> tuple:
+    """For a transform of a `*args` function being compiled for some arity: that arity (a cache key part)."""
+    root = getattr(transformed, "_root", None)
+    n = current_arity(root) if root is not None else None
+    return () if n is None else (n,)
+
+
 def with_arity(fn, nargs: int):
     """`fn` itself, or for a `*args` function its specialization to `nargs` positional arguments."""
     if not has_varargs(fn):
