@@ -309,3 +309,12 @@ def grad_of_local_def_and_lambda(x):
     g = s2s.grad(inner)(x * 2.0)
     h = s2s.grad(lambda z: np.sum(z ** 3))(x)
     return np.sum(g * x) + np.sum(h)
+
+
+@register(vec(3))
+def local_star_lambda_and_def(x):
+    total = lambda *args: sum(np.sum(np.sin(a) * x) for a in args)  # noqa: E731
+
+    def scaled(s, *args):
+        return s * np.sum(args[0] * args[-1])
+    return total(x, x * x) + total(x) + scaled(2.0, x, np.cos(x))

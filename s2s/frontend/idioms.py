@@ -309,3 +309,29 @@ def _guard(given: str, param: str, fname: str, where) -> gast.stmt:
         if isinstance(n, (gast.stmt, gast.expr)):
             gast.copy_location(n, where.body[0])
     return s
+
+
+def lifted_with_arity(fn, nargs: int):
+    """A `def f(*args)` or `lambda *args: ...` made inside a transformed function (already lifted),
+    specialized to a call with `nargs` positional arguments (its free locals included)."""
+    node, ns, filename = fn.__s2s_core__
+    a = node.args
+    if a.vararg is None or a.kwonlyargs or a.kwarg:
+        return fn
+
+    def build():
+        new = copy.deepcopy(node)
+        taken = A.names_in(new) | set(ns)
+        star = new.args.vararg.id
+        names = [_fresh(f"{star}_{i}", taken) for i in range(max(nargs - len(new.args.args), 0))]
+        pack = A.assign(star, A.tuple_([A.name(n) for n in names]))
+        gast.copy_location(pack, new.body[0])
+        gast.copy_location(pack.targets[0], new.body[0])
+        new.args.args = new.args.args + [A.name(n) for n in names]
+        for p in new.args.args:
+            p.ctx = gast.Param()
+        new.args.vararg = None
+        new.body = [pack] + new.body
+        new.name = f"{new.name}_{len(names)}args"
+        return _synth(new.name, new, dict(ns), filename)
+    return _remember(("lifted", id(fn), nargs), fn, build)

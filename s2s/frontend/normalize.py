@@ -703,6 +703,7 @@ class Normalizer:
             return self.method_call(node)  # a method of a global array
         if isinstance(func, gast.Name) and func.id in self.lifted:
             fn, free = self.lifted[func.id]
+            fn = idioms_calls.idioms.lifted_with_arity(fn, len(free) + len(node.args))
             args = [A.name(v) for v in free] + [self.atom(a) for a in node.args]
             kws = {k.arg: self.atom(k.value) for k in node.keywords}
             return A.call(A.name(self.bind(fn.__name__, fn)), args, kws)
