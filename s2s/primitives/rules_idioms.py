@@ -24,6 +24,10 @@ def s2s_sample(sampler, args, kw):
 
 def s2s_keys(d):
     """The keys of dict `d`, in insertion order, as a list."""
+    if not isinstance(d, dict):  # a name that held a dict elsewhere in the function holds something else
+        from ..errors import S2SError
+        raise S2SError(f"s2s took this value for a dict (the function builds or uses it as one elsewhere), but "
+                       f"it is a {type(d).__name__} here.\nUse separate names for the dict and the other value.")
     return list(d)
 
 
