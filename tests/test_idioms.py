@@ -128,8 +128,10 @@ def test_method_sees_changed_hyperparameters():
 def test_function_default_overridden_at_top_level_is_reported():
     x = np.array([0.1, 0.2])
     np.testing.assert_allclose(s2s.grad(mlp)(x, 1.0), 1 - np.tanh(x) ** 2)
-    with pytest.raises(AssertionError, match="partial"):
+    with pytest.raises(S2SError, match="partial"):
         s2s.grad(mlp)(x, 1.0, np.sin)
+    with pytest.raises(S2SError, match="partial"):
+        s2s.jit(mlp)(x, 1.0, np.sin)
     np.testing.assert_allclose(s2s.grad(functools.partial(mlp, nonlinearity=np.sin))(x, 1.0), np.cos(x))
 
 

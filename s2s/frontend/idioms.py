@@ -269,7 +269,7 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
                     given = _fresh(p.id + "_arg", taken)
                     new_args.append(A.name(given))
                     new_defaults.append(dflt.get(p.id))
-                    checks.append(_guard(given, p.id, fn.__name__, node))
+                    checks.append(_guard(given, p.id, fn.__name__, node, ns, taken))
             else:
                 new_args.append(p)
                 new_defaults.append(dflt.get(p.id))
@@ -301,10 +301,14 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
     return _remember(key, (fn, tuple(fixed.values())), build)
 
 
-def _guard(given: str, param: str, fname: str, where) -> gast.stmt:
+def _guard(given: str, param: str, fname: str, where, ns: dict, taken: set) -> gast.stmt:
+    """`check(given, param, message)`: the function passed is the default it was specialized on."""
+    from ..primitives.rules_idioms import s2s_same
+    check = _fresh("same_function", taken)
+    ns[check] = s2s_same
     msg = (f"{fname} was transformed for its default `{param}`; to use another function, pass "
            f"functools.partial({fname}, {param}=...) to the transform instead")
-    s = gast.parse(f"assert {given} is {param}, {msg!r}").body[0]
+    s = gast.parse(f"{check}({given}, {param}, {msg!r})").body[0]
     for n in gast.walk(s):
         if isinstance(n, (gast.stmt, gast.expr)):
             gast.copy_location(n, where.body[0])

@@ -26,7 +26,7 @@ _MUTATING = {"rt.add_at", "rt.take_at", "rt.zero_at"}  # update their first argu
 
 def _pure(value) -> bool:
     kind = an.classify(value)
-    if kind in ("call", "list.pop", "print", "ext.s2s_sample"):  # a draw advances its random stream
+    if kind in ("call", "list.pop", "print", "ext.s2s_sample", "ext.s2s_same"):  # a draw; a check
         return False
     return True
 

@@ -47,6 +47,14 @@ def s2s_tolist(x):
     return x.tolist()
 
 
+def s2s_same(given, expected, message):
+    """Check that a function-valued argument is the one the code was specialized on."""
+    if given is not expected:
+        from ..errors import S2STypeError
+        raise S2STypeError(message)
+    return None
+
+
 def s2s_dict_from(keys, values):
     """`dict(zip(keys, values))`: what a dict comprehension builds."""
     return dict(zip(keys, values))
@@ -65,9 +73,11 @@ defvjp("ext.s2s_dict_values", d="ext.s2s_dict_from(keys, g)")
 prim("ext.s2s_sample", "sampler, *args, **kw", zero_args=("sampler",))
 prim("ext.s2s_tolist", "*array")  # no derivative rule: reported when the array is differentiated
 nondiff("ext.s2s_keys", "ext.s2s_sorted_keys", sig="d")
-for _f in (s2s_sample, s2s_tolist, s2s_keys, s2s_sorted_keys, s2s_dict_from, s2s_dict_values):
+nondiff("ext.s2s_same", sig="given, expected, message")
+for _f in (s2s_same, s2s_sample, s2s_tolist, s2s_keys, s2s_sorted_keys, s2s_dict_from, s2s_dict_values):
     _f.__s2s_prim__ = "ext." + _f.__name__
 EXT.s2s_sample = s2s_sample
+EXT.s2s_same = s2s_same
 EXT.s2s_dict_from = s2s_dict_from
 EXT.s2s_dict_values = s2s_dict_values
 EXT.s2s_keys = s2s_keys
