@@ -228,3 +228,24 @@ def test_star_args_function_compiles_once_per_arity(transform):
         s = sum(extra)
         want = np.diag(6 * w * s) if transform == "hessian" else 3 * w ** 2 * s
         np.testing.assert_allclose(t(w, *extra), want, rtol=1e-12)
+
+
+def two_draws(x):
+    a = RS.randn(3)
+    b = RS.randn(3)
+    return np.sum(x * a + x * b * b)
+
+
+@pytest.mark.parametrize("transform", ["jit", "value_and_grad", "grad"])
+def test_two_identical_draws_stay_two_draws(transform):
+    x = np.array([0.5, -1.0, 2.0])
+    RS.seed(11)
+    a, b = RS.randn(3), RS.randn(3)
+    RS.seed(11)
+    if transform == "jit":
+        np.testing.assert_allclose(s2s.jit(two_draws)(x), np.sum(x * a + x * b * b), rtol=1e-14)
+    elif transform == "grad":
+        np.testing.assert_allclose(s2s.grad(two_draws)(x), a + b * b, rtol=1e-14)
+    else:
+        value, g = s2s.value_and_grad(two_draws)(x)
+        np.testing.assert_allclose((value, *g), (np.sum(x * a + x * b * b), *(a + b * b)), rtol=1e-14)
