@@ -249,3 +249,19 @@ def test_two_identical_draws_stay_two_draws(transform):
     else:
         value, g = s2s.value_and_grad(two_draws)(x)
         np.testing.assert_allclose((value, *g), (np.sum(x * a + x * b * b), *(a + b * b)), rtol=1e-14)
+
+
+def passes_a_closure(x):
+    def inner(z):
+        return z * x
+    return np.sum(np.cos(x) * inner(x)) + np.sum(apply_fn(inner, x))
+
+
+def apply_fn(f, z):
+    return f(z)
+
+
+def test_passing_a_closure_over_locals_is_reported():
+    with pytest.raises(S2SError, match="uses local variables of this function") as e:
+        s2s.grad(passes_a_closure)(np.ones(2))
+    assert "test_idioms.py" in str(e.value)

@@ -192,7 +192,12 @@ def _function_value(norm, a):
     """The function `a` denotes if it is known when transforming (a global or attribute chain)."""
     if isinstance(a, gast.Name) and a.id in norm.lifted:
         fn, free = norm.lifted[a.id]
-        return fn if not free else None
+        if free:
+            norm.fail(a, f"`{a.id}` uses local variables of this function ({', '.join(free)}), and s2s passes a "
+                         "function made here to another function only when it uses none.",
+                      f"Give `{a.id}` those values as parameters and pass them along, or call `{a.id}` here; "
+                      f"`grad({a.id})(...)` and `jit({a.id})(...)` work as they are.")
+        return fn
     if not (isinstance(a, gast.Name) and a.id not in norm.locals
             or isinstance(a, gast.Attribute) and norm._rooted_global(a)):
         return None
