@@ -67,7 +67,7 @@ def bench(sizes, rounds, min_time):
     impls = implementations()
     for B, D1, D2 in sizes:
         size = f"{B}x{D1}x{D2}"
-        params, x, y = make_data(B, D1, D2)
+        params, x, y = make_data(B, D1, D2, dtype=np.float64)
         want = hand_grad(params, x, y)
         for name, fn in impls:
             for g, h in zip(fn(params, x, y), want):
