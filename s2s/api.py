@@ -7,6 +7,8 @@ import inspect
 from . import driver as D
 from . import record
 from .errors import S2STypeError, S2SValueError
+from .frontend import idioms
+from .frontend.idioms import with_arity
 from .runtime import copy_saved, zeros_like_tree
 from .tree import tree_structure
 
@@ -58,16 +60,32 @@ class Transformed:
 
     @property
     def compiled(self):
+        arity = idioms.current_arity(self._root)
+        if arity is not None:  # a transform of a transform of a `*args` function: one per arity
+            by_arity = self.__dict__.setdefault("_compiled_by_arity", {})
+            if arity not in by_arity:
+                by_arity[arity] = self._compile()
+            return by_arity[arity]
         if self._fn is None:
             self._fn = self._compile()
         return self._fn
 
     def __call__(self, *args, **kwargs):
+        if idioms.has_varargs(self._root):  # one compiled version per number of arguments
+            return idioms.varargs_call(self._root, len(args), lambda: self.compiled)(*args, **kwargs)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         if self.nums is not None:
             _check_diff_args(args, self.nums, self.kind)
         return self.compiled(*args)
+
+    @property
+    def _root(self):
+        """The user's function under this chain of transforms."""
+        fun = self.fun
+        while isinstance(fun, Transformed):
+            fun = fun.fun
+        return fun
 
     @functools.cached_property
     def _signature(self):
@@ -114,6 +132,7 @@ def _grad_like(fun, argnums, has_aux, with_value):
 @_api
 def vjp(fun, *primals, has_aux: bool = False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple."""
+    fun = with_arity(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     fwd, bwd = D.split_vjp(fun, mask)
     out, saved = fwd(*args)
@@ -156,6 +175,7 @@ def jvp(fun, primals, tangents):
     for p, t in zip(primals, tangents):
         if tree_structure(p) != tree_structure(t):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
+    fun = with_arity(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     return D.jvp_function(fun, mask)(*args, *tangents)
 
@@ -163,7 +183,8 @@ def jvp(fun, primals, tangents):
 def _with_defaults(fun, primals):
     """All positional arguments of `fun` (defaults filled in) and which of them were given."""
     try:
-        params = list(inspect.signature(fun).parameters.values())
+        params = [p for p in inspect.signature(fun).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]  # a partial's bound keywords are not
     except (TypeError, ValueError):
         return tuple(primals), (True,) * len(primals)
     if len(primals) >= len(params):
@@ -211,7 +232,9 @@ def jit(fun):
 def linear_map(kind: str, fun, nargs: int, direction):
     """A generated function of the primals: `a -> jvp(fun, a, direction)[1]` (kind "jvp") or
     `a -> vjp(fun, *a)[1](direction)` (kind "vjp"); it composes with further transforms."""
-    return D.linear_map(kind, fun, nargs, direction)
+    fun = with_arity(fun, nargs)
+    full, _ = _with_defaults(fun, (None,) * nargs)  # parameters left to their defaults
+    return D.linear_map(kind, fun, nargs, direction, full[nargs:])
 
 
 def transformed_source(fun, transform: str, argnums=None) -> str:

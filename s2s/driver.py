@@ -16,6 +16,7 @@ import types
 from . import record
 from .backend.loader import compile_fn
 from .errors import S2STypeError, S2SValueError
+from .frontend import idioms
 from .frontend.normalize import Normalizer
 from .frontend.parse import parse_function
 from .frontend.resolve import Env
@@ -25,6 +26,7 @@ from .passes import optimize
 from .transforms import forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
 
+idioms.set_compiler(compile_fn)
 LOCK = threading.RLock()
 _CORES: dict = {}
 _TRANSFORMS: dict = {}
@@ -34,9 +36,10 @@ _IN_PROGRESS: dict = {}
 def fn_key(fn, _seen=None):
     """What a transform of `fn` depends on: its code, the globals and closure values it reads, and
     (recursively) the keys of the plain Python functions it calls."""
+    fn = idioms.adapt(fn)  # partials, bound methods, callable instances, function-valued defaults
     if not isinstance(fn, types.FunctionType):
         if record.of(fn) is not None:
-            return ("s2s", id(fn))
+            return ("s2s", id(fn)) + idioms.arity_key(fn)
         raise S2STypeError(f"s2s transforms Python functions; {getattr(fn, '__name__', fn)!r} is a "
                            f"{type(fn).__name__}. Wrap it: `def f(x): return np.sin(x)`.")
     if _is_generated(fn):
@@ -52,9 +55,9 @@ def fn_key(fn, _seen=None):
             if isinstance(v, types.FunctionType) and v.__code__ not in seen and not _is_generated(v):
                 deps.append((n, fn_key(v, seen)))
             else:
-                deps.append((n, v if isinstance(v, (int, float, bool, str, type(None))) else id(v)))
-    cells = tuple(id(c.cell_contents) if not isinstance(c.cell_contents, (int, float, bool, str)) else c.cell_contents
-                  for c in (fn.__closure__ or ()) if _has_contents(c))
+                deps.append((n, v if isinstance(v, (int, float, bool, str, type(None))) else idioms.dep_key(v)))
+    cells = tuple(idioms.dep_key(c.cell_contents) if not isinstance(c.cell_contents, (int, float, bool, str))
+                  else c.cell_contents for c in (fn.__closure__ or ()) if _has_contents(c))
     defaults = tuple(id(d) for d in (fn.__defaults__ or ()))
     return (code, tuple(deps), cells, defaults)
 
@@ -85,6 +88,7 @@ def core_of(fn) -> CoreFn:
     rules = record.custom(fn)
     if rules is not None:
         fn = rules.caller()
+    fn = idioms.adapt(fn)
     key = fn_key(fn)
     with LOCK:
         hit = _CORES.get(key)
@@ -240,10 +244,10 @@ def jacobian_function(kind: str, fn, argnums, has_aux: bool):
     return cached(kind, fn, (argnums, has_aux), build)
 
 
-def linear_map(kind: str, fn, nargs: int, direction):
+def linear_map(kind: str, fn, nargs: int, direction, defaults: tuple = ()):
     """A generated, further-transformable function of the primals: `a -> jvp(fn, a, direction)[1]`
     (kind "jvp", direction = tangents) or `a -> vjp(fn, *a)[1](direction)` (kind "vjp")."""
-    return _compile(jacobian.linear_map_fn(kind, fn, core_of(fn), nargs, direction, CALLEES))
+    return _compile(jacobian.linear_map_fn(kind, fn, core_of(fn), nargs, direction, CALLEES, defaults))
 
 
 def jit_function(fn):

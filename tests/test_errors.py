@@ -131,7 +131,7 @@ def uses_lambda(x):
     return np.sum((lambda z: z * z)(y))  # E:lambda  # noqa: PLC3002
 
 
-def uses_star_args(*xs):  # E:star_args
+def uses_star_args(*xs, axis=0):  # E:star_args
     return np.sum(xs[0])
 
 
@@ -172,8 +172,12 @@ def uses_attr_assign(x):
     return np.sum(x)
 
 
+def make_kwargs():
+    return {"axis": 0}
+
+
 def uses_kwargs_call(x):
-    kw = {"axis": 0}
+    kw = make_kwargs()  # its keys are not known when transforming
     return np.sum(np.sum(x, **kw))  # E:kwargs_call
 
 
@@ -247,7 +251,7 @@ SYNTAX_CASES = [
     ("bad_method", uses_bad_method, None, ["byteswap"]),
     ("bad_attr", uses_bad_attr, None, ["flags"]),
     ("attr_assign", uses_attr_assign, "x.foo", ["attribute"]),
-    ("kwargs_call", uses_kwargs_call, None, ["**kwargs"]),
+    ("kwargs_call", uses_kwargs_call, None, ["**kw"]),
 ]
 
 

@@ -15,7 +15,7 @@ from ..ir import build as A
 from ..ir.core import BINOPS, CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
-from . import aliases, lift, resolve
+from . import aliases, idioms_calls, lift, resolve
 from .jumps import restructure
 
 METHODS = {"sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "ravel", "squeeze", "transpose",
@@ -31,7 +31,7 @@ UNSUPPORTED = {gast.Try: "try", gast.With: "with", gast.AsyncWith: "async with",
                gast.AsyncFor: "async for", gast.ClassDef: "class", gast.Raise: "raise",
                gast.Import: "import", gast.ImportFrom: "import", gast.Yield: "yield", gast.YieldFrom: "yield from",
                gast.Await: "await", gast.SetComp: "set comprehension",
-               gast.DictComp: "dict comprehension", gast.Set: "set", gast.JoinedStr: "f-string",
+               gast.Set: "set", gast.JoinedStr: "f-string",
                gast.Starred: "*args", gast.NamedExpr: ":="}
 
 
@@ -147,7 +147,8 @@ class Normalizer:
         self.emit(A.ret(value))
 
     def stmt_Assert(self, s):
-        self.emit(gast.Assert(test=self.atom(s.test), msg=None))
+        msg = s.msg if isinstance(s.msg, gast.Constant) and isinstance(s.msg.value, str) else None
+        self.emit(gast.Assert(test=self.atom(s.test), msg=msg))
 
     def stmt_Expr(self, s):
         v = s.value
@@ -314,6 +315,8 @@ class Normalizer:
             self.loops.pop()
 
     def for_loop(self, s):
+        if idioms_calls.loop_over_functions(self, s):
+            return
         it = s.iter
         loc = self.loc
         if isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and not self.is_local(it.func):
@@ -348,6 +351,9 @@ class Normalizer:
             self.loc = loc
             self.loop_with_else(gast.For(target=A.name(s.target.id, store=True), iter=A.name(it.id), body=body,
                                          orelse=[], type_comment=None), s.orelse)
+            return
+        if idioms_calls.is_dict(self, it):  # `for k in d`: over the dict's keys
+            self.for_indexed(s, "iter", [self.tmp(idioms_calls.keys_of(self, self.atom(it)))])
             return
         self.for_indexed(s, "iter", [self.atom(it)])
 
@@ -421,7 +427,7 @@ class Normalizer:
         return self.value_of(node, node.id, obj)
 
     def value_of(self, node, label, obj):
-        if isinstance(obj, (bool, int, float, complex, str, type(None))):
+        if isinstance(obj, (bool, int, float, complex, str, type(None))) and not isinstance(obj, np.generic):
             return A.const(obj)
         bound = self.bind(label, obj)
         return A.name(bound)
@@ -455,6 +461,8 @@ class Normalizer:
                 return func(*args, **kws)
             self.fail(node, "s2s can only call a transform (grad, jit, ...) of a function known when "
                             "the outer function is transformed, like `grad(loss)(params, x)`.")
+        if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
+            return idioms_calls.static_item(self, node)  # ACTIVATIONS["tanh"], LAYERS[0]
         raise _NotStatic()
 
     def expr_Attribute(self, node):
@@ -463,7 +471,11 @@ class Normalizer:
             obj = self.static(node)
             if isinstance(obj, type) or resolve.prim_key(obj) is None and not resolve.is_user_function(obj):
                 return self.value_of(node, _dotted(node), obj)  # a constant, or a dtype like np.float64
-            self.fail(node, f"`{_dotted(node)}` is a function; call it.")
+            self.fail(node, f"`{_dotted(node)}` is a function; call it.",
+                      "s2s resolves a function where it is called, where it is passed straight to a "
+                      "function (specialized on it), or in `for f in (np.sin, g):` over a list written there "
+                      "or a global list; a function stored in a local variable is not resolved: write the "
+                      "calls out.")
         base = self.atom(node.value)
         if node.attr == "T":
             return A.call("xp.transpose", [base])
@@ -471,6 +483,8 @@ class Normalizer:
             return A.attr(base, node.attr)
         if node.attr == "real":
             return A.call("xp.real", [base])
+        if node.attr == "flat":
+            return A.call("xp.ravel", [base])
         self.fail(node, f"s2s does not support the attribute `.{node.attr}` here.",
                   "Supported: .T, .shape, .ndim, .size, .dtype, .real and the array methods "
                   + ", ".join(sorted(METHODS)) + ".")
@@ -483,6 +497,9 @@ class Normalizer:
     def expr_BinOp(self, node):
         if type(node.op) not in BINOPS:
             self.fail(node, f"s2s does not support the operator `{type(node.op).__name__}`.")
+        joined = idioms_calls.sequence_concat(self, node)
+        if joined is not None:
+            return joined
         return A.binop(self.atom(node.left), type(node.op)(), self.atom(node.right))
 
     def expr_UnaryOp(self, node):
@@ -555,6 +572,9 @@ class Normalizer:
             self.fail(node, "s2s does not support `**` in dict literals.")
         return gast.Dict(keys=[self.atom(k) for k in node.keys], values=[self.atom(v) for v in node.values])
 
+    def expr_DictComp(self, node):
+        return idioms_calls.dict_comp(self, node)
+
     def expr_ListComp(self, node):
         result = self.namer.fresh("t")
         self.emit(A.assign(result, A.list_([])))
@@ -600,15 +620,21 @@ class Normalizer:
                   "Bind it to a name at module level (`f = lambda x: ...`) and call that.")
 
     def expr_Call(self, node):
+        node = idioms_calls.expand_stars(self, node)
+        lowered = idioms_calls.call_of_call(self, node)
+        if lowered is not None:
+            return lowered
         func = node.func
         if isinstance(func, gast.Lambda):
             self.expr_Lambda(func)
         if isinstance(func, gast.Attribute) and not self._rooted_global(func):
-            return self.method_call(node)
+            lowered = idioms_calls.method(self, node)
+            return lowered if lowered is not None else self.method_call(node)
         if isinstance(func, gast.Attribute) and isinstance(self.static(func.value), np.ndarray):
             return self.method_call(node)  # a method of a global array
         if isinstance(func, gast.Name) and func.id in self.lifted:
             fn, free = self.lifted[func.id]
+            fn = idioms_calls.idioms.lifted_with_arity(fn, len(free) + len(node.args))
             args = [A.name(v) for v in free] + [self.atom(a) for a in node.args]
             kws = {k.arg: self.atom(k.value) for k in node.keywords}
             return A.call(A.name(self.bind(fn.__name__, fn)), args, kws)
@@ -618,7 +644,11 @@ class Normalizer:
             obj = self.static(func)
         except _NotStatic:
             self.fail(node, "s2s can only call functions it can resolve when transforming: a NumPy function, "
-                            "a module-level function, or a local defined with `def` at module level.")
+                            "a module-level function, or a local defined with `def` at module level.",
+                      idioms_calls.unresolved_hint(self, func))
+        lowered = idioms_calls.call(self, node, obj)
+        if lowered is not None:
+            return lowered
         args = [self.atom(a) for a in node.args]
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         key = resolve.prim_key(obj)
@@ -665,6 +695,8 @@ class Normalizer:
             return A.call("xp.asarray", [base], {"dtype": args[0]} if args else kws)
         if m == "item":
             return A.call("float", [base])
+        if m == "tolist":
+            return idioms_calls.tolist(self, base)
         if m == "conj":
             return A.call("xp.real", [base])
         if m == "round":
@@ -683,8 +715,7 @@ def _is_transform(obj) -> bool:
     return rec is not None and rec.transform
 
 
-class _NotStatic(Exception):
-    pass
+_NotStatic = idioms_calls.NotStatic
 
 
 def _dotted(node) -> str:

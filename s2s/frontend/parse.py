@@ -30,6 +30,10 @@ def parse_function(fn) -> Parsed:
         raise S2SError(f"{where}\ns2s cannot read the source of {getattr(fn, '__name__', fn)!r} ({e}).\n"
                        "Define the function in a .py file (not typed into the REPL or built by exec) "
                        "so s2s can read and transform it.") from None
+    if getattr(fn, "__name__", "") == "<lambda>":
+        found = _lambda_in_file(fn, filename, first)
+        if found is not None:
+            return found
     src = "".join(lines)
     dedented = textwrap.dedent(src)
     indent = len(lines[0]) - len(lines[0].lstrip())
@@ -66,3 +70,33 @@ def _find(tree, fn):
         if isinstance(node, gast.Lambda) and [a.id for a in node.args.args] == argnames:
             return node
     return None
+
+
+def _lambda_in_file(fn, filename: str, first: int) -> Parsed | None:
+    """A lambda found by parsing its whole file: the one starting on its line, with its parameters,
+    whose span holds the code's own positions (several lambdas may share a line, and a lambda on
+    a continuation line of a bracket cannot be parsed alone)."""
+    text = "".join(linecache.getlines(filename))
+    try:
+        tree = gast.parse(text) if text else None
+    except SyntaxError:
+        return None
+    if tree is None:
+        return None
+    code = fn.__code__
+    argnames = list(code.co_varnames[: code.co_argcount])
+    cands = [n for n in gast.walk(tree) if isinstance(n, gast.Lambda) and n.lineno == first
+             and [a.id for a in n.args.args] == argnames]
+    if len(cands) > 1:
+        spots = [(ln, c) for ln, _, c, e in code.co_positions() if ln is not None and c is not None and e and e > c]
+        cands = [n for n in cands if spots and all(
+            (n.lineno, n.col_offset) <= p <= (n.end_lineno, n.end_col_offset) for p in spots)]
+        cands = cands[-1:]  # a lambda nested in another's body: the innermost one holds the spots
+    if len(cands) != 1:
+        return None
+    lam = cands[0]
+    node = gast.FunctionDef(name=_lambda_name(fn), args=lam.args, body=[gast.Return(value=lam.body)],
+                            decorator_list=[], returns=None, type_comment=None, type_params=[])
+    gast.copy_location(node.body[0], lam.body)
+    gast.copy_location(node, lam)
+    return Parsed(node, filename, 0, 0)

@@ -72,31 +72,38 @@ def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: boo
                        header_for(kind, core, f"wrt argument {argnums}"))
 
 
-def linear_map_fn(kind: str, fun, core: CoreFn, nargs: int, direction, calls: Callees) -> GeneratedFn:
+def linear_map_fn(kind: str, fun, core: CoreFn, nargs: int, direction, calls: Callees,
+                  defaults: tuple = ()) -> GeneratedFn:
     """A generated, further-transformable function of the primals: `a -> jvp(fun, a, direction)[1]`
-    (kind "jvp", direction = tangents) or `a -> vjp(fun, *a)[1](direction)` (kind "vjp")."""
+    (kind "jvp", direction = tangents) or `a -> vjp(fun, *a)[1](direction)` (kind "vjp").
+    `defaults` are the values of the parameters after the first `nargs` (not differentiated)."""
     namer = Namer(set(core.params) | {"xp", "rt"})
     params = [namer.fresh("a") for _ in range(nargs)]
     ns: dict = {}
     body = []
+    extra = []
+    for value in defaults:
+        extra.append(namer.fresh("default"))
+        ns[extra[-1]] = value
+    mask = (True,) * nargs + (False,) * len(defaults)
     if kind == "jvp":
         jf = namer.exact(f"jvp_{core.name}")
-        ns[jf] = calls.jvp(fun, (True,) * nargs)
+        ns[jf] = calls.jvp(fun, mask)
         tans = []
         for t in direction:
             tans.append(namer.fresh("v"))
             ns[tans[-1]] = t
         out, tan = namer.fresh("out"), namer.fresh("tangent")
         body.append(A.assign(A.tuple_([A.name(out), A.name(tan)], store_=True),
-                             A.call(A.name(jf), [A.name(p) for p in params] + [A.name(t) for t in tans])))
+                             A.call(A.name(jf), [A.name(p) for p in params + extra] + [A.name(t) for t in tans])))
         body.append(A.ret(A.name(tan)))
     else:
-        fwd, bwd = calls.split(fun, (True,) * nargs)
+        fwd, bwd = calls.split(fun, mask)
         fname, bname, u = namer.exact(f"fwd_{core.name}"), namer.exact(f"bwd_{core.name}"), namer.exact("u")
         ns.update({fname: fwd, bname: bwd, u: direction})
         out, saved, cts = namer.fresh("out"), namer.fresh("saved"), namer.fresh("cts")
         body.append(A.assign(A.tuple_([A.name(out), A.name(saved)], store_=True),
-                             A.call(A.name(fname), [A.name(p) for p in params])))
+                             A.call(A.name(fname), [A.name(p) for p in params + extra])))
         body.append(A.assign(cts, A.call(A.name(bname), [A.name(saved), A.name(u)])))
         body.append(A.ret(A.name(cts)))
     name = namer.exact(f"{kind}_of_{core.name}")

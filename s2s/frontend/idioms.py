@@ -1,0 +1,347 @@
+"""Python idioms that stand for plain functions: `functools.partial`, bound methods, callable
+instances, `*args` functions called with a known number of arguments, and functions whose
+function-valued parameters are known (a default like `nonlinearity=np.tanh`, or a function passed at
+a call site, as JAX's `static_argnums` would).
+
+Each becomes a *synthesized* function: ordinary Python source built here, exec'd once, and carrying
+its (unnormalized) AST the way lifted functions do, so every transform treats it like any other user
+function. The values it specializes on (the bound `self`, a partial's arguments, a function passed
+as an argument) are constants of the synthesized function and part of its cache key.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import threading
+import types
+
+import gast
+import numpy as np
+
+from .. import record
+from ..errors import S2SError, S2SSyntaxError, error_at
+from ..ir import build as A
+from ..primitives.rules_idioms import s2s_same
+from .parse import parse_function
+
+_LOCK = threading.RLock()
+_SYNTH: dict = {}  # key -> (objects kept alive so ids stay unique, synthesized function)
+
+
+def is_function_value(obj) -> bool:
+    """A value that is a function (user function, NumPy function, partial, method), not data."""
+    if obj is None or isinstance(obj, (type, np.ndarray, np.generic, int, float, complex, str, bool)):
+        return False
+    return callable(obj)
+
+
+def needs_adapting(obj) -> bool:
+    if isinstance(obj, types.FunctionType):
+        return hasattr(obj, "__defaults__") and record.of(obj) is None \
+            and any(is_function_value(d) for d in (obj.__defaults__ or ()))
+    if record.of(obj) is not None:
+        return False
+    if isinstance(obj, functools.partial):
+        return True
+    if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType):
+        return True
+    call = vars(type(obj)).get("__call__") or next((vars(c)["__call__"] for c in type(obj).__mro__
+                                                    if "__call__" in vars(c)), None)
+    return isinstance(call, types.FunctionType) and not isinstance(obj, type)
+
+
+_CALL = threading.local()  # the `*args` function being called with how many extra arguments
+
+
+def varargs_call(fn, nargs: int, run):
+    """Run `run()` (compile and call a transform of the `*args` function `fn`) with `fn` standing
+    for its specialization to `nargs` positional arguments."""
+    nfixed = len([p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+    saved = getattr(_CALL, "current", None)
+    _CALL.current = (fn, max(nargs - nfixed, 0))
+    try:
+        return run()
+    finally:
+        _CALL.current = saved
+
+
+def current_arity(fn):
+    """The number of `*args` arguments `fn` is being compiled for, or None."""
+    current = getattr(_CALL, "current", None)
+    return current[1] if current is not None and current[0] is fn else None
+
+
+def arity_key(transformed) -> tuple:
+    """For a transform of a `*args` function being compiled for some arity: that arity (a cache key part)."""
+    root = getattr(transformed, "_root", None)
+    n = current_arity(root) if root is not None else None
+    return () if n is None else (n,)
+
+
+def with_arity(fn, nargs: int):
+    """`fn` itself, or for a `*args` function its specialization to `nargs` positional arguments."""
+    if not has_varargs(fn):
+        return fn
+    return varargs_call(fn, nargs, lambda: adapt(fn))
+
+
+def adapt(obj):
+    """The plain (synthesized) function that `obj` stands for, or `obj` itself."""
+    current = getattr(_CALL, "current", None)
+    if current is not None and current[0] is obj:
+        return specialize(obj, {}, current[1])
+    if not needs_adapting(obj):
+        return obj
+    if isinstance(obj, types.FunctionType):
+        sig = inspect.signature(obj)
+        fixed = {p.name: p.default for p in sig.parameters.values()
+                 if p.default is not inspect.Parameter.empty and is_function_value(p.default)}
+        return specialize(obj, fixed, keep=True)
+    if isinstance(obj, functools.partial):
+        return _partial(obj)
+    if not isinstance(obj, types.MethodType):
+        obj = types.MethodType(type(obj).__call__, obj)
+    return _method(obj)
+
+
+def _remember(key, alive, build):
+    with _LOCK:
+        hit = _SYNTH.get(key)
+        if hit is None:
+            hit = (alive, build())
+            _SYNTH[key] = hit
+        return hit[1]
+
+
+def _value_key(v):
+    if isinstance(v, (int, float, bool, str, complex, type(None))):
+        return (type(v).__name__, v)
+    if isinstance(v, np.generic):
+        return ("np", v.dtype.str, v.item())
+    return ("id", id(v))
+
+
+def _attrs_key(obj) -> tuple:
+    """`self`'s attributes are constants of the transformed method: they are part of its cache key
+    (numbers by value, other objects by identity), so changing `model.scale` compiles again."""
+    try:
+        d = vars(obj)
+    except TypeError:
+        return ()
+    return tuple(sorted((k, _value_key(v)) for k, v in d.items()))
+
+
+def dep_key(v):
+    """How a global or closure value enters its user's cache key: by identity, and for an instance
+    of a user class (whose methods the function may call) also by its attributes."""
+    if isinstance(v, (types.ModuleType, types.FunctionType, type, np.ndarray, functools.partial)) \
+            or not hasattr(v, "__dict__"):
+        return id(v)
+    return ("obj", id(v), _attrs_key(v))
+
+
+def _env_ns(fn) -> dict:
+    ns = dict(fn.__globals__)
+    for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            ns[var] = cell.cell_contents
+        except ValueError:
+            pass
+    return ns
+
+
+_COMPILE = []  # the loader's compile_fn, given by the driver (the frontend does not import it)
+
+
+def set_compiler(compile_fn) -> None:
+    """Give the frontend the function that turns a synthesized def into a callable."""
+    _COMPILE[:] = [compile_fn]
+
+
+def _synth(name: str, node: gast.FunctionDef, ns: dict, filename: str):
+    fn = _COMPILE[0](name, copy.deepcopy(node), ns, filename)
+    record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, filename))
+    return fn
+
+
+def _parsed(fn):
+    """`fn`'s parsed def, with the user's line numbers and columns already applied."""
+    parsed = parse_function(fn)
+    node = parsed.node
+    for n in gast.walk(node):
+        if getattr(n, "lineno", None) is not None:
+            n.lineno += parsed.line_offset
+            n.col_offset = getattr(n, "col_offset", 0) + parsed.col_offset
+        if getattr(n, "end_lineno", None) is not None:
+            n.end_lineno += parsed.line_offset
+    return node, parsed.filename
+
+
+def _method(m):
+    """`obj.method` (or `obj(...)` through `__call__`): the method with `self` a constant."""
+    func, obj = m.__func__, m.__self__
+    key = ("method", func.__code__, id(func), id(obj), _attrs_key(obj))
+
+    def build():
+        node, filename = _parsed(func)
+        if not node.args.args:
+            raise S2SError(f"{filename}:{node.lineno}\ns2s cannot transform method {func.__name__!r}: "
+                           "it has no `self` parameter.")
+        self_name = node.args.args[0].id
+        node.args.args = node.args.args[1:]
+        ns = _env_ns(func)
+        ns[self_name] = obj
+        node.name = f"{type(obj).__name__}_{func.__name__}".replace("__call__", "call")
+        return _synth(node.name, node, ns, filename)
+    return _remember(key, (func, obj), build)
+
+
+def _partial(p):
+    """`functools.partial(f, *a, **kw)`: a function of the remaining positional parameters."""
+    key = ("partial", id(p))
+
+    def build():
+        func = p.func if isinstance(p.func, types.FunctionType) else adapt(p.func)
+        try:
+            params = [q.name for q in inspect.signature(p).parameters.values()
+                      if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)
+                      and q.name not in p.keywords]
+        except (TypeError, ValueError):
+            raise S2SError(f"s2s cannot read the signature of {p!r}.") from None
+        ns = {"__s2s_origin__": p}
+        label = getattr(p.func, "__name__", "f").replace("<lambda>", "lambda_")
+        fname = "partial_" + label
+        taken = set(params)
+        callee = _fresh(label, taken)
+        ns[callee] = func
+        args = []
+        for i, a in enumerate(p.args):
+            n = _fresh(f"arg{i}", taken)
+            ns[n] = a
+            args.append(n)
+        kws = []
+        for k, v in p.keywords.items():
+            n = _fresh(k, taken)
+            ns[n] = v
+            kws.append(f"{k}={n}")
+        src = f"def {fname}({', '.join(params)}):\n    return {callee}({', '.join(args + params + kws)})\n"
+        node = gast.parse(src).body[0]
+        return _synth(fname, node, ns, f"<s2s:{fname}>")
+    return _remember(key, p, build)
+
+
+def _fresh(base, taken):
+    cand, k = base, 0
+    while cand in taken:
+        k += 1
+        cand = f"{base}_{k}"
+    taken.add(cand)
+    return cand
+
+
+def has_varargs(fn) -> bool:
+    return isinstance(fn, types.FunctionType) and bool(fn.__code__.co_flags & inspect.CO_VARARGS) \
+        and record.of(fn) is None
+
+
+def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
+    """`fn` with the parameters in `fixed` bound to those values (functions known when the caller
+    is transformed) and, when `nvar` is given, `*args` replaced by `nvar` positional parameters.
+
+    With `keep`, the fixed parameters stay in the signature (the caller still passes them) and the
+    generated code checks that it was passed the very value it was specialized on.
+    """
+    key = ("spec", fn.__code__, id(fn), tuple(sorted((k, id(v)) for k, v in fixed.items())), nvar, keep)
+
+    def build():
+        node, filename = _parsed(fn)
+        a = node.args
+        if a.kwonlyargs or a.kwarg or a.posonlyargs or (a.vararg is not None and nvar is None):
+            raise error_at((filename, node.lineno, node.col_offset),
+                           f"s2s transforms `*args` functions ({fn.__name__!r}) only with plain positional "
+                           "parameters besides `*args` (no keyword-only or `**kwargs` parameters).",
+                           "Give the keyword-only parameters default positions, or pass them in a tuple.",
+                           S2SSyntaxError)
+        ns = _env_ns(fn)
+        taken = A.names_in(node) | set(ns)
+        new_args, checks = [], []
+        dflt = dict(zip([p.id for p in a.args][len(a.args) - len(a.defaults):], a.defaults))
+        new_defaults = []
+        for p in a.args:
+            if p.id in fixed:
+                ns[p.id] = fixed[p.id]
+                if keep:
+                    given = _fresh(p.id + "_arg", taken)
+                    new_args.append(A.name(given))
+                    new_defaults.append(dflt.get(p.id))
+                    checks.append(_guard(given, p.id, fn.__name__, node, ns, taken))
+            else:
+                new_args.append(p)
+                new_defaults.append(dflt.get(p.id))
+        pre = []
+        if nvar is not None:
+            star = a.vararg.id
+            names = [_fresh(f"{star}_{i}", taken) for i in range(nvar)]
+            new_args += [A.name(n) for n in names]
+            pre.append(A.assign(star, A.tuple_([A.name(n) for n in names])))
+            for s in pre:
+                gast.copy_location(s, node.body[0])
+                gast.copy_location(s.targets[0], node.body[0])
+            a.vararg = None
+        for arg in new_args:
+            arg.ctx = gast.Param()
+        a.args = new_args
+        new_defaults += [None] * (len(new_args) - len(new_defaults))
+        trailing = []
+        for d in reversed(new_defaults):
+            if d is None:
+                break
+            trailing.insert(0, d)
+        a.defaults = trailing
+        node.body = checks + pre + node.body
+        suffix = "_".join(getattr(v, "__name__", "f").replace("<lambda>", "lambda_") for v in fixed.values())
+        node.name = fn.__name__.replace("<lambda>", "lambda_") + (f"_{suffix}" if suffix else "") \
+            + (f"_{nvar}args" if nvar is not None else "")
+        return _synth(node.name, node, ns, filename)
+    return _remember(key, (fn, tuple(fixed.values())), build)
+
+
+def _guard(given: str, param: str, fname: str, where, ns: dict, taken: set) -> gast.stmt:
+    """`check(given, param, message)`: the function passed is the default it was specialized on."""
+    check = _fresh("same_function", taken)
+    ns[check] = s2s_same
+    msg = (f"{fname} was transformed for its default `{param}`; to use another function, pass "
+           f"functools.partial({fname}, {param}=...) to the transform instead")
+    s = gast.parse(f"{check}({given}, {param}, {msg!r})").body[0]
+    for n in gast.walk(s):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            gast.copy_location(n, where.body[0])
+    return s
+
+
+def lifted_with_arity(fn, nargs: int):
+    """A `def f(*args)` or `lambda *args: ...` made inside a transformed function (already lifted),
+    specialized to a call with `nargs` positional arguments (its free locals included)."""
+    node, ns, filename = record.of(fn).core
+    a = node.args
+    if a.vararg is None or a.kwonlyargs or a.kwarg:
+        return fn
+
+    def build():
+        new = copy.deepcopy(node)
+        taken = A.names_in(new) | set(ns)
+        star = new.args.vararg.id
+        names = [_fresh(f"{star}_{i}", taken) for i in range(max(nargs - len(new.args.args), 0))]
+        pack = A.assign(star, A.tuple_([A.name(n) for n in names]))
+        gast.copy_location(pack, new.body[0])
+        gast.copy_location(pack.targets[0], new.body[0])
+        new.args.args = new.args.args + [A.name(n) for n in names]
+        for p in new.args.args:
+            p.ctx = gast.Param()
+        new.args.vararg = None
+        new.body = [pack] + new.body
+        new.name = f"{new.name}_{len(names)}args"
+        return _synth(new.name, new, dict(ns), filename)
+    return _remember(("lifted", id(fn), nargs), fn, build)

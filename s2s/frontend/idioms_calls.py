@@ -1,0 +1,550 @@
+"""Call-site idioms the normalizer lowers to core form: `f(*xs, **kw)` with lengths known when
+transforming, `operator.add`/`mul`/`sub`/`mod`/`itemgetter`, `functools.reduce`, partials, bound
+methods and callable instances, `*args` callees, functions passed as arguments (specialized on
+their identity), random sampling, and dict methods (`keys`, `values`, `items`, `get`, `dict(...)`,
+`sorted(d)`).
+
+Each hook returns a core-form expression, or None when the call is not one of these idioms.
+"""
+from __future__ import annotations
+
+import copy
+import functools
+import inspect
+import operator
+import types
+
+import gast
+
+from .. import record
+from ..ir import build as A
+from ..primitives.registry import EXT
+from . import idioms, lift, resolve, sampling
+
+_BINOPS = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
+           operator.truediv: gast.Div, operator.mod: gast.Mod, operator.pow: gast.Pow,
+           operator.matmul: gast.MatMult, operator.floordiv: gast.FloorDiv}
+_UNOPS = {operator.neg: gast.USub, operator.pos: gast.UAdd}
+DICT_METHODS = {"keys", "values", "items", "get"}
+
+
+# ---------------------------------------------------------------- *xs and **kw
+
+def expand_stars(norm, node: gast.Call) -> gast.Call:
+    """`f(a, *xs, **kw)` -> `f(a, xs[0], xs[1], k=kw['k'])` when the lengths and keys are known."""
+    if not any(isinstance(a, gast.Starred) for a in node.args) and all(k.arg is not None for k in node.keywords):
+        return node
+    args = []
+    for a in node.args:
+        if isinstance(a, gast.Starred):
+            n = _static_length(norm, a.value)
+            if n is None:
+                norm.fail(a, f"s2s needs to know how many values `*{_text(a.value)}` passes when it transforms "
+                             "the function, and cannot tell here.",
+                          "Pass the elements explicitly (`f(xs[0], xs[1])`), or build the sequence as a "
+                          "tuple/list literal in this function (`xs = (a, b)`).")
+            args += [_at(gast.Subscript(value=copy_(a.value), slice=A.const(i), ctx=gast.Load()), a)
+                     for i in range(n)]
+        else:
+            args.append(a)
+    kws = []
+    for k in node.keywords:
+        if k.arg is not None:
+            kws.append(k)
+            continue
+        keys = _static_keys(norm, k.value)
+        if keys is None:
+            norm.fail(k.value, f"s2s needs to know the keys of `**{_text(k.value)}` when it transforms the "
+                               "function, and cannot tell here.",
+                      "Pass the keywords explicitly, or build the dict in this function as a literal or "
+                      "`dict(a=..., b=...)`.")
+        kws += [gast.keyword(arg=key, value=_at(gast.Subscript(value=copy_(k.value), slice=A.const(key),
+                                                               ctx=gast.Load()), k.value)) for key in keys]
+    return _at(gast.Call(func=node.func, args=args, keywords=kws), node)
+
+
+def _static_length(norm, v):
+    if isinstance(v, (gast.Tuple, gast.List)) and not any(isinstance(e, gast.Starred) for e in v.elts):
+        return len(v.elts)
+    lit = _single_literal(norm, v)
+    if lit is not None:
+        return _static_length(norm, lit)
+    if isinstance(v, gast.Name) and v.id not in norm.locals:
+        obj = norm.static(v)
+        if isinstance(obj, (tuple, list)):
+            return len(obj)
+    return None
+
+
+def _static_keys(norm, v):
+    if isinstance(v, gast.Dict) and all(isinstance(k, gast.Constant) and isinstance(k.value, str) for k in v.keys):
+        return [k.value for k in v.keys]
+    if _is_dict_call(norm, v) and not v.args:
+        return [k.arg for k in v.keywords]
+    lit = _single_literal(norm, v)
+    if lit is not None:
+        return _static_keys(norm, lit)
+    if isinstance(v, gast.Name) and v.id not in norm.locals:
+        obj = norm.static(v)
+        if isinstance(obj, dict) and all(isinstance(k, str) for k in obj):
+            return list(obj)
+    return None
+
+
+def _single_literal(norm, v):
+    """The literal a local name is bound to, when it is assigned exactly once and never changed."""
+    if not (isinstance(v, gast.Name) and v.id in norm.locals):
+        return None
+    found = []
+    for n in gast.walk(norm.fn):
+        if isinstance(n, gast.Assign) and any(isinstance(t, gast.Name) and t.id == v.id for t in n.targets):
+            found.append(n.value)
+        elif isinstance(n, (gast.AugAssign, gast.For)) and isinstance(n.target, gast.Name) and n.target.id == v.id:
+            return None
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and _text(n.func.value) == v.id:
+            return None  # xs.append(...)
+        elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and _text(n.value) == v.id:
+            return None
+    if v.id in {a.id for a in norm.fn.args.args} or len(found) != 1:
+        return None
+    return found[0] if isinstance(found[0], (gast.Tuple, gast.List, gast.Dict, gast.Call)) else None
+
+
+# ---------------------------------------------------------------- calls of known objects
+
+def call(norm, node: gast.Call, obj):
+    """Lower a call of the static object `obj`, or return None to let the normalizer do it."""
+    if resolve.prim_key(obj) is not None:
+        return None
+    if obj in _BINOPS and len(node.args) == 2 and not node.keywords:
+        return A.binop(norm.atom(node.args[0]), _BINOPS[obj](), norm.atom(node.args[1]))
+    if obj in _UNOPS and len(node.args) == 1:
+        return norm.expr(_at(gast.UnaryOp(op=_UNOPS[obj](), operand=node.args[0]), node))
+    if isinstance(obj, operator.itemgetter):
+        return _itemgetter(norm, node, obj)
+    if obj is functools.reduce:
+        return _reduce(norm, node)
+    if obj is sorted and len(node.args) == 1 and not node.keywords:
+        _use_ext(norm)
+        return A.call("ext.s2s_sorted_keys", [norm.atom(_keys_source(node.args[0]))])
+    if obj is dict and not node.args:
+        return gast.Dict(keys=[A.const(k.arg) for k in node.keywords], values=[norm.atom(k.value) for k in node.keywords])
+    if sampling.is_sampler(obj):
+        sampler = A.name(norm.bind(_label(obj), obj))
+        return sampling.sample_call(norm, sampler, [norm.atom(a) for a in node.args],
+                                    {k.arg: norm.atom(k.value) for k in node.keywords})
+    target = _callee(norm, node, obj)
+    if target is None:
+        return None
+    fn, node = target
+    args = [norm.atom(a) for a in node.args]
+    kws = {k.arg: norm.atom(k.value) for k in node.keywords}
+    return A.call(A.name(norm.bind(fn.__name__, fn)), args, kws)
+
+
+def _callee(norm, node, obj):
+    """(function to call, call node) for partials, methods, callable instances, `*args` callees and
+    callees passed known functions; None for an ordinary call."""
+    fn = idioms.adapt(obj) if not isinstance(obj, types.FunctionType) and idioms.needs_adapting(obj) else obj
+    if not isinstance(fn, types.FunctionType):
+        return None
+    fixed, node = _static_function_args(norm, node, fn)
+    nvar = None
+    if idioms.has_varargs(fn):
+        nvar = len(node.args) - len(inspect.signature(fn).parameters) + 1 + len(fixed)
+        nvar = max(nvar, 0)
+    if not fixed and nvar is None:
+        return (fn, node) if fn is not obj else None
+    return idioms.specialize(fn, fixed, nvar), node
+
+
+def _static_function_args(norm, node, fn):
+    """Arguments of a call that are functions known now (and omitted function-valued defaults):
+    they are bound in a specialized copy of the callee and dropped from the call."""
+    if record.of(fn) is not None and record.of(fn).core is not None:
+        return {}, node
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return {}, node
+    fixed, args, kws = {}, [], []
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for i, a in enumerate(node.args):
+        value = _function_value(norm, a)
+        if i < len(positional) and value is not None:
+            fixed[positional[i].name] = value
+        else:
+            args.append(a)
+    given = {p.name for p in positional[:len(node.args)]}
+    for k in node.keywords:
+        value = _function_value(norm, k.value)
+        if value is not None and k.arg in {p.name for p in positional}:
+            fixed[k.arg] = value
+        else:
+            kws.append(k)
+        given.add(k.arg)
+    for p in positional:
+        if p.name not in given and p.default is not inspect.Parameter.empty and idioms.is_function_value(p.default):
+            fixed[p.name] = p.default
+    if not fixed:
+        return {}, node
+    return fixed, _at(gast.Call(func=node.func, args=args, keywords=kws), node)
+
+
+def _function_value(norm, a):
+    """The function `a` denotes if it is known when transforming (a global or attribute chain)."""
+    if isinstance(a, gast.Name) and a.id in norm.lifted:
+        fn, free = norm.lifted[a.id]
+        if free:
+            norm.fail(a, f"`{a.id}` uses local variables of this function ({', '.join(free)}), and s2s passes a "
+                         "function made here to another function only when it uses none.",
+                      f"Give `{a.id}` those values as parameters and pass them along, or call `{a.id}` here; "
+                      f"`grad({a.id})(...)` and `jit({a.id})(...)` work as they are.")
+        return fn
+    if not (isinstance(a, gast.Name) and a.id not in norm.locals
+            or isinstance(a, gast.Attribute) and norm._rooted_global(a)):
+        return None
+    try:
+        obj = norm.static(a)
+    except Exception:  # noqa: BLE001 - not a static value: an ordinary argument
+        return None
+    return obj if idioms.is_function_value(obj) and not isinstance(obj, (tuple, list, dict)) else None
+
+
+def _itemgetter(norm, node, getter):
+    if len(node.args) != 1 or node.keywords:
+        norm.fail(node, "s2s supports `operator.itemgetter(...)` called with one argument.")
+    items = getter.__reduce__()[1]
+    base = norm.atom(node.args[0])
+    parts = [norm.tmp(A.subscript(base, norm.atom(_const_node(i, node)))) for i in items]
+    return parts[0] if len(parts) == 1 else A.tuple_(parts)
+
+
+def _const_node(v, where):
+    return _at(gast.Constant(value=v, kind=None), where)
+
+
+def _reduce(norm, node):
+    """`functools.reduce(f, xs[, init])` -> a loop `acc = f(acc, xs[i])` over the list."""
+    if node.keywords or not 2 <= len(node.args) <= 3:
+        norm.fail(node, "s2s supports `functools.reduce(f, sequence)` and `functools.reduce(f, sequence, initial)`.")
+    f = node.args[0]
+    if isinstance(f, gast.Lambda):  # reduce(lambda a, b: ..., xs): lift it like a local def
+        _local_function(norm, f)
+        f = A.name(f.s2s_lifted)
+    seq = norm.atom(node.args[1])
+    acc = norm.namer.fresh("acc")
+    i = norm.namer.fresh("i")
+    norm.locals.update({acc, i, seq.id if isinstance(seq, gast.Name) else acc})
+    start = 0
+    if len(node.args) == 3:
+        first = node.args[2]
+    else:
+        first = gast.Subscript(value=A.name(seq.id), slice=A.const(0), ctx=gast.Load())
+        start = 1
+    stmts = [gast.Assign(targets=[A.name(acc, store=True)], value=first, type_comment=None),
+             gast.For(target=A.name(i, store=True),
+                      iter=gast.Call(func=A.name("range"), args=[A.const(start), gast.Call(
+                          func=A.name("len"), args=[A.name(seq.id)], keywords=[])], keywords=[]),
+                      body=[gast.Assign(targets=[A.name(acc, store=True)], value=gast.Call(
+                          func=f, args=[A.name(acc), gast.Subscript(value=A.name(seq.id), slice=A.name(i),
+                                                                    ctx=gast.Load())], keywords=[]),
+                          type_comment=None)], orelse=[], type_comment=None)]
+    src, norm.source_lines = norm.source_lines, None
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, (gast.stmt, gast.expr)) and not hasattr(n, "lineno"):
+                gast.copy_location(n, node)
+        norm.stmt(_at(s, node))
+    norm.source_lines = src
+    return A.name(acc)
+
+
+# ---------------------------------------------------------------- methods of local values
+
+def method(norm, node: gast.Call):
+    """Dict methods and sampler methods on a local value; None for everything else."""
+    m = node.func.attr
+    if m in sampling.METHODS:
+        base = norm.atom(node.func.value)
+        return sampling.method_call(norm, base, m, [norm.atom(a) for a in node.args],
+                                    {k.arg: norm.atom(k.value) for k in node.keywords})
+    if m not in DICT_METHODS:
+        return None
+    d = node.func.value
+    if m == "keys" and not node.args:
+        return keys_of(norm, norm.atom(d))
+    if m in ("values", "items") and not node.args:
+        k = norm.namer.fresh("k")
+        elt = gast.Subscript(value=copy_(d), slice=A.name(k), ctx=gast.Load()) if m == "values" else \
+            gast.Tuple(elts=[A.name(k), gast.Subscript(value=copy_(d), slice=A.name(k), ctx=gast.Load())],
+                       ctx=gast.Load())
+        keys = gast.Call(func=gast.Attribute(value=copy_(d), attr="keys", ctx=gast.Load()), args=[], keywords=[])
+        comp = gast.ListComp(elt=elt, generators=[gast.comprehension(target=A.name(k, store=True), iter=keys,
+                                                                     ifs=[], is_async=0)])
+        return norm.expr(_at(comp, node))
+    if m == "get" and 1 <= len(node.args) <= 2:
+        default = node.args[1] if len(node.args) == 2 else gast.Constant(value=None, kind=None)
+        test = gast.Compare(left=node.args[0], ops=[gast.In()], comparators=[copy_(d)])
+        value = gast.Subscript(value=copy_(d), slice=node.args[0], ctx=gast.Load())
+        return norm.expr(_at(gast.IfExp(test=test, body=value, orelse=default), node))
+    return None
+
+
+def dict_comp(norm, node: gast.DictComp):
+    """`{k: v for ...}` -> lists of keys and values built in a loop, then one dict of them."""
+    keys, values = norm.namer.fresh("keys"), norm.namer.fresh("values")
+    norm.emit(A.assign(keys, A.list_([])))
+    norm.emit(A.assign(values, A.list_([])))
+    norm.locals.update({keys, values})
+    inner = [
+        gast.Expr(value=gast.Call(func=gast.Attribute(value=A.name(keys), attr="append", ctx=gast.Load()),
+                                  args=[node.key], keywords=[])),
+        gast.Expr(value=gast.Call(func=gast.Attribute(value=A.name(values), attr="append", ctx=gast.Load()),
+                                  args=[node.value], keywords=[]))]
+    for gen in reversed(node.generators):
+        for cond in reversed(gen.ifs):
+            inner = [gast.If(test=cond, body=inner, orelse=[])]
+        inner = [gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)]
+    inner = inner[0]
+    for n in gast.walk(inner):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            norm.locals.add(n.id)
+        if isinstance(n, (gast.stmt, gast.expr)) and not hasattr(n, "lineno"):
+            gast.copy_location(n, node)
+    src, norm.source_lines = norm.source_lines, None
+    norm.stmt(inner)
+    norm.source_lines = src
+    _use_ext(norm)
+    return A.call("ext.s2s_dict_from", [A.name(keys), A.name(values)])
+
+
+def is_dict(norm, v) -> bool:
+    """Whether local `v` certainly holds a dict: built here as one, or used with a dict method."""
+    if isinstance(v, gast.Dict) or isinstance(v, gast.DictComp) or _is_dict_call(norm, v):
+        return True
+    if not (isinstance(v, gast.Name) and v.id in norm.locals):
+        return False
+    for n in gast.walk(norm.fn):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("keys", "items", "values") \
+                and isinstance(n.func.value, gast.Name) and n.func.value.id == v.id:
+            return True
+        if isinstance(n, gast.Assign) and any(isinstance(t, gast.Name) and t.id == v.id for t in n.targets) \
+                and (isinstance(n.value, (gast.Dict, gast.DictComp)) or _is_dict_call(norm, n.value)):
+            return True
+    return False
+
+
+def _is_dict_call(norm, v) -> bool:
+    if not (isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and v.func.id not in norm.locals):
+        return False
+    found, obj = norm.env.lookup(v.func.id)
+    return found and obj is dict
+
+
+def _is_keys(norm, v) -> bool:
+    return isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and v.func.attr == "keys" \
+        and not v.args or is_dict(norm, v)
+
+
+def _keys_source(v):
+    return v.func.value if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) else v
+
+
+# ---------------------------------------------------------------- helpers
+
+def _label(obj) -> str:
+    owner = getattr(obj, "__self__", None)
+    name = getattr(obj, "__name__", "sampler")
+    return f"{type(owner).__name__}_{name}" if owner is not None and not isinstance(owner, types.ModuleType) \
+        else name
+
+
+class NotStatic(Exception):
+    """A subscript or value that is not known when the function is transformed."""
+
+
+def _text(node) -> str:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return _text(node.value) + "." + node.attr
+    return "..."
+
+
+def copy_(node):
+    return copy.deepcopy(node)
+
+
+def _at(new, old):
+    if hasattr(old, "lineno"):
+        gast.copy_location(new, old)
+    return new
+
+
+def keys_of(norm, d):
+    """The keys of the dict held in atom `d`, as a list (no derivative)."""
+    _use_ext(norm)
+    return A.call("ext.s2s_keys", [d])
+
+
+def _use_ext(norm):
+    norm.ns["ext"] = EXT
+
+
+def tolist(norm, base):
+    """`x.tolist()`: a plain Python value with no derivative (reported when `x` is differentiated)."""
+    _use_ext(norm)
+    return A.call("ext.s2s_tolist", [base])
+
+
+def sequence_concat(norm, node: gast.BinOp):
+    """`xs + (a,)` of tuples/lists whose lengths are known now: one tuple (or list) of their
+    elements, so each element keeps its own derivative."""
+    if not isinstance(node.op, gast.Add):
+        return None
+    left, right = (_static_length(norm, v) if not _is_number(v) else None for v in (node.left, node.right))
+    if left is None or right is None:
+        return None
+    elts = [_element(v, i) for v, n in ((node.left, left), (node.right, right)) for i in range(n)]
+    as_list = isinstance(_literal(norm, node.left), gast.List)
+    return norm.expr(_at((gast.List if as_list else gast.Tuple)(elts=elts, ctx=gast.Load()), node))
+
+
+def _is_number(v):
+    return isinstance(v, gast.Constant)
+
+
+def _literal(norm, v):
+    return v if isinstance(v, (gast.Tuple, gast.List)) else _single_literal(norm, v)
+
+
+def _element(v, i):
+    if isinstance(v, (gast.Tuple, gast.List)):
+        return v.elts[i]
+    return _at(gast.Subscript(value=copy_(v), slice=A.const(i), ctx=gast.Load()), v)
+
+
+def static_item(norm, node: gast.Subscript):
+    """`TABLE[key]` of a global list or dict (of functions, say) with a literal key."""
+    base = norm.static(node.value)
+    try:
+        return base[node.slice.value]
+    except (TypeError, KeyError, IndexError):
+        raise NotStatic() from None
+
+
+def call_of_call(norm, node: gast.Call):
+    """`operator.itemgetter(0, 2)(x)`, `grad(inner)(x)` of a lambda or def made in this function:
+    a call of a value made by a call."""
+    f = node.func
+    if not (isinstance(f, gast.Call) and (isinstance(f.func, (gast.Name, gast.Attribute)))
+            and norm._rooted_global(f.func)):
+        return None
+    try:
+        maker = norm.static(f.func)
+    except Exception:  # noqa: BLE001 - not static: the normalizer reports it
+        return None
+    rec = record.of(maker)
+    if rec is not None and rec.transform and f.args and _local_function(norm, f.args[0]) is not None:
+        return _transform_of_local(norm, node, maker)
+    keys = [_literal_value(a) for a in f.args]
+    if maker is operator.itemgetter and keys and all(k is not None for k in keys):
+        return _itemgetter(norm, node, operator.itemgetter(*keys))
+    return None
+
+
+def _literal_value(a):
+    if isinstance(a, gast.Constant):
+        return a.value
+    if isinstance(a, gast.UnaryOp) and isinstance(a.op, gast.USub) and isinstance(a.operand, gast.Constant):
+        return -a.operand.value
+    return None
+
+
+def _local_function(norm, a):
+    """The lifted function a local `def`/lambda (or an inline lambda) denotes, with its free locals."""
+    if isinstance(a, gast.Lambda):
+        name = norm.namer.fresh("lambda_")
+        norm.stmt_FunctionDef(lift.lambda_to_def(name, a, a))
+        a.s2s_lifted = name
+        return norm.lifted[name]
+    if isinstance(a, gast.Name) and a.id in norm.lifted:
+        return norm.lifted[a.id]
+    return None
+
+
+def _transform_of_local(norm, node, api):
+    """`grad(inner, argnums=k)(y)` where `inner` closes over locals `free`: the transform of the
+    lifted `inner(*free, y)` with argnums shifted past them, called with the free locals first."""
+    f = node.func
+    fn, free = _local_function(norm, f.args[0]) if not hasattr(f.args[0], "s2s_lifted") else \
+        norm.lifted[f.args[0].s2s_lifted]
+    rest = [norm.static(a) for a in f.args[1:]]
+    kws = {k.arg: norm.static(k.value) for k in f.keywords}
+    params = inspect.signature(api).parameters
+    if free and "argnums" in params:
+        if rest:
+            kws["argnums"], rest = rest[0], rest[1:]
+        nums = kws.get("argnums", params["argnums"].default)
+        shift = len(free)
+        kws["argnums"] = nums + shift if isinstance(nums, int) and nums >= 0 else \
+            tuple(n + shift if n >= 0 else n for n in nums) if not isinstance(nums, int) else nums
+    transformed = api(fn, *rest, **kws)
+    args = [A.name(v) for v in free] + [norm.atom(a) for a in node.args]
+    kw = {k.arg: norm.atom(k.value) for k in node.keywords}
+    return A.call(A.name(norm.bind(getattr(transformed, "__name__", "transformed"), transformed)), args, kw)
+
+
+def unresolved_hint(norm, func) -> str:
+    """What to write instead of calling a function s2s cannot resolve when transforming."""
+    params = [a.id for a in norm.fn.args.args]
+    if isinstance(func, gast.Name) and func.id in params:
+        return (f"`{func.id}` is a parameter: s2s specializes on a function known when it transforms, so give "
+                f"it as a default (`{func.id}=np.tanh`), bind it with functools.partial(f, {func.id}=...), "
+                "or pass it from a transformed caller.")
+    return "Call the function by its name, or pass it straight to the function that calls it."
+
+
+def loop_over_functions(norm, s: gast.For) -> bool:
+    """`for f in (np.sin, softplus): ...` over functions known now: the body once per function,
+    with `f` resolved in each copy (the program grows with the list written in the source, never
+    with a trip count). Returns whether it handled the loop."""
+    if not isinstance(s.target, gast.Name) or s.orelse:
+        return False
+    items = _function_items(norm, s.iter)
+    if items is None:
+        return False
+    if any(isinstance(n, (gast.Break, gast.Continue)) for b in s.body for n in gast.walk(b)) or \
+            any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == s.target.id
+                for b in s.body for n in gast.walk(b)):
+        return False
+    for item in items:
+        for stmt in s.body:
+            norm.stmt(_replace_name(copy_(stmt), s.target.id, item))
+    return True
+
+
+def _function_items(norm, it):
+    if isinstance(it, (gast.List, gast.Tuple)):
+        if it.elts and all(_function_value(norm, e) is not None for e in it.elts):
+            return it.elts
+        return None
+    if isinstance(it, (gast.Name, gast.Attribute)) and _function_value(norm, it) is None and \
+            (isinstance(it, gast.Name) and it.id not in norm.locals or isinstance(it, gast.Attribute)
+             and norm._rooted_global(it)):
+        try:
+            seq = norm.static(it)
+        except Exception:  # noqa: BLE001 - not static
+            return None
+        if isinstance(seq, (list, tuple)) and seq and all(idioms.is_function_value(f) for f in seq):
+            return [_at(gast.Subscript(value=copy_(it), slice=A.const(i), ctx=gast.Load()), it)
+                    for i in range(len(seq))]
+    return None
+
+
+def _replace_name(stmt, name, value):
+    class Swap(gast.NodeTransformer):
+        def visit_Name(self, n):
+            return _at(copy_(value), n) if n.id == name and isinstance(n.ctx, gast.Load) else n
+    return Swap().visit(stmt)
