@@ -19,12 +19,15 @@ skipped; they run once the feature exists. Only the ratios to the hand-written v
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import dataclasses
 import importlib.util
 import itertools
 import os
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -53,11 +56,23 @@ HAND = "numpy-hand"
 _fresh_ids = itertools.count()
 
 
+_COPIES = tempfile.mkdtemp(prefix="s2s-bench-")
+atexit.register(shutil.rmtree, _COPIES, ignore_errors=True)
+
+
 def fresh(path: str = P.__file__, patch: dict | None = None):
-    """A new copy of the module at ``path`` (new code objects, so s2s caches nothing for it),
-    with the globals in ``patch`` replaced (``np`` by ``jax.numpy`` for a peer)."""
-    name = f"_bench_copy_{next(_fresh_ids)}_{os.path.splitext(os.path.basename(path))[0]}"
-    spec = importlib.util.spec_from_file_location(name, path)
+    """A new copy of the module at ``path``, with the globals in ``patch`` replaced (``np`` by
+    ``jax.numpy`` for a peer). The copy is a temporary file whose lines are shifted down by a
+    different number of blank lines each time: code objects that differ only in their file
+    compare equal, and s2s would find an earlier copy's transform in its cache."""
+    k = next(_fresh_ids)
+    name = f"_bench_copy_{k}_{os.path.splitext(os.path.basename(path))[0]}"
+    with open(path) as f:
+        source = f.read()
+    copy_path = os.path.join(_COPIES, f"{name}.py")
+    with open(copy_path, "w") as f:
+        f.write("\n" * k + source)
+    spec = importlib.util.spec_from_file_location(name, copy_path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
@@ -274,6 +289,16 @@ def groups() -> list[Group]:
     out += [_linear(16, 32, 64), _linear(1024, 512, 512)]
     out += [_hessian(w, n) for w in ("dot", "tanh3") for n in (3, 200)]
     out += [_mlp(), _nested(4), _nested(1), _rnn()]
+    return out
+
+
+def smallest() -> list[Group]:
+    """The first (smallest) size of every workload: what the smoke test checks."""
+    seen, out = set(), []
+    for g in groups():
+        if g.workload not in seen:
+            seen.add(g.workload)
+            out.append(g)
     return out
 
 
