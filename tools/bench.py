@@ -447,10 +447,10 @@ TARGETS = [  # (what, workload, size, s2s impls, limit) -- issues 9 and 12, rati
     ("W4 SELU under jit", "W4 selu", "n=1e6", ("s2s-jit",), 0.5),
     ("W5 linear gradient", "W5 linear-mse-grad", "16x32x64", ("s2s", "s2s-jit"), 1.3),
     ("W5 linear gradient", "W5 linear-mse-grad", "1024x512x512", ("s2s", "s2s-jit"), 1.1),
-    ("W6 Hessian", "W6 hessian-tanh3", "n=3", ("s2s-hessian", "s2s"), 1.5),
-    ("W6 Hessian", "W6 hessian-tanh3", "n=200", ("s2s-hessian", "s2s"), 1.5),
-    ("W6 Hessian", "W6 hessian-dot", "n=3", ("s2s-hessian", "s2s"), 1.5),
-    ("W6 Hessian", "W6 hessian-dot", "n=200", ("s2s-hessian", "s2s"), 1.5),
+    ("W6 Hessian of sum(tanh(x)**3)", "W6 hessian-tanh3", "n=3", ("s2s-hessian", "s2s"), 1.5),
+    ("W6 Hessian of sum(tanh(x)**3)", "W6 hessian-tanh3", "n=200", ("s2s-hessian", "s2s"), 1.5),
+    ("W6 Hessian of dot(x, x)", "W6 hessian-dot", "n=3", ("s2s-hessian", "s2s"), 1.5),
+    ("W6 Hessian of dot(x, x)", "W6 hessian-dot", "n=200", ("s2s-hessian", "s2s"), 1.5),
     ("W7 MLP gradient", "W7 mlp-grad", "B=256 64-128-128-10", ("s2s", "s2s-jit"), 1.15),
 ]
 
