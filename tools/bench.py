@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(TOOLS))  # this checkout's s2s, not an installed one
 sys.path.insert(0, TOOLS)
 sys.path.insert(0, os.path.join(TOOLS, "..", "examples"))
 

@@ -40,6 +40,7 @@ import gast
 import numpy as np
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(TOOLS))  # this checkout's s2s, not an installed one
 sys.path.insert(0, TOOLS)
 from bench_util import machine_lines, markdown_table  # noqa: E402
 

@@ -102,6 +102,11 @@ def machine_lines() -> list[str]:
         f"- cpu: {_cpu_model()}, usable cores: {usable}",
         f"- 1-min load average at start: {os.getloadavg()[0]:.2f}",
     ]
+    try:
+        import s2s
+        lines.append(f"- s2s: {s2s.__version__} from {os.path.relpath(os.path.dirname(s2s.__file__))}")
+    except ImportError:
+        pass
     for pkg in ("numpy", "gast", "autograd", "jax", "jaxlib", "numba", "matplotlib"):
         v = _version(pkg)
         if v:
