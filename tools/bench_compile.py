@@ -148,12 +148,16 @@ def count_compile_work():
     """Count the compiler's work while the block runs: yields a Counter with ``walk`` (nodes
     yielded by ``gast.walk``/``ast.walk``), ``visit`` (``NodeVisitor.visit`` calls, which the
     generic visitors and transformers make once per node), ``deepcopy`` (objects deep-copied:
-    ``copy.deepcopy`` calls, its recursion included) and ``total``.
+    ``copy.deepcopy`` calls, its recursion included), ``stmt_walk`` and ``targets`` (statements
+    yielded by, and calls of, s2s's own ``analysis.walk_stmts`` and ``analysis.targets``, where
+    the reverse transform's per-branch rescans show) and ``total``.
 
     The counts depend only on the program and the compiler, not on the machine, so
     ``total / statements`` at two sizes tells whether compile time is linear. Implemented by
     patching ``ast``/``gast``/``copy`` for the duration of the block, without touching s2s (not
-    thread-safe; visitors that override ``visit`` itself are not counted). A cleaner hook would be
+    thread-safe; visitors that override ``visit`` itself are not counted, nor work that grows
+    inside one call, like set operations on live-variable sets that grow with the program: the
+    liveness analysis's cost per statement). A cleaner hook would be
     a counter the compiler keeps itself (e.g. ``s2s.compiler.STATS``, incremented by each
     pass and analysis with the nodes it looked at).
     """
@@ -174,16 +178,30 @@ def count_compile_work():
         counts["deepcopy"] += 1
         return deepcopy(x, memo, _nil)
 
+    from s2s.transforms import analysis
+    walk_stmts, targets = analysis.walk_stmts, analysis.targets
+
+    def counting_walk_stmts(stmts):
+        for st in walk_stmts(stmts):
+            counts["stmt_walk"] += 1
+            yield st
+
+    def counting_targets(stmt):
+        counts["targets"] += 1
+        return targets(stmt)
+
     ast.walk = gast.walk = counting_walk
     ast.NodeVisitor.visit = counting_visit
     copy.deepcopy = counting_deepcopy
+    analysis.walk_stmts, analysis.targets = counting_walk_stmts, counting_targets
     try:
         yield counts
     finally:
         ast.walk, gast.walk = walk, saved_gast_walk
         ast.NodeVisitor.visit = visit
         copy.deepcopy = deepcopy
-        counts["total"] = counts["walk"] + counts["visit"] + counts["deepcopy"]
+        analysis.walk_stmts, analysis.targets = walk_stmts, targets
+        counts["total"] = sum(counts[k] for k in ("walk", "visit", "deepcopy", "stmt_walk", "targets"))
 
 
 _pads = itertools.count(1)
@@ -288,7 +306,7 @@ def time_table(results: dict, sizes: list[int]) -> str:
 
 
 def work_table(results: dict, sizes: list[int]) -> str:
-    """Compiler work per statement (walked + visited + deep-copied nodes) at each size."""
+    """Compiler work per statement (the total of :func:`count_compile_work`) at each size."""
     header = ["program", "transform"] + [f"{n} stmts" for n in sizes]
     rows = []
     for (variant, transform), by_size in results.items():
@@ -375,7 +393,8 @@ def main(argv=None) -> int:
     text = (f"Command: `{command}`\n\n" + "\n".join(machine_lines()) +
             "\n\n### First call (transform + compile + run), ms\n\n" + time_table(results, sizes))
     if args.work:
-        text += "\n### Compiler work per statement (AST nodes walked + visited + objects deep-copied)\n\n"
+        text += "\n### Compiler work per statement (AST nodes walked and visited, objects deep-copied, statements "
+        "walked and inspected by s2s's analysis: count_compile_work's total)\n\n"
         text += work_table(results, sizes)
     print()
     print(text)
