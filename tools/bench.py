@@ -13,7 +13,9 @@ hand-written NumPy version (np.testing.assert_allclose), and then all implementa
 alternately, round after round, and summarized by the median per call over all samples.
 Rows whose s2s version needs a feature s2s does not have yet (``s2s.vmap``) say so and are
 skipped; they run once the feature exists. Only the ratios to the hand-written version
-(``× hand``) mean something; absolute times depend on the machine and its load.
+(``× hand``) mean something; absolute times depend on the machine and its load. On a machine
+shared with other work, run it as ``OPENBLAS_NUM_THREADS=1 python tools/bench.py``: multithreaded
+BLAS on oversubscribed cores makes some calls 100x slower than others (the "min" column shows it).
 """
 
 from __future__ import annotations

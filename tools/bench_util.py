@@ -107,6 +107,8 @@ def machine_lines() -> list[str]:
         lines.append(f"- s2s: {s2s.__version__} from {os.path.relpath(os.path.dirname(s2s.__file__))}")
     except ImportError:
         pass
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS"):
+        lines.append(f"- {var}: {os.environ.get(var, '<unset>')}")
     for pkg in ("numpy", "gast", "autograd", "jax", "jaxlib", "numba", "matplotlib"):
         v = _version(pkg)
         if v:
