@@ -3,7 +3,7 @@
 
     python tools/bench_compile.py                         # sizes 50,200,800,1600, both variants
     python tools/bench_compile.py --sizes 50,200 --transforms grad,jit
-    python tools/bench_compile.py --work                  # also count AST node visits per statement
+    python tools/bench_compile.py --work                  # also count the compiler's work (sizes <= 800)
     python tools/bench_compile.py --profile grad@200      # cProfile of one first call, top functions
     python tools/bench_compile.py --out tools/results/compile-baseline.md   # tables (+ .png chart)
 
@@ -248,12 +248,12 @@ def child(transform: str, size: int, variant: str, work: bool, timing: bool = Tr
     return out
 
 
-def measure(transform: str, size: int, variant: str, work: bool, timeout: float) -> dict:
-    """First-call time in a fresh process and, with ``work``, the work counts in another one
-    (each under ``timeout``: a count that times out does not lose the time)."""
+def measure(transform: str, size: int, variant: str, work: int, timeout: float) -> dict:
+    """First-call time in a fresh process and, for sizes up to ``work``, the work counts in
+    another one (each under ``timeout``: a count that times out does not lose the time)."""
     cmd = [sys.executable, os.path.abspath(__file__), "--child", f"{transform}:{size}:{variant}"]
     out = _run_child(cmd, timeout)
-    if work and "first" in out:
+    if work and "first" in out and size <= work:
         counted = _run_child(cmd + ["--work-only"], timeout)
         if "work" in counted:
             out["work"] = counted["work"]
@@ -360,7 +360,8 @@ def main(argv=None) -> int:
     parser.add_argument("--variants", default=",".join(VARIANTS), help="straight,loops")
     parser.add_argument("--transforms", default=",".join(TRANSFORMS), help=",".join(TRANSFORMS))
     parser.add_argument("--timeout", type=float, default=300.0, help="wall seconds per measurement (default 300)")
-    parser.add_argument("--work", action="store_true", help="also count compiler work per statement")
+    parser.add_argument("--work", nargs="?", type=int, const=800, default=0, metavar="MAX_SIZE",
+                        help="also count compiler work per statement, at sizes up to MAX_SIZE (default 800)")
     parser.add_argument("--out", help="write the tables to this Markdown file (and a .png chart beside it)")
     parser.add_argument("--profile", metavar="TRANSFORM@SIZE", help="cProfile one first call (e.g. grad@200)")
     parser.add_argument("--variant", default="straight", help="program for --profile (straight or loops)")
@@ -370,7 +371,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.child:
         transform, size, variant = args.child.split(":")
-        print(json.dumps(child(transform, int(size), variant, args.work or args.work_only, not args.work_only)))
+        print(json.dumps(child(transform, int(size), variant, bool(args.work) or args.work_only, not args.work_only)))
         return 0
     if args.profile:
         profile(args.profile, args.variant, args.top)
