@@ -397,8 +397,8 @@ def main(argv=None) -> int:
     text = (f"Command: `{command}`\n\n" + "\n".join(machine_lines()) +
             "\n\n### First call (transform + compile + run), CPU ms of the process\n\n" + time_table(results, sizes))
     if args.work:
-        text += "\n### Compiler work per statement (AST nodes walked and visited, objects deep-copied, statements "
-        "walked and inspected by s2s's analysis: count_compile_work's total)\n\n"
+        text += ("\n### Compiler work per statement (AST nodes walked and visited, objects deep-copied, "
+                 "statements walked and inspected by s2s's analysis: count_compile_work's total)\n\n")
         text += work_table(results, sizes)
     print()
     print(text)
