@@ -1,19 +1,21 @@
-"""Timing helpers for benchmarks: robust per-call times and a markdown report.
+"""Timing and reporting helpers shared by the benchmarks (tools/bench.py, tools/bench_compile.py).
 
 Benchmarks compare implementations measured in the same process, so only ratios against the
-hand-written NumPy version ("hand") are meaningful; the absolute times depend on the machine.
+hand-written NumPy version are meaningful; absolute times depend on the machine and its load.
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TextIO
+from collections.abc import Callable, Sequence
+from typing import Any
 
-__all__ = ["report", "timeit_median"]
+__all__ = ["calls_per_sample", "time_samples", "summarize", "blocking", "machine_lines",
+           "load_note", "markdown_table", "fmt_time"]
 
 
 def _time_calls(fn: Callable[..., Any], args: tuple, number: int) -> float:
@@ -24,69 +26,32 @@ def _time_calls(fn: Callable[..., Any], args: tuple, number: int) -> float:
     return time.perf_counter() - start
 
 
-def timeit_median(
-    fn: Callable[..., Any], *args: Any, min_time: float = 0.2, repeat: int = 7
-) -> tuple[float, float]:
-    """Median and minimum seconds per call of ``fn(*args)`` over ``repeat`` samples.
-
-    One untimed call warms caches (compilation included). Each sample then makes enough calls
-    to last at least ``min_time / repeat`` seconds, so the whole measurement takes about
-    ``min_time`` seconds however fast ``fn`` is, and timer resolution does not matter.
-    """
-    if repeat < 1:
-        raise ValueError(f"repeat must be >= 1, got {repeat}")
-    fn(*args)
-    target = min_time / repeat
+def calls_per_sample(fn: Callable[..., Any], args: tuple, target: float) -> int:
+    """How many back-to-back calls of ``fn(*args)`` last at least ``target`` seconds."""
     number = 1
     while True:
         elapsed = _time_calls(fn, args, number)
         if elapsed >= target:
-            break
-        # Grow towards the target, at least doubling, at most by 10x per step.
+            return number
+        # grow towards the target, at least doubling, at most by 10x per step
         guess = number * target / elapsed if elapsed > 0 else number * 10
         number = max(number * 2, min(int(guess * 1.1) + 1, number * 10))
-    samples = [elapsed / number]
-    samples += [_time_calls(fn, args, number) / number for _ in range(repeat - 1)]
-    return statistics.median(samples), min(samples)
 
 
-_COLUMNS = ("workload", "size", "impl", "median")
+def time_samples(fn: Callable[..., Any], args: tuple, number: int, repeat: int) -> list[float]:
+    """``repeat`` samples of the seconds per call of ``fn(*args)``, each over ``number`` calls."""
+    return [_time_calls(fn, args, number) / number for _ in range(repeat)]
 
 
-def _as_dict(row: Mapping[str, Any] | Sequence[Any]) -> dict[str, Any]:
-    if isinstance(row, Mapping):
-        return {key: row[key] for key in _COLUMNS}
-    return dict(zip(_COLUMNS, row, strict=True))
-
-
-def report(
-    rows: Iterable[Mapping[str, Any] | Sequence[Any]],
-    baseline: str = "hand",
-    file: TextIO | None = None,
-) -> str:
-    """Print (and return) a markdown table of benchmark results.
-
-    Each row is a mapping with keys ``workload``, ``size``, ``impl`` and ``median`` (seconds per
-    call), or a tuple in that order. The "× hand" column divides each median by the median of the
-    ``baseline`` implementation for the same workload and size ("—" when there is none).
-    """
-    table = [_as_dict(row) for row in rows]
-    base = {
-        (r["workload"], r["size"]): r["median"] for r in table if r["impl"] == baseline
-    }
-    lines = [
-        f"| workload | size | impl | median µs | × {baseline} |",
-        "|---|---:|---|---:|---:|",
-    ]
-    for r in table:
-        ref = base.get((r["workload"], r["size"]))
-        ratio = f"{r['median'] / ref:.2f}" if ref else "—"
-        lines.append(
-            f"| {r['workload']} | {r['size']} | {r['impl']} | {r['median'] * 1e6:.1f} | {ratio} |"
-        )
-    text = "\n".join(lines) + "\n"
-    (file or sys.stdout).write(text)
-    return text
+def summarize(samples: Sequence[float]) -> dict[str, float]:
+    """Median, minimum and spread (IQR / median; range / median under 4 samples) of samples."""
+    med = statistics.median(samples)
+    if len(samples) >= 4:
+        q = statistics.quantiles(samples, n=4)
+        width = q[2] - q[0]
+    else:
+        width = max(samples) - min(samples)
+    return {"median": med, "min": min(samples), "spread": width / med if med else 0.0}
 
 
 def blocking(fn, block):
@@ -96,17 +61,71 @@ def blocking(fn, block):
     return call
 
 
-def load_note(start):
+def fmt_time(seconds: float | None, unit: str = "us") -> str:
+    """A time in µs (``unit="us"``) or ms, with a thousands separator and 3 significant digits."""
+    if seconds is None:
+        return "-"
+    value = seconds * (1e6 if unit == "us" else 1e3)
+    if value >= 1000:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _version(name: str) -> str | None:
+    try:
+        from importlib.metadata import version
+        return version(name)
+    except Exception:  # noqa: BLE001 - not installed
+        return None
+
+
+def machine_lines() -> list[str]:
+    """Markdown bullet lines describing the machine and the library versions (no paths)."""
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    lines = [
+        f"- date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        f"- python: {platform.python_version()} ({sys.implementation.name})",
+        f"- platform: {platform.system()} {platform.machine()}",
+        f"- cpu: {_cpu_model()}, usable cores: {usable}",
+        f"- 1-min load average at start: {os.getloadavg()[0]:.2f}",
+    ]
+    try:
+        import s2s
+        lines.append(f"- s2s: {s2s.__version__} from {os.path.relpath(os.path.dirname(s2s.__file__))}")
+    except ImportError:
+        pass
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS"):
+        lines.append(f"- {var}: {os.environ.get(var, '<unset>')}")
+    for pkg in ("numpy", "gast", "autograd", "jax", "jaxlib", "numba", "matplotlib"):
+        v = _version(pkg)
+        if v:
+            lines.append(f"- {pkg}: {v}")
+    return lines
+
+
+def load_note(start: float) -> str:
     """One line on how busy the machine was (timings on a shared machine are noisy)."""
     end = os.getloadavg()[0]
     return (f"1-min load average {start:.2f} at start, {end:.2f} at end, on {os.cpu_count()} CPUs "
             "(load near or above the CPU count makes every ratio unreliable)")
 
 
-def time_rounds(impls, args, rounds, min_time):
-    """Median over interleaved rounds of each implementation's median seconds per call."""
-    medians = {name: [] for name, _ in impls}
-    for _ in range(rounds):
-        for name, fn in impls:
-            medians[name].append(timeit_median(fn, *args, min_time=min_time)[0])
-    return {name: statistics.median(m) for name, m in medians.items()}
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[bool]) -> str:
+    """A Markdown table; ``right[i]`` aligns column ``i`` to the right (numbers)."""
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---:" if r else "---" for r in right) + "|"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
