@@ -51,7 +51,7 @@ def test_compile_programs_have_their_size_and_gradient(variant, tmp_path):
 
 
 def test_count_compile_work_counts_and_restores():
-    from s2s.transforms import analysis
+    from s2s import analysis
     walk, visit, deepcopy = ast.walk, ast.NodeVisitor.visit, copy.deepcopy
     walk_stmts, targets = analysis.walk_stmts, analysis.targets
     work = bench_compile.work_per_statement("grad", 20, "straight")

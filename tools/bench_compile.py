@@ -178,7 +178,7 @@ def count_compile_work():
         counts["deepcopy"] += 1
         return deepcopy(x, memo, _nil)
 
-    from s2s.transforms import analysis
+    from s2s import analysis
     walk_stmts, targets = analysis.walk_stmts, analysis.targets
 
     def counting_walk_stmts(stmts):
