@@ -22,7 +22,7 @@ from .frontend.parse import parse_function
 from .frontend.resolve import Env
 from .ir.core import CoreFn
 from .ir.validate import validate
-from .passes import optimize
+from .passes import finalize, optimize
 from .transforms import forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
 
@@ -116,9 +116,14 @@ def _compile_nested(name: str, node, ns: dict, filename: str):
     return compile_fn(name, node, ns, filename)
 
 
-def _compile(gen: GeneratedFn, optimized: bool = False):
-    node = optimize(gen.node) if optimized else gen.node
-    return compile_fn(gen.name, node, gen.ns, gen.filename, gen.header)
+def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = False):
+    """Optimize (to a fixed point) and compile; the code that runs also gets the final passes
+    (temporaries released), while the record keeps the core form later transforms start from."""
+    node = optimize(gen.node, known) if optimized else gen.node
+    fn = compile_fn(gen.name, finalize(node, jit), gen.ns, gen.filename, gen.header)
+    rec = record.of(fn)
+    rec.core = (node,) + tuple(rec.core[1:])
+    return fn
 
 
 def cached(kind: str, fn, options, build):
@@ -250,12 +255,16 @@ def linear_map(kind: str, fn, nargs: int, direction, defaults: tuple = ()):
     return _compile(jacobian.linear_map_fn(kind, fn, core_of(fn), nargs, direction, CALLEES, defaults))
 
 
-def jit_function(fn):
-    """`fn` normalized and optimized (dead code removed), as a generated function."""
+def jit_function(fn, floats: tuple = ()):
+    """`fn` normalized and optimized, as a generated function; `floats` are the positions of
+    parameters that this version may assume are Python floats (a jit signature)."""
     def build():
         core = core_of(fn)
         name = f"jit_{core.name}"
         node = copy.deepcopy(core.node)
         node.name = name
-        return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core)), optimized=True)
-    return cached("jit", fn, (), build)
+        known = {"floats": {core.params[i] for i in floats if i < len(core.params)}}
+        what = f"for float arguments {', '.join(known['floats'])}" if floats else ""
+        return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core, what)),
+                        optimized=True, known=known, jit=True)
+    return cached("jit", fn, tuple(floats), build)
