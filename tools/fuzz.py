@@ -495,8 +495,10 @@ def inputs_source(seed: int, prog: Program) -> str:
     return f"x = np.array({x.tolist()!r}); y = np.array({y.tolist()!r})"
 
 
-def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdout, verbose: bool = True):
-    """Run `n` programs; returns (checked, skipped, failures) with failures a list of dicts."""
+def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdout, verbose: bool = True,
+             max_shrink: int = 5):
+    """Run `n` programs; returns (checked, skipped, failures) with failures a list of dicts. The
+    first `max_shrink` failures of each property are shrunk, the rest printed as drawn."""
     props = list(props or PROPERTIES)
     rng = random.Random(seed)
     failures, checked, skipped = [], 0, 0
@@ -512,7 +514,8 @@ def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdo
         checked += 1
         for prop, msg in fails.items():
             by_prop[prop] += 1
-            small, smsg = shrink(prog, pseed, prop) if do_shrink else (prog, None)
+            shrink_it = do_shrink and by_prop[prop] <= max_shrink
+            small, smsg = shrink(prog, pseed, prop) if shrink_it else (prog, None)
             rec = {"program": k, "property": prop, "message": smsg or msg, "source": small.source(),
                    "inputs": inputs_source(pseed, small)}
             failures.append(rec)
@@ -532,9 +535,10 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--props", default="", help="comma-separated subset of " + ",".join(PROPERTIES))
     ap.add_argument("--no-shrink", action="store_true")
+    ap.add_argument("--max-shrink", type=int, default=5, help="shrink at most this many failures per property")
     a = ap.parse_args(argv)
     props = [p for p in a.props.split(",") if p] or None
-    _, _, failures = campaign(a.n, a.seed, props, not a.no_shrink)
+    _, _, failures = campaign(a.n, a.seed, props, not a.no_shrink, max_shrink=a.max_shrink)
     return 1 if failures else 0
 
 
