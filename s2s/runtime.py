@@ -219,13 +219,34 @@ def linspace_jvp(d, start, stop, num, endpoint, axis, which):
     return np.moveaxis(out, 0, axis) if shape else out
 
 
-def pow_dx(x, y):
-    """y * x ** (y - 1), the x-derivative of x ** y, taken as 0 where y == 0 (as JAX does), so
-    that x ** 0 has derivative 0 at x = 0 too."""
-    if isinstance(y, (int, float)):
-        return y * x ** (y - 1) if y != 0 else 0.0 * x
-    safe = np.where(y == 0, 1.0, y)
-    return np.where(y == 0, 0.0 * x, safe * x ** (safe - 1))
+def _falling(y, k):
+    """y (y - 1) ... (y - k + 1): the coefficient of the k-th x-derivative of x ** y."""
+    c = 1.0
+    for i in range(k):
+        c = c * (y - i)
+    return c
+
+
+def pow_d(x, y, k=1):
+    """The k-th x-derivative of x ** y, y (y-1)...(y-k+1) x ** (y - k), taken as 0 where the
+    coefficient is 0 (as JAX does for k = 1), so that x ** 0 has derivative 0 even at x = 0."""
+    c = _falling(y, k)
+    if isinstance(y, (int, float)) and isinstance(c, float):
+        if c == 0:
+            return 0.0 * x
+        with np.errstate(divide="ignore"):
+            return c * np.power(np.asarray(x, dtype=_float_dtype(np.asarray(x))), y - k)[()]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(c == 0, 0.0 * x, c * np.power(x, np.where(c == 0, k, y) - k))
+
+
+def pow_d_dy(x, y, k=1):
+    """d/dy of pow_d(x, y, k): (c'(y) + c(y) log x) x ** (y - k), log taken as 0 at x = 0."""
+    c, dc = 1.0, 0.0
+    for i in range(k):
+        c, dc = c * (y - i), dc * (y - i) + c
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (dc + c * log0(x)) * np.power(x, y - k)
 
 
 def inv0(x):

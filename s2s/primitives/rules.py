@@ -15,12 +15,12 @@ defjvp("mul", x="dx * y", y="x * dy")
 defvjp("div", x="rt.unbroadcast(g / y, x)", y="rt.unbroadcast(-g * ans / y, y)")
 defjvp("div", x="dx / y", y="-dy * ans / y")
 # d/dx x ** y is 0 where y == 0 (x ** 0 is constant, even at x = 0); d/dy is 0 at x = 0 (JAX's choices)
-defvjp("pow", x="rt.unbroadcast(g * rt.pow_dx(x, y), x)", y="rt.unbroadcast(g * ans * rt.log0(x), y)")
-defjvp("pow", x="dx * rt.pow_dx(x, y)", y="dy * ans * rt.log0(x)")
-prim("rt.pow_dx", "x, y", broadcasting=True)
-defvjp("rt.pow_dx", x="rt.unbroadcast(g * y * rt.pow_dx(x, y - 1), x)",
-       y="rt.unbroadcast(g * x ** (y - 1) * (1 + y * rt.log0(x)), y)")
-defjvp("rt.pow_dx", x="dx * y * rt.pow_dx(x, y - 1)", y="dy * x ** (y - 1) * (1 + y * rt.log0(x))")
+defvjp("pow", x="rt.unbroadcast(g * rt.pow_d(x, y, 1), x)", y="rt.unbroadcast(g * ans * rt.log0(x), y)")
+defjvp("pow", x="dx * rt.pow_d(x, y, 1)", y="dy * ans * rt.log0(x)")
+prim("rt.pow_d", "x, y, k=1", broadcasting=True)
+defvjp("rt.pow_d", x="rt.unbroadcast(g * rt.pow_d(x, y, k + 1), x)", y="rt.unbroadcast(g * rt.pow_d_dy(x, y, k), y)")
+defjvp("rt.pow_d", x="dx * rt.pow_d(x, y, k + 1)", y="dy * rt.pow_d_dy(x, y, k)")
+zero("rt.pow_d", "k")
 # x mod y = x - floor(x / y) * y: d/dx 1, d/dy -floor(x / y); fmod truncates the quotient instead
 for _op, _dy in (("mod", "rt.mod_dy"), ("xp.mod", "rt.mod_dy"), ("xp.remainder", "rt.mod_dy"),
                  ("xp.fmod", "rt.fmod_dy")):
