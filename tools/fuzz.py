@@ -49,7 +49,8 @@ UNARY = ["np.sin({0})", "np.cos({0})", "np.tanh({0})", "({0}) ** 2", "np.exp(0.3
          "np.linspace(0.0, np.mean({0}), 3)", "np.clip({0}, -0.8, 0.8)", "np.square({0})",
          "np.where({0} > 0.4, {0}, 0.5 * {0})", "(np.abs({0}) + 0.2) ** 1.5"]
 BINARY = ["({0}) + ({1})", "({0}) - ({1})", "({0}) * ({1})", "({0}) / (2.0 + np.cos({1}))",
-          "np.maximum({0}, {1})", "np.arctan2({0}, 2.0 + ({1}) ** 2)", "np.sqrt(({0}) ** 2 + ({1}) ** 2 + 0.1)", "np.dot({0}, {1}) * x"]
+          "np.maximum({0}, {1})", "np.arctan2({0}, 2.0 + ({1}) ** 2)",
+          "np.sqrt(({0}) ** 2 + ({1}) ** 2 + 0.1)", "np.dot({0}, {1}) * x"]
 
 
 def gen_expr(rng: random.Random, depth: int):
