@@ -90,6 +90,46 @@ def max_jvp(v, a, ans, axis, keepdims):
     return np.sum(v * hit, axis=axis, keepdims=keepdims) / count
 
 
+def _last_axis(a, axis):
+    """`a` with the reduced axes (None: all) moved last and flattened into one, and the inverse."""
+    a = np.asarray(a)
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else tuple(x % nd for x in np.atleast_1d(axis))
+    dest = tuple(range(nd - len(axes), nd))
+    m = np.moveaxis(a, axes, dest)
+    lead = m.shape[:nd - len(axes)]
+    back = lambda r: np.moveaxis(np.reshape(r, m.shape), dest, axes)  # noqa: E731
+    return np.reshape(m, lead + (-1,)), back
+
+
+def _others(m):
+    ones = np.ones(m.shape[:-1] + (1,), dtype=m.dtype)
+    left = np.cumprod(np.concatenate([ones, m[..., :-1]], axis=-1), axis=-1)
+    right = np.flip(np.cumprod(np.concatenate([ones, np.flip(m, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    return left * right
+
+
+def prod_others(a, axis=None):
+    """For each element of `a`, the product of the other elements of its reduction: the derivative
+    of `prod(a, axis)`, exact where `a` has zeros (no division by `a`)."""
+    m, back = _last_axis(a, axis)
+    return back(_others(m))
+
+
+def prod_others_jvp(d, a, axis=None):
+    """Tangent of `prod_others(a, axis)` along `d`: sum over j != i of d_j * prod(k != i, j) a_k."""
+    m, back = _last_axis(a, axis)
+    dm, _ = _last_axis(np.broadcast_to(d, np.shape(a)), axis)
+    out = np.zeros(m.shape, dtype=np.result_type(m, dm, np.float32))
+    for i in range(m.shape[-1]):
+        b = m.copy()
+        b[..., i] = 1
+        po = _others(b)
+        po[..., i] = 0
+        out[..., i] = np.sum(dm * po, axis=-1)
+    return back(out)
+
+
 def var_vjp(v, a, axis, ddof, keepdims):
     n = np.size(a) // max(np.size(np.sum(a, axis=axis)), 1)
     centered = a - np.mean(a, axis=axis, keepdims=True)
@@ -144,7 +184,15 @@ def roll_vjp(v, shift, axis):
 
 
 def diag_vjp(v, like, k):
-    return np.diag(v, k)
+    """Cotangent of `diag(like, k)`: the diagonal of `v` (like 1-D), or `v` placed on the k-th
+    diagonal of a zero array shaped like `like` (like 2-D, which need not be square)."""
+    if np.ndim(like) == 1:
+        return np.diagonal(v, k).copy()
+    out = np.zeros(np.shape(like), dtype=_float_dtype(np.asarray(v)))
+    n = len(v)
+    rows = np.arange(n) + max(-k, 0)
+    out[rows, rows + k] = v
+    return out
 
 
 def tile_vjp(v, like, reps):
@@ -351,10 +399,9 @@ def log0(x):
 
 
 def sinc_deriv(x):
-    x = np.asarray(x)
-    px = np.pi * x.astype(_float_dtype(x))
+    px = np.pi * np.asarray(x)  # float32 stays float32 (Python floats are weak in NumPy 2)
     safe = np.where(px == 0, 1.0, px)
-    return np.where(px == 0, 0.0, (np.cos(safe) * safe - np.sin(safe)) / (safe * safe) * np.pi).astype(px.dtype)
+    return np.where(px == 0, 0.0, (np.cos(safe) * safe - np.sin(safe)) / (safe * safe) * np.pi)
 
 
 # ---- pytrees and lists in derivative code ----

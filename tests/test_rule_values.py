@@ -160,3 +160,42 @@ def test_reverse_over_reverse_of_outer_matches_finite_differences():
 
 def outer_plain(w, b):
     return np.outer(w, b)
+
+
+def prod_all(x):
+    return np.prod(x)
+
+
+def prod_rows(x):
+    return np.sum(np.sin(np.prod(x, axis=1)))
+
+
+def test_prod_gradient_is_exact_where_an_entry_is_zero():
+    x = np.array([2.0, 0.0, 3.0, 0.5])
+    np.testing.assert_array_equal(s2s.grad(prod_all)(x), [0.0, 3.0, 0.0, 0.0])
+    assert s2s.jvp(prod_all, (x,), (np.ones(4),))[1] == 3.0
+    h = s2s.hessian(prod_all)(x)
+    want = np.array([[0, 1.5, 0, 0], [1.5, 0, 1.0, 6.0], [0, 1.0, 0, 0], [0, 6.0, 0, 0]])  # x0 x3 = 1
+    np.testing.assert_allclose(h, want)
+    check_grads(prod_rows, (np.array([[0.5, -1.2, 2.0], [0.3, 0.0, 1.1]]),), order=2, modes=("fwd", "rev"))
+
+
+def cbrt_of(x):
+    return np.cbrt(x)
+
+
+def test_cbrt_derivative_at_zero_is_infinite_not_nan():
+    assert s2s.grad(cbrt_of)(0.0) == np.inf
+    assert np.isclose(s2s.grad(cbrt_of)(8.0), 1 / 12)
+
+
+def diag_of_wide(m):
+    return np.sum(np.diag(m, 1) ** 2)
+
+
+def test_diag_of_a_non_square_matrix_has_a_cotangent_of_its_shape():
+    m = np.arange(6.0).reshape(2, 3)
+    g = s2s.grad(diag_of_wide)(m)
+    want = np.zeros((2, 3))
+    want[0, 1], want[1, 2] = 2 * m[0, 1], 2 * m[1, 2]
+    np.testing.assert_array_equal(g, want)

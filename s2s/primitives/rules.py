@@ -84,10 +84,10 @@ for _n, _d in (("exp", "ans"), ("log", "1 / x"), ("sin", "xp.cos(x)"), ("cos", "
                ("arcsin", "1 / xp.sqrt(1 - x * x)"), ("arccos", "-1 / xp.sqrt(1 - x * x)"),
                ("arctan", "1 / (1 + x * x)"), ("arcsinh", "1 / xp.sqrt(x * x + 1)"),
                ("arccosh", "1 / xp.sqrt(x * x - 1)"), ("arctanh", "1 / (1 - x * x)"),
-               ("reciprocal", "-ans * ans"), ("cbrt", "ans / (3 * x)"), ("sinc", "rt.sinc_deriv(x)")):
+               ("reciprocal", "-ans * ans"), ("cbrt", "1 / (3 * ans * ans)"), ("sinc", "rt.sinc_deriv(x)")):
     elementwise("xp." + _n, _d)
 elementwise("abs", "xp.sign(x)")
-elementwise("rt.log0", "rt.inv0(x)")
+elementwise("rt.log0", "rt.inv0(x) * (x > 0)")
 elementwise("rt.inv0", "-ans * ans")
 prim("xp.arctan2", "x, y", broadcasting=True)
 defvjp("xp.arctan2", x="rt.unbroadcast(g * y / (x * x + y * y), x)",
@@ -115,8 +115,16 @@ for _op in ("xp.max", "xp.amax", "xp.min", "xp.amin"):
     defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")
     defjvp(_op, a="rt.max_jvp(da, a, ans, axis, keepdims)")
 prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False")
-defvjp("xp.prod", a="rt.sum_vjp(g * ans, a, axis, keepdims) / a")
-defjvp("xp.prod", a="xp.sum(da / a, axis=axis, keepdims=keepdims) * ans")
+defvjp("xp.prod", a="rt.sum_vjp(g, a, axis, keepdims) * rt.prod_others(a, axis)")  # exact at zeros
+defjvp("xp.prod", a="xp.sum(da * rt.prod_others(a, axis), axis=axis, keepdims=keepdims)")
+prim("rt.prod_others", "a, axis=None")
+defvjp("rt.prod_others", a="rt.prod_others_jvp(g, a, axis)")  # its Jacobian is symmetric
+defjvp("rt.prod_others", a="rt.prod_others_jvp(da, a, axis)")
+zero("rt.prod_others", "axis")
+prim("rt.prod_others_jvp", "d, a, axis=None")
+defvjp("rt.prod_others_jvp", d="rt.prod_others_jvp(g, a, axis)")
+defjvp("rt.prod_others_jvp", d="rt.prod_others_jvp(dd, a, axis)")
+zero("rt.prod_others_jvp", "axis")
 prim("xp.var", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False")
 defvjp("xp.var", a="rt.var_vjp(g, a, axis, ddof, keepdims)")
 defjvp("xp.var", a="rt.var_jvp(da, a, axis, ddof, keepdims)")
