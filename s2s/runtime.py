@@ -238,6 +238,34 @@ def hstack_axis(tup):
     return 0 if np.ndim(tup[0]) <= 1 else 1
 
 
+def r_(items):
+    """`np.r_[a, b, ...]` of arrays and numbers (no slices or directive strings)."""
+    return np.r_[tuple(items)]
+
+
+def _trick_widths(items, axis):
+    return [np.shape(np.atleast_1d(i))[0] if axis == 0 else (np.shape(i)[-1] if np.ndim(i) == 2 else 1)
+            for i in items]
+
+
+def r_vjp(v, items):
+    parts = np.split(v, np.cumsum(_trick_widths(items, 0))[:-1], axis=0)
+    return tuple(reshape_like(p, i) for p, i in zip(parts, items))
+
+
+def c_(items):
+    """`np.c_[a, b, ...]` of 1-D and 2-D arrays: 1-D arrays become columns."""
+    if any(np.ndim(i) not in (1, 2) for i in items):
+        from .errors import S2SValueError
+        raise S2SValueError("s2s differentiates np.c_[...] of 1-D and 2-D arrays only")
+    return np.c_[tuple(items)]
+
+
+def c_vjp(v, items):
+    parts = np.split(v, np.cumsum(_trick_widths(items, 1))[:-1], axis=-1)
+    return tuple(reshape_like(p, i) for p, i in zip(parts, items))
+
+
 def mod_dy(x, y, g):
     """d(x mod y)/dy times g: -floor(x / y) g (np.mod, np.remainder, %)."""
     return -np.floor(np.divide(x, y)) * g

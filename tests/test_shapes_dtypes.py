@@ -93,3 +93,28 @@ def test_float32_inputs_get_float32_gradients_and_tangents(f):
     x = np.array([0.3, -0.7, 1.1], dtype=np.float32)
     assert s2s.grad(f)(x).dtype == np.float32
     assert np.asarray(s2s.jvp(f, (x,), (x,))[1]).dtype == np.float32
+
+
+def r_concat(x):
+    return np.sum(np.sin(np.r_[x, 1.0, x[:2]]))
+
+
+def c_columns(x, y):
+    return np.sum(np.cos(np.c_[x, y, x]) * np.arange(3.0))
+
+
+def r_with_slice(x):
+    return np.sum(np.r_[0:3] * x)
+
+
+def test_r_and_c_index_tricks_are_differentiated_not_treated_as_constants():
+    x, y = np.array([0.3, -0.5, 1.2]), np.array([1.0, 2.0, 0.1])
+    g = s2s.grad(r_concat)(x)
+    np.testing.assert_allclose(g, np.cos(x) + np.r_[np.cos(x[:2]), 0.0])
+    check_grads(r_concat, (x,), order=2, modes=("fwd", "rev"))
+    check_grads(c_columns, (x, y), order=2, modes=("fwd", "rev"))
+
+
+def test_r_with_a_slice_is_an_error_not_a_silent_zero():
+    with pytest.raises(s2s.S2SError, match=r"np\.r_"):
+        s2s.grad(r_with_slice)(np.ones(3))

@@ -25,6 +25,7 @@ from ..transforms import analysis
 from . import aliases, lift, resolve
 from .jumps import restructure
 
+_CONCAT_TRICKS = {type(np.r_): "rt.r_", type(np.c_): "rt.c_"}
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
           gast.MatMult: "matmul", gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.BitAnd: "and_",
           gast.BitOr: "or_"}
@@ -650,8 +651,20 @@ class Normalizer:
         return self.expr_ListComp(node)
 
     def expr_Subscript(self, node):
+        if isinstance(node.value, (gast.Name, gast.Attribute)) and self._rooted_global(node.value) \
+                and type(self.static(node.value)) in _CONCAT_TRICKS:
+            return self.concat_trick(node, _CONCAT_TRICKS[type(self.static(node.value))])
         base = self.atom(node.value)
         return A.subscript(base, self.index(node.slice))
+
+    def concat_trick(self, node, helper):
+        """`np.r_[a, b]` / `np.c_[a, b]` of arrays and numbers: a call with derivative rules."""
+        items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if any(isinstance(e, gast.Slice) or isinstance(e, gast.Constant) and isinstance(e.value, str)
+               for e in items):
+            self.fail(node, f"s2s differentiates `np.{helper[3:]}[...]` of arrays and numbers only, not of "
+                            "slices or directive strings.", "Build the array with np.arange / np.concatenate.")
+        return A.call(helper, [self.atom(gast.Tuple(elts=list(items), ctx=gast.Load()))])
 
     def index(self, sl):
         if isinstance(sl, gast.Slice):

@@ -159,7 +159,11 @@ linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, a
 linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))")
 linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)")
 linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)")
-for _op in ("xp.stack", "xp.concatenate", "xp.hstack", "xp.vstack"):
+linear("rt.r_", "items", "items", "rt.r_vjp(g, items)")  # np.r_[...] and np.c_[...]
+linear("rt.r_vjp", "g_, items", "g_", "rt.r_(g)")
+linear("rt.c_", "items", "items", "rt.c_vjp(g, items)")
+linear("rt.c_vjp", "g_, items", "g_", "rt.c_(g)")
+for _op in ("xp.stack", "xp.concatenate", "xp.hstack", "xp.vstack", "rt.r_", "rt.c_"):
     PRIMS[_op].list_args = PRIMS[_op].params[:1]
 linear("xp.full", "shape, fill_value, dtype=None", "fill_value", "rt.unbroadcast(g, fill_value)")
 prim("xp.linspace", "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0")
