@@ -118,3 +118,25 @@ def test_r_and_c_index_tricks_are_differentiated_not_treated_as_constants():
 def test_r_with_a_slice_is_an_error_not_a_silent_zero():
     with pytest.raises(s2s.S2SError, match=r"np\.r_"):
         s2s.grad(r_with_slice)(np.ones(3))
+
+
+def bool_out(x):
+    return np.sum(x) > 0
+
+
+def int_out(x):
+    return np.argmax(x)
+
+
+def const_out(x):
+    return np.sum(np.ones(3))
+
+
+@pytest.mark.parametrize("f", [bool_out, int_out])
+def test_grad_of_a_boolean_or_integer_output_raises_as_in_jax(f):
+    with pytest.raises(s2s.S2SError, match="real-valued output"):
+        s2s.grad(f)(np.array([0.5, -0.2, 0.1]))
+
+
+def test_grad_of_a_float_output_that_does_not_depend_on_the_input_is_zero():
+    np.testing.assert_array_equal(s2s.grad(const_out)(np.ones(3)), np.zeros(3))

@@ -456,6 +456,10 @@ class Reverse:
             b = self.adj.name(out_atom.id)
             seed_stmts.append(A.assign(b, seed(out_atom)))
             defined[b] = False
+        elif mode == "grad" and seed is not None and isinstance(out_atom, gast.Name):
+            check = seed(out_atom)  # an inactive output: still refuse a boolean or non-scalar one
+            if not isinstance(check, gast.Constant):
+                seed_stmts.append(A.expr_stmt(check))
         bwd = self.backward(self.body, defined, 0)
         grads = []
         for p in self.params:
