@@ -8,7 +8,10 @@ import importlib.util
 import os
 import sys
 
+import numpy as np
 import pytest
+
+from s2s.test_util import check_grads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 _spec = importlib.util.spec_from_file_location("s2s_fuzz_tool", os.path.join(HERE, "..", "tools", "fuzz.py"))
@@ -77,3 +80,19 @@ def test_a_wrong_rule_is_caught_and_shrunk(monkeypatch):
     assert fails and "grad_fd" in fails
     small, msg = fuzz.shrink(prog, 3, "grad_fd")
     assert len(small.blocks) == 1 and "np.sin(x)" in small.source()
+
+
+def false_alias(x):
+    acc = x * 1.0
+    a = acc.copy()
+    acc = a
+    acc[1] += np.sum(x) * 0.5
+    a = acc.copy()
+    a[0] = np.sum(x)
+    return np.sum(a * a)
+
+
+@pytest.mark.xfail(strict=True, reason="fuzz finding 4 (tools/fuzz_findings.md): false alias error, phase 2")
+def test_reassigning_an_alias_after_an_in_place_update_is_accepted():
+    x = np.array([0.5, -0.3, 0.8])
+    check_grads(false_alias, (x,), order=1, modes=("fwd", "rev"))

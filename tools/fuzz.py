@@ -20,6 +20,7 @@ import importlib.util
 import itertools
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -47,7 +48,9 @@ UNARY = ["np.sin({0})", "np.cos({0})", "np.tanh({0})", "({0}) ** 2", "np.exp(0.3
          "np.maximum({0}, 0.2)", "np.sum(np.outer({0}, x), axis=0)", "np.dot({0}, x)",
          "np.concatenate(({0} + 0.0 * x, x))[1:4]", "np.stack(({0} + 0.0 * y, y))[1]", "np.full(3, np.sum({0}))",
          "np.linspace(0.0, np.mean({0}), 3)", "np.clip({0}, -0.8, 0.8)", "np.square({0})",
-         "np.where({0} > 0.4, {0}, 0.5 * {0})", "(np.abs({0}) + 0.2) ** 1.5"]
+         "np.where({0} > 0.4, {0}, 0.5 * {0})", "(np.abs({0}) + 0.2) ** 1.5",
+         "np.r_[{0} + 0.0 * x, 0.5][1:]", "np.fmod({0}, 1.3)", "np.cbrt(2.0 + np.sin({0}))",
+         "np.var({0}) + ({0}) ** 0", "np.sum(np.c_[{0} + 0.0 * x, y], axis=1)"]
 BINARY = ["({0}) + ({1})", "({0}) - ({1})", "({0}) * ({1})", "({0}) / (2.0 + np.cos({1}))",
           "np.maximum({0}, {1})", "np.arctan2({0}, 2.0 + ({1}) ** 2)",
           "np.sqrt(({0}) ** 2 + ({1}) ** 2 + 0.1)", "np.dot({0}, {1}) * x"]
@@ -158,9 +161,11 @@ class Program:
 
     def source(self) -> str:
         body, helpers = ["    acc = x * 1.0"], set()
-        for blk in self.blocks:
+        for k, blk in enumerate(self.blocks):
             lines, h = block_lines(blk, self.ret)
-            body += ["    " + ln for ln in lines]
+            # each block's copy gets its own name: `acc = a; acc += ...; a = ...` across blocks
+            # trips a false alias error (tools/fuzz_findings.md, item 4)
+            body += ["    " + re.sub(r"\ba\b", f"a{k}", ln) for ln in lines]
             helpers |= h
         body.append(f"    return {self.ret}")
         head = ["import numpy as np", "", f"G = {self.g!r}", ""]
