@@ -116,6 +116,13 @@ def prod_others(a, axis=None):
     return back(_others(m))
 
 
+def prod_high_order(g, a, axis=None):
+    """Third and higher derivatives of `prod` are not implemented: an error, never a zero."""
+    from .errors import S2SValueError
+    raise S2SValueError("s2s differentiates np.prod up to second order; a third derivative of prod "
+                        "needs a product written with a loop or np.exp(np.sum(np.log(...)))")
+
+
 def prod_others_jvp(d, a, axis=None):
     """Tangent of `prod_others(a, axis)` along `d`: sum over j != i of d_j * prod(k != i, j) a_k."""
     m, back = _last_axis(a, axis)
@@ -317,12 +324,14 @@ def pow_d(x, y, k=1):
 
 
 def pow_d_dy(x, y, k=1):
-    """d/dy of pow_d(x, y, k): (c'(y) + c(y) log x) x ** (y - k), log taken as 0 at x = 0."""
-    c, dc = 1.0, 0.0
+    """d/dy of pow_d(x, y, k): (c'(y) + c(y) log x) x ** (y - k), log taken as 0 at x = 0.
+    Plain NumPy that s2s can differentiate again."""
+    c = 1.0
+    dc = 0.0
     for i in range(k):
-        c, dc = c * (y - i), dc * (y - i) + c
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (dc + c * log0(x)) * np.power(x, y - k)
+        dc = dc * (y - i) + c
+        c = c * (y - i)
+    return (dc + c * log0(x)) * x ** (y - k)
 
 
 def inv0(x):

@@ -199,3 +199,16 @@ def test_diag_of_a_non_square_matrix_has_a_cotangent_of_its_shape():
     want = np.zeros((2, 3))
     want[0, 1], want[1, 2] = 2 * m[0, 1], 2 * m[1, 2]
     np.testing.assert_array_equal(g, want)
+
+
+def test_power_with_both_arguments_active_matches_finite_differences_to_second_order():
+    check_grads(pow_xy, (np.array([0.7, 1.3, 2.1]), np.array([0.5, -1.5, 2.5])), order=2, modes=("fwd", "rev"))
+
+
+def prod3(x):
+    return np.prod(x)
+
+
+def test_third_derivative_of_prod_is_an_error_not_a_zero():
+    with pytest.raises(s2s.S2SError, match="second order"):
+        s2s.jacfwd(s2s.hessian(prod3))(np.array([1.0, 2.0, 3.0]))
