@@ -664,7 +664,7 @@ class Normalizer:
                for e in items):
             self.fail(node, f"s2s differentiates `np.{helper[3:]}[...]` of arrays and numbers only, not of "
                             "slices or directive strings.", "Build the array with np.arange / np.concatenate.")
-        return A.call(helper, [self.atom(gast.Tuple(elts=list(items), ctx=gast.Load()))])
+        return A.call(helper, [self.atom(A.tuple_(list(items)))])
 
     def index(self, sl):
         if isinstance(sl, gast.Slice):
