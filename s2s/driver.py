@@ -14,6 +14,7 @@ import threading
 import types
 
 from . import record
+from .backend import kernels
 from .backend.loader import compile_fn
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
@@ -120,9 +121,17 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     """Optimize (to a fixed point) and compile; the code that runs also gets the final passes
     (temporaries released), while the record keeps the core form later transforms start from."""
     node = optimize(gen.node, known) if optimized else gen.node
-    fn = compile_fn(gen.name, finalize(node, jit), gen.ns, gen.filename, gen.header)
+    known = dict(known or {}, kernels=[])
+    ns = gen.ns
+    run = finalize(node, jit, fuse=jit and kernels.available(), known=known)
+    if known["kernels"]:
+        ns = dict(ns, **{k[0]: kernels.Fused(*k) for k in known["kernels"]})
+    fn = compile_fn(gen.name, run, ns, gen.filename, gen.header)
     rec = record.of(fn)
     rec.core = (node,) + tuple(rec.core[1:])
+    for k in known["kernels"]:
+        rec.source += (f"\n# fused kernel {k[0]} (s2s.backend.kernels: blocks of {kernels.BLOCK} elements; "
+                       f"NumPy below {kernels.THRESHOLD})\n" + ns[k[0]].source())
     return fn
 
 

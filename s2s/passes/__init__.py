@@ -11,7 +11,7 @@ import copy
 
 import gast
 
-from . import algebra, copyprop, cse, dce, fill, lifetime, reform, shapes, stack
+from . import algebra, copyprop, cse, dce, fill, fusion, lifetime, reform, shapes, stack
 
 PIPELINE = (shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, copyprop.PASS, cse.PASS, dce.PASS)
 FINAL = (lifetime.PASS,)
@@ -35,11 +35,13 @@ def optimize(fn: gast.FunctionDef, known=None, trace=None) -> gast.FunctionDef:
     return fn
 
 
-def finalize(fn: gast.FunctionDef, jit: bool = False) -> gast.FunctionDef:
+def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool = False, known=None) -> gast.FunctionDef:
     """A copy of optimized `fn` shaped for running: temporaries released (and, under jit,
-    single-use temporaries written into the expressions that read them)."""
+    single-use temporaries written into the expressions that read them, then with `fuse`
+    elementwise expressions replaced by kernels, listed in `known["kernels"]`)."""
     fn = copy.deepcopy(fn)
     params = {a.id for a in fn.args.args}
-    for p in FINAL_JIT if jit else FINAL:
-        fn.body, _ = p(fn.body, params)
+    stages = FINAL_JIT[:1] + ((fusion.PASS,) if fuse else ()) + FINAL_JIT[1:] if jit else FINAL
+    for p in stages:
+        fn.body, _ = p(fn.body, params, known)
     return fn
