@@ -10,6 +10,7 @@ import numpy as np
 
 from . import driver as D
 from . import record
+from .backend.kernels import THRESHOLD as FUSE_THRESHOLD
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
 from .frontend.idioms import with_arity
@@ -235,9 +236,10 @@ def hessian(fun, argnums=0):
 # ---------------------------------------------------------------- jit
 
 def _sig(a):
-    """The part of an argument a jit version depends on: its type, and for arrays dtype and rank."""
+    """The part of an argument a jit version depends on: its type, for arrays dtype, rank and
+    whether it is large enough for fused kernels."""
     t = type(a)
-    return (a.dtype.char, a.ndim) if t is np.ndarray else t
+    return (a.dtype.char, a.ndim, a.size >= FUSE_THRESHOLD) if t is np.ndarray else t
 
 
 class Jitted(Transformed):
@@ -285,7 +287,8 @@ class Jitted(Transformed):
         if static:
             names = list(inspect.signature(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
-        fn = D.jit_function(fun, floats)
+        big = any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn)
+        fn = D.jit_function(fun, floats, fuse=big)
         if not kwargs:
             extra = args[given:]
             pick = operator.itemgetter(*dyn) if static and len(dyn) > 1 else None

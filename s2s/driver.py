@@ -23,7 +23,7 @@ from .frontend.parse import parse_function
 from .frontend.resolve import Env
 from .ir.core import CoreFn
 from .ir.validate import validate
-from .passes import finalize, optimize
+from .passes import clone, finalize, optimize
 from .transforms import forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
 
@@ -117,13 +117,13 @@ def _compile_nested(name: str, node, ns: dict, filename: str):
     return compile_fn(name, node, ns, filename)
 
 
-def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = False):
+def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = False, fuse: bool = False):
     """Optimize (to a fixed point) and compile; the code that runs also gets the final passes
     (temporaries released), while the record keeps the core form later transforms start from."""
     node = optimize(gen.node, known) if optimized else gen.node
     known = dict(known or {}, kernels=[])
     ns = gen.ns
-    run = finalize(node, jit, fuse=jit and kernels.available(), known=known)
+    run = finalize(node, jit, fuse=fuse and kernels.available(), known=known)
     if known["kernels"]:
         ns = dict(ns, **{k[0]: kernels.Fused(*k) for k in known["kernels"]})
     fn = compile_fn(gen.name, run, ns, gen.filename, gen.header)
@@ -264,16 +264,29 @@ def linear_map(kind: str, fn, nargs: int, direction, defaults: tuple = ()):
     return _compile(jacobian.linear_map_fn(kind, fn, core_of(fn), nargs, direction, CALLEES, defaults))
 
 
-def jit_function(fn, floats: tuple = ()):
+def _generated_core(fn) -> CoreFn | None:
+    """For a transformed function, the core form its generated code was printed from (already
+    normalized and optimized: jit starts from it instead of parsing the printed code again)."""
+    if record.custom(fn) is not None or isinstance(fn, types.FunctionType) and not _is_generated(fn):
+        return None
+    gen = record.generated(fn)
+    if gen is None:
+        return None
+    node, ns, filename = record.of(gen).core
+    return CoreFn(node.name, clone(node), ns, filename)
+
+
+def jit_function(fn, floats: tuple = (), fuse: bool = True):
     """`fn` normalized and optimized, as a generated function; `floats` are the positions of
-    parameters that this version may assume are Python floats (a jit signature)."""
+    parameters that this version may assume are Python floats (a jit signature); `fuse`: whether
+    elementwise expressions become fused kernels (worth it only for large arrays)."""
     def build():
-        core = core_of(fn)
+        core = _generated_core(fn) or core_of(fn)
         name = f"jit_{core.name}"
         node = copy.deepcopy(core.node)
         node.name = name
         known = {"floats": {core.params[i] for i in floats if i < len(core.params)}}
         what = f"for float arguments {', '.join(known['floats'])}" if floats else ""
         return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core, what)),
-                        optimized=True, known=known, jit=True)
-    return cached("jit", fn, tuple(floats), build)
+                        optimized=True, known=known, jit=True, fuse=fuse)
+    return cached("jit", fn, (tuple(floats), fuse), build)

@@ -7,11 +7,10 @@ form any more: `del` statements, nested expressions) and runs once.
 """
 from __future__ import annotations
 
-import copy
-
 import gast
 
 from . import algebra, copyprop, cse, dce, fill, fusion, lifetime, reform, shapes, stack
+from .base import clone
 
 PIPELINE = (shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, copyprop.PASS, cse.PASS, dce.PASS)
 FINAL = (lifetime.PASS,)
@@ -39,7 +38,7 @@ def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool = False, known=
     """A copy of optimized `fn` shaped for running: temporaries released (and, under jit,
     single-use temporaries written into the expressions that read them, then with `fuse`
     elementwise expressions replaced by kernels, listed in `known["kernels"]`)."""
-    fn = copy.deepcopy(fn)
+    fn = clone(fn)
     params = {a.id for a in fn.args.args}
     stages = FINAL_JIT[:1] + ((fusion.PASS,) if fuse else ()) + FINAL_JIT[1:] if jit else FINAL
     for p in stages:

@@ -39,14 +39,16 @@ def _num(n) -> bool:
 
 
 def _is_float(n, floats) -> bool:
-    return isinstance(n, gast.Name) and n.id in floats or _num(n) and isinstance(n.value, float)
+    if isinstance(n, gast.Name):
+        return n.id in floats
+    return _num(n) and isinstance(n.value, float) or not _num(n) and _float_result(n, floats)
 
 
 def _float_result(v, floats) -> bool:
     """Whether right-hand side `v` is certainly a Python float, given the names that are."""
     fl = lambda n: _is_float(n, floats)  # noqa: E731
     if isinstance(v, gast.Name) or _num(v):
-        return fl(v)
+        return fl(v) if isinstance(v, gast.Name) else isinstance(v.value, float)
     if isinstance(v, gast.UnaryOp) and isinstance(v.op, (gast.USub, gast.UAdd)):
         return fl(v.operand)
     if isinstance(v, gast.BinOp) and type(v.op) in _FOLD:
@@ -104,12 +106,28 @@ def simplify(body: list, params, facts) -> tuple[list, bool]:
     floats = python_floats(body, facts["known"].get("floats", ()))
     changed = False
     for s in an.walk_stmts(body):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-            new = _simplify(s.value, floats)
-            if new is not None:
-                s.value = new
-                changed = True
+        if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None \
+                and not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)):
+            s.value, c = _bottom_up(s.value, floats)
+            changed |= c
     return body, changed
+
+
+def _bottom_up(e, floats):
+    """`e` with every subexpression simplified, innermost first (generated code nests some)."""
+    changed = False
+    if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)):
+        for field in ("left", "right", "operand"):
+            if hasattr(e, field):
+                new, c = _bottom_up(getattr(e, field), floats)
+                setattr(e, field, new)
+                changed |= c
+        if isinstance(e, gast.Call):
+            for i, a in enumerate(e.args):
+                e.args[i], c = _bottom_up(a, floats)
+                changed |= c
+    new = _simplify(e, floats)
+    return (e, changed) if new is None else (new, True)
 
 
 PASS = Pass("simplify", simplify)
