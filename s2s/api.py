@@ -258,13 +258,18 @@ class Jitted(Transformed):
             nums += tuple(params.index(n) for n in names if n in params)
         self._static = frozenset(nums)
         self._versions: dict = {}
+        self._by_type: dict = {}  # the same versions, for signatures without arrays, keyed by types
 
     def __call__(self, *args, **kwargs):
-        if not kwargs:
+        if not kwargs and not self._static:
+            hit = self._by_type.get(tuple(map(type, args)))  # no arrays among the arguments
+            if hit is None:
+                hit = self._versions.get(tuple(map(_sig, args)))
+            if hit is not None:
+                return hit(*args)
+        elif not kwargs:
             static = self._static
-            key = tuple(map(_sig, args)) if not static else \
-                tuple(a if i in static else _sig(a) for i, a in enumerate(args))
-            hit = self._versions.get(key)
+            hit = self._versions.get(tuple(a if i in static else _sig(a) for i, a in enumerate(args)))
             if hit is not None:
                 return hit(*args)
         return self._first_call(args, kwargs)
@@ -304,6 +309,8 @@ class Jitted(Transformed):
             key = tuple(map(_sig, args[:given])) if not self._static else \
                 tuple(a if i in self._static else _sig(a) for i, a in enumerate(args[:given]))
             self._versions[key] = run
+            if not self._static and np.ndarray not in map(type, args[:given]):
+                self._by_type[tuple(map(type, args[:given]))] = run
         return fn(*(args[i] for i in dyn))
 
 
