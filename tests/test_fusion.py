@@ -96,3 +96,22 @@ def test_switch_off(monkeypatch, data):
         return np.exp(x) * 2.0 + 1.0 - x
     assert "fused" not in s2s.source(s2s.jit(f).compiled)
     np.testing.assert_array_equal(s2s.jit(f)(data[0]), f(data[0]))
+
+
+def test_fused_kernel_in_a_forked_child(data):
+    import multiprocessing as mp
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    x, _ = data
+    want = selu(x)
+    np.testing.assert_array_equal(JSELU(x), want)  # the parent's pool exists now
+    with mp.get_context("fork").Pool(1) as pool:
+        got = pool.apply(_jselu, (x,))
+    np.testing.assert_array_equal(got, want)
+
+
+JSELU = s2s.jit(selu)
+
+
+def _jselu(x):
+    return JSELU(x)

@@ -29,6 +29,7 @@ _UFUNC = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div
 _CALLS = {"exp", "log", "sin", "cos", "tanh", "sqrt", "abs", "log1p", "expm1", "tan", "arctan", "sinh", "cosh",
           "negative", "square", "maximum", "minimum"}
 _POOL = None
+_POOL_PID = None  # a forked child makes its own pool (the parent's threads do not exist there)
 _LOCAL = threading.local()
 
 
@@ -169,13 +170,13 @@ def _buffers(kinds):
 
 def _run(block, kinds, n, out, flat):
     """Run `block` over [0, n) in BLOCK-sized pieces, spread over the threads; per-block results."""
-    global _POOL
+    global _POOL, _POOL_PID
     nt = _threads()
     if nt == 1:
         bufs = _buffers(kinds)
         return [block(lo, min(n, lo + BLOCK), out, bufs, *flat) for lo in range(0, n, BLOCK)]
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(nt, thread_name_prefix="s2s-fused")
+    if _POOL is None or _POOL_PID != os.getpid():
+        _POOL, _POOL_PID = ThreadPoolExecutor(nt, thread_name_prefix="s2s-fused"), os.getpid()
     step = -(-n // nt // BLOCK) * BLOCK
 
     def share(start):
