@@ -5,7 +5,8 @@ import functools
 import inspect
 
 from . import driver as D
-from . import record
+from . import arrays, record
+from .backend.loader import call, version
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
 from .frontend.idioms import with_arity
@@ -77,7 +78,7 @@ class Transformed:
             args = self._bind(args, kwargs)
         if self.nums is not None:
             _check_diff_args(args, self.nums, self.kind)
-        return self.compiled(*args)
+        return call(self.compiled, args)
 
     @property
     def _root(self):
@@ -135,6 +136,10 @@ def vjp(fun, *primals, has_aux: bool = False):
     fun = with_arity(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     fwd, bwd = D.split_vjp(fun, mask)
+    backend, move = arrays.select(args)
+    if move:
+        args = arrays.move(args, backend)
+    fwd, bwd = version(fwd, backend), version(bwd, backend)
     out, saved = fwd(*args)
     aux = None
     if has_aux:
@@ -177,7 +182,7 @@ def jvp(fun, primals, tangents):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
     fun = with_arity(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
-    return D.jvp_function(fun, mask)(*args, *tangents)
+    return call(D.jvp_function(fun, mask), (*args, *tangents))
 
 
 def _with_defaults(fun, primals):
