@@ -73,7 +73,8 @@ class Transformed:
 
     def __call__(self, *args, **kwargs):
         if idioms.has_varargs(self._root):  # one compiled version per number of arguments
-            return idioms.varargs_call(self._root, len(args), lambda: self.compiled)(*args, **kwargs)
+            fn = idioms.varargs_call(self._root, len(args), lambda: self.compiled)
+            return call(fn, args) if not kwargs else fn(*args, **kwargs)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         if self.nums is not None:
