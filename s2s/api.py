@@ -4,8 +4,8 @@ from __future__ import annotations
 import functools
 import inspect
 
-from . import driver as D
 from . import arrays, record
+from . import driver as D
 from .backend.loader import call, version
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms

@@ -8,6 +8,10 @@ against NumPy. The entries of FAKE_GAPS are steps that still allocate with NumPy
 runtime helper, or a NumPy constant in the test function itself): on CuPy they fail the same way.
 They are strict xfails, so fixing one fails the run until its entry is removed.
 """
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from backend_variants import check_on_backend
@@ -35,6 +39,7 @@ OP_GAPS = {
     "select", "select__default", "sort", "split", "split__indices", "take", "take_along_axis", "trace",
     "transpose", "vsplit", "vstack",
 }
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAP_REASON = "a runtime helper or the function allocates with NumPy by name; CuPy refuses the mix"
 
 
@@ -173,3 +178,8 @@ def test_corpus_on_fake_backend(name):
 def test_op_table_on_fake_backend(name):
     sp = next(s for s in SPECS if s.id == name)
     check_on_backend(sp.fn, sp.args(np.random.default_rng(0)), put, _host, _is_fake)
+
+
+def test_import_s2s_imports_neither_dask_nor_cupy():
+    code = "import s2s, sys; assert 'dask' not in sys.modules and 'cupy' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
