@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 
+from .. import arrays
 from ..errors import S2STypeError, S2SValueError
 from ..tree import tree_flatten, tree_unflatten
 
@@ -22,8 +23,12 @@ _AXES: dict = {}
 
 
 def namespace(x):
-    """The array module of `x`: its `__array_namespace__()` (NumPy >= 2, CuPy, array-API
-    libraries), the loaded library its type comes from (Dask), else NumPy (Python scalars)."""
+    """The array module of `x`: its s2s backend's namespace (CuPy, Dask: s2s.arrays), else its
+    `__array_namespace__()` (NumPy >= 2, array-API libraries), the loaded library its type comes
+    from, else NumPy (Python scalars)."""
+    backend = arrays.backend_of(x)
+    if backend is not None and backend is not arrays.NUMPY:
+        return backend.xp
     get = getattr(x, "__array_namespace__", None)
     if get is not None:
         try:
