@@ -34,9 +34,9 @@ OP_GAPS = {
     "interp__knots", "linalg_cholesky", "linalg_cond", "linalg_det__batched", "linalg_diagonal", "linalg_eigh",
     "linalg_eigvalsh", "linalg_matrix_norm", "linalg_norm__matrix_ords", "linalg_pinv", "linalg_qr",
     "linalg_slogdet", "linalg_svd", "linalg_svd__batched_values", "linalg_svd__values", "linalg_svd__wide",
-    "linalg_svdvals", "linalg_trace", "meshgrid", "meshgrid__ij", "meshgrid__three", "pad",
-    "pad__constant_values", "pad__symmetric_wrap", "partition", "permute_dims", "polyval", "rollaxis",
-    "select", "select__default", "sort", "split", "split__indices", "take", "take_along_axis", "trace",
+    "linalg_svdvals", "linalg_trace", "linspace", "meshgrid", "meshgrid__ij", "meshgrid__three", "pad",
+    "pad__constant_values", "pad__symmetric_wrap", "partition", "permute_dims", "polyval", "prod", "rollaxis",
+    "select", "select__default", "sort", "split", "split__indices", "std", "take", "take_along_axis", "trace",
     "transpose", "vsplit", "vstack",
 }
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
