@@ -538,7 +538,10 @@ def add_at(acc, index, v):
 
 def scatter_add(out, index, v):
     """`np.add.at(out, index, v)` on the backend of `out` (CuPy: its `add.at`; Dask has none)."""
-    add_at_fn = getattr(getattr(namespace(out), "add", None), "at", None)
+    xp = namespace(out)
+    add_at_fn = getattr(getattr(xp, "add", None), "at", None)
+    if add_at_fn is None and type(out).__module__.startswith("cupy"):  # older CuPy: cupyx.scatter_add
+        add_at_fn = getattr(sys.modules.get("cupyx"), "scatter_add", None)
     if add_at_fn is None:
         raise S2SValueError(f"s2s: the derivative of indexing with an index array (x[idx] with repeated entries "
                             f"summed) needs `add.at`, which {type(out).__module__.partition('.')[0]} arrays lack; "
