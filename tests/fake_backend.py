@@ -1,7 +1,8 @@
 """A pretend GPU array library for tests without a GPU: `FakeArray` (a NumPy subclass) and its
 module `FAKE`, registered as the s2s backend "fake".
 
-Like CuPy, it refuses to combine its arrays with plain NumPy arrays (a TypeError), so a helper
+Like CuPy, it refuses to combine its arrays with plain NumPy arrays (a TypeError; NumPy integer
+arrays are accepted as sizes and axes of its functions, as CuPy accepts them), so a helper
 that allocates with NumPy by name instead of the arguments' module fails loudly; its functions
 return FakeArrays. `WAITED` counts `block_until_ready` synchronizations.
 """
@@ -14,11 +15,13 @@ from s2s import arrays
 WAITED = []
 
 
-def _refuse(values):
+def _refuse(values, data_only=False):
+    """TypeError on a plain NumPy array among `values`; with `data_only`, only on floating ones
+    (CuPy's functions accept NumPy integer arrays for sizes and axes, never as operands)."""
     for v in values:
         if isinstance(v, (list, tuple)):
-            _refuse(v)
-        elif type(v) is np.ndarray:
+            _refuse(v, data_only)
+        elif type(v) is np.ndarray and not (data_only and v.dtype.kind in "biu"):
             raise TypeError(f"fake backend: unsupported type {type(v).__name__} (a NumPy array), as CuPy refuses it")
 
 
@@ -49,7 +52,7 @@ class FakeArray(np.ndarray):
         return None if method == "at" else _wrap(out)
 
     def __array_function__(self, func, types_, args, kwargs):
-        _refuse(args)
+        _refuse(args, data_only=True)
         return _wrap(func(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()}))
 
     def __getitem__(self, index):  # x[i] is a 0-d array, as in CuPy (NumPy gives a NumPy scalar)
@@ -68,7 +71,7 @@ _MOVE = {"asarray", "array"}
 def _function(name, fn):
     def call(*args, **kwargs):
         if name not in _MOVE:
-            _refuse(args)
+            _refuse(args, data_only=True)
         return _wrap(fn(*_unwrap(args), **{k: _unwrap(v) for k, v in kwargs.items()}))
     call.__name__ = name
     return call
