@@ -147,6 +147,8 @@ def vjp(fun, *primals, has_aux: bool = False):
         out, aux = out
 
     def vjp_fn(ct):
+        if move:  # NumPy cotangents join the default backend the primals were moved to
+            ct = arrays.move(ct, backend)
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
         return tuple(bwd(copy_saved(saved), seed))[:len(primals)]  # the record is popped: copy it
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)

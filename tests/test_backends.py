@@ -133,6 +133,20 @@ def test_default_backend_moves_numpy_inputs(monkeypatch):
     np.testing.assert_allclose(_host(got), s2s.grad(mlp)(*args), rtol=1e-12)
 
 
+def _sin(x):
+    return np.sin(x)
+
+
+def test_vjp_with_the_default_backend_moves_the_cotangent_too(monkeypatch):
+    monkeypatch.setitem(arrays.SETTINGS, "backend", "fake")
+    x = np.linspace(0.1, 1.0, 4)
+    out, back = s2s.vjp(_sin, x)
+    assert isinstance(out, FakeArray)
+    (ct,) = back(np.ones(4))
+    assert isinstance(ct, FakeArray)
+    np.testing.assert_allclose(_host(ct), np.cos(x), rtol=1e-12)
+
+
 def test_device_put_and_block_until_ready_use_the_default_backend(monkeypatch):
     monkeypatch.setitem(arrays.SETTINGS, "backend", "fake")
     tree = {"w": np.ones((2, 2)), "b": [1.5, np.arange(3.0)]}
