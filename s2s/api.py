@@ -8,9 +8,10 @@ import types
 
 import numpy as np
 
+from . import arrays, record
 from . import driver as D
-from . import record
 from .backend.kernels import THRESHOLD as FUSE_THRESHOLD
+from .backend.loader import call, version
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
 from .frontend.idioms import with_arity
@@ -81,16 +82,17 @@ class Transformed:
         if fast is not None and not kwargs:
             if self.nums is not None:
                 _check_diff_args(args, self.nums, self.kind)
-            return fast(*args)
+            return call(fast, args)
         if idioms.has_varargs(self._root):  # one compiled version per number of arguments
-            return idioms.varargs_call(self._root, len(args), lambda: self.compiled)(*args, **kwargs)
+            fn = idioms.varargs_call(self._root, len(args), lambda: self.compiled)
+            return call(fn, args) if not kwargs else fn(*args, **kwargs)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         elif not self._defaults:
             self._fast = self.compiled
         if self.nums is not None:
             _check_diff_args(args, self.nums, self.kind)
-        return self.compiled(*args)
+        return call(self.compiled, args)
 
     @property
     def _root(self):
@@ -148,12 +150,18 @@ def vjp(fun, *primals, has_aux: bool = False):
     fun = with_arity(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     fwd, bwd = D.split_vjp(fun, mask)
+    backend, move = arrays.select(args)
+    if move:
+        args = arrays.move(args, backend)
+    fwd, bwd = version(fwd, backend), version(bwd, backend)
     out, saved = fwd(*args)
     aux = None
     if has_aux:
         out, aux = out
 
     def vjp_fn(ct):
+        if move:  # NumPy cotangents join the default backend the primals were moved to
+            ct = arrays.move(ct, backend)
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
         return tuple(bwd(copy_saved(saved), seed))[:len(primals)]  # the record is popped: copy it
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
@@ -190,7 +198,7 @@ def jvp(fun, primals, tangents):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
     fun = with_arity(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
-    return D.jvp_function(fun, mask)(*args, *tangents)
+    return call(D.jvp_function(fun, mask), (*args, *tangents))
 
 
 def _with_defaults(fun, primals):
@@ -266,12 +274,12 @@ class Jitted(Transformed):
             if hit is None:
                 hit = self._versions.get(tuple(map(_sig, args)))
             if hit is not None:
-                return hit(*args)
+                return call(hit, args)
         elif not kwargs:
             static = self._static
             hit = self._versions.get(tuple(a if i in static else _sig(a) for i, a in enumerate(args)))
             if hit is not None:
-                return hit(*args)
+                return call(hit, args)
         return self._first_call(args, kwargs)
 
     def _first_call(self, args, kwargs):
@@ -301,17 +309,17 @@ class Jitted(Transformed):
                 run = fn
             elif not static:
                 def run(*a, _fn=fn, _extra=extra):
-                    return _fn(*a, *_extra)
+                    return call(_fn, a + _extra)
             else:
                 def run(*a, _fn=fn, _extra=extra, _pick=pick, _dyn=tuple(dyn)):
                     a = a + _extra
-                    return _fn(*_pick(a)) if _pick else _fn(*(a[i] for i in _dyn))
+                    return call(_fn, tuple(_pick(a)) if _pick else tuple(a[i] for i in _dyn))
             key = tuple(map(_sig, args[:given])) if not self._static else \
                 tuple(a if i in self._static else _sig(a) for i, a in enumerate(args[:given]))
             self._versions[key] = run
             if not self._static and np.ndarray not in map(type, args[:given]):
                 self._by_type[tuple(map(type, args[:given]))] = run
-        return fn(*(args[i] for i in dyn))
+        return call(fn, tuple(args[i] for i in dyn))
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=()):

@@ -115,3 +115,22 @@ JSELU = s2s.jit(selu)
 
 def _jselu(x):
     return JSELU(x)
+
+
+def test_fused_expression_on_another_backend(data):
+    """Arrays of another backend (the fake CuPy stand-in) take the unfused expression, with
+    that backend's namespace: the result stays on the backend."""
+    from fake_backend import BACKEND, FakeArray, put
+
+    from s2s import arrays
+    from s2s.backend.loader import call
+    arrays.register(BACKEND)
+    try:
+        x, _ = data
+        j = s2s.jit(selu)
+        for got in (j(put(x)), call(j.compiled, (put(x),))):  # the second: the version with the kernel
+            assert isinstance(got, FakeArray)
+            np.testing.assert_array_equal(np.asarray(got.view(np.ndarray)), selu(x))
+        assert "fused_0" in s2s.source(j.compiled)
+    finally:
+        arrays.unregister("fake")

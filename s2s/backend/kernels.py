@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 import gast
 import numpy as np
 
+from .. import arrays
 from ..ir import build as A
 from .codegen import compile_source, to_source
 
@@ -117,9 +118,16 @@ class Fused:
     def __init__(self, name, names, expr, reduce, original):
         self.name, self.names, self.expr, self.reduce = name, names, expr, reduce
         self.boolean = isinstance(expr, gast.Compare)
-        fb = A.function(name, names, [A.ret(original)])
-        self.fallback = compile_source(name, to_source(fb), {"xp": np}, np)
+        fb = A.function(name, ["xp"] + names, [A.ret(original)])
+        self._plain = compile_source(name, to_source(fb), {}, np)
         self.kernels: dict = {}
+
+    def fallback(self, *args):
+        """The unfused expression, with the namespace of the backend the arguments select."""
+        backend, move = arrays.select(args)
+        if backend is None or backend is arrays.NUMPY:
+            return self._plain(np, *args)
+        return self._plain(backend.xp, *(arrays.move(args, backend) if move else args))
 
     def source(self, mask=None) -> str:
         mask = mask or tuple(True for _ in self.names)
