@@ -5,6 +5,7 @@ import gast
 
 from .ir.core import BINOPS
 from .primitives import registry
+from .stats import STATS
 
 CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq", gast.NotEq: "ne",
           gast.Is: "is", gast.IsNot: "isnot", gast.In: "in", gast.NotIn: "notin"}
@@ -110,10 +111,21 @@ def targets(stmt) -> list[str]:
 
 
 def walk_stmts(stmts):
-    for s in stmts:
-        yield s
-        for field in ("body", "orelse"):
-            yield from walk_stmts(getattr(s, field, []) or [])
+    """Every statement of `stmts` and of the blocks nested in them, in program order."""
+    stack = [iter(stmts)]
+    while stack:
+        for s in stack[-1]:
+            STATS["stmt_walk"] += 1
+            yield s
+            body, orelse = getattr(s, "body", None), getattr(s, "orelse", None)
+            if orelse:
+                stack.append(iter(orelse))
+            if body:
+                stack.append(iter(body))
+            if body or orelse:
+                break
+        else:
+            stack.pop()
 
 
 def activity(body, active_params) -> set[str]:
@@ -169,8 +181,27 @@ def relevant(body, active) -> set[str]:
 
 def loads(node_or_stmts) -> list[str]:
     """Every name read under a statement or list of statements (with repeats)."""
-    nodes = node_or_stmts if isinstance(node_or_stmts, list) else [node_or_stmts]
-    return [n.id for s in nodes for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    out: list[str] = []
+    stack = list(node_or_stmts) if isinstance(node_or_stmts, list) else [node_or_stmts]
+    pop, push, count = stack.pop, stack.append, 0
+    while stack:  # a plain stack instead of gast.walk: this runs for every statement of every pass
+        node = pop()
+        count += 1
+        if isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load):
+                out.append(node.id)
+            if node.annotation is not None:
+                push(node.annotation)
+            continue
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                push_all = [v for v in value if isinstance(v, gast.AST)]
+                stack.extend(reversed(push_all))
+            elif isinstance(value, gast.AST):
+                push(value)
+    STATS["load_walk"] += count
+    return out
 
 
 def exposed(stmts) -> set[str]:
@@ -203,7 +234,9 @@ class Liveness:
     """Which names each statement may read later: `after[s]` and `before[s]` (live sets).
 
     Side tables are keyed by the statement object itself, which they keep alive, so a key can
-    never be reused by another node the way `id()` can once a pass frees a statement."""
+    never be reused by another node the way `id()` can once a pass frees a statement. One backward
+    pass; neighbouring statements share their sets (`after[s]` is `before[next]`), so treat them
+    as read-only."""
 
     def __init__(self, body, live_at_end=frozenset()):
         self.after: dict[gast.stmt, set[str]] = {}
@@ -211,13 +244,18 @@ class Liveness:
         self.block(body, set(live_at_end), None)
 
     def block(self, stmts, live, loop):
+        after, before, stmt = self.after, self.before, self.stmt
         for s in reversed(stmts):
-            self.after[s] = set(live)
-            live = self.stmt(s, live, loop)
-            self.before[s] = set(live)
+            after[s] = live
+            live = stmt(s, live, loop)  # always a new set: `after[s]` stays as it was
+            before[s] = live
+        STATS["live_stmt"] += len(stmts)
         return live
 
     def stmt(self, s, live, loop):
+        if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
+            STATS["live_set"] += len(live)
+            return live.difference(targets(s)).union(loads(s.value))
         if isinstance(s, gast.If):
             return set(loads(s.test)) | self.block(s.body, live, loop) | self.block(s.orelse, live, loop)
         if isinstance(s, (gast.For, gast.While)):
@@ -236,9 +274,8 @@ class Liveness:
             return set(loop[0]) if loop else set(live)
         if isinstance(s, gast.Continue):
             return set(loop[1]) if loop else set(live)
-        if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
-            return (set(live) - set(targets(s))) | set(loads(s.value))
-        return set(live) | set(loads(s))
+        STATS["live_set"] += len(live)
+        return live.union(loads(s))
 
 
 def definitely_assigned(body, params) -> dict[gast.stmt, set[str]]:
@@ -275,6 +312,15 @@ def first_assignment_nested(body) -> dict[str, bool]:
     return first
 
 
+def assigned_counts(body, params=()) -> dict[str, int]:
+    """How many statements assign each name (a parameter counts once): one walk of the body."""
+    counts = dict.fromkeys(params, 1)
+    for s in walk_stmts(body):
+        for t in targets(s):
+            counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
 def loop_level(stmts):
     """Statements of a loop body through its branches, not descending into nested loops (where a
     `break` or `continue` belongs to this loop)."""
@@ -308,10 +354,7 @@ def _same_shape_source(value):
 
 def shape_roots(body: list, params) -> dict[str, str]:
     """For names assigned once by a shape-preserving op: the earliest name with the same shape."""
-    counts: dict[str, int] = {p: 1 for p in params}
-    for s in walk_stmts(body):
-        for t in targets(s):
-            counts[t] = counts.get(t, 0) + 1
+    counts = assigned_counts(body, params)
     source = {}
     for s in body:  # straight-line statements only: each name here holds one value
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:

@@ -47,6 +47,7 @@ class Reverse(Transform):
         self.saved: set[str] = set()
         self.saved_at: set = set()
         self.seen = set(self.params)
+        self.counts: dict[str, int] | None = None
 
     # ---- forward sweep ----
     def forward(self, stmts, depth: int) -> list:
@@ -82,7 +83,9 @@ class Reverse(Transform):
         return depth > 0 or not isinstance(test, gast.Name) or self.assigned_count(test.id) > 1
 
     def assigned_count(self, var) -> int:
-        return sum(var in an.targets(s) for s in an.walk_stmts(self.body)) + (var in self.params)
+        if self.counts is None:  # the body's assignments do not change while the sweeps are built
+            self.counts = an.assigned_counts(self.body)
+        return self.counts.get(var, 0) + (var in self.params)
 
     def saves(self, s, depth) -> list:
         out = []
@@ -575,9 +578,9 @@ def crossing(sw: Sweeps, params) -> list[str]:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
             assigned.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
     assigned.update(t.targets[0].id for t in sw.init)
-    loaded: list[str] = []
+    loaded: dict[str, None] = {}  # ordered, with constant-time membership
     for s in sw.backward + [A.ret(A.tuple_(sw.grads))]:
         for n in gast.walk(s):
             if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
-                loaded.append(n.id)
-    return loaded
+                loaded[n.id] = None
+    return list(loaded)
