@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ast
-import copy
 import linecache
 
 import astor
@@ -35,38 +34,54 @@ class _NegativeLiterals(ast.NodeTransformer):
         return node
 
 
-class _CommentSlots(gast.NodeTransformer):
-    """Each Comment node becomes a string statement `token<i>` for the printer, where `token`
-    occurs in no string of the function; `texts[i]` is its comment."""
+def _comment_token(fn) -> str:
+    """A prefix that occurs in no string of the function."""
+    strings = [n.value for n in gast.walk(fn) if isinstance(n, gast.Constant) and isinstance(n.value, str)]
+    token = "s2s-comment-"
+    while any(token in s for s in strings):
+        token += "_"
+    return token
 
-    def __init__(self, fn):
-        strings = [n.value for n in gast.walk(fn) if isinstance(n, gast.Constant) and isinstance(n.value, str)]
-        self.token = "s2s-comment-"
-        while any(self.token in s for s in strings):
-            self.token += "_"
-        self.texts: list[str] = []
 
-    def visit_Comment(self, node):
-        self.texts.append(A.comment_text(node))
-        return gast.Expr(value=A.const(f"{self.token}{len(self.texts) - 1}"))
+def _comment_slots(fn) -> list[tuple[list, int, gast.stmt]]:
+    """(block, index, Comment) for every Comment statement of the function."""
+    slots = []
+    for n in gast.walk(fn):
+        for field in n._fields:
+            block = getattr(n, field, None)
+            if isinstance(block, list):
+                slots.extend((block, i, s) for i, s in enumerate(block) if A.is_comment(s))
+    return slots
 
 
 def to_source(fn: gast.FunctionDef, header: str = "") -> str:
-    """Readable, deterministic source, with the Comment statements printed as comments."""
+    """Readable, deterministic source, with the Comment statements printed as comments.
+
+    Each Comment becomes, for the printer only, a string statement `token<i>` (where `token`
+    occurs in no string of the function): swapped into the tree in place while it is converted
+    to `ast` (which copies it) and swapped back, so the tree is never deep-copied."""
     _fill_empty_blocks(fn)
-    slots = _CommentSlots(fn)
-    printable = slots.visit(copy.deepcopy(fn))
-    tree = _NegativeLiterals().visit(gast.gast_to_ast(A.module([printable])))
+    token = _comment_token(fn)
+    slots = _comment_slots(fn)
+    texts = [A.comment_text(c) for _, _, c in slots]
+    for k, (block, i, _) in enumerate(slots):
+        block[i] = gast.Expr(value=A.const(f"{token}{k}"))
+    try:
+        converted = gast.gast_to_ast(A.module([fn]))
+    finally:
+        for block, i, c in slots:
+            block[i] = c
+    tree = _NegativeLiterals().visit(converted)
     ast.fix_missing_locations(tree)
     text = astor.to_source(tree)
     lines = []
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped[:1] in "'\"" and slots.token in stripped:
+        if stripped[:1] in "'\"" and token in stripped:
             value = ast.literal_eval(stripped)
-            if isinstance(value, str) and value.startswith(slots.token):
+            if isinstance(value, str) and value.startswith(token):
                 indent = line[: len(line) - len(line.lstrip())]
-                lines.append(indent + "# " + slots.texts[int(value[len(slots.token):])])
+                lines.append(indent + "# " + texts[int(value[len(token):])])
                 continue
         lines.append(line)
     out = "\n".join(lines) + "\n"

@@ -15,7 +15,6 @@ or the api: for a call `y = f(x)` it asks `self.calls` (a `Callees`, given by th
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import inspect
 import operator
@@ -120,7 +119,7 @@ class Transform:
         self.calls = calls
         self.params = core.params
         self.namer = Namer(A.names_in(core.node) | set(core.ns) | {"xp", "rt"})  # every name of the output
-        self.body = split_self_updates(copy.deepcopy(core.node.body), self.namer)
+        self.body = split_self_updates(A.clone(core.node.body), self.namer)
         self.active = an.activity(self.body, active_params)
         self.containers = containers(self.body, self.active)
         self.ns: dict = {}

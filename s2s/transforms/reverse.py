@@ -6,7 +6,6 @@ ranges and trip counts, overwritten inactive values). Loops stay loops; nothing 
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 
 import gast
@@ -447,7 +446,7 @@ class Reverse(Transform):
         """Both sweeps; `seed(out)` is the expression that starts the backward one."""
         self.loops, self.callees, self.call_tapes = {}, {}, {}
         self.live = an.Liveness(self.body)
-        self.certain = an.definitely_assigned(self.body, self.params)
+        self.certain = an.definitely_assigned(self.body, self.params, at=gast.If)
         ret = self.body[-1]
         assert isinstance(ret, gast.Return)
         fwd = self.forward(self.body, 0)
@@ -482,8 +481,8 @@ def _at_path_ends(block, stmt) -> list:
         return block[:-1] + [stmt, block[-1]]
     last = block[-1] if block else None
     if isinstance(last, gast.If) and any(isinstance(n, (gast.Break, gast.Continue)) for n in an.loop_level([last])):
-        last.body = _at_path_ends(last.body, copy.deepcopy(stmt))
-        last.orelse = _at_path_ends(last.orelse, copy.deepcopy(stmt))
+        last.body = _at_path_ends(last.body, A.clone(stmt))
+        last.orelse = _at_path_ends(last.orelse, A.clone(stmt))
         return block
     return block + [stmt]
 
@@ -495,7 +494,7 @@ def _index_value(sl):
         return A.call("slice", parts)
     if isinstance(sl, gast.Tuple):
         return A.tuple_([_index_value(e) for e in sl.elts])
-    return copy.deepcopy(sl)
+    return A.clone(sl)
 
 
 def _strip_unbroadcast(expr):
