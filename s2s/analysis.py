@@ -179,6 +179,19 @@ def relevant(body, active) -> set[str]:
     return rel
 
 
+_LEAF_FIELDS = {"ctx", "op", "ops", "type_comment", "kind", "id", "attr", "arg", "name", "level", "module",
+                "conversion", "is_async", "simple", "value_kind"}
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls) -> tuple[str, ...]:
+    """The fields of a node type that may hold expressions or statements (not ctx, op, names)."""
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
+    return fields
+
+
 def loads(node_or_stmts) -> list[str]:
     """Every name read under a statement or list of statements (with repeats)."""
     out: list[str] = []
@@ -187,17 +200,19 @@ def loads(node_or_stmts) -> list[str]:
     while stack:  # a plain stack instead of gast.walk: this runs for every statement of every pass
         node = pop()
         count += 1
-        if isinstance(node, gast.Name):
-            if isinstance(node.ctx, gast.Load):
+        cls = type(node)
+        if cls is gast.Name:
+            if type(node.ctx) is gast.Load:
                 out.append(node.id)
             if node.annotation is not None:
                 push(node.annotation)
             continue
-        for field in node._fields:
+        if cls is gast.Constant:
+            continue
+        for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
             value = getattr(node, field, None)
-            if isinstance(value, list):
-                push_all = [v for v in value if isinstance(v, gast.AST)]
-                stack.extend(reversed(push_all))
+            if value.__class__ is list:
+                stack.extend(v for v in value if isinstance(v, gast.AST))
             elif isinstance(value, gast.AST):
                 push(value)
     STATS["load_walk"] += count
