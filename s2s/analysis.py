@@ -1,6 +1,9 @@
 """Side-table analyses of a core-form function: what each statement reads and writes, and activity."""
 from __future__ import annotations
 
+import bisect
+import collections.abc
+
 import gast
 
 from .ir.core import BINOPS
@@ -245,32 +248,121 @@ def exposed(stmts) -> set[str]:
     return reads
 
 
+_CONTROL = (gast.If, gast.For, gast.While, gast.Break, gast.Continue)
+
+
+class _Run:
+    """Where each name is next read or overwritten in a run of statements without control flow,
+    and what is live after the run: enough to answer "is `v` live here" for any statement of it."""
+
+    def __init__(self, stmts, live_out):
+        self.live_out = live_out
+        self.pos: dict[str, list[int]] = {}
+        self.reads: dict[str, list[bool]] = {}
+        for p, s in enumerate(stmts):
+            plain = isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript)
+            kills = targets(s) if plain else ()
+            reads = loads(s.value) if plain else loads(s)
+            for v in dict.fromkeys(reads):  # a statement reads its operands before it assigns
+                self.pos.setdefault(v, []).append(p)
+                self.reads.setdefault(v, []).append(True)
+            for v in kills:
+                if v not in reads:
+                    self.pos.setdefault(v, []).append(p)
+                    self.reads.setdefault(v, []).append(False)
+
+    def live_in(self) -> set[str]:
+        """The live set before the run: what its statements read before overwriting, and what is
+        live after it that it does not overwrite first (set operations, not a loop over names)."""
+        first_read = [v for v, r in self.reads.items() if r[0]]
+        first_kill = [v for v, r in self.reads.items() if not r[0]]
+        return self.live_out.difference(first_kill).union(first_read)
+
+    def live(self, v, start) -> bool:
+        """Whether `v` is live before statement `start` of the run (`len` for the run's end)."""
+        pos = self.pos.get(v)
+        if pos is not None:
+            k = bisect.bisect_left(pos, start)
+            if k < len(pos):
+                return self.reads[v][k]
+        return v in self.live_out
+
+
+class LiveSet(collections.abc.Set):
+    """The live set at one point of a run: membership from the run's next-use table in O(log n),
+    the whole set only when iterated. Statements in straight-line code share one table, so the
+    analysis costs no copy of the live set per statement."""
+
+    __slots__ = ("run", "start", "_all")
+
+    def __init__(self, run: _Run, start: int):
+        self.run, self.start, self._all = run, start, None
+
+    def __contains__(self, v) -> bool:
+        return self.run.live(v, self.start)
+
+    def _set(self) -> set[str]:
+        if self._all is None:
+            names = set(self.run.live_out) | set(self.run.pos)
+            self._all = {v for v in names if self.run.live(v, self.start)}
+        return self._all
+
+    def __iter__(self):
+        return iter(self._set())
+
+    def __len__(self) -> int:
+        return len(self._set())
+
+    @classmethod
+    def _from_iterable(cls, it):
+        return set(it)
+
+    def __repr__(self) -> str:
+        return f"LiveSet({sorted(self._set())!r})"
+
+
 class Liveness:
     """Which names each statement may read later: `after[s]` and `before[s]` (live sets).
 
     Side tables are keyed by the statement object itself, which they keep alive, so a key can
     never be reused by another node the way `id()` can once a pass frees a statement. One backward
-    pass; neighbouring statements share their sets (`after[s]` is `before[next]`), so treat them
-    as read-only."""
+    pass. Inside straight-line runs the sets are `LiveSet` views (membership, set operations)
+    over one next-use table per run; at control flow they are plain sets. Treat all as read-only."""
 
     def __init__(self, body, live_at_end=frozenset()):
-        self.after: dict[gast.stmt, set[str]] = {}
-        self.before: dict[gast.stmt, set[str]] = {}
+        self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
+        self.before: dict[gast.stmt, collections.abc.Set[str]] = {}
         self.block(body, set(live_at_end), None)
 
     def block(self, stmts, live, loop):
-        after, before, stmt = self.after, self.before, self.stmt
-        for s in reversed(stmts):
-            after[s] = live
-            live = stmt(s, live, loop)  # always a new set: `after[s]` stays as it was
-            before[s] = live
-        STATS["live_stmt"] += len(stmts)
+        end = len(stmts)
+        while end > 0:
+            s = stmts[end - 1]
+            if isinstance(s, _CONTROL):
+                self.after[s] = live
+                live = self.stmt(s, live, loop)  # always a new set: `after[s]` stays as it was
+                self.before[s] = live
+                end -= 1
+                continue
+            start = end - 1
+            while start > 0 and not isinstance(stmts[start - 1], _CONTROL):
+                start -= 1
+            live = self.run(stmts[start:end], live)
+            end = start
         return live
 
+    def run(self, stmts, live):
+        """Statements without control flow: views over one next-use table; returns the live-in set."""
+        run = _Run(stmts, live)
+        for p in range(len(stmts) - 1, -1, -1):  # backward: a statement object that occurs twice
+            s = stmts[p]                            # (a shared comment) keeps its first place's sets
+            self.before[s] = LiveSet(run, p)
+            self.after[s] = LiveSet(run, p + 1)
+        STATS["live_stmt"] += len(stmts)
+        STATS["live_set"] += len(live) + len(run.pos)
+        return run.live_in()
+
     def stmt(self, s, live, loop):
-        if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
-            STATS["live_set"] += len(live)
-            return live.difference(targets(s)).union(loads(s.value))
         if isinstance(s, gast.If):
             return set(loads(s.test)) | self.block(s.body, live, loop) | self.block(s.orelse, live, loop)
         if isinstance(s, (gast.For, gast.While)):
@@ -287,10 +379,7 @@ class Liveness:
             return head | set(extra)
         if isinstance(s, gast.Break):
             return set(loop[0]) if loop else set(live)
-        if isinstance(s, gast.Continue):
-            return set(loop[1]) if loop else set(live)
-        STATS["live_set"] += len(live)
-        return live.union(loads(s))
+        return set(loop[1]) if loop else set(live)  # Continue
 
 
 def definitely_assigned(body, params, at=None) -> dict[gast.stmt, set[str]]:
