@@ -382,26 +382,61 @@ class Liveness:
         return set(loop[1]) if loop else set(live)  # Continue
 
 
-def definitely_assigned(body, params, at=None) -> dict[gast.stmt, set[str]]:
-    """For each statement (the key), or each of the statement types `at`: the names certainly
-    assigned whenever it starts. One forward pass; with `at`, only those statements get a copy of
-    the set, so straight-line code costs no copy per statement."""
-    before: dict[gast.stmt, set[str]] = {}
+class AssignedSet(collections.abc.Set):
+    """The names certainly assigned at one point of a block: those the block assigned for sure
+    before position `at` (`first`: name -> where), or certainly assigned where the block starts
+    (`outer`). Membership costs one lookup per enclosing block; no set is copied per statement."""
 
-    def block(stmts, assigned):  # `assigned` is this path's own set, updated in place
-        for s in stmts:
+    __slots__ = ("outer", "first", "at", "_all")
+
+    def __init__(self, outer, first: dict[str, int], at: int):
+        self.outer, self.first, self.at, self._all = outer, first, at, None
+
+    def __contains__(self, v) -> bool:
+        p = self.first.get(v)
+        return p is not None and p < self.at or v in self.outer
+
+    def _set(self) -> set[str]:
+        if self._all is None:
+            self._all = set(self.outer) | {v for v, p in self.first.items() if p < self.at}
+        return self._all
+
+    def __iter__(self):
+        return iter(self._set())
+
+    def __len__(self) -> int:
+        return len(self._set())
+
+    @classmethod
+    def _from_iterable(cls, it):
+        return set(it)
+
+
+def definitely_assigned(body, params, at=None) -> dict[gast.stmt, collections.abc.Set[str]]:
+    """For each statement (the key), or each of the statement types `at`: the names certainly
+    assigned whenever it starts (an `AssignedSet`: membership and set operations). One forward
+    pass."""
+    before: dict[gast.stmt, collections.abc.Set[str]] = {}
+
+    def block(stmts, outer) -> set[str]:
+        """The names the block certainly assigns (besides `outer`'s)."""
+        first: dict[str, int] = {}
+        for i, s in enumerate(stmts):
+            here = AssignedSet(outer, first, i)
             if at is None or isinstance(s, at):
-                STATS["assigned_set"] += len(assigned)
-                before[s] = set(assigned)
+                before[s] = here
             if isinstance(s, gast.If):
-                a1, a2 = block(s.body, set(assigned)), block(s.orelse, set(assigned))
-                assigned |= a1 & a2
+                both = block(s.body, here) & block(s.orelse, here)
+                for v in both:
+                    first.setdefault(v, i)
             elif isinstance(s, (gast.For, gast.While)):
-                block(s.body, assigned | ({s.target.id} if isinstance(s, gast.For) else set()))
+                block(s.body, AssignedSet(here, {s.target.id: -1} if isinstance(s, gast.For) else {}, 0))
             else:
-                assigned.update(targets(s))
-        return assigned
-    block(body, set(params))
+                for t in targets(s):
+                    first.setdefault(t, i)
+        STATS["assigned_stmt"] += len(stmts)
+        return set(first)
+    block(body, frozenset(params))
     return before
 
 

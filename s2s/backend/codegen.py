@@ -10,7 +10,6 @@ import gast
 from .. import runtime
 from ..ir import build as A
 
-
 _BODIED = (gast.If, gast.For, gast.While, gast.FunctionDef)
 
 

@@ -5,7 +5,6 @@ shape, with tangents zero-filled where one path defines them and another does no
 """
 from __future__ import annotations
 
-
 import gast
 
 from .. import analysis as an
