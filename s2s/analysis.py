@@ -288,12 +288,53 @@ class _Run:
         return v in self.live_out
 
 
-class LiveSet(collections.abc.Set):
+class _SetView(collections.abc.Set):
+    """A read-only set answered without building it: `__contains__` from the analysis's tables,
+    the elements (`_set`) built on first iteration. Has the usual set methods, which return sets."""
+
+    __slots__ = ("_all",)
+
+    def _set(self) -> set[str]:
+        raise NotImplementedError
+
+    def __iter__(self):
+        return iter(self._set())
+
+    def __len__(self) -> int:
+        return len(self._set())
+
+    @classmethod
+    def _from_iterable(cls, it):
+        return set(it)
+
+    def copy(self) -> set[str]:
+        return set(self._set())
+
+    def union(self, *others) -> set[str]:
+        return self._set().union(*others)
+
+    def intersection(self, *others) -> set[str]:
+        return self._set().intersection(*others)
+
+    def difference(self, *others) -> set[str]:
+        return self._set().difference(*others)
+
+    def issubset(self, other) -> bool:
+        return self._set().issubset(other)
+
+    def issuperset(self, other) -> bool:
+        return all(v in self for v in other)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({sorted(self._set())!r})"
+
+
+class LiveSet(_SetView):
     """The live set at one point of a run: membership from the run's next-use table in O(log n),
     the whole set only when iterated. Statements in straight-line code share one table, so the
     analysis costs no copy of the live set per statement."""
 
-    __slots__ = ("run", "start", "_all")
+    __slots__ = ("run", "start")
 
     def __init__(self, run: _Run, start: int):
         self.run, self.start, self._all = run, start, None
@@ -306,19 +347,6 @@ class LiveSet(collections.abc.Set):
             names = set(self.run.live_out) | set(self.run.pos)
             self._all = {v for v in names if self.run.live(v, self.start)}
         return self._all
-
-    def __iter__(self):
-        return iter(self._set())
-
-    def __len__(self) -> int:
-        return len(self._set())
-
-    @classmethod
-    def _from_iterable(cls, it):
-        return set(it)
-
-    def __repr__(self) -> str:
-        return f"LiveSet({sorted(self._set())!r})"
 
 
 class Liveness:
@@ -382,12 +410,12 @@ class Liveness:
         return set(loop[1]) if loop else set(live)  # Continue
 
 
-class AssignedSet(collections.abc.Set):
+class AssignedSet(_SetView):
     """The names certainly assigned at one point of a block: those the block assigned for sure
     before position `at` (`first`: name -> where), or certainly assigned where the block starts
     (`outer`). Membership costs one lookup per enclosing block; no set is copied per statement."""
 
-    __slots__ = ("outer", "first", "at", "_all")
+    __slots__ = ("outer", "first", "at")
 
     def __init__(self, outer, first: dict[str, int], at: int):
         self.outer, self.first, self.at, self._all = outer, first, at, None
@@ -400,16 +428,6 @@ class AssignedSet(collections.abc.Set):
         if self._all is None:
             self._all = set(self.outer) | {v for v, p in self.first.items() if p < self.at}
         return self._all
-
-    def __iter__(self):
-        return iter(self._set())
-
-    def __len__(self) -> int:
-        return len(self._set())
-
-    @classmethod
-    def _from_iterable(cls, it):
-        return set(it)
 
 
 def definitely_assigned(body, params, at=None) -> dict[gast.stmt, collections.abc.Set[str]]:
