@@ -62,13 +62,11 @@ def classify(value) -> str:
 
 
 def operands(value) -> list[str]:
-    """Names a right-hand side reads (including indices and keyword values)."""
+    """Names a right-hand side reads (including indices and keyword values), with repeats, in no
+    particular order."""
     if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "pop":
         return [value.func.value.id]
-    out = []
-    for n in gast.walk(value):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            out.append(n.id)
+    out = loads(value)  # in no particular order
     if isinstance(value, gast.Call):
         fname = dotted(value.func)
         if fname and fname in out:

@@ -54,7 +54,8 @@ class _Printable:
                 if isinstance(n.value, str):
                     strings.append(n.value)
                 continue
-            _fill_empty_blocks(n)
+            if isinstance(n, gast.stmt):
+                _fill_empty_blocks(n)
             for field in n._fields:
                 value = getattr(n, field, None)
                 if isinstance(value, list):
