@@ -366,7 +366,7 @@ class Liveness:
             s = stmts[end - 1]
             if isinstance(s, _CONTROL):
                 self.after[s] = live
-                live = self.stmt(s, live, loop)  # always a new set: `after[s]` stays as it was
+                live = self.stmt(s, live, loop)  # never changes the set `after[s]` holds
                 self.before[s] = live
                 end -= 1
                 continue
@@ -389,23 +389,24 @@ class Liveness:
         return run.live_in()
 
     def stmt(self, s, live, loop):
+        """The live set before a control-flow statement, given `live` after it (sets are never
+        changed in place, so they are shared rather than copied)."""
         if isinstance(s, gast.If):
-            return set(loads(s.test)) | self.block(s.body, live, loop) | self.block(s.orelse, live, loop)
+            return self.block(s.body, live, loop).union(self.block(s.orelse, live, loop), loads(s.test))
         if isinstance(s, (gast.For, gast.While)):
             # a while test runs before every iteration, so it is live at the end of the body too
-            head = set(live) | (set(loads(s.test)) if isinstance(s, gast.While) else set())
-            while True:  # the body's live-in flows back to the loop head
-                ctx = (set(live), head)
-                body_in = self.block(s.body, head | set(live), ctx)
-                new = head | body_in | set(live)
-                if new == head:
+            head = live.union(loads(s.test)) if isinstance(s, gast.While) else live
+            while True:  # the body's live-in flows back to the loop head (`head` holds `live`)
+                body_in = self.block(s.body, head, (live, head))
+                STATS["live_set"] += len(body_in)
+                if body_in <= head:
                     break
-                head = new
+                head = head | body_in
             extra = loads(s.iter) if isinstance(s, gast.For) else loads(s.test)
-            return head | set(extra)
+            return head.union(extra)
         if isinstance(s, gast.Break):
-            return set(loop[0]) if loop else set(live)
-        return set(loop[1]) if loop else set(live)  # Continue
+            return loop[0] if loop else live
+        return loop[1] if loop else live  # Continue
 
 
 class AssignedSet(_SetView):
