@@ -23,7 +23,7 @@ from .frontend.resolve import Env
 from .ir.core import CoreFn
 from .ir.validate import validate
 from .passes import optimize
-from .transforms import forward, jacobian, reverse
+from .transforms import batching, forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
 
 idioms.set_compiler(compile_fn)
@@ -189,6 +189,9 @@ class _Callees:
     def has_rules(self, fn) -> bool:
         return record.custom(fn) is not None
 
+    def batch(self, fn, mask):
+        return batch_function(fn, mask)
+
 
 CALLEES = _Callees()
 
@@ -259,3 +262,37 @@ def jit_function(fn):
         node.name = name
         return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core)), optimized=True)
     return cached("jit", fn, (), build)
+
+
+def _freeze(spec):
+    """A hashable cache key for an in_axes/out_axes specification."""
+    if isinstance(spec, (tuple, list)):
+        return (type(spec).__name__,) + tuple(_freeze(s) for s in spec)
+    if isinstance(spec, dict):
+        return ("dict",) + tuple((k, _freeze(v)) for k, v in spec.items())
+    return spec
+
+
+def _primal_of(fn):
+    """What vmap batches for a custom_vjp/custom_jvp function: the function it wraps (its rules
+    matter to derivatives, which batch the rule functions they call)."""
+    rules = record.custom(fn)
+    while rules is not None:
+        fn = rules.fun
+        rules = record.custom(fn)
+    return fn
+
+
+def vmap_function(fn, in_axes, out_axes, axis_size, ranks=None):
+    """`vmap(fn)`: the batched function, batch axes moved to the front once on entry and to
+    `out_axes` once on exit; `ranks` (per-example rank of each argument, when known) specializes it."""
+    fn = _primal_of(fn)
+    return cached("vmap", fn, (_freeze(in_axes), _freeze(out_axes), axis_size, ranks),
+                  lambda: _compile(batching.vmap_fn(core_of(fn), in_axes, out_axes, axis_size, CALLEES, ranks)))
+
+
+def batch_function(fn, mask):
+    """`fn` batched on the arguments flagged in `mask` (at axis 0), called from batched code."""
+    mask = tuple(mask)
+    fn = _primal_of(fn)
+    return cached("batch", fn, mask, lambda: _compile(batching.body_fn(core_of(fn), mask, CALLEES)))
