@@ -139,8 +139,14 @@ def test_grad_through_batched_helper_without_rule_is_an_error_not_zero():
 def test_custom_rules_and_closures_batched():
     xs = np.random.default_rng(6).normal(size=(4, 3))
     np.testing.assert_allclose(s2s.vmap(F.uses_custom)(xs), [F.uses_custom(x) for x in xs], rtol=1e-12)
-    with pytest.raises(s2s.S2SError):  # not yet: the rules' fwd/bwd wrappers take *args (an error, no number)
-        s2s.vmap(s2s.grad(F.uses_custom))(xs)
+    g = s2s.grad(F.uses_custom)  # the user's rules batched: clip_grad's bwd gives 0.5, softplus' jvp sigmoid
+    want = 0.5 + 1.0 / (1.0 + np.exp(-xs))
+    np.testing.assert_allclose([g(x) for x in xs], want, rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(g)(xs), want, rtol=1e-12)
+    np.testing.assert_allclose(s2s.grad(lambda v: np.sum(s2s.vmap(F.uses_custom)(v)))(xs), want, rtol=1e-12)
+    np.testing.assert_allclose(s2s.jvp(s2s.vmap(F.uses_custom), (xs,), (np.ones_like(xs),))[1],
+                               np.sum(want - 0.5 + (1.0 - np.tanh(xs) ** 2), axis=1), rtol=1e-12)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(g))(xs), want, rtol=1e-12)
     f = F.make_scaler(3.0)
     v = np.array([-1.0, 2.0, 0.5, -0.1])
     np.testing.assert_allclose(s2s.vmap(f)(v), [f(x) for x in v], rtol=1e-12)

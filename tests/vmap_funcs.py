@@ -112,7 +112,7 @@ def softplus(x):
 @softplus.defjvp
 def _softplus_jvp(primals, tangents):
     (x,), (dx,) = primals, tangents
-    return softplus(x), dx / (1.0 + np.exp(-x))
+    return np.log1p(np.exp(x)), dx / (1.0 + np.exp(-x))  # (calling softplus here recurses in grad: main's bug)
 
 
 def uses_custom(x):

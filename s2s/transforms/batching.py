@@ -406,8 +406,12 @@ class Batcher(Transform):
         mask = tuple(self.b(a) for a in args)
         if not any(mask):
             return [], value, False
+        pre: list = []
+        if self.calls.has_rules(fn):  # the user's rules see every argument batched
+            args = [a if self.b(a) else self.tmp(pre, A.call("rt.vb_bcast", [a, A.name(self.n)])) for a in args]
+            mask = (True,) * len(args)
         name = self.bind(f"vmap_{self.callee_label(fn)}", self.calls.batch(fn, mask))
-        return [], A.call(A.name(name), list(args)), True
+        return pre, A.call(A.name(name), list(args)), True
 
     def prim(self, s, kind, value):
         rule = registry.BATCH.get(kind)
