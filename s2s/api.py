@@ -232,34 +232,46 @@ class _BatchedJacfwd(Transformed):
         super().__init__(kind, fun, build, nums, label)
         self.argnums = argnums
         self._batched: dict = {}
+        self.grad_form = None  # hessian: grad(f), which equals jacrev(f) when f's output is a scalar
 
     def __call__(self, *args, **kwargs):
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         i = self.argnums % max(len(args), 1)
         x = args[i] if i < len(args) else None
-        if not isinstance(x, np.ndarray) or x.dtype.kind != "f" or x.size < _BATCHED_JAC_MIN:
+        if not isinstance(x, np.ndarray) or x.dtype.kind != "f" or \
+                x.size < (1 if self.grad_form is not None else _BATCHED_JAC_MIN):
             return super().__call__(*args)
         fn = self._batched.get(len(args))
         basis = np.eye(x.size, dtype=x.dtype).reshape((x.size,) + x.shape)
-        if fn is None:
+        result = None
+        if fn is None:  # the first call tries the batched forms (its result is the answer)
             mask = tuple(j == i for j in range(len(args)))
-            try:
-                fn = vmap(D.jvp_function(self.fun, mask), in_axes=(None,) * len(args) + (0,), out_axes=(0, -1))
-                fn(*args, basis)
-            except S2SError:
-                fn = False
+            for inner in (self.grad_form, self.fun):
+                if inner is None:
+                    continue
+                try:
+                    fn = vmap(D.jvp_function(inner, mask), in_axes=(None,) * len(args) + (0,), out_axes=(0, -1))
+                    result = fn(*args, basis)
+                    break
+                except S2SError:  # grad_form: the output is not a scalar; else: not batchable
+                    fn = False
             self._batched[len(args)] = fn
         if fn is False:
             return super().__call__(*args)
-        out, tan = fn(*args, basis)
+        out, tan = result if result is not None else fn(*args, basis)
         return np.reshape(tan, np.shape(out[0]) + x.shape)
 
 
 @_api
 def hessian(fun, argnums=0):
-    """Hessian as forward-over-reverse, jacfwd(jacrev(fun)): shape out.shape + in.shape + in.shape."""
-    return jacfwd(jacrev(fun, argnums), argnums)
+    """Hessian as forward-over-reverse, jacfwd(jacrev(fun)): shape out.shape + in.shape + in.shape.
+    Called directly on an array, a scalar-valued `fun` runs as one batched jvp of grad(fun) over
+    the basis (vmap(jvp(grad))), not one jvp per column."""
+    h = jacfwd(jacrev(fun, argnums), argnums)
+    if isinstance(h, _BatchedJacfwd):
+        h.grad_form = grad(fun, argnums)
+    return h
 
 
 # ---------------------------------------------------------------- jit

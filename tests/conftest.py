@@ -6,9 +6,6 @@ run, so the entry must be removed here when the feature lands). Nothing here is 
 import pytest
 
 KNOWN_GAPS = {
-    "tests/test_op_sweep.py::test_derivatives_match_finite_differences[outer]":
-        "second derivative of np.outer: rt.outer_vjp_a's own rule reshapes to the wrong operand "
-        "(existing outer row; fixed on the branch that owns the sum/dot/matmul/outer shape rows)",
 }
 
 

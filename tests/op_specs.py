@@ -1305,6 +1305,21 @@ def op_cumprod__method(x):
     return x.cumprod(axis=1) + x.take(np.array([1, 2]))[0] + x.conjugate()
 
 
+@spec("creation", N())
+def op_full(v):
+    return np.full((2, 3), v)
+
+
+@spec("creation", N(), N(2))
+def op_linspace(a, b):
+    return np.linspace(a, b, 5, axis=-1)
+
+
+@spec("elementwise", U(2.2, 2.8, 3, 4), U(1.0, 1.05, 4))
+def op_fmod(x, y):
+    return np.fmod(x, y)
+
+
 @spec("creation", N(3, 4), N())
 def op_full_like(x, v):
     return np.full_like(x, v) * x

@@ -92,3 +92,30 @@ def test_non_scalar_output_is_an_error():
 def test_derivative_of_the_per_example_gradients():
     g = s2s.vmap(s2s.grad(newton), in_axes=(0, None))
     check_grads(lambda a: np.sum(g(a, 1.5)), (A[:3],), order=1)
+
+
+def tanh3(x):
+    return np.sum(np.tanh(x) ** 3)
+
+
+def vector_out(x):
+    return np.tanh(x) * x[0]
+
+
+@pytest.mark.parametrize("n", [1, 3, 12])
+def test_hessian_runs_as_one_batched_jvp_of_grad(n):
+    x = np.random.default_rng(n).normal(size=n)
+    t = np.tanh(x)
+    want = np.diag((6.0 * t - 12.0 * t ** 3) * (1.0 - t * t))
+    h = s2s.hessian(tanh3)
+    np.testing.assert_allclose(h(x), want, rtol=1e-10, atol=1e-12)
+    assert h._batched[1] is not False  # the batched path ran
+    check_grads(lambda v: np.sum(h(v)), (x,), order=1)  # composes (the looped version)
+
+
+def test_hessian_of_a_vector_function_falls_back_to_jacfwd_of_jacrev():
+    x = np.array([0.3, -0.7, 1.1])
+    got = s2s.hessian(vector_out)(x)
+    want = s2s.jacfwd(s2s.jacfwd(vector_out))(x)
+    assert got.shape == (3, 3, 3)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)

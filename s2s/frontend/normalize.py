@@ -18,6 +18,7 @@ from ..primitives import registry
 from . import aliases, idioms_calls, lift, resolve
 from .jumps import restructure
 
+_CONCAT_TRICKS = {type(np.r_): "rt.r_", type(np.c_): "rt.c_"}
 METHODS = {"sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "ravel", "squeeze", "transpose",
            "reshape", "copy", "dot", "clip", "round", "any", "all", "argmax", "argmin", "trace", "repeat",
            "swapaxes", "flatten", "astype", "item", "conj",
@@ -601,8 +602,20 @@ class Normalizer:
         return self.expr_ListComp(node)
 
     def expr_Subscript(self, node):
+        if isinstance(node.value, (gast.Name, gast.Attribute)) and self._rooted_global(node.value) \
+                and type(self.static(node.value)) in _CONCAT_TRICKS:
+            return self.concat_trick(node, _CONCAT_TRICKS[type(self.static(node.value))])
         base = self.atom(node.value)
         return A.subscript(base, self.index(node.slice))
+
+    def concat_trick(self, node, helper):
+        """`np.r_[a, b]` / `np.c_[a, b]` of arrays and numbers: a call with derivative rules."""
+        items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        if any(isinstance(e, gast.Slice) or isinstance(e, gast.Constant) and isinstance(e.value, str)
+               for e in items):
+            self.fail(node, f"s2s differentiates `np.{helper[3:]}[...]` of arrays and numbers only, not of "
+                            "slices or directive strings.", "Build the array with np.arange / np.concatenate.")
+        return A.call(helper, [self.atom(A.tuple_(list(items)))])
 
     def index(self, sl):
         if isinstance(sl, gast.Slice):

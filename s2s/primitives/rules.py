@@ -14,8 +14,21 @@ defvjp("mul", x="rt.unbroadcast(g * y, x)", y="rt.unbroadcast(x * g, y)")
 defjvp("mul", x="dx * y", y="x * dy")
 defvjp("div", x="rt.unbroadcast(g / y, x)", y="rt.unbroadcast(-g * ans / y, y)")
 defjvp("div", x="dx / y", y="-dy * ans / y")
-defvjp("pow", x="rt.unbroadcast(g * y * x ** (y - 1), x)", y="rt.unbroadcast(g * ans * rt.log0(x), y)")
-defjvp("pow", x="dx * y * x ** (y - 1)", y="dy * ans * rt.log0(x)")
+# d/dx x ** y is 0 where y == 0 (x ** 0 is constant, even at x = 0); d/dy is 0 at x = 0 (JAX's choices)
+defvjp("pow", x="rt.unbroadcast(g * rt.pow_d(x, y, 1), x)", y="rt.unbroadcast(g * ans * rt.log0(x), y)")
+defjvp("pow", x="dx * rt.pow_d(x, y, 1)", y="dy * ans * rt.log0(x)")
+prim("rt.pow_d", "x, y, k=1", broadcasting=True)
+defvjp("rt.pow_d", x="rt.unbroadcast(g * rt.pow_d(x, y, k + 1), x)", y="rt.unbroadcast(g * rt.pow_d_dy(x, y, k), y)")
+defjvp("rt.pow_d", x="dx * rt.pow_d(x, y, k + 1)", y="dy * rt.pow_d_dy(x, y, k)")
+zero("rt.pow_d", "k")
+# x mod y = x - floor(x / y) * y: d/dx 1, d/dy -floor(x / y); fmod truncates the quotient instead
+for _op, _dy in (("mod", "rt.mod_dy"), ("xp.mod", "rt.mod_dy"), ("xp.remainder", "rt.mod_dy"),
+                 ("xp.fmod", "rt.fmod_dy")):
+    prim(_op, "x, y", broadcasting=True)
+    defvjp(_op, x="rt.unbroadcast(g, x)", y=f"rt.unbroadcast({_dy}(x, y, g), y)")
+    defjvp(_op, x="dx", y=f"{_dy}(x, y, dy)")
+linear("rt.mod_dy", "x, y, g_", "g_", "rt.unbroadcast(rt.mod_dy(x, y, g), g_)")
+linear("rt.fmod_dy", "x, y, g_", "g_", "rt.unbroadcast(rt.fmod_dy(x, y, g), g_)")
 # ties split the derivative evenly, as JAX does
 defvjp("maximum", x="rt.unbroadcast(g * rt.pick(x, y), x)", y="rt.unbroadcast(g * rt.pick(y, x), y)")
 defjvp("maximum", x="dx * rt.pick(x, y)", y="dy * rt.pick(y, x)")
@@ -35,7 +48,7 @@ defjvp("matmul", a="da @ b", b="a @ db")
 for _op in ("xp.dot", "xp.matmul"):
     prim(_op, "a, b")
     defvjp(_op, a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
-    defjvp(_op, a="xp.dot(da, b)", b="xp.dot(a, db)")
+    defjvp(_op, a=f"{_op}(da, b)", b=f"{_op}(a, db)")  # dot and matmul differ on stacks
 prim("xp.outer", "a, b")
 defvjp("xp.outer", a="rt.outer_vjp_a(g, a, b)", b="rt.outer_vjp_b(g, a, b)")
 defjvp("xp.outer", a="xp.outer(da, b)", b="xp.outer(a, db)")
@@ -50,12 +63,12 @@ for _op in ("pos", "xp.positive", "xp.copy", "xp.array", "xp.asarray", "float", 
 nondiff("lt", "le", "gt", "ge", "eq", "ne", "not", "invert", "is", "isnot", "in", "notin", "and_", "or_", sig="x, y=None")
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
         "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", "xp.allclose",
-        "xp.array_equal", "floordiv", "mod", "xp.floor_divide", "xp.mod", "xp.remainder", sig="x, y")
+        "xp.array_equal", "floordiv", "xp.floor_divide", sig="x, y")
 nondiff("xp.sign", "xp.floor", "xp.ceil", "xp.round", "xp.around", "xp.rint", "xp.trunc", "xp.argmax",
         "xp.argmin", "xp.argsort", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not", "xp.shape",
         "xp.ndim", "xp.size", "len", "int", "bool", "range", "xp.zeros", "xp.ones", "xp.empty", "xp.eye",
-        "xp.identity", "xp.arange", "xp.linspace", "xp.zeros_like", "xp.ones_like", "xp.empty_like",
-        "xp.full", "xp.nonzero", "xp.flatnonzero", "xp.count_nonzero", "xp.any", "xp.all", "xp.heaviside",
+        "xp.identity", "xp.arange", "xp.zeros_like", "xp.ones_like", "xp.empty_like",
+        "xp.nonzero", "xp.flatnonzero", "xp.count_nonzero", "xp.any", "xp.all", "xp.heaviside",
         "xp.searchsorted", "xp.tri", "xp.triu_indices", "xp.tril_indices",
         "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes", "xp.result_type",
         "stop_gradient", "rt.pick", "rt.clip_mask", "attr", "str", "print", "isinstance",
@@ -71,10 +84,11 @@ for _n, _d in (("exp", "ans"), ("log", "1 / x"), ("sin", "xp.cos(x)"), ("cos", "
                ("arcsin", "1 / xp.sqrt(1 - x * x)"), ("arccos", "-1 / xp.sqrt(1 - x * x)"),
                ("arctan", "1 / (1 + x * x)"), ("arcsinh", "1 / xp.sqrt(x * x + 1)"),
                ("arccosh", "1 / xp.sqrt(x * x - 1)"), ("arctanh", "1 / (1 - x * x)"),
-               ("reciprocal", "-ans * ans"), ("cbrt", "ans / (3 * x)"), ("sinc", "rt.sinc_deriv(x)")):
+               ("reciprocal", "-ans * ans"), ("cbrt", "1 / (3 * ans * ans)"), ("sinc", "rt.sinc_deriv(x)")):
     elementwise("xp." + _n, _d)
 elementwise("abs", "xp.sign(x)")
-elementwise("rt.log0", "1 / x")
+elementwise("rt.log0", "rt.inv0(x) * (x > 0)")
+elementwise("rt.inv0", "-ans * ans")
 prim("xp.arctan2", "x, y", broadcasting=True)
 defvjp("xp.arctan2", x="rt.unbroadcast(g * y / (x * x + y * y), x)",
        y="rt.unbroadcast(-g * x / (x * x + y * y), y)")
@@ -101,14 +115,26 @@ for _op in ("xp.max", "xp.amax", "xp.min", "xp.amin"):
     defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")
     defjvp(_op, a="rt.max_jvp(da, a, ans, axis, keepdims)")
 prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False")
-defvjp("xp.prod", a="rt.sum_vjp(g * ans, a, axis, keepdims) / a")
-defjvp("xp.prod", a="xp.sum(da / a, axis=axis, keepdims=keepdims) * ans")
+defvjp("xp.prod", a="rt.sum_vjp(g, a, axis, keepdims) * rt.prod_others(a, axis)")  # exact at zeros
+defjvp("xp.prod", a="xp.sum(da * rt.prod_others(a, axis), axis=axis, keepdims=keepdims)")
+prim("rt.prod_others", "a, axis=None")
+defvjp("rt.prod_others", a="rt.prod_others_jvp(g, a, axis)")  # its Jacobian is symmetric
+defjvp("rt.prod_others", a="rt.prod_others_jvp(da, a, axis)")
+zero("rt.prod_others", "axis")
+prim("rt.prod_others_jvp", "d, a, axis=None")
+defvjp("rt.prod_others_jvp", d="rt.prod_others_jvp(g, a, axis)")
+defjvp("rt.prod_others_jvp", d="rt.prod_others_jvp(dd, a, axis)")
+defvjp("rt.prod_others_jvp", a="rt.prod_high_order(g, a, axis)")
+defjvp("rt.prod_others_jvp", a="rt.prod_high_order(da, a, axis)")
+zero("rt.prod_others_jvp", "axis")
+nondiff("rt.prod_high_order", sig="g_, a, axis=None")
 prim("xp.var", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False")
 defvjp("xp.var", a="rt.var_vjp(g, a, axis, ddof, keepdims)")
 defjvp("xp.var", a="rt.var_jvp(da, a, axis, ddof, keepdims)")
 prim("xp.std", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False")
-defvjp("xp.std", a="rt.var_vjp(g * 0.5 / ans, a, axis, ddof, keepdims)")
-defjvp("xp.std", a="rt.var_jvp(da, a, axis, ddof, keepdims) * 0.5 / ans")
+# at zero variance std's derivative is taken as 0 (not NaN)
+defvjp("xp.std", a="rt.var_vjp(g * 0.5 * rt.inv0(ans), a, axis, ddof, keepdims)")
+defjvp("xp.std", a="rt.var_jvp(da, a, axis, ddof, keepdims) * 0.5 * rt.inv0(ans)")
 linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)")
 linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)")
 prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False")
@@ -127,6 +153,7 @@ linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination
 linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
+linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)")
 linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)")
 linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)")
@@ -136,8 +163,27 @@ linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, a
 linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))")
 linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)")
 linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)")
-for _op in ("xp.stack", "xp.concatenate", "xp.hstack", "xp.vstack"):
+linear("rt.r_", "items", "items", "rt.r_vjp(g, items)")  # np.r_[...] and np.c_[...]
+linear("rt.r_vjp", "g_, items", "g_", "rt.r_(g)")
+linear("rt.c_", "items", "items", "rt.c_vjp(g, items)")
+linear("rt.c_vjp", "g_, items", "g_", "rt.c_(g)")
+for _op in ("xp.stack", "xp.concatenate", "xp.hstack", "xp.vstack", "rt.r_", "rt.c_"):
     PRIMS[_op].list_args = PRIMS[_op].params[:1]
+linear("xp.full", "shape, fill_value, dtype=None", "fill_value", "rt.unbroadcast(g, fill_value)")
+prim("xp.linspace", "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0")
+defvjp("xp.linspace", start="rt.linspace_vjp(g, start, stop, num, endpoint, axis, 0)",
+       stop="rt.linspace_vjp(g, start, stop, num, endpoint, axis, 1)")
+defjvp("xp.linspace", start="rt.linspace_jvp(dstart, start, stop, num, endpoint, axis, 0)",
+       stop="rt.linspace_jvp(dstop, start, stop, num, endpoint, axis, 1)")
+zero("xp.linspace", "num", "endpoint", "retstep", "dtype", "axis")
+prim("rt.linspace_vjp", "g_, start, stop, num, endpoint, axis, which")
+prim("rt.linspace_jvp", "d, start, stop, num, endpoint, axis, which")
+defvjp("rt.linspace_vjp", g_="rt.linspace_jvp(g, start, stop, num, endpoint, axis, which)")
+defjvp("rt.linspace_vjp", g_="rt.linspace_vjp(dg_, start, stop, num, endpoint, axis, which)")
+defvjp("rt.linspace_jvp", d="rt.linspace_vjp(g, start, stop, num, endpoint, axis, which)")
+defjvp("rt.linspace_jvp", d="rt.linspace_jvp(dd, start, stop, num, endpoint, axis, which)")
+zero("rt.linspace_vjp", "start", "stop", "num", "endpoint", "axis", "which")
+zero("rt.linspace_jvp", "start", "stop", "num", "endpoint", "axis", "which")
 prim("xp.full_like", "a, fill_value, dtype=None")
 defvjp("xp.full_like", fill_value="rt.unbroadcast(g, fill_value)")
 defjvp("xp.full_like", fill_value="rt.broadcast_to_like(dfill_value, ans)")
@@ -165,7 +211,7 @@ prim("rt.outer_vjp_a", "v, a, b")
 defvjp("rt.outer_vjp_a", v="xp.outer(g, b)", b="rt.outer_vjp_b(v, g, b)")
 defjvp("rt.outer_vjp_a", v="rt.outer_vjp_a(dv, a, b)", b="rt.outer_vjp_a(v, a, db)")
 prim("rt.outer_vjp_b", "v, a, b")
-defvjp("rt.outer_vjp_b", v="xp.outer(a, g)", a="rt.outer_vjp_a(v, g, b)")
+defvjp("rt.outer_vjp_b", v="xp.outer(a, g)", a="rt.outer_vjp_a(v, a, g)")
 defjvp("rt.outer_vjp_b", v="rt.outer_vjp_b(dv, a, b)", a="rt.outer_vjp_b(v, da, b)")
 prim("rt.max_vjp", "v, a, ans_, axis, keepdims")
 defvjp("rt.max_vjp", v="rt.max_jvp(g, a, ans_, axis, keepdims)")

@@ -104,13 +104,61 @@ def mean_vjp(v, like, axis, keepdims):
 def max_vjp(v, a, ans, axis, keepdims):
     """Cotangent of a max/min reduction: split evenly among the positions that attain it."""
     hit = a == _expand(ans, a, axis, keepdims)
-    count = np.sum(hit, axis=axis, keepdims=True)
-    return _expand(v, a, axis, keepdims) * hit / count
+    dt = _float_dtype(a)
+    count = np.sum(hit, axis=axis, keepdims=True).astype(dt)
+    return (_expand(v, a, axis, keepdims) * hit / count).astype(dt, copy=False)
 
 
 def max_jvp(v, a, ans, axis, keepdims):
     hit = a == _expand(ans, a, axis, keepdims)
-    return np.sum(v * hit, axis=axis, keepdims=keepdims) / np.sum(hit, axis=axis, keepdims=keepdims)
+    count = np.sum(hit, axis=axis, keepdims=keepdims).astype(_float_dtype(a))
+    return np.sum(v * hit, axis=axis, keepdims=keepdims) / count
+
+
+def _last_axis(a, axis):
+    """`a` with the reduced axes (None: all) moved last and flattened into one, and the inverse."""
+    a = np.asarray(a)
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else tuple(x % nd for x in np.atleast_1d(axis))
+    dest = tuple(range(nd - len(axes), nd))
+    m = np.moveaxis(a, axes, dest)
+    lead = m.shape[:nd - len(axes)]
+    back = lambda r: np.moveaxis(np.reshape(r, m.shape), dest, axes)  # noqa: E731
+    return np.reshape(m, lead + (-1,)), back
+
+
+def _others(m):
+    ones = np.ones(m.shape[:-1] + (1,), dtype=m.dtype)
+    left = np.cumprod(np.concatenate([ones, m[..., :-1]], axis=-1), axis=-1)
+    right = np.flip(np.cumprod(np.concatenate([ones, np.flip(m, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    return left * right
+
+
+def prod_others(a, axis=None):
+    """For each element of `a`, the product of the other elements of its reduction: the derivative
+    of `prod(a, axis)`, exact where `a` has zeros (no division by `a`)."""
+    m, back = _last_axis(a, axis)
+    return back(_others(m))
+
+
+def prod_high_order(g, a, axis=None):
+    """Third and higher derivatives of `prod` are not implemented: an error, never a zero."""
+    raise S2SValueError("s2s differentiates np.prod up to second order; a third derivative of prod "
+                        "needs a product written with a loop or np.exp(np.sum(np.log(...)))")
+
+
+def prod_others_jvp(d, a, axis=None):
+    """Tangent of `prod_others(a, axis)` along `d`: sum over j != i of d_j * prod(k != i, j) a_k."""
+    m, back = _last_axis(a, axis)
+    dm, _ = _last_axis(np.broadcast_to(d, np.shape(a)), axis)
+    out = np.zeros(m.shape, dtype=np.result_type(m, dm, np.float32))
+    for i in range(m.shape[-1]):
+        b = m.copy()
+        b[..., i] = 1
+        po = _others(b)
+        po[..., i] = 0
+        out[..., i] = np.sum(dm * po, axis=-1)
+    return back(out)
 
 
 def var_vjp(v, a, axis, ddof, keepdims):
@@ -166,7 +214,15 @@ def roll_vjp(v, shift, axis):
 
 
 def diag_vjp(v, like, k):
-    return np.diag(v, k)
+    """Cotangent of `diag(like, k)`: the diagonal of `v` (like 1-D), or `v` placed on the k-th
+    diagonal of a zero array shaped like `like` (like 2-D, which need not be square)."""
+    if np.ndim(like) == 1:
+        return np.diagonal(v, k).copy()
+    out = np.zeros(np.shape(like), dtype=_float_dtype(np.asarray(v)))
+    n = len(v)
+    rows = np.arange(n) + max(-k, 0)
+    out[rows, rows + k] = v
+    return out
 
 
 def tile_vjp(v, like, reps):
@@ -187,26 +243,134 @@ def repeat_vjp(v, like, repeats, axis):
     return np.sum(v, axis=axis + 1)
 
 
+def _as_like(parts, like):
+    """Per-element cotangents in the container `like` was: a tuple, a list, or (for an array whose
+    rows were the elements) one array."""
+    if isinstance(like, tuple):
+        return tuple(parts)
+    if hasattr(like, "shape"):
+        return np.reshape(np.stack(parts), np.shape(like)) if len(parts) else np.zeros(np.shape(like))
+    return list(parts)
+
+
 def unstack(v, like, axis):
-    """Cotangent of `stack(like, axis)`: one slice per stacked element, in a list."""
-    return [np.take(v, i, axis=axis) for i in range(np.shape(v)[axis])]
+    """Cotangent of `stack(like, axis)`: one slice per stacked element."""
+    return _as_like([np.take(v, i, axis=axis) for i in range(np.shape(v)[axis])], like)
 
 
 def split_like(v, like, axis):
     """Cotangent of `concatenate(like, axis)`."""
     sizes = np.cumsum([np.shape(p)[axis] if np.ndim(p) else 1 for p in like])[:-1]
-    return [reshape_like(p, q) for p, q in zip(np.split(v, sizes, axis=axis), like)]
+    return _as_like([reshape_like(p, q) for p, q in zip(np.split(v, sizes, axis=axis), like)], like)
 
 
 def hstack_axis(tup):
     return 0 if np.ndim(tup[0]) <= 1 else 1
 
 
+def r_(items):
+    """`np.r_[a, b, ...]` of arrays and numbers (no slices or directive strings)."""
+    return np.r_[tuple(items)]
+
+
+def _trick_widths(items, axis):
+    return [np.shape(np.atleast_1d(i))[0] if axis == 0 else (np.shape(i)[-1] if np.ndim(i) == 2 else 1)
+            for i in items]
+
+
+def r_vjp(v, items):
+    parts = np.split(v, np.cumsum(_trick_widths(items, 0))[:-1], axis=0)
+    return tuple(reshape_like(p, i) for p, i in zip(parts, items))
+
+
+def c_(items):
+    """`np.c_[a, b, ...]` of 1-D and 2-D arrays: 1-D arrays become columns."""
+    if any(np.ndim(i) not in (1, 2) for i in items):
+        raise S2SValueError("s2s differentiates np.c_[...] of 1-D and 2-D arrays only")
+    return np.c_[tuple(items)]
+
+
+def c_vjp(v, items):
+    parts = np.split(v, np.cumsum(_trick_widths(items, 1))[:-1], axis=-1)
+    return tuple(reshape_like(p, i) for p, i in zip(parts, items))
+
+
+def mod_dy(x, y, g):
+    """d(x mod y)/dy times g: -floor(x / y) g (np.mod, np.remainder, %)."""
+    return -np.floor(np.divide(x, y)) * g
+
+
+def fmod_dy(x, y, g):
+    """d(fmod(x, y))/dy times g: -trunc(x / y) g (the quotient rounds toward zero)."""
+    return -np.trunc(np.divide(x, y)) * g
+
+
+def _linspace_t(num, endpoint, which, nd, dtype):
+    """d linspace / d start (which=0) or d stop (which=1) along the new axis, put first."""
+    t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    return np.reshape(t if which else 1.0 - t, (-1,) + (1,) * nd).astype(dtype)
+
+
+def linspace_vjp(g, start, stop, num, endpoint, axis, which):
+    """Cotangent of `start` (which=0) or `stop` (which=1) of `linspace(start, stop, num, ...)`."""
+    g = np.moveaxis(g, axis, 0)
+    v = np.sum(g * _linspace_t(num, endpoint, which, np.ndim(g) - 1, _float_dtype(g)), axis=0)
+    return unbroadcast(v, stop if which else start)
+
+
+def linspace_jvp(d, start, stop, num, endpoint, axis, which):
+    shape = np.broadcast_shapes(np.shape(start), np.shape(stop))
+    out = _linspace_t(num, endpoint, which, len(shape), _float_dtype(np.asarray(d))) * np.broadcast_to(d, shape)
+    return np.moveaxis(out, 0, axis) if shape else out
+
+
+def _falling(y, k):
+    """y (y - 1) ... (y - k + 1): the coefficient of the k-th x-derivative of x ** y."""
+    c = 1.0
+    for i in range(k):
+        c = c * (y - i)
+    return c
+
+
+def pow_d(x, y, k=1):
+    """The k-th x-derivative of x ** y, y (y-1)...(y-k+1) x ** (y - k), taken as 0 where the
+    coefficient is 0 (as JAX does for k = 1), so that x ** 0 has derivative 0 even at x = 0."""
+    c = _falling(y, k)
+    if isinstance(y, (int, float)) and isinstance(c, float):
+        if c == 0:
+            return 0.0 * x
+        with np.errstate(divide="ignore"):
+            return c * np.power(np.asarray(x, dtype=_float_dtype(np.asarray(x))), y - k)[()]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(c == 0, 0.0 * x, c * np.power(x, np.where(c == 0, k, y) - k))
+
+
+def pow_d_dy(x, y, k=1):
+    """d/dy of pow_d(x, y, k): (c'(y) + c(y) log x) x ** (y - k), log taken as 0 at x = 0.
+    Plain NumPy that s2s can differentiate again."""
+    c = 1.0
+    dc = 0.0
+    for i in range(k):
+        dc = dc * (y - i) + c
+        c = c * (y - i)
+    return (dc + c * log0(x)) * x ** (y - k)
+
+
+def inv0(x):
+    """1 / x where x != 0, else 0: a derivative formula in terms of `ans` that would divide by a
+    zero `ans` (sqrt, std at 0) takes the value 0 there."""
+    if isinstance(x, float):
+        return 1.0 / x if x != 0.0 else 0.0
+    x = np.asarray(x)
+    nz = x != 0
+    return np.where(nz, 1.0 / np.where(nz, x, 1.0), 0.0).astype(_float_dtype(x), copy=False)
+
+
 def vstack_vjp(v, tup):
     """Cotangent of `vstack(tup)`: one block of rows per element, shaped like that element
     (a 1-D element was stacked as one row)."""
     sizes = np.cumsum([np.shape(t)[0] if np.ndim(t) > 1 else 1 for t in tup])[:-1]
-    return [reshape_like(p, t) for p, t in zip(np.split(v, sizes, axis=0), tup)]
+    return _as_like([reshape_like(p, t) for p, t in zip(np.split(v, sizes, axis=0), tup)], tup)
 
 
 def array_vjp(v, like):
@@ -223,12 +387,12 @@ def dot_vjp_a(v, a, b):
     if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return v @ b.T
     na, nb = np.ndim(a), np.ndim(b)
-    if nb == 1:
-        return v * b if na == 1 else np.multiply.outer(v, b)
     if na == 0:
         return np.sum(v * b)
     if nb == 0:
         return v * b
+    if nb == 1:
+        return v * b if na == 1 else np.multiply.outer(v, b)
     if na == 1:  # (n,) @ (..., n, m) -> (..., m)
         return np.sum(np.matmul(b, v[..., None])[..., 0], axis=tuple(range(nb - 2))) if nb > 2 else b @ v
     return unbroadcast(np.matmul(v, np.swapaxes(b, -1, -2)), a)
@@ -239,12 +403,12 @@ def dot_vjp_b(v, a, b):
     if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return a.T @ v
     na, nb = np.ndim(a), np.ndim(b)
-    if na == 1:
-        return v * a if nb == 1 else np.multiply.outer(a, v)
     if nb == 0:
         return np.sum(v * a)
     if na == 0:
         return v * a
+    if na == 1:  # (n,) @ (..., n, m) -> (..., m)
+        return v * a if nb == 1 else a[:, None] * np.expand_dims(v, -2)
     if nb == 1:
         return np.tensordot(a, v, axes=(tuple(range(na - 1)), tuple(range(na - 1))))
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), v), b)
@@ -252,11 +416,15 @@ def dot_vjp_b(v, a, b):
 
 def dot_vjp_a_t(v, like, a, b):
     """Transpose of `dot_vjp_a(., a, b)` applied to `v`: `dot(v, b)` in the usual shapes."""
+    if np.ndim(a) >= 2 and np.ndim(b) >= 2:
+        return unbroadcast(np.matmul(v, b), like)
     return np.dot(v, b) if np.ndim(a) else np.sum(v) * b
 
 
 def dot_vjp_b_t(v, like, a, b):
     """Transpose of `dot_vjp_b(., a, b)` applied to `v`: `dot(a, v)` in the usual shapes."""
+    if np.ndim(a) >= 2 and np.ndim(b) >= 2:
+        return unbroadcast(np.matmul(a, v), like)
     return np.dot(a, v) if np.ndim(b) else a * np.sum(v)
 
 
@@ -270,7 +438,9 @@ def outer_vjp_b(v, a, b):
 
 def pick(x, y):
     """1 where x > y, 1/2 where x == y, else 0: how max(x, y) splits its derivative."""
-    return (x > y) + 0.5 * (x == y)
+    out = (x > y) + 0.5 * (x == y)
+    dt = np.result_type(x, y)
+    return out.astype(dt) if dt.kind == "f" and hasattr(out, "astype") else out
 
 
 def clip_mask(a, lo, hi):
@@ -288,7 +458,7 @@ def log0(x):
 
 
 def sinc_deriv(x):
-    px = np.pi * np.asarray(x, dtype=float)
+    px = np.pi * np.asarray(x)  # float32 stays float32 (Python floats are weak in NumPy 2)
     safe = np.where(px == 0, 1.0, px)
     return np.where(px == 0, 0.0, (np.cos(safe) * safe - np.sin(safe)) / (safe * safe) * np.pi)
 
@@ -355,9 +525,22 @@ def take_at(acc, index, like):
             return v, tuple(acc)
         acc[index] = zeros_like_tree(v)
         return v, acc
-    v = unbroadcast(namespace(acc).array(acc[index], copy=True), like)
+    v = namespace(acc).array(acc[index], copy=True)
+    if _is_fancy(index):
+        v = v * _kept_writes(acc, index)
+    v = unbroadcast(v, like)
     acc[index] = 0
     return v, acc
+
+
+def _kept_writes(x, index):
+    """For `x[index] = v` with a fancy index: 1 where the write to that position is the one NumPy
+    kept (the last of repeated positions), 0 where a later write overwrote it."""
+    n = int(np.prod(np.shape(x[index]), dtype=np.int64))
+    order = np.arange(n).reshape(np.shape(x[index]))
+    ids = np.full(np.shape(x), -1, dtype=np.int64)
+    ids[index] = order
+    return ids[index] == order
 
 
 def take_at_t(g, index, acc):
@@ -391,6 +574,10 @@ def seed(out):
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)}. "
                            "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")
     dt = getattr(out, "dtype", None)
+    if isinstance(out, bool) or dt is not None and dt.kind in "biu":
+        raise S2STypeError(f"grad requires a real-valued output, but the function returned "
+                           f"{type(out).__name__ if dt is None else dt} (as in JAX, booleans and integers "
+                           "carry no derivative)")
     return dt.type(1) if dt is not None and dt.kind in "fc" else 1.0
 
 

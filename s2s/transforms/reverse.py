@@ -455,6 +455,10 @@ class Reverse(Transform):
             b = self.adj.name(out_atom.id)
             seed_stmts.append(A.assign(b, seed(out_atom)))
             defined[b] = False
+        elif isinstance(out_atom, gast.Name):
+            check = seed(out_atom)  # an inactive output: grad still refuses a boolean or non-scalar one
+            if isinstance(check, gast.Call):
+                seed_stmts.append(A.expr_stmt(check))
         bwd = self.backward(self.body, defined, 0)
         grads = []
         for p in self.params:

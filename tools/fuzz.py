@@ -1,0 +1,552 @@
+"""Differential fuzzer: random NumPy programs, every s2s transform checked against an independent
+reference or against another transform.
+
+    python tools/fuzz.py --n 10000 --seed 0
+
+A seeded generator draws programs from the supported language (for and while loops with
+break/else, if/elif branches, early returns, in-place updates of rows, slices and fancy indices,
+`+=`, lists with append and np.stack, helper functions with loops, closures, recursion, a
+module global), writes each to a module file (s2s reads source) and checks the properties in
+PROPERTIES. A failing program is shrunk (blocks dropped, expressions replaced by their parts, loop
+counts lowered) while the same property still fails, and printed as a reproduction.
+
+Programs are kept where they are smooth: a draw whose finite differences at two step sizes
+disagree (a branch, a trip count or a kink flips nearby) gets new inputs, then is skipped.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import itertools
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+import traceback
+from collections import Counter
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import s2s  # noqa: E402
+from s2s.tree import tree_flatten, tree_map  # noqa: E402
+
+N = 3  # length of the vector arguments x and y
+
+# ---------------------------------------------------------------- expressions
+# An expression is a leaf (a string) or a tuple (format, child, ...); children fill {0}, {1}.
+
+LEAVES = ["x", "y", "acc", "x[0]", "np.sum(y)", "1.5", "G", "y[::-1]", "x[[2, 0, 1]]"]
+UNARY = ["np.sin({0})", "np.cos({0})", "np.tanh({0})", "({0}) ** 2", "np.exp(0.3 * np.tanh({0}))",
+         "-({0})", "np.sqrt(1.0 + ({0}) ** 2)", "np.log(1.5 + np.sin({0}))", "np.arctan({0})",
+         "1.0 / (1.0 + ({0}) ** 2)", "np.cumsum({0}) * 0.5", "np.flip({0})", "np.roll({0}, 1)",
+         "np.mean({0})", "np.prod(1.0 + 0.1 * ({0}))", "np.linalg.norm({0}) + 0.1",
+         "np.std({0}) * ({0})", "np.mod({0}, 2.0)", "(({0}) + 3.0) % 1.7", "np.abs({0}) + 0.1",
+         "np.maximum({0}, 0.2)", "np.sum(np.outer({0}, x), axis=0)", "np.dot({0}, x)",
+         "np.concatenate(({0} + 0.0 * x, x))[1:4]", "np.stack(({0} + 0.0 * y, y))[1]", "np.full(3, np.sum({0}))",
+         "np.linspace(0.0, np.mean({0}), 3)", "np.clip({0}, -0.8, 0.8)", "np.square({0})",
+         "np.where({0} > 0.4, {0}, 0.5 * {0})", "(np.abs({0}) + 0.2) ** 1.5",
+         "np.r_[{0} + 0.0 * x, 0.5][1:]", "np.fmod({0}, 1.3)", "np.cbrt(2.0 + np.sin({0}))",
+         "np.var({0}) + ({0}) ** 0", "np.sum(np.c_[{0} + 0.0 * x, y], axis=1)"]
+BINARY = ["({0}) + ({1})", "({0}) - ({1})", "({0}) * ({1})", "({0}) / (2.0 + np.cos({1}))",
+          "np.maximum({0}, {1})", "np.arctan2({0}, 2.0 + ({1}) ** 2)",
+          "np.sqrt(({0}) ** 2 + ({1}) ** 2 + 0.1)", "np.dot({0}, {1}) * x"]
+
+
+def gen_expr(rng: random.Random, depth: int):
+    if depth == 0 or rng.random() < 0.25:
+        return rng.choice(LEAVES)
+    if rng.random() < 0.6:
+        return (rng.choice(UNARY), gen_expr(rng, depth - 1))
+    return (rng.choice(BINARY), gen_expr(rng, depth - 1), gen_expr(rng, depth - 1))
+
+
+def render(e) -> str:
+    if isinstance(e, str):
+        return e
+    return e[0].format(*(render(k) for k in e[1:]))
+
+
+def subexprs(e):
+    """Smaller expressions to try in place of `e` while shrinking."""
+    if isinstance(e, str):
+        return ["x"] if e != "x" else []
+    return list(e[1:]) + ["x"]
+
+
+# ---------------------------------------------------------------- blocks
+# A block is (kind, params, exprs); it reads x, y, acc, G and writes acc (a vector of length N).
+
+HELPERS = {
+    "hloop": ["def hloop(v, w):", "    for k in range(2):", "        v = v * 0.7 + 0.3 * np.sin(w * v + G)",
+              "    return v"],
+    "rec": ["def rec(v, n):", "    if n == 0:", "        return v", "    return rec(0.8 * np.sin(v) + 0.2 * v, n - 1)"],
+    "hwhile": ["def hwhile(v):", "    k = 0", "    while k < 2:", "        v = v + 0.5 * np.tanh(v)",
+               "        k = k + 1", "    return v"],
+}
+
+KINDS = ["plain", "augadd", "for", "while_break", "while_data", "branch", "early_return", "set_row",
+         "set_slice", "set_fancy", "set_repeat", "set_aug", "list", "helper", "closure", "recursion",
+         "lambda"]
+
+
+def gen_block(rng: random.Random, depth: int):
+    kind = rng.choice(KINDS)
+    params = {"n": rng.randint(1, 3), "i": rng.randint(0, N - 1), "b": rng.randint(0, 2),
+              "c": rng.choice([-2.0, -0.5, 0.5, 2.0]), "c2": rng.choice([-1.5, 1.0, 3.0])}
+    return (kind, params, [gen_expr(rng, depth), gen_expr(rng, depth)])
+
+
+def block_lines(block, ret) -> tuple[list[str], set[str]]:
+    """Body lines (indented 4) and helper functions a block needs."""
+    kind, p, (e, e2) = block
+    e, e2 = render(e), render(e2)
+    ve, ve2 = f"(({e}) + 0.0 * x)", f"(({e2}) + 0.0 * x)"  # vectors of length N whatever e is
+    n, i, b, c, c2 = p["n"], p["i"], p["b"], p["c"], p["c2"]
+    if kind == "plain":
+        return [f"t = {e}", "acc = acc + 0.5 * np.tanh(t)"], set()
+    if kind == "augadd":
+        return [f"acc += 0.3 * ({e})"], set()
+    if kind == "for":
+        return [f"for i in range({n}):", f"    acc = acc * 0.5 + 0.5 * np.tanh({e})"], set()
+    if kind == "while_break":
+        return ["j = 0", f"while j < {n}:", f"    acc = acc * 0.8 + 0.2 * np.sin({e})", f"    if j == {b}:",
+                "        break", "    j = j + 1", "else:", f"    acc = acc + 0.1 * ({e2})"], set()
+    if kind == "while_data":
+        return ["j = 0", f"while np.sum(acc * acc) < {abs(c) + 1.0} and j < 4:",
+                f"    acc = acc + 0.3 * np.tanh({e}) + 0.3", "    j = j + 1"], set()
+    if kind == "branch":
+        return [f"if np.sum(acc) > {c}:", f"    acc = acc + 0.5 * ({e})", f"elif np.sum(x * y) > {c2}:",
+                f"    acc = acc * np.cos({e2})", "else:", f"    acc = acc - 0.5 * ({e2})"], set()
+    if kind == "early_return":
+        return [f"if np.sum(acc) > {c + 1.0}:", f"    acc = acc * 2.0 + {e}", f"    return {ret}"], set()
+    if kind == "set_row":
+        return ["a = acc.copy()", f"a[{i}] = np.sum({e})", "acc = a"], set()
+    if kind == "set_slice":
+        return ["a = acc * 1.0", f"a[1:] = {ve}[:2]", "acc = a"], set()
+    if kind == "set_fancy":
+        return ["a = acc.copy()", f"a[[0, 2]] = {ve}[[1, 0]]", "acc = a"], set()
+    if kind == "set_repeat":
+        return ["a = acc.copy()", f"a[[{i}, {i}]] = {ve}[[0, 2]]", "acc = a"], set()
+    if kind == "set_aug":
+        return [f"acc[{i}] += np.sum({e}) * 0.5", f"acc[:2] += {ve2}[1:]"], set()
+    if kind == "list":
+        return ["lst = []", f"for i in range({n}):", f"    lst.append(np.tanh({e}) * (i + 1.0))",
+                "acc = acc + 0.3 * np.sum(np.stack(lst), axis=0) + 0.1 * lst[-1]"], set()
+    if kind == "helper":
+        h = "hloop" if b < 2 else "hwhile"
+        return [f"acc = {h}(acc, {e})" if h == "hloop" else f"acc = hwhile(acc + 0.1 * ({e}))"], {h}
+    if kind == "closure":
+        return ["def inner(v):", f"    return v * np.tanh(y) + 0.5 * np.cos(v) + 0.1 * ({e})",
+                "acc = inner(acc)"], set()
+    if kind == "recursion":
+        return [f"acc = rec(acc + 0.1 * ({e}), {n})"], {"rec"}
+    if kind == "lambda":
+        return [f"k = lambda v: np.sin(v) * {c} + v", f"acc = k(acc) * 0.5 + 0.1 * ({e})"], set()
+    raise ValueError(kind)
+
+
+class Program:
+    """A module: the global G, helpers, and `f(x, y)` built from blocks; `out` is 'scalar' or 'vector'."""
+
+    def __init__(self, blocks, out, g=1.3):
+        self.blocks, self.out, self.g = blocks, out, g
+
+    @property
+    def ret(self) -> str:
+        return "np.sum(acc * acc)" if self.out == "scalar" else "acc"
+
+    def source(self) -> str:
+        body, helpers = ["    acc = x * 1.0"], set()
+        for k, blk in enumerate(self.blocks):
+            lines, h = block_lines(blk, self.ret)
+            # each block's copy gets its own name: `acc = a; acc += ...; a = ...` across blocks
+            # trips a false alias error (tools/fuzz_findings.md, item 4)
+            body += ["    " + re.sub(r"\ba\b", f"a{k}", ln) for ln in lines]
+            helpers |= h
+        body.append(f"    return {self.ret}")
+        head = ["import numpy as np", "", f"G = {self.g!r}", ""]
+        for h in sorted(helpers):
+            head += ["", *HELPERS[h], ""]
+        return "\n".join(head + ["", "def f(x, y):"] + body) + "\n"
+
+    def shrink_candidates(self):
+        for k in range(len(self.blocks)):
+            yield Program(self.blocks[:k] + self.blocks[k + 1:], self.out, self.g)
+        for k, (kind, p, exprs) in enumerate(self.blocks):
+            for j, e in enumerate(exprs):
+                for sub in subexprs(e):
+                    new = list(exprs)
+                    new[j] = sub
+                    yield Program(self.blocks[:k] + [(kind, p, new)] + self.blocks[k + 1:], self.out, self.g)
+            if p["n"] > 1:
+                yield Program(self.blocks[:k] + [(kind, {**p, "n": p["n"] - 1}, exprs)] + self.blocks[k + 1:],
+                              self.out, self.g)
+
+
+def gen_program(rng: random.Random) -> Program:
+    blocks = [gen_block(rng, rng.randint(1, 2)) for _ in range(rng.randint(1, 3))]
+    return Program(blocks, rng.choice(["scalar", "scalar", "vector"]))
+
+
+# ---------------------------------------------------------------- loading and caches
+
+_COUNT = itertools.count()
+_DIR = None
+
+
+def load(prog: Program):
+    """Write the program to a fresh module file and import it (a new module object each time)."""
+    global _DIR
+    if _DIR is None:
+        _DIR = tempfile.mkdtemp(prefix="s2s_fuzz_")
+    name = f"fuzzprog_{os.getpid()}_{next(_COUNT)}"
+    path = os.path.join(_DIR, name + ".py")
+    with open(path, "w") as fh:
+        fh.write(prog.source())
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def clear_caches() -> None:
+    """Empty every compile cache s2s keeps (module-level dicts named like caches), wherever the
+    package layout puts them."""
+    fn = getattr(s2s, "clear_caches", None)
+    if callable(fn):
+        fn()
+        return
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not (name == "s2s" or name.startswith("s2s.")):
+            continue
+        for attr in ("_CORES", "_TRANSFORMS", "_CACHE", "CACHE", "_cache"):
+            d = getattr(mod, attr, None)
+            if isinstance(d, dict):
+                d.clear()
+
+
+# ---------------------------------------------------------------- numerics
+
+def flat(t) -> np.ndarray:
+    leaves = tree_flatten(t)[0]
+    return np.concatenate([np.ravel(np.asarray(v, dtype=np.float64)) for v in leaves]) if leaves else np.zeros(0)
+
+
+def close(a, b, tol=1e-6) -> bool:
+    a, b = flat(a), flat(b)
+    if a.shape != b.shape:
+        return False
+    scale = 1.0 + max(np.max(np.abs(a), initial=0.0), np.max(np.abs(b), initial=0.0))
+    return bool(np.all(np.abs(a - b) <= tol * scale))
+
+
+def fd_jacobian(f, x, y, eps):
+    """Central-difference Jacobian of f w.r.t. the concatenation (x, y): (out size, 2N)."""
+    cols = []
+    for arg in range(2):
+        for k in range(N):
+            p = [x.copy(), y.copy()]
+            m = [x.copy(), y.copy()]
+            p[arg][k] += eps
+            m[arg][k] -= eps
+            cols.append((flat(f(*p)) - flat(f(*m))) / (2 * eps))
+    return np.stack(cols, axis=-1)
+
+
+def smooth_at(f, x, y) -> bool:
+    """Finite differences at two step sizes agree and values are moderate: no kink or flip nearby."""
+    try:
+        with np.errstate(all="ignore"):
+            v = flat(f(x.copy(), y.copy()))
+            if not np.all(np.isfinite(v)) or np.max(np.abs(v), initial=0) > 1e4:
+                return False
+            j1 = fd_jacobian(f, x, y, 1e-3)
+            j2 = fd_jacobian(f, x, y, 1e-6)
+    except Exception:
+        return False
+    return bool(np.all(np.isfinite(j1))) and close(j1, j2, 1e-3)
+
+
+# ---------------------------------------------------------------- properties
+# Each takes (mod, x, y, rng) and returns None (holds) or a message; raising counts as failing.
+
+def p_grad_fd(mod, x, y, rng):
+    f = mod.f
+    want = fd_jacobian(f, x, y, 1e-6)
+    if mod.OUT == "scalar":
+        gx, gy = s2s.grad(f, argnums=(0, 1))(x, y)
+        got = np.concatenate([np.ravel(gx), np.ravel(gy)])[None]
+        if np.shape(gx) != x.shape or np.shape(gy) != y.shape:
+            return f"gradient shapes {np.shape(gx)}, {np.shape(gy)}"
+    else:
+        jx, jy = s2s.jacrev(f, argnums=(0, 1))(x, y)
+        got = np.concatenate([np.reshape(jx, (-1, N)), np.reshape(jy, (-1, N))], axis=1)
+    if not close(got, want, 1e-5):
+        return f"reverse mode {got.tolist()} vs central differences {want.tolist()}"
+
+
+def p_jvp_vjp(mod, x, y, rng):
+    f = mod.f
+    u = (rng.standard_normal(N), rng.standard_normal(N))
+    out, t = s2s.jvp(f, (x, y), u)
+    v = rng.standard_normal(np.shape(out)) if np.ndim(out) else float(rng.standard_normal())
+    out2, vjp_fn = s2s.vjp(f, x, y)
+    if not close(out, out2):
+        return f"jvp's primal output {flat(out).tolist()} != vjp's {flat(out2).tolist()}"
+    cx, cy = vjp_fn(v)
+    lhs = float(np.sum(np.asarray(v) * np.asarray(t)))
+    rhs = float(np.sum(cx * u[0]) + np.sum(cy * u[1]))
+    if not close(lhs, rhs, 1e-8):
+        return f"<v, J u> = {lhs!r} (jvp) but <vjp(v), u> = {rhs!r}"
+
+
+def p_jac(mod, x, y, rng):
+    a = s2s.jacfwd(mod.f, argnums=(0, 1))(x, y)
+    b = s2s.jacrev(mod.f, argnums=(0, 1))(x, y)
+    if not close(a, b, 1e-8):
+        return f"jacfwd {flat(a).tolist()} != jacrev {flat(b).tolist()}"
+
+
+def p_hessian(mod, x, y, rng):
+    if mod.OUT != "scalar":
+        return None
+    f = mod.f
+    h = np.asarray(s2s.hessian(f)(x, y))
+    if h.shape != (N, N):
+        return f"hessian shape {h.shape}"
+    if not close(h, h.T, 1e-7):
+        return f"hessian not symmetric: {h.tolist()}"
+    rr = np.asarray(s2s.jacrev(s2s.jacrev(f))(x, y))
+    fg = np.asarray(s2s.jacfwd(s2s.grad(f))(x, y))
+    if not close(h, rr, 1e-7):
+        return f"hessian {h.tolist()} != jacrev(jacrev) {rr.tolist()}"
+    if not close(h, fg, 1e-7):
+        return f"hessian {h.tolist()} != jacfwd(grad) {fg.tolist()}"
+    fd = np.stack([(np.ravel(s2s.grad(f)(x + e, y)) - np.ravel(s2s.grad(f)(x - e, y))) / 2e-5
+                   for e in np.eye(N) * 1e-5], axis=-1)
+    if not close(h, fd, 1e-4):
+        return f"hessian {h.tolist()} vs differences of grad {fd.tolist()}"
+
+
+def p_vjp_twice(mod, x, y, rng):
+    out, vjp_fn = s2s.vjp(mod.f, x, y)
+    v = np.ones(np.shape(out)) if np.ndim(out) else 1.0
+    first = vjp_fn(v)
+    second = vjp_fn(v)
+    if not close(first, second, 0.0):
+        return f"first call {flat(first).tolist()}, second {flat(second).tolist()}"
+
+
+def p_purity(mod, x, y, rng):
+    x0, y0 = x.copy(), y.copy()
+    want = mod.f(x0.copy(), y0.copy())
+    out, vjp_fn = s2s.vjp(mod.f, x, y)
+    out_before = tree_map(lambda a: np.array(a, copy=True), out)
+    v = np.ones(np.shape(out)) if np.ndim(out) else 1.0
+    vjp_fn(v)
+    if mod.OUT == "scalar":
+        s2s.grad(mod.f, argnums=(0, 1))(x, y)
+        val, _ = s2s.value_and_grad(mod.f)(x, y)
+        if not close(val, want, 0.0):
+            return f"value_and_grad value {val!r}, f gives {want!r}"
+    if not (np.array_equal(x, x0) and np.array_equal(y, y0)):
+        return "an input array was changed by a transform"
+    if not close(out, out_before, 0.0):
+        return f"vjp's primal output changed by vjp_fn: {flat(out_before).tolist()} -> {flat(out).tolist()}"
+    if not close(out, want, 0.0):
+        return f"vjp's primal output {flat(out).tolist()} != f {flat(want).tolist()}"
+
+
+def p_jit(mod, x, y, rng):
+    a = s2s.jit(mod.f)(x, y)
+    b = mod.f(x, y)
+    if not close(a, b, 1e-12):
+        return f"jit(f) {flat(a).tolist()} != f {flat(b).tolist()}"
+
+
+def _all_derivs(mod, x, y):
+    f = mod.f
+    return (s2s.jacrev(f, argnums=(0, 1))(x, y), s2s.jacfwd(f, argnums=(0, 1))(x, y),
+            s2s.jvp(f, (x, y), (np.ones(N), np.ones(N)))[1])
+
+
+def p_cache(mod, x, y, rng):
+    warm = _all_derivs(mod, x, y)
+    again = _all_derivs(mod, x, y)
+    clear_caches()
+    cold = _all_derivs(mod, x, y)
+    if not close(warm, again, 0.0):
+        return "two warm calls differ"
+    if not close(warm, cold, 1e-12):
+        return f"warm cache {flat(warm).tolist()} != cold cache {flat(cold).tolist()}"
+
+
+def p_global(mod, x, y, rng):
+    if "G" not in mod.SOURCE.split("G = ", 1)[1]:
+        return None  # the program never reads G
+    tf = s2s.jacrev(mod.f, argnums=(0, 1))
+    tf(x, y)
+    mod.G = 0.55
+    try:
+        warm_same = tf(x, y)
+        warm_new = s2s.jacrev(mod.f, argnums=(0, 1))(x, y)
+        val = s2s.jit(mod.f)(x, y)
+        want_val = mod.f(x, y)
+        clear_caches()
+        cold = s2s.jacrev(mod.f, argnums=(0, 1))(x, y)
+    finally:
+        mod.G = 1.3
+    if not close(val, want_val, 1e-12):
+        return f"jit(f) after G changed: {flat(val).tolist()} != f {flat(want_val).tolist()}"
+    if not close(warm_new, cold, 1e-12):
+        return f"after G changed, a new jacrev gives {flat(warm_new).tolist()}, cold {flat(cold).tolist()}"
+    if not close(warm_same, cold, 1e-12):
+        return f"after G changed, the old jacrev object gives {flat(warm_same).tolist()}, cold {flat(cold).tolist()}"
+
+
+def p_vmap(mod, x, y, rng):
+    vmap = getattr(s2s, "vmap", None)
+    if vmap is None:
+        return None
+    xs = x + 0.01 * rng.standard_normal((2, N))
+    ys = np.broadcast_to(y, (2, N)).copy()
+    if not all(smooth_at(mod.f, a, b) for a, b in zip(xs, ys)):
+        return None
+    got = vmap(mod.f)(xs, ys)
+    want = np.stack([np.asarray(mod.f(a, b)) for a, b in zip(xs, ys)])
+    if not close(got, want, 1e-10):
+        return f"vmap {flat(got).tolist()} != loop {flat(want).tolist()}"
+
+
+PROPERTIES = {"grad_fd": p_grad_fd, "jvp_vjp": p_jvp_vjp, "jacfwd_jacrev": p_jac, "hessian": p_hessian,
+              "vjp_twice": p_vjp_twice, "purity": p_purity, "jit": p_jit, "cache": p_cache,
+              "global": p_global, "vmap": p_vmap}
+
+
+# ---------------------------------------------------------------- driver
+
+def draw_inputs(rng: np.random.Generator):
+    return rng.uniform(-1.0, 1.0, N), rng.uniform(-1.0, 1.0, N)
+
+
+def prepare(prog: Program, seed: int):
+    """(module, x, y) where the program runs and is smooth, or None."""
+    try:
+        mod = load(prog)
+    except Exception:
+        return None
+    mod.OUT, mod.SOURCE = prog.out, prog.source()
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        x, y = draw_inputs(rng)
+        if smooth_at(mod.f, x, y):
+            return mod, x, y
+    return None
+
+
+def run_property(name: str, mod, x, y, seed: int):
+    """None if the property holds, else a one-line message."""
+    rng = np.random.default_rng(seed + 1)
+    try:
+        with np.errstate(all="ignore"):
+            msg = PROPERTIES[name](mod, x.copy(), y.copy(), rng)
+    except Exception as exc:  # an internal error is a failure of that property
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f"{os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else "?"
+        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} (at {where})"
+    return msg
+
+
+def check_program(prog: Program, seed: int, props) -> dict[str, str] | None:
+    """Failing properties with messages; None when the program was skipped (not smooth)."""
+    ready = prepare(prog, seed)
+    if ready is None:
+        return None
+    mod, x, y = ready
+    fails = {}
+    for name in props:
+        msg = run_property(name, mod, x, y, seed)
+        if msg:
+            fails[name] = msg
+    return fails
+
+
+def shrink(prog: Program, seed: int, prop: str, budget: int = 60) -> tuple[Program, str]:
+    """A smaller program on which `prop` still fails (greedy, at most `budget` attempts)."""
+    best, msg = prog, None
+    tries = 0
+    progress = True
+    while progress and tries < budget:
+        progress = False
+        for cand in best.shrink_candidates():
+            tries += 1
+            if tries > budget:
+                break
+            fails = check_program(cand, seed, [prop])
+            if fails and prop in fails:
+                best, msg, progress = cand, fails[prop], True
+                break
+    return best, msg
+
+
+def inputs_source(seed: int, prog: Program) -> str:
+    ready = prepare(prog, seed)
+    if ready is None:
+        return "(inputs: none smooth)"
+    _, x, y = ready
+    return f"x = np.array({x.tolist()!r}); y = np.array({y.tolist()!r})"
+
+
+def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdout, verbose: bool = True,
+             max_shrink: int = 5):
+    """Run `n` programs; returns (checked, skipped, failures) with failures a list of dicts. The
+    first `max_shrink` failures of each property are shrunk, the rest printed as drawn."""
+    props = list(props or PROPERTIES)
+    rng = random.Random(seed)
+    failures, checked, skipped = [], 0, 0
+    by_prop: Counter = Counter()
+    start = time.time()
+    for k in range(n):
+        prog = gen_program(rng)
+        pseed = seed * 1_000_003 + k
+        fails = check_program(prog, pseed, props)
+        if fails is None:
+            skipped += 1
+            continue
+        checked += 1
+        for prop, msg in fails.items():
+            by_prop[prop] += 1
+            shrink_it = do_shrink and by_prop[prop] <= max_shrink
+            small, smsg = shrink(prog, pseed, prop) if shrink_it else (prog, None)
+            rec = {"program": k, "property": prop, "message": smsg or msg, "source": small.source(),
+                   "inputs": inputs_source(pseed, small)}
+            failures.append(rec)
+            if verbose:
+                print(f"\n=== FAIL program {k} property {prop}: {rec['message']}", file=out)
+                print(rec["source"] + "# " + rec["inputs"], file=out)
+    elapsed = time.time() - start
+    if verbose:
+        print(f"\n{checked} programs checked, {skipped} skipped (not smooth), {len(failures)} failures "
+              f"in {elapsed:.1f} s; failing programs by property: {dict(by_prop)}", file=out)
+    return checked, skipped, failures
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--props", default="", help="comma-separated subset of " + ",".join(PROPERTIES))
+    ap.add_argument("--no-shrink", action="store_true")
+    ap.add_argument("--max-shrink", type=int, default=5, help="shrink at most this many failures per property")
+    a = ap.parse_args(argv)
+    props = [p for p in a.props.split(",") if p] or None
+    _, _, failures = campaign(a.n, a.seed, props, not a.no_shrink, max_shrink=a.max_shrink)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
