@@ -221,9 +221,6 @@ def _jacobian(kind, fun, argnums, has_aux):
     return Transformed(kind, fun, build, None, kind)
 
 
-_BATCHED_JAC_MIN = 8  # below this many columns the loop of jvp calls is faster (measured at n = 3)
-
-
 class _BatchedJacfwd(Transformed):
     """jacfwd whose direct calls with an array argument run one batched jvp over the basis
     (vmap of the generated jvp), not one jvp per column; composition uses the looped version."""
@@ -239,8 +236,7 @@ class _BatchedJacfwd(Transformed):
             args = self._bind(args, kwargs)
         i = self.argnums % max(len(args), 1)
         x = args[i] if i < len(args) else None
-        if not isinstance(x, np.ndarray) or x.dtype.kind != "f" or \
-                x.size < (1 if self.grad_form is not None else _BATCHED_JAC_MIN):
+        if not isinstance(x, np.ndarray) or x.dtype.kind != "f" or x.size == 0:
             return super().__call__(*args)
         fn = self._batched.get(len(args))
         basis = np.eye(x.size, dtype=x.dtype).reshape((x.size,) + x.shape)
