@@ -107,12 +107,17 @@ def _vb_map(fn, spec, tree):
 
 def vb_in(x, spec, n):
     """An argument with its mapped axes moved to the front (unmapped leaves broadcast)."""
+    if spec == 0 and type(spec) is int and type(x) is np.ndarray:
+        return x
     return _vb_map(lambda leaf, a: vb_bcast(leaf, n) if a is None else
                    (leaf if a in (0, -np.ndim(leaf)) else np.moveaxis(leaf, a, 0)), spec, x)
 
 
 def vb_out(x, spec, n):
     """A batched result with its batch axis moved to `out_axes`."""
+    if spec == 0 and type(spec) is int and type(x) is np.ndarray and x.ndim:
+        return x
+
     def move(leaf, a):
         if a is None:
             raise _vb_err("vmap has mapped output but out_axes is None")
@@ -148,6 +153,8 @@ def vb_bcast(x, n):
 def vb_lift(x, other, other_batched):
     """Batched `x` with unit axes after the batch axis so that it broadcasts per example against
     `other` (batched or not) as the unbatched values would."""
+    if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
+        return x
     nx = np.ndim(x) - 1
     no = np.ndim(other) - (1 if other_batched else 0)
     if no <= nx:
@@ -218,6 +225,8 @@ def _vb_adv(index, flags, n, base_shape):
 
 def vb_getitem(x, index, xb=True, ib=False):
     """`x[index]` per example: `x` batched (unless `xb` is False), index parts batched per `ib`."""
+    if type(index) is slice and type(x) is np.ndarray and not ib:
+        return x[:, index]  # the common case first: a slice of a batched array (a view, as NumPy's)
     if isinstance(x, (list, tuple, dict)) and not ib:
         return x[index]
     if not ib:
