@@ -6,8 +6,9 @@ import inspect
 
 import numpy as np
 
+from . import arrays, record, runtime
 from . import driver as D
-from . import record, runtime
+from .backend.loader import call, version
 from .custom import _exec_function
 from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
@@ -75,12 +76,13 @@ class Transformed:
 
     def __call__(self, *args, **kwargs):
         if idioms.has_varargs(self._root):  # one compiled version per number of arguments
-            return idioms.varargs_call(self._root, len(args), lambda: self.compiled)(*args, **kwargs)
+            fn = idioms.varargs_call(self._root, len(args), lambda: self.compiled)
+            return call(fn, args) if not kwargs else fn(*args, **kwargs)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         if self.nums is not None:
             _check_diff_args(args, self.nums, self.kind)
-        return self.compiled(*args)
+        return call(self.compiled, args)
 
     @property
     def _root(self):
@@ -139,12 +141,18 @@ def vjp(fun, *primals, has_aux: bool = False):
     fun = with_arity(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     fwd, bwd = D.split_vjp(fun, mask)
+    backend, move = arrays.select(args)
+    if move:
+        args = arrays.move(args, backend)
+    fwd, bwd = version(fwd, backend), version(bwd, backend)
     out, saved = fwd(*args)
     aux = None
     if has_aux:
         out, aux = out
 
     def vjp_fn(ct):
+        if move:  # NumPy cotangents join the default backend the primals were moved to
+            ct = arrays.move(ct, backend)
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
         return tuple(bwd(copy_saved(saved), seed))[:len(primals)]  # the record is popped: copy it
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
@@ -181,7 +189,7 @@ def jvp(fun, primals, tangents):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
     fun = with_arity(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
-    return D.jvp_function(fun, mask)(*args, *tangents)
+    return call(D.jvp_function(fun, mask), (*args, *tangents))
 
 
 def _with_defaults(fun, primals):
@@ -409,7 +417,7 @@ class _Vmapped(Transformed):
         if fn is None:
             fn = self._specialized[ranks] = self._build(ranks)
         try:
-            return fn(*args)
+            return call(fn, args)
         except RecursionError:
             raise S2SValueError(f"vmap of {getattr(self.fun, '__name__', 'f')}: a recursion whose depth depends on "
                                 "a per-example value cannot be batched (every example would run every branch).") \

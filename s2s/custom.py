@@ -7,6 +7,7 @@ import itertools
 import linecache
 
 from . import driver, record
+from .backend.loader import call
 from .errors import S2STypeError
 from .primitives import registry
 from .runtime import zeros_like_tree
@@ -124,8 +125,8 @@ class custom_jvp:
 
         def bwd(args, g):
             zeros = tuple(zeros_like_tree(a) for a in args)
-            _, saved = tfwd(*args, *zeros)
-            cts = tbwd(saved, g)
+            _, saved = call(tfwd, (*args, *zeros))
+            cts = call(tbwd, (saved, g))
             return tuple(cts[len(args):])
         return fwd, bwd
 
