@@ -14,7 +14,7 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 
 # Earlier layers first. A name stands for the module and everything under it.
 LAYERS = [
-    ["s2s.errors", "s2s.tree", "s2s.record"],       # leaves
+    ["s2s.errors", "s2s.tree", "s2s.record", "s2s.stats"],  # leaves
     ["s2s.config"],                                  # run-time settings
     ["s2s.arrays"],                                  # array backends (NumPy, CuPy, Dask): which one a call uses
     ["s2s.devices"],                                 # device_put/block_until_ready

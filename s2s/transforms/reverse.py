@@ -6,7 +6,6 @@ ranges and trip counts, overwritten inactive values). Loops stay loops; nothing 
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 
 import gast
@@ -16,7 +15,7 @@ from ..ir import build as A
 from ..ir.core import CoreFn
 from ..primitives import registry
 from .adjoint import Adjoints, merge
-from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, is_list_op, loc, simplify
+from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, is_list_op, loc, simplify
 
 
 @dataclasses.dataclass
@@ -47,6 +46,7 @@ class Reverse(Transform):
         self.saved: set[str] = set()
         self.saved_at: set = set()
         self.seen = set(self.params)
+        self.counts: dict[str, int] | None = None
 
     # ---- forward sweep ----
     def forward(self, stmts, depth: int) -> list:
@@ -82,7 +82,9 @@ class Reverse(Transform):
         return depth > 0 or not isinstance(test, gast.Name) or self.assigned_count(test.id) > 1
 
     def assigned_count(self, var) -> int:
-        return sum(var in an.targets(s) for s in an.walk_stmts(self.body)) + (var in self.params)
+        if self.counts is None:  # the body's assignments do not change while the sweeps are built
+            self.counts = an.assigned_counts(self.body)
+        return self.counts.get(var, 0) + (var in self.params)
 
     def saves(self, s, depth) -> list:
         out = []
@@ -94,7 +96,7 @@ class Reverse(Transform):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             base = s.targets[0].value.id
             if base in self.relevant:
-                slot = A.call("rt.copy_slot", [A.name(base), _index_value(s.targets[0].slice)])
+                slot = A.call("rt.copy_slot", [A.name(base), index_value(s.targets[0].slice)])
                 out.append(self.push(self.tape if base in self.active else self.ctl, slot))
         return out
 
@@ -196,7 +198,7 @@ class Reverse(Transform):
                 out.append(A.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
         if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
             lst = self.tape if t.value.id in self.active else self.ctl
-            out.append(A.assign(A.subscript(A.name(t.value.id), _index_value(t.slice), store_=True), self.pop(lst)))
+            out.append(A.assign(A.subscript(A.name(t.value.id), index_value(t.slice), store_=True), self.pop(lst)))
         return out
 
     def take(self, var, defined):
@@ -251,7 +253,7 @@ class Reverse(Transform):
             base = value.value.id
             if base in self.active:
                 acc = self.adj.owned(base, defined, out)
-                out.append(A.assign(acc.id, A.call("rt.add_at", [acc, _index_value(value.slice), g])))
+                out.append(A.assign(acc.id, A.call("rt.add_at", [acc, index_value(value.slice), g])))
             return out
         if kind == "call":
             return out + self.backward_call(s, g, defined)
@@ -356,10 +358,10 @@ class Reverse(Transform):
         if isinstance(v, gast.Name) and v.id in self.active:
             ct = self.namer.fresh("ct")
             out.append(A.assign(A.tuple_([A.name(ct), acc], store_=True),
-                                A.call("rt.take_at", [acc, _index_value(t.slice), v])))
+                                A.call("rt.take_at", [acc, index_value(t.slice), v])))
             self.adj.accumulate(v.id, A.name(ct), defined, out)
         else:
-            out.append(A.assign(acc.id, A.call("rt.zero_at", [acc, _index_value(t.slice)])))
+            out.append(A.assign(acc.id, A.call("rt.zero_at", [acc, index_value(t.slice)])))
         return out
 
     def backward_append(self, s, defined) -> list:
@@ -444,7 +446,7 @@ class Reverse(Transform):
         """Both sweeps; `seed(out)` is the expression that starts the backward one."""
         self.loops, self.callees, self.call_tapes = {}, {}, {}
         self.live = an.Liveness(self.body)
-        self.certain = an.definitely_assigned(self.body, self.params)
+        self.certain = an.definitely_assigned(self.body, self.params, at=gast.If)
         ret = self.body[-1]
         assert isinstance(ret, gast.Return)
         fwd = self.forward(self.body, 0)
@@ -483,20 +485,10 @@ def _at_path_ends(block, stmt) -> list:
         return block[:-1] + [stmt, block[-1]]
     last = block[-1] if block else None
     if isinstance(last, gast.If) and any(isinstance(n, (gast.Break, gast.Continue)) for n in an.loop_level([last])):
-        last.body = _at_path_ends(last.body, copy.deepcopy(stmt))
-        last.orelse = _at_path_ends(last.orelse, copy.deepcopy(stmt))
+        last.body = _at_path_ends(last.body, A.clone(stmt))
+        last.orelse = _at_path_ends(last.orelse, A.clone(stmt))
         return block
     return block + [stmt]
-
-
-def _index_value(sl):
-    """The index of a subscript as a value: slices become slice(...) calls so they can be passed."""
-    if isinstance(sl, gast.Slice):
-        parts = [p if p is not None else A.const(None) for p in (sl.lower, sl.upper, sl.step)]
-        return A.call("slice", parts)
-    if isinstance(sl, gast.Tuple):
-        return A.tuple_([_index_value(e) for e in sl.elts])
-    return copy.deepcopy(sl)
 
 
 def _strip_unbroadcast(expr):
@@ -579,9 +571,9 @@ def crossing(sw: Sweeps, params) -> list[str]:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
             assigned.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
     assigned.update(t.targets[0].id for t in sw.init)
-    loaded: list[str] = []
+    loaded: dict[str, None] = {}  # ordered, with constant-time membership
     for s in sw.backward + [A.ret(A.tuple_(sw.grads))]:
         for n in gast.walk(s):
             if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
-                loaded.append(n.id)
-    return loaded
+                loaded[n.id] = None
+    return list(loaded)
