@@ -9,7 +9,7 @@ from . import record
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
 from .frontend.idioms import with_arity
-from .runtime import copy_saved, zeros_like_tree
+from .runtime import zeros_like_tree
 from .tree import tree_structure
 
 
@@ -142,7 +142,7 @@ def vjp(fun, *primals, has_aux: bool = False):
 
     def vjp_fn(ct):
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
-        return tuple(bwd(copy_saved(saved), seed))[:len(primals)]  # the record is popped: copy it
+        return tuple(bwd(saved, seed))[:len(primals)]  # bwd works on its own copy of the record
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 

@@ -92,7 +92,6 @@ def false_alias(x):
     return np.sum(a * a)
 
 
-@pytest.mark.xfail(strict=True, reason="fuzz finding 4 (tools/fuzz_findings.md): false alias error, phase 2")
 def test_reassigning_an_alias_after_an_in_place_update_is_accepted():
     x = np.array([0.5, -0.3, 0.8])
     check_grads(false_alias, (x,), order=1, modes=("fwd", "rev"))

@@ -731,6 +731,51 @@ def copy_saved(saved):
     return tuple(list(s) if type(s) is list else s for s in saved)
 
 
+def private(record, arrays=False, _memo=None):
+    """The backward sweep's own copy of a record: every list, tuple and dict in it is new (so it
+    may pop them), and with `arrays` every array too (so it may restore in-place updates into
+    them); objects shared in `record` stay shared in the copy. Nothing the caller holds changes."""
+    memo = {} if _memo is None else _memo
+    key = id(record)
+    if key in memo:
+        return memo[key]
+    kind = type(record)
+    if kind is list:
+        new = []
+        memo[key] = new
+        new.extend(private(x, arrays, memo) for x in record)
+    elif kind is tuple:
+        new = tuple(private(x, arrays, memo) for x in record)
+    elif kind is dict:
+        new = {}
+        memo[key] = new
+        new.update((k, private(v, arrays, memo)) for k, v in record.items())
+    elif arrays and hasattr(record, "shape") and hasattr(record, "copy"):
+        new = _private_array(record, memo)
+    else:
+        return record
+    memo[key] = new
+    return new
+
+
+def _private_array(x, memo):
+    """A copy of array `x`; a view of another array becomes the same view of that array's copy,
+    so restoring the base restores the view, as it does in the forward sweep's arrays."""
+    base = getattr(x, "base", None)
+    if not isinstance(x, np.ndarray) or not isinstance(base, np.ndarray) \
+            or not (base.flags.c_contiguous or base.flags.f_contiguous):
+        return x.copy()
+    new_base = memo.get(id(base))
+    if new_base is None:
+        new_base = base.copy(order="K")
+        memo[id(base)] = new_base
+    offset = x.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    try:
+        return np.ndarray(x.shape, x.dtype, buffer=new_base, offset=offset, strides=x.strides)
+    except (TypeError, ValueError):
+        return x.copy()
+
+
 def reversed_range(r):
     """The iterations of loop range `r` in the order the backward sweep replays them."""
     return r[::-1]

@@ -228,7 +228,7 @@ def containers(body, active) -> set[str]:
     return out
 
 
-TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree"}
+TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.private", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree"}
 
 
 def split_self_updates(stmts, namer) -> list:
