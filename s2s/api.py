@@ -4,13 +4,15 @@ from __future__ import annotations
 import functools
 import inspect
 
+import numpy as np
+
 from . import driver as D
 from . import record
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
 from .frontend.idioms import with_arity
 from .runtime import zeros_like_tree
-from .tree import tree_structure
+from .tree import tree_flatten, tree_structure
 
 
 def _api(fn):
@@ -30,6 +32,26 @@ def _check_diff_args(args, nums, what):
             raise S2STypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
                                f"sub-dtype of np.inexact), but got {bad} for argument {i}. Pass floats "
                                "(e.g. 1.0 or x.astype(float)), or differentiate with respect to another argument.")
+
+
+def _argnums(argnums, what):
+    """JAX's argnums: an int, or a sequence of ints (given back as a tuple, so it can key a cache)."""
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
+        return argnums
+    if isinstance(argnums, (tuple, list)) and all(isinstance(a, int) and not isinstance(a, bool) for a in argnums):
+        return tuple(argnums)
+    raise S2STypeError(f"{what}: argnums must be an int or a sequence of ints, got {argnums!r}")
+
+
+def _check_shapes(what, expected, given):
+    """A tangent or cotangent must have the structure and the shapes of the value it goes with."""
+    (exp_leaves, exp_def), (leaves, tdef) = tree_flatten(expected), tree_flatten(given)
+    if exp_def != tdef:
+        raise S2SValueError(f"{what}: expected the tree structure {exp_def}, got {tdef}")
+    for e, g in zip(exp_leaves, leaves):
+        if np.shape(e) != np.shape(g):
+            raise S2SValueError(f"{what}: expected shape {np.shape(e)}, got shape {np.shape(g)}. Pass an "
+                                "array of the same shape (no broadcasting: s2s follows JAX here).")
 
 
 def _non_float_leaf(x):
@@ -60,6 +82,10 @@ class Transformed:
 
     @property
     def compiled(self):
+        key = self._current_key()
+        if key != self.__dict__.get("_key"):  # a global, module attribute or closure value changed
+            self._key, self._fn = key, None
+            self.__dict__.pop("_compiled_by_arity", None)
         arity = idioms.current_arity(self._root)
         if arity is not None:  # a transform of a transform of a `*args` function: one per arity
             by_arity = self.__dict__.setdefault("_compiled_by_arity", {})
@@ -78,6 +104,13 @@ class Transformed:
         if self.nums is not None:
             _check_diff_args(args, self.nums, self.kind)
         return self.compiled(*args)
+
+    def _current_key(self):
+        """The cache key of the user's function now: the compiled code is reused while it holds."""
+        try:
+            return D.fn_key(self._root)
+        except S2STypeError:
+            return None
 
     @property
     def _root(self):
@@ -122,6 +155,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
 
 
 def _grad_like(fun, argnums, has_aux, with_value):
+    argnums = _argnums(argnums, "value_and_grad" if with_value else "grad")
     kind = "value_and_grad" if with_value else "grad"
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     t = Transformed(kind, fun, lambda: D.grad_function(fun, argnums, has_aux, with_value), None, kind)
@@ -132,7 +166,7 @@ def _grad_like(fun, argnums, has_aux, with_value):
 @_api
 def vjp(fun, *primals, has_aux: bool = False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple."""
-    fun = with_arity(fun, len(primals))
+    fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     fwd, bwd = D.split_vjp(fun, mask)
     out, saved = fwd(*args)
@@ -141,6 +175,7 @@ def vjp(fun, *primals, has_aux: bool = False):
         out, aux = out
 
     def vjp_fn(ct):
+        _check_shapes("vjp_fn: the cotangent", out, ct)
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
         return tuple(bwd(saved, seed))[:len(primals)]  # bwd works on its own copy of the record
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
@@ -172,10 +207,11 @@ def jvp(fun, primals, tangents):
         raise S2STypeError("jvp expects primals and tangents as tuples or lists, e.g. jvp(f, (x,), (v,))")
     if len(primals) != len(tangents):
         raise S2SValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    for p, t in zip(primals, tangents):
+    for k, (p, t) in enumerate(zip(primals, tangents)):
         if tree_structure(p) != tree_structure(t):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
-    fun = with_arity(fun, len(primals))
+        _check_shapes(f"jvp: the tangent of argument {k}", p, t)
+    fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     return D.jvp_function(fun, mask)(*args, *tangents)
 
@@ -211,6 +247,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False):
 
 
 def _jacobian(kind, fun, argnums, has_aux):
+    argnums = _argnums(argnums, kind)
     return Transformed(kind, fun, lambda: D.jacobian_function(kind, fun, argnums, has_aux), None, kind)
 
 

@@ -36,7 +36,18 @@ def is_function_value(obj) -> bool:
     return callable(obj)
 
 
+def is_library_function(obj) -> bool:
+    """A NumPy function or ufunc (`np.tanh`, `jnp.sin`), which JAX's API lets one transform directly."""
+    if isinstance(obj, np.ufunc):
+        return True
+    module = getattr(obj, "__module__", None) or ""
+    return callable(obj) and not isinstance(obj, type) and record.of(obj) is None \
+        and (module == "numpy" or module.startswith(("numpy.", "s2s.numpy")))
+
+
 def needs_adapting(obj) -> bool:
+    if is_library_function(obj):
+        return True
     if isinstance(obj, types.FunctionType):
         return hasattr(obj, "__defaults__") and record.of(obj) is None \
             and any(is_function_value(d) for d in (obj.__defaults__ or ()))
@@ -94,6 +105,8 @@ def adapt(obj):
         return specialize(obj, {}, current[1])
     if not needs_adapting(obj):
         return obj
+    if is_library_function(obj):
+        return _library(obj)
     if isinstance(obj, types.FunctionType):
         sig = inspect.signature(obj)
         fixed = {p.name: p.default for p in sig.parameters.values()
@@ -196,6 +209,27 @@ def _method(m):
         node.name = f"{type(obj).__name__}_{func.__name__}".replace("__call__", "call")
         return _synth(node.name, node, ns, filename)
     return _remember(key, (func, obj), build)
+
+
+def _library(f):
+    """`np.tanh` as `def tanh(x): return np.tanh(x)`, taking the function's required positional
+    parameters (a ufunc's inputs)."""
+    def build():
+        if isinstance(f, np.ufunc):
+            n = f.nin
+        else:
+            try:
+                n = sum(1 for q in inspect.signature(f).parameters.values()
+                        if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD) and q.default is q.empty)
+            except (TypeError, ValueError):
+                n = 1
+        label = getattr(f, "__name__", "f")
+        params = [f"x{i}" if n > 1 else "x" for i in range(max(n, 1))]
+        callee = _fresh(label, set(params))
+        fname = f"{label}_"
+        src = f"def {fname}({', '.join(params)}):\n    return {callee}({', '.join(params)})\n"
+        return _synth(fname, gast.parse(src).body[0], {callee: f}, f"<s2s:{fname}>")
+    return _remember(("library", id(f)), f, build)
 
 
 def _partial(p):

@@ -524,7 +524,7 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
     if has_aux:
         aux = rev.namer.fresh("aux")
         value = rev.namer.fresh("value")
-        seed_stmts = [A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), out)] + sw.seed
+        seed_stmts = sw.seed + [A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), out)]
         result = A.tuple_([A.tuple_([A.name(value), A.name(aux)]), gout]) if with_value \
             else A.tuple_([gout, A.name(aux)])
     elif with_value:
