@@ -7,11 +7,13 @@ import inspect
 import numpy as np
 
 from . import driver as D
+from .backend.dump import module_source
 from . import record
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
 from .frontend.idioms import with_arity
 from .runtime import zeros_like_tree
+from .transforms.base import shown_path
 from .tree import tree_flatten, tree_structure
 
 
@@ -280,6 +282,11 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
     `vjp` shows the forward and the backward sweep, `jvp` the function of primals and tangents;
     `argnums` picks the differentiated arguments (all of them for vjp and jvp when omitted).
     """
+    return "\n\n".join(record.of(f).source for f in _generated_closure(_roots(fun, transform, argnums)))
+
+
+def _roots(fun, transform: str, argnums) -> list:
+    """The generated functions `transformed_source` starts from."""
     n = len(inspect.signature(fun).parameters)
     if transform in ("vjp", "jvp"):
         nums = range(n) if argnums is None else D.argnums_tuple(argnums, n, transform)
@@ -288,7 +295,15 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
     else:
         kwargs = {} if argnums is None else {"argnums": argnums}
         roots = [globals()[transform](fun, **kwargs).compiled]
-    return "\n\n".join(record.of(f).source for f in _generated_closure(roots))
+    return roots
+
+
+def dump_source(fun, transform: str, argnums=None) -> str:
+    """`python -m s2s dump`'s text: `transformed_source` as a module that runs on its own (imports,
+    the constants and globals the code reads, then the functions)."""
+    roots = _roots(fun, transform, argnums)
+    title = f"s2s {transform} of {getattr(fun, '__name__', 'f')} ({shown_path(fun.__code__.co_filename)})"
+    return module_source(_generated_closure(roots), title)
 
 
 def _generated_closure(roots) -> list:

@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from . import ops_table
-from .api import transformed_source
+from .api import dump_source
 from .errors import S2SError
 
 __all__ = ["main"]
@@ -170,7 +170,7 @@ def _highlight(text: str) -> str:
 def _dump(target: str, transform: str, argnums: int | tuple[int, ...] | None) -> str:
     func = load_target(target)
     try:
-        return transformed_source(func, transform, argnums)
+        return dump_source(func, transform, argnums)
     except S2SError as exc:
         raise TargetError(_one_line(str(exc)) or type(exc).__name__) from exc
 

@@ -155,6 +155,15 @@ def _compile(gen: GeneratedFn, optimized: bool = False):
     return compile_fn(gen.name, node, gen.ns, gen.filename, gen.header)
 
 
+def clear_caches() -> None:
+    """Forget every compiled function and core form: the next transform compiles from scratch
+    (objects already transformed keep their code until their key changes)."""
+    with LOCK:
+        _CORES.clear()
+        _TRANSFORMS.clear()
+        idioms.clear()
+
+
 def cached(kind: str, fn, options, build):
     """Build (once per key) the transform `kind` of `fn` with `options`; recursion gets a lazy handle."""
     key = (kind, fn_key(fn), options)

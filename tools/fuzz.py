@@ -16,11 +16,13 @@ disagree (a branch, a trip count or a kink flips nearby) gets new inputs, then i
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.util
 import itertools
 import os
 import random
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -203,6 +205,7 @@ def load(prog: Program):
     global _DIR
     if _DIR is None:
         _DIR = tempfile.mkdtemp(prefix="s2s_fuzz_")
+        atexit.register(shutil.rmtree, _DIR, True)  # the program files go with the process
     name = f"fuzzprog_{os.getpid()}_{next(_COUNT)}"
     path = os.path.join(_DIR, name + ".py")
     with open(path, "w") as fh:

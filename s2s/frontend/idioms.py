@@ -119,6 +119,12 @@ def adapt(obj):
     return _method(obj)
 
 
+def clear() -> None:
+    """Forget the synthesized functions (s2s.clear_caches)."""
+    with _LOCK:
+        _SYNTH.clear()
+
+
 def _remember(key, alive, build):
     with _LOCK:
         hit = _SYNTH.get(key)

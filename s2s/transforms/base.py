@@ -19,6 +19,7 @@ import copy
 import dataclasses
 import inspect
 import operator
+import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -59,10 +60,20 @@ class GeneratedFn:
     header: str
 
 
+def shown_path(filename: str) -> str:
+    """A source file as headers print it: relative to the current directory (no machine paths)."""
+    if filename.startswith("<"):
+        return filename
+    try:
+        return os.path.relpath(filename)
+    except ValueError:
+        return filename
+
+
 def header_for(kind: str, core: CoreFn, what: str = "") -> str:
     """`s2s: <kind> of <name> (<file>:<line>) <what>`, the first line of generated source."""
     line = getattr(core.node, "lineno", None)
-    where = f"{core.filename}" + (f":{line}" if line else "")
+    where = shown_path(core.filename) + (f":{line}" if line else "")
     return f"s2s: {kind} of {core.name} ({where}){' ' + what if what else ''}"
 
 
