@@ -7,13 +7,12 @@ import inspect
 import numpy as np
 
 from . import driver as D
-from .backend.dump import module_source
 from . import record
-from .errors import S2STypeError, S2SValueError
+from .backend.dump import module_source
+from .errors import S2STypeError, S2SValueError, shown_path
 from .frontend import idioms
 from .frontend.idioms import with_arity
 from .runtime import zeros_like_tree
-from .transforms.base import shown_path
 from .tree import tree_flatten, tree_structure
 
 

@@ -731,29 +731,36 @@ def copy_saved(saved):
     return tuple(list(s) if type(s) is list else s for s in saved)
 
 
-def private(record, arrays=False, _memo=None):
+def private(record, arrays=False):
     """The backward sweep's own copy of a record: every list, tuple and dict in it is new (so it
-    may pop them), and with `arrays` every array too (so it may restore in-place updates into
-    them); objects shared in `record` stay shared in the copy. Nothing the caller holds changes."""
-    memo = {} if _memo is None else _memo
-    key = id(record)
+    may pop and restore them), and with `arrays` every array too (so it may restore in-place
+    updates into them); objects shared in `record` stay shared in the copy, and a view stays a
+    view of its base's copy. Nothing the caller holds changes."""
+    return _private(record, arrays, {})
+
+
+_CONTAINERS = (list, tuple, dict)
+
+
+def _private(x, arrays, memo):
+    kind = type(x)
+    if kind not in _CONTAINERS and not (arrays and hasattr(x, "shape") and not isinstance(x, np.generic)):
+        return x  # numbers, None, scalars: immutable
+    key = id(x)
     if key in memo:
         return memo[key]
-    kind = type(record)
     if kind is list:
         new = []
         memo[key] = new
-        new.extend(private(x, arrays, memo) for x in record)
+        new.extend([_private(v, arrays, memo) for v in x])
     elif kind is tuple:
-        new = tuple(private(x, arrays, memo) for x in record)
+        new = tuple([_private(v, arrays, memo) for v in x])
     elif kind is dict:
         new = {}
         memo[key] = new
-        new.update((k, private(v, arrays, memo)) for k, v in record.items())
-    elif arrays and hasattr(record, "shape") and hasattr(record, "copy"):
-        new = _private_array(record, memo)
+        new.update({k: _private(v, arrays, memo) for k, v in x.items()})
     else:
-        return record
+        new = _private_array(x, memo)
     memo[key] = new
     return new
 

@@ -19,14 +19,13 @@ import copy
 import dataclasses
 import inspect
 import operator
-import os
 from collections.abc import Callable
 from typing import Any, Protocol
 
 import gast
 
 from .. import analysis as an
-from ..errors import S2STypeError, error_at
+from ..errors import S2STypeError, error_at, shown_path
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..ir.names import Namer
@@ -58,16 +57,6 @@ class GeneratedFn:
     ns: dict[str, Any]
     filename: str
     header: str
-
-
-def shown_path(filename: str) -> str:
-    """A source file as headers print it: relative to the current directory (no machine paths)."""
-    if filename.startswith("<"):
-        return filename
-    try:
-        return os.path.relpath(filename)
-    except ValueError:
-        return filename
 
 
 def header_for(kind: str, core: CoreFn, what: str = "") -> str:

@@ -566,7 +566,9 @@ def split_fns(core: CoreFn, mask: tuple, calls: Callees) -> tuple[GeneratedFn, G
     bname = rev.namer.exact(f"bwd_{core.name}")
     fwd_body = sw.init + extra_init + sw.forward + [A.ret(A.tuple_([sw.out, A.tuple_([A.name(v) for v in loaded])]))]
     # the sweep's own copy of the record: calling bwd again, in any order or thread, gives the same
-    own = A.call("rt.private", [A.name(saved), A.const("arrays" in rev.restores)])
+    # (only its lists are copied, one level deep, when it restores nothing in place)
+    own = A.call("rt.private", [A.name(saved), A.const("arrays" in rev.restores)]) if rev.restores \
+        else A.call("rt.copy_saved", [A.name(saved)])
     unpack = [A.assign(A.tuple_([A.name(v) for v in loaded], store_=True), own)] if loaded else []
     outs = [gr if m else A.const(None) for gr, m in zip(sw.grads, mask)]
     bwd_body = unpack + sw.seed + sw.backward + [A.ret(A.tuple_(outs))]
