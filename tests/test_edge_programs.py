@@ -111,3 +111,26 @@ def test_tangent_and_cotangent_of_the_wrong_shape_are_s2s_errors():
 def test_numpy_functions_transform_directly():
     assert s2s.grad(np.tanh)(0.5) == pytest.approx(1 - np.tanh(0.5) ** 2)
     np.testing.assert_allclose(s2s.vjp(jnp.sin, X)[1](np.ones(3))[0], np.cos(X))
+
+
+class Table:
+    def __getitem__(self, v):
+        return v * 3.0
+
+
+TABLE = Table()
+
+
+def indexes_an_object(x):
+    return TABLE[x] + x
+
+
+def index_expression(x):
+    i = 1
+    return x[np.s_[i]] * 2.0
+
+
+def test_indexing_a_non_array_object_by_a_computed_value_is_an_error_not_a_zero():
+    with pytest.raises(s2s.S2SError, match="indexing an object of type Table"):
+        s2s.grad(indexes_an_object)(2.0)
+    np.testing.assert_allclose(s2s.grad(index_expression)(np.ones(3)), [0.0, 2.0, 0.0])
