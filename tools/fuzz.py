@@ -521,6 +521,9 @@ def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdo
             skipped += 1
             continue
         checked += 1
+        if verbose and (k + 1) % 50 == 0:
+            print(f"[{k + 1}/{n}] {checked} checked, {sum(by_prop.values())} failures, "
+                  f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
         for prop, msg in fails.items():
             by_prop[prop] += 1
             shrink_it = do_shrink and by_prop[prop] <= max_shrink
