@@ -22,6 +22,7 @@ import numpy as np
 from .. import record
 from ..errors import S2SError, S2SSyntaxError, error_at
 from ..ir import build as A
+from ..primitives import registry
 from ..primitives.rules_idioms import s2s_same
 from .parse import parse_function
 
@@ -37,12 +38,13 @@ def is_function_value(obj) -> bool:
 
 
 def is_library_function(obj) -> bool:
-    """A NumPy function or ufunc (`np.tanh`, `jnp.sin`), which JAX's API lets one transform directly."""
-    if isinstance(obj, np.ufunc):
-        return True
-    module = getattr(obj, "__module__", None) or ""
-    return callable(obj) and not isinstance(obj, type) and record.of(obj) is None \
-        and (module == "numpy" or module.startswith(("numpy.", "s2s.numpy")))
+    """A NumPy function or ufunc with derivative rules (`np.tanh`, `jnp.sin`, `np.linalg.norm`), which
+    JAX's API lets one transform directly."""
+    module = "numpy" if isinstance(obj, np.ufunc) else getattr(obj, "__module__", None) or ""
+    if not callable(obj) or isinstance(obj, type) or not (module == "numpy" or module.startswith("numpy.")):
+        return False
+    name = getattr(obj, "__name__", "")
+    return registry.lookup(f"xp{module[len('numpy'):]}.{name}") is not None  # only those with rules
 
 
 def needs_adapting(obj) -> bool:
