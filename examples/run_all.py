@@ -12,6 +12,7 @@ shows each one's output and exits with status 1 if any example failed.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import subprocess
 import sys
 import time
@@ -22,6 +23,9 @@ HERE = Path(__file__).resolve().parent
 # Examples that need a feature s2s does not have yet, or that hit a known s2s bug; they are
 # skipped unless --all is given. Remove a name from this table once its example passes.
 PENDING: dict[str, str] = {}  # example -> the missing feature it waits for
+
+# Examples that need an optional extra: run when it is installed, else reported as not run.
+NEEDS: dict[str, str] = {"dask_per_example.py": "dask"}  # example -> module it imports
 
 TIMEOUT_S = 600
 
@@ -52,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     elif not args.all:
         scripts = [p for p in scripts if p.name not in PENDING]
 
+    missing = [p.name for p in scripts if p.name in NEEDS and importlib.util.find_spec(NEEDS[p.name]) is None]
+    scripts = [p for p in scripts if p.name not in missing]
     failed = []
     for path in scripts:
         print(f"=== {path.name}", flush=True)
@@ -73,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
 
     skipped = [name for name in PENDING if not args.all and not args.names]
     print(f"{len(scripts) - len(failed)} of {len(scripts)} examples passed.")
+    if missing:
+        print("NOT RUN (optional extra missing): " + ", ".join(
+            f"{n} (needs {NEEDS[n]}: pip install 's2s[{NEEDS[n]}]')" for n in missing))
     if skipped:
         print("Skipped (pending): " + ", ".join(f"{n} ({PENDING[n]})" for n in skipped))
     if failed:

@@ -1,10 +1,14 @@
 """Side-table analyses of a core-form function: what each statement reads and writes, and activity."""
 from __future__ import annotations
 
+import bisect
+import collections.abc
+
 import gast
 
 from .ir.core import BINOPS
 from .primitives import registry
+from .stats import STATS
 
 CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq", gast.NotEq: "ne",
           gast.Is: "is", gast.IsNot: "isnot", gast.In: "in", gast.NotIn: "notin"}
@@ -58,13 +62,11 @@ def classify(value) -> str:
 
 
 def operands(value) -> list[str]:
-    """Names a right-hand side reads (including indices and keyword values)."""
+    """Names a right-hand side reads (including indices and keyword values), with repeats, in no
+    particular order."""
     if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "pop":
         return [value.func.value.id]
-    out = []
-    for n in gast.walk(value):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            out.append(n.id)
+    out = loads(value)  # in no particular order
     if isinstance(value, gast.Call):
         fname = dotted(value.func)
         if fname and fname in out:
@@ -110,10 +112,21 @@ def targets(stmt) -> list[str]:
 
 
 def walk_stmts(stmts):
-    for s in stmts:
-        yield s
-        for field in ("body", "orelse"):
-            yield from walk_stmts(getattr(s, field, []) or [])
+    """Every statement of `stmts` and of the blocks nested in them, in program order."""
+    stack = [iter(stmts)]
+    while stack:
+        for s in stack[-1]:
+            STATS["stmt_walk"] += 1
+            yield s
+            body, orelse = getattr(s, "body", None), getattr(s, "orelse", None)
+            if orelse:
+                stack.append(iter(orelse))
+            if body:
+                stack.append(iter(body))
+            if body or orelse:
+                break
+        else:
+            stack.pop()
 
 
 def activity(body, active_params) -> set[str]:
@@ -167,10 +180,44 @@ def relevant(body, active) -> set[str]:
     return rel
 
 
+_LEAF_FIELDS = {"ctx", "op", "ops", "type_comment", "kind", "id", "attr", "arg", "name", "level", "module",
+                "conversion", "is_async", "simple", "value_kind"}
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls) -> tuple[str, ...]:
+    """The fields of a node type that may hold expressions or statements (not ctx, op, names)."""
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        fields = _CHILD_FIELDS[cls] = tuple(f for f in cls._fields if f not in _LEAF_FIELDS)
+    return fields
+
+
 def loads(node_or_stmts) -> list[str]:
     """Every name read under a statement or list of statements (with repeats)."""
-    nodes = node_or_stmts if isinstance(node_or_stmts, list) else [node_or_stmts]
-    return [n.id for s in nodes for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    out: list[str] = []
+    stack = list(node_or_stmts) if isinstance(node_or_stmts, list) else [node_or_stmts]
+    pop, push, count = stack.pop, stack.append, 0
+    while stack:  # a plain stack instead of gast.walk: this runs for every statement of every pass
+        node = pop()
+        count += 1
+        cls = type(node)
+        if cls is gast.Name:
+            if type(node.ctx) is gast.Load:
+                out.append(node.id)
+            if node.annotation is not None:
+                push(node.annotation)
+            continue
+        if cls is gast.Constant:
+            continue
+        for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                stack.extend(v for v in value if isinstance(v, gast.AST))
+            elif isinstance(value, gast.AST):
+                push(value)
+    STATS["load_walk"] += count
+    return out
 
 
 def exposed(stmts) -> set[str]:
@@ -199,64 +246,214 @@ def exposed(stmts) -> set[str]:
     return reads
 
 
+_CONTROL = (gast.If, gast.For, gast.While, gast.Break, gast.Continue)
+
+
+class _Run:
+    """Where each name is next read or overwritten in a run of statements without control flow,
+    and what is live after the run: enough to answer "is `v` live here" for any statement of it."""
+
+    def __init__(self, stmts, live_out):
+        self.live_out = live_out
+        self.pos: dict[str, list[int]] = {}
+        self.reads: dict[str, list[bool]] = {}
+        for p, s in enumerate(stmts):
+            plain = isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript)
+            kills = targets(s) if plain else ()
+            reads = loads(s.value) if plain else loads(s)
+            for v in dict.fromkeys(reads):  # a statement reads its operands before it assigns
+                self.pos.setdefault(v, []).append(p)
+                self.reads.setdefault(v, []).append(True)
+            for v in kills:
+                if v not in reads:
+                    self.pos.setdefault(v, []).append(p)
+                    self.reads.setdefault(v, []).append(False)
+
+    def live_in(self) -> set[str]:
+        """The live set before the run: what its statements read before overwriting, and what is
+        live after it that it does not overwrite first (set operations, not a loop over names)."""
+        first_read = [v for v, r in self.reads.items() if r[0]]
+        first_kill = [v for v, r in self.reads.items() if not r[0]]
+        return self.live_out.difference(first_kill).union(first_read)
+
+    def live(self, v, start) -> bool:
+        """Whether `v` is live before statement `start` of the run (`len` for the run's end)."""
+        pos = self.pos.get(v)
+        if pos is not None:
+            k = bisect.bisect_left(pos, start)
+            if k < len(pos):
+                return self.reads[v][k]
+        return v in self.live_out
+
+
+class _SetView(collections.abc.Set):
+    """A read-only set answered without building it: `__contains__` from the analysis's tables,
+    the elements (`_set`) built on first iteration. Has the usual set methods, which return sets."""
+
+    __slots__ = ("_all",)
+
+    def _set(self) -> set[str]:
+        raise NotImplementedError
+
+    def __iter__(self):
+        return iter(self._set())
+
+    def __len__(self) -> int:
+        return len(self._set())
+
+    @classmethod
+    def _from_iterable(cls, it):
+        return set(it)
+
+    def copy(self) -> set[str]:
+        return set(self._set())
+
+    def union(self, *others) -> set[str]:
+        return self._set().union(*others)
+
+    def intersection(self, *others) -> set[str]:
+        return self._set().intersection(*others)
+
+    def difference(self, *others) -> set[str]:
+        return self._set().difference(*others)
+
+    def issubset(self, other) -> bool:
+        return self._set().issubset(other)
+
+    def issuperset(self, other) -> bool:
+        return all(v in self for v in other)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({sorted(self._set())!r})"
+
+
+class LiveSet(_SetView):
+    """The live set at one point of a run: membership from the run's next-use table in O(log n),
+    the whole set only when iterated. Statements in straight-line code share one table, so the
+    analysis costs no copy of the live set per statement."""
+
+    __slots__ = ("run", "start")
+
+    def __init__(self, run: _Run, start: int):
+        self.run, self.start, self._all = run, start, None
+
+    def __contains__(self, v) -> bool:
+        return self.run.live(v, self.start)
+
+    def _set(self) -> set[str]:
+        if self._all is None:
+            names = set(self.run.live_out) | set(self.run.pos)
+            self._all = {v for v in names if self.run.live(v, self.start)}
+        return self._all
+
+
 class Liveness:
     """Which names each statement may read later: `after[s]` and `before[s]` (live sets).
 
     Side tables are keyed by the statement object itself, which they keep alive, so a key can
-    never be reused by another node the way `id()` can once a pass frees a statement."""
+    never be reused by another node the way `id()` can once a pass frees a statement. One backward
+    pass. Inside straight-line runs the sets are `LiveSet` views (membership, set operations)
+    over one next-use table per run; at control flow they are plain sets. Treat all as read-only."""
 
     def __init__(self, body, live_at_end=frozenset()):
-        self.after: dict[gast.stmt, set[str]] = {}
-        self.before: dict[gast.stmt, set[str]] = {}
+        self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
+        self.before: dict[gast.stmt, collections.abc.Set[str]] = {}
         self.block(body, set(live_at_end), None)
 
     def block(self, stmts, live, loop):
-        for s in reversed(stmts):
-            self.after[s] = set(live)
-            live = self.stmt(s, live, loop)
-            self.before[s] = set(live)
+        end = len(stmts)
+        while end > 0:
+            s = stmts[end - 1]
+            if isinstance(s, _CONTROL):
+                self.after[s] = live
+                live = self.stmt(s, live, loop)  # never changes the set `after[s]` holds
+                self.before[s] = live
+                end -= 1
+                continue
+            start = end - 1
+            while start > 0 and not isinstance(stmts[start - 1], _CONTROL):
+                start -= 1
+            live = self.run(stmts[start:end], live)
+            end = start
         return live
 
+    def run(self, stmts, live):
+        """Statements without control flow: views over one next-use table; returns the live-in set."""
+        run = _Run(stmts, live)
+        for p in range(len(stmts) - 1, -1, -1):  # backward: a statement object that occurs twice
+            s = stmts[p]                            # (a shared comment) keeps its first place's sets
+            self.before[s] = LiveSet(run, p)
+            self.after[s] = LiveSet(run, p + 1)
+        STATS["live_stmt"] += len(stmts)
+        STATS["live_set"] += len(live) + len(run.pos)
+        return run.live_in()
+
     def stmt(self, s, live, loop):
+        """The live set before a control-flow statement, given `live` after it (sets are never
+        changed in place, so they are shared rather than copied)."""
         if isinstance(s, gast.If):
-            return set(loads(s.test)) | self.block(s.body, live, loop) | self.block(s.orelse, live, loop)
+            return self.block(s.body, live, loop).union(self.block(s.orelse, live, loop), loads(s.test))
         if isinstance(s, (gast.For, gast.While)):
             # a while test runs before every iteration, so it is live at the end of the body too
-            head = set(live) | (set(loads(s.test)) if isinstance(s, gast.While) else set())
-            while True:  # the body's live-in flows back to the loop head
-                ctx = (set(live), head)
-                body_in = self.block(s.body, head | set(live), ctx)
-                new = head | body_in | set(live)
-                if new == head:
+            head = live.union(loads(s.test)) if isinstance(s, gast.While) else live
+            while True:  # the body's live-in flows back to the loop head (`head` holds `live`)
+                body_in = self.block(s.body, head, (live, head))
+                STATS["live_set"] += len(body_in)
+                if body_in <= head:
                     break
-                head = new
+                head = head | body_in
             extra = loads(s.iter) if isinstance(s, gast.For) else loads(s.test)
-            return head | set(extra)
+            return head.union(extra)
         if isinstance(s, gast.Break):
-            return set(loop[0]) if loop else set(live)
-        if isinstance(s, gast.Continue):
-            return set(loop[1]) if loop else set(live)
-        if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
-            return (set(live) - set(targets(s))) | set(loads(s.value))
-        return set(live) | set(loads(s))
+            return loop[0] if loop else live
+        return loop[1] if loop else live  # Continue
 
 
-def definitely_assigned(body, params) -> dict[gast.stmt, set[str]]:
-    """For each statement (the key): the names certainly assigned whenever it starts."""
-    before: dict[gast.stmt, set[str]] = {}
+class AssignedSet(_SetView):
+    """The names certainly assigned at one point of a block: those the block assigned for sure
+    before position `at` (`first`: name -> where), or certainly assigned where the block starts
+    (`outer`). Membership costs one lookup per enclosing block; no set is copied per statement."""
 
-    def block(stmts, assigned):
-        for s in stmts:
-            before[s] = set(assigned)
+    __slots__ = ("outer", "first", "at")
+
+    def __init__(self, outer, first: dict[str, int], at: int):
+        self.outer, self.first, self.at, self._all = outer, first, at, None
+
+    def __contains__(self, v) -> bool:
+        p = self.first.get(v)
+        return p is not None and p < self.at or v in self.outer
+
+    def _set(self) -> set[str]:
+        if self._all is None:
+            self._all = set(self.outer) | {v for v, p in self.first.items() if p < self.at}
+        return self._all
+
+
+def definitely_assigned(body, params, at=None) -> dict[gast.stmt, collections.abc.Set[str]]:
+    """For each statement (the key), or each of the statement types `at`: the names certainly
+    assigned whenever it starts (an `AssignedSet`: membership and set operations). One forward
+    pass."""
+    before: dict[gast.stmt, collections.abc.Set[str]] = {}
+
+    def block(stmts, outer) -> set[str]:
+        """The names the block certainly assigns (besides `outer`'s)."""
+        first: dict[str, int] = {}
+        for i, s in enumerate(stmts):
+            here = AssignedSet(outer, first, i)
+            if at is None or isinstance(s, at):
+                before[s] = here
             if isinstance(s, gast.If):
-                a1, a2 = block(s.body, set(assigned)), block(s.orelse, set(assigned))
-                assigned = assigned | (a1 & a2)
+                both = block(s.body, here) & block(s.orelse, here)
+                for v in both:
+                    first.setdefault(v, i)
             elif isinstance(s, (gast.For, gast.While)):
-                block(s.body, assigned | ({s.target.id} if isinstance(s, gast.For) else set()))
+                block(s.body, AssignedSet(here, {s.target.id: -1} if isinstance(s, gast.For) else {}, 0))
             else:
-                assigned = assigned | set(targets(s))
-        return assigned
-    block(body, set(params))
+                for t in targets(s):
+                    first.setdefault(t, i)
+        STATS["assigned_stmt"] += len(stmts)
+        return set(first)
+    block(body, frozenset(params))
     return before
 
 
@@ -273,6 +470,15 @@ def first_assignment_nested(body) -> dict[str, bool]:
                 visit(getattr(s, f, []) or [], True)
     visit(body, False)
     return first
+
+
+def assigned_counts(body, params=()) -> dict[str, int]:
+    """How many statements assign each name (a parameter counts once): one walk of the body."""
+    counts = dict.fromkeys(params, 1)
+    for s in walk_stmts(body):
+        for t in targets(s):
+            counts[t] = counts.get(t, 0) + 1
+    return counts
 
 
 def loop_level(stmts):
@@ -308,10 +514,7 @@ def _same_shape_source(value):
 
 def shape_roots(body: list, params) -> dict[str, str]:
     """For names assigned once by a shape-preserving op: the earliest name with the same shape."""
-    counts: dict[str, int] = {p: 1 for p in params}
-    for s in walk_stmts(body):
-        for t in targets(s):
-            counts[t] = counts.get(t, 0) + 1
+    counts = assigned_counts(body, params)
     source = {}
     for s in body:  # straight-line statements only: each name here holds one value
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:

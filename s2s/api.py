@@ -6,9 +6,10 @@ import inspect
 
 import numpy as np
 
+from . import arrays, record
 from . import driver as D
-from . import record
 from .backend.dump import module_source
+from .backend.loader import call, version
 from .errors import S2STypeError, S2SValueError, shown_path
 from .frontend import idioms
 from .frontend.idioms import with_arity
@@ -99,12 +100,13 @@ class Transformed:
 
     def __call__(self, *args, **kwargs):
         if idioms.has_varargs(self._root):  # one compiled version per number of arguments
-            return idioms.varargs_call(self._root, len(args), lambda: self.compiled)(*args, **kwargs)
+            fn = idioms.varargs_call(self._root, len(args), lambda: self.compiled)
+            return call(fn, args) if not kwargs else fn(*args, **kwargs)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         if self.nums is not None:
             _check_diff_args(args, self.nums, self.kind)
-        return self.compiled(*args)
+        return call(self.compiled, args)
 
     def _current_key(self):
         """The cache key of the user's function now: the compiled code is reused while it holds."""
@@ -170,6 +172,10 @@ def vjp(fun, *primals, has_aux: bool = False):
     fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     fwd, bwd = D.split_vjp(fun, mask)
+    backend, move = arrays.select(args)
+    if move:
+        args = arrays.move(args, backend)
+    fwd, bwd = version(fwd, backend), version(bwd, backend)
     out, saved = fwd(*args)
     aux = None
     if has_aux:
@@ -177,6 +183,8 @@ def vjp(fun, *primals, has_aux: bool = False):
 
     def vjp_fn(ct):
         _check_shapes("vjp_fn: the cotangent", out, ct)
+        if move:  # NumPy cotangents join the default backend the primals were moved to
+            ct = arrays.move(ct, backend)
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
         return tuple(bwd(saved, seed))[:len(primals)]  # bwd works on its own copy of the record
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
@@ -214,7 +222,7 @@ def jvp(fun, primals, tangents):
         _check_shapes(f"jvp: the tangent of argument {k}", p, t)
     fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
     args, mask = _with_defaults(fun, primals)
-    return D.jvp_function(fun, mask)(*args, *tangents)
+    return call(D.jvp_function(fun, mask), (*args, *tangents))
 
 
 def _with_defaults(fun, primals):

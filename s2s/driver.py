@@ -25,6 +25,7 @@ from .frontend.resolve import Env
 from .ir.core import CoreFn
 from .ir.validate import validate
 from .passes import optimize
+from .stats import paused_gc
 from .transforms import forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
 
@@ -176,7 +177,8 @@ def cached(kind: str, fn, options, build):
         holder = _Lazy()
         _IN_PROGRESS[key] = holder.handles(kind)
         try:
-            result = build()
+            with paused_gc():
+                result = build()
         finally:
             del _IN_PROGRESS[key]
         holder.result = result

@@ -14,8 +14,10 @@ ROOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 
 # Earlier layers first. A name stands for the module and everything under it.
 LAYERS = [
-    ["s2s.errors", "s2s.tree", "s2s.record"],       # leaves
-    ["s2s.config", "s2s.devices"],                   # run-time settings; device_put/block_until_ready
+    ["s2s.errors", "s2s.tree", "s2s.record", "s2s.stats"],  # leaves
+    ["s2s.config"],                                  # run-time settings
+    ["s2s.arrays"],                                  # array backends (NumPy, CuPy, Dask): which one a call uses
+    ["s2s.devices"],                                 # device_put/block_until_ready
     ["s2s.runtime"],                                 # helpers generated code calls (`rt`)
     ["s2s.ir"],                                      # core form, names, node building, validator
     ["s2s.primitives"],                              # the rule tables

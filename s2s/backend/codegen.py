@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import ast
-import copy
 import linecache
 
 import astor
@@ -11,62 +10,104 @@ import gast
 from .. import runtime
 from ..ir import build as A
 
-
-def _fill_empty_blocks(node):
-    for n in gast.walk(node):
-        for field in ("body", "orelse"):
-            block = getattr(n, field, None)
-            if isinstance(block, list) and field == "body" and isinstance(n, (gast.If, gast.For, gast.While,
-                                                                             gast.FunctionDef)):
-                if all(A.is_comment(s) for s in block):
-                    block.append(gast.Pass())
-            if isinstance(block, list) and field == "orelse" and block and all(A.is_comment(s) for s in block):
-                block.append(gast.Pass())
+_BODIED = (gast.If, gast.For, gast.While, gast.FunctionDef)
 
 
-class _NegativeLiterals(ast.NodeTransformer):
-    """`-1.5` as a literal prints as `-1.5` even where `(-1.5)` is needed (`(-1.5) ** 2`): print
-    negative numbers as negations, which the printer parenthesizes by precedence."""
-
-    def visit_Constant(self, node):
-        v = node.value
-        if isinstance(v, (int, float, complex)) and not isinstance(v, bool) and (v.real < 0 or str(v)[0] == "-"):
-            return ast.copy_location(ast.UnaryOp(op=ast.USub(), operand=ast.Constant(value=-v)), node)
-        return node
+def _fill_empty_blocks(n) -> None:
+    """A `pass` in each block that would print empty (nothing, or only comments)."""
+    if isinstance(n, _BODIED) and all(A.is_comment(s) for s in n.body):
+        n.body.append(gast.Pass())
+    orelse = getattr(n, "orelse", None)
+    if isinstance(orelse, list) and orelse and all(A.is_comment(s) for s in orelse):
+        orelse.append(gast.Pass())
 
 
-class _CommentSlots(gast.NodeTransformer):
-    """Each Comment node becomes a string statement `token<i>` for the printer, where `token`
-    occurs in no string of the function; `texts[i]` is its comment."""
+def _negative(node) -> bool:
+    """`-1.5` as a literal prints as `-1.5` even where `(-1.5)` is needed (`(-1.5) ** 2`): such
+    numbers print as negations, which the printer parenthesizes by precedence."""
+    v = node.value
+    return isinstance(v, (int, float, complex)) and not isinstance(v, bool) and (v.real < 0 or str(v)[0] == "-")
+
+
+def _negation(node) -> gast.UnaryOp:
+    new = gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=-node.value, kind=None))
+    for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+        if hasattr(node, a):
+            setattr(new, a, getattr(node, a))
+    return new
+
+
+class _Printable:
+    """One walk of the function that fills empty blocks (for good) and finds what to swap, only
+    while it is converted for the printer: each Comment statement for a string statement
+    `token<i>` (where `token` occurs in no string of the function) and each negative literal for
+    a negation. Swapping in place and back again costs no copy of the whole tree."""
 
     def __init__(self, fn):
-        strings = [n.value for n in gast.walk(fn) if isinstance(n, gast.Constant) and isinstance(n.value, str)]
+        self.comments: list[tuple[list, int, gast.stmt]] = []
+        self.negatives: list[tuple[object, object, gast.Constant]] = []
+        strings: list[str] = []
+        stack = [fn]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, gast.Constant):
+                if isinstance(n.value, str):
+                    strings.append(n.value)
+                continue
+            if isinstance(n, gast.stmt):
+                _fill_empty_blocks(n)
+            for field in n._fields:
+                value = getattr(n, field, None)
+                if isinstance(value, list):
+                    for i, item in enumerate(value):
+                        self.child(value, i, item, stack)
+                elif isinstance(value, gast.AST):
+                    self.child(n, field, value, stack)
         self.token = "s2s-comment-"
         while any(self.token in s for s in strings):
             self.token += "_"
-        self.texts: list[str] = []
+        self.texts = [A.comment_text(c) for _, _, c in self.comments]
 
-    def visit_Comment(self, node):
-        self.texts.append(A.comment_text(node))
-        return gast.Expr(value=A.const(f"{self.token}{len(self.texts) - 1}"))
+    def child(self, holder, key, node, stack) -> None:
+        if A.is_comment(node):
+            self.comments.append((holder, key, node))
+        elif isinstance(node, gast.Constant) and _negative(node):
+            self.negatives.append((holder, key, node))
+        stack.append(node)
+
+    def to_ast(self, fn) -> ast.Module:
+        swaps = [(h, k, old, gast.Expr(value=A.const(f"{self.token}{i}")))
+                 for i, (h, k, old) in enumerate(self.comments)]
+        swaps += [(h, k, old, _negation(old)) for h, k, old in self.negatives]
+        for holder, key, _, new in swaps:
+            _put(holder, key, new)
+        try:
+            return gast.gast_to_ast(A.module([fn]))
+        finally:
+            for holder, key, old, _ in swaps:
+                _put(holder, key, old)
+
+
+def _put(holder, key, node) -> None:
+    if isinstance(holder, list):
+        holder[key] = node
+    else:
+        setattr(holder, key, node)
 
 
 def to_source(fn: gast.FunctionDef, header: str = "") -> str:
     """Readable, deterministic source, with the Comment statements printed as comments."""
-    _fill_empty_blocks(fn)
-    slots = _CommentSlots(fn)
-    printable = slots.visit(copy.deepcopy(fn))
-    tree = _NegativeLiterals().visit(gast.gast_to_ast(A.module([printable])))
-    ast.fix_missing_locations(tree)
-    text = astor.to_source(tree)
+    printable = _Printable(fn)
+    text = astor.to_source(printable.to_ast(fn))
+    token, texts = printable.token, printable.texts
     lines = []
     for line in text.splitlines():
         stripped = line.strip()
-        if stripped[:1] in "'\"" and slots.token in stripped:
+        if stripped[:1] in "'\"" and token in stripped:
             value = ast.literal_eval(stripped)
-            if isinstance(value, str) and value.startswith(slots.token):
+            if isinstance(value, str) and value.startswith(token):
                 indent = line[: len(line) - len(line.lstrip())]
-                lines.append(indent + "# " + slots.texts[int(value[len(slots.token):])])
+                lines.append(indent + "# " + texts[int(value[len(token):])])
                 continue
         lines.append(line)
     out = "\n".join(lines) + "\n"

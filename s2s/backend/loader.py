@@ -1,16 +1,70 @@
-"""Turn a generated core-form function into a running one that later transforms can start from."""
+"""Turn a generated core-form function into a running one that later transforms can start from,
+and bind it to the array backend of a call.
+
+A generated function is compiled once, with `xp` bound to NumPy. Its version for another backend
+is the same code object with a copy of its globals in which `xp` is that backend's namespace and
+every generated function it calls is replaced by that callee's version (built on first use, then
+kept on the record): one generated source, one compiled version per backend.
+"""
 from __future__ import annotations
+
+import types
 
 import numpy as np
 
-from .. import record, runtime
+from .. import arrays, record, runtime
 from .codegen import compile_source, to_source
+
+_SKIP = frozenset({"xp", "rt", "__name__", "__builtins__"})
 
 
 def compile_fn(name: str, node, ns: dict, filename: str, header: str = ""):
-    """Print `node`, exec it with `xp` (NumPy for now) and `rt` bound, and attach its record."""
+    """Print `node`, exec it with `xp` (NumPy) and `rt` bound, and attach its record."""
     source = to_source(node, header)
     ns = {"xp": np, "rt": runtime, **ns}
     fn = compile_source(name, source, ns, np)
     record.attach(fn, core=(node, ns, f"<s2s:{name}>"), source=source)
     return fn
+
+
+def version(fn, backend):
+    """`fn` for `backend` (an `arrays.Backend`; None or NumPy: `fn` itself). Objects that are not
+    generated functions (a transform, a user's Python function) are returned as they are: they
+    choose their backend from their own arguments when called."""
+    if backend is None or backend is arrays.NUMPY:
+        return fn
+    rec = record.of(fn)
+    if rec is None:
+        return fn
+    if rec.lazy:  # a transform still being built (recursion): resolve when called
+        return lambda *args: version(rec.target(), backend)(*args)
+    if rec.core is None or not isinstance(fn, types.FunctionType):
+        return fn
+    hit = rec.versions.get(backend.name)
+    if hit is not None:
+        return hit
+    glob = dict(fn.__globals__)
+    v = types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, fn.__closure__)
+    v.__qualname__ = fn.__qualname__
+    rec.versions[backend.name] = v  # before the callees: a cycle of calls finds it
+    glob["xp"] = backend.xp
+    for name, value in list(glob.items()):
+        if name not in _SKIP and callable(value) and record.of(value) is not None:
+            glob[name] = version(value, backend)
+    return v
+
+
+def call(fn, args: tuple):
+    """Call generated `fn` on `args` with the backend the arguments select (NumPy: directly)."""
+    for a in args:  # the NumPy fast path, inlined: plain arrays and numbers, NumPy the default
+        if type(a) not in arrays.HOST:
+            break
+    else:
+        if arrays.SETTINGS["backend"] == "numpy":
+            return fn(*args)
+    backend, move = arrays.select(args)
+    if backend is None:
+        return fn(*args)
+    if move:
+        args = arrays.move(args, backend)
+    return version(fn, backend)(*args)

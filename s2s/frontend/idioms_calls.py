@@ -95,19 +95,34 @@ def _single_literal(norm, v):
     """The literal a local name is bound to, when it is assigned exactly once and never changed."""
     if not (isinstance(v, gast.Name) and v.id in norm.locals):
         return None
-    found = []
-    for n in gast.walk(norm.fn):
-        if isinstance(n, gast.Assign) and any(isinstance(t, gast.Name) and t.id == v.id for t in n.targets):
-            found.append(n.value)
-        elif isinstance(n, (gast.AugAssign, gast.For)) and isinstance(n.target, gast.Name) and n.target.id == v.id:
-            return None
-        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and _text(n.func.value) == v.id:
-            return None  # xs.append(...)
-        elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and _text(n.value) == v.id:
-            return None
-    if v.id in {a.id for a in norm.fn.args.args} or len(found) != 1:
+    values, changed = _bindings(norm)
+    found = values.get(v.id, [])
+    if v.id in changed or v.id in {a.id for a in norm.fn.args.args} or len(found) != 1:
         return None
     return found[0] if isinstance(found[0], (gast.Tuple, gast.List, gast.Dict, gast.Call)) else None
+
+
+def _bindings(norm):
+    """(values assigned to each name, names otherwise changed) in the function: one walk, kept on
+    the normalizer, so that asking about every `a + b` costs no walk of the whole function."""
+    key = id(norm.fn)
+    cached = getattr(norm, "_s2s_bindings", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    values: dict[str, list] = {}
+    changed: set[str] = set()
+    for n in gast.walk(norm.fn):
+        if isinstance(n, gast.Assign):
+            for name in dict.fromkeys(t.id for t in n.targets if isinstance(t, gast.Name)):
+                values.setdefault(name, []).append(n.value)
+        elif isinstance(n, (gast.AugAssign, gast.For)) and isinstance(n.target, gast.Name):
+            changed.add(n.target.id)
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
+            changed.add(_text(n.func.value))  # xs.append(...)
+        elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
+            changed.add(_text(n.value))
+    norm._s2s_bindings = (key, (values, changed))
+    return values, changed
 
 
 # ---------------------------------------------------------------- calls of known objects

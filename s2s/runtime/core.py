@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 
+from .. import arrays
 from ..errors import S2STypeError, S2SValueError
 from ..tree import tree_flatten, tree_unflatten
 
@@ -22,8 +23,12 @@ _AXES: dict = {}
 
 
 def namespace(x):
-    """The array module of `x`: its `__array_namespace__()` (NumPy >= 2, CuPy, array-API
-    libraries), the loaded library its type comes from (Dask), else NumPy (Python scalars)."""
+    """The array module of `x`: its s2s backend's namespace (CuPy, Dask: s2s.arrays), else its
+    `__array_namespace__()` (NumPy >= 2, array-API libraries), the loaded library its type comes
+    from, else NumPy (Python scalars)."""
+    backend = arrays.backend_of(x)
+    if backend is not None and backend is not arrays.NUMPY:
+        return backend.xp
     get = getattr(x, "__array_namespace__", None)
     if get is not None:
         try:
@@ -82,9 +87,30 @@ def _float_dtype(like):
 
 def _filled(like, value):
     """A new array shaped like `like` (in its floating dtype) holding `value` everywhere."""
-    out = namespace(like).empty(_shape(like), dtype=_float_dtype(like))
+    xp = namespace(like)
+    if xp is not np:  # no `fill` on every library (Dask); `value` may be a 0-d array of it
+        return xp.zeros(_shape(like), dtype=_float_dtype(like)) + value
+    out = np.empty(_shape(like), dtype=_float_dtype(like))
     out.fill(value)
     return out
+
+
+def _size(x) -> int:
+    """The number of elements, from the shape (np.size would compute a lazy Dask array)."""
+    n = 1
+    for d in _shape(x):
+        n *= int(d)
+    return n
+
+
+def _one_hot(like, k):
+    """Zeros shaped like `like` (floating dtype) with a 1 at flat position `k`, on its backend."""
+    xp, shp, dt = namespace(like), _shape(like), _float_dtype(like)
+    e = xp.zeros(shp, dtype=dt)
+    if hasattr(e, "flat"):  # NumPy, CuPy: set in place
+        e.flat[k] = 1
+        return e
+    return xp.reshape((xp.arange(_size(like)) == k).astype(dt), shp)  # Dask arrays are immutable here
 
 
 def sum_vjp(v, like, axis, keepdims):
@@ -96,7 +122,7 @@ def sum_vjp(v, like, axis, keepdims):
 
 def mean_vjp(v, like, axis, keepdims):
     if axis is None and not keepdims:
-        return _filled(like, v / max(np.size(like), 1))
+        return _filled(like, v / max(_size(like), 1))
     n = np.size(like) // max(np.size(v), 1)
     return sum_vjp(v, like, axis, keepdims) / n
 
@@ -454,11 +480,11 @@ def clip_mask(a, lo, hi):
 
 def log0(x):
     """log(x) where x > 0 and 0 elsewhere: the y-derivative of x ** y at x = 0 is 0 for y > 0."""
-    return np.log(np.where(np.asarray(x) > 0, x, 1.0))
+    return np.log(np.where(x > 0, x, 1.0))
 
 
 def sinc_deriv(x):
-    px = np.pi * np.asarray(x)  # float32 stays float32 (Python floats are weak in NumPy 2)
+    px = np.pi * x  # float32 stays float32 (Python floats are weak in NumPy 2); any backend's array
     safe = np.where(px == 0, 1.0, px)
     return np.where(px == 0, 0.0, (np.cos(safe) * safe - np.sin(safe)) / (safe * safe) * np.pi)
 
@@ -504,10 +530,23 @@ def add_at(acc, index, v):
         acc[index] = tree_add(acc[index], v)
         return acc
     if _is_fancy(index):
-        np.add.at(acc, index, v)
+        scatter_add(acc, index, v)
     else:
         acc[index] += v
     return acc
+
+
+def scatter_add(out, index, v):
+    """`np.add.at(out, index, v)` on the backend of `out` (CuPy: its `add.at`; Dask has none)."""
+    xp = namespace(out)
+    add_at_fn = getattr(getattr(xp, "add", None), "at", None)
+    if add_at_fn is None and type(out).__module__.startswith("cupy"):  # older CuPy: cupyx.scatter_add
+        add_at_fn = getattr(sys.modules.get("cupyx"), "scatter_add", None)
+    if add_at_fn is None:
+        raise S2SValueError(f"s2s: the derivative of indexing with an index array (x[idx] with repeated entries "
+                            f"summed) needs `add.at`, which {type(out).__module__.partition('.')[0]} arrays lack; "
+                            "compute the input first (Dask: `x.compute()`) or index with slices")
+    add_at_fn(out, index, v)
 
 
 def _is_fancy(index) -> bool:
@@ -623,7 +662,7 @@ def zero_at(acc, index):
 
 def _leaf_sizes(tree):
     leaves, treedef = tree_flatten(tree)
-    return leaves, treedef, [int(np.size(leaf)) for leaf in leaves]
+    return leaves, treedef, [int(_size(leaf)) for leaf in leaves]
 
 
 def _is_tree(x) -> bool:
@@ -632,22 +671,18 @@ def _is_tree(x) -> bool:
 
 def tree_size(x) -> int:
     """How many numbers the pytree `x` holds: the length of its flattened vector."""
-    return int(np.size(x)) if not _is_tree(x) else sum(_leaf_sizes(x)[2])
+    return int(_size(x)) if not _is_tree(x) else sum(_leaf_sizes(x)[2])
 
 
 def basis(x, k):
     """The k-th standard basis vector of pytree `x`: zeros like each leaf, a single 1 (float64
     unless the leaf is floating)."""
     if not _is_tree(x):
-        e = namespace(x).zeros(np.shape(x), dtype=_float_dtype(x))
-        e.flat[k] = 1
-        return e
+        return _one_hot(x, k)
     leaves, treedef, sizes = _leaf_sizes(x)
     out = []
     for leaf, n in zip(leaves, sizes):
-        e = namespace(leaf).zeros(np.shape(leaf), dtype=_float_dtype(leaf))
-        if 0 <= k < n:
-            e.flat[k] = 1
+        e = _one_hot(leaf, k) if 0 <= k < n else namespace(leaf).zeros(np.shape(leaf), dtype=_float_dtype(leaf))
         k -= n
         out.append(e)
     return tree_unflatten(treedef, out)
@@ -703,8 +738,8 @@ def _jac_matrix(g, out, x):
     rows = []
     for j, o in enumerate(out_leaves):
         leaves = blocks[j * per_out:(j + 1) * per_out]
-        rows.append(np.concatenate([np.reshape(b, (int(np.size(o)), -1)) for b in leaves], axis=1)
-                    if leaves else namespace(o).zeros((int(np.size(o)), x_n)))
+        rows.append(np.concatenate([np.reshape(b, (int(_size(o)), -1)) for b in leaves], axis=1)
+                    if leaves else namespace(o).zeros((int(_size(o)), x_n)))
     return np.concatenate(rows, axis=0)
 
 

@@ -15,7 +15,6 @@ or the api: for a call `y = f(x)` it asks `self.calls` (a `Callees`, given by th
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 import inspect
 import operator
@@ -73,20 +72,19 @@ class Companions:
     def __init__(self, namer: Namer, prefix: str):
         self.namer, self.prefix = namer, prefix
         self.names: dict[str, str] = {}
+        self.vars: dict[str, str] = {}  # companion -> variable, so `var_of` costs no search
 
     def name(self, var: str) -> str:
         if var not in self.names:
-            self.names[var] = self.namer.exact(self.prefix + var)
+            self.names[var] = b = self.namer.exact(self.prefix + var)
+            self.vars.setdefault(b, var)
         return self.names[var]
 
     def zero(self, var: str) -> gast.Assign:
         return A.assign(self.name(var), A.call("rt.zeros_like_tree", [A.name(var)]))
 
     def var_of(self, companion: str) -> str:
-        for v, n in self.names.items():
-            if n == companion:
-                return v
-        raise KeyError(companion)
+        return self.vars[companion]
 
 
 def join(paths: list, companions: Companions, live, fill) -> dict[str, bool]:
@@ -120,7 +118,7 @@ class Transform:
         self.calls = calls
         self.params = core.params
         self.namer = Namer(A.names_in(core.node) | set(core.ns) | {"xp", "rt"})  # every name of the output
-        self.body = split_self_updates(copy.deepcopy(core.node.body), self.namer)
+        self.body = split_self_updates(A.clone(core.node.body), self.namer)
         self.active = an.activity(self.body, active_params)
         self.containers = containers(self.body, self.active)
         self.ns: dict = {}

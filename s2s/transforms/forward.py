@@ -5,8 +5,6 @@ shape, with tangents zero-filled where one path defines them and another does no
 """
 from __future__ import annotations
 
-import copy
-
 import gast
 
 from .. import analysis as an
@@ -141,7 +139,7 @@ class Forward(Transform):
                     self.set(base, A.call("rt.fresh", [A.name(db)]), defined, out, owned=True)
                 out.append(s)
                 value = dv if dv is not None else A.const(0.0)
-                out.append(A.assign(A.subscript(A.name(db), copy.deepcopy(t.slice), store_=True), value))
+                out.append(A.assign(A.subscript(A.name(db), A.clone(t.slice), store_=True), value))
                 return out
             return [s]
         if isinstance(t, gast.Tuple):
@@ -178,11 +176,11 @@ class Forward(Transform):
                 return None
             parts = [x if x is not None else A.call("rt.zeros_like_tree", [e]) for x, e in zip(ts, elts)]
             if kind == "dict":
-                return gast.Dict(keys=copy.deepcopy(value.keys), values=parts)
+                return gast.Dict(keys=A.clone(value.keys), values=parts)
             return A.list_(parts) if isinstance(value, gast.List) else A.tuple_(parts)
         if kind == "getitem":
             dx = self.tangent(value.value, defined)
-            return None if dx is None else A.subscript(dx, copy.deepcopy(value.slice))
+            return None if dx is None else A.subscript(dx, A.clone(value.slice))
         if kind == "list.pop":
             lst = value.func.value.id
             dl = self.d(lst)
@@ -198,7 +196,7 @@ class Forward(Transform):
             dl = self.tangent(args.get(lin), defined)
             if dl is None:
                 return None
-            new = copy.deepcopy(value)
+            new = A.clone(value)
             _replace_arg(new, p, lin, dl)
             return new
         terms = []

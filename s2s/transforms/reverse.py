@@ -6,7 +6,6 @@ ranges and trip counts, overwritten inactive values). Loops stay loops; nothing 
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 
 import gast
@@ -48,6 +47,7 @@ class Reverse(Transform):
         self.saved_at: set = set()
         self.seen = set(self.params)
         self.restores: set[str] = set()  # "arrays"/"lists": what the backward sweep updates in place
+        self.counts: dict[str, int] | None = None
 
     # ---- forward sweep ----
     def forward(self, stmts, depth: int) -> list:
@@ -83,7 +83,9 @@ class Reverse(Transform):
         return depth > 0 or not isinstance(test, gast.Name) or self.assigned_count(test.id) > 1
 
     def assigned_count(self, var) -> int:
-        return sum(var in an.targets(s) for s in an.walk_stmts(self.body)) + (var in self.params)
+        if self.counts is None:  # the body's assignments do not change while the sweeps are built
+            self.counts = an.assigned_counts(self.body)
+        return self.counts.get(var, 0) + (var in self.params)
 
     def saves(self, s, depth) -> list:
         out = []
@@ -448,7 +450,7 @@ class Reverse(Transform):
         """Both sweeps; `seed(out)` is the expression that starts the backward one."""
         self.loops, self.callees, self.call_tapes = {}, {}, {}
         self.live = an.Liveness(self.body)
-        self.certain = an.definitely_assigned(self.body, self.params)
+        self.certain = an.definitely_assigned(self.body, self.params, at=gast.If)
         ret = self.body[-1]
         assert isinstance(ret, gast.Return)
         fwd = self.forward(self.body, 0)
@@ -487,8 +489,8 @@ def _at_path_ends(block, stmt) -> list:
         return block[:-1] + [stmt, block[-1]]
     last = block[-1] if block else None
     if isinstance(last, gast.If) and any(isinstance(n, (gast.Break, gast.Continue)) for n in an.loop_level([last])):
-        last.body = _at_path_ends(last.body, copy.deepcopy(stmt))
-        last.orelse = _at_path_ends(last.orelse, copy.deepcopy(stmt))
+        last.body = _at_path_ends(last.body, A.clone(stmt))
+        last.orelse = _at_path_ends(last.orelse, A.clone(stmt))
         return block
     return block + [stmt]
 
@@ -500,7 +502,7 @@ def _index_value(sl):
         return A.call("slice", parts)
     if isinstance(sl, gast.Tuple):
         return A.tuple_([_index_value(e) for e in sl.elts])
-    return copy.deepcopy(sl)
+    return A.clone(sl)
 
 
 def _strip_unbroadcast(expr):
@@ -588,9 +590,9 @@ def crossing(sw: Sweeps, params) -> list[str]:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
             assigned.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
     assigned.update(t.targets[0].id for t in sw.init)
-    loaded: list[str] = []
+    loaded: dict[str, None] = {}  # ordered, with constant-time membership
     for s in sw.backward + [A.ret(A.tuple_(sw.grads))]:
         for n in gast.walk(s):
             if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
-                loaded.append(n.id)
-    return loaded
+                loaded[n.id] = None
+    return list(loaded)

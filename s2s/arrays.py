@@ -1,0 +1,292 @@
+"""Array backends: which array module (NumPy, CuPy, `dask.array`) a call runs on.
+
+Generated code calls one array module, `xp`. The backend of a call is read from its arguments'
+types (a cheap, cached type check): CuPy arrays select CuPy, Dask arrays Dask, NumPy arrays and
+Python numbers the default backend (`s2s.config.update("backend", ...)` / `S2S_BACKEND`, NumPy
+unless set), to which NumPy inputs are then moved. CuPy and Dask are imported only when one of
+their arrays is seen or their backend is asked for, so `import s2s` imports neither. Tests
+register a fake backend with `register` to exercise this path without a GPU.
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import config as _config
+from .errors import S2SError, S2SValueError
+from .tree import tree_map
+
+__all__ = ["Backend", "NUMPY", "backend_of", "by_name", "default", "namespace_of", "register", "select"]
+
+# NumPy functions on dtypes, shapes and Python values: the same for every array library.
+_NEUTRAL = ("finfo", "iinfo", "promote_types", "result_type", "can_cast", "isscalar", "broadcast_shapes",
+            "iscomplexobj", "isrealobj", "dtype", "float16", "float32", "float64", "complex64", "complex128",
+            "int8", "int16", "int32", "int64", "uint8", "uint32", "uint64", "bool_", "pi", "e", "inf", "nan",
+            "newaxis", "ix_", "diag_indices", "tril_indices", "triu_indices", "mask_indices", "ndim", "shape")
+
+
+class Namespace(types.SimpleNamespace):
+    """An array module as generated code sees it: the library's functions, NumPy's spellings of the
+    few it names differently, NumPy's dtype and shape helpers, and a clear error for the rest."""
+
+    def __init__(self, label: str, module, aliases: dict[str, str] | None = None, sub: str = ""):
+        super().__init__(**{k: v for k, v in vars(module).items() if not k.startswith("__")})
+        self.__dict__["_label"], self.__dict__["_sub"] = label, sub
+        for name, target in (aliases or {}).items():
+            if name not in self.__dict__ and hasattr(module, target):
+                self.__dict__[name] = getattr(module, target)
+        neutral_from = np if not sub else getattr(np, sub)
+        for name in _NEUTRAL:
+            if name not in self.__dict__ and hasattr(neutral_from, name):
+                self.__dict__[name] = getattr(neutral_from, name)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        full = f"{self._sub}.{name}" if self._sub else name
+        return _missing(self._label, full)
+
+    def __repr__(self) -> str:
+        return f"<s2s array namespace {self._label}{'.' + self._sub if self._sub else ''}>"
+
+
+def _missing(label: str, name: str):
+    def unsupported(*args, **kwargs):
+        raise S2SError(f"s2s: numpy.{name} has no {label} version ({label} lacks `{name}`). Move the data to "
+                       f"NumPy first (for Dask: `x.compute()`; for CuPy: `x.get()`), or write the step "
+                       "with functions the backend has.")
+    unsupported.__name__ = name
+    return unsupported
+
+
+class Backend:
+    """One array library: how to import its module, recognize its arrays, move data to it and wait.
+
+    `accepts_numpy`: NumPy arrays may be mixed into its calls (Dask wraps them; CuPy refuses them).
+    """
+
+    def __init__(self, name: str, load: Callable[[], Any], type_module: str | None = None,
+                 array_type: type | None = None, put: Callable[[Any], Any] | None = None,
+                 wait: Callable[[Any], Any] | None = None, accepts_numpy: bool = False):
+        self.name, self._load, self.type_module, self.array_type = name, load, type_module, array_type
+        self._put, self._wait, self.accepts_numpy = put, wait, accepts_numpy
+        self._ns = None
+
+    @property
+    def xp(self) -> Namespace:
+        """The namespace generated code calls as `xp` on this backend (imported on first use)."""
+        if self._ns is None:
+            self._ns = self._load()
+        return self._ns
+
+    def put(self, leaf):
+        """`leaf` (an array or number) as an array of this backend."""
+        return self._put(leaf) if self._put is not None else self.xp.asarray(leaf)
+
+    def wait(self, leaf):
+        """Block until `leaf` is computed; returns the leaf (Dask: its persisted version)."""
+        return self._wait(leaf) if self._wait is not None else leaf
+
+    def __repr__(self) -> str:
+        return f"<s2s backend {self.name}>"
+
+
+def _import(module: str, extra: str):
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise S2SError(f"s2s: the {extra} backend needs `{module}`, which is not installed: "
+                       f"pip install 's2s[{extra}]' ({exc})") from None
+
+
+# ---------------------------------------------------------------- CuPy
+
+def _cupy_ns():
+    cp = _import("cupy", "cupy")
+    ns = Namespace("CuPy", cp)
+    ns.__dict__["linalg"] = Namespace("CuPy", cp.linalg, sub="linalg")
+    return ns
+
+
+def _cupy_wait(leaf):
+    cp = sys.modules["cupy"]
+    cp.cuda.get_current_stream().synchronize()
+    return leaf
+
+
+# ---------------------------------------------------------------- Dask
+
+_DASK_ALIASES = {"amax": "max", "amin": "min", "acos": "arccos", "asin": "arcsin", "atan": "arctan",
+                 "acosh": "arccosh", "asinh": "arcsinh", "atanh": "arctanh", "atan2": "arctan2",
+                 "pow": "power", "concat": "concatenate", "conjugate": "conj", "permute_dims": "transpose"}
+
+
+def _dask_ns():
+    da = _import("dask.array", "dask")
+    ns = Namespace("Dask", da, _DASK_ALIASES)
+    d = ns.__dict__
+    d["linalg"] = Namespace("Dask", da.linalg, sub="linalg")
+    d["copy"] = lambda a, *args, **kwargs: da.asarray(a).copy()
+    d["size"] = lambda a, axis=None: int(np.prod(np.shape(a))) if axis is None else np.shape(a)[axis]
+    d["matrix_transpose"] = lambda a: da.swapaxes(a, -1, -2)
+    d["column_stack"] = lambda tup: da.concatenate([t if np.ndim(t) > 1 else da.asarray(t)[:, None] for t in tup], 1)
+    d["split"] = _dask_split
+    d["array_split"] = _dask_split
+    d["inner"] = lambda a, b: da.tensordot(a, b, axes=(-1, -1))
+    d["vecdot"] = lambda a, b, axis=-1: da.sum(da.conj(a) * b, axis=axis)
+    return ns
+
+
+def _dask_split(a, sections, axis=0):
+    n = np.shape(a)[axis]
+    if isinstance(sections, int):
+        step, extra = divmod(n, sections)
+        sizes = [step + (i < extra) for i in range(sections)]
+        cuts = np.cumsum(sizes)[:-1].tolist()
+    else:
+        cuts = list(sections)
+    bounds = [0] + cuts + [n]
+    index = [slice(None)] * np.ndim(a)
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        index[axis] = slice(lo, hi)
+        out.append(a[tuple(index)])
+    return out
+
+
+def _dask_put(leaf):
+    da = _import("dask.array", "dask")
+    if isinstance(leaf, da.Array):
+        return leaf
+    a = np.asarray(leaf)
+    chunks = {0: "auto", **{i: -1 for i in range(1, a.ndim)}} if a.ndim else ()
+    return da.from_array(a, chunks=chunks)
+
+
+def _dask_wait(leaf):
+    return leaf.persist() if hasattr(leaf, "persist") else leaf
+
+
+# ---------------------------------------------------------------- the registry
+
+NUMPY = Backend("numpy", lambda: np, type_module="numpy", array_type=np.ndarray, put=np.asarray)
+_BACKENDS: dict[str, Backend] = {
+    "numpy": NUMPY,
+    "cupy": Backend("cupy", _cupy_ns, type_module="cupy", wait=_cupy_wait),
+    "dask": Backend("dask", _dask_ns, type_module="dask", put=_dask_put, wait=_dask_wait, accepts_numpy=True),
+}
+_NEUTRAL_TYPES = (bool, int, float, complex, str, type(None), slice, range, np.generic)
+_CONTAINERS = (tuple, list, dict)
+_TYPES: dict[type, Backend | None] = {t: None for t in (bool, int, float, complex, str, type(None))}
+_TYPES[np.ndarray] = NUMPY
+HOST = frozenset({np.ndarray, float, int, bool, complex, np.float64, np.float32, type(None)})
+BUILTIN = ("numpy", "cupy", "dask")
+SETTINGS = _config.config._values  # read on every call: the cheapest way to see the setting
+
+
+def register(backend: Backend) -> Backend:
+    """Add (or replace) a backend; arrays of `backend.array_type` then select it."""
+    if backend.name in BUILTIN and _BACKENDS.get(backend.name) is not backend:
+        raise S2SValueError(f"s2s: backend {backend.name!r} is built in")
+    _BACKENDS[backend.name] = backend
+    _TYPES.clear()
+    _TYPES.update({t: None for t in (bool, int, float, complex, str, type(None))})
+    _TYPES[np.ndarray] = NUMPY
+    return backend
+
+
+def unregister(name: str) -> None:
+    """Remove a backend added with `register` (tests)."""
+    if name not in BUILTIN:
+        _BACKENDS.pop(name, None)
+        register(NUMPY)
+
+
+
+def by_name(name: str) -> Backend:
+    """The backend called `name` ("numpy", "cupy", "dask" or a registered one)."""
+    try:
+        return _BACKENDS[name]
+    except KeyError:
+        raise S2SValueError(f"s2s: unknown backend {name!r}; known: {', '.join(sorted(_BACKENDS))}") from None
+
+
+def default() -> Backend:
+    """The backend of the `backend` setting, where new arrays are made and NumPy inputs moved."""
+    return _BACKENDS[SETTINGS["backend"]]
+
+
+def _classify(t: type):
+    """The backend arrays of type `t` belong to; None for numbers and other non-arrays."""
+    for b in _BACKENDS.values():
+        if b.array_type is not None and b is not NUMPY and issubclass(t, b.array_type):
+            return b
+    if issubclass(t, np.ndarray):
+        return NUMPY
+    if issubclass(t, _NEUTRAL_TYPES):
+        return None
+    top = t.__module__.partition(".")[0]
+    for b in _BACKENDS.values():
+        if b.type_module == top and b is not NUMPY:
+            return b
+    return None
+
+
+def backend_of(x) -> Backend | None:
+    """The backend of array `x` (None for numbers and non-arrays); containers are not looked into."""
+    t = type(x)
+    try:
+        return _TYPES[t]
+    except KeyError:
+        b = _TYPES[t] = _classify(t)
+        return b
+
+
+def _scan(values, found: Backend | None) -> Backend | None:
+    for a in values:
+        if isinstance(a, _CONTAINERS):
+            found = _scan(a.values() if isinstance(a, dict) else a, found)
+            continue
+        b = backend_of(a)
+        if b is None or b is found:
+            continue
+        if found is None or found is NUMPY and b.accepts_numpy:
+            found = b
+        elif not (b is NUMPY and found.accepts_numpy):
+            raise S2SValueError(f"s2s: a call mixes {found.name} and {b.name} arrays ({type(a).__name__}); "
+                                f"move them to one backend first, e.g. with s2s.device_put (the default "
+                                f"backend) or `.get()` / `.compute()` (back to NumPy)")
+    return found
+
+
+def select(args) -> tuple[Backend | None, bool]:
+    """(backend, move): the backend a call with `args` runs on, None for plain NumPy (the fast
+    path), and whether NumPy inputs must first be moved to it (the default backend is not NumPy).
+    Mixing two backends' arrays is an error (NumPy arrays may join Dask ones)."""
+    for a in args:
+        if type(a) not in HOST:
+            break
+    else:
+        if SETTINGS["backend"] == "numpy":
+            return None, False
+    found = _scan(args, None)
+    if found is None or found is NUMPY:
+        d = default()
+        return (None, False) if d is NUMPY else (d, True)
+    return found, False
+
+
+def move(args, backend: Backend):
+    """`args` with every NumPy array leaf put on `backend` (numbers stay numbers)."""
+    return tree_map(lambda v: backend.put(v) if isinstance(v, np.ndarray) else v, args)
+
+
+def namespace_of(args) -> Namespace:
+    """The array module a call of a NumPy-style function on `args` should use (s2s.numpy)."""
+    backend, _ = select(args)
+    return np if backend is None else backend.xp

@@ -1,0 +1,80 @@
+"""The CuPy backend on a GPU: the op table and the corpus through CuPy against NumPy.
+
+Runs when CuPy and a GPU are present (tools/gpu_check.sh installs CuPy and runs this file);
+otherwise every test here is skipped with the reason. The same dispatch is exercised without a
+GPU by tests/test_backends.py's fake backend; the steps listed there as gaps (NumPy allocations
+by name) are expected to fail here too and are marked xfail (not strict: CuPy accepts a few NumPy
+arguments, such as axes, that the fake refuses).
+"""
+import numpy as np
+import pytest
+from backend_variants import check_on_backend
+from corpus import CORPUS
+from op_specs import SPECS
+from test_backends import CORPUS_GAPS, GAP_REASON, OP_GAPS
+
+import s2s
+
+
+def _gpu_missing() -> str | None:
+    try:
+        import cupy
+    except ImportError:
+        return "CuPy is not installed (pip install 's2s[cupy]', or run tools/gpu_check.sh on a GPU machine)"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # no driver, no device
+        return f"CuPy cannot reach a GPU: {type(exc).__name__}: {exc}"
+    return None if count else "no GPU visible to CuPy"
+
+
+MISSING = _gpu_missing()
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+
+
+def _put(a):
+    import cupy
+    return cupy.asarray(a)
+
+
+def _get(a):
+    return a.get() if hasattr(a, "get") else np.asarray(a)
+
+
+def _is_cupy(a):
+    import cupy
+    return isinstance(a, cupy.ndarray)
+
+
+def _gap(name, gaps):
+    return pytest.param(name, marks=pytest.mark.xfail(strict=False, reason=GAP_REASON)) if name in gaps else name
+
+
+@pytest.mark.parametrize("name", [_gap(fn.__name__, CORPUS_GAPS) for fn, _ in CORPUS])
+def test_corpus_on_cupy(name):
+    fn, make = next((f, m) for f, m in CORPUS if f.__name__ == name)
+    check_on_backend(fn, make(np.random.default_rng(0)), _put, _get, _is_cupy, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", [_gap(sp.id, OP_GAPS) for sp in SPECS])
+def test_op_table_on_cupy(name):
+    sp = next(s for s in SPECS if s.id == name)
+    check_on_backend(sp.fn, sp.args(np.random.default_rng(0)), _put, _get, _is_cupy, rtol=1e-6, atol=1e-8)
+
+
+def test_device_put_and_block_until_ready_on_gpu():
+    import cupy
+    s2s.config.update("backend", "cupy")
+    try:
+        x = s2s.device_put(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+        assert isinstance(x, cupy.ndarray) and x.dtype == np.float32
+        y = s2s.block_until_ready(s2s.numpy.dot(x, x.T))
+        assert isinstance(y, cupy.ndarray)
+        np.testing.assert_allclose(y.get(), x.get() @ x.get().T)
+    finally:
+        s2s.config.update("backend", "numpy")
+
+
+def test_mixing_cupy_and_numpy_is_an_error():
+    with pytest.raises(s2s.S2SError, match="mixes"):
+        s2s.grad(lambda a, b: np.sum(a * b))(_put(np.ones(3)), np.ones(3))

@@ -1,0 +1,198 @@
+"""The backend dispatch (what CuPy uses) exercised without a GPU, on a fake array library.
+
+tests/fake_backend.py registers "fake": a NumPy subclass that, like CuPy, refuses plain NumPy
+arrays. These tests check the namespace selection from the arguments, the per-backend versions of
+generated code (one code object, one globals dict per backend), the mixing error, device_put /
+block_until_ready, s2s.numpy, and then sweep the corpus and the op table through the fake backend
+against NumPy. The entries of FAKE_GAPS are steps that still allocate with NumPy by name (a
+runtime helper, or a NumPy constant in the test function itself): on CuPy they fail the same way.
+They are strict xfails, so fixing one fails the run until its entry is removed.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from backend_variants import check_on_backend
+from corpus import CORPUS
+from fake_backend import BACKEND, WAITED, FakeArray, put
+from op_specs import SPECS
+
+import s2s
+from s2s import arrays, record
+from s2s.errors import S2SError
+
+CORPUS_GAPS = {
+    "aug_on_scalar_param",
+}
+OP_GAPS = {
+    "array_split", "average", "average__weights", "compress", "cumprod__method", "delete", "diag__extract",
+    "diagonal", "diagonal__axes", "dsplit", "einsum", "einsum__broadcast_ellipsis", "einsum__diagonal",
+    "einsum__ellipsis", "einsum__implicit", "einsum__only_in_one", "einsum__six", "einsum__three",
+    "einsum__trace", "extract", "gradient", "gradient__axis", "hsplit", "interp", "interp__knots",
+    "linalg_cholesky", "linalg_cond", "linalg_det__batched", "linalg_diagonal", "linalg_eigh",
+    "linalg_eigvalsh", "linalg_matrix_norm", "linalg_norm__matrix_ords", "linalg_pinv", "linalg_qr",
+    "linalg_slogdet", "linalg_svd", "linalg_svd__batched_values", "linalg_svd__values", "linalg_svd__wide",
+    "linalg_svdvals", "linalg_trace", "linspace", "meshgrid", "meshgrid__ij", "meshgrid__three", "pad",
+    "pad__constant_values", "pad__symmetric_wrap", "partition", "polyval", "prod", "select", "select__default",
+    "sort", "split", "split__indices", "std", "take", "take_along_axis", "trace", "vsplit",
+}
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+GAP_REASON = "a runtime helper or the function allocates with NumPy by name; CuPy refuses the mix"
+
+
+@pytest.fixture(autouse=True)
+def fake_backend():
+    arrays.register(BACKEND)
+    yield
+    arrays.unregister("fake")
+
+
+def _host(a):
+    return np.asarray(a.view(np.ndarray) if isinstance(a, FakeArray) else a)
+
+
+def _is_fake(a):
+    return isinstance(a, FakeArray)
+
+
+def mlp(w1, w2, x):
+    h = np.tanh(x @ w1)
+    return np.mean((h @ w2) ** 2)
+
+
+def _mlp_args(rng=None):
+    rng = rng or np.random.default_rng(0)
+    return rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal((5, 3))
+
+
+def test_grad_runs_on_the_arguments_backend_and_matches_numpy():
+    args = _mlp_args()
+    g = s2s.grad(mlp, argnums=(0, 1))
+    want = g(*args)
+    got = g(*map(put, args))
+    assert all(isinstance(a, FakeArray) for a in got)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(_host(a), b, rtol=1e-12)
+
+
+def test_one_code_object_one_globals_per_backend():
+    g = s2s.grad(mlp)
+    args = _mlp_args()
+    g(*args)
+    g(*map(put, args))
+    fn = g.compiled
+    fake = record.of(fn).versions["fake"]
+    assert fake.__code__ is fn.__code__
+    assert fn.__globals__["xp"] is np and fake.__globals__["xp"] is BACKEND.xp
+    callees = [k for k, v in fn.__globals__.items() if record.of(v) is not None and record.of(v).core is not None]
+    for name in callees:  # callees of the fake version are fake versions too
+        assert fake.__globals__[name] is record.of(fn.__globals__[name]).versions["fake"]
+    g(*map(put, args))
+    assert record.of(fn).versions["fake"] is fake  # built once
+    assert isinstance(g(*args), np.ndarray) and not isinstance(g(*args), FakeArray)
+
+
+def test_mixing_backends_is_an_error():
+    w1, w2, x = _mlp_args()
+    with pytest.raises(S2SError, match="mixes fake and numpy|mixes numpy and fake"):
+        s2s.grad(mlp)(put(w1), w2, x)
+
+
+def test_python_numbers_join_any_backend():
+    def f(x, a):
+        return np.sum(np.sin(x) * a)
+    x = np.linspace(0, 1, 4)
+    got = s2s.grad(f)(put(x), 2.5)
+    assert isinstance(got, FakeArray)
+    np.testing.assert_allclose(_host(got), 2.5 * np.cos(x))
+
+
+def test_vjp_and_jvp_run_on_the_backend():
+    args = _mlp_args()
+    out, back = s2s.vjp(mlp, *map(put, args))
+    cts = back(put(np.float64(1.0)))
+    want_out, want_back = s2s.vjp(mlp, *args)
+    for a, b in zip(cts, want_back(1.0)):
+        assert isinstance(a, FakeArray)
+        np.testing.assert_allclose(_host(a), b, rtol=1e-12)
+    tangents = tuple(np.ones_like(a) for a in args)
+    y, t = s2s.jvp(mlp, tuple(map(put, args)), tuple(map(put, tangents)))
+    wy, wt = s2s.jvp(mlp, args, tangents)
+    assert isinstance(t, FakeArray)
+    np.testing.assert_allclose(_host(t), wt, rtol=1e-12)
+
+
+def test_default_backend_moves_numpy_inputs(monkeypatch):
+    monkeypatch.setitem(arrays.SETTINGS, "backend", "fake")
+    args = _mlp_args()
+    got = s2s.grad(mlp)(*args)
+    assert isinstance(got, FakeArray)
+    monkeypatch.setitem(arrays.SETTINGS, "backend", "numpy")
+    np.testing.assert_allclose(_host(got), s2s.grad(mlp)(*args), rtol=1e-12)
+
+
+def _sin(x):
+    return np.sin(x)
+
+
+def test_vjp_with_the_default_backend_moves_the_cotangent_too(monkeypatch):
+    monkeypatch.setitem(arrays.SETTINGS, "backend", "fake")
+    x = np.linspace(0.1, 1.0, 4)
+    out, back = s2s.vjp(_sin, x)
+    assert isinstance(out, FakeArray)
+    (ct,) = back(np.ones(4))
+    assert isinstance(ct, FakeArray)
+    np.testing.assert_allclose(_host(ct), np.cos(x), rtol=1e-12)
+
+
+def test_device_put_and_block_until_ready_use_the_default_backend(monkeypatch):
+    monkeypatch.setitem(arrays.SETTINGS, "backend", "fake")
+    tree = {"w": np.ones((2, 2)), "b": [1.5, np.arange(3.0)]}
+    out = s2s.device_put(tree)
+    assert isinstance(out["w"], FakeArray) and isinstance(out["b"][1], FakeArray)
+    assert isinstance(out["b"][0], FakeArray) and out["b"][0].dtype == np.float64
+    WAITED.clear()
+    assert s2s.block_until_ready(out) is out
+    assert len(WAITED) == 3
+
+
+def test_s2s_numpy_follows_arguments_then_default(monkeypatch):
+    import s2s.numpy as jnp
+    x = put(np.arange(3.0))
+    assert isinstance(jnp.sin(x), FakeArray)
+    assert type(jnp.zeros(3)) is np.ndarray
+    monkeypatch.setitem(arrays.SETTINGS, "backend", "fake")
+    assert isinstance(jnp.zeros(3), FakeArray)
+    assert isinstance(jnp.linalg.norm(x), FakeArray)
+    np.testing.assert_allclose(_host(jnp.dot(x, x)), 5.0)
+
+
+def test_jit_and_hessian_on_the_backend():
+    args = _mlp_args()
+    np.testing.assert_allclose(_host(s2s.jit(mlp)(*map(put, args))), mlp(*args), rtol=1e-12)
+    h = s2s.hessian(mlp, argnums=1)(*map(put, args))
+    assert isinstance(h, FakeArray)
+    np.testing.assert_allclose(_host(h), s2s.hessian(mlp, argnums=1)(*args), rtol=1e-10)
+
+
+def _gap(name, gaps):
+    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=GAP_REASON)) if name in gaps else name
+
+
+@pytest.mark.parametrize("name", [_gap(fn.__name__, CORPUS_GAPS) for fn, _ in CORPUS])
+def test_corpus_on_fake_backend(name):
+    fn, make = next((f, m) for f, m in CORPUS if f.__name__ == name)
+    check_on_backend(fn, make(np.random.default_rng(0)), put, _host, _is_fake)
+
+
+@pytest.mark.parametrize("name", [_gap(sp.id, OP_GAPS) for sp in SPECS])
+def test_op_table_on_fake_backend(name):
+    sp = next(s for s in SPECS if s.id == name)
+    check_on_backend(sp.fn, sp.args(np.random.default_rng(0)), put, _host, _is_fake)
+
+
+def test_import_s2s_imports_neither_dask_nor_cupy():
+    code = "import s2s, sys; assert 'dask' not in sys.modules and 'cupy' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})

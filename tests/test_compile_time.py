@@ -1,0 +1,41 @@
+"""Compile time grows linearly with the program (issue 14), measured without a clock: the work
+the compiler reports (s2s.stats.STATS) plus the nodes it walks, visits and deep-copies, per
+statement of tools/bench_compile.py's generated programs at two sizes four times apart."""
+import os
+import sys
+
+import pytest
+
+from s2s import analysis
+from s2s.transforms import reverse
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+import bench_compile  # noqa: E402
+
+SIZES = {"grad": (100, 400), "jvp": (100, 400), "jit": (100, 400), "hessian": (50, 200)}  # hessian: slower
+
+
+@pytest.mark.parametrize("variant", ["straight", "loops"])
+@pytest.mark.parametrize("transform", ["grad", "jvp", "hessian", "jit"])
+def test_compile_work_per_statement_is_flat(transform, variant):
+    n_small, n_large = SIZES[transform]
+    small = bench_compile.work_per_statement(transform, n_small, variant)
+    large = bench_compile.work_per_statement(transform, n_large, variant)
+    assert small["s2s"] > 0 and small["walk"] > 0 and small["visit"] > 0
+    for key in ("total", "s2s", "walk", "visit", "stmt_walk", "load_walk", "clone"):
+        assert large.get(key, 0) <= 1.5 * small.get(key, 0), (key, small.get(key), large.get(key))
+    # Set elements at branches and loops (live sets hold a share of all names): known to grow
+    # with the program, in C set operations; bounded here so it grows no faster than that.
+    ratio = n_large / n_small
+    assert large["live_set"] <= 1.5 * ratio * small["live_set"], (small["live_set"], large["live_set"])
+
+
+def test_a_rescan_per_branch_shows_as_growing_work(monkeypatch):
+    """The measure can fail: the reverse transform's old rescan of the whole body for every `if`
+    makes the work per statement grow with the program."""
+    def rescan(self, var):
+        return sum(var in analysis.targets(s) for s in analysis.walk_stmts(self.body)) + (var in self.params)
+    monkeypatch.setattr(reverse.Reverse, "assigned_count", rescan)
+    small = bench_compile.work_per_statement("grad", 100, "straight")
+    large = bench_compile.work_per_statement("grad", 800, "straight")
+    assert large["total"] > 1.5 * small["total"]
