@@ -40,6 +40,9 @@ def is_function_value(obj) -> bool:
 def is_library_function(obj) -> bool:
     """A NumPy function or ufunc with derivative rules (`np.tanh`, `jnp.sin`, `np.linalg.norm`), which
     JAX's API lets one transform directly."""
+    prim = getattr(record.of(obj), "prim", None)
+    if isinstance(prim, str):  # s2s.numpy's functions (`jnp.sin`): the rule they stand for
+        return registry.lookup(prim) is not None
     module = "numpy" if isinstance(obj, np.ufunc) else getattr(obj, "__module__", None) or ""
     if not callable(obj) or isinstance(obj, type) or not (module == "numpy" or module.startswith("numpy.")):
         return False
@@ -223,7 +226,7 @@ def _library(f):
     """`np.tanh` as `def tanh(x): return np.tanh(x)`, taking the function's required positional
     parameters (a ufunc's inputs)."""
     def build():
-        if isinstance(f, np.ufunc):
+        if isinstance(getattr(f, "nin", None), int):  # a ufunc, or s2s.numpy's wrapper of one
             n = f.nin
         else:
             try:
