@@ -813,7 +813,8 @@ def _private_array(x, memo):
         memo[id(base)] = new_base
     offset = x.__array_interface__["data"][0] - base.__array_interface__["data"][0]
     try:
-        return np.ndarray(x.shape, x.dtype, buffer=new_base, offset=offset, strides=x.strides)
+        view = np.ndarray(x.shape, x.dtype, buffer=new_base, offset=offset, strides=x.strides)
+        return view if type(x) is np.ndarray else view.view(type(x))  # an ndarray subclass stays one
     except (TypeError, ValueError):
         return x.copy()
 
