@@ -129,9 +129,10 @@ def _custom_vjp_split(user_fwd, user_bwd, nd: tuple, n: int):
         j += i not in nd
     src = (f"def fwd({', '.join(a)}):\n"
            f"    out, res = user_fwd({', '.join(a)})\n"
-           f"    return out, (({''.join(v + ', ' for v in nds)}), res)\n\n\n"
-           f"def bwd(saved, g):\n"
-           f"    nd_vals, res = saved\n"
+           + (f"    return out, (({''.join(v + ', ' for v in nds)}), res)\n\n\n" if nd
+              else "    return out, res\n\n\n")  # no empty tuple in the record (vmap batches it)
+           + "def bwd(saved, g):\n"
+           + ("    nd_vals, res = saved\n" if nd else "    res = saved\n")
            + (f"    {', '.join(f'nd{i}' for i in range(len(nd)))}, = nd_vals\n" if nd else "")
            + f"    cts = user_bwd({''.join(f'nd{i}, ' for i in range(len(nd)))}res, g)\n"
            f"    return ({''.join(o + ', ' for o in outs)})\n")
