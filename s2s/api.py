@@ -10,14 +10,15 @@ import numpy as np
 
 from . import arrays, record, runtime
 from . import driver as D
+from .backend.dump import module_source
 from .backend.kernels import THRESHOLD as FUSE_THRESHOLD
 from .backend.loader import call, version
 from .custom import _exec_function
-from .errors import S2SError, S2STypeError, S2SValueError
+from .errors import S2SError, S2STypeError, S2SValueError, shown_path
 from .frontend import idioms
 from .frontend.idioms import with_arity
-from .runtime import copy_saved, zeros_like_tree
-from .tree import tree_structure
+from .runtime import zeros_like_tree
+from .tree import tree_flatten, tree_structure
 
 
 def _api(fn):
@@ -37,6 +38,26 @@ def _check_diff_args(args, nums, what):
             raise S2STypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
                                f"sub-dtype of np.inexact), but got {bad} for argument {i}. Pass floats "
                                "(e.g. 1.0 or x.astype(float)), or differentiate with respect to another argument.")
+
+
+def _argnums(argnums, what):
+    """JAX's argnums: an int, or a sequence of ints (given back as a tuple, so it can key a cache)."""
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
+        return argnums
+    if isinstance(argnums, (tuple, list)) and all(isinstance(a, int) and not isinstance(a, bool) for a in argnums):
+        return tuple(argnums)
+    raise S2STypeError(f"{what}: argnums must be an int or a sequence of ints, got {argnums!r}")
+
+
+def _check_shapes(what, expected, given):
+    """A tangent or cotangent must have the structure and the shapes of the value it goes with."""
+    (exp_leaves, exp_def), (leaves, tdef) = tree_flatten(expected), tree_flatten(given)
+    if exp_def != tdef:
+        raise S2SValueError(f"{what}: expected the tree structure {exp_def}, got {tdef}")
+    for e, g in zip(exp_leaves, leaves):
+        if np.shape(e) != np.shape(g):
+            raise S2SValueError(f"{what}: expected shape {np.shape(e)}, got shape {np.shape(g)}. Pass an "
+                                "array of the same shape (no broadcasting: s2s follows JAX here).")
 
 
 def _non_float_leaf(x):
@@ -68,6 +89,10 @@ class Transformed:
 
     @property
     def compiled(self):
+        key = self._current_key()
+        if key != self.__dict__.get("_key"):  # a global, module attribute or closure value changed
+            self._key, self._fn = key, None
+            self.__dict__.pop("_compiled_by_arity", None)
         arity = idioms.current_arity(self._root)
         if arity is not None:  # a transform of a transform of a `*args` function: one per arity
             by_arity = self.__dict__.setdefault("_compiled_by_arity", {})
@@ -94,6 +119,13 @@ class Transformed:
         if self.nums is not None:
             _check_diff_args(args, self.nums, self.kind)
         return call(self.compiled, args)
+
+    def _current_key(self):
+        """The cache key of the user's function now: the compiled code is reused while it holds."""
+        try:
+            return D.fn_key(self._root)
+        except S2STypeError:
+            return None
 
     @property
     def _root(self):
@@ -138,6 +170,7 @@ def value_and_grad(fun, argnums=0, has_aux: bool = False):
 
 
 def _grad_like(fun, argnums, has_aux, with_value):
+    argnums = _argnums(argnums, "value_and_grad" if with_value else "grad")
     kind = "value_and_grad" if with_value else "grad"
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     t = Transformed(kind, fun, lambda: D.grad_function(fun, argnums, has_aux, with_value), None, kind)
@@ -149,7 +182,7 @@ def _grad_like(fun, argnums, has_aux, with_value):
 @_api
 def vjp(fun, *primals, has_aux: bool = False):
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple."""
-    fun = with_arity(fun, len(primals))
+    fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     fwd, bwd = D.split_vjp(fun, mask)
     backend, move = arrays.select(args)
@@ -162,10 +195,11 @@ def vjp(fun, *primals, has_aux: bool = False):
         out, aux = out
 
     def vjp_fn(ct):
+        _check_shapes("vjp_fn: the cotangent", out, ct)
         if move:  # NumPy cotangents join the default backend the primals were moved to
             ct = arrays.move(ct, backend)
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
-        return tuple(bwd(copy_saved(saved), seed))[:len(primals)]  # the record is popped: copy it
+        return tuple(bwd(saved, seed))[:len(primals)]  # bwd works on its own copy of the record
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
@@ -195,10 +229,11 @@ def jvp(fun, primals, tangents):
         raise S2STypeError("jvp expects primals and tangents as tuples or lists, e.g. jvp(f, (x,), (v,))")
     if len(primals) != len(tangents):
         raise S2SValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
-    for p, t in zip(primals, tangents):
+    for k, (p, t) in enumerate(zip(primals, tangents)):
         if tree_structure(p) != tree_structure(t):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
-    fun = with_arity(fun, len(primals))
+        _check_shapes(f"jvp: the tangent of argument {k}", p, t)
+    fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     return call(D.jvp_function(fun, mask), (*args, *tangents))
 
@@ -234,6 +269,7 @@ def jacrev(fun, argnums=0, has_aux: bool = False):
 
 
 def _jacobian(kind, fun, argnums, has_aux):
+    argnums = _argnums(argnums, kind)
     build = lambda: D.jacobian_function(kind, fun, argnums, has_aux)  # noqa: E731
     if kind == "jacfwd" and isinstance(argnums, int) and not has_aux:
         return _BatchedJacfwd(kind, fun, build, None, kind, argnums)
@@ -397,6 +433,11 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
     `vjp` shows the forward and the backward sweep, `jvp` the function of primals and tangents;
     `argnums` picks the differentiated arguments (all of them for vjp and jvp when omitted).
     """
+    return "\n\n".join(record.of(f).source for f in _generated_closure(_roots(fun, transform, argnums)))
+
+
+def _roots(fun, transform: str, argnums) -> list:
+    """The generated functions `transformed_source` starts from."""
     n = len(inspect.signature(fun).parameters)
     if transform in ("vjp", "jvp"):
         nums = range(n) if argnums is None else D.argnums_tuple(argnums, n, transform)
@@ -405,7 +446,15 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
     else:
         kwargs = {} if argnums is None else {"argnums": argnums}
         roots = [globals()[transform](fun, **kwargs).compiled]
-    return "\n\n".join(record.of(f).source for f in _generated_closure(roots))
+    return roots
+
+
+def dump_source(fun, transform: str, argnums=None) -> str:
+    """`python -m s2s dump`'s text: `transformed_source` as a module that runs on its own (imports,
+    the constants and globals the code reads, then the functions)."""
+    roots = _roots(fun, transform, argnums)
+    title = f"s2s {transform} of {getattr(fun, '__name__', 'f')} ({shown_path(fun.__code__.co_filename)})"
+    return module_source(_generated_closure(roots), title)
 
 
 def stacked_source(fun, transforms, argnums=None, in_axes=0, out_axes=0) -> str:

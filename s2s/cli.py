@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from . import ops_table
-from .api import stacked_source, transformed_source
+from .api import dump_source, stacked_source
 from .errors import S2SError
 
 __all__ = ["main"]
@@ -190,7 +190,7 @@ def _dump(target: str, transforms: list[str], argnums: int | tuple[int, ...] | N
     func = load_target(target)
     try:
         if len(transforms) == 1 and transforms[0] != "vmap":
-            return transformed_source(func, transforms[0], argnums)
+            return dump_source(func, transforms[0], argnums)
         bad = [t for t in transforms if t in ("vjp", "jvp")]
         if bad:
             raise TargetError(f"--transform {bad[0]} cannot be stacked; use it alone")

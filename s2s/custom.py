@@ -7,7 +7,6 @@ import itertools
 import linecache
 
 from . import driver, record
-from .backend.loader import call
 from .errors import S2STypeError
 from .primitives import registry
 from .runtime import zeros_like_tree
@@ -38,20 +37,7 @@ class custom_vjp:
         """(fwd, bwd) in the protocol reverse mode uses for calls; `bwd` returns one entry per argument."""
         if self.fwd is None:
             raise S2STypeError(f"custom_vjp function {self.__name__!r} has no rule: call .defvjp(fwd, bwd) first")
-        nd = self.nondiff_argnums
-        user_fwd, user_bwd = self.fwd, self.bwd
-
-        def fwd(*args):
-            out, res = user_fwd(*args)
-            return out, (tuple(args[i] for i in nd), res)
-
-        def bwd(saved, g):
-            nd_vals, res = saved
-            cts = tuple(user_bwd(*nd_vals, res, g))
-            it = iter(cts)
-            n = len(cts) + len(nd)
-            return tuple(None if i in nd else next(it) for i in range(n))
-        return fwd, bwd
+        return _custom_vjp_split(self.fwd, self.bwd, tuple(self.nondiff_argnums), len(mask))
 
     def jvp(self, mask):
         """Forward mode differentiates the function itself."""
@@ -118,17 +104,47 @@ class custom_jvp:
         tangent_fn = _tangent_out_function(self.rule, len(mask))
         tmask = (False,) * len(mask) + tuple(mask)
         tfwd, tbwd = driver.split_vjp(tangent_fn, tmask)
-        fun = self.fun
+        n = len(mask)
+        a, z = [f"a{i}" for i in range(n)], [f"z{i}" for i in range(n)]
+        src = (f"def fwd({', '.join(a)}):\n"
+               f"    return fun({', '.join(a)}), ({', '.join(a)},)\n\n\n"
+               f"def bwd(args, g):\n"
+               f"    {', '.join(a)}, = args\n"
+               + "".join(f"    {zi} = zeros_like_tree({ai})\n" for zi, ai in zip(z, a))
+               + f"    _, saved = tfwd({', '.join(a + z)})\n"
+               f"    cts = tbwd(saved, g)\n"
+               f"    return ({''.join(f'cts[{n + i}], ' for i in range(n))})\n")
+        glob = {"fun": self.fun, "tfwd": tfwd, "tbwd": tbwd, "zeros_like_tree": zeros_like_tree}
+        return _exec_pair("custom_jvp_split", src, glob)
 
-        def fwd(*args):
-            return fun(*args), args
 
-        def bwd(args, g):
-            zeros = tuple(zeros_like_tree(a) for a in args)
-            _, saved = call(tfwd, (*args, *zeros))
-            cts = call(tbwd, (saved, g))
-            return tuple(cts[len(args):])
-        return fwd, bwd
+def _custom_vjp_split(user_fwd, user_bwd, nd: tuple, n: int):
+    """(fwd, bwd) of a custom_vjp function of `n` arguments, as generated Python with explicit
+    arities, so that s2s can differentiate them again (hessian, jacrev(grad(f)))."""
+    a = [f"a{i}" for i in range(n)]
+    nds = [a[i] for i in nd]
+    outs, j = [], 0
+    for i in range(n):
+        outs.append("None" if i in nd else f"cts[{j}]")
+        j += i not in nd
+    src = (f"def fwd({', '.join(a)}):\n"
+           f"    out, res = user_fwd({', '.join(a)})\n"
+           + (f"    return out, (({''.join(v + ', ' for v in nds)}), res)\n\n\n" if nd
+              else "    return out, res\n\n\n")  # no empty tuple in the record (vmap batches it)
+           + "def bwd(saved, g):\n"
+           + ("    nd_vals, res = saved\n" if nd else "    res = saved\n")
+           + (f"    {', '.join(f'nd{i}' for i in range(len(nd)))}, = nd_vals\n" if nd else "")
+           + f"    cts = user_bwd({''.join(f'nd{i}, ' for i in range(len(nd)))}res, g)\n"
+           f"    return ({''.join(o + ', ' for o in outs)})\n")
+    return _exec_pair("custom_vjp_split", src, {"user_fwd": user_fwd, "user_bwd": user_bwd})
+
+
+def _exec_pair(name: str, src: str, glob: dict):
+    """The `fwd` and `bwd` defined by `src` (readable source registered for tracebacks and s2s)."""
+    filename = f"<s2s:{name}:{next(_DEFINED)}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    exec(compile(src, filename, "exec"), glob)
+    return glob["fwd"], glob["bwd"]
 
 
 _DEFINED = itertools.count()

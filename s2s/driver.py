@@ -13,6 +13,8 @@ import os
 import threading
 import types
 
+import numpy as np
+
 from . import record
 from .backend import kernels
 from .backend.loader import compile_fn
@@ -36,12 +38,16 @@ _IN_PROGRESS: dict = {}
 
 
 def fn_key(fn, _seen=None):
-    """What a transform of `fn` depends on: its code, the globals and closure values it reads, and
-    (recursively) the keys of the plain Python functions it calls."""
+    """What a transform of `fn` depends on: its code, the globals, module attributes and closure
+    values it reads (constants by type and value, so `-0.0`, `nan` and `True` are told from `0.0`,
+    `nan` and `1`), and (recursively) the keys of the plain Python functions it calls. Cheap
+    enough to recompute on every call of a transformed function."""
     fn = idioms.adapt(fn)  # partials, bound methods, callable instances, function-valued defaults
     if not isinstance(fn, types.FunctionType):
         if record.of(fn) is not None:
-            return ("s2s", id(fn)) + idioms.arity_key(fn)
+            root = getattr(fn, "_root", None)
+            inner = fn_key(root, _seen) if isinstance(root, types.FunctionType) else None
+            return ("s2s", id(fn), inner) + idioms.arity_key(fn)
         raise S2STypeError(f"s2s transforms Python functions; {getattr(fn, '__name__', fn)!r} is a "
                            f"{type(fn).__name__}. Wrap it: `def f(x): return np.sin(x)`.")
     if _is_generated(fn):
@@ -50,18 +56,46 @@ def fn_key(fn, _seen=None):
     glob = fn.__globals__
     seen = _seen if _seen is not None else set()
     seen.add(code)
+    names = _all_names(code)
     deps = []
-    for n in _all_names(code):
+    for n in names:
         if n in glob:
-            v = glob[n]
-            if isinstance(v, types.FunctionType) and v.__code__ not in seen and not _is_generated(v):
-                deps.append((n, fn_key(v, seen)))
-            else:
-                deps.append((n, v if isinstance(v, (int, float, bool, str, type(None))) else idioms.dep_key(v)))
-    cells = tuple(idioms.dep_key(c.cell_contents) if not isinstance(c.cell_contents, (int, float, bool, str))
-                  else c.cell_contents for c in (fn.__closure__ or ()) if _has_contents(c))
+            deps.extend(_deps(n, glob[n], names, seen))
+    cells = []
+    for n, c in zip(code.co_freevars, fn.__closure__ or ()):
+        if _has_contents(c):
+            cells.extend(_deps(n, c.cell_contents, names, seen))
     defaults = tuple(id(d) for d in (fn.__defaults__ or ()))
-    return (code, tuple(deps), cells, defaults)
+    return (code, tuple(deps), tuple(cells), defaults)
+
+
+def _deps(name, v, names, seen) -> list:
+    """The key of value `v` named `name`, and for a user module those of its attributes `names` reads."""
+    out = [(name, _value_key(v, seen))]
+    if isinstance(v, types.ModuleType) and not _is_library(v):
+        out.extend((f"{name}.{a}", _value_key(v.__dict__[a], seen)) for a in names if a in v.__dict__)
+    return out
+
+
+_CONSTANTS = (int, float, complex, bool, str, bytes, type(None))
+_LIBRARIES = {"numpy", "s2s", "math", "cmath", "builtins", "functools", "itertools", "operator", "scipy"}
+
+
+def _value_key(v, seen):
+    """How one global, module attribute or closure value enters a cache key."""
+    if type(v) in _CONSTANTS:
+        return (type(v), repr(v))
+    if isinstance(v, types.FunctionType) and v.__code__ not in seen and not _is_generated(v):
+        return fn_key(v, seen)
+    if isinstance(v, np.generic):
+        return (type(v), v.tobytes())
+    return idioms.dep_key(v)
+
+
+def _is_library(module) -> bool:
+    """Modules whose attributes a program does not reassign (NumPy, s2s, the standard library's
+    math): not looked into."""
+    return (getattr(module, "__name__", "") or "").split(".")[0] in _LIBRARIES
 
 
 def _is_generated(fn) -> bool:
@@ -134,6 +168,15 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
         rec.source += (f"\n# fused kernel {k[0]} (s2s.backend.kernels: blocks of {kernels.BLOCK} elements; "
                        f"NumPy below {kernels.THRESHOLD})\n" + ns[k[0]].source())
     return fn
+
+
+def clear_caches() -> None:
+    """Forget every compiled function and core form: the next transform compiles from scratch
+    (objects already transformed keep their code until their key changes)."""
+    with LOCK:
+        _CORES.clear()
+        _TRANSFORMS.clear()
+        idioms.clear()
 
 
 def cached(kind: str, fn, options, build):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import linecache
+import os
 
 
 class S2SError(Exception):
@@ -20,12 +21,23 @@ class S2SSyntaxError(S2SError, NotImplementedError):
     """A construct s2s does not support inside a transformed function."""
 
 
+def shown_path(filename: str) -> str:
+    """A source file as messages and headers print it: relative to the current directory, so
+    no machine's directories appear in them."""
+    if filename.startswith("<"):
+        return filename
+    try:
+        return os.path.relpath(filename)
+    except ValueError:
+        return filename
+
+
 def where(filename: str, lineno: int | None, col: int | None = None) -> str:
     """Format `file:line:col` followed by the source line and a caret under the column."""
     if lineno is None:
         return filename
     text = linecache.getline(filename, lineno).rstrip("\n")
-    head = f"{filename}:{lineno}" + (f":{col + 1}" if col is not None else "")
+    head = f"{shown_path(filename)}:{lineno}" + (f":{col + 1}" if col is not None else "")
     if not text:
         return head
     caret = " " * (col or 0) + "^"

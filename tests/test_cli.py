@@ -152,5 +152,6 @@ def test_dump_every_transform_is_deterministic(target_file, transform):
     second = run_cli("dump", f"{target_file}:f", "--transform", transform)
     assert first.returncode == 0, first.stderr
     assert first.stdout == second.stdout
-    assert first.stdout.startswith("# s2s: ")
+    assert first.stdout.startswith(f"\"\"\"s2s {transform} of f (")  # a module: docstring, imports, functions
+    assert "\n# s2s: " in first.stdout
     compile(first.stdout, "<dump>", "exec")  # the printed source is valid Python

@@ -37,7 +37,7 @@ EXAMPLES = {
 
 def normalize(text: str, path: str) -> str:
     """The generated source with the absolute path of golden_funcs.py replaced by a placeholder."""
-    return text.replace(path, PLACEHOLDER)
+    return text.replace(path, PLACEHOLDER).replace(os.path.relpath(path), PLACEHOLDER)
 
 
 def func_path(fn) -> str:
@@ -61,13 +61,16 @@ def read_golden(name: str) -> str:
 
 # A fresh interpreter prints the normalized source of every example, separated by a marker line.
 _SUBPROCESS_SCRIPT = r"""
+import os
 import sys
 sys.path.insert(0, {here!r})
 import golden_funcs
 from s2s.api import transformed_source
 for fname, transform, argnums in {examples!r}:
     fn = getattr(golden_funcs, fname)
-    text = transformed_source(fn, transform, argnums).replace(fn.__code__.co_filename, {placeholder!r})
+    path = fn.__code__.co_filename
+    text = transformed_source(fn, transform, argnums).replace(path, {placeholder!r})
+    text = text.replace(os.path.relpath(path), {placeholder!r})
     sys.stdout.write(text)
     sys.stdout.write("\n=====8<=====\n")
 """

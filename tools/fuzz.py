@@ -16,11 +16,13 @@ disagree (a branch, a trip count or a kink flips nearby) gets new inputs, then i
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib.util
 import itertools
 import os
 import random
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -203,6 +205,7 @@ def load(prog: Program):
     global _DIR
     if _DIR is None:
         _DIR = tempfile.mkdtemp(prefix="s2s_fuzz_")
+        atexit.register(shutil.rmtree, _DIR, True)  # the program files go with the process
     name = f"fuzzprog_{os.getpid()}_{next(_COUNT)}"
     path = os.path.join(_DIR, name + ".py")
     with open(path, "w") as fh:
@@ -518,6 +521,9 @@ def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdo
             skipped += 1
             continue
         checked += 1
+        if verbose and (k + 1) % 50 == 0:
+            print(f"[{k + 1}/{n}] {checked} checked, {sum(by_prop.values())} failures, "
+                  f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
         for prop, msg in fails.items():
             by_prop[prop] += 1
             shrink_it = do_shrink and by_prop[prop] <= max_shrink

@@ -15,6 +15,7 @@ class Aliases:
         self.groups: dict[str, set[str]] = {}
         self.loads = [(n.lineno, n.col_offset, n.id) for n in gast.walk(fn)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and hasattr(n, "lineno")]
+        self.kills = _unconditional_assignments(fn)
 
     def link(self, a: str, b: str) -> None:
         """`a` now names the same array as `b` (a copy of the name, or a view of it)."""
@@ -43,6 +44,27 @@ class Aliases:
                  for lp in loops if getattr(lp, "lineno", None) is not None]
         out = []
         for line, col, n in self.loads:
-            if n in others and ((line, col) > pos or any(lo <= line <= hi for lo, hi in spans)):
+            if n not in others:
+                continue
+            in_loop = any(lo <= line <= hi for lo, hi in spans)
+            reassigned = any(pos < k < (line, col) for k in self.kills.get(n, ()))
+            if in_loop or ((line, col) > pos and not reassigned):
                 out.append(n)
         return sorted(set(out))
+
+
+def _unconditional_assignments(fn: gast.FunctionDef) -> dict[str, list[tuple]]:
+    """Where each name is given a new value by a statement of the function's own body (run on
+    every path): the position just after that statement. A later read of the name reads the new
+    value, not the array it named before."""
+    out: dict[str, list[tuple]] = {}
+    for s in fn.body:
+        if not isinstance(s, (gast.Assign, gast.AnnAssign)) or getattr(s, "lineno", None) is None:
+            continue
+        targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+        end = (getattr(s, "end_lineno", None) or s.lineno, float("inf"))
+        for t in targets:
+            for n in ([t] if isinstance(t, gast.Name) else getattr(t, "elts", [])):
+                if isinstance(n, gast.Name):
+                    out.setdefault(n.id, []).append(end)
+    return out

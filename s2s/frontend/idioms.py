@@ -22,6 +22,7 @@ import numpy as np
 from .. import record
 from ..errors import S2SError, S2SSyntaxError, error_at
 from ..ir import build as A
+from ..primitives import registry
 from ..primitives.rules_idioms import s2s_same
 from .parse import parse_function
 
@@ -36,7 +37,22 @@ def is_function_value(obj) -> bool:
     return callable(obj)
 
 
+def is_library_function(obj) -> bool:
+    """A NumPy function or ufunc with derivative rules (`np.tanh`, `jnp.sin`, `np.linalg.norm`), which
+    JAX's API lets one transform directly."""
+    prim = getattr(record.of(obj), "prim", None)
+    if isinstance(prim, str):  # s2s.numpy's functions (`jnp.sin`): the rule they stand for
+        return registry.lookup(prim) is not None
+    module = "numpy" if isinstance(obj, np.ufunc) else getattr(obj, "__module__", None) or ""
+    if not callable(obj) or isinstance(obj, type) or not (module == "numpy" or module.startswith("numpy.")):
+        return False
+    name = getattr(obj, "__name__", "")
+    return registry.lookup(f"xp{module[len('numpy'):]}.{name}") is not None  # only those with rules
+
+
 def needs_adapting(obj) -> bool:
+    if is_library_function(obj):
+        return True
     if isinstance(obj, types.FunctionType):
         return hasattr(obj, "__defaults__") and record.of(obj) is None \
             and any(is_function_value(d) for d in (obj.__defaults__ or ()))
@@ -94,6 +110,8 @@ def adapt(obj):
         return specialize(obj, {}, current[1])
     if not needs_adapting(obj):
         return obj
+    if is_library_function(obj):
+        return _library(obj)
     if isinstance(obj, types.FunctionType):
         sig = inspect.signature(obj)
         fixed = {p.name: p.default for p in sig.parameters.values()
@@ -104,6 +122,12 @@ def adapt(obj):
     if not isinstance(obj, types.MethodType):
         obj = types.MethodType(type(obj).__call__, obj)
     return _method(obj)
+
+
+def clear() -> None:
+    """Forget the synthesized functions (s2s.clear_caches)."""
+    with _LOCK:
+        _SYNTH.clear()
 
 
 def _remember(key, alive, build):
@@ -196,6 +220,27 @@ def _method(m):
         node.name = f"{type(obj).__name__}_{func.__name__}".replace("__call__", "call")
         return _synth(node.name, node, ns, filename)
     return _remember(key, (func, obj), build)
+
+
+def _library(f):
+    """`np.tanh` as `def tanh(x): return np.tanh(x)`, taking the function's required positional
+    parameters (a ufunc's inputs)."""
+    def build():
+        if isinstance(getattr(f, "nin", None), int):  # a ufunc, or s2s.numpy's wrapper of one
+            n = f.nin
+        else:
+            try:
+                n = sum(1 for q in inspect.signature(f).parameters.values()
+                        if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD) and q.default is q.empty)
+            except (TypeError, ValueError):
+                n = 1
+        label = getattr(f, "__name__", "f")
+        params = [f"x{i}" if n > 1 else "x" for i in range(max(n, 1))]
+        callee = _fresh(label, set(params))
+        fname = f"{label}_"
+        src = f"def {fname}({', '.join(params)}):\n    return {callee}({', '.join(params)})\n"
+        return _synth(fname, gast.parse(src).body[0], {callee: f}, f"<s2s:{fname}>")
+    return _remember(("library", id(f)), f, build)
 
 
 def _partial(p):

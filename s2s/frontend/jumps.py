@@ -36,6 +36,8 @@ def restructure(body: list, namer) -> list:
         body.append(A.ret(A.const(None)))
     state: dict = {}
     body = _loop_returns(body, namer, state)
+    if not isinstance(body[-1], gast.Return):  # e.g. `while True:` returning from inside: may fall off the end
+        body.append(A.ret(A.const(None)))
     body = _sink(body)
     if len([s for s in _walk_level(body, True) if isinstance(s, gast.Return)]) > 1:
         ret = state.get("val") or namer.fresh("ret")

@@ -18,6 +18,13 @@ def lift(norm, fdef: gast.FunctionDef):
         if isinstance(n, (gast.Nonlocal, gast.Global)):
             norm.fail(n, f"s2s does not support `{type(n).__name__.lower()}` in a function defined inside a "
                          "transformed function.", "Return the new value from the inner function instead.")
+    for d in fdef.args.defaults + [d for d in fdef.args.kw_defaults if d is not None]:
+        used = [n.id for n in gast.walk(d) if isinstance(n, gast.Name) and n.id in norm.locals]
+        if used:
+            norm.fail(d, f"the default value of a parameter of `{fdef.name}` reads `{used[0]}`, a variable of "
+                         "the enclosing transformed function; s2s cannot evaluate it when the def runs.",
+                      f"Read `{used[0]}` inside `{fdef.name}` instead (a closure): drop the parameter, or "
+                      "pass the value at the call.")
     inner = local_names(fdef)
     free, ns = [], {}
     for n in gast.walk(fdef):

@@ -18,6 +18,7 @@ from ..primitives import registry
 from . import aliases, idioms_calls, lift, resolve
 from .jumps import restructure
 
+_INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
 _CONCAT_TRICKS = {type(np.r_): "rt.r_", type(np.c_): "rt.c_"}
 METHODS = {"sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "ravel", "squeeze", "transpose",
            "reshape", "copy", "dot", "clip", "round", "any", "all", "argmax", "argmin", "trace", "repeat",
@@ -605,8 +606,24 @@ class Normalizer:
         if isinstance(node.value, (gast.Name, gast.Attribute)) and self._rooted_global(node.value) \
                 and type(self.static(node.value)) in _CONCAT_TRICKS:
             return self.concat_trick(node, _CONCAT_TRICKS[type(self.static(node.value))])
+        if isinstance(node.value, (gast.Name, gast.Attribute)) and self._rooted_global(node.value):
+            self.check_indexable(node, self.static(node.value))
         base = self.atom(node.value)
         return A.subscript(base, self.index(node.slice))
+
+    def check_indexable(self, node, obj):
+        """`obj[i]` of a global that is no array or container (`np.s_`, `np.mgrid`, an object with
+        `__getitem__`) by a computed index: s2s would treat its result as a constant, so a
+        derivative through it would silently be zero."""
+        if isinstance(obj, _INDEXABLE) or not hasattr(type(obj), "__getitem__"):
+            return
+        if all(isinstance(n, gast.Constant) or not isinstance(n, gast.expr) or isinstance(n, gast.Slice)
+               and all(p is None or isinstance(p, gast.Constant) for p in (n.lower, n.upper, n.step))
+               for n in ([node.slice] if not isinstance(node.slice, gast.Tuple) else node.slice.elts)):
+            return
+        self.fail(node, f"s2s cannot differentiate through indexing an object of type {type(obj).__name__} with a computed "
+                        "index: it would treat the result as a constant.",
+                  "Compute the value with NumPy functions s2s knows (see the README's list), or index an array.")
 
     def concat_trick(self, node, helper):
         """`np.r_[a, b]` / `np.c_[a, b]` of arrays and numbers: a call with derivative rules."""

@@ -224,6 +224,7 @@ linear("rt.jac_from_rows", "rows, out, x", "rows", "rt.jac_rows_t(g, rows, out, 
 linear("rt.jac_columns_t", "g_, cols, out, x", "g_", "rt.jac_from_columns(g, out, x)")
 linear("rt.jac_rows_t", "g_, rows, out, x", "g_", "rt.jac_from_rows(g, out, x)")
 linear("rt.copy_saved", "saved", "saved", "g")
+linear("rt.private", "record, arrays", "record", "g")
 linear("rt.fresh", "x", "x", "g")
 linear("rt.like", "parts, src", "parts", "tuple(g)")
 prim("rt.tree_add", "a, b")

@@ -766,6 +766,59 @@ def copy_saved(saved):
     return tuple(list(s) if type(s) is list else s for s in saved)
 
 
+def private(record, arrays=False):
+    """The backward sweep's own copy of a record: every list, tuple and dict in it is new (so it
+    may pop and restore them), and with `arrays` every array too (so it may restore in-place
+    updates into them); objects shared in `record` stay shared in the copy, and a view stays a
+    view of its base's copy. Nothing the caller holds changes."""
+    return _private(record, arrays, {})
+
+
+_CONTAINERS = (list, tuple, dict)
+
+
+def _private(x, arrays, memo):
+    kind = type(x)
+    if kind not in _CONTAINERS and not (arrays and hasattr(x, "shape") and not isinstance(x, np.generic)):
+        return x  # numbers, None, scalars: immutable
+    key = id(x)
+    if key in memo:
+        return memo[key]
+    if kind is list:
+        new = []
+        memo[key] = new
+        new.extend([_private(v, arrays, memo) for v in x])
+    elif kind is tuple:
+        new = tuple([_private(v, arrays, memo) for v in x])
+    elif kind is dict:
+        new = {}
+        memo[key] = new
+        new.update({k: _private(v, arrays, memo) for k, v in x.items()})
+    else:
+        new = _private_array(x, memo)
+    memo[key] = new
+    return new
+
+
+def _private_array(x, memo):
+    """A copy of array `x`; a view of another array becomes the same view of that array's copy,
+    so restoring the base restores the view, as it does in the forward sweep's arrays."""
+    base = getattr(x, "base", None)
+    if not isinstance(x, np.ndarray) or not isinstance(base, np.ndarray) \
+            or not (base.flags.c_contiguous or base.flags.f_contiguous):
+        return x.copy()
+    new_base = memo.get(id(base))
+    if new_base is None:
+        new_base = base.copy(order="K")
+        memo[id(base)] = new_base
+    offset = x.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    try:
+        view = np.ndarray(x.shape, x.dtype, buffer=new_base, offset=offset, strides=x.strides)
+        return view if type(x) is np.ndarray else view.view(type(x))  # an ndarray subclass stays one
+    except (TypeError, ValueError):
+        return x.copy()
+
+
 def reversed_range(r):
     """The iterations of loop range `r` in the order the backward sweep replays them."""
     return r[::-1]

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 import gast
 
 from .. import analysis as an
-from ..errors import S2STypeError, error_at
+from ..errors import S2STypeError, error_at, shown_path
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..ir.names import Namer
@@ -65,7 +65,7 @@ class GeneratedFn:
 def header_for(kind: str, core: CoreFn, what: str = "") -> str:
     """`s2s: <kind> of <name> (<file>:<line>) <what>`, the first line of generated source."""
     line = getattr(core.node, "lineno", None)
-    where = f"{core.filename}" + (f":{line}" if line else "")
+    where = shown_path(core.filename) + (f":{line}" if line else "")
     return f"s2s: {kind} of {core.name} ({where}){' ' + what if what else ''}"
 
 
@@ -240,7 +240,7 @@ def containers(body, active) -> set[str]:
     return out
 
 
-TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree"}
+TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.private", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree"}
 
 
 def split_self_updates(stmts, namer) -> list:

@@ -49,7 +49,7 @@ def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: boo
             fwd, bwd = calls.split(fun, mask)
             fname, bname = namer.exact(f"fwd_{core.name}"), namer.exact(f"bwd_{core.name}")
             ns[fname], ns[bname] = fwd, bwd
-            saved, m, e, seed, cts, row, cp = (namer.fresh(b) for b in ("saved", "m", "e", "seed", "cts", "row", "rec"))
+            saved, m, e, seed, cts, row = (namer.fresh(b) for b in ("saved", "m", "e", "seed", "cts", "row"))
             body.append(A.assign(A.tuple_([A.name(res), A.name(saved)], store_=True),
                                  A.call(A.name(fname), [A.name(p) for p in params])))
             body.append(split_aux(res, out))
@@ -58,8 +58,7 @@ def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: boo
             loop_body += [A.assign(e, A.call("rt.basis", [A.name(out), A.name(k)])),
                           A.assign(seed, A.tuple_([A.name(e), A.call("rt.zeros_like_tree", [A.name(aux)])]))
                           if has_aux else A.assign(seed, A.name(e)),
-                          A.assign(cp, A.call("rt.copy_saved", [A.name(saved)])),
-                          A.assign(cts, A.call(A.name(bname), [A.name(cp), A.name(seed)])),
+                          A.assign(cts, A.call(A.name(bname), [A.name(saved), A.name(seed)])),
                           A.assign(row, A.subscript(A.name(cts), A.const(i))),
                           A.expr_stmt(A.call(A.attr(A.name(acc), "append"), [A.name(row)]))]
             body.append(A.for_range(k, [A.name(m)], loop_body))

@@ -46,6 +46,7 @@ class Reverse(Transform):
         self.saved: set[str] = set()
         self.saved_at: set = set()
         self.seen = set(self.params)
+        self.restores: set[str] = set()  # "arrays"/"lists": what the backward sweep updates in place
         self.counts: dict[str, int] | None = None
 
     # ---- forward sweep ----
@@ -197,6 +198,7 @@ class Reverse(Transform):
             if (s, v) in self.saved_at:
                 out.append(A.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
         if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
+            self.restores.add("arrays")
             lst = self.tape if t.value.id in self.active else self.ctl
             out.append(A.assign(A.subscript(A.name(t.value.id), index_value(t.slice), store_=True), self.pop(lst)))
         return out
@@ -228,6 +230,7 @@ class Reverse(Transform):
                 item = g if g is not None else A.call("rt.zeros_like_tree", [A.name(var)])
                 out.append(A.expr_stmt(A.call(A.attr(blst, "append"), [item])))
             if lst in self.relevant:
+                self.restores.add("lists")
                 out.append(A.expr_stmt(A.call(A.attr(A.name(lst), "append"), [A.name(var)])))
             return out
         g = self.take(var, defined)
@@ -377,6 +380,7 @@ class Reverse(Transform):
             else:
                 out.append(A.expr_stmt(item))
         if lst in self.relevant:
+            self.restores.add("lists")
             out.append(A.expr_stmt(self.pop_expr(lst)))
         return out
 
@@ -508,15 +512,16 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
     picked = [sw.grads[i] for i in nums]
     gout = picked[0] if isinstance(argnums, int) else A.tuple_(picked)
     result, seed_stmts = gout, sw.seed
+    out = A.call("rt.private", [sw.out, A.const(True)]) if rev.restores else sw.out  # before any restore
     if has_aux:
         aux = rev.namer.fresh("aux")
         value = rev.namer.fresh("value")
-        seed_stmts = sw.seed + [A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), sw.out)]
+        seed_stmts = sw.seed + [A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), out)]
         result = A.tuple_([A.tuple_([A.name(value), A.name(aux)]), gout]) if with_value \
             else A.tuple_([gout, A.name(aux)])
     elif with_value:
         value = rev.namer.fresh("value")
-        seed_stmts = [A.assign(value, sw.out)] + sw.seed  # before the backward sweep restores variables
+        seed_stmts = [A.assign(value, out)] + sw.seed
         result = A.tuple_([A.name(value), gout])
     kind = "value_and_grad" if with_value else "grad"
     name = rev.namer.exact(f"{kind}_{core.name}")
@@ -552,7 +557,11 @@ def split_fns(core: CoreFn, mask: tuple, calls: Callees) -> tuple[GeneratedFn, G
     fname = rev.namer.exact(f"fwd_{core.name}")
     bname = rev.namer.exact(f"bwd_{core.name}")
     fwd_body = sw.init + extra_init + sw.forward + [A.ret(A.tuple_([sw.out, A.tuple_([A.name(v) for v in loaded])]))]
-    unpack = [A.assign(A.tuple_([A.name(v) for v in loaded], store_=True), A.name(saved))] if loaded else []
+    # the sweep's own copy of the record: calling bwd again, in any order or thread, gives the same
+    # (only its lists are copied, one level deep, when it restores nothing in place)
+    own = A.call("rt.private", [A.name(saved), A.const("arrays" in rev.restores)]) if rev.restores \
+        else A.call("rt.copy_saved", [A.name(saved)])
+    unpack = [A.assign(A.tuple_([A.name(v) for v in loaded], store_=True), own)] if loaded else []
     outs = [gr if m else A.const(None) for gr, m in zip(sw.grads, mask)]
     bwd_body = unpack + sw.seed + sw.backward + [A.ret(A.tuple_(outs))]
     ns = {**core.ns, **rev.ns}

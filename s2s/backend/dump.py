@@ -1,0 +1,103 @@
+"""A dump (`python -m s2s dump`): generated functions as one module that runs on its own, with the
+imports, constants and globals the code reads defined before the functions."""
+from __future__ import annotations
+
+import builtins
+import math
+import types
+
+import numpy as np
+
+from .. import record
+
+MAX_INLINE = 10_000  # array globals up to this many elements are written out; larger ones are parameters
+
+
+def module_source(fns: list, title: str) -> str:
+    """The text of a module defining generated functions `fns` (as `record.of(f).source` prints them)."""
+    names = {f.__name__ for f in fns}
+    defs: dict[str, str] = {}
+    params: list[str] = []
+    xp = "numpy"
+    for f in fns:
+        glob = f.__globals__
+        xp = getattr(glob.get("xp"), "__name__", xp)
+        for n in _referenced(f.__code__):
+            if n in defs or n in names or n in ("xp", "rt") or n not in glob:
+                continue
+            line, is_param = _definition(n, glob[n])
+            defs[n] = line
+            if is_param:
+                params.append(n)
+    head = [f'"""{title}', "", "Written by `python -m s2s dump`: a module that imports cleanly and runs as is."]
+    if params:
+        head += ["", "Array globals too large to write out are parameters of this module: set "
+                 + ", ".join(f"`{p}`" for p in params) + " (module attributes) before calling."]
+    head += ['"""', f"import {xp} as xp", "", "from s2s import runtime as rt", ""]
+    body = [record.of(f).source.rstrip("\n") for f in fns]
+    top = "\n".join(head + [defs[n] for n in sorted(defs)]).rstrip("\n")
+    return top + "\n\n\n" + "\n\n\n".join(body) + "\n"
+
+
+def _referenced(code) -> list[str]:
+    out = list(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out += _referenced(c)
+    return [n for n in dict.fromkeys(out) if not hasattr(builtins, n)]
+
+
+def _definition(name: str, v) -> tuple[str, bool]:
+    """`name = <value>` for one global the code reads, and whether it is a parameter to set."""
+    lit = literal(v)
+    if lit is not None:
+        return f"{name} = {lit}", False
+    if isinstance(v, np.ndarray):
+        return (f"{name} = None  # parameter: an array of shape {v.shape} and dtype {v.dtype}", True)
+    if isinstance(v, types.ModuleType):
+        return f"import {v.__name__} as {name}", False
+    rec = record.of(v)
+    if rec is not None and rec.source is not None:
+        return f"{name} = {v.__name__}", False
+    mod, qual = getattr(v, "__module__", None), getattr(v, "__qualname__", None)
+    if isinstance(v, (types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)) or callable(v):
+        if mod and qual and "<" not in qual and "." not in qual and mod != "__main__":
+            return f"from {mod} import {qual} as {name}", False
+        if isinstance(v, np.ufunc):
+            return f"{name} = xp.{v.__name__}", False
+    return f"{name} = None  # parameter: {type(v).__name__} {_short(v)}", True
+
+
+def literal(v) -> str | None:
+    """Python source for a constant (numbers, strings, NumPy scalars, small arrays, tuples and
+    lists of them), or None when `v` is not one."""
+    if v is None or isinstance(v, (bool, str, bytes)):
+        return repr(v)
+    if isinstance(v, (int, float)) and not isinstance(v, np.generic):
+        return _float(v) if isinstance(v, float) else repr(v)
+    if isinstance(v, complex):
+        return f"complex({_float(v.real)}, {_float(v.imag)})"
+    if isinstance(v, np.generic):
+        inner = literal(v.item())
+        return None if inner is None else f"xp.{v.dtype.name}({inner})"
+    if isinstance(v, np.ndarray) and v.size <= MAX_INLINE and v.dtype.kind in "biufc":
+        items = literal(v.tolist())
+        return None if items is None else f"xp.array({items}, dtype=xp.{v.dtype.name})"
+    if isinstance(v, (tuple, list)):
+        parts = [literal(x) for x in v]
+        if any(p is None for p in parts):
+            return None
+        inner = ", ".join(parts) + ("," if isinstance(v, tuple) and len(parts) == 1 else "")
+        return f"({inner})" if isinstance(v, tuple) else f"[{inner}]"
+    return None
+
+
+def _float(x: float) -> str:
+    if math.isnan(x) or math.isinf(x):
+        return f"float({str(x)!r})"
+    return repr(x)
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
