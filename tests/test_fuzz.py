@@ -43,9 +43,7 @@ def _assert_holds(failures, prop):
     "grad_fd",  # jacrev of vector outputs calls vjp_fn repeatedly
     "jvp_vjp",
     "jacfwd_jacrev",
-    pytest.param("hessian", marks=pytest.mark.xfail(strict=True, reason=(
-        "main's batched jacfwd (vmap of the jvp) gives wrong Hessians for in-place updates; "
-        "see tests/test_purity.py"))),
+    "hessian",
     "vjp_twice",
     "purity",
     "cache",  # the cold/warm comparison goes through jacrev

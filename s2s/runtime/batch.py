@@ -344,9 +344,15 @@ def vb_loop(fn, flags, n, *args, **kwargs):
     """The fallback for the few ops without a vectorized batching rule: one call per example,
     stacked. Listed in primitives/batching.py as LOOPED."""
     fn = _vb_op(fn)
-    outs = [fn(*[tree_map(lambda leaf: leaf[k], a) if f else a for a, f in zip(args, flags)], **kwargs)
-            for k in range(n)]
+    # Each example gets its own copy of the unbatched arguments: some helpers (rt.add_at, rt.take_at)
+    # update an argument in place, and one shared array would carry one example's update into the next.
+    outs = [fn(*[tree_map(lambda leaf: leaf[k], a) if f else tree_map(_own, a) for a, f in zip(args, flags)],
+               **kwargs) for k in range(n)]
     return _vb_stack(outs)
+
+
+def _own(leaf):
+    return leaf.copy() if hasattr(leaf, "copy") and hasattr(leaf, "shape") else leaf
 
 
 def _vb_stack(outs):
