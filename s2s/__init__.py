@@ -1,11 +1,11 @@
 """s2s: JAX-style function transformations for plain NumPy code, by source-to-source compilation."""
 from . import config, numpy, random  # noqa: E402,I001  (s2s.numpy and s2s.random, JAX-style)
-from .api import grad, hessian, jacfwd, jacrev, jit, jvp, source, stop_gradient, value_and_grad, vjp
+from .api import grad, hessian, jacfwd, jacrev, jit, jvp, source, stop_gradient, value_and_grad, vjp, vmap
 from .devices import block_until_ready, device_put
 from .custom import custom_jvp, custom_vjp, defjvp, defvjp
 from .errors import S2SError
 
 __all__ = ["S2SError", "block_until_ready", "config", "custom_jvp", "custom_vjp", "defjvp", "defvjp", "device_put",
            "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "numpy", "random", "source", "stop_gradient",
-           "value_and_grad", "vjp"]
+           "value_and_grad", "vjp", "vmap"]
 __version__ = "0.1.0"

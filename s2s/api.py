@@ -4,10 +4,13 @@ from __future__ import annotations
 import functools
 import inspect
 
-from . import arrays, record
+import numpy as np
+
+from . import arrays, record, runtime
 from . import driver as D
 from .backend.loader import call, version
-from .errors import S2STypeError, S2SValueError
+from .custom import _exec_function
+from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
 from .frontend.idioms import with_arity
 from .runtime import copy_saved, zeros_like_tree
@@ -128,6 +131,7 @@ def _grad_like(fun, argnums, has_aux, with_value):
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     t = Transformed(kind, fun, lambda: D.grad_function(fun, argnums, has_aux, with_value), None, kind)
     t.nums = nums
+    t.grad_options = (argnums, has_aux, with_value)  # vmap of it may run as grad of the batched fun
     return t
 
 
@@ -219,13 +223,59 @@ def jacrev(fun, argnums=0, has_aux: bool = False):
 
 
 def _jacobian(kind, fun, argnums, has_aux):
-    return Transformed(kind, fun, lambda: D.jacobian_function(kind, fun, argnums, has_aux), None, kind)
+    build = lambda: D.jacobian_function(kind, fun, argnums, has_aux)  # noqa: E731
+    if kind == "jacfwd" and isinstance(argnums, int) and not has_aux:
+        return _BatchedJacfwd(kind, fun, build, None, kind, argnums)
+    return Transformed(kind, fun, build, None, kind)
+
+
+class _BatchedJacfwd(Transformed):
+    """jacfwd whose direct calls with an array argument run one batched jvp over the basis
+    (vmap of the generated jvp), not one jvp per column; composition uses the looped version."""
+
+    def __init__(self, kind, fun, build, nums, label, argnums):
+        super().__init__(kind, fun, build, nums, label)
+        self.argnums = argnums
+        self._batched: dict = {}
+        self.grad_form = None  # hessian: grad(f), which equals jacrev(f) when f's output is a scalar
+
+    def __call__(self, *args, **kwargs):
+        if kwargs or self._defaults and len(args) < self._nparams:
+            args = self._bind(args, kwargs)
+        i = self.argnums % max(len(args), 1)
+        x = args[i] if i < len(args) else None
+        if not isinstance(x, np.ndarray) or x.dtype.kind != "f" or x.size == 0:
+            return super().__call__(*args)
+        fn = self._batched.get(len(args))
+        basis = np.eye(x.size, dtype=x.dtype).reshape((x.size,) + x.shape)
+        result = None
+        if fn is None:  # the first call tries the batched forms (its result is the answer)
+            mask = tuple(j == i for j in range(len(args)))
+            for inner in (self.grad_form, self.fun):
+                if inner is None:
+                    continue
+                try:
+                    fn = vmap(D.jvp_function(inner, mask), in_axes=(None,) * len(args) + (0,), out_axes=(0, -1))
+                    result = fn(*args, basis)
+                    break
+                except S2SError:  # grad_form: the output is not a scalar; else: not batchable
+                    fn = False
+            self._batched[len(args)] = fn
+        if fn is False:
+            return super().__call__(*args)
+        out, tan = result if result is not None else fn(*args, basis)
+        return np.reshape(tan, np.shape(out[0]) + x.shape)
 
 
 @_api
 def hessian(fun, argnums=0):
-    """Hessian as forward-over-reverse, jacfwd(jacrev(fun)): shape out.shape + in.shape + in.shape."""
-    return jacfwd(jacrev(fun, argnums), argnums)
+    """Hessian as forward-over-reverse, jacfwd(jacrev(fun)): shape out.shape + in.shape + in.shape.
+    Called directly on an array, a scalar-valued `fun` runs as one batched jvp of grad(fun) over
+    the basis (vmap(jvp(grad))), not one jvp per column."""
+    h = jacfwd(jacrev(fun, argnums), argnums)
+    if isinstance(h, _BatchedJacfwd):
+        h.grad_form = grad(fun, argnums)
+    return h
 
 
 # ---------------------------------------------------------------- jit
@@ -262,6 +312,19 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
     return "\n\n".join(record.of(f).source for f in _generated_closure(roots))
 
 
+def stacked_source(fun, transforms, argnums=None, in_axes=0, out_axes=0) -> str:
+    """The generated source of `transforms` applied in order, each to the result of the one before
+    (["grad", "vmap"] is vmap(grad(fun))); `in_axes`/`out_axes` are vmap's."""
+    for t in transforms:
+        if t == "vmap":
+            fun = vmap(fun, in_axes=in_axes, out_axes=out_axes)
+        elif t == "jit" or argnums is None:
+            fun = globals()[t](fun)
+        else:
+            fun = globals()[t](fun, argnums=argnums)
+    return "\n\n".join(record.of(f).source for f in _generated_closure([fun.compiled]))
+
+
 def _generated_closure(roots) -> list:
     """`roots` and every generated function they call, each once, in the order first reached."""
     seen, order, queue = set(), [], list(roots)
@@ -282,3 +345,110 @@ def _generated_closure(roots) -> list:
 def _in_closure(obj) -> bool:
     rec = record.of(obj)
     return rec is not None and (rec.source is not None or rec.lazy)
+
+
+# ---------------------------------------------------------------- vmap
+
+def _check_axes_spec(spec, what):
+    """JAX's checks made when vmap is called: axes are ints or None, in containers."""
+    if spec is None or isinstance(spec, int) and not isinstance(spec, bool):
+        return
+    if isinstance(spec, (tuple, list, dict)):
+        for s in (spec.values() if isinstance(spec, dict) else spec):
+            _check_axes_spec(s, what)
+        return
+    raise S2SValueError(f"vmap {what} must be an int, None, or (nested) container with those types as leaves, "
+                        f"but got {spec!r}.")
+
+
+@_api
+def vmap(fun=None, in_axes=0, out_axes=0, axis_size=None):
+    """Vectorizing map, as JAX's: `fun` mapped over axis `in_axes` of its arguments, results stacked
+    along `out_axes`. The generated function is batched code (no loop over examples); `if` and
+    `while` on per-example values run masked. Usable as a decorator."""
+    if fun is None:
+        return lambda f: vmap(f, in_axes, out_axes, axis_size)
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    _check_axes_spec(in_axes, "in_axes")
+    _check_axes_spec(out_axes, "out_axes")
+    if not callable(fun):
+        raise S2STypeError(f"vmap expects a function, got {type(fun).__name__}")
+    return _Vmapped(fun, in_axes, out_axes, axis_size)
+
+
+def _per_example_rank(a, spec):
+    """The per-example rank of an argument (None for pytrees and unusual mappings)."""
+    if isinstance(a, (np.ndarray, np.generic)) and (spec is None or isinstance(spec, int)):
+        return a.ndim - (0 if spec is None else 1)
+    if isinstance(a, (float, int)) and not isinstance(a, bool) and spec is None:
+        return 0
+    return None
+
+
+class _Vmapped(Transformed):
+    """A vmap'd function. Calls run a version specialized on each argument's per-example rank (so
+    that operands whose ranks are known need no run-time alignment); composition uses the
+    generic one. A recursion whose depth differs per example never ends when batched: an error."""
+
+    def __init__(self, fun, in_axes, out_axes, axis_size):
+        super().__init__("vmap", fun, lambda: self._build(None), None, "vmap")
+        self.axes = (in_axes, out_axes, axis_size)
+        self._specialized: dict = {}
+
+    def _build(self, ranks):
+        """The batched function; vmap(grad(f)) whose gradient code cannot be batched (its tape
+        under per-example control flow) runs as grad of the sum of the batched f instead."""
+        try:
+            return D.vmap_function(self.fun, *self.axes, ranks)
+        except S2SError:
+            options = getattr(self.fun, "grad_options", None)
+            if options is None:
+                raise
+        return _grad_of_batched(self.fun.fun, options, *self.axes)
+
+    def __call__(self, *args, **kwargs):
+        if kwargs or self._defaults and len(args) < self._nparams:
+            args = self._bind(args, kwargs)
+        in_axes, out_axes, axis_size = self.axes
+        specs = in_axes if isinstance(in_axes, tuple) and len(in_axes) == len(args) else (in_axes,) * len(args)
+        ranks = tuple(_per_example_rank(a, s) for a, s in zip(args, specs))
+        fn = self._specialized.get(ranks)
+        if fn is None:
+            fn = self._specialized[ranks] = self._build(ranks)
+        try:
+            return call(fn, args)
+        except RecursionError:
+            raise S2SValueError(f"vmap of {getattr(self.fun, '__name__', 'f')}: a recursion whose depth depends on "
+                                "a per-example value cannot be batched (every example would run every branch).") \
+                from None
+
+
+def _grad_of_batched(fun, options, in_axes, out_axes, axis_size):
+    """vmap(grad(fun)) as the gradient of the sum of vmap(fun) over the examples: the examples are
+    independent, so each one's gradient is its slice (unmapped differentiated arguments are
+    broadcast first, so each example gets its own). Reverse mode then records the batched code's
+    masks and trip counts like any other values. A generated function (jit of a small wrapper)."""
+    argnums, has_aux, with_value = options
+    params = list(inspect.signature(fun).parameters)
+    n = len(params)
+    nums = D.argnums_tuple(argnums, n)
+    specs = list(in_axes) if isinstance(in_axes, tuple) else [in_axes] * n
+    moved = [i in nums or specs[i] is not None for i in range(n)]
+    inner = D.vmap_function(fun, tuple(0 if m else None for m in moved), 0, axis_size)
+    args = ", ".join(f"a{i}" for i in range(n))
+    ret = {(False, False): "rt.vb_sum_scalars(v)", (True, False): "rt.vb_sum_scalars(v[0]), v[1]",
+           (False, True): "rt.vb_sum_scalars(v), v", (True, True): "rt.vb_sum_scalars(v[0]), v"}[has_aux, with_value]
+    summed = _exec_function("summed", f"def summed({args}):\n    v = inner({args})\n    return {ret}\n",
+                            {"inner": inner, "rt": runtime})
+    grad_summed = D.grad_function(summed, argnums, has_aux or with_value, False)
+    name = f"vmap_grad_{getattr(fun, '__name__', 'f')}".replace("<lambda>", "lambda_")
+    lines = [f"def {name}({args}):", f"    bn = rt.vb_size(({args},), in_axes, axis_size, names)"]
+    lines += [f"    a{i} = rt.vb_in(a{i}, spec{i}, bn)" for i in range(n) if moved[i]]
+    lines.append(f"    g = grad_summed({args})")
+    if with_value:
+        lines.append("    g = g[1], g[0]")
+    lines.append("    return rt.vb_out(g, out_axes, bn)")
+    glob = {"rt": runtime, "grad_summed": grad_summed, "in_axes": in_axes, "axis_size": axis_size,
+            "names": tuple(params), "out_axes": out_axes, **{f"spec{i}": specs[i] for i in range(n)}}
+    return D.jit_function(_exec_function(name, "\n".join(lines) + "\n", glob))

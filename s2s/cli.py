@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from . import ops_table
-from .api import transformed_source
+from .api import stacked_source, transformed_source
 from .errors import S2SError
 
 __all__ = ["main"]
@@ -32,8 +32,9 @@ TRANSFORMS = (
     "jacfwd",
     "jacrev",
     "jit",
+    "vmap",
 )
-_NO_ARGNUMS = ("jit",)
+_NO_ARGNUMS = ("jit", "vmap")
 
 
 class TargetError(Exception):
@@ -66,9 +67,13 @@ def _parser() -> argparse.ArgumentParser:
     dump.add_argument(
         "--transform",
         choices=TRANSFORMS,
-        default="grad",
-        help="transform to apply (default: grad)",
+        action="append",
+        default=None,
+        help="transform to apply (default: grad); repeat to stack them, applied in order "
+        "(--transform grad --transform vmap is vmap(grad(f)))",
     )
+    dump.add_argument("--in-axes", type=_axes, default=0, help="vmap: in_axes, e.g. 0 or 0,None")
+    dump.add_argument("--out-axes", type=_axes, default=0, help="vmap: out_axes, e.g. 0 or 1")
     dump.add_argument(
         "--argnums",
         type=_argnums,
@@ -167,10 +172,29 @@ def _highlight(text: str) -> str:
     return highlight(text, PythonLexer(), TerminalFormatter())
 
 
-def _dump(target: str, transform: str, argnums: int | tuple[int, ...] | None) -> str:
+def _axes(text: str):
+    """Parse ``--in-axes``/``--out-axes``: ``0`` or ``None`` gives one axis, ``0,None`` a tuple."""
+    def one(part):
+        part = part.strip()
+        if part == "None":
+            return None
+        try:
+            return int(part)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected integers or None separated by commas, got {text!r}") from None
+    parts = tuple(one(p) for p in text.split(","))
+    return parts[0] if len(parts) == 1 else parts
+
+
+def _dump(target: str, transforms: list[str], argnums: int | tuple[int, ...] | None, in_axes=0, out_axes=0) -> str:
     func = load_target(target)
     try:
-        return transformed_source(func, transform, argnums)
+        if len(transforms) == 1 and transforms[0] != "vmap":
+            return transformed_source(func, transforms[0], argnums)
+        bad = [t for t in transforms if t in ("vjp", "jvp")]
+        if bad:
+            raise TargetError(f"--transform {bad[0]} cannot be stacked; use it alone")
+        return stacked_source(func, transforms, argnums, in_axes, out_axes)
     except S2SError as exc:
         raise TargetError(_one_line(str(exc)) or type(exc).__name__) from exc
 
@@ -182,10 +206,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "ops":
         sys.stdout.write(_ops(args.json, args.markdown) + "\n")
         return 0
-    if args.argnums is not None and args.transform in _NO_ARGNUMS:
-        parser.error(f"--argnums does not apply to --transform {args.transform}")
+    transforms = args.transform or ["grad"]
+    if args.argnums is not None and all(t in _NO_ARGNUMS for t in transforms):
+        parser.error(f"--argnums does not apply to --transform {' '.join(transforms)}")
     try:
-        text = _dump(args.target, args.transform, args.argnums)
+        text = _dump(args.target, transforms, args.argnums, args.in_axes, args.out_axes)
     except TargetError as exc:
         print(f"s2s: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2

@@ -57,6 +57,15 @@ class custom_vjp:
         """Forward mode differentiates the function itself."""
         return driver.jvp_function(self.fun, mask)
 
+    def batched(self, mask):
+        """This function batched on every argument (vmap calls it so), with its rules batched:
+        the batched fwd gives batched residuals, which the batched bwd takes."""
+        out = custom_vjp(driver.batch_function(self.fun, mask), self.nondiff_argnums)
+        if self.fwd is not None:
+            nd = tuple(mask[i] for i in self.nondiff_argnums)
+            out.defvjp(driver.batch_function(self.fwd, mask), driver.batch_function(self.bwd, nd + (True, True)))
+        return out
+
     def caller(self):
         return caller_of(self)
 
@@ -85,6 +94,13 @@ class custom_jvp:
 
     def caller(self):
         return caller_of(self)
+
+    def batched(self, mask):
+        """This function batched on every argument (vmap calls it so), with its rule batched."""
+        out = custom_jvp(driver.batch_function(self.fun, mask), self.nondiff_argnums)
+        if self.rule is not None:
+            out.defjvp(driver.batch_function(self.rule, (True, True)))
+        return out
 
     def jvp(self, mask):
         """jvp(*args, *tangents of the args flagged in mask) -> (out, tangent_out)."""

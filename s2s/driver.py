@@ -24,7 +24,7 @@ from .ir.core import CoreFn
 from .ir.validate import validate
 from .passes import optimize
 from .stats import paused_gc
-from .transforms import forward, jacobian, reverse
+from .transforms import batching, forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
 
 idioms.set_compiler(compile_fn)
@@ -177,19 +177,30 @@ class _LazyFn:
 
 
 class _Callees:
-    """The driver's side of `transforms.base.Callees`."""
+    """The driver's side of `transforms.base.Callees` (a handle of a finished recursive build
+    stands for what it built: a custom function keeps its rules)."""
 
     def core(self, fn) -> CoreFn:
-        return core_of(fn)
+        return core_of(_built(fn))
 
     def split(self, fn, mask):
-        return split_vjp(fn, mask)
+        return split_vjp(_built(fn), mask)
 
     def jvp(self, fn, mask):
-        return jvp_function(fn, mask)
+        return jvp_function(_built(fn), mask)
 
     def has_rules(self, fn) -> bool:
-        return record.custom(fn) is not None
+        return record.custom(_built(fn)) is not None
+
+    def batch(self, fn, mask):
+        return batch_function(_built(fn), mask)
+
+
+def _built(fn):
+    rec = record.of(fn)
+    if rec is not None and rec.lazy and isinstance(fn, _LazyFn) and fn.holder.result is not None:
+        return fn.target()
+    return fn
 
 
 CALLEES = _Callees()
@@ -261,3 +272,30 @@ def jit_function(fn):
         node.name = name
         return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core)), optimized=True)
     return cached("jit", fn, (), build)
+
+
+def _freeze(spec):
+    """A hashable cache key for an in_axes/out_axes specification."""
+    if isinstance(spec, (tuple, list)):
+        return (type(spec).__name__,) + tuple(_freeze(s) for s in spec)
+    if isinstance(spec, dict):
+        return ("dict",) + tuple((k, _freeze(v)) for k, v in spec.items())
+    return spec
+
+
+def vmap_function(fn, in_axes, out_axes, axis_size, ranks=None):
+    """`vmap(fn)`: the batched function, batch axes moved to the front once on entry and to
+    `out_axes` once on exit; `ranks` (per-example rank of each argument, when known) specializes it."""
+    return cached("vmap", fn, (_freeze(in_axes), _freeze(out_axes), axis_size, ranks),
+                  lambda: _compile(batching.vmap_fn(core_of(fn), in_axes, out_axes, axis_size, CALLEES, ranks)))
+
+
+def batch_function(fn, mask):
+    """`fn` batched on the arguments flagged in `mask` (at axis 0), called from batched code. A
+    custom_vjp/custom_jvp function gives one with its rules batched (called with every argument
+    batched, so that cotangents of shared arguments sum over the batch outside it)."""
+    mask = tuple(mask)
+    rules = record.custom(fn)
+    if rules is not None:
+        return cached("batch", fn, mask, lambda: rules.batched(mask))
+    return cached("batch", fn, mask, lambda: _compile(batching.body_fn(core_of(fn), mask, CALLEES)))

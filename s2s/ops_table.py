@@ -57,19 +57,23 @@ def operations() -> list[dict]:
 
 def _row(name: str, kind: str, p: registry.Prim) -> dict:
     return {"name": name, "kind": kind, "primitive": p.name, "differentiable": not p.nondiff,
-            "vjp": _has(p, "vjp"), "jvp": _has(p, "jvp"), "batch": False}
+            "vjp": _has(p, "vjp"), "jvp": _has(p, "jvp"), "batch": p.batch is not None,
+            "batch_loop": p.batch is not None and p.batch.kind == "loop"}
 
 
 def summary(rows: list[dict]) -> dict:
     return {"operations": len(rows),
             "differentiable_with_vjp_and_jvp": sum(r["differentiable"] and r["vjp"] and r["jvp"] for r in rows),
             "without_derivative": sum(not r["differentiable"] for r in rows),
-            "with_batch_rule": sum(r["batch"] for r in rows)}
+            "with_batch_rule": sum(r["batch"] for r in rows),
+            "batched_by_loop": sum(r["batch_loop"] for r in rows)}
 
 
 def _mark(r: dict, table: str) -> str:
     if not r[table]:
         return ""
+    if table == "batch":
+        return "loop" if r["batch_loop"] else "yes"
     return "zero" if not r["differentiable"] else "yes"
 
 
@@ -91,7 +95,7 @@ def markdown(rows: list[dict]) -> str:
     out = [f"{s['operations']} operations: {s['differentiable_with_vjp_and_jvp']} differentiable with reverse "
            f"(VJP) and forward (JVP) rules, {s['without_derivative']} recognized without derivative "
            "(zero: integer, boolean or piecewise-constant results), "
-           f"{s['with_batch_rule']} with batching rules (they land with vmap).", "",
+           f"{s['with_batch_rule']} with batching rules for vmap (\"loop\": run once per example).", "",
            "| kind | VJP | JVP | batch | count | operations |", "|---|---|---|---|---|---|"]
     groups: dict[tuple, list[str]] = {}
     for r in rows:

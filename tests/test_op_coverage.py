@@ -58,7 +58,9 @@ def test_ops_command_counts_and_lists():
     assert byname["np.einsum"]["vjp"] and byname["np.einsum"]["jvp"] and byname["np.einsum"]["differentiable"]
     assert byname["np.argmax"]["differentiable"] is False
     assert byname["ndarray.diagonal"]["vjp"]
-    assert not any(r["batch"] for r in rows)  # batching rules land with vmap
+    assert all(r["batch"] for r in rows)  # every operation batches under vmap (some by a loop)
+    assert not byname["np.exp"]["batch_loop"] and not byname["np.sum"]["batch_loop"]
+    assert data["summary"]["batched_by_loop"] == sum(r["batch_loop"] for r in rows)
     text = subprocess.run([sys.executable, "-m", "s2s", "ops"], capture_output=True, text=True, check=True).stdout
     assert f"{len(rows)} operations" in text.splitlines()[-1]
 

@@ -38,13 +38,21 @@ def _build_table() -> dict[int, str]:
     return table
 
 
-PRIM_OF = _build_table()
+_TABLE: dict = {"size": -1, "of": {}}
 KEEP_ALIVE = [np, runtime, math]
+
+
+def _table() -> dict[int, str]:
+    """The object-id -> primitive table, rebuilt when primitives are declared after it was built
+    (a late `prim(...)` is visible to the next lookup)."""
+    if _TABLE["size"] != len(registry.PRIMS):
+        _TABLE["of"], _TABLE["size"] = _build_table(), len(registry.PRIMS)
+    return _TABLE["of"]
 
 
 def prim_key(obj) -> str | None:
     """The primitive `obj` is (e.g. "xp.exp" for numpy.exp or s2s.numpy.exp), or None."""
-    key = PRIM_OF.get(id(obj))
+    key = _table().get(id(obj))
     if key is not None:
         return key
     if obj is builtins.abs:

@@ -1,0 +1,2 @@
+"""The rule tables: primitives and their derivative (VJP, JVP) and batching rules."""
+from . import rules_batch  # noqa: F401  (declares every rule table, batching rules last)

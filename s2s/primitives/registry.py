@@ -47,12 +47,26 @@ class Prim:
         return BATCH.get(self.name)
 
 
+@dataclasses.dataclass(frozen=True)
+class BatchRule:
+    """How a primitive runs on batched operands (rules_batch.py declares them by category): `kind`
+    is "same" (elementwise), "broadcast", "axis" (shift the `axes` parameters past the batch axis;
+    `none_axis` says what axis=None means: "all" per-example axes, "flat", "keep"), "helper"
+    (runtime function `helper(flags, *args)`), "loop" (once per example) or "create" (refuses
+    batched arguments)."""
+
+    kind: str
+    axes: tuple[str, ...] = ()
+    helper: str = ""
+    none_axis: str = "all"
+
+
 PRIMS: dict[str, Prim] = {}
 
 # One table per transform, keyed by the primitive's name. The declarations below fill them.
 VJP: dict[str, dict[str, str]] = {}   # name -> {argument: cotangent rule}        (reverse mode)
 JVP: dict[str, dict[str, str]] = {}   # name -> {argument: tangent rule}          (forward mode)
-BATCH: dict[str, object] = {}         # name -> batching rule, see `defbatch`     (vmap)
+BATCH: dict[str, BatchRule] = {}      # name -> batching rule, see `defbatch`     (vmap)
 
 
 @dataclasses.dataclass
@@ -114,9 +128,8 @@ def defjvp(name: str, **rules: str) -> None:
         p.jvp[arg] = rule
 
 
-def defbatch(name: str, rule) -> None:
-    """Declare the batching rule of primitive `name`, for vmap (the vmap transform decides its
-    form: e.g. "elementwise", or a function of the arguments' batch axes). Empty until then."""
+def defbatch(name: str, rule: BatchRule) -> None:
+    """Declare the batching rule of primitive `name`, for vmap (see `BatchRule`)."""
     if name not in PRIMS:
         raise KeyError(f"defbatch: {name} is not a declared primitive")
     BATCH[name] = rule

@@ -1,8 +1,10 @@
-"""Helpers that generated code calls as `rt.<name>`: the core ones (`core`) and those of the NumPy
-coverage rules (`ops`). Each takes its array module from its arguments."""
+"""Helpers that generated code calls as `rt.<name>`: the core ones (`core`), those of the NumPy
+coverage rules (`ops`) and those of batched code (`batch`). Each takes its array module from its
+arguments."""
+from . import batch as _batch
 from . import core as _core
 from . import ops as _ops
 
-for _m in (_core, _ops):
+for _m in (_core, _ops, _batch):
     globals().update({k: v for k, v in vars(_m).items() if not k.startswith("__")})
 del _m

@@ -2,16 +2,16 @@
 binding arguments to parameters, names for per-variable derivative companions, and the
 interface through which a transform gets the versions of the functions it calls.
 
-A transform (reverse.py, forward.py, and later batching.py) subclasses `Transform`:
+A transform (reverse.py, forward.py, batching.py) subclasses `Transform`:
 
-    class Batch(Transform):
-        def __init__(self, core, active_params, calls):
-            super().__init__(core, active_params, calls)   # body, namer, active, containers, ns
-            self.axes = Companions(self.namer, "bd_")       # one name per batched variable
+    class Batcher(Transform):
+        def __init__(self, core, batched_params, calls):
+            super().__init__(core, batched_params, calls)  # body, namer, active, containers, ns
+            self.bset = batched_vars(self.body, batched_params)
 
 and returns a `GeneratedFn` (or several) that the driver compiles. It never imports the driver
 or the api: for a call `y = f(x)` it asks `self.calls` (a `Callees`, given by the driver) for
-`core(f)`, `split(f, mask)`, `jvp(f, mask)` or, once it exists, `batch(f, axes)`.
+`core(f)`, `split(f, mask)`, `jvp(f, mask)` or `batch(f, mask)`.
 """
 from __future__ import annotations
 
@@ -44,6 +44,10 @@ class Callees(Protocol):
 
     def has_rules(self, fn) -> bool:
         """Whether `fn` carries the user's own derivative rules (custom_vjp/custom_jvp)."""
+
+    def batch(self, fn, mask: tuple) -> Callable:
+        """`fn` batched on the arguments flagged in `mask` (batch at axis 0 of those arguments
+        and of the result, which is always batched)."""
 
 
 @dataclasses.dataclass
@@ -163,6 +167,16 @@ def loc(new, old):
     if hasattr(old, "lineno"):
         new.lineno, new.col_offset = old.lineno, getattr(old, "col_offset", 0)
     return new
+
+
+def index_value(sl):
+    """The index of a subscript as a value: slices become slice(...) calls so they can be passed."""
+    if isinstance(sl, gast.Slice):
+        parts = [p if p is not None else A.const(None) for p in (sl.lower, sl.upper, sl.step)]
+        return A.call("slice", parts)
+    if isinstance(sl, gast.Tuple):
+        return A.tuple_([index_value(e) for e in sl.elts])
+    return A.clone(sl)
 
 
 def is_list_op(s) -> bool:

@@ -15,7 +15,7 @@ from ..ir import build as A
 from ..ir.core import CoreFn
 from ..primitives import registry
 from .adjoint import Adjoints, merge
-from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, is_list_op, loc, simplify
+from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, is_list_op, loc, simplify
 
 
 @dataclasses.dataclass
@@ -96,7 +96,7 @@ class Reverse(Transform):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             base = s.targets[0].value.id
             if base in self.relevant:
-                slot = A.call("rt.copy_slot", [A.name(base), _index_value(s.targets[0].slice)])
+                slot = A.call("rt.copy_slot", [A.name(base), index_value(s.targets[0].slice)])
                 out.append(self.push(self.tape if base in self.active else self.ctl, slot))
         return out
 
@@ -198,7 +198,7 @@ class Reverse(Transform):
                 out.append(A.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
         if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
             lst = self.tape if t.value.id in self.active else self.ctl
-            out.append(A.assign(A.subscript(A.name(t.value.id), _index_value(t.slice), store_=True), self.pop(lst)))
+            out.append(A.assign(A.subscript(A.name(t.value.id), index_value(t.slice), store_=True), self.pop(lst)))
         return out
 
     def take(self, var, defined):
@@ -253,7 +253,7 @@ class Reverse(Transform):
             base = value.value.id
             if base in self.active:
                 acc = self.adj.owned(base, defined, out)
-                out.append(A.assign(acc.id, A.call("rt.add_at", [acc, _index_value(value.slice), g])))
+                out.append(A.assign(acc.id, A.call("rt.add_at", [acc, index_value(value.slice), g])))
             return out
         if kind == "call":
             return out + self.backward_call(s, g, defined)
@@ -358,10 +358,10 @@ class Reverse(Transform):
         if isinstance(v, gast.Name) and v.id in self.active:
             ct = self.namer.fresh("ct")
             out.append(A.assign(A.tuple_([A.name(ct), acc], store_=True),
-                                A.call("rt.take_at", [acc, _index_value(t.slice), v])))
+                                A.call("rt.take_at", [acc, index_value(t.slice), v])))
             self.adj.accumulate(v.id, A.name(ct), defined, out)
         else:
-            out.append(A.assign(acc.id, A.call("rt.zero_at", [acc, _index_value(t.slice)])))
+            out.append(A.assign(acc.id, A.call("rt.zero_at", [acc, index_value(t.slice)])))
         return out
 
     def backward_append(self, s, defined) -> list:
@@ -489,16 +489,6 @@ def _at_path_ends(block, stmt) -> list:
         last.orelse = _at_path_ends(last.orelse, A.clone(stmt))
         return block
     return block + [stmt]
-
-
-def _index_value(sl):
-    """The index of a subscript as a value: slices become slice(...) calls so they can be passed."""
-    if isinstance(sl, gast.Slice):
-        parts = [p if p is not None else A.const(None) for p in (sl.lower, sl.upper, sl.step)]
-        return A.call("slice", parts)
-    if isinstance(sl, gast.Tuple):
-        return A.tuple_([_index_value(e) for e in sl.elts])
-    return A.clone(sl)
 
 
 def _strip_unbroadcast(expr):

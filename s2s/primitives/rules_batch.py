@@ -1,0 +1,206 @@
+"""Batching rules (vmap), declared by category into the BATCH table with `defbatch`.
+
+A batched value carries the batch as axis 0. Most ops need no code: an elementwise op applies as
+it is; a broadcasting op lifts each batched operand's per-example rank to the others' first; a
+reduction shifts its `axis` argument by one (None: every axis but the batch). The rest name a
+runtime helper (`rt.vbh_*`) that takes per-argument batched flags. `loop` ops run once per example
+(`rt.vb_loop`); `create` ops refuse batched arguments; an op without a rule is an error in vmap.
+The vmap helpers themselves are primitives too (with derivative and batching rules), so batched
+code can be differentiated and batched again.
+"""
+from __future__ import annotations
+
+import inspect
+
+from .. import runtime as _rt
+from . import rules  # noqa: F401  (every primitive is declared before its batching rule)
+from .registry import BATCH, PRIMS, BatchRule, defbatch, defjvp, defvjp, linear, prim, zero
+
+
+def _decl(kind: str, names, **kw) -> None:
+    for n in names:
+        defbatch(n, BatchRule(kind, **kw))
+
+
+def elementwise(*names):
+    """Ops applied to each element (or to each example as a whole): nothing to do."""
+    _decl("same", names)
+
+
+def broadcasting(*names):
+    """Elementwise over broadcast operands: lift batched operands' per-example ranks."""
+    _decl("broadcast", names)
+
+
+def reduction(*names, axis="axis", none_axis="all"):
+    """Ops with an `axis` argument: shifted past the batch axis (None: `none_axis`)."""
+    _decl("axis", names, axes=(axis,), none_axis=none_axis)
+
+
+def axis_op(names, axes, none_axis="keep"):
+    _decl("axis", names, axes=tuple(axes), none_axis=none_axis)
+
+
+def helper(name, fn):
+    """An op batched by runtime helper `fn(flags, *args)`."""
+    defbatch(name, BatchRule("helper", helper=fn))
+
+
+def looped(*names):
+    """Ops run once per example (no vectorized rule yet)."""
+    _decl("loop", names)
+
+
+def unbatched(*names):
+    """Creation ops and shape queries of unbatched arguments: batched arguments are an error."""
+    _decl("create", names)
+
+
+elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in ("xp.copy",)], "xp.copy",
+            "xp.sign", "xp.floor", "xp.ceil", "xp.round", "xp.around", "xp.rint", "xp.trunc", "xp.isnan",
+            "xp.isinf", "xp.isfinite", "xp.logical_not", "invert", "xp.zeros_like", "xp.ones_like",
+            "xp.empty_like", "stop_gradient", "xp.real", "xp.float64", "xp.float32", "rt.fresh",
+            "rt.zeros_like_tree", "rt.copy_saved", "xp.triu", "xp.tril", "rt.zeros_list", "print")
+broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting], "lt", "le", "gt", "ge", "eq", "ne", "and_",
+             "or_", "floordiv", "mod", "xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal",
+             "xp.equal", "xp.not_equal", "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose",
+             "xp.floor_divide", "xp.mod", "xp.remainder", "xp.heaviside", "rt.pick", "rt.clip_mask",
+             "rt.tree_add", "xp.full_like")
+reduction("xp.sum", "xp.mean", "xp.max", "xp.amax", "xp.min", "xp.amin", "xp.prod", "xp.var", "xp.std",
+          "xp.any", "xp.all", "xp.count_nonzero", "xp.linalg.norm")
+reduction("xp.argmax", "xp.argmin", "xp.cumsum", none_axis="flat")
+axis_op(["xp.swapaxes"], ("axis1", "axis2"))
+axis_op(["xp.trace"], ("axis1", "axis2"))
+axis_op(["xp.moveaxis"], ("source", "destination"))
+axis_op(["xp.expand_dims", "xp.stack", "xp.concatenate"], ("axis",))
+axis_op(["xp.flip"], ("axis",), none_axis="all")
+axis_op(["xp.repeat"], ("axis",), none_axis="flat")
+for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"), ("xp.inner", "inner"),
+               ("xp.outer", "outer"), ("xp.reshape", "reshape"), ("xp.ravel", "ravel"),
+               ("xp.transpose", "transpose"), ("xp.squeeze", "squeeze"), ("xp.array", "array"),
+               ("xp.asarray", "array"), ("rt.unbroadcast", "unbroadcast"),
+               ("rt.broadcast_to_like", "broadcast_to_like"), ("float", "float"), ("int", "int"),
+               ("xp.shape", "shape"), ("not", "not"), ("xp.ndim", "ndim"), ("xp.size", "size"), ("len", "len")):
+    helper(_n, "rt.vbh_" + _h)
+UNBATCHED_RESULT = {"xp.shape", "xp.ndim", "xp.size", "len"}  # per-example shape queries
+looped("xp.diag", "xp.tile", "xp.roll", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
+       "xp.broadcast_to", "xp.where", "rt.sum_vjp", "rt.mean_vjp", "rt.max_vjp", "rt.max_jvp",
+       "rt.cumsum_vjp", "rt.reshape_like",
+       "rt.transpose_vjp", "rt.unstack",
+       "rt.split_like", "rt.vstack_vjp", "rt.array_vjp", "rt.dot_vjp_a", "rt.dot_vjp_b", "rt.dot_vjp_a_t",
+       "rt.dot_vjp_b_t", "rt.outer_vjp_a", "rt.outer_vjp_b", "rt.add_at", "rt.take_at", "rt.take_at_t",
+       "rt.copy_slot", "rt.zero_at", "rt.like", "rt.jac_from_columns", "rt.jac_from_rows",
+       "rt.jac_columns_t", "rt.jac_rows_t", "rt.list_sum", "rt.list_sum_vjp", "rt.seed_aux", "rt.log0",
+       "xp.argsort", "xp.searchsorted", "xp.nonzero", "xp.flatnonzero", "xp.allclose",
+       "xp.array_equal", "xp.clip", "neg", "pos", "tuple", "list", "rt.basis", "rt.tree_size")
+unbatched("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", "xp.linspace", "xp.full",
+          "xp.tri", "range", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index",
+          "xp.broadcast_shapes", "xp.result_type", "slice", "rt.reversed_range", "rt.new_list", "str",
+          "isinstance", "attr", "is", "isnot", "in", "notin", "bool", "rt.check_norm_ord", "rt.seed")
+defbatch("rt.seed", BatchRule("helper", helper="rt.vbh_seed"))
+for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after all
+    defbatch(_n, BatchRule("same" if _n in ("neg", "pos", "rt.log0") else "broadcast"))
+
+
+# the vmap helpers are primitives too, so batched code can be batched again (vmap of vmap) and
+# differentiated (grad of vmap); helpers without derivative rules make reverse/forward mode refuse
+for _n, _sig in (("rt.vb_size", "args, in_axes, axis_size, names"), ("rt.vb_any", "m"), ("rt.vb_and", "m, c"),
+                 ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"), ("rt.vb_n", "x"), ("rt.vb_axes", "x"),
+                 ("rt.vb_axis", "axis"), ("rt.vb_key", "index, ib, a")):
+    prim(_n, _sig, nondiff=True)
+_NONDIFF_HELPERS = ("shape", "ndim", "size", "len", "not", "int", "seed", "tree_size", "basis", "vb_size", "vb_any",
+                    "vb_axes", "vb_n")
+linear("rt.vb_in", "x, spec, n", "x", "rt.vb_in_t(g, x, spec)")
+linear("rt.vb_in_t", "v, like, spec", "v", "rt.vb_in(g, spec, rt.vb_n(v))")
+linear("rt.vb_out", "x, spec, n", "x", "rt.vb_out_t(g, spec)")
+linear("rt.vb_out_t", "v, spec", "v", "rt.vb_out(g, spec, 0)")
+linear("rt.vb_bcast", "x, n", "x", "rt.vb_bcast_t(g, x)")
+linear("rt.vb_bcast_t", "v, like", "v", "rt.vb_bcast(g, rt.vb_n(v))")
+linear("rt.vb_lift", "x, other, other_batched", "x", "xp.reshape(g, xp.shape(x))")
+linear("rt.vb_lift_to", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
+linear("rt.vb_flat", "x", "x", "xp.reshape(g, xp.shape(x))")
+linear("rt.vb_getitem", "x, index, xb=True, ib=False", "x", "rt.vb_getitem_t(g, x, index, xb, ib)")
+linear("rt.vb_getitem_t", "v, x, index, xb, ib", "v", "rt.vb_getitem(g, index, xb, ib)")
+prim("rt.vb_select", "m, new, old")
+defvjp("rt.vb_select", new="rt.vb_select(m, g, rt.zeros_like_tree(g))", old="rt.vb_select(m, rt.zeros_like_tree(g), g)")
+defjvp("rt.vb_select", new="rt.vb_select(m, dnew, rt.zeros_like_tree(dnew))",
+       old="rt.vb_select(m, rt.zeros_like_tree(dold), dold)")
+zero("rt.vb_select", "m")
+prim("rt.vb_loop", "fn, flags, n, a0=None, a1=None, a2=None, a3=None, a4=None, a5=None, a6=None",
+     zero_args=("fn", "flags", "n"))
+for _h in ("vb_size", "vb_in", "vb_out", "vb_bcast", "vb_lift", "vb_select", "vb_any"):
+    helper("rt." + _h, "rt.vbh_" + _h)
+broadcasting("rt.vb_and", "rt.vb_andnot")
+unbatched("rt.vb_ones", "rt.vb_axis")
+for _h in ("vb_axes", "vb_n", "vb_flat"):
+    helper("rt." + _h, "rt.vbh_" + _h)
+looped("rt.vb_getitem", "rt.vb_loop")
+prim("rt.vb_sum_scalars", "v")  # vmap(grad(f)) as grad of the sum of the batched f
+defvjp("rt.vb_sum_scalars", v="g * xp.ones_like(v)")
+defjvp("rt.vb_sum_scalars", v="xp.sum(dv)")
+
+
+def _sig_of(fn) -> str:
+    return ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
+                     for p in inspect.signature(fn).parameters.values())
+
+
+def _no_derivative(name: str) -> None:
+    """A batched helper without derivative rules yet: its derivative raises an S2SError when it
+    runs (never a silent zero)."""
+    p = PRIMS[name]
+    for a in p.params:
+        if a not in p.zero_args and a not in p.vjp:
+            defvjp(name, **{a: f"rt.vb_no_derivative(g, {name[3:]!r})"})
+            defjvp(name, **{a: f"rt.vb_no_derivative(d{a}, {name[3:]!r})"})
+
+
+prim("rt.vb_no_derivative", "x, what", nondiff=True)
+for _n in [n for n in dir(_rt) if n.startswith("vbh_")]:
+    if "rt." + _n not in PRIMS:
+        prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=_n[4:] in _NONDIFF_HELPERS)
+        PRIMS["rt." + _n].zero_args = ("f",)
+    defbatch("rt." + _n, BatchRule("loop"))
+for _op, _kind in (("dot", "dot"), ("matmul", "matmul"), ("inner", "inner")):
+    defvjp("rt.vbh_" + _op, a=f"rt.vb_dot_vjp(f, g, a, b, 0, {_kind!r})", b=f"rt.vb_dot_vjp(f, g, a, b, 1, {_kind!r})")
+    defjvp("rt.vbh_" + _op, a=f"rt.vbh_{_op}(f, da, b)", b=f"rt.vbh_{_op}(f, a, db)")
+for _op in ("reshape", "ravel", "squeeze"):
+    defvjp("rt.vbh_" + _op, a="xp.reshape(g, xp.shape(a))")
+    defjvp("rt.vbh_" + _op, a=f"rt.vbh_{_op}(f, da)" if _op == "ravel" else
+           ("rt.vbh_reshape(f, da, newshape, order, shape)" if _op == "reshape" else "rt.vbh_squeeze(f, da, axis)"))
+prim("rt.vb_dot_vjp", "f, g_, a, b, which, op", zero_args=("f", "which", "op"))
+defvjp("rt.vb_dot_vjp", g_="rt.vb_no_derivative(g, 'vb_dot_vjp')", a="rt.vb_no_derivative(g, 'vb_dot_vjp')",
+       b="rt.vb_no_derivative(g, 'vb_dot_vjp')")
+defjvp("rt.vb_dot_vjp", g_="rt.vb_dot_vjp(f, dg_, a, b, which, op)", a="rt.vb_dot_vjp(f, g_, da, b, which, op)",
+       b="rt.vb_dot_vjp(f, g_, a, db, which, op)")
+defbatch("rt.vb_dot_vjp", BatchRule("loop"))
+defbatch("rt.vb_no_derivative", BatchRule("same"))
+for _n in [n for n, p in PRIMS.items() if n.startswith("rt.vb") and not p.nondiff]:
+    _no_derivative(_n)
+for _n in ("rt.vb_in_t", "rt.vb_out_t", "rt.vb_bcast_t", "rt.vb_lift_to", "rt.vb_getitem_t", "rt.vb_key"):
+    defbatch(_n, BatchRule("loop"))
+helper("rt.tree_size", "rt.vbh_tree_size")
+for _n in ("dot_vjp_a", "dot_vjp_b", "sum_vjp", "mean_vjp", "jac_from_rows", "jac_from_columns"):
+    helper("rt." + _n, "rt.vbh_" + _n)
+helper("rt.basis", "rt.vbh_basis")
+helper("rt.vb_sum_scalars", "rt.vbh_vb_sum_scalars")
+UNBATCHED_RESULT |= {"rt.vb_size", "rt.tree_size", "rt.basis", "rt.vb_axes", "rt.vb_n"}
+
+# ---- the NumPy coverage tables (rules_linalg, rules_math, rules_reduce, rules_shape) ----
+# linalg functions act on the last axes of a stack of matrices: a leading batch axis is one more
+elementwise("xp.linalg.inv", "xp.linalg.det", "xp.linalg.slogdet", "xp.linalg.cholesky", "xp.linalg.eigh",
+            "xp.linalg.eigvalsh", "xp.linalg.svd", "xp.linalg.svdvals", "xp.linalg.qr", "xp.linalg.pinv",
+            "xp.linalg.matrix_power", "xp.linalg.diagonal", "xp.linalg.matrix_transpose", "rt.mT",
+            "xp.linalg.trace", "xp.linalg.matrix_norm", "xp.linalg.cond", "xp.matrix_transpose", "xp.modf",
+            "xp.frexp")
+reduction("xp.nansum", "xp.nanmean", "xp.nanmax", "xp.nanmin", "xp.nanprod", "xp.nanvar", "xp.nanstd", "xp.ptp",
+          "xp.median", "xp.nanmedian", "xp.linalg.vector_norm")
+reduction("xp.cumprod", "xp.nancumsum", "xp.nancumprod", none_axis="flat")
+axis_op(["xp.concat"], ("axis",))
+looped(*[n for n, p in PRIMS.items() if n not in BATCH and not n.startswith("ext.")
+         and (p.vjp or p.jvp or p.linear_in)])
+elementwise("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex",
+            "xp.imag", "xp.angle", "xp.bitwise_not", "xp.isnat")
+broadcasting("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd",
+             "xp.lcm")
+looped(*[n for n in PRIMS if n not in BATCH and not n.startswith("ext.")])  # the rest: once per example

@@ -1,0 +1,662 @@
+"""Batching (vmap): a core-form function rewritten to run on a batch of examples at once.
+
+A variable is either unbatched or batched at axis 0 (decided for the whole function by a fixed
+point, `batched_vars`). Statements on unbatched values stay as they are; ops on batched values
+follow the batching table (registry.BATCH, declared in primitives/rules_batch.py). Control flow
+whose condition is batched runs under a mask (a boolean per example): both branches of an `if`
+run, and each variable a branch assigns is merged with `rt.vb_select(mask, new, old)`; a `while` runs until no
+example is live; `break`/`continue` under a batched condition clear lanes of the loop's masks.
+"""
+from __future__ import annotations
+
+import copy
+
+import gast
+
+from .. import analysis as an
+from ..errors import S2SValueError
+from ..ir import build as A
+from ..ir.core import CoreFn
+from ..primitives import registry
+from ..primitives.rules_batch import UNBATCHED_RESULT
+from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
+
+SHAPE_ATTRS = {"shape": "rt.vbh_shape", "ndim": "rt.vbh_ndim", "size": "rt.vbh_size"}
+
+
+def _names(node) -> list[str]:
+    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+
+
+def selectable(body, params) -> set[str]:
+    """Names whose value may already exist when a masked statement assigns them (so it must be
+    merged with the old value): parameters, names assigned twice, names assigned in a loop."""
+    counts: dict[str, int] = {}
+    in_loop: set[str] = set()
+
+    def visit(stmts, loop):
+        for s in stmts:
+            for t in an.targets(s):
+                counts[t] = counts.get(t, 0) + 1
+            if isinstance(s, (gast.For, gast.While)):
+                carried = an.exposed(s.body) | _loads_outside(body, s)
+                in_loop.update(t for t in _assigned(s.body) if t in carried)
+                if isinstance(s, gast.For):
+                    in_loop.add(s.target.id)
+                visit(s.body, True)
+            elif isinstance(s, gast.If):
+                visit(s.body, loop)
+                visit(s.orelse, loop)
+    visit(body, False)
+    return set(params) | {v for v, c in counts.items() if c > 1} | in_loop
+
+
+def _assigned(stmts) -> set[str]:
+    return {t for s in an.walk_stmts(stmts) for t in an.targets(s)}
+
+
+def _loads_outside(body, loop) -> set[str]:
+    """Names read anywhere in `body` except inside `loop`."""
+    out: set[str] = set()
+    for s in body:
+        if s is loop:
+            continue
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            out.update(_names(s.test if not isinstance(s, gast.For) else s.iter))
+            out |= _loads_outside(s.body, loop) | _loads_outside(s.orelse, loop)
+        else:
+            out.update(_names(s))
+    return out
+
+
+def result_batched(value, bset) -> bool:
+    kind = an.classify(value)
+    if kind == "const":
+        return False
+    if kind == "attr":
+        return value.attr not in SHAPE_ATTRS and value.attr != "dtype" and _names(value.value)[0] in bset
+    if kind in UNBATCHED_RESULT:
+        return False
+    if kind == "list.pop":
+        return value.func.value.id in bset
+    return any(n in bset for n in _names(value) if n not in ("xp", "rt"))
+
+
+def _range_args(s):
+    it = s.iter
+    return it.args if isinstance(it, gast.Call) and an.dotted(it.func) == "range" else [it]
+
+
+def batched_vars(body, params) -> set[str]:
+    """Every variable that holds a batched value somewhere (the fixed point of one pass)."""
+    bset = set(params)
+    sel = selectable(body, params)
+
+    def visit(stmts, masked):
+        for s in stmts:
+            if isinstance(s, gast.If):
+                m = masked or _names(s.test)[0] in bset if isinstance(s.test, gast.Name) else masked
+                visit(s.body, m)
+                visit(s.orelse, m)
+            elif isinstance(s, gast.While):
+                m = masked or isinstance(s.test, gast.Name) and s.test.id in bset or has_batched_jump(s.body, bset)
+                visit(s.body, m)
+            elif isinstance(s, gast.For):
+                m = masked or any(n in bset for a in _range_args(s) for n in _names(a)) \
+                    or has_batched_jump(s.body, bset)
+                visit(s.body, m)
+            elif isinstance(s, gast.Assign):
+                t = s.targets[0]
+                rb = result_batched(s.value, bset)
+                if isinstance(t, gast.Subscript):
+                    if rb or masked or any(n in bset for n in _names(t.slice)):
+                        bset.add(t.value.id)
+                    continue
+                for v in an.targets(s):
+                    if rb or masked and v in sel:
+                        bset.add(v)
+            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
+                    and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append":
+                if any(n in bset for n in _names(s.value.args[0])):
+                    bset.add(s.value.func.value.id)
+    while True:
+        before = len(bset)
+        visit(body, False)
+        if len(bset) == before:
+            return bset
+
+
+def has_batched_jump(body, bset) -> bool:
+    """Whether a break/continue of this loop sits under a batched condition."""
+    def visit(stmts, under):
+        for s in stmts:
+            if isinstance(s, (gast.Break, gast.Continue)) and under:
+                return True
+            if isinstance(s, gast.If):
+                u = under or isinstance(s.test, gast.Name) and s.test.id in bset
+                if visit(s.body, u) or visit(s.orelse, u):
+                    return True
+        return False
+    return visit(body, False)
+
+
+class Frame:
+    """A loop whose lanes can leave it: `live` (lanes still looping) and `it` (lanes still in this
+    iteration) are names of boolean masks, or None for a loop every lane leaves together."""
+
+    def __init__(self, live=None, it=None):
+        self.live, self.it = live, it
+
+
+class Batcher(Transform):
+    """The batched body of one core-form function, given which parameters are batched."""
+
+    def __init__(self, core: CoreFn, batched_params, calls: Callees, ranks=None):
+        super().__init__(core, batched_params, calls)
+        self.n = self.namer.exact("bn")
+        self.bset = batched_vars(self.body, list(batched_params))
+        self.sel = selectable(self.body, core.params)
+        self.frames: list[Frame] = []
+        self.rank = per_example_ranks(self.body, ranks or {}, self.bset)
+
+    def b(self, atom) -> bool:
+        return isinstance(atom, gast.Name) and atom.id in self.bset
+
+    def tmp(self, out, expr, base="v"):
+        name = self.namer.fresh(base)
+        out.append(A.assign(name, expr))
+        return A.name(name)
+
+    # ---- statements ----
+    def block(self, stmts, mask) -> list:
+        out = []
+        for s in stmts:
+            if A.is_comment(s) or isinstance(s, (gast.Pass, gast.Assert)):
+                out.append(s)
+            elif isinstance(s, (gast.Break, gast.Continue)):
+                out.extend(self.jump(s, mask))
+            elif isinstance(s, gast.Return):
+                out.append(s)
+            elif isinstance(s, gast.If):
+                out.extend(self.if_(s, mask))
+            elif isinstance(s, gast.While):
+                out.extend(self.while_(s, mask))
+            elif isinstance(s, gast.For):
+                out.extend(self.for_(s, mask))
+            elif isinstance(s, gast.Expr):
+                out.extend(self.expr(s, mask))
+            else:
+                out.extend(self.assign(s, mask))
+            if mask is not None and self.frames and self.frames[-1].it is not None \
+                    and mask != self.frames[-1].it and isinstance(s, (gast.If, gast.For, gast.While)) \
+                    and has_batched_jump([s], self.bset | {"__all__"}):
+                out.append(A.assign(mask, A.call("rt.vb_and", [A.name(mask), A.name(self.frames[-1].it)])))
+        return out
+
+    def jump(self, s, mask):
+        f = self.frames[-1] if self.frames else None
+        if f is None or f.it is None or mask == f.it:
+            return [s]
+        out = [A.assign(f.it, A.call("rt.vb_andnot", [A.name(f.it), A.name(mask)]))]
+        if isinstance(s, gast.Break):
+            out.append(A.assign(f.live, A.call("rt.vb_andnot", [A.name(f.live), A.name(mask)])))
+        return out
+
+    def if_(self, s, mask):
+        if not self.b(s.test):
+            return [loc(A.if_(s.test, self.block(s.body, mask), self.block(s.orelse, mask)), s)]
+        out = []
+        m1, m2 = self.namer.fresh("mask"), self.namer.fresh("mask")
+        out.append(A.assign(m1, A.call("rt.vb_and", [A.name(mask) if mask else A.const(None), s.test])))
+        out.append(A.assign(m2, A.call("rt.vb_andnot", [A.name(mask) if mask else A.const(None), s.test])))
+        out += self.block(s.body, m1)
+        out += self.block(s.orelse, m2)
+        return out
+
+    def _live_init(self, mask):
+        return A.name(mask) if mask else A.call("rt.vb_ones", [A.name(self.n)])
+
+    def while_(self, s, mask):
+        batched = self.b(s.test)
+        jumps = has_batched_jump(s.body, self.bset)
+        if not batched and not jumps:
+            return [loc(A.while_(s.test, self.block(s.body, mask)), s)]
+        out = []
+        live, it, go = self.namer.fresh("live"), self.namer.fresh("lanes"), self.namer.fresh("go")
+        out.append(A.assign(live, A.call("rt.vb_and", [self._live_init(mask), s.test]) if batched
+                            else self._live_init(mask)))
+        self.frames.append(Frame(live, it))
+        body = [A.assign(it, A.name(live))] + self.block(s.body, it)
+        self.frames.pop()
+        if batched:
+            body.append(A.assign(live, A.call("rt.vb_and", [A.name(live), s.test])))
+            out.append(A.assign(go, A.call("rt.vb_any", [A.name(live)])))
+            body.append(A.assign(go, A.call("rt.vb_any", [A.name(live)])))
+            out.append(loc(A.while_(A.name(go), body), s))
+        else:
+            body += self._exit_when_done(live, go)
+            out.append(loc(A.while_(s.test, body), s))
+        return out
+
+    def _exit_when_done(self, live, go):
+        return [A.assign(go, A.call("rt.vb_any", [A.name(live)])),
+                A.if_(A.not_(A.name(go)), [gast.Break()], [])]
+
+    def for_(self, s, mask):
+        args = _range_args(s)
+        batched = any(self.b(a) for a in args)
+        jumps = has_batched_jump(s.body, self.bset)
+        if not batched and not jumps:
+            return [loc(gast.For(target=s.target, iter=s.iter, body=self.block(s.body, mask), orelse=[],
+                                  type_comment=None), s)]
+        out = []
+        live, it, go = self.namer.fresh("live"), self.namer.fresh("lanes"), self.namer.fresh("go")
+        out.append(A.assign(live, self._live_init(mask)))
+        iter_ = s.iter
+        head = []
+        if batched:
+            if len(args) == 3 or len(args) == 2 and self.b(args[0]):
+                self.fail(s, "vmap supports `for i in range(start, stop)` with a per-example `stop` only "
+                             "(start and step the same for every example).")
+            stop = args[-1]
+            top = self.tmp(out, A.call("xp.max", [stop]), "stop")
+            iter_ = A.call("range", list(args[:-1]) + [top])
+            head.append(A.assign(it, A.call("rt.vb_and", [A.name(live),
+                                                          gast.Compare(left=s.target, ops=[gast.Lt()],
+                                                                       comparators=[stop])])))
+        else:
+            head.append(A.assign(it, A.name(live)))
+        self.frames.append(Frame(live, it))
+        body = head + self.block(s.body, it)
+        self.frames.pop()
+        if jumps:
+            body += self._exit_when_done(live, go)
+        out.append(loc(gast.For(target=s.target, iter=iter_, body=body, orelse=[], type_comment=None), s))
+        return out
+
+    def expr(self, s, mask):
+        call = s.value
+        if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append":
+            lst = call.func.value.id
+            if mask is not None:
+                self.fail(s, "vmap cannot append to a list under a condition or in a loop that differs per "
+                             "example (the list would have a different length per example).",
+                          "Write into a preallocated array instead: `out[i] = v`.")
+            v = call.args[0]
+            if lst in self.bset and not self.b(v):
+                out = []
+                w = self.tmp(out, A.call("rt.vb_bcast", [v, A.name(self.n)]))
+                return out + [A.expr_stmt(A.call(A.attr(A.name(lst), "append"), [w]))]
+            return [s]
+        if mask is not None and isinstance(call, gast.Call):
+            self.fail(s, "vmap cannot run a call for its side effects under a condition that differs per "
+                         "example.", "Move the call out of the branch or loop.")
+        return [s]
+
+    def assign(self, s, mask):
+        t = s.targets[0]
+        if isinstance(t, gast.Subscript):
+            return self.setitem(s, mask)
+        pre, expr, rb = self.value(s, s.value, mask)
+        out = list(pre)
+        if isinstance(t, gast.Tuple):
+            names = [e.id for e in t.elts]
+            if mask is not None and any(v in self.sel for v in names):
+                tmps = [self.namer.fresh("v") for _ in names]
+                out.append(A.assign(A.tuple_([A.name(x) for x in tmps], store_=True), expr))
+                for v, x in zip(names, tmps):
+                    val = A.name(x) if rb or v not in self.bset else A.call("rt.vb_bcast", [A.name(x), A.name(self.n)])
+                    out.append(self.merged(v, val, mask))
+                return [loc(o, s) for o in out]
+            return out + [loc(A.assign(t, expr), s)]
+        var = t.id
+        if var in self.bset and not rb:
+            expr = A.call("rt.vb_bcast", [expr, A.name(self.n)])
+        if mask is not None and var in self.sel:
+            x = self.tmp(out, expr)
+            out.append(loc(self.merged(var, x, mask), s))
+            return out
+        return out + [loc(A.assign(var, expr), s)]
+
+    def merged(self, var, new, mask):
+        return A.assign(var, A.call("rt.vb_select", [A.name(mask), new, A.name(var)]))
+
+    def setitem(self, s, mask):
+        """`A[i] = v` on batched `A`: a plain subscript assignment with the batch axis in the key, the
+        value lifted to the slot's per-example rank, and the old slot kept on masked-off lanes."""
+        t = s.targets[0]
+        base = t.value.id
+        if base not in self.bset:
+            return [s]
+        out: list = []
+        idx = index_value(t.slice)
+        parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
+        flags = [any(n in self.bset for n in _names(p)) for p in parts]
+        if not any(flags) and isinstance(t.slice, (gast.Tuple, gast.Slice, gast.Constant)):
+            elts = t.slice.elts if isinstance(t.slice, gast.Tuple) else [t.slice]
+            key = gast.Tuple(elts=[gast.Slice(lower=None, upper=None, step=None)] + [copy.deepcopy(e) for e in elts],
+                             ctx=gast.Load())
+        else:
+            ib = A.const(any(flags)) if not isinstance(idx, gast.Tuple) or not any(flags) \
+                else A.tuple_([A.const(f) for f in flags])
+            key = self.tmp(out, A.call("rt.vb_key", [idx, ib, A.name(base)]), "key")
+        v = s.value
+        if self.b(v):
+            v = self.tmp(out, A.call("rt.vb_lift_to", [v, A.name(base), index_value(key)]), "lift")
+        if mask is not None:
+            old = self.tmp(out, A.subscript(A.name(base), copy.deepcopy(key)), "old")
+            v = self.tmp(out, A.call("rt.vb_select", [A.name(mask), v, old]))
+        out.append(A.assign(A.subscript(A.name(base), copy.deepcopy(key), store_=True), v))
+        return [loc(o, s) for o in out]
+
+    # ---- values: (statements before, expression, whether the result is batched) ----
+    def value(self, s, value, mask):
+        kind = an.classify(value)
+        if kind == "const":
+            return [], value, False
+        if kind == "copy":
+            return [], value, self.b(value)
+        if kind in ("pack", "dict"):
+            return self.pack(value)
+        if kind == "getitem":
+            return self.getitem(value)
+        if kind == "attr":
+            if not self.b(value.value):
+                return [], value, False
+            if value.attr in SHAPE_ATTRS:
+                return [], A.call(SHAPE_ATTRS[value.attr], [A.tuple_([A.const(True)]), value.value]), False
+            return [], value, value.attr != "dtype"
+        if kind == "list.pop":
+            if mask is not None and value.func.value.id in self.bset:
+                self.fail(s, "vmap cannot pop from a list under a condition that differs per example.")
+            return [], value, value.func.value.id in self.bset
+        if kind == "call":
+            return self.call(s, value)
+        return self.prim(s, kind, value)
+
+    def pack(self, value):
+        elts = value.elts if isinstance(value, (gast.Tuple, gast.List)) else value.values
+        if not any(self.b(e) for e in elts):
+            return [], value, False
+        pre = []
+        new = [e if self.b(e) or isinstance(e, gast.Constant) and e.value is None
+               else self.tmp(pre, A.call("rt.vb_bcast", [e, A.name(self.n)])) for e in elts]
+        node = copy.copy(value)
+        if isinstance(value, gast.Dict):
+            node.values = new
+        else:
+            node.elts = new
+        return pre, node, True
+
+    def getitem(self, value):
+        base = value.value
+        idx = index_value(value.slice)
+        parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
+        flags = [any(n in self.bset for n in _names(p)) for p in parts]
+        if not any(flags):
+            if not self.b(base):
+                return [], value, False
+            return [], A.call("rt.vb_getitem", [base, idx]), True
+        ib = A.const(True) if not isinstance(idx, gast.Tuple) else A.tuple_([A.const(f) for f in flags])
+        return [], A.call("rt.vb_getitem", [base, idx, A.const(self.b(base)), ib]), True
+
+    def call(self, s, value):
+        fn = self.core.ns[value.func.id]
+        args = self.bind_call(fn, value)
+        mask = tuple(self.b(a) for a in args)
+        if not any(mask):
+            return [], value, False
+        pre: list = []
+        if self.calls.has_rules(fn):  # the user's rules see every argument batched
+            args = [a if self.b(a) else self.tmp(pre, A.call("rt.vb_bcast", [a, A.name(self.n)])) for a in args]
+            mask = (True,) * len(args)
+        name = self.bind(f"vmap_{self.callee_label(fn)}", self.calls.batch(fn, mask))
+        return pre, A.call(A.name(name), list(args)), True
+
+    def prim(self, s, kind, value):
+        rule = registry.BATCH.get(kind)
+        p = registry.lookup(kind)
+        args = bind_prim(p, value) if p is not None else {}
+        if not any(self.b(a) for a in args.values() if a is not None):
+            if not any(n in self.bset for n in _names(value)):
+                return [], value, False
+        if rule is None or p is None:
+            self.fail(s, f"vmap has no batching rule for `{kind}` on a per-example value.",
+                      "Add one to s2s/primitives/rules_batch.py, or move the call out of the batched function.")
+        if rule.kind == "create":
+            self.fail(s, f"vmap cannot batch `{kind}` with per-example arguments (the shape of an array "
+                         "cannot differ per example).")
+        pre: list = []
+        if rule.kind == "same":
+            return pre, value, True
+        if rule.kind == "broadcast":
+            return pre, self.lift(value, p, args, pre), True
+        if rule.kind == "axis":
+            return self.axes(value, p, args, rule, pre)
+        real = [k for k in p.params if not k.startswith("*")]
+        flags = A.tuple_([A.const(self.b(args[k])) for k in real])
+        if rule.kind == "helper":
+            vals = [args[k] if args[k] is not None else A.const(None) for k in real]
+            if isinstance(value, gast.Call) and len(value.args) > len(real):
+                vals += value.args[len(real):]
+            return pre, A.call(rule.helper, [flags] + vals), kind not in UNBATCHED_RESULT
+        # looped: one call per example of the op itself
+        pos = list(value.args) if isinstance(value, gast.Call) else list(args.values())[:len(_operands(value))]
+        fl = A.tuple_([A.const(self.b(a)) for a in pos])
+        fn = A.const(kind)
+        kws = value.keywords if isinstance(value, gast.Call) else []
+        return pre, A.call("rt.vb_loop", [fn, fl, A.name(self.n)] + pos, kws), True
+
+    def lift(self, value, p, args, pre):
+        """Each batched operand reshaped to broadcast per example against the other operands."""
+        ops = [k for k in p.params if isinstance(args.get(k), gast.Name) and k not in ("dtype",)]
+        new = dict(args)
+        for k in ops:
+            if not self.b(args[k]):
+                continue
+            cur = args[k]
+            for o in ops:
+                rk, ro = self.rank.get(args[k].id), self.rank.get(args[o].id)
+                if rk is not None and ro is not None and rk >= ro:
+                    continue  # known per-example ranks: already broadcasts as the examples would
+                if o != k and args[o].id != args[k].id:
+                    cur = self.tmp(pre, A.call("rt.vb_lift", [cur, args[o], A.const(self.b(args[o]))]), "lift")
+            new[k] = cur
+        return _rebuild(value, p, new)
+
+    def axes(self, value, p, args, rule, pre):
+        arr = next(args[k] for k in p.params if self.b(args.get(k)))
+        new = dict(args)
+        for k in rule.axes:
+            ax = args.get(k)
+            if ax is None or isinstance(ax, gast.Constant) and ax.value is None:
+                if rule.none_axis == "all":
+                    new[k] = self.tmp(pre, A.call("rt.vb_axes", [arr]), "axes")
+                elif rule.none_axis == "flat":
+                    first = p.params[0]
+                    new[first] = self.tmp(pre, A.call("rt.vb_flat", [args[first]]), "flat")
+                    new[k] = A.const(1)
+            elif isinstance(ax, gast.Constant):
+                new[k] = A.const(ax.value + 1 if ax.value >= 0 else ax.value)
+            else:
+                new[k] = self.tmp(pre, A.call("rt.vb_axis", [ax]), "axis")
+        if p.list_args:
+            lst = args[p.list_args[0]]
+            if not self.b(lst):
+                new[p.list_args[0]] = self.tmp(pre, A.call("rt.vb_bcast", [lst, A.name(self.n)]))
+        return pre, _rebuild(value, p, new, keywords=rule.axes), True
+
+
+def _operands(value):
+    if isinstance(value, gast.BinOp):
+        return [value.left, value.right]
+    if isinstance(value, gast.UnaryOp):
+        return [value.operand]
+    if isinstance(value, gast.Compare):
+        return [value.left, value.comparators[0]]
+    return list(value.args)
+
+
+def _rebuild(value, p, new, keywords=()):
+    """`value` with its operands replaced by `new` (param name -> atom)."""
+    value = copy.copy(value)
+    if isinstance(value, gast.BinOp):
+        value.left, value.right = new[p.params[0]], new[p.params[1]]
+    elif isinstance(value, gast.UnaryOp):
+        value.operand = new[p.params[0]]
+    elif isinstance(value, gast.Compare):
+        value.left, value.comparators = new[p.params[0]], [new[p.params[1]]]
+    else:
+        n = len(value.args)
+        value.args = [new[k] for k in p.params[:n]]
+        kws = {kw.arg: kw for kw in value.keywords}
+        value.keywords = [gast.keyword(arg=kw.arg, value=new.get(kw.arg, kw.value)) for kw in value.keywords]
+        for k in keywords:
+            if k not in kws and p.params.index(k) >= n and new.get(k) is not None:
+                value.keywords.append(gast.keyword(arg=k, value=new[k]))
+    return value
+
+
+_SAME_RANK_HELPERS = {"rt.unbroadcast": 1, "rt.sum_vjp": 1, "rt.mean_vjp": 1, "rt.broadcast_to_like": 1}
+
+
+def _value_rank(value, rank):
+    """The per-example rank of a right-hand side from its operands' ranks, or None if unknown."""
+    kind = an.classify(value)
+    if kind == "const":
+        return 0 if isinstance(value.value, (int, float)) and not isinstance(value.value, bool) else None
+    if kind == "copy":
+        return rank.get(value.id)
+    p = registry.lookup(kind)
+    rule = registry.BATCH.get(kind)
+    if p is None or rule is None or not isinstance(value, (gast.Call, gast.BinOp, gast.UnaryOp, gast.Compare)):
+        return None
+    args = bind_prim(p, value)
+    if kind in _SAME_RANK_HELPERS:
+        like = args.get(p.params[_SAME_RANK_HELPERS[kind]])
+        return rank.get(like.id) if isinstance(like, gast.Name) else None
+    if kind == "rt.seed":
+        return 0
+    ops = [a for k, a in args.items() if a is not None and k != "dtype"
+           and (rule.kind == "broadcast" or k not in p.zero_args)]
+    rs = [rank.get(a.id) if isinstance(a, gast.Name) else _value_rank(a, rank) if isinstance(a, gast.Constant)
+          else None for a in ops]
+    if rule.kind == "same":
+        return rs[0] if rs else None
+    if rule.kind == "broadcast":
+        return None if not rs or None in rs else max(rs)
+    if kind in ("matmul", "xp.dot") and len(rs) == 2 and None not in rs and max(rs) <= 2:
+        return 0 if rs == [0, 0] else max(rs) if 0 in rs else rs[0] + rs[1] - 2
+    if rule.kind == "axis" and p.full_reduction:
+        ax, kd = args.get("axis"), args.get("keepdims")
+        if (ax is None or isinstance(ax, gast.Constant) and ax.value is None) and \
+                isinstance(kd, gast.Constant) and kd.value is False:
+            return 0
+    return None
+
+
+def per_example_ranks(body, known, bset) -> dict:
+    """Per-example rank of each variable whose every assignment has a known, equal rank (a fixed
+    point over the whole function; parameters from the call's arguments)."""
+    rank = dict(known)
+    conflict = {p for p, r in known.items() if r is None}
+    assigns = [s for s in an.walk_stmts(body) if isinstance(s, gast.Assign)]
+    others = set()
+    for s in an.walk_stmts(body):
+        if isinstance(s, gast.For):
+            others.add(s.target.id)
+        elif isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
+            others.update(an.targets(s))
+    conflict |= others
+    for _ in range(len(assigns) + 2):
+        changed = False
+        for s in assigns:
+            t = s.targets[0]
+            if not isinstance(t, gast.Name) or t.id in conflict:
+                continue
+            r = _value_rank(s.value, rank)
+            if r is None or t.id in rank and rank[t.id] != r:
+                conflict.add(t.id)
+                rank.pop(t.id, None)
+                changed = True
+            elif t.id not in rank:
+                rank[t.id] = r
+                changed = True
+        if not changed:
+            break
+    return {k: v for k, v in rank.items() if k not in conflict}
+
+
+# ---- whole functions ----
+
+def batch_body(core: CoreFn, batched_params, calls: Callees, ranks=None):
+    """(batcher, statements) of `core` with `batched_params` batched; the batch size is `batcher.n`."""
+    bt = Batcher(core, batched_params, calls, ranks)
+    nested = an.first_assignment_nested(bt.body)
+    init = [A.assign(v, A.const(None)) for v in sorted(bt.sel) if v not in core.params
+            and v in bt.bset and nested.get(v, False)]
+    return bt, init + bt.block(bt.body, None)
+
+
+def spec_mapped(spec) -> bool:
+    """Whether an in_axes/out_axes specification maps anything."""
+    if isinstance(spec, (tuple, list)):
+        return any(spec_mapped(s) for s in spec)
+    if isinstance(spec, dict):
+        return any(spec_mapped(s) for s in spec.values())
+    return spec is not None
+
+
+def _finish(bt, body, out_spec, label):
+    """Replace the final `return out` of a batched body by the batched result ("body": batch at
+    axis 0 always; else moved to `out_spec`)."""
+    out = body.pop().value
+    batched = isinstance(out, gast.Name) and out.id in bt.bset
+    if out_spec != "body" and batched and not spec_mapped(out_spec):
+        raise S2SValueError(f"vmap has mapped output but out_axes is None ({label} returns a value that "
+                            "differs per example).")
+    if out_spec != "body" and not spec_mapped(out_spec):
+        return body + [A.ret(out)]
+    if not batched:
+        out = A.call("rt.vb_bcast", [out, A.name(bt.n)])
+    if out_spec != "body":
+        out = A.call("rt.vb_out", [out, A.name(bt.bind("out_axes", out_spec)), A.name(bt.n)])
+    return body + [A.ret(out)]
+
+
+def vmap_fn(core: CoreFn, in_axes, out_axes, axis_size, calls: Callees, ranks=None) -> GeneratedFn:
+    """The batched `core` as vmap calls it: batch axes moved to the front once on entry, the body
+    batched, the result's batch axis moved to `out_axes` once on exit. `ranks`: each parameter's
+    per-example rank when known (operands of known ranks need no run-time alignment)."""
+    params = core.params
+    specs = list(in_axes) if isinstance(in_axes, (tuple, list)) and len(in_axes) == len(params) \
+        else [in_axes] * len(params)
+    mapped = [p for p, s in zip(params, specs) if spec_mapped(s)]
+    bt, body = batch_body(core, mapped, calls, dict(zip(params, ranks)) if ranks is not None else None)
+    entry = [A.assign(bt.n, A.call("rt.vb_size", [
+        A.tuple_([A.name(p) for p in params]), A.name(bt.bind("in_axes", in_axes)),
+        A.const(axis_size), A.tuple_([A.const(p) for p in params])]))]
+    for p, s in zip(params, specs):
+        if p in mapped:
+            entry.append(A.assign(p, A.call("rt.vb_in", [A.name(p), A.name(bt.bind("in_axes_" + p, s)),
+                                                         A.name(bt.n)])))
+        elif p in bt.bset:  # unmapped, but assigned per-example values later
+            entry.append(A.assign(p, A.call("rt.vb_bcast", [A.name(p), A.name(bt.n)])))
+    body = entry + _finish(bt, body, out_axes, core.name)
+    name = bt.namer.exact(f"vmap_{core.name}")
+    return GeneratedFn(name, A.function(name, params, body), {**core.ns, **bt.ns}, core.filename,
+                       header_for("vmap", core, f"in_axes={in_axes!r} out_axes={out_axes!r}"))
+
+
+def body_fn(core: CoreFn, mask: tuple, calls: Callees) -> GeneratedFn:
+    """The batched version of a function called from batched code, for one pattern of batched
+    arguments (`mask`): those arguments and the result carry the batch at axis 0."""
+    mapped = [p for p, m in zip(core.params, mask) if m]
+    bt, body = batch_body(core, mapped, calls)
+    entry = [A.assign(bt.n, A.call("rt.vb_n", [A.name(mapped[0])]))]
+    entry += [A.assign(p, A.call("rt.vb_bcast", [A.name(p), A.name(bt.n)])) for p in core.params
+              if p in bt.bset and p not in mapped]
+    body = entry + _finish(bt, body, "body", core.name)
+    name = bt.namer.exact(f"vmap_{core.name}")
+    return GeneratedFn(name, A.function(name, core.params, body), {**core.ns, **bt.ns}, core.filename,
+                       header_for("vmap", core, f"batched arguments {mask}"))
