@@ -344,7 +344,9 @@ def vb_loop(fn, flags, n, *args, **kwargs):
     """The fallback for the few ops without a vectorized batching rule: one call per example,
     stacked. Listed in primitives/batching.py as LOOPED."""
     fn = _vb_op(fn)
-    outs = [fn(*[tree_map(lambda leaf: leaf[k], a) if f else a for a, f in zip(args, flags)], **kwargs)
+    kflags = dict(zip(kwargs, flags[len(args):]))  # flags cover the keyword arguments after the positional ones
+    outs = [fn(*[tree_map(lambda leaf: leaf[k], a) if f else a for a, f in zip(args, flags)],
+               **{key: tree_map(lambda leaf: leaf[k], a) if kflags.get(key) else a for key, a in kwargs.items()})
             for k in range(n)]
     return _vb_stack(outs)
 
