@@ -81,8 +81,11 @@ for _op in ("xp.interp", "rt.interp_apply"):
 prim("xp.polyval", "p, x")
 defvjp("xp.polyval", p="rt.polyval_vjp_p(g, p, x)", x="rt.unbroadcast(g * xp.polyval(rt.polyder(p), x), x)")
 defjvp("xp.polyval", p="xp.polyval(dp, x)", x="dx * xp.polyval(rt.polyder(p), x)")
-linear("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1", "f",
-       "rt.gradient_vjp(g, f, spacing, axis, edge_order)")
+# no rule for `spacing`: differentiating with respect to it is an S2SError naming the line
+prim("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1")
+defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)")
+defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)")
+zero("xp.gradient", "axis", "edge_order")
 linear("rt.gradient_vjp", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp_t(g, f, spacing, axis, edge_order)")
 linear("rt.gradient_vjp_t", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp(g, f, spacing, axis, edge_order)")
 linear("xp.cumulative_sum", "x, axis=None, dtype=None, include_initial=False", "x",
