@@ -612,7 +612,7 @@ def op_linalg_solve__matrix(a, b):
 
 @spec("linalg", N(3, 3))
 def op_linalg_cholesky(x):
-    return np.linalg.cholesky(x @ x.T + 3.0 * np.eye(3))
+    return np.linalg.cholesky(x @ x.T + 3.0 * np.eye(3, dtype=x.dtype))
 
 
 @spec("linalg", SEPVALS(3))
@@ -760,7 +760,7 @@ def op_ptp(x):
 
 @spec("reduction", N(3, 4))
 def op_average(x):
-    return np.average(x, axis=1, weights=np.array([1.0, 2.0, 3.0, 4.0])) + np.average(x)
+    return np.average(x, axis=1, weights=np.array([1.0, 2.0, 3.0, 4.0], dtype=x.dtype)) + np.average(x)
 
 
 @spec("reduction", N(3, 4), P(3, 4))

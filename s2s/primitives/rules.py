@@ -153,6 +153,7 @@ linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination
 linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
+linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)")  # a cotangent in its primal's dtype
 linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)")
 linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)")

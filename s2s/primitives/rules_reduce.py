@@ -73,18 +73,23 @@ for _op in ("xp.convolve", "xp.correlate"):
 for _op in ("xp.interp", "rt.interp_apply"):
     prim(_op, "x, xp, fp, left=None, right=None, period=None")
     _ok = "rt.interp_ok(left, right, period)"  # 1.0, or an error for the arguments not differentiated
-    defvjp(_op, x=f"g * {_ok} * rt.interp_slope(x, xp, fp)", fp=f"rt.interp_fp_vjp(g * {_ok}, x, xp, fp)",
-           xp=f"-rt.interp_fp_vjp(g * {_ok} * rt.interp_slope(x, xp, fp), x, xp, fp)")
+    defvjp(_op, x=f"rt.cast_like(g * {_ok} * rt.interp_slope(x, xp, fp), x)",
+           fp=f"rt.cast_like(rt.interp_fp_vjp(g * {_ok}, x, xp, fp), fp)",
+           xp=f"rt.cast_like(-rt.interp_fp_vjp(g * {_ok} * rt.interp_slope(x, xp, fp), x, xp, fp), xp)")
     defjvp(_op, x=f"dx * {_ok} * rt.interp_slope(x, xp, fp)", fp=f"rt.interp_apply(x, xp, dfp * {_ok})",
            xp=f"-rt.interp_slope(x, xp, fp) * rt.interp_apply(x, xp, dxp * {_ok})")
     zero(_op, "left", "right", "period")
 prim("xp.polyval", "p, x")
 defvjp("xp.polyval", p="rt.polyval_vjp_p(g, p, x)", x="rt.unbroadcast(g * xp.polyval(rt.polyder(p), x), x)")
 defjvp("xp.polyval", p="xp.polyval(dp, x)", x="dx * xp.polyval(rt.polyder(p), x)")
-# no rule for `spacing`: differentiating with respect to it is an S2SError naming the line
+# differentiating with respect to the spacing is an S2SError (never a silent zero)
+prim("rt.no_derivative", "x, what", nondiff=True)
+_SPACING = "'np.gradient with respect to its spacing'"
 prim("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1")
-defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)")
-defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)")
+defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)",
+       spacing=f"rt.no_derivative(g, {_SPACING})")
+defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)",
+       spacing=f"rt.no_derivative(dspacing, {_SPACING})")
 zero("xp.gradient", "axis", "edge_order")
 linear("rt.gradient_vjp", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp_t(g, f, spacing, axis, edge_order)")
 linear("rt.gradient_vjp_t", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp(g, f, spacing, axis, edge_order)")

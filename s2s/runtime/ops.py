@@ -403,7 +403,7 @@ def norm_grad(x, ans, ord, axis, keepdims):
         return np.sign(x)
     if ord == np.inf or ord == -np.inf:
         ab = np.abs(x)
-        hit = ab == a
+        hit = (ab == a).astype(x.dtype)  # ties share the derivative; float, so float32 stays float32
         return np.sign(x) * hit / np.sum(hit, axis=ax, keepdims=True)
     if ord == 0:
         return np.zeros_like(x)
@@ -427,7 +427,7 @@ def matrix_norm_grad(x, ord, ax):
         s = np.sum(np.abs(xm), axis=-2 if cols else -1, keepdims=True)
         best = np.max(s, axis=-1 if cols else -2, keepdims=True) if ord in (1, np.inf) else \
             np.min(s, axis=-1 if cols else -2, keepdims=True)
-        hit = s == best
+        hit = (s == best).astype(xm.dtype)
         out = np.sign(xm) * hit / np.sum(hit)
     return np.moveaxis(out, (-2, -1), ax)
 
@@ -677,6 +677,12 @@ def gradient_matrix(n, spacing, edge_order):
 
 
 
+def no_derivative(x, what):
+    """The rule of an argument s2s refuses to differentiate through: an error when it runs, never
+    a silent zero."""
+    raise S2SValueError(f"s2s does not differentiate {what}; wrap that argument in stop_gradient.")
+
+
 def gradient_vjp(v, f, spacing, axis, edge_order):
     ax = -1 if axis is None and np.ndim(f) == 1 else axis
     if ax is None:
@@ -734,7 +740,7 @@ def polyval_vjp_p(g, p, x):
 
 def polyder(p):
     n = np.shape(p)[0]
-    return p[:-1] * np.arange(n - 1, 0, -1)
+    return p[:-1] * np.arange(n - 1, 0, -1, dtype=p.dtype)
 
 
 # ---- reductions ----
@@ -746,7 +752,7 @@ def nancount(a, axis, keepdims):
 def nanvar_vjp(g, a, axis, ddof, keepdims):
     ok = np.logical_not(np.isnan(a))
     a0 = np.where(ok, a, 0.0)
-    n = np.sum(ok, axis=axis, keepdims=True)
+    n = np.sum(ok, axis=axis, keepdims=True, dtype=np.result_type(a, 1.0))
     mean = np.sum(a0, axis=axis, keepdims=True) / n
     c = np.where(ok, a0 - mean, 0.0)
     return _rt.sum_vjp(g, a, axis, keepdims) * 2 * c / (n - ddof)
@@ -755,10 +761,10 @@ def nanvar_vjp(g, a, axis, ddof, keepdims):
 def nanvar_jvp(da, a, axis, ddof, keepdims):
     ok = np.logical_not(np.isnan(a))
     a0 = np.where(ok, a, 0.0)
-    n = np.sum(ok, axis=axis, keepdims=True)
+    n = np.sum(ok, axis=axis, keepdims=True, dtype=np.result_type(a, 1.0))
     mean = np.sum(a0, axis=axis, keepdims=True) / n
     c = np.where(ok, a0 - mean, 0.0)
-    count = np.sum(ok, axis=axis, keepdims=keepdims)
+    count = np.sum(ok, axis=axis, keepdims=keepdims, dtype=np.result_type(a, 1.0))
     return np.sum(2 * c * np.where(ok, da, 0.0), axis=axis, keepdims=keepdims) / (count - ddof)
 
 
@@ -811,7 +817,7 @@ def _weights_full(a, w, axis):
         shape = [1] * np.ndim(a)
         shape[axis % np.ndim(a)] = -1
         w = np.reshape(w, shape)
-    return w * np.ones(np.shape(a))
+    return w * np.ones_like(a)
 
 
 
