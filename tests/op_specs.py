@@ -507,6 +507,11 @@ def op_outer(a, b):
     return np.outer(a, b)
 
 
+@spec("linalg", N(3), N(4))
+def op_linalg_outer(a, b):
+    return np.linalg.outer(a, b) * np.linalg.outer(b, a).T
+
+
 @spec("linalg", N(3, 4), N(2, 4))
 def op_inner(a, b):
     return np.inner(a, b)

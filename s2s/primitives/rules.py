@@ -52,6 +52,9 @@ for _op in ("xp.dot", "xp.matmul"):
 prim("xp.outer", "a, b")
 defvjp("xp.outer", a="rt.outer_vjp_a(g, a, b)", b="rt.outer_vjp_b(g, a, b)")
 defjvp("xp.outer", a="xp.outer(da, b)", b="xp.outer(a, db)")
+prim("xp.linalg.outer", "x1, x2")  # NumPy 2: outer of two 1-D arrays
+defvjp("xp.linalg.outer", x1="rt.outer_vjp_a(g, x1, x2)", x2="rt.outer_vjp_b(g, x1, x2)")
+defjvp("xp.linalg.outer", x1="xp.linalg.outer(dx1, x2)", x2="xp.linalg.outer(x1, dx2)")
 prim("xp.inner", "a, b")
 defvjp("xp.inner", a="rt.unbroadcast(g * b, a)", b="rt.unbroadcast(g * a, b)")
 defjvp("xp.inner", a="xp.inner(da, b)", b="xp.inner(a, db)")

@@ -76,7 +76,7 @@ axis_op(["xp.expand_dims", "xp.stack", "xp.concatenate"], ("axis",))
 axis_op(["xp.flip"], ("axis",), none_axis="all")
 axis_op(["xp.repeat"], ("axis",), none_axis="flat")
 for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"), ("xp.inner", "inner"),
-               ("xp.outer", "outer"), ("xp.reshape", "reshape"), ("xp.ravel", "ravel"),
+               ("xp.outer", "outer"), ("xp.linalg.outer", "outer"), ("xp.reshape", "reshape"), ("xp.ravel", "ravel"),
                ("xp.transpose", "transpose"), ("xp.squeeze", "squeeze"), ("xp.array", "array"),
                ("xp.asarray", "array"), ("rt.unbroadcast", "unbroadcast"),
                ("rt.broadcast_to_like", "broadcast_to_like"), ("float", "float"), ("int", "int"),
