@@ -507,6 +507,11 @@ def op_outer(a, b):
     return np.outer(a, b)
 
 
+@spec("reduction", N(3, 5))
+def op_trapezoid(y):
+    return np.trapezoid(y) + np.trapezoid(y, dx=0.5, axis=0).sum() + np.trapezoid(y, np.array([0.0, 0.3, 1.0, 1.2, 2.0]))
+
+
 @spec("linalg", N(3), N(4))
 def op_linalg_outer(a, b):
     return np.linalg.outer(a, b) * np.linalg.outer(b, a).T

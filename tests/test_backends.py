@@ -36,7 +36,7 @@ OP_GAPS = {
     "linalg_slogdet", "linalg_svd", "linalg_svd__batched_values", "linalg_svd__values", "linalg_svd__wide",
     "linalg_svdvals", "linalg_trace", "linspace", "meshgrid", "meshgrid__ij", "meshgrid__three", "pad",
     "pad__constant_values", "pad__symmetric_wrap", "partition", "polyval", "prod", "select", "select__default",
-    "sort", "split", "split__indices", "std", "take", "take_along_axis", "trace", "vsplit",
+    "sort", "split", "split__indices", "std", "take", "take_along_axis", "trace", "trapezoid", "vsplit",
 }
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GAP_REASON = "a runtime helper or the function allocates with NumPy by name; CuPy refuses the mix"

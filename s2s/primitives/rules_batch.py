@@ -74,6 +74,7 @@ axis_op(["xp.trace"], ("axis1", "axis2"))
 axis_op(["xp.moveaxis"], ("source", "destination"))
 axis_op(["xp.expand_dims", "xp.stack", "xp.concatenate"], ("axis",))
 axis_op(["xp.flip"], ("axis",), none_axis="all")
+axis_op(["xp.trapezoid"], ("axis",))
 axis_op(["xp.repeat"], ("axis",), none_axis="flat")
 for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"), ("xp.inner", "inner"),
                ("xp.outer", "outer"), ("xp.linalg.outer", "outer"), ("xp.reshape", "reshape"), ("xp.ravel", "ravel"),

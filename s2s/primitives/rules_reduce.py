@@ -91,6 +91,13 @@ defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)",
 defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)",
        spacing=f"rt.no_derivative(dspacing, {_SPACING})")
 zero("xp.gradient", "axis", "edge_order")
+prim("xp.trapezoid", "y, x=None, dx=1.0, axis=-1")  # linear in y; the sample points are refused
+defvjp("xp.trapezoid", y="rt.trapezoid_vjp(g, y, x, dx, axis)", x="rt.no_derivative(g, 'np.trapezoid w.r.t. x')",
+       dx="rt.no_derivative(g, 'np.trapezoid w.r.t. dx')")
+defjvp("xp.trapezoid", y="xp.trapezoid(dy, x, dx, axis)", x="rt.no_derivative(dx, 'np.trapezoid w.r.t. x')",
+       dx="rt.no_derivative(ddx, 'np.trapezoid w.r.t. dx')")
+zero("xp.trapezoid", "axis")
+linear("rt.trapezoid_vjp", "v, y, x, dx, axis", "v", "xp.trapezoid(g, x, dx, axis)")
 linear("rt.gradient_vjp", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp_t(g, f, spacing, axis, edge_order)")
 linear("rt.gradient_vjp_t", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp(g, f, spacing, axis, edge_order)")
 linear("xp.cumulative_sum", "x, axis=None, dtype=None, include_initial=False", "x",

@@ -683,6 +683,19 @@ def no_derivative(x, what):
     raise S2SValueError(f"s2s does not differentiate {what}; wrap that argument in stop_gradient.")
 
 
+def trapezoid_vjp(v, y, x, dx, axis):
+    """Transpose of `y -> trapezoid(y, x, dx, axis)`: each sample's weight (half the spacings on
+    either side of it) times the cotangent."""
+    n = np.shape(y)[axis]
+    d = np.diff(np.asarray(x, dtype=float)) if x is not None else np.full(n - 1, float(dx))
+    if np.ndim(d) != 1:
+        raise S2SValueError("s2s differentiates np.trapezoid with a 1-D `x` (or none) only")
+    w = 0.5 * (np.concatenate((d, [0.0])) + np.concatenate(([0.0], d)))
+    shape = [1] * np.ndim(y)
+    shape[axis] = n
+    return np.expand_dims(v, axis) * np.reshape(w, shape).astype(_float(y))
+
+
 def gradient_vjp(v, f, spacing, axis, edge_order):
     ax = -1 if axis is None and np.ndim(f) == 1 else axis
     if ax is None:
