@@ -217,7 +217,9 @@ def reshape_like(v, like):
 
 
 def trace_vjp(v, a, offset, axis1, axis2):
-    eye = np.eye(np.shape(a)[axis1], np.shape(a)[axis2], k=offset, dtype=np.result_type(v, a))  # s2s-transformed at order 2
+    # the diagonal's mask from ones like `a` (its array module and dtype, no allocation by name);
+    # s2s transforms this at order 2
+    eye = np.triu(np.tril(np.ones_like(np.moveaxis(a, (axis1, axis2), (-2, -1))), offset), offset)
     return np.moveaxis(np.expand_dims(np.expand_dims(v, -1), -1) * eye, (-2, -1), (axis1, axis2))
 
 

@@ -109,6 +109,12 @@ def einsum_const(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
     return result
 
 
+def _eye_like(x, n):
+    """The n-by-n identity in `x`'s array module and dtype: built from `ones_like` of `x` (never
+    allocated with NumPy by name), so CuPy arrays stay CuPy and s2s still differentiates its callers."""
+    return np.triu(np.tril(np.ones_like(x, shape=(n, n))))
+
+
 def _float(x):
     dt = getattr(x, "dtype", None)
     return dt if dt is not None and dt.kind in "fc" else np.float64
@@ -188,7 +194,7 @@ def solve_vjp_a(g, a, ans):
 
 def _lower_half(x):
     """The lower triangle of `x` with its diagonal halved."""
-    return np.tril(x) - 0.5 * x * np.eye(np.shape(x)[-1], dtype=x.dtype)
+    return np.tril(x) - 0.5 * x * _eye_like(x, np.shape(x)[-1])
 
 
 def cholesky_jvp(da, ans):
@@ -206,7 +212,7 @@ def cholesky_vjp(g, ans):
 def _gap_inverse(w):
     """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it."""
     n = np.shape(w)[-1]
-    eye = np.eye(n, dtype=w.dtype)
+    eye = _eye_like(w, n)
     d = np.expand_dims(w, -2) - np.expand_dims(w, -1)
     return (1 - eye) / (d + eye)
 
@@ -225,7 +231,7 @@ def eigh_vjp(g, a, ans):
     v = ans[1]
     gw = g[0]
     gv = g[1]
-    eye = np.eye(np.shape(w)[-1], dtype=w.dtype)
+    eye = _eye_like(w, np.shape(w)[-1])
     inner = _gap_inverse(w) * _mm(np.swapaxes(v, -1, -2), gv) + np.expand_dims(gw, -1) * eye
     out = _mm(v, _mm(inner, np.swapaxes(v, -1, -2)))
     return 0.5 * (out + np.swapaxes(out, -1, -2))
@@ -271,7 +277,7 @@ def svd_vjp(g, a, ans, full_matrices, compute_uv):
     j = f * (_mm(ut, gu) - _mm(np.swapaxes(gu, -1, -2), u))
     k = f * (_mm(vh, gv) - _mm(np.swapaxes(gv, -1, -2), v))
     sm = np.expand_dims(s, -2)
-    core = j * sm + np.expand_dims(gs, -1) * np.eye(np.shape(s)[-1], dtype=s.dtype) + np.expand_dims(s, -1) * k
+    core = j * sm + np.expand_dims(gs, -1) * _eye_like(s, np.shape(s)[-1]) + np.expand_dims(s, -1) * k
     out = _mm(u, _mm(core, vh))
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
@@ -326,7 +332,7 @@ def qr_vjp(g, a, ans):
     gr = g[1]
     m = _mm(r, np.swapaxes(gr, -1, -2)) - _mm(np.swapaxes(gq, -1, -2), q)
     low = np.tril(m, -1)
-    sym = low + np.swapaxes(low, -1, -2) + m * np.eye(np.shape(m)[-1], dtype=m.dtype)
+    sym = low + np.swapaxes(low, -1, -2) + m * _eye_like(m, np.shape(m)[-1])
     b = gq + _mm(q, sym)
     return np.swapaxes(np.linalg.solve(r, np.swapaxes(b, -1, -2)), -1, -2)
 
@@ -337,8 +343,8 @@ def pinv_jvp(da, a, ans):
     pt = np.swapaxes(p, -1, -2)
     ap = _mm(a, p)
     pa = _mm(p, a)
-    eye_m = np.eye(np.shape(a)[-2], dtype=a.dtype)
-    eye_n = np.eye(np.shape(a)[-1], dtype=a.dtype)
+    eye_m = _eye_like(a, np.shape(a)[-2])
+    eye_n = _eye_like(a, np.shape(a)[-1])
     return (-_mm(p, _mm(da, p)) + _mm(_mm(p, pt), _mm(dat, eye_m - ap))
             + _mm(eye_n - pa, _mm(dat, _mm(pt, p))))
 
@@ -347,8 +353,8 @@ def pinv_vjp(g, a, ans):
     p = ans
     pt = np.swapaxes(p, -1, -2)
     gt = np.swapaxes(g, -1, -2)
-    eye_m = np.eye(np.shape(a)[-2], dtype=a.dtype)
-    eye_n = np.eye(np.shape(a)[-1], dtype=a.dtype)
+    eye_m = _eye_like(a, np.shape(a)[-2])
+    eye_n = _eye_like(a, np.shape(a)[-1])
     ap = _mm(a, p)
     pa = _mm(p, a)
     return (-_mm(pt, _mm(g, pt)) + _mm(eye_m - ap, _mm(gt, _mm(p, pt)))
