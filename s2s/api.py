@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import operator
+import types
 
 import numpy as np
 
 from . import arrays, record, runtime
 from . import driver as D
+from .backend.kernels import THRESHOLD as FUSE_THRESHOLD
 from .backend.loader import call, version
 from .custom import _exec_function
 from .errors import S2SError, S2STypeError, S2SValueError
@@ -58,6 +61,7 @@ class Transformed:
     def __init__(self, kind, fun, compile_, nums, label):
         self.kind, self.fun, self._compile, self.nums = kind, fun, compile_, nums
         self._fn = None
+        self._fast = None  # the compiled function, once a call showed plain positional calls reach it
         functools.update_wrapper(self, fun, updated=())
         self.__name__ = f"{label}_{getattr(fun, '__name__', 'f')}"
         self.__s2s__ = record.Record(target=lambda: self.compiled)
@@ -75,11 +79,18 @@ class Transformed:
         return self._fn
 
     def __call__(self, *args, **kwargs):
+        fast = self._fast
+        if fast is not None and not kwargs:
+            if self.nums is not None:
+                _check_diff_args(args, self.nums, self.kind)
+            return call(fast, args)
         if idioms.has_varargs(self._root):  # one compiled version per number of arguments
             fn = idioms.varargs_call(self._root, len(args), lambda: self.compiled)
             return call(fn, args) if not kwargs else fn(*args, **kwargs)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
+        elif not self._defaults:
+            self._fast = self.compiled
         if self.nums is not None:
             _check_diff_args(args, self.nums, self.kind)
         return call(self.compiled, args)
@@ -280,11 +291,96 @@ def hessian(fun, argnums=0):
 
 # ---------------------------------------------------------------- jit
 
-@_api
-def jit(fun):
-    """Compile `fun` through the s2s pipeline into normalized, optimized (dead code removed),
-    cached Python that composes with every transform. It does not fuse or specialize yet."""
-    return Transformed("jit", fun, lambda: D.jit_function(fun), None, "jit")
+def _sig(a):
+    """The part of an argument a jit version depends on: its type, for arrays dtype, rank and
+    whether it is large enough for fused kernels."""
+    t = type(a)
+    return (a.dtype.char, a.ndim, a.size >= FUSE_THRESHOLD) if t is np.ndarray else t
+
+
+class Jitted(Transformed):
+    """`jit(fun)`: one compiled version per argument signature (types; dtypes and ranks of arrays;
+    the values of static arguments). A call whose signature was seen goes straight to its version."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=()):
+        super().__init__("jit", fun, lambda: D.jit_function(fun), None, "jit")
+        nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+        names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+        if (nums or names) and not isinstance(fun, types.FunctionType):
+            raise S2STypeError("jit: static_argnums/static_argnames need a plain Python function, "
+                               f"not {type(fun).__name__}; apply jit with static arguments innermost.")
+        if names:
+            params = list(inspect.signature(fun).parameters)
+            nums += tuple(params.index(n) for n in names if n in params)
+        self._static = frozenset(nums)
+        self._versions: dict = {}
+        self._by_type: dict = {}  # the same versions, for signatures without arrays, keyed by types
+
+    def __call__(self, *args, **kwargs):
+        if not kwargs and not self._static:
+            hit = self._by_type.get(tuple(map(type, args)))  # no arrays among the arguments
+            if hit is None:
+                hit = self._versions.get(tuple(map(_sig, args)))
+            if hit is not None:
+                return call(hit, args)
+        elif not kwargs:
+            static = self._static
+            hit = self._versions.get(tuple(a if i in static else _sig(a) for i, a in enumerate(args)))
+            if hit is not None:
+                return call(hit, args)
+        return self._first_call(args, kwargs)
+
+    def _first_call(self, args, kwargs):
+        """Bind the arguments, build the version for their signature, and remember it."""
+        if idioms.has_varargs(self._root):
+            return super().__call__(*args, **kwargs)
+        given = len(args)
+        if kwargs or self._defaults and len(args) < self._nparams:
+            args = tuple(self._bind(args, kwargs))
+        static = {i: args[i] for i in self._static if i < len(args)}
+        try:
+            hash(tuple(static.values()))
+        except TypeError as e:
+            raise S2SValueError("jit: static arguments must be hashable (they key the compiled versions)") from e
+        dyn = [i for i in range(len(args)) if i not in static]
+        floats = tuple(k for k, i in enumerate(dyn) if type(args[i]) is float)
+        fun = self.fun
+        if static:
+            names = list(inspect.signature(fun).parameters)
+            fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
+        big = any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn)
+        fn = D.jit_function(fun, floats, fuse=big)
+        if not kwargs:
+            extra = args[given:]
+            pick = operator.itemgetter(*dyn) if static and len(dyn) > 1 else None
+            if not static and not extra:
+                run = fn
+            elif not static:
+                def run(*a, _fn=fn, _extra=extra):
+                    return call(_fn, a + _extra)
+            else:
+                def run(*a, _fn=fn, _extra=extra, _pick=pick, _dyn=tuple(dyn)):
+                    a = a + _extra
+                    return call(_fn, tuple(_pick(a)) if _pick else tuple(a[i] for i in _dyn))
+            key = tuple(map(_sig, args[:given])) if not self._static else \
+                tuple(a if i in self._static else _sig(a) for i, a in enumerate(args[:given]))
+            self._versions[key] = run
+            if not self._static and np.ndarray not in map(type, args[:given]):
+                self._by_type[tuple(map(type, args[:given]))] = run
+        return call(fn, tuple(args[i] for i in dyn))
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=()):
+    """Compile `fun` through the s2s pipeline into optimized, cached Python that composes with
+    every transform: one version per argument signature (static arguments by value), optimized
+    by the passes of `s2s.passes` (see the README's jit section). Usable as `@jit` or
+    `@jit(static_argnums=...)`."""
+    if fun is None:
+        return lambda f: Jitted(f, static_argnums, static_argnames)
+    return Jitted(fun, static_argnums, static_argnames)
+
+
+_api(jit)
 
 
 def linear_map(kind: str, fun, nargs: int, direction):

@@ -14,6 +14,7 @@ import threading
 import types
 
 from . import record
+from .backend import kernels
 from .backend.loader import compile_fn
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
@@ -22,7 +23,7 @@ from .frontend.parse import parse_function
 from .frontend.resolve import Env
 from .ir.core import CoreFn
 from .ir.validate import validate
-from .passes import optimize
+from .passes import clone, finalize, optimize
 from .stats import paused_gc
 from .transforms import batching, forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
@@ -117,9 +118,22 @@ def _compile_nested(name: str, node, ns: dict, filename: str):
     return compile_fn(name, node, ns, filename)
 
 
-def _compile(gen: GeneratedFn, optimized: bool = False):
-    node = optimize(gen.node) if optimized else gen.node
-    return compile_fn(gen.name, node, gen.ns, gen.filename, gen.header)
+def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = False, fuse: bool = False):
+    """Optimize (to a fixed point) and compile; the code that runs also gets the final passes
+    (temporaries released), while the record keeps the core form later transforms start from."""
+    node = optimize(gen.node, known) if optimized else gen.node
+    known = dict(known or {}, kernels=[])
+    ns = gen.ns
+    run = finalize(node, jit, fuse=fuse and kernels.available(), known=known)
+    if known["kernels"]:
+        ns = dict(ns, **{k[0]: kernels.Fused(*k) for k in known["kernels"]})
+    fn = compile_fn(gen.name, run, ns, gen.filename, gen.header)
+    rec = record.of(fn)
+    rec.core = (node,) + tuple(rec.core[1:])
+    for k in known["kernels"]:
+        rec.source += (f"\n# fused kernel {k[0]} (s2s.backend.kernels: blocks of {kernels.BLOCK} elements; "
+                       f"NumPy below {kernels.THRESHOLD})\n" + ns[k[0]].source())
+    return fn
 
 
 def cached(kind: str, fn, options, build):
@@ -263,15 +277,32 @@ def linear_map(kind: str, fn, nargs: int, direction, defaults: tuple = ()):
     return _compile(jacobian.linear_map_fn(kind, fn, core_of(fn), nargs, direction, CALLEES, defaults))
 
 
-def jit_function(fn):
-    """`fn` normalized and optimized (dead code removed), as a generated function."""
+def _generated_core(fn) -> CoreFn | None:
+    """For a transformed function, the core form its generated code was printed from (already
+    normalized and optimized: jit starts from it instead of parsing the printed code again)."""
+    if record.custom(fn) is not None or isinstance(fn, types.FunctionType) and not _is_generated(fn):
+        return None
+    gen = record.generated(fn)
+    if gen is None:
+        return None
+    node, ns, filename = record.of(gen).core
+    return CoreFn(node.name, clone(node), ns, filename)
+
+
+def jit_function(fn, floats: tuple = (), fuse: bool = True):
+    """`fn` normalized and optimized, as a generated function; `floats` are the positions of
+    parameters that this version may assume are Python floats (a jit signature); `fuse`: whether
+    elementwise expressions become fused kernels (worth it only for large arrays)."""
     def build():
-        core = core_of(fn)
+        core = _generated_core(fn) or core_of(fn)
         name = f"jit_{core.name}"
         node = copy.deepcopy(core.node)
         node.name = name
-        return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core)), optimized=True)
-    return cached("jit", fn, (), build)
+        known = {"floats": {core.params[i] for i in floats if i < len(core.params)}}
+        what = f"for float arguments {', '.join(known['floats'])}" if floats else ""
+        return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core, what)),
+                        optimized=True, known=known, jit=True, fuse=fuse)
+    return cached("jit", fn, (tuple(floats), fuse), build)
 
 
 def _freeze(spec):

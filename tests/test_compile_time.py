@@ -37,5 +37,5 @@ def test_a_rescan_per_branch_shows_as_growing_work(monkeypatch):
         return sum(var in analysis.targets(s) for s in analysis.walk_stmts(self.body)) + (var in self.params)
     monkeypatch.setattr(reverse.Reverse, "assigned_count", rescan)
     small = bench_compile.work_per_statement("grad", 100, "straight")
-    large = bench_compile.work_per_statement("grad", 800, "straight")
-    assert large["total"] > 1.5 * small["total"]
+    large = bench_compile.work_per_statement("grad", 1600, "straight")  # the optimization passes' flat
+    assert large["total"] > 1.5 * small["total"]                          # work dilutes it at 800

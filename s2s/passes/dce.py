@@ -29,9 +29,10 @@ from .base import Pass
 
 def _pure(value) -> bool:
     kind = an.classify(value)
-    if kind in ("call", "list.pop", "print", "ext.s2s_sample", "ext.s2s_same"):  # a draw; a check
+    if kind in ("call", "list.pop", "print"):
         return False
-    return True
+    h = registry.HELPERS.get(kind)
+    return h is None or not h.effect  # a draw; a check
 
 
 def dead_code(body: list, params, facts) -> tuple[list, bool]:

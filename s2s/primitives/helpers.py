@@ -11,3 +11,5 @@ helper("rt.zeros_like_tree", shape_arg=0)
 helper("rt.add_at", mutates=True)
 helper("rt.take_at", mutates=True)
 helper("rt.zero_at", mutates=True)
+helper("ext.s2s_sample", effect=True)  # a random draw: two calls give two draws
+helper("ext.s2s_same", effect=True)    # a check that raises

@@ -1,0 +1,133 @@
+"""Algebraic simplification, constant folding and zero/one propagation on Python scalars.
+
+Constants combine (`2 * 3.0` → `6.0`, computed by Python as the code would at run time). When a
+jit signature says which parameters are Python floats, the values computed from them by
+arithmetic are Python floats too (`floats`); then the helpers differentiation emits are no-ops
+or constants: `rt.unbroadcast(g, x)` is `g`, `rt.seed(y)` is `1.0`, `rt.zeros_like_tree(y)` is
+`0.0`, and `y * 1.0`, `y + 0.0` are `y` (the one reassociation: `-0.0 + 0.0` gives `-0.0`).
+Nothing multiplies by zero away: `0.0 * y` stays, as NaN and inf in `y` must reach the result.
+
+Before (x a float)::
+
+    b_t6 = rt.seed(t6)
+    b_t3 = rt.unbroadcast(b_t6, t3)
+    t8 = b_t3 * 2 * 2
+    return t8
+
+After::
+
+    b_t6 = 1.0
+    b_t3 = b_t6
+    t8 = b_t3 * 2 * 2
+    return t8
+"""
+from __future__ import annotations
+
+import operator
+
+import gast
+
+from .. import analysis as an
+from ..ir import build as A
+from .base import Pass
+
+_FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv}
+
+
+def _num(n) -> bool:
+    return isinstance(n, gast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)
+
+
+def _is_float(n, floats) -> bool:
+    if isinstance(n, gast.Name):
+        return n.id in floats
+    return _num(n) and isinstance(n.value, float) or not _num(n) and _float_result(n, floats)
+
+
+def _float_result(v, floats) -> bool:
+    """Whether right-hand side `v` is certainly a Python float, given the names that are."""
+    fl = lambda n: _is_float(n, floats)  # noqa: E731
+    if isinstance(v, gast.Name) or _num(v):
+        return fl(v) if isinstance(v, gast.Name) else isinstance(v.value, float)
+    if isinstance(v, gast.UnaryOp) and isinstance(v.op, (gast.USub, gast.UAdd)):
+        return fl(v.operand)
+    if isinstance(v, gast.BinOp) and type(v.op) in _FOLD:
+        return (fl(v.left) and (fl(v.right) or _num(v.right))) or (fl(v.right) and _num(v.left))
+    if isinstance(v, gast.BinOp) and isinstance(v.op, gast.Pow):  # a float to an int power is a float
+        return fl(v.left) and _num(v.right) and isinstance(v.right.value, int)
+    if isinstance(v, gast.Call) and an.dotted(v.func) == "rt.unbroadcast":
+        return fl(v.args[0])
+    if isinstance(v, gast.Call) and an.dotted(v.func) in ("rt.seed", "rt.zeros_like_tree"):
+        return fl(v.args[0])
+    return False
+
+
+def python_floats(body, float_params) -> set[str]:
+    """Names every assignment of which gives a Python float (parameters as the signature says)."""
+    defs: dict[str, list] = {}
+    for s in an.walk_stmts(body):
+        for t in an.targets(s):
+            defs.setdefault(t, []).append(s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                                          else None)
+    floats = set(float_params) - set(defs)
+    while True:
+        new = floats | {n for n, vs in defs.items() if all(v is not None and _float_result(v, floats) for v in vs)}
+        if new == floats:
+            return floats
+        floats = new
+
+
+def _simplify(v, floats):
+    """A simpler equal right-hand side, or None."""
+    if isinstance(v, gast.BinOp) and type(v.op) in _FOLD and _num(v.left) and _num(v.right):
+        try:
+            return A.const(_FOLD[type(v.op)](v.left.value, v.right.value))
+        except ArithmeticError:
+            return None
+    if isinstance(v, gast.Call) and not v.keywords:
+        f = an.dotted(v.func)
+        if f == "rt.unbroadcast" and all(_is_float(a, floats) for a in v.args):
+            return v.args[0]
+        if f == "rt.seed" and _is_float(v.args[0], floats):
+            return A.const(1.0)
+        if f == "rt.zeros_like_tree" and _is_float(v.args[0], floats):
+            return A.const(0.0)
+    if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Mult, gast.Add, gast.Sub, gast.Div)):
+        unit = 1 if isinstance(v.op, (gast.Mult, gast.Div)) else 0
+        if _num(v.right) and v.right.value == unit and _is_float(v.left, floats):
+            return v.left
+        if isinstance(v.op, (gast.Mult, gast.Add)) and _num(v.left) and v.left.value == unit \
+                and _is_float(v.right, floats):
+            return v.right
+    return None
+
+
+def simplify(body: list, params, facts) -> tuple[list, bool]:
+    floats = python_floats(body, facts["known"].get("floats", ()))
+    changed = False
+    for s in an.walk_stmts(body):
+        if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None \
+                and not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)):
+            s.value, c = _bottom_up(s.value, floats)
+            changed |= c
+    return body, changed
+
+
+def _bottom_up(e, floats):
+    """`e` with every subexpression simplified, innermost first (generated code nests some)."""
+    changed = False
+    if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)):
+        for field in ("left", "right", "operand"):
+            if hasattr(e, field):
+                new, c = _bottom_up(getattr(e, field), floats)
+                setattr(e, field, new)
+                changed |= c
+        if isinstance(e, gast.Call):
+            for i, a in enumerate(e.args):
+                e.args[i], c = _bottom_up(a, floats)
+                changed |= c
+    new = _simplify(e, floats)
+    return (e, changed) if new is None else (new, True)
+
+
+PASS = Pass("simplify", simplify)

@@ -1,0 +1,92 @@
+"""Fusion (jit): an expression of elementwise operations on arrays —
+arithmetic, comparisons, `xp.where` and NumPy's elementwise functions, optionally ended by a full
+`xp.sum` — becomes one call of a fused kernel that computes it block by block (cache-sized), on all
+cores, with no array-sized temporaries.
+
+Before::
+
+    y = 1.05 * xp.where(x > 0, x, 1.67 * xp.exp(x) - 1.67)
+    return y
+
+After::
+
+    y = fused_0(x)
+    return y
+
+`fused_0` (built by `s2s.backend.kernels`) checks at each call that its array arguments are
+float64, C-contiguous, of one shape and large enough to pay; otherwise it evaluates the
+original NumPy expression. The fused kernel applies the same ufuncs to the same operands in the
+same order, block by block, so results are bitwise equal (a fused sum adds per-block sums).
+"""
+from __future__ import annotations
+
+import gast
+
+from .. import analysis as an
+from ..ir import build as A
+from . import algebra
+from .base import Pass
+
+UNARY = {"xp.exp", "xp.log", "xp.sin", "xp.cos", "xp.tanh", "xp.sqrt", "xp.abs", "xp.log1p", "xp.expm1",
+         "xp.tan", "xp.arctan", "xp.sinh", "xp.cosh", "xp.negative", "xp.square"}
+BINARY = {"xp.maximum", "xp.minimum", "xp.where"}
+_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
+_CMP = (gast.Gt, gast.GtE, gast.Lt, gast.LtE)
+
+
+def _elementwise(e) -> int | None:
+    """The number of operations in elementwise expression `e`, or None if it is not one."""
+    if isinstance(e, gast.Name):
+        return 0
+    if isinstance(e, gast.Constant):
+        return 0 if isinstance(e.value, (int, float)) and not isinstance(e.value, bool) else None
+    parts = None
+    if isinstance(e, gast.BinOp) and isinstance(e.op, _OPS):
+        parts = [e.left, e.right]
+    elif isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
+        parts = [e.operand]
+    elif isinstance(e, gast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], _CMP):
+        parts = [e.left, e.comparators[0]]
+    elif isinstance(e, gast.Call) and not e.keywords and an.dotted(e.func) in UNARY | BINARY:
+        parts = list(e.args)
+    if parts is None:
+        return None
+    counts = [_elementwise(p) for p in parts]
+    return None if None in counts else 1 + sum(counts)
+
+
+def _candidate(e):
+    """(expression, reduction or None) when `e` is worth fusing."""
+    reduce = None
+    if isinstance(e, gast.Call) and an.dotted(e.func) == "xp.sum" and len(e.args) == 1 and not e.keywords:
+        reduce, e = "sum", e.args[0]
+    n = _elementwise(e)
+    if n is None or n < (1 if reduce else 3):
+        return None
+    return e, reduce
+
+
+def fuse(body: list, params, facts) -> tuple[list, bool]:
+    kernels = facts["known"].setdefault("kernels", [])
+    floats = algebra.python_floats(body, facts["known"].get("floats", ()))
+    changed = False
+    for s in body:
+        if not isinstance(s, (gast.Assign, gast.Return)) or s.value is None:
+            continue
+        if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
+            continue
+        found = _candidate(s.value)
+        if found is None:
+            continue
+        expr, reduce = found
+        names = sorted({n.id for n in gast.walk(expr) if isinstance(n, gast.Name)} - {"xp"})
+        if set(names) <= floats:
+            continue  # Python floats: nothing to fuse
+        name = f"fused_{len(kernels)}"
+        kernels.append((name, names, expr, reduce, s.value))
+        s.value = A.call(name, [A.name(n) for n in names])
+        changed = True
+    return body, changed
+
+
+PASS = Pass("fusion", fuse)

@@ -1,0 +1,136 @@
+"""Fused elementwise kernels (the `fusion` pass with s2s.backend.kernels): on arrays above the
+size threshold jit(f) gives bitwise the values of f (a fused sum: equal up to rounding), and
+falls back to NumPy for small, float32, non-contiguous or mismatched arrays."""
+
+import numpy as np
+import pytest
+
+import s2s
+from s2s.backend import kernels
+
+N = kernels.THRESHOLD * 3 + 17  # several blocks, and a ragged last one
+
+
+def selu(x):
+    return 1.05 * np.where(x > 0, x, 1.67 * np.exp(x) - 1.67)
+
+
+def mixed(x, y, a):
+    return np.tanh(x * a + y) / (1.0 + np.abs(y) ** 2) - np.maximum(x, y)
+
+
+def positive(x, y):
+    return x * 2.0 + y * y > 1.0
+
+
+def energy(x):
+    return np.sum(np.exp(-x * x) * 0.5 + x)
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(3)
+    return rng.normal(size=N), rng.normal(size=N)
+
+
+def test_selu_is_fused_and_bitwise_equal(data):
+    x, _ = data
+    j = s2s.jit(selu)
+    np.testing.assert_array_equal(j(x), selu(x))
+    np.testing.assert_array_equal(j(x.reshape(-1, 1)), selu(x.reshape(-1, 1)))
+    src = s2s.source(j.compiled)
+    assert "fused_0(x)" in src and "np.exp(x_, out=f0)" in src
+
+
+def test_mixed_arrays_and_scalars(data):
+    x, y = data
+    j = s2s.jit(mixed)
+    np.testing.assert_array_equal(j(x, y, 0.7), mixed(x, y, 0.7))
+    np.testing.assert_array_equal(j(x, y, 3), mixed(x, y, 3))
+
+
+def test_boolean_result(data):
+    x, y = data
+    got = s2s.jit(positive)(x, y)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(got, positive(x, y))
+
+
+def test_fused_sum(data):
+    x, _ = data
+    got = s2s.jit(energy)(x)
+    assert isinstance(got, np.float64)
+    np.testing.assert_allclose(got, energy(x), rtol=1e-12)
+
+
+def test_fallbacks(data):
+    x, y = data
+    j = s2s.jit(selu)
+    for arg in (x[:100], x.astype(np.float32), x[::2], x[:N - 17].reshape(-1, 8)[:, :3]):
+        want = selu(arg)
+        got = j(arg)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(ValueError):
+        s2s.jit(mixed)(x, y[:-1], 0.5)  # shapes that do not broadcast: NumPy's own error
+
+
+def test_nan_and_inf_propagate(data):
+    x, _ = data
+    x = x.copy()
+    x[[0, 5, N - 1]] = [np.nan, np.inf, -np.inf]
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(s2s.jit(selu)(x), selu(x))
+
+
+def test_gradient_of_jitted_function_is_unaffected(data):
+    x, _ = data
+    g = s2s.grad(lambda v: np.sum(s2s.jit(selu)(v)))
+    np.testing.assert_allclose(g(x[:50]), 1.05 * np.where(x[:50] > 0, 1.0, 1.67 * np.exp(x[:50])), rtol=1e-12)
+
+
+def test_switch_off(monkeypatch, data):
+    monkeypatch.setenv("S2S_NO_FUSE", "1")
+
+    def f(x):
+        return np.exp(x) * 2.0 + 1.0 - x
+    assert "fused" not in s2s.source(s2s.jit(f).compiled)
+    np.testing.assert_array_equal(s2s.jit(f)(data[0]), f(data[0]))
+
+
+def test_fused_kernel_in_a_forked_child(data):
+    import multiprocessing as mp
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    x, _ = data
+    want = selu(x)
+    np.testing.assert_array_equal(JSELU(x), want)  # the parent's pool exists now
+    with mp.get_context("fork").Pool(1) as pool:
+        got = pool.apply(_jselu, (x,))
+    np.testing.assert_array_equal(got, want)
+
+
+JSELU = s2s.jit(selu)
+
+
+def _jselu(x):
+    return JSELU(x)
+
+
+def test_fused_expression_on_another_backend(data):
+    """Arrays of another backend (the fake CuPy stand-in) take the unfused expression, with
+    that backend's namespace: the result stays on the backend."""
+    from fake_backend import BACKEND, FakeArray, put
+
+    from s2s import arrays
+    from s2s.backend.loader import call
+    arrays.register(BACKEND)
+    try:
+        x, _ = data
+        j = s2s.jit(selu)
+        for got in (j(put(x)), call(j.compiled, (put(x),))):  # the second: the version with the kernel
+            assert isinstance(got, FakeArray)
+            np.testing.assert_array_equal(np.asarray(got.view(np.ndarray)), selu(x))
+        assert "fused_0" in s2s.source(j.compiled)
+    finally:
+        arrays.unregister("fake")
