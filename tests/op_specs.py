@@ -507,6 +507,16 @@ def op_outer(a, b):
     return np.outer(a, b)
 
 
+@spec("reduction", N(3, 5))
+def op_trapezoid(y):
+    return np.trapezoid(y) + np.trapezoid(y, dx=0.5, axis=0).sum() + np.trapezoid(y, np.array([0.0, 0.3, 1.0, 1.2, 2.0]))
+
+
+@spec("linalg", N(3), N(4))
+def op_linalg_outer(a, b):
+    return np.linalg.outer(a, b) * np.linalg.outer(b, a).T
+
+
 @spec("linalg", N(3, 4), N(2, 4))
 def op_inner(a, b):
     return np.inner(a, b)
@@ -612,7 +622,7 @@ def op_linalg_solve__matrix(a, b):
 
 @spec("linalg", N(3, 3))
 def op_linalg_cholesky(x):
-    return np.linalg.cholesky(x @ x.T + 3.0 * np.eye(3))
+    return np.linalg.cholesky(x @ x.T + 3.0 * np.eye(3, dtype=x.dtype))
 
 
 @spec("linalg", SEPVALS(3))
@@ -760,7 +770,7 @@ def op_ptp(x):
 
 @spec("reduction", N(3, 4))
 def op_average(x):
-    return np.average(x, axis=1, weights=np.array([1.0, 2.0, 3.0, 4.0])) + np.average(x)
+    return np.average(x, axis=1, weights=np.array([1.0, 2.0, 3.0, 4.0], dtype=x.dtype)) + np.average(x)
 
 
 @spec("reduction", N(3, 4), P(3, 4))

@@ -51,3 +51,27 @@ def _leaves(x):
     if isinstance(x, (tuple, list)):
         return [leaf for e in x for leaf in _leaves(e)]
     return [np.asarray(x, dtype=np.float64)]
+
+
+# float32 inputs whose gradients still come back float64 (strict: a fixed one must leave the list)
+F64_GRADS = {
+    "float_power": "np.float_power computes in float64 by definition; its rule keeps that dtype",
+    "float_power__outer": "np.float_power computes in float64 by definition; its rule keeps that dtype",
+    "interp__knots": "float64 constant knots + a float32 shift: add's cotangent keeps the promoted dtype",
+}
+
+
+@pytest.mark.parametrize("sp", [pytest.param(s, id=s.id, marks=[pytest.mark.xfail(reason=F64_GRADS[s.id], strict=True)]
+                                             if s.id in F64_GRADS else []) for s in F32])
+def test_float32_gradients_stay_float32(sp):
+    args32 = sp.args(np.random.default_rng(1), dtype=np.float32)
+    out, back = s2s.vjp(sp.fn, *args32)
+    grads = back(_cast(_like(out, np.random.default_rng(2)), np.float32))
+    for g in _leaves_raw(grads):
+        assert np.asarray(g).dtype == np.float32, f"{sp.id}: a float32 input got a {np.asarray(g).dtype} gradient"
+
+
+def _leaves_raw(x):
+    if isinstance(x, (tuple, list)):
+        return [leaf for e in x for leaf in _leaves_raw(e)]
+    return [x]

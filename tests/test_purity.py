@@ -4,7 +4,6 @@ order, from several threads, and never changes what the forward sweep returned o
 import threading
 
 import numpy as np
-import pytest
 
 import s2s
 from s2s.test_util import check_grads

@@ -52,6 +52,9 @@ for _op in ("xp.dot", "xp.matmul"):
 prim("xp.outer", "a, b")
 defvjp("xp.outer", a="rt.outer_vjp_a(g, a, b)", b="rt.outer_vjp_b(g, a, b)")
 defjvp("xp.outer", a="xp.outer(da, b)", b="xp.outer(a, db)")
+prim("xp.linalg.outer", "x1, x2")  # NumPy 2: outer of two 1-D arrays
+defvjp("xp.linalg.outer", x1="rt.outer_vjp_a(g, x1, x2)", x2="rt.outer_vjp_b(g, x1, x2)")
+defjvp("xp.linalg.outer", x1="xp.linalg.outer(dx1, x2)", x2="xp.linalg.outer(x1, dx2)")
 prim("xp.inner", "a, b")
 defvjp("xp.inner", a="rt.unbroadcast(g * b, a)", b="rt.unbroadcast(g * a, b)")
 defjvp("xp.inner", a="xp.inner(da, b)", b="xp.inner(a, db)")
@@ -153,6 +156,7 @@ linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination
 linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
+linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)")  # a cotangent in its primal's dtype
 linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)")
 linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)")

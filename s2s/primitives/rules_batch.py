@@ -74,15 +74,18 @@ axis_op(["xp.trace"], ("axis1", "axis2"))
 axis_op(["xp.moveaxis"], ("source", "destination"))
 axis_op(["xp.expand_dims", "xp.stack", "xp.concatenate"], ("axis",))
 axis_op(["xp.flip"], ("axis",), none_axis="all")
+axis_op(["xp.trapezoid"], ("axis",))
 axis_op(["xp.repeat"], ("axis",), none_axis="flat")
 for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"), ("xp.inner", "inner"),
-               ("xp.outer", "outer"), ("xp.reshape", "reshape"), ("xp.ravel", "ravel"),
+               ("xp.outer", "outer"), ("xp.linalg.outer", "outer"), ("xp.reshape", "reshape"), ("xp.ravel", "ravel"),
                ("xp.transpose", "transpose"), ("xp.squeeze", "squeeze"), ("xp.array", "array"),
                ("xp.asarray", "array"), ("rt.unbroadcast", "unbroadcast"),
                ("rt.broadcast_to_like", "broadcast_to_like"), ("float", "float"), ("int", "int"),
                ("xp.shape", "shape"), ("not", "not"), ("xp.ndim", "ndim"), ("xp.size", "size"), ("len", "len")):
     helper(_n, "rt.vbh_" + _h)
 UNBATCHED_RESULT = {"xp.shape", "xp.ndim", "xp.size", "len"}  # per-example shape queries
+defbatch("rt.cast_like", BatchRule("same"))
+defbatch("rt.no_derivative", BatchRule("same"))
 looped("xp.diag", "xp.tile", "xp.roll", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
        "xp.broadcast_to", "xp.where", "rt.sum_vjp", "rt.mean_vjp", "rt.max_vjp", "rt.max_jvp",
        "rt.cumsum_vjp", "rt.reshape_like",

@@ -74,5 +74,5 @@ prim("xp.modf", "x", tree_sum=True)  # (fractional part, integral part): d frac 
 defvjp("xp.modf", x="g[0]")
 defjvp("xp.modf", x="(dx, 0.0 * dx)")
 prim("xp.frexp", "x", tree_sum=True)  # x = mantissa * 2**exponent with an integer exponent
-defvjp("xp.frexp", x="xp.ldexp(g[0], -ans[1])")
+defvjp("xp.frexp", x="rt.cast_like(xp.ldexp(g[0], -ans[1]), x)")
 defjvp("xp.frexp", x="(xp.ldexp(dx, -ans[1]), xp.zeros_like(ans[1]))")

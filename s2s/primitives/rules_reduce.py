@@ -73,16 +73,31 @@ for _op in ("xp.convolve", "xp.correlate"):
 for _op in ("xp.interp", "rt.interp_apply"):
     prim(_op, "x, xp, fp, left=None, right=None, period=None")
     _ok = "rt.interp_ok(left, right, period)"  # 1.0, or an error for the arguments not differentiated
-    defvjp(_op, x=f"g * {_ok} * rt.interp_slope(x, xp, fp)", fp=f"rt.interp_fp_vjp(g * {_ok}, x, xp, fp)",
-           xp=f"-rt.interp_fp_vjp(g * {_ok} * rt.interp_slope(x, xp, fp), x, xp, fp)")
+    defvjp(_op, x=f"rt.cast_like(g * {_ok} * rt.interp_slope(x, xp, fp), x)",
+           fp=f"rt.cast_like(rt.interp_fp_vjp(g * {_ok}, x, xp, fp), fp)",
+           xp=f"rt.cast_like(-rt.interp_fp_vjp(g * {_ok} * rt.interp_slope(x, xp, fp), x, xp, fp), xp)")
     defjvp(_op, x=f"dx * {_ok} * rt.interp_slope(x, xp, fp)", fp=f"rt.interp_apply(x, xp, dfp * {_ok})",
            xp=f"-rt.interp_slope(x, xp, fp) * rt.interp_apply(x, xp, dxp * {_ok})")
     zero(_op, "left", "right", "period")
 prim("xp.polyval", "p, x")
 defvjp("xp.polyval", p="rt.polyval_vjp_p(g, p, x)", x="rt.unbroadcast(g * xp.polyval(rt.polyder(p), x), x)")
 defjvp("xp.polyval", p="xp.polyval(dp, x)", x="dx * xp.polyval(rt.polyder(p), x)")
-linear("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1", "f",
-       "rt.gradient_vjp(g, f, spacing, axis, edge_order)")
+# differentiating with respect to the spacing is an S2SError (never a silent zero)
+prim("rt.no_derivative", "x, what", nondiff=True)
+_SPACING = "'np.gradient with respect to its spacing'"
+prim("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1")
+defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)",
+       spacing=f"rt.no_derivative(g, {_SPACING})")
+defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)",
+       spacing=f"rt.no_derivative(dspacing, {_SPACING})")
+zero("xp.gradient", "axis", "edge_order")
+prim("xp.trapezoid", "y, x=None, dx=1.0, axis=-1")  # linear in y; the sample points are refused
+defvjp("xp.trapezoid", y="rt.trapezoid_vjp(g, y, x, dx, axis)", x="rt.no_derivative(g, 'np.trapezoid w.r.t. x')",
+       dx="rt.no_derivative(g, 'np.trapezoid w.r.t. dx')")
+defjvp("xp.trapezoid", y="xp.trapezoid(dy, x, dx, axis)", x="rt.no_derivative(dx, 'np.trapezoid w.r.t. x')",
+       dx="rt.no_derivative(ddx, 'np.trapezoid w.r.t. dx')")
+zero("xp.trapezoid", "axis")
+linear("rt.trapezoid_vjp", "v, y, x, dx, axis", "v", "xp.trapezoid(g, x, dx, axis)")
 linear("rt.gradient_vjp", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp_t(g, f, spacing, axis, edge_order)")
 linear("rt.gradient_vjp_t", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp(g, f, spacing, axis, edge_order)")
 linear("xp.cumulative_sum", "x, axis=None, dtype=None, include_initial=False", "x",

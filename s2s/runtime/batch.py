@@ -346,8 +346,12 @@ def vb_loop(fn, flags, n, *args, **kwargs):
     fn = _vb_op(fn)
     # Each example gets its own copy of the unbatched arguments: some helpers (rt.add_at, rt.take_at)
     # update an argument in place, and one shared array would carry one example's update into the next.
-    outs = [fn(*[tree_map(lambda leaf: leaf[k], a) if f else tree_map(_own, a) for a, f in zip(args, flags)],
-               **kwargs) for k in range(n)]
+    kflags = dict(zip(kwargs, flags[len(args):]))  # flags cover the keyword arguments after the positional ones
+
+    def part(a, batched, k):
+        return tree_map(lambda leaf: leaf[k], a) if batched else tree_map(_own, a)
+    outs = [fn(*[part(a, f, k) for a, f in zip(args, flags)],
+               **{key: part(a, kflags.get(key), k) for key, a in kwargs.items()}) for k in range(n)]
     return _vb_stack(outs)
 
 

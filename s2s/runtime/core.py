@@ -85,6 +85,13 @@ def _float_dtype(like):
     return dt if dt is not None and dt.kind in "fc" else np.float64
 
 
+def cast_like(v, like):
+    """`v` in the floating dtype of `like`: a cotangent takes its primal's dtype, as in JAX (float32
+    inputs get float32 gradients even where NumPy promotes a result to float64)."""
+    dt = _float_dtype(like)
+    return v.astype(dt) if getattr(v, "dtype", dt) != dt else v
+
+
 def _filled(like, value):
     """A new array shaped like `like` (in its floating dtype) holding `value` everywhere."""
     xp = namespace(like)
@@ -210,7 +217,9 @@ def reshape_like(v, like):
 
 
 def trace_vjp(v, a, offset, axis1, axis2):
-    eye = np.eye(np.shape(a)[axis1], np.shape(a)[axis2], k=offset)  # transformed by s2s (order 2): xp.eye there
+    # the diagonal's mask from ones like `a` (its array module and dtype, no allocation by name);
+    # s2s transforms this at order 2
+    eye = np.triu(np.tril(np.ones_like(np.moveaxis(a, (axis1, axis2), (-2, -1))), offset), offset)
     return np.moveaxis(np.expand_dims(np.expand_dims(v, -1), -1) * eye, (-2, -1), (axis1, axis2))
 
 

@@ -109,6 +109,12 @@ def einsum_const(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
     return result
 
 
+def _eye_like(x, n):
+    """The n-by-n identity in `x`'s array module and dtype: built from `ones_like` of `x` (never
+    allocated with NumPy by name), so CuPy arrays stay CuPy and s2s still differentiates its callers."""
+    return np.triu(np.tril(np.ones_like(x, shape=(n, n))))
+
+
 def _float(x):
     dt = getattr(x, "dtype", None)
     return dt if dt is not None and dt.kind in "fc" else np.float64
@@ -188,7 +194,7 @@ def solve_vjp_a(g, a, ans):
 
 def _lower_half(x):
     """The lower triangle of `x` with its diagonal halved."""
-    return np.tril(x) - 0.5 * x * np.eye(np.shape(x)[-1], dtype=x.dtype)
+    return np.tril(x) - 0.5 * x * _eye_like(x, np.shape(x)[-1])
 
 
 def cholesky_jvp(da, ans):
@@ -206,7 +212,7 @@ def cholesky_vjp(g, ans):
 def _gap_inverse(w):
     """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it."""
     n = np.shape(w)[-1]
-    eye = np.eye(n, dtype=w.dtype)
+    eye = _eye_like(w, n)
     d = np.expand_dims(w, -2) - np.expand_dims(w, -1)
     return (1 - eye) / (d + eye)
 
@@ -225,7 +231,7 @@ def eigh_vjp(g, a, ans):
     v = ans[1]
     gw = g[0]
     gv = g[1]
-    eye = np.eye(np.shape(w)[-1], dtype=w.dtype)
+    eye = _eye_like(w, np.shape(w)[-1])
     inner = _gap_inverse(w) * _mm(np.swapaxes(v, -1, -2), gv) + np.expand_dims(gw, -1) * eye
     out = _mm(v, _mm(inner, np.swapaxes(v, -1, -2)))
     return 0.5 * (out + np.swapaxes(out, -1, -2))
@@ -271,7 +277,7 @@ def svd_vjp(g, a, ans, full_matrices, compute_uv):
     j = f * (_mm(ut, gu) - _mm(np.swapaxes(gu, -1, -2), u))
     k = f * (_mm(vh, gv) - _mm(np.swapaxes(gv, -1, -2), v))
     sm = np.expand_dims(s, -2)
-    core = j * sm + np.expand_dims(gs, -1) * np.eye(np.shape(s)[-1], dtype=s.dtype) + np.expand_dims(s, -1) * k
+    core = j * sm + np.expand_dims(gs, -1) * _eye_like(s, np.shape(s)[-1]) + np.expand_dims(s, -1) * k
     out = _mm(u, _mm(core, vh))
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
@@ -326,7 +332,7 @@ def qr_vjp(g, a, ans):
     gr = g[1]
     m = _mm(r, np.swapaxes(gr, -1, -2)) - _mm(np.swapaxes(gq, -1, -2), q)
     low = np.tril(m, -1)
-    sym = low + np.swapaxes(low, -1, -2) + m * np.eye(np.shape(m)[-1], dtype=m.dtype)
+    sym = low + np.swapaxes(low, -1, -2) + m * _eye_like(m, np.shape(m)[-1])
     b = gq + _mm(q, sym)
     return np.swapaxes(np.linalg.solve(r, np.swapaxes(b, -1, -2)), -1, -2)
 
@@ -337,8 +343,8 @@ def pinv_jvp(da, a, ans):
     pt = np.swapaxes(p, -1, -2)
     ap = _mm(a, p)
     pa = _mm(p, a)
-    eye_m = np.eye(np.shape(a)[-2], dtype=a.dtype)
-    eye_n = np.eye(np.shape(a)[-1], dtype=a.dtype)
+    eye_m = _eye_like(a, np.shape(a)[-2])
+    eye_n = _eye_like(a, np.shape(a)[-1])
     return (-_mm(p, _mm(da, p)) + _mm(_mm(p, pt), _mm(dat, eye_m - ap))
             + _mm(eye_n - pa, _mm(dat, _mm(pt, p))))
 
@@ -347,8 +353,8 @@ def pinv_vjp(g, a, ans):
     p = ans
     pt = np.swapaxes(p, -1, -2)
     gt = np.swapaxes(g, -1, -2)
-    eye_m = np.eye(np.shape(a)[-2], dtype=a.dtype)
-    eye_n = np.eye(np.shape(a)[-1], dtype=a.dtype)
+    eye_m = _eye_like(a, np.shape(a)[-2])
+    eye_n = _eye_like(a, np.shape(a)[-1])
     ap = _mm(a, p)
     pa = _mm(p, a)
     return (-_mm(pt, _mm(g, pt)) + _mm(eye_m - ap, _mm(gt, _mm(p, pt)))
@@ -403,7 +409,7 @@ def norm_grad(x, ans, ord, axis, keepdims):
         return np.sign(x)
     if ord == np.inf or ord == -np.inf:
         ab = np.abs(x)
-        hit = ab == a
+        hit = (ab == a).astype(x.dtype)  # ties share the derivative; float, so float32 stays float32
         return np.sign(x) * hit / np.sum(hit, axis=ax, keepdims=True)
     if ord == 0:
         return np.zeros_like(x)
@@ -427,7 +433,7 @@ def matrix_norm_grad(x, ord, ax):
         s = np.sum(np.abs(xm), axis=-2 if cols else -1, keepdims=True)
         best = np.max(s, axis=-1 if cols else -2, keepdims=True) if ord in (1, np.inf) else \
             np.min(s, axis=-1 if cols else -2, keepdims=True)
-        hit = s == best
+        hit = (s == best).astype(xm.dtype)
         out = np.sign(xm) * hit / np.sum(hit)
     return np.moveaxis(out, (-2, -1), ax)
 
@@ -677,6 +683,25 @@ def gradient_matrix(n, spacing, edge_order):
 
 
 
+def no_derivative(x, what):
+    """The rule of an argument s2s refuses to differentiate through: an error when it runs, never
+    a silent zero."""
+    raise S2SValueError(f"s2s does not differentiate {what}; wrap that argument in stop_gradient.")
+
+
+def trapezoid_vjp(v, y, x, dx, axis):
+    """Transpose of `y -> trapezoid(y, x, dx, axis)`: each sample's weight (half the spacings on
+    either side of it) times the cotangent."""
+    n = np.shape(y)[axis]
+    d = np.diff(np.asarray(x, dtype=float)) if x is not None else np.full(n - 1, float(dx))
+    if np.ndim(d) != 1:
+        raise S2SValueError("s2s differentiates np.trapezoid with a 1-D `x` (or none) only")
+    w = 0.5 * (np.concatenate((d, [0.0])) + np.concatenate(([0.0], d)))
+    shape = [1] * np.ndim(y)
+    shape[axis] = n
+    return np.expand_dims(v, axis) * np.reshape(w, shape).astype(_float(y))
+
+
 def gradient_vjp(v, f, spacing, axis, edge_order):
     ax = -1 if axis is None and np.ndim(f) == 1 else axis
     if ax is None:
@@ -734,7 +759,7 @@ def polyval_vjp_p(g, p, x):
 
 def polyder(p):
     n = np.shape(p)[0]
-    return p[:-1] * np.arange(n - 1, 0, -1)
+    return p[:-1] * np.arange(n - 1, 0, -1, dtype=p.dtype)
 
 
 # ---- reductions ----
@@ -746,7 +771,7 @@ def nancount(a, axis, keepdims):
 def nanvar_vjp(g, a, axis, ddof, keepdims):
     ok = np.logical_not(np.isnan(a))
     a0 = np.where(ok, a, 0.0)
-    n = np.sum(ok, axis=axis, keepdims=True)
+    n = np.sum(ok, axis=axis, keepdims=True, dtype=np.result_type(a, 1.0))
     mean = np.sum(a0, axis=axis, keepdims=True) / n
     c = np.where(ok, a0 - mean, 0.0)
     return _rt.sum_vjp(g, a, axis, keepdims) * 2 * c / (n - ddof)
@@ -755,10 +780,10 @@ def nanvar_vjp(g, a, axis, ddof, keepdims):
 def nanvar_jvp(da, a, axis, ddof, keepdims):
     ok = np.logical_not(np.isnan(a))
     a0 = np.where(ok, a, 0.0)
-    n = np.sum(ok, axis=axis, keepdims=True)
+    n = np.sum(ok, axis=axis, keepdims=True, dtype=np.result_type(a, 1.0))
     mean = np.sum(a0, axis=axis, keepdims=True) / n
     c = np.where(ok, a0 - mean, 0.0)
-    count = np.sum(ok, axis=axis, keepdims=keepdims)
+    count = np.sum(ok, axis=axis, keepdims=keepdims, dtype=np.result_type(a, 1.0))
     return np.sum(2 * c * np.where(ok, da, 0.0), axis=axis, keepdims=keepdims) / (count - ddof)
 
 
@@ -811,7 +836,7 @@ def _weights_full(a, w, axis):
         shape = [1] * np.ndim(a)
         shape[axis % np.ndim(a)] = -1
         w = np.reshape(w, shape)
-    return w * np.ones(np.shape(a))
+    return w * np.ones_like(a)
 
 
 

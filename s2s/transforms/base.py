@@ -184,6 +184,10 @@ def is_list_op(s) -> bool:
             and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append")
 
 
+# keywords that change a reduction's value and that no rule honours yet: refused, never ignored
+_UNRULED_KEYWORDS = ("where", "initial")
+
+
 def bind_prim(p, call) -> dict:
     """Map a primitive call's atoms to the primitive's parameter names (defaults filled in)."""
     if isinstance(call, gast.BinOp):
@@ -201,6 +205,9 @@ def bind_prim(p, call) -> dict:
         out[k] = v
     if isinstance(call, gast.Call):
         for kw in call.keywords:
+            if kw.arg in _UNRULED_KEYWORDS and kw.arg not in out and not p.nondiff:
+                raise S2STypeError(f"s2s has no derivative rule for `{p.name}` with the argument `{kw.arg}=`; "
+                                   "compute it another way (for `where=`: multiply or select with np.where first).")
             out[kw.arg] = kw.value
     return out
 

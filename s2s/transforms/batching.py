@@ -442,9 +442,9 @@ class Batcher(Transform):
             return pre, A.call(rule.helper, [flags] + vals), kind not in UNBATCHED_RESULT
         # looped: one call per example of the op itself
         pos = list(value.args) if isinstance(value, gast.Call) else list(args.values())[:len(_operands(value))]
-        fl = A.tuple_([A.const(self.b(a)) for a in pos])
+        kws = {k.arg: k.value for k in value.keywords} if isinstance(value, gast.Call) else {}
+        fl = A.tuple_([A.const(self.b(a)) for a in pos + list(kws.values())])  # keywords too, in order
         fn = A.const(kind)
-        kws = value.keywords if isinstance(value, gast.Call) else []
         return pre, A.call("rt.vb_loop", [fn, fl, A.name(self.n)] + pos, kws), True
 
     def lift(self, value, p, args, pre):

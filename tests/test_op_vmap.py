@@ -1,0 +1,72 @@
+"""Sweep the operation spec table (tests/op_specs.py) with vmap: every operation batched over
+several `in_axes` (all arguments at axis 0, all at their last axis, and each argument alone with
+the others shared) against a Python loop over the examples calling NumPy itself (float64)."""
+import zlib
+
+import numpy as np
+import pytest
+from op_specs import SPECS
+
+import s2s
+
+B = 3
+# Batching gaps (strict: a fixed one must leave this list): spec id -> why.
+VMAP_GAPS = {
+    "getitem-all0": "a boolean mask that differs per example (x[x > 0]): vmap raises an IndexError, not an S2SError",
+    "getitem-last": "a boolean mask that differs per example (x[x > 0]): vmap raises an IndexError, not an S2SError",
+    "full_like-only1": "np.full_like(x, v) with only the fill value batched: the broadcast rule drops the batch axis",
+    "full": "np.full with a per-example fill value is refused (S2SError; batchable as a broadcast)",
+    "linspace": "np.linspace with per-example endpoints is refused (S2SError; batchable with axis shifted)",
+}
+# Operations whose per-example results differ in size (no stacked result exists, in JAX neither).
+RAGGED = {"extract"}
+
+
+def _axes_cases(sp):
+    n = len(sp.draws)
+    cases = [("all0", (0,) * n), ("last", ("last",) * n)]
+    if n > 1:
+        cases += [(f"only{i}", tuple(0 if j == i else None for j in range(n))) for i in range(n)]
+    return cases
+
+
+CASES = [(sp, name, axes) for sp in SPECS if sp.id not in RAGGED for name, axes in _axes_cases(sp)]
+
+
+def _marks(sp, name):
+    why = VMAP_GAPS.get(sp.id) or VMAP_GAPS.get(f"{sp.id}-{name}")
+    return [pytest.mark.xfail(reason=why, strict=True)] if why else []
+
+
+@pytest.mark.parametrize(
+    "sp,name,axes",
+    [pytest.param(sp, name, axes, id=f"{sp.id}-{name}", marks=_marks(sp, name)) for sp, name, axes in CASES])
+def test_vmap_matches_loop(sp, name, axes):
+    rng = np.random.default_rng(zlib.crc32(sp.id.encode()))
+    examples = [sp.args(rng) for _ in range(B)]
+    shared = examples[0]
+    in_axes, batched = [], []
+    for i, ax in enumerate(axes):
+        if ax is None:
+            in_axes.append(None)
+            batched.append(shared[i])
+            continue
+        ax = shared[i].ndim if ax == "last" else ax
+        in_axes.append(ax)
+        batched.append(np.stack([ex[i] for ex in examples], axis=ax))
+    per_example = [tuple(shared[i] if ax is None else ex[i] for i, ax in enumerate(axes)) for ex in examples]
+    want = [sp.fn(*args) for args in per_example]
+    got = s2s.vmap(sp.fn, in_axes=tuple(in_axes))(*batched)
+    _compare(got, want)
+
+
+def _compare(got, want):
+    if isinstance(want[0], (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(want[0])
+        for k, g in enumerate(got):
+            _compare(g, [w[k] for w in want])
+        return
+    expected = np.stack([np.asarray(w) for w in want])
+    got = np.asarray(got)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
