@@ -87,12 +87,21 @@ class Transformed:
         self.__name__ = f"{label}_{getattr(fun, '__name__', 'f')}"
         self.__s2s__ = record.Record(target=lambda: self.compiled)
 
+    def _check_key(self) -> None:
+        """Forget every compiled version when a global, module attribute or closure value that the
+        function reads has changed since they were built (a cheap check, made on every call)."""
+        key = self._current_key()
+        if key != self.__dict__.get("_key"):
+            self._key, self._fn, self._fast = key, None, None
+            self.__dict__.pop("_compiled_by_arity", None)
+            self._forget()
+
+    def _forget(self) -> None:
+        """Drop versions a subclass keeps besides `_fn`."""
+
     @property
     def compiled(self):
-        key = self._current_key()
-        if key != self.__dict__.get("_key"):  # a global, module attribute or closure value changed
-            self._key, self._fn = key, None
-            self.__dict__.pop("_compiled_by_arity", None)
+        self._check_key()
         arity = idioms.current_arity(self._root)
         if arity is not None:  # a transform of a transform of a `*args` function: one per arity
             by_arity = self.__dict__.setdefault("_compiled_by_arity", {})
@@ -104,6 +113,7 @@ class Transformed:
         return self._fn
 
     def __call__(self, *args, **kwargs):
+        self._check_key()
         fast = self._fast
         if fast is not None and not kwargs:
             if self.nums is not None:
@@ -352,7 +362,12 @@ class Jitted(Transformed):
         self._versions: dict = {}
         self._by_type: dict = {}  # the same versions, for signatures without arrays, keyed by types
 
+    def _forget(self) -> None:
+        self._versions.clear()
+        self._by_type.clear()
+
     def __call__(self, *args, **kwargs):
+        self._check_key()
         if not kwargs and not self._static:
             hit = self._by_type.get(tuple(map(type, args)))  # no arrays among the arguments
             if hit is None:
@@ -552,7 +567,11 @@ class _Vmapped(Transformed):
                 raise
         return _grad_of_batched(self.fun.fun, options, *self.axes)
 
+    def _forget(self) -> None:
+        self._specialized.clear()
+
     def __call__(self, *args, **kwargs):
+        self._check_key()
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         in_axes, out_axes, axis_size = self.axes

@@ -117,6 +117,18 @@ def test_an_existing_transformed_object_sees_a_changed_global(modules):
     assert not np.allclose(before, after)
 
 
+def test_jit_and_vmap_objects_see_a_changed_global(modules):
+    """jit keeps versions per signature and vmap per rank: a changed global drops them all."""
+    mod, _ = modules
+    j, jg, v = s2s.jit(mod.uses_g), s2s.jit(s2s.grad(mod.uses_g)), s2s.vmap(mod.uses_g)
+    xs = np.stack([X, 2 * X])
+    j(X), jg(X), v(xs)
+    mod.G = 0.55
+    np.testing.assert_allclose(j(X), np.sum(np.tanh(0.55 * X)), rtol=1e-12)
+    np.testing.assert_allclose(jg(X), 0.55 / np.cosh(0.55 * X) ** 2, rtol=1e-12)
+    np.testing.assert_allclose(v(xs), [np.sum(np.tanh(0.55 * r)) for r in xs], rtol=1e-12)
+
+
 @pytest.mark.parametrize("first, second", [(0.0, -0.0), (1, True), (1.0, 1), (math.nan, 2.0)])
 def test_constants_are_compared_by_type_and_value(modules, first, second):
     _, user = modules
