@@ -281,58 +281,13 @@ def jacrev(fun, argnums=0, has_aux: bool = False):
 def _jacobian(kind, fun, argnums, has_aux):
     argnums = _argnums(argnums, kind)
     build = lambda: D.jacobian_function(kind, fun, argnums, has_aux)  # noqa: E731
-    if kind == "jacfwd" and isinstance(argnums, int) and not has_aux:
-        return _BatchedJacfwd(kind, fun, build, None, kind, argnums)
     return Transformed(kind, fun, build, None, kind)
-
-
-class _BatchedJacfwd(Transformed):
-    """jacfwd whose direct calls with an array argument run one batched jvp over the basis
-    (vmap of the generated jvp), not one jvp per column; composition uses the looped version."""
-
-    def __init__(self, kind, fun, build, nums, label, argnums):
-        super().__init__(kind, fun, build, nums, label)
-        self.argnums = argnums
-        self._batched: dict = {}
-        self.grad_form = None  # hessian: grad(f), which equals jacrev(f) when f's output is a scalar
-
-    def __call__(self, *args, **kwargs):
-        if kwargs or self._defaults and len(args) < self._nparams:
-            args = self._bind(args, kwargs)
-        i = self.argnums % max(len(args), 1)
-        x = args[i] if i < len(args) else None
-        if not isinstance(x, np.ndarray) or x.dtype.kind != "f" or x.size == 0:
-            return super().__call__(*args)
-        fn = self._batched.get(len(args))
-        basis = np.eye(x.size, dtype=x.dtype).reshape((x.size,) + x.shape)
-        result = None
-        if fn is None:  # the first call tries the batched forms (its result is the answer)
-            mask = tuple(j == i for j in range(len(args)))
-            for inner in (self.grad_form, self.fun):
-                if inner is None:
-                    continue
-                try:
-                    fn = vmap(D.jvp_function(inner, mask), in_axes=(None,) * len(args) + (0,), out_axes=(0, -1))
-                    result = fn(*args, basis)
-                    break
-                except S2SError:  # grad_form: the output is not a scalar; else: not batchable
-                    fn = False
-            self._batched[len(args)] = fn
-        if fn is False:
-            return super().__call__(*args)
-        out, tan = result if result is not None else fn(*args, basis)
-        return np.reshape(tan, np.shape(out[0]) + x.shape)
 
 
 @_api
 def hessian(fun, argnums=0):
-    """Hessian as forward-over-reverse, jacfwd(jacrev(fun)): shape out.shape + in.shape + in.shape.
-    Called directly on an array, a scalar-valued `fun` runs as one batched jvp of grad(fun) over
-    the basis (vmap(jvp(grad))), not one jvp per column."""
-    h = jacfwd(jacrev(fun, argnums), argnums)
-    if isinstance(h, _BatchedJacfwd):
-        h.grad_form = grad(fun, argnums)
-    return h
+    """Hessian as forward-over-reverse, jacfwd(jacrev(fun)): shape out.shape + in.shape + in.shape."""
+    return jacfwd(jacrev(fun, argnums), argnums)
 
 
 # ---------------------------------------------------------------- jit

@@ -165,8 +165,9 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     rec = record.of(fn)
     rec.core = (node,) + tuple(rec.core[1:])
     for k in known["kernels"]:
+        kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())
         rec.source += (f"\n# fused kernel {k[0]} (s2s.backend.kernels: blocks of {kernels.BLOCK} elements; "
-                       f"NumPy below {kernels.THRESHOLD})\n" + ns[k[0]].source())
+                       f"NumPy below {kernels.THRESHOLD}):\n" + kernel)
     return fn
 
 

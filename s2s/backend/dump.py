@@ -9,6 +9,7 @@ import types
 import numpy as np
 
 from .. import record
+from .kernels import Fused
 
 MAX_INLINE = 10_000  # array globals up to this many elements are written out; larger ones are parameters
 
@@ -56,6 +57,9 @@ def _definition(name: str, v) -> tuple[str, bool]:
         return (f"{name} = None  # parameter: an array of shape {v.shape} and dtype {v.dtype}", True)
     if isinstance(v, types.ModuleType):
         return f"import {v.__name__} as {name}", False
+    if isinstance(v, Fused):  # a fused kernel runs in the dump as its unfused NumPy expression
+        return f"def {name}(*args):\n    return _{name}(xp, *args)\n\n\n" + v.plain_source.replace(
+            f"def {v.name}(", f"def _{name}(", 1), False
     rec = record.of(v)
     if rec is not None and rec.source is not None:
         return f"{name} = {v.__name__}", False

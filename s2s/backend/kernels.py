@@ -119,7 +119,8 @@ class Fused:
         self.name, self.names, self.expr, self.reduce = name, names, expr, reduce
         self.boolean = isinstance(expr, gast.Compare)
         fb = A.function(name, ["xp"] + names, [A.ret(original)])
-        self._plain = compile_source(name, to_source(fb), {}, np)
+        self.plain_source = to_source(fb)  # the unfused expression (what a dump runs)
+        self._plain = compile_source(name, self.plain_source, {}, np)
         self.kernels: dict = {}
 
     def fallback(self, *args):
