@@ -266,9 +266,16 @@ def vb_axes(x):
     return tuple(range(1, np.ndim(x)))
 
 
-def vb_axis(axis):
-    """A per-example axis (int or tuple; negative ones count from the end) of a batched array."""
+def vb_axis(axis, x=None, none="keep"):
+    """A per-example axis (int or tuple; negative ones count from the end) of batched `x`. An axis
+    that is None at run time means, as the op's rule says: every per-example axis of `x` ("all",
+    reductions), None itself ("keep"), or the flattened example ("flat", not supported here)."""
     if axis is None:
+        if none == "all":
+            return vb_axes(x)
+        if none == "flat":
+            raise S2SValueError("vmap: this op's axis is None only at run time (a variable); it needs the "
+                                "flattened example. Pass axis=None literally, or an integer axis.")
         return None
     if isinstance(axis, (tuple, list)):
         return tuple(a + 1 if a >= 0 else a for a in axis)

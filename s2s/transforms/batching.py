@@ -479,7 +479,7 @@ class Batcher(Transform):
             elif isinstance(ax, gast.Constant):
                 new[k] = A.const(ax.value + 1 if ax.value >= 0 else ax.value)
             else:
-                new[k] = self.tmp(pre, A.call("rt.vb_axis", [ax]), "axis")
+                new[k] = self.tmp(pre, A.call("rt.vb_axis", [ax, arr, A.const(rule.none_axis)]), "axis")
         if p.list_args:
             lst = args[p.list_args[0]]
             if not self.b(lst):
