@@ -24,7 +24,6 @@ import argparse
 import atexit
 import contextlib
 import dataclasses
-import importlib.util
 import itertools
 import os
 import shutil
@@ -47,6 +46,7 @@ from bench_util import (  # noqa: E402
     calls_per_sample,
     fmt_time,
     load_note,
+    load_program,
     machine_lines,
     markdown_table,
     summarize,
@@ -71,14 +71,7 @@ def fresh(path: str = P.__file__, patch: dict | None = None):
     k = next(_fresh_ids)
     name = f"_bench_copy_{k}_{os.path.splitext(os.path.basename(path))[0]}"
     with open(path) as f:
-        source = f.read()
-    copy_path = os.path.join(_COPIES, f"{name}.py")
-    with open(copy_path, "w") as f:
-        f.write("\n" * k + source)
-    spec = importlib.util.spec_from_file_location(name, copy_path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
+        mod = load_program(f.read(), _COPIES, name, pad=k)
     for key, value in (patch or {}).items():
         setattr(mod, key, value)
     return mod

@@ -26,7 +26,6 @@ import ast
 import collections
 import contextlib
 import copy
-import importlib.util
 import itertools
 import json
 import math
@@ -42,7 +41,7 @@ import numpy as np
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(TOOLS))  # this checkout's s2s, not an installed one
 sys.path.insert(0, TOOLS)
-from bench_util import machine_lines, markdown_table  # noqa: E402
+from bench_util import load_program, machine_lines, markdown_table  # noqa: E402
 
 VARIANTS = ("straight", "loops")
 TRANSFORMS = ("grad", "jvp", "hessian", "vmap", "jit")
@@ -99,20 +98,6 @@ def count_statements(source: str) -> int:
     """Statements inside ``prog`` (nested ones included), as the benchmark counts them."""
     fn = next(n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef))
     return sum(isinstance(n, ast.stmt) for n in ast.walk(fn)) - 1
-
-
-def load_program(source: str, directory: str, name: str, pad: int = 0):
-    """Write ``source`` to ``directory/name.py`` and import it (s2s needs a file to read).
-    ``pad`` blank lines first: code objects that differ only in their file compare equal, and s2s
-    would find the earlier copy's transform in its cache; shifted lines make them differ."""
-    path = os.path.join(directory, f"{name}.py")
-    with open(path, "w") as f:
-        f.write("\n" * pad + source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def arguments():

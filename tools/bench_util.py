@@ -6,6 +6,7 @@ hand-written NumPy version are meaningful; absolute times depend on the machine 
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
 import statistics
@@ -129,3 +130,17 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]], right: 
            "|" + "|".join("---:" if r else "---" for r in right) + "|"]
     out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(out) + "\n"
+
+
+def load_program(source: str, directory: str, name: str, pad: int = 0):
+    """Write ``source`` to ``directory/name.py`` and import it (s2s needs a file to read).
+    ``pad`` blank lines first: code objects that differ only in their file compare equal, and s2s
+    would find the earlier copy's transform in its cache; shifted lines make them differ."""
+    path = os.path.join(directory, f"{name}.py")
+    with open(path, "w") as f:
+        f.write("\n" * pad + source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
