@@ -87,13 +87,20 @@ class Transformed:
         self.__name__ = f"{label}_{getattr(fun, '__name__', 'f')}"
         self.__s2s__ = record.Record(target=lambda: self.compiled)
 
+    _unchanged = None  # the key's watch: True while nothing the key read was rebound
+
     def _check_key(self) -> None:
         """Forget every compiled version when a global, module attribute or closure value that the
-        function reads has changed since they were built (a cheap check, made on every call)."""
-        key = self._current_key()
+        function reads has changed since they were built (checked on every call: identity tests
+        of what the key read, a few hundred ns; the key itself is recomputed only when one fails)."""
+        unchanged = self._unchanged
+        if unchanged is not None and unchanged():
+            return
+        key, self._unchanged = self._current_key()
         if key != self.__dict__.get("_key"):
             self._key, self._fn, self._fast = key, None, None
             self.__dict__.pop("_compiled_by_arity", None)
+            self.__dict__.pop("_signature", None)  # the defaults it binds may be new
             self._forget()
 
     def _forget(self) -> None:
@@ -131,11 +138,12 @@ class Transformed:
         return call(self.compiled, args)
 
     def _current_key(self):
-        """The cache key of the user's function now: the compiled code is reused while it holds."""
+        """The cache key of the user's function now (the compiled code is reused while it holds),
+        and the cheap test that it still holds (None: recompute it on every call)."""
         try:
-            return D.fn_key(self._root)
+            return D.watched_key(self._root)
         except S2STypeError:
-            return None
+            return None, None
 
     @property
     def _root(self):
