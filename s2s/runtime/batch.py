@@ -385,8 +385,11 @@ def _vb_stack(outs):
 
 # helpers named by the batching table: (batched flag per argument, *arguments)
 def vbh_dot(f, a, b):
-    if f[0] and f[1] and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2:
-        return np.einsum("ij,ij->i", a, b)  # vector . vector per example (a convolution's inner loop)
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        if f[0] and f[1] and a.ndim == 2 and b.ndim == 2:
+            return np.einsum("ij,ij->i", a, b)  # vector . vector per example (a convolution's inner loop)
+        if f[1] and not f[0] and a.ndim == 1 and b.ndim == 2:  # an unbatched vector . a batched one
+            return np.matmul(b, a)
     return vb_dot(a, b, f[0], f[1], "dot")
 
 
