@@ -165,10 +165,12 @@ def useful(body, outputs) -> set[str]:
     same edges as `activity`; flow-insensitive, so a superset): a derivative never flows back to
     any other variable, whose adjoint is zero (e.g. the argument of a `stop_gradient`)."""
     use = set(outputs)
+    stmts = list(walk_stmts(body))
+    stmts.reverse()  # uses propagate backwards: a straight-line body settles in one sweep
     changed = True
     while changed:
         changed = False
-        for s in walk_stmts(body):
+        for s in stmts:
             new: list = []
             if isinstance(s, gast.Assign):
                 t = s.targets[0]

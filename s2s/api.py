@@ -553,6 +553,7 @@ class _Vmapped(Transformed):
         super().__init__("vmap", fun, lambda: self._build(None), None, "vmap")
         self.axes = (in_axes, out_axes, axis_size)
         self._specialized: dict = {}
+        self._by_ndims: dict = {}  # the same versions for calls with NumPy arrays only, by their ndims
 
     def _build(self, ranks):
         """The batched function; vmap(grad(f)) whose gradient code cannot be batched (its tape
@@ -567,9 +568,22 @@ class _Vmapped(Transformed):
 
     def _forget(self) -> None:
         self._specialized.clear()
+        self._by_ndims.clear()
 
     def __call__(self, *args, **kwargs):
-        self._check_key()
+        unchanged = self._unchanged
+        if unchanged is None or not unchanged():
+            self._check_key()
+        if not kwargs:  # the common case: NumPy arrays only, a version per tuple of their ranks
+            nd = np.ndarray
+            for a in args:
+                if type(a) is not nd:
+                    break
+            else:
+                fn = self._by_ndims.get(tuple([a.ndim for a in args]))
+                if fn is not None and arrays.SETTINGS["backend"] == "numpy":
+                    return self._run(fn, args)
+        given = len(args)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         in_axes, out_axes, axis_size = self.axes
@@ -578,8 +592,14 @@ class _Vmapped(Transformed):
         fn = self._specialized.get(ranks)
         if fn is None:
             fn = self._specialized[ranks] = self._build(ranks)
+        if not kwargs and len(args) == given and all(type(a) is np.ndarray for a in args):
+            self._by_ndims[tuple(a.ndim for a in args)] = fn
+        return self._run(fn, args, call)
+
+    def _run(self, fn, args, _call=None):
+        """Call the batched `fn`; a recursion that never ends batched becomes an S2SError."""
         try:
-            return call(fn, args)
+            return fn(*args) if _call is None else _call(fn, args)
         except RecursionError:
             raise S2SValueError(f"vmap of {getattr(self.fun, '__name__', 'f')}: a recursion whose depth depends on "
                                 "a per-example value cannot be batched (every example would run every branch).") \
