@@ -12,13 +12,15 @@ RNG = np.random.default_rng(7)
 
 @pytest.mark.parametrize("x", [np.arange(3.0), np.ones((2, 2), np.float32), 2.5, 3, True, np.float64(1.5),
                                np.array(4.0), np.arange(6).reshape(2, 3).T])
-def test_bcast_copies_like_broadcast_to(x):
-    got = B.vb_bcast(x, 4)
-    want = np.broadcast_to(np.asarray(x), (4,) + np.shape(x)).copy()
+@pytest.mark.parametrize("n", [4, 100])
+def test_bcast_copies_like_broadcast_to(x, n):
+    got = B.vb_bcast(x, n)
+    want = np.broadcast_to(np.asarray(x), (n,) + np.shape(x)).copy()
     np.testing.assert_array_equal(got, want)
     assert got.dtype == want.dtype and got.flags.writeable and got.flags.c_contiguous
     got[0] = 0  # a fresh array: writing into one example leaves the others and x alone
     np.testing.assert_array_equal(got[1:], want[1:])
+    np.testing.assert_array_equal(x, want[1])
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

@@ -149,7 +149,9 @@ def vb_bcast(x, n):
     a = np.asarray(x)
     if type(a) is not np.ndarray:
         return np.broadcast_to(a, (n,) + a.shape).copy()
-    out = np.empty((n,) + a.shape, a.dtype)  # a fresh C-ordered array (4x cheaper than broadcast_to+copy)
+    if n * a.size > 64:  # a fresh C-ordered array either way; repeat copies whole rows
+        return np.repeat(a[None], n, axis=0)
+    out = np.empty((n,) + a.shape, a.dtype)  # (small: 4x cheaper than broadcast_to + copy)
     out[...] = a
     return out
 
