@@ -45,23 +45,41 @@ class Watch:
         None when the key cannot be watched (it must be recomputed on every call)."""
         if not self.ok:
             return None
-        env, terms = {"MISSING": MISSING}, []
+        params, values, terms = [], [], []
         for k, (d, name, v) in enumerate(self.slots.values()):
-            env[f"d{k}"], env[f"v{k}"] = d, v
+            params += [f"d{k}", f"v{k}"]
+            values += [d, v]
             terms.append(f"d{k}.get({name!r}, MISSING) is v{k}")
         for k, (fn, code, defaults) in enumerate(self.funcs.values()):
-            env[f"f{k}"], env[f"c{k}"], env[f"a{k}"] = fn, code, defaults
+            params += [f"f{k}", f"c{k}", f"a{k}"]
+            values += [fn, code, defaults]
             terms.append(f"f{k}.__code__ is c{k} and f{k}.__defaults__ is a{k}")
         for k, (d, n) in enumerate(self.sizes.values()):
-            env[f"s{k}"] = d
-            terms.append(f"len(s{k}) == {n}")
+            params += [f"s{k}", f"n{k}"]
+            values += [d, n]
+            terms.append(f"len(s{k}) == n{k}")
         for k, (cell, v) in enumerate(self.cells.values()):
-            env[f"z{k}"], env[f"w{k}"] = cell, v
+            params += [f"z{k}", f"w{k}"]
+            values += [cell, v]
             terms.append(f"z{k}.cell_contents is w{k}")
-        body = " and ".join(terms) or "True"
-        src = f"def check():\n    try:\n        return {body}\n    except ValueError:\n        return False\n"
+        return _maker(", ".join(params), " and ".join(terms) or "True")(*values)
+
+
+_MAKERS: dict = {}  # the source of a check -> the function that makes one for given objects
+
+
+def _maker(params: str, body: str):
+    """A function of the watched objects returning the check over them, compiled once per shape
+    (a global rebound to an equal value makes a new check per call: a call, not an exec)."""
+    key = (params, body)
+    make = _MAKERS.get(key)
+    if make is None:
+        src = (f"def make({params}):\n    def check():\n        try:\n            return {body}\n"
+               "        except ValueError:\n            return False\n    return check\n")
+        env = {"MISSING": MISSING}
         exec(compile(src, "<s2s key watch>", "exec"), env)  # noqa: S102 - our own generated source
-        return env["check"]
+        make = _MAKERS[key] = env["make"]
+    return make
 
 
 def watched_key(fn):
