@@ -137,7 +137,9 @@ class Transformed:
         return self._fn
 
     def __call__(self, *args, **kwargs):
-        self._check_key()
+        unchanged = self._unchanged
+        if unchanged is None or not unchanged():
+            self._check_key()
         fast = self._fast
         if fast is not None and not kwargs:
             if self.nums is not None:
