@@ -158,3 +158,27 @@ def test_the_common_cases_get_a_cheap_check():
     finally:
         globals()["SCALE"] = old
     assert check()
+
+
+class Scaled:
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return np.sum(x * self.k * SCALE)
+
+
+def test_partials_and_callable_instances(restore):
+    """A partial is watched like a function; a callable instance (its `__call__` found through
+    the class) has no cheap check: its key is recomputed on every call, and still seen."""
+    import functools
+    p = functools.partial(with_default, k=3.0)
+    _, check = cachekey.watched_key(p)
+    assert check is not None and check()
+    t, inst = s2s.grad(p), Scaled(2.0)
+    u = s2s.grad(inst)
+    np.testing.assert_allclose(t(X), np.full(3, 3.0))
+    np.testing.assert_allclose(u(X), np.full(3, 4.0))
+    assert cachekey.watched_key(inst)[1] is None
+    globals()["SCALE"], inst.k = 3.0, -1.0
+    np.testing.assert_allclose(u(X), np.full(3, -3.0))
