@@ -229,6 +229,10 @@ def containers(body, active) -> set[str]:
                 out.update(k.value.id for k in s.value.keywords if isinstance(k.value, gast.Name))
                 if isinstance(t, gast.Name):
                     out.add(t.id)
+            if isinstance(s.value, gast.Call) and an.classify(s.value) in TREE_ARGS:
+                args = s.value.args
+                out.update(args[k].id for k in TREE_ARGS[an.classify(s.value)]
+                           if k < len(args) and isinstance(args[k], gast.Name))
         elif is_list_op(s):
             out.add(s.value.func.value.id)
     # a copy of a pytree is a pytree, and so is what it was copied from
@@ -247,6 +251,11 @@ def containers(body, active) -> set[str]:
     return out
 
 
+# batched code's helpers that take a whole pytree (vmap of a function taking a list of arrays): the
+# positions of those arguments, whose adjoints must be summed leaf by leaf (`+` would concatenate)
+TREE_ARGS = {"rt.vb_getitem": (0,), "rt.vb_getitem_t": (0, 1), "rt.vb_in": (0,), "rt.vb_in_t": (0, 1),
+             "rt.vb_out": (0,), "rt.vb_out_t": (0,), "rt.vb_bcast": (0,), "rt.vb_bcast_t": (0, 1),
+             "rt.vb_select": (1, 2)}
 TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.private", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree"}
 
 
