@@ -66,6 +66,25 @@ def unbroadcast(v, like):
     return np.reshape(out, s) if reshape else out
 
 
+def concat_vjp(v, x, y, which):
+    """Cotangent of operand `which` (0: x, 1: y) of `x + y`: for lists and tuples (concatenation)
+    its slice of `v`, for arrays `v` summed down to the operand's shape."""
+    if isinstance(x, (list, tuple)):
+        n = len(x)
+        return v[:n] if which == 0 else v[n:]
+    return unbroadcast(v, y if which else x)
+
+
+def concat_vjp_t(v, x, y, which):
+    """Transpose of concat_vjp: zeros for the other operand's part (lists), or `v` broadcast back."""
+    if isinstance(x, (list, tuple)):
+        parts = [v, zeros_like_tree(y)] if which == 0 else [zeros_like_tree(x), v]
+        out = list(parts[0]) + list(parts[1])
+        return tuple(out) if isinstance(x, tuple) else out
+    shape = np.broadcast_shapes(_shape(x), _shape(y))
+    return np.broadcast_to(v, shape).copy()
+
+
 def broadcast_to_like(v, like):
     """Broadcast `v` to the shape of `like`, as a fresh writable array when shapes differ."""
     s = np.shape(like)
