@@ -150,3 +150,22 @@ def test_vmap_of_jacrev_through_list_loop_refuses():
     """The helper's loop trip count comes back batched from its record: refused, never a wrong number."""
     with pytest.raises(S2SError, match="reversed_range"):
         s2s.vmap(s2s.jacrev(f_list))(*ARGS)
+
+
+def copied_pair(L):
+    M = list(L)
+    return np.sum(M[0] * M[1]) + np.sum(np.sin(L[1]))
+
+
+def f_copied(A, B):
+    return copied_pair([A, B])
+
+
+@pytest.mark.parametrize("transform", [s2s.jacrev, s2s.hessian, s2s.jacfwd], ids=lambda t: t.__name__)
+def test_vmap_of_jacobians_through_list_copy(transform):
+    """The helper's backward sweep sums a seed that is the same for every example into batched
+    values (vbh_unbroadcast with an unbatched cotangent must still give a batched result)."""
+    xs, ys = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4))
+    got = s2s.vmap(transform(f_copied, argnums=(0, 1)))(xs, ys)
+    want = _stacked([transform(f_copied, argnums=(0, 1))(x, y) for x, y in zip(xs, ys)])
+    _close(got, want)
