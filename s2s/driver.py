@@ -166,8 +166,7 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     rec.core = (node,) + tuple(rec.core[1:])
     for k in known["kernels"]:
         kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())
-        rec.source += (f"\n# fused kernel {k[0]} (s2s.backend.kernels: blocks of {kernels.BLOCK} elements; "
-                       f"NumPy below {kernels.THRESHOLD}):\n" + kernel)
+        rec.source += f"\n# fused kernel {k[0]} ({ns[k[0]].banner()}):\n" + kernel
     return fn
 
 

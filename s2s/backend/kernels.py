@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import arrays
 from ..ir import build as A
+from . import numba_kernels
 from .codegen import compile_source, to_source
 
 THRESHOLD = 1 << 16  # elements: below this NumPy's own loops win (thread hand-off, dispatch)
@@ -157,6 +158,14 @@ class Fused:
         self.plain_source = to_source(fb)  # the unfused expression (what a dump runs)
         self._plain = compile_source(name, self.plain_source, {}, np)
         self.kernels: dict = {}
+        self.engine = "numba" if numba_kernels.available() and numba_kernels.wanted(expr, reduce) else "numpy"
+
+    def banner(self) -> str:
+        """What runs the kernel, for the listing under the generated code."""
+        if self.engine == "numba":
+            return (f"s2s.backend.numba_kernels: numba, blocks of {numba_kernels.BLOCK} elements; "
+                    f"NumPy below {THRESHOLD}")
+        return f"s2s.backend.kernels: blocks of {BLOCK} elements; NumPy below {THRESHOLD}"
 
     def fallback(self, *args):
         """The unfused expression, with the namespace of the backend the arguments select."""
@@ -167,13 +176,18 @@ class Fused:
 
     def source(self, mask=None) -> str:
         mask = mask or tuple(True for _ in self.names)
+        if self.engine == "numba":
+            return numba_kernels.kernel_source(self.name, self.names, mask, self.expr, self.reduce, module=False)
         return kernel_source(self.name, self.names, mask, self.expr, self.reduce)[0]
 
     def _kernel(self, mask):
-        k = self.kernels.get(mask)
+        k = self.kernels.get((self.engine, mask))
+        if k is None and self.engine == "numba":
+            src = numba_kernels.kernel_source(self.name, self.names, mask, self.expr, self.reduce)
+            k = self.kernels[self.engine, mask] = (numba_kernels.load(self.name, src), None)
         if k is None:
             src, kinds = kernel_source(self.name, self.names, mask, self.expr, self.reduce)
-            k = self.kernels[mask] = (compile_source(self.name, src, {"np": np}, np), kinds)
+            k = self.kernels[self.engine, mask] = (compile_source(self.name, src, {"np": np}, np), kinds)
         return k
 
     def __call__(self, *args):
@@ -195,36 +209,41 @@ class Fused:
         flat = [a.reshape(-1) if m else a for a, m in zip(args, mask)]
         n = flat[mask.index(True)].size
         out = None if self.reduce else np.empty(n, np.bool_ if self.boolean else np.float64)
-        parts = _run(block, kinds, n, out, flat)
+        parts = _run(block, kinds, n, out, flat, BLOCK if kinds is not None else numba_kernels.BLOCK)
         if self.reduce == "sum":
             return np.float64(sum(parts))
         return out.reshape(shape)
 
 
 def _buffers(kinds):
+    """This thread's block buffers of `kinds`, as a 1-tuple to splice into a block call (empty
+    for a numba kernel)."""
+    if kinds is None:
+        return ()
     key = tuple(kinds)
     cache = getattr(_LOCAL, "bufs", None)
     if cache is None:
         cache = _LOCAL.bufs = {}
     bufs = cache.get(key)
     if bufs is None:
-        bufs = cache[key] = [np.empty(BLOCK, _DTYPES[k]) for k in kinds]
+        bufs = cache[key] = ([np.empty(BLOCK, _DTYPES[k]) for k in kinds],)
     return bufs
 
 
-def _run(block, kinds, n, out, flat):
+def _run(block, kinds, n, out, flat, size=BLOCK):
     """Run `block` over [0, n) in BLOCK-sized pieces; per-block results, in block order.
 
-    The blocks are handed out one at a time from a shared counter to the calling thread and the
+    `kinds`: the block buffers a NumPy block kernel takes (None: a numba kernel, which takes
+    none). The blocks are handed out one at a time from a shared counter to the calling thread and the
     pool's helpers alike (not split in fixed shares): on a machine where other work holds the
     cores, a helper that is not scheduled costs at most the one block it took, and the caller
     alone finishes the rest, so a loaded machine loses the threads' gain, never more."""
     global _POOL, _POOL_PID
-    starts = range(0, n, BLOCK)
+    starts = range(0, n, size)
     helpers = min(_threads(), len(starts)) - 1
     if helpers <= 0:
         bufs = _buffers(kinds)
-        return [block(lo, min(n, lo + BLOCK), out, bufs, *flat) for lo in starts]
+        return [block(lo, min(n, lo + size), out, *bufs, *flat) for lo in starts]
     if _POOL is None or _POOL_PID != os.getpid():
         _POOL, _POOL_PID = ThreadPoolExecutor(_threads() - 1, thread_name_prefix="s2s-fused"), os.getpid()
     parts = [None] * len(starts)
@@ -236,7 +255,7 @@ def _run(block, kinds, n, out, flat):
             if i >= len(parts):
                 return
             lo = starts[i]
-            parts[i] = block(lo, min(n, lo + BLOCK), out, bufs, *flat)
+            parts[i] = block(lo, min(n, lo + size), out, *bufs, *flat)
     futures = [_POOL.submit(work) for _ in range(helpers)]
     work()
     for f in futures:
