@@ -332,20 +332,22 @@ def _generated_core(fn) -> CoreFn | None:
     return CoreFn(node.name, clone(node), ns, filename)
 
 
-def jit_function(fn, floats: tuple = (), fuse: bool = True):
+def jit_function(fn, floats: tuple = (), fuse: bool = True, arrays: tuple = ()):
     """`fn` normalized and optimized, as a generated function; `floats` are the positions of
     parameters that this version may assume are Python floats (a jit signature); `fuse`: whether
-    elementwise expressions become fused kernels (worth it only for large arrays)."""
+    elementwise expressions become fused kernels (worth it only for large arrays); `arrays`:
+    (position, dtype char, ndim) of the parameters that are NumPy arrays."""
     def build():
         core = _generated_core(fn) or core_of(fn)
         name = f"jit_{core.name}"
         node = copy.deepcopy(core.node)
         node.name = name
-        known = {"floats": {core.params[i] for i in floats if i < len(core.params)}}
+        known = {"floats": {core.params[i] for i in floats if i < len(core.params)},
+                 "arrays": {core.params[i]: (d, nd) for i, d, nd in arrays if i < len(core.params)}}
         what = f"for float arguments {', '.join(known['floats'])}" if floats else ""
         return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core, what)),
                         optimized=True, known=known, jit=True, fuse=fuse)
-    return cached("jit", fn, (tuple(floats), fuse), build)
+    return cached("jit", fn, (tuple(floats), fuse, tuple(arrays)), build)
 
 
 def _freeze(spec):

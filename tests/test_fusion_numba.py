@@ -129,7 +129,8 @@ j = s2s.jit(relu_mix)
 np.testing.assert_array_equal(j(x, x[::-1].copy()), relu_mix(x, x[::-1].copy()))
 fz = j.compiled.__globals__["fused_0"]
 kernel = next(iter(fz.kernels.values()), (None,))[0] if fz.kernels else None
-print(fz.engine, "numba" in sys.modules, sum(kernel.stats.cache_hits.values()) if fz.engine == "numba" and kernel is not None else -1)
+hits = sum(kernel.stats.cache_hits.values()) if fz.engine == "numba" and kernel is not None else -1
+print(fz.engine, "numba" in sys.modules, hits)
 """
 
 
