@@ -18,7 +18,7 @@ import numpy as np
 from . import record
 from .backend import kernels
 from .backend.loader import compile_fn
-from .errors import S2STypeError, S2SValueError
+from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
 from .frontend.normalize import Normalizer
 from .frontend.parse import parse_function
@@ -342,12 +342,30 @@ def jit_function(fn, floats: tuple = (), fuse: bool = True, arrays: tuple = ()):
         name = f"jit_{core.name}"
         node = copy.deepcopy(core.node)
         node.name = name
-        known = {"floats": {core.params[i] for i in floats if i < len(core.params)},
+        ns = dict(core.ns)  # inlining adds the callees' globals
+        known = {"ns": ns, "callees": _inline_callees(ns),
+                 "floats": {core.params[i] for i in floats if i < len(core.params)},
                  "arrays": {core.params[i]: (d, nd) for i, d, nd in arrays if i < len(core.params)}}
         what = f"for float arguments {', '.join(known['floats'])}" if floats else ""
-        return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core, what)),
+        return _compile(GeneratedFn(name, node, ns, core.filename, header_for("jit", core, what)),
                         optimized=True, known=known, jit=True, fuse=fuse)
     return cached("jit", fn, (tuple(floats), fuse, tuple(arrays)), build)
+
+
+def _inline_callees(ns):
+    """How the inline pass finds a callee under jit: (core-form node, namespace, function) of a
+    user or generated function named in `ns`; None for anything else, and for functions with the
+    user's own derivative rules (a later grad must still call them)."""
+    def lookup(name):
+        fn = ns.get(name)
+        if not isinstance(fn, types.FunctionType) or record.custom(fn) is not None:
+            return None
+        try:
+            core = _generated_core(fn) or core_of(fn)
+        except S2SError:
+            return None
+        return core.node, core.ns, fn
+    return lookup
 
 
 def _freeze(spec):

@@ -14,6 +14,12 @@ def chain(x):
     return np.tanh(u) * 2.0
 
 
+def reread(x):
+    t = np.exp(x)
+    u = np.sin(x)
+    return t + t * u           # `t` is read by the addition, after the multiplication runs
+
+
 def keeps_argument(x):
     return np.exp(x) + np.sqrt(np.abs(x))
 
@@ -62,7 +68,7 @@ def test_reuse_applies_and_equals(x):
         np.testing.assert_array_equal(j(x), chain(x))
 
 
-@pytest.mark.parametrize("f", [keeps_argument, returns_both, views])
+@pytest.mark.parametrize("f", [reread, keeps_argument, returns_both, views])
 def test_no_write_into_arguments_or_results(f, x):
     before = x.copy()
     with np.errstate(all="ignore"):

@@ -96,7 +96,14 @@ def _postorder(e, out):
 def _rewrite(value, info, dead):
     """`value` with each elementwise operation that reads a dead array last writing into it."""
     order = _postorder(value, [])
-    last = {n.id: k for k, n in enumerate(order) if isinstance(n, gast.Name)}
+    # an array is read when the operation it is an operand of runs, not where its name appears:
+    # in `t + t * x` the multiplication runs before the addition reads `t`
+    at = {id(n): k for k, n in enumerate(order)}
+    last = {}
+    for node in order:
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.Name):
+                last[child.id] = max(last.get(child.id, -1), at[id(node)])
     used, replace = set(), {}
     for k, node in enumerate(order):
         op = _operation(node)
@@ -105,7 +112,7 @@ def _rewrite(value, info, dead):
         if not isinstance(node, gast.Call) and not all(isinstance(p, (gast.Name, gast.Constant)) for p in op[1]):
             continue  # NumPy writes `a * b + c` into the temporary of `a * b` already
         for p in op[1]:
-            if isinstance(p, gast.Name) and p.id in dead and p.id not in used and last[p.id] < k \
+            if isinstance(p, gast.Name) and p.id in dead and p.id not in used and last[p.id] <= k \
                     and info.of.get(p.id) == info.expr(node):
                 replace[id(node)] = A.call(f"xp.{op[0]}", list(op[1]), {"out": A.name(p.id)})
                 used.add(p.id)
