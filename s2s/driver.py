@@ -358,10 +358,15 @@ def _inline_callees(ns):
     user's own derivative rules (a later grad must still call them)."""
     def lookup(name):
         fn = ns.get(name)
-        if not isinstance(fn, types.FunctionType) or record.custom(fn) is not None:
+        if fn is None or record.custom(fn) is not None:
             return None
         try:
-            core = _generated_core(fn) or core_of(fn)
+            if isinstance(fn, types.FunctionType):
+                core = _generated_core(fn) or core_of(fn)
+            elif record.generated(fn) is not None:  # a transformed function: its generated code
+                core = core_of(fn)
+            else:
+                return None
         except S2SError:
             return None
         return core.node, core.ns, fn

@@ -143,6 +143,42 @@ def _block(stmts, lookup, ns, taken, budget) -> tuple[list, bool]:
     return out, changed
 
 
+def _stable(e, counts) -> bool:
+    """A literal, a name bound at most once, or a tuple of those: the same value wherever read."""
+    if isinstance(e, gast.Tuple):
+        return all(_stable(x, counts) for x in e.elts)
+    return isinstance(e, gast.Constant) or isinstance(e, gast.Name) and counts.get(e.id, 0) <= 1
+
+
+def _unpack_packs(body, params) -> bool:
+    """`a, b = t` where `t = (x, y)` (bound once, of names bound at most once) becomes `a = x`
+    and `b = y`: an inlined callee's returned tuple, and the residuals `vjp` saves, then travel
+    through names that copy propagation and dead code see through."""
+    counts = an.assigned_counts(body, params)
+    packs = {s.targets[0].id: s.value for s in an.walk_stmts(body)
+             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+             and isinstance(s.value, gast.Tuple) and counts.get(s.targets[0].id) == 1
+             and _stable(s.value, counts)}
+
+    def block(stmts) -> bool:
+        changed = False
+        for s in stmts:
+            for f in ("body", "orelse"):
+                if getattr(s, f, None):
+                    changed |= block(getattr(s, f))
+        for i in range(len(stmts) - 1, -1, -1):
+            s = stmts[i]
+            t = s.targets[0] if isinstance(s, gast.Assign) else None
+            src = packs.get(s.value.id) if isinstance(t, gast.Tuple) and isinstance(s.value, gast.Name) else None
+            if src is None or len(src.elts) != len(t.elts) or any(isinstance(e, gast.Starred) for e in t.elts):
+                continue
+            stmts[i:i + 1] = [gast.copy_location(gast.Assign(targets=[e], value=clone(v), type_comment=None), s)
+                              for e, v in zip(t.elts, src.elts)]
+            changed = True
+        return changed
+    return block(body)
+
+
 def inline(body: list, params, facts) -> tuple[list, bool]:
     known = facts["known"]
     lookup, ns = known.get("callees"), known.get("ns")
@@ -150,7 +186,8 @@ def inline(body: list, params, facts) -> tuple[list, bool]:
         return body, False
     budget = known.setdefault("inline_budget", [MAX_INLINED])
     taken = set(params) | {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
-    return _block(body, lookup, ns, taken, budget)
+    body, changed = _block(body, lookup, ns, taken, budget)
+    return body, _unpack_packs(body, params) | changed
 
 
 PASS = Pass("inline", inline)
