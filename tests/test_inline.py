@@ -105,3 +105,30 @@ def test_recursion_stays_a_call():
     x = np.linspace(0.0, 1.0, 4)
     np.testing.assert_array_equal(s2s.jit(uses_recursion)(x), uses_recursion(x))
     assert _calls(_source(s2s.jit(uses_recursion), x), "countdown")
+
+
+def selu(x):
+    return 1.05 * np.where(x > 0, x, 1.67 * np.exp(x) - 1.67)
+
+
+def sum_selu(x):
+    return np.sum(selu(x))
+
+
+def test_jit_of_grad_sees_through_the_split():
+    """Inlined into jit, the forward value of the split `selu` is dead (only its mask and exp
+    feed the backward sweep), the unbroadcasts are no-ops by shape, and the rest is one fused
+    kernel, with a boolean mask among its inputs: the same numbers as grad's."""
+    x = np.random.default_rng(1).normal(size=3 * 65536 + 5)
+    x[:3] = [np.nan, np.inf, -np.inf]
+    g = s2s.grad(sum_selu)
+    j = s2s.jit(g)
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(j(x), g(x))
+        np.testing.assert_array_equal(j(x[:100]), g(x[:100]))
+    src = _source(s2s.jit(g), x)
+    assert "unbroadcast" not in src and "fused_0(" in src and src.count("xp.where(") <= 1
+    fused = next(iter(j._versions.values())).__globals__["fused_0"]
+    fused.fallback = None  # the kernel itself must run: a fallback call fails
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(j(x), g(x))

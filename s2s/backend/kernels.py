@@ -12,6 +12,7 @@ fusion off.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import struct
 import threading
@@ -54,6 +55,7 @@ class _Emitter:
     """Straight-line ufunc calls computing an expression into buffers `f<i>` (float), `b<i>` (bool)."""
 
     def __init__(self, arrays):
+        self.bools: set[str] = set()
         self.arrays, self.lines, self.free, self.count = arrays, [], {"f": [], "b": [], "i": []}, {"f": 0, "b": 0, "i": 0}
 
     def buf(self, kind):
@@ -81,7 +83,8 @@ class _Emitter:
         buffer: bitwise the same values (NaNs included), but NumPy's `where` and a masked
         `copyto` branch per element and cost 5-7x more on a random mask."""
         floats = [r for r in (a, b) if r[1] and r[1][0] == "f"]
-        if c[1] is None or c[1][0] != "b" or not (floats or self.is_array(a) or self.is_array(b)):
+        cond = c[1] is not None and c[1][0] == "b" or c[0].endswith("_") and c[0][:-1] in self.bools
+        if not cond or not (floats or self.is_array(a) or self.is_array(b)):
             out = self.buf("f")
             for r in (c, a, b):
                 self.release(r)
@@ -134,9 +137,11 @@ class _Emitter:
 
 
 def kernel_source(name: str, names: list, mask: tuple, expr, reduce) -> str:
-    """The block function of a fused expression, for arguments flagged array (True) or scalar."""
+    """The block function of a fused expression, for arguments flagged float64 array (True),
+    boolean array ("b") or scalar (False)."""
     arrays = {n for n, m in zip(names, mask) if m}
     em = _Emitter(arrays)
+    em.bools = {n for n, m in zip(names, mask) if m == "b"}
     result, _ = em.emit(expr)
     bufs = [f"{k}{i}" for k in "fbi" for i in range(em.count[k])]
     lines = [f"def {name}(lo, hi, out, bufs, {', '.join(names)}):"]
@@ -158,6 +163,11 @@ class Fused:
         self.plain_source = to_source(fb)  # the unfused expression (what a dump runs)
         self._plain = compile_source(name, self.plain_source, {}, np)
         self.kernels: dict = {}
+        # names read only as the condition of a `where`: these may be boolean arrays
+        reads = [n.id for n in gast.walk(expr) if isinstance(n, gast.Name)]
+        tests = [c.args[0].id for c in gast.walk(expr) if isinstance(c, gast.Call) and c.func.attr == "where"
+                 and isinstance(c.args[0], gast.Name)]
+        self.conditions = {n for n in tests if reads.count(n) == tests.count(n)}
         self.engine = "numba" if numba_kernels.available() and numba_kernels.wanted(expr, reduce) else "numpy"
 
     def banner(self) -> str:
@@ -193,21 +203,22 @@ class Fused:
     def __call__(self, *args):
         shape = None
         mask = []
-        for a in args:
+        for a, name in zip(args, self.names):
             if type(a) is np.ndarray:
-                if a.dtype != np.float64 or not a.flags.c_contiguous or (shape is not None and a.shape != shape):
+                if not (a.dtype == np.float64 or a.dtype == np.bool_ and name in self.conditions) \
+                        or not a.flags.c_contiguous or (shape is not None and a.shape != shape):
                     return self.fallback(*args)
                 shape = a.shape
-                mask.append(True)
+                mask.append(True if a.dtype == np.float64 else "b")
             elif type(a) is float or type(a) is int:
                 mask.append(False)
             else:
                 return self.fallback(*args)
-        if shape is None or args[mask.index(True)].size < THRESHOLD:
+        if shape is None or math.prod(shape) < THRESHOLD:
             return self.fallback(*args)
         block, kinds = self._kernel(tuple(mask))
         flat = [a.reshape(-1) if m else a for a, m in zip(args, mask)]
-        n = flat[mask.index(True)].size
+        n = math.prod(shape)
         out = None if self.reduce else np.empty(n, np.bool_ if self.boolean else np.float64)
         parts = _run(block, kinds, n, out, flat, BLOCK if kinds is not None else numba_kernels.BLOCK)
         if self.reduce == "sum":

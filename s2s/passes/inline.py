@@ -150,11 +150,41 @@ def _stable(e, counts) -> bool:
     return isinstance(e, gast.Constant) or isinstance(e, gast.Name) and counts.get(e.id, 0) <= 1
 
 
-def _unpack_packs(body, params) -> bool:
+def _not_lists(body, arrays) -> set[str]:
+    """Names certainly not holding a list (so `rt.copy_saved` leaves them as they are): the
+    results of arithmetic, comparisons and array functions, and the signature's arrays."""
+    out = set(arrays)
+    for s in an.walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            v = s.value
+            if isinstance(v, (gast.BinOp, gast.UnaryOp, gast.Compare)) or isinstance(v, gast.Call) and \
+                    (an.dotted(v.func) or "").startswith("xp.") and "split" not in an.dotted(v.func):
+                out.add(s.targets[0].id)
+    return out
+
+
+def _pack_of(value, packs, counts, plain):
+    """The tuple literal `value` unpacks: itself, the pack a name holds, or the pack inside
+    `rt.copy_saved(pack)` when no element is a list (a residual record without tapes)."""
+    if isinstance(value, gast.Tuple):  # read right here: any names will do
+        return value
+    if isinstance(value, gast.Name):
+        return packs.get(value.id)
+    if isinstance(value, gast.Call) and an.dotted(value.func) == "rt.copy_saved" and len(value.args) == 1 \
+            and isinstance(value.args[0], gast.Name):
+        src = packs.get(value.args[0].id)
+        if src is not None and all(isinstance(e, gast.Constant) or isinstance(e, gast.Name) and e.id in plain
+                                   for e in src.elts):
+            return src
+    return None
+
+
+def _unpack_packs(body, params, arrays=()) -> bool:
     """`a, b = t` where `t = (x, y)` (bound once, of names bound at most once) becomes `a = x`
     and `b = y`: an inlined callee's returned tuple, and the residuals `vjp` saves, then travel
     through names that copy propagation and dead code see through."""
     counts = an.assigned_counts(body, params)
+    plain = _not_lists(body, arrays)
     packs = {s.targets[0].id: s.value for s in an.walk_stmts(body)
              if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
              and isinstance(s.value, gast.Tuple) and counts.get(s.targets[0].id) == 1
@@ -169,8 +199,11 @@ def _unpack_packs(body, params) -> bool:
         for i in range(len(stmts) - 1, -1, -1):
             s = stmts[i]
             t = s.targets[0] if isinstance(s, gast.Assign) else None
-            src = packs.get(s.value.id) if isinstance(t, gast.Tuple) and isinstance(s.value, gast.Name) else None
-            if src is None or len(src.elts) != len(t.elts) or any(isinstance(e, gast.Starred) for e in t.elts):
+            if not isinstance(t, gast.Tuple):
+                continue
+            src = _pack_of(s.value, packs, counts, plain)
+            if src is None or len(src.elts) != len(t.elts) or any(isinstance(e, gast.Starred) for e in t.elts) \
+                    or {n.id for n in gast.walk(src) if isinstance(n, gast.Name)} & set(an.targets(s)):
                 continue
             stmts[i:i + 1] = [gast.copy_location(gast.Assign(targets=[e], value=clone(v), type_comment=None), s)
                               for e, v in zip(t.elts, src.elts)]
@@ -187,7 +220,8 @@ def inline(body: list, params, facts) -> tuple[list, bool]:
     budget = known.setdefault("inline_budget", [MAX_INLINED])
     taken = set(params) | {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
     body, changed = _block(body, lookup, ns, taken, budget)
-    return body, _unpack_packs(body, params) | changed
+    arrays = set(known.get("arrays", ())) | set(known.get("floats", ()))
+    return body, _unpack_packs(body, params, arrays) | changed
 
 
 PASS = Pass("inline", inline)

@@ -31,6 +31,15 @@ from .base import Pass
 def shape_sources(body: list, params, facts) -> tuple[list, bool]:
     source = facts["shape_roots"]
     changed = False
+    counts = an.assigned_counts(body, params)
+    for s in body:  # `rt.unbroadcast(g, like)` of a `g` with `like`'s shape is `g`
+        v = s.value if isinstance(s, gast.Assign) else None
+        if isinstance(v, gast.Call) and an.dotted(v.func) == "rt.unbroadcast" and len(v.args) == 2 \
+                and not v.keywords and isinstance(v.args[1], gast.Name):
+            root = an.expr_shape_root(v.args[0], source, counts)
+            if root and root == an.expr_shape_root(v.args[1], source, counts):
+                s.value = v.args[0]
+                changed = True
     for node in (n for s in body for n in gast.walk(s)):
         h = registry.HELPERS.get(an.dotted(node.func)) if isinstance(node, gast.Call) else None
         if h is not None and h.shape_arg is not None:
