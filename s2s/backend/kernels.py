@@ -51,6 +51,18 @@ def _threads() -> int:
     return max(1, min(n, 8))
 
 
+def _number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _float_literal(text: str) -> bool:
+    return _number(text) and not text.lstrip("-").isdigit()
+
+
 class _Emitter:
     """Straight-line ufunc calls computing an expression into buffers `f<i>` (float), `b<i>` (bool)."""
 
@@ -84,7 +96,9 @@ class _Emitter:
         `copyto` branch per element and cost 5-7x more on a random mask."""
         floats = [r for r in (a, b) if r[1] and r[1][0] == "f"]
         cond = c[1] is not None and c[1][0] == "b" or c[0].endswith("_") and c[0][:-1] in self.bools
-        if not cond or not (floats or self.is_array(a) or self.is_array(b)):
+        real = floats or self.is_array(a) or self.is_array(b) or any(
+            _float_literal(r[0]) for r in (a, b)) and all(_number(r[0]) for r in (a, b))
+        if not cond or not real:
             out = self.buf("f")
             for r in (c, a, b):
                 self.release(r)
@@ -98,8 +112,12 @@ class _Emitter:
             keep, other, sign = b, a, f"np.subtract({m}, 1, out={m})"   # mask -1 where not c
         out = keep[1] if keep[1] and keep[1][0] == "f" else self.buf("f")
         t = f"{out}.view(np.int64)"
-        self.lines += [sign, f"np.bitwise_xor({self.bits(keep)}, {self.bits(other)}, out={t})",
-                       f"np.bitwise_and({t}, {m}, out={t})", f"np.bitwise_xor({self.bits(other)}, {t}, out={t})"]
+        if self.is_array(keep) or self.is_array(other):
+            self.lines += [sign, f"np.bitwise_xor({self.bits(keep)}, {self.bits(other)}, out={t})",
+                           f"np.bitwise_and({t}, {m}, out={t})"]
+        else:  # two numbers: their bits' difference is a number
+            self.lines += [sign, f"np.bitwise_and({m}, {self.bits(keep)} ^ {self.bits(other)}, out={t})"]
+        self.lines += [f"np.bitwise_xor({self.bits(other)}, {t}, out={t})"]
         for r in (c, other):
             self.release(r)
         self.release((m, m))
