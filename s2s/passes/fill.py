@@ -75,7 +75,7 @@ def _fillable(b, body, start, root, roots, loads, counts, depth=0) -> bool:
 def scalar_fill(body: list, params, facts) -> tuple[list, bool]:
     roots = facts["shape_roots"]
     loads = an.loads(body)
-    counts = an.assigned_counts(body, params)
+    counts = None
     changed = False
     for i, s in enumerate(body):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
@@ -89,6 +89,7 @@ def scalar_fill(body: list, params, facts) -> tuple[list, bool]:
                 and keep.value is False and isinstance(like, gast.Name)):
             continue
         b = s.targets[0].id
+        counts = counts or an.assigned_counts(body, params)
         if not _fillable(b, body, i, roots.get(like.id, like.id), roots, loads, counts):
             continue
         s.value = A.binop(v, gast.Div(), A.call("xp.size", [like])) if an.dotted(call.func) == "rt.mean_vjp" else v

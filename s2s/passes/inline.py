@@ -218,8 +218,15 @@ def inline(body: list, params, facts) -> tuple[list, bool]:
     if lookup is None or ns is None:
         return body, False
     budget = known.setdefault("inline_budget", [MAX_INLINED])
-    taken = set(params) | {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
-    body, changed = _block(body, lookup, ns, taken, budget)
+    stmts = list(an.walk_stmts(body))
+    changed = False
+    if any(isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name)
+           for s in stmts):
+        taken = set(params) | {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
+        body, changed = _block(body, lookup, ns, taken, budget)
+        stmts = list(an.walk_stmts(body))
+    if not any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) for s in stmts):
+        return body, changed
     arrays = set(known.get("arrays", ())) | set(known.get("floats", ()))
     return body, _unpack_packs(body, params, arrays) | changed
 

@@ -135,7 +135,7 @@ def reuse(body: list, params, facts) -> tuple[list, bool]:
     if not arrays:
         return body, False
     info = _Facts(arrays)
-    live = facts["liveness"]
+    live = None  # computed when a first candidate needs it (most bodies have none)
     counts = an.assigned_counts(body, params)
     reads = collections.Counter(an.loads(body))
     as_operand = _operand_uses(body)
@@ -145,7 +145,9 @@ def reuse(body: list, params, facts) -> tuple[list, bool]:
         if not isinstance(s, (gast.Assign, gast.Return)) or s.value is None:
             continue
         fact = info.expr(s.value) if _operation(s.value) else None
-        dead = {n for n in fresh if n not in live.after[s]}
+        if fresh and live is None:
+            live = an.Liveness(body)
+        dead = {n for n in fresh if n not in live.after[s]} if fresh else set()
         if dead:
             s.value, c = _rewrite(s.value, info, dead)
             fresh -= dead
@@ -161,4 +163,4 @@ def reuse(body: list, params, facts) -> tuple[list, bool]:
     return body, changed
 
 
-PASS = Pass("reuse", reuse, needs=("liveness",))
+PASS = Pass("reuse", reuse)
