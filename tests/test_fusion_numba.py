@@ -149,3 +149,23 @@ def test_numba_is_imported_only_to_run_a_kernel(tmp_path):
     assert _run(PROGRAM.format(n=100), **env).split()[1] == "False"  # small arrays: NumPy
     out = _run(PROGRAM.format(n=N), S2S_NO_NUMBA="1", **env).split()
     assert out[:2] == ["numpy", "False"]
+
+
+def hinge(x, y):
+    return np.where(x * y < 1.0, 1.0 - x * y, 0.0) + 0.5 * y
+
+
+def test_unusable_numba_falls_back_to_numpy_blocks(monkeypatch):
+    """numba installed but failing to load (say, built for another NumPy): a warning, and the
+    NumPy block kernel gives the values."""
+    def broken(name, source):
+        raise ImportError("numba needs another NumPy")
+    monkeypatch.setattr(numba_kernels, "load", broken)
+    monkeypatch.setattr(numba_kernels, "available", lambda: True)
+    x = np.linspace(-1.0, 1.0, N)
+    j = s2s.jit(hinge)  # jitted nowhere else: its kernel is not loaded yet
+    y = x[::-1].copy()
+    with pytest.warns(RuntimeWarning, match="numba kernel unavailable"):
+        got = j(x, y)
+    np.testing.assert_array_equal(got, hinge(x, y))
+    np.testing.assert_array_equal(j(x, y), hinge(x, y))  # once warned, the NumPy kernel

@@ -16,6 +16,7 @@ import math
 import os
 import struct
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import gast
@@ -212,7 +213,12 @@ class Fused:
         k = self.kernels.get((self.engine, mask))
         if k is None and self.engine == "numba":
             src = numba_kernels.kernel_source(self.name, self.names, mask, self.expr, self.reduce)
-            k = self.kernels[self.engine, mask] = (numba_kernels.load(self.name, src), None)
+            try:
+                k = self.kernels[self.engine, mask] = (numba_kernels.load(self.name, src), None)
+            except Exception as e:  # numba installed but unusable (an incompatible NumPy, no cache dir)
+                warnings.warn(f"s2s: numba kernel unavailable ({type(e).__name__}: {e}); "
+                              "using the NumPy block kernel", RuntimeWarning, stacklevel=3)
+                self.engine = "numpy"
         if k is None:
             src, kinds = kernel_source(self.name, self.names, mask, self.expr, self.reduce)
             k = self.kernels[self.engine, mask] = (compile_source(self.name, src, {"np": np}, np), kinds)
