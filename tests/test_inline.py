@@ -136,3 +136,25 @@ def test_jit_of_grad_sees_through_the_split():
     fused.fallback = None  # the kernel itself must run: a fallback call fails
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(j(x), g(x))
+
+
+SCALE = 2.0
+
+
+def scaled(a):
+    return a * SCALE
+
+
+def uses_scaled(x):
+    return np.sum(scaled(x) + 1.0)
+
+
+def test_inlined_callee_sees_its_globals_change(monkeypatch):
+    """An inlined callee's global is watched like the caller's own: a new value recompiles."""
+    import sys
+    x = np.ones(3)
+    j = s2s.jit(uses_scaled)
+    assert j(x) == 9.0
+    assert not _calls(_source(s2s.jit(uses_scaled), x), "scaled")
+    monkeypatch.setattr(sys.modules[__name__], "SCALE", 5.0)
+    assert j(x) == uses_scaled(x) == 18.0
