@@ -246,6 +246,8 @@ linear("rt.take_at_t", "g_, index, acc", "g_", "rt.take_at(rt.fresh(g), index, g
 # `x + y` of lists or tuples (concatenation): the reverse transform uses these where an operand may be one
 linear("rt.concat_vjp", "v, x, y, which", "v", "rt.concat_vjp_t(g, x, y, which)")
 linear("rt.concat_vjp_t", "v, x, y, which", "v", "rt.concat_vjp(g, x, y, which)")
+linear("rt.seq_repeat_vjp", "v, x, y, which", "v", "rt.seq_repeat_vjp_t(g, x, y, which)")
+linear("rt.seq_repeat_vjp_t", "v, x, y, which", "v", "rt.seq_repeat_vjp(g, x, y, which)")
 linear("tuple", "x", "x", "rt.like(g, x)")
 linear("list", "x", "x", "rt.like(g, x)")
 zero("rt.dot_vjp_a", "a")

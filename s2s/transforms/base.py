@@ -241,13 +241,13 @@ def containers(body, active) -> set[str]:
              and an.classify(s.value) in TREE_PRESERVING
              for arg in ([s.value] if isinstance(s.value, gast.Name) else s.value.args[:1])
              if isinstance(arg, gast.Name)]
-    # a slice of a list is a list, and `a + b` of lists is one (concatenation)
+    # a slice of a list is a list, and so are `a + b` of lists (concatenation) and `a * n` (repetition)
     for s in an.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             v = s.value
             if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice) and isinstance(v.value, gast.Name):
                 links.append((s.targets[0].id, v.value.id))
-            if isinstance(v, gast.BinOp) and isinstance(v.op, gast.Add):
+            if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Mult)):
                 links += [(s.targets[0].id, e.id) for e in (v.left, v.right) if isinstance(e, gast.Name)]
     grown = True
     while grown:
@@ -262,6 +262,7 @@ def containers(body, active) -> set[str]:
 # batched code's helpers that take a whole pytree (vmap of a function taking a list of arrays): the
 # positions of those arguments, whose adjoints must be summed leaf by leaf (`+` would concatenate)
 TREE_ARGS = {"list": (0,), "tuple": (0,), "rt.like": (0, 1), "rt.concat_vjp": (0, 1, 2), "rt.concat_vjp_t": (0, 1, 2),
+             "rt.seq_repeat_vjp": (0, 1, 2), "rt.seq_repeat_vjp_t": (0, 1, 2),
              "rt.add_at": (0, 2), "rt.vb_getitem": (0,), "rt.vb_getitem_t": (0, 1), "rt.vb_in": (0,), "rt.vb_in_t": (0, 1),
              "rt.vb_out": (0,), "rt.vb_out_t": (0,), "rt.vb_bcast": (0,), "rt.vb_bcast_t": (0, 1),
              "rt.vb_select": (1, 2)}

@@ -282,6 +282,8 @@ class Reverse(Transform):
             rule = p.vjp.get(pname)
             if kind == "add" and self._maybe_concat(args):
                 rule = f"rt.concat_vjp(g, x, y, {int(pname == 'y')})"
+            if kind == "mul" and self._maybe_concat(args):
+                rule = f"rt.seq_repeat_vjp(g, x, y, {int(pname == 'y')})"
             if rule is None:
                 self.fail(s, f"s2s cannot differentiate `{kind}` with respect to its argument `{pname}`.",
                           "Wrap that argument in stop_gradient, or register a rule with s2s.defvjp.")
@@ -294,7 +296,7 @@ class Reverse(Transform):
         return out
 
     def _maybe_concat(self, args) -> bool:
-        """`x + y` where an operand may be a list or tuple (concatenation, not a sum)."""
+        """`x + y` or `x * n` where an operand may be a list or tuple (concatenation or repetition)."""
         return any(isinstance(v, gast.Name) and v.id in self.containers for v in (args["x"], args["y"]))
 
     def backward_call(self, s, g, defined) -> list:
