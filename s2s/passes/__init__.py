@@ -18,18 +18,29 @@ FINAL_JIT = (reform.PASS, lifetime.PASS)
 
 
 def optimize(fn: gast.FunctionDef, known=None, trace=None) -> gast.FunctionDef:
-    """Run every pass over `fn`'s body until none changes anything (`known`: facts about the
-    arguments, e.g. {"floats": names of Python-float parameters}; `trace` collects pass names
-    that changed something)."""
+    """Run the passes over `fn`'s body, in `PIPELINE`'s order and round after round, until none
+    has anything left to do (`known`: facts about the arguments, e.g. {"floats": names of
+    Python-float parameters}; `trace` collects the names of passes that changed something).
+
+    A pass runs again only when another pass (or, unless it is idempotent, itself) changed
+    something since it last ran; it is told what (`dirty`), so it may look only there."""
     params = {a.id for a in fn.args.args}
-    body, changed = fn.body, True
-    while changed:
-        changed = False
+    body = fn.body
+    dirty: dict[str, set[str] | None] = {p.name: None for p in PIPELINE}  # None: everything
+    memo: dict[str, dict] = {p.name: {} for p in PIPELINE}
+    while any(d is None or d for d in dirty.values()):
         for p in PIPELINE:
-            body, c = p(body, params, known)
-            if c and trace is not None:
+            if dirty[p.name] is not None and not dirty[p.name]:
+                continue
+            body, c = p.apply(body, params, known, dirty[p.name], memo[p.name])
+            dirty[p.name] = set()
+            if c is not None and not c:
+                continue
+            if trace is not None:
                 trace.append(p.name)
-            changed |= c
+            for q in PIPELINE:
+                if q is not p or not q.idempotent:
+                    dirty[q.name] = None if c is None or dirty[q.name] is None else dirty[q.name] | c
     fn.body = body
     return fn
 

@@ -29,7 +29,7 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
-from .base import Pass
+from .base import Pass, names_of, noted
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv}
 
@@ -63,18 +63,22 @@ def _float_result(v, floats) -> bool:
 
 
 def python_floats(body, float_params) -> set[str]:
-    """Names every assignment of which gives a Python float (parameters as the signature says)."""
+    """Names every assignment of which gives a Python float (parameters as the signature says).
+    Sweeps in program order, so a chain of floats settles in one sweep (a loop's in two)."""
     defs: dict[str, list] = {}
     for s in an.walk_stmts(body):
         for t in an.targets(s):
             defs.setdefault(t, []).append(s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
                                           else None)
     floats = set(float_params) - set(defs)
-    while True:
-        new = floats | {n for n, vs in defs.items() if all(v is not None and _float_result(v, floats) for v in vs)}
-        if new == floats:
-            return floats
-        floats = new
+    grew = True
+    while grew:
+        grew = False
+        for n, vs in defs.items():
+            if n not in floats and all(v is not None and _float_result(v, floats) for v in vs):
+                floats.add(n)
+                grew = True
+    return floats
 
 
 def _simplify(v, floats):
@@ -102,15 +106,23 @@ def _simplify(v, floats):
     return None
 
 
-def simplify(body: list, params, facts) -> tuple[list, bool]:
+def simplify(body: list, params, facts) -> tuple[list, set[str]]:
     floats = python_floats(body, facts["known"].get("floats", ()))
-    changed = False
+    memo, dirty = facts["memo"], facts["dirty"]
+    moved = floats.symmetric_difference(memo.get("floats", ())) if dirty is not None else None
+    memo["floats"] = floats
+    touched: set[str] = set()
     for s in an.walk_stmts(body):
         if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None \
                 and not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)):
+            names = noted(memo, s, dirty, lambda s: (names_of(s),))[0]
+            if moved is not None and names.isdisjoint(moved) and names.isdisjoint(dirty):
+                continue  # unchanged since the last run, and so are its operands' types
             s.value, c = _bottom_up(s.value, floats)
-            changed |= c
-    return body, changed
+            if c:
+                touched.update(names, names_of(s))
+                del memo["stmts"][s]
+    return body, touched
 
 
 def _bottom_up(e, floats):
@@ -130,4 +142,4 @@ def _bottom_up(e, floats):
     return (e, changed) if new is None else (new, True)
 
 
-PASS = Pass("simplify", simplify)
+PASS = Pass("simplify", simplify, idempotent=True)

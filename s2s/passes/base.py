@@ -3,7 +3,16 @@
 `run(body, params, facts) -> (body, changed)`: `params` are the names the function's callers see
 besides what it returns; `facts[name]` is the result of each analysis in `needs`, computed on
 the body just before the pass runs (see `ANALYSES`); `facts["known"]` is what the caller knows
-about the arguments (a jit signature: which parameters are Python floats).
+about the arguments (a jit signature: which parameters are Python floats); `facts["dirty"]` is
+what changed since the pass last ran (`changes`'s form; None: anything may have) and
+`facts["memo"]` a dict the pass may keep things in from one run to the next within one
+`optimize` (valid for a statement as long as the names it assigns are not dirty).
+
+`changed` says what the pass changed, for the pipeline (`optimize`) to know which passes to run
+again: a set of names (those of every statement it changed, added or removed: what they assign
+and what they read, before and after; empty: nothing changed), or a bool (True: anything may have
+changed, the form of passes that do not track their changes). A pass declared `idempotent` finds
+nothing to do on its own output, so its own changes do not make it run again.
 """
 from __future__ import annotations
 
@@ -17,6 +26,7 @@ from ..primitives import (
     helpers,  # noqa: F401  (declares the helper facts)
     registry,
 )
+from ..stats import STATS
 
 ANALYSES: dict[str, Callable] = {
     "liveness": lambda body, params: an.Liveness(body),
@@ -50,6 +60,22 @@ def assigns(stmt) -> set[str]:
     return out
 
 
+def noted(memo: dict, stmt, dirty, compute):
+    """`compute(stmt)`, a tuple whose first item is the set of names the statement mentions, kept
+    in `memo` (a pass's notes) and reused while none of those names is dirty: a pass that changes
+    a statement reports its names, so an unchanged statement's notes still hold."""
+    notes = memo.setdefault("stmts", {})  # keyed by the statement object, which it keeps alive
+    hit = notes.get(stmt)
+    if hit is None or dirty is None or not hit[0].isdisjoint(dirty):
+        hit = notes[stmt] = compute(stmt)
+    return hit
+
+
+def names_of(stmt) -> frozenset[str]:
+    """The names a simple statement reads or assigns (what a pass reports when it changes it)."""
+    return frozenset(an.loads(stmt)).union(an.targets(stmt))
+
+
 def clone(node):
     """A deep copy of an AST (nodes, lists, and the plain values in them), several times faster
     than `copy.deepcopy`, which the first call of every transform pays for."""
@@ -62,14 +88,38 @@ def clone(node):
     return node
 
 
+def changes(changed) -> set[str] | None:
+    """A pass's report as a set of names, or None for "anything may have changed"."""
+    if changed is True:
+        return None
+    return set(changed) if changed else set()
+
+
 @dataclasses.dataclass(frozen=True)
 class Pass:
     name: str
     run: Callable
     needs: tuple[str, ...] = ()
+    idempotent: bool = False
 
     def __call__(self, body: list, params, known=None) -> tuple[list, bool]:
-        """Compute the declared analyses, then run the pass."""
+        """Run the pass once, on its own: (body, whether it changed anything)."""
+        body, changed = self.apply(body, params, known)
+        return body, changed is None or bool(changed)
+
+    def apply(self, body: list, params, known=None, dirty: set[str] | None = None,
+              memo: dict | None = None) -> tuple[list, set[str] | None]:
+        """Compute the declared analyses, then run the pass (`dirty`: what changed since it last
+        ran, None when unknown; `memo`: its notes from its last run); returns the body and what
+        changed (`changes`'s form)."""
+        STATS["pass_run"] += 1
         facts = {k: ANALYSES[k](body, params) for k in self.needs}
         facts["known"] = known or {}
-        return self.run(body, params, facts)
+        facts["dirty"] = dirty
+        if memo is None:
+            memo = {}
+        elif dirty is None:
+            memo.clear()  # anything may have changed: no note holds
+        facts["memo"] = memo
+        body, changed = self.run(body, params, facts)
+        return body, changes(changed)

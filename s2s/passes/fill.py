@@ -18,12 +18,14 @@ gives the same result without allocating and filling an array.
 """
 from __future__ import annotations
 
+import collections
+
 import gast
 
 from .. import analysis as an
 from ..ir import build as A
 from ..primitives import registry
-from .base import Pass
+from .base import Pass, names_of
 
 _ELEMENTWISE = (gast.Mult, gast.Div, gast.Add, gast.Sub)
 
@@ -45,10 +47,8 @@ def _path_has_full_operand(expr, name, root, roots) -> bool | None:
     return None if name not in A.names_in(expr) else False
 
 
-def scalar_fill(body: list, params, facts) -> tuple[list, bool]:
-    roots = facts["shape_roots"]
-    loads = an.loads(body)
-    changed = False
+def _candidates(body):
+    """(position, statement) of each top-level full `mean`/`sum` cotangent fill."""
     for i, s in enumerate(body):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
             continue
@@ -57,19 +57,32 @@ def scalar_fill(body: list, params, facts) -> tuple[list, bool]:
         if h is None or not h.fill or len(call.args) != 4:
             continue
         v, like, axis, keep = call.args
-        if not (isinstance(axis, gast.Constant) and axis.value is None and isinstance(keep, gast.Constant)
-                and keep.value is False and isinstance(like, gast.Name)):
-            continue
+        if isinstance(axis, gast.Constant) and axis.value is None and isinstance(keep, gast.Constant) \
+                and keep.value is False and isinstance(like, gast.Name):
+            yield i, s
+
+
+def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
+    found = list(_candidates(body))
+    if not found:
+        return body, set()
+    roots = an.shape_roots(body, params)  # only when there is something to do
+    counts = collections.Counter(an.loads(body))
+    touched: set[str] = set()
+    for i, s in found:
+        call = s.value
+        v, like = call.args[:2]
         b = s.targets[0].id
-        if loads.count(b) != 1:
+        if counts[b] != 1:
             continue
         use = next((u for u in body[i + 1:] if b in an.loads(u)), None)
         if not isinstance(use, gast.Assign) or not _path_has_full_operand(use.value, b, roots.get(like.id, like.id),
                                                                           roots):
             continue
+        touched.update(names_of(s))
         s.value = A.binop(v, gast.Div(), A.call("xp.size", [like])) if an.dotted(call.func) == "rt.mean_vjp" else v
-        changed = True
-    return body, changed
+        touched.update(names_of(s))
+    return body, touched
 
 
-PASS = Pass("scalar_fill", scalar_fill, needs=("shape_roots",))
+PASS = Pass("scalar_fill", scalar_fill, idempotent=True)

@@ -25,21 +25,24 @@ from ..primitives import (
     helpers,  # noqa: F401  (declares the helper facts)
     registry,
 )
-from .base import Pass
+from .base import Pass, names_of
 
 
-def shape_sources(body: list, params, facts) -> tuple[list, bool]:
+def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
     source = facts["shape_roots"]
-    changed = False
-    for node in (n for s in body for n in gast.walk(s)):
-        h = registry.HELPERS.get(an.dotted(node.func)) if isinstance(node, gast.Call) else None
-        if h is not None and h.shape_arg is not None:
-            i = h.shape_arg
-            arg = node.args[i] if i < len(node.args) else None
-            if isinstance(arg, gast.Name) and arg.id in source:
-                node.args[i] = A.name(source[arg.id])
-                changed = True
-    return body, changed
+    touched: set[str] = set()
+    for s in an.walk_stmts(body):
+        if isinstance(s, (gast.If, gast.For, gast.While)) or A.is_comment(s):
+            continue
+        for node in an.iter_nodes(s):
+            h = registry.HELPERS.get(an.dotted(node.func)) if type(node) is gast.Call else None
+            if h is not None and h.shape_arg is not None:
+                i = h.shape_arg
+                arg = node.args[i] if i < len(node.args) else None
+                if isinstance(arg, gast.Name) and arg.id in source:
+                    touched.update(names_of(s), (arg.id, source[arg.id]))
+                    node.args[i] = A.name(source[arg.id])
+    return body, touched
 
 
-PASS = Pass("shape_sources", shape_sources, needs=("shape_roots",))
+PASS = Pass("shape_sources", shape_sources, needs=("shape_roots",), idempotent=True)
