@@ -2,15 +2,18 @@
 
 Each pass is a `base.Pass`: it declares the analyses it reads, and `optimize` (the one place
 passes run, for every transform) computes them and runs `PIPELINE` to a fixed point, each pass
-reporting whether it changed anything. `FINAL` then shapes the code that runs (it is not core
-form any more: `del` statements, nested expressions) and runs once.
+reporting what it changed, so that a pass runs again only when something changed since it ran.
+`FINAL` then shapes the code that runs (it is not core form any more: `del` statements, nested
+expressions) and runs once.
 """
 from __future__ import annotations
+
+import copy
 
 import gast
 
 from . import algebra, copyprop, cse, dce, fill, fusion, lifetime, reform, shapes, stack
-from .base import clone
+from .base import Notes, clone
 
 PIPELINE = (shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, copyprop.PASS, cse.PASS, dce.PASS)
 FINAL = (lifetime.PASS,)
@@ -28,11 +31,12 @@ def optimize(fn: gast.FunctionDef, known=None, trace=None) -> gast.FunctionDef:
     body = fn.body
     dirty: dict[str, set[str] | None] = {p.name: None for p in PIPELINE}  # None: everything
     memo: dict[str, dict] = {p.name: {} for p in PIPELINE}
+    notes = Notes()
     while any(d is None or d for d in dirty.values()):
         for p in PIPELINE:
             if dirty[p.name] is not None and not dirty[p.name]:
                 continue
-            body, c = p.apply(body, params, known, dirty[p.name], memo[p.name])
+            body, c = p.apply(body, params, known, dirty[p.name], memo[p.name], notes)
             dirty[p.name] = set()
             if c is not None and not c:
                 continue
@@ -49,9 +53,13 @@ def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool = False, known=
     """A copy of optimized `fn` shaped for running: temporaries released (and, under jit,
     single-use temporaries written into the expressions that read them, then with `fuse`
     elementwise expressions replaced by kernels, listed in `known["kernels"]`)."""
-    fn = clone(fn)
-    params = {a.id for a in fn.args.args}
     stages = FINAL_JIT[:1] + ((fusion.PASS,) if fuse else ()) + FINAL_JIT[1:] if jit else FINAL
+    if all(p is lifetime.PASS for p in stages):  # it only inserts `del`s: a new top-level list will do
+        fn = copy.copy(fn)
+        fn.body = list(fn.body)
+    else:  # the others rewrite statements in place, and the record keeps the core form
+        fn = clone(fn)
+    params = {a.id for a in fn.args.args}
     for p in stages:
         fn.body, _ = p(fn.body, params, known)
     return fn

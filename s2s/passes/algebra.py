@@ -29,7 +29,7 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
-from .base import Pass, names_of, noted
+from .base import Pass
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv}
 
@@ -108,20 +108,20 @@ def _simplify(v, floats):
 
 def simplify(body: list, params, facts) -> tuple[list, set[str]]:
     floats = python_floats(body, facts["known"].get("floats", ()))
-    memo, dirty = facts["memo"], facts["dirty"]
+    memo, dirty, notes = facts["memo"], facts["dirty"], facts["notes"]
     moved = floats.symmetric_difference(memo.get("floats", ())) if dirty is not None else None
     memo["floats"] = floats
     touched: set[str] = set()
     for s in an.walk_stmts(body):
         if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None \
                 and not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)):
-            names = noted(memo, s, dirty, lambda s: (names_of(s),))[0]
+            names = notes.names(s)
             if moved is not None and names.isdisjoint(moved) and names.isdisjoint(dirty):
                 continue  # unchanged since the last run, and so are its operands' types
             s.value, c = _bottom_up(s.value, floats)
             if c:
-                touched.update(names, names_of(s))
-                del memo["stmts"][s]
+                notes.forget(s)
+                touched.update(names, notes.names(s))
     return body, touched
 
 

@@ -6,7 +6,7 @@ the body just before the pass runs (see `ANALYSES`); `facts["known"]` is what th
 about the arguments (a jit signature: which parameters are Python floats); `facts["dirty"]` is
 what changed since the pass last ran (`changes`'s form; None: anything may have) and
 `facts["memo"]` a dict the pass may keep things in from one run to the next within one
-`optimize` (valid for a statement as long as the names it assigns are not dirty).
+`optimize`, and `facts["notes"]` the statement facts all passes share (`Notes`).
 
 `changed` says what the pass changed, for the pipeline (`optimize`) to know which passes to run
 again: a set of names (those of every statement it changed, added or removed: what they assign
@@ -60,20 +60,49 @@ def assigns(stmt) -> set[str]:
     return out
 
 
-def noted(memo: dict, stmt, dirty, compute):
-    """`compute(stmt)`, a tuple whose first item is the set of names the statement mentions, kept
-    in `memo` (a pass's notes) and reused while none of those names is dirty: a pass that changes
-    a statement reports its names, so an unchanged statement's notes still hold."""
-    notes = memo.setdefault("stmts", {})  # keyed by the statement object, which it keeps alive
-    hit = notes.get(stmt)
-    if hit is None or dirty is None or not hit[0].isdisjoint(dirty):
-        hit = notes[stmt] = compute(stmt)
-    return hit
+class Notes:
+    """Facts about statements, kept from one pass to the next within one `optimize` while the
+    statement is unchanged. A pass that changes a statement reports the statement's names (before
+    and after), so the pipeline forgets the notes of every statement that names something a pass
+    reported (`changed`), and of all of them when a pass reports "anything"."""
+
+    def __init__(self):
+        self.table: dict = {}  # statement object (kept alive here) -> (names, {kind: fact})
+
+    def _entry(self, stmt):
+        entry = self.table.get(stmt)
+        if entry is None:
+            entry = self.table[stmt] = (names_of(stmt), {})
+        return entry
+
+    def names(self, stmt) -> frozenset[str]:
+        """What `names_of(stmt)` says."""
+        return self._entry(stmt)[0]
+
+    def get(self, stmt, kind: str, compute):
+        """`compute(stmt)`, noted under `kind`."""
+        facts = self._entry(stmt)[1]
+        if kind not in facts:
+            facts[kind] = compute(stmt)
+        return facts[kind]
+
+    def forget(self, stmt) -> None:
+        """Drop a statement's notes (a pass changed it in place)."""
+        self.table.pop(stmt, None)
+
+    def changed(self, names: set[str] | None) -> None:
+        if names is None:
+            self.table.clear()
+        elif names:
+            self.table = {s: e for s, e in self.table.items() if e[0].isdisjoint(names)}
+
+
+_MODULES = frozenset(("xp", "rt", "ext"))  # what generated code calls, never its variables
 
 
 def names_of(stmt) -> frozenset[str]:
-    """The names a simple statement reads or assigns (what a pass reports when it changes it)."""
-    return frozenset(an.loads(stmt)).union(an.targets(stmt))
+    """The variables a simple statement reads or assigns (what a pass reports when it changes it)."""
+    return frozenset(an.loads(stmt)).union(an.targets(stmt)) - _MODULES
 
 
 def clone(node):
@@ -108,10 +137,10 @@ class Pass:
         return body, changed is None or bool(changed)
 
     def apply(self, body: list, params, known=None, dirty: set[str] | None = None,
-              memo: dict | None = None) -> tuple[list, set[str] | None]:
+              memo: dict | None = None, notes: Notes | None = None) -> tuple[list, set[str] | None]:
         """Compute the declared analyses, then run the pass (`dirty`: what changed since it last
-        ran, None when unknown; `memo`: its notes from its last run); returns the body and what
-        changed (`changes`'s form)."""
+        ran, None when unknown; `memo`: what it kept from its last run; `notes`: statement facts
+        shared with the other passes); returns the body and what changed (`changes`'s form)."""
         STATS["pass_run"] += 1
         facts = {k: ANALYSES[k](body, params) for k in self.needs}
         facts["known"] = known or {}
@@ -121,5 +150,9 @@ class Pass:
         elif dirty is None:
             memo.clear()  # anything may have changed: no note holds
         facts["memo"] = memo
+        facts["notes"] = Notes() if notes is None else notes
         body, changed = self.run(body, params, facts)
-        return body, changes(changed)
+        changed = changes(changed)
+        if notes is not None:
+            notes.changed(changed)
+        return body, changed

@@ -25,12 +25,11 @@ import gast
 from .. import analysis as an
 from ..ir import build as A
 from ..primitives import registry
-from . import base
 from .base import Pass, assigns, pure
 
 
 def _notes(s):
-    """(names, key or None, operands, names it mutates) of a simple statement."""
+    """(key or None, operands, names it mutates) of a simple statement."""
     mut = set()
     if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
         mut |= assigns(s)
@@ -47,14 +46,14 @@ def _notes(s):
         ops = an.operands(v)
         if not A.is_atom(v) and not isinstance(v, (gast.List, gast.Dict)) and pure(v):
             key = _key(v)
-    return base.names_of(s), key, ops, mut
+    return key, ops, mut
 
 
-def _simple(stmts, memo, dirty):
+def _simple(stmts, notes):
     """Each simple statement (not a block, not a comment) with its notes."""
     for s in an.walk_stmts(stmts):
         if not A.is_comment(s) and not isinstance(s, (gast.If, gast.For, gast.While)):
-            yield s, base.noted(memo, s, dirty, _notes)
+            yield s, notes.get(s, "cse", _notes)
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -98,12 +97,12 @@ class _Seen:
                     del self.entries[key]
 
 
-def _block(stmts, mutated, touched: set[str], memo) -> None:
+def _block(stmts, mutated, touched: set[str], notes) -> None:
     seen = _Seen()
     for s in stmts:
         for f in ("body", "orelse"):
             if getattr(s, f, None):
-                _block(getattr(s, f), mutated, touched, memo)
+                _block(getattr(s, f), mutated, touched, notes)
         if A.is_comment(s):
             continue
         if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
@@ -112,13 +111,13 @@ def _block(stmts, mutated, touched: set[str], memo) -> None:
                 seen = _Seen()
             continue
         t = s.targets[0].id
-        names, key, ops, _ = memo["stmts"][s]
+        key, ops, _ = notes.get(s, "cse", _notes)
         if key is not None and t not in mutated:
             hit = seen.entries.get(key)
             if hit is not None:
-                touched.update(names, (hit[0],))
+                touched.update(notes.names(s), (hit[0],))
                 s.value = A.name(hit[0])
-                del memo["stmts"][s]  # changed: noted afresh next run
+                notes.forget(s)
                 key = None
         else:
             key = None
@@ -128,10 +127,10 @@ def _block(stmts, mutated, touched: set[str], memo) -> None:
 
 
 def common_subexpressions(body: list, params, facts) -> tuple[list, set[str]]:
-    memo, dirty = facts["memo"], facts["dirty"]
-    mutated = set().union(*(notes[3] for _, notes in _simple(body, memo, dirty)))
+    notes = facts["notes"]
+    mutated = set().union(*(n[2] for _, n in _simple(body, notes)))
     touched: set[str] = set()
-    _block(body, mutated, touched, memo)
+    _block(body, mutated, touched, notes)
     return body, touched
 
 

@@ -42,21 +42,22 @@ def _pure(value) -> bool:
     return h is None or not h.effect  # a draw; a check
 
 
-def _dead(s, live) -> bool:
-    """Whether assignment `s` may go, given the names live after it."""
-    if not isinstance(s, gast.Assign) or isinstance(s.targets[0], gast.Subscript) or not _pure(s.value):
-        return False
-    if any(t in live for t in an.targets(s)):
-        return False
-    h = registry.HELPERS.get(an.classify(s.value))
-    return h is None or not h.mutates or s.value.args[0].id not in live
+def _facts(s):
+    """(names it assigns, names it reads, whether it may go when they are dead, the array a
+    mutating helper changes) of a simple statement."""
+    if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
+        h = registry.HELPERS.get(an.classify(s.value))
+        mutated = s.value.args[0].id if h is not None and h.mutates else None
+        return tuple(an.targets(s)), frozenset(an.loads(s.value)), _pure(s.value), mutated
+    return (), frozenset(an.loads(s)), False, None
 
 
 class _Sweep:
     """The backward sweep; `touched` collects the names the statements it dropped assigned and read."""
 
-    def __init__(self):
+    def __init__(self, notes):
         self.touched: set[str] = set()
+        self.notes = notes
 
     def block(self, stmts, live: set, loop, commit: bool):
         """(statements kept, live set before them); `live` (after them) is updated in place."""
@@ -75,17 +76,14 @@ class _Sweep:
                 live = set(loop[0]) if loop else live
             elif isinstance(s, gast.Continue):
                 live = set(loop[1]) if loop else live
-            elif _dead(s, live):
-                if commit:
-                    self.touched.update(an.targets(s))
-                    self.touched.update(an.operands(s.value))
-                continue
-            elif isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
-                reads = an.loads(s.value)
-                live.difference_update(an.targets(s))
-                live.update(reads)
             else:
-                live.update(an.loads(s))
+                kills, reads, pure, mutated = self.notes.get(s, "dce", _facts)
+                if pure and not any(t in live for t in kills) and (mutated is None or mutated not in live):
+                    if commit:  # dead: its reads do not count
+                        self.touched.update(self.notes.names(s))
+                    continue
+                live.difference_update(kills)
+                live.update(reads)
             kept.append(s)
         kept.reverse()
         return kept, live
@@ -111,7 +109,7 @@ class _Sweep:
 
 
 def dead_code(body: list, params, facts) -> tuple[list, set[str]]:
-    sweep = _Sweep()
+    sweep = _Sweep(facts["notes"])
     kept, _ = sweep.block(body, set(), None, True)
     if len(kept) == len(body) and not sweep.touched:
         return body, set()

@@ -25,23 +25,30 @@ from ..primitives import (
     helpers,  # noqa: F401  (declares the helper facts)
     registry,
 )
-from .base import Pass, names_of
+from .base import Pass
+
+
+def _shape_args(s) -> tuple:
+    """(call, position) of each argument of `s` that a helper reads only the shape of."""
+    out = []
+    for node in an.iter_nodes(s):
+        h = registry.HELPERS.get(an.dotted(node.func)) if type(node) is gast.Call else None
+        if h is not None and h.shape_arg is not None and h.shape_arg < len(node.args):
+            out.append((node, h.shape_arg))
+    return tuple(out)
 
 
 def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
-    source = facts["shape_roots"]
+    source, notes = facts["shape_roots"], facts["notes"]
     touched: set[str] = set()
     for s in an.walk_stmts(body):
         if isinstance(s, (gast.If, gast.For, gast.While)) or A.is_comment(s):
             continue
-        for node in an.iter_nodes(s):
-            h = registry.HELPERS.get(an.dotted(node.func)) if type(node) is gast.Call else None
-            if h is not None and h.shape_arg is not None:
-                i = h.shape_arg
-                arg = node.args[i] if i < len(node.args) else None
-                if isinstance(arg, gast.Name) and arg.id in source:
-                    touched.update(names_of(s), (arg.id, source[arg.id]))
-                    node.args[i] = A.name(source[arg.id])
+        for node, i in notes.get(s, "shape_args", _shape_args):
+            arg = node.args[i]
+            if isinstance(arg, gast.Name) and arg.id in source:
+                touched.update(notes.names(s), (source[arg.id],))
+                node.args[i] = A.name(source[arg.id])
     return body, touched
 
 
