@@ -39,17 +39,34 @@ def _shape_args(s) -> tuple:
 
 
 def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
-    source, notes = facts["shape_roots"], facts["notes"]
+    notes, dirty = facts["notes"], facts["dirty"]
+    sites = [(s, node, i) for s in an.walk_stmts(body) if not isinstance(s, (gast.If, gast.For, gast.While))
+             and not A.is_comment(s) for node, i in notes.get(s, "shape_args", _shape_args)
+             if isinstance(node.args[i], gast.Name)]
+    if not sites or dirty is not None and dirty.isdisjoint(_relevant(body, sites, notes)):
+        return body, set()
+    source = an.shape_roots(body, params)
     touched: set[str] = set()
-    for s in an.walk_stmts(body):
-        if isinstance(s, (gast.If, gast.For, gast.While)) or A.is_comment(s):
-            continue
-        for node, i in notes.get(s, "shape_args", _shape_args):
-            arg = node.args[i]
-            if isinstance(arg, gast.Name) and arg.id in source:
-                touched.update(notes.names(s), (source[arg.id],))
-                node.args[i] = A.name(source[arg.id])
+    for s, node, i in sites:
+        arg = node.args[i].id
+        if arg in source:
+            touched.update(notes.names(s), (source[arg],))
+            node.args[i] = A.name(source[arg])
+            notes.forget(s)
     return body, touched
 
 
-PASS = Pass("shape_sources", shape_sources, needs=("shape_roots",), idempotent=True)
+def _relevant(body, sites, notes) -> set[str]:
+    """The names a change must touch for a shape argument to have a new source: the argument
+    (its statement, its assignments) and what its top-level definition reads."""
+    defs = {s.targets[0].id: s for s in body if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)}
+    out = set()
+    for _, node, i in sites:
+        arg = node.args[i].id
+        out.add(arg)
+        if arg in defs:
+            out.update(notes.names(defs[arg]))
+    return out
+
+
+PASS = Pass("shape_sources", shape_sources, idempotent=True)
