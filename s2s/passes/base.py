@@ -67,24 +67,33 @@ class Notes:
     reported (`changed`), and of all of them when a pass reports "anything"."""
 
     def __init__(self):
-        self.table: dict = {}  # statement object (kept alive here) -> (names, {kind: fact})
+        self.table: dict = {}  # statement object (kept alive here) -> (names, loads, {kind: fact})
 
     def _entry(self, stmt):
         entry = self.table.get(stmt)
         if entry is None:
-            entry = self.table[stmt] = (names_of(stmt), {})
+            loads = frozenset(an.loads(stmt))
+            entry = self.table[stmt] = (loads.union(an.targets(stmt)) - _MODULES, loads, {})
         return entry
 
     def names(self, stmt) -> frozenset[str]:
-        """What `names_of(stmt)` says."""
+        """The variables a simple statement reads or assigns (what `names_of` says)."""
         return self._entry(stmt)[0]
+
+    def loads(self, stmt) -> frozenset[str]:
+        """The names it reads (`analysis.loads`, as a set)."""
+        return self._entry(stmt)[1]
 
     def get(self, stmt, kind: str, compute):
         """`compute(stmt)`, noted under `kind`."""
-        facts = self._entry(stmt)[1]
+        facts = self._entry(stmt)[2]
         if kind not in facts:
             facts[kind] = compute(stmt)
         return facts[kind]
+
+    def calls(self, stmt) -> list:
+        """The calls in a simple statement."""
+        return self.get(stmt, "calls", calls_in)
 
     def forget(self, stmt) -> None:
         """Drop a statement's notes (a pass changed it in place)."""
@@ -98,11 +107,28 @@ class Notes:
 
 
 _MODULES = frozenset(("xp", "rt", "ext"))  # what generated code calls, never its variables
+_ATOMS = (gast.Name, gast.Constant)
 
 
 def names_of(stmt) -> frozenset[str]:
     """The variables a simple statement reads or assigns (what a pass reports when it changes it)."""
     return frozenset(an.loads(stmt)).union(an.targets(stmt)) - _MODULES
+
+
+def calls_in(stmt) -> list:
+    """Every Call node in a simple statement; core form's usual `x = f(atoms)` without a walk."""
+    v = getattr(stmt, "value", None)
+    if isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) and \
+            (not isinstance(stmt, gast.Assign) or type(stmt.targets[0]) is gast.Name):
+        if v is None or type(v) in _ATOMS:
+            return []
+        if type(v) is gast.Call and type(v.func) in (gast.Name, gast.Attribute) and type(v.func.value if
+                type(v.func) is gast.Attribute else v.func) is gast.Name \
+                and all(type(a) in _ATOMS for a in v.args) and all(type(k.value) in _ATOMS for k in v.keywords):
+            return [v]
+        if type(v) is gast.BinOp and type(v.left) in _ATOMS and type(v.right) in _ATOMS:
+            return []
+    return [n for n in an.iter_nodes(stmt) if type(n) is gast.Call]
 
 
 def clone(node):

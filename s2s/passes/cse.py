@@ -28,18 +28,17 @@ from ..primitives import registry
 from .base import Pass, assigns, pure
 
 
-def _notes(s):
+def _notes(s, notes):
     """(key or None, operands, names it mutates) of a simple statement."""
     mut = set()
     if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
         mut |= assigns(s)
-    for n in an.iter_nodes(s):
-        if type(n) is gast.Call:
-            if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
-                mut.add(n.func.value.id)
-            h = registry.HELPERS.get(an.dotted(n.func) or "")
-            if h is not None and h.mutates and n.args and isinstance(n.args[0], gast.Name):
-                mut.add(n.args[0].id)
+    for n in notes.calls(s):
+        if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
+            mut.add(n.func.value.id)
+        h = registry.HELPERS.get(an.dotted(n.func) or "")
+        if h is not None and h.mutates and n.args and isinstance(n.args[0], gast.Name):
+            mut.add(n.args[0].id)
     key, ops = None, ()
     if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
         v = s.value
@@ -53,7 +52,7 @@ def _simple(stmts, notes):
     """Each simple statement (not a block, not a comment) with its notes."""
     for s in an.walk_stmts(stmts):
         if not A.is_comment(s) and not isinstance(s, (gast.If, gast.For, gast.While)):
-            yield s, notes.get(s, "cse", _notes)
+            yield s, notes.get(s, "cse", lambda s: _notes(s, notes))
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -111,7 +110,7 @@ def _block(stmts, mutated, touched: set[str], notes) -> None:
                 seen = _Seen()
             continue
         t = s.targets[0].id
-        key, ops, _ = notes.get(s, "cse", _notes)
+        key, ops, _ = notes.get(s, "cse", lambda s: _notes(s, notes))
         if key is not None and t not in mutated:
             hit = seen.entries.get(key)
             if hit is not None:

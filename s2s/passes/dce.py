@@ -43,13 +43,13 @@ def _pure(value) -> bool:
 
 
 def _facts(s):
-    """(names it assigns, names it reads, whether it may go when they are dead, the array a
-    mutating helper changes) of a simple statement."""
+    """(names it assigns, whether it may go when they are dead, the array a mutating helper
+    changes) of a simple statement."""
     if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
         h = registry.HELPERS.get(an.classify(s.value))
         mutated = s.value.args[0].id if h is not None and h.mutates else None
-        return tuple(an.targets(s)), frozenset(an.loads(s.value)), _pure(s.value), mutated
-    return (), frozenset(an.loads(s)), False, None
+        return tuple(an.targets(s)), _pure(s.value), mutated
+    return (), False, None
 
 
 class _Sweep:
@@ -77,13 +77,13 @@ class _Sweep:
             elif isinstance(s, gast.Continue):
                 live = set(loop[1]) if loop else live
             else:
-                kills, reads, pure, mutated = self.notes.get(s, "dce", _facts)
+                kills, pure, mutated = self.notes.get(s, "dce", _facts)
                 if pure and not any(t in live for t in kills) and (mutated is None or mutated not in live):
                     if commit:  # dead: its reads do not count
                         self.touched.update(self.notes.names(s))
                     continue
                 live.difference_update(kills)
-                live.update(reads)
+                live.update(self.notes.loads(s))  # (an assignment's target is not among them)
             kept.append(s)
         kept.reverse()
         return kept, live

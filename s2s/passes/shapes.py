@@ -28,11 +28,11 @@ from ..primitives import (
 from .base import Pass
 
 
-def _shape_args(s) -> tuple:
-    """(call, position) of each argument of `s` that a helper reads only the shape of."""
+def _shape_args(calls) -> tuple:
+    """(call, position) of each argument of `calls` that a helper reads only the shape of."""
     out = []
-    for node in an.iter_nodes(s):
-        h = registry.HELPERS.get(an.dotted(node.func)) if type(node) is gast.Call else None
+    for node in calls:
+        h = registry.HELPERS.get(an.dotted(node.func))
         if h is not None and h.shape_arg is not None and h.shape_arg < len(node.args):
             out.append((node, h.shape_arg))
     return tuple(out)
@@ -41,7 +41,7 @@ def _shape_args(s) -> tuple:
 def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
     notes, dirty = facts["notes"], facts["dirty"]
     sites = [(s, node, i) for s in an.walk_stmts(body) if not isinstance(s, (gast.If, gast.For, gast.While))
-             and not A.is_comment(s) for node, i in notes.get(s, "shape_args", _shape_args)
+             and not A.is_comment(s) for node, i in notes.get(s, "shape_args", lambda s: _shape_args(notes.calls(s)))
              if isinstance(node.args[i], gast.Name)]
     if not sites or dirty is not None and dirty.isdisjoint(_relevant(body, sites, notes)):
         return body, set()

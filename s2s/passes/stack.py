@@ -33,14 +33,18 @@ def _made(body, params) -> set[str]:
             and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List) and not s.value.elts} - set(params)
 
 
-def _local_lists(body, made) -> set[str]:
+def _local_lists(body, made, notes) -> set[str]:
     """Lists made here that are only pushed, popped and measured by `rt.zeros_list`."""
     ok = set(made)
     for s in an.walk_stmts(body):
+        if not ok:
+            break
         if isinstance(s, (gast.If, gast.For, gast.While)):
             head = [s.test] if isinstance(s, (gast.If, gast.While)) else [s.target, s.iter]
             uses = [n for n in an.iter_nodes(head) if type(n) is gast.Name and n.id in ok]  # blocks come next
             ok.difference_update(n.id for n in uses)
+            continue
+        if notes.names(s).isdisjoint(ok):
             continue
         uses = [n for n in an.iter_nodes(s) if type(n) is gast.Name and n.id in ok]
         for n in uses:
@@ -108,7 +112,7 @@ def stack_forwarding(body: list, params, facts) -> tuple[list, set[str]]:
     dirty = facts["dirty"]
     if not made or dirty is not None and made.isdisjoint(dirty):
         return body, set()  # forwarding depends only on statements that name the lists
-    lists = _local_lists(body, made)
+    lists = _local_lists(body, made, facts["notes"])
     touched: set[str] = set()
     if lists:
         _block(body, lists, _fresh_names(body), touched)
