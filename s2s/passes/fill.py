@@ -63,7 +63,11 @@ def _candidates(body):
 
 
 def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
-    found = list(_candidates(body))
+    dirty, memo = facts["dirty"], facts["memo"]
+    read_more = memo.setdefault("read_more", set())  # candidates whose cotangent had other readers
+    if dirty is not None:  # those still have them unless a statement that reads it changed
+        read_more.difference_update(dirty)
+    found = [(i, s) for i, s in _candidates(body) if s.targets[0].id not in read_more]
     if not found:
         return body, set()
     roots = an.shape_roots(body, params)  # only when there is something to do
@@ -74,6 +78,7 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
         v, like = call.args[:2]
         b = s.targets[0].id
         if counts[b] != 1:
+            read_more.add(b)
             continue
         use = next((u for u in body[i + 1:] if b in an.loads(u)), None)
         if not isinstance(use, gast.Assign) or not _path_has_full_operand(use.value, b, roots.get(like.id, like.id),
