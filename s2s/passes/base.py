@@ -68,12 +68,15 @@ class Notes:
 
     def __init__(self):
         self.table: dict = {}  # statement object (kept alive here) -> (names, loads, {kind: fact})
+        self.index: dict[str, list] = {}  # name -> statements noted as naming it (to forget them)
 
     def _entry(self, stmt):
         entry = self.table.get(stmt)
         if entry is None:
             loads = frozenset(an.loads(stmt))
             entry = self.table[stmt] = (loads.union(an.targets(stmt)) - _MODULES, loads, {})
+            for n in entry[0]:
+                self.index.setdefault(n, []).append(stmt)
         return entry
 
     def names(self, stmt) -> frozenset[str]:
@@ -102,8 +105,11 @@ class Notes:
     def changed(self, names: set[str] | None) -> None:
         if names is None:
             self.table.clear()
-        elif names:
-            self.table = {s: e for s, e in self.table.items() if e[0].isdisjoint(names)}
+            self.index.clear()
+            return
+        for n in names:
+            for s in self.index.get(n, ()):
+                self.table.pop(s, None)
 
 
 _MODULES = frozenset(("xp", "rt", "ext"))  # what generated code calls, never its variables
