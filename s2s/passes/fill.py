@@ -62,6 +62,23 @@ def _candidates(body):
             yield i, s
 
 
+def _reads(body, names: set[str], notes) -> collections.Counter:
+    """How often `names` are read in the body (statements that read none of them are skipped on
+    their notes, without a walk)."""
+    counts: collections.Counter = collections.Counter()
+    for s in an.walk_stmts(body):
+        if isinstance(s, (gast.If, gast.While)):
+            reads = an.loads(s.test)
+        elif isinstance(s, gast.For):
+            reads = an.loads(s.iter)
+        elif notes.loads(s).isdisjoint(names):
+            continue
+        else:
+            reads = an.loads(s)
+        counts.update(n for n in reads if n in names)
+    return counts
+
+
 def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
     dirty, memo = facts["dirty"], facts["memo"]
     read_more = memo.setdefault("read_more", set())  # candidates whose cotangent had other readers
@@ -70,8 +87,8 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
     found = [(i, s) for i, s in _candidates(body) if s.targets[0].id not in read_more]
     if not found:
         return body, set()
-    roots = an.shape_roots(body, params)  # only when there is something to do
-    counts = collections.Counter(an.loads(body))
+    counts = _reads(body, {s.targets[0].id for _, s in found}, facts["notes"])
+    roots = None
     touched: set[str] = set()
     for i, s in found:
         call = s.value
@@ -80,6 +97,8 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
         if counts[b] != 1:
             read_more.add(b)
             continue
+        if roots is None:
+            roots = an.shape_roots(body, params)  # only when there is something to do
         use = next((u for u in body[i + 1:] if b in an.loads(u)), None)
         if not isinstance(use, gast.Assign) or not _path_has_full_operand(use.value, b, roots.get(like.id, like.id),
                                                                           roots):
