@@ -24,6 +24,7 @@ LAYERS = [
     ["s2s.analysis"],                                # analyses of core form (consult the rule tables)
     ["s2s.frontend", "s2s.transforms", "s2s.passes"],  # independent of each other
     ["s2s.backend"],                                 # codegen and loader
+    ["s2s.cachekey"],                                # the cache key of a user function, watched per call
     ["s2s.driver"],                                  # core_of, caches, the call graph
     ["s2s.custom"],                                  # user-defined rules
     ["s2s.api"],                                     # the transforms users call
@@ -33,7 +34,7 @@ LAYERS = [
     ["s2s.test_util", "s2s.cli"],                    # tools built on the public API
     ["s2s.__main__"],                                # `python -m s2s`
 ]
-OPTIONAL = {"pygments"}  # optional extras, imported where they are used
+OPTIONAL = {"pygments", "numba"}  # optional extras, imported where they are used
 
 
 def module_files() -> dict[str, str]:

@@ -13,7 +13,9 @@ After::
     return b_t2
 
 so that `t2` (and what only it needed) can become dead. An elementwise function of one array,
-or of an array and a Python number, has that array's shape.
+or of an array and a Python number, has that array's shape; so has `xp.where`, a comparison or
+arithmetic of arrays of one shape (`analysis.shape_roots`). And `rt.unbroadcast(g, like)` of a
+`g` of `like`'s shape is `g` (it sums nothing).
 """
 from __future__ import annotations
 
@@ -39,34 +41,29 @@ def _shape_args(calls) -> tuple:
 
 
 def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
-    notes, dirty = facts["notes"], facts["dirty"]
-    sites = [(s, node, i) for s in an.walk_stmts(body) if not isinstance(s, (gast.If, gast.For, gast.While))
-             and not A.is_comment(s) for node, i in notes.get(s, "shape_args", lambda s: _shape_args(notes.calls(s)))
-             if isinstance(node.args[i], gast.Name)]
-    if not sites or dirty is not None and dirty.isdisjoint(_relevant(body, sites, notes)):
-        return body, set()
-    source = an.shape_roots(body, params)
+    source, notes = facts["shape_roots"], facts["notes"]
     touched: set[str] = set()
-    for s, node, i in sites:
-        arg = node.args[i].id
-        if arg in source:
-            touched.update(notes.names(s), (source[arg],))
-            node.args[i] = A.name(source[arg])
-            notes.forget(s)
+    counts = None
+    for s in body:  # `rt.unbroadcast(g, like)` of a `g` with `like`'s shape is `g`
+        v = s.value if isinstance(s, gast.Assign) else None
+        if isinstance(v, gast.Call) and an.dotted(v.func) == "rt.unbroadcast" and len(v.args) == 2 \
+                and not v.keywords and isinstance(v.args[1], gast.Name):
+            counts = counts or an.assigned_counts(body, params)
+            root = an.expr_shape_root(v.args[0], source, counts)
+            if root and root == an.expr_shape_root(v.args[1], source, counts):
+                touched.update(notes.names(s))
+                notes.forget(s)
+                s.value = v.args[0]
+    for s in an.walk_stmts(body):
+        if isinstance(s, (gast.If, gast.For, gast.While)) or A.is_comment(s):
+            continue
+        for node, i in notes.get(s, "shape_args", lambda s: _shape_args(notes.calls(s))):
+            arg = node.args[i]
+            if isinstance(arg, gast.Name) and arg.id in source:
+                touched.update(notes.names(s), (source[arg.id],))
+                node.args[i] = A.name(source[arg.id])
+                notes.forget(s)
     return body, touched
 
 
-def _relevant(body, sites, notes) -> set[str]:
-    """The names a change must touch for a shape argument to have a new source: the argument
-    (its statement, its assignments) and what its top-level definition reads."""
-    defs = {s.targets[0].id: s for s in body if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)}
-    out = set()
-    for _, node, i in sites:
-        arg = node.args[i].id
-        out.add(arg)
-        if arg in defs:
-            out.update(notes.names(defs[arg]))
-    return out
-
-
-PASS = Pass("shape_sources", shape_sources, idempotent=True)
+PASS = Pass("shape_sources", shape_sources, needs=("shape_roots",))  # (its removals give new roots)
