@@ -73,9 +73,7 @@ def _fillable(b, body, start, root, roots, loads, counts, depth=0) -> bool:
 
 
 def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
-    roots = facts["shape_roots"]
-    loads = an.loads(body)
-    counts = None
+    roots = loads = counts = None  # computed on the first candidate: most bodies have none
     touched: set[str] = set()
     for i, s in enumerate(body):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
@@ -89,6 +87,8 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
                 and keep.value is False and isinstance(like, gast.Name)):
             continue
         b = s.targets[0].id
+        if roots is None:
+            roots, loads = an.shape_roots(body, params), an.loads(body)
         counts = counts or an.assigned_counts(body, params)
         if not _fillable(b, body, i, roots.get(like.id, like.id), roots, loads, counts):
             continue
@@ -98,4 +98,4 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
     return body, touched
 
 
-PASS = Pass("scalar_fill", scalar_fill, needs=("shape_roots",))
+PASS = Pass("scalar_fill", scalar_fill)
