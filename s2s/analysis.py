@@ -255,6 +255,29 @@ def loads(node_or_stmts) -> list[str]:
     return out
 
 
+def iter_nodes(node_or_stmts):
+    """Every AST node under a node or list of nodes, themselves included, in no particular order:
+    `gast.walk` without its per-field generators (the passes look at every node of every round)."""
+    stack = list(node_or_stmts) if isinstance(node_or_stmts, list) else [node_or_stmts]
+    pop, push, count = stack.pop, stack.append, 0
+    try:
+        while stack:
+            node = pop()
+            count += 1
+            yield node
+            cls = type(node)
+            if cls is gast.Name or cls is gast.Constant:
+                continue
+            for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
+                value = getattr(node, field, None)
+                if value.__class__ is list:
+                    stack.extend(v for v in value if isinstance(v, gast.AST))
+                elif isinstance(value, gast.AST):
+                    push(value)
+    finally:
+        STATS["node_walk"] += count
+
+
 def exposed(stmts) -> set[str]:
     """Names a block may read before assigning them (its live-in names)."""
     reads: set[str] = set()
