@@ -31,6 +31,7 @@ def _inputs(monkeypatch, tmp_path) -> list:
         seen.append((base.clone(fn), known))
         return real(fn, known, trace)
     monkeypatch.setattr(driver, "optimize", spy)
+    s2s.clear_caches()  # functions other tests compiled would not reach optimize again
     rng = np.random.default_rng(0)
     for fn, make_args in FUNCS:
         args = make_args(rng)
