@@ -2,16 +2,16 @@
 
 Runs when CuPy and a GPU are present (tools/gpu_check.sh installs CuPy and runs this file);
 otherwise every test here is skipped with the reason. The same dispatch is exercised without a
-GPU by tests/test_backends.py's fake backend; the steps listed there as gaps (NumPy allocations
-by name) are expected to fail here too and are marked xfail (not strict: CuPy accepts a few NumPy
-arguments, such as axes, that the fake refuses).
+GPU by tests/test_backends.py's fake backend (value_and_grad and vjp, then jvp, jit and vmap, as
+here). jit's fused kernels in their CuPy form (s2s/backend/cupy_kernels.py) are run on the GPU by
+tests/test_cupy_kernels.py.
 """
 import numpy as np
 import pytest
-from backend_variants import check_on_backend
+from backend_variants import check_on_backend, check_transforms_on_backend
 from corpus import CORPUS
 from op_specs import SPECS
-from test_backends import CORPUS_GAPS, GAP_REASON, OP_GAPS
+from test_backends import NUMPY_REFUSES
 
 import s2s
 
@@ -46,20 +46,27 @@ def _is_cupy(a):
     return isinstance(a, cupy.ndarray)
 
 
-def _gap(name, gaps):
-    return pytest.param(name, marks=pytest.mark.xfail(strict=False, reason=GAP_REASON)) if name in gaps else name
-
-
-@pytest.mark.parametrize("name", [_gap(fn.__name__, CORPUS_GAPS) for fn, _ in CORPUS])
+@pytest.mark.parametrize("name", [fn.__name__ for fn, _ in CORPUS])
 def test_corpus_on_cupy(name):
     fn, make = next((f, m) for f, m in CORPUS if f.__name__ == name)
     check_on_backend(fn, make(np.random.default_rng(0)), _put, _get, _is_cupy, rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.parametrize("name", [_gap(sp.id, OP_GAPS) for sp in SPECS])
+@pytest.mark.parametrize("name", [sp.id for sp in SPECS])
 def test_op_table_on_cupy(name):
     sp = next(s for s in SPECS if s.id == name)
     check_on_backend(sp.fn, sp.args(np.random.default_rng(0)), _put, _get, _is_cupy, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", [fn.__name__ for fn, _ in CORPUS] + [sp.id for sp in SPECS])
+def test_jvp_jit_vmap_on_cupy(name):
+    fn, make = next(((f, m) for f, m in CORPUS if f.__name__ == name), (None, None))
+    if fn is None:
+        sp = next(s for s in SPECS if s.id == name)
+        fn, make = sp.fn, sp.args
+    refused = check_transforms_on_backend(fn, make(np.random.default_rng(0)), _put, _get, _is_cupy,
+                                          rtol=1e-6, atol=1e-8)
+    assert refused == NUMPY_REFUSES.get(name, set())
 
 
 def test_device_put_and_block_until_ready_on_gpu():

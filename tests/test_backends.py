@@ -4,9 +4,9 @@ tests/fake_backend.py registers "fake": a NumPy subclass that, like CuPy, refuse
 arrays. These tests check the namespace selection from the arguments, the per-backend versions of
 generated code (one code object, one globals dict per backend), the mixing error, device_put /
 block_until_ready, s2s.numpy, and then sweep the corpus and the op table through the fake backend
-against NumPy. The entries of FAKE_GAPS are steps that still allocate with NumPy by name (a
-runtime helper, or a NumPy constant in the test function itself): on CuPy they fail the same way.
-They are strict xfails, so fixing one fails the run until its entry is removed.
+against NumPy: value_and_grad and vjp of every entry, then jvp, jit and vmap. A runtime helper
+that allocates with NumPy by name (instead of the arguments' module) fails here as it would on
+CuPy.
 """
 import os
 import subprocess
@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from backend_variants import check_on_backend
+from backend_variants import check_on_backend, check_transforms_on_backend
 from corpus import CORPUS
 from fake_backend import BACKEND, WAITED, FakeArray, put
 from op_specs import SPECS
@@ -23,23 +23,11 @@ import s2s
 from s2s import arrays, record
 from s2s.errors import S2SError
 
-CORPUS_GAPS = {
-    "aug_on_scalar_param",
-}
-OP_GAPS = {
-    "array_split", "compress", "cumprod__method", "delete", "diag__extract",
-    "diagonal", "diagonal__axes", "dsplit", "einsum", "einsum__broadcast_ellipsis", "einsum__diagonal",
-    "einsum__ellipsis", "einsum__implicit", "einsum__only_in_one", "einsum__six", "einsum__three",
-    "einsum__trace", "extract", "gradient", "gradient__axis", "hsplit", "interp", "interp__knots",
-    "linalg_cond", "linalg_det__batched", "linalg_diagonal", "linalg_eigh",
-    "linalg_eigvalsh", "linalg_matrix_norm", "linalg_norm__matrix_ords", "linalg_qr",
-    "linalg_slogdet", "linalg_svd", "linalg_svd__batched_values", "linalg_svd__values", "linalg_svd__wide",
-    "linalg_svdvals", "linspace", "meshgrid", "meshgrid__ij", "meshgrid__three", "pad",
-    "pad__constant_values", "pad__symmetric_wrap", "partition", "polyval", "prod", "select", "select__default",
-    "sort", "split", "split__indices", "std", "take", "take_along_axis", "trapezoid", "vsplit",
-}
+# Transforms NumPy itself refuses for these functions (tests/test_op_vmap.py's VMAP_GAPS and
+# ragged results): the transform sweep has nothing to compare there; any other refusal fails.
+NUMPY_REFUSES = {"listcomp_if": {"vmap"}, "getitem": {"vmap"}, "extract": {"vmap"}, "full": {"vmap"},
+                 "linspace": {"vmap"}}
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GAP_REASON = "a runtime helper or the function allocates with NumPy by name; CuPy refuses the mix"
 
 
 @pytest.fixture(autouse=True)
@@ -177,20 +165,26 @@ def test_jit_and_hessian_on_the_backend():
     np.testing.assert_allclose(_host(h), s2s.hessian(mlp, argnums=1)(*args), rtol=1e-10)
 
 
-def _gap(name, gaps):
-    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=GAP_REASON)) if name in gaps else name
-
-
-@pytest.mark.parametrize("name", [_gap(fn.__name__, CORPUS_GAPS) for fn, _ in CORPUS])
+@pytest.mark.parametrize("name", [fn.__name__ for fn, _ in CORPUS])
 def test_corpus_on_fake_backend(name):
     fn, make = next((f, m) for f, m in CORPUS if f.__name__ == name)
     check_on_backend(fn, make(np.random.default_rng(0)), put, _host, _is_fake)
 
 
-@pytest.mark.parametrize("name", [_gap(sp.id, OP_GAPS) for sp in SPECS])
+@pytest.mark.parametrize("name", [sp.id for sp in SPECS])
 def test_op_table_on_fake_backend(name):
     sp = next(s for s in SPECS if s.id == name)
     check_on_backend(sp.fn, sp.args(np.random.default_rng(0)), put, _host, _is_fake)
+
+
+@pytest.mark.parametrize("name", [fn.__name__ for fn, _ in CORPUS] + [sp.id for sp in SPECS])
+def test_jvp_jit_vmap_on_fake_backend(name):
+    fn, make = next(((f, m) for f, m in CORPUS if f.__name__ == name), (None, None))
+    if fn is None:
+        sp = next(s for s in SPECS if s.id == name)
+        fn, make = sp.fn, sp.args
+    refused = check_transforms_on_backend(fn, make(np.random.default_rng(0)), put, _host, _is_fake)
+    assert refused == NUMPY_REFUSES.get(name, set())
 
 
 def test_import_s2s_imports_neither_dask_nor_cupy():
