@@ -354,7 +354,8 @@ class Jitted(Transformed):
         if static:
             names = list(inspect.signature(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
-        big = any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn)
+        big = any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn) or \
+            arrays.compiles_kernels(tuple(args[i] for i in dyn))
         fn = D.jit_function(fun, floats, fuse=big)
         if not kwargs:
             extra = args[given:]

@@ -68,14 +68,22 @@ class Backend:
     """One array library: how to import its module, recognize its arrays, move data to it and wait.
 
     `accepts_numpy`: NumPy arrays may be mixed into its calls (Dask wraps them; CuPy refuses them).
+    `kernels`: loads the module whose `ElementwiseKernel`/`ReductionKernel` run jit's fused
+    expressions as compiled kernels (CuPy; s2s/backend/cupy_kernels.py), None for none.
     """
 
     def __init__(self, name: str, load: Callable[[], Any], type_module: str | None = None,
                  array_type: type | None = None, put: Callable[[Any], Any] | None = None,
-                 wait: Callable[[Any], Any] | None = None, accepts_numpy: bool = False):
+                 wait: Callable[[Any], Any] | None = None, accepts_numpy: bool = False,
+                 kernels: Callable[[], Any] | None = None):
         self.name, self._load, self.type_module, self.array_type = name, load, type_module, array_type
-        self._put, self._wait, self.accepts_numpy = put, wait, accepts_numpy
+        self._put, self._wait, self.accepts_numpy, self._kernels = put, wait, accepts_numpy, kernels
         self._ns = None
+
+    @property
+    def kernels(self):
+        """The kernel-building module of this backend (CuPy), or None."""
+        return None if self._kernels is None else self._kernels()
 
     @property
     def xp(self) -> Namespace:
@@ -177,7 +185,7 @@ def _dask_wait(leaf):
 NUMPY = Backend("numpy", lambda: np, type_module="numpy", array_type=np.ndarray, put=np.asarray)
 _BACKENDS: dict[str, Backend] = {
     "numpy": NUMPY,
-    "cupy": Backend("cupy", _cupy_ns, type_module="cupy", wait=_cupy_wait),
+    "cupy": Backend("cupy", _cupy_ns, type_module="cupy", wait=_cupy_wait, kernels=lambda: _import("cupy", "cupy")),
     "dask": Backend("dask", _dask_ns, type_module="dask", put=_dask_put, wait=_dask_wait, accepts_numpy=True),
 }
 _NEUTRAL_TYPES = (bool, int, float, complex, str, type(None), slice, range, np.generic)
@@ -279,6 +287,13 @@ def select(args) -> tuple[Backend | None, bool]:
         d = default()
         return (None, False) if d is NUMPY else (d, True)
     return found, False
+
+
+def compiles_kernels(args) -> bool:
+    """Whether a call on `args` runs on a backend that compiles jit's fused expressions into
+    kernels (CuPy): there fusing pays at every size (one kernel launch instead of one per op)."""
+    backend, _ = select(args)
+    return backend is not None and backend._kernels is not None
 
 
 def move(args, backend: Backend):

@@ -3,8 +3,8 @@
 Runs when CuPy and a GPU are present (tools/gpu_check.sh installs CuPy and runs this file);
 otherwise every test here is skipped with the reason. The same dispatch is exercised without a
 GPU by tests/test_backends.py's fake backend (value_and_grad and vjp, then jvp, jit and vmap, as
-here). jit's fused kernels in their CuPy form (s2s/backend/cupy_kernels.py) are run on the GPU by
-tests/test_cupy_kernels.py.
+here). jit's fused expressions run here as CuPy kernels (s2s/backend/cupy_kernels.py) on the
+programs of tests/test_backends_kernels.py, which checks their C without a GPU.
 """
 import numpy as np
 import pytest
@@ -12,6 +12,8 @@ from backend_variants import check_on_backend, check_transforms_on_backend
 from corpus import CORPUS
 from op_specs import SPECS
 from test_backends import NUMPY_REFUSES
+from test_backends_kernels import CASES as KERNEL_CASES
+from test_backends_kernels import _fused
 
 import s2s
 
@@ -67,6 +69,23 @@ def test_jvp_jit_vmap_on_cupy(name):
     refused = check_transforms_on_backend(fn, make(np.random.default_rng(0)), _put, _get, _is_cupy,
                                           rtol=1e-6, atol=1e-8)
     assert refused == NUMPY_REFUSES.get(name, set())
+
+
+@pytest.mark.parametrize("name,dtype", [(c[0], d) for c in KERNEL_CASES for d in (np.float64, np.float32)
+                                         if c[0] != "integer_inputs" or d == np.float64])
+def test_jit_runs_fused_cupy_kernels(name, dtype):
+    _, fn, args = next(c for c in KERNEL_CASES if c[0] == name)
+    args = tuple(a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args)
+    j = s2s.jit(fn)
+    got = j(*[_put(a) if isinstance(a, np.ndarray) else a for a in args])
+    assert _is_cupy(got)
+    with np.errstate(all="ignore"):
+        want = fn(*args)
+    assert got.dtype == np.asarray(want).dtype
+    tol = 1e-12 if dtype == np.float64 else 1e-5  # CUDA's math functions and FMAs: a few ulps off NumPy
+    np.testing.assert_allclose(_get(got), want, rtol=tol, atol=tol)
+    fused = _fused(j)
+    assert fused and all(f.gpu_kernels for f in fused), "a fused expression ran unfused on the GPU"
 
 
 def test_device_put_and_block_until_ready_on_gpu():

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import arrays
 from ..ir import build as A
+from . import cupy_kernels
 from .codegen import compile_source, to_source
 
 THRESHOLD = 1 << 16  # elements: below this NumPy's own loops win (thread hand-off, dispatch)
@@ -122,13 +123,22 @@ class Fused:
         self.plain_source = to_source(fb)  # the unfused expression (what a dump runs)
         self._plain = compile_source(name, self.plain_source, {}, np)
         self.kernels: dict = {}
+        self.gpu_kernels: dict = {}  # dtype signature -> CuPy kernel (cupy_kernels)
 
     def fallback(self, *args):
-        """The unfused expression, with the namespace of the backend the arguments select."""
+        """The unfused expression, with the namespace of the backend the arguments select; on a
+        backend that compiles kernels (CuPy), one kernel of the fused expression instead."""
         backend, move = arrays.select(args)
         if backend is None or backend is arrays.NUMPY:
             return self._plain(np, *args)
-        return self._plain(backend.xp, *(arrays.move(args, backend) if move else args))
+        args = arrays.move(args, backend) if move else args
+        module = backend.kernels
+        if module is not None:
+            try:
+                return cupy_kernels.call(self, module, args)
+            except cupy_kernels.NotCompiled:
+                pass
+        return self._plain(backend.xp, *args)
 
     def source(self, mask=None) -> str:
         mask = mask or tuple(True for _ in self.names)
