@@ -491,6 +491,10 @@ def _put_back(v, a, perm, axis):
         out = _rt.zeros(np.size(a), v)
         out[perm] = np.ravel(v)
         return out.reshape(np.shape(a))
+    if type(v) is np.ndarray:  # NumPy: a plain write (add.at, the general path, is slower)
+        out = np.zeros(np.shape(a), dtype=_float(v))
+        np.put_along_axis(out, perm, v, axis=axis)
+        return out
     return take_along_vjp(v, a, perm, axis)
 
 
