@@ -230,17 +230,29 @@ def test_kernel_c_compiled_on_the_host_matches_numpy(tmp_path, dtype):
                                        atol=1e-12 if dtype == np.float64 else 2e-6, err_msg=name)
 
 
+def _cupy_like_kernel(parts) -> str:
+    """The kernel CuPy would generate around `parts` (its shape, not its text): an extern "C"
+    kernel named `kernel_name` binding each typed parameter to one element, then the operation
+    (elementwise) or the map expression (a sum)."""
+    typed = [p.split() for p in parts["in_params"].split(", ")]
+    otype, _ = parts["out_params"].split()
+    params = ", ".join(f"const {c_eval.NAMED[t]}* _raw_{n}" for t, n in typed)
+    binds = " ".join(f"const {c_eval.NAMED[t]} &{n} = _raw_{n}[i];" for t, n in typed)
+    if "operation" in parts:
+        step = f"{c_eval.NAMED[otype]} &out = _raw_out[i]; {parts['operation']};"
+    else:
+        step = (f"{c_eval.NAMED[otype]} &out = _raw_out[i]; {parts['reduce_type']} a = {parts['map_expr']}; "
+                f"{parts['post_map_expr']};")  # the map and post-map steps (the reduction is CuPy's)
+    return (f'extern "C" __global__ void {parts["kernel_name"]}({params}, {c_eval.NAMED[otype]}* _raw_out, long n) '
+            f"{{ long i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) {{ {binds} {step} }} }}")
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="no CUDA compiler (nvcc) to compile the kernels")
 def test_kernel_cuda_compiles_with_nvcc(tmp_path):
     entries = _sources(np.float64) + _sources(np.float32)
     body = []
-    for i, (_, _, parts, _, _) in enumerate(entries):
-        typed = [p.split() for p in parts["in_params"].split(", ")]
-        rtype = parts["preamble"].split()[1]
-        params = ", ".join(f"const {c_eval.NAMED[t]}* {n}" for t, n in typed)
-        call = ", ".join(f"{n}[i]" for _, n in typed)
-        body += [parts["preamble"], f"__global__ void k{i}({params}, {rtype}* out, long n) "
-                 f"{{ long i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = {parts['name']}({call}); }}"]
+    for _, _, parts, _, _ in entries:
+        body += [parts["preamble"], _cupy_like_kernel(parts)]
     src = tmp_path / "kernels.cu"
     src.write_text("\n".join(body) + "\n")
     run = subprocess.run(["nvcc", "-c", "-o", os.devnull, str(src)], capture_output=True, text=True)

@@ -164,7 +164,8 @@ def kernel_parts(name: str, names: list, expr, reduce, sig) -> dict:
     preamble = f"__device__ {rtype} {fn}({params}) {{\n{body}    return {result};\n}}\n"
     call = f"{fn}({', '.join(c_name(n) for n in names)})"
     in_params = ", ".join(f"{d.name} {c_name(n)}" for n, d in zip(names, dtypes))
-    parts = {"name": fn, "in_params": in_params, "preamble": preamble}
+    # the kernel's own name differs from the device function's: CuPy declares it extern "C"
+    parts = {"name": fn, "kernel_name": f"{fn}_kernel", "in_params": in_params, "preamble": preamble}
     out = "bool" if rtype == "bool" else t.name
     if reduce is None:
         parts.update(out_params=f"{out} out", operation=f"out = {call}")
@@ -177,7 +178,7 @@ def kernel_parts(name: str, names: list, expr, reduce, sig) -> dict:
 
 def build(module, parts: dict):
     """The CuPy kernel object for `parts` (`module` provides ElementwiseKernel, ReductionKernel)."""
-    common = dict(name=parts["name"], preamble=parts["preamble"])
+    common = dict(name=parts["kernel_name"], preamble=parts["preamble"])
     if "operation" in parts:
         return module.ElementwiseKernel(parts["in_params"], parts["out_params"], parts["operation"], **common)
     return module.ReductionKernel(parts["in_params"], parts["out_params"], parts["map_expr"], parts["reduce_expr"],

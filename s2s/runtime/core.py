@@ -50,6 +50,8 @@ def asarray(x, dtype=None):
     """`x` as an array of its own backend (np.asarray would copy a CuPy array to the host, or
     refuse it). NumPy arrays and Python numbers take the fast path."""
     t = type(x)
+    if t is np.ndarray and dtype is None:
+        return x
     if t is np.ndarray or t in _NUMBERS or isinstance(x, (list, np.generic)):
         return np.asarray(x, dtype=dtype)
     return namespace(x).asarray(x, dtype=dtype)
