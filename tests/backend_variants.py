@@ -73,8 +73,8 @@ def tree_structure_len(t):
 
 
 def check_transforms_on_backend(fn, args, put, get, is_backend_array, rtol=1e-7, atol=1e-9) -> set:
-    """`jvp`, `jit` and `vmap` (over a batch of two examples of the first float array argument)
-    of `fn` on the backend agree with the same transforms on NumPy, wherever NumPy runs them;
+    """`jvp`, `jit`, `vmap` and `vmap(grad)` (over a batch of two examples of the first float array
+    argument) of `fn` on the backend agree with the same transforms on NumPy, wherever NumPy runs them;
     returns the set of those NumPy refused (the caller asserts it is the known set)."""
     refused = set()
     dev = tuple(put(a) for a in args)
@@ -102,4 +102,26 @@ def check_transforms_on_backend(fn, args, put, get, is_backend_array, rtol=1e-7,
         else:
             got = s2s.vmap(fn, in_axes=axes)(*dev[:k], put(batch), *dev[k + 1:])
             _agree(got, want, get, is_backend_array, "vmap", rtol, atol)
+        loss = _fixed_arity_loss(fn, len(args))  # per-example gradients: vmap of grad
+        if loss is None or isinstance(fn(*args), (tuple, list)):
+            return refused  # not applicable: sum(fn(...) ** 2) needs one array result
+        vg = s2s.vmap(s2s.grad(loss, argnums=k), in_axes=axes)
+        want = _numpy_result(lambda: vg(*args[:k], batch, *args[k + 1:]))
+        if want is None:
+            refused.add("vmap_grad")
+        else:
+            _agree(vg(*dev[:k], put(batch), *dev[k + 1:]), want, get, is_backend_array, "vmap_grad", rtol, atol)
     return refused
+
+
+def _fixed_arity_loss(fn, n):
+    """sum(fn(...) ** 2) with n plain parameters (vmap of grad takes no *args), None for n > 3."""
+    def loss1(a):
+        return np.sum(fn(a) ** 2)
+
+    def loss2(a, b):
+        return np.sum(fn(a, b) ** 2)
+
+    def loss3(a, b, c):
+        return np.sum(fn(a, b, c) ** 2)
+    return {1: loss1, 2: loss2, 3: loss3}.get(n)

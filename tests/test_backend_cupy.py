@@ -2,7 +2,7 @@
 
 Runs when CuPy and a GPU are present (tools/gpu_check.sh installs CuPy and runs this file);
 otherwise every test here is skipped with the reason. The same dispatch is exercised without a
-GPU by tests/test_backends.py's fake backend (value_and_grad and vjp, then jvp, jit and vmap, as
+GPU by tests/test_backends.py's fake backend (value_and_grad and vjp, then jvp, jit, vmap and vmap(grad), as
 here). jit's fused expressions run here as CuPy kernels (s2s/backend/cupy_kernels.py) on the
 programs of tests/test_backends_kernels.py, which checks their C without a GPU.
 """
@@ -11,7 +11,7 @@ import pytest
 from backend_variants import check_on_backend, check_transforms_on_backend
 from corpus import CORPUS
 from op_specs import SPECS
-from test_backends import NUMPY_REFUSES
+from test_backends import _refused
 from test_backends_kernels import CASES as KERNEL_CASES
 from test_backends_kernels import _fused
 
@@ -61,14 +61,14 @@ def test_op_table_on_cupy(name):
 
 
 @pytest.mark.parametrize("name", [fn.__name__ for fn, _ in CORPUS] + [sp.id for sp in SPECS])
-def test_jvp_jit_vmap_on_cupy(name):
+def test_jvp_jit_vmap_vmap_grad_on_cupy(name):
     fn, make = next(((f, m) for f, m in CORPUS if f.__name__ == name), (None, None))
     if fn is None:
         sp = next(s for s in SPECS if s.id == name)
         fn, make = sp.fn, sp.args
     refused = check_transforms_on_backend(fn, make(np.random.default_rng(0)), _put, _get, _is_cupy,
                                           rtol=1e-6, atol=1e-8)
-    assert refused == NUMPY_REFUSES.get(name, set())
+    assert refused == _refused(name)
 
 
 @pytest.mark.parametrize("name,dtype", [(c[0], d) for c in KERNEL_CASES for d in (np.float64, np.float32)

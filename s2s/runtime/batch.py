@@ -478,7 +478,7 @@ def vbh_seed(f, out):
     if np.ndim(out) != 1:
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)[1:]} "
                            "per example.")
-    return np.ones(np.shape(out), dtype=getattr(out, "dtype", float))
+    return _core.namespace(out).ones(np.shape(out), dtype=getattr(out, "dtype", float))
 
 
 def vbh_float(f, x):
@@ -628,9 +628,9 @@ def vb_getitem_t(v, x, index, xb=True, ib=False):
         return tuple(z) if isinstance(x, tuple) else z
     n = np.shape(v)[0]
     shape = np.shape(x) if xb else (n,) + np.shape(x)
-    z = np.zeros(shape, dtype=np.result_type(v, float))
+    z = _core.zeros(shape, v, dtype=np.result_type(getattr(v, "dtype", type(v)), float))
     key = (slice(None),) + _vb_key(index) if not ib else _vb_adv(index, ib, n, shape)
-    np.add.at(z, key, v)
+    z = _core.scatter_add(z, key, v)
     return z if xb else z.sum(axis=0)
 
 

@@ -809,7 +809,7 @@ def diff_vjp(v, like, n, axis):
 
 
 def ones_like_float(x):
-    return np.ones(np.shape(x), dtype=_float(x))
+    return np.ones_like(x, dtype=_float(x))  # in x's module
 
 
 def svd_check(a, full_matrices, compute_uv):
