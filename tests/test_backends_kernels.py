@@ -257,3 +257,24 @@ def test_kernel_cuda_compiles_with_nvcc(tmp_path):
     src.write_text("\n".join(body) + "\n")
     run = subprocess.run(["nvcc", "-c", "-o", os.devnull, str(src)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
+
+
+def test_the_c_evaluator_follows_c():
+    """The reference itself, on hand-derived values: integer division truncates, float stays
+    float, casts round, `?:` picks, fmax drops a NaN while the emitter's maximum keeps it."""
+    src = """__device__ double f(const int a, const float b, const double c) {
+    const int t0 = -7 / a;
+    const float t1 = b * (float)0.1;
+    const double t2 = c != c ? (double)1 : (double)t0;
+    const double t3 = fmax(c, (double)2);
+    const bool t4 = isnan(c) || c > (double)2;
+    return t0 + t1 + t2 + t3 + t4;
+}"""
+    f = c_eval.device_function(src)
+    a, b, c = np.array([2, 2]), np.array([3.0, 3.0], np.float32), np.array([np.nan, 5.0])
+    got = f(a, b, c).a
+    t1 = np.float32(3.0) * np.float32(0.1)  # a float product
+    head = float(np.float32(-3) + t1)  # int + float is float in C: rounded to float, then widened
+    np.testing.assert_array_equal(got, [head + 1 + 2 + 1, head - 3 + 5 + 1])
+    with pytest.raises(SyntaxError, match="declared twice"):
+        c_eval.device_function("__device__ double g(const double x) {\n const double x = 1.0;\n return x;\n}")(1.0)
