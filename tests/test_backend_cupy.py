@@ -13,6 +13,7 @@ from corpus import CORPUS
 from op_specs import SPECS
 from test_backends import _refused
 from test_backends_kernels import CASES as KERNEL_CASES
+from test_backends_kernels import INT_ONLY as KERNEL_INT_ONLY
 from test_backends_kernels import _fused
 
 import s2s
@@ -72,7 +73,7 @@ def test_jvp_jit_vmap_vmap_grad_on_cupy(name):
 
 
 @pytest.mark.parametrize("name,dtype", [(c[0], d) for c in KERNEL_CASES for d in (np.float64, np.float32)
-                                         if c[0] != "integer_inputs" or d == np.float64])
+                                         if c[0] not in KERNEL_INT_ONLY or d == np.float64])
 def test_jit_runs_fused_cupy_kernels(name, dtype):
     _, fn, args = next(c for c in KERNEL_CASES if c[0] == name)
     args = tuple(a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args)
@@ -83,7 +84,10 @@ def test_jit_runs_fused_cupy_kernels(name, dtype):
         want = fn(*args)
     assert got.dtype == np.asarray(want).dtype
     tol = 1e-12 if dtype == np.float64 else 1e-5  # CUDA's math functions and FMAs: a few ulps off NumPy
-    np.testing.assert_allclose(_get(got), want, rtol=tol, atol=tol)
+    if got.dtype.kind in "biu":
+        np.testing.assert_array_equal(_get(got), want)
+    else:
+        np.testing.assert_allclose(_get(got), want, rtol=tol, atol=tol)
     fused = _fused(j)
     assert fused and all(f.gpu_kernels for f in fused), "a fused expression ran unfused on the GPU"
 

@@ -67,6 +67,10 @@ def integer_inputs(i, j):
     return i / j + i * 0.5 - j * j
 
 
+def int_poly(i, j):
+    return i * j + j * j - i * 3
+
+
 def _data(n=64, seed=0):
     rng = np.random.default_rng(seed)
     return rng.normal(size=n), rng.normal(size=n)
@@ -81,10 +85,12 @@ def _cases():
             ("positive", positive, (x, y)), ("energy", energy, (x,)), ("count_big", count_big, (x,)),
             ("math_all", math_all, (x,)), ("min_max", min_max, (xn, y)), ("powers", powers, (x, 1.5)),
             ("where_float", where_float, (x, np.where(np.arange(64) % 3, y, x))),
-            ("negative_constants", negative_constants, (x,)), ("integer_inputs", integer_inputs, (i, i % 5 + 1))]
+            ("negative_constants", negative_constants, (x,)), ("integer_inputs", integer_inputs, (i, i % 5 + 1)),
+            ("int_poly", int_poly, ((i - 30) * 1_000_003, i + 7))]  # exact int64 (past float64's 2**53)
 
 
 CASES = _cases()
+INT_ONLY = {"integer_inputs", "int_poly"}  # no float arguments: one dtype variant
 
 
 @pytest.fixture
@@ -107,12 +113,15 @@ def _fused(jitted) -> list:
 
 def _check(got, want, dtype):
     assert got.dtype == np.asarray(want).dtype, (got.dtype, np.asarray(want).dtype)
+    if got.dtype.kind in "biu":
+        np.testing.assert_array_equal(got.view(np.ndarray), want)  # integers: exact
+        return
     rtol = 1e-12 if dtype == np.float64 else 2e-6
     np.testing.assert_allclose(np.asarray(got.view(np.ndarray)), want, rtol=rtol, atol=rtol)
 
 
 @pytest.mark.parametrize("name,dtype", [(c[0], d) for c in CASES for d in (np.float64, np.float32)
-                                         if c[0] != "integer_inputs" or d == np.float64])
+                                         if c[0] not in INT_ONLY or d == np.float64])
 def test_jit_on_a_kernel_backend_runs_the_c_kernel(gpu_like, name, dtype):
     _, fn, args = next(c for c in CASES if c[0] == name)
     args = tuple(a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args)
@@ -179,13 +188,17 @@ def _arg_for(fused, name, fn, args):
     return args[params.index(name)] if name in params else np.ones(1)
 
 
+def _return_type(parts) -> str:
+    return parts["preamble"].split(f" {parts['name']}(")[0].removeprefix("__device__ ")
+
+
 def _host_program(entries, dtype) -> str:
     ctype = c_eval.NAMED[np.dtype(dtype).name]
     lines = ["#include <cmath>", "using namespace std;", "#define __device__ static inline", ""]
     for i, (_, _, parts, _, _) in enumerate(entries):
         typed = [p.split() for p in parts["in_params"].split(", ")]
         lines.append(parts["preamble"])
-        rtype = parts["preamble"].split()[1]
+        rtype = _return_type(parts)
         params = ", ".join(f"const {c_eval.NAMED[t]}* {n}" for t, n in typed)
         call = ", ".join(f"{n}[i]" for _, n in typed)
         lines.append(f'extern "C" void run{i}({params}, {rtype}* out, long n) '
@@ -216,7 +229,7 @@ def test_kernel_c_compiled_on_the_host_matches_numpy(tmp_path, dtype):
         n = 64
         cols = [np.ascontiguousarray(np.broadcast_to(np.asarray(args[params.index(v[2:])]).astype(t), (n,)))
                 for t, v in typed]  # C names are the Python ones prefixed v_
-        rtype = parts["preamble"].split()[1]
+        rtype = _return_type(parts)
         out = np.empty(n, c_eval.C_DTYPES[rtype])
         getattr(so, f"run{i}")(*[c.ctypes.data_as(ctypes.c_void_p) for c in cols],
                                out.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(n))

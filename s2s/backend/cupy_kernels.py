@@ -13,13 +13,14 @@ The expression becomes a `__device__` function, one typed temporary per operatio
     }
 
 called by the kernel's operation (`out = s2s_fused_0(v_x)`) or map expression (arguments are
-prefixed `v_`: no clash with C keywords, CuPy's `i` and `out`, or the temporaries). Types follow
-NumPy's promotion: the result type `T` of the arrays' dtypes and the call's numbers (Python
-numbers are weak, as in NumPy 2: float32 arrays stay float32); every operand is cast to `T`
-before arithmetic, so integer inputs divide as floats, as NumPy's `/` does. A kernel is built
-once per dtype signature of the arguments and kept on its `Fused`; CuPy compiles it on first
-use and caches the binary. Only float32 and float64 results are compiled (with bool and
-integer inputs); other dtypes, and constants C cannot spell, run the unfused expression.
+prefixed `v_`: no clash with C keywords, CuPy's `i` and `out`, or the temporaries). Each
+temporary has the type NumPy gives that intermediate result: arrays' dtypes and NumPy scalars
+are strong, Python numbers weak (NumPy 2's rules: float32 arrays stay float32 beside `1.67`),
+`/` of integers is float64, math functions of integers are float64, comparisons are bool; every
+operand is cast to its operation's type. A kernel is built once per dtype signature of the
+arguments and kept on its `Fused`; CuPy compiles it on first use and caches the binary.
+Dtypes C lacks here (float16, complex), integer powers other than squares, arithmetic on
+booleans and non-finite constants run the unfused expression instead.
 """
 from __future__ import annotations
 
@@ -32,7 +33,6 @@ _C_TYPES = {np.dtype(np.float64): "double", np.dtype(np.float32): "float", np.dt
             np.dtype(np.int64): "long long", np.dtype(np.int32): "int", np.dtype(np.int16): "short",
             np.dtype(np.int8): "signed char", np.dtype(np.uint8): "unsigned char",
             np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long"}
-_RESULTS = (np.dtype(np.float32), np.dtype(np.float64))
 _BINARY = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/"}
 _COMPARE = {gast.Gt: ">", gast.GtE: ">=", gast.Lt: "<", gast.LtE: "<="}
 _MATH = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tanh": "tanh", "sqrt": "sqrt", "abs": "fabs",
@@ -43,66 +43,105 @@ class NotCompiled(Exception):
     """The expression or the argument types have no CUDA form here: run the unfused expression."""
 
 
+_WEAK = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64)}
+_EXAMPLE = {"b": False, "i": 0, "u": 0, "f": 0.0}
+
+
+def _promote(*vals) -> tuple:
+    """NumPy's result type of operands (dtype, weak): NumPy dtypes strong, Python numbers weak."""
+    strong = [d for d, weak in vals if not weak]
+    weak = [_EXAMPLE[d.kind] for d, w in vals if w]
+    if strong:
+        return np.result_type(*strong, *weak), False
+    return max((d for d, _ in vals), key=lambda d: "biuf".index(d.kind)), True
+
+
+def _c_type(dtype) -> str:
+    try:
+        return _C_TYPES[dtype]
+    except KeyError:
+        raise NotCompiled(f"dtype {dtype}") from None
+
+
 class _CEmitter:
-    """Straight-line C: one `const` temporary per operation of the expression."""
+    """Straight-line C: one `const` temporary per operation of the expression, each typed as
+    NumPy would type that intermediate result. A value is (C text, dtype, weak)."""
 
-    def __init__(self, types: dict, t: str):
-        self.types, self.t, self.lines = types, t, []
+    def __init__(self, types: dict):
+        self.types, self.lines = types, []
 
-    def temp(self, ctype: str, text: str) -> tuple[str, str]:
+    def temp(self, dtype, weak, text: str) -> tuple:
         name = f"t{len(self.lines)}"
-        self.lines.append(f"const {ctype} {name} = {text};")
-        return name, ctype
+        self.lines.append(f"const {_c_type(dtype)} {name} = {text};")
+        return name, dtype, weak
 
-    def num(self, e) -> str:
-        """Operand `e` as a value of the result type T."""
-        text, ctype = self.emit(e)
-        return text if ctype == self.t else f"({self.t}){text}"
+    @staticmethod
+    def cast(v, dtype) -> str:
+        """Operand `v` as a C value of `dtype`."""
+        return v[0] if _c_type(v[1]) == _c_type(dtype) else f"({_c_type(dtype)}){v[0]}"
 
-    def emit(self, e) -> tuple[str, str]:
-        """(C text of the value, its C type)."""
+    def emit(self, e) -> tuple:
         if isinstance(e, gast.Name):
-            return c_name(e.id), self.types[e.id]
+            dtype, weak = self.types[e.id]
+            return c_name(e.id), dtype, weak
         if isinstance(e, gast.Constant):
             v = e.value
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise NotCompiled(f"constant {v!r}")
             text = repr(float(v)) if isinstance(v, float) else str(v)
-            return (f"({text})" if v < 0 else text), "double" if isinstance(v, float) else "int"
-        if isinstance(e, gast.BinOp) and isinstance(e.op, gast.Pow):
-            return self.power(e.left, e.right)
+            return (f"({text})" if v < 0 else text), _WEAK[type(v)], True
         if isinstance(e, gast.BinOp):
-            return self.temp(self.t, f"{self.num(e.left)} {_BINARY[type(e.op)]} {self.num(e.right)}")
+            return self.binary(type(e.op), self.emit(e.left), self.emit(e.right), e.right)
         if isinstance(e, gast.UnaryOp):
-            return self.temp(self.t, f"-{self.num(e.operand)}")
+            return self.call("negative", [e.operand])
         if isinstance(e, gast.Compare):
-            op = _COMPARE[type(e.ops[0])]
-            return self.temp("bool", f"{self.num(e.left)} {op} {self.num(e.comparators[0])}")
+            a, b = self.emit(e.left), self.emit(e.comparators[0])
+            t, _ = _promote(a[1:], b[1:])
+            return self.temp(np.dtype(np.bool_), False,
+                             f"{self.cast(a, t)} {_COMPARE[type(e.ops[0])]} {self.cast(b, t)}")
         return self.call(e.func.attr, e.args)
 
-    def power(self, base, exponent) -> tuple[str, str]:
-        if isinstance(exponent, gast.Constant) and exponent.value == 2 and not isinstance(exponent.value, bool):
-            b = self.num(base)  # NumPy computes x ** 2 as square(x): one rounding, as here
-            return self.temp(self.t, f"{b} * {b}")
-        return self.temp(self.t, f"pow({self.num(base)}, {self.num(exponent)})")
+    def binary(self, op, a, b, right) -> tuple:
+        t, weak = _promote(a[1:], b[1:])
+        if op is gast.Pow:
+            if isinstance(right, gast.Constant) and right.value == 2 and not isinstance(right.value, bool):
+                x = self.cast(a, t)  # NumPy computes x ** 2 as square(x): one rounding, as here
+                return self.temp(t, weak, f"{x} * {x}")
+            if t.kind != "f":
+                raise NotCompiled("integer power")  # NumPy's is exact
+            return self.temp(t, weak, f"pow({self.cast(a, t)}, {self.cast(b, t)})")
+        if op is gast.Div and t.kind != "f":
+            t = np.dtype(np.float64)  # true division of integers gives float64
+        if t.kind == "b" and op is not gast.Mult:
+            raise NotCompiled("boolean arithmetic")
+        return self.temp(t, weak, f"{self.cast(a, t)} {_BINARY[op]} {self.cast(b, t)}")
 
-    def call(self, fn: str, args) -> tuple[str, str]:
+    def call(self, fn: str, args) -> tuple:
+        vals = [self.emit(x) for x in args]
         if fn == "where":
-            c, ctype = self.emit(args[0])
-            cond = c if ctype == "bool" else f"({c} != 0)"
-            return self.temp(self.t, f"{cond} ? {self.num(args[1])} : {self.num(args[2])}")
+            c = vals[0]
+            t, weak = _promote(vals[1][1:], vals[2][1:])
+            cond = c[0] if c[1].kind == "b" else f"({c[0]} != 0)"
+            return self.temp(t, weak, f"{cond} ? {self.cast(vals[1], t)} : {self.cast(vals[2], t)}")
         if fn in ("maximum", "minimum"):  # NaN propagates, as in NumPy (C's fmax/fmin drop it)
-            a, b = self.num(args[0]), self.num(args[1])
-            a, _ = self.temp(self.t, a) if "(" in a else (a, None)
-            b, _ = self.temp(self.t, b) if "(" in b else (b, None)
+            t, weak = _promote(vals[0][1:], vals[1][1:])
+            a, b = (self.cast(v, t) for v in vals[:2])  # each named once: it is read twice
+            a = a if a.isidentifier() else self.temp(t, weak, a)[0]
+            b = b if b.isidentifier() else self.temp(t, weak, b)[0]
             op = ">" if fn == "maximum" else "<"
-            return self.temp(self.t, f"(isnan({a}) || {a} {op} {b}) ? {a} : {b}")
+            nan = f"isnan({a}) || " if t.kind == "f" else ""
+            return self.temp(t, weak, f"({nan}{a} {op} {b}) ? {a} : {b}")
+        (a,) = vals
+        if a[1].kind == "b":
+            raise NotCompiled(f"{fn} of a boolean")
         if fn == "negative":
-            return self.temp(self.t, f"-{self.num(args[0])}")
+            return self.temp(a[1], a[2], f"-{a[0]}")
         if fn == "square":
-            a = self.num(args[0])
-            return self.temp(self.t, f"{a} * {a}")
-        return self.temp(self.t, f"{_MATH[fn]}({self.num(args[0])})")
+            return self.temp(a[1], a[2], f"{a[0]} * {a[0]}")
+        if fn == "abs" and a[1].kind != "f":
+            return self.temp(a[1], a[2], f"{a[0]} < 0 ? -{a[0]} : {a[0]}")
+        t = a[1] if a[1].kind == "f" else np.dtype(np.float64)  # math of an integer is float64
+        return self.temp(t, a[2], f"{_MATH[fn]}({self.cast(a, t)})")
 
 
 def c_name(name: str) -> str:
@@ -126,53 +165,40 @@ def _signature(args) -> tuple:
     return tuple(sig)
 
 
-def _result_type(sig) -> np.dtype:
-    """NumPy's promotion of the signature: arrays and NumPy scalars strong, Python numbers weak."""
-    strong = [d for kind, d in sig if kind == "a" or isinstance(d, np.dtype)]
-    weak = [{bool: False, int: 0, float: 0.0}[d] for kind, d in sig if kind == "s" and not isinstance(d, np.dtype)]
-    t = np.result_type(*strong, *weak) if strong else np.result_type(*weak)
-    if t.kind in "biu":
-        t = np.result_type(t, np.float64)
-    return t
-
-
-def _param_dtype(entry, t: np.dtype) -> np.dtype:
+def _param(entry) -> tuple:
+    """(dtype, weak) of a signature entry; a Python number is passed as float64, int64 or bool."""
     kind, d = entry
     if kind == "a" or isinstance(d, np.dtype):
-        return d
-    return np.dtype(np.bool_) if d is bool else t if d is float else np.dtype(np.int64)
+        return d, False
+    return _WEAK[d], True
 
 
 def kernel_parts(name: str, names: list, expr, reduce, sig) -> dict:
     """Everything a CuPy kernel of the fused expression needs, for argument signature `sig`:
     `in_params`, `out_params`, `preamble` (the device function), `operation` (elementwise) or
     `map_expr`/`reduce_expr`/`post_map_expr`/`identity`/`reduce_type` (a sum)."""
-    t = _result_type(sig)
-    if t not in _RESULTS:
-        raise NotCompiled(f"result dtype {t}")
-    dtypes = [_param_dtype(e, t) for e in sig]
-    if any(d not in _C_TYPES for d in dtypes):
-        raise NotCompiled("argument dtypes " + ", ".join(str(d) for d in dtypes))
-    types = {n: _C_TYPES[d] for n, d in zip(names, dtypes)}
-    em = _CEmitter(types, _C_TYPES[t])
-    result, rtype = em.emit(expr)
+    params = [_param(e) for e in sig]
+    types = dict(zip(names, params))
+    em = _CEmitter(types)
+    result, rdtype, _ = em.emit(expr)
     if not em.lines:
         raise NotCompiled("no operation")
+    if rdtype.kind not in "biuf":
+        raise NotCompiled(f"result dtype {rdtype}")
     fn = f"s2s_{name}"
-    params = ", ".join(f"const {types[n]} {c_name(n)}" for n in names)
+    params = ", ".join(f"const {_c_type(types[n][0])} {c_name(n)}" for n in names)
     body = "".join(f"    {line}\n" for line in em.lines)
-    preamble = f"__device__ {rtype} {fn}({params}) {{\n{body}    return {result};\n}}\n"
+    preamble = f"__device__ {_c_type(rdtype)} {fn}({params}) {{\n{body}    return {result};\n}}\n"
     call = f"{fn}({', '.join(c_name(n) for n in names)})"
-    in_params = ", ".join(f"{d.name} {c_name(n)}" for n, d in zip(names, dtypes))
+    in_params = ", ".join(f"{types[n][0].name} {c_name(n)}" for n in names)
     # the kernel's own name differs from the device function's: CuPy declares it extern "C"
     parts = {"name": fn, "kernel_name": f"{fn}_kernel", "in_params": in_params, "preamble": preamble}
-    out = "bool" if rtype == "bool" else t.name
     if reduce is None:
-        parts.update(out_params=f"{out} out", operation=f"out = {call}")
+        parts.update(out_params=f"{rdtype.name} out", operation=f"out = {call}")
         return parts
-    acc = "int64" if rtype == "bool" else t.name  # NumPy sums booleans as integers
+    acc = rdtype.name if rdtype.kind == "f" else "uint64" if rdtype.kind == "u" else "int64"  # NumPy's sum
     parts.update(out_params=f"{acc} out", map_expr=call, reduce_expr="a + b", post_map_expr="out = a",
-                 identity="0", reduce_type={"int64": "long long", "float32": "float", "float64": "double"}[acc])
+                 identity="0", reduce_type=_c_type(np.dtype(acc)))
     return parts
 
 
