@@ -86,7 +86,8 @@ class _CEmitter:
             return c_name(e.id), dtype, weak
         if isinstance(e, gast.Constant):
             v = e.value
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or \
+                    isinstance(v, int) and not -2**63 <= v < 2**63:
                 raise NotCompiled(f"constant {v!r}")
             text = repr(float(v)) if isinstance(v, float) else str(v)
             return (f"({text})" if v < 0 else text), _WEAK[type(v)], True
