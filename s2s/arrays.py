@@ -147,7 +147,33 @@ def _dask_ns():
     d["array_split"] = _dask_split
     d["inner"] = lambda a, b: da.tensordot(a, b, axes=(-1, -1))
     d["vecdot"] = lambda a, b, axis=-1: da.sum(da.conj(a) * b, axis=axis)
+    d["gradient"] = _dask_gradient
+    d["delete"] = lambda arr, obj, axis=None: da.delete(da.ravel(arr), obj, 0) if axis is None else \
+        da.delete(arr, obj, axis)
+    lin = d["linalg"].__dict__
+    lin["cholesky"] = lambda a, upper=False: da.linalg.cholesky(a, lower=not upper)  # Dask's default is upper
+    lin["svd"] = _dask_svd
     return ns
+
+
+def _dask_gradient(f, *varargs, axis=None, edge_order=1):
+    """NumPy's `gradient` on Dask: one array when one axis is differentiated (Dask returns a
+    list even then), else a tuple."""
+    da = sys.modules["dask.array"]
+    out = da.gradient(f, *varargs, axis=axis, edge_order=edge_order)
+    if isinstance(out, list):
+        return out[0] if len(out) == 1 and (axis is None or isinstance(axis, int)) else tuple(out)
+    return out
+
+
+def _dask_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """NumPy's `linalg.svd` on Dask (a 2-D array; Dask computes the reduced factors only)."""
+    da = sys.modules["dask.array"]
+    if full_matrices and np.ndim(a) == 2 and a.shape[0] != a.shape[1] and compute_uv:
+        raise S2SError("s2s: numpy.linalg.svd with full_matrices=True of a non-square matrix has no Dask "
+                       "version (Dask computes the reduced factors): pass full_matrices=False")
+    u, s, vh = da.linalg.svd(a)
+    return (u, s, vh) if compute_uv else s
 
 
 def _dask_split(a, sections, axis=0):

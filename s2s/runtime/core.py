@@ -271,7 +271,7 @@ def norm_jvp(dx, x, ans, ord, axis, keepdims):
 
 
 def transpose_vjp(v, axes):
-    return np.transpose(v, None if axes is None else np.argsort(axes))
+    return np.transpose(v, None if axes is None else tuple(np.argsort(axes).tolist()))  # Dask wants a tuple
 
 
 def roll_vjp(v, shift, axis):
@@ -630,7 +630,7 @@ def take_at(acc, index, like):
             return v, tuple(acc)
         acc[index] = zeros_like_tree(v)
         return v, acc
-    v = namespace(acc).array(acc[index], copy=True)
+    v = namespace(acc).asarray(acc[index]).copy()  # (Dask's `array` takes no copy=)
     if _is_fancy(index):
         v = v * _kept_writes(acc, index)
     v = unbroadcast(v, like)
@@ -711,7 +711,7 @@ def fresh(x):
         return dict(x)
     if isinstance(x, tuple):
         return x
-    return namespace(x).array(x, copy=True)
+    return namespace(x).asarray(x).copy()  # (Dask's `array` takes no copy=)
 
 
 def zero_at(acc, index):

@@ -554,7 +554,11 @@ def diagonal_vjp(v, a, offset, axis1, axis2):
     n = np.shape(v)[-1]
     rows = np.arange(n) + max(-offset, 0)
     cols = np.arange(n) + max(offset, 0)
-    np.moveaxis(out, (axis1, axis2), (-2, -1))[..., rows, cols] = v
+    try:
+        np.moveaxis(out, (axis1, axis2), (-2, -1))[..., rows, cols] = v
+    except NotImplementedError:  # Dask assigns through one index array at most: add into zeros instead
+        moved = _rt.scatter_add(np.moveaxis(out, (axis1, axis2), (-2, -1)), (Ellipsis, rows, cols), v)
+        return np.moveaxis(moved, (-2, -1), (axis1, axis2))
     return out
 
 
@@ -600,7 +604,7 @@ def rollaxis_vjp(v, a, axis, start):
     st = start + n + 1 if start < 0 else start
     item = order.pop(ax)
     order.insert(st - 1 if st > ax else st, item)
-    return np.transpose(v, np.argsort(order))
+    return np.transpose(v, tuple(np.argsort(order).tolist()))
 
 
 def append_vjp(v, arr, values, axis, k):
