@@ -44,9 +44,12 @@ VMAP_GRAD_FAILS_ON_NUMPY = {
 }
 
 
-def _refused(name):
-    """The transforms the sweep expects NumPy itself to refuse for `name`."""
-    return NUMPY_REFUSES.get(name, set()) | ({"vmap_grad"} if name in VMAP_GRAD_FAILS_ON_NUMPY else set())
+def check_refused(name, refused):
+    """The transforms NumPy refused for `name` are the expected ones. vmap(grad) of a listed entry
+    may also pass: whether it fails on NumPy depends on what was compiled earlier in the process
+    (alone, linalg_vector_norm fails; after the whole suite it passed once), itself reported."""
+    assert refused - {"vmap_grad"} == NUMPY_REFUSES.get(name, set())
+    assert "vmap_grad" not in refused or name in VMAP_GRAD_FAILS_ON_NUMPY
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -218,8 +221,7 @@ def test_jvp_jit_vmap_vmap_grad_on_fake_backend(name):
     if fn is None:
         sp = next(s for s in SPECS if s.id == name)
         fn, make = sp.fn, sp.args
-    refused = check_transforms_on_backend(fn, make(np.random.default_rng(0)), put, _host, _is_fake)
-    assert refused == _refused(name)
+    check_refused(name, check_transforms_on_backend(fn, make(np.random.default_rng(0)), put, _host, _is_fake))
 
 
 def test_import_s2s_imports_neither_dask_nor_cupy():
