@@ -227,3 +227,15 @@ def test_jvp_jit_vmap_vmap_grad_on_fake_backend(name):
 def test_import_s2s_imports_neither_dask_nor_cupy():
     code = "import s2s, sys; assert 'dask' not in sys.modules and 'cupy' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT})
+
+
+def norm_loss(x):
+    return np.linalg.norm(x) + np.max(x)
+
+
+def test_float32_gradient_stays_float32_on_the_backend():
+    x = np.linspace(0.5, 2.0, 6).astype(np.float32)
+    got = s2s.grad(norm_loss)(put(x))
+    want = s2s.grad(norm_loss)(x)
+    assert isinstance(got, FakeArray) and got.dtype == want.dtype == np.float32
+    np.testing.assert_allclose(_host(got), x / np.linalg.norm(x) + (x == x.max()), rtol=1e-6)

@@ -67,7 +67,10 @@ def on_backend_of(v, like):
     if type(like) is np.ndarray or not (type(v) in _NUMBERS or isinstance(v, np.generic)):
         return v
     xp = namespace(like)
-    return v if xp is np else xp.asarray(v)
+    if xp is np:
+        return v
+    weak = type(v) in (int, float)  # a Python number is weak in NumPy 2: it takes like's float dtype
+    return xp.asarray(v, dtype=_float_dtype(like) if weak else None)
 
 
 def zeros(shape, like, dtype=None):
