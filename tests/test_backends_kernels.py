@@ -291,3 +291,11 @@ def test_the_c_evaluator_follows_c():
     np.testing.assert_array_equal(got, [head + 1 + 2 + 1, head - 3 + 5 + 1])
     with pytest.raises(SyntaxError, match="declared twice"):
         c_eval.device_function("__device__ double g(const double x) {\n const double x = 1.0;\n return x;\n}")(1.0)
+
+
+def test_jit_on_a_kernel_backend_calls_straight_into_its_version(gpu_like, monkeypatch):
+    x, _ = _data()
+    j = s2s.jit(selu)
+    j(put(x))
+    monkeypatch.setattr(j, "_first_call", lambda *a: pytest.fail("the cached version was not found"))
+    np.testing.assert_allclose(j(put(x[:5])).view(np.ndarray), selu(x[:5]), rtol=1e-12)
