@@ -402,7 +402,9 @@ class Jitted(Transformed):
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
         kernels = arrays.compiles_kernels(tuple(args[i] for i in dyn))  # CuPy: fuse at every size
         big = kernels or any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn)
-        fn = D.jit_function(fun, floats, fuse=big)
+        array_sigs = tuple((k, args[i].dtype.char, args[i].ndim) for k, i in enumerate(dyn)
+                           if type(args[i]) is np.ndarray)
+        fn = D.jit_function(fun, floats, fuse=big, arrays=array_sigs)
         if not kwargs:
             extra = args[given:]
             pick = operator.itemgetter(*dyn) if static and len(dyn) > 1 else None
