@@ -570,19 +570,37 @@ def shape_roots(body: list, params) -> dict[str, str]:
     """For names assigned once by a shape-preserving op: the earliest name with the same shape."""
     counts = assigned_counts(body, params)
     source = {}
+    arrays = set()  # names certainly holding arrays (not lists or tuples)
     for s in body:  # straight-line statements only: each name here holds one value
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
             src = _same_shape_source(s.value)
             if src is not None and counts.get(src.id, 0) == 1:
-                source[s.targets[0].id] = src.id
+                if not _may_be_sequence_op(s.value, arrays):
+                    source[s.targets[0].id] = src.id
+                    if classify(s.value) != "copy":
+                        arrays.add(s.targets[0].id)
             elif src is None and (ops := _shape_operands(s.value)) is not None:
                 names = [o for o in ops if isinstance(o, gast.Name)]
                 rest = [o for o in ops if not isinstance(o, gast.Name)]
                 found = {_root(o.id, source) for o in names}
                 if len(found) == 1 and all(counts.get(o.id, 0) == 1 for o in names) and all(
-                        isinstance(o, gast.Constant) and type(o.value) in (int, float, bool) for o in rest):
+                        isinstance(o, gast.Constant) and type(o.value) in (int, float, bool) for o in rest) \
+                        and not _may_be_sequence_op(s.value, arrays):
                     source[s.targets[0].id] = found.pop()
+                    arrays.add(s.targets[0].id)
+            if isinstance(s.value, gast.Call) and dotted(s.value.func).startswith("xp."):
+                arrays.add(s.targets[0].id)
     return {name: _root(name, source) for name in source}
+
+
+def _may_be_sequence_op(value, arrays) -> bool:
+    """`a + b` and `a * n` concatenate and repeat when an operand is a list or tuple: their result
+    shares an operand's shape only when an operand is certainly an array or a float."""
+    if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult))):
+        return False
+    operands = (value.left, value.right)
+    return not any(isinstance(o, gast.Name) and o.id in arrays or isinstance(o, gast.Constant)
+                   and type(o.value) is float for o in operands)
 
 
 def expr_shape_root(e, roots, counts):
