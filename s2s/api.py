@@ -371,14 +371,15 @@ class Jitted(Transformed):
                 return call(hit, args)
         return self._first_call(args, kwargs)
 
-    def _remember(self, args, given, big, run):
+    def _remember(self, args, given, big, run, every_size=False):
         """File `run` under the types of the `given` arguments, as the version for small or for
-        large arrays (whether a call's arrays are large is checked per call, at `positions`)."""
+        large arrays (whether a call's arrays are large is checked per call, at `positions`), or
+        for both (`every_size`: a backend whose fused kernels pay at every size, CuPy)."""
         types_ = tuple(map(type, args[:given]))
         positions = tuple(i for i, t in enumerate(types_) if t is np.ndarray)
         entry = self._by_type.setdefault(types_, [None, None, positions, all(t in arrays.HOST for t in types_)])
         extra_big = any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in args[given:])
-        for slot in ((0, 1) if extra_big else (1,) if big else (0,)):
+        for slot in ((0, 1) if extra_big or every_size else (1,) if big else (0,)):
             entry[slot] = run
 
     def _first_call(self, args, kwargs):
@@ -399,9 +400,11 @@ class Jitted(Transformed):
         if static:
             names = list(inspect.signature(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
-        big = any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn)
-        arrays = tuple((k, args[i].dtype.char, args[i].ndim) for k, i in enumerate(dyn) if type(args[i]) is np.ndarray)
-        fn = D.jit_function(fun, floats, fuse=big, arrays=arrays)
+        kernels = arrays.compiles_kernels(tuple(args[i] for i in dyn))  # CuPy: fuse at every size
+        big = kernels or any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn)
+        array_sigs = tuple((k, args[i].dtype.char, args[i].ndim) for k, i in enumerate(dyn)
+                           if type(args[i]) is np.ndarray)
+        fn = D.jit_function(fun, floats, fuse=big, arrays=array_sigs)
         if not kwargs:
             extra = args[given:]
             pick = operator.itemgetter(*dyn) if static and len(dyn) > 1 else None
@@ -418,7 +421,7 @@ class Jitted(Transformed):
                 tuple(a if i in self._static else _sig(a) for i, a in enumerate(args[:given]))
             self._versions[key] = run
             if not self._static:
-                self._remember(args, given, big, run)
+                self._remember(args, given, big, run, kernels)
         return call(fn, tuple(args[i] for i in dyn))
 
 
