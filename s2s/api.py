@@ -280,8 +280,32 @@ def jacrev(fun, argnums=0, has_aux: bool = False):
 
 def _jacobian(kind, fun, argnums, has_aux):
     argnums = _argnums(argnums, kind)
-    build = lambda: D.jacobian_function(kind, fun, argnums, has_aux)  # noqa: E731
-    return Transformed(kind, fun, build, None, kind)
+    return _Jacobian(kind, fun, argnums, has_aux)
+
+
+class _Jacobian(Transformed):
+    """jacfwd/jacrev: calls run the form batched over the basis; further transforms (hessian =
+    jacfwd(jacrev), grad or vmap of a Jacobian) start from the looped form, since not every
+    batched helper has derivative rules yet. A call whose batched run fails (a batching rule
+    that cannot handle these arguments) runs the looped form, from then on."""
+
+    def __init__(self, kind, fun, argnums, has_aux):
+        super().__init__(kind, fun, lambda: D.jacobian_function(kind, fun, argnums, has_aux), None, kind)
+        self.composable = lambda: D.jacobian_function(kind, fun, argnums, has_aux, batched=False)
+        self.looped = Transformed(kind, fun, self.composable, None, kind)
+        self._use_loop = False
+
+    def __call__(self, *args, **kwargs):
+        if self._use_loop:
+            return self.looped(*args, **kwargs)
+        try:
+            return super().__call__(*args, **kwargs)
+        except (S2STypeError, RecursionError):
+            raise
+        except Exception:  # noqa: BLE001  (the looped form raises the user's own errors again)
+            out = self.looped(*args, **kwargs)
+            self._use_loop = True
+            return out
 
 
 @_api
