@@ -18,7 +18,7 @@ from .errors import S2SError, S2STypeError, S2SValueError, shown_path
 from .frontend import idioms
 from .frontend.idioms import with_arity
 from .runtime import zeros_like_tree
-from .tree import tree_flatten, tree_structure
+from .tree import tree_flatten, tree_map, tree_structure
 
 
 def _api(fn):
@@ -553,6 +553,10 @@ class _Vmapped(Transformed):
         self._check_key()
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
+        if isinstance(self.fun, _Vmapped) and _innermost_is_grad(self.fun):
+            merged = _merged_call(self, args)
+            if merged is not None:
+                return merged
         in_axes, out_axes, axis_size = self.axes
         specs = in_axes if isinstance(in_axes, tuple) and len(in_axes) == len(args) else (in_axes,) * len(args)
         ranks = tuple(_per_example_rank(a, s) for a, s in zip(args, specs))
@@ -565,6 +569,77 @@ class _Vmapped(Transformed):
             raise S2SValueError(f"vmap of {getattr(self.fun, '__name__', 'f')}: a recursion whose depth depends on "
                                 "a per-example value cannot be batched (every example would run every branch).") \
                 from None
+
+
+def _innermost_is_grad(fun) -> bool:
+    while isinstance(fun, _Vmapped):
+        fun = fun.fun
+    return getattr(fun, "grad_options", None) is not None
+
+
+def _root_of(fun):
+    while isinstance(fun, Transformed):
+        fun = fun.fun
+    return fun
+
+
+def _axes_per_arg(spec, n):
+    """One int-or-None axis per argument, or None when `spec` is a pytree prefix."""
+    specs = tuple(spec) if isinstance(spec, (tuple, list)) else (spec,) * n
+    ok = len(specs) == n and all(a is None or type(a) is int for a in specs)
+    return specs if ok else None
+
+
+def _merged_call(outer: _Vmapped, args):
+    """vmap(vmap(g)) called on arrays with int/None axes, as one vmap(g) over both batch axes
+    merged into one (B0 * B1 examples): batched gradient code (vmap(grad(f)) records per-example
+    control flow) is then batched once, not twice. None where the axes or arguments do not fit
+    (the nested source transform runs instead, with its error messages)."""
+    inner = outer.fun
+    (in0, out0, size0), (in1, out1, size1) = outer.axes, inner.axes
+    n = len(args)
+    s0, s1 = _axes_per_arg(in0, n), _axes_per_arg(in1, n)
+    if s0 is None or s1 is None or type(out0) is not int or type(out1) is not int \
+            or not all(isinstance(a, (np.ndarray, float, int)) for a in args):
+        return None
+    names = tuple(inspect.signature(_root_of(outer)).parameters)[:n]
+    names += tuple(f"{i}" for i in range(len(names), n))
+    runtime.vb_size(tuple(args), in0, size0, names)  # JAX's errors (sizes, axes out of range)
+    runtime.vb_size(tuple(np.take(a, 0, axis=a0) if a0 is not None else a for a, a0 in zip(args, s0)), in1, size1, names)
+    moved = [np.moveaxis(a, a0 % np.ndim(a), 0) if a0 is not None and np.ndim(a) else a for a, a0 in zip(args, s0)]
+    b0 = {np.shape(a)[0] for a, a0 in zip(moved, s0) if a0 is not None and np.ndim(a)} | ({size0} if size0 else set())
+    inner_rank = [np.ndim(a) - (a0 is not None) for a, a0 in zip(moved, s0)]
+    if len(b0) != 1 or any(a1 is not None and not -r <= a1 < r for a1, r in zip(s1, inner_rank)):
+        return None
+    (n0,) = b0
+    b1 = {np.shape(a)[(a0 is not None) + a1 % r] for a, a0, a1, r in zip(moved, s0, s1, inner_rank) if a1 is not None}
+    b1 |= {size1} if size1 else set()
+    if len(b1) != 1:
+        return None
+    (n1,) = b1
+    merged, specs = [], []
+    for a, a0, a1, r in zip(moved, s0, s1, inner_rank):
+        if a0 is None and a1 is None:
+            merged.append(a)
+            specs.append(None)
+            continue
+        a = np.asarray(a)
+        if a0 is None:
+            a = np.broadcast_to(a[None], (n0,) + a.shape)
+        a = np.moveaxis(a, 1 + a1 % r, 1) if a1 is not None else np.broadcast_to(a[:, None], (n0, n1) + a.shape[1:])
+        merged.append(np.reshape(a, (n0 * n1,) + a.shape[2:]))
+        specs.append(0)
+    key = tuple(specs)
+    flat = outer.__dict__.setdefault("_merged", {}).get(key)
+    if flat is None:
+        flat = outer._merged[key] = vmap(inner.fun, in_axes=key, out_axes=0)
+    out = flat(*merged)
+
+    def split(leaf):
+        leaf = np.reshape(leaf, (n0, n1) + np.shape(leaf)[1:])
+        leaf = np.moveaxis(leaf, 1, 1 + out1 % (leaf.ndim - 1))
+        return np.moveaxis(leaf, 0, out0 % leaf.ndim)
+    return tree_map(split, out)
 
 
 def _grad_of_batched(fun, options, in_axes, out_axes, axis_size):
