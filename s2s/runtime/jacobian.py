@@ -30,6 +30,8 @@ def basis_stack(x):
 
 def ones_tangent(x):
     """A tangent of ones like pytree `x` (floating): the sum of every basis vector."""
+    if type(x) is np.ndarray:
+        return np.ones(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else np.float64)
     return tree_map(lambda leaf: namespace(leaf).ones(np.shape(leaf), dtype=_float_dtype(leaf)), x)
 
 
@@ -123,11 +125,15 @@ def jac_batch_rows_t(g, rows, out, x):
 def diag_ok(t, x) -> bool:
     """Whether the jvp `t` of an elementwise function along ones can stand for its Jacobian's
     diagonal: single arrays of the input's shape (broadcasting to a larger shape cannot)."""
+    if type(t) is np.ndarray and type(x) is np.ndarray:
+        return t.shape == x.shape
     return not _is_tree(t) and not _is_tree(x) and np.shape(t) == np.shape(x)
 
 
 def jac_diag(t):
     """The Jacobian (t.shape + t.shape) whose diagonal is `t` and every other entry zero."""
+    if type(t) is np.ndarray and t.ndim == 1:
+        return np.diag(t)
     xp = namespace(t)
     t = xp.asarray(t)
     if t.ndim == 1:
