@@ -268,13 +268,15 @@ def _with_defaults(fun, primals):
 
 @_api
 def jacfwd(fun, argnums=0, has_aux: bool = False):
-    """Jacobian by forward mode, one jvp per input element: shape out.shape + in.shape."""
+    """Jacobian by forward mode: the jvp batched over every input basis vector at once (the
+    diagonal from one jvp along ones when the function is elementwise): out.shape + in.shape."""
     return _jacobian("jacfwd", fun, argnums, has_aux)
 
 
 @_api
 def jacrev(fun, argnums=0, has_aux: bool = False):
-    """Jacobian by reverse mode, one backward sweep per output element: shape out.shape + in.shape."""
+    """Jacobian by reverse mode: one forward sweep, its backward sweep batched over every output
+    basis vector at once (the gradient for a certainly scalar output): out.shape + in.shape."""
     return _jacobian("jacrev", fun, argnums, has_aux)
 
 
@@ -310,7 +312,8 @@ class _Jacobian(Transformed):
 
 @_api
 def hessian(fun, argnums=0):
-    """Hessian as forward-over-reverse, jacfwd(jacrev(fun)): shape out.shape + in.shape + in.shape."""
+    """Hessian as forward-over-reverse, jacfwd(jacrev(fun)), one batched pass over the basis:
+    shape out.shape + in.shape + in.shape."""
     return jacfwd(jacrev(fun, argnums), argnums)
 
 
