@@ -33,14 +33,17 @@ def selectable(body, params) -> set[str]:
     merged with the old value): parameters, names assigned twice, names assigned in a loop."""
     counts: dict[str, int] = {}
     in_loop: set[str] = set()
+    total = _load_counts(body)
 
     def visit(stmts, loop):
         for s in stmts:
             for t in an.targets(s):
                 counts[t] = counts.get(t, 0) + 1
             if isinstance(s, (gast.For, gast.While)):
-                carried = an.exposed(s.body) | _loads_outside(body, s)
-                in_loop.update(t for t in _assigned(s.body) if t in carried)
+                inside = _load_counts([s])  # a name is read outside the loop if read more often in all
+                exposed = an.exposed(s.body)
+                in_loop.update(t for t in _assigned(s.body)
+                               if t in exposed or total.get(t, 0) > inside.get(t, 0))
                 if isinstance(s, gast.For):
                     in_loop.add(s.target.id)
                 visit(s.body, True)
@@ -55,17 +58,25 @@ def _assigned(stmts) -> set[str]:
     return {t for s in an.walk_stmts(stmts) for t in an.targets(s)}
 
 
-def _loads_outside(body, loop) -> set[str]:
-    """Names read anywhere in `body` except inside `loop`."""
-    out: set[str] = set()
-    for s in body:
-        if s is loop:
-            continue
-        if isinstance(s, (gast.If, gast.For, gast.While)):
-            out.update(_names(s.test if not isinstance(s, gast.For) else s.iter))
-            out |= _loads_outside(s.body, loop) | _loads_outside(s.orelse, loop)
-        else:
-            out.update(_names(s))
+def _load_counts(body) -> dict[str, int]:
+    """How often each name is read in `body` (statements, and the tests and ranges of its
+    branches and loops): one count for the function and one per loop, instead of a walk of the
+    whole function per loop."""
+    out: dict[str, int] = {}
+
+    def add(names):
+        for n in names:
+            out[n] = out.get(n, 0) + 1
+
+    def visit(stmts):
+        for s in stmts:
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                add(_names(s.test if not isinstance(s, gast.For) else s.iter))
+                visit(s.body)
+                visit(s.orelse)
+            else:
+                add(_names(s))
+    visit(body)
     return out
 
 
