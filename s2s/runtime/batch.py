@@ -148,13 +148,17 @@ def vb_out(x, spec, n):
 
 
 def vb_n(x):
-    """The batch size of a batched value (its first leaf's leading axis)."""
-    while isinstance(x, (tuple, list)) and x:
-        x = x[0]
-    if type(x) is np.ndarray:
-        return x.shape[0]
-    leaf = tree_leaves(x)[0]
-    return _sized(np.shape(leaf)[0], leaf)
+    """The batch size of a batched value (its first array leaf's leading axis; a tuple of several
+    batched values may start with an empty one, such as the tangent of an axis tuple)."""
+    y = x
+    while isinstance(y, (tuple, list)) and y:
+        y = y[0]
+    if type(y) is np.ndarray and y.ndim:
+        return y.shape[0]
+    for leaf in tree_leaves(x):
+        if np.ndim(leaf):
+            return _sized(np.shape(leaf)[0], leaf)
+    raise S2SValueError("vmap: no batched argument holds an array, so the batch size is unknown")
 
 
 def vb_bcast(x, n):
@@ -209,7 +213,10 @@ def vb_select(m, new, old):
         return tuple(out) if isinstance(new, tuple) else out
     if isinstance(new, dict):
         return {k: vb_select(m, new[k], old[k]) for k in new}
-    return np.where(_vb_mask(m, new), new, old)
+    # `new` may be unbatched (a value stored into a slot of a batched array): shape the mask by
+    # whichever carries the batch axis
+    like = new if np.ndim(new) >= np.ndim(old) else old
+    return np.where(_vb_mask(m, like), new, old)
 
 
 def vb_any(m):
