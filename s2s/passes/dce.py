@@ -47,7 +47,8 @@ def _facts(s):
     changes) of a simple statement."""
     if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
         h = registry.HELPERS.get(an.classify(s.value))
-        mutated = s.value.args[0].id if h is not None and h.mutates else None
+        first = s.value.args[0] if h is not None and h.mutates and s.value.args else None
+        mutated = first.id if isinstance(first, gast.Name) else None  # else a fresh value is changed
         return tuple(an.targets(s)), _pure(s.value), mutated
     return (), False, None
 
