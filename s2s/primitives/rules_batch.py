@@ -200,6 +200,23 @@ reduction("xp.nansum", "xp.nanmean", "xp.nanmax", "xp.nanmin", "xp.nanprod", "xp
           "xp.median", "xp.nanmedian", "xp.linalg.vector_norm")
 reduction("xp.cumprod", "xp.nancumsum", "xp.nancumprod", none_axis="flat")
 axis_op(["xp.concat"], ("axis",))
+# the coverage ops batch by vectorized helpers in s2s/runtime/batch_ops.py (one row each)
+axis_op(["xp.diagonal"], ("axis1", "axis2"))
+axis_op(["xp.unstack"], ("axis",))
+axis_op(["xp.sort"], ("axis",), none_axis="flat")
+for _n in ("append", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "split",
+           "array_split", "hsplit", "vsplit", "dsplit", "compress", "extract", "delete", "take", "take_along_axis",
+           "select", "broadcast_to", "fliplr", "flipud", "rot90", "rollaxis", "roll", "tile", "diag", "pad",
+           "cumulative_sum", "cumulative_prod", "diff", "ediff1d", "average", "quantile", "percentile",
+           "nanquantile", "nanpercentile", "gradient", "partition", "einsum", "tensordot", "vdot", "kron",
+           "matvec", "vecmat", "vecdot", "cross", "polyval", "convolve", "correlate", "interp", "meshgrid"):
+    helper("xp." + _n, "rt.vbh_" + _n)
+for _n in ("tensordot", "vecdot", "cross", "solve"):
+    helper("xp.linalg." + _n, "rt.vbh_linalg_" + _n)
+helper("xp.linalg.matmul", "rt.vbh_matmul")
+helper("xp.permute_dims", "rt.vbh_transpose")
+helper("rt.interp_apply", "rt.vbh_interp_apply")
+helper("rt.list_sum", "rt.vbh_list_sum")
 looped(*[n for n, p in PRIMS.items() if n not in BATCH and not n.startswith("ext.")
          and (p.vjp or p.jvp or p.linear_in)])
 elementwise("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex",
