@@ -217,6 +217,8 @@ helper("xp.linalg.matmul", "rt.vbh_matmul")
 helper("xp.permute_dims", "rt.vbh_transpose")
 helper("rt.interp_apply", "rt.vbh_interp_apply")
 helper("rt.list_sum", "rt.vbh_list_sum")
+for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
+    helper("xp." + _n, "rt.vbh_" + _n)
 looped(*[n for n, p in PRIMS.items() if n not in BATCH and not n.startswith("ext.")
          and (p.vjp or p.jvp or p.linear_in)])
 elementwise("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex",

@@ -592,3 +592,22 @@ def vbh_meshgrid(f, x, y=None, z=None, indexing="xy", sparse=False, copy=True):
 
 
 _b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
+
+
+# ---- creation from a batched value ----
+def _like(fn):
+    def rule(f, x, *args, **kw):
+        """`<fn>(x, ..., shape=s)` per example: the batch stays in front of a given shape."""
+        shape = kw.get("shape", args[3] if len(args) > 3 else None)
+        if shape is None:
+            return fn(x, *args, **kw)
+        shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        kw["shape"] = np.shape(x)[:1] + shape
+        return fn(x, *args[:3], **kw)
+    return rule
+
+
+vbh_zeros_like = _like(np.zeros_like)
+vbh_ones_like = _like(np.ones_like)
+vbh_empty_like = _like(np.empty_like)
+_b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
