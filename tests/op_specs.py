@@ -1409,3 +1409,14 @@ def op_linalg_cond(a):
 @spec("linalg", N(2), N(2), N(2), N(2), N(2), N(2))
 def op_einsum__six(a, b, c, d, e, f):
     return np.einsum("i,i,j,j,k,k->ijk", a, b, c, d, e, f)
+
+
+# ---- cov3: a kernel longer than the signal (NumPy centres correlate's "same" the other way) ----
+@spec("linalg", N(2), N(5))
+def op_correlate__long_kernel(a, v):
+    return np.correlate(a, v, "same"), np.correlate(a, v), np.correlate(a, v, "full")
+
+
+@spec("linalg", N(2), N(6))
+def op_convolve__long_kernel(a, v):
+    return np.convolve(a, v, "same"), np.correlate(a, v, "same"), np.convolve(a, v, "valid")

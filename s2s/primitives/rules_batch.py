@@ -219,6 +219,11 @@ helper("rt.interp_apply", "rt.vbh_interp_apply")
 helper("rt.list_sum", "rt.vbh_list_sum")
 for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
     helper("xp." + _n, "rt.vbh_" + _n)
+# derivative helpers that read only shapes and settings: one example's answer serves the batch
+for _n in _rt.batch_ops._STATIC:
+    prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True)
+    helper("rt." + _n, "rt.vbh_static_" + _n)
+    UNBATCHED_RESULT.add("rt." + _n)
 looped(*[n for n, p in PRIMS.items() if n not in BATCH and not n.startswith("ext.")
          and (p.vjp or p.jvp or p.linear_in)])
 elementwise("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex",

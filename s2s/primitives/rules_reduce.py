@@ -63,8 +63,9 @@ prim("xp.convolve", "a, v, mode='full'")
 defvjp("xp.convolve", a=f"xp.correlate({_FULL}, v, 'valid')", v=f"xp.correlate({_FULL}, a, 'valid')")
 defjvp("xp.convolve", a="xp.convolve(da, v, mode)", v="xp.convolve(a, dv, mode)")
 prim("xp.correlate", "a, v, mode='valid'")  # correlate(a, v) == convolve(a, v[::-1])
-defvjp("xp.correlate", a=f"xp.correlate({_FULL}, xp.flip(v, 0), 'valid')",
-       v=f"xp.flip(xp.correlate({_FULL}, a, 'valid'), 0)")
+_FULL_C = "xp.pad(g, rt.conv_pad(a, v, mode, True))"
+defvjp("xp.correlate", a=f"xp.correlate({_FULL_C}, xp.flip(v, 0), 'valid')",
+       v=f"xp.flip(xp.correlate({_FULL_C}, a, 'valid'), 0)")
 defjvp("xp.correlate", a="xp.correlate(da, v, mode)", v="xp.correlate(a, dv, mode)")
 for _op in ("xp.convolve", "xp.correlate"):
     zero(_op, "mode")

@@ -130,11 +130,12 @@ def vb_out(x, spec, n):
 
 def vb_n(x):
     """The batch size of a batched value (its first leaf's leading axis)."""
-    while isinstance(x, (tuple, list)) and x:
-        x = x[0]
-    if isinstance(x, np.ndarray):
-        return x.shape[0]
-    return np.shape(tree_leaves(x)[0])[0]
+    y = x
+    while isinstance(y, (tuple, list)) and y:
+        y = y[0]
+    if isinstance(y, np.ndarray):
+        return y.shape[0]
+    return np.shape(tree_leaves(x)[0])[0]  # the first leaf of all (an empty record has none)
 
 
 def vb_bcast(x, n):

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..errors import S2SValueError
+from ..tree import tree_leaves
 from . import batch as _b
 from . import ops as _ops
 
@@ -610,4 +612,30 @@ def _like(fn):
 vbh_zeros_like = _like(np.zeros_like)
 vbh_ones_like = _like(np.ones_like)
 vbh_empty_like = _like(np.empty_like)
+_b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
+
+
+# ---- derivative helpers that read only shapes and settings: computed once, from one example ----
+def _static(fn, shape_only):
+    def rule(f, *args):
+        for k, (a, fl) in enumerate(zip(args, f)):
+            if fl and k not in shape_only and not _constant(a):
+                raise S2SValueError(f"vmap: `{fn.__name__}` (a derivative helper) got settings that differ per "
+                                    "example (np.delete positions, tensordot axes); compute them outside the vmap")
+        return fn(*[_b._vb_first(a, fl) for a, fl in zip(args, f)])
+    return rule
+
+
+def _constant(a):
+    """Whether every example of batched `a` is the same (settings saved for the backward sweep are
+    broadcast over the batch)."""
+    return all(np.all(np.asarray(x) == np.asarray(x)[:1]) for x in tree_leaves(a))
+
+
+_STATIC = {"conv_pad": (0, 1), "diff_axis": (), "einsum_spec1": (2, 3, 4, 5, 6, 7),
+           "einsum_spec2": (2, 3, 4, 5, 6, 7), "einsum_const": (2, 3, 4, 5, 6, 7), "tensordot_spec": (0, 1),
+           "inner_spec": (0, 1), "kron_spec": (0, 1), "kron_shape": (0, 1), "vecdot_spec": (0, 1),
+           "svd_check": (0,), "not_deleted": (0,), "interp_ok": (), "plain_reflect": ()}
+for _name, _shape_only in _STATIC.items():
+    globals()["vbh_static_" + _name] = _static(getattr(_ops, _name), _shape_only)
 _b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})

@@ -715,8 +715,9 @@ def gradient_vjp_t(v, f, spacing, axis, edge_order):
                        edge_order=edge_order)
 
 
-def conv_pad(a, v, mode):
-    """How to pad a `convolve(a, v, mode)` cotangent back to the full output's length."""
+def conv_pad(a, v, mode, corr=False):
+    """How to pad a `convolve(a, v, mode)` (`corr`: `correlate`) cotangent back to the full
+    output's length. NumPy centres correlate's "same" window the other way when v is longer."""
     n, m = np.size(a), np.size(v)
     full = n + m - 1
     if mode == "full":
@@ -724,6 +725,8 @@ def conv_pad(a, v, mode):
     if mode == "same":
         out = max(n, m)
         start = (min(n, m) - 1) // 2
+        if corr and m > n:
+            start = min(n, m) - 1 - start
     else:
         out = max(n, m) - min(n, m) + 1
         start = min(n, m) - 1

@@ -654,7 +654,8 @@ def body_fn(core: CoreFn, mask: tuple, calls: Callees) -> GeneratedFn:
     arguments (`mask`): those arguments and the result carry the batch at axis 0."""
     mapped = [p for p, m in zip(core.params, mask) if m]
     bt, body = batch_body(core, mapped, calls)
-    entry = [A.assign(bt.n, A.call("rt.vb_n", [A.name(mapped[0])]))]
+    first = A.name(mapped[0]) if len(mapped) == 1 else A.tuple_([A.name(p) for p in mapped])  # one may be empty
+    entry = [A.assign(bt.n, A.call("rt.vb_n", [first]))]
     entry += [A.assign(p, A.call("rt.vb_bcast", [A.name(p), A.name(bt.n)])) for p in core.params
               if p in bt.bset and p not in mapped]
     body = entry + _finish(bt, body, "body", core.name)
