@@ -1420,3 +1420,69 @@ def op_correlate__long_kernel(a, v):
 @spec("linalg", N(2), N(6))
 def op_convolve__long_kernel(a, v):
     return np.convolve(a, v, "same"), np.correlate(a, v, "same"), np.convolve(a, v, "valid")
+
+
+# ---- reductions with where= and initial= (every row and column keeps at least one entry) ----
+_MASK = np.array([[True, False, True, True], [False, True, True, False], [True, True, False, True]])
+
+
+@spec("reduction", N(3, 4))
+def op_sum__where(x):
+    return np.sum(x, axis=1, where=_MASK, initial=0.5), x.sum(where=_MASK), np.sum(x * x, axis=0, where=_MASK)
+
+
+@spec("reduction", P(3, 4))
+def op_prod__where(x):
+    return np.prod(x, axis=0, where=_MASK, initial=2.0), x.prod(where=_MASK, keepdims=True)
+
+
+@spec("reduction", N(3, 4))
+def op_mean__where(x):
+    return np.mean(x, axis=1, where=_MASK), x.mean(where=_MASK), np.mean(x, axis=0, where=_MASK, keepdims=True)
+
+
+@spec("reduction", N(3, 4))
+def op_var__where(x):
+    return np.var(x, axis=1, where=_MASK), np.var(x, ddof=1, where=_MASK), x.var(axis=0, where=_MASK)
+
+
+@spec("reduction", N(3, 4))
+def op_std__where(x):
+    return np.std(x, axis=1, where=_MASK), np.std(x, ddof=1, where=_MASK)
+
+
+@spec("reduction", distinct(3, 4))
+def op_max__where(x):
+    return np.max(x, axis=1, where=_MASK, initial=-10.0), x.max(where=_MASK, initial=-10.0), \
+        np.amax(x, axis=0, where=_MASK, initial=-10.0)
+
+
+@spec("reduction", distinct(3, 4))
+def op_min__where(x):
+    return np.min(x, axis=1, where=_MASK, initial=10.0), np.amin(x, axis=0, where=_MASK, initial=10.0)
+
+
+@spec("reduction", distinct(3, 4))
+def op_max__initial_wins(x):
+    return np.max(x, axis=1, initial=0.0), np.min(x, axis=0, initial=0.0)
+
+
+@spec("reduction", N(3, 4))
+def op_sum__initial(x):
+    return np.sum(x, axis=0, initial=1.5), np.prod(x, initial=3.0)
+
+
+@spec("reduction", N(3, 4))
+def op_nansum__where(x):
+    return np.nansum(_with_nan(x), axis=0, where=_MASK, initial=1.0), np.nanmean(_with_nan(x), axis=1, where=_MASK)
+
+
+@spec("reduction", distinct(3, 4))
+def op_nanmax__where(x):
+    return np.nanmax(_with_nan(x), axis=1, where=_MASK, initial=-10.0), \
+        np.nanmin(_with_nan(x), axis=0, where=_MASK, initial=10.0)
+
+
+@spec("reduction", P(3, 4))
+def op_nanprod__where(x):
+    return np.nanprod(_with_nan(x), axis=1, where=_MASK, initial=0.5)

@@ -160,5 +160,19 @@ def zero(name: str, *args: str) -> None:
     PRIMS[name].zero_args = tuple(args)
 
 
+# Reductions whose `where=`/`initial=` forms are runtime functions written with primitives: the
+# normalizer calls KEYWORD_FORMS[key] (transformed from its source like a user function) when a
+# call of primitive `key` passes one of KEYWORD_FORM_ARGS.
+KEYWORD_FORMS: dict[str, object] = {}
+KEYWORD_FORM_ARGS = ("where", "initial")
+
+
+def keyword_form(key: str | None, keywords) -> object | None:
+    """The runtime function that computes primitive `key` with these keywords, or None."""
+    if key in KEYWORD_FORMS and any(k in KEYWORD_FORM_ARGS for k in keywords):
+        return KEYWORD_FORMS[key]
+    return None
+
+
 def lookup(name: str) -> Prim | None:
     return PRIMS.get(name)

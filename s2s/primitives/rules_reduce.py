@@ -2,7 +2,8 @@
 convolve/correlate, interp, polyval, gradient."""
 from __future__ import annotations
 
-from .registry import PRIMS, defjvp, defvjp, linear, nondiff, prim, zero
+from .. import runtime as _rt
+from .registry import KEYWORD_FORMS, PRIMS, defjvp, defvjp, linear, nondiff, prim, zero
 
 _RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 _NAN = "xp.isnan(a)"
@@ -124,3 +125,9 @@ for _op in ("xp.median", "xp.nanmedian"):
     PRIMS[_op].zero_args = PRIMS[_op].params[1:]
 linear("rt.quantile_vjp", "v, a, q, axis, keepdims", "v", "rt.quantile_jvp(g, a, q, axis, keepdims)")
 linear("rt.quantile_jvp", "v, a, q, axis, keepdims", "v", "rt.quantile_vjp(g, a, q, axis, keepdims)")
+
+# ---- where= and initial=: NumPy's definitions in s2s/runtime/ops.py, transformed from source ----
+for _op in ("sum", "prod", "mean", "var", "std", "max", "min", "nansum", "nanprod", "nanmean", "nanmax", "nanmin"):
+    KEYWORD_FORMS["xp." + _op] = getattr(_rt, _op + "_where")
+for _op in ("amax", "amin"):
+    KEYWORD_FORMS["xp." + _op] = getattr(_rt, _op[1:] + "_where")

@@ -1004,3 +1004,73 @@ def linear_method(q, method):
     if method != "linear":
         raise S2SValueError(f"s2s differentiates quantiles with method='linear' only, not {method!r}")
     return q
+
+
+# ---- reductions with where= and initial=: NumPy's definition written with primitives, so s2s
+# differentiates and batches them from this source (the normalizer calls them in place of the
+# plain reduction when a call passes `where=` or `initial=`; see primitives/rules_reduce.py) ----
+
+def sum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
+    """`np.sum(a, axis, keepdims=..., initial=..., where=...)`."""
+    kept = np.where(where, a, np.zeros_like(a))
+    return np.sum(kept, axis=axis, keepdims=keepdims) + initial
+
+
+def prod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
+    """`np.prod(a, axis, keepdims=..., initial=..., where=...)`."""
+    kept = np.where(where, a, np.ones_like(a))
+    return np.prod(kept, axis=axis, keepdims=keepdims) * initial
+
+
+def _count_where(a, axis, keepdims, where):
+    return np.sum(np.where(where, np.ones_like(a), np.zeros_like(a)), axis=axis, keepdims=keepdims)
+
+
+def mean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+    """`np.mean(a, axis, keepdims=..., where=...)`: the sum over the selected entries by their count."""
+    return sum_where(a, axis, None, None, keepdims, 0, where) / _count_where(a, axis, keepdims, where)
+
+
+def var_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True):
+    """`np.var(a, axis, ddof=..., keepdims=..., where=...)`, as NumPy computes it."""
+    mean = mean_where(a, axis, None, None, True, where)
+    d = a - mean
+    return sum_where(d * d, axis, None, None, keepdims, 0, where) / (_count_where(a, axis, keepdims, where) - ddof)
+
+
+def std_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True):
+    """`np.std(a, axis, ddof=..., keepdims=..., where=...)`."""
+    return np.sqrt(var_where(a, axis, None, None, ddof, keepdims, where))
+
+
+def max_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
+    """`np.max(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as -inf."""
+    kept = np.where(where, a, -np.inf)
+    return np.maximum(np.max(kept, axis=axis, keepdims=keepdims), initial)
+
+
+def min_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
+    """`np.min(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as +inf."""
+    kept = np.where(where, a, np.inf)
+    return np.minimum(np.min(kept, axis=axis, keepdims=keepdims), initial)
+
+
+def nansum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
+    """`np.nansum(..., initial=..., where=...)`: NaN entries left out as well."""
+    return sum_where(a, axis, None, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+
+
+def nanprod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
+    return prod_where(a, axis, None, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+
+
+def nanmean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+    return mean_where(a, axis, None, None, keepdims, np.logical_and(where, np.logical_not(np.isnan(a))))
+
+
+def nanmax_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
+    return max_where(a, axis, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+
+
+def nanmin_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
+    return min_where(a, axis, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
