@@ -22,7 +22,7 @@ _METHOD_PRIM = {"flatten": "xp.ravel", "astype": "xp.asarray", "item": "float", 
 
 def _has(p: registry.Prim, table: str) -> bool:
     """Whether every argument a derivative can flow through has a rule of this kind."""
-    if p.nondiff:
+    if p.nondiff or p.source is not None:  # a composite: its rules come from its source
         return True
     rules_ = p.vjp if table == "vjp" else p.jvp
     args = [a for a in p.params if a not in p.zero_args and not a.startswith("*")]

@@ -1486,3 +1486,40 @@ def op_nanmax__where(x):
 @spec("reduction", P(3, 4))
 def op_nanprod__where(x):
     return np.nanprod(_with_nan(x), axis=1, where=_MASK, initial=0.5)
+
+
+# ---- operations computed from NumPy's definition written with primitives (registry.composite) ----
+@spec("reduction", N(3, 5))
+def op_cov(x):
+    return np.cov(x), np.cov(x[0], x[1], bias=True), np.cov(x.T, rowvar=False, ddof=2)
+
+
+@spec("reduction", N(3, 5), N(2, 5))
+def op_cov__y(x, y):
+    return np.cov(x, y, ddof=0)
+
+
+@spec("reduction", N(3, 5))
+def op_corrcoef(x):
+    return np.corrcoef(x), np.corrcoef(x[0], x[2])
+
+
+@spec("shape", N(4))
+def op_vander(x):
+    return np.vander(x), np.vander(x, 3, increasing=True)
+
+
+@spec("indexing", N(4), N(2, 4))
+def op_insert(v, y):
+    return (np.insert(v, 1, 7.0), np.insert(v, [0, 2, 2], y[0, :3]), np.insert(y, 1, v[0], axis=1),
+            np.insert(y, 2, v))
+
+
+@spec("shape", N(3, 1), N(4))
+def op_broadcast_arrays(a, b):
+    return np.broadcast_arrays(a, b)
+
+
+@spec("linalg", N(3, 4), N(4, 2), N(2))
+def op_linalg_multi_dot(a, b, c):
+    return np.linalg.multi_dot([a, b, c]), np.linalg.multi_dot([a[0], b, c]), np.linalg.multi_dot([a, b])

@@ -300,3 +300,38 @@ def test_coverage_ops_have_vectorized_rules():
     for op in ("xp.take", "xp.take_along_axis", "xp.pad", "xp.convolve", "xp.interp", "xp.polyval", "xp.einsum",
                "xp.linalg.solve", "xp.kron", "xp.cross", "xp.sort", "xp.diagonal", "rt.list_sum"):
         assert BATCH[op].kind != "loop", op
+
+
+# ---- functions without derivative: integer and boolean results compared exactly ----
+def nd_sorts(x, y):
+    return np.argsort(x, axis=0), np.argsort(x, axis=None), x.argsort(), np.argpartition(x, 1, axis=1)
+
+
+def nd_args(x, y):
+    return np.nanargmax(x, axis=0), np.nanargmin(x)
+
+
+def nd_search(x, y):
+    return np.searchsorted(np.sort(y[0]), x[0]), np.searchsorted(np.sort(y[0]), x, side="right")
+
+
+def nd_compare(x, y):
+    return (np.allclose(x[:2], y), np.array_equal(x, x), np.array_equal(x, y[0]), np.array_equiv(x[0], x),
+            np.allclose(x, x + 1e-12))
+
+
+def nd_members(x, y):
+    return (np.isin(x, y[0]), np.isin(x[0], y, invert=True), np.digitize(x, np.sort(y[1])),
+            np.digitize(x, -np.sort(y[1]), right=True))
+
+
+@pytest.mark.parametrize("fn", [nd_sorts, nd_args, nd_search, nd_compare, nd_members], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("axes", [(0, 0), (0, None), (None, 0)])
+def test_no_derivative_ops_match_loop(fn, axes, no_loop):
+    X, Y = np.round(rng.standard_normal((B, 3, 4)), 1), np.round(rng.standard_normal((B, 2, 4)), 1)
+    Y[:, 0, :2] = X[:, 0, :2]  # some members, some ties
+    per = [(X[k] if axes[0] is not None else X[0], Y[k] if axes[1] is not None else Y[0]) for k in range(B)]
+    got = s2s.vmap(fn, in_axes=axes)(X if axes[0] is not None else X[0], Y if axes[1] is not None else Y[0])
+    for i, g in enumerate(got):
+        want = np.stack([np.asarray(fn(*p)[i]) for p in per])
+        assert np.shape(g) == want.shape and np.array_equal(g, want), (i, g, want)

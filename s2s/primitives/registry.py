@@ -8,6 +8,7 @@ registered, so a bad rule fails at import.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import types
 
 import gast
@@ -30,6 +31,7 @@ class Prim:
     tree_sum: bool = False         # output may be a pytree: tangent terms add with rt.tree_add
     same_shape: bool = False       # output has its (array) argument's shape
     full_reduction: bool = False   # with axis=None and keepdims=False, the output is a scalar
+    source: object = None          # computed by this runtime function, transformed from its source
 
     @property
     def vjp(self) -> dict[str, str]:
@@ -168,10 +170,22 @@ KEYWORD_FORM_ARGS = ("where", "initial")
 
 
 def keyword_form(key: str | None, keywords) -> object | None:
-    """The runtime function that computes primitive `key` with these keywords, or None."""
+    """The runtime function that computes primitive `key` with these keywords (a composite
+    operation always), or None."""
     if key in KEYWORD_FORMS and any(k in KEYWORD_FORM_ARGS for k in keywords):
         return KEYWORD_FORMS[key]
-    return None
+    p = PRIMS.get(key) if key is not None else None
+    return p.source if p is not None else None
+
+
+def composite(name: str, fn) -> Prim:
+    """Operation `name` computed by runtime function `fn` written with primitives: the normalizer
+    calls `fn` in its place, so its reverse, forward and batched forms come from `fn`'s source."""
+    sig = ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
+                    for p in inspect.signature(fn).parameters.values())
+    p = prim(name, sig, source=fn)
+    BATCH[name] = BatchRule("source")
+    return p
 
 
 def lookup(name: str) -> Prim | None:

@@ -85,6 +85,7 @@ for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"),
     helper(_n, "rt.vbh_" + _h)
 UNBATCHED_RESULT = {"xp.shape", "xp.ndim", "xp.size", "len"}  # per-example shape queries
 defbatch("rt.cast_like", BatchRule("same"))
+defbatch("rt.unsupported", BatchRule("same"))
 defbatch("rt.no_derivative", BatchRule("same"))
 looped("xp.diag", "xp.tile", "xp.roll", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
        "xp.broadcast_to", "xp.where", "rt.sum_vjp", "rt.mean_vjp", "rt.max_vjp", "rt.max_jvp",
@@ -219,6 +220,23 @@ helper("rt.interp_apply", "rt.vbh_interp_apply")
 helper("rt.list_sum", "rt.vbh_list_sum")
 for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
     helper("xp." + _n, "rt.vbh_" + _n)
+# functions without derivative, declared with their real parameters so that each argument's
+# batched flag is known
+for _n, _sig in (("xp.argsort", "a, axis=-1, kind=None, order=None, stable=None"),
+                 ("xp.argpartition", "a, kth, axis=-1, kind='introselect', order=None"),
+                 ("xp.nanargmax", "a, axis=None, out=None, keepdims=False"),
+                 ("xp.nanargmin", "a, axis=None, out=None, keepdims=False"),
+                 ("xp.searchsorted", "a, v, side='left', sorter=None"), ("xp.allclose", "a, b, *args, **kwargs"),
+                 ("xp.array_equal", "a, b, *args, **kwargs"), ("xp.array_equiv", "a, b, *args, **kwargs"),
+                 ("xp.isin", "element, test_elements, assume_unique=False, invert=False, kind=None"),
+                 ("xp.digitize", "x, bins, right=False")):
+    prim(_n, _sig, nondiff=True)
+axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="flat")
+for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
+    helper("xp." + _n, "rt.vbh_" + _n)
+for _n in ("is", "isnot"):  # `x is None` of a batched x: never None, as for each example
+    helper(_n, "rt.vbh_" + _n)
+    UNBATCHED_RESULT.add(_n)
 # derivative helpers that read only shapes and settings: one example's answer serves the batch
 for _n in _rt.batch_ops._STATIC:
     prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True)

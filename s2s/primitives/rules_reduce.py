@@ -3,7 +3,7 @@ convolve/correlate, interp, polyval, gradient."""
 from __future__ import annotations
 
 from .. import runtime as _rt
-from .registry import KEYWORD_FORMS, PRIMS, defjvp, defvjp, linear, nondiff, prim, zero
+from .registry import KEYWORD_FORMS, PRIMS, composite, defjvp, defvjp, linear, nondiff, prim, zero
 
 _RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 _NAN = "xp.isnan(a)"
@@ -131,3 +131,12 @@ for _op in ("sum", "prod", "mean", "var", "std", "max", "min", "nansum", "nanpro
     KEYWORD_FORMS["xp." + _op] = getattr(_rt, _op + "_where")
 for _op in ("amax", "amin"):
     KEYWORD_FORMS["xp." + _op] = getattr(_rt, _op[1:] + "_where")
+
+# ---- operations computed by NumPy's definition written with primitives (s2s/runtime/ops.py) ----
+composite("xp.cov", _rt.cov)
+composite("xp.corrcoef", _rt.corrcoef)
+composite("xp.vander", _rt.vander)
+composite("xp.insert", _rt.insert)
+composite("xp.broadcast_arrays", _rt.broadcast_arrays)
+composite("xp.linalg.multi_dot", _rt.multi_dot)
+prim("rt.unsupported", "value, what", nondiff=True)

@@ -423,8 +423,9 @@ def vbh_squeeze(f, a, axis=None, shape=None):
     return np.squeeze(a, axis=axis)
 
 
-def vbh_array(f, x):
-    return vb_array(x)
+def vbh_array(f, x, **kw):
+    out = vb_array(x)
+    return out if kw.get("dtype") is None else out.astype(kw["dtype"])
 
 
 def _vb_sum_to(v, vs, target, off):

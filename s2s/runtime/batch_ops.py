@@ -635,7 +635,90 @@ def _constant(a):
 _STATIC = {"conv_pad": (0, 1), "diff_axis": (), "einsum_spec1": (2, 3, 4, 5, 6, 7),
            "einsum_spec2": (2, 3, 4, 5, 6, 7), "einsum_const": (2, 3, 4, 5, 6, 7), "tensordot_spec": (0, 1),
            "inner_spec": (0, 1), "kron_spec": (0, 1), "kron_shape": (0, 1), "vecdot_spec": (0, 1),
-           "svd_check": (0,), "not_deleted": (0,), "interp_ok": (), "plain_reflect": ()}
+           "svd_check": (0,), "not_deleted": (0,), "interp_ok": (), "plain_reflect": (), "insert_map": (0, 2)}
 for _name, _shape_only in _STATIC.items():
     globals()["vbh_static_" + _name] = _static(getattr(_ops, _name), _shape_only)
+_b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
+
+
+# ---- `x is None` on a batched value: a batch of arrays is never None, like each example ----
+def vbh_is(f, x, y=None):
+    return _identity(x, y, "is")
+
+
+def vbh_isnot(f, x, y=None):
+    return not _identity(x, y, "is not")
+
+
+def _identity(x, y, op):
+    if x is not None and y is not None:
+        raise S2SValueError(f"vmap: `{op}` between two values that differ per example is not supported; "
+                            "compare with `is None` or with ==")
+    return x is y
+
+
+_b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
+
+
+# ---- operations without derivative ----
+def vbh_argpartition(f, a, kth, axis=-1, kind="introselect", order=None):
+    if f[1] or f[2]:
+        return _loop("xp.argpartition", f, a, kth, axis, kind, order)
+    if axis is None:
+        return np.argpartition(np.asarray(a).reshape(np.shape(a)[0], -1), kth, axis=1, kind=kind, order=order)
+    return np.argpartition(a, kth, axis=_ax(axis, _nd(a, True)), kind=kind, order=order)
+
+
+def vbh_searchsorted(f, a, v, side="left", sorter=None):
+    """Per example: how many entries of sorted `a` lie before each `v` (a count of comparisons)."""
+    if f[2] or f[3] or sorter is not None:
+        return _loop("xp.searchsorted", f, a, v, side, sorter)
+    if not f[0]:
+        return np.searchsorted(a, v, side=side)
+    n = _n(f, (a, v))
+    vs = np.shape(v)[1:] if f[1] else np.shape(v)
+    V = _flat(v, f[1], n)
+    below = (a[:, None, :] < V[:, :, None]) if side == "left" else (a[:, None, :] <= V[:, :, None])
+    return np.sum(below, axis=2).reshape((n,) + vs)
+
+
+def _all_close(fn):
+    def rule(f, a, b, *args, **kw):
+        r = max(_nd(a, f[0]), _nd(b, f[1]))
+        A, B = _lift(a, f[0], r), _lift(b, f[1], r)
+        if fn == "array_equal" and np.shape(_ex(a, f[0])) != np.shape(_ex(b, f[1])):
+            return np.zeros(_n(f, (a, b)), dtype=bool)
+        same = np.isclose(A, B, *args, **kw) if fn == "allclose" else (A == B)
+        same = np.broadcast_to(same, (_n(f, (a, b)),) + np.shape(same)[1:])
+        return np.all(same.reshape(same.shape[0], -1), axis=1)
+    return rule
+
+
+vbh_allclose = _all_close("allclose")
+vbh_array_equal = _all_close("array_equal")
+vbh_array_equiv = _all_close("array_equiv")
+
+
+def vbh_isin(f, element, test_elements, assume_unique=False, invert=False, kind=None):
+    if f[1]:
+        n = _n(f, (element, test_elements))
+        E, T = _flat(element, f[0], n), _flat(test_elements, True, n)
+        hit = np.any(E[:, :, None] == T[:, None, :], axis=2)
+        shape = (n,) + (np.shape(element)[1:] if f[0] else np.shape(element))
+        return (~hit if invert else hit).reshape(shape)
+    return np.isin(element, test_elements, assume_unique=assume_unique, invert=invert, kind=kind)
+
+
+def vbh_digitize(f, x, bins, right=False):
+    if f[2]:
+        return _loop("xp.digitize", f, x, bins, right)
+    if not f[1]:
+        return np.digitize(x, bins, right=right)
+    side = "left" if right else "right"   # NumPy's own choice (the arguments of searchsorted swap)
+    up = vbh_searchsorted((True, f[0], False, False), bins, x, side)
+    down = np.shape(bins)[1] - vbh_searchsorted((True, f[0], False, False), np.flip(bins, 1), x, side)
+    inc = (bins[:, -1] >= bins[:, 0]).reshape((-1,) + (1,) * (np.ndim(up) - 1))
+    return np.where(inc, up, down)
+
+
 _b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})

@@ -1074,3 +1074,106 @@ def nanmax_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=
 
 def nanmin_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
     return min_where(a, axis, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+
+
+# ---- operations defined by their NumPy definition written with primitives (registry.composite):
+# the normalizer calls these in place of the NumPy function, so s2s differentiates and batches
+# their source; each computes what NumPy computes ----
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    """`np.cov` (without frequency or analytic weights)."""
+    unsupported(fweights, "np.cov with fweights=")
+    unsupported(aweights, "np.cov with aweights=")
+    x = np.atleast_2d(m)
+    if not rowvar:
+        if x.shape[0] != 1:
+            x = x.T
+    if y is not None:
+        y2 = np.atleast_2d(y)
+        if not rowvar:
+            if y2.shape[0] != 1:
+                y2 = y2.T
+        x = np.concatenate((x, y2), axis=0)
+    if ddof is None:
+        ddof = 1
+        if bias:
+            ddof = 0
+    n = x.shape[1]
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    c = (xc @ xc.T) * (1.0 / (n - ddof))
+    return np.squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True, bias=None, ddof=None, dtype=None):
+    """`np.corrcoef`: the covariance scaled by the standard deviations, clipped to [-1, 1]."""
+    c = cov(x, y, rowvar)
+    if np.ndim(c) == 0:
+        return c / c
+    s = np.sqrt(np.diagonal(c))
+    c = c / np.expand_dims(s, 1)
+    c = c / np.expand_dims(s, 0)
+    return np.clip(c, -1.0, 1.0)
+
+
+def vander(x, N=None, increasing=False):
+    """`np.vander`: columns are powers of `x`, decreasing unless `increasing`."""
+    x = np.asarray(x)
+    n = N
+    if N is None:
+        n = np.shape(x)[0]
+    powers = np.asarray(np.arange(n), dtype=x.dtype)  # x's dtype (float32 stays float32)
+    if not increasing:
+        powers = np.flip(powers, 0)
+    return np.expand_dims(x, 1) ** powers
+
+
+def insert_map(arr, obj, values, axis):
+    """Where each entry of `np.insert(arr, obj, values, axis)` comes from: a flat index into
+    `concatenate([ravel(arr), ravel(values)])` (NumPy's own insert applied to positions)."""
+    arr, values = np.asarray(arr), np.asarray(values)
+    pos = np.arange(arr.size).reshape(arr.shape)
+    vpos = arr.size + np.arange(values.size).reshape(values.shape)
+    return np.insert(pos, obj, vpos, axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """`np.insert`: a gather from the entries of `arr` and `values` (repeated values broadcast)."""
+    a = np.asarray(arr)
+    where = insert_map(a, obj, values, axis)
+    both = np.concatenate([np.ravel(a), np.ravel(np.asarray(values, dtype=a.dtype))])
+    return np.take(both, where)
+
+
+def broadcast_arrays(a, b=None, c=None, d=None, e=None, f=None):
+    """`np.broadcast_arrays` of up to six arrays: each broadcast to their common shape."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c), np.shape(d), np.shape(e), np.shape(f))
+    if b is None:
+        return (np.broadcast_to(a, shape),)
+    if c is None:
+        return (np.broadcast_to(a, shape), np.broadcast_to(b, shape))
+    if d is None:
+        return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape))
+    if e is None:
+        return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape),
+                np.broadcast_to(d, shape))
+    if f is None:
+        return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape),
+                np.broadcast_to(d, shape), np.broadcast_to(e, shape))
+    return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape),
+            np.broadcast_to(d, shape), np.broadcast_to(e, shape), np.broadcast_to(f, shape))
+
+
+def multi_dot(arrays, out=None):
+    """`np.linalg.multi_dot`: the chain of dots, left to right (NumPy may pick another order of
+    the same products)."""
+    result = arrays[0]
+    for k in range(1, len(arrays)):
+        result = np.dot(result, arrays[k])
+    return result
+
+
+def unsupported(value, what):
+    """An S2SError when an argument s2s does not differentiate is given."""
+    if value is not None:
+        raise S2SValueError(f"s2s does not support {what}; compute it another way")
+    return None
