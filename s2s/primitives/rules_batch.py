@@ -215,6 +215,7 @@ for _n in ("append", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack
 for _n in ("tensordot", "vecdot", "cross", "solve"):
     helper("xp.linalg." + _n, "rt.vbh_linalg_" + _n)
 helper("xp.linalg.matmul", "rt.vbh_matmul")
+helper("xp.linalg.multi_dot", "rt.vbh_multi_dot")
 helper("xp.permute_dims", "rt.vbh_transpose")
 helper("rt.interp_apply", "rt.vbh_interp_apply")
 helper("rt.list_sum", "rt.vbh_list_sum")

@@ -722,3 +722,24 @@ def vbh_digitize(f, x, bins, right=False):
 
 
 _b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
+
+
+def vbh_multi_dot(f, arrays, out=None):
+    """multi_dot per example: the chain as batched matmuls (1-D ends as a row and a column)."""
+    mats = [np.asarray(a) for a in arrays]
+    first, last = mats[0].ndim == 2, mats[-1].ndim == 2
+    if first:
+        mats[0] = mats[0][:, None, :]
+    if last:
+        mats[-1] = mats[-1][:, :, None]
+    out = mats[0]
+    for m in mats[1:]:
+        out = np.matmul(out, m)
+    if last:
+        out = out[:, :, 0]
+    if first:
+        out = out[:, 0]
+    return out
+
+
+_b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})

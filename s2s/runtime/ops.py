@@ -1163,13 +1163,61 @@ def broadcast_arrays(a, b=None, c=None, d=None, e=None, f=None):
             np.broadcast_to(d, shape), np.broadcast_to(e, shape), np.broadcast_to(f, shape))
 
 
-def multi_dot(arrays, out=None):
-    """`np.linalg.multi_dot`: the chain of dots, left to right (NumPy may pick another order of
-    the same products)."""
-    result = arrays[0]
-    for k in range(1, len(arrays)):
-        result = np.dot(result, arrays[k])
-    return result
+def _chain(mats, lo, hi):
+    """mats[lo] @ ... @ mats[hi - 1] (None when empty)."""
+    if hi <= lo:
+        return None
+    out = mats[lo]
+    for j in range(lo + 1, hi):
+        out = out @ mats[j]
+    return out
+
+
+def _chain_mats(arrays):
+    """The operands of a multi_dot as matrices: a 1-D first one a row, a 1-D last one a column."""
+    k = len(arrays)
+    mats = []
+    for i in range(k):
+        m = arrays[i]
+        if i == 0 and np.ndim(m) == 1:
+            m = np.expand_dims(m, 0)
+        if i == k - 1 and np.ndim(m) == 1:
+            m = np.expand_dims(m, 1)
+        mats.append(m)
+    return mats
+
+
+def multi_dot_vjp(g, arrays):
+    """Cotangents of the operands of `np.linalg.multi_dot(arrays)`: left.T @ g @ right.T each."""
+    mats = _chain_mats(arrays)
+    k = len(mats)
+    gm = np.reshape(g, (np.shape(mats[0])[0], np.shape(mats[k - 1])[1]))
+    out = []
+    for i in range(k):
+        ct = gm
+        right = _chain(mats, i + 1, k)
+        if right is not None:
+            ct = ct @ np.swapaxes(right, -1, -2)
+        left = _chain(mats, 0, i)
+        if left is not None:
+            ct = np.swapaxes(left, -1, -2) @ ct
+        out.append(np.reshape(ct, np.shape(arrays[i])))
+    return out
+
+
+def multi_dot_jvp(tangents, arrays):
+    """Tangent of `np.linalg.multi_dot(arrays)`: one term per operand's tangent."""
+    k = len(arrays)
+    total = 0.0
+    for i in range(k):
+        parts = []
+        for j in range(k):
+            if j == i:
+                parts.append(tangents[j])
+            else:
+                parts.append(arrays[j])
+        total = total + np.linalg.multi_dot(parts)
+    return total
 
 
 def unsupported(value, what):
