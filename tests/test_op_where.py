@@ -76,8 +76,6 @@ def test_where_under_vmap(axes):
     np.testing.assert_allclose(s2s.vmap(batched, in_axes=axes)(*args), want, rtol=1e-13)
 
 
-@pytest.mark.xfail(strict=True, reason="vmap of a backward sweep: settings saved in the record (axis, keepdims of "
-                                       "a called function) are broadcast over the batch and reach reductions as arrays")
 def test_vmap_of_grad_where():
     rng = np.random.default_rng(4)
     xs, ms = rng.standard_normal((5, 3, 4)), rng.random((5, 3, 4)) > 0.3
