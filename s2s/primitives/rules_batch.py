@@ -235,6 +235,9 @@ for _n, _sig in (("xp.argsort", "a, axis=-1, kind=None, order=None, stable=None"
 axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="flat")
 for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
     helper("xp." + _n, "rt.vbh_" + _n)
+helper("tuple", "rt.vbh_tuple")
+helper("list", "rt.vbh_list")
+elementwise("xp.linalg.matrix_rank")  # over stacks of matrices
 for _n in ("is", "isnot"):  # `x is None` of a batched x: never None, as for each example
     helper(_n, "rt.vbh_" + _n)
     UNBATCHED_RESULT.add(_n)

@@ -743,3 +743,15 @@ def vbh_multi_dot(f, arrays, out=None):
 
 
 _b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
+
+
+def vbh_tuple(f, x):
+    """`tuple(x)` per example: a batched array's rows are its second axis."""
+    return tuple(x[:, i] for i in range(np.shape(x)[1])) if isinstance(x, np.ndarray) else tuple(x)
+
+
+def vbh_list(f, x):
+    return list(vbh_tuple(f, x))
+
+
+_b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
