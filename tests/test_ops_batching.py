@@ -370,3 +370,28 @@ def test_vectorized_coverage_count():
     """Issue 11's bar: at least 250 operations with VJP, JVP and a vectorized batching rule."""
     s = ops_table.summary(ops_table.operations())
     assert s["differentiable_all_rules_vectorized"] >= 250, s
+
+
+# ---- vmap of grad: the derivative helpers batch without a loop too ----
+def g_reductions(x):
+    return np.sum(np.max(x, axis=0) ** 2) + np.min(x) + np.sum(np.prod(x, axis=1)) + np.sum(np.cumsum(x, axis=1) ** 2)
+
+
+def g_orders(x):
+    return np.sum(np.sort(x, axis=1) * np.arange(4.0)) + np.sum(np.partition(x, 1, axis=0)[1] ** 2)
+
+
+def g_shapes(x):
+    return (np.sum(np.diff(x, axis=1) ** 2) + np.sum(np.transpose(x) @ x) + np.sum(np.rot90(x) ** 3)
+            + np.sum(np.cumulative_sum(x, axis=0) ** 2) + np.sum(np.rollaxis(x, 1) ** 2))
+
+
+def g_products(x):
+    return np.sum(np.einsum("ij,kj->ik", x, np.sin(x)) ** 2) + np.sum(np.mod(x, 0.7) * np.fmod(x, 0.3))
+
+
+@pytest.mark.parametrize("fn", [g_reductions, g_orders, g_shapes, g_products], ids=lambda f: f.__name__)
+def test_vmap_grad_helpers_match_loop(fn, no_loop):
+    xs = rng.permutation(B * 12).reshape(B, 3, 4) * 0.1 + 0.05
+    got = s2s.vmap(s2s.grad(fn))(xs)
+    np.testing.assert_allclose(got, np.stack([s2s.grad(fn)(x) for x in xs]), rtol=1e-12, atol=1e-12)

@@ -14,7 +14,7 @@ import inspect
 
 from .. import runtime as _rt
 from . import rules  # noqa: F401  (every primitive is declared before its batching rule)
-from .registry import BATCH, PRIMS, BatchRule, defbatch, defjvp, defvjp, linear, prim, zero
+from .registry import BATCH, JVP, PRIMS, VJP, BatchRule, defbatch, defjvp, defvjp, linear, prim, zero
 
 
 def _decl(kind: str, names, **kw) -> None:
@@ -235,6 +235,13 @@ for _n, _sig in (("xp.argsort", "a, axis=-1, kind=None, order=None, stable=None"
 axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="flat")
 for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
     helper("xp." + _n, "rt.vbh_" + _n)
+# derivative helpers (vmap of grad), s2s/runtime/batch_ops.py
+for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "sort_vjp", "sort_jvp", "partition_vjp",
+           "partition_jvp", "cumsum_vjp", "diff_vjp", "cumulative_vjp", "reshape_like", "transpose_vjp", "rot90_vjp",
+           "rollaxis_vjp", "einsum_n", "add_at"):
+    helper("rt." + _n, "rt.vbh_d_" + _n)
+elementwise("rt.expand2")
+broadcasting("rt.mod_dy", "rt.fmod_dy")
 helper("tuple", "rt.vbh_tuple")
 helper("list", "rt.vbh_list")
 elementwise("xp.linalg.matrix_rank")  # over stacks of matrices
@@ -253,3 +260,10 @@ elementwise("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", 
 broadcasting("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd",
              "xp.lcm")
 looped(*[n for n in PRIMS if n not in BATCH and not n.startswith("ext.")])  # the rest: once per example
+# the batching helper of an operation without derivative has none either (grad of batched code
+# passes through it, as through the operation)
+for _n, _r in list(BATCH.items()):
+    if _r.kind == "helper" and PRIMS[_n].nondiff and _r.helper in PRIMS and not PRIMS[_r.helper].nondiff:
+        PRIMS[_r.helper].nondiff = True
+        VJP.pop(_r.helper, None)
+        JVP.pop(_r.helper, None)

@@ -755,3 +755,100 @@ def vbh_list(f, x):
 
 
 _b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
+
+
+# ---- derivative helpers (vmap of grad): the same facts, shifted past the batch axis ----
+def _shifted(fn, arrays, axes=(), statics=(), ref=0, none="all"):
+    """The batching rule of helper `fn(*args)`: arguments at `arrays` are arrays (broadcast over the
+    batch when unbatched), at `axes` axes of the array at `ref` (shifted past the batch; None:
+    every per-example axis, or a per-example call when `none` is "loop"), at `statics` settings."""
+    def rule(f, *args):
+        args = list(args)
+        for k in statics + axes:
+            if f[k]:
+                args[k] = _b.vb_static(args[k])
+        known = set(arrays + axes + statics)
+        if any(fl for k, fl in enumerate(f) if k not in known) or none == "loop" and any(args[k] is None for k in axes):
+            return _b.vb_loop("rt." + fn.__name__, f, _n(f, args), *args)
+        n = _n(f, args)
+        nd = _nd(args[ref], f[ref])
+        for k in arrays:
+            args[k] = _full(args[k], f[k], n)
+        for k in axes:
+            args[k] = _all_axes(nd) if args[k] is None else _ax(args[k], nd)
+        return fn(*args)
+    return rule
+
+
+_core = _b._core
+vbh_d_max_vjp = _shifted(_core.max_vjp, (0, 1, 2), (3,), (4,), ref=1)
+vbh_d_max_jvp = _shifted(_core.max_jvp, (0, 1, 2), (3,), (4,), ref=1)
+vbh_d_prod_others = _shifted(_core.prod_others, (0,), (1,))
+vbh_d_prod_others_jvp = _shifted(_core.prod_others_jvp, (0, 1), (2,), ref=1)
+vbh_d_sort_vjp = _shifted(_ops.sort_vjp, (0, 1), (2,), ref=1, none="loop")
+vbh_d_sort_jvp = _shifted(_ops.sort_jvp, (0, 1), (2,), ref=1, none="loop")
+vbh_d_partition_vjp = _shifted(_ops.partition_vjp, (0, 1), (3,), (2,), ref=1, none="loop")
+vbh_d_partition_jvp = _shifted(_ops.partition_jvp, (0, 1), (3,), (2,), ref=1, none="loop")
+vbh_d_cumsum_vjp = _shifted(_core.cumsum_vjp, (0, 1), (2,), ref=1, none="loop")
+vbh_d_diff_vjp = _shifted(_ops.diff_vjp, (0, 1), (3,), (2,), ref=1)
+vbh_d_cumulative_vjp = _shifted(_ops.cumulative_vjp, (0, 1), (2,), (3,), ref=1, none="loop")
+
+
+def vbh_d_reshape_like(f, v, like):
+    n = _n(f, (v, like))
+    return np.reshape(_full(v, f[0], n), (n,) + np.shape(_ex(like, f[1])))
+
+
+def vbh_d_transpose_vjp(f, v, axes):
+    axes = _b.vb_static(axes) if f[1] else axes
+    nd = _nd(v, True)
+    order = range(nd - 1, -1, -1) if axes is None else np.argsort(axes)
+    return np.transpose(v, (0,) + tuple(int(k) + 1 for k in order))
+
+
+def vbh_d_rot90_vjp(f, v, k, axes):
+    k, axes = (_b.vb_static(x) if fl else x for x, fl in zip((k, axes), f[1:]))
+    return vbh_rot90((True,), v, -k, axes)
+
+
+def vbh_d_rollaxis_vjp(f, v, a, axis, start):
+    axis, start = (_b.vb_static(x) if fl else x for x, fl in zip((axis, start), f[2:]))
+    nd = _nd(a, f[1])
+    order = list(range(nd))
+    ax = axis % nd
+    st = start + nd + 1 if start < 0 else start
+    item = order.pop(ax)
+    order.insert(st - 1 if st > ax else st, item)
+    return np.transpose(_full(v, f[0], _n(f, (v, a))), (0,) + tuple(int(k) + 1 for k in np.argsort(order)))
+
+
+def vbh_d_einsum_n(f, spec, a, b=None, c=None, d=None, e=None, f_=None, g_=None, h=None):
+    if f[0] or h is not None:
+        return _b.vb_loop("rt.einsum_n", f, _n(f, (spec, a, b, c, d, e, f_, g_, h)), spec, a, b, c, d, e, f_, g_, h)
+    pairs = [(o, fl) for o, fl in zip((a, b, c, d, e, f_, g_), f[1:8]) if o is not None]
+    return _einsum_batched(spec, [o for o, _ in pairs], [fl for _, fl in pairs])
+
+
+_b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
+
+
+def vbh_d_add_at(f, acc, index, v):
+    """`add_at(acc, index, v)` per example (index shared): one scatter-add past the batch axis."""
+    if f[1] or not isinstance(acc, np.ndarray) and not isinstance(acc, (list, tuple, dict)):
+        return _b.vb_loop("rt.add_at", f, _n(f, (acc, index, v)), acc, index, v)
+    if isinstance(acc, (list, tuple, dict)):
+        return _core.add_at(acc if f[0] else _b.vb_bcast(acc, _n(f, (acc, index, v))), index, v)
+    n = _n(f, (acc, index, v))
+    if not f[0]:
+        acc = np.broadcast_to(acc, (n,) + acc.shape).copy()
+    key = (slice(None),) + _b._vb_key(index)
+    slot_nd = np.ndim(acc[key]) - 1
+    v = _lift(v, f[2], slot_nd)
+    if _core._is_fancy(index):
+        _core.scatter_add(acc, key, v)
+    else:
+        acc[key] += v
+    return acc
+
+
+_b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
