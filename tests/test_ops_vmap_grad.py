@@ -33,8 +33,6 @@ GAPS = {
     "cov": "a branch on a setting (`if y is not None`) is recorded; the backward sweep pops it batched",
     "cov__y": "a branch on a setting is recorded; the backward sweep pops it batched",
     "corrcoef": "a branch on a setting is recorded; the backward sweep pops it batched",
-    "vander": "a branch on a setting is recorded; the backward sweep pops it batched",
-    "broadcast_arrays": "a branch on a setting is recorded; the backward sweep pops it batched",
 }
 
 

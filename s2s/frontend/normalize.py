@@ -682,7 +682,7 @@ class Normalizer:
         args = [self.atom(a) for a in node.args]
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         key = resolve.prim_key(obj)
-        form = registry.keyword_form(key, kws)  # np.sum(..., where=m): NumPy's definition, from source
+        form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition
         if form is not None:
             return A.call(A.name(self.bind(form.__name__, form)), args, kws)
         if key is not None:

@@ -169,21 +169,24 @@ KEYWORD_FORMS: dict[str, object] = {}
 KEYWORD_FORM_ARGS = ("where", "initial")
 
 
-def keyword_form(key: str | None, keywords) -> object | None:
+def keyword_form(key: str | None, keywords, nargs: int = 0) -> object | None:
     """The runtime function that computes primitive `key` with these keywords (a composite
-    operation always), or None."""
+    operation always; one with a form per count of positional arguments picks it), or None."""
     if key in KEYWORD_FORMS and any(k in KEYWORD_FORM_ARGS for k in keywords):
         return KEYWORD_FORMS[key]
     p = PRIMS.get(key) if key is not None else None
-    return p.source if p is not None else None
+    if p is None or p.source is None:
+        return None
+    return p.source.get(nargs, p.source.get(None)) if isinstance(p.source, dict) else p.source
 
 
-def composite(name: str, fn) -> Prim:
+def composite(name: str, fn, by_count: dict | None = None) -> Prim:
     """Operation `name` computed by runtime function `fn` written with primitives: the normalizer
-    calls `fn` in its place, so its reverse, forward and batched forms come from `fn`'s source."""
+    calls `fn` in its place, so its reverse, forward and batched forms come from `fn`'s source.
+    `by_count`: a form per count of positional arguments (no branch on which ones were given)."""
     sig = ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
                     for p in inspect.signature(fn).parameters.values())
-    p = prim(name, sig, source=fn)
+    p = prim(name, sig, source={**by_count, None: fn} if by_count else fn)
     BATCH[name] = BatchRule("source")
     return p
 

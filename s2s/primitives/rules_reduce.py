@@ -137,5 +137,6 @@ composite("xp.cov", _rt.cov)
 composite("xp.corrcoef", _rt.corrcoef)
 composite("xp.vander", _rt.vander)
 composite("xp.insert", _rt.insert)
-composite("xp.broadcast_arrays", _rt.broadcast_arrays)
+composite("xp.broadcast_arrays", _rt.broadcast_arrays,
+          {k: getattr(_rt, f"broadcast_arrays_{k}") for k in (1, 2, 3, 4)})
 prim("rt.unsupported", "value, what", nondiff=True)

@@ -1118,13 +1118,14 @@ def corrcoef(x, y=None, rowvar=True, bias=None, ddof=None, dtype=None):
 def vander(x, N=None, increasing=False):
     """`np.vander`: columns are powers of `x`, decreasing unless `increasing`."""
     x = np.asarray(x)
-    n = N
-    if N is None:
-        n = np.shape(x)[0]
-    powers = np.asarray(np.arange(n), dtype=x.dtype)  # x's dtype (float32 stays float32)
-    if not increasing:
-        powers = np.flip(powers, 0)
-    return np.expand_dims(x, 1) ** powers
+    return np.expand_dims(x, 1) ** vander_powers(x, N, increasing)  # no branch: batches after grad too
+
+
+def vander_powers(x, N, increasing):
+    """The exponents of `np.vander(x, N, increasing)`'s columns, in x's dtype (float32 stays)."""
+    n = np.shape(x)[0] if N is None else N
+    p = np.arange(n).astype(np.asarray(x).dtype)
+    return p if increasing else p[::-1].copy()
 
 
 def insert_map(arr, obj, values, axis):
@@ -1145,22 +1146,33 @@ def insert(arr, obj, values, axis=None):
 
 
 def broadcast_arrays(a, b=None, c=None, d=None, e=None, f=None):
-    """`np.broadcast_arrays` of up to six arrays: each broadcast to their common shape."""
+    """`np.broadcast_arrays` of up to six arrays: each broadcast to their common shape (the
+    normalizer calls the form for the count given, broadcast_arrays_<n>, which has no branch)."""
     shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c), np.shape(d), np.shape(e), np.shape(f))
-    if b is None:
-        return (np.broadcast_to(a, shape),)
-    if c is None:
-        return (np.broadcast_to(a, shape), np.broadcast_to(b, shape))
-    if d is None:
-        return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape))
-    if e is None:
-        return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape),
-                np.broadcast_to(d, shape))
     if f is None:
         return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape),
                 np.broadcast_to(d, shape), np.broadcast_to(e, shape))
     return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape),
             np.broadcast_to(d, shape), np.broadcast_to(e, shape), np.broadcast_to(f, shape))
+
+
+def broadcast_arrays_1(a):
+    return (np.broadcast_to(a, np.shape(a)),)
+
+
+def broadcast_arrays_2(a, b):
+    s = np.broadcast_shapes(np.shape(a), np.shape(b))
+    return (np.broadcast_to(a, s), np.broadcast_to(b, s))
+
+
+def broadcast_arrays_3(a, b, c):
+    s = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    return (np.broadcast_to(a, s), np.broadcast_to(b, s), np.broadcast_to(c, s))
+
+
+def broadcast_arrays_4(a, b, c, d):
+    s = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c), np.shape(d))
+    return (np.broadcast_to(a, s), np.broadcast_to(b, s), np.broadcast_to(c, s), np.broadcast_to(d, s))
 
 
 def _chain(mats, lo, hi):
