@@ -30,9 +30,6 @@ GAPS = {
     "linalg_solve__batched": "stacks of matrices per example: derivative helpers align the batch wrongly",
     "linalg_det__batched": "stacks of matrices per example: derivative helpers align the batch wrongly",
     "linalg_svd__batched_values": "stacks of matrices per example: derivative helpers align the batch wrongly",
-    "cov": "a branch on a setting (`if y is not None`) is recorded; the backward sweep pops it batched",
-    "cov__y": "a branch on a setting is recorded; the backward sweep pops it batched",
-    "corrcoef": "a branch on a setting is recorded; the backward sweep pops it batched",
 }
 
 

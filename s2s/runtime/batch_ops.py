@@ -636,7 +636,7 @@ _STATIC = {"conv_pad": (0, 1), "diff_axis": (), "einsum_spec1": (2, 3, 4, 5, 6, 
            "einsum_spec2": (2, 3, 4, 5, 6, 7), "einsum_const": (2, 3, 4, 5, 6, 7), "tensordot_spec": (0, 1),
            "inner_spec": (0, 1), "kron_spec": (0, 1), "kron_shape": (0, 1), "vecdot_spec": (0, 1),
            "svd_check": (0,), "not_deleted": (0,), "interp_ok": (), "plain_reflect": (), "insert_map": (0, 2),
-           "vander_powers": (0,)}
+           "vander_powers": (0,), "cov_axes": (0,), "cov_ddof": ()}
 for _name, _shape_only in _STATIC.items():
     globals()["vbh_static_" + _name] = _static(getattr(_ops, _name), _shape_only)
 _b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})

@@ -1106,13 +1106,55 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 
 def corrcoef(x, y=None, rowvar=True, bias=None, ddof=None, dtype=None):
     """`np.corrcoef`: the covariance scaled by the standard deviations, clipped to [-1, 1]."""
-    c = cov(x, y, rowvar)
-    if np.ndim(c) == 0:
-        return c / c
-    s = np.sqrt(np.diagonal(c))
-    c = c / np.expand_dims(s, 1)
-    c = c / np.expand_dims(s, 0)
-    return np.clip(c, -1.0, 1.0)
+    return _corr_of(cov(x, y, rowvar))
+
+
+def _corr_of(c):
+    c2 = np.atleast_2d(c)
+    s = np.sqrt(np.diagonal(c2))
+    r = c2 / np.expand_dims(s, 1) / np.expand_dims(s, 0)
+    return _rt.reshape_like(np.clip(r, -1.0, 1.0), c)
+
+
+def cov_1(m, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    """`np.cov(m, ...)` without branches on its settings (so its backward sweep batches)."""
+    unsupported(fweights, "np.cov with fweights=")
+    unsupported(aweights, "np.cov with aweights=")
+    x = np.transpose(np.atleast_2d(m), cov_axes(m, rowvar))
+    return _cov_of(x, cov_ddof(ddof, bias))
+
+
+def cov_2(m, y, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    """`np.cov(m, y, ...)` without branches on its settings."""
+    unsupported(fweights, "np.cov with fweights=")
+    unsupported(aweights, "np.cov with aweights=")
+    x = np.transpose(np.atleast_2d(m), cov_axes(m, rowvar))
+    x2 = np.transpose(np.atleast_2d(y), cov_axes(y, rowvar))
+    return _cov_of(np.concatenate((x, x2), axis=0), cov_ddof(ddof, bias))
+
+
+def _cov_of(x, ddof):
+    n = np.shape(x)[1]
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    return np.squeeze((xc @ xc.T) * (1.0 / (n - ddof)))
+
+
+def corrcoef_1(x, rowvar=True, bias=None, ddof=None, dtype=None):
+    return _corr_of(cov_1(x, rowvar))
+
+
+def corrcoef_2(x, y, rowvar=True, bias=None, ddof=None, dtype=None):
+    return _corr_of(cov_2(x, y, rowvar))
+
+
+def cov_axes(m, rowvar):
+    """How np.cov orients its input: variables in rows (a transpose when rowvar is False and the
+    input has more than one row)."""
+    return (1, 0) if not rowvar and np.ndim(m) == 2 and np.shape(m)[0] != 1 else (0, 1)
+
+
+def cov_ddof(ddof, bias):
+    return (0 if bias else 1) if ddof is None else ddof
 
 
 def vander(x, N=None, increasing=False):
