@@ -1166,8 +1166,8 @@ def vander(x, N=None, increasing=False):
 def vander_powers(x, N, increasing):
     """The exponents of `np.vander(x, N, increasing)`'s columns, in x's dtype (float32 stays)."""
     n = np.shape(x)[0] if N is None else N
-    p = np.arange(n).astype(np.asarray(x).dtype)
-    return p if increasing else p[::-1].copy()
+    p = np.cumsum(np.ones_like(x, shape=(n,))) - 1  # 0, 1, ..., n - 1 in x's array module and dtype
+    return p if increasing else np.flip(p, 0)
 
 
 def insert_map(arr, obj, values, axis):
