@@ -22,7 +22,7 @@ _METHOD_PRIM = {"flatten": "xp.ravel", "astype": "xp.asarray", "item": "float", 
 
 def _has(p: registry.Prim, table: str) -> bool:
     """Whether every argument a derivative can flow through has a rule of this kind."""
-    if p.nondiff:
+    if p.nondiff or p.source is not None:  # a composite: its rules come from its source
         return True
     rules_ = p.vjp if table == "vjp" else p.jvp
     args = [a for a in p.params if a not in p.zero_args and not a.startswith("*")]
@@ -66,7 +66,9 @@ def summary(rows: list[dict]) -> dict:
             "differentiable_with_vjp_and_jvp": sum(r["differentiable"] and r["vjp"] and r["jvp"] for r in rows),
             "without_derivative": sum(not r["differentiable"] for r in rows),
             "with_batch_rule": sum(r["batch"] for r in rows),
-            "batched_by_loop": sum(r["batch_loop"] for r in rows)}
+            "batched_by_loop": sum(r["batch_loop"] for r in rows),
+            "differentiable_all_rules_vectorized": sum(r["differentiable"] and r["vjp"] and r["jvp"] and r["batch"]
+                                                       and not r["batch_loop"] for r in rows)}
 
 
 def _mark(r: dict, table: str) -> str:
@@ -84,7 +86,10 @@ def text(rows: list[dict]) -> str:
     s = summary(rows)
     lines.append(f"{s['operations']} operations: {s['differentiable_with_vjp_and_jvp']} differentiable with VJP and "
                  f"JVP rules, {s['without_derivative']} without derivative (zero tangent), "
-                 f"{s['with_batch_rule']} with batching rules")
+                 f"{s['with_batch_rule']} with batching rules ({s['with_batch_rule'] - s['batched_by_loop']} "
+                 f"vectorized, {s['batched_by_loop']} once per example); "
+                 f"{s['differentiable_all_rules_vectorized']} differentiable with VJP, JVP and a vectorized "
+                 "batching rule")
     return "\n".join(lines)
 
 
@@ -95,7 +100,10 @@ def markdown(rows: list[dict]) -> str:
     out = [f"{s['operations']} operations: {s['differentiable_with_vjp_and_jvp']} differentiable with reverse "
            f"(VJP) and forward (JVP) rules, {s['without_derivative']} recognized without derivative "
            "(zero: integer, boolean or piecewise-constant results), "
-           f"{s['with_batch_rule']} with batching rules for vmap (\"loop\": run once per example).", "",
+           f"{s['with_batch_rule']} with batching rules for vmap, "
+           f"{s['with_batch_rule'] - s['batched_by_loop']} of them vectorized (\"loop\": run once per example); "
+           f"{s['differentiable_all_rules_vectorized']} differentiable operations have all three rules, "
+           "vectorized.", "",
            "| kind | VJP | JVP | batch | count | operations |", "|---|---|---|---|---|---|"]
     groups: dict[tuple, list[str]] = {}
     for r in rows:

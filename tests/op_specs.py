@@ -1409,3 +1409,117 @@ def op_linalg_cond(a):
 @spec("linalg", N(2), N(2), N(2), N(2), N(2), N(2))
 def op_einsum__six(a, b, c, d, e, f):
     return np.einsum("i,i,j,j,k,k->ijk", a, b, c, d, e, f)
+
+
+# ---- cov3: a kernel longer than the signal (NumPy centres correlate's "same" the other way) ----
+@spec("linalg", N(2), N(5))
+def op_correlate__long_kernel(a, v):
+    return np.correlate(a, v, "same"), np.correlate(a, v), np.correlate(a, v, "full")
+
+
+@spec("linalg", N(2), N(6))
+def op_convolve__long_kernel(a, v):
+    return np.convolve(a, v, "same"), np.correlate(a, v, "same"), np.convolve(a, v, "valid")
+
+
+# ---- reductions with where= and initial= (every row and column keeps at least one entry) ----
+_MASK = np.array([[True, False, True, True], [False, True, True, False], [True, True, False, True]])
+
+
+@spec("reduction", N(3, 4))
+def op_sum__where(x):
+    return np.sum(x, axis=1, where=_MASK, initial=0.5), x.sum(where=_MASK), np.sum(x * x, axis=0, where=_MASK)
+
+
+@spec("reduction", P(3, 4))
+def op_prod__where(x):
+    return np.prod(x, axis=0, where=_MASK, initial=2.0), x.prod(where=_MASK, keepdims=True)
+
+
+@spec("reduction", N(3, 4))
+def op_mean__where(x):
+    return np.mean(x, axis=1, where=_MASK), x.mean(where=_MASK), np.mean(x, axis=0, where=_MASK, keepdims=True)
+
+
+@spec("reduction", N(3, 4))
+def op_var__where(x):
+    return np.var(x, axis=1, where=_MASK), np.var(x, ddof=1, where=_MASK), x.var(axis=0, where=_MASK)
+
+
+@spec("reduction", N(3, 4))
+def op_std__where(x):
+    return np.std(x, axis=1, where=_MASK), np.std(x, ddof=1, where=_MASK)
+
+
+@spec("reduction", distinct(3, 4))
+def op_max__where(x):
+    return np.max(x, axis=1, where=_MASK, initial=-10.0), x.max(where=_MASK, initial=-10.0), \
+        np.amax(x, axis=0, where=_MASK, initial=-10.0)
+
+
+@spec("reduction", distinct(3, 4))
+def op_min__where(x):
+    return np.min(x, axis=1, where=_MASK, initial=10.0), np.amin(x, axis=0, where=_MASK, initial=10.0)
+
+
+@spec("reduction", distinct(3, 4))
+def op_max__initial_wins(x):
+    return np.max(x, axis=1, initial=0.0), np.min(x, axis=0, initial=0.0)
+
+
+@spec("reduction", N(3, 4))
+def op_sum__initial(x):
+    return np.sum(x, axis=0, initial=1.5), np.prod(x, initial=3.0)
+
+
+@spec("reduction", N(3, 4))
+def op_nansum__where(x):
+    return np.nansum(_with_nan(x), axis=0, where=_MASK, initial=1.0), np.nanmean(_with_nan(x), axis=1, where=_MASK)
+
+
+@spec("reduction", distinct(3, 4))
+def op_nanmax__where(x):
+    return np.nanmax(_with_nan(x), axis=1, where=_MASK, initial=-10.0), \
+        np.nanmin(_with_nan(x), axis=0, where=_MASK, initial=10.0)
+
+
+@spec("reduction", P(3, 4))
+def op_nanprod__where(x):
+    return np.nanprod(_with_nan(x), axis=1, where=_MASK, initial=0.5)
+
+
+# ---- operations computed from NumPy's definition written with primitives (registry.composite) ----
+@spec("reduction", N(3, 5))
+def op_cov(x):
+    return np.cov(x), np.cov(x[0], x[1], bias=True), np.cov(x.T, rowvar=False, ddof=2)
+
+
+@spec("reduction", N(3, 5), N(2, 5))
+def op_cov__y(x, y):
+    return np.cov(x, y, ddof=0)
+
+
+@spec("reduction", N(3, 5))
+def op_corrcoef(x):
+    return np.corrcoef(x), np.corrcoef(x[0], x[2])
+
+
+@spec("shape", N(4))
+def op_vander(x):
+    return np.vander(x), np.vander(x, 3, increasing=True)
+
+
+@spec("indexing", N(4), N(2, 4))
+def op_insert(v, y):
+    return (np.insert(v, 1, 7.0), np.insert(v, [0, 2, 2], y[0, :3]), np.insert(y, 1, v[0], axis=1),
+            np.insert(y, 2, v))
+
+
+@spec("shape", N(3, 1), N(4))
+def op_broadcast_arrays(a, b):
+    return np.broadcast_arrays(a, b)
+
+
+@spec("linalg", N(3, 4), N(4, 2), N(2))
+def op_linalg_multi_dot(a, b, c):
+    return np.linalg.multi_dot([a, b, c]), np.linalg.multi_dot([a[0], b, c]), np.linalg.multi_dot([a, b])

@@ -682,6 +682,9 @@ class Normalizer:
         args = [self.atom(a) for a in node.args]
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         key = resolve.prim_key(obj)
+        form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition
+        if form is not None:
+            return A.call(A.name(self.bind(form.__name__, form)), args, kws)
         if key is not None:
             if key == "stop_gradient":
                 self.ns["stop_gradient"] = obj
@@ -731,6 +734,9 @@ class Normalizer:
             return A.call("xp.real", [base])
         if m == "round":
             return A.call("xp.round", [base] + args, kws)
+        form = registry.keyword_form("xp." + m, kws) if m in METHODS else None
+        if form is not None:  # x.sum(where=m)
+            return A.call(A.name(self.bind(form.__name__, form)), [base] + args, kws)
         if m in METHODS:
             return A.call("xp." + m, [base] + args, kws)
         if m in LIST_METHODS:

@@ -8,6 +8,7 @@ registered, so a bad rule fails at import.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import types
 
 import gast
@@ -30,6 +31,7 @@ class Prim:
     tree_sum: bool = False         # output may be a pytree: tangent terms add with rt.tree_add
     same_shape: bool = False       # output has its (array) argument's shape
     full_reduction: bool = False   # with axis=None and keepdims=False, the output is a scalar
+    source: object = None          # computed by this runtime function, transformed from its source
 
     @property
     def vjp(self) -> dict[str, str]:
@@ -158,6 +160,35 @@ def linear(name: str, sig: str, arg: str, vjp: str) -> None:
 def zero(name: str, *args: str) -> None:
     """Declare arguments of `name` that carry no derivative (shapes, indices, selectors)."""
     PRIMS[name].zero_args = tuple(args)
+
+
+# Reductions whose `where=`/`initial=` forms are runtime functions written with primitives: the
+# normalizer calls KEYWORD_FORMS[key] (transformed from its source like a user function) when a
+# call of primitive `key` passes one of KEYWORD_FORM_ARGS.
+KEYWORD_FORMS: dict[str, object] = {}
+KEYWORD_FORM_ARGS = ("where", "initial")
+
+
+def keyword_form(key: str | None, keywords, nargs: int = 0) -> object | None:
+    """The runtime function that computes primitive `key` with these keywords (a composite
+    operation always; one with a form per count of positional arguments picks it), or None."""
+    if key in KEYWORD_FORMS and any(k in KEYWORD_FORM_ARGS for k in keywords):
+        return KEYWORD_FORMS[key]
+    p = PRIMS.get(key) if key is not None else None
+    if p is None or p.source is None:
+        return None
+    return p.source.get(nargs, p.source.get(None)) if isinstance(p.source, dict) else p.source
+
+
+def composite(name: str, fn, by_count: dict | None = None) -> Prim:
+    """Operation `name` computed by runtime function `fn` written with primitives: the normalizer
+    calls `fn` in its place, so its reverse, forward and batched forms come from `fn`'s source.
+    `by_count`: a form per count of positional arguments (no branch on which ones were given)."""
+    sig = ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
+                    for p in inspect.signature(fn).parameters.values())
+    p = prim(name, sig, source={**by_count, None: fn} if by_count else fn)
+    BATCH[name] = BatchRule("source")
+    return p
 
 
 def lookup(name: str) -> Prim | None:

@@ -17,7 +17,7 @@ from . import (
     rules,  # noqa: F401  (every primitive is declared before its batching rule)
     rules_jacobian,
 )
-from .registry import BATCH, PRIMS, BatchRule, defbatch, defjvp, defvjp, linear, prim, zero
+from .registry import BATCH, JVP, PRIMS, VJP, BatchRule, defbatch, defjvp, defvjp, linear, prim, zero
 
 
 def _decl(kind: str, names, **kw) -> None:
@@ -88,6 +88,7 @@ for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"),
     helper(_n, "rt.vbh_" + _h)
 UNBATCHED_RESULT = {"xp.shape", "xp.ndim", "xp.size", "len"}  # per-example shape queries
 defbatch("rt.cast_like", BatchRule("same"))
+defbatch("rt.unsupported", BatchRule("same"))
 defbatch("rt.no_derivative", BatchRule("same"))
 defbatch("rt.on_backend_of", BatchRule("same"))
 looped("xp.diag", "xp.tile", "xp.roll", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
@@ -204,6 +205,58 @@ reduction("xp.nansum", "xp.nanmean", "xp.nanmax", "xp.nanmin", "xp.nanprod", "xp
           "xp.median", "xp.nanmedian", "xp.linalg.vector_norm")
 reduction("xp.cumprod", "xp.nancumsum", "xp.nancumprod", none_axis="flat")
 axis_op(["xp.concat"], ("axis",))
+# the coverage ops batch by vectorized helpers in s2s/runtime/batch_ops.py (one row each)
+axis_op(["xp.diagonal"], ("axis1", "axis2"))
+axis_op(["xp.unstack"], ("axis",))
+axis_op(["xp.sort"], ("axis",), none_axis="flat")
+for _n in ("append", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "split",
+           "array_split", "hsplit", "vsplit", "dsplit", "compress", "extract", "delete", "take", "take_along_axis",
+           "select", "broadcast_to", "fliplr", "flipud", "rot90", "rollaxis", "roll", "tile", "diag", "pad",
+           "cumulative_sum", "cumulative_prod", "diff", "ediff1d", "average", "quantile", "percentile",
+           "nanquantile", "nanpercentile", "gradient", "partition", "einsum", "tensordot", "vdot", "kron",
+           "matvec", "vecmat", "vecdot", "cross", "polyval", "convolve", "correlate", "interp", "meshgrid"):
+    helper("xp." + _n, "rt.vbh_" + _n)
+for _n in ("tensordot", "vecdot", "cross", "solve"):
+    helper("xp.linalg." + _n, "rt.vbh_linalg_" + _n)
+helper("xp.linalg.matmul", "rt.vbh_matmul")
+helper("xp.linalg.multi_dot", "rt.vbh_multi_dot")
+helper("xp.permute_dims", "rt.vbh_transpose")
+helper("rt.interp_apply", "rt.vbh_interp_apply")
+helper("rt.list_sum", "rt.vbh_list_sum")
+for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
+    helper("xp." + _n, "rt.vbh_" + _n)
+# functions without derivative, declared with their real parameters so that each argument's
+# batched flag is known
+for _n, _sig in (("xp.argsort", "a, axis=-1, kind=None, order=None, stable=None"),
+                 ("xp.argpartition", "a, kth, axis=-1, kind='introselect', order=None"),
+                 ("xp.nanargmax", "a, axis=None, out=None, keepdims=False"),
+                 ("xp.nanargmin", "a, axis=None, out=None, keepdims=False"),
+                 ("xp.searchsorted", "a, v, side='left', sorter=None"), ("xp.allclose", "a, b, *args, **kwargs"),
+                 ("xp.array_equal", "a, b, *args, **kwargs"), ("xp.array_equiv", "a, b, *args, **kwargs"),
+                 ("xp.isin", "element, test_elements, assume_unique=False, invert=False, kind=None"),
+                 ("xp.digitize", "x, bins, right=False")):
+    prim(_n, _sig, nondiff=True)
+axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="flat")
+for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
+    helper("xp." + _n, "rt.vbh_" + _n)
+# derivative helpers (vmap of grad), s2s/runtime/batch_ops.py
+for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "sort_vjp", "sort_jvp", "partition_vjp",
+           "partition_jvp", "cumsum_vjp", "diff_vjp", "cumulative_vjp", "reshape_like", "transpose_vjp", "rot90_vjp",
+           "rollaxis_vjp", "einsum_n", "add_at"):
+    helper("rt." + _n, "rt.vbh_d_" + _n)
+elementwise("rt.expand2")
+broadcasting("rt.mod_dy", "rt.fmod_dy")
+helper("tuple", "rt.vbh_tuple")
+helper("list", "rt.vbh_list")
+elementwise("xp.linalg.matrix_rank")  # over stacks of matrices
+for _n in ("is", "isnot"):  # `x is None` of a batched x: never None, as for each example
+    helper(_n, "rt.vbh_" + _n)
+    UNBATCHED_RESULT.add(_n)
+# derivative helpers that read only shapes and settings: one example's answer serves the batch
+for _n in _rt.batch_ops._STATIC:
+    prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True)
+    helper("rt." + _n, "rt.vbh_static_" + _n)
+    UNBATCHED_RESULT.add("rt." + _n)
 looped(*[n for n, p in PRIMS.items() if n not in BATCH and not n.startswith("ext.")
          and (p.vjp or p.jvp or p.linear_in)])
 elementwise("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex",
@@ -211,3 +264,10 @@ elementwise("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", 
 broadcasting("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd",
              "xp.lcm")
 looped(*[n for n in PRIMS if n not in BATCH and not n.startswith("ext.")])  # the rest: once per example
+# the batching helper of an operation without derivative has none either (grad of batched code
+# passes through it, as through the operation)
+for _n, _r in list(BATCH.items()):
+    if _r.kind == "helper" and PRIMS[_n].nondiff and _r.helper in PRIMS and not PRIMS[_r.helper].nondiff:
+        PRIMS[_r.helper].nondiff = True
+        VJP.pop(_r.helper, None)
+        JVP.pop(_r.helper, None)

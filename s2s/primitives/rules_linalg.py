@@ -141,3 +141,9 @@ prim("xp.linalg.cond", "x, p=None")
 defvjp("xp.linalg.cond", x="rt.cond_vjp(g, x, ans, p)")
 defjvp("xp.linalg.cond", x="rt.cond_jvp(dx, x, ans, p)")
 zero("xp.linalg.cond", "p")
+
+# a chain of products (NumPy picks the cheapest order); the cotangent of each operand is
+# left.T @ g @ right.T, written with primitives in s2s/runtime/ops.py (s2s differentiates it again)
+prim("xp.linalg.multi_dot", "arrays, out=None", list_args=("arrays",), zero_args=("out",))
+defvjp("xp.linalg.multi_dot", arrays="rt.multi_dot_vjp(g, arrays)")
+defjvp("xp.linalg.multi_dot", arrays="rt.multi_dot_jvp(darrays, arrays)")

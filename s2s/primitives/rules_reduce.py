@@ -2,7 +2,8 @@
 convolve/correlate, interp, polyval, gradient."""
 from __future__ import annotations
 
-from .registry import PRIMS, defjvp, defvjp, linear, nondiff, prim, zero
+from .. import runtime as _rt
+from .registry import KEYWORD_FORMS, PRIMS, composite, defjvp, defvjp, linear, nondiff, prim, zero
 
 _RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 _NAN = "xp.isnan(a)"
@@ -63,8 +64,9 @@ prim("xp.convolve", "a, v, mode='full'")
 defvjp("xp.convolve", a=f"xp.correlate({_FULL}, v, 'valid')", v=f"xp.correlate({_FULL}, a, 'valid')")
 defjvp("xp.convolve", a="xp.convolve(da, v, mode)", v="xp.convolve(a, dv, mode)")
 prim("xp.correlate", "a, v, mode='valid'")  # correlate(a, v) == convolve(a, v[::-1])
-defvjp("xp.correlate", a=f"xp.correlate({_FULL}, xp.flip(v, 0), 'valid')",
-       v=f"xp.flip(xp.correlate({_FULL}, a, 'valid'), 0)")
+_FULL_C = "xp.pad(g, rt.conv_pad(a, v, mode, True))"
+defvjp("xp.correlate", a=f"xp.correlate({_FULL_C}, xp.flip(v, 0), 'valid')",
+       v=f"xp.flip(xp.correlate({_FULL_C}, a, 'valid'), 0)")
 defjvp("xp.correlate", a="xp.correlate(da, v, mode)", v="xp.correlate(a, dv, mode)")
 for _op in ("xp.convolve", "xp.correlate"):
     zero(_op, "mode")
@@ -123,3 +125,18 @@ for _op in ("xp.median", "xp.nanmedian"):
     PRIMS[_op].zero_args = PRIMS[_op].params[1:]
 linear("rt.quantile_vjp", "v, a, q, axis, keepdims", "v", "rt.quantile_jvp(g, a, q, axis, keepdims)")
 linear("rt.quantile_jvp", "v, a, q, axis, keepdims", "v", "rt.quantile_vjp(g, a, q, axis, keepdims)")
+
+# ---- where= and initial=: NumPy's definitions in s2s/runtime/ops.py, transformed from source ----
+for _op in ("sum", "prod", "mean", "var", "std", "max", "min", "nansum", "nanprod", "nanmean", "nanmax", "nanmin"):
+    KEYWORD_FORMS["xp." + _op] = getattr(_rt, _op + "_where")
+for _op in ("amax", "amin"):
+    KEYWORD_FORMS["xp." + _op] = getattr(_rt, _op[1:] + "_where")
+
+# ---- operations computed by NumPy's definition written with primitives (s2s/runtime/ops.py) ----
+composite("xp.cov", _rt.cov, {1: _rt.cov_1, 2: _rt.cov_2})
+composite("xp.corrcoef", _rt.corrcoef, {1: _rt.corrcoef_1, 2: _rt.corrcoef_2})
+composite("xp.vander", _rt.vander)
+composite("xp.insert", _rt.insert)
+composite("xp.broadcast_arrays", _rt.broadcast_arrays,
+          {k: getattr(_rt, f"broadcast_arrays_{k}") for k in (1, 2, 3, 4)})
+prim("rt.unsupported", "value, what", nondiff=True)

@@ -303,10 +303,23 @@ def vb_axes(x):
     return tuple(range(1, np.ndim(x)))
 
 
+def vb_static(x):
+    """A setting (axis, keepdims) that reached batched code broadcast over the batch (saved in a
+    backward sweep's record) as the one value it is; one that differs per example is an error."""
+    if isinstance(x, (tuple, list)):
+        return type(x)(vb_static(e) for e in x)
+    if not isinstance(x, np.ndarray) or x.ndim == 0:
+        return x
+    if not np.all(x == x[:1]):
+        raise S2SValueError("vmap: an axis or keepdims setting differs per example")
+    return x[0].item() if x.ndim == 1 else tuple(x[0].tolist())
+
+
 def vb_axis(axis, x=None, none="keep"):
     """A per-example axis (int or tuple; negative ones count from the end) of batched `x`. An axis
     that is None at run time means, as the op's rule says: every per-example axis of `x` ("all",
     reductions), None itself ("keep"), or the flattened example ("flat", not supported here)."""
+    axis = vb_static(axis)
     if axis is None:
         if none == "all":
             return vb_axes(x)
@@ -463,8 +476,9 @@ def vbh_squeeze(f, a, axis=None, shape=None):
     return np.squeeze(a, axis=axis)
 
 
-def vbh_array(f, x):
-    return vb_array(x)
+def vbh_array(f, x, **kw):
+    out = vb_array(x)
+    return out if kw.get("dtype") is None else out.astype(kw["dtype"])
 
 
 def _vb_sum_to(v, vs, target, off):
@@ -701,6 +715,7 @@ def _vb_like_shape(like, fl, n):
 
 def vbh_sum_vjp(f, v, like, axis, keepdims):
     """Per example: `v` broadcast back to the shape of `like` (cotangent of a sum)."""
+    axis, keepdims = vb_static(axis), vb_static(keepdims)
     n = np.shape(v)[0] if f[0] else np.shape(like)[0]
     if not f[0]:
         v = vb_bcast(v, n)

@@ -723,8 +723,9 @@ def gradient_vjp_t(v, f, spacing, axis, edge_order):
                        edge_order=edge_order)
 
 
-def conv_pad(a, v, mode):
-    """How to pad a `convolve(a, v, mode)` cotangent back to the full output's length."""
+def conv_pad(a, v, mode, corr=False):
+    """How to pad a `convolve(a, v, mode)` (`corr`: `correlate`) cotangent back to the full
+    output's length. NumPy centres correlate's "same" window the other way when v is longer."""
     n, m = np.size(a), np.size(v)
     full = n + m - 1
     if mode == "full":
@@ -732,6 +733,8 @@ def conv_pad(a, v, mode):
     if mode == "same":
         out = max(n, m)
         start = (min(n, m) - 1) // 2
+        if corr and m > n:
+            start = min(n, m) - 1 - start
     else:
         out = max(n, m) - min(n, m) + 1
         start = min(n, m) - 1
@@ -1010,3 +1013,278 @@ def linear_method(q, method):
     if method != "linear":
         raise S2SValueError(f"s2s differentiates quantiles with method='linear' only, not {method!r}")
     return q
+
+
+# ---- reductions with where= and initial=: NumPy's definition written with primitives, so s2s
+# differentiates and batches them from this source (the normalizer calls them in place of the
+# plain reduction when a call passes `where=` or `initial=`; see primitives/rules_reduce.py) ----
+
+def sum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
+    """`np.sum(a, axis, keepdims=..., initial=..., where=...)`."""
+    kept = np.where(where, a, np.zeros_like(a))
+    return np.sum(kept, axis=axis, keepdims=keepdims) + initial
+
+
+def prod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
+    """`np.prod(a, axis, keepdims=..., initial=..., where=...)`."""
+    kept = np.where(where, a, np.ones_like(a))
+    return np.prod(kept, axis=axis, keepdims=keepdims) * initial
+
+
+def _count_where(a, axis, keepdims, where):
+    return np.sum(np.where(where, np.ones_like(a), np.zeros_like(a)), axis=axis, keepdims=keepdims)
+
+
+def mean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+    """`np.mean(a, axis, keepdims=..., where=...)`: the sum over the selected entries by their count."""
+    return sum_where(a, axis, None, None, keepdims, 0, where) / _count_where(a, axis, keepdims, where)
+
+
+def var_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True):
+    """`np.var(a, axis, ddof=..., keepdims=..., where=...)`, as NumPy computes it."""
+    mean = mean_where(a, axis, None, None, True, where)
+    d = a - mean
+    return sum_where(d * d, axis, None, None, keepdims, 0, where) / (_count_where(a, axis, keepdims, where) - ddof)
+
+
+def std_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True):
+    """`np.std(a, axis, ddof=..., keepdims=..., where=...)`."""
+    return np.sqrt(var_where(a, axis, None, None, ddof, keepdims, where))
+
+
+def max_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
+    """`np.max(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as -inf."""
+    kept = np.where(where, a, -np.inf)
+    return np.maximum(np.max(kept, axis=axis, keepdims=keepdims), initial)
+
+
+def min_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
+    """`np.min(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as +inf."""
+    kept = np.where(where, a, np.inf)
+    return np.minimum(np.min(kept, axis=axis, keepdims=keepdims), initial)
+
+
+def nansum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
+    """`np.nansum(..., initial=..., where=...)`: NaN entries left out as well."""
+    return sum_where(a, axis, None, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+
+
+def nanprod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
+    return prod_where(a, axis, None, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+
+
+def nanmean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+    return mean_where(a, axis, None, None, keepdims, np.logical_and(where, np.logical_not(np.isnan(a))))
+
+
+def nanmax_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
+    return max_where(a, axis, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+
+
+def nanmin_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
+    return min_where(a, axis, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+
+
+# ---- operations defined by their NumPy definition written with primitives (registry.composite):
+# the normalizer calls these in place of the NumPy function, so s2s differentiates and batches
+# their source; each computes what NumPy computes ----
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    """`np.cov` (without frequency or analytic weights)."""
+    unsupported(fweights, "np.cov with fweights=")
+    unsupported(aweights, "np.cov with aweights=")
+    x = np.atleast_2d(m)
+    if not rowvar:
+        if x.shape[0] != 1:
+            x = x.T
+    if y is not None:
+        y2 = np.atleast_2d(y)
+        if not rowvar:
+            if y2.shape[0] != 1:
+                y2 = y2.T
+        x = np.concatenate((x, y2), axis=0)
+    if ddof is None:
+        ddof = 1
+        if bias:
+            ddof = 0
+    n = x.shape[1]
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    c = (xc @ xc.T) * (1.0 / (n - ddof))
+    return np.squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True, bias=None, ddof=None, dtype=None):
+    """`np.corrcoef`: the covariance scaled by the standard deviations, clipped to [-1, 1]."""
+    return _corr_of(cov(x, y, rowvar))
+
+
+def _corr_of(c):
+    c2 = np.atleast_2d(c)
+    s = np.sqrt(np.diagonal(c2))
+    r = c2 / np.expand_dims(s, 1) / np.expand_dims(s, 0)
+    return _rt.reshape_like(np.clip(r, -1.0, 1.0), c)
+
+
+def cov_1(m, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    """`np.cov(m, ...)` without branches on its settings (so its backward sweep batches)."""
+    unsupported(fweights, "np.cov with fweights=")
+    unsupported(aweights, "np.cov with aweights=")
+    x = np.transpose(np.atleast_2d(m), cov_axes(m, rowvar))
+    return _cov_of(x, cov_ddof(ddof, bias))
+
+
+def cov_2(m, y, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    """`np.cov(m, y, ...)` without branches on its settings."""
+    unsupported(fweights, "np.cov with fweights=")
+    unsupported(aweights, "np.cov with aweights=")
+    x = np.transpose(np.atleast_2d(m), cov_axes(m, rowvar))
+    x2 = np.transpose(np.atleast_2d(y), cov_axes(y, rowvar))
+    return _cov_of(np.concatenate((x, x2), axis=0), cov_ddof(ddof, bias))
+
+
+def _cov_of(x, ddof):
+    n = np.shape(x)[1]
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    return np.squeeze((xc @ xc.T) * (1.0 / (n - ddof)))
+
+
+def corrcoef_1(x, rowvar=True, bias=None, ddof=None, dtype=None):
+    return _corr_of(cov_1(x, rowvar))
+
+
+def corrcoef_2(x, y, rowvar=True, bias=None, ddof=None, dtype=None):
+    return _corr_of(cov_2(x, y, rowvar))
+
+
+def cov_axes(m, rowvar):
+    """How np.cov orients its input: variables in rows (a transpose when rowvar is False and the
+    input has more than one row)."""
+    return (1, 0) if not rowvar and np.ndim(m) == 2 and np.shape(m)[0] != 1 else (0, 1)
+
+
+def cov_ddof(ddof, bias):
+    return (0 if bias else 1) if ddof is None else ddof
+
+
+def vander(x, N=None, increasing=False):
+    """`np.vander`: columns are powers of `x`, decreasing unless `increasing`."""
+    x = np.asarray(x)
+    return np.expand_dims(x, 1) ** vander_powers(x, N, increasing)  # no branch: batches after grad too
+
+
+def vander_powers(x, N, increasing):
+    """The exponents of `np.vander(x, N, increasing)`'s columns, in x's dtype (float32 stays)."""
+    n = np.shape(x)[0] if N is None else N
+    p = np.cumsum(np.ones_like(x, shape=(n,))) - 1  # 0, 1, ..., n - 1 in x's array module and dtype
+    return p if increasing else np.flip(p, 0)
+
+
+def insert_map(arr, obj, values, axis):
+    """Where each entry of `np.insert(arr, obj, values, axis)` comes from: a flat index into
+    `concatenate([ravel(arr), ravel(values)])` (NumPy's own insert applied to positions)."""
+    arr, values = np.asarray(arr), np.asarray(values)
+    pos = np.arange(arr.size).reshape(arr.shape)
+    vpos = arr.size + np.arange(values.size).reshape(values.shape)
+    return np.insert(pos, obj, vpos, axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """`np.insert`: a gather from the entries of `arr` and `values` (repeated values broadcast)."""
+    a = np.asarray(arr)
+    where = insert_map(a, obj, values, axis)
+    both = np.concatenate([np.ravel(a), np.ravel(np.asarray(values, dtype=a.dtype))])
+    return np.take(both, where)
+
+
+def broadcast_arrays(a, b=None, c=None, d=None, e=None, f=None):
+    """`np.broadcast_arrays` of up to six arrays: each broadcast to their common shape (the
+    normalizer calls the form for the count given, broadcast_arrays_<n>, which has no branch)."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c), np.shape(d), np.shape(e), np.shape(f))
+    if f is None:
+        return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape),
+                np.broadcast_to(d, shape), np.broadcast_to(e, shape))
+    return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape),
+            np.broadcast_to(d, shape), np.broadcast_to(e, shape), np.broadcast_to(f, shape))
+
+
+def broadcast_arrays_1(a):
+    return (np.broadcast_to(a, np.shape(a)),)
+
+
+def broadcast_arrays_2(a, b):
+    s = np.broadcast_shapes(np.shape(a), np.shape(b))
+    return (np.broadcast_to(a, s), np.broadcast_to(b, s))
+
+
+def broadcast_arrays_3(a, b, c):
+    s = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    return (np.broadcast_to(a, s), np.broadcast_to(b, s), np.broadcast_to(c, s))
+
+
+def broadcast_arrays_4(a, b, c, d):
+    s = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c), np.shape(d))
+    return (np.broadcast_to(a, s), np.broadcast_to(b, s), np.broadcast_to(c, s), np.broadcast_to(d, s))
+
+
+def _chain(mats, lo, hi):
+    """mats[lo] @ ... @ mats[hi - 1] (None when empty)."""
+    if hi <= lo:
+        return None
+    out = mats[lo]
+    for j in range(lo + 1, hi):
+        out = out @ mats[j]
+    return out
+
+
+def _chain_mats(arrays):
+    """The operands of a multi_dot as matrices: a 1-D first one a row, a 1-D last one a column."""
+    k = len(arrays)
+    mats = []
+    for i in range(k):
+        m = arrays[i]
+        if i == 0 and np.ndim(m) == 1:
+            m = np.expand_dims(m, 0)
+        if i == k - 1 and np.ndim(m) == 1:
+            m = np.expand_dims(m, 1)
+        mats.append(m)
+    return mats
+
+
+def multi_dot_vjp(g, arrays):
+    """Cotangents of the operands of `np.linalg.multi_dot(arrays)`: left.T @ g @ right.T each."""
+    mats = _chain_mats(arrays)
+    k = len(mats)
+    gm = np.reshape(g, (np.shape(mats[0])[0], np.shape(mats[k - 1])[1]))
+    out = []
+    for i in range(k):
+        ct = gm
+        right = _chain(mats, i + 1, k)
+        if right is not None:
+            ct = ct @ np.swapaxes(right, -1, -2)
+        left = _chain(mats, 0, i)
+        if left is not None:
+            ct = np.swapaxes(left, -1, -2) @ ct
+        out.append(np.reshape(ct, np.shape(arrays[i])))
+    return out
+
+
+def multi_dot_jvp(tangents, arrays):
+    """Tangent of `np.linalg.multi_dot(arrays)`: one term per operand's tangent."""
+    k = len(arrays)
+    total = 0.0
+    for i in range(k):
+        parts = []
+        for j in range(k):
+            if j == i:
+                parts.append(tangents[j])
+            else:
+                parts.append(arrays[j])
+        total = total + np.linalg.multi_dot(parts)
+    return total
+
+
+def unsupported(value, what):
+    """An S2SError when an argument s2s does not differentiate is given."""
+    if value is not None:
+        raise S2SValueError(f"s2s does not support {what}; compute it another way")
+    return None

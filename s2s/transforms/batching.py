@@ -440,7 +440,8 @@ class Batcher(Transform):
             vals = [args[k] if args[k] is not None else A.const(None) for k in real]
             if isinstance(value, gast.Call) and len(value.args) > len(real):
                 vals += value.args[len(real):]
-            return pre, A.call(rule.helper, [flags] + vals), kind not in UNBATCHED_RESULT
+            extra = {k.arg: k.value for k in value.keywords if k.arg not in real} if isinstance(value, gast.Call) else {}
+            return pre, A.call(rule.helper, [flags] + vals, extra), kind not in UNBATCHED_RESULT
         # looped: one call per example of the op itself
         pos = list(value.args) if isinstance(value, gast.Call) else list(args.values())[:len(_operands(value))]
         kws = {k.arg: k.value for k in value.keywords} if isinstance(value, gast.Call) else {}
