@@ -460,7 +460,9 @@ def run_property(name: str, mod, x, y, seed: int):
     except Exception as exc:  # an internal error is a failure of that property
         tb = traceback.extract_tb(exc.__traceback__)
         where = f"{os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else "?"
-        return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''} (at {where})"
+        lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+        text = " | ".join([lines[0], lines[-1]] if len(lines) > 1 else lines)  # an S2SError's place and reason
+        return f"{type(exc).__name__}: {text} (at {where})"
     return msg
 
 

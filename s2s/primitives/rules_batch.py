@@ -65,9 +65,10 @@ broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting], "lt", "le", "gt",
              "or_", "floordiv", "mod", "xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal",
              "xp.equal", "xp.not_equal", "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose",
              "xp.floor_divide", "xp.mod", "xp.remainder", "xp.heaviside", "rt.pick", "rt.clip_mask",
-             "rt.tree_add", "xp.full_like")
+             "rt.tree_add")
 reduction("xp.sum", "xp.mean", "xp.max", "xp.amax", "xp.min", "xp.amin", "xp.prod", "xp.var", "xp.std",
-          "xp.any", "xp.all", "xp.count_nonzero", "xp.linalg.norm")
+          "xp.any", "xp.all", "xp.count_nonzero")
+reduction("xp.linalg.norm", none_axis="norm")  # ord None: the flattened example (rank 0, 3, ... too)
 reduction("xp.argmax", "xp.argmin", "xp.cumsum", none_axis="flat")
 axis_op(["xp.swapaxes"], ("axis1", "axis2"))
 axis_op(["xp.trace"], ("axis1", "axis2"))
@@ -96,11 +97,16 @@ looped("xp.diag", "xp.tile", "xp.roll", "xp.hstack", "xp.vstack", "xp.atleast_1d
        "rt.jac_columns_t", "rt.jac_rows_t", "rt.list_sum", "rt.list_sum_vjp", "rt.seed_aux", "rt.log0",
        "xp.argsort", "xp.searchsorted", "xp.nonzero", "xp.flatnonzero", "xp.allclose",
        "xp.array_equal", "xp.clip", "neg", "pos", "tuple", "list", "rt.basis", "rt.tree_size")
-unbatched("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", "xp.linspace", "xp.full",
+unbatched("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange",
           "xp.tri", "range", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index",
           "xp.broadcast_shapes", "xp.result_type", "slice", "rt.reversed_range", "rt.new_list", "str",
           "isinstance", "attr", "is", "isnot", "in", "notin", "bool", "rt.check_norm_ord", "rt.seed")
 defbatch("rt.seed", BatchRule("helper", helper="rt.vbh_seed"))
+# creation ops with per-example values (fill value, endpoints) but one shape for every example
+for _n, _fixed in (("xp.full", ("shape", "dtype")), ("xp.full_like", ("dtype",)),
+                   ("xp.linspace", ("num", "endpoint", "retstep", "dtype", "axis"))):
+    defbatch(_n, BatchRule("helper", helper="rt.vbh_" + _n[3:], fixed=_fixed))
+
 for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after all
     defbatch(_n, BatchRule("same" if _n in ("neg", "pos", "rt.log0") else "broadcast"))
 
@@ -158,6 +164,17 @@ def _no_derivative(name: str) -> None:
             defjvp(name, **{a: f"rt.vb_no_derivative(d{a}, {name[3:]!r})"})
 
 
+for _n in ("full", "full_like"):
+    linear("rt.vbh_" + _n, _sig_of(getattr(_rt, "vbh_" + _n)), "fill_value", "rt.vb_full_t(f, g, fill_value)")
+prim("rt.vbh_linspace", _sig_of(_rt.vbh_linspace), zero_args=("f", "num", "endpoint", "retstep", "dtype", "axis"))
+for _k, _end in enumerate(("start", "stop")):
+    defvjp("rt.vbh_linspace", **{_end: f"rt.vb_linspace_t(f, g, start, stop, num, endpoint, axis, {_k})"})
+    defjvp("rt.vbh_linspace", **{_end: f"rt.vb_linspace_jvp(f, d{_end}, start, stop, num, endpoint, axis, {_k})"})
+prim("rt.vb_full_t", "f, g_, fill_value", zero_args=("f", "fill_value"))
+prim("rt.vb_linspace_t", "f, g_, start, stop, num, endpoint, axis, which", zero_args=("f", "start", "stop", "num",
+     "endpoint", "axis", "which"))
+prim("rt.vb_linspace_jvp", "f, d, start, stop, num, endpoint, axis, which", zero_args=("f", "start", "stop", "num",
+     "endpoint", "axis", "which"))
 prim("rt.vb_no_derivative", "x, what", nondiff=True)
 for _n in [n for n in dir(_rt) if n.startswith("vbh_")]:
     if "rt." + _n not in PRIMS:
@@ -180,7 +197,8 @@ defbatch("rt.vb_dot_vjp", BatchRule("loop"))
 defbatch("rt.vb_no_derivative", BatchRule("same"))
 for _n in [n for n, p in PRIMS.items() if n.startswith("rt.vb") and not p.nondiff]:
     _no_derivative(_n)
-for _n in ("rt.vb_in_t", "rt.vb_out_t", "rt.vb_bcast_t", "rt.vb_lift_to", "rt.vb_getitem_t", "rt.vb_key"):
+for _n in ("rt.vb_in_t", "rt.vb_out_t", "rt.vb_bcast_t", "rt.vb_lift_to", "rt.vb_getitem_t", "rt.vb_key",
+           "rt.vb_full_t", "rt.vb_linspace_t", "rt.vb_linspace_jvp"):
     defbatch(_n, BatchRule("loop"))
 helper("rt.tree_size", "rt.vbh_tree_size")
 for _n in ("dot_vjp_a", "dot_vjp_b", "sum_vjp", "mean_vjp", "jac_from_rows", "jac_from_columns"):

@@ -271,7 +271,7 @@ def vb_axis(axis, x=None, none="keep"):
     that is None at run time means, as the op's rule says: every per-example axis of `x` ("all",
     reductions), None itself ("keep"), or the flattened example ("flat", not supported here)."""
     if axis is None:
-        if none == "all":
+        if none in ("all", "norm"):
             return vb_axes(x)
         if none == "flat":
             raise S2SValueError("vmap: this op's axis is None only at run time (a variable); it needs the "
@@ -424,6 +424,72 @@ def vbh_squeeze(f, a, axis=None, shape=None):
 
 def vbh_array(f, x):
     return vb_array(x)
+
+
+def _vb_shape_arg(shape):
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+
+
+def _vb_fill(v, fb, n, shape, dtype):
+    """A fill value (batched when `fb`) broadcast to `(n,) + shape` per example, in a new array."""
+    v = _vb_to_rank(v, len(shape)) if fb else np.asarray(v)
+    return np.broadcast_to(v, (n,) + tuple(shape)).astype(v.dtype if dtype is None else dtype)
+
+
+def vbh_full(f, shape, fill_value, dtype=None):
+    """Batched `full` of one shape (the batcher refuses a per-example shape): each example's fill
+    value broadcast to `shape`."""
+    return _vb_fill(fill_value, f[1], vb_n(fill_value), _vb_shape_arg(shape), dtype)
+
+
+def vbh_full_like(f, a, fill_value, dtype=None):
+    """Batched `full_like`: shaped and typed like each example of `a`, filled per example."""
+    n = vb_n(a) if f[0] else vb_n(fill_value)
+    shape = np.shape(a)[1:] if f[0] else np.shape(a)
+    return _vb_fill(fill_value, f[1], n, shape, getattr(a, "dtype", None) if dtype is None else dtype)
+
+
+def vb_full_t(f, g_, fill_value):
+    """Transpose of vbh_full / vbh_full_like in the fill value: the cotangent summed down to the
+    fill value's shape per example."""
+    return vbh_unbroadcast((True, f[1]), g_, fill_value)
+
+
+def _vb_to_rank(x, k):
+    """Batched `x` with unit axes after the batch axis up to per-example rank `k`."""
+    x = np.asarray(x)
+    return x.reshape(x.shape[:1] + (1,) * (k - x.ndim + 1) + x.shape[1:])
+
+
+def _vb_linspace_rank(f, start, stop):
+    return max(np.ndim(start) - f[0], np.ndim(stop) - f[1])
+
+
+def vbh_linspace(f, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """Batched `linspace` with per-example endpoints (one `num` for all): the endpoints aligned per
+    example, the new axis placed after the batch axis."""
+    k = _vb_linspace_rank(f, start, stop)
+    start = _vb_to_rank(start, k) if f[0] else start
+    stop = _vb_to_rank(stop, k) if f[1] else stop
+    ax = axis % (k + 1) + 1
+    return np.linspace(start, stop, num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=ax)
+
+
+def vb_linspace_t(f, g_, start, stop, num, endpoint, axis, which):
+    """Cotangent of `start` (which=0) or `stop` (which=1) of vbh_linspace."""
+    k = _vb_linspace_rank(f, start, stop)
+    g_ = np.moveaxis(g_, axis % (k + 1) + 1, 1)
+    t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    t = (t if which else 1.0 - t).reshape((1, -1) + (1,) * k)
+    return vbh_unbroadcast((True, f[which]), np.sum(g_ * t, axis=1), stop if which else start)
+
+
+def vb_linspace_jvp(f, d, start, stop, num, endpoint, axis, which):
+    """Tangent of vbh_linspace in `start` (which=0) or `stop` (which=1): linspace is affine in
+    each endpoint, so the tangent is linspace from `d` to 0 (or 0 to `d`)."""
+    zero = np.zeros_like(np.asarray(stop if which == 0 else start, dtype=float))
+    ends = (zero, d) if which else (d, zero)
+    return vbh_linspace(f, *ends, num, endpoint, False, None, axis)
 
 
 def _vb_sum_to(v, vs, target, off):
