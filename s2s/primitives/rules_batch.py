@@ -117,8 +117,8 @@ for _n, _sig in (("rt.vb_size", "args, in_axes, axis_size, names"), ("rt.vb_any"
                  ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"), ("rt.vb_n", "x"), ("rt.vb_axes", "x"),
                  ("rt.vb_axis", "axis, x=None, none='keep'"), ("rt.vb_key", "index, ib, a")):
     prim(_n, _sig, nondiff=True)
-_NONDIFF_HELPERS = ("shape", "ndim", "size", "len", "not", "int", "seed", "tree_size", "basis", "vb_size", "vb_any",
-                    "vb_axes", "vb_n")
+_NONDIFF_HELPERS = ("shape", "ndim", "size", "len", "not", "int", "seed", "tree_size", "tree_all_zero", "basis",
+                    "vb_size", "vb_any", "vb_axes", "vb_n")
 linear("rt.vb_in", "x, spec, n", "x", "rt.vb_in_t(g, x, spec)")
 linear("rt.vb_in_t", "v, like, spec", "v", "rt.vb_in(g, spec, rt.vb_n(v))")
 linear("rt.vb_out", "x, spec, n", "x", "rt.vb_out_t(g, spec)")
@@ -201,11 +201,12 @@ for _n in ("rt.vb_in_t", "rt.vb_out_t", "rt.vb_bcast_t", "rt.vb_lift_to", "rt.vb
            "rt.vb_full_t", "rt.vb_linspace_t", "rt.vb_linspace_jvp"):
     defbatch(_n, BatchRule("loop"))
 helper("rt.tree_size", "rt.vbh_tree_size")
+helper("rt.tree_all_zero", "rt.vbh_tree_all_zero")
 for _n in ("dot_vjp_a", "dot_vjp_b", "sum_vjp", "mean_vjp", "jac_from_rows", "jac_from_columns"):
     helper("rt." + _n, "rt.vbh_" + _n)
 helper("rt.basis", "rt.vbh_basis")
 helper("rt.vb_sum_scalars", "rt.vbh_vb_sum_scalars")
-UNBATCHED_RESULT |= {"rt.vb_size", "rt.tree_size", "rt.basis", "rt.vb_axes", "rt.vb_n"}
+UNBATCHED_RESULT |= {"rt.vb_size", "rt.tree_size", "rt.tree_all_zero", "rt.basis", "rt.vb_axes", "rt.vb_n"}
 
 # ---- the NumPy coverage tables (rules_linalg, rules_math, rules_reduce, rules_shape) ----
 # linalg functions act on the last axes of a stack of matrices: a leading batch axis is one more

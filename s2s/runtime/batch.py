@@ -771,6 +771,12 @@ def vb_sum_scalars(v):
     return np.sum(v)
 
 
+def vbh_tree_all_zero(f, x):
+    """Every example's cotangent zero (one answer for the batch: the transposed rule is linear, so
+    running it for a batch with some zero examples is right too)."""
+    return _core.tree_all_zero(x)
+
+
 def vbh_vb_sum_scalars(f, v):
     if np.ndim(v) != 2:
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(v)[2:]} "
