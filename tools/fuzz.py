@@ -440,9 +440,29 @@ def p_vmap(mod, x, y, rng):
         return f"vmap {flat(got).tolist()} != loop {flat(want).tolist()}"
 
 
+def p_vmap_grad(mod, x, y, rng):
+    """vmap(grad(f)) (vmap(jacrev(f)) for a vector output) against a loop of the same transform."""
+    vmap = getattr(s2s, "vmap", None)
+    if vmap is None:
+        return None
+    xs = x + 0.01 * rng.standard_normal((2, N))
+    ys = y + 0.01 * rng.standard_normal((2, N))
+    if not all(smooth_at(mod.f, a, b) for a, b in zip(xs, ys)):
+        return None
+    d = s2s.grad if mod.OUT == "scalar" else s2s.jacrev
+    got = vmap(d(mod.f, argnums=(0, 1)))(xs, ys)
+    want = [d(mod.f, argnums=(0, 1))(a, b) for a, b in zip(xs, ys)]
+    want = tuple(np.stack([w[k] for w in want]) for k in range(2))
+    if not close(got, want, 1e-9):
+        return f"vmap of the derivative {flat(got).tolist()} != loop {flat(want).tolist()}"
+
+
 PROPERTIES = {"grad_fd": p_grad_fd, "jvp_vjp": p_jvp_vjp, "jacfwd_jacrev": p_jac, "hessian": p_hessian,
               "vjp_twice": p_vjp_twice, "purity": p_purity, "jit": p_jit, "cache": p_cache,
               "global": p_global, "vmap": p_vmap}
+# opt-in (--props): known gaps remain (tools/fuzz_findings.md, phase 3), so the campaign's default
+# set leaves them out until they are closed
+OPTIONAL = {"vmap_grad": p_vmap_grad}
 
 
 # ---------------------------------------------------------------- driver
@@ -471,7 +491,7 @@ def run_property(name: str, mod, x, y, seed: int):
     rng = np.random.default_rng(seed + 1)
     try:
         with np.errstate(all="ignore"):
-            msg = PROPERTIES[name](mod, x.copy(), y.copy(), rng)
+            msg = {**PROPERTIES, **OPTIONAL}[name](mod, x.copy(), y.copy(), rng)
     except Exception as exc:  # an internal error is a failure of that property
         tb = traceback.extract_tb(exc.__traceback__)
         where = f"{os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else "?"
@@ -562,7 +582,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--props", default="", help="comma-separated subset of " + ",".join(PROPERTIES))
+    ap.add_argument("--props", default="", help="comma-separated properties among " + ",".join([*PROPERTIES, *OPTIONAL])
+                    + " (default: all but the optional " + ",".join(OPTIONAL) + ")")
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--max-shrink", type=int, default=5, help="shrink at most this many failures per property")
     a = ap.parse_args(argv)
