@@ -136,3 +136,25 @@ def test_lists_of_per_example_length_are_refused(f):
     """A list whose length would differ per example is an S2SError at the append, never a wrong number."""
     with pytest.raises(S2SError, match="append"):
         s2s.vmap(f)(XS)
+
+
+def untaken_branch_fails_on_these_values(x):
+    if np.sum(x) > 100.0:
+        return np.sum(np.linalg.inv(np.reshape(x, (1, 3))))  # not square: raises if it runs at all
+    return np.sum(x * x)
+
+
+def norm_of_first(x):
+    return np.linalg.norm(x[0]) * x[1]
+
+
+def test_a_branch_no_example_takes_is_skipped():
+    _check(untaken_branch_fails_on_these_values, XS)
+
+
+def test_vmap_grad_through_a_rule_branching_on_rank():
+    """norm's derivative helper branches on matrix vs vector; the matrix branch used to run (masked)
+    on per-example scalars and raise an AxisError."""
+    got = s2s.vmap(s2s.grad(norm_of_first))(XS)
+    want = np.stack([s2s.grad(norm_of_first)(x) for x in XS])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -215,11 +215,19 @@ class Batcher(Transform):
         # a value assigned under a mask needs no merge with the old one if the examples outside
         # the mask never read it: not after the `if`, not in the other branch
         self.regions.append(self.live.after[s] | an.exposed(s.orelse))
-        out += self.block(s.body, m1)
+        out += self.guarded(m1, self.block(s.body, m1))
         self.regions[-1] = self.live.after[s]
-        out += self.block(s.orelse, m2)
+        out += self.guarded(m2, self.block(s.orelse, m2))
         self.regions.pop()
         return out
+
+    def guarded(self, mask, stmts) -> list:
+        """A branch's batched statements, run only when some example takes it: a branch no example
+        takes is skipped (it may not even run on those values, e.g. a matrix rule on scalars)."""
+        if all(A.is_comment(s) or isinstance(s, gast.Pass) for s in stmts):
+            return stmts
+        go = self.namer.fresh("go")
+        return [A.assign(go, A.call("rt.vb_any", [A.name(mask)])), A.if_(A.name(go), stmts, [])]
 
     def _live_init(self, mask):
         return A.name(mask) if mask else A.call("rt.vb_ones", [A.name(self.n)])
