@@ -132,8 +132,10 @@ linear("rt.vb_getitem", "x, index, xb=True, ib=False", "x", "rt.vb_getitem_t(g, 
 linear("rt.vb_getitem_t", "v, x, index, xb, ib", "v", "rt.vb_getitem(g, index, xb, ib)")
 prim("rt.vb_select", "m, new, old")
 defvjp("rt.vb_select", new="rt.vb_select(m, g, rt.zeros_like_tree(g))", old="rt.vb_select(m, rt.zeros_like_tree(g), g)")
+# the old value of a first assignment is None (and so is its tangent, when the branch that would
+# have assigned it first was skipped): its term is then zeros shaped like the new value
 defjvp("rt.vb_select", new="rt.vb_select(m, dnew, rt.zeros_like_tree(dnew))",
-       old="rt.vb_select(m, rt.zeros_like_tree(dold), dold)")
+       old="rt.vb_select(m, rt.zeros_like_tree(new), dold)")
 zero("rt.vb_select", "m")
 prim("rt.vb_loop", "fn, flags, n, a0=None, a1=None, a2=None, a3=None, a4=None, a5=None, a6=None",
      zero_args=("fn", "flags", "n"))
@@ -194,6 +196,10 @@ defvjp("rt.vb_dot_vjp", g_="rt.vb_no_derivative(g, 'vb_dot_vjp')", a="rt.vb_no_d
 defjvp("rt.vb_dot_vjp", g_="rt.vb_dot_vjp(f, dg_, a, b, which, op)", a="rt.vb_dot_vjp(f, g_, da, b, which, op)",
        b="rt.vb_dot_vjp(f, g_, a, db, which, op)")
 defbatch("rt.vb_dot_vjp", BatchRule("loop"))
+defvjp("rt.vbh_outer", a="rt.vb_outer_vjp(f, g, a, b, 0)", b="rt.vb_outer_vjp(f, g, a, b, 1)")
+defjvp("rt.vbh_outer", a="rt.vbh_outer(f, da, b)", b="rt.vbh_outer(f, a, db)")
+prim("rt.vb_outer_vjp", "f, g_, a, b, which", zero_args=("f", "a", "b", "which"))
+defbatch("rt.vb_outer_vjp", BatchRule("loop"))
 defbatch("rt.vb_no_derivative", BatchRule("same"))
 for _n in [n for n, p in PRIMS.items() if n.startswith("rt.vb") and not p.nondiff]:
     _no_derivative(_n)

@@ -347,6 +347,15 @@ def vb_outer(a, b, ab, bb):
     return fa[:, :, None] * fb[:, None, :]
 
 
+def vb_outer_vjp(f, g_, a, b, which):
+    """Cotangent of `a` (which=0) or `b` (which=1) of vbh_outer(f, a, b), shaped like it."""
+    other, ob = (b, f[1]) if which == 0 else (a, f[0])
+    fo = vb_flat(other) if ob else np.ravel(other)[None]
+    v = np.sum(g_ * fo[:, None, :], axis=2) if which == 0 else np.sum(g_ * fo[:, :, None], axis=1)
+    mine, mb = (a, f[0]) if which == 0 else (b, f[1])
+    return np.reshape(v, np.shape(mine)) if mb else np.reshape(np.sum(v, axis=0), np.shape(mine))
+
+
 def vb_loop(fn, flags, n, *args, **kwargs):
     """The fallback for the few ops without a vectorized batching rule: one call per example,
     stacked. Listed in primitives/batching.py as LOOPED."""
