@@ -1,5 +1,6 @@
 """Derivatives of batched helpers: vmap(grad(f)) and grad(vmap(f)) differentiate batched code, so the
-vmap helpers need derivative rules (rt.vbh_outer had none: a refusal at run time). Against a loop of
+vmap helpers need derivative rules (rt.vbh_outer had none, and np.r_/np.c_ ran once per example
+through rt.vb_loop, which has none: refusals at run time). Against a loop of
 grad over the examples and against central differences."""
 import numpy as np
 import pytest
@@ -40,6 +41,35 @@ def test_vmap_grad_through_outer_with_a_shared_argument():
 def test_grad_and_jvp_of_vmap_through_outer_match_differences():
     def g(xs, ys):
         return np.sum(s2s.vmap(outer_in_a_branch)(xs, ys) ** 2)
+    gx, gy = s2s.grad(g, (0, 1))(XS, YS)
+    dx, dy = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
+    fd = (g(XS + 1e-6 * dx, YS + 1e-6 * dy) - g(XS - 1e-6 * dx, YS - 1e-6 * dy)) / 2e-6
+    np.testing.assert_allclose(np.sum(gx * dx) + np.sum(gy * dy), fd, rtol=1e-6)
+    np.testing.assert_allclose(s2s.jvp(g, (XS, YS), (dx, dy))[1], fd, rtol=1e-6)
+
+
+def r_and_c(x, y):
+    a = np.r_[x[0] + 0.0 * x, 0.5][1:]
+    b = np.sum(np.c_[np.sqrt(1.5 ** 2 + x ** 2) + 0.0 * x, y], axis=1)
+    c = np.r_[x, y, 2.0, x[1]]
+    return np.sum(a * b) + np.sum(c ** 2) + np.sum(np.c_[np.outer(x, y), x] ** 2)
+
+
+def test_vmap_of_r_and_c_matches_loop():
+    got = s2s.vmap(r_and_c)(XS, YS)
+    np.testing.assert_allclose(got, [r_and_c(x, y) for x, y in zip(XS, YS)], rtol=1e-12)
+
+
+def test_vmap_grad_through_r_and_c_matches_loop():
+    gx, gy = s2s.vmap(s2s.grad(r_and_c, (0, 1)))(XS, YS)
+    want = [s2s.grad(r_and_c, (0, 1))(x, y) for x, y in zip(XS, YS)]
+    np.testing.assert_allclose(gx, np.stack([w[0] for w in want]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gy, np.stack([w[1] for w in want]), rtol=1e-12, atol=1e-12)
+
+
+def test_grad_and_jvp_of_vmap_through_r_and_c_match_differences():
+    def g(xs, ys):
+        return np.sum(s2s.vmap(r_and_c)(xs, ys) ** 2)
     gx, gy = s2s.grad(g, (0, 1))(XS, YS)
     dx, dy = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
     fd = (g(XS + 1e-6 * dx, YS + 1e-6 * dy) - g(XS - 1e-6 * dx, YS - 1e-6 * dy)) / 2e-6

@@ -200,6 +200,11 @@ defvjp("rt.vbh_outer", a="rt.vb_outer_vjp(f, g, a, b, 0)", b="rt.vb_outer_vjp(f,
 defjvp("rt.vbh_outer", a="rt.vbh_outer(f, da, b)", b="rt.vbh_outer(f, a, db)")
 prim("rt.vb_outer_vjp", "f, g_, a, b, which", zero_args=("f", "a", "b", "which"))
 defbatch("rt.vb_outer_vjp", BatchRule("loop"))
+for _n in ("r_", "c_"):
+    helper("rt." + _n, f"rt.vbh_{_n}")
+    linear(f"rt.vbh_{_n}", "f, items", "items", f"rt.vb_{_n}t(f, g, items)")
+    linear(f"rt.vb_{_n}t", "f, g_, items", "g_", f"rt.vbh_{_n}(f, g)")
+    defbatch(f"rt.vb_{_n}t", BatchRule("loop"))
 defbatch("rt.vb_no_derivative", BatchRule("same"))
 for _n in [n for n, p in PRIMS.items() if n.startswith("rt.vb") and not p.nondiff]:
     _no_derivative(_n)

@@ -347,6 +347,43 @@ def vb_outer(a, b, ab, bb):
     return fa[:, :, None] * fb[:, None, :]
 
 
+def _vb_items(f, items):
+    """The items of a batched np.r_/np.c_ (a batched pack: every item batched)."""
+    if not f[0]:
+        raise _vb_err("vmap: np.r_/np.c_ of a list that is not batched as a whole")
+    return [np.asarray(i) for i in items]
+
+
+def vbh_r_(f, items):
+    """Batched `np.r_[a, b, ...]`: per-example scalars become length-1 rows; joined after the batch axis."""
+    items = _vb_items(f, items)
+    return np.concatenate([i.reshape(i.shape[:1] + (1,)) if i.ndim == 1 else i for i in items], axis=1)
+
+
+def vbh_c_(f, items):
+    """Batched `np.c_[a, b, ...]`: per-example vectors become columns; joined along the last axis."""
+    items = _vb_items(f, items)
+    if any(i.ndim not in (2, 3) for i in items):
+        raise S2SValueError("s2s differentiates np.c_[...] of 1-D and 2-D arrays only")
+    return np.concatenate([i[..., None] if i.ndim == 2 else i for i in items], axis=-1)
+
+
+def _vb_split_like(g_, items, axis):
+    widths = [1 if np.ndim(i) == (1 if axis == 1 else 2) else np.shape(i)[axis] for i in items]
+    parts = np.split(g_, np.cumsum(widths)[:-1], axis=axis)
+    return tuple(np.reshape(p, np.shape(i)) for p, i in zip(parts, items))
+
+
+def vb_r_t(f, g_, items):
+    """Transpose of vbh_r_: the cotangent split back into the items' shapes."""
+    return _vb_split_like(g_, items, 1)
+
+
+def vb_c_t(f, g_, items):
+    """Transpose of vbh_c_."""
+    return _vb_split_like(g_, items, -1)
+
+
 def vb_outer_vjp(f, g_, a, b, which):
     """Cotangent of `a` (which=0) or `b` (which=1) of vbh_outer(f, a, b), shaped like it."""
     other, ob = (b, f[1]) if which == 0 else (a, f[0])
