@@ -1,6 +1,6 @@
 """Derivatives of batched helpers: vmap(grad(f)) and grad(vmap(f)) differentiate batched code, so the
-vmap helpers need derivative rules (rt.vbh_outer had none, and np.r_/np.c_ ran once per example
-through rt.vb_loop, which has none: refusals at run time). Against a loop of
+vmap helpers need derivative rules (rt.vbh_outer had none, and np.r_/np.c_/np.roll ran once per
+example through rt.vb_loop, which has none: refusals at run time). Against a loop of
 grad over the examples and against central differences."""
 import numpy as np
 import pytest
@@ -75,3 +75,27 @@ def test_grad_and_jvp_of_vmap_through_r_and_c_match_differences():
     fd = (g(XS + 1e-6 * dx, YS + 1e-6 * dy) - g(XS - 1e-6 * dx, YS - 1e-6 * dy)) / 2e-6
     np.testing.assert_allclose(np.sum(gx * dx) + np.sum(gy * dy), fd, rtol=1e-6)
     np.testing.assert_allclose(s2s.jvp(g, (XS, YS), (dx, dy))[1], fd, rtol=1e-6)
+
+
+def rolls(x, y):
+    a = np.roll(x, 1) * y + np.roll(np.sum(y), 1)
+    m = np.outer(x, y)
+    return np.sum(a ** 2) + np.sum(np.roll(m, 1) * m) + np.sum(np.roll(m, -1, axis=1) * m) \
+        + np.sum(np.roll(m, (1, 2), axis=(0, 1)) * m)
+
+
+def test_vmap_and_vmap_grad_of_roll_match_loop():
+    np.testing.assert_allclose(s2s.vmap(rolls)(XS, YS), [rolls(x, y) for x, y in zip(XS, YS)], rtol=1e-12)
+    gx, gy = s2s.vmap(s2s.grad(rolls, (0, 1)))(XS, YS)
+    want = [s2s.grad(rolls, (0, 1))(x, y) for x, y in zip(XS, YS)]
+    np.testing.assert_allclose(gx, np.stack([w[0] for w in want]), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gy, np.stack([w[1] for w in want]), rtol=1e-12, atol=1e-12)
+
+
+def test_grad_of_vmap_of_roll_matches_differences():
+    def g(xs, ys):
+        return np.sum(s2s.vmap(rolls)(xs, ys) ** 2)
+    gx, gy = s2s.grad(g, (0, 1))(XS, YS)
+    dx, dy = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
+    fd = (g(XS + 1e-6 * dx, YS + 1e-6 * dy) - g(XS - 1e-6 * dx, YS - 1e-6 * dy)) / 2e-6
+    np.testing.assert_allclose(np.sum(gx * dx) + np.sum(gy * dy), fd, rtol=1e-6)

@@ -87,7 +87,7 @@ for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"),
 UNBATCHED_RESULT = {"xp.shape", "xp.ndim", "xp.size", "len"}  # per-example shape queries
 defbatch("rt.cast_like", BatchRule("same"))
 defbatch("rt.no_derivative", BatchRule("same"))
-looped("xp.diag", "xp.tile", "xp.roll", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
+looped("xp.diag", "xp.tile", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
        "xp.broadcast_to", "xp.where", "rt.sum_vjp", "rt.mean_vjp", "rt.max_vjp", "rt.max_jvp",
        "rt.cumsum_vjp", "rt.reshape_like",
        "rt.transpose_vjp", "rt.unstack",
@@ -200,6 +200,10 @@ defvjp("rt.vbh_outer", a="rt.vb_outer_vjp(f, g, a, b, 0)", b="rt.vb_outer_vjp(f,
 defjvp("rt.vbh_outer", a="rt.vbh_outer(f, da, b)", b="rt.vbh_outer(f, a, db)")
 prim("rt.vb_outer_vjp", "f, g_, a, b, which", zero_args=("f", "a", "b", "which"))
 defbatch("rt.vb_outer_vjp", BatchRule("loop"))
+defbatch("xp.roll", BatchRule("helper", helper="rt.vbh_roll", fixed=("shift", "axis")))
+linear("rt.vbh_roll", "f, a, shift, axis=None", "a", "rt.vb_roll_t(f, g, shift, axis)")
+linear("rt.vb_roll_t", "f, g_, shift, axis=None", "g_", "rt.vbh_roll(f, g, shift, axis)")
+defbatch("rt.vb_roll_t", BatchRule("loop"))
 for _n in ("r_", "c_"):
     helper("rt." + _n, f"rt.vbh_{_n}")
     linear(f"rt.vbh_{_n}", "f, items", "items", f"rt.vb_{_n}t(f, g, items)")

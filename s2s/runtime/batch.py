@@ -384,6 +384,19 @@ def vb_c_t(f, g_, items):
     return _vb_split_like(g_, items, -1)
 
 
+def vbh_roll(f, a, shift, axis=None):
+    """Batched `np.roll` with one shift and axis for every example (axis None: the flattened example)."""
+    if axis is None:
+        return np.reshape(np.roll(vb_flat(a), shift, axis=1), np.shape(a))
+    return np.roll(a, shift, axis=vb_axis(axis))
+
+
+def vb_roll_t(f, g_, shift, axis=None):
+    """Transpose of vbh_roll: the opposite shift."""
+    back = tuple(-s for s in shift) if isinstance(shift, (tuple, list)) else -shift
+    return vbh_roll(f, g_, back, axis)
+
+
 def vb_outer_vjp(f, g_, a, b, which):
     """Cotangent of `a` (which=0) or `b` (which=1) of vbh_outer(f, a, b), shaped like it."""
     other, ob = (b, f[1]) if which == 0 else (a, f[0])
