@@ -97,6 +97,20 @@ def test_custom_function_programs_satisfy_every_property(monkeypatch):
     assert not bad, f"{len(bad)} failing programs; first: {bad[0][0]}\n{bad[0][1]}"
 
 
+def test_vmap_of_derivatives_matches_loop():
+    """The opt-in property vmap_grad (vmap of grad/jacrev against a loop of the same transform) on a
+    small slice: batched tapes with per-example control flow, and derivatives of batched helpers."""
+    import random
+    rng = random.Random(SEED + 3)
+    bad = []
+    for k in range(15):
+        prog = fuzz.gen_program(rng)
+        fails = fuzz.check_program(prog, k, ["vmap_grad"])
+        if fails:
+            bad.append((fails["vmap_grad"], prog.source()))
+    assert not bad, f"{len(bad)} failures; first: {bad[0][0]}\n{bad[0][1]}"
+
+
 def false_alias(x):
     acc = x * 1.0
     a = acc.copy()
