@@ -309,7 +309,10 @@ def jacrev(fun, argnums=0, has_aux: bool = False):
 
 def _jacobian(kind, fun, argnums, has_aux):
     argnums = _argnums(argnums, kind)
-    return _Jacobian(kind, fun, argnums, has_aux)
+    t = _Jacobian(kind, fun, argnums, has_aux)
+    if kind == "jacrev" and not has_aux:
+        t.jacrev_options = argnums  # vmap of it may run as jacrev of the summed batched fun
+    return t
 
 
 class _Jacobian(Transformed):
@@ -595,8 +598,11 @@ class _Vmapped(Transformed):
             return D.vmap_function(self.fun, *self.axes, ranks)
         except S2SError:
             options = getattr(self.fun, "grad_options", None)
-            if options is None:
+            jac_options = getattr(self.fun, "jacrev_options", None)
+            if options is None and jac_options is None:
                 raise
+        if options is None:
+            return _jacrev_of_batched(self.fun.fun, jac_options, *self.axes)
         return _grad_of_batched(self.fun.fun, options, *self.axes)
 
     def _forget(self) -> None:
@@ -712,6 +718,37 @@ def _merged_call(outer: _Vmapped, args):
         leaf = np.moveaxis(leaf, 1, 1 + out1 % (leaf.ndim - 1))
         return np.moveaxis(leaf, 0, out0 % leaf.ndim)
     return tree_map(split, out)
+
+
+def _batch_axis_first(jac, out):
+    """A Jacobian of the examples' summed output (out.shape[1:] + (n,) + in shape, per
+    differentiated argument) with the example axis moved first."""
+    if isinstance(jac, tuple):
+        return tuple(_batch_axis_first(j, out) for j in jac)
+    return np.moveaxis(jac, np.ndim(out) - 1, 0)
+
+
+def _jacrev_of_batched(fun, argnums, in_axes, out_axes, axis_size):
+    """vmap(jacrev(fun)) as the Jacobian of the batched fun's output summed over the examples
+    (each example's output depends on its own inputs only, so the rows of each example are its
+    Jacobian), for an array output; the batched tape is not needed. See _grad_of_batched."""
+    params = list(inspect.signature(fun).parameters)
+    n = len(params)
+    nums = D.argnums_tuple(argnums, n, "jacrev")
+    specs = list(in_axes) if isinstance(in_axes, tuple) else [in_axes] * n
+    moved = [i in nums or specs[i] is not None for i in range(n)]
+    inner = D.vmap_function(fun, tuple(0 if m else None for m in moved), 0, axis_size)
+    args = ", ".join(f"a{i}" for i in range(n))
+    summed = _exec_function("summed", f"def summed({args}):\n    v = inner({args})\n"
+                            "    return xp.sum(v, axis=0), v\n", {"inner": inner, "xp": np})
+    jac = D.jacobian_function("jacrev", summed, argnums, True)
+    name = f"vmap_jacrev_{getattr(fun, '__name__', 'f')}".replace("<lambda>", "lambda_")
+    lines = [f"def {name}({args}):", f"    bn = rt.vb_size(({args},), in_axes, axis_size, names)"]
+    lines += [f"    a{i} = rt.vb_in(a{i}, spec{i}, bn)" for i in range(n) if moved[i]]
+    lines += [f"    j, v = jac({args})", "    j = batch_axis_first(j, v)", "    return rt.vb_out(j, out_axes, bn)"]
+    glob = {"rt": runtime, "jac": jac, "in_axes": in_axes, "axis_size": axis_size, "names": tuple(params),
+            "out_axes": out_axes, "batch_axis_first": _batch_axis_first, **{f"spec{i}": specs[i] for i in range(n)}}
+    return _exec_function(name, "\n".join(lines) + "\n", glob)
 
 
 def _grad_of_batched(fun, options, in_axes, out_axes, axis_size):

@@ -9,7 +9,7 @@ import linecache
 from . import driver, record
 from .errors import S2STypeError
 from .primitives import registry
-from .runtime import zeros_like_tree
+from .runtime import tree_all_zero, zeros_like_tree
 
 
 class custom_vjp:
@@ -102,7 +102,9 @@ class custom_jvp:
 
     def split(self, mask):
         tangent_fn = _tangent_out_function(self.rule, len(mask))
-        tmask = (False,) * len(mask) + tuple(mask)
+        # the primals are active too, so the transposed rule stays differentiable in them
+        # (reverse over reverse: grad(grad(f)) was 0 with them inactive)
+        tmask = tuple(mask) + tuple(mask)
         tfwd, tbwd = driver.split_vjp(tangent_fn, tmask)
         n = len(mask)
         a, z = [f"a{i}" for i in range(n)], [f"z{i}" for i in range(n)]
@@ -111,10 +113,12 @@ class custom_jvp:
                f"def bwd(args, g):\n"
                f"    {', '.join(a)}, = args\n"
                + "".join(f"    {zi} = zeros_like_tree({ai})\n" for zi, ai in zip(z, a))
-               + f"    _, saved = tfwd({', '.join(a + z)})\n"
+               + f"    if tree_all_zero(g):\n        return ({''.join(f'{zi}, ' for zi in z)})\n"
+               f"    _, saved = tfwd({', '.join(a + z)})\n"
                f"    cts = tbwd(saved, g)\n"
                f"    return ({''.join(f'cts[{n + i}], ' for i in range(n))})\n")
-        glob = {"fun": self.fun, "tfwd": tfwd, "tbwd": tbwd, "zeros_like_tree": zeros_like_tree}
+        glob = {"fun": self.fun, "tfwd": tfwd, "tbwd": tbwd, "zeros_like_tree": zeros_like_tree,
+                "tree_all_zero": tree_all_zero}
         return _exec_pair("custom_jvp_split", src, glob)
 
 

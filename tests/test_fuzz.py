@@ -48,6 +48,7 @@ def _assert_holds(failures, prop):
     "purity",
     "cache",  # the cold/warm comparison goes through jacrev
     "global",  # a transformed object sees the new global
+    "vmap",  # masked regions, creation ops with per-example values (tools/fuzz_findings.md, phase 3)
 ])
 def test_fuzzed_programs_satisfy(campaign, prop):
     _assert_holds(campaign, prop)
@@ -78,6 +79,36 @@ def test_a_wrong_rule_is_caught_and_shrunk(monkeypatch):
     assert fails and "grad_fd" in fails
     small, msg = fuzz.shrink(prog, 3, "grad_fd")
     assert len(small.blocks) == 1 and "np.sin(x)" in small.source()
+
+
+def test_custom_function_programs_satisfy_every_property(monkeypatch):
+    """Programs rich in custom_jvp/custom_vjp calls (one rule calls its own function): reverse over
+    reverse through a transposed custom_jvp rule was silently 0, and the self-calling rule recursed
+    forever."""
+    import random
+    monkeypatch.setattr(fuzz, "KINDS", ["custom"] * 4 + ["plain", "for", "branch", "early_return", "helper"])
+    rng = random.Random(SEED + 2)
+    bad = []
+    for k in range(12):
+        prog = fuzz.gen_program(rng)
+        fails = fuzz.check_program(prog, k, list(fuzz.PROPERTIES))
+        if fails:
+            bad.append((fails, prog.source()))
+    assert not bad, f"{len(bad)} failing programs; first: {bad[0][0]}\n{bad[0][1]}"
+
+
+def test_vmap_of_derivatives_matches_loop():
+    """The opt-in property vmap_grad (vmap of grad/jacrev against a loop of the same transform) on a
+    small slice: batched tapes with per-example control flow, and derivatives of batched helpers."""
+    import random
+    rng = random.Random(SEED + 3)
+    bad = []
+    for k in range(15):
+        prog = fuzz.gen_program(rng)
+        fails = fuzz.check_program(prog, k, ["vmap_grad"])
+        if fails:
+            bad.append((fails["vmap_grad"], prog.source()))
+    assert not bad, f"{len(bad)} failures; first: {bad[0][0]}\n{bad[0][1]}"
 
 
 def false_alias(x):

@@ -14,9 +14,6 @@ B = 3
 VMAP_GAPS = {
     "getitem-all0": "a boolean mask that differs per example (x[x > 0]): vmap raises an IndexError, not an S2SError",
     "getitem-last": "a boolean mask that differs per example (x[x > 0]): vmap raises an IndexError, not an S2SError",
-    "full_like-only1": "np.full_like(x, v) with only the fill value batched: the broadcast rule drops the batch axis",
-    "full": "np.full with a per-example fill value is refused (S2SError; batchable as a broadcast)",
-    "linspace": "np.linspace with per-example endpoints is refused (S2SError; batchable with axis shifted)",
 }
 # Operations whose per-example results differ in size (no stacked result exists, in JAX neither).
 RAGGED = {"extract"}

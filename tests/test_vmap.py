@@ -17,8 +17,9 @@ def _batch(make_args):
     return examples, tuple(np.stack([np.asarray(e[i]) for e in examples]) for i in range(len(examples[0])))
 
 
-# per-example list lengths / recursion depths: refused with an S2SError, never a wrong number
-REFUSED = {"listcomp_if": "append to a list", "recursion_data_dependent_depth": "recursion whose depth"}
+# per-example list lengths: refused with an S2SError, never a wrong number (a recursion whose depth
+# differs per example batches: a branch no example takes is skipped, so the recursion ends)
+REFUSED = {"listcomp_if": "append to a list"}
 
 
 def _loop(fn, examples, axes):

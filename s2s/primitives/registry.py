@@ -53,14 +53,16 @@ class Prim:
 class BatchRule:
     """How a primitive runs on batched operands (rules_batch.py declares them by category): `kind`
     is "same" (elementwise), "broadcast", "axis" (shift the `axes` parameters past the batch axis;
-    `none_axis` says what axis=None means: "all" per-example axes, "flat", "keep"), "helper"
+    `none_axis` says what axis=None means: "all" per-example axes, "flat", "keep", "norm": "flat"
+    when `ord` is None, else "all"), "helper"
     (runtime function `helper(flags, *args)`), "loop" (once per example) or "create" (refuses
-    batched arguments)."""
+    batched arguments). `fixed`: arguments that must be the same for every example (a shape)."""
 
     kind: str
     axes: tuple[str, ...] = ()
     helper: str = ""
     none_axis: str = "all"
+    fixed: tuple[str, ...] = ()
 
 
 PRIMS: dict[str, Prim] = {}

@@ -224,7 +224,7 @@ defvjp("rt.max_vjp", v="rt.max_jvp(g, a, ans_, axis, keepdims)")
 defjvp("rt.max_vjp", v="rt.max_vjp(dv, a, ans_, axis, keepdims)")
 linear("rt.max_jvp", "v, a, ans_, axis, keepdims", "v", "rt.max_vjp(g, a, ans_, axis, keepdims)")
 nondiff("rt.basis", "rt.tree_size", "rt.check_norm_ord", "rt.seed", "rt.seed_aux", "rt.zeros_list", "slice",
-        "rt.reversed_range", sig="x, *args")
+        "rt.reversed_range", "rt.tree_all_zero", sig="x, *args")
 linear("rt.jac_from_columns", "cols, out, x", "cols", "rt.jac_columns_t(g, cols, out, x)")
 linear("rt.jac_from_rows", "rows, out, x", "rows", "rt.jac_rows_t(g, rows, out, x)")
 linear("rt.jac_columns_t", "g_, cols, out, x", "g_", "rt.jac_from_columns(g, out, x)")

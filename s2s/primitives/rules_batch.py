@@ -68,9 +68,10 @@ broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting], "lt", "le", "gt",
              "or_", "floordiv", "mod", "xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal",
              "xp.equal", "xp.not_equal", "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose",
              "xp.floor_divide", "xp.mod", "xp.remainder", "xp.heaviside", "rt.pick", "rt.clip_mask",
-             "rt.tree_add", "xp.full_like")
+             "rt.tree_add")
 reduction("xp.sum", "xp.mean", "xp.max", "xp.amax", "xp.min", "xp.amin", "xp.prod", "xp.var", "xp.std",
-          "xp.any", "xp.all", "xp.count_nonzero", "xp.linalg.norm")
+          "xp.any", "xp.all", "xp.count_nonzero")
+reduction("xp.linalg.norm", none_axis="norm")  # ord None: the flattened example (rank 0, 3, ... too)
 reduction("xp.argmax", "xp.argmin", "xp.cumsum", none_axis="flat")
 axis_op(["xp.swapaxes"], ("axis1", "axis2"))
 axis_op(["xp.trace"], ("axis1", "axis2"))
@@ -91,7 +92,7 @@ defbatch("rt.cast_like", BatchRule("same"))
 defbatch("rt.unsupported", BatchRule("same"))
 defbatch("rt.no_derivative", BatchRule("same"))
 defbatch("rt.on_backend_of", BatchRule("same"))
-looped("xp.diag", "xp.tile", "xp.roll", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
+looped("xp.diag", "xp.tile", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
        "xp.broadcast_to", "xp.where", "rt.sum_vjp", "rt.mean_vjp", "rt.max_vjp", "rt.max_jvp",
        "rt.cumsum_vjp", "rt.reshape_like",
        "rt.transpose_vjp", "rt.unstack",
@@ -101,11 +102,16 @@ looped("xp.diag", "xp.tile", "xp.roll", "xp.hstack", "xp.vstack", "xp.atleast_1d
        "rt.jac_columns_t", "rt.jac_rows_t", "rt.list_sum", "rt.list_sum_vjp", "rt.seed_aux", "rt.log0",
        "xp.argsort", "xp.searchsorted", "xp.nonzero", "xp.flatnonzero", "xp.allclose",
        "xp.array_equal", "xp.clip", "neg", "pos", "tuple", "list", "rt.basis", "rt.tree_size")
-unbatched("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", "xp.linspace", "xp.full",
+unbatched("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange",
           "xp.tri", "range", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index",
           "xp.broadcast_shapes", "xp.result_type", "slice", "rt.reversed_range", "rt.new_list", "str",
           "isinstance", "attr", "is", "isnot", "in", "notin", "bool", "rt.check_norm_ord", "rt.seed")
 defbatch("rt.seed", BatchRule("helper", helper="rt.vbh_seed"))
+# creation ops with per-example values (fill value, endpoints) but one shape for every example
+for _n, _fixed in (("xp.full", ("shape", "dtype")), ("xp.full_like", ("dtype",)),
+                   ("xp.linspace", ("num", "endpoint", "retstep", "dtype", "axis"))):
+    defbatch(_n, BatchRule("helper", helper="rt.vbh_" + _n[3:], fixed=_fixed))
+
 for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after all
     defbatch(_n, BatchRule("same" if _n in ("neg", "pos", "rt.log0") else "broadcast"))
 
@@ -116,8 +122,8 @@ for _n, _sig in (("rt.vb_size", "args, in_axes, axis_size, names"), ("rt.vb_any"
                  ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"), ("rt.vb_n", "x"), ("rt.vb_axes", "x"),
                  ("rt.vb_axis", "axis, x=None, none='keep'"), ("rt.vb_key", "index, ib, a")):
     prim(_n, _sig, nondiff=True)
-_NONDIFF_HELPERS = ("shape", "ndim", "size", "len", "not", "int", "seed", "tree_size", "basis", "vb_size", "vb_any",
-                    "vb_axes", "vb_n")
+_NONDIFF_HELPERS = ("shape", "ndim", "size", "len", "not", "int", "seed", "tree_size", "tree_all_zero", "basis",
+                    "vb_size", "vb_any", "vb_axes", "vb_n")
 linear("rt.vb_in", "x, spec, n", "x", "rt.vb_in_t(g, x, spec)")
 linear("rt.vb_in_t", "v, like, spec", "v", "rt.vb_in(g, spec, rt.vb_n(v))")
 linear("rt.vb_out", "x, spec, n", "x", "rt.vb_out_t(g, spec)")
@@ -131,8 +137,10 @@ linear("rt.vb_getitem", "x, index, xb=True, ib=False", "x", "rt.vb_getitem_t(g, 
 linear("rt.vb_getitem_t", "v, x, index, xb, ib", "v", "rt.vb_getitem(g, index, xb, ib)")
 prim("rt.vb_select", "m, new, old")
 defvjp("rt.vb_select", new="rt.vb_select(m, g, rt.zeros_like_tree(g))", old="rt.vb_select(m, rt.zeros_like_tree(g), g)")
+# the old value of a first assignment is None (and so is its tangent, when the branch that would
+# have assigned it first was skipped): its term is then zeros shaped like the new value
 defjvp("rt.vb_select", new="rt.vb_select(m, dnew, rt.zeros_like_tree(dnew))",
-       old="rt.vb_select(m, rt.zeros_like_tree(dold), dold)")
+       old="rt.vb_select(m, rt.zeros_like_tree(new), dold)")
 zero("rt.vb_select", "m")
 prim("rt.vb_loop", "fn, flags, n, a0=None, a1=None, a2=None, a3=None, a4=None, a5=None, a6=None",
      zero_args=("fn", "flags", "n"))
@@ -163,6 +171,17 @@ def _no_derivative(name: str) -> None:
             defjvp(name, **{a: f"rt.vb_no_derivative(d{a}, {name[3:]!r})"})
 
 
+for _n in ("full", "full_like"):
+    linear("rt.vbh_" + _n, _sig_of(getattr(_rt, "vbh_" + _n)), "fill_value", "rt.vb_full_t(f, g, fill_value)")
+prim("rt.vbh_linspace", _sig_of(_rt.vbh_linspace), zero_args=("f", "num", "endpoint", "retstep", "dtype", "axis"))
+for _k, _end in enumerate(("start", "stop")):
+    defvjp("rt.vbh_linspace", **{_end: f"rt.vb_linspace_t(f, g, start, stop, num, endpoint, axis, {_k})"})
+    defjvp("rt.vbh_linspace", **{_end: f"rt.vb_linspace_jvp(f, d{_end}, start, stop, num, endpoint, axis, {_k})"})
+prim("rt.vb_full_t", "f, g_, fill_value", zero_args=("f", "fill_value"))
+prim("rt.vb_linspace_t", "f, g_, start, stop, num, endpoint, axis, which", zero_args=("f", "start", "stop", "num",
+     "endpoint", "axis", "which"))
+prim("rt.vb_linspace_jvp", "f, d, start, stop, num, endpoint, axis, which", zero_args=("f", "start", "stop", "num",
+     "endpoint", "axis", "which"))
 prim("rt.vb_no_derivative", "x, what", nondiff=True)
 for _n in [n for n in dir(_rt) if n.startswith("vbh_")]:
     if "rt." + _n not in PRIMS:
@@ -182,17 +201,33 @@ defvjp("rt.vb_dot_vjp", g_="rt.vb_no_derivative(g, 'vb_dot_vjp')", a="rt.vb_no_d
 defjvp("rt.vb_dot_vjp", g_="rt.vb_dot_vjp(f, dg_, a, b, which, op)", a="rt.vb_dot_vjp(f, g_, da, b, which, op)",
        b="rt.vb_dot_vjp(f, g_, a, db, which, op)")
 defbatch("rt.vb_dot_vjp", BatchRule("loop"))
+defvjp("rt.vbh_outer", a="rt.vb_outer_vjp(f, g, a, b, 0)", b="rt.vb_outer_vjp(f, g, a, b, 1)")
+defjvp("rt.vbh_outer", a="rt.vbh_outer(f, da, b)", b="rt.vbh_outer(f, a, db)")
+prim("rt.vb_outer_vjp", "f, g_, a, b, which", zero_args=("f", "a", "b", "which"))
+defbatch("rt.vb_outer_vjp", BatchRule("loop"))
+defbatch("xp.roll", BatchRule("helper", helper="rt.vbh_roll", fixed=("shift", "axis")))
+linear("rt.vbh_roll", "f, a, shift, axis=None", "a", "rt.vb_roll_t(f, g, shift, axis)")
+linear("rt.vb_roll_t", "f, g_, shift, axis=None", "g_", "rt.vbh_roll(f, g, shift, axis)")
+defbatch("rt.vb_roll_t", BatchRule("loop"))
+for _n in ("r_", "c_"):
+    helper("rt." + _n, f"rt.vbh_{_n}")
+    linear(f"rt.vbh_{_n}", "f, items", "items", f"rt.vb_{_n}t(f, g, items)")
+    linear(f"rt.vb_{_n}t", "f, g_, items", "g_", f"rt.vbh_{_n}(f, g)")
+    defbatch(f"rt.vb_{_n}t", BatchRule("loop"))
 defbatch("rt.vb_no_derivative", BatchRule("same"))
 for _n in [n for n, p in PRIMS.items() if n.startswith("rt.vb") and not p.nondiff]:
     _no_derivative(_n)
-for _n in ("rt.vb_in_t", "rt.vb_out_t", "rt.vb_bcast_t", "rt.vb_lift_to", "rt.vb_getitem_t", "rt.vb_key"):
+for _n in ("rt.vb_in_t", "rt.vb_out_t", "rt.vb_bcast_t", "rt.vb_lift_to", "rt.vb_getitem_t", "rt.vb_key",
+           "rt.vb_full_t", "rt.vb_linspace_t", "rt.vb_linspace_jvp"):
     defbatch(_n, BatchRule("loop"))
 helper("rt.tree_size", "rt.vbh_tree_size")
+helper("rt.tree_all_zero", "rt.vbh_tree_all_zero")
 for _n in ("dot_vjp_a", "dot_vjp_b", "sum_vjp", "mean_vjp", "jac_from_rows", "jac_from_columns"):
     helper("rt." + _n, "rt.vbh_" + _n)
 helper("rt.basis", "rt.vbh_basis")
 helper("rt.vb_sum_scalars", "rt.vbh_vb_sum_scalars")
-UNBATCHED_RESULT |= {"rt.vb_size", "rt.tree_size", "rt.basis", "rt.vb_axes", "rt.vb_n"} | rules_jacobian.UNBATCHED
+UNBATCHED_RESULT |= {"rt.vb_size", "rt.tree_size", "rt.tree_all_zero", "rt.basis", "rt.vb_axes", "rt.vb_n"}
+UNBATCHED_RESULT |= rules_jacobian.UNBATCHED
 
 # ---- the NumPy coverage tables (rules_linalg, rules_math, rules_reduce, rules_shape) ----
 # linalg functions act on the last axes of a stack of matrices: a leading batch axis is one more

@@ -321,7 +321,7 @@ def vb_axis(axis, x=None, none="keep"):
     reductions), None itself ("keep"), or the flattened example ("flat", not supported here)."""
     axis = vb_static(axis)
     if axis is None:
-        if none == "all":
+        if none in ("all", "norm"):
             return vb_axes(x)
         if none == "flat":
             raise S2SValueError("vmap: this op's axis is None only at run time (a variable); it needs the "
@@ -396,6 +396,65 @@ def vb_outer(a, b, ab, bb):
     fa = vb_flat(a) if ab else np.ravel(a)[None]
     fb = vb_flat(b) if bb else np.ravel(b)[None]
     return fa[:, :, None] * fb[:, None, :]
+
+
+def _vb_items(f, items):
+    """The items of a batched np.r_/np.c_ (a batched pack: every item batched)."""
+    if not f[0]:
+        raise _vb_err("vmap: np.r_/np.c_ of a list that is not batched as a whole")
+    return [np.asarray(i) for i in items]
+
+
+def vbh_r_(f, items):
+    """Batched `np.r_[a, b, ...]`: per-example scalars become length-1 rows; joined after the batch axis."""
+    items = _vb_items(f, items)
+    return np.concatenate([i.reshape(i.shape[:1] + (1,)) if i.ndim == 1 else i for i in items], axis=1)
+
+
+def vbh_c_(f, items):
+    """Batched `np.c_[a, b, ...]`: per-example vectors become columns; joined along the last axis."""
+    items = _vb_items(f, items)
+    if any(i.ndim not in (2, 3) for i in items):
+        raise S2SValueError("s2s differentiates np.c_[...] of 1-D and 2-D arrays only")
+    return np.concatenate([i[..., None] if i.ndim == 2 else i for i in items], axis=-1)
+
+
+def _vb_split_like(g_, items, axis):
+    widths = [1 if np.ndim(i) == (1 if axis == 1 else 2) else np.shape(i)[axis] for i in items]
+    parts = np.split(g_, np.cumsum(widths)[:-1], axis=axis)
+    return tuple(np.reshape(p, np.shape(i)) for p, i in zip(parts, items))
+
+
+def vb_r_t(f, g_, items):
+    """Transpose of vbh_r_: the cotangent split back into the items' shapes."""
+    return _vb_split_like(g_, items, 1)
+
+
+def vb_c_t(f, g_, items):
+    """Transpose of vbh_c_."""
+    return _vb_split_like(g_, items, -1)
+
+
+def vbh_roll(f, a, shift, axis=None):
+    """Batched `np.roll` with one shift and axis for every example (axis None: the flattened example)."""
+    if axis is None:
+        return np.reshape(np.roll(vb_flat(a), shift, axis=1), np.shape(a))
+    return np.roll(a, shift, axis=vb_axis(axis))
+
+
+def vb_roll_t(f, g_, shift, axis=None):
+    """Transpose of vbh_roll: the opposite shift."""
+    back = tuple(-s for s in shift) if isinstance(shift, (tuple, list)) else -shift
+    return vbh_roll(f, g_, back, axis)
+
+
+def vb_outer_vjp(f, g_, a, b, which):
+    """Cotangent of `a` (which=0) or `b` (which=1) of vbh_outer(f, a, b), shaped like it."""
+    other, ob = (b, f[1]) if which == 0 else (a, f[0])
+    fo = vb_flat(other) if ob else np.ravel(other)[None]
+    v = np.sum(g_ * fo[:, None, :], axis=2) if which == 0 else np.sum(g_ * fo[:, :, None], axis=1)
+    mine, mb = (a, f[0]) if which == 0 else (b, f[1])
+    return np.reshape(v, np.shape(mine)) if mb else np.reshape(np.sum(v, axis=0), np.shape(mine))
 
 
 def vb_loop(fn, flags, n, *args, **kwargs):
@@ -479,6 +538,72 @@ def vbh_squeeze(f, a, axis=None, shape=None):
 def vbh_array(f, x, **kw):
     out = vb_array(x)
     return out if kw.get("dtype") is None else out.astype(kw["dtype"])
+
+
+def _vb_shape_arg(shape):
+    return (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+
+
+def _vb_fill(v, fb, n, shape, dtype):
+    """A fill value (batched when `fb`) broadcast to `(n,) + shape` per example, in a new array."""
+    v = _vb_to_rank(v, len(shape)) if fb else np.asarray(v)
+    return np.broadcast_to(v, (n,) + tuple(shape)).astype(v.dtype if dtype is None else dtype)
+
+
+def vbh_full(f, shape, fill_value, dtype=None):
+    """Batched `full` of one shape (the batcher refuses a per-example shape): each example's fill
+    value broadcast to `shape`."""
+    return _vb_fill(fill_value, f[1], vb_n(fill_value), _vb_shape_arg(shape), dtype)
+
+
+def vbh_full_like(f, a, fill_value, dtype=None):
+    """Batched `full_like`: shaped and typed like each example of `a`, filled per example."""
+    n = vb_n(a) if f[0] else vb_n(fill_value)
+    shape = np.shape(a)[1:] if f[0] else np.shape(a)
+    return _vb_fill(fill_value, f[1], n, shape, getattr(a, "dtype", None) if dtype is None else dtype)
+
+
+def vb_full_t(f, g_, fill_value):
+    """Transpose of vbh_full / vbh_full_like in the fill value: the cotangent summed down to the
+    fill value's shape per example."""
+    return vbh_unbroadcast((True, f[1]), g_, fill_value)
+
+
+def _vb_to_rank(x, k):
+    """Batched `x` with unit axes after the batch axis up to per-example rank `k`."""
+    x = np.asarray(x)
+    return x.reshape(x.shape[:1] + (1,) * (k - x.ndim + 1) + x.shape[1:])
+
+
+def _vb_linspace_rank(f, start, stop):
+    return max(np.ndim(start) - f[0], np.ndim(stop) - f[1])
+
+
+def vbh_linspace(f, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """Batched `linspace` with per-example endpoints (one `num` for all): the endpoints aligned per
+    example, the new axis placed after the batch axis."""
+    k = _vb_linspace_rank(f, start, stop)
+    start = _vb_to_rank(start, k) if f[0] else start
+    stop = _vb_to_rank(stop, k) if f[1] else stop
+    ax = axis % (k + 1) + 1
+    return np.linspace(start, stop, num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=ax)
+
+
+def vb_linspace_t(f, g_, start, stop, num, endpoint, axis, which):
+    """Cotangent of `start` (which=0) or `stop` (which=1) of vbh_linspace."""
+    k = _vb_linspace_rank(f, start, stop)
+    g_ = np.moveaxis(g_, axis % (k + 1) + 1, 1)
+    t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    t = (t if which else 1.0 - t).reshape((1, -1) + (1,) * k)
+    return vbh_unbroadcast((True, f[which]), np.sum(g_ * t, axis=1), stop if which else start)
+
+
+def vb_linspace_jvp(f, d, start, stop, num, endpoint, axis, which):
+    """Tangent of vbh_linspace in `start` (which=0) or `stop` (which=1): linspace is affine in
+    each endpoint, so the tangent is linspace from `d` to 0 (or 0 to `d`)."""
+    zero = np.zeros_like(np.asarray(stop if which == 0 else start, dtype=float))
+    ends = (zero, d) if which else (d, zero)
+    return vbh_linspace(f, *ends, num, endpoint, False, None, axis)
 
 
 def _vb_sum_to(v, vs, target, off):
@@ -769,6 +894,12 @@ def vb_sum_scalars(v):
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(v)[1:]} "
                            "per example.")
     return np.sum(v)
+
+
+def vbh_tree_all_zero(f, x):
+    """Every example's cotangent zero (one answer for the batch: the transposed rule is linear, so
+    running it for a batch with some zero examples is right too)."""
+    return _core.tree_all_zero(x)
 
 
 def vbh_vb_sum_scalars(f, v):

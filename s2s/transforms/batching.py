@@ -158,6 +158,9 @@ class Batcher(Transform):
         self.bset = batched_vars(self.body, list(batched_params))
         self.sel = selectable(self.body, core.params)
         self.frames: list[Frame] = []
+        self.live = an.Liveness(self.body)
+        self.regions: list = []  # live sets after each enclosing masked region (innermost last)
+        self.list_mask: dict[str, str] = {}  # list -> the mask it was made under, if not merged
         self.rank = per_example_ranks(self.body, ranks or {}, self.bset)
 
     def b(self, atom) -> bool:
@@ -210,9 +213,22 @@ class Batcher(Transform):
         m1, m2 = self.namer.fresh("mask"), self.namer.fresh("mask")
         out.append(A.assign(m1, A.call("rt.vb_and", [A.name(mask) if mask else A.const(None), s.test])))
         out.append(A.assign(m2, A.call("rt.vb_andnot", [A.name(mask) if mask else A.const(None), s.test])))
-        out += self.block(s.body, m1)
-        out += self.block(s.orelse, m2)
+        # a value assigned under a mask needs no merge with the old one if the examples outside
+        # the mask never read it: not after the `if`, not in the other branch
+        self.regions.append(self.live.after[s] | an.exposed(s.orelse))
+        out += self.guarded(m1, self.block(s.body, m1))
+        self.regions[-1] = self.live.after[s]
+        out += self.guarded(m2, self.block(s.orelse, m2))
+        self.regions.pop()
         return out
+
+    def guarded(self, mask, stmts) -> list:
+        """A branch's batched statements, run only when some example takes it: a branch no example
+        takes is skipped (it may not even run on those values, e.g. a matrix rule on scalars)."""
+        if all(A.is_comment(s) or isinstance(s, gast.Pass) for s in stmts):
+            return stmts
+        go = self.namer.fresh("go")
+        return [A.assign(go, A.call("rt.vb_any", [A.name(mask)])), A.if_(A.name(go), stmts, [])]
 
     def _live_init(self, mask):
         return A.name(mask) if mask else A.call("rt.vb_ones", [A.name(self.n)])
@@ -227,7 +243,9 @@ class Batcher(Transform):
         out.append(A.assign(live, A.call("rt.vb_and", [self._live_init(mask), s.test]) if batched
                             else self._live_init(mask)))
         self.frames.append(Frame(live, it))
+        self.regions.append(self.live.before[s])
         body = [A.assign(it, A.name(live))] + self.block(s.body, it)
+        self.regions.pop()
         self.frames.pop()
         if batched:
             body.append(A.assign(live, A.call("rt.vb_and", [A.name(live), s.test])))
@@ -268,7 +286,9 @@ class Batcher(Transform):
         else:
             head.append(A.assign(it, A.name(live)))
         self.frames.append(Frame(live, it))
+        self.regions.append(self.live.before[s])
         body = head + self.block(s.body, it)
+        self.regions.pop()
         self.frames.pop()
         if jumps:
             body += self._exit_when_done(live, go)
@@ -279,7 +299,7 @@ class Batcher(Transform):
         call = s.value
         if isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append":
             lst = call.func.value.id
-            if mask is not None:
+            if mask is not None and self.list_mask.get(lst) != mask:
                 self.fail(s, "vmap cannot append to a list under a condition or in a loop that differs per "
                              "example (the list would have a different length per example).",
                           "Write into a preallocated array instead: `out[i] = v`.")
@@ -313,10 +333,15 @@ class Batcher(Transform):
         var = t.id
         if var in self.bset and not rb:
             expr = A.call("rt.vb_bcast", [expr, A.name(self.n)])
-        if mask is not None and var in self.sel:
+        self.list_mask.pop(var, None)
+        if mask is not None and var in self.sel and any(var in r for r in self.regions):
             x = self.tmp(out, expr)
             out.append(loc(self.merged(var, x, mask), s))
             return out
+        if isinstance(s.value, gast.List):
+            # a new list, not merged: no example outside `mask` reads it, and every example inside
+            # appends to it alike while the mask stays the same
+            self.list_mask[var] = mask
         return out + [loc(A.assign(var, expr), s)]
 
     def merged(self, var, new, mask):
@@ -368,7 +393,8 @@ class Batcher(Transform):
                 return [], A.call(SHAPE_ATTRS[value.attr], [A.tuple_([A.const(True)]), value.value]), False
             return [], value, value.attr != "dtype"
         if kind == "list.pop":
-            if mask is not None and value.func.value.id in self.bset:
+            if mask is not None and value.func.value.id in self.bset \
+                    and self.list_mask.get(value.func.value.id) != mask:
                 self.fail(s, "vmap cannot pop from a list under a condition that differs per example.")
             return [], value, value.func.value.id in self.bset
         if kind == "call":
@@ -424,9 +450,10 @@ class Batcher(Transform):
         if rule is None or p is None:
             self.fail(s, f"vmap has no batching rule for `{kind}` on a per-example value.",
                       "Add one to s2s/primitives/rules_batch.py, or move the call out of the batched function.")
-        if rule.kind == "create":
-            self.fail(s, f"vmap cannot batch `{kind}` with per-example arguments (the shape of an array "
-                         "cannot differ per example).")
+        fixed = [k for k in rule.fixed if self.b(args.get(k))]
+        if rule.kind == "create" or fixed:
+            what = f"`{fixed[0]}` of `{kind}`" if fixed else f"`{kind}` with per-example arguments"
+            self.fail(s, f"vmap cannot batch {what} (the shape of an array cannot differ per example).")
         pre: list = []
         if rule.kind == "same":
             return pre, value, True
@@ -472,9 +499,13 @@ class Batcher(Transform):
         for k in rule.axes:
             ax = args.get(k)
             if ax is None or isinstance(ax, gast.Constant) and ax.value is None:
-                if rule.none_axis == "all":
+                none_axis = rule.none_axis
+                if none_axis == "norm":  # ord None: the 2-norm of all entries, any per-example rank
+                    plain = all(_const_is(args.get(a), v) for a, v in (("ord", None), ("keepdims", False)))
+                    none_axis = "flat" if plain else "all"
+                if none_axis == "all":
                     new[k] = self.tmp(pre, A.call("rt.vb_axes", [arr]), "axes")
-                elif rule.none_axis == "flat":
+                elif none_axis == "flat":
                     first = p.params[0]
                     new[first] = self.tmp(pre, A.call("rt.vb_flat", [args[first]]), "flat")
                     new[k] = A.const(1)
@@ -487,6 +518,11 @@ class Batcher(Transform):
             if not self.b(lst):
                 new[p.list_args[0]] = self.tmp(pre, A.call("rt.vb_bcast", [lst, A.name(self.n)]))
         return pre, _rebuild(value, p, new, keywords=rule.axes), True
+
+
+def _const_is(atom, value) -> bool:
+    """Whether an argument is absent (its default) or the literal `value`."""
+    return atom is None or isinstance(atom, gast.Constant) and atom.value is value
 
 
 def _operands(value):
