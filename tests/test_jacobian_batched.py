@@ -106,9 +106,7 @@ def test_hessians_through_reduction_helpers_are_symmetric_and_right(f):
     np.testing.assert_allclose(s2s.jacfwd(s2s.grad(f))(x), h, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("f", [with_std, pytest.param(with_norms, marks=pytest.mark.xfail(
-    strict=True, reason="gap: vmap of the jvp of np.linalg.norm's derivative helpers passes an unbatched value "
-    "as batched (vbh_reshape/vbh_dot_vjp_a raise): these Hessians run the looped fallback"))])
+@pytest.mark.parametrize("f", [with_std, with_norms])
 def test_hessians_through_reduction_helpers_batched_without_fallback(f):
     x = np.array([0.3, -1.2, 0.8, 2.0])
     np.testing.assert_allclose(s2s.hessian(f).compiled(x), s2s.hessian(f).looped(x), rtol=1e-10, atol=1e-12)
