@@ -13,8 +13,10 @@ import os
 import threading
 import types
 
+import gast
 import numpy as np
 
+from . import analysis as an
 from . import record
 from .backend import kernels
 from .backend.loader import compile_fn
@@ -25,7 +27,7 @@ from .frontend.parse import parse_function
 from .frontend.resolve import Env
 from .ir.core import CoreFn
 from .ir.validate import validate
-from .passes import clone, finalize, optimize
+from .passes import clone, finalize, loopvec, optimize
 from .stats import paused_gc
 from .transforms import batching, forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
@@ -343,10 +345,30 @@ def jit_function(fn, floats: tuple = (), fuse: bool = True):
         node = copy.deepcopy(core.node)
         node.name = name
         known = {"floats": {core.params[i] for i in floats if i < len(core.params)}}
+        if not os.environ.get("S2S_NO_LOOPVEC"):
+            known["vectorize"] = _vectorizer(core)
         what = f"for float arguments {', '.join(known['floats'])}" if floats else ""
         return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core, what)),
                         optimized=True, known=known, jit=True, fuse=fuse)
     return cached("jit", fn, (tuple(floats), fuse), build)
+
+
+def _vectorizer(core: CoreFn):
+    """The batching that loop vectorization (passes/loopvec.py) applies to a loop body of `core`."""
+    def run(stmts, index, taken):
+        return batching.batch_loop(core.name, core.ns, core.filename, CALLEES, stmts, index, taken)
+    return run
+
+
+def loops_vectorized(core: CoreFn, in_axes) -> CoreFn:
+    """`core` with its independent loops vectorized before vmap batches it (loops whose range is
+    per example stay loops); `core` itself when none is, or with S2S_NO_LOOPVEC=1."""
+    if os.environ.get("S2S_NO_LOOPVEC") or not any(isinstance(s, gast.For) for s in an.walk_stmts(core.node.body)):
+        return core
+    batched = batching.batched_vars(core.node.body, batching.mapped_params(core.params, in_axes))
+    node = clone(core.node)
+    node.body, changed = loopvec.PASS(node.body, set(core.params), {"vectorize": _vectorizer(core), "batched": batched})
+    return CoreFn(core.name, node, core.ns, core.filename, core.inplace_params) if changed else core
 
 
 def _freeze(spec):
@@ -362,7 +384,8 @@ def vmap_function(fn, in_axes, out_axes, axis_size, ranks=None):
     """`vmap(fn)`: the batched function, batch axes moved to the front once on entry and to
     `out_axes` once on exit; `ranks` (per-example rank of each argument, when known) specializes it."""
     return cached("vmap", fn, (_freeze(in_axes), _freeze(out_axes), axis_size, ranks),
-                  lambda: _compile(batching.vmap_fn(core_of(fn), in_axes, out_axes, axis_size, CALLEES, ranks)))
+                  lambda: _compile(batching.vmap_fn(loops_vectorized(core_of(fn), in_axes), in_axes, out_axes, axis_size,
+                                                    CALLEES, ranks)))
 
 
 def batch_function(fn, mask):

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import gast
 
-from . import algebra, copyprop, cse, dce, fill, fusion, lifetime, reform, shapes, stack
+from . import algebra, copyprop, cse, dce, fill, fusion, lifetime, loopvec, reform, shapes, stack
 from .base import clone
 
-PIPELINE = (shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, copyprop.PASS, cse.PASS, dce.PASS)
+PIPELINE = (loopvec.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, copyprop.PASS, cse.PASS, dce.PASS)
 FINAL = (lifetime.PASS,)
 FINAL_JIT = (reform.PASS, lifetime.PASS)
 

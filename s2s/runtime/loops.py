@@ -1,0 +1,235 @@
+"""Helpers of vectorized loops (`rt.lv_*`, passes/loopvec.py) and of windows with per-example
+bounds: a slice `x[lo:hi]` whose bounds differ per example (or per loop index) but whose length
+does not is a gather of equal windows, taken as a strided view when the starts are evenly spaced.
+The `*_outer` helpers are the batching rules of batched helpers (a vectorized loop inside vmap:
+the example axis first, then the loop's index axis)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import S2SValueError
+from .batch import _vb_dot_spec, _vb_key, vb_dot, vb_getitem, vb_loop
+
+
+def _bound(b, n, default):
+    """Python's slice-bound normalization, per element: negative counts from the end, clipped."""
+    b = np.asarray(default if b is None else b)
+    b = np.where(b < 0, b + n, b)
+    return np.clip(b, 0, n)
+
+
+def _window_plan(x, index, ib):
+    """(parts before, axis, lo, length, parts after) of the one per-example slice of `index`, or
+    None when `index` is not of that form (other parts must be plain, before it ints or slices)."""
+    parts = _vb_key(index)
+    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    hits = [k for k, (p, f) in enumerate(zip(parts, flags)) if f]
+    if len(hits) != 1 or type(parts[hits[0]]) is not slice:
+        return None
+    p = hits[0]
+    sl = parts[p]
+    before, after = parts[:p], parts[p + 1:]
+    if sl.step not in (None, 1) or any(not isinstance(b, (int, np.integer, slice)) for b in before) \
+            or any(isinstance(a, (np.ndarray, list)) for a in after):
+        return None
+    shape = np.shape(x)
+    if p >= len(shape):
+        return None
+    n = shape[p]
+    lo, hi = _bound(sl.start, n, 0), _bound(sl.stop, n, n)
+    lo, hi = np.broadcast_arrays(lo, hi)
+    if lo.ndim != 1:
+        return None
+    length = np.maximum(hi - lo, 0)
+    if length.size and np.any(length != length[0]):
+        raise S2SValueError(f"a slice whose bounds differ per example (or per loop index) gives windows of "
+                            f"different lengths ({int(length.min())} to {int(length.max())}); s2s batches only "
+                            "windows of one length. Write the bounds so that stop - start is the same for "
+                            "every example, e.g. x[i:i + 3].")
+    return before, sum(type(b) is slice for b in before), lo, int(length[0]) if length.size else 0, after
+
+
+def _even_window(x, index, ib):
+    """The fast case of lv_window: one slice of 1-D int bounds after plain `:` parts, starts evenly
+    spaced and every window inside `x` (no clipping, no negative bounds): a strided view, else None."""
+    parts = index if type(index) is tuple else (index,)
+    sl = parts[-1]
+    if type(x) is not np.ndarray or type(sl) is not slice or sl.step is not None or len(parts) > x.ndim \
+            or any(p != slice(None) for p in parts[:-1]):
+        return None
+    lo, hi = sl.start, sl.stop
+    if type(lo) is not np.ndarray or type(hi) is not np.ndarray or lo.ndim != 1 or lo.shape != hi.shape \
+            or lo.dtype.kind not in "iu" or hi.dtype.kind not in "iu" or lo.shape[0] < 2:
+        return None
+    q, k = len(parts) - 1, lo.shape[0]
+    l0, h0, step = int(lo[0]), int(hi[0]), int(lo[1]) - int(lo[0])
+    length = h0 - l0
+    if l0 < 0 or step <= 0 or length <= 0 or l0 + step * (k - 1) + length > x.shape[q]:
+        return None
+    ramp = np.arange(l0, l0 + step * k, step)
+    if not (np.array_equal(lo, ramp) and np.array_equal(hi - lo, np.full(k, length))):
+        return None
+    st = x.strides
+    base = x[(slice(None),) * q + (slice(l0, None),)]
+    view = np.lib.stride_tricks.as_strided(base, (k,) + x.shape[:q] + (length,) + x.shape[q + 1:],
+                                           (st[q] * step,) + st[:q] + (st[q],) + st[q + 1:], writeable=False)
+    return view
+
+
+def lv_window(x, index, ib):
+    """`x[index]` for each value of a batched slice in `index` (x not batched): the windows stacked
+    on a new axis 0 (a read-only strided view when their starts are evenly spaced)."""
+    fast = _even_window(x, index, ib)
+    if fast is not None:
+        return fast
+    plan = _window_plan(x, index, ib)
+    if plan is None:
+        return vb_getitem_loop(x, index, ib)
+    before, q, lo, length, after = plan
+    x = np.asarray(x)[tuple(before)] if before else np.asarray(x)
+    k = lo.shape[0]
+    if k == 0 or length == 0:
+        out = np.empty((k,) + x.shape[:q] + (length,) + x.shape[q + 1:], dtype=x.dtype)
+    else:
+        win = np.lib.stride_tricks.sliding_window_view(x, length, axis=q)  # (..., n-L+1, ..., L)
+        step = int(lo[1] - lo[0]) if k > 1 else 1
+        even = step > 0 and (k == 1 or np.array_equal(lo, lo[0] + step * np.arange(k)))
+        win = np.take(win, lo, axis=q) if not even else \
+            win[(slice(None),) * q + (slice(int(lo[0]), int(lo[0]) + step * k, step),)]
+        out = np.moveaxis(np.moveaxis(win, q, 0), -1, q + 1)
+    return out[(slice(None),) * (q + 2) + tuple(after)] if after else out
+
+
+def vb_getitem_loop(x, index, ib):
+    """The per-value fallback of a batched index that is not one evenly bounded slice."""
+    parts = _vb_key(index)
+    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    k = next(len(np.asarray(_first_bound(p))) for p, f in zip(parts, flags) if f)
+
+    def pick(p, f, j):
+        if not f:
+            return p
+        if type(p) is slice:
+            return slice(*(b if b is None or np.ndim(b) == 0 else b[j] for b in (p.start, p.stop, p.step)))
+        return p[j]
+    outs = [x[tuple(pick(p, f, j) for p, f in zip(parts, flags))] for j in range(k)]
+    return np.stack([np.asarray(o) for o in outs]) if outs else np.empty((0,))
+
+
+def _first_bound(p):
+    if type(p) is slice:
+        return next(b for b in (p.start, p.stop, p.step) if b is not None and np.ndim(b))
+    return p
+
+
+def lv_window_t(g, x, index, ib):
+    """Transpose of lv_window: each window's cotangent added back at its place in zeros like `x`."""
+    plan = _window_plan(x, index, ib)
+    z = np.zeros(np.shape(x), dtype=np.result_type(g, float))
+    parts = _vb_key(index)
+    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    if plan is None:
+        for j in range(np.shape(g)[0]):
+            key = tuple(p if not f else (p[j] if type(p) is not slice else slice(
+                *(b if b is None or np.ndim(b) == 0 else b[j] for b in (p.start, p.stop, p.step))))
+                for p, f in zip(parts, flags))
+            z[key] += g[j]
+        return z
+    before, q, lo, length, after = plan
+    zv = z[tuple(before)] if before else z
+    g = np.asarray(g)
+    if after:  # the windows' own parts after the slice: scatter through the same key
+        full = np.zeros((len(lo),) + zv.shape[:q] + (length,) + zv.shape[q + 1:], dtype=z.dtype)
+        full[(slice(None),) * (q + 2) + tuple(after)] = g
+        g = full
+    for j in range(length):  # one strided add per offset in the window (a loop of `length`, not of k)
+        col = np.moveaxis(g[(slice(None),) * (q + 1) + (j,)], 0, q)  # (..., k, ...) at axis q
+        np.add.at(zv, (slice(None),) * q + (lo + j,), col)
+    return z
+
+
+def lv_window_outer(f, x, index, ib):
+    """Batching rule of lv_window: `x` batched over examples (axis 0), the window's bounds per
+    loop index only; the result carries the example axis first, then the index axis."""
+    if f[1] or not f[0]:
+        return vb_loop("rt.lv_window", f, _n_of(f, (x, index, ib)), x, index, ib)
+    parts = _vb_key(index)
+    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    return np.swapaxes(lv_window(x, (slice(None),) + parts, (False,) + flags), 0, 1)
+
+
+def _n_of(f, args):
+    return next(np.shape(a)[0] for a, b in zip(args, f) if b and np.ndim(a))
+
+
+def lv_dot_outer(g, f, a, b, op="dot"):
+    """Batching rule of a batched dot/matmul/inner (`f`: which operand carries the index axis),
+    operands batched over examples per `g`: one einsum over both axes (a matmul for vectors)."""
+    ga, gb = g[1], g[2]
+    pa, pb = np.ndim(a) - ga - f[0], np.ndim(b) - gb - f[1]
+    if ga and gb and f[0] and not f[1] and pa == 1 and pb == 1:
+        return np.matmul(a, b[..., None])[..., 0]  # (B, k, L) . (B, L): the convolution's windows
+    if not (ga or gb):
+        return vb_dot(a, b, f[0], f[1], op)
+    sa, sb, so = _vb_dot_spec(np.empty((0,) * (pa + f[0])), np.empty((0,) * (pb + f[1])), f[0], f[1], op)
+    sa, sb, so = ("z" if ga else "") + sa, ("z" if gb else "") + sb, "z" + so
+    return np.einsum(f"{sa},{sb}->{so}", a, b)
+
+
+def lv_dot_dot(g, f, a, b):
+    return lv_dot_outer(g, f, a, b, "dot")
+
+
+def lv_dot_matmul(g, f, a, b):
+    return lv_dot_outer(g, f, a, b, "matmul")
+
+
+def lv_dot_inner(g, f, a, b):
+    return lv_dot_outer(g, f, a, b, "inner")
+
+
+def vb_getitem_outer(g, x, index, xb=True, ib=False):
+    """Batching rule of vb_getitem for `x` batched over examples and an index batched over the
+    loop's index only: one gather, the example axis first."""
+    if not g[0] or g[1] or xb:
+        return vb_loop("rt.vb_getitem", g, _n_of(g, (x, index)), x, index, xb, ib)
+    parts = _vb_key(index)
+    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    return np.swapaxes(vb_getitem(x, (slice(None),) + parts, False, (False,) + flags), 0, 1)
+
+
+def lv_count(start, stop, step=1):
+    """The trip count of `range(start, stop, step)`."""
+    return len(range(start, stop, step))
+
+
+def lv_array(v):
+    """`np.array(L)` of a list that a vectorized loop filled with the rows of `v`: `v` itself when
+    it owns its memory (a fresh result), else a copy (a view of an argument, a strided window)."""
+    v = np.asarray(v)
+    return v if v.base is None and v.flags.writeable else v.copy()
+
+
+def lv_empty():
+    """`np.array([])`: what a list that a loop of no iterations left empty becomes."""
+    return np.array([])
+
+
+def lv_index(i, a, axis=0):
+    """The loop's index values as positions along `axis` of `a`, where a vectorized loop writes
+    `a[i] = ...`: an IndexError as the loop would raise; negative values counted from the end."""
+    n = np.shape(a)[axis]
+    i = np.asarray(i)
+    if i.size and (i.min() < -n or i.max() >= n):
+        bad = int(i.min()) if i.min() < -n else int(i.max())
+        raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
+    j = np.where(i < 0, i + n, i)
+    if i.size and i.min() < 0 <= i.max() and np.unique(j).size != j.size:
+        raise S2SValueError("a vectorized loop writes a[i] for negative and non-negative i that name the same "
+                            "element; s2s keeps each write's order only in a plain loop. Write the range without "
+                            "negative indices.")
+    return j
+
+
+def lv_index_outer(f, i, a, axis=0):
+    return lv_index(i, a[0] if f[1] else a, axis)
