@@ -24,18 +24,29 @@ Before::
 After::
 
     output = []
-    bn = rt.lv_count(1, t1)
-    i = xp.arange(1, t1)
-    if bn:
-        t2 = i - 1
-        t3 = i + 2
+    bn = rt.lv_count(1, t1, 1)
+    i = xp.arange(1, t1, 1)
+    t2 = i - 1
+    t3 = i + 2
+    lv_ok0 = rt.lv_fits(bn, x, slice(t2, t3, None), True)
+    if lv_ok0:
         t4 = rt.lv_window(x, slice(t2, t3, None), True)
         t5 = rt.vbh_dot((True, False), t4, w)
-        t6 = rt.lv_array(t5)
+        lv_row0 = t5
+        t6 = rt.lv_array(lv_row0, bn)
     else:
-        t6 = rt.lv_empty()
+        for i in range(1, t1):
+            t2 = i - 1
+            t3 = i + 2
+            t4 = x[t2:t3]
+            t5 = xp.dot(t4, w)
+            output.append(t5)
+        t6 = xp.array(output)
 
-(`rt.lv_window`: the windows x[i-1:i+2] of every i at once, a strided view.)
+`rt.lv_window` takes the windows x[i-1:i+2] of every i at once (a strided view); `rt.lv_fits`
+says whether the vectorized branch may run: at least one iteration, and windows of one length
+(a window clipped at an end of `x` is shorter: then the loop runs as written, as it does for no
+iterations when it takes windows, whose length is then unknown).
 """
 from __future__ import annotations
 
@@ -92,7 +103,8 @@ def _key_axis(key, index, assigned):
         names = an.loads(part)
         if index in names or assigned & set(names):
             return None
-        if k < p and not (isinstance(part, gast.Constant) and type(part.value) is int):
+        if k < p and not (isinstance(part, gast.Constant) and type(part.value) is int
+                          or isinstance(part, gast.Name)):  # a name: checked to hold an int (rt.lv_fits)
             return None
         if isinstance(part, gast.Constant) and (part.value is None or part.value is Ellipsis):
             return None
@@ -106,45 +118,79 @@ class _Loop:
         self.args, self.lists, self.writes = args, lists, writes
 
 
-def _analyse(loop, block, j, uses, live_after, batched) -> _Loop | None:
+def _analyse(loop, block, j, uses, live_after, batched, root) -> _Loop | None:
     """The loop at `block[j]` if its iterations are independent and its results usable, else None."""
     args = _range(loop)
     if args is None or any(isinstance(a, gast.Name) and a.id in batched for a in args):
         return None
     index, body = loop.target.id, loop.body
     assigned = {t for s in an.walk_stmts(body) for t in an.targets(s)}
-    if index in assigned or an.exposed(body) & assigned or (assigned | {index}) & set(live_after):
+    if index in assigned or an.exposed(body) & assigned or \
+            any(_read_outside(v, root, loop) for v in (assigned | {index}) & set(live_after)):
         return None
-    lists, writes = {}, {}
+    lists, writes, counts = {}, {}, {}
     for s in body:
-        app, wr = _append(s), _write(s)
+        app = _append(s)
         if app is not None:
             if app[0] in lists or app[0] in assigned:
                 return None
             lists[app[0]] = app[1]
-        elif wr is not None:
-            axis = _key_axis(wr[1], index, assigned)
-            if axis is None or wr[0] in writes or wr[0] in assigned:
-                return None
-            writes[wr[0]] = axis
+            counts[app[0]] = 1
+    stores = _writes_of(body)
+    for s in stores:
+        arr, key = _write(s)
+        axis = _key_axis(key, index, assigned)
+        if axis is None or arr in assigned or arr in lists or \
+                arr in writes and gast.dump(writes[arr][1]) != gast.dump(key):
+            return None
+        writes[arr] = (axis, key)
+        counts[arr] = counts.get(arr, 0) + 1
     for s in an.walk_stmts(body):
         if isinstance(s, (gast.Break, gast.Continue, gast.Return, gast.Expr)) and not A.is_comment(s) \
                 and not (_append(s) and s in body):
             return None
         if isinstance(s, gast.Assign):
-            if isinstance(s.targets[0], gast.Subscript) and not (_write(s) and s in body):
+            if isinstance(s.targets[0], gast.Subscript) and not any(s is w for w in stores):
                 return None
             if not isinstance(s.targets[0], gast.Subscript) and not pure(s.value):
                 return None
     if not lists and not writes:
         return None
-    for name in list(lists) + list(writes):  # the loop touches them only where it fills them
-        if sum(1 for s in body for n in an.loads(s) if n == name) != (1 if name in lists else 0):
+    for name, c in counts.items():  # the loop touches them only where it fills them
+        if sum(1 for s in body for n in an.loads(s) if n == name) != c:
             return None
     for name in lists:
         if not _fills(block, j, name, uses):
             return None
     return _Loop(args, lists, writes)
+
+
+def _read_outside(name, stmts, loop) -> bool:
+    """Whether `name` is read outside `loop` other than in the body of a loop that rebinds it as
+    its index (the liveness analysis counts a loop's index as live at its head)."""
+    for s in stmts:
+        if s is loop:
+            continue
+        if isinstance(s, gast.For):
+            if name in an.loads(s.iter) or s.target.id != name and _read_outside(name, s.body, loop):
+                return True
+        elif isinstance(s, (gast.If, gast.While)):
+            if name in an.loads(s.test) or _read_outside(name, s.body, loop) or _read_outside(name, s.orelse, loop):
+                return True
+        elif name in an.loads(s):
+            return True
+    return False
+
+
+def _writes_of(stmts) -> list:
+    """Item writes at the top level of a loop body or inside its ifs (not inside inner loops)."""
+    out = []
+    for s in stmts:
+        if _write(s) is not None:
+            out.append(s)
+        elif isinstance(s, gast.If):
+            out += _writes_of(s.body) + _writes_of(s.orelse)
+    return out
 
 
 def _fills(block, j, name, uses) -> bool:
@@ -190,40 +236,72 @@ def _pays(stmts, batched) -> bool:
     return True
 
 
+def _hoist_bounds(stmts):
+    """(statements computing every window's bounds, moved to the front, and the windows' (x, index,
+    flags) atoms), or None when a window or its bounds sit under control flow."""
+    wins, needed = [], set()
+    for s in an.walk_stmts(stmts):
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.lv_window":
+            if s not in stmts or len(wins) == 3:
+                return None
+            wins.append(s.value.args[:3])
+            needed.update(an.loads(s.value.args[0]) + an.loads(s.value.args[1]))
+    if not wins:
+        return [], wins
+    first = min(k for k, s in enumerate(stmts) if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
+                and an.dotted(s.value.func) == "rt.lv_window")
+    hoisted = []
+    for k in range(len(stmts) - 1, -1, -1):
+        s = stmts[k]
+        hit = set(_assigned([s])) & needed
+        if not hit:
+            continue
+        if k > first or not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name) \
+                or not pure(s.value):
+            return None
+        needed.update(an.loads(s.value))
+        hoisted.append(k)
+    moved = [stmts[k] for k in sorted(hoisted)]
+    for k in sorted(hoisted, reverse=True):
+        del stmts[k]
+    return moved, wins
+
+
+def _assigned(stmts) -> set[str]:
+    return {t for s in an.walk_stmts(stmts) for t in an.targets(s)}
+
+
 def _vectorize(loop, block, j, info, vectorize, namer, batched):
-    """(statements replacing the loop, index of the stacking statement it absorbs or None)."""
+    """(statements replacing the loop, indices of the stacking statements they absorb), or None."""
     index = loop.target.id
     args = info.args
     full = [A.const(0)] * (len(args) == 1) + args + [A.const(1)] * (len(args) < 3)
-    outs, vals, body = {}, {}, []
-    for s in loop.body:
-        app, wr = _append(s), _write(s)
-        if app is not None:
-            outs[app[0]] = namer.fresh("lv_row")
-            body.append(gast.copy_location(A.assign(outs[app[0]], app[1]), s))
-        elif wr is not None:
-            vals[wr[0]] = (namer.fresh("lv_val"), wr[1])
-            body.append(gast.copy_location(A.assign(vals[wr[0]][0], s.value), s))
-        else:
-            body.append(s)
+    outs = {lst: namer.fresh("lv_row") for lst in info.lists}
+    vals = {arr: (namer.fresh("lv_val"), key) for arr, (_, key) in info.writes.items()}
+    top = [s for s in loop.body if _write(s) is not None]
+    nested = {_write(w)[0] for w in _writes_of(loop.body) if not any(w is t for t in top)}
+    body = [A.assign(vals[arr][0], A.subscript(A.name(arr), A.clone(vals[arr][1]))) for arr in sorted(nested)]
+    # (a write under a condition keeps the old element where the condition is false)
+    body += _rewrite(loop.body, outs, vals)
     try:
         n, stmts, bset, ns = vectorize(body, index, namer.taken)
     except S2SError:  # a construct vmap refuses: the loop stays
         return None
-    if ns or not _pays(stmts, batched):
+    hoist = _hoist_bounds(stmts) if not ns and _pays(stmts, batched) else None
+    if hoist is None:
         return None
-    post, orelse, absorbed = [], [], []
+    moved, wins = hoist
+    post, absorbed = [], []
     for lst, row in outs.items():
         if row not in bset:
             post.append(A.assign(row, A.call("rt.vb_bcast", [A.name(row), A.name(n)])))
         k = _stacker(block, j, lst)
-        target = block[k].targets[0].id
-        post.append(gast.copy_location(A.assign(target, A.call("rt.lv_array", [A.name(row)])), block[k]))
-        orelse.append(A.assign(target, A.call("rt.lv_empty", [])))
+        post.append(gast.copy_location(A.assign(block[k].targets[0].id, A.call("rt.lv_array", [A.name(row), A.name(n)])),
+                                       block[k]))
         absorbed.append(k)
     for arr, (val, key) in vals.items():
         pos = namer.fresh("lv_pos")
-        post.append(A.assign(pos, A.call("rt.lv_index", [A.name(index), A.name(arr), A.const(info.writes[arr])])))
+        post.append(A.assign(pos, A.call("rt.lv_index", [A.name(index), A.name(arr), A.const(info.writes[arr][0])])))
         parts = key.elts if isinstance(key, gast.Tuple) else [key]
         new = [A.name(pos) if isinstance(p, gast.Name) and p.id == index else A.clone(p) for p in parts]
         new_key = A.tuple_(new) if isinstance(key, gast.Tuple) else new[0]
@@ -233,22 +311,55 @@ def _vectorize(loop, block, j, info, vectorize, namer, batched):
             post.append(A.assign(lift, A.call("rt.vb_lift_to", [v, A.name(arr), A.clone(new_key)])))
             v = A.name(lift)
         post.append(A.assign(A.subscript(A.name(arr), A.clone(new_key), store_=True), v))
-    head = [gast.copy_location(A.assign(n, A.call("rt.lv_count", full)), loop),
-            gast.copy_location(A.assign(index, A.call("xp.arange", full)), loop)]
-    return head + [gast.copy_location(A.if_(A.name(n), stmts + post, orelse), loop)], absorbed
+    ok = namer.fresh("lv_ok")
+    head = [A.assign(n, A.call("rt.lv_count", full)), A.assign(index, A.call("xp.arange", full))] + moved
+    wins = [A.clone(a) for w in wins for a in w]
+    wins += [A.const(None)] * (9 - len(wins))
+    ints = [A.clone(p) for _, key in info.writes.values() for p in (key.elts if isinstance(key, gast.Tuple) else [])
+            if isinstance(p, gast.Name) and p.id != index]
+    if ints:
+        wins.append(A.tuple_(ints))
+    head.append(A.assign(ok, A.call("rt.lv_fits", [A.name(n)] + wins if ints else [A.name(n)] + _trim(wins))))
+    plain = [loop] + [block[k] for k in sorted(absorbed)]  # the loop as written, when it cannot run vectorized
+    head = [gast.copy_location(h, loop) for h in head]
+    return head + [gast.copy_location(A.if_(A.name(ok), stmts + post, plain), loop)], absorbed
+
+
+def _trim(args):
+    while args and isinstance(args[-1], gast.Constant) and args[-1].value is None:
+        args = args[:-1]
+    return args
+
+
+def _rewrite(stmts, outs, vals) -> list:
+    """A loop body with `L.append(v)` as `row = v` and `A[key] = v` as `val = v` (ifs rebuilt)."""
+    out = []
+    for s in stmts:
+        app, wr = _append(s), _write(s)
+        if app is not None:
+            out.append(gast.copy_location(A.assign(outs[app[0]], app[1]), s))
+        elif wr is not None:
+            out.append(gast.copy_location(A.assign(vals[wr[0]][0], s.value), s))
+        elif isinstance(s, gast.If):
+            out.append(gast.copy_location(A.if_(s.test, _rewrite(s.body, outs, vals), _rewrite(s.orelse, outs, vals)), s))
+        else:
+            out.append(s)
+    return out
 
 
 def _block(block, ctx) -> bool:
     changed = False
     for s in block:
         for f in ("body", "orelse"):
-            if getattr(s, f, None):
+            fallback = f == "orelse" and isinstance(s, gast.If) and isinstance(s.test, gast.Name) \
+                and s.test.id in ctx["guards"]
+            if getattr(s, f, None) and not fallback:
                 changed |= _block(getattr(s, f), ctx)
     j = 0
     while j < len(block):
         s = block[j]
         if isinstance(s, gast.For):
-            info = _analyse(s, block, j, ctx["uses"], ctx["live"].after.get(s, ()), ctx["batched"] or ())
+            info = _analyse(s, block, j, ctx["uses"], ctx["live"].after.get(s, ()), ctx["batched"] or (), ctx["root"])
             new = info and _vectorize(s, block, j, info, ctx["vectorize"], ctx["namer"], ctx["batched"])
             if new:
                 stmts, absorbed = new
@@ -269,7 +380,9 @@ def loop_vectorize(body: list, params, facts) -> tuple[list, bool]:
     uses: dict[str, int] = {}
     for n in an.loads(body):
         uses[n] = uses.get(n, 0) + 1
-    ctx = {"uses": uses, "live": facts["liveness"], "vectorize": vectorize, "batched": facts["known"].get("batched"),
+    guards = {s.targets[0].id for s in an.walk_stmts(body) if isinstance(s, gast.Assign)
+              and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.lv_fits"}
+    ctx = {"root": body, "guards": guards, "uses": uses, "live": facts["liveness"], "vectorize": vectorize, "batched": facts["known"].get("batched"),
            "namer": Namer({n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(params))}
     return body, _block(body, ctx)
 

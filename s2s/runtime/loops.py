@@ -18,9 +18,10 @@ def _bound(b, n, default):
     return np.clip(b, 0, n)
 
 
-def _window_plan(x, index, ib):
+def _window_plan(x, index, ib, strict=True, where=None):
     """(parts before, axis, lo, length, parts after) of the one per-example slice of `index`, or
-    None when `index` is not of that form (other parts must be plain, before it ints or slices)."""
+    None when `index` is not of that form (other parts must be plain, before it ints or slices);
+    windows of different lengths raise an S2SError (`strict`) or give "ragged"."""
     parts = _vb_key(index)
     flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     hits = [k for k, (p, f) in enumerate(zip(parts, flags)) if f]
@@ -42,7 +43,9 @@ def _window_plan(x, index, ib):
         return None
     length = np.maximum(hi - lo, 0)
     if length.size and np.any(length != length[0]):
-        raise S2SValueError(f"a slice whose bounds differ per example (or per loop index) gives windows of "
+        if not strict:
+            return "ragged"
+        raise S2SValueError(f"{where + ': ' if where else ''}a slice whose bounds differ per example (or per loop index) gives windows of "
                             f"different lengths ({int(length.min())} to {int(length.max())}); s2s batches only "
                             "windows of one length. Write the bounds so that stop - start is the same for "
                             "every example, e.g. x[i:i + 3].")
@@ -76,13 +79,13 @@ def _even_window(x, index, ib):
     return view
 
 
-def lv_window(x, index, ib):
+def lv_window(x, index, ib, where=None):
     """`x[index]` for each value of a batched slice in `index` (x not batched): the windows stacked
     on a new axis 0 (a read-only strided view when their starts are evenly spaced)."""
     fast = _even_window(x, index, ib)
     if fast is not None:
         return fast
-    plan = _window_plan(x, index, ib)
+    plan = _window_plan(x, index, ib, where=where)
     if plan is None:
         return vb_getitem_loop(x, index, ib)
     before, q, lo, length, after = plan
@@ -122,7 +125,7 @@ def _first_bound(p):
     return p
 
 
-def lv_window_t(g, x, index, ib):
+def lv_window_t(g, x, index, ib, where=None):
     """Transpose of lv_window: each window's cotangent added back at its place in zeros like `x`."""
     plan = _window_plan(x, index, ib)
     z = np.zeros(np.shape(x), dtype=np.result_type(g, float))
@@ -148,14 +151,14 @@ def lv_window_t(g, x, index, ib):
     return z
 
 
-def lv_window_outer(f, x, index, ib):
+def lv_window_outer(f, x, index, ib, where=None):
     """Batching rule of lv_window: `x` batched over examples (axis 0), the window's bounds per
     loop index only; the result carries the example axis first, then the index axis."""
     if f[1] or not f[0]:
-        return vb_loop("rt.lv_window", f, _n_of(f, (x, index, ib)), x, index, ib)
+        return vb_loop("rt.lv_window", f, _n_of(f, (x, index, ib)), x, index, ib, where)
     parts = _vb_key(index)
     flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
-    return np.swapaxes(lv_window(x, (slice(None),) + parts, (False,) + flags), 0, 1)
+    return np.swapaxes(lv_window(x, (slice(None),) + parts, (False,) + flags, where), 0, 1)
 
 
 def _n_of(f, args):
@@ -203,16 +206,26 @@ def lv_count(start, stop, step=1):
     return len(range(start, stop, step))
 
 
-def lv_array(v):
-    """`np.array(L)` of a list that a vectorized loop filled with the rows of `v`: `v` itself when
-    it owns its memory (a fresh result), else a copy (a view of an argument, a strided window)."""
+def lv_array(v, n):
+    """`np.array(L)` of a list that a vectorized loop of `n` iterations filled with the rows of `v`:
+    `v` itself when it owns its memory (a fresh result), else a copy (a view of an argument, a
+    strided window); for no iterations np.array([]), whatever the rows' shape."""
+    if not n:
+        return np.array([])
     v = np.asarray(v)
     return v if v.base is None and v.flags.writeable else v.copy()
 
 
-def lv_empty():
-    """`np.array([])`: what a list that a loop of no iterations left empty becomes."""
-    return np.array([])
+def lv_array_outer(f, v, n):
+    """Batching rule of lv_array: the example axis first (no iterations: no columns per example)."""
+    if not n:
+        return np.zeros((np.shape(v)[0], 0))
+    return lv_array(v, n)
+
+
+def lv_array_t(g, v, n):
+    """Transpose of lv_array: the cotangent shaped like the rows (zeros for no iterations)."""
+    return np.reshape(g, np.shape(v)) if n else np.zeros(np.shape(v))
 
 
 def lv_index(i, a, axis=0):
@@ -233,3 +246,47 @@ def lv_index(i, a, axis=0):
 
 def lv_index_outer(f, i, a, axis=0):
     return lv_index(i, a[0] if f[1] else a, axis)
+
+
+def _fits(x, index, ib) -> bool:
+    if _even_window(x, index, ib) is not None:
+        return True
+    try:
+        plan = _window_plan(x, index, ib, strict=False)
+    except (IndexError, TypeError, ValueError):
+        return False
+    return plan is not None and plan != "ragged"
+
+
+def lv_fits(n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=()):
+    """Whether a vectorized loop of `n` iterations runs as such: each window `x[i]` it takes (up to
+    three) of one length for every index (and at least one iteration, so that the length is
+    known), and the parts of its write keys before the index (`ints`) integers. Else the loop
+    runs as written."""
+    wins = [(x, i, b) for x, i, b in ((x0, i0, b0), (x1, i1, b1), (x2, i2, b2)) if b is not None]
+    return (bool(n) or not wins) and _all_ints(ints) and all(_fits(x, i, b) for x, i, b in wins)
+
+
+def _all_ints(ints) -> bool:
+    return all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in ints)
+
+
+def lv_fits_outer(f, n, *args):
+    """Batching rule of lv_fits: every example's windows fit (an unbatched answer); windows whose
+    bounds differ per example are not taken apart here: the loop runs as written."""
+    if f[0] or len(f) > 10 and f[10] or len(args) > 9 and not _all_ints(args[9]):
+        return False
+    args = args[:9]
+    wins = []
+    for k in range(0, len(args), 3):
+        x, i, b = args[k:k + 3]
+        if b is None:
+            continue
+        if f[k + 2] or f[k + 3]:
+            return False
+        if f[k + 1]:
+            parts = _vb_key(i)
+            flags = _vb_key(b) if isinstance(b, tuple) else (b,) * len(parts)
+            x, i, b = x, (slice(None),) + parts, (False,) + flags
+        wins.append((x, i, b))
+    return (bool(n) or not wins) and all(_fits(x, i, b) for x, i, b in wins)

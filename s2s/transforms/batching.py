@@ -14,7 +14,7 @@ import copy
 import gast
 
 from .. import analysis as an
-from ..errors import S2SValueError
+from ..errors import S2SValueError, shown_path
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..primitives import registry
@@ -359,7 +359,7 @@ class Batcher(Transform):
         if kind in ("pack", "dict"):
             return self.pack(value)
         if kind == "getitem":
-            return self.getitem(value)
+            return self.getitem(value, s)
         if kind == "attr":
             if not self.b(value.value):
                 return [], value, False
@@ -388,7 +388,7 @@ class Batcher(Transform):
             node.elts = new
         return pre, node, True
 
-    def getitem(self, value):
+    def getitem(self, value, s=None):
         base = value.value
         idx = index_value(value.slice)
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
@@ -400,7 +400,8 @@ class Batcher(Transform):
         ib = A.const(True) if not isinstance(idx, gast.Tuple) else A.tuple_([A.const(f) for f in flags])
         sliced = [p for p, f in zip(parts, flags) if f and an.dotted(getattr(p, "func", None)) == "slice"]
         if sliced and not self.b(base):  # a window with per-example bounds (runtime/loops.py)
-            return [], A.call("rt.lv_window", [base, idx, ib]), True
+            where = f"{shown_path(self.core.filename)}:{getattr(s, 'lineno', '?')}"
+            return [], A.call("rt.lv_window", [base, idx, ib, A.const(where)]), True
         return [], A.call("rt.vb_getitem", [base, idx, A.const(self.b(base)), ib]), True
 
     def call(self, s, value):
