@@ -308,9 +308,11 @@ def _vectorize(loop, block, j, info, vectorize, namer, batched):
         v = A.name(val)
         if val in bset:
             lift = namer.fresh("lv_lift")
-            post.append(A.assign(lift, A.call("rt.vb_lift_to", [v, A.name(arr), A.clone(new_key)])))
+            post.append(A.assign(lift, A.call("rt.lv_slot", [v, A.name(arr), A.clone(new_key)])))
             v = A.name(lift)
         post.append(A.assign(A.subscript(A.name(arr), A.clone(new_key), store_=True), v))
+    if not _pays(post, batched):
+        return None
     ok = namer.fresh("lv_ok")
     head = [A.assign(n, A.call("rt.lv_count", full)), A.assign(index, A.call("xp.arange", full))] + moved
     wins = [A.clone(a) for w in wins for a in w]
@@ -382,7 +384,8 @@ def loop_vectorize(body: list, params, facts) -> tuple[list, bool]:
         uses[n] = uses.get(n, 0) + 1
     guards = {s.targets[0].id for s in an.walk_stmts(body) if isinstance(s, gast.Assign)
               and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.lv_fits"}
-    ctx = {"root": body, "guards": guards, "uses": uses, "live": facts["liveness"], "vectorize": vectorize, "batched": facts["known"].get("batched"),
+    ctx = {"root": body, "guards": guards, "uses": uses, "live": facts["liveness"], "vectorize": vectorize,
+           "batched": facts["known"].get("batched"),
            "namer": Namer({n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(params))}
     return body, _block(body, ctx)
 

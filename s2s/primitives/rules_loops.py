@@ -4,7 +4,7 @@ loop (batched over its index) be batched again by vmap (the example axis first).
 from __future__ import annotations
 
 from . import rules_batch  # noqa: F401  (the batched helpers are declared first)
-from .registry import BatchRule, defbatch, linear, prim
+from .registry import PRIMS, BatchRule, defbatch, defjvp, defvjp, linear, prim, zero
 from .rules_batch import UNBATCHED_RESULT, helper
 
 linear("rt.lv_window", "x, index, ib, where=None", "x", "rt.lv_window_t(g, x, index, ib, where)")
@@ -23,6 +23,38 @@ helper("rt.lv_array", "rt.lv_array_outer")
 linear("rt.lv_array_t", "g_, v, n", "g_", "rt.lv_array(g, n)")
 defbatch("rt.lv_array_t", BatchRule("loop"))
 helper("rt.lv_index", "rt.lv_index_outer")
-prim("rt.lv_fits", "n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=()", nondiff=True)
+linear("rt.lv_slot", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
+helper("rt.lv_slot", "rt.lv_slot_outer")
+linear("rt.lv_slot_outer", "f, v, a, key", "v", "xp.reshape(g, xp.shape(v))")
+defbatch("rt.lv_slot_outer", BatchRule("loop"))
+prim("rt.lv_fits", "n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=()",
+     nondiff=True)
 helper("rt.lv_fits", "rt.lv_fits_outer")
 UNBATCHED_RESULT |= {"rt.lv_index", "rt.lv_fits"}
+
+# the batching helpers above are primitives too: code that calls vmap can be differentiated
+linear("rt.lv_window_outer", "f, x, index, ib, where=None", "x", "rt.lv_window_outer_t(f, g, x, index, ib, where)")
+linear("rt.lv_window_outer_t", "f, v, x, index, ib, where=None", "v", "rt.lv_window_outer(f, g, index, ib, where)")
+linear("rt.vb_getitem_outer", "f, x, index, xb=True, ib=False", "x", "rt.vb_getitem_outer_t(f, g, x, index, xb, ib)")
+linear("rt.vb_getitem_outer_t", "f, v, x, index, xb=True, ib=False", "v", "rt.vb_getitem_outer(f, g, index, xb, ib)")
+linear("rt.lv_array_outer", "f, v, n", "v", "rt.lv_array_t(g, v, n)")
+for _op in ("dot", "matmul", "inner"):
+    prim("rt.lv_dot_" + _op, "gf, f, a, b", zero_args=("gf", "f"))
+    defvjp("rt.lv_dot_" + _op, a=f"rt.lv_dot_outer_vjp(gf, f, g, a, b, 0, {_op!r})",
+           b=f"rt.lv_dot_outer_vjp(gf, f, g, a, b, 1, {_op!r})")
+    defjvp("rt.lv_dot_" + _op, a=f"rt.lv_dot_{_op}(gf, f, da, b)", b=f"rt.lv_dot_{_op}(gf, f, a, db)")
+prim("rt.lv_dot_outer_vjp", "gf, f, g_, a, b, which, op", zero_args=("gf", "f", "which", "op"))
+for _n in ("rt.lv_fits_outer", "rt.lv_index_outer"):
+    prim(_n, "f, *args", nondiff=True)
+for _n in ("rt.lv_window_outer", "rt.lv_window_outer_t", "rt.vb_getitem_outer", "rt.vb_getitem_outer_t",
+           "rt.lv_array_outer", "rt.lv_dot_dot", "rt.lv_dot_matmul", "rt.lv_dot_inner", "rt.lv_dot_outer_vjp",
+           "rt.lv_fits_outer", "rt.lv_index_outer"):
+    defbatch(_n, BatchRule("loop"))
+
+# a vectorized loop's operand alignment, batched again by vmap, is linear in its operand
+defvjp("rt.vbh_vb_lift", x="xp.reshape(g, xp.shape(x))")
+defjvp("rt.vbh_vb_lift", x="rt.vbh_vb_lift(f, dx, other, other_batched)")
+zero("rt.vbh_vb_lift", "f", "other", "other_batched")
+for _a in ("other", "other_batched"):
+    PRIMS["rt.vbh_vb_lift"].vjp.pop(_a, None)
+    PRIMS["rt.vbh_vb_lift"].jvp.pop(_a, None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SValueError
-from .batch import _vb_dot_spec, _vb_key, vb_dot, vb_getitem, vb_loop
+from .batch import _vb_dot_spec, _vb_key, vb_dot, vb_dot_vjp, vb_getitem, vb_getitem_t, vb_loop
 
 
 def _bound(b, n, default):
@@ -45,10 +45,10 @@ def _window_plan(x, index, ib, strict=True, where=None):
     if length.size and np.any(length != length[0]):
         if not strict:
             return "ragged"
-        raise S2SValueError(f"{where + ': ' if where else ''}a slice whose bounds differ per example (or per loop index) gives windows of "
-                            f"different lengths ({int(length.min())} to {int(length.max())}); s2s batches only "
-                            "windows of one length. Write the bounds so that stop - start is the same for "
-                            "every example, e.g. x[i:i + 3].")
+        raise S2SValueError(f"{where + ': ' if where else ''}a slice whose bounds differ per example (or per "
+                            f"loop index) gives windows of different lengths ({int(length.min())} to "
+                            f"{int(length.max())}); s2s batches only windows of one length. Write the bounds so "
+                            "that stop - start is the same for every example, e.g. x[i:i + 3].")
     return before, sum(type(b) is slice for b in before), lo, int(length[0]) if length.size else 0, after
 
 
@@ -161,22 +161,48 @@ def lv_window_outer(f, x, index, ib, where=None):
     return np.swapaxes(lv_window(x, (slice(None),) + parts, (False,) + flags, where), 0, 1)
 
 
+def lv_window_outer_t(f, v, x, index, ib, where=None):
+    """Transpose of lv_window_outer (x batched over examples, bounds per index only)."""
+    if f[1] or not f[0]:
+        raise S2SValueError("s2s cannot differentiate a window whose bounds differ per example inside vmap yet; "
+                            "differentiate inside the vmap instead: vmap(grad(f)).")
+    parts = _vb_key(index)
+    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    return lv_window_t(np.swapaxes(v, 0, 1), x, (slice(None),) + parts, (False,) + flags, where)
+
+
 def _n_of(f, args):
     return next(np.shape(a)[0] for a, b in zip(args, f) if b and np.ndim(a))
+
+
+def _outer_spec(g, f, a, b, op):
+    """einsum subscripts of a batched dot (index axis `y` per `f`) batched again over examples
+    (axis `z` per `g`, flags of the helper's own arguments: flags, a, b)."""
+    ga, gb = g[1], g[2]
+    pa, pb = np.ndim(a) - ga - f[0], np.ndim(b) - gb - f[1]
+    sa, sb, so = _vb_dot_spec(np.empty((0,) * (pa + f[0])), np.empty((0,) * (pb + f[1])), f[0], f[1], op)
+    return ("z" if ga else "") + sa, ("z" if gb else "") + sb, "z" + so, pa, pb
 
 
 def lv_dot_outer(g, f, a, b, op="dot"):
     """Batching rule of a batched dot/matmul/inner (`f`: which operand carries the index axis),
     operands batched over examples per `g`: one einsum over both axes (a matmul for vectors)."""
-    ga, gb = g[1], g[2]
-    pa, pb = np.ndim(a) - ga - f[0], np.ndim(b) - gb - f[1]
-    if ga and gb and f[0] and not f[1] and pa == 1 and pb == 1:
-        return np.matmul(a, b[..., None])[..., 0]  # (B, k, L) . (B, L): the convolution's windows
-    if not (ga or gb):
+    if not (g[1] or g[2]):
         return vb_dot(a, b, f[0], f[1], op)
-    sa, sb, so = _vb_dot_spec(np.empty((0,) * (pa + f[0])), np.empty((0,) * (pb + f[1])), f[0], f[1], op)
-    sa, sb, so = ("z" if ga else "") + sa, ("z" if gb else "") + sb, "z" + so
+    sa, sb, so, pa, pb = _outer_spec(g, f, a, b, op)
+    if g[1] and g[2] and f[0] and not f[1] and pa == 1 and pb == 1:
+        return np.matmul(a, b[..., None])[..., 0]  # (B, k, L) . (B, L): the convolution's windows
     return np.einsum(f"{sa},{sb}->{so}", a, b)
+
+
+def lv_dot_outer_vjp(g, f, ct, a, b, which, op):
+    """Cotangent of operand `which` (0: a, 1: b) of lv_dot_outer: its einsum transposed."""
+    if not (g[1] or g[2]):
+        return vb_dot_vjp(f, ct, a, b, which, op)
+    sa, sb, so, _, _ = _outer_spec(g, f, a, b, op)
+    if which == 0:
+        return np.einsum(f"{so},{sb}->{sa}", ct, b)
+    return np.einsum(f"{so},{sa}->{sb}", ct, a)
 
 
 def lv_dot_dot(g, f, a, b):
@@ -199,6 +225,39 @@ def vb_getitem_outer(g, x, index, xb=True, ib=False):
     parts = _vb_key(index)
     flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     return np.swapaxes(vb_getitem(x, (slice(None),) + parts, False, (False,) + flags), 0, 1)
+
+
+def vb_getitem_outer_t(g, v, x, index, xb=True, ib=False):
+    """Transpose of vb_getitem_outer."""
+    if not g[0] or g[1] or xb:
+        raise S2SValueError("s2s cannot differentiate this gather inside vmap yet; differentiate inside the "
+                            "vmap instead: vmap(grad(f)).")
+    parts = _vb_key(index)
+    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    return vb_getitem_t(np.swapaxes(v, 0, 1), x, (slice(None),) + parts, False, (False,) + flags)
+
+
+def _slot_rank(a_ndim, key) -> int:
+    """The rank of `a[key]` for a key of ints, slices and one index vector (the loop's)."""
+    parts = key if type(key) is tuple else (key,)
+    return a_ndim - len(parts) + sum(type(p) is slice for p in parts) + 1
+
+
+def lv_slot(v, a, key):
+    """The rows `v` of a vectorized `a[i] = v` with unit axes after the index axis, so that each
+    row broadcasts into its slot `a[i]` as in the loop."""
+    nd = _slot_rank(np.ndim(a), key)
+    v = np.asarray(v)
+    return v if v.ndim >= nd else v.reshape(v.shape[:1] + (1,) * (nd - v.ndim) + v.shape[1:])
+
+
+def lv_slot_outer(f, v, a, key):
+    """Batching rule of lv_slot: the rows carry the example axis first (per `f`)."""
+    nd = _slot_rank(np.ndim(a) - f[1], key)
+    v = np.asarray(v)
+    lead = 1 + f[0]
+    have = v.ndim - f[0]
+    return v if have >= nd else v.reshape(v.shape[:lead] + (1,) * (nd - have) + v.shape[lead:])
 
 
 def lv_count(start, stop, step=1):
