@@ -30,7 +30,7 @@ After::
     t3 = i + 2
     lv_ok0 = rt.lv_fits(bn, x, slice(t2, t3, None), True)
     if lv_ok0:
-        t4 = rt.lv_window(x, slice(t2, t3, None), True)
+        t4 = rt.lv_window(x, slice(t2, t3, None), True, 'ex.py:6')
         t5 = rt.vbh_dot((True, False), t4, w)
         lv_row0 = t5
         t6 = rt.lv_array(lv_row0, bn)
@@ -43,7 +43,8 @@ After::
             output.append(t5)
         t6 = xp.array(output)
 
-`rt.lv_window` takes the windows x[i-1:i+2] of every i at once (a strided view); `rt.lv_fits`
+`rt.lv_window` takes the windows x[i-1:i+2] of every i at once (a strided view; the last
+argument names the line for its error message); `rt.lv_fits`
 says whether the vectorized branch may run: at least one iteration, and windows of one length
 (a window clipped at an end of `x` is shorter: then the loop runs as written, as it does for no
 iterations when it takes windows, whose length is then unknown).

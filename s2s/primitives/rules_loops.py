@@ -4,11 +4,11 @@ loop (batched over its index) be batched again by vmap (the example axis first).
 from __future__ import annotations
 
 from . import rules_batch  # noqa: F401  (the batched helpers are declared first)
-from .registry import PRIMS, BatchRule, defbatch, defjvp, defvjp, linear, prim, zero
+from .registry import BatchRule, defbatch, defjvp, defvjp, linear, prim
 from .rules_batch import UNBATCHED_RESULT, helper
 
-linear("rt.lv_window", "x, index, ib, where=None", "x", "rt.lv_window_t(g, x, index, ib, where)")
-linear("rt.lv_window_t", "v, x, index, ib, where=None", "v", "rt.lv_window(g, index, ib, where)")
+linear("rt.lv_window", "x, index, ib, where=None, xb=False", "x", "rt.lv_window_t(g, x, index, ib, where, xb)")
+linear("rt.lv_window_t", "v, x, index, ib, where=None, xb=False", "v", "rt.lv_window(g, index, ib, where, xb)")
 helper("rt.lv_window", "rt.lv_window_outer")
 defbatch("rt.lv_window_t", BatchRule("loop"))
 for _op in ("dot", "matmul", "inner"):
@@ -33,8 +33,10 @@ helper("rt.lv_fits", "rt.lv_fits_outer")
 UNBATCHED_RESULT |= {"rt.lv_index", "rt.lv_fits"}
 
 # the batching helpers above are primitives too: code that calls vmap can be differentiated
-linear("rt.lv_window_outer", "f, x, index, ib, where=None", "x", "rt.lv_window_outer_t(f, g, x, index, ib, where)")
-linear("rt.lv_window_outer_t", "f, v, x, index, ib, where=None", "v", "rt.lv_window_outer(f, g, index, ib, where)")
+linear("rt.lv_window_outer", "f, x, index, ib, where=None, xb=False", "x",
+       "rt.lv_window_outer_t(f, g, x, index, ib, where, xb)")
+linear("rt.lv_window_outer_t", "f, v, x, index, ib, where=None, xb=False", "v",
+       "rt.lv_window_outer(f, g, index, ib, where, xb)")
 linear("rt.vb_getitem_outer", "f, x, index, xb=True, ib=False", "x", "rt.vb_getitem_outer_t(f, g, x, index, xb, ib)")
 linear("rt.vb_getitem_outer_t", "f, v, x, index, xb=True, ib=False", "v", "rt.vb_getitem_outer(f, g, index, xb, ib)")
 linear("rt.lv_array_outer", "f, v, n", "v", "rt.lv_array_t(g, v, n)")
@@ -51,10 +53,14 @@ for _n in ("rt.lv_window_outer", "rt.lv_window_outer_t", "rt.vb_getitem_outer", 
            "rt.lv_fits_outer", "rt.lv_index_outer"):
     defbatch(_n, BatchRule("loop"))
 
-# a vectorized loop's operand alignment, batched again by vmap, is linear in its operand
-defvjp("rt.vbh_vb_lift", x="xp.reshape(g, xp.shape(x))")
-defjvp("rt.vbh_vb_lift", x="rt.vbh_vb_lift(f, dx, other, other_batched)")
-zero("rt.vbh_vb_lift", "f", "other", "other_batched")
-for _a in ("other", "other_batched"):
-    PRIMS["rt.vbh_vb_lift"].vjp.pop(_a, None)
-    PRIMS["rt.vbh_vb_lift"].jvp.pop(_a, None)
+# a vectorized loop's operand alignment (vb_lift), batched again by vmap
+helper("rt.vb_lift", "rt.lv_lift_outer")
+linear("rt.lv_lift_outer", "f, x, other, other_batched", "x", "rt.lv_lift_outer_t(f, g, x)")
+linear("rt.lv_lift_outer_t", "f, g_, x", "g_", "rt.lv_lift_outer(f, g, x, False)")
+defbatch("rt.lv_lift_outer", BatchRule("loop"))
+defbatch("rt.lv_lift_outer_t", BatchRule("loop"))
+
+# the batched dot's cotangent is bilinear too: second derivatives through a vectorized dot
+defvjp("rt.vb_dot_vjp", **{k: f"rt.vb_dot_vjp_vjp(f, g, g_, a, b, which, op, {i})" for i, k in enumerate(("g_", "a", "b"))})
+prim("rt.vb_dot_vjp_vjp", "f, ct, g_, a, b, which, op, wrt", nondiff=True)
+defbatch("rt.vb_dot_vjp_vjp", BatchRule("loop"))

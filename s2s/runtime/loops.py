@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SValueError
-from .batch import _vb_dot_spec, _vb_key, vb_dot, vb_dot_vjp, vb_getitem, vb_getitem_t, vb_loop
+from .batch import _vb_dot_spec, _vb_key, vb_dot, vb_dot_vjp, vb_getitem, vb_getitem_t, vb_loop, vbh_vb_lift
 
 
 def _bound(b, n, default):
@@ -79,9 +79,33 @@ def _even_window(x, index, ib):
     return view
 
 
-def lv_window(x, index, ib, where=None):
-    """`x[index]` for each value of a batched slice in `index` (x not batched): the windows stacked
-    on a new axis 0 (a read-only strided view when their starts are evenly spaced)."""
+def _per_example_windows(x, index, ib, where):
+    """lv_window of a batched `x` (axis 0): example b's window starts at its own bound."""
+    parts = _vb_key(index)
+    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    x = np.asarray(x)
+    plan = _window_plan(x[0] if len(x) else x, index, ib, where=where)
+    if plan is None or plan[0] and any(p != slice(None) for p in plan[0]) or len(x) == 0:
+        return _vb_stack_rows([x[b][tuple(_pick(p, f, b) for p, f in zip(parts, flags))] for b in range(len(x))])
+    before, q, _, length, after = plan
+    sl = parts[len(before)]
+    n = x.shape[q + 1]
+    lo = np.broadcast_to(_bound(sl.start, n, 0), (len(x),))
+    if length == 0:
+        out = np.empty(x.shape[:q + 1] + (0,) + x.shape[q + 2:], dtype=x.dtype)
+    else:
+        win = np.lib.stride_tricks.sliding_window_view(x, length, axis=q + 1)
+        win = win[(np.arange(len(x)),) + (slice(None),) * q + (lo,)]  # (B, before..., after..., L)
+        out = np.moveaxis(win, -1, q + 1)
+    return out[(slice(None),) * (q + 2) + tuple(after)] if after else out
+
+
+def lv_window(x, index, ib, where=None, xb=False):
+    """`x[index]` for each value of a batched slice in `index`: the windows stacked on a new axis 0
+    (a read-only strided view when their starts are evenly spaced); `xb`: `x` batched too, each
+    example's window taken from its own row."""
+    if xb:
+        return _per_example_windows(x, index, ib, where)
     fast = _even_window(x, index, ib)
     if fast is not None:
         return fast
@@ -109,13 +133,19 @@ def vb_getitem_loop(x, index, ib):
     flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     k = next(len(np.asarray(_first_bound(p))) for p, f in zip(parts, flags) if f)
 
-    def pick(p, f, j):
-        if not f:
-            return p
-        if type(p) is slice:
-            return slice(*(b if b is None or np.ndim(b) == 0 else b[j] for b in (p.start, p.stop, p.step)))
-        return p[j]
-    outs = [x[tuple(pick(p, f, j) for p, f in zip(parts, flags))] for j in range(k)]
+    return _vb_stack_rows([x[tuple(_pick(p, f, j) for p, f in zip(parts, flags))] for j in range(k)])
+
+
+def _pick(p, f, j):
+    """Index part `p` for lane `j` (batched parts per `f`)."""
+    if not f:
+        return p
+    if type(p) is slice:
+        return slice(*(b if b is None or np.ndim(b) == 0 else b[j] for b in (p.start, p.stop, p.step)))
+    return p[j]
+
+
+def _vb_stack_rows(outs):
     return np.stack([np.asarray(o) for o in outs]) if outs else np.empty((0,))
 
 
@@ -125,8 +155,15 @@ def _first_bound(p):
     return p
 
 
-def lv_window_t(g, x, index, ib, where=None):
+def lv_window_t(g, x, index, ib, where=None, xb=False):
     """Transpose of lv_window: each window's cotangent added back at its place in zeros like `x`."""
+    if xb:  # per example: its own row of `x`
+        parts = _vb_key(index)
+        flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+        z = np.zeros(np.shape(x), dtype=np.result_type(g, float))
+        for b in range(np.shape(x)[0]):
+            z[b][tuple(_pick(p, f, b) for p, f in zip(parts, flags))] += g[b]
+        return z
     plan = _window_plan(x, index, ib)
     z = np.zeros(np.shape(x), dtype=np.result_type(g, float))
     parts = _vb_key(index)
@@ -151,19 +188,19 @@ def lv_window_t(g, x, index, ib, where=None):
     return z
 
 
-def lv_window_outer(f, x, index, ib, where=None):
+def lv_window_outer(f, x, index, ib, where=None, xb=False):
     """Batching rule of lv_window: `x` batched over examples (axis 0), the window's bounds per
     loop index only; the result carries the example axis first, then the index axis."""
-    if f[1] or not f[0]:
-        return vb_loop("rt.lv_window", f, _n_of(f, (x, index, ib)), x, index, ib, where)
+    if f[1] or not f[0] or xb:
+        return vb_loop("rt.lv_window", f, _n_of(f, (x, index, ib)), x, index, ib, where, xb)
     parts = _vb_key(index)
     flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     return np.swapaxes(lv_window(x, (slice(None),) + parts, (False,) + flags, where), 0, 1)
 
 
-def lv_window_outer_t(f, v, x, index, ib, where=None):
+def lv_window_outer_t(f, v, x, index, ib, where=None, xb=False):
     """Transpose of lv_window_outer (x batched over examples, bounds per index only)."""
-    if f[1] or not f[0]:
+    if f[1] or not f[0] or xb:
         raise S2SValueError("s2s cannot differentiate a window whose bounds differ per example inside vmap yet; "
                             "differentiate inside the vmap instead: vmap(grad(f)).")
     parts = _vb_key(index)
@@ -203,6 +240,17 @@ def lv_dot_outer_vjp(g, f, ct, a, b, which, op):
     if which == 0:
         return np.einsum(f"{so},{sb}->{sa}", ct, b)
     return np.einsum(f"{so},{sa}->{sb}", ct, a)
+
+
+def vb_dot_vjp_vjp(f, ct, g, a, b, which, op, wrt):
+    """Cotangent of argument `wrt` (0: g, 1: a, 2: b) of vb_dot_vjp(f, g, a, b, which, op), which
+    is bilinear in g and the operand it does not replace."""
+    sa, sb, so = _vb_dot_spec(a, b, f[0], f[1], op)
+    if wrt == 0:
+        return np.einsum(f"{sa},{sb}->{so}", ct, b) if which == 0 else np.einsum(f"{sa},{sb}->{so}", a, ct)
+    if wrt == 1 + which:  # the operand that only gives its shape
+        return np.zeros(np.shape(a if which == 0 else b))
+    return np.einsum(f"{so},{sa}->{sb}", g, ct) if which == 0 else np.einsum(f"{so},{sb}->{sa}", g, ct)
 
 
 def lv_dot_dot(g, f, a, b):
@@ -258,6 +306,26 @@ def lv_slot_outer(f, v, a, key):
     lead = 1 + f[0]
     have = v.ndim - f[0]
     return v if have >= nd else v.reshape(v.shape[:lead] + (1,) * (nd - have) + v.shape[lead:])
+
+
+def lv_lift_outer(f, x, other, other_batched):
+    """Batching rule of vb_lift (a vectorized loop's operand alignment) when vmap batches `other`
+    but not `x`: the alignment counts `other`'s per-example rank, and the result is batched."""
+    if f[0]:
+        return vbh_vb_lift(f, x, other, other_batched)
+    n = np.shape(other)[0]
+    no = np.ndim(other) - 1 - (1 if other_batched else 0)
+    x = np.asarray(x)
+    nx = x.ndim - 1
+    if no > nx:
+        x = x.reshape(x.shape[:1] + (1,) * (no - nx) + x.shape[1:])
+    return np.broadcast_to(x, (n,) + x.shape).copy()
+
+
+def lv_lift_outer_t(f, g, x):
+    """Transpose of lv_lift_outer: summed over the examples when `x` was not batched."""
+    g = np.asarray(g)
+    return np.reshape(g if f[0] else g.sum(axis=0), np.shape(x))
 
 
 def lv_count(start, stop, step=1):

@@ -399,9 +399,10 @@ class Batcher(Transform):
             return [], A.call("rt.vb_getitem", [base, idx]), True
         ib = A.const(True) if not isinstance(idx, gast.Tuple) else A.tuple_([A.const(f) for f in flags])
         sliced = [p for p, f in zip(parts, flags) if f and an.dotted(getattr(p, "func", None)) == "slice"]
-        if sliced and not self.b(base):  # a window with per-example bounds (runtime/loops.py)
+        if sliced:  # a window with per-example bounds (runtime/loops.py)
             where = f"{shown_path(self.core.filename)}:{getattr(s, 'lineno', '?')}"
-            return [], A.call("rt.lv_window", [base, idx, ib, A.const(where)]), True
+            extra = [A.const(True)] if self.b(base) else []
+            return [], A.call("rt.lv_window", [base, idx, ib, A.const(where)] + extra), True
         return [], A.call("rt.vb_getitem", [base, idx, A.const(self.b(base)), ib]), True
 
     def call(self, s, value):
