@@ -10,6 +10,8 @@ import numpy as np
 from ..errors import S2SValueError
 from .batch import _vb_dot_spec, _vb_key, vb_dot, vb_dot_vjp, vb_getitem, vb_getitem_t, vb_loop, vbh_vb_lift
 
+MIN_TRIPS = 4  # fewer iterations run as the loop: the vectorized branch's fixed cost would not pay
+
 
 def _bound(b, n, default):
     """Python's slice-bound normalization, per element: negative counts from the end, clipped."""
@@ -52,31 +54,49 @@ def _window_plan(x, index, ib, strict=True, where=None):
     return before, sum(type(b) is slice for b in before), lo, int(length[0]) if length.size else 0, after
 
 
-def _even_window(x, index, ib):
-    """The fast case of lv_window: one slice of 1-D int bounds after plain `:` parts, starts evenly
-    spaced and every window inside `x` (no clipping, no negative bounds): a strided view, else None."""
-    parts = index if type(index) is tuple else (index,)
-    sl = parts[-1]
-    if type(x) is not np.ndarray or type(sl) is not slice or sl.step is not None or len(parts) > x.ndim \
-            or any(p != slice(None) for p in parts[:-1]):
-        return None
+def _even_bounds(sl, n):
+    """(first start, step, length) of a slice with 1-D int bound arrays whose windows all lie
+    inside [0, n], are one length long and start evenly spaced; None otherwise."""
     lo, hi = sl.start, sl.stop
     if type(lo) is not np.ndarray or type(hi) is not np.ndarray or lo.ndim != 1 or lo.shape != hi.shape \
-            or lo.dtype.kind not in "iu" or hi.dtype.kind not in "iu" or lo.shape[0] < 2:
+            or lo.dtype.kind not in "iu" or hi.dtype.kind not in "iu" or lo.shape[0] < 2 or sl.step is not None:
         return None
-    q, k = len(parts) - 1, lo.shape[0]
-    l0, h0, step = int(lo[0]), int(hi[0]), int(lo[1]) - int(lo[0])
-    length = h0 - l0
-    if l0 < 0 or step <= 0 or length <= 0 or l0 + step * (k - 1) + length > x.shape[q]:
+    k = lo.shape[0]
+    if k <= 32:  # Python ints are cheaper than NumPy reductions for a few values
+        ls, hs = lo.tolist(), hi.tolist()
+        l0, step, length = ls[0], ls[1] - ls[0], hs[0] - ls[0]
+        if l0 < 0 or step <= 0 or length <= 0 or ls[-1] + length > n:
+            return None
+        if any(a != l0 + step * j or b - a != length for j, (a, b) in enumerate(zip(ls, hs))):
+            return None
+        return l0, step, length
+    l0, step, length = int(lo[0]), int(lo[1]) - int(lo[0]), int(hi[0]) - int(lo[0])
+    if l0 < 0 or step <= 0 or length <= 0 or l0 + step * (k - 1) + length > n:
         return None
     ramp = np.arange(l0, l0 + step * k, step)
-    if not (np.array_equal(lo, ramp) and np.array_equal(hi - lo, np.full(k, length))):
+    if not (np.array_equal(lo, ramp) and np.array_equal(hi, ramp + length)):
         return None
-    st = x.strides
+    return l0, step, length
+
+
+def _even_window(x, index, ib, view=True):
+    """The fast case of lv_window: one slice of 1-D int bounds after plain `:` parts, starts evenly
+    spaced and every window inside `x` (no clipping, no negative bounds): a strided view (or, with
+    `view` False, True), else None."""
+    parts = index if type(index) is tuple else (index,)
+    sl = parts[-1]
+    if type(x) is not np.ndarray or type(sl) is not slice or len(parts) > x.ndim \
+            or any(p != slice(None) for p in parts[:-1]):
+        return None
+    q = len(parts) - 1
+    even = _even_bounds(sl, x.shape[q])
+    if even is None or not view:
+        return even and True
+    l0, step, length = even
+    k, st = sl.start.shape[0], x.strides
     base = x[(slice(None),) * q + (slice(l0, None),)]
-    view = np.lib.stride_tricks.as_strided(base, (k,) + x.shape[:q] + (length,) + x.shape[q + 1:],
+    return np.lib.stride_tricks.as_strided(base, (k,) + x.shape[:q] + (length,) + x.shape[q + 1:],
                                            (st[q] * step,) + st[:q] + (st[q],) + st[q + 1:], writeable=False)
-    return view
 
 
 def _per_example_windows(x, index, ib, where):
@@ -224,11 +244,11 @@ def _outer_spec(g, f, a, b, op):
 def lv_dot_outer(g, f, a, b, op="dot"):
     """Batching rule of a batched dot/matmul/inner (`f`: which operand carries the index axis),
     operands batched over examples per `g`: one einsum over both axes (a matmul for vectors)."""
+    if g[1] and g[2] and f[0] and not f[1] and np.ndim(a) == 3 and np.ndim(b) == 2:
+        return np.matmul(a, b[..., None])[..., 0]  # (B, k, L) . (B, L): the convolution's windows
     if not (g[1] or g[2]):
         return vb_dot(a, b, f[0], f[1], op)
-    sa, sb, so, pa, pb = _outer_spec(g, f, a, b, op)
-    if g[1] and g[2] and f[0] and not f[1] and pa == 1 and pb == 1:
-        return np.matmul(a, b[..., None])[..., 0]  # (B, k, L) . (B, L): the convolution's windows
+    sa, sb, so, _, _ = _outer_spec(g, f, a, b, op)
     return np.einsum(f"{sa},{sb}->{so}", a, b)
 
 
@@ -376,7 +396,7 @@ def lv_index_outer(f, i, a, axis=0):
 
 
 def _fits(x, index, ib) -> bool:
-    if _even_window(x, index, ib) is not None:
+    if _even_window(x, index, ib, view=False):
         return True
     try:
         plan = _window_plan(x, index, ib, strict=False)
@@ -386,10 +406,12 @@ def _fits(x, index, ib) -> bool:
 
 
 def lv_fits(n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=()):
-    """Whether a vectorized loop of `n` iterations runs as such: each window `x[i]` it takes (up to
-    three) of one length for every index (and at least one iteration, so that the length is
-    known), and the parts of its write keys before the index (`ints`) integers. Else the loop
-    runs as written."""
+    """Whether a vectorized loop of `n` iterations runs as such: none, or at least MIN_TRIPS; each
+    window `x[i]` it takes (up to three) of one length for every index (and at least one
+    iteration, so that the length is known); the parts of its write keys before the index
+    (`ints`) integers. Else the loop runs as written."""
+    if 0 < n < MIN_TRIPS:
+        return False
     wins = [(x, i, b) for x, i, b in ((x0, i0, b0), (x1, i1, b1), (x2, i2, b2)) if b is not None]
     return (bool(n) or not wins) and _all_ints(ints) and all(_fits(x, i, b) for x, i, b in wins)
 
@@ -401,7 +423,7 @@ def _all_ints(ints) -> bool:
 def lv_fits_outer(f, n, *args):
     """Batching rule of lv_fits: every example's windows fit (an unbatched answer); windows whose
     bounds differ per example are not taken apart here: the loop runs as written."""
-    if f[0] or len(f) > 10 and f[10] or len(args) > 9 and not _all_ints(args[9]):
+    if f[0] or len(f) > 10 and f[10] or len(args) > 9 and not _all_ints(args[9]) or 0 < n < MIN_TRIPS:
         return False
     args = args[:9]
     wins = []
