@@ -222,3 +222,16 @@ def test_switched_off_by_the_environment(monkeypatch):
     finally:
         monkeypatch.delenv("S2S_NO_LOOPVEC")
         driver.clear_caches()
+
+
+def test_an_array_written_through_an_alias_of_one_read_runs_the_loop():
+    def shift_into(a, b):
+        for i in range(1, len(a)):
+            a[i] = b[i - 1] + 1.0
+        return a
+
+    jf = s2s.jit(shift_into)
+    assert "rt.lv_fits" in s2s.source(jf)
+    y = np.zeros(6)
+    np.testing.assert_array_equal(jf(y, y), np.arange(6.0))  # each write seen by the next read
+    np.testing.assert_array_equal(jf(np.zeros(6), np.zeros(6)), [0.0, 1, 1, 1, 1, 1])

@@ -320,9 +320,14 @@ def _vectorize(loop, block, j, info, vectorize, namer, batched):
     wins += [A.const(None)] * (9 - len(wins))
     ints = [A.clone(p) for _, key in info.writes.values() for p in (key.elts if isinstance(key, gast.Tuple) else [])
             if isinstance(p, gast.Name) and p.id != index]
-    if ints:
+    called = {c.func.id for s in an.walk_stmts(loop.body) for c in gast.walk(s)
+              if isinstance(c, gast.Call) and isinstance(c.func, gast.Name)}
+    reads = sorted(set(an.loads(loop.body)) - _assigned(loop.body) - set(info.writes) - called - {index, "xp", "rt"})
+    if info.writes and reads:  # an array written that aliases one read would carry values between iterations
+        wins += [A.tuple_(ints), A.tuple_([A.name(w) for w in sorted(info.writes)]), A.tuple_([A.name(r) for r in reads])]
+    elif ints:
         wins.append(A.tuple_(ints))
-    head.append(A.assign(ok, A.call("rt.lv_fits", [A.name(n)] + wins if ints else [A.name(n)] + _trim(wins))))
+    head.append(A.assign(ok, A.call("rt.lv_fits", [A.name(n)] + _trim(wins) if len(wins) == 9 else [A.name(n)] + wins)))
     plain = [loop] + [block[k] for k in sorted(absorbed)]  # the loop as written, when it cannot run vectorized
     head = [gast.copy_location(h, loop) for h in head]
     return head + [gast.copy_location(A.if_(A.name(ok), stmts + post, plain), loop)], absorbed

@@ -27,7 +27,8 @@ linear("rt.lv_slot", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
 helper("rt.lv_slot", "rt.lv_slot_outer")
 linear("rt.lv_slot_outer", "f, v, a, key", "v", "xp.reshape(g, xp.shape(v))")
 defbatch("rt.lv_slot_outer", BatchRule("loop"))
-prim("rt.lv_fits", "n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=()",
+prim("rt.lv_fits", "n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=(), "
+     "writes=(), reads=()",
      nondiff=True)
 helper("rt.lv_fits", "rt.lv_fits_outer")
 UNBATCHED_RESULT |= {"rt.lv_index", "rt.lv_fits"}

@@ -405,15 +405,22 @@ def _fits(x, index, ib) -> bool:
     return plan is not None and plan != "ragged"
 
 
-def lv_fits(n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=()):
+def lv_fits(n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=(),
+            writes=(), reads=()):
     """Whether a vectorized loop of `n` iterations runs as such: none, or at least MIN_TRIPS; each
     window `x[i]` it takes (up to three) of one length for every index (and at least one
     iteration, so that the length is known); the parts of its write keys before the index
-    (`ints`) integers. Else the loop runs as written."""
-    if 0 < n < MIN_TRIPS:
+    (`ints`) integers; no array it writes sharing memory with one it reads (`writes`, `reads`:
+    an alias would carry values from one iteration to the next). Else the loop runs as written."""
+    if 0 < n < MIN_TRIPS or _aliased(writes, reads):
         return False
     wins = [(x, i, b) for x, i, b in ((x0, i0, b0), (x1, i1, b1), (x2, i2, b2)) if b is not None]
     return (bool(n) or not wins) and _all_ints(ints) and all(_fits(x, i, b) for x, i, b in wins)
+
+
+def _aliased(writes, reads) -> bool:
+    return any(isinstance(w, np.ndarray) and isinstance(r, np.ndarray) and np.may_share_memory(w, r)
+               for w in writes for r in reads)
 
 
 def _all_ints(ints) -> bool:
@@ -423,7 +430,8 @@ def _all_ints(ints) -> bool:
 def lv_fits_outer(f, n, *args):
     """Batching rule of lv_fits: every example's windows fit (an unbatched answer); windows whose
     bounds differ per example are not taken apart here: the loop runs as written."""
-    if f[0] or len(f) > 10 and f[10] or len(args) > 9 and not _all_ints(args[9]) or 0 < n < MIN_TRIPS:
+    if f[0] or len(f) > 10 and f[10] or len(args) > 9 and not _all_ints(args[9]) or 0 < n < MIN_TRIPS \
+            or len(args) > 11 and _aliased(args[10], args[11]):
         return False
     args = args[:9]
     wins = []
