@@ -396,4 +396,6 @@ def batch_function(fn, mask):
     rules = record.custom(fn)
     if rules is not None:
         return cached("batch", fn, mask, lambda: rules.batched(mask))
-    return cached("batch", fn, mask, lambda: _compile(batching.body_fn(core_of(fn), mask, CALLEES)))
+    in_axes = tuple(0 if m else None for m in mask)
+    return cached("batch", fn, mask, lambda: _compile(batching.body_fn(loops_vectorized(core_of(fn), in_axes), mask,
+                                                                       CALLEES)))

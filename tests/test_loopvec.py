@@ -235,3 +235,14 @@ def test_an_array_written_through_an_alias_of_one_read_runs_the_loop():
     y = np.zeros(6)
     np.testing.assert_array_equal(jf(y, y), np.arange(6.0))  # each write seen by the next read
     np.testing.assert_array_equal(jf(np.zeros(6), np.zeros(6)), [0.0, 1, 1, 1, 1, 1])
+
+
+def test_a_called_function_is_vectorized_in_its_batched_version():
+    def outer(x, w):
+        return F.convolve(x, w) * 2.0
+
+    xs, ws = R.normal(size=(3, 9)), R.normal(size=(3, 3))
+    want = np.stack([outer(x, w) for x, w in zip(xs, ws)])
+    np.testing.assert_allclose(s2s.vmap(outer)(xs, ws), want, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(s2s.vmap(outer, in_axes=(0, None))(xs, ws[0]),
+                               np.stack([outer(x, ws[0]) for x in xs]), rtol=1e-13, atol=1e-15)
