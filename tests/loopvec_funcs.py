@@ -82,6 +82,13 @@ def row_fill(m, v):
     return out
 
 
+def row_slices(m, v):
+    out = np.ones_like(m)
+    for i in range(len(m)):
+        out[i, 1:] = m[i, :2] * v[0]
+    return out
+
+
 def running_sum(x):
     s = 0.0
     out = []
@@ -114,4 +121,4 @@ def scatter_loss(x):
 
 
 VECTORIZED = {"convolve", "window_sums", "pair_products", "reversed_affine", "scatter", "index_branch",
-              "value_branch", "outer_plus", "scaled_rows", "row_fill", "first_n", "conv_loss", "scatter_loss"}
+              "value_branch", "outer_plus", "scaled_rows", "row_fill", "row_slices", "first_n", "conv_loss", "scatter_loss"}

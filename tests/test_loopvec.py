@@ -38,6 +38,7 @@ CASES = [
     (F.outer_plus, (X7, Y4), True),          # nested loops
     (F.scaled_rows, (M53, W3), True),        # rows written whole
     (F.row_fill, (M53, X7[:5]), True),       # a scalar filling each row
+    (F.row_slices, (M53, W3), True),         # a slice after the index in the key
     (F.running_sum, (X7,), True),            # carried: stays a loop
     (F.first_n, (X7, 0), True),
     (F.first_n, (X7, 1), True),

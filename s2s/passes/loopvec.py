@@ -309,7 +309,7 @@ def _vectorize(loop, block, j, info, vectorize, namer, batched):
         v = A.name(val)
         if val in bset:
             lift = namer.fresh("lv_lift")
-            post.append(A.assign(lift, A.call("rt.lv_slot", [v, A.name(arr), A.clone(new_key)])))
+            post.append(A.assign(lift, A.call("rt.lv_slot", [v, A.name(arr), _key_value(new_key)])))
             v = A.name(lift)
         post.append(A.assign(A.subscript(A.name(arr), A.clone(new_key), store_=True), v))
     if not _pays(post, batched):
@@ -331,6 +331,15 @@ def _vectorize(loop, block, j, info, vectorize, namer, batched):
     plain = [loop] + [block[k] for k in sorted(absorbed)]  # the loop as written, when it cannot run vectorized
     head = [gast.copy_location(h, loop) for h in head]
     return head + [gast.copy_location(A.if_(A.name(ok), stmts + post, plain), loop)], absorbed
+
+
+def _key_value(key):
+    """An item key as a value (slices as `slice(...)` calls), to pass it to a helper."""
+    if isinstance(key, gast.Slice):
+        return A.call("slice", [A.clone(p) if p is not None else A.const(None) for p in (key.lower, key.upper, key.step)])
+    if isinstance(key, gast.Tuple):
+        return A.tuple_([_key_value(e) for e in key.elts])
+    return A.clone(key)
 
 
 def _trim(args):
