@@ -247,3 +247,28 @@ def test_a_called_function_is_vectorized_in_its_batched_version():
     np.testing.assert_allclose(s2s.vmap(outer)(xs, ws), want, rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(s2s.vmap(outer, in_axes=(0, None))(xs, ws[0]),
                                np.stack([outer(x, ws[0]) for x in xs]), rtol=1e-13, atol=1e-15)
+
+
+def _dot_example(x, w):
+    return np.dot(x, w)
+
+
+def test_hessian_through_batched_dots_is_exact():
+    """Forward over reverse through vmap's batched dot: the tangent of a dot's cotangent along the
+    operand it replaces is zero (it counted that operand's tangent once more: a wrong Hessian)."""
+    xs = R.normal(size=(4, 3))
+    w = np.array([0.3, -0.2, 0.5])
+
+    def f(w):
+        return np.sum(s2s.vmap(_dot_example, in_axes=(0, None))(xs, w) ** 2)
+
+    def g(x):
+        return np.sum(s2s.vmap(_dot_example, in_axes=(None, 0))(x, xs) ** 2)
+
+    np.testing.assert_allclose(s2s.jacfwd(s2s.grad(f))(w), 2 * xs.T @ xs, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(s2s.jacfwd(s2s.grad(g))(w), 2 * xs.T @ xs, rtol=1e-12, atol=1e-12)
+    # the vectorized convolution: loss = |A x|^2 with A the convolution matrix, Hessian 2 A^T A
+    x, w3 = R.normal(size=8), R.normal(size=3)
+    a = np.array([[w3[k - i] if 0 <= k - i < 3 else 0.0 for k in range(8)] for i in range(6)])
+    for h in (s2s.jacfwd(s2s.grad(s2s.jit(F.conv_loss))), s2s.hessian(s2s.jit(F.conv_loss))):
+        np.testing.assert_allclose(h(x, w3), 2 * a.T @ a, rtol=1e-12, atol=1e-12)

@@ -65,3 +65,17 @@ defbatch("rt.lv_lift_outer_t", BatchRule("loop"))
 defvjp("rt.vb_dot_vjp", **{k: f"rt.vb_dot_vjp_vjp(f, g, g_, a, b, which, op, {i})" for i, k in enumerate(("g_", "a", "b"))})
 prim("rt.vb_dot_vjp_vjp", "f, ct, g_, a, b, which, op, wrt", nondiff=True)
 defbatch("rt.vb_dot_vjp_vjp", BatchRule("loop"))
+defvjp("rt.lv_dot_outer_vjp", **{k: "rt.vb_no_derivative(g, 'lv_dot_outer_vjp')" for k in ("g_", "a", "b")})
+# the cotangent of a batched dot is linear in g and in the operand it does not replace; the
+# operand it replaces gives only its shape (its tangent contributes nothing)
+defjvp("rt.lv_dot_outer_vjp", g_="rt.lv_dot_outer_vjp(gf, f, dg_, a, b, which, op)",
+       a="rt.lv_dot_outer_vjp_d(gf, f, g_, a, b, which, op, 1, da)",
+       b="rt.lv_dot_outer_vjp_d(gf, f, g_, a, b, which, op, 2, db)")
+defjvp("rt.vb_dot_vjp", a="rt.vb_dot_vjp_d(f, g_, a, b, which, op, 1, da)",
+       b="rt.vb_dot_vjp_d(f, g_, a, b, which, op, 2, db)")
+for _n, _sig in (("rt.vb_dot_vjp_d", "f, g_, a, b, which, op, wrt, d"),
+                 ("rt.lv_dot_outer_vjp_d", "gf, f, g_, a, b, which, op, wrt, d")):
+    prim(_n, _sig, zero_args=tuple(a for a in ("gf", "f", "which", "op", "wrt") if a in _sig))
+    defvjp(_n, **{k: f"rt.vb_no_derivative(g, {_n[3:]!r})" for k in ("g_", "a", "b", "d")})  # third order: refused
+    defjvp(_n, **{k: f"rt.vb_no_derivative(d{k}, {_n[3:]!r})" for k in ("g_", "a", "b", "d")})
+    defbatch(_n, BatchRule("loop"))

@@ -273,6 +273,21 @@ def vb_dot_vjp_vjp(f, ct, g, a, b, which, op, wrt):
     return np.einsum(f"{so},{sa}->{sb}", g, ct) if which == 0 else np.einsum(f"{so},{sb}->{sa}", g, ct)
 
 
+def vb_dot_vjp_d(f, g, a, b, which, op, wrt, d):
+    """Tangent of vb_dot_vjp(f, g, a, b, which, op) along operand `wrt` (1: a, 2: b), `d` its
+    tangent: zero along the operand whose cotangent it is (only that one's shape counts)."""
+    if wrt == 1 + which:
+        return np.zeros(np.shape(a if which == 0 else b))
+    return vb_dot_vjp(f, g, d if wrt == 1 else a, d if wrt == 2 else b, which, op)
+
+
+def lv_dot_outer_vjp_d(gf, f, g, a, b, which, op, wrt, d):
+    """Tangent of lv_dot_outer_vjp along operand `wrt` (1: a, 2: b), as vb_dot_vjp_d."""
+    if wrt == 1 + which:
+        return np.zeros(np.shape(a if which == 0 else b))
+    return lv_dot_outer_vjp(gf, f, g, d if wrt == 1 else a, d if wrt == 2 else b, which, op)
+
+
 def lv_dot_dot(g, f, a, b):
     return lv_dot_outer(g, f, a, b, "dot")
 
