@@ -272,3 +272,12 @@ def test_hessian_through_batched_dots_is_exact():
     a = np.array([[w3[k - i] if 0 <= k - i < 3 else 0.0 for k in range(8)] for i in range(6)])
     for h in (s2s.jacfwd(s2s.grad(s2s.jit(F.conv_loss))), s2s.hessian(s2s.jit(F.conv_loss))):
         np.testing.assert_allclose(h(x, w3), 2 * a.T @ a, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", [F.index_branch, F.value_branch], ids=["index_branch", "value_branch"])
+def test_grad_of_vmap_of_a_vectorized_loop_with_a_masked_if(fn):
+    xs = R.normal(size=(3, 7)) + 0.05  # away from the kinks at 0
+    check_grads(lambda xs: np.sum(s2s.vmap(fn)(xs) ** 2), (xs,), order=1, modes=("rev", "fwd"))
+    got = s2s.vmap(s2s.grad(lambda x: np.sum(fn(x) ** 2)))(xs)
+    want = np.stack([s2s.grad(lambda x: np.sum(fn(x) ** 2))(x) for x in xs])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -8,7 +8,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SValueError
-from .batch import _vb_dot_spec, _vb_key, vb_dot, vb_dot_vjp, vb_getitem, vb_getitem_t, vb_loop, vbh_vb_lift
+from ..tree import tree_leaves, tree_map
+from .batch import (
+    _vb_dot_spec,
+    _vb_key,
+    vb_bcast,
+    vb_dot,
+    vb_dot_vjp,
+    vb_getitem,
+    vb_getitem_t,
+    vb_loop,
+    vb_select,
+    vbh_vb_lift,
+)
+from .core import reshape_like
 
 MIN_TRIPS = 4  # fewer iterations run as the loop: the vectorized branch's fixed cost would not pay
 
@@ -361,6 +374,21 @@ def lv_lift_outer_t(f, g, x):
     """Transpose of lv_lift_outer: summed over the examples when `x` was not batched."""
     g = np.asarray(g)
     return np.reshape(g if f[0] else g.sum(axis=0), np.shape(x))
+
+
+def vbh_vb_select_t(f, g, m, which, like):
+    """Cotangent of operand `which` (0: new, 1: old) of vbh_vb_select (a masked merge of a
+    vectorized loop, batched again): `g` where the mask picks that operand, summed over the
+    examples when the operand was not batched."""
+    if like is None:
+        return None
+    leaves = tree_leaves(g)
+    mm = m if f[0] or not leaves else vb_bcast(m, np.shape(leaves[0])[0])
+    zero = tree_map(np.zeros_like, g)
+    sel = vb_select(mm, g, zero) if which == 0 else vb_select(mm, zero, g)
+    if f[1 + which]:
+        return sel
+    return tree_map(lambda s_, l_: reshape_like(np.sum(s_, axis=0), l_), sel, like)
 
 
 def lv_count(start, stop, step=1):
