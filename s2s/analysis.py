@@ -160,6 +160,41 @@ def activity(body, active_params) -> set[str]:
     return active
 
 
+def useful(body, outputs) -> set[str]:
+    """Variables whose value can reach the `outputs` differentiably (a fixpoint backwards over the
+    same edges as `activity`; flow-insensitive, so a superset): a derivative never flows back to
+    any other variable, whose adjoint is zero (e.g. the argument of a `stop_gradient`)."""
+    use = set(outputs)
+    stmts = list(walk_stmts(body))
+    stmts.reverse()  # uses propagate backwards: a straight-line body settles in one sweep
+    changed = True
+    while changed:
+        changed = False
+        for s in stmts:
+            new: list = []
+            if isinstance(s, gast.Assign):
+                t = s.targets[0]
+                if isinstance(t, gast.Subscript):
+                    if t.value.id in use:
+                        new = loads(s.value)
+                elif isinstance(t, gast.Tuple):
+                    if any(e.id in use for e in t.elts):
+                        new = loads(s.value)
+                elif t.id in use:
+                    new = diff_operands(s.value)
+            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+                f = s.value.func
+                if isinstance(f, gast.Attribute) and f.attr == "append" and dotted(f.value) in use:
+                    new = loads(s.value)
+            elif isinstance(s, gast.For) and any(isinstance(n, gast.Name) and n.id in use for n in gast.walk(s.target)):
+                new = loads(s.iter)
+            for n in new:
+                if n not in use:
+                    use.add(n)
+                    changed = True
+    return use
+
+
 def relevant(body, active) -> set[str]:
     """Active variables and every name an active statement reads: what the backward sweep may need."""
     rel = set(active)

@@ -30,14 +30,31 @@ def _api(fn):
 
 def _check_diff_args(args, nums, what):
     """JAX's rule: differentiate only with respect to floating (or complex) inputs."""
-    for i in nums:
-        if not -len(args) <= i < len(args):
-            raise S2SValueError(f"{what}: argnums {i} is out of range for a call with {len(args)} arguments")
-        bad = _non_float_leaf(args[i])
-        if bad is not None:
-            raise S2STypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
-                               f"sub-dtype of np.inexact), but got {bad} for argument {i}. Pass floats "
-                               "(e.g. 1.0 or x.astype(float)), or differentiate with respect to another argument.")
+    for i in nums:  # the common case first: float arrays and floats, alone or in a tuple
+        try:
+            a = args[i]
+        except IndexError:
+            a = None
+        t = type(a)
+        if t is tuple or t is list:
+            for e in a:
+                t = type(e)
+                if not (t is float or t is np.ndarray and e.dtype.kind in "fc"):
+                    _check_diff_arg(args, i, what)
+                    break
+        elif not (t is float or t is np.ndarray and a.dtype.kind in "fc"):
+            _check_diff_arg(args, i, what)
+
+
+def _check_diff_arg(args, i, what):
+    """Argument `i` of the call: an error unless it is floating (or complex) throughout."""
+    if not -len(args) <= i < len(args):
+        raise S2SValueError(f"{what}: argnums {i} is out of range for a call with {len(args)} arguments")
+    bad = _non_float_leaf(args[i])
+    if bad is not None:
+        raise S2STypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
+                           f"sub-dtype of np.inexact), but got {bad} for argument {i}. Pass floats "
+                           "(e.g. 1.0 or x.astype(float)), or differentiate with respect to another argument.")
 
 
 def _argnums(argnums, what):
@@ -87,13 +104,20 @@ class Transformed:
         self.__name__ = f"{label}_{getattr(fun, '__name__', 'f')}"
         self.__s2s__ = record.Record(target=lambda: self.compiled)
 
+    _unchanged = None  # the key's watch: True while nothing the key read was rebound
+
     def _check_key(self) -> None:
         """Forget every compiled version when a global, module attribute or closure value that the
-        function reads has changed since they were built (a cheap check, made on every call)."""
-        key = self._current_key()
+        function reads has changed since they were built (checked on every call: identity tests
+        of what the key read, a few hundred ns; the key itself is recomputed only when one fails)."""
+        unchanged = self._unchanged
+        if unchanged is not None and unchanged():
+            return
+        key, self._unchanged = self._current_key()
         if key != self.__dict__.get("_key"):
             self._key, self._fn, self._fast = key, None, None
             self.__dict__.pop("_compiled_by_arity", None)
+            self.__dict__.pop("_signature", None)  # the defaults it binds may be new
             self._forget()
 
     def _forget(self) -> None:
@@ -113,7 +137,9 @@ class Transformed:
         return self._fn
 
     def __call__(self, *args, **kwargs):
-        self._check_key()
+        unchanged = self._unchanged
+        if unchanged is None or not unchanged():
+            self._check_key()
         fast = self._fast
         if fast is not None and not kwargs:
             if self.nums is not None:
@@ -131,11 +157,12 @@ class Transformed:
         return call(self.compiled, args)
 
     def _current_key(self):
-        """The cache key of the user's function now: the compiled code is reused while it holds."""
+        """The cache key of the user's function now (the compiled code is reused while it holds),
+        and the cheap test that it still holds (None: recompute it on every call)."""
         try:
-            return D.fn_key(self._root)
+            return D.watched_key(self._root)
         except S2STypeError:
-            return None
+            return None, None
 
     @property
     def _root(self):
@@ -315,26 +342,44 @@ class Jitted(Transformed):
             nums += tuple(params.index(n) for n in names if n in params)
         self._static = frozenset(nums)
         self._versions: dict = {}
-        self._by_type: dict = {}  # the same versions, for signatures without arrays, keyed by types
+        self._by_type: dict = {}  # without static arguments, the same versions keyed by the arguments' types
 
     def _forget(self) -> None:
         self._versions.clear()
         self._by_type.clear()
 
     def __call__(self, *args, **kwargs):
-        self._check_key()
+        unchanged = self._unchanged
+        if unchanged is None or not unchanged():
+            self._check_key()
         if not kwargs and not self._static:
-            hit = self._by_type.get(tuple(map(type, args)))  # no arrays among the arguments
-            if hit is None:
-                hit = self._versions.get(tuple(map(_sig, args)))
-            if hit is not None:
-                return call(hit, args)
+            entry = self._by_type.get(tuple(map(type, args)))
+            if entry is not None:  # [small version, large version, array positions, all host types]
+                fn = entry[0]
+                for i in entry[2]:
+                    if args[i].size >= FUSE_THRESHOLD:
+                        fn = entry[1]
+                        break
+                if fn is not None:
+                    if entry[3] and arrays.SETTINGS["backend"] == "numpy":
+                        return fn(*args)
+                    return call(fn, args)
         elif not kwargs:
             static = self._static
             hit = self._versions.get(tuple(a if i in static else _sig(a) for i, a in enumerate(args)))
             if hit is not None:
                 return call(hit, args)
         return self._first_call(args, kwargs)
+
+    def _remember(self, args, given, big, run):
+        """File `run` under the types of the `given` arguments, as the version for small or for
+        large arrays (whether a call's arrays are large is checked per call, at `positions`)."""
+        types_ = tuple(map(type, args[:given]))
+        positions = tuple(i for i, t in enumerate(types_) if t is np.ndarray)
+        entry = self._by_type.setdefault(types_, [None, None, positions, all(t in arrays.HOST for t in types_)])
+        extra_big = any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in args[given:])
+        for slot in ((0, 1) if extra_big else (1,) if big else (0,)):
+            entry[slot] = run
 
     def _first_call(self, args, kwargs):
         """Bind the arguments, build the version for their signature, and remember it."""
@@ -371,8 +416,8 @@ class Jitted(Transformed):
             key = tuple(map(_sig, args[:given])) if not self._static else \
                 tuple(a if i in self._static else _sig(a) for i, a in enumerate(args[:given]))
             self._versions[key] = run
-            if not self._static and np.ndarray not in map(type, args[:given]):
-                self._by_type[tuple(map(type, args[:given]))] = run
+            if not self._static:
+                self._remember(args, given, big, run)
         return call(fn, tuple(args[i] for i in dyn))
 
 
@@ -510,6 +555,7 @@ class _Vmapped(Transformed):
         super().__init__("vmap", fun, lambda: self._build(None), None, "vmap")
         self.axes = (in_axes, out_axes, axis_size)
         self._specialized: dict = {}
+        self._by_ndims: dict = {}  # the same versions for calls with NumPy arrays only, by their ndims
 
     def _build(self, ranks):
         """The batched function; vmap(grad(f)) whose gradient code cannot be batched (its tape
@@ -524,9 +570,22 @@ class _Vmapped(Transformed):
 
     def _forget(self) -> None:
         self._specialized.clear()
+        self._by_ndims.clear()
 
     def __call__(self, *args, **kwargs):
-        self._check_key()
+        unchanged = self._unchanged
+        if unchanged is None or not unchanged():
+            self._check_key()
+        if not kwargs:  # the common case: NumPy arrays only, a version per tuple of their ranks
+            nd = np.ndarray
+            for a in args:
+                if type(a) is not nd:
+                    break
+            else:
+                fn = self._by_ndims.get(tuple([a.ndim for a in args]))
+                if fn is not None and arrays.SETTINGS["backend"] == "numpy":
+                    return self._run(fn, args)
+        given = len(args)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         in_axes, out_axes, axis_size = self.axes
@@ -535,8 +594,14 @@ class _Vmapped(Transformed):
         fn = self._specialized.get(ranks)
         if fn is None:
             fn = self._specialized[ranks] = self._build(ranks)
+        if not kwargs and len(args) == given and all(type(a) is np.ndarray for a in args):
+            self._by_ndims[tuple(a.ndim for a in args)] = fn
+        return self._run(fn, args, call)
+
+    def _run(self, fn, args, _call=None):
+        """Call the batched `fn`; a recursion that never ends batched becomes an S2SError."""
         try:
-            return call(fn, args)
+            return fn(*args) if _call is None else _call(fn, args)
         except RecursionError:
             raise S2SValueError(f"vmap of {getattr(self.fun, '__name__', 'f')}: a recursion whose depth depends on "
                                 "a per-example value cannot be batched (every example would run every branch).") \

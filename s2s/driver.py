@@ -14,13 +14,13 @@ import threading
 import types
 
 import gast
-import numpy as np
 
 from . import analysis as an
 from . import record
 from .backend import kernels
 from .backend.loader import compile_fn
-from .errors import S2STypeError, S2SValueError
+from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the api's
+from .errors import S2SValueError
 from .frontend import idioms
 from .frontend.normalize import Normalizer
 from .frontend.parse import parse_function
@@ -37,88 +37,6 @@ LOCK = threading.RLock()
 _CORES: dict = {}
 _TRANSFORMS: dict = {}
 _IN_PROGRESS: dict = {}
-
-
-def fn_key(fn, _seen=None):
-    """What a transform of `fn` depends on: its code, the globals, module attributes and closure
-    values it reads (constants by type and value, so `-0.0`, `nan` and `True` are told from `0.0`,
-    `nan` and `1`), and (recursively) the keys of the plain Python functions it calls. Cheap
-    enough to recompute on every call of a transformed function."""
-    fn = idioms.adapt(fn)  # partials, bound methods, callable instances, function-valued defaults
-    if not isinstance(fn, types.FunctionType):
-        if record.of(fn) is not None:
-            root = getattr(fn, "_root", None)
-            inner = fn_key(root, _seen) if isinstance(root, types.FunctionType) else None
-            return ("s2s", id(fn), inner) + idioms.arity_key(fn)
-        raise S2STypeError(f"s2s transforms Python functions; {getattr(fn, '__name__', fn)!r} is a "
-                           f"{type(fn).__name__}. Wrap it: `def f(x): return np.sin(x)`.")
-    if _is_generated(fn):
-        return ("gen", id(fn))
-    code = fn.__code__
-    glob = fn.__globals__
-    seen = _seen if _seen is not None else set()
-    seen.add(code)
-    names = _all_names(code)
-    deps = []
-    for n in names:
-        if n in glob:
-            deps.extend(_deps(n, glob[n], names, seen))
-    cells = []
-    for n, c in zip(code.co_freevars, fn.__closure__ or ()):
-        if _has_contents(c):
-            cells.extend(_deps(n, c.cell_contents, names, seen))
-    defaults = tuple(id(d) for d in (fn.__defaults__ or ()))
-    return (code, tuple(deps), tuple(cells), defaults)
-
-
-def _deps(name, v, names, seen) -> list:
-    """The key of value `v` named `name`, and for a user module those of its attributes `names` reads."""
-    out = [(name, _value_key(v, seen))]
-    if isinstance(v, types.ModuleType) and not _is_library(v):
-        out.extend((f"{name}.{a}", _value_key(v.__dict__[a], seen)) for a in names if a in v.__dict__)
-    return out
-
-
-_CONSTANTS = (int, float, complex, bool, str, bytes, type(None))
-_LIBRARIES = {"numpy", "s2s", "math", "cmath", "builtins", "functools", "itertools", "operator", "scipy"}
-
-
-def _value_key(v, seen):
-    """How one global, module attribute or closure value enters a cache key."""
-    if type(v) in _CONSTANTS:
-        return (type(v), repr(v))
-    if isinstance(v, types.FunctionType) and v.__code__ not in seen and not _is_generated(v):
-        return fn_key(v, seen)
-    if isinstance(v, np.generic):
-        return (type(v), v.tobytes())
-    return idioms.dep_key(v)
-
-
-def _is_library(module) -> bool:
-    """Modules whose attributes a program does not reassign (NumPy, s2s, the standard library's
-    math): not looked into."""
-    return (getattr(module, "__name__", "") or "").split(".")[0] in _LIBRARIES
-
-
-def _is_generated(fn) -> bool:
-    rec = record.of(fn)
-    return rec is not None and rec.core is not None
-
-
-def _has_contents(cell) -> bool:
-    try:
-        cell.cell_contents
-        return True
-    except ValueError:
-        return False
-
-
-def _all_names(code) -> list[str]:
-    out = list(code.co_names)
-    for c in code.co_consts:
-        if isinstance(c, types.CodeType):
-            out += _all_names(c)
-    return out
 
 
 def core_of(fn) -> CoreFn:
@@ -326,7 +244,7 @@ def linear_map(kind: str, fn, nargs: int, direction, defaults: tuple = ()):
 def _generated_core(fn) -> CoreFn | None:
     """For a transformed function, the core form its generated code was printed from (already
     normalized and optimized: jit starts from it instead of parsing the printed code again)."""
-    if record.custom(fn) is not None or isinstance(fn, types.FunctionType) and not _is_generated(fn):
+    if record.custom(fn) is not None or isinstance(fn, types.FunctionType) and not is_generated(fn):
         return None
     gen = record.generated(fn)
     if gen is None:

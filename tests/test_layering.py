@@ -24,6 +24,7 @@ LAYERS = [
     ["s2s.analysis"],                                # analyses of core form (consult the rule tables)
     ["s2s.frontend", "s2s.transforms", "s2s.passes"],  # independent of each other
     ["s2s.backend"],                                 # codegen and loader
+    ["s2s.cachekey"],                                # the cache key of a user function, watched per call
     ["s2s.driver"],                                  # core_of, caches, the call graph
     ["s2s.custom"],                                  # user-defined rules
     ["s2s.api"],                                     # the transforms users call

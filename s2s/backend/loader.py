@@ -56,8 +56,17 @@ def version(fn, backend):
 
 def call(fn, args: tuple):
     """Call generated `fn` on `args` with the backend the arguments select (NumPy: directly)."""
-    for a in args:  # the NumPy fast path, inlined: plain arrays and numbers, NumPy the default
-        if type(a) not in arrays.HOST:
+    host = arrays.HOST
+    for a in args:  # the NumPy fast path, inlined: plain arrays and numbers (alone, or in a tuple
+        t = type(a)  # or list: parameters), NumPy the default
+        if t not in host:
+            if t is not tuple and t is not list:
+                break
+            for e in a:
+                if type(e) not in host:
+                    break
+            else:
+                continue
             break
     else:
         if arrays.SETTINGS["backend"] == "numpy":

@@ -147,7 +147,13 @@ def vb_bcast(x, n):
     if x is None or isinstance(x, (range, str, slice)):
         return x
     a = np.asarray(x)
-    return np.broadcast_to(a, (n,) + a.shape).copy()
+    if type(a) is not np.ndarray:
+        return np.broadcast_to(a, (n,) + a.shape).copy()
+    if n * a.size > 64:  # a fresh C-ordered array either way; repeat copies whole rows
+        return np.repeat(a[None], n, axis=0)
+    out = np.empty((n,) + a.shape, a.dtype)  # (small: 4x cheaper than broadcast_to + copy)
+    out[...] = a
+    return out
 
 
 def vb_lift(x, other, other_batched):
@@ -381,8 +387,11 @@ def _vb_stack(outs):
 
 # helpers named by the batching table: (batched flag per argument, *arguments)
 def vbh_dot(f, a, b):
-    if f[0] and f[1] and type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2:
-        return np.einsum("ij,ij->i", a, b)  # vector . vector per example (a convolution's inner loop)
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        if f[0] and f[1] and a.ndim == 2 and b.ndim == 2:
+            return np.einsum("ij,ij->i", a, b)  # vector . vector per example (a convolution's inner loop)
+        if f[1] and not f[0] and a.ndim == 1 and b.ndim == 2:  # an unbatched vector . a batched one
+            return np.matmul(b, a)
     return vb_dot(a, b, f[0], f[1], "dot")
 
 
@@ -453,6 +462,10 @@ def vbh_broadcast_to_like(f, v, like):
 
 
 def vbh_seed(f, out):
+    if type(out) is np.ndarray and out.ndim == 1:
+        seed = np.empty(out.shape, out.dtype)  # np.ones, without its Python-level overhead
+        seed.fill(1)
+        return seed
     if np.ndim(out) != 1:
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)[1:]} "
                            "per example.")
@@ -627,6 +640,11 @@ def _vb_op(name):
 def _vb_dot_vjp_keep(g, a, b, fa, fb, which, op="dot"):
     """Per example, the cotangent of argument `which` of dot(a, b) for output cotangent `g`
     (batched); the result is batched."""
+    pa, pb = np.ndim(a) - fa, np.ndim(b) - fb
+    if pa == pb and pa <= 1:  # a scalar per example (two vectors, or numbers): no sum, the product itself
+        other = b if which == 0 else a
+        g = np.asarray(g)
+        return g.reshape(g.shape + (1,) * pa) * other
     sa, sb, so = _vb_dot_spec(a, b, fa, fb, op)
     out = ("y" + sa.lstrip("y")) if which == 0 else ("y" + sb.lstrip("y"))
     return np.einsum(f"{so},{sb}->{out}" if which == 0 else f"{so},{sa}->{out}", g, b if which == 0 else a)

@@ -661,7 +661,9 @@ def body_fn(core: CoreFn, mask: tuple, calls: Callees) -> GeneratedFn:
     entry = [A.assign(bt.n, A.call("rt.vb_n", [A.name(mapped[0])]))]
     entry += [A.assign(p, A.call("rt.vb_bcast", [A.name(p), A.name(bt.n)])) for p in core.params
               if p in bt.bset and p not in mapped]
-    body = entry + _finish(bt, body, "body", core.name)
+    body = entry[1:] + _finish(bt, body, "body", core.name)
+    if bt.n in an.loads(body):  # else no `bn = rt.vb_n(...)` on every call
+        body = entry[:1] + body
     name = bt.namer.exact(f"vmap_{core.name}")
     return GeneratedFn(name, A.function(name, core.params, body), {**core.ns, **bt.ns}, core.filename,
                        header_for("vmap", core, f"batched arguments {mask}"))

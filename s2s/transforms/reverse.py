@@ -17,6 +17,9 @@ from ..primitives import registry
 from .adjoint import Adjoints, merge
 from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, is_list_op, loc, simplify
 
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
+                       "setdefault", "popitem", "fill", "resize", "put", "itemset", "setflags"})
+
 
 @dataclasses.dataclass
 class Sweeps:
@@ -39,6 +42,8 @@ class Reverse(Transform):
     def __init__(self, core: CoreFn, active_params, calls: Callees):
         super().__init__(core, active_params, calls)
         self.relevant = an.relevant(self.body, self.active)
+        ret = self.body[-1]
+        self.useful = an.useful(self.body, an.loads(ret.value) if isinstance(ret, gast.Return) and ret.value else ())
         self.adj = Adjoints(self.namer, containers=self.containers)
         self.tape = self.namer.exact("tape")
         self.ctl = self.namer.exact("ctl")
@@ -310,8 +315,8 @@ class Reverse(Transform):
         fn = self.core.ns[value.func.id]
         args = self.bind_call(fn, value)
         mask = tuple(isinstance(a, gast.Name) and a.id in self.active for a in args)
-        if not any(mask):
-            self.callees[key] = None
+        if not any(mask) or not set(an.targets(s)) & self.useful and self.pure_callee(fn):
+            self.callees[key] = None  # no derivative flows back through its result: a plain call
             return None
         self.check_no_mutated_arguments(s, fn, mask)
         fwd, bwd = self.calls.split(fn, mask)
@@ -320,6 +325,26 @@ class Reverse(Transform):
         bwd_name = self.bind(f"bwd_{base}", bwd)
         self.callees[key] = (fwd_name, bwd_name, mask, args)
         return self.callees[key]
+
+    def pure_callee(self, fn) -> bool:
+        """Whether a call of `fn` acts only through its result: no custom rules, and its core form
+        updates nothing in place and calls no other user function (which might)."""
+        if self.calls.has_rules(fn):
+            return False
+        callee = self.calls.core(fn)
+        if callee.inplace_params:
+            return False
+        for st in an.walk_stmts(callee.node.body):
+            if isinstance(st, gast.Expr) and isinstance(st.value, gast.Call) or isinstance(st, gast.AugAssign) \
+                    or isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Subscript):
+                return False  # a call for its effect (np.add.at, list.append), an update in place
+            value = getattr(st, "value", None)
+            if isinstance(value, gast.Call) and (an.classify(value) in ("call", "list.pop")
+                                                 or any(k.arg == "out" for k in value.keywords)
+                                                 or isinstance(value.func, gast.Attribute)
+                                                 and value.func.attr in _MUTATORS):
+                return False
+        return True
 
     def check_no_mutated_arguments(self, s, fn, mask):
         """A callee that updates an array it was passed changes the caller's array too, which
