@@ -547,6 +547,25 @@ def _same_shape_source(value):
     return None
 
 
+def _shape_operands(value):
+    """The operands of an elementwise op whose result has the shape they share (`xp.where`,
+    comparisons, arithmetic), or of a helper whose result has its shape argument's shape."""
+    if isinstance(value, gast.BinOp) and (p := registry.lookup(classify(value))) is not None and p.broadcasting:
+        return [value.left, value.right]
+    if isinstance(value, gast.Compare) and len(value.ops) == 1:
+        return [value.left, value.comparators[0]]
+    if isinstance(value, gast.Call) and not value.keywords and dotted(value.func) == "xp.where" and len(value.args) == 3:
+        return list(value.args)
+    h = registry.HELPERS.get(dotted(value.func)) if isinstance(value, gast.Call) else None
+    if h is not None and h.shape_arg is not None and h.shape_arg < len(value.args) \
+            and dotted(value.func) in _SHAPE_RESULT:
+        return [value.args[h.shape_arg]]
+    return None
+
+
+_SHAPE_RESULT = {"rt.unbroadcast", "rt.broadcast_to_like", "rt.sum_vjp", "rt.mean_vjp"}  # result: that shape
+
+
 def shape_roots(body: list, params) -> dict[str, str]:
     """For names assigned once by a shape-preserving op: the earliest name with the same shape."""
     counts = assigned_counts(body, params)
@@ -556,10 +575,39 @@ def shape_roots(body: list, params) -> dict[str, str]:
             src = _same_shape_source(s.value)
             if src is not None and counts.get(src.id, 0) == 1:
                 source[s.targets[0].id] = src.id
-    roots = {}
-    for name in source:
-        root = name
-        while root in source:
-            root = source[root]
-        roots[name] = root
-    return roots
+            elif src is None and (ops := _shape_operands(s.value)) is not None:
+                names = [o for o in ops if isinstance(o, gast.Name)]
+                rest = [o for o in ops if not isinstance(o, gast.Name)]
+                found = {_root(o.id, source) for o in names}
+                if len(found) == 1 and all(counts.get(o.id, 0) == 1 for o in names) and all(
+                        isinstance(o, gast.Constant) and type(o.value) in (int, float, bool) for o in rest):
+                    source[s.targets[0].id] = found.pop()
+    return {name: _root(name, source) for name in source}
+
+
+def expr_shape_root(e, roots, counts):
+    """The shape root (see `shape_roots`) of expression `e`'s value, "" for a number (any
+    shape), None if unknown; names count only when assigned once."""
+    if isinstance(e, gast.Name):
+        return roots.get(e.id, e.id) if counts.get(e.id, 0) == 1 else None
+    if isinstance(e, gast.Constant):
+        return "" if type(e.value) in (int, float, bool) else None
+    ops = _shape_operands(e)
+    if ops is None and isinstance(e, (gast.Call, gast.UnaryOp)):
+        try:
+            p = registry.lookup(classify(e))
+        except TypeError:
+            p = None
+        if p is not None and p.same_shape:
+            ops = [e.operand] if isinstance(e, gast.UnaryOp) else e.args[:1]
+    found = {expr_shape_root(o, roots, counts) for o in ops or ()}
+    if ops is None or None in found:
+        return None
+    found.discard("")
+    return found.pop() if len(found) == 1 else "" if not found else None
+
+
+def _root(name, source):
+    while name in source:
+        name = source[name]
+    return name

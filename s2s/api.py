@@ -400,7 +400,8 @@ class Jitted(Transformed):
             names = list(inspect.signature(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
         big = any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn)
-        fn = D.jit_function(fun, floats, fuse=big)
+        arrays = tuple((k, args[i].dtype.char, args[i].ndim) for k, i in enumerate(dyn) if type(args[i]) is np.ndarray)
+        fn = D.jit_function(fun, floats, fuse=big, arrays=arrays)
         if not kwargs:
             extra = args[given:]
             pick = operator.itemgetter(*dyn) if static and len(dyn) > 1 else None

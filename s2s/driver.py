@@ -20,7 +20,7 @@ from . import record
 from .backend import kernels
 from .backend.loader import compile_fn
 from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the api's
-from .errors import S2SValueError
+from .errors import S2SError, S2SValueError
 from .frontend import idioms
 from .frontend.normalize import Normalizer
 from .frontend.parse import parse_function
@@ -86,8 +86,7 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     rec.core = (node,) + tuple(rec.core[1:])
     for k in known["kernels"]:
         kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())
-        rec.source += (f"\n# fused kernel {k[0]} (s2s.backend.kernels: blocks of {kernels.BLOCK} elements; "
-                       f"NumPy below {kernels.THRESHOLD}):\n" + kernel)
+        rec.source += f"\n# fused kernel {k[0]} ({ns[k[0]].banner()}):\n" + kernel
     return fn
 
 
@@ -253,22 +252,47 @@ def _generated_core(fn) -> CoreFn | None:
     return CoreFn(node.name, clone(node), ns, filename)
 
 
-def jit_function(fn, floats: tuple = (), fuse: bool = True):
+def jit_function(fn, floats: tuple = (), fuse: bool = True, arrays: tuple = ()):
     """`fn` normalized and optimized, as a generated function; `floats` are the positions of
     parameters that this version may assume are Python floats (a jit signature); `fuse`: whether
-    elementwise expressions become fused kernels (worth it only for large arrays)."""
+    elementwise expressions become fused kernels (worth it only for large arrays); `arrays`:
+    (position, dtype char, ndim) of the parameters that are NumPy arrays."""
     def build():
         core = _generated_core(fn) or core_of(fn)
         name = f"jit_{core.name}"
         node = copy.deepcopy(core.node)
         node.name = name
-        known = {"floats": {core.params[i] for i in floats if i < len(core.params)}}
+        ns = dict(core.ns)  # inlining adds the callees' globals
+        known = {"ns": ns, "callees": _inline_callees(ns),
+                 "floats": {core.params[i] for i in floats if i < len(core.params)},
+                 "arrays": {core.params[i]: (d, nd) for i, d, nd in arrays if i < len(core.params)}}
         if not os.environ.get("S2S_NO_LOOPVEC"):
-            known["vectorize"] = _vectorizer(core)
+            known["vectorize"] = _vectorizer(CoreFn(core.name, core.node, ns, core.filename))
         what = f"for float arguments {', '.join(known['floats'])}" if floats else ""
-        return _compile(GeneratedFn(name, node, core.ns, core.filename, header_for("jit", core, what)),
+        return _compile(GeneratedFn(name, node, ns, core.filename, header_for("jit", core, what)),
                         optimized=True, known=known, jit=True, fuse=fuse)
-    return cached("jit", fn, (tuple(floats), fuse), build)
+    return cached("jit", fn, (tuple(floats), fuse, tuple(arrays)), build)
+
+
+def _inline_callees(ns):
+    """How the inline pass finds a callee under jit: (core-form node, namespace, function) of a
+    user or generated function named in `ns`; None for anything else, and for functions with the
+    user's own derivative rules (a later grad must still call them)."""
+    def lookup(name):
+        fn = ns.get(name)
+        if fn is None or record.custom(fn) is not None:
+            return None
+        try:
+            if isinstance(fn, types.FunctionType):
+                core = _generated_core(fn) or core_of(fn)
+            elif record.generated(fn) is not None:  # a transformed function: its generated code
+                core = core_of(fn)
+            else:
+                return None
+        except S2SError:
+            return None
+        return core.node, core.ns, fn
+    return lookup
 
 
 def _vectorizer(core: CoreFn):

@@ -134,3 +134,27 @@ def test_fused_expression_on_another_backend(data):
         assert "fused_0" in s2s.source(j.compiled)
     finally:
         arrays.unregister("fake")
+
+
+def masks(x, c):
+    return np.where(c, 0.0, 1.05) * x + np.where(c, x, -0.0) - np.where(c, 2, x) * np.where(c, -1.5, 3)
+
+
+def test_where_blends_with_boolean_condition_arguments(data):
+    """`np.where` in the NumPy block kernel is a blend of bits: every mix of array, number and
+    boolean-array condition gives NumPy's values bitwise (NaN, inf and the sign of zero too)."""
+    x, y = data
+    x = x.copy()
+    x[[1, 2, 3, 4]] = [np.nan, np.inf, -np.inf, -0.0]
+    c = y > 0
+    j = s2s.jit(masks)
+    with np.errstate(all="ignore"):
+        got, want = j(x, c), masks(x, c)
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+    (run,) = j._versions.values()
+    fused = run.__globals__["fused_0"]
+    assert fused.engine == "numpy" or kernels.numba_kernels.available()
+    fused.fallback = None  # the boolean condition is an argument of the kernel, not a fallback
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(j(x, c), want)

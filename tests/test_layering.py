@@ -34,7 +34,7 @@ LAYERS = [
     ["s2s.test_util", "s2s.cli"],                    # tools built on the public API
     ["s2s.__main__"],                                # `python -m s2s`
 ]
-OPTIONAL = {"pygments"}  # optional extras, imported where they are used
+OPTIONAL = {"pygments", "numba"}  # optional extras, imported where they are used
 
 
 def module_files() -> dict[str, str]:

@@ -11,8 +11,12 @@ fusion off.
 """
 from __future__ import annotations
 
+import itertools
+import math
 import os
+import struct
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import gast
@@ -20,6 +24,7 @@ import numpy as np
 
 from .. import arrays
 from ..ir import build as A
+from . import numba_kernels
 from .codegen import compile_source, to_source
 
 THRESHOLD = 1 << 16  # elements: below this NumPy's own loops win (thread hand-off, dispatch)
@@ -29,6 +34,7 @@ _UFUNC = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div
           gast.LtE: "less_equal"}
 _CALLS = {"exp", "log", "sin", "cos", "tanh", "sqrt", "abs", "log1p", "expm1", "tan", "arctan", "sinh", "cosh",
           "negative", "square", "maximum", "minimum"}
+_DTYPES = {"f": np.float64, "b": np.bool_, "i": np.int64}
 _POOL = None
 _POOL_PID = None  # a forked child makes its own pool (the parent's threads do not exist there)
 _LOCAL = threading.local()
@@ -46,11 +52,24 @@ def _threads() -> int:
     return max(1, min(n, 8))
 
 
+def _number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _float_literal(text: str) -> bool:
+    return _number(text) and not text.lstrip("-").isdigit()
+
+
 class _Emitter:
     """Straight-line ufunc calls computing an expression into buffers `f<i>` (float), `b<i>` (bool)."""
 
     def __init__(self, arrays):
-        self.arrays, self.lines, self.free, self.count = arrays, [], {"f": [], "b": []}, {"f": 0, "b": 0}
+        self.bools: set[str] = set()
+        self.arrays, self.lines, self.free, self.count = arrays, [], {"f": [], "b": [], "i": []}, {"f": 0, "b": 0, "i": 0}
 
     def buf(self, kind):
         if self.free[kind]:
@@ -62,6 +81,52 @@ class _Emitter:
         if r[1]:
             self.free[r[1][0]].append(r[1])
 
+    def bits(self, r) -> str:
+        """An operand's float64 bits as int64 (a view of an array; the integer of a constant)."""
+        text, buf = r
+        if buf or text.endswith("_") and text[:-1] in self.arrays:
+            return f"{text}.view(np.int64)"
+        try:
+            return str(struct.unpack("<q", struct.pack("<d", float(text)))[0])
+        except ValueError:  # a Python-number argument
+            return f"np.float64({text}).view(np.int64)"
+
+    def where(self, c, a, b):
+        """`np.where(c, a, b)` as a branchless blend of bits, `b ^ ((a ^ b) & -c)`, into a dead
+        buffer: bitwise the same values (NaNs included), but NumPy's `where` and a masked
+        `copyto` branch per element and cost 5-7x more on a random mask."""
+        floats = [r for r in (a, b) if r[1] and r[1][0] == "f"]
+        cond = c[1] is not None and c[1][0] == "b" or c[0].endswith("_") and c[0][:-1] in self.bools
+        real = floats or self.is_array(a) or self.is_array(b) or any(
+            _float_literal(r[0]) for r in (a, b)) and all(_number(r[0]) for r in (a, b))
+        if not cond or not real:
+            out = self.buf("f")
+            for r in (c, a, b):
+                self.release(r)
+            self.lines.append(f"np.copyto({out}, np.where({c[0]}, {a[0]}, {b[0]}))")
+            return out, out
+        m = self.buf("i")
+        self.lines += [f"np.copyto({m}, {c[0]})"]
+        if a[1] and a[1][0] == "f" or not (b[1] and b[1][0] == "f"):
+            keep, other, sign = a, b, f"np.negative({m}, out={m})"      # mask -1 where c
+        else:
+            keep, other, sign = b, a, f"np.subtract({m}, 1, out={m})"   # mask -1 where not c
+        out = keep[1] if keep[1] and keep[1][0] == "f" else self.buf("f")
+        t = f"{out}.view(np.int64)"
+        if self.is_array(keep) or self.is_array(other):
+            self.lines += [sign, f"np.bitwise_xor({self.bits(keep)}, {self.bits(other)}, out={t})",
+                           f"np.bitwise_and({t}, {m}, out={t})"]
+        else:  # two numbers: their bits' difference is a number
+            self.lines += [sign, f"np.bitwise_and({m}, {self.bits(keep)} ^ {self.bits(other)}, out={t})"]
+        self.lines += [f"np.bitwise_xor({self.bits(other)}, {t}, out={t})"]
+        for r in (c, other):
+            self.release(r)
+        self.release((m, m))
+        return out, out
+
+    def is_array(self, r) -> bool:
+        return r[1] is not None or r[0].endswith("_") and r[0][:-1] in self.arrays
+
     def leaf(self, e):
         if isinstance(e, gast.Name):
             return (f"{e.id}_" if e.id in self.arrays else e.id), None
@@ -72,14 +137,7 @@ class _Emitter:
         if isinstance(e, (gast.Name, gast.Constant)):
             return self.leaf(e)
         if isinstance(e, gast.Call) and e.func.attr == "where":
-            c, a, b = (self.emit(x) for x in e.args)
-            out = b[1] if b[1] and b[1][0] == "f" else self.buf("f")
-            if out != b[1]:
-                self.lines.append(f"np.copyto({out}, {b[0]})")
-            self.lines.append(f"np.copyto({out}, {a[0]}, where={c[0]})")
-            self.release(c)
-            self.release(a)
-            return out, out
+            return self.where(*(self.emit(x) for x in e.args))
         if isinstance(e, gast.Call):
             args, fn = [self.emit(x) for x in e.args], e.func.attr
         elif isinstance(e, gast.UnaryOp):
@@ -98,11 +156,13 @@ class _Emitter:
 
 
 def kernel_source(name: str, names: list, mask: tuple, expr, reduce) -> str:
-    """The block function of a fused expression, for arguments flagged array (True) or scalar."""
+    """The block function of a fused expression, for arguments flagged float64 array (True),
+    boolean array ("b") or scalar (False)."""
     arrays = {n for n, m in zip(names, mask) if m}
     em = _Emitter(arrays)
+    em.bools = {n for n, m in zip(names, mask) if m == "b"}
     result, _ = em.emit(expr)
-    bufs = [f"{k}{i}" for k in "fb" for i in range(em.count[k])]
+    bufs = [f"{k}{i}" for k in "fbi" for i in range(em.count[k])]
     lines = [f"def {name}(lo, hi, out, bufs, {', '.join(names)}):"]
     lines += [f"    {n}_ = {n}[lo:hi]" for n in names if n in arrays]
     lines += [f"    {b} = bufs[{i}][:hi - lo]" for i, b in enumerate(bufs)]
@@ -122,6 +182,19 @@ class Fused:
         self.plain_source = to_source(fb)  # the unfused expression (what a dump runs)
         self._plain = compile_source(name, self.plain_source, {}, np)
         self.kernels: dict = {}
+        # names read only as the condition of a `where`: these may be boolean arrays
+        reads = [n.id for n in gast.walk(expr) if isinstance(n, gast.Name)]
+        tests = [c.args[0].id for c in gast.walk(expr) if isinstance(c, gast.Call) and c.func.attr == "where"
+                 and isinstance(c.args[0], gast.Name)]
+        self.conditions = {n for n in tests if reads.count(n) == tests.count(n)}
+        self.engine = "numba" if numba_kernels.available() and numba_kernels.wanted(expr, reduce) else "numpy"
+
+    def banner(self) -> str:
+        """What runs the kernel, for the listing under the generated code."""
+        if self.engine == "numba":
+            return (f"s2s.backend.numba_kernels: numba, blocks of {numba_kernels.BLOCK} elements; "
+                    f"NumPy below {THRESHOLD}")
+        return f"s2s.backend.kernels: blocks of {BLOCK} elements; NumPy below {THRESHOLD}"
 
     def fallback(self, *args):
         """The unfused expression, with the namespace of the backend the arguments select."""
@@ -132,64 +205,94 @@ class Fused:
 
     def source(self, mask=None) -> str:
         mask = mask or tuple(True for _ in self.names)
+        if self.engine == "numba":
+            return numba_kernels.kernel_source(self.name, self.names, mask, self.expr, self.reduce, module=False)
         return kernel_source(self.name, self.names, mask, self.expr, self.reduce)[0]
 
     def _kernel(self, mask):
-        k = self.kernels.get(mask)
+        k = self.kernels.get((self.engine, mask))
+        if k is None and self.engine == "numba":
+            src = numba_kernels.kernel_source(self.name, self.names, mask, self.expr, self.reduce)
+            try:
+                k = self.kernels[self.engine, mask] = (numba_kernels.load(self.name, src), None)
+            except Exception as e:  # numba installed but unusable (an incompatible NumPy, no cache dir)
+                warnings.warn(f"s2s: numba kernel unavailable ({type(e).__name__}: {e}); "
+                              "using the NumPy block kernel", RuntimeWarning, stacklevel=3)
+                self.engine = "numpy"
         if k is None:
             src, kinds = kernel_source(self.name, self.names, mask, self.expr, self.reduce)
-            k = self.kernels[mask] = (compile_source(self.name, src, {"np": np}, np), kinds)
+            k = self.kernels[self.engine, mask] = (compile_source(self.name, src, {"np": np}, np), kinds)
         return k
 
     def __call__(self, *args):
         shape = None
         mask = []
-        for a in args:
+        for a, name in zip(args, self.names):
             if type(a) is np.ndarray:
-                if a.dtype != np.float64 or not a.flags.c_contiguous or (shape is not None and a.shape != shape):
+                if not (a.dtype == np.float64 or a.dtype == np.bool_ and name in self.conditions) \
+                        or not a.flags.c_contiguous or (shape is not None and a.shape != shape):
                     return self.fallback(*args)
                 shape = a.shape
-                mask.append(True)
+                mask.append(True if a.dtype == np.float64 else "b")
             elif type(a) is float or type(a) is int:
                 mask.append(False)
             else:
                 return self.fallback(*args)
-        if shape is None or args[mask.index(True)].size < THRESHOLD:
+        if shape is None or math.prod(shape) < THRESHOLD:
             return self.fallback(*args)
         block, kinds = self._kernel(tuple(mask))
         flat = [a.reshape(-1) if m else a for a, m in zip(args, mask)]
-        n = flat[mask.index(True)].size
+        n = math.prod(shape)
         out = None if self.reduce else np.empty(n, np.bool_ if self.boolean else np.float64)
-        parts = _run(block, kinds, n, out, flat)
+        parts = _run(block, kinds, n, out, flat, BLOCK if kinds is not None else numba_kernels.BLOCK)
         if self.reduce == "sum":
             return np.float64(sum(parts))
         return out.reshape(shape)
 
 
 def _buffers(kinds):
+    """This thread's block buffers of `kinds`, as a 1-tuple to splice into a block call (empty
+    for a numba kernel)."""
+    if kinds is None:
+        return ()
     key = tuple(kinds)
     cache = getattr(_LOCAL, "bufs", None)
     if cache is None:
         cache = _LOCAL.bufs = {}
     bufs = cache.get(key)
     if bufs is None:
-        bufs = cache[key] = [np.empty(BLOCK, np.float64 if k == "f" else np.bool_) for k in kinds]
+        bufs = cache[key] = ([np.empty(BLOCK, _DTYPES[k]) for k in kinds],)
     return bufs
 
 
-def _run(block, kinds, n, out, flat):
-    """Run `block` over [0, n) in BLOCK-sized pieces, spread over the threads; per-block results."""
-    global _POOL, _POOL_PID
-    nt = _threads()
-    if nt == 1:
-        bufs = _buffers(kinds)
-        return [block(lo, min(n, lo + BLOCK), out, bufs, *flat) for lo in range(0, n, BLOCK)]
-    if _POOL is None or _POOL_PID != os.getpid():
-        _POOL, _POOL_PID = ThreadPoolExecutor(nt, thread_name_prefix="s2s-fused"), os.getpid()
-    step = -(-n // nt // BLOCK) * BLOCK
+def _run(block, kinds, n, out, flat, size=BLOCK):
+    """Run `block` over [0, n) in BLOCK-sized pieces; per-block results, in block order.
 
-    def share(start):
+    `kinds`: the block buffers a NumPy block kernel takes (None: a numba kernel, which takes
+    none). The blocks are handed out one at a time from a shared counter to the calling thread and the
+    pool's helpers alike (not split in fixed shares): on a machine where other work holds the
+    cores, a helper that is not scheduled costs at most the one block it took, and the caller
+    alone finishes the rest, so a loaded machine loses the threads' gain, never more."""
+    global _POOL, _POOL_PID
+    starts = range(0, n, size)
+    helpers = min(_threads(), len(starts)) - 1
+    if helpers <= 0:
         bufs = _buffers(kinds)
-        return [block(lo, min(n, lo + BLOCK, start + step), out, bufs, *flat)
-                for lo in range(start, min(n, start + step), BLOCK)]
-    return [r for part in _POOL.map(share, range(0, n, step)) for r in part]
+        return [block(lo, min(n, lo + size), out, *bufs, *flat) for lo in starts]
+    if _POOL is None or _POOL_PID != os.getpid():
+        _POOL, _POOL_PID = ThreadPoolExecutor(_threads() - 1, thread_name_prefix="s2s-fused"), os.getpid()
+    parts = [None] * len(starts)
+    counter = itertools.count()
+
+    def work(_=None):
+        bufs = _buffers(kinds)
+        for i in counter:  # next() on a count is atomic under the GIL
+            if i >= len(parts):
+                return
+            lo = starts[i]
+            parts[i] = block(lo, min(n, lo + size), out, *bufs, *flat)
+    futures = [_POOL.submit(work) for _ in range(helpers)]
+    work()
+    for f in futures:
+        f.result()
+    return parts

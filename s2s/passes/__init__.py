@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import gast
 
-from . import algebra, copyprop, cse, dce, fill, fusion, lifetime, loopvec, reform, shapes, stack
+from . import algebra, copyprop, cse, dce, fill, fusion, inline, lifetime, loopvec, reform, reuse, shapes, stack
 from .base import clone
 
-PIPELINE = (loopvec.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, copyprop.PASS, cse.PASS, dce.PASS)
+PIPELINE = (inline.PASS, loopvec.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, copyprop.PASS, cse.PASS,
+            dce.PASS)
 FINAL = (lifetime.PASS,)
-FINAL_JIT = (reform.PASS, lifetime.PASS)
+FINAL_JIT = (reform.PASS, reuse.PASS, lifetime.PASS)
 
 
 def optimize(fn: gast.FunctionDef, known=None, trace=None) -> gast.FunctionDef:

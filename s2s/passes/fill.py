@@ -12,9 +12,10 @@ After::
     b_t1 = b_t2 * 2 * t1
     return b_t1
 
-The cotangent of a full `mean`/`sum` is one value everywhere; when its only use is an
-elementwise expression that also multiplies (or adds) an array of the same shape, the scalar
-gives the same result without allocating and filling an array.
+The cotangent of a full `mean`/`sum` is one value everywhere; when each of its uses is an
+elementwise expression (arithmetic, `xp.where`) that also has an operand of the same shape, or
+computes from it and numbers only a value whose uses are such, the scalar gives the same result
+without allocating and filling an array.
 """
 from __future__ import annotations
 
@@ -35,19 +36,46 @@ def _path_has_full_operand(expr, name, root, roots) -> bool | None:
         return False if expr.id == name else None
     if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
         return _path_has_full_operand(expr.operand, name, root, roots)
+    sides = None
     if isinstance(expr, gast.BinOp) and isinstance(expr.op, _ELEMENTWISE):
-        for side, other in ((expr.left, expr.right), (expr.right, expr.left)):
+        sides = [expr.left, expr.right]
+    elif isinstance(expr, gast.Call) and an.dotted(expr.func) == "xp.where" and len(expr.args) == 3 \
+            and not expr.keywords:
+        sides = list(expr.args)
+    if sides is not None:
+        for k, side in enumerate(sides):
             found = _path_has_full_operand(side, name, root, roots)
             if found is not None:
-                full = isinstance(other, gast.Name) and roots.get(other.id, other.id) == root
+                full = any(isinstance(o, gast.Name) and roots.get(o.id, o.id) == root
+                           for j, o in enumerate(sides) if j != k)
                 return found or full
         return None
     return None if name not in A.names_in(expr) else False
 
 
+def _fillable(b, body, start, root, roots, loads, counts, depth=0) -> bool:
+    """Whether every use of `b` after `body[start]` broadcasts it against an operand shaped like
+    `root`, directly or through assignments computing from `b` and numbers only."""
+    uses = [(j, u) for j, u in enumerate(body[start + 1:], start + 1) if b in an.loads(u)]
+    if not uses or depth > 8 or sum(an.loads(u).count(b) for _, u in uses) != loads.count(b):
+        return False  # (a read inside a block is not among these statements)
+    for j, use in uses:
+        if not (isinstance(use, gast.Assign) and isinstance(use.targets[0], gast.Name)):
+            return False
+        found = _path_has_full_operand(use.value, b, root, roots)
+        if found:
+            continue
+        t = use.targets[0].id
+        if found is None or A.names_in(use.value) - {b} or counts.get(t) != 1 \
+                or not _fillable(t, body, j, root, roots, loads, counts, depth + 1):
+            return False
+    return True
+
+
 def scalar_fill(body: list, params, facts) -> tuple[list, bool]:
     roots = facts["shape_roots"]
     loads = an.loads(body)
+    counts = None
     changed = False
     for i, s in enumerate(body):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
@@ -61,11 +89,8 @@ def scalar_fill(body: list, params, facts) -> tuple[list, bool]:
                 and keep.value is False and isinstance(like, gast.Name)):
             continue
         b = s.targets[0].id
-        if loads.count(b) != 1:
-            continue
-        use = next((u for u in body[i + 1:] if b in an.loads(u)), None)
-        if not isinstance(use, gast.Assign) or not _path_has_full_operand(use.value, b, roots.get(like.id, like.id),
-                                                                          roots):
+        counts = counts or an.assigned_counts(body, params)
+        if not _fillable(b, body, i, roots.get(like.id, like.id), roots, loads, counts):
             continue
         s.value = A.binop(v, gast.Div(), A.call("xp.size", [like])) if an.dotted(call.func) == "rt.mean_vjp" else v
         changed = True

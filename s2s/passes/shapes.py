@@ -13,7 +13,9 @@ After::
     return b_t2
 
 so that `t2` (and what only it needed) can become dead. An elementwise function of one array,
-or of an array and a Python number, has that array's shape.
+or of an array and a Python number, has that array's shape; so has `xp.where`, a comparison or
+arithmetic of arrays of one shape (`analysis.shape_roots`). And `rt.unbroadcast(g, like)` of a
+`g` of `like`'s shape is `g` (it sums nothing).
 """
 from __future__ import annotations
 
@@ -31,6 +33,16 @@ from .base import Pass
 def shape_sources(body: list, params, facts) -> tuple[list, bool]:
     source = facts["shape_roots"]
     changed = False
+    counts = None
+    for s in body:  # `rt.unbroadcast(g, like)` of a `g` with `like`'s shape is `g`
+        v = s.value if isinstance(s, gast.Assign) else None
+        if isinstance(v, gast.Call) and an.dotted(v.func) == "rt.unbroadcast" and len(v.args) == 2 \
+                and not v.keywords and isinstance(v.args[1], gast.Name):
+            counts = counts or an.assigned_counts(body, params)
+            root = an.expr_shape_root(v.args[0], source, counts)
+            if root and root == an.expr_shape_root(v.args[1], source, counts):
+                s.value = v.args[0]
+                changed = True
     for node in (n for s in body for n in gast.walk(s)):
         h = registry.HELPERS.get(an.dotted(node.func)) if isinstance(node, gast.Call) else None
         if h is not None and h.shape_arg is not None:

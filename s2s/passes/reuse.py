@@ -1,0 +1,166 @@
+"""Buffer reuse (jit): an elementwise operation whose operand dies there writes its result into
+that operand's array through `out=`, instead of allocating a new one (a large fresh array costs
+page faults; a reused one is already in memory).
+
+Before (`x` a float64 array, known from the jit signature)::
+
+    t1 = xp.exp(x)
+    t2 = t1 * t1
+    t3 = t2 + t1
+    return t3
+
+After::
+
+    t1 = xp.exp(x)
+    t2 = t1 * t1
+    t3 = xp.add(t2, t1, out=t2)
+    return t3
+
+Only where it is certain to be the same array type, dtype and shape: the operand is a floating
+array the function itself computed (never a parameter, a view or a value stored anywhere: every
+read of it is an operand of an elementwise operation), and the result's dtype and shape are the
+operand's — worked out from the jit signature's array parameters (`known["arrays"]`: name ->
+(dtype char, ndim)) through elementwise operations of arrays of one shape and dtype and Python
+numbers. The values are those of the unoptimized code: the same ufunc, operands and order.
+"""
+from __future__ import annotations
+
+import collections
+
+import gast
+
+from .. import analysis as an
+from ..ir import build as A
+from .base import Pass
+
+_BINARY = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "true_divide"}
+_UNARY = {"exp", "log", "sin", "cos", "tanh", "sqrt", "abs", "log1p", "expm1", "tan", "arctan", "sinh",
+          "cosh", "negative", "square", "absolute", "arcsin", "arccos", "arcsinh", "exp2", "log2", "log10"}
+_TWO = {"maximum", "minimum"}
+_FLOATS = set("efdg")
+
+
+class _Facts:
+    """(dtype char, shape root) of array-valued expressions, from the signature's arrays."""
+
+    def __init__(self, arrays):
+        self.of = {n: (d, n) for n, (d, nd) in arrays.items() if d in _FLOATS and nd >= 1}
+
+    def expr(self, e):
+        """The facts of `e`'s value, "number" for a Python number, or None (unknown)."""
+        if isinstance(e, gast.Name):
+            return self.of.get(e.id)
+        if isinstance(e, gast.Constant):
+            return "number" if type(e.value) in (int, float) else None
+        parts = _operation(e)
+        if parts is None:
+            return None
+        facts = [self.expr(p) for p in parts[1]]
+        arrays = {f for f in facts if f != "number"}
+        return arrays.pop() if len(arrays) == 1 and None not in arrays else None
+
+
+def _operation(e):
+    """(ufunc name, operands) of an elementwise floating operation, or None."""
+    if isinstance(e, gast.BinOp) and type(e.op) in _BINARY:
+        return _BINARY[type(e.op)], [e.left, e.right]
+    if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
+        return "negative", [e.operand]
+    if isinstance(e, gast.Call) and not e.keywords and (an.dotted(e.func) or "").startswith("xp."):
+        fn = e.func.attr
+        if fn in _UNARY and len(e.args) == 1 or fn in _TWO and len(e.args) == 2:
+            return fn, list(e.args)
+    return None
+
+
+def _operand_uses(body) -> collections.Counter:
+    """For each name, how many of its reads are an operand of an elementwise operation."""
+    out = collections.Counter()
+    for node in (n for s in body for n in gast.walk(s)):
+        op = _operation(node)
+        for p in op[1] if op else ():
+            if isinstance(p, gast.Name):
+                out[p.id] += 1
+    return out
+
+
+def _postorder(e, out):
+    """The nodes of expression `e` in the order Python evaluates them (operands first)."""
+    for child in gast.iter_child_nodes(e):
+        if isinstance(child, gast.expr):
+            _postorder(child, out)
+    out.append(e)
+    return out
+
+
+def _rewrite(value, info, dead):
+    """`value` with each elementwise operation that reads a dead array last writing into it."""
+    order = _postorder(value, [])
+    # an array is read when the operation it is an operand of runs, not where its name appears:
+    # in `t + t * x` the multiplication runs before the addition reads `t`
+    at = {id(n): k for k, n in enumerate(order)}
+    last = {}
+    for node in order:
+        for child in gast.iter_child_nodes(node):
+            if isinstance(child, gast.Name):
+                last[child.id] = max(last.get(child.id, -1), at[id(node)])
+    used, replace = set(), {}
+    for k, node in enumerate(order):
+        op = _operation(node)
+        if op is None or info.expr(node) is None:
+            continue
+        if not isinstance(node, gast.Call) and not all(isinstance(p, (gast.Name, gast.Constant)) for p in op[1]):
+            continue  # NumPy writes `a * b + c` into the temporary of `a * b` already
+        for p in op[1]:
+            if isinstance(p, gast.Name) and p.id in dead and p.id not in used and last[p.id] <= k \
+                    and info.of.get(p.id) == info.expr(node):
+                replace[id(node)] = A.call(f"xp.{op[0]}", list(op[1]), {"out": A.name(p.id)})
+                used.add(p.id)
+                break
+    if not replace:
+        return value, False
+    if id(value) in replace:
+        value = replace.pop(id(value))
+    for node in gast.walk(value):
+        for field, child in gast.iter_fields(node):
+            if isinstance(child, list):
+                setattr(node, field, [replace.get(id(c), c) for c in child])
+            elif id(child) in replace:
+                setattr(node, field, replace[id(child)])
+    return value, True
+
+
+def reuse(body: list, params, facts) -> tuple[list, bool]:
+    arrays = facts["known"].get("arrays")
+    if not arrays:
+        return body, False
+    info = _Facts(arrays)
+    live = None  # computed when a first candidate needs it (most bodies have none)
+    counts = an.assigned_counts(body, params)
+    reads = collections.Counter(an.loads(body))
+    as_operand = _operand_uses(body)
+    fresh: set[str] = set()  # arrays this function computed, held by nothing but their name
+    changed = False
+    for s in body:
+        if not isinstance(s, (gast.Assign, gast.Return)) or s.value is None:
+            continue
+        fact = info.expr(s.value) if _operation(s.value) else None
+        if fresh and live is None:
+            live = an.Liveness(body)
+        dead = {n for n in fresh if n not in live.after[s]} if fresh else set()
+        if dead:
+            s.value, c = _rewrite(s.value, info, dead)
+            fresh -= dead
+            changed |= c
+        if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
+            continue
+        t = s.targets[0].id
+        if fact is None or fact == "number" or counts.get(t) != 1:
+            continue
+        info.of[t] = fact
+        if reads[t] == as_operand[t] and t not in params:
+            fresh.add(t)
+    return body, changed
+
+
+PASS = Pass("reuse", reuse)
