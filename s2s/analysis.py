@@ -255,6 +255,29 @@ def loads(node_or_stmts) -> list[str]:
     return out
 
 
+def iter_nodes(node_or_stmts):
+    """Every AST node under a node or list of nodes, themselves included, in no particular order:
+    `gast.walk` without its per-field generators (the passes look at every node of every round)."""
+    stack = list(node_or_stmts) if isinstance(node_or_stmts, list) else [node_or_stmts]
+    pop, push, count = stack.pop, stack.append, 0
+    try:
+        while stack:
+            node = pop()
+            count += 1
+            yield node
+            cls = type(node)
+            if cls is gast.Name or cls is gast.Constant:
+                continue
+            for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
+                value = getattr(node, field, None)
+                if value.__class__ is list:
+                    stack.extend(v for v in value if isinstance(v, gast.AST))
+                elif isinstance(value, gast.AST):
+                    push(value)
+    finally:
+        STATS["node_walk"] += count
+
+
 def exposed(stmts) -> set[str]:
     """Names a block may read before assigning them (its live-in names)."""
     reads: set[str] = set()
@@ -570,19 +593,37 @@ def shape_roots(body: list, params) -> dict[str, str]:
     """For names assigned once by a shape-preserving op: the earliest name with the same shape."""
     counts = assigned_counts(body, params)
     source = {}
+    arrays = set()  # names certainly holding arrays (not lists or tuples)
     for s in body:  # straight-line statements only: each name here holds one value
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
             src = _same_shape_source(s.value)
             if src is not None and counts.get(src.id, 0) == 1:
-                source[s.targets[0].id] = src.id
+                if not _may_be_sequence_op(s.value, arrays):
+                    source[s.targets[0].id] = src.id
+                    if classify(s.value) != "copy":
+                        arrays.add(s.targets[0].id)
             elif src is None and (ops := _shape_operands(s.value)) is not None:
                 names = [o for o in ops if isinstance(o, gast.Name)]
                 rest = [o for o in ops if not isinstance(o, gast.Name)]
                 found = {_root(o.id, source) for o in names}
                 if len(found) == 1 and all(counts.get(o.id, 0) == 1 for o in names) and all(
-                        isinstance(o, gast.Constant) and type(o.value) in (int, float, bool) for o in rest):
+                        isinstance(o, gast.Constant) and type(o.value) in (int, float, bool) for o in rest) \
+                        and not _may_be_sequence_op(s.value, arrays):
                     source[s.targets[0].id] = found.pop()
+                    arrays.add(s.targets[0].id)
+            if isinstance(s.value, gast.Call) and dotted(s.value.func).startswith("xp."):
+                arrays.add(s.targets[0].id)
     return {name: _root(name, source) for name in source}
+
+
+def _may_be_sequence_op(value, arrays) -> bool:
+    """`a + b` and `a * n` concatenate and repeat when an operand is a list or tuple: their result
+    shares an operand's shape only when an operand is certainly an array or a float."""
+    if not (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult))):
+        return False
+    operands = (value.left, value.right)
+    return not any(isinstance(o, gast.Name) and o.id in arrays or isinstance(o, gast.Constant)
+                   and type(o.value) is float for o in operands)
 
 
 def expr_shape_root(e, roots, counts):

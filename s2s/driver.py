@@ -237,7 +237,8 @@ def jacobian_function(kind: str, fn, argnums, has_aux: bool):
 def linear_map(kind: str, fn, nargs: int, direction, defaults: tuple = ()):
     """A generated, further-transformable function of the primals: `a -> jvp(fn, a, direction)[1]`
     (kind "jvp", direction = tangents) or `a -> vjp(fn, *a)[1](direction)` (kind "vjp")."""
-    return _compile(jacobian.linear_map_fn(kind, fn, core_of(fn), nargs, direction, CALLEES, defaults))
+    with LOCK:  # like every build: codegen retypes the tree it prints, which may share nodes with records
+        return _compile(jacobian.linear_map_fn(kind, fn, core_of(fn), nargs, direction, CALLEES, defaults))
 
 
 def _generated_core(fn) -> CoreFn | None:

@@ -22,7 +22,7 @@ def test_compile_work_per_statement_is_flat(transform, variant):
     small = bench_compile.work_per_statement(transform, n_small, variant)
     large = bench_compile.work_per_statement(transform, n_large, variant)
     assert small["s2s"] > 0 and small["walk"] > 0 and small["visit"] > 0
-    for key in ("total", "s2s", "walk", "visit", "stmt_walk", "load_walk", "clone"):
+    for key in ("total", "s2s", "walk", "visit", "stmt_walk", "load_walk", "node_walk", "clone"):
         assert large.get(key, 0) <= 1.5 * small.get(key, 0), (key, small.get(key), large.get(key))
     # Set elements at branches and loops (live sets hold a share of all names): known to grow
     # with the program, in C set operations; bounded here so it grows no faster than that.

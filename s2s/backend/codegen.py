@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import contextlib
 import linecache
 
 import astor
@@ -37,19 +38,39 @@ def _negation(node) -> gast.UnaryOp:
     return new
 
 
+def _same_shape_classes() -> dict[type, type]:
+    """gast node classes whose ast namesake has the same fields and children of the same kinds:
+    for printing, such a node can become its ast namesake by changing its class (and back)."""
+    out = {gast.Name: ast.Name}  # its extra fields (annotation, type_comment) are never printed
+    for name in dir(gast):
+        cls, target = getattr(gast, name), getattr(ast, name, None)
+        if isinstance(cls, type) and issubclass(cls, gast.AST) and isinstance(target, type) \
+                and issubclass(target, ast.AST) and cls._fields == target._fields \
+                and name not in ("arguments", "ExceptHandler"):  # these hold Names where ast has strings/args
+            out[cls] = target
+    return out
+
+
+_AS_AST = _same_shape_classes()
+
+
 class _Printable:
     """One walk of the function that fills empty blocks (for good) and finds what to swap, only
-    while it is converted for the printer: each Comment statement for a string statement
-    `token<i>` (where `token` occurs in no string of the function) and each negative literal for
-    a negation. Swapping in place and back again costs no copy of the whole tree."""
+    while it is printed: each Comment statement for a string statement `token<i>` (where `token`
+    occurs in no string of the function), each negative literal for a negation, and each node
+    whose gast class has an ast namesake of the same shape for that namesake (its class changed
+    in place); the rest (function arguments) for a converted copy. Swapping in place and back
+    again costs no copy of the whole tree (`gast.gast_to_ast` would build one)."""
 
     def __init__(self, fn):
         self.comments: list[tuple[list, int, gast.stmt]] = []
         self.negatives: list[tuple[object, object, gast.Constant]] = []
+        self.foreign: list[tuple[object, object, gast.AST]] = []
+        self.nodes: list[gast.AST] = [fn]
         strings: list[str] = []
-        stack = [fn]
+        stack = [(fn, True)]
         while stack:
-            n = stack.pop()
+            n, retype = stack.pop()
             if isinstance(n, gast.Constant):
                 if isinstance(n.value, str):
                     strings.append(n.value)
@@ -60,30 +81,49 @@ class _Printable:
                 value = getattr(n, field, None)
                 if isinstance(value, list):
                     for i, item in enumerate(value):
-                        self.child(value, i, item, stack)
+                        self.child(value, i, item, stack, retype)
                 elif isinstance(value, gast.AST):
-                    self.child(n, field, value, stack)
+                    self.child(n, field, value, stack, retype)
         self.token = "s2s-comment-"
         while any(self.token in s for s in strings):
             self.token += "_"
         self.texts = [A.comment_text(c) for _, _, c in self.comments]
 
-    def child(self, holder, key, node, stack) -> None:
+    def child(self, holder, key, node, stack, retype) -> None:
         if A.is_comment(node):
             self.comments.append((holder, key, node))
         elif isinstance(node, gast.Constant) and _negative(node):
             self.negatives.append((holder, key, node))
-        stack.append(node)
+        elif retype and type(node) in _AS_AST:
+            self.nodes.append(node)
+        elif retype:
+            self.foreign.append((holder, key, node))
+            retype = False
+        stack.append((node, retype))
 
-    def to_ast(self, fn) -> ast.Module:
+    @contextlib.contextmanager
+    def as_ast(self, fn):
+        """The function as an ast Module while the block runs (the gast tree, retyped in place)."""
         swaps = [(h, k, old, gast.Expr(value=A.const(f"{self.token}{i}")))
                  for i, (h, k, old) in enumerate(self.comments)]
         swaps += [(h, k, old, _negation(old)) for h, k, old in self.negatives]
         for holder, key, _, new in swaps:
             _put(holder, key, new)
+        swaps += [(h, k, old, gast.gast_to_ast(old)) for h, k, old in self.foreign]  # after the negations
+        for holder, key, _, new in swaps[len(swaps) - len(self.foreign):]:
+            _put(holder, key, new)
+        module = A.module([fn])
+        nodes = self.nodes + [module] + [m for _, _, _, new in swaps if isinstance(new, gast.AST)
+                                         for m in (new, *gast.iter_child_nodes(new))]
+        classes = [type(n) for n in nodes]
         try:
-            return gast.gast_to_ast(A.module([fn]))
+            for n, cls in zip(nodes, classes):
+                if cls in _AS_AST:
+                    n.__class__ = _AS_AST[cls]
+            yield module
         finally:
+            for n, cls in zip(nodes, classes):
+                n.__class__ = cls
             for holder, key, old, _ in swaps:
                 _put(holder, key, old)
 
@@ -98,7 +138,8 @@ def _put(holder, key, node) -> None:
 def to_source(fn: gast.FunctionDef, header: str = "") -> str:
     """Readable, deterministic source, with the Comment statements printed as comments."""
     printable = _Printable(fn)
-    text = astor.to_source(printable.to_ast(fn))
+    with printable.as_ast(fn) as module:
+        text = astor.to_source(module)
     token, texts = printable.token, printable.texts
     lines = []
     for line in text.splitlines():

@@ -2,15 +2,18 @@
 
 Each pass is a `base.Pass`: it declares the analyses it reads, and `optimize` (the one place
 passes run, for every transform) computes them and runs `PIPELINE` to a fixed point, each pass
-reporting whether it changed anything. `FINAL` then shapes the code that runs (it is not core
-form any more: `del` statements, nested expressions) and runs once.
+reporting what it changed, so that a pass runs again only when something changed since it ran.
+`FINAL` then shapes the code that runs (it is not core form any more: `del` statements, nested
+expressions) and runs once.
 """
 from __future__ import annotations
+
+import copy
 
 import gast
 
 from . import algebra, copyprop, cse, dce, fill, fusion, inline, lifetime, loopvec, reform, reuse, shapes, stack
-from .base import clone
+from .base import Notes, clone
 
 PIPELINE = (inline.PASS, loopvec.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, copyprop.PASS, cse.PASS,
             dce.PASS)
@@ -19,18 +22,30 @@ FINAL_JIT = (reform.PASS, reuse.PASS, lifetime.PASS)
 
 
 def optimize(fn: gast.FunctionDef, known=None, trace=None) -> gast.FunctionDef:
-    """Run every pass over `fn`'s body until none changes anything (`known`: facts about the
-    arguments, e.g. {"floats": names of Python-float parameters}; `trace` collects pass names
-    that changed something)."""
+    """Run the passes over `fn`'s body, in `PIPELINE`'s order and round after round, until none
+    has anything left to do (`known`: facts about the arguments, e.g. {"floats": names of
+    Python-float parameters}; `trace` collects the names of passes that changed something).
+
+    A pass runs again only when another pass (or, unless it is idempotent, itself) changed
+    something since it last ran; it is told what (`dirty`), so it may look only there."""
     params = {a.id for a in fn.args.args}
-    body, changed = fn.body, True
-    while changed:
-        changed = False
+    body = fn.body
+    dirty: dict[str, set[str] | None] = {p.name: None for p in PIPELINE}  # None: everything
+    memo: dict[str, dict] = {p.name: {} for p in PIPELINE}
+    notes = Notes()
+    while any(d is None or d for d in dirty.values()):
         for p in PIPELINE:
-            body, c = p(body, params, known)
-            if c and trace is not None:
+            if dirty[p.name] is not None and not dirty[p.name]:
+                continue
+            body, c = p.apply(body, params, known, dirty[p.name], memo[p.name], notes)
+            dirty[p.name] = set()
+            if c is not None and not c:
+                continue
+            if trace is not None:
                 trace.append(p.name)
-            changed |= c
+            for q in PIPELINE:
+                if q is not p or not q.idempotent:
+                    dirty[q.name] = None if c is None or dirty[q.name] is None else dirty[q.name] | c
     fn.body = body
     return fn
 
@@ -39,9 +54,13 @@ def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool = False, known=
     """A copy of optimized `fn` shaped for running: temporaries released (and, under jit,
     single-use temporaries written into the expressions that read them, then with `fuse`
     elementwise expressions replaced by kernels, listed in `known["kernels"]`)."""
-    fn = clone(fn)
-    params = {a.id for a in fn.args.args}
     stages = FINAL_JIT[:1] + ((fusion.PASS,) if fuse else ()) + FINAL_JIT[1:] if jit else FINAL
+    if all(p is lifetime.PASS for p in stages):  # it only inserts `del`s: a new top-level list will do
+        fn = copy.copy(fn)
+        fn.body = list(fn.body)
+    else:  # the others rewrite statements in place, and the record keeps the core form
+        fn = clone(fn)
+    params = {a.id for a in fn.args.args}
     for p in stages:
         fn.body, _ = p(fn.body, params, known)
     return fn

@@ -62,19 +62,43 @@ def _float_result(v, floats) -> bool:
     return False
 
 
-def python_floats(body, float_params) -> set[str]:
-    """Names every assignment of which gives a Python float (parameters as the signature says)."""
+class _Every:
+    """Every name (for asking whether a value could be a float at all)."""
+
+    def __contains__(self, name) -> bool:
+        return True
+
+
+_EVERY = _Every()
+
+
+def python_floats(body, float_params, notes=None) -> set[str]:
+    """Names every assignment of which gives a Python float (parameters as the signature says).
+    Sweeps in program order, so a chain of floats settles in one sweep (a loop's in two). With
+    `notes`, which assignments could give a float at all is kept from one run to the next."""
     defs: dict[str, list] = {}
+    never: set[str] = set()
     for s in an.walk_stmts(body):
-        for t in an.targets(s):
-            defs.setdefault(t, []).append(s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-                                          else None)
-    floats = set(float_params) - set(defs)
-    while True:
-        new = floats | {n for n, vs in defs.items() if all(v is not None and _float_result(v, floats) for v in vs)}
-        if new == floats:
-            return floats
-        floats = new
+        names = an.targets(s)
+        if not names:
+            continue
+        v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+        could = v is not None and (notes.get(s, "could_be_float", lambda s: _float_result(s.value, _EVERY))
+                                   if notes is not None else _float_result(v, _EVERY))
+        for t in names:
+            if could:
+                defs.setdefault(t, []).append(v)
+            else:
+                never.add(t)
+    floats = set(float_params) - set(defs) - never
+    grew = True
+    while grew:
+        grew = False
+        for n, vs in defs.items():
+            if n not in floats and n not in never and all(_float_result(v, floats) for v in vs):
+                floats.add(n)
+                grew = True
+    return floats
 
 
 def _simplify(v, floats):
@@ -102,15 +126,23 @@ def _simplify(v, floats):
     return None
 
 
-def simplify(body: list, params, facts) -> tuple[list, bool]:
-    floats = python_floats(body, facts["known"].get("floats", ()))
-    changed = False
+def simplify(body: list, params, facts) -> tuple[list, set[str]]:
+    floats = python_floats(body, facts["known"].get("floats", ()), facts["notes"])
+    memo, dirty, notes = facts["memo"], facts["dirty"], facts["notes"]
+    moved = floats.symmetric_difference(memo.get("floats", ())) if dirty is not None else None
+    memo["floats"] = floats
+    touched: set[str] = set()
     for s in an.walk_stmts(body):
         if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None \
                 and not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)):
+            names = notes.names(s)
+            if moved is not None and names.isdisjoint(moved) and names.isdisjoint(dirty):
+                continue  # unchanged since the last run, and so are its operands' types
             s.value, c = _bottom_up(s.value, floats)
-            changed |= c
-    return body, changed
+            if c:
+                notes.forget(s)
+                touched.update(names, notes.names(s))
+    return body, touched
 
 
 def _bottom_up(e, floats):
@@ -130,4 +162,4 @@ def _bottom_up(e, floats):
     return (e, changed) if new is None else (new, True)
 
 
-PASS = Pass("simplify", simplify)
+PASS = Pass("simplify", simplify, idempotent=True)

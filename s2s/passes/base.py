@@ -3,7 +3,16 @@
 `run(body, params, facts) -> (body, changed)`: `params` are the names the function's callers see
 besides what it returns; `facts[name]` is the result of each analysis in `needs`, computed on
 the body just before the pass runs (see `ANALYSES`); `facts["known"]` is what the caller knows
-about the arguments (a jit signature: which parameters are Python floats).
+about the arguments (a jit signature: which parameters are Python floats); `facts["dirty"]` is
+what changed since the pass last ran (`changes`'s form; None: anything may have) and
+`facts["memo"]` a dict the pass may keep things in from one run to the next within one
+`optimize`, and `facts["notes"]` the statement facts all passes share (`Notes`).
+
+`changed` says what the pass changed, for the pipeline (`optimize`) to know which passes to run
+again: a set of names (those of every statement it changed, added or removed: what they assign
+and what they read, before and after; empty: nothing changed), or a bool (True: anything may have
+changed, the form of passes that do not track their changes). A pass declared `idempotent` finds
+nothing to do on its own output, so its own changes do not make it run again.
 """
 from __future__ import annotations
 
@@ -17,6 +26,7 @@ from ..primitives import (
     helpers,  # noqa: F401  (declares the helper facts)
     registry,
 )
+from ..stats import STATS
 
 ANALYSES: dict[str, Callable] = {
     "liveness": lambda body, params: an.Liveness(body),
@@ -50,6 +60,83 @@ def assigns(stmt) -> set[str]:
     return out
 
 
+class Notes:
+    """Facts about statements, kept from one pass to the next within one `optimize` while the
+    statement is unchanged. A pass that changes a statement reports the statement's names (before
+    and after), so the pipeline forgets the notes of every statement that names something a pass
+    reported (`changed`), and of all of them when a pass reports "anything"."""
+
+    def __init__(self):
+        self.table: dict = {}  # statement object (kept alive here) -> (names, loads, {kind: fact})
+        self.index: dict[str, list] = {}  # name -> statements noted as naming it (to forget them)
+
+    def _entry(self, stmt):
+        entry = self.table.get(stmt)
+        if entry is None:
+            loads = frozenset(an.loads(stmt))
+            entry = self.table[stmt] = (loads.union(an.targets(stmt)) - _MODULES, loads, {})
+            for n in entry[0]:
+                self.index.setdefault(n, []).append(stmt)
+        return entry
+
+    def names(self, stmt) -> frozenset[str]:
+        """The variables a simple statement reads or assigns (what `names_of` says)."""
+        return self._entry(stmt)[0]
+
+    def loads(self, stmt) -> frozenset[str]:
+        """The names it reads (`analysis.loads`, as a set)."""
+        return self._entry(stmt)[1]
+
+    def get(self, stmt, kind: str, compute):
+        """`compute(stmt)`, noted under `kind`."""
+        facts = self._entry(stmt)[2]
+        if kind not in facts:
+            facts[kind] = compute(stmt)
+        return facts[kind]
+
+    def calls(self, stmt) -> list:
+        """The calls in a simple statement."""
+        return self.get(stmt, "calls", calls_in)
+
+    def forget(self, stmt) -> None:
+        """Drop a statement's notes (a pass changed it in place)."""
+        self.table.pop(stmt, None)
+
+    def changed(self, names: set[str] | None) -> None:
+        if names is None:
+            self.table.clear()
+            self.index.clear()
+            return
+        for n in names:
+            for s in self.index.get(n, ()):
+                self.table.pop(s, None)
+
+
+_MODULES = frozenset(("xp", "rt", "ext"))  # what generated code calls, never its variables
+_ATOMS = (gast.Name, gast.Constant)
+
+
+def names_of(stmt) -> frozenset[str]:
+    """The variables a simple statement reads or assigns (what a pass reports when it changes it)."""
+    return frozenset(an.loads(stmt)).union(an.targets(stmt)) - _MODULES
+
+
+def calls_in(stmt) -> list:
+    """Every Call node in a simple statement; core form's usual `x = f(atoms)` without a walk."""
+    v = getattr(stmt, "value", None)
+    if isinstance(stmt, (gast.Assign, gast.Expr, gast.Return)) and \
+            (not isinstance(stmt, gast.Assign) or type(stmt.targets[0]) is gast.Name):
+        if v is None or type(v) in _ATOMS:
+            return []
+        if type(v) is gast.Call and type(v.func) in (gast.Name, gast.Attribute) and type(v.func.value if
+                type(v.func) is gast.Attribute else v.func) is gast.Name \
+                and all(type(a) in _ATOMS for a in v.args) and all(type(k.value) in _ATOMS for k in v.keywords):
+            return [v]
+        if type(v) is gast.BinOp and type(v.left) in _ATOMS and type(v.right) in _ATOMS:
+            return []
+    return [n for n in an.iter_nodes(stmt) if type(n) is gast.Call]
+
+
 def clone(node):
     """A deep copy of an AST (nodes, lists, and the plain values in them), several times faster
     than `copy.deepcopy`, which the first call of every transform pays for."""
@@ -62,14 +149,42 @@ def clone(node):
     return node
 
 
+def changes(changed) -> set[str] | None:
+    """A pass's report as a set of names, or None for "anything may have changed"."""
+    if changed is True:
+        return None
+    return set(changed) if changed else set()
+
+
 @dataclasses.dataclass(frozen=True)
 class Pass:
     name: str
     run: Callable
     needs: tuple[str, ...] = ()
+    idempotent: bool = False
 
     def __call__(self, body: list, params, known=None) -> tuple[list, bool]:
-        """Compute the declared analyses, then run the pass."""
+        """Run the pass once, on its own: (body, whether it changed anything)."""
+        body, changed = self.apply(body, params, known)
+        return body, changed is None or bool(changed)
+
+    def apply(self, body: list, params, known=None, dirty: set[str] | None = None,
+              memo: dict | None = None, notes: Notes | None = None) -> tuple[list, set[str] | None]:
+        """Compute the declared analyses, then run the pass (`dirty`: what changed since it last
+        ran, None when unknown; `memo`: what it kept from its last run; `notes`: statement facts
+        shared with the other passes); returns the body and what changed (`changes`'s form)."""
+        STATS["pass_run"] += 1
         facts = {k: ANALYSES[k](body, params) for k in self.needs}
         facts["known"] = known or {}
-        return self.run(body, params, facts)
+        facts["dirty"] = dirty
+        if memo is None:
+            memo = {}
+        elif dirty is None:
+            memo.clear()  # anything may have changed: no note holds
+        facts["memo"] = memo
+        facts["notes"] = Notes() if notes is None else notes
+        body, changed = self.run(body, params, facts)
+        changed = changes(changed)
+        if notes is not None:
+            notes.changed(changed)
+        return body, changed

@@ -15,12 +15,10 @@ After::
 """
 from __future__ import annotations
 
-import copy
-
 import gast
 
 from ..ir import build as A
-from .base import Pass, assigns
+from .base import Pass, assigns, clone, names_of
 
 
 def _atom(value) -> bool:
@@ -32,7 +30,7 @@ def _replace(stmt, name: str, value) -> bool:
     """Replace reads of `name` in the value of `stmt` by `value`; whether any was replaced."""
     node = stmt.value
     if isinstance(node, gast.Name) and node.id == name:
-        stmt.value = copy.deepcopy(value)
+        stmt.value = clone(value)
         return True
     hit = False
     for n in gast.walk(node):
@@ -40,7 +38,7 @@ def _replace(stmt, name: str, value) -> bool:
             kids = child if isinstance(child, list) else [child]
             for i, k in enumerate(kids):
                 if isinstance(k, gast.Name) and k.id == name and isinstance(k.ctx, gast.Load):
-                    new = copy.deepcopy(value)
+                    new = clone(value)
                     if isinstance(child, list):
                         child[i] = new
                     else:
@@ -49,12 +47,11 @@ def _replace(stmt, name: str, value) -> bool:
     return hit
 
 
-def _block(stmts: list) -> bool:
-    changed = False
+def _block(stmts: list, touched: set[str]) -> None:
     for i, s in enumerate(stmts):
         for f in ("body", "orelse"):
             if getattr(s, f, None):
-                changed |= _block(getattr(s, f))
+                _block(getattr(s, f), touched)
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and _atom(s.value)):
             continue
         a = s.targets[0].id
@@ -64,20 +61,20 @@ def _block(stmts: list) -> bool:
         for u in stmts[i + 1:]:
             if A.is_comment(u):
                 continue
-            if isinstance(u, gast.Assign) and not assigns(u) & watch:
-                changed |= _replace(u, a, s.value)
-                continue
-            if isinstance(u, (gast.Expr, gast.Return)):
-                changed |= u.value is not None and _replace(u, a, s.value)
-                continue
-            if isinstance(u, gast.Assign) and isinstance(u.targets[0], gast.Name):
-                changed |= _replace(u, a, s.value)  # the right side reads the old values
-            break
-    return changed
+            last = not isinstance(u, (gast.Assign, gast.Expr, gast.Return)) or isinstance(u, gast.Assign) \
+                and bool(assigns(u) & watch)
+            if last and not (isinstance(u, gast.Assign) and isinstance(u.targets[0], gast.Name)):
+                break  # an item store or a block ends the copy's reach
+            if u.value is not None and _replace(u, a, s.value):  # (the right side reads the old values)
+                touched.update(names_of(u), watch)
+            if last:
+                break
 
 
-def copy_propagation(body: list, params, facts) -> tuple[list, bool]:
-    return body, _block(body)
+def copy_propagation(body: list, params, facts) -> tuple[list, set[str]]:
+    touched: set[str] = set()
+    _block(body, touched)
+    return body, touched
 
 
-PASS = Pass("copy_propagation", copy_propagation)
+PASS = Pass("copy_propagation", copy_propagation, idempotent=True)

@@ -28,51 +28,109 @@ from ..primitives import registry
 from .base import Pass, assigns, pure
 
 
-def _mutated(body) -> set[str]:
-    out = set()
-    for s in an.walk_stmts(body):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
-            out |= assigns(s)
-        for n in gast.walk(s):
-            if isinstance(n, gast.Call):
-                if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
-                    out.add(n.func.value.id)
-                h = registry.HELPERS.get(an.dotted(n.func) or "")
-                if h is not None and h.mutates and n.args and isinstance(n.args[0], gast.Name):
-                    out.add(n.args[0].id)
-    return out
+def _notes(s, notes):
+    """(key or None, operands, names it mutates) of a simple statement."""
+    mut = set()
+    if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+        mut |= assigns(s)
+    for n in notes.calls(s):
+        if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
+            mut.add(n.func.value.id)
+        h = registry.HELPERS.get(an.dotted(n.func) or "")
+        if h is not None and h.mutates and n.args and isinstance(n.args[0], gast.Name):
+            mut.add(n.args[0].id)
+    key, ops = None, ()
+    if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+        v = s.value
+        ops = an.operands(v)
+        if not A.is_atom(v) and not isinstance(v, (gast.List, gast.Dict)) and pure(v):
+            key = _key(v)
+    return key, ops, mut
 
 
-def _block(stmts, mutated) -> bool:
-    changed, seen = False, {}
+def _simple(stmts, notes):
+    """Each simple statement (not a block, not a comment) with its notes."""
+    for s in an.walk_stmts(stmts):
+        if not A.is_comment(s) and not isinstance(s, (gast.If, gast.For, gast.While)):
+            yield s, notes.get(s, "cse", lambda s: _notes(s, notes))
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _key(node):
+    """A hashable value equal for equal expressions (what `gast.dump` prints, without printing)."""
+    cls = type(node)
+    if cls is gast.Name:
+        return node.id
+    if cls is gast.Constant:
+        return cls, type(node.value), repr(node.value)
+    if cls is list:
+        return tuple(_key(n) for n in node)
+    if not isinstance(node, gast.AST):
+        return node
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in ("ctx", "type_comment"))
+    return (cls,) + tuple(_key(getattr(node, f, None)) for f in fields)
+
+
+class _Seen:
+    """The right-hand sides available in a block so far: key -> (target, operands), with an index
+    from each name to the entries that read it or hold it, so a write forgets exactly those."""
+
+    def __init__(self):
+        self.entries: dict = {}
+        self.by_name: dict[str, list] = {}
+
+    def add(self, key, target: str, operands) -> None:
+        entry = (target, operands)
+        self.entries[key] = entry
+        for n in {target, *operands}:
+            self.by_name.setdefault(n, []).append((key, entry))
+
+    def forget(self, names) -> None:
+        for n in names:
+            for key, entry in self.by_name.pop(n, ()):
+                if self.entries.get(key) is entry:
+                    del self.entries[key]
+
+
+def _block(stmts, mutated, touched: set[str], notes) -> None:
+    seen = _Seen()
     for s in stmts:
         for f in ("body", "orelse"):
             if getattr(s, f, None):
-                changed |= _block(getattr(s, f), mutated)
+                _block(getattr(s, f), mutated, touched, notes)
         if A.is_comment(s):
             continue
-        written = assigns(s)
         if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
-            seen = {k: v for k, v in seen.items() if not (v[1] & written) and v[0] not in written}
+            seen.forget(assigns(s))
             if not isinstance(s, (gast.Assign, gast.Expr, gast.Return)):
-                seen = {}
+                seen = _Seen()
             continue
-        v, t = s.value, s.targets[0].id
-        key = None
-        if not A.is_atom(v) and not isinstance(v, (gast.List, gast.Dict)) and pure(v) and t not in mutated:
-            key = gast.dump(v)
-            if key in seen:
-                s.value = A.name(seen[key][0])
-                changed = True
+        t = s.targets[0].id
+        key, ops, _ = notes.get(s, "cse", lambda s: _notes(s, notes))
+        if key is not None and t not in mutated:
+            hit = seen.entries.get(key)
+            if hit is not None:
+                touched.update(notes.names(s), (hit[0],))
+                s.value = A.name(hit[0])
+                notes.forget(s)
                 key = None
-        seen = {k: e for k, e in seen.items() if not (e[1] & written) and e[0] not in written}
-        if key is not None and t not in an.operands(v):
-            seen[key] = (t, set(an.operands(v)))
-    return changed
+        else:
+            key = None
+        seen.forget((t,))
+        if key is not None and t not in ops:
+            seen.add(key, t, ops)
 
 
-def common_subexpressions(body: list, params, facts) -> tuple[list, bool]:
-    return body, _block(body, _mutated(body))
+def common_subexpressions(body: list, params, facts) -> tuple[list, set[str]]:
+    notes = facts["notes"]
+    mutated = set().union(*(n[2] for _, n in _simple(body, notes)))
+    touched: set[str] = set()
+    _block(body, mutated, touched, notes)
+    return body, touched
 
 
-PASS = Pass("common_subexpressions", common_subexpressions)
+PASS = Pass("common_subexpressions", common_subexpressions, idempotent=True)

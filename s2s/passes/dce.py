@@ -14,6 +14,11 @@ After::
 
 Statements that act on something (list append/pop, item assignment, calls of user functions,
 asserts) always stay; loops and branches stay and are cleaned inside.
+
+One backward sweep that computes liveness as it removes: a removed statement's reads do not
+count, so what only dead code read is removed in the same run (`t0` above) and a second run
+finds nothing (the pipeline skips a pass whose input has not changed since it ran). A value that
+only feeds itself around a loop (`acc = acc + 1`, never read after) is dead too.
 """
 from __future__ import annotations
 
@@ -26,6 +31,8 @@ from ..primitives import (
 )
 from .base import Pass
 
+_LOOPS = (gast.For, gast.While)
+
 
 def _pure(value) -> bool:
     kind = an.classify(value)
@@ -35,27 +42,78 @@ def _pure(value) -> bool:
     return h is None or not h.effect  # a draw; a check
 
 
-def dead_code(body: list, params, facts) -> tuple[list, bool]:
-    live = facts["liveness"]
-    changed = False
+def _facts(s):
+    """(names it assigns, whether it may go when they are dead, the array a mutating helper
+    changes) of a simple statement."""
+    if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
+        h = registry.HELPERS.get(an.classify(s.value))
+        mutated = s.value.args[0].id if h is not None and h.mutates else None
+        return tuple(an.targets(s)), _pure(s.value), mutated
+    return (), False, None
 
-    def block(stmts):
-        nonlocal changed
-        out = []
-        for s in stmts:
-            for f in ("body", "orelse"):
-                if getattr(s, f, None):
-                    setattr(s, f, block(getattr(s, f)) or ([gast.Pass()] if f == "body" else []))
-            if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript) \
-                    and _pure(s.value) and not (set(an.targets(s)) & live.after[s]):
-                kind = an.classify(s.value)
-                h = registry.HELPERS.get(kind)
-                if h is None or not h.mutates or s.value.args[0].id not in live.after[s]:
-                    changed = True
+
+class _Sweep:
+    """The backward sweep; `touched` collects the names the statements it dropped assigned and read."""
+
+    def __init__(self, notes):
+        self.touched: set[str] = set()
+        self.notes = notes
+
+    def block(self, stmts, live: set, loop, commit: bool):
+        """(statements kept, live set before them); `live` (after them) is updated in place."""
+        kept = []
+        for s in reversed(stmts):
+            if isinstance(s, gast.If):
+                body, live_b = self.block(s.body, set(live), loop, commit)
+                orelse, live_o = self.block(s.orelse, set(live), loop, commit)
+                if commit:
+                    s.body, s.orelse = body or [gast.Pass()], orelse
+                live = live_b | live_o
+                live.update(an.loads(s.test))
+            elif isinstance(s, _LOOPS):
+                live = self.loop(s, live, commit)
+            elif isinstance(s, gast.Break):
+                live = set(loop[0]) if loop else live
+            elif isinstance(s, gast.Continue):
+                live = set(loop[1]) if loop else live
+            else:
+                kills, pure, mutated = self.notes.get(s, "dce", _facts)
+                if pure and not any(t in live for t in kills) and (mutated is None or mutated not in live):
+                    if commit:  # dead: its reads do not count
+                        self.touched.update(self.notes.names(s))
                     continue
-            out.append(s)
+                live.difference_update(kills)
+                live.update(self.notes.loads(s))  # (an assignment's target is not among them)
+            kept.append(s)
+        kept.reverse()
+        return kept, live
+
+    def loop(self, s, live: set, commit: bool) -> set:
+        """The live set before loop `s`: the body's live-in flows back to its head until stable
+        (statements a later iteration reads are kept), then the body is swept for good."""
+        after = frozenset(live)
+        head = set(live)
+        if isinstance(s, gast.While):  # the test runs before every iteration
+            head.update(an.loads(s.test))
+        while True:
+            _, body_in = self.block(s.body, set(head), (after, head), False)
+            if body_in <= head:
+                break
+            head |= body_in
+        if commit:
+            body, _ = self.block(s.body, set(head), (after, frozenset(head)), True)
+            s.body = body or [gast.Pass()]
+        out = set(head)
+        out.update(an.loads(s.iter) if isinstance(s, gast.For) else an.loads(s.test))
         return out
-    return block(body), changed
 
 
-PASS = Pass("dead_code", dead_code, needs=("liveness",))
+def dead_code(body: list, params, facts) -> tuple[list, set[str]]:
+    sweep = _Sweep(facts["notes"])
+    kept, _ = sweep.block(body, set(), None, True)
+    if len(kept) == len(body) and not sweep.touched:
+        return body, set()
+    return kept, sweep.touched
+
+
+PASS = Pass("dead_code", dead_code, idempotent=True)

@@ -24,7 +24,7 @@ import gast
 from .. import analysis as an
 from ..ir import build as A
 from ..primitives import registry
-from .base import Pass
+from .base import Pass, names_of
 
 _ELEMENTWISE = (gast.Mult, gast.Div, gast.Add, gast.Sub)
 
@@ -72,11 +72,9 @@ def _fillable(b, body, start, root, roots, loads, counts, depth=0) -> bool:
     return True
 
 
-def scalar_fill(body: list, params, facts) -> tuple[list, bool]:
-    roots = facts["shape_roots"]
-    loads = an.loads(body)
-    counts = None
-    changed = False
+def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
+    roots = loads = counts = None  # computed on the first candidate: most bodies have none
+    touched: set[str] = set()
     for i, s in enumerate(body):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
             continue
@@ -89,12 +87,15 @@ def scalar_fill(body: list, params, facts) -> tuple[list, bool]:
                 and keep.value is False and isinstance(like, gast.Name)):
             continue
         b = s.targets[0].id
+        if roots is None:
+            roots, loads = an.shape_roots(body, params), an.loads(body)
         counts = counts or an.assigned_counts(body, params)
         if not _fillable(b, body, i, roots.get(like.id, like.id), roots, loads, counts):
             continue
+        touched.update(names_of(s))
         s.value = A.binop(v, gast.Div(), A.call("xp.size", [like])) if an.dotted(call.func) == "rt.mean_vjp" else v
-        changed = True
-    return body, changed
+        touched.update(names_of(s))
+    return body, touched
 
 
-PASS = Pass("scalar_fill", scalar_fill, needs=("shape_roots",))
+PASS = Pass("scalar_fill", scalar_fill)

@@ -30,9 +30,19 @@ from ..primitives import (
 from .base import Pass
 
 
-def shape_sources(body: list, params, facts) -> tuple[list, bool]:
-    source = facts["shape_roots"]
-    changed = False
+def _shape_args(calls) -> tuple:
+    """(call, position) of each argument of `calls` that a helper reads only the shape of."""
+    out = []
+    for node in calls:
+        h = registry.HELPERS.get(an.dotted(node.func))
+        if h is not None and h.shape_arg is not None and h.shape_arg < len(node.args):
+            out.append((node, h.shape_arg))
+    return tuple(out)
+
+
+def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
+    source, notes = facts["shape_roots"], facts["notes"]
+    touched: set[str] = set()
     counts = None
     for s in body:  # `rt.unbroadcast(g, like)` of a `g` with `like`'s shape is `g`
         v = s.value if isinstance(s, gast.Assign) else None
@@ -41,17 +51,19 @@ def shape_sources(body: list, params, facts) -> tuple[list, bool]:
             counts = counts or an.assigned_counts(body, params)
             root = an.expr_shape_root(v.args[0], source, counts)
             if root and root == an.expr_shape_root(v.args[1], source, counts):
+                touched.update(notes.names(s))
+                notes.forget(s)
                 s.value = v.args[0]
-                changed = True
-    for node in (n for s in body for n in gast.walk(s)):
-        h = registry.HELPERS.get(an.dotted(node.func)) if isinstance(node, gast.Call) else None
-        if h is not None and h.shape_arg is not None:
-            i = h.shape_arg
-            arg = node.args[i] if i < len(node.args) else None
+    for s in an.walk_stmts(body):
+        if isinstance(s, (gast.If, gast.For, gast.While)) or A.is_comment(s):
+            continue
+        for node, i in notes.get(s, "shape_args", lambda s: _shape_args(notes.calls(s))):
+            arg = node.args[i]
             if isinstance(arg, gast.Name) and arg.id in source:
+                touched.update(notes.names(s), (source[arg.id],))
                 node.args[i] = A.name(source[arg.id])
-                changed = True
-    return body, changed
+                notes.forget(s)
+    return body, touched
 
 
-PASS = Pass("shape_sources", shape_sources, needs=("shape_roots",))
+PASS = Pass("shape_sources", shape_sources, needs=("shape_roots",))  # (its removals give new roots)

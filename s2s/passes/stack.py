@@ -24,17 +24,29 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
-from .base import Pass
+from .base import Pass, names_of
 
 
-def _local_lists(body, params) -> set[str]:
-    """Lists made here (`L = []`) that are only pushed, popped and measured by `rt.zeros_list`."""
-    made = {s.targets[0].id for s in an.walk_stmts(body) if isinstance(s, gast.Assign)
-            and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List) and not s.value.elts}
-    made -= set(params)
+def _made(body, params) -> set[str]:
+    """Lists made here (`L = []`), parameters aside."""
+    return {s.targets[0].id for s in an.walk_stmts(body) if isinstance(s, gast.Assign)
+            and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List) and not s.value.elts} - set(params)
+
+
+def _local_lists(body, made, notes) -> set[str]:
+    """Lists made here that are only pushed, popped and measured by `rt.zeros_list`."""
     ok = set(made)
     for s in an.walk_stmts(body):
-        uses = [n for n in gast.walk(s) if isinstance(n, gast.Name) and n.id in ok]
+        if not ok:
+            break
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            head = [s.test] if isinstance(s, (gast.If, gast.While)) else [s.target, s.iter]
+            uses = [n for n in an.iter_nodes(head) if type(n) is gast.Name and n.id in ok]  # blocks come next
+            ok.difference_update(n.id for n in uses)
+            continue
+        if notes.names(s).isdisjoint(ok):
+            continue
+        uses = [n for n in an.iter_nodes(s) if type(n) is gast.Name and n.id in ok]
         for n in uses:
             if isinstance(n.ctx, gast.Store) and not (isinstance(s, gast.Assign) and isinstance(s.value, gast.List)
                                                       and not s.value.elts):
@@ -45,10 +57,10 @@ def _local_lists(body, params) -> set[str]:
 
 
 def _receiver_or_measured(stmt, name) -> bool:
-    for n in gast.walk(stmt):
-        if isinstance(n, gast.Attribute) and n.value is name and n.attr in ("append", "pop"):
+    for n in an.iter_nodes(stmt):
+        if type(n) is gast.Attribute and n.value is name and n.attr in ("append", "pop"):
             return True
-        if isinstance(n, gast.Call) and an.dotted(n.func) == "rt.zeros_list" and name in n.args:
+        if type(n) is gast.Call and an.dotted(n.func) == "rt.zeros_list" and name in n.args:
             return True
     return False
 
@@ -73,12 +85,11 @@ def _pop(s):
     return None
 
 
-def _block(stmts, lists, taken, counter) -> bool:
-    changed = False
+def _block(stmts, lists, fresh, touched) -> None:
     for s in stmts:
         for f in ("body", "orelse"):
             if getattr(s, f, None):
-                changed |= _block(getattr(s, f), lists, taken, counter)
+                _block(getattr(s, f), lists, fresh, touched)
     for j, s in enumerate(stmts):
         p = _pop(s)
         if p is None or p[0] not in lists:
@@ -88,25 +99,40 @@ def _block(stmts, lists, taken, counter) -> bool:
                 continue
             push = _push(stmts[i])
             if push is not None and push[0] == p[0]:
-                while True:
-                    name = f"stk_{counter[0]}"
-                    counter[0] += 1
-                    if name not in taken:
-                        break
+                name = fresh()
+                touched.update(names_of(stmts[i]), names_of(s), (name,))
                 stmts[i] = gast.copy_location(A.assign(name, push[1]), stmts[i])
                 stmts[j] = gast.copy_location(A.assign(p[1], A.name(name)), s) if p[1] else gast.Pass()
-                changed = True
             break
     stmts[:] = [s for s in stmts if not isinstance(s, gast.Pass)] or stmts[:1]
-    return changed
 
 
-def stack_forwarding(body: list, params, facts) -> tuple[list, bool]:
-    lists = _local_lists(body, params)
-    if not lists:
-        return body, False
-    taken = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
-    return body, _block(body, lists, taken, [0])
+def stack_forwarding(body: list, params, facts) -> tuple[list, set[str]]:
+    made = _made(body, params)
+    dirty = facts["dirty"]
+    if not made or dirty is not None and made.isdisjoint(dirty):
+        return body, set()  # forwarding depends only on statements that name the lists
+    lists = _local_lists(body, made, facts["notes"])
+    touched: set[str] = set()
+    if lists:
+        _block(body, lists, _fresh_names(body), touched)
+    return body, touched
 
 
-PASS = Pass("stack_forwarding", stack_forwarding)
+def _fresh_names(body):
+    """A function giving `stk_0`, `stk_1`, ... skipping names the body has (found on first use)."""
+    taken: set[str] | None = None
+    counter = 0
+
+    def fresh() -> str:
+        nonlocal taken, counter
+        if taken is None:
+            taken = {n.id for n in an.iter_nodes(body) if type(n) is gast.Name}
+        while f"stk_{counter}" in taken:
+            counter += 1
+        counter += 1
+        return f"stk_{counter - 1}"
+    return fresh
+
+
+PASS = Pass("stack_forwarding", stack_forwarding, idempotent=True)

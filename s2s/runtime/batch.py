@@ -447,8 +447,9 @@ def _vb_sum_to(v, vs, target, off):
 def vbh_unbroadcast(f, v, like):
     """Per example: `v` summed down to the shape of `like`."""
     target = np.shape(like)[1:] if f[1] else np.shape(like)
-    if not f[0]:
-        return v if np.shape(v) == target else _vb_sum_to(v, np.shape(v), target, 0)
+    if not f[0]:  # the same for every example, but the result is batched when `like` is
+        out = v if np.shape(v) == target else _vb_sum_to(v, np.shape(v), target, 0)
+        return vb_bcast(out, np.shape(like)[0]) if f[1] else out
     vs = np.shape(v)[1:]
     return v if vs == target else _vb_sum_to(v, vs, target, 1)
 

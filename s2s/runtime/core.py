@@ -66,6 +66,46 @@ def unbroadcast(v, like):
     return np.reshape(out, s) if reshape else out
 
 
+def concat_vjp(v, x, y, which):
+    """Cotangent of operand `which` (0: x, 1: y) of `x + y`: for lists and tuples (concatenation)
+    its slice of `v`, for arrays `v` summed down to the operand's shape."""
+    if isinstance(x, (list, tuple)):
+        n = len(x)
+        return v[:n] if which == 0 else v[n:]
+    return unbroadcast(v, y if which else x)
+
+
+def concat_vjp_t(v, x, y, which):
+    """Transpose of concat_vjp: zeros for the other operand's part (lists), or `v` broadcast back."""
+    if isinstance(x, (list, tuple)):
+        parts = [v, zeros_like_tree(y)] if which == 0 else [zeros_like_tree(x), v]
+        out = list(parts[0]) + list(parts[1])
+        return tuple(out) if isinstance(x, tuple) else out
+    shape = np.broadcast_shapes(_shape(x), _shape(y))
+    return np.broadcast_to(v, shape).copy()
+
+
+def seq_repeat_vjp(v, x, y, which):
+    """Cotangent of operand `which` of `x * y`: for a list or tuple repeated `n` times (`[A] * 3`)
+    the sum of `v`'s `n` chunks; for arrays `v * other` summed down to the operand's shape."""
+    if not isinstance(x, (list, tuple)) and not isinstance(y, (list, tuple)):
+        return unbroadcast(v * (x if which else y), y if which else x)
+    seq, n = (x, y) if isinstance(x, (list, tuple)) else (y, x)
+    m = len(seq)
+    out = zeros_like_tree(seq)
+    for k in range(max(int(n), 0)):
+        out = tree_add(out, type(seq)(v[k * m:(k + 1) * m]))
+    return out
+
+
+def seq_repeat_vjp_t(v, x, y, which):
+    """Transpose of repeat_vjp on its cotangent: `v` repeated as the list was (arrays: `v * other`)."""
+    if not isinstance(x, (list, tuple)) and not isinstance(y, (list, tuple)):
+        return v * (x if which else y)
+    seq, n = (x, y) if isinstance(x, (list, tuple)) else (y, x)
+    return type(seq)(list(v) * max(int(n), 0))
+
+
 def broadcast_to_like(v, like):
     """Broadcast `v` to the shape of `like`, as a fresh writable array when shapes differ."""
     s = np.shape(like)

@@ -229,6 +229,10 @@ def containers(body, active) -> set[str]:
                 out.update(k.value.id for k in s.value.keywords if isinstance(k.value, gast.Name))
                 if isinstance(t, gast.Name):
                     out.add(t.id)
+            if isinstance(s.value, gast.Call) and an.classify(s.value) in TREE_ARGS:
+                args = s.value.args
+                out.update(args[k].id for k in TREE_ARGS[an.classify(s.value)]
+                           if k < len(args) and isinstance(args[k], gast.Name))
         elif is_list_op(s):
             out.add(s.value.func.value.id)
     # a copy of a pytree is a pytree, and so is what it was copied from
@@ -237,6 +241,14 @@ def containers(body, active) -> set[str]:
              and an.classify(s.value) in TREE_PRESERVING
              for arg in ([s.value] if isinstance(s.value, gast.Name) else s.value.args[:1])
              if isinstance(arg, gast.Name)]
+    # a slice of a list is a list, and so are `a + b` of lists (concatenation) and `a * n` (repetition)
+    for s in an.walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            v = s.value
+            if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice) and isinstance(v.value, gast.Name):
+                links.append((s.targets[0].id, v.value.id))
+            if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Mult)):
+                links += [(s.targets[0].id, e.id) for e in (v.left, v.right) if isinstance(e, gast.Name)]
     grown = True
     while grown:
         grown = False
@@ -247,6 +259,13 @@ def containers(body, active) -> set[str]:
     return out
 
 
+# batched code's helpers that take a whole pytree (vmap of a function taking a list of arrays): the
+# positions of those arguments, whose adjoints must be summed leaf by leaf (`+` would concatenate)
+TREE_ARGS = {"list": (0,), "tuple": (0,), "rt.like": (0, 1), "rt.concat_vjp": (0, 1, 2), "rt.concat_vjp_t": (0, 1, 2),
+             "rt.seq_repeat_vjp": (0, 1, 2), "rt.seq_repeat_vjp_t": (0, 1, 2),
+             "rt.add_at": (0, 2), "rt.vb_getitem": (0,), "rt.vb_getitem_t": (0, 1), "rt.vb_in": (0,), "rt.vb_in_t": (0, 1),
+             "rt.vb_out": (0,), "rt.vb_out_t": (0,), "rt.vb_bcast": (0,), "rt.vb_bcast_t": (0, 1),
+             "rt.vb_select": (1, 2)}
 TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.private", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree"}
 
 

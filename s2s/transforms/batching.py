@@ -9,6 +9,7 @@ example is live; `break`/`continue` under a batched condition clear lanes of the
 """
 from __future__ import annotations
 
+import collections
 import copy
 
 import gast
@@ -33,14 +34,15 @@ def selectable(body, params) -> set[str]:
     merged with the old value): parameters, names assigned twice, names assigned in a loop."""
     counts: dict[str, int] = {}
     in_loop: set[str] = set()
+    everywhere = _load_counts(body)  # once: a count per loop would walk the body once per loop
 
     def visit(stmts, loop):
         for s in stmts:
             for t in an.targets(s):
                 counts[t] = counts.get(t, 0) + 1
             if isinstance(s, (gast.For, gast.While)):
-                carried = an.exposed(s.body) | _loads_outside(body, s)
-                in_loop.update(t for t in _assigned(s.body) if t in carried)
+                inside, exposed = _load_counts([s]), an.exposed(s.body)  # read outside: more reads than inside
+                in_loop.update(t for t in _assigned(s.body) if t in exposed or everywhere[t] > inside[t])
                 if isinstance(s, gast.For):
                     in_loop.add(s.target.id)
                 visit(s.body, True)
@@ -55,15 +57,14 @@ def _assigned(stmts) -> set[str]:
     return {t for s in an.walk_stmts(stmts) for t in an.targets(s)}
 
 
-def _loads_outside(body, loop) -> set[str]:
-    """Names read anywhere in `body` except inside `loop`."""
-    out: set[str] = set()
-    for s in body:
-        if s is loop:
-            continue
+def _load_counts(stmts) -> collections.Counter:
+    """How often each name is read in `stmts` (blocks included)."""
+    out: collections.Counter = collections.Counter()
+    for s in stmts:
         if isinstance(s, (gast.If, gast.For, gast.While)):
             out.update(_names(s.test if not isinstance(s, gast.For) else s.iter))
-            out |= _loads_outside(s.body, loop) | _loads_outside(s.orelse, loop)
+            out += _load_counts(s.body)
+            out += _load_counts(s.orelse)
         else:
             out.update(_names(s))
     return out

@@ -280,6 +280,10 @@ class Reverse(Transform):
             if not (isinstance(atom, gast.Name) and atom.id in self.active) or pname in p.zero_args:
                 continue
             rule = p.vjp.get(pname)
+            if kind == "add" and self._maybe_concat(args):
+                rule = f"rt.concat_vjp(g, x, y, {int(pname == 'y')})"
+            if kind == "mul" and self._maybe_concat(args):
+                rule = f"rt.seq_repeat_vjp(g, x, y, {int(pname == 'y')})"
             if rule is None:
                 self.fail(s, f"s2s cannot differentiate `{kind}` with respect to its argument `{pname}`.",
                           "Wrap that argument in stop_gradient, or register a rule with s2s.defvjp.")
@@ -290,6 +294,10 @@ class Reverse(Transform):
                 expr = _strip_unbroadcast(expr)
             self.adj.accumulate(atom.id, simplify(expr), defined, out)
         return out
+
+    def _maybe_concat(self, args) -> bool:
+        """`x + y` or `x * n` where an operand may be a list or tuple (concatenation or repetition)."""
+        return any(isinstance(v, gast.Name) and v.id in self.containers for v in (args["x"], args["y"]))
 
     def backward_call(self, s, g, defined) -> list:
         callee = self.callee(s)
