@@ -18,7 +18,7 @@ from .errors import S2SError, S2STypeError, S2SValueError, shown_path
 from .frontend import idioms
 from .frontend.idioms import with_arity
 from .runtime import zeros_like_tree
-from .tree import tree_flatten, tree_structure
+from .tree import tree_flatten, tree_map, tree_structure
 
 
 def _api(fn):
@@ -295,25 +295,52 @@ def _with_defaults(fun, primals):
 
 @_api
 def jacfwd(fun, argnums=0, has_aux: bool = False):
-    """Jacobian by forward mode, one jvp per input element: shape out.shape + in.shape."""
+    """Jacobian by forward mode: the jvp batched over every input basis vector at once (the
+    diagonal from one jvp along ones when the function is elementwise): out.shape + in.shape."""
     return _jacobian("jacfwd", fun, argnums, has_aux)
 
 
 @_api
 def jacrev(fun, argnums=0, has_aux: bool = False):
-    """Jacobian by reverse mode, one backward sweep per output element: shape out.shape + in.shape."""
+    """Jacobian by reverse mode: one forward sweep, its backward sweep batched over every output
+    basis vector at once (the gradient for a certainly scalar output): out.shape + in.shape."""
     return _jacobian("jacrev", fun, argnums, has_aux)
 
 
 def _jacobian(kind, fun, argnums, has_aux):
     argnums = _argnums(argnums, kind)
-    build = lambda: D.jacobian_function(kind, fun, argnums, has_aux)  # noqa: E731
-    return Transformed(kind, fun, build, None, kind)
+    return _Jacobian(kind, fun, argnums, has_aux)
+
+
+class _Jacobian(Transformed):
+    """jacfwd/jacrev: calls run the form batched over the basis; further transforms (hessian =
+    jacfwd(jacrev), grad or vmap of a Jacobian) start from the looped form, since not every
+    batched helper has derivative rules yet. A call whose batched run fails (a batching rule
+    that cannot handle these arguments) runs the looped form, from then on."""
+
+    def __init__(self, kind, fun, argnums, has_aux):
+        super().__init__(kind, fun, lambda: D.jacobian_function(kind, fun, argnums, has_aux), None, kind)
+        self.composable = lambda: D.jacobian_function(kind, fun, argnums, has_aux, batched=False)
+        self.looped = Transformed(kind, fun, self.composable, None, kind)
+        self._use_loop = False
+
+    def __call__(self, *args, **kwargs):
+        if self._use_loop:
+            return self.looped(*args, **kwargs)
+        try:
+            return super().__call__(*args, **kwargs)
+        except (S2STypeError, RecursionError):
+            raise
+        except Exception:  # noqa: BLE001  (the looped form raises the user's own errors again)
+            out = self.looped(*args, **kwargs)
+            self._use_loop = True
+            return out
 
 
 @_api
 def hessian(fun, argnums=0):
-    """Hessian as forward-over-reverse, jacfwd(jacrev(fun)): shape out.shape + in.shape + in.shape."""
+    """Hessian as forward-over-reverse, jacfwd(jacrev(fun)), one batched pass over the basis:
+    shape out.shape + in.shape + in.shape."""
     return jacfwd(jacrev(fun, argnums), argnums)
 
 
@@ -371,14 +398,15 @@ class Jitted(Transformed):
                 return call(hit, args)
         return self._first_call(args, kwargs)
 
-    def _remember(self, args, given, big, run):
+    def _remember(self, args, given, big, run, every_size=False):
         """File `run` under the types of the `given` arguments, as the version for small or for
-        large arrays (whether a call's arrays are large is checked per call, at `positions`)."""
+        large arrays (whether a call's arrays are large is checked per call, at `positions`), or
+        for both (`every_size`: a backend whose fused kernels pay at every size, CuPy)."""
         types_ = tuple(map(type, args[:given]))
         positions = tuple(i for i, t in enumerate(types_) if t is np.ndarray)
         entry = self._by_type.setdefault(types_, [None, None, positions, all(t in arrays.HOST for t in types_)])
         extra_big = any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in args[given:])
-        for slot in ((0, 1) if extra_big else (1,) if big else (0,)):
+        for slot in ((0, 1) if extra_big or every_size else (1,) if big else (0,)):
             entry[slot] = run
 
     def _first_call(self, args, kwargs):
@@ -399,9 +427,11 @@ class Jitted(Transformed):
         if static:
             names = list(inspect.signature(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
-        big = any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn)
-        arrays = tuple((k, args[i].dtype.char, args[i].ndim) for k, i in enumerate(dyn) if type(args[i]) is np.ndarray)
-        fn = D.jit_function(fun, floats, fuse=big, arrays=arrays)
+        kernels = arrays.compiles_kernels(tuple(args[i] for i in dyn))  # CuPy: fuse at every size
+        big = kernels or any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn)
+        array_sigs = tuple((k, args[i].dtype.char, args[i].ndim) for k, i in enumerate(dyn)
+                           if type(args[i]) is np.ndarray)
+        fn = D.jit_function(fun, floats, fuse=big, arrays=array_sigs)
         if not kwargs:
             extra = args[given:]
             pick = operator.itemgetter(*dyn) if static and len(dyn) > 1 else None
@@ -418,7 +448,7 @@ class Jitted(Transformed):
                 tuple(a if i in self._static else _sig(a) for i, a in enumerate(args[:given]))
             self._versions[key] = run
             if not self._static:
-                self._remember(args, given, big, run)
+                self._remember(args, given, big, run, kernels)
         return call(fn, tuple(args[i] for i in dyn))
 
 
@@ -589,6 +619,10 @@ class _Vmapped(Transformed):
         given = len(args)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
+        if isinstance(self.fun, _Vmapped) and _innermost_is_grad(self.fun):
+            merged = _merged_call(self, args)
+            if merged is not None:
+                return merged
         in_axes, out_axes, axis_size = self.axes
         specs = in_axes if isinstance(in_axes, tuple) and len(in_axes) == len(args) else (in_axes,) * len(args)
         ranks = tuple(_per_example_rank(a, s) for a, s in zip(args, specs))
@@ -607,6 +641,77 @@ class _Vmapped(Transformed):
             raise S2SValueError(f"vmap of {getattr(self.fun, '__name__', 'f')}: a recursion whose depth depends on "
                                 "a per-example value cannot be batched (every example would run every branch).") \
                 from None
+
+
+def _innermost_is_grad(fun) -> bool:
+    while isinstance(fun, _Vmapped):
+        fun = fun.fun
+    return getattr(fun, "grad_options", None) is not None
+
+
+def _root_of(fun):
+    while isinstance(fun, Transformed):
+        fun = fun.fun
+    return fun
+
+
+def _axes_per_arg(spec, n):
+    """One int-or-None axis per argument, or None when `spec` is a pytree prefix."""
+    specs = tuple(spec) if isinstance(spec, (tuple, list)) else (spec,) * n
+    ok = len(specs) == n and all(a is None or type(a) is int for a in specs)
+    return specs if ok else None
+
+
+def _merged_call(outer: _Vmapped, args):
+    """vmap(vmap(g)) called on arrays with int/None axes, as one vmap(g) over both batch axes
+    merged into one (B0 * B1 examples): batched gradient code (vmap(grad(f)) records per-example
+    control flow) is then batched once, not twice. None where the axes or arguments do not fit
+    (the nested source transform runs instead, with its error messages)."""
+    inner = outer.fun
+    (in0, out0, size0), (in1, out1, size1) = outer.axes, inner.axes
+    n = len(args)
+    s0, s1 = _axes_per_arg(in0, n), _axes_per_arg(in1, n)
+    if s0 is None or s1 is None or type(out0) is not int or type(out1) is not int \
+            or not all(isinstance(a, (np.ndarray, float, int)) for a in args):
+        return None
+    names = tuple(inspect.signature(_root_of(outer)).parameters)[:n]
+    names += tuple(f"{i}" for i in range(len(names), n))
+    runtime.vb_size(tuple(args), in0, size0, names)  # JAX's errors (sizes, axes out of range)
+    runtime.vb_size(tuple(np.take(a, 0, axis=a0) if a0 is not None else a for a, a0 in zip(args, s0)), in1, size1, names)
+    moved = [np.moveaxis(a, a0 % np.ndim(a), 0) if a0 is not None and np.ndim(a) else a for a, a0 in zip(args, s0)]
+    b0 = {np.shape(a)[0] for a, a0 in zip(moved, s0) if a0 is not None and np.ndim(a)} | ({size0} if size0 else set())
+    inner_rank = [np.ndim(a) - (a0 is not None) for a, a0 in zip(moved, s0)]
+    if len(b0) != 1 or any(a1 is not None and not -r <= a1 < r for a1, r in zip(s1, inner_rank)):
+        return None
+    (n0,) = b0
+    b1 = {np.shape(a)[(a0 is not None) + a1 % r] for a, a0, a1, r in zip(moved, s0, s1, inner_rank) if a1 is not None}
+    b1 |= {size1} if size1 else set()
+    if len(b1) != 1:
+        return None
+    (n1,) = b1
+    merged, specs = [], []
+    for a, a0, a1, r in zip(moved, s0, s1, inner_rank):
+        if a0 is None and a1 is None:
+            merged.append(a)
+            specs.append(None)
+            continue
+        a = np.asarray(a)
+        if a0 is None:
+            a = np.broadcast_to(a[None], (n0,) + a.shape)
+        a = np.moveaxis(a, 1 + a1 % r, 1) if a1 is not None else np.broadcast_to(a[:, None], (n0, n1) + a.shape[1:])
+        merged.append(np.reshape(a, (n0 * n1,) + a.shape[2:]))
+        specs.append(0)
+    key = tuple(specs)
+    flat = outer.__dict__.setdefault("_merged", {}).get(key)
+    if flat is None:
+        flat = outer._merged[key] = vmap(inner.fun, in_axes=key, out_axes=0)
+    out = flat(*merged)
+
+    def split(leaf):
+        leaf = np.reshape(leaf, (n0, n1) + np.shape(leaf)[1:])
+        leaf = np.moveaxis(leaf, 1, 1 + out1 % (leaf.ndim - 1))
+        return np.moveaxis(leaf, 0, out0 % leaf.ndim)
+    return tree_map(split, out)
 
 
 def _grad_of_batched(fun, options, in_axes, out_axes, axis_size):

@@ -68,14 +68,22 @@ class Backend:
     """One array library: how to import its module, recognize its arrays, move data to it and wait.
 
     `accepts_numpy`: NumPy arrays may be mixed into its calls (Dask wraps them; CuPy refuses them).
+    `kernels`: loads the module whose `ElementwiseKernel`/`ReductionKernel` run jit's fused
+    expressions as compiled kernels (CuPy; s2s/backend/cupy_kernels.py), None for none.
     """
 
     def __init__(self, name: str, load: Callable[[], Any], type_module: str | None = None,
                  array_type: type | None = None, put: Callable[[Any], Any] | None = None,
-                 wait: Callable[[Any], Any] | None = None, accepts_numpy: bool = False):
+                 wait: Callable[[Any], Any] | None = None, accepts_numpy: bool = False,
+                 kernels: Callable[[], Any] | None = None):
         self.name, self._load, self.type_module, self.array_type = name, load, type_module, array_type
-        self._put, self._wait, self.accepts_numpy = put, wait, accepts_numpy
+        self._put, self._wait, self.accepts_numpy, self._kernels = put, wait, accepts_numpy, kernels
         self._ns = None
+
+    @property
+    def kernels(self):
+        """The kernel-building module of this backend (CuPy), or None."""
+        return None if self._kernels is None else self._kernels()
 
     @property
     def xp(self) -> Namespace:
@@ -139,7 +147,33 @@ def _dask_ns():
     d["array_split"] = _dask_split
     d["inner"] = lambda a, b: da.tensordot(a, b, axes=(-1, -1))
     d["vecdot"] = lambda a, b, axis=-1: da.sum(da.conj(a) * b, axis=axis)
+    d["gradient"] = _dask_gradient
+    d["delete"] = lambda arr, obj, axis=None: da.delete(da.ravel(arr), obj, 0) if axis is None else \
+        da.delete(arr, obj, axis)
+    lin = d["linalg"].__dict__
+    lin["cholesky"] = lambda a, upper=False: da.linalg.cholesky(a, lower=not upper)  # Dask's default is upper
+    lin["svd"] = _dask_svd
     return ns
+
+
+def _dask_gradient(f, *varargs, axis=None, edge_order=1):
+    """NumPy's `gradient` on Dask: one array when one axis is differentiated (Dask returns a
+    list even then), else a tuple."""
+    da = sys.modules["dask.array"]
+    out = da.gradient(f, *varargs, axis=axis, edge_order=edge_order)
+    if isinstance(out, list):
+        return out[0] if len(out) == 1 and (axis is None or isinstance(axis, int)) else tuple(out)
+    return out
+
+
+def _dask_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """NumPy's `linalg.svd` on Dask (a 2-D array; Dask computes the reduced factors only)."""
+    da = sys.modules["dask.array"]
+    if full_matrices and np.ndim(a) == 2 and a.shape[0] != a.shape[1] and compute_uv:
+        raise S2SError("s2s: numpy.linalg.svd with full_matrices=True of a non-square matrix has no Dask "
+                       "version (Dask computes the reduced factors): pass full_matrices=False")
+    u, s, vh = da.linalg.svd(a)
+    return (u, s, vh) if compute_uv else s
 
 
 def _dask_split(a, sections, axis=0):
@@ -177,7 +211,7 @@ def _dask_wait(leaf):
 NUMPY = Backend("numpy", lambda: np, type_module="numpy", array_type=np.ndarray, put=np.asarray)
 _BACKENDS: dict[str, Backend] = {
     "numpy": NUMPY,
-    "cupy": Backend("cupy", _cupy_ns, type_module="cupy", wait=_cupy_wait),
+    "cupy": Backend("cupy", _cupy_ns, type_module="cupy", wait=_cupy_wait, kernels=lambda: _import("cupy", "cupy")),
     "dask": Backend("dask", _dask_ns, type_module="dask", put=_dask_put, wait=_dask_wait, accepts_numpy=True),
 }
 _NEUTRAL_TYPES = (bool, int, float, complex, str, type(None), slice, range, np.generic)
@@ -279,6 +313,13 @@ def select(args) -> tuple[Backend | None, bool]:
         d = default()
         return (None, False) if d is NUMPY else (d, True)
     return found, False
+
+
+def compiles_kernels(args) -> bool:
+    """Whether a call on `args` runs on a backend that compiles jit's fused expressions into
+    kernels (CuPy): there fusing pays at every size (one kernel launch instead of one per op)."""
+    backend, _ = select(args)
+    return backend is not None and backend._kernels is not None
 
 
 def move(args, backend: Backend):

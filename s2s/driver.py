@@ -50,7 +50,8 @@ def core_of(fn) -> CoreFn:
         hit = _CORES.get(key)
         if hit is not None and hit[0] is fn or hit is not None and key[0] not in ("s2s", "gen"):
             return hit[1]
-        gen = record.generated(fn)
+        composable = getattr(fn, "composable", None)  # jacfwd/jacrev: transforms start from the loop
+        gen = record.generated(composable() if composable is not None else fn)
         if gen is not None:
             node, ns, filename = record.of(gen).core
             lines = None if filename.startswith("<") else linecache.getlines(filename)
@@ -225,13 +226,32 @@ def jvp_function(fn, mask):
     return cached("jvp", fn, mask, lambda: _compile(forward.jvp_fn(core_of(fn), mask, CALLEES)))
 
 
-def jacobian_function(kind: str, fn, argnums, has_aux: bool):
-    """jacfwd/jacrev of `fn`: a loop of jvp or backward-sweep calls."""
+def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = True):
+    """jacfwd/jacrev of `fn`: batched over the basis (one batched jvp, or one forward sweep and its
+    batched backward sweep; a scalar output's jacrev is its gradient); where vmap cannot batch the
+    function, a loop of jvp or backward-sweep calls (also with `batched` False or S2S_JAC_LOOP=1:
+    what further transforms start from, since not every batched helper has derivative rules)."""
     def build():
         core = core_of(fn)
         nums = argnums_tuple(argnums, len(core.params), kind)
+        if kind == "jacrev" and not has_aux and jacobian.certainly_scalar(core):
+            return grad_function(fn, argnums, False, False)
+        if batched and not os.environ.get("S2S_JAC_LOOP"):
+            try:
+                return _compile(jacobian.batched_jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES,
+                                                             tangent_function, _compile))
+            except S2SError:
+                pass  # not batchable: the loop below
         return _compile(jacobian.jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES))
-    return cached(kind, fn, (argnums, has_aux), build)
+    return cached(kind, fn, (argnums, has_aux, batched), build)
+
+
+def tangent_function(fn, mask, has_aux: bool = False):
+    """The jvp of `fn` (tangents for the arguments flagged in `mask`) returning only its tangent
+    (of `out` when `fn` returns `(out, aux)`): what jacfwd batches over the basis."""
+    def build():
+        return _compile(jacobian.tangent_fn(record.of(jvp_function(fn, mask)).core, has_aux), optimized=True)
+    return cached("tangent", fn, (tuple(mask), has_aux), build)
 
 
 def linear_map(kind: str, fn, nargs: int, direction, defaults: tuple = ()):

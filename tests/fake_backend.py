@@ -40,6 +40,8 @@ def _wrap(v):
         return np.asarray(v).view(FakeArray)
     if type(v) in (list, tuple):
         return type(v)(_wrap(e) for e in v)
+    if isinstance(v, tuple):  # a named tuple (eigh, svd, qr, slogdet): CuPy returns its arrays
+        return type(v)(*(_wrap(e) for e in v))
     return v
 
 

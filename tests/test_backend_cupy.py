@@ -2,16 +2,19 @@
 
 Runs when CuPy and a GPU are present (tools/gpu_check.sh installs CuPy and runs this file);
 otherwise every test here is skipped with the reason. The same dispatch is exercised without a
-GPU by tests/test_backends.py's fake backend; the steps listed there as gaps (NumPy allocations
-by name) are expected to fail here too and are marked xfail (not strict: CuPy accepts a few NumPy
-arguments, such as axes, that the fake refuses).
+GPU by tests/test_backends.py's fake backend (value_and_grad and vjp, then jvp, jit, vmap and vmap(grad), as
+here). jit's fused expressions run here as CuPy kernels (s2s/backend/cupy_kernels.py) on the
+programs of tests/test_backends_kernels.py, which checks their C without a GPU.
 """
 import numpy as np
 import pytest
-from backend_variants import check_on_backend
+from backend_variants import check_on_backend, check_transforms_on_backend
 from corpus import CORPUS
 from op_specs import SPECS
-from test_backends import CORPUS_GAPS, GAP_REASON, OP_GAPS
+from test_backends import check_refused
+from test_backends_kernels import CASES as KERNEL_CASES
+from test_backends_kernels import INT_ONLY as KERNEL_INT_ONLY
+from test_backends_kernels import _fused
 
 import s2s
 
@@ -46,20 +49,46 @@ def _is_cupy(a):
     return isinstance(a, cupy.ndarray)
 
 
-def _gap(name, gaps):
-    return pytest.param(name, marks=pytest.mark.xfail(strict=False, reason=GAP_REASON)) if name in gaps else name
-
-
-@pytest.mark.parametrize("name", [_gap(fn.__name__, CORPUS_GAPS) for fn, _ in CORPUS])
+@pytest.mark.parametrize("name", [fn.__name__ for fn, _ in CORPUS])
 def test_corpus_on_cupy(name):
     fn, make = next((f, m) for f, m in CORPUS if f.__name__ == name)
     check_on_backend(fn, make(np.random.default_rng(0)), _put, _get, _is_cupy, rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.parametrize("name", [_gap(sp.id, OP_GAPS) for sp in SPECS])
+@pytest.mark.parametrize("name", [sp.id for sp in SPECS])
 def test_op_table_on_cupy(name):
     sp = next(s for s in SPECS if s.id == name)
     check_on_backend(sp.fn, sp.args(np.random.default_rng(0)), _put, _get, _is_cupy, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", [fn.__name__ for fn, _ in CORPUS] + [sp.id for sp in SPECS])
+def test_jvp_jit_vmap_vmap_grad_on_cupy(name):
+    fn, make = next(((f, m) for f, m in CORPUS if f.__name__ == name), (None, None))
+    if fn is None:
+        sp = next(s for s in SPECS if s.id == name)
+        fn, make = sp.fn, sp.args
+    check_refused(name, check_transforms_on_backend(fn, make(np.random.default_rng(0)), _put, _get, _is_cupy,
+                                                    rtol=1e-6, atol=1e-8))
+
+
+@pytest.mark.parametrize("name,dtype", [(c[0], d) for c in KERNEL_CASES for d in (np.float64, np.float32)
+                                         if c[0] not in KERNEL_INT_ONLY or d == np.float64])
+def test_jit_runs_fused_cupy_kernels(name, dtype):
+    _, fn, args = next(c for c in KERNEL_CASES if c[0] == name)
+    args = tuple(a.astype(dtype) if isinstance(a, np.ndarray) and a.dtype.kind == "f" else a for a in args)
+    j = s2s.jit(fn)
+    got = j(*[_put(a) if isinstance(a, np.ndarray) else a for a in args])
+    assert _is_cupy(got)
+    with np.errstate(all="ignore"):
+        want = fn(*args)
+    assert got.dtype == np.asarray(want).dtype
+    tol = 1e-12 if dtype == np.float64 else 1e-5  # CUDA's math functions and FMAs: a few ulps off NumPy
+    if got.dtype.kind in "biu":
+        np.testing.assert_array_equal(_get(got), want)
+    else:
+        np.testing.assert_allclose(_get(got), want, rtol=tol, atol=tol)
+    fused = _fused(j)
+    assert fused and all(f.gpu_kernels for f in fused), "a fused expression ran unfused on the GPU"
 
 
 def test_device_put_and_block_until_ready_on_gpu():

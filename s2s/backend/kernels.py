@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import arrays
 from ..ir import build as A
-from . import numba_kernels
+from . import cupy_kernels, numba_kernels
 from .codegen import compile_source, to_source
 
 THRESHOLD = 1 << 16  # elements: below this NumPy's own loops win (thread hand-off, dispatch)
@@ -182,6 +182,7 @@ class Fused:
         self.plain_source = to_source(fb)  # the unfused expression (what a dump runs)
         self._plain = compile_source(name, self.plain_source, {}, np)
         self.kernels: dict = {}
+        self.gpu_kernels: dict = {}  # dtype signature -> CuPy kernel (cupy_kernels)
         # names read only as the condition of a `where`: these may be boolean arrays
         reads = [n.id for n in gast.walk(expr) if isinstance(n, gast.Name)]
         tests = [c.args[0].id for c in gast.walk(expr) if isinstance(c, gast.Call) and c.func.attr == "where"
@@ -197,11 +198,19 @@ class Fused:
         return f"s2s.backend.kernels: blocks of {BLOCK} elements; NumPy below {THRESHOLD}"
 
     def fallback(self, *args):
-        """The unfused expression, with the namespace of the backend the arguments select."""
+        """The unfused expression, with the namespace of the backend the arguments select; on a
+        backend that compiles kernels (CuPy), one kernel of the fused expression instead."""
         backend, move = arrays.select(args)
         if backend is None or backend is arrays.NUMPY:
             return self._plain(np, *args)
-        return self._plain(backend.xp, *(arrays.move(args, backend) if move else args))
+        args = arrays.move(args, backend) if move else args
+        module = backend.kernels
+        if module is not None:
+            try:
+                return cupy_kernels.call(self, module, args)
+            except cupy_kernels.NotCompiled:
+                pass
+        return self._plain(backend.xp, *args)
 
     def source(self, mask=None) -> str:
         mask = mask or tuple(True for _ in self.names)

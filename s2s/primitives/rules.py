@@ -140,6 +140,8 @@ defvjp("xp.std", a="rt.var_vjp(g * 0.5 * rt.inv0(ans), a, axis, ddof, keepdims)"
 defjvp("xp.std", a="rt.var_jvp(da, a, axis, ddof, keepdims) * 0.5 * rt.inv0(ans)")
 linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)")
 linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)")
+# a host number moved to the backend of `like` (in helpers s2s differentiates): the identity on v
+linear("rt.on_backend_of", "v, like", "v", "rt.on_backend_of(g, like)")
 prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False")
 defvjp("xp.linalg.norm", x="rt.norm_vjp(g, x, ans, ord, axis, keepdims)")
 defjvp("xp.linalg.norm", x="rt.norm_jvp(dx, x, ans, ord, axis, keepdims)")

@@ -13,7 +13,10 @@ from __future__ import annotations
 import inspect
 
 from .. import runtime as _rt
-from . import rules  # noqa: F401  (every primitive is declared before its batching rule)
+from . import (
+    rules,  # noqa: F401  (every primitive is declared before its batching rule)
+    rules_jacobian,
+)
 from .registry import BATCH, PRIMS, BatchRule, defbatch, defjvp, defvjp, linear, prim, zero
 
 
@@ -86,6 +89,7 @@ for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"),
 UNBATCHED_RESULT = {"xp.shape", "xp.ndim", "xp.size", "len"}  # per-example shape queries
 defbatch("rt.cast_like", BatchRule("same"))
 defbatch("rt.no_derivative", BatchRule("same"))
+defbatch("rt.on_backend_of", BatchRule("same"))
 looped("xp.diag", "xp.tile", "xp.roll", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
        "xp.broadcast_to", "xp.where", "rt.sum_vjp", "rt.mean_vjp", "rt.max_vjp", "rt.max_jvp",
        "rt.cumsum_vjp", "rt.reshape_like",
@@ -187,7 +191,7 @@ for _n in ("dot_vjp_a", "dot_vjp_b", "sum_vjp", "mean_vjp", "jac_from_rows", "ja
     helper("rt." + _n, "rt.vbh_" + _n)
 helper("rt.basis", "rt.vbh_basis")
 helper("rt.vb_sum_scalars", "rt.vbh_vb_sum_scalars")
-UNBATCHED_RESULT |= {"rt.vb_size", "rt.tree_size", "rt.basis", "rt.vb_axes", "rt.vb_n"}
+UNBATCHED_RESULT |= {"rt.vb_size", "rt.tree_size", "rt.basis", "rt.vb_axes", "rt.vb_n"} | rules_jacobian.UNBATCHED
 
 # ---- the NumPy coverage tables (rules_linalg, rules_math, rules_reduce, rules_shape) ----
 # linalg functions act on the last axes of a stack of matrices: a leading batch axis is one more

@@ -72,6 +72,25 @@ def vb_size(args, in_axes, axis_size, names):
     if any(s != n for s, _, _ in sizes):
         lines = "\n".join(f"  * {w} has size {s} along axis {a}" for s, w, a in sizes)
         raise _vb_err(f"vmap got inconsistent sizes for array axes to be mapped:\n{lines}")
+    return _sized(n, args)
+
+
+class BatchSize(int):
+    """A batch size that also names the array module of the call's arguments (CuPy, Dask...):
+    batched code makes new batched arrays from it alone (`vb_bcast(0.0, n)`, `vb_ones(n)`), and
+    those must live on the arguments' backend. Plain NumPy calls get a plain int."""
+
+    xp = np
+
+
+def _sized(n, args):
+    for leaf in tree_leaves(args):
+        if type(leaf) is not np.ndarray and hasattr(leaf, "shape") and not isinstance(leaf, np.generic):
+            xp = _core.namespace(leaf)
+            if xp is not np:
+                size = BatchSize(n)
+                size.xp = xp
+                return size
     return n
 
 
@@ -81,7 +100,7 @@ def _vb_size_fast(args, in_axes):
     for a, ax in zip(args, in_axes):
         if ax is None:
             continue
-        if type(ax) is not int or not isinstance(a, np.ndarray) or not -a.ndim <= ax < a.ndim:
+        if type(ax) is not int or type(a) is not np.ndarray or not -a.ndim <= ax < a.ndim:
             return None
         s = a.shape[ax]
         if n is None:
@@ -121,7 +140,7 @@ def vb_out(x, spec, n):
     def move(leaf, a):
         if a is None:
             raise _vb_err("vmap has mapped output but out_axes is None")
-        leaf = np.asarray(leaf)
+        leaf = _core.asarray(leaf)
         if not -leaf.ndim <= a < leaf.ndim:
             raise _vb_err(f"vmap out_axes {a} is out of range for an output of rank {leaf.ndim - 1}")
         return leaf if a == 0 else np.moveaxis(leaf, 0, a)
@@ -129,12 +148,17 @@ def vb_out(x, spec, n):
 
 
 def vb_n(x):
-    """The batch size of a batched value (its first leaf's leading axis)."""
-    while isinstance(x, (tuple, list)) and x:
-        x = x[0]
-    if isinstance(x, np.ndarray):
-        return x.shape[0]
-    return np.shape(tree_leaves(x)[0])[0]
+    """The batch size of a batched value (its first array leaf's leading axis; a tuple of several
+    batched values may start with an empty one, such as the tangent of an axis tuple)."""
+    y = x
+    while isinstance(y, (tuple, list)) and y:
+        y = y[0]
+    if type(y) is np.ndarray and y.ndim:
+        return y.shape[0]
+    for leaf in tree_leaves(x):
+        if np.ndim(leaf):
+            return _sized(np.shape(leaf)[0], leaf)
+    raise S2SValueError("vmap: no batched argument holds an array, so the batch size is unknown")
 
 
 def vb_bcast(x, n):
@@ -146,7 +170,11 @@ def vb_bcast(x, n):
         return {k: vb_bcast(v, n) for k, v in x.items()}
     if x is None or isinstance(x, (range, str, slice)):
         return x
-    a = np.asarray(x)
+    if type(n) is BatchSize:  # a call on another backend: host constants join it
+        host = type(x) in _core._NUMBERS or type(x) is np.ndarray or isinstance(x, np.generic)
+        a = n.xp.asarray(x) if host else _core.asarray(x)
+        return np.broadcast_to(a, (n,) + a.shape).copy()
+    a = _core.asarray(x)
     if type(a) is not np.ndarray:
         return np.broadcast_to(a, (n,) + a.shape).copy()
     if n * a.size > 64:  # a fresh C-ordered array either way; repeat copies whole rows
@@ -165,12 +193,12 @@ def vb_lift(x, other, other_batched):
     no = np.ndim(other) - (1 if other_batched else 0)
     if no <= nx:
         return x
-    x = np.asarray(x)
+    x = _core.asarray(x)
     return x.reshape(x.shape[:1] + (1,) * (no - nx) + x.shape[1:])
 
 
 def _vb_mask(m, like):
-    m = np.asarray(m)
+    m = _core.asarray(m)
     return m.reshape(m.shape + (1,) * (np.ndim(like) - m.ndim))
 
 
@@ -185,7 +213,10 @@ def vb_select(m, new, old):
         return tuple(out) if isinstance(new, tuple) else out
     if isinstance(new, dict):
         return {k: vb_select(m, new[k], old[k]) for k in new}
-    return np.where(_vb_mask(m, new), new, old)
+    # `new` may be unbatched (a value stored into a slot of a batched array): shape the mask by
+    # whichever carries the batch axis
+    like = new if np.ndim(new) >= np.ndim(old) else old
+    return np.where(_vb_mask(m, like), new, old)
 
 
 def vb_any(m):
@@ -202,7 +233,7 @@ def vb_andnot(m, c):
 
 
 def vb_ones(n):
-    return np.ones(n, dtype=bool)
+    return getattr(n, "xp", np).ones(n, dtype=bool)
 
 
 def _vb_key(index):
@@ -218,7 +249,7 @@ def _vb_adv(index, flags, n, base_shape):
     out, axis = [], 1
     for p, f in zip(parts, flags):
         if f:
-            p = np.asarray(p)
+            p = _core.asarray(p)
             size = base_shape[axis] if axis < len(base_shape) else 1
             p = np.clip(p, -size, size - 1) if p.dtype.kind in "iu" else p  # done lanes may hold any index
             out.append(p.reshape(p.shape[:1] + (1,) * (k - p.ndim + 1) + p.shape[1:]))
@@ -289,7 +320,7 @@ def vb_axis(axis, x=None, none="keep"):
 
 
 def vb_flat(x):
-    x = np.asarray(x)
+    x = _core.asarray(x)
     return x.reshape(x.shape[0], -1)
 
 
@@ -300,8 +331,9 @@ def vb_array(x):
             return np.array(x)
         if all(type(e) is np.ndarray for e in x):
             return np.stack(x, axis=1)
-        return np.moveaxis(np.array([vb_array(e) for e in x]), 0, 1)
-    return np.asarray(x)
+        parts = [vb_array(e) for e in x]  # np.stack, not np.array: it dispatches to the parts' backend
+        return np.moveaxis(np.stack(parts) if any(type(p) is not np.ndarray for p in parts) else np.array(parts), 0, 1)
+    return _core.asarray(x)
 
 
 def _vb_dot_spec(a, b, ab, bb, op):
@@ -382,7 +414,7 @@ def _vb_stack(outs):
         return {k: _vb_stack([o[k] for o in outs]) for k in first}
     if first is None:
         return None
-    return np.stack([np.asarray(o) for o in outs])
+    return np.stack([_core.asarray(o) for o in outs])
 
 
 # helpers named by the batching table: (batched flag per argument, *arguments)
@@ -470,15 +502,15 @@ def vbh_seed(f, out):
     if np.ndim(out) != 1:
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)[1:]} "
                            "per example.")
-    return np.ones(np.shape(out), dtype=getattr(out, "dtype", float))
+    return _core.namespace(out).ones(np.shape(out), dtype=getattr(out, "dtype", float))
 
 
 def vbh_float(f, x):
-    return np.asarray(x, dtype=float)
+    return _core.asarray(x, dtype=float)
 
 
 def vbh_int(f, x):
-    return np.asarray(x).astype(int)
+    return _core.asarray(x).astype(int)
 
 
 def vbh_shape(f, x):
@@ -521,7 +553,7 @@ def vbh_vb_size(f, args, in_axes, axis_size, names):
 def vbh_vb_in(f, x, spec, n):
     def move(leaf, a):
         if a is None:
-            leaf = np.asarray(leaf)
+            leaf = _core.asarray(leaf)
             return np.broadcast_to(leaf[:, None], leaf.shape[:1] + (n,) + leaf.shape[1:]).copy()
         return np.moveaxis(leaf, a + 1 if a >= 0 else a, 1)
     return _vb_map(move, spec, x)
@@ -534,7 +566,7 @@ def vbh_vb_out(f, x, spec, n):
 def vbh_vb_bcast(f, x, n):
     if not f[0]:
         return vb_bcast(x, n)
-    return tree_map(lambda leaf: np.broadcast_to(np.asarray(leaf)[:, None], np.shape(leaf)[:1] + (n,)
+    return tree_map(lambda leaf: np.broadcast_to(_core.asarray(leaf)[:, None], np.shape(leaf)[:1] + (n,)
                                                  + np.shape(leaf)[1:]).copy(), x)
 
 
@@ -545,7 +577,7 @@ def vbh_vb_lift(f, x, other, other_batched):
     no = np.ndim(other) - (1 if f[1] else 0) - (1 if other_batched else 0)
     if no <= nx:
         return x
-    x = np.asarray(x)
+    x = _core.asarray(x)
     return x.reshape(x.shape[:2] + (1,) * (no - nx) + x.shape[2:])
 
 
@@ -570,7 +602,7 @@ def vbh_vb_n(f, x):
 
 
 def vbh_vb_flat(f, x):
-    x = np.asarray(x)
+    x = _core.asarray(x)
     return x.reshape(x.shape[0], x.shape[1], -1)
 
 
@@ -584,7 +616,7 @@ def vb_key(index, ib, a):
 def vb_lift_to(v, a, key):
     """Batched `v` with unit axes after the batch axis to fill the slot `a[key]` per example."""
     nd = np.ndim(a[key])
-    v = np.asarray(v)
+    v = _core.asarray(v)
     return v if v.ndim >= nd else v.reshape(v.shape[:1] + (1,) * (nd - v.ndim) + v.shape[1:])
 
 
@@ -620,9 +652,9 @@ def vb_getitem_t(v, x, index, xb=True, ib=False):
         return tuple(z) if isinstance(x, tuple) else z
     n = np.shape(v)[0]
     shape = np.shape(x) if xb else (n,) + np.shape(x)
-    z = np.zeros(shape, dtype=np.result_type(v, float))
+    z = _core.zeros(shape, v, dtype=np.result_type(getattr(v, "dtype", type(v)), float))
     key = (slice(None),) + _vb_key(index) if not ib else _vb_adv(index, ib, n, shape)
-    np.add.at(z, key, v)
+    z = _core.scatter_add(z, key, v)
     return z if xb else z.sum(axis=0)
 
 
@@ -673,7 +705,7 @@ def vbh_sum_vjp(f, v, like, axis, keepdims):
     if not f[0]:
         v = vb_bcast(v, n)
     shape = _vb_like_shape(like, f[1], n)
-    v = np.asarray(v)
+    v = _core.asarray(v)
     if axis is None:
         v = v.reshape(v.shape[:1] + (1,) * (len(shape) - 1))
     elif not keepdims:

@@ -46,6 +46,38 @@ def _shape(x):
     return x.shape if hasattr(x, "shape") else np.shape(x)
 
 
+def asarray(x, dtype=None):
+    """`x` as an array of its own backend (np.asarray would copy a CuPy array to the host, or
+    refuse it). NumPy arrays and Python numbers take the fast path."""
+    t = type(x)
+    if t is np.ndarray and dtype is None:
+        return x
+    if t is np.ndarray or t in _NUMBERS or isinstance(x, (list, np.generic)):
+        return np.asarray(x, dtype=dtype)
+    return namespace(x).asarray(x, dtype=dtype)
+
+
+_NUMBERS = frozenset({float, int, bool, complex})
+
+
+def on_backend_of(v, like):
+    """`v` as an array of `like`'s backend when `v` is a host number (the cotangent 1.0 of a
+    scalar loss) and `like` lives elsewhere (CuPy): NumPy functions of `v` alone would otherwise
+    make a NumPy array that the backend refuses to combine with its own."""
+    if type(like) is np.ndarray or not (type(v) in _NUMBERS or isinstance(v, np.generic)):
+        return v
+    xp = namespace(like)
+    if xp is np:
+        return v
+    weak = type(v) in (int, float)  # a Python number is weak in NumPy 2: it takes like's float dtype
+    return xp.asarray(v, dtype=_float_dtype(like) if weak else None)
+
+
+def zeros(shape, like, dtype=None):
+    """Zeros of `shape` in the array module of `like`, in its floating dtype unless `dtype` is given."""
+    return namespace(like).zeros(shape, dtype=_float_dtype(like) if dtype is None else dtype)
+
+
 def unbroadcast(v, like):
     """Sum `v` down to the shape of `like` (the transpose of broadcasting)."""
     if isinstance(v, float) and isinstance(like, float):
@@ -115,6 +147,7 @@ def broadcast_to_like(v, like):
 
 
 def _expand(v, like, axis, keepdims):
+    v = on_backend_of(v, like)
     if axis is None or keepdims:
         return v if axis is not None or np.ndim(v) == np.ndim(like) else np.reshape(v, (1,) * np.ndim(like))
     return np.expand_dims(v, axis)
@@ -190,7 +223,7 @@ def max_jvp(v, a, ans, axis, keepdims):
 
 def _last_axis(a, axis):
     """`a` with the reduced axes (None: all) moved last and flattened into one, and the inverse."""
-    a = np.asarray(a)
+    a = asarray(a)
     nd = a.ndim
     axes = tuple(range(nd)) if axis is None else tuple(x % nd for x in np.atleast_1d(axis))
     dest = tuple(range(nd - len(axes), nd))
@@ -201,7 +234,7 @@ def _last_axis(a, axis):
 
 
 def _others(m):
-    ones = np.ones(m.shape[:-1] + (1,), dtype=m.dtype)
+    ones = namespace(m).ones(m.shape[:-1] + (1,), dtype=m.dtype)
     left = np.cumprod(np.concatenate([ones, m[..., :-1]], axis=-1), axis=-1)
     right = np.flip(np.cumprod(np.concatenate([ones, np.flip(m, -1)[..., :-1]], axis=-1), axis=-1), -1)
     return left * right
@@ -224,7 +257,7 @@ def prod_others_jvp(d, a, axis=None):
     """Tangent of `prod_others(a, axis)` along `d`: sum over j != i of d_j * prod(k != i, j) a_k."""
     m, back = _last_axis(a, axis)
     dm, _ = _last_axis(np.broadcast_to(d, np.shape(a)), axis)
-    out = np.zeros(m.shape, dtype=np.result_type(m, dm, np.float32))
+    out = zeros(m.shape, m, dtype=np.result_type(m, dm, np.float32))
     for i in range(m.shape[-1]):
         b = m.copy()
         b[..., i] = 1
@@ -260,7 +293,7 @@ def trace_vjp(v, a, offset, axis1, axis2):
     # the diagonal's mask from ones like `a` (its array module and dtype, no allocation by name);
     # s2s transforms this at order 2
     eye = np.triu(np.tril(np.ones_like(np.moveaxis(a, (axis1, axis2), (-2, -1))), offset), offset)
-    return np.moveaxis(np.expand_dims(np.expand_dims(v, -1), -1) * eye, (-2, -1), (axis1, axis2))
+    return np.moveaxis(np.expand_dims(np.expand_dims(on_backend_of(v, a), -1), -1) * eye, (-2, -1), (axis1, axis2))
 
 
 def check_norm_ord(ord, axis):
@@ -281,7 +314,7 @@ def norm_jvp(dx, x, ans, ord, axis, keepdims):
 
 
 def transpose_vjp(v, axes):
-    return np.transpose(v, None if axes is None else np.argsort(axes))
+    return np.transpose(v, None if axes is None else tuple(np.argsort(axes).tolist()))  # Dask wants a tuple
 
 
 def roll_vjp(v, shift, axis):
@@ -293,7 +326,7 @@ def diag_vjp(v, like, k):
     diagonal of a zero array shaped like `like` (like 2-D, which need not be square)."""
     if np.ndim(like) == 1:
         return np.diagonal(v, k).copy()
-    out = np.zeros(np.shape(like), dtype=_float_dtype(np.asarray(v)))
+    out = zeros(np.shape(like), v)
     n = len(v)
     rows = np.arange(n) + max(-k, 0)
     out[rows, rows + k] = v
@@ -324,7 +357,7 @@ def _as_like(parts, like):
     if isinstance(like, tuple):
         return tuple(parts)
     if hasattr(like, "shape"):
-        return np.reshape(np.stack(parts), np.shape(like)) if len(parts) else np.zeros(np.shape(like))
+        return np.reshape(np.stack(parts), np.shape(like)) if len(parts) else zeros(np.shape(like), like)
     return list(parts)
 
 
@@ -380,22 +413,23 @@ def fmod_dy(x, y, g):
     return -np.trunc(np.divide(x, y)) * g
 
 
-def _linspace_t(num, endpoint, which, nd, dtype):
-    """d linspace / d start (which=0) or d stop (which=1) along the new axis, put first."""
-    t = np.linspace(0.0, 1.0, num, endpoint=endpoint)
-    return np.reshape(t if which else 1.0 - t, (-1,) + (1,) * nd).astype(dtype)
+def _linspace_t(num, endpoint, which, nd, like):
+    """d linspace / d start (which=0) or d stop (which=1) along the new axis, put first, in the
+    array module and floating dtype of `like`."""
+    t = namespace(like).linspace(0.0, 1.0, num, endpoint=endpoint)
+    return np.reshape(t if which else 1.0 - t, (-1,) + (1,) * nd).astype(_float_dtype(like))
 
 
 def linspace_vjp(g, start, stop, num, endpoint, axis, which):
     """Cotangent of `start` (which=0) or `stop` (which=1) of `linspace(start, stop, num, ...)`."""
     g = np.moveaxis(g, axis, 0)
-    v = np.sum(g * _linspace_t(num, endpoint, which, np.ndim(g) - 1, _float_dtype(g)), axis=0)
+    v = np.sum(g * _linspace_t(num, endpoint, which, np.ndim(g) - 1, g), axis=0)
     return unbroadcast(v, stop if which else start)
 
 
 def linspace_jvp(d, start, stop, num, endpoint, axis, which):
     shape = np.broadcast_shapes(np.shape(start), np.shape(stop))
-    out = _linspace_t(num, endpoint, which, len(shape), _float_dtype(np.asarray(d))) * np.broadcast_to(d, shape)
+    out = _linspace_t(num, endpoint, which, len(shape), asarray(d)) * np.broadcast_to(d, shape)
     return np.moveaxis(out, 0, axis) if shape else out
 
 
@@ -415,7 +449,7 @@ def pow_d(x, y, k=1):
         if c == 0:
             return 0.0 * x
         with np.errstate(divide="ignore"):
-            return c * np.power(np.asarray(x, dtype=_float_dtype(np.asarray(x))), y - k)[()]
+            return c * np.power(asarray(x, dtype=_float_dtype(asarray(x))), y - k)[()]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(c == 0, 0.0 * x, c * np.power(x, np.where(c == 0, k, y) - k))
 
@@ -436,7 +470,7 @@ def inv0(x):
     zero `ans` (sqrt, std at 0) takes the value 0 there."""
     if isinstance(x, float):
         return 1.0 / x if x != 0.0 else 0.0
-    x = np.asarray(x)
+    x = asarray(x)
     nz = x != 0
     return np.where(nz, 1.0 / np.where(nz, x, 1.0), 0.0).astype(_float_dtype(x), copy=False)
 
@@ -579,23 +613,49 @@ def add_at(acc, index, v):
         acc[index] = tree_add(acc[index], v)
         return acc
     if _is_fancy(index):
-        scatter_add(acc, index, v)
+        acc = scatter_add(acc, index, v)
     else:
         acc[index] += v
     return acc
 
 
 def scatter_add(out, index, v):
-    """`np.add.at(out, index, v)` on the backend of `out` (CuPy: its `add.at`; Dask has none)."""
+    """`np.add.at(out, index, v)` on the backend of `out`, returning the sum: `out` itself, added
+    in place (NumPy, CuPy: its `add.at`), or a new array (Dask, whose arrays are immutable)."""
     xp = namespace(out)
     add_at_fn = getattr(getattr(xp, "add", None), "at", None)
     if add_at_fn is None and type(out).__module__.startswith("cupy"):  # older CuPy: cupyx.scatter_add
         add_at_fn = getattr(sys.modules.get("cupyx"), "scatter_add", None)
-    if add_at_fn is None:
+    if add_at_fn is None and type(out).__module__.startswith("dask"):
+        return _dask_scatter_add(xp, out, index, v)
+    if add_at_fn is None:  # pragma: no cover - every built-in backend has a form
         raise S2SValueError(f"s2s: the derivative of indexing with an index array (x[idx] with repeated entries "
                             f"summed) needs `add.at`, which {type(out).__module__.partition('.')[0]} arrays lack; "
                             "compute the input first (Dask: `x.compute()`) or index with slices")
+    if xp is not np:  # NumPy index arrays (a constant of the function) join the backend, as CuPy needs
+        parts = index if isinstance(index, tuple) else (index,)
+        parts = tuple(xp.asarray(p) if type(p) is np.ndarray else p for p in parts)
+        index = parts if isinstance(index, tuple) else parts[0]
     add_at_fn(out, index, v)
+    return out
+
+
+def _host_index(index):
+    """`index` with its array parts on the host (a lazy Dask index array is computed here)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    host = tuple(p.compute() if hasattr(p, "compute") else p for p in parts)
+    return host if isinstance(index, tuple) else host[0]
+
+
+def _dask_scatter_add(da, out, index, v):
+    """Dask's form of `add.at`: the flat position each element of `out[index]` names (computed
+    from the shape, on the host), then a weighted `bincount` of `v` over those positions."""
+    shape = out.shape
+    n = _size(out)
+    pos = np.arange(n).reshape(shape)[_host_index(index)]
+    w = da.ravel(da.broadcast_to(da.asarray(v), pos.shape)).astype(out.dtype)
+    hits = da.from_array(np.ravel(pos), chunks=w.chunks)
+    return out + da.reshape(da.bincount(hits, weights=w, minlength=n), shape)
 
 
 def _is_fancy(index) -> bool:
@@ -613,7 +673,7 @@ def take_at(acc, index, like):
             return v, tuple(acc)
         acc[index] = zeros_like_tree(v)
         return v, acc
-    v = namespace(acc).array(acc[index], copy=True)
+    v = namespace(acc).asarray(acc[index]).copy()  # (Dask's `array` takes no copy=)
     if _is_fancy(index):
         v = v * _kept_writes(acc, index)
     v = unbroadcast(v, like)
@@ -625,8 +685,9 @@ def _kept_writes(x, index):
     """For `x[index] = v` with a fancy index: 1 where the write to that position is the one NumPy
     kept (the last of repeated positions), 0 where a later write overwrote it."""
     n = int(np.prod(np.shape(x[index]), dtype=np.int64))
-    order = np.arange(n).reshape(np.shape(x[index]))
-    ids = np.full(np.shape(x), -1, dtype=np.int64)
+    xp = namespace(x)
+    order = xp.arange(n).reshape(np.shape(x[index]))
+    ids = xp.full(np.shape(x), -1, dtype=np.int64)
     ids[index] = order
     return ids[index] == order
 
@@ -693,7 +754,7 @@ def fresh(x):
         return dict(x)
     if isinstance(x, tuple):
         return x
-    return namespace(x).array(x, copy=True)
+    return namespace(x).asarray(x).copy()  # (Dask's `array` takes no copy=)
 
 
 def zero_at(acc, index):

@@ -97,15 +97,16 @@ def einsum_const(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
     avail = set(out).union(*others) if others else set(out)
     sizes = dict(zip(full[k], np.shape(ops[k])))
     dt = _float(ops[k])
-    result = np.ones((), dtype=dt)
+    xp = _rt.namespace(ops[k])
+    result = xp.ones((), dtype=dt)
     seen = set()
     for c in full[k]:
         if c in seen:
-            result = np.multiply.outer(result, np.eye(sizes[c], dtype=dt))
+            result = xp.multiply.outer(result, xp.eye(sizes[c], dtype=dt))
         else:
             seen.add(c)
             if c not in avail:
-                result = np.multiply.outer(result, np.ones(sizes[c], dtype=dt))
+                result = xp.multiply.outer(result, xp.ones(sizes[c], dtype=dt))
     return result
 
 
@@ -440,6 +441,7 @@ def matrix_norm_grad(x, ord, ax):
 
 def norm_vjp_any(g, x, ans, ord, axis, keepdims):
     ax = _norm_axes(x, axis)
+    g = _rt.on_backend_of(g, x)
     gx = g if keepdims else np.expand_dims(g, ax) if axis is not None else np.reshape(g, (1,) * np.ndim(x))
     return gx * norm_grad(x, ans, ord, axis, keepdims)
 
@@ -464,12 +466,7 @@ def sort_jvp(v, a, axis):
 
 def sort_vjp(v, a, axis):
     """Transpose of `sort_jvp`: put each entry back where it came from."""
-    out = np.zeros(np.shape(a), dtype=_float(v))
-    if axis is None:
-        out.flat[sort_perm(a, None)] = v
-        return out
-    np.put_along_axis(out, sort_perm(a, axis), v, axis=axis)
-    return out
+    return _put_back(v, a, sort_perm(a, axis), axis)
 
 
 def partition_perm(a, kth, axis):
@@ -483,48 +480,53 @@ def partition_jvp(v, a, kth, axis):
 
 
 def partition_vjp(v, a, kth, axis):
-    out = np.zeros(np.shape(a), dtype=_float(v))
+    return _put_back(v, a, partition_perm(np.ravel(a), kth, 0) if axis is None else partition_perm(a, kth, axis), axis)
+
+
+def _put_back(v, a, perm, axis):
+    """Transpose of taking `a` in the order `perm` (a permutation along `axis`, or of the
+    flattened array): each entry of `v` written to the slot it came from (no `flat` or
+    `put_along_axis`, which not every backend has)."""
     if axis is None:
-        out.flat[partition_perm(np.ravel(a), kth, 0)] = v
+        out = _rt.zeros(np.size(a), v)
+        out[perm] = np.ravel(v)
+        return out.reshape(np.shape(a))
+    if type(v) is np.ndarray:  # NumPy: a plain write (add.at, the general path, is slower)
+        out = np.zeros(np.shape(a), dtype=_float(v))
+        np.put_along_axis(out, perm, v, axis=axis)
         return out
-    np.put_along_axis(out, partition_perm(a, kth, axis), v, axis=axis)
-    return out
+    return take_along_vjp(v, a, perm, axis)
 
 
 def take_vjp(v, a, indices, axis):
     """Transpose of `take(a, indices, axis)`: add each cotangent into the slot it was read from."""
-    out = np.zeros(np.shape(a), dtype=_float(v))
+    out = _rt.zeros(np.shape(a), v)
     if axis is None:
-        np.add.at(out.reshape(-1), np.ravel(indices), np.ravel(v))
-        return out
+        return _rt.scatter_add(out.reshape(-1), np.ravel(indices), np.ravel(v)).reshape(np.shape(a))
     ax = axis % np.ndim(a)
     moved = np.moveaxis(out, ax, 0)
     k = np.ndim(indices)
     vi = np.moveaxis(np.reshape(v, np.shape(a)[:ax] + np.shape(indices) + np.shape(a)[ax + 1:]),
                      tuple(range(ax, ax + k)), tuple(range(k)))
-    np.add.at(moved, np.asarray(indices), vi)
-    return out
+    return np.moveaxis(_rt.scatter_add(moved, indices, vi), 0, ax)
 
 
 def take_along_vjp(v, a, indices, axis):
-    out = np.zeros(np.shape(a), dtype=_float(v))
+    out = _rt.zeros(np.shape(a), v)
     if axis is None:
-        np.add.at(out.reshape(-1), np.ravel(indices), np.ravel(v))
-        return out
+        return _rt.scatter_add(out.reshape(-1), np.ravel(indices), np.ravel(v)).reshape(np.shape(a))
     axis = axis % np.ndim(a)
     idx = list(np.ix_(*[np.arange(n) for n in np.shape(indices)]))
     idx[axis] = indices
-    np.add.at(out, tuple(np.broadcast_arrays(*idx)), v)
-    return out
+    return _rt.scatter_add(out, tuple(np.broadcast_arrays(*idx)), v)
 
 
 def gather_vjp(v, like, index_map):
     """Transpose of `ravel(like)[index_map]` with -1 meaning 'a constant': add back."""
-    out = np.zeros(np.size(like), dtype=_float(v))
+    out = _rt.zeros(np.size(like), v)
     m = np.ravel(index_map)
     keep = m >= 0
-    np.add.at(out, m[keep], np.ravel(v)[keep])
-    return out.reshape(np.shape(like))
+    return _rt.scatter_add(out, m[keep], np.ravel(v)[keep]).reshape(np.shape(like))
 
 
 def pad_map(array, pad_width, mode):
@@ -548,11 +550,15 @@ def pad_jvp(v, array, pad_width, mode):
 
 def diagonal_vjp(v, a, offset, axis1, axis2):
     """Transpose of `diagonal(a, offset, axis1, axis2)`: `v` written onto that diagonal of zeros."""
-    out = np.zeros(np.shape(a), dtype=_float(v))
+    out = _rt.zeros(np.shape(a), v)
     n = np.shape(v)[-1]
     rows = np.arange(n) + max(-offset, 0)
     cols = np.arange(n) + max(offset, 0)
-    np.moveaxis(out, (axis1, axis2), (-2, -1))[..., rows, cols] = v
+    try:
+        np.moveaxis(out, (axis1, axis2), (-2, -1))[..., rows, cols] = v
+    except NotImplementedError:  # Dask assigns through one index array at most: add into zeros instead
+        moved = _rt.scatter_add(np.moveaxis(out, (axis1, axis2), (-2, -1)), (Ellipsis, rows, cols), v)
+        return np.moveaxis(moved, (-2, -1), (axis1, axis2))
     return out
 
 
@@ -565,7 +571,7 @@ def split_axis(ary, which):
 
 def split_vjp(v, ary, axis):
     """Transpose of `split`: the pieces' cotangents joined again (zeros for unused pieces)."""
-    return np.concatenate([np.asarray(p) for p in v], axis=axis)
+    return np.concatenate([_rt.asarray(p) for p in v], axis=axis)
 
 
 def split_jvp(v, ary, indices_or_sections, axis):
@@ -598,7 +604,7 @@ def rollaxis_vjp(v, a, axis, start):
     st = start + n + 1 if start < 0 else start
     item = order.pop(ax)
     order.insert(st - 1 if st > ax else st, item)
-    return np.transpose(v, np.argsort(order))
+    return np.transpose(v, tuple(np.argsort(order).tolist()))
 
 
 def append_vjp(v, arr, values, axis, k):
@@ -614,7 +620,7 @@ def append_vjp(v, arr, values, axis, k):
 
 def select_vjp(v, condlist, choicelist, k):
     """Cotangent of choice `k` of `select`: where condition `k` is the first that holds."""
-    taken = np.zeros(np.shape(v), dtype=bool)
+    taken = _rt.zeros(np.shape(v), v, dtype=bool)
     for c in condlist[:k]:
         taken = taken | c
     mine = np.logical_and(condlist[k], np.logical_not(taken))
@@ -639,7 +645,7 @@ def meshgrid_vjp(v, k, xs, indexing):
     axis = k
     if indexing == "xy" and n >= 2 and k < 2:
         axis = 1 - k
-    g = np.asarray(v[k])
+    g = _rt.asarray(v[k])
     return np.reshape(np.sum(g, axis=tuple(i for i in range(n) if i != axis)), np.shape(xs[k]))
 
 
@@ -650,7 +656,7 @@ def meshgrid_tangent(v, k, xs, indexing):
     axis = 1 - k if indexing == "xy" and n >= 2 and k < 2 else k
     shape = [1] * n
     shape[axis] = -1
-    out = [np.zeros(np.shape(q), dtype=_float(v)) for q in grids]
+    out = [_rt.zeros(np.shape(q), v) for q in grids]
     out[k] = np.broadcast_to(np.reshape(v, shape), np.shape(grids[k])).astype(_float(v))
     return out
 
@@ -662,7 +668,7 @@ def present(*xs):
 
 def select_none(condlist, like):
     """Where no condition of `select` holds (the default is taken)."""
-    hit = np.zeros(np.shape(like), dtype=bool)
+    hit = _rt.zeros(np.shape(like), like, dtype=bool)
     for c in condlist:
         hit = hit | c
     return np.logical_not(hit)
@@ -670,8 +676,8 @@ def select_none(condlist, like):
 
 def append_vjp_t(v, arr, values, axis, k):
     """Transpose of `append_vjp`: `v` placed where `arr` (k=0) or `values` (k=1) sits in the result."""
-    zero_a = np.zeros(np.shape(arr), dtype=_float(v))
-    zero_v = np.zeros(np.shape(values), dtype=_float(v))
+    zero_a = _rt.zeros(np.shape(arr), v)
+    zero_v = _rt.zeros(np.shape(values), v)
     return np.append(v if k == 0 else zero_a, v if k == 1 else zero_v, axis=axis)
 
 
@@ -693,10 +699,12 @@ def trapezoid_vjp(v, y, x, dx, axis):
     """Transpose of `y -> trapezoid(y, x, dx, axis)`: each sample's weight (half the spacings on
     either side of it) times the cotangent."""
     n = np.shape(y)[axis]
-    d = np.diff(np.asarray(x, dtype=float)) if x is not None else np.full(n - 1, float(dx))
+    xp = _rt.namespace(v)
+    d = np.diff(xp.asarray(x, dtype=_float(y))) if x is not None else xp.full(n - 1, float(dx))
     if np.ndim(d) != 1:
         raise S2SValueError("s2s differentiates np.trapezoid with a 1-D `x` (or none) only")
-    w = 0.5 * (np.concatenate((d, [0.0])) + np.concatenate(([0.0], d)))
+    zero = xp.zeros(1, dtype=d.dtype)
+    w = 0.5 * (xp.concatenate((d, zero)) + xp.concatenate((zero, d)))
     shape = [1] * np.ndim(y)
     shape[axis] = n
     return np.expand_dims(v, axis) * np.reshape(w, shape).astype(_float(y))
@@ -706,7 +714,7 @@ def gradient_vjp(v, f, spacing, axis, edge_order):
     ax = -1 if axis is None and np.ndim(f) == 1 else axis
     if ax is None:
         raise S2SValueError("s2s differentiates np.gradient of a 1-D array or along one axis (pass axis=)")
-    d = gradient_matrix(np.shape(f)[ax], spacing, edge_order).astype(_float(v))
+    d = _rt.namespace(v).asarray(gradient_matrix(np.shape(f)[ax], spacing, edge_order).astype(_float(v)))
     return np.moveaxis(np.tensordot(d.T, np.moveaxis(v, ax, 0), axes=1), 0, ax)
 
 
@@ -754,12 +762,12 @@ def polyval_vjp_p(g, p, x):
     out = []
     for k in range(n):
         out.append(np.sum(g * x ** (n - 1 - k)))
-    return np.array(out)
+    return np.stack(out)  # dispatches to the sums' module (np.array would bring them to the host)
 
 
 def polyder(p):
-    n = np.shape(p)[0]
-    return p[:-1] * np.arange(n - 1, 0, -1, dtype=p.dtype)
+    head = p[:-1]
+    return head * np.cumsum(np.ones_like(head))[::-1]  # n-1, ..., 1 in p's module and dtype
 
 
 # ---- reductions ----
@@ -805,7 +813,7 @@ def diff_vjp(v, like, n, axis):
 
 
 def ones_like_float(x):
-    return np.ones(np.shape(x), dtype=_float(x))
+    return np.ones_like(x, dtype=_float(x))  # in x's module
 
 
 def svd_check(a, full_matrices, compute_uv):
@@ -944,12 +952,13 @@ def cond_vjp(g, x, ans, p):
         n = np.shape(s)[-1]
         hi = s[..., :1]
         lo = s[..., -1:]
-        first = np.arange(n) == 0
-        last = np.arange(n) == n - 1
+        pos = np.cumsum(np.ones_like(s), axis=-1)  # 1..n along the last axis, in s's module
+        first = pos == 1
+        last = pos == n
         ds = first / lo - last * hi / (lo * lo)
         if p == -2:
             ds = last / hi - first * lo / (hi * hi)
-        return svdvals_vjp(np.expand_dims(g, -1) * ds, x)
+        return svdvals_vjp(np.expand_dims(_rt.on_backend_of(g, x), -1) * ds, x)
     xi = np.linalg.inv(x)
     n1 = np.linalg.norm(x, p, (-2, -1))
     n2 = np.linalg.norm(xi, p, (-2, -1))

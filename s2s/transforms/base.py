@@ -212,6 +212,12 @@ def bind_prim(p, call) -> dict:
     return out
 
 
+def is_repeat(v) -> bool:
+    """`x * 3` or `3 * x`: a list or tuple `x` repeated (for arrays, a product with an int)."""
+    return isinstance(v, gast.BinOp) and isinstance(v.op, gast.Mult) and any(
+        isinstance(e, gast.Constant) and type(e.value) is int for e in (v.left, v.right))
+
+
 def containers(body, active) -> set[str]:
     out = set()
     for s in an.walk_stmts(body):
@@ -247,7 +253,7 @@ def containers(body, active) -> set[str]:
             v = s.value
             if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice) and isinstance(v.value, gast.Name):
                 links.append((s.targets[0].id, v.value.id))
-            if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Mult)):
+            if isinstance(v, gast.BinOp) and (isinstance(v.op, gast.Add) or is_repeat(v)):
                 links += [(s.targets[0].id, e.id) for e in (v.left, v.right) if isinstance(e, gast.Name)]
     grown = True
     while grown:

@@ -659,12 +659,17 @@ def body_fn(core: CoreFn, mask: tuple, calls: Callees) -> GeneratedFn:
     arguments (`mask`): those arguments and the result carry the batch at axis 0."""
     mapped = [p for p, m in zip(core.params, mask) if m]
     bt, body = batch_body(core, mapped, calls)
-    entry = [A.assign(bt.n, A.call("rt.vb_n", [A.name(mapped[0])]))]
-    entry += [A.assign(p, A.call("rt.vb_bcast", [A.name(p), A.name(bt.n)])) for p in core.params
-              if p in bt.bset and p not in mapped]
-    body = entry[1:] + _finish(bt, body, "body", core.name)
+    if len(mapped) == 1:
+        size = [A.assign(bt.n, A.call("rt.vb_n", [A.name(mapped[0])]))]
+    else:  # every batched argument: the first may hold no array (the tangent of an axis tuple)
+        both = bt.namer.fresh("batched")
+        size = [A.assign(both, A.tuple_([A.name(p) for p in mapped])),
+                A.assign(bt.n, A.call("rt.vb_n", [A.name(both)]))]
+    entry = [A.assign(p, A.call("rt.vb_bcast", [A.name(p), A.name(bt.n)])) for p in core.params
+             if p in bt.bset and p not in mapped]
+    body = entry + _finish(bt, body, "body", core.name)
     if bt.n in an.loads(body):  # else no `bn = rt.vb_n(...)` on every call
-        body = entry[:1] + body
+        body = size + body
     name = bt.namer.exact(f"vmap_{core.name}")
     return GeneratedFn(name, A.function(name, core.params, body), {**core.ns, **bt.ns}, core.filename,
                        header_for("vmap", core, f"batched arguments {mask}"))

@@ -1,11 +1,29 @@
 """Jacobians and linear maps as generated core-form code that calls the jvp or the split vjp of
-the function: a loop of jvp calls (columns, jacfwd) or of backward sweeps (rows, jacrev)."""
+the function.
+
+Batched (the default): jacfwd is the jvp batched over the whole input basis (`rt.basis_stack`),
+jacrev one forward sweep and its backward sweep batched over the whole output basis, so that
+hessian = jacfwd(jacrev) is one batched pass, not n passes. When the jvp's tangent is elementwise
+in the input's tangent (every op on it keeps positions apart), the Jacobian is diagonal: one jvp
+along ones gives it (`rt.jac_diag`), checked at run time to have the input's shape. Looped (the
+fallback when the function cannot be batched): one jvp per column or one backward sweep per row.
+"""
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
+
+import gast
+
+from .. import analysis as an
+from .. import record
+from ..errors import S2SValueError, shown_path
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..ir.names import Namer
 from .base import Callees, GeneratedFn, header_for
+from .batching import batched_vars
+from .reverse import seed_of
 
 
 def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: bool, calls: Callees) -> GeneratedFn:
@@ -107,3 +125,235 @@ def linear_map_fn(kind: str, fun, core: CoreFn, nargs: int, direction, calls: Ca
         body.append(A.ret(A.name(cts)))
     name = namer.exact(f"{kind}_of_{core.name}")
     return GeneratedFn(name, A.function(name, params, body), ns, core.filename, header_for(kind, core))
+
+
+# ---------------------------------------------------------------- batched Jacobians
+
+def certainly_scalar(core: CoreFn) -> bool:
+    """Whether `core` returns a full reduction (sum/mean/max of an array, assigned once): then
+    jacrev is its gradient, one backward sweep with the seed 1.0."""
+    body = core.node.body
+    returns = [s for s in an.walk_stmts(body) if isinstance(s, gast.Return)]
+    if len(returns) != 1 or body[-1] is not returns[0] or not isinstance(returns[0].value, gast.Name):
+        return False
+    out = returns[0].value
+    if sum(out.id in an.targets(s) for s in an.walk_stmts(body)) != 1:
+        return False
+    seed = seed_of(core, out)
+    return isinstance(seed, gast.Constant)
+
+
+def tangent_fn(jvp_core: tuple, has_aux: bool) -> GeneratedFn:
+    """The jvp function (node, ns, filename) returning only its tangent (of `out` when the function
+    returns `(out, aux)`); what the primal output alone needs becomes dead code."""
+    node, ns, filename = jvp_core
+    node = copy.deepcopy(node)
+    last = node.body[-1] if node.body else None
+    if not isinstance(last, gast.Return) or not isinstance(last.value, gast.Tuple) or len(last.value.elts) != 2 \
+            or sum(isinstance(s, gast.Return) for s in an.walk_stmts(node.body)) != 1:
+        raise S2SValueError("jacfwd: the jvp has no single final `return (out, tangent)` to batch")
+    tan = last.value.elts[1]
+    namer = Namer(A.names_in(node))
+    if has_aux:
+        t = namer.fresh("t")
+        node.body[-1:] = [A.assign(t, A.subscript(tan, A.const(0))), A.ret(A.name(t))]
+    else:
+        node.body[-1] = A.ret(tan)
+    name = namer.exact(f"tangent_of_{node.name}")
+    header = f"s2s: the tangent alone of {node.name} ({shown_path(filename)})"
+    node.name = name
+    return GeneratedFn(name, node, ns, filename, header)
+
+
+_DIAG_SAME = {"neg", "pos", "copy", "rt.cast_like", "rt.fresh", "rt.broadcast_to_like", "xp.negative", "xp.positive"}
+_DIAG_ZERO = {"xp.zeros_like", "rt.zeros_like_tree"}
+
+
+def elementwise_tangent(node, tangent: str) -> bool:
+    """Whether the tangent function `node` is elementwise in its parameter `tangent`: each value
+    that depends on it comes from ops that keep positions apart and map zeros to zeros (products
+    by other values, sums of such values, negation, selection, broadcasting to a larger shape). Then
+    its result at a basis vector is zero off the vector's position: the Jacobian is diagonal."""
+    body = node.body
+    dep = batched_vars(body, [tangent])
+    diag = set(dep)
+    stmts = list(an.walk_stmts(body))
+    for s in stmts:
+        if isinstance(s, (gast.If, gast.While)) and any(n in dep for n in A.names_in(s.test)) or \
+                isinstance(s, gast.For) and any(n in dep for n in A.names_in(s.iter) | A.names_in(s.target)):
+            return False
+        if isinstance(s, gast.Expr) and any(n in dep for n in A.names_in(s)):
+            return False
+        if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name) \
+                and any(n in dep for n in A.names_in(s)):
+            return False  # a store into part of a tangent (`d_acc[1] = v`) mixes positions
+    changed = True
+    while changed:
+        changed = False
+        for s in stmts:
+            if not isinstance(s, gast.Assign):
+                continue
+            t = s.targets[0]
+            if isinstance(t, gast.Name) and t.id in diag and not _diag_value(s.value, diag, dep):
+                diag.discard(t.id)
+                changed = True
+    ret = body[-1] if body else None
+    return isinstance(ret, gast.Return) and isinstance(ret.value, gast.Name) and ret.value.id in diag
+
+
+def _diag_value(value, diag, dep) -> bool:
+    """Whether right-hand side `value` (nested expressions too: the optimized jvp) keeps the
+    diagonal structure: it depends on the tangent only through diagonal values ("diag"), or is
+    the literal zero."""
+    if isinstance(value, gast.Constant):
+        return value.value == 0 and not isinstance(value.value, bool)
+    return _diag(value, diag, dep) == "diag"
+
+
+def _diag(e, diag, dep) -> str:
+    """"diag" (zero off the basis vector's position), "free" (independent of the tangent) or "bad"."""
+    if not any(n in dep for n in A.names_in(e)):
+        return "free"
+    if isinstance(e, gast.Name):
+        return "diag" if e.id in diag else "bad"
+    kind = an.classify(e) if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)) else None
+    if isinstance(e, gast.UnaryOp):
+        return _diag(e.operand, diag, dep) if kind in ("neg", "pos") else "bad"
+    if isinstance(e, gast.BinOp) or kind in ("xp.multiply", "xp.divide", "xp.add", "xp.subtract") \
+            and len(e.args) == 2 and not e.keywords:
+        left, right = (e.left, e.right) if isinstance(e, gast.BinOp) else e.args
+        a, b = _diag(left, diag, dep), _diag(right, diag, dep)
+        if "bad" in (a, b):
+            return "bad"
+        if kind in ("mul", "xp.multiply"):
+            return "diag"
+        if kind in ("truediv", "div", "xp.divide"):
+            return "diag" if b == "free" else "bad"
+        return "diag" if kind in ("add", "sub", "xp.add", "xp.subtract") and a == b == "diag" else "bad"
+    if not isinstance(e, gast.Call) or e.keywords and kind not in _DIAG_ZERO:
+        return "bad"
+    if kind in _DIAG_ZERO:
+        return "diag"
+    if kind in _DIAG_SAME and e.args:
+        rest = [_diag(a, diag, dep) for a in e.args[1:]]
+        return _diag(e.args[0], diag, dep) if all(r == "free" for r in rest) else "bad"
+    if kind == "xp.where" and len(e.args) == 3:
+        cond, a, b = e.args
+        ok = all(_diag(v, diag, dep) == "diag" or isinstance(v, gast.Constant) and v.value == 0 for v in (a, b))
+        return "diag" if ok and _diag(cond, diag, dep) == "free" else "bad"
+    return "bad"
+
+
+def batched_jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: bool, calls: Callees,
+                        tangent: Callable, compile_: Callable) -> GeneratedFn:
+    """jacfwd/jacrev as one batched call: `tangent(fun, mask, has_aux)` gives the tangent-only jvp
+    (compiled), `compile_` compiles a generated wrapper; `calls.batch` batches either."""
+    params = core.params
+    namer = Namer(set(params) | {"xp", "rt"})
+    ns: dict = {}
+    body: list = []
+    args = [A.name(p) for p in params]
+    if kind == "jacfwd":
+        results = [_forward_block(fun, core, i, has_aux, calls, tangent, namer, ns, body) for i in nums]
+        aux = None
+        if has_aux:
+            f, res, out, aux = namer.exact("fun"), namer.fresh("res"), namer.fresh("out"), namer.fresh("aux")
+            ns[f] = fun
+            body += [A.assign(res, A.call(A.name(f), args)),
+                     A.assign(A.tuple_([A.name(out), A.name(aux)], store_=True), A.name(res))]
+    else:
+        results, aux = _reverse_block(fun, core, nums, has_aux, calls, compile_, namer, ns, body)
+    result = A.name(results[0]) if isinstance(argnums, int) else A.tuple_([A.name(r) for r in results])
+    body.append(A.ret(A.tuple_([result, A.name(aux)]) if has_aux else result))
+    name = namer.exact(f"{kind}_{core.name}")
+    return GeneratedFn(name, A.function(name, params, body), ns, core.filename,
+                       header_for(kind, core, f"wrt argument {argnums} (batched over the basis)"))
+
+
+def _forward_block(fun, core, i, has_aux, calls, tangent, namer, ns, body) -> str:
+    """The Jacobian wrt parameter `i`: the diagonal from one jvp along ones when the tangent is
+    elementwise (and its shape the input's), else the jvp batched over the input basis."""
+    params = core.params
+    mask = tuple(j == i for j in range(len(params)))
+    tf = tangent(fun, mask, has_aux)
+    batched = calls.batch(tf, (False,) * len(params) + (True,))
+    bname = namer.exact(f"vmap_tangent_{core.name}")
+    ns[bname] = batched
+    x = A.name(params[i])
+    e, cols, jac = namer.fresh("basis"), namer.fresh("cols"), namer.fresh("jac")
+    full = [A.assign(e, A.call("rt.basis_stack", [x])),
+            A.assign(cols, A.call(A.name(bname), [A.name(p) for p in params] + [A.name(e)])),
+            A.assign(jac, A.call("rt.jac_from_batch_cols", [A.name(cols), x]))]
+    tnode = _record_core(tf)
+    if tnode is None or not elementwise_tangent(tnode, tnode.args.args[-1].id):
+        body.extend(full)
+        return jac
+    tname = namer.exact(f"tangent_{core.name}")
+    ns[tname] = tf
+    ones, t, ok = namer.fresh("ones"), namer.fresh("t"), namer.fresh("diagonal")
+    body += [A.assign(ones, A.call("rt.ones_tangent", [x])),
+             A.assign(t, A.call(A.name(tname), [A.name(p) for p in params] + [A.name(ones)])),
+             A.assign(ok, A.call("rt.diag_ok", [A.name(t), x])),
+             A.if_(A.name(ok), [A.assign(jac, A.call("rt.jac_diag", [A.name(t)]))], full)]
+    return jac
+
+
+def _record_core(fn):
+    """The core-form node a compiled generated function carries (None if it has none)."""
+    rec = record.of(fn)
+    return rec.core[0] if rec is not None and rec.core is not None else None
+
+
+def _reverse_block(fun, core, nums, has_aux, calls, compile_, namer, ns, body):
+    """One forward sweep, then its backward sweep batched over the output basis: the rows of every
+    Jacobian wrt `nums` at once."""
+    params = core.params
+    mask = tuple(j in nums for j in range(len(params)))
+    fwd, bwd = calls.split(fun, mask)
+    fname = namer.exact(f"fwd_{core.name}")
+    ns[fname] = fwd
+    rows_fn = compile_(_rows_fn(core, bwd, nums, has_aux))
+    rname = namer.exact(f"vmap_rows_{core.name}")
+    ns[rname] = calls.batch(rows_fn, (False, True, False) if has_aux else (False, True))
+    res, saved, out, e, rows = (namer.fresh(b) for b in ("res", "saved", "out", "basis", "rows"))
+    aux = namer.fresh("aux") if has_aux else None
+    call = A.call(A.name(fname), [A.name(p) for p in params])
+    body.append(A.assign(A.tuple_([A.name(res), A.name(saved)], store_=True), call))
+    body.append(A.assign(A.tuple_([A.name(out), A.name(aux)], store_=True), A.name(res)) if has_aux
+                else A.assign(out, A.name(res)))
+    body.append(A.assign(e, A.call("rt.basis_stack", [A.name(out)])))
+    body.append(A.assign(rows, A.call(A.name(rname), [A.name(saved), A.name(e)] + ([A.name(aux)] if has_aux else []))))
+    results = []
+    for k, i in enumerate(nums):
+        r, jac = namer.fresh("row"), namer.fresh("jac")
+        body.append(A.assign(r, A.subscript(A.name(rows), A.const(k))))
+        body.append(A.assign(jac, A.call("rt.jac_from_batch_rows", [A.name(r), A.name(out), A.name(params[i])])))
+        results.append(jac)
+    return results, aux
+
+
+def _rows_fn(core, bwd, nums, has_aux) -> GeneratedFn:
+    """`rows(saved, e[, aux])`: the backward sweep's cotangents for seed `e` (aux's seed zero), as a
+    tuple over `nums`: what is batched over the output basis."""
+    namer = Namer({"xp", "rt"})
+    saved, e, aux = namer.exact("saved"), namer.exact("e"), namer.exact("aux")
+    bname = namer.exact(f"bwd_{core.name}")
+    seed, cts, rows = namer.fresh("seed"), namer.fresh("cts"), namer.fresh("rows")
+    body = []
+    if has_aux:
+        z = namer.fresh("zero")
+        body += [A.assign(z, A.call("rt.zeros_like_tree", [A.name(aux)])),
+                 A.assign(seed, A.tuple_([A.name(e), A.name(z)]))]
+    else:
+        body.append(A.assign(seed, A.name(e)))
+    body.append(A.assign(cts, A.call(A.name(bname), [A.name(saved), A.name(seed)])))
+    picked = []
+    for i in nums:
+        picked.append(namer.fresh("row"))
+        body.append(A.assign(picked[-1], A.subscript(A.name(cts), A.const(i))))
+    body.append(A.assign(rows, A.tuple_([A.name(p) for p in picked])))
+    body.append(A.ret(A.name(rows)))
+    params = [saved, e] + ([aux] if has_aux else [])
+    name = namer.exact(f"rows_{core.name}")
+    return GeneratedFn(name, A.function(name, params, body), {bname: bwd}, core.filename,
+                       header_for("jacrev", core, "rows of the backward sweep"))

@@ -15,7 +15,7 @@ from ..ir import build as A
 from ..ir.core import CoreFn
 from ..primitives import registry
 from .adjoint import Adjoints, merge
-from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, is_list_op, loc, simplify
+from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, is_list_op, is_repeat, loc, simplify
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
                        "setdefault", "popitem", "fill", "resize", "put", "itemset", "setflags"})
@@ -282,7 +282,7 @@ class Reverse(Transform):
             rule = p.vjp.get(pname)
             if kind == "add" and self._maybe_concat(args):
                 rule = f"rt.concat_vjp(g, x, y, {int(pname == 'y')})"
-            if kind == "mul" and self._maybe_concat(args):
+            if kind == "mul" and is_repeat(s.value) and self._maybe_concat(args):
                 rule = f"rt.seq_repeat_vjp(g, x, y, {int(pname == 'y')})"
             if rule is None:
                 self.fail(s, f"s2s cannot differentiate `{kind}` with respect to its argument `{pname}`.",

@@ -1,0 +1,217 @@
+"""Helpers of the batched Jacobians: the whole input (or output) basis as one batch, the Jacobian
+assembled from a batch of jvp columns or vjp rows, and the diagonal Jacobian of an elementwise
+function. Each works on pytrees; `vbh_*` are their batching rules (an outer vmap)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..tree import tree_flatten, tree_map, tree_unflatten
+from .batch import vb_n
+from .core import _float_dtype, _is_tree, _leaf_sizes, _split_last, namespace
+
+
+def basis_stack(x):
+    """Every standard basis vector of pytree `x` at once: a tree like `x` whose leaves carry a
+    leading axis of length tree_size(x) (the k-th slice is `rt.basis(x, k)`)."""
+    if not _is_tree(x):
+        xp, shape = namespace(x), np.shape(x)
+        n = int(np.prod(shape, dtype=np.int64))
+        return xp.reshape(xp.eye(n, dtype=_float_dtype(x)), (n,) + shape)
+    leaves, treedef, sizes = _leaf_sizes(x)
+    total, start, out = sum(sizes), 0, []
+    for leaf, n in zip(leaves, sizes):
+        xp = namespace(leaf)
+        e = xp.zeros((total, n), dtype=_float_dtype(leaf))
+        e[xp.arange(start, start + n), xp.arange(n)] = 1
+        out.append(xp.reshape(e, (total,) + np.shape(leaf)))
+        start += n
+    return tree_unflatten(treedef, out)
+
+
+def ones_tangent(x):
+    """A tangent of ones like pytree `x` (floating): the sum of every basis vector."""
+    if type(x) is np.ndarray:
+        return np.ones(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else np.float64)
+    return tree_map(lambda leaf: namespace(leaf).ones(np.shape(leaf), dtype=_float_dtype(leaf)), x)
+
+
+def jac_from_batch_cols(cols, x):
+    """The Jacobian (out.shape + x.shape per pair of leaves) from a batch of jvp columns: `cols`
+    is a tree like the output whose leaves lead with one axis over the numbers of `x`."""
+    if not _is_tree(cols) and not _is_tree(x):
+        xp = namespace(cols)
+        return xp.reshape(xp.moveaxis(xp.asarray(cols), 0, -1), np.shape(cols)[1:] + np.shape(x))
+    leaves, treedef = tree_flatten(cols)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
+    blocks = [tree_unflatten(x_def, _split_last(namespace(c).moveaxis(namespace(c).asarray(c), 0, -1), x_leaves,
+                                                sizes, np.shape(c)[1:])) for c in leaves]
+    return tree_unflatten(treedef, blocks)
+
+
+def jac_batch_cols_t(g, cols, x):
+    """Transpose of `jac_from_batch_cols`: the cotangent of the batch of columns."""
+    if not _is_tree(cols) and not _is_tree(x):
+        xp = namespace(g)
+        n = np.shape(cols)[0]
+        return xp.moveaxis(xp.reshape(g, np.shape(cols)[1:] + (n,)), -1, 0)
+    leaves, treedef = tree_flatten(cols)
+    sizes = _leaf_sizes(x)[2]
+    out = []
+    for c, b in zip(leaves, _up_to(g, treedef)):
+        lead, xp = np.shape(c)[1:], namespace(c)
+        parts = tree_flatten(b)[0]
+        flat = [xp.reshape(p, lead + (s,)) for p, s in zip(parts, sizes)]
+        m = xp.concatenate(flat, axis=-1) if len(flat) > 1 else flat[0]
+        out.append(xp.moveaxis(m, -1, 0))
+    return tree_unflatten(treedef, out)
+
+
+def _up_to(g, treedef):
+    """The subtrees of `g` at the leaves of `treedef` (g's structure extends treedef's)."""
+    probe = tree_unflatten(treedef, list(range(treedef.num_leaves)))
+    out = [None] * treedef.num_leaves
+
+    def walk(p, v):
+        if isinstance(p, int) and not isinstance(p, bool):
+            out[p] = v
+        elif isinstance(p, dict):
+            for k in p:
+                walk(p[k], v[k])
+        else:
+            for a, b in zip(p, v):
+                walk(a, b)
+    walk(probe, g)
+    return out
+
+
+def jac_from_batch_rows(rows, out, x):
+    """The Jacobian from a batch of vjp rows: `rows` is a tree like `x` whose leaves lead with one
+    axis over the numbers of the output `out`."""
+    if not _is_tree(out) and not _is_tree(x) and not _is_tree(rows):
+        return namespace(rows).reshape(rows, np.shape(out) + np.shape(x))
+    out_leaves, out_def, out_sizes = _leaf_sizes(out)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
+    m = sum(out_sizes)
+    row_leaves = tree_flatten(rows)[0]
+    xp = namespace(row_leaves[0]) if row_leaves else np
+    mats = [xp.reshape(r, (m, n)) for r, n in zip(row_leaves, sizes)]
+    full = xp.concatenate(mats, axis=1) if len(mats) > 1 else mats[0] if mats else xp.zeros((m, 0))
+    blocks, start = [], 0
+    for o, n in zip(out_leaves, out_sizes):
+        part = xp.reshape(full[start:start + n], np.shape(o) + (full.shape[1],))
+        blocks.append(tree_unflatten(x_def, _split_last(part, x_leaves, sizes, np.shape(o))))
+        start += n
+    return tree_unflatten(out_def, blocks)
+
+
+def jac_batch_rows_t(g, rows, out, x):
+    """Transpose of `jac_from_batch_rows`: the cotangent of the batch of rows."""
+    if not _is_tree(out) and not _is_tree(x) and not _is_tree(rows):
+        return namespace(g).reshape(g, np.shape(rows))
+    out_leaves, out_def, out_sizes = _leaf_sizes(out)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
+    m = sum(out_sizes)
+    per_out = _up_to(g, out_def)
+    rows_of = []
+    for o, n, b in zip(out_leaves, out_sizes, per_out):
+        parts = tree_flatten(b)[0] if _is_tree(b) else [b]
+        rows_of.append(np.concatenate([np.reshape(p, (n, s)) for p, s in zip(parts, sizes)], axis=1)
+                       if len(parts) > 1 else np.reshape(parts[0], (n, sizes[0])))
+    full = np.concatenate(rows_of, axis=0) if len(rows_of) > 1 else rows_of[0]
+    cols = np.split(full, np.cumsum(sizes)[:-1], axis=1) if len(sizes) > 1 else [full]
+    return tree_unflatten(x_def, [np.reshape(c, (m,) + np.shape(leaf)) for c, leaf in zip(cols, x_leaves)])
+
+
+def diag_ok(t, x) -> bool:
+    """Whether the jvp `t` of an elementwise function along ones can stand for its Jacobian's
+    diagonal: single arrays of the input's shape (broadcasting to a larger shape cannot)."""
+    if type(t) is np.ndarray and type(x) is np.ndarray:
+        return t.shape == x.shape
+    return not _is_tree(t) and not _is_tree(x) and np.shape(t) == np.shape(x)
+
+
+def jac_diag(t):
+    """The Jacobian (t.shape + t.shape) whose diagonal is `t` and every other entry zero."""
+    if type(t) is np.ndarray and t.ndim == 1:
+        return np.diag(t)
+    xp = namespace(t)
+    t = xp.asarray(t)
+    if t.ndim == 1:
+        return xp.diag(t)
+    if t.ndim == 0:
+        return t
+    return xp.reshape(xp.diag(xp.ravel(t)), t.shape + t.shape)
+
+
+def jac_diag_t(g, t):
+    """Transpose of `jac_diag`: the diagonal of `g`, shaped like `t`."""
+    xp = namespace(g)
+    n = int(np.size(t))
+    return xp.reshape(xp.diagonal(xp.reshape(g, (n, n))), np.shape(t))
+
+
+# ---- batching rules (an outer vmap: a flag per argument says which carry a batch at axis 0) ----
+
+def _jac_each(fn, flags, *args):
+    """The per-example fallback: one call per example, stacked."""
+    n = vb_n(next(a for a, f in zip(args, flags) if f))
+    outs = [fn(*[tree_map(lambda leaf, k=k: leaf[k], a) if b else a for a, b in zip(args, flags)]) for k in range(n)]
+    return tree_map(lambda *leaves: namespace(leaves[0]).stack(leaves), *outs)
+
+
+def _jac_first(x, batched):
+    return tree_map(lambda leaf: leaf[0], x) if batched else x
+
+
+def vbh_basis_stack(f, x):
+    return basis_stack(_jac_first(x, f[0]))
+
+
+def vbh_ones_tangent(f, x):
+    return ones_tangent(_jac_first(x, f[0]))
+
+
+def vbh_diag_ok(f, t, x):
+    shape = lambda v, b: np.shape(v)[1:] if b else np.shape(v)  # noqa: E731
+    return not _is_tree(t) and not _is_tree(x) and shape(t, f[0]) == shape(x, f[1])
+
+
+def vbh_jac_from_batch_cols(f, cols, x):
+    if f == (True, False) and not _is_tree(cols) and not _is_tree(x):
+        xp = namespace(cols)
+        return xp.reshape(xp.moveaxis(cols, 1, -1), np.shape(cols)[:1] + np.shape(cols)[2:] + np.shape(x))
+    return _jac_each(jac_from_batch_cols, f, cols, x)
+
+
+def vbh_jac_from_batch_rows(f, rows, out, x):
+    if f == (True, False, False) and not _is_tree(out) and not _is_tree(x) and not _is_tree(rows):
+        return namespace(rows).reshape(rows, np.shape(rows)[:1] + np.shape(out) + np.shape(x))
+    return _jac_each(jac_from_batch_rows, f, rows, out, x)
+
+
+def vbh_jac_diag(f, t):
+    if not f[0]:
+        return jac_diag(t)
+    xp = namespace(t)
+    t = xp.asarray(t)
+    b, shape = t.shape[0], t.shape[1:]
+    n = int(np.prod(shape, dtype=np.int64))
+    out = xp.zeros((b, n * n), dtype=t.dtype)
+    out[:, ::n + 1] = xp.reshape(t, (b, n))
+    return xp.reshape(out, (b,) + shape + shape)
+
+
+def vbh_jac_batch_cols_t(f, g, cols, x):
+    return _jac_each(jac_batch_cols_t, f, g, cols, x)
+
+
+def vbh_jac_batch_rows_t(f, g, rows, out, x):
+    return _jac_each(jac_batch_rows_t, f, g, rows, out, x)
+
+
+def vbh_jac_diag_t(f, g, t):
+    if f == (True, False):
+        xp = namespace(g)
+        n = int(np.size(t))
+        return xp.reshape(xp.diagonal(xp.reshape(g, (g.shape[0], n, n)), axis1=1, axis2=2), g.shape[:1] + np.shape(t))
+    return _jac_each(jac_diag_t, f, g, t)
