@@ -28,7 +28,7 @@ After::
     i = xp.arange(1, t1, 1)
     t2 = i - 1
     t3 = i + 2
-    lv_ok0 = rt.lv_fits(bn, x, slice(t2, t3, None), True)
+    lv_ok0 = rt.lv_fits(bn, x, slice(t2, t3, None), True, None, None, None, None, None, None, (), (), (w, x))
     if lv_ok0:
         t4 = rt.lv_window(x, slice(t2, t3, None), True, 'ex.py:6')
         t5 = rt.vbh_dot((True, False), t4, w)
@@ -322,8 +322,9 @@ def _vectorize(loop, block, j, info, vectorize, namer, batched):
             if isinstance(p, gast.Name) and p.id != index]
     called = {c.func.id for s in an.walk_stmts(loop.body) for c in gast.walk(s)
               if isinstance(c, gast.Call) and isinstance(c.func, gast.Name)}
-    reads = sorted(set(an.loads(loop.body)) - _assigned(loop.body) - set(info.writes) - called - {index, "xp", "rt"})
-    if info.writes and reads:  # an array written that aliases one read would carry values between iterations
+    reads = sorted(set(an.loads(loop.body)) - _assigned(loop.body) - set(info.writes) - called
+                   - {index, "xp", "rt"})
+    if reads:  # also: arrays of another backend (the helpers are NumPy's) run the loop  # an array written that aliases one read would carry values between iterations
         wins += [A.tuple_(ints), A.tuple_([A.name(w) for w in sorted(info.writes)]), A.tuple_([A.name(r) for r in reads])]
     elif ints:
         wins.append(A.tuple_(ints))

@@ -402,7 +402,8 @@ def lv_array(v, n):
     strided window); for no iterations np.array([]), whatever the rows' shape."""
     if not n:
         return np.array([])
-    v = np.asarray(v)
+    if type(v) is not np.ndarray:  # another backend's array (CuPy): rows computed fresh
+        return v
     return v if v.base is None and v.flags.writeable else v.copy()
 
 
@@ -455,7 +456,7 @@ def lv_fits(n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2
     iteration, so that the length is known); the parts of its write keys before the index
     (`ints`) integers; no array it writes sharing memory with one it reads (`writes`, `reads`:
     an alias would carry values from one iteration to the next). Else the loop runs as written."""
-    if 0 < n < MIN_TRIPS or _aliased(writes, reads):
+    if 0 < n < MIN_TRIPS or _aliased(writes, reads) or _foreign(reads):
         return False
     wins = [(x, i, b) for x, i, b in ((x0, i0, b0), (x1, i1, b1), (x2, i2, b2)) if b is not None]
     return (bool(n) or not wins) and _all_ints(ints) and all(_fits(x, i, b) for x, i, b in wins)
@@ -466,6 +467,10 @@ def _aliased(writes, reads) -> bool:
                for w in writes for r in reads)
 
 
+def _foreign(reads) -> bool:
+    return any(hasattr(r, "shape") and type(r) is not np.ndarray for r in reads)
+
+
 def _all_ints(ints) -> bool:
     return all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in ints)
 
@@ -474,7 +479,7 @@ def lv_fits_outer(f, n, *args):
     """Batching rule of lv_fits: every example's windows fit (an unbatched answer); windows whose
     bounds differ per example are not taken apart here: the loop runs as written."""
     if f[0] or len(f) > 10 and f[10] or len(args) > 9 and not _all_ints(args[9]) or 0 < n < MIN_TRIPS \
-            or len(args) > 11 and _aliased(args[10], args[11]):
+            or len(args) > 11 and (_aliased(args[10], args[11]) or _foreign(args[11])):
         return False
     args = args[:9]
     wins = []
