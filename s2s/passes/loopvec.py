@@ -28,7 +28,8 @@ After::
     i = xp.arange(1, t1, 1)
     t2 = i - 1
     t3 = i + 2
-    lv_ok0 = rt.lv_fits(bn, x, slice(t2, t3, None), True, None, None, None, None, None, None, (), (), (w, x))
+    lv_ok0 = rt.lv_fits(bn, x, slice(t2, t3, None), True, None, None, None, None, None, None, (), (),
+                        (output, w, x))
     if lv_ok0:
         t4 = rt.lv_window(x, slice(t2, t3, None), True, 'ex.py:6')
         t5 = rt.vbh_dot((True, False), t4, w)
@@ -324,7 +325,7 @@ def _vectorize(loop, block, j, info, vectorize, namer, batched):
               if isinstance(c, gast.Call) and isinstance(c.func, gast.Name)}
     reads = sorted(set(an.loads(loop.body)) - _assigned(loop.body) - set(info.writes) - called
                    - {index, "xp", "rt"})
-    if reads:  # also: arrays of another backend (the helpers are NumPy's) run the loop  # an array written that aliases one read would carry values between iterations
+    if reads:  # an alias of a written array, or another backend's arrays: the loop as written
         wins += [A.tuple_(ints), A.tuple_([A.name(w) for w in sorted(info.writes)]), A.tuple_([A.name(r) for r in reads])]
     elif ints:
         wins.append(A.tuple_(ints))
