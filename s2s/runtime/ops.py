@@ -1066,23 +1066,23 @@ def min_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True
 
 def nansum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
     """`np.nansum(..., initial=..., where=...)`: NaN entries left out as well."""
-    return sum_where(a, axis, None, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+    return sum_where(a, axis, None, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
 
 
 def nanprod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
-    return prod_where(a, axis, None, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+    return prod_where(a, axis, None, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
 
 
 def nanmean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
-    return mean_where(a, axis, None, None, keepdims, np.logical_and(where, np.logical_not(np.isnan(a))))
+    return mean_where(a, axis, None, None, keepdims, np.where(where, np.logical_not(np.isnan(a)), False))
 
 
 def nanmax_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
-    return max_where(a, axis, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+    return max_where(a, axis, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
 
 
 def nanmin_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
-    return min_where(a, axis, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+    return min_where(a, axis, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
 
 
 # ---- operations defined by their NumPy definition written with primitives (registry.composite):
