@@ -73,7 +73,7 @@ def _lift(x, fl, rank):
     """Batched `x` with unit axes after the batch axis up to per-example rank `rank` (unbatched `x`
     broadcasts from the right already)."""
     if not fl:
-        return _arr(x)
+        return x if type(x) in (int, float, bool, complex) else _arr(x)
     x = _arr(x)
     k = rank - (x.ndim - 1)
     return x if k <= 0 else x.reshape(x.shape[:1] + (1,) * k + x.shape[1:])

@@ -1168,7 +1168,6 @@ def cov_ddof(ddof, bias):
 
 def vander(x, N=None, increasing=False):
     """`np.vander`: columns are powers of `x`, decreasing unless `increasing`."""
-    x = np.asarray(x)
     return np.expand_dims(x, 1) ** vander_powers(x, N, increasing)  # no branch: batches after grad too
 
 
@@ -1182,17 +1181,17 @@ def vander_powers(x, N, increasing):
 def insert_map(arr, obj, values, axis):
     """Where each entry of `np.insert(arr, obj, values, axis)` comes from: a flat index into
     `concatenate([ravel(arr), ravel(values)])` (NumPy's own insert applied to positions)."""
-    arr, values = np.asarray(arr), np.asarray(values)
-    pos = np.arange(arr.size).reshape(arr.shape)
-    vpos = arr.size + np.arange(values.size).reshape(values.shape)
+    size, shape = np.size(arr), np.shape(arr)   # shapes only: the map is a host index array
+    pos = np.arange(size).reshape(shape)
+    vpos = size + np.arange(np.size(values)).reshape(np.shape(values))
     return np.insert(pos, obj, vpos, axis)
 
 
 def insert(arr, obj, values, axis=None):
     """`np.insert`: a gather from the entries of `arr` and `values` (repeated values broadcast)."""
-    a = np.asarray(arr)
-    where = insert_map(a, obj, values, axis)
-    both = np.concatenate([np.ravel(a), np.ravel(np.asarray(values, dtype=a.dtype))])
+    where = insert_map(arr, obj, values, axis)
+    vals = np.zeros_like(arr, shape=np.shape(values)) + values   # on arr's backend (never np.asarray)
+    both = np.concatenate([np.ravel(arr), np.ravel(vals)])
     return np.take(both, where)
 
 
