@@ -13,6 +13,9 @@ import os
 import threading
 import types
 
+import gast
+
+from . import analysis as an
 from . import record
 from .backend import kernels
 from .backend.loader import compile_fn
@@ -24,7 +27,7 @@ from .frontend.parse import parse_function
 from .frontend.resolve import Env
 from .ir.core import CoreFn
 from .ir.validate import validate
-from .passes import clone, finalize, optimize
+from .passes import clone, finalize, loopvec, optimize
 from .stats import paused_gc
 from .transforms import batching, forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
@@ -284,6 +287,8 @@ def jit_function(fn, floats: tuple = (), fuse: bool = True, arrays: tuple = ()):
         known = {"ns": ns, "callees": _inline_callees(ns),
                  "floats": {core.params[i] for i in floats if i < len(core.params)},
                  "arrays": {core.params[i]: (d, nd) for i, d, nd in arrays if i < len(core.params)}}
+        if not os.environ.get("S2S_NO_LOOPVEC"):
+            known["vectorize"] = _vectorizer(CoreFn(core.name, core.node, ns, core.filename))
         what = f"for float arguments {', '.join(known['floats'])}" if floats else ""
         return _compile(GeneratedFn(name, node, ns, core.filename, header_for("jit", core, what)),
                         optimized=True, known=known, jit=True, fuse=fuse)
@@ -311,6 +316,24 @@ def _inline_callees(ns):
     return lookup
 
 
+def _vectorizer(core: CoreFn):
+    """The batching that loop vectorization (passes/loopvec.py) applies to a loop body of `core`."""
+    def run(stmts, index, taken):
+        return batching.batch_loop(core.name, core.ns, core.filename, CALLEES, stmts, index, taken)
+    return run
+
+
+def loops_vectorized(core: CoreFn, in_axes) -> CoreFn:
+    """`core` with its independent loops vectorized before vmap batches it (loops whose range is
+    per example stay loops); `core` itself when none is, or with S2S_NO_LOOPVEC=1."""
+    if os.environ.get("S2S_NO_LOOPVEC") or not any(isinstance(s, gast.For) for s in an.walk_stmts(core.node.body)):
+        return core
+    batched = batching.batched_vars(core.node.body, batching.mapped_params(core.params, in_axes))
+    node = clone(core.node)
+    node.body, changed = loopvec.PASS(node.body, set(core.params), {"vectorize": _vectorizer(core), "batched": batched})
+    return CoreFn(core.name, node, core.ns, core.filename, core.inplace_params) if changed else core
+
+
 def _freeze(spec):
     """A hashable cache key for an in_axes/out_axes specification."""
     if isinstance(spec, (tuple, list)):
@@ -324,7 +347,8 @@ def vmap_function(fn, in_axes, out_axes, axis_size, ranks=None):
     """`vmap(fn)`: the batched function, batch axes moved to the front once on entry and to
     `out_axes` once on exit; `ranks` (per-example rank of each argument, when known) specializes it."""
     return cached("vmap", fn, (_freeze(in_axes), _freeze(out_axes), axis_size, ranks),
-                  lambda: _compile(batching.vmap_fn(core_of(fn), in_axes, out_axes, axis_size, CALLEES, ranks)))
+                  lambda: _compile(batching.vmap_fn(loops_vectorized(core_of(fn), in_axes), in_axes, out_axes, axis_size,
+                                                    CALLEES, ranks)))
 
 
 def batch_function(fn, mask):
@@ -335,4 +359,6 @@ def batch_function(fn, mask):
     rules = record.custom(fn)
     if rules is not None:
         return cached("batch", fn, mask, lambda: rules.batched(mask))
-    return cached("batch", fn, mask, lambda: _compile(batching.body_fn(core_of(fn), mask, CALLEES)))
+    in_axes = tuple(0 if m else None for m in mask)
+    return cached("batch", fn, mask, lambda: _compile(batching.body_fn(loops_vectorized(core_of(fn), in_axes), mask,
+                                                                       CALLEES)))

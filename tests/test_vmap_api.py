@@ -22,9 +22,13 @@ def test_seed_convolution():
 
 def test_convolution_source_is_vectorized():
     src = s2s.source(s2s.vmap(F.convolve))
-    assert "for i in range(1," in src and "bn)" in src
+    assert "rt.lv_window" in src and "xp.arange(1," in src  # the user's loop, vectorized over its index
+    vectorized = src.split("if lv_ok0:")[1].split("else:")[0]
+    assert "for " not in vectorized and "while " not in vectorized  # no loop over the batch nor the index
     loops = [ln for ln in src.splitlines() if ln.strip().startswith(("for ", "while "))]
-    assert len(loops) == 1  # the user's loop, no loop over the batch
+    assert len(loops) == 1  # the user's loop as written, for windows clipped at an end
+    kept = s2s.source(s2s.vmap(F.convolve, in_axes=1, out_axes=1))
+    assert "rt.lv_window" in kept
 
 
 def test_seed_per_example_td_gradients():

@@ -12,10 +12,11 @@ import copy
 
 import gast
 
-from . import algebra, copyprop, cse, dce, fill, fusion, inline, lifetime, reform, reuse, shapes, stack
+from . import algebra, copyprop, cse, dce, fill, fusion, inline, lifetime, loopvec, reform, reuse, shapes, stack
 from .base import Notes, clone
 
-PIPELINE = (inline.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, copyprop.PASS, cse.PASS, dce.PASS)
+PIPELINE = (inline.PASS, loopvec.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, copyprop.PASS, cse.PASS,
+            dce.PASS)
 FINAL = (lifetime.PASS,)
 FINAL_JIT = (reform.PASS, reuse.PASS, lifetime.PASS)
 

@@ -5,8 +5,9 @@ from . import batch as _batch
 from . import batch_ops as _batch_ops
 from . import core as _core
 from . import jacobian as _jacobian
+from . import loops as _loops
 from . import ops as _ops
 
-for _m in (_core, _ops, _batch, _batch_ops, _jacobian):
+for _m in (_core, _ops, _batch, _batch_ops, _jacobian, _loops):
     globals().update({k: v for k, v in vars(_m).items() if not k.startswith("__")})
 del _m

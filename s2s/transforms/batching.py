@@ -15,7 +15,7 @@ import copy
 import gast
 
 from .. import analysis as an
-from ..errors import S2SValueError
+from ..errors import S2SValueError, shown_path
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..primitives import registry
@@ -385,7 +385,7 @@ class Batcher(Transform):
         if kind in ("pack", "dict"):
             return self.pack(value)
         if kind == "getitem":
-            return self.getitem(value)
+            return self.getitem(value, s)
         if kind == "attr":
             if not self.b(value.value):
                 return [], value, False
@@ -415,7 +415,7 @@ class Batcher(Transform):
             node.elts = new
         return pre, node, True
 
-    def getitem(self, value):
+    def getitem(self, value, s=None):
         base = value.value
         idx = index_value(value.slice)
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
@@ -425,6 +425,11 @@ class Batcher(Transform):
                 return [], value, False
             return [], A.call("rt.vb_getitem", [base, idx]), True
         ib = A.const(True) if not isinstance(idx, gast.Tuple) else A.tuple_([A.const(f) for f in flags])
+        sliced = [p for p, f in zip(parts, flags) if f and an.dotted(getattr(p, "func", None)) == "slice"]
+        if sliced:  # a window with per-example bounds (runtime/loops.py)
+            where = f"{shown_path(self.core.filename)}:{getattr(s, 'lineno', '?')}"
+            extra = [A.const(True)] if self.b(base) else []
+            return [], A.call("rt.lv_window", [base, idx, ib, A.const(where)] + extra), True
         return [], A.call("rt.vb_getitem", [base, idx, A.const(self.b(base)), ib]), True
 
     def call(self, s, value):
@@ -705,3 +710,22 @@ def body_fn(core: CoreFn, mask: tuple, calls: Callees) -> GeneratedFn:
     name = bt.namer.exact(f"vmap_{core.name}")
     return GeneratedFn(name, A.function(name, core.params, body), {**core.ns, **bt.ns}, core.filename,
                        header_for("vmap", core, f"batched arguments {mask}"))
+
+
+def batch_loop(fname: str, ns: dict, filename: str, calls: Callees, stmts, index: str, taken):
+    """A loop body batched over its index (loop vectorization, passes/loopvec.py): `stmts` run
+    with `index` a vector of values. Returns (name of the batch size, statements, batched names,
+    namespace the statements need); generated names avoid `taken`."""
+    free = sorted(an.exposed(stmts) - {index, "xp", "rt"})
+    reserve = A.expr_stmt(A.tuple_([A.name(n) for n in sorted(set(taken) | set(ns))]))
+    node = A.function(fname, [index] + free, list(stmts) + [reserve])
+    bt, body = batch_body(CoreFn(fname, node, ns, filename), [index], calls)
+    body = [s for s in body if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Tuple))]  # the reserve
+    return bt.n, body, bt.bset, bt.ns
+
+
+def mapped_params(params, in_axes) -> list[str]:
+    """The parameters that vmap's `in_axes` maps."""
+    specs = list(in_axes) if isinstance(in_axes, (tuple, list)) and len(in_axes) == len(params) \
+        else [in_axes] * len(params)
+    return [p for p, s in zip(params, specs) if spec_mapped(s)]

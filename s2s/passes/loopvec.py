@@ -1,0 +1,410 @@
+"""Loop vectorization: a `for i in range(...)` loop whose iterations are independent becomes its
+body batched over the vector of index values (vmap's batching, handed in by the driver as
+`known["vectorize"]`), then stacked or scattered.
+
+A loop qualifies when its body, at its top level, only appends to lists that the loop's block
+created empty and turns into an array after it (`t = np.array(L)`), or writes `A[i] = v` /
+`A[c, i, ...] = v` (one write per array, the loop index in the key, the rest loop-invariant, `A`
+not read in the body); when it reads no variable that an earlier iteration assigned, assigns
+nothing that is read after the loop, and has no break/continue/return, call of a user function,
+draw or other side effect. When in doubt the loop stays. Under vmap (`known["batched"]`: the
+per-example variables) a loop whose range is per example stays a (masked) loop.
+
+Before::
+
+    output = []
+    for i in range(1, t1):
+        t2 = i - 1
+        t3 = i + 2
+        t4 = x[t2:t3]
+        t5 = xp.dot(t4, w)
+        output.append(t5)
+    t6 = xp.array(output)
+
+After::
+
+    output = []
+    bn = rt.lv_count(1, t1, 1)
+    i = xp.arange(1, t1, 1)
+    t2 = i - 1
+    t3 = i + 2
+    lv_ok0 = rt.lv_fits(bn, x, slice(t2, t3, None), True, None, None, None, None, None, None, (), (),
+                        (output, w, x))
+    if lv_ok0:
+        t4 = rt.lv_window(x, slice(t2, t3, None), True, 'ex.py:6')
+        t5 = rt.vbh_dot((True, False), t4, w)
+        lv_row0 = t5
+        t6 = rt.lv_array(lv_row0, bn)
+    else:
+        for i in range(1, t1):
+            t2 = i - 1
+            t3 = i + 2
+            t4 = x[t2:t3]
+            t5 = xp.dot(t4, w)
+            output.append(t5)
+        t6 = xp.array(output)
+
+`rt.lv_window` takes the windows x[i-1:i+2] of every i at once (a strided view; the last
+argument names the line for its error message); `rt.lv_fits`
+says whether the vectorized branch may run: at least one iteration, and windows of one length
+(a window clipped at an end of `x` is shorter: then the loop runs as written, as it does for no
+iterations when it takes windows, whose length is then unknown).
+"""
+from __future__ import annotations
+
+import gast
+
+from .. import analysis as an
+from ..errors import S2SError
+from ..ir import build as A
+from ..ir.names import Namer
+from ..primitives import registry
+from .base import Pass, pure
+
+_STACKERS = ("xp.array", "xp.asarray")
+_NESTED_OK = ("rt.vbh_dot", "rt.vbh_matmul", "rt.vbh_inner", "rt.vb_getitem", "rt.lv_window")
+
+
+def _append(s):
+    """(list, value) of `L.append(v)`."""
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute) \
+            and s.value.func.attr == "append" and isinstance(s.value.func.value, gast.Name) \
+            and len(s.value.args) == 1 and not s.value.keywords:
+        return s.value.func.value.id, s.value.args[0]
+    return None
+
+
+def _write(s):
+    """(array, key) of `A[key] = v`."""
+    if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript) \
+            and isinstance(s.targets[0].value, gast.Name):
+        return s.targets[0].value.id, s.targets[0].slice
+    return None
+
+
+def _range(loop):
+    it = loop.iter
+    if loop.orelse or not isinstance(loop.target, gast.Name) or not isinstance(it, gast.Call) \
+            or an.dotted(it.func) != "range" or not 1 <= len(it.args) <= 3 or it.keywords \
+            or not all(A.is_atom(a) for a in it.args):
+        return None
+    return list(it.args)
+
+
+def _key_axis(key, index, assigned):
+    """The axis the loop index selects in write key `key`, or None when the key is not the index
+    at one place with loop-invariant plain parts elsewhere (ints only before it)."""
+    parts = key.elts if isinstance(key, gast.Tuple) else [key]
+    hits = [k for k, p in enumerate(parts) if isinstance(p, gast.Name) and p.id == index]
+    if len(hits) != 1:
+        return None
+    p = hits[0]
+    for k, part in enumerate(parts):
+        if k == p:
+            continue
+        names = an.loads(part)
+        if index in names or assigned & set(names):
+            return None
+        if k < p and not (isinstance(part, gast.Constant) and type(part.value) is int
+                          or isinstance(part, gast.Name)):  # a name: checked to hold an int (rt.lv_fits)
+            return None
+        if isinstance(part, gast.Constant) and (part.value is None or part.value is Ellipsis):
+            return None
+    return p
+
+
+class _Loop:
+    """What the analysis found about one loop: its range, the lists it fills, the arrays it writes."""
+
+    def __init__(self, args, lists, writes):
+        self.args, self.lists, self.writes = args, lists, writes
+
+
+def _analyse(loop, block, j, uses, live_after, batched, root) -> _Loop | None:
+    """The loop at `block[j]` if its iterations are independent and its results usable, else None."""
+    args = _range(loop)
+    if args is None or any(isinstance(a, gast.Name) and a.id in batched for a in args):
+        return None
+    index, body = loop.target.id, loop.body
+    assigned = {t for s in an.walk_stmts(body) for t in an.targets(s)}
+    if index in assigned or an.exposed(body) & assigned or \
+            any(_read_outside(v, root, loop) for v in (assigned | {index}) & set(live_after)):
+        return None
+    lists, writes, counts = {}, {}, {}
+    for s in body:
+        app = _append(s)
+        if app is not None:
+            if app[0] in lists or app[0] in assigned:
+                return None
+            lists[app[0]] = app[1]
+            counts[app[0]] = 1
+    stores = _writes_of(body)
+    for s in stores:
+        arr, key = _write(s)
+        axis = _key_axis(key, index, assigned)
+        if axis is None or arr in assigned or arr in lists or \
+                arr in writes and gast.dump(writes[arr][1]) != gast.dump(key):
+            return None
+        writes[arr] = (axis, key)
+        counts[arr] = counts.get(arr, 0) + 1
+    for s in an.walk_stmts(body):
+        if isinstance(s, (gast.Break, gast.Continue, gast.Return, gast.Expr)) and not A.is_comment(s) \
+                and not (_append(s) and s in body):
+            return None
+        if isinstance(s, gast.Assign):
+            if isinstance(s.targets[0], gast.Subscript) and not any(s is w for w in stores):
+                return None
+            if not isinstance(s.targets[0], gast.Subscript) and not pure(s.value):
+                return None
+    if not lists and not writes:
+        return None
+    for name, c in counts.items():  # the loop touches them only where it fills them
+        if sum(1 for s in body for n in an.loads(s) if n == name) != c:
+            return None
+    for name in lists:
+        if not _fills(block, j, name, uses):
+            return None
+    return _Loop(args, lists, writes)
+
+
+def _read_outside(name, stmts, loop) -> bool:
+    """Whether `name` is read outside `loop` other than in the body of a loop that rebinds it as
+    its index (the liveness analysis counts a loop's index as live at its head)."""
+    for s in stmts:
+        if s is loop:
+            continue
+        if isinstance(s, gast.For):
+            if name in an.loads(s.iter) or s.target.id != name and _read_outside(name, s.body, loop):
+                return True
+        elif isinstance(s, (gast.If, gast.While)):
+            if name in an.loads(s.test) or _read_outside(name, s.body, loop) or _read_outside(name, s.orelse, loop):
+                return True
+        elif name in an.loads(s):
+            return True
+    return False
+
+
+def _writes_of(stmts) -> list:
+    """Item writes at the top level of a loop body or inside its ifs (not inside inner loops)."""
+    out = []
+    for s in stmts:
+        if _write(s) is not None:
+            out.append(s)
+        elif isinstance(s, gast.If):
+            out += _writes_of(s.body) + _writes_of(s.orelse)
+    return out
+
+
+def _fills(block, j, name, uses) -> bool:
+    """Whether list `name` is made empty before the loop in `block` and read only by one
+    `t = np.array(name)` after it there (so the loop's values can go straight into `t`)."""
+    made = [k for k in range(j) if isinstance(block[k], gast.Assign) and isinstance(block[k].targets[0], gast.Name)
+            and block[k].targets[0].id == name and isinstance(block[k].value, gast.List) and not block[k].value.elts]
+    if not made or any(name in an.loads(s) or name in an.targets(s) for s in block[made[-1] + 1:j]):
+        return False
+    if uses.get(name, 0) != 2:  # the append and the stacking
+        return False
+    k = _stacker(block, j, name)
+    if k is None:
+        return False
+    target = block[k].targets[0].id
+    return not any(target in an.loads(s) or target in an.targets(s) for s in block[j + 1:k])
+
+
+def _stacker(block, j, name):
+    for k in range(j + 1, len(block)):
+        s = block[k]
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call) \
+                and an.dotted(s.value.func) in _STACKERS and len(s.value.args) == 1 and not s.value.keywords \
+                and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == name:
+            return k
+        if name in an.loads(s):
+            return None
+    return None
+
+
+def _pays(stmts, batched) -> bool:
+    """Whether the batched body is vectorized code (no per-index fallback loop; under vmap, only
+    helpers that vmap batches again without a loop over examples)."""
+    for s in an.walk_stmts(stmts):
+        for node in gast.walk(s):
+            if isinstance(node, gast.Call):
+                kind = an.dotted(node.func) or ""
+                if kind == "rt.vb_loop":
+                    return False
+                rule = registry.BATCH.get(kind)
+                if batched is not None and rule is not None and rule.kind == "loop" and kind not in _NESTED_OK:
+                    return False
+    return True
+
+
+def _hoist_bounds(stmts):
+    """(statements computing every window's bounds, moved to the front, and the windows' (x, index,
+    flags) atoms), or None when a window or its bounds sit under control flow."""
+    wins, needed = [], set()
+    for s in an.walk_stmts(stmts):
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.lv_window":
+            if s not in stmts or len(wins) == 3:
+                return None
+            wins.append(s.value.args[:3])
+            needed.update(an.loads(s.value.args[0]) + an.loads(s.value.args[1]))
+    if not wins:
+        return [], wins
+    first = min(k for k, s in enumerate(stmts) if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
+                and an.dotted(s.value.func) == "rt.lv_window")
+    hoisted = []
+    for k in range(len(stmts) - 1, -1, -1):
+        s = stmts[k]
+        hit = set(_assigned([s])) & needed
+        if not hit:
+            continue
+        if k > first or not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name) \
+                or not pure(s.value):
+            return None
+        needed.update(an.loads(s.value))
+        hoisted.append(k)
+    moved = [stmts[k] for k in sorted(hoisted)]
+    for k in sorted(hoisted, reverse=True):
+        del stmts[k]
+    return moved, wins
+
+
+def _assigned(stmts) -> set[str]:
+    return {t for s in an.walk_stmts(stmts) for t in an.targets(s)}
+
+
+def _vectorize(loop, block, j, info, vectorize, namer, batched):
+    """(statements replacing the loop, indices of the stacking statements they absorb), or None."""
+    index = loop.target.id
+    args = info.args
+    full = [A.const(0)] * (len(args) == 1) + args + [A.const(1)] * (len(args) < 3)
+    outs = {lst: namer.fresh("lv_row") for lst in info.lists}
+    vals = {arr: (namer.fresh("lv_val"), key) for arr, (_, key) in info.writes.items()}
+    top = [s for s in loop.body if _write(s) is not None]
+    nested = {_write(w)[0] for w in _writes_of(loop.body) if not any(w is t for t in top)}
+    body = [A.assign(vals[arr][0], A.subscript(A.name(arr), A.clone(vals[arr][1]))) for arr in sorted(nested)]
+    # (a write under a condition keeps the old element where the condition is false)
+    body += _rewrite(loop.body, outs, vals)
+    try:
+        n, stmts, bset, ns = vectorize(body, index, namer.taken)
+    except S2SError:  # a construct vmap refuses: the loop stays
+        return None
+    hoist = _hoist_bounds(stmts) if not ns and _pays(stmts, batched) else None
+    if hoist is None:
+        return None
+    moved, wins = hoist
+    post, absorbed = [], []
+    for lst, row in outs.items():
+        if row not in bset:
+            post.append(A.assign(row, A.call("rt.vb_bcast", [A.name(row), A.name(n)])))
+        k = _stacker(block, j, lst)
+        post.append(gast.copy_location(A.assign(block[k].targets[0].id, A.call("rt.lv_array", [A.name(row), A.name(n)])),
+                                       block[k]))
+        absorbed.append(k)
+    for arr, (val, key) in vals.items():
+        pos = namer.fresh("lv_pos")
+        post.append(A.assign(pos, A.call("rt.lv_index", [A.name(index), A.name(arr), A.const(info.writes[arr][0])])))
+        parts = key.elts if isinstance(key, gast.Tuple) else [key]
+        new = [A.name(pos) if isinstance(p, gast.Name) and p.id == index else A.clone(p) for p in parts]
+        new_key = A.tuple_(new) if isinstance(key, gast.Tuple) else new[0]
+        v = A.name(val)
+        if val in bset:
+            lift = namer.fresh("lv_lift")
+            post.append(A.assign(lift, A.call("rt.lv_slot", [v, A.name(arr), _key_value(new_key)])))
+            v = A.name(lift)
+        post.append(A.assign(A.subscript(A.name(arr), A.clone(new_key), store_=True), v))
+    if not _pays(post, batched):
+        return None
+    ok = namer.fresh("lv_ok")
+    head = [A.assign(n, A.call("rt.lv_count", full)), A.assign(index, A.call("xp.arange", full))] + moved
+    wins = [A.clone(a) for w in wins for a in w]
+    wins += [A.const(None)] * (9 - len(wins))
+    ints = [A.clone(p) for _, key in info.writes.values() for p in (key.elts if isinstance(key, gast.Tuple) else [])
+            if isinstance(p, gast.Name) and p.id != index]
+    called = {c.func.id for s in an.walk_stmts(loop.body) for c in gast.walk(s)
+              if isinstance(c, gast.Call) and isinstance(c.func, gast.Name)}
+    reads = sorted(set(an.loads(loop.body)) - _assigned(loop.body) - set(info.writes) - called
+                   - {index, "xp", "rt"})
+    if reads:  # an alias of a written array, or another backend's arrays: the loop as written
+        wins += [A.tuple_(ints), A.tuple_([A.name(w) for w in sorted(info.writes)]), A.tuple_([A.name(r) for r in reads])]
+    elif ints:
+        wins.append(A.tuple_(ints))
+    head.append(A.assign(ok, A.call("rt.lv_fits", [A.name(n)] + _trim(wins) if len(wins) == 9 else [A.name(n)] + wins)))
+    plain = [loop] + [block[k] for k in sorted(absorbed)]  # the loop as written, when it cannot run vectorized
+    head = [gast.copy_location(h, loop) for h in head]
+    return head + [gast.copy_location(A.if_(A.name(ok), stmts + post, plain), loop)], absorbed
+
+
+def _key_value(key):
+    """An item key as a value (slices as `slice(...)` calls), to pass it to a helper."""
+    if isinstance(key, gast.Slice):
+        return A.call("slice", [A.clone(p) if p is not None else A.const(None) for p in (key.lower, key.upper, key.step)])
+    if isinstance(key, gast.Tuple):
+        return A.tuple_([_key_value(e) for e in key.elts])
+    return A.clone(key)
+
+
+def _trim(args):
+    while args and isinstance(args[-1], gast.Constant) and args[-1].value is None:
+        args = args[:-1]
+    return args
+
+
+def _rewrite(stmts, outs, vals) -> list:
+    """A loop body with `L.append(v)` as `row = v` and `A[key] = v` as `val = v` (ifs rebuilt)."""
+    out = []
+    for s in stmts:
+        app, wr = _append(s), _write(s)
+        if app is not None:
+            out.append(gast.copy_location(A.assign(outs[app[0]], app[1]), s))
+        elif wr is not None:
+            out.append(gast.copy_location(A.assign(vals[wr[0]][0], s.value), s))
+        elif isinstance(s, gast.If):
+            out.append(gast.copy_location(A.if_(s.test, _rewrite(s.body, outs, vals), _rewrite(s.orelse, outs, vals)), s))
+        else:
+            out.append(s)
+    return out
+
+
+def _block(block, ctx) -> bool:
+    changed = False
+    for s in block:
+        for f in ("body", "orelse"):
+            fallback = f == "orelse" and isinstance(s, gast.If) and isinstance(s.test, gast.Name) \
+                and s.test.id in ctx["guards"]
+            if getattr(s, f, None) and not fallback:
+                changed |= _block(getattr(s, f), ctx)
+    j = 0
+    while j < len(block):
+        s = block[j]
+        if isinstance(s, gast.For):
+            info = _analyse(s, block, j, ctx["uses"], ctx["live"].after.get(s, ()), ctx["batched"] or (), ctx["root"])
+            new = info and _vectorize(s, block, j, info, ctx["vectorize"], ctx["namer"], ctx["batched"])
+            if new:
+                stmts, absorbed = new
+                for k in sorted(absorbed, reverse=True):
+                    del block[k]
+                block[j:j + 1] = stmts
+                j += len(stmts)
+                changed = True
+                continue
+        j += 1
+    return changed
+
+
+def loop_vectorize(body: list, params, facts) -> tuple[list, bool]:
+    vectorize = facts["known"].get("vectorize")
+    if vectorize is None or not any(isinstance(s, gast.For) for s in an.walk_stmts(body)):
+        return body, False
+    uses: dict[str, int] = {}
+    for n in an.loads(body):
+        uses[n] = uses.get(n, 0) + 1
+    guards = {s.targets[0].id for s in an.walk_stmts(body) if isinstance(s, gast.Assign)
+              and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.lv_fits"}
+    ctx = {"root": body, "guards": guards, "uses": uses, "live": facts["liveness"], "vectorize": vectorize,
+           "batched": facts["known"].get("batched"),
+           "namer": Namer({n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(params))}
+    return body, _block(body, ctx)
+
+
+PASS = Pass("loop_vectorize", loop_vectorize, needs=("liveness",))
