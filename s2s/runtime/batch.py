@@ -189,8 +189,13 @@ def vb_lift(x, other, other_batched):
     `other` (batched or not) as the unbatched values would."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
-    nx = np.ndim(x) - 1
-    no = np.ndim(other) - (1 if other_batched else 0)
+    try:
+        nx = np.ndim(x) - 1
+        no = np.ndim(other) - (1 if other_batched else 0)
+    except (ValueError, AttributeError):  # a ragged list: the cotangent of a list argument
+        raise S2SValueError("vmap cannot batch arithmetic between a list of arrays of different shapes and an "
+                            "array here (a cotangent of a list argument in batched derivative code); use "
+                            "vmap(grad) of a scalar loss or a Python loop over the examples") from None
     if no <= nx:
         return x
     x = _core.asarray(x)
