@@ -25,8 +25,7 @@ from s2s.errors import S2SError
 
 # Transforms NumPy itself refuses for these functions (tests/test_op_vmap.py's VMAP_GAPS and
 # ragged results): the transform sweep has nothing to compare there; any other refusal fails.
-NUMPY_REFUSES = {"listcomp_if": {"vmap"}, "getitem": {"vmap"}, "extract": {"vmap"}, "full": {"vmap"},
-                 "linspace": {"vmap"}}
+NUMPY_REFUSES = {"listcomp_if": {"vmap"}, "getitem": {"vmap"}, "extract": {"vmap"}}
 # vmap(grad(loss)) with `loss` calling the function (a callee) fails on NumPy too, for these
 # (found by this sweep; batching bugs, not backend ones): an IndexError in rt.vb_n when the
 # callee's backward saves nothing (linear ops: negative, transpose, tile, triu...), a ValueError
@@ -42,6 +41,21 @@ VMAP_GRAD_FAILS_ON_NUMPY = {
     "listcomp_simple", "matrix_transpose", "moveaxis", "negative", "rad2deg", "radians", "sum", "swapaxes", "tile",
     "tril", "triu",
 }
+
+
+# Strict gaps of the transform sweep on a non-NumPy backend (a fixed one fails the run: remove it
+# here): name -> why. Loop vectorization (runtime/loops.py) runs loops over another backend's
+# arrays as written (its helpers are NumPy's), and vmap(grad) of that written loop is one of the
+# batching bugs of VMAP_GRAD_FAILS_ON_NUMPY below (vbh_array has no derivative rule); on NumPy the
+# vectorized loop avoids it, so NumPy passes while the backend refuses.
+BACKEND_GAPS = {
+    "append_then_array": "vmap(grad): the loop runs as written off NumPy; vbh_array has no derivative rule",
+}
+
+
+def _with_gaps(names):
+    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=BACKEND_GAPS[n])) if n in BACKEND_GAPS
+            else n for n in names]
 
 
 def check_refused(name, refused):
@@ -215,7 +229,7 @@ def test_op_table_on_fake_backend(name):
     check_on_backend(sp.fn, sp.args(np.random.default_rng(0)), put, _host, _is_fake)
 
 
-@pytest.mark.parametrize("name", [fn.__name__ for fn, _ in CORPUS] + [sp.id for sp in SPECS])
+@pytest.mark.parametrize("name", _with_gaps([fn.__name__ for fn, _ in CORPUS] + [sp.id for sp in SPECS]))
 def test_jvp_jit_vmap_vmap_grad_on_fake_backend(name):
     fn, make = next(((f, m) for f, m in CORPUS if f.__name__ == name), (None, None))
     if fn is None:

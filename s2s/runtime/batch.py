@@ -551,7 +551,7 @@ def _vb_shape_arg(shape):
 
 def _vb_fill(v, fb, n, shape, dtype):
     """A fill value (batched when `fb`) broadcast to `(n,) + shape` per example, in a new array."""
-    v = _vb_to_rank(v, len(shape)) if fb else np.asarray(v)
+    v = _vb_to_rank(v, len(shape)) if fb else _vb_unbatched_array(v, n)
     return np.broadcast_to(v, (n,) + tuple(shape)).astype(v.dtype if dtype is None else dtype)
 
 
@@ -574,9 +574,15 @@ def vb_full_t(f, g_, fill_value):
     return vbh_unbroadcast((True, f[1]), g_, fill_value)
 
 
+def _vb_unbatched_array(v, n):
+    """Unbatched `v` as an array on the backend of batch size `n` (a host number made a CuPy array
+    when the call's arguments live there)."""
+    return _core.asarray(v) if hasattr(v, "shape") else getattr(n, "xp", np).asarray(v)
+
+
 def _vb_to_rank(x, k):
     """Batched `x` with unit axes after the batch axis up to per-example rank `k`."""
-    x = np.asarray(x)
+    x = _core.asarray(x)
     return x.reshape(x.shape[:1] + (1,) * (k - x.ndim + 1) + x.shape[1:])
 
 
@@ -606,7 +612,7 @@ def vb_linspace_t(f, g_, start, stop, num, endpoint, axis, which):
 def vb_linspace_jvp(f, d, start, stop, num, endpoint, axis, which):
     """Tangent of vbh_linspace in `start` (which=0) or `stop` (which=1): linspace is affine in
     each endpoint, so the tangent is linspace from `d` to 0 (or 0 to `d`)."""
-    zero = np.zeros_like(np.asarray(stop if which == 0 else start, dtype=float))
+    zero = np.zeros_like(_core.asarray(stop if which == 0 else start, dtype=float))
     ends = (zero, d) if which else (d, zero)
     return vbh_linspace(f, *ends, num, endpoint, False, None, axis)
 

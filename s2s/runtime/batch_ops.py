@@ -12,10 +12,27 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..errors import S2SValueError
 from ..tree import tree_leaves
 from . import batch as _b
+from . import core as _core
 from . import ops as _ops
 
 
 # ---- small facts about batched operands ----
+def _arr(x):
+    """`x` as an array of its own backend (a list of a backend's arrays too): np.asarray would
+    move a CuPy array to the host or turn a backend's array subclass into a NumPy one."""
+    if type(x) is np.ndarray:
+        return x
+    if isinstance(x, (list, tuple)):
+        leaf = next((v for v in tree_leaves(x) if hasattr(v, "shape")), None)
+        return np.asarray(x) if leaf is None or type(leaf) is np.ndarray else _core.namespace(leaf).asarray(x)
+    return _core.asarray(x)
+
+
+def _is_arr(x):
+    """Whether `x` is an array of any backend (not a list or tuple of them)."""
+    return type(x) is np.ndarray or hasattr(x, "shape") and not isinstance(x, (list, tuple, dict, np.generic))
+
+
 def _n(f, args):
     return _b.vb_n(next(a for a, fl in zip(args, f) if fl))
 
@@ -32,12 +49,12 @@ def _ex(x, fl):
 
 def _full(x, fl, n):
     """`x` with the batch axis (a broadcast view when unbatched)."""
-    x = np.asarray(x)
+    x = _arr(x)
     return x if fl else np.broadcast_to(x, (n,) + x.shape)
 
 
 def _flat(x, fl, n):
-    x = np.asarray(x)
+    x = _arr(x)
     return x.reshape(n, -1) if fl else np.broadcast_to(x.ravel(), (n, x.size))
 
 
@@ -56,8 +73,8 @@ def _lift(x, fl, rank):
     """Batched `x` with unit axes after the batch axis up to per-example rank `rank` (unbatched `x`
     broadcasts from the right already)."""
     if not fl:
-        return np.asarray(x)
-    x = np.asarray(x)
+        return x if type(x) in (int, float, bool, complex) else _arr(x)
+    x = _arr(x)
     k = rank - (x.ndim - 1)
     return x if k <= 0 else x.reshape(x.shape[:1] + (1,) * k + x.shape[1:])
 
@@ -82,13 +99,13 @@ def vbh_append(f, arr, values, axis=None):
 
 def _rows(tup):
     """A batched sequence argument as a list of batched arrays (a batched array is its rows)."""
-    if isinstance(tup, np.ndarray):
+    if _is_arr(tup):
         return [tup[:, i] for i in range(tup.shape[1])]
-    return [np.asarray(t) for t in tup]
+    return [_arr(t) for t in tup]
 
 
 def _atleast(a, k):
-    a = np.asarray(a)
+    a = _arr(a)
     nd, s = a.ndim - 1, a.shape[1:]
     if nd >= k:
         return a
@@ -153,21 +170,21 @@ def vbh_compress(f, condition, a, axis=None):
     if f[0]:
         return _loop("xp.compress", f, condition, a, axis)
     if axis is None:
-        return np.compress(condition, np.asarray(a).reshape(np.shape(a)[0], -1), axis=1)
+        return np.compress(condition, _arr(a).reshape(np.shape(a)[0], -1), axis=1)
     return np.compress(condition, a, axis=_ax(axis, _nd(a, True)))
 
 
 def vbh_extract(f, condition, arr):
     if f[0]:
         return _loop("xp.extract", f, condition, arr)
-    return np.asarray(arr).reshape(np.shape(arr)[0], -1)[:, np.flatnonzero(condition)]
+    return _arr(arr).reshape(np.shape(arr)[0], -1)[:, np.flatnonzero(condition)]
 
 
 def vbh_delete(f, arr, obj, axis=None):
     if f[1]:
         return _loop("xp.delete", f, arr, obj, axis)
     if axis is None:
-        return np.delete(np.asarray(arr).reshape(np.shape(arr)[0], -1), obj, axis=1)
+        return np.delete(_arr(arr).reshape(np.shape(arr)[0], -1), obj, axis=1)
     return np.delete(arr, obj, axis=_ax(axis, _nd(arr, True)))
 
 
@@ -177,7 +194,7 @@ def vbh_take(f, a, indices, axis=None, out=None, mode="raise"):
         if axis is None:
             return np.take(_flat(a, True, n), indices, axis=1, mode=mode)
         return np.take(a, indices, axis=_ax(axis, _nd(a, True)), mode=mode)
-    idx = np.asarray(indices)
+    idx = _arr(indices)
     if axis is None:
         src, ax = _flat(a, f[0], n), 1
     else:
@@ -186,7 +203,7 @@ def vbh_take(f, a, indices, axis=None, out=None, mode="raise"):
     idx = np.mod(idx, size) if mode == "wrap" else np.clip(idx, 0, size - 1) if mode == "clip" else idx
     pre = ax - 1   # per-example axes before `axis`
     moved = np.moveaxis(src, ax, 1)   # (n, size, pre..., post...)
-    ar = np.arange(n).reshape((n,) + (1,) * (idx.ndim - 1))
+    ar = getattr(n, "xp", np).arange(n).reshape((n,) + (1,) * (idx.ndim - 1))
     got = moved[ar, idx]               # (n, *idx, pre..., post...)
     k = idx.ndim - 1
     return np.moveaxis(got, list(range(1 + k, 1 + k + pre)), list(range(1, 1 + pre))) if pre else got
@@ -196,13 +213,13 @@ def vbh_take_along_axis(f, arr, indices, axis=-1):
     if axis is None:
         n = _n(f, (arr, indices))
         return np.take_along_axis(_flat(arr, f[0], n), _flat(indices, f[1], n), axis=1)
-    a = arr if f[0] else np.asarray(arr)[None]
-    i = indices if f[1] else np.asarray(indices)[None]
+    a = arr if f[0] else _arr(arr)[None]
+    i = indices if f[1] else _arr(indices)[None]
     return np.take_along_axis(a, i, axis=_ax(axis, np.ndim(a) - 1))
 
 
 def vbh_select(f, condlist, choicelist, default=0):
-    if isinstance(condlist, np.ndarray) and f[0] or isinstance(choicelist, np.ndarray) and f[1]:
+    if _is_arr(condlist) and f[0] or _is_arr(choicelist) and f[1]:
         return _loop("xp.select", f, condlist, choicelist, default)
     conds, choices = list(condlist), list(choicelist)
     ranks = [_nd(c, f[0]) for c in conds] + [_nd(c, f[1]) for c in choices] + [_nd(default, f[2])]
@@ -246,7 +263,7 @@ def vbh_roll(f, a, shift, axis=None):
     if f[1] or f[2]:
         return _loop("xp.roll", f, a, shift, axis)
     if axis is None:
-        return np.roll(np.asarray(a).reshape(np.shape(a)[0], -1), shift, axis=1).reshape(np.shape(a))
+        return np.roll(_arr(a).reshape(np.shape(a)[0], -1), shift, axis=1).reshape(np.shape(a))
     return np.roll(a, shift, axis=_ax(axis, _nd(a, True)))
 
 
@@ -260,15 +277,16 @@ def vbh_tile(f, A, reps):
 
 
 def vbh_diag(f, v, k=0):
-    v = np.asarray(v)
+    v = _arr(v)
     if v.ndim == 3:
         return np.diagonal(v, k, axis1=1, axis2=2).copy()
     if v.ndim != 2:
         return _loop("xp.diag", f, v, k)
     n, m = v.shape
     size = m + abs(k)
-    out = np.zeros((n, size, size), dtype=v.dtype)
-    i = np.arange(m)
+    xp = _core.namespace(v)
+    out = xp.zeros((n, size, size), dtype=v.dtype)
+    i = xp.arange(m)
     out[:, i + max(-k, 0), i + max(k, 0)] = v
     return out
 
@@ -277,11 +295,11 @@ def vbh_pad(f, array, pad_width, mode="constant", reflect_type="even", **kw):
     if f[1]:
         return _loop("xp.pad", f, array, pad_width, mode, reflect_type)
     nd = _nd(array, True)
-    per = np.broadcast_to(np.asarray(pad_width), (nd, 2)) if nd else np.zeros((0, 2), int)
+    per = np.broadcast_to(_arr(pad_width), (nd, 2)) if nd else np.zeros((0, 2), int)
     width = [(0, 0)] + [tuple(int(x) for x in p) for p in per]
     for key in ("constant_values", "end_values", "stat_length"):
         if key in kw and kw[key] is not None and np.ndim(kw[key]) > 0:
-            vals = np.broadcast_to(np.asarray(kw[key]), (nd, 2))
+            vals = np.broadcast_to(_arr(kw[key]), (nd, 2))
             kw[key] = [tuple(vals[0])] + [tuple(v) for v in vals]
     if mode in ("reflect", "symmetric"):
         kw["reflect_type"] = reflect_type
@@ -304,7 +322,7 @@ vbh_cumulative_prod = _cumulative(np.cumulative_prod)
 
 def _edge(v, fl, a, ax, n):
     """prepend/append of np.diff as a batched block along batched axis `ax` of `a`."""
-    v = np.asarray(v)
+    v = _arr(v)
     if _nd(v, fl) == 0:
         shape = list(a.shape)
         shape[ax] = 1
@@ -329,13 +347,13 @@ def vbh_diff(f, a, n=1, axis=-1, prepend=None, append=None):
 
 
 def vbh_ediff1d(f, ary):
-    return np.diff(np.asarray(ary).reshape(np.shape(ary)[0], -1), axis=1)
+    return np.diff(_arr(ary).reshape(np.shape(ary)[0], -1), axis=1)
 
 
 def vbh_list_sum(f, items):
     """Python's sum over a batched list (each item lifted to the others' per-example rank) or over
     the rows of each example, in the same order of additions as the loop it replaces."""
-    if isinstance(items, np.ndarray):
+    if _is_arr(items):
         total = 0
         for i in range(items.shape[1]):
             total = total + items[:, i]
@@ -356,7 +374,7 @@ def vbh_average(f, a, axis=None, weights=None, returned=False, keepdims=False):
     a = _full(a, f[0], n)
     if weights is None:
         return np.average(a, axis=ax, keepdims=keepdims)
-    w = np.asarray(weights)
+    w = _arr(weights)
     if _nd(w, f[2]) != nd:   # 1-D weights along `axis`
         shape = [1] * nd
         shape[int(axis) % nd] = -1
@@ -395,7 +413,7 @@ def vbh_partition(f, a, kth, axis=-1, kind="introselect", order=None):
     if f[1] or f[2]:
         return _loop("xp.partition", f, a, kth, axis, kind, order)
     if axis is None:
-        return np.partition(np.asarray(a).reshape(np.shape(a)[0], -1), kth, axis=1, kind=kind, order=order)
+        return np.partition(_arr(a).reshape(np.shape(a)[0], -1), kth, axis=1, kind=kind, order=order)
     return np.partition(a, kth, axis=_ax(axis, _nd(a, True)), kind=kind, order=order)
 
 
@@ -503,8 +521,8 @@ def vbh_polyval(f, p, x):
     if not f[0]:
         return np.polyval(p, x)
     n = _n(f, (p, x))
-    p = np.asarray(p)
-    x = np.asarray(x)
+    p = _arr(p)
+    x = _arr(x)
     rx = _nd(x, f[1])
     y = np.zeros_like(_full(x, f[1], n) * p[:, :1].reshape((n,) + (1,) * rx))
     for j in range(p.shape[1]):
@@ -535,7 +553,7 @@ def _signal(conv):
         if f[2] or mode not in ("full", "same", "valid"):
             return _loop("xp.convolve" if conv else "xp.correlate", f, a, v, mode)
         la, lv = np.shape(a)[-1], np.shape(v)[-1]
-        full = _full_correlation(np.asarray(a), np.flip(v, -1) if conv else np.asarray(v))
+        full = _full_correlation(_arr(a), np.flip(v, -1) if conv else _arr(v))
         return _mode_slice(full, la, lv, mode, conv)
     return rule
 
@@ -629,7 +647,7 @@ def _static(fn, shape_only):
 def _constant(a):
     """Whether every example of batched `a` is the same (settings saved for the backward sweep are
     broadcast over the batch)."""
-    return all(np.all(np.asarray(x) == np.asarray(x)[:1]) for x in tree_leaves(a))
+    return all(np.all(_arr(x) == _arr(x)[:1]) for x in tree_leaves(a))
 
 
 _STATIC = {"conv_pad": (0, 1), "diff_axis": (), "einsum_spec1": (2, 3, 4, 5, 6, 7),
@@ -666,7 +684,7 @@ def vbh_argpartition(f, a, kth, axis=-1, kind="introselect", order=None):
     if f[1] or f[2]:
         return _loop("xp.argpartition", f, a, kth, axis, kind, order)
     if axis is None:
-        return np.argpartition(np.asarray(a).reshape(np.shape(a)[0], -1), kth, axis=1, kind=kind, order=order)
+        return np.argpartition(_arr(a).reshape(np.shape(a)[0], -1), kth, axis=1, kind=kind, order=order)
     return np.argpartition(a, kth, axis=_ax(axis, _nd(a, True)), kind=kind, order=order)
 
 
@@ -688,7 +706,8 @@ def _all_close(fn):
         r = max(_nd(a, f[0]), _nd(b, f[1]))
         A, B = _lift(a, f[0], r), _lift(b, f[1], r)
         if fn == "array_equal" and np.shape(_ex(a, f[0])) != np.shape(_ex(b, f[1])):
-            return np.zeros(_n(f, (a, b)), dtype=bool)
+            n = _n(f, (a, b))
+            return getattr(n, "xp", np).zeros(n, dtype=bool)
         same = np.isclose(A, B, *args, **kw) if fn == "allclose" else (A == B)
         same = np.broadcast_to(same, (_n(f, (a, b)),) + np.shape(same)[1:])
         return np.all(same.reshape(same.shape[0], -1), axis=1)
@@ -727,7 +746,7 @@ _b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_
 
 def vbh_multi_dot(f, arrays, out=None):
     """multi_dot per example: the chain as batched matmuls (1-D ends as a row and a column)."""
-    mats = [np.asarray(a) for a in arrays]
+    mats = [_arr(a) for a in arrays]
     first, last = mats[0].ndim == 2, mats[-1].ndim == 2
     if first:
         mats[0] = mats[0][:, None, :]
@@ -748,7 +767,7 @@ _b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_
 
 def vbh_tuple(f, x):
     """`tuple(x)` per example: a batched array's rows are its second axis."""
-    return tuple(x[:, i] for i in range(np.shape(x)[1])) if isinstance(x, np.ndarray) else tuple(x)
+    return tuple(x[:, i] for i in range(np.shape(x)[1])) if _is_arr(x) else tuple(x)
 
 
 def vbh_list(f, x):
@@ -781,7 +800,6 @@ def _shifted(fn, arrays, axes=(), statics=(), ref=0, none="all"):
     return rule
 
 
-_core = _b._core
 vbh_d_max_vjp = _shifted(_core.max_vjp, (0, 1, 2), (3,), (4,), ref=1)
 vbh_d_max_jvp = _shifted(_core.max_jvp, (0, 1, 2), (3,), (4,), ref=1)
 vbh_d_prod_others = _shifted(_core.prod_others, (0,), (1,))
@@ -835,7 +853,7 @@ _b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_
 
 def vbh_d_add_at(f, acc, index, v):
     """`add_at(acc, index, v)` per example (index shared): one scatter-add past the batch axis."""
-    if f[1] or not isinstance(acc, np.ndarray) and not isinstance(acc, (list, tuple, dict)):
+    if f[1] or not _is_arr(acc) and not isinstance(acc, (list, tuple, dict)):
         return _b.vb_loop("rt.add_at", f, _n(f, (acc, index, v)), acc, index, v)
     if isinstance(acc, (list, tuple, dict)):
         return _core.add_at(acc if f[0] else _b.vb_bcast(acc, _n(f, (acc, index, v))), index, v)

@@ -1066,23 +1066,23 @@ def min_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True
 
 def nansum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
     """`np.nansum(..., initial=..., where=...)`: NaN entries left out as well."""
-    return sum_where(a, axis, None, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+    return sum_where(a, axis, None, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
 
 
 def nanprod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
-    return prod_where(a, axis, None, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+    return prod_where(a, axis, None, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
 
 
 def nanmean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
-    return mean_where(a, axis, None, None, keepdims, np.logical_and(where, np.logical_not(np.isnan(a))))
+    return mean_where(a, axis, None, None, keepdims, np.where(where, np.logical_not(np.isnan(a)), False))
 
 
 def nanmax_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
-    return max_where(a, axis, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+    return max_where(a, axis, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
 
 
 def nanmin_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
-    return min_where(a, axis, None, keepdims, initial, np.logical_and(where, np.logical_not(np.isnan(a))))
+    return min_where(a, axis, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
 
 
 # ---- operations defined by their NumPy definition written with primitives (registry.composite):
@@ -1168,7 +1168,6 @@ def cov_ddof(ddof, bias):
 
 def vander(x, N=None, increasing=False):
     """`np.vander`: columns are powers of `x`, decreasing unless `increasing`."""
-    x = np.asarray(x)
     return np.expand_dims(x, 1) ** vander_powers(x, N, increasing)  # no branch: batches after grad too
 
 
@@ -1182,17 +1181,17 @@ def vander_powers(x, N, increasing):
 def insert_map(arr, obj, values, axis):
     """Where each entry of `np.insert(arr, obj, values, axis)` comes from: a flat index into
     `concatenate([ravel(arr), ravel(values)])` (NumPy's own insert applied to positions)."""
-    arr, values = np.asarray(arr), np.asarray(values)
-    pos = np.arange(arr.size).reshape(arr.shape)
-    vpos = arr.size + np.arange(values.size).reshape(values.shape)
+    size, shape = np.size(arr), np.shape(arr)   # shapes only: the map is a host index array
+    pos = np.arange(size).reshape(shape)
+    vpos = size + np.arange(np.size(values)).reshape(np.shape(values))
     return np.insert(pos, obj, vpos, axis)
 
 
 def insert(arr, obj, values, axis=None):
     """`np.insert`: a gather from the entries of `arr` and `values` (repeated values broadcast)."""
-    a = np.asarray(arr)
-    where = insert_map(a, obj, values, axis)
-    both = np.concatenate([np.ravel(a), np.ravel(np.asarray(values, dtype=a.dtype))])
+    where = insert_map(arr, obj, values, axis)
+    vals = np.zeros_like(arr, shape=np.shape(values)) + values   # on arr's backend (never np.asarray)
+    both = np.concatenate([np.ravel(arr), np.ravel(vals)])
     return np.take(both, where)
 
 
