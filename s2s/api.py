@@ -580,6 +580,15 @@ def _per_example_rank(a, spec):
     return None
 
 
+def _rank_of_kind(kind, spec):
+    """`_per_example_rank` from what a jit signature says of an argument (ndim, "float", None)."""
+    if kind is None or not (spec is None or isinstance(spec, int)):
+        return None
+    if kind == "float":
+        return 0 if spec is None else None
+    return kind - (0 if spec is None else 1)
+
+
 class _Vmapped(Transformed):
     """A vmap'd function. Calls run a version specialized on each argument's per-example rank (so
     that operands whose ranks are known need no run-time alignment); composition uses the
@@ -608,6 +617,20 @@ class _Vmapped(Transformed):
     def _forget(self) -> None:
         self._specialized.clear()
         self._by_ndims.clear()
+
+    def for_arguments(self, kinds: dict):
+        """The version a call with these arguments runs (`kinds`: position -> ndim of a NumPy
+        array, or "float"), so that `jit(vmap(f))` starts from the code specialized on ranks."""
+        in_axes = self.axes[0]
+        n = self._nparams
+        specs = in_axes if isinstance(in_axes, tuple) and len(in_axes) == n else (in_axes,) * n
+        ranks = tuple(_rank_of_kind(kinds.get(i), s) for i, s in enumerate(specs))
+        if all(r is None for r in ranks):
+            return self.compiled
+        fn = self._specialized.get(ranks)
+        if fn is None:
+            fn = self._specialized[ranks] = self._build(ranks)
+        return fn
 
     def __call__(self, *args, **kwargs):
         unchanged = self._unchanged

@@ -13,3 +13,5 @@ helper("rt.take_at", mutates=True)
 helper("rt.zero_at", mutates=True)
 helper("ext.s2s_sample", effect=True)  # a random draw: two calls give two draws
 helper("ext.s2s_same", effect=True)    # a check that raises
+helper("rt.vb_size", effect=True)      # vmap's batch size, and the check that mapped axes agree
+helper("rt.vb_size0", effect=True)

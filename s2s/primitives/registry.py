@@ -71,6 +71,7 @@ PRIMS: dict[str, Prim] = {}
 VJP: dict[str, dict[str, str]] = {}   # name -> {argument: cotangent rule}        (reverse mode)
 JVP: dict[str, dict[str, str]] = {}   # name -> {argument: tangent rule}          (forward mode)
 BATCH: dict[str, BatchRule] = {}      # name -> batching rule, see `defbatch`     (vmap)
+RANKED: dict[tuple, str] = {}         # (name, batched flags, ranks) -> expression, see `defranked`
 
 
 @dataclasses.dataclass
@@ -138,6 +139,15 @@ def defbatch(name: str, rule: BatchRule) -> None:
     if name not in PRIMS:
         raise KeyError(f"defbatch: {name} is not a declared primitive")
     BATCH[name] = rule
+
+
+def defranked(name: str, flags: tuple, ranks: tuple, rule: str) -> None:
+    """Declare that primitive `name`, batched with these per-argument batched flags and known
+    per-example ranks, is the NumPy expression `rule` of its batched arguments (vmap specialized on
+    ranks then needs no run-time helper that inspects them)."""
+    p = PRIMS[name]
+    _check(rule, p, set())
+    RANKED[(name, tuple(flags), tuple(ranks))] = rule
 
 
 def elementwise(name: str, deriv: str, sig: str = "x") -> None:

@@ -75,6 +75,16 @@ def vb_size(args, in_axes, axis_size, names):
     return _sized(n, args)
 
 
+def vb_size0(xs, args, in_axes, names):
+    """vb_size where every mapped argument (`xs`) is a NumPy array of per-example rank 0 or more,
+    mapped at axis 0 (a vmap specialized on ranks): their common length."""
+    n = len(xs[0])
+    for x in xs:
+        if len(x) != n:
+            return vb_size(args, in_axes, None, names)  # raises, with JAX's wording
+    return n
+
+
 class BatchSize(int):
     """A batch size that also names the array module of the call's arguments (CuPy, Dask...):
     batched code makes new batched arrays from it alone (`vb_bcast(0.0, n)`, `vb_ones(n)`), and
@@ -698,6 +708,10 @@ def vbh_basis(f, x, k):
 
 def vbh_vb_size(f, args, in_axes, axis_size, names):
     return vb_size(_vb_first(args, f[0]), in_axes, axis_size, names)
+
+
+def vbh_vb_size0(f, xs, args, in_axes, names):
+    return vb_size0(_vb_first(xs, f[0]), _vb_first(args, f[1]), in_axes, names)
 
 
 def vbh_vb_in(f, x, spec, n):
