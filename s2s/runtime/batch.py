@@ -199,6 +199,8 @@ def vb_lift(x, other, other_batched):
     `other` (batched or not) as the unbatched values would."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
+    if isinstance(x, (list, tuple)) and isinstance(other, (list, tuple)) and len(x) == len(other):
+        return type(x)(vb_lift(a, b, other_batched) for a, b in zip(x, other))  # trees added leaf by leaf
     try:
         nx = np.ndim(x) - 1
         no = np.ndim(other) - (1 if other_batched else 0)
