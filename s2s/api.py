@@ -572,8 +572,9 @@ def vmap(fun=None, in_axes=0, out_axes=0, axis_size=None):
 
 
 def _per_example_rank(a, spec):
-    """The per-example rank of an argument (None for pytrees and unusual mappings)."""
-    if isinstance(a, (np.ndarray, np.generic)) and (spec is None or isinstance(spec, int)):
+    """The per-example rank of an argument (None for pytrees, unusual mappings, and arrays of
+    other backends, even NumPy subclasses: code specialized on ranks may assume NumPy's sizes)."""
+    if (type(a) is np.ndarray or isinstance(a, np.generic)) and (spec is None or isinstance(spec, int)):
         return a.ndim - (0 if spec is None else 1)
     if isinstance(a, (float, int)) and not isinstance(a, bool) and spec is None:
         return 0

@@ -50,6 +50,9 @@ VMAP_GRAD_FAILS_ON_NUMPY = {
 # vectorized loop avoids it, so NumPy passes while the backend refuses.
 BACKEND_GAPS = {
     "append_then_array": "vmap(grad): the loop runs as written off NumPy; vbh_array has no derivative rule",
+    "listcomp_simple": "vmap(grad): NumPy runs the version specialized on ranks (the callee inlined, its loop "
+                       "vectorized); another backend's generic version batches the callee's record as a whole, "
+                       "refuses its trip count, and falls back to grad of the summed vmap (vbh_array: no rule)",
 }
 
 

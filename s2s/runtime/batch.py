@@ -643,7 +643,7 @@ def vbh_unbroadcast(f, v, like):
     target = np.shape(like)[1:] if f[1] else np.shape(like)
     if not f[0]:  # the same for every example, but the result is batched when `like` is
         out = v if np.shape(v) == target else _vb_sum_to(v, np.shape(v), target, 0)
-        return vb_bcast(out, np.shape(like)[0]) if f[1] else out
+        return vb_bcast(out, _sized(np.shape(like)[0], like)) if f[1] else out
     vs = np.shape(v)[1:]
     return v if vs == target else _vb_sum_to(v, vs, target, 1)
 
@@ -851,13 +851,13 @@ def _vb_dot_vjp_keep(g, a, b, fa, fb, which, op="dot"):
 
 def vbh_dot_vjp_a(f, v, a, b):
     if not f[0]:
-        v = vb_bcast(v, np.shape(a if f[1] else b)[0])
+        v = vb_bcast(v, _sized(np.shape(a if f[1] else b)[0], (a, b)))
     return _vb_dot_vjp_keep(v, a, b, f[1], f[2], 0)
 
 
 def vbh_dot_vjp_b(f, v, a, b):
     if not f[0]:
-        v = vb_bcast(v, np.shape(a if f[1] else b)[0])
+        v = vb_bcast(v, _sized(np.shape(a if f[1] else b)[0], (a, b)))
     return _vb_dot_vjp_keep(v, a, b, f[1], f[2], 1)
 
 
@@ -869,8 +869,8 @@ def vbh_sum_vjp(f, v, like, axis, keepdims):
     """Per example: `v` broadcast back to the shape of `like` (cotangent of a sum)."""
     axis, keepdims = vb_static(axis), vb_static(keepdims)
     n = np.shape(v)[0] if f[0] else np.shape(like)[0]
-    if not f[0]:
-        v = vb_bcast(v, n)
+    if not f[0]:  # (on the backend of `like`: the unbatched cotangent may be a number)
+        v = vb_bcast(v, _sized(n, like))
     shape = _vb_like_shape(like, f[1], n)
     v = _core.asarray(v)
     if axis is None:

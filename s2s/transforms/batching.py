@@ -624,12 +624,13 @@ def vmap_fn(core: CoreFn, in_axes, out_axes, axis_size, calls: Callees, ranks=No
 def _entry(bt, params, specs, mapped, ranks, in_axes, axis_size) -> list:
     """vmap's first statements: the batch size (checked across the mapped arguments) and each
     mapped argument with its batch axis in front. Arrays of known rank mapped at axis 0 are in
-    place already, and when every mapped argument is one, the size check is their lengths'."""
+    place already, and when every argument is a NumPy array or number of known rank and every
+    mapped one is such an array, the size check is their lengths' (a plain int, NumPy's)."""
     at0 = {p for p, s, r in zip(params, specs, ranks) if p in mapped and s == 0 and type(s) is int
            and r is not None and r >= 0}
     every = [A.tuple_([A.name(p) for p in params]), A.name(bt.bind("in_axes", in_axes))]
     names = A.tuple_([A.const(p) for p in params])
-    if mapped and at0 == set(mapped) and axis_size is None:
+    if mapped and at0 == set(mapped) and axis_size is None and None not in ranks:  # NumPy arguments only
         size = A.call("rt.vb_size0", [A.tuple_([A.name(p) for p in mapped])] + every + [names])
     else:
         size = A.call("rt.vb_size", every + [A.const(axis_size), names])
