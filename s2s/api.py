@@ -645,7 +645,10 @@ class _Vmapped(Transformed):
             else:
                 fn = self._by_ndims.get(tuple([a.ndim for a in args]))
                 if fn is not None and arrays.SETTINGS["backend"] == "numpy":
-                    return self._run(fn, args)
+                    try:  # (as `_run` does, without its frame: this path costs per call)
+                        return fn(*args)
+                    except RecursionError:
+                        raise self._endless() from None
         given = len(args)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
@@ -668,9 +671,11 @@ class _Vmapped(Transformed):
         try:
             return fn(*args) if _call is None else _call(fn, args)
         except RecursionError:
-            raise S2SValueError(f"vmap of {getattr(self.fun, '__name__', 'f')}: a recursion whose depth depends on "
-                                "a per-example value cannot be batched (every example would run every branch).") \
-                from None
+            raise self._endless() from None
+
+    def _endless(self) -> S2SValueError:
+        return S2SValueError(f"vmap of {getattr(self.fun, '__name__', 'f')}: a recursion whose depth depends on "
+                             "a per-example value cannot be batched (every example would run every branch).")
 
 
 def _innermost_is_grad(fun) -> bool:

@@ -22,7 +22,7 @@ FINAL = (lifetime.PASS,)
 FINAL_JIT = (reform.PASS, reuse.PASS, lifetime.PASS)
 
 
-def optimize(fn: gast.FunctionDef, known=None, trace=None, pipeline=PIPELINE) -> gast.FunctionDef:
+def optimize(fn: gast.FunctionDef, known=None, trace=None, pipeline=None) -> gast.FunctionDef:
     """Run the passes over `fn`'s body, in `PIPELINE`'s order and round after round, until none
     has anything left to do (`known`: facts about the arguments, e.g. {"floats": names of
     Python-float parameters}; `trace` collects the names of passes that changed something;
@@ -30,6 +30,7 @@ def optimize(fn: gast.FunctionDef, known=None, trace=None, pipeline=PIPELINE) ->
 
     A pass runs again only when another pass (or, unless it is idempotent, itself) changed
     something since it last ran; it is told what (`dirty`), so it may look only there."""
+    pipeline = PIPELINE if pipeline is None else pipeline
     params = {a.id for a in fn.args.args}
     body = fn.body
     dirty: dict[str, set[str] | None] = {p.name: None for p in pipeline}  # None: everything
