@@ -639,11 +639,9 @@ class _Vmapped(Transformed):
             self._check_key()
         if not kwargs:  # the common case: NumPy arrays only, a version per tuple of their ranks
             nd = np.ndarray
-            for a in args:
-                if type(a) is not nd:
-                    break
-            else:
-                fn = self._by_ndims.get(tuple([a.ndim for a in args]))
+            key = tuple([a.ndim for a in args if type(a) is nd])
+            if len(key) == len(args):
+                fn = self._by_ndims.get(key)
                 if fn is not None and arrays.SETTINGS["backend"] == "numpy":
                     try:  # (as `_run` does, without its frame: this path costs per call)
                         return fn(*args)

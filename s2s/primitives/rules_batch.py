@@ -118,7 +118,7 @@ for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after
 
 # the vmap helpers are primitives too, so batched code can be batched again (vmap of vmap) and
 # differentiated (grad of vmap); helpers without derivative rules make reverse/forward mode refuse
-for _n, _sig in (("rt.vb_size", "args, in_axes, axis_size, names"), ("rt.vb_size0", "xs, args, in_axes, names"),
+for _n, _sig in (("rt.vb_size", "args, in_axes, axis_size, names"), ("rt.vb_size0", "xs, names"),
                  ("rt.vb_any", "m"), ("rt.vb_and", "m, c"),
                  ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"), ("rt.vb_n", "x"), ("rt.vb_axes", "x"),
                  ("rt.vb_axis", "axis, x=None, none='keep'"), ("rt.vb_key", "index, ib, a")):

@@ -75,13 +75,15 @@ def vb_size(args, in_axes, axis_size, names):
     return _sized(n, args)
 
 
-def vb_size0(xs, args, in_axes, names):
-    """vb_size where every mapped argument (`xs`) is a NumPy array of per-example rank 0 or more,
-    mapped at axis 0 (a vmap specialized on ranks): their common length."""
+def vb_size0(xs, names):
+    """vb_size where every mapped argument (`xs`, named `names`) is a NumPy array of per-example
+    rank 0 or more mapped at axis 0 and the others are NumPy arrays or numbers (a vmap specialized
+    on ranks): their common length."""
     n = len(xs[0])
     for x in xs:
         if len(x) != n:
-            return vb_size(args, in_axes, None, names)  # raises, with JAX's wording
+            lines = "\n".join(f"  * argument {w} has size {len(a)} along axis 0" for a, w in zip(xs, names))
+            raise _vb_err(f"vmap got inconsistent sizes for array axes to be mapped:\n{lines}")
     return n
 
 
@@ -712,8 +714,8 @@ def vbh_vb_size(f, args, in_axes, axis_size, names):
     return vb_size(_vb_first(args, f[0]), in_axes, axis_size, names)
 
 
-def vbh_vb_size0(f, xs, args, in_axes, names):
-    return vb_size0(_vb_first(xs, f[0]), _vb_first(args, f[1]), in_axes, names)
+def vbh_vb_size0(f, xs, names):
+    return vb_size0(_vb_first(xs, f[0]), names)
 
 
 def vbh_vb_in(f, x, spec, n):

@@ -628,12 +628,11 @@ def _entry(bt, params, specs, mapped, ranks, in_axes, axis_size) -> list:
     mapped one is such an array, the size check is their lengths' (a plain int, NumPy's)."""
     at0 = {p for p, s, r in zip(params, specs, ranks) if p in mapped and s == 0 and type(s) is int
            and r is not None and r >= 0}
-    every = [A.tuple_([A.name(p) for p in params]), A.name(bt.bind("in_axes", in_axes))]
-    names = A.tuple_([A.const(p) for p in params])
     if mapped and at0 == set(mapped) and axis_size is None and None not in ranks:  # NumPy arguments only
-        size = A.call("rt.vb_size0", [A.tuple_([A.name(p) for p in mapped])] + every + [names])
+        size = A.call("rt.vb_size0", [A.tuple_([A.name(p) for p in mapped]), A.tuple_([A.const(p) for p in mapped])])
     else:
-        size = A.call("rt.vb_size", every + [A.const(axis_size), names])
+        size = A.call("rt.vb_size", [A.tuple_([A.name(p) for p in params]), A.name(bt.bind("in_axes", in_axes)),
+                                     A.const(axis_size), A.tuple_([A.const(p) for p in params])])
     entry = [A.assign(bt.n, size)]
     for p, s in zip(params, specs):
         if p in mapped and p not in at0:
