@@ -80,7 +80,8 @@ class Helper:
 
     shape_arg: int | None = None   # position of an argument used only for its shape
     fill: bool = False             # (g, like, axis, keepdims) -> g broadcast to `like`'s shape
-    mutates: bool = False          # updates its first argument in place
+    mutates: bool = False          # updates an argument in place: the first, or the one at `mutated`
+    mutated: int = 0
     effect: bool = False           # acts on something (a draw, a check): never removed, moved or merged
 
 
