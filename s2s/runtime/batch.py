@@ -201,8 +201,6 @@ def vb_lift(x, other, other_batched):
     `other` (batched or not) as the unbatched values would."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
-    if isinstance(x, (list, tuple)) and isinstance(other, (list, tuple)) and len(x) == len(other):
-        return type(x)(vb_lift(a, b, other_batched) for a, b in zip(x, other))  # trees added leaf by leaf
     try:
         nx = np.ndim(x) - 1
         no = np.ndim(other) - (1 if other_batched else 0)
@@ -214,6 +212,25 @@ def vb_lift(x, other, other_batched):
         return x
     x = _core.asarray(x)
     return x.reshape(x.shape[:1] + (1,) * (no - nx) + x.shape[1:])
+
+
+def vb_lift_tree(x, other, other_batched):
+    """vb_lift leaf by leaf, for `rt.tree_add` of two cotangents of the same structure (a list's
+    leaves are aligned with the other list's; `+` of lists would concatenate instead)."""
+    if isinstance(x, (list, tuple)) and isinstance(other, (list, tuple)) and len(x) == len(other):
+        return type(x)(vb_lift_tree(a, b, other_batched) for a, b in zip(x, other))
+    if isinstance(x, dict) and isinstance(other, dict) and set(x) == set(other):
+        return {k: vb_lift_tree(x[k], other[k], other_batched) for k in x}
+    return vb_lift(x, other, other_batched)
+
+
+def vb_lift_tree_t(g, x):
+    """Transpose of vb_lift_tree: each leaf of `g` shaped like the leaf of `x` it was lifted from."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(vb_lift_tree_t(a, b) for a, b in zip(g, x))
+    if isinstance(x, dict):
+        return {k: vb_lift_tree_t(g[k], x[k]) for k in x}
+    return g if x is None else np.reshape(g, np.shape(x))
 
 
 def _vb_mask(m, like):

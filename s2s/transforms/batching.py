@@ -500,7 +500,8 @@ class Batcher(Transform):
                 if rk is not None and ro is not None and rk >= ro:
                     continue  # known per-example ranks: already broadcasts as the examples would
                 if o != k and args[o].id != args[k].id:
-                    cur = self.tmp(pre, A.call("rt.vb_lift", [cur, args[o], A.const(self.b(args[o]))]), "lift")
+                    how = "rt.vb_lift_tree" if p.name == "rt.tree_add" else "rt.vb_lift"  # cotangent trees
+                    cur = self.tmp(pre, A.call(how, [cur, args[o], A.const(self.b(args[o]))]), "lift")
             new[k] = cur
         return _rebuild(value, p, new)
 
