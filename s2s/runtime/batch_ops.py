@@ -548,12 +548,54 @@ def _mode_slice(full, la, lv, mode, conv):
     return full
 
 
+# Above this many products per example NumPy's own convolve, once per example, beats one
+# matrix product over every window (it computes each output as a C dot product; the call costs
+# ~1.5 us). Measured with tools/bench_batch_rules.py at 16 to 256 examples.
+_ROW_WORK = 4096
+
+
+def _numpy_rows(op, a, v, fa, fv, n, mode):
+    """`op(a_k, v_k, mode)` of each example, into one output (NumPy arrays only)."""
+    A = a if fa else np.broadcast_to(a, (n,) + np.shape(a))
+    V = v if fv else np.broadcast_to(v, (n,) + np.shape(v))
+    first = op(A[0], V[0], mode)
+    out = np.empty((n,) + first.shape, first.dtype)
+    out[0] = first
+    for k in range(1, n):
+        out[k] = op(A[k], V[k], mode)
+    return out
+
+
+def _windows_product(a, u, n):
+    """_full_correlation of NumPy arrays with less set-up: one strided view of the padded signals
+    and one batched matrix-vector product (the kernel per example, `u` (n, m))."""
+    m, la = u.shape[-1], np.shape(a)[-1]
+    ap = np.zeros((n, la + 2 * (m - 1)), np.result_type(a, u))
+    ap[:, m - 1:m - 1 + la] = a
+    s0, s1 = ap.strides
+    windows = np.lib.stride_tricks.as_strided(ap, (n, la + m - 1, m), (s0, s1, s1), writeable=False)
+    return np.matmul(windows, u[:, :, None])[..., 0]
+
+
+def _conj(v):
+    """NumPy's correlate conjugates its second argument (complex signals)."""
+    return np.conj(v) if np.iscomplexobj(v) else v
+
+
 def _signal(conv):
+    name, op = ("xp.convolve", np.convolve) if conv else ("xp.correlate", np.correlate)
+
     def rule(f, a, v, mode="full" if conv else "valid"):
         if f[2] or mode not in ("full", "same", "valid"):
-            return _loop("xp.convolve" if conv else "xp.correlate", f, a, v, mode)
+            return _loop(name, f, a, v, mode)
         la, lv = np.shape(a)[-1], np.shape(v)[-1]
-        full = _full_correlation(_arr(a), np.flip(v, -1) if conv else _arr(v))
+        if type(a) is np.ndarray and type(v) is np.ndarray and la and lv:
+            n = _n(f, (a, v))
+            if la * lv > _ROW_WORK:
+                return _numpy_rows(op, a, v, f[0], f[1], n, mode)
+            u = np.broadcast_to(np.flip(v, -1) if conv else _conj(v), (n, lv))
+            return _mode_slice(_windows_product(a, u, n), la, lv, mode, conv)
+        full = _full_correlation(_arr(a), np.flip(v, -1) if conv else _conj(_arr(v)))
         return _mode_slice(full, la, lv, mode, conv)
     return rule
 
@@ -570,6 +612,8 @@ def vbh_interp(f, x, xp, fp, left=None, right=None, period=None):
     n = _n(f, (x, xp, fp))
     xs = np.shape(x)[1:] if f[0] else np.shape(x)
     X, XP, FP = _flat(x, f[0], n), _flat(xp, f[1], n), _flat(fp, f[2], n)
+    if n and type(X) is np.ndarray and type(XP) is np.ndarray and type(FP) is np.ndarray:
+        return _interp_rows(X, XP, FP, left, right).reshape((n,) + xs)
     K = XP.shape[1]
     j = np.clip(np.sum(XP[:, None, :] <= X[:, :, None], axis=2) - 1, 0, max(K - 2, 0))
     xj, fj = np.take_along_axis(XP, j, 1), np.take_along_axis(FP, j, 1)
@@ -583,6 +627,20 @@ def vbh_interp(f, x, xp, fp, left=None, right=None, period=None):
     hi = FP[:, -1:] if right is None else right
     out = np.where(X < XP[:, :1], lo, np.where(X > XP[:, -1:], hi, out))
     return out.reshape((n,) + xs)
+
+
+def _interp_rows(X, XP, FP, left, right):
+    """np.interp of each row with its own knots, into one output. NumPy has no batched binary
+    search, and every vectorized form measured (a comparison count as below, a sort of knots and
+    values together, a search in complex row+value keys) was slower than NumPy's C routine per
+    row at 16 to 256 examples (tools/bench_batch_rules.py), so on NumPy arrays the rows are
+    NumPy's; other backends (a GPU) take the vectorized form."""
+    first = np.interp(X[0], XP[0], FP[0], left, right)
+    out = np.empty(X.shape, first.dtype)
+    out[0] = first
+    for k in range(1, X.shape[0]):
+        out[k] = np.interp(X[k], XP[k], FP[k], left, right)
+    return out
 
 
 vbh_interp_apply = vbh_interp

@@ -269,7 +269,8 @@ def containers(body, active) -> set[str]:
 # positions of those arguments, whose adjoints must be summed leaf by leaf (`+` would concatenate)
 TREE_ARGS = {"list": (0,), "tuple": (0,), "rt.like": (0, 1), "rt.concat_vjp": (0, 1, 2), "rt.concat_vjp_t": (0, 1, 2),
              "rt.seq_repeat_vjp": (0, 1, 2), "rt.seq_repeat_vjp_t": (0, 1, 2),
-             "rt.add_at": (0, 2), "rt.vb_getitem": (0,), "rt.vb_getitem_t": (0, 1), "rt.vb_in": (0,), "rt.vb_in_t": (0, 1),
+             "rt.add_at": (0, 2), "rt.vb_getitem": (0,), "rt.vb_getitem_t": (0, 1), "rt.vb_add_at": (0, 1),
+             "rt.vb_in": (0,), "rt.vb_in_t": (0, 1),
              "rt.vb_out": (0,), "rt.vb_out_t": (0,), "rt.vb_bcast": (0,), "rt.vb_bcast_t": (0, 1),
              "rt.vb_select": (1, 2)}
 TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.private", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree"}
