@@ -461,10 +461,16 @@ class Reverse(Transform):
             d = dict(entry)
             body = self.backward(s.body, d, depth + 1)
             grown = [b for b in d if b not in entry]
-            if not grown:
+            # an adjoint the body copies to update it in place (`b = rt.fresh(b)`) and leaves owned:
+            # one copy before the loop, not one per iteration (quadratic in the trip count)
+            copied = [b for b in entry if not grown and not entry[b] and d.get(b) and _freshens(body, b)]
+            if not grown and not copied:
                 break
             for b in sorted(grown):
                 pre.append(self.adj.zero(self.adj.var_of(b)))
+                entry[b] = True
+            for b in sorted(copied):
+                pre.append(A.assign(b, A.call("rt.fresh", [A.name(b)])))
                 entry[b] = True
         for b in sorted(entry):
             if b not in d:
@@ -527,6 +533,13 @@ class Reverse(Transform):
 
 
 # ---- helpers ----
+def _freshens(stmts, b) -> bool:
+    """Whether `b = rt.fresh(b)` stands in `stmts` (at any depth)."""
+    return any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == b
+               and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.fresh"
+               for s in an.walk_stmts(stmts))
+
+
 
 def _at_path_ends(block, stmt) -> list:
     """`block` with `stmt` run last on every path through it (before a final break/continue)."""

@@ -1,7 +1,9 @@
-"""Reverse mode through a batched `x[:, i]` (rt.vb_getitem) in a loop, as in grad(vmap(f)): each
-iteration adds its slot's cotangent into the adjoint of `x` in place (rt.vb_add_at), where it once
-built a zeros array the size of `x` per iteration (quadratic in the loop's length). Against a loop
-of grad over the examples, central differences to second order, and a count of the zeros arrays."""
+"""Reverse mode through `x[:, i]` reads and writes in a loop: the cotangent of `x` is updated in
+place, with one copy before the backward loop (not `rt.fresh` per iteration), and under vmap the
+batched read (rt.vb_getitem, as in grad(vmap(f))) adds its slot's cotangent in place
+(rt.vb_add_at) where it once built a zeros array the size of `x` per iteration: both were
+quadratic in the loop's length. Against a loop of grad over the examples, hand-derived values,
+central differences to second order, and counts of the copies and zeros arrays."""
 import numpy as np
 import pytest
 from helpers_vmap import assert_stacked
@@ -10,6 +12,20 @@ import s2s
 from s2s import runtime as rt
 from s2s.runtime import batch
 from s2s.test_util import check_grads
+
+
+def column_writes(x, w):
+    y = x * 1.0
+    for i in range(x.shape[1]):
+        y[:, i] = np.tanh(y[:, i] * w[i])
+    return np.sum(y)
+
+
+def columns_then_sum(x, w):
+    s = 0.0
+    for i in range(x.shape[1]):
+        s = s + np.sum(np.tanh(x[:, i] * w[i]))
+    return s + np.sum(x)
 
 
 def columns(x, w):
@@ -114,3 +130,57 @@ def test_in_place_add_keeps_the_cotangent_dtype(dtype):
     assert gx.dtype == dtype
     want = np.stack([s2s.grad(columns)(x, W.astype(dtype)) for x in xs])
     np.testing.assert_allclose(gx, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+def _counting(monkeypatch, name):
+    calls = []
+    real = getattr(rt, name)
+
+    def counted(*args):
+        calls.append(1)
+        return real(*args)
+    monkeypatch.setattr(rt, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("f", [columns, columns_then_sum, column_writes], ids=lambda f: f.__name__)
+def test_plain_grad_copies_the_adjoint_once(f, monkeypatch):
+    """grad(f) of a loop over 40 columns: one rt.fresh (before the backward loop), values by hand."""
+    x, w = RNG.normal(size=(3, 40)), RNG.normal(size=40)
+    calls = _counting(monkeypatch, "fresh")
+    got = s2s.grad(f)(x, w)
+    want = (1.0 - np.tanh(x * w) ** 2) * w + (1.0 if f is columns_then_sum else 0.0)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert len(calls) <= 1
+
+
+@pytest.mark.parametrize("f", [columns, columns_then_sum, column_writes], ids=lambda f: f.__name__)
+def test_plain_grad_of_column_loops_to_second_order(f):
+    check_grads(f, (RNG.normal(size=(3, 4)), RNG.normal(size=4)), order=2, modes=("fwd", "rev"))
+
+
+def g_column_writes(xs, w):
+    return np.sum(s2s.vmap(column_writes, in_axes=(0, None))(xs, w))
+
+
+def test_grad_of_vmap_of_column_writes_matches_loop_of_grad(monkeypatch):
+    calls = _counting(monkeypatch, "fresh")
+    got = s2s.grad(g_column_writes)(XS, W)
+    assert len(calls) <= 1
+    assert_stacked(got, [s2s.grad(column_writes)(x, W) for x in XS])
+
+
+def test_grad_of_vmap_of_column_writes_to_second_order():
+    check_grads(g_column_writes, (XS[:2, :, :3], W[:3]), order=2, modes=("fwd", "rev"))
+
+
+def test_a_loop_that_replaces_the_adjoint_still_copies_per_iteration():
+    """A loop whose body rebinds the adjoint to a value it does not own (here `s = s * x`, whose
+    cotangent is a new product each time) keeps its per-iteration copy: values vs differences."""
+    def f(x):
+        s = x * 1.0
+        for i in range(3):
+            s = s * x
+            s[0] = s[1] * 2.0
+        return np.sum(s)
+    check_grads(f, (RNG.normal(size=4),), order=2, modes=("fwd", "rev"))
