@@ -41,7 +41,7 @@ import numpy as np
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(TOOLS))  # this checkout's s2s, not an installed one
 sys.path.insert(0, TOOLS)
-from bench_util import load_program, machine_lines, markdown_table  # noqa: E402
+from bench_util import load_program, machine_lines, markdown_table, write_report  # noqa: E402
 
 VARIANTS = ("straight", "loops")
 TRANSFORMS = ("grad", "jvp", "hessian", "vmap", "jit")
@@ -391,11 +391,7 @@ def main(argv=None) -> int:
     print()
     print(text)
     if args.out:
-        with open(args.out, "w") as f:
-            f.write(f"# Compile-time benchmark results\n\n{text}")
-        png = os.path.splitext(args.out)[0] + ".png"
-        if chart(results, sizes, png):
-            print(f"chart: {os.path.relpath(png)}")
+        write_report(args.out, "Compile-time benchmark results", text, lambda png: chart(results, sizes, png))
         print(f"tables: {os.path.relpath(args.out)}")
     return 1 if any("error" in r for by in results.values() for r in by.values()) else 0
 
