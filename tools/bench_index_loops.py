@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
-import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(TOOLS))  # this checkout's s2s
+
+from bench_util import time_samples  # noqa: E402
 
 import s2s  # noqa: E402
 
@@ -37,15 +40,6 @@ def batched_reads(xs, w):
     return np.sum(s2s.vmap(column_reads, in_axes=(0, None))(xs, w))
 
 
-def median_ms(fn, reps=5):
-    ts = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return sorted(ts)[reps // 2] * 1e3
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cols", default="250,1000,4000")
@@ -59,7 +53,7 @@ def main() -> None:
         for n in cols:
             x, w = rng.normal(size=shape + (n,)), rng.normal(size=n)
             g(x, w)
-            t = median_ms(lambda: g(x, w))
+            t = statistics.median(time_samples(g, (x, w), 1, 5)) * 1e3
             print(f"{name:34s} {n:8d} {t:9.1f} {t / n * 1e3:16.2f}")
 
 
