@@ -559,12 +559,7 @@ def _numpy_rows(op, a, v, fa, fv, n, mode):
     """`op(a_k, v_k, mode)` of each example, into one output (NumPy arrays only)."""
     A = a if fa else np.broadcast_to(a, (n,) + np.shape(a))
     V = v if fv else np.broadcast_to(v, (n,) + np.shape(v))
-    first = op(A[0], V[0], mode)
-    out = np.empty((n,) + first.shape, first.dtype)
-    out[0] = first
-    for k in range(1, n):
-        out[k] = op(A[k], V[k], mode)
-    return out
+    return _each_row(op, (A, V), mode)
 
 
 def _windows_product(a, u, n):
@@ -646,11 +641,17 @@ def _interp_rows(X, XP, FP, left, right):
     values together, a search in complex row+value keys) was slower than NumPy's C routine per
     row at 16 to 256 examples (tools/bench_batch_rules.py), so on NumPy arrays the rows are
     NumPy's; other backends (a GPU) take the vectorized form."""
-    first = np.interp(X[0], XP[0], FP[0], left, right)
-    out = np.empty(X.shape, first.dtype)
+    return _each_row(np.interp, (X, XP, FP), left, right)
+
+
+def _each_row(op, arrays, *extra):
+    """`op(a[k], b[k], ..., *extra)` for each row k of the NumPy `arrays`, into one output."""
+    rows = zip(*arrays)
+    first = op(*next(rows), *extra)
+    out = np.empty((len(arrays[0]),) + np.shape(first), first.dtype)
     out[0] = first
-    for k in range(1, X.shape[0]):
-        out[k] = np.interp(X[k], XP[k], FP[k], left, right)
+    for k, row in enumerate(rows, 1):
+        out[k] = op(*row, *extra)
     return out
 
 
