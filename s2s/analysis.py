@@ -280,6 +280,11 @@ def iter_nodes(node_or_stmts):
 
 def exposed(stmts) -> set[str]:
     """Names a block may read before assigning them (its live-in names)."""
+    return exposed_and_assigned(stmts)[0]
+
+
+def exposed_and_assigned(stmts) -> tuple[set[str], set[str]]:
+    """(names the block may read before assigning them, names it assigns on every path)."""
     reads: set[str] = set()
 
     def visit(block, assigned):
@@ -300,25 +305,44 @@ def exposed(stmts) -> set[str]:
                 reads.update(set(loads(s)) - assigned)
                 assigned |= set(targets(s))
         return assigned
-    visit(stmts, set())
-    return reads
+    assigned = visit(stmts, set())
+    return reads, assigned
 
 
 _CONTROL = (gast.If, gast.For, gast.While, gast.Break, gast.Continue)
 
 
-class _Run:
-    """Where each name is next read or overwritten in a run of statements without control flow,
-    and what is live after the run: enough to answer "is `v` live here" for any statement of it."""
+def _effect(s) -> tuple:
+    """(names read, names then certainly assigned) of a simple statement."""
+    if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
+        return loads(s.value), targets(s)
+    return loads(s), ()
 
-    def __init__(self, stmts, live_out):
+
+def _summary(s) -> tuple:
+    """`_effect` of any statement, a block as a whole: (names live before it whatever is live
+    after it, names live after it that are not live before it). Liveness is a gen/kill analysis,
+    so a block's effect is `before = (after - kills) | reads`: `reads` is what `Liveness` finds
+    live before the block with nothing live after it, and `kills` what it finds dead before the
+    block of the names the block assigns, all of them live after it (two runs over the block)."""
+    if not isinstance(s, _CONTROL):
+        return _effect(s)
+    assigned = {t for b in walk_stmts([s]) for t in targets(b)}
+    reads = Liveness([s]).live_in
+    return reads, assigned - Liveness([s], assigned).live_in
+
+
+class _Run:
+    """Where each name is next read or overwritten in a run of statements without control flow
+    (or whose blocks count as a whole: `effect`), and what is live after the run: enough to answer
+    "is `v` live here" for any statement of it."""
+
+    def __init__(self, stmts, live_out, effect=_effect):
         self.live_out = live_out
         self.pos: dict[str, list[int]] = {}
         self.reads: dict[str, list[bool]] = {}
         for p, s in enumerate(stmts):
-            plain = isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript)
-            kills = targets(s) if plain else ()
-            reads = loads(s.value) if plain else loads(s)
+            reads, kills = effect(s)
             for v in dict.fromkeys(reads):  # a statement reads its operands before it assigns
                 self.pos.setdefault(v, []).append(p)
                 self.reads.setdefault(v, []).append(True)
@@ -416,7 +440,7 @@ class Liveness:
     def __init__(self, body, live_at_end=frozenset()):
         self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
         self.before: dict[gast.stmt, collections.abc.Set[str]] = {}
-        self.block(body, set(live_at_end), None)
+        self.live_in = self.block(body, set(live_at_end), None)
 
     def block(self, stmts, live, loop):
         end = len(stmts)
@@ -465,6 +489,22 @@ class Liveness:
         if isinstance(s, gast.Break):
             return loop[0] if loop else live
         return loop[1] if loop else live  # Continue
+
+
+class TopLiveness:
+    """`Liveness` at the top-level statements of a body only (`after[s]`, `before[s]`), each block
+    counting as a whole (what it may read first, what it certainly assigns): the same sets there,
+    from one next-use table over the body, with no set built per branch or loop (the passes that
+    release or reuse memory look only at the top level)."""
+
+    def __init__(self, body, live_at_end=frozenset()):
+        run = _Run(body, live_at_end, _summary)
+        self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
+        self.before: dict[gast.stmt, collections.abc.Set[str]] = {}
+        for p in range(len(body) - 1, -1, -1):  # a statement object that occurs twice keeps its first
+            self.before[body[p]] = LiveSet(run, p)  # place's sets, as in `Liveness`
+            self.after[body[p]] = LiveSet(run, p + 1)
+        STATS["live_stmt"] += len(body)
 
 
 class AssignedSet(_SetView):

@@ -30,6 +30,7 @@ from ..stats import STATS
 
 ANALYSES: dict[str, Callable] = {
     "liveness": lambda body, params: an.Liveness(body),
+    "top_liveness": lambda body, params: an.TopLiveness(body),  # at top-level statements only
     "shape_roots": an.shape_roots,
 }
 
