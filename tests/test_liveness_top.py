@@ -6,12 +6,11 @@ import sys
 
 import numpy as np
 import pytest
+from corpus import CORPUS
 
 import s2s
 from s2s import analysis as an
 from s2s import driver
-
-from corpus import CORPUS
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
 import bench_compile  # noqa: E402

@@ -2,8 +2,8 @@
 
 `run(body, params, facts) -> (body, changed)`: `params` are the names the function's callers see
 besides what it returns; `facts[name]` is the result of each analysis in `needs`, computed on
-the body as the pass runs, on first use (see `ANALYSES`; a pass with nothing to do computes none); `facts["known"]` is what the caller knows
-about the arguments (a jit signature: which parameters are Python floats); `facts["dirty"]` is
+the body on first use (see `ANALYSES`; a pass with nothing to do computes none); `facts["known"]`
+is what the caller knows about the arguments (a jit signature: which parameters are Python floats); `facts["dirty"]` is
 what changed since the pass last ran (`changes`'s form; None: anything may have) and
 `facts["memo"]` a dict the pass may keep things in from one run to the next within one
 `optimize`, and `facts["notes"]` the statement facts all passes share (`Notes`).
