@@ -230,52 +230,49 @@ def _child_fields(cls) -> tuple[str, ...]:
 
 def loads(node_or_stmts) -> list[str]:
     """Every name read under a statement or list of statements (with repeats)."""
-    out: list[str] = []
-    stack = list(node_or_stmts) if isinstance(node_or_stmts, list) else [node_or_stmts]
-    pop, push, count = stack.pop, stack.append, 0
-    while stack:  # a plain stack instead of gast.walk: this runs for every statement of every pass
-        node = pop()
-        count += 1
-        cls = type(node)
-        if cls is gast.Name:
-            if type(node.ctx) is gast.Load:
-                out.append(node.id)
-            if node.annotation is not None:
-                push(node.annotation)
-            continue
-        if cls is gast.Constant:
-            continue
-        for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
-            value = getattr(node, field, None)
-            if value.__class__ is list:
-                stack.extend(v for v in value if isinstance(v, gast.AST))
-            elif isinstance(value, gast.AST):
-                push(value)
-    STATS["load_walk"] += count
-    return out
+    return [n.id for n in _walk(node_or_stmts, True)]
 
 
 def iter_nodes(node_or_stmts):
     """Every AST node under a node or list of nodes, themselves included, in no particular order:
     `gast.walk` without its per-field generators (the passes look at every node of every round)."""
+    return _walk(node_or_stmts, False)
+
+
+def _walk(node_or_stmts, only_loads: bool):
+    """The one walk behind `iter_nodes` (every node) and `loads` (only the Names read, and then it
+    yields nothing else): a plain stack over the fields that may hold nodes, instead of
+    `gast.walk`'s generator per field, since it runs for every statement of every pass. Counts
+    the nodes it looks at in STATS (`load_walk` or `node_walk`)."""
     stack = list(node_or_stmts) if isinstance(node_or_stmts, list) else [node_or_stmts]
-    pop, push, count = stack.pop, stack.append, 0
+    pop, push, extend, count = stack.pop, stack.append, stack.extend, 0
+    name, constant, load, child_fields = gast.Name, gast.Constant, gast.Load, _CHILD_FIELDS
     try:
         while stack:
             node = pop()
             count += 1
-            yield node
             cls = type(node)
-            if cls is gast.Name or cls is gast.Constant:
+            if cls is name:
+                if only_loads:
+                    if type(node.ctx) is load:
+                        yield node
+                    if node.annotation is not None:  # (a parameter's; iter_nodes stops at Names)
+                        push(node.annotation)
+                    continue
+                yield node
                 continue
-            for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
+            if not only_loads:
+                yield node
+            if cls is constant:
+                continue
+            for field in child_fields.get(cls) or _child_fields(cls):
                 value = getattr(node, field, None)
                 if value.__class__ is list:
-                    stack.extend(v for v in value if isinstance(v, gast.AST))
+                    extend(v for v in value if isinstance(v, gast.AST))
                 elif isinstance(value, gast.AST):
                     push(value)
     finally:
-        STATS["node_walk"] += count
+        STATS["load_walk" if only_loads else "node_walk"] += count
 
 
 def exposed(stmts) -> set[str]:
