@@ -55,17 +55,18 @@ def _path_has_full_operand(expr, name, root, roots) -> bool | None:
 
 class _Reads:
     """Where each name is read in a body: the top-level simple statements reading it (position,
-    in order), and the names read inside blocks (`nested`). One walk of the body."""
+    in order), and the names read inside blocks (`nested`), from the statements' shared notes
+    (a walk only of the statements changed since they were noted)."""
 
-    def __init__(self, body):
+    def __init__(self, body, notes):
         self.at: dict[str, list[int]] = {}
         self.nested: set[str] = set()
         for j, s in enumerate(body):
-            names = an.loads(s)
+            names = notes.loads(s)
             if isinstance(s, (gast.If, gast.For, gast.While)):
                 self.nested.update(names)
                 continue
-            for n in dict.fromkeys(names):
+            for n in names:
                 self.at.setdefault(n, []).append(j)
 
     def after(self, name, start) -> list[int] | None:
@@ -112,7 +113,7 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
             continue
         b = s.targets[0].id
         if roots is None:
-            roots, reads = an.shape_roots(body, params), _Reads(body)
+            roots, reads = an.shape_roots(body, params), _Reads(body, facts["notes"])
         counts = counts or an.assigned_counts(body, params)
         if not _fillable(b, body, i, roots.get(like.id, like.id), roots, reads, counts):
             continue
