@@ -29,6 +29,7 @@ from ..primitives import (
     helpers,  # noqa: F401  (declares the helper facts)
     registry,
 )
+from ..stats import STATS
 from .base import Pass
 
 _LOOPS = (gast.For, gast.While)
@@ -110,6 +111,7 @@ class _Sweep:
         """The live set before `if` statement `s`, given `live` after it (updated in place unless a
         branch jumps out)."""
         if _jumps(s.body) or _jumps(s.orelse):
+            STATS["live_set"] += 2 * len(live)
             body, live_b = self.block(s.body, set(live), loop, commit)
             orelse, live_o = self.block(s.orelse, set(live), loop, commit)
             live = live_b | live_o
@@ -119,6 +121,7 @@ class _Sweep:
             orelse, live_o = self.block(s.orelse, {v for v in rel_o if v in live}, loop, commit)
             live.difference_update(rel_b & rel_o)  # the rest stays as live as after the `if`
             live.update(live_b, live_o)
+            STATS["live_set"] += len(rel_b) + len(rel_o) + len(live_b) + len(live_o)
         if commit:
             s.body, s.orelse = body or [gast.Pass()], orelse
         live.update(an.loads(s.test))
@@ -136,6 +139,7 @@ class _Sweep:
         while True:
             _, body_in = self.block(s.body, {v for v in rel if v in live or v in extra}, None, False)
             new = {v for v in body_in if v not in live and v not in extra}
+            STATS["live_set"] += len(rel) + len(body_in)
             if not new:
                 break
             extra |= new
@@ -153,6 +157,7 @@ class _Sweep:
         if isinstance(s, gast.While):
             head.update(an.loads(s.test))
         while True:
+            STATS["live_set"] += len(head)
             _, body_in = self.block(s.body, set(head), (after, head), False)
             if body_in <= head:
                 break
