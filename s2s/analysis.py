@@ -316,19 +316,6 @@ def _effect(s) -> tuple:
     return loads(s), ()
 
 
-def _summary(s) -> tuple:
-    """`_effect` of any statement, a block as a whole: (names live before it whatever is live
-    after it, names live after it that are not live before it). Liveness is a gen/kill analysis,
-    so a block's effect is `before = (after - kills) | reads`: `reads` is what `Liveness` finds
-    live before the block with nothing live after it, and `kills` what it finds dead before the
-    block of the names the block assigns, all of them live after it (two runs over the block)."""
-    if not isinstance(s, _CONTROL):
-        return _effect(s)
-    assigned = {t for b in walk_stmts([s]) for t in targets(b)}
-    reads = Liveness([s]).live_in
-    return reads, assigned - Liveness([s], assigned).live_in
-
-
 class _Run:
     """Where each name is next read or overwritten in a run of statements without control flow
     (or whose blocks count as a whole: `effect`), and what is live after the run: enough to answer
@@ -430,9 +417,106 @@ class Liveness:
     """Which names each statement may read later: `after[s]` and `before[s]` (live sets).
 
     Side tables are keyed by the statement object itself, which they keep alive, so a key can
-    never be reused by another node the way `id()` can once a pass frees a statement. One backward
-    pass. Inside straight-line runs the sets are `LiveSet` views (membership, set operations)
-    over one next-use table per run; at control flow they are plain sets. Treat all as read-only."""
+    never be reused by another node the way `id()` can once a pass frees a statement. Every
+    block is one run of a next-use table (`_Run`) in which a nested `if` or loop counts as a
+    whole, by its gen/kill summary (`_summary`'s form: what it may read first, what it certainly
+    assigns), over the live set after the block: the sets are `LiveSet` views (membership in
+    O(log n) per enclosing block, set operations), and no set the size of everything live is
+    built per branch or loop, so the analysis is linear in the program (in a gradient, every saved
+    value is live across every branch). A loop whose body breaks or continues is analysed as a
+    whole by `_CopyingLiveness` (sets copied at each block). Treat all as read-only."""
+
+    def __init__(self, body, live_at_end=frozenset()):
+        self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
+        self.before: dict[gast.stmt, collections.abc.Set[str]] = {}
+        self.effects: dict = {}
+        self.live_in = self.block(body, frozenset(live_at_end))
+
+    def effect(self, s) -> tuple:
+        """(names `s` may read before assigning them, names it certainly assigns), kept per statement."""
+        e = self.effects.get(s)
+        if e is None:
+            e = self.effects[s] = self.summary(s) if isinstance(s, _CONTROL) else _effect(s)
+        return e
+
+    def summary(self, s) -> tuple:
+        if isinstance(s, gast.If):
+            r_b, k_b = self.block_summary(s.body)
+            r_o, k_o = self.block_summary(s.orelse)
+            return r_b | r_o | set(loads(s.test)), k_b & k_o
+        if _jumps(s.body):  # a loop's effect is gen-only whatever its jumps: what it reads first
+            return set(_CopyingLiveness([]).stmt(s, frozenset(), None)), set()
+        reads, _ = self.block_summary(s.body)
+        return reads | set(loads(s.iter) if isinstance(s, gast.For) else loads(s.test)), set()
+
+    def block_summary(self, stmts) -> tuple:
+        """The effect of a block without jumps out of it, composed backwards."""
+        reads: set[str] = set()
+        kills: set[str] = set()
+        for s in reversed(stmts):
+            r, k = self.effect(s)
+            reads.difference_update(k)
+            reads.update(r)
+            kills.update(k)
+        STATS["live_set"] += len(reads) + len(kills)
+        return reads, kills
+
+    def block(self, stmts, live):
+        """Fill the tables for a block given the live set after it; returns the set before it."""
+        run = _Run(stmts, live, self.effect)
+        STATS["live_stmt"] += len(stmts)
+        STATS["live_set"] += len(run.pos)
+        for p in range(len(stmts) - 1, -1, -1):  # backward: a statement object that occurs twice
+            s = stmts[p]                            # (a shared comment) keeps its first place's sets
+            after = self.after[s] = LiveSet(run, p + 1)
+            if isinstance(s, gast.If):
+                self.block(s.body, after)
+                self.block(s.orelse, after)
+            elif isinstance(s, (gast.For, gast.While)):
+                self.loop(s, after)
+            self.before[s] = LiveSet(run, p)
+        return LiveSet(run, 0)
+
+    def loop(self, s, after):
+        """A loop's body, live after it: what is live after the loop, what the body may read first
+        and (a `while`) its test, all flowing back to the loop's head."""
+        if _jumps(s.body):
+            copying = _CopyingLiveness([])
+            copying.after, copying.before = self.after, self.before
+            copying.stmt(s, set(after), None)
+            return
+        head = set(self.block_summary(s.body)[0])
+        if isinstance(s, gast.While):  # the test runs before every iteration
+            head.update(loads(s.test))
+        self.block(s.body, _Union(after, head))
+
+
+def _jumps(stmts) -> bool:
+    """Whether a loop body holds a `break` or `continue` of its own loop."""
+    return any(isinstance(s, (gast.Break, gast.Continue)) for s in loop_level(stmts))
+
+
+class _Union(_SetView):
+    """The live set at a loop's head: what is live after the loop (a view) and `extra`."""
+
+    __slots__ = ("base", "extra")
+
+    def __init__(self, base, extra: set[str]):
+        self.base, self.extra, self._all = base, extra, None
+
+    def __contains__(self, v) -> bool:
+        return v in self.extra or v in self.base
+
+    def _set(self) -> set[str]:
+        if self._all is None:
+            self._all = set(self.base) | self.extra
+        return self._all
+
+
+class _CopyingLiveness:
+    """`Liveness` with plain sets at control flow (built per branch and loop, so quadratic where
+    many names are live across many blocks): what `Liveness` uses for a loop that breaks or
+    continues, and the reference tests compare it with."""
 
     def __init__(self, body, live_at_end=frozenset()):
         self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
@@ -490,12 +574,12 @@ class Liveness:
 
 class TopLiveness:
     """`Liveness` at the top-level statements of a body only (`after[s]`, `before[s]`), each block
-    counting as a whole (what it may read first, what it certainly assigns): the same sets there,
-    from one next-use table over the body, with no set built per branch or loop (the passes that
-    release or reuse memory look only at the top level)."""
+    counting as a whole (`Liveness.effect`: what it may read first, what it certainly assigns):
+    the same sets there, from one next-use table, without the nested blocks' tables (the passes
+    that release or reuse memory look only at the top level)."""
 
     def __init__(self, body, live_at_end=frozenset()):
-        run = _Run(body, live_at_end, _summary)
+        run = _Run(body, live_at_end, Liveness([]).effect)
         self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
         self.before: dict[gast.stmt, collections.abc.Set[str]] = {}
         for p in range(len(body) - 1, -1, -1):  # a statement object that occurs twice keeps its first
