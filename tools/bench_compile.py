@@ -146,10 +146,10 @@ def count_compile_work():
     (nodes yielded by ``gast.walk``/``ast.walk``), ``visit`` (``NodeVisitor.visit`` calls, once per
     node of the generic visitors and transformers) and ``deepcopy`` (objects ``copy.deepcopy``
     copied, its recursion included). ``s2s`` is the hook's total of node and statement counts and
-    ``total`` adds the patched counts. ``live_set`` (live-set elements the liveness analysis
-    handled, work no node count shows) is reported beside them, not in the totals: the live sets
-    at branches and loops hold a share of all the program's names, so that work grows faster
-    than the program (in C set operations, a small part of the time).
+    ``total`` adds the patched counts. ``live_set`` (set elements the liveness analyses and dead
+    code handle at branches and loops, work no node count shows: in C set operations) is
+    reported beside them, not in the totals; it must stay flat per statement too (a live set
+    built whole at every branch would hold a share of all the program's names).
 
     The counts depend only on the program and the compiler, not on the machine, so
     ``total / statements`` at two sizes tells whether compile time is linear (not thread-safe).

@@ -121,15 +121,27 @@ class _Loop:
         self.args, self.lists, self.writes, self.nested = args, lists, writes, nested
 
 
-def _analyse(loop, block, j, uses, live_after, batched, root) -> _Loop | None:
-    """The loop at `block[j]` if its iterations are independent and its results usable, else None."""
+def _independent(loop, batched):
+    """(range arguments, names the body assigns) of a `for i in range(...)` loop whose range is
+    unbatched and whose body reads nothing an earlier iteration wrote; else None. (What `_analyse`
+    checks first, without the liveness analysis.)"""
     args = _range(loop)
     if args is None or any(isinstance(a, gast.Name) and a.id in batched for a in args):
         return None
+    assigned = _assigned(loop.body)
+    if loop.target.id in assigned or an.exposed(loop.body) & assigned:
+        return None
+    return args, assigned
+
+
+def _analyse(loop, block, j, uses, live_after, batched, root) -> _Loop | None:
+    """The loop at `block[j]` if its iterations are independent and its results usable, else None."""
+    pre = _independent(loop, batched)
+    if pre is None:
+        return None
+    args, assigned = pre
     index, body = loop.target.id, loop.body
-    assigned = _assigned(body)
-    if index in assigned or an.exposed(body) & assigned or \
-            any(_read_outside(v, root, loop) for v in (assigned | {index}) & set(live_after)):
+    if any(_read_outside(v, root, loop) for v in assigned | {index} if v in live_after):
         return None
     lists, writes, counts, fills, nested = {}, {}, {}, [], set()
     for s, name, part, kind, at_top in _fills_of(body):
@@ -397,8 +409,10 @@ def _block(block, ctx) -> bool:
 
 def loop_vectorize(body: list, params, facts) -> tuple[list, bool]:
     vectorize = facts["known"].get("vectorize")
-    if vectorize is None or not any(isinstance(s, gast.For) for s in an.walk_stmts(body)):
-        return body, False
+    batched = facts["known"].get("batched") or ()
+    if vectorize is None or not any(isinstance(s, gast.For) and _independent(s, batched) is not None
+                                    for s in an.walk_stmts(body)):
+        return body, False  # (then no loop would need the liveness analysis)
     uses: dict[str, int] = {}
     for n in an.loads(body):
         uses[n] = uses.get(n, 0) + 1

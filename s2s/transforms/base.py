@@ -296,32 +296,36 @@ def split_self_updates(stmts, namer) -> list:
 FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
 
 
+class _Fold(gast.NodeTransformer):
+    """What `simplify` folds (one class: defining it per call cost a class build per rule)."""
+
+    def visit_Call(self, node):
+        """`rt.pow_d(x, c, 1)` with a literal c != 0 is `c * x ** (c - 1)`, folded further."""
+        self.generic_visit(node)
+        c = node.args[1].value if len(node.args) == 3 and isinstance(node.args[1], gast.Constant) else None
+        if an.dotted(node.func) == "rt.pow_d" and isinstance(c, (int, float)) and not isinstance(c, bool) \
+                and c != 0 and getattr(node.args[2], "value", None) == 1:
+            power = A.binop(node.args[0], gast.Pow(), A.const(c - 1))
+            return self.visit_BinOp(A.binop(A.const(c), gast.Mult(), self.visit_BinOp(power)))
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        r = node.right
+        if isinstance(node.op, gast.Mult) and isinstance(r, gast.BinOp) and isinstance(r.op, gast.Mult) \
+                and isinstance(r.left, gast.Constant) and not isinstance(node.left, gast.Constant):
+            node = A.binop(A.binop(node.left, gast.Mult(), r.left), gast.Mult(), r.right)  # g * c * x
+        lv = node.left.value if isinstance(node.left, gast.Constant) else None
+        rv = node.right.value if isinstance(node.right, gast.Constant) else None
+        if isinstance(lv, (int, float)) and isinstance(rv, (int, float)) and type(node.op) in FOLD:
+            return A.const(FOLD[type(node.op)](lv, rv))
+        if isinstance(node.op, (gast.Mult, gast.Pow, gast.Div)) and rv == 1 and not isinstance(rv, bool):
+            return node.left
+        if isinstance(node.op, gast.Mult) and lv == 1 and not isinstance(lv, bool):
+            return node.right
+        return node
+
+
 def simplify(expr):
     """Fold literal arithmetic and drop `* 1`, `** 1`: keeps generated rules readable."""
-    class Fold(gast.NodeTransformer):
-        def visit_Call(self, node):
-            """`rt.pow_d(x, c, 1)` with a literal c != 0 is `c * x ** (c - 1)`, folded further."""
-            self.generic_visit(node)
-            c = node.args[1].value if len(node.args) == 3 and isinstance(node.args[1], gast.Constant) else None
-            if an.dotted(node.func) == "rt.pow_d" and isinstance(c, (int, float)) and not isinstance(c, bool) \
-                    and c != 0 and getattr(node.args[2], "value", None) == 1:
-                power = A.binop(node.args[0], gast.Pow(), A.const(c - 1))
-                return self.visit_BinOp(A.binop(A.const(c), gast.Mult(), self.visit_BinOp(power)))
-            return node
-
-        def visit_BinOp(self, node):
-            self.generic_visit(node)
-            r = node.right
-            if isinstance(node.op, gast.Mult) and isinstance(r, gast.BinOp) and isinstance(r.op, gast.Mult) \
-                    and isinstance(r.left, gast.Constant) and not isinstance(node.left, gast.Constant):
-                node = A.binop(A.binop(node.left, gast.Mult(), r.left), gast.Mult(), r.right)  # g * c * x
-            lv = node.left.value if isinstance(node.left, gast.Constant) else None
-            rv = node.right.value if isinstance(node.right, gast.Constant) else None
-            if isinstance(lv, (int, float)) and isinstance(rv, (int, float)) and type(node.op) in FOLD:
-                return A.const(FOLD[type(node.op)](lv, rv))
-            if isinstance(node.op, (gast.Mult, gast.Pow, gast.Div)) and rv == 1 and not isinstance(rv, bool):
-                return node.left
-            if isinstance(node.op, gast.Mult) and lv == 1 and not isinstance(lv, bool):
-                return node.right
-            return node
-    return Fold().visit(expr)
+    return _Fold().visit(expr)
