@@ -61,6 +61,8 @@ def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool = False, known=
     else:  # the others rewrite statements in place, and the record keeps the core form
         fn = clone(fn)
     params = {a.id for a in fn.args.args}
+    if known is not None:
+        known["fuse"] = fuse  # reform writes more into elementwise code that becomes one kernel
     for p in stages:
         fn.body, _ = p(fn.body, params, known)
     return fn
