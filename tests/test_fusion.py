@@ -158,3 +158,17 @@ def test_where_blends_with_boolean_condition_arguments(data):
     fused.fallback = None  # the boolean condition is an argument of the kernel, not a fallback
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(j(x, c), want)
+
+
+def clashing_names(out, lo, f0, i):
+    return np.where(out > lo, out * f0 - i, np.maximum(lo, i) * 2.0)
+
+
+def test_user_names_that_a_kernel_uses_too(data):
+    """Arrays named like the kernels' own names (`out`, `lo`, the buffers `f0`, the loop index
+    `i`) are renamed in the kernel: `out` was a duplicate argument (SyntaxError) in both engines."""
+    x, y = data
+    args = (x, y, x * 0.5, y + 1.0)
+    j = s2s.jit(clashing_names)
+    np.testing.assert_array_equal(j(*args), clashing_names(*args))
+    assert "fused_0(f0, i, lo, out)" in s2s.source(j.compiled)
