@@ -50,7 +50,7 @@ def optimize(fn: gast.FunctionDef, known=None, trace=None) -> gast.FunctionDef:
     return fn
 
 
-def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool = False, known=None) -> gast.FunctionDef:
+def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool | str = False, known=None) -> gast.FunctionDef:
     """A copy of optimized `fn` shaped for running: temporaries released (and, under jit,
     single-use temporaries written into the expressions that read them, then with `fuse`
     elementwise expressions replaced by kernels, listed in `known["kernels"]`)."""

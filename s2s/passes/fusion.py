@@ -86,20 +86,21 @@ def _allocations(e, floats) -> tuple[int, str]:
     return count + (0 if elides else 1), "temp"
 
 
-def _candidate(e, floats=frozenset()):
+def _candidate(e, floats=frozenset(), every=False):
     """(expression, reduction or None) when `e` is worth fusing: a full sum of elementwise work
     (computed block by block, never stored), or an expression for which NumPy allocates at least
     two arrays (the kernel allocates one). One allocation is what NumPy needs anyway: then it runs
     the chain in that array's memory, and a kernel only adds its per-block calls (measured by
     tools/bench_fusion.py on one thread: `(x - 1.0) ** 2 * 0.5 + y` 1.6x and `xp.exp(x) * 2.0 +
-    1.0` 1.1x NumPy's time, `x * 2.0 + y * 0.5 - 1.0`, two allocations, 0.4x)."""
+    1.0` 1.1x NumPy's time, `x * 2.0 + y * 0.5 - 1.0`, two allocations, 0.4x). `every`: a backend
+    that compiles one kernel per expression (CuPy), where each operation would be a kernel launch."""
     reduce = None
     if isinstance(e, gast.Call) and an.dotted(e.func) == "xp.sum" and len(e.args) == 1 and not e.keywords:
         reduce, e = "sum", e.args[0]
     n = _elementwise(e)
     if n is None or n < (1 if reduce else 3):
         return None
-    if not reduce and _allocations(e, floats)[0] < 2:
+    if not reduce and not every and _allocations(e, floats)[0] < 2:
         return None
     return e, reduce
 
@@ -113,7 +114,7 @@ def fuse(body: list, params, facts) -> tuple[list, bool]:
             continue
         if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
             continue
-        found = _candidate(s.value, floats)
+        found = _candidate(s.value, floats, facts["known"].get("fuse") == "every")
         if found is None:
             continue
         expr, reduce = found
