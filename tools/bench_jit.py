@@ -102,7 +102,8 @@ def main(argv=None) -> int:
         body.append([g.workload, g.size, f"{r['plain'] * 1e6:,.1f}", f"{r['jit'] * 1e6:,.1f}",
                      f"{r['cpu']:.3f}", f"{r['wall']:.3f}", pf])
     numba = "off (S2S_NO_NUMBA)" if os.environ.get("S2S_NO_NUMBA") else "on if installed"
-    print(f"\nCommand: `{'S2S_NO_NUMBA=1 ' if os.environ.get('S2S_NO_NUMBA') else ''}python tools/bench_jit.py"
+    env = "".join(f"{k}={os.environ[k]} " for k in ("S2S_NO_NUMBA", "OPENBLAS_NUM_THREADS") if os.environ.get(k))
+    print(f"\nCommand: `{env}python tools/bench_jit.py"
           + "".join(" " + a for a in (argv if argv is not None else sys.argv[1:])) + f"` (numba {numba})")
     print(f"- {load_note(load0)}\n")
     print(markdown_table(["workload", "size", "plain CPU µs", "jit CPU µs", "jit/plain CPU", "jit/plain wall",
