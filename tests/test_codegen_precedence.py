@@ -43,3 +43,21 @@ def test_jit_of_grad_with_a_subscripted_sum():
     dx = np.full(3, s)
     dx[0] += np.cos(x[0]) * np.sum(x)
     np.testing.assert_allclose(s2s.jit(s2s.grad(g))(x, y), dx, rtol=1e-12)
+
+
+def permuted(x, y):
+    acc = x * 1.0
+    a0 = acc.copy()
+    a0[[0, 1, 2]] = (np.arctan(x) + 0.0 * x)[[1, 2, 0]]
+    acc = a0
+    return np.sum(acc * acc * y)
+
+
+def test_jit_of_grad_through_a_permuted_sum_is_right():
+    """The silent form: `(a + b)[perm]` printed as `a + b[perm]` has the right shape and the
+    wrong values (jit(grad) gave [-0.61, 0.20, -0.11] for [-0.21, -0.41, 0.15])."""
+    x, y = np.array([0.3, -0.7, 1.1]), np.array([0.5, 0.2, -0.4])
+    h = 1e-6
+    fd = np.array([(permuted(x + h * e, y) - permuted(x - h * e, y)) / (2 * h) for e in np.eye(3)])
+    np.testing.assert_allclose(s2s.jit(s2s.grad(permuted))(x, y), fd, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(s2s.grad(permuted)(x, y), fd, rtol=1e-7, atol=1e-9)
