@@ -85,3 +85,29 @@ def test_fused_jit_equals_function_on_fuzzed_programs(fuse_everything):
             bad.append((fails["jit"], prog.source()))
     assert checked >= 20, f"only {checked} of 40 generated programs were usable"
     assert not bad, f"{len(bad)} failures; first: {bad[0][0]}\n{bad[0][1]}"
+
+
+def test_fused_jit_of_derivatives_equals_derivatives_on_fuzzed_programs(fuse_everything):
+    """jit(jacrev(f)) == jacrev(f) and jit(jacfwd(f)) == jacfwd(f): jit's passes on backward and
+    forward sweeps (this found `(a + b)[i]` printed as `a + b[i]`: tests/test_codegen_precedence.py)."""
+    fuzz = _fuzz()
+    rng = random.Random(601)
+    bad, checked = [], 0
+    for k in range(80):
+        prog = fuzz.gen_program(rng)
+        ready = fuzz.prepare(prog, k)
+        if ready is None:
+            continue
+        mod, x, y = ready
+        for make in (s2s.jacrev, s2s.jacfwd):
+            try:
+                want = make(mod.f, argnums=(0, 1))(x, y)
+            except Exception:  # noqa: BLE001 - a refusal of the transform itself, not jit's business
+                continue
+            checked += 1
+            try:
+                _close(s2s.jit(make(mod.f, argnums=(0, 1)))(x, y), want)
+            except Exception as e:  # noqa: BLE001 - reported with the program
+                bad.append((f"{make.__name__}: {type(e).__name__}: {e}", prog.source()))
+    assert checked >= 80, f"only {checked} derivatives of 80 generated programs were usable"
+    assert not bad, f"{len(bad)} failures; first: {bad[0][0]}\n{bad[0][1]}"
