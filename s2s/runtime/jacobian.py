@@ -130,6 +130,67 @@ def diag_ok(t, x) -> bool:
     return not _is_tree(t) and not _is_tree(x) and np.shape(t) == np.shape(x)
 
 
+class NotDiagonal(Exception):
+    """Raised by a diagonal function (`jacobian.diagonal_fn`) where the Jacobian may not be diagonal."""
+
+
+def not_diagonal():
+    raise NotDiagonal
+
+
+def dot_vjp_a_diag(v, a, b, x):
+    """`dot_vjp_a(v, a, b)` where it is elementwise in `b`, `v * b`: a scalar cotangent and vectors
+    (`b` computed with the tangent 1 has the input `x`'s rank at least when computed with ones)."""
+    if np.ndim(v) == 0 and np.ndim(a) == 1 and max(np.ndim(b), np.ndim(x)) <= 1:
+        return v * b
+    raise NotDiagonal
+
+
+def dot_vjp_b_diag(v, a, b, x):
+    """`dot_vjp_b(v, a, b)` where it is elementwise in `a`: `v * a` (as `dot_vjp_a_diag`)."""
+    if np.ndim(v) == 0 and np.ndim(b) == 1 and max(np.ndim(a), np.ndim(x)) <= 1:
+        return v * a
+    raise NotDiagonal
+
+
+def diag_jacobian(fn, x, *args):
+    """The diagonal Jacobian (x.shape + x.shape) from `fn(*args)`, the tangent along ones computed
+    with the number 1 (so it may have a smaller shape, broadcast here, and a narrower dtype, cast
+    to the one the tangent of ones gives); None when `fn` refuses or its shape does not broadcast
+    to x's (then the caller runs the basis)."""
+    try:
+        t = fn(*args)
+    except NotDiagonal:
+        return None
+    if type(x) is not np.ndarray and (_is_tree(x) or _is_tree(t)):
+        return None
+    shape = np.shape(x)
+    st = np.shape(t)
+    if st != shape:
+        try:
+            if np.broadcast_shapes(st, shape) != shape:
+                return None
+        except ValueError:
+            return None
+    xp = namespace(x)
+    dt = np.result_type(t, _float_dtype(x))
+    if type(t) is not np.ndarray or t.dtype != dt or st != shape:
+        t = xp.broadcast_to(xp.asarray(t, dtype=dt), shape)
+    return jac_diag(t)
+
+
+def not_found(jac) -> bool:
+    return jac is None
+
+
+def scalar_output(out) -> bool:
+    """Whether a function's output is a floating scalar (then its jacrev is its gradient)."""
+    dt = getattr(out, "dtype", None)
+    if dt is None:
+        return isinstance(out, (float, complex))
+    return np.ndim(out) == 0 and dt.kind in "fc"
+
+
 def jac_diag(t):
     """The Jacobian (t.shape + t.shape) whose diagonal is `t` and every other entry zero."""
     if type(t) is np.ndarray and t.ndim == 1:
@@ -174,6 +235,10 @@ def vbh_ones_tangent(f, x):
 def vbh_diag_ok(f, t, x):
     shape = lambda v, b: np.shape(v)[1:] if b else np.shape(v)  # noqa: E731
     return not _is_tree(t) and not _is_tree(x) and shape(t, f[0]) == shape(x, f[1])
+
+
+def vbh_scalar_output(f, out):
+    return scalar_output(tree_map(lambda leaf: leaf[0], out) if f[0] else out)
 
 
 def vbh_jac_from_batch_cols(f, cols, x):

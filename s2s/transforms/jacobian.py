@@ -23,7 +23,7 @@ from ..ir.core import CoreFn
 from ..ir.names import Namer
 from .base import Callees, GeneratedFn, header_for
 from .batching import batched_vars
-from .reverse import seed_of
+from .reverse import Reverse, seed_of
 
 
 def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: bool, calls: Callees) -> GeneratedFn:
@@ -143,6 +143,46 @@ def certainly_scalar(core: CoreFn) -> bool:
     return isinstance(seed, gast.Constant)
 
 
+_MAYBE_SCALAR = {"xp.dot", "xp.vdot", "xp.inner", "xp.matmul", "matmul"}
+
+
+def possibly_scalar(core: CoreFn) -> bool:
+    """Whether `core` returns a product that is a scalar when its operands are vectors (dot, inner,
+    matmul or @, assigned once): then jacrev tries its gradient first (`scalar_or_rows_fn`)."""
+    body = core.node.body
+    ret = body[-1] if body else None
+    if not isinstance(ret, gast.Return) or not isinstance(ret.value, gast.Name) \
+            or sum(isinstance(s, gast.Return) for s in an.walk_stmts(body)) != 1:
+        return False
+    out = ret.value.id
+    defs = [s for s in an.walk_stmts(body) if out in an.targets(s)]
+    return len(defs) == 1 and defs[0] in body and isinstance(defs[0], gast.Assign) \
+        and an.classify(defs[0].value) in _MAYBE_SCALAR
+
+
+def scalar_or_rows_fn(core: CoreFn, argnums, nums: tuple, calls: Callees, rows) -> GeneratedFn:
+    """jacrev of a function whose output may be a scalar: after the forward sweep, the backward
+    sweep seeded with 1 (the gradient) when the output is a floating scalar, else `rows(*params)`
+    (the general Jacobian, which runs the function again). So hessian(dot(x, x)) is
+    forward-over-gradient, with no loop or batch over a one-element output basis."""
+    rev = Reverse(core, [core.params[i] for i in nums], calls)
+    sw = rev.run(lambda out: A.call("rt.seed", [out]))
+    if rev.restores or not isinstance(sw.out, gast.Name):
+        raise S2SValueError("jacrev: the output is updated in place; no scalar shortcut")
+    picked = [sw.grads[i] for i in nums]
+    gout = picked[0] if isinstance(argnums, int) else A.tuple_(picked)
+    ok, jac = rev.namer.fresh("scalar"), rev.namer.fresh("jac")
+    rname = rev.namer.exact(f"jacrev_rows_{core.name}")
+    general = [A.assign(jac, A.call(A.name(rname), [A.name(p) for p in core.params]))]
+    body = sw.init + sw.forward + [A.assign(ok, A.call("rt.scalar_output", [sw.out])),
+                                   A.if_(A.name(ok), sw.seed + sw.backward + [A.assign(jac, gout)], general),
+                                   A.ret(A.name(jac))]
+    name = rev.namer.exact(f"jacrev_{core.name}")
+    return GeneratedFn(name, A.function(name, core.params, body), {**core.ns, **rev.ns, rname: rows},
+                       core.filename, header_for("jacrev", core, f"wrt argument {argnums} (the gradient "
+                                                                  "when the output is a scalar)"))
+
+
 def tangent_fn(jvp_core: tuple, has_aux: bool) -> GeneratedFn:
     """The jvp function (node, ns, filename) returning only its tangent (of `out` when the function
     returns `(out, aux)`); what the primal output alone needs becomes dead code."""
@@ -167,6 +207,7 @@ def tangent_fn(jvp_core: tuple, has_aux: bool) -> GeneratedFn:
 
 _DIAG_SAME = {"neg", "pos", "copy", "rt.cast_like", "rt.fresh", "rt.broadcast_to_like", "xp.negative", "xp.positive"}
 _DIAG_ZERO = {"xp.zeros_like", "rt.zeros_like_tree"}
+_DIAG_DOT = {"rt.dot_vjp_a_diag", "rt.dot_vjp_b_diag"}
 
 
 def elementwise_tangent(node, tangent: str) -> bool:
@@ -199,6 +240,59 @@ def elementwise_tangent(node, tangent: str) -> bool:
                 changed = True
     ret = body[-1] if body else None
     return isinstance(ret, gast.Return) and isinstance(ret.value, gast.Name) and ret.value.id in diag
+
+
+def diagonal_fn(node, tangent: str, primal: str, name: str) -> gast.FunctionDef | None:
+    """The tangent function `node` specialized to give the Jacobian's diagonal (None when its
+    tangent is not elementwise): the tangent is the number 1 (`d * y` is `y`, and the caller
+    broadcasts the result to the input's shape, `rt.diag_jacobian`); a branch (under a condition
+    free of the tangent) that calls another function with the tangent raises `rt.not_diagonal()`
+    instead, and a dot's cotangent (`rt.dot_vjp_a(v, a, d)`) checks at run time that it is the
+    elementwise product of vectors (`primal`, the input, a vector too) -- either refusal makes the caller run the basis."""
+    node = copy.deepcopy(node)
+    dep = batched_vars(node.body, [tangent])
+    _cut_branches(node.body, dep)
+    for s in an.walk_stmts(node.body):
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and len(s.value.args) == 3:
+            k = an.classify(s.value)
+            if k in ("rt.dot_vjp_a", "rt.dot_vjp_b"):
+                s.value.func = A.attr("rt", k[3:] + "_diag")
+                s.value.args.append(A.name(primal))
+    if not elementwise_tangent(node, tangent):
+        return None
+    node.args.args = [a for a in node.args.args if a.id != tangent]
+    node.name = name
+    if any(tangent in an.targets(s) for s in an.walk_stmts(node.body)):  # a loop carries it: start it at 1
+        node.body.insert(0, A.assign(tangent, A.const(1.0)))
+        return node
+    for s in an.walk_stmts(node.body):
+        v = getattr(s, "value", None)
+        if isinstance(s, gast.Assign) and isinstance(v, gast.BinOp) and isinstance(v.op, gast.Mult):
+            for one, other in ((v.left, v.right), (v.right, v.left)):
+                if isinstance(one, gast.Name) and one.id == tangent:
+                    s.value = other
+                    break
+    for n in gast.walk(node):
+        for field, value in gast.iter_fields(n):
+            if isinstance(value, gast.Name) and value.id == tangent:
+                setattr(n, field, A.const(1.0))
+            elif isinstance(value, list):
+                value[:] = [A.const(1.0) if isinstance(v, gast.Name) and v.id == tangent else v for v in value]
+    return node
+
+
+def _cut_branches(stmts, dep) -> None:
+    """Each branch of an `if` (on a condition free of the tangent) that passes a tangent value to
+    another function becomes `rt.not_diagonal()`."""
+    for s in stmts:
+        if isinstance(s, gast.If) and not A.names_in(s.test) & dep:
+            for field in ("body", "orelse"):
+                branch = getattr(s, field)
+                if any(isinstance(t, gast.Assign) and an.classify(t.value) == "call" and A.names_in(t.value) & dep
+                       for t in an.walk_stmts(branch)):
+                    setattr(s, field, [A.expr_stmt(A.call("rt.not_diagonal"))])
+                else:
+                    _cut_branches(branch, dep)
 
 
 def _diag_value(value, diag, dep) -> bool:
@@ -234,6 +328,11 @@ def _diag(e, diag, dep) -> str:
         return "bad"
     if kind in _DIAG_ZERO:
         return "diag"
+    if kind in _DIAG_DOT and len(e.args) == 4:  # rt.dot_vjp_*_diag: v*b (v*a) or a run-time refusal
+        parts = [_diag(a, diag, dep) for a in e.args]
+        tangent_at = 2 if kind == "rt.dot_vjp_a_diag" else 1
+        ok = parts[tangent_at] == "diag" and all(p == "free" for k, p in enumerate(parts) if k != tangent_at)
+        return "diag" if ok else "bad"
     if kind in _DIAG_SAME and e.args:
         rest = [_diag(a, diag, dep) for a in e.args[1:]]
         return _diag(e.args[0], diag, dep) if all(r == "free" for r in rest) else "bad"
@@ -254,7 +353,7 @@ def batched_jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_
     body: list = []
     args = [A.name(p) for p in params]
     if kind == "jacfwd":
-        results = [_forward_block(fun, core, i, has_aux, calls, tangent, namer, ns, body) for i in nums]
+        results = [_forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, body) for i in nums]
         aux = None
         if has_aux:
             f, res, out, aux = namer.exact("fun"), namer.fresh("res"), namer.fresh("out"), namer.fresh("aux")
@@ -270,7 +369,7 @@ def batched_jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_
                        header_for(kind, core, f"wrt argument {argnums} (batched over the basis)"))
 
 
-def _forward_block(fun, core, i, has_aux, calls, tangent, namer, ns, body) -> str:
+def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, body) -> str:
     """The Jacobian wrt parameter `i`: the diagonal from one jvp along ones when the tangent is
     elementwise (and its shape the input's), else the jvp batched over the input basis."""
     params = core.params
@@ -285,16 +384,18 @@ def _forward_block(fun, core, i, has_aux, calls, tangent, namer, ns, body) -> st
             A.assign(cols, A.call(A.name(bname), [A.name(p) for p in params] + [A.name(e)])),
             A.assign(jac, A.call("rt.jac_from_batch_cols", [A.name(cols), x]))]
     tnode = _record_core(tf)
-    if tnode is None or not elementwise_tangent(tnode, tnode.args.args[-1].id):
+    dname = namer.exact(f"diagonal_{core.name}")
+    dnode = diagonal_fn(tnode, tnode.args.args[-1].id, params[i], dname) if tnode is not None else None
+    if dnode is None:
         body.extend(full)
         return jac
-    tname = namer.exact(f"tangent_{core.name}")
-    ns[tname] = tf
-    ones, t, ok = namer.fresh("ones"), namer.fresh("t"), namer.fresh("diagonal")
-    body += [A.assign(ones, A.call("rt.ones_tangent", [x])),
-             A.assign(t, A.call(A.name(tname), [A.name(p) for p in params] + [A.name(ones)])),
-             A.assign(ok, A.call("rt.diag_ok", [A.name(t), x])),
-             A.if_(A.name(ok), [A.assign(jac, A.call("rt.jac_diag", [A.name(t)]))], full)]
+    gen = GeneratedFn(dname, dnode, dict(record.of(tf).core[1]), core.filename,
+                      header_for("jacfwd", core, f"the diagonal of the Jacobian wrt argument {i}"))
+    ns[dname] = compile_(gen, optimized=True)
+    miss = namer.fresh("missing")
+    body += [A.assign(jac, A.call("rt.diag_jacobian", [A.name(dname), x] + [A.name(p) for p in params])),
+             A.assign(miss, A.call("rt.not_found", [A.name(jac)])),
+             A.if_(A.name(miss), full)]
     return jac
 
 
