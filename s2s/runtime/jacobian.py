@@ -156,13 +156,24 @@ def dot_vjp_b_diag(v, a, b, x):
 def diag_jacobian(fn, x, *args):
     """The diagonal Jacobian (x.shape + x.shape) from `fn(*args)`, the tangent along ones computed
     with the number 1 (so it may have a smaller shape, broadcast here, and a narrower dtype, cast
-    to the one the tangent of ones gives); None when `fn` refuses or its shape does not broadcast
-    to x's (then the caller runs the basis)."""
+    to the one the tangent of ones gives); None when `fn` refuses, its shape does not broadcast
+    to x's, or it is not finite (then the caller runs the basis, whose zero tangents turn a NaN or
+    inf factor into NaN off the diagonal too)."""
     try:
         t = fn(*args)
     except NotDiagonal:
         return None
-    if type(x) is not np.ndarray and (_is_tree(x) or _is_tree(t)):
+    if type(x) is not np.ndarray and _is_tree(x) or type(t) is not np.ndarray and _is_tree(t):
+        return None
+    xp = namespace(x)
+    if type(t) is np.ndarray and t.ndim == 1:
+        square = t.dot(t)
+    elif np.ndim(t):
+        flat = xp.ravel(t)
+        square = xp.dot(flat, flat)
+    else:
+        square = t * t
+    if not bool(square - square == 0):  # a NaN or inf (or an overflow): the basis gives NaN off the diagonal too
         return None
     shape = np.shape(x)
     st = np.shape(t)
@@ -172,8 +183,7 @@ def diag_jacobian(fn, x, *args):
                 return None
         except ValueError:
             return None
-    xp = namespace(x)
-    dt = np.result_type(t, _float_dtype(x))
+    dt = np.result_type(getattr(t, "dtype", t), _float_dtype(x))
     if type(t) is not np.ndarray or t.dtype != dt or st != shape:
         t = xp.broadcast_to(xp.asarray(t, dtype=dt), shape)
     return jac_diag(t)
