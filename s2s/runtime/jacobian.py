@@ -141,16 +141,21 @@ def not_diagonal():
 def dot_vjp_a_diag(v, a, b, x):
     """`dot_vjp_a(v, a, b)` where it is elementwise in `b`, `v * b`: a scalar cotangent and vectors
     (`b` computed with the tangent 1 has the input `x`'s rank at least when computed with ones)."""
-    if np.ndim(v) == 0 and np.ndim(a) == 1 and max(np.ndim(b), np.ndim(x)) <= 1:
+    if _rank(v) == 0 and _rank(a) == 1 and _rank(b) <= 1 and _rank(x) <= 1:
         return v * b
     raise NotDiagonal
 
 
 def dot_vjp_b_diag(v, a, b, x):
     """`dot_vjp_b(v, a, b)` where it is elementwise in `a`: `v * a` (as `dot_vjp_a_diag`)."""
-    if np.ndim(v) == 0 and np.ndim(b) == 1 and max(np.ndim(a), np.ndim(x)) <= 1:
+    if _rank(v) == 0 and _rank(b) == 1 and _rank(a) <= 1 and _rank(x) <= 1:
         return v * a
     raise NotDiagonal
+
+
+def _rank(v) -> int:
+    t = type(v)
+    return 0 if t is float or t is int else v.ndim if t is np.ndarray or isinstance(v, np.generic) else np.ndim(v)
 
 
 def diag_jacobian(fn, x, *args):
@@ -163,6 +168,17 @@ def diag_jacobian(fn, x, *args):
         t = fn(*args)
     except NotDiagonal:
         return None
+    if type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f":  # the common cases, quickly
+        if type(t) is np.ndarray and t.shape == x.shape and t.dtype == x.dtype:
+            square = t.dot(t)
+            return np.diag(t) if square - square == 0 else None
+        if type(t) is float or isinstance(t, np.generic) and t.dtype == x.dtype:
+            if not t - t == 0:
+                return None
+            n = x.shape[0]
+            out = np.zeros((n, n), dtype=x.dtype)
+            out.flat[::n + 1] = t
+            return out
     if type(x) is not np.ndarray and _is_tree(x) or type(t) is not np.ndarray and _is_tree(t):
         return None
     xp = namespace(x)
@@ -195,6 +211,8 @@ def not_found(jac) -> bool:
 
 def scalar_output(out) -> bool:
     """Whether a function's output is a floating scalar (then its jacrev is its gradient)."""
+    if type(out) is np.float64 or type(out) is float:
+        return True
     dt = getattr(out, "dtype", None)
     if dt is None:
         return isinstance(out, (float, complex))
