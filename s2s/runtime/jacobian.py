@@ -166,7 +166,7 @@ def diag_jacobian(fn, x, *args):
     inf factor into NaN off the diagonal too)."""
     try:
         t = fn(*args)
-    except NotDiagonal:
+    except (NotDiagonal, ArithmeticError):  # Python numbers where the ones tangent had arrays: 1.0 / 0.0
         return None
     if type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f":  # the common cases, quickly
         if type(t) is np.ndarray and t.shape == x.shape and t.dtype == x.dtype:
