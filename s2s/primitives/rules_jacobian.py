@@ -9,7 +9,6 @@ from .registry import BatchRule, defbatch, linear, nondiff
 nondiff("rt.basis_stack", "rt.ones_tangent")
 nondiff("rt.diag_ok", sig="t, x")
 nondiff("rt.scalar_output", sig="out")
-nondiff("rt.not_found", sig="jac")
 linear("rt.jac_from_batch_cols", "cols, x", "cols", "rt.jac_batch_cols_t(g, cols, x)")
 linear("rt.jac_batch_cols_t", "g_, cols, x", "g_", "rt.jac_from_batch_cols(g, x)")
 linear("rt.jac_from_batch_rows", "rows, out, x", "rows", "rt.jac_batch_rows_t(g, rows, out, x)")

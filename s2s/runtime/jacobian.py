@@ -205,10 +205,6 @@ def diag_jacobian(fn, x, *args):
     return jac_diag(t)
 
 
-def not_found(jac) -> bool:
-    return jac is None
-
-
 def scalar_output(out) -> bool:
     """Whether a function's output is a floating scalar (then its jacrev is its gradient)."""
     if type(out) is np.float64 or type(out) is float:

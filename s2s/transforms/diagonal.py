@@ -133,7 +133,58 @@ def reduce_diagonal(body: list, primal: str, namer: Namer) -> list:
                 and v.left.id > v.right.id:
             v.left, v.right = v.right, v.left
     _drop_fills(body, primal)
+    _sink_negations(body)
     return body
+
+
+def _sink_negations(body: list) -> None:
+    """`n = -a; m = b * n; r = c + m` (each used once, in that order) becomes `m = b * a; r = c - m`
+    (and `c - m` becomes `c + m`): one operation less, equal in IEEE arithmetic, where
+    `c + -y` is `c - y` and `b * -a` is `-(b * a)`."""
+    stmts = [s for s in an.walk_stmts(body) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    uses: dict[str, list] = {}
+    for s in an.walk_stmts(body):
+        for n in gast.walk(s.value if isinstance(s, gast.Assign) else s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                uses.setdefault(n.id, []).append(s)
+    counts: dict[str, int] = {}
+    for s in an.walk_stmts(body):
+        for t in an.targets(s):
+            counts[t] = counts.get(t, 0) + 1
+    defs = {s.targets[0].id: s for s in stmts}
+    for neg in stmts:
+        v, n = neg.value, neg.targets[0].id
+        if not (isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub) and isinstance(v.operand, gast.Name)) \
+                or counts[n] != 1 or len(uses.get(n, ())) != 1:
+            continue
+        prod = uses[n][0]
+        m = prod.targets[0].id if prod in stmts else None
+        if m is None or counts[m] != 1 or len(uses.get(m, ())) != 1 or not _product_of(prod.value, n) \
+                or counts.get(v.operand.id, 0) > 1:
+            continue
+        total = uses[m][0]
+        tv = total.value if total in stmts else None
+        if not isinstance(tv, gast.BinOp) or not isinstance(tv.op, (gast.Add, gast.Sub)) \
+                or A.names_in(tv.left) & A.names_in(tv.right) or defs.get(m) is not prod:
+            continue
+        if isinstance(tv.op, gast.Add) and isinstance(tv.right, gast.Name) and tv.right.id == m:
+            tv.op = gast.Sub()
+        elif isinstance(tv.op, gast.Add) and isinstance(tv.left, gast.Name) and tv.left.id == m:
+            tv.left, tv.right, tv.op = tv.right, tv.left, gast.Sub()
+        elif isinstance(tv.op, gast.Sub) and isinstance(tv.right, gast.Name) and tv.right.id == m:
+            tv.op = gast.Add()
+        else:
+            continue
+        for side in ("left", "right"):
+            if isinstance(getattr(prod.value, side), gast.Name) and getattr(prod.value, side).id == n:
+                setattr(prod.value, side, A.name(v.operand.id))
+        neg.value = A.name(v.operand.id)  # now dead (or a copy), for the passes to remove
+
+
+def _product_of(v, n: str) -> bool:
+    """Whether `v` is a product with the name `n` as exactly one operand."""
+    return isinstance(v, gast.BinOp) and isinstance(v.op, gast.Mult) and \
+        [isinstance(o, gast.Name) and o.id == n for o in (v.left, v.right)].count(True) == 1
 
 
 def _flatten(stmts: list, namer: Namer) -> list:

@@ -256,7 +256,7 @@ def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, b
     ns[dname] = compile_(gen, optimized=True)
     miss = namer.fresh("missing")
     body += [A.assign(jac, A.call("rt.diag_jacobian", [A.name(dname), x] + [A.name(p) for p in params])),
-             A.assign(miss, A.call("rt.not_found", [A.name(jac)])),
+             A.assign(miss, A.is_none(A.name(jac))),
              A.if_(A.name(miss), full)]
     return jac
 
