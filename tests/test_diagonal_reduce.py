@@ -24,8 +24,8 @@ def _block(doc: str, label: str) -> str:
 
 def _reduced(src: str, primal: str = "x") -> str:
     fn = gast.parse("def f(x, t0):\n" + textwrap.indent(src, "    ") + "    return d_t3\n").body[0]
-    fn.body = diagonal.reduce_diagonal(fn.body, primal, Namer({n.id for n in gast.walk(fn) if isinstance(n, gast.Name)}
-                                                                | {"xp", "rt"}))
+    names = Namer({n.id for n in gast.walk(fn) if isinstance(n, gast.Name)} | {"xp", "rt"})
+    fn.body = diagonal.reduce_diagonal(fn.body, primal, ["x", "t0"], names)
     return to_source(fn)
 
 
@@ -55,6 +55,21 @@ def test_negation_sinks_only_into_a_single_use_product_and_sum():
     assert "d_t3 = x - m" in out and "m = t0 * x" in out
     out = _reduced("n = -t0\nm = x * n\nk = m * 2\nd_t3 = x + m + k\n")  # m used twice: unchanged
     assert "m = n * x" in out and "n = -t0" in out
+
+
+def test_factors_collect_only_where_exact():
+    assert "d_t3 = u0 * 6.0" in _reduced("u = x * 2\nv = u * t0\nd_t3 = v * 3.0\n")
+    for src in ("u = x * 3\nd_t3 = u * 5\n",  # two numbers that are not powers of two: rounds twice
+                "u = x * 0.5\nd_t3 = u * t0\n",  # |c| < 1: scaling down may round (subnormals)
+                "u = x * 2\nv = u * t0\nw = v * x\nd_t3 = w * 2\n",  # three names: reassociation
+                "u = x * 2\nk = u * 1\nd_t3 = u * 4\n"):  # u used twice
+        out = _reduced(src)
+        assert "6.0" not in out and "15" not in out and "* 8" not in out, out
+
+
+def test_numbers_propagate_and_fold():
+    out = _reduced("a = 2.0\nb = a * 3\nd_t3 = x * b\n")
+    assert "d_t3 = 6.0 * x" in out
 
 
 # ---------------------------------------------------------------- Hessians through the rewritten forms
@@ -103,7 +118,11 @@ def tanh3(x):
     return np.sum(np.tanh(x) ** 3)
 
 
-FUNCS = [products_both_ways, products_of_other_shapes, products_with_ints, negated, square_of_sum,
+def scaled_products(x):
+    return np.sum(3.0 * np.sin(x) ** 2 * 5.0 * x + 0.5 * (2.0 * x) ** 3 * 0.25)
+
+
+FUNCS = [scaled_products, products_both_ways, products_of_other_shapes, products_with_ints, negated, square_of_sum,
          filled_then_reduced, tanh3]
 X3 = np.array([0.3, -1.2, 0.8])
 

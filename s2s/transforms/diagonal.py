@@ -88,36 +88,52 @@ def diagonal_fn(node, tangent: str, primal: str, name: str) -> gast.FunctionDef 
                 setattr(n, field, A.const(1.0))
             elif isinstance(value, list):
                 value[:] = [A.const(1.0) if isinstance(v, gast.Name) and v.id == tangent else v for v in value]
-    node.body = reduce_diagonal(node.body, primal, Namer(A.names_in(node) | {"xp", "rt"}))
+    node.body = reduce_diagonal(node.body, primal, [a.id for a in node.args.args],
+                                Namer(A.names_in(node) | {"xp", "rt"}))
     return node
 
 
-def reduce_diagonal(body: list, primal: str, namer: Namer) -> list:
+def reduce_diagonal(body: list, primal: str, params, namer: Namer) -> list:
     """What the diagonal needs, less than the jvp computed (the optimization passes then merge equal
-    values): nested expressions become one operation per line, so that equal parts can merge;
-    `y ** 2` of a NumPy value is `y * y` (NumPy squares an array that way; for a NumPy scalar
-    `y * y` is the correctly rounded square); the operands of a product stand in name order
-    (`a * b` and `b * a` merge; `a * b + b * a` becomes `p + p`); and a value that only fills or
-    broadcasts to the input's shape (`rt.sum_vjp(1.0, x, None, False)`,
-    `rt.broadcast_to_like(v, x)`) is its scalar or `v` when everything computed from it is
-    elementwise: `rt.diag_jacobian` broadcasts the result to the input's shape at the end.
+    values and drop dead ones), each step exact in IEEE arithmetic unless it says otherwise:
+
+    - nested expressions become one operation per line, so that equal parts can merge;
+    - `y ** 2` of a NumPy value is `y * y` (NumPy squares an array that way; for a NumPy scalar
+      `y * y` is the correctly rounded square);
+    - the operands of a product stand in name order (`a * b + b * a` merges into `p + p`);
+    - a value that only fills or broadcasts to the input's shape (`rt.sum_vjp(1.0, x, None,
+      False)`, `rt.broadcast_to_like(v, x)`) is its number or `v` when everything computed from
+      it is elementwise: `rt.diag_jacobian` broadcasts the result to the input's shape at the end;
+    - `n = -a; m = b * n; r = c + m` becomes `m = b * a; r = c - m` (each used once);
+    - names assigned a number once are that number, and arithmetic of numbers is done;
+    - a product of at most two names and numbers through single-use products is `(a * b) * c`
+      with the numbers multiplied, when all but one are powers of two and every |c| >= 1 (scaling
+      by a power of two rounds nothing; documented reassociation: an intermediate overflow, where
+      `(a * 2) * b` is inf and `(a * b) * 2` may not be).
 
     Before::
 
         d_t0 = 1 - t0 * t0
         b_t1 = rt.sum_vjp(1.0, x, None, False)
         t1 = b_t1 * 3
-        d_t3 = d_t0 * t0 + t0 * d_t0
+        d_t2 = t1 * (d_t0 * 2 * t0)
+        n = -d_t0
+        d_t3 = d_t2 + t0 * d_t0 * n
 
-    After (then folded and merged by the passes)::
+    After (the passes then merge `u5` and `u3` and drop `b_t1`, `t1`, `u1`, `u2`, `n`)::
 
         u0 = t0 * t0
         d_t0 = 1 - u0
         b_t1 = 1.0
-        t1 = b_t1 * 3
-        u1 = d_t0 * t0
-        u2 = d_t0 * t0
-        d_t3 = u1 + u2
+        t1 = 3.0
+        u1 = d_t0 * 2
+        u2 = t0 * u1
+        u5 = d_t0 * t0
+        d_t2 = u5 * 6.0
+        n = d_t0
+        u3 = d_t0 * t0
+        u4 = d_t0 * u3
+        d_t3 = d_t2 - u4
     """
     body = _flatten(body, namer)
     arrays = {t for s in an.walk_stmts(body) if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
@@ -132,12 +148,108 @@ def reduce_diagonal(body: list, primal: str, namer: Namer) -> list:
         if isinstance(v.op, gast.Mult) and isinstance(v.left, gast.Name) and isinstance(v.right, gast.Name) \
                 and v.left.id > v.right.id:
             v.left, v.right = v.right, v.left
-    _drop_fills(body, primal)
-    _sink_negations(body)
+    _drop_fills(body, primal, params)
+    _sink_negations(body, params)
+    _propagate_numbers(body, params)
+    _collect_factors(body, params, namer)
     return body
 
 
-def _sink_negations(body: list) -> None:
+_FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b, gast.Mult: lambda a, b: a * b}
+
+
+def _propagate_numbers(body: list, params) -> None:
+    """Names assigned once a number are that number where read, and arithmetic of two numbers is
+    done (by Python, as the code would at run time), until nothing changes."""
+    counts = _assign_counts(body, params)
+    changed = True
+    while changed:
+        changed = False
+        numbers = {}
+        for s in an.walk_stmts(body):
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
+                v = s.value
+                if isinstance(v, gast.BinOp) and type(v.op) in _FOLD and _number(v.left) and _number(v.right):
+                    s.value = v = A.const(_FOLD[type(v.op)](v.left.value, v.right.value))
+                    changed = True
+                if _number(v):
+                    numbers[s.targets[0].id] = v.value
+        for s in an.walk_stmts(body):
+            v = s.value if isinstance(s, gast.Assign) else None
+            for field in ("left", "right", "operand"):
+                o = getattr(v, field, None)
+                if isinstance(o, gast.Name) and o.id in numbers:
+                    setattr(v, field, A.const(numbers[o.id]))
+                    changed = True
+
+
+def _number(n) -> bool:
+    return isinstance(n, gast.Constant) and type(n.value) in (int, float)
+
+
+def _collect_factors(body: list, params, namer: Namer) -> None:
+    """A product of at most two names and numbers, through single-use products, becomes
+    `(a * b) * c` with the numbers multiplied (`t0 * (d * 2) * 3.0` -> `u = d * t0; u * 6.0`), so
+    that `a * b` can merge with an equal product. Only where it is exact: every number is finite
+    with |c| >= 1 and all but one are powers of two (scaling by those rounds nothing); the one
+    reassociation is an intermediate overflow (`(a * 2) * b` is inf where `a * b * 2` may not be)."""
+    uses: dict[str, int] = {}
+    for s in an.walk_stmts(body):
+        for n in gast.walk(s.value if isinstance(s, gast.Assign) else s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                uses[n.id] = uses.get(n.id, 0) + 1
+    counts = _assign_counts(body, params)
+    products = {s.targets[0].id: s.value for s in body if isinstance(s, gast.Assign)
+                and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1
+                and isinstance(s.value, gast.BinOp) and isinstance(s.value.op, gast.Mult)}
+    out = []
+    for s in body:
+        v = products.get(s.targets[0].id) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) \
+            else None
+        factors = _factors(v, products, uses, counts) if v is not None else None
+        if factors is not None:
+            names, numbers = factors
+            odd = [c for c in numbers if not _power_of_two(c)]
+            c = 1
+            for k in numbers:
+                c *= k
+            if len(numbers) >= 2 and 1 <= len(names) <= 2 and len(odd) <= 1 \
+                    and all(abs(k) >= 1 and k == k and abs(k) != float("inf") for k in numbers):
+                names = sorted(names)
+                if len(names) == 2:
+                    p = namer.fresh("u")
+                    out.append(A.assign(p, A.binop(A.name(names[0]), gast.Mult(), A.name(names[1]))))
+                    names = [p]
+                s.value = A.binop(A.name(names[0]), gast.Mult(), A.const(c))
+        out.append(s)
+    body[:] = out
+
+
+def _factors(v, products, uses, counts):
+    """(names, numbers) multiplied in product `v`, through names that are single-use products."""
+    names, numbers = [], []
+    for o in (v.left, v.right):
+        if isinstance(o, gast.Constant) and type(o.value) in (int, float):
+            numbers.append(o.value)
+        elif isinstance(o, gast.Name) and o.id in products and uses.get(o.id) == 1:
+            inner = _factors(products[o.id], products, uses, counts)
+            if inner is None:
+                return None
+            names += inner[0]
+            numbers += inner[1]
+        elif isinstance(o, gast.Name) and counts.get(o.id, 0) <= 1:
+            names.append(o.id)
+        else:
+            return None
+    return names, numbers
+
+
+def _power_of_two(c) -> bool:
+    m = abs(float(c))
+    return m != 0 and m != float("inf") and m == m and float.hex(m).startswith("0x1.0000000000000p")
+
+
+def _sink_negations(body: list, params) -> None:
     """`n = -a; m = b * n; r = c + m` (each used once, in that order) becomes `m = b * a; r = c - m`
     (and `c - m` becomes `c + m`): one operation less, equal in IEEE arithmetic, where
     `c + -y` is `c - y` and `b * -a` is `-(b * a)`."""
@@ -147,10 +259,7 @@ def _sink_negations(body: list) -> None:
         for n in gast.walk(s.value if isinstance(s, gast.Assign) else s):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 uses.setdefault(n.id, []).append(s)
-    counts: dict[str, int] = {}
-    for s in an.walk_stmts(body):
-        for t in an.targets(s):
-            counts[t] = counts.get(t, 0) + 1
+    counts = _assign_counts(body, params)
     defs = {s.targets[0].id: s for s in stmts}
     for neg in stmts:
         v, n = neg.value, neg.targets[0].id
@@ -222,13 +331,19 @@ def _named(e, out: list, namer: Namer):
 _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 
 
-def _drop_fills(body: list, primal: str) -> None:
-    """Fills of the input's shape replaced by what they fill (see `reduce_diagonal`), when every
-    value computed from them is elementwise and assigned once; else nothing changes."""
-    counts: dict[str, int] = {}
+def _assign_counts(body: list, params) -> dict[str, int]:
+    """How often each name is assigned (a parameter counts once)."""
+    counts = dict.fromkeys(params, 1)
     for s in an.walk_stmts(body):
         for t in an.targets(s):
             counts[t] = counts.get(t, 0) + 1
+    return counts
+
+
+def _drop_fills(body: list, primal: str, params) -> None:
+    """Fills of the input's shape replaced by what they fill (see `reduce_diagonal`), when every
+    value computed from them is elementwise and assigned once; else nothing changes."""
+    counts = _assign_counts(body, params)
     fills = {}
     for s in an.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
