@@ -138,9 +138,15 @@ def not_diagonal():
     raise NotDiagonal
 
 
+_SCALARS = frozenset({float, np.float64, np.float32})
+
+
 def dot_vjp_a_diag(v, a, b, x):
     """`dot_vjp_a(v, a, b)` where it is elementwise in `b`, `v * b`: a scalar cotangent and vectors
     (`b` computed with the tangent 1 has the input `x`'s rank at least when computed with ones)."""
+    if type(v) in _SCALARS and type(a) is np.ndarray and a.ndim == 1 and type(b) in _SCALARS \
+            and type(x) is np.ndarray and x.ndim == 1:  # the common case, quickly
+        return v * b
     if _rank(v) == 0 and _rank(a) == 1 and _rank(b) <= 1 and _rank(x) <= 1:
         return v * b
     raise NotDiagonal
@@ -148,6 +154,9 @@ def dot_vjp_a_diag(v, a, b, x):
 
 def dot_vjp_b_diag(v, a, b, x):
     """`dot_vjp_b(v, a, b)` where it is elementwise in `a`: `v * a` (as `dot_vjp_a_diag`)."""
+    if type(v) in _SCALARS and type(b) is np.ndarray and b.ndim == 1 and type(a) in _SCALARS \
+            and type(x) is np.ndarray and x.ndim == 1:
+        return v * a
     if _rank(v) == 0 and _rank(b) == 1 and _rank(a) <= 1 and _rank(x) <= 1:
         return v * a
     raise NotDiagonal
