@@ -4,9 +4,12 @@ the function.
 Batched (the default): jacfwd is the jvp batched over the whole input basis (`rt.basis_stack`),
 jacrev one forward sweep and its backward sweep batched over the whole output basis, so that
 hessian = jacfwd(jacrev) is one batched pass, not n passes. When the jvp's tangent is elementwise
-in the input's tangent (every op on it keeps positions apart), the Jacobian is diagonal: one jvp
-along ones gives it (`rt.jac_diag`), checked at run time to have the input's shape. Looped (the
-fallback when the function cannot be batched): one jvp per column or one backward sweep per row.
+in the input's tangent (every op on it keeps positions apart), the Jacobian is diagonal: the jvp
+specialized to the tangent 1 gives it (diagonal.py; `rt.diag_jacobian` checks its shape at run
+time, and falls back to the basis where it refuses). A jacrev whose output is a dot, inner or
+matmul is the gradient when that output is a floating scalar at run time (`scalar_or_rows_fn`).
+Looped (the fallback when the function cannot be batched): one jvp per column or one backward
+sweep per row.
 """
 from __future__ import annotations
 
