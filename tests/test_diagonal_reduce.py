@@ -48,6 +48,7 @@ def test_fill_kept_when_a_use_is_not_elementwise():
 def test_square_of_a_name_not_from_an_array_function_stays_a_power():
     assert "t0 ** 2" in _reduced("d_t3 = t0 ** 2\n")  # t0 a parameter: maybe a Python float
     assert "u * u" in _reduced("u = xp.tanh(x)\nd_t3 = u ** 2\n")
+    assert "u ** 2" in _reduced("u = xp.tanh(x)\nu = 2.0\nd_t3 = u ** 2\n")  # u is sometimes a float
 
 
 def test_negation_sinks_only_into_a_single_use_product_and_sum():

@@ -136,8 +136,9 @@ def reduce_diagonal(body: list, primal: str, params, namer: Namer) -> list:
         d_t3 = d_t2 - u4
     """
     body = _flatten(body, namer)
+    counts = _assign_counts(body, params)
     arrays = {t for s in an.walk_stmts(body) if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
-              and (an.dotted(s.value.func) or "").startswith("xp.") for t in an.targets(s)}
+              and (an.dotted(s.value.func) or "").startswith("xp.") for t in an.targets(s) if counts[t] == 1}
     for s in an.walk_stmts(body):
         v = getattr(s, "value", None)
         if not isinstance(s, gast.Assign) or not isinstance(v, gast.BinOp):
