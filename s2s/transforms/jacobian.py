@@ -24,6 +24,7 @@ from ..errors import S2SValueError, shown_path
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..ir.names import Namer
+from ..primitives import registry
 from .base import Callees, GeneratedFn, header_for
 from .diagonal import diagonal_fn
 from .reverse import Reverse, seed_of
@@ -133,8 +134,9 @@ def linear_map_fn(kind: str, fun, core: CoreFn, nargs: int, direction, calls: Ca
 # ---------------------------------------------------------------- batched Jacobians
 
 def certainly_scalar(core: CoreFn) -> bool:
-    """Whether `core` returns a full reduction (sum/mean/max of an array, assigned once): then
-    jacrev is its gradient, one backward sweep with the seed 1.0."""
+    """Whether `core` returns a full reduction (sum/mean/max of an array, assigned once), or
+    elementwise arithmetic of such reductions and numbers (`np.sum(x) ** 2`, `np.sqrt(np.sum(r *
+    r)) / n`): then jacrev is its gradient, one backward sweep."""
     body = core.node.body
     returns = [s for s in an.walk_stmts(body) if isinstance(s, gast.Return)]
     if len(returns) != 1 or body[-1] is not returns[0] or not isinstance(returns[0].value, gast.Name):
@@ -142,8 +144,41 @@ def certainly_scalar(core: CoreFn) -> bool:
     out = returns[0].value
     if sum(out.id in an.targets(s) for s in an.walk_stmts(body)) != 1:
         return False
-    seed = seed_of(core, out)
-    return isinstance(seed, gast.Constant)
+    return isinstance(seed_of(core, out), gast.Constant) or out.id in _scalar_names(core)
+
+
+def _scalar_names(core: CoreFn) -> set[str]:
+    """Names assigned once, at the top level, a full reduction or elementwise arithmetic of such
+    names and numbers (so certainly 0-d)."""
+    body = core.node.body
+    counts: dict[str, int] = dict.fromkeys(core.params, 1)
+    for s in an.walk_stmts(body):
+        for t in an.targets(s):
+            counts[t] = counts.get(t, 0) + 1
+    scalars: set[str] = set()
+    for s in body:
+        if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name) or counts[s.targets[0].id] != 1:
+            continue
+        v = s.value
+        ok = lambda e: isinstance(e, gast.Name) and e.id in scalars or isinstance(e, gast.Constant) \
+            and type(e.value) in (int, float)  # noqa: E731
+        if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)):
+            scalar = ok(v.left) and ok(v.right) and (isinstance(v.left, gast.Name) or isinstance(v.right, gast.Name))
+        elif isinstance(v, gast.UnaryOp):
+            scalar = isinstance(v.op, (gast.USub, gast.UAdd)) and ok(v.operand)
+        elif isinstance(v, gast.Call) and not v.keywords and v.args:
+            k = an.classify(v)
+            p, rule = registry.lookup(k), registry.BATCH.get(k)
+            if p is not None and p.full_reduction:
+                scalar = len(v.args) == 1
+            else:
+                scalar = k.startswith("xp.") and rule is not None and rule.kind == "same" and all(map(ok, v.args)) \
+                    and p is not None and not p.nondiff
+        else:
+            scalar = False
+        if scalar:
+            scalars.add(s.targets[0].id)
+    return scalars
 
 
 _MAYBE_SCALAR = {"xp.dot", "xp.vdot", "xp.inner", "xp.matmul", "matmul"}
