@@ -284,6 +284,9 @@ class Reverse(Transform):
                 rule = f"rt.concat_vjp(g, x, y, {int(pname == 'y')})"
             if kind == "mul" and is_repeat(s.value) and self._maybe_concat(args):
                 rule = f"rt.seq_repeat_vjp(g, x, y, {int(pname == 'y')})"
+            if registry.VJP_IN_PLACE.get(kind, ("",))[0] == pname:
+                out += self._in_place(kind, atom.id, args, g, defined)
+                continue
             if rule is None:
                 self.fail(s, f"s2s cannot differentiate `{kind}` with respect to its argument `{pname}`.",
                           "Wrap that argument in stop_gradient, or register a rule with s2s.defvjp.")
@@ -293,6 +296,16 @@ class Reverse(Transform):
             if p.broadcasting and all(isinstance(v, gast.Constant) for k, v in args.items() if k != pname):
                 expr = _strip_unbroadcast(expr)
             self.adj.accumulate(atom.id, simplify(expr), defined, out)
+        return out
+
+    def _in_place(self, kind, var, args, g, defined) -> list:
+        """`b_var = h(b_var, g, <the op's other arguments>)` for an op of VJP_IN_PLACE: the cotangent
+        added into an adjoint the sweep owns, not into zeros the size of `var` each time."""
+        out: list = []
+        pname, fn = registry.VJP_IN_PLACE[kind]
+        acc = self.adj.owned(var, defined, out)
+        rest = [v if v is not None else A.const(None) for k, v in args.items() if k != pname]
+        out.append(A.assign(acc.id, A.call(fn, [acc, g] + rest)))
         return out
 
     def _maybe_concat(self, args) -> bool:
@@ -448,10 +461,16 @@ class Reverse(Transform):
             d = dict(entry)
             body = self.backward(s.body, d, depth + 1)
             grown = [b for b in d if b not in entry]
-            if not grown:
+            # an adjoint the body copies to update it in place (`b = rt.fresh(b)`) and leaves owned:
+            # one copy before the loop, not one per iteration (quadratic in the trip count)
+            copied = [b for b in entry if not grown and not entry[b] and d.get(b) and _freshens(body, b)]
+            if not grown and not copied:
                 break
             for b in sorted(grown):
                 pre.append(self.adj.zero(self.adj.var_of(b)))
+                entry[b] = True
+            for b in sorted(copied):
+                pre.append(A.assign(b, A.call("rt.fresh", [A.name(b)])))
                 entry[b] = True
         for b in sorted(entry):
             if b not in d:
@@ -514,6 +533,13 @@ class Reverse(Transform):
 
 
 # ---- helpers ----
+def _freshens(stmts, b) -> bool:
+    """Whether `b = rt.fresh(b)` stands in `stmts` (at any depth)."""
+    return any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == b
+               and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.fresh"
+               for s in an.walk_stmts(stmts))
+
+
 
 def _at_path_ends(block, stmt) -> list:
     """`block` with `stmt` run last on every path through it (before a final break/continue)."""
