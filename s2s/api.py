@@ -331,6 +331,9 @@ class _Jacobian(Transformed):
         if self._use_loop:
             return self.looped(*args, **kwargs)
         try:
+            fast, unchanged = self._fast, self._unchanged
+            if fast is not None and not kwargs and unchanged is not None and unchanged():
+                return call(fast, args)  # Transformed.__call__'s fast path, one frame less
             return super().__call__(*args, **kwargs)
         except (S2STypeError, RecursionError):
             raise

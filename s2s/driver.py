@@ -236,13 +236,21 @@ def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = Tru
         nums = argnums_tuple(argnums, len(core.params), kind)
         if kind == "jacrev" and not has_aux and jacobian.certainly_scalar(core):
             return grad_function(fn, argnums, False, False)
+        general = None
         if batched and not os.environ.get("S2S_JAC_LOOP"):
             try:
-                return _compile(jacobian.batched_jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES,
-                                                             tangent_function, _compile))
+                general = _compile(jacobian.batched_jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES,
+                                                                tangent_function, _compile))
             except S2SError:
                 pass  # not batchable: the loop below
-        return _compile(jacobian.jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES))
+        if general is None:
+            general = _compile(jacobian.jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES))
+        if kind == "jacrev" and not has_aux and jacobian.possibly_scalar(core):
+            try:
+                return _compile(jacobian.scalar_or_rows_fn(core, argnums, nums, CALLEES, general), optimized=True)
+            except S2SError:
+                pass  # no scalar shortcut: the general Jacobian
+        return general
     return cached(kind, fn, (argnums, has_aux, batched), build)
 
 
