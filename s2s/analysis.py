@@ -579,7 +579,9 @@ class TopLiveness:
     that release or reuse memory look only at the top level)."""
 
     def __init__(self, body, live_at_end=frozenset()):
-        run = _Run(body, live_at_end, Liveness([]).effect)
+        effects = Liveness([])
+        run = _Run(body, live_at_end, effects.effect)
+        self.effects = effects.effects  # statement -> (reads, kills): a simple statement's reads are its `loads`
         self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
         self.before: dict[gast.stmt, collections.abc.Set[str]] = {}
         for p in range(len(body) - 1, -1, -1):  # a statement object that occurs twice keeps its first
@@ -710,7 +712,14 @@ def _shape_operands(value):
 _SHAPE_RESULT = {"rt.unbroadcast", "rt.broadcast_to_like", "rt.sum_vjp", "rt.mean_vjp"}  # result: that shape
 
 
-def shape_roots(body: list, params) -> dict[str, str]:
+class ShapeRoots(dict):
+    """`shape_roots`'s answer, with the `assigned_counts` it read as `counts` (still right for its
+    callers while they rewrite only right-hand sides: one walk of the body less)."""
+
+    counts: dict[str, int]
+
+
+def shape_roots(body: list, params) -> ShapeRoots:
     """For names assigned once by a shape-preserving op: the earliest name with the same shape."""
     counts = assigned_counts(body, params)
     source = {}
@@ -734,7 +743,9 @@ def shape_roots(body: list, params) -> dict[str, str]:
                     arrays.add(s.targets[0].id)
             if isinstance(s.value, gast.Call) and dotted(s.value.func).startswith("xp."):
                 arrays.add(s.targets[0].id)
-    return {name: _root(name, source) for name in source}
+    roots = ShapeRoots((name, _root(name, source)) for name in source)
+    roots.counts = counts
+    return roots
 
 
 def _may_be_sequence_op(value, arrays) -> bool:

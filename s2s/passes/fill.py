@@ -98,7 +98,7 @@ def _fillable(b, body, start, root, roots, reads, counts, depth=0) -> bool:
 
 
 def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
-    roots = reads = counts = None  # computed on the first candidate: most bodies have none
+    roots = reads = None  # computed on the first candidate: most bodies have none
     touched: set[str] = set()
     for i, s in enumerate(body):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
@@ -114,8 +114,7 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
         b = s.targets[0].id
         if roots is None:
             roots, reads = an.shape_roots(body, params), _Reads(body, facts["notes"])
-        counts = counts or an.assigned_counts(body, params)
-        if not _fillable(b, body, i, roots.get(like.id, like.id), roots, reads, counts):
+        if not _fillable(b, body, i, roots.get(like.id, like.id), roots, reads, roots.counts):  # (values only change)
             continue
         touched.update(names_of(s))
         s.value = A.binop(v, gast.Div(), A.call("xp.size", [like])) if an.dotted(call.func) == "rt.mean_vjp" else v

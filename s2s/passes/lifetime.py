@@ -43,7 +43,8 @@ def release(body: list, params, facts) -> tuple[list, bool]:
         if isinstance(s, gast.Return):
             break
         bound |= {t for t in an.targets(s)} if isinstance(s, gast.Assign) else set()
-        dead = sorted({n for n in an.loads(s) if n in bound and n not in live.after[s] and n not in params})
+        reads = an.loads(s) if isinstance(s, (gast.For, gast.While, gast.If)) else live.effects[s][0]
+        dead = sorted({n for n in reads if n in bound and n not in live.after[s] and n not in params})
         if isinstance(s, (gast.For, gast.While, gast.If)):
             bound |= _certain(s)
         if dead:

@@ -43,12 +43,11 @@ def _shape_args(calls) -> tuple:
 def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
     source, notes = facts["shape_roots"], facts["notes"]
     touched: set[str] = set()
-    counts = None
+    counts = source.counts  # (the loops below rewrite only right-hand sides)
     for s in body:  # `rt.unbroadcast(g, like)` of a `g` with `like`'s shape is `g`
         v = s.value if isinstance(s, gast.Assign) else None
         if isinstance(v, gast.Call) and an.dotted(v.func) == "rt.unbroadcast" and len(v.args) == 2 \
                 and not v.keywords and isinstance(v.args[1], gast.Name):
-            counts = counts or an.assigned_counts(body, params)
             root = an.expr_shape_root(v.args[0], source, counts)
             if root and root == an.expr_shape_root(v.args[1], source, counts):
                 touched.update(notes.names(s))
