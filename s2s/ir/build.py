@@ -194,8 +194,21 @@ def template(_src: str, **subs) -> gast.expr:
 
 
 def names_in(node) -> set[str]:
-    """Every Name id read or written anywhere under `node`."""
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+    """Every Name id read or written anywhere under `node` (a plain stack, not `gast.walk`'s
+    generators: the transforms ask it of the whole function)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is gast.Name:
+            out.add(n.id)
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if value.__class__ is list:
+                stack.extend(v for v in value if isinstance(v, gast.AST))
+            elif isinstance(value, gast.AST):
+                stack.append(value)
+    return out
 
 
 def is_atom(node) -> bool:

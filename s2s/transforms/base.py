@@ -299,6 +299,18 @@ FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
 class _Fold(gast.NodeTransformer):
     """What `simplify` folds (one class: defining it per call cost a class build per rule)."""
 
+    def visit(self, node):
+        """`NodeTransformer.visit` without its lookups, and without visiting the leaves (names and
+        literals, most of a rule's nodes), which it would return unchanged."""
+        cls = type(node)
+        if cls is gast.BinOp:
+            return self.visit_BinOp(node)
+        if cls is gast.Call:
+            return self.visit_Call(node)
+        if cls is gast.Constant or cls is gast.Name and node.annotation is None:
+            return node
+        return self.generic_visit(node)
+
     def visit_Call(self, node):
         """`rt.pow_d(x, c, 1)` with a literal c != 0 is `c * x ** (c - 1)`, folded further."""
         self.generic_visit(node)
