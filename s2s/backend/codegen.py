@@ -52,6 +52,7 @@ def _same_shape_classes() -> dict[type, type]:
 
 
 _AS_AST = _same_shape_classes()
+_CONTEXTS = frozenset((gast.Load, gast.Store, gast.Del))  # leaves, each with an ast namesake
 
 
 class _Printable:
@@ -67,11 +68,12 @@ class _Printable:
         self.negatives: list[tuple[object, object, gast.Constant]] = []
         self.foreign: list[tuple[object, object, gast.AST]] = []
         self.nodes: list[gast.AST] = [fn]
+        nodes = self.nodes
         strings: list[str] = []
         stack = [(fn, True)]
-        while stack:
+        while stack:  # (one loop, no call per node: it sees every node of the function)
             n, retype = stack.pop()
-            if isinstance(n, gast.Constant):
+            if type(n) is gast.Constant:
                 if isinstance(n.value, str):
                     strings.append(n.value)
                 continue
@@ -79,27 +81,33 @@ class _Printable:
                 _fill_empty_blocks(n)
             for field in n._fields:
                 value = getattr(n, field, None)
-                if isinstance(value, list):
-                    for i, item in enumerate(value):
-                        self.child(value, i, item, stack, retype)
+                if value.__class__ is list:
+                    holder, items = value, enumerate(value)
                 elif isinstance(value, gast.AST):
-                    self.child(n, field, value, stack, retype)
+                    holder, items = n, ((field, value),)
+                else:
+                    continue
+                for key, node in items:
+                    cls = type(node)
+                    if cls in _CONTEXTS:  # no fields: nothing to visit
+                        if retype:
+                            nodes.append(node)
+                        continue
+                    keep = retype
+                    if cls is A.Comment:
+                        self.comments.append((holder, key, node))
+                    elif cls is gast.Constant and _negative(node):
+                        self.negatives.append((holder, key, node))
+                    elif retype and cls in _AS_AST:
+                        nodes.append(node)
+                    elif retype:
+                        self.foreign.append((holder, key, node))
+                        keep = False
+                    stack.append((node, keep))
         self.token = "s2s-comment-"
         while any(self.token in s for s in strings):
             self.token += "_"
         self.texts = [A.comment_text(c) for _, _, c in self.comments]
-
-    def child(self, holder, key, node, stack, retype) -> None:
-        if A.is_comment(node):
-            self.comments.append((holder, key, node))
-        elif isinstance(node, gast.Constant) and _negative(node):
-            self.negatives.append((holder, key, node))
-        elif retype and type(node) in _AS_AST:
-            self.nodes.append(node)
-        elif retype:
-            self.foreign.append((holder, key, node))
-            retype = False
-        stack.append((node, retype))
 
     @contextlib.contextmanager
     def as_ast(self, fn):
