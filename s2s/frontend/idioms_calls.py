@@ -111,7 +111,7 @@ def _bindings(norm):
         return cached[1]
     values: dict[str, list] = {}
     changed: set[str] = set()
-    for n in gast.walk(norm.fn):
+    for n in A.walk(norm.fn):
         if isinstance(n, gast.Assign):
             for name in dict.fromkeys(t.id for t in n.targets if isinstance(t, gast.Name)):
                 values.setdefault(name, []).append(n.value)
@@ -340,7 +340,7 @@ def is_dict(norm, v) -> bool:
         return True
     if not (isinstance(v, gast.Name) and v.id in norm.locals):
         return False
-    for n in gast.walk(norm.fn):
+    for n in A.walk(norm.fn):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("keys", "items", "values") \
                 and isinstance(n.func.value, gast.Name) and n.func.value.id == v.id:
             return True

@@ -1,6 +1,7 @@
 """The one place that builds gast nodes, so a change in gast's node fields touches only this file."""
 from __future__ import annotations
 
+import collections
 import copy
 import functools
 
@@ -191,6 +192,22 @@ def template(_src: str, **subs) -> gast.expr:
     tree = fill(_template(_src))
     STATS["clone"] += count[0]
     return tree
+
+
+def walk(node):
+    """Every node under `node`, itself first, in `gast.walk`'s order (breadth first), without its
+    generator per node: the frontend walks the user's whole function several times."""
+    todo = collections.deque((node,))
+    pop, push, extend, ast_ = todo.popleft, todo.append, todo.extend, gast.AST
+    while todo:
+        n = pop()
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if isinstance(value, ast_):
+                push(value)
+            elif isinstance(value, list):
+                extend(v for v in value if isinstance(v, ast_))
+        yield n
 
 
 def names_in(node) -> set[str]:

@@ -17,6 +17,8 @@ import dataclasses
 
 import gast
 
+from . import build
+
 BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
           gast.MatMult: "matmul", gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.BitAnd: "and_",
           gast.BitOr: "or_"}
@@ -39,7 +41,7 @@ class CoreFn:
 def local_names(fn: gast.FunctionDef) -> set[str]:
     """Names Python treats as local to `fn`: parameters and every assigned name."""
     out = {a.id for a in fn.args.args}
-    for node in gast.walk(fn):
+    for node in build.walk(fn):
         if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
             out.add(node.id)
         elif isinstance(node, (gast.FunctionDef,)) and node is not fn:
