@@ -15,7 +15,7 @@ from ..ir import build as A
 from ..ir.core import CoreFn
 from ..primitives import registry
 from .adjoint import Adjoints, merge
-from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, is_list_op, is_repeat, loc, simplify
+from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, is_list_op, loc, maybe_sequence_op, simplify
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
                        "setdefault", "popitem", "fill", "resize", "put", "itemset", "setflags"})
@@ -280,10 +280,9 @@ class Reverse(Transform):
             if not (isinstance(atom, gast.Name) and atom.id in self.active) or pname in p.zero_args:
                 continue
             rule = p.vjp.get(pname)
-            if kind == "add" and self._maybe_concat(args):
-                rule = f"rt.concat_vjp(g, x, y, {int(pname == 'y')})"
-            if kind == "mul" and is_repeat(s.value) and self._maybe_concat(args):
-                rule = f"rt.seq_repeat_vjp(g, x, y, {int(pname == 'y')})"
+            if maybe_sequence_op(s.value, self.containers):
+                me, other = ("x", "y") if pname == "x" else ("y", "x")
+                rule = f"rt.seq_ct(g, {me}, {other}, {kind!r}, {int(pname == 'x')})"
             if rule is None:
                 self.fail(s, f"s2s cannot differentiate `{kind}` with respect to its argument `{pname}`.",
                           "Wrap that argument in stop_gradient, or register a rule with s2s.defvjp.")
@@ -294,10 +293,6 @@ class Reverse(Transform):
                 expr = _strip_unbroadcast(expr)
             self.adj.accumulate(atom.id, simplify(expr), defined, out)
         return out
-
-    def _maybe_concat(self, args) -> bool:
-        """`x + y` or `x * n` where an operand may be a list or tuple (concatenation or repetition)."""
-        return any(isinstance(v, gast.Name) and v.id in self.containers for v in (args["x"], args["y"]))
 
     def backward_call(self, s, g, defined) -> list:
         callee = self.callee(s)
