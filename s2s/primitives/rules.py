@@ -159,6 +159,10 @@ linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
 linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)")  # a cotangent in its primal's dtype
+prim("rt.cast_to", "v, like", zero_args=("like",))  # values stored into an array take its dtype
+defvjp("rt.cast_to", v="rt.cast_to_d(g, like)")
+defjvp("rt.cast_to", v="rt.cast_to_d(dv, like)")
+linear("rt.cast_to_d", "t, like", "t", "rt.cast_to_d(g, like)")
 linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)")
 linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)")

@@ -89,6 +89,8 @@ for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"),
     helper(_n, "rt.vbh_" + _h)
 UNBATCHED_RESULT = {"xp.shape", "xp.ndim", "xp.size", "len"}  # per-example shape queries
 defbatch("rt.cast_like", BatchRule("same"))
+defbatch("rt.cast_to", BatchRule("same"))
+defbatch("rt.cast_to_d", BatchRule("same"))
 defbatch("rt.unsupported", BatchRule("same"))
 defbatch("rt.no_derivative", BatchRule("same"))
 defbatch("rt.on_backend_of", BatchRule("same"))
@@ -183,6 +185,9 @@ prim("rt.vb_linspace_t", "f, g_, start, stop, num, endpoint, axis, which", zero_
 prim("rt.vb_linspace_jvp", "f, d, start, stop, num, endpoint, axis, which", zero_args=("f", "start", "stop", "num",
      "endpoint", "axis", "which"))
 prim("rt.vb_no_derivative", "x, what", nondiff=True)
+linear("rt.vbh_array", _sig_of(_rt.vbh_array), "x", "rt.vb_array_t(g, x)")  # the batched np.array of a list
+linear("rt.vb_array_t", "v, like", "v", "rt.vbh_array((True,), g)")
+defbatch("rt.vb_array_t", BatchRule("loop"))
 for _n in [n for n in dir(_rt) if n.startswith("vbh_")]:
     if "rt." + _n not in PRIMS:
         prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=_n[4:] in _NONDIFF_HELPERS)

@@ -354,6 +354,14 @@ def vb_array(x):
     return _core.asarray(x)
 
 
+def vb_array_t(v, like):
+    """Cotangent of `vb_array(like)` (the batched `np.array` of a list): the same nesting of lists
+    as `like`, each element's slice taken along the list axis that follows the batch axis."""
+    if isinstance(like, (list, tuple)):
+        return [vb_array_t(v[:, i], e) for i, e in enumerate(like)]
+    return v
+
+
 def _vb_dot_spec(a, b, ab, bb, op):
     """einsum subscripts of dot/matmul/inner per example, with `y` the batch axis."""
     pa, pb = np.ndim(a) - ab, np.ndim(b) - bb

@@ -169,6 +169,22 @@ def cast_like(v, like):
     return v.astype(dt) if getattr(v, "dtype", dt) != dt else v
 
 
+def cast_to(v, like):
+    """`v` in the dtype of array `like`, as NumPy stores values into an existing array
+    (`np.insert`): floats put into an int array are truncated."""
+    dt = getattr(like, "dtype", None)
+    return v.astype(dt) if dt is not None and getattr(v, "dtype", dt) != dt else v
+
+
+def cast_to_d(t, like):
+    """Derivative of `cast_to(v, like)` applied to `t` (a tangent or cotangent): `t` in `like`'s
+    dtype where that is inexact, zeros where it is an integer dtype (truncation is flat)."""
+    dt = getattr(like, "dtype", None)
+    if dt is None or dt.kind in "fc":
+        return cast_to(t, like)
+    return zeros_like_tree(t)
+
+
 def _filled(like, value):
     """A new array shaped like `like` (in its floating dtype) holding `value` everywhere."""
     xp = namespace(like)
