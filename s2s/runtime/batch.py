@@ -202,6 +202,12 @@ def vb_lift(x, other, other_batched):
     return x.reshape(x.shape[:1] + (1,) * (no - nx) + x.shape[1:])
 
 
+def vb_unlift(v, x):
+    """Transpose of `vb_lift`: `v` in the shape of `x`; lists and tuples (concatenated or repeated
+    in batched code), which vb_lift passes through, pass back unchanged."""
+    return v if isinstance(x, (list, tuple)) else np.reshape(v, np.shape(x))
+
+
 def _vb_mask(m, like):
     m = _core.asarray(m)
     return m.reshape(m.shape + (1,) * (np.ndim(like) - m.ndim))
@@ -737,6 +743,16 @@ def vbh_vb_lift(f, x, other, other_batched):
         return x
     x = _core.asarray(x)
     return x.reshape(x.shape[:2] + (1,) * (no - nx) + x.shape[2:])
+
+
+def vbh_vb_unlift(f, v, x):
+    """Batched `vb_unlift`: each example's `v` in its `x`'s shape."""
+    if isinstance(x, (list, tuple)):
+        return v
+    shape = np.shape(x)[1:] if f[1] else np.shape(x)
+    if not f[0]:
+        return np.broadcast_to(np.reshape(v, shape), np.shape(x)[:1] + shape).copy()
+    return np.reshape(v, np.shape(v)[:1] + shape)
 
 
 def vbh_vb_select(f, m, new, old):
