@@ -78,6 +78,12 @@ def zeros(shape, like, dtype=None):
     return namespace(like).zeros(shape, dtype=_float_dtype(like) if dtype is None else dtype)
 
 
+_SEQUENCE_AS_ARRAY = (
+    "s2s differentiated `a + b` or `a * n` as arithmetic on arrays, but it joined or repeated a list or "
+    "tuple: the function's code does not show that an operand is a sequence (a list passed in as an "
+    "argument). Write `list(a)` or `tuple(a)` in the function before `+` or `*` so s2s sees a sequence.")
+
+
 def unbroadcast(v, like):
     """Sum `v` down to the shape of `like` (the transpose of broadcasting)."""
     if isinstance(v, float) and isinstance(like, float):
@@ -86,6 +92,8 @@ def unbroadcast(v, like):
     vs = _shape(v)
     if vs == s:
         return v
+    if isinstance(v, (list, tuple)):
+        raise S2STypeError(_SEQUENCE_AS_ARRAY)
     key = (vs, s)
     plan = _AXES.get(key)
     if plan is None:

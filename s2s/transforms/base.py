@@ -235,7 +235,8 @@ def containers(body, active) -> set[str]:
     for s in an.walk_stmts(body):
         if isinstance(s, gast.Assign):
             t = s.targets[0]
-            if isinstance(s.value, (gast.Tuple, gast.List, gast.Dict)) and isinstance(t, gast.Name):
+            if isinstance(s.value, (gast.Tuple, gast.List, gast.Dict)) and isinstance(t, gast.Name) \
+                    or an.classify(s.value) in ("list", "tuple") and isinstance(t, gast.Name):
                 out.add(t.id)
             if isinstance(t, gast.Tuple) and isinstance(s.value, gast.Name):
                 out.add(s.value.id)

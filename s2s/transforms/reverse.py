@@ -15,7 +15,18 @@ from ..ir import build as A
 from ..ir.core import CoreFn
 from ..primitives import registry
 from .adjoint import Adjoints, merge
-from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, is_list_op, loc, maybe_sequence_op, simplify
+from .base import (
+    Callees,
+    GeneratedFn,
+    Transform,
+    bind_prim,
+    header_for,
+    index_value,
+    is_list_op,
+    loc,
+    maybe_sequence_op,
+    simplify,
+)
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
                        "setdefault", "popitem", "fill", "resize", "put", "itemset", "setflags"})
