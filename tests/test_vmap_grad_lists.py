@@ -83,3 +83,22 @@ def test_grad_and_jvp_of_a_batched_np_array_of_a_list(monkeypatch):
         assert tangent == pytest.approx(np.sum(want[0] * dx) + np.sum(want[1] * dy), rel=1e-12)
     finally:
         s2s.clear_caches()
+
+
+def ragged_join(x, y):
+    lst = [np.sin(np.sum(y))] + [x * -1.5]  # a number and a vector: vmap must not align them
+    for i in range(2):
+        lst = lst + [lst[-1] * 0.5 + 0.1 * np.tanh(lst[0])]
+    lst = lst[1:] + lst[:1]
+    acc = x * 1.0
+    for w in lst:
+        acc = acc * 0.9 + 0.1 * np.tanh(w)
+    return np.sum(acc * acc)
+
+
+def test_vmap_and_vmap_grad_of_a_ragged_list_join():
+    got = s2s.vmap(ragged_join)(XS, YS)
+    np.testing.assert_allclose(got, [ragged_join(a, b) for a, b in zip(XS, YS)], rtol=1e-12)
+    got = s2s.vmap(s2s.grad(ragged_join, argnums=(0, 1)))(XS, YS)
+    for g, w in zip(got, loop(s2s.grad, ragged_join)):
+        np.testing.assert_allclose(g, w, rtol=1e-10)

@@ -189,6 +189,8 @@ def vb_lift(x, other, other_batched):
     `other` (batched or not) as the unbatched values would."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
+    if isinstance(x, (list, tuple)):  # `+` joins and `*` repeats a list: its arrays are not aligned
+        return x
     try:
         nx = np.ndim(x) - 1
         no = np.ndim(other) - (1 if other_batched else 0)
@@ -735,7 +737,7 @@ def vbh_vb_bcast(f, x, n):
 
 
 def vbh_vb_lift(f, x, other, other_batched):
-    if not f[0]:
+    if not f[0] or isinstance(x, (list, tuple)):
         return vb_lift(x, other, other_batched)
     nx = np.ndim(x) - 2
     no = np.ndim(other) - (1 if f[1] else 0) - (1 if other_batched else 0)
