@@ -181,3 +181,22 @@ def test_a_list_argument_the_code_does_not_show_is_refused_not_wrong(xs):
     # refuses the repeated list's cotangent instead of summing it into a wrong gradient
     with pytest.raises(s2s.S2SError, match="list"):
         s2s.grad(unseen_list_argument)(xs, 3)
+
+
+def argument_times_literal(xs):
+    M = xs * 3
+    s = 0.0
+    for t in M:
+        s = s + np.sum(t ** 2)
+    return s
+
+
+@pytest.mark.parametrize("xs", [[X], [X, 2 * X], (X,)], ids=["one", "two", "tuple"])
+def test_an_argument_times_an_int_literal_may_be_a_list(xs):
+    # a parameter times an int literal goes through rt.seq_ct: a list argument is repeated (its
+    # gradient once came back as a list three times too long)
+    got = s2s.grad(argument_times_literal)(xs)
+    assert type(got) is type(xs) and len(got) == len(xs)
+    for g, x in zip(got, xs):
+        np.testing.assert_allclose(g, 6 * x, rtol=1e-12)
+    np.testing.assert_allclose(s2s.grad(argument_times_literal)(X), 18 * X, rtol=1e-12)

@@ -218,16 +218,18 @@ def is_repeat(v) -> bool:
         isinstance(e, gast.Constant) and type(e.value) is int for e in (v.left, v.right))
 
 
-def maybe_sequence_op(v, containers) -> bool:
+def maybe_sequence_op(v, containers, params=()) -> bool:
     """`x + y` or `x * y` that may concatenate or repeat a list or tuple: an operand may be one (is
-    in `containers`) and, for `*`, neither operand is a float literal. The reverse transform then
-    uses `rt.seq_ct`, which tells sequences from arrays at run time."""
+    in `containers`; for `p * 3`, also a parameter `p`, which may be a list argument) and, for `*`,
+    neither operand is a float literal. The reverse transform then uses `rt.seq_ct`, which tells
+    sequences from arrays at run time."""
     if not (isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Mult))):
         return False
     ops = (v.left, v.right)
     if isinstance(v.op, gast.Mult) and any(isinstance(e, gast.Constant) and type(e.value) is not int for e in ops):
         return False
-    return any(isinstance(e, gast.Name) and e.id in containers for e in ops)
+    maybe = set(containers) | (set(params) if is_repeat(v) else set())
+    return any(isinstance(e, gast.Name) and e.id in maybe for e in ops)
 
 
 def containers(body, active) -> set[str]:

@@ -291,7 +291,7 @@ class Reverse(Transform):
             if not (isinstance(atom, gast.Name) and atom.id in self.active) or pname in p.zero_args:
                 continue
             rule = p.vjp.get(pname)
-            if maybe_sequence_op(s.value, self.containers):
+            if maybe_sequence_op(s.value, self.containers, self.params):
                 me, other = ("x", "y") if pname == "x" else ("y", "x")
                 rule = f"rt.seq_ct(g, {me}, {other}, {kind!r}, {int(pname == 'x')})"
             if rule is None:
