@@ -102,3 +102,20 @@ def test_vmap_and_vmap_grad_of_a_ragged_list_join():
     got = s2s.vmap(s2s.grad(ragged_join, argnums=(0, 1)))(XS, YS)
     for g, w in zip(got, loop(s2s.grad, ragged_join)):
         np.testing.assert_allclose(g, w, rtol=1e-10)
+
+
+def repeated_per_example(x, n):
+    L = [x, 2 * x, 3 * x] * n
+    s = 0.0
+    for t in L:
+        s = s + np.sum(t * t)
+    return s
+
+
+def test_a_per_example_count_is_refused():
+    # a batched count would give lists of different lengths: refused, never broadcast as numbers
+    xs = RNG.normal(size=(3, 3))
+    with pytest.raises(s2s.S2SError, match="per example"):
+        s2s.vmap(repeated_per_example)(xs, np.array([1, 2, 3]))
+    got = s2s.vmap(repeated_per_example, in_axes=(0, None))(xs, 2)
+    np.testing.assert_allclose(got, [repeated_per_example(r, 2) for r in xs], rtol=1e-12)

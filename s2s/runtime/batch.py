@@ -191,6 +191,10 @@ def vb_lift(x, other, other_batched):
         return x
     if isinstance(x, (list, tuple)):  # `+` joins and `*` repeats a list: its arrays are not aligned
         return x
+    if isinstance(other, (list, tuple)) and getattr(x, "dtype", np.dtype(float)).kind in "iub":
+        raise S2SValueError("vmap cannot repeat a list or tuple a different number of times per example "
+                            "(`L * n` with a batched count `n`): its length would differ per example; "
+                            "pass the count unbatched (in_axes None) or use a Python loop over the examples")
     try:
         nx = np.ndim(x) - 1
         no = np.ndim(other) - (1 if other_batched else 0)

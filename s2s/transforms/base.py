@@ -218,18 +218,16 @@ def is_repeat(v) -> bool:
         isinstance(e, gast.Constant) and type(e.value) is int for e in (v.left, v.right))
 
 
-def maybe_sequence_op(v, containers, params=()) -> bool:
+def maybe_sequence_op(v, containers) -> bool:
     """`x + y` or `x * y` that may concatenate or repeat a list or tuple: an operand may be one (is
-    in `containers`; for `p * 3`, also a parameter `p`, which may be a list argument) and, for `*`,
-    neither operand is a float literal. The reverse transform then uses `rt.seq_ct`, which tells
-    sequences from arrays at run time."""
+    in `containers`) and, for `*`, neither operand is a float literal. The reverse transform then
+    uses `rt.seq_ct`, which tells sequences from arrays at run time."""
     if not (isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Mult))):
         return False
     ops = (v.left, v.right)
     if isinstance(v.op, gast.Mult) and any(isinstance(e, gast.Constant) and type(e.value) is not int for e in ops):
         return False
-    maybe = set(containers) | (set(params) if is_repeat(v) else set())
-    return any(isinstance(e, gast.Name) and e.id in maybe for e in ops)
+    return any(isinstance(e, gast.Name) and e.id in containers for e in ops)
 
 
 def containers(body, active) -> set[str]:
@@ -271,7 +269,7 @@ def containers(body, active) -> set[str]:
                 links.append((s.targets[0].id, v.value.id))
             if isinstance(v, gast.BinOp) and (isinstance(v.op, gast.Add) or is_repeat(v)):
                 links += [(s.targets[0].id, e.id) for e in (v.left, v.right) if isinstance(e, gast.Name)]
-            elif isinstance(v, gast.BinOp) and isinstance(v.op, gast.Mult):  # `L * n`: a repeated list is one
+            elif isinstance(v, gast.BinOp) and maybe_sequence_op(v, an.loads(v)):  # `L * n`: a repeated list
                 flows += [(s.targets[0].id, e.id) for e in (v.left, v.right) if isinstance(e, gast.Name)]
     grown = True
     while grown:
@@ -289,8 +287,8 @@ def containers(body, active) -> set[str]:
 
 # batched code's helpers that take a whole pytree (vmap of a function taking a list of arrays): the
 # positions of those arguments, whose adjoints must be summed leaf by leaf (`+` would concatenate)
-TREE_ARGS = {"list": (0,), "tuple": (0,), "rt.like": (0, 1), "rt.seq_ct": (0, 1, 2),
-             "rt.seq_ct_t": (0, 1, 2, 3),
+TREE_ARGS = {"list": (0,), "tuple": (0,), "rt.like": (0, 1), "rt.seq_ct": (0, 2),
+             "rt.seq_ct_t": (0, 3),
              "rt.add_at": (0, 2), "rt.vb_getitem": (0,), "rt.vb_getitem_t": (0, 1), "rt.vb_in": (0,), "rt.vb_in_t": (0, 1),
              "rt.vb_out": (0,), "rt.vb_out_t": (0,), "rt.vb_bcast": (0,), "rt.vb_bcast_t": (0, 1),
              "rt.vb_select": (1, 2)}

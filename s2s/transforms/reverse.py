@@ -23,6 +23,7 @@ from .base import (
     header_for,
     index_value,
     is_list_op,
+    is_repeat,
     loc,
     maybe_sequence_op,
     simplify,
@@ -291,7 +292,7 @@ class Reverse(Transform):
             if not (isinstance(atom, gast.Name) and atom.id in self.active) or pname in p.zero_args:
                 continue
             rule = p.vjp.get(pname)
-            if maybe_sequence_op(s.value, self.containers, self.params):
+            if maybe_sequence_op(s.value, self.containers):
                 me, other = ("x", "y") if pname == "x" else ("y", "x")
                 rule = f"rt.seq_ct(g, {me}, {other}, {kind!r}, {int(pname == 'x')})"
             if rule is None:
@@ -300,8 +301,9 @@ class Reverse(Transform):
             subs = {k: (v if v is not None else A.const(None)) for k, v in args.items()}
             subs.update(g=g, ans=A.name(s.targets[0].id))
             expr = A.template(rule, **subs)
-            if p.broadcasting and all(isinstance(v, gast.Constant) for k, v in args.items() if k != pname):
-                expr = _strip_unbroadcast(expr)
+            if p.broadcasting and all(isinstance(v, gast.Constant) for k, v in args.items() if k != pname) \
+                    and not (is_repeat(s.value) and atom.id in self.params):  # `xs * 3` of a list argument:
+                expr = _strip_unbroadcast(expr)  # rt.unbroadcast refuses the repeated list's cotangent
             self.adj.accumulate(atom.id, simplify(expr), defined, out)
         return out
 
