@@ -230,56 +230,58 @@ def _child_fields(cls) -> tuple[str, ...]:
 
 def loads(node_or_stmts) -> list[str]:
     """Every name read under a statement or list of statements (with repeats)."""
-    out: list[str] = []
-    stack = list(node_or_stmts) if isinstance(node_or_stmts, list) else [node_or_stmts]
-    pop, push, count = stack.pop, stack.append, 0
-    while stack:  # a plain stack instead of gast.walk: this runs for every statement of every pass
-        node = pop()
-        count += 1
-        cls = type(node)
-        if cls is gast.Name:
-            if type(node.ctx) is gast.Load:
-                out.append(node.id)
-            if node.annotation is not None:
-                push(node.annotation)
-            continue
-        if cls is gast.Constant:
-            continue
-        for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
-            value = getattr(node, field, None)
-            if value.__class__ is list:
-                stack.extend(v for v in value if isinstance(v, gast.AST))
-            elif isinstance(value, gast.AST):
-                push(value)
-    STATS["load_walk"] += count
-    return out
+    return [n.id for n in _walk(node_or_stmts, True)]
 
 
 def iter_nodes(node_or_stmts):
     """Every AST node under a node or list of nodes, themselves included, in no particular order:
     `gast.walk` without its per-field generators (the passes look at every node of every round)."""
+    return _walk(node_or_stmts, False)
+
+
+def _walk(node_or_stmts, only_loads: bool):
+    """The one walk behind `iter_nodes` (every node) and `loads` (only the Names read, and then it
+    yields nothing else): a plain stack over the fields that may hold nodes, instead of
+    `gast.walk`'s generator per field, since it runs for every statement of every pass. Counts
+    the nodes it looks at in STATS (`load_walk` or `node_walk`)."""
     stack = list(node_or_stmts) if isinstance(node_or_stmts, list) else [node_or_stmts]
-    pop, push, count = stack.pop, stack.append, 0
+    pop, push, extend, count = stack.pop, stack.append, stack.extend, 0
+    name, constant, load, child_fields = gast.Name, gast.Constant, gast.Load, _CHILD_FIELDS
     try:
         while stack:
             node = pop()
             count += 1
-            yield node
             cls = type(node)
-            if cls is gast.Name or cls is gast.Constant:
+            if cls is name:
+                if only_loads:
+                    if type(node.ctx) is load:
+                        yield node
+                    if node.annotation is not None:  # (a parameter's; iter_nodes stops at Names)
+                        push(node.annotation)
+                    continue
+                yield node
                 continue
-            for field in _CHILD_FIELDS.get(cls) or _child_fields(cls):
+            if not only_loads:
+                yield node
+            if cls is constant:
+                continue
+            for field in child_fields.get(cls) or _child_fields(cls):
                 value = getattr(node, field, None)
                 if value.__class__ is list:
-                    stack.extend(v for v in value if isinstance(v, gast.AST))
+                    extend(v for v in value if isinstance(v, gast.AST))
                 elif isinstance(value, gast.AST):
                     push(value)
     finally:
-        STATS["node_walk"] += count
+        STATS["load_walk" if only_loads else "node_walk"] += count
 
 
 def exposed(stmts) -> set[str]:
     """Names a block may read before assigning them (its live-in names)."""
+    return exposed_and_assigned(stmts)[0]
+
+
+def exposed_and_assigned(stmts) -> tuple[set[str], set[str]]:
+    """(names the block may read before assigning them, names it assigns on every path)."""
     reads: set[str] = set()
 
     def visit(block, assigned):
@@ -300,25 +302,31 @@ def exposed(stmts) -> set[str]:
                 reads.update(set(loads(s)) - assigned)
                 assigned |= set(targets(s))
         return assigned
-    visit(stmts, set())
-    return reads
+    assigned = visit(stmts, set())
+    return reads, assigned
 
 
 _CONTROL = (gast.If, gast.For, gast.While, gast.Break, gast.Continue)
 
 
-class _Run:
-    """Where each name is next read or overwritten in a run of statements without control flow,
-    and what is live after the run: enough to answer "is `v` live here" for any statement of it."""
+def _effect(s) -> tuple:
+    """(names read, names then certainly assigned) of a simple statement."""
+    if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
+        return loads(s.value), targets(s)
+    return loads(s), ()
 
-    def __init__(self, stmts, live_out):
+
+class _Run:
+    """Where each name is next read or overwritten in a run of statements without control flow
+    (or whose blocks count as a whole: `effect`), and what is live after the run: enough to answer
+    "is `v` live here" for any statement of it."""
+
+    def __init__(self, stmts, live_out, effect=_effect):
         self.live_out = live_out
         self.pos: dict[str, list[int]] = {}
         self.reads: dict[str, list[bool]] = {}
         for p, s in enumerate(stmts):
-            plain = isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript)
-            kills = targets(s) if plain else ()
-            reads = loads(s.value) if plain else loads(s)
+            reads, kills = effect(s)
             for v in dict.fromkeys(reads):  # a statement reads its operands before it assigns
                 self.pos.setdefault(v, []).append(p)
                 self.reads.setdefault(v, []).append(True)
@@ -409,14 +417,111 @@ class Liveness:
     """Which names each statement may read later: `after[s]` and `before[s]` (live sets).
 
     Side tables are keyed by the statement object itself, which they keep alive, so a key can
-    never be reused by another node the way `id()` can once a pass frees a statement. One backward
-    pass. Inside straight-line runs the sets are `LiveSet` views (membership, set operations)
-    over one next-use table per run; at control flow they are plain sets. Treat all as read-only."""
+    never be reused by another node the way `id()` can once a pass frees a statement. Every
+    block is one run of a next-use table (`_Run`) in which a nested `if` or loop counts as a
+    whole, by its gen/kill summary (`_summary`'s form: what it may read first, what it certainly
+    assigns), over the live set after the block: the sets are `LiveSet` views (membership in
+    O(log n) per enclosing block, set operations), and no set the size of everything live is
+    built per branch or loop, so the analysis is linear in the program (in a gradient, every saved
+    value is live across every branch). A loop whose body breaks or continues is analysed as a
+    whole by `_CopyingLiveness` (sets copied at each block). Treat all as read-only."""
 
     def __init__(self, body, live_at_end=frozenset()):
         self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
         self.before: dict[gast.stmt, collections.abc.Set[str]] = {}
-        self.block(body, set(live_at_end), None)
+        self.effects: dict = {}
+        self.live_in = self.block(body, frozenset(live_at_end))
+
+    def effect(self, s) -> tuple:
+        """(names `s` may read before assigning them, names it certainly assigns), kept per statement."""
+        e = self.effects.get(s)
+        if e is None:
+            e = self.effects[s] = self.summary(s) if isinstance(s, _CONTROL) else _effect(s)
+        return e
+
+    def summary(self, s) -> tuple:
+        if isinstance(s, gast.If):
+            r_b, k_b = self.block_summary(s.body)
+            r_o, k_o = self.block_summary(s.orelse)
+            return r_b | r_o | set(loads(s.test)), k_b & k_o
+        if _jumps(s.body):  # a loop's effect is gen-only whatever its jumps: what it reads first
+            return set(_CopyingLiveness([]).stmt(s, frozenset(), None)), set()
+        reads, _ = self.block_summary(s.body)
+        return reads | set(loads(s.iter) if isinstance(s, gast.For) else loads(s.test)), set()
+
+    def block_summary(self, stmts) -> tuple:
+        """The effect of a block without jumps out of it, composed backwards."""
+        reads: set[str] = set()
+        kills: set[str] = set()
+        for s in reversed(stmts):
+            r, k = self.effect(s)
+            reads.difference_update(k)
+            reads.update(r)
+            kills.update(k)
+        STATS["live_set"] += len(reads) + len(kills)
+        return reads, kills
+
+    def block(self, stmts, live):
+        """Fill the tables for a block given the live set after it; returns the set before it."""
+        run = _Run(stmts, live, self.effect)
+        STATS["live_stmt"] += len(stmts)
+        STATS["live_set"] += len(run.pos)
+        for p in range(len(stmts) - 1, -1, -1):  # backward: a statement object that occurs twice
+            s = stmts[p]                            # (a shared comment) keeps its first place's sets
+            after = self.after[s] = LiveSet(run, p + 1)
+            if isinstance(s, gast.If):
+                self.block(s.body, after)
+                self.block(s.orelse, after)
+            elif isinstance(s, (gast.For, gast.While)):
+                self.loop(s, after)
+            self.before[s] = LiveSet(run, p)
+        return LiveSet(run, 0)
+
+    def loop(self, s, after):
+        """A loop's body, live after it: what is live after the loop, what the body may read first
+        and (a `while`) its test, all flowing back to the loop's head."""
+        if _jumps(s.body):
+            copying = _CopyingLiveness([])
+            copying.after, copying.before = self.after, self.before
+            copying.stmt(s, set(after), None)
+            return
+        head = set(self.block_summary(s.body)[0])
+        if isinstance(s, gast.While):  # the test runs before every iteration
+            head.update(loads(s.test))
+        self.block(s.body, _Union(after, head))
+
+
+def _jumps(stmts) -> bool:
+    """Whether a loop body holds a `break` or `continue` of its own loop."""
+    return any(isinstance(s, (gast.Break, gast.Continue)) for s in loop_level(stmts))
+
+
+class _Union(_SetView):
+    """The live set at a loop's head: what is live after the loop (a view) and `extra`."""
+
+    __slots__ = ("base", "extra")
+
+    def __init__(self, base, extra: set[str]):
+        self.base, self.extra, self._all = base, extra, None
+
+    def __contains__(self, v) -> bool:
+        return v in self.extra or v in self.base
+
+    def _set(self) -> set[str]:
+        if self._all is None:
+            self._all = set(self.base) | self.extra
+        return self._all
+
+
+class _CopyingLiveness:
+    """`Liveness` with plain sets at control flow (built per branch and loop, so quadratic where
+    many names are live across many blocks): what `Liveness` uses for a loop that breaks or
+    continues, and the reference tests compare it with."""
+
+    def __init__(self, body, live_at_end=frozenset()):
+        self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
+        self.before: dict[gast.stmt, collections.abc.Set[str]] = {}
+        self.live_in = self.block(body, set(live_at_end), None)
 
     def block(self, stmts, live, loop):
         end = len(stmts)
@@ -465,6 +570,22 @@ class Liveness:
         if isinstance(s, gast.Break):
             return loop[0] if loop else live
         return loop[1] if loop else live  # Continue
+
+
+class TopLiveness:
+    """`Liveness` at the top-level statements of a body only (`after[s]`, `before[s]`), each block
+    counting as a whole (`Liveness.effect`: what it may read first, what it certainly assigns):
+    the same sets there, from one next-use table, without the nested blocks' tables (the passes
+    that release or reuse memory look only at the top level)."""
+
+    def __init__(self, body, live_at_end=frozenset()):
+        run = _Run(body, live_at_end, Liveness([]).effect)
+        self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
+        self.before: dict[gast.stmt, collections.abc.Set[str]] = {}
+        for p in range(len(body) - 1, -1, -1):  # a statement object that occurs twice keeps its first
+            self.before[body[p]] = LiveSet(run, p)  # place's sets, as in `Liveness`
+            self.after[body[p]] = LiveSet(run, p + 1)
+        STATS["live_stmt"] += len(body)
 
 
 class AssignedSet(_SetView):

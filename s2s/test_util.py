@@ -167,35 +167,12 @@ def _check(
                 f"(atol={atol:g}, rtol={rtol:g}, eps={eps:g})"
             )
 
-    if order > 1:
-        if "fwd" in modes:
-
-            _check(
-                s2s.api.linear_map("jvp", f, len(args), v),
-                args,
-                order - 1,
-                modes,
-                eps,
-                atol,
-                rtol,
-                rng,
-                depth + 1,
-                "JVP of " + path if path else "JVP",
-            )
-        if "rev" in modes:
-
-            _check(
-                s2s.api.linear_map("vjp", f, len(args), u),
-                args,
-                order - 1,
-                modes,
-                eps,
-                atol,
-                rtol,
-                rng,
-                depth + 1,
-                "VJP of " + path if path else "VJP",
-            )
+    if order > 1:  # the next order: the same checks of the JVP along v / the VJP along u as functions
+        for mode, kind in (("fwd", "jvp"), ("rev", "vjp")):
+            if mode in modes:
+                name = kind.upper()
+                _check(s2s.api.linear_map(kind, f, len(args), v if mode == "fwd" else u), args, order - 1, modes,
+                       eps, atol, rtol, rng, depth + 1, f"{name} of {path}" if path else name)
 
 
 def check_grads(

@@ -254,30 +254,14 @@ def _expected_wb(x, w, b):
     return x.T @ r, r.sum(axis=0)
 
 
-def test_pytree_tuple_params():
+@pytest.mark.parametrize("loss, container", [(loss_tuple, tuple), (loss_list, list), (loss_tuple, list)],
+                         ids=["tuple", "list", "list_unpacked"])
+def test_pytree_sequence_params(loss, container):
+    """The gradient has the parameters' container type (a list unpacked as `w, b = params` too)."""
     x, w, b = _data()
-    g = s2s.grad(loss_tuple)((w, b), x)
-    assert isinstance(g, tuple) and len(g) == 2
+    g = s2s.grad(loss)(container([w, b]), x)
+    assert isinstance(g, container) and len(g) == 2
     assert g[0].shape == w.shape and g[1].shape == b.shape
-    ew, eb = _expected_wb(x, w, b)
-    np.testing.assert_allclose(g[0], ew, rtol=1e-12)
-    np.testing.assert_allclose(g[1], eb, rtol=1e-12)
-
-
-def test_pytree_list_params():
-    x, w, b = _data()
-    g = s2s.grad(loss_list)([w, b], x)
-    assert isinstance(g, list) and len(g) == 2
-    assert g[0].shape == w.shape and g[1].shape == b.shape
-    ew, eb = _expected_wb(x, w, b)
-    np.testing.assert_allclose(g[0], ew, rtol=1e-12)
-    np.testing.assert_allclose(g[1], eb, rtol=1e-12)
-
-
-def test_pytree_list_params_unpacked():
-    x, w, b = _data()
-    g = s2s.grad(loss_tuple)([w, b], x)
-    assert isinstance(g, list) and len(g) == 2
     ew, eb = _expected_wb(x, w, b)
     np.testing.assert_allclose(g[0], ew, rtol=1e-12)
     np.testing.assert_allclose(g[1], eb, rtol=1e-12)

@@ -16,26 +16,11 @@ import c_eval
 import numpy as np
 import pytest
 from fake_backend import FAKE, FakeArray, put
+from helpers_kernels import energy, mixed, positive, selu
 
 import s2s
 from s2s import arrays
 from s2s.backend import cupy_kernels, kernels
-
-
-def selu(x):
-    return 1.05 * np.where(x > 0, x, 1.67 * np.exp(x) - 1.67)
-
-
-def mixed(x, y, a):
-    return np.tanh(x * a + y) / (1.0 + np.abs(y) ** 2) - np.maximum(x, y)
-
-
-def positive(x, y):
-    return x * 2.0 + y * y > 1.0
-
-
-def energy(x):
-    return np.sum(np.exp(-x * x) * 0.5 + x)
 
 
 def count_big(x):

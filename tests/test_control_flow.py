@@ -79,16 +79,9 @@ def test_zip_dot():
     np.testing.assert_allclose(gy, x, rtol=1e-12)
 
 
-def zip_unequal(x, y):
-    s = 0.0
-    for a, b in zip(x, y):
-        s = s + a * b
-    return s
-
-
 def test_zip_stops_at_shorter():
     x, y = np.array([1.0, 2.0, 3.0, 4.0]), np.array([4.0, -5.0])
-    gx, gy = s2s.grad(zip_unequal, argnums=(0, 1))(x, y)
+    gx, gy = s2s.grad(zip_dot, argnums=(0, 1))(x, y)
     np.testing.assert_allclose(gx, [4.0, -5.0, 0.0, 0.0], rtol=1e-12)
     np.testing.assert_allclose(gy, [1.0, 2.0], rtol=1e-12)
 

@@ -4,27 +4,12 @@ falls back to NumPy for small, float32, non-contiguous or mismatched arrays."""
 
 import numpy as np
 import pytest
+from helpers_kernels import energy, mixed, positive, selu
 
 import s2s
 from s2s.backend import kernels
 
 N = kernels.THRESHOLD * 3 + 17  # several blocks, and a ragged last one
-
-
-def selu(x):
-    return 1.05 * np.where(x > 0, x, 1.67 * np.exp(x) - 1.67)
-
-
-def mixed(x, y, a):
-    return np.tanh(x * a + y) / (1.0 + np.abs(y) ** 2) - np.maximum(x, y)
-
-
-def positive(x, y):
-    return x * 2.0 + y * y > 1.0
-
-
-def energy(x):
-    return np.sum(np.exp(-x * x) * 0.5 + x)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ import zlib
 
 import numpy as np
 import pytest
+from helpers_vmap import assert_stacked, batch_args
 from op_specs import SPECS
 
 import s2s
@@ -41,29 +42,6 @@ def _marks(sp, name):
 def test_vmap_matches_loop(sp, name, axes):
     rng = np.random.default_rng(zlib.crc32(sp.id.encode()))
     examples = [sp.args(rng) for _ in range(B)]
-    shared = examples[0]
-    in_axes, batched = [], []
-    for i, ax in enumerate(axes):
-        if ax is None:
-            in_axes.append(None)
-            batched.append(shared[i])
-            continue
-        ax = shared[i].ndim if ax == "last" else ax
-        in_axes.append(ax)
-        batched.append(np.stack([ex[i] for ex in examples], axis=ax))
-    per_example = [tuple(shared[i] if ax is None else ex[i] for i, ax in enumerate(axes)) for ex in examples]
+    in_axes, batched, per_example = batch_args(examples, axes)
     want = [sp.fn(*args) for args in per_example]
-    got = s2s.vmap(sp.fn, in_axes=tuple(in_axes))(*batched)
-    _compare(got, want)
-
-
-def _compare(got, want):
-    if isinstance(want[0], (tuple, list)):
-        assert isinstance(got, (tuple, list)) and len(got) == len(want[0])
-        for k, g in enumerate(got):
-            _compare(g, [w[k] for w in want])
-        return
-    expected = np.stack([np.asarray(w) for w in want])
-    got = np.asarray(got)
-    assert got.shape == expected.shape
-    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    assert_stacked(s2s.vmap(sp.fn, in_axes=in_axes)(*batched), want)

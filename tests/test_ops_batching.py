@@ -4,6 +4,7 @@ per-example ranks, keyword arguments, every mode. Each case: vmap against a Pyth
 NumPy itself, for several in_axes."""
 import numpy as np
 import pytest
+from helpers_vmap import assert_stacked, batch_args
 
 import s2s
 import s2s.runtime
@@ -247,12 +248,6 @@ CASES = [
 ]
 
 
-def _stack(examples, i, ax):
-    if ax is None:
-        return examples[0][i]
-    return np.stack([ex[i] for ex in examples], axis=ax)
-
-
 PARAMS = [pytest.param(fn, draws, axes, id=f"{fn.__name__}-{k}-{axes}")
           for k, (fn, draws, axes_list) in enumerate(CASES) for axes in axes_list]
 
@@ -269,21 +264,8 @@ def no_loop(monkeypatch):
 @pytest.mark.parametrize("fn, draws, axes", PARAMS)
 def test_vmap_matches_loop(fn, draws, axes, no_loop):
     examples = [tuple(d(k) for d in draws) for k in range(B)]
-    per = [tuple(examples[0][i] if ax is None else ex[i] for i, ax in enumerate(axes)) for ex in examples]
-    want = [fn(*args) for args in per]
-    got = s2s.vmap(fn, in_axes=axes)(*[_stack(examples, i, ax) for i, ax in enumerate(axes)])
-    _compare(got, want)
-
-
-def _compare(got, want):
-    if isinstance(want[0], (tuple, list)):
-        assert isinstance(got, (tuple, list)) and len(got) == len(want[0])
-        for k, g in enumerate(got):
-            _compare(g, [w[k] for w in want])
-        return
-    expected = np.stack([np.asarray(w) for w in want])
-    assert np.shape(got) == expected.shape
-    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    in_axes, batched, per = batch_args(examples, axes)
+    assert_stacked(s2s.vmap(fn, in_axes=in_axes)(*batched), [fn(*args) for args in per])
 
 
 def test_fallback_patterns_still_agree():

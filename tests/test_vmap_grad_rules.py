@@ -4,6 +4,7 @@ example through rt.vb_loop, which has none: refusals at run time). Against a loo
 grad over the examples and against central differences."""
 import numpy as np
 import pytest
+from helpers_vmap import assert_grad_and_jvp_match_differences, assert_stacked
 
 import s2s
 
@@ -24,28 +25,18 @@ YS = RNG.uniform(-1.0, 1.0, (4, 3))
 @pytest.mark.parametrize("argnums", [0, 1, (0, 1)])
 def test_vmap_grad_through_outer_matches_loop(argnums):
     got = s2s.vmap(s2s.grad(outer_in_a_branch, argnums))(XS, YS)
-    want = [s2s.grad(outer_in_a_branch, argnums)(x, y) for x, y in zip(XS, YS)]
-    if isinstance(argnums, tuple):
-        for k in range(2):
-            np.testing.assert_allclose(got[k], np.stack([w[k] for w in want]), rtol=1e-12, atol=1e-12)
-    else:
-        np.testing.assert_allclose(got, np.stack(want), rtol=1e-12, atol=1e-12)
+    assert_stacked(got, [s2s.grad(outer_in_a_branch, argnums)(x, y) for x, y in zip(XS, YS)])
 
 
 def test_vmap_grad_through_outer_with_a_shared_argument():
     got = s2s.vmap(s2s.grad(outer_in_a_branch, 1), in_axes=(0, None))(XS, YS[0])
-    want = np.stack([s2s.grad(outer_in_a_branch, 1)(x, YS[0]) for x in XS])
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    assert_stacked(got, [s2s.grad(outer_in_a_branch, 1)(x, YS[0]) for x in XS])
 
 
 def test_grad_and_jvp_of_vmap_through_outer_match_differences():
     def g(xs, ys):
         return np.sum(s2s.vmap(outer_in_a_branch)(xs, ys) ** 2)
-    gx, gy = s2s.grad(g, (0, 1))(XS, YS)
-    dx, dy = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
-    fd = (g(XS + 1e-6 * dx, YS + 1e-6 * dy) - g(XS - 1e-6 * dx, YS - 1e-6 * dy)) / 2e-6
-    np.testing.assert_allclose(np.sum(gx * dx) + np.sum(gy * dy), fd, rtol=1e-6)
-    np.testing.assert_allclose(s2s.jvp(g, (XS, YS), (dx, dy))[1], fd, rtol=1e-6)
+    assert_grad_and_jvp_match_differences(g, (XS, YS), RNG, jvp=True)
 
 
 def r_and_c(x, y):
@@ -61,20 +52,14 @@ def test_vmap_of_r_and_c_matches_loop():
 
 
 def test_vmap_grad_through_r_and_c_matches_loop():
-    gx, gy = s2s.vmap(s2s.grad(r_and_c, (0, 1)))(XS, YS)
-    want = [s2s.grad(r_and_c, (0, 1))(x, y) for x, y in zip(XS, YS)]
-    np.testing.assert_allclose(gx, np.stack([w[0] for w in want]), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(gy, np.stack([w[1] for w in want]), rtol=1e-12, atol=1e-12)
+    got = s2s.vmap(s2s.grad(r_and_c, (0, 1)))(XS, YS)
+    assert_stacked(got, [s2s.grad(r_and_c, (0, 1))(x, y) for x, y in zip(XS, YS)])
 
 
 def test_grad_and_jvp_of_vmap_through_r_and_c_match_differences():
     def g(xs, ys):
         return np.sum(s2s.vmap(r_and_c)(xs, ys) ** 2)
-    gx, gy = s2s.grad(g, (0, 1))(XS, YS)
-    dx, dy = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
-    fd = (g(XS + 1e-6 * dx, YS + 1e-6 * dy) - g(XS - 1e-6 * dx, YS - 1e-6 * dy)) / 2e-6
-    np.testing.assert_allclose(np.sum(gx * dx) + np.sum(gy * dy), fd, rtol=1e-6)
-    np.testing.assert_allclose(s2s.jvp(g, (XS, YS), (dx, dy))[1], fd, rtol=1e-6)
+    assert_grad_and_jvp_match_differences(g, (XS, YS), RNG, jvp=True)
 
 
 def rolls(x, y):
@@ -86,16 +71,11 @@ def rolls(x, y):
 
 def test_vmap_and_vmap_grad_of_roll_match_loop():
     np.testing.assert_allclose(s2s.vmap(rolls)(XS, YS), [rolls(x, y) for x, y in zip(XS, YS)], rtol=1e-12)
-    gx, gy = s2s.vmap(s2s.grad(rolls, (0, 1)))(XS, YS)
-    want = [s2s.grad(rolls, (0, 1))(x, y) for x, y in zip(XS, YS)]
-    np.testing.assert_allclose(gx, np.stack([w[0] for w in want]), rtol=1e-12, atol=1e-12)
-    np.testing.assert_allclose(gy, np.stack([w[1] for w in want]), rtol=1e-12, atol=1e-12)
+    got = s2s.vmap(s2s.grad(rolls, (0, 1)))(XS, YS)
+    assert_stacked(got, [s2s.grad(rolls, (0, 1))(x, y) for x, y in zip(XS, YS)])
 
 
 def test_grad_of_vmap_of_roll_matches_differences():
     def g(xs, ys):
         return np.sum(s2s.vmap(rolls)(xs, ys) ** 2)
-    gx, gy = s2s.grad(g, (0, 1))(XS, YS)
-    dx, dy = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
-    fd = (g(XS + 1e-6 * dx, YS + 1e-6 * dy) - g(XS - 1e-6 * dx, YS - 1e-6 * dy)) / 2e-6
-    np.testing.assert_allclose(np.sum(gx * dx) + np.sum(gy * dy), fd, rtol=1e-6)
+    assert_grad_and_jvp_match_differences(g, (XS, YS), RNG, jvp=False)

@@ -51,6 +51,7 @@ from bench_util import (  # noqa: E402
     markdown_table,
     summarize,
     time_samples,
+    write_report,
 )
 
 import s2s  # noqa: E402
@@ -556,11 +557,7 @@ def main(argv=None) -> int:
     print()
     print(text)
     if args.out:
-        with open(args.out, "w") as f:
-            f.write(f"# Benchmark suite results\n\n{text}")
-        png = os.path.splitext(args.out)[0] + ".png"
-        if bar_chart(rows, png):
-            print(f"chart: {os.path.relpath(png)}")
+        write_report(args.out, "Benchmark suite results", text, lambda png: bar_chart(rows, png))
         print(f"tables: {os.path.relpath(args.out)}")
     return 1 if any("error" in r for r in rows) else 0
 

@@ -49,6 +49,9 @@ def cases(rng, B):
     a33 = rng.normal(size=(B, 8, 8)) + 4 * np.eye(8)
     return [
         ("convolve (200) * (9)", convolve, (rng.normal(size=(B, 200)), rng.normal(size=(B, 9))), "xp.convolve"),
+        ("convolve (9) * (200)", convolve, (rng.normal(size=(B, 9)), rng.normal(size=(B, 200))), "xp.convolve"),
+        ("convolve (1000) * (100)", convolve, (rng.normal(size=(B, 1000)), rng.normal(size=(B, 100))),
+         "xp.convolve"),
         ("linalg.solve (8, 8), (8,)", solve, (a33, rng.normal(size=(B, 8))), "xp.linalg.solve"),
         ("einsum ij,jk (16, 16)", einsum, (rng.normal(size=(B, 16, 16)), rng.normal(size=(B, 16, 16))), None),
         ("take_along_axis (50) [20]", take_along, (rng.normal(size=(B, 50)), rng.integers(0, 50, (B, 20))),

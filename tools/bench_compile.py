@@ -41,7 +41,7 @@ import numpy as np
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(TOOLS))  # this checkout's s2s, not an installed one
 sys.path.insert(0, TOOLS)
-from bench_util import load_program, machine_lines, markdown_table  # noqa: E402
+from bench_util import load_program, machine_lines, markdown_table, write_report  # noqa: E402
 
 VARIANTS = ("straight", "loops")
 TRANSFORMS = ("grad", "jvp", "hessian", "vmap", "jit")
@@ -146,10 +146,10 @@ def count_compile_work():
     (nodes yielded by ``gast.walk``/``ast.walk``), ``visit`` (``NodeVisitor.visit`` calls, once per
     node of the generic visitors and transformers) and ``deepcopy`` (objects ``copy.deepcopy``
     copied, its recursion included). ``s2s`` is the hook's total of node and statement counts and
-    ``total`` adds the patched counts. ``live_set`` (live-set elements the liveness analysis
-    handled, work no node count shows) is reported beside them, not in the totals: the live sets
-    at branches and loops hold a share of all the program's names, so that work grows faster
-    than the program (in C set operations, a small part of the time).
+    ``total`` adds the patched counts. ``live_set`` (set elements the liveness analyses and dead
+    code handle at branches and loops, work no node count shows: in C set operations) is
+    reported beside them, not in the totals; it must stay flat per statement too (a live set
+    built whole at every branch would hold a share of all the program's names).
 
     The counts depend only on the program and the compiler, not on the machine, so
     ``total / statements`` at two sizes tells whether compile time is linear (not thread-safe).
@@ -391,11 +391,7 @@ def main(argv=None) -> int:
     print()
     print(text)
     if args.out:
-        with open(args.out, "w") as f:
-            f.write(f"# Compile-time benchmark results\n\n{text}")
-        png = os.path.splitext(args.out)[0] + ".png"
-        if chart(results, sizes, png):
-            print(f"chart: {os.path.relpath(png)}")
+        write_report(args.out, "Compile-time benchmark results", text, lambda png: chart(results, sizes, png))
         print(f"tables: {os.path.relpath(args.out)}")
     return 1 if any("error" in r for by in results.values() for r in by.values()) else 0
 

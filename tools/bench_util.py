@@ -144,3 +144,13 @@ def load_program(source: str, directory: str, name: str, pad: int = 0):
     sys.modules[name] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def write_report(path: str, title: str, text: str, chart: Callable[[str], bool]) -> None:
+    """`text` under the heading `title` in the Markdown file `path`, and its chart beside it
+    (`chart(png_path)` says whether it drew one)."""
+    with open(path, "w") as f:
+        f.write(f"# {title}\n\n{text}")
+    png = os.path.splitext(path)[0] + ".png"
+    if chart(png):
+        print(f"chart: {os.path.relpath(png)}")

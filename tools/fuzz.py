@@ -438,15 +438,24 @@ def p_global(mod, x, y, rng):
         return f"after G changed, the old jacrev object gives {flat(warm_same).tolist()}, cold {flat(cold).tolist()}"
 
 
-def p_vmap(mod, x, y, rng):
-    vmap = getattr(s2s, "vmap", None)
-    if vmap is None:
+def _examples(mod, x, y, rng, vary_y):
+    """Two examples near (x, y), y shared unless `vary_y`, where f is smooth; None where it is not
+    (or where s2s has no vmap)."""
+    if getattr(s2s, "vmap", None) is None:
         return None
     xs = x + 0.01 * rng.standard_normal((2, N))
-    ys = np.broadcast_to(y, (2, N)).copy()
+    ys = y + 0.01 * rng.standard_normal((2, N)) if vary_y else np.broadcast_to(y, (2, N)).copy()
     if not all(smooth_at(mod.f, a, b) for a, b in zip(xs, ys)):
         return None
-    got = vmap(mod.f)(xs, ys)
+    return xs, ys
+
+
+def p_vmap(mod, x, y, rng):
+    ex = _examples(mod, x, y, rng, vary_y=False)
+    if ex is None:
+        return None
+    xs, ys = ex
+    got = s2s.vmap(mod.f)(xs, ys)
     want = np.stack([np.asarray(mod.f(a, b)) for a, b in zip(xs, ys)])
     if not close(got, want, 1e-10):
         return f"vmap {flat(got).tolist()} != loop {flat(want).tolist()}"
@@ -454,15 +463,12 @@ def p_vmap(mod, x, y, rng):
 
 def p_vmap_grad(mod, x, y, rng):
     """vmap(grad(f)) (vmap(jacrev(f)) for a vector output) against a loop of the same transform."""
-    vmap = getattr(s2s, "vmap", None)
-    if vmap is None:
+    ex = _examples(mod, x, y, rng, vary_y=True)
+    if ex is None:
         return None
-    xs = x + 0.01 * rng.standard_normal((2, N))
-    ys = y + 0.01 * rng.standard_normal((2, N))
-    if not all(smooth_at(mod.f, a, b) for a, b in zip(xs, ys)):
-        return None
+    xs, ys = ex
     d = s2s.grad if mod.OUT == "scalar" else s2s.jacrev
-    got = vmap(d(mod.f, argnums=(0, 1)))(xs, ys)
+    got = s2s.vmap(d(mod.f, argnums=(0, 1)))(xs, ys)
     want = [d(mod.f, argnums=(0, 1))(a, b) for a, b in zip(xs, ys)]
     want = tuple(np.stack([w[k] for w in want]) for k in range(2))
     if not close(got, want, 1e-9):

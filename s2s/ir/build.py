@@ -44,20 +44,20 @@ def assign(target: str | gast.expr, value: gast.expr) -> gast.Assign:
 
 def store(node: gast.expr) -> gast.expr:
     """A copy of a target expression with Store context on its outer node and tuple elements."""
-    node = copy.copy(node)
-    if isinstance(node, (gast.Tuple, gast.List)):
-        node.elts = [store(e) for e in node.elts]
-    if hasattr(node, "ctx"):
-        node.ctx = STORE
-    return node
+    return _with_ctx(node, STORE)
 
 
 def load(node: gast.expr) -> gast.expr:
+    """A copy of an expression with Load context on its outer node and tuple elements."""
+    return _with_ctx(node, LOAD)
+
+
+def _with_ctx(node, ctx):
     node = copy.copy(node)
     if isinstance(node, (gast.Tuple, gast.List)):
-        node.elts = [load(e) for e in node.elts]
+        node.elts = [_with_ctx(e, ctx) for e in node.elts]
     if hasattr(node, "ctx"):
-        node.ctx = LOAD
+        node.ctx = ctx
     return node
 
 

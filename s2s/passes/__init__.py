@@ -15,7 +15,7 @@ import gast
 from . import algebra, copyprop, cse, dce, fill, fusion, inline, lifetime, loopvec, reform, reuse, shapes, stack
 from .base import Notes, clone
 
-PIPELINE = (inline.PASS, loopvec.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, copyprop.PASS, cse.PASS,
+PIPELINE = (inline.PASS, loopvec.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, cse.PASS, copyprop.PASS,
             dce.PASS)
 FINAL = (lifetime.PASS,)
 FINAL_JIT = (reform.PASS, reuse.PASS, lifetime.PASS)

@@ -2,8 +2,8 @@
 
 `run(body, params, facts) -> (body, changed)`: `params` are the names the function's callers see
 besides what it returns; `facts[name]` is the result of each analysis in `needs`, computed on
-the body just before the pass runs (see `ANALYSES`); `facts["known"]` is what the caller knows
-about the arguments (a jit signature: which parameters are Python floats); `facts["dirty"]` is
+the body on first use (see `ANALYSES`; a pass with nothing to do computes none); `facts["known"]`
+is what the caller knows about the arguments (a jit signature: which parameters are Python floats); `facts["dirty"]` is
 what changed since the pass last ran (`changes`'s form; None: anything may have) and
 `facts["memo"]` a dict the pass may keep things in from one run to the next within one
 `optimize`, and `facts["notes"]` the statement facts all passes share (`Notes`).
@@ -30,6 +30,7 @@ from ..stats import STATS
 
 ANALYSES: dict[str, Callable] = {
     "liveness": lambda body, params: an.Liveness(body),
+    "top_liveness": lambda body, params: an.TopLiveness(body),  # at top-level statements only
     "shape_roots": an.shape_roots,
 }
 
@@ -156,6 +157,21 @@ def changes(changed) -> set[str] | None:
     return set(changed) if changed else set()
 
 
+class _Facts(dict):
+    """A pass's facts: the declared analyses computed on first access (the body must not have
+    changed before then: passes read their analyses before they rewrite anything)."""
+
+    def __init__(self, body, params, needs):
+        super().__init__()
+        self.body, self.params, self.needs = body, params, needs
+
+    def __missing__(self, key):
+        if key not in self.needs:
+            raise KeyError(key)
+        value = self[key] = ANALYSES[key](self.body, self.params)
+        return value
+
+
 @dataclasses.dataclass(frozen=True)
 class Pass:
     name: str
@@ -170,11 +186,11 @@ class Pass:
 
     def apply(self, body: list, params, known=None, dirty: set[str] | None = None,
               memo: dict | None = None, notes: Notes | None = None) -> tuple[list, set[str] | None]:
-        """Compute the declared analyses, then run the pass (`dirty`: what changed since it last
+        """Run the pass with its declared analyses at hand (`dirty`: what changed since it last
         ran, None when unknown; `memo`: what it kept from its last run; `notes`: statement facts
         shared with the other passes); returns the body and what changed (`changes`'s form)."""
         STATS["pass_run"] += 1
-        facts = {k: ANALYSES[k](body, params) for k in self.needs}
+        facts = _Facts(body, params, self.needs)
         facts["known"] = known or {}
         facts["dirty"] = dirty
         if memo is None:

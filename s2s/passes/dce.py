@@ -29,6 +29,7 @@ from ..primitives import (
     helpers,  # noqa: F401  (declares the helper facts)
     registry,
 )
+from ..stats import STATS
 from .base import Pass
 
 _LOOPS = (gast.For, gast.While)
@@ -53,24 +54,41 @@ def _facts(s):
     return (), False, None
 
 
+def _jumps(stmts) -> bool:
+    """Whether a block holds a `break` or `continue` of the loop it is in (not of a nested one)."""
+    return any(isinstance(s, (gast.Break, gast.Continue)) for s in an.loop_level(stmts))
+
+
 class _Sweep:
-    """The backward sweep; `touched` collects the names the statements it dropped assigned and read."""
+    """The backward sweep; `touched` collects the names the statements it dropped assigned and read.
+
+    A branch or loop body is swept with a live set of its own that holds only the names it may
+    remove or overwrite (`relevant`) and what it reads, merged into the enclosing one in place:
+    so the work per block is its size, not the size of everything live around it (in a gradient,
+    every saved value is live across every branch). A block with a `break` or `continue` out of
+    it is swept with a copy of the whole set instead (rare in generated code)."""
 
     def __init__(self, notes):
         self.touched: set[str] = set()
         self.notes = notes
+
+    def relevant(self, stmts) -> set[str]:
+        """The names whose liveness decides what the block keeps: those it assigns or mutates."""
+        out = set()
+        for s in an.walk_stmts(stmts):
+            if not isinstance(s, (gast.If, gast.For, gast.While, gast.Break, gast.Continue)):
+                kills, _, mutated = self.notes.get(s, "dce", _facts)
+                out.update(kills)
+                if mutated is not None:
+                    out.add(mutated)
+        return out
 
     def block(self, stmts, live: set, loop, commit: bool):
         """(statements kept, live set before them); `live` (after them) is updated in place."""
         kept = []
         for s in reversed(stmts):
             if isinstance(s, gast.If):
-                body, live_b = self.block(s.body, set(live), loop, commit)
-                orelse, live_o = self.block(s.orelse, set(live), loop, commit)
-                if commit:
-                    s.body, s.orelse = body or [gast.Pass()], orelse
-                live = live_b | live_o
-                live.update(an.loads(s.test))
+                live = self.branches(s, live, loop, commit)
             elif isinstance(s, _LOOPS):
                 live = self.loop(s, live, commit)
             elif isinstance(s, gast.Break):
@@ -89,14 +107,57 @@ class _Sweep:
         kept.reverse()
         return kept, live
 
+    def branches(self, s, live: set, loop, commit: bool) -> set:
+        """The live set before `if` statement `s`, given `live` after it (updated in place unless a
+        branch jumps out)."""
+        if _jumps(s.body) or _jumps(s.orelse):
+            STATS["live_set"] += 2 * len(live)
+            body, live_b = self.block(s.body, set(live), loop, commit)
+            orelse, live_o = self.block(s.orelse, set(live), loop, commit)
+            live = live_b | live_o
+        else:
+            rel_b, rel_o = self.relevant(s.body), self.relevant(s.orelse)
+            body, live_b = self.block(s.body, {v for v in rel_b if v in live}, loop, commit)
+            orelse, live_o = self.block(s.orelse, {v for v in rel_o if v in live}, loop, commit)
+            live.difference_update(rel_b & rel_o)  # the rest stays as live as after the `if`
+            live.update(live_b, live_o)
+            STATS["live_set"] += len(rel_b) + len(rel_o) + len(live_b) + len(live_o)
+        if commit:
+            s.body, s.orelse = body or [gast.Pass()], orelse
+        live.update(an.loads(s.test))
+        return live
+
     def loop(self, s, live: set, commit: bool) -> set:
         """The live set before loop `s`: the body's live-in flows back to its head until stable
         (statements a later iteration reads are kept), then the body is swept for good."""
+        if _jumps(s.body):
+            return self.loop_copying(s, live, commit)
+        rel = self.relevant(s.body)
+        extra = set()  # the head's live set: `live` and these
+        if isinstance(s, gast.While):  # the test runs before every iteration
+            extra.update(an.loads(s.test))
+        while True:
+            _, body_in = self.block(s.body, {v for v in rel if v in live or v in extra}, None, False)
+            new = {v for v in body_in if v not in live and v not in extra}
+            STATS["live_set"] += len(rel) + len(body_in)
+            if not new:
+                break
+            extra |= new
+        if commit:
+            body, _ = self.block(s.body, {v for v in rel if v in live or v in extra}, None, True)
+            s.body = body or [gast.Pass()]
+        live.update(extra)
+        live.update(an.loads(s.iter) if isinstance(s, gast.For) else an.loads(s.test))
+        return live
+
+    def loop_copying(self, s, live: set, commit: bool) -> set:
+        """`loop` for a body with a `break` or `continue`: with copies of the whole live set."""
         after = frozenset(live)
         head = set(live)
-        if isinstance(s, gast.While):  # the test runs before every iteration
+        if isinstance(s, gast.While):
             head.update(an.loads(s.test))
         while True:
+            STATS["live_set"] += len(head)
             _, body_in = self.block(s.body, set(head), (after, head), False)
             if body_in <= head:
                 break

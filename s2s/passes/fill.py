@@ -53,13 +53,38 @@ def _path_has_full_operand(expr, name, root, roots) -> bool | None:
     return None if name not in A.names_in(expr) else False
 
 
-def _fillable(b, body, start, root, roots, loads, counts, depth=0) -> bool:
+class _Reads:
+    """Where each name is read in a body: the top-level simple statements reading it (position,
+    in order), and the names read inside blocks (`nested`), from the statements' shared notes
+    (a walk only of the statements changed since they were noted)."""
+
+    def __init__(self, body, notes):
+        self.at: dict[str, list[int]] = {}
+        self.nested: set[str] = set()
+        for j, s in enumerate(body):
+            names = notes.loads(s)
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                self.nested.update(names)
+                continue
+            for n in names:
+                self.at.setdefault(n, []).append(j)
+
+    def after(self, name, start) -> list[int] | None:
+        """The statements after `start` reading `name`, None if it is read anywhere else."""
+        at = self.at.get(name, ())
+        if name in self.nested or at and at[0] <= start:
+            return None
+        return list(at)
+
+
+def _fillable(b, body, start, root, roots, reads, counts, depth=0) -> bool:
     """Whether every use of `b` after `body[start]` broadcasts it against an operand shaped like
     `root`, directly or through assignments computing from `b` and numbers only."""
-    uses = [(j, u) for j, u in enumerate(body[start + 1:], start + 1) if b in an.loads(u)]
-    if not uses or depth > 8 or sum(an.loads(u).count(b) for _, u in uses) != loads.count(b):
-        return False  # (a read inside a block is not among these statements)
-    for j, use in uses:
+    uses = reads.after(b, start)
+    if not uses or depth > 8:
+        return False  # (a read inside a block or before `start` is not among these statements)
+    for j in uses:
+        use = body[j]
         if not (isinstance(use, gast.Assign) and isinstance(use.targets[0], gast.Name)):
             return False
         found = _path_has_full_operand(use.value, b, root, roots)
@@ -67,13 +92,13 @@ def _fillable(b, body, start, root, roots, loads, counts, depth=0) -> bool:
             continue
         t = use.targets[0].id
         if found is None or A.names_in(use.value) - {b} or counts.get(t) != 1 \
-                or not _fillable(t, body, j, root, roots, loads, counts, depth + 1):
+                or not _fillable(t, body, j, root, roots, reads, counts, depth + 1):
             return False
     return True
 
 
 def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
-    roots = loads = counts = None  # computed on the first candidate: most bodies have none
+    roots = reads = counts = None  # computed on the first candidate: most bodies have none
     touched: set[str] = set()
     for i, s in enumerate(body):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
@@ -88,9 +113,9 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
             continue
         b = s.targets[0].id
         if roots is None:
-            roots, loads = an.shape_roots(body, params), an.loads(body)
+            roots, reads = an.shape_roots(body, params), _Reads(body, facts["notes"])
         counts = counts or an.assigned_counts(body, params)
-        if not _fillable(b, body, i, roots.get(like.id, like.id), roots, loads, counts):
+        if not _fillable(b, body, i, roots.get(like.id, like.id), roots, reads, counts):
             continue
         touched.update(names_of(s))
         s.value = A.binop(v, gast.Div(), A.call("xp.size", [like])) if an.dotted(call.func) == "rt.mean_vjp" else v

@@ -33,7 +33,7 @@ from .base import Pass
 def release(body: list, params, facts) -> tuple[list, bool]:
     if any(isinstance(s, gast.Delete) for s in body):
         return body, False  # released already
-    live = facts["liveness"]
+    live = facts["top_liveness"]
     bound: set[str] = set()
     out, changed = [], False
     for s in body:
@@ -72,4 +72,4 @@ def _block_binds(stmts) -> set[str]:
     return out
 
 
-PASS = Pass("lifetime", release, needs=("liveness",))
+PASS = Pass("lifetime", release, needs=("top_liveness",))

@@ -114,45 +114,57 @@ def _key_axis(key, index, assigned):
 
 
 class _Loop:
-    """What the analysis found about one loop: its range, the lists it fills, the arrays it writes."""
+    """What the analysis found about one loop: its range, the lists it fills, the arrays it writes
+    (and which of those it writes only under an `if`)."""
 
-    def __init__(self, args, lists, writes):
-        self.args, self.lists, self.writes = args, lists, writes
+    def __init__(self, args, lists, writes, nested):
+        self.args, self.lists, self.writes, self.nested = args, lists, writes, nested
+
+
+def _independent(loop, batched):
+    """(range arguments, names the body assigns) of a `for i in range(...)` loop whose range is
+    unbatched and whose body reads nothing an earlier iteration wrote; else None. (What `_analyse`
+    checks first, without the liveness analysis.)"""
+    args = _range(loop)
+    if args is None or any(isinstance(a, gast.Name) and a.id in batched for a in args):
+        return None
+    assigned = _assigned(loop.body)
+    if loop.target.id in assigned or an.exposed(loop.body) & assigned:
+        return None
+    return args, assigned
 
 
 def _analyse(loop, block, j, uses, live_after, batched, root) -> _Loop | None:
     """The loop at `block[j]` if its iterations are independent and its results usable, else None."""
-    args = _range(loop)
-    if args is None or any(isinstance(a, gast.Name) and a.id in batched for a in args):
+    pre = _independent(loop, batched)
+    if pre is None:
         return None
+    args, assigned = pre
     index, body = loop.target.id, loop.body
-    assigned = {t for s in an.walk_stmts(body) for t in an.targets(s)}
-    if index in assigned or an.exposed(body) & assigned or \
-            any(_read_outside(v, root, loop) for v in (assigned | {index}) & set(live_after)):
+    if any(_read_outside(v, root, loop) for v in assigned | {index} if v in live_after):
         return None
-    lists, writes, counts = {}, {}, {}
-    for s in body:
-        app = _append(s)
-        if app is not None:
-            if app[0] in lists or app[0] in assigned:
-                return None
-            lists[app[0]] = app[1]
-            counts[app[0]] = 1
-    stores = _writes_of(body)
-    for s in stores:
-        arr, key = _write(s)
-        axis = _key_axis(key, index, assigned)
-        if axis is None or arr in assigned or arr in lists or \
-                arr in writes and gast.dump(writes[arr][1]) != gast.dump(key):
+    lists, writes, counts, fills, nested = {}, {}, {}, [], set()
+    for s, name, part, kind, at_top in _fills_of(body):
+        if name in assigned or name in (writes if kind == "append" else lists):
             return None
-        writes[arr] = (axis, key)
-        counts[arr] = counts.get(arr, 0) + 1
+        if kind == "append":
+            if name in lists or not at_top:
+                return None
+            lists[name] = part
+        else:
+            axis = _key_axis(part, index, assigned)
+            if axis is None or name in writes and gast.dump(writes[name][1]) != gast.dump(part):
+                return None
+            writes[name] = (axis, part)
+            nested |= set() if at_top else {name}
+        counts[name] = counts.get(name, 0) + 1
+        fills.append(s)
     for s in an.walk_stmts(body):
         if isinstance(s, (gast.Break, gast.Continue, gast.Return, gast.Expr)) and not A.is_comment(s) \
-                and not (_append(s) and s in body):
+                and not any(s is f for f in fills):
             return None
         if isinstance(s, gast.Assign):
-            if isinstance(s.targets[0], gast.Subscript) and not any(s is w for w in stores):
+            if isinstance(s.targets[0], gast.Subscript) and not any(s is f for f in fills):
                 return None
             if not isinstance(s.targets[0], gast.Subscript) and not pure(s.value):
                 return None
@@ -164,7 +176,7 @@ def _analyse(loop, block, j, uses, live_after, batched, root) -> _Loop | None:
     for name in lists:
         if not _fills(block, j, name, uses):
             return None
-    return _Loop(args, lists, writes)
+    return _Loop(args, lists, writes, nested)
 
 
 def _read_outside(name, stmts, loop) -> bool:
@@ -184,14 +196,19 @@ def _read_outside(name, stmts, loop) -> bool:
     return False
 
 
-def _writes_of(stmts) -> list:
-    """Item writes at the top level of a loop body or inside its ifs (not inside inner loops)."""
+def _fills_of(stmts, at_top=True) -> list:
+    """(statement, list or array, value or key, "append" or "write", at the top level) of each
+    `L.append(v)` and `A[key] = v` in a loop body, at its top level or inside its ifs (not inside
+    inner loops): one scan finds both kinds of result a loop may fill."""
     out = []
     for s in stmts:
-        if _write(s) is not None:
-            out.append(s)
+        app, wr = _append(s), _write(s)
+        if app is not None:
+            out.append((s, *app, "append", at_top))
+        elif wr is not None:
+            out.append((s, *wr, "write", at_top))
         elif isinstance(s, gast.If):
-            out += _writes_of(s.body) + _writes_of(s.orelse)
+            out += _fills_of(s.body, False) + _fills_of(s.orelse, False)
     return out
 
 
@@ -280,9 +297,7 @@ def _vectorize(loop, block, j, info, vectorize, namer, batched):
     full = [A.const(0)] * (len(args) == 1) + args + [A.const(1)] * (len(args) < 3)
     outs = {lst: namer.fresh("lv_row") for lst in info.lists}
     vals = {arr: (namer.fresh("lv_val"), key) for arr, (_, key) in info.writes.items()}
-    top = [s for s in loop.body if _write(s) is not None]
-    nested = {_write(w)[0] for w in _writes_of(loop.body) if not any(w is t for t in top)}
-    body = [A.assign(vals[arr][0], A.subscript(A.name(arr), A.clone(vals[arr][1]))) for arr in sorted(nested)]
+    body = [A.assign(vals[arr][0], A.subscript(A.name(arr), A.clone(vals[arr][1]))) for arr in sorted(info.nested)]
     # (a write under a condition keeps the old element where the condition is false)
     body += _rewrite(loop.body, outs, vals)
     try:
@@ -394,8 +409,10 @@ def _block(block, ctx) -> bool:
 
 def loop_vectorize(body: list, params, facts) -> tuple[list, bool]:
     vectorize = facts["known"].get("vectorize")
-    if vectorize is None or not any(isinstance(s, gast.For) for s in an.walk_stmts(body)):
-        return body, False
+    batched = facts["known"].get("batched") or ()
+    if vectorize is None or not any(isinstance(s, gast.For) and _independent(s, batched) is not None
+                                    for s in an.walk_stmts(body)):
+        return body, False  # (then no loop would need the liveness analysis)
     uses: dict[str, int] = {}
     for n in an.loads(body):
         uses[n] = uses.get(n, 0) + 1

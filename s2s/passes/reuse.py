@@ -146,7 +146,7 @@ def reuse(body: list, params, facts) -> tuple[list, bool]:
             continue
         fact = info.expr(s.value) if _operation(s.value) else None
         if fresh and live is None:
-            live = an.Liveness(body)
+            live = an.TopLiveness(body)
         dead = {n for n in fresh if n not in live.after[s]} if fresh else set()
         if dead:
             s.value, c = _rewrite(s.value, info, dead)

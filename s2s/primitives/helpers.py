@@ -9,6 +9,7 @@ helper("rt.sum_vjp", shape_arg=1, fill=True)
 helper("rt.mean_vjp", shape_arg=1, fill=True)
 helper("rt.zeros_like_tree", shape_arg=0)
 helper("rt.add_at", mutates=True)
+helper("rt.vb_add_at", mutates=True)
 helper("rt.take_at", mutates=True)
 helper("rt.zero_at", mutates=True)
 helper("ext.s2s_sample", effect=True)  # a random draw: two calls give two draws

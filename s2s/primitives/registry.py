@@ -71,6 +71,10 @@ PRIMS: dict[str, Prim] = {}
 VJP: dict[str, dict[str, str]] = {}   # name -> {argument: cotangent rule}        (reverse mode)
 JVP: dict[str, dict[str, str]] = {}   # name -> {argument: tangent rule}          (forward mode)
 BATCH: dict[str, BatchRule] = {}      # name -> batching rule, see `defbatch`     (vmap)
+# name -> (argument, helper `h(b_arg, g, <the op's other arguments>)` that adds the argument's
+# cotangent into its adjoint in place): reverse mode's form for ops whose rule scatters a small
+# cotangent into zeros the size of the argument (a batched `x[:, i]` in a loop)
+VJP_IN_PLACE: dict[str, tuple[str, str]] = {}
 
 
 @dataclasses.dataclass

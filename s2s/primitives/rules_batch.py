@@ -17,7 +17,7 @@ from . import (
     rules,  # noqa: F401  (every primitive is declared before its batching rule)
     rules_jacobian,
 )
-from .registry import BATCH, JVP, PRIMS, VJP, BatchRule, defbatch, defjvp, defvjp, linear, prim, zero
+from .registry import BATCH, JVP, PRIMS, VJP, VJP_IN_PLACE, BatchRule, defbatch, defjvp, defvjp, linear, prim, zero
 
 
 def _decl(kind: str, names, **kw) -> None:
@@ -138,6 +138,11 @@ linear("rt.vb_lift_to", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
 linear("rt.vb_flat", "x", "x", "xp.reshape(g, xp.shape(x))")
 linear("rt.vb_getitem", "x, index, xb=True, ib=False", "x", "rt.vb_getitem_t(g, x, index, xb, ib)")
 linear("rt.vb_getitem_t", "v, x, index, xb, ib", "v", "rt.vb_getitem(g, index, xb, ib)")
+# reverse mode's in-place form of `b_x + rt.vb_getitem_t(g, x, index, xb, ib)` (VJP_IN_PLACE)
+prim("rt.vb_add_at", "acc, v, index, xb=True, ib=False", zero_args=("index", "xb", "ib"), tree_sum=True)
+defvjp("rt.vb_add_at", acc="g", v="rt.vb_getitem(g, index, xb, ib)")
+defjvp("rt.vb_add_at", acc="rt.fresh(dacc)", v="rt.vb_getitem_t(dv, acc, index, xb, ib)")
+VJP_IN_PLACE["rt.vb_getitem"] = ("x", "rt.vb_add_at")
 prim("rt.vb_select", "m, new, old")
 defvjp("rt.vb_select", new="rt.vb_select(m, g, rt.zeros_like_tree(g))", old="rt.vb_select(m, rt.zeros_like_tree(g), g)")
 # the old value of a first assignment is None (and so is its tangent, when the branch that would
@@ -227,7 +232,7 @@ for _n in ("r_", "c_"):
 defbatch("rt.vb_no_derivative", BatchRule("same"))
 for _n in [n for n, p in PRIMS.items() if n.startswith("rt.vb") and not p.nondiff]:
     _no_derivative(_n)
-for _n in ("rt.vb_in_t", "rt.vb_out_t", "rt.vb_bcast_t", "rt.vb_lift_to", "rt.vb_getitem_t", "rt.vb_key",
+for _n in ("rt.vb_in_t", "rt.vb_out_t", "rt.vb_bcast_t", "rt.vb_lift_to", "rt.vb_getitem_t", "rt.vb_add_at", "rt.vb_key",
            "rt.vb_full_t", "rt.vb_linspace_t", "rt.vb_linspace_jvp"):
     defbatch(_n, BatchRule("loop"))
 helper("rt.tree_size", "rt.vbh_tree_size")

@@ -838,6 +838,17 @@ def vb_getitem_t(v, x, index, xb=True, ib=False):
     return z if xb else z.sum(axis=0)
 
 
+def vb_add_at(acc, v, index, xb=True, ib=False):
+    """`acc + vb_getitem_t(v, acc, index, xb, ib)`, added into `acc` in place where it can (the sweep
+    owns `acc`): a batched `x[:, i]` in a loop then costs its slot per iteration, not a zeros array
+    the size of `x`, as reverse mode's `rt.add_at` does for the plain `x[i]`."""
+    if not xb or isinstance(acc, (list, tuple, dict)) or np.ndim(acc) == 0 or \
+            np.result_type(acc, getattr(v, "dtype", type(v))) != acc.dtype:
+        return _core.tree_add(acc, vb_getitem_t(v, acc, index, xb, ib))
+    key = (slice(None),) + _vb_key(index) if not ib else _vb_adv(index, ib, np.shape(v)[0], np.shape(acc))
+    return _core.add_at(acc, key, v)
+
+
 def _vb_op(name):
     """The function a primitive name stands for (`xp.diag`, `rt.add_at`, `tuple`)."""
     mod, _, rest = name.partition(".")

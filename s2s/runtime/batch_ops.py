@@ -548,12 +548,60 @@ def _mode_slice(full, la, lv, mode, conv):
     return full
 
 
+# Above this many products per example NumPy's own convolve, once per example, beats one
+# matrix product over every window (it computes each output as a C dot product; the call costs
+# ~1.5 us). Measured at 16 to 256 examples (signal and kernel lengths from 9 to 1000).
+_ROW_WORK = 2048
+_BLOCK_BYTES = 1 << 16
+
+
+def _numpy_rows(op, a, v, fa, fv, n, mode):
+    """`op(a_k, v_k, mode)` of each example, into one output (NumPy arrays only)."""
+    A = a if fa else np.broadcast_to(a, (n,) + np.shape(a))
+    V = v if fv else np.broadcast_to(v, (n,) + np.shape(v))
+    return _each_row(op, (A, V), mode)
+
+
+def _windows_product(a, u, n):
+    """_full_correlation of NumPy arrays with less set-up: a strided view of the zero-padded
+    signals and one batched matrix-vector product with the kernels `u` (n, m), a block of examples
+    at a time so that the padded copy stays small (a fresh large one costs more in page faults
+    than the products themselves)."""
+    m, la = u.shape[-1], np.shape(a)[-1]
+    a = a if np.ndim(a) == 2 else np.broadcast_to(a, (n, la))
+    out = np.empty((n, la + m - 1), np.result_type(a, u))
+    step = max(1, _BLOCK_BYTES // (out.itemsize * (la + 2 * (m - 1))))
+    for s in range(0, n, step):
+        ap = np.zeros((min(n, s + step) - s, la + 2 * (m - 1)), out.dtype)
+        ap[:, m - 1:m - 1 + la] = a[s:s + step]
+        s0, s1 = ap.strides
+        windows = np.ndarray((ap.shape[0], la + m - 1, m), ap.dtype, ap, 0, (s0, s1, s1))  # overlapping rows
+        np.matmul(windows, u[s:s + step, :, None], out=out[s:s + step, :, None])
+    return out
+
+
+def _conj(v):
+    """NumPy's correlate conjugates its second argument (complex signals)."""
+    return np.conj(v) if np.iscomplexobj(v) else v
+
+
 def _signal(conv):
+    name, op = ("xp.convolve", np.convolve) if conv else ("xp.correlate", np.correlate)
+
     def rule(f, a, v, mode="full" if conv else "valid"):
         if f[2] or mode not in ("full", "same", "valid"):
-            return _loop("xp.convolve" if conv else "xp.correlate", f, a, v, mode)
+            return _loop(name, f, a, v, mode)
         la, lv = np.shape(a)[-1], np.shape(v)[-1]
-        full = _full_correlation(_arr(a), np.flip(v, -1) if conv else _arr(v))
+        if type(a) is np.ndarray and type(v) is np.ndarray and la and lv:
+            n = _n(f, (a, v))
+            if la * lv > _ROW_WORK:
+                return _numpy_rows(op, a, v, f[0], f[1], n, mode)
+            k = v if conv else _conj(v[..., ::-1])  # the full result is the convolution of a and k
+            x, y = (a, k) if la >= lv else (k, a)    # windows of the longer one (convolution commutes)
+            u = y[..., ::-1]
+            u = u if np.ndim(u) == 2 else np.broadcast_to(u, (n, np.shape(u)[-1]))
+            return _mode_slice(_windows_product(x, u, n), la, lv, mode, conv)
+        full = _full_correlation(_arr(a), np.flip(v, -1) if conv else _conj(_arr(v)))
         return _mode_slice(full, la, lv, mode, conv)
     return rule
 
@@ -570,6 +618,8 @@ def vbh_interp(f, x, xp, fp, left=None, right=None, period=None):
     n = _n(f, (x, xp, fp))
     xs = np.shape(x)[1:] if f[0] else np.shape(x)
     X, XP, FP = _flat(x, f[0], n), _flat(xp, f[1], n), _flat(fp, f[2], n)
+    if n and type(X) is np.ndarray and type(XP) is np.ndarray and type(FP) is np.ndarray:
+        return _interp_rows(X, XP, FP, left, right).reshape((n,) + xs)
     K = XP.shape[1]
     j = np.clip(np.sum(XP[:, None, :] <= X[:, :, None], axis=2) - 1, 0, max(K - 2, 0))
     xj, fj = np.take_along_axis(XP, j, 1), np.take_along_axis(FP, j, 1)
@@ -583,6 +633,26 @@ def vbh_interp(f, x, xp, fp, left=None, right=None, period=None):
     hi = FP[:, -1:] if right is None else right
     out = np.where(X < XP[:, :1], lo, np.where(X > XP[:, -1:], hi, out))
     return out.reshape((n,) + xs)
+
+
+def _interp_rows(X, XP, FP, left, right):
+    """np.interp of each row with its own knots, into one output. NumPy has no batched binary
+    search, and every vectorized form measured (a comparison count as below, a sort of knots and
+    values together, a search in complex row+value keys) was slower than NumPy's C routine per
+    row at 16 to 256 examples (tools/bench_batch_rules.py), so on NumPy arrays the rows are
+    NumPy's; other backends (a GPU) take the vectorized form."""
+    return _each_row(np.interp, (X, XP, FP), left, right)
+
+
+def _each_row(op, arrays, *extra):
+    """`op(a[k], b[k], ..., *extra)` for each row k of the NumPy `arrays`, into one output."""
+    rows = zip(*arrays)
+    first = op(*next(rows), *extra)
+    out = np.empty((len(arrays[0]),) + np.shape(first), first.dtype)
+    out[0] = first
+    for k, row in enumerate(rows, 1):
+        out[k] = op(*row, *extra)
+    return out
 
 
 vbh_interp_apply = vbh_interp

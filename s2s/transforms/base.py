@@ -287,9 +287,9 @@ def containers(body, active) -> set[str]:
 
 # batched code's helpers that take a whole pytree (vmap of a function taking a list of arrays): the
 # positions of those arguments, whose adjoints must be summed leaf by leaf (`+` would concatenate)
-TREE_ARGS = {"list": (0,), "tuple": (0,), "rt.like": (0, 1), "rt.seq_ct": (0, 2),
-             "rt.seq_ct_t": (0, 3),
-             "rt.add_at": (0, 2), "rt.vb_getitem": (0,), "rt.vb_getitem_t": (0, 1), "rt.vb_in": (0,), "rt.vb_in_t": (0, 1),
+TREE_ARGS = {"list": (0,), "tuple": (0,), "rt.like": (0, 1), "rt.seq_ct": (0, 2), "rt.seq_ct_t": (0, 3),
+             "rt.add_at": (0, 2), "rt.vb_getitem": (0,), "rt.vb_getitem_t": (0, 1), "rt.vb_add_at": (0, 1),
+             "rt.vb_in": (0,), "rt.vb_in_t": (0, 1),
              "rt.vb_out": (0,), "rt.vb_out_t": (0,), "rt.vb_bcast": (0,), "rt.vb_bcast_t": (0, 1),
              "rt.vb_select": (1, 2)}
 TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.private", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree",
@@ -316,32 +316,36 @@ def split_self_updates(stmts, namer) -> list:
 FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
 
 
+class _Fold(gast.NodeTransformer):
+    """What `simplify` folds (one class: defining it per call cost a class build per rule)."""
+
+    def visit_Call(self, node):
+        """`rt.pow_d(x, c, 1)` with a literal c != 0 is `c * x ** (c - 1)`, folded further."""
+        self.generic_visit(node)
+        c = node.args[1].value if len(node.args) == 3 and isinstance(node.args[1], gast.Constant) else None
+        if an.dotted(node.func) == "rt.pow_d" and isinstance(c, (int, float)) and not isinstance(c, bool) \
+                and c != 0 and getattr(node.args[2], "value", None) == 1:
+            power = A.binop(node.args[0], gast.Pow(), A.const(c - 1))
+            return self.visit_BinOp(A.binop(A.const(c), gast.Mult(), self.visit_BinOp(power)))
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        r = node.right
+        if isinstance(node.op, gast.Mult) and isinstance(r, gast.BinOp) and isinstance(r.op, gast.Mult) \
+                and isinstance(r.left, gast.Constant) and not isinstance(node.left, gast.Constant):
+            node = A.binop(A.binop(node.left, gast.Mult(), r.left), gast.Mult(), r.right)  # g * c * x
+        lv = node.left.value if isinstance(node.left, gast.Constant) else None
+        rv = node.right.value if isinstance(node.right, gast.Constant) else None
+        if isinstance(lv, (int, float)) and isinstance(rv, (int, float)) and type(node.op) in FOLD:
+            return A.const(FOLD[type(node.op)](lv, rv))
+        if isinstance(node.op, (gast.Mult, gast.Pow, gast.Div)) and rv == 1 and not isinstance(rv, bool):
+            return node.left
+        if isinstance(node.op, gast.Mult) and lv == 1 and not isinstance(lv, bool):
+            return node.right
+        return node
+
+
 def simplify(expr):
     """Fold literal arithmetic and drop `* 1`, `** 1`: keeps generated rules readable."""
-    class Fold(gast.NodeTransformer):
-        def visit_Call(self, node):
-            """`rt.pow_d(x, c, 1)` with a literal c != 0 is `c * x ** (c - 1)`, folded further."""
-            self.generic_visit(node)
-            c = node.args[1].value if len(node.args) == 3 and isinstance(node.args[1], gast.Constant) else None
-            if an.dotted(node.func) == "rt.pow_d" and isinstance(c, (int, float)) and not isinstance(c, bool) \
-                    and c != 0 and getattr(node.args[2], "value", None) == 1:
-                power = A.binop(node.args[0], gast.Pow(), A.const(c - 1))
-                return self.visit_BinOp(A.binop(A.const(c), gast.Mult(), self.visit_BinOp(power)))
-            return node
-
-        def visit_BinOp(self, node):
-            self.generic_visit(node)
-            r = node.right
-            if isinstance(node.op, gast.Mult) and isinstance(r, gast.BinOp) and isinstance(r.op, gast.Mult) \
-                    and isinstance(r.left, gast.Constant) and not isinstance(node.left, gast.Constant):
-                node = A.binop(A.binop(node.left, gast.Mult(), r.left), gast.Mult(), r.right)  # g * c * x
-            lv = node.left.value if isinstance(node.left, gast.Constant) else None
-            rv = node.right.value if isinstance(node.right, gast.Constant) else None
-            if isinstance(lv, (int, float)) and isinstance(rv, (int, float)) and type(node.op) in FOLD:
-                return A.const(FOLD[type(node.op)](lv, rv))
-            if isinstance(node.op, (gast.Mult, gast.Pow, gast.Div)) and rv == 1 and not isinstance(rv, bool):
-                return node.left
-            if isinstance(node.op, gast.Mult) and lv == 1 and not isinstance(lv, bool):
-                return node.right
-            return node
-    return Fold().visit(expr)
+    return _Fold().visit(expr)

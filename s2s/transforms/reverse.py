@@ -295,6 +295,9 @@ class Reverse(Transform):
             if maybe_sequence_op(s.value, self.containers):
                 me, other = ("x", "y") if pname == "x" else ("y", "x")
                 rule = f"rt.seq_ct(g, {me}, {other}, {kind!r}, {int(pname == 'x')})"
+            if registry.VJP_IN_PLACE.get(kind, ("",))[0] == pname:
+                out += self._in_place(kind, atom.id, args, g, defined)
+                continue
             if rule is None:
                 self.fail(s, f"s2s cannot differentiate `{kind}` with respect to its argument `{pname}`.",
                           "Wrap that argument in stop_gradient, or register a rule with s2s.defvjp.")
@@ -305,6 +308,16 @@ class Reverse(Transform):
                     and not (is_repeat(s.value) and atom.id in self.params):  # `xs * 3` of a list argument:
                 expr = _strip_unbroadcast(expr)  # rt.unbroadcast refuses the repeated list's cotangent
             self.adj.accumulate(atom.id, simplify(expr), defined, out)
+        return out
+
+    def _in_place(self, kind, var, args, g, defined) -> list:
+        """`b_var = h(b_var, g, <the op's other arguments>)` for an op of VJP_IN_PLACE: the cotangent
+        added into an adjoint the sweep owns, not into zeros the size of `var` each time."""
+        out: list = []
+        pname, fn = registry.VJP_IN_PLACE[kind]
+        acc = self.adj.owned(var, defined, out)
+        rest = [v if v is not None else A.const(None) for k, v in args.items() if k != pname]
+        out.append(A.assign(acc.id, A.call(fn, [acc, g] + rest)))
         return out
 
     def backward_call(self, s, g, defined) -> list:
@@ -456,10 +469,16 @@ class Reverse(Transform):
             d = dict(entry)
             body = self.backward(s.body, d, depth + 1)
             grown = [b for b in d if b not in entry]
-            if not grown:
+            # an adjoint the body copies to update it in place (`b = rt.fresh(b)`) and leaves owned:
+            # one copy before the loop, not one per iteration (quadratic in the trip count)
+            copied = [b for b in entry if not grown and not entry[b] and d.get(b) and _freshens(body, b)]
+            if not grown and not copied:
                 break
             for b in sorted(grown):
                 pre.append(self.adj.zero(self.adj.var_of(b)))
+                entry[b] = True
+            for b in sorted(copied):
+                pre.append(A.assign(b, A.call("rt.fresh", [A.name(b)])))
                 entry[b] = True
         for b in sorted(entry):
             if b not in d:
@@ -522,6 +541,13 @@ class Reverse(Transform):
 
 
 # ---- helpers ----
+def _freshens(stmts, b) -> bool:
+    """Whether `b = rt.fresh(b)` stands in `stmts` (at any depth)."""
+    return any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == b
+               and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.fresh"
+               for s in an.walk_stmts(stmts))
+
+
 
 def _at_path_ends(block, stmt) -> list:
     """`block` with `stmt` run last on every path through it (before a final break/continue)."""
