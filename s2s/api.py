@@ -331,6 +331,9 @@ class _Jacobian(Transformed):
         if self._use_loop:
             return self.looped(*args, **kwargs)
         try:
+            fast, unchanged = self._fast, self._unchanged
+            if fast is not None and not kwargs and unchanged is not None and unchanged():
+                return call(fast, args)  # Transformed.__call__'s fast path, one frame less
             return super().__call__(*args, **kwargs)
         except (S2STypeError, RecursionError):
             raise
@@ -434,7 +437,7 @@ class Jitted(Transformed):
         big = kernels or any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn)
         array_sigs = tuple((k, args[i].dtype.char, args[i].ndim) for k, i in enumerate(dyn)
                            if type(args[i]) is np.ndarray)
-        fn = D.jit_function(fun, floats, fuse=big, arrays=array_sigs)
+        fn = D.jit_function(fun, floats, fuse="every" if kernels else big, arrays=array_sigs)
         if not kwargs:
             extra = args[given:]
             pick = operator.itemgetter(*dyn) if static and len(dyn) > 1 else None

@@ -73,13 +73,13 @@ def _compile_nested(name: str, node, ns: dict, filename: str):
     return compile_fn(name, node, ns, filename)
 
 
-def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = False, fuse: bool = False):
+def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = False, fuse: bool | str = False):
     """Optimize (to a fixed point) and compile; the code that runs also gets the final passes
     (temporaries released), while the record keeps the core form later transforms start from."""
     node = optimize(gen.node, known) if optimized else gen.node
     known = dict(known or {}, kernels=[])
     ns = gen.ns
-    run = finalize(node, jit, fuse=fuse and kernels.available(), known=known)
+    run = finalize(node, jit, fuse=fuse if kernels.available() else False, known=known)
     if known["kernels"]:
         ns = dict(ns, **{k[0]: kernels.Fused(*k) for k in known["kernels"]})
     fn = compile_fn(gen.name, run, ns, gen.filename, gen.header)
@@ -236,13 +236,21 @@ def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = Tru
         nums = argnums_tuple(argnums, len(core.params), kind)
         if kind == "jacrev" and not has_aux and jacobian.certainly_scalar(core):
             return grad_function(fn, argnums, False, False)
+        general = None
         if batched and not os.environ.get("S2S_JAC_LOOP"):
             try:
-                return _compile(jacobian.batched_jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES,
-                                                             tangent_function, _compile))
+                general = _compile(jacobian.batched_jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES,
+                                                                tangent_function, _compile))
             except S2SError:
                 pass  # not batchable: the loop below
-        return _compile(jacobian.jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES))
+        if general is None:
+            general = _compile(jacobian.jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES))
+        if kind == "jacrev" and not has_aux and jacobian.possibly_scalar(core):
+            try:
+                return _compile(jacobian.scalar_or_rows_fn(core, argnums, nums, CALLEES, general), optimized=True)
+            except S2SError:
+                pass  # no scalar shortcut: the general Jacobian
+        return general
     return cached(kind, fn, (argnums, has_aux, batched), build)
 
 
@@ -273,10 +281,11 @@ def _generated_core(fn) -> CoreFn | None:
     return CoreFn(node.name, clone(node), ns, filename)
 
 
-def jit_function(fn, floats: tuple = (), fuse: bool = True, arrays: tuple = ()):
+def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple = ()):
     """`fn` normalized and optimized, as a generated function; `floats` are the positions of
     parameters that this version may assume are Python floats (a jit signature); `fuse`: whether
-    elementwise expressions become fused kernels (worth it only for large arrays); `arrays`:
+    elementwise expressions become fused kernels (worth it only for large arrays; "every": every
+    elementwise chain, for a backend that compiles kernels, CuPy); `arrays`:
     (position, dtype char, ndim) of the parameters that are NumPy arrays."""
     def build():
         core = _generated_core(fn) or core_of(fn)

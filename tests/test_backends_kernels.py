@@ -284,3 +284,22 @@ def test_jit_on_a_kernel_backend_calls_straight_into_its_version(gpu_like, monke
     j(put(x))
     monkeypatch.setattr(j, "_first_call", lambda *a: pytest.fail("the cached version was not found"))
     np.testing.assert_allclose(j(put(x[:5])).view(np.ndarray), selu(x[:5]), rtol=1e-12)
+
+
+def square_chain(x):  # NumPy allocates one array for it (the rest runs in that array's memory)
+    return (x - 1.0) ** 2 * 0.5 + x
+
+
+def test_a_kernel_backend_fuses_chains_numpy_runs_in_one_array(gpu_like):
+    """On NumPy a chain whose only allocation is its first temporary gets no kernel (the kernel
+    would only add calls); on a backend that compiles kernels every operation would be a launch,
+    so it is fused at every size."""
+    x, _ = _data()
+    j = s2s.jit(square_chain)
+    got = j(put(x))
+    np.testing.assert_allclose(np.asarray(got.view(np.ndarray)), square_chain(x), rtol=1e-12)
+    assert len(_fused(j)) == 1 and len(c_eval.BUILT) == 1
+    big = np.linspace(-2.0, 2.0, kernels.THRESHOLD + 5)
+    jn = s2s.jit(square_chain)
+    np.testing.assert_array_equal(jn(big), square_chain(big))
+    assert "fused_" not in s2s.source(next(iter(jn._versions.values())))

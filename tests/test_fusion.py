@@ -2,12 +2,14 @@
 size threshold jit(f) gives bitwise the values of f (a fused sum: equal up to rounding), and
 falls back to NumPy for small, float32, non-contiguous or mismatched arrays."""
 
+import gast
 import numpy as np
 import pytest
 from helpers_kernels import energy, mixed, positive, selu
 
 import s2s
 from s2s.backend import kernels
+from s2s.passes import fusion
 
 N = kernels.THRESHOLD * 3 + 17  # several blocks, and a ragged last one
 
@@ -143,3 +145,51 @@ def test_where_blends_with_boolean_condition_arguments(data):
     fused.fallback = None  # the boolean condition is an argument of the kernel, not a fallback
     with np.errstate(all="ignore"):
         np.testing.assert_array_equal(j(x, c), want)
+
+
+def clashing_names(out, lo, f0, i):
+    return np.where(out > lo, out * f0 - i, np.maximum(lo, i) * 2.0)
+
+
+def test_user_names_that_a_kernel_uses_too(data):
+    """Arrays named like the kernels' own names (`out`, `lo`, the buffers `f0`, the loop index
+    `i`) are renamed in the kernel: `out` was a duplicate argument (SyntaxError) in both engines."""
+    x, y = data
+    args = (x, y, x * 0.5, y + 1.0)
+    j = s2s.jit(clashing_names)
+    np.testing.assert_array_equal(j(*args), clashing_names(*args))
+    assert "fused_0(f0, i, lo, out)" in s2s.source(j.compiled)
+
+
+def one_allocation(x, y):
+    return (x - 1.0) ** 2 * 0.5 + y  # NumPy: one array for x - 1.0, the rest computed in it
+
+
+def two_allocations(x, y):
+    return x * 2.0 + y * 0.5 - 1.0
+
+
+def right_temporaries(x, y):
+    return y / (1.0 - x * x)  # `1.0 - t` and `y / t` cannot write into t: three arrays
+
+
+@pytest.mark.parametrize("f,fused", [(one_allocation, False), (two_allocations, True), (right_temporaries, True)])
+def test_fused_only_where_numpy_allocates_more_than_one_array(data, f, fused):
+    """A kernel allocates its result; NumPy computes a chain of operators in the memory of its
+    first temporary. Where that is the only array NumPy allocates, the kernel only adds its
+    per-block calls (tools/bench_fusion.py: 1.6x NumPy's time on one thread), so none is built."""
+    x, y = data
+    j = s2s.jit(f)
+    np.testing.assert_array_equal(j(x, y), f(x, y))
+    assert ("fused_0" in s2s.source(j.compiled)) == fused
+
+
+def test_numpy_allocation_count():
+    def count(src, floats=()):
+        return fusion._allocations(gast.parse(src).body[0].value, set(floats))[0]
+    assert count("(x - 1.0) ** 2 * 0.5 + y") == 1
+    assert count("x * 2.0 + y * 0.5 - 1.0") == 2
+    assert count("1.0 - x * x") == 2  # subtraction cannot write into its right operand
+    assert count("y * (1.0 + x * x)") == 1  # addition and multiplication can
+    assert count("-xp.exp(x) * a", floats={"a"}) == 1  # a Python float: no array
+    assert count("xp.where(x > 0, x, 2.0 * x)") == 3  # the mask, 2.0 * x, where's result

@@ -6,15 +6,19 @@
 For each expression, jit(f) is built on 10^6 float64 elements and run with its fused kernel as
 NumPy blocks and as numba (when installed), alternately with f itself; the table gives the
 minimum over the samples in ms and the ratio to f. s2s picks numba for reductions and for
-choices without a transcendental function (`s2s.backend.numba_kernels.wanted`).
+choices without a transcendental function (`s2s.backend.numba_kernels.wanted`), and no kernel at
+all where NumPy allocates only one array (`s2s.passes.fusion`; the row then times the kernel
+s2s would have built, called directly).
 """
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import sys
 import time
 
+import gast
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -43,7 +47,27 @@ def logistic(x, y):
     return np.sum(1.0 / (1.0 + np.exp(-x)))
 
 
-EXPRESSIONS = (arith, reduction, selu, relu_mix, logistic)
+def square_mix(x, y):
+    return (x - 1.0) ** 2 * 0.5 + y
+
+
+def affine(x, y):
+    return x * 2.0 + y * 0.5 - 1.0
+
+
+def exp_affine(x, y):
+    return np.exp(x) * 2.0 + 1.0
+
+
+def tanh_grad(x, y):
+    return y * (1.0 - x * x)
+
+
+def sigmoid(x, y):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+EXPRESSIONS = (arith, reduction, selu, relu_mix, logistic, square_mix, affine, exp_affine, tanh_grad, sigmoid)
 
 
 def main() -> None:
@@ -63,23 +87,27 @@ def main() -> None:
         j = s2s.jit(f)
         j(x, y)
         (run,) = j._versions.values()
-        fused = run.__globals__["fused_0"]
-        picked = fused.engine
+        fused = run.__globals__.get("fused_0")
+        picked = fused.engine if fused else "no kernel (NumPy allocates one array)"
+        forced = None
+        if fused is None:  # the kernel s2s would have built, run alone
+            forced = kernels.Fused("fused_0", ["x", "y"], gast.parse(inspect.getsource(f)).body[0].body[0].value,
+                                   None, None)
         times = {"hand": []} | {e: [] for e in engines}
         for _ in range(opts.samples):
             for name in times:
                 if name != "hand":
-                    fused.engine = name
-                g = f if name == "hand" else j
+                    (fused or forced).engine = name
+                g = f if name == "hand" else (j if fused else forced)
                 t0 = clock()
                 for _ in range(10):
                     g(x, y)
                 times[name].append((clock() - t0) / 10)
-        fused.engine = picked
+        if fused:
+            fused.engine = picked
         best = {k: min(v) for k, v in times.items()}
         cells = " | ".join(f"{best[e] * 1e3:.2f} ({best[e] / best['hand']:.2f})" for e in engines)
         print(f"| `{f.__name__}` | {best['hand'] * 1e3:.2f} | {cells} | {picked} |")
-
 
 if __name__ == "__main__":
     main()

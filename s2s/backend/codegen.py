@@ -124,6 +124,10 @@ class _Printable:
         finally:
             for n, cls in zip(nodes, classes):
                 n.__class__ = cls
+                # astor leaves each node's printing precedence on it (`_pp`, as its parent set
+                # it); a node that a pass later moves under a parent that sets none (a subscript's
+                # value) would print with the stale one: `(a + b)[i]` as `a + b[i]`
+                n.__dict__.pop("_pp", None)
             for holder, key, old, _ in swaps:
                 _put(holder, key, old)
 

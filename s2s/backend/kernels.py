@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import re
 import struct
 import threading
 import warnings
@@ -24,6 +25,7 @@ import numpy as np
 
 from .. import arrays
 from ..ir import build as A
+from ..ir.build import clone
 from . import cupy_kernels, numba_kernels
 from .codegen import compile_source, to_source
 
@@ -172,6 +174,29 @@ def kernel_source(name: str, names: list, mask: tuple, expr, reduce) -> str:
     return "\n".join(lines) + "\n", kinds
 
 
+_RESERVED = re.compile(r"(lo|hi|out|bufs|np|numba|i|s|[fbi]\d+|_.*)$")
+
+
+def _kernel_names(names: list, expr):
+    """`names` and `expr` with every name a kernel's own names could shadow (`out`, `lo`, `f0`, ...)
+    renamed `v_<name>`: a user's array called `out` would otherwise be a duplicate argument."""
+    rename, taken = {}, set(names)
+    for n in names:
+        if _RESERVED.match(n):
+            new = f"v_{n}"
+            while new in taken:
+                new += "_"
+            rename[n] = new
+            taken.add(new)
+    if not rename:
+        return names, expr
+    expr = clone(expr)
+    for node in gast.walk(expr):
+        if isinstance(node, gast.Name) and node.id in rename:
+            node.id = rename[node.id]
+    return [rename.get(n, n) for n in names], expr
+
+
 class Fused:
     """A fused expression: blocked and threaded for large float64 arrays, NumPy otherwise."""
 
@@ -189,6 +214,7 @@ class Fused:
                  and isinstance(c.args[0], gast.Name)]
         self.conditions = {n for n in tests if reads.count(n) == tests.count(n)}
         self.engine = "numba" if numba_kernels.available() and numba_kernels.wanted(expr, reduce) else "numpy"
+        self._names, self._expr = _kernel_names(names, expr)  # what the kernels' sources call them
 
     def banner(self) -> str:
         """What runs the kernel, for the listing under the generated code."""
@@ -215,13 +241,13 @@ class Fused:
     def source(self, mask=None) -> str:
         mask = mask or tuple(True for _ in self.names)
         if self.engine == "numba":
-            return numba_kernels.kernel_source(self.name, self.names, mask, self.expr, self.reduce, module=False)
-        return kernel_source(self.name, self.names, mask, self.expr, self.reduce)[0]
+            return numba_kernels.kernel_source(self.name, self._names, mask, self._expr, self.reduce, module=False)
+        return kernel_source(self.name, self._names, mask, self._expr, self.reduce)[0]
 
     def _kernel(self, mask):
         k = self.kernels.get((self.engine, mask))
         if k is None and self.engine == "numba":
-            src = numba_kernels.kernel_source(self.name, self.names, mask, self.expr, self.reduce)
+            src = numba_kernels.kernel_source(self.name, self._names, mask, self._expr, self.reduce)
             try:
                 k = self.kernels[self.engine, mask] = (numba_kernels.load(self.name, src), None)
             except Exception as e:  # numba installed but unusable (an incompatible NumPy, no cache dir)
@@ -229,7 +255,7 @@ class Fused:
                               "using the NumPy block kernel", RuntimeWarning, stacklevel=3)
                 self.engine = "numpy"
         if k is None:
-            src, kinds = kernel_source(self.name, self.names, mask, self.expr, self.reduce)
+            src, kinds = kernel_source(self.name, self._names, mask, self._expr, self.reduce)
             k = self.kernels[self.engine, mask] = (compile_source(self.name, src, {"np": np}, np), kinds)
         return k
 

@@ -107,6 +107,10 @@ def not_(operand) -> gast.UnaryOp:
     return gast.UnaryOp(op=gast.Not(), operand=operand)
 
 
+def is_none(operand) -> gast.Compare:
+    return gast.Compare(left=operand, ops=[gast.Is()], comparators=[const(None)])
+
+
 def if_(test, body, orelse=()) -> gast.If:
     return gast.If(test=test, body=list(body) or [gast.Pass()], orelse=list(orelse))
 

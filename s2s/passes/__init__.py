@@ -50,7 +50,7 @@ def optimize(fn: gast.FunctionDef, known=None, trace=None) -> gast.FunctionDef:
     return fn
 
 
-def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool = False, known=None) -> gast.FunctionDef:
+def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool | str = False, known=None) -> gast.FunctionDef:
     """A copy of optimized `fn` shaped for running: temporaries released (and, under jit,
     single-use temporaries written into the expressions that read them, then with `fuse`
     elementwise expressions replaced by kernels, listed in `known["kernels"]`)."""
@@ -61,6 +61,8 @@ def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool = False, known=
     else:  # the others rewrite statements in place, and the record keeps the core form
         fn = clone(fn)
     params = {a.id for a in fn.args.args}
+    if known is not None:
+        known["fuse"] = fuse  # reform writes more into elementwise code that becomes one kernel
     for p in stages:
         fn.body, _ = p(fn.body, params, known)
     return fn

@@ -13,6 +13,9 @@ After::
     y = fused_0(x)
     return y
 
+An expression for which NumPy allocates only one array (`(x - 1.0) ** 2 * 0.5`: NumPy computes
+the rest of the chain in that array) stays as it is: a kernel would only add its per-block calls.
+
 `fused_0` (built by `s2s.backend.kernels`) checks at each call that its array arguments are
 float64, C-contiguous, of one shape and large enough to pay; otherwise it evaluates the
 original NumPy expression. The fused kernel applies the same ufuncs to the same operands in the
@@ -55,13 +58,49 @@ def _elementwise(e) -> int | None:
     return None if None in counts else 1 + sum(counts)
 
 
-def _candidate(e):
-    """(expression, reduction or None) when `e` is worth fusing."""
+_COMMUTATIVE = (gast.Add, gast.Mult)
+
+
+def _allocations(e, floats) -> tuple[int, str]:
+    """How many arrays NumPy allocates evaluating elementwise `e` on large arrays, and what `e`
+    gives: "number" (a Python number), "name" (a named array) or "temp" (a fresh array). An
+    operator whose operand is a temporary writes into it (NumPy's elision of temporaries: the
+    left operand, or either of `+` and `*`, and `-t`, `t ** 2`); a function (`xp.exp`, `xp.where`)
+    and a comparison (a boolean result) always allocate."""
+    if isinstance(e, gast.Constant) or isinstance(e, gast.Name) and e.id in floats:
+        return 0, "number"
+    if isinstance(e, gast.Name):
+        return 0, "name"
+    if isinstance(e, gast.BinOp):
+        parts = [_allocations(p, floats) for p in (e.left, e.right)]
+    elif isinstance(e, gast.UnaryOp):
+        parts = [_allocations(e.operand, floats)]
+    else:
+        parts = [_allocations(p, floats) for p in (e.args if isinstance(e, gast.Call) else [e.left, *e.comparators])]
+    count = sum(c for c, _ in parts)
+    kinds = [k for _, k in parts]
+    if all(k == "number" for k in kinds):
+        return count, "number"
+    elides = isinstance(e, gast.UnaryOp) or isinstance(e, gast.BinOp) and (
+        kinds[0] == "temp" or kinds[1] == "temp" and isinstance(e.op, _COMMUTATIVE))
+    return count + (0 if elides else 1), "temp"
+
+
+def _candidate(e, floats=frozenset(), every=False):
+    """(expression, reduction or None) when `e` is worth fusing: a full sum of elementwise work
+    (computed block by block, never stored), or an expression for which NumPy allocates at least
+    two arrays (the kernel allocates one). One allocation is what NumPy needs anyway: then it runs
+    the chain in that array's memory, and a kernel only adds its per-block calls (measured by
+    tools/bench_fusion.py on one thread: `(x - 1.0) ** 2 * 0.5 + y` 1.6x and `xp.exp(x) * 2.0 +
+    1.0` 1.1x NumPy's time, `x * 2.0 + y * 0.5 - 1.0`, two allocations, 0.4x). `every`: a backend
+    that compiles one kernel per expression (CuPy), where each operation would be a kernel launch."""
     reduce = None
     if isinstance(e, gast.Call) and an.dotted(e.func) == "xp.sum" and len(e.args) == 1 and not e.keywords:
         reduce, e = "sum", e.args[0]
     n = _elementwise(e)
     if n is None or n < (1 if reduce else 3):
+        return None
+    if not reduce and not every and _allocations(e, floats)[0] < 2:
         return None
     return e, reduce
 
@@ -75,7 +114,7 @@ def fuse(body: list, params, facts) -> tuple[list, bool]:
             continue
         if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
             continue
-        found = _candidate(s.value)
+        found = _candidate(s.value, floats, facts["known"].get("fuse") == "every")
         if found is None:
             continue
         expr, reduce = found

@@ -902,7 +902,7 @@ def vbh_sum_vjp(f, v, like, axis, keepdims):
         v = v.reshape(v.shape[:1] + (1,) * (len(shape) - 1))
     elif not keepdims:
         v = np.expand_dims(v, vb_axis(axis))
-    return np.broadcast_to(v, shape).astype(np.result_type(v, float))
+    return np.broadcast_to(v, shape).astype(_core._float_dtype(like))  # as sum_vjp: the primal's float dtype
 
 
 def vbh_mean_vjp(f, v, like, axis, keepdims):

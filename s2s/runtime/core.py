@@ -751,8 +751,14 @@ def zeros_list(x):
     return [zeros_like_tree(e) for e in x]
 
 
+_ONE64 = np.float64(1.0)
+
+
 def seed(out):
     """The cotangent 1 for a scalar output; grad of a non-scalar output is an error, as in JAX."""
+    t = type(out)
+    if t is np.float64 or t is float:  # the common cases, quickly
+        return _ONE64 if t is np.float64 else 1.0
     if _shape(out) != ():
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)}. "
                            "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")

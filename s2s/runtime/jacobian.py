@@ -130,6 +130,100 @@ def diag_ok(t, x) -> bool:
     return not _is_tree(t) and not _is_tree(x) and np.shape(t) == np.shape(x)
 
 
+class NotDiagonal(Exception):
+    """Raised by a diagonal function (`jacobian.diagonal_fn`) where the Jacobian may not be diagonal."""
+
+
+def not_diagonal():
+    raise NotDiagonal
+
+
+_SCALARS = frozenset({float, np.float64, np.float32})
+
+
+def dot_vjp_a_diag(v, a, b, x):
+    """`dot_vjp_a(v, a, b)` where it is elementwise in `b`, `v * b`: a scalar cotangent and vectors
+    (`b` computed with the tangent 1 has the input `x`'s rank at least when computed with ones)."""
+    if type(v) in _SCALARS and type(a) is np.ndarray and a.ndim == 1 and type(b) in _SCALARS \
+            and type(x) is np.ndarray and x.ndim == 1:  # the common case, quickly
+        return v * b
+    if _rank(v) == 0 and _rank(a) == 1 and _rank(b) <= 1 and _rank(x) <= 1:
+        return v * b
+    raise NotDiagonal
+
+
+def dot_vjp_b_diag(v, a, b, x):
+    """`dot_vjp_b(v, a, b)` where it is elementwise in `a`: `v * a` (as `dot_vjp_a_diag`)."""
+    if type(v) in _SCALARS and type(b) is np.ndarray and b.ndim == 1 and type(a) in _SCALARS \
+            and type(x) is np.ndarray and x.ndim == 1:
+        return v * a
+    if _rank(v) == 0 and _rank(b) == 1 and _rank(a) <= 1 and _rank(x) <= 1:
+        return v * a
+    raise NotDiagonal
+
+
+def _rank(v) -> int:
+    t = type(v)
+    return 0 if t is float or t is int else v.ndim if t is np.ndarray or isinstance(v, np.generic) else np.ndim(v)
+
+
+def diag_jacobian(fn, x, *args):
+    """The diagonal Jacobian (x.shape + x.shape) from `fn(*args)`, the tangent along ones computed
+    with the number 1 (so it may have a smaller shape, broadcast here, and a narrower dtype, cast
+    to the one the tangent of ones gives); None when `fn` refuses, its shape does not broadcast
+    to x's, or it is not finite (then the caller runs the basis, whose zero tangents turn a NaN or
+    inf factor into NaN off the diagonal too)."""
+    try:
+        t = fn(*args)
+    except (NotDiagonal, ArithmeticError):  # Python numbers where the ones tangent had arrays: 1.0 / 0.0
+        return None
+    if type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f":  # the common cases, quickly
+        if type(t) is np.ndarray and t.shape == x.shape and t.dtype == x.dtype:
+            square = t.dot(t)
+            return np.diag(t) if square - square == 0 else None
+        if type(t) is float or isinstance(t, np.generic) and t.dtype == x.dtype:
+            if not t - t == 0:
+                return None
+            n = x.shape[0]
+            out = np.zeros((n, n), dtype=x.dtype)
+            out.flat[::n + 1] = t
+            return out
+    if type(x) is not np.ndarray and _is_tree(x) or type(t) is not np.ndarray and _is_tree(t):
+        return None
+    xp = namespace(x)
+    if type(t) is np.ndarray and t.ndim == 1:
+        square = t.dot(t)
+    elif np.ndim(t):
+        flat = xp.ravel(t)
+        square = xp.dot(flat, flat)
+    else:
+        square = t * t
+    if not bool(square - square == 0):  # a NaN or inf (or an overflow): the basis gives NaN off the diagonal too
+        return None
+    shape = np.shape(x)
+    st = np.shape(t)
+    if st != shape:
+        try:
+            if np.broadcast_shapes(st, shape) != shape:
+                return None
+        except ValueError:
+            return None
+    dt = np.result_type(getattr(t, "dtype", t), _float_dtype(x))
+    if type(t) is not np.ndarray or t.dtype != dt or st != shape:
+        t = xp.broadcast_to(xp.asarray(t, dtype=dt), shape)
+    return jac_diag(t)
+
+
+def scalar_output(out) -> bool:
+    """Whether a function's output is a floating scalar (then its jacrev is its gradient)."""
+    if type(out) is np.float64 or type(out) is float:
+        return True
+    dt = getattr(out, "dtype", None)
+    if dt is None:
+        return isinstance(out, (float, complex))
+    return np.ndim(out) == 0 and dt.kind in "fc"
+
+
 def jac_diag(t):
     """The Jacobian (t.shape + t.shape) whose diagonal is `t` and every other entry zero."""
     if type(t) is np.ndarray and t.ndim == 1:
@@ -174,6 +268,10 @@ def vbh_ones_tangent(f, x):
 def vbh_diag_ok(f, t, x):
     shape = lambda v, b: np.shape(v)[1:] if b else np.shape(v)  # noqa: E731
     return not _is_tree(t) and not _is_tree(x) and shape(t, f[0]) == shape(x, f[1])
+
+
+def vbh_scalar_output(f, out):
+    return scalar_output(tree_map(lambda leaf: leaf[0], out) if f[0] else out)
 
 
 def vbh_jac_from_batch_cols(f, cols, x):

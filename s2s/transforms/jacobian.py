@@ -4,9 +4,12 @@ the function.
 Batched (the default): jacfwd is the jvp batched over the whole input basis (`rt.basis_stack`),
 jacrev one forward sweep and its backward sweep batched over the whole output basis, so that
 hessian = jacfwd(jacrev) is one batched pass, not n passes. When the jvp's tangent is elementwise
-in the input's tangent (every op on it keeps positions apart), the Jacobian is diagonal: one jvp
-along ones gives it (`rt.jac_diag`), checked at run time to have the input's shape. Looped (the
-fallback when the function cannot be batched): one jvp per column or one backward sweep per row.
+in the input's tangent (every op on it keeps positions apart), the Jacobian is diagonal: the jvp
+specialized to the tangent 1 gives it (diagonal.py; `rt.diag_jacobian` checks its shape at run
+time, and falls back to the basis where it refuses). A jacrev whose output is a dot, inner or
+matmul is the gradient when that output is a floating scalar at run time (`scalar_or_rows_fn`).
+Looped (the fallback when the function cannot be batched): one jvp per column or one backward
+sweep per row.
 """
 from __future__ import annotations
 
@@ -21,9 +24,10 @@ from ..errors import S2SValueError, shown_path
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..ir.names import Namer
+from ..primitives import registry
 from .base import Callees, GeneratedFn, header_for
-from .batching import batched_vars
-from .reverse import seed_of
+from .diagonal import diagonal_fn
+from .reverse import Reverse, seed_of
 
 
 def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: bool, calls: Callees) -> GeneratedFn:
@@ -130,8 +134,9 @@ def linear_map_fn(kind: str, fun, core: CoreFn, nargs: int, direction, calls: Ca
 # ---------------------------------------------------------------- batched Jacobians
 
 def certainly_scalar(core: CoreFn) -> bool:
-    """Whether `core` returns a full reduction (sum/mean/max of an array, assigned once): then
-    jacrev is its gradient, one backward sweep with the seed 1.0."""
+    """Whether `core` returns a full reduction (sum/mean/max of an array, assigned once), or
+    elementwise arithmetic of such reductions and numbers (`np.sum(x) ** 2`, `np.sqrt(np.sum(r *
+    r)) / n`): then jacrev is its gradient, one backward sweep."""
     body = core.node.body
     returns = [s for s in an.walk_stmts(body) if isinstance(s, gast.Return)]
     if len(returns) != 1 or body[-1] is not returns[0] or not isinstance(returns[0].value, gast.Name):
@@ -139,8 +144,81 @@ def certainly_scalar(core: CoreFn) -> bool:
     out = returns[0].value
     if sum(out.id in an.targets(s) for s in an.walk_stmts(body)) != 1:
         return False
-    seed = seed_of(core, out)
-    return isinstance(seed, gast.Constant)
+    return isinstance(seed_of(core, out), gast.Constant) or out.id in _scalar_names(core)
+
+
+def _scalar_names(core: CoreFn) -> set[str]:
+    """Names assigned once, at the top level, a full reduction or elementwise arithmetic of such
+    names and numbers (so certainly 0-d)."""
+    body = core.node.body
+    counts: dict[str, int] = dict.fromkeys(core.params, 1)
+    for s in an.walk_stmts(body):
+        for t in an.targets(s):
+            counts[t] = counts.get(t, 0) + 1
+    scalars: set[str] = set()
+    for s in body:
+        if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name) or counts[s.targets[0].id] != 1:
+            continue
+        v = s.value
+        ok = lambda e: isinstance(e, gast.Name) and e.id in scalars or isinstance(e, gast.Constant) \
+            and type(e.value) in (int, float)  # noqa: E731
+        if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)):
+            scalar = ok(v.left) and ok(v.right) and (isinstance(v.left, gast.Name) or isinstance(v.right, gast.Name))
+        elif isinstance(v, gast.UnaryOp):
+            scalar = isinstance(v.op, (gast.USub, gast.UAdd)) and ok(v.operand)
+        elif isinstance(v, gast.Call) and not v.keywords and v.args:
+            k = an.classify(v)
+            p, rule = registry.lookup(k), registry.BATCH.get(k)
+            if p is not None and p.full_reduction:
+                scalar = len(v.args) == 1
+            else:
+                scalar = k.startswith("xp.") and rule is not None and rule.kind == "same" and all(map(ok, v.args)) \
+                    and p is not None and not p.nondiff
+        else:
+            scalar = False
+        if scalar:
+            scalars.add(s.targets[0].id)
+    return scalars
+
+
+_MAYBE_SCALAR = {"xp.dot", "xp.vdot", "xp.inner", "xp.matmul", "matmul"}
+
+
+def possibly_scalar(core: CoreFn) -> bool:
+    """Whether `core` returns a product that is a scalar when its operands are vectors (dot, inner,
+    matmul or @, assigned once): then jacrev tries its gradient first (`scalar_or_rows_fn`)."""
+    body = core.node.body
+    ret = body[-1] if body else None
+    if not isinstance(ret, gast.Return) or not isinstance(ret.value, gast.Name) \
+            or sum(isinstance(s, gast.Return) for s in an.walk_stmts(body)) != 1:
+        return False
+    out = ret.value.id
+    defs = [s for s in an.walk_stmts(body) if out in an.targets(s)]
+    return len(defs) == 1 and defs[0] in body and isinstance(defs[0], gast.Assign) \
+        and an.classify(defs[0].value) in _MAYBE_SCALAR
+
+
+def scalar_or_rows_fn(core: CoreFn, argnums, nums: tuple, calls: Callees, rows) -> GeneratedFn:
+    """jacrev of a function whose output may be a scalar: after the forward sweep, the backward
+    sweep seeded with 1 (the gradient) when the output is a floating scalar, else `rows(*params)`
+    (the general Jacobian, which runs the function again). So hessian(dot(x, x)) is
+    forward-over-gradient, with no loop or batch over a one-element output basis."""
+    rev = Reverse(core, [core.params[i] for i in nums], calls)
+    sw = rev.run(lambda out: A.call("rt.seed", [out]))
+    if rev.restores or not isinstance(sw.out, gast.Name):
+        raise S2SValueError("jacrev: the output is updated in place; no scalar shortcut")
+    picked = [sw.grads[i] for i in nums]
+    gout = picked[0] if isinstance(argnums, int) else A.tuple_(picked)
+    ok, jac = rev.namer.fresh("scalar"), rev.namer.fresh("jac")
+    rname = rev.namer.exact(f"jacrev_rows_{core.name}")
+    general = [A.assign(jac, A.call(A.name(rname), [A.name(p) for p in core.params]))]
+    body = sw.init + sw.forward + [A.assign(ok, A.call("rt.scalar_output", [sw.out])),
+                                   A.if_(A.name(ok), sw.seed + sw.backward + [A.assign(jac, gout)], general),
+                                   A.ret(A.name(jac))]
+    name = rev.namer.exact(f"jacrev_{core.name}")
+    return GeneratedFn(name, A.function(name, core.params, body), {**core.ns, **rev.ns, rname: rows},
+                       core.filename, header_for("jacrev", core, f"wrt argument {argnums} (the gradient "
+                                                                  "when the output is a scalar)"))
 
 
 def tangent_fn(jvp_core: tuple, has_aux: bool) -> GeneratedFn:
@@ -165,85 +243,6 @@ def tangent_fn(jvp_core: tuple, has_aux: bool) -> GeneratedFn:
     return GeneratedFn(name, node, ns, filename, header)
 
 
-_DIAG_SAME = {"neg", "pos", "copy", "rt.cast_like", "rt.fresh", "rt.broadcast_to_like", "xp.negative", "xp.positive"}
-_DIAG_ZERO = {"xp.zeros_like", "rt.zeros_like_tree"}
-
-
-def elementwise_tangent(node, tangent: str) -> bool:
-    """Whether the tangent function `node` is elementwise in its parameter `tangent`: each value
-    that depends on it comes from ops that keep positions apart and map zeros to zeros (products
-    by other values, sums of such values, negation, selection, broadcasting to a larger shape). Then
-    its result at a basis vector is zero off the vector's position: the Jacobian is diagonal."""
-    body = node.body
-    dep = batched_vars(body, [tangent])
-    diag = set(dep)
-    stmts = list(an.walk_stmts(body))
-    for s in stmts:
-        if isinstance(s, (gast.If, gast.While)) and any(n in dep for n in A.names_in(s.test)) or \
-                isinstance(s, gast.For) and any(n in dep for n in A.names_in(s.iter) | A.names_in(s.target)):
-            return False
-        if isinstance(s, gast.Expr) and any(n in dep for n in A.names_in(s)):
-            return False
-        if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name) \
-                and any(n in dep for n in A.names_in(s)):
-            return False  # a store into part of a tangent (`d_acc[1] = v`) mixes positions
-    changed = True
-    while changed:
-        changed = False
-        for s in stmts:
-            if not isinstance(s, gast.Assign):
-                continue
-            t = s.targets[0]
-            if isinstance(t, gast.Name) and t.id in diag and not _diag_value(s.value, diag, dep):
-                diag.discard(t.id)
-                changed = True
-    ret = body[-1] if body else None
-    return isinstance(ret, gast.Return) and isinstance(ret.value, gast.Name) and ret.value.id in diag
-
-
-def _diag_value(value, diag, dep) -> bool:
-    """Whether right-hand side `value` (nested expressions too: the optimized jvp) keeps the
-    diagonal structure: it depends on the tangent only through diagonal values ("diag"), or is
-    the literal zero."""
-    if isinstance(value, gast.Constant):
-        return value.value == 0 and not isinstance(value.value, bool)
-    return _diag(value, diag, dep) == "diag"
-
-
-def _diag(e, diag, dep) -> str:
-    """"diag" (zero off the basis vector's position), "free" (independent of the tangent) or "bad"."""
-    if not any(n in dep for n in A.names_in(e)):
-        return "free"
-    if isinstance(e, gast.Name):
-        return "diag" if e.id in diag else "bad"
-    kind = an.classify(e) if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)) else None
-    if isinstance(e, gast.UnaryOp):
-        return _diag(e.operand, diag, dep) if kind in ("neg", "pos") else "bad"
-    if isinstance(e, gast.BinOp) or kind in ("xp.multiply", "xp.divide", "xp.add", "xp.subtract") \
-            and len(e.args) == 2 and not e.keywords:
-        left, right = (e.left, e.right) if isinstance(e, gast.BinOp) else e.args
-        a, b = _diag(left, diag, dep), _diag(right, diag, dep)
-        if "bad" in (a, b):
-            return "bad"
-        if kind in ("mul", "xp.multiply"):
-            return "diag"
-        if kind in ("truediv", "div", "xp.divide"):
-            return "diag" if b == "free" else "bad"
-        return "diag" if kind in ("add", "sub", "xp.add", "xp.subtract") and a == b == "diag" else "bad"
-    if not isinstance(e, gast.Call) or e.keywords and kind not in _DIAG_ZERO:
-        return "bad"
-    if kind in _DIAG_ZERO:
-        return "diag"
-    if kind in _DIAG_SAME and e.args:
-        rest = [_diag(a, diag, dep) for a in e.args[1:]]
-        return _diag(e.args[0], diag, dep) if all(r == "free" for r in rest) else "bad"
-    if kind == "xp.where" and len(e.args) == 3:
-        cond, a, b = e.args
-        ok = all(_diag(v, diag, dep) == "diag" or isinstance(v, gast.Constant) and v.value == 0 for v in (a, b))
-        return "diag" if ok and _diag(cond, diag, dep) == "free" else "bad"
-    return "bad"
-
-
 def batched_jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: bool, calls: Callees,
                         tangent: Callable, compile_: Callable) -> GeneratedFn:
     """jacfwd/jacrev as one batched call: `tangent(fun, mask, has_aux)` gives the tangent-only jvp
@@ -254,7 +253,7 @@ def batched_jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_
     body: list = []
     args = [A.name(p) for p in params]
     if kind == "jacfwd":
-        results = [_forward_block(fun, core, i, has_aux, calls, tangent, namer, ns, body) for i in nums]
+        results = [_forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, body) for i in nums]
         aux = None
         if has_aux:
             f, res, out, aux = namer.exact("fun"), namer.fresh("res"), namer.fresh("out"), namer.fresh("aux")
@@ -270,7 +269,7 @@ def batched_jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_
                        header_for(kind, core, f"wrt argument {argnums} (batched over the basis)"))
 
 
-def _forward_block(fun, core, i, has_aux, calls, tangent, namer, ns, body) -> str:
+def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, body) -> str:
     """The Jacobian wrt parameter `i`: the diagonal from one jvp along ones when the tangent is
     elementwise (and its shape the input's), else the jvp batched over the input basis."""
     params = core.params
@@ -285,16 +284,18 @@ def _forward_block(fun, core, i, has_aux, calls, tangent, namer, ns, body) -> st
             A.assign(cols, A.call(A.name(bname), [A.name(p) for p in params] + [A.name(e)])),
             A.assign(jac, A.call("rt.jac_from_batch_cols", [A.name(cols), x]))]
     tnode = _record_core(tf)
-    if tnode is None or not elementwise_tangent(tnode, tnode.args.args[-1].id):
+    dname = namer.exact(f"diagonal_{core.name}")
+    dnode = diagonal_fn(tnode, tnode.args.args[-1].id, params[i], dname) if tnode is not None else None
+    if dnode is None:
         body.extend(full)
         return jac
-    tname = namer.exact(f"tangent_{core.name}")
-    ns[tname] = tf
-    ones, t, ok = namer.fresh("ones"), namer.fresh("t"), namer.fresh("diagonal")
-    body += [A.assign(ones, A.call("rt.ones_tangent", [x])),
-             A.assign(t, A.call(A.name(tname), [A.name(p) for p in params] + [A.name(ones)])),
-             A.assign(ok, A.call("rt.diag_ok", [A.name(t), x])),
-             A.if_(A.name(ok), [A.assign(jac, A.call("rt.jac_diag", [A.name(t)]))], full)]
+    gen = GeneratedFn(dname, dnode, dict(record.of(tf).core[1]), core.filename,
+                      header_for("jacfwd", core, f"the diagonal of the Jacobian wrt argument {i}"))
+    ns[dname] = compile_(gen, optimized=True)
+    miss = namer.fresh("missing")
+    body += [A.assign(jac, A.call("rt.diag_jacobian", [A.name(dname), x] + [A.name(p) for p in params])),
+             A.assign(miss, A.is_none(A.name(jac))),
+             A.if_(A.name(miss), full)]
     return jac
 
 
