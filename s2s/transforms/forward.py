@@ -185,8 +185,9 @@ class Forward(Transform):
             lst = value.func.value.id
             dl = self.d(lst)
             return A.call(A.attr(A.name(dl), "pop"), []) if dl in defined else None
-        if maybe_sequence_op(value, self.containers):
-            return self.sequence_tangent(s, kind, value, defined)
+        if maybe_sequence_op(value, self.containers) and any(
+                isinstance(e, gast.Name) and self.tangent(e, defined) is None for e in (value.left, value.right)):
+            return self.sequence_tangent(s, kind, value, defined)  # (with both tangents, `dx + dy` joins them)
         p = registry.lookup(kind)
         if p is None:
             self.fail(s, f"s2s has no derivative rule for `{kind}`.")
