@@ -575,12 +575,22 @@ def vmap(fun=None, in_axes=0, out_axes=0, axis_size=None):
 
 
 def _per_example_rank(a, spec):
-    """The per-example rank of an argument (None for pytrees and unusual mappings)."""
-    if isinstance(a, (np.ndarray, np.generic)) and (spec is None or isinstance(spec, int)):
+    """The per-example rank of an argument (None for pytrees, unusual mappings, and arrays of
+    other backends, even NumPy subclasses: code specialized on ranks may assume NumPy's sizes)."""
+    if (type(a) is np.ndarray or isinstance(a, np.generic)) and (spec is None or isinstance(spec, int)):
         return a.ndim - (0 if spec is None else 1)
     if isinstance(a, (float, int)) and not isinstance(a, bool) and spec is None:
         return 0
     return None
+
+
+def _rank_of_kind(kind, spec):
+    """`_per_example_rank` from what a jit signature says of an argument (ndim, "float", None)."""
+    if kind is None or not (spec is None or isinstance(spec, int)):
+        return None
+    if kind == "float":
+        return 0 if spec is None else None
+    return kind - (0 if spec is None else 1)
 
 
 class _Vmapped(Transformed):
@@ -612,19 +622,34 @@ class _Vmapped(Transformed):
         self._specialized.clear()
         self._by_ndims.clear()
 
+    def for_arguments(self, kinds: dict):
+        """The version a call with these arguments runs (`kinds`: position -> ndim of a NumPy
+        array, or "float"), so that `jit(vmap(f))` starts from the code specialized on ranks."""
+        in_axes = self.axes[0]
+        n = self._nparams
+        specs = in_axes if isinstance(in_axes, tuple) and len(in_axes) == n else (in_axes,) * n
+        ranks = tuple(_rank_of_kind(kinds.get(i), s) for i, s in enumerate(specs))
+        if all(r is None for r in ranks):
+            return self.compiled
+        fn = self._specialized.get(ranks)
+        if fn is None:
+            fn = self._specialized[ranks] = self._build(ranks)
+        return fn
+
     def __call__(self, *args, **kwargs):
         unchanged = self._unchanged
         if unchanged is None or not unchanged():
             self._check_key()
         if not kwargs:  # the common case: NumPy arrays only, a version per tuple of their ranks
             nd = np.ndarray
-            for a in args:
-                if type(a) is not nd:
-                    break
-            else:
-                fn = self._by_ndims.get(tuple([a.ndim for a in args]))
+            key = tuple([a.ndim for a in args if type(a) is nd])
+            if len(key) == len(args):
+                fn = self._by_ndims.get(key)
                 if fn is not None and arrays.SETTINGS["backend"] == "numpy":
-                    return self._run(fn, args)
+                    try:  # (as `_run` does, without its frame: this path costs per call)
+                        return fn(*args)
+                    except RecursionError:
+                        raise self._endless() from None
         given = len(args)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
@@ -647,9 +672,11 @@ class _Vmapped(Transformed):
         try:
             return fn(*args) if _call is None else _call(fn, args)
         except RecursionError:
-            raise S2SValueError(f"vmap of {getattr(self.fun, '__name__', 'f')}: a recursion whose depth depends on "
-                                "a per-example value cannot be batched (every example would run every branch).") \
-                from None
+            raise self._endless() from None
+
+    def _endless(self) -> S2SValueError:
+        return S2SValueError(f"vmap of {getattr(self.fun, '__name__', 'f')}: a recursion whose depth depends on "
+                             "a per-example value cannot be batched (every example would run every branch).")
 
 
 def _innermost_is_grad(fun) -> bool:

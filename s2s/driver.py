@@ -27,7 +27,7 @@ from .frontend.parse import parse_function
 from .frontend.resolve import Env
 from .ir.core import CoreFn
 from .ir.validate import validate
-from .passes import clone, finalize, loopvec, optimize
+from .passes import INLINING, clone, finalize, loopvec, optimize
 from .stats import paused_gc
 from .transforms import batching, forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
@@ -269,12 +269,15 @@ def linear_map(kind: str, fn, nargs: int, direction, defaults: tuple = ()):
         return _compile(jacobian.linear_map_fn(kind, fn, core_of(fn), nargs, direction, CALLEES, defaults))
 
 
-def _generated_core(fn) -> CoreFn | None:
+def _generated_core(fn, kinds=None) -> CoreFn | None:
     """For a transformed function, the core form its generated code was printed from (already
-    normalized and optimized: jit starts from it instead of parsing the printed code again)."""
+    normalized and optimized: jit starts from it instead of parsing the printed code again);
+    `kinds` (position -> ndim of an array argument, or "float") picks the version a transform
+    specialized on its arguments would run (vmap's, on their ranks)."""
     if record.custom(fn) is not None or isinstance(fn, types.FunctionType) and not is_generated(fn):
         return None
-    gen = record.generated(fn)
+    special = getattr(fn, "for_arguments", None) if kinds else None
+    gen = record.generated(special(kinds) if special is not None else fn)
     if gen is None:
         return None
     node, ns, filename = record.of(gen).core
@@ -288,7 +291,8 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
     elementwise chain, for a backend that compiles kernels, CuPy); `arrays`:
     (position, dtype char, ndim) of the parameters that are NumPy arrays."""
     def build():
-        core = _generated_core(fn) or core_of(fn)
+        kinds = {i: nd for i, _, nd in arrays} | {i: "float" for i in floats}
+        core = _generated_core(fn, kinds) or core_of(fn)
         name = f"jit_{core.name}"
         node = copy.deepcopy(core.node)
         node.name = name
@@ -304,17 +308,19 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
     return cached("jit", fn, (tuple(floats), fuse, tuple(arrays)), build)
 
 
-def _inline_callees(ns):
+def _inline_callees(ns, normalized=False):
     """How the inline pass finds a callee under jit: (core-form node, namespace, function) of a
     user or generated function named in `ns`; None for anything else, and for functions with the
-    user's own derivative rules (a later grad must still call them)."""
+    user's own derivative rules (a later grad must still call them). With `normalized`, a
+    generated callee is normalized again (one operation per statement, as a transform needs),
+    not taken as optimized."""
     def lookup(name):
         fn = ns.get(name)
         if fn is None or record.custom(fn) is not None:
             return None
         try:
             if isinstance(fn, types.FunctionType):
-                core = _generated_core(fn) or core_of(fn)
+                core = (None if normalized else _generated_core(fn)) or core_of(fn)
             elif record.generated(fn) is not None:  # a transformed function: its generated code
                 core = core_of(fn)
             else:
@@ -352,12 +358,30 @@ def _freeze(spec):
     return spec
 
 
+def calls_inlined(core: CoreFn, plain=()) -> CoreFn:
+    """`core` with the calls of user and generated functions inlined (passes/inline.py), before
+    vmap batches it: batchedness is then known per value, so a helper's record `(theta, state)`
+    saved by its forward sweep for its backward sweep is no longer one batched tuple (which would
+    repeat an unbatched `theta` once per example), and no call costs a Python frame per example
+    batch. `plain`: parameters certainly not lists (arrays and numbers of known rank)."""
+    if not any(isinstance(s, gast.Assign) and an.classify(s.value) == "call" for s in an.walk_stmts(core.node.body)):
+        return core
+    node = clone(core.node)
+    ns = dict(core.ns)
+    known = {"ns": ns, "callees": _inline_callees(ns, normalized=True), "arrays": set(plain)}
+    node = optimize(node, known, pipeline=INLINING)
+    return CoreFn(core.name, node, ns, core.filename, core.inplace_params)
+
+
 def vmap_function(fn, in_axes, out_axes, axis_size, ranks=None):
     """`vmap(fn)`: the batched function, batch axes moved to the front once on entry and to
     `out_axes` once on exit; `ranks` (per-example rank of each argument, when known) specializes it."""
-    return cached("vmap", fn, (_freeze(in_axes), _freeze(out_axes), axis_size, ranks),
-                  lambda: _compile(batching.vmap_fn(loops_vectorized(core_of(fn), in_axes), in_axes, out_axes, axis_size,
-                                                    CALLEES, ranks)))
+    def build():
+        core = core_of(fn)
+        plain = [p for p, r in zip(core.params, ranks) if r is not None] if ranks is not None else ()
+        core = loops_vectorized(calls_inlined(core, plain), in_axes)
+        return _compile(batching.vmap_fn(core, in_axes, out_axes, axis_size, CALLEES, ranks), optimized=True)
+    return cached("vmap", fn, (_freeze(in_axes), _freeze(out_axes), axis_size, ranks), build)
 
 
 def batch_function(fn, mask):
@@ -369,5 +393,5 @@ def batch_function(fn, mask):
     if rules is not None:
         return cached("batch", fn, mask, lambda: rules.batched(mask))
     in_axes = tuple(0 if m else None for m in mask)
-    return cached("batch", fn, mask, lambda: _compile(batching.body_fn(loops_vectorized(core_of(fn), in_axes), mask,
-                                                                       CALLEES)))
+    return cached("batch", fn, mask, lambda: _compile(batching.body_fn(
+        loops_vectorized(calls_inlined(core_of(fn)), in_axes), mask, CALLEES)))

@@ -44,8 +44,8 @@ VMAP_GRAD_FAILS_ON_NUMPY = {
 
 
 # Strict gaps of the transform sweep on a non-NumPy backend (a fixed one fails the run: remove it
-# here): name -> why. (append_then_array left: rt.vbh_array, which a loop run as written off NumPy
-# calls, has derivative rules now.)
+# here): name -> why. (append_then_array and listcomp_simple left: rt.vbh_array, which the loop run as
+# written off NumPy and grad of the summed vmap call, has derivative rules now.)
 BACKEND_GAPS: dict[str, str] = {}
 
 

@@ -17,24 +17,27 @@ from .base import Notes, clone
 
 PIPELINE = (inline.PASS, loopvec.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, cse.PASS, copyprop.PASS,
             dce.PASS)
+INLINING = (inline.PASS, copyprop.PASS, dce.PASS)  # calls inlined before batching (driver.calls_inlined)
 FINAL = (lifetime.PASS,)
 FINAL_JIT = (reform.PASS, reuse.PASS, lifetime.PASS)
 
 
-def optimize(fn: gast.FunctionDef, known=None, trace=None) -> gast.FunctionDef:
+def optimize(fn: gast.FunctionDef, known=None, trace=None, pipeline=None) -> gast.FunctionDef:
     """Run the passes over `fn`'s body, in `PIPELINE`'s order and round after round, until none
     has anything left to do (`known`: facts about the arguments, e.g. {"floats": names of
-    Python-float parameters}; `trace` collects the names of passes that changed something).
+    Python-float parameters}; `trace` collects the names of passes that changed something;
+    `pipeline`: the passes to run, `PIPELINE` unless a caller needs only some, e.g. `INLINING`).
 
     A pass runs again only when another pass (or, unless it is idempotent, itself) changed
     something since it last ran; it is told what (`dirty`), so it may look only there."""
+    pipeline = PIPELINE if pipeline is None else pipeline
     params = {a.id for a in fn.args.args}
     body = fn.body
-    dirty: dict[str, set[str] | None] = {p.name: None for p in PIPELINE}  # None: everything
-    memo: dict[str, dict] = {p.name: {} for p in PIPELINE}
+    dirty: dict[str, set[str] | None] = {p.name: None for p in pipeline}  # None: everything
+    memo: dict[str, dict] = {p.name: {} for p in pipeline}
     notes = Notes()
     while any(d is None or d for d in dirty.values()):
-        for p in PIPELINE:
+        for p in pipeline:
             if dirty[p.name] is not None and not dirty[p.name]:
                 continue
             body, c = p.apply(body, params, known, dirty[p.name], memo[p.name], notes)
@@ -43,7 +46,7 @@ def optimize(fn: gast.FunctionDef, known=None, trace=None) -> gast.FunctionDef:
                 continue
             if trace is not None:
                 trace.append(p.name)
-            for q in PIPELINE:
+            for q in pipeline:
                 if q is not p or not q.idempotent:
                     dirty[q.name] = None if c is None or dirty[q.name] is None else dirty[q.name] | c
     fn.body = body

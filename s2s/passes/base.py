@@ -44,7 +44,17 @@ def pure(value) -> bool:
     if kind in _IMPURE:
         return False
     h = registry.HELPERS.get(kind)
-    return h is None or not (h.effect or h.mutates)
+    return (h is None or not (h.effect or h.mutates)) and not (isinstance(value, gast.Call) and mutated(value))
+
+
+def mutated(call):
+    """The argument atom a call updates in place, or None: a mutating helper's (`Helper.mutated`),
+    or the array a per-example loop `rt.vb_loop` of a mutating helper updates (batched code)."""
+    f, args = an.dotted(call.func) or "", call.args
+    if f == "rt.vb_loop" and len(args) > 3 and isinstance(args[0], gast.Constant):
+        f, args = args[0].value, args[3:]
+    h = registry.HELPERS.get(f)
+    return args[h.mutated] if h is not None and h.mutates and len(args) > h.mutated else None
 
 
 def assigns(stmt) -> set[str]:

@@ -32,6 +32,9 @@ def _replace(stmt, name: str, value) -> bool:
     if isinstance(node, gast.Name) and node.id == name:
         stmt.value = clone(value)
         return True
+    if isinstance(value, gast.Constant) and isinstance(node, gast.Compare) \
+            and isinstance(node.ops[0], (gast.Is, gast.IsNot)):
+        return False  # `1 is None` is a SyntaxWarning when the code is compiled
     hit = False
     for n in gast.walk(node):
         for field, child in gast.iter_fields(n):

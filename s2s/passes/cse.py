@@ -24,8 +24,7 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
-from ..primitives import registry
-from .base import Pass, assigns, pure
+from .base import Pass, assigns, mutated, pure
 
 
 def _notes(s, notes):
@@ -36,9 +35,9 @@ def _notes(s, notes):
     for n in notes.calls(s):
         if isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
             mut.add(n.func.value.id)
-        h = registry.HELPERS.get(an.dotted(n.func) or "")
-        if h is not None and h.mutates and n.args and isinstance(n.args[0], gast.Name):
-            mut.add(n.args[0].id)
+        m = mutated(n)
+        if isinstance(m, gast.Name):
+            mut.add(m.id)
     key, ops = None, ()
     if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
         v = s.value

@@ -30,7 +30,7 @@ from ..primitives import (
     registry,
 )
 from ..stats import STATS
-from .base import Pass
+from .base import Pass, mutated
 
 _LOOPS = (gast.For, gast.While)
 
@@ -47,10 +47,9 @@ def _facts(s):
     """(names it assigns, whether it may go when they are dead, the array a mutating helper
     changes) of a simple statement."""
     if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
-        h = registry.HELPERS.get(an.classify(s.value))
-        first = s.value.args[0] if h is not None and h.mutates and s.value.args else None
-        mutated = first.id if isinstance(first, gast.Name) else None  # else a fresh value is changed
-        return tuple(an.targets(s)), _pure(s.value), mutated
+        first = mutated(s.value) if isinstance(s.value, gast.Call) else None
+        changed = first.id if isinstance(first, gast.Name) else None  # else a fresh value is changed
+        return tuple(an.targets(s)), _pure(s.value), changed
     return (), False, None
 
 

@@ -165,11 +165,13 @@ def _not_lists(body, arrays) -> set[str]:
 
 def _pack_of(value, packs, counts, plain):
     """The tuple literal `value` unpacks: itself, the pack a name holds, or the pack inside
-    `rt.copy_saved(pack)` when no element is a list (a residual record without tapes)."""
+    `rt.copy_saved(pack)` (or a name bound to it) when no element is a list (a residual record
+    without tapes)."""
     if isinstance(value, gast.Tuple):  # read right here: any names will do
         return value
     if isinstance(value, gast.Name):
-        return packs.get(value.id)
+        got = packs.get(value.id)
+        return _pack_of(got, packs, counts, plain) if isinstance(got, gast.Call) else got
     if isinstance(value, gast.Call) and an.dotted(value.func) == "rt.copy_saved" and len(value.args) == 1 \
             and isinstance(value.args[0], gast.Name):
         src = packs.get(value.args[0].id)
@@ -179,16 +181,23 @@ def _pack_of(value, packs, counts, plain):
     return None
 
 
+def _is_copy(value) -> bool:
+    """`rt.copy_saved(name)`: a record's copy, bound to a name before it is unpacked (core form)."""
+    return isinstance(value, gast.Call) and an.dotted(value.func) == "rt.copy_saved" and len(value.args) == 1 \
+        and isinstance(value.args[0], gast.Name)
+
+
 def _unpack_packs(body, params, arrays=()) -> bool:
     """`a, b = t` where `t = (x, y)` (bound once, of names bound at most once) becomes `a = x`
     and `b = y`: an inlined callee's returned tuple, and the residuals `vjp` saves, then travel
     through names that copy propagation and dead code see through."""
     counts = an.assigned_counts(body, params)
-    plain = _not_lists(body, arrays)
+    # a backward sweep pops only the tapes its forward sweep made (`tape = []`), never a parameter
+    plain = _not_lists(body, arrays) | {p for p in params if counts.get(p) == 1}
     packs = {s.targets[0].id: s.value for s in an.walk_stmts(body)
              if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-             and isinstance(s.value, gast.Tuple) and counts.get(s.targets[0].id) == 1
-             and _stable(s.value, counts)}
+             and counts.get(s.targets[0].id) == 1
+             and (isinstance(s.value, gast.Tuple) and _stable(s.value, counts) or _is_copy(s.value))}
 
     def block(stmts) -> bool:
         changed = False

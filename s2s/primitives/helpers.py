@@ -12,5 +12,8 @@ helper("rt.add_at", mutates=True)
 helper("rt.vb_add_at", mutates=True)
 helper("rt.take_at", mutates=True)
 helper("rt.zero_at", mutates=True)
+helper("rt.vbh_d_add_at", mutates=True, mutated=1)  # batched add_at: (flags, acc, index, v), acc updated
 helper("ext.s2s_sample", effect=True)  # a random draw: two calls give two draws
 helper("ext.s2s_same", effect=True)    # a check that raises
+helper("rt.vb_size", effect=True)      # vmap's batch size, and the check that mapped axes agree
+helper("rt.vb_size0", effect=True)

@@ -71,6 +71,7 @@ PRIMS: dict[str, Prim] = {}
 VJP: dict[str, dict[str, str]] = {}   # name -> {argument: cotangent rule}        (reverse mode)
 JVP: dict[str, dict[str, str]] = {}   # name -> {argument: tangent rule}          (forward mode)
 BATCH: dict[str, BatchRule] = {}      # name -> batching rule, see `defbatch`     (vmap)
+RANKED: dict[tuple, str] = {}         # (name, batched flags, ranks) -> expression, see `defranked`
 # name -> (argument, helper `h(b_arg, g, <the op's other arguments>)` that adds the argument's
 # cotangent into its adjoint in place): reverse mode's form for ops whose rule scatters a small
 # cotangent into zeros the size of the argument (a batched `x[:, i]` in a loop)
@@ -83,7 +84,8 @@ class Helper:
 
     shape_arg: int | None = None   # position of an argument used only for its shape
     fill: bool = False             # (g, like, axis, keepdims) -> g broadcast to `like`'s shape
-    mutates: bool = False          # updates its first argument in place
+    mutates: bool = False          # updates an argument in place: the first, or the one at `mutated`
+    mutated: int = 0
     effect: bool = False           # acts on something (a draw, a check): never removed, moved or merged
 
 
@@ -142,6 +144,15 @@ def defbatch(name: str, rule: BatchRule) -> None:
     if name not in PRIMS:
         raise KeyError(f"defbatch: {name} is not a declared primitive")
     BATCH[name] = rule
+
+
+def defranked(name: str, flags: tuple, ranks: tuple, rule: str) -> None:
+    """Declare that primitive `name`, batched with these per-argument batched flags and known
+    per-example ranks, is the NumPy expression `rule` of its batched arguments (vmap specialized on
+    ranks then needs no run-time helper that inspects them)."""
+    p = PRIMS[name]
+    _check(rule, p, set())
+    RANKED[(name, tuple(flags), tuple(ranks))] = rule
 
 
 def elementwise(name: str, deriv: str, sig: str = "x") -> None:

@@ -17,7 +17,21 @@ from . import (
     rules,  # noqa: F401  (every primitive is declared before its batching rule)
     rules_jacobian,
 )
-from .registry import BATCH, JVP, PRIMS, VJP, VJP_IN_PLACE, BatchRule, defbatch, defjvp, defvjp, linear, prim, zero
+from .registry import (
+    BATCH,
+    JVP,
+    PRIMS,
+    VJP,
+    VJP_IN_PLACE,
+    BatchRule,
+    defbatch,
+    defjvp,
+    defranked,
+    defvjp,
+    linear,
+    prim,
+    zero,
+)
 
 
 def _decl(kind: str, names, **kw) -> None:
@@ -120,12 +134,13 @@ for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after
 
 # the vmap helpers are primitives too, so batched code can be batched again (vmap of vmap) and
 # differentiated (grad of vmap); helpers without derivative rules make reverse/forward mode refuse
-for _n, _sig in (("rt.vb_size", "args, in_axes, axis_size, names"), ("rt.vb_any", "m"), ("rt.vb_and", "m, c"),
+for _n, _sig in (("rt.vb_size", "args, in_axes, axis_size, names"), ("rt.vb_size0", "xs, names"),
+                 ("rt.vb_any", "m"), ("rt.vb_and", "m, c"),
                  ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"), ("rt.vb_n", "x"), ("rt.vb_axes", "x"),
                  ("rt.vb_axis", "axis, x=None, none='keep'"), ("rt.vb_key", "index, ib, a")):
     prim(_n, _sig, nondiff=True)
 _NONDIFF_HELPERS = ("shape", "ndim", "size", "len", "not", "int", "seed", "tree_size", "tree_all_zero", "basis",
-                    "vb_size", "vb_any", "vb_axes", "vb_n")
+                    "vb_size", "vb_size0", "vb_any", "vb_axes", "vb_n")
 linear("rt.vb_in", "x, spec, n", "x", "rt.vb_in_t(g, x, spec)")
 linear("rt.vb_in_t", "v, like, spec", "v", "rt.vb_in(g, spec, rt.vb_n(v))")
 linear("rt.vb_out", "x, spec, n", "x", "rt.vb_out_t(g, spec)")
@@ -134,6 +149,8 @@ linear("rt.vb_bcast", "x, n", "x", "rt.vb_bcast_t(g, x)")
 linear("rt.vb_bcast_t", "v, like", "v", "rt.vb_bcast(g, rt.vb_n(v))")
 linear("rt.vb_lift", "x, other, other_batched", "x", "rt.vb_unlift(g, x)")
 linear("rt.vb_unlift", "v, x", "v", "rt.vb_unlift(g, v)")
+linear("rt.vb_lift_tree", "x, other, other_batched", "x", "rt.vb_lift_tree_t(g, x)")
+prim("rt.vb_lift_tree_t", "g_, x", zero_args=("x",))  # (its own derivative: vb_no_derivative, below)
 linear("rt.vb_lift_to", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
 linear("rt.vb_flat", "x", "x", "xp.reshape(g, xp.shape(x))")
 linear("rt.vb_getitem", "x, index, xb=True, ib=False", "x", "rt.vb_getitem_t(g, x, index, xb, ib)")
@@ -152,7 +169,7 @@ defjvp("rt.vb_select", new="rt.vb_select(m, dnew, rt.zeros_like_tree(dnew))",
 zero("rt.vb_select", "m")
 prim("rt.vb_loop", "fn, flags, n, a0=None, a1=None, a2=None, a3=None, a4=None, a5=None, a6=None",
      zero_args=("fn", "flags", "n"))
-for _h in ("vb_size", "vb_in", "vb_out", "vb_bcast", "vb_lift", "vb_unlift", "vb_select", "vb_any"):
+for _h in ("vb_size", "vb_size0", "vb_in", "vb_out", "vb_bcast", "vb_lift", "vb_unlift", "vb_select", "vb_any"):
     helper("rt." + _h, "rt.vbh_" + _h)
 broadcasting("rt.vb_and", "rt.vb_andnot")
 unbatched("rt.vb_ones", "rt.vb_axis")
@@ -241,7 +258,7 @@ for _n in ("dot_vjp_a", "dot_vjp_b", "sum_vjp", "mean_vjp", "jac_from_rows", "ja
     helper("rt." + _n, "rt.vbh_" + _n)
 helper("rt.basis", "rt.vbh_basis")
 helper("rt.vb_sum_scalars", "rt.vbh_vb_sum_scalars")
-UNBATCHED_RESULT |= {"rt.vb_size", "rt.tree_size", "rt.tree_all_zero", "rt.basis", "rt.vb_axes", "rt.vb_n"}
+UNBATCHED_RESULT |= {"rt.vb_size", "rt.vb_size0", "rt.tree_size", "rt.tree_all_zero", "rt.basis", "rt.vb_axes", "rt.vb_n"}
 UNBATCHED_RESULT |= rules_jacobian.UNBATCHED
 
 # ---- the NumPy coverage tables (rules_linalg, rules_math, rules_reduce, rules_shape) ----
@@ -321,3 +338,39 @@ for _n, _r in list(BATCH.items()):
         PRIMS[_r.helper].nondiff = True
         VJP.pop(_r.helper, None)
         JVP.pop(_r.helper, None)
+
+
+# ---- known per-example ranks (vmap specialized on its arguments' ranks): products and their
+# cotangents as one NumPy call on the batched operands, instead of a helper that dispatches on ranks
+def _matmul_rule(fa, fb, ra, rb):
+    """dot/matmul of per-example vectors and matrices (a batched vector `b` is a stack of rows)."""
+    if fb and rb == 1:
+        return None if fa else "xp.matmul(b, a)" if ra == 1 else "xp.matmul(b, xp.transpose(a))"
+    return None if fa and fb and ra == 1 else "xp.matmul(a, b)"
+
+
+_T = {False: "xp.transpose({})", True: "xp.swapaxes({}, 1, 2)"}  # a matrix transposed, unbatched or batched
+_DOT_VJP = {  # (which cotangent, ra, rb) -> {batched flag of the other operand: rule}; `v` batched
+    ("a", 1, 1): {False: "v[:, None] * b", True: "v[:, None] * b"},
+    ("a", 2, 1): {False: "v[:, :, None] * b", True: "v[:, :, None] * b[:, None, :]"},
+    ("a", 1, 2): {False: "xp.matmul(v, xp.transpose(b))"},
+    ("a", 2, 2): {f: "xp.matmul(v, " + _T[f].format("b") + ")" for f in (False, True)},
+    ("b", 1, 1): {False: "v[:, None] * a", True: "v[:, None] * a"},
+    ("b", 2, 1): {False: "xp.matmul(v, a)"},
+    ("b", 1, 2): {False: "a[:, None] * v[:, None, :]", True: "a[:, :, None] * v[:, None, :]"},
+    ("b", 2, 2): {f: "xp.matmul(" + _T[f].format("a") + ", v)" for f in (False, True)},
+}
+for _ra in (1, 2):
+    for _rb in (1, 2):
+        for _fa, _fb in ((False, True), (True, False), (True, True)):
+            _rule = _matmul_rule(_fa, _fb, _ra, _rb)
+            for _n in ("matmul", "xp.dot", "xp.matmul"):
+                if _rule:
+                    defranked(_n, (_fa, _fb), (_ra, _rb), _rule)
+        _rv = _ra + _rb - 2
+        for _fa in (False, True):
+            for _fb in (False, True):
+                for _which, _other in (("a", _fb), ("b", _fa)):
+                    _rule = _DOT_VJP[(_which, _ra, _rb)].get(_other)
+                    if _rule:
+                        defranked("rt.dot_vjp_" + _which, (True, _fa, _fb), (_rv, _ra, _rb), _rule)

@@ -75,6 +75,18 @@ def vb_size(args, in_axes, axis_size, names):
     return _sized(n, args)
 
 
+def vb_size0(xs, names):
+    """vb_size where every mapped argument (`xs`, named `names`) is a NumPy array of per-example
+    rank 0 or more mapped at axis 0 and the others are NumPy arrays or numbers (a vmap specialized
+    on ranks): their common length."""
+    n = len(xs[0])
+    for x in xs:
+        if len(x) != n:
+            lines = "\n".join(f"  * argument {w} has size {len(a)} along axis 0" for a, w in zip(xs, names))
+            raise _vb_err(f"vmap got inconsistent sizes for array axes to be mapped:\n{lines}")
+    return n
+
+
 class BatchSize(int):
     """A batch size that also names the array module of the call's arguments (CuPy, Dask...):
     batched code makes new batched arrays from it alone (`vb_bcast(0.0, n)`, `vb_ones(n)`), and
@@ -212,6 +224,25 @@ def vb_unlift(v, x):
     """Transpose of `vb_lift`: `v` in the shape of `x`; lists and tuples (concatenated or repeated
     in batched code), which vb_lift passes through, pass back unchanged."""
     return v if isinstance(x, (list, tuple)) else np.reshape(v, np.shape(x))
+
+
+def vb_lift_tree(x, other, other_batched):
+    """vb_lift leaf by leaf, for `rt.tree_add` of two cotangents of the same structure (a list's
+    leaves are aligned with the other list's; `+` of lists would concatenate instead)."""
+    if isinstance(x, (list, tuple)) and isinstance(other, (list, tuple)) and len(x) == len(other):
+        return type(x)(vb_lift_tree(a, b, other_batched) for a, b in zip(x, other))
+    if isinstance(x, dict) and isinstance(other, dict) and set(x) == set(other):
+        return {k: vb_lift_tree(x[k], other[k], other_batched) for k in x}
+    return vb_lift(x, other, other_batched)
+
+
+def vb_lift_tree_t(g, x):
+    """Transpose of vb_lift_tree: each leaf of `g` shaped like the leaf of `x` it was lifted from."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(vb_lift_tree_t(a, b) for a, b in zip(g, x))
+    if isinstance(x, dict):
+        return {k: vb_lift_tree_t(g[k], x[k]) for k in x}
+    return g if x is None else np.reshape(g, np.shape(x))
 
 
 def _vb_mask(m, like):
@@ -651,7 +682,7 @@ def vbh_unbroadcast(f, v, like):
     target = np.shape(like)[1:] if f[1] else np.shape(like)
     if not f[0]:  # the same for every example, but the result is batched when `like` is
         out = v if np.shape(v) == target else _vb_sum_to(v, np.shape(v), target, 0)
-        return vb_bcast(out, np.shape(like)[0]) if f[1] else out
+        return vb_bcast(out, _sized(np.shape(like)[0], like)) if f[1] else out
     vs = np.shape(v)[1:]
     return v if vs == target else _vb_sum_to(v, vs, target, 1)
 
@@ -718,6 +749,10 @@ def vbh_basis(f, x, k):
 
 def vbh_vb_size(f, args, in_axes, axis_size, names):
     return vb_size(_vb_first(args, f[0]), in_axes, axis_size, names)
+
+
+def vbh_vb_size0(f, xs, names):
+    return vb_size0(_vb_first(xs, f[0]), names)
 
 
 def vbh_vb_in(f, x, spec, n):
@@ -876,13 +911,13 @@ def _vb_dot_vjp_keep(g, a, b, fa, fb, which, op="dot"):
 
 def vbh_dot_vjp_a(f, v, a, b):
     if not f[0]:
-        v = vb_bcast(v, np.shape(a if f[1] else b)[0])
+        v = vb_bcast(v, _sized(np.shape(a if f[1] else b)[0], (a, b)))
     return _vb_dot_vjp_keep(v, a, b, f[1], f[2], 0)
 
 
 def vbh_dot_vjp_b(f, v, a, b):
     if not f[0]:
-        v = vb_bcast(v, np.shape(a if f[1] else b)[0])
+        v = vb_bcast(v, _sized(np.shape(a if f[1] else b)[0], (a, b)))
     return _vb_dot_vjp_keep(v, a, b, f[1], f[2], 1)
 
 
@@ -894,8 +929,8 @@ def vbh_sum_vjp(f, v, like, axis, keepdims):
     """Per example: `v` broadcast back to the shape of `like` (cotangent of a sum)."""
     axis, keepdims = vb_static(axis), vb_static(keepdims)
     n = np.shape(v)[0] if f[0] else np.shape(like)[0]
-    if not f[0]:
-        v = vb_bcast(v, n)
+    if not f[0]:  # (on the backend of `like`: the unbatched cotangent may be a number)
+        v = vb_bcast(v, _sized(n, like))
     shape = _vb_like_shape(like, f[1], n)
     v = _core.asarray(v)
     if axis is None:

@@ -21,6 +21,7 @@ from ..ir.core import CoreFn
 from ..primitives import registry
 from ..primitives.rules_batch import UNBATCHED_RESULT
 from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
+from .batch_ranks import lowered, per_example_ranks, rank_simplified
 
 SHAPE_ATTRS = {"shape": "rt.vbh_shape", "ndim": "rt.vbh_ndim", "size": "rt.vbh_size"}
 
@@ -155,13 +156,14 @@ class Batcher(Transform):
     def __init__(self, core: CoreFn, batched_params, calls: Callees, ranks=None):
         super().__init__(core, batched_params, calls)
         self.n = self.namer.exact("bn")
+        self.rank = per_example_ranks(self.body, ranks or {})
+        rank_simplified(self.body, self.rank)
         self.bset = batched_vars(self.body, list(batched_params))
         self.sel = selectable(self.body, core.params)
         self.frames: list[Frame] = []
         self.live = an.Liveness(self.body)
         self.regions: list = []  # live sets after each enclosing masked region (innermost last)
         self.list_mask: dict[str, str] = {}  # list -> the mask it was made under, if not merged
-        self.rank = per_example_ranks(self.body, ranks or {}, self.bset)
 
     def b(self, atom) -> bool:
         return isinstance(atom, gast.Name) and atom.id in self.bset
@@ -469,6 +471,10 @@ class Batcher(Transform):
         real = [k for k in p.params if not k.startswith("*")]
         flags = A.tuple_([A.const(self.b(args[k])) for k in real])
         if rule.kind == "helper":
+            plain = lowered(kind, [self.b(args[k]) for k in real], {k: args[k] for k in real}, self.rank,
+                            lambda e: self.tmp(pre, e)) if None not in (args.get(k) for k in real) else None
+            if plain is not None:
+                return pre, plain, True
             vals = [args[k] if args[k] is not None else A.const(None) for k in real]
             if isinstance(value, gast.Call) and len(value.args) > len(real):
                 vals += value.args[len(real):]
@@ -494,7 +500,8 @@ class Batcher(Transform):
                 if rk is not None and ro is not None and rk >= ro:
                     continue  # known per-example ranks: already broadcasts as the examples would
                 if o != k and args[o].id != args[k].id:
-                    cur = self.tmp(pre, A.call("rt.vb_lift", [cur, args[o], A.const(self.b(args[o]))]), "lift")
+                    how = "rt.vb_lift_tree" if p.name == "rt.tree_add" else "rt.vb_lift"  # cotangent trees
+                    cur = self.tmp(pre, A.call(how, [cur, args[o], A.const(self.b(args[o]))]), "lift")
             new[k] = cur
         return _rebuild(value, p, new)
 
@@ -560,76 +567,6 @@ def _rebuild(value, p, new, keywords=()):
     return value
 
 
-_SAME_RANK_HELPERS = {"rt.unbroadcast": 1, "rt.sum_vjp": 1, "rt.mean_vjp": 1, "rt.broadcast_to_like": 1}
-
-
-def _value_rank(value, rank):
-    """The per-example rank of a right-hand side from its operands' ranks, or None if unknown."""
-    kind = an.classify(value)
-    if kind == "const":
-        return 0 if isinstance(value.value, (int, float)) and not isinstance(value.value, bool) else None
-    if kind == "copy":
-        return rank.get(value.id)
-    p = registry.lookup(kind)
-    rule = registry.BATCH.get(kind)
-    if p is None or rule is None or not isinstance(value, (gast.Call, gast.BinOp, gast.UnaryOp, gast.Compare)):
-        return None
-    args = bind_prim(p, value)
-    if kind in _SAME_RANK_HELPERS:
-        like = args.get(p.params[_SAME_RANK_HELPERS[kind]])
-        return rank.get(like.id) if isinstance(like, gast.Name) else None
-    if kind == "rt.seed":
-        return 0
-    ops = [a for k, a in args.items() if a is not None and k != "dtype"
-           and (rule.kind == "broadcast" or k not in p.zero_args)]
-    rs = [rank.get(a.id) if isinstance(a, gast.Name) else _value_rank(a, rank) if isinstance(a, gast.Constant)
-          else None for a in ops]
-    if rule.kind == "same":
-        return rs[0] if rs else None
-    if rule.kind == "broadcast":
-        return None if not rs or None in rs else max(rs)
-    if kind in ("matmul", "xp.dot") and len(rs) == 2 and None not in rs and max(rs) <= 2:
-        return 0 if rs == [0, 0] else max(rs) if 0 in rs else rs[0] + rs[1] - 2
-    if rule.kind == "axis" and p.full_reduction:
-        ax, kd = args.get("axis"), args.get("keepdims")
-        if (ax is None or isinstance(ax, gast.Constant) and ax.value is None) and \
-                isinstance(kd, gast.Constant) and kd.value is False:
-            return 0
-    return None
-
-
-def per_example_ranks(body, known, bset) -> dict:
-    """Per-example rank of each variable whose every assignment has a known, equal rank (a fixed
-    point over the whole function; parameters from the call's arguments)."""
-    rank = dict(known)
-    conflict = {p for p, r in known.items() if r is None}
-    assigns = [s for s in an.walk_stmts(body) if isinstance(s, gast.Assign)]
-    others = set()
-    for s in an.walk_stmts(body):
-        if isinstance(s, gast.For):
-            others.add(s.target.id)
-        elif isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
-            others.update(an.targets(s))
-    conflict |= others
-    for _ in range(len(assigns) + 2):
-        changed = False
-        for s in assigns:
-            t = s.targets[0]
-            if not isinstance(t, gast.Name) or t.id in conflict:
-                continue
-            r = _value_rank(s.value, rank)
-            if r is None or t.id in rank and rank[t.id] != r:
-                conflict.add(t.id)
-                rank.pop(t.id, None)
-                changed = True
-            elif t.id not in rank:
-                rank[t.id] = r
-                changed = True
-        if not changed:
-            break
-    return {k: v for k, v in rank.items() if k not in conflict}
-
-
 # ---- whole functions ----
 
 def batch_body(core: CoreFn, batched_params, calls: Callees, ranks=None):
@@ -662,6 +599,8 @@ def _finish(bt, body, out_spec, label):
         return body + [A.ret(out)]
     if not batched:
         out = A.call("rt.vb_bcast", [out, A.name(bt.n)])
+    elif out_spec == 0 and type(out_spec) is int and bt.rank.get(out.id) is not None:
+        return body + [A.ret(out)]  # an array of known rank, its batch axis already in front
     if out_spec != "body":
         out = A.call("rt.vb_out", [out, A.name(bt.bind("out_axes", out_spec)), A.name(bt.n)])
     return body + [A.ret(out)]
@@ -676,19 +615,33 @@ def vmap_fn(core: CoreFn, in_axes, out_axes, axis_size, calls: Callees, ranks=No
         else [in_axes] * len(params)
     mapped = [p for p, s in zip(params, specs) if spec_mapped(s)]
     bt, body = batch_body(core, mapped, calls, dict(zip(params, ranks)) if ranks is not None else None)
-    entry = [A.assign(bt.n, A.call("rt.vb_size", [
-        A.tuple_([A.name(p) for p in params]), A.name(bt.bind("in_axes", in_axes)),
-        A.const(axis_size), A.tuple_([A.const(p) for p in params])]))]
-    for p, s in zip(params, specs):
-        if p in mapped:
-            entry.append(A.assign(p, A.call("rt.vb_in", [A.name(p), A.name(bt.bind("in_axes_" + p, s)),
-                                                         A.name(bt.n)])))
-        elif p in bt.bset:  # unmapped, but assigned per-example values later
-            entry.append(A.assign(p, A.call("rt.vb_bcast", [A.name(p), A.name(bt.n)])))
+    entry = _entry(bt, params, specs, mapped, ranks or [None] * len(params), in_axes, axis_size)
     body = entry + _finish(bt, body, out_axes, core.name)
     name = bt.namer.exact(f"vmap_{core.name}")
     return GeneratedFn(name, A.function(name, params, body), {**core.ns, **bt.ns}, core.filename,
                        header_for("vmap", core, f"in_axes={in_axes!r} out_axes={out_axes!r}"))
+
+
+def _entry(bt, params, specs, mapped, ranks, in_axes, axis_size) -> list:
+    """vmap's first statements: the batch size (checked across the mapped arguments) and each
+    mapped argument with its batch axis in front. Arrays of known rank mapped at axis 0 are in
+    place already, and when every argument is a NumPy array or number of known rank and every
+    mapped one is such an array, the size check is their lengths' (a plain int, NumPy's)."""
+    at0 = {p for p, s, r in zip(params, specs, ranks) if p in mapped and s == 0 and type(s) is int
+           and r is not None and r >= 0}
+    if mapped and at0 == set(mapped) and axis_size is None and None not in ranks:  # NumPy arguments only
+        size = A.call("rt.vb_size0", [A.tuple_([A.name(p) for p in mapped]), A.tuple_([A.const(p) for p in mapped])])
+    else:
+        size = A.call("rt.vb_size", [A.tuple_([A.name(p) for p in params]), A.name(bt.bind("in_axes", in_axes)),
+                                     A.const(axis_size), A.tuple_([A.const(p) for p in params])])
+    entry = [A.assign(bt.n, size)]
+    for p, s in zip(params, specs):
+        if p in mapped and p not in at0:
+            entry.append(A.assign(p, A.call("rt.vb_in", [A.name(p), A.name(bt.bind("in_axes_" + p, s)),
+                                                         A.name(bt.n)])))
+        elif p not in mapped and p in bt.bset:  # unmapped, but assigned per-example values later
+            entry.append(A.assign(p, A.call("rt.vb_bcast", [A.name(p), A.name(bt.n)])))
+    return entry
 
 
 def body_fn(core: CoreFn, mask: tuple, calls: Callees) -> GeneratedFn:
