@@ -75,3 +75,24 @@ def test_watch_sees_a_rebound_global_each_call(monkeypatch):
     monkeypatch.delitem(globals(), "K")
     with pytest.raises(S2SError, match="`K` is not defined"):
         g(1.5)
+
+
+def half_stopped(x):
+    return np.sum(s2s.stop_gradient(x * x) * x)
+
+
+def test_jit_code_drops_stop_gradient_but_transforms_of_it_keep_it():
+    x = np.array([0.5, -1.5, 2.0])
+    j = s2s.jit(half_stopped)
+    np.testing.assert_allclose(j(x), np.sum(x ** 3))
+    ran = j._by_type[(np.ndarray,)][0].__s2s__.source  # the version that ran
+    assert not [ln for ln in ran.splitlines() if "stop_gradient" in ln and not ln.lstrip().startswith("#")]
+    np.testing.assert_allclose(s2s.grad(j)(x), x * x)  # not 3 x**2: the stop still holds
+    np.testing.assert_allclose(s2s.jit(s2s.grad(j))(x), x * x)
+    np.testing.assert_allclose(s2s.grad(lambda y: s2s.grad(j)(y).sum())(x), 0 * x)  # JAX: the stop is in it
+    a = _td_data()
+    want = s2s.vmap(s2s.grad(td_loss), in_axes=(None, 0, 0, 0))(*a)
+    jg = s2s.jit(s2s.vmap(s2s.grad(td_loss), in_axes=(None, 0, 0, 0)))
+    np.testing.assert_allclose(jg(*a), want, rtol=1e-12)
+    hand = -2.0 * (a[2] + a[3] @ a[0] - a[1] @ a[0])[:, None] * a[1]
+    np.testing.assert_allclose(want, hand, rtol=1e-12)
