@@ -44,16 +44,9 @@ VMAP_GRAD_FAILS_ON_NUMPY = {
 
 
 # Strict gaps of the transform sweep on a non-NumPy backend (a fixed one fails the run: remove it
-# here): name -> why. Loop vectorization (runtime/loops.py) runs loops over another backend's
-# arrays as written (its helpers are NumPy's), and vmap(grad) of that written loop is one of the
-# batching bugs of VMAP_GRAD_FAILS_ON_NUMPY below (vbh_array has no derivative rule); on NumPy the
-# vectorized loop avoids it, so NumPy passes while the backend refuses.
-BACKEND_GAPS = {
-    "append_then_array": "vmap(grad): the loop runs as written off NumPy; vbh_array has no derivative rule",
-    "listcomp_simple": "vmap(grad): NumPy runs the version specialized on ranks (the callee inlined, its loop "
-                       "vectorized); another backend's generic version batches the callee's record as a whole, "
-                       "refuses its trip count, and falls back to grad of the summed vmap (vbh_array: no rule)",
-}
+# here): name -> why. (append_then_array and listcomp_simple left: rt.vbh_array, which the loop run as
+# written off NumPy and grad of the summed vmap call, has derivative rules now.)
+BACKEND_GAPS: dict[str, str] = {}
 
 
 def _with_gaps(names):

@@ -5,8 +5,9 @@ reference or against another transform.
 
 A seeded generator draws programs from the supported language (for and while loops with
 break/else, if/elif branches, early returns, in-place updates of rows, slices and fancy indices,
-`+=`, lists with append and np.stack, helper functions with loops, closures, recursion,
-custom_jvp/custom_vjp functions, a module global), writes each to a module file (s2s reads
+`+=`, lists with append and np.stack, lists and tuples concatenated and repeated by a count held
+in a variable, helper functions with loops, closures, recursion, custom_jvp/custom_vjp functions,
+a module global), writes each to a module file (s2s reads
 source) and checks the properties in PROPERTIES. A failing program is shrunk (blocks dropped,
 expressions replaced by their parts, loop counts lowered) while the same property still fails, and
 printed as a reproduction.
@@ -103,7 +104,7 @@ HELPERS = {
 
 KINDS = ["plain", "augadd", "for", "while_break", "while_data", "branch", "early_return", "set_row",
          "set_slice", "set_fancy", "set_repeat", "set_aug", "list", "helper", "closure", "recursion",
-         "lambda", "custom"]
+         "lambda", "custom", "list_repeat", "list_concat"]
 
 
 def gen_block(rng: random.Random, depth: int):
@@ -149,6 +150,17 @@ def block_lines(block, ret) -> tuple[list[str], set[str]]:
     if kind == "list":
         return ["lst = []", f"for i in range({n}):", f"    lst.append(np.tanh({e}) * (i + 1.0))",
                 "acc = acc + 0.3 * np.sum(np.stack(lst), axis=0) + 0.1 * lst[-1]"], set()
+    if kind == "list_repeat":  # a list or tuple repeated by a count held in a variable (`L * m`, `m * T`)
+        make = [[f"m_rep = {n}", f"lst = [np.tanh({e}), acc * {c2}] * m_rep"],
+                [f"lst = [np.sin({e})]", f"lst = (len(lst) + {n - 1}) * (lst[0], acc * 0.5)"],
+                ["lst = []", f"for i in range({n}):", f"    lst.append(np.tanh({e}) * (i + 1.0))", "lst = lst * len(lst)"]]
+        return make[b] + ["s_rep = 0.0 * acc", "for j in range(len(lst)):",
+                          "    s_rep = s_rep + lst[j] * (0.3 / (j + 1.0))", "acc = acc + s_rep"], set()
+    if kind == "list_concat":  # lists and tuples joined with `+`, in a loop, rotated, then iterated
+        join = "lst = lst[1:] + lst[:1]" if b else "lst = (lst[0],) + tuple(lst)"
+        return [f"lst = [np.sin({e})] + [acc * {c2}]", f"for i in range({n}):",
+                "    lst = lst + [lst[-1] * 0.5 + 0.1 * np.tanh(lst[0])]", join, "for w in lst:",
+                "    acc = acc * 0.9 + 0.1 * np.tanh(w)"], set()
     if kind == "helper":
         h = "hloop" if b < 2 else "hwhile"
         return [f"acc = {h}(acc, {e})" if h == "hloop" else f"acc = hwhile(acc + 0.1 * ({e}))"], {h}

@@ -159,6 +159,10 @@ linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
 linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)")  # a cotangent in its primal's dtype
+prim("rt.cast_to", "v, like", zero_args=("like",))  # values stored into an array take its dtype
+defvjp("rt.cast_to", v="rt.cast_to_d(g, like)")
+defjvp("rt.cast_to", v="rt.cast_to_d(dv, like)")
+linear("rt.cast_to_d", "t, like", "t", "rt.cast_to_d(g, like)")
 linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)")
 linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)")
@@ -245,11 +249,15 @@ prim("rt.take_at", "acc, index, like")
 defjvp("rt.take_at", acc="rt.take_at(rt.fresh(dacc), index, like)")
 defvjp("rt.take_at", acc="rt.take_at_t(g, index, acc)")
 linear("rt.take_at_t", "g_, index, acc", "g_", "rt.take_at(rt.fresh(g), index, g_[0])")
-# `x + y` of lists or tuples (concatenation): the reverse transform uses these where an operand may be one
-linear("rt.concat_vjp", "v, x, y, which", "v", "rt.concat_vjp_t(g, x, y, which)")
-linear("rt.concat_vjp_t", "v, x, y, which", "v", "rt.concat_vjp(g, x, y, which)")
-linear("rt.seq_repeat_vjp", "v, x, y, which", "v", "rt.seq_repeat_vjp_t(g, x, y, which)")
-linear("rt.seq_repeat_vjp_t", "v, x, y, which", "v", "rt.seq_repeat_vjp(g, x, y, which)")
+# `x + y` and `x * n` where an operand may be a list or tuple (concatenation, repetition): the reverse
+# transform's cotangent of operand `me`, decided at run time; bilinear in (v, other) for arrays
+prim("rt.seq_ct", "v, me, other, op, first, d=0", zero_args=("me", "op", "first", "d"), tree_sum=True)
+defvjp("rt.seq_ct", v="rt.seq_ct_t(g, v, me, other, op, first, d)", other="rt.seq_ct(v, other, g, op, first, 1)")
+defjvp("rt.seq_ct", v="rt.seq_ct(dv, me, other, op, first, d)", other="rt.seq_ct(v, me, dother, op, first, 1)")
+prim("rt.seq_ct_t", "g_, v, me, other, op, first, d=0", zero_args=("v", "me", "op", "first", "d"), tree_sum=True)
+defvjp("rt.seq_ct_t", g_="rt.seq_ct(g, me, other, op, first, d)", other="rt.seq_ct(g, other, g_, op, first, 1)")
+defjvp("rt.seq_ct_t", g_="rt.seq_ct_t(dg_, v, me, other, op, first, d)",
+       other="rt.seq_ct_t(g_, v, me, dother, op, first, 1)")
 linear("tuple", "x", "x", "rt.like(g, x)")
 linear("list", "x", "x", "rt.like(g, x)")
 zero("rt.dot_vjp_a", "a")

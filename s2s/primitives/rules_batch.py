@@ -103,6 +103,8 @@ for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"),
     helper(_n, "rt.vbh_" + _h)
 UNBATCHED_RESULT = {"xp.shape", "xp.ndim", "xp.size", "len"}  # per-example shape queries
 defbatch("rt.cast_like", BatchRule("same"))
+defbatch("rt.cast_to", BatchRule("same"))
+defbatch("rt.cast_to_d", BatchRule("same"))
 defbatch("rt.unsupported", BatchRule("same"))
 defbatch("rt.no_derivative", BatchRule("same"))
 defbatch("rt.on_backend_of", BatchRule("same"))
@@ -145,7 +147,8 @@ linear("rt.vb_out", "x, spec, n", "x", "rt.vb_out_t(g, spec)")
 linear("rt.vb_out_t", "v, spec", "v", "rt.vb_out(g, spec, 0)")
 linear("rt.vb_bcast", "x, n", "x", "rt.vb_bcast_t(g, x)")
 linear("rt.vb_bcast_t", "v, like", "v", "rt.vb_bcast(g, rt.vb_n(v))")
-linear("rt.vb_lift", "x, other, other_batched", "x", "xp.reshape(g, xp.shape(x))")
+linear("rt.vb_lift", "x, other, other_batched", "x", "rt.vb_unlift(g, x)")
+linear("rt.vb_unlift", "v, x", "v", "rt.vb_unlift(g, v)")
 linear("rt.vb_lift_tree", "x, other, other_batched", "x", "rt.vb_lift_tree_t(g, x)")
 prim("rt.vb_lift_tree_t", "g_, x", zero_args=("x",))  # (its own derivative: vb_no_derivative, below)
 linear("rt.vb_lift_to", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
@@ -166,7 +169,7 @@ defjvp("rt.vb_select", new="rt.vb_select(m, dnew, rt.zeros_like_tree(dnew))",
 zero("rt.vb_select", "m")
 prim("rt.vb_loop", "fn, flags, n, a0=None, a1=None, a2=None, a3=None, a4=None, a5=None, a6=None",
      zero_args=("fn", "flags", "n"))
-for _h in ("vb_size", "vb_size0", "vb_in", "vb_out", "vb_bcast", "vb_lift", "vb_select", "vb_any"):
+for _h in ("vb_size", "vb_size0", "vb_in", "vb_out", "vb_bcast", "vb_lift", "vb_unlift", "vb_select", "vb_any"):
     helper("rt." + _h, "rt.vbh_" + _h)
 broadcasting("rt.vb_and", "rt.vb_andnot")
 unbatched("rt.vb_ones", "rt.vb_axis")
@@ -205,6 +208,13 @@ prim("rt.vb_linspace_t", "f, g_, start, stop, num, endpoint, axis, which", zero_
 prim("rt.vb_linspace_jvp", "f, d, start, stop, num, endpoint, axis, which", zero_args=("f", "start", "stop", "num",
      "endpoint", "axis", "which"))
 prim("rt.vb_no_derivative", "x, what", nondiff=True)
+linear("rt.vbh_array", _sig_of(_rt.vbh_array), "x", "rt.vb_array_t(g, x)")  # the batched np.array of a list
+linear("rt.vb_array_t", "v, like", "v", "rt.vbh_array((True,), g)")
+defbatch("rt.vb_array_t", BatchRule("loop"))
+for _n in ("tuple", "list"):  # `tuple(x)` of a batched list or array
+    linear("rt.vbh_" + _n, "f, x", "x", "rt.vb_tuple_t(f, g, x)")
+linear("rt.vb_tuple_t", "f, v, x", "v", "rt.vbh_tuple(f, g)")
+defbatch("rt.vb_tuple_t", BatchRule("loop"))
 for _n in [n for n in dir(_rt) if n.startswith("vbh_")]:
     if "rt." + _n not in PRIMS:
         prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=_n[4:] in _NONDIFF_HELPERS)

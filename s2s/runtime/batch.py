@@ -201,6 +201,12 @@ def vb_lift(x, other, other_batched):
     `other` (batched or not) as the unbatched values would."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
+    if isinstance(x, (list, tuple)):  # `+` joins and `*` repeats a list: its arrays are not aligned
+        return x
+    if isinstance(other, (list, tuple)) and getattr(x, "dtype", np.dtype(float)).kind in "iub":
+        raise S2SValueError("vmap cannot repeat a list or tuple a different number of times per example "
+                            "(`L * n` with a batched count `n`): its length would differ per example; "
+                            "pass the count unbatched (in_axes None) or use a Python loop over the examples")
     try:
         nx = np.ndim(x) - 1
         no = np.ndim(other) - (1 if other_batched else 0)
@@ -212,6 +218,12 @@ def vb_lift(x, other, other_batched):
         return x
     x = _core.asarray(x)
     return x.reshape(x.shape[:1] + (1,) * (no - nx) + x.shape[1:])
+
+
+def vb_unlift(v, x):
+    """Transpose of `vb_lift`: `v` in the shape of `x`; lists and tuples (concatenated or repeated
+    in batched code), which vb_lift passes through, pass back unchanged."""
+    return v if isinstance(x, (list, tuple)) else np.reshape(v, np.shape(x))
 
 
 def vb_lift_tree(x, other, other_batched):
@@ -383,6 +395,14 @@ def vb_array(x):
         parts = [vb_array(e) for e in x]  # np.stack, not np.array: it dispatches to the parts' backend
         return np.moveaxis(np.stack(parts) if any(type(p) is not np.ndarray for p in parts) else np.array(parts), 0, 1)
     return _core.asarray(x)
+
+
+def vb_array_t(v, like):
+    """Cotangent of `vb_array(like)` (the batched `np.array` of a list): the same nesting of lists
+    as `like`, each element's slice taken along the list axis that follows the batch axis."""
+    if isinstance(like, (list, tuple)):
+        return [vb_array_t(v[:, i], e) for i, e in enumerate(like)]
+    return v
 
 
 def _vb_dot_spec(a, b, ab, bb, op):
@@ -756,7 +776,7 @@ def vbh_vb_bcast(f, x, n):
 
 
 def vbh_vb_lift(f, x, other, other_batched):
-    if not f[0]:
+    if not f[0] or isinstance(x, (list, tuple)):
         return vb_lift(x, other, other_batched)
     nx = np.ndim(x) - 2
     no = np.ndim(other) - (1 if f[1] else 0) - (1 if other_batched else 0)
@@ -764,6 +784,16 @@ def vbh_vb_lift(f, x, other, other_batched):
         return x
     x = _core.asarray(x)
     return x.reshape(x.shape[:2] + (1,) * (no - nx) + x.shape[2:])
+
+
+def vbh_vb_unlift(f, v, x):
+    """Batched `vb_unlift`: each example's `v` in its `x`'s shape."""
+    if isinstance(x, (list, tuple)):
+        return v
+    shape = np.shape(x)[1:] if f[1] else np.shape(x)
+    if not f[0]:
+        return np.broadcast_to(np.reshape(v, shape), np.shape(x)[:1] + shape).copy()
+    return np.reshape(v, np.shape(v)[:1] + shape)
 
 
 def vbh_vb_select(f, m, new, old):

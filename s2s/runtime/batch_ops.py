@@ -844,7 +844,13 @@ def vbh_list(f, x):
     return list(vbh_tuple(f, x))
 
 
-_b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_")})
+def vb_tuple_t(f, v, x):
+    """Transpose of `vbh_tuple`/`vbh_list`: the parts' cotangents in `x`'s form (a batched array's
+    rows along its second axis)."""
+    return np.stack(list(v), axis=1) if _is_arr(x) else _core.like(v, x)
+
+
+_b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith(("vbh_", "vb_"))})
 
 
 # ---- derivative helpers (vmap of grad): the same facts, shifted past the batch axis ----

@@ -78,6 +78,12 @@ def zeros(shape, like, dtype=None):
     return namespace(like).zeros(shape, dtype=_float_dtype(like) if dtype is None else dtype)
 
 
+_SEQUENCE_AS_ARRAY = (
+    "s2s differentiated `a + b` or `a * n` as arithmetic on arrays, but it joined or repeated a list or "
+    "tuple: the function's code does not show that an operand is a sequence (a list passed in as an "
+    "argument). Write `list(a)` or `tuple(a)` in the function before `+` or `*` so s2s sees a sequence.")
+
+
 def unbroadcast(v, like):
     """Sum `v` down to the shape of `like` (the transpose of broadcasting)."""
     if isinstance(v, float) and isinstance(like, float):
@@ -86,6 +92,8 @@ def unbroadcast(v, like):
     vs = _shape(v)
     if vs == s:
         return v
+    if isinstance(v, (list, tuple)):
+        raise S2STypeError(_SEQUENCE_AS_ARRAY)
     key = (vs, s)
     plan = _AXES.get(key)
     if plan is None:
@@ -98,44 +106,48 @@ def unbroadcast(v, like):
     return np.reshape(out, s) if reshape else out
 
 
-def concat_vjp(v, x, y, which):
-    """Cotangent of operand `which` (0: x, 1: y) of `x + y`: for lists and tuples (concatenation)
-    its slice of `v`, for arrays `v` summed down to the operand's shape."""
-    if isinstance(x, (list, tuple)):
-        n = len(x)
-        return v[:n] if which == 0 else v[n:]
-    return unbroadcast(v, y if which else x)
+def _sequence_op(me, other) -> bool:
+    """Whether `me + other` or `me * other` concatenates or repeats (an operand is a list or tuple)."""
+    return isinstance(me, (list, tuple)) or isinstance(other, (list, tuple))
 
 
-def concat_vjp_t(v, x, y, which):
-    """Transpose of concat_vjp: zeros for the other operand's part (lists), or `v` broadcast back."""
-    if isinstance(x, (list, tuple)):
-        parts = [v, zeros_like_tree(y)] if which == 0 else [zeros_like_tree(x), v]
-        out = list(parts[0]) + list(parts[1])
-        return tuple(out) if isinstance(x, tuple) else out
-    shape = np.broadcast_shapes(_shape(x), _shape(y))
-    return np.broadcast_to(v, shape).copy()
-
-
-def seq_repeat_vjp(v, x, y, which):
-    """Cotangent of operand `which` of `x * y`: for a list or tuple repeated `n` times (`[A] * 3`)
-    the sum of `v`'s `n` chunks; for arrays `v * other` summed down to the operand's shape."""
-    if not isinstance(x, (list, tuple)) and not isinstance(y, (list, tuple)):
-        return unbroadcast(v * (x if which else y), y if which else x)
-    seq, n = (x, y) if isinstance(x, (list, tuple)) else (y, x)
-    m = len(seq)
-    out = zeros_like_tree(seq)
-    for k in range(max(int(n), 0)):
-        out = tree_add(out, type(seq)(v[k * m:(k + 1) * m]))
+def seq_ct(v, me, other, op, first, d=0):
+    """Cotangent of operand `me` of `me + other` or `me * other` (op "add"/"mul"; `first`: `me` is
+    the left operand) given the result's cotangent `v`. Lists and tuples concatenate and repeat:
+    `me`'s part of `v`, or the sum of `v`'s chunks (an int count gets none); arrays broadcast:
+    `v` (times `other`) summed down to `me`'s shape. `d` marks this map's derivative with respect
+    to `other`, which only an array product has (the transforms decide nothing statically here
+    that the operands' run-time types could contradict)."""
+    if not _sequence_op(me, other):
+        if op == "add":
+            return zeros_like_tree(me) if d else unbroadcast(v, me)
+        return unbroadcast(v * other, me)
+    if d or not isinstance(me, (list, tuple)):
+        return zeros_like_tree(me)
+    m = len(me)
+    if op == "add":
+        return v[:m] if first else v[len(v) - m:]
+    out = zeros_like_tree(me)
+    for k in range(len(v) // m if m else 0):
+        out = tree_add(out, v[k * m:(k + 1) * m])
     return out
 
 
-def seq_repeat_vjp_t(v, x, y, which):
-    """Transpose of repeat_vjp on its cotangent: `v` repeated as the list was (arrays: `v * other`)."""
-    if not isinstance(x, (list, tuple)) and not isinstance(y, (list, tuple)):
-        return v * (x if which else y)
-    seq, n = (x, y) if isinstance(x, (list, tuple)) else (y, x)
-    return type(seq)(list(v) * max(int(n), 0))
+def seq_ct_t(g_, v, me, other, op, first, d=0):
+    """Transpose of `seq_ct` in `v` (`v` gives the result's structure): `g_` put in `me`'s place
+    among zeros, or repeated as the sequence was; for arrays `g_` (times `other`) broadcast back."""
+    if not _sequence_op(me, other):
+        if op == "add" and d:
+            return zeros_like_tree(v)
+        out = g_ if op == "add" else g_ * other
+        s = _shape(v)
+        return out if _shape(out) == s else np.broadcast_to(out, s).copy()
+    if d or not isinstance(me, (list, tuple)):
+        return zeros_like_tree(v)
+    if op == "mul":
+        return type(v)(list(g_) * (len(v) // len(me) if len(me) else 0))
+    rest = list(zeros_like_tree(v[len(me):] if first else v[:len(v) - len(me)]))
+    return type(v)(list(g_) + rest if first else rest + list(g_))
 
 
 def broadcast_to_like(v, like):
@@ -163,6 +175,22 @@ def cast_like(v, like):
     inputs get float32 gradients even where NumPy promotes a result to float64)."""
     dt = _float_dtype(like)
     return v.astype(dt) if getattr(v, "dtype", dt) != dt else v
+
+
+def cast_to(v, like):
+    """`v` in the dtype of array `like`, as NumPy stores values into an existing array
+    (`np.insert`): floats put into an int array are truncated."""
+    dt = getattr(like, "dtype", None)
+    return v.astype(dt) if dt is not None and getattr(v, "dtype", dt) != dt else v
+
+
+def cast_to_d(t, like):
+    """Derivative of `cast_to(v, like)` applied to `t` (a tangent or cotangent): `t` in `like`'s
+    dtype where that is inexact, zeros where it is an integer dtype (truncation is flat)."""
+    dt = getattr(like, "dtype", None)
+    if dt is None or dt.kind in "fc":
+        return cast_to(t, like)
+    return zeros_like_tree(t)
 
 
 def _filled(like, value):

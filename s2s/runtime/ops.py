@@ -1191,6 +1191,7 @@ def insert(arr, obj, values, axis=None):
     """`np.insert`: a gather from the entries of `arr` and `values` (repeated values broadcast)."""
     where = insert_map(arr, obj, values, axis)
     vals = np.zeros_like(arr, shape=np.shape(values)) + values   # on arr's backend (never np.asarray)
+    vals = _rt.cast_to(vals, arr)  # in arr's dtype: floats inserted into ints are truncated, as NumPy does
     both = np.concatenate([np.ravel(arr), np.ravel(vals)])
     return np.take(both, where)
 

@@ -218,12 +218,25 @@ def is_repeat(v) -> bool:
         isinstance(e, gast.Constant) and type(e.value) is int for e in (v.left, v.right))
 
 
+def maybe_sequence_op(v, containers) -> bool:
+    """`x + y` or `x * y` that may concatenate or repeat a list or tuple: an operand may be one (is
+    in `containers`) and, for `*`, neither operand is a float literal. The reverse transform then
+    uses `rt.seq_ct`, which tells sequences from arrays at run time."""
+    if not (isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Mult))):
+        return False
+    ops = (v.left, v.right)
+    if isinstance(v.op, gast.Mult) and any(isinstance(e, gast.Constant) and type(e.value) is not int for e in ops):
+        return False
+    return any(isinstance(e, gast.Name) and e.id in containers for e in ops)
+
+
 def containers(body, active) -> set[str]:
     out = set()
     for s in an.walk_stmts(body):
         if isinstance(s, gast.Assign):
             t = s.targets[0]
-            if isinstance(s.value, (gast.Tuple, gast.List, gast.Dict)) and isinstance(t, gast.Name):
+            if isinstance(s.value, (gast.Tuple, gast.List, gast.Dict)) and isinstance(t, gast.Name) \
+                    or an.classify(s.value) in ("list", "tuple") and isinstance(t, gast.Name):
                 out.add(t.id)
             if isinstance(t, gast.Tuple) and isinstance(s.value, gast.Name):
                 out.add(s.value.id)
@@ -248,6 +261,7 @@ def containers(body, active) -> set[str]:
              for arg in ([s.value] if isinstance(s.value, gast.Name) else s.value.args[:1])
              if isinstance(arg, gast.Name)]
     # a slice of a list is a list, and so are `a + b` of lists (concatenation) and `a * n` (repetition)
+    flows = []
     for s in an.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             v = s.value
@@ -255,6 +269,8 @@ def containers(body, active) -> set[str]:
                 links.append((s.targets[0].id, v.value.id))
             if isinstance(v, gast.BinOp) and (isinstance(v.op, gast.Add) or is_repeat(v)):
                 links += [(s.targets[0].id, e.id) for e in (v.left, v.right) if isinstance(e, gast.Name)]
+            elif isinstance(v, gast.BinOp) and maybe_sequence_op(v, an.loads(v)):  # `L * n`: a repeated list
+                flows += [(s.targets[0].id, e.id) for e in (v.left, v.right) if isinstance(e, gast.Name)]
     grown = True
     while grown:
         grown = False
@@ -262,18 +278,22 @@ def containers(body, active) -> set[str]:
             if (a in out) != (b in out):
                 out.update((a, b))
                 grown = True
+        for a, b in flows:
+            if b in out and a not in out:
+                out.add(a)
+                grown = True
     return out
 
 
 # batched code's helpers that take a whole pytree (vmap of a function taking a list of arrays): the
 # positions of those arguments, whose adjoints must be summed leaf by leaf (`+` would concatenate)
-TREE_ARGS = {"list": (0,), "tuple": (0,), "rt.like": (0, 1), "rt.concat_vjp": (0, 1, 2), "rt.concat_vjp_t": (0, 1, 2),
-             "rt.seq_repeat_vjp": (0, 1, 2), "rt.seq_repeat_vjp_t": (0, 1, 2),
+TREE_ARGS = {"list": (0,), "tuple": (0,), "rt.like": (0, 1), "rt.seq_ct": (0, 2), "rt.seq_ct_t": (0, 3),
              "rt.add_at": (0, 2), "rt.vb_getitem": (0,), "rt.vb_getitem_t": (0, 1), "rt.vb_add_at": (0, 1),
              "rt.vb_in": (0,), "rt.vb_in_t": (0, 1),
              "rt.vb_out": (0,), "rt.vb_out_t": (0,), "rt.vb_bcast": (0,), "rt.vb_bcast_t": (0, 1),
              "rt.vb_select": (1, 2)}
-TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.private", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree"}
+TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.private", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree",
+                   "rt.vb_lift"}
 
 
 def split_self_updates(stmts, namer) -> list:

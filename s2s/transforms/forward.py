@@ -11,7 +11,7 @@ from .. import analysis as an
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..primitives import registry
-from .base import Callees, Companions, GeneratedFn, Transform, bind_prim, header_for, join, loc, simplify
+from .base import Callees, Companions, GeneratedFn, Transform, bind_prim, header_for, join, loc, maybe_sequence_op, simplify
 
 
 class Forward(Transform):
@@ -185,6 +185,9 @@ class Forward(Transform):
             lst = value.func.value.id
             dl = self.d(lst)
             return A.call(A.attr(A.name(dl), "pop"), []) if dl in defined else None
+        if maybe_sequence_op(value, self.containers) and any(
+                isinstance(e, gast.Name) and self.tangent(e, defined) is None for e in (value.left, value.right)):
+            return self.sequence_tangent(s, kind, value, defined)  # (with both tangents, `dx + dy` joins them)
         p = registry.lookup(kind)
         if p is None:
             self.fail(s, f"s2s has no derivative rule for `{kind}`.")
@@ -221,6 +224,18 @@ class Forward(Transform):
             total = A.call("rt.tree_add", [total, term]) if p.tree_sum else A.binop(total, gast.Add(), term)
         if p.broadcasting and missing:
             total = A.call("rt.broadcast_to_like", [total, A.name(s.targets[0].id)])
+        return total
+
+    def sequence_tangent(self, s, kind, value, defined):
+        """Tangent of `x + y` or `x * y` where an operand may be a list or tuple: each operand's
+        tangent mapped by the transpose of its cotangent map (`rt.seq_ct_t`), which concatenates
+        or repeats lists and broadcasts arrays at run time; terms summed leaf by leaf."""
+        ops = [(value.left, value.right, 1), (value.right, value.left, 0)]
+        terms = [A.call("rt.seq_ct_t", [dx, A.name(s.targets[0].id), me, other, A.const(kind), A.const(first)])
+                 for me, other, first in ops if (dx := self.tangent(me, defined)) is not None]
+        total = terms[0] if terms else None
+        for term in terms[1:]:
+            total = A.call("rt.tree_add", [total, term])
         return total
 
     def call(self, s, defined) -> list:

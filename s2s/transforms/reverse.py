@@ -15,7 +15,19 @@ from ..ir import build as A
 from ..ir.core import CoreFn
 from ..primitives import registry
 from .adjoint import Adjoints, merge
-from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, is_list_op, is_repeat, loc, simplify
+from .base import (
+    Callees,
+    GeneratedFn,
+    Transform,
+    bind_prim,
+    header_for,
+    index_value,
+    is_list_op,
+    is_repeat,
+    loc,
+    maybe_sequence_op,
+    simplify,
+)
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
                        "setdefault", "popitem", "fill", "resize", "put", "itemset", "setflags"})
@@ -280,10 +292,9 @@ class Reverse(Transform):
             if not (isinstance(atom, gast.Name) and atom.id in self.active) or pname in p.zero_args:
                 continue
             rule = p.vjp.get(pname)
-            if kind == "add" and self._maybe_concat(args):
-                rule = f"rt.concat_vjp(g, x, y, {int(pname == 'y')})"
-            if kind == "mul" and is_repeat(s.value) and self._maybe_concat(args):
-                rule = f"rt.seq_repeat_vjp(g, x, y, {int(pname == 'y')})"
+            if maybe_sequence_op(s.value, self.containers):
+                me, other = ("x", "y") if pname == "x" else ("y", "x")
+                rule = f"rt.seq_ct(g, {me}, {other}, {kind!r}, {int(pname == 'x')})"
             if registry.VJP_IN_PLACE.get(kind, ("",))[0] == pname:
                 out += self._in_place(kind, atom.id, args, g, defined)
                 continue
@@ -293,8 +304,9 @@ class Reverse(Transform):
             subs = {k: (v if v is not None else A.const(None)) for k, v in args.items()}
             subs.update(g=g, ans=A.name(s.targets[0].id))
             expr = A.template(rule, **subs)
-            if p.broadcasting and all(isinstance(v, gast.Constant) for k, v in args.items() if k != pname):
-                expr = _strip_unbroadcast(expr)
+            if p.broadcasting and all(isinstance(v, gast.Constant) for k, v in args.items() if k != pname) \
+                    and not (is_repeat(s.value) and atom.id in self.params):  # `xs * 3` of a list argument:
+                expr = _strip_unbroadcast(expr)  # rt.unbroadcast refuses the repeated list's cotangent
             self.adj.accumulate(atom.id, simplify(expr), defined, out)
         return out
 
@@ -307,10 +319,6 @@ class Reverse(Transform):
         rest = [v if v is not None else A.const(None) for k, v in args.items() if k != pname]
         out.append(A.assign(acc.id, A.call(fn, [acc, g] + rest)))
         return out
-
-    def _maybe_concat(self, args) -> bool:
-        """`x + y` or `x * n` where an operand may be a list or tuple (concatenation or repetition)."""
-        return any(isinstance(v, gast.Name) and v.id in self.containers for v in (args["x"], args["y"]))
 
     def backward_call(self, s, g, defined) -> list:
         callee = self.callee(s)
