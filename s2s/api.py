@@ -359,6 +359,9 @@ def _sig(a):
     return (a.dtype.char, a.ndim, a.size >= FUSE_THRESHOLD) if t is np.ndarray else t
 
 
+_SIZE = operator.attrgetter("size")
+
+
 class Jitted(Transformed):
     """`jit(fun)`: one compiled version per argument signature (types; dtypes and ranks of arrays;
     the values of static arguments). A call whose signature was seen goes straight to its version."""
@@ -388,11 +391,15 @@ class Jitted(Transformed):
         if not kwargs and not self._static:
             entry = self._by_type.get(tuple(map(type, args)))
             if entry is not None:  # [small version, large version, array positions, all host types]
-                fn = entry[0]
-                for i in entry[2]:
-                    if args[i].size >= FUSE_THRESHOLD:
-                        fn = entry[1]
-                        break
+                positions = entry[2]
+                if positions is None:  # every argument an array: the sizes read in C
+                    fn = entry[1] if max(map(_SIZE, args)) >= FUSE_THRESHOLD else entry[0]
+                else:
+                    fn = entry[0]
+                    for i in positions:
+                        if args[i].size >= FUSE_THRESHOLD:
+                            fn = entry[1]
+                            break
                 if fn is not None:
                     if entry[3] and arrays.SETTINGS["backend"] == "numpy":
                         return fn(*args)
@@ -410,6 +417,8 @@ class Jitted(Transformed):
         for both (`every_size`: a backend whose fused kernels pay at every size, CuPy)."""
         types_ = tuple(map(type, args[:given]))
         positions = tuple(i for i, t in enumerate(types_) if t is np.ndarray)
+        if positions and len(positions) == len(types_):
+            positions = None  # every argument: `__call__` takes the largest size
         entry = self._by_type.setdefault(types_, [None, None, positions, all(t in arrays.HOST for t in types_)])
         extra_big = any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in args[given:])
         for slot in ((0, 1) if extra_big or every_size else (1,) if big else (0,)):

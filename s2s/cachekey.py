@@ -47,9 +47,14 @@ class Watch:
             return None
         params, values, terms = [], [], []
         for k, (d, name, v) in enumerate(self.slots.values()):
+            if v is MISSING:  # still unbound
+                params.append(f"d{k}")
+                values.append(d)
+                terms.append(f"{name!r} not in d{k}")
+                continue
             params += [f"d{k}", f"v{k}"]
             values += [d, v]
-            terms.append(f"d{k}.get({name!r}, MISSING) is v{k}")
+            terms.append(f"d{k}[{name!r}] is v{k}")  # a subscript: cheaper than .get, KeyError below
         for k, (fn, code, defaults) in enumerate(self.funcs.values()):
             params += [f"f{k}", f"c{k}", f"a{k}"]
             values += [fn, code, defaults]
@@ -75,7 +80,7 @@ def _maker(params: str, body: str):
     make = _MAKERS.get(key)
     if make is None:
         src = (f"def make({params}):\n    def check():\n        try:\n            return {body}\n"
-               "        except ValueError:\n            return False\n    return check\n")
+               "        except (KeyError, ValueError):\n            return False\n    return check\n")
         env = {"MISSING": MISSING}
         exec(compile(src, "<s2s key watch>", "exec"), env)  # noqa: S102 - our own generated source
         make = _MAKERS[key] = env["make"]

@@ -80,6 +80,8 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     known = dict(known or {}, kernels=[])
     ns = gen.ns
     run = finalize(node, jit, fuse=fuse if kernels.available() else False, known=known)
+    if jit and _is_stop_gradient(gen.ns.get("stop_gradient")) and not _binds(run, "stop_gradient"):
+        _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
     if known["kernels"]:
         ns = dict(ns, **{k[0]: kernels.Fused(*k) for k in known["kernels"]})
     fn = compile_fn(gen.name, run, ns, gen.filename, gen.header)
@@ -89,6 +91,27 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
         kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())
         rec.source += f"\n# fused kernel {k[0]} ({ns[k[0]].banner()}):\n" + kernel
     return fn
+
+
+def _binds(fn, name: str) -> bool:
+    return any(isinstance(n, gast.Name) and n.id == name and not isinstance(n.ctx, gast.Load) for n in gast.walk(fn))
+
+
+def _is_stop_gradient(obj) -> bool:
+    rec = record.of(obj)
+    return rec is not None and rec.prim == "stop_gradient"
+
+
+class _StopGradientDropped(gast.NodeTransformer):
+    """`stop_gradient(x)` written `x` in jit code that runs: it is the identity when run, and
+    later transforms start from the record's core form, which keeps the call."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id == "stop_gradient" and len(node.args) == 1 \
+                and not node.keywords and not isinstance(node.args[0], gast.Starred):
+            return node.args[0]
+        return node
 
 
 def clear_caches() -> None:

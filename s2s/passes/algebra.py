@@ -23,6 +23,7 @@ After::
 """
 from __future__ import annotations
 
+import collections
 import operator
 
 import gast
@@ -142,7 +143,45 @@ def simplify(body: list, params, facts) -> tuple[list, set[str]]:
             if c:
                 notes.forget(s)
                 touched.update(names, notes.names(s))
+    touched |= _negated_products(body, notes)
     return body, touched
+
+
+def _scaled(v):
+    """The float literal of a product `c * y` or `y * c` (its side: "left"/"right"), or None."""
+    if isinstance(v, gast.BinOp) and isinstance(v.op, gast.Mult):
+        for side in ("left", "right"):
+            c = getattr(v, side)
+            if isinstance(c, gast.Constant) and type(c.value) is float:
+                return side
+    return None
+
+
+def _negated_products(body, notes) -> set[str]:
+    """`b = c * y; t = -b` with `b` bound and read once, c a float literal: `b = (-c) * y; t = b`
+    (exact: negation only flips the sign; one array operation less, which copy propagation then
+    removes). Integer literals stay, as `-2 * x` overflows on unsigned arrays where `-(2 * x)` wraps."""
+    stmts = list(an.walk_stmts(body))
+    binds = collections.Counter(t for s in stmts for t in an.targets(s))
+    reads = collections.Counter(an.loads(body))
+    defs = {s.targets[0].id: s for s in stmts if isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name) and binds[s.targets[0].id] == 1}
+    touched: set[str] = set()
+    for s in stmts:
+        v = s.value if isinstance(s, (gast.Assign, gast.Return)) else None
+        if not (isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub) and isinstance(v.operand, gast.Name)):
+            continue
+        b = v.operand.id
+        d = defs.get(b)
+        side = _scaled(d.value) if d is not None and reads[b] == 1 else None
+        if side is None:
+            continue
+        setattr(d.value, side, A.const(-getattr(d.value, side).value))
+        s.value = v.operand
+        for stmt in (s, d):
+            notes.forget(stmt)
+            touched.update(notes.names(stmt))
+    return touched
 
 
 def _bottom_up(e, floats):

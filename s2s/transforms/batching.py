@@ -267,8 +267,9 @@ class Batcher(Transform):
         args = _range_args(s)
         batched = any(self.b(a) for a in args)
         jumps = has_batched_jump(s.body, self.bset)
+        target, first = self._target_broadcast(s)
         if not batched and not jumps:
-            return [loc(gast.For(target=s.target, iter=s.iter, body=self.block(s.body, mask), orelse=[],
+            return [loc(gast.For(target=target, iter=s.iter, body=first + self.block(s.body, mask), orelse=[],
                                   type_comment=None), s)]
         out = []
         live, it, go = self.namer.fresh("live"), self.namer.fresh("lanes"), self.namer.fresh("go")
@@ -289,13 +290,23 @@ class Batcher(Transform):
             head.append(A.assign(it, A.name(live)))
         self.frames.append(Frame(live, it))
         self.regions.append(self.live.before[s])
-        body = head + self.block(s.body, it)
+        body = first + head + self.block(s.body, it)
         self.regions.pop()
         self.frames.pop()
         if jumps:
             body += self._exit_when_done(live, go)
-        out.append(loc(gast.For(target=s.target, iter=iter_, body=body, orelse=[], type_comment=None), s))
+        out.append(loc(gast.For(target=target, iter=iter_, body=body, orelse=[], type_comment=None), s))
         return out
+
+    def _target_broadcast(self, s):
+        """(loop target, statements opening the body): when the index's name is batched elsewhere
+        (batchedness is per name: `j` set per example by a masked `while`, then reused as
+        `for j in range(n)`), the loop runs a fresh name and the body starts by broadcasting it to
+        `j`, since the range gives one number for every example."""
+        if not self.b(s.target):
+            return s.target, []
+        index = self.namer.fresh("index")
+        return A.name(index, store=True), [A.assign(s.target.id, A.call("rt.vb_bcast", [A.name(index), A.name(self.n)]))]
 
     def expr(self, s, mask):
         call = s.value
