@@ -8,6 +8,7 @@ import textwrap
 import gast
 import numpy as np
 import pytest
+from helpers_compare import fd_hessian
 
 import s2s
 from s2s import runtime as rt
@@ -74,18 +75,6 @@ def test_numbers_propagate_and_fold():
 
 
 # ---------------------------------------------------------------- Hessians through the rewritten forms
-
-def fd_hessian(f, x, eps=1e-5):
-    g = s2s.grad(f)
-    x = np.asarray(x, dtype=float)
-    cols = []
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = eps
-        e = e.reshape(x.shape)
-        cols.append((np.asarray(g(x + e)) - np.asarray(g(x - e))).ravel() / (2 * eps))
-    return np.stack(cols, axis=-1).reshape(x.shape + x.shape)
-
 
 C23 = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
 INTS = np.arange(1, 4)

@@ -4,6 +4,7 @@ time where the Jacobian may not be diagonal). Every value is checked against cen
 of the gradient (s2s.test_util) or against the looped Jacobian (one jvp per basis vector)."""
 import numpy as np
 import pytest
+from helpers_compare import fd_hessian
 
 import s2s
 from s2s.test_util import check_grads
@@ -40,19 +41,6 @@ def dot_in_loop(x):
     for _ in range(3):
         y = np.sin(y)  # elementwise, the tangent reassigned in the loop
     return np.dot(y, y)
-
-
-def fd_hessian(f, x, eps=1e-5):
-    """Central differences of s2s's gradient (the gradient itself is checked elsewhere)."""
-    g = s2s.grad(f)
-    x = np.asarray(x, dtype=float)
-    cols = []
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = eps
-        e = e.reshape(x.shape)
-        cols.append((np.asarray(g(x + e)) - np.asarray(g(x - e))).ravel() / (2 * eps))
-    return np.stack(cols, axis=-1).reshape(x.shape + x.shape)
 
 
 VEC = np.array([0.3, -1.2, 0.8, 2.0])

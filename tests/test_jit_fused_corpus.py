@@ -14,6 +14,7 @@ import sys
 import corpus
 import numpy as np
 import pytest
+from helpers_compare import assert_trees_close as _close
 
 import s2s
 from s2s import api
@@ -26,20 +27,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def fuse_everything(monkeypatch):
     monkeypatch.setattr(kernels, "THRESHOLD", 1)
     monkeypatch.setattr(api, "FUSE_THRESHOLD", 1)
-
-
-def _close(a, b):
-    if isinstance(a, (tuple, list)):
-        assert len(a) == len(b)
-        for x, y in zip(a, b):
-            _close(x, y)
-    elif isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for k in a:
-            _close(a[k], b[k])
-    else:
-        # the kernels apply the same operations in the same order; a fused sum adds per block
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("fn,make", corpus.CORPUS, ids=[f.__name__ for f, _ in corpus.CORPUS])

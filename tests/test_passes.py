@@ -11,6 +11,7 @@ import corpus_idioms
 import gast
 import numpy as np
 import pytest
+from helpers_compare import assert_trees_close
 
 import s2s
 from s2s import passes
@@ -65,29 +66,16 @@ def test_pipeline_lists_every_pass_once():
     assert {"stack_forwarding", "simplify", "copy_propagation", "common_subexpressions", "dead_code"} <= set(names)
 
 
-def _close(a, b):
-    if isinstance(a, (tuple, list)):
-        assert type(a) is type(b) and len(a) == len(b)
-        for x, y in zip(a, b):
-            _close(x, y)
-    elif isinstance(a, dict):
-        assert a.keys() == b.keys()
-        for k in a:
-            _close(a[k], b[k])
-    else:
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
-
-
 @pytest.mark.parametrize("fn,make", corpus.CORPUS, ids=[f.__name__ for f, _ in corpus.CORPUS])
 def test_jit_equals_function_on_corpus(fn, make):
     rng = np.random.default_rng(0)
     args = make(rng)
     want = fn(*copy.deepcopy(args))
     jf = s2s.jit(fn)
-    _close(jf(*copy.deepcopy(args)), want)
-    _close(jf(*copy.deepcopy(args)), want)  # the cached version, through the fast path
+    assert_trees_close(jf(*copy.deepcopy(args)), want, same_type=True)
+    assert_trees_close(jf(*copy.deepcopy(args)), want, same_type=True)  # the cached version, through the fast path
     g_args = copy.deepcopy(args)
-    _close(s2s.jit(s2s.grad(fn))(*g_args), s2s.grad(fn)(*copy.deepcopy(args)))
+    assert_trees_close(s2s.jit(s2s.grad(fn))(*g_args), s2s.grad(fn)(*copy.deepcopy(args)), same_type=True)
 
 
 @pytest.mark.parametrize("name,fn,make", corpus_idioms.IDIOMS, ids=[n for n, _, _ in corpus_idioms.IDIOMS])
@@ -99,7 +87,7 @@ def test_jit_equals_function_on_idioms(name, fn, make):
         pytest.skip("not deterministic")
     if "sample" in name or "random" in name or "draw" in name:
         return
-    _close(s2s.jit(fn)(*copy.deepcopy(args)), want)
+    assert_trees_close(s2s.jit(fn)(*copy.deepcopy(args)), want, same_type=True)
 
 
 def cubic(x):
