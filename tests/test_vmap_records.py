@@ -10,6 +10,7 @@ is checked against a Python loop over the examples of the unbatched transform.
 
 import numpy as np
 import pytest
+from vmap_funcs import td_loss
 
 import s2s
 from s2s.errors import S2SError
@@ -26,16 +27,6 @@ def pair(theta, x):
 def pair_loss(theta, x, r):
     a, b = pair(theta, x)
     return np.sum(a * a) * b + (r - b) ** 2
-
-
-def value_fn(theta, state):
-    return np.dot(theta, state)
-
-
-def td_loss(theta, s_tm1, r_t, s_t):
-    v_tm1 = value_fn(theta, s_tm1)
-    target = r_t + value_fn(theta, s_t)
-    return (s2s.stop_gradient(target) - v_tm1) ** 2
 
 
 def _data():

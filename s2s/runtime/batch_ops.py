@@ -409,12 +409,17 @@ def vbh_gradient(f, y, spacing=1.0, axis=None, edge_order=1):
     return np.gradient(y, spacing, axis=ax, edge_order=edge_order)
 
 
-def vbh_partition(f, a, kth, axis=-1, kind="introselect", order=None):
+def _partitioned(fn, f, a, kth, axis, kind, order):
+    """np.partition / np.argpartition per example (`fn`); a per-example kth or axis loops."""
     if f[1] or f[2]:
-        return _loop("xp.partition", f, a, kth, axis, kind, order)
+        return _loop(f"xp.{fn.__name__}", f, a, kth, axis, kind, order)
     if axis is None:
-        return np.partition(_arr(a).reshape(np.shape(a)[0], -1), kth, axis=1, kind=kind, order=order)
-    return np.partition(a, kth, axis=_ax(axis, _nd(a, True)), kind=kind, order=order)
+        return fn(_arr(a).reshape(np.shape(a)[0], -1), kth, axis=1, kind=kind, order=order)
+    return fn(a, kth, axis=_ax(axis, _nd(a, True)), kind=kind, order=order)
+
+
+def vbh_partition(f, a, kth, axis=-1, kind="introselect", order=None):
+    return _partitioned(np.partition, f, a, kth, axis, kind, order)
 
 
 # ---- products ----
@@ -751,11 +756,7 @@ _b._RT.__dict__.update({k: v for k, v in globals().items() if k.startswith("vbh_
 
 # ---- operations without derivative ----
 def vbh_argpartition(f, a, kth, axis=-1, kind="introselect", order=None):
-    if f[1] or f[2]:
-        return _loop("xp.argpartition", f, a, kth, axis, kind, order)
-    if axis is None:
-        return np.argpartition(_arr(a).reshape(np.shape(a)[0], -1), kth, axis=1, kind=kind, order=order)
-    return np.argpartition(a, kth, axis=_ax(axis, _nd(a, True)), kind=kind, order=order)
+    return _partitioned(np.argpartition, f, a, kth, axis, kind, order)
 
 
 def vbh_searchsorted(f, a, v, side="left", sorter=None):
