@@ -308,12 +308,10 @@ def _vb_adv(index, flags, n, base_shape):
     return (ar,) + tuple(out)
 
 
-def _vb_container_key(x, index, ib):
-    """(index, ib) for indexing a list, tuple or dict: a per-example position that is the same for
-    every example (a loop index broadcast to a batched name) becomes that one position; one that
-    differs per example cannot pick an item and is refused."""
-    if not ib or not isinstance(x, (list, tuple, dict)):
-        return index, ib
+def _vb_one_position(index):
+    """The one position a per-example `index` into a list, tuple or dict names: the same for every
+    example (a loop index broadcast to a batched name); one that differs per example cannot pick
+    an item and is refused."""
     if isinstance(index, tuple) or np.ndim(index) != 1:
         raise _vb_err("vmap cannot index a list, tuple or dict with a per-example array")
     first = index[0]
@@ -321,16 +319,15 @@ def _vb_container_key(x, index, ib):
         raise _vb_err("vmap cannot index a list, tuple or dict with a position that differs per example "
                       "(its items may have different shapes); stack the items into an array first "
                       "(`np.stack(items)[i]`)")
-    return first.item() if hasattr(first, "item") else first, False
+    return first.item() if hasattr(first, "item") else first
 
 
 def vb_getitem(x, index, xb=True, ib=False):
     """`x[index]` per example: `x` batched (unless `xb` is False), index parts batched per `ib`."""
     if type(index) is slice and type(x) is np.ndarray and not ib:
         return x[:, index]  # the common case first: a slice of a batched array (a view, as NumPy's)
-    index, ib = _vb_container_key(x, index, ib)
-    if isinstance(x, (list, tuple, dict)) and not ib:
-        return x[index]
+    if isinstance(x, (list, tuple, dict)):
+        return x[_vb_one_position(index) if ib else index]
     if not ib:
         out = x[(slice(None),) + _vb_key(index)]
         return out.copy() if np.ndim(out) == 1 else out  # per example a scalar: a copy, as NumPy's
@@ -877,8 +874,8 @@ def vb_bcast_t(v, like):
 
 def vb_getitem_t(v, x, index, xb=True, ib=False):
     """Transpose of vb_getitem: `v` added into zeros shaped like `x` at the indexed places."""
-    index, ib = _vb_container_key(x, index, ib)
-    if isinstance(x, (list, tuple, dict)) and not ib:
+    if isinstance(x, (list, tuple, dict)):
+        index = _vb_one_position(index) if ib else index
         z = zeros_like_tree(x)
         z = list(z) if isinstance(z, tuple) else z
         z[index] = v
@@ -895,7 +892,6 @@ def vb_add_at(acc, v, index, xb=True, ib=False):
     """`acc + vb_getitem_t(v, acc, index, xb, ib)`, added into `acc` in place where it can (the sweep
     owns `acc`): a batched `x[:, i]` in a loop then costs its slot per iteration, not a zeros array
     the size of `x`, as reverse mode's `rt.add_at` does for the plain `x[i]`."""
-    index, ib = _vb_container_key(acc, index, ib)
     if not xb or isinstance(acc, (list, tuple, dict)) or np.ndim(acc) == 0 or \
             np.result_type(acc, getattr(v, "dtype", type(v))) != acc.dtype:
         return _core.tree_add(acc, vb_getitem_t(v, acc, index, xb, ib))
