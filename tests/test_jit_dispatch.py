@@ -1,0 +1,74 @@
+"""jit's one-signature fast path (Jitted._dispatcher): every call it serves must equal the
+general path's, and anything it was not built for (another type, a large array, a rebound
+global, keyword arguments) must reach the general path."""
+import numpy as np
+import pytest
+
+import s2s
+from s2s.backend.kernels import THRESHOLD
+
+SCALE = 2.0
+
+
+def scaled_tanh(x):
+    return np.sum(np.tanh(x) ** 3) * SCALE
+
+
+def affine(x, b=1.0):
+    return x * SCALE + b
+
+
+@pytest.fixture(autouse=True)
+def _scale():
+    global SCALE
+    SCALE = 2.0
+    yield
+    SCALE = 2.0
+
+
+def test_repeated_calls_use_the_fast_path_and_agree():
+    j = s2s.jit(s2s.hessian(scaled_tanh))
+    x = np.linspace(-1.0, 1.0, 3)
+    first = j(x)
+    np.testing.assert_array_equal(j(x), first)  # the second call makes the fast path
+    assert j._dispatch is not None
+    for _ in range(3):
+        np.testing.assert_array_equal(j(x), first)
+    np.testing.assert_allclose(first, s2s.hessian(scaled_tanh)(x), rtol=1e-12)
+    d = np.diag(6 * np.tanh(x) * (1 - np.tanh(x) ** 2) ** 2 - 6 * np.tanh(x) ** 3 * (1 - np.tanh(x) ** 2)) * 2.0
+    np.testing.assert_allclose(first, d, rtol=1e-10, atol=1e-14)
+
+
+def test_small_then_large_then_small():
+    j = s2s.jit(affine)
+    small, large = np.arange(3.0), np.arange(float(THRESHOLD + 5))
+    for x in (small, small, large, large, small, large):
+        np.testing.assert_array_equal(j(x), x * 2.0 + 1.0)
+
+
+def test_rebound_global_is_seen():
+    global SCALE
+    j = s2s.jit(scaled_tanh)
+    x = np.array([0.3, -0.2])
+    j(x)
+    j(x)
+    SCALE = 3.0
+    np.testing.assert_allclose(j(x), np.sum(np.tanh(x) ** 3) * 3.0, rtol=1e-14)
+    SCALE = 3.0 + 0.0  # an equal value, another object: same code, fast path again
+    np.testing.assert_allclose(j(x), np.sum(np.tanh(x) ** 3) * 3.0, rtol=1e-14)
+    np.testing.assert_allclose(j(x), np.sum(np.tanh(x) ** 3) * 3.0, rtol=1e-14)
+    assert j._dispatch is not None
+
+
+def test_other_types_counts_and_keywords_take_the_general_path():
+    j = s2s.jit(affine)
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(j(x), x * 2.0 + 1.0)
+    np.testing.assert_array_equal(j(x), x * 2.0 + 1.0)
+    assert j(1.5) == 1.5 * 2.0 + 1.0
+    np.testing.assert_array_equal(j(x, 0.5), x * 2.0 + 0.5)
+    np.testing.assert_array_equal(j(x, b=-1.0), x * 2.0 - 1.0)
+    np.testing.assert_array_equal(j(x.astype(np.float32)), x.astype(np.float32) * 2.0 + 1.0)
+    np.testing.assert_array_equal(j(x), x * 2.0 + 1.0)
+    with pytest.raises(TypeError):
+        j()
