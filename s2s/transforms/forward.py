@@ -267,7 +267,7 @@ class Forward(Transform):
         return body, [self.d(p) for p in active_params]
 
 
-_ALIASING = {"rt.unbroadcast", "rt.broadcast_to_like", "rt.array_vjp", "rt.fresh", "rt.like"}
+_ALIASING = {"rt.unbroadcast", "rt.broadcast_to_like", "rt.array_vjp", "rt.fresh", "rt.like", "rt.seq_ct", "rt.seq_ct_t"}
 
 
 def _mirrors(kind, tangent, defined) -> bool:
