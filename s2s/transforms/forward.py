@@ -267,7 +267,10 @@ class Forward(Transform):
         return body, [self.d(p) for p in active_params]
 
 
-_ALIASING = {"rt.unbroadcast", "rt.broadcast_to_like", "rt.array_vjp", "rt.fresh", "rt.like", "rt.seq_ct", "rt.seq_ct_t"}
+# helpers that may hand back one of their inputs itself (when nothing broadcasts, the dtype already
+# matches, or the other operand is absent)
+_ALIASING = {"rt.unbroadcast", "rt.broadcast_to_like", "rt.array_vjp", "rt.fresh", "rt.like", "rt.seq_ct",
+             "rt.seq_ct_t", "rt.cast_to_d", "rt.tree_add"}
 
 
 def _mirrors(kind, tangent, defined) -> bool:
