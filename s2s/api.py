@@ -382,6 +382,7 @@ class Jitted(Transformed):
 
     _dispatch = None  # the generated one-signature fast path (`_dispatcher`), and the arity it takes
     _dispatch_n = -1
+    _dispatch_builds = 0
 
     def _forget(self) -> None:
         self._versions.clear()
@@ -402,7 +403,9 @@ class Jitted(Transformed):
         if not kwargs and not self._static:
             entry = self._by_type.get(tuple(map(type, args)))
             if entry is not None:  # [small version, large version, array positions, all host types]
-                if len(self._by_type) == 1 and self._dispatch_watch is not self._unchanged:
+                if len(self._by_type) == 1 and self._dispatch_watch is not self._unchanged \
+                        and self._dispatch_builds < 8:  # a watch that fails on every call: no exec per call
+                    self._dispatch_builds += 1
                     self._dispatcher(args, entry)
                 positions = entry[2]
                 if positions is None:  # every argument an array: the sizes read in C

@@ -72,3 +72,13 @@ def test_other_types_counts_and_keywords_take_the_general_path():
     np.testing.assert_array_equal(j(x), x * 2.0 + 1.0)
     with pytest.raises(TypeError):
         j()
+
+
+def test_a_global_rebound_on_every_call_stays_right():
+    global SCALE
+    j = s2s.jit(affine)
+    x = np.arange(3.0)
+    for k in range(20):
+        SCALE = float(k) + 0.5
+        np.testing.assert_array_equal(j(x), x * (k + 0.5) + 1.0)
+    assert j._dispatch_builds <= 8
