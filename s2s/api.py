@@ -382,6 +382,7 @@ class Jitted(Transformed):
 
     _dispatch = None  # the generated one-signature fast path (`_dispatcher`), and the arity it takes
     _dispatch_n = -1
+    _dispatch_watch = None  # the watch it was built with
     _dispatch_builds = 0
 
     def _forget(self) -> None:
@@ -427,8 +428,6 @@ class Jitted(Transformed):
                 return call(hit, args)
         return self._first_call(args, kwargs)
 
-    _dispatch_watch = None
-
     def _dispatcher(self, args, entry) -> None:
         """While one signature has been seen, calls skip the general lookup: a function generated
         for it tests the argument types, the watch and the sizes inline and calls the version
@@ -446,8 +445,9 @@ class Jitted(Transformed):
         lines = [f"def dispatch({params}):", f"    if {guard}:"]
         if entry[0] is not None:
             lines += [f"        if {small}:", f"            return small({params})"]
-        if entry[1] is not None:
-            lines += [f"        if not ({small}):", f"            return large({params})"]
+        if entry[1] is not None:  # (after the small version's test, the sizes need no second one)
+            lines.append(f"        return large({params})" if entry[0] is not None else
+                         f"        if not ({small}):\n            return large({params})")
         lines.append(f"    return general(({params}{',' if n == 1 else ''}), {{}})")
         ns = {f"t{i}": type(a) for i, a in enumerate(args)}
         ns.update(unchanged=unchanged, settings=arrays.SETTINGS, threshold=FUSE_THRESHOLD,
