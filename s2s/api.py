@@ -359,6 +359,13 @@ def _sig(a):
     return (a.dtype.char, a.ndim, a.size >= FUSE_THRESHOLD) if t is np.ndarray else t
 
 
+def _kinds(args) -> tuple:
+    """What a jit version is specialized on, but the sizes: the argument types, and for NumPy
+    arrays their dtype and rank (a version may lower `dot` by rank or reuse buffers by dtype)."""
+    nd = np.ndarray
+    return tuple([(a.dtype.char, a.ndim) if type(a) is nd else type(a) for a in args])
+
+
 _SIZE = operator.attrgetter("size")
 
 
@@ -378,7 +385,7 @@ class Jitted(Transformed):
             nums += tuple(params.index(n) for n in names if n in params)
         self._static = frozenset(nums)
         self._versions: dict = {}
-        self._by_type: dict = {}  # without static arguments, the same versions keyed by the arguments' types
+        self._by_kind: dict = {}  # without static arguments, the same versions keyed by `_kinds`
 
     _dispatch = None  # the generated one-signature fast path (`_dispatcher`), and the arity it takes
     _dispatch_n = -1
@@ -387,7 +394,7 @@ class Jitted(Transformed):
 
     def _forget(self) -> None:
         self._versions.clear()
-        self._by_type.clear()
+        self._by_kind.clear()
         self._dispatch = self._dispatch_watch = None
 
     def __call__(self, *args, **kwargs):
@@ -402,9 +409,9 @@ class Jitted(Transformed):
         if unchanged is None or not unchanged():
             self._check_key()
         if not kwargs and not self._static:
-            entry = self._by_type.get(tuple(map(type, args)))
+            entry = self._by_kind.get(_kinds(args))
             if entry is not None:  # [small version, large version, array positions, all host types]
-                if len(self._by_type) == 1 and self._dispatch_watch is not self._unchanged \
+                if len(self._by_kind) == 1 and self._dispatch_watch is not self._unchanged \
                         and self._dispatch_builds < 8:  # a watch that fails on every call: no exec per call
                     self._dispatch_builds += 1
                     self._dispatcher(args, entry)
@@ -431,7 +438,8 @@ class Jitted(Transformed):
     def _dispatcher(self, args, entry) -> None:
         """While one signature has been seen, calls skip the general lookup: a function generated
         for it tests the argument types, the watch and the sizes inline and calls the version
-        (anything else goes to `_call`). A few hundred ns a call less, which a 2 µs function feels."""
+        (anything else goes to `_call`). A few hundred ns a call less, which a 2 µs function feels.
+        The arrays' ranks and dtypes are tested too: a version may be specialized on them."""
         unchanged = self._unchanged
         self._dispatch_watch = unchanged
         self._dispatch = None
@@ -440,7 +448,9 @@ class Jitted(Transformed):
         n = len(args)
         params = ", ".join(f"a{i}" for i in range(n))
         arrays_at = [i for i, a in enumerate(args) if type(a) is np.ndarray]
-        guard = " and ".join([f"type(a{i}) is t{i}" for i in range(n)] + ["unchanged()", "settings['backend'] == 'numpy'"])
+        kinds = [f"a{i}.ndim == {args[i].ndim} and a{i}.dtype is d{i}" for i in arrays_at]
+        guard = " and ".join([f"type(a{i}) is t{i}" for i in range(n)] + kinds
+                             + ["unchanged()", "settings['backend'] == 'numpy'"])
         small = " and ".join(f"a{i}.size < threshold" for i in arrays_at) or "True"
         lines = [f"def dispatch({params}):", f"    if {guard}:"]
         if entry[0] is not None:
@@ -449,7 +459,7 @@ class Jitted(Transformed):
             lines.append(f"        return large({params})" if entry[0] is not None else
                          f"        if not ({small}):\n            return large({params})")
         lines.append(f"    return general(({params}{',' if n == 1 else ''}), {{}})")
-        ns = {f"t{i}": type(a) for i, a in enumerate(args)}
+        ns = {f"t{i}": type(a) for i, a in enumerate(args)} | {f"d{i}": args[i].dtype for i in arrays_at}
         ns.update(unchanged=unchanged, settings=arrays.SETTINGS, threshold=FUSE_THRESHOLD,
                   small=entry[0], large=entry[1], general=self._call)
         self._dispatch = _exec_function("dispatch", "\n".join(lines) + "\n", ns)
@@ -463,7 +473,8 @@ class Jitted(Transformed):
         positions = tuple(i for i, t in enumerate(types_) if t is np.ndarray)
         if positions and len(positions) == len(types_):
             positions = None  # every argument: `__call__` takes the largest size
-        entry = self._by_type.setdefault(types_, [None, None, positions, all(t in arrays.HOST for t in types_)])
+        entry = self._by_kind.setdefault(_kinds(args[:given]),
+                                         [None, None, positions, all(t in arrays.HOST for t in types_)])
         extra_big = any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in args[given:])
         for slot in ((0, 1) if extra_big or every_size else (1,) if big else (0,)):
             entry[slot] = run

@@ -24,7 +24,7 @@ def test_negated_float_product_is_folded_and_exact():
     for f in (s2s.vmap(s2s.grad(td_loss), in_axes=(None, 0, 0, 0)),
               s2s.jit(s2s.vmap(s2s.grad(td_loss), in_axes=(None, 0, 0, 0)))):
         np.testing.assert_allclose(f(*a), hand, rtol=1e-12)
-        ran = f._by_ndims if isinstance(f, s2s.api._Vmapped) else {k: v[0] for k, v in f._by_type.items()}
+        ran = f._by_ndims if isinstance(f, s2s.api._Vmapped) else {k: v[0] for k, v in f._by_kind.items()}
         src = next(iter(ran.values())).__s2s__.source  # the version the call ran
         assert "-2.0 *" in src and "-(2.0" not in src and "-b_t2" not in src
 
@@ -85,7 +85,7 @@ def test_jit_code_drops_stop_gradient_but_transforms_of_it_keep_it():
     x = np.array([0.5, -1.5, 2.0])
     j = s2s.jit(half_stopped)
     np.testing.assert_allclose(j(x), np.sum(x ** 3))
-    ran = j._by_type[(np.ndarray,)][0].__s2s__.source  # the version that ran
+    ran = j._by_kind[(("d", 1),)][0].__s2s__.source  # the version that ran
     assert not [ln for ln in ran.splitlines() if "stop_gradient" in ln and not ln.lstrip().startswith("#")]
     np.testing.assert_allclose(s2s.grad(j)(x), x * x)  # not 3 x**2: the stop still holds
     np.testing.assert_allclose(s2s.jit(s2s.grad(j))(x), x * x)

@@ -27,7 +27,7 @@ def test_jit_switches_between_small_and_large_arrays():
     small, big = rng.normal(size=10), rng.normal(size=THRESHOLD + 5)
     for x in (small, big, small, big):
         np.testing.assert_allclose(j(x), selu(x), rtol=1e-15)
-    entry = j._by_type[(np.ndarray,)]
+    entry = j._by_kind[(("d", 1),)]
     assert entry[0] is not None and entry[1] is not None
 
 
@@ -36,7 +36,7 @@ def test_jit_floats_ints_and_arrays_get_their_own_versions():
     assert j(2.0, 3.0) == 6.0 and j(2, 3) == 6 and type(j(2, 3)) is int
     np.testing.assert_array_equal(j(np.arange(3.0), 2.0), [0.0, 2.0, 4.0])
     assert j(np.float32(1.5), 2.0) == 3.0
-    assert len(j._by_type) == 4
+    assert len(j._by_kind) == 4
 
 
 @pytest.mark.parametrize("make", [lambda f: s2s.grad(f), lambda f: s2s.jit(s2s.grad(f))])

@@ -37,8 +37,7 @@ def w1_rows():
     jitted = s2s.jit(s2s.vmap(s2s.grad(P.td_loss), in_axes=(None, 0, 0, 0)))
     plain(*args)
     jitted(*args)
-    types = tuple(map(type, args))
-    inner = jitted._by_type[types][0]  # the version jit runs for these argument types
+    inner = jitted._by_kind[s2s.api._kinds(args)][0]  # the version jit runs for these arguments
     watch = jitted._unchanged
     return "W1 B=2", [
         ("numpy-hand", lambda: P.td_hand(*args)),
@@ -46,7 +45,7 @@ def w1_rows():
         ("jit(vmap(grad))", lambda: jitted(*args)),
         ("jit's generated code", lambda: inner(*args)),
         ("key watch", watch),
-        ("argument-type key", lambda: jitted._by_type.get(tuple(map(type, args)))),
+        ("argument-kind key", lambda: jitted._by_kind.get(s2s.api._kinds(args))),
         ("largest size", lambda: max(map(_SIZE, args))),
     ]
 
