@@ -8,7 +8,7 @@ import types
 
 import numpy as np
 
-from . import arrays, record, runtime
+from . import arrays, dispatch, record, runtime
 from . import driver as D
 from .backend.dump import module_source
 from .backend.kernels import THRESHOLD as FUSE_THRESHOLD
@@ -116,6 +116,7 @@ class Transformed:
         key, self._unchanged = self._current_key()
         if key != self.__dict__.get("_key"):
             self._key, self._fn, self._fast = key, None, None
+            self._uninstall()
             self.__dict__.pop("_compiled_by_arity", None)
             self.__dict__.pop("_signature", None)  # the defaults it binds may be new
             self._forget()
@@ -136,7 +137,38 @@ class Transformed:
             self._fn = self._compile()
         return self._fn
 
-    def __call__(self, *args, **kwargs):
+    # A call of the object calls `self._entry`: the general `_call` below or, once calls have
+    # shown one signature, the fast path generated for it (dispatch.py). The property's getter
+    # is C code, so a call pays no Python frame of s2s's own besides the fast path.
+    __call__ = property(operator.attrgetter("_entry"))
+
+    def _entry(self, *args, **kwargs):
+        return self._call(args, kwargs)
+
+    _entry_watch = None  # the watch the fast path was generated with
+    _entry_builds = 0
+
+    def _install(self, args, calls: list[str], ns: dict, ranks: bool = False, fallback: tuple = ()) -> None:
+        """Generate the fast path for calls like `args` (dispatch.entry), once per watch of the
+        key and at most 8 times per object (a watch that fails on every call, a global rebound
+        to an equal value each time, never pays an exec per call)."""
+        if self._entry_watch is self._unchanged or self._entry_builds >= 8:
+            return
+        self._entry_builds += 1
+        self._entry_watch = self._unchanged
+        fn = dispatch.entry(f"dispatch_{self.__name__}", args, self._unchanged, self._call, calls, ns, ranks, fallback)
+        if fn is None:
+            self.__dict__.pop("_entry", None)
+        else:
+            self._entry = fn
+
+    def _uninstall(self) -> None:
+        self.__dict__.pop("_entry", None)
+        self._entry_watch = None
+
+    def _call(self, args, kwargs):
+        """The general call: the key's watch, then the compiled version (and the fast path for
+        these arguments, once a call shows they reach it positionally)."""
         unchanged = self._unchanged
         if unchanged is None or not unchanged():
             self._check_key()
@@ -144,6 +176,8 @@ class Transformed:
         if fast is not None and not kwargs:
             if self.nums is not None:
                 _check_diff_args(args, self.nums, self.kind)
+            self._install(args, [f"return version({', '.join(f'a{i}' for i in range(len(args)))})"],
+                          {"version": fast}, fallback=self._fallback)
             return call(fast, args)
         if idioms.has_varargs(self._root):  # one compiled version per number of arguments
             fn = idioms.varargs_call(self._root, len(args), lambda: self.compiled)
@@ -155,6 +189,8 @@ class Transformed:
         if self.nums is not None:
             _check_diff_args(args, self.nums, self.kind)
         return call(self.compiled, args)
+
+    _fallback: tuple = ()  # (errors after which a fast-path call runs the general one, errors it raises)
 
     def _current_key(self):
         """The cache key of the user's function now (the compiled code is reused while it holds),
@@ -326,20 +362,63 @@ class _Jacobian(Transformed):
         self.composable = lambda: D.jacobian_function(kind, fun, argnums, has_aux, batched=False)
         self.looped = Transformed(kind, fun, self.composable, None, kind)
         self._use_loop = False
+        self._options = (argnums, has_aux)
+        self._ranked: dict = {}  # jacfwd: versions specialized on the ranks of float array arguments
 
-    def __call__(self, *args, **kwargs):
+    def _forget(self) -> None:
+        self._ranked.clear()
+
+    def for_arguments(self, kinds: dict, dtypes: dict | None = None):
+        """The version a call with these arguments runs (`kinds`: position -> ndim of a NumPy
+        array; `dtypes`: position -> its dtype char), so that `jit(jacfwd(f))` starts from it."""
+        dtypes = dtypes or {}
+        return self._version(tuple((i, nd) for i, nd in sorted(kinds.items())
+                                   if type(nd) is int and np.dtype(dtypes.get(i, "O")).kind == "f"))
+
+    def _version(self, ranks: tuple):
+        """jacfwd's version for float NumPy arrays of these ranks at these positions (its diagonal's
+        run-time tests decided when it is built; transforms/diagonal.py); the general one else."""
+        if not ranks or self.kind != "jacfwd" or idioms.has_varargs(self._root):
+            return self.compiled
+        fn = self._ranked.get(ranks)
+        if fn is None:
+            fn = self._ranked[ranks] = D.jacobian_function(self.kind, self.fun, *self._options, ranks=ranks)
+        return fn
+
+    def _ranked_call(self, args):
+        """A positional call of jacfwd with float NumPy arrays (NumPy the backend) runs the version
+        specialized on their ranks, and makes the fast path for calls like it; None otherwise."""
+        if self.kind != "jacfwd" or len(args) != self._nparams or arrays.SETTINGS["backend"] != "numpy" \
+                or not all(type(a) in dispatch.ARGUMENTS for a in args):
+            return None
+        ranks = tuple((i, a.ndim) for i, a in enumerate(args) if type(a) is np.ndarray and a.dtype.kind == "f")
+        if not ranks:
+            return None
+        unchanged = self._unchanged
+        if unchanged is None or not unchanged():
+            self._check_key()
+        fn = self._version(ranks)
+        self._install(args, [f"return version({', '.join(f'a{i}' for i in range(len(args)))})"], {"version": fn},
+                      ranks=True, fallback=self._fallback)
+        return fn
+
+    # a batched run that fails runs the looped form (the general call decides); these are raised
+    _fallback = ((Exception,), (S2STypeError, RecursionError))
+
+    def _call(self, args, kwargs):
         if self._use_loop:
             return self.looped(*args, **kwargs)
         try:
-            fast, unchanged = self._fast, self._unchanged
-            if fast is not None and not kwargs and unchanged is not None and unchanged():
-                return call(fast, args)  # Transformed.__call__'s fast path, one frame less
-            return super().__call__(*args, **kwargs)
+            fn = None if kwargs else self._ranked_call(args)
+            if fn is not None:
+                return fn(*args)
+            return super()._call(args, kwargs)
         except (S2STypeError, RecursionError):
             raise
         except Exception:  # noqa: BLE001  (the looped form raises the user's own errors again)
             out = self.looped(*args, **kwargs)
             self._use_loop = True
+            self._uninstall()
             return out
 
 
@@ -387,21 +466,10 @@ class Jitted(Transformed):
         self._versions: dict = {}
         self._by_kind: dict = {}  # without static arguments, the same versions keyed by `_kinds`
 
-    _dispatch = None  # the generated one-signature fast path (`_dispatcher`), and the arity it takes
-    _dispatch_n = -1
-    _dispatch_watch = None  # the watch it was built with
-    _dispatch_builds = 0
-
     def _forget(self) -> None:
         self._versions.clear()
         self._by_kind.clear()
-        self._dispatch = self._dispatch_watch = None
-
-    def __call__(self, *args, **kwargs):
-        dispatch = self._dispatch
-        if dispatch is not None and not kwargs and len(args) == self._dispatch_n:
-            return dispatch(*args)
-        return self._call(args, kwargs)
+        self._uninstall()
 
     def _call(self, args, kwargs):
         """The general call: the watch, then the version for the arguments' types and sizes."""
@@ -411,9 +479,7 @@ class Jitted(Transformed):
         if not kwargs and not self._static:
             entry = self._by_kind.get(_kinds(args))
             if entry is not None:  # [small version, large version, array positions, all host types]
-                if len(self._by_kind) == 1 and self._dispatch_watch is not self._unchanged \
-                        and self._dispatch_builds < 8:  # a watch that fails on every call: no exec per call
-                    self._dispatch_builds += 1
+                if len(self._by_kind) == 1:
                     self._dispatcher(args, entry)
                 positions = entry[2]
                 if positions is None:  # every argument an array: the sizes read in C
@@ -436,34 +502,17 @@ class Jitted(Transformed):
         return self._first_call(args, kwargs)
 
     def _dispatcher(self, args, entry) -> None:
-        """While one signature has been seen, calls skip the general lookup: a function generated
-        for it tests the argument types, the watch and the sizes inline and calls the version
-        (anything else goes to `_call`). A few hundred ns a call less, which a 2 µs function feels.
-        The arrays' ranks and dtypes are tested too: a version may be specialized on them."""
-        unchanged = self._unchanged
-        self._dispatch_watch = unchanged
-        self._dispatch = None
-        if unchanged is None or not entry[3]:
-            return
-        n = len(args)
-        params = ", ".join(f"a{i}" for i in range(n))
-        arrays_at = [i for i, a in enumerate(args) if type(a) is np.ndarray]
-        kinds = [f"a{i}.ndim == {args[i].ndim} and a{i}.dtype is d{i}" for i in arrays_at]
-        guard = " and ".join([f"type(a{i}) is t{i}" for i in range(n)] + kinds
-                             + ["unchanged()", "settings['backend'] == 'numpy'"])
-        small = " and ".join(f"a{i}.size < threshold" for i in arrays_at) or "True"
-        lines = [f"def dispatch({params}):", f"    if {guard}:"]
-        if entry[0] is not None:
-            lines += [f"        if {small}:", f"            return small({params})"]
-        if entry[1] is not None:  # (after the small version's test, the sizes need no second one)
-            lines.append(f"        return large({params})" if entry[0] is not None else
-                         f"        if not ({small}):\n            return large({params})")
-        lines.append(f"    return general(({params}{',' if n == 1 else ''}), {{}})")
-        ns = {f"t{i}": type(a) for i, a in enumerate(args)} | {f"d{i}": args[i].dtype for i in arrays_at}
-        ns.update(unchanged=unchanged, settings=arrays.SETTINGS, threshold=FUSE_THRESHOLD,
-                  small=entry[0], large=entry[1], general=self._call)
-        self._dispatch = _exec_function("dispatch", "\n".join(lines) + "\n", ns)
-        self._dispatch_n = n
+        """While one signature has been seen, calls skip the general lookup: the fast path
+        (Transformed._install) tests the argument types, ranks and dtypes (a version may be
+        specialized on them) and the watch, and calls the version for the arrays' sizes."""
+        params = ", ".join(f"a{i}" for i in range(len(args)))
+        small = " and ".join(f"a{i}.size < threshold" for i, a in enumerate(args) if type(a) is np.ndarray) or "True"
+        if entry[0] is None:
+            lines = [f"if not ({small}):", f"    return large({params})"]
+        else:  # (after the small version's test, the large one needs no second test)
+            lines = [f"if {small}:", f"    return small({params})"] + \
+                ([f"return large({params})"] if entry[1] is not None else [])
+        self._install(args, lines, {"small": entry[0], "large": entry[1], "threshold": FUSE_THRESHOLD}, ranks=True)
 
     def _remember(self, args, given, big, run, every_size=False):
         """File `run` under the types of the `given` arguments, as the version for small or for
@@ -478,12 +527,12 @@ class Jitted(Transformed):
         extra_big = any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in args[given:])
         for slot in ((0, 1) if extra_big or every_size else (1,) if big else (0,)):
             entry[slot] = run
-        self._dispatch = self._dispatch_watch = None  # the next call makes the fast path anew
+        self._uninstall()  # the next call makes the fast path anew
 
     def _first_call(self, args, kwargs):
         """Bind the arguments, build the version for their signature, and remember it."""
         if idioms.has_varargs(self._root):
-            return super().__call__(*args, **kwargs)
+            return super()._call(args, kwargs)
         given = len(args)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = tuple(self._bind(args, kwargs))
@@ -686,8 +735,9 @@ class _Vmapped(Transformed):
     def _forget(self) -> None:
         self._specialized.clear()
         self._by_ndims.clear()
+        self._uninstall()
 
-    def for_arguments(self, kinds: dict):
+    def for_arguments(self, kinds: dict, dtypes: dict | None = None):
         """The version a call with these arguments runs (`kinds`: position -> ndim of a NumPy
         array, or "float"), so that `jit(vmap(f))` starts from the code specialized on ranks."""
         in_axes = self.axes[0]
@@ -701,7 +751,7 @@ class _Vmapped(Transformed):
             fn = self._specialized[ranks] = self._build(ranks)
         return fn
 
-    def __call__(self, *args, **kwargs):
+    def _call(self, args, kwargs):
         unchanged = self._unchanged
         if unchanged is None or not unchanged():
             self._check_key()
@@ -711,6 +761,9 @@ class _Vmapped(Transformed):
             if len(key) == len(args):
                 fn = self._by_ndims.get(key)
                 if fn is not None and arrays.SETTINGS["backend"] == "numpy":
+                    if len(self._by_ndims) == 1:  # one signature seen: calls like it skip this lookup
+                        self._install(args, [f"return version({', '.join(f'a{i}' for i in range(len(args)))})"],
+                                      {"version": fn}, ranks=True, fallback=((RecursionError,), ()))
                     try:  # (as `_run` does, without its frame: this path costs per call)
                         return fn(*args)
                     except RecursionError:

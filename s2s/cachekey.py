@@ -42,32 +42,42 @@ class Watch:
 
     def compile(self):
         """`check()`: True while every watched place holds the object it held (the key is unchanged).
-        None when the key cannot be watched (it must be recomputed on every call)."""
+        None when the key cannot be watched (it must be recomputed on every call). The check
+        carries its own terms as `check.terms` (see `terms`), for fast paths that inline it."""
         if not self.ok:
             return None
+        params, values, expr = self.terms()
+        check = _maker(", ".join(params), expr)(*values)
+        check.terms = self.terms("w_")
+        return check
+
+    def terms(self, prefix: str = ""):
+        """(names, objects, expression): the identity comparisons of the check as one Python
+        expression over `names` bound to `objects` (each name starts with `prefix`); it may raise
+        KeyError (a watched global deleted) or ValueError (a closure cell emptied): not unchanged."""
         params, values, terms = [], [], []
         for k, (d, name, v) in enumerate(self.slots.values()):
             if v is MISSING:  # still unbound
-                params.append(f"d{k}")
+                params.append(f"{prefix}d{k}")
                 values.append(d)
-                terms.append(f"{name!r} not in d{k}")
+                terms.append(f"{name!r} not in {prefix}d{k}")
                 continue
-            params += [f"d{k}", f"v{k}"]
+            params += [f"{prefix}d{k}", f"{prefix}v{k}"]
             values += [d, v]
-            terms.append(f"d{k}[{name!r}] is v{k}")  # a subscript: cheaper than .get, KeyError below
+            terms.append(f"{prefix}d{k}[{name!r}] is {prefix}v{k}")  # a subscript: cheaper than .get
         for k, (fn, code, defaults) in enumerate(self.funcs.values()):
-            params += [f"f{k}", f"c{k}", f"a{k}"]
+            params += [f"{prefix}f{k}", f"{prefix}c{k}", f"{prefix}a{k}"]
             values += [fn, code, defaults]
-            terms.append(f"f{k}.__code__ is c{k} and f{k}.__defaults__ is a{k}")
+            terms.append(f"{prefix}f{k}.__code__ is {prefix}c{k} and {prefix}f{k}.__defaults__ is {prefix}a{k}")
         for k, (d, n) in enumerate(self.sizes.values()):
-            params += [f"s{k}", f"n{k}"]
+            params += [f"{prefix}s{k}", f"{prefix}n{k}"]
             values += [d, n]
-            terms.append(f"len(s{k}) == n{k}")
+            terms.append(f"len({prefix}s{k}) == {prefix}n{k}")
         for k, (cell, v) in enumerate(self.cells.values()):
-            params += [f"z{k}", f"w{k}"]
+            params += [f"{prefix}z{k}", f"{prefix}w{k}"]
             values += [cell, v]
-            terms.append(f"z{k}.cell_contents is w{k}")
-        return _maker(", ".join(params), " and ".join(terms) or "True")(*values)
+            terms.append(f"{prefix}z{k}.cell_contents is {prefix}w{k}")
+        return params, values, " and ".join(terms) or "True"
 
 
 _MAKERS: dict = {}  # the source of a check -> the function that makes one for given objects

@@ -249,11 +249,12 @@ def jvp_function(fn, mask):
     return cached("jvp", fn, mask, lambda: _compile(forward.jvp_fn(core_of(fn), mask, CALLEES)))
 
 
-def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = True):
+def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = True, ranks: tuple = ()):
     """jacfwd/jacrev of `fn`: batched over the basis (one batched jvp, or one forward sweep and its
     batched backward sweep; a scalar output's jacrev is its gradient); where vmap cannot batch the
     function, a loop of jvp or backward-sweep calls (also with `batched` False or S2S_JAC_LOOP=1:
-    what further transforms start from, since not every batched helper has derivative rules)."""
+    what further transforms start from, since not every batched helper has derivative rules).
+    `ranks`: (position, rank) of the parameters this version may assume are float NumPy arrays."""
     def build():
         core = core_of(fn)
         nums = argnums_tuple(argnums, len(core.params), kind)
@@ -262,8 +263,9 @@ def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = Tru
         general = None
         if batched and not os.environ.get("S2S_JAC_LOOP"):
             try:
+                known = {core.params[i]: r for i, r in ranks if i < len(core.params)}
                 general = _compile(jacobian.batched_jacobian_fn(kind, fn, core, argnums, nums, has_aux, CALLEES,
-                                                                tangent_function, _compile))
+                                                                tangent_function, _compile, known))
             except S2SError:
                 pass  # not batchable: the loop below
         if general is None:
@@ -274,7 +276,7 @@ def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = Tru
             except S2SError:
                 pass  # no scalar shortcut: the general Jacobian
         return general
-    return cached(kind, fn, (argnums, has_aux, batched), build)
+    return cached(kind, fn, (argnums, has_aux, batched, ranks), build)
 
 
 def tangent_function(fn, mask, has_aux: bool = False):
@@ -292,15 +294,16 @@ def linear_map(kind: str, fn, nargs: int, direction, defaults: tuple = ()):
         return _compile(jacobian.linear_map_fn(kind, fn, core_of(fn), nargs, direction, CALLEES, defaults))
 
 
-def _generated_core(fn, kinds=None) -> CoreFn | None:
+def _generated_core(fn, kinds=None, dtypes=None) -> CoreFn | None:
     """For a transformed function, the core form its generated code was printed from (already
     normalized and optimized: jit starts from it instead of parsing the printed code again);
     `kinds` (position -> ndim of an array argument, or "float") picks the version a transform
-    specialized on its arguments would run (vmap's, on their ranks)."""
+    specialized on its arguments would run (vmap's, on their ranks; a Jacobian's, on the ranks of
+    the arrays whose `dtypes`, position -> dtype char, are floating)."""
     if record.custom(fn) is not None or isinstance(fn, types.FunctionType) and not is_generated(fn):
         return None
     special = getattr(fn, "for_arguments", None) if kinds else None
-    gen = record.generated(special(kinds) if special is not None else fn)
+    gen = record.generated(special(kinds, dtypes or {}) if special is not None else fn)
     if gen is None:
         return None
     node, ns, filename = record.of(gen).core
@@ -315,7 +318,7 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
     (position, dtype char, ndim) of the parameters that are NumPy arrays."""
     def build():
         kinds = {i: nd for i, _, nd in arrays} | {i: "float" for i in floats}
-        core = _generated_core(fn, kinds) or core_of(fn)
+        core = _generated_core(fn, kinds, {i: d for i, d, _ in arrays}) or core_of(fn)
         name = f"jit_{core.name}"
         node = copy.deepcopy(core.node)
         node.name = name

@@ -222,6 +222,7 @@ def test_a_batched_run_that_fails_falls_back_to_the_loop(monkeypatch):
         calls.append(1)
         raise IndexError("a batching rule that cannot handle these arguments")
     t._fn = t._fast = broken  # the batched form, as if it failed at run time
+    t._version = lambda ranks: broken  # (and its version specialized on the arguments' ranks)
     t._check_key = lambda: None
     np.testing.assert_allclose(t(x), fd_jacobian(f, (x,)), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(t(x), fd_jacobian(f, (x,)), rtol=1e-6, atol=1e-8)

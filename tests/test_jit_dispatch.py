@@ -1,4 +1,4 @@
-"""jit's one-signature fast path (Jitted._dispatcher): every call it serves must equal the
+"""jit's one-signature fast path (Jitted._dispatcher, made by s2s/dispatch.py): every call it serves must equal the
 general path's, and anything it was not built for (another type, a large array, a rebound
 global, keyword arguments) must reach the general path."""
 import numpy as np
@@ -31,7 +31,7 @@ def test_repeated_calls_use_the_fast_path_and_agree():
     x = np.linspace(-1.0, 1.0, 3)
     first = j(x)
     np.testing.assert_array_equal(j(x), first)  # the second call makes the fast path
-    assert j._dispatch is not None
+    assert "_entry" in vars(j)  # the generated fast path is the call
     for _ in range(3):
         np.testing.assert_array_equal(j(x), first)
     np.testing.assert_allclose(first, s2s.hessian(scaled_tanh)(x), rtol=1e-12)
@@ -57,7 +57,7 @@ def test_rebound_global_is_seen():
     SCALE = 3.0 + 0.0  # an equal value, another object: same code, fast path again
     np.testing.assert_allclose(j(x), np.sum(np.tanh(x) ** 3) * 3.0, rtol=1e-14)
     np.testing.assert_allclose(j(x), np.sum(np.tanh(x) ** 3) * 3.0, rtol=1e-14)
-    assert j._dispatch is not None
+    assert "_entry" in vars(j)  # the generated fast path is the call
 
 
 def test_other_types_counts_and_keywords_take_the_general_path():
@@ -81,4 +81,4 @@ def test_a_global_rebound_on_every_call_stays_right():
     for k in range(20):
         SCALE = float(k) + 0.5
         np.testing.assert_array_equal(j(x), x * (k + 0.5) + 1.0)
-    assert j._dispatch_builds <= 8
+    assert j._entry_builds <= 8

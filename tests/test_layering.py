@@ -27,6 +27,7 @@ LAYERS = [
     ["s2s.cachekey"],                                # the cache key of a user function, watched per call
     ["s2s.driver"],                                  # core_of, caches, the call graph
     ["s2s.custom"],                                  # user-defined rules
+    ["s2s.dispatch"],                                # generated fast paths for calls
     ["s2s.api"],                                     # the transforms users call
     ["s2s.ops_table"],                               # what `python -m s2s ops` lists
     ["s2s.numpy", "s2s.random"],                     # jnp and the random module

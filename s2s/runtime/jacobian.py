@@ -214,6 +214,18 @@ def diag_jacobian(fn, x, *args):
     return jac_diag(t)
 
 
+def diag_const(x, c):
+    """The Jacobian (x.shape + x.shape) with the number `c` at each diagonal position, in x's
+    floating dtype: what `diag_jacobian` gives when a specialized Jacobian's diagonal is `c`."""
+    if type(x) is np.ndarray and x.ndim == 1:  # the common case, quickly
+        n = x.shape[0]
+        out = np.zeros((n, n), dtype=_float_dtype(x))
+        out.flat[::n + 1] = c
+        return out
+    xp = namespace(x)
+    return jac_diag(xp.broadcast_to(xp.asarray(c, dtype=_float_dtype(x)), np.shape(x)))
+
+
 def scalar_output(out) -> bool:
     """Whether a function's output is a floating scalar (then its jacrev is its gradient)."""
     if type(out) is np.float64 or type(out) is float:

@@ -13,6 +13,7 @@ from .. import analysis as an
 from ..ir import build as A
 from ..ir.names import Namer
 from ..primitives import registry
+from .batch_ranks import atom_rank, per_example_ranks
 from .batching import batched_vars
 
 _DIAG_SAME = {"neg", "pos", "copy", "rt.cast_like", "rt.fresh", "rt.broadcast_to_like", "xp.negative", "xp.positive"}
@@ -52,13 +53,15 @@ def elementwise_tangent(node, tangent: str) -> bool:
     return isinstance(ret, gast.Return) and isinstance(ret.value, gast.Name) and ret.value.id in diag
 
 
-def diagonal_fn(node, tangent: str, primal: str, name: str) -> gast.FunctionDef | None:
+def diagonal_fn(node, tangent: str, primal: str, name: str, ranks: dict | None = None) -> gast.FunctionDef | None:
     """The tangent function `node` specialized to give the Jacobian's diagonal (None when its
     tangent is not elementwise): the tangent is the number 1 (`d * y` is `y`, and the caller
     broadcasts the result to the input's shape, `rt.diag_jacobian`); a branch (under a condition
     free of the tangent) that calls another function with the tangent raises `rt.not_diagonal()`
     instead, and a dot's cotangent (`rt.dot_vjp_a(v, a, d)`) checks at run time that it is the
-    elementwise product of vectors (`primal`, the input, a vector too) -- either refusal makes the caller run the basis."""
+    elementwise product of vectors (`primal`, the input, a vector too) -- either refusal makes the caller run the basis.
+    `ranks`: the ranks of parameters known to be float NumPy arrays (a Jacobian specialized on its
+    arguments), which decide those run-time tests here (`decide_ranks`)."""
     node = copy.deepcopy(node)
     dep = batched_vars(node.body, [tangent])
     _cut_branches(node.body, dep)
@@ -68,6 +71,11 @@ def diagonal_fn(node, tangent: str, primal: str, name: str) -> gast.FunctionDef 
             if k in ("rt.dot_vjp_a", "rt.dot_vjp_b"):
                 s.value.func = A.attr("rt", k[3:] + "_diag")
                 s.value.args.append(A.name(primal))
+    if ranks:
+        known = dict(ranks)
+        if primal in known:
+            known[tangent] = known[primal]
+        decide_ranks(node.body, known, [a.id for a in node.args.args])
     if not elementwise_tangent(node, tangent):
         return None
     node.args.args = [a for a in node.args.args if a.id != tangent]
@@ -91,6 +99,99 @@ def diagonal_fn(node, tangent: str, primal: str, name: str) -> gast.FunctionDef 
     node.body = reduce_diagonal(node.body, primal, [a.id for a in node.args.args],
                                 Namer(A.names_in(node) | {"xp", "rt"}))
     return node
+
+
+_FLOAT_CALLS = {"xp.dot", "xp.matmul", "xp.inner", "xp.vdot", "xp.sum", "xp.mean", "matmul"}
+_FLOAT_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+
+
+def decide_ranks(body: list, known: dict, params) -> None:
+    """Decide, in place, the run-time tests of the diagonal's helpers that the ranks of float NumPy
+    parameters (`known`: name -> rank) settle: a float scalar is a scalar output
+    (`rt.scalar_output(t)` is True, and an `if` on it keeps its body), its seed is 1.0, and a dot's
+    cotangent of vectors is the elementwise product the `_diag` helper would check for.
+
+    Before (x a float vector)::
+
+        t0 = xp.dot(x, x)
+        scalar0 = rt.scalar_output(t0)
+        if scalar0:
+            b_t0 = rt.seed(t0)
+            d_b_x = rt.dot_vjp_a_diag(b_t0, x, d_x, x)
+
+    After::
+
+        t0 = xp.dot(x, x)
+        scalar0 = True
+        b_t0 = 1.0
+        d_b_x = b_t0 * d_x
+    """
+    rank = per_example_ranks(body, known)
+    counts = _assign_counts(body, params)
+    floats = _float_values(body, set(known), counts)
+    true = set()
+    for s in an.walk_stmts(body):
+        v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+        if not isinstance(v, gast.Call) or v.keywords or not all(isinstance(a, (gast.Name, gast.Constant)) for a in v.args):
+            continue
+        f, args = an.dotted(v.func), v.args
+        scalar = len(args) == 1 and isinstance(args[0], gast.Name) and args[0].id in floats \
+            and atom_rank(args[0], rank) == 0
+        if f == "rt.scalar_output" and scalar:
+            s.value = A.const(True)
+            true.add(s.targets[0].id)
+        elif f == "rt.seed" and scalar:
+            s.value = A.const(1.0)
+        elif f in _DIAG_DOT and len(args) == 4:
+            r = [atom_rank(a, rank) for a in args]
+            vec, other = (1, 2) if f == "rt.dot_vjp_a_diag" else (2, 1)
+            if r[0] == 0 and r[vec] == 1 and None not in (r[other], r[3]) and r[other] <= 1 and r[3] <= 1:
+                s.value = A.binop(args[0], gast.Mult(), args[other])
+    _keep_taken(body, {n for n in true if counts.get(n) == 1})
+
+
+def _float_values(body: list, floats: set, counts: dict) -> set:
+    """The names certainly holding floating values: `floats`, and names assigned once from
+    arithmetic, dots and sums of them (and numbers)."""
+    floats = set(floats)
+    stmts = [s for s in an.walk_stmts(body) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+             and counts.get(s.targets[0].id) == 1]
+    changed = True
+    while changed:
+        changed = False
+        for s in stmts:
+            t, v = s.targets[0].id, s.value
+            if t in floats:
+                continue
+            if isinstance(v, gast.BinOp) and isinstance(v.op, _FLOAT_BINOPS):
+                ops = [v.left, v.right]
+            elif isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub):
+                ops = [v.operand]
+            elif isinstance(v, gast.Call) and an.dotted(v.func) in _FLOAT_CALLS and v.args \
+                    and not any(k.arg == "dtype" for k in v.keywords):
+                ops = list(v.args)
+            else:
+                ops = [v] if isinstance(v, gast.Name) else None
+            names = [o for o in ops or () if isinstance(o, gast.Name)]
+            if ops and names and all(o.id in floats for o in names) and \
+                    all(isinstance(o, gast.Name) or _number(o) for o in ops):
+                floats.add(t)
+                changed = True
+    return floats
+
+
+def _keep_taken(stmts: list, true: set) -> None:
+    """Each `if` on a name in `true` becomes its body (recursively)."""
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list):
+                _keep_taken(getattr(s, field), true)
+        if isinstance(s, gast.If) and isinstance(s.test, gast.Name) and s.test.id in true:
+            out.extend(s.body)
+        else:
+            out.append(s)
+    stmts[:] = out
 
 
 def reduce_diagonal(body: list, primal: str, params, namer: Namer) -> list:

@@ -244,16 +244,18 @@ def tangent_fn(jvp_core: tuple, has_aux: bool) -> GeneratedFn:
 
 
 def batched_jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: bool, calls: Callees,
-                        tangent: Callable, compile_: Callable) -> GeneratedFn:
+                        tangent: Callable, compile_: Callable, ranks: dict | None = None) -> GeneratedFn:
     """jacfwd/jacrev as one batched call: `tangent(fun, mask, has_aux)` gives the tangent-only jvp
-    (compiled), `compile_` compiles a generated wrapper; `calls.batch` batches either."""
+    (compiled), `compile_` compiles a generated wrapper; `calls.batch` batches either. `ranks`:
+    the ranks of the parameters that are float NumPy arrays, when the version is specialized."""
     params = core.params
     namer = Namer(set(params) | {"xp", "rt"})
     ns: dict = {}
     body: list = []
     args = [A.name(p) for p in params]
     if kind == "jacfwd":
-        results = [_forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, body) for i in nums]
+        results = [_forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, body, ranks or {})
+                   for i in nums]
         aux = None
         if has_aux:
             f, res, out, aux = namer.exact("fun"), namer.fresh("res"), namer.fresh("out"), namer.fresh("aux")
@@ -265,13 +267,15 @@ def batched_jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_
     result = A.name(results[0]) if isinstance(argnums, int) else A.tuple_([A.name(r) for r in results])
     body.append(A.ret(A.tuple_([result, A.name(aux)]) if has_aux else result))
     name = namer.exact(f"{kind}_{core.name}")
+    given = ", ".join(f"{p} a float array of rank {r}" for p, r in (ranks or {}).items())
     return GeneratedFn(name, A.function(name, params, body), ns, core.filename,
-                       header_for(kind, core, f"wrt argument {argnums} (batched over the basis)"))
+                       header_for(kind, core, f"wrt argument {argnums} ({given or 'batched over the basis'})"))
 
 
-def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, body) -> str:
+def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, body, ranks) -> str:
     """The Jacobian wrt parameter `i`: the diagonal from one jvp along ones when the tangent is
-    elementwise (and its shape the input's), else the jvp batched over the input basis."""
+    elementwise (and its shape the input's), else the jvp batched over the input basis. With the
+    ranks of float array parameters known, a diagonal that is a number is filled in directly."""
     params = core.params
     mask = tuple(j == i for j in range(len(params)))
     tf = tangent(fun, mask, has_aux)
@@ -285,18 +289,34 @@ def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, b
             A.assign(jac, A.call("rt.jac_from_batch_cols", [A.name(cols), x]))]
     tnode = _record_core(tf)
     dname = namer.exact(f"diagonal_{core.name}")
-    dnode = diagonal_fn(tnode, tnode.args.args[-1].id, params[i], dname) if tnode is not None else None
+    dnode = diagonal_fn(tnode, tnode.args.args[-1].id, params[i], dname, ranks) if tnode is not None else None
     if dnode is None:
         body.extend(full)
         return jac
     gen = GeneratedFn(dname, dnode, dict(record.of(tf).core[1]), core.filename,
                       header_for("jacfwd", core, f"the diagonal of the Jacobian wrt argument {i}"))
-    ns[dname] = compile_(gen, optimized=True)
+    diagonal = compile_(gen, optimized=True)
+    number = _number_returned(diagonal) if params[i] in ranks else None
+    if number is not None:  # the same at every input: no run-time test is left
+        body.append(A.assign(jac, A.call("rt.diag_const", [x, A.const(number)])))
+        return jac
+    ns[dname] = diagonal
     miss = namer.fresh("missing")
     body += [A.assign(jac, A.call("rt.diag_jacobian", [A.name(dname), x] + [A.name(p) for p in params])),
              A.assign(miss, A.is_none(A.name(jac))),
              A.if_(A.name(miss), full)]
     return jac
+
+
+def _number_returned(fn):
+    """The finite number generated `fn` returns whatever its arguments, if its code is just that."""
+    node = _record_core(fn)
+    stmts = [s for s in node.body if not isinstance(s, gast.Delete)] if node is not None else []
+    if len(stmts) == 1 and isinstance(stmts[0], gast.Return) and isinstance(stmts[0].value, gast.Constant):
+        c = stmts[0].value.value
+        if type(c) in (int, float) and c - c == 0:
+            return c
+    return None
 
 
 def _record_core(fn):

@@ -1,0 +1,76 @@
+"""Generated fast paths for calls of transformed functions.
+
+A transformed function is an object (it carries its record for further transforms), and its
+general call binds the arguments, checks the cache key, picks a version and the backend: a few
+microseconds that a 2 µs function feels. Once calls have shown one signature, `entry` generates a
+function for it that tests the signature inline -- each argument's type, a NumPy array's dtype
+(and rank, where the version is specialized on ranks), the key's watch (cachekey.Watch), NumPy as
+the backend -- and calls the version; any other call goes to the general path. The object's
+`__call__` is that function (api.Transformed), so a call costs no Python frame of s2s's own
+besides it. For `f(x, w)` seen with a float vector and a Python float::
+
+    def dispatch_f(a0=MISSING, a1=MISSING, /, *more, **kw):
+        try:
+            ok = not more and not kw and type(a0) is t0 and type(a1) is t1 \\
+                and a0.dtype is d0 and a0.ndim == 1 and w_d0['np'] is w_v0 and backend['backend'] == 'numpy'
+        except (KeyError, ValueError):  # a watched global deleted, a closure cell emptied
+            ok = False
+        if ok:
+            return version(a0, a1)
+        return general(given(a0, a1) + more, kw)
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from . import arrays
+from .custom import _exec_function
+
+MISSING = object()  # an argument the call did not pass (the general path then sees the call as it was)
+ARGUMENTS = frozenset(arrays.HOST) - {type(None)}  # types whose exact type tells their backend: NumPy
+
+
+def given(*args) -> tuple:
+    """The positional arguments a call passed (the fast path's parameters default to MISSING)."""
+    return tuple([a for a in args if a is not MISSING])
+
+
+def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ranks: bool = False,
+          fallback: tuple = ()):
+    """A fast path for calls like `args` (positional, NumPy arrays and numbers, NumPy the backend),
+    or None when there is none (another argument type, no watch of the key). `calls`: the lines
+    that run the call, over parameters `a0`, `a1`, ... and the names in `ns`; `general(args,
+    kwargs)` takes every other call; `ranks`: the version is specialized on the arrays' ranks too;
+    `fallback`: (exception types after which the call goes to the general path, which decides;
+    exception types raised as they are, tested first)."""
+    if watch is None or not all(type(a) in ARGUMENTS for a in args):
+        return None
+    name = re.sub(r"\W", "_", name)
+    params = [f"a{i}" for i in range(len(args))]
+    names, values, watched = watch.terms
+    guard = ["not more", "not kw"] + [f"type({p}) is t{i}" for i, p in enumerate(params)]
+    for i, a in enumerate(args):
+        if type(a) is np.ndarray:
+            guard.append(f"a{i}.dtype is d{i}" + (f" and a{i}.ndim == {a.ndim}" if ranks else ""))
+    guard += [f"({watched})", "backend['backend'] == 'numpy'"]
+    body = [f"            {line}" for line in calls]
+    if fallback:
+        body = ["            try:"] + ["    " + line for line in body] + \
+               ["            except reraised:", "                raise",
+                "            except fallback:", "                pass"]
+    signature = [p + "=MISSING" for p in params] + (["/"] if params else []) + ["*more", "**kw"]
+    src = "\n".join([f"def {name}({', '.join(signature)}):",
+                     "    try:",
+                     f"        ok = {' and '.join(guard)}",
+                     "    except (KeyError, ValueError):",
+                     "        ok = False",
+                     "    if ok:"] + [line[4:] for line in body] +
+                    [f"    return general(given({', '.join(params)}) + more, kw)", ""])
+    env = dict(zip(names, values))
+    env.update({f"t{i}": type(a) for i, a in enumerate(args)})
+    env.update({f"d{i}": a.dtype for i, a in enumerate(args) if type(a) is np.ndarray})
+    env.update(ns, MISSING=MISSING, given=given, general=general, backend=arrays.SETTINGS,
+               fallback=fallback[0] if fallback else (), reraised=fallback[1] if fallback else ())
+    return _exec_function(name, src, env)
