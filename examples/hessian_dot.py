@@ -38,6 +38,10 @@ def main():
     np.testing.assert_allclose(H, 2 * np.eye(3), rtol=1e-14, atol=1e-14)
     np.testing.assert_allclose(hessian_via_jacfwd_grad(f)(x), 2 * np.eye(3), atol=1e-14)
     np.testing.assert_allclose(s2s.jacfwd(s2s.jacrev(f))(x), 2 * np.eye(3), atol=1e-14)
+    # the version a call with a float vector runs: its diagonal is the number 2.0, decided when built
+    src = s2s.source(s2s.hessian(f), x)
+    print(src)
+    assert "rt.diag_const(x, 2.0)" in src
 
     x = np.random.default_rng(0).normal(size=5)
     Hg = s2s.hessian(g)(x)

@@ -285,8 +285,15 @@ def stop_gradient(x):
 record.attach(stop_gradient, prim="stop_gradient")
 
 
-def source(fn) -> str:
-    """The generated Python source of a transformed function (what `python -m s2s dump` prints)."""
+def source(fn, *args) -> str:
+    """The generated Python source of a transformed function (what `python -m s2s dump` prints).
+    With example arguments: the version a call with them runs, where the transform specializes
+    on their ranks (`vmap`; `jacfwd` and `hessian` of float NumPy arrays)."""
+    special = getattr(fn, "for_arguments", None) if args else None
+    if special is not None:
+        at = {i: a for i, a in enumerate(args) if type(a) is np.ndarray}
+        kinds = {i: a.ndim for i, a in at.items()} | {i: "float" for i, a in enumerate(args) if type(a) is float}
+        fn = special(kinds, {i: a.dtype.char for i, a in at.items()})
     gen = record.generated(fn)
     if gen is not None:
         return record.of(gen).source
@@ -388,8 +395,8 @@ class _Jacobian(Transformed):
     def _ranked_call(self, args):
         """A positional call of jacfwd with float NumPy arrays (NumPy the backend) runs the version
         specialized on their ranks, and makes the fast path for calls like it; None otherwise."""
-        if self.kind != "jacfwd" or len(args) != self._nparams or arrays.SETTINGS["backend"] != "numpy" \
-                or not all(type(a) in dispatch.ARGUMENTS for a in args):
+        if self.kind != "jacfwd" or idioms.has_varargs(self._root) or len(args) != self._nparams \
+                or arrays.SETTINGS["backend"] != "numpy" or not all(type(a) in dispatch.ARGUMENTS for a in args):
             return None
         ranks = tuple((i, a.ndim) for i, a in enumerate(args) if type(a) is np.ndarray and a.dtype.kind == "f")
         if not ranks:

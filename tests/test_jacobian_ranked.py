@@ -128,3 +128,12 @@ def test_decide_ranks_leaves_what_the_ranks_do_not_settle():
     fn = gast.parse(src).body[0]
     diagonal.decide_ranks(fn.body, {"x": 2, "d_x": 2}, ["x", "d_x", "k"])  # matrices: t0 is a matrix
     assert to_source(fn) == to_source(gast.parse(src).body[0])
+
+
+def test_source_with_example_arguments_shows_the_version_they_run():
+    h = s2s.hessian(dot_self)
+    assert "rt.diag_const(x, 2.0)" in s2s.source(h, VEC)
+    assert "rt.diag_jacobian" in s2s.source(h)  # the general version decides at run time
+    v = s2s.vmap(dot_self)
+    np.testing.assert_allclose(v(MAT), np.sum(MAT * MAT, axis=1), rtol=1e-14)
+    assert s2s.source(v, MAT).startswith("# s2s: vmap of dot_self")
