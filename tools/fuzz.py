@@ -104,7 +104,7 @@ HELPERS = {
 
 KINDS = ["plain", "augadd", "for", "while_break", "while_data", "branch", "early_return", "set_row",
          "set_slice", "set_fancy", "set_repeat", "set_aug", "list", "helper", "closure", "recursion",
-         "lambda", "custom", "list_repeat", "list_concat"]
+         "lambda", "custom", "list_repeat", "list_concat", "list_array"]
 
 
 def gen_block(rng: random.Random, depth: int):
@@ -161,6 +161,12 @@ def block_lines(block, ret) -> tuple[list[str], set[str]]:
         return [f"lst = [np.sin({e})] + [acc * {c2}]", f"for i in range({n}):",
                 "    lst = lst + [lst[-1] * 0.5 + 0.1 * np.tanh(lst[0])]", join, "for w in lst:",
                 "    acc = acc * 0.9 + 0.1 * np.tanh(w)"], set()
+    if kind == "list_array":  # a list or tuple of numbers with an array operand: NumPy broadcasts, elementwise
+        lit = ", ".join(str(v) for v in ([c, c2, 0.5] + [1.0] * N)[:N])
+        make = [[f"w_l = [{lit}]", f"acc = acc + 0.3 * (w_l * np.tanh({e}))"],
+                [f"w_l = ({lit},)", f"acc = (w_l + acc) * 0.5 + 0.1 * ({e})"],
+                [f"w_l = [{lit}]", f"acc = acc * 0.5 + 0.3 * np.sin(({e}) * w_l + w_l)"]]
+        return make[b], set()
     if kind == "helper":
         h = "hloop" if b < 2 else "hwhile"
         return [f"acc = {h}(acc, {e})" if h == "hloop" else f"acc = hwhile(acc + 0.1 * ({e}))"], {h}

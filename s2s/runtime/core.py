@@ -107,8 +107,12 @@ def unbroadcast(v, like):
 
 
 def _sequence_op(me, other) -> bool:
-    """Whether `me + other` or `me * other` concatenates or repeats (an operand is a list or tuple)."""
-    return isinstance(me, (list, tuple)) or isinstance(other, (list, tuple))
+    """Whether `me + other` or `me * other` concatenates or repeats: an operand is a list or tuple
+    and the other is no array (an array's operator takes the list first and broadcasts it:
+    `[1.0, 2.0] * x` is elementwise for a NumPy `x`, and so for a NumPy scalar)."""
+    if isinstance(me, (list, tuple)):
+        return not hasattr(other, "shape")
+    return isinstance(other, (list, tuple)) and not hasattr(me, "shape")
 
 
 def seq_ct(v, me, other, op, first, d=0):
