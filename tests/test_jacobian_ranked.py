@@ -51,6 +51,18 @@ def dot_plus_index(x):
     return np.dot(x, x) + np.argmax(x)  # an integer term: its derivative is zero
 
 
+def dot_scaled(x):
+    return np.dot(x, x) * 2.75  # jacrev tries the gradient first: a product times a number
+
+
+def sum_squares_scaled(x):
+    return 3.0 * np.sum(x * x)  # `x * x` has x's shape: the gradient's unbroadcasts sum nothing
+
+
+def cubes_and_sin(x):
+    return np.sum(x * x * x) + np.sum(np.sin(x) * x)
+
+
 def two_args(c, x):
     return c * np.dot(x, x) + np.sum(np.tanh(x) * c)
 
@@ -60,9 +72,11 @@ MAT = np.array([[0.3, -1.2, 0.5], [0.8, 2.0, -0.4]])
 SQUARE = np.array([[0.3, -1.2], [0.8, 2.0]])
 CASES = [(dot_self, VEC), (dot_self, VEC.astype(np.float32)), (dot_self, SQUARE), (dot_self, np.array(0.7)),
          (matmul_self, VEC), (scaled_sum_of_squares, VEC), (sum_cubes, MAT), (dot_const, VEC),
-         (quad_form, VEC), (dot_sin, VEC), (dot_plus_index, VEC)]
+         (quad_form, VEC), (dot_sin, VEC), (dot_plus_index, VEC), (dot_scaled, VEC), (sum_squares_scaled, VEC),
+         (sum_squares_scaled, MAT), (cubes_and_sin, VEC), (cubes_and_sin, MAT)]
 IDS = ["dot", "dot_f32", "dot_2d", "dot_0d", "matmul", "sum_squares", "sum_cubes_2d", "dot_const", "quad_form",
-       "dot_sin", "dot_plus_index"]
+       "dot_sin", "dot_plus_index", "dot_scaled", "sum_squares_scaled", "sum_squares_scaled_2d", "cubes_and_sin",
+       "cubes_and_sin_2d"]
 
 
 @pytest.mark.parametrize("f, x", CASES, ids=IDS)
@@ -87,6 +101,12 @@ def test_a_constant_diagonal_is_filled_in_without_run_time_tests():
     x32 = VEC.astype(np.float32)
     assert h(x32).dtype == np.float32
     np.testing.assert_array_equal(h(x32), 2.0 * np.eye(3, dtype=np.float32))
+
+
+@pytest.mark.parametrize("f", [dot_scaled, sum_squares_scaled, cubes_and_sin, scaled_sum_of_squares])
+def test_separable_hessians_take_the_diagonal_path(f):
+    src = s2s.source(s2s.hessian(f), VEC)
+    assert "rt.diag_const" in src or "rt.diag_jacobian" in src.splitlines()[2], src
 
 
 def test_ranks_and_dtypes_each_get_their_version():
@@ -115,9 +135,9 @@ def _block(doc: str, label: str) -> str:
 
 def test_decide_ranks_docstring_example():
     doc = diagonal.decide_ranks.__doc__
-    tail = "    return d_b_x\n"
+    tail = "    return d_t1\n"
     fn = gast.parse("def f(x, d_x):\n" + textwrap.indent(_block(doc, "Before"), "    ") + tail).body[0]
-    diagonal.decide_ranks(fn.body, {"x": 1, "d_x": 1}, ["x", "d_x"])
+    diagonal.decide_ranks(fn.body, {"x": 1, "d_x": 1}, ["x", "d_x"], {"x": "x", "d_x": "x"})
     want = gast.parse("def f(x, d_x):\n" + textwrap.indent(_block(doc, "After"), "    ") + tail).body[0]
     assert to_source(fn) == to_source(want)
 

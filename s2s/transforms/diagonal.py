@@ -75,7 +75,8 @@ def diagonal_fn(node, tangent: str, primal: str, name: str, ranks: dict | None =
         known = dict(ranks)
         if primal in known:
             known[tangent] = known[primal]
-        decide_ranks(node.body, known, [a.id for a in node.args.args])
+        shapes = {p: p for p in known} | ({tangent: primal} if primal in known else {})
+        decide_ranks(node.body, known, [a.id for a in node.args.args], shapes)
     if not elementwise_tangent(node, tangent):
         return None
     node.args.args = [a for a in node.args.args if a.id != tangent]
@@ -105,11 +106,13 @@ _FLOAT_CALLS = {"xp.dot", "xp.matmul", "xp.inner", "xp.vdot", "xp.sum", "xp.mean
 _FLOAT_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 
-def decide_ranks(body: list, known: dict, params) -> None:
+def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) -> None:
     """Decide, in place, the run-time tests of the diagonal's helpers that the ranks of float NumPy
     parameters (`known`: name -> rank) settle: a float scalar is a scalar output
     (`rt.scalar_output(t)` is True, and an `if` on it keeps its body), its seed is 1.0, and a dot's
-    cotangent of vectors is the elementwise product the `_diag` helper would check for.
+    cotangent of vectors is the elementwise product the `_diag` helper would check for, and
+    `rt.unbroadcast(g, like)` of a `g` with `like`'s shape is `g` (`shapes`: parameter -> the
+    parameter whose shape it has; arithmetic of arrays of one shape has that shape).
 
     Before (x a float vector)::
 
@@ -118,13 +121,15 @@ def decide_ranks(body: list, known: dict, params) -> None:
         if scalar0:
             b_t0 = rt.seed(t0)
             d_b_x = rt.dot_vjp_a_diag(b_t0, x, d_x, x)
+            d_t1 = rt.unbroadcast(d_b_x, x)
 
-    After::
+    After (`d_x` has the shape of `x`)::
 
         t0 = xp.dot(x, x)
         scalar0 = True
         b_t0 = 1.0
         d_b_x = b_t0 * d_x
+        d_t1 = d_b_x
     """
     rank = per_example_ranks(body, known)
     counts = _assign_counts(body, params)
@@ -148,6 +153,60 @@ def decide_ranks(body: list, known: dict, params) -> None:
             if r[0] == 0 and r[vec] == 1 and None not in (r[other], r[3]) and r[other] <= 1 and r[3] <= 1:
                 s.value = A.binop(args[0], gast.Mult(), args[other])
     _keep_taken(body, {n for n in true if counts.get(n) == 1})
+    shape = _shape_of(body, counts, shapes or {})
+
+    class SumsNothing(gast.NodeTransformer):
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            if an.dotted(node.func) == "rt.unbroadcast" and len(node.args) == 2 and not node.keywords \
+                    and shape(node.args[0]) and shape(node.args[0]) == shape(node.args[1]):
+                return node.args[0]
+            return node
+    for s in an.walk_stmts(body):
+        if isinstance(s, gast.Assign):
+            s.value = SumsNothing().visit(s.value)
+
+
+_SHAPE_ARG = {"rt.unbroadcast": 1, "rt.broadcast_to_like": 1, "rt.sum_vjp": 1, "rt.mean_vjp": 1}  # result: its shape
+
+
+def _shape_of(body: list, counts: dict, shapes: dict):
+    """`shape(e)`: the parameter in `shapes` whose shape the value of expression `e` certainly
+    has ("" for a number, which has any shape; None if unknown), through names assigned once at
+    the top level (the parameters in `shapes` are NumPy arrays, so every product is one too)."""
+    defs = {s.targets[0].id: s.value for s in body if isinstance(s, gast.Assign)
+            and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1}
+    seen: dict = dict(shapes)
+
+    def shape(e):
+        if isinstance(e, gast.Name):
+            if e.id not in seen:
+                seen[e.id] = None  # (a cycle is unknown)
+                seen[e.id] = shape(defs[e.id]) if e.id in defs else None
+            return seen[e.id]
+        if _number(e):
+            return ""
+        if isinstance(e, gast.BinOp) and isinstance(e.op, _FLOAT_BINOPS + (gast.Pow,)):
+            found = {shape(e.left), shape(e.right)}
+        elif isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
+            found = {shape(e.operand)}
+        elif isinstance(e, gast.Call) and not e.keywords and e.args:
+            f = an.dotted(e.func)
+            try:
+                p = registry.lookup(an.classify(e)) if f and f.startswith("xp.") else None
+            except TypeError:
+                p = None
+            if f in _SHAPE_ARG and len(e.args) > _SHAPE_ARG[f]:
+                found = {shape(e.args[_SHAPE_ARG[f]])}
+            elif p is not None and p.same_shape and len(e.args) == 1:
+                found = {shape(e.args[0])}
+            else:
+                return None
+        else:
+            return None
+        found.discard("")
+        return None if None in found or len(found) > 1 else found.pop() if found else ""
+    return shape
 
 
 def _float_values(body: list, floats: set, counts: dict) -> set:

@@ -147,9 +147,10 @@ def certainly_scalar(core: CoreFn) -> bool:
     return isinstance(seed_of(core, out), gast.Constant) or out.id in _scalar_names(core)
 
 
-def _scalar_names(core: CoreFn) -> set[str]:
+def _scalar_names(core: CoreFn, products: bool = False) -> set[str]:
     """Names assigned once, at the top level, a full reduction or elementwise arithmetic of such
-    names and numbers (so certainly 0-d)."""
+    names and numbers (so certainly 0-d); with `products`, a dot-like product counts as one too
+    (the names are then 0-d when those products are)."""
     body = core.node.body
     counts: dict[str, int] = dict.fromkeys(core.params, 1)
     for s in an.walk_stmts(body):
@@ -169,7 +170,9 @@ def _scalar_names(core: CoreFn) -> set[str]:
         elif isinstance(v, gast.Call) and not v.keywords and v.args:
             k = an.classify(v)
             p, rule = registry.lookup(k), registry.BATCH.get(k)
-            if p is not None and p.full_reduction:
+            if products and k in _MAYBE_SCALAR:
+                scalar = True
+            elif p is not None and p.full_reduction:
                 scalar = len(v.args) == 1
             else:
                 scalar = k.startswith("xp.") and rule is not None and rule.kind == "same" and all(map(ok, v.args)) \
@@ -186,16 +189,14 @@ _MAYBE_SCALAR = {"xp.dot", "xp.vdot", "xp.inner", "xp.matmul", "matmul"}
 
 def possibly_scalar(core: CoreFn) -> bool:
     """Whether `core` returns a product that is a scalar when its operands are vectors (dot, inner,
-    matmul or @, assigned once): then jacrev tries its gradient first (`scalar_or_rows_fn`)."""
+    matmul or @, assigned once), or arithmetic of such products, reductions and numbers
+    (`np.dot(x, x) * 2.75`): then jacrev tries its gradient first (`scalar_or_rows_fn`)."""
     body = core.node.body
     ret = body[-1] if body else None
     if not isinstance(ret, gast.Return) or not isinstance(ret.value, gast.Name) \
             or sum(isinstance(s, gast.Return) for s in an.walk_stmts(body)) != 1:
         return False
-    out = ret.value.id
-    defs = [s for s in an.walk_stmts(body) if out in an.targets(s)]
-    return len(defs) == 1 and defs[0] in body and isinstance(defs[0], gast.Assign) \
-        and an.classify(defs[0].value) in _MAYBE_SCALAR
+    return ret.value.id in _scalar_names(core, products=True)
 
 
 def scalar_or_rows_fn(core: CoreFn, argnums, nums: tuple, calls: Callees, rows) -> GeneratedFn:
