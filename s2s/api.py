@@ -371,6 +371,7 @@ class _Jacobian(Transformed):
         self._use_loop = False
         self._options = (argnums, has_aux)
         self._ranked: dict = {}  # jacfwd: versions specialized on the ranks of float array arguments
+        self.nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)  # JAX: floating inputs only
 
     def _forget(self) -> None:
         self._ranked.clear()
@@ -401,6 +402,7 @@ class _Jacobian(Transformed):
         ranks = tuple((i, a.ndim) for i, a in enumerate(args) if type(a) is np.ndarray and a.dtype.kind == "f")
         if not ranks:
             return None
+        _check_diff_args(args, self.nums, self.kind)
         unchanged = self._unchanged
         if unchanged is None or not unchanged():
             self._check_key()
@@ -414,6 +416,8 @@ class _Jacobian(Transformed):
 
     def _call(self, args, kwargs):
         if self._use_loop:
+            if not kwargs:
+                _check_diff_args(args, self.nums, self.kind)
             return self.looped(*args, **kwargs)
         try:
             fn = None if kwargs else self._ranked_call(args)

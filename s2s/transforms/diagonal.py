@@ -109,8 +109,9 @@ _FLOAT_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) -> None:
     """Decide, in place, the run-time tests of the diagonal's helpers that the ranks of float NumPy
     parameters (`known`: name -> rank) settle: a float scalar is a scalar output
-    (`rt.scalar_output(t)` is True, and an `if` on it keeps its body), its seed is 1.0, and a dot's
-    cotangent of vectors is the elementwise product the `_diag` helper would check for, and
+    (`rt.scalar_output(t)` is True, and an `if` on it keeps its body), its seed is 1.0; a dot's
+    cotangent of vectors is the elementwise product the `_diag` helper would check for; a
+    product's tangent with an array operand is no repetition (`rt.seq_ct_t`); and
     `rt.unbroadcast(g, like)` of a `g` with `like`'s shape is `g` (`shapes`: parameter -> the
     parameter whose shape it has; arithmetic of arrays of one shape has that shape).
 
@@ -147,6 +148,12 @@ def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) ->
             true.add(s.targets[0].id)
         elif f == "rt.seed" and scalar:
             s.value = A.const(1.0)
+        elif f == "rt.seq_ct_t" and len(args) in (6, 7) and isinstance(args[2], gast.Name) and args[2].id in known \
+                and isinstance(args[4], gast.Constant) and args[4].value in ("add", "mul") \
+                and (len(args) == 6 or isinstance(args[6], gast.Constant) and args[6].value == 0):
+            g, like = args[0], args[1]  # an array operand: no repetition or concatenation (rt.seq_ct_t)
+            moved = A.binop(g, gast.Mult(), args[3]) if args[4].value == "mul" else g
+            s.value = A.call("rt.broadcast_to_like", [moved, like])
         elif f in _DIAG_DOT and len(args) == 4:
             r = [atom_rank(a, rank) for a in args]
             vec, other = (1, 2) if f == "rt.dot_vjp_a_diag" else (2, 1)
