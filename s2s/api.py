@@ -148,14 +148,17 @@ class Transformed:
     _entry_watch = None  # the watch the fast path was generated with
     _entry_builds = 0
 
-    def _install(self, args, calls: list[str], ns: dict, ranks: bool = False, fallback: tuple = ()) -> None:
-        """Generate the fast path for calls like `args` (dispatch.entry), once per watch of the
-        key and at most 8 times per object (a watch that fails on every call, a global rebound
-        to an equal value each time, never pays an exec per call)."""
+    def _install(self, args, ns: dict, calls: list[str] | None = None, ranks: bool = False,
+                 fallback: tuple = ()) -> None:
+        """Generate the fast path for calls like `args` (dispatch.entry; `calls` default to
+        `return version(a0, ...)`), once per watch of the key and at most 8 times per object (a
+        watch that fails on every call, a global rebound to an equal value each time, never pays
+        an exec per call)."""
         if self._entry_watch is self._unchanged or self._entry_builds >= 8:
             return
         self._entry_builds += 1
         self._entry_watch = self._unchanged
+        calls = calls or [f"return version({', '.join(f'a{i}' for i in range(len(args)))})"]
         fn = dispatch.entry(f"dispatch_{self.__name__}", args, self._unchanged, self._call, calls, ns, ranks, fallback)
         if fn is None:
             self.__dict__.pop("_entry", None)
@@ -176,8 +179,7 @@ class Transformed:
         if fast is not None and not kwargs:
             if self.nums is not None:
                 _check_diff_args(args, self.nums, self.kind)
-            self._install(args, [f"return version({', '.join(f'a{i}' for i in range(len(args)))})"],
-                          {"version": fast}, fallback=self._fallback)
+            self._install(args, {"version": fast}, fallback=self._fallback)
             return call(fast, args)
         if idioms.has_varargs(self._root):  # one compiled version per number of arguments
             fn = idioms.varargs_call(self._root, len(args), lambda: self.compiled)
@@ -407,8 +409,7 @@ class _Jacobian(Transformed):
         if unchanged is None or not unchanged():
             self._check_key()
         fn = self._version(ranks)
-        self._install(args, [f"return version({', '.join(f'a{i}' for i in range(len(args)))})"], {"version": fn},
-                      ranks=True, fallback=self._fallback)
+        self._install(args, {"version": fn}, ranks=True, fallback=self._fallback)
         return fn
 
     # a batched run that fails runs the looped form (the general call decides); these are raised
@@ -523,7 +524,7 @@ class Jitted(Transformed):
         else:  # (after the small version's test, the large one needs no second test)
             lines = [f"if {small}:", f"    return small({params})"] + \
                 ([f"return large({params})"] if entry[1] is not None else [])
-        self._install(args, lines, {"small": entry[0], "large": entry[1], "threshold": FUSE_THRESHOLD}, ranks=True)
+        self._install(args, {"small": entry[0], "large": entry[1], "threshold": FUSE_THRESHOLD}, lines, ranks=True)
 
     def _remember(self, args, given, big, run, every_size=False):
         """File `run` under the types of the `given` arguments, as the version for small or for
@@ -773,8 +774,7 @@ class _Vmapped(Transformed):
                 fn = self._by_ndims.get(key)
                 if fn is not None and arrays.SETTINGS["backend"] == "numpy":
                     if len(self._by_ndims) == 1:  # one signature seen: calls like it skip this lookup
-                        self._install(args, [f"return version({', '.join(f'a{i}' for i in range(len(args)))})"],
-                                      {"version": fn}, ranks=True, fallback=((RecursionError,), ()))
+                        self._install(args, {"version": fn}, ranks=True, fallback=((RecursionError,), ()))
                     try:  # (as `_run` does, without its frame: this path costs per call)
                         return fn(*args)
                     except RecursionError:
