@@ -519,17 +519,20 @@ class Jitted(Transformed):
         specialized on them) and the watch, and calls the version for the arrays' sizes."""
         params = ", ".join(f"a{i}" for i in range(len(args)))
         small = " and ".join(f"a{i}.size < threshold" for i, a in enumerate(args) if type(a) is np.ndarray) or "True"
-        if entry[0] is None:
+        if entry[0] is entry[1]:  # one version for every size: no size to test
+            lines = [f"return small({params})"]
+        elif entry[0] is None:
             lines = [f"if not ({small}):", f"    return large({params})"]
         else:  # (after the small version's test, the large one needs no second test)
             lines = [f"if {small}:", f"    return small({params})"] + \
                 ([f"return large({params})"] if entry[1] is not None else [])
         self._install(args, {"small": entry[0], "large": entry[1], "threshold": FUSE_THRESHOLD}, lines, ranks=True)
 
-    def _remember(self, args, given, big, run, every_size=False):
+    def _remember(self, args, given, big, run, every_size=False, any_size=False):
         """File `run` under the types of the `given` arguments, as the version for small or for
         large arrays (whether a call's arrays are large is checked per call, at `positions`), or
-        for both (`every_size`: a backend whose fused kernels pay at every size, CuPy)."""
+        for both (`every_size`: a backend whose fused kernels pay at every size, CuPy; `any_size`:
+        a small-array version with nothing to fuse, which large arrays would get too)."""
         types_ = tuple(map(type, args[:given]))
         positions = tuple(i for i, t in enumerate(types_) if t is np.ndarray)
         if positions and len(positions) == len(types_):
@@ -539,6 +542,8 @@ class Jitted(Transformed):
         extra_big = any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in args[given:])
         for slot in ((0, 1) if extra_big or every_size else (1,) if big else (0,)):
             entry[slot] = run
+        if any_size and entry[1] is None:
+            entry[1] = run
         self._uninstall()  # the next call makes the fast path anew
 
     def _first_call(self, args, kwargs):
@@ -580,7 +585,7 @@ class Jitted(Transformed):
                 tuple(a if i in self._static else _sig(a) for i, a in enumerate(args[:given]))
             self._versions[key] = run
             if not self._static:
-                self._remember(args, given, big, run, kernels)
+                self._remember(args, given, big, run, kernels, record.of(fn).any_size)
         return call(fn, tuple(args[i] for i in dyn))
 
 

@@ -79,7 +79,8 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     node = optimize(gen.node, known) if optimized else gen.node
     known = dict(known or {}, kernels=[])
     ns = gen.ns
-    run = finalize(node, jit, fuse=fuse if kernels.available() else False, known=known)
+    fusing = kernels.available()
+    run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
     if jit and _is_stop_gradient(gen.ns.get("stop_gradient")) and not _binds(run, "stop_gradient"):
         _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
     if known["kernels"]:
@@ -90,6 +91,11 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     for k in known["kernels"]:
         kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())
         rec.source += f"\n# fused kernel {k[0]} ({ns[k[0]].banner()}):\n" + kernel
+    if jit and not fuse:  # would large arrays get other code? Only if something fuses
+        probe = dict(known, kernels=[])
+        if fusing:
+            finalize(node, jit, fuse=True, known=probe)
+        rec.any_size = not probe["kernels"]
     return fn
 
 

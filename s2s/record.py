@@ -29,6 +29,7 @@ class Record:
     lazy: bool = False        # `target` is a transform still being built (a recursive call)
     transform: bool = False   # an s2s transform (grad, jit, ...): called when normalizing `grad(f)(x)`
     versions: dict = dataclasses.field(default_factory=dict)  # a generated function per array backend
+    any_size: bool = False    # a jit version built for small arrays that large ones would get too (nothing to fuse)
 
 
 def of(fn) -> Record | None:

@@ -1,6 +1,8 @@
 """jit's one-signature fast path (Jitted._dispatcher, made by s2s/dispatch.py): every call it serves must equal the
 general path's, and anything it was not built for (another type, a large array, a rebound
 global, keyword arguments) must reach the general path."""
+import linecache
+
 import numpy as np
 import pytest
 
@@ -82,3 +84,27 @@ def test_a_global_rebound_on_every_call_stays_right():
         SCALE = float(k) + 0.5
         np.testing.assert_array_equal(j(x), x * (k + 0.5) + 1.0)
     assert j._entry_builds <= 8
+
+
+def selu_like(x):
+    return 1.05 * np.where(x > 0, x, 1.67 * np.exp(x) - 1.67)
+
+
+def test_a_version_with_nothing_to_fuse_serves_every_size():
+    j = s2s.jit(affine)  # one array allocated: nothing to fuse, so large arrays would get the same code
+    small, large = np.arange(3.0), np.arange(float(THRESHOLD + 5))
+    j(small)
+    j(small)
+    (entry,) = j._by_kind.values()
+    assert entry[0] is entry[1] is not None
+    assert "a0.size" not in "".join(linecache.getlines(j._entry.__code__.co_filename))
+    np.testing.assert_array_equal(j(large), large * 2.0 + 1.0)
+    assert entry[0] is entry[1]  # no second build
+    f = s2s.jit(selu_like)  # a chain that fuses: large arrays get their own version
+    large = np.linspace(-3.0, 3.0, THRESHOLD + 5)
+    f(small)
+    (fentry,) = f._by_kind.values()
+    assert fentry[1] is None or not s2s.backend.kernels.available()
+    want = 1.05 * np.where(large > 0, large, 1.67 * np.exp(large) - 1.67)
+    np.testing.assert_allclose(f(large), want, rtol=1e-15)
+    np.testing.assert_allclose(f(small), 1.05 * np.where(small > 0, small, 1.67 * np.exp(small) - 1.67), rtol=1e-15)
