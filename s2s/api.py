@@ -179,7 +179,8 @@ class Transformed:
         if fast is not None and not kwargs:
             if self.nums is not None:
                 _check_diff_args(args, self.nums, self.kind)
-            self._install(args, {"version": fast}, fallback=self._fallback)
+            if self._entry_watch is not self._unchanged:  # (tested here: this path may run per call)
+                self._install(args, {"version": fast}, fallback=self._fallback)
             return call(fast, args)
         if idioms.has_varargs(self._root):  # one compiled version per number of arguments
             fn = idioms.varargs_call(self._root, len(args), lambda: self.compiled)
@@ -409,7 +410,8 @@ class _Jacobian(Transformed):
         if unchanged is None or not unchanged():
             self._check_key()
         fn = self._version(ranks)
-        self._install(args, {"version": fn}, ranks=True, fallback=self._fallback)
+        if self._entry_watch is not self._unchanged:
+            self._install(args, {"version": fn}, ranks=True, fallback=self._fallback)
         return fn
 
     # a batched run that fails runs the looped form (the general call decides); these are raised
@@ -491,7 +493,7 @@ class Jitted(Transformed):
         if not kwargs and not self._static:
             entry = self._by_kind.get(_kinds(args))
             if entry is not None:  # [small version, large version, array positions, all host types]
-                if len(self._by_kind) == 1:
+                if len(self._by_kind) == 1 and self._entry_watch is not self._unchanged:
                     self._dispatcher(args, entry)
                 positions = entry[2]
                 if positions is None:  # every argument an array: the sizes read in C
@@ -778,7 +780,8 @@ class _Vmapped(Transformed):
             if len(key) == len(args):
                 fn = self._by_ndims.get(key)
                 if fn is not None and arrays.SETTINGS["backend"] == "numpy":
-                    if len(self._by_ndims) == 1:  # one signature seen: calls like it skip this lookup
+                    if len(self._by_ndims) == 1 and self._entry_watch is not self._unchanged:
+                        # one signature seen: calls like it skip this lookup
                         self._install(args, {"version": fn}, ranks=True, fallback=((RecursionError,), ()))
                     try:  # (as `_run` does, without its frame: this path costs per call)
                         return fn(*args)

@@ -37,23 +37,42 @@ def given(*args) -> tuple:
     return tuple([a for a in args if a is not MISSING])
 
 
+def _sequence(a) -> bool:
+    """A tuple or list of a few NumPy arrays and numbers (the fast path tests each item)."""
+    return type(a) in (tuple, list) and len(a) <= 8 and all(type(e) in ARGUMENTS for e in a)
+
+
+def _leaf(expr: str, key: str, a, ranks: bool, env: dict) -> str:
+    """The test that `expr` is like `a`: its type, and an array's dtype (and rank); `env` gets the
+    objects it compares with."""
+    env[f"t{key}"] = type(a)
+    test = f"type({expr}) is t{key}"
+    if type(a) is np.ndarray:
+        env[f"d{key}"] = a.dtype
+        test += f" and {expr}.dtype is d{key}" + (f" and {expr}.ndim == {a.ndim}" if ranks else "")
+    return test
+
+
 def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ranks: bool = False,
           fallback: tuple = ()):
-    """A fast path for calls like `args` (positional, NumPy arrays and numbers, NumPy the backend),
-    or None when there is none (another argument type, no watch of the key). `calls`: the lines
-    that run the call, over parameters `a0`, `a1`, ... and the names in `ns`; `general(args,
-    kwargs)` takes every other call; `ranks`: the version is specialized on the arrays' ranks too;
-    `fallback`: (exception types after which the call goes to the general path, which decides;
-    exception types raised as they are, tested first)."""
-    if watch is None or not all(type(a) in ARGUMENTS for a in args):
+    """A fast path for calls like `args` (positional, NumPy arrays and numbers or tuples and lists
+    of them, NumPy the backend), or None when there is none (another argument type, no watch of
+    the key). `calls`: the lines that run the call, over parameters `a0`, `a1`, ... and the names
+    in `ns`; `general(args, kwargs)` takes every other call; `ranks`: the version is specialized
+    on the arrays' ranks too; `fallback`: (exception types after which the call goes to the
+    general path, which decides; exception types raised as they are, tested first)."""
+    if watch is None or not all(type(a) in ARGUMENTS or _sequence(a) for a in args):
         return None
     name = re.sub(r"\W", "_", name)
     params = [f"a{i}" for i in range(len(args))]
     names, values, watched = watch.terms
-    guard = ["not more", "not kw"] + [f"type({p}) is t{i}" for i, p in enumerate(params)]
+    guard = ["not more", "not kw"]
+    env = dict(zip(names, values))
     for i, a in enumerate(args):
-        if type(a) is np.ndarray:
-            guard.append(f"a{i}.dtype is d{i}" + (f" and a{i}.ndim == {a.ndim}" if ranks else ""))
+        guard.append(_leaf(f"a{i}", f"{i}", a, ranks, env))
+        if _sequence(a):  # a tuple or list of arrays and numbers (parameters): its items' too
+            guard.append(f"len(a{i}) == {len(a)}")
+            guard += [_leaf(f"a{i}[{k}]", f"{i}_{k}", e, False, env) for k, e in enumerate(a)]
     guard += [f"({watched})", "backend['backend'] == 'numpy'"]
     body = [f"            {line}" for line in calls]
     if fallback:
@@ -68,9 +87,6 @@ def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ra
                      "        ok = False",
                      "    if ok:"] + [line[4:] for line in body] +
                     [f"    return general(given({', '.join(params)}) + more, kw)", ""])
-    env = dict(zip(names, values))
-    env.update({f"t{i}": type(a) for i, a in enumerate(args)})
-    env.update({f"d{i}": a.dtype for i, a in enumerate(args) if type(a) is np.ndarray})
     env.update(ns, MISSING=MISSING, given=given, general=general, backend=arrays.SETTINGS,
                fallback=fallback[0] if fallback else (), reraised=fallback[1] if fallback else ())
     return _exec_function(name, src, env)

@@ -117,3 +117,37 @@ def test_user_errors_pass_through_the_fast_path():
     with pytest.raises(ValueError, match="reshape"):
         g(np.ones(4))
     np.testing.assert_allclose(g(X), np.cos(X), rtol=1e-14)
+
+
+def tuple_loss(params, x):
+    w, b = params
+    return np.sum((x * w + b) ** 2) * SCALE
+
+
+def _tuple_grad(p, x, c):
+    r = x * p[0] + p[1]
+    return 2 * c * r * x, 2 * c * np.sum(r)
+
+
+def test_tuple_and_list_arguments_get_a_fast_path_too():
+    global SCALE
+    x = np.array([1.0, 2.0])
+    p = (np.array([0.5, -1.0]), 0.25)
+    for f in (s2s.grad(tuple_loss), s2s.jit(s2s.grad(tuple_loss))):
+        for _ in range(3):
+            got = f(p, x)
+            assert type(got) is tuple
+            for g, w in zip(got, _tuple_grad(p, x, 2.0)):
+                np.testing.assert_allclose(g, w, rtol=1e-14)
+        assert "_entry" in vars(f)
+        p32 = (p[0].astype(np.float32), np.float32(0.25))  # other item types: the general path
+        for g, w in zip(f(p32, x), _tuple_grad(p32, x, 2.0)):
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+        got = f([p[0], 0.25], x)  # a list: its own structure back
+        assert type(got) is list
+        np.testing.assert_allclose(got[0], _tuple_grad(p, x, 2.0)[0], rtol=1e-14)
+        SCALE = 3.0
+        np.testing.assert_allclose(f(p, x)[1], _tuple_grad(p, x, 3.0)[1], rtol=1e-14)
+        SCALE = 2.0
+        with pytest.raises(ValueError, match="unpack"):
+            f((p[0],), x)  # one item: the unpacking fails, as it does in the function
