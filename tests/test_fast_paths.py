@@ -24,11 +24,8 @@ def three_only(x):
 
 
 @pytest.fixture(autouse=True)
-def _scale():
-    global SCALE
-    SCALE = 2.0
-    yield
-    SCALE = 2.0
+def _scale(monkeypatch):
+    monkeypatch.setitem(globals(), "SCALE", 2.0)  # and back after the test, which may rebind it
 
 
 X = np.array([0.5, -1.0, 2.0])
