@@ -26,52 +26,68 @@ def _atom(value) -> bool:
         and not isinstance(value.value, bool)
 
 
-def _replace(stmt, name: str, value) -> bool:
-    """Replace reads of `name` in the value of `stmt` by `value`; whether any was replaced."""
+def _skips(stmt, value) -> bool:
+    """`1 is None` is a SyntaxWarning when the code is compiled: no constant goes into an `is`."""
     node = stmt.value
-    if isinstance(node, gast.Name) and node.id == name:
-        stmt.value = clone(value)
-        return True
-    if isinstance(value, gast.Constant) and isinstance(node, gast.Compare) \
-            and isinstance(node.ops[0], (gast.Is, gast.IsNot)):
-        return False  # `1 is None` is a SyntaxWarning when the code is compiled
-    hit = False
+    return isinstance(value, gast.Constant) and isinstance(node, gast.Compare) \
+        and isinstance(node.ops[0], (gast.Is, gast.IsNot))
+
+
+def _replace(stmt, values: dict) -> set[str]:
+    """Replace reads of the names in `values` in the value of `stmt` by their values; the names
+    replaced."""
+    node = stmt.value
+    if isinstance(node, gast.Name):
+        if node.id in values:
+            stmt.value = clone(values[node.id])
+            return {node.id}
+        return set()
+    hit = set()
     for n in gast.walk(node):
         for field, child in gast.iter_fields(n):
             kids = child if isinstance(child, list) else [child]
             for i, k in enumerate(kids):
-                if isinstance(k, gast.Name) and k.id == name and isinstance(k.ctx, gast.Load):
-                    new = clone(value)
+                if isinstance(k, gast.Name) and k.id in values and isinstance(k.ctx, gast.Load):
+                    new = clone(values[k.id])
                     if isinstance(child, list):
                         child[i] = new
                     else:
                         setattr(n, field, new)
-                    hit = True
+                    hit.add(k.id)
     return hit
 
 
 def _block(stmts: list, touched: set[str]) -> None:
-    for i, s in enumerate(stmts):
-        for f in ("body", "orelse"):
-            if getattr(s, f, None):
-                _block(getattr(s, f), touched)
-        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and _atom(s.value)):
+    """One walk over the block with the copies in reach (name -> (value, the names that end its
+    reach when assigned)): a copy reaches the statements after it until its name or its source is
+    assigned (the right side of that assignment still reads the old values) or a statement that
+    is not a plain assignment, expression or return (a block, an item store of either name)."""
+    live: dict = {}
+    for s in stmts:
+        if A.is_comment(s):
             continue
-        a = s.targets[0].id
-        watch = {a} | ({s.value.id} if isinstance(s.value, gast.Name) else set())
-        if isinstance(s.value, gast.Name) and s.value.id == a:
+        if not isinstance(s, (gast.Assign, gast.Expr, gast.Return)):
+            live.clear()  # a block ends every copy's reach; its own blocks start afresh
+            for f in ("body", "orelse"):
+                if getattr(s, f, None):
+                    _block(getattr(s, f), touched)
             continue
-        for u in stmts[i + 1:]:
-            if A.is_comment(u):
-                continue
-            last = not isinstance(u, (gast.Assign, gast.Expr, gast.Return)) or isinstance(u, gast.Assign) \
-                and bool(assigns(u) & watch)
-            if last and not (isinstance(u, gast.Assign) and isinstance(u.targets[0], gast.Name)):
-                break  # an item store or a block ends the copy's reach
-            if u.value is not None and _replace(u, a, s.value):  # (the right side reads the old values)
-                touched.update(names_of(u), watch)
-            if last:
-                break
+        ends = {a for a, (_, watch) in live.items() if watch & assigns(s)} if isinstance(s, gast.Assign) else set()
+        if live and s.value is not None:
+            item_store = isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name)
+            values = {a: v for a, (v, _) in live.items()
+                      if not (item_store and a in ends) and not _skips(s, v)}
+            hit = _replace(s, values) if values else set()
+            if hit:
+                touched.update(names_of(s))
+                for a in hit:
+                    touched.update(live[a][1])
+        for a in ends:
+            del live[a]
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and _atom(s.value):
+            a = s.targets[0].id
+            if not (isinstance(s.value, gast.Name) and s.value.id == a):
+                live[a] = (s.value, {a} | ({s.value.id} if isinstance(s.value, gast.Name) else set()))
 
 
 def copy_propagation(body: list, params, facts) -> tuple[list, set[str]]:

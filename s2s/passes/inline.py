@@ -30,7 +30,10 @@ None for functions with the user's own derivative rules (custom_vjp/custom_jvp, 
 `grad` must still see), for callable objects and for anything it cannot read. A callee is
 inlined when it returns once, as its last statement, and is small (`MAX_STATEMENTS`); calls
 inside it are inlined in later rounds of the fixed point, up to `MAX_INLINED` per function (a
-recursive function stays a call). The callee's global names join the caller's namespace
+recursive function stays a call, and so does a call of a function that the statement was already
+inlined from: mutual recursion, e.g. a custom_jvp rule that calls its own function, whose split
+calls the rule's split, is not unrolled until the budget runs out, which made functions of 1500
+statements and hessians that took seconds to compile). The callee's global names join the caller's namespace
 (`known["ns"]`), renamed where the caller has another value under that name.
 """
 from __future__ import annotations
@@ -38,12 +41,24 @@ from __future__ import annotations
 import gast
 
 from .. import analysis as an
+from .. import record
 from ..ir import build as A
 from .base import Pass, clone
 
 MAX_STATEMENTS = 400
 MAX_INLINED = 64
 _RUNTIME = {"xp", "rt"}  # bound per call by the loader: the same for caller and callee
+_FROM = "s2s_inlined_from"  # statement attribute: ids of the functions it was inlined from
+
+
+def _identity(fn) -> int:
+    """The id of the function `fn` is or stands for (a lazy handle of a recursive build stands for
+    the function it builds)."""
+    rec = record.of(fn)
+    while rec is not None and rec.lazy and rec.target is not None:
+        fn = rec.target()
+        rec = record.of(fn)
+    return id(fn)
 
 
 def _inlinable(fn: gast.FunctionDef) -> bool:
@@ -93,7 +108,7 @@ class _Renamer:
         return self.map[n]
 
 
-def _expand(call_stmt, fn, callee_ns, ns, taken) -> list:
+def _expand(call_stmt, fn, callee_ns, ns, taken, callee) -> list:
     fn = clone(fn)
     params = [p.id for p in fn.args.args]
     local = set(params) | {t for s in an.walk_stmts(fn.body) for t in an.targets(s)}
@@ -108,8 +123,11 @@ def _expand(call_stmt, fn, callee_ns, ns, taken) -> list:
     out = [gast.copy_location(A.assign(r.local(p), arg), call_stmt) for p, arg in zip(params, call.args)]
     *body, ret = fn.body
     target = call_stmt.targets[0]
-    return out + body + [gast.copy_location(gast.Assign(targets=[target], value=ret.value, type_comment=None),
-                                            call_stmt)]
+    out += body + [gast.copy_location(gast.Assign(targets=[target], value=ret.value, type_comment=None), call_stmt)]
+    chain = getattr(call_stmt, _FROM, frozenset()) | {_identity(callee)}
+    for s in an.walk_stmts(out):
+        setattr(s, _FROM, chain)
+    return out
 
 
 def _callee(s, lookup):
@@ -120,8 +138,9 @@ def _callee(s, lookup):
         return None
     found = lookup(call.func.id)
     if found is None or not _inlinable(found[0]) or len(found[0].args.args) != len(call.args) \
-            or found[0].args.defaults or any(v is found[2] for v in found[1].values()):
-        return None  # (the last: a function that calls itself)
+            or found[0].args.defaults or any(v is found[2] for v in found[1].values()) \
+            or _identity(found[2]) in getattr(s, _FROM, ()):
+        return None  # (the last two: a function that calls itself, or that `s` was inlined from)
     return found
 
 
@@ -138,7 +157,7 @@ def _block(stmts, lookup, ns, taken, budget) -> tuple[list, bool]:
             out.append(s)
             continue
         budget[0] -= 1
-        out.extend(_expand(s, found[0], found[1], ns, taken))
+        out.extend(_expand(s, found[0], found[1], ns, taken, found[2]))
         changed = True
     return out, changed
 
