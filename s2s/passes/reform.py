@@ -119,10 +119,14 @@ def _settle(pending, floats, ctx, every: bool) -> None:
     that still release an array: moves of its operands may have taken that away): each moved
     expression is named and assigned again just before the statement, in program order."""
     groups: dict = {}
+    owners: dict = {}  # id(block) -> {id(node): the statement of the block that holds it}, one walk per block
     for stmts, s, pos, t, new in pending:
         if not _dying(s, new, ctx):
             continue
-        owner = next(s for s in stmts if any(n is new for n in gast.walk(s)))
+        where = owners.get(id(stmts))
+        if where is None:
+            where = owners[id(stmts)] = {id(n): u for u in stmts for n in gast.walk(u)}
+        owner = where[id(new)]
         groups.setdefault(id(owner), (stmts, owner, []))[2].append((pos, t, new))
     for stmts, owner, moves in groups.values():
         if isinstance(owner, (gast.Assign, gast.Return)) and fusion._candidate(owner.value, floats, every) is not None \
