@@ -21,12 +21,13 @@ besides it. For `f(x, w)` seen with a float vector and a Python float::
 """
 from __future__ import annotations
 
+import linecache
 import re
+import zlib
 
 import numpy as np
 
 from . import arrays
-from .custom import _exec_function
 
 MISSING = object()  # an argument the call did not pass (the general path then sees the call as it was)
 ARGUMENTS = frozenset(arrays.HOST) - {type(None)}  # types whose exact type tells their backend: NumPy
@@ -89,4 +90,13 @@ def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ra
                     [f"    return general(given({', '.join(params)}) + more, kw)", ""])
     env.update(ns, MISSING=MISSING, given=given, general=general, backend=arrays.SETTINGS,
                fallback=fallback[0] if fallback else (), reraised=fallback[1] if fallback else ())
-    return _exec_function(name, src, env)
+    code = _CODE.get(src)
+    if code is None:  # one compiled code (and one linecache entry) per distinct source, however
+        filename = f"<s2s:{name}:{zlib.crc32(src.encode()):08x}>"  # many objects build it
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        code = _CODE[src] = compile(src, filename, "exec")
+    exec(code, env)  # noqa: S102 - our own generated source
+    return env[name]
+
+
+_CODE: dict = {}  # the source of a fast path -> its compiled code

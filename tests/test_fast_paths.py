@@ -148,3 +148,18 @@ def test_tuple_and_list_arguments_get_a_fast_path_too():
         SCALE = 2.0
         with pytest.raises(ValueError, match="unpack"):
             f((p[0],), x)  # one item: the unpacking fails, as it does in the function
+
+
+def test_many_objects_of_one_function_share_one_fast_path_source():
+    import linecache
+    for _ in range(3):  # (the first objects compile and register what every later one shares)
+        s2s.hessian(scaled_square)(X)
+    before = len(linecache.cache)
+    for _ in range(50):  # `s2s.hessian(f)(x)` in a loop: a new object every time
+        h = s2s.hessian(scaled_square)
+        np.testing.assert_allclose(h(X), 4.0 * np.eye(3), rtol=1e-14)
+        g = s2s.grad(scaled_square)
+        g(X)
+        np.testing.assert_allclose(g(X), 4.0 * X, rtol=1e-14)
+        assert "_entry" in vars(h) and "_entry" in vars(g)
+    assert len(linecache.cache) - before <= 2
