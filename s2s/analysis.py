@@ -702,14 +702,21 @@ def _shape_operands(value):
         return [value.left, value.comparators[0]]
     if isinstance(value, gast.Call) and not value.keywords and dotted(value.func) == "xp.where" and len(value.args) == 3:
         return list(value.args)
-    h = registry.HELPERS.get(dotted(value.func)) if isinstance(value, gast.Call) else None
-    if h is not None and h.shape_arg is not None and h.shape_arg < len(value.args) \
-            and dotted(value.func) in _SHAPE_RESULT:
-        return [value.args[h.shape_arg]]
-    return None
+    like = shape_like(value)
+    return [like] if like is not None else None
 
 
 _SHAPE_RESULT = {"rt.unbroadcast", "rt.broadcast_to_like", "rt.sum_vjp", "rt.mean_vjp"}  # result: that shape
+
+
+def shape_like(value):
+    """The argument whose shape a helper call's result has (`rt.unbroadcast(g, like)`,
+    `rt.sum_vjp(v, like, ...)`: its shape argument), or None."""
+    if not isinstance(value, gast.Call) or dotted(value.func) not in _SHAPE_RESULT:
+        return None
+    h = registry.HELPERS.get(dotted(value.func))
+    return value.args[h.shape_arg] if h is not None and h.shape_arg is not None and h.shape_arg < len(value.args) \
+        else None
 
 
 class ShapeRoots(dict):

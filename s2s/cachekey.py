@@ -46,9 +46,10 @@ class Watch:
         carries its own terms as `check.terms` (see `terms`), for fast paths that inline it."""
         if not self.ok:
             return None
-        params, values, expr = self.terms()
+        check_terms = self.terms("w_")
+        params, values, expr = check_terms
         check = _maker(", ".join(params), expr)(*values)
-        check.terms = self.terms("w_")
+        check.terms = check_terms
         return check
 
     def terms(self, prefix: str = ""):

@@ -182,12 +182,7 @@ def diag_jacobian(fn, x, *args):
             square = t.dot(t)
             return np.diag(t) if square - square == 0 else None
         if type(t) is float or isinstance(t, np.generic) and t.dtype == x.dtype:
-            if not t - t == 0:
-                return None
-            n = x.shape[0]
-            out = np.zeros((n, n), dtype=x.dtype)
-            out.flat[::n + 1] = t
-            return out
+            return diag_const(x, t) if t - t == 0 else None
     if type(x) is not np.ndarray and _is_tree(x) or type(t) is not np.ndarray and _is_tree(t):
         return None
     xp = namespace(x)

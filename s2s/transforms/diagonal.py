@@ -174,9 +174,6 @@ def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) ->
             s.value = SumsNothing().visit(s.value)
 
 
-_SHAPE_ARG = {"rt.unbroadcast": 1, "rt.broadcast_to_like": 1, "rt.sum_vjp": 1, "rt.mean_vjp": 1}  # result: its shape
-
-
 def _shape_of(body: list, counts: dict, shapes: dict):
     """`shape(e)`: the parameter in `shapes` whose shape the value of expression `e` certainly
     has ("" for a number, which has any shape; None if unknown), through names assigned once at
@@ -203,8 +200,9 @@ def _shape_of(body: list, counts: dict, shapes: dict):
                 p = registry.lookup(an.classify(e)) if f and f.startswith("xp.") else None
             except TypeError:
                 p = None
-            if f in _SHAPE_ARG and len(e.args) > _SHAPE_ARG[f]:
-                found = {shape(e.args[_SHAPE_ARG[f]])}
+            like = an.shape_like(e)
+            if like is not None:
+                found = {shape(like)}
             elif p is not None and p.same_shape and len(e.args) == 1:
                 found = {shape(e.args[0])}
             else:
