@@ -2,9 +2,32 @@
 (tests/test_fusion.py: NumPy kernels; tests/test_backends_kernels.py: their CuPy form)."""
 import numpy as np
 
+from s2s.backend import numba_kernels
+
 
 def selu(x):
     return 1.05 * np.where(x > 0, x, 1.67 * np.exp(x) - 1.67)
+
+
+def assert_fused(got, want, scale=None, ulps=2):
+    """`got`, a fused kernel's result, is `want`: bitwise on the NumPy block kernel; on the numba
+    kernel, whose `exp` is its own (within an ulp of NumPy's), equal where `want` is NaN or inf
+    and elsewhere within `ulps` ulps of `scale` (by default `want`; where terms cancel, the
+    larger term)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if not numba_kernels.available() or want.dtype != np.float64:
+        np.testing.assert_array_equal(got, want)
+        return
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[~finite], want[~finite])
+    scale = np.abs(want if scale is None else scale)[finite]
+    assert np.all(np.abs(got - want)[finite] <= ulps * np.spacing(scale))
+
+
+def assert_selu(got, x):
+    """`got` is selu(x) (assert_fused: 1.67 * exp(x) - 1.67's terms cancel near 0)."""
+    with np.errstate(all="ignore"):
+        assert_fused(got, selu(x), np.where(x > 0, x, 1.05 * 1.67))
 
 
 def mixed(x, y, a):

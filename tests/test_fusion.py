@@ -1,11 +1,12 @@
 """Fused elementwise kernels (the `fusion` pass with s2s.backend.kernels): on arrays above the
-size threshold jit(f) gives bitwise the values of f (a fused sum: equal up to rounding), and
-falls back to NumPy for small, float32, non-contiguous or mismatched arrays."""
+size threshold jit(f) gives bitwise the values of f (a fused sum: equal up to rounding; a numba
+kernel's `exp`: within an ulp, see helpers_kernels.assert_selu), and falls back to NumPy for
+small, float32, non-contiguous or mismatched arrays."""
 
 import gast
 import numpy as np
 import pytest
-from helpers_kernels import energy, mixed, positive, selu
+from helpers_kernels import assert_selu, energy, mixed, positive, selu
 
 import s2s
 from s2s.backend import kernels
@@ -20,13 +21,13 @@ def data():
     return rng.normal(size=N), rng.normal(size=N)
 
 
-def test_selu_is_fused_and_bitwise_equal(data):
+def test_selu_is_fused(data):
     x, _ = data
     j = s2s.jit(selu)
-    np.testing.assert_array_equal(j(x), selu(x))
-    np.testing.assert_array_equal(j(x.reshape(-1, 1)), selu(x.reshape(-1, 1)))
+    assert_selu(j(x), x)
+    assert_selu(j(x.reshape(-1, 1)), x.reshape(-1, 1))
     src = s2s.source(j.compiled)
-    assert "fused_0(x)" in src and "np.exp(x_, out=f0)" in src
+    assert "fused_0(x)" in src and ("np.exp(x_, out=f0)" in src or "_exp(x[i])" in src)
 
 
 def test_mixed_arrays_and_scalars(data):
@@ -54,10 +55,7 @@ def test_fallbacks(data):
     x, y = data
     j = s2s.jit(selu)
     for arg in (x[:100], x.astype(np.float32), x[::2], x[:N - 17].reshape(-1, 8)[:, :3]):
-        want = selu(arg)
-        got = j(arg)
-        assert got.dtype == want.dtype
-        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(j(arg), selu(arg))  # below the threshold or not float64: NumPy
     with pytest.raises(ValueError):
         s2s.jit(mixed)(x, y[:-1], 0.5)  # shapes that do not broadcast: NumPy's own error
 
@@ -67,7 +65,7 @@ def test_nan_and_inf_propagate(data):
     x = x.copy()
     x[[0, 5, N - 1]] = [np.nan, np.inf, -np.inf]
     with np.errstate(all="ignore"):
-        np.testing.assert_array_equal(s2s.jit(selu)(x), selu(x))
+        assert_selu(s2s.jit(selu)(x), x)
 
 
 def test_gradient_of_jitted_function_is_unaffected(data):
@@ -90,8 +88,8 @@ def test_fused_kernel_in_a_forked_child(data):
     if "fork" not in mp.get_all_start_methods():
         pytest.skip("no fork on this platform")
     x, _ = data
-    want = selu(x)
-    np.testing.assert_array_equal(JSELU(x), want)  # the parent's pool exists now
+    want = JSELU(x)
+    assert_selu(want, x)  # the parent's pool exists now
     with mp.get_context("fork").Pool(1) as pool:
         got = pool.apply(_jselu, (x,))
     np.testing.assert_array_equal(got, want)

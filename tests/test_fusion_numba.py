@@ -59,8 +59,10 @@ def test_choice_rule():
         return gast.parse(src).body[0].value
     assert numba_kernels.wanted(expr("xp.where(x > 0, x, 0.0) * 2.0"))
     assert numba_kernels.wanted(expr("x * y + 1.0"), "sum")
-    assert not numba_kernels.wanted(expr("x * y + 1.0"))  # plain arithmetic: blocked ufuncs
-    assert not numba_kernels.wanted(expr("xp.where(x > 0, x, xp.exp(x))"))  # SIMD exp wins
+    assert numba_kernels.wanted(expr("x * y + 1.0"))
+    assert numba_kernels.wanted(expr("xp.where(x > 0, x, xp.exp(x))"))  # the kernel's own SIMD exp
+    assert numba_kernels.wanted(expr("xp.exp(x) * 2.0 + y"))
+    assert not numba_kernels.wanted(expr("xp.log(x) * 2.0"))  # NumPy's SIMD log beats the C library's
     assert not numba_kernels.wanted(expr("x ** 3 > y"))
     assert numba_kernels.wanted(expr("x ** 2 > y"))
 
@@ -95,13 +97,49 @@ def test_numba_reductions(data):
         assert s2s.jit(ratio)(pos, zeros) == ratio(pos, zeros) == np.inf  # x / 0.0: inf, no exception
 
 
+def _within_ulps(got, want, scale=None, ulps=1):
+    """Equal where NumPy gives NaN, inf or 0, elsewhere within `ulps` ulps of `scale` (by
+    default NumPy's value: where terms cancel, the largest term)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    exact = ~np.isfinite(want) | (want == 0)
+    np.testing.assert_array_equal(got[exact], want[exact])
+    scale = np.abs(want if scale is None else scale)[~exact]
+    assert np.all(np.abs(got - want)[~exact] <= ulps * np.spacing(scale))
+
+
 @needs_numba
-def test_transcendental_keeps_numpy_kernel(data):
+def test_exp_takes_the_numba_kernel(data):
     j = s2s.jit(selu)
     x = data[0]
     with np.errstate(all="ignore"):
-        np.testing.assert_array_equal(j(x), selu(x))
-    assert _engine(j) == "numpy"
+        got, want = j(x), selu(x)
+        terms = np.where(x > 0, x, 1.05 * 1.67)  # 1.67 * exp(x) - 1.67: its terms, which cancel near 0
+    assert _engine(j) == "numba"
+    _within_ulps(got, want, terms, ulps=2)
+    assert np.mean(got == want) > 0.95  # most values bitwise NumPy's
+
+
+@needs_numba
+def test_kernel_exp_within_an_ulp_of_numpy():
+    """The kernels' exp against NumPy's on the whole float64 range: normal and subnormal results,
+    overflow to inf, underflow to 0, NaN, infinities and signed zeros."""
+    run = numba_kernels.load("exp_sweep", numba_kernels._PRELUDE + textwrap.dedent("""
+        @_jit
+        def exp_sweep(x, out):
+            for i in range(x.size):
+                out[i] = _exp(x[i])
+        """))
+    rng = np.random.default_rng(3)
+    special = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 5e-324, -5e-324, 1e-300, 709.782712893384,
+               709.7827128933841, 710.0, 1e308, -708.3964185322641, -745.1332191019411, -745.1332191019412,
+               -746.0, -1e308, np.log(2.0), -np.log(2.0), 0.5 * np.log(2.0), -0.5 * np.log(2.0)]
+    x = np.concatenate([special, rng.normal(size=20000), rng.uniform(-746.0, 710.0, 20000),
+                        rng.uniform(-745.2, -708.0, 20000), rng.uniform(-1e-9, 1e-9, 2000)])
+    out = np.empty_like(x)
+    run(x, out)
+    with np.errstate(over="ignore", under="ignore"):
+        want = np.exp(x)
+    _within_ulps(out, want)
 
 
 @needs_numba

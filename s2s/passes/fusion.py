@@ -18,8 +18,9 @@ the rest of the chain in that array) stays as it is: a kernel would only add its
 
 `fused_0` (built by `s2s.backend.kernels`) checks at each call that its array arguments are
 float64, C-contiguous, of one shape and large enough to pay; otherwise it evaluates the
-original NumPy expression. The fused kernel applies the same ufuncs to the same operands in the
-same order, block by block, so results are bitwise equal (a fused sum adds per-block sums).
+original NumPy expression. The fused kernel applies the same operations to the same operands in
+the same order, block by block, so results are bitwise equal (a fused sum adds per-block sums;
+the numba kernel's `exp` is its own, within an ulp of NumPy's: s2s.backend.numba_kernels).
 """
 from __future__ import annotations
 
