@@ -281,3 +281,25 @@ def test_grad_of_vmap_of_a_vectorized_loop_with_a_masked_if(fn):
     got = s2s.vmap(s2s.grad(lambda x: np.sum(fn(x) ** 2)))(xs)
     want = np.stack([s2s.grad(lambda x: np.sum(fn(x) ** 2))(x) for x in xs])
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def windowed_dot(x, w):
+    out = []
+    for i in range(len(x) - len(w) + 1):
+        out.append(np.dot(x[i:i + len(w)], w))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("length", [1, 3, 8, 9, 16])
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_batched_window_dots_equal_a_loop(length, dtype):
+    """vmap over both arguments: the windows' dots are `length` multiply-adds of slices up to
+    8, one matmul above; either way a loop over examples' values."""
+    rng = np.random.default_rng(length)
+    xs = (rng.normal(size=(5, 40)) * 10).astype(dtype)
+    ws = (rng.normal(size=(5, length)) * 10).astype(dtype)
+    want = np.stack([windowed_dot(x, w) for x, w in zip(xs, ws)])
+    vf = s2s.vmap(windowed_dot)
+    got = vf(xs, ws)
+    assert "rt.lv_window_outer" in s2s.source(vf, xs, ws) and got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-12)

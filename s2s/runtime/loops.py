@@ -258,11 +258,24 @@ def lv_dot_outer(g, f, a, b, op="dot"):
     """Batching rule of a batched dot/matmul/inner (`f`: which operand carries the index axis),
     operands batched over examples per `g`: one einsum over both axes (a matmul for vectors)."""
     if g[1] and g[2] and f[0] and not f[1] and np.ndim(a) == 3 and np.ndim(b) == 2:
-        return np.matmul(a, b[..., None])[..., 0]  # (B, k, L) . (B, L): the convolution's windows
+        return _windows_dot(a, b)
     if not (g[1] or g[2]):
         return vb_dot(a, b, f[0], f[1], op)
     sa, sb, so, _, _ = _outer_spec(g, f, a, b, op)
     return np.einsum(f"{sa},{sb}->{so}", a, b)
+
+
+def _windows_dot(a, b):
+    """(B, k, L) . (B, L) -> (B, k), the convolution's windows. Short NumPy windows: L
+    multiply-adds of (B, k) slices, in the order of the dot (on a strided window view, matmul
+    first copies the windows: 1.7x the time at L = 3); otherwise one matmul."""
+    if type(a) is not np.ndarray or type(b) is not np.ndarray or a.shape[-1] > 8 or not a.shape[-1]:
+        return np.matmul(a, b[..., None])[..., 0]
+    out = a[..., 0] * b[:, None, 0]
+    tmp = np.empty_like(out)
+    for i in range(1, a.shape[-1]):
+        out += np.multiply(a[..., i], b[:, None, i], out=tmp)
+    return out
 
 
 def lv_dot_outer_vjp(g, f, ct, a, b, which, op):
