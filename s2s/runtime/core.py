@@ -86,10 +86,12 @@ _SEQUENCE_AS_ARRAY = (
 
 def unbroadcast(v, like):
     """Sum `v` down to the shape of `like` (the transpose of broadcasting)."""
-    if isinstance(v, float) and isinstance(like, float):
-        return v  # Python (or NumPy) scalars: nothing to sum
-    s = _shape(like)
-    vs = _shape(v)
+    try:  # arrays of one shape first: what most calls are (the common case costs two attributes)
+        s, vs = like.shape, v.shape
+    except AttributeError:
+        if isinstance(v, float) and isinstance(like, float):
+            return v  # Python (or NumPy) scalars: nothing to sum
+        s, vs = _shape(like), _shape(v)
     if vs == s:
         return v
     if isinstance(v, (list, tuple)):
