@@ -12,7 +12,7 @@ import copy
 
 import gast
 
-from . import algebra, copyprop, cse, dce, fill, fusion, inline, lifetime, loopvec, reform, reuse, shapes, stack
+from . import algebra, copyprop, cse, dce, fill, fusion, inline, lifetime, loopkernel, loopvec, reform, reuse, shapes, stack
 from .base import Notes, clone
 
 PIPELINE = (inline.PASS, loopvec.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, cse.PASS, copyprop.PASS,
@@ -56,8 +56,9 @@ def optimize(fn: gast.FunctionDef, known=None, trace=None, pipeline=None) -> gas
 def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool | str = False, known=None) -> gast.FunctionDef:
     """A copy of optimized `fn` shaped for running: temporaries released (and, under jit,
     single-use temporaries written into the expressions that read them, then with `fuse`
-    elementwise expressions replaced by kernels, listed in `known["kernels"]`)."""
-    stages = FINAL_JIT[:1] + ((fusion.PASS,) if fuse else ()) + FINAL_JIT[1:] if jit else FINAL
+    elementwise expressions replaced by kernels, listed in `known["kernels"]`, and loops of scalar
+    arithmetic by loop kernels, listed in `known["loops"]`)."""
+    stages = FINAL_JIT[:1] + ((fusion.PASS,) if fuse else ()) + (loopkernel.PASS,) + FINAL_JIT[1:] if jit else FINAL
     if all(p is lifetime.PASS for p in stages):  # it only inserts `del`s: a new top-level list will do
         fn = copy.copy(fn)
         fn.body = list(fn.body)

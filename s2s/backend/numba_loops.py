@@ -1,0 +1,107 @@
+"""Loop kernels (`s2s.passes.loopkernel`): a loop of scalar arithmetic on array elements compiled
+by numba (the `s2s[fast]` extra) as it is written, or run as it is written in Python.
+
+`LoopKernel(xp, *args)` runs the compiled loop when numba is available, the backend is NumPy,
+the loop runs at least `MIN_TRIPS` times (below that, numba's call costs more than the loop) and
+every argument is a NumPy array or a number; otherwise, or when numba cannot compile the loop for
+these argument types, the Python loop. It returns the loop's results (the names the rest of the
+function reads) as a tuple.
+
+Values: the same operations in the same order on the same float64 elements, so bitwise the Python
+loop's results for arithmetic; NumPy's scalar `exp`, `log`... and the C library's may differ by
+an ulp; division by zero gives inf/NaN as NumPy scalars do (numba's "numpy" error model); an
+index out of bounds raises IndexError (numba's bounds checks are on); results come back as
+Python numbers where the loop would leave NumPy scalars. The kernel module is cached on disk as
+the fused kernels are (`numba_kernels.load`).
+"""
+from __future__ import annotations
+
+import copy
+import warnings
+
+import gast
+import numpy as np
+
+from ..ir import build as A
+from . import numba_kernels
+from .codegen import compile_source, to_source
+
+MIN_TRIPS = 256
+_NUMBERS = (int, float, bool, np.integer, np.floating, np.bool_)
+_PRELUDE = '''import numba
+import numpy as np
+
+'''
+_DECORATOR = '@numba.njit(nogil=True, cache=True, error_model="numpy", boundscheck=True)'
+
+
+class _Numpy(gast.NodeTransformer):
+    """`xp.f` as `np.f`: the kernel's namespace."""
+
+    def visit_Name(self, node):
+        if node.id == "xp":
+            node.id = "np"
+        return node
+
+
+class LoopKernel:
+    """One loop: its Python form, and its numba form compiled on first use per argument types."""
+
+    def __init__(self, name, params, results, arrays, loop):
+        self.name, self.params, self.results = name, list(params), list(results)
+        ret = [A.ret(A.tuple_([A.name(r) for r in results]))] if results else []
+        plain = A.function(name, ["xp"] + self.params, [copy.deepcopy(loop)] + ret)
+        self.plain_source = to_source(plain)
+        self._plain = compile_source(name, self.plain_source, {}, np)
+        trips = A.function(f"{name}_trips", ["xp"] + self.params, [A.ret(A.call("len", [copy.deepcopy(loop.iter)]))])
+        self._trips = compile_source(f"{name}_trips", to_source(trips), {}, np)
+        body = _Numpy().visit(A.function(name, self.params, [copy.deepcopy(loop)] + copy.deepcopy(ret)))
+        self._source = _DECORATOR + "\n" + to_source(body)
+        self._arrays = tuple(k for k, p in enumerate(self.params) if p in arrays)
+        self._refused: set = set()  # argument signatures numba could not compile
+        self._compiled = None
+
+    def banner(self) -> str:
+        return f"s2s.backend.numba_loops: numba; the Python loop below {MIN_TRIPS} trips"
+
+    def source(self) -> str:
+        return self._source
+
+    def __call__(self, xp, *args):
+        if xp is not np or not numba_kernels.available():
+            return self._plain(xp, *args)
+        try:
+            trips = self._trips(xp, *args)
+        except Exception:  # noqa: BLE001 - the Python loop raises the user's own error
+            return self._plain(xp, *args)
+        if trips < MIN_TRIPS:
+            return self._plain(xp, *args)
+        sig = []
+        for a in args:
+            if type(a) is np.ndarray:
+                sig.append((a.dtype.str, a.ndim, a.flags.c_contiguous, a.flags.writeable))
+            elif isinstance(a, _NUMBERS):
+                sig.append(type(a))
+            else:
+                return self._plain(xp, *args)
+        sig = tuple(sig)
+        if sig in self._refused or any(type(args[k]) is not np.ndarray for k in self._arrays):
+            return self._plain(xp, *args)
+        if self._compiled is None:
+            try:
+                self._compiled = numba_kernels.load(self.name, _PRELUDE + self._source)
+            except Exception as e:  # noqa: BLE001 - numba installed but unusable (another NumPy, no cache dir)
+                warnings.warn(f"s2s: numba loop kernel unavailable ({type(e).__name__}: {e}); "
+                              "running the loop in Python", RuntimeWarning, stacklevel=2)
+                self._compiled = False
+        if self._compiled is False:
+            return self._plain(xp, *args)
+        from numba.core.errors import NumbaError
+        try:
+            return self._compiled(*args)
+        except NumbaError:  # types numba does not compile (object arrays, a read-only target...)
+            self._refused.add(sig)
+            return self._plain(xp, *args)
+        except IndexError as e:
+            raise IndexError(f"{e} (in the loop compiled as s2s loop kernel {self.name}; "
+                             "S2S_NO_NUMBA=1 runs it in Python)") from None

@@ -1,0 +1,231 @@
+"""Loop kernels (jit, with numba): a `for i in range(...)` loop whose body is scalar arithmetic on
+array elements -- a recurrence, a convolution written with loops, a running maximum -- becomes
+one call of a compiled loop (`s2s.backend.numba_loops`), which runs the loop as written when
+numba is missing, the trip count is small, or an argument is not a NumPy array or number.
+
+Before::
+
+    for i in range(1, t1):
+        y[i] = a * y[i - 1] + x[i]
+
+After::
+
+    loop_0(xp, a, t1, x, y)
+
+A loop qualifies when everything in it is an assignment to a name or an array element, an `if`,
+a nested `for` over a `range`, or a comment, and every expression is a number, a name, an array
+element `a[i, j]`, arithmetic, a comparison, `and`/`or`/`not`, a conditional expression, `len`,
+`abs`, `min`/`max`, `float`/`int` or a scalar function of `xp` (`MATH`). The names it assigns
+that the rest of the function reads come back as the kernel's results; they must be bound before
+the loop (as must any name a first iteration reads before assigning it), and the loop variable
+must not be read after it. A name carried from one iteration to the next whose update multiplies
+(`*`, `**`, `<<`) with no array element or float in it stays in Python: its Python ints do not
+overflow, numba's int64 would.
+"""
+from __future__ import annotations
+
+import gast
+
+from .. import analysis as an
+from ..backend import numba_kernels
+from ..ir import build as A
+from .base import Pass
+
+MATH = {"exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arctan", "arcsin", "arccos",
+        "log1p", "expm1", "abs", "floor", "ceil", "fabs", "maximum", "minimum", "square", "negative"}
+_BUILTINS = {"len", "abs", "min", "max", "float", "int"}
+_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift,
+        gast.BitAnd, gast.BitOr, gast.BitXor)
+_GROWS = (gast.Mult, gast.Pow, gast.LShift)
+
+
+def _expr_ok(e, arrays: set) -> bool:
+    """Whether `e` is scalar arithmetic numba compiles with Python's meaning (`arrays` collects
+    the names indexed)."""
+    if isinstance(e, gast.Constant):
+        return type(e.value) in (int, float, bool)
+    if isinstance(e, gast.Name):
+        return True
+    if isinstance(e, gast.BinOp):
+        return isinstance(e.op, _OPS) and _expr_ok(e.left, arrays) and _expr_ok(e.right, arrays)
+    if isinstance(e, gast.UnaryOp):
+        return _expr_ok(e.operand, arrays)
+    if isinstance(e, gast.BoolOp):
+        return all(_expr_ok(v, arrays) for v in e.values)
+    if isinstance(e, gast.Compare):
+        return not any(isinstance(o, (gast.Is, gast.IsNot, gast.In, gast.NotIn)) for o in e.ops) \
+            and all(_expr_ok(v, arrays) for v in [e.left, *e.comparators])
+    if isinstance(e, gast.IfExp):
+        return all(_expr_ok(v, arrays) for v in (e.test, e.body, e.orelse))
+    if isinstance(e, gast.Subscript):
+        return _element(e, arrays)
+    if isinstance(e, gast.Call) and not e.keywords and not any(isinstance(a, gast.Starred) for a in e.args):
+        f = an.dotted(e.func) or ""
+        if f == "len":
+            ok = len(e.args) == 1 and isinstance(e.args[0], gast.Name)
+            if ok:
+                arrays.add(e.args[0].id)
+            return ok
+        known = f in _BUILTINS or f.startswith("xp.") and f[3:] in MATH
+        return known and all(_expr_ok(a, arrays) for a in e.args)
+    return False
+
+
+def _element(e, arrays: set) -> bool:
+    """`a[i]` or `a[i, j]`: an array name indexed by scalar expressions (no slices)."""
+    if not isinstance(e.value, gast.Name):
+        return False
+    parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
+    if not all(_expr_ok(p, arrays) for p in parts):
+        return False
+    arrays.add(e.value.id)
+    return True
+
+
+def _body_ok(body, arrays: set) -> bool:
+    for s in body:
+        if A.is_comment(s) or isinstance(s, gast.Pass):
+            continue
+        if isinstance(s, (gast.Assign, gast.AugAssign)):
+            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+            if len(targets) != 1 or not _expr_ok(s.value, arrays):
+                return False
+            t = targets[0]
+            if not (isinstance(t, gast.Name) or isinstance(t, gast.Subscript) and _element(t, arrays)):
+                return False
+        elif isinstance(s, gast.If):
+            if not (_expr_ok(s.test, arrays) and _body_ok(s.body, arrays) and _body_ok(s.orelse, arrays)):
+                return False
+        elif not _loop_ok(s, arrays):
+            return False
+    return True
+
+
+def _loop_ok(s, arrays: set) -> bool:
+    return _is_range_loop(s) and all(_expr_ok(a, arrays) for a in s.iter.args) and _body_ok(s.body, arrays)
+
+
+def _is_range_loop(s) -> bool:
+    return isinstance(s, gast.For) and isinstance(s.target, gast.Name) and not s.orelse \
+        and isinstance(s.iter, gast.Call) and an.dotted(s.iter.func) == "range" and 1 <= len(s.iter.args) <= 3 \
+        and not s.iter.keywords
+
+
+def _stored(node) -> set:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+
+def _loaded(node) -> set:
+    """Names `node` reads as values (not the functions it calls, not `xp`)."""
+    called = {id(n.func) for n in gast.walk(node) if isinstance(n, gast.Call)}
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
+            and id(n) not in called and n.id != "xp"}
+
+
+def _read_first(body, bound: set) -> set:
+    """Names some path through `body` may read before it assigns them (`bound`: bound already;
+    grows with what `body` surely assigns)."""
+    early = set()
+    for s in body:
+        if A.is_comment(s) or isinstance(s, gast.Pass):
+            continue
+        if isinstance(s, gast.If):
+            early |= _loaded(s.test) - bound
+            a, b = set(bound), set(bound)
+            early |= _read_first(s.body, a) | _read_first(s.orelse, b)
+            bound |= a & b
+        elif isinstance(s, gast.For):
+            early |= _loaded(s.iter) - bound
+            early |= _read_first(s.body, bound | {s.target.id})  # what it assigns may not run
+        else:
+            early |= _loaded(s) - bound
+            if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) and s.target.id not in bound:
+                early.add(s.target.id)
+            bound |= {t.id for t in (s.targets if isinstance(s, gast.Assign) else [s.target])
+                      if isinstance(t, gast.Name)}
+    return early
+
+
+def _grows(loop, carried: set) -> bool:
+    """Whether a name carried from one iteration to the next, or one computed from such a name,
+    is assigned a product (`*`, `**`, `<<`) with no array element, float or function of `xp`
+    in it: Python's ints, which numba would compute in int64."""
+    updates = [s for s in gast.walk(loop) if isinstance(s, (gast.Assign, gast.AugAssign))
+               and isinstance(s.targets[0] if isinstance(s, gast.Assign) else s.target, gast.Name)]
+    deps, grew = set(carried), True
+    while grew:
+        grew = False
+        for s in updates:
+            t = (s.targets[0] if isinstance(s, gast.Assign) else s.target).id
+            if t not in deps and (_loaded(s.value) & deps or isinstance(s, gast.AugAssign) and t in deps):
+                deps.add(t)
+                grew = True
+    for s in updates:
+        t = s.targets[0] if isinstance(s, gast.Assign) else s.target
+        if t.id not in deps:
+            continue
+        ops = [n.op for n in gast.walk(s.value) if isinstance(n, gast.BinOp)] + \
+            ([s.op] if isinstance(s, gast.AugAssign) else [])
+        floaty = any(isinstance(n, gast.Subscript) or isinstance(n, gast.Constant) and type(n.value) is float
+                     or isinstance(n, gast.BinOp) and isinstance(n.op, gast.Div)
+                     or isinstance(n, gast.Call) and (an.dotted(n.func) or "").startswith(("xp.", "float"))
+                     for n in gast.walk(s.value))
+        if any(isinstance(o, _GROWS) for o in ops) and not floaty:
+            return True
+    return False
+
+
+def _kernel_of(loop, bound: set, outside: set):
+    """(params, results, arrays) of `loop` as a kernel, or None when it does not qualify
+    (`bound`: names bound before it; `outside`: names the rest of the function mentions)."""
+    arrays: set = set()
+    if not _loop_ok(loop, arrays):
+        return None
+    assigned = _stored(loop)
+    if loop.target.id in outside or arrays & assigned:
+        return None  # the loop variable read after the loop; an array name rebound inside
+    results = sorted((assigned - {loop.target.id}) & outside)
+    early = _read_first([loop], set(bound))
+    if not set(results) <= bound or early - bound:
+        return None
+    carried = (_read_first(loop.body, {loop.target.id}) & assigned) | set(results)
+    if _grows(loop, carried - {loop.target.id}):
+        return None
+    params = sorted((_loaded(loop) - (assigned - bound)) | set(results) | arrays)
+    return params, results, arrays
+
+
+def _mentions(stmts) -> set:
+    return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name)}
+
+
+def _rewrite(body: list, bound: set, outside: set, loops: list) -> bool:
+    changed = False
+    for k, s in enumerate(body):
+        if isinstance(s, gast.For):
+            rest = outside | _mentions(body[:k]) | _mentions(body[k + 1:])
+            found = _kernel_of(s, bound, rest)
+            if found is not None:
+                params, results, arrays = found
+                name = f"loop_{len(loops)}"
+                loops.append((name, params, results, sorted(arrays), s))
+                call = A.call(name, [A.name("xp")] + [A.name(p) for p in params])
+                body[k] = A.assign(A.tuple_([A.name(r) for r in results], store_=True), call) if results \
+                    else A.expr_stmt(call)
+                changed = True
+        elif isinstance(s, gast.If):
+            rest = outside | _mentions(body[:k]) | _mentions(body[k + 1:]) | _loaded(s.test)
+            changed |= _rewrite(s.body, set(bound), rest | _mentions(s.orelse), loops)
+            changed |= _rewrite(s.orelse, set(bound), rest | _mentions(s.body), loops)
+        bound |= _stored(s)
+    return changed
+
+
+def loop_kernels(body: list, params, facts) -> tuple[list, bool]:
+    if not numba_kernels.available():
+        return body, False
+    loops = facts["known"].setdefault("loops", [])
+    return body, _rewrite(body, set(params), set(), loops)
+
+
+PASS = Pass("loopkernel", loop_kernels)
