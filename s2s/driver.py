@@ -17,7 +17,7 @@ import gast
 
 from . import analysis as an
 from . import record
-from .backend import kernels, numba_loops
+from .backend import kernels, numba_kernels, numba_loops
 from .backend.loader import compile_fn
 from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the api's
 from .errors import S2SError, S2SValueError
@@ -77,12 +77,13 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     """Optimize (to a fixed point) and compile; the code that runs also gets the final passes
     (temporaries released), while the record keeps the core form later transforms start from."""
     node = optimize(gen.node, known) if optimized else gen.node
-    known = dict(known or {}, kernels=[], loops=[])
+    known = dict(known or {}, kernels=[], loops=[] if numba_kernels.available() else None)
     ns = gen.ns
     fusing = kernels.available()
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
     if jit and _is_stop_gradient(gen.ns.get("stop_gradient")) and not _binds(run, "stop_gradient"):
         _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
+    known["loops"] = known["loops"] or []
     if known["kernels"] or known["loops"]:
         ns = dict(ns, **{k[0]: kernels.Fused(*k) for k in known["kernels"]},
                   **{k[0]: numba_loops.LoopKernel(*k) for k in known["loops"]})
@@ -93,7 +94,7 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
         kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())
         rec.source += f"\n# {what} {k[0]} ({ns[k[0]].banner()}):\n" + kernel
     if jit and not fuse:  # would large arrays get other code? Only if something fuses
-        probe = dict(known, kernels=[])
+        probe = dict(known, kernels=[], loops=None)
         if fusing:
             finalize(node, jit, fuse=True, known=probe)
         rec.any_size = not probe["kernels"]

@@ -24,10 +24,11 @@ overflow, numba's int64 would.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import gast
 
 from .. import analysis as an
-from ..backend import numba_kernels
 from ..ir import build as A
 from .base import Pass
 
@@ -195,16 +196,18 @@ def _kernel_of(loop, bound: set, outside: set):
     return params, results, arrays
 
 
-def _mentions(stmts) -> set:
-    return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name)}
+def _names(node) -> Counter:
+    return Counter(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
 
 
-def _rewrite(body: list, bound: set, outside: set, loops: list) -> bool:
+def _rewrite(body: list, bound: set, total: Counter, loops: list) -> bool:
+    """Replace the loops of `body` that qualify by kernel calls (`total`: how often the function
+    mentions each name, so that a loop's names mentioned elsewhere are its count's excess)."""
     changed = False
     for k, s in enumerate(body):
         if isinstance(s, gast.For):
-            rest = outside | _mentions(body[:k]) | _mentions(body[k + 1:])
-            found = _kernel_of(s, bound, rest)
+            inside = _names(s)
+            found = _kernel_of(s, bound, {n for n, c in inside.items() if total[n] > c})
             if found is not None:
                 params, results, arrays = found
                 name = f"loop_{len(loops)}"
@@ -214,18 +217,20 @@ def _rewrite(body: list, bound: set, outside: set, loops: list) -> bool:
                     else A.expr_stmt(call)
                 changed = True
         elif isinstance(s, gast.If):
-            rest = outside | _mentions(body[:k]) | _mentions(body[k + 1:]) | _loaded(s.test)
-            changed |= _rewrite(s.body, set(bound), rest | _mentions(s.orelse), loops)
-            changed |= _rewrite(s.orelse, set(bound), rest | _mentions(s.body), loops)
+            changed |= _rewrite(s.body, set(bound), total, loops)
+            changed |= _rewrite(s.orelse, set(bound), total, loops)
         bound |= _stored(s)
     return changed
 
 
 def loop_kernels(body: list, params, facts) -> tuple[list, bool]:
-    if not numba_kernels.available():
+    loops = facts["known"].get("loops")  # None: the driver has no loop kernels to offer (no numba)
+    if loops is None or not any(isinstance(s, gast.For) for s in an.walk_stmts(body)):
         return body, False
-    loops = facts["known"].setdefault("loops", [])
-    return body, _rewrite(body, set(params), set(), loops)
+    total: Counter = Counter()
+    for s in body:
+        total.update(_names(s))
+    return body, _rewrite(body, set(params), total, loops)
 
 
 PASS = Pass("loopkernel", loop_kernels)

@@ -153,7 +153,7 @@ linear("rt.vb_lift_tree", "x, other, other_batched", "x", "rt.vb_lift_tree_t(g, 
 prim("rt.vb_lift_tree_t", "g_, x", zero_args=("x",))  # (its own derivative: vb_no_derivative, below)
 linear("rt.vb_lift_to", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
 linear("rt.vb_flat", "x", "x", "xp.reshape(g, xp.shape(x))")
-linear("rt.vb_getitem", "x, index, xb=True, ib=False", "x", "rt.vb_getitem_t(g, x, index, xb, ib)")
+linear("rt.vb_getitem", "x, index, xb=True, ib=False, clip=True", "x", "rt.vb_getitem_t(g, x, index, xb, ib)")
 linear("rt.vb_getitem_t", "v, x, index, xb, ib", "v", "rt.vb_getitem(g, index, xb, ib)")
 # reverse mode's in-place form of `b_x + rt.vb_getitem_t(g, x, index, xb, ib)` (VJP_IN_PLACE)
 prim("rt.vb_add_at", "acc, v, index, xb=True, ib=False", zero_args=("index", "xb", "ib"), tree_sum=True)

@@ -38,7 +38,8 @@ linear("rt.lv_window_outer", "f, x, index, ib, where=None, xb=False", "x",
        "rt.lv_window_outer_t(f, g, x, index, ib, where, xb)")
 linear("rt.lv_window_outer_t", "f, v, x, index, ib, where=None, xb=False", "v",
        "rt.lv_window_outer(f, g, index, ib, where, xb)")
-linear("rt.vb_getitem_outer", "f, x, index, xb=True, ib=False", "x", "rt.vb_getitem_outer_t(f, g, x, index, xb, ib)")
+linear("rt.vb_getitem_outer", "f, x, index, xb=True, ib=False, clip=True", "x",
+       "rt.vb_getitem_outer_t(f, g, x, index, xb, ib)")
 linear("rt.vb_getitem_outer_t", "f, v, x, index, xb=True, ib=False", "v", "rt.vb_getitem_outer(f, g, index, xb, ib)")
 linear("rt.lv_array_outer", "f, v, n", "v", "rt.lv_array_t(g, v, n)")
 for _op in ("dot", "matmul", "inner"):

@@ -288,8 +288,11 @@ def _vb_key(index):
     return index if isinstance(index, tuple) else (index,)
 
 
-def _vb_adv(index, flags, n, base_shape):
-    """An index tuple for a batched array from per-example index parts (`flags`: batched parts)."""
+def _vb_adv(index, flags, n, base_shape, clip=True):
+    """An index tuple for a batched array from per-example index parts (`flags`: batched parts).
+    `clip`: integer parts clipped into range, for code under a mask, where lanes that are done
+    may hold any index; without a mask every lane is live, and an index out of range is NumPy's
+    IndexError, as in a loop over examples."""
     parts = list(_vb_key(index))
     flags = list(_vb_key(flags)) if isinstance(flags, tuple) else [flags] * len(parts)
     dims = [np.ndim(p) - 1 for p, f in zip(parts, flags) if f]
@@ -299,7 +302,7 @@ def _vb_adv(index, flags, n, base_shape):
         if f:
             p = _core.asarray(p)
             size = base_shape[axis] if axis < len(base_shape) else 1
-            p = np.clip(p, -size, size - 1) if p.dtype.kind in "iu" else p  # done lanes may hold any index
+            p = np.clip(p, -size, size - 1) if clip and p.dtype.kind in "iu" else p
             out.append(p.reshape(p.shape[:1] + (1,) * (k - p.ndim + 1) + p.shape[1:]))
         else:
             out.append(p)
@@ -322,8 +325,9 @@ def _vb_one_position(index):
     return first.item() if hasattr(first, "item") else first
 
 
-def vb_getitem(x, index, xb=True, ib=False):
-    """`x[index]` per example: `x` batched (unless `xb` is False), index parts batched per `ib`."""
+def vb_getitem(x, index, xb=True, ib=False, clip=True):
+    """`x[index]` per example: `x` batched (unless `xb` is False), index parts batched per `ib`
+    (`clip`: see _vb_adv)."""
     if type(index) is slice and type(x) is np.ndarray and not ib:
         return x[:, index]  # the common case first: a slice of a batched array (a view, as NumPy's)
     if isinstance(x, (list, tuple, dict)):
@@ -334,7 +338,7 @@ def vb_getitem(x, index, xb=True, ib=False):
     n = np.shape(_vb_first_batched(index, ib))[0]
     if not xb:
         x = np.broadcast_to(x, (n,) + np.shape(x))
-    return x[_vb_adv(index, ib, n, np.shape(x))]
+    return x[_vb_adv(index, ib, n, np.shape(x), clip)]
 
 
 def _vb_first_batched(index, ib):
@@ -888,7 +892,7 @@ def vb_getitem_t(v, x, index, xb=True, ib=False):
     return z if xb else z.sum(axis=0)
 
 
-def vb_add_at(acc, v, index, xb=True, ib=False):
+def vb_add_at(acc, v, index, xb=True, ib=False, clip=True):
     """`acc + vb_getitem_t(v, acc, index, xb, ib)`, added into `acc` in place where it can (the sweep
     owns `acc`): a batched `x[:, i]` in a loop then costs its slot per iteration, not a zeros array
     the size of `x`, as reverse mode's `rt.add_at` does for the plain `x[i]`."""

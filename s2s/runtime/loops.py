@@ -326,14 +326,14 @@ def lv_dot_inner(g, f, a, b):
     return lv_dot_outer(g, f, a, b, "inner")
 
 
-def vb_getitem_outer(g, x, index, xb=True, ib=False):
+def vb_getitem_outer(g, x, index, xb=True, ib=False, clip=True):
     """Batching rule of vb_getitem for `x` batched over examples and an index batched over the
     loop's index only: one gather, the example axis first."""
     if not g[0] or g[1] or xb:
-        return vb_loop("rt.vb_getitem", g, _n_of(g, (x, index)), x, index, xb, ib)
+        return vb_loop("rt.vb_getitem", g, _n_of(g, (x, index)), x, index, xb, ib, clip)
     parts = _vb_key(index)
     flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
-    return np.swapaxes(vb_getitem(x, (slice(None),) + parts, False, (False,) + flags), 0, 1)
+    return np.swapaxes(vb_getitem(x, (slice(None),) + parts, False, (False,) + flags, clip), 0, 1)
 
 
 def vb_getitem_outer_t(g, v, x, index, xb=True, ib=False):

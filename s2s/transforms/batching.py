@@ -398,7 +398,7 @@ class Batcher(Transform):
         if kind in ("pack", "dict"):
             return self.pack(value)
         if kind == "getitem":
-            return self.getitem(value, s)
+            return self.getitem(value, s, mask)
         if kind == "attr":
             if not self.b(value.value):
                 return [], value, False
@@ -428,7 +428,7 @@ class Batcher(Transform):
             node.elts = new
         return pre, node, True
 
-    def getitem(self, value, s=None):
+    def getitem(self, value, s=None, mask=None):
         base = value.value
         idx = index_value(value.slice)
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
@@ -443,7 +443,8 @@ class Batcher(Transform):
             where = f"{shown_path(self.core.filename)}:{getattr(s, 'lineno', '?')}"
             extra = [A.const(True)] if self.b(base) else []
             return [], A.call("rt.lv_window", [base, idx, ib, A.const(where)] + extra), True
-        return [], A.call("rt.vb_getitem", [base, idx, A.const(self.b(base)), ib]), True
+        unmasked = [A.const(False)] if mask is None else []  # every lane live: out of range is an error
+        return [], A.call("rt.vb_getitem", [base, idx, A.const(self.b(base)), ib] + unmasked), True
 
     def call(self, s, value):
         fn = self.core.ns[value.func.id]
