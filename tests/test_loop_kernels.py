@@ -71,6 +71,13 @@ def last_index(x):
     return i
 
 
+def whole_arrays(v, m):
+    acc = np.zeros_like(v)
+    for i in range(len(m)):
+        acc = acc * 0.5 + np.tanh(v) * m[i]  # v and acc: arrays, m[i]: a row of m
+    return acc
+
+
 def _kernels(j, *args):
     return s2s.source(j, *args).count("# loop kernel loop_")
 
@@ -114,6 +121,19 @@ def test_loops_that_stay_in_python(x):
     y = x.copy()
     assert j(y) == N - 1 and _kernels(j, y) == 0
     np.testing.assert_array_equal(y, 2.0 * x)
+
+
+@needs_numba
+def test_loops_on_whole_arrays_run_in_python(monkeypatch):
+    """The loop qualifies by its form, but its values are arrays (a name bound to an array, a
+    row of a matrix): the Python loop runs, with NumPy's ufuncs and values."""
+    compiled = []
+    monkeypatch.setattr(numba_kernels, "load", lambda name, src: compiled.append(name))
+    v, m = np.linspace(-1.0, 1.0, 7), np.ones((N, 7))
+    j = s2s.jit(whole_arrays)
+    np.testing.assert_array_equal(j(v, m), whole_arrays(v, m))
+    np.testing.assert_array_equal(j(v, m[:, 0].copy()), whole_arrays(v, m[:, 0].copy()))
+    assert _kernels(j, v, m) == 1 and compiled == []
 
 
 def test_small_trip_counts_and_other_arguments_run_the_python_loop(x):
@@ -174,3 +194,52 @@ def _loop_kernels(j, *args):
     j(*args)
     return [v for fn in j._versions.values() for v in fn.__globals__.values()
             if isinstance(v, numba_loops.LoopKernel)]
+
+
+LEAVES = ["x[i]", "x[i - 1]", "y[i - 1]", "s", "a", "0.5", "2.0", "i"]
+OPS = ["{} + {}", "{} - {}", "{} * {}", "{} / ({} + 3.0)", "np.maximum({}, {})", "abs({}) - {}",
+       "({} if {} > 0.0 else -1.0)", "np.sqrt(abs({})) * {}"]
+
+
+def _expr(rng, depth):
+    if depth == 0 or rng.random() < 0.3:
+        return LEAVES[rng.integers(len(LEAVES))]
+    return "(" + OPS[rng.integers(len(OPS))].format(_expr(rng, depth - 1), _expr(rng, depth - 1)) + ")"
+
+
+def _program(rng, k):
+    return "\n".join([
+        f"def loop{k}(x, a):",
+        "    y = np.zeros_like(x)",
+        "    s = 0.0",
+        "    for i in range(1, len(x)):",
+        f"        t = 1.0 * {_expr(rng, 3)}",  # arithmetic: never a view of y (s2s would refuse it)
+        f"        if {_expr(rng, 2)} > {_expr(rng, 1)}:",
+        "            s = s * 0.5 + t",
+        "        else:",
+        f"            s = 0.25 * {_expr(rng, 2)}",
+        f"        y[i] = {_expr(rng, 3)}",
+        "    return y, s",
+    ])
+
+
+@needs_numba
+def test_random_loop_programs_equal_the_python_loop(tmp_path, monkeypatch):
+    """jit(f) == f, bitwise, on random recurrences with branches (the kernel runs: at least one
+    is compiled), NaN and inf included where the arithmetic makes them."""
+    rng = np.random.default_rng(11)
+    src = "import numpy as np\n\n\n" + "\n\n\n".join(_program(rng, k) for k in range(12)) + "\n"
+    (tmp_path / "loop_programs.py").write_text(src)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import loop_programs
+    x = np.random.default_rng(3).normal(size=N)
+    ran = 0
+    with np.errstate(all="ignore"):
+        for k in range(12):
+            f = getattr(loop_programs, f"loop{k}")
+            j = s2s.jit(f)
+            (gy, gs), (wy, ws) = j(x, 0.7), f(x, 0.7)
+            np.testing.assert_array_equal(gy, wy, err_msg=f"loop{k}")
+            assert gs == ws or (np.isnan(gs) and np.isnan(ws)), f"loop{k}"
+            ran += _kernels(j, x, 0.7)
+    assert ran >= 6

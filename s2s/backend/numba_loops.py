@@ -2,9 +2,10 @@
 by numba (the `s2s[fast]` extra) as it is written, or run as it is written in Python.
 
 `LoopKernel(xp, *args)` runs the compiled loop when numba is available, the backend is NumPy,
-the loop runs at least `MIN_TRIPS` times (below that, numba's call costs more than the loop) and
-every argument is a NumPy array or a number; otherwise, or when numba cannot compile the loop for
-these argument types, the Python loop. It returns the loop's results (the names the rest of the
+the loop runs at least `MIN_TRIPS` times (below that, numba's call costs more than the loop),
+every array it indexes is a NumPy array of the rank its indices name (each element read is a
+number) and everything else a number; otherwise, or when numba cannot compile the loop for these
+argument types, the Python loop. It returns the loop's results (the names the rest of the
 function reads) as a tuple.
 
 Values: the same operations in the same order on the same float64 elements, so bitwise the Python
@@ -57,7 +58,9 @@ class LoopKernel:
         self._trips = compile_source(f"{name}_trips", to_source(trips), {}, np)
         body = _Numpy().visit(A.function(name, self.params, [copy.deepcopy(loop)] + copy.deepcopy(ret)))
         self._source = _DECORATOR + "\n" + to_source(body)
-        self._arrays = tuple(k for k, p in enumerate(self.params) if p in arrays)
+        # per parameter: the ranks an indexed array must have for every element read to be a
+        # number (empty: any rank, for `len` only), or None for a number
+        self._ranks = tuple(set(arrays[p]) if p in arrays else None for p in self.params)
         self._refused: set = set()  # argument signatures numba could not compile
         self._compiled = None
 
@@ -77,15 +80,15 @@ class LoopKernel:
         if trips < MIN_TRIPS:
             return self._plain(xp, *args)
         sig = []
-        for a in args:
-            if type(a) is np.ndarray:
-                sig.append((a.dtype.str, a.ndim, a.flags.c_contiguous, a.flags.writeable))
-            elif isinstance(a, _NUMBERS):
+        for a, ranks in zip(args, self._ranks):
+            if ranks is None and isinstance(a, _NUMBERS) and not isinstance(a, np.ndarray):
                 sig.append(type(a))
-            else:
+            elif ranks is not None and type(a) is np.ndarray and (not ranks or ranks == {a.ndim}):
+                sig.append((a.dtype.str, a.ndim, a.flags.c_contiguous, a.flags.writeable))
+            else:  # a value the loop would compute on as a whole array, or no array at all
                 return self._plain(xp, *args)
         sig = tuple(sig)
-        if sig in self._refused or any(type(args[k]) is not np.ndarray for k in self._arrays):
+        if sig in self._refused:
             return self._plain(xp, *args)
         if self._compiled is None:
             try:

@@ -40,9 +40,9 @@ _OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.P
 _GROWS = (gast.Mult, gast.Pow, gast.LShift)
 
 
-def _expr_ok(e, arrays: set) -> bool:
+def _expr_ok(e, arrays: dict) -> bool:
     """Whether `e` is scalar arithmetic numba compiles with Python's meaning (`arrays` collects
-    the names indexed)."""
+    the names indexed, with the numbers of indices they take)."""
     if isinstance(e, gast.Constant):
         return type(e.value) in (int, float, bool)
     if isinstance(e, gast.Name):
@@ -65,25 +65,25 @@ def _expr_ok(e, arrays: set) -> bool:
         if f == "len":
             ok = len(e.args) == 1 and isinstance(e.args[0], gast.Name)
             if ok:
-                arrays.add(e.args[0].id)
+                arrays.setdefault(e.args[0].id, set())
             return ok
         known = f in _BUILTINS or f.startswith("xp.") and f[3:] in MATH
         return known and all(_expr_ok(a, arrays) for a in e.args)
     return False
 
 
-def _element(e, arrays: set) -> bool:
+def _element(e, arrays: dict) -> bool:
     """`a[i]` or `a[i, j]`: an array name indexed by scalar expressions (no slices)."""
     if not isinstance(e.value, gast.Name):
         return False
     parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
     if not all(_expr_ok(p, arrays) for p in parts):
         return False
-    arrays.add(e.value.id)
+    arrays.setdefault(e.value.id, set()).add(len(parts))
     return True
 
 
-def _body_ok(body, arrays: set) -> bool:
+def _body_ok(body, arrays: dict) -> bool:
     for s in body:
         if A.is_comment(s) or isinstance(s, gast.Pass):
             continue
@@ -102,7 +102,7 @@ def _body_ok(body, arrays: set) -> bool:
     return True
 
 
-def _loop_ok(s, arrays: set) -> bool:
+def _loop_ok(s, arrays: dict) -> bool:
     return _is_range_loop(s) and all(_expr_ok(a, arrays) for a in s.iter.args) and _body_ok(s.body, arrays)
 
 
@@ -177,13 +177,13 @@ def _grows(loop, carried: set) -> bool:
 
 
 def _kernel_of(loop, bound: set, outside: set):
-    """(params, results, arrays) of `loop` as a kernel, or None when it does not qualify
+    """(params, results, arrays: name -> numbers of indices) of `loop` as a kernel, or None when it does not qualify
     (`bound`: names bound before it; `outside`: names the rest of the function mentions)."""
-    arrays: set = set()
+    arrays: dict = {}
     if not _loop_ok(loop, arrays):
         return None
     assigned = _stored(loop)
-    if loop.target.id in outside or arrays & assigned:
+    if loop.target.id in outside or set(arrays) & assigned:
         return None  # the loop variable read after the loop; an array name rebound inside
     results = sorted((assigned - {loop.target.id}) & outside)
     early = _read_first([loop], set(bound))
@@ -192,7 +192,7 @@ def _kernel_of(loop, bound: set, outside: set):
     carried = (_read_first(loop.body, {loop.target.id}) & assigned) | set(results)
     if _grows(loop, carried - {loop.target.id}):
         return None
-    params = sorted((_loaded(loop) - (assigned - bound)) | set(results) | arrays)
+    params = sorted((_loaded(loop) - (assigned - bound)) | set(results) | set(arrays))
     return params, results, arrays
 
 
@@ -211,7 +211,7 @@ def _rewrite(body: list, bound: set, total: Counter, loops: list) -> bool:
             if found is not None:
                 params, results, arrays = found
                 name = f"loop_{len(loops)}"
-                loops.append((name, params, results, sorted(arrays), s))
+                loops.append((name, params, results, {a: tuple(sorted(n)) for a, n in arrays.items()}, s))
                 call = A.call(name, [A.name("xp")] + [A.name(p) for p in params])
                 body[k] = A.assign(A.tuple_([A.name(r) for r in results], store_=True), call) if results \
                     else A.expr_stmt(call)
