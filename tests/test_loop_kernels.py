@@ -243,3 +243,18 @@ def test_random_loop_programs_equal_the_python_loop(tmp_path, monkeypatch):
             assert gs == ws or (np.isnan(gs) and np.isnan(ws)), f"loop{k}"
             ran += _kernels(j, x, 0.7)
     assert ran >= 6
+
+
+def ratios(x, d):
+    y = np.zeros_like(x)
+    for i in range(1, len(x)):
+        y[i] = y[i - 1] * 0.5 + (i + 1) / d  # Python numbers alone: d == 0 raises ZeroDivisionError
+    return y
+
+
+def test_division_of_python_numbers_stays_in_python(x):
+    j = s2s.jit(ratios)
+    with pytest.raises(ZeroDivisionError):
+        j(x, 0)
+    np.testing.assert_array_equal(j(x, 4), ratios(x, 4))
+    assert _kernels(j, x, 4) == 0

@@ -20,7 +20,9 @@ that the rest of the function reads come back as the kernel's results; they must
 the loop (as must any name a first iteration reads before assigning it), and the loop variable
 must not be read after it. A name carried from one iteration to the next whose update multiplies
 (`*`, `**`, `<<`) with no array element or float in it stays in Python: its Python ints do not
-overflow, numba's int64 would.
+overflow, numba's int64 would; so does a division (`/`, `//`, `%`) of Python numbers alone by
+anything but a nonzero constant, which raises ZeroDivisionError in Python where numba would give
+inf or 0.
 """
 from __future__ import annotations
 
@@ -38,6 +40,16 @@ _BUILTINS = {"len", "abs", "min", "max", "float", "int"}
 _OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift,
         gast.BitAnd, gast.BitOr, gast.BitXor)
 _GROWS = (gast.Mult, gast.Pow, gast.LShift)
+_DIVS = (gast.Div, gast.FloorDiv, gast.Mod)
+
+
+def _numpy_division(e) -> bool:
+    """Whether a division by zero in `e` gives what numba's "numpy" error model gives (inf, NaN,
+    0): an operand holds an array element (a NumPy scalar), or the divisor is a nonzero number.
+    Python numbers alone raise ZeroDivisionError, which the kernel would not."""
+    if isinstance(e.right, gast.Constant) and type(e.right.value) in (int, float) and e.right.value != 0:
+        return True
+    return any(isinstance(n, gast.Subscript) for side in (e.left, e.right) for n in gast.walk(side))
 
 
 def _expr_ok(e, arrays: dict) -> bool:
@@ -48,6 +60,8 @@ def _expr_ok(e, arrays: dict) -> bool:
     if isinstance(e, gast.Name):
         return True
     if isinstance(e, gast.BinOp):
+        if isinstance(e.op, _DIVS) and not _numpy_division(e):
+            return False
         return isinstance(e.op, _OPS) and _expr_ok(e.left, arrays) and _expr_ok(e.right, arrays)
     if isinstance(e, gast.UnaryOp):
         return _expr_ok(e.operand, arrays)
