@@ -291,9 +291,11 @@ record.attach(stop_gradient, prim="stop_gradient")
 def source(fn, *args) -> str:
     """The generated Python source of a transformed function (what `python -m s2s dump` prints).
     With example arguments: the version a call with them runs, where the transform specializes
-    on their ranks (`vmap`; `jacfwd` and `hessian` of float NumPy arrays)."""
+    on them (`jit`; `vmap` on ranks; `jacfwd` and `hessian` of float NumPy arrays)."""
     special = getattr(fn, "for_arguments", None) if args else None
-    if special is not None:
+    if args and isinstance(fn, Jitted):
+        fn = fn.version_for(args)
+    elif special is not None:
         at = {i: a for i, a in enumerate(args) if type(a) is np.ndarray}
         kinds = {i: a.ndim for i, a in at.items()} | {i: "float" for i, a in enumerate(args) if type(a) is float}
         fn = special(kinds, {i: a.dtype.char for i, a in at.items()})
@@ -548,6 +550,21 @@ class Jitted(Transformed):
             entry[1] = run
         self._uninstall()  # the next call makes the fast path anew
 
+    @staticmethod
+    def _build_for(fun, dyn: list):
+        """(version, compiles kernels, large) of `fun` for the dynamic arguments `dyn`."""
+        floats = tuple(k for k, a in enumerate(dyn) if type(a) is float)
+        kernels = arrays.compiles_kernels(tuple(dyn))  # CuPy: fuse at every size
+        big = kernels or any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in dyn)
+        array_sigs = tuple((k, a.dtype.char, a.ndim) for k, a in enumerate(dyn) if type(a) is np.ndarray)
+        return D.jit_function(fun, floats, fuse="every" if kernels else big, arrays=array_sigs), kernels, big
+
+    def version_for(self, args: tuple):
+        """The version a positional call with `args` runs (what `s2s.source(jit(f), *args)` shows)."""
+        if idioms.has_varargs(self._root) or self._static or len(args) != self._nparams:
+            return self.compiled
+        return self._build_for(self.fun, list(args))[0]
+
     def _first_call(self, args, kwargs):
         """Bind the arguments, build the version for their signature, and remember it."""
         if idioms.has_varargs(self._root):
@@ -561,16 +578,11 @@ class Jitted(Transformed):
         except TypeError as e:
             raise S2SValueError("jit: static arguments must be hashable (they key the compiled versions)") from e
         dyn = [i for i in range(len(args)) if i not in static]
-        floats = tuple(k for k, i in enumerate(dyn) if type(args[i]) is float)
         fun = self.fun
         if static:
             names = list(inspect.signature(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
-        kernels = arrays.compiles_kernels(tuple(args[i] for i in dyn))  # CuPy: fuse at every size
-        big = kernels or any(type(args[i]) is np.ndarray and args[i].size >= FUSE_THRESHOLD for i in dyn)
-        array_sigs = tuple((k, args[i].dtype.char, args[i].ndim) for k, i in enumerate(dyn)
-                           if type(args[i]) is np.ndarray)
-        fn = D.jit_function(fun, floats, fuse="every" if kernels else big, arrays=array_sigs)
+        fn, kernels, big = self._build_for(fun, [args[i] for i in dyn])
         if not kwargs:
             extra = args[given:]
             pick = operator.itemgetter(*dyn) if static and len(dyn) > 1 else None

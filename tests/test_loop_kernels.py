@@ -258,3 +258,28 @@ def test_division_of_python_numbers_stays_in_python(x):
         j(x, 0)
     np.testing.assert_array_equal(j(x, 4), ratios(x, 4))
     assert _kernels(j, x, 4) == 0
+
+
+def int_powers(x):
+    y = np.zeros_like(x)
+    for i in range(1, len(x)):
+        y[i] = y[i - 1] * 0.5 + x[i] * 2 ** -(i % 3)  # Python: 2 ** -1 is 0.5 (numba's int64: 0)
+    return y
+
+
+def geometric(x, r):
+    level = 1.0
+    out = np.empty_like(x)
+    for i in range(len(x)):
+        level = level * r + x[i]  # level and r: floats, so the product is of floats
+        out[i] = level
+    return out
+
+
+def test_int_products_stay_in_python_and_float_products_run(x):
+    j = s2s.jit(int_powers)
+    np.testing.assert_array_equal(j(x), int_powers(x))
+    assert _kernels(j, x) == 0
+    j = s2s.jit(geometric)
+    np.testing.assert_array_equal(j(x, 0.9), geometric(x, 0.9))
+    assert _kernels(j, x, 0.9) == (1 if numba_kernels.available() else 0)

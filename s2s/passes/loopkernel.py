@@ -18,11 +18,12 @@ element `a[i, j]`, arithmetic, a comparison, `and`/`or`/`not`, a conditional exp
 `abs`, `min`/`max`, `float`/`int` or a scalar function of `xp` (`MATH`). The names it assigns
 that the rest of the function reads come back as the kernel's results; they must be bound before
 the loop (as must any name a first iteration reads before assigning it), and the loop variable
-must not be read after it. A name carried from one iteration to the next whose update multiplies
-(`*`, `**`, `<<`) with no array element or float in it stays in Python: its Python ints do not
-overflow, numba's int64 would; so does a division (`/`, `//`, `%`) of Python numbers alone by
-anything but a nonzero constant, which raises ZeroDivisionError in Python where numba would give
-inf or 0.
+must not be read after it. A product (`*`, `**`, `<<`) outside an index neither operand of which
+holds an array element, a float or a name that holds no int (`_floats_in`) keeps the loop in
+Python: Python's ints do not overflow, and `2 ** -1` is 0.5, where numba's int64 gives 0; so
+does a division
+(`/`, `//`, `%`) of Python numbers alone by anything but a nonzero constant, which raises
+ZeroDivisionError in Python where numba would give inf or 0.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
+from . import algebra
 from .base import Pass
 
 MATH = {"exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arctan", "arcsin", "arccos",
@@ -86,6 +88,39 @@ def _expr_ok(e, arrays: dict) -> bool:
     return False
 
 
+def _not_int(e, safe) -> bool:
+    """Whether `e` holds something that is no Python int: an array element, a float constant, a
+    name in `safe`, a division, a function of `xp` or `float`."""
+    return any(isinstance(n, gast.Subscript) or isinstance(n, gast.Constant) and type(n.value) is float
+               or isinstance(n, gast.Name) and n.id in safe or isinstance(n, gast.BinOp) and isinstance(n.op, gast.Div)
+               or isinstance(n, gast.Call) and (an.dotted(n.func) or "").startswith(("xp.", "float"))
+               for n in gast.walk(e))
+
+
+def _int_product(e, safe) -> bool:
+    """Whether `e` has a product (`*`, `**`, `<<`, outside an index) of two Python ints: numba
+    computes it in int64 (`2 ** 70` is 0, `2 ** -1` is 0), Python exactly (and `2 ** -1` is 0.5)."""
+    indices = {id(n) for s in gast.walk(e) if isinstance(s, gast.Subscript) for n in gast.walk(s.slice)}
+    return any(isinstance(n, gast.BinOp) and isinstance(n.op, _GROWS) and id(n) not in indices
+               and not (_not_int(n.left, safe) or _not_int(n.right, safe)) for n in gast.walk(e))
+
+
+def _floats_in(loop, floats, bound) -> set:
+    """Names that hold no Python int in `loop`: Python floats before it (`floats`), and names it
+    assigns, not bound before it, every assignment of which holds something that is no int."""
+    updates = [(t, s) for s in gast.walk(loop) if isinstance(s, (gast.Assign, gast.AugAssign))
+               for t in [s.targets[0] if isinstance(s, gast.Assign) else s.target] if isinstance(t, gast.Name)]
+    safe = set(floats) | {t.id for t, _ in updates if t.id not in bound}
+    changed = True
+    while changed:
+        changed = False
+        for t, s in updates:
+            if t.id in safe and t.id not in floats and not _not_int(s.value, safe):
+                safe.discard(t.id)
+                changed = True
+    return safe
+
+
 def _element(e, arrays: dict) -> bool:
     """`a[i]` or `a[i, j]`: an array name indexed by scalar expressions (no slices)."""
     if not isinstance(e.value, gast.Name):
@@ -97,27 +132,29 @@ def _element(e, arrays: dict) -> bool:
     return True
 
 
-def _body_ok(body, arrays: dict) -> bool:
+def _body_ok(body, arrays: dict, safe) -> bool:
     for s in body:
         if A.is_comment(s) or isinstance(s, gast.Pass):
             continue
         if isinstance(s, (gast.Assign, gast.AugAssign)):
             targets = s.targets if isinstance(s, gast.Assign) else [s.target]
-            if len(targets) != 1 or not _expr_ok(s.value, arrays):
+            value = gast.BinOp(left=targets[0], op=s.op, right=s.value) if isinstance(s, gast.AugAssign) else s.value
+            if len(targets) != 1 or not _expr_ok(s.value, arrays) or _int_product(value, safe):
                 return False
             t = targets[0]
             if not (isinstance(t, gast.Name) or isinstance(t, gast.Subscript) and _element(t, arrays)):
                 return False
         elif isinstance(s, gast.If):
-            if not (_expr_ok(s.test, arrays) and _body_ok(s.body, arrays) and _body_ok(s.orelse, arrays)):
+            if not (_expr_ok(s.test, arrays) and not _int_product(s.test, safe)
+                    and _body_ok(s.body, arrays, safe) and _body_ok(s.orelse, arrays, safe)):
                 return False
-        elif not _loop_ok(s, arrays):
+        elif not _loop_ok(s, arrays, safe):
             return False
     return True
 
 
-def _loop_ok(s, arrays: dict) -> bool:
-    return _is_range_loop(s) and all(_expr_ok(a, arrays) for a in s.iter.args) and _body_ok(s.body, arrays)
+def _loop_ok(s, arrays: dict, safe) -> bool:
+    return _is_range_loop(s) and all(_expr_ok(a, arrays) for a in s.iter.args) and _body_ok(s.body, arrays, safe)
 
 
 def _is_range_loop(s) -> bool:
@@ -161,40 +198,11 @@ def _read_first(body, bound: set) -> set:
     return early
 
 
-def _grows(loop, carried: set) -> bool:
-    """Whether a name carried from one iteration to the next, or one computed from such a name,
-    is assigned a product (`*`, `**`, `<<`) with no array element, float or function of `xp`
-    in it: Python's ints, which numba would compute in int64."""
-    updates = [s for s in gast.walk(loop) if isinstance(s, (gast.Assign, gast.AugAssign))
-               and isinstance(s.targets[0] if isinstance(s, gast.Assign) else s.target, gast.Name)]
-    deps, grew = set(carried), True
-    while grew:
-        grew = False
-        for s in updates:
-            t = (s.targets[0] if isinstance(s, gast.Assign) else s.target).id
-            if t not in deps and (_loaded(s.value) & deps or isinstance(s, gast.AugAssign) and t in deps):
-                deps.add(t)
-                grew = True
-    for s in updates:
-        t = s.targets[0] if isinstance(s, gast.Assign) else s.target
-        if t.id not in deps:
-            continue
-        ops = [n.op for n in gast.walk(s.value) if isinstance(n, gast.BinOp)] + \
-            ([s.op] if isinstance(s, gast.AugAssign) else [])
-        floaty = any(isinstance(n, gast.Subscript) or isinstance(n, gast.Constant) and type(n.value) is float
-                     or isinstance(n, gast.BinOp) and isinstance(n.op, gast.Div)
-                     or isinstance(n, gast.Call) and (an.dotted(n.func) or "").startswith(("xp.", "float"))
-                     for n in gast.walk(s.value))
-        if any(isinstance(o, _GROWS) for o in ops) and not floaty:
-            return True
-    return False
-
-
-def _kernel_of(loop, bound: set, outside: set):
+def _kernel_of(loop, bound: set, outside: set, floats=frozenset()):
     """(params, results, arrays: name -> numbers of indices) of `loop` as a kernel, or None when it does not qualify
     (`bound`: names bound before it; `outside`: names the rest of the function mentions)."""
     arrays: dict = {}
-    if not _loop_ok(loop, arrays):
+    if not _loop_ok(loop, arrays, _floats_in(loop, floats, bound)):
         return None
     assigned = _stored(loop)
     if loop.target.id in outside or set(arrays) & assigned:
@@ -202,9 +210,6 @@ def _kernel_of(loop, bound: set, outside: set):
     results = sorted((assigned - {loop.target.id}) & outside)
     early = _read_first([loop], set(bound))
     if not set(results) <= bound or early - bound:
-        return None
-    carried = (_read_first(loop.body, {loop.target.id}) & assigned) | set(results)
-    if _grows(loop, carried - {loop.target.id}):
         return None
     params = sorted((_loaded(loop) - (assigned - bound)) | set(results) | set(arrays))
     return params, results, arrays
@@ -214,14 +219,14 @@ def _names(node) -> Counter:
     return Counter(n.id for n in gast.walk(node) if isinstance(n, gast.Name))
 
 
-def _rewrite(body: list, bound: set, total: Counter, loops: list) -> bool:
+def _rewrite(body: list, bound: set, total: Counter, loops: list, floats) -> bool:
     """Replace the loops of `body` that qualify by kernel calls (`total`: how often the function
     mentions each name, so that a loop's names mentioned elsewhere are its count's excess)."""
     changed = False
     for k, s in enumerate(body):
         if isinstance(s, gast.For):
             inside = _names(s)
-            found = _kernel_of(s, bound, {n for n, c in inside.items() if total[n] > c})
+            found = _kernel_of(s, bound, {n for n, c in inside.items() if total[n] > c}, floats)
             if found is not None:
                 params, results, arrays = found
                 name = f"loop_{len(loops)}"
@@ -231,8 +236,8 @@ def _rewrite(body: list, bound: set, total: Counter, loops: list) -> bool:
                     else A.expr_stmt(call)
                 changed = True
         elif isinstance(s, gast.If):
-            changed |= _rewrite(s.body, set(bound), total, loops)
-            changed |= _rewrite(s.orelse, set(bound), total, loops)
+            changed |= _rewrite(s.body, set(bound), total, loops, floats)
+            changed |= _rewrite(s.orelse, set(bound), total, loops, floats)
         bound |= _stored(s)
     return changed
 
@@ -244,7 +249,8 @@ def loop_kernels(body: list, params, facts) -> tuple[list, bool]:
     total: Counter = Counter()
     for s in body:
         total.update(_names(s))
-    return body, _rewrite(body, set(params), total, loops)
+    floats = algebra.python_floats(body, facts["known"].get("floats", ()))
+    return body, _rewrite(body, set(params), total, loops, floats)
 
 
 PASS = Pass("loopkernel", loop_kernels)
