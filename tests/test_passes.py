@@ -19,7 +19,7 @@ from s2s.backend.codegen import to_source
 from s2s.test_util import check_grads
 
 PASS_MODULES = ["inline", "shapes", "fill", "stack", "algebra", "copyprop", "cse", "dce", "lifetime", "reform", "fusion",
-                "reuse"]
+                "loopkernel", "reuse"]
 
 
 def _example(doc: str, label: str) -> str:
@@ -44,7 +44,8 @@ def test_docstring_example(name):
     before, after = _example(mod.__doc__, "Before"), _example(mod.__doc__, "After")
     fn = _fn(before)
     params = {a.id for a in fn.args.args}
-    known = {"floats": params} if name == "algebra" else {"arrays": {"x": ("d", 1)}} if name == "reuse" else {}
+    known = {"floats": params} if name == "algebra" else {"arrays": {"x": ("d", 1)}} if name == "reuse" \
+        else {"loops": []} if name == "loopkernel" else {}
     if name == "inline":
         callee = gast.parse(_example(mod.__doc__, "Callee")).body[0]
         known = {"ns": {}, "callees": lambda n: (callee, {}, None) if n == "helper" else None}
