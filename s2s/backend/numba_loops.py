@@ -4,7 +4,9 @@ by numba (the `s2s[fast]` extra) as it is written, or run as it is written in Py
 `LoopKernel(xp, *args)` runs the compiled loop when numba is available, the backend is NumPy,
 the loop runs at least `MIN_TRIPS` times (below that, numba's call costs more than the loop),
 every array it indexes is a NumPy array of the rank its indices name (each element read is a
-number) and everything else a number; otherwise, or when numba cannot compile the loop for these
+number) and of float64 or int64 (whose arithmetic numba types as NumPy does;
+float32 stays float32 in NumPy and becomes float64 in numba, NumPy's bool + bool is True), and
+everything else such a number; otherwise, or when numba cannot compile the loop for these
 argument types, the Python loop. It returns the loop's results (the names the rest of the
 function reads) as a tuple.
 
@@ -28,7 +30,11 @@ from . import numba_kernels
 from .codegen import compile_source, to_source
 
 MIN_TRIPS = 256
-_NUMBERS = (int, float, bool, np.integer, np.floating, np.bool_)
+# the types whose arithmetic numba types as NumPy does: with float32, int32... NumPy keeps the
+# array's type against a Python number (NEP 50) where numba computes in float64/int64, and
+# NumPy's bool + bool is `or` where numba's is 2
+_NUMBERS = frozenset({int, float, bool, np.float64, np.int64})
+_DTYPES = frozenset({np.dtype(np.float64), np.dtype(np.int64)})
 _PRELUDE = '''import numba
 import numpy as np
 
@@ -81,9 +87,9 @@ class LoopKernel:
             return self._plain(xp, *args)
         sig = []
         for a, ranks in zip(args, self._ranks):
-            if ranks is None and isinstance(a, _NUMBERS) and not isinstance(a, np.ndarray):
+            if ranks is None and type(a) in _NUMBERS:
                 sig.append(type(a))
-            elif ranks is not None and type(a) is np.ndarray and (not ranks or ranks == {a.ndim}):
+            elif ranks is not None and type(a) is np.ndarray and a.dtype in _DTYPES and (not ranks or ranks == {a.ndim}):
                 sig.append((a.dtype.str, a.ndim, a.flags.c_contiguous, a.flags.writeable))
             else:  # a value the loop would compute on as a whole array, or no array at all
                 return self._plain(xp, *args)

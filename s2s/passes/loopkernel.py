@@ -15,7 +15,7 @@ After::
 A loop qualifies when everything in it is an assignment to a name or an array element, an `if`,
 a nested `for` over a `range`, or a comment, and every expression is a number, a name, an array
 element `a[i, j]`, arithmetic, a comparison, `and`/`or`/`not`, a conditional expression, `len`,
-`abs`, `min`/`max`, `float`/`int` or a scalar function of `xp` (`MATH`). The names it assigns
+`abs`, `float` or a scalar function of `xp` (`MATH`). The names it assigns
 that the rest of the function reads come back as the kernel's results; they must be bound before
 the loop (as must any name a first iteration reads before assigning it), and the loop variable
 must not be read after it. A product (`*`, `**`, `<<`) outside an index neither operand of which
@@ -38,7 +38,7 @@ from .base import Pass
 
 MATH = {"exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arctan", "arcsin", "arccos",
         "log1p", "expm1", "abs", "floor", "ceil", "fabs", "maximum", "minimum", "square", "negative"}
-_BUILTINS = {"len", "abs", "min", "max", "float", "int"}
+_BUILTINS = {"len", "abs", "float"}  # not int() (of NaN: an error in Python), min/max (NaN order)
 _OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift,
         gast.BitAnd, gast.BitOr, gast.BitXor)
 _GROWS = (gast.Mult, gast.Pow, gast.LShift)
@@ -62,11 +62,12 @@ def _expr_ok(e, arrays: dict) -> bool:
     if isinstance(e, gast.Name):
         return True
     if isinstance(e, gast.BinOp):
-        if isinstance(e.op, _DIVS) and not _numpy_division(e):
-            return False
+        if isinstance(e.op, _DIVS) and not _numpy_division(e) or isinstance(e.op, gast.Pow) and not (
+                isinstance(e.right, gast.Constant) and type(e.right.value) in (int, float) and e.right.value >= 0):
+            return False  # NumPy refuses int ** -1, numba gives 0: powers by constants only
         return isinstance(e.op, _OPS) and _expr_ok(e.left, arrays) and _expr_ok(e.right, arrays)
-    if isinstance(e, gast.UnaryOp):
-        return _expr_ok(e.operand, arrays)
+    if isinstance(e, gast.UnaryOp):  # not `~`: NumPy's on a bool element is `not`, numba's -2
+        return not isinstance(e.op, gast.Invert) and _expr_ok(e.operand, arrays)
     if isinstance(e, gast.BoolOp):
         return all(_expr_ok(v, arrays) for v in e.values)
     if isinstance(e, gast.Compare):
