@@ -61,3 +61,26 @@ def test_vmap_gather_out_of_range_raises_as_a_loop_over_examples():
     with pytest.raises(IndexError, match="out of bounds"):
         s2s.vmap(pick, in_axes=(None, 0))(X, idx)
     np.testing.assert_array_equal(s2s.vmap(pick, in_axes=(None, 0))(X, np.array([1, -1, 7])), [2.0, 14.0, 14.0])
+
+
+def put(x, i, v):
+    y = x.copy()
+    y[i] = v
+    return y
+
+
+def put_guarded(x, i, v):
+    y = x.copy()
+    if i < len(x):  # per example: lanes past the end write nothing
+        y[i] = v
+    return y
+
+
+def test_vmap_write_out_of_range_raises_as_a_loop_over_examples():
+    idx = np.array([1, 3, 8])
+    with pytest.raises(IndexError):
+        [put(X, int(i), 5.0) for i in idx]
+    with pytest.raises(IndexError, match="out of bounds"):
+        s2s.vmap(put, in_axes=(None, 0, None))(X, idx, 5.0)
+    np.testing.assert_array_equal(s2s.vmap(put_guarded, in_axes=(None, 0, None))(X, idx, 5.0),
+                                  [put_guarded(X, int(i), 5.0) for i in idx])

@@ -137,7 +137,7 @@ for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after
 for _n, _sig in (("rt.vb_size", "args, in_axes, axis_size, names"), ("rt.vb_size0", "xs, names"),
                  ("rt.vb_any", "m"), ("rt.vb_and", "m, c"),
                  ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"), ("rt.vb_n", "x"), ("rt.vb_axes", "x"),
-                 ("rt.vb_axis", "axis, x=None, none='keep'"), ("rt.vb_key", "index, ib, a")):
+                 ("rt.vb_axis", "axis, x=None, none='keep'"), ("rt.vb_key", "index, ib, a, clip=True")):
     prim(_n, _sig, nondiff=True)
 _NONDIFF_HELPERS = ("shape", "ndim", "size", "len", "not", "int", "seed", "tree_size", "tree_all_zero", "basis",
                     "vb_size", "vb_size0", "vb_any", "vb_axes", "vb_n")

@@ -839,11 +839,12 @@ def vbh_vb_flat(f, x):
     return x.reshape(x.shape[0], x.shape[1], -1)
 
 
-def vb_key(index, ib, a):
-    """The key of `a[index]` per example on batched `a` (batched index parts per `ib`)."""
+def vb_key(index, ib, a, clip=True):
+    """The key of `a[index]` per example on batched `a` (batched index parts per `ib`; `clip`:
+    see _vb_adv)."""
     if not ib:
         return (slice(None),) + _vb_key(index)
-    return _vb_adv(index, ib, np.shape(a)[0], np.shape(a))
+    return _vb_adv(index, ib, np.shape(a)[0], np.shape(a), clip)
 
 
 def vb_lift_to(v, a, key):

@@ -378,7 +378,8 @@ class Batcher(Transform):
         else:
             ib = A.const(any(flags)) if not isinstance(idx, gast.Tuple) or not any(flags) \
                 else A.tuple_([A.const(f) for f in flags])
-            key = self.tmp(out, A.call("rt.vb_key", [idx, ib, A.name(base)]), "key")
+            unmasked = [A.const(False)] if mask is None else []  # every lane live: out of range is an error
+            key = self.tmp(out, A.call("rt.vb_key", [idx, ib, A.name(base)] + unmasked), "key")
         v = s.value
         if self.b(v):
             v = self.tmp(out, A.call("rt.vb_lift_to", [v, A.name(base), index_value(key)]), "lift")
