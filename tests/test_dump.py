@@ -97,3 +97,18 @@ def test_dumped_file_runs_with_python(tmp_path):
     run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
                          env=dict(os.environ, PYTHONPATH=os.path.dirname(HERE)))
     assert run.returncode == 0, run.stderr
+
+
+def smooth(x, a):
+    y = np.empty_like(x)
+    y[0] = x[0]
+    for i in range(1, len(x)):
+        y[i] = a * y[i - 1] + (1.0 - a) * x[i]
+    return y
+
+
+def test_dump_of_jit_with_a_loop_kernel_runs_the_loop(tmp_path):
+    """A loop kernel (with numba) is written out as the Python loop it replaced."""
+    x = RNG.standard_normal(600)
+    ns = exec_dump(dump_source(smooth, "jit"), tmp_path, "smooth_jit")
+    np.testing.assert_array_equal(ns["jit_smooth"](x, 0.9), smooth(x, 0.9))
