@@ -83,14 +83,14 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
     if jit and _is_stop_gradient(gen.ns.get("stop_gradient")) and not _binds(run, "stop_gradient"):
         _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
-    known["loops"] = known["loops"] or []
-    if known["kernels"] or known["loops"]:
+    loops = known["loops"] or []  # (None: no loop kernels were offered)
+    if known["kernels"] or loops:
         ns = dict(ns, **{k[0]: kernels.Fused(*k) for k in known["kernels"]},
-                  **{k[0]: numba_loops.LoopKernel(*k) for k in known["loops"]})
+                  **{k[0]: numba_loops.LoopKernel(*k) for k in loops})
     fn = compile_fn(gen.name, run, ns, gen.filename, gen.header)
     rec = record.of(fn)
     rec.core = (node,) + tuple(rec.core[1:])
-    for what, k in [("fused kernel", k) for k in known["kernels"]] + [("loop kernel", k) for k in known["loops"]]:
+    for what, k in [("fused kernel", k) for k in known["kernels"]] + [("loop kernel", k) for k in loops]:
         kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())
         rec.source += f"\n# {what} {k[0]} ({ns[k[0]].banner()}):\n" + kernel
     if jit and not fuse:  # would large arrays get other code? Only if something fuses

@@ -55,18 +55,18 @@ class LoopKernel:
     """One loop: its Python form, and its numba form compiled on first use per argument types."""
 
     def __init__(self, name, params, results, arrays, loop):
-        self.name, self.params, self.results = name, list(params), list(results)
+        self.name = name
         ret = [A.ret(A.tuple_([A.name(r) for r in results]))] if results else []
-        plain = A.function(name, ["xp"] + self.params, [copy.deepcopy(loop)] + ret)
-        self.plain_source = to_source(plain)
+        plain = A.function(name, ["xp", *params], [copy.deepcopy(loop)] + ret)
+        self.plain_source = to_source(plain)  # (what a dump runs)
         self._plain = compile_source(name, self.plain_source, {}, np)
-        trips = A.function(f"{name}_trips", ["xp"] + self.params, [A.ret(A.call("len", [copy.deepcopy(loop.iter)]))])
+        trips = A.function(f"{name}_trips", ["xp", *params], [A.ret(A.call("len", [copy.deepcopy(loop.iter)]))])
         self._trips = compile_source(f"{name}_trips", to_source(trips), {}, np)
-        body = _Numpy().visit(A.function(name, self.params, [copy.deepcopy(loop)] + copy.deepcopy(ret)))
+        body = _Numpy().visit(A.function(name, list(params), [copy.deepcopy(loop)] + copy.deepcopy(ret)))
         self._source = _DECORATOR + "\n" + to_source(body)
         # per parameter: the ranks an indexed array must have for every element read to be a
         # number (empty: any rank, for `len` only), or None for a number
-        self._ranks = tuple(set(arrays[p]) if p in arrays else None for p in self.params)
+        self._ranks = tuple(set(arrays[p]) if p in arrays else None for p in params)
         self._refused: set = set()  # argument signatures numba could not compile
         self._compiled = None
 

@@ -109,15 +109,15 @@ def _int_product(e, safe) -> bool:
 def _floats_in(loop, floats, bound) -> set:
     """Names that hold no Python int in `loop`: Python floats before it (`floats`), and names it
     assigns, not bound before it, every assignment of which holds something that is no int."""
-    updates = [(t, s) for s in gast.walk(loop) if isinstance(s, (gast.Assign, gast.AugAssign))
-               for t in [s.targets[0] if isinstance(s, gast.Assign) else s.target] if isinstance(t, gast.Name)]
-    safe = set(floats) | {t.id for t, _ in updates if t.id not in bound}
+    updates = [(s.targets[0].id, s.value) for s in an.walk_stmts([loop])
+               if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    safe = set(floats) | {t for t, _ in updates if t not in bound}
     changed = True
     while changed:
         changed = False
-        for t, s in updates:
-            if t.id in safe and t.id not in floats and not _not_int(s.value, safe):
-                safe.discard(t.id)
+        for t, value in updates:
+            if t in safe and t not in floats and not _not_int(value, safe):
+                safe.discard(t)
                 changed = True
     return safe
 
@@ -137,12 +137,10 @@ def _body_ok(body, arrays: dict, safe) -> bool:
     for s in body:
         if A.is_comment(s) or isinstance(s, gast.Pass):
             continue
-        if isinstance(s, (gast.Assign, gast.AugAssign)):
-            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
-            value = gast.BinOp(left=targets[0], op=s.op, right=s.value) if isinstance(s, gast.AugAssign) else s.value
-            if len(targets) != 1 or not _expr_ok(s.value, arrays) or _int_product(value, safe):
+        if isinstance(s, gast.Assign):  # (core form has no augmented assignments)
+            t = s.targets[0]
+            if len(s.targets) != 1 or not _expr_ok(s.value, arrays) or _int_product(s.value, safe):
                 return False
-            t = targets[0]
             if not (isinstance(t, gast.Name) or isinstance(t, gast.Subscript) and _element(t, arrays)):
                 return False
         elif isinstance(s, gast.If):
@@ -165,7 +163,7 @@ def _is_range_loop(s) -> bool:
 
 
 def _stored(node) -> set:
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {t for s in an.walk_stmts([node]) for t in an.targets(s)}
 
 
 def _loaded(node) -> set:
@@ -173,30 +171,6 @@ def _loaded(node) -> set:
     called = {id(n.func) for n in gast.walk(node) if isinstance(n, gast.Call)}
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
             and id(n) not in called and n.id != "xp"}
-
-
-def _read_first(body, bound: set) -> set:
-    """Names some path through `body` may read before it assigns them (`bound`: bound already;
-    grows with what `body` surely assigns)."""
-    early = set()
-    for s in body:
-        if A.is_comment(s) or isinstance(s, gast.Pass):
-            continue
-        if isinstance(s, gast.If):
-            early |= _loaded(s.test) - bound
-            a, b = set(bound), set(bound)
-            early |= _read_first(s.body, a) | _read_first(s.orelse, b)
-            bound |= a & b
-        elif isinstance(s, gast.For):
-            early |= _loaded(s.iter) - bound
-            early |= _read_first(s.body, bound | {s.target.id})  # what it assigns may not run
-        else:
-            early |= _loaded(s) - bound
-            if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) and s.target.id not in bound:
-                early.add(s.target.id)
-            bound |= {t.id for t in (s.targets if isinstance(s, gast.Assign) else [s.target])
-                      if isinstance(t, gast.Name)}
-    return early
 
 
 def _kernel_of(loop, bound: set, outside: set, floats=frozenset()):
@@ -209,7 +183,7 @@ def _kernel_of(loop, bound: set, outside: set, floats=frozenset()):
     if loop.target.id in outside or set(arrays) & assigned:
         return None  # the loop variable read after the loop; an array name rebound inside
     results = sorted((assigned - {loop.target.id}) & outside)
-    early = _read_first([loop], set(bound))
+    early = an.exposed([loop]) & _loaded(loop)  # read before assigned, on some path
     if not set(results) <= bound or early - bound:
         return None
     params = sorted((_loaded(loop) - (assigned - bound)) | set(results) | set(arrays))

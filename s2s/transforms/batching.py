@@ -30,6 +30,12 @@ def _names(node) -> list[str]:
     return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
 
 
+def _unclipped(mask) -> list:
+    """The `clip=False` argument of a gather or write key outside masked code: every lane is live
+    there, so an index out of range is NumPy's IndexError (runtime/batch.py `_vb_adv`)."""
+    return [A.const(False)] if mask is None else []
+
+
 def selectable(body, params) -> set[str]:
     """Names whose value may already exist when a masked statement assigns them (so it must be
     merged with the old value): parameters, names assigned twice, names assigned in a loop."""
@@ -378,8 +384,7 @@ class Batcher(Transform):
         else:
             ib = A.const(any(flags)) if not isinstance(idx, gast.Tuple) or not any(flags) \
                 else A.tuple_([A.const(f) for f in flags])
-            unmasked = [A.const(False)] if mask is None else []  # every lane live: out of range is an error
-            key = self.tmp(out, A.call("rt.vb_key", [idx, ib, A.name(base)] + unmasked), "key")
+            key = self.tmp(out, A.call("rt.vb_key", [idx, ib, A.name(base)] + _unclipped(mask)), "key")
         v = s.value
         if self.b(v):
             v = self.tmp(out, A.call("rt.vb_lift_to", [v, A.name(base), index_value(key)]), "lift")
@@ -444,8 +449,7 @@ class Batcher(Transform):
             where = f"{shown_path(self.core.filename)}:{getattr(s, 'lineno', '?')}"
             extra = [A.const(True)] if self.b(base) else []
             return [], A.call("rt.lv_window", [base, idx, ib, A.const(where)] + extra), True
-        unmasked = [A.const(False)] if mask is None else []  # every lane live: out of range is an error
-        return [], A.call("rt.vb_getitem", [base, idx, A.const(self.b(base)), ib] + unmasked), True
+        return [], A.call("rt.vb_getitem", [base, idx, A.const(self.b(base)), ib] + _unclipped(mask)), True
 
     def call(self, s, value):
         fn = self.core.ns[value.func.id]
