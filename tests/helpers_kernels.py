@@ -9,19 +9,24 @@ def selu(x):
     return 1.05 * np.where(x > 0, x, 1.67 * np.exp(x) - 1.67)
 
 
+def assert_within_ulps(got, want, scale=None, ulps=1):
+    """Equal where `want` is NaN, inf or 0, elsewhere within `ulps` ulps of `scale` (by default
+    `want`; where terms cancel, the larger term)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    exact = ~np.isfinite(want) | (want == 0)
+    np.testing.assert_array_equal(got[exact], want[exact])
+    scale = np.abs(want if scale is None else scale)[~exact]
+    assert np.all(np.abs(got[~exact] - want[~exact]) <= ulps * np.spacing(scale))
+
+
 def assert_fused(got, want, scale=None, ulps=2):
     """`got`, a fused kernel's result, is `want`: bitwise on the NumPy block kernel; on the numba
-    kernel, whose `exp` is its own (within an ulp of NumPy's), equal where `want` is NaN or inf
-    and elsewhere within `ulps` ulps of `scale` (by default `want`; where terms cancel, the
-    larger term)."""
+    kernel, whose `exp` is its own (within an ulp of NumPy's), `assert_within_ulps`."""
     assert got.dtype == want.dtype and got.shape == want.shape
     if not numba_kernels.available() or want.dtype != np.float64:
         np.testing.assert_array_equal(got, want)
         return
-    finite = np.isfinite(want)
-    np.testing.assert_array_equal(got[~finite], want[~finite])
-    scale = np.abs(want if scale is None else scale)[finite]
-    assert np.all(np.abs(got - want)[finite] <= ulps * np.spacing(scale))
+    assert_within_ulps(got, want, scale, ulps)
 
 
 def assert_selu(got, x):

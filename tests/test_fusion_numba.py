@@ -12,6 +12,7 @@ import textwrap
 import gast
 import numpy as np
 import pytest
+from helpers_kernels import assert_within_ulps
 
 import s2s
 from s2s.backend import kernels, numba_kernels
@@ -97,16 +98,6 @@ def test_numba_reductions(data):
         assert s2s.jit(ratio)(pos, zeros) == ratio(pos, zeros) == np.inf  # x / 0.0: inf, no exception
 
 
-def _within_ulps(got, want, scale=None, ulps=1):
-    """Equal where NumPy gives NaN, inf or 0, elsewhere within `ulps` ulps of `scale` (by
-    default NumPy's value: where terms cancel, the largest term)."""
-    assert got.dtype == want.dtype and got.shape == want.shape
-    exact = ~np.isfinite(want) | (want == 0)
-    np.testing.assert_array_equal(got[exact], want[exact])
-    scale = np.abs(want if scale is None else scale)[~exact]
-    assert np.all(np.abs(got[~exact] - want[~exact]) <= ulps * np.spacing(scale))
-
-
 @needs_numba
 def test_exp_takes_the_numba_kernel(data):
     j = s2s.jit(selu)
@@ -115,7 +106,7 @@ def test_exp_takes_the_numba_kernel(data):
         got, want = j(x), selu(x)
         terms = np.where(x > 0, x, 1.05 * 1.67)  # 1.67 * exp(x) - 1.67: its terms, which cancel near 0
     assert _engine(j) == "numba"
-    _within_ulps(got, want, terms, ulps=2)
+    assert_within_ulps(got, want, terms, ulps=2)
     assert np.mean(got == want) > 0.95  # most values bitwise NumPy's
 
 
@@ -139,7 +130,7 @@ def test_kernel_exp_within_an_ulp_of_numpy():
     run(x, out)
     with np.errstate(over="ignore", under="ignore"):
         want = np.exp(x)
-    _within_ulps(out, want)
+    assert_within_ulps(out, want)
 
 
 @needs_numba
