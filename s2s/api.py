@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import inspect
 import operator
+import os
 import types
 
 import numpy as np
@@ -464,6 +465,24 @@ def _kinds(args) -> tuple:
 _SIZE = operator.attrgetter("size")
 
 
+def _small_shapes(args) -> tuple:
+    """What a version for small arrays specializes on (driver.jit_function's `shapes`): the shapes
+    of the NumPy arrays among `args` and in their tuples and lists of arrays and numbers; () when
+    there are none, one is large (a few microseconds of shape handling per call do not matter
+    there, and a version per shape would), or S2S_NO_SHAPES is set."""
+    if os.environ.get("S2S_NO_SHAPES"):
+        return ()
+    nd, out = np.ndarray, []
+    for k, a in enumerate(args):
+        if type(a) is nd:
+            out.append((k, a.shape))
+        elif type(a) in (tuple, list) and 0 < len(a) <= 8 and all(type(e) is nd or type(e) in (float, int) for e in a):
+            out.append((k, type(a).__name__, tuple(e.shape if type(e) is nd else None for e in a)))
+    sizes = [a.size for a in args if type(a) is nd] + [e.size for a in args if type(a) in (tuple, list)
+                                                      for e in a if type(e) is nd]
+    return tuple(out) if sizes and max(sizes) < FUSE_THRESHOLD else ()
+
+
 class Jitted(Transformed):
     """`jit(fun)`: one compiled version per argument signature (types; dtypes and ranks of arrays;
     the values of static arguments). A call whose signature was seen goes straight to its version."""
@@ -557,7 +576,9 @@ class Jitted(Transformed):
         kernels = arrays.compiles_kernels(tuple(dyn))  # CuPy: fuse at every size
         big = kernels or any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in dyn)
         array_sigs = tuple((k, a.dtype.char, a.ndim) for k, a in enumerate(dyn) if type(a) is np.ndarray)
-        return D.jit_function(fun, floats, fuse="every" if kernels else big, arrays=array_sigs), kernels, big
+        shapes = () if kernels or big else _small_shapes(dyn)
+        return D.jit_function(fun, floats, fuse="every" if kernels else big, arrays=array_sigs,
+                              shapes=shapes), kernels, big
 
     def version_for(self, args: tuple):
         """The version a positional call with `args` runs (what `s2s.source(jit(f), *args)` shows)."""

@@ -25,6 +25,7 @@ from .frontend import idioms
 from .frontend.normalize import Normalizer
 from .frontend.parse import parse_function
 from .frontend.resolve import Env
+from .ir import build as A
 from .ir.core import CoreFn
 from .ir.validate import validate
 from .passes import INLINING, clone, finalize, loopvec, optimize
@@ -73,14 +74,17 @@ def _compile_nested(name: str, node, ns: dict, filename: str):
     return compile_fn(name, node, ns, filename)
 
 
-def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = False, fuse: bool | str = False):
+def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = False, fuse: bool | str = False,
+             prologue=()):
     """Optimize (to a fixed point) and compile; the code that runs also gets the final passes
-    (temporaries released), while the record keeps the core form later transforms start from."""
+    (temporaries released) after the statements `prologue`, while the record keeps the core form
+    later transforms start from."""
     node = optimize(gen.node, known) if optimized else gen.node
     known = dict(known or {}, kernels=[], loops=[] if numba_kernels.available() else None)
     ns = gen.ns
     fusing = kernels.available()
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
+    run.body[:0] = prologue
     if jit and _is_stop_gradient(gen.ns.get("stop_gradient")) and not _binds(run, "stop_gradient"):
         _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
     loops = known["loops"] or []  # (None: no loop kernels were offered)
@@ -318,12 +322,14 @@ def _generated_core(fn, kinds=None, dtypes=None) -> CoreFn | None:
     return CoreFn(node.name, clone(node), ns, filename)
 
 
-def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple = ()):
+def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple = (), shapes: tuple = ()):
     """`fn` normalized and optimized, as a generated function; `floats` are the positions of
     parameters that this version may assume are Python floats (a jit signature); `fuse`: whether
     elementwise expressions become fused kernels (worth it only for large arrays; "every": every
     elementwise chain, for a backend that compiles kernels, CuPy); `arrays`:
-    (position, dtype char, ndim) of the parameters that are NumPy arrays."""
+    (position, dtype char, ndim) of the parameters that are NumPy arrays; `shapes`: (position,
+    shape) of those arrays and (position, "tuple" or "list", shape or None per item) of sequences
+    of arrays, for a version specialized on them (`_shape_guard`)."""
     def build():
         kinds = {i: nd for i, _, nd in arrays} | {i: "float" for i in floats}
         core = _generated_core(fn, kinds, {i: d for i, d, _ in arrays}) or core_of(fn)
@@ -337,9 +343,42 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
         if not os.environ.get("S2S_NO_LOOPVEC"):
             known["vectorize"] = _vectorizer(CoreFn(core.name, core.node, ns, core.filename))
         what = f"for float arguments {', '.join(known['floats'])}" if floats else ""
+        prologue = ()
+        if shapes and all(spec[0] < len(core.params) for spec in shapes):
+            known["shapes"] = {core.params[s[0]]: s[1] for s in shapes if len(s) == 2}
+            known["items"] = {core.params[s[0]]: s[1:] for s in shapes if len(s) == 3}
+            other = next(n for k in range(len(ns) + 1) if (n := f"any_shape{k or ''}") not in ns and n not in core.params)
+            guard, ns[other] = _shape_guard(core.params, shapes, other, lambda: jit_function(fn, floats, fuse, arrays))
+            prologue = (guard,)
+            what = (what + " and" if what else "for") + " arrays of the shapes tested first"
         return _compile(GeneratedFn(name, node, ns, core.filename, header_for("jit", core, what)),
-                        optimized=True, known=known, jit=True, fuse=fuse)
-    return cached("jit", fn, (tuple(floats), fuse, tuple(arrays)), build)
+                        optimized=True, known=known, jit=True, fuse=fuse, prologue=prologue)
+    return cached("jit", fn, (tuple(floats), fuse, tuple(arrays), tuple(shapes)), build)
+
+
+def _shape_guard(params, shapes, other: str, general):
+    """The first statement of a version specialized on its arguments' shapes, and the function it
+    calls (named `other`) for any other arguments: the version for every shape, built by `general`
+    on its first call."""
+    tests = []
+    for spec in shapes:
+        p = params[spec[0]]
+        if len(spec) == 2:
+            tests.append(f"{p}.shape == {spec[1]!r}")
+            continue
+        kind, parts = spec[1], spec[2]
+        tests += [f"type({p}) is {kind}", f"len({p}) == {len(parts)}"]
+        tests += [f"type({p}[{k}]) is xp.ndarray and {p}[{k}].shape == {s!r}"
+                  for k, s in enumerate(parts) if s is not None]
+    built = []
+
+    def any_shape(*args):
+        if not built:
+            built.append(general())
+        return built[0](*args)
+
+    test = A.template(" and ".join(tests))
+    return A.if_(A.not_(test), [A.ret(A.call(other, [A.name(p) for p in params]))]), any_shape
 
 
 def _inline_callees(ns, normalized=False):

@@ -1,0 +1,271 @@
+"""Shape folding: with the arguments' shapes known (a jit version for small arrays, see
+`driver.jit_function`), shape arithmetic is constant and the broadcasting helpers that
+differentiation emits become what they compute for these shapes.
+
+Before (`x` of shape (16, 32), `params` a tuple of arrays of shapes (32, 64) and (64,))::
+
+    w, b = params
+    t0 = x @ w
+    t1 = t0 + b
+    n = xp.size(t1)
+    b_t0 = rt.unbroadcast(g, t0)
+    b_b = rt.unbroadcast(g, b)
+    return rt.like((b_t0, b_b), params)
+
+After::
+
+    w, b = params
+    t0 = x @ w
+    t1 = t0 + b
+    n = 1024
+    b_t0 = g
+    b_b = xp.sum(g, axis=0)
+    return (b_t0, b_b)
+
+and `rt.dot_vjp_b(g, x, w)` of matrices is `x.T @ g`.
+
+Shapes are followed through names bound once, by NumPy's rules for elementwise operations,
+`@`/`dot`, reductions with constant axes and the helpers whose result has an argument's shape;
+any other value has no known shape, and what reads it stays as it was.
+"""
+from __future__ import annotations
+
+import math
+
+import gast
+import numpy as np
+
+from .. import analysis as an
+from .. import record
+from ..ir import build as A
+from ..primitives import registry
+from .base import Pass
+
+_REDUCTIONS = {"xp.sum", "xp.mean", "xp.max", "xp.min", "xp.prod", "xp.amax", "xp.amin"}
+_TYPES = {"tuple": gast.Tuple, "list": gast.List}
+
+
+def _const_axis(node):
+    """The value of a constant `axis` argument (an int, a tuple of ints, None), or False."""
+    if isinstance(node, gast.Constant) and (node.value is None or type(node.value) is int):
+        return node.value
+    if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) and type(e.value) is int for e in node.elts):
+        return tuple(e.value for e in node.elts)
+    return False
+
+
+def _reduced(shape, call):
+    """The shape of `xp.sum(a, axis=..., keepdims=...)` (constant keywords only) for `a` of `shape`."""
+    kw = {k.arg: k.value for k in call.keywords}
+    if len(call.args) != 1 or not set(kw) <= {"axis", "keepdims"}:
+        return None
+    axis = _const_axis(kw["axis"]) if "axis" in kw else None
+    keep = kw.get("keepdims", A.const(False))
+    if axis is False or not (isinstance(keep, gast.Constant) and type(keep.value) is bool):
+        return None
+    nd = len(shape)
+    axes = range(nd) if axis is None else (axis,) if type(axis) is int else axis
+    if any(not -nd <= a < nd for a in axes):
+        return None
+    axes = {a % nd for a in axes}
+    return tuple(1 if i in axes else n for i, n in enumerate(shape) if keep.value or i not in axes)
+
+
+def _matmul(a, b):
+    """The shape of `a @ b` (and of `dot` for ranks 1 and 2), or None."""
+    if a is None or b is None or not (1 <= len(a) <= 2 and 1 <= len(b) <= 2) or a[-1] != b[0]:
+        return None
+    return a[:-1] + b[1:]
+
+
+def _broadcast(*shapes):
+    if any(s is None for s in shapes):
+        return None
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None
+
+
+def shape_of(v, shapes):
+    """The shape of value `v` (core form, or the nested expressions some helpers' rules write),
+    given the shapes of names; None when unknown."""
+    if isinstance(v, gast.Name):
+        return shapes.get(v.id)
+    if isinstance(v, gast.Constant):
+        return () if type(v.value) in (int, float, bool) else None
+    of = lambda e: shape_of(e, shapes)  # noqa: E731
+    if isinstance(v, gast.BinOp) and isinstance(v.op, gast.MatMult):
+        return _matmul(of(v.left), of(v.right))
+    if isinstance(v, gast.BinOp) and (p := registry.lookup(an.classify(v))) is not None and p.broadcasting:
+        return _broadcast(of(v.left), of(v.right))
+    if isinstance(v, gast.Compare) and len(v.ops) == 1:
+        return _broadcast(of(v.left), of(v.comparators[0]))
+    if isinstance(v, gast.UnaryOp) and isinstance(v.op, (gast.USub, gast.UAdd)):
+        return of(v.operand)
+    if isinstance(v, gast.Attribute) and v.attr == "T" and (s := of(v.value)) is not None and len(s) <= 2:
+        return s[::-1]
+    if isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and v.func.id in getattr(shapes, "stop", ()) \
+            and len(v.args) == 1 and not v.keywords:  # stop_gradient(x): x when it runs
+        return of(v.args[0])
+    if not isinstance(v, gast.Call) or any(isinstance(a, gast.Starred) for a in v.args):
+        return None
+    f = an.dotted(v.func)
+    if f in _REDUCTIONS and v.args and (s := of(v.args[0])) is not None:
+        return _reduced(s, v)
+    if v.keywords:
+        return None
+    if f == "xp.where" and len(v.args) == 3:
+        return _broadcast(*map(of, v.args))
+    if f in ("xp.dot", "xp.matmul") and len(v.args) == 2:
+        return _matmul(*map(of, v.args))
+    if f in ("rt.dot_vjp_a", "rt.dot_vjp_b") and len(v.args) == 3:
+        return of(v.args[1 if f == "rt.dot_vjp_a" else 2])
+    if (like := an.shape_like(v)) is not None:
+        return of(like)
+    if f in ("xp.size", "xp.ndim"):
+        return ()
+    p = registry.lookup(an.classify(v)) if f is not None and f.startswith("xp.") else None
+    return of(v.args[0]) if p is not None and p.same_shape and len(v.args) == 1 else None
+
+
+class Shapes(dict):
+    """Name -> shape, and `stop`: the global names bound to `s2s.stop_gradient`."""
+
+    stop: frozenset = frozenset()
+
+
+def known_shapes(body, params, known) -> Shapes:
+    """The shape of every name bound once whose value's shape follows from the arguments'."""
+    counts = an.assigned_counts(body, params)
+    shapes = Shapes((p, s) for p, s in known.get("shapes", {}).items() if counts[p] == 1)
+    shapes.stop = frozenset(n for n, v in known.get("ns", {}).items()
+                            if (r := record.of(v)) is not None and r.prim == "stop_gradient")
+    shapes.update({p: () for p in known.get("floats", ()) if counts[p] == 1})
+    items = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
+    for s in an.walk_stmts(body):
+        if not isinstance(s, gast.Assign):
+            continue
+        t, v = s.targets[0], s.value
+        if isinstance(t, gast.Name) and counts[t.id] == 1:
+            shape = shape_of(v, shapes)
+            if shape is not None:
+                shapes[t.id] = shape
+        elif isinstance(t, gast.Tuple) and isinstance(v, gast.Name) and v.id in items:
+            kind, parts = items[v.id]
+            if len(parts) == len(t.elts):
+                for e, shape in zip(t.elts, parts):
+                    if isinstance(e, gast.Name) and counts[e.id] == 1 and shape is not None:
+                        shapes[e.id] = shape
+    return shapes
+
+
+def _unbroadcast(g, gs, like, ls):
+    """`rt.unbroadcast(g, like)` for these shapes: `g`, one `xp.sum`, or None (sum and reshape)."""
+    if gs == ls:
+        return g
+    lead = len(gs) - len(ls)
+    if lead < 0 or _broadcast(gs, ls) != gs:
+        return None
+    ones = tuple(i + lead for i, n in enumerate(ls) if n == 1 and gs[i + lead] != 1)
+    if lead and ones:
+        return None
+    axes = tuple(range(lead)) or ones
+    axis = A.const(axes[0]) if len(axes) == 1 else A.tuple_([A.const(a) for a in axes])
+    return A.call("xp.sum", [g], {"axis": axis, **({"keepdims": A.const(True)} if ones else {})})
+
+
+def _folded(v, shapes, items):
+    """A simpler value equal to call `v` for these shapes, or None."""
+    if not isinstance(v, gast.Call) or v.keywords:
+        return None
+    f, args = an.dotted(v.func), v.args
+    shape = shape_of(args[0], shapes) if args else None
+    if f in ("xp.size", "xp.ndim") and len(args) == 1 and shape is not None:
+        return A.const(math.prod(shape) if f == "xp.size" else len(shape))
+    if f == "xp.shape" and len(args) == 1 and shape is not None:
+        return A.tuple_([A.const(n) for n in shape])
+    if f == "rt.unbroadcast" and len(args) == 2 and shape is not None and isinstance(args[1], gast.Name) \
+            and args[1].id in shapes:
+        return _unbroadcast(args[0], shape, args[1], shapes[args[1].id])
+    if f in ("rt.dot_vjp_a", "rt.dot_vjp_b") and len(args) == 3 and all(
+            len(shape_of(a, shapes) or ()) == 2 for a in args[1:]):  # matrices: one matmul
+        g, a, b = args
+        return A.binop(g, gast.MatMult(), A.attr(b, "T")) if f == "rt.dot_vjp_a" else \
+            A.binop(A.attr(a, "T"), gast.MatMult(), g)
+    if f == "rt.like" and len(args) == 2 and isinstance(args[0], (gast.Tuple, gast.List)) \
+            and isinstance(args[1], gast.Name) and args[1].id in items:
+        kind, parts = items[args[1].id]
+        if kind in _TYPES and len(parts) == len(args[0].elts):
+            return _TYPES[kind](elts=args[0].elts, ctx=gast.Load())
+    return None
+
+
+def _bottom_up(e, shapes, items):
+    """`e` with every call in it folded, innermost first; whether anything was."""
+    changed = False
+    for field in ("left", "right", "operand"):
+        if isinstance(e, (gast.BinOp, gast.UnaryOp)) and hasattr(e, field):
+            new, c = _bottom_up(getattr(e, field), shapes, items)
+            setattr(e, field, new)
+            changed |= c
+    if isinstance(e, gast.Call):
+        for i, a in enumerate(e.args):
+            e.args[i], c = _bottom_up(a, shapes, items)
+            changed |= c
+    new = _folded(e, shapes, items)
+    return (e, changed) if new is None else (new, True)
+
+
+def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
+    known, notes = facts["known"], facts["notes"]
+    if not known.get("shapes") and not known.get("items"):
+        return body, set()
+    shapes = known_shapes(body, params, known)
+    counts = an.assigned_counts(body, params)
+    items = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
+    touched: set[str] = set()
+    for s in an.walk_stmts(body):
+        if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None:
+            names = notes.names(s)
+            s.value, c = _bottom_up(s.value, shapes, items)
+            if c:
+                notes.forget(s)
+                touched.update(names, notes.names(s))
+    return body, touched
+
+
+def array_methods(body: list, params, facts) -> tuple[list, bool]:
+    """(Final stage.) A reduction of an array of known shape is written as its method,
+    `g.sum(axis=0)`: NumPy's function form costs half a microsecond more per call (its Python
+    wrapper), which arrays small enough for a version per shape feel."""
+    known = facts["known"]
+    if not known.get("shapes") and not known.get("items"):
+        return body, False
+    shapes = known_shapes(body, params, known)
+    changed = False
+    for node in A.walk(A.module(body)):
+        for field in ("value", "left", "right", "operand", "elts", "args"):
+            children = getattr(node, field, None)
+            for i, child in enumerate(children if isinstance(children, list) else [children]):
+                new = _method(child, shapes)
+                if new is not None:
+                    changed = True
+                    if isinstance(children, list):
+                        children[i] = new
+                    else:
+                        setattr(node, field, new)
+    return body, changed
+
+
+def _method(e, shapes):
+    if not (isinstance(e, gast.Call) and an.dotted(e.func) in _REDUCTIONS and len(e.args) == 1
+            and not isinstance(e.args[0], gast.Starred) and len(shape_of(e.args[0], shapes) or ()) >= 1
+            and {k.arg for k in e.keywords} <= {"axis", "keepdims"}):
+        return None  # (rank 0 could be a Python number, which has no methods)
+    name = an.dotted(e.func)[3:].removeprefix("a")
+    return gast.Call(func=A.attr(e.args[0], name), args=[], keywords=e.keywords)
+
+
+PASS = Pass("fold_shapes", fold_shapes, idempotent=True)
+METHODS = Pass("array_methods", array_methods)
