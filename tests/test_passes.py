@@ -19,7 +19,7 @@ from s2s.backend.codegen import to_source
 from s2s.test_util import check_grads
 
 PASS_MODULES = ["inline", "shapes", "fill", "stack", "algebra", "copyprop", "cse", "dce", "lifetime", "reform", "fusion",
-                "loopkernel", "reuse"]
+                "loopkernel", "reuse", "shapefold"]
 
 
 def _example(doc: str, label: str) -> str:
@@ -46,6 +46,8 @@ def test_docstring_example(name):
     params = {a.id for a in fn.args.args}
     known = {"floats": params} if name == "algebra" else {"arrays": {"x": ("d", 1)}} if name == "reuse" \
         else {"loops": []} if name == "loopkernel" else {}
+    if name == "shapefold":
+        known = {"shapes": {"x": (16, 32), "g": (16, 64)}, "items": {"params": ("tuple", ((32, 64), (64,)))}}
     if name == "inline":
         callee = gast.parse(_example(mod.__doc__, "Callee")).body[0]
         known = {"ns": {}, "callees": lambda n: (callee, {}, None) if n == "helper" else None}

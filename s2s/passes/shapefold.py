@@ -2,7 +2,9 @@
 `driver.jit_function`), shape arithmetic is constant and the broadcasting helpers that
 differentiation emits become what they compute for these shapes.
 
-Before (`x` of shape (16, 32), `params` a tuple of arrays of shapes (32, 64) and (64,))::
+With `x` of shape 16 x 32, `g` of 16 x 64 and `params` a tuple of a 32 x 64 and a 64-vector,
+
+Before::
 
     w, b = params
     t0 = x @ w
@@ -10,7 +12,8 @@ Before (`x` of shape (16, 32), `params` a tuple of arrays of shapes (32, 64) and
     n = xp.size(t1)
     b_t0 = rt.unbroadcast(g, t0)
     b_b = rt.unbroadcast(g, b)
-    return rt.like((b_t0, b_b), params)
+    b_w = rt.dot_vjp_b(b_t0, x, w)
+    return rt.like((b_w, b_b), params)
 
 After::
 
@@ -20,9 +23,8 @@ After::
     n = 1024
     b_t0 = g
     b_b = xp.sum(g, axis=0)
-    return (b_t0, b_b)
-
-and `rt.dot_vjp_b(g, x, w)` of matrices is `x.T @ g`.
+    b_w = x.T @ b_t0
+    return (b_w, b_b)
 
 Shapes are followed through names bound once, by NumPy's rules for elementwise operations,
 `@`/`dot`, reductions with constant axes and the helpers whose result has an argument's shape;
