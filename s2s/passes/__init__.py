@@ -12,11 +12,27 @@ import copy
 
 import gast
 
-from . import algebra, copyprop, cse, dce, fill, fusion, inline, lifetime, loopkernel, loopvec, reform, reuse, shapefold, shapes, stack
+from . import (
+    algebra,
+    copyprop,
+    cse,
+    dce,
+    fill,
+    fusion,
+    inline,
+    lifetime,
+    loopkernel,
+    loopvec,
+    reform,
+    reuse,
+    shapefold,
+    shapes,
+    stack,
+)
 from .base import Notes, clone
 
-PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, cse.PASS, copyprop.PASS,
-            dce.PASS)
+PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, cse.PASS,
+            copyprop.PASS, dce.PASS)
 INLINING = (inline.PASS, copyprop.PASS, dce.PASS)  # calls inlined before batching (driver.calls_inlined)
 FINAL = (lifetime.PASS,)
 FINAL_JIT = (reform.PASS, reuse.PASS, shapefold.METHODS, lifetime.PASS)
