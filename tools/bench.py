@@ -10,7 +10,8 @@ For every (workload, size) each implementation is built and called once (that ca
 "first call" column: transform, compile and run; for s2s each implementation gets a fresh copy
 of tools/bench_programs.py, so nothing is cached), its result is checked against the
 hand-written NumPy version (np.testing.assert_allclose), and then all implementations are timed
-alternately, round after round, and summarized by the median per call over all samples.
+alternately, one sample of each in turn, round after round, and summarized by the median per
+call over all samples.
 Rows whose s2s version needs a feature s2s does not have yet (``s2s.vmap``) say so and are
 skipped; they run once the feature exists. Only the ratios to the hand-written version
 (``× hand``) mean something; absolute times depend on the machine and its load. On a machine
@@ -382,10 +383,11 @@ def run_group(group: Group, rounds: int, min_time: float, repeat: int) -> list[d
     for p in prepared:
         with p.impl.context():
             p.number = calls_per_sample(p.fn, p.args, min_time / repeat)
-    for _ in range(rounds):
-        for p in prepared:
-            with p.impl.context():
-                p.samples += time_samples(p.fn, p.args, p.number, repeat)
+    for _ in range(rounds):  # sample by sample in turn: a slow drift of the machine's speed meets every row alike
+        for _ in range(repeat):
+            for p in prepared:
+                with p.impl.context():
+                    p.samples += time_samples(p.fn, p.args, p.number, 1)
     base = summarize(hand.samples)["median"]
     out = []
     for p in prepared:
