@@ -465,22 +465,22 @@ def _kinds(args) -> tuple:
 _SIZE = operator.attrgetter("size")
 
 
-def _small_shapes(args) -> tuple:
-    """What a version for small arrays specializes on (driver.jit_function's `shapes`): the shapes
-    of the NumPy arrays among `args` and in their tuples and lists of arrays and numbers; () when
-    there are none, one is large (a few microseconds of shape handling per call do not matter
-    there, and a version per shape would), or S2S_NO_SHAPES is set."""
+def _shapes(args) -> tuple:
+    """What a version specializes on besides types, dtypes and ranks (driver.jit_function's
+    `shapes`): the shapes of the NumPy arrays among `args` and in their tuples and lists of
+    arrays and numbers; () when there are none or S2S_NO_SHAPES is set. Only the first shapes of
+    a signature get a version of their own (others run its any-shape version): a loop over many
+    shapes compiles twice, not once per shape."""
     if os.environ.get("S2S_NO_SHAPES"):
         return ()
     nd, out = np.ndarray, []
     for k, a in enumerate(args):
         if type(a) is nd:
             out.append((k, a.shape))
-        elif type(a) in (tuple, list) and 0 < len(a) <= 8 and all(type(e) is nd or type(e) in (float, int) for e in a):
+        elif type(a) in (tuple, list) and 0 < len(a) <= 8 and all(type(e) is nd or type(e) in (float, int) for e in a) \
+                and any(type(e) is nd for e in a):
             out.append((k, type(a).__name__, tuple(e.shape if type(e) is nd else None for e in a)))
-    sizes = [a.size for a in args if type(a) is nd] + [e.size for a in args if type(a) in (tuple, list)
-                                                      for e in a if type(e) is nd]
-    return tuple(out) if sizes and max(sizes) < FUSE_THRESHOLD else ()
+    return tuple(out)
 
 
 class Jitted(Transformed):
@@ -576,7 +576,7 @@ class Jitted(Transformed):
         kernels = arrays.compiles_kernels(tuple(dyn))  # CuPy: fuse at every size
         big = kernels or any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in dyn)
         array_sigs = tuple((k, a.dtype.char, a.ndim) for k, a in enumerate(dyn) if type(a) is np.ndarray)
-        shapes = () if kernels or big else _small_shapes(dyn)
+        shapes = () if kernels else _shapes(dyn)
         return D.jit_function(fun, floats, fuse="every" if kernels else big, arrays=array_sigs,
                               shapes=shapes), kernels, big
 

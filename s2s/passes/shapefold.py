@@ -1,5 +1,5 @@
-"""Shape folding: with the arguments' shapes known (a jit version for small arrays, see
-`driver.jit_function`), shape arithmetic is constant and the broadcasting helpers that
+"""Shape folding: with the arguments' shapes known (a jit version for the shapes of its first
+call, see `driver.jit_function`), shape arithmetic is constant and the broadcasting helpers that
 differentiation emits become what they compute for these shapes.
 
 With `x` of shape 16 x 32, `g` of 16 x 64 and `params` a tuple of a 32 x 64 and a 64-vector,
@@ -240,7 +240,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
 def array_methods(body: list, params, facts) -> tuple[list, bool]:
     """(Final stage.) A reduction of an array of known shape is written as its method,
     `g.sum(axis=0)`: NumPy's function form costs half a microsecond more per call (its Python
-    wrapper), which arrays small enough for a version per shape feel."""
+    wrapper), which small arrays feel."""
     known = facts["known"]
     if not known.get("shapes") and not known.get("items"):
         return body, False
