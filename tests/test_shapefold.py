@@ -98,6 +98,24 @@ def squares(x):
     return np.sum(x * x)
 
 
+def td_loss(theta, s_tm1, r_t, s_t):
+    target = r_t + np.dot(s_t, theta)
+    return (s2s.stop_gradient(target) - np.dot(s_tm1, theta)) ** 2
+
+
+def test_vmap_batch_size_folds_and_mismatched_sizes_still_raise():
+    rng = np.random.default_rng(4)
+    theta, s1, r, s2 = rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=(4, 3))
+    f = s2s.jit(s2s.vmap(s2s.grad(td_loss), in_axes=(None, 0, 0, 0)))
+    assert "vb_size0" not in s2s.source(f, theta, s1, r, s2)
+    want = -2.0 * (r + s2 @ theta - s1 @ theta)[:, None] * s1  # hand-derived per-example gradients
+    assert_trees_close(f(theta, s1, r, s2), want)
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        f(theta, s1, r[:3], s2)
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        s2s.jit(s2s.vmap(s2s.grad(td_loss), in_axes=(None, 0, 0, 0)))(theta, s1, r[:3], s2)
+
+
 def test_large_arrays_too_and_switch_off(monkeypatch):
     guard = "if not x.shape == "
     assert guard + "(300, 300)" in s2s.source(s2s.jit(s2s.grad(squares)), np.ones((300, 300)))

@@ -185,6 +185,10 @@ def _folded(v, shapes, items):
     shape = shape_of(args[0], shapes) if args else None
     if f in ("xp.size", "xp.ndim") and len(args) == 1 and shape is not None:
         return A.const(math.prod(shape) if f == "xp.size" else len(shape))
+    if f == "rt.vb_size0" and len(args) == 2 and isinstance(args[0], gast.Tuple):  # vmap's batch size
+        lead = {(shape_of(e, shapes) or (None,))[0] for e in args[0].elts}
+        if len(lead) == 1 and None not in lead:
+            return A.const(lead.pop())  # (sizes that differ stay a call, which raises)
     if f == "xp.shape" and len(args) == 1 and shape is not None:
         return A.tuple_([A.const(n) for n in shape])
     if f == "rt.unbroadcast" and len(args) == 2 and shape is not None and isinstance(args[1], gast.Name) \
