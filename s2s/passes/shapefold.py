@@ -28,7 +28,9 @@ After::
 
 Shapes are followed through names bound once, by NumPy's rules for elementwise operations,
 `@`/`dot`, reductions with constant axes and the helpers whose result has an argument's shape;
-any other value has no known shape, and what reads it stays as it was.
+any other value has no known shape, and what reads it stays as it was. vmap's batch size
+`rt.vb_size0((x, y), names)` is a number when the mapped arrays' leading sizes agree (it stays a
+call, which raises, when not).
 """
 from __future__ import annotations
 
