@@ -150,7 +150,7 @@ class Transformed:
     _entry_builds = 0
 
     def _install(self, args, ns: dict, calls: list[str] | None = None, ranks: bool = False,
-                 fallback: tuple = ()) -> None:
+                 fallback: tuple = (), shapes: bool = False) -> None:
         """Generate the fast path for calls like `args` (dispatch.entry; `calls` default to
         `return version(a0, ...)`), once per watch of the key and at most 8 times per object (a
         watch that fails on every call, a global rebound to an equal value each time, never pays
@@ -160,7 +160,8 @@ class Transformed:
         self._entry_builds += 1
         self._entry_watch = self._unchanged
         calls = calls or [f"return version({', '.join(f'a{i}' for i in range(len(args)))})"]
-        fn = dispatch.entry(f"dispatch_{self.__name__}", args, self._unchanged, self._call, calls, ns, ranks, fallback)
+        fn = dispatch.entry(f"dispatch_{self.__name__}", args, self._unchanged, self._call, calls, ns, ranks, fallback,
+                            shapes)
         if fn is None:
             self.__dict__.pop("_entry", None)
         else:
@@ -542,6 +543,12 @@ class Jitted(Transformed):
         specialized on them) and the watch, and calls the version for the arrays' sizes."""
         params = ", ".join(f"a{i}" for i in range(len(args)))
         small = " and ".join(f"a{i}.size < threshold" for i, a in enumerate(args) if type(a) is np.ndarray) or "True"
+        fn = entry[1] if entry[0] is None or any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in args) \
+            else entry[0]
+        if record.of(fn) is not None and record.of(fn).shapes == _shapes(args):  # its shapes, tested here
+            self._install(args, {"version": fn}, [f"return version({params}, shapes_tested=True)"], ranks=True,
+                          shapes=True)
+            return
         if entry[0] is entry[1]:  # one version for every size: no size to test
             lines = [f"return small({params})"]
         elif entry[0] is None:

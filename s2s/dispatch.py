@@ -43,25 +43,27 @@ def _sequence(a) -> bool:
     return type(a) in (tuple, list) and len(a) <= 8 and all(type(e) in ARGUMENTS for e in a)
 
 
-def _leaf(expr: str, key: str, a, ranks: bool, env: dict) -> str:
-    """The test that `expr` is like `a`: its type, and an array's dtype (and rank); `env` gets the
-    objects it compares with."""
+def _leaf(expr: str, key: str, a, ranks: bool, env: dict, shape: bool = False) -> str:
+    """The test that `expr` is like `a`: its type, and an array's dtype (and rank, or `shape`);
+    `env` gets the objects it compares with."""
     env[f"t{key}"] = type(a)
     test = f"type({expr}) is t{key}"
     if type(a) is np.ndarray:
         env[f"d{key}"] = a.dtype
-        test += f" and {expr}.dtype is d{key}" + (f" and {expr}.ndim == {a.ndim}" if ranks else "")
+        test += f" and {expr}.dtype is d{key}" + (f" and {expr}.shape == {a.shape!r}" if shape else
+                                                  f" and {expr}.ndim == {a.ndim}" if ranks else "")
     return test
 
 
 def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ranks: bool = False,
-          fallback: tuple = ()):
+          fallback: tuple = (), shapes: bool = False):
     """A fast path for calls like `args` (positional, NumPy arrays and numbers or tuples and lists
     of them, NumPy the backend), or None when there is none (another argument type, no watch of
     the key). `calls`: the lines that run the call, over parameters `a0`, `a1`, ... and the names
     in `ns`; `general(args, kwargs)` takes every other call; `ranks`: the version is specialized
-    on the arrays' ranks too; `fallback`: (exception types after which the call goes to the
-    general path, which decides; exception types raised as they are, tested first)."""
+    on the arrays' ranks too (`shapes`: on their shapes, those in tuples and lists too); `fallback`:
+    (exception types after which the call goes to the general path, which decides; exception
+    types raised as they are, tested first)."""
     if watch is None or not all(type(a) in ARGUMENTS or _sequence(a) for a in args):
         return None
     name = re.sub(r"\W", "_", name)
@@ -70,10 +72,10 @@ def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ra
     guard = ["not more", "not kw"]
     env = dict(zip(names, values))
     for i, a in enumerate(args):
-        guard.append(_leaf(f"a{i}", f"{i}", a, ranks, env))
+        guard.append(_leaf(f"a{i}", f"{i}", a, ranks, env, shapes))
         if _sequence(a):  # a tuple or list of arrays and numbers (parameters): its items' too
             guard.append(f"len(a{i}) == {len(a)}")
-            guard += [_leaf(f"a{i}[{k}]", f"{i}_{k}", e, False, env) for k, e in enumerate(a)]
+            guard += [_leaf(f"a{i}[{k}]", f"{i}_{k}", e, False, env, shapes) for k, e in enumerate(a)]
     guard += [f"({watched})", "backend['backend'] == 'numpy'"]
     body = [f"            {line}" for line in calls]
     if fallback:

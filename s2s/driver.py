@@ -84,7 +84,10 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     ns = gen.ns
     fusing = kernels.available()
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
-    run.body[:0] = prologue
+    if prologue:  # (a caller that tested the shapes itself, the jit fast path, skips the test)
+        run.body[:0] = prologue
+        run.args.kwonlyargs.append(A.name("shapes_tested", param=True))
+        run.args.kw_defaults.append(A.const(False))
     if jit and _is_stop_gradient(gen.ns.get("stop_gradient")) and not _binds(run, "stop_gradient"):
         _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
     loops = known["loops"] or []  # (None: no loop kernels were offered)
@@ -351,25 +354,21 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
             guard, ns[other] = _shape_guard(core.params, shapes, other, lambda: jit_function(fn, floats, fuse, arrays))
             prologue = (guard,)
             what = (what + " and" if what else "for") + " arrays of the shapes tested first"
-        return _compile(GeneratedFn(name, node, ns, core.filename, header_for("jit", core, what)),
-                        optimized=True, known=known, jit=True, fuse=fuse, prologue=prologue)
+        out = _compile(GeneratedFn(name, node, ns, core.filename, header_for("jit", core, what)),
+                       optimized=True, known=known, jit=True, fuse=fuse, prologue=prologue)
+        if prologue:
+            record.of(out).shapes = shapes
+        return out
     return cached("jit", fn, (tuple(floats), fuse, tuple(arrays), tuple(shapes)), build)
 
 
 def _shape_guard(params, shapes, other: str, general):
-    """The first statement of a version specialized on its arguments' shapes, and the function it
-    calls (named `other`) for any other arguments: the version for every shape, built by `general`
-    on its first call."""
-    tests = []
+    """The first statement of a version specialized on its arguments' shapes (unless its caller says
+    `shapes_tested=True`), and the function it calls (named `other`) for any other arguments: the
+    version for every shape, built by `general` on its first call."""
+    tested = [None] * len(params)
     for spec in shapes:
-        p = params[spec[0]]
-        if len(spec) == 2:
-            tests.append(f"{p}.shape == {spec[1]!r}")
-            continue
-        kind, parts = spec[1], spec[2]
-        tests += [f"type({p}) is {kind}", f"len({p}) == {len(parts)}"]
-        tests += [f"type({p}[{k}]) is xp.ndarray and {p}[{k}].shape == {s!r}"
-                  for k, s in enumerate(parts) if s is not None]
+        tested[spec[0]] = spec[1] if len(spec) == 2 else spec[1:]
     built = []
 
     def any_shape(*args):
@@ -377,7 +376,8 @@ def _shape_guard(params, shapes, other: str, general):
             built.append(general())
         return built[0](*args)
 
-    test = A.template(" and ".join(tests))
+    args = A.tuple_([A.name(p) for p in params])
+    test = A.template("shapes_tested or rt.shapes_match(args, shapes)", args=args, shapes=A.const(tuple(tested)))
     return A.if_(A.not_(test), [A.ret(A.call(other, [A.name(p) for p in params]))]), any_shape
 
 

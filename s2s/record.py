@@ -30,6 +30,7 @@ class Record:
     transform: bool = False   # an s2s transform (grad, jit, ...): called when normalizing `grad(f)(x)`
     versions: dict = dataclasses.field(default_factory=dict)  # a generated function per array backend
     any_size: bool = False    # a jit version built for small arrays that large ones would get too (nothing to fuse)
+    shapes: tuple = ()        # a jit version specialized on shapes: what its first statement tests (driver.jit_function)
 
 
 def of(fn) -> Record | None:

@@ -12,8 +12,9 @@ from ..stats import STATS
 LOAD, STORE = gast.Load(), gast.Store()
 
 
-def name(id_: str, store: bool = False) -> gast.Name:
-    return gast.Name(id=id_, ctx=STORE if store else LOAD, annotation=None, type_comment=None)
+def name(id_: str, store: bool = False, param: bool = False) -> gast.Name:
+    ctx = gast.Param() if param else STORE if store else LOAD
+    return gast.Name(id=id_, ctx=ctx, annotation=None, type_comment=None)
 
 
 def const(value) -> gast.Constant:

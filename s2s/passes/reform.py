@@ -168,7 +168,10 @@ def reform(body: list, params, facts) -> tuple[list, bool]:
     numbers = algebra.python_floats(body, facts["known"].get("floats", ()))
     pending = [] if facts["known"].get("fuse") else None
     order = {id(s): k for k, s in enumerate(an.walk_stmts(body))}
-    ctx = (facts["liveness"], numbers | set(params), pending, set(binds), order)
+    held = {e.id for s in body if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple)
+            and isinstance(s.value, gast.Name) and s.value.id in params
+            for e in s.targets[0].elts if isinstance(e, gast.Name) and binds[e.id] == 1}  # the caller holds them too
+    ctx = (facts["liveness"], numbers | set(params), pending, set(binds) - held, order)
     changed = False
     while _block(body, counts, set(params), ctx):  # again: an operand moved away may have been what died
         changed = True

@@ -760,6 +760,23 @@ def zeros_list(x):
 _ONE64 = np.float64(1.0)
 
 
+def shapes_match(args, shapes) -> bool:
+    """Whether `args` have the shapes a jit version was specialized on (driver.jit_function): per
+    argument a NumPy array's shape, or (container type name, a shape or None per item) for a tuple
+    or list of arrays and numbers, or None (not tested)."""
+    for a, s in zip(args, shapes):
+        if s is None:
+            continue
+        if s and type(s[0]) is str:
+            if type(a).__name__ != s[0] or type(a) not in (tuple, list) or len(a) != len(s[1]):
+                return False
+            if any(p is not None and (type(e) is not np.ndarray or e.shape != p) for e, p in zip(a, s[1])):
+                return False
+        elif a.shape != s:
+            return False
+    return True
+
+
 def seed(out):
     """The cotangent 1 for a scalar output; grad of a non-scalar output is an error, as in JAX."""
     t = type(out)
