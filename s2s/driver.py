@@ -18,7 +18,7 @@ import gast
 from . import analysis as an
 from . import record
 from .backend import kernels, numba_kernels, numba_loops
-from .backend.loader import compile_fn
+from .backend.loader import call, compile_fn
 from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the api's
 from .errors import S2SError, S2SValueError
 from .frontend import idioms
@@ -374,7 +374,7 @@ def _shape_guard(params, shapes, other: str, general):
     def any_shape(*args):
         if not built:
             built.append(general())
-        return built[0](*args)
+        return call(built[0], args)  # (on the arguments' backend)
 
     args = A.tuple_([A.name(p) for p in params])
     test = A.template("shapes_tested or rt.shapes_match(args, shapes)", args=args, shapes=A.const(tuple(tested)))

@@ -45,7 +45,7 @@ def version(fn, backend):
         return hit
     glob = dict(fn.__globals__)
     v = types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, fn.__closure__)
-    v.__qualname__ = fn.__qualname__
+    v.__qualname__, v.__kwdefaults__ = fn.__qualname__, fn.__kwdefaults__
     rec.versions[backend.name] = v  # before the callees: a cycle of calls finds it
     glob["xp"] = backend.xp
     for name, value in list(glob.items()):
