@@ -229,7 +229,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     known, notes = facts["known"], facts["notes"]
     if not known.get("shapes") and not known.get("items"):
         return body, set()
-    shapes = known_shapes(body, params, known)
+    shapes = known["name_shapes"] = known_shapes(body, params, known)  # (the last run's: array_methods reads them)
     counts = an.assigned_counts(body, params)
     items = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
     touched: set[str] = set()
@@ -246,24 +246,37 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
 def array_methods(body: list, params, facts) -> tuple[list, bool]:
     """(Final stage.) A reduction of an array of known shape is written as its method,
     `g.sum(axis=0)`: NumPy's function form costs half a microsecond more per call (its Python
-    wrapper), which small arrays feel."""
-    known = facts["known"]
-    if not known.get("shapes") and not known.get("items"):
+    wrapper), which small arrays feel. The shapes are those `fold_shapes` found last (a name
+    bound once keeps its value, so its shape, whatever the passes moved around it)."""
+    shapes = facts["known"].get("name_shapes")
+    if not shapes:
         return body, False
-    shapes = known_shapes(body, params, known)
     changed = False
-    for node in A.walk(A.module(body)):
-        for field in ("value", "left", "right", "operand", "elts", "args"):
-            children = getattr(node, field, None)
-            for i, child in enumerate(children if isinstance(children, list) else [children]):
-                new = _method(child, shapes)
-                if new is not None:
-                    changed = True
-                    if isinstance(children, list):
-                        children[i] = new
-                    else:
-                        setattr(node, field, new)
+    for s in an.walk_stmts(body):
+        if isinstance(s, (gast.Assign, gast.Return, gast.Expr)) and s.value is not None:
+            s.value, c = _methods_in(s.value, shapes)
+            changed |= c
     return body, changed
+
+
+_OPERANDS = {gast.BinOp: ("left", "right"), gast.UnaryOp: ("operand",), gast.Compare: ("left",),
+             gast.Subscript: ("value",), gast.Attribute: ("value",)}
+
+
+def _methods_in(e, shapes):
+    """`e` with its reductions of arrays written as methods, innermost first; whether any was."""
+    changed = False
+    for field in _OPERANDS.get(type(e), ()):
+        new, c = _methods_in(getattr(e, field), shapes)
+        setattr(e, field, new)
+        changed |= c
+    children = e.args if isinstance(e, gast.Call) else e.elts if isinstance(e, (gast.Tuple, gast.List)) else \
+        e.comparators if isinstance(e, gast.Compare) else ()
+    for i, child in enumerate(children):
+        children[i], c = _methods_in(child, shapes)
+        changed |= c
+    new = _method(e, shapes)
+    return (e, changed) if new is None else (new, True)
 
 
 def _method(e, shapes):
