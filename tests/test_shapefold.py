@@ -116,6 +116,22 @@ def test_vmap_batch_size_folds_and_mismatched_sizes_still_raise():
         s2s.jit(s2s.vmap(s2s.grad(td_loss), in_axes=(None, 0, 0, 0)))(theta, s1, r[:3], s2)
 
 
+def cubic(x):
+    return x ** 3 + 2 * x ** 2 - 3 * x + 1
+
+
+def test_versions_without_arrays_keep_their_fast_path():
+    """A version for numbers (no shapes to test) is called as it is (a fast path passing
+    shapes_tested=True failed here: W8's fourth derivative raised TypeError on its second call)."""
+    d4 = s2s.jit(s2s.grad(s2s.grad(s2s.grad(s2s.grad(cubic)))))
+    assert [d4(1.0) for _ in range(3)] == [0.0] * 3
+    d1 = s2s.jit(s2s.grad(cubic))
+    assert [d1(x) for x in (1.0, 2.0, 1.0)] == [3.0 * x * x + 4.0 * x - 3.0 for x in (1.0, 2.0, 1.0)]
+    f = s2s.jit(broadcast_mix)
+    args = (np.ones((2, 3)), 2.0, np.ones(3), np.ones((2, 1)), 0.5)
+    assert [f(*args) for _ in range(3)] == pytest.approx([broadcast_mix(*args)] * 3, rel=1e-12)
+
+
 def test_large_arrays_too_and_switch_off(monkeypatch):
     guard = "rt.shapes_match((x,), "
     assert guard + "((300, 300),))" in s2s.source(s2s.jit(s2s.grad(squares)), np.ones((300, 300)))
