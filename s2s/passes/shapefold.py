@@ -245,9 +245,10 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
 
 def array_methods(body: list, params, facts) -> tuple[list, bool]:
     """(Final stage.) A reduction of an array of known shape is written as its method,
-    `g.sum(axis=0)`: NumPy's function form costs half a microsecond more per call (its Python
-    wrapper), which small arrays feel. The shapes are those `fold_shapes` found last (a name
-    bound once keeps its value, so its shape, whatever the passes moved around it)."""
+    `g.sum(axis=0)`, and `xp.matmul`/`xp.dot` of vectors and matrices as `@`: NumPy's function
+    form costs up to half a microsecond more per call (its Python wrapper), which small arrays
+    feel. The shapes are those `fold_shapes` found last (a name bound once keeps its value, so
+    its shape, whatever the passes moved around it)."""
     shapes = facts["known"].get("name_shapes")
     if not shapes:
         return body, False
@@ -280,6 +281,9 @@ def _methods_in(e, shapes):
 
 
 def _method(e, shapes):
+    if isinstance(e, gast.Call) and an.dotted(e.func) in ("xp.matmul", "xp.dot") and len(e.args) == 2 \
+            and not e.keywords and all(1 <= len(shape_of(a, shapes) or ()) <= 2 for a in e.args):
+        return A.binop(e.args[0], gast.MatMult(), e.args[1])  # (`dot` is `@` for vectors and matrices)
     if not (isinstance(e, gast.Call) and an.dotted(e.func) in _REDUCTIONS and len(e.args) == 1
             and not isinstance(e.args[0], gast.Starred) and len(shape_of(e.args[0], shapes) or ()) >= 1
             and {k.arg for k in e.keywords} <= {"axis", "keepdims"}):
