@@ -164,3 +164,17 @@ def test_random_broadcasting_programs():
         assert [np.shape(g) for g in got] == [np.shape(a) for a in args]
         checked += 1
     assert checked == 40
+
+
+def test_readme_example_prints_what_the_readme_shows(tmp_path):
+    import pathlib
+    import re
+    import subprocess
+    import sys
+    readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+    m = re.search(r"```python\n(import numpy as np\nimport s2s\n\ndef loss\(params, x, y\):.*?)```\n\n```\n(.*?)```",
+                  readme, re.S)
+    assert m, "the README's shape-specialization example"
+    (tmp_path / "ex.py").write_text(m.group(1))
+    out = subprocess.run([sys.executable, "ex.py"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == m.group(2).strip()
