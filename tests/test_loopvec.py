@@ -3,6 +3,7 @@ body batched over the index vector, under jit and inside vmap. Every result is c
 the plain loop (the function called as written) and, for vmap, against a Python loop over the
 examples; derivatives through vectorized loops against finite differences and per-example grads."""
 
+import copy
 import re
 import textwrap
 
@@ -303,3 +304,68 @@ def test_batched_window_dots_equal_a_loop(length, dtype):
     got = vf(xs, ws)
     assert "rt.lv_window_outer" in s2s.source(vf, xs, ws) and got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-12)
+
+
+# Python-int arithmetic in a loop: over the int64 index vector a product that grows wraps and a
+# division by zero gives inf, where the loop computes exactly or raises. Such loops stay loops
+# (jit(f) gave [0, 0, 0] for 2 ** i past i = 63, and inf where f raised ZeroDivisionError).
+def int_powers(y):
+    for i in range(len(y)):
+        y[i] = 2 ** i
+    return y
+
+
+def int_fifth_powers(y):
+    for i in range(len(y)):
+        y[i] = i * i * i * i * i
+    return y
+
+
+def scaled_by_argument(y, a):
+    for i in range(len(y)):
+        y[i] = a * i + 1
+    return y
+
+
+def divided_by_argument(y, d):
+    for i in range(len(y)):
+        y[i] = (i + 1) / d
+    return y
+
+
+def mod_by_argument(y, m):
+    for i in range(len(y)):
+        y[i] = (3 * i + 1) % m
+    return y
+
+
+def bounded_int_arithmetic(y, x):
+    for i in range(len(y)):
+        y[i] = x[i] * (2 * i + 1) + i * i - (i + 3) // 2 + (5 * i) % 7 + i / 4
+    return y
+
+
+@pytest.mark.parametrize("fn,args", [
+    (int_powers, (np.zeros(70),)), (int_fifth_powers, (np.zeros(7000),)),
+    (scaled_by_argument, (np.zeros(50), 6364136223846793005)), (mod_by_argument, (np.zeros(9), 4)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_growing_int_arithmetic_stays_a_loop(fn, args):
+    want = fn(*copy.deepcopy(args))
+    jf = s2s.jit(fn)
+    np.testing.assert_array_equal(jf(*copy.deepcopy(args)), want)
+    assert "xp.arange" not in s2s.source(jf, *args)
+
+
+def test_division_by_a_zero_argument_raises_as_the_loop():
+    with pytest.raises(ZeroDivisionError):
+        s2s.jit(divided_by_argument)(np.zeros(5), 0)
+    with pytest.raises(ZeroDivisionError):
+        s2s.jit(mod_by_argument)(np.zeros(5), 0)
+    np.testing.assert_array_equal(s2s.jit(divided_by_argument)(np.zeros(4), 2), [0.5, 1.0, 1.5, 2.0])
+
+
+def test_bounded_int_arithmetic_is_still_vectorized():
+    x = np.random.default_rng(0).normal(size=300)
+    jf = s2s.jit(bounded_int_arithmetic)
+    assert "xp.arange" in s2s.source(jf, np.zeros(300), x)
+    np.testing.assert_array_equal(jf(np.zeros(300), x), bounded_int_arithmetic(np.zeros(300), x))

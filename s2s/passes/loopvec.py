@@ -7,7 +7,9 @@ created empty and turns into an array after it (`t = np.array(L)`), or writes `A
 `A[c, i, ...] = v` (one write per array, the loop index in the key, the rest loop-invariant, `A`
 not read in the body); when it reads no variable that an earlier iteration assigned, assigns
 nothing that is read after the loop, and has no break/continue/return, call of a user function,
-draw or other side effect. When in doubt the loop stays. Under vmap (`known["batched"]`: the
+draw or other side effect; and when its arithmetic on Python ints means the same over the int64
+index vector (`_ints_agree`: `2 ** i` would wrap, `(i + 1) / d` give inf where the loop raises).
+When in doubt the loop stays. Under vmap (`known["batched"]`: the
 per-example variables) a loop whose range is per example stays a (masked) loop.
 
 Before::
@@ -134,10 +136,11 @@ def _independent(loop, batched):
     return args, assigned
 
 
-def _analyse(loop, block, j, uses, live_after, batched, root) -> _Loop | None:
-    """The loop at `block[j]` if its iterations are independent and its results usable, else None."""
+def _analyse(loop, block, j, uses, live_after, batched, root, numbers=frozenset()) -> _Loop | None:
+    """The loop at `block[j]` if its iterations are independent and its results usable, else None
+    (`numbers`: names known to hold no Python int, `_ints_agree`)."""
     pre = _independent(loop, batched)
-    if pre is None:
+    if pre is None or not _ints_agree(loop, numbers):
         return None
     args, assigned = pre
     index, body = loop.target.id, loop.body
@@ -177,6 +180,67 @@ def _analyse(loop, block, j, uses, live_after, batched, root) -> _Loop | None:
         if not _fills(block, j, name, uses):
             return None
     return _Loop(args, lists, writes, nested)
+
+
+_SMALL = 1 << 31  # an int constant times an index-like value: far from int64's range
+
+
+def _ints_agree(loop, numbers) -> bool:
+    """Whether the loop's arithmetic on Python ints means the same over the int64 index vector:
+    sums, differences and small multiples of the index, a square of one, floor division and
+    remainder by a nonzero constant. A product of ints that may grow without bound (`2 ** i`,
+    `i * i * i`, `a * i` for an int `a` from outside) wraps in int64 where Python's is exact, and
+    a division by a value that may be zero gives inf where Python raises: such a loop stays.
+    `numbers`: names known to hold no Python int (float arguments, arrays)."""
+    ints = {loop.target.id: True}  # maybe a Python int -> index-like (its size bounded by the trip count's)
+    assigned = _assigned(loop.body)
+
+    def kind(e):
+        """None: no Python int; else whether it is index-like."""
+        if isinstance(e, gast.Constant):
+            return (abs(e.value) < _SMALL) if type(e.value) is int else None
+        if isinstance(e, gast.Name):
+            if e.id in ints:
+                return ints[e.id]
+            return None if e.id in numbers or e.id in assigned else False  # from outside: any int
+        return False
+
+    for st in an.walk_stmts(loop.body):
+        if not (isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name)):
+            continue
+        v, out = st.value, None
+        if isinstance(v, (gast.Name, gast.Constant)):
+            out = kind(v)
+        elif isinstance(v, gast.UnaryOp) and isinstance(v.op, (gast.USub, gast.UAdd)):
+            out = kind(v.operand)
+        elif isinstance(v, gast.BinOp) and None not in (kind(v.left), kind(v.right)):
+            left, right, op = kind(v.left), kind(v.right), v.op
+            nonzero = isinstance(v.right, gast.Constant) and v.right.value != 0
+            if isinstance(op, (gast.Add, gast.Sub)):
+                out = left and right
+            elif isinstance(op, gast.Mult) and (left and right and (isinstance(v.left, gast.Constant)
+                                                                     or isinstance(v.right, gast.Constant))):
+                out = True
+            elif isinstance(op, gast.Mult) and left and right and loop.target.id in (
+                    getattr(v.left, "id", None), getattr(v.right, "id", None)):
+                out = False  # i * k, k index-like: at most the trip count squared
+            elif isinstance(op, gast.Pow) and left and isinstance(v.right, gast.Constant) and v.right.value in (0, 1, 2):
+                out = False
+            elif isinstance(op, (gast.FloorDiv, gast.Mod)) and nonzero:
+                out = left
+            elif isinstance(op, gast.Div) and nonzero:
+                out = None
+            elif isinstance(op, (gast.RShift, gast.BitAnd)) and left is not None:
+                out = False
+            else:
+                return False
+        elif isinstance(v, gast.Call) and an.dotted(v.func) in ("len", "int", "abs", "round"):
+            out = False if an.dotted(v.func) != "abs" or not v.args else kind(v.args[0])
+        if out is not None:
+            ints[st.targets[0].id] = out
+        else:
+            ints.pop(st.targets[0].id, None)
+    return True
 
 
 def _read_outside(name, stmts, loop) -> bool:
@@ -393,7 +457,8 @@ def _block(block, ctx) -> bool:
     while j < len(block):
         s = block[j]
         if isinstance(s, gast.For):
-            info = _analyse(s, block, j, ctx["uses"], ctx["live"].after.get(s, ()), ctx["batched"] or (), ctx["root"])
+            info = _analyse(s, block, j, ctx["uses"], ctx["live"].after.get(s, ()), ctx["batched"] or (), ctx["root"],
+                            ctx["numbers"])
             new = info and _vectorize(s, block, j, info, ctx["vectorize"], ctx["namer"], ctx["batched"])
             if new:
                 stmts, absorbed = new
@@ -405,6 +470,17 @@ def _block(block, ctx) -> bool:
                 continue
         j += 1
     return changed
+
+
+def _numbers(body, known, batched) -> set[str]:
+    """Names that hold no Python int: float and array arguments, batched values, and names every
+    assignment of which is an `xp` call."""
+    calls, other = set(), set()
+    for s in an.walk_stmts(body):
+        for t in an.targets(s):
+            v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+            (calls if isinstance(v, gast.Call) and (an.dotted(v.func) or "").startswith("xp.") else other).add(t)
+    return set(known.get("floats", ())) | set(known.get("arrays", ())) | set(batched) | (calls - other)
 
 
 def loop_vectorize(body: list, params, facts) -> tuple[list, bool]:
@@ -420,6 +496,7 @@ def loop_vectorize(body: list, params, facts) -> tuple[list, bool]:
               and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.lv_fits"}
     ctx = {"root": body, "guards": guards, "uses": uses, "live": facts["liveness"], "vectorize": vectorize,
            "batched": facts["known"].get("batched"),
+           "numbers": _numbers(body, facts["known"], batched),
            "namer": Namer({n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(params))}
     return body, _block(body, ctx)
 
