@@ -178,3 +178,16 @@ def test_readme_example_prints_what_the_readme_shows(tmp_path):
     (tmp_path / "ex.py").write_text(m.group(1))
     out = subprocess.run([sys.executable, "ex.py"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert out.strip() == m.group(2).strip()
+
+
+def powered(x, n, w=2.0):
+    return np.sum(x ** n * w) + x.shape[0]
+
+
+def test_static_and_default_arguments_with_changing_shapes():
+    j = s2s.jit(powered, static_argnums=(1,))
+    for x in [np.ones(3), np.ones(4), np.ones((2, 2)), np.ones(3)]:
+        for n in (2, 3):
+            assert j(x, n) == powered(x, n)
+            assert j(x, n, w=3.0) == powered(x, n, w=3.0)
+            assert j(x, n, 0.5) == powered(x, n, 0.5)
