@@ -80,7 +80,8 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     (temporaries released) after the statements `prologue`, while the record keeps the core form
     later transforms start from."""
     node = optimize(gen.node, known) if optimized else gen.node
-    known = dict(known or {}, kernels=[], loops=[] if numba_kernels.available() else None)
+    numba = numba_kernels.available()
+    known = dict(known or {}, kernels=[], loops=[] if numba else None, compiled=numba_kernels.wanted if numba else None)
     ns = gen.ns
     fusing = kernels.available()
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)

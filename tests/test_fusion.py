@@ -9,7 +9,7 @@ import pytest
 from helpers_kernels import assert_selu, energy, mixed, positive, selu
 
 import s2s
-from s2s.backend import kernels
+from s2s.backend import kernels, numba_kernels
 from s2s.passes import fusion
 
 N = kernels.THRESHOLD * 3 + 17  # several blocks, and a ragged last one
@@ -174,12 +174,15 @@ def right_temporaries(x, y):
 @pytest.mark.parametrize("f,fused", [(one_allocation, False), (two_allocations, True), (right_temporaries, True)])
 def test_fused_only_where_numpy_allocates_more_than_one_array(data, f, fused):
     """A kernel allocates its result; NumPy computes a chain of operators in the memory of its
-    first temporary. Where that is the only array NumPy allocates, the kernel only adds its
-    per-block calls (tools/bench_fusion.py: 1.6x NumPy's time on one thread), so none is built."""
+    first temporary. Where that is the only array NumPy allocates, a kernel of NumPy blocks only
+    adds its per-block calls (tools/bench_fusion.py: 1.6x NumPy's time on one thread), so none is
+    built; numba's compiled loop makes one pass over memory where NumPy makes one per operation
+    (0.74x), so with numba there is one."""
     x, y = data
     j = s2s.jit(f)
     np.testing.assert_array_equal(j(x, y), f(x, y))
-    assert ("fused_0" in s2s.source(j.compiled)) == fused
+    with_numba = numba_kernels.available()  # (wanted: no log, tanh... in these expressions)
+    assert ("fused_0" in s2s.source(j.compiled)) == (fused or with_numba)
 
 
 def test_numpy_allocation_count():

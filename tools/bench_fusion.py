@@ -7,8 +7,8 @@ For each expression, jit(f) is built on 10^6 float64 elements and run with its f
 NumPy blocks and as numba (when installed), alternately with f itself; the table gives the
 minimum over the samples in ms and the ratio to f. s2s picks numba for expressions without a
 transcendental function other than `exp` (`s2s.backend.numba_kernels.wanted`), and no kernel at
-all where NumPy allocates only one array (`s2s.passes.fusion`; the row then times the kernel
-s2s would have built, called directly).
+all where NumPy allocates only one array and the kernel would be NumPy blocks (`s2s.passes.fusion`;
+the row then times the kernel s2s would have built, called directly).
 """
 from __future__ import annotations
 

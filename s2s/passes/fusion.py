@@ -14,7 +14,8 @@ After::
     return y
 
 An expression for which NumPy allocates only one array (`(x - 1.0) ** 2 * 0.5`: NumPy computes
-the rest of the chain in that array) stays as it is: a kernel would only add its per-block calls.
+the rest of the chain in that array) stays as it is, unless its kernel is a compiled loop
+(`known["compiled"]`, numba's): a kernel of NumPy blocks would only add its per-block calls.
 
 `fused_0` (built by `s2s.backend.kernels`) checks at each call that its array arguments are
 float64, C-contiguous, of one shape and large enough to pay; otherwise it evaluates the
@@ -87,21 +88,24 @@ def _allocations(e, floats) -> tuple[int, str]:
     return count + (0 if elides else 1), "temp"
 
 
-def _candidate(e, floats=frozenset(), every=False):
+def _candidate(e, floats=frozenset(), every=False, compiled=None):
     """(expression, reduction or None) when `e` is worth fusing: a full sum of elementwise work
     (computed block by block, never stored), or an expression for which NumPy allocates at least
     two arrays (the kernel allocates one). One allocation is what NumPy needs anyway: then it runs
     the chain in that array's memory, and a kernel only adds its per-block calls (measured by
     tools/bench_fusion.py on one thread: `(x - 1.0) ** 2 * 0.5 + y` 1.6x and `xp.exp(x) * 2.0 +
     1.0` 1.1x NumPy's time, `x * 2.0 + y * 0.5 - 1.0`, two allocations, 0.4x). `every`: a backend
-    that compiles one kernel per expression (CuPy), where each operation would be a kernel launch."""
+    that compiles one kernel per expression (CuPy), where each operation would be a kernel launch;
+    `compiled(e)`: whether the kernel of `e` would be one compiled loop (numba's), which computes
+    the chain in one pass over memory where NumPy makes one per operation, so it pays with one
+    allocation too (the same two expressions: 0.74x and 0.60x NumPy's time)."""
     reduce = None
     if isinstance(e, gast.Call) and an.dotted(e.func) == "xp.sum" and len(e.args) == 1 and not e.keywords:
         reduce, e = "sum", e.args[0]
     n = _elementwise(e)
     if n is None or n < (1 if reduce else 3):
         return None
-    if not reduce and not every and _allocations(e, floats)[0] < 2:
+    if not reduce and not every and not (compiled is not None and compiled(e)) and _allocations(e, floats)[0] < 2:
         return None
     return e, reduce
 
@@ -115,7 +119,7 @@ def fuse(body: list, params, facts) -> tuple[list, bool]:
             continue
         if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
             continue
-        found = _candidate(s.value, floats, facts["known"].get("fuse") == "every")
+        found = _candidate(s.value, floats, facts["known"].get("fuse") == "every", facts["known"].get("compiled"))
         if found is None:
             continue
         expr, reduce = found

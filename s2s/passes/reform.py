@@ -114,7 +114,7 @@ def _fold_into(stmts, i, counts, ctx) -> bool:
     return False
 
 
-def _settle(pending, floats, ctx, every: bool) -> None:
+def _settle(pending, floats, ctx, every: bool, compiled=None) -> None:
     """Undo the moves that were to make one kernel where the statement did not become one (and
     that still release an array: moves of its operands may have taken that away): each moved
     expression is named and assigned again just before the statement, in program order."""
@@ -129,7 +129,8 @@ def _settle(pending, floats, ctx, every: bool) -> None:
         owner = where[id(new)]
         groups.setdefault(id(owner), (stmts, owner, []))[2].append((pos, t, new))
     for stmts, owner, moves in groups.values():
-        if isinstance(owner, (gast.Assign, gast.Return)) and fusion._candidate(owner.value, floats, every) is not None \
+        if isinstance(owner, (gast.Assign, gast.Return)) \
+                and fusion._candidate(owner.value, floats, every, compiled) is not None \
                 and (isinstance(owner, gast.Return) or isinstance(owner.targets[0], gast.Name)):
             continue
         restored = [owner]
@@ -176,7 +177,7 @@ def reform(body: list, params, facts) -> tuple[list, bool]:
     while _block(body, counts, set(params), ctx):  # again: an operand moved away may have been what died
         changed = True
     if pending:
-        _settle(pending, numbers, ctx, facts["known"].get("fuse") == "every")
+        _settle(pending, numbers, ctx, facts["known"].get("fuse") == "every", facts["known"].get("compiled"))
     return body, changed
 
 
