@@ -545,7 +545,8 @@ class Jitted(Transformed):
         small = " and ".join(f"a{i}.size < threshold" for i, a in enumerate(args) if type(a) is np.ndarray) or "True"
         fn = entry[1] if entry[0] is None or any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in args) \
             else entry[0]
-        if record.of(fn) is not None and record.of(fn).shapes and record.of(fn).shapes == _shapes(args):  # tested here
+        rec = record.of(fn)
+        if rec is not None and rec.shapes and rec.shapes == _shapes(args):  # its shapes, tested here
             self._install(args, {"version": fn}, [f"return version({params}, shapes_tested=True)"], ranks=True,
                           shapes=True)
             return

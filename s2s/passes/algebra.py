@@ -30,7 +30,7 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
-from .base import Pass
+from .base import Pass, bottom_up
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv}
 
@@ -139,7 +139,7 @@ def simplify(body: list, params, facts) -> tuple[list, set[str]]:
             names = notes.names(s)
             if moved is not None and names.isdisjoint(moved) and names.isdisjoint(dirty):
                 continue  # unchanged since the last run, and so are its operands' types
-            s.value, c = _bottom_up(s.value, floats)
+            s.value, c = bottom_up(s.value, lambda e: _simplify(e, floats))
             if c:
                 notes.forget(s)
                 touched.update(names, notes.names(s))
@@ -182,23 +182,6 @@ def _negated_products(body, notes) -> set[str]:
             notes.forget(stmt)
             touched.update(notes.names(stmt))
     return touched
-
-
-def _bottom_up(e, floats):
-    """`e` with every subexpression simplified, innermost first (generated code nests some)."""
-    changed = False
-    if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)):
-        for field in ("left", "right", "operand"):
-            if hasattr(e, field):
-                new, c = _bottom_up(getattr(e, field), floats)
-                setattr(e, field, new)
-                changed |= c
-        if isinstance(e, gast.Call):
-            for i, a in enumerate(e.args):
-                e.args[i], c = _bottom_up(a, floats)
-                changed |= c
-    new = _simplify(e, floats)
-    return (e, changed) if new is None else (new, True)
 
 
 PASS = Pass("simplify", simplify, idempotent=True)

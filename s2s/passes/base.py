@@ -127,6 +127,27 @@ _MODULES = frozenset(("xp", "rt", "ext"))  # what generated code calls, never it
 _ATOMS = (gast.Name, gast.Constant)
 
 
+_OPERANDS = {gast.BinOp: ("left", "right"), gast.UnaryOp: ("operand",), gast.Compare: ("left",),
+             gast.Subscript: ("value",), gast.Attribute: ("value",)}
+
+
+def bottom_up(e, rewrite):
+    """(`e` with `rewrite` -- a node to an equal simpler one, or None -- applied to every operand,
+    innermost first, and to `e`; whether anything changed): generated code nests expressions."""
+    changed = False
+    for field in _OPERANDS.get(type(e), ()):
+        new, c = bottom_up(getattr(e, field), rewrite)
+        setattr(e, field, new)
+        changed |= c
+    children = e.args if isinstance(e, gast.Call) else e.elts if isinstance(e, (gast.Tuple, gast.List)) else \
+        e.comparators if isinstance(e, gast.Compare) else ()
+    for i, child in enumerate(children):
+        children[i], c = bottom_up(child, rewrite)
+        changed |= c
+    new = rewrite(e)
+    return (e, changed) if new is None else (new, True)
+
+
 def names_of(stmt) -> frozenset[str]:
     """The variables a simple statement reads or assigns (what a pass reports when it changes it)."""
     return frozenset(an.loads(stmt)).union(an.targets(stmt)) - _MODULES

@@ -213,8 +213,8 @@ def _ints_agree(loop, numbers) -> bool:
             out = kind(v)
         elif isinstance(v, gast.UnaryOp) and isinstance(v.op, (gast.USub, gast.UAdd)):
             out = kind(v.operand)
-        elif isinstance(v, gast.BinOp) and None not in (kind(v.left), kind(v.right)):
-            left, right, op = kind(v.left), kind(v.right), v.op
+        elif isinstance(v, gast.BinOp) and None not in (sides := (kind(v.left), kind(v.right))):
+            (left, right), op = sides, v.op
             nonzero = isinstance(v.right, gast.Constant) and v.right.value != 0
             if isinstance(op, (gast.Add, gast.Sub)):
                 out = left and right

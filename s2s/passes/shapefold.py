@@ -43,7 +43,7 @@ from .. import analysis as an
 from .. import record
 from ..ir import build as A
 from ..primitives import registry
-from .base import Pass
+from .base import Pass, bottom_up
 
 _REDUCTIONS = {"xp.sum", "xp.mean", "xp.max", "xp.min", "xp.prod", "xp.amax", "xp.amin"}
 _TYPES = {"tuple": gast.Tuple, "list": gast.List}
@@ -134,9 +134,11 @@ def shape_of(v, shapes):
 
 
 class Shapes(dict):
-    """Name -> shape, and `stop`: the global names bound to `s2s.stop_gradient`."""
+    """Name -> shape; `stop`: the global names bound to `s2s.stop_gradient`; `seqs`: parameter ->
+    (container type name, item shapes) of the tuples and lists of arrays bound once."""
 
     stop: frozenset = frozenset()
+    seqs: dict
 
 
 def known_shapes(body, params, known) -> Shapes:
@@ -146,7 +148,7 @@ def known_shapes(body, params, known) -> Shapes:
     shapes.stop = frozenset(n for n, v in known.get("ns", {}).items()
                             if (r := record.of(v)) is not None and r.prim == "stop_gradient")
     shapes.update({p: () for p in known.get("floats", ()) if counts[p] == 1})
-    items = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
+    items = shapes.seqs = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
     for s in an.walk_stmts(body):
         if not isinstance(s, gast.Assign):
             continue
@@ -179,7 +181,7 @@ def _unbroadcast(g, gs, like, ls):
     return A.call("xp.sum", [g], {"axis": axis, **({"keepdims": A.const(True)} if ones else {})})
 
 
-def _folded(v, shapes, items):
+def _folded(v, shapes):
     """A simpler value equal to call `v` for these shapes, or None."""
     if not isinstance(v, gast.Call) or v.keywords:
         return None
@@ -202,27 +204,11 @@ def _folded(v, shapes, items):
         return A.binop(g, gast.MatMult(), A.attr(b, "T")) if f == "rt.dot_vjp_a" else \
             A.binop(A.attr(a, "T"), gast.MatMult(), g)
     if f == "rt.like" and len(args) == 2 and isinstance(args[0], (gast.Tuple, gast.List)) \
-            and isinstance(args[1], gast.Name) and args[1].id in items:
-        kind, parts = items[args[1].id]
+            and isinstance(args[1], gast.Name) and args[1].id in shapes.seqs:
+        kind, parts = shapes.seqs[args[1].id]
         if kind in _TYPES and len(parts) == len(args[0].elts):
             return _TYPES[kind](elts=args[0].elts, ctx=gast.Load())
     return None
-
-
-def _bottom_up(e, shapes, items):
-    """`e` with every call in it folded, innermost first; whether anything was."""
-    changed = False
-    for field in ("left", "right", "operand"):
-        if isinstance(e, (gast.BinOp, gast.UnaryOp)) and hasattr(e, field):
-            new, c = _bottom_up(getattr(e, field), shapes, items)
-            setattr(e, field, new)
-            changed |= c
-    if isinstance(e, gast.Call):
-        for i, a in enumerate(e.args):
-            e.args[i], c = _bottom_up(a, shapes, items)
-            changed |= c
-    new = _folded(e, shapes, items)
-    return (e, changed) if new is None else (new, True)
 
 
 def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
@@ -230,13 +216,11 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     if not known.get("shapes") and not known.get("items"):
         return body, set()
     shapes = known["name_shapes"] = known_shapes(body, params, known)  # (the last run's: array_methods reads them)
-    counts = an.assigned_counts(body, params)
-    items = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
     touched: set[str] = set()
     for s in an.walk_stmts(body):
         if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None:
             names = notes.names(s)
-            s.value, c = _bottom_up(s.value, shapes, items)
+            s.value, c = bottom_up(s.value, lambda e: _folded(e, shapes))
             if c:
                 notes.forget(s)
                 touched.update(names, notes.names(s))
@@ -255,29 +239,9 @@ def array_methods(body: list, params, facts) -> tuple[list, bool]:
     changed = False
     for s in an.walk_stmts(body):
         if isinstance(s, (gast.Assign, gast.Return, gast.Expr)) and s.value is not None:
-            s.value, c = _methods_in(s.value, shapes)
+            s.value, c = bottom_up(s.value, lambda e: _method(e, shapes))
             changed |= c
     return body, changed
-
-
-_OPERANDS = {gast.BinOp: ("left", "right"), gast.UnaryOp: ("operand",), gast.Compare: ("left",),
-             gast.Subscript: ("value",), gast.Attribute: ("value",)}
-
-
-def _methods_in(e, shapes):
-    """`e` with its reductions of arrays written as methods, innermost first; whether any was."""
-    changed = False
-    for field in _OPERANDS.get(type(e), ()):
-        new, c = _methods_in(getattr(e, field), shapes)
-        setattr(e, field, new)
-        changed |= c
-    children = e.args if isinstance(e, gast.Call) else e.elts if isinstance(e, (gast.Tuple, gast.List)) else \
-        e.comparators if isinstance(e, gast.Compare) else ()
-    for i, child in enumerate(children):
-        children[i], c = _methods_in(child, shapes)
-        changed |= c
-    new = _method(e, shapes)
-    return (e, changed) if new is None else (new, True)
 
 
 def _method(e, shapes):
