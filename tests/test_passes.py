@@ -19,7 +19,7 @@ from s2s.backend.codegen import to_source
 from s2s.test_util import check_grads
 
 PASS_MODULES = ["inline", "shapes", "fill", "stack", "algebra", "copyprop", "cse", "dce", "lifetime", "reform", "fusion",
-                "loopkernel", "reuse", "shapefold"]
+                "loopkernel", "reuse", "shapefold", "scalars"]
 
 
 def _example(doc: str, label: str) -> str:

@@ -10,8 +10,8 @@ For every (workload, size) each implementation is built and called once (that ca
 "first call" column: transform, compile and run; for s2s each implementation gets a fresh copy
 of tools/bench_programs.py, so nothing is cached), its result is checked against the
 hand-written NumPy version (np.testing.assert_allclose), and then all implementations are timed
-alternately, one sample of each in turn, round after round, and summarized by the median per
-call over all samples.
+alternately, one sample of each in turn, round after round; the ratio to the hand-written
+version is the median over turns of each sample against the hand-written sample of its turn.
 Rows whose s2s version needs a feature s2s does not have yet (``s2s.vmap``) say so and are
 skipped; they run once the feature exists. Only the ratios to the hand-written version
 (``× hand``) mean something; absolute times depend on the machine and its load. On a machine
@@ -27,7 +27,9 @@ import contextlib
 import dataclasses
 import itertools
 import os
+import shlex
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -388,13 +390,19 @@ def run_group(group: Group, rounds: int, min_time: float, repeat: int) -> list[d
             for p in prepared:
                 with p.impl.context():
                     p.samples += time_samples(p.fn, p.args, p.number, 1)
-    base = summarize(hand.samples)["median"]
     out = []
     for p in prepared:
-        s = summarize(p.samples)
-        out.append(_row(group, {"impl": p.impl.name, **s, "ratio": s["median"] / base, "first": p.first,
-                                "samples": f"{len(p.samples)}×{p.number}", "note": p.impl.note}))
+        out.append(_row(group, {"impl": p.impl.name, **summarize(p.samples), "ratio": paired(p.samples, hand.samples),
+                                "first": p.first, "samples": f"{len(p.samples)}×{p.number}",
+                                "times": p.samples, "note": p.impl.note}))
     return out + [_row(group, r) for r in rows]
+
+
+def paired(samples, base) -> float:
+    """The median over turns of ``samples[k] / base[k]``: each sample against the one of the base
+    taken in the same turn, next to it in time. On a host whose speed drifts and jumps, this
+    ratio moves several times less between runs than the ratio of the two medians."""
+    return statistics.median(a / b for a, b in zip(samples, base))
 
 
 def _row(group, r):
@@ -419,7 +427,7 @@ def detail_table(rows: list[dict]) -> str:
 
 
 def ratio_table(rows: list[dict]) -> str:
-    """One line per (workload, size), one column per implementation: median / hand median."""
+    """One line per (workload, size), one column per implementation: its ratio to hand (`paired`)."""
     impls = list(dict.fromkeys(r["impl"] for r in rows if r["impl"] != HAND))
     keys = list(dict.fromkeys((r["workload"], r["size"]) for r in rows))
     cell = {}
@@ -448,10 +456,10 @@ TARGETS = [  # (what, workload, size, s2s impls, limit) -- issues 9 and 12, rati
     ("W4 SELU under jit", "W4 selu", "n=1e6", ("s2s-jit",), 0.5),
     ("W5 linear gradient", "W5 linear-mse-grad", "16x32x64", ("s2s", "s2s-jit"), 1.3),
     ("W5 linear gradient", "W5 linear-mse-grad", "1024x512x512", ("s2s", "s2s-jit"), 1.1),
-    ("W6 Hessian of sum(tanh(x)**3)", "W6 hessian-tanh3", "n=3", ("s2s-hessian", "s2s"), 1.5),
-    ("W6 Hessian of sum(tanh(x)**3)", "W6 hessian-tanh3", "n=200", ("s2s-hessian", "s2s"), 1.5),
-    ("W6 Hessian of dot(x, x)", "W6 hessian-dot", "n=3", ("s2s-hessian", "s2s"), 1.5),
-    ("W6 Hessian of dot(x, x)", "W6 hessian-dot", "n=200", ("s2s-hessian", "s2s"), 1.5),
+    ("W6 Hessian of sum(tanh(x)**3)", "W6 hessian-tanh3", "n=3", ("s2s-hessian", "s2s", "s2s-jit"), 1.5),
+    ("W6 Hessian of sum(tanh(x)**3)", "W6 hessian-tanh3", "n=200", ("s2s-hessian", "s2s", "s2s-jit"), 1.5),
+    ("W6 Hessian of dot(x, x)", "W6 hessian-dot", "n=3", ("s2s-hessian", "s2s", "s2s-jit"), 1.5),
+    ("W6 Hessian of dot(x, x)", "W6 hessian-dot", "n=200", ("s2s-hessian", "s2s", "s2s-jit"), 1.5),
     ("W7 MLP gradient", "W7 mlp-grad", "B=256 64-128-128-10", ("s2s", "s2s-jit"), 1.15),
 ]
 
@@ -480,7 +488,7 @@ def target_table(rows: list[dict]) -> str:
     for r in rows:
         plain = _find(rows, r["workload"], r["size"], "s2s", "median")
         if r["impl"] == "s2s-jit" and "median" in r and plain:
-            ratio = r["median"] / plain
+            ratio = paired(r["times"], _find(rows, r["workload"], r["size"], "s2s", "times"))
             if worst is None or ratio > worst[0]:
                 worst = (ratio, f"{r['workload']} {r['size']}")
     if worst:
@@ -547,12 +555,14 @@ def main(argv=None) -> int:
         print(f"{g.workload} {g.size}: " + ", ".join(
             f"{r['impl']} {r['ratio']:.2f}" if "ratio" in r else f"{r['impl']} {r.get('skip') or r.get('error')}"
             for r in group_rows) + f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
-    command = "python tools/bench.py" + "".join(" " + a for a in (argv if argv is not None else sys.argv[1:]))
+    command = shlex.join(["python", "tools/bench.py", *(argv if argv is not None else sys.argv[1:])])
     note = load_note(load0)
     text = (f"Command: `{command}`\n\n" + "\n".join(machine) + f"\n- {note}\n\n"
-            "### Ratios to the hand-written NumPy version (median time / hand median)\n\n" + ratio_table(rows) +
+            "### Ratios to the hand-written NumPy version (median over turns of time / hand's time in the same turn)\n\n" + ratio_table(rows) +
             "\n### Targets (issues 9 and 12)\n\n" + target_table(rows) +
             "\n### Details\n\nmedian = median seconds per call over all samples of all rounds; "
+            "× hand = median over turns of the sample / the hand-written version's sample of the same turn "
+            "(jit(f) / f likewise, s2s-jit's samples against s2s's); "
             "spread = IQR / median; first call = build + first call in a fresh module "
             "(transform + compile + run for s2s, trace + compile + run for jax-jit); "
             "samples×calls = samples × calls per sample.\n\n" + detail_table(rows))

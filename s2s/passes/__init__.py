@@ -25,13 +25,15 @@ from . import (
     loopvec,
     reform,
     reuse,
+    scalars,
     shapefold,
     shapes,
     stack,
 )
 from .base import Notes, clone
 
-PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, cse.PASS,
+PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, scalars.PASS,
+            cse.PASS,
             copyprop.PASS, dce.PASS)
 INLINING = (inline.PASS, copyprop.PASS, dce.PASS)  # calls inlined before batching (driver.calls_inlined)
 FINAL = (lifetime.PASS,)

@@ -1,0 +1,231 @@
+"""Scalar-factor collection: the number literals of a chain of products become one factor, so
+`g / n * 2 * t` costs one multiplication by a number instead of three (differentiation writes
+such chains: the seed of a `mean` times the 2 of a square's derivative times the chain rule's
+factors).
+
+A value `b = k * y` (`y * k`, `y / k`, or `y + y` as `2 * y`: k a number literal) bound once and
+read once, by a statement later in the same block, lends its factor to that statement:
+`a = b * c2` with c2 a literal becomes `a = (k * c2) * y`; `a = b * z` (or `z * b`, `b / z`)
+becomes `a = k * s` after a new `s = y * z`; `a = b ± c` with `c = k * w` of the same k becomes
+`a = k * s` after `s = y ± w`. The `b` left unread is dead code.
+
+This reassociates: results may differ in the last bits (`x / 3 * 2` is `x * 0.6666666666666666`),
+and a product whose intermediate would overflow to inf (or underflow to 0) may not in the
+collected order (`6 * a - 6 * b` with a and b above 3e307 is NaN as written, finite
+collected). To keep that to values near the floating types' limits, the literals combined, and
+their product, are finite and between 2**-16 and 2**16 in magnitude (int literals positive), and
+every value a rewrite removes or adds is certainly floating (`floating`: a float literal's
+product, a division, `tanh`...), so no integer product moves (an int intermediate that wraps
+around is not a float one that does not).
+
+Before::
+
+    t = xp.tanh(x)
+    u0 = t * 6.0
+    u1 = u0 * d
+    u2 = 3.0 * d
+    u3 = t + t
+    u4 = u2 * u3
+    r = u1 - u4
+    return r
+
+After (the unread `u0`, `u2`, `u3` are dead code's to remove)::
+
+    t = xp.tanh(x)
+    u0 = t * 6.0
+    sc0 = t * d
+    u1 = 6.0 * sc0
+    u2 = 3.0 * d
+    u3 = t + t
+    sc1 = d * t
+    u4 = 6.0 * sc1
+    sc2 = sc0 - sc1
+    r = 6.0 * sc2
+    return r
+"""
+from __future__ import annotations
+
+import collections
+import math
+
+import gast
+
+from .. import analysis as an
+from ..ir import build as A
+from ..ir.names import Namer
+from .base import Pass, assigns, pure
+
+_LIMIT = 2.0 ** 16
+_ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Pow)
+# functions whose result is floating whatever their (real) arguments
+_FLOAT_CALLS = frozenset(f"xp.{f}" for f in (
+    "tanh", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
+    "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "sqrt", "cbrt", "mean", "true_divide", "divide", "reciprocal"))
+# elementwise functions whose result is floating when an argument is
+_KEEP_CALLS = frozenset(f"xp.{f}" for f in (
+    "add", "subtract", "multiply", "negative", "abs", "absolute", "square", "maximum", "minimum", "sum", "where"))
+
+
+def _factor(k) -> bool:
+    return type(k) in (int, float) and math.isfinite(k) and 1 / _LIMIT <= abs(k) <= _LIMIT and (type(k) is float or k > 0)
+
+
+def _literal(n):
+    return n.value if isinstance(n, gast.Constant) and type(n.value) in (int, float) else None
+
+
+def floating(body, known) -> set[str]:
+    """Names every binding of which is certainly a floating value (float or complex): a float
+    literal, a division, a float parameter of the jit signature, `tanh` of anything, arithmetic
+    with a floating operand (NumPy and Python promote ints to it)."""
+    arrays = known.get("arrays", {})
+    out = set(known.get("floats", ())) | {n for n, (char, _) in arrays.items() if char in "efdgFDG"}
+    defs: dict[str, list] = collections.defaultdict(list)
+    for s in an.walk_stmts(body):
+        value = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+        for t in an.targets(s):
+            defs[t].append(value)
+    defs = {n: vs for n, vs in defs.items() if n not in out}  # (a parameter rebound: its bindings decide)
+    out -= {n for n in out if n in defs}
+
+    def fl(e) -> bool:
+        if isinstance(e, gast.Constant):
+            return type(e.value) in (float, complex)
+        if isinstance(e, gast.Name):
+            return e.id in out
+        if isinstance(e, gast.BinOp):
+            return isinstance(e.op, gast.Div) or isinstance(e.op, _ARITH) and (fl(e.left) or fl(e.right))
+        if isinstance(e, gast.UnaryOp):
+            return isinstance(e.op, (gast.USub, gast.UAdd)) and fl(e.operand)
+        if isinstance(e, gast.Call) and not e.keywords:
+            f = an.dotted(e.func)
+            return f in _FLOAT_CALLS or f in _KEEP_CALLS and any(fl(a) for a in e.args[-2:])
+        return False
+
+    grew = True
+    while grew:
+        grew = False
+        for n, vs in defs.items():
+            if n not in out and all(v is not None and fl(v) for v in vs):
+                out.add(n)
+                grew = True
+    return out
+
+
+def _scaled(v):
+    """(k, y) when core-form right-hand side `v` is the number literal k times the name y, else None."""
+    if not isinstance(v, gast.BinOp):
+        return None
+    left, right = _literal(v.left), _literal(v.right)
+    if isinstance(v.op, gast.Mult) and (left is None) != (right is None):
+        k, y = (left, v.right) if left is not None else (right, v.left)
+        return (k, y.id) if isinstance(y, gast.Name) and _factor(k) else None
+    if isinstance(v.op, gast.Div) and right is not None and isinstance(v.left, gast.Name) and _factor(right):
+        return 1.0 / right, v.left.id
+    if isinstance(v.op, gast.Add) and isinstance(v.left, gast.Name) and isinstance(v.right, gast.Name) \
+            and v.left.id == v.right.id:
+        return 2, v.left.id
+    return None
+
+
+def _blocks(stmts):
+    """Every statement list of a body: itself and the blocks nested in it."""
+    yield stmts
+    for s in stmts:
+        for field in ("body", "orelse"):
+            block = getattr(s, field, None)
+            if block and isinstance(block, list):
+                yield from _blocks(block)
+
+
+def _quiet(s) -> bool:
+    """A statement that only binds a name to a value it computes (it changes no array)."""
+    return isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and pure(s.value)
+
+
+class _Block:
+    """The scaled values of one block whose factor a later statement of the block may take."""
+
+    def __init__(self, counts, floats, namer):
+        self.binds, self.reads, self.floats, self.namer = *counts, floats, namer
+        self.scaled: dict[str, tuple] = {}  # name -> (k, y, index of its definition)
+
+    def lend(self, atom, block, at):
+        """(k, y) of `atom` if its factor may move to statement `at` of `block`."""
+        if not isinstance(atom, gast.Name) or atom.id not in self.scaled or self.reads[atom.id] != 1:
+            return None
+        k, y, start = self.scaled[atom.id]
+        if self.binds[y] > 1 or any(y in assigns(s) or not _quiet(s) for s in block[start + 1:at]):
+            return None
+        return k, y
+
+    def rewrite(self, s, block, at):
+        """The statements that replace `s` (statement `at` of `block`), or None."""
+        v = s.value
+        if not isinstance(v, gast.BinOp) or not isinstance(v.op, (gast.Mult, gast.Div, gast.Add, gast.Sub)) \
+                or not all(isinstance(e, gast.Name) or _literal(e) is not None for e in (v.left, v.right)):
+            return None
+        lhs, rhs = self.lend(v.left, block, at), self.lend(v.right, block, at)
+        if isinstance(v.op, gast.Mult) and rhs is not None and _literal(v.left) is not None:  # c * (k * y)
+            lhs, rhs, c = rhs, None, _literal(v.left)
+        else:
+            c = _literal(v.right) if rhs is None else None
+        if isinstance(v.op, (gast.Add, gast.Sub)):  # k * y ± k * w
+            if lhs is None or rhs is None or lhs[0] != rhs[0] or type(lhs[0]) is not type(rhs[0]):
+                return None
+            return self._collected(s, lhs[0], lhs[1], v.op, rhs[1])
+        if lhs is not None and c is not None:  # (k * y) * c, (k * y) / c
+            k = lhs[0] * c if isinstance(v.op, gast.Mult) else lhs[0] / c
+            if not (_factor(c) and _factor(k) and lhs[1] in self.floats):
+                return None
+            s.value = A.binop(A.const(k), gast.Mult(), A.name(lhs[1]))
+            return [s]
+        if c is not None or _literal(v.left) is not None:
+            return None
+        if isinstance(v.op, gast.Div):  # (k * y) / z
+            return None if lhs is None or rhs is not None else self._collected(s, lhs[0], lhs[1], v.op, v.right.id)
+        if lhs is None and rhs is None:  # (k * y) * z, z * (k * y), (k * y) * (c * w)
+            return None
+        k = (lhs[0] if lhs else 1) * (rhs[0] if rhs else 1)
+        return self._collected(s, k, lhs[1] if lhs else v.left.id, v.op, rhs[1] if rhs else v.right.id)
+
+    def _collected(self, s, k, y, op, z):
+        """`s` as k times a new value `y op z`, if that and k qualify."""
+        if not (_factor(k) and (isinstance(op, gast.Div) or y in self.floats or z in self.floats)):
+            return None
+        part = self.namer.fresh("sc")
+        self.floats.add(part)
+        s.value = A.binop(A.const(k), gast.Mult(), A.name(part))
+        return [A.assign(part, A.binop(A.name(y), type(op)(), A.name(z))), s]
+
+
+def collect(body, params, facts):
+    stmts = list(an.walk_stmts(body))
+    binds = collections.Counter(t for s in stmts for t in assigns(s))
+    binds.update(params)
+    reads = collections.Counter(an.loads(body))
+    floats = floating(body, facts["known"])
+    namer = Namer({n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name)} | set(params))
+    touched: set[str] = set()
+    for block in list(_blocks(body)):
+        table, at = _Block((binds, reads), floats, namer), 0
+        while at < len(block):
+            s = block[at]
+            names = an.targets(s) if _quiet(s) else []
+            new = table.rewrite(s, block, at) if names and binds[names[0]] == 1 else None
+            if new is not None:
+                facts["notes"].forget(s)
+                touched.update(names, *(an.loads(n) for n in new), *(an.targets(n) for n in new))
+                for n in new[:-1]:
+                    binds[an.targets(n)[0]] = 1
+                    reads.update(an.loads(n))
+                block[at:at + 1] = new
+                at += len(new) - 1
+                s = block[at]
+            if names and binds[names[0]] == 1 and (sc := _scaled(s.value)) is not None and binds[sc[1]] <= 1:
+                table.scaled[names[0]] = (*sc, at)
+            at += 1
+    return body, touched
+
+
+PASS = Pass("scalar_factors", collect)
