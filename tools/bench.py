@@ -558,7 +558,8 @@ def main(argv=None) -> int:
     command = shlex.join(["python", "tools/bench.py", *(argv if argv is not None else sys.argv[1:])])
     note = load_note(load0)
     text = (f"Command: `{command}`\n\n" + "\n".join(machine) + f"\n- {note}\n\n"
-            "### Ratios to the hand-written NumPy version (median over turns of time / hand's time in the same turn)\n\n" + ratio_table(rows) +
+            "### Ratios to the hand-written NumPy version (median over turns of time / hand's time in the same turn)\n\n"
+            + ratio_table(rows) +
             "\n### Targets (issues 9 and 12)\n\n" + target_table(rows) +
             "\n### Details\n\nmedian = median seconds per call over all samples of all rounds; "
             "× hand = median over turns of the sample / the hand-written version's sample of the same turn "

@@ -152,7 +152,8 @@ class _Block:
 
     def lend(self, atom, block, at):
         """(k, y) of `atom` if its factor may move to statement `at` of `block`."""
-        if not isinstance(atom, gast.Name) or atom.id not in self.scaled or self.reads[atom.id] != 1:
+        if not isinstance(atom, gast.Name) or atom.id not in self.scaled or self.reads[atom.id] != 1 \
+                or atom.id not in self.floats:  # (an int `y + y` that wraps around must stay)
             return None
         k, y, start = self.scaled[atom.id]
         if self.binds[y] > 1 or any(y in assigns(s) or not _quiet(s) for s in block[start + 1:at]):
@@ -176,7 +177,7 @@ class _Block:
             return self._collected(s, lhs[0], lhs[1], v.op, rhs[1])
         if lhs is not None and c is not None:  # (k * y) * c, (k * y) / c
             k = lhs[0] * c if isinstance(v.op, gast.Mult) else lhs[0] / c
-            if not (_factor(c) and _factor(k) and lhs[1] in self.floats):
+            if not (_factor(c) and _factor(k)):
                 return None
             s.value = A.binop(A.const(k), gast.Mult(), A.name(lhs[1]))
             return [s]

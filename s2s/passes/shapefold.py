@@ -135,10 +135,12 @@ def shape_of(v, shapes):
 
 class Shapes(dict):
     """Name -> shape; `stop`: the global names bound to `s2s.stop_gradient`; `seqs`: parameter ->
-    (container type name, item shapes) of the tuples and lists of arrays bound once."""
+    (container type name, item shapes) of the tuples and lists of arrays bound once; `tuples`:
+    name -> the tuple display bound to it once (a folded shape, whose items fold too)."""
 
     stop: frozenset = frozenset()
     seqs: dict
+    tuples: dict = {}
 
 
 def known_shapes(body, params, known) -> Shapes:
@@ -182,7 +184,19 @@ def _unbroadcast(g, gs, like, ls):
 
 
 def _folded(v, shapes):
-    """A simpler value equal to call `v` for these shapes, or None."""
+    """A simpler value equal to call `v` (or `a.shape`, `(4, 3)[0]`) for these shapes, or None."""
+    if isinstance(v, gast.Attribute) and v.attr in ("shape", "ndim", "size"):
+        shape = shape_of(v.value, shapes)  # (rank 0 could be a Python float, which has no .shape)
+        if shape:
+            return A.tuple_([A.const(n) for n in shape]) if v.attr == "shape" else \
+                A.const(len(shape) if v.attr == "ndim" else math.prod(shape))
+        return None
+    if isinstance(v, gast.Subscript) and (_literal_int(v.slice) is not None):  # an item of a shape
+        elts = v.value.elts if isinstance(v.value, gast.Tuple) else \
+            shapes.tuples[v.value.id].elts if isinstance(v.value, gast.Name) and v.value.id in shapes.tuples else ()
+        if elts and all(isinstance(e, gast.Constant) for e in elts) and -len(elts) <= _literal_int(v.slice) < len(elts):
+            return A.const(elts[_literal_int(v.slice)].value)
+        return None
     if not isinstance(v, gast.Call) or v.keywords:
         return None
     f, args = an.dotted(v.func), v.args
@@ -211,11 +225,22 @@ def _folded(v, shapes):
     return None
 
 
+def _literal_int(e):
+    if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
+        inner = _literal_int(e.operand)
+        return None if inner is None else -inner
+    return e.value if isinstance(e, gast.Constant) and type(e.value) is int else None
+
+
 def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     known, notes = facts["known"], facts["notes"]
     if not known.get("shapes") and not known.get("items"):
         return body, set()
     shapes = known["name_shapes"] = known_shapes(body, params, known)  # (the last run's: array_methods reads them)
+    counts = an.assigned_counts(body, params)
+    shapes.tuples = {s.targets[0].id: s.value for s in an.walk_stmts(body) if isinstance(s, gast.Assign)
+                     and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1
+                     and isinstance(s.value, gast.Tuple)}
     touched: set[str] = set()
     for s in an.walk_stmts(body):
         if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None:
