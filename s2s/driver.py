@@ -6,7 +6,6 @@ split/jvp version, which the driver builds (once per key, thread-safe) with the 
 """
 from __future__ import annotations
 
-import copy
 import inspect
 import linecache
 import os
@@ -56,7 +55,7 @@ def core_of(fn) -> CoreFn:
         if gen is not None:
             node, ns, filename = record.of(gen).core
             lines = None if filename.startswith("<") else linecache.getlines(filename)
-            core = Normalizer(copy.deepcopy(node), Env(ns=ns), filename, source_lines=lines,
+            core = Normalizer(clone(node), Env(ns=ns), filename, source_lines=lines,
                               compile_nested=_compile_nested).run()
         else:
             parsed = parse_function(fn)
@@ -104,7 +103,7 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     if jit and not fuse:  # would large arrays get other code? Only if something fuses
         probe = dict(known, kernels=[], loops=None)
         if fusing:
-            finalize(node, jit, fuse=True, known=probe)
+            finalize(node, jit, fuse=True, known=probe, kernels_only=True)
         rec.any_size = not probe["kernels"]
     return fn
 
@@ -338,7 +337,7 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
         kinds = {i: nd for i, _, nd in arrays} | {i: "float" for i in floats}
         core = _generated_core(fn, kinds, {i: d for i, d, _ in arrays}) or core_of(fn)
         name = f"jit_{core.name}"
-        node = copy.deepcopy(core.node)
+        node = clone(core.node)
         node.name = name
         ns = dict(core.ns)  # inlining adds the callees' globals
         known = {"ns": ns, "callees": _inline_callees(ns),

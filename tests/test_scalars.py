@@ -84,6 +84,18 @@ def test_integer_intermediates_stay_where_they_are():
         np.testing.assert_array_equal(s2s.jit(int_double)(a2, w), int_double(a2, w))
 
 
+def rebound(x, w):
+    b = 2.0 * w
+    c = b * x  # 2.0 * (w * x) would multiply the int arrays
+    x = x / 2
+    return c + x
+
+
+def test_a_rebound_parameter_is_not_taken_for_a_float():
+    x, w = np.array([4_000_000_000, 5]), np.array([3_000_000_000, -7])
+    np.testing.assert_array_equal(s2s.jit(rebound)(x, w), rebound(x, w))
+
+
 def lists(xs):
     ys = xs * 2
     return ys * 3

@@ -46,6 +46,7 @@ After (the unread `u0`, `u2`, `u3` are dead code's to remove)::
 from __future__ import annotations
 
 import collections
+import functools
 import math
 
 import gast
@@ -53,7 +54,7 @@ import gast
 from .. import analysis as an
 from ..ir import build as A
 from ..ir.names import Namer
-from .base import Pass, assigns, pure
+from .base import Pass, pure
 
 _LIMIT = 2.0 ** 16
 _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Pow)
@@ -74,19 +75,19 @@ def _literal(n):
     return n.value if isinstance(n, gast.Constant) and type(n.value) in (int, float) else None
 
 
-def floating(body, known) -> set[str]:
-    """Names every binding of which is certainly a floating value (float or complex): a float
-    literal, a division, a float parameter of the jit signature, `tanh` of anything, arithmetic
-    with a floating operand (NumPy and Python promote ints to it)."""
+def floating(body, params, known) -> set[str]:
+    """Names every binding of which is certainly a floating value (float or complex, for NumPy
+    arrays and Python numbers): a float literal, a division, a float parameter of the jit
+    signature, `tanh` of anything, arithmetic with a floating operand (which NumPy and Python
+    promote ints to). A parameter the body rebinds is none (before, it holds the caller's value)."""
     arrays = known.get("arrays", {})
     out = set(known.get("floats", ())) | {n for n, (char, _) in arrays.items() if char in "efdgFDG"}
     defs: dict[str, list] = collections.defaultdict(list)
     for s in an.walk_stmts(body):
         value = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
         for t in an.targets(s):
-            defs[t].append(value)
-    defs = {n: vs for n, vs in defs.items() if n not in out}  # (a parameter rebound: its bindings decide)
-    out -= {n for n in out if n in defs}
+            defs[t].append(None if t in params else value)
+    out -= set(defs)
 
     def fl(e) -> bool:
         if isinstance(e, gast.Constant):
@@ -143,30 +144,49 @@ def _quiet(s) -> bool:
     return isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and pure(s.value)
 
 
+class _Function:
+    """What the blocks of one body share: binding and read counts, and (computed only where a
+    factor could move: most bodies have none) the floating names and a namer."""
+
+    def __init__(self, body, params, facts):
+        self.body, self.params, self.known = body, params, facts["known"]
+        self.binds = collections.Counter(t for s in an.walk_stmts(body) for t in _bound(s))
+        self.binds.update(params)
+        self.reads = collections.Counter(an.loads(body))
+
+    @functools.cached_property
+    def floats(self) -> set[str]:
+        return floating(self.body, self.params, self.known)
+
+    @functools.cached_property
+    def namer(self) -> Namer:
+        return Namer({n.id for n in gast.walk(gast.Module(body=self.body, type_ignores=[]))
+                      if isinstance(n, gast.Name)} | set(self.params))
+
+
 class _Block:
     """The scaled values of one block whose factor a later statement of the block may take."""
 
-    def __init__(self, counts, floats, namer):
-        self.binds, self.reads, self.floats, self.namer = *counts, floats, namer
+    def __init__(self, fn: _Function):
+        self.fn = fn
         self.scaled: dict[str, tuple] = {}  # name -> (k, y, index of its definition)
 
-    def lend(self, atom, block, at):
-        """(k, y) of `atom` if its factor may move to statement `at` of `block`."""
-        if not isinstance(atom, gast.Name) or atom.id not in self.scaled or self.reads[atom.id] != 1 \
-                or atom.id not in self.floats:  # (an int `y + y` that wraps around must stay)
+    def lend(self, atom, loud):
+        """(k, y) of `atom` if its factor may move to the statement being rewritten (`loud`: the
+        index of the last statement before it that may change an array)."""
+        if not isinstance(atom, gast.Name) or atom.id not in self.scaled or self.fn.reads[atom.id] != 1 \
+                or atom.id not in self.fn.floats:  # (an int `y + y` that wraps around must stay)
             return None
         k, y, start = self.scaled[atom.id]
-        if self.binds[y] > 1 or any(y in assigns(s) or not _quiet(s) for s in block[start + 1:at]):
-            return None
-        return k, y
+        return (k, y) if start > loud else None  # (y is bound once: nothing rebinds it in between)
 
-    def rewrite(self, s, block, at):
-        """The statements that replace `s` (statement `at` of `block`), or None."""
+    def rewrite(self, s, loud):
+        """The statements that replace `s`, or None."""
         v = s.value
         if not isinstance(v, gast.BinOp) or not isinstance(v.op, (gast.Mult, gast.Div, gast.Add, gast.Sub)) \
                 or not all(isinstance(e, gast.Name) or _literal(e) is not None for e in (v.left, v.right)):
             return None
-        lhs, rhs = self.lend(v.left, block, at), self.lend(v.right, block, at)
+        lhs, rhs = self.lend(v.left, loud), self.lend(v.right, loud)
         if isinstance(v.op, gast.Mult) and rhs is not None and _literal(v.left) is not None:  # c * (k * y)
             lhs, rhs, c = rhs, None, _literal(v.left)
         else:
@@ -192,28 +212,36 @@ class _Block:
 
     def _collected(self, s, k, y, op, z):
         """`s` as k times a new value `y op z`, if that and k qualify."""
-        if not (_factor(k) and (isinstance(op, gast.Div) or y in self.floats or z in self.floats)):
+        if not (_factor(k) and (isinstance(op, gast.Div) or y in self.fn.floats or z in self.fn.floats)):
             return None
-        part = self.namer.fresh("sc")
-        self.floats.add(part)
+        part = self.fn.namer.fresh("sc")
+        self.fn.floats.add(part)
         s.value = A.binop(A.const(k), gast.Mult(), A.name(part))
         return [A.assign(part, A.binop(A.name(y), type(op)(), A.name(z))), s]
 
 
+def _bound(s) -> list[str]:
+    """The names a simple statement binds or stores an item of."""
+    t = s.targets[0] if isinstance(s, gast.Assign) else None
+    while isinstance(t, gast.Subscript):
+        t = t.value
+    return [t.id] if isinstance(t, gast.Name) and t is not s.targets[0] else an.targets(s)
+
+
 def collect(body, params, facts):
-    stmts = list(an.walk_stmts(body))
-    binds = collections.Counter(t for s in stmts for t in assigns(s))
-    binds.update(params)
-    reads = collections.Counter(an.loads(body))
-    floats = floating(body, facts["known"])
-    namer = Namer({n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name)} | set(params))
+    if not any(isinstance(s, gast.Assign) and _scaled(s.value) is not None for s in an.walk_stmts(body)):
+        return body, set()  # no factor to collect (most bodies)
+    fn = _Function(body, params, facts)
+    binds, reads = fn.binds, fn.reads
     touched: set[str] = set()
     for block in list(_blocks(body)):
-        table, at = _Block((binds, reads), floats, namer), 0
+        table, at, loud = _Block(fn), 0, -1
         while at < len(block):
             s = block[at]
             names = an.targets(s) if _quiet(s) else []
-            new = table.rewrite(s, block, at) if names and binds[names[0]] == 1 else None
+            if not names:
+                loud = at
+            new = table.rewrite(s, loud) if names and binds[names[0]] == 1 else None
             if new is not None:
                 facts["notes"].forget(s)
                 touched.update(names, *(an.loads(n) for n in new), *(an.targets(n) for n in new))
@@ -229,4 +257,4 @@ def collect(body, params, facts):
     return body, touched
 
 
-PASS = Pass("scalar_factors", collect)
+PASS = Pass("scalar_factors", collect, idempotent=True)
