@@ -257,4 +257,4 @@ def collect(body, params, facts):
     return body, touched
 
 
-PASS = Pass("scalar_factors", collect, idempotent=True)
+PASS = Pass("scalar_factors", collect)

@@ -238,17 +238,18 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
         return body, set()
     shapes = known["name_shapes"] = known_shapes(body, params, known)  # (the last run's: array_methods reads them)
     counts = an.assigned_counts(body, params)
-    shapes.tuples = {s.targets[0].id: s.value for s in an.walk_stmts(body) if isinstance(s, gast.Assign)
-                     and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1
-                     and isinstance(s.value, gast.Tuple)}
+    shapes.tuples = {}
     touched: set[str] = set()
-    for s in an.walk_stmts(body):
+    for s in an.walk_stmts(body):  # (in program order: a shape folded here, its items fold below)
         if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None:
             names = notes.names(s)
             s.value, c = bottom_up(s.value, lambda e: _folded(e, shapes))
             if c:
                 notes.forget(s)
                 touched.update(names, notes.names(s))
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1 \
+                    and isinstance(s.value, gast.Tuple):
+                shapes.tuples[s.targets[0].id] = s.value
     return body, touched
 
 
