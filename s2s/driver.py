@@ -27,7 +27,7 @@ from .frontend.resolve import Env
 from .ir import build as A
 from .ir.core import CoreFn
 from .ir.validate import validate
-from .passes import INLINING, clone, finalize, loopvec, optimize
+from .passes import INLINING, SETTLED, clone, finalize, loopvec, optimize
 from .stats import paused_gc
 from .transforms import batching, forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
@@ -74,11 +74,12 @@ def _compile_nested(name: str, node, ns: dict, filename: str):
 
 
 def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = False, fuse: bool | str = False,
-             prologue=()):
+             prologue=(), settled: bool = False):
     """Optimize (to a fixed point) and compile; the code that runs also gets the final passes
     (temporaries released) after the statements `prologue`, while the record keeps the core form
-    later transforms start from."""
-    node = optimize(gen.node, known) if optimized else gen.node
+    later transforms start from. `settled`: `gen.node` is already a fixed point of the pipeline
+    run with other facts (then the passes that read none start with nothing to do)."""
+    node = optimize(gen.node, known, settled=SETTLED if settled else ()) if optimized else gen.node
     numba = numba_kernels.available()
     known = dict(known or {}, kernels=[], loops=[] if numba else None, compiled=numba_kernels.wanted if numba else None)
     ns = gen.ns
@@ -97,6 +98,7 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     fn = compile_fn(gen.name, run, ns, gen.filename, gen.header)
     rec = record.of(fn)
     rec.core = (node,) + tuple(rec.core[1:])
+    rec.settled = optimized
     for what, k in [("fused kernel", k) for k in known["kernels"]] + [("loop kernel", k) for k in loops]:
         kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())
         rec.source += f"\n# {what} {k[0]} ({ns[k[0]].banner()}):\n" + kernel
@@ -321,8 +323,9 @@ def _generated_core(fn, kinds=None, dtypes=None) -> CoreFn | None:
     gen = record.generated(special(kinds, dtypes or {}) if special is not None else fn)
     if gen is None:
         return None
-    node, ns, filename = record.of(gen).core
-    return CoreFn(node.name, clone(node), ns, filename)
+    rec = record.of(gen)
+    node, ns, filename = rec.core
+    return CoreFn(node.name, clone(node), ns, filename, settled=rec.settled)
 
 
 def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple = (), shapes: tuple = ()):
@@ -337,7 +340,7 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
         kinds = {i: nd for i, _, nd in arrays} | {i: "float" for i in floats}
         core = _generated_core(fn, kinds, {i: d for i, d, _ in arrays}) or core_of(fn)
         name = f"jit_{core.name}"
-        node = clone(core.node)
+        node = core.node if core.settled else clone(core.node)  # (a generated core is a copy already)
         node.name = name
         ns = dict(core.ns)  # inlining adds the callees' globals
         known = {"ns": ns, "callees": _inline_callees(ns),
@@ -355,7 +358,7 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
             prologue = (guard,)
             what = (what + " and" if what else "for") + " arrays of the shapes tested first"
         out = _compile(GeneratedFn(name, node, ns, core.filename, header_for("jit", core, what)),
-                       optimized=True, known=known, jit=True, fuse=fuse, prologue=prologue)
+                       optimized=True, known=known, jit=True, fuse=fuse, prologue=prologue, settled=core.settled)
         if prologue:
             record.of(out).shapes = shapes
         return out

@@ -31,6 +31,7 @@ class Record:
     versions: dict = dataclasses.field(default_factory=dict)  # a generated function per array backend
     any_size: bool = False    # a jit version built for small arrays that large ones would get too (nothing to fuse)
     shapes: tuple = ()        # a jit version specialized on shapes: what its first statement tests (driver.jit_function)
+    settled: bool = False     # `core` is the optimizer's fixed point (passes.optimize ran to it)
 
 
 def of(fn) -> Record | None:

@@ -32,6 +32,7 @@ class CoreFn:
     ns: dict
     filename: str
     inplace_params: dict = dataclasses.field(default_factory=dict)  # `p += ...` on a parameter: line
+    settled: bool = False  # the node is the optimizer's fixed point (a transform's optimized output)
 
     @property
     def params(self) -> list[str]:

@@ -37,21 +37,26 @@ PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, shapes.PASS, fill.PASS, s
             copyprop.PASS, dce.PASS)
 INLINING = (inline.PASS, copyprop.PASS, dce.PASS)  # calls inlined before batching (driver.calls_inlined)
 FINAL = (lifetime.PASS,)
+# the passes that read no facts about the arguments (`known`): on a fixed point the pipeline
+# reached with other facts (jit's start, a transform's optimized output), they have nothing to do
+# until another pass changes something
+SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, cse.PASS, copyprop.PASS, dce.PASS))
 FINAL_JIT = (reform.PASS, reuse.PASS, shapefold.METHODS, lifetime.PASS)
 
 
-def optimize(fn: gast.FunctionDef, known=None, trace=None, pipeline=None) -> gast.FunctionDef:
+def optimize(fn: gast.FunctionDef, known=None, trace=None, pipeline=None, settled=()) -> gast.FunctionDef:
     """Run the passes over `fn`'s body, in `PIPELINE`'s order and round after round, until none
     has anything left to do (`known`: facts about the arguments, e.g. {"floats": names of
     Python-float parameters}; `trace` collects the names of passes that changed something;
-    `pipeline`: the passes to run, `PIPELINE` unless a caller needs only some, e.g. `INLINING`).
+    `pipeline`: the passes to run, `PIPELINE` unless a caller needs only some, e.g. `INLINING`;
+    `settled`: names of passes with nothing to do on `fn` as it is, a fixed point reached before).
 
     A pass runs again only when another pass (or, unless it is idempotent, itself) changed
     something since it last ran; it is told what (`dirty`), so it may look only there."""
     pipeline = PIPELINE if pipeline is None else pipeline
     params = {a.id for a in fn.args.args}
     body = fn.body
-    dirty: dict[str, set[str] | None] = {p.name: None for p in pipeline}  # None: everything
+    dirty: dict[str, set[str] | None] = {p.name: set() if p.name in settled else None for p in pipeline}  # None: all
     memo: dict[str, dict] = {p.name: {} for p in pipeline}
     notes = Notes()
     while any(d is None or d for d in dirty.values()):
