@@ -30,6 +30,7 @@ import os
 import shlex
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -464,8 +465,31 @@ TARGETS = [  # (what, workload, size, s2s impls, limit) -- issues 9 and 12, rati
 ]
 
 
-def target_table(rows: list[dict]) -> str:
-    """The issues' targets next to what this run measured (best listed s2s version holds it)."""
+_FIRST_CALL = """
+import sys, time
+sys.path[:0] = {paths!r}
+import bench_programs as P
+import s2s
+args = P.mlp_data()
+start = time.perf_counter()
+s2s.jit(s2s.grad(P.mlp_loss))(*args)
+print(time.perf_counter() - start)
+"""
+
+
+def fresh_first_calls(n: int) -> list[float]:
+    """Seconds of the first call (transform, compile, run) of `jit(grad(mlp_loss))` in `n` new
+    processes without numba (`S2S_NO_NUMBA=1`, s2s without the `fast` extra): what issue 12's
+    first-call target is about, as a user starting a program meets it."""
+    code = _FIRST_CALL.format(paths=[os.path.dirname(TOOLS), TOOLS])
+    env = dict(os.environ, S2S_NO_NUMBA="1")
+    return [float(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                 check=True).stdout.split()[-1]) for _ in range(n)]
+
+
+def target_table(rows: list[dict], first_calls: list[float] = ()) -> str:
+    """The issues' targets next to what this run measured (best listed s2s version holds it);
+    `first_calls`: `fresh_first_calls`'s, for the first-call target (else the in-process one)."""
     body = []
     for what, w, size, impls, limit in TARGETS:
         got = [(i, _find(rows, w, size, i)) for i in impls]
@@ -481,9 +505,15 @@ def target_table(rows: list[dict]) -> str:
         body.append(["W8 4th derivative / cubic", "x=1.0", f"s2s {d4 / cubic:.1f}" +
                      (f", s2s-jit {d4j / cubic:.1f}" if d4j else ""), "≤ 5", "yes" if best <= 5 else "no"])
     first = _find(rows, "W7 mlp-grad", "B=256 64-128-128-10", "s2s-jit", "first")
-    if first is not None:
-        body.append(["first call of jit(grad(mlp_loss))", "B=256", f"{first * 1e3:.0f} ms", "< 100 ms",
+    if first_calls:
+        first = statistics.median(first_calls)
+        body.append(["first call of jit(grad(mlp_loss)), new process, no numba", "B=256",
+                     f"{first * 1e3:.0f} ms (median of {len(first_calls)}: "
+                     f"{min(first_calls) * 1e3:.0f}–{max(first_calls) * 1e3:.0f})", "< 100 ms",
                      "yes" if first < 0.1 else "no"])
+    elif first is not None:
+        body.append(["first call of jit(grad(mlp_loss)), in this process", "B=256", f"{first * 1e3:.0f} ms",
+                     "< 100 ms", "yes" if first < 0.1 else "no"])
     worst = None
     for r in rows:
         plain = _find(rows, r["workload"], r["size"], "s2s", "median")
@@ -555,12 +585,17 @@ def main(argv=None) -> int:
         print(f"{g.workload} {g.size}: " + ", ".join(
             f"{r['impl']} {r['ratio']:.2f}" if "ratio" in r else f"{r['impl']} {r.get('skip') or r.get('error')}"
             for r in group_rows) + f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
+    first_calls = []
+    if any(g.workload.startswith("W7") for g in selected):
+        first_calls = fresh_first_calls(3 if args.quick else 9)
+        print("first call of jit(grad(mlp_loss)) in new processes: "
+              + ", ".join(f"{t * 1e3:.0f}" for t in first_calls) + " ms", flush=True)
     command = shlex.join(["python", "tools/bench.py", *(argv if argv is not None else sys.argv[1:])])
     note = load_note(load0)
     text = (f"Command: `{command}`\n\n" + "\n".join(machine) + f"\n- {note}\n\n"
             "### Ratios to the hand-written NumPy version (median over turns of time / hand's time in the same turn)\n\n"
             + ratio_table(rows) +
-            "\n### Targets (issues 9 and 12)\n\n" + target_table(rows) +
+            "\n### Targets (issues 9 and 12)\n\n" + target_table(rows, first_calls) +
             "\n### Details\n\nmedian = median seconds per call over all samples of all rounds; "
             "× hand = median over turns of the sample / the hand-written version's sample of the same turn "
             "(jit(f) / f likewise, s2s-jit's samples against s2s's); "

@@ -108,6 +108,25 @@ class _Renamer:
         return self.map[n]
 
 
+class _Names:
+    """The names a body uses (taken for the inlined callees' locals), collected on first use: a
+    call of a plain name (`len`, `stop_gradient`) rarely turns out to be a callee to inline."""
+
+    def __init__(self, body, params):
+        self.body, self.params, self.names = body, params, None
+
+    def _all(self) -> set[str]:
+        if self.names is None:
+            self.names = set(self.params) | {n.id for s in self.body for n in gast.walk(s) if isinstance(n, gast.Name)}
+        return self.names
+
+    def __contains__(self, name) -> bool:
+        return name in self._all()
+
+    def add(self, name) -> None:
+        self._all().add(name)
+
+
 def _expand(call_stmt, fn, callee_ns, ns, taken, callee) -> list:
     fn = clone(fn)
     params = [p.id for p in fn.args.args]
@@ -250,8 +269,7 @@ def inline(body: list, params, facts) -> tuple[list, bool]:
     changed = False
     if any(isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name)
            for s in stmts):
-        taken = set(params) | {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)}
-        body, changed = _block(body, lookup, ns, taken, budget)
+        body, changed = _block(body, lookup, ns, _Names(body, params), budget)
         stmts = list(an.walk_stmts(body))
     if not any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) for s in stmts):
         return body, changed

@@ -84,7 +84,7 @@ def _substitute(stmt, name: str, value):
 
 def _dying(s, value, ctx) -> set[str]:
     """The arrays `value` (moving from statement `s`) reads that are released at `s`."""
-    live, numbers, _, local, _ = ctx
+    live, numbers, _, local, _, _ = ctx
     return {n for n in an.operands(value) if n in local and n not in live.after[s]} - numbers
 
 
@@ -92,11 +92,11 @@ def _fold_into(stmts, i, counts, ctx) -> bool:
     s = stmts[i]
     t = s.targets[0].id
     reads = set(an.operands(s.value))
-    pending, order = ctx[2], ctx[4]
+    pending, order, notes = ctx[2], ctx[4], ctx[5]
     dying = _dying(s, s.value, ctx)
     for j in range(i + 1, len(stmts)):
         u = stmts[j]
-        if t in an.loads(u):
+        if t in notes.loads(u):  # (a block's statement may be noted as it was: the scan stops there anyway)
             if isinstance(u, (gast.Assign, gast.Return, gast.Expr)) and u.value is not None \
                     and not (isinstance(u, gast.Assign) and t in an.loads(u.targets[0])):
                 keep = not dying or _passes_on(u.value)
@@ -104,6 +104,7 @@ def _fold_into(stmts, i, counts, ctx) -> bool:
                     return False  # it would hold `dying` while an array is allocated
                 new = _substitute(u, t, s.value)
                 if new is not None:
+                    notes.forget(u)
                     del stmts[i]
                     if not keep:  # kept only if the statement becomes one kernel (`_settle`)
                         pending.append((stmts, s, order[id(s)], t, new))
@@ -172,7 +173,7 @@ def reform(body: list, params, facts) -> tuple[list, bool]:
     held = {e.id for s in body if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple)
             and isinstance(s.value, gast.Name) and s.value.id in params
             for e in s.targets[0].elts if isinstance(e, gast.Name) and binds[e.id] == 1}  # the caller holds them too
-    ctx = (facts["liveness"], numbers | set(params), pending, set(binds) - held, order)
+    ctx = (facts["liveness"], numbers | set(params), pending, set(binds) - held, order, facts["notes"])
     changed = False
     while _block(body, counts, set(params), ctx):  # again: an operand moved away may have been what died
         changed = True
