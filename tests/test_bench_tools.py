@@ -4,6 +4,7 @@ are what it says they are. Catches a benchmark broken by a change to s2s or to t
 import ast
 import copy
 import os
+import statistics
 import sys
 
 import gast
@@ -57,3 +58,21 @@ def test_count_compile_work_counts_and_restores():
     assert work["total"] == pytest.approx(work["s2s"] + work["walk"] + work["visit"] + work["deepcopy"])
     assert work["total"] > work["s2s"] > 0
     assert ast.walk is walk and gast.walk is walk and ast.NodeVisitor.visit is visit and copy.deepcopy is deepcopy
+
+
+def test_paired_ratio_cancels_a_drift_of_the_machine():
+    # the machine slows 3x over the run, then jumps: each turn's pair sees the same speed
+    speed = [1.0 + 0.2 * k for k in range(10)] + [5.0, 0.7]
+    hand = [1e-3 * s for s in speed]
+    ours = [1.25e-3 * s for s in speed]
+    assert bench.paired(ours, hand) == pytest.approx(1.25)
+    assert statistics.median(ours) / statistics.median(hand) == pytest.approx(1.25)  # (equal drift: both fine)
+    ours[3] *= 4  # one sample of ours meets a burst of other work
+    assert bench.paired(ours, hand) == pytest.approx(1.25)
+
+
+def test_first_call_target_reads_new_processes():
+    rows = [{"workload": "W7 mlp-grad", "size": "B=256 64-128-128-10", "impl": "s2s-jit", "first": 0.5}]
+    assert "| no |" in bench.target_table(rows)  # the in-process figure, when nothing else was measured
+    table = bench.target_table(rows, [0.08, 0.09, 0.07])
+    assert "80 ms (median of 3: 70–90)" in table and "new process" in table and "| yes |" in table

@@ -30,7 +30,7 @@ def _dce(fn, copying: bool, monkeypatch):
 
 
 def test_local_live_sets_keep_what_whole_copies_keep(inputs, monkeypatch):
-    differ = [fn.name for fn, _ in inputs if _dce(fn, False, monkeypatch) != _dce(fn, True, monkeypatch)]
+    differ = [fn.name for fn, _, _ in inputs if _dce(fn, False, monkeypatch) != _dce(fn, True, monkeypatch)]
     assert not differ
 
 
@@ -43,7 +43,7 @@ def test_the_comparison_can_fail(inputs, monkeypatch):
         out = real(self, s, live, loop, commit)
         return before if not (_jumps_any(s)) else out
     monkeypatch.setattr(dce._Sweep, "branches", forgetful)
-    fn = next(fn for fn, _ in inputs if any(isinstance(s, gast.If) for s in fn.body))
+    fn = next(fn for fn, _, _ in inputs if any(isinstance(s, gast.If) for s in fn.body))
     with monkeypatch.context() as m:
         m.setattr(dce, "_jumps", lambda stmts: False)
         local = _dce(fn, False, monkeypatch)
