@@ -6,8 +6,10 @@ more than 5% slower than f, with or without the `s2s[fast]` extra".
     python tools/bench_jit.py --only W2 --rounds 40
 
 Only the two s2s implementations of each row are built (fresh copies of the programs, as in
-tools/bench.py) and timed alternately in short samples. The main figure is the ratio of the
-fastest samples of *CPU time* of the process (`time.process_time`): on a machine whose cores
+tools/bench.py) and timed alternately in short samples, three of each per round, the order
+alternating. The main figure is the median over rounds of the round's ratio of *CPU time* of
+the process (`time.process_time`), as tools/bench.py pairs its samples (the ratio of the two
+fastest samples, the figure before, let one lucky sample decide): on a machine whose cores
 other work oversubscribes, wall time mostly measures waiting for a core, CPU time does not (it
 includes the kernel's work for page faults, and for a fused kernel the CPU time of all its
 threads, so it never credits jit for threads that run in parallel). The median ratio of wall
@@ -55,8 +57,8 @@ def _sample(fn, args, number: int) -> tuple[float, float]:
 
 
 def measure(group, rounds: int, sample: float) -> dict | None:
-    """jit/plain of one row: the ratio of the least CPU times, and the median of the rounds'
-    ratios of wall time."""
+    """jit/plain of one row: the medians over rounds of each round's ratio of CPU times and of
+    wall times (the two versions sampled one after the other, in alternating order)."""
     pair = _pair(group)
     if pair is None:
         return None
@@ -66,17 +68,18 @@ def measure(group, rounds: int, sample: float) -> dict | None:
         bench.check_equal(fn(*args), want, f"{group.workload} {group.size} {name}")
     # CPU time advances in clock ticks on some systems: samples of at least ~20 ms
     numbers = [calls_per_sample(fn, args, max(sample / 3, 0.02)) for fn in pair]
-    cpu, wall, ratios = ([], []), ([], []), []
+    cpu, cpu_ratios, wall_ratios = ([], []), [], []
     for k in range(rounds):
         got = {}
         for i in ((0, 1) if k % 2 == 0 else (1, 0)):
             samples = [_sample(pair[i], args, numbers[i]) for _ in range(3)]
             cpu[i].extend(c for c, _ in samples)
-            wall[i].extend(w for _, w in samples)
-            got[i] = statistics.median(w for _, w in samples)
-        ratios.append(got[1] / got[0])
-    return {"plain": min(cpu[0]), "jit": min(cpu[1]), "cpu": min(cpu[1]) / min(cpu[0]),
-            "wall": statistics.median(ratios), "faults": tuple(faults(fn, args) for fn in pair)}
+            got[i] = tuple(statistics.median(x) for x in zip(*samples))
+        cpu_ratios.append(got[1][0] / got[0][0])
+        wall_ratios.append(got[1][1] / got[0][1])
+    return {"plain": statistics.median(cpu[0]), "jit": statistics.median(cpu[1]),
+            "cpu": statistics.median(cpu_ratios), "wall": statistics.median(wall_ratios),
+            "faults": tuple(faults(fn, args) for fn in pair)}
 
 
 def main(argv=None) -> int:
