@@ -170,6 +170,7 @@ class _Block:
     def __init__(self, fn: _Function):
         self.fn = fn
         self.scaled: dict[str, tuple] = {}  # name -> (k, y, index of its definition)
+        self.bound: dict[str, int] = {}  # name -> index of the statement of the block that binds it
 
     def lend(self, atom, loud):
         """(k, y) of `atom` if its factor may move to the statement being rewritten (`loud`: the
@@ -178,7 +179,8 @@ class _Block:
                 or atom.id not in self.fn.floats:  # (an int `y + y` that wraps around must stay)
             return None
         k, y, start = self.scaled[atom.id]
-        return (k, y) if start > loud else None  # (y is bound once: nothing rebinds it in between)
+        # (y is bound once; bound in between, it held another iteration's value, or none)
+        return (k, y) if start > loud and self.bound.get(y, -1) < start else None
 
     def rewrite(self, s, loud):
         """The statements that replace `s`, or None."""
@@ -253,6 +255,7 @@ def collect(body, params, facts):
                 s = block[at]
             if names and binds[names[0]] == 1 and (sc := _scaled(s.value)) is not None and binds[sc[1]] <= 1:
                 table.scaled[names[0]] = (*sc, at)
+            table.bound.update(dict.fromkeys(an.targets(s), at))
             at += 1
     return body, touched
 
