@@ -161,3 +161,14 @@ def test_inf_and_nan_inputs_give_the_same_result(a, b):
 def test_collected_difference_reads_as_documented():
     x = np.ones(3)
     assert "6.0 * (a - b)" in s2s.source(s2s.jit(scaled_difference), x, x)
+
+
+def unknown_count(x, n, t):
+    return x / n * 2 * t
+
+
+def test_factors_that_meet_nothing_stay_where_they_were():
+    x, t = np.arange(1.0, 4.0), np.ones(3)
+    src = s2s.source(s2s.jit(unknown_count), x, 4, t)
+    assert "x / n * 2 * t" in src.replace("(", "").replace(")", ""), src
+    np.testing.assert_array_equal(s2s.jit(unknown_count)(x, 4, t), unknown_count(x, 4, t))

@@ -7,7 +7,8 @@ A value `b = k * y` (`y * k`, `y / k`, or `y + y` as `2 * y`: k a number literal
 read once, by a statement later in the same block, lends its factor to that statement:
 `a = b * c2` with c2 a literal becomes `a = (k * c2) * y`; `a = b * z` (or `z * b`, `b / z`)
 becomes `a = k * s` after a new `s = y * z`; `a = b ± c` with `c = k * w` of the same k becomes
-`a = k * s` after `s = y ± w`. The `b` left unread is dead code.
+`a = k * s` after `s = y ± w`. The `b` left unread is dead code. A run in which no two factors
+meet (every rewrite only moved one) is undone: the code stays as written.
 
 This reassociates: results may differ in the last bits (`x / 3 * 2` is `x * 0.6666666666666666`),
 and a product whose intermediate would overflow to inf (or underflow to 0) may not in the
@@ -153,6 +154,7 @@ class _Function:
         self.binds = collections.Counter(t for s in an.walk_stmts(body) for t in _bound(s))
         self.binds.update(params)
         self.reads = collections.Counter(an.loads(body))
+        self.merges = 0  # rewrites where two factors became one
 
     @functools.cached_property
     def floats(self) -> set[str]:
@@ -196,12 +198,13 @@ class _Block:
         if isinstance(v.op, (gast.Add, gast.Sub)):  # k * y ± k * w
             if lhs is None or rhs is None or lhs[0] != rhs[0] or type(lhs[0]) is not type(rhs[0]):
                 return None
-            return self._collected(s, lhs[0], lhs[1], v.op, rhs[1])
+            return self._collected(s, lhs[0], lhs[1], v.op, rhs[1], merges=True)
         if lhs is not None and c is not None:  # (k * y) * c, (k * y) / c
             k = lhs[0] * c if isinstance(v.op, gast.Mult) else lhs[0] / c
             if not (_factor(c) and _factor(k)):
                 return None
             s.value = A.binop(A.const(k), gast.Mult(), A.name(lhs[1]))
+            self.fn.merges += 1
             return [s]
         if c is not None or _literal(v.left) is not None:
             return None
@@ -210,12 +213,14 @@ class _Block:
         if lhs is None and rhs is None:  # (k * y) * z, z * (k * y), (k * y) * (c * w)
             return None
         k = (lhs[0] if lhs else 1) * (rhs[0] if rhs else 1)
-        return self._collected(s, k, lhs[1] if lhs else v.left.id, v.op, rhs[1] if rhs else v.right.id)
+        return self._collected(s, k, lhs[1] if lhs else v.left.id, v.op, rhs[1] if rhs else v.right.id,
+                               merges=bool(lhs and rhs))
 
-    def _collected(self, s, k, y, op, z):
-        """`s` as k times a new value `y op z`, if that and k qualify."""
+    def _collected(self, s, k, y, op, z, merges=False):
+        """`s` as k times a new value `y op z`, if that and k qualify (`merges`: two factors meet)."""
         if not (_factor(k) and (isinstance(op, gast.Div) or y in self.fn.floats or z in self.fn.floats)):
             return None
+        self.fn.merges += merges
         part = self.fn.namer.fresh("sc")
         self.fn.floats.add(part)
         s.value = A.binop(A.const(k), gast.Mult(), A.name(part))
@@ -236,6 +241,7 @@ def collect(body, params, facts):
     fn = _Function(body, params, facts)
     binds, reads = fn.binds, fn.reads
     touched: set[str] = set()
+    undo = []  # (block, index, statement, its value before, statements it became)
     for block in list(_blocks(body)):
         table, at, loud = _Block(fn), 0, -1
         while at < len(block):
@@ -243,8 +249,10 @@ def collect(body, params, facts):
             names = an.targets(s) if _quiet(s) else []
             if not names:
                 loud = at
+            old = getattr(s, "value", None)
             new = table.rewrite(s, loud) if names and binds[names[0]] == 1 else None
             if new is not None:
+                undo.append((block, at, s, old, len(new)))
                 facts["notes"].forget(s)
                 touched.update(names, *(an.loads(n) for n in new), *(an.targets(n) for n in new))
                 for n in new[:-1]:
@@ -257,6 +265,11 @@ def collect(body, params, facts):
                 table.scaled[names[0]] = (*sc, at)
             table.bound.update(dict.fromkeys(an.targets(s), at))
             at += 1
+    if not fn.merges:  # factors only moved, none met another: the code as it was reads better
+        for block, at, s, old, n in reversed(undo):
+            s.value = old
+            block[at:at + n] = [s]
+        return body, set()
     return body, touched
 
 
