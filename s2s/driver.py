@@ -338,9 +338,10 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
     of arrays, for a version specialized on them (`_shape_guard`)."""
     def build():
         kinds = {i: nd for i, _, nd in arrays} | {i: "float" for i in floats}
-        core = _generated_core(fn, kinds, {i: d for i, d, _ in arrays}) or core_of(fn)
+        generated = _generated_core(fn, kinds, {i: d for i, d, _ in arrays})
+        core = generated or core_of(fn)
         name = f"jit_{core.name}"
-        node = core.node if core.settled else clone(core.node)  # (a generated core is a copy already)
+        node = core.node if generated else clone(core.node)  # (a generated core is a copy already; core_of's is cached)
         node.name = name
         ns = dict(core.ns)  # inlining adds the callees' globals
         known = {"ns": ns, "callees": _inline_callees(ns),

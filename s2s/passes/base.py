@@ -59,16 +59,17 @@ def mutated(call):
 
 def assigns(stmt) -> set[str]:
     """Every name a statement binds, blocks included (targets of item stores count as their base)."""
-    out = set()
-    for s in an.walk_stmts([stmt]):
-        out.update(an.targets(s))
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
-            base = s.targets[0].value
-            while isinstance(base, gast.Subscript):
-                base = base.value
-            if isinstance(base, gast.Name):
-                out.add(base.id)
-    return out
+    return set().union(*(bound(s) for s in an.walk_stmts([stmt])))
+
+
+def bound(s) -> list[str]:
+    """The names one statement binds, not looking into its blocks (an item store's base counts)."""
+    if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+        base = s.targets[0].value
+        while isinstance(base, gast.Subscript):
+            base = base.value
+        return [base.id] if isinstance(base, gast.Name) else []
+    return an.targets(s)
 
 
 class Notes:

@@ -55,7 +55,7 @@ import gast
 from .. import analysis as an
 from ..ir import build as A
 from ..ir.names import Namer
-from .base import Pass, pure
+from .base import Pass, bound, pure
 
 _LIMIT = 2.0 ** 16
 _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Pow)
@@ -151,7 +151,7 @@ class _Function:
 
     def __init__(self, body, params, facts):
         self.body, self.params, self.known = body, params, facts["known"]
-        self.binds = collections.Counter(t for s in an.walk_stmts(body) for t in _bound(s))
+        self.binds = collections.Counter(t for s in an.walk_stmts(body) for t in bound(s))
         self.binds.update(params)
         self.reads = collections.Counter(an.loads(body))
         self.merges = 0  # rewrites where two factors became one
@@ -225,14 +225,6 @@ class _Block:
         self.fn.floats.add(part)
         s.value = A.binop(A.const(k), gast.Mult(), A.name(part))
         return [A.assign(part, A.binop(A.name(y), type(op)(), A.name(z))), s]
-
-
-def _bound(s) -> list[str]:
-    """The names a simple statement binds or stores an item of."""
-    t = s.targets[0] if isinstance(s, gast.Assign) else None
-    while isinstance(t, gast.Subscript):
-        t = t.value
-    return [t.id] if isinstance(t, gast.Name) and t is not s.targets[0] else an.targets(s)
 
 
 def collect(body, params, facts):

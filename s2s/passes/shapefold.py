@@ -136,17 +136,20 @@ def shape_of(v, shapes):
 class Shapes(dict):
     """Name -> shape; `stop`: the global names bound to `s2s.stop_gradient`; `seqs`: parameter ->
     (container type name, item shapes) of the tuples and lists of arrays bound once; `tuples`:
-    name -> the tuple display bound to it once (a folded shape, whose items fold too)."""
+    name -> the tuple display bound to it once (a folded shape, whose items fold too; `fold_shapes`
+    fills it); `counts`: how many statements bind each name."""
 
     stop: frozenset = frozenset()
     seqs: dict
-    tuples: dict = {}
+    tuples: dict
+    counts: dict
 
 
 def known_shapes(body, params, known) -> Shapes:
     """The shape of every name bound once whose value's shape follows from the arguments'."""
     counts = an.assigned_counts(body, params)
     shapes = Shapes((p, s) for p, s in known.get("shapes", {}).items() if counts[p] == 1)
+    shapes.counts, shapes.tuples = counts, {}
     shapes.stop = frozenset(n for n, v in known.get("ns", {}).items()
                             if (r := record.of(v)) is not None and r.prim == "stop_gradient")
     shapes.update({p: () for p in known.get("floats", ()) if counts[p] == 1})
@@ -191,11 +194,11 @@ def _folded(v, shapes):
             return A.tuple_([A.const(n) for n in shape]) if v.attr == "shape" else \
                 A.const(len(shape) if v.attr == "ndim" else math.prod(shape))
         return None
-    if isinstance(v, gast.Subscript) and (_literal_int(v.slice) is not None):  # an item of a shape
+    if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Constant) and type(v.slice.value) is int:
         elts = v.value.elts if isinstance(v.value, gast.Tuple) else \
             shapes.tuples[v.value.id].elts if isinstance(v.value, gast.Name) and v.value.id in shapes.tuples else ()
-        if elts and all(isinstance(e, gast.Constant) for e in elts) and -len(elts) <= _literal_int(v.slice) < len(elts):
-            return A.const(elts[_literal_int(v.slice)].value)
+        if elts and all(isinstance(e, gast.Constant) for e in elts) and -len(elts) <= v.slice.value < len(elts):
+            return A.const(elts[v.slice.value].value)  # an item of a shape (core form writes -1 as a literal)
         return None
     if not isinstance(v, gast.Call) or v.keywords:
         return None
@@ -225,20 +228,12 @@ def _folded(v, shapes):
     return None
 
 
-def _literal_int(e):
-    if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
-        inner = _literal_int(e.operand)
-        return None if inner is None else -inner
-    return e.value if isinstance(e, gast.Constant) and type(e.value) is int else None
-
-
 def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     known, notes = facts["known"], facts["notes"]
     if not known.get("shapes") and not known.get("items"):
         return body, set()
     shapes = known["name_shapes"] = known_shapes(body, params, known)  # (the last run's: array_methods reads them)
-    counts = an.assigned_counts(body, params)
-    shapes.tuples = {}
+    counts = shapes.counts
     touched: set[str] = set()
     for s in an.walk_stmts(body):  # (in program order: a shape folded here, its items fold below)
         if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None:

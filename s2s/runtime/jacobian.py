@@ -180,7 +180,7 @@ def diag_jacobian(fn, x, *args):
     if type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f":  # the common cases, quickly
         if type(t) is np.ndarray and t.shape == x.shape and t.dtype == x.dtype:
             square = t.dot(t)
-            return _diag_vector(t) if square - square == 0 else None
+            return _diag_vector(t.shape[0], t.dtype, t) if square - square == 0 else None
         if type(t) is float or isinstance(t, np.generic) and t.dtype == x.dtype:
             return diag_const(x, t) if t - t == 0 else None
     if type(x) is not np.ndarray and _is_tree(x) or type(t) is not np.ndarray and _is_tree(t):
@@ -213,10 +213,7 @@ def diag_const(x, c):
     """The Jacobian (x.shape + x.shape) with the number `c` at each diagonal position, in x's
     floating dtype: what `diag_jacobian` gives when a specialized Jacobian's diagonal is `c`."""
     if type(x) is np.ndarray and x.ndim == 1:  # the common case, quickly
-        n = x.shape[0]
-        out = np.zeros((n, n), dtype=_float_dtype(x))
-        out.flat[::n + 1] = c
-        return out
+        return _diag_vector(x.shape[0], _float_dtype(x), c)
     xp = namespace(x)
     return jac_diag(xp.broadcast_to(xp.asarray(c, dtype=_float_dtype(x)), np.shape(x)))
 
@@ -231,18 +228,18 @@ def scalar_output(out) -> bool:
     return np.ndim(out) == 0 and dt.kind in "fc"
 
 
-def _diag_vector(t):
-    """np.diag of a NumPy vector, without np.diag's general path (half its time on a few elements)."""
-    n = t.shape[0]
-    out = np.zeros((n, n), dtype=t.dtype)
-    out.flat[::n + 1] = t
+def _diag_vector(n: int, dtype, diagonal):
+    """The n x n NumPy matrix with `diagonal` (a vector or a number) on its diagonal: np.diag of
+    a vector without np.diag's general path (half its time on a few elements)."""
+    out = np.zeros((n, n), dtype=dtype)
+    out.flat[::n + 1] = diagonal
     return out
 
 
 def jac_diag(t):
     """The Jacobian (t.shape + t.shape) whose diagonal is `t` and every other entry zero."""
     if type(t) is np.ndarray and t.ndim == 1:
-        return _diag_vector(t)
+        return _diag_vector(t.shape[0], t.dtype, t)
     xp = namespace(t)
     t = xp.asarray(t)
     if t.ndim == 1:
