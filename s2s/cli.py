@@ -82,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     ops = commands.add_parser("ops", help="list every operation s2s recognizes and which rules it has")
     ops.add_argument("--json", action="store_true", help="machine-readable output")
-    ops.add_argument("--markdown", action="store_true", help="the README's coverage table")
+    ops.add_argument("--markdown", action="store_true", help="the coverage table of docs/operations.md")
     return parser
 
 

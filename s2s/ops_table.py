@@ -1,5 +1,5 @@
 """The operations s2s recognizes, and which rules each has: the data behind `python -m s2s ops`
-and the README's coverage table."""
+and the coverage table of docs/operations.md."""
 from __future__ import annotations
 
 import numpy as np
@@ -94,7 +94,7 @@ def text(rows: list[dict]) -> str:
 
 
 def markdown(rows: list[dict]) -> str:
-    """The README's coverage table (`python -m s2s ops --markdown`): operations grouped by kind
+    """The coverage table of docs/operations.md (`python -m s2s ops --markdown`): operations grouped by kind
     and by which rules they have."""
     s = summary(rows)
     out = [f"{s['operations']} operations: {s['differentiable_with_vjp_and_jvp']} differentiable with reverse "

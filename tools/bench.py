@@ -4,7 +4,8 @@ hand-written NumPy (and autograd and JAX when they are importable), in one proce
     python tools/bench.py                      # every workload and size (several minutes)
     python tools/bench.py --quick              # smallest sizes, fewer repeats (under 2 minutes)
     python tools/bench.py --only W4 --only W7  # some workloads
-    python tools/bench.py --out tools/results/bench-baseline.md   # also write the tables (+ .png)
+    python tools/bench.py --out results.md     # also write the tables to a file (+ .png)
+    python tools/bench.py --docs               # write the run's tables into docs/benchmarks.md
 
 For every (workload, size) each implementation is built and called once (that call is the
 "first call" column: transform, compile and run; for s2s each implementation gets a fresh copy
@@ -560,6 +561,23 @@ def bar_chart(rows: list[dict], path: str) -> bool:
     return True
 
 
+DOCS_PAGE = os.path.join(os.path.dirname(TOOLS), "docs", "benchmarks.md")
+DOCS_BEGIN = "<!-- written by `python tools/bench.py --docs`"
+DOCS_END = "<!-- end of the benchmark run -->"
+
+
+def write_docs(text: str, path: str = DOCS_PAGE) -> None:
+    """Put a run's tables (`text`, what `--out` writes under its title) on the benchmarks page,
+    in place of the run between its markers; the page's prose around them stays."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    start = next(i for i, line in enumerate(lines) if line.startswith(DOCS_BEGIN)) + 1
+    end = lines.index(DOCS_END, start)
+    lines[start:end] = ["", *text.rstrip("\n").split("\n"), ""]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smallest sizes, 1 round of short samples")
@@ -570,6 +588,8 @@ def main(argv=None) -> int:
                         help="seconds per implementation per round (default 0.5; quick 0.1)")
     parser.add_argument("--repeat", type=int, default=5, help="samples per implementation per round (default 5)")
     parser.add_argument("--out", help="write the tables to this Markdown file (and a .png chart beside it)")
+    parser.add_argument("--docs", action="store_true",
+                        help="write the tables into docs/benchmarks.md, in place of the run there")
     args = parser.parse_args(argv)
     rounds = args.rounds or (2 if args.quick else 3)
     min_time = args.min_time or (0.1 if args.quick else 0.5)
@@ -607,6 +627,9 @@ def main(argv=None) -> int:
     if args.out:
         write_report(args.out, "Benchmark suite results", text, lambda png: bar_chart(rows, png))
         print(f"tables: {os.path.relpath(args.out)}")
+    if args.docs:
+        write_docs(text)
+        print(f"tables: {os.path.relpath(DOCS_PAGE)}")
     return 1 if any("error" in r for r in rows) else 0
 
 

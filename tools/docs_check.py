@@ -176,6 +176,7 @@ def check_block(block: Block, out_blocks: dict) -> str | None:
     unknown = d.keys() - {"run", "then", "excerpt", "env"}
     assert not unknown, f"{block.where}: unknown directive {sorted(unknown)}"
     if "excerpt" in d:
+        d["excerpt"] = d["excerpt"].removeprefix("of ").strip()
         path = os.path.join(ROOT, d["excerpt"])
         assert os.path.exists(path), f"{block.where}: no file {d['excerpt']}"
         src = [ln.rstrip() for ln in open(path, encoding="utf-8").read().split("\n")]

@@ -6,7 +6,7 @@ result, and the blocks are shared among threads (NumPy releases the GIL in its l
 element goes through the same ufuncs with the same operands in the same order as the unfused
 expression, so results are bitwise equal; a fused `xp.sum` adds per-block sums (a different
 summation order than NumPy's pairwise sum: equal up to rounding). Measured against a numba
-`prange` loop and numba with fastmath: see the README's jit section. `S2S_NO_FUSE=1` turns
+`prange` loop and numba with fastmath: see docs/jit.md. `S2S_NO_FUSE=1` turns
 fusion off.
 """
 from __future__ import annotations

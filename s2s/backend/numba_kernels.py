@@ -8,8 +8,8 @@ pass over memory, no block-sized temporaries and loops LLVM vectorizes make this
 kernel for arithmetic, comparisons, `where`, `maximum`/`minimum`, `abs`, `sqrt` and `exp`, which
 is the kernel's own branch-free `_exp` (numba would call the C library's scalar `exp`); `log`,
 `tanh`... have no such form here, and NumPy's SIMD loops beat the C library's scalar calls, so
-an expression with one of those keeps the NumPy block kernel (`wanted`; measured in the README's
-jit section).
+an expression with one of those keeps the NumPy block kernel (`wanted`; measured in docs/jit.md,
+Fusion).
 
 Values: arithmetic and comparisons are IEEE operations in the same order as NumPy's, `x ** 2`
 is `x * x` as in NumPy; `where`, `maximum` and `minimum` propagate NaN as NumPy does; division
@@ -52,8 +52,8 @@ def available() -> bool:
 
 
 def wanted(expr, reduce=None) -> bool:
-    """Whether numba's loop beats NumPy's blocked ufuncs on `expr` (measured: README's jit
-    section): anything without a transcendental function other than `exp` (the kernel's own,
+    """Whether numba's loop beats NumPy's blocked ufuncs on `expr` (measured: docs/jit.md,
+    Fusion): anything without a transcendental function other than `exp` (the kernel's own,
     SIMD) or a power other than `** 2`, where NumPy's SIMD `log`/`tanh`/... loops beat numba's
     scalar calls to the C library."""
     for n in gast.walk(expr):

@@ -623,7 +623,7 @@ class Normalizer:
             return
         self.fail(node, f"s2s cannot differentiate through indexing an object of type {type(obj).__name__} with a computed "
                         "index: it would treat the result as a constant.",
-                  "Compute the value with NumPy functions s2s knows (see the README's list), or index an array.")
+                  "Compute the value with NumPy functions s2s knows (see docs/operations.md), or index an array.")
 
     def concat_trick(self, node, helper):
         """`np.r_[a, b]` / `np.c_[a, b]` of arrays and numbers: a call with derivative rules."""
@@ -709,7 +709,7 @@ class Normalizer:
             label = getattr(obj, "__name__", "fn")
             return A.call(A.name(self.bind(label if label != "<lambda>" else "lambda_", obj)), args, kws)
         self.fail(node, f"s2s has no derivative rule for `{_dotted(func)}` ({getattr(obj, '__name__', obj)!r}).",
-                  "Use a supported NumPy function (see the README's list), write it in Python, "
+                  "Use a supported NumPy function (see docs/operations.md), write it in Python, "
                   "or register rules with s2s.defvjp / s2s.defjvp.")
 
     def method_call(self, node):
