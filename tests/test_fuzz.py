@@ -48,7 +48,7 @@ def _assert_holds(failures, prop):
     "purity",
     "cache",  # the cold/warm comparison goes through jacrev
     "global",  # a transformed object sees the new global
-    "vmap",  # masked regions, creation ops with per-example values (tools/fuzz_findings.md, phase 3)
+    "vmap",  # masked regions, creation ops with per-example values
 ])
 def test_fuzzed_programs_satisfy(campaign, prop):
     _assert_holds(campaign, prop)

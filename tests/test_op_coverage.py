@@ -1,8 +1,9 @@
 """Coverage of NumPy: every operation s2s.numpy exports has rules (or is declared without
 derivative), every differentiable one is in the sweep's spec table, `python -m s2s ops` reports
-them, the README's table is its output, and the no-derivative operations are recognized."""
+them, docs/operations.md's table is its output, and the no-derivative operations are recognized."""
 import json
 import math
+import os
 import subprocess
 import sys
 
@@ -65,10 +66,10 @@ def test_ops_command_counts_and_lists():
     assert f"{len(rows)} operations" in text.splitlines()[-1]
 
 
-def test_readme_table_is_the_ops_output():
-    readme = open("README.md").read()
-    assert ops_table.markdown(ops_table.operations()) in readme, \
-        "README's coverage table is stale: regenerate it with `python -m s2s ops --markdown`"
+def test_docs_table_is_the_ops_output():
+    page = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "operations.md")).read()
+    assert ops_table.markdown(ops_table.operations()) in page, \
+        "docs/operations.md's coverage table is stale: regenerate it with `python tools/docs_check.py --write`"
 
 
 def uses_nondiff(x):

@@ -166,15 +166,15 @@ def test_random_broadcasting_programs():
     assert checked == 40
 
 
-def test_readme_example_prints_what_the_readme_shows(tmp_path):
+def test_docs_example_prints_what_the_docs_show(tmp_path):
     import pathlib
     import re
     import subprocess
     import sys
-    readme = (pathlib.Path(__file__).parent.parent / "README.md").read_text()
+    page = (pathlib.Path(__file__).parent.parent / "docs" / "jit.md").read_text()
     m = re.search(r"```python\n(import numpy as np\nimport s2s\n\ndef loss\(params, x, y\):.*?)```\n\n```\n(.*?)```",
-                  readme, re.S)
-    assert m, "the README's shape-specialization example"
+                  page, re.S)
+    assert m, "the shape-specialization example of docs/jit.md"
     (tmp_path / "ex.py").write_text(m.group(1))
     out = subprocess.run([sys.executable, "ex.py"], cwd=tmp_path, capture_output=True, text=True, check=True).stdout
     assert out.strip() == m.group(2).strip()

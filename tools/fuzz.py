@@ -198,7 +198,8 @@ class Program:
         for k, blk in enumerate(self.blocks):
             lines, h = block_lines(blk, self.ret)
             # each block's copy gets its own name: `acc = a; acc += ...; a = ...` across blocks
-            # trips a false alias error (tools/fuzz_findings.md, item 4)
+            # trips a false alias error (frontend/aliases.py takes the later `a = acc.copy()` for a
+            # read of `a`)
             body += ["    " + re.sub(r"\ba\b", f"a{k}", ln) for ln in lines]
             helpers |= h
         body.append(f"    return {self.ret}")
@@ -484,8 +485,8 @@ def p_vmap_grad(mod, x, y, rng):
 PROPERTIES = {"grad_fd": p_grad_fd, "jvp_vjp": p_jvp_vjp, "jacfwd_jacrev": p_jac, "hessian": p_hessian,
               "vjp_twice": p_vjp_twice, "purity": p_purity, "jit": p_jit, "cache": p_cache,
               "global": p_global, "vmap": p_vmap}
-# opt-in (--props): known gaps remain (tools/fuzz_findings.md, phase 3), so the campaign's default
-# set leaves them out until they are closed
+# opt-in (--props): known gaps remain (ops that vmap batches by a loop over the examples have no
+# derivative there), so the campaign's default set leaves them out until they are closed
 OPTIONAL = {"vmap_grad": p_vmap_grad}
 
 
