@@ -11,7 +11,8 @@ What a block is, by the fence's language and the HTML comments on the lines righ
 - ```python: written to `ex.py` in an empty directory and run there (`python ex.py`, this
   checkout first on the path). A ```text block right after it (blank lines between at most) is
   its expected standard output (a ```c block there: the C source it prints).
-- `<!-- docs: env NAME=VALUE ... -->`: environment variables for that run.
+- `<!-- docs: env NAME=VALUE ... -->`: environment variables for that run (s2s's own `S2S_*`
+  switches are cleared for every run, so a page shows the defaults unless it says otherwise).
 - `<!-- docs: then `CODE` -->` (on a python or text block): the previous python block with CODE
   appended is run; the block is what CODE prints (e.g. the source s2s generates for a function
   the previous block defined, whose line numbers are that block's).
@@ -117,7 +118,9 @@ def parse(page: str) -> tuple[list[str], list[Block], list[Region]]:
 
 
 def _env(extra: str = "") -> dict:
-    env = dict(os.environ)
+    """This environment with this checkout first on the path and without s2s's switches
+    (`S2S_NO_NUMBA`, `S2S_NO_FUSE`, ...: a page says which it sets), plus `extra`'s."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("S2S_") or k == "S2S_CACHE_DIR"}
     env["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in [env.get("PYTHONPATH")] if p])
     for item in shlex.split(extra):
         name, _, value = item.partition("=")
