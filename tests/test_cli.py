@@ -1,5 +1,6 @@
 """Tests for ``python -m s2s dump``: target errors exit 2 with one line on stderr."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -8,19 +9,43 @@ from pathlib import Path
 import pytest
 
 from s2s import cli
+from s2s.errors import shown_path
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+_CWD: list[Path] = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _cli_cwd(tmp_path_factory):
+    """The CLI runs from a directory beside the tests' temporary files, never an ancestor of
+    them, so a message's relative path differs from its absolute one on every machine."""
+    _CWD[:] = [tmp_path_factory.mktemp("cwd")]
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     return subprocess.run(
         [sys.executable, "-m", "s2s", *args],
-        cwd=ROOT,
+        cwd=_CWD[0],
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+def shown_by_cli(path: Path) -> str:
+    """`path` as s2s prints it in the CLI's process (s2s's own rule, from that process's working
+    directory), wherever the checkout and the temporary directory are."""
+    here = os.getcwd()
+    os.chdir(_CWD[0])
+    try:
+        return shown_path(str(path))
+    finally:
+        os.chdir(here)
 
 
 @pytest.fixture
@@ -143,7 +168,9 @@ def test_s2s_error_is_one_line(tmp_path):
     path = tmp_path / "cli_bad_mod.py"
     path.write_text("import numpy as np\n\n\ndef f(x):\n    try:\n        return x\n    finally:\n        pass\n")
     proc = run_cli("dump", f"{path}:f")
-    assert_one_line_error(proc, str(path), ":5", "try")
+    shown = shown_by_cli(path)
+    assert not os.path.isabs(shown) and str(path) not in shown  # relative, from beside the file
+    assert_one_line_error(proc, shown + ":5", "try")
 
 
 @pytest.mark.parametrize("transform", ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "jit"])
