@@ -4,7 +4,7 @@
 ``JAX_TODAY`` (checked exactly), and the tutorial's 2020 JAX printed ``SEED_PRINTED``, whose
 float32 inverse error function differed in the last one or two bits (checked to 1e-6). Then
 ``device_put`` / ``block_until_ready`` around the tutorial's matrix product (NumPy: ``device_put``
-makes arrays, ``block_until_ready`` returns its argument; see the README), and ``grad`` of a
+makes arrays, ``block_until_ready`` returns its argument; see docs/backends.md), and ``grad`` of a
 logistic sum against the tutorial's printed gradient and central finite differences.
 The parts of the tutorial that need ``vmap`` live elsewhere.
 """

@@ -7,7 +7,7 @@ generated code, the forward sweep saves each overwritten ``h`` on a list, and th
 runs the loop in reverse.
 
 Checked against hand-written backpropagation through time in NumPy (and one directional central
-difference). ``tools/bench_rnn.py`` times the two.
+difference). ``tools/bench/bench_rnn.py`` times the two.
 """
 
 import numpy as np

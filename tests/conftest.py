@@ -1,9 +1,18 @@
-"""Known gaps, tracked on the open issues: these tests describe behaviour s2s does not have yet.
+"""The suite, by subject: api/, reverse/, forward/, jacobian/, vmap/, jit/ (kernels, dispatch),
+passes/, ops/, frontend/ (errors, core form, caching), cli/ (dump, golden files), backends/,
+architecture/, random/, programs/ (seeds, corpus, fuzzing), tools/; shared modules in support/.
 
+Known gaps, tracked on the open issues: these tests describe behaviour s2s does not have yet.
 They run on every CI pass and are reported as xfail (strict: a test that starts passing fails the
 run, so the entry must be removed here when the feature lands). Nothing here is skipped.
 """
+import sys
+from pathlib import Path
+
 import pytest
+
+# tests live in folders by subject; their shared modules (corpus, op specs, comparisons) in support/
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 KNOWN_GAPS = {
 }

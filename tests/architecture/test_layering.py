@@ -1,0 +1,159 @@
+"""The import graph of s2s reads in one direction.
+
+Each module belongs to a layer; a module imports only modules of earlier layers, or of its own
+package within its layer (frontend, transforms and passes never import each other). There is no
+cycle, and no import inside a function except of an optional dependency.
+"""
+
+import ast
+import os
+
+import paths
+import pytest
+
+ROOT = str(paths.ROOT / "s2s")
+
+# Earlier layers first. A name stands for the module and everything under it.
+LAYERS = [
+    ["s2s.errors", "s2s.tree", "s2s.record", "s2s.stats"],  # leaves
+    ["s2s.config"],                                  # run-time settings
+    ["s2s.arrays"],                                  # array backends (NumPy, CuPy, Dask): which one a call uses
+    ["s2s.devices"],                                 # device_put/block_until_ready
+    ["s2s.runtime"],                                 # helpers generated code calls (`rt`)
+    ["s2s.ir"],                                      # core form, names, node building, validator
+    ["s2s.primitives"],                              # the rule tables
+    ["s2s.analysis"],                                # analyses of core form (consult the rule tables)
+    ["s2s.frontend", "s2s.transforms", "s2s.passes"],  # independent of each other
+    ["s2s.backend"],                                 # codegen and loader
+    ["s2s.cachekey"],                                # the cache key of a user function, watched per call
+    ["s2s.driver"],                                  # core_of, caches, the call graph
+    ["s2s.custom"],                                  # user-defined rules
+    ["s2s.dispatch"],                                # generated fast paths for calls
+    ["s2s.api"],                                     # the transforms users call
+    ["s2s.ops_table"],                               # what `python -m s2s ops` lists
+    ["s2s.numpy", "s2s.random"],                     # jnp and the random module
+    ["s2s"],                                         # the package's namespace
+    ["s2s.test_util", "s2s.cli"],                    # tools built on the public API
+    ["s2s.__main__"],                                # `python -m s2s`
+]
+OPTIONAL = {"pygments", "numba"}  # optional extras, imported where they are used
+
+
+def module_files() -> dict[str, str]:
+    out = {}
+    for dirpath, _, files in os.walk(ROOT):
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(dirpath, f)
+                rel = os.path.relpath(path, os.path.dirname(ROOT))[:-3].replace(os.sep, ".")
+                out[rel.removesuffix(".__init__")] = path
+    return out
+
+
+MODULES = module_files()
+
+
+def group_of(mod: str) -> tuple[int, str]:
+    """(layer index, the layer entry `mod` falls under): the longest matching entry wins."""
+    best = None
+    for i, layer in enumerate(LAYERS):
+        for entry in layer:
+            under = mod == entry or entry != "s2s" and mod.startswith(entry + ".")
+            if under and (best is None or len(entry) > len(best[1])):
+                best = (i, entry)
+    assert best is not None, f"{mod} is in no layer: add it to LAYERS in tests/test_layering.py"
+    return best
+
+
+def imports_of(mod: str) -> tuple[list[str], list[tuple[int, str]]]:
+    """(s2s modules `mod` imports at module level, (line, name) of imports inside functions)."""
+    path = MODULES[mod]
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    package = mod if path.endswith("__init__.py") else mod.rpartition(".")[0]
+    edges, local = [], []
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Import, ast.ImportFrom)):
+            continue
+        names = _targets(node, package)
+        if _inside_function(tree, node):
+            local.extend((node.lineno, n) for n in names if n.split(".")[0] not in OPTIONAL)
+        edges.extend(n for n in names if n == "s2s" or n.startswith("s2s."))
+    return edges, local
+
+
+def _inside_function(tree, target) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if any(n is target for n in ast.walk(node)):
+                return True
+    return False
+
+
+def _targets(node, package: str) -> list[str]:
+    """The modules an import statement loads (a submodule named in `from pkg import sub` counts)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    base = package
+    for _ in range(node.level - 1):
+        base = base.rpartition(".")[0]
+    if node.level:
+        base = f"{base}.{node.module}" if node.module else base
+    else:
+        base = node.module
+    out = []
+    for a in node.names:
+        sub = f"{base}.{a.name}"
+        out.append(sub if sub in MODULES else base)
+    return out
+
+
+GRAPH = {mod: sorted(set(imports_of(mod)[0]) - {mod}) for mod in MODULES}
+
+
+@pytest.mark.parametrize("mod", sorted(MODULES))
+def test_imports_point_down(mod):
+    layer, entry = group_of(mod)
+    for dep in GRAPH[mod]:
+        if dep not in MODULES:
+            continue
+        dlayer, dentry = group_of(dep)
+        assert dlayer < layer or dentry == entry, (
+            f"{mod} (layer {layer}: {entry}) imports {dep} (layer {dlayer}: {dentry}): an upward or sideways edge")
+
+
+@pytest.mark.parametrize("mod", sorted(MODULES))
+def test_no_function_local_imports(mod):
+    _, local = imports_of(mod)
+    assert not local, f"{mod} imports inside a function: {local}; import at module level"
+
+
+def test_no_import_cycle():
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(m):
+        state[m] = 1
+        path.append(m)
+        for d in GRAPH.get(m, ()):
+            if state.get(d) == 1:
+                pytest.fail("import cycle: " + " -> ".join(path[path.index(d):] + [d]))
+            if d in GRAPH and d not in state:
+                visit(d)
+        path.pop()
+        state[m] = 2
+
+    for m in sorted(GRAPH):
+        if m not in state:
+            visit(m)
+
+
+def test_the_checker_sees_upward_and_local_imports(tmp_path, monkeypatch):
+    """The test itself can fail: a planted upward import and a function-local one are reported."""
+    fake = tmp_path / "s2s" / "ir"
+    fake.mkdir(parents=True)
+    (fake / "bad.py").write_text("from .. import driver\n\ndef f():\n    import gast\n")
+    monkeypatch.setitem(MODULES, "s2s.ir.bad", str(fake / "bad.py"))
+    edges, local = imports_of("s2s.ir.bad")
+    assert edges == ["s2s.driver"]
+    assert local == [(4, "gast")]
+    assert group_of("s2s.driver")[0] > group_of("s2s.ir.bad")[0]

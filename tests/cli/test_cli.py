@@ -1,0 +1,182 @@
+"""Tests for ``python -m s2s dump``: target errors exit 2 with one line on stderr."""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from paths import ROOT
+
+from s2s import cli
+from s2s.errors import shown_path
+
+_CWD: list[Path] = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _cli_cwd(tmp_path_factory):
+    """The CLI runs from a directory beside the tests' temporary files, never an ancestor of
+    them, so a message's relative path differs from its absolute one on every machine."""
+    _CWD[:] = [tmp_path_factory.mktemp("cwd")]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run(
+        [sys.executable, "-m", "s2s", *args],
+        cwd=_CWD[0],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def shown_by_cli(path: Path) -> str:
+    """`path` as s2s prints it in the CLI's process (s2s's own rule, from that process's working
+    directory), wherever the checkout and the temporary directory are."""
+    here = os.getcwd()
+    os.chdir(_CWD[0])
+    try:
+        return shown_path(str(path))
+    finally:
+        os.chdir(here)
+
+
+@pytest.fixture
+def target_file(tmp_path):
+    path = tmp_path / "cli_target_mod.py"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            import numpy as np
+
+
+            def f(x):
+                return np.sum(np.sin(x))
+
+
+            not_a_function = 3
+            """
+        )
+    )
+    return path
+
+
+@pytest.fixture
+def in_process(monkeypatch):
+    """Undo what loading a target in this process does to ``sys.path`` and ``sys.modules``."""
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    yield
+    for name in ("cli_target_mod", "_s2s_target_cli_target_mod"):
+        sys.modules.pop(name, None)
+
+
+def assert_one_line_error(proc, *fragments):
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("s2s: error: ")
+    for fragment in fragments:
+        assert fragment in lines[0]
+    assert proc.stdout == ""
+
+
+def test_missing_file(tmp_path):
+    missing = tmp_path / "nope.py"
+    assert_one_line_error(run_cli("dump", f"{missing}:f"), "no such file", str(missing))
+
+
+def test_missing_function(target_file):
+    assert_one_line_error(run_cli("dump", f"{target_file}:g"), "no function 'g'")
+
+
+def test_target_that_is_not_callable(target_file):
+    assert_one_line_error(
+        run_cli("dump", f"{target_file}:not_a_function"), "not a function"
+    )
+
+
+def test_missing_module():
+    assert_one_line_error(
+        run_cli("dump", "no_such_module_for_s2s_cli:f"), "no module named"
+    )
+
+
+@pytest.mark.parametrize(
+    "target", ["just_a_name", ":f", "mod:", "mod:not-an-identifier"]
+)
+def test_bad_target_syntax(target):
+    assert_one_line_error(run_cli("dump", target), "bad target")
+
+
+def test_file_that_fails_to_import(tmp_path):
+    path = tmp_path / "broken_mod.py"
+    path.write_text("raise RuntimeError('boom')\n")
+    assert_one_line_error(run_cli("dump", f"{path}:f"), "RuntimeError", "boom")
+
+
+def test_unknown_transform_is_a_usage_error(target_file):
+    proc = run_cli("dump", f"{target_file}:f", "--transform", "integrate")
+    assert proc.returncode == 2
+    assert "invalid choice" in proc.stderr
+
+
+def test_argnums_rejected_for_jit(target_file):
+    proc = run_cli("dump", f"{target_file}:f", "--transform", "jit", "--argnums", "0")
+    assert proc.returncode == 2
+    assert "--argnums" in proc.stderr
+
+
+def test_bad_argnums(target_file):
+    proc = run_cli("dump", f"{target_file}:f", "--argnums", "x")
+    assert proc.returncode == 2
+    assert "--argnums" in proc.stderr
+
+
+def test_no_command_is_a_usage_error():
+    assert run_cli().returncode == 2
+
+
+def test_argnums_parsing():
+    assert cli._argnums("1") == 1
+    assert cli._argnums("0,2") == (0, 2)
+
+
+def test_dump_prints_generated_source(target_file):
+    proc = run_cli("dump", f"{target_file}:f", "--transform", "grad")
+    assert proc.returncode == 0, proc.stderr
+    assert "def " in proc.stdout
+    assert "\x1b[" not in proc.stdout  # no colour when stdout is not a terminal
+
+
+def test_dump_by_module_name(target_file, in_process, monkeypatch, capsys):
+    monkeypatch.chdir(target_file.parent)
+    assert (
+        cli.main(["dump", "cli_target_mod:f", "--transform", "grad", "--argnums", "0"])
+        == 0
+    )
+    assert "def " in capsys.readouterr().out
+
+
+def test_s2s_error_is_one_line(tmp_path):
+    path = tmp_path / "cli_bad_mod.py"
+    path.write_text("import numpy as np\n\n\ndef f(x):\n    try:\n        return x\n    finally:\n        pass\n")
+    proc = run_cli("dump", f"{path}:f")
+    shown = shown_by_cli(path)
+    assert not os.path.isabs(shown) and str(path) not in shown  # relative, from beside the file
+    assert_one_line_error(proc, shown + ":5", "try")
+
+
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "jit"])
+def test_dump_every_transform_is_deterministic(target_file, transform):
+    first = run_cli("dump", f"{target_file}:f", "--transform", transform)
+    second = run_cli("dump", f"{target_file}:f", "--transform", transform)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    assert first.stdout.startswith(f"\"\"\"s2s {transform} of f (")  # a module: docstring, imports, functions
+    assert "\n# s2s: " in first.stdout
+    compile(first.stdout, "<dump>", "exec")  # the printed source is valid Python

@@ -1,0 +1,11 @@
+"""Where things are, for tests in any folder: the repository, the tests, their support modules,
+the tools and the shared folder beside the checkout."""
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+ROOT = TESTS.parent
+SUPPORT = TESTS / "support"
+GOLDEN = SUPPORT / "golden"
+TOOLS = ROOT / "tools"
+BENCH = TOOLS / "bench"
+SHARED = ROOT.parent / "shared"
