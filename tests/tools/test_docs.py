@@ -160,3 +160,16 @@ def test_checker_reports_and_rewrites_a_stale_block(tmp_path, monkeypatch):
     docs_check.check_page("docs/page.md", write=True)
     assert "```text\n42\n```" in page.read_text()
     assert docs_check.check_page("docs/page.md")[1] == []
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_named_helpers_and_files_exist(page):
+    """A page's prose names `rt.<helper>`s and files of this repository; a rename that leaves
+    the prose behind fails here (output blocks are regenerated, prose is not)."""
+    from s2s import runtime
+    text = _text(page)
+    missing = sorted({n for n in re.findall(r"\brt\.(\w+)", text) if not hasattr(runtime, n)})
+    assert not missing, f"{page} names helpers s2s.runtime does not have: {missing}"
+    paths = set(re.findall(r"(?<![\w/.~$-])((?:s2s|tests|tools|examples|docs)/[\w/.-]*\w)", text))
+    gone = sorted(p for p in paths if not os.path.exists(os.path.join(ROOT, p)))
+    assert not gone, f"{page} names files that do not exist: {gone}"
