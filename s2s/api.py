@@ -11,10 +11,10 @@ import numpy as np
 
 from . import arrays, dispatch, record, runtime
 from . import driver as D
-from .backend.dump import module_source
-from .backend.kernels import THRESHOLD as FUSE_THRESHOLD
-from .backend.loader import call, version
 from .custom import _exec_function
+from .emit.dump import module_source
+from .emit.kernels import THRESHOLD as FUSE_THRESHOLD
+from .emit.loader import call, version
 from .errors import S2SError, S2STypeError, S2SValueError, shown_path
 from .frontend import idioms
 from .frontend.idioms import with_arity

@@ -16,9 +16,9 @@ import gast
 
 from . import analysis as an
 from . import record
-from .backend import kernels, numba_kernels, numba_loops
-from .backend.loader import call, compile_fn
 from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the api's
+from .emit import kernels, numba_kernels, numba_loops
+from .emit.loader import call, compile_fn
 from .errors import S2SError, S2SValueError
 from .frontend import idioms
 from .frontend.normalize import Normalizer

@@ -15,7 +15,7 @@ import pytest
 from helpers_kernels import assert_within_ulps
 
 import s2s
-from s2s.backend import kernels, numba_kernels
+from s2s.emit import kernels, numba_kernels
 
 N = kernels.THRESHOLD * 3 + 17
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

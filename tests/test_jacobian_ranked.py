@@ -12,7 +12,7 @@ import pytest
 from helpers_compare import fd_hessian
 
 import s2s
-from s2s.backend.codegen import to_source
+from s2s.emit.codegen import to_source
 from s2s.transforms import diagonal
 
 A3 = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])

@@ -23,7 +23,7 @@ LAYERS = [
     ["s2s.primitives"],                              # the rule tables
     ["s2s.analysis"],                                # analyses of core form (consult the rule tables)
     ["s2s.frontend", "s2s.transforms", "s2s.passes"],  # independent of each other
-    ["s2s.backend"],                                 # codegen and loader
+    ["s2s.emit"],                                    # code emission: codegen, loader, kernels, dumps
     ["s2s.cachekey"],                                # the cache key of a user function, watched per call
     ["s2s.driver"],                                  # core_of, caches, the call graph
     ["s2s.custom"],                                  # user-defined rules

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.backend import numba_kernels, numba_loops
+from s2s.emit import numba_kernels, numba_loops
 
 N = numba_loops.MIN_TRIPS * 4 + 3
 needs_numba = pytest.mark.skipif(not numba_kernels.available(), reason="numba not installed or S2S_NO_NUMBA set")
