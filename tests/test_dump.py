@@ -11,7 +11,7 @@ import pytest
 from test_golden import EXAMPLES
 
 import s2s
-from s2s.api import dump_source
+from s2s.sources import dump_source
 from s2s.tree import tree_leaves
 
 HERE = os.path.dirname(os.path.abspath(__file__))

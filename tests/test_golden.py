@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.api import transformed_source
+from s2s.sources import transformed_source
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GOLDEN_DIR = os.path.join(HERE, "golden")
@@ -65,7 +65,7 @@ import os
 import sys
 sys.path.insert(0, {here!r})
 import golden_funcs
-from s2s.api import transformed_source
+from s2s.sources import transformed_source
 for fname, transform, argnums in {examples!r}:
     fn = getattr(golden_funcs, fname)
     path = fn.__code__.co_filename

@@ -1,4 +1,4 @@
-"""jacfwd specialized on the ranks of float array arguments (api._Jacobian._version,
+"""jacfwd specialized on the ranks of float array arguments (calls.Jacobian._version,
 transforms/diagonal.py's decide_ranks): a call with float NumPy arrays runs a version whose
 diagonal's run-time tests were decided when it was built, and a diagonal that is a number is
 filled in directly. Every value equals central differences of the gradient, the general version

@@ -17,7 +17,7 @@ import pytest
 from helpers_compare import assert_trees_close as _close
 
 import s2s
-from s2s import api
+from s2s import jitted
 from s2s.emit import kernels
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 @pytest.fixture
 def fuse_everything(monkeypatch):
     monkeypatch.setattr(kernels, "THRESHOLD", 1)
-    monkeypatch.setattr(api, "FUSE_THRESHOLD", 1)
+    monkeypatch.setattr(jitted, "FUSE_THRESHOLD", 1)
 
 
 @pytest.mark.parametrize("fn,make", corpus.CORPUS, ids=[f.__name__ for f, _ in corpus.CORPUS])
