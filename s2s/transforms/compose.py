@@ -99,9 +99,9 @@ def _batched_entry(w: _Wrapper, names, moved, in_axes, axis_size) -> str:
     """vmap's first statements: the batch size (JAX's checks of `in_axes` against the arguments)
     and the moved arguments with their batch axis in front."""
     n = len(w.params)
-    bn = w.let("bn", A.call("rt.vb_size", [A.tuple_(w.args()), w.value("in_axes", in_axes),
-                                           w.value("axis_size", axis_size),
-                                           A.tuple_([A.const(p) for p in names[:n]])]))
+    args = w.let("args", A.tuple_(w.args()))
+    bn = w.let("bn", A.call("rt.vb_size", [A.name(args), w.value("in_axes", in_axes), w.value("axis_size", axis_size),
+                                           w.value("names", tuple(names[:n]))]))
     specs = list(in_axes) if isinstance(in_axes, tuple) else [in_axes] * n
     for p, spec, m in zip(w.params, specs, moved):
         if m:
@@ -132,9 +132,9 @@ def batched_jacrev_fn(core: CoreFn, names, jac_summed, moved, argnums, in_axes, 
     with the example axis moved first."""
     w = _Wrapper(names)
     bn = _batched_entry(w, names, moved, in_axes, axis_size)
+    res = w.let("res", A.call(A.name(w.callee(f"jacrev_summed_vmap_{_label(core)}", jac_summed)), w.args()))
     j, v = w.namer.exact("jac"), w.namer.exact("v")
-    w.set(A.tuple_([A.name(j), A.name(v)], store_=True),
-          A.call(A.name(w.callee(f"jacrev_summed_vmap_{_label(core)}", jac_summed)), w.args()))
+    w.set(A.tuple_([A.name(j), A.name(v)], store_=True), A.name(res))
     nd = w.let("nd", A.call("xp.ndim", [A.name(v)]))
     axis = w.let("axis", A.template("nd - 1", nd=A.name(nd)))
     parts = [j] if isinstance(argnums, int) else [w.namer.exact(f"jac{k}") for k in range(len(argnums))]
@@ -157,9 +157,9 @@ def merged_vmap_fn(core: CoreFn, kind: str, names, flat, outer: tuple, inner: tu
     argument. The sizes are checked as the two vmaps check them (the inner one on the first
     outer example), so errors name the same arguments and axes."""
     w = _Wrapper(names)
-    n = len(w.params)
-    shown = A.tuple_([A.const(p) for p in names[:n]])
-    n0 = w.let("n_outer", A.call("rt.vb_size", [A.tuple_(w.args()), w.value("in_axes_outer", outer[0]),
+    shown = w.value("names", tuple(names[:len(w.params)]))
+    args = w.let("args", A.tuple_(w.args()))
+    n0 = w.let("n_outer", A.call("rt.vb_size", [A.name(args), w.value("in_axes_outer", outer[0]),
                                                 A.const(outer[2]), shown]))
     examples = []
     for p, a0 in zip(w.params, specs0):
@@ -168,7 +168,8 @@ def merged_vmap_fn(core: CoreFn, kind: str, names, flat, outer: tuple, inner: tu
         else:
             examples.append(A.name(w.let(f"{p}_example", A.call("xp.take", [A.name(p), A.const(0)],
                                                                   {"axis": A.const(a0)}))))
-    n1 = w.let("n_inner", A.call("rt.vb_size", [A.tuple_(examples), w.value("in_axes_inner", inner[0]),
+    firsts = w.let("examples", A.tuple_(examples))
+    n1 = w.let("n_inner", A.call("rt.vb_size", [A.name(firsts), w.value("in_axes_inner", inner[0]),
                                                 A.const(inner[2]), shown]))
     merge = w.callee("merge_batch_axes", merge_batch_axes)
     for p, a0, a1 in zip(w.params, specs0, specs1):
