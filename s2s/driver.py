@@ -16,7 +16,7 @@ import gast
 
 from . import analysis as an
 from . import record
-from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the api's
+from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the call objects'
 from .emit import kernels, numba_kernels, numba_loops
 from .emit.loader import call, compile_fn
 from .errors import S2SError, S2SValueError
