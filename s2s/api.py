@@ -5,6 +5,7 @@ sources.py."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -18,6 +19,8 @@ from .frontend.idioms import with_arity
 from .jitted import Jitted
 from .runtime import zeros_like_tree
 from .tree import tree_flatten, tree_structure
+
+Argnums = int | Sequence[int]  # JAX's argnums: the positions of the differentiated arguments
 
 
 def _api(fn):
@@ -50,13 +53,13 @@ def _check_shapes(what, expected, given):
 # ---------------------------------------------------------------- reverse mode
 
 @_api
-def grad(fun, argnums=0, has_aux: bool = False):
+def grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Transformed:
     """Gradient of scalar-valued `fun` with respect to the arguments at `argnums` (reverse mode)."""
     return _grad_like(fun, argnums, has_aux, False)
 
 
 @_api
-def value_and_grad(fun, argnums=0, has_aux: bool = False):
+def value_and_grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Transformed:
     """Like grad, but returns `(value, gradient)` computed in one pass."""
     return _grad_like(fun, argnums, has_aux, True)
 
@@ -72,7 +75,7 @@ def _grad_like(fun, argnums, has_aux, with_value):
 
 
 @_api
-def vjp(fun, *primals, has_aux: bool = False):
+def vjp(fun: Callable, *primals, has_aux: bool = False) -> tuple:
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple."""
     fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
     args, mask = _with_defaults(fun, primals)
@@ -107,7 +110,7 @@ record.attach(stop_gradient, prim="stop_gradient")
 # ---------------------------------------------------------------- forward mode
 
 @_api
-def jvp(fun, primals, tangents):
+def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
     """(fun(*primals), J @ tangents): forward-mode Jacobian-vector product, with JAX's conventions."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise S2STypeError("jvp expects primals and tangents as tuples or lists, e.g. jvp(f, (x,), (v,))")
@@ -141,14 +144,14 @@ def _with_defaults(fun, primals):
 # ---------------------------------------------------------------- Jacobians and Hessians
 
 @_api
-def jacfwd(fun, argnums=0, has_aux: bool = False):
+def jacfwd(fun: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Jacobian:
     """Jacobian by forward mode: the jvp batched over every input basis vector at once (the
     diagonal from one jvp along ones when the function is elementwise): out.shape + in.shape."""
     return _jacobian("jacfwd", fun, argnums, has_aux)
 
 
 @_api
-def jacrev(fun, argnums=0, has_aux: bool = False):
+def jacrev(fun: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Jacobian:
     """Jacobian by reverse mode: one forward sweep, its backward sweep batched over every output
     basis vector at once (the gradient for a certainly scalar output): out.shape + in.shape."""
     return _jacobian("jacrev", fun, argnums, has_aux)
@@ -163,7 +166,7 @@ def _jacobian(kind, fun, argnums, has_aux):
 
 
 @_api
-def hessian(fun, argnums=0):
+def hessian(fun: Callable, argnums: Argnums = 0) -> Jacobian:
     """Hessian as forward-over-reverse, jacfwd(jacrev(fun)), one batched pass over the basis:
     shape out.shape + in.shape + in.shape."""
     return jacfwd(jacrev(fun, argnums), argnums)
@@ -184,7 +187,7 @@ def _check_axes_spec(spec, what):
 
 
 @_api
-def vmap(fun=None, in_axes=0, out_axes=0, axis_size=None):
+def vmap(fun: Callable | None = None, in_axes=0, out_axes=0, axis_size: int | None = None):
     """Vectorizing map, as JAX's: `fun` mapped over axis `in_axes` of its arguments, results stacked
     along `out_axes`. The generated function is batched code (no loop over examples); `if` and
     `while` on per-example values run masked. Usable as a decorator."""
@@ -201,7 +204,8 @@ def vmap(fun=None, in_axes=0, out_axes=0, axis_size=None):
 
 # ---------------------------------------------------------------- jit
 
-def jit(fun=None, *, static_argnums=(), static_argnames=()):
+def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = ()):
     """Compile `fun` through the s2s pipeline into optimized, cached Python that composes with
     every transform: one version per argument signature (static arguments by value), optimized
     by the passes of `s2s.passes` (see the README's jit section). Usable as `@jit` or
@@ -214,7 +218,7 @@ def jit(fun=None, *, static_argnums=(), static_argnames=()):
 _api(jit)
 
 
-def linear_map(kind: str, fun, nargs: int, direction):
+def linear_map(kind: str, fun: Callable, nargs: int, direction):
     """A generated function of the primals: `a -> jvp(fun, a, direction)[1]` (kind "jvp") or
     `a -> vjp(fun, *a)[1](direction)` (kind "vjp"); it composes with further transforms."""
     fun = with_arity(fun, nargs)

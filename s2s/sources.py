@@ -4,6 +4,7 @@ generated function it calls."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from .errors import S2STypeError, shown_path
 from .jitted import Jitted
 
 
-def source(fn, *args) -> str:
+def source(fn: Callable, *args) -> str:
     """The generated Python source of a transformed function (what `python -m s2s dump` prints).
     With example arguments: the version a call with them runs, where the transform specializes
     on them (`jit`; `vmap` on ranks; `jacfwd` and `hessian` of float NumPy arrays)."""
