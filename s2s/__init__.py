@@ -1,6 +1,7 @@
 """s2s: JAX-style function transformations for plain NumPy code, by source-to-source compilation."""
 from . import config, numpy, random  # noqa: E402,I001  (s2s.numpy and s2s.random, JAX-style)
-from .api import grad, hessian, jacfwd, jacrev, jit, jvp, source, stop_gradient, value_and_grad, vjp, vmap
+from .api import grad, hessian, jacfwd, jacrev, jit, jvp, stop_gradient, value_and_grad, vjp, vmap
+from .sources import source
 from .devices import block_until_ready, device_put
 from .custom import custom_jvp, custom_vjp, defjvp, defvjp
 from .driver import clear_caches

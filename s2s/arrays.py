@@ -69,7 +69,7 @@ class Backend:
 
     `accepts_numpy`: NumPy arrays may be mixed into its calls (Dask wraps them; CuPy refuses them).
     `kernels`: loads the module whose `ElementwiseKernel`/`ReductionKernel` run jit's fused
-    expressions as compiled kernels (CuPy; s2s/backend/cupy_kernels.py), None for none.
+    expressions as compiled kernels (CuPy; s2s/emit/cupy_kernels.py), None for none.
     """
 
     def __init__(self, name: str, load: Callable[[], Any], type_module: str | None = None,

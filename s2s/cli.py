@@ -18,8 +18,8 @@ from types import ModuleType
 from typing import Any
 
 from . import ops_table
-from .api import dump_source, stacked_source
 from .errors import S2SError
+from .sources import dump_source, stacked_source
 
 __all__ = ["main"]
 

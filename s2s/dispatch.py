@@ -6,7 +6,7 @@ microseconds that a 2 µs function feels. Once calls have shown one signature, `
 function for it that tests the signature inline -- each argument's type, a NumPy array's dtype
 (and rank, where the version is specialized on ranks), the key's watch (cachekey.Watch), NumPy as
 the backend -- and calls the version; any other call goes to the general path. The object's
-`__call__` is that function (api.Transformed), so a call costs no Python frame of s2s's own
+`__call__` is that function (calls.Transformed), so a call costs no Python frame of s2s's own
 besides it. For `f(x, w)` seen with a float vector and a Python float::
 
     def dispatch_f(a0=MISSING, a1=MISSING, /, *more, **kw):

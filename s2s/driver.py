@@ -16,9 +16,9 @@ import gast
 
 from . import analysis as an
 from . import record
-from .backend import kernels, numba_kernels, numba_loops
-from .backend.loader import call, compile_fn
-from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the api's
+from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the call objects'
+from .emit import kernels, numba_kernels, numba_loops
+from .emit.loader import call, compile_fn
 from .errors import S2SError, S2SValueError
 from .frontend import idioms
 from .frontend.normalize import Normalizer
@@ -29,7 +29,7 @@ from .ir.core import CoreFn
 from .ir.validate import validate
 from .passes import INLINING, SETTLED, clone, finalize, loopvec, optimize
 from .stats import paused_gc
-from .transforms import batching, forward, jacobian, reverse
+from .transforms import batching, compose, forward, jacobian, reverse
 from .transforms.base import GeneratedFn, header_for
 
 idioms.set_compiler(compile_fn)
@@ -459,6 +459,48 @@ def vmap_function(fn, in_axes, out_axes, axis_size, ranks=None):
         core = loops_vectorized(calls_inlined(core, plain), in_axes)
         return _compile(batching.vmap_fn(core, in_axes, out_axes, axis_size, CALLEES, ranks), optimized=True)
     return cached("vmap", fn, (_freeze(in_axes), _freeze(out_axes), axis_size, ranks), build)
+
+
+def grad_of_batched(fn, names: tuple, argnums, has_aux: bool, with_value: bool, in_axes, out_axes, axis_size):
+    """vmap(grad(fn)) whose gradient code cannot be batched (its tape under per-example control
+    flow), as the gradient of the sum of vmap(fn) over the examples (transforms/compose.py): reverse
+    mode then records the batched code's masks and trip counts like any other value. `names`: the
+    parameters of `fn`. Optimized as jit optimizes (the wrapper's callees inlined)."""
+    def build():
+        core = core_of(fn)
+        moved = compose.moved_params(len(names), argnums_tuple(argnums, len(names)), in_axes)
+        inner = vmap_function(fn, tuple(0 if m else None for m in moved), 0, axis_size)
+        summed = _compile(compose.summed_fn(core, names, inner, "grad", has_aux, with_value))
+        grad_summed = grad_function(summed, argnums, has_aux or with_value, False)
+        return jit_function(_compile(compose.batched_grad_fn(core, names, grad_summed, moved, with_value, in_axes,
+                                                             out_axes, axis_size)))
+    options = (names, argnums, has_aux, with_value, _freeze(in_axes), _freeze(out_axes), axis_size)
+    return cached("vmap_grad", fn, options, build)
+
+
+def jacrev_of_batched(fn, names: tuple, argnums, in_axes, out_axes, axis_size):
+    """vmap(jacrev(fn)) as the Jacobian of the batched fn's output summed over the examples (each
+    example's output depends on its own inputs only, so the rows of each example are its
+    Jacobian), for an array output; the batched tape is not needed. See grad_of_batched."""
+    def build():
+        core = core_of(fn)
+        moved = compose.moved_params(len(names), argnums_tuple(argnums, len(names), "jacrev"), in_axes)
+        inner = vmap_function(fn, tuple(0 if m else None for m in moved), 0, axis_size)
+        summed = _compile(compose.summed_fn(core, names, inner, "jacrev"))
+        jac = jacobian_function("jacrev", summed, argnums, True)
+        return _compile(compose.batched_jacrev_fn(core, names, jac, moved, argnums, in_axes, out_axes, axis_size))
+    return cached("vmap_jacrev", fn, (names, argnums, _freeze(in_axes), _freeze(out_axes), axis_size), build)
+
+
+def merged_vmap_function(root, kind: str, names: tuple, flat, outer: tuple, inner: tuple, specs0: tuple,
+                         specs1: tuple):
+    """vmap(vmap(g)), g the transform `kind` (grad, value_and_grad) of the user's function `root`,
+    as one vmap over both batch axes merged (transforms/compose.py): `flat` is vmap(g) batched at
+    axis 0 of every argument either vmap maps; `outer`/`inner` are the two vmaps' (in_axes,
+    out_axes, axis_size), `specs0`/`specs1` their axis per argument."""
+    def build():
+        return _compile(compose.merged_vmap_fn(core_of(root), kind, names, flat, outer, inner, specs0, specs1))
+    return cached("merged_vmap", flat, (kind, names, _freeze(outer), _freeze(inner), specs0, specs1), build)
 
 
 def batch_function(fn, mask):

@@ -4,7 +4,7 @@ Every kind of object s2s hands out or recognizes carries one `Record`:
 
 - a generated function (`grad_f`, `fwd_f`, ...): `core` is the AST it was generated from, with its
   namespace and file name, so that further transforms start from it; `source` is its text;
-  `versions` its copies bound to other array backends (s2s.backend.loader.version);
+  `versions` its copies bound to other array backends (s2s.emit.loader.version);
 - a transformed function (`s2s.grad(f)`, `s2s.jit(f)`) or a handle for a transform still being
   built (recursion): `target()` returns the generated function it stands for;
 - a `custom_vjp` / `custom_jvp` function: `custom` holds its rules (`split(mask)`, `jvp(mask)`,

@@ -1,6 +1,13 @@
 """Normalize a function into s2s's core form (A-normal form), the input of every transform.
 
 The grammar of the core form is in `s2s.ir.core`.
+
+One module of about 780 lines, on purpose: `Normalizer` is one visitor (a method per statement
+and per expression kind) whose lowerings share the state of the function being lowered (its
+Namer, the statements emitted so far, the current source location, the aliases and rebound
+names), so its halves would call each other across files. What stands alone already has a
+module: name resolution (resolve.py), aliases (aliases.py), jumps (jumps.py), lifting nested
+functions (lift.py), calls of library idioms (idioms_calls.py).
 """
 from __future__ import annotations
 

@@ -17,11 +17,11 @@ An expression for which NumPy allocates only one array (`(x - 1.0) ** 2 * 0.5`: 
 the rest of the chain in that array) stays as it is, unless its kernel is a compiled loop
 (`known["compiled"]`, numba's): a kernel of NumPy blocks would only add its per-block calls.
 
-`fused_0` (built by `s2s.backend.kernels`) checks at each call that its array arguments are
+`fused_0` (built by `s2s.emit.kernels`) checks at each call that its array arguments are
 float64, C-contiguous, of one shape and large enough to pay; otherwise it evaluates the
 original NumPy expression. The fused kernel applies the same operations to the same operands in
 the same order, block by block, so results are bitwise equal (a fused sum adds per-block sums;
-the numba kernel's `exp` is its own, within an ulp of NumPy's: s2s.backend.numba_kernels).
+the numba kernel's `exp` is its own, within an ulp of NumPy's: s2s.emit.numba_kernels).
 """
 from __future__ import annotations
 

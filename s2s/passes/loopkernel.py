@@ -1,6 +1,6 @@
 """Loop kernels (jit, with numba): a `for i in range(...)` loop whose body is scalar arithmetic on
 array elements -- a recurrence, a convolution written with loops, a running maximum -- becomes
-one call of a compiled loop (`s2s.backend.numba_loops`), which runs the loop as written when
+one call of a compiled loop (`s2s.emit.numba_loops`), which runs the loop as written when
 numba is missing, the trip count is small, or an argument is not a NumPy array or number.
 
 Before::

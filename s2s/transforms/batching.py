@@ -6,6 +6,12 @@ follow the batching table (registry.BATCH, declared in primitives/rules_batch.py
 whose condition is batched runs under a mask (a boolean per example): both branches of an `if`
 run, and each variable a branch assigns is merged with `rt.vb_select(mask, new, old)`; a `while` runs until no
 example is live; `break`/`continue` under a batched condition clear lanes of the loop's masks.
+
+About 700 lines in one module: the `Batcher` visitor (statements, masked control flow, the
+call of each op's rule) and the three entry points that wrap its body (`vmap_fn`, `body_fn`,
+`batch_loop`) share the analyses at the top. The rules are declared in
+primitives/rules_batch.py, specialization on per-example ranks is batch_ranks.py, and vmap's
+compositions with grad and jacrev are compose.py.
 """
 from __future__ import annotations
 

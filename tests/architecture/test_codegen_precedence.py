@@ -6,7 +6,7 @@ import gast
 import numpy as np
 
 import s2s
-from s2s.backend.codegen import to_source
+from s2s.emit.codegen import to_source
 from s2s.ir import build as A
 
 

@@ -24,12 +24,15 @@ LAYERS = [
     ["s2s.primitives"],                              # the rule tables
     ["s2s.analysis"],                                # analyses of core form (consult the rule tables)
     ["s2s.frontend", "s2s.transforms", "s2s.passes"],  # independent of each other
-    ["s2s.backend"],                                 # codegen and loader
+    ["s2s.emit"],                                    # code emission: codegen, loader, kernels, dumps
     ["s2s.cachekey"],                                # the cache key of a user function, watched per call
     ["s2s.driver"],                                  # core_of, caches, the call graph
     ["s2s.custom"],                                  # user-defined rules
     ["s2s.dispatch"],                                # generated fast paths for calls
+    ["s2s.calls"],                                   # the objects transforms return: cache watch, versions
+    ["s2s.jitted"],                                  # jit's object: a version per argument signature
     ["s2s.api"],                                     # the transforms users call
+    ["s2s.sources"],                                 # s2s.source and the dump's text
     ["s2s.ops_table"],                               # what `python -m s2s ops` lists
     ["s2s.numpy", "s2s.random"],                     # jnp and the random module
     ["s2s"],                                         # the package's namespace

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.backend.loader import compile_fn
 from s2s.driver import CALLEES, core_of
+from s2s.emit.loader import compile_fn
 from s2s.ir import build as A
 from s2s.transforms.base import Companions, GeneratedFn, Transform, header_for
 

@@ -12,7 +12,7 @@ from paths import ROOT, SUPPORT
 from test_golden import EXAMPLES
 
 import s2s
-from s2s.api import dump_source
+from s2s.sources import dump_source
 from s2s.tree import tree_leaves
 
 HERE = str(SUPPORT)

@@ -12,7 +12,7 @@ from helpers_compare import fd_hessian
 
 import s2s
 from s2s import runtime as rt
-from s2s.backend.codegen import to_source
+from s2s.emit.codegen import to_source
 from s2s.ir.names import Namer
 from s2s.transforms import diagonal
 

@@ -1,4 +1,4 @@
-"""jacfwd specialized on the ranks of float array arguments (api._Jacobian._version,
+"""jacfwd specialized on the ranks of float array arguments (calls.Jacobian._version,
 transforms/diagonal.py's decide_ranks): a call with float NumPy arrays runs a version whose
 diagonal's run-time tests were decided when it was built, and a diagonal that is a number is
 filled in directly. Every value equals central differences of the gradient, the general version
@@ -12,7 +12,7 @@ import pytest
 from helpers_compare import fd_hessian
 
 import s2s
-from s2s.backend.codegen import to_source
+from s2s.emit.codegen import to_source
 from s2s.transforms import diagonal
 
 A3 = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])

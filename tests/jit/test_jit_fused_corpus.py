@@ -1,6 +1,6 @@
 """jit(f) == f with fused kernels at every size: the corpus (tests/corpus.py), its gradients, and
 a slice of the differential fuzzer's programs (tools/fuzz.py), with the size threshold of
-s2s.backend.kernels set to one element, so every expression the fusion pass fuses runs as a
+s2s.emit.kernels set to one element, so every expression the fusion pass fuses runs as a
 kernel on these small arrays (at the real threshold, 65536 elements, none of them would).
 
 .ci/run runs this file again with S2S_NO_NUMBA=1 (NumPy block kernels) and S2S_NO_FUSE=1 (no
@@ -18,14 +18,14 @@ from helpers_compare import assert_trees_close as _close
 from paths import TOOLS
 
 import s2s
-from s2s import api
-from s2s.backend import kernels
+from s2s import jitted
+from s2s.emit import kernels
 
 
 @pytest.fixture
 def fuse_everything(monkeypatch):
     monkeypatch.setattr(kernels, "THRESHOLD", 1)
-    monkeypatch.setattr(api, "FUSE_THRESHOLD", 1)
+    monkeypatch.setattr(jitted, "FUSE_THRESHOLD", 1)
 
 
 @pytest.mark.parametrize("fn,make", corpus.CORPUS, ids=[f.__name__ for f, _ in corpus.CORPUS])

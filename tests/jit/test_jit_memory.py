@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.backend.codegen import to_source
+from s2s.emit.codegen import to_source
 from s2s.passes import reform
 
 N = 200_000  # 1.6 MB per float64 array: far above anything else a call allocates

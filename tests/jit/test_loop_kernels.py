@@ -9,7 +9,7 @@ import pytest
 from helpers_compare import assert_same_computation
 
 import s2s
-from s2s.backend import numba_kernels, numba_loops
+from s2s.emit import numba_kernels, numba_loops
 
 N = numba_loops.MIN_TRIPS * 4 + 3
 needs_numba = pytest.mark.skipif(not numba_kernels.available(), reason="numba not installed or S2S_NO_NUMBA set")

@@ -14,7 +14,7 @@ import pytest
 
 import s2s
 from s2s import driver
-from s2s.backend.codegen import to_source
+from s2s.emit.codegen import to_source
 from s2s.errors import S2SError
 from s2s.ir.core import CoreFn
 from s2s.passes import loopvec

@@ -15,7 +15,7 @@ from helpers_compare import assert_trees_close
 
 import s2s
 from s2s import passes
-from s2s.backend.codegen import to_source
+from s2s.emit.codegen import to_source
 from s2s.test_util import check_grads
 
 PASS_MODULES = ["inline", "shapes", "fill", "stack", "algebra", "copyprop", "cse", "dce", "lifetime", "reform", "fusion",

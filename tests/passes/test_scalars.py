@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.api import transformed_source
+from s2s.sources import transformed_source
 from s2s.test_util import check_grads
 
 

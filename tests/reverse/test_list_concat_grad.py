@@ -157,7 +157,7 @@ def call_result_times_weight(x, w):
 
 def test_mixed_second_derivative_through_the_helper():
     x, w = SEQ_RNG.normal(size=3), SEQ_RNG.normal(size=3)
-    assert "rt.seq_ct(" in s2s.api.stacked_source(call_result_times_weight, ["grad"])
+    assert "rt.seq_ct(" in s2s.sources.stacked_source(call_result_times_weight, ["grad"])
     check_grads(call_result_times_weight, (x, w), order=2, modes=("fwd", "rev"))
     got = s2s.jacfwd(s2s.grad(call_result_times_weight, argnums=0), argnums=1)(x, w)
     np.testing.assert_allclose(got, np.diag(np.cos(x) * (1 + 2 * w)), rtol=1e-12)

@@ -219,9 +219,9 @@ class Fused:
     def banner(self) -> str:
         """What runs the kernel, for the listing under the generated code."""
         if self.engine == "numba":
-            return (f"s2s.backend.numba_kernels: numba, blocks of {numba_kernels.BLOCK} elements; "
+            return (f"s2s.emit.numba_kernels: numba, blocks of {numba_kernels.BLOCK} elements; "
                     f"NumPy below {THRESHOLD}")
-        return f"s2s.backend.kernels: blocks of {BLOCK} elements; NumPy below {THRESHOLD}"
+        return f"s2s.emit.kernels: blocks of {BLOCK} elements; NumPy below {THRESHOLD}"
 
     def fallback(self, *args):
         """The unfused expression, with the namespace of the backend the arguments select; on a

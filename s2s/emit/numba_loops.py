@@ -71,7 +71,7 @@ class LoopKernel:
         self._compiled = None
 
     def banner(self) -> str:
-        return f"s2s.backend.numba_loops: numba; the Python loop below {MIN_TRIPS} trips"
+        return f"s2s.emit.numba_loops: numba; the Python loop below {MIN_TRIPS} trips"
 
     def source(self) -> str:
         return self._source

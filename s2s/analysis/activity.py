@@ -1,0 +1,93 @@
+"""Activity: which variables a derivative flows through, forward from the active parameters
+(`activity`) and backward from the outputs (`useful`), and what the backward sweep may read."""
+from __future__ import annotations
+
+import gast
+
+from .stmts import diff_operands, dotted, loads, operands, targets, walk_stmts
+
+
+def activity(body, active_params) -> set[str]:
+    """Variables whose value depends differentiably on the active parameters (a fixpoint)."""
+    active = set(active_params)
+    changed = True
+    while changed:
+        changed = False
+        for s in walk_stmts(body):
+            new = []
+            if isinstance(s, gast.Assign):
+                t = s.targets[0]
+                if isinstance(t, gast.Subscript):
+                    if isinstance(s.value, gast.Name) and s.value.id in active:
+                        new = [t.value.id]
+                elif isinstance(t, gast.Tuple):
+                    if isinstance(s.value, gast.Name) and s.value.id in active:
+                        new = [e.id for e in t.elts]
+                elif any(n in active for n in diff_operands(s.value)):
+                    new = [t.id]
+            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+                f = s.value.func
+                if isinstance(f, gast.Attribute) and f.attr == "append":
+                    arg = s.value.args[0]
+                    if isinstance(arg, gast.Name) and arg.id in active:
+                        new = [f.value.id]
+            for n in new:
+                if n not in active:
+                    active.add(n)
+                    changed = True
+    return active
+
+
+def useful(body, outputs) -> set[str]:
+    """Variables whose value can reach the `outputs` differentiably (a fixpoint backwards over the
+    same edges as `activity`; flow-insensitive, so a superset): a derivative never flows back to
+    any other variable, whose adjoint is zero (e.g. the argument of a `stop_gradient`)."""
+    use = set(outputs)
+    stmts = list(walk_stmts(body))
+    stmts.reverse()  # uses propagate backwards: a straight-line body settles in one sweep
+    changed = True
+    while changed:
+        changed = False
+        for s in stmts:
+            new: list = []
+            if isinstance(s, gast.Assign):
+                t = s.targets[0]
+                if isinstance(t, gast.Subscript):
+                    if t.value.id in use:
+                        new = loads(s.value)
+                elif isinstance(t, gast.Tuple):
+                    if any(e.id in use for e in t.elts):
+                        new = loads(s.value)
+                elif t.id in use:
+                    new = diff_operands(s.value)
+            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+                f = s.value.func
+                if isinstance(f, gast.Attribute) and f.attr == "append" and dotted(f.value) in use:
+                    new = loads(s.value)
+            elif isinstance(s, gast.For) and any(isinstance(n, gast.Name) and n.id in use for n in gast.walk(s.target)):
+                new = loads(s.iter)
+            for n in new:
+                if n not in use:
+                    use.add(n)
+                    changed = True
+    return use
+
+
+def relevant(body, active) -> set[str]:
+    """Active variables and every name an active statement reads: what the backward sweep may need."""
+    rel = set(active)
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign):
+            t = s.targets[0]
+            base = t.value.id if isinstance(t, gast.Subscript) else None
+            outs = targets(s) + ([base] if base else [])
+            if any(o in active for o in outs):
+                rel.update(operands(s.value))
+                if isinstance(t, gast.Subscript):
+                    rel.update(n.id for n in gast.walk(t.slice) if isinstance(n, gast.Name))
+                    rel.add(base)
+        elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            f = s.value.func
+            if isinstance(f, gast.Attribute) and f.value.id in active:
+                rel.update(operands(s.value))
+    return rel

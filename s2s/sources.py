@@ -1,0 +1,101 @@
+"""The generated source of transformed functions: `s2s.source`, and what `python -m s2s dump`
+prints (`transformed_source`, `dump_source`, `stacked_source`): a transformed function with every
+generated function it calls."""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+
+import numpy as np
+
+from . import api, record
+from . import driver as D
+from .calls import Vmapped
+from .emit.dump import module_source
+from .errors import S2STypeError, shown_path
+from .jitted import Jitted
+
+
+def source(fn: Callable, *args) -> str:
+    """The generated Python source of a transformed function (what `python -m s2s dump` prints).
+    With example arguments: the version a call with them runs, where the transform specializes
+    on them (`jit`; `vmap` on ranks; `jacfwd` and `hessian` of float NumPy arrays)."""
+    special = getattr(fn, "for_arguments", None) if args else None
+    merged = fn.merged_version(args) if args and isinstance(fn, Vmapped) else None
+    if args and isinstance(fn, Jitted):
+        fn = fn.version_for(args)
+    elif merged is not None:  # vmap(vmap(grad(f))) on arrays: both batch axes merged into one
+        fn = merged
+    elif special is not None:
+        at = {i: a for i, a in enumerate(args) if type(a) is np.ndarray}
+        kinds = {i: a.ndim for i, a in at.items()} | {i: "float" for i, a in enumerate(args) if type(a) is float}
+        fn = special(kinds, {i: a.dtype.char for i, a in at.items()})
+    gen = record.generated(fn)
+    if gen is not None:
+        return record.of(gen).source
+    raise S2STypeError(f"{fn!r} is not a function produced by an s2s transform (grad, vjp, jvp, ...)")
+
+
+def transformed_source(fun, transform: str, argnums=None) -> str:
+    """The generated source for `transform` of `fun` (what `python -m s2s dump` prints).
+
+    `vjp` shows the forward and the backward sweep, `jvp` the function of primals and tangents;
+    `argnums` picks the differentiated arguments (all of them for vjp and jvp when omitted).
+    """
+    return "\n\n".join(record.of(f).source for f in _generated_closure(_roots(fun, transform, argnums)))
+
+
+def _roots(fun, transform: str, argnums) -> list:
+    """The generated functions `transformed_source` starts from."""
+    n = len(inspect.signature(fun).parameters)
+    if transform in ("vjp", "jvp"):
+        nums = range(n) if argnums is None else D.argnums_tuple(argnums, n, transform)
+        mask = tuple(i in nums for i in range(n))
+        roots = [D.jvp_function(fun, mask)] if transform == "jvp" else list(D.split_vjp(fun, mask))
+    else:
+        kwargs = {} if argnums is None else {"argnums": argnums}
+        roots = [getattr(api, transform)(fun, **kwargs).compiled]
+    return roots
+
+
+def dump_source(fun, transform: str, argnums=None) -> str:
+    """`python -m s2s dump`'s text: `transformed_source` as a module that runs on its own (imports,
+    the constants and globals the code reads, then the functions)."""
+    roots = _roots(fun, transform, argnums)
+    title = f"s2s {transform} of {getattr(fun, '__name__', 'f')} ({shown_path(fun.__code__.co_filename)})"
+    return module_source(_generated_closure(roots), title)
+
+
+def stacked_source(fun, transforms, argnums=None, in_axes=0, out_axes=0) -> str:
+    """The generated source of `transforms` applied in order, each to the result of the one before
+    (["grad", "vmap"] is vmap(grad(fun))); `in_axes`/`out_axes` are vmap's."""
+    for t in transforms:
+        if t == "vmap":
+            fun = api.vmap(fun, in_axes=in_axes, out_axes=out_axes)
+        elif t == "jit" or argnums is None:
+            fun = getattr(api, t)(fun)
+        else:
+            fun = getattr(api, t)(fun, argnums=argnums)
+    return "\n\n".join(record.of(f).source for f in _generated_closure([fun.compiled]))
+
+
+def _generated_closure(roots) -> list:
+    """`roots` and every generated function they call, each once, in the order first reached."""
+    seen, order, queue = set(), [], list(roots)
+    while queue:
+        f = queue.pop(0)
+        rec = record.of(f)
+        f = rec.target() if rec is not None and rec.lazy else f
+        rec = record.of(f)
+        if id(f) in seen or rec is None or rec.source is None:
+            continue
+        seen.add(id(f))
+        order.append(f)
+        ns = rec.core[1]
+        queue.extend(ns[name] for name in sorted(ns) if _in_closure(ns[name]))
+    return order
+
+
+def _in_closure(obj) -> bool:
+    rec = record.of(obj)
+    return rec is not None and (rec.source is not None or rec.lazy)
