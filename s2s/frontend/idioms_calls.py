@@ -505,10 +505,30 @@ def _transform_of_local(norm, node, api):
         shift = len(free)
         kws["argnums"] = nums + shift if isinstance(nums, int) and nums >= 0 else \
             tuple(n + shift if n >= 0 else n for n in nums) if not isinstance(nums, int) else nums
+    if free and "in_axes" in params:
+        if rest:
+            kws["in_axes"], rest = rest[0], rest[1:]
+        kws["in_axes"] = _closure_axes(norm, f, kws.get("in_axes", params["in_axes"].default), len(free),
+                                       len(node.args))
     transformed = api(fn, *rest, **kws)
     args = [A.name(v) for v in free] + [norm.atom(a) for a in node.args]
     kw = {k.arg: norm.atom(k.value) for k in node.keywords}
     return A.call(A.name(norm.bind(getattr(transformed, "__name__", "transformed"), transformed)), args, kw)
+
+
+def _closure_axes(norm, where, in_axes, nfree: int, nargs: int):
+    """vmap's `in_axes` for a lifted function called with its free locals first: JAX's rule, a
+    variable a function closes over is not mapped by this vmap (an enclosing vmap that batches
+    it batches the call), so each free local gets None and the arguments passed keep theirs."""
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if in_axes is None or isinstance(in_axes, int) and not isinstance(in_axes, bool):
+        return (None,) * nfree + (in_axes,) * nargs
+    if isinstance(in_axes, tuple):
+        return (None,) * nfree + in_axes
+    norm.fail(where, "s2s needs vmap's in_axes of a function that uses local variables of the enclosing "
+                     f"function as an int, None or a tuple with one entry per argument, not {in_axes!r}.",
+              "Write in_axes as a tuple, one entry per argument passed.")
 
 
 def unresolved_hint(norm, func) -> str:

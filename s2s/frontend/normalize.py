@@ -455,6 +455,10 @@ class Normalizer:
             return node.value
         if isinstance(node, gast.Tuple):
             return tuple(self.static(e) for e in node.elts)
+        if isinstance(node, gast.List):
+            return [self.static(e) for e in node.elts]
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant):
+            return -node.operand.value
         if isinstance(node, gast.Call):
             func = self.static(node.func)
             if _is_transform(func):
