@@ -219,7 +219,7 @@ class Transformed:
 
     @property
     def _defaults(self):
-        return getattr(self.fun, "__defaults__", None)
+        return getattr(self._root, "__defaults__", None)  # a transform of a transform: the user's function's
 
     @property
     def _nparams(self):
@@ -608,6 +608,9 @@ class Jitted(Transformed):
             raise S2SValueError("jit: static arguments must be hashable (they key the compiled versions)") from e
         dyn = [i for i in range(len(args)) if i not in static]
         fun = self.fun
+        adapt = getattr(type(fun), "for_call", None)  # jit(vmap(f)): in_axes for the arguments passed
+        if adapt is not None:
+            fun = adapt(fun, given, set(kwargs))
         if static:
             names = list(inspect.signature(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
@@ -830,7 +833,10 @@ class _Vmapped(Transformed):
                         raise self._endless() from None
         given = len(args)
         if kwargs or self._defaults and len(args) < self._nparams:
+            passed = _passed_axes(self.axes[0], given, list(self._signature.parameters), kwargs)
             args = self._bind(args, kwargs)
+            if passed is not None:
+                return self._for_axes(passed[:len(args)])(*args)
         if isinstance(self.fun, _Vmapped) and _innermost_is_grad(self.fun):
             merged = _merged_call(self, args)
             if merged is not None:
@@ -845,6 +851,19 @@ class _Vmapped(Transformed):
             self._by_ndims[tuple(a.ndim for a in args)] = fn
         return self._run(fn, args, call)
 
+    def for_call(self, given: int, keywords) -> Transformed:
+        """The vmap a call with `given` positional arguments and these keywords runs (the
+        normalizer asks, so a call inside a transformed function batches as a direct call does)."""
+        passed = _passed_axes(self.axes[0], given, list(self._signature.parameters), keywords)
+        return self if passed is None else self._for_axes(passed)
+
+    def _for_axes(self, in_axes: tuple):
+        """This vmap with `in_axes` given per parameter (a call that leaves defaults out)."""
+        variants = self.__dict__.setdefault("_variants", {})
+        if in_axes not in variants:
+            variants[in_axes] = vmap(self.fun, in_axes, self.axes[1], self.axes[2])
+        return variants[in_axes]
+
     def _run(self, fn, args, _call=None):
         """Call the batched `fn`; a recursion that never ends batched becomes an S2SError."""
         try:
@@ -855,6 +874,22 @@ class _Vmapped(Transformed):
     def _endless(self) -> S2SValueError:
         return S2SValueError(f"vmap of {getattr(self.fun, '__name__', 'f')}: a recursion whose depth depends on "
                              "a per-example value cannot be batched (every example would run every branch).")
+
+
+def _passed_axes(in_axes, given: int, params: list, kwargs: dict):
+    """JAX's rule for a call that passes keywords or leaves defaults out: `in_axes` matches the
+    positional arguments passed, keyword arguments are mapped over axis 0 and defaults left out
+    are not mapped. One axis per parameter, or None where `in_axes` already says that (or does
+    not fit the call: binding reports it)."""
+    if isinstance(in_axes, tuple):
+        if len(in_axes) != given:
+            return None
+        axes = list(in_axes)
+    else:
+        axes = [in_axes] * given
+    axes += [0 if p in kwargs else None for p in params[given:]]
+    plain = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(params)
+    return None if tuple(axes) == plain else tuple(axes)
 
 
 def _innermost_is_grad(fun) -> bool:

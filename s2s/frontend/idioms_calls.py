@@ -148,6 +148,9 @@ def call(norm, node: gast.Call, obj):
         sampler = A.name(norm.bind(_label(obj), obj))
         return sampling.sample_call(norm, sampler, [norm.atom(a) for a in node.args],
                                     {k.arg: norm.atom(k.value) for k in node.keywords})
+    if _for_call(obj, node) is not obj:
+        return A.call(A.name(norm.bind(obj.__name__, _for_call(obj, node))), [norm.atom(a) for a in node.args],
+                      {k.arg: norm.atom(k.value) for k in node.keywords})
     target = _callee(norm, node, obj)
     if target is None:
         return None
@@ -155,6 +158,12 @@ def call(norm, node: gast.Call, obj):
     args = [norm.atom(a) for a in node.args]
     kws = {k.arg: norm.atom(k.value) for k in node.keywords}
     return A.call(A.name(norm.bind(fn.__name__, fn)), args, kws)
+
+
+def _for_call(obj, node):
+    """A vmap called with keywords or with defaults left out: the vmap whose in_axes say so."""
+    adapt = getattr(type(obj), "for_call", None)
+    return obj if adapt is None else adapt(obj, len(node.args), {k.arg for k in node.keywords})
 
 
 def _callee(norm, node, obj):
@@ -511,6 +520,9 @@ def _transform_of_local(norm, node, api):
         kws["in_axes"] = _closure_axes(norm, f, kws.get("in_axes", params["in_axes"].default), len(free),
                                        len(node.args))
     transformed = api(fn, *rest, **kws)
+    adapt = getattr(type(transformed), "for_call", None)
+    if adapt is not None:
+        transformed = adapt(transformed, len(free) + len(node.args), {k.arg for k in node.keywords})
     args = [A.name(v) for v in free] + [norm.atom(a) for a in node.args]
     kw = {k.arg: norm.atom(k.value) for k in node.keywords}
     return A.call(A.name(norm.bind(getattr(transformed, "__name__", "transformed"), transformed)), args, kw)

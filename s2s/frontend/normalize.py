@@ -192,8 +192,8 @@ class Normalizer:
         if later:
             self.fail(s, f"`{what}` changes the array that `{later[0]}` also refers to (NumPy updates it in "
                          f"place), and `{later[0]}` is read afterwards; s2s would not see that change.",
-                      f"Make `{name}` a copy first (`{name} = {name}.copy()`), or write `{name} = {name} + ...` "
-                      "and update the other name explicitly.")
+                      f"Make `{later[0]}` a copy where it is bound (`{later[0]} = ....copy()`), or write "
+                      f"`{name} = {name} + ...` and update the other name explicitly.")
 
     def stmt_AugAssign(self, s):
         t = s.target

@@ -718,6 +718,9 @@ def vbh_seed(f, out):
         seed = np.empty(out.shape, out.dtype)  # np.ones, without its Python-level overhead
         seed.fill(1)
         return seed
+    if isinstance(out, (tuple, list, dict)):
+        raise S2STypeError(f"grad requires a scalar output, but the function returned a {type(out).__name__}. Use "
+                           "jacrev or vjp for pytree outputs, or grad(f, has_aux=True) for an (output, auxiliary) pair.")
     if np.ndim(out) != 1:
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)[1:]} "
                            "per example.")

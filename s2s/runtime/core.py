@@ -782,6 +782,9 @@ def seed(out):
     t = type(out)
     if t is np.float64 or t is float:  # the common cases, quickly
         return _ONE64 if t is np.float64 else 1.0
+    if t is tuple or t is list or t is dict or isinstance(out, (tuple, list, dict)):
+        raise S2STypeError(f"grad requires a scalar output, but the function returned a {t.__name__}. Use jacrev "
+                           "or vjp for pytree outputs, or grad(f, has_aux=True) for an (output, auxiliary) pair.")
     if _shape(out) != ():
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)}. "
                            "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")
