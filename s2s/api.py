@@ -218,8 +218,12 @@ class Transformed:
         return inspect.signature(self.fun)
 
     @property
-    def _defaults(self):
-        return getattr(self._root, "__defaults__", None)  # a transform of a transform: the user's function's
+    def _defaults(self) -> bool:
+        """Whether a parameter has a default (the user's function's, through transforms and partials)."""
+        try:
+            return any(p.default is not p.empty for p in self._signature.parameters.values())
+        except (TypeError, ValueError):  # no signature to bind against
+            return False
 
     @property
     def _nparams(self):
@@ -323,6 +327,40 @@ def jvp(fun, primals, tangents):
     fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     return call(D.jvp_function(fun, mask), (*args, *tangents))
+
+
+def _inside_split(fun, nlead: int, n: int):
+    """`fun` ready to transform for a call inside a transformed function with `nlead` leading
+    arguments not differentiated (the free locals of a lifted function) and `n` primals: the
+    function, the values of the parameters left to their defaults, and the mask."""
+    fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, nlead + n)
+    full, _ = _with_defaults(fun, (None,) * (nlead + n))
+    defaults = full[nlead + n:]
+    return fun, defaults, (False,) * nlead + (True,) * n + (False,) * len(defaults)
+
+
+def _jvp_inside(fun, nlead: int, n: int):
+    """`s2s.jvp(fun, primals, tangents)` inside a transformed function: (the generated jvp, which
+    takes the arguments then the tangents and returns (out, tangent out), the defaults' values)."""
+    fun, defaults, mask = _inside_split(fun, nlead, n)
+    return D.jvp_function(fun, mask), defaults
+
+
+def _vjp_inside(fun, nlead: int, n: int):
+    """`y, pullback = s2s.vjp(fun, *primals)` inside a transformed function: (the generated forward
+    sweep, returning (out, record), a generated pullback(record, ct) returning one cotangent per
+    primal, the defaults' values). Both transform further: a VJP of a VJP."""
+    fun, defaults, mask = _inside_split(fun, nlead, n)
+    fwd, bwd = D.split_vjp(fun, mask)
+    name = f"pullback_{getattr(fun, '__name__', 'f')}".replace("<lambda>", "lambda_")
+    picks = "".join(f"cts[{nlead + i}], " for i in range(n))
+    pull = _exec_function(name, f"def {name}(saved, ct):\n    cts = bwd(saved, ct)\n    return ({picks})\n",
+                          {"bwd": bwd})
+    return fwd, pull, defaults
+
+
+record.attach(jvp, inside=_jvp_inside)
+record.attach(vjp, inside=_vjp_inside)
 
 
 def _with_defaults(fun, primals):
@@ -833,7 +871,7 @@ class _Vmapped(Transformed):
                         raise self._endless() from None
         given = len(args)
         if kwargs or self._defaults and len(args) < self._nparams:
-            passed = _passed_axes(self.axes[0], given, list(self._signature.parameters), kwargs)
+            passed = _passed_axes(self.axes[0], given, self._positional, kwargs)
             args = self._bind(args, kwargs)
             if passed is not None:
                 return self._for_axes(passed[:len(args)])(*args)
@@ -854,8 +892,14 @@ class _Vmapped(Transformed):
     def for_call(self, given: int, keywords) -> Transformed:
         """The vmap a call with `given` positional arguments and these keywords runs (the
         normalizer asks, so a call inside a transformed function batches as a direct call does)."""
-        passed = _passed_axes(self.axes[0], given, list(self._signature.parameters), keywords)
+        passed = _passed_axes(self.axes[0], given, self._positional, keywords)
         return self if passed is None else self._for_axes(passed)
+
+    @property
+    def _positional(self) -> list:
+        """The names of the parameters the generated code takes (a partial's bound keywords are not)."""
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        return [p.name for p in self._signature.parameters.values() if p.kind in kinds]
 
     def _for_axes(self, in_axes: tuple):
         """This vmap with `in_axes` given per parameter (a call that leaves defaults out)."""

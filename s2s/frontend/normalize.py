@@ -5,6 +5,7 @@ The grammar of the core form is in `s2s.ir.core`.
 from __future__ import annotations
 
 import copy
+import types
 
 import gast
 import numpy as np
@@ -172,6 +173,8 @@ class Normalizer:
             self.assign_to(s.target, self.expr(s.value))
 
     def stmt_Assign(self, s):
+        if idioms_calls.vjp_assign(self, s):
+            return
         if isinstance(s.value, gast.Lambda) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
             self.stmt_FunctionDef(lift.lambda_to_def(s.targets[0].id, s.value, s))
             return
@@ -709,6 +712,11 @@ class Normalizer:
         if _is_transform(obj) and obj.__name__ == "stop_gradient":
             self.ns["stop_gradient"] = obj
             return A.call("stop_gradient", args, kws)
+        if isinstance(obj, types.FunctionType) and obj.__module__ in _LIBRARY_NOT_TRANSFORMED:
+            self.fail(node, f"s2s cannot transform its own library function `{obj.__module__}.{obj.__name__}` "
+                            "inside a transformed function.",
+                      "Call it outside the function you transform, or write the tuple/list/dict operations out "
+                      "(indexing, comprehensions), which s2s differentiates.")
         if resolve.is_user_function(obj):
             label = getattr(obj, "__name__", "fn")
             return A.call(A.name(self.bind(label if label != "<lambda>" else "lambda_", obj)), args, kws)
@@ -748,6 +756,11 @@ class Normalizer:
                       "Write `lst.append(v)` on its own line.")
         self.fail(node, f"s2s does not support the method `.{m}()`.",
                   "Supported array methods: " + ", ".join(sorted(METHODS)) + "; lists: append, pop.")
+
+
+# s2s's own modules whose functions are not written in what s2s transforms (pytree objects):
+# a call inside a transformed function is an error at the user's line, not inside s2s
+_LIBRARY_NOT_TRANSFORMED = ("s2s.tree",)
 
 
 def _is_transform(obj) -> bool:
