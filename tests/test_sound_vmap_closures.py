@@ -143,8 +143,26 @@ def test_gram_grad_matches_finite_differences():
     xs, zs = RNG.standard_normal((3, 2)) * 0.5, RNG.standard_normal((4, 2)) * 0.5
     want = np.sum(_loop_gram(xs * 1.3, zs) ** 2)
     np.testing.assert_allclose(gram_loss(xs, zs, 1.3), want, rtol=1e-12)
-    check_grads(gram_loss, (xs, zs, 1.3), order=1, modes=("rev", "fwd"))
-    check_grads(gram_loss, (xs, zs, 1.3), order=2, modes=("fwd",))
+    check_grads(gram_loss, (xs, zs, 1.3), order=2, modes=("rev", "fwd"))
+    h = s2s.hessian(gram_loss, 2)(xs, zs, 1.3)
+    np.testing.assert_allclose(h, s2s.jacrev(s2s.grad(gram_loss, 2), 2)(xs, zs, 1.3), rtol=1e-9)
+
+
+def outer_with_nested(x, y):
+    """A vmap of a function that itself runs the pairwise idiom: three levels of batching."""
+    pa, pb = np.stack([x, y]), np.stack([x, y, x * y]) * 0.7
+    gm = s2s.vmap(lambda a: s2s.vmap(lambda q: np.sum(np.tanh(a * q + x)))(pb))(pa)
+    return np.sum(gm, axis=1)
+
+
+def test_vmap_of_nested_vmap():
+    xs, ys = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
+    want = np.stack([outer_with_nested(a, b) for a, b in zip(xs, ys)])
+    for a, b, w in zip(xs, ys, want):  # the loop itself against plain NumPy
+        pa, pb = np.stack([a, b]), np.stack([a, b, a * b]) * 0.7
+        np.testing.assert_allclose(w, [sum(np.sum(np.tanh(p * q + a)) for q in pb) for p in pa], rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(outer_with_nested)(xs, ys), want, rtol=1e-12)
+    check_grads(lambda x, y: np.sum(outer_with_nested(x, y) ** 2), (xs[0], ys[0]), order=2, modes=("rev", "fwd"))
 
 
 def test_free_variable_batched_by_enclosing_vmap():
