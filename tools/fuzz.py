@@ -223,7 +223,8 @@ def nested_lines(kind, p, e, e2) -> tuple[list[str], set[str]]:
         return [f"pv = s2s.vmap(functools.partial(hrow, s=acc * {c} + 0.1 * ({e2})))({rows[n - 1]})",
                 "acc = acc + 0.2 * np.sum(pv, axis=0)"], {"hrow"}
     if kind == "random_inside":
-        return [f"acc = acc + 0.1 * s2s.random.normal(s2s.random.PRNGKey({n}), ({N},)) * ({e})"], set()
+        # (float64 draws: float32 ones round differently once jit reorders their arithmetic)
+        return [f"acc = acc + 0.1 * s2s.random.normal(s2s.random.PRNGKey({n}), ({N},), np.float64) * ({e})"], set()
     raise ValueError(kind)
 
 
