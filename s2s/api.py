@@ -125,6 +125,36 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
     return call(D.jvp_function(fun, mask), (*args, *tangents))
 
 
+def _inside_split(fun, nlead: int, n: int):
+    """`fun` ready to transform for a call inside a transformed function with `nlead` leading
+    arguments not differentiated (the free locals of a lifted function) and `n` primals: the
+    function, the values of the parameters left to their defaults, and the mask."""
+    fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, nlead + n)
+    full, _ = _with_defaults(fun, (None,) * (nlead + n))
+    defaults = full[nlead + n:]
+    return fun, defaults, (False,) * nlead + (True,) * n + (False,) * len(defaults)
+
+
+def _jvp_inside(fun, nlead: int, n: int):
+    """`s2s.jvp(fun, primals, tangents)` inside a transformed function: (the generated jvp, which
+    takes the arguments then the tangents and returns (out, tangent out), the defaults' values)."""
+    fun, defaults, mask = _inside_split(fun, nlead, n)
+    return D.jvp_function(fun, mask), defaults
+
+
+def _vjp_inside(fun, nlead: int, n: int):
+    """`y, pullback = s2s.vjp(fun, *primals)` inside a transformed function: (the generated forward
+    sweep, returning (out, record), a generated pullback(record, ct) returning one cotangent per
+    primal, the defaults' values). Both transform further: a VJP of a VJP."""
+    fun, defaults, mask = _inside_split(fun, nlead, n)
+    fwd, _ = D.split_vjp(fun, mask)
+    return fwd, D.pullback_function(fun, mask, tuple(range(nlead, nlead + n))), defaults
+
+
+record.attach(jvp, inside=_jvp_inside)
+record.attach(vjp, inside=_vjp_inside)
+
+
 def _with_defaults(fun, primals):
     """All positional arguments of `fun` (defaults filled in) and which of them were given."""
     try:

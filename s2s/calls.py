@@ -191,8 +191,12 @@ class Transformed:
         return inspect.signature(self.fun)
 
     @property
-    def _defaults(self):
-        return getattr(self.fun, "__defaults__", None)
+    def _defaults(self) -> bool:
+        """Whether a parameter has a default (the user's function's, through transforms and partials)."""
+        try:
+            return any(p.default is not p.empty for p in self._signature.parameters.values())
+        except (TypeError, ValueError):  # no signature to bind against
+            return False
 
     @property
     def _nparams(self):
@@ -376,7 +380,10 @@ class Vmapped(Transformed):
                         raise self._endless() from None
         given = len(args)
         if kwargs or self._defaults and len(args) < self._nparams:
+            passed = _passed_axes(self.axes[0], given, self._positional, kwargs)
             args = self._bind(args, kwargs)
+            if passed is not None:
+                return self._for_axes(passed[:len(args)])(*args)
         merged = self.merged_version(args)
         if merged is not None:
             try:
@@ -389,6 +396,25 @@ class Vmapped(Transformed):
         if not kwargs and len(args) == given and all(type(a) is np.ndarray for a in args):
             self._by_ndims[tuple(a.ndim for a in args)] = fn
         return self._run(fn, args, call)
+
+    def for_call(self, given: int, keywords) -> Transformed:
+        """The vmap a call with `given` positional arguments and these keywords runs (the
+        normalizer asks, so a call inside a transformed function batches as a direct call does)."""
+        passed = _passed_axes(self.axes[0], given, self._positional, keywords)
+        return self if passed is None else self._for_axes(passed)
+
+    @property
+    def _positional(self) -> list:
+        """The names of the parameters the generated code takes (a partial's bound keywords are not)."""
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        return [p.name for p in self._signature.parameters.values() if p.kind in kinds]
+
+    def _for_axes(self, in_axes: tuple):
+        """This vmap with `in_axes` given per parameter (a call that leaves defaults out)."""
+        variants = self.__dict__.setdefault("_variants", {})
+        if in_axes not in variants:
+            variants[in_axes] = Vmapped(self.fun, in_axes, self.axes[1], self.axes[2])
+        return variants[in_axes]
 
     def _run(self, fn, args, _call=None):
         """Call the batched `fn`; a recursion that never ends batched becomes an S2SError."""
@@ -451,6 +477,22 @@ def _innermost(fun):
     while isinstance(fun, Vmapped):
         fun = fun.fun
     return fun
+
+
+def _passed_axes(in_axes, given: int, params: list, kwargs: dict):
+    """JAX's rule for a call that passes keywords or leaves defaults out: `in_axes` matches the
+    positional arguments passed, keyword arguments are mapped over axis 0 and defaults left out
+    are not mapped. One axis per parameter, or None where `in_axes` already says that (or does
+    not fit the call: binding reports it)."""
+    if isinstance(in_axes, tuple):
+        if len(in_axes) != given:
+            return None
+        axes = list(in_axes)
+    else:
+        axes = [in_axes] * given
+    axes += [0 if p in kwargs else None for p in params[given:]]
+    plain = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(params)
+    return None if tuple(axes) == plain else tuple(axes)
 
 
 def _innermost_is_grad(fun) -> bool:

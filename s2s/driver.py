@@ -492,6 +492,14 @@ def jacrev_of_batched(fn, names: tuple, argnums, in_axes, out_axes, axis_size):
     return cached("vmap_jacrev", fn, (names, argnums, _freeze(in_axes), _freeze(out_axes), axis_size), build)
 
 
+def pullback_function(fn, mask, picks: tuple):
+    """The pullback of s2s.vjp(fn, ...) called inside a transformed function
+    (compose.pullback_fn): the cotangents at `picks` of fn's backward sweep for `mask`."""
+    def build():
+        return _compile(compose.pullback_fn(core_of(fn), split_vjp(fn, mask)[1], picks))
+    return cached("pullback", fn, (mask, picks), build)
+
+
 def merged_vmap_function(root, kind: str, names: tuple, flat, outer: tuple, inner: tuple, specs0: tuple,
                          specs1: tuple):
     """vmap(vmap(g)), g the transform `kind` (grad, value_and_grad) of the user's function `root`,

@@ -183,6 +183,9 @@ class Jitted(Transformed):
             raise S2SValueError("jit: static arguments must be hashable (they key the compiled versions)") from e
         dyn = [i for i in range(len(args)) if i not in static]
         fun = self.fun
+        adapt = getattr(type(fun), "for_call", None)  # jit(vmap(f)): in_axes for the arguments passed
+        if adapt is not None:
+            fun = adapt(fun, given, set(kwargs))
         if static:
             names = list(inspect.signature(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})

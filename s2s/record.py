@@ -9,6 +9,8 @@ Every kind of object s2s hands out or recognizes carries one `Record`:
   built (recursion): `target()` returns the generated function it stands for;
 - a `custom_vjp` / `custom_jvp` function: `custom` holds its rules (`split(mask)`, `jvp(mask)`,
   `caller()`, `fun`);
+- `s2s.jvp` / `s2s.vjp`: `inside(fun, nlead, n)` gives the generated functions that a call of
+  them inside a transformed function runs (frontend/idioms_calls.py lowers the call to them);
 - a function s2s treats as a primitive (`stop_gradient`, user functions given rules with
   `s2s.defvjp`): `prim` is its key in the rule table.
 """
@@ -28,6 +30,7 @@ class Record:
     prim: str | None = None
     lazy: bool = False        # `target` is a transform still being built (a recursive call)
     transform: bool = False   # an s2s transform (grad, jit, ...): called when normalizing `grad(f)(x)`
+    inside: Callable[..., Any] | None = None  # jvp/vjp: the generated functions a call inside a transformed function runs
     versions: dict = dataclasses.field(default_factory=dict)  # a generated function per array backend
     any_size: bool = False    # a jit version built for small arrays that large ones would get too (nothing to fuse)
     shapes: tuple = ()        # a jit version specialized on shapes: what its first statement tests (driver.jit_function)

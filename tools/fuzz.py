@@ -7,7 +7,10 @@ A seeded generator draws programs from the supported language (for and while loo
 break/else, if/elif branches, early returns, in-place updates of rows, slices and fancy indices,
 `+=`, lists with append and np.stack, lists and tuples concatenated and repeated by a count held
 in a variable, helper functions with loops, closures, recursion, custom_jvp/custom_vjp functions,
-a module global), writes each to a module file (s2s reads
+a module global) and, with `--nested`, transforms called inside the program (issue 27's families
+1, 5, 9: vmap of lambdas and defs closing over locals, nested vmaps over rows of different counts,
+vmap of a def with defaults, grad/jvp/vjp of closures, vmap of functools.partial with bound locals,
+s2s.random draws), writes each to a module file (s2s reads
 source) and checks the properties in PROPERTIES. A failing program is shrunk (blocks dropped,
 expressions replaced by their parts, loop counts lowered) while the same property still fails, and
 printed as a reproduction.
@@ -102,6 +105,13 @@ HELPERS = {
              "    return (g * (np.cos(v) * v + np.sin(v)),)", "", "", "sinv.defvjp(sinv_fwd, sinv_bwd)"],
 }
 
+HELPERS["hrow"] = ["def hrow(r, s):", "    return np.tanh(r * s) + 0.1 * r"]
+
+# transforms called inside the program (`--nested`): each block calls s2s itself; the property
+# `inside_ref` checks them against a pure-NumPy reference (REF below: loops and differences)
+NESTED_KINDS = ["vmap_closure", "vmap_nested", "vmap_default", "grad_closure", "jvp_inside", "vjp_inside",
+                "partial_vmap", "random_inside"]
+
 KINDS = ["plain", "augadd", "for", "while_break", "while_data", "branch", "early_return", "set_row",
          "set_slice", "set_fancy", "set_repeat", "set_aug", "list", "helper", "closure", "recursion",
          "lambda", "custom", "list_repeat", "list_concat", "list_array"]
@@ -180,6 +190,41 @@ def block_lines(block, ret) -> tuple[list[str], set[str]]:
         return [f"acc = {h}(acc * 0.5 + 0.1 * ({e}))"], {h}
     if kind == "lambda":
         return [f"k = lambda v: np.sin(v) * {c} + v", f"acc = k(acc) * 0.5 + 0.1 * ({e})"], set()
+    return nested_lines(kind, p, e, e2)
+
+
+def nested_lines(kind, p, e, e2) -> tuple[list[str], set[str]]:
+    """Blocks that call s2s transforms inside the program; the lambdas close over x, y, acc."""
+    n, b, c = p["n"], p["b"], p["c"]
+    rows = ["np.stack([x, y])", "np.stack([x, y, acc])", "np.stack([acc, x * 0.5, y, x])"]
+    if kind == "vmap_closure":  # the closed-over values are not mapped; in_axes in each form
+        call = ["s2s.vmap(lambda r: np.tanh(r * {c}) * ({e}) + r)({rows})",
+                "s2s.vmap(lambda r, q: np.sin(r * q) + ({e}), in_axes=(0, None))({rows}, acc)",
+                "s2s.vmap(lambda r, q: np.sin(r + q) * ({e}), [0, 0])({rows}, {rows} * 0.5)"][b]
+        return [f"vm = {call.format(c=c, e=e, rows=rows[n - 1])}", "acc = acc + 0.3 * np.sum(vm, axis=0)"], set()
+    if kind == "vmap_nested":  # the pairwise (Gram matrix) idiom over row sets of different counts
+        return [f"pa = {rows[b]}", f"pb = {rows[n - 1]} * 0.7",
+                f"gm = s2s.vmap(lambda a: s2s.vmap(lambda q: np.sum(np.tanh(a * q + ({e}))))(pb))(pa)",
+                "acc = acc + 0.2 * np.sum(gm) + 0.1 * np.sum(gm, axis=1)[0]"], set()
+    if kind == "vmap_default":  # a def with defaults: in_axes match the arguments passed
+        axes = ["(0,)", "0", "(0, None)"][b]
+        args = "{rows}" if b < 2 else "{rows}, 0.3"
+        return ["def rowf(r, s=0.5):", f"    return np.sin(r * s + ({e}))",
+                f"acc = acc + 0.2 * np.sum(s2s.vmap(rowf, in_axes={axes})({args.format(rows=rows[n - 1])}), axis=0)"], set()
+    if kind == "grad_closure":
+        return [f"gc = s2s.grad(lambda v: np.sum(np.sin(v * ({e}))) + np.sum(v * acc) * {c})(y * 0.5 + acc)",
+                "acc = acc + 0.2 * gc"], set()
+    if kind == "jvp_inside":  # forward mode inside (Tangent's reverse-over-forward under grad)
+        return [f"pj, tj = s2s.jvp(lambda v: np.sin(v) * ({e}), (acc,), (y,))", "acc = acc + 0.2 * tj + 0.1 * pj"], set()
+    if kind == "vjp_inside":  # a VJP inside: grad of it is a VJP of a VJP
+        return [f"yv, pull = s2s.vjp(lambda v: np.tanh(v) * ({e}), acc)", "ct = pull(y * 0.5)[0]",
+                "acc = acc * 0.5 + 0.3 * ct + 0.1 * yv"], set()
+    if kind == "partial_vmap":  # a partial's bound values are not mapped
+        return [f"pv = s2s.vmap(functools.partial(hrow, s=acc * {c} + 0.1 * ({e2})))({rows[n - 1]})",
+                "acc = acc + 0.2 * np.sum(pv, axis=0)"], {"hrow"}
+    if kind == "random_inside":
+        # (float64 draws: float32 ones round differently once jit reorders their arithmetic)
+        return [f"acc = acc + 0.1 * s2s.random.normal(s2s.random.PRNGKey({n}), ({N},), np.float64) * ({e})"], set()
     raise ValueError(kind)
 
 
@@ -203,8 +248,9 @@ class Program:
             body += ["    " + re.sub(r"\ba\b", f"a{k}", ln) for ln in lines]
             helpers |= h
         body.append(f"    return {self.ret}")
-        custom = helpers & {"softc", "cosj", "sinv"}
-        head = ["import numpy as np", *(["import s2s"] if custom else []), "", f"G = {self.g!r}", ""]
+        uses = helpers & {"softc", "cosj", "sinv"} or any(blk[0] in NESTED_KINDS for blk in self.blocks)
+        imports = ["import functools", "", "import numpy as np"] if "hrow" in helpers else ["import numpy as np"]
+        head = [*imports, *(["", "import s2s"] if uses else []), "", f"G = {self.g!r}", ""]
         for h in sorted(helpers):
             head += ["", *HELPERS[h], ""]
         return "\n".join(head + ["", "def f(x, y):"] + body) + "\n"
@@ -223,8 +269,12 @@ class Program:
                               self.out, self.g)
 
 
-def gen_program(rng: random.Random) -> Program:
+def gen_program(rng: random.Random, nested: bool = False) -> Program:
+    """A random program; with `nested`, one of its blocks calls a transform inside it."""
     blocks = [gen_block(rng, rng.randint(1, 2)) for _ in range(rng.randint(1, 3))]
+    if nested:
+        kind, params, exprs = gen_block(rng, rng.randint(1, 2))
+        blocks.insert(rng.randint(0, len(blocks)), (rng.choice(NESTED_KINDS), params, exprs))
     return Program(blocks, rng.choice(["scalar", "scalar", "vector"]))
 
 
@@ -482,9 +532,64 @@ def p_vmap_grad(mod, x, y, rng):
         return f"vmap of the derivative {flat(got).tolist()} != loop {flat(want).tolist()}"
 
 
+class _Ref:
+    """A pure-NumPy stand-in for the transforms a program calls inside itself: vmap as a Python
+    loop over the examples, grad/jvp/vjp as central differences. It shares no code with s2s's
+    transforms (s2s.random's samplers are plain NumPy already)."""
+
+    EPS = 1e-6
+    random = s2s.random
+
+    @staticmethod
+    def vmap(fun, in_axes=0):
+        def run(*args):
+            axes = list(in_axes) if isinstance(in_axes, (tuple, list)) else [in_axes] * len(args)
+            size = next(np.shape(a)[0] for a, ax in zip(args, axes) if ax == 0)
+            return np.stack([np.asarray(fun(*[a[i] if ax == 0 else a for a, ax in zip(args, axes)]))
+                             for i in range(size)])
+        return run
+
+    @staticmethod
+    def _directional(fun, x, v):
+        return (np.asarray(fun(x + _Ref.EPS * v)) - np.asarray(fun(x - _Ref.EPS * v))) / (2 * _Ref.EPS)
+
+    @staticmethod
+    def grad(fun):
+        def run(x):
+            x = np.asarray(x, dtype=float)
+            return np.reshape([_Ref._directional(fun, x, e) for e in np.eye(x.size)], x.shape)
+        return run
+
+    @staticmethod
+    def jvp(fun, primals, tangents):
+        (x,), (v,) = primals, tangents
+        return fun(x), _Ref._directional(fun, np.asarray(x, dtype=float), v)
+
+    @staticmethod
+    def vjp(fun, x):
+        out = fun(x)
+        return out, lambda u: (_Ref.grad(lambda z: np.sum(np.asarray(fun(z)) * u))(x),)
+
+
+def p_inside_ref(mod, x, y, rng):
+    """The program's own calls of transforms (vmap of closures, nested vmaps, grad/jvp/vjp and
+    partials inside it) against the loops and differences of _Ref."""
+    if "s2s." not in mod.SOURCE.split("def f(", 1)[1]:
+        return None
+    got = mod.f(x.copy(), y.copy())
+    real = mod.s2s
+    mod.s2s = _Ref
+    try:
+        want = mod.f(x.copy(), y.copy())
+    finally:
+        mod.s2s = real
+    if not close(got, want, 1e-6):
+        return f"f with s2s's transforms inside {flat(got).tolist()} != with loops and differences {flat(want).tolist()}"
+
+
 PROPERTIES = {"grad_fd": p_grad_fd, "jvp_vjp": p_jvp_vjp, "jacfwd_jacrev": p_jac, "hessian": p_hessian,
               "vjp_twice": p_vjp_twice, "purity": p_purity, "jit": p_jit, "cache": p_cache,
-              "global": p_global, "vmap": p_vmap}
+              "global": p_global, "vmap": p_vmap, "inside_ref": p_inside_ref}
 # opt-in (--props): known gaps remain (ops that vmap batches by a loop over the examples have no
 # derivative there), so the campaign's default set leaves them out until they are closed
 OPTIONAL = {"vmap_grad": p_vmap_grad}
@@ -567,7 +672,7 @@ def inputs_source(seed: int, prog: Program) -> str:
 
 
 def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdout, verbose: bool = True,
-             max_shrink: int = 5):
+             max_shrink: int = 5, nested: bool = False):
     """Run `n` programs; returns (checked, skipped, failures) with failures a list of dicts. The
     first `max_shrink` failures of each property are shrunk, the rest printed as drawn."""
     props = list(props or PROPERTIES)
@@ -576,7 +681,7 @@ def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdo
     by_prop: Counter = Counter()
     start = time.time()
     for k in range(n):
-        prog = gen_program(rng)
+        prog = gen_program(rng, nested)
         pseed = seed * 1_000_003 + k
         fails = check_program(prog, pseed, props)
         if fails is None:
@@ -611,9 +716,11 @@ def main(argv=None) -> int:
                     + " (default: all but the optional " + ",".join(OPTIONAL) + ")")
     ap.add_argument("--no-shrink", action="store_true")
     ap.add_argument("--max-shrink", type=int, default=5, help="shrink at most this many failures per property")
+    ap.add_argument("--nested", action="store_true", help="every program calls a transform inside itself "
+                    "(" + ", ".join(NESTED_KINDS) + ")")
     a = ap.parse_args(argv)
     props = [p for p in a.props.split(",") if p] or None
-    _, _, failures = campaign(a.n, a.seed, props, not a.no_shrink, max_shrink=a.max_shrink)
+    _, _, failures = campaign(a.n, a.seed, props, not a.no_shrink, max_shrink=a.max_shrink, nested=a.nested)
     return 1 if failures else 0
 
 

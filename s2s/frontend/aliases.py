@@ -41,22 +41,29 @@ class Aliases:
             return []
         if getattr(stmt, "lineno", None) is None:
             return []
-        pos = (stmt.lineno, getattr(stmt, "col_offset", 0))
-        spans = [(lp.lineno, max(getattr(n, "lineno", None) or lp.lineno for n in gast.walk(lp)))
+        # the update's own statement reads its operands before it writes (`x[0] = a * 2.0`)
+        pos = (getattr(stmt, "end_lineno", None) or stmt.lineno, getattr(stmt, "end_col_offset", None) or 0)
+        spans = [(lp.lineno, max(getattr(n, "lineno", None) or lp.lineno for n in gast.walk(lp)), lp)
                  for lp in loops if getattr(lp, "lineno", None) is not None]
         out = []
         for line, col, n in self.loads:
             if n not in others:
                 continue
-            in_loop = any(lo <= line <= hi for lo, hi in spans)
-            reassigned = any(pos < k < (line, col) for k in self.kills.get(n, ()))
-            if in_loop or ((line, col) > pos and not reassigned):
+            here = (line, col)
+            # the innermost enclosing loop that also holds the read runs both again; a statement of
+            # its own body that rebinds the name first makes the read see the new value
+            loop = next((lp for lo, hi, lp in reversed(spans) if lo <= line <= hi), None)
+            loop_kills = _unconditional_assignments(loop).get(n, []) if loop is not None else []
+            kills = list(self.kills.get(n, ())) + loop_kills
+            if here > pos and not any(pos < k < here for k in kills):
+                out.append(n)
+            elif loop is not None and not any(k < here for k in loop_kills):
                 out.append(n)
         return sorted(set(out))
 
 
 def _unconditional_assignments(fn: gast.FunctionDef) -> dict[str, list[tuple]]:
-    """Where each name is given a new value by a statement of the function's own body (run on
+    """Where each name is given a new value by a statement of the function's (or loop's) own body (run on
     every path): the position just after that statement. A later read of the name reads the new
     value, not the array it named before."""
     out: dict[str, list[tuple]] = {}

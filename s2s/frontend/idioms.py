@@ -369,7 +369,10 @@ def _guard(given: str, param: str, fname: str, where, ns: dict, taken: set) -> g
 def lifted_with_arity(fn, nargs: int):
     """A `def f(*args)` or `lambda *args: ...` made inside a transformed function (already lifted),
     specialized to a call with `nargs` positional arguments (its free locals included)."""
-    node, ns, filename = record.of(fn).core
+    rec = record.of(fn)
+    if rec is None or rec.core is None:  # a generated helper (vjp's pullback): no `*args`
+        return fn
+    node, ns, filename = rec.core
     a = node.args
     if a.vararg is None or a.kwonlyargs or a.kwarg:
         return fn

@@ -131,6 +131,9 @@ def call(norm, node: gast.Call, obj):
     """Lower a call of the static object `obj`, or return None to let the normalizer do it."""
     if resolve.prim_key(obj) is not None:
         return None
+    rec = record.of(obj)
+    if rec is not None and rec.inside is not None:
+        return _jvp_inside(norm, node, obj, rec.inside)
     if obj in _BINOPS and len(node.args) == 2 and not node.keywords:
         return A.binop(norm.atom(node.args[0]), _BINOPS[obj](), norm.atom(node.args[1]))
     if obj in _UNOPS and len(node.args) == 1:
@@ -148,6 +151,9 @@ def call(norm, node: gast.Call, obj):
         sampler = A.name(norm.bind(_label(obj), obj))
         return sampling.sample_call(norm, sampler, [norm.atom(a) for a in node.args],
                                     {k.arg: norm.atom(k.value) for k in node.keywords})
+    if _for_call(obj, node) is not obj:
+        return A.call(A.name(norm.bind(obj.__name__, _for_call(obj, node))), [norm.atom(a) for a in node.args],
+                      {k.arg: norm.atom(k.value) for k in node.keywords})
     target = _callee(norm, node, obj)
     if target is None:
         return None
@@ -155,6 +161,12 @@ def call(norm, node: gast.Call, obj):
     args = [norm.atom(a) for a in node.args]
     kws = {k.arg: norm.atom(k.value) for k in node.keywords}
     return A.call(A.name(norm.bind(fn.__name__, fn)), args, kws)
+
+
+def _for_call(obj, node):
+    """A vmap called with keywords or with defaults left out: the vmap whose in_axes say so."""
+    adapt = getattr(type(obj), "for_call", None)
+    return obj if adapt is None else adapt(obj, len(node.args), {k.arg for k in node.keywords})
 
 
 def _callee(norm, node, obj):
@@ -486,7 +498,60 @@ def _local_function(norm, a):
         return norm.lifted[name]
     if isinstance(a, gast.Name) and a.id in norm.lifted:
         return norm.lifted[a.id]
+    if isinstance(a, gast.Call) and isinstance(a.func, (gast.Name, gast.Attribute)) and norm._rooted_global(a.func) \
+            and a.args and _static_or_none(norm, a.func) is functools.partial:
+        name = norm.namer.fresh("partial_")
+        norm.stmt_FunctionDef(lift.lambda_to_def(name, _partial_lambda(norm, a), a))
+        a.s2s_lifted = name
+        return norm.lifted[name]
     return None
+
+
+def _static_or_none(norm, node):
+    try:
+        return norm.static(node)
+    except Exception:  # noqa: BLE001 - not known now
+        return None
+
+
+def _partial_lambda(norm, a: gast.Call) -> gast.Lambda:
+    """`functools.partial(f, b, k=v)` given to a transform here, as the lambda of f's other
+    parameters that calls f with the bound values: those are evaluated once, now, and the lambda
+    closes over them (so a vmap does not map them, as JAX treats a partial's arguments)."""
+    fn = _static_or_none(norm, a.args[0])
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = None
+    if params is None or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params) \
+            or any(isinstance(x, gast.Starred) for x in a.args) or any(k.arg is None for k in a.keywords):
+        norm.fail(a, "s2s transforms functools.partial(f, ...) here only of a module-level function with named "
+                     "parameters, bound with plain arguments.", "Write a lambda that calls f instead.")
+    bound = [_bound_value(norm, x) for x in a.args[1:]]
+    kws = {k.arg: _bound_value(norm, k.value) for k in a.keywords}
+    rest = [p for p in params[len(bound):] if p.name not in kws]
+    simple = (int, float, bool, str, type(None))
+    user = isinstance(fn, types.FunctionType)  # (a NumPy function's `out=None` is not a parameter to offer)
+    taken = [p for p in rest if p.default is inspect.Parameter.empty or user and isinstance(p.default, simple)]
+    args = gast.arguments(args=[A.name(p.name, param=True) for p in taken], posonlyargs=[], vararg=None,
+                          kwonlyargs=[], kw_defaults=[], kwarg=None,
+                          defaults=[A.const(p.default) for p in taken if p.default is not inspect.Parameter.empty])
+    call = gast.Call(func=copy_(a.args[0]), args=bound,
+                     keywords=[gast.keyword(arg=k, value=v) for k, v in kws.items()]
+                     + [gast.keyword(arg=p.name, value=A.name(p.name)) for p in taken])
+    lam = gast.Lambda(args=args, body=call)
+    for n in gast.walk(lam):
+        if isinstance(n, (gast.expr, gast.arguments)):
+            gast.copy_location(n, a)
+    return lam
+
+
+def _bound_value(norm, x):
+    """An argument bound by a partial: evaluated here, once (a local name the lambda closes over)."""
+    v = norm.atom(x)
+    if isinstance(v, gast.Name) and v.id not in norm.ns:  # (a global stays one)
+        norm.locals.add(v.id)
+    return v
 
 
 def _transform_of_local(norm, node, api):
@@ -505,10 +570,115 @@ def _transform_of_local(norm, node, api):
         shift = len(free)
         kws["argnums"] = nums + shift if isinstance(nums, int) and nums >= 0 else \
             tuple(n + shift if n >= 0 else n for n in nums) if not isinstance(nums, int) else nums
+    if free and "in_axes" in params:
+        if rest:
+            kws["in_axes"], rest = rest[0], rest[1:]
+        kws["in_axes"] = _closure_axes(norm, f, kws.get("in_axes", params["in_axes"].default), len(free),
+                                       len(node.args))
     transformed = api(fn, *rest, **kws)
+    adapt = getattr(type(transformed), "for_call", None)
+    if adapt is not None:
+        transformed = adapt(transformed, len(free) + len(node.args), {k.arg for k in node.keywords})
     args = [A.name(v) for v in free] + [norm.atom(a) for a in node.args]
     kw = {k.arg: norm.atom(k.value) for k in node.keywords}
     return A.call(A.name(norm.bind(getattr(transformed, "__name__", "transformed"), transformed)), args, kw)
+
+
+def _closure_axes(norm, where, in_axes, nfree: int, nargs: int):
+    """vmap's `in_axes` for a lifted function called with its free locals first: JAX's rule, a
+    variable a function closes over is not mapped by this vmap (an enclosing vmap that batches
+    it batches the call), so each free local gets None and the arguments passed keep theirs."""
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    if in_axes is None or isinstance(in_axes, int) and not isinstance(in_axes, bool):
+        return (None,) * nfree + (in_axes,) * nargs
+    if isinstance(in_axes, tuple):
+        return (None,) * nfree + in_axes
+    norm.fail(where, "s2s needs vmap's in_axes of a function that uses local variables of the enclosing "
+                     f"function as an int, None or a tuple with one entry per argument, not {in_axes!r}.",
+              "Write in_axes as a tuple, one entry per argument passed.")
+
+
+# ---------------------------------------------------------------- jvp and vjp called inside
+
+def _inside_function(norm, f):
+    """(function, its free locals) for the function given to jvp/vjp/partial: a lambda or def made
+    here (lifted), or a function known now (a global, an attribute, `grad(g)`)."""
+    local = _local_function(norm, f)
+    if local is not None:
+        return local
+    try:
+        fn = norm.static(f)
+    except NotStatic:
+        fn = None
+    if fn is None or not callable(fn):
+        norm.fail(f, "s2s needs the function given to a transform inside a transformed function to be known "
+                     "when it transforms: a module-level function, a lambda or def made here, or a transform of one.")
+    return fn, []
+
+
+def _literal_sequence(norm, node, what, example):
+    if not isinstance(node, (gast.Tuple, gast.List)):
+        norm.fail(node, f"s2s needs the {what} as a tuple or list written at the call inside a transformed function.",
+                  f"Write them out: {example}.")
+    return node.elts
+
+
+def _jvp_inside(norm, node, obj, inside):
+    """`s2s.jvp(f, (x, ...), (v, ...))` inside a transformed function: a call of f's generated jvp
+    (arguments, then tangents), which the enclosing transform differentiates or batches like any
+    other generated function (grad of jvp: reverse-over-forward)."""
+    if getattr(obj, "__name__", "") != "jvp":
+        norm.fail(node, f"`{_text(node.func)}(...)` returns a function: inside a transformed function bind its "
+                        "results on a line of their own.", "Write `y, pullback = s2s.vjp(f, x)`, then `pullback(ct)`.")
+    if len(node.args) != 3 or node.keywords:
+        norm.fail(node, "s2s.jvp inside a transformed function takes (fun, primals, tangents) positionally.",
+                  "Write s2s.jvp(f, (x,), (v,)).")
+    primals = _literal_sequence(norm, node.args[1], "primals of jvp", "s2s.jvp(f, (x,), (v,))")
+    tangents = _literal_sequence(norm, node.args[2], "tangents of jvp", "s2s.jvp(f, (x,), (v,))")
+    if len(primals) != len(tangents):
+        norm.fail(node, f"jvp: {len(primals)} primals but {len(tangents)} tangents.")
+    fn, free = _inside_function(norm, node.args[0])
+    gen, defaults = inside(fn, len(free), len(primals))
+    args = [A.name(v) for v in free] + [norm.atom(a) for a in primals]
+    args += [norm.value_of(node, f"default{i}", d) for i, d in enumerate(defaults)]
+    args += [norm.atom(t) for t in tangents]
+    return A.call(A.name(norm.bind(gen.__name__, gen)), args)
+
+
+def vjp_assign(norm, s) -> bool:
+    """`y, pullback = s2s.vjp(f, x, ...)` inside a transformed function: `y, record = fwd(x, ...)`
+    with the generated forward sweep, and `pullback(ct)` becomes a call of a generated pullback on
+    that record, so that the enclosing transform differentiates it (a VJP of a VJP)."""
+    v = s.value
+    if not (len(s.targets) == 1 and isinstance(v, gast.Call) and isinstance(v.func, (gast.Name, gast.Attribute))
+            and norm._rooted_global(v.func)):
+        return False
+    try:
+        obj = norm.static(v.func)
+    except Exception:  # noqa: BLE001 - not static: an ordinary call, which the normalizer reports
+        return False
+    rec = record.of(obj)
+    if rec is None or rec.inside is None or getattr(obj, "__name__", "") != "vjp":
+        return False
+    t = s.targets[0]
+    if not (isinstance(t, gast.Tuple) and len(t.elts) == 2 and isinstance(t.elts[1], gast.Name)):
+        norm.fail(s, "s2s needs `y, pullback = s2s.vjp(f, x)` with two names on the left inside a transformed "
+                     "function.", "Bind the output and the pullback to names, then call `pullback(ct)`.")
+    if any(k.arg != "has_aux" or not (isinstance(k.value, gast.Constant) and k.value.value is False)
+           for k in v.keywords) or not v.args:
+        norm.fail(s, "s2s supports s2s.vjp(f, *primals) without has_aux inside a transformed function.",
+                  "Return the auxiliary value from f's caller instead.")
+    fn, free = _inside_function(norm, v.args[0])
+    fwd, pull, defaults = rec.inside(fn, len(free), len(v.args) - 1)
+    args = [A.name(n) for n in free] + [norm.atom(a) for a in v.args[1:]]
+    args += [norm.value_of(v, f"default{i}", d) for i, d in enumerate(defaults)]
+    res = norm.tmp(A.call(A.name(norm.bind(fwd.__name__, fwd)), args))
+    saved = norm.namer.fresh("saved")
+    norm.locals.add(saved)
+    norm.assign_to(_at(gast.Tuple(elts=[t.elts[0], A.name(saved, store=True)], ctx=gast.Store()), t), res)
+    norm.lifted[t.elts[1].id] = (pull, [saved])
+    return True
 
 
 def unresolved_hint(norm, func) -> str:

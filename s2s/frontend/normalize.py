@@ -12,6 +12,7 @@ functions (lift.py), calls of library idioms (idioms_calls.py).
 from __future__ import annotations
 
 import copy
+import types
 
 import gast
 import numpy as np
@@ -179,6 +180,8 @@ class Normalizer:
             self.assign_to(s.target, self.expr(s.value))
 
     def stmt_Assign(self, s):
+        if idioms_calls.vjp_assign(self, s):
+            return
         if isinstance(s.value, gast.Lambda) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
             self.stmt_FunctionDef(lift.lambda_to_def(s.targets[0].id, s.value, s))
             return
@@ -199,8 +202,8 @@ class Normalizer:
         if later:
             self.fail(s, f"`{what}` changes the array that `{later[0]}` also refers to (NumPy updates it in "
                          f"place), and `{later[0]}` is read afterwards; s2s would not see that change.",
-                      f"Make `{name}` a copy first (`{name} = {name}.copy()`), or write `{name} = {name} + ...` "
-                      "and update the other name explicitly.")
+                      f"Make `{later[0]}` a copy where it is bound (`{later[0]} = ....copy()`), or write "
+                      f"`{name} = {name} + ...` and update the other name explicitly.")
 
     def stmt_AugAssign(self, s):
         t = s.target
@@ -462,6 +465,10 @@ class Normalizer:
             return node.value
         if isinstance(node, gast.Tuple):
             return tuple(self.static(e) for e in node.elts)
+        if isinstance(node, gast.List):
+            return [self.static(e) for e in node.elts]
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant):
+            return -node.operand.value
         if isinstance(node, gast.Call):
             func = self.static(node.func)
             if _is_transform(func):
@@ -712,6 +719,11 @@ class Normalizer:
         if _is_transform(obj) and obj.__name__ == "stop_gradient":
             self.ns["stop_gradient"] = obj
             return A.call("stop_gradient", args, kws)
+        if isinstance(obj, types.FunctionType) and obj.__module__ in _LIBRARY_NOT_TRANSFORMED:
+            self.fail(node, f"s2s cannot transform its own library function `{obj.__module__}.{obj.__name__}` "
+                            "inside a transformed function.",
+                      "Call it outside the function you transform, or write the tuple/list/dict operations out "
+                      "(indexing, comprehensions), which s2s differentiates.")
         if resolve.is_user_function(obj):
             label = getattr(obj, "__name__", "fn")
             return A.call(A.name(self.bind(label if label != "<lambda>" else "lambda_", obj)), args, kws)
@@ -751,6 +763,11 @@ class Normalizer:
                       "Write `lst.append(v)` on its own line.")
         self.fail(node, f"s2s does not support the method `.{m}()`.",
                   "Supported array methods: " + ", ".join(sorted(METHODS)) + "; lists: append, pop.")
+
+
+# s2s's own modules whose functions are not written in what s2s transforms (pytree objects):
+# a call inside a transformed function is an error at the user's line, not inside s2s
+_LIBRARY_NOT_TRANSFORMED = ("s2s.tree",)
 
 
 def _is_transform(obj) -> bool:

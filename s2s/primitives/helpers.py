@@ -17,3 +17,8 @@ helper("ext.s2s_sample", effect=True)  # a random draw: two calls give two draws
 helper("ext.s2s_same", effect=True)    # a check that raises
 helper("rt.vb_size", effect=True)      # vmap's batch size, and the check that mapped axes agree
 helper("rt.vb_size0", effect=True)
+# grad's check that the output is a scalar (a pair with has_aux): kept when a further transform
+# needs nothing of its value (grad of grad of a tuple-valued function raises as grad of it does)
+helper("rt.seed", effect=True)
+helper("rt.seed_aux", effect=True)
+helper("rt.vbh_seed", effect=True)

@@ -172,8 +172,8 @@ prim("rt.vb_loop", "fn, flags, n, a0=None, a1=None, a2=None, a3=None, a4=None, a
 for _h in ("vb_size", "vb_size0", "vb_in", "vb_out", "vb_bcast", "vb_lift", "vb_unlift", "vb_select", "vb_any"):
     helper("rt." + _h, "rt.vbh_" + _h)
 broadcasting("rt.vb_and", "rt.vb_andnot")
-unbatched("rt.vb_ones", "rt.vb_axis")
-for _h in ("vb_axes", "vb_n", "vb_flat"):
+unbatched("rt.vb_ones")
+for _h in ("vb_axes", "vb_n", "vb_flat", "vb_axis"):  # vb_axis: an axis of batched code batched again (vmap of vmap)
     helper("rt." + _h, "rt.vbh_" + _h)
 looped("rt.vb_getitem", "rt.vb_loop")
 prim("rt.vb_sum_scalars", "v")  # vmap(grad(f)) as grad of the sum of the batched f
@@ -258,7 +258,8 @@ for _n in ("dot_vjp_a", "dot_vjp_b", "sum_vjp", "mean_vjp", "jac_from_rows", "ja
     helper("rt." + _n, "rt.vbh_" + _n)
 helper("rt.basis", "rt.vbh_basis")
 helper("rt.vb_sum_scalars", "rt.vbh_vb_sum_scalars")
-UNBATCHED_RESULT |= {"rt.vb_size", "rt.vb_size0", "rt.tree_size", "rt.tree_all_zero", "rt.basis", "rt.vb_axes", "rt.vb_n"}
+UNBATCHED_RESULT |= {"rt.vb_size", "rt.vb_size0", "rt.tree_size", "rt.tree_all_zero", "rt.basis", "rt.vb_axes", "rt.vb_n",
+                     "rt.vb_axis"}
 UNBATCHED_RESULT |= rules_jacobian.UNBATCHED
 
 # ---- the NumPy coverage tables (rules_linalg, rules_math, rules_reduce, rules_shape) ----

@@ -58,9 +58,12 @@ for _n in ("rt.lv_window_outer", "rt.lv_window_outer_t", "rt.vb_getitem_outer", 
 # a vectorized loop's operand alignment (vb_lift), batched again by vmap
 helper("rt.vb_lift", "rt.lv_lift_outer")
 linear("rt.lv_lift_outer", "f, x, other, other_batched", "x", "rt.lv_lift_outer_t(f, g, x)")
-linear("rt.lv_lift_outer_t", "f, g_, x", "g_", "rt.lv_lift_outer(f, g, x, False)")
-defbatch("rt.lv_lift_outer", BatchRule("loop"))
-defbatch("rt.lv_lift_outer_t", BatchRule("loop"))
+# (its transpose is the alignment again, to the cotangent's shape: `x` alone does not know the
+# example count, which lv_lift_outer took from `other`)
+linear("rt.lv_lift_outer_t", "f, g_, x", "g_", "rt.lv_lift_outer_like(f, g, g_)")
+linear("rt.lv_lift_outer_like", "f, h, like", "h", "rt.lv_lift_outer_t(f, g, h)")
+for _n in ("rt.lv_lift_outer", "rt.lv_lift_outer_t", "rt.lv_lift_outer_like"):
+    defbatch(_n, BatchRule("loop"))
 
 # the batched dot's cotangent is bilinear too: second derivatives through a vectorized dot
 defvjp("rt.vb_dot_vjp", **{k: f"rt.vb_dot_vjp_vjp(f, g, g_, a, b, which, op, {i})" for i, k in enumerate(("g_", "a", "b"))})

@@ -718,6 +718,9 @@ def vbh_seed(f, out):
         seed = np.empty(out.shape, out.dtype)  # np.ones, without its Python-level overhead
         seed.fill(1)
         return seed
+    if isinstance(out, (tuple, list, dict)):
+        raise S2STypeError(f"grad requires a scalar output, but the function returned a {type(out).__name__}. Use "
+                           "jacrev or vjp for pytree outputs, or grad(f, has_aux=True) for an (output, auxiliary) pair.")
     if np.ndim(out) != 1:
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)[1:]} "
                            "per example.")
@@ -830,6 +833,16 @@ def vbh_vb_axes(f, x):
     return tuple(range(1, np.ndim(x) - 1))
 
 
+def vbh_vb_axis(f, axis, x=None, none="keep"):
+    """vb_axis in batched code batched again: the axis is one setting for every example, and `x`'s
+    per-example axes are those of any one example (the result is not batched)."""
+    if f and f[0]:
+        axis = vb_static(axis)
+    if len(f) > 1 and f[1] and x is not None:
+        x = x[0]
+    return vb_axis(axis, x, none)
+
+
 def vbh_vb_n(f, x):
     return np.shape(tree_leaves(x)[0])[1]
 
@@ -910,6 +923,9 @@ def _vb_op(name):
     if not rest:
         return getattr(builtins, name)
     obj = np if mod == "xp" else _RT
+    if mod == "rt" and not hasattr(_RT, rest):
+        from . import loops  # the vectorized loops' helpers (vmap of vmap batches them again)
+        obj = loops
     for part in rest.split("."):
         obj = getattr(obj, part)
     return obj

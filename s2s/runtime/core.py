@@ -127,7 +127,7 @@ def seq_ct(v, me, other, op, first, d=0):
     if not _sequence_op(me, other):
         if op == "add":
             return zeros_like_tree(me) if d else unbroadcast(v, me)
-        return unbroadcast(v * other, me)
+        return unbroadcast(v * _as_operand(other), me)
     if d or not isinstance(me, (list, tuple)):
         return zeros_like_tree(me)
     m = len(me)
@@ -139,13 +139,19 @@ def seq_ct(v, me, other, op, first, d=0):
     return out
 
 
+def _as_operand(other):
+    """A list or tuple of numbers in an array product is the array NumPy makes of it (a NumPy
+    scalar times a list would be Python's repetition, an error)."""
+    return np.asarray(other) if isinstance(other, (list, tuple)) else other
+
+
 def seq_ct_t(g_, v, me, other, op, first, d=0):
     """Transpose of `seq_ct` in `v` (`v` gives the result's structure): `g_` put in `me`'s place
     among zeros, or repeated as the sequence was; for arrays `g_` (times `other`) broadcast back."""
     if not _sequence_op(me, other):
         if op == "add" and d:
             return zeros_like_tree(v)
-        out = g_ if op == "add" else g_ * other
+        out = g_ if op == "add" else g_ * _as_operand(other)
         s = _shape(v)
         return out if _shape(out) == s else np.broadcast_to(out, s).copy()
     if d or not isinstance(me, (list, tuple)):
@@ -782,6 +788,9 @@ def seed(out):
     t = type(out)
     if t is np.float64 or t is float:  # the common cases, quickly
         return _ONE64 if t is np.float64 else 1.0
+    if t is tuple or t is list or t is dict or isinstance(out, (tuple, list, dict)):
+        raise S2STypeError(f"grad requires a scalar output, but the function returned a {t.__name__}. Use jacrev "
+                           "or vjp for pytree outputs, or grad(f, has_aux=True) for an (output, auxiliary) pair.")
     if _shape(out) != ():
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)}. "
                            "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")

@@ -389,6 +389,16 @@ def lv_lift_outer_t(f, g, x):
     return np.reshape(g if f[0] else g.sum(axis=0), np.shape(x))
 
 
+def lv_lift_outer_like(f, h, like):
+    """Transpose of lv_lift_outer_t: `h` (shaped like lv_lift_outer's `x`) aligned and broadcast
+    to the shape of `like` (lv_lift_outer's result), as lv_lift_outer did."""
+    shape = np.shape(like)
+    h = np.asarray(h)
+    if f[0]:
+        return np.reshape(h, shape)
+    return np.broadcast_to(np.reshape(h, shape[1:]), shape).copy()
+
+
 def vbh_vb_select_t(f, g, m, which, like):
     """Cotangent of operand `which` (0: new, 1: old) of vbh_vb_select (a masked merge of a
     vectorized loop, batched again): `g` where the mask picks that operand, summed over the

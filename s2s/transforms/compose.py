@@ -183,6 +183,17 @@ def merged_vmap_fn(core: CoreFn, kind: str, names, flat, outer: tuple, inner: tu
     return w.done(f"merged_{flat.__name__}", out, core.filename, header)
 
 
+def pullback_fn(core: CoreFn, bwd, picks: tuple) -> GeneratedFn:
+    """The pullback of `y, pullback = s2s.vjp(f, *primals)` called inside a transformed function:
+    `pullback(saved, ct)` runs f's backward sweep `bwd` on the forward sweep's record and returns
+    the cotangents at `picks` (the primals'; the sweep's others belong to free locals and
+    parameters left to their defaults). Generated, so it transforms further: a VJP of a VJP."""
+    w = _Wrapper(["saved", "ct"])
+    cts = w.let("cts", A.call(A.name(w.callee(f"backward_{_label(core)}", bwd)), w.args()))
+    out = w.let("out", A.tuple_([A.subscript(A.name(cts), A.const(i)) for i in picks]))
+    return w.done(f"pullback_{_label(core)}", out, core.filename, header_for("pullback", core, "(s2s.vjp inside)"))
+
+
 # ---------------------------------------------------------------- run by the merged wrapper
 
 def merge_batch_axes(a, outer, inner, n_outer: int, n_inner: int):
