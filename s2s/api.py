@@ -215,7 +215,7 @@ class Transformed:
 
     @functools.cached_property
     def _signature(self):
-        return inspect.signature(self.fun)
+        return record.signature_of(self.fun)
 
     @property
     def _defaults(self):
@@ -328,7 +328,7 @@ def jvp(fun, primals, tangents):
 def _with_defaults(fun, primals):
     """All positional arguments of `fun` (defaults filled in) and which of them were given."""
     try:
-        params = [p for p in inspect.signature(fun).parameters.values()
+        params = [p for p in record.signature_of(fun).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]  # a partial's bound keywords are not
     except (TypeError, ValueError):
         return tuple(primals), (True,) * len(primals)
@@ -496,7 +496,7 @@ class Jitted(Transformed):
             raise S2STypeError("jit: static_argnums/static_argnames need a plain Python function, "
                                f"not {type(fun).__name__}; apply jit with static arguments innermost.")
         if names:
-            params = list(inspect.signature(fun).parameters)
+            params = list(record.signature_of(fun).parameters)
             nums += tuple(params.index(n) for n in names if n in params)
         self._static = frozenset(nums)
         self._versions: dict = {}
@@ -609,7 +609,7 @@ class Jitted(Transformed):
         dyn = [i for i in range(len(args)) if i not in static]
         fun = self.fun
         if static:
-            names = list(inspect.signature(fun).parameters)
+            names = list(record.signature_of(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
         fn, kernels, big = self._build_for(fun, [args[i] for i in dyn])
         if not kwargs:
@@ -664,7 +664,7 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
 
 def _roots(fun, transform: str, argnums) -> list:
     """The generated functions `transformed_source` starts from."""
-    n = len(inspect.signature(fun).parameters)
+    n = len(record.signature_of(fun).parameters)
     if transform in ("vjp", "jvp"):
         nums = range(n) if argnums is None else D.argnums_tuple(argnums, n, transform)
         mask = tuple(i in nums for i in range(n))
@@ -888,7 +888,7 @@ def _merged_call(outer: _Vmapped, args):
     if s0 is None or s1 is None or type(out0) is not int or type(out1) is not int \
             or not all(isinstance(a, (np.ndarray, float, int)) for a in args):
         return None
-    names = tuple(inspect.signature(_root_of(outer)).parameters)[:n]
+    names = tuple(record.signature_of(_root_of(outer)).parameters)[:n]
     names += tuple(f"{i}" for i in range(len(names), n))
     runtime.vb_size(tuple(args), in0, size0, names)  # JAX's errors (sizes, axes out of range)
     runtime.vb_size(tuple(np.take(a, 0, axis=a0) if a0 is not None else a for a, a0 in zip(args, s0)), in1, size1, names)
@@ -940,7 +940,7 @@ def _jacrev_of_batched(fun, argnums, in_axes, out_axes, axis_size):
     """vmap(jacrev(fun)) as the Jacobian of the batched fun's output summed over the examples
     (each example's output depends on its own inputs only, so the rows of each example are its
     Jacobian), for an array output; the batched tape is not needed. See _grad_of_batched."""
-    params = list(inspect.signature(fun).parameters)
+    params = list(record.signature_of(fun).parameters)
     n = len(params)
     nums = D.argnums_tuple(argnums, n, "jacrev")
     specs = list(in_axes) if isinstance(in_axes, tuple) else [in_axes] * n
@@ -965,7 +965,7 @@ def _grad_of_batched(fun, options, in_axes, out_axes, axis_size):
     broadcast first, so each example gets its own). Reverse mode then records the batched code's
     masks and trip counts like any other values. A generated function (jit of a small wrapper)."""
     argnums, has_aux, with_value = options
-    params = list(inspect.signature(fun).parameters)
+    params = list(record.signature_of(fun).parameters)
     n = len(params)
     nums = D.argnums_tuple(argnums, n)
     specs = list(in_axes) if isinstance(in_axes, tuple) else [in_axes] * n

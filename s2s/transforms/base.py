@@ -24,10 +24,12 @@ from typing import Any, Protocol
 import gast
 
 from .. import analysis as an
+from .. import record
 from ..errors import S2STypeError, error_at, shown_path
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..ir.names import Namer
+from ..primitives import registry
 
 
 class Callees(Protocol):
@@ -125,6 +127,7 @@ class Transform:
         self.body = split_self_updates(A.clone(core.node.body), self.namer)
         self.active = an.activity(self.body, active_params)
         self.containers = containers(self.body, self.active)
+        self.leaves = known_leaves(self.body) - self.containers
         self.ns: dict = {}
 
     def fail(self, stmt, msg, hint=""):
@@ -142,7 +145,7 @@ class Transform:
     def bind_call(self, fn, call) -> list:
         """Positional atoms for a user-function call, with keywords and defaults resolved."""
         try:
-            sig = inspect.signature(fn)
+            sig = record.signature_of(fn)
         except (TypeError, ValueError):
             return list(call.args)
         params = list(sig.parameters.values())
@@ -283,6 +286,65 @@ def containers(body, active) -> set[str]:
                 out.add(a)
                 grown = True
     return out
+
+
+# primitives without a shape fact that return one array (or number), never a tuple or list
+ARRAY_RESULTS = frozenset({
+    "xp.dot", "xp.matmul", "xp.outer", "xp.inner", "xp.array", "xp.asarray", "xp.real", "xp.reshape",
+    "xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.transpose", "xp.swapaxes", "xp.moveaxis", "xp.flip",
+    "xp.roll", "xp.diag", "xp.tile", "xp.repeat", "xp.triu", "xp.tril", "xp.stack", "xp.concatenate",
+    "xp.hstack", "xp.vstack", "xp.einsum", "xp.tensordot", "xp.vdot", "xp.kron", "xp.cumsum",
+    "xp.cumprod", "xp.trace", "xp.linalg.norm", "xp.linalg.inv", "xp.linalg.det", "xp.linalg.solve",
+    "xp.linalg.cholesky", "xp.linalg.eigvalsh", "xp.linalg.pinv", "xp.zeros", "xp.ones", "xp.full",
+    "xp.zeros_like", "xp.ones_like", "xp.full_like", "xp.eye", "xp.arange", "xp.linspace", "xp.sort",
+    "xp.take", "xp.take_along_axis", "xp.pad", "xp.diagonal", "xp.broadcast_to", "xp.diff", "xp.clip",
+    "float", "int", "len"})
+
+
+def known_leaves(body) -> set[str]:
+    """Variables that hold an array or a number (never a tuple, list or dict) wherever they are
+    assigned: the adjoints that may be summed with `+`. Every other adjoint is summed leaf by leaf
+    (`rt.tree_add`), so a pytree's cotangent never concatenates; a variable this cannot prove a
+    leaf (a parameter, an item of a sequence, a user function's result) costs a helper call."""
+    values: dict[str, list] = {}
+    blocked: set[str] = set()
+    for s in an.walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            values.setdefault(s.targets[0].id, []).append(s.value)
+        elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
+            blocked.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
+    leaves = {n for s in an.walk_stmts(body) if isinstance(s, gast.For) for n in an.targets(s)}
+    leaves |= set(values) - blocked
+    changed = True
+    while changed:
+        changed = False
+        for var in sorted(leaves):
+            if var in values and not all(_leaf_value(v, leaves) for v in values[var]):
+                leaves.discard(var)
+                changed = True
+    return leaves
+
+
+def _leaf_value(v, leaves) -> bool:
+    """Whether core-form right-hand side `v` is an array or a number when the names in `leaves` are."""
+    if isinstance(v, gast.Constant):
+        return not isinstance(v.value, (tuple, str, bytes))
+    if isinstance(v, gast.Name):
+        return v.id in leaves
+    if isinstance(v, (gast.BinOp, gast.UnaryOp)):
+        return all(n in leaves for n in an.loads(v))
+    if isinstance(v, gast.Compare):
+        return True
+    if isinstance(v, gast.Subscript):
+        return isinstance(v.value, gast.Name) and v.value.id in leaves
+    if isinstance(v, gast.Attribute):
+        return v.attr in ("ndim", "size")
+    if isinstance(v, gast.Call):
+        key = an.classify(v)
+        p = registry.lookup(key)
+        return key in ARRAY_RESULTS or p is not None and key.startswith("xp.") and (
+            p.broadcasting or p.same_shape or p.full_reduction)
+    return False
 
 
 # batched code's helpers that take a whole pytree (vmap of a function taking a list of arrays): the

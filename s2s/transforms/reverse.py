@@ -56,7 +56,7 @@ class Reverse(Transform):
         self.relevant = an.relevant(self.body, self.active)
         ret = self.body[-1]
         self.useful = an.useful(self.body, an.loads(ret.value) if isinstance(ret, gast.Return) and ret.value else ())
-        self.adj = Adjoints(self.namer, containers=self.containers)
+        self.adj = Adjoints(self.namer, containers=self.containers, leaves=self.leaves)
         self.tape = self.namer.exact("tape")
         self.ctl = self.namer.exact("ctl")
         self.used_lists: set[str] = set()
