@@ -15,7 +15,7 @@ from ..ir import build as A
 from ..ir.core import BINOPS, CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
-from . import aliases, idioms_calls, lift, resolve
+from . import aliases, hygiene, idioms_calls, lift, resolve
 from .jumps import restructure
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
@@ -42,7 +42,7 @@ class Normalizer:
 
     def __init__(self, fn_node, env: resolve.Env, filename: str, line_offset: int = 0, col_offset: int = 0,
                  source_lines=None, compile_nested=None):
-        self.fn = fn_node
+        self.fn = fn_node = hygiene.rename_reserved(fn_node)
         self.compile_nested = compile_nested  # (name, node, ns, filename) -> function, from the driver
         self.env = env
         self.filename = filename
