@@ -127,7 +127,7 @@ class Transform:
         self.body = split_self_updates(A.clone(core.node.body), self.namer)
         self.active = an.activity(self.body, active_params)
         self.containers = containers(self.body, self.active)
-        self.leaves = known_leaves(self.body) - self.containers
+        self.leaves = known_leaves(self.body, self.params) - self.containers
         self.ns: dict = {}
 
     def fail(self, stmt, msg, hint=""):
@@ -301,20 +301,28 @@ ARRAY_RESULTS = frozenset({
     "float", "int", "len"})
 
 
-def known_leaves(body) -> set[str]:
-    """Variables that hold an array or a number (never a tuple, list or dict) wherever they are
-    assigned: the adjoints that may be summed with `+`. Every other adjoint is summed leaf by leaf
-    (`rt.tree_add`), so a pytree's cotangent never concatenates; a variable this cannot prove a
-    leaf (a parameter, an item of a sequence, a user function's result) costs a helper call."""
+def known_leaves(body, params=()) -> set[str]:
+    """Variables whose adjoint may be summed with `+`: every contribution to it has the shape of an
+    array or a number. A contribution can be a tuple, list or dict only where a rule hands back a
+    whole pytree: through a sequence argument (`np.concatenate(xs)`), a user function's argument,
+    an unpacked value, an element of a literal or of a list, the returned value; a variable seen
+    there, or assigned anything but an array or a number (a parameter counts as one until seen
+    there), is summed leaf by leaf (`rt.tree_add`), so a pytree's cotangent never concatenates."""
     values: dict[str, list] = {}
-    blocked: set[str] = set()
+    leaves = set(params)
+    trees: set[str] = set()
+    copies = []
     for s in an.walk_stmts(body):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+        if isinstance(s, gast.For):
+            leaves.update(an.targets(s))
+        elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             values.setdefault(s.targets[0].id, []).append(s.value)
+            if isinstance(s.value, gast.Name):
+                copies.append((s.targets[0].id, s.value.id))
         elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
-            blocked.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
-    leaves = {n for s in an.walk_stmts(body) if isinstance(s, gast.For) for n in an.targets(s)}
-    leaves |= set(values) - blocked
+            trees.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
+        trees.update(_tree_positions(s))
+    leaves = (leaves | set(values)) - trees
     changed = True
     while changed:
         changed = False
@@ -322,7 +330,38 @@ def known_leaves(body) -> set[str]:
             if var in values and not all(_leaf_value(v, leaves) for v in values[var]):
                 leaves.discard(var)
                 changed = True
+        for a, b in copies:  # `a = b`: b's adjoint takes a's
+            if a not in leaves and b in leaves:
+                leaves.discard(b)
+                changed = True
     return leaves
+
+
+def _tree_positions(s) -> list[str]:
+    """Names in statement `s` whose adjoint may receive a whole pytree (see `known_leaves`)."""
+    if isinstance(s, gast.Return):
+        return [s.value.id] if isinstance(s.value, gast.Name) else []
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and is_list_op(s):
+        return [a.id for a in s.value.args if isinstance(a, gast.Name)]
+    v = getattr(s, "value", None) if isinstance(s, gast.Assign) else None
+    if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) and isinstance(v, gast.Name):
+        return [v.id]
+    if isinstance(v, (gast.Tuple, gast.List)):
+        return [e.id for e in v.elts if isinstance(e, gast.Name)]
+    if isinstance(v, gast.Dict):
+        return [e.id for e in v.values if isinstance(e, gast.Name)]
+    if not isinstance(v, gast.Call):
+        return []
+    kind = an.classify(v)
+    if kind == "call":
+        return [n for n in an.loads(v) if n != getattr(v.func, "id", None)]
+    if kind in TREE_ARGS:
+        return [v.args[k].id for k in TREE_ARGS[kind] if k < len(v.args) and isinstance(v.args[k], gast.Name)]
+    p = registry.lookup(kind)
+    if p is None or not p.list_args:
+        return []
+    out = [a.id for name, a in zip(p.params, v.args) if name in p.list_args and isinstance(a, gast.Name)]
+    return out + [k.value.id for k in v.keywords if k.arg in p.list_args and isinstance(k.value, gast.Name)]
 
 
 def _leaf_value(v, leaves) -> bool:
