@@ -125,3 +125,15 @@ def test_source_that_is_not_the_functions_code_is_refused(tmp_path):
     linecache.checkcache(str(path))
     with pytest.raises(S2SError, match="not the code of the function"):
         s2s.jit(mod.k)(1.0)
+
+
+def test_a_body_that_grew_since_import_is_refused(tmp_path):
+    """Same name, line and parameters, but the code's line table reaches past the definition now
+    in the file: the text is not the function's code."""
+    mod, path = _module_with(tmp_path, "s2s_identity_grown",
+                             "import numpy as np\n\n\ndef k(x):\n    y = x * 2.0\n    y = y + 1.0\n    return y\n")
+    path.write_text("import numpy as np\n\n\ndef k(x):\n    return x * 3.0\n\n\nZ = 1\n")
+    import linecache
+    linecache.checkcache(str(path))
+    with pytest.raises(S2SError, match="not the code of the function"):
+        s2s.grad(mod.k)(1.0)

@@ -96,15 +96,25 @@ def _first_line(node) -> int:
 
 def _find(tree, code, offset: int):
     """The definition in `tree` whose code `code` is: its name, its first line in the file (the
-    tree's lines plus `offset`) and its parameters must all agree."""
+    tree's lines plus `offset`), its parameters and the lines of its line table must all agree."""
     params = code_params(code)
     kind = gast.Lambda if code.co_name == "<lambda>" else (gast.FunctionDef, gast.AsyncFunctionDef)
     for node in gast.walk(tree):
         if not isinstance(node, kind) or kind is not gast.Lambda and node.name != code.co_name:
             continue
-        if _first_line(node) + offset == code.co_firstlineno and _params(node.args) == params:
+        if _first_line(node) + offset == code.co_firstlineno and _params(node.args) == params \
+                and _spans(node, code, offset):
             return node
     return None
+
+
+def _spans(node, code, offset: int) -> bool:
+    """Every line the code object's line table names lies within the definition's lines."""
+    end = getattr(node, "end_lineno", None)
+    if end is None:
+        return True
+    lines = [ln for _, _, ln in code.co_lines() if ln is not None]
+    return all(_first_line(node) + offset <= ln <= end + offset for ln in lines)
 
 
 def _lambda_in_file(fn, filename: str, first: int) -> Parsed | None:
