@@ -139,8 +139,6 @@ for _n, _sig in (("rt.vb_size", "args, in_axes, axis_size, names"), ("rt.vb_size
                  ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"), ("rt.vb_n", "x"), ("rt.vb_axes", "x"),
                  ("rt.vb_axis", "axis, x=None, none='keep'"), ("rt.vb_key", "index, ib, a, clip=True")):
     prim(_n, _sig, nondiff=True)
-_NONDIFF_HELPERS = ("shape", "ndim", "size", "len", "not", "int", "seed", "tree_size", "tree_all_zero", "basis",
-                    "vb_size", "vb_size0", "vb_any", "vb_axes", "vb_n")
 linear("rt.vb_in", "x, spec, n", "x", "rt.vb_in_t(g, x, spec)")
 linear("rt.vb_in_t", "v, like, spec", "v", "rt.vb_in(g, spec, rt.vb_n(v))")
 linear("rt.vb_out", "x, spec, n", "x", "rt.vb_out_t(g, spec)")
@@ -215,11 +213,27 @@ for _n in ("tuple", "list"):  # `tuple(x)` of a batched list or array
     linear("rt.vbh_" + _n, "f, x", "x", "rt.vb_tuple_t(f, g, x)")
 linear("rt.vb_tuple_t", "f, v, x", "v", "rt.vbh_tuple(f, g)")
 defbatch("rt.vb_tuple_t", BatchRule("loop"))
-for _n in [n for n in dir(_rt) if n.startswith("vbh_")]:
-    if "rt." + _n not in PRIMS:
-        prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=_n[4:] in _NONDIFF_HELPERS)
-        PRIMS["rt." + _n].zero_args = ("f",)
-    defbatch("rt." + _n, BatchRule("loop"))
+
+
+def _declare_helpers() -> list[str]:
+    """Each batching helper named so far is a primitive too, run once per example when batched
+    again, with the signature of its runtime function (its flags argument `f` has no derivative;
+    the helper of an operation without derivative has none either). Returns those new here."""
+    ops_of: dict[str, list[str]] = {}
+    for op, rule in BATCH.items():
+        if rule.kind == "helper":
+            ops_of.setdefault(rule.helper, []).append(op)
+    new = []
+    for name in sorted(ops_of):
+        if name not in PRIMS:
+            prim(name, _sig_of(getattr(_rt, name[3:])), nondiff=any(PRIMS[op].nondiff for op in ops_of[name]),
+                 zero_args=("f",))
+            new.append(name)
+        defbatch(name, BatchRule("loop"))
+    return new
+
+
+_declare_helpers()
 for _op, _kind in (("dot", "dot"), ("matmul", "matmul"), ("inner", "inner")):
     defvjp("rt.vbh_" + _op, a=f"rt.vb_dot_vjp(f, g, a, b, 0, {_kind!r})", b=f"rt.vb_dot_vjp(f, g, a, b, 1, {_kind!r})")
     defjvp("rt.vbh_" + _op, a=f"rt.vbh_{_op}(f, da, b)", b=f"rt.vbh_{_op}(f, a, db)")
@@ -272,7 +286,7 @@ reduction("xp.nansum", "xp.nanmean", "xp.nanmax", "xp.nanmin", "xp.nanprod", "xp
           "xp.median", "xp.nanmedian", "xp.linalg.vector_norm")
 reduction("xp.cumprod", "xp.nancumsum", "xp.nancumprod", none_axis="flat")
 axis_op(["xp.concat"], ("axis",))
-# the coverage ops batch by vectorized helpers in s2s/runtime/batch_ops.py (one row each)
+# the coverage ops batch by vectorized helpers in s2s/runtime/batch_shape.py, batch_reduce.py, batch_linalg.py (one row each)
 axis_op(["xp.diagonal"], ("axis1", "axis2"))
 axis_op(["xp.unstack"], ("axis",))
 axis_op(["xp.sort"], ("axis",), none_axis="flat")
@@ -306,7 +320,7 @@ for _n, _sig in (("xp.argsort", "a, axis=-1, kind=None, order=None, stable=None"
 axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="flat")
 for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
     helper("xp." + _n, "rt.vbh_" + _n)
-# derivative helpers (vmap of grad), s2s/runtime/batch_ops.py
+# derivative helpers (vmap of grad), s2s/runtime/batch_*.py
 for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "sort_vjp", "sort_jvp", "partition_vjp",
            "partition_jvp", "cumsum_vjp", "diff_vjp", "cumulative_vjp", "reshape_like", "transpose_vjp", "rot90_vjp",
            "rollaxis_vjp", "einsum_n", "add_at"):
@@ -320,10 +334,15 @@ for _n in ("is", "isnot"):  # `x is None` of a batched x: never None, as for eac
     helper(_n, "rt.vbh_" + _n)
     UNBATCHED_RESULT.add(_n)
 # derivative helpers that read only shapes and settings: one example's answer serves the batch
-for _n in _rt.batch_ops._STATIC:
+for _n in ("conv_pad", "diff_axis", "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec",
+           "kron_spec", "kron_shape", "vecdot_spec", "svd_check", "not_deleted", "interp_ok", "plain_reflect",
+           "insert_map", "vander_powers", "cov_axes", "cov_ddof"):
     prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True)
     helper("rt." + _n, "rt.vbh_static_" + _n)
     UNBATCHED_RESULT.add("rt." + _n)
+for _n in _declare_helpers():  # the coverage ops' helpers
+    if not PRIMS[_n].nondiff:
+        _no_derivative(_n)
 looped(*[n for n, p in PRIMS.items() if n not in BATCH and not n.startswith("ext.")
          and (p.vjp or p.jvp or p.linear_in)])
 elementwise("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex",

@@ -3,7 +3,7 @@
 Every cotangent of an einsum is an einsum of the output cotangent with the other operands (plus a
 constant factor of ones and identities for axes only that operand has, or repeated indices), so
 tensordot and inner reuse it and second derivatives need no extra rules. np.linalg cotangents
-are helpers in s2s.runtime_ops written with primitives, so s2s differentiates them again.
+are helpers in s2s/runtime/linalg.py written with primitives, so s2s differentiates them again.
 """
 from __future__ import annotations
 
@@ -143,7 +143,7 @@ defjvp("xp.linalg.cond", x="rt.cond_jvp(dx, x, ans, p)")
 zero("xp.linalg.cond", "p")
 
 # a chain of products (NumPy picks the cheapest order); the cotangent of each operand is
-# left.T @ g @ right.T, written with primitives in s2s/runtime/ops.py (s2s differentiates it again)
+# left.T @ g @ right.T, written with primitives in s2s/runtime/linalg.py (s2s differentiates it again)
 prim("xp.linalg.multi_dot", "arrays, out=None", list_args=("arrays",), zero_args=("out",))
 defvjp("xp.linalg.multi_dot", arrays="rt.multi_dot_vjp(g, arrays)")
 defjvp("xp.linalg.multi_dot", arrays="rt.multi_dot_jvp(darrays, arrays)")

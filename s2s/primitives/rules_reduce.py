@@ -126,13 +126,13 @@ for _op in ("xp.median", "xp.nanmedian"):
 linear("rt.quantile_vjp", "v, a, q, axis, keepdims", "v", "rt.quantile_jvp(g, a, q, axis, keepdims)")
 linear("rt.quantile_jvp", "v, a, q, axis, keepdims", "v", "rt.quantile_vjp(g, a, q, axis, keepdims)")
 
-# ---- where= and initial=: NumPy's definitions in s2s/runtime/ops.py, transformed from source ----
+# ---- where= and initial=: NumPy's definitions in s2s/runtime/composite.py, transformed from source ----
 for _op in ("sum", "prod", "mean", "var", "std", "max", "min", "nansum", "nanprod", "nanmean", "nanmax", "nanmin"):
     KEYWORD_FORMS["xp." + _op] = getattr(_rt, _op + "_where")
 for _op in ("amax", "amin"):
     KEYWORD_FORMS["xp." + _op] = getattr(_rt, _op[1:] + "_where")
 
-# ---- operations computed by NumPy's definition written with primitives (s2s/runtime/ops.py) ----
+# ---- operations computed by NumPy's definition written with primitives (s2s/runtime/composite.py) ----
 composite("xp.cov", _rt.cov, {1: _rt.cov_1, 2: _rt.cov_2})
 composite("xp.corrcoef", _rt.corrcoef, {1: _rt.corrcoef_1, 2: _rt.corrcoef_2})
 composite("xp.vander", _rt.vander)

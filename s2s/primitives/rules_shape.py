@@ -1,4 +1,4 @@
-"""Shape and indexing rules: each op is linear in its array, with a transpose in s2s.runtime_ops
+"""Shape and indexing rules: each op is linear in its array, with a transpose in s2s/runtime/shapes.py
 that is itself a linear primitive (so the transpose of the transpose is the op again)."""
 from __future__ import annotations
 
