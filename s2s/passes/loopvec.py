@@ -64,7 +64,6 @@ from ..primitives import registry
 from .base import Pass, pure
 
 _STACKERS = ("xp.array", "xp.asarray")
-_NESTED_OK = ("rt.vbh_dot", "rt.vbh_matmul", "rt.vbh_inner", "rt.vb_getitem", "rt.lv_window")
 
 
 def _append(s):
@@ -314,7 +313,8 @@ def _pays(stmts, batched) -> bool:
                 if kind == "rt.vb_loop":
                     return False
                 rule = registry.BATCH.get(kind)
-                if batched is not None and rule is not None and rule.kind == "loop" and kind not in _NESTED_OK:
+                p = registry.lookup(kind)
+                if batched is not None and rule is not None and rule.kind == "loop" and not (p and p.nested_ok):
                     return False
     return True
 

@@ -30,7 +30,6 @@ from .registry import (
     defvjp,
     linear,
     prim,
-    zero,
 )
 
 
@@ -58,9 +57,15 @@ def axis_op(names, axes, none_axis="keep"):
     _decl("axis", names, axes=tuple(axes), none_axis=none_axis)
 
 
-def helper(name, fn):
-    """An op batched by runtime helper `fn(flags, *args)`."""
+_HELPER_FACTS: dict[str, dict] = {}
+
+
+def helper(name, fn, **facts):
+    """An op batched by runtime helper `fn(flags, *args)`; `facts`: the helper's own, for when
+    `_declare_helpers` declares it a primitive."""
     defbatch(name, BatchRule("helper", helper=fn))
+    if facts:
+        _HELPER_FACTS[fn] = facts
 
 
 def looped(*names):
@@ -100,7 +105,8 @@ for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"),
                ("xp.asarray", "array"), ("rt.unbroadcast", "unbroadcast"),
                ("rt.broadcast_to_like", "broadcast_to_like"), ("float", "float"), ("int", "int"),
                ("xp.shape", "shape"), ("not", "not"), ("xp.ndim", "ndim"), ("xp.size", "size"), ("len", "len")):
-    helper(_n, "rt.vbh_" + _h)
+    # (the products' helpers also run inside a vectorized loop, passes/loopvec.py)
+    helper(_n, "rt.vbh_" + _h, **({"nested_ok": True} if _h in ("dot", "matmul", "inner") else {}))
 UNBATCHED_RESULT = {"xp.shape", "xp.ndim", "xp.size", "len"}  # per-example shape queries
 defbatch("rt.cast_like", BatchRule("same"))
 defbatch("rt.cast_to", BatchRule("same"))
@@ -134,41 +140,45 @@ for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after
 
 # the vmap helpers are primitives too, so batched code can be batched again (vmap of vmap) and
 # differentiated (grad of vmap); helpers without derivative rules make reverse/forward mode refuse
-for _n, _sig in (("rt.vb_size", "args, in_axes, axis_size, names"), ("rt.vb_size0", "xs, names"),
-                 ("rt.vb_any", "m"), ("rt.vb_and", "m, c"),
+# (vb_size and vb_size0 check that the mapped axes agree: never removed)
+prim("rt.vb_size", "args, in_axes, axis_size, names", nondiff=True, effect=True)
+prim("rt.vb_size0", "xs, names", nondiff=True, effect=True)
+for _n, _sig in (("rt.vb_any", "m"), ("rt.vb_and", "m, c"),
                  ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"), ("rt.vb_n", "x"), ("rt.vb_axes", "x"),
                  ("rt.vb_axis", "axis, x=None, none='keep'"), ("rt.vb_key", "index, ib, a, clip=True")):
     prim(_n, _sig, nondiff=True)
-linear("rt.vb_in", "x, spec, n", "x", "rt.vb_in_t(g, x, spec)")
-linear("rt.vb_in_t", "v, like, spec", "v", "rt.vb_in(g, spec, rt.vb_n(v))")
-linear("rt.vb_out", "x, spec, n", "x", "rt.vb_out_t(g, spec)")
-linear("rt.vb_out_t", "v, spec", "v", "rt.vb_out(g, spec, 0)")
-linear("rt.vb_bcast", "x, n", "x", "rt.vb_bcast_t(g, x)")
-linear("rt.vb_bcast_t", "v, like", "v", "rt.vb_bcast(g, rt.vb_n(v))")
-linear("rt.vb_lift", "x, other, other_batched", "x", "rt.vb_unlift(g, x)")
+linear("rt.vb_in", "x, spec, n", "x", "rt.vb_in_t(g, x, spec)", tree_args=(0,))
+linear("rt.vb_in_t", "v, like, spec", "v", "rt.vb_in(g, spec, rt.vb_n(v))", tree_args=(0, 1))
+linear("rt.vb_out", "x, spec, n", "x", "rt.vb_out_t(g, spec)", tree_args=(0,))
+linear("rt.vb_out_t", "v, spec", "v", "rt.vb_out(g, spec, 0)", tree_args=(0,))
+linear("rt.vb_bcast", "x, n", "x", "rt.vb_bcast_t(g, x)", tree_args=(0,))
+linear("rt.vb_bcast_t", "v, like", "v", "rt.vb_bcast(g, rt.vb_n(v))", tree_args=(0, 1))
+linear("rt.vb_lift", "x, other, other_batched", "x", "rt.vb_unlift(g, x)", tree_preserving=True)
 linear("rt.vb_unlift", "v, x", "v", "rt.vb_unlift(g, v)")
 linear("rt.vb_lift_tree", "x, other, other_batched", "x", "rt.vb_lift_tree_t(g, x)")
 prim("rt.vb_lift_tree_t", "g_, x", zero_args=("x",))  # (its own derivative: vb_no_derivative, below)
 linear("rt.vb_lift_to", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
 linear("rt.vb_flat", "x", "x", "xp.reshape(g, xp.shape(x))")
-linear("rt.vb_getitem", "x, index, xb=True, ib=False, clip=True", "x", "rt.vb_getitem_t(g, x, index, xb, ib)")
-linear("rt.vb_getitem_t", "v, x, index, xb, ib", "v", "rt.vb_getitem(g, index, xb, ib)")
+linear("rt.vb_getitem", "x, index, xb=True, ib=False, clip=True", "x", "rt.vb_getitem_t(g, x, index, xb, ib)",
+       tree_args=(0,), nested_ok=True)
+linear("rt.vb_getitem_t", "v, x, index, xb, ib", "v", "rt.vb_getitem(g, index, xb, ib)", tree_args=(0, 1))
 # reverse mode's in-place form of `b_x + rt.vb_getitem_t(g, x, index, xb, ib)` (VJP_IN_PLACE)
-prim("rt.vb_add_at", "acc, v, index, xb=True, ib=False", zero_args=("index", "xb", "ib"), tree_sum=True)
+prim("rt.vb_add_at", "acc, v, index, xb=True, ib=False", zero_args=("index", "xb", "ib"), tree_sum=True,
+     mutates=True, tree_args=(0, 1))
 defvjp("rt.vb_add_at", acc="g", v="rt.vb_getitem(g, index, xb, ib)")
 defjvp("rt.vb_add_at", acc="rt.fresh(dacc)", v="rt.vb_getitem_t(dv, acc, index, xb, ib)")
 VJP_IN_PLACE["rt.vb_getitem"] = ("x", "rt.vb_add_at")
-prim("rt.vb_select", "m, new, old")
+prim("rt.vb_select", "m, new, old", zero_args=("m",), tree_args=(1, 2))
 defvjp("rt.vb_select", new="rt.vb_select(m, g, rt.zeros_like_tree(g))", old="rt.vb_select(m, rt.zeros_like_tree(g), g)")
 # the old value of a first assignment is None (and so is its tangent, when the branch that would
 # have assigned it first was skipped): its term is then zeros shaped like the new value
 defjvp("rt.vb_select", new="rt.vb_select(m, dnew, rt.zeros_like_tree(dnew))",
        old="rt.vb_select(m, rt.zeros_like_tree(new), dold)")
-zero("rt.vb_select", "m")
 prim("rt.vb_loop", "fn, flags, n, a0=None, a1=None, a2=None, a3=None, a4=None, a5=None, a6=None",
      zero_args=("fn", "flags", "n"))
-for _h in ("vb_size", "vb_size0", "vb_in", "vb_out", "vb_bcast", "vb_lift", "vb_unlift", "vb_select", "vb_any"):
+for _h in ("vb_size", "vb_size0", "vb_in", "vb_out", "vb_bcast", "vb_lift", "vb_unlift", "vb_any"):
     helper("rt." + _h, "rt.vbh_" + _h)
+helper("rt.vb_select", "rt.vbh_vb_select", zero_args=("f", "m"))  # (the mask has no derivative)
 broadcasting("rt.vb_and", "rt.vb_andnot")
 unbatched("rt.vb_ones", "rt.vb_axis")
 for _h in ("vb_axes", "vb_n", "vb_flat"):
@@ -226,8 +236,9 @@ def _declare_helpers() -> list[str]:
     new = []
     for name in sorted(ops_of):
         if name not in PRIMS:
+            facts = {"zero_args": ("f",), **_HELPER_FACTS.get(name, {})}
             prim(name, _sig_of(getattr(_rt, name[3:])), nondiff=any(PRIMS[op].nondiff for op in ops_of[name]),
-                 zero_args=("f",))
+                 **facts)
             new.append(name)
         defbatch(name, BatchRule("loop"))
     return new
@@ -324,7 +335,8 @@ for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equ
 for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "sort_vjp", "sort_jvp", "partition_vjp",
            "partition_jvp", "cumsum_vjp", "diff_vjp", "cumulative_vjp", "reshape_like", "transpose_vjp", "rot90_vjp",
            "rollaxis_vjp", "einsum_n", "add_at"):
-    helper("rt." + _n, "rt.vbh_d_" + _n)
+    # (vbh_d_add_at(flags, acc, index, v) updates acc in place, as add_at does)
+    helper("rt." + _n, "rt.vbh_d_" + _n, **({"mutates": True, "mutated": 1} if _n == "add_at" else {}))
 elementwise("rt.expand2")
 broadcasting("rt.mod_dy", "rt.fmod_dy")
 helper("tuple", "rt.vbh_tuple")

@@ -7,7 +7,7 @@ are helpers in s2s/runtime/linalg.py written with primitives, so s2s differentia
 """
 from __future__ import annotations
 
-from .registry import PRIMS, defjvp, defvjp, linear, nondiff, prim, zero
+from .registry import PRIMS, REST, defjvp, defvjp, linear, nondiff, prim
 
 _SLOTS = ("a", "b", "c", "d", "e", "f")  # operands; a seventh (`h`) is refused by rt.einsum_n
 
@@ -24,29 +24,26 @@ def _einsum_rules(name: str, spec: str) -> None:
         defjvp(name, **{slot: f"rt.einsum_n({spec}, {tangents}, None, h)"})
 
 
-prim("xp.einsum", "subscripts, a, b=None, c=None, d=None, e=None, f=None, h=None")
+prim("xp.einsum", "subscripts, a, b=None, c=None, d=None, e=None, f=None, h=None", zero_args=("subscripts", "h"))
 _einsum_rules("xp.einsum", "subscripts")
-prim("rt.einsum_n", "spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None")
+prim("rt.einsum_n", "spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None", zero_args=("spec", "g_", "h"))
 _einsum_rules("rt.einsum_n", "spec")
 nondiff("rt.einsum_spec1", "rt.einsum_spec2", "rt.einsum_const", "rt.tensordot_spec", "rt.inner_spec",
         "rt.kron_spec", "rt.kron_shape", "rt.svd_check", sig="x, *args")
-zero("xp.einsum", "subscripts", "h")
-zero("rt.einsum_n", "spec", "g_", "h")
 
 
-def _contraction(name: str, sig: str, spec: str, jvp_a: str, jvp_b: str) -> None:
+def _contraction(name: str, sig: str, spec: str, jvp_a: str, jvp_b: str, **facts) -> None:
     """A two-operand product with einsum subscripts `spec` (an expression over a, b, ...)."""
-    prim(name, sig)
+    prim(name, sig, zero_args=tuple(a.split("=")[0].strip() for a in sig.split(",")[2:]), **facts)
     defvjp(name, a=f"rt.unbroadcast(rt.einsum_n(rt.einsum_spec1({spec}, 0, a, b), g, b), a)",
            b=f"rt.unbroadcast(rt.einsum_n(rt.einsum_spec1({spec}, 1, a, b), g, a), b)")
     defjvp(name, a=jvp_a, b=jvp_b)
-    PRIMS[name].zero_args = PRIMS[name].params[2:]
 
 
 _contraction("xp.tensordot", "a, b, axes=2", "rt.tensordot_spec(a, b, axes)", "xp.tensordot(da, b, axes)",
              "xp.tensordot(a, db, axes)")
-_contraction("xp.inner", "a, b", "rt.inner_spec(a, b)", "xp.inner(da, b)", "xp.inner(a, db)")
-prim("xp.vdot", "a, b")
+_contraction("xp.inner", "a, b", "rt.inner_spec(a, b)", "xp.inner(da, b)", "xp.inner(a, db)", maybe_scalar=True)
+prim("xp.vdot", "a, b", maybe_scalar=True)
 defvjp("xp.vdot", a="rt.reshape_like(g * b, a)", b="rt.reshape_like(g * a, b)")
 defjvp("xp.vdot", a="xp.vdot(da, b)", b="xp.vdot(a, db)")
 prim("xp.kron", "a, b")
@@ -56,10 +53,10 @@ defvjp("xp.kron", a="rt.reshape_like(rt.einsum_n(rt.kron_spec(a, b, 0), xp.resha
          "rt.kron_pad(a, b)), b)")
 defjvp("xp.kron", a="xp.kron(da, b)", b="xp.kron(a, db)")
 linear("rt.kron_pad", "x, other", "x", "rt.reshape_like(g, x)")
-prim("xp.cross", "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None")  # 3-vectors along the last axis
+prim("xp.cross", "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",  # 3-vectors along the last axis
+     zero_args=("axisa", "axisb", "axisc", "axis"))
 defvjp("xp.cross", a="rt.unbroadcast(xp.cross(b, g), a)", b="rt.unbroadcast(xp.cross(g, a), b)")
 defjvp("xp.cross", a="xp.cross(da, b)", b="xp.cross(a, db)")
-zero("xp.cross", "axisa", "axisb", "axisc", "axis")
 
 # ---- np.linalg ----
 linear("rt.mT", "x", "x", "rt.mT(g)")
@@ -76,38 +73,34 @@ defjvp("xp.linalg.slogdet", a="(xp.zeros_like(ans[0]), xp.trace(xp.linalg.solve(
 prim("xp.linalg.solve", "a, b")
 defvjp("xp.linalg.solve", a="rt.solve_vjp_a(g, a, ans)", b="xp.linalg.solve(rt.mT(a), g)")
 defjvp("xp.linalg.solve", a="-xp.linalg.solve(a, da @ ans)", b="xp.linalg.solve(a, db)")
-prim("xp.linalg.cholesky", "a, upper=False")
+prim("xp.linalg.cholesky", "a, upper=False", zero_args=("upper",))
 defvjp("xp.linalg.cholesky", a="rt.cholesky_vjp(g, ans)")
 defjvp("xp.linalg.cholesky", a="rt.cholesky_jvp(da, ans)")
-zero("xp.linalg.cholesky", "upper")
-prim("xp.linalg.eigh", "a, UPLO='L'", tree_sum=True)
+prim("xp.linalg.eigh", "a, UPLO='L'", tree_sum=True, zero_args=REST)
 defvjp("xp.linalg.eigh", a="rt.eigh_vjp(g, a, ans)")
 defjvp("xp.linalg.eigh", a="rt.eigh_jvp(da, a, ans)")
-prim("xp.linalg.eigvalsh", "a, UPLO='L'")
+prim("xp.linalg.eigvalsh", "a, UPLO='L'", zero_args=REST)
 defvjp("xp.linalg.eigvalsh", a="rt.eigvalsh_vjp(g, a)")
 defjvp("xp.linalg.eigvalsh", a="rt.eigvalsh_jvp(da, a)")
-prim("xp.linalg.svd", "a, full_matrices=True, compute_uv=True, hermitian=False", tree_sum=True)
+prim("xp.linalg.svd", "a, full_matrices=True, compute_uv=True, hermitian=False", tree_sum=True, zero_args=REST)
 defvjp("xp.linalg.svd", a="rt.svd_vjp(g, a, ans, rt.svd_check(a, full_matrices, compute_uv), compute_uv)")
 defjvp("xp.linalg.svd", a="rt.svd_jvp(da, a, ans, rt.svd_check(a, full_matrices, compute_uv), compute_uv)")
 prim("xp.linalg.svdvals", "a")
 defvjp("xp.linalg.svdvals", a="rt.svdvals_vjp(g, a)")
 defjvp("xp.linalg.svdvals", a="rt.svdvals_jvp(da, a)")
-prim("xp.linalg.qr", "a, mode='reduced'", tree_sum=True)
+prim("xp.linalg.qr", "a, mode='reduced'", tree_sum=True, zero_args=REST)
 defvjp("xp.linalg.qr", a="rt.qr_vjp(g, a, ans)")
 defjvp("xp.linalg.qr", a="rt.qr_jvp(da, a, ans)")
-prim("xp.linalg.pinv", "a, rcond=None, hermitian=False")
+prim("xp.linalg.pinv", "a, rcond=None, hermitian=False", zero_args=REST)
 defvjp("xp.linalg.pinv", a="rt.pinv_vjp(g, a, ans)")
 defjvp("xp.linalg.pinv", a="rt.pinv_jvp(da, a, ans)")
-prim("xp.linalg.matrix_power", "a, n")
+prim("xp.linalg.matrix_power", "a, n", zero_args=REST)
 defvjp("xp.linalg.matrix_power", a="rt.matrix_power_vjp(g, a, n)")
 defjvp("xp.linalg.matrix_power", a="rt.matrix_power_jvp(da, a, n)")
 # every `ord` NumPy accepts (replaces the 2-norm/Frobenius-only row of the core table)
-prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False")
+prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False", zero_args=REST)
 defvjp("xp.linalg.norm", x="rt.norm_vjp_any(g, x, ans, ord, axis, keepdims)")
 defjvp("xp.linalg.norm", x="rt.norm_jvp_any(dx, x, ans, ord, axis, keepdims)")
-for _op in ("xp.linalg.eigh", "xp.linalg.eigvalsh", "xp.linalg.svd", "xp.linalg.qr", "xp.linalg.pinv",
-            "xp.linalg.matrix_power", "xp.linalg.norm"):
-    PRIMS[_op].zero_args = PRIMS[_op].params[1:]
 nondiff("xp.linalg.matrix_rank", sig="x, *args, **kwargs")
 
 # ---- NumPy 2 products and the np.linalg spellings of array functions ----
@@ -129,18 +122,15 @@ defjvp("xp.linalg.cross", a="xp.linalg.cross(da, b)", b="xp.linalg.cross(a, db)"
 linear("xp.linalg.diagonal", "x, offset=0", "x", "rt.diagonal_vjp(g, x, offset, -2, -1)")
 linear("xp.linalg.trace", "x, offset=0, dtype=None", "x", "rt.trace_vjp(g, x, offset, -2, -1)")
 linear("xp.linalg.matrix_transpose", "x", "x", "rt.mT(g)")
-prim("xp.linalg.vector_norm", "x, axis=None, keepdims=False, ord=2")
+prim("xp.linalg.vector_norm", "x, axis=None, keepdims=False, ord=2", zero_args=REST)
 defvjp("xp.linalg.vector_norm", x="rt.vector_norm_vjp(g, x, ans, ord, axis, keepdims)")
 defjvp("xp.linalg.vector_norm", x="rt.vector_norm_jvp(dx, x, ans, ord, axis, keepdims)")
-prim("xp.linalg.matrix_norm", "x, keepdims=False, ord='fro'")
+prim("xp.linalg.matrix_norm", "x, keepdims=False, ord='fro'", zero_args=REST)
 defvjp("xp.linalg.matrix_norm", x="rt.norm_vjp_any(g, x, ans, ord, (-2, -1), keepdims)")
 defjvp("xp.linalg.matrix_norm", x="rt.norm_jvp_any(dx, x, ans, ord, (-2, -1), keepdims)")
-for _op in ("xp.linalg.vector_norm", "xp.linalg.matrix_norm"):
-    PRIMS[_op].zero_args = PRIMS[_op].params[1:]
-prim("xp.linalg.cond", "x, p=None")
+prim("xp.linalg.cond", "x, p=None", zero_args=("p",))
 defvjp("xp.linalg.cond", x="rt.cond_vjp(g, x, ans, p)")
 defjvp("xp.linalg.cond", x="rt.cond_jvp(dx, x, ans, p)")
-zero("xp.linalg.cond", "p")
 
 # a chain of products (NumPy picks the cheapest order); the cotangent of each operand is
 # left.T @ g @ right.T, written with primitives in s2s/runtime/linalg.py (s2s differentiates it again)

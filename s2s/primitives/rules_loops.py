@@ -4,10 +4,11 @@ loop (batched over its index) be batched again by vmap (the example axis first).
 from __future__ import annotations
 
 from . import rules_batch  # noqa: F401  (the batched helpers are declared first)
-from .registry import PRIMS, BatchRule, defbatch, defjvp, defvjp, linear, prim
+from .registry import BatchRule, defbatch, defjvp, defvjp, linear, prim
 from .rules_batch import UNBATCHED_RESULT, helper
 
-linear("rt.lv_window", "x, index, ib, where=None, xb=False", "x", "rt.lv_window_t(g, x, index, ib, where, xb)")
+linear("rt.lv_window", "x, index, ib, where=None, xb=False", "x", "rt.lv_window_t(g, x, index, ib, where, xb)",
+       nested_ok=True)
 linear("rt.lv_window_t", "v, x, index, ib, where=None, xb=False", "v", "rt.lv_window(g, index, ib, where, xb)")
 helper("rt.lv_window", "rt.lv_window_outer")
 defbatch("rt.lv_window_t", BatchRule("loop"))
@@ -85,9 +86,6 @@ for _n, _sig in (("rt.vb_dot_vjp_d", "f, g_, a, b, which, op, wrt, d"),
 defvjp("rt.vbh_vb_select", new="rt.vbh_vb_select_t(f, g, m, 0, new)", old="rt.vbh_vb_select_t(f, g, m, 1, old)")
 defjvp("rt.vbh_vb_select", new="rt.vbh_vb_select(f, m, dnew, rt.zeros_like_tree(old))",
        old="rt.vbh_vb_select(f, m, rt.zeros_like_tree(new), dold)")
-PRIMS["rt.vbh_vb_select"].zero_args = ("f", "m")
-PRIMS["rt.vbh_vb_select"].vjp.pop("m", None)
-PRIMS["rt.vbh_vb_select"].jvp.pop("m", None)
 prim("rt.vbh_vb_select_t", "f, g_, m, which, like", zero_args=("f", "m", "which", "like"))
 defvjp("rt.vbh_vb_select_t", g_="rt.vb_no_derivative(g, 'vbh_vb_select_t')")
 defjvp("rt.vbh_vb_select_t", g_="rt.vbh_vb_select_t(f, dg_, m, which, like)")

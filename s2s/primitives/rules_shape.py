@@ -2,15 +2,15 @@
 that is itself a linear primitive (so the transpose of the transpose is the op again)."""
 from __future__ import annotations
 
-from .registry import PRIMS, defjvp, defvjp, linear, nondiff, prim, zero
+from .registry import REST, defjvp, defvjp, linear, nondiff, prim
 
 # sort and partition permute their input by an order that depends on it: not linear, one rule each way
-prim("xp.sort", "a, axis=-1, kind=None, order=None, stable=None")
+prim("xp.sort", "a, axis=-1, kind=None, order=None, stable=None", zero_args=REST)
 defvjp("xp.sort", a="rt.sort_vjp(g, a, axis)")
 defjvp("xp.sort", a="rt.sort_jvp(da, a, axis)")
 linear("rt.sort_vjp", "v, a, axis", "v", "rt.sort_jvp(g, a, axis)")
 linear("rt.sort_jvp", "v, a, axis", "v", "rt.sort_vjp(g, a, axis)")
-prim("xp.partition", "a, kth, axis=-1, kind='introselect', order=None")
+prim("xp.partition", "a, kth, axis=-1, kind='introselect', order=None", zero_args=REST)
 defvjp("xp.partition", a="rt.partition_vjp(g, a, kth, axis)")
 defjvp("xp.partition", a="rt.partition_jvp(da, a, kth, axis)")
 linear("rt.partition_vjp", "v, a, kth, axis", "v", "rt.partition_jvp(g, a, kth, axis)")
@@ -19,12 +19,11 @@ linear("xp.take", "a, indices, axis=None, out=None, mode='raise'", "a", "rt.take
 linear("rt.take_vjp", "v, a, indices, axis", "v", "xp.take(g, indices, axis)")
 linear("xp.take_along_axis", "arr, indices, axis=-1", "arr", "rt.take_along_vjp(g, arr, indices, axis)")
 linear("rt.take_along_vjp", "v, a, indices, axis", "v", "xp.take_along_axis(g, indices, axis)")
-prim("xp.pad", "array, pad_width, mode='constant', reflect_type='even'")  # affine when constant_values != 0
+# affine when constant_values != 0
+prim("xp.pad", "array, pad_width, mode='constant', reflect_type='even'", zero_args=REST)
 defvjp("xp.pad", array="rt.pad_vjp(g, array, pad_width, rt.plain_reflect(mode, reflect_type))")
 # constant_values carry no tangent
 defjvp("xp.pad", array="rt.pad_jvp(darray, array, pad_width, rt.plain_reflect(mode, reflect_type))")
-for _op in ("xp.sort", "xp.partition", "xp.pad"):
-    PRIMS[_op].zero_args = PRIMS[_op].params[1:]
 linear("rt.pad_vjp", "v, array, pad_width, mode", "v", "rt.pad_jvp(g, array, pad_width, mode)")
 linear("rt.pad_jvp", "v, array, pad_width, mode", "v", "rt.pad_vjp(g, array, pad_width, mode)")
 linear("xp.diagonal", "a, offset=0, axis1=0, axis2=1", "a", "rt.diagonal_vjp(g, a, offset, axis1, axis2)")
@@ -34,12 +33,10 @@ for _op in ("xp.split", "xp.array_split"):
 for _op, _w in (("xp.hsplit", "h"), ("xp.vsplit", "v"), ("xp.dsplit", "d")):
     linear(_op, "ary, indices_or_sections", "ary", f"rt.split_vjp(g, ary, rt.split_axis(ary, '{_w}'))")
 linear("rt.split_vjp", "v, ary, axis", "v", "rt.split_like(g, v, axis)")
-linear("xp.column_stack", "tup", "tup", "rt.column_stack_vjp(g, tup)")
+linear("xp.column_stack", "tup", "tup", "rt.column_stack_vjp(g, tup)", list_args=("tup",))
 linear("rt.column_stack_vjp", "v, tup", "v", "xp.column_stack(g)")
-linear("xp.dstack", "tup", "tup", "rt.dstack_vjp(g, tup)")
+linear("xp.dstack", "tup", "tup", "rt.dstack_vjp(g, tup)", list_args=("tup",))
 linear("rt.dstack_vjp", "v, tup", "v", "xp.dstack(g)")
-for _op in ("xp.column_stack", "xp.dstack"):
-    PRIMS[_op].list_args = ("tup",)
 linear("xp.fliplr", "m", "m", "xp.fliplr(g)")
 linear("xp.flipud", "m", "m", "xp.flipud(g)")
 linear("xp.atleast_3d", "a", "a", "rt.reshape_like(g, a)")
@@ -49,26 +46,23 @@ linear("xp.rollaxis", "a, axis, start=0", "a", "rt.rollaxis_vjp(g, a, axis, star
 linear("rt.rollaxis_vjp", "v, a, axis, start", "v", "xp.rollaxis(g, axis, start)")
 linear("xp.permute_dims", "a, axes=None", "a", "rt.transpose_vjp(g, axes)")
 linear("xp.matrix_transpose", "x", "x", "xp.matrix_transpose(g)")
-prim("xp.append", "arr, values, axis=None")
+prim("xp.append", "arr, values, axis=None", zero_args=("axis",))
 defvjp("xp.append", arr="rt.append_vjp(g, arr, values, axis, 0)", values="rt.append_vjp(g, arr, values, axis, 1)")
 defjvp("xp.append", arr="xp.append(darr, 0.0 * values, axis)", values="xp.append(0.0 * arr, dvalues, axis)")
-zero("xp.append", "axis")
 linear("rt.append_vjp", "v, arr, values, axis, k", "v", "rt.append_vjp_t(g, arr, values, axis, k)")
 linear("rt.append_vjp_t", "v, arr, values, axis, k", "v", "rt.append_vjp(g, arr, values, axis, k)")
-prim("xp.select", "condlist, choicelist, default=0")
+prim("xp.select", "condlist, choicelist, default=0", zero_args=("condlist",), list_args=("choicelist",))
 defvjp("xp.select", choicelist="rt.select_vjp_all(g, condlist, choicelist)",
        default="rt.unbroadcast(xp.where(rt.select_none(condlist, g), g, 0.0), default)")
 defjvp("xp.select", choicelist="rt.select_jvp(dchoicelist, condlist, choicelist)",
        default="xp.where(rt.select_none(condlist, ans), ddefault, 0.0)")
-zero("xp.select", "condlist")
-PRIMS["xp.select"].list_args = ("choicelist",)
 linear("rt.select_vjp_all", "v, condlist, choicelist", "v", "rt.select_jvp(g, condlist, choicelist)")
 linear("rt.select_jvp", "v, condlist, choicelist", "v", "rt.select_vjp_all(g, condlist, choicelist)")
-prim("xp.meshgrid", "x, y=None, z=None, indexing='xy', sparse=False, copy=True", tree_sum=True)
+prim("xp.meshgrid", "x, y=None, z=None, indexing='xy', sparse=False, copy=True", tree_sum=True,
+     zero_args=("indexing", "sparse", "copy"))
 for _i, _s in enumerate("xyz"):
     defvjp("xp.meshgrid", **{_s: f"rt.meshgrid_vjp(g, {_i}, rt.present(x, y, z), indexing)"})
     defjvp("xp.meshgrid", **{_s: f"rt.meshgrid_tangent(d{_s}, {_i}, rt.present(x, y, z), indexing)"})
-zero("xp.meshgrid", "indexing", "sparse", "copy")
 linear("rt.meshgrid_vjp", "v, k, xs, indexing", "v", "rt.meshgrid_tangent(g, k, xs, indexing)")
 linear("rt.meshgrid_tangent", "v, k, xs, indexing", "v", "rt.meshgrid_vjp(g, k, xs, indexing)")
 nondiff("rt.present", "rt.select_none", "rt.plain_reflect", sig="x, *args")

@@ -28,6 +28,7 @@ from ..errors import S2STypeError, error_at, shown_path
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..ir.names import Namer
+from ..primitives import registry
 
 
 class Callees(Protocol):
@@ -248,16 +249,15 @@ def containers(body, active) -> set[str]:
                 out.update(k.value.id for k in s.value.keywords if isinstance(k.value, gast.Name))
                 if isinstance(t, gast.Name):
                     out.add(t.id)
-            if isinstance(s.value, gast.Call) and an.classify(s.value) in TREE_ARGS:
-                args = s.value.args
-                out.update(args[k].id for k in TREE_ARGS[an.classify(s.value)]
-                           if k < len(args) and isinstance(args[k], gast.Name))
+            if isinstance(s.value, gast.Call) and (p := registry.lookup(an.classify(s.value))) is not None:
+                args = s.value.args  # arguments that may be whole pytrees (`Prim.tree_args`)
+                out.update(args[k].id for k in p.tree_args if k < len(args) and isinstance(args[k], gast.Name))
         elif is_list_op(s):
             out.add(s.value.func.value.id)
     # a copy of a pytree is a pytree, and so is what it was copied from
     links = [(s.targets[0].id, arg.id) for s in an.walk_stmts(body)
              if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-             and an.classify(s.value) in TREE_PRESERVING
+             and _tree_preserving(an.classify(s.value))
              for arg in ([s.value] if isinstance(s.value, gast.Name) else s.value.args[:1])
              if isinstance(arg, gast.Name)]
     # a slice of a list is a list, and so are `a + b` of lists (concatenation) and `a * n` (repetition)
@@ -285,15 +285,10 @@ def containers(body, active) -> set[str]:
     return out
 
 
-# batched code's helpers that take a whole pytree (vmap of a function taking a list of arrays): the
-# positions of those arguments, whose adjoints must be summed leaf by leaf (`+` would concatenate)
-TREE_ARGS = {"list": (0,), "tuple": (0,), "rt.like": (0, 1), "rt.seq_ct": (0, 2), "rt.seq_ct_t": (0, 3),
-             "rt.add_at": (0, 2), "rt.vb_getitem": (0,), "rt.vb_getitem_t": (0, 1), "rt.vb_add_at": (0, 1),
-             "rt.vb_in": (0,), "rt.vb_in_t": (0, 1),
-             "rt.vb_out": (0,), "rt.vb_out_t": (0,), "rt.vb_bcast": (0,), "rt.vb_bcast_t": (0, 1),
-             "rt.vb_select": (1, 2)}
-TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.private", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree",
-                   "rt.vb_lift"}
+def _tree_preserving(kind) -> bool:
+    """Whether a right-hand side of this kind is a pytree when its first argument is (a copy)."""
+    p = registry.lookup(kind)
+    return kind == "copy" or p is not None and p.tree_preserving
 
 
 def split_self_updates(stmts, namer) -> list:

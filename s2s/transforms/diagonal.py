@@ -102,7 +102,6 @@ def diagonal_fn(node, tangent: str, primal: str, name: str, ranks: dict | None =
     return node
 
 
-_FLOAT_CALLS = {"xp.dot", "xp.matmul", "xp.inner", "xp.vdot", "xp.sum", "xp.mean", "matmul"}
 _FLOAT_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 
@@ -231,7 +230,7 @@ def _float_values(body: list, floats: set, counts: dict) -> set:
                 ops = [v.left, v.right]
             elif isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub):
                 ops = [v.operand]
-            elif isinstance(v, gast.Call) and an.dotted(v.func) in _FLOAT_CALLS and v.args \
+            elif isinstance(v, gast.Call) and _float_of_floats(v) and v.args \
                     and not any(k.arg == "dtype" for k in v.keywords):
                 ops = list(v.args)
             else:
@@ -242,6 +241,12 @@ def _float_values(body: list, floats: set, counts: dict) -> set:
                 floats.add(t)
                 changed = True
     return floats
+
+
+def _float_of_floats(call) -> bool:
+    """Whether a call is a product or a sum (linear full reduction), floating for floating operands."""
+    p = registry.lookup(an.dotted(call.func))
+    return p is not None and (p.maybe_scalar or p.full_reduction and bool(p.linear_in))
 
 
 def _keep_taken(stmts: list, true: set) -> None:
