@@ -63,7 +63,11 @@ from ..ir.names import Namer
 from ..primitives import registry
 from .base import Pass, pure
 
-_STACKERS = ("xp.array", "xp.asarray")
+
+def _stacks(call) -> bool:
+    """Whether a call builds an array from a list of arrays (`np.array(rows)`: their stack)."""
+    p = registry.lookup(an.dotted(call.func))
+    return p is not None and p.stacks
 
 
 def _append(s):
@@ -295,7 +299,7 @@ def _stacker(block, j, name):
     for k in range(j + 1, len(block)):
         s = block[k]
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call) \
-                and an.dotted(s.value.func) in _STACKERS and len(s.value.args) == 1 and not s.value.keywords \
+                and _stacks(s.value) and len(s.value.args) == 1 and not s.value.keywords \
                 and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == name:
             return k
         if name in an.loads(s):

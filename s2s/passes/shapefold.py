@@ -45,6 +45,8 @@ from ..ir import build as A
 from ..primitives import registry
 from .base import Pass, bottom_up
 
+_SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
+
 
 def _prim(call):
     """The declaration of the primitive a call names (`xp.sum`, `rt.dot_vjp_a`), or None."""
@@ -193,7 +195,7 @@ def _unbroadcast(g, gs, like, ls):
 
 def _folded(v, shapes):
     """A simpler value equal to call `v` (or `a.shape`, `(4, 3)[0]`) for these shapes, or None."""
-    if isinstance(v, gast.Attribute) and v.attr in ("shape", "ndim", "size"):
+    if isinstance(v, gast.Attribute) and v.attr in _SHAPE_QUERIES:
         shape = shape_of(v.value, shapes)  # (rank 0 could be a Python float, which has no .shape)
         if shape:
             return A.tuple_([A.const(n) for n in shape]) if v.attr == "shape" else \

@@ -53,6 +53,16 @@ class Prim:
     tree_preserving: bool = False  # its result is a pytree when its first argument is (a copy)
     nested_ok: bool = False        # a batched helper that may run inside a vectorized loop (passes/loopvec.py)
     shape_query: str = ""          # "shape", "ndim" or "size": the array attribute of that name
+    arith: str = ""                # "+", "-", "*" or "/": that arithmetic operation (the operator or its ufunc)
+    diag: str = ""                 # "same": keeps its first argument's diagonal Jacobian; "zero": none (zeros)
+    diag_form: str = ""            # the runtime helper the diagonal Jacobian uses in its place (transforms/diagonal.py)
+    out_buffer: bool = False       # a ufunc whose result may be written into an operand's buffer (passes/reuse.py)
+    loop_kernel: bool = False      # a function a compiled loop kernel calls on scalars (passes/loopkernel.py)
+    stacks: bool = False           # builds an array from a list of arrays (a list built in a loop: a stack)
+    range_result: bool = False     # returns a range (a loop over it stays a loop)
+    float_of_first: bool = False   # a Python float when its first argument is one (passes/algebra.py)
+    methods: tuple[str, ...] = ()  # array methods that are this primitive (`x.sum()`; `x.flatten()` is xp.ravel)
+    math_name: str = ""            # the function of Python's `math` module that is this primitive
 
     @property
     def vjp(self) -> dict[str, str]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 from .registry import PRIMS, REST, defjvp, defvjp, elementwise, linear, nondiff, prim
 
 # ---- Python operators (generated code keeps them as operators) ----
-for _op in ("add", "sub", "mul", "div", "pow", "maximum", "minimum"):
-    prim(_op, "x, y", broadcasting=True)
+for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", ""), ("maximum", ""), ("minimum", "")):
+    prim(_op, "x, y", broadcasting=True, arith=_sym)
 defvjp("add", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(g, y)")
 defjvp("add", x="dx", y="dy")
 defvjp("sub", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(-g, y)")
@@ -35,13 +35,16 @@ defvjp("minimum", x="rt.unbroadcast(g * rt.pick(y, x), x)", y="rt.unbroadcast(g 
 defjvp("minimum", x="dx * rt.pick(y, x)", y="dy * rt.pick(x, y)")
 # float_result: floating whatever the (real) arguments ("always"), or when an argument is ("keep");
 # fusable: an elementwise kernel computes it (passes/fusion.py)
-prim("xp.add", "x, y", broadcasting=True, float_result="keep")
-prim("xp.subtract", "x, y", broadcasting=True, float_result="keep")
-prim("xp.multiply", "x, y", broadcasting=True, float_result="keep")
-prim("xp.divide", "x, y", broadcasting=True, float_result="always")
+prim("xp.add", "x, y", broadcasting=True, float_result="keep", arith="+")
+prim("xp.subtract", "x, y", broadcasting=True, float_result="keep", arith="-")
+prim("xp.multiply", "x, y", broadcasting=True, float_result="keep", arith="*")
+prim("xp.divide", "x, y", broadcasting=True, float_result="always", arith="/")
 prim("xp.power", "x, y", broadcasting=True)
-prim("xp.maximum", "x, y", broadcasting=True, float_result="keep", fusable="binary")
-prim("xp.minimum", "x, y", broadcasting=True, float_result="keep", fusable="binary")
+# (out_buffer: passes/reuse.py writes the result into an operand's buffer; loop_kernel: a compiled
+# loop kernel calls it on scalars)
+_MINMAX = {"broadcasting": True, "float_result": "keep", "fusable": "binary", "out_buffer": True, "loop_kernel": True}
+prim("xp.maximum", "x, y", **_MINMAX)
+prim("xp.minimum", "x, y", **_MINMAX)
 prim("xp.fmax", "x, y", broadcasting=True)
 prim("xp.fmin", "x, y", broadcasting=True)
 for _np, _op in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("divide", "div"),
@@ -52,10 +55,12 @@ for _np, _op in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("div
 # product: `a @ b` for vectors and matrices; dot_ranks: vmap knows its result's rank from its operands
 # (np.matmul's follows the same rule, but is not declared yet: its batched code would change)
 prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True)
+# (methods: the array methods that are the primitive, `x.dot(y)`)
 defvjp("matmul", a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
 defjvp("matmul", a="da @ b", b="a @ db")
 for _op in ("xp.dot", "xp.matmul"):
-    prim(_op, "a, b", product=True, maybe_scalar=True, dot_ranks=_op == "xp.dot")
+    prim(_op, "a, b", product=True, maybe_scalar=True, dot_ranks=_op == "xp.dot",
+         methods=("dot",) if _op == "xp.dot" else ())
     defvjp(_op, a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
     defjvp(_op, a=f"{_op}(da, b)", b=f"{_op}(a, db)")  # dot and matmul differ on stacks
 prim("xp.outer", "a, b")
@@ -67,21 +72,33 @@ defjvp("xp.linalg.outer", x1="xp.linalg.outer(dx1, x2)", x2="xp.linalg.outer(x1,
 prim("xp.inner", "a, b")
 defvjp("xp.inner", a="rt.unbroadcast(g * b, a)", b="rt.unbroadcast(g * a, b)")
 defjvp("xp.inner", a="xp.inner(da, b)", b="xp.inner(a, db)")
-linear("neg", "x", "x", "-g", same_shape=True)
-linear("xp.negative", "x", "x", "-g", same_shape=True, fusable="unary", float_result="keep")
-for _op in ("pos", "xp.positive", "xp.copy", "xp.array", "xp.asarray", "float", "xp.float64", "xp.float32",
-            "xp.real"):  # the tangent goes through the same conversion
-    linear(_op, "x", "x", "rt.array_vjp(g, x)", same_shape=_op in ("pos", "xp.positive", "xp.copy"))
+# (diag="same": the diagonal Jacobian passes through it, transforms/diagonal.py)
+linear("neg", "x", "x", "-g", same_shape=True, diag="same")
+linear("xp.negative", "x", "x", "-g", same_shape=True, fusable="unary", float_result="keep", out_buffer=True,
+       loop_kernel=True, diag="same")
+for _op in ("pos", "xp.positive", "xp.copy"):  # the tangent goes through the same conversion
+    linear(_op, "x", "x", "rt.array_vjp(g, x)", same_shape=True, diag="same" if _op != "xp.copy" else "",
+           methods=("copy",) if _op == "xp.copy" else ())
+for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
+    linear(_op, "x", "x", "rt.array_vjp(g, x)", stacks=True, methods=("astype",) if _op == "xp.asarray" else ())
+linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",))
+for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
+    linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else ())
 nondiff("lt", "le", "gt", "ge", "eq", "ne", "not", "invert", "is", "isnot", "in", "notin", "and_", "or_", sig="x, y=None")
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
         "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", "xp.allclose",
         "xp.array_equal", "floordiv", "xp.floor_divide", sig="x, y")
-nondiff("xp.sign", "xp.floor", "xp.ceil", "xp.round", "xp.around", "xp.rint", "xp.trunc", "xp.argmax",
-        "xp.argmin", "xp.argsort", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not", "len", "int", "bool",
-        "range", "xp.zeros", "xp.ones", "xp.empty", "xp.eye",
-        "xp.identity", "xp.arange", "xp.zeros_like", "xp.ones_like", "xp.empty_like",
-        "xp.nonzero", "xp.flatnonzero", "xp.count_nonzero", "xp.any", "xp.all", "xp.heaviside",
-        "xp.searchsorted", "xp.tri", "xp.triu_indices", "xp.tril_indices",
+nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor")
+nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil")
+nondiff("len", sig="x, *args, **kwargs", loop_kernel=True)
+nondiff("range", sig="x, *args, **kwargs", range_result=True)
+nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero")
+for _m in ("round", "argmax", "argmin", "argsort", "nonzero", "any", "all", "searchsorted"):
+    nondiff("xp." + _m, sig="x, *args, **kwargs", methods=(_m,))
+nondiff("xp.sign", "xp.around", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
+        "int", "bool",
+        "xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", "xp.ones_like", "xp.empty_like",
+        "xp.flatnonzero", "xp.count_nonzero", "xp.heaviside", "xp.tri", "xp.triu_indices", "xp.tril_indices",
         "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes", "xp.result_type",
         "stop_gradient", "rt.pick", "rt.clip_mask", "attr", "str", sig="x, *args, **kwargs")
 nondiff("print", sig="x, *args, **kwargs", effect=True)
@@ -90,42 +107,47 @@ nondiff("xp.shape", sig="x, *args, **kwargs", shape_query="shape")
 nondiff("xp.ndim", sig="x, *args, **kwargs", shape_query="ndim")
 nondiff("xp.size", sig="x, *args, **kwargs", shape_query="size")
 nondiff("isinstance", sig="x, *args, **kwargs")
-nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True)
+nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True, diag="zero",
+        float_of_first=True)
 nondiff("rt.new_list", sig="x, *args, **kwargs")
 
 # ---- elementwise functions of one argument: derivative in terms of x and ans ----
-_KERNEL = {"fusable": "unary", "float_result": "always"}  # floating, and computed by the fused kernels
-elementwise("xp.exp", "ans", **_KERNEL)
-elementwise("xp.log", "1 / x", **_KERNEL)
-elementwise("xp.sin", "xp.cos(x)", **_KERNEL)
-elementwise("xp.cos", "-xp.sin(x)", **_KERNEL)
-elementwise("xp.tan", "1 + ans * ans", **_KERNEL)
-elementwise("xp.tanh", "1 - ans * ans", **_KERNEL)
-elementwise("xp.sqrt", "0.5 / ans", **_KERNEL)
-elementwise("xp.abs", "xp.sign(x)", fusable="unary", float_result="keep")
-elementwise("xp.absolute", "xp.sign(x)", float_result="keep")
-elementwise("xp.fabs", "xp.sign(x)")
-elementwise("xp.square", "2 * x", fusable="unary", float_result="keep")
-elementwise("xp.log1p", "1 / (1 + x)", **_KERNEL)
-elementwise("xp.expm1", "ans + 1", **_KERNEL)
-elementwise("xp.log2", "1 / (x * 0.6931471805599453)", float_result="always")
-elementwise("xp.log10", "1 / (x * 2.302585092994046)", float_result="always")
-elementwise("xp.exp2", "ans * 0.6931471805599453")
-elementwise("xp.sinh", "xp.cosh(x)", **_KERNEL)
-elementwise("xp.cosh", "xp.sinh(x)", **_KERNEL)
-elementwise("xp.arcsin", "1 / xp.sqrt(1 - x * x)", float_result="always")
-elementwise("xp.arccos", "-1 / xp.sqrt(1 - x * x)", float_result="always")
-elementwise("xp.arctan", "1 / (1 + x * x)", **_KERNEL)
-elementwise("xp.arcsinh", "1 / xp.sqrt(x * x + 1)", float_result="always")
+# floating, and computed by the fused kernels, by reuse into a buffer, and by compiled loop kernels
+_KERNEL = {"fusable": "unary", "float_result": "always", "out_buffer": True, "loop_kernel": True}
+elementwise("xp.exp", "ans", **_KERNEL, math_name="exp")
+elementwise("xp.log", "1 / x", **_KERNEL, math_name="log")
+elementwise("xp.sin", "xp.cos(x)", **_KERNEL, math_name="sin")
+elementwise("xp.cos", "-xp.sin(x)", **_KERNEL, math_name="cos")
+elementwise("xp.tan", "1 + ans * ans", **_KERNEL, math_name="tan")
+elementwise("xp.tanh", "1 - ans * ans", **_KERNEL, math_name="tanh")
+elementwise("xp.sqrt", "0.5 / ans", **_KERNEL, math_name="sqrt")
+elementwise("xp.abs", "xp.sign(x)", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True,
+            math_name="fabs")
+elementwise("xp.absolute", "xp.sign(x)", float_result="keep", out_buffer=True)
+elementwise("xp.fabs", "xp.sign(x)", loop_kernel=True)
+elementwise("xp.square", "2 * x", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True)
+elementwise("xp.log1p", "1 / (1 + x)", **_KERNEL, math_name="log1p")
+elementwise("xp.expm1", "ans + 1", **_KERNEL, math_name="expm1")
+elementwise("xp.log2", "1 / (x * 0.6931471805599453)", float_result="always", out_buffer=True, math_name="log2")
+elementwise("xp.log10", "1 / (x * 2.302585092994046)", float_result="always", out_buffer=True, math_name="log10")
+elementwise("xp.exp2", "ans * 0.6931471805599453", out_buffer=True)
+elementwise("xp.sinh", "xp.cosh(x)", **_KERNEL, math_name="sinh")
+elementwise("xp.cosh", "xp.sinh(x)", **_KERNEL, math_name="cosh")
+elementwise("xp.arcsin", "1 / xp.sqrt(1 - x * x)", float_result="always", out_buffer=True, loop_kernel=True,
+            math_name="asin")
+elementwise("xp.arccos", "-1 / xp.sqrt(1 - x * x)", float_result="always", out_buffer=True, loop_kernel=True,
+            math_name="acos")
+elementwise("xp.arctan", "1 / (1 + x * x)", **_KERNEL, math_name="atan")
+elementwise("xp.arcsinh", "1 / xp.sqrt(x * x + 1)", float_result="always", out_buffer=True)
 elementwise("xp.arccosh", "1 / xp.sqrt(x * x - 1)", float_result="always")
 elementwise("xp.arctanh", "1 / (1 - x * x)", float_result="always")
 elementwise("xp.reciprocal", "-ans * ans", float_result="always")
 elementwise("xp.cbrt", "1 / (3 * ans * ans)", float_result="always")
 elementwise("xp.sinc", "rt.sinc_deriv(x)")
-elementwise("abs", "xp.sign(x)")
+elementwise("abs", "xp.sign(x)", loop_kernel=True)
 elementwise("rt.log0", "rt.inv0(x) * (x > 0)")
 elementwise("rt.inv0", "-ans * ans")
-prim("xp.arctan2", "x, y", broadcasting=True)
+prim("xp.arctan2", "x, y", broadcasting=True, math_name="atan2")
 defvjp("xp.arctan2", x="rt.unbroadcast(g * y / (x * x + y * y), x)",
        y="rt.unbroadcast(-g * x / (x * x + y * y), y)")
 defjvp("xp.arctan2", x="dx * y / (x * x + y * y)", y="-dy * x / (x * x + y * y)")
@@ -137,7 +159,7 @@ prim("xp.where", "condition, x, y", broadcasting=True, zero_args=("condition",),
 defvjp("xp.where", x="rt.unbroadcast(xp.where(condition, g, 0.0), x)",
        y="rt.unbroadcast(xp.where(condition, 0.0, g), y)")
 defjvp("xp.where", x="xp.where(condition, dx, 0.0)", y="xp.where(condition, 0.0, dy)")
-prim("xp.clip", "a, a_min=None, a_max=None", broadcasting=True)
+prim("xp.clip", "a, a_min=None, a_max=None", broadcasting=True, methods=("clip",))
 defvjp("xp.clip", a="rt.unbroadcast(g * rt.clip_mask(a, a_min, a_max), a)",
        a_min="rt.unbroadcast(g * (a < a_min), a_min)", a_max="rt.unbroadcast(g * (a > a_max), a_max)")
 defjvp("xp.clip", a="da * rt.clip_mask(a, a_min, a_max)", a_min="da_min * (a < a_min)",
@@ -146,15 +168,16 @@ defjvp("xp.clip", a="da * rt.clip_mask(a, a_min, a_max)", a_min="da_min * (a < a
 # ---- reductions ----
 # reduction: `a.<name>(axis)` computes it too, and shapes fold through it (passes/shapefold.py)
 linear("xp.sum", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.sum_vjp(g, a, axis, keepdims)",
-       full_reduction=True, reduction=True, float_result="keep")
+       full_reduction=True, reduction=True, float_result="keep", methods=("sum",))
 linear("xp.mean", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.mean_vjp(g, a, axis, keepdims)",
-       full_reduction=True, reduction=True, float_result="always")
+       full_reduction=True, reduction=True, float_result="always", methods=("mean",))
 for _op in ("xp.max", "xp.amax", "xp.min", "xp.amin"):
-    prim(_op, "a, axis=None, out=None, keepdims=False", zero_args=REST, full_reduction=True, reduction=True)
+    prim(_op, "a, axis=None, out=None, keepdims=False", zero_args=REST, full_reduction=True, reduction=True,
+         methods=() if _op.startswith("xp.a") else (_op[3:],))
     defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")
     defjvp(_op, a="rt.max_jvp(da, a, ans, axis, keepdims)")
 prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False", zero_args=REST, full_reduction=True,
-     reduction=True)
+     reduction=True, methods=("prod",))
 defvjp("xp.prod", a="rt.sum_vjp(g, a, axis, keepdims) * rt.prod_others(a, axis)")  # exact at zeros
 defjvp("xp.prod", a="xp.sum(da * rt.prod_others(a, axis), axis=axis, keepdims=keepdims)")
 prim("rt.prod_others", "a, axis=None", zero_args=("axis",))
@@ -166,15 +189,17 @@ defjvp("rt.prod_others_jvp", d="rt.prod_others_jvp(dd, a, axis)")
 defvjp("rt.prod_others_jvp", a="rt.prod_high_order(g, a, axis)")
 defjvp("rt.prod_others_jvp", a="rt.prod_high_order(da, a, axis)")
 nondiff("rt.prod_high_order", sig="g_, a, axis=None")
-prim("xp.var", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True)
+prim("xp.var", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
+     methods=("var",))
 defvjp("xp.var", a="rt.var_vjp(g, a, axis, ddof, keepdims)")
 defjvp("xp.var", a="rt.var_jvp(da, a, axis, ddof, keepdims)")
-prim("xp.std", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True)
+prim("xp.std", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
+     methods=("std",))
 # at zero variance std's derivative is taken as 0 (not NaN)
 defvjp("xp.std", a="rt.var_vjp(g * 0.5 * rt.inv0(ans), a, axis, ddof, keepdims)")
 defjvp("xp.std", a="rt.var_jvp(da, a, axis, ddof, keepdims) * 0.5 * rt.inv0(ans)")
-linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)")
-linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)")
+linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)", methods=("cumsum",))
+linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)", methods=("trace",))
 # a host number moved to the backend of `like` (in helpers s2s differentiates): the identity on v
 linear("rt.on_backend_of", "v, like", "v", "rt.on_backend_of(g, like)")
 prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False", zero_args=("ord", "axis", "keepdims"))
@@ -182,25 +207,26 @@ defvjp("xp.linalg.norm", x="rt.norm_vjp(g, x, ans, ord, axis, keepdims)")
 defjvp("xp.linalg.norm", x="rt.norm_jvp(dx, x, ans, ord, axis, keepdims)")
 
 # ---- shape manipulation: linear in the array ----
-linear("xp.reshape", "a, newshape=None, order='C', shape=None", "a", "xp.reshape(g, xp.shape(a))")
+linear("xp.reshape", "a, newshape=None, order='C', shape=None", "a", "xp.reshape(g, xp.shape(a))", methods=("reshape",))
 for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atleast_2d",
             "xp.broadcast_to"):
     linear(_op, "a, axis=None, shape=None", "a", "rt.unbroadcast(xp.reshape(g, xp.shape(g)), a)"
-           if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))")
-linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)")
-linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)")
+           if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))",
+           methods={"xp.ravel": ("ravel", "flatten"), "xp.squeeze": ("squeeze",)}.get(_op, ()))
+linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",))
+linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)", methods=("swapaxes",))
 linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination, source)")
 linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
-linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)")  # a cotangent in its primal's dtype
+linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)", diag="same")  # a cotangent in its primal's dtype
 prim("rt.cast_to", "v, like", zero_args=("like",))  # values stored into an array take its dtype
 defvjp("rt.cast_to", v="rt.cast_to_d(g, like)")
 defjvp("rt.cast_to", v="rt.cast_to_d(dv, like)")
 linear("rt.cast_to_d", "t, like", "t", "rt.cast_to_d(g, like)", aliasing=True)
 linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)")
-linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)")
+linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",))
 linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)")
 linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)")
 linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", list_args=("arrays",))
@@ -233,8 +259,10 @@ defjvp("xp.full_like", fill_value="rt.broadcast_to_like(dfill_value, ans)")
 # (shape_arg: an argument used only for its shape; result_like: the result is an array of that
 # argument's shape; aliasing: may hand back an input itself; fill: (g, like, axis, keepdims) -> g
 # broadcast to like's shape)
-linear("rt.unbroadcast", "v, like", "v", "rt.broadcast_to_like(g, v)", shape_arg=1, result_like=1, aliasing=True)
-linear("rt.broadcast_to_like", "v, like", "v", "rt.unbroadcast(g, v)", shape_arg=1, result_like=1, aliasing=True)
+linear("rt.unbroadcast", "v, like", "v", "rt.broadcast_to_like(g, v)", shape_arg=1, result_like=1, aliasing=True,
+       float_of_first=True)
+linear("rt.broadcast_to_like", "v, like", "v", "rt.unbroadcast(g, v)", shape_arg=1, result_like=1, aliasing=True,
+       diag="same")
 linear("rt.sum_vjp", "v, like, axis, keepdims", "v", "xp.sum(g, axis=axis, keepdims=keepdims)", shape_arg=1,
        result_like=1, fill=True)
 linear("rt.mean_vjp", "v, like, axis, keepdims", "v", "xp.mean(g, axis=axis, keepdims=keepdims)", shape_arg=1,
@@ -246,10 +274,10 @@ linear("rt.split_like", "v, like, axis", "v", "xp.concatenate(g, axis)")
 linear("rt.cumsum_vjp", "v, like, axis", "v", "rt.reshape_like(xp.cumsum(g, axis), v)")
 linear("rt.reshape_like", "v, like", "v", "rt.reshape_like(g, v)")
 # cotangent_of: the cotangent of the product's argument at this position (shaped like it)
-prim("rt.dot_vjp_a", "v, a, b", zero_args=("a",), cotangent_of=1)
+prim("rt.dot_vjp_a", "v, a, b", zero_args=("a",), cotangent_of=1, diag_form="rt.dot_vjp_a_diag")
 defvjp("rt.dot_vjp_a", v="rt.dot_vjp_a_t(g, v, a, b)", b="rt.dot_vjp_b(v, g, b)")
 defjvp("rt.dot_vjp_a", v="rt.dot_vjp_a(dv, a, b)", b="rt.dot_vjp_a(v, a, db)")
-prim("rt.dot_vjp_b", "v, a, b", zero_args=("b",), cotangent_of=2)
+prim("rt.dot_vjp_b", "v, a, b", zero_args=("b",), cotangent_of=2, diag_form="rt.dot_vjp_b_diag")
 defvjp("rt.dot_vjp_b", v="rt.dot_vjp_b_t(g, v, a, b)", a="rt.dot_vjp_a(v, a, g)")
 defjvp("rt.dot_vjp_b", v="rt.dot_vjp_b(dv, a, b)", a="rt.dot_vjp_b(v, da, b)")
 linear("rt.dot_vjp_a_t", "v, like, a, b", "v", "rt.dot_vjp_a(g, a, b)")
@@ -264,8 +292,11 @@ prim("rt.max_vjp", "v, a, ans_, axis, keepdims", zero_args=REST)
 defvjp("rt.max_vjp", v="rt.max_jvp(g, a, ans_, axis, keepdims)")
 defjvp("rt.max_vjp", v="rt.max_vjp(dv, a, ans_, axis, keepdims)")
 linear("rt.max_jvp", "v, a, ans_, axis, keepdims", "v", "rt.max_vjp(g, a, ans_, axis, keepdims)")
-nondiff("rt.basis", "rt.tree_size", "rt.check_norm_ord", "rt.seed", "rt.seed_aux", "rt.zeros_list", "slice",
-        "rt.reversed_range", "rt.tree_all_zero", sig="x, *args")
+nondiff("rt.basis", "rt.tree_size", "rt.check_norm_ord", sig="x, *args")
+nondiff("rt.seed", sig="x, *args", float_of_first=True)
+nondiff("rt.seed_aux", "rt.zeros_list", "slice", sig="x, *args")
+nondiff("rt.reversed_range", sig="x, *args", range_result=True)
+nondiff("rt.tree_all_zero", sig="x, *args")
 linear("rt.jac_from_columns", "cols, out, x", "cols", "rt.jac_columns_t(g, cols, out, x)")
 linear("rt.jac_from_rows", "rows, out, x", "rows", "rt.jac_rows_t(g, rows, out, x)")
 linear("rt.jac_columns_t", "g_, cols, out, x", "g_", "rt.jac_from_columns(g, out, x)")
@@ -274,7 +305,7 @@ linear("rt.jac_rows_t", "g_, rows, out, x", "g_", "rt.jac_from_rows(g, out, x)")
 # tree_preserving: a pytree when its first argument is one)
 linear("rt.copy_saved", "saved", "saved", "g", tree_preserving=True)
 linear("rt.private", "record, arrays", "record", "g", tree_preserving=True)
-linear("rt.fresh", "x", "x", "g", aliasing=True, tree_preserving=True)
+linear("rt.fresh", "x", "x", "g", aliasing=True, tree_preserving=True, diag="same")
 linear("rt.like", "parts, src", "parts", "tuple(g)", aliasing=True, tree_args=(0, 1), tree_preserving=True)
 prim("rt.tree_add", "a, b", tree_sum=True, aliasing=True, tree_preserving=True)
 defvjp("rt.tree_add", a="g", b="g")

@@ -19,9 +19,7 @@ from . import (
 )
 from .registry import (
     BATCH,
-    JVP,
     PRIMS,
-    VJP,
     VJP_IN_PLACE,
     BatchRule,
     defbatch,
@@ -327,7 +325,7 @@ for _n, _sig in (("xp.argsort", "a, axis=-1, kind=None, order=None, stable=None"
                  ("xp.array_equal", "a, b, *args, **kwargs"), ("xp.array_equiv", "a, b, *args, **kwargs"),
                  ("xp.isin", "element, test_elements, assume_unique=False, invert=False, kind=None"),
                  ("xp.digitize", "x, bins, right=False")):
-    prim(_n, _sig, nondiff=True)
+    prim(_n, _sig, nondiff=True, methods=(_n[3:],) if _n in ("xp.argsort", "xp.searchsorted") else ())
 axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="flat")
 for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
     helper("xp." + _n, "rt.vbh_" + _n)
@@ -362,13 +360,6 @@ elementwise("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", 
 broadcasting("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd",
              "xp.lcm")
 looped(*[n for n in PRIMS if n not in BATCH and not n.startswith("ext.")])  # the rest: once per example
-# the batching helper of an operation without derivative has none either (grad of batched code
-# passes through it, as through the operation)
-for _n, _r in list(BATCH.items()):
-    if _r.kind == "helper" and PRIMS[_n].nondiff and _r.helper in PRIMS and not PRIMS[_r.helper].nondiff:
-        PRIMS[_r.helper].nondiff = True
-        VJP.pop(_r.helper, None)
-        JVP.pop(_r.helper, None)
 
 
 # ---- known per-example ranks (vmap specialized on its arguments' ranks): products and their

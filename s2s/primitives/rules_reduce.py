@@ -7,7 +7,7 @@ from .registry import KEYWORD_FORMS, REST, composite, defjvp, defvjp, linear, no
 
 _RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 _NAN = "xp.isnan(a)"
-prim("xp.cumprod", "a, axis=None, dtype=None, out=None", zero_args=REST)
+prim("xp.cumprod", "a, axis=None, dtype=None, out=None", zero_args=REST, methods=("cumprod",))
 defvjp("xp.cumprod", a="rt.cumsum_vjp(g * ans, a, axis) / a")  # entries of a must be nonzero
 defjvp("xp.cumprod", a="ans * xp.cumsum(da / a, axis)")
 prim("xp.diff", "a, n=1, axis=-1, prepend=None, append=None", zero_args=REST)

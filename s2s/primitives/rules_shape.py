@@ -15,7 +15,8 @@ defvjp("xp.partition", a="rt.partition_vjp(g, a, kth, axis)")
 defjvp("xp.partition", a="rt.partition_jvp(da, a, kth, axis)")
 linear("rt.partition_vjp", "v, a, kth, axis", "v", "rt.partition_jvp(g, a, kth, axis)")
 linear("rt.partition_jvp", "v, a, kth, axis", "v", "rt.partition_vjp(g, a, kth, axis)")
-linear("xp.take", "a, indices, axis=None, out=None, mode='raise'", "a", "rt.take_vjp(g, a, indices, axis)")
+linear("xp.take", "a, indices, axis=None, out=None, mode='raise'", "a", "rt.take_vjp(g, a, indices, axis)",
+       methods=("take",))
 linear("rt.take_vjp", "v, a, indices, axis", "v", "xp.take(g, indices, axis)")
 linear("xp.take_along_axis", "arr, indices, axis=-1", "arr", "rt.take_along_vjp(g, arr, indices, axis)")
 linear("rt.take_along_vjp", "v, a, indices, axis", "v", "xp.take_along_axis(g, indices, axis)")
@@ -26,7 +27,8 @@ defvjp("xp.pad", array="rt.pad_vjp(g, array, pad_width, rt.plain_reflect(mode, r
 defjvp("xp.pad", array="rt.pad_jvp(darray, array, pad_width, rt.plain_reflect(mode, reflect_type))")
 linear("rt.pad_vjp", "v, array, pad_width, mode", "v", "rt.pad_jvp(g, array, pad_width, mode)")
 linear("rt.pad_jvp", "v, array, pad_width, mode", "v", "rt.pad_vjp(g, array, pad_width, mode)")
-linear("xp.diagonal", "a, offset=0, axis1=0, axis2=1", "a", "rt.diagonal_vjp(g, a, offset, axis1, axis2)")
+linear("xp.diagonal", "a, offset=0, axis1=0, axis2=1", "a", "rt.diagonal_vjp(g, a, offset, axis1, axis2)",
+       methods=("diagonal",))
 linear("rt.diagonal_vjp", "v, a, offset, axis1, axis2", "v", "xp.diagonal(g, offset, axis1, axis2)")
 for _op in ("xp.split", "xp.array_split"):
     linear(_op, "ary, indices_or_sections, axis=0", "ary", "rt.split_vjp(g, ary, axis)")

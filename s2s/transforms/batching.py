@@ -23,7 +23,8 @@ from ..primitives.rules_batch import UNBATCHED_RESULT
 from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
 from .batch_ranks import lowered, per_example_ranks, rank_simplified
 
-SHAPE_ATTRS = {"shape": "rt.vbh_shape", "ndim": "rt.vbh_ndim", "size": "rt.vbh_size"}
+# `x.shape`, `x.ndim`, `x.size` of a batched x: the batching helper of the shape query of that name
+SHAPE_ATTRS = {p.shape_query: registry.BATCH[n].helper for n, p in registry.PRIMS.items() if p.shape_query}
 
 
 def _names(node) -> list[str]:
