@@ -63,6 +63,7 @@ class Prim:
     float_of_first: bool = False   # a Python float when its first argument is one (passes/algebra.py)
     methods: tuple[str, ...] = ()  # array methods that are this primitive (`x.sum()`; `x.flatten()` is xp.ravel)
     math_name: str = ""            # the function of Python's `math` module that is this primitive
+    unbatched_result: bool = False  # batched, one result serves every example (a shape, a setting)
 
     @property
     def vjp(self) -> dict[str, str]:
@@ -96,6 +97,22 @@ class BatchRule:
     fixed: tuple[str, ...] = ()
 
 
+# Batching rules a declaration gives with `batch=` (rules_batch.py declares the others by category)
+SAME = BatchRule("same")            # elementwise, or on each example as a whole
+BROADCAST = BatchRule("broadcast")  # elementwise over broadcast operands
+LOOP = BatchRule("loop")            # once per example
+
+
+def along(*axes: str, none: str = "keep") -> BatchRule:
+    """Batched by shifting these axis arguments past the batch axis (`none`: what None means)."""
+    return BatchRule("axis", axes=axes, none_axis=none)
+
+
+def by(helper: str, fixed: tuple = ()) -> BatchRule:
+    """Batched by runtime helper `helper(flags, *args)` (`fixed`: arguments the same for every example)."""
+    return BatchRule("helper", helper=helper, fixed=fixed)
+
+
 PRIMS: dict[str, Prim] = {}
 
 # One table per transform, keyed by the primitive's name. The declarations below fill them.
@@ -126,8 +143,9 @@ REST = "*rest"  # zero_args=REST: every parameter but the first (the array) carr
 
 
 def prim(name: str, sig: str = "x", **facts) -> Prim:
-    """Declare primitive `name` with signature `sig`, e.g. "a, axis=None, keepdims=False", and its
-    facts (the fields of `Prim`). Declaring a name again replaces its facts (not its rules)."""
+    """Declare primitive `name` with signature `sig`, e.g. "a, axis=None, keepdims=False", its
+    facts (the fields of `Prim`) and its batching rule (`batch=`, a BatchRule). Declaring a name
+    again replaces its facts (not its rules)."""
     params, defaults = [], {}
     for part in filter(None, (p.strip() for p in sig.split(","))):
         if "=" in part:
@@ -138,8 +156,11 @@ def prim(name: str, sig: str = "x", **facts) -> Prim:
             params.append(part)
     if facts.get("zero_args") == REST:
         facts["zero_args"] = tuple(params[1:])
+    batch = facts.pop("batch", None)
     p = Prim(name, tuple(params), defaults, **facts)
     PRIMS[name] = p
+    if batch is not None:
+        BATCH[name] = batch
     return p
 
 

@@ -1,4 +1,5 @@
-"""Batching rules (vmap), declared by category into the BATCH table with `defbatch`.
+"""Batching rules (vmap) of the core table (rules.py), declared by category into the BATCH table
+with `defbatch`; the NumPy coverage families declare theirs with each primitive (`batch=`).
 
 A batched value carries the batch as axis 0. Most ops need no code: an elementwise op applies as
 it is; a broadcasting op lifts each batched operand's per-example rank to the others' first; a
@@ -15,7 +16,7 @@ import inspect
 from .. import runtime as _rt
 from . import (
     rules,  # noqa: F401  (every primitive is declared before its batching rule)
-    rules_jacobian,
+    rules_jacobian,  # noqa: F401  (the batched Jacobians' helpers, with their batching rules)
 )
 from .registry import (
     BATCH,
@@ -76,12 +77,12 @@ def unbatched(*names):
     _decl("create", names)
 
 
-elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in ("xp.copy",)], "xp.copy",
+elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in ("xp.copy",) and n not in BATCH], "xp.copy",
             "xp.sign", "xp.floor", "xp.ceil", "xp.round", "xp.around", "xp.rint", "xp.trunc", "xp.isnan",
             "xp.isinf", "xp.isfinite", "xp.logical_not", "invert", "xp.zeros_like", "xp.ones_like",
             "xp.empty_like", "stop_gradient", "xp.real", "xp.float64", "xp.float32", "rt.fresh",
             "rt.zeros_like_tree", "rt.copy_saved", "xp.triu", "xp.tril", "rt.zeros_list", "print")
-broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting], "lt", "le", "gt", "ge", "eq", "ne", "and_",
+broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH], "lt", "le", "gt", "ge", "eq", "ne", "and_",
              "or_", "floordiv", "mod", "xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal",
              "xp.equal", "xp.not_equal", "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose",
              "xp.floor_divide", "xp.mod", "xp.remainder", "xp.heaviside", "rt.pick", "rt.clip_mask",
@@ -105,14 +106,13 @@ for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"),
                ("xp.shape", "shape"), ("not", "not"), ("xp.ndim", "ndim"), ("xp.size", "size"), ("len", "len")):
     # (the products' helpers also run inside a vectorized loop, passes/loopvec.py)
     helper(_n, "rt.vbh_" + _h, **({"nested_ok": True} if _h in ("dot", "matmul", "inner") else {}))
-UNBATCHED_RESULT = {"xp.shape", "xp.ndim", "xp.size", "len"}  # per-example shape queries
 defbatch("rt.cast_like", BatchRule("same"))
 defbatch("rt.cast_to", BatchRule("same"))
 defbatch("rt.cast_to_d", BatchRule("same"))
 defbatch("rt.unsupported", BatchRule("same"))
 defbatch("rt.no_derivative", BatchRule("same"))
 defbatch("rt.on_backend_of", BatchRule("same"))
-looped("xp.diag", "xp.tile", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
+looped("xp.tile", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
        "xp.broadcast_to", "xp.where", "rt.sum_vjp", "rt.mean_vjp", "rt.max_vjp", "rt.max_jvp",
        "rt.cumsum_vjp", "rt.reshape_like",
        "rt.transpose_vjp", "rt.unstack",
@@ -139,10 +139,12 @@ for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after
 # the vmap helpers are primitives too, so batched code can be batched again (vmap of vmap) and
 # differentiated (grad of vmap); helpers without derivative rules make reverse/forward mode refuse
 # (vb_size and vb_size0 check that the mapped axes agree: never removed)
-prim("rt.vb_size", "args, in_axes, axis_size, names", nondiff=True, effect=True)
-prim("rt.vb_size0", "xs, names", nondiff=True, effect=True)
+prim("rt.vb_size", "args, in_axes, axis_size, names", nondiff=True, effect=True, unbatched_result=True)
+prim("rt.vb_size0", "xs, names", nondiff=True, effect=True, unbatched_result=True)
+prim("rt.vb_n", "x", nondiff=True, unbatched_result=True)
+prim("rt.vb_axes", "x", nondiff=True, unbatched_result=True)
 for _n, _sig in (("rt.vb_any", "m"), ("rt.vb_and", "m, c"),
-                 ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"), ("rt.vb_n", "x"), ("rt.vb_axes", "x"),
+                 ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"),
                  ("rt.vb_axis", "axis, x=None, none='keep'"), ("rt.vb_key", "index, ib, a, clip=True")):
     prim(_n, _sig, nondiff=True)
 linear("rt.vb_in", "x, spec, n", "x", "rt.vb_in_t(g, x, spec)", tree_args=(0,))
@@ -281,37 +283,12 @@ for _n in ("dot_vjp_a", "dot_vjp_b", "sum_vjp", "mean_vjp", "jac_from_rows", "ja
     helper("rt." + _n, "rt.vbh_" + _n)
 helper("rt.basis", "rt.vbh_basis")
 helper("rt.vb_sum_scalars", "rt.vbh_vb_sum_scalars")
-UNBATCHED_RESULT |= {"rt.vb_size", "rt.vb_size0", "rt.tree_size", "rt.tree_all_zero", "rt.basis", "rt.vb_axes", "rt.vb_n"}
-UNBATCHED_RESULT |= rules_jacobian.UNBATCHED
 
-# ---- the NumPy coverage tables (rules_linalg, rules_math, rules_reduce, rules_shape) ----
-# linalg functions act on the last axes of a stack of matrices: a leading batch axis is one more
-elementwise("xp.linalg.inv", "xp.linalg.det", "xp.linalg.slogdet", "xp.linalg.cholesky", "xp.linalg.eigh",
-            "xp.linalg.eigvalsh", "xp.linalg.svd", "xp.linalg.svdvals", "xp.linalg.qr", "xp.linalg.pinv",
-            "xp.linalg.matrix_power", "xp.linalg.diagonal", "xp.linalg.matrix_transpose", "rt.mT",
-            "xp.linalg.trace", "xp.linalg.matrix_norm", "xp.linalg.cond", "xp.matrix_transpose", "xp.modf",
-            "xp.frexp")
-reduction("xp.nansum", "xp.nanmean", "xp.nanmax", "xp.nanmin", "xp.nanprod", "xp.nanvar", "xp.nanstd", "xp.ptp",
-          "xp.median", "xp.nanmedian", "xp.linalg.vector_norm")
-reduction("xp.cumprod", "xp.nancumsum", "xp.nancumprod", none_axis="flat")
-axis_op(["xp.concat"], ("axis",))
-# the coverage ops batch by vectorized helpers in s2s/runtime/batch_shape.py, batch_reduce.py, batch_linalg.py (one row each)
-axis_op(["xp.diagonal"], ("axis1", "axis2"))
-axis_op(["xp.unstack"], ("axis",))
-axis_op(["xp.sort"], ("axis",), none_axis="flat")
-for _n in ("append", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "split",
-           "array_split", "hsplit", "vsplit", "dsplit", "compress", "extract", "delete", "take", "take_along_axis",
-           "select", "broadcast_to", "fliplr", "flipud", "rot90", "rollaxis", "roll", "tile", "diag", "pad",
-           "cumulative_sum", "cumulative_prod", "diff", "ediff1d", "average", "quantile", "percentile",
-           "nanquantile", "nanpercentile", "gradient", "partition", "einsum", "tensordot", "vdot", "kron",
-           "matvec", "vecmat", "vecdot", "cross", "polyval", "convolve", "correlate", "interp", "meshgrid"):
+# ---- the core table's ops batched by vectorized helpers in s2s/runtime/batch_shape.py (the NumPy
+# coverage families, rules_linalg, rules_math, rules_reduce and rules_shape, declare theirs with
+# each primitive) ----
+for _n in ("atleast_1d", "atleast_2d", "hstack", "vstack", "broadcast_to", "roll", "tile"):
     helper("xp." + _n, "rt.vbh_" + _n)
-for _n in ("tensordot", "vecdot", "cross", "solve"):
-    helper("xp.linalg." + _n, "rt.vbh_linalg_" + _n)
-helper("xp.linalg.matmul", "rt.vbh_matmul")
-helper("xp.linalg.multi_dot", "rt.vbh_multi_dot")
-helper("xp.permute_dims", "rt.vbh_transpose")
-helper("rt.interp_apply", "rt.vbh_interp_apply")
 helper("rt.list_sum", "rt.vbh_list_sum")
 for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
     helper("xp." + _n, "rt.vbh_" + _n)
@@ -330,35 +307,26 @@ axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="fl
 for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
     helper("xp." + _n, "rt.vbh_" + _n)
 # derivative helpers (vmap of grad), s2s/runtime/batch_*.py
-for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "sort_vjp", "sort_jvp", "partition_vjp",
-           "partition_jvp", "cumsum_vjp", "diff_vjp", "cumulative_vjp", "reshape_like", "transpose_vjp", "rot90_vjp",
-           "rollaxis_vjp", "einsum_n", "add_at"):
+for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "cumsum_vjp", "reshape_like", "transpose_vjp",
+           "add_at"):
     # (vbh_d_add_at(flags, acc, index, v) updates acc in place, as add_at does)
     helper("rt." + _n, "rt.vbh_d_" + _n, **({"mutates": True, "mutated": 1} if _n == "add_at" else {}))
-elementwise("rt.expand2")
 broadcasting("rt.mod_dy", "rt.fmod_dy")
 helper("tuple", "rt.vbh_tuple")
 helper("list", "rt.vbh_list")
-elementwise("xp.linalg.matrix_rank")  # over stacks of matrices
 for _n in ("is", "isnot"):  # `x is None` of a batched x: never None, as for each example
     helper(_n, "rt.vbh_" + _n)
-    UNBATCHED_RESULT.add(_n)
 # derivative helpers that read only shapes and settings: one example's answer serves the batch
 for _n in ("conv_pad", "diff_axis", "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec",
            "kron_spec", "kron_shape", "vecdot_spec", "svd_check", "not_deleted", "interp_ok", "plain_reflect",
            "insert_map", "vander_powers", "cov_axes", "cov_ddof"):
-    prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True)
+    prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True, unbatched_result=True)
     helper("rt." + _n, "rt.vbh_static_" + _n)
-    UNBATCHED_RESULT.add("rt." + _n)
 for _n in _declare_helpers():  # the coverage ops' helpers
     if not PRIMS[_n].nondiff:
         _no_derivative(_n)
 looped(*[n for n, p in PRIMS.items() if n not in BATCH and not n.startswith("ext.")
          and (p.vjp or p.jvp or p.linear_in)])
-elementwise("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex",
-            "xp.imag", "xp.angle", "xp.bitwise_not", "xp.isnat")
-broadcasting("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd",
-             "xp.lcm")
 looped(*[n for n in PRIMS if n not in BATCH and not n.startswith("ext.")])  # the rest: once per example
 
 

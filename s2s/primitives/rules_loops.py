@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import rules_batch  # noqa: F401  (the batched helpers are declared first)
 from .registry import BatchRule, defbatch, defjvp, defvjp, linear, prim
-from .rules_batch import UNBATCHED_RESULT, helper
+from .rules_batch import helper
 
 linear("rt.lv_window", "x, index, ib, where=None, xb=False", "x", "rt.lv_window_t(g, x, index, ib, where, xb)",
        nested_ok=True)
@@ -17,7 +17,7 @@ for _op in ("dot", "matmul", "inner"):
 helper("rt.vb_getitem", "rt.vb_getitem_outer")
 
 prim("rt.lv_count", "start, stop, step=1", nondiff=True)
-prim("rt.lv_index", "i, a, axis=0", nondiff=True)
+prim("rt.lv_index", "i, a, axis=0", nondiff=True, unbatched_result=True)
 linear("rt.lv_array", "v, n", "v", "rt.lv_array_t(g, v, n)")
 defbatch("rt.lv_count", BatchRule("create"))
 helper("rt.lv_array", "rt.lv_array_outer")
@@ -30,9 +30,8 @@ linear("rt.lv_slot_outer", "f, v, a, key", "v", "xp.reshape(g, xp.shape(v))")
 defbatch("rt.lv_slot_outer", BatchRule("loop"))
 prim("rt.lv_fits", "n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=(), "
      "writes=(), reads=()",
-     nondiff=True)
+     nondiff=True, unbatched_result=True)
 helper("rt.lv_fits", "rt.lv_fits_outer")
-UNBATCHED_RESULT |= {"rt.lv_index", "rt.lv_fits"}
 
 # the batching helpers above are primitives too: code that calls vmap can be differentiated
 linear("rt.lv_window_outer", "f, x, index, ib, where=None, xb=False", "x",

@@ -2,7 +2,7 @@
 recognized functions with no derivative (rounding, predicates, integer results)."""
 from __future__ import annotations
 
-from .registry import PRIMS, defjvp, defvjp, linear, nondiff, prim
+from .registry import BROADCAST, PRIMS, SAME, along, defbatch, defjvp, defvjp, linear, nondiff, prim
 
 _DEG = "0.017453292519943295"  # pi / 180
 _RAD = "57.29577951308232"     # 180 / pi
@@ -34,17 +34,18 @@ defvjp("xp.ldexp", x="rt.unbroadcast(xp.ldexp(g, y), x)")
 defjvp("xp.ldexp", x="xp.ldexp(dx, y)")
 
 # ---- recognized, no derivative: integer, boolean or piecewise-constant results ----
-nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal",
-        "xp.iscomplex", "xp.isrealobj", "xp.iscomplexobj", "xp.isscalar", "xp.imag", "xp.angle",
-        "xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.bitwise_not", "xp.left_shift",
-        "xp.right_shift", "xp.gcd", "xp.lcm", "xp.isin", "xp.digitize", "xp.unique",
+nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex", "xp.imag",
+        "xp.angle", "xp.bitwise_not", "xp.isnat", sig="x, *args, **kwargs", batch=SAME)
+nondiff("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd", "xp.lcm",
+        sig="x, *args, **kwargs", batch=BROADCAST)
+nondiff("xp.isrealobj", "xp.iscomplexobj", "xp.isscalar", "xp.isin", "xp.digitize", "xp.unique",
         "xp.unique_values", "xp.unique_counts", "xp.unique_inverse", "xp.unique_all", "xp.intersect1d",
         "xp.union1d", "xp.setdiff1d", "xp.setxor1d", "xp.lexsort", "xp.argpartition", "xp.argwhere",
         "xp.nanargmax", "xp.nanargmin", "xp.indices", "xp.ix_", "xp.diag_indices_from",
         "xp.tril_indices_from", "xp.triu_indices_from",
         "xp.can_cast", "xp.promote_types",
         "xp.iinfo", "xp.finfo", "xp.may_share_memory", "xp.shares_memory", "xp.array_equiv",
-        "xp.ravel_multi_index", "xp.mask_indices", "xp.isnat",
+        "xp.ravel_multi_index", "xp.mask_indices",
         sig="x, *args, **kwargs")
 
 # ---- NumPy 2 spellings of the same functions: the same rows under the new names ----
@@ -63,11 +64,12 @@ for _new, _old in (("acos", "arccos"), ("asin", "arcsin"), ("atan", "arctan"), (
                    ("asinh", "arcsinh"), ("atanh", "arctanh"), ("atan2", "arctan2"), ("pow", "power"),
                    ("concat", "concatenate")):
     _alias("xp." + _new, "xp." + _old)
+defbatch("xp.concat", along("axis"))
 
 # ---- functions with a tuple result: (differentiable part, integer part) ----
-prim("xp.modf", "x", tree_sum=True)  # (fractional part, integral part): d frac = dx
+prim("xp.modf", "x", tree_sum=True, batch=SAME)  # (fractional part, integral part): d frac = dx
 defvjp("xp.modf", x="g[0]")
 defjvp("xp.modf", x="(dx, 0.0 * dx)")
-prim("xp.frexp", "x", tree_sum=True)  # x = mantissa * 2**exponent with an integer exponent
+prim("xp.frexp", "x", tree_sum=True, batch=SAME)  # x = mantissa * 2**exponent with an integer exponent
 defvjp("xp.frexp", x="rt.cast_like(xp.ldexp(g[0], -ans[1]), x)")
 defjvp("xp.frexp", x="(xp.ldexp(dx, -ans[1]), xp.zeros_like(ans[1]))")
