@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .frontend.normalize import METHODS
-from .frontend.resolve import _MATH
+from .frontend.resolve import math_functions
 from .primitives import (
     registry,
     rules,  # noqa: F401  (fills the registry)
@@ -16,8 +16,7 @@ OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "matmu
              "eq": "==", "ne": "!="}
 BUILTINS = {"abs": "abs", "float": "float", "max": "xp.maximum", "min": "xp.minimum", "sum": "rt.list_sum",
             "len": "len", "int": "int", "bool": "bool", "range": "range"}
-_METHOD_PRIM = {"flatten": "xp.ravel", "astype": "xp.asarray", "item": "float", "conj": "xp.real",
-                "round": "xp.round"}
+_METHOD_PRIM = {m: key for key, p in registry.PRIMS.items() for m in p.methods}  # `x.flatten()`: xp.ravel
 
 
 def _has(p: registry.Prim, table: str) -> bool:
@@ -43,13 +42,13 @@ def operations() -> list[dict]:
         if key.startswith("xp.") and _numpy_object(key[3:]) is not None:
             rows.append(_row("np." + key[3:], "function", p))
     for m in sorted(METHODS):
-        p = registry.PRIMS.get(_METHOD_PRIM.get(m, "xp." + m))
+        p = registry.PRIMS.get(_METHOD_PRIM[m])
         if p is not None and hasattr(np.ndarray, m):
             rows.append(_row("ndarray." + m, "method", p))
     for key, sym in OPERATORS.items():
         rows.append(_row(sym, "operator", registry.PRIMS[key]))
-    for name, npname in sorted(_MATH.items()):
-        rows.append(_row("math." + name, "math", registry.PRIMS["xp." + npname]))
+    for name, key in sorted(math_functions().items()):
+        rows.append(_row("math." + name, "math", registry.PRIMS[key]))
     for name, key in BUILTINS.items():
         rows.append(_row(name, "builtin", registry.PRIMS[key]))
     return rows

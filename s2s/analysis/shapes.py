@@ -42,17 +42,12 @@ def _shape_operands(value):
     return [like] if like is not None else None
 
 
-_SHAPE_RESULT = {"rt.unbroadcast", "rt.broadcast_to_like", "rt.sum_vjp", "rt.mean_vjp"}  # result: that shape
-
-
 def shape_like(value):
     """The argument whose shape a helper call's result has (`rt.unbroadcast(g, like)`,
-    `rt.sum_vjp(v, like, ...)`: its shape argument), or None."""
-    if not isinstance(value, gast.Call) or dotted(value.func) not in _SHAPE_RESULT:
-        return None
-    h = registry.HELPERS.get(dotted(value.func))
-    return value.args[h.shape_arg] if h is not None and h.shape_arg is not None and h.shape_arg < len(value.args) \
-        else None
+    `rt.sum_vjp(v, like, ...)`: the declaration's `result_like`), or None."""
+    p = registry.lookup(dotted(value.func)) if isinstance(value, gast.Call) else None
+    return value.args[p.result_like] if p is not None and p.result_like is not None \
+        and p.result_like < len(value.args) else None
 
 
 class ShapeRoots(dict):

@@ -28,11 +28,8 @@ from .jumps import restructure
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
 _CONCAT_TRICKS = {type(np.r_): "rt.r_", type(np.c_): "rt.c_"}
-METHODS = {"sum", "mean", "max", "min", "prod", "var", "std", "cumsum", "ravel", "squeeze", "transpose",
-           "reshape", "copy", "dot", "clip", "round", "any", "all", "argmax", "argmin", "trace", "repeat",
-           "swapaxes", "flatten", "astype", "item", "conj",
-           "diagonal", "cumprod", "argsort", "nonzero", "take", "searchsorted", "conjugate"}
-ARRAY_ATTRS = {"shape", "ndim", "size", "dtype"}
+METHODS = {m for p in registry.PRIMS.values() for m in p.methods}  # the array methods that are primitives
+ARRAY_ATTRS = {p.shape_query for p in registry.PRIMS.values() if p.shape_query} | {"dtype"}
 LIST_METHODS = {"append", "pop"}
 _AUGOPS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.Div: "/=", gast.Pow: "**=",
            gast.MatMult: "@=", gast.FloorDiv: "//=", gast.Mod: "%="}
@@ -241,7 +238,8 @@ class Normalizer:
                 self.aliases.link(target.id, src.id)  # the same array, or a view of it
             else:
                 self.aliases.forget(target.id)
-            if isinstance(value, gast.Call) and analysis.dotted(value.func) in ("range", "rt.reversed_range"):
+            if isinstance(value, gast.Call) and (p := registry.lookup(analysis.dotted(value.func))) is not None \
+                    and p.range_result:
                 self.ranges.add(target.id)
             else:
                 self.ranges.discard(target.id)

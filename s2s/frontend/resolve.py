@@ -13,10 +13,10 @@ from ..primitives import (
     rules,  # noqa: F401  (registers the rules)
 )
 
-_MATH = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh",
-         "sqrt": "sqrt", "fabs": "abs", "sinh": "sinh", "cosh": "cosh", "asin": "arcsin",
-         "acos": "arccos", "atan": "arctan", "log1p": "log1p", "expm1": "expm1", "log2": "log2",
-         "log10": "log10", "atan2": "arctan2", "floor": "floor", "ceil": "ceil"}
+
+def math_functions() -> dict[str, str]:
+    """`math` module name -> the primitive it is (`Prim.math_name`: math.fabs is xp.abs)."""
+    return {p.math_name: key for key, p in registry.PRIMS.items() if p.math_name}
 
 BUILTIN_PRIMS = {"len", "range", "float", "int", "abs", "print", "isinstance", "bool", "str"}
 
@@ -33,8 +33,8 @@ def _build_table() -> dict[int, str]:
                 table.setdefault(id(obj), key)
         elif mod == "rt" and hasattr(runtime, rest):
             table[id(getattr(runtime, rest))] = key
-    for mname, npname in _MATH.items():
-        table[id(getattr(math, mname))] = "xp." + npname
+    for mname, key in math_functions().items():
+        table[id(getattr(math, mname))] = key
     return table
 
 

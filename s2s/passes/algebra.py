@@ -30,6 +30,7 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
+from ..primitives import registry
 from .base import Pass, bottom_up
 
 _FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv}
@@ -56,10 +57,8 @@ def _float_result(v, floats) -> bool:
         return (fl(v.left) and (fl(v.right) or _num(v.right))) or (fl(v.right) and _num(v.left))
     if isinstance(v, gast.BinOp) and isinstance(v.op, gast.Pow):  # a float to an int power is a float
         return fl(v.left) and _num(v.right) and isinstance(v.right.value, int)
-    if isinstance(v, gast.Call) and an.dotted(v.func) == "rt.unbroadcast":
-        return fl(v.args[0])
-    if isinstance(v, gast.Call) and an.dotted(v.func) in ("rt.seed", "rt.zeros_like_tree"):
-        return fl(v.args[0])
+    if isinstance(v, gast.Call) and (p := registry.lookup(an.dotted(v.func))) is not None and p.float_of_first:
+        return fl(v.args[0])  # (rt.unbroadcast, rt.seed, rt.zeros_like_tree of a float)
     return False
 
 

@@ -22,10 +22,7 @@ from collections.abc import Callable
 import gast
 
 from .. import analysis as an
-from ..primitives import (
-    helpers,  # noqa: F401  (declares the helper facts)
-    registry,
-)
+from ..primitives import registry
 from ..stats import STATS
 
 ANALYSES: dict[str, Callable] = {
@@ -34,7 +31,7 @@ ANALYSES: dict[str, Callable] = {
     "shape_roots": an.shape_roots,
 }
 
-_IMPURE = ("call", "list.pop", "print")
+_IMPURE = ("call", "list.pop")  # a user function's call; a list's pop
 
 
 def pure(value) -> bool:
@@ -43,18 +40,18 @@ def pure(value) -> bool:
     kind = an.classify(value)
     if kind in _IMPURE:
         return False
-    h = registry.HELPERS.get(kind)
-    return (h is None or not (h.effect or h.mutates)) and not (isinstance(value, gast.Call) and mutated(value))
+    p = registry.lookup(kind)
+    return (p is None or not (p.effect or p.mutates)) and not (isinstance(value, gast.Call) and mutated(value))
 
 
 def mutated(call):
-    """The argument atom a call updates in place, or None: a mutating helper's (`Helper.mutated`),
+    """The argument atom a call updates in place, or None: a mutating helper's (`Prim.mutated`),
     or the array a per-example loop `rt.vb_loop` of a mutating helper updates (batched code)."""
     f, args = an.dotted(call.func) or "", call.args
     if f == "rt.vb_loop" and len(args) > 3 and isinstance(args[0], gast.Constant):
         f, args = args[0].value, args[3:]
-    h = registry.HELPERS.get(f)
-    return args[h.mutated] if h is not None and h.mutates and len(args) > h.mutated else None
+    p = registry.lookup(f)
+    return args[p.mutated] if p is not None and p.mutates and len(args) > p.mutated else None
 
 
 def assigns(stmt) -> set[str]:

@@ -25,10 +25,7 @@ from __future__ import annotations
 import gast
 
 from .. import analysis as an
-from ..primitives import (
-    helpers,  # noqa: F401  (declares the helper facts)
-    registry,
-)
+from ..primitives import registry
 from ..stats import STATS
 from .base import Pass, mutated
 
@@ -37,10 +34,10 @@ _LOOPS = (gast.For, gast.While)
 
 def _pure(value) -> bool:
     kind = an.classify(value)
-    if kind in ("call", "list.pop", "print"):
+    if kind in ("call", "list.pop"):
         return False
-    h = registry.HELPERS.get(kind)
-    return h is None or not h.effect  # a draw; a check
+    p = registry.lookup(kind)
+    return p is None or not p.effect  # a draw; a check; a print
 
 
 def _facts(s):

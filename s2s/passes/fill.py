@@ -104,8 +104,8 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
             continue
         call = s.value
-        h = registry.HELPERS.get(an.dotted(call.func))
-        if h is None or not h.fill or len(call.args) != 4:
+        p = registry.lookup(an.dotted(call.func))
+        if p is None or not p.fill or len(call.args) != 4:
             continue
         v, like, axis, keep = call.args
         if not (isinstance(axis, gast.Constant) and axis.value is None and isinstance(keep, gast.Constant)

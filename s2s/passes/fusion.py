@@ -29,12 +29,10 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
+from ..primitives import registry
 from . import algebra
 from .base import Pass
 
-UNARY = {"xp.exp", "xp.log", "xp.sin", "xp.cos", "xp.tanh", "xp.sqrt", "xp.abs", "xp.log1p", "xp.expm1",
-         "xp.tan", "xp.arctan", "xp.sinh", "xp.cosh", "xp.negative", "xp.square"}
-BINARY = {"xp.maximum", "xp.minimum", "xp.where"}
 _OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _CMP = (gast.Gt, gast.GtE, gast.Lt, gast.LtE)
 
@@ -52,7 +50,8 @@ def _elementwise(e) -> int | None:
         parts = [e.operand]
     elif isinstance(e, gast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], _CMP):
         parts = [e.left, e.comparators[0]]
-    elif isinstance(e, gast.Call) and not e.keywords and an.dotted(e.func) in UNARY | BINARY:
+    elif isinstance(e, gast.Call) and not e.keywords and (p := registry.lookup(an.dotted(e.func))) is not None \
+            and p.fusable:  # a function the elementwise kernels compute
         parts = list(e.args)
     if parts is None:
         return None

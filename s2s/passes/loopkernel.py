@@ -15,7 +15,7 @@ After::
 A loop qualifies when everything in it is an assignment to a name or an array element, an `if`,
 a nested `for` over a `range`, or a comment, and every expression is a number, a name, an array
 element `a[i, j]`, arithmetic, a comparison, `and`/`or`/`not`, a conditional expression, `len`,
-`abs`, `float` or a scalar function of `xp` (`MATH`). The names it assigns
+`abs`, `float` or a scalar function of `xp` (`Prim.loop_kernel`). The names it assigns
 that the rest of the function reads come back as the kernel's results; they must be bound before
 the loop (as must any name a first iteration reads before assigning it), and the loop variable
 must not be read after it. A product (`*`, `**`, `<<`) outside an index neither operand of which
@@ -33,12 +33,10 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
+from ..primitives import registry
 from . import algebra
 from .base import Pass
 
-MATH = {"exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arctan", "arcsin", "arccos",
-        "log1p", "expm1", "abs", "floor", "ceil", "fabs", "maximum", "minimum", "square", "negative"}
-_BUILTINS = {"len", "abs", "float"}  # not int() (of NaN: an error in Python), min/max (NaN order)
 _OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift,
         gast.BitAnd, gast.BitOr, gast.BitXor)
 _GROWS = (gast.Mult, gast.Pow, gast.LShift)
@@ -84,7 +82,7 @@ def _expr_ok(e, arrays: dict) -> bool:
             if ok:
                 arrays.setdefault(e.args[0].id, set())
             return ok
-        known = f in _BUILTINS or f.startswith("xp.") and f[3:] in MATH
+        known = (p := registry.lookup(f)) is not None and p.loop_kernel  # (not int(): of NaN, an error)
         return known and all(_expr_ok(a, arrays) for a in e.args)
     return False
 

@@ -63,8 +63,11 @@ from ..ir.names import Namer
 from ..primitives import registry
 from .base import Pass, pure
 
-_STACKERS = ("xp.array", "xp.asarray")
-_NESTED_OK = ("rt.vbh_dot", "rt.vbh_matmul", "rt.vbh_inner", "rt.vb_getitem", "rt.lv_window")
+
+def _stacks(call) -> bool:
+    """Whether a call builds an array from a list of arrays (`np.array(rows)`: their stack)."""
+    p = registry.lookup(an.dotted(call.func))
+    return p is not None and p.stacks
 
 
 def _append(s):
@@ -296,7 +299,7 @@ def _stacker(block, j, name):
     for k in range(j + 1, len(block)):
         s = block[k]
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call) \
-                and an.dotted(s.value.func) in _STACKERS and len(s.value.args) == 1 and not s.value.keywords \
+                and _stacks(s.value) and len(s.value.args) == 1 and not s.value.keywords \
                 and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == name:
             return k
         if name in an.loads(s):
@@ -314,7 +317,8 @@ def _pays(stmts, batched) -> bool:
                 if kind == "rt.vb_loop":
                     return False
                 rule = registry.BATCH.get(kind)
-                if batched is not None and rule is not None and rule.kind == "loop" and kind not in _NESTED_OK:
+                p = registry.lookup(kind)
+                if batched is not None and rule is not None and rule.kind == "loop" and not (p and p.nested_ok):
                     return False
     return True
 

@@ -31,12 +31,10 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
+from ..primitives import registry
 from .base import Pass
 
 _BINARY = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "true_divide"}
-_UNARY = {"exp", "log", "sin", "cos", "tanh", "sqrt", "abs", "log1p", "expm1", "tan", "arctan", "sinh",
-          "cosh", "negative", "square", "absolute", "arcsin", "arccos", "arcsinh", "exp2", "log2", "log10"}
-_TWO = {"maximum", "minimum"}
 _FLOATS = set("efdg")
 
 
@@ -67,9 +65,9 @@ def _operation(e):
     if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
         return "negative", [e.operand]
     if isinstance(e, gast.Call) and not e.keywords and (an.dotted(e.func) or "").startswith("xp."):
-        fn = e.func.attr
-        if fn in _UNARY and len(e.args) == 1 or fn in _TWO and len(e.args) == 2:
-            return fn, list(e.args)
+        p = registry.lookup(an.dotted(e.func))
+        if p is not None and p.out_buffer and len(e.args) == len(p.params):  # a ufunc with `out=`
+            return e.func.attr, list(e.args)
     return None
 
 

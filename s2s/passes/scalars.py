@@ -55,17 +55,11 @@ import gast
 from .. import analysis as an
 from ..ir import build as A
 from ..ir.names import Namer
+from ..primitives import registry
 from .base import Pass, bound, pure
 
 _LIMIT = 2.0 ** 16
 _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Pow)
-# functions whose result is floating whatever their (real) arguments
-_FLOAT_CALLS = frozenset(f"xp.{f}" for f in (
-    "tanh", "exp", "expm1", "log", "log1p", "log2", "log10", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
-    "sinh", "cosh", "arcsinh", "arccosh", "arctanh", "sqrt", "cbrt", "mean", "true_divide", "divide", "reciprocal"))
-# elementwise functions whose result is floating when an argument is
-_KEEP_CALLS = frozenset(f"xp.{f}" for f in (
-    "add", "subtract", "multiply", "negative", "abs", "absolute", "square", "maximum", "minimum", "sum", "where"))
 
 
 def _factor(k) -> bool:
@@ -100,8 +94,9 @@ def floating(body, params, known) -> set[str]:
         if isinstance(e, gast.UnaryOp):
             return isinstance(e.op, (gast.USub, gast.UAdd)) and fl(e.operand)
         if isinstance(e, gast.Call) and not e.keywords:
-            f = an.dotted(e.func)
-            return f in _FLOAT_CALLS or f in _KEEP_CALLS and any(fl(a) for a in e.args[-2:])
+            p = registry.lookup(an.dotted(e.func))  # `float_result`: floating always, or when an argument is
+            kind = p.float_result if p is not None else ""
+            return kind == "always" or kind == "keep" and any(fl(a) for a in e.args[-2:])
         return False
 
     grew = True

@@ -45,7 +45,14 @@ from ..ir import build as A
 from ..primitives import registry
 from .base import Pass, bottom_up
 
-_REDUCTIONS = {"xp.sum", "xp.mean", "xp.max", "xp.min", "xp.prod", "xp.amax", "xp.amin"}
+_SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
+
+
+def _prim(call):
+    """The declaration of the primitive a call names (`xp.sum`, `rt.dot_vjp_a`), or None."""
+    f = an.dotted(call.func) if isinstance(call, gast.Call) else None
+    return registry.lookup(f) if f is not None else None
+
 _TYPES = {"tuple": gast.Tuple, "list": gast.List}
 
 
@@ -114,20 +121,20 @@ def shape_of(v, shapes):
         return of(v.args[0])
     if not isinstance(v, gast.Call) or any(isinstance(a, gast.Starred) for a in v.args):
         return None
-    f = an.dotted(v.func)
-    if f in _REDUCTIONS and v.args and (s := of(v.args[0])) is not None:
+    f, p = an.dotted(v.func), _prim(v)
+    if p is not None and p.reduction and v.args and (s := of(v.args[0])) is not None:
         return _reduced(s, v)
     if v.keywords:
         return None
     if f == "xp.where" and len(v.args) == 3:
         return _broadcast(*map(of, v.args))
-    if f in ("xp.dot", "xp.matmul") and len(v.args) == 2:
+    if p is not None and p.product and len(v.args) == 2:
         return _matmul(*map(of, v.args))
-    if f in ("rt.dot_vjp_a", "rt.dot_vjp_b") and len(v.args) == 3:
-        return of(v.args[1 if f == "rt.dot_vjp_a" else 2])
+    if p is not None and p.cotangent_of is not None and len(v.args) == 3:  # a product's cotangent
+        return of(v.args[p.cotangent_of])
     if (like := an.shape_like(v)) is not None:
         return of(like)
-    if f in ("xp.size", "xp.ndim"):
+    if p is not None and p.shape_query in ("size", "ndim"):
         return ()
     p = registry.lookup(an.classify(v)) if f is not None and f.startswith("xp.") else None
     return of(v.args[0]) if p is not None and p.same_shape and len(v.args) == 1 else None
@@ -188,7 +195,7 @@ def _unbroadcast(g, gs, like, ls):
 
 def _folded(v, shapes):
     """A simpler value equal to call `v` (or `a.shape`, `(4, 3)[0]`) for these shapes, or None."""
-    if isinstance(v, gast.Attribute) and v.attr in ("shape", "ndim", "size"):
+    if isinstance(v, gast.Attribute) and v.attr in _SHAPE_QUERIES:
         shape = shape_of(v.value, shapes)  # (rank 0 could be a Python float, which has no .shape)
         if shape:
             return A.tuple_([A.const(n) for n in shape]) if v.attr == "shape" else \
@@ -204,21 +211,22 @@ def _folded(v, shapes):
         return None
     f, args = an.dotted(v.func), v.args
     shape = shape_of(args[0], shapes) if args else None
-    if f in ("xp.size", "xp.ndim") and len(args) == 1 and shape is not None:
-        return A.const(math.prod(shape) if f == "xp.size" else len(shape))
+    p = _prim(v)
+    if p is not None and p.shape_query in ("size", "ndim") and len(args) == 1 and shape is not None:
+        return A.const(math.prod(shape) if p.shape_query == "size" else len(shape))
     if f == "rt.vb_size0" and len(args) == 2 and isinstance(args[0], gast.Tuple):  # vmap's batch size
         lead = {(shape_of(e, shapes) or (None,))[0] for e in args[0].elts}
         if len(lead) == 1 and None not in lead:
             return A.const(lead.pop())  # (sizes that differ stay a call, which raises)
-    if f == "xp.shape" and len(args) == 1 and shape is not None:
+    if p is not None and p.shape_query == "shape" and len(args) == 1 and shape is not None:
         return A.tuple_([A.const(n) for n in shape])
     if f == "rt.unbroadcast" and len(args) == 2 and shape is not None and isinstance(args[1], gast.Name) \
             and args[1].id in shapes:
         return _unbroadcast(args[0], shape, args[1], shapes[args[1].id])
-    if f in ("rt.dot_vjp_a", "rt.dot_vjp_b") and len(args) == 3 and all(
-            len(shape_of(a, shapes) or ()) == 2 for a in args[1:]):  # matrices: one matmul
+    if p is not None and p.cotangent_of is not None and len(args) == 3 and all(
+            len(shape_of(a, shapes) or ()) == 2 for a in args[1:]):  # a product's cotangent, of matrices: a matmul
         g, a, b = args
-        return A.binop(g, gast.MatMult(), A.attr(b, "T")) if f == "rt.dot_vjp_a" else \
+        return A.binop(g, gast.MatMult(), A.attr(b, "T")) if p.cotangent_of == 1 else \
             A.binop(A.attr(a, "T"), gast.MatMult(), g)
     if f == "rt.like" and len(args) == 2 and isinstance(args[0], (gast.Tuple, gast.List)) \
             and isinstance(args[1], gast.Name) and args[1].id in shapes.seqs:
@@ -266,10 +274,11 @@ def array_methods(body: list, params, facts) -> tuple[list, bool]:
 
 
 def _method(e, shapes):
-    if isinstance(e, gast.Call) and an.dotted(e.func) in ("xp.matmul", "xp.dot") and len(e.args) == 2 \
+    p = _prim(e)
+    if p is not None and p.product and len(e.args) == 2 \
             and not e.keywords and all(1 <= len(shape_of(a, shapes) or ()) <= 2 for a in e.args):
         return A.binop(e.args[0], gast.MatMult(), e.args[1])  # (`dot` is `@` for vectors and matrices)
-    if not (isinstance(e, gast.Call) and an.dotted(e.func) in _REDUCTIONS and len(e.args) == 1
+    if not (p is not None and p.reduction and len(e.args) == 1
             and not isinstance(e.args[0], gast.Starred) and len(shape_of(e.args[0], shapes) or ()) >= 1
             and {k.arg for k in e.keywords} <= {"axis", "keepdims"}):
         return None  # (rank 0 could be a Python number, which has no methods)

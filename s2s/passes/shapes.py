@@ -23,10 +23,7 @@ import gast
 
 from .. import analysis as an
 from ..ir import build as A
-from ..primitives import (
-    helpers,  # noqa: F401  (declares the helper facts)
-    registry,
-)
+from ..primitives import registry
 from .base import Pass
 
 
@@ -34,9 +31,9 @@ def _shape_args(calls) -> tuple:
     """(call, position) of each argument of `calls` that a helper reads only the shape of."""
     out = []
     for node in calls:
-        h = registry.HELPERS.get(an.dotted(node.func))
-        if h is not None and h.shape_arg is not None and h.shape_arg < len(node.args):
-            out.append((node, h.shape_arg))
+        p = registry.lookup(an.dotted(node.func))
+        if p is not None and p.shape_arg is not None and p.shape_arg < len(node.args):
+            out.append((node, p.shape_arg))
     return tuple(out)
 
 

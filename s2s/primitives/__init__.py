@@ -1,4 +1,33 @@
-"""The rule tables: primitives and their derivative (VJP, JVP) and batching rules."""
+"""The primitives: each operation s2s knows, declared once with its rules and its facts.
+
+One declaration per primitive (`registry.prim`, or `linear`, `nondiff`, `elementwise`, which call
+it) gives its signature and its facts: whether it is differentiable, which arguments carry no
+derivative (`zero_args`), whether it broadcasts, is a reduction, may alias an input, its result's
+shape or float-ness, whether a fused kernel computes it, the runtime helper of its diagonal form,
+its array-method and `math` spellings (the fields of `registry.Prim`), and its batching rule
+(`batch=SAME`, `batch=along("axis")`, `batch=by("rt.vbh_f")`: the runtime helper that batches it).
+Its derivative rules follow it (`defvjp`, `defjvp`). The core table's batching rules (rules.py's
+operators and functions) are declared by category in rules_batch.py, which also declares each
+batching helper a primitive in its turn. The transforms and the passes ask these declarations
+(`registry.lookup(name).reduction`, ...) and keep no lists of operation names
+(tests/test_primitive_declarations.py checks that).
+
+Each family of operations has a rule file here and a runtime module beside it: rules.py (Python's
+operators, elementwise functions, the core reductions and shape functions, and the helpers their
+rules emit) with runtime/core.py and runtime/elementwise.py; rules_math.py with
+runtime/elementwise.py; rules_reduce.py with runtime/reduce.py and runtime/composite.py;
+rules_shape.py with runtime/shapes.py; rules_linalg.py with runtime/linalg.py; rules_jacobian.py
+with runtime/jacobian.py; rules_batch.py with runtime/batch*.py; rules_loops.py with
+runtime/loops.py; rules_idioms.py holds its helpers itself.
+
+To add an operation: declare it in its family's rule file, one line with its facts and its
+batching rule, one line per derivative rule (`prim("xp.f", "x, axis=None", zero_args=REST,
+batch=along("axis"))`, `defvjp("xp.f", x="rt.f_vjp(g, x, axis)")`), and write the runtime helpers
+those rules name (`f_vjp`, a batching helper `vbh_f`) in the family's runtime modules, each listed
+in its module's `__all__`. To add a family: a new rules_<family>.py imported from rules.py, and
+its runtime modules listed in `runtime.MODULES`. Nothing outside this package and s2s/runtime/
+changes.
+"""
 from . import (
     rules_batch,  # noqa: F401  (declares every rule table, batching rules last)
     rules_loops,  # noqa: F401  (the vectorized loops' helpers, on top of the batching rules)

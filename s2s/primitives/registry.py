@@ -18,7 +18,9 @@ RULE_NAMES = {"g", "ans", "xp", "rt", "tuple"}
 
 @dataclasses.dataclass
 class Prim:
-    """One primitive: `name` is its spelling in generated code (`xp.exp`, `rt.unbroadcast`, `add`)."""
+    """One primitive: `name` is its spelling in generated code (`xp.exp`, `rt.unbroadcast`, `add`).
+    Every fact below is given where the primitive is declared (`prim(name, sig, **facts)`); the
+    transforms and passes ask these facts and keep no lists of operation names."""
 
     name: str
     params: tuple[str, ...]
@@ -32,6 +34,36 @@ class Prim:
     same_shape: bool = False       # output has its (array) argument's shape
     full_reduction: bool = False   # with axis=None and keepdims=False, the output is a scalar
     source: object = None          # computed by this runtime function, transformed from its source
+    # ---- facts the optimization passes and the special transforms read ----
+    reduction: bool = False        # `f(a, axis, keepdims)` with the array method `a.f(axis)`: shapes fold through it
+    product: bool = False          # dot/matmul: `a @ b` for vectors and matrices
+    dot_ranks: bool = False        # its result's rank is np.dot's of its operands' ranks (vmap on known ranks)
+    maybe_scalar: bool = False     # a product whose result is a number for two vectors
+    float_result: str = ""         # "always": a floating result whatever its real arguments; "keep": when one is
+    fusable: str = ""              # "unary"/"binary": an elementwise kernel computes it (passes/fusion.py)
+    aliasing: bool = False         # a helper that may hand back one of its inputs itself
+    result_like: int | None = None  # a helper whose result is an array shaped like this argument
+    cotangent_of: int | None = None  # a helper computing the cotangent of a product's argument at this position
+    shape_arg: int | None = None   # position of an argument used only for its shape
+    fill: bool = False             # (g, like, axis, keepdims) -> g broadcast to `like`'s shape
+    mutates: bool = False          # updates an argument in place: the first, or the one at `mutated`
+    mutated: int = 0
+    effect: bool = False           # acts on something (a draw, a check, a print): never removed, moved or merged
+    tree_args: tuple[int, ...] = ()  # positions of arguments that may be whole pytrees (adjoints add leaf by leaf)
+    tree_preserving: bool = False  # its result is a pytree when its first argument is (a copy)
+    nested_ok: bool = False        # a batched helper that may run inside a vectorized loop (passes/loopvec.py)
+    shape_query: str = ""          # "shape", "ndim" or "size": the array attribute of that name
+    arith: str = ""                # "+", "-", "*" or "/": that arithmetic operation (the operator or its ufunc)
+    diag: str = ""                 # "same": keeps its first argument's diagonal Jacobian; "zero": none (zeros)
+    diag_form: str = ""            # the runtime helper the diagonal Jacobian uses in its place (transforms/diagonal.py)
+    out_buffer: bool = False       # a ufunc whose result may be written into an operand's buffer (passes/reuse.py)
+    loop_kernel: bool = False      # a function a compiled loop kernel calls on scalars (passes/loopkernel.py)
+    stacks: bool = False           # builds an array from a list of arrays (a list built in a loop: a stack)
+    range_result: bool = False     # returns a range (a loop over it stays a loop)
+    float_of_first: bool = False   # a Python float when its first argument is one (passes/algebra.py)
+    methods: tuple[str, ...] = ()  # array methods that are this primitive (`x.sum()`; `x.flatten()` is xp.ravel)
+    math_name: str = ""            # the function of Python's `math` module that is this primitive
+    unbatched_result: bool = False  # batched, one result serves every example (a shape, a setting)
 
     @property
     def vjp(self) -> dict[str, str]:
@@ -65,6 +97,22 @@ class BatchRule:
     fixed: tuple[str, ...] = ()
 
 
+# Batching rules a declaration gives with `batch=` (rules_batch.py declares the others by category)
+SAME = BatchRule("same")            # elementwise, or on each example as a whole
+BROADCAST = BatchRule("broadcast")  # elementwise over broadcast operands
+LOOP = BatchRule("loop")            # once per example
+
+
+def along(*axes: str, none: str = "keep") -> BatchRule:
+    """Batched by shifting these axis arguments past the batch axis (`none`: what None means)."""
+    return BatchRule("axis", axes=axes, none_axis=none)
+
+
+def by(helper: str, fixed: tuple = ()) -> BatchRule:
+    """Batched by runtime helper `helper(flags, *args)` (`fixed`: arguments the same for every example)."""
+    return BatchRule("helper", helper=helper, fixed=fixed)
+
+
 PRIMS: dict[str, Prim] = {}
 
 # One table per transform, keyed by the primitive's name. The declarations below fill them.
@@ -77,25 +125,6 @@ RANKED: dict[tuple, str] = {}         # (name, batched flags, ranks) -> expressi
 # cotangent into zeros the size of the argument (a batched `x[:, i]` in a loop)
 VJP_IN_PLACE: dict[str, tuple[str, str]] = {}
 
-
-@dataclasses.dataclass
-class Helper:
-    """Facts about a runtime helper (`rt.*`) that rules emit, for the optimization passes."""
-
-    shape_arg: int | None = None   # position of an argument used only for its shape
-    fill: bool = False             # (g, like, axis, keepdims) -> g broadcast to `like`'s shape
-    mutates: bool = False          # updates an argument in place: the first, or the one at `mutated`
-    mutated: int = 0
-    effect: bool = False           # acts on something (a draw, a check): never removed, moved or merged
-
-
-HELPERS: dict[str, Helper] = {}
-
-
-def helper(name: str, **facts) -> Helper:
-    """Declare facts about runtime helper `name` (e.g. `helper("rt.add_at", mutates=True)`)."""
-    h = HELPERS[name] = Helper(**facts)
-    return h
 
 # Functions users give rules with `s2s.defvjp`/`s2s.defjvp`, and callable rules: generated code
 # reaches them as `ext.<key>` (each key unique; see s2s.custom).
@@ -110,8 +139,13 @@ def _check(rule: str, prim: Prim, extra: set[str]) -> None:
         raise ValueError(f"rule {rule!r} for {prim.name} uses unknown names {sorted(unknown)}")
 
 
-def prim(name: str, sig: str = "x", **flags) -> Prim:
-    """Declare primitive `name` with signature `sig`, e.g. "a, axis=None, keepdims=False"."""
+REST = "*rest"  # zero_args=REST: every parameter but the first (the array) carries no derivative
+
+
+def prim(name: str, sig: str = "x", **facts) -> Prim:
+    """Declare primitive `name` with signature `sig`, e.g. "a, axis=None, keepdims=False", its
+    facts (the fields of `Prim`) and its batching rule (`batch=`, a BatchRule). Declaring a name
+    again replaces its facts (not its rules)."""
     params, defaults = [], {}
     for part in filter(None, (p.strip() for p in sig.split(","))):
         if "=" in part:
@@ -120,8 +154,13 @@ def prim(name: str, sig: str = "x", **flags) -> Prim:
             params.append(key)
         else:
             params.append(part)
-    p = Prim(name, tuple(params), defaults, **flags)
+    if facts.get("zero_args") == REST:
+        facts["zero_args"] = tuple(params[1:])
+    batch = facts.pop("batch", None)
+    p = Prim(name, tuple(params), defaults, **facts)
     PRIMS[name] = p
+    if batch is not None:
+        BATCH[name] = batch
     return p
 
 
@@ -155,28 +194,26 @@ def defranked(name: str, flags: tuple, ranks: tuple, rule: str) -> None:
     RANKED[(name, tuple(flags), tuple(ranks))] = rule
 
 
-def elementwise(name: str, deriv: str, sig: str = "x") -> None:
+def elementwise(name: str, deriv: str, sig: str = "x", **facts) -> None:
     """A one-argument elementwise function with derivative `deriv` (in terms of x and ans)."""
-    prim(name, sig, same_shape=True)
+    prim(name, sig, same_shape=True, **facts)
     defvjp(name, x=f"g * ({deriv})")
     defjvp(name, x=f"dx * ({deriv})")
 
 
-def nondiff(*names: str, sig: str = "x") -> None:
+def nondiff(*names: str, sig: str = "x", **facts) -> None:
+    """Primitives whose output carries no derivative (comparisons, predicates, shapes, indices)."""
     for n in names:
-        prim(n, sig, nondiff=True)
+        prim(n, sig, nondiff=True, **facts)
 
 
-def linear(name: str, sig: str, arg: str, vjp: str) -> None:
-    """An op linear in `arg`: its tangent is the op applied to the tangent; `vjp` is its transpose."""
-    p = prim(name, sig, linear_in=(arg,))
-    p.zero_args = tuple(a for a in p.params if a != arg)
+def linear(name: str, sig: str, arg: str, vjp: str, **facts) -> None:
+    """An op linear in `arg`: its tangent is the op applied to the tangent; `vjp` is its transpose.
+    Its other arguments carry no derivative unless `zero_args` says which do not."""
+    p = prim(name, sig, linear_in=(arg,), **facts)
+    if "zero_args" not in facts:
+        p.zero_args = tuple(a for a in p.params if a != arg)
     defvjp(name, **{arg: vjp})
-
-
-def zero(name: str, *args: str) -> None:
-    """Declare arguments of `name` that carry no derivative (shapes, indices, selectors)."""
-    PRIMS[name].zero_args = tuple(args)
 
 
 # Reductions whose `where=`/`initial=` forms are runtime functions written with primitives: the

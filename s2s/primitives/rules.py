@@ -1,11 +1,11 @@
 """Derivative rules for every supported primitive, one line each (see registry for the notation)."""
 from __future__ import annotations
 
-from .registry import PRIMS, defjvp, defvjp, elementwise, linear, nondiff, prim, zero
+from .registry import PRIMS, REST, defjvp, defvjp, elementwise, linear, nondiff, prim
 
 # ---- Python operators (generated code keeps them as operators) ----
-for _op in ("add", "sub", "mul", "div", "pow", "maximum", "minimum"):
-    prim(_op, "x, y", broadcasting=True)
+for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", ""), ("maximum", ""), ("minimum", "")):
+    prim(_op, "x, y", broadcasting=True, arith=_sym)
 defvjp("add", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(g, y)")
 defjvp("add", x="dx", y="dy")
 defvjp("sub", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(-g, y)")
@@ -17,10 +17,9 @@ defjvp("div", x="dx / y", y="-dy * ans / y")
 # d/dx x ** y is 0 where y == 0 (x ** 0 is constant, even at x = 0); d/dy is 0 at x = 0 (JAX's choices)
 defvjp("pow", x="rt.unbroadcast(g * rt.pow_d(x, y, 1), x)", y="rt.unbroadcast(g * ans * rt.log0(x), y)")
 defjvp("pow", x="dx * rt.pow_d(x, y, 1)", y="dy * ans * rt.log0(x)")
-prim("rt.pow_d", "x, y, k=1", broadcasting=True)
+prim("rt.pow_d", "x, y, k=1", broadcasting=True, zero_args=("k",))
 defvjp("rt.pow_d", x="rt.unbroadcast(g * rt.pow_d(x, y, k + 1), x)", y="rt.unbroadcast(g * rt.pow_d_dy(x, y, k), y)")
 defjvp("rt.pow_d", x="dx * rt.pow_d(x, y, k + 1)", y="dy * rt.pow_d_dy(x, y, k)")
-zero("rt.pow_d", "k")
 # x mod y = x - floor(x / y) * y: d/dx 1, d/dy -floor(x / y); fmod truncates the quotient instead
 for _op, _dy in (("mod", "rt.mod_dy"), ("xp.mod", "rt.mod_dy"), ("xp.remainder", "rt.mod_dy"),
                  ("xp.fmod", "rt.fmod_dy")):
@@ -34,19 +33,34 @@ defvjp("maximum", x="rt.unbroadcast(g * rt.pick(x, y), x)", y="rt.unbroadcast(g 
 defjvp("maximum", x="dx * rt.pick(x, y)", y="dy * rt.pick(y, x)")
 defvjp("minimum", x="rt.unbroadcast(g * rt.pick(y, x), x)", y="rt.unbroadcast(g * rt.pick(x, y), y)")
 defjvp("minimum", x="dx * rt.pick(y, x)", y="dy * rt.pick(x, y)")
-for _op in ("xp.add", "xp.subtract", "xp.multiply", "xp.divide", "xp.power", "xp.maximum", "xp.minimum",
-            "xp.fmax", "xp.fmin"):
-    prim(_op, "x, y", broadcasting=True)
+# float_result: floating whatever the (real) arguments ("always"), or when an argument is ("keep");
+# fusable: an elementwise kernel computes it (passes/fusion.py)
+prim("xp.add", "x, y", broadcasting=True, float_result="keep", arith="+")
+prim("xp.subtract", "x, y", broadcasting=True, float_result="keep", arith="-")
+prim("xp.multiply", "x, y", broadcasting=True, float_result="keep", arith="*")
+prim("xp.divide", "x, y", broadcasting=True, float_result="always", arith="/")
+prim("xp.power", "x, y", broadcasting=True)
+# (out_buffer: passes/reuse.py writes the result into an operand's buffer; loop_kernel: a compiled
+# loop kernel calls it on scalars)
+_MINMAX = {"broadcasting": True, "float_result": "keep", "fusable": "binary", "out_buffer": True, "loop_kernel": True}
+prim("xp.maximum", "x, y", **_MINMAX)
+prim("xp.minimum", "x, y", **_MINMAX)
+prim("xp.fmax", "x, y", broadcasting=True)
+prim("xp.fmin", "x, y", broadcasting=True)
 for _np, _op in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("divide", "div"),
                  ("power", "pow"), ("maximum", "maximum"), ("minimum", "minimum"), ("fmax", "maximum"),
                  ("fmin", "minimum")):
     defvjp("xp." + _np, **PRIMS[_op].vjp)
     defjvp("xp." + _np, **PRIMS[_op].jvp)
-prim("matmul", "a, b")
+# product: `a @ b` for vectors and matrices; dot_ranks: vmap knows its result's rank from its operands
+# (np.matmul's follows the same rule, but is not declared yet: its batched code would change)
+prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True)
+# (methods: the array methods that are the primitive, `x.dot(y)`)
 defvjp("matmul", a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
 defjvp("matmul", a="da @ b", b="a @ db")
 for _op in ("xp.dot", "xp.matmul"):
-    prim(_op, "a, b")
+    prim(_op, "a, b", product=True, maybe_scalar=True, dot_ranks=_op == "xp.dot",
+         methods=("dot",) if _op == "xp.dot" else ())
     defvjp(_op, a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
     defjvp(_op, a=f"{_op}(da, b)", b=f"{_op}(a, db)")  # dot and matmul differ on stacks
 prim("xp.outer", "a, b")
@@ -58,226 +72,273 @@ defjvp("xp.linalg.outer", x1="xp.linalg.outer(dx1, x2)", x2="xp.linalg.outer(x1,
 prim("xp.inner", "a, b")
 defvjp("xp.inner", a="rt.unbroadcast(g * b, a)", b="rt.unbroadcast(g * a, b)")
 defjvp("xp.inner", a="xp.inner(da, b)", b="xp.inner(a, db)")
-for _op in ("neg", "xp.negative"):
-    linear(_op, "x", "x", "-g")
-for _op in ("pos", "xp.positive", "xp.copy", "xp.array", "xp.asarray", "float", "xp.float64", "xp.float32",
-            "xp.real"):
-    linear(_op, "x", "x", "rt.array_vjp(g, x)")  # the tangent goes through the same conversion
-nondiff("lt", "le", "gt", "ge", "eq", "ne", "not", "invert", "is", "isnot", "in", "notin", "and_", "or_", sig="x, y=None")
+# (diag="same": the diagonal Jacobian passes through it, transforms/diagonal.py)
+linear("neg", "x", "x", "-g", same_shape=True, diag="same")
+linear("xp.negative", "x", "x", "-g", same_shape=True, fusable="unary", float_result="keep", out_buffer=True,
+       loop_kernel=True, diag="same")
+for _op in ("pos", "xp.positive", "xp.copy"):  # the tangent goes through the same conversion
+    linear(_op, "x", "x", "rt.array_vjp(g, x)", same_shape=True, diag="same" if _op != "xp.copy" else "",
+           methods=("copy",) if _op == "xp.copy" else ())
+for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
+    linear(_op, "x", "x", "rt.array_vjp(g, x)", stacks=True, methods=("astype",) if _op == "xp.asarray" else ())
+linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",))
+for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
+    linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else ())
+nondiff("lt", "le", "gt", "ge", "eq", "ne", "not", "invert", sig="x, y=None")
+# (unbatched_result: `x is None` of a batched x is the same for every example, as is a shape)
+nondiff("is", "isnot", sig="x, y=None", unbatched_result=True)
+nondiff("in", "notin", "and_", "or_", sig="x, y=None")
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
         "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", "xp.allclose",
         "xp.array_equal", "floordiv", "xp.floor_divide", sig="x, y")
-nondiff("xp.sign", "xp.floor", "xp.ceil", "xp.round", "xp.around", "xp.rint", "xp.trunc", "xp.argmax",
-        "xp.argmin", "xp.argsort", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not", "xp.shape",
-        "xp.ndim", "xp.size", "len", "int", "bool", "range", "xp.zeros", "xp.ones", "xp.empty", "xp.eye",
-        "xp.identity", "xp.arange", "xp.zeros_like", "xp.ones_like", "xp.empty_like",
-        "xp.nonzero", "xp.flatnonzero", "xp.count_nonzero", "xp.any", "xp.all", "xp.heaviside",
-        "xp.searchsorted", "xp.tri", "xp.triu_indices", "xp.tril_indices",
+nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor")
+nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil")
+nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True)
+nondiff("range", sig="x, *args, **kwargs", range_result=True)
+nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero")
+for _m in ("round", "argmax", "argmin", "argsort", "nonzero", "any", "all", "searchsorted"):
+    nondiff("xp." + _m, sig="x, *args, **kwargs", methods=(_m,))
+nondiff("xp.sign", "xp.around", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
+        "int", "bool",
+        "xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", "xp.ones_like", "xp.empty_like",
+        "xp.flatnonzero", "xp.count_nonzero", "xp.heaviside", "xp.tri", "xp.triu_indices", "xp.tril_indices",
         "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes", "xp.result_type",
-        "stop_gradient", "rt.pick", "rt.clip_mask", "attr", "str", "print", "isinstance",
-        "rt.zeros_like_tree", "rt.new_list", sig="x, *args, **kwargs")
+        "stop_gradient", "rt.pick", "rt.clip_mask", "attr", "str", sig="x, *args, **kwargs")
+nondiff("print", sig="x, *args, **kwargs", effect=True)
+# shape_query: the attribute of the same name (its value folds to a constant where shapes are known)
+nondiff("xp.shape", sig="x, *args, **kwargs", shape_query="shape", unbatched_result=True)
+nondiff("xp.ndim", sig="x, *args, **kwargs", shape_query="ndim", unbatched_result=True)
+nondiff("xp.size", sig="x, *args, **kwargs", shape_query="size", unbatched_result=True)
+nondiff("isinstance", sig="x, *args, **kwargs")
+nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True, diag="zero",
+        float_of_first=True)
+nondiff("rt.new_list", sig="x, *args, **kwargs")
 
 # ---- elementwise functions of one argument: derivative in terms of x and ans ----
-for _n, _d in (("exp", "ans"), ("log", "1 / x"), ("sin", "xp.cos(x)"), ("cos", "-xp.sin(x)"),
-               ("tan", "1 + ans * ans"), ("tanh", "1 - ans * ans"), ("sqrt", "0.5 / ans"),
-               ("abs", "xp.sign(x)"), ("absolute", "xp.sign(x)"), ("fabs", "xp.sign(x)"),
-               ("square", "2 * x"), ("log1p", "1 / (1 + x)"), ("expm1", "ans + 1"),
-               ("log2", "1 / (x * 0.6931471805599453)"), ("log10", "1 / (x * 2.302585092994046)"),
-               ("exp2", "ans * 0.6931471805599453"), ("sinh", "xp.cosh(x)"), ("cosh", "xp.sinh(x)"),
-               ("arcsin", "1 / xp.sqrt(1 - x * x)"), ("arccos", "-1 / xp.sqrt(1 - x * x)"),
-               ("arctan", "1 / (1 + x * x)"), ("arcsinh", "1 / xp.sqrt(x * x + 1)"),
-               ("arccosh", "1 / xp.sqrt(x * x - 1)"), ("arctanh", "1 / (1 - x * x)"),
-               ("reciprocal", "-ans * ans"), ("cbrt", "1 / (3 * ans * ans)"), ("sinc", "rt.sinc_deriv(x)")):
-    elementwise("xp." + _n, _d)
-elementwise("abs", "xp.sign(x)")
+# floating, and computed by the fused kernels, by reuse into a buffer, and by compiled loop kernels
+_KERNEL = {"fusable": "unary", "float_result": "always", "out_buffer": True, "loop_kernel": True}
+elementwise("xp.exp", "ans", **_KERNEL, math_name="exp")
+elementwise("xp.log", "1 / x", **_KERNEL, math_name="log")
+elementwise("xp.sin", "xp.cos(x)", **_KERNEL, math_name="sin")
+elementwise("xp.cos", "-xp.sin(x)", **_KERNEL, math_name="cos")
+elementwise("xp.tan", "1 + ans * ans", **_KERNEL, math_name="tan")
+elementwise("xp.tanh", "1 - ans * ans", **_KERNEL, math_name="tanh")
+elementwise("xp.sqrt", "0.5 / ans", **_KERNEL, math_name="sqrt")
+elementwise("xp.abs", "xp.sign(x)", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True,
+            math_name="fabs")
+elementwise("xp.absolute", "xp.sign(x)", float_result="keep", out_buffer=True)
+elementwise("xp.fabs", "xp.sign(x)", loop_kernel=True)
+elementwise("xp.square", "2 * x", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True)
+elementwise("xp.log1p", "1 / (1 + x)", **_KERNEL, math_name="log1p")
+elementwise("xp.expm1", "ans + 1", **_KERNEL, math_name="expm1")
+elementwise("xp.log2", "1 / (x * 0.6931471805599453)", float_result="always", out_buffer=True, math_name="log2")
+elementwise("xp.log10", "1 / (x * 2.302585092994046)", float_result="always", out_buffer=True, math_name="log10")
+elementwise("xp.exp2", "ans * 0.6931471805599453", out_buffer=True)
+elementwise("xp.sinh", "xp.cosh(x)", **_KERNEL, math_name="sinh")
+elementwise("xp.cosh", "xp.sinh(x)", **_KERNEL, math_name="cosh")
+elementwise("xp.arcsin", "1 / xp.sqrt(1 - x * x)", float_result="always", out_buffer=True, loop_kernel=True,
+            math_name="asin")
+elementwise("xp.arccos", "-1 / xp.sqrt(1 - x * x)", float_result="always", out_buffer=True, loop_kernel=True,
+            math_name="acos")
+elementwise("xp.arctan", "1 / (1 + x * x)", **_KERNEL, math_name="atan")
+elementwise("xp.arcsinh", "1 / xp.sqrt(x * x + 1)", float_result="always", out_buffer=True)
+elementwise("xp.arccosh", "1 / xp.sqrt(x * x - 1)", float_result="always")
+elementwise("xp.arctanh", "1 / (1 - x * x)", float_result="always")
+elementwise("xp.reciprocal", "-ans * ans", float_result="always")
+elementwise("xp.cbrt", "1 / (3 * ans * ans)", float_result="always")
+elementwise("xp.sinc", "rt.sinc_deriv(x)")
+elementwise("abs", "xp.sign(x)", loop_kernel=True)
 elementwise("rt.log0", "rt.inv0(x) * (x > 0)")
 elementwise("rt.inv0", "-ans * ans")
-prim("xp.arctan2", "x, y", broadcasting=True)
+prim("xp.arctan2", "x, y", broadcasting=True, math_name="atan2")
 defvjp("xp.arctan2", x="rt.unbroadcast(g * y / (x * x + y * y), x)",
        y="rt.unbroadcast(-g * x / (x * x + y * y), y)")
 defjvp("xp.arctan2", x="dx * y / (x * x + y * y)", y="-dy * x / (x * x + y * y)")
 prim("xp.logaddexp", "x, y", broadcasting=True)
 defvjp("xp.logaddexp", x="rt.unbroadcast(g * xp.exp(x - ans), x)", y="rt.unbroadcast(g * xp.exp(y - ans), y)")
 defjvp("xp.logaddexp", x="dx * xp.exp(x - ans)", y="dy * xp.exp(y - ans)")
-prim("xp.where", "condition, x, y", broadcasting=True)
+prim("xp.where", "condition, x, y", broadcasting=True, zero_args=("condition",), fusable="binary",
+     float_result="keep")
 defvjp("xp.where", x="rt.unbroadcast(xp.where(condition, g, 0.0), x)",
        y="rt.unbroadcast(xp.where(condition, 0.0, g), y)")
 defjvp("xp.where", x="xp.where(condition, dx, 0.0)", y="xp.where(condition, 0.0, dy)")
-prim("xp.clip", "a, a_min=None, a_max=None", broadcasting=True)
+prim("xp.clip", "a, a_min=None, a_max=None", broadcasting=True, methods=("clip",))
 defvjp("xp.clip", a="rt.unbroadcast(g * rt.clip_mask(a, a_min, a_max), a)",
        a_min="rt.unbroadcast(g * (a < a_min), a_min)", a_max="rt.unbroadcast(g * (a > a_max), a_max)")
 defjvp("xp.clip", a="da * rt.clip_mask(a, a_min, a_max)", a_min="da_min * (a < a_min)",
        a_max="da_max * (a > a_max)")
 
 # ---- reductions ----
-for _op in ("xp.sum", "xp.mean"):
-    linear(_op, "a, axis=None, dtype=None, out=None, keepdims=False", "a",
-           f"rt.{_op[3:]}_vjp(g, a, axis, keepdims)")
+# reduction: `a.<name>(axis)` computes it too, and shapes fold through it (passes/shapefold.py)
+linear("xp.sum", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.sum_vjp(g, a, axis, keepdims)",
+       full_reduction=True, reduction=True, float_result="keep", methods=("sum",))
+linear("xp.mean", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.mean_vjp(g, a, axis, keepdims)",
+       full_reduction=True, reduction=True, float_result="always", methods=("mean",))
 for _op in ("xp.max", "xp.amax", "xp.min", "xp.amin"):
-    prim(_op, "a, axis=None, out=None, keepdims=False")
+    prim(_op, "a, axis=None, out=None, keepdims=False", zero_args=REST, full_reduction=True, reduction=True,
+         methods=() if _op.startswith("xp.a") else (_op[3:],))
     defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")
     defjvp(_op, a="rt.max_jvp(da, a, ans, axis, keepdims)")
-prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False")
+prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False", zero_args=REST, full_reduction=True,
+     reduction=True, methods=("prod",))
 defvjp("xp.prod", a="rt.sum_vjp(g, a, axis, keepdims) * rt.prod_others(a, axis)")  # exact at zeros
 defjvp("xp.prod", a="xp.sum(da * rt.prod_others(a, axis), axis=axis, keepdims=keepdims)")
-prim("rt.prod_others", "a, axis=None")
+prim("rt.prod_others", "a, axis=None", zero_args=("axis",))
 defvjp("rt.prod_others", a="rt.prod_others_jvp(g, a, axis)")  # its Jacobian is symmetric
 defjvp("rt.prod_others", a="rt.prod_others_jvp(da, a, axis)")
-zero("rt.prod_others", "axis")
-prim("rt.prod_others_jvp", "d, a, axis=None")
+prim("rt.prod_others_jvp", "d, a, axis=None", zero_args=("axis",))
 defvjp("rt.prod_others_jvp", d="rt.prod_others_jvp(g, a, axis)")
 defjvp("rt.prod_others_jvp", d="rt.prod_others_jvp(dd, a, axis)")
 defvjp("rt.prod_others_jvp", a="rt.prod_high_order(g, a, axis)")
 defjvp("rt.prod_others_jvp", a="rt.prod_high_order(da, a, axis)")
-zero("rt.prod_others_jvp", "axis")
 nondiff("rt.prod_high_order", sig="g_, a, axis=None")
-prim("xp.var", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False")
+prim("xp.var", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
+     methods=("var",))
 defvjp("xp.var", a="rt.var_vjp(g, a, axis, ddof, keepdims)")
 defjvp("xp.var", a="rt.var_jvp(da, a, axis, ddof, keepdims)")
-prim("xp.std", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False")
+prim("xp.std", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
+     methods=("std",))
 # at zero variance std's derivative is taken as 0 (not NaN)
 defvjp("xp.std", a="rt.var_vjp(g * 0.5 * rt.inv0(ans), a, axis, ddof, keepdims)")
 defjvp("xp.std", a="rt.var_jvp(da, a, axis, ddof, keepdims) * 0.5 * rt.inv0(ans)")
-linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)")
-linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)")
+linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)", methods=("cumsum",))
+linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)", methods=("trace",))
 # a host number moved to the backend of `like` (in helpers s2s differentiates): the identity on v
 linear("rt.on_backend_of", "v, like", "v", "rt.on_backend_of(g, like)")
-prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False")
+prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False", zero_args=("ord", "axis", "keepdims"))
 defvjp("xp.linalg.norm", x="rt.norm_vjp(g, x, ans, ord, axis, keepdims)")
 defjvp("xp.linalg.norm", x="rt.norm_jvp(dx, x, ans, ord, axis, keepdims)")
 
 # ---- shape manipulation: linear in the array ----
-linear("xp.reshape", "a, newshape=None, order='C', shape=None", "a", "xp.reshape(g, xp.shape(a))")
+linear("xp.reshape", "a, newshape=None, order='C', shape=None", "a", "xp.reshape(g, xp.shape(a))", methods=("reshape",))
 for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atleast_2d",
             "xp.broadcast_to"):
     linear(_op, "a, axis=None, shape=None", "a", "rt.unbroadcast(xp.reshape(g, xp.shape(g)), a)"
-           if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))")
-linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)")
-linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)")
+           if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))",
+           methods={"xp.ravel": ("ravel", "flatten"), "xp.squeeze": ("squeeze",)}.get(_op, ()))
+linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",))
+linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)", methods=("swapaxes",))
 linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination, source)")
 linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
-linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)")  # a cotangent in its primal's dtype
+linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)", diag="same")  # a cotangent in its primal's dtype
 prim("rt.cast_to", "v, like", zero_args=("like",))  # values stored into an array take its dtype
 defvjp("rt.cast_to", v="rt.cast_to_d(g, like)")
 defjvp("rt.cast_to", v="rt.cast_to_d(dv, like)")
-linear("rt.cast_to_d", "t, like", "t", "rt.cast_to_d(g, like)")
+linear("rt.cast_to_d", "t, like", "t", "rt.cast_to_d(g, like)", aliasing=True)
 linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)")
-linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)")
+linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",))
 linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)")
 linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)")
-linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)")
-linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)")
-linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))")
-linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)")
+linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", list_args=("arrays",))
+linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",))
+linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", list_args=("tup",))
+linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",))
 linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)")
-linear("rt.r_", "items", "items", "rt.r_vjp(g, items)")  # np.r_[...] and np.c_[...]
+linear("rt.r_", "items", "items", "rt.r_vjp(g, items)", list_args=("items",))  # np.r_[...] and np.c_[...]
 linear("rt.r_vjp", "g_, items", "g_", "rt.r_(g)")
-linear("rt.c_", "items", "items", "rt.c_vjp(g, items)")
+linear("rt.c_", "items", "items", "rt.c_vjp(g, items)", list_args=("items",))
 linear("rt.c_vjp", "g_, items", "g_", "rt.c_(g)")
-for _op in ("xp.stack", "xp.concatenate", "xp.hstack", "xp.vstack", "rt.r_", "rt.c_"):
-    PRIMS[_op].list_args = PRIMS[_op].params[:1]
 linear("xp.full", "shape, fill_value, dtype=None", "fill_value", "rt.unbroadcast(g, fill_value)")
-prim("xp.linspace", "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0")
+prim("xp.linspace", "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0",
+     zero_args=("num", "endpoint", "retstep", "dtype", "axis"))
 defvjp("xp.linspace", start="rt.linspace_vjp(g, start, stop, num, endpoint, axis, 0)",
        stop="rt.linspace_vjp(g, start, stop, num, endpoint, axis, 1)")
 defjvp("xp.linspace", start="rt.linspace_jvp(dstart, start, stop, num, endpoint, axis, 0)",
        stop="rt.linspace_jvp(dstop, start, stop, num, endpoint, axis, 1)")
-zero("xp.linspace", "num", "endpoint", "retstep", "dtype", "axis")
-prim("rt.linspace_vjp", "g_, start, stop, num, endpoint, axis, which")
-prim("rt.linspace_jvp", "d, start, stop, num, endpoint, axis, which")
+prim("rt.linspace_vjp", "g_, start, stop, num, endpoint, axis, which", zero_args=REST)
+prim("rt.linspace_jvp", "d, start, stop, num, endpoint, axis, which", zero_args=REST)
 defvjp("rt.linspace_vjp", g_="rt.linspace_jvp(g, start, stop, num, endpoint, axis, which)")
 defjvp("rt.linspace_vjp", g_="rt.linspace_vjp(dg_, start, stop, num, endpoint, axis, which)")
 defvjp("rt.linspace_jvp", d="rt.linspace_vjp(g, start, stop, num, endpoint, axis, which)")
 defjvp("rt.linspace_jvp", d="rt.linspace_jvp(dd, start, stop, num, endpoint, axis, which)")
-zero("rt.linspace_vjp", "start", "stop", "num", "endpoint", "axis", "which")
-zero("rt.linspace_jvp", "start", "stop", "num", "endpoint", "axis", "which")
-prim("xp.full_like", "a, fill_value, dtype=None")
+prim("xp.full_like", "a, fill_value, dtype=None", zero_args=("a", "dtype"))
 defvjp("xp.full_like", fill_value="rt.unbroadcast(g, fill_value)")
 defjvp("xp.full_like", fill_value="rt.broadcast_to_like(dfill_value, ans)")
 
 # ---- runtime helpers that appear in derivative code: their own rules make higher orders work ----
-linear("rt.unbroadcast", "v, like", "v", "rt.broadcast_to_like(g, v)")
-linear("rt.broadcast_to_like", "v, like", "v", "rt.unbroadcast(g, v)")
-linear("rt.sum_vjp", "v, like, axis, keepdims", "v", "xp.sum(g, axis=axis, keepdims=keepdims)")
-linear("rt.mean_vjp", "v, like, axis, keepdims", "v", "xp.mean(g, axis=axis, keepdims=keepdims)")
-linear("rt.array_vjp", "v, like", "v", "rt.reshape_like(xp.array(g), v)")
+# (shape_arg: an argument used only for its shape; result_like: the result is an array of that
+# argument's shape; aliasing: may hand back an input itself; fill: (g, like, axis, keepdims) -> g
+# broadcast to like's shape)
+linear("rt.unbroadcast", "v, like", "v", "rt.broadcast_to_like(g, v)", shape_arg=1, result_like=1, aliasing=True,
+       float_of_first=True)
+linear("rt.broadcast_to_like", "v, like", "v", "rt.unbroadcast(g, v)", shape_arg=1, result_like=1, aliasing=True,
+       diag="same")
+linear("rt.sum_vjp", "v, like, axis, keepdims", "v", "xp.sum(g, axis=axis, keepdims=keepdims)", shape_arg=1,
+       result_like=1, fill=True)
+linear("rt.mean_vjp", "v, like, axis, keepdims", "v", "xp.mean(g, axis=axis, keepdims=keepdims)", shape_arg=1,
+       result_like=1, fill=True)
+linear("rt.array_vjp", "v, like", "v", "rt.reshape_like(xp.array(g), v)", aliasing=True)
 linear("rt.transpose_vjp", "v, axes", "v", "xp.transpose(g, axes)")
 linear("rt.unstack", "v, like, axis", "v", "xp.stack(g, axis)")
 linear("rt.split_like", "v, like, axis", "v", "xp.concatenate(g, axis)")
 linear("rt.cumsum_vjp", "v, like, axis", "v", "rt.reshape_like(xp.cumsum(g, axis), v)")
 linear("rt.reshape_like", "v, like", "v", "rt.reshape_like(g, v)")
-prim("rt.dot_vjp_a", "v, a, b")
+# cotangent_of: the cotangent of the product's argument at this position (shaped like it)
+prim("rt.dot_vjp_a", "v, a, b", zero_args=("a",), cotangent_of=1, diag_form="rt.dot_vjp_a_diag")
 defvjp("rt.dot_vjp_a", v="rt.dot_vjp_a_t(g, v, a, b)", b="rt.dot_vjp_b(v, g, b)")
 defjvp("rt.dot_vjp_a", v="rt.dot_vjp_a(dv, a, b)", b="rt.dot_vjp_a(v, a, db)")
-prim("rt.dot_vjp_b", "v, a, b")
+prim("rt.dot_vjp_b", "v, a, b", zero_args=("b",), cotangent_of=2, diag_form="rt.dot_vjp_b_diag")
 defvjp("rt.dot_vjp_b", v="rt.dot_vjp_b_t(g, v, a, b)", a="rt.dot_vjp_a(v, a, g)")
 defjvp("rt.dot_vjp_b", v="rt.dot_vjp_b(dv, a, b)", a="rt.dot_vjp_b(v, da, b)")
 linear("rt.dot_vjp_a_t", "v, like, a, b", "v", "rt.dot_vjp_a(g, a, b)")
 linear("rt.dot_vjp_b_t", "v, like, a, b", "v", "rt.dot_vjp_b(g, a, b)")
-prim("rt.outer_vjp_a", "v, a, b")
+prim("rt.outer_vjp_a", "v, a, b", zero_args=("a",))
 defvjp("rt.outer_vjp_a", v="xp.outer(g, b)", b="rt.outer_vjp_b(v, g, b)")
 defjvp("rt.outer_vjp_a", v="rt.outer_vjp_a(dv, a, b)", b="rt.outer_vjp_a(v, a, db)")
-prim("rt.outer_vjp_b", "v, a, b")
+prim("rt.outer_vjp_b", "v, a, b", zero_args=("b",))
 defvjp("rt.outer_vjp_b", v="xp.outer(a, g)", a="rt.outer_vjp_a(v, a, g)")
 defjvp("rt.outer_vjp_b", v="rt.outer_vjp_b(dv, a, b)", a="rt.outer_vjp_b(v, da, b)")
-prim("rt.max_vjp", "v, a, ans_, axis, keepdims")
+prim("rt.max_vjp", "v, a, ans_, axis, keepdims", zero_args=REST)
 defvjp("rt.max_vjp", v="rt.max_jvp(g, a, ans_, axis, keepdims)")
 defjvp("rt.max_vjp", v="rt.max_vjp(dv, a, ans_, axis, keepdims)")
 linear("rt.max_jvp", "v, a, ans_, axis, keepdims", "v", "rt.max_vjp(g, a, ans_, axis, keepdims)")
-nondiff("rt.basis", "rt.tree_size", "rt.check_norm_ord", "rt.seed", "rt.seed_aux", "rt.zeros_list", "slice",
-        "rt.reversed_range", "rt.tree_all_zero", sig="x, *args")
+nondiff("rt.basis", "rt.tree_size", sig="x, *args", unbatched_result=True)
+nondiff("rt.check_norm_ord", sig="x, *args")
+# grad's check that the output is a scalar (a pair with has_aux): an effect, kept when a further
+# transform needs nothing of its value (grad of grad of a tuple-valued function raises as grad does)
+nondiff("rt.seed", sig="x, *args", float_of_first=True, effect=True)
+nondiff("rt.seed_aux", sig="x, *args", effect=True)
+nondiff("rt.zeros_list", "slice", sig="x, *args")
+nondiff("rt.reversed_range", sig="x, *args", range_result=True)
+nondiff("rt.tree_all_zero", sig="x, *args", unbatched_result=True)
 linear("rt.jac_from_columns", "cols, out, x", "cols", "rt.jac_columns_t(g, cols, out, x)")
 linear("rt.jac_from_rows", "rows, out, x", "rows", "rt.jac_rows_t(g, rows, out, x)")
 linear("rt.jac_columns_t", "g_, cols, out, x", "g_", "rt.jac_from_columns(g, out, x)")
 linear("rt.jac_rows_t", "g_, rows, out, x", "g_", "rt.jac_from_rows(g, out, x)")
-linear("rt.copy_saved", "saved", "saved", "g")
-linear("rt.private", "record, arrays", "record", "g")
-linear("rt.fresh", "x", "x", "g")
-linear("rt.like", "parts, src", "parts", "tuple(g)")
-prim("rt.tree_add", "a, b")
+# (tree_args: positions of arguments that may be whole pytrees, whose adjoints add leaf by leaf;
+# tree_preserving: a pytree when its first argument is one)
+linear("rt.copy_saved", "saved", "saved", "g", tree_preserving=True)
+linear("rt.private", "record, arrays", "record", "g", tree_preserving=True)
+linear("rt.fresh", "x", "x", "g", aliasing=True, tree_preserving=True, diag="same")
+linear("rt.like", "parts, src", "parts", "tuple(g)", aliasing=True, tree_args=(0, 1), tree_preserving=True)
+prim("rt.tree_add", "a, b", tree_sum=True, aliasing=True, tree_preserving=True)
 defvjp("rt.tree_add", a="g", b="g")
 defjvp("rt.tree_add", a="da", b="db")
-prim("rt.add_at", "acc, index, v")
+prim("rt.add_at", "acc, index, v", zero_args=("index",), tree_sum=True, mutates=True, tree_args=(0, 2))
 defvjp("rt.add_at", acc="g", v="g[index]")
 defjvp("rt.add_at", acc="rt.fresh(dacc)", v="rt.add_at(rt.zeros_like_tree(acc), index, dv)")
 linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)")
-linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)")
-prim("rt.take_at", "acc, index, like")
+linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)", mutates=True)
+prim("rt.take_at", "acc, index, like", zero_args=("index", "like"), tree_sum=True, mutates=True)
 defjvp("rt.take_at", acc="rt.take_at(rt.fresh(dacc), index, like)")
 defvjp("rt.take_at", acc="rt.take_at_t(g, index, acc)")
 linear("rt.take_at_t", "g_, index, acc", "g_", "rt.take_at(rt.fresh(g), index, g_[0])")
 # `x + y` and `x * n` where an operand may be a list or tuple (concatenation, repetition): the reverse
 # transform's cotangent of operand `me`, decided at run time; bilinear in (v, other) for arrays
-prim("rt.seq_ct", "v, me, other, op, first, d=0", zero_args=("me", "op", "first", "d"), tree_sum=True)
+prim("rt.seq_ct", "v, me, other, op, first, d=0", zero_args=("me", "op", "first", "d"), tree_sum=True,
+     aliasing=True, tree_args=(0, 2))
 defvjp("rt.seq_ct", v="rt.seq_ct_t(g, v, me, other, op, first, d)", other="rt.seq_ct(v, other, g, op, first, 1)")
 defjvp("rt.seq_ct", v="rt.seq_ct(dv, me, other, op, first, d)", other="rt.seq_ct(v, me, dother, op, first, 1)")
-prim("rt.seq_ct_t", "g_, v, me, other, op, first, d=0", zero_args=("v", "me", "op", "first", "d"), tree_sum=True)
+prim("rt.seq_ct_t", "g_, v, me, other, op, first, d=0", zero_args=("v", "me", "op", "first", "d"), tree_sum=True,
+     aliasing=True, tree_args=(0, 3))
 defvjp("rt.seq_ct_t", g_="rt.seq_ct(g, me, other, op, first, d)", other="rt.seq_ct(g, other, g_, op, first, 1)")
 defjvp("rt.seq_ct_t", g_="rt.seq_ct_t(dg_, v, me, other, op, first, d)",
        other="rt.seq_ct_t(g_, v, me, dother, op, first, 1)")
-linear("tuple", "x", "x", "rt.like(g, x)")
-linear("list", "x", "x", "rt.like(g, x)")
-zero("rt.dot_vjp_a", "a")
-zero("rt.dot_vjp_b", "b")
-zero("rt.outer_vjp_a", "a")
-zero("rt.outer_vjp_b", "b")
-zero("rt.max_vjp", "a", "ans_", "axis", "keepdims")
-zero("rt.add_at", "index")
-zero("rt.take_at", "index", "like")
-zero("xp.where", "condition")
-zero("xp.full_like", "a", "dtype")
-for _op in ("xp.sum", "xp.mean", "xp.max", "xp.amax", "xp.min", "xp.amin", "xp.prod", "xp.var", "xp.std"):
-    PRIMS[_op].zero_args = tuple(a for a in PRIMS[_op].params if a != "a")
-PRIMS["xp.linalg.norm"].zero_args = ("ord", "axis", "keepdims")
-for _op in ("rt.add_at", "rt.tree_add", "rt.take_at"):
-    PRIMS[_op].tree_sum = True
-for _op in ("xp.sum", "xp.mean", "xp.max", "xp.amax", "xp.min", "xp.amin", "xp.prod", "xp.var", "xp.std"):
-    PRIMS[_op].full_reduction = True
-for _op in ("neg", "xp.negative", "pos", "xp.positive", "xp.copy"):
-    PRIMS[_op].same_shape = True
+linear("tuple", "x", "x", "rt.like(g, x)", tree_args=(0,))
+linear("list", "x", "x", "rt.like(g, x)", tree_args=(0,))
 linear("rt.list_sum", "items", "items", "rt.list_sum_vjp(g, items)")
 linear("rt.list_sum_vjp", "g_, items", "g_", "rt.list_sum(g)")
 

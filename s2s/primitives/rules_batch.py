@@ -1,4 +1,5 @@
-"""Batching rules (vmap), declared by category into the BATCH table with `defbatch`.
+"""Batching rules (vmap) of the core table (rules.py), declared by category into the BATCH table
+with `defbatch`; the NumPy coverage families declare theirs with each primitive (`batch=`).
 
 A batched value carries the batch as axis 0. Most ops need no code: an elementwise op applies as
 it is; a broadcasting op lifts each batched operand's per-example rank to the others' first; a
@@ -15,13 +16,11 @@ import inspect
 from .. import runtime as _rt
 from . import (
     rules,  # noqa: F401  (every primitive is declared before its batching rule)
-    rules_jacobian,
+    rules_jacobian,  # noqa: F401  (the batched Jacobians' helpers, with their batching rules)
 )
 from .registry import (
     BATCH,
-    JVP,
     PRIMS,
-    VJP,
     VJP_IN_PLACE,
     BatchRule,
     defbatch,
@@ -30,7 +29,6 @@ from .registry import (
     defvjp,
     linear,
     prim,
-    zero,
 )
 
 
@@ -58,9 +56,15 @@ def axis_op(names, axes, none_axis="keep"):
     _decl("axis", names, axes=tuple(axes), none_axis=none_axis)
 
 
-def helper(name, fn):
-    """An op batched by runtime helper `fn(flags, *args)`."""
+_HELPER_FACTS: dict[str, dict] = {}
+
+
+def helper(name, fn, **facts):
+    """An op batched by runtime helper `fn(flags, *args)`; `facts`: the helper's own, for when
+    `_declare_helpers` declares it a primitive."""
     defbatch(name, BatchRule("helper", helper=fn))
+    if facts:
+        _HELPER_FACTS[fn] = facts
 
 
 def looped(*names):
@@ -73,12 +77,12 @@ def unbatched(*names):
     _decl("create", names)
 
 
-elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in ("xp.copy",)], "xp.copy",
+elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in ("xp.copy",) and n not in BATCH], "xp.copy",
             "xp.sign", "xp.floor", "xp.ceil", "xp.round", "xp.around", "xp.rint", "xp.trunc", "xp.isnan",
             "xp.isinf", "xp.isfinite", "xp.logical_not", "invert", "xp.zeros_like", "xp.ones_like",
             "xp.empty_like", "stop_gradient", "xp.real", "xp.float64", "xp.float32", "rt.fresh",
             "rt.zeros_like_tree", "rt.copy_saved", "xp.triu", "xp.tril", "rt.zeros_list", "print")
-broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting], "lt", "le", "gt", "ge", "eq", "ne", "and_",
+broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH], "lt", "le", "gt", "ge", "eq", "ne", "and_",
              "or_", "floordiv", "mod", "xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal",
              "xp.equal", "xp.not_equal", "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose",
              "xp.floor_divide", "xp.mod", "xp.remainder", "xp.heaviside", "rt.pick", "rt.clip_mask",
@@ -100,15 +104,15 @@ for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"),
                ("xp.asarray", "array"), ("rt.unbroadcast", "unbroadcast"),
                ("rt.broadcast_to_like", "broadcast_to_like"), ("float", "float"), ("int", "int"),
                ("xp.shape", "shape"), ("not", "not"), ("xp.ndim", "ndim"), ("xp.size", "size"), ("len", "len")):
-    helper(_n, "rt.vbh_" + _h)
-UNBATCHED_RESULT = {"xp.shape", "xp.ndim", "xp.size", "len"}  # per-example shape queries
+    # (the products' helpers also run inside a vectorized loop, passes/loopvec.py)
+    helper(_n, "rt.vbh_" + _h, **({"nested_ok": True} if _h in ("dot", "matmul", "inner") else {}))
 defbatch("rt.cast_like", BatchRule("same"))
 defbatch("rt.cast_to", BatchRule("same"))
 defbatch("rt.cast_to_d", BatchRule("same"))
 defbatch("rt.unsupported", BatchRule("same"))
 defbatch("rt.no_derivative", BatchRule("same"))
 defbatch("rt.on_backend_of", BatchRule("same"))
-looped("xp.diag", "xp.tile", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
+looped("xp.tile", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
        "xp.broadcast_to", "xp.where", "rt.sum_vjp", "rt.mean_vjp", "rt.max_vjp", "rt.max_jvp",
        "rt.cumsum_vjp", "rt.reshape_like",
        "rt.transpose_vjp", "rt.unstack",
@@ -122,7 +126,7 @@ unbatched("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange
           "xp.tri", "range", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index",
           "xp.broadcast_shapes", "xp.result_type", "slice", "rt.reversed_range", "rt.new_list", "str",
           "isinstance", "attr", "is", "isnot", "in", "notin", "bool", "rt.check_norm_ord", "rt.seed")
-defbatch("rt.seed", BatchRule("helper", helper="rt.vbh_seed"))
+helper("rt.seed", "rt.vbh_seed", effect=True)  # (grad's scalar check: an effect, as rt.seed)
 # creation ops with per-example values (fill value, endpoints) but one shape for every example
 for _n, _fixed in (("xp.full", ("shape", "dtype")), ("xp.full_like", ("dtype",)),
                    ("xp.linspace", ("num", "endpoint", "retstep", "dtype", "axis"))):
@@ -134,43 +138,48 @@ for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after
 
 # the vmap helpers are primitives too, so batched code can be batched again (vmap of vmap) and
 # differentiated (grad of vmap); helpers without derivative rules make reverse/forward mode refuse
-for _n, _sig in (("rt.vb_size", "args, in_axes, axis_size, names"), ("rt.vb_size0", "xs, names"),
-                 ("rt.vb_any", "m"), ("rt.vb_and", "m, c"),
-                 ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"), ("rt.vb_n", "x"), ("rt.vb_axes", "x"),
-                 ("rt.vb_axis", "axis, x=None, none='keep'"), ("rt.vb_key", "index, ib, a, clip=True")):
+# (vb_size and vb_size0 check that the mapped axes agree: never removed)
+prim("rt.vb_size", "args, in_axes, axis_size, names", nondiff=True, effect=True, unbatched_result=True)
+prim("rt.vb_size0", "xs, names", nondiff=True, effect=True, unbatched_result=True)
+prim("rt.vb_n", "x", nondiff=True, unbatched_result=True)
+prim("rt.vb_axes", "x", nondiff=True, unbatched_result=True)
+for _n, _sig in (("rt.vb_any", "m"), ("rt.vb_and", "m, c"),
+                 ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"),
+                 ("rt.vb_key", "index, ib, a, clip=True")):
     prim(_n, _sig, nondiff=True)
-_NONDIFF_HELPERS = ("shape", "ndim", "size", "len", "not", "int", "seed", "tree_size", "tree_all_zero", "basis",
-                    "vb_size", "vb_size0", "vb_any", "vb_axes", "vb_n")
-linear("rt.vb_in", "x, spec, n", "x", "rt.vb_in_t(g, x, spec)")
-linear("rt.vb_in_t", "v, like, spec", "v", "rt.vb_in(g, spec, rt.vb_n(v))")
-linear("rt.vb_out", "x, spec, n", "x", "rt.vb_out_t(g, spec)")
-linear("rt.vb_out_t", "v, spec", "v", "rt.vb_out(g, spec, 0)")
-linear("rt.vb_bcast", "x, n", "x", "rt.vb_bcast_t(g, x)")
-linear("rt.vb_bcast_t", "v, like", "v", "rt.vb_bcast(g, rt.vb_n(v))")
-linear("rt.vb_lift", "x, other, other_batched", "x", "rt.vb_unlift(g, x)")
+prim("rt.vb_axis", "axis, x=None, none='keep'", nondiff=True, unbatched_result=True)  # one axis for every example
+linear("rt.vb_in", "x, spec, n", "x", "rt.vb_in_t(g, x, spec)", tree_args=(0,))
+linear("rt.vb_in_t", "v, like, spec", "v", "rt.vb_in(g, spec, rt.vb_n(v))", tree_args=(0, 1))
+linear("rt.vb_out", "x, spec, n", "x", "rt.vb_out_t(g, spec)", tree_args=(0,))
+linear("rt.vb_out_t", "v, spec", "v", "rt.vb_out(g, spec, 0)", tree_args=(0,))
+linear("rt.vb_bcast", "x, n", "x", "rt.vb_bcast_t(g, x)", tree_args=(0,))
+linear("rt.vb_bcast_t", "v, like", "v", "rt.vb_bcast(g, rt.vb_n(v))", tree_args=(0, 1))
+linear("rt.vb_lift", "x, other, other_batched", "x", "rt.vb_unlift(g, x)", tree_preserving=True)
 linear("rt.vb_unlift", "v, x", "v", "rt.vb_unlift(g, v)")
 linear("rt.vb_lift_tree", "x, other, other_batched", "x", "rt.vb_lift_tree_t(g, x)")
 prim("rt.vb_lift_tree_t", "g_, x", zero_args=("x",))  # (its own derivative: vb_no_derivative, below)
 linear("rt.vb_lift_to", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
 linear("rt.vb_flat", "x", "x", "xp.reshape(g, xp.shape(x))")
-linear("rt.vb_getitem", "x, index, xb=True, ib=False, clip=True", "x", "rt.vb_getitem_t(g, x, index, xb, ib)")
-linear("rt.vb_getitem_t", "v, x, index, xb, ib", "v", "rt.vb_getitem(g, index, xb, ib)")
+linear("rt.vb_getitem", "x, index, xb=True, ib=False, clip=True", "x", "rt.vb_getitem_t(g, x, index, xb, ib)",
+       tree_args=(0,), nested_ok=True)
+linear("rt.vb_getitem_t", "v, x, index, xb, ib", "v", "rt.vb_getitem(g, index, xb, ib)", tree_args=(0, 1))
 # reverse mode's in-place form of `b_x + rt.vb_getitem_t(g, x, index, xb, ib)` (VJP_IN_PLACE)
-prim("rt.vb_add_at", "acc, v, index, xb=True, ib=False", zero_args=("index", "xb", "ib"), tree_sum=True)
+prim("rt.vb_add_at", "acc, v, index, xb=True, ib=False", zero_args=("index", "xb", "ib"), tree_sum=True,
+     mutates=True, tree_args=(0, 1))
 defvjp("rt.vb_add_at", acc="g", v="rt.vb_getitem(g, index, xb, ib)")
 defjvp("rt.vb_add_at", acc="rt.fresh(dacc)", v="rt.vb_getitem_t(dv, acc, index, xb, ib)")
 VJP_IN_PLACE["rt.vb_getitem"] = ("x", "rt.vb_add_at")
-prim("rt.vb_select", "m, new, old")
+prim("rt.vb_select", "m, new, old", zero_args=("m",), tree_args=(1, 2))
 defvjp("rt.vb_select", new="rt.vb_select(m, g, rt.zeros_like_tree(g))", old="rt.vb_select(m, rt.zeros_like_tree(g), g)")
 # the old value of a first assignment is None (and so is its tangent, when the branch that would
 # have assigned it first was skipped): its term is then zeros shaped like the new value
 defjvp("rt.vb_select", new="rt.vb_select(m, dnew, rt.zeros_like_tree(dnew))",
        old="rt.vb_select(m, rt.zeros_like_tree(new), dold)")
-zero("rt.vb_select", "m")
 prim("rt.vb_loop", "fn, flags, n, a0=None, a1=None, a2=None, a3=None, a4=None, a5=None, a6=None",
      zero_args=("fn", "flags", "n"))
-for _h in ("vb_size", "vb_size0", "vb_in", "vb_out", "vb_bcast", "vb_lift", "vb_unlift", "vb_select", "vb_any"):
+for _h in ("vb_size", "vb_size0", "vb_in", "vb_out", "vb_bcast", "vb_lift", "vb_unlift", "vb_any"):
     helper("rt." + _h, "rt.vbh_" + _h)
+helper("rt.vb_select", "rt.vbh_vb_select", zero_args=("f", "m"))  # (the mask has no derivative)
 broadcasting("rt.vb_and", "rt.vb_andnot")
 unbatched("rt.vb_ones")
 for _h in ("vb_axes", "vb_n", "vb_flat", "vb_axis"):  # vb_axis: an axis of batched code batched again (vmap of vmap)
@@ -215,11 +224,28 @@ for _n in ("tuple", "list"):  # `tuple(x)` of a batched list or array
     linear("rt.vbh_" + _n, "f, x", "x", "rt.vb_tuple_t(f, g, x)")
 linear("rt.vb_tuple_t", "f, v, x", "v", "rt.vbh_tuple(f, g)")
 defbatch("rt.vb_tuple_t", BatchRule("loop"))
-for _n in [n for n in dir(_rt) if n.startswith("vbh_")]:
-    if "rt." + _n not in PRIMS:
-        prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=_n[4:] in _NONDIFF_HELPERS)
-        PRIMS["rt." + _n].zero_args = ("f",)
-    defbatch("rt." + _n, BatchRule("loop"))
+
+
+def _declare_helpers() -> list[str]:
+    """Each batching helper named so far is a primitive too, run once per example when batched
+    again, with the signature of its runtime function (its flags argument `f` has no derivative;
+    the helper of an operation without derivative has none either). Returns those new here."""
+    ops_of: dict[str, list[str]] = {}
+    for op, rule in BATCH.items():
+        if rule.kind == "helper":
+            ops_of.setdefault(rule.helper, []).append(op)
+    new = []
+    for name in sorted(ops_of):
+        if name not in PRIMS:
+            facts = {"zero_args": ("f",), **_HELPER_FACTS.get(name, {})}
+            prim(name, _sig_of(getattr(_rt, name[3:])), nondiff=any(PRIMS[op].nondiff for op in ops_of[name]),
+                 **facts)
+            new.append(name)
+        defbatch(name, BatchRule("loop"))
+    return new
+
+
+_declare_helpers()
 for _op, _kind in (("dot", "dot"), ("matmul", "matmul"), ("inner", "inner")):
     defvjp("rt.vbh_" + _op, a=f"rt.vb_dot_vjp(f, g, a, b, 0, {_kind!r})", b=f"rt.vb_dot_vjp(f, g, a, b, 1, {_kind!r})")
     defjvp("rt.vbh_" + _op, a=f"rt.vbh_{_op}(f, da, b)", b=f"rt.vbh_{_op}(f, a, db)")
@@ -258,38 +284,12 @@ for _n in ("dot_vjp_a", "dot_vjp_b", "sum_vjp", "mean_vjp", "jac_from_rows", "ja
     helper("rt." + _n, "rt.vbh_" + _n)
 helper("rt.basis", "rt.vbh_basis")
 helper("rt.vb_sum_scalars", "rt.vbh_vb_sum_scalars")
-UNBATCHED_RESULT |= {"rt.vb_size", "rt.vb_size0", "rt.tree_size", "rt.tree_all_zero", "rt.basis", "rt.vb_axes", "rt.vb_n",
-                     "rt.vb_axis"}
-UNBATCHED_RESULT |= rules_jacobian.UNBATCHED
 
-# ---- the NumPy coverage tables (rules_linalg, rules_math, rules_reduce, rules_shape) ----
-# linalg functions act on the last axes of a stack of matrices: a leading batch axis is one more
-elementwise("xp.linalg.inv", "xp.linalg.det", "xp.linalg.slogdet", "xp.linalg.cholesky", "xp.linalg.eigh",
-            "xp.linalg.eigvalsh", "xp.linalg.svd", "xp.linalg.svdvals", "xp.linalg.qr", "xp.linalg.pinv",
-            "xp.linalg.matrix_power", "xp.linalg.diagonal", "xp.linalg.matrix_transpose", "rt.mT",
-            "xp.linalg.trace", "xp.linalg.matrix_norm", "xp.linalg.cond", "xp.matrix_transpose", "xp.modf",
-            "xp.frexp")
-reduction("xp.nansum", "xp.nanmean", "xp.nanmax", "xp.nanmin", "xp.nanprod", "xp.nanvar", "xp.nanstd", "xp.ptp",
-          "xp.median", "xp.nanmedian", "xp.linalg.vector_norm")
-reduction("xp.cumprod", "xp.nancumsum", "xp.nancumprod", none_axis="flat")
-axis_op(["xp.concat"], ("axis",))
-# the coverage ops batch by vectorized helpers in s2s/runtime/batch_ops.py (one row each)
-axis_op(["xp.diagonal"], ("axis1", "axis2"))
-axis_op(["xp.unstack"], ("axis",))
-axis_op(["xp.sort"], ("axis",), none_axis="flat")
-for _n in ("append", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "dstack", "column_stack", "split",
-           "array_split", "hsplit", "vsplit", "dsplit", "compress", "extract", "delete", "take", "take_along_axis",
-           "select", "broadcast_to", "fliplr", "flipud", "rot90", "rollaxis", "roll", "tile", "diag", "pad",
-           "cumulative_sum", "cumulative_prod", "diff", "ediff1d", "average", "quantile", "percentile",
-           "nanquantile", "nanpercentile", "gradient", "partition", "einsum", "tensordot", "vdot", "kron",
-           "matvec", "vecmat", "vecdot", "cross", "polyval", "convolve", "correlate", "interp", "meshgrid"):
+# ---- the core table's ops batched by vectorized helpers in s2s/runtime/batch_shape.py (the NumPy
+# coverage families, rules_linalg, rules_math, rules_reduce and rules_shape, declare theirs with
+# each primitive) ----
+for _n in ("atleast_1d", "atleast_2d", "hstack", "vstack", "broadcast_to", "roll", "tile"):
     helper("xp." + _n, "rt.vbh_" + _n)
-for _n in ("tensordot", "vecdot", "cross", "solve"):
-    helper("xp.linalg." + _n, "rt.vbh_linalg_" + _n)
-helper("xp.linalg.matmul", "rt.vbh_matmul")
-helper("xp.linalg.multi_dot", "rt.vbh_multi_dot")
-helper("xp.permute_dims", "rt.vbh_transpose")
-helper("rt.interp_apply", "rt.vbh_interp_apply")
 helper("rt.list_sum", "rt.vbh_list_sum")
 for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
     helper("xp." + _n, "rt.vbh_" + _n)
@@ -303,42 +303,32 @@ for _n, _sig in (("xp.argsort", "a, axis=-1, kind=None, order=None, stable=None"
                  ("xp.array_equal", "a, b, *args, **kwargs"), ("xp.array_equiv", "a, b, *args, **kwargs"),
                  ("xp.isin", "element, test_elements, assume_unique=False, invert=False, kind=None"),
                  ("xp.digitize", "x, bins, right=False")):
-    prim(_n, _sig, nondiff=True)
+    prim(_n, _sig, nondiff=True, methods=(_n[3:],) if _n in ("xp.argsort", "xp.searchsorted") else ())
 axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="flat")
 for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
     helper("xp." + _n, "rt.vbh_" + _n)
-# derivative helpers (vmap of grad), s2s/runtime/batch_ops.py
-for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "sort_vjp", "sort_jvp", "partition_vjp",
-           "partition_jvp", "cumsum_vjp", "diff_vjp", "cumulative_vjp", "reshape_like", "transpose_vjp", "rot90_vjp",
-           "rollaxis_vjp", "einsum_n", "add_at"):
-    helper("rt." + _n, "rt.vbh_d_" + _n)
-elementwise("rt.expand2")
+# derivative helpers (vmap of grad), s2s/runtime/batch_*.py
+for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "cumsum_vjp", "reshape_like", "transpose_vjp",
+           "add_at"):
+    # (vbh_d_add_at(flags, acc, index, v) updates acc in place, as add_at does)
+    helper("rt." + _n, "rt.vbh_d_" + _n, **({"mutates": True, "mutated": 1} if _n == "add_at" else {}))
 broadcasting("rt.mod_dy", "rt.fmod_dy")
 helper("tuple", "rt.vbh_tuple")
 helper("list", "rt.vbh_list")
-elementwise("xp.linalg.matrix_rank")  # over stacks of matrices
 for _n in ("is", "isnot"):  # `x is None` of a batched x: never None, as for each example
     helper(_n, "rt.vbh_" + _n)
-    UNBATCHED_RESULT.add(_n)
 # derivative helpers that read only shapes and settings: one example's answer serves the batch
-for _n in _rt.batch_ops._STATIC:
-    prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True)
+for _n in ("conv_pad", "diff_axis", "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec",
+           "kron_spec", "kron_shape", "vecdot_spec", "svd_check", "not_deleted", "interp_ok", "plain_reflect",
+           "insert_map", "vander_powers", "cov_axes", "cov_ddof"):
+    prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True, unbatched_result=True)
     helper("rt." + _n, "rt.vbh_static_" + _n)
-    UNBATCHED_RESULT.add("rt." + _n)
+for _n in _declare_helpers():  # the coverage ops' helpers
+    if not PRIMS[_n].nondiff:
+        _no_derivative(_n)
 looped(*[n for n, p in PRIMS.items() if n not in BATCH and not n.startswith("ext.")
          and (p.vjp or p.jvp or p.linear_in)])
-elementwise("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex",
-            "xp.imag", "xp.angle", "xp.bitwise_not", "xp.isnat")
-broadcasting("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd",
-             "xp.lcm")
 looped(*[n for n in PRIMS if n not in BATCH and not n.startswith("ext.")])  # the rest: once per example
-# the batching helper of an operation without derivative has none either (grad of batched code
-# passes through it, as through the operation)
-for _n, _r in list(BATCH.items()):
-    if _r.kind == "helper" and PRIMS[_n].nondiff and _r.helper in PRIMS and not PRIMS[_r.helper].nondiff:
-        PRIMS[_r.helper].nondiff = True
-        VJP.pop(_r.helper, None)
-        JVP.pop(_r.helper, None)
 
 
 # ---- known per-example ranks (vmap specialized on its arguments' ranks): products and their

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from .registry import BatchRule, defbatch, linear, nondiff
 
-nondiff("rt.basis_stack", "rt.ones_tangent")
-nondiff("rt.diag_ok", sig="t, x")
-nondiff("rt.scalar_output", sig="out")
+# (the same for every example: they depend on shapes only)
+nondiff("rt.basis_stack", "rt.ones_tangent", unbatched_result=True)
+nondiff("rt.diag_ok", sig="t, x", unbatched_result=True)
+nondiff("rt.scalar_output", sig="out", unbatched_result=True)
 linear("rt.jac_from_batch_cols", "cols, x", "cols", "rt.jac_batch_cols_t(g, cols, x)")
 linear("rt.jac_batch_cols_t", "g_, cols, x", "g_", "rt.jac_from_batch_cols(g, x)")
 linear("rt.jac_from_batch_rows", "rows, out, x", "rows", "rt.jac_batch_rows_t(g, rows, out, x)")
@@ -19,6 +20,3 @@ linear("rt.jac_diag_t", "g_, t", "g_", "rt.jac_diag(g)")
 for _n in ("basis_stack", "ones_tangent", "diag_ok", "scalar_output", "jac_from_batch_cols", "jac_batch_cols_t",
            "jac_from_batch_rows", "jac_batch_rows_t", "jac_diag", "jac_diag_t"):
     defbatch("rt." + _n, BatchRule("helper", helper="rt.vbh_" + _n))
-
-# results that are the same for every example (they depend on shapes only)
-UNBATCHED = {"rt.basis_stack", "rt.ones_tangent", "rt.diag_ok", "rt.scalar_output"}

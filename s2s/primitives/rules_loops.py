@@ -4,10 +4,11 @@ loop (batched over its index) be batched again by vmap (the example axis first).
 from __future__ import annotations
 
 from . import rules_batch  # noqa: F401  (the batched helpers are declared first)
-from .registry import PRIMS, BatchRule, defbatch, defjvp, defvjp, linear, prim
-from .rules_batch import UNBATCHED_RESULT, helper
+from .registry import BatchRule, defbatch, defjvp, defvjp, linear, prim
+from .rules_batch import helper
 
-linear("rt.lv_window", "x, index, ib, where=None, xb=False", "x", "rt.lv_window_t(g, x, index, ib, where, xb)")
+linear("rt.lv_window", "x, index, ib, where=None, xb=False", "x", "rt.lv_window_t(g, x, index, ib, where, xb)",
+       nested_ok=True)
 linear("rt.lv_window_t", "v, x, index, ib, where=None, xb=False", "v", "rt.lv_window(g, index, ib, where, xb)")
 helper("rt.lv_window", "rt.lv_window_outer")
 defbatch("rt.lv_window_t", BatchRule("loop"))
@@ -16,7 +17,7 @@ for _op in ("dot", "matmul", "inner"):
 helper("rt.vb_getitem", "rt.vb_getitem_outer")
 
 prim("rt.lv_count", "start, stop, step=1", nondiff=True)
-prim("rt.lv_index", "i, a, axis=0", nondiff=True)
+prim("rt.lv_index", "i, a, axis=0", nondiff=True, unbatched_result=True)
 linear("rt.lv_array", "v, n", "v", "rt.lv_array_t(g, v, n)")
 defbatch("rt.lv_count", BatchRule("create"))
 helper("rt.lv_array", "rt.lv_array_outer")
@@ -29,9 +30,8 @@ linear("rt.lv_slot_outer", "f, v, a, key", "v", "xp.reshape(g, xp.shape(v))")
 defbatch("rt.lv_slot_outer", BatchRule("loop"))
 prim("rt.lv_fits", "n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=(), "
      "writes=(), reads=()",
-     nondiff=True)
+     nondiff=True, unbatched_result=True)
 helper("rt.lv_fits", "rt.lv_fits_outer")
-UNBATCHED_RESULT |= {"rt.lv_index", "rt.lv_fits"}
 
 # the batching helpers above are primitives too: code that calls vmap can be differentiated
 linear("rt.lv_window_outer", "f, x, index, ib, where=None, xb=False", "x",
@@ -88,9 +88,6 @@ for _n, _sig in (("rt.vb_dot_vjp_d", "f, g_, a, b, which, op, wrt, d"),
 defvjp("rt.vbh_vb_select", new="rt.vbh_vb_select_t(f, g, m, 0, new)", old="rt.vbh_vb_select_t(f, g, m, 1, old)")
 defjvp("rt.vbh_vb_select", new="rt.vbh_vb_select(f, m, dnew, rt.zeros_like_tree(old))",
        old="rt.vbh_vb_select(f, m, rt.zeros_like_tree(new), dold)")
-PRIMS["rt.vbh_vb_select"].zero_args = ("f", "m")
-PRIMS["rt.vbh_vb_select"].vjp.pop("m", None)
-PRIMS["rt.vbh_vb_select"].jvp.pop("m", None)
 prim("rt.vbh_vb_select_t", "f, g_, m, which, like", zero_args=("f", "m", "which", "like"))
 defvjp("rt.vbh_vb_select_t", g_="rt.vb_no_derivative(g, 'vbh_vb_select_t')")
 defjvp("rt.vbh_vb_select_t", g_="rt.vbh_vb_select_t(f, dg_, m, which, like)")

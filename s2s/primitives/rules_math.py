@@ -2,20 +2,18 @@
 recognized functions with no derivative (rounding, predicates, integer results)."""
 from __future__ import annotations
 
-from .registry import PRIMS, defjvp, defvjp, linear, nondiff, prim, zero
+from .registry import BROADCAST, PRIMS, SAME, along, defbatch, defjvp, defvjp, linear, nondiff, prim
 
 _DEG = "0.017453292519943295"  # pi / 180
 _RAD = "57.29577951308232"     # 180 / pi
 for _n, _c in (("deg2rad", _DEG), ("radians", _DEG), ("rad2deg", _RAD), ("degrees", _RAD)):
-    linear("xp." + _n, "x", "x", f"g * {_c}")
-    PRIMS["xp." + _n].same_shape = True
-for _n in ("conjugate", "conj"):
-    linear("xp." + _n, "x", "x", "g")
-    PRIMS["xp." + _n].same_shape = True
-prim("xp.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None", same_shape=True)
+    linear("xp." + _n, "x", "x", f"g * {_c}", same_shape=True)
+for _n in ("conjugate", "conj"):  # (`x.conj()` is xp.real, `x.conjugate()` this)
+    linear("xp." + _n, "x", "x", "g", same_shape=True, methods=("conjugate",) if _n == "conjugate" else ())
+prim("xp.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None", same_shape=True,
+     zero_args=("copy", "nan", "posinf", "neginf"))
 defvjp("xp.nan_to_num", x="g * xp.isfinite(x)")  # 0 where x is replaced
 defjvp("xp.nan_to_num", x="dx * xp.isfinite(x)")
-zero("xp.nan_to_num", "copy", "nan", "posinf", "neginf")
 
 # ---- two arguments, broadcasting: the transformer sums cotangents back to each shape ----
 prim("xp.hypot", "x, y", broadcasting=True)
@@ -24,31 +22,30 @@ defjvp("xp.hypot", x="dx * x / ans", y="dy * y / ans")
 prim("xp.logaddexp2", "x, y", broadcasting=True)
 defvjp("xp.logaddexp2", x="rt.unbroadcast(g * xp.exp2(x - ans), x)", y="rt.unbroadcast(g * xp.exp2(y - ans), y)")
 defjvp("xp.logaddexp2", x="dx * xp.exp2(x - ans)", y="dy * xp.exp2(y - ans)")
-prim("xp.copysign", "x, y", broadcasting=True)  # sign(x) * sign-bit of y; no derivative in y
+prim("xp.copysign", "x, y", broadcasting=True, zero_args=("y",))  # sign(x) * sign-bit of y; none in y
 defvjp("xp.copysign", x="rt.unbroadcast(g * xp.sign(x) * xp.copysign(1.0, y), x)")
 defjvp("xp.copysign", x="dx * xp.sign(x) * xp.copysign(1.0, y)")
-zero("xp.copysign", "y")
 for _op, _base in (("xp.float_power", "pow"), ("xp.true_divide", "div")):
-    prim(_op, "x, y", broadcasting=True)
+    prim(_op, "x, y", broadcasting=True, float_result="always" if _op == "xp.true_divide" else "")
     defvjp(_op, **PRIMS[_base].vjp)  # the same rows as the operator, so its fixes carry over
     defjvp(_op, **PRIMS[_base].jvp)
-prim("xp.ldexp", "x, y", broadcasting=True)  # x * 2**y with integer y
+prim("xp.ldexp", "x, y", broadcasting=True, zero_args=("y",))  # x * 2**y with integer y
 defvjp("xp.ldexp", x="rt.unbroadcast(xp.ldexp(g, y), x)")
 defjvp("xp.ldexp", x="xp.ldexp(dx, y)")
-zero("xp.ldexp", "y")
 
 # ---- recognized, no derivative: integer, boolean or piecewise-constant results ----
-nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal",
-        "xp.iscomplex", "xp.isrealobj", "xp.iscomplexobj", "xp.isscalar", "xp.imag", "xp.angle",
-        "xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.bitwise_not", "xp.left_shift",
-        "xp.right_shift", "xp.gcd", "xp.lcm", "xp.isin", "xp.digitize", "xp.unique",
+nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex", "xp.imag",
+        "xp.angle", "xp.bitwise_not", "xp.isnat", sig="x, *args, **kwargs", batch=SAME)
+nondiff("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd", "xp.lcm",
+        sig="x, *args, **kwargs", batch=BROADCAST)
+nondiff("xp.isrealobj", "xp.iscomplexobj", "xp.isscalar", "xp.isin", "xp.digitize", "xp.unique",
         "xp.unique_values", "xp.unique_counts", "xp.unique_inverse", "xp.unique_all", "xp.intersect1d",
         "xp.union1d", "xp.setdiff1d", "xp.setxor1d", "xp.lexsort", "xp.argpartition", "xp.argwhere",
         "xp.nanargmax", "xp.nanargmin", "xp.indices", "xp.ix_", "xp.diag_indices_from",
         "xp.tril_indices_from", "xp.triu_indices_from",
         "xp.can_cast", "xp.promote_types",
         "xp.iinfo", "xp.finfo", "xp.may_share_memory", "xp.shares_memory", "xp.array_equiv",
-        "xp.ravel_multi_index", "xp.mask_indices", "xp.isnat",
+        "xp.ravel_multi_index", "xp.mask_indices",
         sig="x, *args, **kwargs")
 
 # ---- NumPy 2 spellings of the same functions: the same rows under the new names ----
@@ -57,22 +54,22 @@ nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.
 def _alias(new: str, old: str) -> None:
     src = PRIMS[old]
     sig = ", ".join(f"{a}={src.defaults[a]!r}" if a in src.defaults else a for a in src.params)
-    p = prim(new, sig, broadcasting=src.broadcasting, nondiff=src.nondiff, same_shape=src.same_shape,
-             linear_in=src.linear_in, list_args=src.list_args, full_reduction=src.full_reduction)
+    prim(new, sig, broadcasting=src.broadcasting, nondiff=src.nondiff, same_shape=src.same_shape,
+         linear_in=src.linear_in, list_args=src.list_args, full_reduction=src.full_reduction, zero_args=src.zero_args)
     defvjp(new, **src.vjp)
     defjvp(new, **src.jvp)
-    p.zero_args = src.zero_args
 
 
 for _new, _old in (("acos", "arccos"), ("asin", "arcsin"), ("atan", "arctan"), ("acosh", "arccosh"),
                    ("asinh", "arcsinh"), ("atanh", "arctanh"), ("atan2", "arctan2"), ("pow", "power"),
                    ("concat", "concatenate")):
     _alias("xp." + _new, "xp." + _old)
+defbatch("xp.concat", along("axis"))
 
 # ---- functions with a tuple result: (differentiable part, integer part) ----
-prim("xp.modf", "x", tree_sum=True)  # (fractional part, integral part): d frac = dx
+prim("xp.modf", "x", tree_sum=True, batch=SAME)  # (fractional part, integral part): d frac = dx
 defvjp("xp.modf", x="g[0]")
 defjvp("xp.modf", x="(dx, 0.0 * dx)")
-prim("xp.frexp", "x", tree_sum=True)  # x = mantissa * 2**exponent with an integer exponent
+prim("xp.frexp", "x", tree_sum=True, batch=SAME)  # x = mantissa * 2**exponent with an integer exponent
 defvjp("xp.frexp", x="rt.cast_like(xp.ldexp(g[0], -ans[1]), x)")
 defjvp("xp.frexp", x="(xp.ldexp(dx, -ans[1]), xp.zeros_like(ans[1]))")

@@ -1,13 +1,50 @@
-"""Helpers that generated code calls as `rt.<name>`: the core ones (`core`), those of the NumPy
-coverage rules (`ops`) and those of batched code (`batch`). Each takes its array module from its
-arguments."""
-from . import batch as _batch
-from . import batch_ops as _batch_ops
-from . import core as _core
-from . import jacobian as _jacobian
-from . import loops as _loops
-from . import ops as _ops
+"""Helpers that generated code calls as `rt.<name>`, each taking its array module from its arguments.
 
-for _m in (_core, _ops, _batch, _batch_ops, _jacobian, _loops):
-    globals().update({k: v for k, v in vars(_m).items() if not k.startswith("__")})
-del _m
+One module per rule family, each with one export list (`__all__`) that this namespace is built from:
+
+- core: broadcasting, casts, pytrees, in-place accumulation, the copies that keep functions pure
+- elementwise: derivatives of elementwise functions (rules.py's operators, rules_math)
+- shapes, reduce, linalg: transposes and derivatives of shape, reduction and linear-algebra ops
+  (rules_shape, rules_reduce, rules_linalg)
+- composite: operations computed by NumPy's definition written with primitives (registry.composite)
+- jacobian: the basis and the assembly of Jacobians (rules_jacobian)
+- batch: vmap's machinery (sizes, in/out axes, masks, the per-example fallback `vb_loop`)
+- batch_core, batch_shape, batch_reduce, batch_linalg: batching helpers `vbh_<op>(flags, *args)`
+  (rules_batch), by the family of the op they batch
+- loops: helpers of vectorized loops (rules_loops)
+
+A name exported twice is an error, so `rt.<name>` always means one function.
+"""
+from . import (
+    batch,
+    batch_core,
+    batch_linalg,
+    batch_reduce,
+    batch_shape,
+    composite,
+    core,
+    elementwise,
+    jacobian,
+    linalg,
+    loops,
+    reduce,
+    shapes,
+)
+
+MODULES = (core, elementwise, shapes, reduce, linalg, composite, jacobian, batch, batch_core, batch_shape, batch_reduce,
+           batch_linalg, loops)
+
+
+def _build(modules) -> dict:
+    """`rt.<name>` -> function, from each module's `__all__`."""
+    names: dict = {}
+    for m in modules:
+        for n in m.__all__:
+            if n in names:
+                raise ImportError(f"s2s.runtime: {n} is exported by both {names[n].__module__} and {m.__name__}")
+            names[n] = getattr(m, n)
+    return names
+
+
+globals().update(_build(MODULES))
+__all__ = [n for m in MODULES for n in m.__all__]

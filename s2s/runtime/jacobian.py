@@ -7,7 +7,108 @@ import numpy as np
 
 from ..tree import tree_flatten, tree_map, tree_unflatten
 from .batch import vb_n
-from .core import _float_dtype, _is_tree, _leaf_sizes, _split_last, namespace
+from .core import _float_dtype, _is_tree, _leaf_sizes, _one_hot, _size, namespace
+
+# what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
+__all__ = ("tree_size", "basis", "jac_from_columns", "jac_from_rows", "jac_columns_t", "jac_rows_t",
+           "basis_stack", "ones_tangent", "jac_from_batch_cols", "jac_batch_cols_t", "jac_from_batch_rows",
+           "jac_batch_rows_t", "diag_ok", "NotDiagonal", "not_diagonal", "dot_vjp_a_diag", "dot_vjp_b_diag",
+           "diag_jacobian", "diag_const", "scalar_output", "jac_diag", "jac_diag_t", "vbh_basis_stack",
+           "vbh_ones_tangent", "vbh_diag_ok", "vbh_scalar_output", "vbh_jac_from_batch_cols",
+           "vbh_jac_from_batch_rows", "vbh_jac_diag", "vbh_jac_batch_cols_t", "vbh_jac_batch_rows_t",
+           "vbh_jac_diag_t")
+
+
+def tree_size(x) -> int:
+    """How many numbers the pytree `x` holds: the length of its flattened vector."""
+    return int(_size(x)) if not _is_tree(x) else sum(_leaf_sizes(x)[2])
+
+
+def basis(x, k):
+    """The k-th standard basis vector of pytree `x`: zeros like each leaf, a single 1 (float64
+    unless the leaf is floating)."""
+    if not _is_tree(x):
+        return _one_hot(x, k)
+    leaves, treedef, sizes = _leaf_sizes(x)
+    out = []
+    for leaf, n in zip(leaves, sizes):
+        e = _one_hot(leaf, k) if 0 <= k < n else namespace(leaf).zeros(np.shape(leaf), dtype=_float_dtype(leaf))
+        k -= n
+        out.append(e)
+    return tree_unflatten(treedef, out)
+
+
+def _split_last(m, like_leaves, sizes, lead_shape):
+    """Split the last axis of `m` per leaf of the input tree, each reshaped to lead + leaf shape."""
+    parts = np.split(m, np.cumsum(sizes)[:-1], axis=-1) if len(sizes) > 1 else [m]
+    return [np.reshape(p, lead_shape + np.shape(leaf)) for p, leaf in zip(parts, like_leaves)]
+
+
+def jac_from_columns(cols, out, x):
+    """Jacobian from jvp columns (one per number of `x`): for each output leaf, a tree like `x`
+    of arrays shaped out_leaf.shape + x_leaf.shape."""
+    if not (_is_tree(out) or _is_tree(x)) and cols:
+        return np.reshape(np.stack(cols, axis=-1), np.shape(out) + np.shape(x))
+    out_leaves, out_def = tree_flatten(out)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
+    col_leaves = [tree_flatten(c)[0] for c in cols]
+    blocks = []
+    for j, o in enumerate(out_leaves):
+        m = np.stack([namespace(c[j]).asarray(c[j]) for c in col_leaves], axis=-1) if cols else \
+            namespace(o).zeros(np.shape(o) + (0,))
+        blocks.append(tree_unflatten(x_def, _split_last(m, x_leaves, sizes, np.shape(o))))
+    return tree_unflatten(out_def, blocks)
+
+
+def jac_from_rows(rows, out, x):
+    """Jacobian from vjp rows (one per number of `out`), in the layout of `jac_from_columns`."""
+    if not (_is_tree(out) or _is_tree(x)) and rows:
+        return np.reshape(np.stack(rows), np.shape(out) + np.shape(x))
+    out_leaves, out_def, out_sizes = _leaf_sizes(out)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
+    row_leaves = [tree_flatten(r)[0] for r in rows]
+    # one matrix per input leaf: (number of outputs) x (the leaf's numbers)
+    mats = [np.reshape(np.stack([namespace(r[i]).asarray(r[i]) for r in row_leaves]), (len(rows), -1))
+            for i in range(len(x_leaves))]
+    full = np.concatenate(mats, axis=1) if len(mats) > 1 else mats[0]
+    blocks, start = [], 0
+    for o, n in zip(out_leaves, out_sizes):
+        part = np.moveaxis(np.reshape(full[start:start + n], np.shape(o) + (-1,)), -1, -1)
+        blocks.append(tree_unflatten(x_def, _split_last(part, x_leaves, sizes, np.shape(o))))
+        start += n
+    return tree_unflatten(out_def, blocks)
+
+
+def _jac_matrix(g, out, x):
+    """The Jacobian pytree `g` as one matrix: (numbers of out) x (numbers of x)."""
+    out_leaves, out_def = tree_flatten(out)
+    x_n = tree_size(x)
+    blocks = tree_flatten(g, )[0]
+    per_out = len(tree_flatten(x)[0])
+    rows = []
+    for j, o in enumerate(out_leaves):
+        leaves = blocks[j * per_out:(j + 1) * per_out]
+        rows.append(np.concatenate([np.reshape(b, (int(_size(o)), -1)) for b in leaves], axis=1)
+                    if leaves else namespace(o).zeros((int(_size(o)), x_n)))
+    return np.concatenate(rows, axis=0)
+
+
+def jac_columns_t(g, cols, out, x):
+    """Transpose of `jac_from_columns`: the cotangent of each column."""
+    mat = _jac_matrix(g, out, x)
+    out_leaves, out_def, sizes = _leaf_sizes(out)
+    result = []
+    for k in range(mat.shape[1]):
+        parts = np.split(mat[:, k], np.cumsum(sizes)[:-1]) if len(sizes) > 1 else [mat[:, k]]
+        result.append(tree_unflatten(out_def, [np.reshape(p, np.shape(o)) for p, o in zip(parts, out_leaves)]))
+    return result
+
+
+def jac_rows_t(g, rows, out, x):
+    """Transpose of `jac_from_rows`: the cotangent of each row."""
+    mat = _jac_matrix(g, out, x)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
+    return [tree_unflatten(x_def, _split_last(mat[k], x_leaves, sizes, ())) for k in range(mat.shape[0])]
 
 
 def basis_stack(x):

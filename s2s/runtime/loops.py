@@ -10,18 +10,24 @@ import numpy as np
 from ..errors import S2SValueError
 from ..tree import tree_leaves, tree_map
 from .batch import (
-    _vb_dot_spec,
     _vb_key,
     vb_bcast,
-    vb_dot,
-    vb_dot_vjp,
     vb_getitem,
     vb_getitem_t,
     vb_loop,
     vb_select,
-    vbh_vb_lift,
 )
+from .batch_core import vbh_vb_lift
+from .batch_linalg import _vb_dot_spec, vb_dot, vb_dot_vjp
 from .core import reshape_like
+
+# what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
+__all__ = ("MIN_TRIPS", "lv_window", "vb_getitem_loop", "lv_window_t", "lv_window_outer", "lv_window_outer_t",
+           "lv_dot_outer", "lv_dot_outer_vjp", "vb_dot_vjp_vjp", "vb_dot_vjp_d", "lv_dot_outer_vjp_d",
+           "lv_dot_dot", "lv_dot_matmul", "lv_dot_inner", "vb_getitem_outer", "vb_getitem_outer_t", "lv_slot",
+           "lv_slot_outer", "lv_lift_outer", "lv_lift_outer_t", "lv_lift_outer_like",
+           "vbh_vb_select_t", "lv_count", "lv_array",
+           "lv_array_outer", "lv_array_t", "lv_index", "lv_index_outer", "lv_fits", "lv_fits_outer")
 
 MIN_TRIPS = 4  # fewer iterations run as the loop: the vectorized branch's fixed cost would not pay
 

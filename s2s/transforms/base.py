@@ -251,16 +251,15 @@ def containers(body, active) -> set[str]:
                 out.update(k.value.id for k in s.value.keywords if isinstance(k.value, gast.Name))
                 if isinstance(t, gast.Name):
                     out.add(t.id)
-            if isinstance(s.value, gast.Call) and an.classify(s.value) in TREE_ARGS:
-                args = s.value.args
-                out.update(args[k].id for k in TREE_ARGS[an.classify(s.value)]
-                           if k < len(args) and isinstance(args[k], gast.Name))
+            if isinstance(s.value, gast.Call) and (p := registry.lookup(an.classify(s.value))) is not None:
+                args = s.value.args  # arguments that may be whole pytrees (`Prim.tree_args`)
+                out.update(args[k].id for k in p.tree_args if k < len(args) and isinstance(args[k], gast.Name))
         elif is_list_op(s):
             out.add(s.value.func.value.id)
     # a copy of a pytree is a pytree, and so is what it was copied from
     links = [(s.targets[0].id, arg.id) for s in an.walk_stmts(body)
              if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-             and an.classify(s.value) in TREE_PRESERVING
+             and _tree_preserving(an.classify(s.value))
              for arg in ([s.value] if isinstance(s.value, gast.Name) else s.value.args[:1])
              if isinstance(arg, gast.Name)]
     # a slice of a list is a list, and so are `a + b` of lists (concatenation) and `a * n` (repetition)
@@ -342,10 +341,12 @@ def _tree_positions(s) -> list[str]:
     kind = an.classify(v)
     if kind == "call":
         return [n for n in an.loads(v) if n != getattr(v.func, "id", None)]
-    if kind in TREE_ARGS:
-        return [v.args[k].id for k in TREE_ARGS[kind] if k < len(v.args) and isinstance(v.args[k], gast.Name)]
     p = registry.lookup(kind)
-    if p is None or not p.list_args:
+    if p is None:
+        return []
+    if p.tree_args:  # arguments that may be whole pytrees (`Prim.tree_args`)
+        return [v.args[k].id for k in p.tree_args if k < len(v.args) and isinstance(v.args[k], gast.Name)]
+    if not p.list_args:
         return []
     out = [a.id for name, a in zip(p.params, v.args) if name in p.list_args and isinstance(a, gast.Name)]
     return out + [k.value.id for k in v.keywords if k.arg in p.list_args and isinstance(k.value, gast.Name)]
@@ -373,15 +374,10 @@ def _leaf_value(v, leaves) -> bool:
     return False
 
 
-# batched code's helpers that take a whole pytree (vmap of a function taking a list of arrays): the
-# positions of those arguments, whose adjoints must be summed leaf by leaf (`+` would concatenate)
-TREE_ARGS = {"list": (0,), "tuple": (0,), "rt.like": (0, 1), "rt.seq_ct": (0, 2), "rt.seq_ct_t": (0, 3),
-             "rt.add_at": (0, 2), "rt.vb_getitem": (0,), "rt.vb_getitem_t": (0, 1), "rt.vb_add_at": (0, 1),
-             "rt.vb_in": (0,), "rt.vb_in_t": (0, 1),
-             "rt.vb_out": (0,), "rt.vb_out_t": (0,), "rt.vb_bcast": (0,), "rt.vb_bcast_t": (0, 1),
-             "rt.vb_select": (1, 2)}
-TREE_PRESERVING = {"copy", "rt.copy_saved", "rt.private", "rt.fresh", "rt.like", "rt.tree_add", "rt.zeros_like_tree",
-                   "rt.vb_lift"}
+def _tree_preserving(kind) -> bool:
+    """Whether a right-hand side of this kind is a pytree when its first argument is (a copy)."""
+    p = registry.lookup(kind)
+    return kind == "copy" or p is not None and p.tree_preserving
 
 
 def split_self_updates(stmts, namer) -> list:

@@ -15,9 +15,6 @@ from ..ir import build as A
 from ..primitives import registry
 from .base import bind_prim
 
-_SAME_RANK_HELPERS = {"rt.unbroadcast": 1, "rt.sum_vjp": 1, "rt.mean_vjp": 1, "rt.broadcast_to_like": 1,
-                      "rt.dot_vjp_a": 1, "rt.dot_vjp_b": 2}  # the result has the shape of this argument
-
 
 def _value_rank(value, rank):
     """The per-example rank of a right-hand side from its operands' ranks, or None if unknown."""
@@ -31,8 +28,9 @@ def _value_rank(value, rank):
     if p is None or rule is None or not isinstance(value, (gast.Call, gast.BinOp, gast.UnaryOp, gast.Compare)):
         return None
     args = bind_prim(p, value)
-    if kind in _SAME_RANK_HELPERS:
-        like = args.get(p.params[_SAME_RANK_HELPERS[kind]])
+    like_at = p.result_like if p.result_like is not None else p.cotangent_of  # the result has its shape
+    if like_at is not None:
+        like = args.get(p.params[like_at])
         return rank.get(like.id) if isinstance(like, gast.Name) else None
     if kind == "rt.seed":
         return 0
@@ -43,7 +41,7 @@ def _value_rank(value, rank):
         return rs[0] if rs else None
     if rule.kind == "broadcast":
         return None if not rs or None in rs else max(rs)
-    if kind in ("matmul", "xp.dot") and len(rs) == 2 and None not in rs and max(rs) <= 2:
+    if p.dot_ranks and len(rs) == 2 and None not in rs and max(rs) <= 2:
         return 0 if rs == [0, 0] else max(rs) if 0 in rs else rs[0] + rs[1] - 2
     if rule.kind == "axis" and p.full_reduction:
         ax, kd = args.get("axis"), args.get("keepdims")

@@ -25,11 +25,11 @@ from ..errors import S2SValueError, shown_path
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..primitives import registry
-from ..primitives.rules_batch import UNBATCHED_RESULT
 from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
 from .batch_ranks import lowered, per_example_ranks, rank_simplified
 
-SHAPE_ATTRS = {"shape": "rt.vbh_shape", "ndim": "rt.vbh_ndim", "size": "rt.vbh_size"}
+# `x.shape`, `x.ndim`, `x.size` of a batched x: the batching helper of the shape query of that name
+SHAPE_ATTRS = {p.shape_query: registry.BATCH[n].helper for n, p in registry.PRIMS.items() if p.shape_query}
 
 
 def _names(node) -> list[str]:
@@ -89,7 +89,7 @@ def result_batched(value, bset) -> bool:
         return False
     if kind == "attr":
         return value.attr not in SHAPE_ATTRS and value.attr != "dtype" and _names(value.value)[0] in bset
-    if kind in UNBATCHED_RESULT:
+    if (p := registry.lookup(kind)) is not None and p.unbatched_result:  # a shape, a setting
         return False
     if kind == "list.pop":
         return value.func.value.id in bset
@@ -502,7 +502,7 @@ class Batcher(Transform):
             if isinstance(value, gast.Call) and len(value.args) > len(real):
                 vals += value.args[len(real):]
             extra = {k.arg: k.value for k in value.keywords if k.arg not in real} if isinstance(value, gast.Call) else {}
-            return pre, A.call(rule.helper, [flags] + vals, extra), kind not in UNBATCHED_RESULT
+            return pre, A.call(rule.helper, [flags] + vals, extra), not registry.PRIMS[kind].unbatched_result
         # looped: one call per example of the op itself
         pos = list(value.args) if isinstance(value, gast.Call) else list(args.values())[:len(_operands(value))]
         kws = {k.arg: k.value for k in value.keywords} if isinstance(value, gast.Call) else {}

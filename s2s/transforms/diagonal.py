@@ -16,9 +16,20 @@ from ..primitives import registry
 from .batch_ranks import atom_rank, per_example_ranks
 from .batching import batched_vars
 
-_DIAG_SAME = {"neg", "pos", "copy", "rt.cast_like", "rt.fresh", "rt.broadcast_to_like", "xp.negative", "xp.positive"}
-_DIAG_ZERO = {"xp.zeros_like", "rt.zeros_like_tree"}
-_DIAG_DOT = {"rt.dot_vjp_a_diag", "rt.dot_vjp_b_diag"}
+
+def _prim(kind):
+    return registry.lookup(kind) if kind else None
+
+
+_DIAG_FORMS: dict = {"size": -1}
+
+
+def _diag_form_of(kind):
+    """The product cotangent (`rt.dot_vjp_a`) whose diagonal form (`rt.dot_vjp_a_diag`) `kind` is, or None."""
+    if _DIAG_FORMS["size"] != len(registry.PRIMS):  # (declarations come first; rebuilt if more arrive)
+        _DIAG_FORMS.clear()
+        _DIAG_FORMS.update({p.diag_form: p for p in registry.PRIMS.values() if p.diag_form}, size=len(registry.PRIMS))
+    return _DIAG_FORMS.get(kind) if kind else None
 
 
 def elementwise_tangent(node, tangent: str) -> bool:
@@ -67,9 +78,9 @@ def diagonal_fn(node, tangent: str, primal: str, name: str, ranks: dict | None =
     _cut_branches(node.body, dep)
     for s in an.walk_stmts(node.body):
         if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and len(s.value.args) == 3:
-            k = an.classify(s.value)
-            if k in ("rt.dot_vjp_a", "rt.dot_vjp_b"):
-                s.value.func = A.attr("rt", k[3:] + "_diag")
+            p = _prim(an.classify(s.value))
+            if p is not None and p.diag_form:  # a product's cotangent: its diagonal form
+                s.value.func = A.attr("rt", p.diag_form[3:])
                 s.value.args.append(A.name(primal))
     if ranks:
         known = dict(ranks)
@@ -102,7 +113,6 @@ def diagonal_fn(node, tangent: str, primal: str, name: str, ranks: dict | None =
     return node
 
 
-_FLOAT_CALLS = {"xp.dot", "xp.matmul", "xp.inner", "xp.vdot", "xp.sum", "xp.mean", "matmul"}
 _FLOAT_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 
@@ -154,9 +164,9 @@ def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) ->
             g, like = args[0], args[1]  # an array operand: no repetition or concatenation (rt.seq_ct_t)
             moved = A.binop(g, gast.Mult(), args[3]) if args[4].value == "mul" else g
             s.value = A.call("rt.broadcast_to_like", [moved, like])
-        elif f in _DIAG_DOT and len(args) == 4:
+        elif (q := _diag_form_of(f)) is not None and len(args) == 4:
             r = [atom_rank(a, rank) for a in args]
-            vec, other = (1, 2) if f == "rt.dot_vjp_a_diag" else (2, 1)
+            vec, other = q.cotangent_of, 3 - q.cotangent_of
             if r[0] == 0 and r[vec] == 1 and None not in (r[other], r[3]) and r[other] <= 1 and r[3] <= 1:
                 s.value = A.binop(args[0], gast.Mult(), args[other])
     _keep_taken(body, {n for n in true if counts.get(n) == 1})
@@ -231,7 +241,7 @@ def _float_values(body: list, floats: set, counts: dict) -> set:
                 ops = [v.left, v.right]
             elif isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub):
                 ops = [v.operand]
-            elif isinstance(v, gast.Call) and an.dotted(v.func) in _FLOAT_CALLS and v.args \
+            elif isinstance(v, gast.Call) and _float_of_floats(v) and v.args \
                     and not any(k.arg == "dtype" for k in v.keywords):
                 ops = list(v.args)
             else:
@@ -242,6 +252,12 @@ def _float_values(body: list, floats: set, counts: dict) -> set:
                 floats.add(t)
                 changed = True
     return floats
+
+
+def _float_of_floats(call) -> bool:
+    """Whether a call is a product or a sum (linear full reduction), floating for floating operands."""
+    p = registry.lookup(an.dotted(call.func))
+    return p is not None and (p.maybe_scalar or p.full_reduction and bool(p.linear_in))
 
 
 def _keep_taken(stmts: list, true: set) -> None:
@@ -602,29 +618,31 @@ def _diag(e, diag, dep) -> str:
     if isinstance(e, gast.Name):
         return "diag" if e.id in diag else "bad"
     kind = an.classify(e) if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)) else None
+    p = _prim(kind)
+    same, arith = p is not None and p.diag == "same", p.arith if p is not None else ""
     if isinstance(e, gast.UnaryOp):
-        return _diag(e.operand, diag, dep) if kind in ("neg", "pos") else "bad"
-    if isinstance(e, gast.BinOp) or kind in ("xp.multiply", "xp.divide", "xp.add", "xp.subtract") \
-            and len(e.args) == 2 and not e.keywords:
+        return _diag(e.operand, diag, dep) if same else "bad"
+    if isinstance(e, gast.BinOp) or arith and len(e.args) == 2 and not e.keywords:
         left, right = (e.left, e.right) if isinstance(e, gast.BinOp) else e.args
         a, b = _diag(left, diag, dep), _diag(right, diag, dep)
         if "bad" in (a, b):
             return "bad"
-        if kind in ("mul", "xp.multiply"):
+        if arith == "*":
             return "diag"
-        if kind in ("truediv", "div", "xp.divide"):
+        if arith == "/":
             return "diag" if b == "free" else "bad"
-        return "diag" if kind in ("add", "sub", "xp.add", "xp.subtract") and a == b == "diag" else "bad"
-    if not isinstance(e, gast.Call) or e.keywords and kind not in _DIAG_ZERO:
+        return "diag" if arith in ("+", "-") and a == b == "diag" else "bad"
+    zero = p is not None and p.diag == "zero"
+    if not isinstance(e, gast.Call) or e.keywords and not zero:
         return "bad"
-    if kind in _DIAG_ZERO:
+    if zero:
         return "diag"
-    if kind in _DIAG_DOT and len(e.args) == 4:  # rt.dot_vjp_*_diag: v*b (v*a) or a run-time refusal
+    if (q := _diag_form_of(kind)) is not None and len(e.args) == 4:  # rt.dot_vjp_*_diag: v*b (v*a) or a refusal
         parts = [_diag(a, diag, dep) for a in e.args]
-        tangent_at = 2 if kind == "rt.dot_vjp_a_diag" else 1
+        tangent_at = 3 - q.cotangent_of
         ok = parts[tangent_at] == "diag" and all(p == "free" for k, p in enumerate(parts) if k != tangent_at)
         return "diag" if ok else "bad"
-    if kind in _DIAG_SAME and e.args:
+    if same and e.args:
         rest = [_diag(a, diag, dep) for a in e.args[1:]]
         return _diag(e.args[0], diag, dep) if all(r == "free" for r in rest) else "bad"
     if kind == "xp.where" and len(e.args) == 3:

@@ -267,12 +267,6 @@ class Forward(Transform):
         return body, [self.d(p) for p in active_params]
 
 
-# helpers that may hand back one of their inputs itself (when nothing broadcasts, the dtype already
-# matches, or the other operand is absent)
-_ALIASING = {"rt.unbroadcast", "rt.broadcast_to_like", "rt.array_vjp", "rt.fresh", "rt.like", "rt.seq_ct",
-             "rt.seq_ct_t", "rt.cast_to_d", "rt.tree_add"}
-
-
 def _mirrors(kind, tangent, defined) -> bool:
     """Whether a tangent aliases other arrays exactly when its primal does, so an in-place update
     of the primal may update the tangent in place too: copies and views inherit it from their
@@ -285,7 +279,8 @@ def _mirrors(kind, tangent, defined) -> bool:
         return True
     if isinstance(tangent, gast.Name):
         return False
-    if isinstance(tangent, gast.Call) and an.dotted(tangent.func) in _ALIASING:
+    if isinstance(tangent, gast.Call) and (p := registry.lookup(an.dotted(tangent.func))) is not None \
+            and p.aliasing:  # a helper that may hand back one of its inputs itself
         return False
     return isinstance(tangent, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Subscript))
 

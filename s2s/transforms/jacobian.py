@@ -170,7 +170,7 @@ def _scalar_names(core: CoreFn, products: bool = False) -> set[str]:
         elif isinstance(v, gast.Call) and not v.keywords and v.args:
             k = an.classify(v)
             p, rule = registry.lookup(k), registry.BATCH.get(k)
-            if products and k in _MAYBE_SCALAR:
+            if products and p is not None and p.maybe_scalar:
                 scalar = True
             elif p is not None and p.full_reduction:
                 scalar = len(v.args) == 1
@@ -182,9 +182,6 @@ def _scalar_names(core: CoreFn, products: bool = False) -> set[str]:
         if scalar:
             scalars.add(s.targets[0].id)
     return scalars
-
-
-_MAYBE_SCALAR = {"xp.dot", "xp.vdot", "xp.inner", "xp.matmul", "matmul"}
 
 
 def possibly_scalar(core: CoreFn) -> bool:

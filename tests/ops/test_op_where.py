@@ -1,5 +1,5 @@
 """Reductions with NumPy's `where=` and `initial=` arguments: computed by NumPy's definitions
-written with primitives (s2s/runtime/ops.py), so reverse, forward and batched forms come from their
+written with primitives (s2s/runtime/composite.py), so reverse, forward and batched forms come from their
 source. Checked against finite differences and NumPy itself, with masks that depend on the input
 (no derivative through the mask), an `initial` that is differentiated, and under vmap. A keyword
 no rule honours (a ufunc's `where=`) is still refused, never ignored."""

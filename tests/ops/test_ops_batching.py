@@ -1,7 +1,7 @@
-"""Vectorized batching rules of the coverage operations (s2s/runtime/batch_ops.py) on the argument
-patterns the spec sweep does not reach: batched indices, knots, coefficients and weights, mixed
-per-example ranks, keyword arguments, every mode. Each case: vmap against a Python loop calling
-NumPy itself, for several in_axes."""
+"""Vectorized batching rules of the coverage operations (s2s/runtime/batch_shape.py, batch_reduce.py,
+batch_linalg.py) on the argument patterns the spec sweep does not reach: batched indices, knots,
+coefficients and weights, mixed per-example ranks, keyword arguments, every mode. Each case: vmap
+against a Python loop calling NumPy itself, for several in_axes."""
 import numpy as np
 import pytest
 from helpers_vmap import assert_stacked, batch_args

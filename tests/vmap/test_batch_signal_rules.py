@@ -1,5 +1,5 @@
 """vmap of np.convolve, np.correlate and np.interp with per-example signals, kernels and knots
-(s2s/runtime/batch_ops.py): each path of the rules (a product over strided windows for short
+(s2s/runtime/batch_reduce.py): each path of the rules (a product over strided windows for short
 signals, NumPy's own routine per example above _ROW_WORK products or for interp on NumPy arrays,
 the generic form on other backends) against a Python loop calling NumPy itself."""
 import numpy as np
@@ -9,7 +9,7 @@ from helpers_vmap import assert_stacked, batch_args
 
 import s2s
 from s2s import arrays
-from s2s.runtime import batch_ops
+from s2s.runtime import batch_reduce
 
 B = 5
 RNG = np.random.default_rng(17)
@@ -26,7 +26,7 @@ def _signals(la, lv, dtype):
 
 def test_sizes_reach_both_numpy_paths():
     work = [la * lv for la, lv in SIZES]
-    assert min(work) <= batch_ops._ROW_WORK < max(work)
+    assert min(work) <= batch_reduce._ROW_WORK < max(work)
 
 
 @pytest.mark.parametrize("dtype", [float, complex], ids=["float", "complex"])

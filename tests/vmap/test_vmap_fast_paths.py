@@ -6,6 +6,7 @@ import pytest
 
 import s2s
 from s2s.runtime import batch as B
+from s2s.runtime import batch_core
 
 RNG = np.random.default_rng(7)
 
@@ -25,7 +26,7 @@ def test_bcast_copies_like_broadcast_to(x, n):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_seed_keeps_the_dtype(dtype):
-    seed = B.vbh_seed((True,), np.zeros(3, dtype))
+    seed = batch_core.vbh_seed((True,), np.zeros(3, dtype))
     assert seed.dtype == dtype and seed.shape == (3,)
     np.testing.assert_array_equal(seed, 1)
 

@@ -1,6 +1,6 @@
 """Benchmark: vmap of coverage operations through their vectorized batching rules
-(s2s/runtime/batch_ops.py), against the per-example fallback they replaced (`rt.vb_loop`, one
-NumPy call per example) and a hand-written Python loop over the examples. Same process,
+(s2s/runtime/batch_shape.py, batch_reduce.py, batch_linalg.py), against the per-example fallback
+they replaced (`rt.vb_loop`, one NumPy call per example) and a hand-written Python loop over the examples. Same process,
 alternating, median of medians; each result checked against the loop first.
 
     python tools/bench/bench_batch_rules.py [--batch 256]

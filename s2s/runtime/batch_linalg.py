@@ -1,0 +1,232 @@
+"""Batching helpers of products and linear algebra (primitives/rules_linalg.py): vmap's `a @ b`,
+dot and outer, einsum with one more index, tensordot, kron, vecdot, cross, solve, multi_dot, and
+the einsum derivative helper."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import batch as _b
+from .batch import _arr, _ex, _flat, _full, _lift, _lift_loops, _loop, _n, _nd, _static, vb_flat
+from .linalg import (
+    _LETTERS,
+    _einsum_parse,
+    einsum_const,
+    einsum_spec1,
+    einsum_spec2,
+    inner_spec,
+    kron_shape,
+    kron_spec,
+    svd_check,
+    tensordot_spec,
+    vecdot_spec,
+)
+
+# what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
+__all__ = ("vb_dot", "vb_dot_vjp", "vb_outer", "vbh_einsum", "vbh_tensordot", "vbh_linalg_tensordot", "vbh_vdot",
+           "vbh_kron", "vbh_matvec", "vbh_vecmat", "vbh_vecdot", "vbh_linalg_vecdot", "vbh_cross",
+           "vbh_linalg_cross", "vbh_linalg_solve", "vbh_polyval", "vbh_multi_dot", "vbh_d_einsum_n",
+           "vbh_static_einsum_spec1", "vbh_static_einsum_spec2", "vbh_static_einsum_const",
+           "vbh_static_tensordot_spec", "vbh_static_inner_spec", "vbh_static_kron_spec", "vbh_static_kron_shape",
+           "vbh_static_vecdot_spec", "vbh_static_svd_check")
+
+
+# ---- products ----
+def _einsum_batched(spec, ops, flags, **kw):
+    """`einsum(spec, *ops)` per example, as one einsum with a batch index on the batched operands."""
+    exs = [_ex(o, fl) for o, fl in zip(ops, flags)]
+    ins, out = _einsum_parse(spec, exs)
+    z = next(c for c in _LETTERS if c not in "".join(ins) + out)
+    terms = [z + s if fl else s for s, fl in zip(ins, flags)]
+    return np.einsum(",".join(terms) + "->" + z + out, *ops, **kw)
+
+
+# ---- products of batched operands (vmap's `a @ b`, dot, outer) ----
+def _vb_dot_spec(a, b, ab, bb, op):
+    """einsum subscripts of dot/matmul/inner per example, with `y` the batch axis."""
+    pa, pb = np.ndim(a) - ab, np.ndim(b) - bb
+    la, lb = "abcdefgh"[:pa], "ijklmnop"[:pb]
+    if pa and pb:
+        k = -1 if op == "inner" or pb == 1 else -2
+        lb = lb.replace(lb[k], la[-1])
+        out = la[:-1] + lb.replace(la[-1], "")
+    else:
+        out = la + lb
+    return ("y" if ab else "") + la, ("y" if bb else "") + lb, "y" + out
+
+
+def vb_dot(a, b, ab, bb, op="dot"):
+    """dot/matmul/inner per example: matmul where the batch rides along, else einsum."""
+    pa, pb = np.ndim(a) - ab, np.ndim(b) - bb
+    if pa and pb and op != "inner":
+        if ab and not bb and pb <= 2:
+            return np.matmul(a, b)
+        if bb and not ab and pb == 1 and pa <= 2:
+            return np.matmul(b, np.swapaxes(a, -1, -2) if pa == 2 else a)
+        if bb and not ab and pa == 1 and pb == 2:
+            return np.matmul(a, b)
+        if ab and bb and pa == 2 and pb == 2:
+            return np.matmul(a, b)
+    sa, sb, so = _vb_dot_spec(a, b, ab, bb, op)
+    return np.einsum(f"{sa},{sb}->{so}", a, b)
+
+
+def vb_dot_vjp(f, g, a, b, which, op):
+    """Cotangent of argument `which` (0: a, 1: b) of the batched dot: the einsum transposed (an
+    unbatched argument's cotangent sums over the batch)."""
+    sa, sb, so = _vb_dot_spec(a, b, f[0], f[1], op)
+    if which == 0:
+        return np.einsum(f"{so},{sb}->{sa}", g, b)
+    return np.einsum(f"{so},{sa}->{sb}", g, a)
+
+
+def vb_outer(a, b, ab, bb):
+    fa = vb_flat(a) if ab else np.ravel(a)[None]
+    fb = vb_flat(b) if bb else np.ravel(b)[None]
+    return fa[:, :, None] * fb[:, None, :]
+
+
+def vbh_einsum(f, subscripts, a, b=None, c=None, d=None, e=None, f_=None, h=None, **kw):
+    if f[0] or h is not None:
+        return _b.vb_loop("xp.einsum", f, _n(f, (subscripts, a, b, c, d, e, f_, h)), subscripts, a, b, c, d, e, f_,
+                          h, **kw)
+    pairs = [(o, fl) for o, fl in zip((a, b, c, d, e, f_), f[1:7]) if o is not None]
+    return _einsum_batched(subscripts, [o for o, _ in pairs], [fl for _, fl in pairs], **kw)
+
+
+def _tensordot(name):
+    def rule(f, a, b, axes=2):
+        if f[2]:
+            return _loop(name, f, a, b, axes)
+        spec = tensordot_spec(_ex(a, f[0]), _ex(b, f[1]), axes)
+        return _einsum_batched(spec, [a, b], list(f[:2]))
+    return rule
+
+
+vbh_tensordot = _tensordot("xp.tensordot")
+
+
+vbh_linalg_tensordot = _tensordot("xp.linalg.tensordot")
+
+
+def vbh_vdot(f, a, b):
+    n = _n(f, (a, b))
+    return np.einsum("ij,ij->i", _flat(a, f[0], n), _flat(b, f[1], n))
+
+
+def vbh_kron(f, a, b):
+    n = _n(f, (a, b))
+    sa, sb = np.shape(_ex(a, f[0])), np.shape(_ex(b, f[1]))
+    r = max(len(sa), len(sb))
+    sa, sb = (1,) * (r - len(sa)) + sa, (1,) * (r - len(sb)) + sb
+    A = np.reshape(a, (n if f[0] else 1,) + tuple(x for d in sa for x in (d, 1)))
+    B = np.reshape(b, (n if f[1] else 1,) + tuple(x for d in sb for x in (1, d)))
+    return np.reshape(A * B, (n,) + tuple(p * q for p, q in zip(sa, sb)))
+
+
+def _gufunc2(fn, core_a, core_b):
+    """A two-operand gufunc (matvec, vecmat) per example: loop axes lifted so the batch lines up."""
+    def rule(f, a, b):
+        loops = max(_nd(a, f[0]) - core_a, _nd(b, f[1]) - core_b, 0)
+        return fn(_lift_loops(a, f[0], core_a, loops), _lift_loops(b, f[1], core_b, loops))
+    return rule
+
+
+vbh_matvec = _gufunc2(np.matvec, 2, 1)
+
+
+vbh_vecmat = _gufunc2(np.vecmat, 1, 2)
+
+
+def _vecdot(fn):
+    def rule(f, a, b, axis=-1):
+        ra, rb = _nd(a, f[0]), _nd(b, f[1])
+        a = np.moveaxis(a, axis + f[0] if axis >= 0 else axis, -1)
+        b = np.moveaxis(b, axis + f[1] if axis >= 0 else axis, -1)
+        loops = max(ra, rb) - 1
+        return fn(_lift_loops(a, f[0], 1, loops), _lift_loops(b, f[1], 1, loops), axis=-1)
+    return rule
+
+
+vbh_vecdot = _vecdot(np.vecdot)
+
+
+vbh_linalg_vecdot = _vecdot(np.linalg.vecdot)
+
+
+def _cross_axes(ax, nd):
+    return ax - nd if ax >= 0 else ax
+
+
+def vbh_cross(f, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    ra, rb = _nd(a, f[0]), _nd(b, f[1])
+    r = max(ra, rb)
+    return np.cross(_lift(a, f[0], r), _lift(b, f[1], r), axisa=_cross_axes(axisa, ra),
+                    axisb=_cross_axes(axisb, rb), axisc=_cross_axes(axisc, r))
+
+
+def vbh_linalg_cross(f, a, b):
+    r = max(_nd(a, f[0]), _nd(b, f[1]))
+    return np.linalg.cross(_lift(a, f[0], r), _lift(b, f[1], r))
+
+
+def vbh_linalg_solve(f, a, b):
+    ra, rb = _nd(a, f[0]), _nd(b, f[1])
+    if rb == 1:   # one right-hand side vector (per example, as NumPy 2 reads a 1-D b)
+        loops = ra - 2
+        bb = _lift_loops(b, f[1], 1, loops)[..., None]
+        return np.linalg.solve(_lift_loops(a, f[0], 2, loops), bb)[..., 0]
+    loops = max(ra, rb) - 2
+    return np.linalg.solve(_lift_loops(a, f[0], 2, loops), _lift_loops(b, f[1], 2, loops))
+
+
+def vbh_polyval(f, p, x):
+    if not f[0]:
+        return np.polyval(p, x)
+    n = _n(f, (p, x))
+    p = _arr(p)
+    x = _arr(x)
+    rx = _nd(x, f[1])
+    y = np.zeros_like(_full(x, f[1], n) * p[:, :1].reshape((n,) + (1,) * rx))
+    for j in range(p.shape[1]):
+        y = y * x + p[:, j].reshape((n,) + (1,) * rx)
+    return y
+
+
+def vbh_multi_dot(f, arrays, out=None):
+    """multi_dot per example: the chain as batched matmuls (1-D ends as a row and a column)."""
+    mats = [_arr(a) for a in arrays]
+    first, last = mats[0].ndim == 2, mats[-1].ndim == 2
+    if first:
+        mats[0] = mats[0][:, None, :]
+    if last:
+        mats[-1] = mats[-1][:, :, None]
+    out = mats[0]
+    for m in mats[1:]:
+        out = np.matmul(out, m)
+    if last:
+        out = out[:, :, 0]
+    if first:
+        out = out[:, 0]
+    return out
+
+
+def vbh_d_einsum_n(f, spec, a, b=None, c=None, d=None, e=None, f_=None, g_=None, h=None):
+    if f[0] or h is not None:
+        return _b.vb_loop("rt.einsum_n", f, _n(f, (spec, a, b, c, d, e, f_, g_, h)), spec, a, b, c, d, e, f_, g_, h)
+    pairs = [(o, fl) for o, fl in zip((a, b, c, d, e, f_, g_), f[1:8]) if o is not None]
+    return _einsum_batched(spec, [o for o, _ in pairs], [fl for _, fl in pairs])
+
+
+# derivative helpers that read only shapes and settings (the listed arguments only for their shapes):
+# one example's answer serves the batch
+vbh_static_einsum_spec1 = _static(einsum_spec1, (2, 3, 4, 5, 6, 7))
+vbh_static_einsum_spec2 = _static(einsum_spec2, (2, 3, 4, 5, 6, 7))
+vbh_static_einsum_const = _static(einsum_const, (2, 3, 4, 5, 6, 7))
+vbh_static_tensordot_spec = _static(tensordot_spec, (0, 1))
+vbh_static_inner_spec = _static(inner_spec, (0, 1))
+vbh_static_kron_spec = _static(kron_spec, (0, 1))
+vbh_static_kron_shape = _static(kron_shape, (0, 1))
+vbh_static_vecdot_spec = _static(vecdot_spec, (0, 1))
+vbh_static_svd_check = _static(svd_check, (0,))

@@ -1,0 +1,351 @@
+"""Batching helpers of the reductions, scans, order statistics, signal and interpolation
+operations (primitives/rules_reduce.py) and of their derivative helpers; the same rules as
+batch_shape: one call on the whole batch, `vb_loop` for patterns no vectorized form covers."""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .batch import _all_axes, _arr, _ax, _ex, _flat, _full, _is_arr, _lift, _loop, _n, _nd, _shifted, _static
+from .batch_shape import vbh_searchsorted
+from .composite import cov_axes, cov_ddof, insert_map, vander_powers
+from .reduce import (
+    conv_pad,
+    cumsum_vjp,
+    cumulative_vjp,
+    diff_axis,
+    diff_vjp,
+    interp_ok,
+    max_jvp,
+    max_vjp,
+    prod_others,
+    prod_others_jvp,
+)
+
+# what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
+__all__ = ("vbh_cumulative_sum", "vbh_cumulative_prod", "vbh_diff", "vbh_ediff1d", "vbh_list_sum", "vbh_average",
+           "vbh_quantile", "vbh_percentile", "vbh_nanquantile", "vbh_nanpercentile", "vbh_gradient",
+           "vbh_convolve", "vbh_correlate", "vbh_interp", "vbh_interp_apply", "vbh_allclose", "vbh_array_equal",
+           "vbh_array_equiv", "vbh_isin", "vbh_digitize", "vbh_d_max_vjp", "vbh_d_max_jvp", "vbh_d_prod_others",
+           "vbh_d_prod_others_jvp", "vbh_d_cumsum_vjp", "vbh_d_diff_vjp", "vbh_d_cumulative_vjp",
+           "vbh_static_conv_pad", "vbh_static_diff_axis", "vbh_static_interp_ok", "vbh_static_insert_map",
+           "vbh_static_vander_powers", "vbh_static_cov_axes", "vbh_static_cov_ddof")
+
+
+# ---- scans, differences, sums ----
+def _cumulative(fn):
+    def rule(f, x, axis=None, dtype=None, include_initial=False):
+        nd = _nd(x, True)
+        if axis is None and nd != 1:
+            return _loop("xp." + fn.__name__, f, x, axis, dtype, include_initial)
+        return fn(x, axis=1 if axis is None else _ax(axis, nd), dtype=dtype, include_initial=include_initial)
+    return rule
+
+
+vbh_cumulative_sum = _cumulative(np.cumulative_sum)
+
+
+vbh_cumulative_prod = _cumulative(np.cumulative_prod)
+
+
+def _edge(v, fl, a, ax, n):
+    """prepend/append of np.diff as a batched block along batched axis `ax` of `a`."""
+    v = _arr(v)
+    if _nd(v, fl) == 0:
+        shape = list(a.shape)
+        shape[ax] = 1
+        return np.broadcast_to(v.reshape(v.shape + (1,) * (a.ndim - v.ndim)) if fl else v, shape)
+    return _full(v, fl, n)
+
+
+def vbh_diff(f, a, n=1, axis=-1, prepend=None, append=None):
+    if f[1] or f[2]:
+        return _loop("xp.diff", f, a, n, axis, prepend, append)
+    b = _n(f, (a, n, axis, prepend, append))
+    ax = _ax(axis, _nd(a, f[0]))
+    a = _full(a, f[0], b)
+    parts = [a]
+    if prepend is not None:
+        parts.insert(0, _edge(prepend, f[3], a, ax, b))
+    if append is not None:
+        parts.append(_edge(append, f[4], a, ax, b))
+    if len(parts) > 1:
+        a = np.concatenate(parts, axis=ax)
+    return np.diff(a, n, axis=ax)
+
+
+def vbh_ediff1d(f, ary):
+    return np.diff(_arr(ary).reshape(np.shape(ary)[0], -1), axis=1)
+
+
+def vbh_list_sum(f, items):
+    """Python's sum over a batched list (each item lifted to the others' per-example rank) or over
+    the rows of each example, in the same order of additions as the loop it replaces."""
+    if _is_arr(items):
+        total = 0
+        for i in range(items.shape[1]):
+            total = total + items[:, i]
+        return total
+    r = max((np.ndim(t) - 1 for t in items), default=0)
+    total = 0
+    for t in items:
+        total = total + _lift(t, True, r)
+    return total
+
+
+def vbh_average(f, a, axis=None, weights=None, returned=False, keepdims=False):
+    if returned or f[1] or f[3] or f[4]:
+        return _loop("xp.average", f, a, axis, weights, returned, keepdims)
+    n = _n(f, (a, axis, weights))
+    nd = _nd(a, f[0])
+    ax = _all_axes(nd) if axis is None else _ax(axis, nd)
+    a = _full(a, f[0], n)
+    if weights is None:
+        return np.average(a, axis=ax, keepdims=keepdims)
+    w = _arr(weights)
+    if _nd(w, f[2]) != nd:   # 1-D weights along `axis`
+        shape = [1] * nd
+        shape[int(axis) % nd] = -1
+        w = w.reshape(w.shape[:1] + tuple(shape) if f[2] else tuple(shape))
+    w = np.broadcast_to(w, a.shape)
+    scale = w.sum(axis=ax, keepdims=keepdims)
+    return np.multiply(a, w).sum(axis=ax, keepdims=keepdims) / scale
+
+
+def _quantile(fn):
+    def rule(f, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+        if f[1] or f[2]:
+            return _loop("xp." + fn.__name__, f, a, q, axis, out, overwrite_input, method, keepdims)
+        nd = _nd(a, True)
+        got = fn(a, q, axis=_all_axes(nd) if axis is None else _ax(axis, nd), method=method, keepdims=keepdims)
+        k = np.ndim(q)
+        return np.moveaxis(got, k, 0) if k else got
+    return rule
+
+
+vbh_quantile = _quantile(np.quantile)
+
+
+vbh_percentile = _quantile(np.percentile)
+
+
+vbh_nanquantile = _quantile(np.nanquantile)
+
+
+vbh_nanpercentile = _quantile(np.nanpercentile)
+
+
+def vbh_gradient(f, y, spacing=1.0, axis=None, edge_order=1):
+    if f[1] or f[2]:
+        return _loop("xp.gradient", f, y, spacing, axis, edge_order)
+    nd = _nd(y, True)
+    ax = _all_axes(nd) if axis is None else _ax(axis, nd)
+    return np.gradient(y, spacing, axis=ax, edge_order=edge_order)
+
+
+# ---- signals and interpolation ----
+def _full_correlation(a, v):
+    """Per example (last axis): c[k] = sum_j a[k + j - (m - 1)] v[j], every overlap."""
+    m = np.shape(v)[-1]
+    ap = np.pad(a, [(0, 0)] * (np.ndim(a) - 1) + [(m - 1, m - 1)])
+    return np.einsum("...kj,...j->...k", sliding_window_view(ap, m, axis=-1), v)
+
+
+def _mode_slice(full, la, lv, mode, conv):
+    lo, hi = min(la, lv), max(la, lv)
+    if mode == "valid":
+        return full[..., lo - 1:hi]
+    if mode == "same":
+        s = (lo - 1) // 2 if conv or la >= lv else lo - 1 - (lo - 1) // 2
+        return full[..., s:s + hi]
+    return full
+
+
+# Above this many products per example NumPy's own convolve, once per example, beats one
+# matrix product over every window (it computes each output as a C dot product; the call costs
+# ~1.5 us). Measured at 16 to 256 examples (signal and kernel lengths from 9 to 1000).
+_ROW_WORK = 2048
+
+
+_BLOCK_BYTES = 1 << 16
+
+
+def _numpy_rows(op, a, v, fa, fv, n, mode):
+    """`op(a_k, v_k, mode)` of each example, into one output (NumPy arrays only)."""
+    A = a if fa else np.broadcast_to(a, (n,) + np.shape(a))
+    V = v if fv else np.broadcast_to(v, (n,) + np.shape(v))
+    return _each_row(op, (A, V), mode)
+
+
+def _windows_product(a, u, n):
+    """_full_correlation of NumPy arrays with less set-up: a strided view of the zero-padded
+    signals and one batched matrix-vector product with the kernels `u` (n, m), a block of examples
+    at a time so that the padded copy stays small (a fresh large one costs more in page faults
+    than the products themselves)."""
+    m, la = u.shape[-1], np.shape(a)[-1]
+    a = a if np.ndim(a) == 2 else np.broadcast_to(a, (n, la))
+    out = np.empty((n, la + m - 1), np.result_type(a, u))
+    step = max(1, _BLOCK_BYTES // (out.itemsize * (la + 2 * (m - 1))))
+    for s in range(0, n, step):
+        ap = np.zeros((min(n, s + step) - s, la + 2 * (m - 1)), out.dtype)
+        ap[:, m - 1:m - 1 + la] = a[s:s + step]
+        s0, s1 = ap.strides
+        windows = np.ndarray((ap.shape[0], la + m - 1, m), ap.dtype, ap, 0, (s0, s1, s1))  # overlapping rows
+        np.matmul(windows, u[s:s + step, :, None], out=out[s:s + step, :, None])
+    return out
+
+
+def _conj(v):
+    """NumPy's correlate conjugates its second argument (complex signals)."""
+    return np.conj(v) if np.iscomplexobj(v) else v
+
+
+def _signal(conv):
+    name, op = ("xp.convolve", np.convolve) if conv else ("xp.correlate", np.correlate)
+
+    def rule(f, a, v, mode="full" if conv else "valid"):
+        if f[2] or mode not in ("full", "same", "valid"):
+            return _loop(name, f, a, v, mode)
+        la, lv = np.shape(a)[-1], np.shape(v)[-1]
+        if type(a) is np.ndarray and type(v) is np.ndarray and la and lv:
+            n = _n(f, (a, v))
+            if la * lv > _ROW_WORK:
+                return _numpy_rows(op, a, v, f[0], f[1], n, mode)
+            k = v if conv else _conj(v[..., ::-1])  # the full result is the convolution of a and k
+            x, y = (a, k) if la >= lv else (k, a)    # windows of the longer one (convolution commutes)
+            u = y[..., ::-1]
+            u = u if np.ndim(u) == 2 else np.broadcast_to(u, (n, np.shape(u)[-1]))
+            return _mode_slice(_windows_product(x, u, n), la, lv, mode, conv)
+        full = _full_correlation(_arr(a), np.flip(v, -1) if conv else _conj(_arr(v)))
+        return _mode_slice(full, la, lv, mode, conv)
+    return rule
+
+
+vbh_convolve = _signal(True)
+
+
+vbh_correlate = _signal(False)
+
+
+def vbh_interp(f, x, xp, fp, left=None, right=None, period=None):
+    if not f[1] and not f[2]:
+        return np.interp(x, xp, fp, left, right, period)   # shared knots: NumPy's interp is elementwise in x
+    if period is not None or any(f[3:]):
+        return _loop("xp.interp", f, x, xp, fp, left, right, period)
+    n = _n(f, (x, xp, fp))
+    xs = np.shape(x)[1:] if f[0] else np.shape(x)
+    X, XP, FP = _flat(x, f[0], n), _flat(xp, f[1], n), _flat(fp, f[2], n)
+    if n and type(X) is np.ndarray and type(XP) is np.ndarray and type(FP) is np.ndarray:
+        return _interp_rows(X, XP, FP, left, right).reshape((n,) + xs)
+    K = XP.shape[1]
+    j = np.clip(np.sum(XP[:, None, :] <= X[:, :, None], axis=2) - 1, 0, max(K - 2, 0))
+    xj, fj = np.take_along_axis(XP, j, 1), np.take_along_axis(FP, j, 1)
+    if K > 1:
+        x1, f1 = np.take_along_axis(XP, j + 1, 1), np.take_along_axis(FP, j + 1, 1)
+        out = (f1 - fj) / (x1 - xj) * (X - xj) + fj
+        out = np.where(X == XP[:, -1:], FP[:, -1:], out)
+    else:
+        out = np.broadcast_to(FP[:, :1], X.shape).astype(np.result_type(FP, float))
+    lo = FP[:, :1] if left is None else left
+    hi = FP[:, -1:] if right is None else right
+    out = np.where(X < XP[:, :1], lo, np.where(X > XP[:, -1:], hi, out))
+    return out.reshape((n,) + xs)
+
+
+def _interp_rows(X, XP, FP, left, right):
+    """np.interp of each row with its own knots, into one output. NumPy has no batched binary
+    search, and every vectorized form measured (a comparison count as below, a sort of knots and
+    values together, a search in complex row+value keys) was slower than NumPy's C routine per
+    row at 16 to 256 examples (tools/bench_batch_rules.py), so on NumPy arrays the rows are
+    NumPy's; other backends (a GPU) take the vectorized form."""
+    return _each_row(np.interp, (X, XP, FP), left, right)
+
+
+def _each_row(op, arrays, *extra):
+    """`op(a[k], b[k], ..., *extra)` for each row k of the NumPy `arrays`, into one output."""
+    rows = zip(*arrays)
+    first = op(*next(rows), *extra)
+    out = np.empty((len(arrays[0]),) + np.shape(first), first.dtype)
+    out[0] = first
+    for k, row in enumerate(rows, 1):
+        out[k] = op(*row, *extra)
+    return out
+
+
+vbh_interp_apply = vbh_interp
+
+
+def _all_close(fn):
+    def rule(f, a, b, *args, **kw):
+        r = max(_nd(a, f[0]), _nd(b, f[1]))
+        A, B = _lift(a, f[0], r), _lift(b, f[1], r)
+        if fn == "array_equal" and np.shape(_ex(a, f[0])) != np.shape(_ex(b, f[1])):
+            n = _n(f, (a, b))
+            return getattr(n, "xp", np).zeros(n, dtype=bool)
+        same = np.isclose(A, B, *args, **kw) if fn == "allclose" else (A == B)
+        same = np.broadcast_to(same, (_n(f, (a, b)),) + np.shape(same)[1:])
+        return np.all(same.reshape(same.shape[0], -1), axis=1)
+    return rule
+
+
+vbh_allclose = _all_close("allclose")
+
+
+vbh_array_equal = _all_close("array_equal")
+
+
+vbh_array_equiv = _all_close("array_equiv")
+
+
+def vbh_isin(f, element, test_elements, assume_unique=False, invert=False, kind=None):
+    if f[1]:
+        n = _n(f, (element, test_elements))
+        E, T = _flat(element, f[0], n), _flat(test_elements, True, n)
+        hit = np.any(E[:, :, None] == T[:, None, :], axis=2)
+        shape = (n,) + (np.shape(element)[1:] if f[0] else np.shape(element))
+        return (~hit if invert else hit).reshape(shape)
+    return np.isin(element, test_elements, assume_unique=assume_unique, invert=invert, kind=kind)
+
+
+def vbh_digitize(f, x, bins, right=False):
+    if f[2]:
+        return _loop("xp.digitize", f, x, bins, right)
+    if not f[1]:
+        return np.digitize(x, bins, right=right)
+    side = "left" if right else "right"   # NumPy's own choice (the arguments of searchsorted swap)
+    up = vbh_searchsorted((True, f[0], False, False), bins, x, side)
+    down = np.shape(bins)[1] - vbh_searchsorted((True, f[0], False, False), np.flip(bins, 1), x, side)
+    inc = (bins[:, -1] >= bins[:, 0]).reshape((-1,) + (1,) * (np.ndim(up) - 1))
+    return np.where(inc, up, down)
+
+
+vbh_d_max_vjp = _shifted(max_vjp, (0, 1, 2), (3,), (4,), ref=1)
+
+
+vbh_d_max_jvp = _shifted(max_jvp, (0, 1, 2), (3,), (4,), ref=1)
+
+
+vbh_d_prod_others = _shifted(prod_others, (0,), (1,))
+
+
+vbh_d_prod_others_jvp = _shifted(prod_others_jvp, (0, 1), (2,), ref=1)
+
+
+vbh_d_cumsum_vjp = _shifted(cumsum_vjp, (0, 1), (2,), ref=1, none="loop")
+
+
+vbh_d_diff_vjp = _shifted(diff_vjp, (0, 1), (3,), (2,), ref=1)
+
+
+vbh_d_cumulative_vjp = _shifted(cumulative_vjp, (0, 1), (2,), (3,), ref=1, none="loop")
+
+
+# derivative helpers that read only shapes and settings (the listed arguments only for their shapes):
+# one example's answer serves the batch
+vbh_static_conv_pad = _static(conv_pad, (0, 1))
+vbh_static_diff_axis = _static(diff_axis, ())
+vbh_static_interp_ok = _static(interp_ok, ())
+vbh_static_insert_map = _static(insert_map, (0, 2))
+vbh_static_vander_powers = _static(vander_powers, (0,))
+vbh_static_cov_axes = _static(cov_axes, (0,))
+vbh_static_cov_ddof = _static(cov_ddof, ())

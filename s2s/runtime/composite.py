@@ -1,0 +1,220 @@
+"""Operations computed by NumPy's definition written with primitives (registry.composite and the
+`where=`/`initial=` forms of reductions, primitives/rules_reduce.py): the normalizer calls these
+in place of the NumPy function, so s2s differentiates and batches their source; each computes
+what NumPy computes."""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import cast_to, reshape_like
+from .reduce import unsupported
+
+# what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
+__all__ = ("sum_where", "prod_where", "mean_where", "var_where", "std_where", "max_where", "min_where",
+           "nansum_where", "nanprod_where", "nanmean_where", "nanmax_where", "nanmin_where", "cov", "corrcoef",
+           "cov_1", "cov_2", "corrcoef_1", "corrcoef_2", "cov_axes", "cov_ddof", "vander", "vander_powers",
+           "insert_map", "insert", "broadcast_arrays", "broadcast_arrays_1", "broadcast_arrays_2",
+           "broadcast_arrays_3", "broadcast_arrays_4")
+
+
+def sum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
+    """`np.sum(a, axis, keepdims=..., initial=..., where=...)`."""
+    kept = np.where(where, a, np.zeros_like(a))
+    return np.sum(kept, axis=axis, keepdims=keepdims) + initial
+
+
+def prod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
+    """`np.prod(a, axis, keepdims=..., initial=..., where=...)`."""
+    kept = np.where(where, a, np.ones_like(a))
+    return np.prod(kept, axis=axis, keepdims=keepdims) * initial
+
+
+def _count_where(a, axis, keepdims, where):
+    return np.sum(np.where(where, np.ones_like(a), np.zeros_like(a)), axis=axis, keepdims=keepdims)
+
+
+def mean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+    """`np.mean(a, axis, keepdims=..., where=...)`: the sum over the selected entries by their count."""
+    return sum_where(a, axis, None, None, keepdims, 0, where) / _count_where(a, axis, keepdims, where)
+
+
+def var_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True):
+    """`np.var(a, axis, ddof=..., keepdims=..., where=...)`, as NumPy computes it."""
+    mean = mean_where(a, axis, None, None, True, where)
+    d = a - mean
+    return sum_where(d * d, axis, None, None, keepdims, 0, where) / (_count_where(a, axis, keepdims, where) - ddof)
+
+
+def std_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=True):
+    """`np.std(a, axis, ddof=..., keepdims=..., where=...)`."""
+    return np.sqrt(var_where(a, axis, None, None, ddof, keepdims, where))
+
+
+def max_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
+    """`np.max(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as -inf."""
+    kept = np.where(where, a, -np.inf)
+    return np.maximum(np.max(kept, axis=axis, keepdims=keepdims), initial)
+
+
+def min_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
+    """`np.min(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as +inf."""
+    kept = np.where(where, a, np.inf)
+    return np.minimum(np.min(kept, axis=axis, keepdims=keepdims), initial)
+
+
+def nansum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
+    """`np.nansum(..., initial=..., where=...)`: NaN entries left out as well."""
+    return sum_where(a, axis, None, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
+
+
+def nanprod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
+    return prod_where(a, axis, None, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
+
+
+def nanmean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+    return mean_where(a, axis, None, None, keepdims, np.where(where, np.logical_not(np.isnan(a)), False))
+
+
+def nanmax_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
+    return max_where(a, axis, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
+
+
+def nanmin_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
+    return min_where(a, axis, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    """`np.cov` (without frequency or analytic weights)."""
+    unsupported(fweights, "np.cov with fweights=")
+    unsupported(aweights, "np.cov with aweights=")
+    x = np.atleast_2d(m)
+    if not rowvar:
+        if x.shape[0] != 1:
+            x = x.T
+    if y is not None:
+        y2 = np.atleast_2d(y)
+        if not rowvar:
+            if y2.shape[0] != 1:
+                y2 = y2.T
+        x = np.concatenate((x, y2), axis=0)
+    if ddof is None:
+        ddof = 1
+        if bias:
+            ddof = 0
+    n = x.shape[1]
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    c = (xc @ xc.T) * (1.0 / (n - ddof))
+    return np.squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True, bias=None, ddof=None, dtype=None):
+    """`np.corrcoef`: the covariance scaled by the standard deviations, clipped to [-1, 1]."""
+    return _corr_of(cov(x, y, rowvar))
+
+
+def _corr_of(c):
+    c2 = np.atleast_2d(c)
+    s = np.sqrt(np.diagonal(c2))
+    r = c2 / np.expand_dims(s, 1) / np.expand_dims(s, 0)
+    return reshape_like(np.clip(r, -1.0, 1.0), c)
+
+
+def cov_1(m, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    """`np.cov(m, ...)` without branches on its settings (so its backward sweep batches)."""
+    unsupported(fweights, "np.cov with fweights=")
+    unsupported(aweights, "np.cov with aweights=")
+    x = np.transpose(np.atleast_2d(m), cov_axes(m, rowvar))
+    return _cov_of(x, cov_ddof(ddof, bias))
+
+
+def cov_2(m, y, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    """`np.cov(m, y, ...)` without branches on its settings."""
+    unsupported(fweights, "np.cov with fweights=")
+    unsupported(aweights, "np.cov with aweights=")
+    x = np.transpose(np.atleast_2d(m), cov_axes(m, rowvar))
+    x2 = np.transpose(np.atleast_2d(y), cov_axes(y, rowvar))
+    return _cov_of(np.concatenate((x, x2), axis=0), cov_ddof(ddof, bias))
+
+
+def _cov_of(x, ddof):
+    n = np.shape(x)[1]
+    xc = x - np.mean(x, axis=1, keepdims=True)
+    return np.squeeze((xc @ xc.T) * (1.0 / (n - ddof)))
+
+
+def corrcoef_1(x, rowvar=True, bias=None, ddof=None, dtype=None):
+    return _corr_of(cov_1(x, rowvar))
+
+
+def corrcoef_2(x, y, rowvar=True, bias=None, ddof=None, dtype=None):
+    return _corr_of(cov_2(x, y, rowvar))
+
+
+def cov_axes(m, rowvar):
+    """How np.cov orients its input: variables in rows (a transpose when rowvar is False and the
+    input has more than one row)."""
+    return (1, 0) if not rowvar and np.ndim(m) == 2 and np.shape(m)[0] != 1 else (0, 1)
+
+
+def cov_ddof(ddof, bias):
+    return (0 if bias else 1) if ddof is None else ddof
+
+
+def vander(x, N=None, increasing=False):
+    """`np.vander`: columns are powers of `x`, decreasing unless `increasing`."""
+    return np.expand_dims(x, 1) ** vander_powers(x, N, increasing)  # no branch: batches after grad too
+
+
+def vander_powers(x, N, increasing):
+    """The exponents of `np.vander(x, N, increasing)`'s columns, in x's dtype (float32 stays)."""
+    n = np.shape(x)[0] if N is None else N
+    p = np.cumsum(np.ones_like(x, shape=(n,))) - 1  # 0, 1, ..., n - 1 in x's array module and dtype
+    return p if increasing else np.flip(p, 0)
+
+
+def insert_map(arr, obj, values, axis):
+    """Where each entry of `np.insert(arr, obj, values, axis)` comes from: a flat index into
+    `concatenate([ravel(arr), ravel(values)])` (NumPy's own insert applied to positions)."""
+    size, shape = np.size(arr), np.shape(arr)   # shapes only: the map is a host index array
+    pos = np.arange(size).reshape(shape)
+    vpos = size + np.arange(np.size(values)).reshape(np.shape(values))
+    return np.insert(pos, obj, vpos, axis)
+
+
+def insert(arr, obj, values, axis=None):
+    """`np.insert`: a gather from the entries of `arr` and `values` (repeated values broadcast)."""
+    where = insert_map(arr, obj, values, axis)
+    vals = np.zeros_like(arr, shape=np.shape(values)) + values   # on arr's backend (never np.asarray)
+    vals = cast_to(vals, arr)  # in arr's dtype: floats inserted into ints are truncated, as NumPy does
+    both = np.concatenate([np.ravel(arr), np.ravel(vals)])
+    return np.take(both, where)
+
+
+def broadcast_arrays(a, b=None, c=None, d=None, e=None, f=None):
+    """`np.broadcast_arrays` of up to six arrays: each broadcast to their common shape (the
+    normalizer calls the form for the count given, broadcast_arrays_<n>, which has no branch)."""
+    shape = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c), np.shape(d), np.shape(e), np.shape(f))
+    if f is None:
+        return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape),
+                np.broadcast_to(d, shape), np.broadcast_to(e, shape))
+    return (np.broadcast_to(a, shape), np.broadcast_to(b, shape), np.broadcast_to(c, shape),
+            np.broadcast_to(d, shape), np.broadcast_to(e, shape), np.broadcast_to(f, shape))
+
+
+def broadcast_arrays_1(a):
+    return (np.broadcast_to(a, np.shape(a)),)
+
+
+def broadcast_arrays_2(a, b):
+    s = np.broadcast_shapes(np.shape(a), np.shape(b))
+    return (np.broadcast_to(a, s), np.broadcast_to(b, s))
+
+
+def broadcast_arrays_3(a, b, c):
+    s = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c))
+    return (np.broadcast_to(a, s), np.broadcast_to(b, s), np.broadcast_to(c, s))
+
+
+def broadcast_arrays_4(a, b, c, d):
+    s = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c), np.shape(d))
+    return (np.broadcast_to(a, s), np.broadcast_to(b, s), np.broadcast_to(c, s), np.broadcast_to(d, s))

@@ -1,0 +1,90 @@
+"""Derivative helpers of elementwise operations (primitives/rules.py's operators and functions,
+rules_math.py): powers at their edge cases, mod's derivative in y, tie-splitting of maximum and
+minimum, and the zero-safe log and reciprocal."""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import _float_dtype, asarray, namespace
+
+# what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
+__all__ = ("mod_dy", "fmod_dy", "pow_d", "pow_d_dy", "inv0", "pick", "clip_mask", "log0", "sinc_deriv")
+
+
+def mod_dy(x, y, g):
+    """d(x mod y)/dy times g: -floor(x / y) g (np.mod, np.remainder, %)."""
+    return -np.floor(np.divide(x, y)) * g
+
+
+def fmod_dy(x, y, g):
+    """d(fmod(x, y))/dy times g: -trunc(x / y) g (the quotient rounds toward zero)."""
+    return -np.trunc(np.divide(x, y)) * g
+
+
+def _falling(y, k):
+    """y (y - 1) ... (y - k + 1): the coefficient of the k-th x-derivative of x ** y."""
+    c = 1.0
+    for i in range(k):
+        c = c * (y - i)
+    return c
+
+
+def pow_d(x, y, k=1):
+    """The k-th x-derivative of x ** y, y (y-1)...(y-k+1) x ** (y - k), taken as 0 where the
+    coefficient is 0 (as JAX does for k = 1), so that x ** 0 has derivative 0 even at x = 0."""
+    c = _falling(y, k)
+    if isinstance(y, (int, float)) and isinstance(c, float):
+        if c == 0:
+            return 0.0 * x
+        with np.errstate(divide="ignore"):
+            return c * np.power(asarray(x, dtype=_float_dtype(asarray(x))), y - k)[()]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(c == 0, 0.0 * x, c * np.power(x, np.where(c == 0, k, y) - k))
+
+
+def pow_d_dy(x, y, k=1):
+    """d/dy of pow_d(x, y, k): (c'(y) + c(y) log x) x ** (y - k), log taken as 0 at x = 0.
+    Plain NumPy that s2s can differentiate again."""
+    c = 1.0
+    dc = 0.0
+    for i in range(k):
+        dc = dc * (y - i) + c
+        c = c * (y - i)
+    return (dc + c * log0(x)) * x ** (y - k)
+
+
+def inv0(x):
+    """1 / x where x != 0, else 0: a derivative formula in terms of `ans` that would divide by a
+    zero `ans` (sqrt, std at 0) takes the value 0 there."""
+    if isinstance(x, float):
+        return 1.0 / x if x != 0.0 else 0.0
+    x = asarray(x)
+    nz = x != 0
+    return np.where(nz, 1.0 / np.where(nz, x, 1.0), 0.0).astype(_float_dtype(x), copy=False)
+
+
+def pick(x, y):
+    """1 where x > y, 1/2 where x == y, else 0: how max(x, y) splits its derivative."""
+    out = (x > y) + 0.5 * (x == y)
+    dt = np.result_type(x, y)
+    return out.astype(dt) if dt.kind == "f" and hasattr(out, "astype") else out
+
+
+def clip_mask(a, lo, hi):
+    m = namespace(a).ones(np.shape(a), dtype=bool)
+    if lo is not None:
+        m = m & (a >= lo)
+    if hi is not None:
+        m = m & (a <= hi)
+    return m
+
+
+def log0(x):
+    """log(x) where x > 0 and 0 elsewhere: the y-derivative of x ** y at x = 0 is 0 for y > 0."""
+    return np.log(np.where(x > 0, x, 1.0))
+
+
+def sinc_deriv(x):
+    px = np.pi * x  # float32 stays float32 (Python floats are weak in NumPy 2); any backend's array
+    safe = np.where(px == 0, 1.0, px)
+    return np.where(px == 0, 0.0, (np.cos(safe) * safe - np.sin(safe)) / (safe * safe) * np.pi)

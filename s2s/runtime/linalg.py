@@ -1,0 +1,642 @@
+"""Derivative helpers of products and linear algebra (primitives/rules_linalg.py and the dot/outer
+rows of rules.py). Einsum cotangents are einsums; np.linalg cotangents are written with
+primitives, so s2s differentiates them again for higher orders."""
+from __future__ import annotations
+
+import string
+
+import numpy as np
+
+from ..errors import S2SValueError
+from .core import namespace, on_backend_of, reshape_like, unbroadcast
+
+# what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
+__all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a", "outer_vjp_b", "einsum_n",
+           "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec", "kron_spec",
+           "kron_shape", "kron_pad", "mT", "expand2", "solve_vjp_a", "cholesky_jvp", "cholesky_vjp", "eigh_jvp",
+           "eigh_vjp", "eigvalsh_vjp", "eigvalsh_jvp", "svdvals_vjp", "svdvals_jvp", "svd_vjp", "svd_jvp",
+           "qr_jvp", "qr_vjp", "pinv_jvp", "pinv_vjp", "matrix_power_jvp", "matrix_power_vjp", "norm_is_matrix",
+           "norm_grad", "matrix_norm_grad", "norm_vjp_any", "norm_jvp_any", "svd_check", "vecdot_spec",
+           "vector_norm_vjp", "vector_norm_jvp", "cond_vjp", "cond_jvp", "multi_dot_vjp", "multi_dot_jvp")
+
+
+def dot_vjp_a(v, a, b):
+    """Cotangent for `a` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
+    if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
+        return v @ b.T
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 0:
+        return np.sum(v * b)
+    if nb == 0:
+        return v * b
+    if nb == 1:
+        return v * b if na == 1 else np.multiply.outer(v, b)
+    if na == 1:  # (n,) @ (..., n, m) -> (..., m)
+        return np.sum(np.matmul(b, v[..., None])[..., 0], axis=tuple(range(nb - 2))) if nb > 2 else b @ v
+    return unbroadcast(np.matmul(v, np.swapaxes(b, -1, -2)), a)
+
+
+def dot_vjp_b(v, a, b):
+    """Cotangent for `b` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
+    if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
+        return a.T @ v
+    na, nb = np.ndim(a), np.ndim(b)
+    if nb == 0:
+        return np.sum(v * a)
+    if na == 0:
+        return v * a
+    if na == 1:  # (n,) @ (..., n, m) -> (..., m)
+        return v * a if nb == 1 else a[:, None] * np.expand_dims(v, -2)
+    if nb == 1:
+        return np.tensordot(a, v, axes=(tuple(range(na - 1)), tuple(range(na - 1))))
+    return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), v), b)
+
+
+def dot_vjp_a_t(v, like, a, b):
+    """Transpose of `dot_vjp_a(., a, b)` applied to `v`: `dot(v, b)` in the usual shapes."""
+    if np.ndim(a) >= 2 and np.ndim(b) >= 2:
+        return unbroadcast(np.matmul(v, b), like)
+    return np.dot(v, b) if np.ndim(a) else np.sum(v) * b
+
+
+def dot_vjp_b_t(v, like, a, b):
+    """Transpose of `dot_vjp_b(., a, b)` applied to `v`: `dot(a, v)` in the usual shapes."""
+    if np.ndim(a) >= 2 and np.ndim(b) >= 2:
+        return unbroadcast(np.matmul(a, v), like)
+    return np.dot(a, v) if np.ndim(b) else a * np.sum(v)
+
+
+def outer_vjp_a(v, a, b):
+    return reshape_like(np.dot(v, np.ravel(b)), a)
+
+
+def outer_vjp_b(v, a, b):
+    return reshape_like(np.dot(np.ravel(a), v), b)
+
+
+# ---- einsum: every cotangent is another einsum (plus constant ones/identity factors) ----
+
+_LETTERS = string.ascii_letters
+
+
+def _einsum_parse(subscripts, ops):
+    """Explicit per-operand subscripts and output, with '...' replaced by letters."""
+    spec = subscripts.replace(" ", "")
+    ins, arrow, out = spec.partition("->")
+    parts = ins.split(",")
+    used = set(spec) - set(".,->")
+    free = [c for c in _LETTERS if c not in used]
+    nell = max((np.ndim(o) - len(p.replace("...", "")) for p, o in zip(parts, ops) if "..." in p), default=0)
+    ell = "".join(free[:nell])
+    full = []
+    for p, o in zip(parts, ops):
+        if "..." in p:
+            k = np.ndim(o) - len(p.replace("...", ""))
+            p = p.replace("...", ell[nell - k:] if k else "")
+        full.append(p)
+    if not arrow:
+        counts = {c: "".join(full).count(c) for c in set("".join(full))}
+        out = ell + "".join(sorted(c for c in counts if counts[c] == 1 and c not in ell))
+    else:
+        out = out.replace("...", ell)
+    return full, out
+
+
+def _present(*ops):
+    return [o for o in ops if o is not None]
+
+
+def einsum_n(spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None):
+    """`einsum(spec, ...)` over the operands that are not None (at most seven: the output
+    cotangent and six operands; `h` is set only when the user passed more than six)."""
+    if h is not None:
+        raise S2SValueError("s2s differentiates np.einsum with at most 6 operands")
+    return np.einsum(spec, *_present(a, b, c, d, e, f, g_))
+
+
+def einsum_spec1(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
+    """Subscripts of the contraction of the output cotangent with every operand but `k`."""
+    ops = _present(a, b, c, d, e, f)
+    full, out = _einsum_parse(subscripts, ops)
+    others = [p for i, p in enumerate(full) if i != k]
+    avail = set(out).union(*others) if others else set(out)
+    target = "".join(dict.fromkeys(c for c in full[k] if c in avail))
+    return ",".join([out] + others) + "->" + target
+
+
+def einsum_spec2(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
+    """Subscripts that spread the contraction back over operand `k`'s axes: axes only `k` has
+    get ones, a repeated index becomes a diagonal (an identity factor)."""
+    ops = _present(a, b, c, d, e, f)
+    full, out = _einsum_parse(subscripts, ops)
+    others = [p for i, p in enumerate(full) if i != k]
+    avail = set(out).union(*others) if others else set(out)
+    target = "".join(dict.fromkeys(c for c in full[k] if c in avail))
+    used = set("".join(full) + out)
+    free = iter(c for c in _LETTERS if c not in used)
+    seen, res, const = set(), "", ""
+    for c in full[k]:
+        if c in seen:
+            n = next(free)
+            res += n
+            const += c + n
+        else:
+            seen.add(c)
+            res += c
+            if c not in avail:
+                const += c
+    return target + "," + const + "->" + res
+
+
+def einsum_const(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
+    """The constant factor for `einsum_spec2`: ones over axes only operand `k` has, identities
+    over repeated indices (a 0-d one when there are none)."""
+    ops = _present(a, b, c, d, e, f)
+    full, out = _einsum_parse(subscripts, ops)
+    others = [p for i, p in enumerate(full) if i != k]
+    avail = set(out).union(*others) if others else set(out)
+    sizes = dict(zip(full[k], np.shape(ops[k])))
+    dt = _float(ops[k])
+    xp = namespace(ops[k])
+    result = xp.ones((), dtype=dt)
+    seen = set()
+    for c in full[k]:
+        if c in seen:
+            result = xp.multiply.outer(result, xp.eye(sizes[c], dtype=dt))
+        else:
+            seen.add(c)
+            if c not in avail:
+                result = xp.multiply.outer(result, xp.ones(sizes[c], dtype=dt))
+    return result
+
+
+def _eye_like(x, n):
+    """The n-by-n identity in `x`'s array module and dtype: built from `ones_like` of `x` (never
+    allocated with NumPy by name), so CuPy arrays stay CuPy and s2s still differentiates its callers."""
+    return np.triu(np.tril(np.ones_like(x, shape=(n, n))))
+
+
+def _float(x):
+    dt = getattr(x, "dtype", None)
+    return dt if dt is not None and dt.kind in "fc" else np.float64
+
+
+def tensordot_spec(a, b, axes=2):
+    """The einsum subscripts of `tensordot(a, b, axes)`."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if isinstance(axes, (int, np.integer)):
+        ax_a, ax_b = list(range(na - axes, na)), list(range(axes))
+    else:
+        ax_a, ax_b = axes
+        ax_a = [ax_a] if isinstance(ax_a, (int, np.integer)) else list(ax_a)
+        ax_b = [ax_b] if isinstance(ax_b, (int, np.integer)) else list(ax_b)
+    ax_a = [i % na for i in ax_a]
+    ax_b = [i % nb for i in ax_b]
+    sa = _LETTERS[:na]
+    sb = list(_LETTERS[na:na + nb])
+    for i, j in zip(ax_a, ax_b):
+        sb[j] = sa[i]
+    sb = "".join(sb)
+    out = "".join(c for i, c in enumerate(sa) if i not in ax_a) + "".join(c for j, c in enumerate(sb) if j not in ax_b)
+    return sa + "," + sb + "->" + out
+
+
+def inner_spec(a, b):
+    """The einsum subscripts of `inner(a, b)` (a scalar operand multiplies)."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 0 or nb == 0:
+        return tensordot_spec(a, b, 0)
+    return tensordot_spec(a, b, ([na - 1], [nb - 1]))
+
+
+def kron_spec(a, b, k):
+    """Subscripts for the cotangent of operand `k` of `kron(a, b)` from the interleaved cotangent."""
+    n = max(np.ndim(a), np.ndim(b))
+    sa, sb = _LETTERS[:n], _LETTERS[n:2 * n]
+    inter = "".join(x + y for x, y in zip(sa, sb))
+    return inter + "," + (sb + "->" + sa if k == 0 else sa + "->" + sb)
+
+
+def kron_shape(a, b):
+    n = max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (n - np.ndim(a)) + np.shape(a)
+    sb = (1,) * (n - np.ndim(b)) + np.shape(b)
+    return tuple(d for pair in zip(sa, sb) for d in pair)
+
+
+def kron_pad(x, other):
+    """`x` with leading axes of length 1 up to `kron`'s rank."""
+    n = max(np.ndim(x), np.ndim(other))
+    return np.reshape(x, (1,) * (n - np.ndim(x)) + np.shape(x))
+
+
+# ---- linear algebra: written with primitives, so s2s differentiates them again ----
+
+def _mm(x, y):
+    """`x @ y` for stacks of matrices (the operator's rules keep batch axes apart)."""
+    return x @ y
+
+
+def mT(x):
+    return np.swapaxes(x, -1, -2)
+
+
+def expand2(x):
+    """`x` with two trailing axes of length 1 (scales a stack of matrices)."""
+    return np.expand_dims(np.expand_dims(x, -1), -1)
+
+
+def solve_vjp_a(g, a, ans):
+    gb = np.linalg.solve(np.swapaxes(a, -1, -2), g)
+    if np.ndim(ans) == 1:
+        return -np.outer(gb, ans)
+    return -_mm(gb, np.swapaxes(ans, -1, -2))
+
+
+def _lower_half(x):
+    """The lower triangle of `x` with its diagonal halved."""
+    return np.tril(x) - 0.5 * x * _eye_like(x, np.shape(x)[-1])
+
+
+def cholesky_jvp(da, ans):
+    x = np.linalg.solve(ans, np.swapaxes(np.linalg.solve(ans, da), -1, -2))
+    return _mm(ans, _lower_half(x))
+
+
+def cholesky_vjp(g, ans):
+    p = _lower_half(_mm(np.swapaxes(ans, -1, -2), g))
+    x = np.linalg.solve(np.swapaxes(ans, -1, -2), p)
+    out = np.swapaxes(np.linalg.solve(np.swapaxes(ans, -1, -2), np.swapaxes(x, -1, -2)), -1, -2)
+    return 0.5 * (out + np.swapaxes(out, -1, -2))
+
+
+def _gap_inverse(w):
+    """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it."""
+    n = np.shape(w)[-1]
+    eye = _eye_like(w, n)
+    d = np.expand_dims(w, -2) - np.expand_dims(w, -1)
+    return (1 - eye) / (d + eye)
+
+
+def eigh_jvp(da, a, ans):
+    w = ans[0]
+    v = ans[1]
+    m = _mm(np.swapaxes(v, -1, -2), _mm(da, v))
+    dw = np.diagonal(m, 0, -2, -1)
+    dv = _mm(v, _gap_inverse(w) * m)
+    return (dw, dv)
+
+
+def eigh_vjp(g, a, ans):
+    w = ans[0]
+    v = ans[1]
+    gw = g[0]
+    gv = g[1]
+    eye = _eye_like(w, np.shape(w)[-1])
+    inner = _gap_inverse(w) * _mm(np.swapaxes(v, -1, -2), gv) + np.expand_dims(gw, -1) * eye
+    out = _mm(v, _mm(inner, np.swapaxes(v, -1, -2)))
+    return 0.5 * (out + np.swapaxes(out, -1, -2))
+
+
+def eigvalsh_vjp(g, a):
+    ans = np.linalg.eigh(a)
+    v = ans[1]
+    out = _mm(v * np.expand_dims(g, -2), np.swapaxes(v, -1, -2))
+    return 0.5 * (out + np.swapaxes(out, -1, -2))
+
+
+def eigvalsh_jvp(da, a):
+    ans = np.linalg.eigh(a)
+    v = ans[1]
+    return np.diagonal(_mm(np.swapaxes(v, -1, -2), _mm(da, v)), 0, -2, -1)
+
+
+def svdvals_vjp(g, a):
+    ans = np.linalg.svd(a, full_matrices=False)
+    return _mm(ans[0] * np.expand_dims(g, -2), ans[2])
+
+
+def svdvals_jvp(da, a):
+    ans = np.linalg.svd(a, full_matrices=False)
+    return np.diagonal(_mm(np.swapaxes(ans[0], -1, -2), _mm(da, np.swapaxes(ans[2], -1, -2))), 0, -2, -1)
+
+
+def svd_vjp(g, a, ans, full_matrices, compute_uv):
+    """Cotangent of the thin SVD (distinct singular values), or of the values alone."""
+    if not compute_uv:
+        return svdvals_vjp(g, a)
+    u = ans[0]
+    s = ans[1]
+    vh = ans[2]
+    gu = g[0]
+    gs = g[1]
+    gvh = g[2]
+    v = np.swapaxes(vh, -1, -2)
+    gv = np.swapaxes(gvh, -1, -2)
+    ut = np.swapaxes(u, -1, -2)
+    f = _gap_inverse(s * s)
+    j = f * (_mm(ut, gu) - _mm(np.swapaxes(gu, -1, -2), u))
+    k = f * (_mm(vh, gv) - _mm(np.swapaxes(gv, -1, -2), v))
+    sm = np.expand_dims(s, -2)
+    core = j * sm + np.expand_dims(gs, -1) * _eye_like(s, np.shape(s)[-1]) + np.expand_dims(s, -1) * k
+    out = _mm(u, _mm(core, vh))
+    m = np.shape(a)[-2]
+    n = np.shape(a)[-1]
+    if m > n:
+        out = out + _mm(gu - _mm(u, _mm(ut, gu)), vh / np.expand_dims(s, -1))
+    if n > m:
+        out = out + _mm(u / sm, np.swapaxes(gv - _mm(v, _mm(vh, gv)), -1, -2))
+    return out
+
+
+def svd_jvp(da, a, ans, full_matrices, compute_uv):
+    if not compute_uv:
+        return svdvals_jvp(da, a)
+    u = ans[0]
+    s = ans[1]
+    vh = ans[2]
+    v = np.swapaxes(vh, -1, -2)
+    ut = np.swapaxes(u, -1, -2)
+    p = _mm(ut, _mm(da, v))
+    ds = np.diagonal(p, 0, -2, -1)
+    f = _gap_inverse(s * s)
+    sm = np.expand_dims(s, -2)
+    sc = np.expand_dims(s, -1)
+    pt = np.swapaxes(p, -1, -2)
+    du = _mm(u, f * (p * sm + sc * pt))
+    dv = _mm(v, f * (sc * p + pt * sm))
+    m = np.shape(a)[-2]
+    n = np.shape(a)[-1]
+    if m > n:
+        du = du + _mm(da - _mm(u, _mm(ut, da)), v / sm)
+    if n > m:
+        dv = dv + _mm(np.swapaxes(da, -1, -2) - _mm(v, _mm(vh, np.swapaxes(da, -1, -2))), u / sm)
+    return (du, ds, np.swapaxes(dv, -1, -2))
+
+
+def qr_jvp(da, a, ans):
+    q = ans[0]
+    r = ans[1]
+    rinv_t = np.linalg.inv(r)
+    c = _mm(np.swapaxes(q, -1, -2), _mm(da, rinv_t))
+    low = np.tril(c, -1)
+    omega = low - np.swapaxes(low, -1, -2)
+    dq = _mm(q, omega) + _mm(da - _mm(q, _mm(np.swapaxes(q, -1, -2), da)), rinv_t)
+    dr = _mm(c - omega, r)
+    return (dq, dr)
+
+
+def qr_vjp(g, a, ans):
+    q = ans[0]
+    r = ans[1]
+    gq = g[0]
+    gr = g[1]
+    m = _mm(r, np.swapaxes(gr, -1, -2)) - _mm(np.swapaxes(gq, -1, -2), q)
+    low = np.tril(m, -1)
+    sym = low + np.swapaxes(low, -1, -2) + m * _eye_like(m, np.shape(m)[-1])
+    b = gq + _mm(q, sym)
+    return np.swapaxes(np.linalg.solve(r, np.swapaxes(b, -1, -2)), -1, -2)
+
+
+def pinv_jvp(da, a, ans):
+    p = ans
+    dat = np.swapaxes(da, -1, -2)
+    pt = np.swapaxes(p, -1, -2)
+    ap = _mm(a, p)
+    pa = _mm(p, a)
+    eye_m = _eye_like(a, np.shape(a)[-2])
+    eye_n = _eye_like(a, np.shape(a)[-1])
+    return (-_mm(p, _mm(da, p)) + _mm(_mm(p, pt), _mm(dat, eye_m - ap))
+            + _mm(eye_n - pa, _mm(dat, _mm(pt, p))))
+
+
+def pinv_vjp(g, a, ans):
+    p = ans
+    pt = np.swapaxes(p, -1, -2)
+    gt = np.swapaxes(g, -1, -2)
+    eye_m = _eye_like(a, np.shape(a)[-2])
+    eye_n = _eye_like(a, np.shape(a)[-1])
+    ap = _mm(a, p)
+    pa = _mm(p, a)
+    return (-_mm(pt, _mm(g, pt)) + _mm(eye_m - ap, _mm(gt, _mm(p, pt)))
+            + _mm(_mm(pt, p), _mm(gt, eye_n - pa)))
+
+
+def matrix_power_jvp(da, a, n):
+    if n < 0:
+        b = np.linalg.inv(a)
+        db = -_mm(b, _mm(da, b))
+        return matrix_power_jvp(db, b, -n)
+    out = np.zeros_like(da)
+    for k in range(n):
+        out = out + _mm(np.linalg.matrix_power(a, k), _mm(da, np.linalg.matrix_power(a, n - 1 - k)))
+    return out
+
+
+def matrix_power_vjp(g, a, n):
+    if n < 0:
+        b = np.linalg.inv(a)
+        gb = matrix_power_vjp(g, b, -n)
+        bt = np.swapaxes(b, -1, -2)
+        return -_mm(bt, _mm(gb, bt))
+    at = np.swapaxes(a, -1, -2)
+    out = np.zeros_like(g)
+    for k in range(n):
+        out = out + _mm(np.linalg.matrix_power(at, k), _mm(g, np.linalg.matrix_power(at, n - 1 - k)))
+    return out
+
+
+def _norm_axes(x, axis):
+    if axis is None:
+        return tuple(range(np.ndim(x)))
+    return (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+
+
+def norm_is_matrix(x, ord, axis):
+    return len(_norm_axes(x, axis)) == 2 and not (axis is None and ord is None)
+
+
+def norm_grad(x, ans, ord, axis, keepdims):
+    """d norm(x, ord, axis) / dx, shaped like `x` (the derivative of each norm NumPy offers;
+    at kinks the convention of the matching `abs`/`max` rule)."""
+    ax = _norm_axes(x, axis)
+    a = np.expand_dims(ans, ax) if not keepdims and axis is not None else np.reshape(ans, (1,) * np.ndim(x)) \
+        if not keepdims else ans
+    if norm_is_matrix(x, ord, axis):
+        return matrix_norm_grad(x, ord, ax)
+    if ord is None or ord == 2:
+        return x / np.where(a == 0, 1.0, a)
+    if ord == 1:
+        return np.sign(x)
+    if ord == np.inf or ord == -np.inf:
+        ab = np.abs(x)
+        hit = (ab == a).astype(x.dtype)  # ties share the derivative; float, so float32 stays float32
+        return np.sign(x) * hit / np.sum(hit, axis=ax, keepdims=True)
+    if ord == 0:
+        return np.zeros_like(x)
+    ab = np.abs(x)
+    return np.sign(x) * (ab / np.where(a == 0, 1.0, a)) ** (ord - 1)
+
+
+def matrix_norm_grad(x, ord, ax):
+    xm = np.moveaxis(x, ax, (-2, -1))
+    if ord is None or ord == "fro":
+        out = xm / np.expand_dims(np.expand_dims(np.sqrt(np.sum(xm * xm, axis=(-2, -1))), -1), -1)
+    elif ord == "nuc":
+        usv = np.linalg.svd(xm, full_matrices=False)
+        out = _mm(usv[0], usv[2])
+    elif ord == 2 or ord == -2:
+        usv = np.linalg.svd(xm, full_matrices=False)
+        i = 0 if ord == 2 else -1
+        out = np.expand_dims(usv[0][..., :, i], -1) * np.expand_dims(usv[2][..., i, :], -2)
+    else:
+        cols = ord in (1, -1)
+        s = np.sum(np.abs(xm), axis=-2 if cols else -1, keepdims=True)
+        best = np.max(s, axis=-1 if cols else -2, keepdims=True) if ord in (1, np.inf) else \
+            np.min(s, axis=-1 if cols else -2, keepdims=True)
+        hit = (s == best).astype(xm.dtype)
+        out = np.sign(xm) * hit / np.sum(hit)
+    return np.moveaxis(out, (-2, -1), ax)
+
+
+def norm_vjp_any(g, x, ans, ord, axis, keepdims):
+    ax = _norm_axes(x, axis)
+    g = on_backend_of(g, x)
+    gx = g if keepdims else np.expand_dims(g, ax) if axis is not None else np.reshape(g, (1,) * np.ndim(x))
+    return gx * norm_grad(x, ans, ord, axis, keepdims)
+
+
+def norm_jvp_any(dx, x, ans, ord, axis, keepdims):
+    ax = _norm_axes(x, axis)
+    return np.sum(dx * norm_grad(x, ans, ord, axis, keepdims), axis=ax, keepdims=keepdims)
+
+
+def svd_check(a, full_matrices, compute_uv):
+    """The SVD rules cover the thin factorization (or the values alone)."""
+    if compute_uv and full_matrices and np.shape(a)[-1] != np.shape(a)[-2]:
+        raise S2SValueError("s2s differentiates np.linalg.svd of a non-square matrix with "
+                            "full_matrices=False (or compute_uv=False) only")
+    return full_matrices
+
+
+def vecdot_spec(a, b, axis):
+    """The einsum subscripts of `vecdot(a, b, axis=axis)` (broadcasting over the other axes)."""
+    n = max(np.ndim(a), np.ndim(b))
+    letters = _LETTERS[:n]
+    k = letters[axis % n]
+    out = letters.replace(k, "")
+    sa = letters[n - np.ndim(a):]
+    sb = letters[n - np.ndim(b):]
+    return sa + "," + sb + "->" + out
+
+
+def vector_norm_vjp(g, x, ans, ord, axis, keepdims):
+    """Cotangent of `linalg.vector_norm`: `axis=None` means every entry as one vector."""
+    if axis is None:
+        flat = np.ravel(x)
+        return np.reshape(norm_vjp_any(np.reshape(g, ()), flat, np.reshape(ans, ()), ord, 0, False), np.shape(x))
+    return norm_vjp_any(g, x, ans, ord, axis, keepdims)
+
+
+def vector_norm_jvp(dx, x, ans, ord, axis, keepdims):
+    if axis is None:
+        t = norm_jvp_any(np.ravel(dx), np.ravel(x), np.reshape(ans, ()), ord, 0, False)
+        return np.reshape(t, np.shape(ans))
+    return norm_jvp_any(dx, x, ans, ord, axis, keepdims)
+
+
+def cond_vjp(g, x, ans, p):
+    """Cotangent of `linalg.cond(x, p)`: through the singular values for p in (None, 2, -2),
+    else through `norm(x, p) * norm(inv(x), p)`."""
+    if p is None or p == 2 or p == -2:
+        s = np.linalg.svdvals(x)
+        n = np.shape(s)[-1]
+        hi = s[..., :1]
+        lo = s[..., -1:]
+        pos = np.cumsum(np.ones_like(s), axis=-1)  # 1..n along the last axis, in s's module
+        first = pos == 1
+        last = pos == n
+        ds = first / lo - last * hi / (lo * lo)
+        if p == -2:
+            ds = last / hi - first * lo / (hi * hi)
+        return svdvals_vjp(np.expand_dims(on_backend_of(g, x), -1) * ds, x)
+    xi = np.linalg.inv(x)
+    n1 = np.linalg.norm(x, p, (-2, -1))
+    n2 = np.linalg.norm(xi, p, (-2, -1))
+    gx = norm_vjp_any(g * n2, x, n1, p, (-2, -1), False)
+    gi = norm_vjp_any(g * n1, xi, n2, p, (-2, -1), False)
+    xit = np.swapaxes(xi, -1, -2)
+    return gx - _mm(xit, _mm(gi, xit))
+
+
+def cond_jvp(dx, x, ans, p):
+    if p is None or p == 2 or p == -2:
+        s = np.linalg.svdvals(x)
+        ds = svdvals_jvp(dx, x)
+        hi = s[..., 0]
+        lo = s[..., -1]
+        if p == -2:
+            return ds[..., -1] / hi - lo * ds[..., 0] / (hi * hi)
+        return ds[..., 0] / lo - hi * ds[..., -1] / (lo * lo)
+    xi = np.linalg.inv(x)
+    dxi = -_mm(xi, _mm(dx, xi))
+    n1 = np.linalg.norm(x, p, (-2, -1))
+    n2 = np.linalg.norm(xi, p, (-2, -1))
+    return norm_jvp_any(dx, x, n1, p, (-2, -1), False) * n2 + n1 * norm_jvp_any(dxi, xi, n2, p, (-2, -1), False)
+
+
+def _chain(mats, lo, hi):
+    """mats[lo] @ ... @ mats[hi - 1] (None when empty)."""
+    if hi <= lo:
+        return None
+    out = mats[lo]
+    for j in range(lo + 1, hi):
+        out = out @ mats[j]
+    return out
+
+
+def _chain_mats(arrays):
+    """The operands of a multi_dot as matrices: a 1-D first one a row, a 1-D last one a column."""
+    k = len(arrays)
+    mats = []
+    for i in range(k):
+        m = arrays[i]
+        if i == 0 and np.ndim(m) == 1:
+            m = np.expand_dims(m, 0)
+        if i == k - 1 and np.ndim(m) == 1:
+            m = np.expand_dims(m, 1)
+        mats.append(m)
+    return mats
+
+
+def multi_dot_vjp(g, arrays):
+    """Cotangents of the operands of `np.linalg.multi_dot(arrays)`: left.T @ g @ right.T each."""
+    mats = _chain_mats(arrays)
+    k = len(mats)
+    gm = np.reshape(g, (np.shape(mats[0])[0], np.shape(mats[k - 1])[1]))
+    out = []
+    for i in range(k):
+        ct = gm
+        right = _chain(mats, i + 1, k)
+        if right is not None:
+            ct = ct @ np.swapaxes(right, -1, -2)
+        left = _chain(mats, 0, i)
+        if left is not None:
+            ct = np.swapaxes(left, -1, -2) @ ct
+        out.append(np.reshape(ct, np.shape(arrays[i])))
+    return out
+
+
+def multi_dot_jvp(tangents, arrays):
+    """Tangent of `np.linalg.multi_dot(arrays)`: one term per operand's tangent."""
+    k = len(arrays)
+    total = 0.0
+    for i in range(k):
+        parts = []
+        for j in range(k):
+            if j == i:
+                parts.append(tangents[j])
+            else:
+                parts.append(arrays[j])
+        total = total + np.linalg.multi_dot(parts)
+    return total

@@ -1,0 +1,367 @@
+"""Derivative helpers of reductions, scans, order statistics and signal operations (rules.py's
+reduction rows and primitives/rules_reduce.py): each cotangent broadcast back over the reduced
+axes, written with NumPy functions that dispatch to the array's own module."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import S2SValueError
+from .core import _expand, _filled, _float_dtype, _shape, _size, asarray, namespace, on_backend_of, zeros
+from .linalg import _float
+from .shapes import take_vjp
+
+# what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
+__all__ = ("sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_high_order", "prod_others_jvp",
+           "var_vjp", "var_jvp", "cumsum_vjp", "trace_vjp", "check_norm_ord", "norm_vjp", "norm_jvp",
+           "gradient_matrix", "no_derivative", "trapezoid_vjp", "gradient_vjp", "gradient_vjp_t", "conv_pad",
+           "interp_slope", "interp_fp_vjp", "polyval_vjp_p", "polyder", "nancount", "nanvar_vjp", "nanvar_jvp",
+           "average_vjp_a", "diff_vjp", "ones_like_float", "average_vjp_w", "average_jvp_w", "cumulative_vjp",
+           "quantile_vjp", "quantile_jvp", "interp_apply", "diff_axis", "interp_ok", "linear_method",
+           "unsupported")
+
+
+def sum_vjp(v, like, axis, keepdims):
+    """Cotangent of `sum(like, axis, keepdims)`: broadcast back to `like`'s shape."""
+    if axis is None and not keepdims:
+        return _filled(like, v)
+    return np.broadcast_to(_expand(v, like, axis, keepdims), _shape(like)).astype(_float_dtype(like))
+
+
+def mean_vjp(v, like, axis, keepdims):
+    if axis is None and not keepdims:
+        return _filled(like, v / max(_size(like), 1))
+    n = np.size(like) // max(np.size(v), 1)
+    return sum_vjp(v, like, axis, keepdims) / n
+
+
+def max_vjp(v, a, ans, axis, keepdims):
+    """Cotangent of a max/min reduction: split evenly among the positions that attain it."""
+    hit = a == _expand(ans, a, axis, keepdims)
+    dt = _float_dtype(a)
+    count = np.sum(hit, axis=axis, keepdims=True).astype(dt)
+    return (_expand(v, a, axis, keepdims) * hit / count).astype(dt, copy=False)
+
+
+def max_jvp(v, a, ans, axis, keepdims):
+    hit = a == _expand(ans, a, axis, keepdims)
+    count = np.sum(hit, axis=axis, keepdims=keepdims).astype(_float_dtype(a))
+    return np.sum(v * hit, axis=axis, keepdims=keepdims) / count
+
+
+def _last_axis(a, axis):
+    """`a` with the reduced axes (None: all) moved last and flattened into one, and the inverse."""
+    a = asarray(a)
+    nd = a.ndim
+    axes = tuple(range(nd)) if axis is None else tuple(x % nd for x in np.atleast_1d(axis))
+    dest = tuple(range(nd - len(axes), nd))
+    m = np.moveaxis(a, axes, dest)
+    lead = m.shape[:nd - len(axes)]
+    back = lambda r: np.moveaxis(np.reshape(r, m.shape), dest, axes)  # noqa: E731
+    return np.reshape(m, lead + (-1,)), back
+
+
+def _others(m):
+    ones = namespace(m).ones(m.shape[:-1] + (1,), dtype=m.dtype)
+    left = np.cumprod(np.concatenate([ones, m[..., :-1]], axis=-1), axis=-1)
+    right = np.flip(np.cumprod(np.concatenate([ones, np.flip(m, -1)[..., :-1]], axis=-1), axis=-1), -1)
+    return left * right
+
+
+def prod_others(a, axis=None):
+    """For each element of `a`, the product of the other elements of its reduction: the derivative
+    of `prod(a, axis)`, exact where `a` has zeros (no division by `a`)."""
+    m, back = _last_axis(a, axis)
+    return back(_others(m))
+
+
+def prod_high_order(g, a, axis=None):
+    """Third and higher derivatives of `prod` are not implemented: an error, never a zero."""
+    raise S2SValueError("s2s differentiates np.prod up to second order; a third derivative of prod "
+                        "needs a product written with a loop or np.exp(np.sum(np.log(...)))")
+
+
+def prod_others_jvp(d, a, axis=None):
+    """Tangent of `prod_others(a, axis)` along `d`: sum over j != i of d_j * prod(k != i, j) a_k."""
+    m, back = _last_axis(a, axis)
+    dm, _ = _last_axis(np.broadcast_to(d, np.shape(a)), axis)
+    out = zeros(m.shape, m, dtype=np.result_type(m, dm, np.float32))
+    for i in range(m.shape[-1]):
+        b = m.copy()
+        b[..., i] = 1
+        po = _others(b)
+        po[..., i] = 0
+        out[..., i] = np.sum(dm * po, axis=-1)
+    return back(out)
+
+
+def var_vjp(v, a, axis, ddof, keepdims):
+    n = np.size(a) // max(np.size(np.sum(a, axis=axis)), 1)
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    return _expand(v, a, axis, keepdims) * 2 * centered / (n - ddof)
+
+
+def var_jvp(da, a, axis, ddof, keepdims):
+    n = np.size(a) // max(np.size(np.sum(a, axis=axis)), 1)
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    return np.sum(2 * centered * da, axis=axis, keepdims=keepdims) / (n - ddof)
+
+
+def cumsum_vjp(v, like, axis):
+    if axis is None:
+        return np.reshape(np.cumsum(v[::-1])[::-1], np.shape(like))
+    return np.flip(np.cumsum(np.flip(v, axis), axis), axis)
+
+
+def trace_vjp(v, a, offset, axis1, axis2):
+    # the diagonal's mask from ones like `a` (its array module and dtype, no allocation by name);
+    # s2s transforms this at order 2
+    eye = np.triu(np.tril(np.ones_like(np.moveaxis(a, (axis1, axis2), (-2, -1))), offset), offset)
+    return np.moveaxis(np.expand_dims(np.expand_dims(on_backend_of(v, a), -1), -1) * eye, (-2, -1), (axis1, axis2))
+
+
+def check_norm_ord(ord, axis):
+    """Only the 2-norm of vectors and the Frobenius norm have derivative rules."""
+    if ord not in (None, 2, "fro") or (axis is not None and not isinstance(axis, int) and ord == 2):
+        raise S2SValueError(f"s2s differentiates linalg.norm for ord=None, 2 (vectors) or 'fro' only, not ord={ord!r}")
+    return ord
+
+
+def norm_vjp(v, x, ans, ord, axis, keepdims):
+    check_norm_ord(ord, axis)
+    return _expand(v, x, axis, keepdims) * x / np.where(_expand(ans, x, axis, keepdims) == 0, 1,
+                                                         _expand(ans, x, axis, keepdims))
+
+
+def norm_jvp(dx, x, ans, ord, axis, keepdims):
+    return np.sum(norm_vjp(np.ones_like(ans), x, ans, ord, axis, keepdims) * dx, axis=axis, keepdims=keepdims)
+
+
+def gradient_matrix(n, spacing, edge_order):
+    """The matrix D with `gradient(f) == D @ f` for 1-D `f` of length n."""
+    return np.stack([np.gradient(e, spacing, edge_order=edge_order) for e in np.eye(n)], axis=1)
+
+
+def no_derivative(x, what):
+    """The rule of an argument s2s refuses to differentiate through: an error when it runs, never
+    a silent zero."""
+    raise S2SValueError(f"s2s does not differentiate {what}; wrap that argument in stop_gradient.")
+
+
+def trapezoid_vjp(v, y, x, dx, axis):
+    """Transpose of `y -> trapezoid(y, x, dx, axis)`: each sample's weight (half the spacings on
+    either side of it) times the cotangent."""
+    n = np.shape(y)[axis]
+    xp = namespace(v)
+    d = np.diff(xp.asarray(x, dtype=_float(y))) if x is not None else xp.full(n - 1, float(dx))
+    if np.ndim(d) != 1:
+        raise S2SValueError("s2s differentiates np.trapezoid with a 1-D `x` (or none) only")
+    zero = xp.zeros(1, dtype=d.dtype)
+    w = 0.5 * (xp.concatenate((d, zero)) + xp.concatenate((zero, d)))
+    shape = [1] * np.ndim(y)
+    shape[axis] = n
+    return np.expand_dims(v, axis) * np.reshape(w, shape).astype(_float(y))
+
+
+def gradient_vjp(v, f, spacing, axis, edge_order):
+    ax = -1 if axis is None and np.ndim(f) == 1 else axis
+    if ax is None:
+        raise S2SValueError("s2s differentiates np.gradient of a 1-D array or along one axis (pass axis=)")
+    d = namespace(v).asarray(gradient_matrix(np.shape(f)[ax], spacing, edge_order).astype(_float(v)))
+    return np.moveaxis(np.tensordot(d.T, np.moveaxis(v, ax, 0), axes=1), 0, ax)
+
+
+def gradient_vjp_t(v, f, spacing, axis, edge_order):
+    return np.gradient(v, spacing, axis=axis if axis is not None else -1 if np.ndim(f) == 1 else None,
+                       edge_order=edge_order)
+
+
+def conv_pad(a, v, mode, corr=False):
+    """How to pad a `convolve(a, v, mode)` (`corr`: `correlate`) cotangent back to the full
+    output's length. NumPy centres correlate's "same" window the other way when v is longer."""
+    n, m = np.size(a), np.size(v)
+    full = n + m - 1
+    if mode == "full":
+        return (0, 0)
+    if mode == "same":
+        out = max(n, m)
+        start = (min(n, m) - 1) // 2
+        if corr and m > n:
+            start = min(n, m) - 1 - start
+    else:
+        out = max(n, m) - min(n, m) + 1
+        start = min(n, m) - 1
+    return (start, full - out - start)
+
+
+def interp_slope(x, xc, fp):
+    """d interp(x, xc, fp) / dx: the slope of the segment x falls in (0 outside [xc[0], xc[-1]])."""
+    i = np.clip(np.searchsorted(xc, x, side="right") - 1, 0, np.size(xc) - 2)
+    slope = (np.take(fp, i + 1) - np.take(fp, i)) / (np.take(xc, i + 1) - np.take(xc, i))
+    inside = np.logical_and(x > xc[0], x < xc[-1])
+    return slope * inside
+
+
+def interp_fp_vjp(v, x, xc, fp):
+    """Transpose of `fp -> interp(x, xc, fp)`: each cotangent split between its two knots."""
+    xf = np.ravel(x)
+    vf = np.ravel(v)
+    i = np.clip(np.searchsorted(xc, xf, side="right") - 1, 0, np.size(xc) - 2)
+    lo = np.take(xc, i)
+    t = np.clip((xf - lo) / (np.take(xc, i + 1) - lo), 0.0, 1.0)
+    return take_vjp(vf * (1 - t), fp, i, None) + take_vjp(vf * t, fp, i + 1, None)
+
+
+def polyval_vjp_p(g, p, x):
+    """d/dp of <g, polyval(p, x)>: sum(g * x ** (n - 1 - k)) for each coefficient k."""
+    n = np.shape(p)[0]
+    out = []
+    for k in range(n):
+        out.append(np.sum(g * x ** (n - 1 - k)))
+    return np.stack(out)  # dispatches to the sums' module (np.array would bring them to the host)
+
+
+def polyder(p):
+    head = p[:-1]
+    return head * np.cumsum(np.ones_like(head))[::-1]  # n-1, ..., 1 in p's module and dtype
+
+
+# ---- reductions ----
+
+def nancount(a, axis, keepdims):
+    return np.sum(np.logical_not(np.isnan(a)), axis=axis, keepdims=keepdims)
+
+
+def nanvar_vjp(g, a, axis, ddof, keepdims):
+    ok = np.logical_not(np.isnan(a))
+    a0 = np.where(ok, a, 0.0)
+    n = np.sum(ok, axis=axis, keepdims=True, dtype=np.result_type(a, 1.0))
+    mean = np.sum(a0, axis=axis, keepdims=True) / n
+    c = np.where(ok, a0 - mean, 0.0)
+    return sum_vjp(g, a, axis, keepdims) * 2 * c / (n - ddof)
+
+
+def nanvar_jvp(da, a, axis, ddof, keepdims):
+    ok = np.logical_not(np.isnan(a))
+    a0 = np.where(ok, a, 0.0)
+    n = np.sum(ok, axis=axis, keepdims=True, dtype=np.result_type(a, 1.0))
+    mean = np.sum(a0, axis=axis, keepdims=True) / n
+    c = np.where(ok, a0 - mean, 0.0)
+    count = np.sum(ok, axis=axis, keepdims=keepdims, dtype=np.result_type(a, 1.0))
+    return np.sum(2 * c * np.where(ok, da, 0.0), axis=axis, keepdims=keepdims) / (count - ddof)
+
+
+def average_vjp_a(g, a, weights, axis, keepdims):
+    """Cotangent of `a` in `average(a, axis, weights)`: each entry's normalized weight."""
+    if weights is None:
+        return mean_vjp(g, a, axis, keepdims)
+    w = _weights_full(a, weights, axis)
+    return sum_vjp(g, a, axis, keepdims) * w / np.sum(w, axis=axis, keepdims=True)
+
+
+def diff_vjp(v, like, n, axis):
+    """Transpose of `diff(., n, axis)`: `-diff` of the zero-padded cotangent, n times."""
+    for _ in range(n):
+        pad = [(0, 0)] * np.ndim(v)
+        pad[axis] = (1, 1)
+        v = -np.diff(np.pad(v, pad), axis=axis)
+    return v
+
+
+def ones_like_float(x):
+    return np.ones_like(x, dtype=_float(x))  # in x's module
+
+
+def average_vjp_w(g, a, weights, axis, keepdims, ans):
+    """Cotangent of the weights of `average(a, axis, weights)`: (a - average) / sum of weights."""
+    total = np.sum(_weights_full(a, weights, axis), axis=axis, keepdims=True)
+    full = sum_vjp(g, a, axis, keepdims) * (a - sum_vjp(ans, a, axis, keepdims)) / total
+    if np.ndim(weights) == 1 and np.ndim(a) > 1 and axis is not None:
+        full = np.sum(full, axis=tuple(i for i in range(np.ndim(a)) if i != axis % np.ndim(a)))
+    return np.reshape(full, np.shape(weights))
+
+
+def average_jvp_w(dw, a, weights, axis, keepdims, ans):
+    dfull = _weights_full(a, dw, axis)
+    total = np.sum(_weights_full(a, weights, axis), axis=axis, keepdims=keepdims)
+    return np.sum(dfull * (a - sum_vjp(ans, a, axis, keepdims)), axis=axis, keepdims=keepdims) / total
+
+
+def _weights_full(a, w, axis):
+    if np.ndim(w) == 1 and np.ndim(a) > 1 and axis is not None:
+        shape = [1] * np.ndim(a)
+        shape[axis % np.ndim(a)] = -1
+        w = np.reshape(w, shape)
+    return w * np.ones_like(a)
+
+
+def cumulative_vjp(v, x, axis, include_initial):
+    """Transpose of `cumulative_sum(x, axis, include_initial)`."""
+    ax = 0 if axis is None else axis
+    if include_initial:
+        v = np.delete(v, 0, axis=ax)
+    return np.flip(np.cumsum(np.flip(v, ax), ax), ax) if np.ndim(v) else v
+
+
+def _quantile_weights(a, q, axis, keepdims):
+    """Weights w with quantile(a, q, axis) == sum(w * a, axis): linear interpolation between the
+    two entries of nearest rank (NaN entries skipped; ties go to the first in sort order)."""
+    x = np.ravel(a) if axis is None else np.moveaxis(a, axis, -1)
+    ok = np.logical_not(np.isnan(x))
+    n = np.sum(ok, axis=-1, keepdims=True)
+    pos = q * (n - 1)
+    lo = np.floor(pos)
+    frac = pos - lo
+    order = np.argsort(np.where(ok, x, np.inf), axis=-1, kind="stable")
+    rank = np.argsort(order, axis=-1, kind="stable")
+    w = (rank == lo) * (1 - frac) + (rank == np.minimum(lo + 1, n - 1)) * frac
+    return w.astype(_float(a))
+
+
+def quantile_vjp(g, a, q, axis, keepdims):
+    w = _quantile_weights(a, q, axis, keepdims)
+    if axis is None:
+        return np.reshape(np.reshape(g, ()) * w, np.shape(a))
+    gx = g if not keepdims else np.squeeze(g, axis)
+    return np.moveaxis(np.expand_dims(gx, -1) * w, -1, axis)
+
+
+def quantile_jvp(da, a, q, axis, keepdims):
+    w = _quantile_weights(a, q, axis, keepdims)
+    x = np.ravel(da) if axis is None else np.moveaxis(da, axis, -1)
+    out = np.sum(w * x, axis=-1)
+    if keepdims:
+        out = np.expand_dims(out, tuple(range(np.ndim(a))) if axis is None else axis)
+    return out
+
+
+def interp_apply(x, xp, fp):
+    """`interp(x, xp, fp)`, for derivative code (where `xp` names the knots, not the module)."""
+    return np.interp(x, xp, fp)
+
+
+def diff_axis(axis, prepend, append):
+    """`axis`, after checking that np.diff has no `prepend`/`append` (not differentiated)."""
+    if prepend is not None or append is not None:
+        raise S2SValueError("s2s differentiates np.diff without prepend= or append=; concatenate them first")
+    return axis
+
+
+def interp_ok(left, right, period):
+    """1.0 when np.interp has none of `left`, `right`, `period` (their derivatives are not covered)."""
+    if left is not None or right is not None or period is not None:
+        raise S2SValueError("s2s differentiates np.interp without left=, right= or period=")
+    return 1.0
+
+
+def linear_method(q, method):
+    """`q`, after checking that the quantile uses NumPy's default linear interpolation."""
+    if method != "linear":
+        raise S2SValueError(f"s2s differentiates quantiles with method='linear' only, not {method!r}")
+    return q
+
+
+def unsupported(value, what):
+    """An S2SError when an argument s2s does not differentiate is given."""
+    if value is not None:
+        raise S2SValueError(f"s2s does not support {what}; compute it another way")
+    return None
