@@ -705,6 +705,9 @@ class Normalizer:
         if _is_transform(obj) and obj.__name__ == "stop_gradient":
             self.ns["stop_gradient"] = obj
             return A.call("stop_gradient", args, kws)
+        refusal = getattr(obj, "__s2s_refuse__", None)  # a library function that must not be transformed
+        if isinstance(refusal, str):
+            self.fail(node, f"`{_dotted(func)}`: {refusal}")
         if resolve.is_user_function(obj):
             label = getattr(obj, "__name__", "fn")
             return A.call(A.name(self.bind(label if label != "<lambda>" else "lambda_", obj)), args, kws)
