@@ -65,7 +65,7 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     return carry, np.stack(ys)
 
 
-def map(f, xs):  # noqa: A001 - JAX's name
+def map_(f, xs):
     """`np.stack([f(x) for x in xs])` over the leading axis of the array `xs`."""
     ys = []
     for i in range(xs.shape[0]):
@@ -141,7 +141,7 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     return np.take(operand, np.arange(start, limit, stride), axis=axis)
 
 
-def slice(operand, start_indices, limit_indices, strides=None):  # noqa: A001 - JAX's name
+def slice_(operand, start_indices, limit_indices, strides=None):
     """The block from `start_indices` up to `limit_indices` (exclusive), every `strides` entry."""
     out = operand
     for ax in range(operand.ndim):
@@ -260,7 +260,7 @@ def div(x, y):
     return np.divide(x, y)
 
 
-def round(x, rounding_method=0):  # noqa: A001 - JAX's name
+def round_(x, rounding_method=0):
     """Rounded to the nearest integer, halves away from zero (lax's default)."""
     return np.sign(x) * np.floor(np.abs(x) + 0.5)
 
@@ -300,3 +300,8 @@ def erf(x):
         term = term * z2 / (2 * n + 1)
         total = total + term
     return 1.1283791670955126 * np.exp(-z * z) * total
+
+
+# JAX's names; the functions are defined as `map_`, `slice_`, `round_` so that the name s2s binds
+# them under in generated code is never a builtin the generated code itself uses (`slice`)
+map, slice, round = map_, slice_, round_  # noqa: A001
