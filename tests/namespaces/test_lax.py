@@ -270,7 +270,8 @@ def test_slicing_values():
 @pytest.mark.parametrize("fn, args", [
     (lambda x: dslice(x, 1, 1), (M,)), (lambda x: dslice_dim(x, 1), (M,)),
     (lambda x, u: dupdate(x, u, 1), (M, -np.ones((2, 2)))),
-    (lambda x, u: dupdate_dim(x, u, 2), (M, np.full((1, 4), 7.0))), (lambda x: dindex(x, 2), (M,)), (index, (M,)), (slice_fn, (M,)),
+    (lambda x, u: dupdate_dim(x, u, 2), (M, np.full((1, 4), 7.0))), (lambda x: dindex(x, 2), (M,)),
+    (index, (M,)), (slice_fn, (M,)),
     (slice_dim, (M,)), (concat, (M, M + 1)), (pad_fn, (M, -1.0)), (dot_general_fn, (A3, B3)),
     (dot_general_plain, (M, M.T)),
 ], ids=["dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
