@@ -90,6 +90,11 @@ def switch(index, branches, *operands):
     return out
 
 
+switch.__s2s_refuse__ = (  # read by the frontend where a transformed function calls it
+    "inside a transformed function s2s cannot call a function taken from a list passed in; "
+    "write the branches out (`if index == 0: ... elif ...`) or use lax.cond. lax.switch runs outside transforms.")
+
+
 def select(pred, on_true, on_false):
     """Elementwise `on_true` where `pred`, else `on_false`."""
     return np.where(pred, on_true, on_false)

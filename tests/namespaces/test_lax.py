@@ -347,3 +347,12 @@ def stopped(x):
 
 def test_stop_gradient():
     np.testing.assert_allclose(s2s.grad(stopped)(U), U, rtol=1e-15)
+
+
+def switched(x, k):
+    return lax.switch(k, (np.sin, np.cos), x)
+
+
+def test_switch_inside_a_transform_is_an_error_at_the_users_line():
+    with pytest.raises(s2s.S2SError, match=r"test_lax.py:\d+(.|\n)*lax.switch(.|\n)*lax.cond"):
+        s2s.grad(switched)(0.5, 1)
