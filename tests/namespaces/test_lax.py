@@ -356,3 +356,26 @@ def switched(x, k):
 def test_switch_inside_a_transform_is_an_error_at_the_users_line():
     with pytest.raises(s2s.S2SError, match=r"test_lax.py:\d+(.|\n)*lax.switch(.|\n)*lax.cond"):
         s2s.grad(switched)(0.5, 1)
+
+
+def test_cond_vmap_takes_each_examples_branch():
+    batch = np.stack([XS, XS / 10, XS * 2])  # sums 3.0, 0.3, 6.0: branches true, false, true
+    out = s2s.vmap(cond_fn)(batch, batch + 1)
+    np.testing.assert_allclose(out, np.stack([cond_fn(b, b + 1) for b in batch]), rtol=1e-15)
+
+
+def below_five(v):
+    return v < 5.0
+
+
+def double(v):
+    return v * 2.0
+
+
+def cubed_after_doubling(x):
+    return lax.while_loop(below_five, double, x) ** 3
+
+
+def test_hessian_through_while_loop():
+    """0.3 doubles 5 times: f(x) = (32 x)^3, f'' = 6 * 32^3 * x."""
+    np.testing.assert_allclose(s2s.hessian(cubed_after_doubling)(0.3), 6 * 32.0 ** 3 * 0.3, rtol=1e-12)
