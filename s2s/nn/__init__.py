@@ -23,7 +23,7 @@ _GELU_C = 0.7978845608028654  # sqrt(2 / pi)
 
 def relu(x):
     """max(x, 0); its derivative at 0 is 0, as in JAX."""
-    return np.where(x > 0, x, 0.0 * x)
+    return np.where(x > 0, x, 0.0)
 
 
 def relu6(x):
@@ -69,13 +69,13 @@ def gelu(x, approximate=True):
 
 def elu(x, alpha=1.0):
     """x where x > 0, else alpha * (exp(x) - 1)."""
-    safe = np.where(x > 0, 0.0 * x, x)
+    safe = np.where(x > 0, 0.0, x)
     return np.where(x > 0, x, alpha * np.expm1(safe))
 
 
 def selu(x):
     """The scaled ELU with JAX's constants."""
-    safe = np.where(x > 0, 0.0 * x, x)
+    safe = np.where(x > 0, 0.0, x)
     return _SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(safe))
 
 
@@ -105,7 +105,7 @@ def log_softmax(x, axis=-1):
 def logsumexp(a, axis=None, b=None, keepdims=False):
     """log(sum(b * exp(a))) along `axis` (all axes by default), without overflow."""
     m = stop_gradient(np.max(a, axis=axis, keepdims=True))
-    m = np.where(np.isfinite(m), m, 0.0 * m)
+    m = np.where(np.isfinite(m), m, 0.0)
     e = np.exp(a - m)
     if b is not None:
         e = b * e

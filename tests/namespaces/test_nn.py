@@ -137,3 +137,13 @@ def test_one_hot():
     y = np.array([0, 2, 1])
     expected = -(np.eye(3)[y] - _softmax(logits))
     np.testing.assert_allclose(s2s.grad(nll)(logits, y), expected, rtol=1e-12)
+
+
+def test_infinite_inputs():
+    inf = np.inf
+    np.testing.assert_array_equal(nn.relu(np.array([-inf, inf])), [0.0, inf])
+    np.testing.assert_array_equal(nn.elu(np.array([-inf, inf])), [-1.0, inf])
+    np.testing.assert_array_equal(nn.sigmoid(np.array([-inf, inf])), [0.0, 1.0])
+    assert nn.logsumexp(np.array([inf, 1.0])) == inf
+    with np.errstate(divide="ignore"):
+        assert nn.logsumexp(np.array([-inf, -inf])) == -inf
