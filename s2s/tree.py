@@ -3,6 +3,8 @@
 A pytree is a tuple (namedtuples included), list or dict whose items are pytrees, ``None``
 (an empty node with no leaves), or anything else (a leaf). Dicts are flattened in sorted-key
 order so that two dicts with the same keys always line up, whatever their insertion order.
+Other types become nodes when registered (`register_node`, used by `s2s.tree_util`); `is_leaf`
+stops the flattening at the subtrees it accepts.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import numpy as np
 
 __all__ = [
     "PyTreeDef",
+    "register_node",
     "tree_flatten",
     "tree_leaves",
     "tree_map",
@@ -27,6 +30,14 @@ _NONE = "none"
 _TUPLE = "tuple"
 _LIST = "list"
 _DICT = "dict"
+_CUSTOM = "custom"
+_NODES: dict[type, tuple[Callable, Callable]] = {}  # registered type -> (flatten, unflatten)
+
+
+def register_node(cls: type, flatten: Callable, unflatten: Callable) -> None:
+    """Make instances of `cls` pytree nodes: `flatten(x) -> (children, aux_data)` (aux_data
+    hashable), `unflatten(aux_data, children) -> x`."""
+    _NODES[cls] = (flatten, unflatten)
 
 
 class PyTreeDef:
@@ -38,7 +49,8 @@ class PyTreeDef:
         self, kind: str, aux: Hashable, children: tuple[PyTreeDef, ...]
     ) -> None:
         self.kind = kind
-        self.aux = aux  # tuple type for tuples, sorted key tuple for dicts, else None
+        self.aux = aux  # tuple type for tuples, sorted key tuple for dicts, (type, aux_data) for
+        # registered nodes, else None
         self.children = children
         self.num_leaves = 1 if kind == _LEAF else sum(c.num_leaves for c in children)
 
@@ -64,6 +76,8 @@ class PyTreeDef:
             return "[" + ", ".join(inner) + "]"
         if self.kind == _DICT:
             return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(self.aux, inner)) + "}"
+        if self.kind == _CUSTOM:
+            return f"CustomNode({self.aux[0].__name__}[{self.aux[1]!r}], [" + ", ".join(inner) + "])"
         if self.aux is not tuple:
             return f"{self.aux.__name__}(" + ", ".join(inner) + ")"
         return "(" + ", ".join(inner) + (",)" if len(inner) == 1 else ")")
@@ -81,36 +95,44 @@ def _sorted_keys(d: dict) -> tuple:
         return tuple(sorted(d, key=lambda k: (type(k).__name__, repr(k))))
 
 
-def _flatten(x: Any, leaves: list) -> PyTreeDef:
+def _flatten(x: Any, leaves: list, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
+    if is_leaf is not None and is_leaf(x):
+        leaves.append(x)
+        return _LEAF_DEF
     if x is None:
         return _NONE_DEF
+    node = _NODES.get(type(x)) if _NODES else None
+    if node is not None:
+        children, aux = node[0](x)
+        return PyTreeDef(_CUSTOM, (type(x), aux), tuple(_flatten(c, leaves, is_leaf) for c in children))
     if isinstance(x, tuple):
-        kids = tuple(_flatten(c, leaves) for c in x)
+        kids = tuple(_flatten(c, leaves, is_leaf) for c in x)
         return PyTreeDef(_TUPLE, type(x), kids)
     if isinstance(x, list):
-        return PyTreeDef(_LIST, None, tuple(_flatten(c, leaves) for c in x))
+        return PyTreeDef(_LIST, None, tuple(_flatten(c, leaves, is_leaf) for c in x))
     if isinstance(x, dict):
         keys = _sorted_keys(x)
-        return PyTreeDef(_DICT, keys, tuple(_flatten(x[k], leaves) for k in keys))
+        return PyTreeDef(_DICT, keys, tuple(_flatten(x[k], leaves, is_leaf) for k in keys))
     leaves.append(x)
     return _LEAF_DEF
 
 
-def tree_flatten(x: Any) -> tuple[list[Any], PyTreeDef]:
-    """Split a pytree into its leaves (depth first, dict keys sorted) and its structure."""
+def tree_flatten(x: Any, is_leaf: Callable[[Any], bool] | None = None) -> tuple[list[Any], PyTreeDef]:
+    """Split a pytree into its leaves (depth first, dict keys sorted) and its structure; a subtree
+    that `is_leaf` accepts is a leaf."""
     leaves: list[Any] = []
-    treedef = _flatten(x, leaves)
+    treedef = _flatten(x, leaves, is_leaf)
     return leaves, treedef
 
 
-def tree_structure(x: Any) -> PyTreeDef:
+def tree_structure(x: Any, is_leaf: Callable[[Any], bool] | None = None) -> PyTreeDef:
     """The structure of ``x`` without its leaves."""
-    return tree_flatten(x)[1]
+    return tree_flatten(x, is_leaf)[1]
 
 
-def tree_leaves(x: Any) -> list[Any]:
+def tree_leaves(x: Any, is_leaf: Callable[[Any], bool] | None = None) -> list[Any]:
     """The leaves of ``x`` in flattening order."""
-    return tree_flatten(x)[0]
+    return tree_flatten(x, is_leaf)[0]
 
 
 def _build(treedef: PyTreeDef, it: Iterable) -> Any:
@@ -123,6 +145,9 @@ def _build(treedef: PyTreeDef, it: Iterable) -> Any:
         return kids
     if treedef.kind == _DICT:
         return dict(zip(treedef.aux, kids))
+    if treedef.kind == _CUSTOM:
+        cls, aux = treedef.aux
+        return _NODES[cls][1](aux, kids)
     cls = treedef.aux
     if cls is tuple:
         return tuple(kids)
@@ -142,12 +167,12 @@ def tree_unflatten(treedef: PyTreeDef, leaves: Iterable[Any]) -> Any:
     return _build(treedef, iter(leaves))
 
 
-def tree_map(f: Callable[..., Any], tree: Any, *rest: Any) -> Any:
+def tree_map(f: Callable[..., Any], tree: Any, *rest: Any, is_leaf: Callable[[Any], bool] | None = None) -> Any:
     """Apply ``f`` leafwise to ``tree`` and the trees in ``rest`` (all of the same structure)."""
-    leaves, treedef = tree_flatten(tree)
+    leaves, treedef = tree_flatten(tree, is_leaf)
     others = []
     for i, other in enumerate(rest, start=1):
-        other_leaves, other_def = tree_flatten(other)
+        other_leaves, other_def = tree_flatten(other, is_leaf)
         if other_def != treedef:
             raise ValueError(
                 f"tree_map: tree {i} has structure {other_def}, expected {treedef}"

@@ -700,6 +700,9 @@ class Normalizer:
             self.fail(node, "s2s can only call functions it can resolve when transforming: a NumPy function, "
                             "a module-level function, or a local defined with `def` at module level.",
                       idioms_calls.unresolved_hint(self, func))
+        refusal = getattr(obj, "__s2s_refuse__", None)  # a library function that must not be transformed
+        if isinstance(refusal, str):
+            self.fail(node, f"`{_dotted(func)}`: {refusal}")
         lowered = idioms_calls.call(self, node, obj)
         if lowered is not None:
             return lowered

@@ -1,0 +1,312 @@
+"""`s2s.lax`: JAX's `lax` control flow, slicing and elementwise functions, in plain Python.
+
+Each function here is ordinary Python over NumPy calls s2s has rules for, so s2s transforms it
+like user code when a transformed function calls it: `fori_loop` and `while_loop` are Python loops
+calling the body function, `cond` is an `if`, `scan` a loop that stacks its outputs. A body
+function passed to them is specialized on, as any function passed to a function is. Hence `grad`
+of a `while_loop` is a reverse-mode derivative (JAX computes only forward mode there). Outside a
+transform they simply run on NumPy. Signatures follow `jax.lax`.
+"""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from .api import stop_gradient
+
+__all__ = ["Precision", "abs", "acos", "add", "asin", "atan", "atan2", "cbrt", "ceil", "concatenate", "cond",
+           "convert_element_type", "cos", "cosh", "div", "dot", "dot_general", "dynamic_index_in_dim",
+           "dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
+           "erf", "exp", "exp2", "expm1", "floor", "fori_loop", "index_in_dim", "integer_pow", "log", "log1p",
+           "logistic", "map", "max", "min", "mul", "neg", "pad", "pow", "rem", "round", "rsqrt", "scan",
+           "select", "sign", "sin", "sinh", "slice", "slice_in_dim", "sqrt", "square", "stop_gradient", "sub",
+           "switch", "tan", "tanh", "while_loop"]
+
+
+class Precision(enum.Enum):
+    """Accepted for JAX compatibility and ignored: s2s computes at the arrays' own precision."""
+    DEFAULT = 0
+    HIGH = 1
+    HIGHEST = 2
+
+
+# ---- control flow: Python loops and branches that s2s transforms like the user's own ----
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """`val = body_fun(i, val)` for i in range(lower, upper); returns the final val."""
+    val = init_val
+    for i in range(lower, upper):
+        val = body_fun(i, val)
+    return val
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    """`val = body_fun(val)` while `cond_fun(val)`; returns the final val."""
+    val = init_val
+    while cond_fun(val):
+        val = body_fun(val)
+    return val
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """`carry, y = f(carry, x)` over the leading axis of the array `xs` (or `length` times with x =
+    None when xs is None); returns (final carry, the ys stacked). `unroll` is ignored."""
+    n = length if xs is None else xs.shape[0]
+    carry = init
+    ys = []
+    for k in range(n):
+        i = n - 1 - k if reverse else k
+        x = None if xs is None else xs[i]
+        carry, y = f(carry, x)
+        ys.append(y)
+    if reverse:
+        ys = ys[::-1]
+    return carry, np.stack(ys)
+
+
+def map_(f, xs):
+    """`np.stack([f(x) for x in xs])` over the leading axis of the array `xs`."""
+    ys = []
+    for i in range(xs.shape[0]):
+        ys.append(f(xs[i]))
+    return np.stack(ys)
+
+
+def cond(pred, true_fun, false_fun, *operands):
+    """`true_fun(*operands)` if pred else `false_fun(*operands)`; only the branch taken runs."""
+    if pred:
+        return true_fun(*operands)
+    return false_fun(*operands)
+
+
+def switch(index, branches, *operands):
+    """`branches[index](*operands)`, the index clamped to the branches as in JAX."""
+    k = int(np.clip(index, 0, len(branches) - 1))
+    out = None
+    for j, branch in enumerate(branches):
+        if j == k:
+            out = branch(*operands)
+    return out
+
+
+switch.__s2s_refuse__ = (  # read by the frontend where a transformed function calls it
+    "inside a transformed function s2s cannot call a function taken from a list passed in; "
+    "write the branches out (`if index == 0: ... elif ...`) or use lax.cond. lax.switch runs outside transforms.")
+
+
+def select(pred, on_true, on_false):
+    """Elementwise `on_true` where `pred`, else `on_false`."""
+    return np.where(pred, on_true, on_false)
+
+
+# ---- slicing ----
+
+def _clamped(start, size, dim):
+    """A start index moved, as JAX does, so that `size` entries from it fit in `dim`."""
+    return np.clip(start, 0, dim - size)
+
+
+def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
+    """`slice_size` entries of `axis` from `start_index` (clamped so the slice fits)."""
+    start = _clamped(start_index, slice_size, operand.shape[axis])
+    return np.take(operand, start + np.arange(slice_size), axis=axis)
+
+
+def dynamic_slice(operand, start_indices, slice_sizes):
+    """The block of shape `slice_sizes` at `start_indices` (each clamped so the block fits)."""
+    out = operand
+    for ax in range(operand.ndim):
+        start = _clamped(start_indices[ax], slice_sizes[ax], operand.shape[ax])
+        out = np.take(out, start + np.arange(slice_sizes[ax]), axis=ax)
+    return out
+
+
+def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
+    """Entry `index` of `axis`, keeping that axis (of size 1) when `keepdims`."""
+    i = _clamped(index, 1, operand.shape[axis])
+    if keepdims:
+        return np.take(operand, i + np.arange(1), axis=axis)
+    return np.take(operand, i, axis=axis)
+
+
+def index_in_dim(operand, index, axis=0, keepdims=True):
+    """Entry `index` (negative counts from the end) of `axis`, keeping the axis when `keepdims`."""
+    i = index % operand.shape[axis]
+    if keepdims:
+        return np.take(operand, i + np.arange(1), axis=axis)
+    return np.take(operand, i, axis=axis)
+
+
+def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
+    """Entries start_index, start_index + stride, ... below limit_index of `axis`."""
+    n = operand.shape[axis]
+    start = start_index % n if start_index < 0 else start_index
+    limit = limit_index % n if limit_index < 0 else limit_index
+    return np.take(operand, np.arange(start, limit, stride), axis=axis)
+
+
+def slice_(operand, start_indices, limit_indices, strides=None):
+    """The block from `start_indices` up to `limit_indices` (exclusive), every `strides` entry."""
+    out = operand
+    for ax in range(operand.ndim):
+        step = 1 if strides is None else strides[ax]
+        out = np.take(out, np.arange(start_indices[ax], limit_indices[ax], step), axis=ax)
+    return out
+
+
+def dynamic_update_slice(operand, update, start_indices):
+    """`operand` with the block at `start_indices` (clamped so it fits) replaced by `update`."""
+    widths = []
+    for ax in range(operand.ndim):
+        start = int(_clamped(start_indices[ax], update.shape[ax], operand.shape[ax]))
+        widths.append((start, operand.shape[ax] - update.shape[ax] - start))
+    placed = np.pad(update, widths)
+    inside = np.pad(np.ones(update.shape, dtype=bool), widths)
+    return np.where(inside, placed, operand)
+
+
+def dynamic_update_slice_in_dim(operand, update, start_index, axis):
+    """`dynamic_update_slice` with the block starting at `start_index` of `axis` (0 elsewhere)."""
+    starts = []
+    for ax in range(operand.ndim):
+        starts.append(start_index if ax == axis else 0)
+    return dynamic_update_slice(operand, update, starts)
+
+
+def concatenate(operands, dimension):
+    """The arrays `operands` joined along axis `dimension`."""
+    return np.concatenate(operands, axis=dimension)
+
+
+def _pad_axis0(x, padding_value, lo, hi, interior):
+    """Axis 0 of `x` with `interior` fill entries between neighbours, then `lo`/`hi` at the ends
+    (negative: that many entries removed)."""
+    n = x.shape[0]
+    if interior > 0 and n > 1:
+        m = n + (n - 1) * interior
+        pick = (np.arange(m)[:, None] == np.arange(n)[None, :] * (interior + 1)).astype(float)
+        fill = (1.0 - np.sum(pick, axis=1)).reshape((m,) + (1,) * (x.ndim - 1))
+        x = np.tensordot(pick, x, 1) + padding_value * fill
+    if lo > 0:
+        x = np.concatenate([padding_value + np.zeros((lo,) + x.shape[1:]), x])
+    if lo < 0:
+        x = x[-lo:]
+    if hi > 0:
+        x = np.concatenate([x, padding_value + np.zeros((hi,) + x.shape[1:])])
+    if hi < 0:
+        x = x[:x.shape[0] + hi]
+    return x
+
+
+def pad(operand, padding_value, padding_config):
+    """`operand` padded with `padding_value` by `(lo, hi, interior)` per axis; negative lo/hi
+    remove entries, `interior` inserts that many between neighbours."""
+    x = operand
+    for ax in range(operand.ndim):
+        lo, hi, interior = padding_config[ax]
+        x = np.moveaxis(_pad_axis0(np.moveaxis(x, ax, 0), padding_value, lo, hi, interior), 0, ax)
+    return x
+
+
+def _free(ndim, contract, batch):
+    out = []
+    for d in range(ndim):
+        if d not in contract and d not in batch:
+            out.append(d)
+    return out
+
+
+def _size(shape, axes):
+    n = 1
+    for a in axes:
+        n = n * shape[a]
+    return n
+
+
+def _dims(shape, axes):
+    out = []
+    for a in axes:
+        out.append(shape[a])
+    return out
+
+
+def dot_general(lhs, rhs, dimension_numbers, precision=None, preferred_element_type=None):
+    """JAX's general contraction: `dimension_numbers = ((lhs_contract, rhs_contract), (lhs_batch,
+    rhs_batch))`; the result's axes are the batch axes, then lhs's free axes, then rhs's.
+    `precision` and `preferred_element_type` are accepted and ignored."""
+    contracting, batching = dimension_numbers
+    lc, rc = list(contracting[0]), list(contracting[1])
+    lb, rb = list(batching[0]), list(batching[1])
+    lf = _free(lhs.ndim, lc, lb)
+    rf = _free(rhs.ndim, rc, rb)
+    a = np.transpose(lhs, lb + lf + lc).reshape((_size(lhs.shape, lb), _size(lhs.shape, lf), _size(lhs.shape, lc)))
+    b = np.transpose(rhs, rb + rc + rf).reshape((_size(rhs.shape, rb), _size(rhs.shape, rc), _size(rhs.shape, rf)))
+    out = np.matmul(a, b)
+    return out.reshape(tuple(_dims(lhs.shape, lb) + _dims(lhs.shape, lf) + _dims(rhs.shape, rf)))
+
+
+def dot(lhs, rhs, precision=None, preferred_element_type=None):
+    """Vector/matrix products (`np.dot` of 1-d and 2-d arrays)."""
+    return np.dot(lhs, rhs)
+
+
+# ---- elementwise ----
+
+exp, log, sin, cos, tan, tanh = np.exp, np.log, np.sin, np.cos, np.tan, np.tanh
+sinh, cosh, asin, acos, atan, atan2 = np.sinh, np.cosh, np.arcsin, np.arccos, np.arctan, np.arctan2
+exp2, expm1, log1p, sqrt, cbrt, abs = np.exp2, np.expm1, np.log1p, np.sqrt, np.cbrt, np.abs  # noqa: A001
+add, sub, mul, neg, sign, square = np.add, np.subtract, np.multiply, np.negative, np.sign, np.square
+max, min, pow, floor, ceil, rem = np.maximum, np.minimum, np.power, np.floor, np.ceil, np.fmod  # noqa: A001
+
+
+def div(x, y):
+    """x / y (floating point; s2s does not emulate lax's integer division)."""
+    return np.divide(x, y)
+
+
+def round_(x, rounding_method=0):
+    """Rounded to the nearest integer, halves away from zero (lax's default)."""
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+def rsqrt(x):
+    """1 / sqrt(x)."""
+    return 1.0 / np.sqrt(x)
+
+
+def logistic(x):
+    """1 / (1 + exp(-x)), written with tanh so no input overflows."""
+    return 0.5 * np.tanh(0.5 * x) + 0.5
+
+
+def integer_pow(x, y):
+    """x ** y for a Python integer y."""
+    return x ** y
+
+
+def convert_element_type(operand, new_dtype):
+    """`operand` cast to `new_dtype`."""
+    return operand.astype(new_dtype)
+
+
+_ERF_TERMS = 160  # the series below has converged to double precision by then for |x| <= 6
+
+
+def erf(x):
+    """The error function, from its everywhere-convergent series of positive terms,
+    erf(x) = 2/sqrt(pi) exp(-x^2) sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)), on |x| <= 6 (beyond,
+    erf is +-1 in double precision). Plain NumPy, so s2s differentiates it to any order."""
+    z = np.clip(x, -6.0, 6.0)
+    z2 = 2.0 * z * z
+    term = z
+    total = z
+    for n in range(1, _ERF_TERMS):
+        term = term * z2 / (2 * n + 1)
+        total = total + term
+    return 1.1283791670955126 * np.exp(-z * z) * total
+
+
+# JAX's names; the functions are defined as `map_`, `slice_`, `round_` so that the name s2s binds
+# them under in generated code is never a builtin the generated code itself uses (`slice`)
+map, slice, round = map_, slice_, round_  # noqa: A001

@@ -1,0 +1,144 @@
+"""s2s.tree_util: registered nodes (functions, classes, dataclasses, Partial) flatten and rebuild,
+`is_leaf` stops flattening, tree_reduce; registered nodes at the transforms' boundary, and a clear
+error at the user's line where a transformed function calls these functions."""
+import dataclasses
+import functools
+import operator
+
+import numpy as np
+import pytest
+
+import s2s
+from s2s import tree_util as tu
+from s2s.test_util import check_grads
+
+
+class Box:
+    def __init__(self, a, b, tag):
+        self.a, self.b, self.tag = a, b, tag
+
+
+tu.register_pytree_node(Box, lambda x: ((x.a, x.b), x.tag), lambda tag, kids: Box(kids[0], kids[1], tag))
+
+
+@tu.register_pytree_node_class
+class Pair:
+    def __init__(self, left, right):
+        self.left, self.right = left, right
+
+    def tree_flatten(self):
+        return (self.left, self.right), None
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children)
+
+
+@dataclasses.dataclass
+class Layer:
+    w: np.ndarray
+    b: np.ndarray
+    act: str = dataclasses.field(default="tanh", metadata=dict(static=True))
+
+
+tu.register_dataclass(Layer)
+
+
+@dataclasses.dataclass
+class Explicit:
+    x: float
+    y: float
+    name: str
+
+
+tu.register_dataclass(Explicit, data_fields=["y", "x"], meta_fields=["name"])
+
+
+def test_registered_function_node_round_trip():
+    box = Box(1.0, [2.0, (3.0,)], "t")
+    leaves, tdef = tu.tree_flatten(box)
+    assert leaves == [1.0, 2.0, 3.0]
+    back = tu.tree_unflatten(tdef, [10.0, 20.0, 30.0])
+    assert isinstance(back, Box) and back.tag == "t" and back.a == 10.0 and back.b == [20.0, (30.0,)]
+    assert tu.tree_structure(Box(0, [0, (0,)], "t")) == tdef
+    assert tu.tree_structure(Box(0, [0, (0,)], "u")) != tdef  # aux data is part of the structure
+
+
+def test_node_class_and_dataclasses():
+    p = tu.tree_map(lambda v: v * 2, Pair(1.0, {"k": 3.0}))
+    assert isinstance(p, Pair) and p.left == 2.0 and p.right == {"k": 6.0}
+    layer = Layer(np.ones(2), np.zeros(2), act="relu")
+    leaves, tdef = tu.tree_flatten(layer)
+    assert len(leaves) == 2 and "relu" in repr(tdef)
+    out = tu.tree_unflatten(tdef, [np.full(2, 5.0), np.full(2, 6.0)])
+    assert out.act == "relu" and out.w.tolist() == [5.0, 5.0] and out.b.tolist() == [6.0, 6.0]
+    assert tu.tree_leaves(Explicit(1.0, 2.0, "n")) == [2.0, 1.0]  # data_fields' order
+    assert tu.tree_unflatten(tu.tree_structure(Explicit(1.0, 2.0, "n")), [7.0, 8.0]) == Explicit(8.0, 7.0, "n")
+    with pytest.raises(s2s.S2SError, match="not a dataclass"):
+        tu.register_dataclass(Box)
+
+
+def test_tree_map_is_leaf_and_multiple_trees():
+    tree = {"a": (1.0, 2.0), "b": [3.0]}
+    assert tu.tree_map(lambda x, y: x + y, tree, tree) == {"a": (2.0, 4.0), "b": [6.0]}
+    assert tu.tree_map(lambda t: len(t), tree, is_leaf=lambda t: isinstance(t, (tuple, list))) == {"a": 2, "b": 1}
+    assert tu.tree_leaves(tree, is_leaf=lambda t: isinstance(t, tuple)) == [(1.0, 2.0), 3.0]
+    with pytest.raises(ValueError, match="structure"):
+        tu.tree_map(operator.add, tree, {"a": (1.0, 2.0), "b": 3.0})
+
+
+def test_tree_reduce_and_all():
+    tree = [1.0, (2.0, {"z": 3.0}), Box(4.0, 5.0, None)]
+    assert tu.tree_reduce(operator.add, tree) == 15.0
+    assert tu.tree_reduce(operator.add, tree, 100.0) == 115.0
+    assert tu.tree_reduce(max, tree) == 5.0
+    assert tu.tree_all([True, (1, {"a": True})]) and not tu.tree_all([True, 0])
+
+
+def test_partial_is_a_pytree():
+    p = tu.Partial(np.add, np.ones(2))
+    leaves, tdef = tu.tree_flatten(p)
+    assert len(leaves) == 1
+    q = tu.tree_unflatten(tdef, [np.full(2, 3.0)])
+    assert isinstance(q, tu.Partial) and q.func is np.add
+    np.testing.assert_array_equal(q(1.0), [4.0, 4.0])
+    nested = tu.Partial(tu.Partial(np.clip, np.arange(4.0)), a_max=2.0)
+    assert nested.func is np.clip and isinstance(nested, functools.partial)
+    np.testing.assert_array_equal(nested(1.0), [1.0, 1.0, 2.0, 2.0])
+
+
+def loss(params, x):
+    w, b = params
+    return np.sum(np.tanh(x @ w + b) ** 2)
+
+
+def test_registered_nodes_in_test_util_and_transform_boundary():
+    """s2s.tree is what the API and check_grads flatten with: registered nodes are nodes there."""
+    rng = np.random.default_rng(0)
+    w, b, x = rng.normal(size=(3, 2)), rng.normal(size=2), rng.normal(size=(4, 3))
+    check_grads(loss, ((w, b), x), modes=("fwd", "rev"))
+    primals, tangents = (w, b), (np.ones_like(w), np.ones_like(b))
+    _, t = s2s.jvp(lambda p: loss(p, x), (primals,), (tangents,))
+    eps = 1e-6
+    fd = (loss((w + eps, b + eps), x) - loss((w - eps, b - eps), x)) / (2 * eps)
+    np.testing.assert_allclose(t, fd, rtol=1e-6)
+
+
+def uses_tree_map(x):
+    return np.sum(tu.tree_leaves((x, x))[0])
+
+
+def reads_a_field(layer, x):
+    return np.sum(np.tanh(x @ layer.w + layer.b))
+
+
+def test_calls_inside_transformed_function_are_an_error_at_the_users_line():
+    with pytest.raises(s2s.S2SError, match=r"test_tree_util.py:\d+(.|\n)*tree_leaves(.|\n)*outside the transform"):
+        s2s.grad(uses_tree_map)(np.ones(2))
+
+
+@pytest.mark.parametrize("transform", [s2s.grad, s2s.jit, s2s.vmap])
+def test_reading_a_registered_nodes_field_is_an_error_not_a_wrong_number(transform):
+    layer = Layer(np.ones((3, 2)), np.zeros(2))
+    with pytest.raises(s2s.S2SError, match=r"test_tree_util.py:\d+(.|\n)*attribute `.w`"):
+        transform(reads_a_field)(layer, np.ones((4, 3)))
