@@ -158,7 +158,7 @@ record.attach(vjp, inside=_vjp_inside)
 def _with_defaults(fun, primals):
     """All positional arguments of `fun` (defaults filled in) and which of them were given."""
     try:
-        params = [p for p in inspect.signature(fun).parameters.values()
+        params = [p for p in record.signature_of(fun).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]  # a partial's bound keywords are not
     except (TypeError, ValueError):
         return tuple(primals), (True,) * len(primals)

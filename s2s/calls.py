@@ -188,7 +188,9 @@ class Transformed:
 
     @functools.cached_property
     def _signature(self):
-        return inspect.signature(self.fun)
+        """The parameters the generated code takes (a NumPy function's as s2s adapts it: no `out=`)."""
+        root = self._root
+        return record.signature_of(idioms.adapt(root) if idioms.is_library_function(root) else self.fun)
 
     @property
     def _defaults(self) -> bool:
@@ -331,7 +333,7 @@ class Vmapped(Transformed):
             if options is None and jac_options is None:
                 raise
         fun = self.fun.fun
-        names = tuple(inspect.signature(fun).parameters)
+        names = tuple(record.signature_of(fun).parameters)
         if options is None:
             return D.jacrev_of_batched(fun, names, jac_options, *self.axes)
         return D.grad_of_batched(fun, names, *options, *self.axes)
@@ -444,7 +446,7 @@ class Vmapped(Transformed):
         ranks = tuple(_merged_rank(a, a0, a1) for a, a0, a1 in zip(args, s0, s1))
         fn = self._merged.get((n, ranks))
         if fn is None:
-            names = tuple(inspect.signature(self._root).parameters)[:n]
+            names = tuple(record.signature_of(self._root).parameters)[:n]
             names += tuple(f"{i}" for i in range(len(names), n))
             specs = tuple(None if a0 is None and a1 is None else 0 for a0, a1 in zip(s0, s1))
             flat = self._flat.get(specs)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import itertools
 import linecache
 
@@ -171,7 +170,7 @@ def caller_of(custom):
     `grad(custom)` transforms a call to it and its rules apply, as in JAX."""
     hit = _CALLERS.get(id(custom))
     if hit is None or hit[0] is not custom:
-        params = list(inspect.signature(custom.fun).parameters)
+        params = list(record.signature_of(custom.fun).parameters)
         name = f"call_{custom.__name__}"
         src = f"def {name}({', '.join(params)}):\n    return custom({', '.join(params)})\n"
         hit = _CALLERS[id(custom)] = (custom, _exec_function(name, src, {"custom": custom}))
@@ -229,7 +228,7 @@ def _register(fn) -> str:
     while key in registry.PRIMS:
         n += 1
         key = f"{base}_{n}"
-    registry.prim(key, ", ".join(inspect.signature(fn).parameters))
+    registry.prim(key, ", ".join(record.signature_of(fn).parameters))
     setattr(registry.EXT, key[4:], fn)
     record.attach(fn, prim=key)
     return key

@@ -6,7 +6,6 @@ split/jvp version, which the driver builds (once per key, thread-safe) with the 
 """
 from __future__ import annotations
 
-import inspect
 import linecache
 import os
 import threading
@@ -191,7 +190,7 @@ class _LazyFn:
 
     @property
     def __signature__(self):
-        return inspect.signature(self.target())
+        return record.signature_of(self.target())
 
 
 class _Callees:

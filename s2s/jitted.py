@@ -8,7 +8,6 @@ tests the sizes inline.
 """
 from __future__ import annotations
 
-import inspect
 import operator
 import os
 import types
@@ -71,7 +70,7 @@ class Jitted(Transformed):
             raise S2STypeError("jit: static_argnums/static_argnames need a plain Python function, "
                                f"not {type(fun).__name__}; apply jit with static arguments innermost.")
         if names:
-            params = list(inspect.signature(fun).parameters)
+            params = list(record.signature_of(fun).parameters)
             nums += tuple(params.index(n) for n in names if n in params)
         self._static = frozenset(nums)
         self._versions: dict = {}
@@ -187,7 +186,7 @@ class Jitted(Transformed):
         if adapt is not None:
             fun = adapt(fun, given, set(kwargs))
         if static:
-            names = list(inspect.signature(fun).parameters)
+            names = list(record.signature_of(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
         fn, kernels, big = self._build_for(fun, [args[i] for i in dyn])
         if not kwargs:

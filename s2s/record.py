@@ -17,6 +17,8 @@ Every kind of object s2s hands out or recognizes carries one `Record`:
 from __future__ import annotations
 
 import dataclasses
+import inspect
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -38,9 +40,26 @@ class Record:
 
 
 def of(fn) -> Record | None:
-    """The record `fn` carries, or None for an object s2s did not make or mark."""
+    """The record `fn` carries, or None for an object s2s did not make or mark. A record that
+    `functools.wraps` copied from the wrapped function (with its `__dict__`) is not the
+    wrapper's: the wrapper is a function of its own."""
     rec = getattr(fn, "__s2s__", None)
-    return rec if isinstance(rec, Record) else None
+    if not isinstance(rec, Record):
+        return None
+    inner = getattr(fn, "__wrapped__", None)
+    if inner is not None and getattr(inner, "__s2s__", None) is rec:
+        return None
+    return rec
+
+
+def signature_of(fn) -> inspect.Signature:
+    """The signature of `fn` itself. Through an s2s transform object it is the transformed
+    function's; a user's `functools.wraps` is never followed (`inspect.signature` would give the
+    wrapped function's parameters, not the wrapper's)."""
+    inner = getattr(fn, "__wrapped__", None)
+    if inner is not None and not isinstance(fn, types.FunctionType) and of(fn) is not None:
+        return signature_of(inner)
+    return inspect.signature(fn, follow_wrapped=False)
 
 
 def attach(fn, **fields) -> Record:

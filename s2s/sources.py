@@ -3,7 +3,6 @@ prints (`transformed_source`, `dump_source`, `stacked_source`): a transformed fu
 generated function it calls."""
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 
 import numpy as np
@@ -47,7 +46,7 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
 
 def _roots(fun, transform: str, argnums) -> list:
     """The generated functions `transformed_source` starts from."""
-    n = len(inspect.signature(fun).parameters)
+    n = len(record.signature_of(fun).parameters)
     if transform in ("vjp", "jvp"):
         nums = range(n) if argnums is None else D.argnums_tuple(argnums, n, transform)
         mask = tuple(i in nums for i in range(n))

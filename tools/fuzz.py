@@ -7,7 +7,9 @@ A seeded generator draws programs from the supported language (for and while loo
 break/else, if/elif branches, early returns, in-place updates of rows, slices and fancy indices,
 `+=`, lists with append and np.stack, lists and tuples concatenated and repeated by a count held
 in a variable, helper functions with loops, closures, recursion, custom_jvp/custom_vjp functions,
-a module global) and, with `--nested`, transforms called inside the program (issue 27's families
+a module global; functions decorated or wrapped with `functools.wraps`, module and function
+aliases, tuple/list/dict values passed to helpers, and user names equal to the names generated
+code uses) and, with `--nested`, transforms called inside the program (issue 27's families
 1, 5, 9: vmap of lambdas and defs closing over locals, nested vmaps over rows of different counts,
 vmap of a def with defaults, grad/jvp/vjp of closures, vmap of functools.partial with bound locals,
 s2s.random draws), writes each to a module file (s2s reads
@@ -21,6 +23,7 @@ disagree (a branch, a trip count or a kink flips nearby) gets new inputs, then i
 from __future__ import annotations
 
 import argparse
+import ast
 import atexit
 import importlib.util
 import itertools
@@ -112,9 +115,26 @@ HELPERS["hrow"] = ["def hrow(r, s):", "    return np.tanh(r * s) + 0.1 * r"]
 NESTED_KINDS = ["vmap_closure", "vmap_nested", "vmap_default", "grad_closure", "jvp_inside", "vjp_inside",
                 "partial_vmap", "random_inside"]
 
+HELPERS.update({
+    # a decorator written with functools.wraps: s2s must transform `inner` (which closes over fn)
+    "hdeco": ["def deco(fn):", "    @functools.wraps(fn)", "    def inner(v, w):",
+              "        return fn(v, w) * 0.5 + 0.5 * np.sin(v)", "    return inner", "", "",
+              "@deco", "def hdeco(v, w):", "    return np.cos(v) * np.tanh(w)"],
+    # a wrapper that claims to be another function (other body, other parameter names)
+    "hmimic": ["def hdecoy(a, scale=10.0):", "    return a ** 3 * scale", "", "",
+               "@functools.wraps(hdecoy)", "def hmimic(v, w=0.5):", "    return v * np.tanh(w) + 0.2 * np.sin(v)"],
+    # a tuple and a dict used several times: their cotangents accumulate leaf by leaf
+    "hcont": ["def hcont(t, d):", "    s = np.concatenate(t)",
+              "    return s[:3] * d['p'] + np.sum(np.concatenate(t)) * d['q'] * 0.1 + t[0] * d['p']"],
+})
+
+# block kinds of issue 27 (source identity, aliases, containers); programs also draw user names
+# equal to generated ones (Program.rename) and a wrapped `f` (Program.wrap)
+KINDS_27 = ["wrapped", "alias", "containers"]
+
 KINDS = ["plain", "augadd", "for", "while_break", "while_data", "branch", "early_return", "set_row",
          "set_slice", "set_fancy", "set_repeat", "set_aug", "list", "helper", "closure", "recursion",
-         "lambda", "custom", "list_repeat", "list_concat", "list_array"]
+         "lambda", "custom", "list_repeat", "list_concat", "list_array"] + KINDS_27
 
 
 def gen_block(rng: random.Random, depth: int):
@@ -190,6 +210,28 @@ def block_lines(block, ret) -> tuple[list[str], set[str]]:
         return [f"acc = {h}(acc * 0.5 + 0.1 * ({e}))"], {h}
     if kind == "lambda":
         return [f"k = lambda v: np.sin(v) * {c} + v", f"acc = k(acc) * 0.5 + 0.1 * ({e})"], set()
+    if kind == "wrapped":
+        h = ("hdeco", "hmimic", "hmimic")[b]
+        call = f"hmimic(acc, w={ve})" if b == 2 else f"{h}(acc, {ve})"
+        return [f"acc = acc * 0.5 + 0.5 * {call}"], {h}
+    if kind == "alias":  # module and function aliases bound once (`mm` and `fa` are renamed per block)
+        make = [["mm = np", f"acc = acc + 0.3 * mm.tanh({e}) * mm.sum(acc)"],
+                ["mm = np.linalg", f"acc = acc * 0.5 + 0.2 * mm.norm({ve}) * acc"],
+                ["fa = np.sin", f"acc = acc + 0.3 * fa({e} * acc)"]]
+        return make[b], set()
+    if kind == "containers":  # tuple, list and dict values whose adjoints accumulate
+        make = [[f"tp = (acc * 0.5, np.sin({ve}))", "dc = {'p': np.tanh(acc), 'q': acc * 0.5}",
+                 "acc = acc + 0.2 * hcont(tp, dc) + 0.1 * tp[1] * dc['q']"],
+                [f"tq = [acc, (np.sin({ve}), acc * {c2})]",
+                 "acc = acc * 0.9 + 0.1 * np.concatenate(tq[1])[:3] * np.sum(np.concatenate((tq[0], tq[1][0])))"],
+                [f"dd = {{'u': acc, 'v': {ve}}}", "for key in ('u', 'v'):",
+                 "    acc = acc * 0.9 + 0.05 * np.tanh(dd[key]) * np.sum(dd['u'])"]]
+        return make[b], {"hcont"} if b == 0 else set()
+    if kind == "refuse":  # what s2s must refuse, never differentiate as a constant (property `refusal`)
+        make = [["o_buf = np.zeros_like(acc)", f"np.tanh({ve}, out=o_buf)", "acc = acc + o_buf"],
+                ["mq = np", f"if np.sum(acc) > {abs(c) + 100.0}:", "    mq = np.linalg", "acc = acc + mq.tanh(acc)"],
+                ["o_buf = acc * 1.0", "o_buf.clip(-5.0, 5.0, out=o_buf)", "acc = acc * o_buf"]]
+        return make[b], set()
     return nested_lines(kind, p, e, e2)
 
 
@@ -228,11 +270,31 @@ def nested_lines(kind, p, e, e2) -> tuple[list[str], set[str]]:
     raise ValueError(kind)
 
 
-class Program:
-    """A module: the global G, helpers, and `f(x, y)` built from blocks; `out` is 'scalar' or 'vector'."""
+# names generated code uses (the runtime, builtins it calls, its temporaries and companions):
+# a program may give them to its own variables, which must change nothing (issue 27, family 3)
+GENERATED_NAMES = ["xp", "rt", "ext", "stop_gradient", "len", "range", "float", "int", "tuple", "list",
+                   "slice", "isinstance", "_", "t0", "t1", "t2", "b_x", "b_y", "b_acc", "b_t0", "d_x", "d_acc",
+                   "tape", "ctl", "saved", "saved0", "g", "i0", "n0", "r0", "r1", "ct0", "cts0", "seq0",
+                   "broke0", "fwd_f", "bwd_f", "jvp_f", "grad_f", "vmap_f", "bn", "u", "out0", "res0",
+                   "aux", "fun", "k0", "basis0", "jac0", "lift0", "trips0", "missing0", "tangent0"]
+WRAPS = {  # `f` itself wrapped: by a decorator written with functools.wraps, or claiming another's name
+    "deco": (["def keep(fn):", "    @functools.wraps(fn)", "    def inner(x, y):", "        return fn(x, y)",
+              "    return inner", ""], "@keep"),
+    "mimic": (["def f_decoy(x, y):", "    return x * 0.0", ""], "@functools.wraps(f_decoy)"),
+}
 
-    def __init__(self, blocks, out, g=1.3):
+
+class Program:
+    """A module: the global G, helpers, and `f(x, y)` built from blocks; `out` is 'scalar' or 'vector'.
+    `rename` maps some of f's own names to names generated code uses; `wrap` (a key of WRAPS)
+    decorates f."""
+
+    def __init__(self, blocks, out, g=1.3, rename=None, wrap=None):
         self.blocks, self.out, self.g = blocks, out, g
+        self.rename, self.wrap = rename or {}, wrap
+
+    def _like(self, blocks, out=None):
+        return Program(blocks, out or self.out, self.g, self.rename, self.wrap)
 
     @property
     def ret(self) -> str:
@@ -245,28 +307,60 @@ class Program:
             # each block's copy gets its own name: `acc = a; acc += ...; a = ...` across blocks
             # trips a false alias error (frontend/aliases.py takes the later `a = acc.copy()` for a
             # read of `a`)
-            body += ["    " + re.sub(r"\ba\b", f"a{k}", ln) for ln in lines]
+            body += ["    " + re.sub(r"\b(a|mm|fa)\b", lambda m: f"{m.group(1)}{k}", ln) for ln in lines]
             helpers |= h
         body.append(f"    return {self.ret}")
         uses = helpers & {"softc", "cosj", "sinv"} or any(blk[0] in NESTED_KINDS for blk in self.blocks)
-        imports = ["import functools", "", "import numpy as np"] if "hrow" in helpers else ["import numpy as np"]
-        head = [*imports, *(["", "import s2s"] if uses else []), "", f"G = {self.g!r}", ""]
+        head = ["import functools", "import numpy as np", *(["import s2s"] if uses else []), "",
+                f"G = {self.g!r}", ""]
         for h in sorted(helpers):
             head += ["", *HELPERS[h], ""]
-        return "\n".join(head + ["", "def f(x, y):"] + body) + "\n"
+        wrap_lines, decorator = WRAPS[self.wrap] if self.wrap else ([], None)
+        fdef = "\n".join(["def f(x, y):"] + body)
+        if self.rename:
+            fdef = rename_locals(fdef, self.rename)
+        return "\n".join(head + ["", *wrap_lines, "", *([decorator] if decorator else []), fdef]) + "\n"
 
     def shrink_candidates(self):
+        if self.rename:
+            yield Program(self.blocks, self.out, self.g, None, self.wrap)
+        if self.wrap:
+            yield Program(self.blocks, self.out, self.g, self.rename, None)
         for k in range(len(self.blocks)):
-            yield Program(self.blocks[:k] + self.blocks[k + 1:], self.out, self.g)
+            yield self._like(self.blocks[:k] + self.blocks[k + 1:])
         for k, (kind, p, exprs) in enumerate(self.blocks):
             for j, e in enumerate(exprs):
                 for sub in subexprs(e):
                     new = list(exprs)
                     new[j] = sub
-                    yield Program(self.blocks[:k] + [(kind, p, new)] + self.blocks[k + 1:], self.out, self.g)
+                    yield self._like(self.blocks[:k] + [(kind, p, new)] + self.blocks[k + 1:])
             if p["n"] > 1:
-                yield Program(self.blocks[:k] + [(kind, {**p, "n": p["n"] - 1}, exprs)] + self.blocks[k + 1:],
-                              self.out, self.g)
+                yield self._like(self.blocks[:k] + [(kind, {**p, "n": p["n"] - 1}, exprs)] + self.blocks[k + 1:])
+
+
+def rename_locals(fdef: str, rename: dict) -> str:
+    """`fdef` (the source of f) with its parameters and locals renamed as `rename` says; names it
+    reads from outside (np, G, helpers, builtins) are left alone, so the program means the same."""
+    node = ast.parse(fdef).body[0]
+    bound = {a.arg for a in ast.walk(node) if isinstance(a, ast.arg) and a.arg in ("x", "y")}
+    bound |= {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {n.name for n in ast.walk(node) if isinstance(n, ast.FunctionDef) and n is not node}
+    free = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - bound
+    mapping = {k: v for k, v in rename.items() if k in bound and v not in free and v not in bound}
+    if len(set(mapping.values())) != len(mapping):
+        return fdef
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and n.id in mapping:
+            n.id = mapping[n.id]
+        elif isinstance(n, ast.arg) and n.arg in mapping and n.arg in ("x", "y"):
+            n.arg = mapping[n.arg]
+        elif isinstance(n, ast.FunctionDef) and n is not node and n.name in mapping:
+            n.name = mapping[n.name]
+    return ast.unparse(node)
+
+
+USER_NAMES = ["x", "y", "acc", "t", "j", "i", "lst", "w", "k", "m_rep", "s_rep", "w_l", "inner", "tp", "dc", "tq",
+              "dd", "key"] + [f"{n}{k}" for n in ("a", "mm", "fa") for k in range(3)]
 
 
 def gen_program(rng: random.Random, nested: bool = False) -> Program:
@@ -275,7 +369,13 @@ def gen_program(rng: random.Random, nested: bool = False) -> Program:
     if nested:
         kind, params, exprs = gen_block(rng, rng.randint(1, 2))
         blocks.insert(rng.randint(0, len(blocks)), (rng.choice(NESTED_KINDS), params, exprs))
-    return Program(blocks, rng.choice(["scalar", "scalar", "vector"]))
+    rename = wrap = None
+    if rng.random() < 0.3:
+        targets = rng.sample(GENERATED_NAMES, len(USER_NAMES))
+        rename = {u: t for u, t in zip(USER_NAMES, targets) if rng.random() < 0.6}
+    if rng.random() < 0.15:
+        wrap = rng.choice(sorted(WRAPS))
+    return Program(blocks, rng.choice(["scalar", "scalar", "vector"]), rename=rename, wrap=wrap)
 
 
 # ---------------------------------------------------------------- loading and caches
@@ -438,7 +538,8 @@ def p_purity(mod, x, y, rng):
     if mod.OUT == "scalar":
         s2s.grad(mod.f, argnums=(0, 1))(x, y)
         val, _ = s2s.value_and_grad(mod.f)(x, y)
-        if not close(val, want, 0.0):
+        # last bits only: scalar-factor collection reassociates (s2s.passes.scalars documents it)
+        if not close(val, want, 1e-15):
             return f"value_and_grad value {val!r}, f gives {want!r}"
     if not (np.array_equal(x, x0) and np.array_equal(y, y0)):
         return "an input array was changed by a transform"
@@ -493,6 +594,30 @@ def p_global(mod, x, y, rng):
         return f"after G changed, a new jacrev gives {flat(warm_new).tolist()}, cold {flat(cold).tolist()}"
     if not close(warm_same, cold, 1e-12):
         return f"after G changed, the old jacrev object gives {flat(warm_same).tolist()}, cold {flat(cold).tolist()}"
+
+
+def p_refusal(mod, x, y, rng):
+    """The program with `out=` or a module bound twice added: the plain function runs; grad and jvp
+    raise an S2SError; jit and vmap raise one or give the plain function's numbers (a wrapper's
+    jit may call the wrapped function as it is). A wrong number or another exception fails."""
+    prog = mod.PROG
+    p = {"n": 1, "i": 0, "b": int(rng.integers(0, 3)), "c": 0.5, "c2": 1.0}
+    variant = prog._like(prog.blocks + [("refuse", p, ["x", "y"])])
+    vm = load(variant)
+    vm.f(x.copy(), y.copy())
+    f = vm.f
+    xs, ys = np.stack([x, -x]), np.stack([y, y])
+    attempts = {"grad": (lambda: s2s.grad(lambda a, b: np.sum(f(a, b)))(x, y), None),
+                "jvp": (lambda: s2s.jvp(f, (x, y), (x, y)), None),
+                "jit": (lambda: s2s.jit(f)(x, y), lambda: f(x.copy(), y.copy())),
+                "vmap": (lambda: s2s.vmap(f)(xs, ys), lambda: np.stack([np.asarray(f(a, b)) for a, b in zip(xs, ys)]))}
+    for name, (attempt, plain) in attempts.items():
+        try:
+            got = attempt()
+        except s2s.S2SError:
+            continue
+        if plain is None or not close(got, plain(), 1e-12):
+            return f"{name} of a program with {'out=' if p['b'] != 1 else 'a module bound twice'} returned {got!r}"
 
 
 def _examples(mod, x, y, rng, vary_y):
@@ -589,7 +714,7 @@ def p_inside_ref(mod, x, y, rng):
 
 PROPERTIES = {"grad_fd": p_grad_fd, "jvp_vjp": p_jvp_vjp, "jacfwd_jacrev": p_jac, "hessian": p_hessian,
               "vjp_twice": p_vjp_twice, "purity": p_purity, "jit": p_jit, "cache": p_cache,
-              "global": p_global, "vmap": p_vmap, "inside_ref": p_inside_ref}
+              "global": p_global, "vmap": p_vmap, "inside_ref": p_inside_ref, "refusal": p_refusal}
 # opt-in (--props): known gaps remain (ops that vmap batches by a loop over the examples have no
 # derivative there), so the campaign's default set leaves them out until they are closed
 OPTIONAL = {"vmap_grad": p_vmap_grad}
@@ -607,7 +732,7 @@ def prepare(prog: Program, seed: int):
         mod = load(prog)
     except Exception:
         return None
-    mod.OUT, mod.SOURCE = prog.out, prog.source()
+    mod.OUT, mod.SOURCE, mod.PROG = prog.out, prog.source(), prog
     rng = np.random.default_rng(seed)
     for _ in range(3):
         x, y = draw_inputs(rng)

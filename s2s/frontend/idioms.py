@@ -73,7 +73,7 @@ _CALL = threading.local()  # the `*args` function being called with how many ext
 def varargs_call(fn, nargs: int, run):
     """Run `run()` (compile and call a transform of the `*args` function `fn`) with `fn` standing
     for its specialization to `nargs` positional arguments."""
-    nfixed = len([p for p in inspect.signature(fn).parameters.values()
+    nfixed = len([p for p in record.signature_of(fn).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
     saved = getattr(_CALL, "current", None)
     _CALL.current = (fn, max(nargs - nfixed, 0))
@@ -113,7 +113,7 @@ def adapt(obj):
     if is_library_function(obj):
         return _library(obj)
     if isinstance(obj, types.FunctionType):
-        sig = inspect.signature(obj)
+        sig = record.signature_of(obj)
         fixed = {p.name: p.default for p in sig.parameters.values()
                  if p.default is not inspect.Parameter.empty and is_function_value(p.default)}
         return specialize(obj, fixed, keep=True)
@@ -230,7 +230,7 @@ def _library(f):
             n = f.nin
         else:
             try:
-                n = sum(1 for q in inspect.signature(f).parameters.values()
+                n = sum(1 for q in record.signature_of(f).parameters.values()
                         if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD) and q.default is q.empty)
             except (TypeError, ValueError):
                 n = 1
@@ -250,7 +250,7 @@ def _partial(p):
     def build():
         func = p.func if isinstance(p.func, types.FunctionType) else adapt(p.func)
         try:
-            params = [q.name for q in inspect.signature(p).parameters.values()
+            params = [q.name for q in record.signature_of(p).parameters.values()
                       if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)
                       and q.name not in p.keywords]
         except (TypeError, ValueError):

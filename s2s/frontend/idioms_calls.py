@@ -178,7 +178,7 @@ def _callee(norm, node, obj):
     fixed, node = _static_function_args(norm, node, fn)
     nvar = None
     if idioms.has_varargs(fn):
-        nvar = len(node.args) - len(inspect.signature(fn).parameters) + 1 + len(fixed)
+        nvar = len(node.args) - len(record.signature_of(fn).parameters) + 1 + len(fixed)
         nvar = max(nvar, 0)
     if not fixed and nvar is None:
         return (fn, node) if fn is not obj else None
@@ -191,7 +191,7 @@ def _static_function_args(norm, node, fn):
     if record.of(fn) is not None and record.of(fn).core is not None:
         return {}, node
     try:
-        params = list(inspect.signature(fn).parameters.values())
+        params = list(record.signature_of(fn).parameters.values())
     except (TypeError, ValueError):
         return {}, node
     fixed, args, kws = {}, [], []

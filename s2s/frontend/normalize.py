@@ -23,7 +23,7 @@ from ..ir import build as A
 from ..ir.core import BINOPS, CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
-from . import aliases, idioms_calls, lift, resolve
+from . import aliases, hygiene, idioms_calls, lift, resolve, static_locals
 from .jumps import restructure
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
@@ -50,13 +50,17 @@ class Normalizer:
 
     def __init__(self, fn_node, env: resolve.Env, filename: str, line_offset: int = 0, col_offset: int = 0,
                  source_lines=None, compile_nested=None):
-        self.fn = fn_node
+        self.fn = fn_node = hygiene.rename_reserved(fn_node)
         self.compile_nested = compile_nested  # (name, node, ns, filename) -> function, from the driver
         self.env = env
         self.filename = filename
         self.line_offset = line_offset
         self.col_offset = col_offset
         self.locals = local_names(fn_node)
+        self.static_locals = static_locals.find(fn_node, self.locals, self.static)
+        if self.static_locals:  # `m = np`: `m` is read as the module itself
+            self.locals -= set(self.static_locals)
+            self.env.scopes.insert(0, dict(self.static_locals))
         self.namer = Namer(A.names_in(fn_node) | {"xp", "rt", "ext"})
         self.ns: dict = {}
         self.out: list = []
@@ -185,6 +189,8 @@ class Normalizer:
         if isinstance(s.value, gast.Lambda) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
             self.stmt_FunctionDef(lift.lambda_to_def(s.targets[0].id, s.value, s))
             return
+        if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and s.targets[0].id in self.static_locals:
+            return  # an alias of a module or function, resolved where it is read
         if len(s.targets) == 1:
             self.assign_to(s.targets[0], self.expr(s.value))
             return
@@ -441,6 +447,11 @@ class Normalizer:
     def value_of(self, node, label, obj):
         if isinstance(obj, (bool, int, float, complex, str, type(None))) and not isinstance(obj, np.generic):
             return A.const(obj)
+        if isinstance(obj, types.ModuleType):
+            self.fail(node, f"s2s does not resolve the module `{label}` stored in a variable: its functions "
+                            "would be opaque values, not calls it can differentiate.",
+                      f"Call `{label}.f(...)` directly, or bind the alias once at the top of the function "
+                      "(`m = np`) and never rebind it.", kind=S2SError)
         bound = self.bind(label, obj)
         return A.name(bound)
 
@@ -665,6 +676,7 @@ class Normalizer:
 
     def expr_Call(self, node):
         node = idioms_calls.expand_stars(self, node)
+        self.refuse_out(node)
         lowered = idioms_calls.call_of_call(self, node)
         if lowered is not None:
             return lowered
@@ -730,6 +742,15 @@ class Normalizer:
         self.fail(node, f"s2s has no derivative rule for `{_dotted(func)}` ({getattr(obj, '__name__', obj)!r}).",
                   "Use a supported NumPy function (see docs/operations.md), write it in Python, "
                   "or register rules with s2s.defvjp / s2s.defjvp.")
+
+    def refuse_out(self, node):
+        """`f(x, out=y)` writes into `y`, which s2s would not see: a derivative through `y` would
+        silently be zero. Refused unless `out=None`."""
+        for k in node.keywords:
+            if k.arg == "out" and not (isinstance(k.value, gast.Constant) and k.value.value is None):
+                self.fail(node, "s2s does not support `out=`: the result is written into an existing array, "
+                                "which s2s would not follow.",
+                          f"Assign the result instead: `{_dotted(k.value)} = {_dotted(node.func)}(...)`.", kind=S2SError)
 
     def method_call(self, node):
         func = node.func

@@ -5,6 +5,7 @@ import dataclasses
 import inspect
 import linecache
 import textwrap
+import types
 
 import gast
 
@@ -20,17 +21,23 @@ class Parsed:
 
 
 def parse_function(fn) -> Parsed:
-    """Parse `fn` (a def or a lambda) into a gast FunctionDef with decorators stripped."""
+    """Parse `fn` (a def or a lambda) into a gast FunctionDef with decorators stripped.
+
+    The source is found from `fn.__code__`, never from `fn` itself: `inspect` follows
+    `__wrapped__` (set by `functools.wraps`) to another function, whose source s2s would then
+    transform in place of `fn`'s. The definition found is checked against the code object (its
+    name, first line and parameters); a mismatch is an error, never another function's numbers."""
     code = getattr(fn, "__code__", None)
+    if not isinstance(code, types.CodeType):
+        raise S2SError(f"s2s cannot transform {fn!r}: it is not a Python function.")
     try:
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or code.co_filename
+        lines, first = inspect.getsourcelines(code)
+        filename = inspect.getsourcefile(code) or code.co_filename
     except (OSError, TypeError) as e:
-        where = f"{code.co_filename}:{code.co_firstlineno}" if code else repr(fn)
-        raise S2SError(f"{where}\ns2s cannot read the source of {getattr(fn, '__name__', fn)!r} ({e}).\n"
+        raise S2SError(f"{code.co_filename}:{code.co_firstlineno}\ns2s cannot read the source of {code.co_name!r} ({e}).\n"
                        "Define the function in a .py file (not typed into the REPL or built by exec) "
                        "so s2s can read and transform it.") from None
-    if getattr(fn, "__name__", "") == "<lambda>":
+    if code.co_name == "<lambda>":
         found = _lambda_in_file(fn, filename, first)
         if found is not None:
             return found
@@ -42,13 +49,16 @@ def parse_function(fn) -> Parsed:
     except SyntaxError:
         # a lambda inside a larger expression: parse just its line, wrapped so it is an expression
         tree = gast.parse("(" + dedented.strip().rstrip(",").rstrip("\\") + ")")
-    if linecache.getline(filename, first) == "" and code is not None:
+    if linecache.getline(filename, first) == "":
         linecache.updatecache(filename)
-    node = _find(tree, fn)
+    node = _find(tree, code, first - 1)
     if node is None:
-        raise S2SError(f"{filename}:{first}\ns2s could not find the definition of {fn.__name__!r} in its source.")
+        raise S2SError(f"{filename}:{code.co_firstlineno}\ns2s could not find the definition of {code.co_name!r} "
+                       "in its source, or the source there is not the code of the function it was given "
+                       "(the file changed since it was imported?).",
+                       "Reload the module, or define the function in a .py file s2s can read.")
     if isinstance(node, gast.Lambda):
-        node = gast.FunctionDef(name=_lambda_name(fn), args=node.args, body=[gast.Return(value=node.body)],
+        node = gast.FunctionDef(name=_lambda_name(code), args=node.args, body=[gast.Return(value=node.body)],
                                 decorator_list=[], returns=None, type_comment=None, type_params=[])
         gast.copy_location(node.body[0], node.body[0].value)
         gast.copy_location(node, node.body[0])
@@ -56,20 +66,55 @@ def parse_function(fn) -> Parsed:
     return Parsed(node, filename, first - 1, indent)
 
 
-def _lambda_name(fn) -> str:
-    return "lambda_" if fn.__name__ == "<lambda>" else fn.__name__
+def _lambda_name(code) -> str:
+    return "lambda_" if code.co_name == "<lambda>" else code.co_name
 
 
-def _find(tree, fn):
-    name = fn.__name__
-    argnames = list(fn.__code__.co_varnames[: fn.__code__.co_argcount])
+def _params(args) -> list[str]:
+    names = [a.id for a in args.posonlyargs + args.args]
+    names += [args.vararg.id] if args.vararg else []
+    names += [a.id for a in args.kwonlyargs] + ([args.kwarg.id] if args.kwarg else [])
+    return names
+
+
+def code_params(code) -> list[str]:
+    """The parameter names of a code object, in the order `_params` lists a definition's."""
+    n = code.co_argcount + code.co_kwonlyargcount
+    names = list(code.co_varnames[:n])
+    star = code.co_flags & inspect.CO_VARARGS
+    if star:
+        names.insert(code.co_argcount, code.co_varnames[n])
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        names.append(code.co_varnames[n + (1 if star else 0)])
+    return names
+
+
+def _first_line(node) -> int:
+    """The line Python records as a definition's first (its first decorator's, if any)."""
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+
+def _find(tree, code, offset: int):
+    """The definition in `tree` whose code `code` is: its name, its first line in the file (the
+    tree's lines plus `offset`), its parameters and the lines of its line table must all agree."""
+    params = code_params(code)
+    kind = gast.Lambda if code.co_name == "<lambda>" else (gast.FunctionDef, gast.AsyncFunctionDef)
     for node in gast.walk(tree):
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)) and node.name == name:
-            return node
-    for node in gast.walk(tree):
-        if isinstance(node, gast.Lambda) and [a.id for a in node.args.args] == argnames:
+        if not isinstance(node, kind) or kind is not gast.Lambda and node.name != code.co_name:
+            continue
+        if _first_line(node) + offset == code.co_firstlineno and _params(node.args) == params \
+                and _spans(node, code, offset):
             return node
     return None
+
+
+def _spans(node, code, offset: int) -> bool:
+    """Every line the code object's line table names lies within the definition's lines."""
+    end = getattr(node, "end_lineno", None)
+    if end is None:
+        return True
+    lines = [ln for _, _, ln in code.co_lines() if ln is not None]
+    return all(_first_line(node) + offset <= ln <= end + offset for ln in lines)
 
 
 def _lambda_in_file(fn, filename: str, first: int) -> Parsed | None:
@@ -95,7 +140,7 @@ def _lambda_in_file(fn, filename: str, first: int) -> Parsed | None:
     if len(cands) != 1:
         return None
     lam = cands[0]
-    node = gast.FunctionDef(name=_lambda_name(fn), args=lam.args, body=[gast.Return(value=lam.body)],
+    node = gast.FunctionDef(name=_lambda_name(code), args=lam.args, body=[gast.Return(value=lam.body)],
                             decorator_list=[], returns=None, type_comment=None, type_params=[])
     gast.copy_location(node.body[0], lam.body)
     gast.copy_location(node, lam)

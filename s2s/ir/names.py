@@ -2,12 +2,20 @@
 prefixes transforms add (`b_` adjoints, `d_` tangents, `fwd_`/`bwd_`/`jvp_` callees, temporaries)."""
 from __future__ import annotations
 
+import builtins
+
+# Names generated code reaches as globals (the array module, the runtime, user rules, the builtins
+# it calls). No Namer hands one out, and the frontend renames a user's binding of one
+# (s2s.frontend.hygiene), so no user identifier can capture a generated reference.
+GLOBALS = frozenset({"xp", "rt", "ext", "stop_gradient"})
+RESERVED = GLOBALS | frozenset(dir(builtins))
+
 
 class Namer:
-    """Deterministic fresh names that avoid every name already in use."""
+    """Deterministic fresh names that avoid every name already in use and every reserved one."""
 
     def __init__(self, taken):
-        self.taken = set(taken)
+        self.taken = set(taken) | RESERVED
         self.counts: dict[str, int] = {}
 
     def fresh(self, base: str = "t") -> str:

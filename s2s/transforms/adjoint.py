@@ -15,17 +15,19 @@ from .base import Companions, join
 class Adjoints(Companions):
     """The adjoint `b_x` of each variable and how contributions to it are added up."""
 
-    def __init__(self, namer, prefix: str = "b_", containers=()):
+    def __init__(self, namer, prefix: str = "b_", containers=(), leaves=()):
         super().__init__(namer, prefix)
         self.containers = set(containers)
+        self.leaves = set(leaves)  # variables known to hold an array or a number: `+` adds them
 
     def accumulate(self, var: str, value, defined: dict, out: list) -> None:
-        """Emit `b_var = value` or `b_var = b_var + value` (tree_add for pytrees)."""
+        """Emit `b_var = value`, or `b_var = b_var + value` for a known array or number and
+        `rt.tree_add` (leaf by leaf) for anything that may be a tuple, list or dict."""
         b = self.name(var)
         if b not in defined:
             out.append(A.assign(b, value))
             defined[b] = False
-        elif var in self.containers:
+        elif var in self.containers or var not in self.leaves:
             out.append(A.assign(b, A.call("rt.tree_add", [A.name(b), value])))
             defined[b] = False
         else:

@@ -24,10 +24,12 @@ from typing import Any, Protocol
 import gast
 
 from .. import analysis as an
+from .. import record
 from ..errors import S2STypeError, error_at, shown_path
 from ..ir import build as A
 from ..ir.core import CoreFn
 from ..ir.names import Namer
+from ..primitives import registry
 
 
 class Callees(Protocol):
@@ -125,6 +127,7 @@ class Transform:
         self.body = split_self_updates(A.clone(core.node.body), self.namer)
         self.active = an.activity(self.body, active_params)
         self.containers = containers(self.body, self.active)
+        self.leaves = known_leaves(self.body, self.params) - self.containers
         self.ns: dict = {}
 
     def fail(self, stmt, msg, hint=""):
@@ -142,7 +145,7 @@ class Transform:
     def bind_call(self, fn, call) -> list:
         """Positional atoms for a user-function call, with keywords and defaults resolved."""
         try:
-            sig = inspect.signature(fn)
+            sig = record.signature_of(fn)
         except (TypeError, ValueError):
             return list(call.args)
         params = list(sig.parameters.values())
@@ -283,6 +286,91 @@ def containers(body, active) -> set[str]:
                 out.add(a)
                 grown = True
     return out
+
+
+def known_leaves(body, params=()) -> set[str]:
+    """Variables whose adjoint may be summed with `+`: every contribution to it has the shape of an
+    array or a number. A contribution can be a tuple, list or dict only where a rule hands back a
+    whole pytree: through a sequence argument (`np.concatenate(xs)`), a user function's argument,
+    an unpacked value, an element of a literal or of a list, the returned value; a variable seen
+    there, or assigned anything but an array or a number (a parameter counts as one until seen
+    there), is summed leaf by leaf (`rt.tree_add`), so a pytree's cotangent never concatenates."""
+    values: dict[str, list] = {}
+    leaves = set(params)
+    trees: set[str] = set()
+    copies = []
+    for s in an.walk_stmts(body):
+        if isinstance(s, gast.For):
+            leaves.update(an.targets(s))
+        elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            values.setdefault(s.targets[0].id, []).append(s.value)
+            if isinstance(s.value, gast.Name):
+                copies.append((s.targets[0].id, s.value.id))
+        elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
+            trees.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
+        trees.update(_tree_positions(s))
+    leaves = (leaves | set(values)) - trees
+    changed = True
+    while changed:
+        changed = False
+        for var in sorted(leaves):
+            if var in values and not all(_leaf_value(v, leaves) for v in values[var]):
+                leaves.discard(var)
+                changed = True
+        for a, b in copies:  # `a = b`: b's adjoint takes a's
+            if a not in leaves and b in leaves:
+                leaves.discard(b)
+                changed = True
+    return leaves
+
+
+def _tree_positions(s) -> list[str]:
+    """Names in statement `s` whose adjoint may receive a whole pytree (see `known_leaves`)."""
+    if isinstance(s, gast.Return):
+        return [s.value.id] if isinstance(s.value, gast.Name) else []
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and is_list_op(s):
+        return [a.id for a in s.value.args if isinstance(a, gast.Name)]
+    v = getattr(s, "value", None) if isinstance(s, gast.Assign) else None
+    if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) and isinstance(v, gast.Name):
+        return [v.id]
+    if isinstance(v, (gast.Tuple, gast.List)):
+        return [e.id for e in v.elts if isinstance(e, gast.Name)]
+    if isinstance(v, gast.Dict):
+        return [e.id for e in v.values if isinstance(e, gast.Name)]
+    if not isinstance(v, gast.Call):
+        return []
+    kind = an.classify(v)
+    if kind == "call":
+        return [n for n in an.loads(v) if n != getattr(v.func, "id", None)]
+    if kind in TREE_ARGS:
+        return [v.args[k].id for k in TREE_ARGS[kind] if k < len(v.args) and isinstance(v.args[k], gast.Name)]
+    p = registry.lookup(kind)
+    if p is None or not p.list_args:
+        return []
+    out = [a.id for name, a in zip(p.params, v.args) if name in p.list_args and isinstance(a, gast.Name)]
+    return out + [k.value.id for k in v.keywords if k.arg in p.list_args and isinstance(k.value, gast.Name)]
+
+
+def _leaf_value(v, leaves) -> bool:
+    """Whether core-form right-hand side `v` is an array or a number when the names in `leaves` are."""
+    if isinstance(v, gast.Constant):
+        return not isinstance(v.value, (tuple, str, bytes))
+    if isinstance(v, gast.Name):
+        return v.id in leaves
+    if isinstance(v, (gast.BinOp, gast.UnaryOp)):
+        return all(n in leaves for n in an.loads(v))
+    if isinstance(v, gast.Compare):
+        return True
+    if isinstance(v, gast.Subscript):
+        return isinstance(v.value, gast.Name) and v.value.id in leaves
+    if isinstance(v, gast.Attribute):
+        return v.attr in ("ndim", "size")
+    if isinstance(v, gast.Call):
+        key = an.classify(v)
+        p = registry.lookup(key)
+        return key in ("float", "int", "len") or p is not None and key.startswith("xp.") and (
+            p.broadcasting or p.same_shape or p.full_reduction)  # facts the primitive declares
+    return False
 
 
 # batched code's helpers that take a whole pytree (vmap of a function taking a list of arrays): the

@@ -56,9 +56,10 @@ class Reverse(Transform):
         self.relevant = an.relevant(self.body, self.active)
         ret = self.body[-1]
         self.useful = an.useful(self.body, an.loads(ret.value) if isinstance(ret, gast.Return) and ret.value else ())
-        self.adj = Adjoints(self.namer, containers=self.containers)
+        self.adj = Adjoints(self.namer, containers=self.containers, leaves=self.leaves)
         self.tape = self.namer.exact("tape")
         self.ctl = self.namer.exact("ctl")
+        self.discard = None  # the target of cotangents nobody reads
         self.used_lists: set[str] = set()
         self.saved: set[str] = set()
         self.saved_at: set = set()
@@ -326,7 +327,9 @@ class Reverse(Transform):
             return []
         _, bwd_name, mask, args = callee
         out: list = []
-        cts = [self.namer.fresh("ct") if m else "_" for m in mask]
+        if not all(mask) and self.discard is None:  # a name no user variable has: `_` may be one
+            self.discard = self.namer.exact("_")
+        cts = [self.namer.fresh("ct") if m else self.discard for m in mask]
         tape_var = self.call_tapes[s]
         call = A.call(A.name(bwd_name), [A.name(tape_var), g])
         out.append(A.assign(A.tuple_([A.name(c) for c in cts], store_=True), call))
