@@ -9,8 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import arrays, record
-from . import driver as D
+from . import arrays, driver, record
 from .calls import Jacobian, Transformed, Vmapped
 from .emit.loader import call, version
 from .errors import S2STypeError, S2SValueError
@@ -68,7 +67,7 @@ def _grad_like(fun, argnums, has_aux, with_value):
     argnums = _argnums(argnums, "value_and_grad" if with_value else "grad")
     kind = "value_and_grad" if with_value else "grad"
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    t = Transformed(kind, fun, lambda: D.grad_function(fun, argnums, has_aux, with_value), None, kind)
+    t = Transformed(kind, fun, lambda: driver.grad_function(fun, argnums, has_aux, with_value), None, kind)
     t.nums = nums
     t.grad_options = (argnums, has_aux, with_value)  # vmap of it may run as grad of the batched fun
     return t
@@ -79,7 +78,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False) -> tuple:
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple."""
     fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
     args, mask = _with_defaults(fun, primals)
-    fwd, bwd = D.split_vjp(fun, mask)
+    fwd, bwd = driver.split_vjp(fun, mask)
     backend, move = arrays.select(args)
     if move:
         args = arrays.move(args, backend)
@@ -122,7 +121,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
         _check_shapes(f"jvp: the tangent of argument {k}", p, t)
     fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
     args, mask = _with_defaults(fun, primals)
-    return call(D.jvp_function(fun, mask), (*args, *tangents))
+    return call(driver.jvp_function(fun, mask), (*args, *tangents))
 
 
 def _inside_split(fun, nlead: int, n: int):
@@ -139,7 +138,7 @@ def _jvp_inside(fun, nlead: int, n: int):
     """`s2s.jvp(fun, primals, tangents)` inside a transformed function: (the generated jvp, which
     takes the arguments then the tangents and returns (out, tangent out), the defaults' values)."""
     fun, defaults, mask = _inside_split(fun, nlead, n)
-    return D.jvp_function(fun, mask), defaults
+    return driver.jvp_function(fun, mask), defaults
 
 
 def _vjp_inside(fun, nlead: int, n: int):
@@ -147,8 +146,8 @@ def _vjp_inside(fun, nlead: int, n: int):
     sweep, returning (out, record), a generated pullback(record, ct) returning one cotangent per
     primal, the defaults' values). Both transform further: a VJP of a VJP."""
     fun, defaults, mask = _inside_split(fun, nlead, n)
-    fwd, _ = D.split_vjp(fun, mask)
-    return fwd, D.pullback_function(fun, mask, tuple(range(nlead, nlead + n))), defaults
+    fwd, _ = driver.split_vjp(fun, mask)
+    return fwd, driver.pullback_function(fun, mask, tuple(range(nlead, nlead + n))), defaults
 
 
 record.attach(jvp, inside=_jvp_inside)
@@ -253,4 +252,4 @@ def linear_map(kind: str, fun: Callable, nargs: int, direction):
     `a -> vjp(fun, *a)[1](direction)` (kind "vjp"); it composes with further transforms."""
     fun = with_arity(fun, nargs)
     full, _ = _with_defaults(fun, (None,) * nargs)  # parameters left to their defaults
-    return D.linear_map(kind, fun, nargs, direction, full[nargs:])
+    return driver.linear_map(kind, fun, nargs, direction, full[nargs:])

@@ -15,8 +15,7 @@ import operator
 
 import numpy as np
 
-from . import arrays, dispatch, record
-from . import driver as D
+from . import arrays, dispatch, driver, record
 from .emit.loader import call
 from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
@@ -174,7 +173,7 @@ class Transformed:
         """The cache key of the user's function now (the compiled code is reused while it holds),
         and the cheap test that it still holds (None: recompute it on every call)."""
         try:
-            return D.watched_key(self._root)
+            return driver.watched_key(self._root)
         except S2STypeError:
             return None, None
 
@@ -221,8 +220,8 @@ class Jacobian(Transformed):
     that cannot handle these arguments) runs the looped form, from then on."""
 
     def __init__(self, kind, fun, argnums, has_aux):
-        super().__init__(kind, fun, lambda: D.jacobian_function(kind, fun, argnums, has_aux), None, kind)
-        self.composable = lambda: D.jacobian_function(kind, fun, argnums, has_aux, batched=False)
+        super().__init__(kind, fun, lambda: driver.jacobian_function(kind, fun, argnums, has_aux), None, kind)
+        self.composable = lambda: driver.jacobian_function(kind, fun, argnums, has_aux, batched=False)
         self.looped = Transformed(kind, fun, self.composable, None, kind)
         self._use_loop = False
         self._options = (argnums, has_aux)
@@ -246,7 +245,7 @@ class Jacobian(Transformed):
             return self.compiled
         fn = self._ranked.get(ranks)
         if fn is None:
-            fn = self._ranked[ranks] = D.jacobian_function(self.kind, self.fun, *self._options, ranks=ranks)
+            fn = self._ranked[ranks] = driver.jacobian_function(self.kind, self.fun, *self._options, ranks=ranks)
         return fn
 
     def _ranked_call(self, args):
@@ -326,7 +325,7 @@ class Vmapped(Transformed):
         under per-example control flow) runs as grad of the sum of the batched f instead, and
         vmap(jacrev(f)) likewise as jacrev of that sum (driver.grad_of_batched, jacrev_of_batched)."""
         try:
-            return D.vmap_function(self.fun, *self.axes, ranks)
+            return driver.vmap_function(self.fun, *self.axes, ranks)
         except S2SError:
             options = getattr(self.fun, "grad_options", None)
             jac_options = getattr(self.fun, "jacrev_options", None)
@@ -335,8 +334,8 @@ class Vmapped(Transformed):
         fun = self.fun.fun
         names = tuple(record.signature_of(fun).parameters)
         if options is None:
-            return D.jacrev_of_batched(fun, names, jac_options, *self.axes)
-        return D.grad_of_batched(fun, names, *options, *self.axes)
+            return driver.jacrev_of_batched(fun, names, jac_options, *self.axes)
+        return driver.grad_of_batched(fun, names, *options, *self.axes)
 
     def _forget(self) -> None:
         self._specialized.clear()
@@ -454,7 +453,7 @@ class Vmapped(Transformed):
                 flat = self._flat[specs] = Vmapped(inner.fun, specs, 0, None)
             # vmap(vmap(grad)) inside: its own call merges again; else the version for these ranks
             callee = flat if isinstance(inner.fun, Vmapped) else flat.version_for_ranks(ranks)
-            fn = self._merged[n, ranks] = D.merged_vmap_function(self._root, _innermost(inner).kind, names, callee,
+            fn = self._merged[n, ranks] = driver.merged_vmap_function(self._root, _innermost(inner).kind, names, callee,
                                                                  self.axes, inner.axes, s0, s1)
         return fn
 

@@ -13,8 +13,7 @@ import types
 
 import gast
 
-from . import analysis as an
-from . import record
+from . import analysis, record
 from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the call objects'
 from .emit import kernels, numba_kernels, numba_loops
 from .emit.loader import call, compile_fn
@@ -23,7 +22,7 @@ from .frontend import idioms
 from .frontend.normalize import Normalizer
 from .frontend.parse import parse_function
 from .frontend.resolve import Env
-from .ir import build as A
+from .ir import build
 from .ir.core import CoreFn
 from .ir.validate import validate
 from .passes import INLINING, SETTLED, clone, finalize, loopvec, optimize
@@ -86,8 +85,8 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
     if prologue:  # (a caller that tested the shapes itself, the jit fast path, skips the test)
         run.body[:0] = prologue
-        run.args.kwonlyargs.append(A.name("shapes_tested", param=True))
-        run.args.kw_defaults.append(A.const(False))
+        run.args.kwonlyargs.append(build.name("shapes_tested", param=True))
+        run.args.kw_defaults.append(build.const(False))
     if jit and _is_stop_gradient(gen.ns.get("stop_gradient")) and not _binds(run, "stop_gradient"):
         _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
     loops = known["loops"] or []  # (None: no loop kernels were offered)
@@ -139,7 +138,7 @@ def clear_caches() -> None:
         idioms.clear()
 
 
-def cached(kind: str, fn, options, build):
+def cached(kind: str, fn, options, compute):
     """Build (once per key) the transform `kind` of `fn` with `options`; recursion gets a lazy handle."""
     key = (kind, fn_key(fn), options)
     with LOCK:
@@ -152,7 +151,7 @@ def cached(kind: str, fn, options, build):
         _IN_PROGRESS[key] = holder.handles(kind)
         try:
             with paused_gc():
-                result = build()
+                result = compute()
         finally:
             del _IN_PROGRESS[key]
         holder.result = result
@@ -236,11 +235,11 @@ def argnums_tuple(argnums, nparams, what="grad"):
 
 def grad_function(fn, argnums, has_aux: bool, with_value: bool):
     """`grad`/`value_and_grad` of `fn`: one function with both sweeps, optimized."""
-    def build():
+    def compute():
         core = core_of(fn)
         nums = argnums_tuple(argnums, len(core.params))
         return _compile(reverse.grad_fn(core, argnums, nums, has_aux, with_value, CALLEES), optimized=True)
-    return cached("value_and_grad" if with_value else "grad", fn, (argnums, has_aux), build)
+    return cached("value_and_grad" if with_value else "grad", fn, (argnums, has_aux), compute)
 
 
 def split_vjp(fn, mask):
@@ -250,10 +249,10 @@ def split_vjp(fn, mask):
     if rules is not None:
         return rules.split(mask)
 
-    def build():
+    def compute():
         f, b = reverse.split_fns(core_of(fn), mask, CALLEES)
         return _compile(f), _compile(b)
-    return cached("split", fn, mask, build)
+    return cached("split", fn, mask, compute)
 
 
 def jvp_function(fn, mask):
@@ -271,7 +270,7 @@ def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = Tru
     function, a loop of jvp or backward-sweep calls (also with `batched` False or S2S_JAC_LOOP=1:
     what further transforms start from, since not every batched helper has derivative rules).
     `ranks`: (position, rank) of the parameters this version may assume are float NumPy arrays."""
-    def build():
+    def compute():
         core = core_of(fn)
         nums = argnums_tuple(argnums, len(core.params), kind)
         if kind == "jacrev" and not has_aux and jacobian.certainly_scalar(core):
@@ -292,15 +291,15 @@ def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = Tru
             except S2SError:
                 pass  # no scalar shortcut: the general Jacobian
         return general
-    return cached(kind, fn, (argnums, has_aux, batched, ranks), build)
+    return cached(kind, fn, (argnums, has_aux, batched, ranks), compute)
 
 
 def tangent_function(fn, mask, has_aux: bool = False):
     """The jvp of `fn` (tangents for the arguments flagged in `mask`) returning only its tangent
     (of `out` when `fn` returns `(out, aux)`): what jacfwd batches over the basis."""
-    def build():
+    def compute():
         return _compile(jacobian.tangent_fn(record.of(jvp_function(fn, mask)).core, has_aux), optimized=True)
-    return cached("tangent", fn, (tuple(mask), has_aux), build)
+    return cached("tangent", fn, (tuple(mask), has_aux), compute)
 
 
 def linear_map(kind: str, fn, nargs: int, direction, defaults: tuple = ()):
@@ -335,7 +334,7 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
     (position, dtype char, ndim) of the parameters that are NumPy arrays; `shapes`: (position,
     shape) of those arrays and (position, "tuple" or "list", shape or None per item) of sequences
     of arrays, for a version specialized on them (`_shape_guard`)."""
-    def build():
+    def compute():
         kinds = {i: nd for i, _, nd in arrays} | {i: "float" for i in floats}
         generated = _generated_core(fn, kinds, {i: d for i, d, _ in arrays})
         core = generated or core_of(fn)
@@ -362,7 +361,7 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
         if prologue:
             record.of(out).shapes = shapes
         return out
-    return cached("jit", fn, (tuple(floats), fuse, tuple(arrays), tuple(shapes)), build)
+    return cached("jit", fn, (tuple(floats), fuse, tuple(arrays), tuple(shapes)), compute)
 
 
 def _shape_guard(params, shapes, other: str, general):
@@ -379,9 +378,9 @@ def _shape_guard(params, shapes, other: str, general):
             built.append(general())
         return call(built[0], args)  # (on the arguments' backend)
 
-    args = A.tuple_([A.name(p) for p in params])
-    test = A.template("shapes_tested or rt.shapes_match(args, shapes)", args=args, shapes=A.const(tuple(tested)))
-    return A.if_(A.not_(test), [A.ret(A.call(other, [A.name(p) for p in params]))]), any_shape
+    args = build.tuple_([build.name(p) for p in params])
+    test = build.template("shapes_tested or rt.shapes_match(args, shapes)", args=args, shapes=build.const(tuple(tested)))
+    return build.if_(build.not_(test), [build.ret(build.call(other, [build.name(p) for p in params]))]), any_shape
 
 
 def _inline_callees(ns, normalized=False):
@@ -417,7 +416,7 @@ def _vectorizer(core: CoreFn):
 def loops_vectorized(core: CoreFn, in_axes) -> CoreFn:
     """`core` with its independent loops vectorized before vmap batches it (loops whose range is
     per example stay loops); `core` itself when none is, or with S2S_NO_LOOPVEC=1."""
-    if os.environ.get("S2S_NO_LOOPVEC") or not any(isinstance(s, gast.For) for s in an.walk_stmts(core.node.body)):
+    if os.environ.get("S2S_NO_LOOPVEC") or not any(isinstance(s, gast.For) for s in analysis.walk_stmts(core.node.body)):
         return core
     batched = batching.batched_vars(core.node.body, batching.mapped_params(core.params, in_axes))
     node = clone(core.node)
@@ -440,7 +439,8 @@ def calls_inlined(core: CoreFn, plain=()) -> CoreFn:
     saved by its forward sweep for its backward sweep is no longer one batched tuple (which would
     repeat an unbatched `theta` once per example), and no call costs a Python frame per example
     batch. `plain`: parameters certainly not lists (arrays and numbers of known rank)."""
-    if not any(isinstance(s, gast.Assign) and an.classify(s.value) == "call" for s in an.walk_stmts(core.node.body)):
+    if not any(isinstance(s, gast.Assign)
+               and analysis.classify(s.value) == "call" for s in analysis.walk_stmts(core.node.body)):
         return core
     node = clone(core.node)
     ns = dict(core.ns)
@@ -452,12 +452,12 @@ def calls_inlined(core: CoreFn, plain=()) -> CoreFn:
 def vmap_function(fn, in_axes, out_axes, axis_size, ranks=None):
     """`vmap(fn)`: the batched function, batch axes moved to the front once on entry and to
     `out_axes` once on exit; `ranks` (per-example rank of each argument, when known) specializes it."""
-    def build():
+    def compute():
         core = core_of(fn)
         plain = [p for p, r in zip(core.params, ranks) if r is not None] if ranks is not None else ()
         core = loops_vectorized(calls_inlined(core, plain), in_axes)
         return _compile(batching.vmap_fn(core, in_axes, out_axes, axis_size, CALLEES, ranks), optimized=True)
-    return cached("vmap", fn, (_freeze(in_axes), _freeze(out_axes), axis_size, ranks), build)
+    return cached("vmap", fn, (_freeze(in_axes), _freeze(out_axes), axis_size, ranks), compute)
 
 
 def grad_of_batched(fn, names: tuple, argnums, has_aux: bool, with_value: bool, in_axes, out_axes, axis_size):
@@ -465,7 +465,7 @@ def grad_of_batched(fn, names: tuple, argnums, has_aux: bool, with_value: bool, 
     flow), as the gradient of the sum of vmap(fn) over the examples (transforms/compose.py): reverse
     mode then records the batched code's masks and trip counts like any other value. `names`: the
     parameters of `fn`. Optimized as jit optimizes (the wrapper's callees inlined)."""
-    def build():
+    def compute():
         core = core_of(fn)
         moved = compose.moved_params(len(names), argnums_tuple(argnums, len(names)), in_axes)
         inner = vmap_function(fn, tuple(0 if m else None for m in moved), 0, axis_size)
@@ -474,29 +474,29 @@ def grad_of_batched(fn, names: tuple, argnums, has_aux: bool, with_value: bool, 
         return jit_function(_compile(compose.batched_grad_fn(core, names, grad_summed, moved, with_value, in_axes,
                                                              out_axes, axis_size)))
     options = (names, argnums, has_aux, with_value, _freeze(in_axes), _freeze(out_axes), axis_size)
-    return cached("vmap_grad", fn, options, build)
+    return cached("vmap_grad", fn, options, compute)
 
 
 def jacrev_of_batched(fn, names: tuple, argnums, in_axes, out_axes, axis_size):
     """vmap(jacrev(fn)) as the Jacobian of the batched fn's output summed over the examples (each
     example's output depends on its own inputs only, so the rows of each example are its
     Jacobian), for an array output; the batched tape is not needed. See grad_of_batched."""
-    def build():
+    def compute():
         core = core_of(fn)
         moved = compose.moved_params(len(names), argnums_tuple(argnums, len(names), "jacrev"), in_axes)
         inner = vmap_function(fn, tuple(0 if m else None for m in moved), 0, axis_size)
         summed = _compile(compose.summed_fn(core, names, inner, "jacrev"))
         jac = jacobian_function("jacrev", summed, argnums, True)
         return _compile(compose.batched_jacrev_fn(core, names, jac, moved, argnums, in_axes, out_axes, axis_size))
-    return cached("vmap_jacrev", fn, (names, argnums, _freeze(in_axes), _freeze(out_axes), axis_size), build)
+    return cached("vmap_jacrev", fn, (names, argnums, _freeze(in_axes), _freeze(out_axes), axis_size), compute)
 
 
 def pullback_function(fn, mask, picks: tuple):
     """The pullback of s2s.vjp(fn, ...) called inside a transformed function
     (compose.pullback_fn): the cotangents at `picks` of fn's backward sweep for `mask`."""
-    def build():
+    def compute():
         return _compile(compose.pullback_fn(core_of(fn), split_vjp(fn, mask)[1], picks))
-    return cached("pullback", fn, (mask, picks), build)
+    return cached("pullback", fn, (mask, picks), compute)
 
 
 def merged_vmap_function(root, kind: str, names: tuple, flat, outer: tuple, inner: tuple, specs0: tuple,
@@ -505,9 +505,9 @@ def merged_vmap_function(root, kind: str, names: tuple, flat, outer: tuple, inne
     as one vmap over both batch axes merged (transforms/compose.py): `flat` is vmap(g) batched at
     axis 0 of every argument either vmap maps; `outer`/`inner` are the two vmaps' (in_axes,
     out_axes, axis_size), `specs0`/`specs1` their axis per argument."""
-    def build():
+    def compute():
         return _compile(compose.merged_vmap_fn(core_of(root), kind, names, flat, outer, inner, specs0, specs1))
-    return cached("merged_vmap", flat, (kind, names, _freeze(outer), _freeze(inner), specs0, specs1), build)
+    return cached("merged_vmap", flat, (kind, names, _freeze(outer), _freeze(inner), specs0, specs1), compute)
 
 
 def batch_function(fn, mask):

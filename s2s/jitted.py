@@ -14,8 +14,7 @@ import types
 
 import numpy as np
 
-from . import arrays, record
-from . import driver as D
+from . import arrays, driver, record
 from .calls import Transformed
 from .emit.kernels import THRESHOLD as FUSE_THRESHOLD
 from .emit.loader import call
@@ -63,7 +62,7 @@ class Jitted(Transformed):
     the values of static arguments). A call whose signature was seen goes straight to its version."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=()):
-        super().__init__("jit", fun, lambda: D.jit_function(fun), None, "jit")
+        super().__init__("jit", fun, lambda: driver.jit_function(fun), None, "jit")
         nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
         names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
         if (nums or names) and not isinstance(fun, types.FunctionType):
@@ -159,7 +158,7 @@ class Jitted(Transformed):
         big = kernels or any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in dyn)
         array_sigs = tuple((k, a.dtype.char, a.ndim) for k, a in enumerate(dyn) if type(a) is np.ndarray)
         shapes = () if kernels else _shapes(dyn)
-        return D.jit_function(fun, floats, fuse="every" if kernels else big, arrays=array_sigs,
+        return driver.jit_function(fun, floats, fuse="every" if kernels else big, arrays=array_sigs,
                               shapes=shapes), kernels, big
 
     def version_for(self, args: tuple):

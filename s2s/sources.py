@@ -7,8 +7,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from . import api, record
-from . import driver as D
+from . import api, driver, record
 from .calls import Vmapped
 from .emit.dump import module_source
 from .errors import S2STypeError, shown_path
@@ -48,9 +47,9 @@ def _roots(fun, transform: str, argnums) -> list:
     """The generated functions `transformed_source` starts from."""
     n = len(record.signature_of(fun).parameters)
     if transform in ("vjp", "jvp"):
-        nums = range(n) if argnums is None else D.argnums_tuple(argnums, n, transform)
+        nums = range(n) if argnums is None else driver.argnums_tuple(argnums, n, transform)
         mask = tuple(i in nums for i in range(n))
-        roots = [D.jvp_function(fun, mask)] if transform == "jvp" else list(D.split_vjp(fun, mask))
+        roots = [driver.jvp_function(fun, mask)] if transform == "jvp" else list(driver.split_vjp(fun, mask))
     else:
         kwargs = {} if argnums is None else {"argnums": argnums}
         roots = [getattr(api, transform)(fun, **kwargs).compiled]

@@ -275,7 +275,7 @@ def nested_lines(kind, p, e, e2) -> tuple[list[str], set[str]]:
 GENERATED_NAMES = ["xp", "rt", "ext", "stop_gradient", "len", "range", "float", "int", "tuple", "list",
                    "slice", "isinstance", "_", "t0", "t1", "t2", "b_x", "b_y", "b_acc", "b_t0", "d_x", "d_acc",
                    "tape", "ctl", "saved", "saved0", "g", "i0", "n0", "r0", "r1", "ct0", "cts0", "seq0",
-                   "broke0", "fwd_f", "bwd_f", "jvp_f", "grad_f", "vmap_f", "bn", "u", "out0", "res0",
+                   "broke0", "fwd_f", "bwd_f", "jvp_f", "grad_f", "vmap_f", "batch_size", "u", "out0", "res0",
                    "aux", "fun", "k0", "basis0", "jac0", "lift0", "trips0", "missing0", "tangent0"]
 WRAPS = {  # `f` itself wrapped: by a decorator written with functools.wraps, or claiming another's name
     "deco": (["def keep(fn):", "    @functools.wraps(fn)", "    def inner(x, y):", "        return fn(x, y)",

@@ -9,17 +9,17 @@ import astor
 import gast
 
 from .. import runtime
-from ..ir import build as A
+from ..ir import build
 
 _BODIED = (gast.If, gast.For, gast.While, gast.FunctionDef)
 
 
 def _fill_empty_blocks(n) -> None:
     """A `pass` in each block that would print empty (nothing, or only comments)."""
-    if isinstance(n, _BODIED) and all(A.is_comment(s) for s in n.body):
+    if isinstance(n, _BODIED) and all(build.is_comment(s) for s in n.body):
         n.body.append(gast.Pass())
     orelse = getattr(n, "orelse", None)
-    if isinstance(orelse, list) and orelse and all(A.is_comment(s) for s in orelse):
+    if isinstance(orelse, list) and orelse and all(build.is_comment(s) for s in orelse):
         orelse.append(gast.Pass())
 
 
@@ -94,7 +94,7 @@ class _Printable:
                             nodes.append(node)
                         continue
                     keep = retype
-                    if cls is A.Comment:
+                    if cls is build.Comment:
                         self.comments.append((holder, key, node))
                     elif cls is gast.Constant and _negative(node):
                         self.negatives.append((holder, key, node))
@@ -107,12 +107,12 @@ class _Printable:
         self.token = "s2s-comment-"
         while any(self.token in s for s in strings):
             self.token += "_"
-        self.texts = [A.comment_text(c) for _, _, c in self.comments]
+        self.texts = [build.comment_text(c) for _, _, c in self.comments]
 
     @contextlib.contextmanager
     def as_ast(self, fn):
         """The function as an ast Module while the block runs (the gast tree, retyped in place)."""
-        swaps = [(h, k, old, gast.Expr(value=A.const(f"{self.token}{i}")))
+        swaps = [(h, k, old, gast.Expr(value=build.const(f"{self.token}{i}")))
                  for i, (h, k, old) in enumerate(self.comments)]
         swaps += [(h, k, old, _negation(old)) for h, k, old in self.negatives]
         for holder, key, _, new in swaps:
@@ -120,7 +120,7 @@ class _Printable:
         swaps += [(h, k, old, gast.gast_to_ast(old)) for h, k, old in self.foreign]  # after the negations
         for holder, key, _, new in swaps[len(swaps) - len(self.foreign):]:
             _put(holder, key, new)
-        module = A.module([fn])
+        module = build.module([fn])
         nodes = self.nodes + [module] + [m for _, _, _, new in swaps if isinstance(new, gast.AST)
                                          for m in (new, *gast.iter_child_nodes(new))]
         classes = [type(n) for n in nodes]

@@ -24,7 +24,7 @@ import gast
 import numpy as np
 
 from .. import arrays
-from ..ir import build as A
+from ..ir import build
 from ..ir.build import clone
 from . import cupy_kernels, numba_kernels
 from .codegen import compile_source, to_source
@@ -203,7 +203,7 @@ class Fused:
     def __init__(self, name, names, expr, reduce, original):
         self.name, self.names, self.expr, self.reduce = name, names, expr, reduce
         self.boolean = isinstance(expr, gast.Compare)
-        fb = A.function(name, ["xp"] + names, [A.ret(original)])
+        fb = build.function(name, ["xp"] + names, [build.ret(original)])
         self.plain_source = to_source(fb)  # the unfused expression (what a dump runs)
         self._plain = compile_source(name, self.plain_source, {}, np)
         self.kernels: dict = {}

@@ -25,7 +25,7 @@ import warnings
 import gast
 import numpy as np
 
-from ..ir import build as A
+from ..ir import build
 from . import numba_kernels
 from .codegen import compile_source, to_source
 
@@ -56,13 +56,13 @@ class LoopKernel:
 
     def __init__(self, name, params, results, arrays, loop):
         self.name = name
-        ret = [A.ret(A.tuple_([A.name(r) for r in results]))] if results else []
-        plain = A.function(name, ["xp", *params], [copy.deepcopy(loop)] + ret)
+        ret = [build.ret(build.tuple_([build.name(r) for r in results]))] if results else []
+        plain = build.function(name, ["xp", *params], [copy.deepcopy(loop)] + ret)
         self.plain_source = to_source(plain)  # (what a dump runs)
         self._plain = compile_source(name, self.plain_source, {}, np)
-        trips = A.function(f"{name}_trips", ["xp", *params], [A.ret(A.call("len", [copy.deepcopy(loop.iter)]))])
+        trips = build.function(f"{name}_trips", ["xp", *params], [build.ret(build.call("len", [copy.deepcopy(loop.iter)]))])
         self._trips = compile_source(f"{name}_trips", to_source(trips), {}, np)
-        body = _Numpy().visit(A.function(name, list(params), [copy.deepcopy(loop)] + copy.deepcopy(ret)))
+        body = _Numpy().visit(build.function(name, list(params), [copy.deepcopy(loop)] + copy.deepcopy(ret)))
         self._source = _DECORATOR + "\n" + to_source(body)
         # per parameter: the ranks an indexed array must have for every element read to be a
         # number (empty: any rank, for `len` only), or None for a number

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import gast
 
-from ..ir import build as A
+from ..ir import build
 
 
 class Aliases:
     def __init__(self, fn: gast.FunctionDef):
         self.groups: dict[str, set[str]] = {}
-        self.loads = [(n.lineno, n.col_offset, n.id) for n in A.walk(fn)
+        self.loads = [(n.lineno, n.col_offset, n.id) for n in build.walk(fn)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and hasattr(n, "lineno")]
         self.kills = _unconditional_assignments(fn)
 

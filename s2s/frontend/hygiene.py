@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gast
 
-from ..ir import build as A
+from ..ir import build
 from ..ir.names import RESERVED, Namer
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
@@ -26,7 +26,7 @@ def rename_reserved(fn: gast.FunctionDef) -> gast.FunctionDef:
                or isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef)) and n is not fn and n.name in RESERVED
                for n in gast.walk(fn)):
         return fn
-    namer = Namer(A.names_in(fn) | {n.name for n in gast.walk(fn) if isinstance(n, gast.FunctionDef)})
+    namer = Namer(build.names_in(fn) | {n.name for n in gast.walk(fn) if isinstance(n, gast.FunctionDef)})
     _scope(fn, {}, namer)
     return fn
 

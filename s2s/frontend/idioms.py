@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import record
 from ..errors import S2SError, S2SSyntaxError, error_at
-from ..ir import build as A
+from ..ir import build
 from ..primitives import registry
 from ..primitives.rules_idioms import s2s_same
 from .parse import parse_function
@@ -130,11 +130,11 @@ def clear() -> None:
         _SYNTH.clear()
 
 
-def _remember(key, alive, build):
+def _remember(key, alive, compute):
     with _LOCK:
         hit = _SYNTH.get(key)
         if hit is None:
-            hit = (alive, build())
+            hit = (alive, compute())
             _SYNTH[key] = hit
         return hit[1]
 
@@ -208,7 +208,7 @@ def _method(m):
     func, obj = m.__func__, m.__self__
     key = ("method", func.__code__, id(func), id(obj), _attrs_key(obj))
 
-    def build():
+    def compute():
         node, filename = _parsed(func)
         if not node.args.args:
             raise S2SError(f"{filename}:{node.lineno}\ns2s cannot transform method {func.__name__!r}: "
@@ -219,13 +219,13 @@ def _method(m):
         ns[self_name] = obj
         node.name = f"{type(obj).__name__}_{func.__name__}".replace("__call__", "call")
         return _synth(node.name, node, ns, filename)
-    return _remember(key, (func, obj), build)
+    return _remember(key, (func, obj), compute)
 
 
 def _library(f):
     """`np.tanh` as `def tanh(x): return np.tanh(x)`, taking the function's required positional
     parameters (a ufunc's inputs)."""
-    def build():
+    def compute():
         if isinstance(getattr(f, "nin", None), int):  # a ufunc, or s2s.numpy's wrapper of one
             n = f.nin
         else:
@@ -240,14 +240,14 @@ def _library(f):
         fname = f"{label}_"
         src = f"def {fname}({', '.join(params)}):\n    return {callee}({', '.join(params)})\n"
         return _synth(fname, gast.parse(src).body[0], {callee: f}, f"<s2s:{fname}>")
-    return _remember(("library", id(f)), f, build)
+    return _remember(("library", id(f)), f, compute)
 
 
 def _partial(p):
     """`functools.partial(f, *a, **kw)`: a function of the remaining positional parameters."""
     key = ("partial", id(p))
 
-    def build():
+    def compute():
         func = p.func if isinstance(p.func, types.FunctionType) else adapt(p.func)
         try:
             params = [q.name for q in record.signature_of(p).parameters.values()
@@ -274,7 +274,7 @@ def _partial(p):
         src = f"def {fname}({', '.join(params)}):\n    return {callee}({', '.join(args + params + kws)})\n"
         node = gast.parse(src).body[0]
         return _synth(fname, node, ns, f"<s2s:{fname}>")
-    return _remember(key, p, build)
+    return _remember(key, p, compute)
 
 
 def _fresh(base, taken):
@@ -300,7 +300,7 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
     """
     key = ("spec", fn.__code__, id(fn), tuple(sorted((k, id(v)) for k, v in fixed.items())), nvar, keep)
 
-    def build():
+    def compute():
         node, filename = _parsed(fn)
         a = node.args
         if a.kwonlyargs or a.kwarg or a.posonlyargs or (a.vararg is not None and nvar is None):
@@ -310,7 +310,7 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
                            "Give the keyword-only parameters default positions, or pass them in a tuple.",
                            S2SSyntaxError)
         ns = _env_ns(fn)
-        taken = A.names_in(node) | set(ns)
+        taken = build.names_in(node) | set(ns)
         new_args, checks = [], []
         dflt = dict(zip([p.id for p in a.args][len(a.args) - len(a.defaults):], a.defaults))
         new_defaults = []
@@ -319,7 +319,7 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
                 ns[p.id] = fixed[p.id]
                 if keep:
                     given = _fresh(p.id + "_arg", taken)
-                    new_args.append(A.name(given))
+                    new_args.append(build.name(given))
                     new_defaults.append(dflt.get(p.id))
                     checks.append(_guard(given, p.id, fn.__name__, node, ns, taken))
             else:
@@ -329,8 +329,8 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
         if nvar is not None:
             star = a.vararg.id
             names = [_fresh(f"{star}_{i}", taken) for i in range(nvar)]
-            new_args += [A.name(n) for n in names]
-            pre.append(A.assign(star, A.tuple_([A.name(n) for n in names])))
+            new_args += [build.name(n) for n in names]
+            pre.append(build.assign(star, build.tuple_([build.name(n) for n in names])))
             for s in pre:
                 gast.copy_location(s, node.body[0])
                 gast.copy_location(s.targets[0], node.body[0])
@@ -350,7 +350,7 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
         node.name = fn.__name__.replace("<lambda>", "lambda_") + (f"_{suffix}" if suffix else "") \
             + (f"_{nvar}args" if nvar is not None else "")
         return _synth(node.name, node, ns, filename)
-    return _remember(key, (fn, tuple(fixed.values())), build)
+    return _remember(key, (fn, tuple(fixed.values())), compute)
 
 
 def _guard(given: str, param: str, fname: str, where, ns: dict, taken: set) -> gast.stmt:
@@ -377,19 +377,19 @@ def lifted_with_arity(fn, nargs: int):
     if a.vararg is None or a.kwonlyargs or a.kwarg:
         return fn
 
-    def build():
+    def compute():
         new = copy.deepcopy(node)
-        taken = A.names_in(new) | set(ns)
+        taken = build.names_in(new) | set(ns)
         star = new.args.vararg.id
         names = [_fresh(f"{star}_{i}", taken) for i in range(max(nargs - len(new.args.args), 0))]
-        pack = A.assign(star, A.tuple_([A.name(n) for n in names]))
+        pack = build.assign(star, build.tuple_([build.name(n) for n in names]))
         gast.copy_location(pack, new.body[0])
         gast.copy_location(pack.targets[0], new.body[0])
-        new.args.args = new.args.args + [A.name(n) for n in names]
+        new.args.args = new.args.args + [build.name(n) for n in names]
         for p in new.args.args:
             p.ctx = gast.Param()
         new.args.vararg = None
         new.body = [pack] + new.body
         new.name = f"{new.name}_{len(names)}args"
         return _synth(new.name, new, dict(ns), filename)
-    return _remember(("lifted", id(fn), nargs), fn, build)
+    return _remember(("lifted", id(fn), nargs), fn, compute)

@@ -17,7 +17,7 @@ import types
 import gast
 
 from .. import record
-from ..ir import build as A
+from ..ir import build
 from ..primitives.registry import EXT
 from . import idioms, lift, resolve, sampling
 
@@ -43,7 +43,7 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
                              "the function, and cannot tell here.",
                           "Pass the elements explicitly (`f(xs[0], xs[1])`), or build the sequence as a "
                           "tuple/list literal in this function (`xs = (a, b)`).")
-            args += [_at(gast.Subscript(value=copy_(a.value), slice=A.const(i), ctx=gast.Load()), a)
+            args += [_at(gast.Subscript(value=copy_(a.value), slice=build.const(i), ctx=gast.Load()), a)
                      for i in range(n)]
         else:
             args.append(a)
@@ -58,7 +58,7 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
                                "function, and cannot tell here.",
                       "Pass the keywords explicitly, or build the dict in this function as a literal or "
                       "`dict(a=..., b=...)`.")
-        kws += [gast.keyword(arg=key, value=_at(gast.Subscript(value=copy_(k.value), slice=A.const(key),
+        kws += [gast.keyword(arg=key, value=_at(gast.Subscript(value=copy_(k.value), slice=build.const(key),
                                                                ctx=gast.Load()), k.value)) for key in keys]
     return _at(gast.Call(func=node.func, args=args, keywords=kws), node)
 
@@ -111,7 +111,7 @@ def _bindings(norm):
         return cached[1]
     values: dict[str, list] = {}
     changed: set[str] = set()
-    for n in A.walk(norm.fn):
+    for n in build.walk(norm.fn):
         if isinstance(n, gast.Assign):
             for name in dict.fromkeys(t.id for t in n.targets if isinstance(t, gast.Name)):
                 values.setdefault(name, []).append(n.value)
@@ -135,7 +135,7 @@ def call(norm, node: gast.Call, obj):
     if rec is not None and rec.inside is not None:
         return _jvp_inside(norm, node, obj, rec.inside)
     if obj in _BINOPS and len(node.args) == 2 and not node.keywords:
-        return A.binop(norm.atom(node.args[0]), _BINOPS[obj](), norm.atom(node.args[1]))
+        return build.binop(norm.atom(node.args[0]), _BINOPS[obj](), norm.atom(node.args[1]))
     if obj in _UNOPS and len(node.args) == 1:
         return norm.expr(_at(gast.UnaryOp(op=_UNOPS[obj](), operand=node.args[0]), node))
     if isinstance(obj, operator.itemgetter):
@@ -144,15 +144,16 @@ def call(norm, node: gast.Call, obj):
         return _reduce(norm, node)
     if obj is sorted and len(node.args) == 1 and not node.keywords:
         _use_ext(norm)
-        return A.call("ext.s2s_sorted_keys", [norm.atom(_keys_source(node.args[0]))])
+        return build.call("ext.s2s_sorted_keys", [norm.atom(_keys_source(node.args[0]))])
     if obj is dict and not node.args:
-        return gast.Dict(keys=[A.const(k.arg) for k in node.keywords], values=[norm.atom(k.value) for k in node.keywords])
+        return gast.Dict(keys=[build.const(k.arg) for k in node.keywords],
+                         values=[norm.atom(k.value) for k in node.keywords])
     if sampling.is_sampler(obj):
-        sampler = A.name(norm.bind(_label(obj), obj))
+        sampler = build.name(norm.bind(_label(obj), obj))
         return sampling.sample_call(norm, sampler, [norm.atom(a) for a in node.args],
                                     {k.arg: norm.atom(k.value) for k in node.keywords})
     if _for_call(obj, node) is not obj:
-        return A.call(A.name(norm.bind(obj.__name__, _for_call(obj, node))), [norm.atom(a) for a in node.args],
+        return build.call(build.name(norm.bind(obj.__name__, _for_call(obj, node))), [norm.atom(a) for a in node.args],
                       {k.arg: norm.atom(k.value) for k in node.keywords})
     target = _callee(norm, node, obj)
     if target is None:
@@ -160,7 +161,7 @@ def call(norm, node: gast.Call, obj):
     fn, node = target
     args = [norm.atom(a) for a in node.args]
     kws = {k.arg: norm.atom(k.value) for k in node.keywords}
-    return A.call(A.name(norm.bind(fn.__name__, fn)), args, kws)
+    return build.call(build.name(norm.bind(fn.__name__, fn)), args, kws)
 
 
 def _for_call(obj, node):
@@ -243,8 +244,8 @@ def _itemgetter(norm, node, getter):
         norm.fail(node, "s2s supports `operator.itemgetter(...)` called with one argument.")
     items = getter.__reduce__()[1]
     base = norm.atom(node.args[0])
-    parts = [norm.tmp(A.subscript(base, norm.atom(_const_node(i, node)))) for i in items]
-    return parts[0] if len(parts) == 1 else A.tuple_(parts)
+    parts = [norm.tmp(build.subscript(base, norm.atom(_const_node(i, node)))) for i in items]
+    return parts[0] if len(parts) == 1 else build.tuple_(parts)
 
 
 def _const_node(v, where):
@@ -258,7 +259,7 @@ def _reduce(norm, node):
     f = node.args[0]
     if isinstance(f, gast.Lambda):  # reduce(lambda a, b: ..., xs): lift it like a local def
         _local_function(norm, f)
-        f = A.name(f.s2s_lifted)
+        f = build.name(f.s2s_lifted)
     seq = norm.atom(node.args[1])
     acc = norm.namer.fresh("acc")
     i = norm.namer.fresh("i")
@@ -267,14 +268,14 @@ def _reduce(norm, node):
     if len(node.args) == 3:
         first = node.args[2]
     else:
-        first = gast.Subscript(value=A.name(seq.id), slice=A.const(0), ctx=gast.Load())
+        first = gast.Subscript(value=build.name(seq.id), slice=build.const(0), ctx=gast.Load())
         start = 1
-    stmts = [gast.Assign(targets=[A.name(acc, store=True)], value=first, type_comment=None),
-             gast.For(target=A.name(i, store=True),
-                      iter=gast.Call(func=A.name("range"), args=[A.const(start), gast.Call(
-                          func=A.name("len"), args=[A.name(seq.id)], keywords=[])], keywords=[]),
-                      body=[gast.Assign(targets=[A.name(acc, store=True)], value=gast.Call(
-                          func=f, args=[A.name(acc), gast.Subscript(value=A.name(seq.id), slice=A.name(i),
+    stmts = [gast.Assign(targets=[build.name(acc, store=True)], value=first, type_comment=None),
+             gast.For(target=build.name(i, store=True),
+                      iter=gast.Call(func=build.name("range"), args=[build.const(start), gast.Call(
+                          func=build.name("len"), args=[build.name(seq.id)], keywords=[])], keywords=[]),
+                      body=[gast.Assign(targets=[build.name(acc, store=True)], value=gast.Call(
+                          func=f, args=[build.name(acc), gast.Subscript(value=build.name(seq.id), slice=build.name(i),
                                                                     ctx=gast.Load())], keywords=[]),
                           type_comment=None)], orelse=[], type_comment=None)]
     src, norm.source_lines = norm.source_lines, None
@@ -284,7 +285,7 @@ def _reduce(norm, node):
                 gast.copy_location(n, node)
         norm.stmt(_at(s, node))
     norm.source_lines = src
-    return A.name(acc)
+    return build.name(acc)
 
 
 # ---------------------------------------------------------------- methods of local values
@@ -303,11 +304,11 @@ def method(norm, node: gast.Call):
         return keys_of(norm, norm.atom(d))
     if m in ("values", "items") and not node.args:
         k = norm.namer.fresh("k")
-        elt = gast.Subscript(value=copy_(d), slice=A.name(k), ctx=gast.Load()) if m == "values" else \
-            gast.Tuple(elts=[A.name(k), gast.Subscript(value=copy_(d), slice=A.name(k), ctx=gast.Load())],
+        elt = gast.Subscript(value=copy_(d), slice=build.name(k), ctx=gast.Load()) if m == "values" else \
+            gast.Tuple(elts=[build.name(k), gast.Subscript(value=copy_(d), slice=build.name(k), ctx=gast.Load())],
                        ctx=gast.Load())
         keys = gast.Call(func=gast.Attribute(value=copy_(d), attr="keys", ctx=gast.Load()), args=[], keywords=[])
-        comp = gast.ListComp(elt=elt, generators=[gast.comprehension(target=A.name(k, store=True), iter=keys,
+        comp = gast.ListComp(elt=elt, generators=[gast.comprehension(target=build.name(k, store=True), iter=keys,
                                                                      ifs=[], is_async=0)])
         return norm.expr(_at(comp, node))
     if m == "get" and 1 <= len(node.args) <= 2:
@@ -321,13 +322,13 @@ def method(norm, node: gast.Call):
 def dict_comp(norm, node: gast.DictComp):
     """`{k: v for ...}` -> lists of keys and values built in a loop, then one dict of them."""
     keys, values = norm.namer.fresh("keys"), norm.namer.fresh("values")
-    norm.emit(A.assign(keys, A.list_([])))
-    norm.emit(A.assign(values, A.list_([])))
+    norm.emit(build.assign(keys, build.list_([])))
+    norm.emit(build.assign(values, build.list_([])))
     norm.locals.update({keys, values})
     inner = [
-        gast.Expr(value=gast.Call(func=gast.Attribute(value=A.name(keys), attr="append", ctx=gast.Load()),
+        gast.Expr(value=gast.Call(func=gast.Attribute(value=build.name(keys), attr="append", ctx=gast.Load()),
                                   args=[node.key], keywords=[])),
-        gast.Expr(value=gast.Call(func=gast.Attribute(value=A.name(values), attr="append", ctx=gast.Load()),
+        gast.Expr(value=gast.Call(func=gast.Attribute(value=build.name(values), attr="append", ctx=gast.Load()),
                                   args=[node.value], keywords=[]))]
     for gen in reversed(node.generators):
         for cond in reversed(gen.ifs):
@@ -343,7 +344,7 @@ def dict_comp(norm, node: gast.DictComp):
     norm.stmt(inner)
     norm.source_lines = src
     _use_ext(norm)
-    return A.call("ext.s2s_dict_from", [A.name(keys), A.name(values)])
+    return build.call("ext.s2s_dict_from", [build.name(keys), build.name(values)])
 
 
 def is_dict(norm, v) -> bool:
@@ -352,7 +353,7 @@ def is_dict(norm, v) -> bool:
         return True
     if not (isinstance(v, gast.Name) and v.id in norm.locals):
         return False
-    for n in A.walk(norm.fn):
+    for n in build.walk(norm.fn):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("keys", "items", "values") \
                 and isinstance(n.func.value, gast.Name) and n.func.value.id == v.id:
             return True
@@ -412,7 +413,7 @@ def _at(new, old):
 def keys_of(norm, d):
     """The keys of the dict held in atom `d`, as a list (no derivative)."""
     _use_ext(norm)
-    return A.call("ext.s2s_keys", [d])
+    return build.call("ext.s2s_keys", [d])
 
 
 def _use_ext(norm):
@@ -422,7 +423,7 @@ def _use_ext(norm):
 def tolist(norm, base):
     """`x.tolist()`: a plain Python value with no derivative (reported when `x` is differentiated)."""
     _use_ext(norm)
-    return A.call("ext.s2s_tolist", [base])
+    return build.call("ext.s2s_tolist", [base])
 
 
 def sequence_concat(norm, node: gast.BinOp):
@@ -449,7 +450,7 @@ def _literal(norm, v):
 def _element(v, i):
     if isinstance(v, (gast.Tuple, gast.List)):
         return v.elts[i]
-    return _at(gast.Subscript(value=copy_(v), slice=A.const(i), ctx=gast.Load()), v)
+    return _at(gast.Subscript(value=copy_(v), slice=build.const(i), ctx=gast.Load()), v)
 
 
 def static_item(norm, node: gast.Subscript):
@@ -533,12 +534,12 @@ def _partial_lambda(norm, a: gast.Call) -> gast.Lambda:
     simple = (int, float, bool, str, type(None))
     user = isinstance(fn, types.FunctionType)  # (a NumPy function's `out=None` is not a parameter to offer)
     taken = [p for p in rest if p.default is inspect.Parameter.empty or user and isinstance(p.default, simple)]
-    args = gast.arguments(args=[A.name(p.name, param=True) for p in taken], posonlyargs=[], vararg=None,
+    args = gast.arguments(args=[build.name(p.name, param=True) for p in taken], posonlyargs=[], vararg=None,
                           kwonlyargs=[], kw_defaults=[], kwarg=None,
-                          defaults=[A.const(p.default) for p in taken if p.default is not inspect.Parameter.empty])
+                          defaults=[build.const(p.default) for p in taken if p.default is not inspect.Parameter.empty])
     call = gast.Call(func=copy_(a.args[0]), args=bound,
                      keywords=[gast.keyword(arg=k, value=v) for k, v in kws.items()]
-                     + [gast.keyword(arg=p.name, value=A.name(p.name)) for p in taken])
+                     + [gast.keyword(arg=p.name, value=build.name(p.name)) for p in taken])
     lam = gast.Lambda(args=args, body=call)
     for n in gast.walk(lam):
         if isinstance(n, (gast.expr, gast.arguments)):
@@ -579,9 +580,9 @@ def _transform_of_local(norm, node, api):
     adapt = getattr(type(transformed), "for_call", None)
     if adapt is not None:
         transformed = adapt(transformed, len(free) + len(node.args), {k.arg for k in node.keywords})
-    args = [A.name(v) for v in free] + [norm.atom(a) for a in node.args]
+    args = [build.name(v) for v in free] + [norm.atom(a) for a in node.args]
     kw = {k.arg: norm.atom(k.value) for k in node.keywords}
-    return A.call(A.name(norm.bind(getattr(transformed, "__name__", "transformed"), transformed)), args, kw)
+    return build.call(build.name(norm.bind(getattr(transformed, "__name__", "transformed"), transformed)), args, kw)
 
 
 def _closure_axes(norm, where, in_axes, nfree: int, nargs: int):
@@ -640,10 +641,10 @@ def _jvp_inside(norm, node, obj, inside):
         norm.fail(node, f"jvp: {len(primals)} primals but {len(tangents)} tangents.")
     fn, free = _inside_function(norm, node.args[0])
     gen, defaults = inside(fn, len(free), len(primals))
-    args = [A.name(v) for v in free] + [norm.atom(a) for a in primals]
+    args = [build.name(v) for v in free] + [norm.atom(a) for a in primals]
     args += [norm.value_of(node, f"default{i}", d) for i, d in enumerate(defaults)]
     args += [norm.atom(t) for t in tangents]
-    return A.call(A.name(norm.bind(gen.__name__, gen)), args)
+    return build.call(build.name(norm.bind(gen.__name__, gen)), args)
 
 
 def vjp_assign(norm, s) -> bool:
@@ -671,12 +672,12 @@ def vjp_assign(norm, s) -> bool:
                   "Return the auxiliary value from f's caller instead.")
     fn, free = _inside_function(norm, v.args[0])
     fwd, pull, defaults = rec.inside(fn, len(free), len(v.args) - 1)
-    args = [A.name(n) for n in free] + [norm.atom(a) for a in v.args[1:]]
+    args = [build.name(n) for n in free] + [norm.atom(a) for a in v.args[1:]]
     args += [norm.value_of(v, f"default{i}", d) for i, d in enumerate(defaults)]
-    res = norm.tmp(A.call(A.name(norm.bind(fwd.__name__, fwd)), args))
+    res = norm.tmp(build.call(build.name(norm.bind(fwd.__name__, fwd)), args))
     saved = norm.namer.fresh("saved")
     norm.locals.add(saved)
-    norm.assign_to(_at(gast.Tuple(elts=[t.elts[0], A.name(saved, store=True)], ctx=gast.Store()), t), res)
+    norm.assign_to(_at(gast.Tuple(elts=[t.elts[0], build.name(saved, store=True)], ctx=gast.Store()), t), res)
     norm.lifted[t.elts[1].id] = (pull, [saved])
     return True
 
@@ -723,7 +724,7 @@ def _function_items(norm, it):
         except Exception:  # noqa: BLE001 - not static
             return None
         if isinstance(seq, (list, tuple)) and seq and all(idioms.is_function_value(f) for f in seq):
-            return [_at(gast.Subscript(value=copy_(it), slice=A.const(i), ctx=gast.Load()), it)
+            return [_at(gast.Subscript(value=copy_(it), slice=build.const(i), ctx=gast.Load()), it)
                     for i in range(len(seq))]
     return None
 

@@ -11,7 +11,7 @@ import copy
 
 import gast
 
-from ..ir import build as A
+from ..ir import build
 
 JUMPS = (gast.Break, gast.Continue, gast.Return)
 
@@ -33,18 +33,18 @@ def _has(stmts, kinds, into_loops=False) -> bool:
 def restructure(body: list, namer) -> list:
     returns = [s for s in _walk_level(body, True) if isinstance(s, gast.Return)]
     if not returns:
-        body.append(A.ret(A.const(None)))
+        body.append(build.ret(build.const(None)))
     state: dict = {}
     body = _loop_returns(body, namer, state)
     if not isinstance(body[-1], gast.Return):  # e.g. `while True:` returning from inside: may fall off the end
-        body.append(A.ret(A.const(None)))
+        body.append(build.ret(build.const(None)))
     body = _sink(body)
     if len([s for s in _walk_level(body, True) if isinstance(s, gast.Return)]) > 1:
         ret = state.get("val") or namer.fresh("ret")
         body = _single_exit(body, ret)
-        body.append(A.ret(A.name(ret)))
+        body.append(build.ret(build.name(ret)))
     if state:
-        body = [A.assign(state["flag"], A.const(False)), A.assign(state["val"], A.const(None))] + body
+        body = [build.assign(state["flag"], build.const(False)), build.assign(state["val"], build.const(None))] + body
     return body
 
 
@@ -59,7 +59,7 @@ def _loop_returns(stmts, namer, state) -> list:
                 state["flag"], state["val"] = namer.fresh("returned"), namer.fresh("ret")
             s.body = _returns_to_breaks(s.body, state)
             out.append(s)
-            out.append(_located(A.if_(A.name(state["flag"]), [A.ret(A.name(state["val"]))]), s))
+            out.append(_located(build.if_(build.name(state["flag"]), [build.ret(build.name(state["val"]))]), s))
             continue
         out.append(s)
     return out
@@ -69,8 +69,8 @@ def _returns_to_breaks(stmts, state) -> list:
     out = []
     for s in stmts:
         if isinstance(s, gast.Return):
-            out += [_located(A.assign(state["val"], s.value), s),
-                    _located(A.assign(state["flag"], A.const(True)), s), _located(gast.Break(), s)]
+            out += [_located(build.assign(state["val"], s.value), s),
+                    _located(build.assign(state["flag"], build.const(True)), s), _located(gast.Break(), s)]
             continue
         if isinstance(s, gast.If):
             s.body = _returns_to_breaks(s.body, state)
@@ -78,7 +78,7 @@ def _returns_to_breaks(stmts, state) -> list:
         elif isinstance(s, (gast.For, gast.While)) and _has(s.body, gast.Return, True):
             s.body = _returns_to_breaks(s.body, state)
             out.append(s)
-            out.append(_located(A.if_(A.name(state["flag"]), [gast.Break()]), s))
+            out.append(_located(build.if_(build.name(state["flag"]), [gast.Break()]), s))
             continue
         out.append(s)
     return out
@@ -121,7 +121,7 @@ def _single_exit(stmts, ret) -> list:
     out = []
     for s in stmts:
         if isinstance(s, gast.Return):
-            out.append(_located(A.assign(ret, s.value), s))
+            out.append(_located(build.assign(ret, s.value), s))
             continue
         if isinstance(s, gast.If):
             s.body = _single_exit(s.body, ret) or [gast.Pass()]

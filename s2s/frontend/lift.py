@@ -8,7 +8,7 @@ import copy
 import gast
 
 from .. import record
-from ..ir import build as A
+from ..ir import build
 from ..ir.core import local_names
 
 
@@ -40,7 +40,7 @@ def lift(norm, fdef: gast.FunctionDef):
     node = copy.deepcopy(fdef)
     node.name = f"{norm.fn.name}_{fdef.name}"
     node.decorator_list = []
-    node.args.args = [A.name(v) for v in free] + node.args.args
+    node.args.args = [build.name(v) for v in free] + node.args.args
     for a in node.args.args:
         a.ctx = gast.Param()
     for n in gast.walk(node):

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import analysis, record
 from ..errors import S2SError, S2SSyntaxError, error_at
-from ..ir import build as A
+from ..ir import build
 from ..ir.core import BINOPS, CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
@@ -58,7 +58,7 @@ class Normalizer:
         if self.static_locals:  # `m = np`: `m` is read as the module itself
             self.locals -= set(self.static_locals)
             self.env.scopes.insert(0, dict(self.static_locals))
-        self.namer = Namer(A.names_in(fn_node) | {"xp", "rt", "ext"})
+        self.namer = Namer(build.names_in(fn_node) | {"xp", "rt", "ext"})
         self.ns: dict = {}
         self.out: list = []
         self.loc = None
@@ -92,8 +92,8 @@ class Normalizer:
         src = value.value if isinstance(value, gast.Subscript) else value
         if isinstance(src, gast.Name) and src.id in self.locals:
             self.aliases.link(n, src.id)
-        self.emit(A.assign(n, value))
-        return A.name(n)
+        self.emit(build.assign(n, value))
+        return build.name(n)
 
     # ---- entry ----
     def run(self) -> CoreFn:
@@ -107,7 +107,7 @@ class Normalizer:
                       "Pass extra values as explicit parameters or a tuple.")
         body = self.block(fn.body)
         body = restructure(body, self.namer)
-        node = A.function(fn.name, [p.id for p in a.args], body)
+        node = build.function(fn.name, [p.id for p in a.args], body)
         if getattr(fn, "lineno", None) is not None:
             node.lineno = fn.lineno + self.line_offset
         return CoreFn(fn.name, node, self.ns, self.filename, dict(self.inplace_params))
@@ -138,7 +138,7 @@ class Normalizer:
             self.current = s
         text = self.header(s)
         if text:
-            self.emit(A.comment(text))
+            self.emit(build.comment(text))
         method = getattr(self, "stmt_" + type(s).__name__, None)
         if method is None:
             self.fail(s, f"s2s does not support `{type(s).__name__}` statements inside a transformed function.")
@@ -154,8 +154,8 @@ class Normalizer:
         self.emit(gast.Continue())
 
     def stmt_Return(self, s):
-        value = self.atom(s.value) if s.value is not None else A.const(None)
-        self.emit(A.ret(value))
+        value = self.atom(s.value) if s.value is not None else build.const(None)
+        self.emit(build.ret(value))
 
     def stmt_Assert(self, s):
         msg = s.msg if isinstance(s.msg, gast.Constant) and isinstance(s.msg.value, str) else None
@@ -170,7 +170,7 @@ class Normalizer:
             if v.func.attr == "extend":
                 self.fail(s, "s2s supports building lists with `append`, not `extend`.",
                           "Use a loop of `append` calls or `+` on lists.")
-            self.emit(A.expr_stmt(A.call(A.attr(lst, "append"), [arg])))
+            self.emit(build.expr_stmt(build.call(build.attr(lst, "append"), [arg])))
             return
         value = self.expr(v)
         if isinstance(value, gast.Call):
@@ -216,17 +216,17 @@ class Normalizer:
             if t.id in self.params_unassigned():
                 self.inplace_params[t.id] = self.where(s)[1]  # NumPy updates the caller's array
             self.aliases.forget(t.id)
-            self.emit(A.assign(t.id, A.binop(A.name(t.id), op(), self.atom(s.value))))
+            self.emit(build.assign(t.id, build.binop(build.name(t.id), op(), self.atom(s.value))))
         elif isinstance(t, gast.Subscript):
             if isinstance(t.value, gast.Name):
                 self.check_alias(s, t.value.id, f"{t.value.id}[...] {_AUGOPS.get(type(s.op), '?=')} ...")
                 if t.value.id in self.params_unassigned():
                     self.inplace_params[t.value.id] = self.where(s)[1]
-            base = self.atom(A.load(t.value))
+            base = self.atom(build.load(t.value))
             index = self.index(t.slice)
-            old = self.tmp(A.subscript(base, copy.deepcopy(index)))
-            new = self.tmp(A.binop(old, op(), self.atom(s.value)))
-            self.emit(A.assign(A.subscript(base, index, store_=True), new))
+            old = self.tmp(build.subscript(base, copy.deepcopy(index)))
+            new = self.tmp(build.binop(old, op(), self.atom(s.value)))
+            self.emit(build.assign(build.subscript(base, index, store_=True), new))
         else:
             self.fail(s, "s2s supports `+=` and friends on names and subscripts only.")
 
@@ -243,24 +243,24 @@ class Normalizer:
                 self.ranges.add(target.id)
             else:
                 self.ranges.discard(target.id)
-            self.emit(A.assign(target.id, value))
+            self.emit(build.assign(target.id, value))
         elif isinstance(target, (gast.Tuple, gast.List)):
-            src = value if A.is_atom(value) else self.tmp(value)
+            src = value if build.is_atom(value) else self.tmp(value)
             names = []
             nested = []
             for e in target.elts:
                 if isinstance(e, gast.Name):
-                    names.append(A.name(e.id, store=True))
+                    names.append(build.name(e.id, store=True))
                 elif isinstance(e, gast.Starred):
                     self.fail(e, "s2s does not support starred unpacking (`a, *rest = ...`).",
                               "Index the sequence explicitly instead.")
                 else:
                     n = self.namer.fresh("t")
-                    names.append(A.name(n, store=True))
+                    names.append(build.name(n, store=True))
                     nested.append((e, n))
-            self.emit(gast.Assign(targets=[A.tuple_(names, store_=True)], value=src, type_comment=None))
+            self.emit(gast.Assign(targets=[build.tuple_(names, store_=True)], value=src, type_comment=None))
             for e, n in nested:
-                self.assign_to(e, A.name(n))
+                self.assign_to(e, build.name(n))
         elif isinstance(target, gast.Subscript):
             if not self.is_local(target.value):
                 self.fail(target, "s2s supports `x[i] = v` on local variables only.",
@@ -268,10 +268,10 @@ class Normalizer:
             self.check_alias(self.current, target.value.id, f"{target.value.id}[...] = ...")
             if target.value.id in self.params_unassigned():
                 self.inplace_params[target.value.id] = self.where(self.current)[1]
-            base = self.atom(A.load(target.value))
+            base = self.atom(build.load(target.value))
             index = self.index(target.slice)
-            v = value if A.is_atom(value) else self.tmp(value)
-            self.emit(A.assign(A.subscript(base, index, store_=True), v))
+            v = value if build.is_atom(value) else self.tmp(value)
+            self.emit(build.assign(build.subscript(base, index, store_=True), v))
         elif isinstance(target, gast.Attribute):
             self.fail(target, "s2s does not support assigning to attributes (`obj.x = v`) in a transformed function.")
         else:
@@ -282,7 +282,7 @@ class Normalizer:
         loc = self.loc
         body, orelse = self.block(s.body), self.block(s.orelse)
         self.loc = loc
-        self.emit(A.if_(test, body, orelse))
+        self.emit(build.if_(test, body, orelse))
 
     def stmt_While(self, s):
         self.loops.append(s)
@@ -301,16 +301,16 @@ class Normalizer:
         self.loc = loc
         has_continue = any(isinstance(n, gast.Continue) for n in analysis.loop_level(body))
         if isinstance(cond, gast.Constant) and cond.value is True:
-            loop = A.while_(A.const(True), body)
+            loop = build.while_(build.const(True), body)
         elif has_continue or not isinstance(cond, gast.Name):
             stop = self.namer.fresh("t")
-            cond_stmts.append(A.assign(stop, A.not_(cond)))
-            check = A.if_(A.name(stop), [gast.Break()])
-            loop = A.while_(A.const(True), cond_stmts + [check] + body)
+            cond_stmts.append(build.assign(stop, build.not_(cond)))
+            check = build.if_(build.name(stop), [gast.Break()])
+            loop = build.while_(build.const(True), cond_stmts + [check] + body)
         else:
             self.out.extend(copy.deepcopy(cond_stmts))
-            again = [A.comment(header + "  (the condition again)")] if header and cond_stmts else []
-            loop = A.while_(cond, body + again + cond_stmts)
+            again = [build.comment(header + "  (the condition again)")] if header and cond_stmts else []
+            loop = build.while_(cond, body + again + cond_stmts)
         self.loop_with_else(loop, s.orelse)
 
     def loop_with_else(self, loop, orelse):
@@ -318,10 +318,10 @@ class Normalizer:
             self.emit(loop)
             return
         flag = self.namer.fresh("broke")
-        self.emit(A.assign(flag, A.const(False)))
+        self.emit(build.assign(flag, build.const(False)))
         _set_before_breaks(loop.body, flag)
         self.emit(loop)
-        self.emit(A.if_(A.name(flag), [], self.block(orelse)))
+        self.emit(build.if_(build.name(flag), [], self.block(orelse)))
 
     def stmt_For(self, s):
         self.loops.append(s)
@@ -344,10 +344,10 @@ class Normalizer:
                 # backward sweep can restore it like any other variable
                 plain = isinstance(s.target, gast.Name) and s.target.id not in _stored(s.body)
                 var = s.target.id if plain else self.namer.fresh("i")
-                body = [] if plain else self.assign_stmts(s.target, A.name(var))
+                body = [] if plain else self.assign_stmts(s.target, build.name(var))
                 body += self.block(s.body)
                 self.loc = loc
-                self.loop_with_else(A.for_range(var, args, body), s.orelse)
+                self.loop_with_else(build.for_range(var, args, body), s.orelse)
                 return
             if found and obj is enumerate and len(it.args) == 1 and isinstance(it.args[0], gast.Call) \
                     and isinstance(it.args[0].func, gast.Name) and self.env.lookup(it.args[0].func.id)[1] is zip:
@@ -365,7 +365,7 @@ class Normalizer:
                 and s.target.id not in _stored(s.body):
             body = self.block(s.body)  # a loop over a range object kept in a variable (generated code)
             self.loc = loc
-            self.loop_with_else(gast.For(target=A.name(s.target.id, store=True), iter=A.name(it.id), body=body,
+            self.loop_with_else(gast.For(target=build.name(s.target.id, store=True), iter=build.name(it.id), body=body,
                                          orelse=[], type_comment=None), s.orelse)
             return
         if idioms_calls.is_dict(self, it):  # `for k in d`: over the dict's keys
@@ -380,32 +380,32 @@ class Normalizer:
         rebound = _stored(s.body)
         seqs = [self.tmp(q, "seq") if isinstance(q, gast.Name) and q.id in rebound else q for q in seqs]
         if kind in ("zip", "enumerate_zip"):
-            n = self.tmp(A.call("len", [seqs[0]]), "n")
+            n = self.tmp(build.call("len", [seqs[0]]), "n")
             for q in seqs[1:]:
-                m = self.tmp(A.call("len", [q]), "n")
+                m = self.tmp(build.call("len", [q]), "n")
                 c = self.tmp(gast.Compare(left=m, ops=[gast.Lt()], comparators=[n]))
-                self.emit(A.if_(c, [A.assign(n.id, m)]))
+                self.emit(build.if_(c, [build.assign(n.id, m)]))
         else:
-            n = self.tmp(A.call("len", [seqs[0]]), "n")
+            n = self.tmp(build.call("len", [seqs[0]]), "n")
         saved, self.out = self.out, []
-        items = [self.tmp(A.subscript(q, A.name(i))) for q in seqs]
+        items = [self.tmp(build.subscript(q, build.name(i))) for q in seqs]
         if kind == "enumerate":
-            count = A.name(i) if start is None else self.tmp(A.binop(A.name(i), gast.Add(), start))
-            value = A.tuple_([count, items[0]])
+            count = build.name(i) if start is None else self.tmp(build.binop(build.name(i), gast.Add(), start))
+            value = build.tuple_([count, items[0]])
         elif kind == "zip":
-            value = A.tuple_(items)
+            value = build.tuple_(items)
         elif kind == "enumerate_zip":
-            value = A.tuple_([A.name(i), self.tmp(A.tuple_(items))])
+            value = build.tuple_([build.name(i), self.tmp(build.tuple_(items))])
         else:
             value = items[0]
         head, self.out = self.out, saved
         body = head + self.assign_stmts(s.target, value) + self.block(s.body)
         self.loc = loc
-        self.loop_with_else(A.for_range(i, [n], body), s.orelse)
+        self.loop_with_else(build.for_range(i, [n], body), s.orelse)
 
     def assign_stmts(self, target, value) -> list:
         saved, self.out = self.out, []
-        self.assign_to(target, value if A.is_atom(value) or isinstance(value, gast.Tuple) else self.tmp(value))
+        self.assign_to(target, value if build.is_atom(value) or isinstance(value, gast.Tuple) else self.tmp(value))
         out, self.out = self.out, saved
         return out
 
@@ -421,7 +421,7 @@ class Normalizer:
 
     def atom(self, node) -> gast.expr:
         v = self.expr(node)
-        return v if A.is_atom(v) else self.tmp(v)
+        return v if build.is_atom(v) else self.tmp(v)
 
     def expr(self, node) -> gast.expr:
         if type(node) in UNSUPPORTED:
@@ -432,11 +432,11 @@ class Normalizer:
         return method(node)
 
     def expr_Constant(self, node):
-        return A.const(node.value)
+        return build.const(node.value)
 
     def expr_Name(self, node):
         if node.id in self.locals:
-            return A.name(node.id)
+            return build.name(node.id)
         found, obj = self.env.lookup(node.id)
         if not found:
             self.fail(node, f"name `{node.id}` is not defined.", kind=S2SError)
@@ -444,14 +444,14 @@ class Normalizer:
 
     def value_of(self, node, label, obj):
         if isinstance(obj, (bool, int, float, complex, str, type(None))) and not isinstance(obj, np.generic):
-            return A.const(obj)
+            return build.const(obj)
         if isinstance(obj, types.ModuleType):
             self.fail(node, f"s2s does not resolve the module `{label}` stored in a variable: its functions "
                             "would be opaque values, not calls it can differentiate.",
                       f"Call `{label}.f(...)` directly, or bind the alias once at the top of the function "
                       "(`m = np`) and never rebind it.", kind=S2SError)
         bound = self.bind(label, obj)
-        return A.name(bound)
+        return build.name(bound)
 
     def bind(self, label, obj) -> str:
         return self.namer.bind(self.ns, label, obj)
@@ -503,13 +503,13 @@ class Normalizer:
                       "calls out.")
         base = self.atom(node.value)
         if node.attr == "T":
-            return A.call("xp.transpose", [base])
+            return build.call("xp.transpose", [base])
         if node.attr in ARRAY_ATTRS:
-            return A.attr(base, node.attr)
+            return build.attr(base, node.attr)
         if node.attr == "real":
-            return A.call("xp.real", [base])
+            return build.call("xp.real", [base])
         if node.attr == "flat":
-            return A.call("xp.ravel", [base])
+            return build.call("xp.ravel", [base])
         self.fail(node, f"s2s does not support the attribute `.{node.attr}` here.",
                   "Supported: .T, .shape, .ndim, .size, .dtype, .real and the array methods "
                   + ", ".join(sorted(METHODS)) + ".")
@@ -525,7 +525,7 @@ class Normalizer:
         joined = idioms_calls.sequence_concat(self, node)
         if joined is not None:
             return joined
-        return A.binop(self.atom(node.left), type(node.op)(), self.atom(node.right))
+        return build.binop(self.atom(node.left), type(node.op)(), self.atom(node.right))
 
     def expr_UnaryOp(self, node):
         operand = self.atom(node.operand)
@@ -533,7 +533,7 @@ class Normalizer:
             return operand
         if isinstance(node.op, gast.USub) and isinstance(operand, gast.Constant) \
                 and isinstance(operand.value, (int, float)) and not isinstance(operand.value, bool):
-            return A.const(-operand.value)  # a negative literal stays a literal
+            return build.const(-operand.value)  # a negative literal stays a literal
         return gast.UnaryOp(op=type(node.op)(), operand=operand)
 
     def expr_Compare(self, node):
@@ -553,11 +553,11 @@ class Normalizer:
             prev = right
         self.out = saved
         # a < b < c  ->  r = a < b; if r: r = b < c
-        body = conds[-1][0] + [A.assign(result, conds[-1][1])]
+        body = conds[-1][0] + [build.assign(result, conds[-1][1])]
         for stmts, c in reversed(conds[:-1]):
-            body = stmts + [A.assign(result, c), A.if_(A.name(result), body)]
+            body = stmts + [build.assign(result, c), build.if_(build.name(result), body)]
         self.out.extend(body)
-        return A.name(result)
+        return build.name(result)
 
     def expr_BoolOp(self, node):
         result = self.namer.fresh("t")
@@ -566,31 +566,31 @@ class Normalizer:
         for v in reversed(node.values):
             saved, self.out = self.out, []
             a = self.atom(v)
-            stmts = self.out + [A.assign(result, a)]
+            stmts = self.out + [build.assign(result, a)]
             self.out = saved
             if body:
-                test = A.name(result)
-                stmts.append(A.if_(test, body) if is_and else A.if_(test, [gast.Pass()], body))
+                test = build.name(result)
+                stmts.append(build.if_(test, body) if is_and else build.if_(test, [gast.Pass()], body))
             body = stmts
         self.out.extend(body)
-        return A.name(result)
+        return build.name(result)
 
     def expr_IfExp(self, node):
         test = self.atom(node.test)
         result = self.namer.fresh("t")
         saved, self.out = self.out, []
-        self.emit(A.assign(result, self.expr(node.body)))
+        self.emit(build.assign(result, self.expr(node.body)))
         body, self.out = self.out, []
-        self.emit(A.assign(result, self.expr(node.orelse)))
+        self.emit(build.assign(result, self.expr(node.orelse)))
         orelse, self.out = self.out, saved
-        self.emit(A.if_(test, body, orelse))
-        return A.name(result)
+        self.emit(build.if_(test, body, orelse))
+        return build.name(result)
 
     def expr_Tuple(self, node):
-        return A.tuple_([self.atom(e) for e in node.elts])
+        return build.tuple_([self.atom(e) for e in node.elts])
 
     def expr_List(self, node):
-        return A.list_([self.atom(e) for e in node.elts])
+        return build.list_([self.atom(e) for e in node.elts])
 
     def expr_Dict(self, node):
         if any(k is None for k in node.keys):
@@ -602,8 +602,8 @@ class Normalizer:
 
     def expr_ListComp(self, node):
         result = self.namer.fresh("t")
-        self.emit(A.assign(result, A.list_([])))
-        inner = gast.Expr(value=gast.Call(func=A.attr(A.name(result), "append"), args=[node.elt], keywords=[]))
+        self.emit(build.assign(result, build.list_([])))
+        inner = gast.Expr(value=gast.Call(func=build.attr(build.name(result), "append"), args=[node.elt], keywords=[]))
         for gen in reversed(node.generators):
             for cond in reversed(gen.ifs):
                 inner = gast.If(test=cond, body=[inner], orelse=[])
@@ -619,7 +619,7 @@ class Normalizer:
         src, self.source_lines = self.source_lines, None
         self.stmt(inner)
         self.source_lines = src
-        return A.name(result)
+        return build.name(result)
 
     def expr_GeneratorExp(self, node):
         """A generator expression is consumed right away (by sum, np.array, ...): build the list."""
@@ -632,7 +632,7 @@ class Normalizer:
         if isinstance(node.value, (gast.Name, gast.Attribute)) and self._rooted_global(node.value):
             self.check_indexable(node, self.static(node.value))
         base = self.atom(node.value)
-        return A.subscript(base, self.index(node.slice))
+        return build.subscript(base, self.index(node.slice))
 
     def check_indexable(self, node, obj):
         """`obj[i]` of a global that is no array or container (`np.s_`, `np.mgrid`, an object with
@@ -655,14 +655,14 @@ class Normalizer:
                for e in items):
             self.fail(node, f"s2s differentiates `np.{helper[3:]}[...]` of arrays and numbers only, not of "
                             "slices or directive strings.", "Build the array with np.arange / np.concatenate.")
-        return A.call(helper, [self.atom(A.tuple_(list(items)))])
+        return build.call(helper, [self.atom(build.tuple_(list(items)))])
 
     def index(self, sl):
         if isinstance(sl, gast.Slice):
             return gast.Slice(lower=self.opt_atom(sl.lower), upper=self.opt_atom(sl.upper),
                               step=self.opt_atom(sl.step))
         if isinstance(sl, gast.Tuple):
-            return A.tuple_([self.index(e) for e in sl.elts])
+            return build.tuple_([self.index(e) for e in sl.elts])
         return self.atom(sl)
 
     def opt_atom(self, node):
@@ -689,9 +689,9 @@ class Normalizer:
         if isinstance(func, gast.Name) and func.id in self.lifted:
             fn, free = self.lifted[func.id]
             fn = idioms_calls.idioms.lifted_with_arity(fn, len(free) + len(node.args))
-            args = [A.name(v) for v in free] + [self.atom(a) for a in node.args]
+            args = [build.name(v) for v in free] + [self.atom(a) for a in node.args]
             kws = {k.arg: self.atom(k.value) for k in node.keywords}
-            return A.call(A.name(self.bind(fn.__name__, fn)), args, kws)
+            return build.call(build.name(self.bind(fn.__name__, fn)), args, kws)
         if node.keywords and any(k.arg is None for k in node.keywords):
             self.fail(node, "s2s does not support `**kwargs` in calls.")
         try:
@@ -711,27 +711,27 @@ class Normalizer:
         key = resolve.prim_key(obj)
         form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition
         if form is not None:
-            return A.call(A.name(self.bind(form.__name__, form)), args, kws)
+            return build.call(build.name(self.bind(form.__name__, form)), args, kws)
         if key is not None:
             if key == "stop_gradient":
                 self.ns["stop_gradient"] = obj
             if key.startswith("ext."):
                 self.ns["ext"] = registry.EXT
-            return A.call(key, args, kws)
+            return build.call(key, args, kws)
         if obj in (range, len, float, int, print, isinstance, bool, str, slice):
-            return A.call(obj.__name__, args, kws)
+            return build.call(obj.__name__, args, kws)
         if obj in (max, min) and len(args) >= 2 and not kws:
             out = args[0]
             for a in args[1:]:
-                out = self.tmp(A.call("xp.maximum" if obj is max else "xp.minimum", [out, a]))
+                out = self.tmp(build.call("xp.maximum" if obj is max else "xp.minimum", [out, a]))
             return out
         if obj in (list, tuple) and len(args) == 1 and not kws:
-            return A.call(obj.__name__, args)
+            return build.call(obj.__name__, args)
         if obj is sum and len(args) == 1 and not kws:
-            return A.call("rt.list_sum", args)  # Python's sum over a list of numbers or arrays
+            return build.call("rt.list_sum", args)  # Python's sum over a list of numbers or arrays
         if _is_transform(obj) and obj.__name__ == "stop_gradient":
             self.ns["stop_gradient"] = obj
-            return A.call("stop_gradient", args, kws)
+            return build.call("stop_gradient", args, kws)
         if isinstance(obj, types.FunctionType) and obj.__module__ in _LIBRARY_NOT_TRANSFORMED:
             self.fail(node, f"s2s cannot transform its own library function `{obj.__module__}.{obj.__name__}` "
                             "inside a transformed function.",
@@ -739,7 +739,7 @@ class Normalizer:
                       "(indexing, comprehensions), which s2s differentiates.")
         if resolve.is_user_function(obj):
             label = getattr(obj, "__name__", "fn")
-            return A.call(A.name(self.bind(label if label != "<lambda>" else "lambda_", obj)), args, kws)
+            return build.call(build.name(self.bind(label if label != "<lambda>" else "lambda_", obj)), args, kws)
         self.fail(node, f"s2s has no derivative rule for `{_dotted(func)}` ({getattr(obj, '__name__', obj)!r}).",
                   "Use a supported NumPy function (see docs/operations.md), write it in Python, "
                   "or register rules with s2s.defvjp / s2s.defjvp.")
@@ -760,26 +760,26 @@ class Normalizer:
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         m = func.attr
         if m == "pop" and not args:
-            return A.call(A.attr(base, "pop"), [])
+            return build.call(build.attr(base, "pop"), [])
         if m in ("reshape", "transpose") and len(args) > 1:
-            args = [self.tmp(A.tuple_(args))]
+            args = [self.tmp(build.tuple_(args))]
         if m == "flatten":
-            return A.call("xp.ravel", [base])
+            return build.call("xp.ravel", [base])
         if m == "astype":
-            return A.call("xp.asarray", [base], {"dtype": args[0]} if args else kws)
+            return build.call("xp.asarray", [base], {"dtype": args[0]} if args else kws)
         if m == "item":
-            return A.call("float", [base])
+            return build.call("float", [base])
         if m == "tolist":
             return idioms_calls.tolist(self, base)
         if m == "conj":
-            return A.call("xp.real", [base])
+            return build.call("xp.real", [base])
         if m == "round":
-            return A.call("xp.round", [base] + args, kws)
+            return build.call("xp.round", [base] + args, kws)
         form = registry.keyword_form("xp." + m, kws) if m in METHODS else None
         if form is not None:  # x.sum(where=m)
-            return A.call(A.name(self.bind(form.__name__, form)), [base] + args, kws)
+            return build.call(build.name(self.bind(form.__name__, form)), [base] + args, kws)
         if m in METHODS:
-            return A.call("xp." + m, [base] + args, kws)
+            return build.call("xp." + m, [base] + args, kws)
         if m in LIST_METHODS:
             self.fail(node, f"`.{m}(...)` must be a statement of its own here.",
                       "Write `lst.append(v)` on its own line.")
@@ -817,7 +817,7 @@ def _set_before_breaks(stmts, flag):
     for i in range(len(stmts) - 1, -1, -1):
         s = stmts[i]
         if isinstance(s, gast.Break):
-            stmts.insert(i, A.assign(flag, A.const(True)))
+            stmts.insert(i, build.assign(flag, build.const(True)))
         elif isinstance(s, gast.If):
             _set_before_breaks(s.body, flag)
             _set_before_breaks(s.orelse, flag)

@@ -14,7 +14,7 @@ import types
 import gast
 import numpy as np
 
-from ..ir import build as A
+from ..ir import build
 from ..primitives import rules_idioms  # noqa: F401  (registers ext.s2s_sample)
 from ..primitives.registry import EXT
 
@@ -41,16 +41,16 @@ def is_sampler(obj) -> bool:
 def sample_call(norm, sampler, args, kws):
     """`sampler(*args, **kws)` (atoms) as one ext.s2s_sample call."""
     norm.ns["ext"] = EXT
-    pos = norm.tmp(A.tuple_(args)) if args else A.const(())
-    kw = norm.tmp(_dict(kws)) if kws else A.const(None)
-    return A.call("ext.s2s_sample", [sampler, pos, kw])
+    pos = norm.tmp(build.tuple_(args)) if args else build.const(())
+    kw = norm.tmp(_dict(kws)) if kws else build.const(None)
+    return build.call("ext.s2s_sample", [sampler, pos, kw])
 
 
 def method_call(norm, base, method, args, kws):
     """`base.method(...)` where `base` is a RandomState or Generator held in a variable."""
-    pair = norm.tmp(A.tuple_([base, A.const(method)]))
+    pair = norm.tmp(build.tuple_([base, build.const(method)]))
     return sample_call(norm, pair, args, kws)
 
 
 def _dict(kws):
-    return gast.Dict(keys=[A.const(k) for k in kws], values=list(kws.values()))
+    return gast.Dict(keys=[build.const(k) for k in kws], values=list(kws.values()))

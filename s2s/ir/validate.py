@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gast
 
-from . import build as A
+from . import build
 
 
 class CoreFormError(AssertionError):
@@ -16,7 +16,7 @@ class CoreFormError(AssertionError):
 
 
 def _atom(node, where) -> None:
-    if not A.is_atom(node):
+    if not build.is_atom(node):
         raise CoreFormError(f"{where}: expected a name or literal, got {gast.dump(node)[:120]}")
 
 
@@ -37,7 +37,7 @@ def _dotted(node) -> bool:
 
 
 def _value(v, where) -> None:
-    if A.is_atom(v):
+    if build.is_atom(v):
         return
     if isinstance(v, gast.BinOp):
         _atom(v.left, where), _atom(v.right, where)
@@ -87,7 +87,7 @@ def _block(stmts, where, top=False) -> None:
                 raise CoreFormError(f"{here}: target {type(t).__name__}")
         elif isinstance(s, gast.Expr):
             call = s.value
-            if A.is_comment(s):
+            if build.is_comment(s):
                 continue
             if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
                     and call.func.attr == "append" and len(call.args) == 1):

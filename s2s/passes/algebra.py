@@ -28,8 +28,8 @@ import operator
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from ..primitives import registry
 from .base import Pass, bottom_up
 
@@ -57,7 +57,7 @@ def _float_result(v, floats) -> bool:
         return (fl(v.left) and (fl(v.right) or _num(v.right))) or (fl(v.right) and _num(v.left))
     if isinstance(v, gast.BinOp) and isinstance(v.op, gast.Pow):  # a float to an int power is a float
         return fl(v.left) and _num(v.right) and isinstance(v.right.value, int)
-    if isinstance(v, gast.Call) and (p := registry.lookup(an.dotted(v.func))) is not None and p.float_of_first:
+    if isinstance(v, gast.Call) and (p := registry.lookup(analysis.dotted(v.func))) is not None and p.float_of_first:
         return fl(v.args[0])  # (rt.unbroadcast, rt.seed, rt.zeros_like_tree of a float)
     return False
 
@@ -78,8 +78,8 @@ def python_floats(body, float_params, notes=None) -> set[str]:
     `notes`, which assignments could give a float at all is kept from one run to the next."""
     defs: dict[str, list] = {}
     never: set[str] = set()
-    for s in an.walk_stmts(body):
-        names = an.targets(s)
+    for s in analysis.walk_stmts(body):
+        names = analysis.targets(s)
         if not names:
             continue
         v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
@@ -105,17 +105,17 @@ def _simplify(v, floats):
     """A simpler equal right-hand side, or None."""
     if isinstance(v, gast.BinOp) and type(v.op) in _FOLD and _num(v.left) and _num(v.right):
         try:
-            return A.const(_FOLD[type(v.op)](v.left.value, v.right.value))
+            return build.const(_FOLD[type(v.op)](v.left.value, v.right.value))
         except ArithmeticError:
             return None
     if isinstance(v, gast.Call) and not v.keywords:
-        f = an.dotted(v.func)
+        f = analysis.dotted(v.func)
         if f == "rt.unbroadcast" and all(_is_float(a, floats) for a in v.args):
             return v.args[0]
         if f == "rt.seed" and _is_float(v.args[0], floats):
-            return A.const(1.0)
+            return build.const(1.0)
         if f == "rt.zeros_like_tree" and _is_float(v.args[0], floats):
-            return A.const(0.0)
+            return build.const(0.0)
     if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Mult, gast.Add, gast.Sub, gast.Div)):
         unit = 1 if isinstance(v.op, (gast.Mult, gast.Div)) else 0
         if _num(v.right) and v.right.value == unit and _is_float(v.left, floats):
@@ -132,7 +132,7 @@ def simplify(body: list, params, facts) -> tuple[list, set[str]]:
     moved = floats.symmetric_difference(memo.get("floats", ())) if dirty is not None else None
     memo["floats"] = floats
     touched: set[str] = set()
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None \
                 and not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)):
             names = notes.names(s)
@@ -160,9 +160,9 @@ def _negated_products(body, notes) -> set[str]:
     """`b = c * y; t = -b` with `b` bound and read once, c a float literal: `b = (-c) * y; t = b`
     (exact: negation only flips the sign; one array operation less, which copy propagation then
     removes). Integer literals stay, as `-2 * x` overflows on unsigned arrays where `-(2 * x)` wraps."""
-    stmts = list(an.walk_stmts(body))
-    binds = collections.Counter(t for s in stmts for t in an.targets(s))
-    reads = collections.Counter(an.loads(body))
+    stmts = list(analysis.walk_stmts(body))
+    binds = collections.Counter(t for s in stmts for t in analysis.targets(s))
+    reads = collections.Counter(analysis.loads(body))
     defs = {s.targets[0].id: s for s in stmts if isinstance(s, gast.Assign) and len(s.targets) == 1
             and isinstance(s.targets[0], gast.Name) and binds[s.targets[0].id] == 1}
     touched: set[str] = set()
@@ -175,7 +175,7 @@ def _negated_products(body, notes) -> set[str]:
         side = _scaled(d.value) if d is not None and reads[b] == 1 else None
         if side is None:
             continue
-        setattr(d.value, side, A.const(-getattr(d.value, side).value))
+        setattr(d.value, side, build.const(-getattr(d.value, side).value))
         s.value = v.operand
         for stmt in (s, d):
             notes.forget(stmt)

@@ -21,14 +21,14 @@ from collections.abc import Callable
 
 import gast
 
-from .. import analysis as an
+from .. import analysis
 from ..primitives import registry
 from ..stats import STATS
 
 ANALYSES: dict[str, Callable] = {
-    "liveness": lambda body, params: an.Liveness(body),
-    "top_liveness": lambda body, params: an.TopLiveness(body),  # at top-level statements only
-    "shape_roots": an.shape_roots,
+    "liveness": lambda body, params: analysis.Liveness(body),
+    "top_liveness": lambda body, params: analysis.TopLiveness(body),  # at top-level statements only
+    "shape_roots": analysis.shape_roots,
 }
 
 _IMPURE = ("call", "list.pop")  # a user function's call; a list's pop
@@ -37,7 +37,7 @@ _IMPURE = ("call", "list.pop")  # a user function's call; a list's pop
 def pure(value) -> bool:
     """Whether evaluating core-form right-hand side `value` only computes a value: it may be
     removed, moved, or merged with an equal one. Draws, checks, user calls and mutations may not."""
-    kind = an.classify(value)
+    kind = analysis.classify(value)
     if kind in _IMPURE:
         return False
     p = registry.lookup(kind)
@@ -46,9 +46,9 @@ def pure(value) -> bool:
 
 def mutated(call):
     """The argument atom a call updates in place, or None: a mutating helper's (`Prim.mutated`),
-    or the array a per-example loop `rt.vb_loop` of a mutating helper updates (batched code)."""
-    f, args = an.dotted(call.func) or "", call.args
-    if f == "rt.vb_loop" and len(args) > 3 and isinstance(args[0], gast.Constant):
+    or the array a per-example loop `rt.map_examples` of a mutating helper updates (batched code)."""
+    f, args = analysis.dotted(call.func) or "", call.args
+    if f == "rt.map_examples" and len(args) > 3 and isinstance(args[0], gast.Constant):
         f, args = args[0].value, args[3:]
     p = registry.lookup(f)
     return args[p.mutated] if p is not None and p.mutates and len(args) > p.mutated else None
@@ -56,7 +56,7 @@ def mutated(call):
 
 def assigns(stmt) -> set[str]:
     """Every name a statement binds, blocks included (targets of item stores count as their base)."""
-    return set().union(*(bound(s) for s in an.walk_stmts([stmt])))
+    return set().union(*(bound(s) for s in analysis.walk_stmts([stmt])))
 
 
 def bound(s) -> list[str]:
@@ -66,7 +66,7 @@ def bound(s) -> list[str]:
         while isinstance(base, gast.Subscript):
             base = base.value
         return [base.id] if isinstance(base, gast.Name) else []
-    return an.targets(s)
+    return analysis.targets(s)
 
 
 class Notes:
@@ -82,8 +82,8 @@ class Notes:
     def _entry(self, stmt):
         entry = self.table.get(stmt)
         if entry is None:
-            loads = frozenset(an.loads(stmt))
-            entry = self.table[stmt] = (loads.union(an.targets(stmt)) - _MODULES, loads, {})
+            loads = frozenset(analysis.loads(stmt))
+            entry = self.table[stmt] = (loads.union(analysis.targets(stmt)) - _MODULES, loads, {})
             for n in entry[0]:
                 self.index.setdefault(n, []).append(stmt)
         return entry
@@ -148,7 +148,7 @@ def bottom_up(e, rewrite):
 
 def names_of(stmt) -> frozenset[str]:
     """The variables a simple statement reads or assigns (what a pass reports when it changes it)."""
-    return frozenset(an.loads(stmt)).union(an.targets(stmt)) - _MODULES
+    return frozenset(analysis.loads(stmt)).union(analysis.targets(stmt)) - _MODULES
 
 
 def calls_in(stmt) -> list:
@@ -164,7 +164,7 @@ def calls_in(stmt) -> list:
             return [v]
         if type(v) is gast.BinOp and type(v.left) in _ATOMS and type(v.right) in _ATOMS:
             return []
-    return [n for n in an.iter_nodes(stmt) if type(n) is gast.Call]
+    return [n for n in analysis.iter_nodes(stmt) if type(n) is gast.Call]
 
 
 def clone(node):

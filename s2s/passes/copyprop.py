@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gast
 
-from ..ir import build as A
+from ..ir import build
 from .base import Pass, assigns, clone, names_of
 
 
@@ -64,7 +64,7 @@ def _block(stmts: list, touched: set[str]) -> None:
     is not a plain assignment, expression or return (a block, an item store of either name)."""
     live: dict = {}
     for s in stmts:
-        if A.is_comment(s):
+        if build.is_comment(s):
             continue
         if not isinstance(s, (gast.Assign, gast.Expr, gast.Return)):
             live.clear()  # a block ends every copy's reach; its own blocks start afresh

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from .base import Pass, assigns, mutated, pure
 
 
@@ -41,16 +41,16 @@ def _notes(s, notes):
     key, ops = None, ()
     if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
         v = s.value
-        ops = an.operands(v)
-        if not A.is_atom(v) and not isinstance(v, (gast.List, gast.Dict)) and pure(v):
+        ops = analysis.operands(v)
+        if not build.is_atom(v) and not isinstance(v, (gast.List, gast.Dict)) and pure(v):
             key = _key(v)
     return key, ops, mut
 
 
 def _simple(stmts, notes):
     """Each simple statement (not a block, not a comment) with its notes."""
-    for s in an.walk_stmts(stmts):
-        if not A.is_comment(s) and not isinstance(s, (gast.If, gast.For, gast.While)):
+    for s in analysis.walk_stmts(stmts):
+        if not build.is_comment(s) and not isinstance(s, (gast.If, gast.For, gast.While)):
             yield s, notes.get(s, "cse", lambda s: _notes(s, notes))
 
 
@@ -101,7 +101,7 @@ def _block(stmts, mutated, touched: set[str], notes) -> None:
         for f in ("body", "orelse"):
             if getattr(s, f, None):
                 _block(getattr(s, f), mutated, touched, notes)
-        if A.is_comment(s):
+        if build.is_comment(s):
             continue
         if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
             seen.forget(assigns(s))
@@ -114,7 +114,7 @@ def _block(stmts, mutated, touched: set[str], notes) -> None:
             hit = seen.entries.get(key)
             if hit is not None:
                 touched.update(notes.names(s), (hit[0],))
-                s.value = A.name(hit[0])
+                s.value = build.name(hit[0])
                 notes.forget(s)
                 key = None
         else:

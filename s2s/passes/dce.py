@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import gast
 
-from .. import analysis as an
+from .. import analysis
 from ..primitives import registry
 from ..stats import STATS
 from .base import Pass, mutated
@@ -33,7 +33,7 @@ _LOOPS = (gast.For, gast.While)
 
 
 def _pure(value) -> bool:
-    kind = an.classify(value)
+    kind = analysis.classify(value)
     if kind in ("call", "list.pop"):
         return False
     p = registry.lookup(kind)
@@ -46,13 +46,13 @@ def _facts(s):
     if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
         first = mutated(s.value) if isinstance(s.value, gast.Call) else None
         changed = first.id if isinstance(first, gast.Name) else None  # else a fresh value is changed
-        return tuple(an.targets(s)), _pure(s.value), changed
+        return tuple(analysis.targets(s)), _pure(s.value), changed
     return (), False, None
 
 
 def _jumps(stmts) -> bool:
     """Whether a block holds a `break` or `continue` of the loop it is in (not of a nested one)."""
-    return any(isinstance(s, (gast.Break, gast.Continue)) for s in an.loop_level(stmts))
+    return any(isinstance(s, (gast.Break, gast.Continue)) for s in analysis.loop_level(stmts))
 
 
 class _Sweep:
@@ -71,7 +71,7 @@ class _Sweep:
     def relevant(self, stmts) -> set[str]:
         """The names whose liveness decides what the block keeps: those it assigns or mutates."""
         out = set()
-        for s in an.walk_stmts(stmts):
+        for s in analysis.walk_stmts(stmts):
             if not isinstance(s, (gast.If, gast.For, gast.While, gast.Break, gast.Continue)):
                 kills, _, mutated = self.notes.get(s, "dce", _facts)
                 out.update(kills)
@@ -120,7 +120,7 @@ class _Sweep:
             STATS["live_set"] += len(rel_b) + len(rel_o) + len(live_b) + len(live_o)
         if commit:
             s.body, s.orelse = body or [gast.Pass()], orelse
-        live.update(an.loads(s.test))
+        live.update(analysis.loads(s.test))
         return live
 
     def loop(self, s, live: set, commit: bool) -> set:
@@ -131,7 +131,7 @@ class _Sweep:
         rel = self.relevant(s.body)
         extra = set()  # the head's live set: `live` and these
         if isinstance(s, gast.While):  # the test runs before every iteration
-            extra.update(an.loads(s.test))
+            extra.update(analysis.loads(s.test))
         while True:
             _, body_in = self.block(s.body, {v for v in rel if v in live or v in extra}, None, False)
             new = {v for v in body_in if v not in live and v not in extra}
@@ -143,7 +143,7 @@ class _Sweep:
             body, _ = self.block(s.body, {v for v in rel if v in live or v in extra}, None, True)
             s.body = body or [gast.Pass()]
         live.update(extra)
-        live.update(an.loads(s.iter) if isinstance(s, gast.For) else an.loads(s.test))
+        live.update(analysis.loads(s.iter) if isinstance(s, gast.For) else analysis.loads(s.test))
         return live
 
     def loop_copying(self, s, live: set, commit: bool) -> set:
@@ -151,7 +151,7 @@ class _Sweep:
         after = frozenset(live)
         head = set(live)
         if isinstance(s, gast.While):
-            head.update(an.loads(s.test))
+            head.update(analysis.loads(s.test))
         while True:
             STATS["live_set"] += len(head)
             _, body_in = self.block(s.body, set(head), (after, head), False)
@@ -162,7 +162,7 @@ class _Sweep:
             body, _ = self.block(s.body, set(head), (after, frozenset(head)), True)
             s.body = body or [gast.Pass()]
         out = set(head)
-        out.update(an.loads(s.iter) if isinstance(s, gast.For) else an.loads(s.test))
+        out.update(analysis.loads(s.iter) if isinstance(s, gast.For) else analysis.loads(s.test))
         return out
 
 

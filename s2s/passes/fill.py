@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from ..primitives import registry
 from .base import Pass, names_of
 
@@ -39,7 +39,7 @@ def _path_has_full_operand(expr, name, root, roots) -> bool | None:
     sides = None
     if isinstance(expr, gast.BinOp) and isinstance(expr.op, _ELEMENTWISE):
         sides = [expr.left, expr.right]
-    elif isinstance(expr, gast.Call) and an.dotted(expr.func) == "xp.where" and len(expr.args) == 3 \
+    elif isinstance(expr, gast.Call) and analysis.dotted(expr.func) == "xp.where" and len(expr.args) == 3 \
             and not expr.keywords:
         sides = list(expr.args)
     if sides is not None:
@@ -50,7 +50,7 @@ def _path_has_full_operand(expr, name, root, roots) -> bool | None:
                            for j, o in enumerate(sides) if j != k)
                 return found or full
         return None
-    return None if name not in A.names_in(expr) else False
+    return None if name not in build.names_in(expr) else False
 
 
 class _Reads:
@@ -91,7 +91,7 @@ def _fillable(b, body, start, root, roots, reads, counts, depth=0) -> bool:
         if found:
             continue
         t = use.targets[0].id
-        if found is None or A.names_in(use.value) - {b} or counts.get(t) != 1 \
+        if found is None or build.names_in(use.value) - {b} or counts.get(t) != 1 \
                 or not _fillable(t, body, j, root, roots, reads, counts, depth + 1):
             return False
     return True
@@ -104,7 +104,7 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
             continue
         call = s.value
-        p = registry.lookup(an.dotted(call.func))
+        p = registry.lookup(analysis.dotted(call.func))
         if p is None or not p.fill or len(call.args) != 4:
             continue
         v, like, axis, keep = call.args
@@ -113,11 +113,12 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
             continue
         b = s.targets[0].id
         if roots is None:
-            roots, reads = an.shape_roots(body, params), _Reads(body, facts["notes"])
+            roots, reads = analysis.shape_roots(body, params), _Reads(body, facts["notes"])
         if not _fillable(b, body, i, roots.get(like.id, like.id), roots, reads, roots.counts):  # (values only change)
             continue
         touched.update(names_of(s))
-        s.value = A.binop(v, gast.Div(), A.call("xp.size", [like])) if an.dotted(call.func) == "rt.mean_vjp" else v
+        s.value = build.binop(v, gast.Div(), build.call("xp.size",
+                                                        [like])) if analysis.dotted(call.func) == "rt.mean_vjp" else v
         touched.update(names_of(s))
     return body, touched
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from ..primitives import registry
 from . import algebra
 from .base import Pass
@@ -50,7 +50,7 @@ def _elementwise(e) -> int | None:
         parts = [e.operand]
     elif isinstance(e, gast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], _CMP):
         parts = [e.left, e.comparators[0]]
-    elif isinstance(e, gast.Call) and not e.keywords and (p := registry.lookup(an.dotted(e.func))) is not None \
+    elif isinstance(e, gast.Call) and not e.keywords and (p := registry.lookup(analysis.dotted(e.func))) is not None \
             and p.fusable:  # a function the elementwise kernels compute
         parts = list(e.args)
     if parts is None:
@@ -99,7 +99,7 @@ def _candidate(e, floats=frozenset(), every=False, compiled=None):
     the chain in one pass over memory where NumPy makes one per operation, so it pays with one
     allocation too (the same two expressions: 0.74x and 0.60x NumPy's time)."""
     reduce = None
-    if isinstance(e, gast.Call) and an.dotted(e.func) == "xp.sum" and len(e.args) == 1 and not e.keywords:
+    if isinstance(e, gast.Call) and analysis.dotted(e.func) == "xp.sum" and len(e.args) == 1 and not e.keywords:
         reduce, e = "sum", e.args[0]
     n = _elementwise(e)
     if n is None or n < (1 if reduce else 3):
@@ -127,7 +127,7 @@ def fuse(body: list, params, facts) -> tuple[list, bool]:
             continue  # Python floats: nothing to fuse
         name = f"fused_{len(kernels)}"
         kernels.append((name, names, expr, reduce, s.value))
-        s.value = A.call(name, [A.name(n) for n in names])
+        s.value = build.call(name, [build.name(n) for n in names])
         changed = True
     return body, changed
 

@@ -40,9 +40,8 @@ from __future__ import annotations
 
 import gast
 
-from .. import analysis as an
-from .. import record
-from ..ir import build as A
+from .. import analysis, record
+from ..ir import build
 from .base import Pass, clone
 
 MAX_STATEMENTS = 400
@@ -130,7 +129,7 @@ class _Names:
 def _expand(call_stmt, fn, callee_ns, ns, taken, callee) -> list:
     fn = clone(fn)
     params = [p.id for p in fn.args.args]
-    local = set(params) | {t for s in an.walk_stmts(fn.body) for t in an.targets(s)}
+    local = set(params) | {t for s in analysis.walk_stmts(fn.body) for t in analysis.targets(s)}
     for n in gast.walk(fn):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             local.add(n.id)
@@ -139,18 +138,18 @@ def _expand(call_stmt, fn, callee_ns, ns, taken, callee) -> list:
         if isinstance(n, gast.Name):
             n.id = r.local(n.id) if n.id in local else r.glob(n.id)
     call = call_stmt.value
-    out = [gast.copy_location(A.assign(r.local(p), arg), call_stmt) for p, arg in zip(params, call.args)]
+    out = [gast.copy_location(build.assign(r.local(p), arg), call_stmt) for p, arg in zip(params, call.args)]
     *body, ret = fn.body
     target = call_stmt.targets[0]
     out += body + [gast.copy_location(gast.Assign(targets=[target], value=ret.value, type_comment=None), call_stmt)]
     chain = getattr(call_stmt, _FROM, frozenset()) | {_identity(callee)}
-    for s in an.walk_stmts(out):
+    for s in analysis.walk_stmts(out):
         setattr(s, _FROM, chain)
     return out
 
 
 def _callee(s, lookup):
-    if not (isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and an.classify(s.value) == "call"):
+    if not (isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and analysis.classify(s.value) == "call"):
         return None
     call = s.value
     if not isinstance(call.func, gast.Name) or call.keywords or any(isinstance(a, gast.Starred) for a in call.args):
@@ -192,11 +191,11 @@ def _not_lists(body, arrays) -> set[str]:
     """Names certainly not holding a list (so `rt.copy_saved` leaves them as they are): the
     results of arithmetic, comparisons and array functions, and the signature's arrays."""
     out = set(arrays)
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             v = s.value
             if isinstance(v, (gast.BinOp, gast.UnaryOp, gast.Compare)) or isinstance(v, gast.Call) and \
-                    (an.dotted(v.func) or "").startswith("xp.") and "split" not in an.dotted(v.func):
+                    (analysis.dotted(v.func) or "").startswith("xp.") and "split" not in analysis.dotted(v.func):
                 out.add(s.targets[0].id)
     return out
 
@@ -210,7 +209,7 @@ def _pack_of(value, packs, counts, plain):
     if isinstance(value, gast.Name):
         got = packs.get(value.id)
         return _pack_of(got, packs, counts, plain) if isinstance(got, gast.Call) else got
-    if isinstance(value, gast.Call) and an.dotted(value.func) == "rt.copy_saved" and len(value.args) == 1 \
+    if isinstance(value, gast.Call) and analysis.dotted(value.func) == "rt.copy_saved" and len(value.args) == 1 \
             and isinstance(value.args[0], gast.Name):
         src = packs.get(value.args[0].id)
         if src is not None and all(isinstance(e, gast.Constant) or isinstance(e, gast.Name) and e.id in plain
@@ -221,7 +220,7 @@ def _pack_of(value, packs, counts, plain):
 
 def _is_copy(value) -> bool:
     """`rt.copy_saved(name)`: a record's copy, bound to a name before it is unpacked (core form)."""
-    return isinstance(value, gast.Call) and an.dotted(value.func) == "rt.copy_saved" and len(value.args) == 1 \
+    return isinstance(value, gast.Call) and analysis.dotted(value.func) == "rt.copy_saved" and len(value.args) == 1 \
         and isinstance(value.args[0], gast.Name)
 
 
@@ -229,10 +228,10 @@ def _unpack_packs(body, params, arrays=()) -> bool:
     """`a, b = t` where `t = (x, y)` (bound once, of names bound at most once) becomes `a = x`
     and `b = y`: an inlined callee's returned tuple, and the residuals `vjp` saves, then travel
     through names that copy propagation and dead code see through."""
-    counts = an.assigned_counts(body, params)
+    counts = analysis.assigned_counts(body, params)
     # a backward sweep pops only the tapes its forward sweep made (`tape = []`), never a parameter
     plain = _not_lists(body, arrays) | {p for p in params if counts.get(p) == 1}
-    packs = {s.targets[0].id: s.value for s in an.walk_stmts(body)
+    packs = {s.targets[0].id: s.value for s in analysis.walk_stmts(body)
              if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
              and counts.get(s.targets[0].id) == 1
              and (isinstance(s.value, gast.Tuple) and _stable(s.value, counts) or _is_copy(s.value))}
@@ -250,7 +249,7 @@ def _unpack_packs(body, params, arrays=()) -> bool:
                 continue
             src = _pack_of(s.value, packs, counts, plain)
             if src is None or len(src.elts) != len(t.elts) or any(isinstance(e, gast.Starred) for e in t.elts) \
-                    or {n.id for n in gast.walk(src) if isinstance(n, gast.Name)} & set(an.targets(s)):
+                    or {n.id for n in gast.walk(src) if isinstance(n, gast.Name)} & set(analysis.targets(s)):
                 continue
             stmts[i:i + 1] = [gast.copy_location(gast.Assign(targets=[e], value=clone(v), type_comment=None), s)
                               for e, v in zip(t.elts, src.elts)]
@@ -265,12 +264,12 @@ def inline(body: list, params, facts) -> tuple[list, bool]:
     if lookup is None or ns is None:
         return body, False
     budget = known.setdefault("inline_budget", [MAX_INLINED])
-    stmts = list(an.walk_stmts(body))
+    stmts = list(analysis.walk_stmts(body))
     changed = False
     if any(isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name)
            for s in stmts):
         body, changed = _block(body, lookup, ns, _Names(body, params), budget)
-        stmts = list(an.walk_stmts(body))
+        stmts = list(analysis.walk_stmts(body))
     if not any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) for s in stmts):
         return body, changed
     arrays = set(known.get("arrays", ())) | set(known.get("floats", ()))

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from .base import Pass
 
 
@@ -38,17 +38,17 @@ def release(body: list, params, facts) -> tuple[list, bool]:
     out, changed = [], False
     for s in body:
         out.append(s)
-        if A.is_comment(s):
+        if build.is_comment(s):
             continue
         if isinstance(s, gast.Return):
             break
-        bound |= {t for t in an.targets(s)} if isinstance(s, gast.Assign) else set()
-        reads = an.loads(s) if isinstance(s, (gast.For, gast.While, gast.If)) else live.effects[s][0]
+        bound |= {t for t in analysis.targets(s)} if isinstance(s, gast.Assign) else set()
+        reads = analysis.loads(s) if isinstance(s, (gast.For, gast.While, gast.If)) else live.effects[s][0]
         dead = sorted({n for n in reads if n in bound and n not in live.after[s] and n not in params})
         if isinstance(s, (gast.For, gast.While, gast.If)):
             bound |= _certain(s)
         if dead:
-            d = gast.Delete(targets=[A.name(n, store=True) for n in dead])
+            d = gast.Delete(targets=[build.name(n, store=True) for n in dead])
             for t in d.targets:
                 t.ctx = gast.Del()
             out.append(gast.copy_location(d, s))
@@ -68,7 +68,7 @@ def _block_binds(stmts) -> set[str]:
     out = set()
     for s in stmts:
         if isinstance(s, gast.Assign):
-            out |= set(an.targets(s))
+            out |= set(analysis.targets(s))
         out |= _certain(s)
     return out
 

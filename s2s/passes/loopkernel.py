@@ -31,8 +31,8 @@ from collections import Counter
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from ..primitives import registry
 from . import algebra
 from .base import Pass
@@ -76,7 +76,7 @@ def _expr_ok(e, arrays: dict) -> bool:
     if isinstance(e, gast.Subscript):
         return _element(e, arrays)
     if isinstance(e, gast.Call) and not e.keywords and not any(isinstance(a, gast.Starred) for a in e.args):
-        f = an.dotted(e.func) or ""
+        f = analysis.dotted(e.func) or ""
         if f == "len":
             ok = len(e.args) == 1 and isinstance(e.args[0], gast.Name)
             if ok:
@@ -92,7 +92,7 @@ def _not_int(e, safe) -> bool:
     name in `safe`, a division, a function of `xp` or `float`."""
     return any(isinstance(n, gast.Subscript) or isinstance(n, gast.Constant) and type(n.value) is float
                or isinstance(n, gast.Name) and n.id in safe or isinstance(n, gast.BinOp) and isinstance(n.op, gast.Div)
-               or isinstance(n, gast.Call) and (an.dotted(n.func) or "").startswith(("xp.", "float"))
+               or isinstance(n, gast.Call) and (analysis.dotted(n.func) or "").startswith(("xp.", "float"))
                for n in gast.walk(e))
 
 
@@ -107,7 +107,7 @@ def _int_product(e, safe) -> bool:
 def _floats_in(loop, floats, bound) -> set:
     """Names that hold no Python int in `loop`: Python floats before it (`floats`), and names it
     assigns, not bound before it, every assignment of which holds something that is no int."""
-    updates = [(s.targets[0].id, s.value) for s in an.walk_stmts([loop])
+    updates = [(s.targets[0].id, s.value) for s in analysis.walk_stmts([loop])
                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
     safe = set(floats) | {t for t, _ in updates if t not in bound}
     changed = True
@@ -133,7 +133,7 @@ def _element(e, arrays: dict) -> bool:
 
 def _body_ok(body, arrays: dict, safe) -> bool:
     for s in body:
-        if A.is_comment(s) or isinstance(s, gast.Pass):
+        if build.is_comment(s) or isinstance(s, gast.Pass):
             continue
         if isinstance(s, gast.Assign):  # (core form has no augmented assignments)
             t = s.targets[0]
@@ -156,12 +156,12 @@ def _loop_ok(s, arrays: dict, safe) -> bool:
 
 def _is_range_loop(s) -> bool:
     return isinstance(s, gast.For) and isinstance(s.target, gast.Name) and not s.orelse \
-        and isinstance(s.iter, gast.Call) and an.dotted(s.iter.func) == "range" and 1 <= len(s.iter.args) <= 3 \
+        and isinstance(s.iter, gast.Call) and analysis.dotted(s.iter.func) == "range" and 1 <= len(s.iter.args) <= 3 \
         and not s.iter.keywords
 
 
 def _stored(node) -> set:
-    return {t for s in an.walk_stmts([node]) for t in an.targets(s)}
+    return {t for s in analysis.walk_stmts([node]) for t in analysis.targets(s)}
 
 
 def _loaded(node) -> set:
@@ -181,7 +181,7 @@ def _kernel_of(loop, bound: set, outside: set, floats=frozenset()):
     if loop.target.id in outside or set(arrays) & assigned:
         return None  # the loop variable read after the loop; an array name rebound inside
     results = sorted((assigned - {loop.target.id}) & outside)
-    early = an.exposed([loop]) & _loaded(loop)  # read before assigned, on some path
+    early = analysis.exposed([loop]) & _loaded(loop)  # read before assigned, on some path
     if not set(results) <= bound or early - bound:
         return None
     params = sorted((_loaded(loop) - (assigned - bound)) | set(results) | set(arrays))
@@ -204,9 +204,9 @@ def _rewrite(body: list, bound: set, total: Counter, loops: list, floats) -> boo
                 params, results, arrays = found
                 name = f"loop_{len(loops)}"
                 loops.append((name, params, results, {a: tuple(sorted(n)) for a, n in arrays.items()}, s))
-                call = A.call(name, [A.name("xp")] + [A.name(p) for p in params])
-                body[k] = A.assign(A.tuple_([A.name(r) for r in results], store_=True), call) if results \
-                    else A.expr_stmt(call)
+                call = build.call(name, [build.name("xp")] + [build.name(p) for p in params])
+                body[k] = build.assign(build.tuple_([build.name(r) for r in results], store_=True), call) if results \
+                    else build.expr_stmt(call)
                 changed = True
         elif isinstance(s, gast.If):
             changed |= _rewrite(s.body, set(bound), total, loops, floats)
@@ -217,7 +217,7 @@ def _rewrite(body: list, bound: set, total: Counter, loops: list, floats) -> boo
 
 def loop_kernels(body: list, params, facts) -> tuple[list, bool]:
     loops = facts["known"].get("loops")  # None: the driver has no loop kernels to offer (no numba)
-    if loops is None or not any(isinstance(s, gast.For) for s in an.walk_stmts(body)):
+    if loops is None or not any(isinstance(s, gast.For) for s in analysis.walk_stmts(body)):
         return body, False
     total: Counter = Counter()
     for s in body:

@@ -26,17 +26,18 @@ Before::
 After::
 
     output = []
-    bn = rt.lv_count(1, t1, 1)
+    batch_size = rt.loop_trip_count(1, t1, 1)
     i = xp.arange(1, t1, 1)
     t2 = i - 1
     t3 = i + 2
-    lv_ok0 = rt.lv_fits(bn, x, slice(t2, t3, None), True, None, None, None, None, None, None, (), (),
+    loop_vectorized0 = rt.loop_vectorizes(batch_size, x, slice(t2, t3, None), True, None, None, None, None, None, None, (),
+                                          (),
                         (output, w, x))
-    if lv_ok0:
-        t4 = rt.lv_window(x, slice(t2, t3, None), True, 'ex.py:6')
-        t5 = rt.vbh_dot((True, False), t4, w)
-        lv_row0 = t5
-        t6 = rt.lv_array(lv_row0, bn)
+    if loop_vectorized0:
+        t4 = rt.loop_windows(x, slice(t2, t3, None), True, 'ex.py:6')
+        t5 = rt.batched_dot((True, False), t4, w)
+        loop_rows0 = t5
+        t6 = rt.loop_list_array(loop_rows0, batch_size)
     else:
         for i in range(1, t1):
             t2 = i - 1
@@ -46,8 +47,8 @@ After::
             output.append(t5)
         t6 = xp.array(output)
 
-`rt.lv_window` takes the windows x[i-1:i+2] of every i at once (a strided view; the last
-argument names the line for its error message); `rt.lv_fits`
+`rt.loop_windows` takes the windows x[i-1:i+2] of every i at once (a strided view; the last
+argument names the line for its error message); `rt.loop_vectorizes`
 says whether the vectorized branch may run: at least one iteration, and windows of one length
 (a window clipped at an end of `x` is shorter: then the loop runs as written, as it does for no
 iterations when it takes windows, whose length is then unknown).
@@ -56,9 +57,9 @@ from __future__ import annotations
 
 import gast
 
-from .. import analysis as an
+from .. import analysis
 from ..errors import S2SError
-from ..ir import build as A
+from ..ir import build
 from ..ir.names import Namer
 from ..primitives import registry
 from .base import Pass, pure
@@ -66,7 +67,7 @@ from .base import Pass, pure
 
 def _stacks(call) -> bool:
     """Whether a call builds an array from a list of arrays (`np.array(rows)`: their stack)."""
-    p = registry.lookup(an.dotted(call.func))
+    p = registry.lookup(analysis.dotted(call.func))
     return p is not None and p.stacks
 
 
@@ -90,8 +91,8 @@ def _write(s):
 def _range(loop):
     it = loop.iter
     if loop.orelse or not isinstance(loop.target, gast.Name) or not isinstance(it, gast.Call) \
-            or an.dotted(it.func) != "range" or not 1 <= len(it.args) <= 3 or it.keywords \
-            or not all(A.is_atom(a) for a in it.args):
+            or analysis.dotted(it.func) != "range" or not 1 <= len(it.args) <= 3 or it.keywords \
+            or not all(build.is_atom(a) for a in it.args):
         return None
     return list(it.args)
 
@@ -107,11 +108,11 @@ def _key_axis(key, index, assigned):
     for k, part in enumerate(parts):
         if k == p:
             continue
-        names = an.loads(part)
+        names = analysis.loads(part)
         if index in names or assigned & set(names):
             return None
         if k < p and not (isinstance(part, gast.Constant) and type(part.value) is int
-                          or isinstance(part, gast.Name)):  # a name: checked to hold an int (rt.lv_fits)
+                          or isinstance(part, gast.Name)):  # a name: checked to hold an int (rt.loop_vectorizes)
             return None
         if isinstance(part, gast.Constant) and (part.value is None or part.value is Ellipsis):
             return None
@@ -134,7 +135,7 @@ def _independent(loop, batched):
     if args is None or any(isinstance(a, gast.Name) and a.id in batched for a in args):
         return None
     assigned = _assigned(loop.body)
-    if loop.target.id in assigned or an.exposed(loop.body) & assigned:
+    if loop.target.id in assigned or analysis.exposed(loop.body) & assigned:
         return None
     return args, assigned
 
@@ -165,8 +166,8 @@ def _analyse(loop, block, j, uses, live_after, batched, root, numbers=frozenset(
             nested |= set() if at_top else {name}
         counts[name] = counts.get(name, 0) + 1
         fills.append(s)
-    for s in an.walk_stmts(body):
-        if isinstance(s, (gast.Break, gast.Continue, gast.Return, gast.Expr)) and not A.is_comment(s) \
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, (gast.Break, gast.Continue, gast.Return, gast.Expr)) and not build.is_comment(s) \
                 and not any(s is f for f in fills):
             return None
         if isinstance(s, gast.Assign):
@@ -177,7 +178,7 @@ def _analyse(loop, block, j, uses, live_after, batched, root, numbers=frozenset(
     if not lists and not writes:
         return None
     for name, c in counts.items():  # the loop touches them only where it fills them
-        if sum(1 for s in body for n in an.loads(s) if n == name) != c:
+        if sum(1 for s in body for n in analysis.loads(s) if n == name) != c:
             return None
     for name in lists:
         if not _fills(block, j, name, uses):
@@ -208,7 +209,7 @@ def _ints_agree(loop, numbers) -> bool:
             return None if e.id in numbers or e.id in assigned else False  # from outside: any int
         return False
 
-    for st in an.walk_stmts(loop.body):
+    for st in analysis.walk_stmts(loop.body):
         if not (isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name)):
             continue
         v, out = st.value, None
@@ -237,8 +238,8 @@ def _ints_agree(loop, numbers) -> bool:
                 out = False
             else:
                 return False
-        elif isinstance(v, gast.Call) and an.dotted(v.func) in ("len", "int", "abs", "round"):
-            out = False if an.dotted(v.func) != "abs" or not v.args else kind(v.args[0])
+        elif isinstance(v, gast.Call) and analysis.dotted(v.func) in ("len", "int", "abs", "round"):
+            out = False if analysis.dotted(v.func) != "abs" or not v.args else kind(v.args[0])
         if out is not None:
             ints[st.targets[0].id] = out
         else:
@@ -253,12 +254,12 @@ def _read_outside(name, stmts, loop) -> bool:
         if s is loop:
             continue
         if isinstance(s, gast.For):
-            if name in an.loads(s.iter) or s.target.id != name and _read_outside(name, s.body, loop):
+            if name in analysis.loads(s.iter) or s.target.id != name and _read_outside(name, s.body, loop):
                 return True
         elif isinstance(s, (gast.If, gast.While)):
-            if name in an.loads(s.test) or _read_outside(name, s.body, loop) or _read_outside(name, s.orelse, loop):
+            if name in analysis.loads(s.test) or _read_outside(name, s.body, loop) or _read_outside(name, s.orelse, loop):
                 return True
-        elif name in an.loads(s):
+        elif name in analysis.loads(s):
             return True
     return False
 
@@ -284,7 +285,7 @@ def _fills(block, j, name, uses) -> bool:
     `t = np.array(name)` after it there (so the loop's values can go straight into `t`)."""
     made = [k for k in range(j) if isinstance(block[k], gast.Assign) and isinstance(block[k].targets[0], gast.Name)
             and block[k].targets[0].id == name and isinstance(block[k].value, gast.List) and not block[k].value.elts]
-    if not made or any(name in an.loads(s) or name in an.targets(s) for s in block[made[-1] + 1:j]):
+    if not made or any(name in analysis.loads(s) or name in analysis.targets(s) for s in block[made[-1] + 1:j]):
         return False
     if uses.get(name, 0) != 2:  # the append and the stacking
         return False
@@ -292,7 +293,7 @@ def _fills(block, j, name, uses) -> bool:
     if k is None:
         return False
     target = block[k].targets[0].id
-    return not any(target in an.loads(s) or target in an.targets(s) for s in block[j + 1:k])
+    return not any(target in analysis.loads(s) or target in analysis.targets(s) for s in block[j + 1:k])
 
 
 def _stacker(block, j, name):
@@ -302,7 +303,7 @@ def _stacker(block, j, name):
                 and _stacks(s.value) and len(s.value.args) == 1 and not s.value.keywords \
                 and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == name:
             return k
-        if name in an.loads(s):
+        if name in analysis.loads(s):
             return None
     return None
 
@@ -310,11 +311,11 @@ def _stacker(block, j, name):
 def _pays(stmts, batched) -> bool:
     """Whether the batched body is vectorized code (no per-index fallback loop; under vmap, only
     helpers that vmap batches again without a loop over examples)."""
-    for s in an.walk_stmts(stmts):
+    for s in analysis.walk_stmts(stmts):
         for node in gast.walk(s):
             if isinstance(node, gast.Call):
-                kind = an.dotted(node.func) or ""
-                if kind == "rt.vb_loop":
+                kind = analysis.dotted(node.func) or ""
+                if kind == "rt.map_examples":
                     return False
                 rule = registry.BATCH.get(kind)
                 p = registry.lookup(kind)
@@ -327,16 +328,17 @@ def _hoist_bounds(stmts):
     """(statements computing every window's bounds, moved to the front, and the windows' (x, index,
     flags) atoms), or None when a window or its bounds sit under control flow."""
     wins, needed = [], set()
-    for s in an.walk_stmts(stmts):
-        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.lv_window":
+    for s in analysis.walk_stmts(stmts):
+        if isinstance(s, gast.Assign) and isinstance(s.value,
+                                                     gast.Call) and analysis.dotted(s.value.func) == "rt.loop_windows":
             if s not in stmts or len(wins) == 3:
                 return None
             wins.append(s.value.args[:3])
-            needed.update(an.loads(s.value.args[0]) + an.loads(s.value.args[1]))
+            needed.update(analysis.loads(s.value.args[0]) + analysis.loads(s.value.args[1]))
     if not wins:
         return [], wins
     first = min(k for k, s in enumerate(stmts) if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
-                and an.dotted(s.value.func) == "rt.lv_window")
+                and analysis.dotted(s.value.func) == "rt.loop_windows")
     hoisted = []
     for k in range(len(stmts) - 1, -1, -1):
         s = stmts[k]
@@ -346,7 +348,7 @@ def _hoist_bounds(stmts):
         if k > first or not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name) \
                 or not pure(s.value):
             return None
-        needed.update(an.loads(s.value))
+        needed.update(analysis.loads(s.value))
         hoisted.append(k)
     moved = [stmts[k] for k in sorted(hoisted)]
     for k in sorted(hoisted, reverse=True):
@@ -355,17 +357,18 @@ def _hoist_bounds(stmts):
 
 
 def _assigned(stmts) -> set[str]:
-    return {t for s in an.walk_stmts(stmts) for t in an.targets(s)}
+    return {t for s in analysis.walk_stmts(stmts) for t in analysis.targets(s)}
 
 
 def _vectorize(loop, block, j, info, vectorize, namer, batched):
     """(statements replacing the loop, indices of the stacking statements they absorb), or None."""
     index = loop.target.id
     args = info.args
-    full = [A.const(0)] * (len(args) == 1) + args + [A.const(1)] * (len(args) < 3)
-    outs = {lst: namer.fresh("lv_row") for lst in info.lists}
-    vals = {arr: (namer.fresh("lv_val"), key) for arr, (_, key) in info.writes.items()}
-    body = [A.assign(vals[arr][0], A.subscript(A.name(arr), A.clone(vals[arr][1]))) for arr in sorted(info.nested)]
+    full = [build.const(0)] * (len(args) == 1) + args + [build.const(1)] * (len(args) < 3)
+    outs = {lst: namer.fresh("loop_rows") for lst in info.lists}
+    vals = {arr: (namer.fresh("loop_values"), key) for arr, (_, key) in info.writes.items()}
+    body = [build.assign(vals[arr][0], build.subscript(build.name(arr),
+                                                       build.clone(vals[arr][1]))) for arr in sorted(info.nested)]
     # (a write under a condition keeps the old element where the condition is false)
     body += _rewrite(loop.body, outs, vals)
     try:
@@ -379,52 +382,58 @@ def _vectorize(loop, block, j, info, vectorize, namer, batched):
     post, absorbed = [], []
     for lst, row in outs.items():
         if row not in bset:
-            post.append(A.assign(row, A.call("rt.vb_bcast", [A.name(row), A.name(n)])))
+            post.append(build.assign(row, build.call("rt.replicate_batch", [build.name(row), build.name(n)])))
         k = _stacker(block, j, lst)
-        post.append(gast.copy_location(A.assign(block[k].targets[0].id, A.call("rt.lv_array", [A.name(row), A.name(n)])),
+        post.append(gast.copy_location(build.assign(block[k].targets[0].id, build.call("rt.loop_list_array",
+                                                                                       [build.name(row), build.name(n)])),
                                        block[k]))
         absorbed.append(k)
     for arr, (val, key) in vals.items():
-        pos = namer.fresh("lv_pos")
-        post.append(A.assign(pos, A.call("rt.lv_index", [A.name(index), A.name(arr), A.const(info.writes[arr][0])])))
+        pos = namer.fresh("loop_positions")
+        post.append(build.assign(pos, build.call("rt.loop_index_positions", [build.name(index), build.name(arr),
+                                                                             build.const(info.writes[arr][0])])))
         parts = key.elts if isinstance(key, gast.Tuple) else [key]
-        new = [A.name(pos) if isinstance(p, gast.Name) and p.id == index else A.clone(p) for p in parts]
-        new_key = A.tuple_(new) if isinstance(key, gast.Tuple) else new[0]
-        v = A.name(val)
+        new = [build.name(pos) if isinstance(p, gast.Name) and p.id == index else build.clone(p) for p in parts]
+        new_key = build.tuple_(new) if isinstance(key, gast.Tuple) else new[0]
+        v = build.name(val)
         if val in bset:
-            lift = namer.fresh("lv_lift")
-            post.append(A.assign(lift, A.call("rt.lv_slot", [v, A.name(arr), _key_value(new_key)])))
-            v = A.name(lift)
-        post.append(A.assign(A.subscript(A.name(arr), A.clone(new_key), store_=True), v))
+            lift = namer.fresh("loop_lifted")
+            post.append(build.assign(lift, build.call("rt.loop_slot_rows", [v, build.name(arr), _key_value(new_key)])))
+            v = build.name(lift)
+        post.append(build.assign(build.subscript(build.name(arr), build.clone(new_key), store_=True), v))
     if not _pays(post, batched):
         return None
-    ok = namer.fresh("lv_ok")
-    head = [A.assign(n, A.call("rt.lv_count", full)), A.assign(index, A.call("xp.arange", full))] + moved
-    wins = [A.clone(a) for w in wins for a in w]
-    wins += [A.const(None)] * (9 - len(wins))
-    ints = [A.clone(p) for _, key in info.writes.values() for p in (key.elts if isinstance(key, gast.Tuple) else [])
+    ok = namer.fresh("loop_vectorized")
+    head = [build.assign(n, build.call("rt.loop_trip_count", full)), build.assign(index, build.call("xp.arange",
+                                                                                                    full))] + moved
+    wins = [build.clone(a) for w in wins for a in w]
+    wins += [build.const(None)] * (9 - len(wins))
+    ints = [build.clone(p) for _, key in info.writes.values() for p in (key.elts if isinstance(key, gast.Tuple) else [])
             if isinstance(p, gast.Name) and p.id != index]
-    called = {c.func.id for s in an.walk_stmts(loop.body) for c in gast.walk(s)
+    called = {c.func.id for s in analysis.walk_stmts(loop.body) for c in gast.walk(s)
               if isinstance(c, gast.Call) and isinstance(c.func, gast.Name)}
-    reads = sorted(set(an.loads(loop.body)) - _assigned(loop.body) - set(info.writes) - called
+    reads = sorted(set(analysis.loads(loop.body)) - _assigned(loop.body) - set(info.writes) - called
                    - {index, "xp", "rt"})
     if reads:  # an alias of a written array, or another backend's arrays: the loop as written
-        wins += [A.tuple_(ints), A.tuple_([A.name(w) for w in sorted(info.writes)]), A.tuple_([A.name(r) for r in reads])]
+        wins += [build.tuple_(ints), build.tuple_([build.name(w) for w in sorted(info.writes)]),
+                 build.tuple_([build.name(r) for r in reads])]
     elif ints:
-        wins.append(A.tuple_(ints))
-    head.append(A.assign(ok, A.call("rt.lv_fits", [A.name(n)] + _trim(wins) if len(wins) == 9 else [A.name(n)] + wins)))
+        wins.append(build.tuple_(ints))
+    head.append(build.assign(ok, build.call("rt.loop_vectorizes", [build.name(n)] + _trim(wins) if len(wins) == 9
+                                            else [build.name(n)] + wins)))
     plain = [loop] + [block[k] for k in sorted(absorbed)]  # the loop as written, when it cannot run vectorized
     head = [gast.copy_location(h, loop) for h in head]
-    return head + [gast.copy_location(A.if_(A.name(ok), stmts + post, plain), loop)], absorbed
+    return head + [gast.copy_location(build.if_(build.name(ok), stmts + post, plain), loop)], absorbed
 
 
 def _key_value(key):
     """An item key as a value (slices as `slice(...)` calls), to pass it to a helper."""
     if isinstance(key, gast.Slice):
-        return A.call("slice", [A.clone(p) if p is not None else A.const(None) for p in (key.lower, key.upper, key.step)])
+        return build.call("slice", [build.clone(p) if p is not None else build.const(None) for p in (key.lower, key.upper,
+                                                                                                     key.step)])
     if isinstance(key, gast.Tuple):
-        return A.tuple_([_key_value(e) for e in key.elts])
-    return A.clone(key)
+        return build.tuple_([_key_value(e) for e in key.elts])
+    return build.clone(key)
 
 
 def _trim(args):
@@ -439,11 +448,12 @@ def _rewrite(stmts, outs, vals) -> list:
     for s in stmts:
         app, wr = _append(s), _write(s)
         if app is not None:
-            out.append(gast.copy_location(A.assign(outs[app[0]], app[1]), s))
+            out.append(gast.copy_location(build.assign(outs[app[0]], app[1]), s))
         elif wr is not None:
-            out.append(gast.copy_location(A.assign(vals[wr[0]][0], s.value), s))
+            out.append(gast.copy_location(build.assign(vals[wr[0]][0], s.value), s))
         elif isinstance(s, gast.If):
-            out.append(gast.copy_location(A.if_(s.test, _rewrite(s.body, outs, vals), _rewrite(s.orelse, outs, vals)), s))
+            out.append(gast.copy_location(build.if_(s.test, _rewrite(s.body, outs, vals), _rewrite(s.orelse, outs, vals)),
+                                          s))
         else:
             out.append(s)
     return out
@@ -480,10 +490,10 @@ def _numbers(body, known, batched) -> set[str]:
     """Names that hold no Python int: float and array arguments, batched values, and names every
     assignment of which is an `xp` call."""
     calls, other = set(), set()
-    for s in an.walk_stmts(body):
-        for t in an.targets(s):
+    for s in analysis.walk_stmts(body):
+        for t in analysis.targets(s):
             v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
-            (calls if isinstance(v, gast.Call) and (an.dotted(v.func) or "").startswith("xp.") else other).add(t)
+            (calls if isinstance(v, gast.Call) and (analysis.dotted(v.func) or "").startswith("xp.") else other).add(t)
     return set(known.get("floats", ())) | set(known.get("arrays", ())) | set(batched) | (calls - other)
 
 
@@ -491,13 +501,13 @@ def loop_vectorize(body: list, params, facts) -> tuple[list, bool]:
     vectorize = facts["known"].get("vectorize")
     batched = facts["known"].get("batched") or ()
     if vectorize is None or not any(isinstance(s, gast.For) and _independent(s, batched) is not None
-                                    for s in an.walk_stmts(body)):
+                                    for s in analysis.walk_stmts(body)):
         return body, False  # (then no loop would need the liveness analysis)
     uses: dict[str, int] = {}
-    for n in an.loads(body):
+    for n in analysis.loads(body):
         uses[n] = uses.get(n, 0) + 1
-    guards = {s.targets[0].id for s in an.walk_stmts(body) if isinstance(s, gast.Assign)
-              and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.lv_fits"}
+    guards = {s.targets[0].id for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
+              and isinstance(s.value, gast.Call) and analysis.dotted(s.value.func) == "rt.loop_vectorizes"}
     ctx = {"root": body, "guards": guards, "uses": uses, "live": facts["liveness"], "vectorize": vectorize,
            "batched": facts["known"].get("batched"),
            "numbers": _numbers(body, facts["known"], batched),

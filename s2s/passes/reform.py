@@ -35,14 +35,14 @@ import collections
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from . import algebra, fusion
 from .base import Pass, assigns, pure
 
 
 def _movable_over(s, reads: set[str], target: str) -> bool:
-    return A.is_comment(s) or isinstance(s, gast.Assign) and isinstance(s.targets[0], (gast.Name, gast.Tuple)) \
+    return build.is_comment(s) or isinstance(s, gast.Assign) and isinstance(s.targets[0], (gast.Name, gast.Tuple)) \
         and pure(s.value) and not (assigns(s) & (reads | {target}))
 
 
@@ -51,7 +51,7 @@ def _elementwise(value) -> bool:
     a tuple of such values, included): what `fusion` makes one kernel of."""
     if isinstance(value, (gast.Tuple, gast.List)):
         return all(_elementwise(e) for e in value.elts)
-    if isinstance(value, gast.Call) and an.dotted(value.func) == "xp.sum" and len(value.args) == 1 \
+    if isinstance(value, gast.Call) and analysis.dotted(value.func) == "xp.sum" and len(value.args) == 1 \
             and not value.keywords:
         value = value.args[0]
     return fusion._elementwise(value) is not None
@@ -85,20 +85,20 @@ def _substitute(stmt, name: str, value):
 def _dying(s, value, ctx) -> set[str]:
     """The arrays `value` (moving from statement `s`) reads that are released at `s`."""
     live, numbers, _, local, _, _ = ctx
-    return {n for n in an.operands(value) if n in local and n not in live.after[s]} - numbers
+    return {n for n in analysis.operands(value) if n in local and n not in live.after[s]} - numbers
 
 
 def _fold_into(stmts, i, counts, ctx) -> bool:
     s = stmts[i]
     t = s.targets[0].id
-    reads = set(an.operands(s.value))
+    reads = set(analysis.operands(s.value))
     pending, order, notes = ctx[2], ctx[4], ctx[5]
     dying = _dying(s, s.value, ctx)
     for j in range(i + 1, len(stmts)):
         u = stmts[j]
         if t in notes.loads(u):  # (a block's statement may be noted as it was: the scan stops there anyway)
             if isinstance(u, (gast.Assign, gast.Return, gast.Expr)) and u.value is not None \
-                    and not (isinstance(u, gast.Assign) and t in an.loads(u.targets[0])):
+                    and not (isinstance(u, gast.Assign) and t in analysis.loads(u.targets[0])):
                 keep = not dying or _passes_on(u.value)
                 if not keep and (pending is None or not (_elementwise(s.value) and _elementwise(u.value))):
                     return False  # it would hold `dying` while an array is allocated
@@ -110,7 +110,7 @@ def _fold_into(stmts, i, counts, ctx) -> bool:
                         pending.append((stmts, s, order[id(s)], t, new))
                     return True
             return False
-        if dying and not A.is_comment(u) or not _movable_over(u, reads, t):
+        if dying and not build.is_comment(u) or not _movable_over(u, reads, t):
             return False
     return False
 
@@ -140,10 +140,10 @@ def _settle(pending, floats, ctx, every: bool, compiled=None) -> None:
                                if c is new or isinstance(c, list) and any(k is new for k in c))
             child = getattr(node, field)
             if isinstance(child, list):
-                child[[k is new for k in child].index(True)] = A.name(t)
+                child[[k is new for k in child].index(True)] = build.name(t)
             else:
-                setattr(node, field, A.name(t))
-            s = A.assign(t, new)
+                setattr(node, field, build.name(t))
+            s = build.assign(t, new)
             stmts.insert(stmts.index(restored[-1]), s)
             restored.append(s)
 
@@ -157,19 +157,19 @@ def _block(stmts, counts, params, ctx) -> bool:
     for i in range(len(stmts) - 1, -1, -1):
         s = stmts[i]
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1 \
-                and s.targets[0].id not in params and not A.is_atom(s.value) and pure(s.value) \
+                and s.targets[0].id not in params and not build.is_atom(s.value) and pure(s.value) \
                 and not isinstance(s.value, (gast.List, gast.Dict, gast.Tuple)):
             changed |= _fold_into(stmts, i, counts, ctx)
     return changed
 
 
 def reform(body: list, params, facts) -> tuple[list, bool]:
-    binds = collections.Counter(t for s in an.walk_stmts(body) for t in an.targets(s))
-    counts = collections.Counter(an.loads(body))
+    binds = collections.Counter(t for s in analysis.walk_stmts(body) for t in analysis.targets(s))
+    counts = collections.Counter(analysis.loads(body))
     counts = collections.Counter({n: c if binds[n] == 1 else 99 for n, c in counts.items()})
     numbers = algebra.python_floats(body, facts["known"].get("floats", ()))
     pending = [] if facts["known"].get("fuse") else None
-    order = {id(s): k for k, s in enumerate(an.walk_stmts(body))}
+    order = {id(s): k for k, s in enumerate(analysis.walk_stmts(body))}
     held = {e.id for s in body if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple)
             and isinstance(s.value, gast.Name) and s.value.id in params
             for e in s.targets[0].elts if isinstance(e, gast.Name) and binds[e.id] == 1}  # the caller holds them too

@@ -29,8 +29,8 @@ import collections
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from ..primitives import registry
 from .base import Pass
 
@@ -64,8 +64,8 @@ def _operation(e):
         return _BINARY[type(e.op)], [e.left, e.right]
     if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
         return "negative", [e.operand]
-    if isinstance(e, gast.Call) and not e.keywords and (an.dotted(e.func) or "").startswith("xp."):
-        p = registry.lookup(an.dotted(e.func))
+    if isinstance(e, gast.Call) and not e.keywords and (analysis.dotted(e.func) or "").startswith("xp."):
+        p = registry.lookup(analysis.dotted(e.func))
         if p is not None and p.out_buffer and len(e.args) == len(p.params):  # a ufunc with `out=`
             return e.func.attr, list(e.args)
     return None
@@ -112,7 +112,7 @@ def _rewrite(value, info, dead):
         for p in op[1]:
             if isinstance(p, gast.Name) and p.id in dead and p.id not in used and last[p.id] <= k \
                     and info.of.get(p.id) == info.expr(node):
-                replace[id(node)] = A.call(f"xp.{op[0]}", list(op[1]), {"out": A.name(p.id)})
+                replace[id(node)] = build.call(f"xp.{op[0]}", list(op[1]), {"out": build.name(p.id)})
                 used.add(p.id)
                 break
     if not replace:
@@ -134,8 +134,8 @@ def reuse(body: list, params, facts) -> tuple[list, bool]:
         return body, False
     info = _Facts(arrays)
     live = None  # computed when a first candidate needs it (most bodies have none)
-    counts = an.assigned_counts(body, params)
-    reads = collections.Counter(an.loads(body))
+    counts = analysis.assigned_counts(body, params)
+    reads = collections.Counter(analysis.loads(body))
     as_operand = _operand_uses(body)
     fresh: set[str] = set()  # arrays this function computed, held by nothing but their name
     changed = False
@@ -144,7 +144,7 @@ def reuse(body: list, params, facts) -> tuple[list, bool]:
             continue
         fact = info.expr(s.value) if _operation(s.value) else None
         if fresh and live is None:
-            live = an.TopLiveness(body)
+            live = analysis.TopLiveness(body)
         dead = {n for n in fresh if n not in live.after[s]} if fresh else set()
         if dead:
             s.value, c = _rewrite(s.value, info, dead)

@@ -52,8 +52,8 @@ import math
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from ..ir.names import Namer
 from ..primitives import registry
 from .base import Pass, bound, pure
@@ -78,9 +78,9 @@ def floating(body, params, known) -> set[str]:
     arrays = known.get("arrays", {})
     out = set(known.get("floats", ())) | {n for n, (char, _) in arrays.items() if char in "efdgFDG"}
     defs: dict[str, list] = collections.defaultdict(list)
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         value = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
-        for t in an.targets(s):
+        for t in analysis.targets(s):
             defs[t].append(None if t in params else value)
     out -= set(defs)
 
@@ -94,7 +94,7 @@ def floating(body, params, known) -> set[str]:
         if isinstance(e, gast.UnaryOp):
             return isinstance(e.op, (gast.USub, gast.UAdd)) and fl(e.operand)
         if isinstance(e, gast.Call) and not e.keywords:
-            p = registry.lookup(an.dotted(e.func))  # `float_result`: floating always, or when an argument is
+            p = registry.lookup(analysis.dotted(e.func))  # `float_result`: floating always, or when an argument is
             kind = p.float_result if p is not None else ""
             return kind == "always" or kind == "keep" and any(fl(a) for a in e.args[-2:])
         return False
@@ -146,9 +146,9 @@ class _Function:
 
     def __init__(self, body, params, facts):
         self.body, self.params, self.known = body, params, facts["known"]
-        self.binds = collections.Counter(t for s in an.walk_stmts(body) for t in bound(s))
+        self.binds = collections.Counter(t for s in analysis.walk_stmts(body) for t in bound(s))
         self.binds.update(params)
-        self.reads = collections.Counter(an.loads(body))
+        self.reads = collections.Counter(analysis.loads(body))
         self.merges = 0  # rewrites where two factors became one
 
     @functools.cached_property
@@ -198,7 +198,7 @@ class _Block:
             k = lhs[0] * c if isinstance(v.op, gast.Mult) else lhs[0] / c
             if not (_factor(c) and _factor(k)):
                 return None
-            s.value = A.binop(A.const(k), gast.Mult(), A.name(lhs[1]))
+            s.value = build.binop(build.const(k), gast.Mult(), build.name(lhs[1]))
             self.fn.merges += 1
             return [s]
         if c is not None or _literal(v.left) is not None:
@@ -218,12 +218,12 @@ class _Block:
         self.fn.merges += merges
         part = self.fn.namer.fresh("sc")
         self.fn.floats.add(part)
-        s.value = A.binop(A.const(k), gast.Mult(), A.name(part))
-        return [A.assign(part, A.binop(A.name(y), type(op)(), A.name(z))), s]
+        s.value = build.binop(build.const(k), gast.Mult(), build.name(part))
+        return [build.assign(part, build.binop(build.name(y), type(op)(), build.name(z))), s]
 
 
 def collect(body, params, facts):
-    if not any(isinstance(s, gast.Assign) and _scaled(s.value) is not None for s in an.walk_stmts(body)):
+    if not any(isinstance(s, gast.Assign) and _scaled(s.value) is not None for s in analysis.walk_stmts(body)):
         return body, set()  # no factor to collect (most bodies)
     fn = _Function(body, params, facts)
     binds, reads = fn.binds, fn.reads
@@ -233,7 +233,7 @@ def collect(body, params, facts):
         table, at, loud = _Block(fn), 0, -1
         while at < len(block):
             s = block[at]
-            names = an.targets(s) if _quiet(s) else []
+            names = analysis.targets(s) if _quiet(s) else []
             if not names:
                 loud = at
             old = getattr(s, "value", None)
@@ -241,16 +241,16 @@ def collect(body, params, facts):
             if new is not None:
                 undo.append((block, at, s, old, len(new)))
                 facts["notes"].forget(s)
-                touched.update(names, *(an.loads(n) for n in new), *(an.targets(n) for n in new))
+                touched.update(names, *(analysis.loads(n) for n in new), *(analysis.targets(n) for n in new))
                 for n in new[:-1]:
-                    binds[an.targets(n)[0]] = 1
-                    reads.update(an.loads(n))
+                    binds[analysis.targets(n)[0]] = 1
+                    reads.update(analysis.loads(n))
                 block[at:at + 1] = new
                 at += len(new) - 1
                 s = block[at]
             if names and binds[names[0]] == 1 and (sc := _scaled(s.value)) is not None and binds[sc[1]] <= 1:
                 table.scaled[names[0]] = (*sc, at)
-            table.bound.update(dict.fromkeys(an.targets(s), at))
+            table.bound.update(dict.fromkeys(analysis.targets(s), at))
             at += 1
     if not fn.merges:  # factors only moved, none met another: the code as it was reads better
         for block, at, s, old, n in reversed(undo):

@@ -29,7 +29,7 @@ After::
 Shapes are followed through names bound once, by NumPy's rules for elementwise operations,
 `@`/`dot`, reductions with constant axes and the helpers whose result has an argument's shape;
 any other value has no known shape, and what reads it stays as it was. vmap's batch size
-`rt.vb_size0((x, y), names)` is a number when the mapped arrays' leading sizes agree (it stays a
+`rt.vmap_size_axis0((x, y), names)` is a number when the mapped arrays' leading sizes agree (it stays a
 call, which raises, when not).
 """
 from __future__ import annotations
@@ -39,9 +39,8 @@ import math
 import gast
 import numpy as np
 
-from .. import analysis as an
-from .. import record
-from ..ir import build as A
+from .. import analysis, record
+from ..ir import build
 from ..primitives import registry
 from .base import Pass, bottom_up
 
@@ -50,7 +49,7 @@ _SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_quer
 
 def _prim(call):
     """The declaration of the primitive a call names (`xp.sum`, `rt.dot_vjp_a`), or None."""
-    f = an.dotted(call.func) if isinstance(call, gast.Call) else None
+    f = analysis.dotted(call.func) if isinstance(call, gast.Call) else None
     return registry.lookup(f) if f is not None else None
 
 _TYPES = {"tuple": gast.Tuple, "list": gast.List}
@@ -71,7 +70,7 @@ def _reduced(shape, call):
     if len(call.args) != 1 or not set(kw) <= {"axis", "keepdims"}:
         return None
     axis = _const_axis(kw["axis"]) if "axis" in kw else None
-    keep = kw.get("keepdims", A.const(False))
+    keep = kw.get("keepdims", build.const(False))
     if axis is False or not (isinstance(keep, gast.Constant) and type(keep.value) is bool):
         return None
     nd = len(shape)
@@ -108,7 +107,7 @@ def shape_of(v, shapes):
     of = lambda e: shape_of(e, shapes)  # noqa: E731
     if isinstance(v, gast.BinOp) and isinstance(v.op, gast.MatMult):
         return _matmul(of(v.left), of(v.right))
-    if isinstance(v, gast.BinOp) and (p := registry.lookup(an.classify(v))) is not None and p.broadcasting:
+    if isinstance(v, gast.BinOp) and (p := registry.lookup(analysis.classify(v))) is not None and p.broadcasting:
         return _broadcast(of(v.left), of(v.right))
     if isinstance(v, gast.Compare) and len(v.ops) == 1:
         return _broadcast(of(v.left), of(v.comparators[0]))
@@ -121,7 +120,7 @@ def shape_of(v, shapes):
         return of(v.args[0])
     if not isinstance(v, gast.Call) or any(isinstance(a, gast.Starred) for a in v.args):
         return None
-    f, p = an.dotted(v.func), _prim(v)
+    f, p = analysis.dotted(v.func), _prim(v)
     if p is not None and p.reduction and v.args and (s := of(v.args[0])) is not None:
         return _reduced(s, v)
     if v.keywords:
@@ -132,11 +131,11 @@ def shape_of(v, shapes):
         return _matmul(*map(of, v.args))
     if p is not None and p.cotangent_of is not None and len(v.args) == 3:  # a product's cotangent
         return of(v.args[p.cotangent_of])
-    if (like := an.shape_like(v)) is not None:
+    if (like := analysis.shape_like(v)) is not None:
         return of(like)
     if p is not None and p.shape_query in ("size", "ndim"):
         return ()
-    p = registry.lookup(an.classify(v)) if f is not None and f.startswith("xp.") else None
+    p = registry.lookup(analysis.classify(v)) if f is not None and f.startswith("xp.") else None
     return of(v.args[0]) if p is not None and p.same_shape and len(v.args) == 1 else None
 
 
@@ -154,14 +153,14 @@ class Shapes(dict):
 
 def known_shapes(body, params, known) -> Shapes:
     """The shape of every name bound once whose value's shape follows from the arguments'."""
-    counts = an.assigned_counts(body, params)
+    counts = analysis.assigned_counts(body, params)
     shapes = Shapes((p, s) for p, s in known.get("shapes", {}).items() if counts[p] == 1)
     shapes.counts, shapes.tuples = counts, {}
     shapes.stop = frozenset(n for n, v in known.get("ns", {}).items()
                             if (r := record.of(v)) is not None and r.prim == "stop_gradient")
     shapes.update({p: () for p in known.get("floats", ()) if counts[p] == 1})
     items = shapes.seqs = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if not isinstance(s, gast.Assign):
             continue
         t, v = s.targets[0], s.value
@@ -189,8 +188,8 @@ def _unbroadcast(g, gs, like, ls):
     if lead and ones:
         return None
     axes = tuple(range(lead)) or ones
-    axis = A.const(axes[0]) if len(axes) == 1 else A.tuple_([A.const(a) for a in axes])
-    return A.call("xp.sum", [g], {"axis": axis, **({"keepdims": A.const(True)} if ones else {})})
+    axis = build.const(axes[0]) if len(axes) == 1 else build.tuple_([build.const(a) for a in axes])
+    return build.call("xp.sum", [g], {"axis": axis, **({"keepdims": build.const(True)} if ones else {})})
 
 
 def _folded(v, shapes):
@@ -198,36 +197,36 @@ def _folded(v, shapes):
     if isinstance(v, gast.Attribute) and v.attr in _SHAPE_QUERIES:
         shape = shape_of(v.value, shapes)  # (rank 0 could be a Python float, which has no .shape)
         if shape:
-            return A.tuple_([A.const(n) for n in shape]) if v.attr == "shape" else \
-                A.const(len(shape) if v.attr == "ndim" else math.prod(shape))
+            return build.tuple_([build.const(n) for n in shape]) if v.attr == "shape" else \
+                build.const(len(shape) if v.attr == "ndim" else math.prod(shape))
         return None
     if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Constant) and type(v.slice.value) is int:
         elts = v.value.elts if isinstance(v.value, gast.Tuple) else \
             shapes.tuples[v.value.id].elts if isinstance(v.value, gast.Name) and v.value.id in shapes.tuples else ()
         if elts and all(isinstance(e, gast.Constant) for e in elts) and -len(elts) <= v.slice.value < len(elts):
-            return A.const(elts[v.slice.value].value)  # an item of a shape (core form writes -1 as a literal)
+            return build.const(elts[v.slice.value].value)  # an item of a shape (core form writes -1 as a literal)
         return None
     if not isinstance(v, gast.Call) or v.keywords:
         return None
-    f, args = an.dotted(v.func), v.args
+    f, args = analysis.dotted(v.func), v.args
     shape = shape_of(args[0], shapes) if args else None
     p = _prim(v)
     if p is not None and p.shape_query in ("size", "ndim") and len(args) == 1 and shape is not None:
-        return A.const(math.prod(shape) if p.shape_query == "size" else len(shape))
-    if f == "rt.vb_size0" and len(args) == 2 and isinstance(args[0], gast.Tuple):  # vmap's batch size
+        return build.const(math.prod(shape) if p.shape_query == "size" else len(shape))
+    if f == "rt.vmap_size_axis0" and len(args) == 2 and isinstance(args[0], gast.Tuple):  # vmap's batch size
         lead = {(shape_of(e, shapes) or (None,))[0] for e in args[0].elts}
         if len(lead) == 1 and None not in lead:
-            return A.const(lead.pop())  # (sizes that differ stay a call, which raises)
+            return build.const(lead.pop())  # (sizes that differ stay a call, which raises)
     if p is not None and p.shape_query == "shape" and len(args) == 1 and shape is not None:
-        return A.tuple_([A.const(n) for n in shape])
+        return build.tuple_([build.const(n) for n in shape])
     if f == "rt.unbroadcast" and len(args) == 2 and shape is not None and isinstance(args[1], gast.Name) \
             and args[1].id in shapes:
         return _unbroadcast(args[0], shape, args[1], shapes[args[1].id])
     if p is not None and p.cotangent_of is not None and len(args) == 3 and all(
             len(shape_of(a, shapes) or ()) == 2 for a in args[1:]):  # a product's cotangent, of matrices: a matmul
         g, a, b = args
-        return A.binop(g, gast.MatMult(), A.attr(b, "T")) if p.cotangent_of == 1 else \
-            A.binop(A.attr(a, "T"), gast.MatMult(), g)
+        return build.binop(g, gast.MatMult(), build.attr(b, "T")) if p.cotangent_of == 1 else \
+            build.binop(build.attr(a, "T"), gast.MatMult(), g)
     if f == "rt.like" and len(args) == 2 and isinstance(args[0], (gast.Tuple, gast.List)) \
             and isinstance(args[1], gast.Name) and args[1].id in shapes.seqs:
         kind, parts = shapes.seqs[args[1].id]
@@ -243,7 +242,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     shapes = known["name_shapes"] = known_shapes(body, params, known)  # (the last run's: array_methods reads them)
     counts = shapes.counts
     touched: set[str] = set()
-    for s in an.walk_stmts(body):  # (in program order: a shape folded here, its items fold below)
+    for s in analysis.walk_stmts(body):  # (in program order: a shape folded here, its items fold below)
         if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None:
             names = notes.names(s)
             s.value, c = bottom_up(s.value, lambda e: _folded(e, shapes))
@@ -266,7 +265,7 @@ def array_methods(body: list, params, facts) -> tuple[list, bool]:
     if not shapes:
         return body, False
     changed = False
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if isinstance(s, (gast.Assign, gast.Return, gast.Expr)) and s.value is not None:
             s.value, c = bottom_up(s.value, lambda e: _method(e, shapes))
             changed |= c
@@ -277,13 +276,13 @@ def _method(e, shapes):
     p = _prim(e)
     if p is not None and p.product and len(e.args) == 2 \
             and not e.keywords and all(1 <= len(shape_of(a, shapes) or ()) <= 2 for a in e.args):
-        return A.binop(e.args[0], gast.MatMult(), e.args[1])  # (`dot` is `@` for vectors and matrices)
+        return build.binop(e.args[0], gast.MatMult(), e.args[1])  # (`dot` is `@` for vectors and matrices)
     if not (p is not None and p.reduction and len(e.args) == 1
             and not isinstance(e.args[0], gast.Starred) and len(shape_of(e.args[0], shapes) or ()) >= 1
             and {k.arg for k in e.keywords} <= {"axis", "keepdims"}):
         return None  # (rank 0 could be a Python number, which has no methods)
-    name = an.dotted(e.func)[3:].removeprefix("a")
-    return gast.Call(func=A.attr(e.args[0], name), args=[], keywords=e.keywords)
+    name = analysis.dotted(e.func)[3:].removeprefix("a")
+    return gast.Call(func=build.attr(e.args[0], name), args=[], keywords=e.keywords)
 
 
 PASS = Pass("fold_shapes", fold_shapes, idempotent=True)

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from ..primitives import registry
 from .base import Pass
 
@@ -31,7 +31,7 @@ def _shape_args(calls) -> tuple:
     """(call, position) of each argument of `calls` that a helper reads only the shape of."""
     out = []
     for node in calls:
-        p = registry.lookup(an.dotted(node.func))
+        p = registry.lookup(analysis.dotted(node.func))
         if p is not None and p.shape_arg is not None and p.shape_arg < len(node.args):
             out.append((node, p.shape_arg))
     return tuple(out)
@@ -43,21 +43,21 @@ def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
     counts = source.counts  # (the loops below rewrite only right-hand sides)
     for s in body:  # `rt.unbroadcast(g, like)` of a `g` with `like`'s shape is `g`
         v = s.value if isinstance(s, gast.Assign) else None
-        if isinstance(v, gast.Call) and an.dotted(v.func) == "rt.unbroadcast" and len(v.args) == 2 \
+        if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.unbroadcast" and len(v.args) == 2 \
                 and not v.keywords and isinstance(v.args[1], gast.Name):
-            root = an.expr_shape_root(v.args[0], source, counts)
-            if root and root == an.expr_shape_root(v.args[1], source, counts):
+            root = analysis.expr_shape_root(v.args[0], source, counts)
+            if root and root == analysis.expr_shape_root(v.args[1], source, counts):
                 touched.update(notes.names(s))
                 notes.forget(s)
                 s.value = v.args[0]
-    for s in an.walk_stmts(body):
-        if isinstance(s, (gast.If, gast.For, gast.While)) or A.is_comment(s):
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, (gast.If, gast.For, gast.While)) or build.is_comment(s):
             continue
         for node, i in notes.get(s, "shape_args", lambda s: _shape_args(notes.calls(s))):
             arg = node.args[i]
             if isinstance(arg, gast.Name) and arg.id in source:
                 touched.update(notes.names(s), (source[arg.id],))
-                node.args[i] = A.name(source[arg.id])
+                node.args[i] = build.name(source[arg.id])
                 notes.forget(s)
     return body, touched
 

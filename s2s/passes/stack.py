@@ -22,31 +22,31 @@ from __future__ import annotations
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from .base import Pass, names_of
 
 
 def _made(body, params) -> set[str]:
     """Lists made here (`L = []`), parameters aside."""
-    return {s.targets[0].id for s in an.walk_stmts(body) if isinstance(s, gast.Assign)
+    return {s.targets[0].id for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
             and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List) and not s.value.elts} - set(params)
 
 
 def _local_lists(body, made, notes) -> set[str]:
     """Lists made here that are only pushed, popped and measured by `rt.zeros_list`."""
     ok = set(made)
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if not ok:
             break
         if isinstance(s, (gast.If, gast.For, gast.While)):
             head = [s.test] if isinstance(s, (gast.If, gast.While)) else [s.target, s.iter]
-            uses = [n for n in an.iter_nodes(head) if type(n) is gast.Name and n.id in ok]  # blocks come next
+            uses = [n for n in analysis.iter_nodes(head) if type(n) is gast.Name and n.id in ok]  # blocks come next
             ok.difference_update(n.id for n in uses)
             continue
         if notes.names(s).isdisjoint(ok):
             continue
-        uses = [n for n in an.iter_nodes(s) if type(n) is gast.Name and n.id in ok]
+        uses = [n for n in analysis.iter_nodes(s) if type(n) is gast.Name and n.id in ok]
         for n in uses:
             if isinstance(n.ctx, gast.Store) and not (isinstance(s, gast.Assign) and isinstance(s.value, gast.List)
                                                       and not s.value.elts):
@@ -57,10 +57,10 @@ def _local_lists(body, made, notes) -> set[str]:
 
 
 def _receiver_or_measured(stmt, name) -> bool:
-    for n in an.iter_nodes(stmt):
+    for n in analysis.iter_nodes(stmt):
         if type(n) is gast.Attribute and n.value is name and n.attr in ("append", "pop"):
             return True
-        if type(n) is gast.Call and an.dotted(n.func) == "rt.zeros_list" and name in n.args:
+        if type(n) is gast.Call and analysis.dotted(n.func) == "rt.zeros_list" and name in n.args:
             return True
     return False
 
@@ -95,14 +95,14 @@ def _block(stmts, lists, fresh, touched) -> None:
         if p is None or p[0] not in lists:
             continue
         for i in range(j - 1, -1, -1):
-            if p[0] not in an.loads(stmts[i]):
+            if p[0] not in analysis.loads(stmts[i]):
                 continue
             push = _push(stmts[i])
             if push is not None and push[0] == p[0]:
                 name = fresh()
                 touched.update(names_of(stmts[i]), names_of(s), (name,))
-                stmts[i] = gast.copy_location(A.assign(name, push[1]), stmts[i])
-                stmts[j] = gast.copy_location(A.assign(p[1], A.name(name)), s) if p[1] else gast.Pass()
+                stmts[i] = gast.copy_location(build.assign(name, push[1]), stmts[i])
+                stmts[j] = gast.copy_location(build.assign(p[1], build.name(name)), s) if p[1] else gast.Pass()
             break
     stmts[:] = [s for s in stmts if not isinstance(s, gast.Pass)] or stmts[:1]
 
@@ -127,7 +127,7 @@ def _fresh_names(body):
     def fresh() -> str:
         nonlocal taken, counter
         if taken is None:
-            taken = {n.id for n in an.iter_nodes(body) if type(n) is gast.Name}
+            taken = {n.id for n in analysis.iter_nodes(body) if type(n) is gast.Name}
         while f"stk_{counter}" in taken:
             counter += 1
         counter += 1

@@ -5,7 +5,7 @@ it) gives its signature and its facts: whether it is differentiable, which argum
 derivative (`zero_args`), whether it broadcasts, is a reduction, may alias an input, its result's
 shape or float-ness, whether a fused kernel computes it, the runtime helper of its diagonal form,
 its array-method and `math` spellings (the fields of `registry.Prim`), and its batching rule
-(`batch=SAME`, `batch=along("axis")`, `batch=by("rt.vbh_f")`: the runtime helper that batches it).
+(`batch=SAME`, `batch=along("axis")`, `batch=by("rt.batched_f")`: the runtime helper that batches it).
 Its derivative rules follow it (`defvjp`, `defjvp`). The core table's batching rules (rules.py's
 operators and functions) are declared by category in rules_batch.py, which also declares each
 batching helper a primitive in its turn. The transforms and the passes ask these declarations
@@ -23,7 +23,7 @@ runtime/loops.py; rules_idioms.py holds its helpers itself.
 To add an operation: declare it in its family's rule file, one line with its facts and its
 batching rule, one line per derivative rule (`prim("xp.f", "x, axis=None", zero_args=REST,
 batch=along("axis"))`, `defvjp("xp.f", x="rt.f_vjp(g, x, axis)")`), and write the runtime helpers
-those rules name (`f_vjp`, a batching helper `vbh_f`) in the family's runtime modules, each listed
+those rules name (`f_vjp`, a batching helper `batched_f`) in the family's runtime modules, each listed
 in its module's `__all__`. To add a family: a new rules_<family>.py imported from rules.py, and
 its runtime modules listed in `runtime.MODULES`. Nothing outside this package and s2s/runtime/
 changes.

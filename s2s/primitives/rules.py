@@ -328,15 +328,20 @@ defvjp("rt.take_at", acc="rt.take_at_t(g, index, acc)")
 linear("rt.take_at_t", "g_, index, acc", "g_", "rt.take_at(rt.fresh(g), index, g_[0])")
 # `x + y` and `x * n` where an operand may be a list or tuple (concatenation, repetition): the reverse
 # transform's cotangent of operand `me`, decided at run time; bilinear in (v, other) for arrays
-prim("rt.seq_ct", "v, me, other, op, first, d=0", zero_args=("me", "op", "first", "d"), tree_sum=True,
+prim("rt.operand_cotangent", "ct, operand, other, op, operand_first, wrt_other=0", zero_args=("operand", "op",
+    "operand_first", "wrt_other"), tree_sum=True,
      aliasing=True, tree_args=(0, 2))
-defvjp("rt.seq_ct", v="rt.seq_ct_t(g, v, me, other, op, first, d)", other="rt.seq_ct(v, other, g, op, first, 1)")
-defjvp("rt.seq_ct", v="rt.seq_ct(dv, me, other, op, first, d)", other="rt.seq_ct(v, me, dother, op, first, 1)")
-prim("rt.seq_ct_t", "g_, v, me, other, op, first, d=0", zero_args=("v", "me", "op", "first", "d"), tree_sum=True,
+defvjp("rt.operand_cotangent", ct="rt.operand_cotangent_t(g, ct, operand, other, op, operand_first, wrt_other)",
+       other="rt.operand_cotangent(ct, other, g, op, operand_first, 1)")
+defjvp("rt.operand_cotangent", ct="rt.operand_cotangent(dct, operand, other, op, operand_first, wrt_other)",
+       other="rt.operand_cotangent(ct, operand, dother, op, operand_first, 1)")
+prim("rt.operand_cotangent_t", "g_, ct, operand, other, op, operand_first, wrt_other=0", zero_args=("ct", "operand", "op",
+    "operand_first", "wrt_other"), tree_sum=True,
      aliasing=True, tree_args=(0, 3))
-defvjp("rt.seq_ct_t", g_="rt.seq_ct(g, me, other, op, first, d)", other="rt.seq_ct(g, other, g_, op, first, 1)")
-defjvp("rt.seq_ct_t", g_="rt.seq_ct_t(dg_, v, me, other, op, first, d)",
-       other="rt.seq_ct_t(g_, v, me, dother, op, first, 1)")
+defvjp("rt.operand_cotangent_t", g_="rt.operand_cotangent(g, operand, other, op, operand_first, wrt_other)",
+       other="rt.operand_cotangent(g, other, g_, op, operand_first, 1)")
+defjvp("rt.operand_cotangent_t", g_="rt.operand_cotangent_t(dg_, ct, operand, other, op, operand_first, wrt_other)",
+       other="rt.operand_cotangent_t(g_, ct, operand, dother, op, operand_first, 1)")
 linear("tuple", "x", "x", "rt.like(g, x)", tree_args=(0,))
 linear("list", "x", "x", "rt.like(g, x)", tree_args=(0,))
 linear("rt.list_sum", "items", "items", "rt.list_sum_vjp(g, items)")

@@ -4,8 +4,8 @@ with `defbatch`; the NumPy coverage families declare theirs with each primitive 
 A batched value carries the batch as axis 0. Most ops need no code: an elementwise op applies as
 it is; a broadcasting op lifts each batched operand's per-example rank to the others' first; a
 reduction shifts its `axis` argument by one (None: every axis but the batch). The rest name a
-runtime helper (`rt.vbh_*`) that takes per-argument batched flags. `loop` ops run once per example
-(`rt.vb_loop`); `create` ops refuse batched arguments; an op without a rule is an error in vmap.
+runtime helper (`rt.batched_*`) that takes per-argument batched flags. `loop` ops run once per example
+(`rt.map_examples`); `create` ops refuse batched arguments; an op without a rule is an error in vmap.
 The vmap helpers themselves are primitives too (with derivative and batching rules), so batched
 code can be differentiated and batched again.
 """
@@ -30,6 +30,8 @@ from .registry import (
     linear,
     prim,
 )
+
+_DECLARED_BEFORE = set(PRIMS)  # the helpers of batched code are the runtime primitives declared below
 
 
 def _decl(kind: str, names, **kw) -> None:
@@ -105,7 +107,7 @@ for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"),
                ("rt.broadcast_to_like", "broadcast_to_like"), ("float", "float"), ("int", "int"),
                ("xp.shape", "shape"), ("not", "not"), ("xp.ndim", "ndim"), ("xp.size", "size"), ("len", "len")):
     # (the products' helpers also run inside a vectorized loop, passes/loopvec.py)
-    helper(_n, "rt.vbh_" + _h, **({"nested_ok": True} if _h in ("dot", "matmul", "inner") else {}))
+    helper(_n, "rt.batched_" + _h, **({"nested_ok": True} if _h in ("dot", "matmul", "inner") else {}))
 defbatch("rt.cast_like", BatchRule("same"))
 defbatch("rt.cast_to", BatchRule("same"))
 defbatch("rt.cast_to_d", BatchRule("same"))
@@ -126,11 +128,11 @@ unbatched("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange
           "xp.tri", "range", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index",
           "xp.broadcast_shapes", "xp.result_type", "slice", "rt.reversed_range", "rt.new_list", "str",
           "isinstance", "attr", "is", "isnot", "in", "notin", "bool", "rt.check_norm_ord", "rt.seed")
-helper("rt.seed", "rt.vbh_seed", effect=True)  # (grad's scalar check: an effect, as rt.seed)
+helper("rt.seed", "rt.batched_seed", effect=True)  # (grad's scalar check: an effect, as rt.seed)
 # creation ops with per-example values (fill value, endpoints) but one shape for every example
 for _n, _fixed in (("xp.full", ("shape", "dtype")), ("xp.full_like", ("dtype",)),
                    ("xp.linspace", ("num", "endpoint", "retstep", "dtype", "axis"))):
-    defbatch(_n, BatchRule("helper", helper="rt.vbh_" + _n[3:], fixed=_fixed))
+    defbatch(_n, BatchRule("helper", helper="rt.batched_" + _n[3:], fixed=_fixed))
 
 for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after all
     defbatch(_n, BatchRule("same" if _n in ("neg", "pos", "rt.log0") else "broadcast"))
@@ -138,56 +140,58 @@ for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after
 
 # the vmap helpers are primitives too, so batched code can be batched again (vmap of vmap) and
 # differentiated (grad of vmap); helpers without derivative rules make reverse/forward mode refuse
-# (vb_size and vb_size0 check that the mapped axes agree: never removed)
-prim("rt.vb_size", "args, in_axes, axis_size, names", nondiff=True, effect=True, unbatched_result=True)
-prim("rt.vb_size0", "xs, names", nondiff=True, effect=True, unbatched_result=True)
-prim("rt.vb_n", "x", nondiff=True, unbatched_result=True)
-prim("rt.vb_axes", "x", nondiff=True, unbatched_result=True)
-for _n, _sig in (("rt.vb_any", "m"), ("rt.vb_and", "m, c"),
-                 ("rt.vb_andnot", "m, c"), ("rt.vb_ones", "n"),
-                 ("rt.vb_key", "index, ib, a, clip=True")):
+# (vmap_size and vmap_size_axis0 check that the mapped axes agree: never removed)
+prim("rt.vmap_size", "args, in_axes, axis_size, names", nondiff=True, effect=True, unbatched_result=True)
+prim("rt.vmap_size_axis0", "xs, names", nondiff=True, effect=True, unbatched_result=True)
+prim("rt.num_examples", "x", nondiff=True, unbatched_result=True)
+prim("rt.example_axes", "x", nondiff=True, unbatched_result=True)
+for _n, _sig in (("rt.mask_any", "m"), ("rt.mask_and", "m, c"),
+                 ("rt.mask_and_not", "m, c"), ("rt.full_mask", "n"),
+                 ("rt.example_key", "index, ib, a, clip=True")):
     prim(_n, _sig, nondiff=True)
-prim("rt.vb_axis", "axis, x=None, none='keep'", nondiff=True, unbatched_result=True)  # one axis for every example
-linear("rt.vb_in", "x, spec, n", "x", "rt.vb_in_t(g, x, spec)", tree_args=(0,))
-linear("rt.vb_in_t", "v, like, spec", "v", "rt.vb_in(g, spec, rt.vb_n(v))", tree_args=(0, 1))
-linear("rt.vb_out", "x, spec, n", "x", "rt.vb_out_t(g, spec)", tree_args=(0,))
-linear("rt.vb_out_t", "v, spec", "v", "rt.vb_out(g, spec, 0)", tree_args=(0,))
-linear("rt.vb_bcast", "x, n", "x", "rt.vb_bcast_t(g, x)", tree_args=(0,))
-linear("rt.vb_bcast_t", "v, like", "v", "rt.vb_bcast(g, rt.vb_n(v))", tree_args=(0, 1))
-linear("rt.vb_lift", "x, other, other_batched", "x", "rt.vb_unlift(g, x)", tree_preserving=True)
-linear("rt.vb_unlift", "v, x", "v", "rt.vb_unlift(g, v)")
-linear("rt.vb_lift_tree", "x, other, other_batched", "x", "rt.vb_lift_tree_t(g, x)")
-prim("rt.vb_lift_tree_t", "g_, x", zero_args=("x",))  # (its own derivative: vb_no_derivative, below)
-linear("rt.vb_lift_to", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
-linear("rt.vb_flat", "x", "x", "xp.reshape(g, xp.shape(x))")
-linear("rt.vb_getitem", "x, index, xb=True, ib=False, clip=True", "x", "rt.vb_getitem_t(g, x, index, xb, ib)",
+prim("rt.example_axis", "axis, x=None, none='keep'", nondiff=True, unbatched_result=True)  # one axis for every example
+linear("rt.vmap_in", "x, spec, n", "x", "rt.vmap_in_t(g, x, spec)", tree_args=(0,))
+linear("rt.vmap_in_t", "v, like, spec", "v", "rt.vmap_in(g, spec, rt.num_examples(v))", tree_args=(0, 1))
+linear("rt.vmap_out", "x, spec, n", "x", "rt.vmap_out_t(g, spec)", tree_args=(0,))
+linear("rt.vmap_out_t", "v, spec", "v", "rt.vmap_out(g, spec, 0)", tree_args=(0,))
+linear("rt.replicate_batch", "x, n", "x", "rt.replicate_batch_t(g, x)", tree_args=(0,))
+linear("rt.replicate_batch_t", "v, like", "v", "rt.replicate_batch(g, rt.num_examples(v))", tree_args=(0, 1))
+linear("rt.lift_rank", "x, other, other_batched", "x", "rt.unlift_rank(g, x)", tree_preserving=True)
+linear("rt.unlift_rank", "v, x", "v", "rt.unlift_rank(g, v)")
+linear("rt.lift_rank_tree", "x, other, other_batched", "x", "rt.lift_rank_tree_t(g, x)")
+prim("rt.lift_rank_tree_t", "g_, x", zero_args=("x",))  # (its own derivative: no_batched_derivative, below)
+linear("rt.lift_rank_to_slot", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
+linear("rt.flatten_examples", "x", "x", "xp.reshape(g, xp.shape(x))")
+linear("rt.example_getitem", "x, index, xb=True, ib=False, clip=True", "x", "rt.example_getitem_t(g, x, index, xb, ib)",
        tree_args=(0,), nested_ok=True)
-linear("rt.vb_getitem_t", "v, x, index, xb, ib", "v", "rt.vb_getitem(g, index, xb, ib)", tree_args=(0, 1))
-# reverse mode's in-place form of `b_x + rt.vb_getitem_t(g, x, index, xb, ib)` (VJP_IN_PLACE)
-prim("rt.vb_add_at", "acc, v, index, xb=True, ib=False", zero_args=("index", "xb", "ib"), tree_sum=True,
+linear("rt.example_getitem_t", "v, x, index, xb, ib", "v", "rt.example_getitem(g, index, xb, ib)", tree_args=(0, 1))
+# reverse mode's in-place form of `b_x + rt.example_getitem_t(g, x, index, xb, ib)` (VJP_IN_PLACE)
+prim("rt.example_add_at", "acc, v, index, xb=True, ib=False", zero_args=("index", "xb", "ib"), tree_sum=True,
      mutates=True, tree_args=(0, 1))
-defvjp("rt.vb_add_at", acc="g", v="rt.vb_getitem(g, index, xb, ib)")
-defjvp("rt.vb_add_at", acc="rt.fresh(dacc)", v="rt.vb_getitem_t(dv, acc, index, xb, ib)")
-VJP_IN_PLACE["rt.vb_getitem"] = ("x", "rt.vb_add_at")
-prim("rt.vb_select", "m, new, old", zero_args=("m",), tree_args=(1, 2))
-defvjp("rt.vb_select", new="rt.vb_select(m, g, rt.zeros_like_tree(g))", old="rt.vb_select(m, rt.zeros_like_tree(g), g)")
+defvjp("rt.example_add_at", acc="g", v="rt.example_getitem(g, index, xb, ib)")
+defjvp("rt.example_add_at", acc="rt.fresh(dacc)", v="rt.example_getitem_t(dv, acc, index, xb, ib)")
+VJP_IN_PLACE["rt.example_getitem"] = ("x", "rt.example_add_at")
+prim("rt.masked_merge", "m, new, old", zero_args=("m",), tree_args=(1, 2))
+defvjp("rt.masked_merge", new="rt.masked_merge(m, g, rt.zeros_like_tree(g))",
+       old="rt.masked_merge(m, rt.zeros_like_tree(g), g)")
 # the old value of a first assignment is None (and so is its tangent, when the branch that would
 # have assigned it first was skipped): its term is then zeros shaped like the new value
-defjvp("rt.vb_select", new="rt.vb_select(m, dnew, rt.zeros_like_tree(dnew))",
-       old="rt.vb_select(m, rt.zeros_like_tree(new), dold)")
-prim("rt.vb_loop", "fn, flags, n, a0=None, a1=None, a2=None, a3=None, a4=None, a5=None, a6=None",
+defjvp("rt.masked_merge", new="rt.masked_merge(m, dnew, rt.zeros_like_tree(dnew))",
+       old="rt.masked_merge(m, rt.zeros_like_tree(new), dold)")
+prim("rt.map_examples", "fn, flags, n, a0=None, a1=None, a2=None, a3=None, a4=None, a5=None, a6=None",
      zero_args=("fn", "flags", "n"))
-for _h in ("vb_size", "vb_size0", "vb_in", "vb_out", "vb_bcast", "vb_lift", "vb_unlift", "vb_any"):
-    helper("rt." + _h, "rt.vbh_" + _h)
-helper("rt.vb_select", "rt.vbh_vb_select", zero_args=("f", "m"))  # (the mask has no derivative)
-broadcasting("rt.vb_and", "rt.vb_andnot")
-unbatched("rt.vb_ones")
-for _h in ("vb_axes", "vb_n", "vb_flat", "vb_axis"):  # vb_axis: an axis of batched code batched again (vmap of vmap)
-    helper("rt." + _h, "rt.vbh_" + _h)
-looped("rt.vb_getitem", "rt.vb_loop")
-prim("rt.vb_sum_scalars", "v")  # vmap(grad(f)) as grad of the sum of the batched f
-defvjp("rt.vb_sum_scalars", v="g * xp.ones_like(v)")
-defjvp("rt.vb_sum_scalars", v="xp.sum(dv)")
+for _h in ("vmap_size", "vmap_size_axis0", "vmap_in", "vmap_out", "replicate_batch", "lift_rank", "unlift_rank", "mask_any"):
+    helper("rt." + _h, "rt.batched_" + _h)
+helper("rt.masked_merge", "rt.batched_masked_merge", zero_args=("flags", "m"))  # (the mask has no derivative)
+broadcasting("rt.mask_and", "rt.mask_and_not")
+unbatched("rt.full_mask")
+for _h in ("example_axes", "num_examples", "flatten_examples",
+           "example_axis"):  # example_axis: an axis of batched code batched again (vmap of vmap)
+    helper("rt." + _h, "rt.batched_" + _h)
+looped("rt.example_getitem", "rt.map_examples")
+prim("rt.sum_examples", "v")  # vmap(grad(f)) as grad of the sum of the batched f
+defvjp("rt.sum_examples", v="g * xp.ones_like(v)")
+defjvp("rt.sum_examples", v="xp.sum(dv)")
 
 
 def _sig_of(fn) -> str:
@@ -201,29 +205,34 @@ def _no_derivative(name: str) -> None:
     p = PRIMS[name]
     for a in p.params:
         if a not in p.zero_args and a not in p.vjp:
-            defvjp(name, **{a: f"rt.vb_no_derivative(g, {name[3:]!r})"})
-            defjvp(name, **{a: f"rt.vb_no_derivative(d{a}, {name[3:]!r})"})
+            defvjp(name, **{a: f"rt.no_batched_derivative(g, {name[3:]!r})"})
+            defjvp(name, **{a: f"rt.no_batched_derivative(d{a}, {name[3:]!r})"})
 
 
 for _n in ("full", "full_like"):
-    linear("rt.vbh_" + _n, _sig_of(getattr(_rt, "vbh_" + _n)), "fill_value", "rt.vb_full_t(f, g, fill_value)")
-prim("rt.vbh_linspace", _sig_of(_rt.vbh_linspace), zero_args=("f", "num", "endpoint", "retstep", "dtype", "axis"))
+    linear("rt.batched_" + _n, _sig_of(getattr(_rt, "batched_" + _n)), "fill_value",
+           "rt.batched_full_t(flags, g, fill_value)")
+prim("rt.batched_linspace", _sig_of(_rt.batched_linspace), zero_args=("flags", "num", "endpoint", "retstep", "dtype",
+                                                                      "axis"))
 for _k, _end in enumerate(("start", "stop")):
-    defvjp("rt.vbh_linspace", **{_end: f"rt.vb_linspace_t(f, g, start, stop, num, endpoint, axis, {_k})"})
-    defjvp("rt.vbh_linspace", **{_end: f"rt.vb_linspace_jvp(f, d{_end}, start, stop, num, endpoint, axis, {_k})"})
-prim("rt.vb_full_t", "f, g_, fill_value", zero_args=("f", "fill_value"))
-prim("rt.vb_linspace_t", "f, g_, start, stop, num, endpoint, axis, which", zero_args=("f", "start", "stop", "num",
+    defvjp("rt.batched_linspace", **{_end: f"rt.batched_linspace_t(flags, g, start, stop, num, endpoint, axis, {_k})"})
+    defjvp("rt.batched_linspace",
+           **{_end: f"rt.batched_linspace_jvp(flags, d{_end}, start, stop, num, endpoint, axis, {_k})"})
+prim("rt.batched_full_t", "flags, g_, fill_value", zero_args=("flags", "fill_value"))
+prim("rt.batched_linspace_t", "flags, g_, start, stop, num, endpoint, axis, which", zero_args=("flags", "start", "stop",
+                                                                                               "num",
      "endpoint", "axis", "which"))
-prim("rt.vb_linspace_jvp", "f, d, start, stop, num, endpoint, axis, which", zero_args=("f", "start", "stop", "num",
+prim("rt.batched_linspace_jvp", "flags, d, start, stop, num, endpoint, axis, which", zero_args=("flags", "start", "stop",
+                                                                                                "num",
      "endpoint", "axis", "which"))
-prim("rt.vb_no_derivative", "x, what", nondiff=True)
-linear("rt.vbh_array", _sig_of(_rt.vbh_array), "x", "rt.vb_array_t(g, x)")  # the batched np.array of a list
-linear("rt.vb_array_t", "v, like", "v", "rt.vbh_array((True,), g)")
-defbatch("rt.vb_array_t", BatchRule("loop"))
+prim("rt.no_batched_derivative", "x, what", nondiff=True)
+linear("rt.batched_array", _sig_of(_rt.batched_array), "x", "rt.example_array_t(g, x)")  # the batched np.array of a list
+linear("rt.example_array_t", "v, like", "v", "rt.batched_array((True,), g)")
+defbatch("rt.example_array_t", BatchRule("loop"))
 for _n in ("tuple", "list"):  # `tuple(x)` of a batched list or array
-    linear("rt.vbh_" + _n, "f, x", "x", "rt.vb_tuple_t(f, g, x)")
-linear("rt.vb_tuple_t", "f, v, x", "v", "rt.vbh_tuple(f, g)")
-defbatch("rt.vb_tuple_t", BatchRule("loop"))
+    linear("rt.batched_" + _n, "flags, x", "x", "rt.batched_tuple_t(flags, g, x)")
+linear("rt.batched_tuple_t", "flags, v, x", "v", "rt.batched_tuple(flags, g)")
+defbatch("rt.batched_tuple_t", BatchRule("loop"))
 
 
 def _declare_helpers() -> list[str]:
@@ -247,52 +256,57 @@ def _declare_helpers() -> list[str]:
 
 _declare_helpers()
 for _op, _kind in (("dot", "dot"), ("matmul", "matmul"), ("inner", "inner")):
-    defvjp("rt.vbh_" + _op, a=f"rt.vb_dot_vjp(f, g, a, b, 0, {_kind!r})", b=f"rt.vb_dot_vjp(f, g, a, b, 1, {_kind!r})")
-    defjvp("rt.vbh_" + _op, a=f"rt.vbh_{_op}(f, da, b)", b=f"rt.vbh_{_op}(f, a, db)")
+    defvjp("rt.batched_" + _op, a=f"rt.batched_product_vjp(flags, g, a, b, 0, {_kind!r})",
+           b=f"rt.batched_product_vjp(flags, g, a, b, 1, {_kind!r})")
+    defjvp("rt.batched_" + _op, a=f"rt.batched_{_op}(flags, da, b)", b=f"rt.batched_{_op}(flags, a, db)")
 for _op in ("reshape", "ravel", "squeeze"):
-    defvjp("rt.vbh_" + _op, a="xp.reshape(g, xp.shape(a))")
-    defjvp("rt.vbh_" + _op, a=f"rt.vbh_{_op}(f, da)" if _op == "ravel" else
-           ("rt.vbh_reshape(f, da, newshape, order, shape)" if _op == "reshape" else "rt.vbh_squeeze(f, da, axis)"))
-prim("rt.vb_dot_vjp", "f, g_, a, b, which, op", zero_args=("f", "which", "op"))
-defvjp("rt.vb_dot_vjp", g_="rt.vb_no_derivative(g, 'vb_dot_vjp')", a="rt.vb_no_derivative(g, 'vb_dot_vjp')",
-       b="rt.vb_no_derivative(g, 'vb_dot_vjp')")
-defjvp("rt.vb_dot_vjp", g_="rt.vb_dot_vjp(f, dg_, a, b, which, op)", a="rt.vb_dot_vjp(f, g_, da, b, which, op)",
-       b="rt.vb_dot_vjp(f, g_, a, db, which, op)")
-defbatch("rt.vb_dot_vjp", BatchRule("loop"))
-defvjp("rt.vbh_outer", a="rt.vb_outer_vjp(f, g, a, b, 0)", b="rt.vb_outer_vjp(f, g, a, b, 1)")
-defjvp("rt.vbh_outer", a="rt.vbh_outer(f, da, b)", b="rt.vbh_outer(f, a, db)")
-prim("rt.vb_outer_vjp", "f, g_, a, b, which", zero_args=("f", "a", "b", "which"))
-defbatch("rt.vb_outer_vjp", BatchRule("loop"))
-defbatch("xp.roll", BatchRule("helper", helper="rt.vbh_roll", fixed=("shift", "axis")))
-linear("rt.vbh_roll", "f, a, shift, axis=None", "a", "rt.vb_roll_t(f, g, shift, axis)")
-linear("rt.vb_roll_t", "f, g_, shift, axis=None", "g_", "rt.vbh_roll(f, g, shift, axis)")
-defbatch("rt.vb_roll_t", BatchRule("loop"))
+    defvjp("rt.batched_" + _op, a="xp.reshape(g, xp.shape(a))")
+    defjvp("rt.batched_" + _op, a=f"rt.batched_{_op}(flags, da)" if _op == "ravel" else
+           ("rt.batched_reshape(flags, da, newshape, order, shape)" if _op == "reshape"
+            else "rt.batched_squeeze(flags, da, axis)"))
+prim("rt.batched_product_vjp", "flags, g_, a, b, which, op", zero_args=("flags", "which", "op"))
+defvjp("rt.batched_product_vjp", g_="rt.no_batched_derivative(g, 'batched_product_vjp')",
+       a="rt.no_batched_derivative(g, 'batched_product_vjp')",
+       b="rt.no_batched_derivative(g, 'batched_product_vjp')")
+defjvp("rt.batched_product_vjp", g_="rt.batched_product_vjp(flags, dg_, a, b, which, op)",
+       a="rt.batched_product_vjp(flags, g_, da, b, which, op)",
+       b="rt.batched_product_vjp(flags, g_, a, db, which, op)")
+defbatch("rt.batched_product_vjp", BatchRule("loop"))
+defvjp("rt.batched_outer", a="rt.batched_outer_vjp(flags, g, a, b, 0)", b="rt.batched_outer_vjp(flags, g, a, b, 1)")
+defjvp("rt.batched_outer", a="rt.batched_outer(flags, da, b)", b="rt.batched_outer(flags, a, db)")
+prim("rt.batched_outer_vjp", "flags, g_, a, b, which", zero_args=("flags", "a", "b", "which"))
+defbatch("rt.batched_outer_vjp", BatchRule("loop"))
+defbatch("xp.roll", BatchRule("helper", helper="rt.batched_roll", fixed=("shift", "axis")))
+linear("rt.batched_roll", "flags, a, shift, axis=None", "a", "rt.batched_roll_t(flags, g, shift, axis)")
+linear("rt.batched_roll_t", "flags, g_, shift, axis=None", "g_", "rt.batched_roll(flags, g, shift, axis)")
+defbatch("rt.batched_roll_t", BatchRule("loop"))
 for _n in ("r_", "c_"):
-    helper("rt." + _n, f"rt.vbh_{_n}")
-    linear(f"rt.vbh_{_n}", "f, items", "items", f"rt.vb_{_n}t(f, g, items)")
-    linear(f"rt.vb_{_n}t", "f, g_, items", "g_", f"rt.vbh_{_n}(f, g)")
-    defbatch(f"rt.vb_{_n}t", BatchRule("loop"))
-defbatch("rt.vb_no_derivative", BatchRule("same"))
-for _n in [n for n, p in PRIMS.items() if n.startswith("rt.vb") and not p.nondiff]:
+    helper("rt." + _n, f"rt.batched_{_n}")
+    linear(f"rt.batched_{_n}", "flags, items", "items", f"rt.batched_{_n}t(flags, g, items)")
+    linear(f"rt.batched_{_n}t", "flags, g_, items", "g_", f"rt.batched_{_n}(flags, g)")
+    defbatch(f"rt.batched_{_n}t", BatchRule("loop"))
+defbatch("rt.no_batched_derivative", BatchRule("same"))
+for _n in [n for n, p in PRIMS.items() if n.startswith("rt.") and n not in _DECLARED_BEFORE and not p.nondiff]:
     _no_derivative(_n)
-for _n in ("rt.vb_in_t", "rt.vb_out_t", "rt.vb_bcast_t", "rt.vb_lift_to", "rt.vb_getitem_t", "rt.vb_add_at", "rt.vb_key",
-           "rt.vb_full_t", "rt.vb_linspace_t", "rt.vb_linspace_jvp"):
+for _n in ("rt.vmap_in_t", "rt.vmap_out_t", "rt.replicate_batch_t", "rt.lift_rank_to_slot", "rt.example_getitem_t",
+           "rt.example_add_at", "rt.example_key",
+           "rt.batched_full_t", "rt.batched_linspace_t", "rt.batched_linspace_jvp"):
     defbatch(_n, BatchRule("loop"))
-helper("rt.tree_size", "rt.vbh_tree_size")
-helper("rt.tree_all_zero", "rt.vbh_tree_all_zero")
+helper("rt.tree_size", "rt.batched_tree_size")
+helper("rt.tree_all_zero", "rt.batched_tree_all_zero")
 for _n in ("dot_vjp_a", "dot_vjp_b", "sum_vjp", "mean_vjp", "jac_from_rows", "jac_from_columns"):
-    helper("rt." + _n, "rt.vbh_" + _n)
-helper("rt.basis", "rt.vbh_basis")
-helper("rt.vb_sum_scalars", "rt.vbh_vb_sum_scalars")
+    helper("rt." + _n, "rt.batched_" + _n)
+helper("rt.basis", "rt.batched_basis")
+helper("rt.sum_examples", "rt.batched_sum_examples")
 
 # ---- the core table's ops batched by vectorized helpers in s2s/runtime/batch_shape.py (the NumPy
 # coverage families, rules_linalg, rules_math, rules_reduce and rules_shape, declare theirs with
 # each primitive) ----
 for _n in ("atleast_1d", "atleast_2d", "hstack", "vstack", "broadcast_to", "roll", "tile"):
-    helper("xp." + _n, "rt.vbh_" + _n)
-helper("rt.list_sum", "rt.vbh_list_sum")
+    helper("xp." + _n, "rt.batched_" + _n)
+helper("rt.list_sum", "rt.batched_list_sum")
 for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
-    helper("xp." + _n, "rt.vbh_" + _n)
+    helper("xp." + _n, "rt.batched_" + _n)
 # functions without derivative, declared with their real parameters so that each argument's
 # batched flag is known
 for _n, _sig in (("xp.argsort", "a, axis=-1, kind=None, order=None, stable=None"),
@@ -306,23 +320,23 @@ for _n, _sig in (("xp.argsort", "a, axis=-1, kind=None, order=None, stable=None"
     prim(_n, _sig, nondiff=True, methods=(_n[3:],) if _n in ("xp.argsort", "xp.searchsorted") else ())
 axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="flat")
 for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
-    helper("xp." + _n, "rt.vbh_" + _n)
+    helper("xp." + _n, "rt.batched_" + _n)
 # derivative helpers (vmap of grad), s2s/runtime/batch_*.py
 for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "cumsum_vjp", "reshape_like", "transpose_vjp",
            "add_at"):
-    # (vbh_d_add_at(flags, acc, index, v) updates acc in place, as add_at does)
-    helper("rt." + _n, "rt.vbh_d_" + _n, **({"mutates": True, "mutated": 1} if _n == "add_at" else {}))
+    # (batched_add_at(flags, acc, index, v) updates acc in place, as add_at does)
+    helper("rt." + _n, "rt.batched_" + _n, **({"mutates": True, "mutated": 1} if _n == "add_at" else {}))
 broadcasting("rt.mod_dy", "rt.fmod_dy")
-helper("tuple", "rt.vbh_tuple")
-helper("list", "rt.vbh_list")
+helper("tuple", "rt.batched_tuple")
+helper("list", "rt.batched_list")
 for _n in ("is", "isnot"):  # `x is None` of a batched x: never None, as for each example
-    helper(_n, "rt.vbh_" + _n)
+    helper(_n, "rt.batched_" + _n)
 # derivative helpers that read only shapes and settings: one example's answer serves the batch
 for _n in ("conv_pad", "diff_axis", "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec",
            "kron_spec", "kron_shape", "vecdot_spec", "svd_check", "not_deleted", "interp_ok", "plain_reflect",
            "insert_map", "vander_powers", "cov_axes", "cov_ddof"):
     prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True, unbatched_result=True)
-    helper("rt." + _n, "rt.vbh_static_" + _n)
+    helper("rt." + _n, "rt.batched_" + _n)
 for _n in _declare_helpers():  # the coverage ops' helpers
     if not PRIMS[_n].nondiff:
         _no_derivative(_n)

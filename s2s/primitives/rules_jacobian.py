@@ -19,4 +19,4 @@ linear("rt.jac_diag_t", "g_, t", "g_", "rt.jac_diag(g)")
 
 for _n in ("basis_stack", "ones_tangent", "diag_ok", "scalar_output", "jac_from_batch_cols", "jac_batch_cols_t",
            "jac_from_batch_rows", "jac_batch_rows_t", "jac_diag", "jac_diag_t"):
-    defbatch("rt." + _n, BatchRule("helper", helper="rt.vbh_" + _n))
+    defbatch("rt." + _n, BatchRule("helper", helper="rt.batched_" + _n))

@@ -25,10 +25,10 @@ def _einsum_rules(name: str, spec: str) -> None:
 
 
 prim("xp.einsum", "subscripts, a, b=None, c=None, d=None, e=None, f=None, h=None", zero_args=("subscripts", "h"),
-     batch=by("rt.vbh_einsum"))
+     batch=by("rt.batched_einsum"))
 _einsum_rules("xp.einsum", "subscripts")
 prim("rt.einsum_n", "spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None", zero_args=("spec", "g_", "h"),
-     batch=by("rt.vbh_d_einsum_n"))
+     batch=by("rt.batched_einsum_n"))
 _einsum_rules("rt.einsum_n", "spec")
 nondiff("rt.einsum_spec1", "rt.einsum_spec2", "rt.einsum_const", "rt.tensordot_spec", "rt.inner_spec",
         "rt.kron_spec", "rt.kron_shape", "rt.svd_check", sig="x, *args")
@@ -43,12 +43,12 @@ def _contraction(name: str, sig: str, spec: str, jvp_a: str, jvp_b: str, **facts
 
 
 _contraction("xp.tensordot", "a, b, axes=2", "rt.tensordot_spec(a, b, axes)", "xp.tensordot(da, b, axes)",
-             "xp.tensordot(a, db, axes)", batch=by("rt.vbh_tensordot"))
+             "xp.tensordot(a, db, axes)", batch=by("rt.batched_tensordot"))
 _contraction("xp.inner", "a, b", "rt.inner_spec(a, b)", "xp.inner(da, b)", "xp.inner(a, db)", maybe_scalar=True)
-prim("xp.vdot", "a, b", maybe_scalar=True, batch=by("rt.vbh_vdot"))
+prim("xp.vdot", "a, b", maybe_scalar=True, batch=by("rt.batched_vdot"))
 defvjp("xp.vdot", a="rt.reshape_like(g * b, a)", b="rt.reshape_like(g * a, b)")
 defjvp("xp.vdot", a="xp.vdot(da, b)", b="xp.vdot(a, db)")
-prim("xp.kron", "a, b", batch=by("rt.vbh_kron"))
+prim("xp.kron", "a, b", batch=by("rt.batched_kron"))
 defvjp("xp.kron", a="rt.reshape_like(rt.einsum_n(rt.kron_spec(a, b, 0), xp.reshape(g, rt.kron_shape(a, b)), "
                     "rt.kron_pad(b, a)), a)",
        b="rt.reshape_like(rt.einsum_n(rt.kron_spec(a, b, 1), xp.reshape(g, rt.kron_shape(a, b)), "
@@ -56,7 +56,7 @@ defvjp("xp.kron", a="rt.reshape_like(rt.einsum_n(rt.kron_spec(a, b, 0), xp.resha
 defjvp("xp.kron", a="xp.kron(da, b)", b="xp.kron(a, db)")
 linear("rt.kron_pad", "x, other", "x", "rt.reshape_like(g, x)")
 prim("xp.cross", "a, b, axisa=-1, axisb=-1, axisc=-1, axis=None",  # 3-vectors along the last axis
-     zero_args=("axisa", "axisb", "axisc", "axis"), batch=by("rt.vbh_cross"))
+     zero_args=("axisa", "axisb", "axisc", "axis"), batch=by("rt.batched_cross"))
 defvjp("xp.cross", a="rt.unbroadcast(xp.cross(b, g), a)", b="rt.unbroadcast(xp.cross(g, a), b)")
 defjvp("xp.cross", a="xp.cross(da, b)", b="xp.cross(a, db)")
 
@@ -72,7 +72,7 @@ defjvp("xp.linalg.det", a="ans * xp.trace(xp.linalg.solve(a, da), 0, -2, -1)")
 prim("xp.linalg.slogdet", "a", tree_sum=True, batch=SAME)
 defvjp("xp.linalg.slogdet", a="rt.expand2(g[1]) * rt.mT(xp.linalg.inv(a))")
 defjvp("xp.linalg.slogdet", a="(xp.zeros_like(ans[0]), xp.trace(xp.linalg.solve(a, da), 0, -2, -1))")
-prim("xp.linalg.solve", "a, b", batch=by("rt.vbh_linalg_solve"))
+prim("xp.linalg.solve", "a, b", batch=by("rt.batched_linalg_solve"))
 defvjp("xp.linalg.solve", a="rt.solve_vjp_a(g, a, ans)", b="xp.linalg.solve(rt.mT(a), g)")
 defjvp("xp.linalg.solve", a="-xp.linalg.solve(a, da @ ans)", b="xp.linalg.solve(a, db)")
 prim("xp.linalg.cholesky", "a, upper=False", zero_args=("upper",), batch=SAME)
@@ -107,19 +107,22 @@ nondiff("xp.linalg.matrix_rank", sig="x, *args, **kwargs", batch=SAME)
 
 # ---- NumPy 2 products and the np.linalg spellings of array functions ----
 _contraction("xp.vecdot", "a, b, axis=-1", "rt.vecdot_spec(a, b, axis)", "xp.vecdot(da, b, axis=axis)",
-             "xp.vecdot(a, db, axis=axis)", batch=by("rt.vbh_vecdot"))
+             "xp.vecdot(a, db, axis=axis)", batch=by("rt.batched_vecdot"))
 _contraction("xp.linalg.vecdot", "a, b, axis=-1", "rt.vecdot_spec(a, b, axis)",
-             "xp.linalg.vecdot(da, b, axis=axis)", "xp.linalg.vecdot(a, db, axis=axis)", batch=by("rt.vbh_linalg_vecdot"))
-_contraction("xp.matvec", "a, b", "'...ij,...j->...i'", "xp.matvec(da, b)", "xp.matvec(a, db)", batch=by("rt.vbh_matvec"))
-_contraction("xp.vecmat", "a, b", "'...j,...jk->...k'", "xp.vecmat(da, b)", "xp.vecmat(a, db)", batch=by("rt.vbh_vecmat"))
+             "xp.linalg.vecdot(da, b, axis=axis)", "xp.linalg.vecdot(a, db, axis=axis)",
+                 batch=by("rt.batched_linalg_vecdot"))
+_contraction("xp.matvec", "a, b", "'...ij,...j->...i'", "xp.matvec(da, b)", "xp.matvec(a, db)",
+             batch=by("rt.batched_matvec"))
+_contraction("xp.vecmat", "a, b", "'...j,...jk->...k'", "xp.vecmat(da, b)", "xp.vecmat(a, db)",
+             batch=by("rt.batched_vecmat"))
 _contraction("xp.linalg.tensordot", "a, b, axes=2", "rt.tensordot_spec(a, b, axes)",
              "xp.linalg.tensordot(da, b, axes=axes)", "xp.linalg.tensordot(a, db, axes=axes)",
-                                  batch=by("rt.vbh_linalg_tensordot"))
+                                  batch=by("rt.batched_linalg_tensordot"))
 nondiff("rt.vecdot_spec", sig="x, *args")
-prim("xp.linalg.matmul", "a, b", batch=by("rt.vbh_matmul"))
+prim("xp.linalg.matmul", "a, b", batch=by("rt.batched_matmul"))
 defvjp("xp.linalg.matmul", **PRIMS["xp.matmul"].vjp)
 defjvp("xp.linalg.matmul", a="xp.linalg.matmul(da, b)", b="xp.linalg.matmul(a, db)")
-prim("xp.linalg.cross", "a, b", batch=by("rt.vbh_linalg_cross"))
+prim("xp.linalg.cross", "a, b", batch=by("rt.batched_linalg_cross"))
 defvjp("xp.linalg.cross", **PRIMS["xp.cross"].vjp)
 defjvp("xp.linalg.cross", a="xp.linalg.cross(da, b)", b="xp.linalg.cross(a, db)")
 linear("xp.linalg.diagonal", "x, offset=0", "x", "rt.diagonal_vjp(g, x, offset, -2, -1)", batch=SAME)
@@ -137,6 +140,6 @@ defjvp("xp.linalg.cond", x="rt.cond_jvp(dx, x, ans, p)")
 
 # a chain of products (NumPy picks the cheapest order); the cotangent of each operand is
 # left.T @ g @ right.T, written with primitives in s2s/runtime/linalg.py (s2s differentiates it again)
-prim("xp.linalg.multi_dot", "arrays, out=None", list_args=("arrays",), zero_args=("out",), batch=by("rt.vbh_multi_dot"))
+prim("xp.linalg.multi_dot", "arrays, out=None", list_args=("arrays",), zero_args=("out",), batch=by("rt.batched_multi_dot"))
 defvjp("xp.linalg.multi_dot", arrays="rt.multi_dot_vjp(g, arrays)")
 defjvp("xp.linalg.multi_dot", arrays="rt.multi_dot_jvp(darrays, arrays)")

@@ -11,17 +11,17 @@ prim("xp.cumprod", "a, axis=None, dtype=None, out=None", zero_args=REST, methods
      batch=along("axis", none="flat"))
 defvjp("xp.cumprod", a="rt.cumsum_vjp(g * ans, a, axis) / a")  # entries of a must be nonzero
 defjvp("xp.cumprod", a="ans * xp.cumsum(da / a, axis)")
-prim("xp.diff", "a, n=1, axis=-1, prepend=None, append=None", zero_args=REST, batch=by("rt.vbh_diff"))
+prim("xp.diff", "a, n=1, axis=-1, prepend=None, append=None", zero_args=REST, batch=by("rt.batched_diff"))
 defvjp("xp.diff", a="rt.diff_vjp(g, a, n, rt.diff_axis(axis, prepend, append))")
 defjvp("xp.diff", a="xp.diff(da, n, rt.diff_axis(axis, prepend, append))")
-linear("rt.diff_vjp", "v, like, n, axis", "v", "xp.diff(g, n, axis)", batch=by("rt.vbh_d_diff_vjp"))
+linear("rt.diff_vjp", "v, like, n, axis", "v", "xp.diff(g, n, axis)", batch=by("rt.batched_diff_vjp"))
 prim("xp.ptp", "a, axis=None, out=None, keepdims=False", zero_args=REST, batch=along("axis", none="all"))
 defvjp("xp.ptp", a="rt.max_vjp(g, a, xp.max(a, axis, keepdims=keepdims), axis, keepdims) - "
                    "rt.max_vjp(g, a, xp.min(a, axis, keepdims=keepdims), axis, keepdims)")
 defjvp("xp.ptp", a="rt.max_jvp(da, a, xp.max(a, axis, keepdims=keepdims), axis, keepdims) - "
                    "rt.max_jvp(da, a, xp.min(a, axis, keepdims=keepdims), axis, keepdims)")
 prim("xp.average", "a, axis=None, weights=None, returned=False, keepdims=False",
-     zero_args=("axis", "returned", "keepdims"), batch=by("rt.vbh_average"))
+     zero_args=("axis", "returned", "keepdims"), batch=by("rt.batched_average"))
 defvjp("xp.average", a="rt.average_vjp_a(g, a, weights, axis, keepdims)",
        weights="rt.average_vjp_w(g, a, weights, axis, keepdims, ans)")
 defjvp("xp.average", a="xp.average(da, axis, weights, keepdims=keepdims)",
@@ -59,11 +59,11 @@ defjvp("xp.nancumprod", a="ans * xp.nancumsum(da / a, axis)")
 
 # ---- signals and interpolation ----
 _FULL = "xp.pad(g, rt.conv_pad(a, v, mode))"
-prim("xp.convolve", "a, v, mode='full'", zero_args=("mode",), batch=by("rt.vbh_convolve"))
+prim("xp.convolve", "a, v, mode='full'", zero_args=("mode",), batch=by("rt.batched_convolve"))
 defvjp("xp.convolve", a=f"xp.correlate({_FULL}, v, 'valid')", v=f"xp.correlate({_FULL}, a, 'valid')")
 defjvp("xp.convolve", a="xp.convolve(da, v, mode)", v="xp.convolve(a, dv, mode)")
 prim("xp.correlate", "a, v, mode='valid'", zero_args=("mode",),
-     batch=by("rt.vbh_correlate"))  # correlate(a, v) == convolve(a, v[::-1])
+     batch=by("rt.batched_correlate"))  # correlate(a, v) == convolve(a, v[::-1])
 _FULL_C = "xp.pad(g, rt.conv_pad(a, v, mode, True))"
 defvjp("xp.correlate", a=f"xp.correlate({_FULL_C}, xp.flip(v, 0), 'valid')",
        v=f"xp.flip(xp.correlate({_FULL_C}, a, 'valid'), 0)")
@@ -72,20 +72,21 @@ defjvp("xp.correlate", a="xp.correlate(da, v, mode)", v="xp.correlate(a, dv, mod
 # therefore reach NumPy only through rt helpers
 for _op in ("xp.interp", "rt.interp_apply"):
     prim(_op, "x, xp, fp, left=None, right=None, period=None", zero_args=("left", "right", "period"),
-         batch=by("rt.vbh_" + _op[3:]))
+         batch=by("rt.batched_" + _op[3:]))
     _ok = "rt.interp_ok(left, right, period)"  # 1.0, or an error for the arguments not differentiated
     defvjp(_op, x=f"rt.cast_like(g * {_ok} * rt.interp_slope(x, xp, fp), x)",
            fp=f"rt.cast_like(rt.interp_fp_vjp(g * {_ok}, x, xp, fp), fp)",
            xp=f"rt.cast_like(-rt.interp_fp_vjp(g * {_ok} * rt.interp_slope(x, xp, fp), x, xp, fp), xp)")
     defjvp(_op, x=f"dx * {_ok} * rt.interp_slope(x, xp, fp)", fp=f"rt.interp_apply(x, xp, dfp * {_ok})",
            xp=f"-rt.interp_slope(x, xp, fp) * rt.interp_apply(x, xp, dxp * {_ok})")
-prim("xp.polyval", "p, x", batch=by("rt.vbh_polyval"))
+prim("xp.polyval", "p, x", batch=by("rt.batched_polyval"))
 defvjp("xp.polyval", p="rt.polyval_vjp_p(g, p, x)", x="rt.unbroadcast(g * xp.polyval(rt.polyder(p), x), x)")
 defjvp("xp.polyval", p="xp.polyval(dp, x)", x="dx * xp.polyval(rt.polyder(p), x)")
 # differentiating with respect to the spacing is an S2SError (never a silent zero)
 prim("rt.no_derivative", "x, what", nondiff=True)
 _SPACING = "'np.gradient with respect to its spacing'"
-prim("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1", zero_args=("axis", "edge_order"), batch=by("rt.vbh_gradient"))
+prim("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1", zero_args=("axis", "edge_order"),
+     batch=by("rt.batched_gradient"))
 defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)",
        spacing=f"rt.no_derivative(g, {_SPACING})")
 defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)",
@@ -99,18 +100,19 @@ linear("rt.trapezoid_vjp", "v, y, x, dx, axis", "v", "xp.trapezoid(g, x, dx, axi
 linear("rt.gradient_vjp", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp_t(g, f, spacing, axis, edge_order)")
 linear("rt.gradient_vjp_t", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp(g, f, spacing, axis, edge_order)")
 linear("xp.cumulative_sum", "x, axis=None, dtype=None, include_initial=False", "x",
-       "rt.cumulative_vjp(g, x, axis, include_initial)", batch=by("rt.vbh_cumulative_sum"))
+       "rt.cumulative_vjp(g, x, axis, include_initial)", batch=by("rt.batched_cumulative_sum"))
 linear("rt.cumulative_vjp", "v, x, axis, include_initial", "v",
-       "xp.cumulative_sum(g, axis=axis, include_initial=include_initial)", batch=by("rt.vbh_d_cumulative_vjp"))
+       "xp.cumulative_sum(g, axis=axis, include_initial=include_initial)", batch=by("rt.batched_cumulative_vjp"))
 prim("xp.cumulative_prod", "x, axis=None, dtype=None, include_initial=False",
-     zero_args=("axis", "dtype", "include_initial"), batch=by("rt.vbh_cumulative_prod"))
+     zero_args=("axis", "dtype", "include_initial"), batch=by("rt.batched_cumulative_prod"))
 defvjp("xp.cumulative_prod", x="rt.cumulative_vjp(g * ans, x, axis, include_initial) / x")
 defjvp("xp.cumulative_prod", x="ans * xp.cumulative_sum(dx / x, axis=axis, include_initial=include_initial)")
-linear("xp.ediff1d", "ary", "ary", "rt.reshape_like(rt.diff_vjp(g, xp.ravel(ary), 1, -1), ary)", batch=by("rt.vbh_ediff1d"))
+linear("xp.ediff1d", "ary", "ary", "rt.reshape_like(rt.diff_vjp(g, xp.ravel(ary), 1, -1), ary)",
+       batch=by("rt.batched_ediff1d"))
 # order statistics (linear interpolation between the two nearest ranks, NumPy's default method)
 for _op in ("xp.quantile", "xp.percentile", "xp.nanquantile", "xp.nanpercentile"):
     prim(_op, "a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False", zero_args=REST,
-         batch=by("rt.vbh_" + _op[3:]))
+         batch=by("rt.batched_" + _op[3:]))
     _scale = "0.01 * q" if "percentile" in _op else "q"
     defvjp(_op, a=f"rt.quantile_vjp(g, a, rt.linear_method({_scale}, method), axis, keepdims)")
     defjvp(_op, a=f"rt.quantile_jvp(da, a, rt.linear_method({_scale}, method), axis, keepdims)")

@@ -8,8 +8,8 @@ One module per rule family, each with one export list (`__all__`) that this name
   (rules_shape, rules_reduce, rules_linalg)
 - composite: operations computed by NumPy's definition written with primitives (registry.composite)
 - jacobian: the basis and the assembly of Jacobians (rules_jacobian)
-- batch: vmap's machinery (sizes, in/out axes, masks, the per-example fallback `vb_loop`)
-- batch_core, batch_shape, batch_reduce, batch_linalg: batching helpers `vbh_<op>(flags, *args)`
+- batch: vmap's machinery (sizes, in/out axes, masks, the per-example fallback `map_examples`)
+- batch_core, batch_shape, batch_reduce, batch_linalg: batching helpers `batched_<op>(flags, *args)`
   (rules_batch), by the family of the op they batch
 - loops: helpers of vectorized loops (rules_loops)
 

@@ -1,7 +1,7 @@
 """vmap's machinery, `rt.vb_*`: the batch size and in/out axes, lifting operands, masks, batched
-indexing, and `vb_loop` (an op run once per example). A batched value carries the batch as axis 0
+indexing, and `map_examples` (an op run once per example). A batched value carries the batch as axis 0
 of every leaf; each helper takes its array module from its arguments (array methods and NumPy's
-dispatch). The batching helpers of operations, `vbh_<op>(flags, *args)` (flags: which arguments
+dispatch). The batching helpers of operations, `batched_<op>(flags, *args)` (flags: which arguments
 are batched), live in batch_core, batch_shape, batch_reduce and batch_linalg; the small facts
 about batched operands they share are at the end of this module."""
 from __future__ import annotations
@@ -16,11 +16,14 @@ from ..tree import tree_leaves, tree_map
 from .core import _NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, tree_add, zeros, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("vb_size", "vb_size0", "BatchSize", "vb_in", "vb_out", "vb_n", "vb_bcast", "vb_lift", "vb_unlift",
-           "vb_lift_tree", "vb_lift_tree_t", "vb_select", "vb_any", "vb_and", "vb_andnot", "vb_ones",
-           "vb_getitem", "vb_len", "vb_shape", "vb_ndim", "vb_size1", "vb_axes", "vb_static", "vb_axis",
-           "vb_flat", "vb_array", "vb_array_t", "vb_no_derivative", "vb_loop", "vb_key", "vb_lift_to", "vb_in_t",
-           "vb_out_t", "vb_bcast_t", "vb_getitem_t", "vb_add_at", "vb_sum_scalars")
+__all__ = ("vmap_size", "vmap_size_axis0", "BatchSize", "vmap_in", "vmap_out", "num_examples", "replicate_batch",
+           "lift_rank", "unlift_rank",
+           "lift_rank_tree", "lift_rank_tree_t", "masked_merge", "mask_any", "mask_and", "mask_and_not", "full_mask",
+           "example_getitem", "example_len", "example_shape", "example_ndim", "example_size", "example_axes",
+               "shared_setting", "example_axis",
+           "flatten_examples", "example_array", "example_array_t", "no_batched_derivative", "map_examples", "example_key",
+               "lift_rank_to_slot", "vmap_in_t",
+           "vmap_out_t", "replicate_batch_t", "example_getitem_t", "example_add_at", "sum_examples")
 
 
 def _vb_err(msg):
@@ -46,7 +49,7 @@ def _vb_pairs(spec, tree, where):
                   + (f" with {len(tree)} entries" if isinstance(tree, (tuple, list, dict)) else "") + ".")
 
 
-def vb_size(args, in_axes, axis_size, names):
+def vmap_size(args, in_axes, axis_size, names):
     """The batch size of a vmap call: checks `in_axes` against the arguments, as JAX does."""
     if axis_size is None and isinstance(in_axes, tuple) and len(in_axes) == len(args):
         n = _vb_size_fast(args, in_axes)
@@ -82,8 +85,8 @@ def vb_size(args, in_axes, axis_size, names):
     return _sized(n, args)
 
 
-def vb_size0(xs, names):
-    """vb_size where every mapped argument (`xs`, named `names`) is a NumPy array of per-example
+def vmap_size_axis0(xs, names):
+    """vmap_size where every mapped argument (`xs`, named `names`) is a NumPy array of per-example
     rank 0 or more mapped at axis 0 and the others are NumPy arrays or numbers (a vmap specialized
     on ranks): their common length."""
     n = len(xs[0])
@@ -96,7 +99,7 @@ def vb_size0(xs, names):
 
 class BatchSize(int):
     """A batch size that also names the array module of the call's arguments (CuPy, Dask...):
-    batched code makes new batched arrays from it alone (`vb_bcast(0.0, n)`, `vb_ones(n)`), and
+    batched code makes new batched arrays from it alone (`replicate_batch(0.0, n)`, `full_mask(n)`), and
     those must live on the arguments' backend. Plain NumPy calls get a plain int."""
 
     xp = np
@@ -143,15 +146,15 @@ def _vb_map(fn, spec, tree):
     return fn(tree, spec)
 
 
-def vb_in(x, spec, n):
+def vmap_in(x, spec, n):
     """An argument with its mapped axes moved to the front (unmapped leaves broadcast)."""
     if spec == 0 and type(spec) is int and type(x) is np.ndarray:
         return x
-    return _vb_map(lambda leaf, a: vb_bcast(leaf, n) if a is None else
+    return _vb_map(lambda leaf, a: replicate_batch(leaf, n) if a is None else
                    (leaf if a in (0, -np.ndim(leaf)) else np.moveaxis(leaf, a, 0)), spec, x)
 
 
-def vb_out(x, spec, n):
+def vmap_out(x, spec, n):
     """A batched result with its batch axis moved to `out_axes`."""
     if spec == 0 and type(spec) is int and type(x) is np.ndarray and x.ndim:
         return x
@@ -166,7 +169,7 @@ def vb_out(x, spec, n):
     return _vb_map(move, spec, x)
 
 
-def vb_n(x):
+def num_examples(x):
     """The batch size of a batched value (its first array leaf's leading axis; a tuple of several
     batched values may start with an empty one, such as the tangent of an axis tuple)."""
     y = x
@@ -180,13 +183,13 @@ def vb_n(x):
     raise S2SValueError("vmap: no batched argument holds an array, so the batch size is unknown")
 
 
-def vb_bcast(x, n):
+def replicate_batch(x, n):
     """An unbatched value made batched: every leaf repeated `n` times along a new axis 0."""
     if isinstance(x, (list, tuple)):
-        out = [vb_bcast(e, n) for e in x]
+        out = [replicate_batch(e, n) for e in x]
         return tuple(out) if isinstance(x, tuple) else out
     if isinstance(x, dict):
-        return {k: vb_bcast(v, n) for k, v in x.items()}
+        return {k: replicate_batch(v, n) for k, v in x.items()}
     if x is None or isinstance(x, (range, str, slice)):
         return x
     if type(n) is BatchSize:  # a call on another backend: host constants join it
@@ -203,7 +206,7 @@ def vb_bcast(x, n):
     return out
 
 
-def vb_lift(x, other, other_batched):
+def lift_rank(x, other, other_batched):
     """Batched `x` with unit axes after the batch axis so that it broadcasts per example against
     `other` (batched or not) as the unbatched values would."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
@@ -227,28 +230,28 @@ def vb_lift(x, other, other_batched):
     return x.reshape(x.shape[:1] + (1,) * (no - nx) + x.shape[1:])
 
 
-def vb_unlift(v, x):
-    """Transpose of `vb_lift`: `v` in the shape of `x`; lists and tuples (concatenated or repeated
-    in batched code), which vb_lift passes through, pass back unchanged."""
+def unlift_rank(v, x):
+    """Transpose of `lift_rank`: `v` in the shape of `x`; lists and tuples (concatenated or repeated
+    in batched code), which lift_rank passes through, pass back unchanged."""
     return v if isinstance(x, (list, tuple)) else np.reshape(v, np.shape(x))
 
 
-def vb_lift_tree(x, other, other_batched):
-    """vb_lift leaf by leaf, for `rt.tree_add` of two cotangents of the same structure (a list's
+def lift_rank_tree(x, other, other_batched):
+    """lift_rank leaf by leaf, for `rt.tree_add` of two cotangents of the same structure (a list's
     leaves are aligned with the other list's; `+` of lists would concatenate instead)."""
     if isinstance(x, (list, tuple)) and isinstance(other, (list, tuple)) and len(x) == len(other):
-        return type(x)(vb_lift_tree(a, b, other_batched) for a, b in zip(x, other))
+        return type(x)(lift_rank_tree(a, b, other_batched) for a, b in zip(x, other))
     if isinstance(x, dict) and isinstance(other, dict) and set(x) == set(other):
-        return {k: vb_lift_tree(x[k], other[k], other_batched) for k in x}
-    return vb_lift(x, other, other_batched)
+        return {k: lift_rank_tree(x[k], other[k], other_batched) for k in x}
+    return lift_rank(x, other, other_batched)
 
 
-def vb_lift_tree_t(g, x):
-    """Transpose of vb_lift_tree: each leaf of `g` shaped like the leaf of `x` it was lifted from."""
+def lift_rank_tree_t(g, x):
+    """Transpose of lift_rank_tree: each leaf of `g` shaped like the leaf of `x` it was lifted from."""
     if isinstance(x, (list, tuple)):
-        return type(x)(vb_lift_tree_t(a, b) for a, b in zip(g, x))
+        return type(x)(lift_rank_tree_t(a, b) for a, b in zip(g, x))
     if isinstance(x, dict):
-        return {k: vb_lift_tree_t(g[k], x[k]) for k in x}
+        return {k: lift_rank_tree_t(g[k], x[k]) for k in x}
     return g if x is None else np.reshape(g, np.shape(x))
 
 
@@ -257,37 +260,37 @@ def _vb_mask(m, like):
     return m.reshape(m.shape + (1,) * (np.ndim(like) - m.ndim))
 
 
-def vb_select(m, new, old):
+def masked_merge(m, new, old):
     """Per example: `new` where mask `m` is set, else `old` (a first assignment has old None)."""
     if old is None or new is old:
         return new
     if isinstance(new, (tuple, list)):
         if not isinstance(old, (tuple, list)) or len(old) != len(new):
             raise _vb_err("a batched branch or loop gives a list or tuple a different length per example")
-        out = [vb_select(m, a, b) for a, b in zip(new, old)]
+        out = [masked_merge(m, a, b) for a, b in zip(new, old)]
         return tuple(out) if isinstance(new, tuple) else out
     if isinstance(new, dict):
-        return {k: vb_select(m, new[k], old[k]) for k in new}
+        return {k: masked_merge(m, new[k], old[k]) for k in new}
     # `new` may be unbatched (a value stored into a slot of a batched array): shape the mask by
     # whichever carries the batch axis
     like = new if np.ndim(new) >= np.ndim(old) else old
     return np.where(_vb_mask(m, like), new, old)
 
 
-def vb_any(m):
+def mask_any(m):
     return bool(np.any(m))
 
 
-def vb_and(m, c):
+def mask_and(m, c):
     return c if m is None else np.logical_and(m, c)
 
 
-def vb_andnot(m, c):
+def mask_and_not(m, c):
     c = np.logical_not(c)
     return c if m is None else np.logical_and(m, c)
 
 
-def vb_ones(n):
+def full_mask(n):
     return getattr(n, "xp", np).ones(n, dtype=bool)
 
 
@@ -332,7 +335,7 @@ def _vb_one_position(index):
     return first.item() if hasattr(first, "item") else first
 
 
-def vb_getitem(x, index, xb=True, ib=False, clip=True):
+def example_getitem(x, index, xb=True, ib=False, clip=True):
     """`x[index]` per example: `x` batched (unless `xb` is False), index parts batched per `ib`
     (`clip`: see _vb_adv)."""
     if type(index) is slice and type(x) is np.ndarray and not ib:
@@ -354,33 +357,33 @@ def _vb_first_batched(index, ib):
     return next(p for p, f in zip(parts, flags) if f)
 
 
-def vb_len(x):
+def example_len(x):
     return len(x) if isinstance(x, (list, tuple, dict)) else np.shape(x)[1]
 
 
-def vb_shape(x):
+def example_shape(x):
     return np.shape(x)[1:]
 
 
-def vb_ndim(x):
+def example_ndim(x):
     return np.ndim(x) - 1
 
 
-def vb_size1(x):
+def example_size(x):
     s = np.shape(x)
     return int(np.prod(s[1:]))
 
 
-def vb_axes(x):
+def example_axes(x):
     """Every per-example axis of batched `x` (a reduction with axis=None)."""
     return tuple(range(1, np.ndim(x)))
 
 
-def vb_static(x):
+def shared_setting(x):
     """A setting (axis, keepdims) that reached batched code broadcast over the batch (saved in a
     backward sweep's record) as the one value it is; one that differs per example is an error."""
     if isinstance(x, (tuple, list)):
-        return type(x)(vb_static(e) for e in x)
+        return type(x)(shared_setting(e) for e in x)
     if not isinstance(x, np.ndarray) or x.ndim == 0:
         return x
     if not np.all(x == x[:1]):
@@ -388,14 +391,14 @@ def vb_static(x):
     return x[0].item() if x.ndim == 1 else tuple(x[0].tolist())
 
 
-def vb_axis(axis, x=None, none="keep"):
+def example_axis(axis, x=None, none="keep"):
     """A per-example axis (int or tuple; negative ones count from the end) of batched `x`. An axis
     that is None at run time means, as the op's rule says: every per-example axis of `x` ("all",
     reductions), None itself ("keep"), or the flattened example ("flat", not supported here)."""
-    axis = vb_static(axis)
+    axis = shared_setting(axis)
     if axis is None:
         if none in ("all", "norm"):
-            return vb_axes(x)
+            return example_axes(x)
         if none == "flat":
             raise S2SValueError("vmap: this op's axis is None only at run time (a variable); it needs the "
                                 "flattened example. Pass axis=None literally, or an integer axis.")
@@ -405,37 +408,37 @@ def vb_axis(axis, x=None, none="keep"):
     return axis + 1 if axis >= 0 else axis
 
 
-def vb_flat(x):
+def flatten_examples(x):
     x = asarray(x)
     return x.reshape(x.shape[0], -1)
 
 
-def vb_array(x):
+def example_array(x):
     """np.array of a batched list: the batch axis first."""
     if isinstance(x, (list, tuple)):
         if not x:
             return np.array(x)
         if all(type(e) is np.ndarray for e in x):
             return np.stack(x, axis=1)
-        parts = [vb_array(e) for e in x]  # np.stack, not np.array: it dispatches to the parts' backend
+        parts = [example_array(e) for e in x]  # np.stack, not np.array: it dispatches to the parts' backend
         return np.moveaxis(np.stack(parts) if any(type(p) is not np.ndarray for p in parts) else np.array(parts), 0, 1)
     return asarray(x)
 
 
-def vb_array_t(v, like):
-    """Cotangent of `vb_array(like)` (the batched `np.array` of a list): the same nesting of lists
+def example_array_t(v, like):
+    """Cotangent of `example_array(like)` (the batched `np.array` of a list): the same nesting of lists
     as `like`, each element's slice taken along the list axis that follows the batch axis."""
     if isinstance(like, (list, tuple)):
-        return [vb_array_t(v[:, i], e) for i, e in enumerate(like)]
+        return [example_array_t(v[:, i], e) for i, e in enumerate(like)]
     return v
 
 
-def vb_no_derivative(x, what):
+def no_batched_derivative(x, what):
     raise S2SError(f"s2s cannot differentiate the batched helper `{what}` yet (a function that calls "
                    "vmap uses it). Differentiate inside the vmap instead: vmap(grad(f)).")
 
 
-def vb_loop(fn, flags, n, *args, **kwargs):
+def map_examples(fn, flags, n, *args, **kwargs):
     """The fallback for the few ops without a vectorized batching rule: one call per example,
     stacked. Listed in primitives/batching.py as LOOPED."""
     fn = _vb_op(fn)
@@ -467,7 +470,7 @@ def _vb_stack(outs):
     return np.stack([asarray(o) for o in outs])
 
 
-def vb_key(index, ib, a, clip=True):
+def example_key(index, ib, a, clip=True):
     """The key of `a[index]` per example on batched `a` (batched index parts per `ib`; `clip`:
     see _vb_adv)."""
     if not ib:
@@ -475,38 +478,38 @@ def vb_key(index, ib, a, clip=True):
     return _vb_adv(index, ib, np.shape(a)[0], np.shape(a), clip)
 
 
-def vb_lift_to(v, a, key):
+def lift_rank_to_slot(v, a, key):
     """Batched `v` with unit axes after the batch axis to fill the slot `a[key]` per example."""
     nd = np.ndim(a[key])
     v = asarray(v)
     return v if v.ndim >= nd else v.reshape(v.shape[:1] + (1,) * (nd - v.ndim) + v.shape[1:])
 
 
-def vb_in_t(v, like, spec):
-    """Transpose of vb_in: the batch axis moved back (summed where the leaf was broadcast)."""
+def vmap_in_t(v, like, spec):
+    """Transpose of vmap_in: the batch axis moved back (summed where the leaf was broadcast)."""
     def back(leaf, a):
         return np.sum(leaf, axis=0) if a is None else (leaf if a == 0 else np.moveaxis(leaf, 0, a))
     out = _vb_map(back, spec, v)
     return reshape_like(out, like) if not isinstance(like, (tuple, list, dict)) else out
 
 
-def vb_out_t(v, spec):
+def vmap_out_t(v, spec):
     return _vb_map(lambda leaf, a: leaf if a in (0, None) else np.moveaxis(leaf, a, 0), spec, v)
 
 
-def vb_bcast_t(v, like):
-    """Transpose of vb_bcast: the batch summed out, shaped like the unbatched value."""
+def replicate_batch_t(v, like):
+    """Transpose of replicate_batch: the batch summed out, shaped like the unbatched value."""
     if isinstance(like, (list, tuple)):
-        out = [vb_bcast_t(a, b) for a, b in zip(v, like)]
+        out = [replicate_batch_t(a, b) for a, b in zip(v, like)]
         return tuple(out) if isinstance(like, tuple) else out
     if isinstance(like, dict):
-        return {k: vb_bcast_t(v[k], like[k]) for k in like}
+        return {k: replicate_batch_t(v[k], like[k]) for k in like}
     s = np.sum(v, axis=0)
     return reshape_like(s, like)
 
 
-def vb_getitem_t(v, x, index, xb=True, ib=False):
-    """Transpose of vb_getitem: `v` added into zeros shaped like `x` at the indexed places."""
+def example_getitem_t(v, x, index, xb=True, ib=False):
+    """Transpose of example_getitem: `v` added into zeros shaped like `x` at the indexed places."""
     if isinstance(x, (list, tuple, dict)):
         index = _vb_one_position(index) if ib else index
         z = zeros_like_tree(x)
@@ -521,13 +524,13 @@ def vb_getitem_t(v, x, index, xb=True, ib=False):
     return z if xb else z.sum(axis=0)
 
 
-def vb_add_at(acc, v, index, xb=True, ib=False, clip=True):
-    """`acc + vb_getitem_t(v, acc, index, xb, ib)`, added into `acc` in place where it can (the sweep
+def example_add_at(acc, v, index, xb=True, ib=False, clip=True):
+    """`acc + example_getitem_t(v, acc, index, xb, ib)`, added into `acc` in place where it can (the sweep
     owns `acc`): a batched `x[:, i]` in a loop then costs its slot per iteration, not a zeros array
     the size of `x`, as reverse mode's `rt.add_at` does for the plain `x[i]`."""
     if not xb or isinstance(acc, (list, tuple, dict)) or np.ndim(acc) == 0 or \
             np.result_type(acc, getattr(v, "dtype", type(v))) != acc.dtype:
-        return tree_add(acc, vb_getitem_t(v, acc, index, xb, ib))
+        return tree_add(acc, example_getitem_t(v, acc, index, xb, ib))
     key = (slice(None),) + _vb_key(index) if not ib else _vb_adv(index, ib, np.shape(v)[0], np.shape(acc))
     return add_at(acc, key, v)
 
@@ -544,7 +547,7 @@ def _vb_op(name):
     return obj
 
 
-def vb_sum_scalars(v):
+def sum_examples(v):
     """The sum of a batch of per-example scalars (what vmap(grad(f)) differentiates: the examples
     are independent, so the gradient of the sum is each example's gradient)."""
     if np.ndim(v) != 1:
@@ -570,8 +573,8 @@ def _is_arr(x):
     return type(x) is np.ndarray or hasattr(x, "shape") and not isinstance(x, (list, tuple, dict, np.generic))
 
 
-def _n(f, args):
-    return vb_n(next(a for a, fl in zip(args, f) if fl))
+def _n(flags, args):
+    return num_examples(next(a for a, fl in zip(args, flags) if fl))
 
 
 def _nd(x, fl):
@@ -622,8 +625,8 @@ def _lift_loops(x, fl, core, loops):
     return _lift(x, fl, loops + core)
 
 
-def _loop(name, f, *args):
-    return vb_loop(name, f, _n(f, args), *args)
+def _loop(name, flags, *args):
+    return map_examples(name, flags, _n(flags, args), *args)
 
 
 # ---- derivative helpers (vmap of grad): the same facts, shifted past the batch axis ----
@@ -631,18 +634,18 @@ def _shifted(fn, arrays, axes=(), statics=(), ref=0, none="all"):
     """The batching rule of helper `fn(*args)`: arguments at `arrays` are arrays (broadcast over the
     batch when unbatched), at `axes` axes of the array at `ref` (shifted past the batch; None:
     every per-example axis, or a per-example call when `none` is "loop"), at `statics` settings."""
-    def rule(f, *args):
+    def rule(flags, *args):
         args = list(args)
         for k in statics + axes:
-            if f[k]:
-                args[k] = vb_static(args[k])
+            if flags[k]:
+                args[k] = shared_setting(args[k])
         known = set(arrays + axes + statics)
-        if any(fl for k, fl in enumerate(f) if k not in known) or none == "loop" and any(args[k] is None for k in axes):
-            return vb_loop("rt." + fn.__name__, f, _n(f, args), *args)
-        n = _n(f, args)
-        nd = _nd(args[ref], f[ref])
+        if any(fl for k, fl in enumerate(flags) if k not in known) or none == "loop" and any(args[k] is None for k in axes):
+            return map_examples("rt." + fn.__name__, flags, _n(flags, args), *args)
+        n = _n(flags, args)
+        nd = _nd(args[ref], flags[ref])
         for k in arrays:
-            args[k] = _full(args[k], f[k], n)
+            args[k] = _full(args[k], flags[k], n)
         for k in axes:
             args[k] = _all_axes(nd) if args[k] is None else _ax(args[k], nd)
         return fn(*args)
@@ -655,12 +658,12 @@ def _vb_first(tree, flag):
 
 
 def _static(fn, shape_only):
-    def rule(f, *args):
-        for k, (a, fl) in enumerate(zip(args, f)):
+    def rule(flags, *args):
+        for k, (a, fl) in enumerate(zip(args, flags)):
             if fl and k not in shape_only and not _constant(a):
                 raise S2SValueError(f"vmap: `{fn.__name__}` (a derivative helper) got settings that differ per "
                                     "example (np.delete positions, tensordot axes); compute them outside the vmap")
-        return fn(*[_vb_first(a, fl) for a, fl in zip(args, f)])
+        return fn(*[_vb_first(a, fl) for a, fl in zip(args, flags)])
     return rule
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import batch as _b
-from .batch import _arr, _ex, _flat, _full, _lift, _lift_loops, _loop, _n, _nd, _static, vb_flat
+from .batch import _arr, _ex, _flat, _full, _lift, _lift_loops, _loop, _n, _nd, _static, flatten_examples
 from .linalg import (
     _LETTERS,
     _einsum_parse,
@@ -22,12 +22,13 @@ from .linalg import (
 )
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("vb_dot", "vb_dot_vjp", "vb_outer", "vbh_einsum", "vbh_tensordot", "vbh_linalg_tensordot", "vbh_vdot",
-           "vbh_kron", "vbh_matvec", "vbh_vecmat", "vbh_vecdot", "vbh_linalg_vecdot", "vbh_cross",
-           "vbh_linalg_cross", "vbh_linalg_solve", "vbh_polyval", "vbh_multi_dot", "vbh_d_einsum_n",
-           "vbh_static_einsum_spec1", "vbh_static_einsum_spec2", "vbh_static_einsum_const",
-           "vbh_static_tensordot_spec", "vbh_static_inner_spec", "vbh_static_kron_spec", "vbh_static_kron_shape",
-           "vbh_static_vecdot_spec", "vbh_static_svd_check")
+__all__ = ("example_product", "batched_product_vjp", "example_outer", "batched_einsum", "batched_tensordot",
+           "batched_linalg_tensordot", "batched_vdot",
+           "batched_kron", "batched_matvec", "batched_vecmat", "batched_vecdot", "batched_linalg_vecdot", "batched_cross",
+           "batched_linalg_cross", "batched_linalg_solve", "batched_polyval", "batched_multi_dot", "batched_einsum_n",
+           "batched_einsum_spec1", "batched_einsum_spec2", "batched_einsum_const",
+           "batched_tensordot_spec", "batched_inner_spec", "batched_kron_spec", "batched_kron_shape",
+           "batched_vecdot_spec", "batched_svd_check")
 
 
 # ---- products ----
@@ -54,7 +55,7 @@ def _vb_dot_spec(a, b, ab, bb, op):
     return ("y" if ab else "") + la, ("y" if bb else "") + lb, "y" + out
 
 
-def vb_dot(a, b, ab, bb, op="dot"):
+def example_product(a, b, ab, bb, op="dot"):
     """dot/matmul/inner per example: matmul where the batch rides along, else einsum."""
     pa, pb = np.ndim(a) - ab, np.ndim(b) - bb
     if pa and pb and op != "inner":
@@ -70,131 +71,132 @@ def vb_dot(a, b, ab, bb, op="dot"):
     return np.einsum(f"{sa},{sb}->{so}", a, b)
 
 
-def vb_dot_vjp(f, g, a, b, which, op):
+def batched_product_vjp(flags, g, a, b, which, op):
     """Cotangent of argument `which` (0: a, 1: b) of the batched dot: the einsum transposed (an
     unbatched argument's cotangent sums over the batch)."""
-    sa, sb, so = _vb_dot_spec(a, b, f[0], f[1], op)
+    sa, sb, so = _vb_dot_spec(a, b, flags[0], flags[1], op)
     if which == 0:
         return np.einsum(f"{so},{sb}->{sa}", g, b)
     return np.einsum(f"{so},{sa}->{sb}", g, a)
 
 
-def vb_outer(a, b, ab, bb):
-    fa = vb_flat(a) if ab else np.ravel(a)[None]
-    fb = vb_flat(b) if bb else np.ravel(b)[None]
+def example_outer(a, b, ab, bb):
+    fa = flatten_examples(a) if ab else np.ravel(a)[None]
+    fb = flatten_examples(b) if bb else np.ravel(b)[None]
     return fa[:, :, None] * fb[:, None, :]
 
 
-def vbh_einsum(f, subscripts, a, b=None, c=None, d=None, e=None, f_=None, h=None, **kw):
-    if f[0] or h is not None:
-        return _b.vb_loop("xp.einsum", f, _n(f, (subscripts, a, b, c, d, e, f_, h)), subscripts, a, b, c, d, e, f_,
+def batched_einsum(flags, subscripts, a, b=None, c=None, d=None, e=None, f_=None, h=None, **kw):
+    if flags[0] or h is not None:
+        return _b.map_examples("xp.einsum", flags, _n(flags, (subscripts, a, b, c, d, e, f_, h)), subscripts, a, b, c, d, e,
+                               f_,
                           h, **kw)
-    pairs = [(o, fl) for o, fl in zip((a, b, c, d, e, f_), f[1:7]) if o is not None]
+    pairs = [(o, fl) for o, fl in zip((a, b, c, d, e, f_), flags[1:7]) if o is not None]
     return _einsum_batched(subscripts, [o for o, _ in pairs], [fl for _, fl in pairs], **kw)
 
 
 def _tensordot(name):
-    def rule(f, a, b, axes=2):
-        if f[2]:
-            return _loop(name, f, a, b, axes)
-        spec = tensordot_spec(_ex(a, f[0]), _ex(b, f[1]), axes)
-        return _einsum_batched(spec, [a, b], list(f[:2]))
+    def rule(flags, a, b, axes=2):
+        if flags[2]:
+            return _loop(name, flags, a, b, axes)
+        spec = tensordot_spec(_ex(a, flags[0]), _ex(b, flags[1]), axes)
+        return _einsum_batched(spec, [a, b], list(flags[:2]))
     return rule
 
 
-vbh_tensordot = _tensordot("xp.tensordot")
+batched_tensordot = _tensordot("xp.tensordot")
 
 
-vbh_linalg_tensordot = _tensordot("xp.linalg.tensordot")
+batched_linalg_tensordot = _tensordot("xp.linalg.tensordot")
 
 
-def vbh_vdot(f, a, b):
-    n = _n(f, (a, b))
-    return np.einsum("ij,ij->i", _flat(a, f[0], n), _flat(b, f[1], n))
+def batched_vdot(flags, a, b):
+    n = _n(flags, (a, b))
+    return np.einsum("ij,ij->i", _flat(a, flags[0], n), _flat(b, flags[1], n))
 
 
-def vbh_kron(f, a, b):
-    n = _n(f, (a, b))
-    sa, sb = np.shape(_ex(a, f[0])), np.shape(_ex(b, f[1]))
+def batched_kron(flags, a, b):
+    n = _n(flags, (a, b))
+    sa, sb = np.shape(_ex(a, flags[0])), np.shape(_ex(b, flags[1]))
     r = max(len(sa), len(sb))
     sa, sb = (1,) * (r - len(sa)) + sa, (1,) * (r - len(sb)) + sb
-    A = np.reshape(a, (n if f[0] else 1,) + tuple(x for d in sa for x in (d, 1)))
-    B = np.reshape(b, (n if f[1] else 1,) + tuple(x for d in sb for x in (1, d)))
+    A = np.reshape(a, (n if flags[0] else 1,) + tuple(x for d in sa for x in (d, 1)))
+    B = np.reshape(b, (n if flags[1] else 1,) + tuple(x for d in sb for x in (1, d)))
     return np.reshape(A * B, (n,) + tuple(p * q for p, q in zip(sa, sb)))
 
 
 def _gufunc2(fn, core_a, core_b):
     """A two-operand gufunc (matvec, vecmat) per example: loop axes lifted so the batch lines up."""
-    def rule(f, a, b):
-        loops = max(_nd(a, f[0]) - core_a, _nd(b, f[1]) - core_b, 0)
-        return fn(_lift_loops(a, f[0], core_a, loops), _lift_loops(b, f[1], core_b, loops))
+    def rule(flags, a, b):
+        loops = max(_nd(a, flags[0]) - core_a, _nd(b, flags[1]) - core_b, 0)
+        return fn(_lift_loops(a, flags[0], core_a, loops), _lift_loops(b, flags[1], core_b, loops))
     return rule
 
 
-vbh_matvec = _gufunc2(np.matvec, 2, 1)
+batched_matvec = _gufunc2(np.matvec, 2, 1)
 
 
-vbh_vecmat = _gufunc2(np.vecmat, 1, 2)
+batched_vecmat = _gufunc2(np.vecmat, 1, 2)
 
 
 def _vecdot(fn):
-    def rule(f, a, b, axis=-1):
-        ra, rb = _nd(a, f[0]), _nd(b, f[1])
-        a = np.moveaxis(a, axis + f[0] if axis >= 0 else axis, -1)
-        b = np.moveaxis(b, axis + f[1] if axis >= 0 else axis, -1)
+    def rule(flags, a, b, axis=-1):
+        ra, rb = _nd(a, flags[0]), _nd(b, flags[1])
+        a = np.moveaxis(a, axis + flags[0] if axis >= 0 else axis, -1)
+        b = np.moveaxis(b, axis + flags[1] if axis >= 0 else axis, -1)
         loops = max(ra, rb) - 1
-        return fn(_lift_loops(a, f[0], 1, loops), _lift_loops(b, f[1], 1, loops), axis=-1)
+        return fn(_lift_loops(a, flags[0], 1, loops), _lift_loops(b, flags[1], 1, loops), axis=-1)
     return rule
 
 
-vbh_vecdot = _vecdot(np.vecdot)
+batched_vecdot = _vecdot(np.vecdot)
 
 
-vbh_linalg_vecdot = _vecdot(np.linalg.vecdot)
+batched_linalg_vecdot = _vecdot(np.linalg.vecdot)
 
 
 def _cross_axes(ax, nd):
     return ax - nd if ax >= 0 else ax
 
 
-def vbh_cross(f, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+def batched_cross(flags, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
-    ra, rb = _nd(a, f[0]), _nd(b, f[1])
+    ra, rb = _nd(a, flags[0]), _nd(b, flags[1])
     r = max(ra, rb)
-    return np.cross(_lift(a, f[0], r), _lift(b, f[1], r), axisa=_cross_axes(axisa, ra),
+    return np.cross(_lift(a, flags[0], r), _lift(b, flags[1], r), axisa=_cross_axes(axisa, ra),
                     axisb=_cross_axes(axisb, rb), axisc=_cross_axes(axisc, r))
 
 
-def vbh_linalg_cross(f, a, b):
-    r = max(_nd(a, f[0]), _nd(b, f[1]))
-    return np.linalg.cross(_lift(a, f[0], r), _lift(b, f[1], r))
+def batched_linalg_cross(flags, a, b):
+    r = max(_nd(a, flags[0]), _nd(b, flags[1]))
+    return np.linalg.cross(_lift(a, flags[0], r), _lift(b, flags[1], r))
 
 
-def vbh_linalg_solve(f, a, b):
-    ra, rb = _nd(a, f[0]), _nd(b, f[1])
+def batched_linalg_solve(flags, a, b):
+    ra, rb = _nd(a, flags[0]), _nd(b, flags[1])
     if rb == 1:   # one right-hand side vector (per example, as NumPy 2 reads a 1-D b)
         loops = ra - 2
-        bb = _lift_loops(b, f[1], 1, loops)[..., None]
-        return np.linalg.solve(_lift_loops(a, f[0], 2, loops), bb)[..., 0]
+        bb = _lift_loops(b, flags[1], 1, loops)[..., None]
+        return np.linalg.solve(_lift_loops(a, flags[0], 2, loops), bb)[..., 0]
     loops = max(ra, rb) - 2
-    return np.linalg.solve(_lift_loops(a, f[0], 2, loops), _lift_loops(b, f[1], 2, loops))
+    return np.linalg.solve(_lift_loops(a, flags[0], 2, loops), _lift_loops(b, flags[1], 2, loops))
 
 
-def vbh_polyval(f, p, x):
-    if not f[0]:
+def batched_polyval(flags, p, x):
+    if not flags[0]:
         return np.polyval(p, x)
-    n = _n(f, (p, x))
+    n = _n(flags, (p, x))
     p = _arr(p)
     x = _arr(x)
-    rx = _nd(x, f[1])
-    y = np.zeros_like(_full(x, f[1], n) * p[:, :1].reshape((n,) + (1,) * rx))
+    rx = _nd(x, flags[1])
+    y = np.zeros_like(_full(x, flags[1], n) * p[:, :1].reshape((n,) + (1,) * rx))
     for j in range(p.shape[1]):
         y = y * x + p[:, j].reshape((n,) + (1,) * rx)
     return y
 
 
-def vbh_multi_dot(f, arrays, out=None):
+def batched_multi_dot(flags, arrays, out=None):
     """multi_dot per example: the chain as batched matmuls (1-D ends as a row and a column)."""
     mats = [_arr(a) for a in arrays]
     first, last = mats[0].ndim == 2, mats[-1].ndim == 2
@@ -212,21 +214,22 @@ def vbh_multi_dot(f, arrays, out=None):
     return out
 
 
-def vbh_d_einsum_n(f, spec, a, b=None, c=None, d=None, e=None, f_=None, g_=None, h=None):
-    if f[0] or h is not None:
-        return _b.vb_loop("rt.einsum_n", f, _n(f, (spec, a, b, c, d, e, f_, g_, h)), spec, a, b, c, d, e, f_, g_, h)
-    pairs = [(o, fl) for o, fl in zip((a, b, c, d, e, f_, g_), f[1:8]) if o is not None]
+def batched_einsum_n(flags, spec, a, b=None, c=None, d=None, e=None, f_=None, g_=None, h=None):
+    if flags[0] or h is not None:
+        return _b.map_examples("rt.einsum_n", flags, _n(flags, (spec, a, b, c, d, e, f_, g_, h)), spec, a, b, c, d, e, f_,
+                               g_, h)
+    pairs = [(o, fl) for o, fl in zip((a, b, c, d, e, f_, g_), flags[1:8]) if o is not None]
     return _einsum_batched(spec, [o for o, _ in pairs], [fl for _, fl in pairs])
 
 
 # derivative helpers that read only shapes and settings (the listed arguments only for their shapes):
 # one example's answer serves the batch
-vbh_static_einsum_spec1 = _static(einsum_spec1, (2, 3, 4, 5, 6, 7))
-vbh_static_einsum_spec2 = _static(einsum_spec2, (2, 3, 4, 5, 6, 7))
-vbh_static_einsum_const = _static(einsum_const, (2, 3, 4, 5, 6, 7))
-vbh_static_tensordot_spec = _static(tensordot_spec, (0, 1))
-vbh_static_inner_spec = _static(inner_spec, (0, 1))
-vbh_static_kron_spec = _static(kron_spec, (0, 1))
-vbh_static_kron_shape = _static(kron_shape, (0, 1))
-vbh_static_vecdot_spec = _static(vecdot_spec, (0, 1))
-vbh_static_svd_check = _static(svd_check, (0,))
+batched_einsum_spec1 = _static(einsum_spec1, (2, 3, 4, 5, 6, 7))
+batched_einsum_spec2 = _static(einsum_spec2, (2, 3, 4, 5, 6, 7))
+batched_einsum_const = _static(einsum_const, (2, 3, 4, 5, 6, 7))
+batched_tensordot_spec = _static(tensordot_spec, (0, 1))
+batched_inner_spec = _static(inner_spec, (0, 1))
+batched_kron_spec = _static(kron_spec, (0, 1))
+batched_kron_shape = _static(kron_shape, (0, 1))
+batched_vecdot_spec = _static(vecdot_spec, (0, 1))
+batched_svd_check = _static(svd_check, (0,))

@@ -1,13 +1,13 @@
 """Batching helpers of the reductions, scans, order statistics, signal and interpolation
 operations (primitives/rules_reduce.py) and of their derivative helpers; the same rules as
-batch_shape: one call on the whole batch, `vb_loop` for patterns no vectorized form covers."""
+batch_shape: one call on the whole batch, `map_examples` for patterns no vectorized form covers."""
 from __future__ import annotations
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .batch import _all_axes, _arr, _ax, _ex, _flat, _full, _is_arr, _lift, _loop, _n, _nd, _shifted, _static
-from .batch_shape import vbh_searchsorted
+from .batch_shape import batched_searchsorted
 from .composite import cov_axes, cov_ddof, insert_map, vander_powers
 from .reduce import (
     conv_pad,
@@ -23,29 +23,32 @@ from .reduce import (
 )
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("vbh_cumulative_sum", "vbh_cumulative_prod", "vbh_diff", "vbh_ediff1d", "vbh_list_sum", "vbh_average",
-           "vbh_quantile", "vbh_percentile", "vbh_nanquantile", "vbh_nanpercentile", "vbh_gradient",
-           "vbh_convolve", "vbh_correlate", "vbh_interp", "vbh_interp_apply", "vbh_allclose", "vbh_array_equal",
-           "vbh_array_equiv", "vbh_isin", "vbh_digitize", "vbh_d_max_vjp", "vbh_d_max_jvp", "vbh_d_prod_others",
-           "vbh_d_prod_others_jvp", "vbh_d_cumsum_vjp", "vbh_d_diff_vjp", "vbh_d_cumulative_vjp",
-           "vbh_static_conv_pad", "vbh_static_diff_axis", "vbh_static_interp_ok", "vbh_static_insert_map",
-           "vbh_static_vander_powers", "vbh_static_cov_axes", "vbh_static_cov_ddof")
+__all__ = ("batched_cumulative_sum", "batched_cumulative_prod", "batched_diff", "batched_ediff1d", "batched_list_sum",
+           "batched_average",
+           "batched_quantile", "batched_percentile", "batched_nanquantile", "batched_nanpercentile", "batched_gradient",
+           "batched_convolve", "batched_correlate", "batched_interp", "batched_interp_apply", "batched_allclose",
+               "batched_array_equal",
+           "batched_array_equiv", "batched_isin", "batched_digitize", "batched_max_vjp", "batched_max_jvp",
+               "batched_prod_others",
+           "batched_prod_others_jvp", "batched_cumsum_vjp", "batched_diff_vjp", "batched_cumulative_vjp",
+           "batched_conv_pad", "batched_diff_axis", "batched_interp_ok", "batched_insert_map",
+           "batched_vander_powers", "batched_cov_axes", "batched_cov_ddof")
 
 
 # ---- scans, differences, sums ----
 def _cumulative(fn):
-    def rule(f, x, axis=None, dtype=None, include_initial=False):
+    def rule(flags, x, axis=None, dtype=None, include_initial=False):
         nd = _nd(x, True)
         if axis is None and nd != 1:
-            return _loop("xp." + fn.__name__, f, x, axis, dtype, include_initial)
+            return _loop("xp." + fn.__name__, flags, x, axis, dtype, include_initial)
         return fn(x, axis=1 if axis is None else _ax(axis, nd), dtype=dtype, include_initial=include_initial)
     return rule
 
 
-vbh_cumulative_sum = _cumulative(np.cumulative_sum)
+batched_cumulative_sum = _cumulative(np.cumulative_sum)
 
 
-vbh_cumulative_prod = _cumulative(np.cumulative_prod)
+batched_cumulative_prod = _cumulative(np.cumulative_prod)
 
 
 def _edge(v, fl, a, ax, n):
@@ -58,27 +61,27 @@ def _edge(v, fl, a, ax, n):
     return _full(v, fl, n)
 
 
-def vbh_diff(f, a, n=1, axis=-1, prepend=None, append=None):
-    if f[1] or f[2]:
-        return _loop("xp.diff", f, a, n, axis, prepend, append)
-    b = _n(f, (a, n, axis, prepend, append))
-    ax = _ax(axis, _nd(a, f[0]))
-    a = _full(a, f[0], b)
+def batched_diff(flags, a, n=1, axis=-1, prepend=None, append=None):
+    if flags[1] or flags[2]:
+        return _loop("xp.diff", flags, a, n, axis, prepend, append)
+    b = _n(flags, (a, n, axis, prepend, append))
+    ax = _ax(axis, _nd(a, flags[0]))
+    a = _full(a, flags[0], b)
     parts = [a]
     if prepend is not None:
-        parts.insert(0, _edge(prepend, f[3], a, ax, b))
+        parts.insert(0, _edge(prepend, flags[3], a, ax, b))
     if append is not None:
-        parts.append(_edge(append, f[4], a, ax, b))
+        parts.append(_edge(append, flags[4], a, ax, b))
     if len(parts) > 1:
         a = np.concatenate(parts, axis=ax)
     return np.diff(a, n, axis=ax)
 
 
-def vbh_ediff1d(f, ary):
+def batched_ediff1d(flags, ary):
     return np.diff(_arr(ary).reshape(np.shape(ary)[0], -1), axis=1)
 
 
-def vbh_list_sum(f, items):
+def batched_list_sum(flags, items):
     """Python's sum over a batched list (each item lifted to the others' per-example rank) or over
     the rows of each example, in the same order of additions as the loop it replaces."""
     if _is_arr(items):
@@ -93,29 +96,29 @@ def vbh_list_sum(f, items):
     return total
 
 
-def vbh_average(f, a, axis=None, weights=None, returned=False, keepdims=False):
-    if returned or f[1] or f[3] or f[4]:
-        return _loop("xp.average", f, a, axis, weights, returned, keepdims)
-    n = _n(f, (a, axis, weights))
-    nd = _nd(a, f[0])
+def batched_average(flags, a, axis=None, weights=None, returned=False, keepdims=False):
+    if returned or flags[1] or flags[3] or flags[4]:
+        return _loop("xp.average", flags, a, axis, weights, returned, keepdims)
+    n = _n(flags, (a, axis, weights))
+    nd = _nd(a, flags[0])
     ax = _all_axes(nd) if axis is None else _ax(axis, nd)
-    a = _full(a, f[0], n)
+    a = _full(a, flags[0], n)
     if weights is None:
         return np.average(a, axis=ax, keepdims=keepdims)
     w = _arr(weights)
-    if _nd(w, f[2]) != nd:   # 1-D weights along `axis`
+    if _nd(w, flags[2]) != nd:   # 1-D weights along `axis`
         shape = [1] * nd
         shape[int(axis) % nd] = -1
-        w = w.reshape(w.shape[:1] + tuple(shape) if f[2] else tuple(shape))
+        w = w.reshape(w.shape[:1] + tuple(shape) if flags[2] else tuple(shape))
     w = np.broadcast_to(w, a.shape)
     scale = w.sum(axis=ax, keepdims=keepdims)
     return np.multiply(a, w).sum(axis=ax, keepdims=keepdims) / scale
 
 
 def _quantile(fn):
-    def rule(f, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-        if f[1] or f[2]:
-            return _loop("xp." + fn.__name__, f, a, q, axis, out, overwrite_input, method, keepdims)
+    def rule(flags, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+        if flags[1] or flags[2]:
+            return _loop("xp." + fn.__name__, flags, a, q, axis, out, overwrite_input, method, keepdims)
         nd = _nd(a, True)
         got = fn(a, q, axis=_all_axes(nd) if axis is None else _ax(axis, nd), method=method, keepdims=keepdims)
         k = np.ndim(q)
@@ -123,21 +126,21 @@ def _quantile(fn):
     return rule
 
 
-vbh_quantile = _quantile(np.quantile)
+batched_quantile = _quantile(np.quantile)
 
 
-vbh_percentile = _quantile(np.percentile)
+batched_percentile = _quantile(np.percentile)
 
 
-vbh_nanquantile = _quantile(np.nanquantile)
+batched_nanquantile = _quantile(np.nanquantile)
 
 
-vbh_nanpercentile = _quantile(np.nanpercentile)
+batched_nanpercentile = _quantile(np.nanpercentile)
 
 
-def vbh_gradient(f, y, spacing=1.0, axis=None, edge_order=1):
-    if f[1] or f[2]:
-        return _loop("xp.gradient", f, y, spacing, axis, edge_order)
+def batched_gradient(flags, y, spacing=1.0, axis=None, edge_order=1):
+    if flags[1] or flags[2]:
+        return _loop("xp.gradient", flags, y, spacing, axis, edge_order)
     nd = _nd(y, True)
     ax = _all_axes(nd) if axis is None else _ax(axis, nd)
     return np.gradient(y, spacing, axis=ax, edge_order=edge_order)
@@ -203,14 +206,14 @@ def _conj(v):
 def _signal(conv):
     name, op = ("xp.convolve", np.convolve) if conv else ("xp.correlate", np.correlate)
 
-    def rule(f, a, v, mode="full" if conv else "valid"):
-        if f[2] or mode not in ("full", "same", "valid"):
-            return _loop(name, f, a, v, mode)
+    def rule(flags, a, v, mode="full" if conv else "valid"):
+        if flags[2] or mode not in ("full", "same", "valid"):
+            return _loop(name, flags, a, v, mode)
         la, lv = np.shape(a)[-1], np.shape(v)[-1]
         if type(a) is np.ndarray and type(v) is np.ndarray and la and lv:
-            n = _n(f, (a, v))
+            n = _n(flags, (a, v))
             if la * lv > _ROW_WORK:
-                return _numpy_rows(op, a, v, f[0], f[1], n, mode)
+                return _numpy_rows(op, a, v, flags[0], flags[1], n, mode)
             k = v if conv else _conj(v[..., ::-1])  # the full result is the convolution of a and k
             x, y = (a, k) if la >= lv else (k, a)    # windows of the longer one (convolution commutes)
             u = y[..., ::-1]
@@ -221,20 +224,20 @@ def _signal(conv):
     return rule
 
 
-vbh_convolve = _signal(True)
+batched_convolve = _signal(True)
 
 
-vbh_correlate = _signal(False)
+batched_correlate = _signal(False)
 
 
-def vbh_interp(f, x, xp, fp, left=None, right=None, period=None):
-    if not f[1] and not f[2]:
+def batched_interp(flags, x, xp, fp, left=None, right=None, period=None):
+    if not flags[1] and not flags[2]:
         return np.interp(x, xp, fp, left, right, period)   # shared knots: NumPy's interp is elementwise in x
-    if period is not None or any(f[3:]):
-        return _loop("xp.interp", f, x, xp, fp, left, right, period)
-    n = _n(f, (x, xp, fp))
-    xs = np.shape(x)[1:] if f[0] else np.shape(x)
-    X, XP, FP = _flat(x, f[0], n), _flat(xp, f[1], n), _flat(fp, f[2], n)
+    if period is not None or any(flags[3:]):
+        return _loop("xp.interp", flags, x, xp, fp, left, right, period)
+    n = _n(flags, (x, xp, fp))
+    xs = np.shape(x)[1:] if flags[0] else np.shape(x)
+    X, XP, FP = _flat(x, flags[0], n), _flat(xp, flags[1], n), _flat(fp, flags[2], n)
     if n and type(X) is np.ndarray and type(XP) is np.ndarray and type(FP) is np.ndarray:
         return _interp_rows(X, XP, FP, left, right).reshape((n,) + xs)
     K = XP.shape[1]
@@ -272,80 +275,80 @@ def _each_row(op, arrays, *extra):
     return out
 
 
-vbh_interp_apply = vbh_interp
+batched_interp_apply = batched_interp
 
 
 def _all_close(fn):
-    def rule(f, a, b, *args, **kw):
-        r = max(_nd(a, f[0]), _nd(b, f[1]))
-        A, B = _lift(a, f[0], r), _lift(b, f[1], r)
-        if fn == "array_equal" and np.shape(_ex(a, f[0])) != np.shape(_ex(b, f[1])):
-            n = _n(f, (a, b))
+    def rule(flags, a, b, *args, **kw):
+        r = max(_nd(a, flags[0]), _nd(b, flags[1]))
+        A, B = _lift(a, flags[0], r), _lift(b, flags[1], r)
+        if fn == "array_equal" and np.shape(_ex(a, flags[0])) != np.shape(_ex(b, flags[1])):
+            n = _n(flags, (a, b))
             return getattr(n, "xp", np).zeros(n, dtype=bool)
         same = np.isclose(A, B, *args, **kw) if fn == "allclose" else (A == B)
-        same = np.broadcast_to(same, (_n(f, (a, b)),) + np.shape(same)[1:])
+        same = np.broadcast_to(same, (_n(flags, (a, b)),) + np.shape(same)[1:])
         return np.all(same.reshape(same.shape[0], -1), axis=1)
     return rule
 
 
-vbh_allclose = _all_close("allclose")
+batched_allclose = _all_close("allclose")
 
 
-vbh_array_equal = _all_close("array_equal")
+batched_array_equal = _all_close("array_equal")
 
 
-vbh_array_equiv = _all_close("array_equiv")
+batched_array_equiv = _all_close("array_equiv")
 
 
-def vbh_isin(f, element, test_elements, assume_unique=False, invert=False, kind=None):
-    if f[1]:
-        n = _n(f, (element, test_elements))
-        E, T = _flat(element, f[0], n), _flat(test_elements, True, n)
+def batched_isin(flags, element, test_elements, assume_unique=False, invert=False, kind=None):
+    if flags[1]:
+        n = _n(flags, (element, test_elements))
+        E, T = _flat(element, flags[0], n), _flat(test_elements, True, n)
         hit = np.any(E[:, :, None] == T[:, None, :], axis=2)
-        shape = (n,) + (np.shape(element)[1:] if f[0] else np.shape(element))
+        shape = (n,) + (np.shape(element)[1:] if flags[0] else np.shape(element))
         return (~hit if invert else hit).reshape(shape)
     return np.isin(element, test_elements, assume_unique=assume_unique, invert=invert, kind=kind)
 
 
-def vbh_digitize(f, x, bins, right=False):
-    if f[2]:
-        return _loop("xp.digitize", f, x, bins, right)
-    if not f[1]:
+def batched_digitize(flags, x, bins, right=False):
+    if flags[2]:
+        return _loop("xp.digitize", flags, x, bins, right)
+    if not flags[1]:
         return np.digitize(x, bins, right=right)
     side = "left" if right else "right"   # NumPy's own choice (the arguments of searchsorted swap)
-    up = vbh_searchsorted((True, f[0], False, False), bins, x, side)
-    down = np.shape(bins)[1] - vbh_searchsorted((True, f[0], False, False), np.flip(bins, 1), x, side)
+    up = batched_searchsorted((True, flags[0], False, False), bins, x, side)
+    down = np.shape(bins)[1] - batched_searchsorted((True, flags[0], False, False), np.flip(bins, 1), x, side)
     inc = (bins[:, -1] >= bins[:, 0]).reshape((-1,) + (1,) * (np.ndim(up) - 1))
     return np.where(inc, up, down)
 
 
-vbh_d_max_vjp = _shifted(max_vjp, (0, 1, 2), (3,), (4,), ref=1)
+batched_max_vjp = _shifted(max_vjp, (0, 1, 2), (3,), (4,), ref=1)
 
 
-vbh_d_max_jvp = _shifted(max_jvp, (0, 1, 2), (3,), (4,), ref=1)
+batched_max_jvp = _shifted(max_jvp, (0, 1, 2), (3,), (4,), ref=1)
 
 
-vbh_d_prod_others = _shifted(prod_others, (0,), (1,))
+batched_prod_others = _shifted(prod_others, (0,), (1,))
 
 
-vbh_d_prod_others_jvp = _shifted(prod_others_jvp, (0, 1), (2,), ref=1)
+batched_prod_others_jvp = _shifted(prod_others_jvp, (0, 1), (2,), ref=1)
 
 
-vbh_d_cumsum_vjp = _shifted(cumsum_vjp, (0, 1), (2,), ref=1, none="loop")
+batched_cumsum_vjp = _shifted(cumsum_vjp, (0, 1), (2,), ref=1, none="loop")
 
 
-vbh_d_diff_vjp = _shifted(diff_vjp, (0, 1), (3,), (2,), ref=1)
+batched_diff_vjp = _shifted(diff_vjp, (0, 1), (3,), (2,), ref=1)
 
 
-vbh_d_cumulative_vjp = _shifted(cumulative_vjp, (0, 1), (2,), (3,), ref=1, none="loop")
+batched_cumulative_vjp = _shifted(cumulative_vjp, (0, 1), (2,), (3,), ref=1, none="loop")
 
 
 # derivative helpers that read only shapes and settings (the listed arguments only for their shapes):
 # one example's answer serves the batch
-vbh_static_conv_pad = _static(conv_pad, (0, 1))
-vbh_static_diff_axis = _static(diff_axis, ())
-vbh_static_interp_ok = _static(interp_ok, ())
-vbh_static_insert_map = _static(insert_map, (0, 2))
-vbh_static_vander_powers = _static(vander_powers, (0,))
-vbh_static_cov_axes = _static(cov_axes, (0,))
-vbh_static_cov_ddof = _static(cov_ddof, ())
+batched_conv_pad = _static(conv_pad, (0, 1))
+batched_diff_axis = _static(diff_axis, ())
+batched_interp_ok = _static(interp_ok, ())
+batched_insert_map = _static(insert_map, (0, 2))
+batched_vander_powers = _static(vander_powers, (0,))
+batched_cov_axes = _static(cov_axes, (0,))
+batched_cov_ddof = _static(cov_ddof, ())

@@ -18,7 +18,8 @@ from ..errors import S2STypeError, S2SValueError
 from ..tree import tree_flatten
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("shape", "namespace", "asarray", "on_backend_of", "zeros", "unbroadcast", "seq_ct", "seq_ct_t",
+__all__ = ("shape", "namespace", "asarray", "on_backend_of", "zeros", "unbroadcast", "operand_cotangent",
+           "operand_cotangent_t",
            "broadcast_to_like", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
            "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "copy_saved",
@@ -125,25 +126,25 @@ def _sequence_op(me, other) -> bool:
     return isinstance(other, (list, tuple)) and not hasattr(me, "shape")
 
 
-def seq_ct(v, me, other, op, first, d=0):
-    """Cotangent of operand `me` of `me + other` or `me * other` (op "add"/"mul"; `first`: `me` is
-    the left operand) given the result's cotangent `v`. Lists and tuples concatenate and repeat:
-    `me`'s part of `v`, or the sum of `v`'s chunks (an int count gets none); arrays broadcast:
-    `v` (times `other`) summed down to `me`'s shape. `d` marks this map's derivative with respect
+def operand_cotangent(ct, operand, other, op, operand_first, wrt_other=0):
+    """Cotangent of operand `operand` of `me + other` or `me * other` (op "add"/"mul"; `operand_first`: `operand` is
+    the left operand) given the result's cotangent `ct`. Lists and tuples concatenate and repeat:
+    `operand`'s part of `ct`, or the sum of `ct`'s chunks (an int count gets none); arrays broadcast:
+    `ct` (times `other`) summed down to `operand`'s shape. `wrt_other` marks this map's derivative with respect
     to `other`, which only an array product has (the transforms decide nothing statically here
     that the operands' run-time types could contradict)."""
-    if not _sequence_op(me, other):
+    if not _sequence_op(operand, other):
         if op == "add":
-            return zeros_like_tree(me) if d else unbroadcast(v, me)
-        return unbroadcast(v * _as_operand(other), me)
-    if d or not isinstance(me, (list, tuple)):
-        return zeros_like_tree(me)
-    m = len(me)
+            return zeros_like_tree(operand) if wrt_other else unbroadcast(ct, operand)
+        return unbroadcast(ct * _as_operand(other), operand)
+    if wrt_other or not isinstance(operand, (list, tuple)):
+        return zeros_like_tree(operand)
+    m = len(operand)
     if op == "add":
-        return v[:m] if first else v[len(v) - m:]
-    out = zeros_like_tree(me)
-    for k in range(len(v) // m if m else 0):
-        out = tree_add(out, v[k * m:(k + 1) * m])
+        return ct[:m] if operand_first else ct[len(ct) - m:]
+    out = zeros_like_tree(operand)
+    for k in range(len(ct) // m if m else 0):
+        out = tree_add(out, ct[k * m:(k + 1) * m])
     return out
 
 
@@ -153,21 +154,21 @@ def _as_operand(other):
     return np.asarray(other) if isinstance(other, (list, tuple)) else other
 
 
-def seq_ct_t(g_, v, me, other, op, first, d=0):
-    """Transpose of `seq_ct` in `v` (`v` gives the result's structure): `g_` put in `me`'s place
+def operand_cotangent_t(g_, ct, operand, other, op, operand_first, wrt_other=0):
+    """Transpose of `operand_cotangent` in `ct` (`ct` gives the result's structure): `g_` put in `operand`'s place
     among zeros, or repeated as the sequence was; for arrays `g_` (times `other`) broadcast back."""
-    if not _sequence_op(me, other):
-        if op == "add" and d:
-            return zeros_like_tree(v)
+    if not _sequence_op(operand, other):
+        if op == "add" and wrt_other:
+            return zeros_like_tree(ct)
         out = g_ if op == "add" else g_ * _as_operand(other)
-        s = _shape(v)
+        s = _shape(ct)
         return out if _shape(out) == s else np.broadcast_to(out, s).copy()
-    if d or not isinstance(me, (list, tuple)):
-        return zeros_like_tree(v)
+    if wrt_other or not isinstance(operand, (list, tuple)):
+        return zeros_like_tree(ct)
     if op == "mul":
-        return type(v)(list(g_) * (len(v) // len(me) if len(me) else 0))
-    rest = list(zeros_like_tree(v[len(me):] if first else v[:len(v) - len(me)]))
-    return type(v)(list(g_) + rest if first else rest + list(g_))
+        return type(ct)(list(g_) * (len(ct) // len(operand) if len(operand) else 0))
+    rest = list(zeros_like_tree(ct[len(operand):] if operand_first else ct[:len(ct) - len(operand)]))
+    return type(ct)(list(g_) + rest if operand_first else rest + list(g_))
 
 
 def broadcast_to_like(v, like):

@@ -1,22 +1,22 @@
 """Helpers of the batched Jacobians: the whole input (or output) basis as one batch, the Jacobian
 assembled from a batch of jvp columns or vjp rows, and the diagonal Jacobian of an elementwise
-function. Each works on pytrees; `vbh_*` are their batching rules (an outer vmap)."""
+function. Each works on pytrees; `batched_*` are their batching rules (an outer vmap)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..tree import tree_flatten, tree_map, tree_unflatten
-from .batch import vb_n
+from .batch import num_examples
 from .core import _float_dtype, _is_tree, _leaf_sizes, _one_hot, _size, namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("tree_size", "basis", "jac_from_columns", "jac_from_rows", "jac_columns_t", "jac_rows_t",
            "basis_stack", "ones_tangent", "jac_from_batch_cols", "jac_batch_cols_t", "jac_from_batch_rows",
            "jac_batch_rows_t", "diag_ok", "NotDiagonal", "not_diagonal", "dot_vjp_a_diag", "dot_vjp_b_diag",
-           "diag_jacobian", "diag_const", "scalar_output", "jac_diag", "jac_diag_t", "vbh_basis_stack",
-           "vbh_ones_tangent", "vbh_diag_ok", "vbh_scalar_output", "vbh_jac_from_batch_cols",
-           "vbh_jac_from_batch_rows", "vbh_jac_diag", "vbh_jac_batch_cols_t", "vbh_jac_batch_rows_t",
-           "vbh_jac_diag_t")
+           "diag_jacobian", "diag_const", "scalar_output", "jac_diag", "jac_diag_t", "batched_basis_stack",
+           "batched_ones_tangent", "batched_diag_ok", "batched_scalar_output", "batched_jac_from_batch_cols",
+           "batched_jac_from_batch_rows", "batched_jac_diag", "batched_jac_batch_cols_t", "batched_jac_batch_rows_t",
+           "batched_jac_diag_t")
 
 
 def tree_size(x) -> int:
@@ -361,7 +361,7 @@ def jac_diag_t(g, t):
 
 def _jac_each(fn, flags, *args):
     """The per-example fallback: one call per example, stacked."""
-    n = vb_n(next(a for a, f in zip(args, flags) if f))
+    n = num_examples(next(a for a, f in zip(args, flags) if f))
     outs = [fn(*[tree_map(lambda leaf, k=k: leaf[k], a) if b else a for a, b in zip(args, flags)]) for k in range(n)]
     return tree_map(lambda *leaves: namespace(leaves[0]).stack(leaves), *outs)
 
@@ -370,38 +370,38 @@ def _jac_first(x, batched):
     return tree_map(lambda leaf: leaf[0], x) if batched else x
 
 
-def vbh_basis_stack(f, x):
-    return basis_stack(_jac_first(x, f[0]))
+def batched_basis_stack(flags, x):
+    return basis_stack(_jac_first(x, flags[0]))
 
 
-def vbh_ones_tangent(f, x):
-    return ones_tangent(_jac_first(x, f[0]))
+def batched_ones_tangent(flags, x):
+    return ones_tangent(_jac_first(x, flags[0]))
 
 
-def vbh_diag_ok(f, t, x):
+def batched_diag_ok(flags, t, x):
     shape = lambda v, b: np.shape(v)[1:] if b else np.shape(v)  # noqa: E731
-    return not _is_tree(t) and not _is_tree(x) and shape(t, f[0]) == shape(x, f[1])
+    return not _is_tree(t) and not _is_tree(x) and shape(t, flags[0]) == shape(x, flags[1])
 
 
-def vbh_scalar_output(f, out):
-    return scalar_output(tree_map(lambda leaf: leaf[0], out) if f[0] else out)
+def batched_scalar_output(flags, out):
+    return scalar_output(tree_map(lambda leaf: leaf[0], out) if flags[0] else out)
 
 
-def vbh_jac_from_batch_cols(f, cols, x):
-    if f == (True, False) and not _is_tree(cols) and not _is_tree(x):
+def batched_jac_from_batch_cols(flags, cols, x):
+    if flags == (True, False) and not _is_tree(cols) and not _is_tree(x):
         xp = namespace(cols)
         return xp.reshape(xp.moveaxis(cols, 1, -1), np.shape(cols)[:1] + np.shape(cols)[2:] + np.shape(x))
-    return _jac_each(jac_from_batch_cols, f, cols, x)
+    return _jac_each(jac_from_batch_cols, flags, cols, x)
 
 
-def vbh_jac_from_batch_rows(f, rows, out, x):
-    if f == (True, False, False) and not _is_tree(out) and not _is_tree(x) and not _is_tree(rows):
+def batched_jac_from_batch_rows(flags, rows, out, x):
+    if flags == (True, False, False) and not _is_tree(out) and not _is_tree(x) and not _is_tree(rows):
         return namespace(rows).reshape(rows, np.shape(rows)[:1] + np.shape(out) + np.shape(x))
-    return _jac_each(jac_from_batch_rows, f, rows, out, x)
+    return _jac_each(jac_from_batch_rows, flags, rows, out, x)
 
 
-def vbh_jac_diag(f, t):
-    if not f[0]:
+def batched_jac_diag(flags, t):
+    if not flags[0]:
         return jac_diag(t)
     xp = namespace(t)
     t = xp.asarray(t)
@@ -412,17 +412,17 @@ def vbh_jac_diag(f, t):
     return xp.reshape(out, (b,) + shape + shape)
 
 
-def vbh_jac_batch_cols_t(f, g, cols, x):
-    return _jac_each(jac_batch_cols_t, f, g, cols, x)
+def batched_jac_batch_cols_t(flags, g, cols, x):
+    return _jac_each(jac_batch_cols_t, flags, g, cols, x)
 
 
-def vbh_jac_batch_rows_t(f, g, rows, out, x):
-    return _jac_each(jac_batch_rows_t, f, g, rows, out, x)
+def batched_jac_batch_rows_t(flags, g, rows, out, x):
+    return _jac_each(jac_batch_rows_t, flags, g, rows, out, x)
 
 
-def vbh_jac_diag_t(f, g, t):
-    if f == (True, False):
+def batched_jac_diag_t(flags, g, t):
+    if flags == (True, False):
         xp = namespace(g)
         n = int(np.size(t))
         return xp.reshape(xp.diagonal(xp.reshape(g, (g.shape[0], n, n)), axis1=1, axis2=2), g.shape[:1] + np.shape(t))
-    return _jac_each(jac_diag_t, f, g, t)
+    return _jac_each(jac_diag_t, flags, g, t)

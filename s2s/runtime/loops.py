@@ -1,7 +1,7 @@
-"""Helpers of vectorized loops (`rt.lv_*`, passes/loopvec.py) and of windows with per-example
+"""Helpers of vectorized loops (`rt.loop_*`, passes/loopvec.py) and of windows with per-example
 bounds: a slice `x[lo:hi]` whose bounds differ per example (or per loop index) but whose length
 does not is a gather of equal windows, taken as a strided view when the starts are evenly spaced.
-The `*_outer` helpers are the batching rules of batched helpers (a vectorized loop inside vmap:
+The `batched_*` helpers here are the batching rules of those (a vectorized loop inside vmap:
 the example axis first, then the loop's index axis)."""
 from __future__ import annotations
 
@@ -11,23 +11,27 @@ from ..errors import S2SValueError
 from ..tree import tree_leaves, tree_map
 from .batch import (
     _vb_key,
-    vb_bcast,
-    vb_getitem,
-    vb_getitem_t,
-    vb_loop,
-    vb_select,
+    example_getitem,
+    example_getitem_t,
+    map_examples,
+    masked_merge,
+    replicate_batch,
 )
-from .batch_core import vbh_vb_lift
-from .batch_linalg import _vb_dot_spec, vb_dot, vb_dot_vjp
+from .batch_core import batched_lift_rank_of_batched
+from .batch_linalg import _vb_dot_spec, batched_product_vjp, example_product
 from .core import reshape_like
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("MIN_TRIPS", "lv_window", "vb_getitem_loop", "lv_window_t", "lv_window_outer", "lv_window_outer_t",
-           "lv_dot_outer", "lv_dot_outer_vjp", "vb_dot_vjp_vjp", "vb_dot_vjp_d", "lv_dot_outer_vjp_d",
-           "lv_dot_dot", "lv_dot_matmul", "lv_dot_inner", "vb_getitem_outer", "vb_getitem_outer_t", "lv_slot",
-           "lv_slot_outer", "lv_lift_outer", "lv_lift_outer_t", "lv_lift_outer_like",
-           "vbh_vb_select_t", "lv_count", "lv_array",
-           "lv_array_outer", "lv_array_t", "lv_index", "lv_index_outer", "lv_fits", "lv_fits_outer")
+__all__ = ("MIN_TRIPS", "loop_windows", "example_getitem_loop", "loop_windows_t", "batched_loop_windows",
+           "batched_loop_windows_t",
+           "batched_batched_product", "batched_batched_product_vjp", "batched_product_vjp_vjp", "batched_product_vjp_jvp",
+               "batched_batched_product_vjp_jvp",
+           "batched_batched_dot", "batched_batched_matmul", "batched_batched_inner", "batched_example_getitem",
+               "batched_example_getitem_t", "loop_slot_rows",
+           "batched_loop_slot_rows", "batched_lift_rank", "batched_lift_rank_t", "batched_lift_rank_like",
+           "batched_masked_merge_t", "loop_trip_count", "loop_list_array",
+           "batched_loop_list_array", "loop_list_array_t", "loop_index_positions", "batched_loop_index_positions",
+               "loop_vectorizes", "batched_loop_vectorizes")
 
 MIN_TRIPS = 4  # fewer iterations run as the loop: the vectorized branch's fixed cost would not pay
 
@@ -99,7 +103,7 @@ def _even_bounds(sl, n):
 
 
 def _even_window(x, index, ib, view=True):
-    """The fast case of lv_window: one slice of 1-D int bounds after plain `:` parts, starts evenly
+    """The fast case of loop_windows: one slice of 1-D int bounds after plain `:` parts, starts evenly
     spaced and every window inside `x` (no clipping, no negative bounds): a strided view (or, with
     `view` False, True), else None."""
     parts = index if type(index) is tuple else (index,)
@@ -119,7 +123,7 @@ def _even_window(x, index, ib, view=True):
 
 
 def _per_example_windows(x, index, ib, where):
-    """lv_window of a batched `x` (axis 0): example b's window starts at its own bound."""
+    """loop_windows of a batched `x` (axis 0): example b's window starts at its own bound."""
     parts = _vb_key(index)
     flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     x = np.asarray(x)
@@ -139,7 +143,7 @@ def _per_example_windows(x, index, ib, where):
     return out[(slice(None),) * (q + 2) + tuple(after)] if after else out
 
 
-def lv_window(x, index, ib, where=None, xb=False):
+def loop_windows(x, index, ib, where=None, xb=False):
     """`x[index]` for each value of a batched slice in `index`: the windows stacked on a new axis 0
     (a read-only strided view when their starts are evenly spaced); `xb`: `x` batched too, each
     example's window taken from its own row."""
@@ -150,7 +154,7 @@ def lv_window(x, index, ib, where=None, xb=False):
         return fast
     plan = _window_plan(x, index, ib, where=where)
     if plan is None:
-        return vb_getitem_loop(x, index, ib)
+        return example_getitem_loop(x, index, ib)
     before, q, lo, length, after = plan
     x = np.asarray(x)[tuple(before)] if before else np.asarray(x)
     k = lo.shape[0]
@@ -166,7 +170,7 @@ def lv_window(x, index, ib, where=None, xb=False):
     return out[(slice(None),) * (q + 2) + tuple(after)] if after else out
 
 
-def vb_getitem_loop(x, index, ib):
+def example_getitem_loop(x, index, ib):
     """The per-value fallback of a batched index that is not one evenly bounded slice."""
     parts = _vb_key(index)
     flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
@@ -175,9 +179,9 @@ def vb_getitem_loop(x, index, ib):
     return _vb_stack_rows([x[tuple(_pick(p, f, j) for p, f in zip(parts, flags))] for j in range(k)])
 
 
-def _pick(p, f, j):
-    """Index part `p` for lane `j` (batched parts per `f`)."""
-    if not f:
+def _pick(p, flags, j):
+    """Index part `p` for lane `j` (batched parts per `flags`)."""
+    if not flags:
         return p
     if type(p) is slice:
         return slice(*(b if b is None or np.ndim(b) == 0 else b[j] for b in (p.start, p.stop, p.step)))
@@ -194,8 +198,8 @@ def _first_bound(p):
     return p
 
 
-def lv_window_t(g, x, index, ib, where=None, xb=False):
-    """Transpose of lv_window: each window's cotangent added back at its place in zeros like `x`."""
+def loop_windows_t(g, x, index, ib, where=None, xb=False):
+    """Transpose of loop_windows: each window's cotangent added back at its place in zeros like `x`."""
     if xb:  # per example: its own row of `x`
         parts = _vb_key(index)
         flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
@@ -227,47 +231,48 @@ def lv_window_t(g, x, index, ib, where=None, xb=False):
     return z
 
 
-def lv_window_outer(f, x, index, ib, where=None, xb=False):
-    """Batching rule of lv_window: `x` batched over examples (axis 0), the window's bounds per
+def batched_loop_windows(flags, x, index, ib, where=None, xb=False):
+    """Batching rule of loop_windows: `x` batched over examples (axis 0), the window's bounds per
     loop index only; the result carries the example axis first, then the index axis."""
-    if f[1] or not f[0] or xb:
-        return vb_loop("rt.lv_window", f, _n_of(f, (x, index, ib)), x, index, ib, where, xb)
+    if flags[1] or not flags[0] or xb:
+        return map_examples("rt.loop_windows", flags, _n_of(flags, (x, index, ib)), x, index, ib, where, xb)
     parts = _vb_key(index)
-    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
-    return np.swapaxes(lv_window(x, (slice(None),) + parts, (False,) + flags, where), 0, 1)
+    part_flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    return np.swapaxes(loop_windows(x, (slice(None),) + parts, (False,) + part_flags, where), 0, 1)
 
 
-def lv_window_outer_t(f, v, x, index, ib, where=None, xb=False):
-    """Transpose of lv_window_outer (x batched over examples, bounds per index only)."""
-    if f[1] or not f[0] or xb:
+def batched_loop_windows_t(flags, v, x, index, ib, where=None, xb=False):
+    """Transpose of batched_loop_windows (x batched over examples, bounds per index only)."""
+    if flags[1] or not flags[0] or xb:
         raise S2SValueError("s2s cannot differentiate a window whose bounds differ per example inside vmap yet; "
                             "differentiate inside the vmap instead: vmap(grad(f)).")
     parts = _vb_key(index)
-    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
-    return lv_window_t(np.swapaxes(v, 0, 1), x, (slice(None),) + parts, (False,) + flags, where)
+    part_flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    return loop_windows_t(np.swapaxes(v, 0, 1), x, (slice(None),) + parts, (False,) + part_flags, where)
 
 
-def _n_of(f, args):
-    return next(np.shape(a)[0] for a, b in zip(args, f) if b and np.ndim(a))
+def _n_of(flags, args):
+    return next(np.shape(a)[0] for a, b in zip(args, flags) if b and np.ndim(a))
 
 
-def _outer_spec(g, f, a, b, op):
-    """einsum subscripts of a batched dot (index axis `y` per `f`) batched again over examples
-    (axis `z` per `g`, flags of the helper's own arguments: flags, a, b)."""
-    ga, gb = g[1], g[2]
-    pa, pb = np.ndim(a) - ga - f[0], np.ndim(b) - gb - f[1]
-    sa, sb, so = _vb_dot_spec(np.empty((0,) * (pa + f[0])), np.empty((0,) * (pb + f[1])), f[0], f[1], op)
+def _outer_spec(flags, inner_flags, a, b, op):
+    """einsum subscripts of a batched dot (index axis `y` per `inner_flags`) batched again over examples
+    (axis `z` per `flags`, flags of the helper's own arguments: flags, a, b)."""
+    ga, gb = flags[1], flags[2]
+    pa, pb = np.ndim(a) - ga - inner_flags[0], np.ndim(b) - gb - inner_flags[1]
+    sa, sb, so = _vb_dot_spec(np.empty((0,) * (pa + inner_flags[0])), np.empty((0,) * (pb + inner_flags[1])),
+                              inner_flags[0], inner_flags[1], op)
     return ("z" if ga else "") + sa, ("z" if gb else "") + sb, "z" + so, pa, pb
 
 
-def lv_dot_outer(g, f, a, b, op="dot"):
-    """Batching rule of a batched dot/matmul/inner (`f`: which operand carries the index axis),
-    operands batched over examples per `g`: one einsum over both axes (a matmul for vectors)."""
-    if g[1] and g[2] and f[0] and not f[1] and np.ndim(a) == 3 and np.ndim(b) == 2:
+def batched_batched_product(flags, inner_flags, a, b, op="dot"):
+    """Batching rule of a batched dot/matmul/inner (`inner_flags`: which operand carries the index axis),
+    operands batched over examples per `flags`: one einsum over both axes (a matmul for vectors)."""
+    if flags[1] and flags[2] and inner_flags[0] and not inner_flags[1] and np.ndim(a) == 3 and np.ndim(b) == 2:
         return _windows_dot(a, b)
-    if not (g[1] or g[2]):
-        return vb_dot(a, b, f[0], f[1], op)
-    sa, sb, so, _, _ = _outer_spec(g, f, a, b, op)
+    if not (flags[1] or flags[2]):
+        return example_product(a, b, inner_flags[0], inner_flags[1], op)
+    sa, sb, so, _, _ = _outer_spec(flags, inner_flags, a, b, op)
     return np.einsum(f"{sa},{sb}->{so}", a, b)
 
 
@@ -284,20 +289,20 @@ def _windows_dot(a, b):
     return out
 
 
-def lv_dot_outer_vjp(g, f, ct, a, b, which, op):
-    """Cotangent of operand `which` (0: a, 1: b) of lv_dot_outer: its einsum transposed."""
-    if not (g[1] or g[2]):
-        return vb_dot_vjp(f, ct, a, b, which, op)
-    sa, sb, so, _, _ = _outer_spec(g, f, a, b, op)
+def batched_batched_product_vjp(flags, inner_flags, ct, a, b, which, op):
+    """Cotangent of operand `which` (0: a, 1: b) of batched_batched_product: its einsum transposed."""
+    if not (flags[1] or flags[2]):
+        return batched_product_vjp(inner_flags, ct, a, b, which, op)
+    sa, sb, so, _, _ = _outer_spec(flags, inner_flags, a, b, op)
     if which == 0:
         return np.einsum(f"{so},{sb}->{sa}", ct, b)
     return np.einsum(f"{so},{sa}->{sb}", ct, a)
 
 
-def vb_dot_vjp_vjp(f, ct, g, a, b, which, op, wrt):
-    """Cotangent of argument `wrt` (0: g, 1: a, 2: b) of vb_dot_vjp(f, g, a, b, which, op), which
+def batched_product_vjp_vjp(flags, ct, g, a, b, which, op, wrt):
+    """Cotangent of argument `wrt` (0: g, 1: a, 2: b) of batched_product_vjp(f, g, a, b, which, op), which
     is bilinear in g and the operand it does not replace."""
-    sa, sb, so = _vb_dot_spec(a, b, f[0], f[1], op)
+    sa, sb, so = _vb_dot_spec(a, b, flags[0], flags[1], op)
     if wrt == 0:
         return np.einsum(f"{sa},{sb}->{so}", ct, b) if which == 0 else np.einsum(f"{sa},{sb}->{so}", a, ct)
     if wrt == 1 + which:  # the operand that only gives its shape
@@ -305,51 +310,51 @@ def vb_dot_vjp_vjp(f, ct, g, a, b, which, op, wrt):
     return np.einsum(f"{so},{sa}->{sb}", g, ct) if which == 0 else np.einsum(f"{so},{sb}->{sa}", g, ct)
 
 
-def vb_dot_vjp_d(f, g, a, b, which, op, wrt, d):
-    """Tangent of vb_dot_vjp(f, g, a, b, which, op) along operand `wrt` (1: a, 2: b), `d` its
+def batched_product_vjp_jvp(flags, g, a, b, which, op, wrt, d):
+    """Tangent of batched_product_vjp(f, g, a, b, which, op) along operand `wrt` (1: a, 2: b), `d` its
     tangent: zero along the operand whose cotangent it is (only that one's shape counts)."""
     if wrt == 1 + which:
         return np.zeros(np.shape(a if which == 0 else b))
-    return vb_dot_vjp(f, g, d if wrt == 1 else a, d if wrt == 2 else b, which, op)
+    return batched_product_vjp(flags, g, d if wrt == 1 else a, d if wrt == 2 else b, which, op)
 
 
-def lv_dot_outer_vjp_d(gf, f, g, a, b, which, op, wrt, d):
-    """Tangent of lv_dot_outer_vjp along operand `wrt` (1: a, 2: b), as vb_dot_vjp_d."""
+def batched_batched_product_vjp_jvp(flags, inner_flags, g, a, b, which, op, wrt, d):
+    """Tangent of batched_batched_product_vjp along operand `wrt` (1: a, 2: b), as batched_product_vjp_jvp."""
     if wrt == 1 + which:
         return np.zeros(np.shape(a if which == 0 else b))
-    return lv_dot_outer_vjp(gf, f, g, d if wrt == 1 else a, d if wrt == 2 else b, which, op)
+    return batched_batched_product_vjp(flags, inner_flags, g, d if wrt == 1 else a, d if wrt == 2 else b, which, op)
 
 
-def lv_dot_dot(g, f, a, b):
-    return lv_dot_outer(g, f, a, b, "dot")
+def batched_batched_dot(flags, inner_flags, a, b):
+    return batched_batched_product(flags, inner_flags, a, b, "dot")
 
 
-def lv_dot_matmul(g, f, a, b):
-    return lv_dot_outer(g, f, a, b, "matmul")
+def batched_batched_matmul(flags, inner_flags, a, b):
+    return batched_batched_product(flags, inner_flags, a, b, "matmul")
 
 
-def lv_dot_inner(g, f, a, b):
-    return lv_dot_outer(g, f, a, b, "inner")
+def batched_batched_inner(flags, inner_flags, a, b):
+    return batched_batched_product(flags, inner_flags, a, b, "inner")
 
 
-def vb_getitem_outer(g, x, index, xb=True, ib=False, clip=True):
-    """Batching rule of vb_getitem for `x` batched over examples and an index batched over the
+def batched_example_getitem(flags, x, index, xb=True, ib=False, clip=True):
+    """Batching rule of example_getitem for `x` batched over examples and an index batched over the
     loop's index only: one gather, the example axis first."""
-    if not g[0] or g[1] or xb:
-        return vb_loop("rt.vb_getitem", g, _n_of(g, (x, index)), x, index, xb, ib, clip)
+    if not flags[0] or flags[1] or xb:
+        return map_examples("rt.example_getitem", flags, _n_of(flags, (x, index)), x, index, xb, ib, clip)
     parts = _vb_key(index)
-    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
-    return np.swapaxes(vb_getitem(x, (slice(None),) + parts, False, (False,) + flags, clip), 0, 1)
+    part_flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    return np.swapaxes(example_getitem(x, (slice(None),) + parts, False, (False,) + part_flags, clip), 0, 1)
 
 
-def vb_getitem_outer_t(g, v, x, index, xb=True, ib=False):
-    """Transpose of vb_getitem_outer."""
-    if not g[0] or g[1] or xb:
+def batched_example_getitem_t(flags, v, x, index, xb=True, ib=False):
+    """Transpose of batched_example_getitem."""
+    if not flags[0] or flags[1] or xb:
         raise S2SValueError("s2s cannot differentiate this gather inside vmap yet; differentiate inside the "
                             "vmap instead: vmap(grad(f)).")
     parts = _vb_key(index)
-    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
-    return vb_getitem_t(np.swapaxes(v, 0, 1), x, (slice(None),) + parts, False, (False,) + flags)
+    part_flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    return example_getitem_t(np.swapaxes(v, 0, 1), x, (slice(None),) + parts, False, (False,) + part_flags)
 
 
 def _slot_rank(a_ndim, key) -> int:
@@ -358,7 +363,7 @@ def _slot_rank(a_ndim, key) -> int:
     return a_ndim - len(parts) + sum(type(p) is slice for p in parts) + 1
 
 
-def lv_slot(v, a, key):
+def loop_slot_rows(v, a, key):
     """The rows `v` of a vectorized `a[i] = v` with unit axes after the index axis, so that each
     row broadcasts into its slot `a[i]` as in the loop."""
     nd = _slot_rank(np.ndim(a), key)
@@ -366,20 +371,20 @@ def lv_slot(v, a, key):
     return v if v.ndim >= nd else v.reshape(v.shape[:1] + (1,) * (nd - v.ndim) + v.shape[1:])
 
 
-def lv_slot_outer(f, v, a, key):
-    """Batching rule of lv_slot: the rows carry the example axis first (per `f`)."""
-    nd = _slot_rank(np.ndim(a) - f[1], key)
+def batched_loop_slot_rows(flags, v, a, key):
+    """Batching rule of loop_slot_rows: the rows carry the example axis first (per `flags`)."""
+    nd = _slot_rank(np.ndim(a) - flags[1], key)
     v = np.asarray(v)
-    lead = 1 + f[0]
-    have = v.ndim - f[0]
+    lead = 1 + flags[0]
+    have = v.ndim - flags[0]
     return v if have >= nd else v.reshape(v.shape[:lead] + (1,) * (nd - have) + v.shape[lead:])
 
 
-def lv_lift_outer(f, x, other, other_batched):
-    """Batching rule of vb_lift (a vectorized loop's operand alignment) when vmap batches `other`
+def batched_lift_rank(flags, x, other, other_batched):
+    """Batching rule of lift_rank (a vectorized loop's operand alignment) when vmap batches `other`
     but not `x`: the alignment counts `other`'s per-example rank, and the result is batched."""
-    if f[0]:
-        return vbh_vb_lift(f, x, other, other_batched)
+    if flags[0]:
+        return batched_lift_rank_of_batched(flags, x, other, other_batched)
     n = np.shape(other)[0]
     no = np.ndim(other) - 1 - (1 if other_batched else 0)
     x = np.asarray(x)
@@ -389,43 +394,43 @@ def lv_lift_outer(f, x, other, other_batched):
     return np.broadcast_to(x, (n,) + x.shape).copy()
 
 
-def lv_lift_outer_t(f, g, x):
-    """Transpose of lv_lift_outer: summed over the examples when `x` was not batched."""
+def batched_lift_rank_t(flags, g, x):
+    """Transpose of batched_lift_rank: summed over the examples when `x` was not batched."""
     g = np.asarray(g)
-    return np.reshape(g if f[0] else g.sum(axis=0), np.shape(x))
+    return np.reshape(g if flags[0] else g.sum(axis=0), np.shape(x))
 
 
-def lv_lift_outer_like(f, h, like):
-    """Transpose of lv_lift_outer_t: `h` (shaped like lv_lift_outer's `x`) aligned and broadcast
-    to the shape of `like` (lv_lift_outer's result), as lv_lift_outer did."""
+def batched_lift_rank_like(flags, h, like):
+    """Transpose of batched_lift_rank_t: `h` (shaped like batched_lift_rank's `x`) aligned and broadcast
+    to the shape of `like` (batched_lift_rank's result), as batched_lift_rank did."""
     shape = np.shape(like)
     h = np.asarray(h)
-    if f[0]:
+    if flags[0]:
         return np.reshape(h, shape)
     return np.broadcast_to(np.reshape(h, shape[1:]), shape).copy()
 
 
-def vbh_vb_select_t(f, g, m, which, like):
-    """Cotangent of operand `which` (0: new, 1: old) of vbh_vb_select (a masked merge of a
+def batched_masked_merge_t(flags, g, m, which, like):
+    """Cotangent of operand `which` (0: new, 1: old) of batched_masked_merge (a masked merge of a
     vectorized loop, batched again): `g` where the mask picks that operand, summed over the
     examples when the operand was not batched."""
     if like is None:
         return None
     leaves = tree_leaves(g)
-    mm = m if f[0] or not leaves else vb_bcast(m, np.shape(leaves[0])[0])
+    mm = m if flags[0] or not leaves else replicate_batch(m, np.shape(leaves[0])[0])
     zero = tree_map(np.zeros_like, g)
-    sel = vb_select(mm, g, zero) if which == 0 else vb_select(mm, zero, g)
-    if f[1 + which]:
+    sel = masked_merge(mm, g, zero) if which == 0 else masked_merge(mm, zero, g)
+    if flags[1 + which]:
         return sel
     return tree_map(lambda s_, l_: reshape_like(np.sum(s_, axis=0), l_), sel, like)
 
 
-def lv_count(start, stop, step=1):
+def loop_trip_count(start, stop, step=1):
     """The trip count of `range(start, stop, step)`."""
     return len(range(start, stop, step))
 
 
-def lv_array(v, n):
+def loop_list_array(v, n):
     """`np.array(L)` of a list that a vectorized loop of `n` iterations filled with the rows of `v`:
     `v` itself when it owns its memory (a fresh result), else a copy (a view of an argument, a
     strided window); for no iterations np.array([]), whatever the rows' shape."""
@@ -436,19 +441,19 @@ def lv_array(v, n):
     return v if v.base is None and v.flags.writeable else v.copy()
 
 
-def lv_array_outer(f, v, n):
-    """Batching rule of lv_array: the example axis first (no iterations: no columns per example)."""
+def batched_loop_list_array(flags, v, n):
+    """Batching rule of loop_list_array: the example axis first (no iterations: no columns per example)."""
     if not n:
         return np.zeros((np.shape(v)[0], 0))
-    return lv_array(v, n)
+    return loop_list_array(v, n)
 
 
-def lv_array_t(g, v, n):
-    """Transpose of lv_array: the cotangent shaped like the rows (zeros for no iterations)."""
+def loop_list_array_t(g, v, n):
+    """Transpose of loop_list_array: the cotangent shaped like the rows (zeros for no iterations)."""
     return np.reshape(g, np.shape(v)) if n else np.zeros(np.shape(v))
 
 
-def lv_index(i, a, axis=0):
+def loop_index_positions(i, a, axis=0):
     """The loop's index values as positions along `axis` of `a`, where a vectorized loop writes
     `a[i] = ...`: an IndexError as the loop would raise; negative values counted from the end."""
     n = np.shape(a)[axis]
@@ -464,8 +469,8 @@ def lv_index(i, a, axis=0):
     return j
 
 
-def lv_index_outer(f, i, a, axis=0):
-    return lv_index(i, a[0] if f[1] else a, axis)
+def batched_loop_index_positions(flags, i, a, axis=0):
+    return loop_index_positions(i, a[0] if flags[1] else a, axis)
 
 
 def _fits(x, index, ib) -> bool:
@@ -478,7 +483,7 @@ def _fits(x, index, ib) -> bool:
     return plan is not None and plan != "ragged"
 
 
-def lv_fits(n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=(),
+def loop_vectorizes(n, x0=None, i0=None, b0=None, x1=None, i1=None, b1=None, x2=None, i2=None, b2=None, ints=(),
             writes=(), reads=()):
     """Whether a vectorized loop of `n` iterations runs as such: none, or at least MIN_TRIPS; each
     window `x[i]` it takes (up to three) of one length for every index (and at least one
@@ -504,10 +509,10 @@ def _all_ints(ints) -> bool:
     return all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in ints)
 
 
-def lv_fits_outer(f, n, *args):
-    """Batching rule of lv_fits: every example's windows fit (an unbatched answer); windows whose
+def batched_loop_vectorizes(flags, n, *args):
+    """Batching rule of loop_vectorizes: every example's windows fit (an unbatched answer); windows whose
     bounds differ per example are not taken apart here: the loop runs as written."""
-    if f[0] or len(f) > 10 and f[10] or len(args) > 9 and not _all_ints(args[9]) or 0 < n < MIN_TRIPS \
+    if flags[0] or len(flags) > 10 and flags[10] or len(args) > 9 and not _all_ints(args[9]) or 0 < n < MIN_TRIPS \
             or len(args) > 11 and (_aliased(args[10], args[11]) or _foreign(args[11])):
         return False
     args = args[:9]
@@ -516,11 +521,11 @@ def lv_fits_outer(f, n, *args):
         x, i, b = args[k:k + 3]
         if b is None:
             continue
-        if f[k + 2] or f[k + 3]:
+        if flags[k + 2] or flags[k + 3]:
             return False
-        if f[k + 1]:
+        if flags[k + 1]:
             parts = _vb_key(i)
-            flags = _vb_key(b) if isinstance(b, tuple) else (b,) * len(parts)
-            x, i, b = x, (slice(None),) + parts, (False,) + flags
+            part_flags = _vb_key(b) if isinstance(b, tuple) else (b,) * len(parts)
+            x, i, b = x, (slice(None),) + parts, (False,) + part_flags
         wins.append((x, i, b))
     return (bool(n) or not wins) and all(_fits(x, i, b) for x, i, b in wins)

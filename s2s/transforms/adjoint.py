@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gast
 
-from ..ir import build as A
+from ..ir import build
 from .base import Companions, join
 
 
@@ -25,24 +25,24 @@ class Adjoints(Companions):
         `rt.tree_add` (leaf by leaf) for anything that may be a tuple, list or dict."""
         b = self.name(var)
         if b not in defined:
-            out.append(A.assign(b, value))
+            out.append(build.assign(b, value))
             defined[b] = False
         elif var in self.containers or var not in self.leaves:
-            out.append(A.assign(b, A.call("rt.tree_add", [A.name(b), value])))
+            out.append(build.assign(b, build.call("rt.tree_add", [build.name(b), value])))
             defined[b] = False
         else:
-            out.append(A.assign(b, A.binop(A.name(b), gast.Add(), value)))
+            out.append(build.assign(b, build.binop(build.name(b), gast.Add(), value)))
             defined[b] = True  # `a + b` is a fresh array
 
     def owned(self, var: str, defined: dict, out: list) -> gast.Name:
         """Make `b_var` an array the sweep may update in place, creating zeros if it is undefined."""
         b = self.name(var)
         if b not in defined:
-            out.append(A.assign(b, A.call("rt.zeros_like_tree", [A.name(var)])))
+            out.append(build.assign(b, build.call("rt.zeros_like_tree", [build.name(var)])))
         elif not defined[b]:
-            out.append(A.assign(b, A.call("rt.fresh", [A.name(b)])))
+            out.append(build.assign(b, build.call("rt.fresh", [build.name(b)])))
         defined[b] = True
-        return A.name(b)
+        return build.name(b)
 
 
 def merge(branches: list[tuple[list, dict]], adj: Adjoints, exists=None, certain=None) -> dict:
@@ -56,5 +56,5 @@ def merge(branches: list[tuple[list, dict]], adj: Adjoints, exists=None, certain
         # a variable that may not be assigned yet on this path: the scalar 0 stands for its zero
         if certain is None or var in certain:
             return adj.zero(var), True  # zero-filled arrays are owned
-        return A.assign(adj.name(var), A.const(0.0)), False
+        return build.assign(adj.name(var), build.const(0.0)), False
     return join(branches, adj, exists, fill)

@@ -23,10 +23,9 @@ from typing import Any, Protocol
 
 import gast
 
-from .. import analysis as an
-from .. import record
+from .. import analysis, record
 from ..errors import S2STypeError, error_at, shown_path
-from ..ir import build as A
+from ..ir import build
 from ..ir.core import CoreFn
 from ..ir.names import Namer
 from ..primitives import registry
@@ -87,7 +86,7 @@ class Companions:
         return self.names[var]
 
     def zero(self, var: str) -> gast.Assign:
-        return A.assign(self.name(var), A.call("rt.zeros_like_tree", [A.name(var)]))
+        return build.assign(self.name(var), build.call("rt.zeros_like_tree", [build.name(var)]))
 
     def var_of(self, companion: str) -> str:
         return self.vars[companion]
@@ -123,9 +122,9 @@ class Transform:
         self.core = core
         self.calls = calls
         self.params = core.params
-        self.namer = Namer(A.names_in(core.node) | set(core.ns) | {"xp", "rt"})  # every name of the output
-        self.body = split_self_updates(A.clone(core.node.body), self.namer)
-        self.active = an.activity(self.body, active_params)
+        self.namer = Namer(build.names_in(core.node) | set(core.ns) | {"xp", "rt"})  # every name of the output
+        self.body = split_self_updates(build.clone(core.node.body), self.namer)
+        self.active = analysis.activity(self.body, active_params)
         self.containers = containers(self.body, self.active)
         self.leaves = known_leaves(self.body, self.params) - self.containers
         self.ns: dict = {}
@@ -161,8 +160,8 @@ class Transform:
                 out.append(kws[prm.name])
             elif prm.default is not inspect.Parameter.empty:
                 d = prm.default
-                out.append(A.const(d) if isinstance(d, (int, float, bool, str, type(None))) else
-                           A.name(self.bind(f"default_{prm.name}", d)))
+                out.append(build.const(d) if isinstance(d, (int, float, bool, str, type(None))) else
+                           build.name(self.bind(f"default_{prm.name}", d)))
         return out
 
 
@@ -175,11 +174,11 @@ def loc(new, old):
 def index_value(sl):
     """The index of a subscript as a value: slices become slice(...) calls so they can be passed."""
     if isinstance(sl, gast.Slice):
-        parts = [p if p is not None else A.const(None) for p in (sl.lower, sl.upper, sl.step)]
-        return A.call("slice", parts)
+        parts = [p if p is not None else build.const(None) for p in (sl.lower, sl.upper, sl.step)]
+        return build.call("slice", parts)
     if isinstance(sl, gast.Tuple):
-        return A.tuple_([index_value(e) for e in sl.elts])
-    return A.clone(sl)
+        return build.tuple_([index_value(e) for e in sl.elts])
+    return build.clone(sl)
 
 
 def is_list_op(s) -> bool:
@@ -203,7 +202,7 @@ def bind_prim(p, call) -> dict:
         vals = list(call.args)
     out = {k: None for k in p.params}
     for k, v in p.defaults.items():
-        out[k] = A.const(v)
+        out[k] = build.const(v)
     for k, v in zip(p.params, vals):
         out[k] = v
     if isinstance(call, gast.Call):
@@ -224,7 +223,7 @@ def is_repeat(v) -> bool:
 def maybe_sequence_op(v, containers) -> bool:
     """`x + y` or `x * y` that may concatenate or repeat a list or tuple: an operand may be one (is
     in `containers`) and, for `*`, neither operand is a float literal. The reverse transform then
-    uses `rt.seq_ct`, which tells sequences from arrays at run time."""
+    uses `rt.operand_cotangent`, which tells sequences from arrays at run time."""
     if not (isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Mult))):
         return False
     ops = (v.left, v.right)
@@ -235,43 +234,43 @@ def maybe_sequence_op(v, containers) -> bool:
 
 def containers(body, active) -> set[str]:
     out = set()
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign):
             t = s.targets[0]
             if isinstance(s.value, (gast.Tuple, gast.List, gast.Dict)) and isinstance(t, gast.Name) \
-                    or an.classify(s.value) in ("list", "tuple") and isinstance(t, gast.Name):
+                    or analysis.classify(s.value) in ("list", "tuple") and isinstance(t, gast.Name):
                 out.add(t.id)
             if isinstance(t, gast.Tuple) and isinstance(s.value, gast.Name):
                 out.add(s.value.id)
             if isinstance(s.value, gast.Subscript) and isinstance(s.value.slice, gast.Constant):
                 out.add(s.value.value.id)
-            if isinstance(s.value, gast.Call) and an.classify(s.value) == "call":
+            if isinstance(s.value, gast.Call) and analysis.classify(s.value) == "call":
                 # a user function may take or return tuples, lists and dicts
                 out.update(a.id for a in s.value.args if isinstance(a, gast.Name))
                 out.update(k.value.id for k in s.value.keywords if isinstance(k.value, gast.Name))
                 if isinstance(t, gast.Name):
                     out.add(t.id)
-            if isinstance(s.value, gast.Call) and (p := registry.lookup(an.classify(s.value))) is not None:
+            if isinstance(s.value, gast.Call) and (p := registry.lookup(analysis.classify(s.value))) is not None:
                 args = s.value.args  # arguments that may be whole pytrees (`Prim.tree_args`)
                 out.update(args[k].id for k in p.tree_args if k < len(args) and isinstance(args[k], gast.Name))
         elif is_list_op(s):
             out.add(s.value.func.value.id)
     # a copy of a pytree is a pytree, and so is what it was copied from
-    links = [(s.targets[0].id, arg.id) for s in an.walk_stmts(body)
+    links = [(s.targets[0].id, arg.id) for s in analysis.walk_stmts(body)
              if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-             and _tree_preserving(an.classify(s.value))
+             and _tree_preserving(analysis.classify(s.value))
              for arg in ([s.value] if isinstance(s.value, gast.Name) else s.value.args[:1])
              if isinstance(arg, gast.Name)]
     # a slice of a list is a list, and so are `a + b` of lists (concatenation) and `a * n` (repetition)
     flows = []
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             v = s.value
             if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice) and isinstance(v.value, gast.Name):
                 links.append((s.targets[0].id, v.value.id))
             if isinstance(v, gast.BinOp) and (isinstance(v.op, gast.Add) or is_repeat(v)):
                 links += [(s.targets[0].id, e.id) for e in (v.left, v.right) if isinstance(e, gast.Name)]
-            elif isinstance(v, gast.BinOp) and maybe_sequence_op(v, an.loads(v)):  # `L * n`: a repeated list
+            elif isinstance(v, gast.BinOp) and maybe_sequence_op(v, analysis.loads(v)):  # `L * n`: a repeated list
                 flows += [(s.targets[0].id, e.id) for e in (v.left, v.right) if isinstance(e, gast.Name)]
     grown = True
     while grown:
@@ -298,9 +297,9 @@ def known_leaves(body, params=()) -> set[str]:
     leaves = set(params)
     trees: set[str] = set()
     copies = []
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if isinstance(s, gast.For):
-            leaves.update(an.targets(s))
+            leaves.update(analysis.targets(s))
         elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             values.setdefault(s.targets[0].id, []).append(s.value)
             if isinstance(s.value, gast.Name):
@@ -338,9 +337,9 @@ def _tree_positions(s) -> list[str]:
         return [e.id for e in v.values if isinstance(e, gast.Name)]
     if not isinstance(v, gast.Call):
         return []
-    kind = an.classify(v)
+    kind = analysis.classify(v)
     if kind == "call":
-        return [n for n in an.loads(v) if n != getattr(v.func, "id", None)]
+        return [n for n in analysis.loads(v) if n != getattr(v.func, "id", None)]
     p = registry.lookup(kind)
     if p is None:
         return []
@@ -359,7 +358,7 @@ def _leaf_value(v, leaves) -> bool:
     if isinstance(v, gast.Name):
         return v.id in leaves
     if isinstance(v, (gast.BinOp, gast.UnaryOp)):
-        return all(n in leaves for n in an.loads(v))
+        return all(n in leaves for n in analysis.loads(v))
     if isinstance(v, gast.Compare):
         return True
     if isinstance(v, gast.Subscript):
@@ -367,7 +366,7 @@ def _leaf_value(v, leaves) -> bool:
     if isinstance(v, gast.Attribute):
         return v.attr in ("ndim", "size")
     if isinstance(v, gast.Call):
-        key = an.classify(v)
+        key = analysis.classify(v)
         p = registry.lookup(key)
         return key in ("float", "int", "len") or p is not None and key.startswith("xp.") and (
             p.broadcasting or p.same_shape or p.full_reduction)  # facts the primitive declares
@@ -388,10 +387,10 @@ def split_self_updates(stmts, namer) -> list:
             if getattr(s, f, None):
                 setattr(s, f, split_self_updates(getattr(s, f), namer))
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
-                not isinstance(s.value, gast.Name) and s.targets[0].id in an.operands(s.value):
+                not isinstance(s.value, gast.Name) and s.targets[0].id in analysis.operands(s.value):
             tmp = namer.fresh("t")
-            out.append(loc(A.assign(tmp, s.value), s))
-            out.append(loc(A.assign(s.targets[0].id, A.name(tmp)), s))
+            out.append(loc(build.assign(tmp, s.value), s))
+            out.append(loc(build.assign(s.targets[0].id, build.name(tmp)), s))
             continue
         out.append(s)
     return out
@@ -419,10 +418,10 @@ class _Fold(gast.NodeTransformer):
         """`rt.pow_d(x, c, 1)` with a literal c != 0 is `c * x ** (c - 1)`, folded further."""
         self.generic_visit(node)
         c = node.args[1].value if len(node.args) == 3 and isinstance(node.args[1], gast.Constant) else None
-        if an.dotted(node.func) == "rt.pow_d" and isinstance(c, (int, float)) and not isinstance(c, bool) \
+        if analysis.dotted(node.func) == "rt.pow_d" and isinstance(c, (int, float)) and not isinstance(c, bool) \
                 and c != 0 and getattr(node.args[2], "value", None) == 1:
-            power = A.binop(node.args[0], gast.Pow(), A.const(c - 1))
-            return self.visit_BinOp(A.binop(A.const(c), gast.Mult(), self.visit_BinOp(power)))
+            power = build.binop(node.args[0], gast.Pow(), build.const(c - 1))
+            return self.visit_BinOp(build.binop(build.const(c), gast.Mult(), self.visit_BinOp(power)))
         return node
 
     def visit_BinOp(self, node):
@@ -430,11 +429,11 @@ class _Fold(gast.NodeTransformer):
         r = node.right
         if isinstance(node.op, gast.Mult) and isinstance(r, gast.BinOp) and isinstance(r.op, gast.Mult) \
                 and isinstance(r.left, gast.Constant) and not isinstance(node.left, gast.Constant):
-            node = A.binop(A.binop(node.left, gast.Mult(), r.left), gast.Mult(), r.right)  # g * c * x
+            node = build.binop(build.binop(node.left, gast.Mult(), r.left), gast.Mult(), r.right)  # g * c * x
         lv = node.left.value if isinstance(node.left, gast.Constant) else None
         rv = node.right.value if isinstance(node.right, gast.Constant) else None
         if isinstance(lv, (int, float)) and isinstance(rv, (int, float)) and type(node.op) in FOLD:
-            return A.const(FOLD[type(node.op)](lv, rv))
+            return build.const(FOLD[type(node.op)](lv, rv))
         if isinstance(node.op, (gast.Mult, gast.Pow, gast.Div)) and rv == 1 and not isinstance(rv, bool):
             return node.left
         if isinstance(node.op, gast.Mult) and lv == 1 and not isinstance(lv, bool):

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from ..primitives import registry
 from .base import bind_prim
 
 
 def _value_rank(value, rank):
     """The per-example rank of a right-hand side from its operands' ranks, or None if unknown."""
-    kind = an.classify(value)
+    kind = analysis.classify(value)
     if kind == "const":
         return 0 if isinstance(value.value, (int, float)) and not isinstance(value.value, bool) else None
     if kind == "copy":
@@ -63,13 +63,13 @@ def per_example_ranks(body, known) -> dict:
     point over the whole function; parameters from the call's arguments)."""
     rank = dict(known)
     conflict = {p for p, r in known.items() if r is None}
-    assigns = [s for s in an.walk_stmts(body) if isinstance(s, gast.Assign)]
+    assigns = [s for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)]
     others = set()
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if isinstance(s, gast.For):
             others.add(s.target.id)
         elif isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
-            others.update(an.targets(s))
+            others.update(analysis.targets(s))
     conflict |= others
     for _ in range(len(assigns) + 2):
         changed = False
@@ -95,13 +95,13 @@ def rank_simplified(body, rank) -> None:
     for scalars (passes/algebra.py does the same for Python floats): `rt.seed(y)` is 1.0 and
     `rt.unbroadcast(g, like)` is `g`. Batched, each would cost a call per batch, and the seed a
     new array of ones that the arithmetic after it would multiply by."""
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
         if not isinstance(v, gast.Call) or v.keywords:
             continue
-        f = an.dotted(v.func)
+        f = analysis.dotted(v.func)
         if f == "rt.seed" and len(v.args) == 1 and atom_rank(v.args[0], rank) == 0:
-            s.value = A.const(1.0)
+            s.value = build.const(1.0)
         elif f == "rt.unbroadcast" and len(v.args) == 2 and atom_rank(v.args[0], rank) == 0 \
                 and atom_rank(v.args[1], rank) == 0 and isinstance(v.args[0], gast.Name):
             s.value = v.args[0]
@@ -115,13 +115,13 @@ def lowered(kind, flags, args, rank, tmp):
     rule = registry.RANKED.get((kind, tuple(flags), ranks))
     if rule is None:
         return None
-    return _flat(A.template(rule, **args), tmp)
+    return _flat(build.template(rule, **args), tmp)
 
 
 def _flat(e, tmp):
     """`e` with each operand that is not an atom assigned to a temporary first (innermost first)."""
     def atom(x):
-        return x if A.is_atom(x) else tmp(_flat(x, tmp))
+        return x if build.is_atom(x) else tmp(_flat(x, tmp))
     if isinstance(e, gast.BinOp):
         e.left, e.right = atom(e.left), atom(e.right)
     elif isinstance(e, gast.UnaryOp):

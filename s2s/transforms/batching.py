@@ -4,7 +4,7 @@ A variable is either unbatched or batched at axis 0 (decided for the whole funct
 point, `batched_vars`). Statements on unbatched values stay as they are; ops on batched values
 follow the batching table (registry.BATCH, declared in primitives/rules_batch.py). Control flow
 whose condition is batched runs under a mask (a boolean per example): both branches of an `if`
-run, and each variable a branch assigns is merged with `rt.vb_select(mask, new, old)`; a `while` runs until no
+run, and each variable a branch assigns is merged with `rt.masked_merge(mask, new, old)`; a `while` runs until no
 example is live; `break`/`continue` under a batched condition clear lanes of the loop's masks.
 
 About 700 lines in one module: the `Batcher` visitor (statements, masked control flow, the
@@ -20,9 +20,9 @@ import copy
 
 import gast
 
-from .. import analysis as an
+from .. import analysis
 from ..errors import S2SValueError, shown_path
-from ..ir import build as A
+from ..ir import build
 from ..ir.core import CoreFn
 from ..primitives import registry
 from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
@@ -39,7 +39,7 @@ def _names(node) -> list[str]:
 def _unclipped(mask) -> list:
     """The `clip=False` argument of a gather or write key outside masked code: every lane is live
     there, so an index out of range is NumPy's IndexError (runtime/batch.py `_vb_adv`)."""
-    return [A.const(False)] if mask is None else []
+    return [build.const(False)] if mask is None else []
 
 
 def selectable(body, params) -> set[str]:
@@ -51,10 +51,10 @@ def selectable(body, params) -> set[str]:
 
     def visit(stmts, loop):
         for s in stmts:
-            for t in an.targets(s):
+            for t in analysis.targets(s):
                 counts[t] = counts.get(t, 0) + 1
             if isinstance(s, (gast.For, gast.While)):
-                inside, exposed = _load_counts([s]), an.exposed(s.body)  # read outside: more reads than inside
+                inside, exposed = _load_counts([s]), analysis.exposed(s.body)  # read outside: more reads than inside
                 in_loop.update(t for t in _assigned(s.body) if t in exposed or everywhere[t] > inside[t])
                 if isinstance(s, gast.For):
                     in_loop.add(s.target.id)
@@ -67,7 +67,7 @@ def selectable(body, params) -> set[str]:
 
 
 def _assigned(stmts) -> set[str]:
-    return {t for s in an.walk_stmts(stmts) for t in an.targets(s)}
+    return {t for s in analysis.walk_stmts(stmts) for t in analysis.targets(s)}
 
 
 def _load_counts(stmts) -> collections.Counter:
@@ -84,7 +84,7 @@ def _load_counts(stmts) -> collections.Counter:
 
 
 def result_batched(value, bset) -> bool:
-    kind = an.classify(value)
+    kind = analysis.classify(value)
     if kind == "const":
         return False
     if kind == "attr":
@@ -98,7 +98,7 @@ def result_batched(value, bset) -> bool:
 
 def _range_args(s):
     it = s.iter
-    return it.args if isinstance(it, gast.Call) and an.dotted(it.func) == "range" else [it]
+    return it.args if isinstance(it, gast.Call) and analysis.dotted(it.func) == "range" else [it]
 
 
 def batched_vars(body, params) -> set[str]:
@@ -126,7 +126,7 @@ def batched_vars(body, params) -> set[str]:
                     if rb or masked or any(n in bset for n in _names(t.slice)):
                         bset.add(t.value.id)
                     continue
-                for v in an.targets(s):
+                for v in analysis.targets(s):
                     if rb or masked and v in sel:
                         bset.add(v)
             elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
@@ -167,29 +167,29 @@ class Batcher(Transform):
 
     def __init__(self, core: CoreFn, batched_params, calls: Callees, ranks=None):
         super().__init__(core, batched_params, calls)
-        self.n = self.namer.exact("bn")
+        self.n = self.namer.exact("batch_size")
         self.rank = per_example_ranks(self.body, ranks or {})
         rank_simplified(self.body, self.rank)
         self.bset = batched_vars(self.body, list(batched_params))
         self.sel = selectable(self.body, core.params)
         self.frames: list[Frame] = []
-        self.live = an.Liveness(self.body)
+        self.live = analysis.Liveness(self.body)
         self.regions: list = []  # live sets after each enclosing masked region (innermost last)
         self.list_mask: dict[str, str] = {}  # list -> the mask it was made under, if not merged
 
-    def b(self, atom) -> bool:
+    def is_batched(self, atom) -> bool:
         return isinstance(atom, gast.Name) and atom.id in self.bset
 
     def tmp(self, out, expr, base="v"):
         name = self.namer.fresh(base)
-        out.append(A.assign(name, expr))
-        return A.name(name)
+        out.append(build.assign(name, expr))
+        return build.name(name)
 
     # ---- statements ----
     def block(self, stmts, mask) -> list:
         out = []
         for s in stmts:
-            if A.is_comment(s) or isinstance(s, (gast.Pass, gast.Assert)):
+            if build.is_comment(s) or isinstance(s, (gast.Pass, gast.Assert)):
                 out.append(s)
             elif isinstance(s, (gast.Break, gast.Continue)):
                 out.extend(self.jump(s, mask))
@@ -208,28 +208,29 @@ class Batcher(Transform):
             if mask is not None and self.frames and self.frames[-1].it is not None \
                     and mask != self.frames[-1].it and isinstance(s, (gast.If, gast.For, gast.While)) \
                     and has_batched_jump([s], self.bset | {"__all__"}):
-                out.append(A.assign(mask, A.call("rt.vb_and", [A.name(mask), A.name(self.frames[-1].it)])))
+                out.append(build.assign(mask, build.call("rt.mask_and", [build.name(mask), build.name(self.frames[-1].it)])))
         return out
 
     def jump(self, s, mask):
         f = self.frames[-1] if self.frames else None
         if f is None or f.it is None or mask == f.it:
             return [s]
-        out = [A.assign(f.it, A.call("rt.vb_andnot", [A.name(f.it), A.name(mask)]))]
+        out = [build.assign(f.it, build.call("rt.mask_and_not", [build.name(f.it), build.name(mask)]))]
         if isinstance(s, gast.Break):
-            out.append(A.assign(f.live, A.call("rt.vb_andnot", [A.name(f.live), A.name(mask)])))
+            out.append(build.assign(f.live, build.call("rt.mask_and_not", [build.name(f.live), build.name(mask)])))
         return out
 
     def if_(self, s, mask):
-        if not self.b(s.test):
-            return [loc(A.if_(s.test, self.block(s.body, mask), self.block(s.orelse, mask)), s)]
+        if not self.is_batched(s.test):
+            return [loc(build.if_(s.test, self.block(s.body, mask), self.block(s.orelse, mask)), s)]
         out = []
         m1, m2 = self.namer.fresh("mask"), self.namer.fresh("mask")
-        out.append(A.assign(m1, A.call("rt.vb_and", [A.name(mask) if mask else A.const(None), s.test])))
-        out.append(A.assign(m2, A.call("rt.vb_andnot", [A.name(mask) if mask else A.const(None), s.test])))
+        out.append(build.assign(m1, build.call("rt.mask_and", [build.name(mask) if mask else build.const(None), s.test])))
+        out.append(build.assign(m2, build.call("rt.mask_and_not", [build.name(mask) if mask else build.const(None),
+                                                                   s.test])))
         # a value assigned under a mask needs no merge with the old one if the examples outside
         # the mask never read it: not after the `if`, not in the other branch
-        self.regions.append(self.live.after[s] | an.exposed(s.orelse))
+        self.regions.append(self.live.after[s] | analysis.exposed(s.orelse))
         out += self.guarded(m1, self.block(s.body, m1))
         self.regions[-1] = self.live.after[s]
         out += self.guarded(m2, self.block(s.orelse, m2))
@@ -239,45 +240,45 @@ class Batcher(Transform):
     def guarded(self, mask, stmts) -> list:
         """A branch's batched statements, run only when some example takes it: a branch no example
         takes is skipped (it may not even run on those values, e.g. a matrix rule on scalars)."""
-        if all(A.is_comment(s) or isinstance(s, gast.Pass) for s in stmts):
+        if all(build.is_comment(s) or isinstance(s, gast.Pass) for s in stmts):
             return stmts
         go = self.namer.fresh("go")
-        return [A.assign(go, A.call("rt.vb_any", [A.name(mask)])), A.if_(A.name(go), stmts, [])]
+        return [build.assign(go, build.call("rt.mask_any", [build.name(mask)])), build.if_(build.name(go), stmts, [])]
 
     def _live_init(self, mask):
-        return A.name(mask) if mask else A.call("rt.vb_ones", [A.name(self.n)])
+        return build.name(mask) if mask else build.call("rt.full_mask", [build.name(self.n)])
 
     def while_(self, s, mask):
-        batched = self.b(s.test)
+        batched = self.is_batched(s.test)
         jumps = has_batched_jump(s.body, self.bset)
         if not batched and not jumps:
-            return [loc(A.while_(s.test, self.block(s.body, mask)), s)]
+            return [loc(build.while_(s.test, self.block(s.body, mask)), s)]
         out = []
         live, it, go = self.namer.fresh("live"), self.namer.fresh("lanes"), self.namer.fresh("go")
-        out.append(A.assign(live, A.call("rt.vb_and", [self._live_init(mask), s.test]) if batched
+        out.append(build.assign(live, build.call("rt.mask_and", [self._live_init(mask), s.test]) if batched
                             else self._live_init(mask)))
         self.frames.append(Frame(live, it))
         self.regions.append(self.live.before[s])
-        body = [A.assign(it, A.name(live))] + self.block(s.body, it)
+        body = [build.assign(it, build.name(live))] + self.block(s.body, it)
         self.regions.pop()
         self.frames.pop()
         if batched:
-            body.append(A.assign(live, A.call("rt.vb_and", [A.name(live), s.test])))
-            out.append(A.assign(go, A.call("rt.vb_any", [A.name(live)])))
-            body.append(A.assign(go, A.call("rt.vb_any", [A.name(live)])))
-            out.append(loc(A.while_(A.name(go), body), s))
+            body.append(build.assign(live, build.call("rt.mask_and", [build.name(live), s.test])))
+            out.append(build.assign(go, build.call("rt.mask_any", [build.name(live)])))
+            body.append(build.assign(go, build.call("rt.mask_any", [build.name(live)])))
+            out.append(loc(build.while_(build.name(go), body), s))
         else:
             body += self._exit_when_done(live, go)
-            out.append(loc(A.while_(s.test, body), s))
+            out.append(loc(build.while_(s.test, body), s))
         return out
 
     def _exit_when_done(self, live, go):
-        return [A.assign(go, A.call("rt.vb_any", [A.name(live)])),
-                A.if_(A.not_(A.name(go)), [gast.Break()], [])]
+        return [build.assign(go, build.call("rt.mask_any", [build.name(live)])),
+                build.if_(build.not_(build.name(go)), [gast.Break()], [])]
 
     def for_(self, s, mask):
         args = _range_args(s)
-        batched = any(self.b(a) for a in args)
+        batched = any(self.is_batched(a) for a in args)
         jumps = has_batched_jump(s.body, self.bset)
         target, first = self._target_broadcast(s)
         if not batched and not jumps:
@@ -285,21 +286,21 @@ class Batcher(Transform):
                                   type_comment=None), s)]
         out = []
         live, it, go = self.namer.fresh("live"), self.namer.fresh("lanes"), self.namer.fresh("go")
-        out.append(A.assign(live, self._live_init(mask)))
+        out.append(build.assign(live, self._live_init(mask)))
         iter_ = s.iter
         head = []
         if batched:
-            if len(args) == 3 or len(args) == 2 and self.b(args[0]):
+            if len(args) == 3 or len(args) == 2 and self.is_batched(args[0]):
                 self.fail(s, "vmap supports `for i in range(start, stop)` with a per-example `stop` only "
                              "(start and step the same for every example).")
             stop = args[-1]
-            top = self.tmp(out, A.call("xp.max", [stop]), "stop")
-            iter_ = A.call("range", list(args[:-1]) + [top])
-            head.append(A.assign(it, A.call("rt.vb_and", [A.name(live),
+            top = self.tmp(out, build.call("xp.max", [stop]), "stop")
+            iter_ = build.call("range", list(args[:-1]) + [top])
+            head.append(build.assign(it, build.call("rt.mask_and", [build.name(live),
                                                           gast.Compare(left=s.target, ops=[gast.Lt()],
                                                                        comparators=[stop])])))
         else:
-            head.append(A.assign(it, A.name(live)))
+            head.append(build.assign(it, build.name(live)))
         self.frames.append(Frame(live, it))
         self.regions.append(self.live.before[s])
         body = first + head + self.block(s.body, it)
@@ -315,10 +316,11 @@ class Batcher(Transform):
         (batchedness is per name: `j` set per example by a masked `while`, then reused as
         `for j in range(n)`), the loop runs a fresh name and the body starts by broadcasting it to
         `j`, since the range gives one number for every example."""
-        if not self.b(s.target):
+        if not self.is_batched(s.target):
             return s.target, []
         index = self.namer.fresh("index")
-        return A.name(index, store=True), [A.assign(s.target.id, A.call("rt.vb_bcast", [A.name(index), A.name(self.n)]))]
+        return build.name(index, store=True), [build.assign(s.target.id, build.call("rt.replicate_batch",
+            [build.name(index), build.name(self.n)]))]
 
     def expr(self, s, mask):
         call = s.value
@@ -329,10 +331,10 @@ class Batcher(Transform):
                              "example (the list would have a different length per example).",
                           "Write into a preallocated array instead: `out[i] = v`.")
             v = call.args[0]
-            if lst in self.bset and not self.b(v):
+            if lst in self.bset and not self.is_batched(v):
                 out = []
-                w = self.tmp(out, A.call("rt.vb_bcast", [v, A.name(self.n)]))
-                return out + [A.expr_stmt(A.call(A.attr(A.name(lst), "append"), [w]))]
+                w = self.tmp(out, build.call("rt.replicate_batch", [v, build.name(self.n)]))
+                return out + [build.expr_stmt(build.call(build.attr(build.name(lst), "append"), [w]))]
             return [s]
         if mask is not None and isinstance(call, gast.Call):
             self.fail(s, "vmap cannot run a call for its side effects under a condition that differs per "
@@ -349,15 +351,16 @@ class Batcher(Transform):
             names = [e.id for e in t.elts]
             if mask is not None and any(v in self.sel for v in names):
                 tmps = [self.namer.fresh("v") for _ in names]
-                out.append(A.assign(A.tuple_([A.name(x) for x in tmps], store_=True), expr))
+                out.append(build.assign(build.tuple_([build.name(x) for x in tmps], store_=True), expr))
                 for v, x in zip(names, tmps):
-                    val = A.name(x) if rb or v not in self.bset else A.call("rt.vb_bcast", [A.name(x), A.name(self.n)])
+                    val = build.name(x) if rb or v not in self.bset else build.call("rt.replicate_batch", [build.name(x),
+                        build.name(self.n)])
                     out.append(self.merged(v, val, mask))
                 return [loc(o, s) for o in out]
-            return out + [loc(A.assign(t, expr), s)]
+            return out + [loc(build.assign(t, expr), s)]
         var = t.id
         if var in self.bset and not rb:
-            expr = A.call("rt.vb_bcast", [expr, A.name(self.n)])
+            expr = build.call("rt.replicate_batch", [expr, build.name(self.n)])
         self.list_mask.pop(var, None)
         if mask is not None and var in self.sel and any(var in r for r in self.regions):
             x = self.tmp(out, expr)
@@ -367,10 +370,10 @@ class Batcher(Transform):
             # a new list, not merged: no example outside `mask` reads it, and every example inside
             # appends to it alike while the mask stays the same
             self.list_mask[var] = mask
-        return out + [loc(A.assign(var, expr), s)]
+        return out + [loc(build.assign(var, expr), s)]
 
     def merged(self, var, new, mask):
-        return A.assign(var, A.call("rt.vb_select", [A.name(mask), new, A.name(var)]))
+        return build.assign(var, build.call("rt.masked_merge", [build.name(mask), new, build.name(var)]))
 
     def setitem(self, s, mask):
         """`A[i] = v` on batched `A`: a plain subscript assignment with the batch axis in the key, the
@@ -388,34 +391,34 @@ class Batcher(Transform):
             key = gast.Tuple(elts=[gast.Slice(lower=None, upper=None, step=None)] + [copy.deepcopy(e) for e in elts],
                              ctx=gast.Load())
         else:
-            ib = A.const(any(flags)) if not isinstance(idx, gast.Tuple) or not any(flags) \
-                else A.tuple_([A.const(f) for f in flags])
-            key = self.tmp(out, A.call("rt.vb_key", [idx, ib, A.name(base)] + _unclipped(mask)), "key")
+            ib = build.const(any(flags)) if not isinstance(idx, gast.Tuple) or not any(flags) \
+                else build.tuple_([build.const(f) for f in flags])
+            key = self.tmp(out, build.call("rt.example_key", [idx, ib, build.name(base)] + _unclipped(mask)), "key")
         v = s.value
-        if self.b(v):
-            v = self.tmp(out, A.call("rt.vb_lift_to", [v, A.name(base), index_value(key)]), "lift")
+        if self.is_batched(v):
+            v = self.tmp(out, build.call("rt.lift_rank_to_slot", [v, build.name(base), index_value(key)]), "lift")
         if mask is not None:
-            old = self.tmp(out, A.subscript(A.name(base), copy.deepcopy(key)), "old")
-            v = self.tmp(out, A.call("rt.vb_select", [A.name(mask), v, old]))
-        out.append(A.assign(A.subscript(A.name(base), copy.deepcopy(key), store_=True), v))
+            old = self.tmp(out, build.subscript(build.name(base), copy.deepcopy(key)), "old")
+            v = self.tmp(out, build.call("rt.masked_merge", [build.name(mask), v, old]))
+        out.append(build.assign(build.subscript(build.name(base), copy.deepcopy(key), store_=True), v))
         return [loc(o, s) for o in out]
 
     # ---- values: (statements before, expression, whether the result is batched) ----
     def value(self, s, value, mask):
-        kind = an.classify(value)
+        kind = analysis.classify(value)
         if kind == "const":
             return [], value, False
         if kind == "copy":
-            return [], value, self.b(value)
+            return [], value, self.is_batched(value)
         if kind in ("pack", "dict"):
             return self.pack(value)
         if kind == "getitem":
             return self.getitem(value, s, mask)
         if kind == "attr":
-            if not self.b(value.value):
+            if not self.is_batched(value.value):
                 return [], value, False
             if value.attr in SHAPE_ATTRS:
-                return [], A.call(SHAPE_ATTRS[value.attr], [A.tuple_([A.const(True)]), value.value]), False
+                return [], build.call(SHAPE_ATTRS[value.attr], [build.tuple_([build.const(True)]), value.value]), False
             return [], value, value.attr != "dtype"
         if kind == "list.pop":
             if mask is not None and value.func.value.id in self.bset \
@@ -428,11 +431,11 @@ class Batcher(Transform):
 
     def pack(self, value):
         elts = value.elts if isinstance(value, (gast.Tuple, gast.List)) else value.values
-        if not any(self.b(e) for e in elts):
+        if not any(self.is_batched(e) for e in elts):
             return [], value, False
         pre = []
-        new = [e if self.b(e) or isinstance(e, gast.Constant) and e.value is None
-               else self.tmp(pre, A.call("rt.vb_bcast", [e, A.name(self.n)])) for e in elts]
+        new = [e if self.is_batched(e) or isinstance(e, gast.Constant) and e.value is None
+               else self.tmp(pre, build.call("rt.replicate_batch", [e, build.name(self.n)])) for e in elts]
         node = copy.copy(value)
         if isinstance(value, gast.Dict):
             node.values = new
@@ -446,41 +449,43 @@ class Batcher(Transform):
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
         flags = [any(n in self.bset for n in _names(p)) for p in parts]
         if not any(flags):
-            if not self.b(base):
+            if not self.is_batched(base):
                 return [], value, False
-            return [], A.call("rt.vb_getitem", [base, idx]), True
-        ib = A.const(True) if not isinstance(idx, gast.Tuple) else A.tuple_([A.const(f) for f in flags])
-        sliced = [p for p, f in zip(parts, flags) if f and an.dotted(getattr(p, "func", None)) == "slice"]
+            return [], build.call("rt.example_getitem", [base, idx]), True
+        ib = build.const(True) if not isinstance(idx, gast.Tuple) else build.tuple_([build.const(f) for f in flags])
+        sliced = [p for p, f in zip(parts, flags) if f and analysis.dotted(getattr(p, "func", None)) == "slice"]
         if sliced:  # a window with per-example bounds (runtime/loops.py)
             where = f"{shown_path(self.core.filename)}:{getattr(s, 'lineno', '?')}"
-            extra = [A.const(True)] if self.b(base) else []
-            return [], A.call("rt.lv_window", [base, idx, ib, A.const(where)] + extra), True
-        return [], A.call("rt.vb_getitem", [base, idx, A.const(self.b(base)), ib] + _unclipped(mask)), True
+            extra = [build.const(True)] if self.is_batched(base) else []
+            return [], build.call("rt.loop_windows", [base, idx, ib, build.const(where)] + extra), True
+        return [], build.call("rt.example_getitem", [base, idx, build.const(self.is_batched(base)),
+                                                     ib] + _unclipped(mask)), True
 
     def call(self, s, value):
         fn = self.core.ns[value.func.id]
         args = self.bind_call(fn, value)
-        mask = tuple(self.b(a) for a in args)
+        mask = tuple(self.is_batched(a) for a in args)
         if not any(mask):
             return [], value, False
         pre: list = []
         if self.calls.has_rules(fn):  # the user's rules see every argument batched
-            args = [a if self.b(a) else self.tmp(pre, A.call("rt.vb_bcast", [a, A.name(self.n)])) for a in args]
+            args = [a if self.is_batched(a) else self.tmp(pre, build.call("rt.replicate_batch", [a,
+                build.name(self.n)])) for a in args]
             mask = (True,) * len(args)
         name = self.bind(f"vmap_{self.callee_label(fn)}", self.calls.batch(fn, mask))
-        return pre, A.call(A.name(name), list(args)), True
+        return pre, build.call(build.name(name), list(args)), True
 
     def prim(self, s, kind, value):
         rule = registry.BATCH.get(kind)
         p = registry.lookup(kind)
         args = bind_prim(p, value) if p is not None else {}
-        if not any(self.b(a) for a in args.values() if a is not None):
+        if not any(self.is_batched(a) for a in args.values() if a is not None):
             if not any(n in self.bset for n in _names(value)):
                 return [], value, False
         if rule is None or p is None:
             self.fail(s, f"vmap has no batching rule for `{kind}` on a per-example value.",
                       "Add one to s2s/primitives/rules_batch.py, or move the call out of the batched function.")
-        fixed = [k for k in rule.fixed if self.b(args.get(k))]
+        fixed = [k for k in rule.fixed if self.is_batched(args.get(k))]
         if rule.kind == "create" or fixed:
             what = f"`{fixed[0]}` of `{kind}`" if fixed else f"`{kind}` with per-example arguments"
             self.fail(s, f"vmap cannot batch {what} (the shape of an array cannot differ per example).")
@@ -492,30 +497,30 @@ class Batcher(Transform):
         if rule.kind == "axis":
             return self.axes(value, p, args, rule, pre)
         real = [k for k in p.params if not k.startswith("*")]
-        flags = A.tuple_([A.const(self.b(args[k])) for k in real])
+        flags = build.tuple_([build.const(self.is_batched(args[k])) for k in real])
         if rule.kind == "helper":
-            plain = lowered(kind, [self.b(args[k]) for k in real], {k: args[k] for k in real}, self.rank,
+            plain = lowered(kind, [self.is_batched(args[k]) for k in real], {k: args[k] for k in real}, self.rank,
                             lambda e: self.tmp(pre, e)) if None not in (args.get(k) for k in real) else None
             if plain is not None:
                 return pre, plain, True
-            vals = [args[k] if args[k] is not None else A.const(None) for k in real]
+            vals = [args[k] if args[k] is not None else build.const(None) for k in real]
             if isinstance(value, gast.Call) and len(value.args) > len(real):
                 vals += value.args[len(real):]
             extra = {k.arg: k.value for k in value.keywords if k.arg not in real} if isinstance(value, gast.Call) else {}
-            return pre, A.call(rule.helper, [flags] + vals, extra), not registry.PRIMS[kind].unbatched_result
+            return pre, build.call(rule.helper, [flags] + vals, extra), not registry.PRIMS[kind].unbatched_result
         # looped: one call per example of the op itself
         pos = list(value.args) if isinstance(value, gast.Call) else list(args.values())[:len(_operands(value))]
         kws = {k.arg: k.value for k in value.keywords} if isinstance(value, gast.Call) else {}
-        fl = A.tuple_([A.const(self.b(a)) for a in pos + list(kws.values())])  # keywords too, in order
-        fn = A.const(kind)
-        return pre, A.call("rt.vb_loop", [fn, fl, A.name(self.n)] + pos, kws), True
+        fl = build.tuple_([build.const(self.is_batched(a)) for a in pos + list(kws.values())])  # keywords too, in order
+        fn = build.const(kind)
+        return pre, build.call("rt.map_examples", [fn, fl, build.name(self.n)] + pos, kws), True
 
     def lift(self, value, p, args, pre):
         """Each batched operand reshaped to broadcast per example against the other operands."""
         ops = [k for k in p.params if isinstance(args.get(k), gast.Name) and k not in ("dtype",)]
         new = dict(args)
         for k in ops:
-            if not self.b(args[k]):
+            if not self.is_batched(args[k]):
                 continue
             cur = args[k]
             for o in ops:
@@ -523,13 +528,13 @@ class Batcher(Transform):
                 if rk is not None and ro is not None and rk >= ro:
                     continue  # known per-example ranks: already broadcasts as the examples would
                 if o != k and args[o].id != args[k].id:
-                    how = "rt.vb_lift_tree" if p.name == "rt.tree_add" else "rt.vb_lift"  # cotangent trees
-                    cur = self.tmp(pre, A.call(how, [cur, args[o], A.const(self.b(args[o]))]), "lift")
+                    how = "rt.lift_rank_tree" if p.name == "rt.tree_add" else "rt.lift_rank"  # cotangent trees
+                    cur = self.tmp(pre, build.call(how, [cur, args[o], build.const(self.is_batched(args[o]))]), "lift")
             new[k] = cur
         return _rebuild(value, p, new)
 
     def axes(self, value, p, args, rule, pre):
-        arr = next(args[k] for k in p.params if self.b(args.get(k)))
+        arr = next(args[k] for k in p.params if self.is_batched(args.get(k)))
         new = dict(args)
         for k in rule.axes:
             ax = args.get(k)
@@ -539,19 +544,19 @@ class Batcher(Transform):
                     plain = all(_const_is(args.get(a), v) for a, v in (("ord", None), ("keepdims", False)))
                     none_axis = "flat" if plain else "all"
                 if none_axis == "all":
-                    new[k] = self.tmp(pre, A.call("rt.vb_axes", [arr]), "axes")
+                    new[k] = self.tmp(pre, build.call("rt.example_axes", [arr]), "axes")
                 elif none_axis == "flat":
                     first = p.params[0]
-                    new[first] = self.tmp(pre, A.call("rt.vb_flat", [args[first]]), "flat")
-                    new[k] = A.const(1)
+                    new[first] = self.tmp(pre, build.call("rt.flatten_examples", [args[first]]), "flat")
+                    new[k] = build.const(1)
             elif isinstance(ax, gast.Constant):
-                new[k] = A.const(ax.value + 1 if ax.value >= 0 else ax.value)
+                new[k] = build.const(ax.value + 1 if ax.value >= 0 else ax.value)
             else:
-                new[k] = self.tmp(pre, A.call("rt.vb_axis", [ax, arr, A.const(rule.none_axis)]), "axis")
+                new[k] = self.tmp(pre, build.call("rt.example_axis", [ax, arr, build.const(rule.none_axis)]), "axis")
         if p.list_args:
             lst = args[p.list_args[0]]
-            if not self.b(lst):
-                new[p.list_args[0]] = self.tmp(pre, A.call("rt.vb_bcast", [lst, A.name(self.n)]))
+            if not self.is_batched(lst):
+                new[p.list_args[0]] = self.tmp(pre, build.call("rt.replicate_batch", [lst, build.name(self.n)]))
         return pre, _rebuild(value, p, new, keywords=rule.axes), True
 
 
@@ -595,8 +600,8 @@ def _rebuild(value, p, new, keywords=()):
 def batch_body(core: CoreFn, batched_params, calls: Callees, ranks=None):
     """(batcher, statements) of `core` with `batched_params` batched; the batch size is `batcher.n`."""
     bt = Batcher(core, batched_params, calls, ranks)
-    nested = an.first_assignment_nested(bt.body)
-    init = [A.assign(v, A.const(None)) for v in sorted(bt.sel) if v not in core.params
+    nested = analysis.first_assignment_nested(bt.body)
+    init = [build.assign(v, build.const(None)) for v in sorted(bt.sel) if v not in core.params
             and v in bt.bset and nested.get(v, False)]
     return bt, init + bt.block(bt.body, None)
 
@@ -619,14 +624,14 @@ def _finish(bt, body, out_spec, label):
         raise S2SValueError(f"vmap has mapped output but out_axes is None ({label} returns a value that "
                             "differs per example).")
     if out_spec != "body" and not spec_mapped(out_spec):
-        return body + [A.ret(out)]
+        return body + [build.ret(out)]
     if not batched:
-        out = A.call("rt.vb_bcast", [out, A.name(bt.n)])
+        out = build.call("rt.replicate_batch", [out, build.name(bt.n)])
     elif out_spec == 0 and type(out_spec) is int and bt.rank.get(out.id) is not None:
-        return body + [A.ret(out)]  # an array of known rank, its batch axis already in front
+        return body + [build.ret(out)]  # an array of known rank, its batch axis already in front
     if out_spec != "body":
-        out = A.call("rt.vb_out", [out, A.name(bt.bind("out_axes", out_spec)), A.name(bt.n)])
-    return body + [A.ret(out)]
+        out = build.call("rt.vmap_out", [out, build.name(bt.bind("out_axes", out_spec)), build.name(bt.n)])
+    return body + [build.ret(out)]
 
 
 def vmap_fn(core: CoreFn, in_axes, out_axes, axis_size, calls: Callees, ranks=None) -> GeneratedFn:
@@ -641,7 +646,7 @@ def vmap_fn(core: CoreFn, in_axes, out_axes, axis_size, calls: Callees, ranks=No
     entry = _entry(bt, params, specs, mapped, ranks or [None] * len(params), in_axes, axis_size)
     body = entry + _finish(bt, body, out_axes, core.name)
     name = bt.namer.exact(f"vmap_{core.name}")
-    return GeneratedFn(name, A.function(name, params, body), {**core.ns, **bt.ns}, core.filename,
+    return GeneratedFn(name, build.function(name, params, body), {**core.ns, **bt.ns}, core.filename,
                        header_for("vmap", core, f"in_axes={in_axes!r} out_axes={out_axes!r}"))
 
 
@@ -653,17 +658,19 @@ def _entry(bt, params, specs, mapped, ranks, in_axes, axis_size) -> list:
     at0 = {p for p, s, r in zip(params, specs, ranks) if p in mapped and s == 0 and type(s) is int
            and r is not None and r >= 0}
     if mapped and at0 == set(mapped) and axis_size is None and None not in ranks:  # NumPy arguments only
-        size = A.call("rt.vb_size0", [A.tuple_([A.name(p) for p in mapped]), A.tuple_([A.const(p) for p in mapped])])
+        size = build.call("rt.vmap_size_axis0", [build.tuple_([build.name(p) for p in mapped]),
+                                                 build.tuple_([build.const(p) for p in mapped])])
     else:
-        size = A.call("rt.vb_size", [A.tuple_([A.name(p) for p in params]), A.name(bt.bind("in_axes", in_axes)),
-                                     A.const(axis_size), A.tuple_([A.const(p) for p in params])])
-    entry = [A.assign(bt.n, size)]
+        size = build.call("rt.vmap_size", [build.tuple_([build.name(p) for p in params]), build.name(bt.bind("in_axes",
+                                                                                                             in_axes)),
+                                     build.const(axis_size), build.tuple_([build.const(p) for p in params])])
+    entry = [build.assign(bt.n, size)]
     for p, s in zip(params, specs):
         if p in mapped and p not in at0:
-            entry.append(A.assign(p, A.call("rt.vb_in", [A.name(p), A.name(bt.bind("in_axes_" + p, s)),
-                                                         A.name(bt.n)])))
+            entry.append(build.assign(p, build.call("rt.vmap_in", [build.name(p), build.name(bt.bind("in_axes_" + p, s)),
+                                                         build.name(bt.n)])))
         elif p not in mapped and p in bt.bset:  # unmapped, but assigned per-example values later
-            entry.append(A.assign(p, A.call("rt.vb_bcast", [A.name(p), A.name(bt.n)])))
+            entry.append(build.assign(p, build.call("rt.replicate_batch", [build.name(p), build.name(bt.n)])))
     return entry
 
 
@@ -673,18 +680,18 @@ def body_fn(core: CoreFn, mask: tuple, calls: Callees) -> GeneratedFn:
     mapped = [p for p, m in zip(core.params, mask) if m]
     bt, body = batch_body(core, mapped, calls)
     if len(mapped) == 1:
-        size = [A.assign(bt.n, A.call("rt.vb_n", [A.name(mapped[0])]))]
+        size = [build.assign(bt.n, build.call("rt.num_examples", [build.name(mapped[0])]))]
     else:  # every batched argument: the first may hold no array (the tangent of an axis tuple)
         both = bt.namer.fresh("batched")
-        size = [A.assign(both, A.tuple_([A.name(p) for p in mapped])),
-                A.assign(bt.n, A.call("rt.vb_n", [A.name(both)]))]
-    entry = [A.assign(p, A.call("rt.vb_bcast", [A.name(p), A.name(bt.n)])) for p in core.params
+        size = [build.assign(both, build.tuple_([build.name(p) for p in mapped])),
+                build.assign(bt.n, build.call("rt.num_examples", [build.name(both)]))]
+    entry = [build.assign(p, build.call("rt.replicate_batch", [build.name(p), build.name(bt.n)])) for p in core.params
              if p in bt.bset and p not in mapped]
     body = entry + _finish(bt, body, "body", core.name)
-    if bt.n in an.loads(body):  # else no `bn = rt.vb_n(...)` on every call
+    if bt.n in analysis.loads(body):  # else no `batch_size = rt.num_examples(...)` on every call
         body = size + body
     name = bt.namer.exact(f"vmap_{core.name}")
-    return GeneratedFn(name, A.function(name, core.params, body), {**core.ns, **bt.ns}, core.filename,
+    return GeneratedFn(name, build.function(name, core.params, body), {**core.ns, **bt.ns}, core.filename,
                        header_for("vmap", core, f"batched arguments {mask}"))
 
 
@@ -692,9 +699,9 @@ def batch_loop(fname: str, ns: dict, filename: str, calls: Callees, stmts, index
     """A loop body batched over its index (loop vectorization, passes/loopvec.py): `stmts` run
     with `index` a vector of values. Returns (name of the batch size, statements, batched names,
     namespace the statements need); generated names avoid `taken`."""
-    free = sorted(an.exposed(stmts) - {index, "xp", "rt"})
-    reserve = A.expr_stmt(A.tuple_([A.name(n) for n in sorted(set(taken) | set(ns))]))
-    node = A.function(fname, [index] + free, list(stmts) + [reserve])
+    free = sorted(analysis.exposed(stmts) - {index, "xp", "rt"})
+    reserve = build.expr_stmt(build.tuple_([build.name(n) for n in sorted(set(taken) | set(ns))]))
+    node = build.function(fname, [index] + free, list(stmts) + [reserve])
     bt, body = batch_body(CoreFn(fname, node, ns, filename), [index], calls)
     body = [s for s in body if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Tuple))]  # the reserve
     return bt.n, body, bt.bset, bt.ns

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ir import build as A
+from ..ir import build
 from ..ir.core import CoreFn
 from ..ir.names import Namer
 from ..tree import tree_map
@@ -37,8 +37,8 @@ class _Wrapper:
     def value(self, label: str, obj):
         """An atom for `obj`: a literal for an int or None, else a name bound in the namespace."""
         if obj is None or type(obj) is int:
-            return A.const(obj)
-        return A.name(self.namer.bind(self.ns, label, obj))
+            return build.const(obj)
+        return build.name(self.namer.bind(self.ns, label, obj))
 
     def callee(self, label: str, fn) -> str:
         return self.namer.bind(self.ns, label, fn)
@@ -46,19 +46,19 @@ class _Wrapper:
     def let(self, base: str, expr) -> str:
         """`base = expr` under a fresh name for `base`; the name."""
         name = self.namer.exact(base)
-        self.body.append(A.assign(name, expr))
+        self.body.append(build.assign(name, expr))
         return name
 
     def set(self, name: str, expr) -> None:
-        self.body.append(A.assign(name, expr))
+        self.body.append(build.assign(name, expr))
 
     def args(self) -> list:
-        return [A.name(p) for p in self.params]
+        return [build.name(p) for p in self.params]
 
     def done(self, fname: str, out: str, filename: str, header: str) -> GeneratedFn:
-        self.body.append(A.ret(A.name(out)))
+        self.body.append(build.ret(build.name(out)))
         name = self.namer.exact(fname)
-        return GeneratedFn(name, A.function(name, self.params, self.body), self.ns, filename, header)
+        return GeneratedFn(name, build.function(name, self.params, self.body), self.ns, filename, header)
 
 
 def _label(core: CoreFn) -> str:
@@ -77,18 +77,18 @@ def summed_fn(core: CoreFn, names, batched, kind: str, has_aux: bool = False, wi
     the examples: for grad, the sum of per-example scalars (with what `has_aux`/`with_value`
     keep beside it); for jacrev, `(sum over axis 0, the batched output)`."""
     w = _Wrapper(names)
-    v = w.let("v", A.call(A.name(w.callee(f"vmap_{_label(core)}", batched)), w.args()))
+    v = w.let("v", build.call(build.name(w.callee(f"vmap_{_label(core)}", batched)), w.args()))
     if kind == "jacrev":
-        total = w.let("total", A.call("xp.sum", [A.name(v)], {"axis": A.const(0)}))
-        out = w.let("out", A.tuple_([A.name(total), A.name(v)]))
+        total = w.let("total", build.call("xp.sum", [build.name(v)], {"axis": build.const(0)}))
+        out = w.let("out", build.tuple_([build.name(total), build.name(v)]))
     else:
-        scalars = w.let("scalars", A.subscript(A.name(v), A.const(0))) if has_aux else v
-        total = w.let("total", A.call("rt.vb_sum_scalars", [A.name(scalars)]))
+        scalars = w.let("scalars", build.subscript(build.name(v), build.const(0))) if has_aux else v
+        total = w.let("total", build.call("rt.sum_examples", [build.name(scalars)]))
         if with_value:
-            out = w.let("out", A.tuple_([A.name(total), A.name(v)]))
+            out = w.let("out", build.tuple_([build.name(total), build.name(v)]))
         elif has_aux:
-            aux = w.let("aux", A.subscript(A.name(v), A.const(1)))
-            out = w.let("out", A.tuple_([A.name(total), A.name(aux)]))
+            aux = w.let("aux", build.subscript(build.name(v), build.const(1)))
+            out = w.let("out", build.tuple_([build.name(total), build.name(aux)]))
         else:
             out = total
     header = header_for("vmap", core, f"summed over the examples (the {kind} of the sum is each example's)")
@@ -99,14 +99,15 @@ def _batched_entry(w: _Wrapper, names, moved, in_axes, axis_size) -> str:
     """vmap's first statements: the batch size (JAX's checks of `in_axes` against the arguments)
     and the moved arguments with their batch axis in front."""
     n = len(w.params)
-    args = w.let("args", A.tuple_(w.args()))
-    bn = w.let("bn", A.call("rt.vb_size", [A.name(args), w.value("in_axes", in_axes), w.value("axis_size", axis_size),
+    args = w.let("args", build.tuple_(w.args()))
+    batch_size = w.let("batch_size", build.call("rt.vmap_size", [build.name(args), w.value("in_axes", in_axes),
+                                                                 w.value("axis_size", axis_size),
                                            w.value("names", tuple(names[:n]))]))
     specs = list(in_axes) if isinstance(in_axes, tuple) else [in_axes] * n
     for p, spec, m in zip(w.params, specs, moved):
         if m:
-            w.set(p, A.call("rt.vb_in", [A.name(p), w.value(f"in_axes_{p}", spec), A.name(bn)]))
-    return bn
+            w.set(p, build.call("rt.vmap_in", [build.name(p), w.value(f"in_axes_{p}", spec), build.name(batch_size)]))
+    return batch_size
 
 
 def batched_grad_fn(core: CoreFn, names, grad_summed, moved, with_value: bool, in_axes, out_axes,
@@ -114,13 +115,13 @@ def batched_grad_fn(core: CoreFn, names, grad_summed, moved, with_value: bool, i
     """vmap(grad(f)) as `grad_summed` (the gradient of `summed_fn`'s function, with its value
     beside it when `with_value`), the batch axes moved as vmap moves them."""
     w = _Wrapper(names)
-    bn = _batched_entry(w, names, moved, in_axes, axis_size)
-    g = w.let("g", A.call(A.name(w.callee(f"grad_summed_vmap_{_label(core)}", grad_summed)), w.args()))
+    batch_size = _batched_entry(w, names, moved, in_axes, axis_size)
+    g = w.let("g", build.call(build.name(w.callee(f"grad_summed_vmap_{_label(core)}", grad_summed)), w.args()))
     if with_value:  # the gradient of the sum with the batched value as its aux: (value, gradient)
         grads, value = w.namer.exact("grads"), w.namer.exact("value")
-        w.set(A.tuple_([A.name(grads), A.name(value)], store_=True), A.name(g))
-        w.set(g, A.tuple_([A.name(value), A.name(grads)]))
-    out = w.let("out", A.call("rt.vb_out", [A.name(g), w.value("out_axes", out_axes), A.name(bn)]))
+        w.set(build.tuple_([build.name(grads), build.name(value)], store_=True), build.name(g))
+        w.set(g, build.tuple_([build.name(value), build.name(grads)]))
+    out = w.let("out", build.call("rt.vmap_out", [build.name(g), w.value("out_axes", out_axes), build.name(batch_size)]))
     header = header_for("vmap of grad", core, f"as the gradient of the examples' sum, in_axes={in_axes!r}")
     return w.done(f"vmap_grad_{_label(core)}", out, core.filename, header)
 
@@ -131,20 +132,20 @@ def batched_jacrev_fn(core: CoreFn, names, jac_summed, moved, argnums, in_axes, 
     its aux): its Jacobian, `out.shape[1:] + (examples,) + in shape` per differentiated argument,
     with the example axis moved first."""
     w = _Wrapper(names)
-    bn = _batched_entry(w, names, moved, in_axes, axis_size)
-    res = w.let("res", A.call(A.name(w.callee(f"jacrev_summed_vmap_{_label(core)}", jac_summed)), w.args()))
+    batch_size = _batched_entry(w, names, moved, in_axes, axis_size)
+    res = w.let("res", build.call(build.name(w.callee(f"jacrev_summed_vmap_{_label(core)}", jac_summed)), w.args()))
     j, v = w.namer.exact("jac"), w.namer.exact("v")
-    w.set(A.tuple_([A.name(j), A.name(v)], store_=True), A.name(res))
-    nd = w.let("nd", A.call("xp.ndim", [A.name(v)]))
-    axis = w.let("axis", A.template("nd - 1", nd=A.name(nd)))
+    w.set(build.tuple_([build.name(j), build.name(v)], store_=True), build.name(res))
+    nd = w.let("nd", build.call("xp.ndim", [build.name(v)]))
+    axis = w.let("axis", build.template("nd - 1", nd=build.name(nd)))
     parts = [j] if isinstance(argnums, int) else [w.namer.exact(f"jac{k}") for k in range(len(argnums))]
     if not isinstance(argnums, int):
-        w.set(A.tuple_([A.name(p) for p in parts], store_=True), A.name(j))
+        w.set(build.tuple_([build.name(p) for p in parts], store_=True), build.name(j))
     for p in parts:
-        w.set(p, A.call("xp.moveaxis", [A.name(p), A.name(axis), A.const(0)]))
+        w.set(p, build.call("xp.moveaxis", [build.name(p), build.name(axis), build.const(0)]))
     if not isinstance(argnums, int):
-        w.set(j, A.tuple_([A.name(p) for p in parts]))
-    out = w.let("out", A.call("rt.vb_out", [A.name(j), w.value("out_axes", out_axes), A.name(bn)]))
+        w.set(j, build.tuple_([build.name(p) for p in parts]))
+    out = w.let("out", build.call("rt.vmap_out", [build.name(j), w.value("out_axes", out_axes), build.name(batch_size)]))
     header = header_for("vmap of jacrev", core, f"as the Jacobian of the examples' sum, in_axes={in_axes!r}")
     return w.done(f"vmap_jacrev_{_label(core)}", out, core.filename, header)
 
@@ -158,26 +159,26 @@ def merged_vmap_fn(core: CoreFn, kind: str, names, flat, outer: tuple, inner: tu
     outer example), so errors name the same arguments and axes."""
     w = _Wrapper(names)
     shown = w.value("names", tuple(names[:len(w.params)]))
-    args = w.let("args", A.tuple_(w.args()))
-    n0 = w.let("n_outer", A.call("rt.vb_size", [A.name(args), w.value("in_axes_outer", outer[0]),
-                                                A.const(outer[2]), shown]))
+    args = w.let("args", build.tuple_(w.args()))
+    n0 = w.let("n_outer", build.call("rt.vmap_size", [build.name(args), w.value("in_axes_outer", outer[0]),
+                                                build.const(outer[2]), shown]))
     examples = []
     for p, a0 in zip(w.params, specs0):
         if a0 is None:
-            examples.append(A.name(p))
+            examples.append(build.name(p))
         else:
-            examples.append(A.name(w.let(f"{p}_example", A.call("xp.take", [A.name(p), A.const(0)],
-                                                                  {"axis": A.const(a0)}))))
-    firsts = w.let("examples", A.tuple_(examples))
-    n1 = w.let("n_inner", A.call("rt.vb_size", [A.name(firsts), w.value("in_axes_inner", inner[0]),
-                                                A.const(inner[2]), shown]))
+            examples.append(build.name(w.let(f"{p}_example", build.call("xp.take", [build.name(p), build.const(0)],
+                                                                  {"axis": build.const(a0)}))))
+    firsts = w.let("examples", build.tuple_(examples))
+    n1 = w.let("n_inner", build.call("rt.vmap_size", [build.name(firsts), w.value("in_axes_inner", inner[0]),
+                                                build.const(inner[2]), shown]))
     merge = w.callee("merge_batch_axes", merge_batch_axes)
     for p, a0, a1 in zip(w.params, specs0, specs1):
         if a0 is not None or a1 is not None:
-            w.set(p, A.call(merge, [A.name(p), A.const(a0), A.const(a1), A.name(n0), A.name(n1)]))
-    out = w.let("out", A.call(A.name(w.callee(flat.__name__, flat)), w.args()))
-    w.set(out, A.call(w.callee("split_batch_axes", split_batch_axes),
-                      [A.name(out), A.name(n0), A.name(n1), A.const(outer[1]), A.const(inner[1])]))
+            w.set(p, build.call(merge, [build.name(p), build.const(a0), build.const(a1), build.name(n0), build.name(n1)]))
+    out = w.let("out", build.call(build.name(w.callee(flat.__name__, flat)), w.args()))
+    w.set(out, build.call(w.callee("split_batch_axes", split_batch_axes),
+                      [build.name(out), build.name(n0), build.name(n1), build.const(outer[1]), build.const(inner[1])]))
     header = header_for(f"vmap of vmap of {kind}", core, f"as one vmap over both batch axes merged, "
                                                          f"in_axes={outer[0]!r} outside and {inner[0]!r} inside")
     return w.done(f"merged_{flat.__name__}", out, core.filename, header)
@@ -189,8 +190,8 @@ def pullback_fn(core: CoreFn, bwd, picks: tuple) -> GeneratedFn:
     the cotangents at `picks` (the primals'; the sweep's others belong to free locals and
     parameters left to their defaults). Generated, so it transforms further: a VJP of a VJP."""
     w = _Wrapper(["saved", "ct"])
-    cts = w.let("cts", A.call(A.name(w.callee(f"backward_{_label(core)}", bwd)), w.args()))
-    out = w.let("out", A.tuple_([A.subscript(A.name(cts), A.const(i)) for i in picks]))
+    cts = w.let("cts", build.call(build.name(w.callee(f"backward_{_label(core)}", bwd)), w.args()))
+    out = w.let("out", build.tuple_([build.subscript(build.name(cts), build.const(i)) for i in picks]))
     return w.done(f"pullback_{_label(core)}", out, core.filename, header_for("pullback", core, "(s2s.vjp inside)"))
 
 

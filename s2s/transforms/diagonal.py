@@ -9,8 +9,8 @@ import copy
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from ..ir.names import Namer
 from ..primitives import registry
 from .batch_ranks import atom_rank, per_example_ranks
@@ -40,15 +40,15 @@ def elementwise_tangent(node, tangent: str) -> bool:
     body = node.body
     dep = batched_vars(body, [tangent])
     diag = set(dep)
-    stmts = list(an.walk_stmts(body))
+    stmts = list(analysis.walk_stmts(body))
     for s in stmts:
-        if isinstance(s, (gast.If, gast.While)) and any(n in dep for n in A.names_in(s.test)) or \
-                isinstance(s, gast.For) and any(n in dep for n in A.names_in(s.iter) | A.names_in(s.target)):
+        if isinstance(s, (gast.If, gast.While)) and any(n in dep for n in build.names_in(s.test)) or \
+                isinstance(s, gast.For) and any(n in dep for n in build.names_in(s.iter) | build.names_in(s.target)):
             return False
-        if isinstance(s, gast.Expr) and any(n in dep for n in A.names_in(s)):
+        if isinstance(s, gast.Expr) and any(n in dep for n in build.names_in(s)):
             return False
         if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name) \
-                and any(n in dep for n in A.names_in(s)):
+                and any(n in dep for n in build.names_in(s)):
             return False  # a store into part of a tangent (`d_acc[1] = v`) mixes positions
     changed = True
     while changed:
@@ -76,12 +76,12 @@ def diagonal_fn(node, tangent: str, primal: str, name: str, ranks: dict | None =
     node = copy.deepcopy(node)
     dep = batched_vars(node.body, [tangent])
     _cut_branches(node.body, dep)
-    for s in an.walk_stmts(node.body):
+    for s in analysis.walk_stmts(node.body):
         if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and len(s.value.args) == 3:
-            p = _prim(an.classify(s.value))
+            p = _prim(analysis.classify(s.value))
             if p is not None and p.diag_form:  # a product's cotangent: its diagonal form
-                s.value.func = A.attr("rt", p.diag_form[3:])
-                s.value.args.append(A.name(primal))
+                s.value.func = build.attr("rt", p.diag_form[3:])
+                s.value.args.append(build.name(primal))
     if ranks:
         known = dict(ranks)
         if primal in known:
@@ -92,10 +92,10 @@ def diagonal_fn(node, tangent: str, primal: str, name: str, ranks: dict | None =
         return None
     node.args.args = [a for a in node.args.args if a.id != tangent]
     node.name = name
-    if any(tangent in an.targets(s) for s in an.walk_stmts(node.body)):  # a loop carries it: start it at 1
-        node.body.insert(0, A.assign(tangent, A.const(1.0)))
+    if any(tangent in analysis.targets(s) for s in analysis.walk_stmts(node.body)):  # a loop carries it: start it at 1
+        node.body.insert(0, build.assign(tangent, build.const(1.0)))
         return node
-    for s in an.walk_stmts(node.body):
+    for s in analysis.walk_stmts(node.body):
         v = getattr(s, "value", None)
         if isinstance(s, gast.Assign) and isinstance(v, gast.BinOp) and isinstance(v.op, gast.Mult):
             for one, other in ((v.left, v.right), (v.right, v.left)):
@@ -105,11 +105,11 @@ def diagonal_fn(node, tangent: str, primal: str, name: str, ranks: dict | None =
     for n in gast.walk(node):
         for field, value in gast.iter_fields(n):
             if isinstance(value, gast.Name) and value.id == tangent:
-                setattr(n, field, A.const(1.0))
+                setattr(n, field, build.const(1.0))
             elif isinstance(value, list):
-                value[:] = [A.const(1.0) if isinstance(v, gast.Name) and v.id == tangent else v for v in value]
+                value[:] = [build.const(1.0) if isinstance(v, gast.Name) and v.id == tangent else v for v in value]
     node.body = reduce_diagonal(node.body, primal, [a.id for a in node.args.args],
-                                Namer(A.names_in(node) | {"xp", "rt"}))
+                                Namer(build.names_in(node) | {"xp", "rt"}))
     return node
 
 
@@ -121,7 +121,7 @@ def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) ->
     parameters (`known`: name -> rank) settle: a float scalar is a scalar output
     (`rt.scalar_output(t)` is True, and an `if` on it keeps its body), its seed is 1.0; a dot's
     cotangent of vectors is the elementwise product the `_diag` helper would check for; a
-    product's tangent with an array operand is no repetition (`rt.seq_ct_t`); and
+    product's tangent with an array operand is no repetition (`rt.operand_cotangent_t`); and
     `rt.unbroadcast(g, like)` of a `g` with `like`'s shape is `g` (`shapes`: parameter -> the
     parameter whose shape it has; arithmetic of arrays of one shape has that shape).
 
@@ -146,40 +146,41 @@ def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) ->
     counts = _assign_counts(body, params)
     floats = _float_values(body, set(known), counts)
     true = set()
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
         if not isinstance(v, gast.Call) or v.keywords or not all(isinstance(a, (gast.Name, gast.Constant)) for a in v.args):
             continue
-        f, args = an.dotted(v.func), v.args
+        f, args = analysis.dotted(v.func), v.args
         scalar = len(args) == 1 and isinstance(args[0], gast.Name) and args[0].id in floats \
             and atom_rank(args[0], rank) == 0
         if f == "rt.scalar_output" and scalar:
-            s.value = A.const(True)
+            s.value = build.const(True)
             true.add(s.targets[0].id)
         elif f == "rt.seed" and scalar:
-            s.value = A.const(1.0)
-        elif f == "rt.seq_ct_t" and len(args) in (6, 7) and isinstance(args[2], gast.Name) and args[2].id in known \
+            s.value = build.const(1.0)
+        elif f == "rt.operand_cotangent_t" and len(args) in (6, 7) and isinstance(args[2],
+                                                                                  gast.Name) and args[2].id in known \
                 and isinstance(args[4], gast.Constant) and args[4].value in ("add", "mul") \
                 and (len(args) == 6 or isinstance(args[6], gast.Constant) and args[6].value == 0):
-            g, like = args[0], args[1]  # an array operand: no repetition or concatenation (rt.seq_ct_t)
-            moved = A.binop(g, gast.Mult(), args[3]) if args[4].value == "mul" else g
-            s.value = A.call("rt.broadcast_to_like", [moved, like])
+            g, like = args[0], args[1]  # an array operand: no repetition or concatenation (rt.operand_cotangent_t)
+            moved = build.binop(g, gast.Mult(), args[3]) if args[4].value == "mul" else g
+            s.value = build.call("rt.broadcast_to_like", [moved, like])
         elif (q := _diag_form_of(f)) is not None and len(args) == 4:
             r = [atom_rank(a, rank) for a in args]
             vec, other = q.cotangent_of, 3 - q.cotangent_of
             if r[0] == 0 and r[vec] == 1 and None not in (r[other], r[3]) and r[other] <= 1 and r[3] <= 1:
-                s.value = A.binop(args[0], gast.Mult(), args[other])
+                s.value = build.binop(args[0], gast.Mult(), args[other])
     _keep_taken(body, {n for n in true if counts.get(n) == 1})
     shape = _shape_of(body, counts, shapes or {})
 
     class SumsNothing(gast.NodeTransformer):
         def visit_Call(self, node):
             self.generic_visit(node)
-            if an.dotted(node.func) == "rt.unbroadcast" and len(node.args) == 2 and not node.keywords \
+            if analysis.dotted(node.func) == "rt.unbroadcast" and len(node.args) == 2 and not node.keywords \
                     and shape(node.args[0]) and shape(node.args[0]) == shape(node.args[1]):
                 return node.args[0]
             return node
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign):
             s.value = SumsNothing().visit(s.value)
 
@@ -205,12 +206,12 @@ def _shape_of(body: list, counts: dict, shapes: dict):
         elif isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
             found = {shape(e.operand)}
         elif isinstance(e, gast.Call) and not e.keywords and e.args:
-            f = an.dotted(e.func)
+            f = analysis.dotted(e.func)
             try:
-                p = registry.lookup(an.classify(e)) if f and f.startswith("xp.") else None
+                p = registry.lookup(analysis.classify(e)) if f and f.startswith("xp.") else None
             except TypeError:
                 p = None
-            like = an.shape_like(e)
+            like = analysis.shape_like(e)
             if like is not None:
                 found = {shape(like)}
             elif p is not None and p.same_shape and len(e.args) == 1:
@@ -228,7 +229,7 @@ def _float_values(body: list, floats: set, counts: dict) -> set:
     """The names certainly holding floating values: `floats`, and names assigned once from
     arithmetic, dots and sums of them (and numbers)."""
     floats = set(floats)
-    stmts = [s for s in an.walk_stmts(body) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+    stmts = [s for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
              and counts.get(s.targets[0].id) == 1]
     changed = True
     while changed:
@@ -256,7 +257,7 @@ def _float_values(body: list, floats: set, counts: dict) -> set:
 
 def _float_of_floats(call) -> bool:
     """Whether a call is a product or a sum (linear full reduction), floating for floating operands."""
-    p = registry.lookup(an.dotted(call.func))
+    p = registry.lookup(analysis.dotted(call.func))
     return p is not None and (p.maybe_scalar or p.full_reduction and bool(p.linear_in))
 
 
@@ -318,15 +319,15 @@ def reduce_diagonal(body: list, primal: str, params, namer: Namer) -> list:
     """
     body = _flatten(body, namer)
     counts = _assign_counts(body, params)
-    arrays = {t for s in an.walk_stmts(body) if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
-              and (an.dotted(s.value.func) or "").startswith("xp.") for t in an.targets(s) if counts[t] == 1}
-    for s in an.walk_stmts(body):
+    arrays = {t for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
+              and (analysis.dotted(s.value.func) or "").startswith("xp.") for t in analysis.targets(s) if counts[t] == 1}
+    for s in analysis.walk_stmts(body):
         v = getattr(s, "value", None)
         if not isinstance(s, gast.Assign) or not isinstance(v, gast.BinOp):
             continue
         if isinstance(v.op, gast.Pow) and isinstance(v.left, gast.Name) and v.left.id in arrays \
                 and isinstance(v.right, gast.Constant) and type(v.right.value) is int and v.right.value == 2:
-            s.value = v = A.binop(v.left, gast.Mult(), A.name(v.left.id))
+            s.value = v = build.binop(v.left, gast.Mult(), build.name(v.left.id))
         if isinstance(v.op, gast.Mult) and isinstance(v.left, gast.Name) and isinstance(v.right, gast.Name) \
                 and v.left.id > v.right.id:
             v.left, v.right = v.right, v.left
@@ -348,20 +349,20 @@ def _propagate_numbers(body: list, params) -> None:
     while changed:
         changed = False
         numbers = {}
-        for s in an.walk_stmts(body):
+        for s in analysis.walk_stmts(body):
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
                 v = s.value
                 if isinstance(v, gast.BinOp) and type(v.op) in _FOLD and _number(v.left) and _number(v.right):
-                    s.value = v = A.const(_FOLD[type(v.op)](v.left.value, v.right.value))
+                    s.value = v = build.const(_FOLD[type(v.op)](v.left.value, v.right.value))
                     changed = True
                 if _number(v):
                     numbers[s.targets[0].id] = v.value
-        for s in an.walk_stmts(body):
+        for s in analysis.walk_stmts(body):
             v = s.value if isinstance(s, gast.Assign) else None
             for field in ("left", "right", "operand"):
                 o = getattr(v, field, None)
                 if isinstance(o, gast.Name) and o.id in numbers:
-                    setattr(v, field, A.const(numbers[o.id]))
+                    setattr(v, field, build.const(numbers[o.id]))
                     changed = True
 
 
@@ -376,7 +377,7 @@ def _collect_factors(body: list, params, namer: Namer) -> None:
     with |c| >= 1 and all but one are powers of two (scaling by those rounds nothing); the one
     reassociation is an intermediate overflow (`(a * 2) * b` is inf where `a * b * 2` may not be)."""
     uses: dict[str, int] = {}
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         for n in gast.walk(s.value if isinstance(s, gast.Assign) else s):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 uses[n.id] = uses.get(n.id, 0) + 1
@@ -400,9 +401,9 @@ def _collect_factors(body: list, params, namer: Namer) -> None:
                 names = sorted(names)
                 if len(names) == 2:
                     p = namer.fresh("u")
-                    out.append(A.assign(p, A.binop(A.name(names[0]), gast.Mult(), A.name(names[1]))))
+                    out.append(build.assign(p, build.binop(build.name(names[0]), gast.Mult(), build.name(names[1]))))
                     names = [p]
-                s.value = A.binop(A.name(names[0]), gast.Mult(), A.const(c))
+                s.value = build.binop(build.name(names[0]), gast.Mult(), build.const(c))
         out.append(s)
     body[:] = out
 
@@ -435,9 +436,9 @@ def _sink_negations(body: list, params) -> None:
     """`n = -a; m = b * n; r = c + m` (each used once, in that order) becomes `m = b * a; r = c - m`
     (and `c - m` becomes `c + m`): one operation less, equal in IEEE arithmetic, where
     `c + -y` is `c - y` and `b * -a` is `-(b * a)`."""
-    stmts = [s for s in an.walk_stmts(body) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    stmts = [s for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
     uses: dict[str, list] = {}
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         for n in gast.walk(s.value if isinstance(s, gast.Assign) else s):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 uses.setdefault(n.id, []).append(s)
@@ -456,7 +457,7 @@ def _sink_negations(body: list, params) -> None:
         total = uses[m][0]
         tv = total.value if total in stmts else None
         if not isinstance(tv, gast.BinOp) or not isinstance(tv.op, (gast.Add, gast.Sub)) \
-                or A.names_in(tv.left) & A.names_in(tv.right) or defs.get(m) is not prod:
+                or build.names_in(tv.left) & build.names_in(tv.right) or defs.get(m) is not prod:
             continue
         if isinstance(tv.op, gast.Add) and isinstance(tv.right, gast.Name) and tv.right.id == m:
             tv.op = gast.Sub()
@@ -468,8 +469,8 @@ def _sink_negations(body: list, params) -> None:
             continue
         for side in ("left", "right"):
             if isinstance(getattr(prod.value, side), gast.Name) and getattr(prod.value, side).id == n:
-                setattr(prod.value, side, A.name(v.operand.id))
-        neg.value = A.name(v.operand.id)  # now dead (or a copy), for the passes to remove
+                setattr(prod.value, side, build.name(v.operand.id))
+        neg.value = build.name(v.operand.id)  # now dead (or a copy), for the passes to remove
 
 
 def _product_of(v, n: str) -> bool:
@@ -506,8 +507,8 @@ def _named(e, out: list, namer: Namer):
         return e
     e = _operands_named(e, out, namer)
     t = namer.fresh("u")
-    out.append(A.assign(t, e))
-    return A.name(t)
+    out.append(build.assign(t, e))
+    return build.name(t)
 
 
 _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
@@ -516,8 +517,8 @@ _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 def _assign_counts(body: list, params) -> dict[str, int]:
     """How often each name is assigned (a parameter counts once)."""
     counts = dict.fromkeys(params, 1)
-    for s in an.walk_stmts(body):
-        for t in an.targets(s):
+    for s in analysis.walk_stmts(body):
+        for t in analysis.targets(s):
             counts[t] = counts.get(t, 0) + 1
     return counts
 
@@ -527,7 +528,7 @@ def _drop_fills(body: list, primal: str, params) -> None:
     value computed from them is elementwise and assigned once; else nothing changes."""
     counts = _assign_counts(body, params)
     fills = {}
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
             fill = _fill_of(s.value, primal)
             if fill is not None:
@@ -536,12 +537,12 @@ def _drop_fills(body: list, primal: str, params) -> None:
     grew = bool(fills)
     while grew:
         grew = False
-        for s in an.walk_stmts(body):
+        for s in analysis.walk_stmts(body):
             if isinstance(s, (gast.If, gast.For, gast.While)):
-                if A.names_in(s.test if not isinstance(s, gast.For) else s.iter) & derived:
+                if build.names_in(s.test if not isinstance(s, gast.For) else s.iter) & derived:
                     return
                 continue
-            if isinstance(s, gast.Return) or not A.names_in(s.value if isinstance(s, gast.Assign) else s) & derived:
+            if isinstance(s, gast.Return) or not build.names_in(s.value if isinstance(s, gast.Assign) else s) & derived:
                 continue
             t = s.targets[0] if isinstance(s, gast.Assign) else None
             if not isinstance(t, gast.Name) or counts[t.id] != 1 or not _elementwise(s.value, derived, primal):
@@ -549,14 +550,14 @@ def _drop_fills(body: list, primal: str, params) -> None:
             if t.id not in derived:
                 derived.add(t.id)
                 grew = True
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in fills:
             s.value = fills[s.targets[0].id]
 
 
 def _fill_of(v, primal: str):
     """What `v` fills the input's shape with (a number, or a name), or None."""
-    k = an.classify(v) if isinstance(v, gast.Call) else None
+    k = analysis.classify(v) if isinstance(v, gast.Call) else None
     if k is None or v.keywords or not v.args or not (isinstance(v.args[1], gast.Name) if len(v.args) > 1 else False) \
             or v.args[1].id != primal:
         return None
@@ -564,7 +565,7 @@ def _fill_of(v, primal: str):
             and type(v.args[0].value) in (int, float) and all(
                 isinstance(a, gast.Constant) and a.value in (None, False) for a in v.args[2:]) \
             and v.args[2].value is None and v.args[3].value is False:
-        return A.const(v.args[0].value)
+        return build.const(v.args[0].value)
     if k == "rt.broadcast_to_like" and len(v.args) == 2 and isinstance(v.args[0], (gast.Name, gast.Constant)):
         return v.args[0]
     return None
@@ -581,7 +582,7 @@ def _elementwise(v, derived, primal: str) -> bool:
         return isinstance(v.op, (gast.USub, gast.UAdd))
     if not isinstance(v, gast.Call) or v.keywords:
         return False
-    k = an.classify(v)
+    k = analysis.classify(v)
     if k == "rt.broadcast_to_like":
         return len(v.args) == 2 and isinstance(v.args[1], gast.Name) and v.args[1].id == primal
     rule = registry.BATCH.get(k)
@@ -592,12 +593,12 @@ def _cut_branches(stmts, dep) -> None:
     """Each branch of an `if` (on a condition free of the tangent) that passes a tangent value to
     another function becomes `rt.not_diagonal()`."""
     for s in stmts:
-        if isinstance(s, gast.If) and not A.names_in(s.test) & dep:
+        if isinstance(s, gast.If) and not build.names_in(s.test) & dep:
             for field in ("body", "orelse"):
                 branch = getattr(s, field)
-                if any(isinstance(t, gast.Assign) and an.classify(t.value) == "call" and A.names_in(t.value) & dep
-                       for t in an.walk_stmts(branch)):
-                    setattr(s, field, [A.expr_stmt(A.call("rt.not_diagonal"))])
+                if any(isinstance(t, gast.Assign) and analysis.classify(t.value) == "call" and build.names_in(t.value) & dep
+                       for t in analysis.walk_stmts(branch)):
+                    setattr(s, field, [build.expr_stmt(build.call("rt.not_diagonal"))])
                 else:
                     _cut_branches(branch, dep)
 
@@ -613,11 +614,11 @@ def _diag_value(value, diag, dep) -> bool:
 
 def _diag(e, diag, dep) -> str:
     """"diag" (zero off the basis vector's position), "free" (independent of the tangent) or "bad"."""
-    if not any(n in dep for n in A.names_in(e)):
+    if not any(n in dep for n in build.names_in(e)):
         return "free"
     if isinstance(e, gast.Name):
         return "diag" if e.id in diag else "bad"
-    kind = an.classify(e) if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)) else None
+    kind = analysis.classify(e) if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Call)) else None
     p = _prim(kind)
     same, arith = p is not None and p.diag == "same", p.arith if p is not None else ""
     if isinstance(e, gast.UnaryOp):

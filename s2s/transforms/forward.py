@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from ..ir.core import CoreFn
 from ..primitives import registry
 from .base import Callees, Companions, GeneratedFn, Transform, bind_prim, header_for, join, loc, maybe_sequence_op, simplify
@@ -27,18 +27,18 @@ class Forward(Transform):
     def tangent(self, atom, defined):
         """The tangent of an atom, or None when it is zero."""
         if isinstance(atom, gast.Name) and atom.id in self.active and self.d(atom.id) in defined:
-            return A.name(self.d(atom.id))
+            return build.name(self.d(atom.id))
         return None
 
     def set(self, var, value, defined, out, owned=False):
-        out.append(A.assign(self.d(var), value))
+        out.append(build.assign(self.d(var), value))
         defined[self.d(var)] = owned
 
     # ---- statements ----
     def block(self, stmts, defined) -> list:
         out = []
         for s in stmts:
-            if A.is_comment(s) or isinstance(s, (gast.Pass, gast.Break, gast.Continue, gast.Assert)):
+            if build.is_comment(s) or isinstance(s, (gast.Pass, gast.Break, gast.Continue, gast.Assert)):
                 out.append(s)
             elif isinstance(s, gast.Return):
                 out.append(s)
@@ -53,14 +53,14 @@ class Forward(Transform):
                 merged = self.merge([(body, d1, after_body), (orelse, d2, after_else)], self.live.after[s])
                 defined.clear()
                 defined.update(merged)
-                out.append(loc(A.if_(s.test, body, orelse), s))
+                out.append(loc(build.if_(s.test, body, orelse), s))
             elif isinstance(s, (gast.For, gast.While)):
                 out.extend(self.loop(s, defined))
             elif isinstance(s, gast.Expr):
                 out.extend(self.append(s, defined))
             else:
                 out.extend(self.assign(s, defined))
-            self.assigned.update(an.targets(s))
+            self.assigned.update(analysis.targets(s))
         return out
 
     def merge(self, branches, live):
@@ -74,7 +74,7 @@ class Forward(Transform):
         drops but the next iteration (or the code after) reads is zeroed again at the body's end."""
         entry = dict(defined)
         before = set(self.assigned)
-        exposed, live_in, live_out = an.exposed(s.body), self.live.before[s], self.live.after[s]
+        exposed, live_in, live_out = analysis.exposed(s.body), self.live.before[s], self.live.after[s]
         pre = []
         while True:
             self.assigned = set(before)
@@ -118,10 +118,10 @@ class Forward(Transform):
         dl = self.d(lst)
         if lst in self.active and (dl in defined or dv is not None):
             if dl not in defined:
-                self.set(lst, A.call("rt.zeros_list", [A.name(lst)]), defined, out, owned=True)
+                self.set(lst, build.call("rt.zeros_list", [build.name(lst)]), defined, out, owned=True)
             out.append(s)
-            item = dv if dv is not None else A.call("rt.zeros_like_tree", [v])
-            out.append(A.expr_stmt(A.call(A.attr(A.name(dl), "append"), [item])))
+            item = dv if dv is not None else build.call("rt.zeros_like_tree", [v])
+            out.append(build.expr_stmt(build.call(build.attr(build.name(dl), "append"), [item])))
             return out
         return [s]
 
@@ -134,12 +134,12 @@ class Forward(Transform):
             db = self.d(base)
             if base in self.active and (dv is not None or db in defined):
                 if db not in defined:
-                    self.set(base, A.call("rt.zeros_like_tree", [A.name(base)]), defined, out, owned=True)
+                    self.set(base, build.call("rt.zeros_like_tree", [build.name(base)]), defined, out, owned=True)
                 elif not defined[db]:
-                    self.set(base, A.call("rt.fresh", [A.name(db)]), defined, out, owned=True)
+                    self.set(base, build.call("rt.fresh", [build.name(db)]), defined, out, owned=True)
                 out.append(s)
-                value = dv if dv is not None else A.const(0.0)
-                out.append(A.assign(A.subscript(A.name(db), A.clone(t.slice), store_=True), value))
+                value = dv if dv is not None else build.const(0.0)
+                out.append(build.assign(build.subscript(build.name(db), build.clone(t.slice), store_=True), value))
                 return out
             return [s]
         if isinstance(t, gast.Tuple):
@@ -148,13 +148,13 @@ class Forward(Transform):
             for e in t.elts:
                 defined.pop(self.d(e.id), None)
             if dsrc is not None:
-                out.append(A.assign(A.tuple_([A.name(self.d(e.id)) for e in t.elts], store_=True), dsrc))
+                out.append(build.assign(build.tuple_([build.name(self.d(e.id)) for e in t.elts], store_=True), dsrc))
                 for e in t.elts:
                     defined[self.d(e.id)] = True  # aliases exactly as the unpacked primals do
             return out
         var = t.id
         value = s.value
-        kind = an.classify(value)
+        kind = analysis.classify(value)
         if kind == "call":
             return self.call(s, defined)
         out.append(s)
@@ -174,17 +174,17 @@ class Forward(Transform):
             ts = [self.tangent(e, defined) for e in elts]
             if all(x is None for x in ts):
                 return None
-            parts = [x if x is not None else A.call("rt.zeros_like_tree", [e]) for x, e in zip(ts, elts)]
+            parts = [x if x is not None else build.call("rt.zeros_like_tree", [e]) for x, e in zip(ts, elts)]
             if kind == "dict":
-                return gast.Dict(keys=A.clone(value.keys), values=parts)
-            return A.list_(parts) if isinstance(value, gast.List) else A.tuple_(parts)
+                return gast.Dict(keys=build.clone(value.keys), values=parts)
+            return build.list_(parts) if isinstance(value, gast.List) else build.tuple_(parts)
         if kind == "getitem":
             dx = self.tangent(value.value, defined)
-            return None if dx is None else A.subscript(dx, A.clone(value.slice))
+            return None if dx is None else build.subscript(dx, build.clone(value.slice))
         if kind == "list.pop":
             lst = value.func.value.id
             dl = self.d(lst)
-            return A.call(A.attr(A.name(dl), "pop"), []) if dl in defined else None
+            return build.call(build.attr(build.name(dl), "pop"), []) if dl in defined else None
         if maybe_sequence_op(value, self.containers) and any(
                 isinstance(e, gast.Name) and self.tangent(e, defined) is None for e in (value.left, value.right)):
             return self.sequence_tangent(s, kind, value, defined)  # (with both tangents, `dx + dy` joins them)
@@ -199,7 +199,7 @@ class Forward(Transform):
             dl = self.tangent(args.get(lin), defined)
             if dl is None:
                 return None
-            new = A.clone(value)
+            new = build.clone(value)
             _replace_arg(new, p, lin, dl)
             return new
         terms = []
@@ -214,28 +214,29 @@ class Forward(Transform):
             rule = p.jvp.get(pname)
             if rule is None:
                 self.fail(s, f"s2s cannot differentiate `{kind}` with respect to `{pname}` in forward mode.")
-            subs = {k: (v if v is not None else A.const(None)) for k, v in args.items()}
-            subs.update(ans=A.name(s.targets[0].id), **{"d" + pname: dx})
-            terms.append(simplify(A.template(rule, **subs)))
+            subs = {k: (v if v is not None else build.const(None)) for k, v in args.items()}
+            subs.update(ans=build.name(s.targets[0].id), **{"d" + pname: dx})
+            terms.append(simplify(build.template(rule, **subs)))
         if not terms:
             return None
         total = terms[0]
         for term in terms[1:]:
-            total = A.call("rt.tree_add", [total, term]) if p.tree_sum else A.binop(total, gast.Add(), term)
+            total = build.call("rt.tree_add", [total, term]) if p.tree_sum else build.binop(total, gast.Add(), term)
         if p.broadcasting and missing:
-            total = A.call("rt.broadcast_to_like", [total, A.name(s.targets[0].id)])
+            total = build.call("rt.broadcast_to_like", [total, build.name(s.targets[0].id)])
         return total
 
     def sequence_tangent(self, s, kind, value, defined):
         """Tangent of `x + y` or `x * y` where an operand may be a list or tuple: each operand's
-        tangent mapped by the transpose of its cotangent map (`rt.seq_ct_t`), which concatenates
+        tangent mapped by the transpose of its cotangent map (`rt.operand_cotangent_t`), which concatenates
         or repeats lists and broadcasts arrays at run time; terms summed leaf by leaf."""
         ops = [(value.left, value.right, 1), (value.right, value.left, 0)]
-        terms = [A.call("rt.seq_ct_t", [dx, A.name(s.targets[0].id), me, other, A.const(kind), A.const(first)])
+        terms = [build.call("rt.operand_cotangent_t", [dx, build.name(s.targets[0].id), me, other, build.const(kind),
+                                                       build.const(first)])
                  for me, other, first in ops if (dx := self.tangent(me, defined)) is not None]
         total = terms[0] if terms else None
         for term in terms[1:]:
-            total = A.call("rt.tree_add", [total, term])
+            total = build.call("rt.tree_add", [total, term])
         return total
 
     def call(self, s, defined) -> list:
@@ -251,19 +252,19 @@ class Forward(Transform):
         jfn = self.calls.jvp(fn, mask)
         base = self.callee_label(fn)
         name = self.bind(f"jvp_{base}", jfn)
-        call = A.call(A.name(name), list(args) + [t for t in tans if t is not None])
+        call = build.call(build.name(name), list(args) + [t for t in tans if t is not None])
         defined[self.d(var)] = False
-        return [loc(A.assign(A.tuple_([A.name(var), A.name(self.d(var))], store_=True), call), s)]
+        return [loc(build.assign(build.tuple_([build.name(var), build.name(self.d(var))], store_=True), call), s)]
 
     def run(self, active_params):
         defined = {self.d(p): False for p in active_params}
         self.assigned = set(self.core.params)
-        self.live = an.Liveness(self.body)
+        self.live = analysis.Liveness(self.body)
         body = self.block(self.body, defined)
         ret = body[-1]
         out = ret.value
-        dout = self.tangent(out, defined) or A.call("rt.zeros_like_tree", [out])
-        body[-1] = A.ret(A.tuple_([out, dout]))
+        dout = self.tangent(out, defined) or build.call("rt.zeros_like_tree", [out])
+        body[-1] = build.ret(build.tuple_([out, dout]))
         return body, [self.d(p) for p in active_params]
 
 
@@ -279,7 +280,7 @@ def _mirrors(kind, tangent, defined) -> bool:
         return True
     if isinstance(tangent, gast.Name):
         return False
-    if isinstance(tangent, gast.Call) and (p := registry.lookup(an.dotted(tangent.func))) is not None \
+    if isinstance(tangent, gast.Call) and (p := registry.lookup(analysis.dotted(tangent.func))) is not None \
             and p.aliasing:  # a helper that may hand back one of its inputs itself
         return False
     return isinstance(tangent, (gast.BinOp, gast.UnaryOp, gast.Call, gast.Subscript))
@@ -311,5 +312,5 @@ def jvp_fn(core: CoreFn, mask: tuple, calls: Callees) -> GeneratedFn:
     fw = Forward(core, active, calls)
     body, tparams = fw.run(active)
     name = fw.namer.exact(f"jvp_{core.name}")
-    return GeneratedFn(name, A.function(name, core.params + tparams, body), {**core.ns, **fw.ns}, core.filename,
+    return GeneratedFn(name, build.function(name, core.params + tparams, body), {**core.ns, **fw.ns}, core.filename,
                        header_for("jvp", core))

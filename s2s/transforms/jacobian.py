@@ -18,10 +18,9 @@ from collections.abc import Callable
 
 import gast
 
-from .. import analysis as an
-from .. import record
+from .. import analysis, record
 from ..errors import S2SValueError, shown_path
-from ..ir import build as A
+from ..ir import build
 from ..ir.core import CoreFn
 from ..ir.names import Namer
 from ..primitives import registry
@@ -45,8 +44,9 @@ def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: boo
 
     def split_aux(pair, first):
         """`first, aux = pair` when the function returns a pair, else `first = pair`."""
-        target = A.tuple_([A.name(first), A.name(aux)], store_=True) if has_aux else A.name(first, store=True)
-        return A.assign(target, A.name(pair))
+        target = build.tuple_([build.name(first), build.name(aux)], store_=True) if has_aux else build.name(first,
+                                                                                                            store=True)
+        return build.assign(target, build.name(pair))
 
     for i in nums:
         mask = tuple(j == i for j in range(len(params)))
@@ -56,40 +56,43 @@ def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: boo
             jf = namer.exact(f"jvp_{core.name}")
             ns[jf] = calls.jvp(fun, mask)
             e, tres, t, n = namer.fresh("e"), namer.fresh("tres"), namer.fresh("col"), namer.fresh("n")
-            body.append(A.assign(n, A.call("rt.tree_size", [A.name(params[i])])))
-            loop_body += [A.assign(e, A.call("rt.basis", [A.name(params[i]), A.name(k)])),
-                          A.assign(A.tuple_([A.name(res), A.name(tres)], store_=True),
-                                   A.call(A.name(jf), [A.name(p) for p in params] + [A.name(e)])),
+            body.append(build.assign(n, build.call("rt.tree_size", [build.name(params[i])])))
+            loop_body += [build.assign(e, build.call("rt.basis", [build.name(params[i]), build.name(k)])),
+                          build.assign(build.tuple_([build.name(res), build.name(tres)], store_=True),
+                                   build.call(build.name(jf), [build.name(p) for p in params] + [build.name(e)])),
                           split_aux(res, out),
-                          A.assign(t, A.subscript(A.name(tres), A.const(0))) if has_aux else A.assign(t, A.name(tres)),
-                          A.expr_stmt(A.call(A.attr(A.name(acc), "append"), [A.name(t)]))]
-            body.append(A.assign(acc, A.list_([])))
-            body.append(A.for_range(k, [A.name(n)], loop_body))
-            body.append(A.assign(jac, A.call("rt.jac_from_columns", [A.name(acc), A.name(out),
-                                                                     A.name(params[i])])))
+                          build.assign(t, build.subscript(build.name(tres), build.const(0))) if has_aux else build.assign(t,
+                              build.name(tres)),
+                          build.expr_stmt(build.call(build.attr(build.name(acc), "append"), [build.name(t)]))]
+            body.append(build.assign(acc, build.list_([])))
+            body.append(build.for_range(k, [build.name(n)], loop_body))
+            body.append(build.assign(jac, build.call("rt.jac_from_columns", [build.name(acc), build.name(out),
+                                                                     build.name(params[i])])))
         else:
             fwd, bwd = calls.split(fun, mask)
             fname, bname = namer.exact(f"fwd_{core.name}"), namer.exact(f"bwd_{core.name}")
             ns[fname], ns[bname] = fwd, bwd
             saved, m, e, seed, cts, row = (namer.fresh(b) for b in ("saved", "m", "e", "seed", "cts", "row"))
-            body.append(A.assign(A.tuple_([A.name(res), A.name(saved)], store_=True),
-                                 A.call(A.name(fname), [A.name(p) for p in params])))
+            body.append(build.assign(build.tuple_([build.name(res), build.name(saved)], store_=True),
+                                 build.call(build.name(fname), [build.name(p) for p in params])))
             body.append(split_aux(res, out))
-            body.append(A.assign(m, A.call("rt.tree_size", [A.name(out)])))
-            body.append(A.assign(acc, A.list_([])))
-            loop_body += [A.assign(e, A.call("rt.basis", [A.name(out), A.name(k)])),
-                          A.assign(seed, A.tuple_([A.name(e), A.call("rt.zeros_like_tree", [A.name(aux)])]))
-                          if has_aux else A.assign(seed, A.name(e)),
-                          A.assign(cts, A.call(A.name(bname), [A.name(saved), A.name(seed)])),
-                          A.assign(row, A.subscript(A.name(cts), A.const(i))),
-                          A.expr_stmt(A.call(A.attr(A.name(acc), "append"), [A.name(row)]))]
-            body.append(A.for_range(k, [A.name(m)], loop_body))
-            body.append(A.assign(jac, A.call("rt.jac_from_rows", [A.name(acc), A.name(out), A.name(params[i])])))
-        results.append(A.name(jac))
-    result = results[0] if isinstance(argnums, int) else A.tuple_(results)
-    body.append(A.ret(A.tuple_([result, A.name(aux)]) if has_aux else result))
+            body.append(build.assign(m, build.call("rt.tree_size", [build.name(out)])))
+            body.append(build.assign(acc, build.list_([])))
+            loop_body += [build.assign(e, build.call("rt.basis", [build.name(out), build.name(k)])),
+                          build.assign(seed, build.tuple_([build.name(e), build.call("rt.zeros_like_tree",
+                                                                                     [build.name(aux)])]))
+                          if has_aux else build.assign(seed, build.name(e)),
+                          build.assign(cts, build.call(build.name(bname), [build.name(saved), build.name(seed)])),
+                          build.assign(row, build.subscript(build.name(cts), build.const(i))),
+                          build.expr_stmt(build.call(build.attr(build.name(acc), "append"), [build.name(row)]))]
+            body.append(build.for_range(k, [build.name(m)], loop_body))
+            body.append(build.assign(jac, build.call("rt.jac_from_rows", [build.name(acc), build.name(out),
+                                                                          build.name(params[i])])))
+        results.append(build.name(jac))
+    result = results[0] if isinstance(argnums, int) else build.tuple_(results)
+    body.append(build.ret(build.tuple_([result, build.name(aux)]) if has_aux else result))
     name = namer.exact(f"{kind}_{core.name}")
-    return GeneratedFn(name, A.function(name, params, body), ns, core.filename,
+    return GeneratedFn(name, build.function(name, params, body), ns, core.filename,
                        header_for(kind, core, f"wrt argument {argnums}"))
 
 
@@ -115,20 +118,21 @@ def linear_map_fn(kind: str, fun, core: CoreFn, nargs: int, direction, calls: Ca
             tans.append(namer.fresh("v"))
             ns[tans[-1]] = t
         out, tan = namer.fresh("out"), namer.fresh("tangent")
-        body.append(A.assign(A.tuple_([A.name(out), A.name(tan)], store_=True),
-                             A.call(A.name(jf), [A.name(p) for p in params + extra] + [A.name(t) for t in tans])))
-        body.append(A.ret(A.name(tan)))
+        body.append(build.assign(build.tuple_([build.name(out), build.name(tan)], store_=True),
+                             build.call(build.name(jf),
+                                        [build.name(p) for p in params + extra] + [build.name(t) for t in tans])))
+        body.append(build.ret(build.name(tan)))
     else:
         fwd, bwd = calls.split(fun, mask)
         fname, bname, u = namer.exact(f"fwd_{core.name}"), namer.exact(f"bwd_{core.name}"), namer.exact("u")
         ns.update({fname: fwd, bname: bwd, u: direction})
         out, saved, cts = namer.fresh("out"), namer.fresh("saved"), namer.fresh("cts")
-        body.append(A.assign(A.tuple_([A.name(out), A.name(saved)], store_=True),
-                             A.call(A.name(fname), [A.name(p) for p in params + extra])))
-        body.append(A.assign(cts, A.call(A.name(bname), [A.name(saved), A.name(u)])))
-        body.append(A.ret(A.name(cts)))
+        body.append(build.assign(build.tuple_([build.name(out), build.name(saved)], store_=True),
+                             build.call(build.name(fname), [build.name(p) for p in params + extra])))
+        body.append(build.assign(cts, build.call(build.name(bname), [build.name(saved), build.name(u)])))
+        body.append(build.ret(build.name(cts)))
     name = namer.exact(f"{kind}_of_{core.name}")
-    return GeneratedFn(name, A.function(name, params, body), ns, core.filename, header_for(kind, core))
+    return GeneratedFn(name, build.function(name, params, body), ns, core.filename, header_for(kind, core))
 
 
 # ---------------------------------------------------------------- batched Jacobians
@@ -138,11 +142,11 @@ def certainly_scalar(core: CoreFn) -> bool:
     elementwise arithmetic of such reductions and numbers (`np.sum(x) ** 2`, `np.sqrt(np.sum(r *
     r)) / n`): then jacrev is its gradient, one backward sweep."""
     body = core.node.body
-    returns = [s for s in an.walk_stmts(body) if isinstance(s, gast.Return)]
+    returns = [s for s in analysis.walk_stmts(body) if isinstance(s, gast.Return)]
     if len(returns) != 1 or body[-1] is not returns[0] or not isinstance(returns[0].value, gast.Name):
         return False
     out = returns[0].value
-    if sum(out.id in an.targets(s) for s in an.walk_stmts(body)) != 1:
+    if sum(out.id in analysis.targets(s) for s in analysis.walk_stmts(body)) != 1:
         return False
     return isinstance(seed_of(core, out), gast.Constant) or out.id in _scalar_names(core)
 
@@ -153,8 +157,8 @@ def _scalar_names(core: CoreFn, products: bool = False) -> set[str]:
     (the names are then 0-d when those products are)."""
     body = core.node.body
     counts: dict[str, int] = dict.fromkeys(core.params, 1)
-    for s in an.walk_stmts(body):
-        for t in an.targets(s):
+    for s in analysis.walk_stmts(body):
+        for t in analysis.targets(s):
             counts[t] = counts.get(t, 0) + 1
     scalars: set[str] = set()
     for s in body:
@@ -168,7 +172,7 @@ def _scalar_names(core: CoreFn, products: bool = False) -> set[str]:
         elif isinstance(v, gast.UnaryOp):
             scalar = isinstance(v.op, (gast.USub, gast.UAdd)) and ok(v.operand)
         elif isinstance(v, gast.Call) and not v.keywords and v.args:
-            k = an.classify(v)
+            k = analysis.classify(v)
             p, rule = registry.lookup(k), registry.BATCH.get(k)
             if products and p is not None and p.maybe_scalar:
                 scalar = True
@@ -191,7 +195,7 @@ def possibly_scalar(core: CoreFn) -> bool:
     body = core.node.body
     ret = body[-1] if body else None
     if not isinstance(ret, gast.Return) or not isinstance(ret.value, gast.Name) \
-            or sum(isinstance(s, gast.Return) for s in an.walk_stmts(body)) != 1:
+            or sum(isinstance(s, gast.Return) for s in analysis.walk_stmts(body)) != 1:
         return False
     return ret.value.id in _scalar_names(core, products=True)
 
@@ -202,19 +206,19 @@ def scalar_or_rows_fn(core: CoreFn, argnums, nums: tuple, calls: Callees, rows) 
     (the general Jacobian, which runs the function again). So hessian(dot(x, x)) is
     forward-over-gradient, with no loop or batch over a one-element output basis."""
     rev = Reverse(core, [core.params[i] for i in nums], calls)
-    sw = rev.run(lambda out: A.call("rt.seed", [out]))
+    sw = rev.run(lambda out: build.call("rt.seed", [out]))
     if rev.restores or not isinstance(sw.out, gast.Name):
         raise S2SValueError("jacrev: the output is updated in place; no scalar shortcut")
     picked = [sw.grads[i] for i in nums]
-    gout = picked[0] if isinstance(argnums, int) else A.tuple_(picked)
+    gout = picked[0] if isinstance(argnums, int) else build.tuple_(picked)
     ok, jac = rev.namer.fresh("scalar"), rev.namer.fresh("jac")
     rname = rev.namer.exact(f"jacrev_rows_{core.name}")
-    general = [A.assign(jac, A.call(A.name(rname), [A.name(p) for p in core.params]))]
-    body = sw.init + sw.forward + [A.assign(ok, A.call("rt.scalar_output", [sw.out])),
-                                   A.if_(A.name(ok), sw.seed + sw.backward + [A.assign(jac, gout)], general),
-                                   A.ret(A.name(jac))]
+    general = [build.assign(jac, build.call(build.name(rname), [build.name(p) for p in core.params]))]
+    body = sw.init + sw.forward + [build.assign(ok, build.call("rt.scalar_output", [sw.out])),
+                                   build.if_(build.name(ok), sw.seed + sw.backward + [build.assign(jac, gout)], general),
+                                   build.ret(build.name(jac))]
     name = rev.namer.exact(f"jacrev_{core.name}")
-    return GeneratedFn(name, A.function(name, core.params, body), {**core.ns, **rev.ns, rname: rows},
+    return GeneratedFn(name, build.function(name, core.params, body), {**core.ns, **rev.ns, rname: rows},
                        core.filename, header_for("jacrev", core, f"wrt argument {argnums} (the gradient "
                                                                   "when the output is a scalar)"))
 
@@ -226,15 +230,15 @@ def tangent_fn(jvp_core: tuple, has_aux: bool) -> GeneratedFn:
     node = copy.deepcopy(node)
     last = node.body[-1] if node.body else None
     if not isinstance(last, gast.Return) or not isinstance(last.value, gast.Tuple) or len(last.value.elts) != 2 \
-            or sum(isinstance(s, gast.Return) for s in an.walk_stmts(node.body)) != 1:
+            or sum(isinstance(s, gast.Return) for s in analysis.walk_stmts(node.body)) != 1:
         raise S2SValueError("jacfwd: the jvp has no single final `return (out, tangent)` to batch")
     tan = last.value.elts[1]
-    namer = Namer(A.names_in(node))
+    namer = Namer(build.names_in(node))
     if has_aux:
         t = namer.fresh("t")
-        node.body[-1:] = [A.assign(t, A.subscript(tan, A.const(0))), A.ret(A.name(t))]
+        node.body[-1:] = [build.assign(t, build.subscript(tan, build.const(0))), build.ret(build.name(t))]
     else:
-        node.body[-1] = A.ret(tan)
+        node.body[-1] = build.ret(tan)
     name = namer.exact(f"tangent_of_{node.name}")
     header = f"s2s: the tangent alone of {node.name} ({shown_path(filename)})"
     node.name = name
@@ -250,7 +254,7 @@ def batched_jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_
     namer = Namer(set(params) | {"xp", "rt"})
     ns: dict = {}
     body: list = []
-    args = [A.name(p) for p in params]
+    args = [build.name(p) for p in params]
     if kind == "jacfwd":
         results = [_forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, body, ranks or {})
                    for i in nums]
@@ -258,15 +262,15 @@ def batched_jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_
         if has_aux:
             f, res, out, aux = namer.exact("fun"), namer.fresh("res"), namer.fresh("out"), namer.fresh("aux")
             ns[f] = fun
-            body += [A.assign(res, A.call(A.name(f), args)),
-                     A.assign(A.tuple_([A.name(out), A.name(aux)], store_=True), A.name(res))]
+            body += [build.assign(res, build.call(build.name(f), args)),
+                     build.assign(build.tuple_([build.name(out), build.name(aux)], store_=True), build.name(res))]
     else:
         results, aux = _reverse_block(fun, core, nums, has_aux, calls, compile_, namer, ns, body)
-    result = A.name(results[0]) if isinstance(argnums, int) else A.tuple_([A.name(r) for r in results])
-    body.append(A.ret(A.tuple_([result, A.name(aux)]) if has_aux else result))
+    result = build.name(results[0]) if isinstance(argnums, int) else build.tuple_([build.name(r) for r in results])
+    body.append(build.ret(build.tuple_([result, build.name(aux)]) if has_aux else result))
     name = namer.exact(f"{kind}_{core.name}")
     given = ", ".join(f"{p} a float array of rank {r}" for p, r in (ranks or {}).items())
-    return GeneratedFn(name, A.function(name, params, body), ns, core.filename,
+    return GeneratedFn(name, build.function(name, params, body), ns, core.filename,
                        header_for(kind, core, f"wrt argument {argnums} ({given or 'batched over the basis'})"))
 
 
@@ -280,11 +284,11 @@ def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, b
     batched = calls.batch(tf, (False,) * len(params) + (True,))
     bname = namer.exact(f"vmap_tangent_{core.name}")
     ns[bname] = batched
-    x = A.name(params[i])
+    x = build.name(params[i])
     e, cols, jac = namer.fresh("basis"), namer.fresh("cols"), namer.fresh("jac")
-    full = [A.assign(e, A.call("rt.basis_stack", [x])),
-            A.assign(cols, A.call(A.name(bname), [A.name(p) for p in params] + [A.name(e)])),
-            A.assign(jac, A.call("rt.jac_from_batch_cols", [A.name(cols), x]))]
+    full = [build.assign(e, build.call("rt.basis_stack", [x])),
+            build.assign(cols, build.call(build.name(bname), [build.name(p) for p in params] + [build.name(e)])),
+            build.assign(jac, build.call("rt.jac_from_batch_cols", [build.name(cols), x]))]
     tnode = _record_core(tf)
     dname = namer.exact(f"diagonal_{core.name}")
     dnode = diagonal_fn(tnode, tnode.args.args[-1].id, params[i], dname, ranks) if tnode is not None else None
@@ -296,13 +300,13 @@ def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, b
     diagonal = compile_(gen, optimized=True)
     number = _number_returned(diagonal) if params[i] in ranks else None
     if number is not None:  # the same at every input: no run-time test is left
-        body.append(A.assign(jac, A.call("rt.diag_const", [x, A.const(number)])))
+        body.append(build.assign(jac, build.call("rt.diag_const", [x, build.const(number)])))
         return jac
     ns[dname] = diagonal
     miss = namer.fresh("missing")
-    body += [A.assign(jac, A.call("rt.diag_jacobian", [A.name(dname), x] + [A.name(p) for p in params])),
-             A.assign(miss, A.is_none(A.name(jac))),
-             A.if_(A.name(miss), full)]
+    body += [build.assign(jac, build.call("rt.diag_jacobian", [build.name(dname), x] + [build.name(p) for p in params])),
+             build.assign(miss, build.is_none(build.name(jac))),
+             build.if_(build.name(miss), full)]
     return jac
 
 
@@ -336,17 +340,19 @@ def _reverse_block(fun, core, nums, has_aux, calls, compile_, namer, ns, body):
     ns[rname] = calls.batch(rows_fn, (False, True, False) if has_aux else (False, True))
     res, saved, out, e, rows = (namer.fresh(b) for b in ("res", "saved", "out", "basis", "rows"))
     aux = namer.fresh("aux") if has_aux else None
-    call = A.call(A.name(fname), [A.name(p) for p in params])
-    body.append(A.assign(A.tuple_([A.name(res), A.name(saved)], store_=True), call))
-    body.append(A.assign(A.tuple_([A.name(out), A.name(aux)], store_=True), A.name(res)) if has_aux
-                else A.assign(out, A.name(res)))
-    body.append(A.assign(e, A.call("rt.basis_stack", [A.name(out)])))
-    body.append(A.assign(rows, A.call(A.name(rname), [A.name(saved), A.name(e)] + ([A.name(aux)] if has_aux else []))))
+    call = build.call(build.name(fname), [build.name(p) for p in params])
+    body.append(build.assign(build.tuple_([build.name(res), build.name(saved)], store_=True), call))
+    body.append(build.assign(build.tuple_([build.name(out), build.name(aux)], store_=True), build.name(res)) if has_aux
+                else build.assign(out, build.name(res)))
+    body.append(build.assign(e, build.call("rt.basis_stack", [build.name(out)])))
+    body.append(build.assign(rows, build.call(build.name(rname), [build.name(saved), build.name(e)] + ([build.name(aux)]
+                                                                                                       if has_aux else []))))
     results = []
     for k, i in enumerate(nums):
         r, jac = namer.fresh("row"), namer.fresh("jac")
-        body.append(A.assign(r, A.subscript(A.name(rows), A.const(k))))
-        body.append(A.assign(jac, A.call("rt.jac_from_batch_rows", [A.name(r), A.name(out), A.name(params[i])])))
+        body.append(build.assign(r, build.subscript(build.name(rows), build.const(k))))
+        body.append(build.assign(jac, build.call("rt.jac_from_batch_rows", [build.name(r), build.name(out),
+                                                                            build.name(params[i])])))
         results.append(jac)
     return results, aux
 
@@ -361,18 +367,18 @@ def _rows_fn(core, bwd, nums, has_aux) -> GeneratedFn:
     body = []
     if has_aux:
         z = namer.fresh("zero")
-        body += [A.assign(z, A.call("rt.zeros_like_tree", [A.name(aux)])),
-                 A.assign(seed, A.tuple_([A.name(e), A.name(z)]))]
+        body += [build.assign(z, build.call("rt.zeros_like_tree", [build.name(aux)])),
+                 build.assign(seed, build.tuple_([build.name(e), build.name(z)]))]
     else:
-        body.append(A.assign(seed, A.name(e)))
-    body.append(A.assign(cts, A.call(A.name(bname), [A.name(saved), A.name(seed)])))
+        body.append(build.assign(seed, build.name(e)))
+    body.append(build.assign(cts, build.call(build.name(bname), [build.name(saved), build.name(seed)])))
     picked = []
     for i in nums:
         picked.append(namer.fresh("row"))
-        body.append(A.assign(picked[-1], A.subscript(A.name(cts), A.const(i))))
-    body.append(A.assign(rows, A.tuple_([A.name(p) for p in picked])))
-    body.append(A.ret(A.name(rows)))
+        body.append(build.assign(picked[-1], build.subscript(build.name(cts), build.const(i))))
+    body.append(build.assign(rows, build.tuple_([build.name(p) for p in picked])))
+    body.append(build.ret(build.name(rows)))
     params = [saved, e] + ([aux] if has_aux else [])
     name = namer.exact(f"rows_{core.name}")
-    return GeneratedFn(name, A.function(name, params, body), {bname: bwd}, core.filename,
+    return GeneratedFn(name, build.function(name, params, body), {bname: bwd}, core.filename,
                        header_for("jacrev", core, "rows of the backward sweep"))

@@ -10,8 +10,8 @@ import dataclasses
 
 import gast
 
-from .. import analysis as an
-from ..ir import build as A
+from .. import analysis
+from ..ir import build
 from ..ir.core import CoreFn
 from ..primitives import registry
 from .adjoint import Adjoints, merge
@@ -53,9 +53,10 @@ class Reverse(Transform):
 
     def __init__(self, core: CoreFn, active_params, calls: Callees):
         super().__init__(core, active_params, calls)
-        self.relevant = an.relevant(self.body, self.active)
+        self.relevant = analysis.relevant(self.body, self.active)
         ret = self.body[-1]
-        self.useful = an.useful(self.body, an.loads(ret.value) if isinstance(ret, gast.Return) and ret.value else ())
+        self.useful = analysis.useful(self.body, analysis.loads(ret.value) if isinstance(ret, gast.Return) and ret.value
+                                      else ())
         self.adj = Adjoints(self.namer, containers=self.containers, leaves=self.leaves)
         self.tape = self.namer.exact("tape")
         self.ctl = self.namer.exact("ctl")
@@ -77,9 +78,9 @@ class Reverse(Transform):
                 body, orelse = self.forward(s.body, depth), self.forward(s.orelse, depth)
                 if self.record_branch(s, depth):
                     # recorded where each path ends, so it is the first thing the backward sweep pops
-                    body = _at_path_ends(body, self.push(self.ctl, A.const(True)))
-                    orelse = _at_path_ends(orelse, self.push(self.ctl, A.const(False)))
-                out.append(loc(A.if_(s.test, body, orelse), s))
+                    body = _at_path_ends(body, self.push(self.ctl, build.const(True)))
+                    orelse = _at_path_ends(orelse, self.push(self.ctl, build.const(False)))
+                out.append(loc(build.if_(s.test, body, orelse), s))
                 continue
             if isinstance(s, (gast.For, gast.While)):
                 out.extend(self.forward_loop(s, depth))
@@ -90,9 +91,9 @@ class Reverse(Transform):
             if tape_var is not None and depth > 0:
                 self.saved.add(tape_var)
                 self.saved_at.add((s, tape_var))
-                out.append(self.push(self.ctl, A.name(tape_var)))
+                out.append(self.push(self.ctl, build.name(tape_var)))
             out.append(new)
-            for t in an.targets(s):
+            for t in analysis.targets(s):
                 self.seen.add(t)
         return out
 
@@ -102,72 +103,72 @@ class Reverse(Transform):
 
     def assigned_count(self, var) -> int:
         if self.counts is None:  # the body's assignments do not change while the sweeps are built
-            self.counts = an.assigned_counts(self.body)
+            self.counts = analysis.assigned_counts(self.body)
         return self.counts.get(var, 0) + (var in self.params)
 
     def saves(self, s, depth) -> list:
         out = []
-        for t in an.targets(s):
+        for t in analysis.targets(s):
             if t in self.relevant and (t in self.seen or depth > 0):
                 self.saved.add(t)
                 self.saved_at.add((s, t))
-                out.append(self.push(self.tape if t in self.active else self.ctl, A.name(t)))
+                out.append(self.push(self.tape if t in self.active else self.ctl, build.name(t)))
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             base = s.targets[0].value.id
             if base in self.relevant:
-                slot = A.call("rt.copy_slot", [A.name(base), index_value(s.targets[0].slice)])
+                slot = build.call("rt.copy_slot", [build.name(base), index_value(s.targets[0].slice)])
                 out.append(self.push(self.tape if base in self.active else self.ctl, slot))
         return out
 
     def push(self, lst, value):
         self.used_lists.add(lst)
-        return A.expr_stmt(A.call(A.attr(A.name(lst), "append"), [value]))
+        return build.expr_stmt(build.call(build.attr(build.name(lst), "append"), [value]))
 
     def pop(self, lst):
         self.used_lists.add(lst)
-        return A.call(A.attr(A.name(lst), "pop"), [])
+        return build.call(build.attr(build.name(lst), "pop"), [])
 
     def forward_stmt(self, s):
-        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and an.classify(s.value) == "call":
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and analysis.classify(s.value) == "call":
             callee = self.callee(s)
             if callee is not None:
                 fwd_name, _, _, args = callee
                 tape_var = self.namer.fresh("saved")
                 self.call_tapes[s] = tape_var
                 target = s.targets[0]
-                new = A.assign(A.tuple_([A.load(target), A.name(tape_var)], store_=True),
-                               A.call(A.name(fwd_name), args))
+                new = build.assign(build.tuple_([build.load(target), build.name(tape_var)], store_=True),
+                               build.call(build.name(fwd_name), args))
                 return loc(new, s)
         return s
 
     def forward_loop(self, s, depth) -> list:
         out, info = [], {}
-        has_break = any(isinstance(n, gast.Break) for n in an.loop_level(s.body))
+        has_break = any(isinstance(n, gast.Break) for n in analysis.loop_level(s.body))
         counter = self.namer.fresh("trips") if has_break or isinstance(s, gast.While) else None
         if counter:
-            out.append(A.assign(counter, A.const(0)))
+            out.append(build.assign(counter, build.const(0)))
         if isinstance(s, gast.For):
             rng = s.iter
             if not (isinstance(rng, gast.Name)):
                 r = self.namer.fresh("r")
-                out.append(loc(A.assign(r, rng), s))
-                rng = A.name(r)
+                out.append(loc(build.assign(r, rng), s))
+                rng = build.name(r)
             if s.target.id in self.relevant and s.target.id in self.seen:
                 self.saved.add(s.target.id)
-                out.append(self.push(self.ctl, A.name(s.target.id)))
+                out.append(self.push(self.ctl, build.name(s.target.id)))
                 info["restore_target"] = True
-            body = ([A.assign(counter, A.binop(A.name(counter), gast.Add(), A.const(1)))] if counter else [])
+            body = ([build.assign(counter, build.binop(build.name(counter), gast.Add(), build.const(1)))] if counter else [])
             self.seen.add(s.target.id)
             body += self.forward(s.body, depth + 1)
-            loop = gast.For(target=A.name(s.target.id, store=True), iter=rng, body=body, orelse=[],
+            loop = gast.For(target=build.name(s.target.id, store=True), iter=rng, body=body, orelse=[],
                             type_comment=None)
             out.append(loc(loop, s))
-            record = A.subscript(rng, gast.Slice(lower=None, upper=A.name(counter), step=None)) if counter else rng
+            record = build.subscript(rng, gast.Slice(lower=None, upper=build.name(counter), step=None)) if counter else rng
         else:
-            body = [A.assign(counter, A.binop(A.name(counter), gast.Add(), A.const(1)))]
+            body = [build.assign(counter, build.binop(build.name(counter), gast.Add(), build.const(1)))]
             body += self.forward(s.body, depth + 1)
             out.append(loc(gast.While(test=s.test, body=body, orelse=[]), s))
-            record = A.name(counter)
+            record = build.name(counter)
         if depth > 0:
             out.append(self.push(self.ctl, record))
             info["replay"] = None
@@ -181,7 +182,7 @@ class Reverse(Transform):
         """Adjoint code for `stmts`, in reverse, grouped under the original statements' comments."""
         out, group = [], []
         for s in reversed(stmts):
-            if A.is_comment(s):
+            if build.is_comment(s):
                 if group:
                     out.append(s)
                     out.extend(group)
@@ -211,14 +212,15 @@ class Reverse(Transform):
             out += self.backward_assign(s, defined)
         tape_var = self.call_tapes.get(s)
         if tape_var is not None and (s, tape_var) in self.saved_at:
-            out.append(A.assign(tape_var, self.pop(self.ctl)))
-        for v in reversed(an.targets(s)):  # saved in order, restored in reverse
+            out.append(build.assign(tape_var, self.pop(self.ctl)))
+        for v in reversed(analysis.targets(s)):  # saved in order, restored in reverse
             if (s, v) in self.saved_at:
-                out.append(A.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
+                out.append(build.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
         if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
             self.restores.add("arrays")
             lst = self.tape if t.value.id in self.active else self.ctl
-            out.append(A.assign(A.subscript(A.name(t.value.id), index_value(t.slice), store_=True), self.pop(lst)))
+            out.append(build.assign(build.subscript(build.name(t.value.id), index_value(t.slice), store_=True),
+                                    self.pop(lst)))
         return out
 
     def take(self, var, defined):
@@ -229,27 +231,27 @@ class Reverse(Transform):
         if b not in defined:
             return None
         del defined[b]
-        return A.name(b)
+        return build.name(b)
 
     def backward_assign(self, s, defined) -> list:
         out: list = []
         var = s.targets[0].id
         value = s.value
-        kind = an.classify(value)
+        kind = analysis.classify(value)
         if kind == "list.pop":
             lst = value.func.value.id
             if lst in self.active:
                 g = self.take(var, defined)
                 b = self.adj.name(lst)
                 if b not in defined:  # one zero per element the list holds here
-                    out.append(A.assign(b, A.call("rt.zeros_list", [A.name(lst)])))
+                    out.append(build.assign(b, build.call("rt.zeros_list", [build.name(lst)])))
                     defined[b] = True
-                blst = A.name(b)
-                item = g if g is not None else A.call("rt.zeros_like_tree", [A.name(var)])
-                out.append(A.expr_stmt(A.call(A.attr(blst, "append"), [item])))
+                blst = build.name(b)
+                item = g if g is not None else build.call("rt.zeros_like_tree", [build.name(var)])
+                out.append(build.expr_stmt(build.call(build.attr(blst, "append"), [item])))
             if lst in self.relevant:
                 self.restores.add("lists")
-                out.append(A.expr_stmt(A.call(A.attr(A.name(lst), "append"), [A.name(var)])))
+                out.append(build.expr_stmt(build.call(build.attr(build.name(lst), "append"), [build.name(var)])))
             return out
         g = self.take(var, defined)
         if g is None:
@@ -263,18 +265,18 @@ class Reverse(Transform):
         if kind == "pack":
             for k, e in enumerate(value.elts):
                 if isinstance(e, gast.Name) and e.id in self.active:
-                    self.adj.accumulate(e.id, A.subscript(g, A.const(k)), defined, out)
+                    self.adj.accumulate(e.id, build.subscript(g, build.const(k)), defined, out)
             return out
         if kind == "dict":
             for key, e in zip(value.keys, value.values):
                 if isinstance(e, gast.Name) and e.id in self.active:
-                    self.adj.accumulate(e.id, A.subscript(g, key), defined, out)
+                    self.adj.accumulate(e.id, build.subscript(g, key), defined, out)
             return out
         if kind == "getitem":
             base = value.value.id
             if base in self.active:
                 acc = self.adj.owned(base, defined, out)
-                out.append(A.assign(acc.id, A.call("rt.add_at", [acc, index_value(value.slice), g])))
+                out.append(build.assign(acc.id, build.call("rt.add_at", [acc, index_value(value.slice), g])))
             return out
         if kind == "call":
             return out + self.backward_call(s, g, defined)
@@ -295,16 +297,16 @@ class Reverse(Transform):
             rule = p.vjp.get(pname)
             if maybe_sequence_op(s.value, self.containers):
                 me, other = ("x", "y") if pname == "x" else ("y", "x")
-                rule = f"rt.seq_ct(g, {me}, {other}, {kind!r}, {int(pname == 'x')})"
+                rule = f"rt.operand_cotangent(g, {me}, {other}, {kind!r}, {int(pname == 'x')})"
             if registry.VJP_IN_PLACE.get(kind, ("",))[0] == pname:
                 out += self._in_place(kind, atom.id, args, g, defined)
                 continue
             if rule is None:
                 self.fail(s, f"s2s cannot differentiate `{kind}` with respect to its argument `{pname}`.",
                           "Wrap that argument in stop_gradient, or register a rule with s2s.defvjp.")
-            subs = {k: (v if v is not None else A.const(None)) for k, v in args.items()}
-            subs.update(g=g, ans=A.name(s.targets[0].id))
-            expr = A.template(rule, **subs)
+            subs = {k: (v if v is not None else build.const(None)) for k, v in args.items()}
+            subs.update(g=g, ans=build.name(s.targets[0].id))
+            expr = build.template(rule, **subs)
             if p.broadcasting and all(isinstance(v, gast.Constant) for k, v in args.items() if k != pname) \
                     and not (is_repeat(s.value) and atom.id in self.params):  # `xs * 3` of a list argument:
                 expr = _strip_unbroadcast(expr)  # rt.unbroadcast refuses the repeated list's cotangent
@@ -317,8 +319,8 @@ class Reverse(Transform):
         out: list = []
         pname, fn = registry.VJP_IN_PLACE[kind]
         acc = self.adj.owned(var, defined, out)
-        rest = [v if v is not None else A.const(None) for k, v in args.items() if k != pname]
-        out.append(A.assign(acc.id, A.call(fn, [acc, g] + rest)))
+        rest = [v if v is not None else build.const(None) for k, v in args.items() if k != pname]
+        out.append(build.assign(acc.id, build.call(fn, [acc, g] + rest)))
         return out
 
     def backward_call(self, s, g, defined) -> list:
@@ -331,11 +333,11 @@ class Reverse(Transform):
             self.discard = self.namer.exact("_")
         cts = [self.namer.fresh("ct") if m else self.discard for m in mask]
         tape_var = self.call_tapes[s]
-        call = A.call(A.name(bwd_name), [A.name(tape_var), g])
-        out.append(A.assign(A.tuple_([A.name(c) for c in cts], store_=True), call))
+        call = build.call(build.name(bwd_name), [build.name(tape_var), g])
+        out.append(build.assign(build.tuple_([build.name(c) for c in cts], store_=True), call))
         for arg, m, ct in zip(args, mask, cts):
             if m:
-                self.adj.accumulate(arg.id, A.name(ct), defined, out)
+                self.adj.accumulate(arg.id, build.name(ct), defined, out)
         return out
 
     def callee(self, s):
@@ -347,7 +349,7 @@ class Reverse(Transform):
         fn = self.core.ns[value.func.id]
         args = self.bind_call(fn, value)
         mask = tuple(isinstance(a, gast.Name) and a.id in self.active for a in args)
-        if not any(mask) or not set(an.targets(s)) & self.useful and self.pure_callee(fn):
+        if not any(mask) or not set(analysis.targets(s)) & self.useful and self.pure_callee(fn):
             self.callees[key] = None  # no derivative flows back through its result: a plain call
             return None
         self.check_no_mutated_arguments(s, fn, mask)
@@ -366,12 +368,12 @@ class Reverse(Transform):
         callee = self.calls.core(fn)
         if callee.inplace_params:
             return False
-        for st in an.walk_stmts(callee.node.body):
+        for st in analysis.walk_stmts(callee.node.body):
             if isinstance(st, gast.Expr) and isinstance(st.value, gast.Call) or isinstance(st, gast.AugAssign) \
                     or isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Subscript):
                 return False  # a call for its effect (np.add.at, list.append), an update in place
             value = getattr(st, "value", None)
-            if isinstance(value, gast.Call) and (an.classify(value) in ("call", "list.pop")
+            if isinstance(value, gast.Call) and (analysis.classify(value) in ("call", "list.pop")
                                                  or any(k.arg == "out" for k in value.keywords)
                                                  or isinstance(value.func, gast.Attribute)
                                                  and value.func.attr in _MUTATORS):
@@ -402,9 +404,9 @@ class Reverse(Transform):
             gs.append(g)
         if src not in self.active or all(g is None for g in gs):
             return out
-        parts = [g if g is not None else A.call("rt.zeros_like_tree", [A.name(e)]) for g, e in zip(gs, elts)]
+        parts = [g if g is not None else build.call("rt.zeros_like_tree", [build.name(e)]) for g, e in zip(gs, elts)]
         self.adj.containers.add(src)
-        self.adj.accumulate(src, A.call("rt.like", [A.tuple_(parts), A.name(src)]), defined, out)
+        self.adj.accumulate(src, build.call("rt.like", [build.tuple_(parts), build.name(src)]), defined, out)
         return out
 
     def backward_setitem(self, s, defined) -> list:
@@ -417,11 +419,11 @@ class Reverse(Transform):
         v = s.value
         if isinstance(v, gast.Name) and v.id in self.active:
             ct = self.namer.fresh("ct")
-            out.append(A.assign(A.tuple_([A.name(ct), acc], store_=True),
-                                A.call("rt.take_at", [acc, index_value(t.slice), v])))
-            self.adj.accumulate(v.id, A.name(ct), defined, out)
+            out.append(build.assign(build.tuple_([build.name(ct), acc], store_=True),
+                                build.call("rt.take_at", [acc, index_value(t.slice), v])))
+            self.adj.accumulate(v.id, build.name(ct), defined, out)
         else:
-            out.append(A.assign(acc.id, A.call("rt.zero_at", [acc, index_value(t.slice)])))
+            out.append(build.assign(acc.id, build.call("rt.zero_at", [acc, index_value(t.slice)])))
         return out
 
     def backward_append(self, s, defined) -> list:
@@ -431,18 +433,18 @@ class Reverse(Transform):
         v = call.args[0]
         b = self.adj.name(lst)
         if lst in self.active and b in defined:
-            item = A.call(A.attr(A.name(b), "pop"), [])
+            item = build.call(build.attr(build.name(b), "pop"), [])
             if isinstance(v, gast.Name) and v.id in self.active:
                 self.adj.accumulate(v.id, item, defined, out)
             else:
-                out.append(A.expr_stmt(item))
+                out.append(build.expr_stmt(item))
         if lst in self.relevant:
             self.restores.add("lists")
-            out.append(A.expr_stmt(self.pop_expr(lst)))
+            out.append(build.expr_stmt(self.pop_expr(lst)))
         return out
 
     def pop_expr(self, lst):
-        return A.call(A.attr(A.name(lst), "pop"), [])
+        return build.call(build.attr(build.name(lst), "pop"), [])
 
     def backward_if(self, s, defined, depth) -> list:
         d_then, d_else = dict(defined), dict(defined)
@@ -453,15 +455,15 @@ class Reverse(Transform):
         defined.update(new)
         if not then and not orelse:
             if self.record_branch(s, depth):
-                return [A.expr_stmt(self.pop(self.ctl))]
+                return [build.expr_stmt(self.pop(self.ctl))]
             return []
         test = s.test
         out = []
         if self.record_branch(s, depth):
             br = self.namer.fresh("branch")
-            out.append(A.assign(br, self.pop(self.ctl)))
-            test = A.name(br)
-        out.append(A.if_(test, then or [gast.Pass()], orelse))
+            out.append(build.assign(br, self.pop(self.ctl)))
+            test = build.name(br)
+        out.append(build.if_(test, then or [gast.Pass()], orelse))
         return out
 
     def backward_loop(self, s, defined, depth) -> list:
@@ -481,7 +483,7 @@ class Reverse(Transform):
                 pre.append(self.adj.zero(self.adj.var_of(b)))
                 entry[b] = True
             for b in sorted(copied):
-                pre.append(A.assign(b, A.call("rt.fresh", [A.name(b)])))
+                pre.append(build.assign(b, build.call("rt.fresh", [build.name(b)])))
                 entry[b] = True
         for b in sorted(entry):
             if b not in d:
@@ -494,26 +496,26 @@ class Reverse(Transform):
         replay = info["replay"]
         if replay is None:
             rv = self.namer.fresh("r")
-            out.append(A.assign(rv, self.pop(self.ctl)))
-            replay = A.name(rv)
+            out.append(build.assign(rv, self.pop(self.ctl)))
+            replay = build.name(rv)
         if isinstance(s, gast.For):
             rev = self.namer.fresh("r")
-            out.append(A.assign(rev, A.call("rt.reversed_range", [replay])))
-            out.append(gast.For(target=A.name(s.target.id, store=True), iter=A.name(rev), body=body or [gast.Pass()],
+            out.append(build.assign(rev, build.call("rt.reversed_range", [replay])))
+            out.append(gast.For(target=build.name(s.target.id, store=True), iter=build.name(rev), body=body or [gast.Pass()],
                                 orelse=[], type_comment=None))
             if info.get("restore_target"):
-                out.append(A.assign(s.target.id, self.pop(self.ctl)))
+                out.append(build.assign(s.target.id, self.pop(self.ctl)))
         else:
             k = self.namer.fresh("k")
-            out.append(A.for_range(k, [replay], body))
+            out.append(build.for_range(k, [replay], body))
         return out
 
     # ---- assembly ----
     def run(self, seed) -> Sweeps:
         """Both sweeps; `seed(out)` is the expression that starts the backward one."""
         self.loops, self.callees, self.call_tapes = {}, {}, {}
-        self.live = an.Liveness(self.body)
-        self.certain = an.definitely_assigned(self.body, self.params, at=gast.If)
+        self.live = analysis.Liveness(self.body)
+        self.certain = analysis.definitely_assigned(self.body, self.params, at=gast.If)
         ret = self.body[-1]
         assert isinstance(ret, gast.Return)
         fwd = self.forward(self.body, 0)
@@ -522,24 +524,24 @@ class Reverse(Transform):
         seed_stmts = []
         if isinstance(out_atom, gast.Name) and out_atom.id in self.active:
             b = self.adj.name(out_atom.id)
-            seed_stmts.append(A.assign(b, seed(out_atom)))
+            seed_stmts.append(build.assign(b, seed(out_atom)))
             defined[b] = False
         elif isinstance(out_atom, gast.Name):
             check = seed(out_atom)  # an inactive output: grad still refuses a boolean or non-scalar one
             if isinstance(check, gast.Call):
-                seed_stmts.append(A.expr_stmt(check))
+                seed_stmts.append(build.expr_stmt(check))
         bwd = self.backward(self.body, defined, 0)
         grads = []
         for p in self.params:
             b = self.adj.name(p)
-            grads.append(A.name(b) if b in defined else A.call("rt.zeros_like_tree", [A.name(p)]))
-        init = [A.assign(lst, A.list_([])) for lst in (self.tape, self.ctl) if lst in self.used_lists]
-        init += [A.assign(v, A.const(None)) for v in sorted(self.needs_init())]
+            grads.append(build.name(b) if b in defined else build.call("rt.zeros_like_tree", [build.name(p)]))
+        init = [build.assign(lst, build.list_([])) for lst in (self.tape, self.ctl) if lst in self.used_lists]
+        init += [build.assign(v, build.const(None)) for v in sorted(self.needs_init())]
         return Sweeps(init, fwd, out_atom, seed_stmts, bwd, grads)
 
     def needs_init(self) -> set[str]:
         """Saved variables whose first assignment is nested: they may be unset when first saved."""
-        first = an.first_assignment_nested(self.body)
+        first = analysis.first_assignment_nested(self.body)
         return {v for v in self.saved if v not in self.params and first.get(v, True)}
 
 
@@ -547,8 +549,8 @@ class Reverse(Transform):
 def _freshens(stmts, b) -> bool:
     """Whether `b = rt.fresh(b)` stands in `stmts` (at any depth)."""
     return any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == b
-               and isinstance(s.value, gast.Call) and an.dotted(s.value.func) == "rt.fresh"
-               for s in an.walk_stmts(stmts))
+               and isinstance(s.value, gast.Call) and analysis.dotted(s.value.func) == "rt.fresh"
+               for s in analysis.walk_stmts(stmts))
 
 
 
@@ -558,15 +560,15 @@ def _at_path_ends(block, stmt) -> list:
     if block and isinstance(block[-1], (gast.Break, gast.Continue)):
         return block[:-1] + [stmt, block[-1]]
     last = block[-1] if block else None
-    if isinstance(last, gast.If) and any(isinstance(n, (gast.Break, gast.Continue)) for n in an.loop_level([last])):
-        last.body = _at_path_ends(last.body, A.clone(stmt))
-        last.orelse = _at_path_ends(last.orelse, A.clone(stmt))
+    if isinstance(last, gast.If) and any(isinstance(n, (gast.Break, gast.Continue)) for n in analysis.loop_level([last])):
+        last.body = _at_path_ends(last.body, build.clone(stmt))
+        last.orelse = _at_path_ends(last.orelse, build.clone(stmt))
         return block
     return block + [stmt]
 
 
 def _strip_unbroadcast(expr):
-    if isinstance(expr, gast.Call) and an.dotted(expr.func) == "rt.unbroadcast":
+    if isinstance(expr, gast.Call) and analysis.dotted(expr.func) == "rt.unbroadcast":
         return expr.args[0]
     return expr
 
@@ -578,25 +580,25 @@ def _strip_unbroadcast(expr):
 def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool, calls: Callees) -> GeneratedFn:
     """`grad`/`value_and_grad` of `core` wrt the parameters at `nums`: one function, both sweeps."""
     rev = Reverse(core, [core.params[i] for i in nums], calls)
-    sw = rev.run((lambda out: A.call("rt.seed_aux", [out])) if has_aux else (lambda out: seed_of(core, out)))
+    sw = rev.run((lambda out: build.call("rt.seed_aux", [out])) if has_aux else (lambda out: seed_of(core, out)))
     picked = [sw.grads[i] for i in nums]
-    gout = picked[0] if isinstance(argnums, int) else A.tuple_(picked)
+    gout = picked[0] if isinstance(argnums, int) else build.tuple_(picked)
     result, seed_stmts = gout, sw.seed
-    out = A.call("rt.private", [sw.out, A.const(True)]) if rev.restores else sw.out  # before any restore
+    out = build.call("rt.private", [sw.out, build.const(True)]) if rev.restores else sw.out  # before any restore
     if has_aux:
         aux = rev.namer.fresh("aux")
         value = rev.namer.fresh("value")
-        seed_stmts = sw.seed + [A.assign(A.tuple_([A.name(value), A.name(aux)], store_=True), out)]
-        result = A.tuple_([A.tuple_([A.name(value), A.name(aux)]), gout]) if with_value \
-            else A.tuple_([gout, A.name(aux)])
+        seed_stmts = sw.seed + [build.assign(build.tuple_([build.name(value), build.name(aux)], store_=True), out)]
+        result = build.tuple_([build.tuple_([build.name(value), build.name(aux)]), gout]) if with_value \
+            else build.tuple_([gout, build.name(aux)])
     elif with_value:
         value = rev.namer.fresh("value")
-        seed_stmts = [A.assign(value, out)] + sw.seed
-        result = A.tuple_([A.name(value), gout])
+        seed_stmts = [build.assign(value, out)] + sw.seed
+        result = build.tuple_([build.name(value), gout])
     kind = "value_and_grad" if with_value else "grad"
     name = rev.namer.exact(f"{kind}_{core.name}")
-    body = sw.init + sw.forward + [A.comment("---- backward ----")] + seed_stmts + sw.backward + [A.ret(result)]
-    return GeneratedFn(name, A.function(name, core.params, body), {**core.ns, **rev.ns}, core.filename,
+    body = sw.init + sw.forward + [build.comment("---- backward ----")] + seed_stmts + sw.backward + [build.ret(result)]
+    return GeneratedFn(name, build.function(name, core.params, body), {**core.ns, **rev.ns}, core.filename,
                        header_for(kind, core, f"wrt argument {argnums}"))
 
 
@@ -605,11 +607,11 @@ def seed_of(core: CoreFn, out):
     certainly a scalar (a full sum/mean/max of an array), else a run-time check that it is."""
     for s in core.node.body:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == out.id:
-            p = registry.lookup(an.classify(s.value))
+            p = registry.lookup(analysis.classify(s.value))
             if p is not None and p.full_reduction and isinstance(s.value, gast.Call) and len(s.value.args) == 1 \
                     and not s.value.keywords:
-                return A.const(1.0)
-    return A.call("rt.seed", [out])
+                return build.const(1.0)
+    return build.call("rt.seed", [out])
 
 
 def split_fns(core: CoreFn, mask: tuple, calls: Callees) -> tuple[GeneratedFn, GeneratedFn]:
@@ -617,27 +619,28 @@ def split_fns(core: CoreFn, mask: tuple, calls: Callees) -> tuple[GeneratedFn, G
     for the parameters `mask` leaves out)."""
     rev = Reverse(core, [p for p, m in zip(core.params, mask) if m], calls)
     g = rev.namer.exact("g")
-    sw = rev.run(lambda out: A.name(g))
+    sw = rev.run(lambda out: build.name(g))
     loaded = crossing(sw, core.params)
-    first_nested = {v for v, nested in an.first_assignment_nested(sw.forward).items() if nested}
+    first_nested = {v for v, nested in analysis.first_assignment_nested(sw.forward).items() if nested}
     initialized = {t.targets[0].id for t in sw.init}
-    extra_init = [A.assign(v, A.const(None)) for v in loaded if v in first_nested
+    extra_init = [build.assign(v, build.const(None)) for v in loaded if v in first_nested
                   and v not in initialized and v not in core.params]
     saved = rev.namer.exact("saved")
     fname = rev.namer.exact(f"fwd_{core.name}")
     bname = rev.namer.exact(f"bwd_{core.name}")
-    fwd_body = sw.init + extra_init + sw.forward + [A.ret(A.tuple_([sw.out, A.tuple_([A.name(v) for v in loaded])]))]
+    fwd_body = sw.init + extra_init + sw.forward + [build.ret(build.tuple_([sw.out,
+                                                                            build.tuple_([build.name(v) for v in loaded])]))]
     # the sweep's own copy of the record: calling bwd again, in any order or thread, gives the same
     # (only its lists are copied, one level deep, when it restores nothing in place)
-    own = A.call("rt.private", [A.name(saved), A.const("arrays" in rev.restores)]) if rev.restores \
-        else A.call("rt.copy_saved", [A.name(saved)])
-    unpack = [A.assign(A.tuple_([A.name(v) for v in loaded], store_=True), own)] if loaded else []
-    outs = [gr if m else A.const(None) for gr, m in zip(sw.grads, mask)]
-    bwd_body = unpack + sw.seed + sw.backward + [A.ret(A.tuple_(outs))]
+    own = build.call("rt.private", [build.name(saved), build.const("arrays" in rev.restores)]) if rev.restores \
+        else build.call("rt.copy_saved", [build.name(saved)])
+    unpack = [build.assign(build.tuple_([build.name(v) for v in loaded], store_=True), own)] if loaded else []
+    outs = [gr if m else build.const(None) for gr, m in zip(sw.grads, mask)]
+    bwd_body = unpack + sw.seed + sw.backward + [build.ret(build.tuple_(outs))]
     ns = {**core.ns, **rev.ns}
-    return (GeneratedFn(fname, A.function(fname, core.params, fwd_body), ns, core.filename,
+    return (GeneratedFn(fname, build.function(fname, core.params, fwd_body), ns, core.filename,
                         header_for("forward sweep", core)),
-            GeneratedFn(bname, A.function(bname, [saved, g], bwd_body), ns, core.filename,
+            GeneratedFn(bname, build.function(bname, [saved, g], bwd_body), ns, core.filename,
                         header_for("backward sweep", core)))
 
 
@@ -645,13 +648,13 @@ def crossing(sw: Sweeps, params) -> list[str]:
     """The variables the forward sweep assigns (or receives) that the backward sweep reads: the
     values saved from one to the other, in the order the backward sweep first reads them."""
     assigned = set(params)
-    for s in an.walk_stmts(sw.forward):
-        assigned.update(an.targets(s))
+    for s in analysis.walk_stmts(sw.forward):
+        assigned.update(analysis.targets(s))
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
             assigned.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
     assigned.update(t.targets[0].id for t in sw.init)
     loaded: dict[str, None] = {}  # ordered, with constant-time membership
-    for s in sw.backward + [A.ret(A.tuple_(sw.grads))]:
+    for s in sw.backward + [build.ret(build.tuple_(sw.grads))]:
         for n in gast.walk(s):
             if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
                 loaded[n.id] = None

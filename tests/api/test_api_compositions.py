@@ -94,7 +94,7 @@ def test_vmap_of_grad_is_built_once():
     batched(W[0], X[0])
     src = record.of(batched.compiled).source
     assert src.startswith("# s2s: jit of vmap_grad_until")
-    assert "rt.vb_size(" in src and "rt.vb_out(" in src
+    assert "rt.vmap_size(" in src and "rt.vmap_out(" in src
     assert s2s.driver.grad_of_batched(until, ("w", "x"), 0, False, False, 0, 0, None) is batched.compiled
 
 

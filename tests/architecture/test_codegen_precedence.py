@@ -7,14 +7,14 @@ import numpy as np
 
 import s2s
 from s2s.emit.codegen import to_source
-from s2s.ir import build as A
+from s2s.ir import build
 
 
 def test_a_moved_node_prints_with_its_new_parents_precedence():
     fn = gast.parse("def f(a, b, i):\n    t = a + b\n    return t\n").body[0]
     to_source(fn)  # `a + b` printed as an assignment's value: no parentheses needed there
     node = fn.body[0].value
-    fn.body = [A.ret(gast.Subscript(value=node, slice=A.name("i"), ctx=gast.Load()))]
+    fn.body = [build.ret(gast.Subscript(value=node, slice=build.name("i"), ctx=gast.Load()))]
     assert to_source(fn).splitlines()[1].strip() == "return (a + b)[i]"
 
 

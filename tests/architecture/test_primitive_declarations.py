@@ -37,8 +37,8 @@ EXCEPTIONS = {
                                    "table's order (to derive from the declarations with that table regenerated)",
     ("ops_table.py", "BUILTINS"): "the rows `python -m s2s ops` shows for Python builtins, in the README table's "
                                   "order (as OPERATORS)",
-    ("runtime/batch_reduce.py", "_signal"): "the per-example fallback (`vb_loop`) is told which operation it runs",
-    ("transforms/diagonal.py", "decide_ranks"): "values of rt.seq_ct_t's `op` argument (which Python operator "
+    ("runtime/batch_reduce.py", "_signal"): "the per-example fallback (`map_examples`) is told which operation it runs",
+    ("transforms/diagonal.py", "decide_ranks"): "values of rt.operand_cotangent_t's `op` argument (which Python operator "
                                                    "a sequence cotangent is for), not a list of primitives",
     ("transforms/reverse.py", "_MUTATORS"): "method names of lists, dicts and arrays that change their object",
     ("emit/kernels.py", "_CALLS"): "functions the NumPy kernel emitter spells as ufunc calls (code emission)",

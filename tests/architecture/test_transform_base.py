@@ -10,7 +10,7 @@ import pytest
 import s2s
 from s2s.driver import CALLEES, core_of
 from s2s.emit.loader import compile_fn
-from s2s.ir import build as A
+from s2s.ir import build
 from s2s.transforms.base import Companions, GeneratedFn, Transform, header_for
 
 
@@ -63,9 +63,9 @@ class Doubling(Transform):
                 self.calls.jvp(fn, (True,) * len(self.bind_call(fn, s.value)))
         out = self.body[-1].value
         doubled = self.namer.fresh("t")
-        body += [A.assign(doubled, A.binop(A.const(2.0), gast.Mult(), out)), A.ret(A.name(doubled))]
+        body += [build.assign(doubled, build.binop(build.const(2.0), gast.Mult(), out)), build.ret(build.name(doubled))]
         name = self.namer.exact(f"double_{self.core.name}")
-        return GeneratedFn(name, A.function(name, self.core.params, body), {**self.core.ns, **self.ns},
+        return GeneratedFn(name, build.function(name, self.core.params, body), {**self.core.ns, **self.ns},
                            self.core.filename, header_for("double", self.core))
 
 
@@ -95,5 +95,5 @@ def test_one_namer_owns_every_name_of_the_scope():
     core = core_of(body_fn)
     t = Doubling(core, ["x"], CALLEES)
     fresh = {t.namer.fresh("t") for _ in range(5)}
-    assert not fresh & A.names_in(core.node)
+    assert not fresh & build.names_in(core.node)
     assert t.marks.name("w") not in fresh and t.namer.exact("w") == "w_1"

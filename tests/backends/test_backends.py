@@ -28,11 +28,11 @@ from s2s.errors import S2SError
 # ragged results): the transform sweep has nothing to compare there; any other refusal fails.
 NUMPY_REFUSES = {"listcomp_if": {"vmap"}, "getitem": {"vmap"}, "extract": {"vmap"}}
 # vmap(grad(loss)) with `loss` calling the function (a callee) fails on NumPy too, for these
-# (found by this sweep; batching bugs, not backend ones): an IndexError in rt.vb_n when the
+# (found by this sweep; batching bugs, not backend ones): an IndexError in rt.num_examples when the
 # callee's backward saves nothing (linear ops: negative, transpose, tile, triu...), a ValueError
 # ("truth value of an array") in batched reductions with a run-time axis (sum, norm, det),
 # TypeError in batched tile/kron, wrong broadcasting in batched cholesky/pinv/svd helpers, and
-# batched helpers without derivative rules (vbh_array, vbh_transpose, vb_loop).
+# batched helpers without derivative rules (batched_array, batched_transpose, map_examples).
 VMAP_GRAD_FAILS_ON_NUMPY = {
     "append_then_array", "append_then_stack", "average", "average__weights", "conj", "conjugate", "deg2rad",
     "degrees", "extract", "fliplr", "flipud", "for_zip_rows_enumerate", "full", "getitem", "kron", "kron__vectors",
@@ -45,7 +45,7 @@ VMAP_GRAD_FAILS_ON_NUMPY = {
 
 
 # Strict gaps of the transform sweep on a non-NumPy backend (a fixed one fails the run: remove it
-# here): name -> why. (append_then_array and listcomp_simple left: rt.vbh_array, which the loop run as
+# here): name -> why. (append_then_array and listcomp_simple left: rt.batched_array, which the loop run as
 # written off NumPy and grad of the summed vmap call, has derivative rules now.)
 BACKEND_GAPS: dict[str, str] = {}
 

@@ -8,7 +8,7 @@ def test_dump_vmap_with_axes(capsys):
                      "--out-axes", "0"]) == 0
     out = capsys.readouterr().out
     assert "def vmap_convolve(x, w):" in out and "in_axes=(0, None)" in out
-    assert "w = rt.vb_in" not in out  # the unmapped argument is left alone
+    assert "w = rt.vmap_in" not in out  # the unmapped argument is left alone
 
 
 def test_stacked_transforms_apply_in_order(capsys):

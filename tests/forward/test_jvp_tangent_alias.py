@@ -1,4 +1,4 @@
-"""A tangent that is its input itself (`d_x * 1.0`, or `rt.seq_ct_t` passing the tangent of a
+"""A tangent that is its input itself (`d_x * 1.0`, or `rt.operand_cotangent_t` passing the tangent of a
 broadcast-free `+` through) must be copied before its primal is updated in place: otherwise
 `acc[0] = v` writes into the caller's tangent array and into every other value sharing it, and
 the JVP reads its own write (found by tools/fuzz.py, seed 702, property jvp_vjp)."""

@@ -131,7 +131,7 @@ def test_hessian_equals_differences_and_the_looped_form(f):
 
 @pytest.mark.parametrize("f", FUNCS, ids=[f.__name__ for f in FUNCS])
 def test_float32_input_keeps_its_dtype(f):
-    # square_of_sum: the batched basis path once gave float64 here (vbh_sum_vjp promoted to float64)
+    # square_of_sum: the batched basis path once gave float64 here (batched_sum_vjp promoted to float64)
     x = X3.astype(np.float32)
     h = s2s.hessian(f)
     got, want = h.compiled(x), h.looped(x)

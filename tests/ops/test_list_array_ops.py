@@ -1,6 +1,6 @@
 """A list or tuple of numbers with a NumPy array operand: NumPy's operator takes the list first
 and broadcasts it, so `[1.0, 2.0] * x` is elementwise, not a repetition (nor `(1.0, 2.0) + x` a
-concatenation). Every transform gave zero derivatives there (rt.seq_ct took any list operand as
+concatenation). Every transform gave zero derivatives there (rt.operand_cotangent took any list operand as
 a sequence operation); each value is checked against the hand-derived derivative."""
 import numpy as np
 import pytest

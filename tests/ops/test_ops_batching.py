@@ -257,8 +257,8 @@ def no_loop(monkeypatch):
     """Fail if anything runs once per example (the rules under test must be vectorized)."""
     def refuse(fn, *args, **kwargs):
         raise AssertionError(f"{fn} ran once per example")
-    monkeypatch.setattr(s2s.runtime, "vb_loop", refuse)
-    monkeypatch.setattr(s2s.runtime.batch, "vb_loop", refuse)
+    monkeypatch.setattr(s2s.runtime, "map_examples", refuse)
+    monkeypatch.setattr(s2s.runtime.batch, "map_examples", refuse)
 
 
 @pytest.mark.parametrize("fn, draws, axes", PARAMS)

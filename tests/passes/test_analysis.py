@@ -5,7 +5,7 @@ import textwrap
 
 import gast
 
-from s2s import analysis as an
+from s2s import analysis
 
 
 def body_of(code: str) -> list:
@@ -14,7 +14,7 @@ def body_of(code: str) -> list:
 
 def find(body, text_start: str):
     """The statement (searched through blocks) whose target or test starts the line `text_start`."""
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == text_start:
             return s
         if isinstance(s, gast.Return) and text_start == "return":
@@ -32,8 +32,8 @@ def test_activity_follows_differentiable_operands_only():
         b = a + 1.0
         c = y * 2.0
     """)
-    assert an.activity(body, ["x"]) == {"x", "a", "b"}  # floor has no derivative; len is an integer
-    assert an.activity(body, ["y"]) == {"y", "a", "b", "c"}
+    assert analysis.activity(body, ["x"]) == {"x", "a", "b"}  # floor has no derivative; len is an integer
+    assert analysis.activity(body, ["y"]) == {"y", "a", "b", "c"}
 
 
 def test_activity_flows_through_loops_to_a_fixpoint_and_into_containers():
@@ -48,7 +48,7 @@ def test_activity_flows_through_loops_to_a_fixpoint_and_into_containers():
         z[0] = acc
         p, q = pair
     """)
-    active = an.activity(body, ["x"])
+    active = analysis.activity(body, ["x"])
     assert {"t", "acc", "L", "z"} <= active
     assert not {"i", "p", "q"} & active
 
@@ -61,7 +61,7 @@ def test_activity_reaches_a_value_assigned_before_it_in_a_later_iteration():
             u = v * 1.0
             v = x + 0.0
     """)
-    assert {"u", "v"} <= an.activity(body, ["x"])
+    assert {"u", "v"} <= analysis.activity(body, ["x"])
 
 
 # ---- liveness
@@ -73,7 +73,7 @@ def test_liveness_after_each_statement_of_straight_line_code():
         c = x * 2.0
         return b
     """)
-    live = an.Liveness(body)
+    live = analysis.Liveness(body)
     assert live.after[find(body, "a")] == {"a", "x"}   # x is read again by c
     assert live.after[find(body, "b")] == {"b", "x"}
     assert live.after[find(body, "c")] == {"b"}        # c is dead
@@ -88,7 +88,7 @@ def test_liveness_in_a_loop_carries_the_body_s_reads_back_to_its_head():
             s = t
         return s
     """)
-    live = an.Liveness(body)
+    live = analysis.Liveness(body)
     assert live.after[find(body, "t")] == {"t", "w"}
     assert live.after[body[1].body[1]] == {"s", "w"}   # the next iteration reads s and w
     assert live.after[body[0]] == {"s", "w", "n", "range"}
@@ -102,7 +102,7 @@ def test_liveness_of_a_while_test_variable_at_the_end_of_the_body():
             go = k < 3
         return k
     """)
-    live = an.Liveness(body)
+    live = analysis.Liveness(body)
     assert live.after[find(body, "go")] == {"go", "k"}
 
 
@@ -111,7 +111,7 @@ def test_liveness_keys_are_the_statements_themselves():
         a = x
         return a
     """)
-    live = an.Liveness(body)
+    live = analysis.Liveness(body)
     assert set(live.after) == set(body) and all(isinstance(k, gast.stmt) for k in live.after)
 
 
@@ -127,7 +127,7 @@ def test_definitely_assigned_joins_branches_by_intersection():
         r = a
         return r
     """)
-    before = an.definitely_assigned(body, ["c"])
+    before = analysis.definitely_assigned(body, ["c"])
     assert before[find(body, "r")] == {"c", "a"}    # b only on one path
     assert before[find(body, "b")] == {"c", "a"}
 
@@ -139,7 +139,7 @@ def test_a_loop_body_assigns_nothing_definitely_after_the_loop():
         z = 1.0
         return z
     """)
-    before = an.definitely_assigned(body, ["n"])
+    before = analysis.definitely_assigned(body, ["n"])
     assert before[find(body, "y")] == {"n", "i"}
     assert before[find(body, "z")] == {"n"}         # the loop may run zero times
 
@@ -153,4 +153,4 @@ def test_first_assignment_nested():
             a = a + 1.0
         return a
     """)
-    assert an.first_assignment_nested(body) == {"a": False, "b": True, "i": True}
+    assert analysis.first_assignment_nested(body) == {"a": False, "b": True, "i": True}

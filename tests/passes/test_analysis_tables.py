@@ -6,7 +6,7 @@ import textwrap
 import gast
 import pytest
 
-from s2s import analysis as an
+from s2s import analysis
 
 
 def reference_liveness(body):
@@ -21,22 +21,22 @@ def reference_liveness(body):
 
     def stmt(s, live, loop):
         if isinstance(s, gast.If):
-            return set(an.loads(s.test)) | block(s.body, live, loop) | block(s.orelse, live, loop)
+            return set(analysis.loads(s.test)) | block(s.body, live, loop) | block(s.orelse, live, loop)
         if isinstance(s, (gast.For, gast.While)):
-            head = set(live) | (set(an.loads(s.test)) if isinstance(s, gast.While) else set())
+            head = set(live) | (set(analysis.loads(s.test)) if isinstance(s, gast.While) else set())
             while True:
                 new = head | block(s.body, head | set(live), (set(live), head)) | set(live)
                 if new == head:
                     break
                 head = new
-            return head | set(an.loads(s.iter if isinstance(s, gast.For) else s.test))
+            return head | set(analysis.loads(s.iter if isinstance(s, gast.For) else s.test))
         if isinstance(s, gast.Break):
             return set(loop[0]) if loop else set(live)
         if isinstance(s, gast.Continue):
             return set(loop[1]) if loop else set(live)
         if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Subscript):
-            return (set(live) - set(an.targets(s))) | set(an.loads(s.value))
-        return set(live) | set(an.loads(s))
+            return (set(live) - set(analysis.targets(s))) | set(analysis.loads(s.value))
+        return set(live) | set(analysis.loads(s))
     block(body, set(), None)
     return after, before
 
@@ -52,7 +52,7 @@ def reference_assigned(body, params):
             elif isinstance(s, (gast.For, gast.While)):
                 block(s.body, assigned | ({s.target.id} if isinstance(s, gast.For) else set()))
             else:
-                assigned = assigned | set(an.targets(s))
+                assigned = assigned | set(analysis.targets(s))
         return assigned
     block(body, set(params))
     return before
@@ -99,9 +99,9 @@ BODIES = [
 def test_tables_match_the_set_per_statement_dataflow(code):
     body = gast.parse(textwrap.dedent(code)).body
     after, before = reference_liveness(body)
-    live = an.Liveness(body)
+    live = analysis.Liveness(body)
     assigned_ref = reference_assigned(body, ["x", "y", "n", "xs"])
-    assigned = an.definitely_assigned(body, ["x", "y", "n", "xs"])
+    assigned = analysis.definitely_assigned(body, ["x", "y", "n", "xs"])
     names = {n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)} | {"unused"}
     assert set(live.after) == set(after) and set(assigned) == set(assigned_ref)
     for s in after:
@@ -110,13 +110,13 @@ def test_tables_match_the_set_per_statement_dataflow(code):
         for v in names:
             assert (v in live.after[s]) == (v in after[s]) and (v in live.before[s]) == (v in before[s])
             assert (v in assigned[s]) == (v in assigned_ref[s])
-    only_ifs = an.definitely_assigned(body, ["x", "y", "n", "xs"], at=gast.If)
-    assert set(only_ifs) == {s for s in an.walk_stmts(body) if isinstance(s, gast.If)}
+    only_ifs = analysis.definitely_assigned(body, ["x", "y", "n", "xs"], at=gast.If)
+    assert set(only_ifs) == {s for s in analysis.walk_stmts(body) if isinstance(s, gast.If)}
 
 
 def test_views_behave_as_sets():
     body = gast.parse("a = x + 1\nb = a * 2\nreturn b + a").body
-    view = an.Liveness(body).after[body[1]]
+    view = analysis.Liveness(body).after[body[1]]
     assert view == {"a", "b"} and len(view) == 2 and sorted(view) == ["a", "b"]
     assert view | {"q"} == {"a", "b", "q"} and {"a", "z"} & view == {"a"} and {"a", "z"} - view == {"z"}
     assert view.union({"k"}) == {"a", "b", "k"} and view.issubset({"a", "b", "c"})

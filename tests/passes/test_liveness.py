@@ -13,8 +13,7 @@ from corpus import CORPUS
 from paths import BENCH
 
 import s2s
-from s2s import analysis as an
-from s2s import driver
+from s2s import analysis, driver
 
 sys.path.insert(0, str(BENCH))
 import bench_compile  # noqa: E402
@@ -36,9 +35,9 @@ def bodies(monkeypatch):
 
 
 def assert_same_top_level_liveness(body):
-    ref, full, top = an._CopyingLiveness(body), an.Liveness(body), an.TopLiveness(body)
+    ref, full, top = analysis._CopyingLiveness(body), analysis.Liveness(body), analysis.TopLiveness(body)
     assert set(full.live_in) == set(ref.live_in)
-    for s in an.walk_stmts(body):
+    for s in analysis.walk_stmts(body):
         assert set(full.after[s]) == set(ref.after[s]), gast.dump(s)
         assert set(full.before[s]) == set(ref.before[s]), gast.dump(s)
     for s in body:
@@ -73,7 +72,7 @@ def test_a_branch_that_assigns_on_one_path_keeps_the_name_live():
     src = ("def f(a, c):\n    x = a\n    y = a\n    z = a\n    if c:\n        x = 1.0\n        w = y\n"
            "    else:\n        x = 2.0\n        z = 3.0\n    return x + y + z + w\n")
     body = gast.parse(src).body[0].body
-    top = an.TopLiveness(body)
+    top = analysis.TopLiveness(body)
     assert "x" not in top.after[body[2]]          # assigned on both paths before it is read
     assert "y" in top.after[body[2]] and "z" in top.after[body[2]]  # read on a path / one path assigns
     assert_same_top_level_liveness(body)
@@ -114,7 +113,7 @@ def test_the_reference_comparison_can_fail(monkeypatch):
     """A summary that forgets what a branch reads gives other sets, and the comparison sees it."""
     body = gast.parse("def f(a, c):\n    x = a\n    if c:\n        y = x\n    else:\n        y = 1.0\n"
                       "    return y\n").body[0].body
-    real = an.Liveness.summary
-    monkeypatch.setattr(an.Liveness, "summary", lambda self, s: (set(), real(self, s)[1]))
+    real = analysis.Liveness.summary
+    monkeypatch.setattr(analysis.Liveness, "summary", lambda self, s: (set(), real(self, s)[1]))
     with pytest.raises(AssertionError):
         assert_same_top_level_liveness(body)

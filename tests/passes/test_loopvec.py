@@ -80,7 +80,7 @@ def test_docstring_example():
 def test_jit_equals_the_loop(fn, args, exact):
     jf = s2s.jit(fn)
     _same(jf(*args), fn(*args), exact)
-    assert ("rt.lv_fits" in s2s.source(jf)) == (fn.__name__ in F.VECTORIZED)
+    assert ("loop_vectorizes" in s2s.source(jf)) == (fn.__name__ in F.VECTORIZED)
 
 
 def _examples(args, axes, b=3):
@@ -124,8 +124,8 @@ def test_vmap_equals_a_loop_over_examples(fn, args, exact, axes):
 
 def test_vmap_of_the_seed_convolution_has_no_loop():
     src = s2s.source(s2s.vmap(F.convolve))
-    vec = src.split("if lv_ok0:")[1].split("else:")[0]
-    assert "rt.lv_window_outer" in vec and "for " not in vec and "rt.vb_loop" not in vec
+    vec = src.split("if loop_vectorized0:")[1].split("else:")[0]
+    assert "rt.batched_loop_windows" in vec and "for " not in vec and "rt.map_examples" not in vec
 
 
 def test_per_example_range_stays_a_masked_loop():
@@ -137,7 +137,7 @@ def test_per_example_range_stays_a_masked_loop():
 
     ns = np.array([0, 1, 3])
     vf = s2s.vmap(prefix_double, in_axes=(None, 0))
-    assert "rt.lv_fits" not in s2s.source(vf)
+    assert "loop_vectorizes" not in s2s.source(vf)
     np.testing.assert_array_equal(vf(X7, ns), np.stack([prefix_double(X7, int(n)) for n in ns]))
     with pytest.raises(S2SError, match="append to a list"):  # lists of different lengths: vmap refuses
         s2s.vmap(F.first_n, in_axes=(None, 0))(X7, ns)
@@ -188,7 +188,7 @@ def test_carried_and_impure_loops_stay():
 
     for fn in (carried_list, reads_written, index_after, F.running_sum):
         jf = s2s.jit(fn)
-        assert "rt.lv_fits" not in s2s.source(jf), fn.__name__
+        assert "loop_vectorizes" not in s2s.source(jf), fn.__name__
         np.testing.assert_array_equal(jf(X7), fn(X7))
 
 
@@ -196,8 +196,8 @@ def test_carried_and_impure_loops_stay():
                          ids=["conv_loss", "scatter_loss"])
 def test_grad_and_jvp_through_vectorized_loops(fn, args):
     jf = s2s.jit(fn)
-    assert "rt.lv_fits" in s2s.source(jf)
-    assert "rt.lv_" in s2s.source(s2s.grad(jf))  # grad starts from the vectorized code
+    assert "loop_vectorizes" in s2s.source(jf)
+    assert "rt.loop_" in s2s.source(s2s.grad(jf))  # grad starts from the vectorized code
     check_grads(jf, args, order=1, modes=("rev", "fwd"))
     check_grads(jf, args, order=2, modes=("rev",))
 
@@ -220,7 +220,7 @@ def test_switched_off_by_the_environment(monkeypatch):
     monkeypatch.setenv("S2S_NO_LOOPVEC", "1")
     s2s.clear_caches() if hasattr(s2s, "clear_caches") else driver.clear_caches()
     try:
-        assert "rt.lv_fits" not in s2s.source(s2s.vmap(F.convolve))
+        assert "loop_vectorizes" not in s2s.source(s2s.vmap(F.convolve))
     finally:
         monkeypatch.delenv("S2S_NO_LOOPVEC")
         driver.clear_caches()
@@ -233,7 +233,7 @@ def test_an_array_written_through_an_alias_of_one_read_runs_the_loop():
         return a
 
     jf = s2s.jit(shift_into)
-    assert "rt.lv_fits" in s2s.source(jf)
+    assert "loop_vectorizes" in s2s.source(jf)
     y = np.zeros(6)
     np.testing.assert_array_equal(jf(y, y), np.arange(6.0))  # each write seen by the next read
     np.testing.assert_array_equal(jf(np.zeros(6), np.zeros(6)), [0.0, 1, 1, 1, 1, 1])
@@ -302,7 +302,7 @@ def test_batched_window_dots_equal_a_loop(length, dtype):
     want = np.stack([windowed_dot(x, w) for x, w in zip(xs, ws)])
     vf = s2s.vmap(windowed_dot)
     got = vf(xs, ws)
-    assert "rt.lv_window_outer" in s2s.source(vf, xs, ws) and got.dtype == want.dtype
+    assert "rt.batched_loop_windows" in s2s.source(vf, xs, ws) and got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-12)
 
 

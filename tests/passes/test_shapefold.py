@@ -108,7 +108,7 @@ def test_vmap_batch_size_folds_and_mismatched_sizes_still_raise():
     rng = np.random.default_rng(4)
     theta, s1, r, s2 = rng.normal(size=3), rng.normal(size=(4, 3)), rng.normal(size=4), rng.normal(size=(4, 3))
     f = s2s.jit(s2s.vmap(s2s.grad(td_loss), in_axes=(None, 0, 0, 0)))
-    assert "vb_size0" not in s2s.source(f, theta, s1, r, s2)
+    assert "vmap_size_axis0" not in s2s.source(f, theta, s1, r, s2)
     want = -2.0 * (r + s2 @ theta - s1 @ theta)[:, None] * s1  # hand-derived per-example gradients
     assert_trees_close(f(theta, s1, r, s2), want)
     with pytest.raises(ValueError, match="inconsistent sizes"):

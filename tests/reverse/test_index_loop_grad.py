@@ -1,7 +1,7 @@
 """Reverse mode through `x[:, i]` reads and writes in a loop: the cotangent of `x` is updated in
 place, with one copy before the backward loop (not `rt.fresh` per iteration), and under vmap the
-batched read (rt.vb_getitem, as in grad(vmap(f))) adds its slot's cotangent in place
-(rt.vb_add_at) where it once built a zeros array the size of `x` per iteration: both were
+batched read (rt.example_getitem, as in grad(vmap(f))) adds its slot's cotangent in place
+(rt.example_add_at) where it once built a zeros array the size of `x` per iteration: both were
 quadratic in the loop's length. Against a loop of grad over the examples, hand-derived values,
 central differences to second order, and counts of the copies and zeros arrays."""
 import numpy as np
@@ -77,7 +77,7 @@ def test_grad_of_vmap_of_a_column_loop_to_second_order():
 
 
 def test_per_example_columns_match_loop_of_grad():
-    """The column index differs per example (batched index: the scatter of rt.vb_add_at)."""
+    """The column index differs per example (batched index: the scatter of rt.example_add_at)."""
     idx = np.array([[0, 2, 2], [5, 1, 0], [3, 3, 3], [4, 0, 1]])
     got = s2s.grad(g_picked)(XS, idx)
     assert_stacked(got, [s2s.grad(picked)(x, k) for x, k in zip(XS, idx)])
@@ -94,7 +94,7 @@ def test_items_of_a_batched_list_match_loop_of_grad():
 
 
 def test_jacrev_batches_the_in_place_backward():
-    """jacrev of a vmapped function runs its backward sweep (calling rt.vb_add_at) batched over the
+    """jacrev of a vmapped function runs its backward sweep (calling rt.example_add_at) batched over the
     output basis: the helper's batching rule. Row b of the Jacobian is example b's gradient."""
     def rows(xs, w):
         return s2s.vmap(columns, in_axes=(0, None))(xs, w)
@@ -106,21 +106,21 @@ def test_jacrev_batches_the_in_place_backward():
 
 
 def test_backward_builds_no_zeros_per_iteration(monkeypatch):
-    """The backward sweep never scatters a column into fresh zeros (rt.vb_getitem_t): one
+    """The backward sweep never scatters a column into fresh zeros (rt.example_getitem_t): one
     accumulator, added to in place, however many columns the loop visits."""
     calls = []
 
     def counted(*args):
         calls.append(1)
         return real(*args)
-    real = batch.vb_getitem_t
-    monkeypatch.setattr(batch, "vb_getitem_t", counted)
-    monkeypatch.setattr(rt, "vb_getitem_t", counted)
+    real = batch.example_getitem_t
+    monkeypatch.setattr(batch, "example_getitem_t", counted)
+    monkeypatch.setattr(rt, "example_getitem_t", counted)
     xs = RNG.normal(size=(4, 3, 40))
     gx = s2s.grad(g_columns)(xs, np.ones(40))
     np.testing.assert_allclose(gx, 1.0 - np.tanh(xs) ** 2, rtol=1e-12)
     assert calls == []
-    assert "rt.vb_add_at(" in s2s.source(s2s.grad(g_columns).compiled.__globals__["bwd_vmap_columns"])
+    assert "rt.example_add_at(" in s2s.source(s2s.grad(g_columns).compiled.__globals__["bwd_vmap_columns"])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -76,8 +76,8 @@ def test_vmap_of_grad_matches_loop(f):
 
 
 # Folded from test_seq_ct.py:
-# rt.seq_ct, the cotangent of an operand of `a + b` / `a * b` where an operand may be a list or
-# tuple (decided at run time), and its transpose rt.seq_ct_t: each pair is adjoint (checked with
+# rt.operand_cotangent, the cotangent of an operand of `a + b` / `a * b` where an operand may be a list or
+# tuple (decided at run time), and its transpose rt.operand_cotangent_t: each pair is adjoint (checked with
 # random vectors, the property that catches a wrong slice or chunk sum), the derivative of the
 # cotangent with respect to the other operand (`d=1`) is the bilinear term of an array product and
 # nothing for sequences, and a product through the helper has the right mixed second derivative.
@@ -124,8 +124,8 @@ def test_cotangent_and_transpose_are_adjoint(left, right, op, which):
     me, other = (left, right) if which == 0 else (right, left)
     out = left + right if op == "add" else left * right
     v, u = rand_like(out), rand_like(me)
-    ct = rt.seq_ct(v, me, other, op, int(which == 0))
-    back = rt.seq_ct_t(u, out, me, other, op, int(which == 0))
+    ct = rt.operand_cotangent(v, me, other, op, int(which == 0))
+    back = rt.operand_cotangent_t(u, out, me, other, op, int(which == 0))
     assert vdot(ct, u) == pytest.approx(vdot(v, back), rel=1e-12)
 
 
@@ -133,15 +133,15 @@ def test_cotangent_and_transpose_are_adjoint(left, right, op, which):
 def test_sequences_have_no_derivative_in_the_other_operand(left, right, op):
     out = left + right if op == "add" else left * right
     me, other = (left, right) if not isinstance(left, int) else (right, left)
-    got = rt.seq_ct(rand_like(out), me, other, op, 1, 1)
+    got = rt.operand_cotangent(rand_like(out), me, other, op, 1, 1)
     assert all(np.all(leaf == 0) for leaf in tree_flatten(got)[0])
 
 
 def test_array_product_cotangent_is_bilinear():
     a, w, v = SEQ_RNG.normal(size=(2, 3)), SEQ_RNG.normal(size=3), SEQ_RNG.normal(size=(2, 3))
-    np.testing.assert_allclose(rt.seq_ct(v, a, w, "mul", 1), v * w, rtol=1e-15)
-    np.testing.assert_allclose(rt.seq_ct(v, w, a, "mul", 0, 1), np.sum(v * a, axis=0), rtol=1e-15)
-    np.testing.assert_allclose(rt.seq_ct(v, a, w, "add", 1, 1), 0.0)
+    np.testing.assert_allclose(rt.operand_cotangent(v, a, w, "mul", 1), v * w, rtol=1e-15)
+    np.testing.assert_allclose(rt.operand_cotangent(v, w, a, "mul", 0, 1), np.sum(v * a, axis=0), rtol=1e-15)
+    np.testing.assert_allclose(rt.operand_cotangent(v, a, w, "add", 1, 1), 0.0)
 
 
 def wave(x):
@@ -149,7 +149,7 @@ def wave(x):
 
 
 def call_result_times_weight(x, w):
-    # `h` comes from a user function, so it may be a list: `h * w` runs through rt.seq_ct, whose
+    # `h` comes from a user function, so it may be a list: `h * w` runs through rt.operand_cotangent, whose
     # derivative in `w` must be the array product's bilinear term (a mixed second derivative)
     h = wave(x)
     return np.sum(h * w + h * w * w)
@@ -157,7 +157,7 @@ def call_result_times_weight(x, w):
 
 def test_mixed_second_derivative_through_the_helper():
     x, w = SEQ_RNG.normal(size=3), SEQ_RNG.normal(size=3)
-    assert "rt.seq_ct(" in s2s.sources.stacked_source(call_result_times_weight, ["grad"])
+    assert "rt.operand_cotangent(" in s2s.sources.stacked_source(call_result_times_weight, ["grad"])
     check_grads(call_result_times_weight, (x, w), order=2, modes=("fwd", "rev"))
     got = s2s.jacfwd(s2s.grad(call_result_times_weight, argnums=0), argnums=1)(x, w)
     np.testing.assert_allclose(got, np.diag(np.cos(x) * (1 + 2 * w)), rtol=1e-12)

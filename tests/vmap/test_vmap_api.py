@@ -23,13 +23,13 @@ def test_seed_convolution():
 
 def test_convolution_source_is_vectorized():
     src = s2s.source(s2s.vmap(F.convolve))
-    assert "rt.lv_window" in src and "xp.arange(1," in src  # the user's loop, vectorized over its index
-    vectorized = src.split("if lv_ok0:")[1].split("else:")[0]
+    assert "loop_windows" in src and "xp.arange(1," in src  # the user's loop, vectorized over its index
+    vectorized = src.split("if loop_vectorized0:")[1].split("else:")[0]
     assert "for " not in vectorized and "while " not in vectorized  # no loop over the batch nor the index
     loops = [ln for ln in src.splitlines() if ln.strip().startswith(("for ", "while "))]
     assert len(loops) == 1  # the user's loop as written, for windows clipped at an end
     kept = s2s.source(s2s.vmap(F.convolve, in_axes=1, out_axes=1))
-    assert "rt.lv_window" in kept
+    assert "loop_windows" in kept
 
 
 def test_seed_per_example_td_gradients():
@@ -163,7 +163,7 @@ def test_rank_specialization_is_sound_when_a_variable_changes_rank():
     np.testing.assert_allclose(s2s.vmap(F.rank_changes, in_axes=(0, None))(xs, w),
                                [F.rank_changes(x, w) for x in xs], rtol=1e-12)
     src = s2s.source(s2s.vmap(F.rank_changes, in_axes=(0, None)))
-    assert "vb_lift" in src  # the generic version (used by composition) aligns at run time
+    assert "lift_rank" in src  # the generic version (used by composition) aligns at run time
 
 
 def test_jacfwd_and_hessian_of_vector_functions():

@@ -83,7 +83,7 @@ def _sq_sum(f, nargs):
                                     (linspace_stop, (X,)), (linspace_both, (V, A)), (linspace_axis0, (V, A))],
                          ids=lambda p: getattr(p, "__name__", None))
 def test_vmap_grad_matches_loop_and_differences(f, args):
-    """vmap(grad) differentiates the batched code (the rules of rt.vbh_full/linspace)."""
+    """vmap(grad) differentiates the batched code (the rules of rt.batched_full/linspace)."""
     g = _sq_sum(f, len(args))
     nums = tuple(range(len(args)))
     got = s2s.vmap(s2s.grad(g, argnums=nums))(*args)

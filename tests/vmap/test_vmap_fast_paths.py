@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.runtime import batch as B
-from s2s.runtime import batch_core
+from s2s.runtime import batch, batch_core
 
 RNG = np.random.default_rng(7)
 
@@ -15,7 +14,7 @@ RNG = np.random.default_rng(7)
                                np.array(4.0), np.arange(6).reshape(2, 3).T])
 @pytest.mark.parametrize("n", [4, 100])
 def test_bcast_copies_like_broadcast_to(x, n):
-    got = B.vb_bcast(x, n)
+    got = batch.replicate_batch(x, n)
     want = np.broadcast_to(np.asarray(x), (n,) + np.shape(x)).copy()
     np.testing.assert_array_equal(got, want)
     assert got.dtype == want.dtype and got.flags.writeable and got.flags.c_contiguous
@@ -26,7 +25,7 @@ def test_bcast_copies_like_broadcast_to(x, n):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_seed_keeps_the_dtype(dtype):
-    seed = batch_core.vbh_seed((True,), np.zeros(3, dtype))
+    seed = batch_core.batched_seed((True,), np.zeros(3, dtype))
     assert seed.dtype == dtype and seed.shape == (3,)
     np.testing.assert_array_equal(seed, 1)
 

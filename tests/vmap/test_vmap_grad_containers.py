@@ -148,7 +148,7 @@ def test_vmap_of_hessian_through_dict_helper():
 
 def test_vmap_of_jacrev_through_list_loop_matches_loop():
     """jacrev's batched backward sweep adds each item's cotangent into the list's adjoint
-    (rt.vb_add_at, once per example on a list; it was refused: a list added to an array). The
+    (rt.example_add_at, once per example on a list; it was refused: a list added to an array). The
     Hessian's batched tape still comes back batched as a whole (its trip count): refused with an
     S2SError, never a wrong number."""
     got = s2s.vmap(s2s.jacrev(f_list))(*ARGS)
@@ -169,7 +169,7 @@ def f_copied(A, B):
 @pytest.mark.parametrize("transform", [s2s.jacrev, s2s.hessian, s2s.jacfwd], ids=lambda t: t.__name__)
 def test_vmap_of_jacobians_through_list_copy(transform):
     """The helper's backward sweep sums a seed that is the same for every example into batched
-    values (vbh_unbroadcast with an unbatched cotangent must still give a batched result)."""
+    values (batched_unbroadcast with an unbatched cotangent must still give a batched result)."""
     xs, ys = RNG.normal(size=(3, 4)), RNG.normal(size=(3, 4))
     got = s2s.vmap(transform(f_copied, argnums=(0, 1)))(xs, ys)
     want = _stacked([transform(f_copied, argnums=(0, 1))(x, y) for x, y in zip(xs, ys)])

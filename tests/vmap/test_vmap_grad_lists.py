@@ -68,12 +68,12 @@ def summed(xs, ys):
 
 def test_grad_and_jvp_of_a_batched_np_array_of_a_list(monkeypatch):
     # with loop vectorization off the loop runs as written, so the batched code calls
-    # rt.vbh_array (np.array of the list), and grad/jvp of it need its rules: what vmap(grad) off
+    # rt.batched_array (np.array of the list), and grad/jvp of it need its rules: what vmap(grad) off
     # NumPy runs (tests/test_backends.py) and what grad of a vmapped function runs anywhere
     monkeypatch.setenv("S2S_NO_LOOPVEC", "1")
     s2s.clear_caches()
     try:
-        assert "rt.vbh_array(" in s2s.sources.stacked_source(appended_then_array, ["vmap"])
+        assert "rt.batched_array(" in s2s.sources.stacked_source(appended_then_array, ["vmap"])
         got = s2s.grad(summed, argnums=(0, 1))(XS, YS)
         want = loop(s2s.grad, appended_then_array)
         for g, w in zip(got, want):

@@ -1,6 +1,6 @@
 """Derivatives of batched helpers: vmap(grad(f)) and grad(vmap(f)) differentiate batched code, so the
-vmap helpers need derivative rules (rt.vbh_outer had none, and np.r_/np.c_/np.roll ran once per
-example through rt.vb_loop, which has none: refusals at run time). Against a loop of
+vmap helpers need derivative rules (rt.batched_outer had none, and np.r_/np.c_/np.roll ran once per
+example through rt.map_examples, which has none: refusals at run time). Against a loop of
 grad over the examples and against central differences."""
 import numpy as np
 import pytest

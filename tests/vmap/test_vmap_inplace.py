@@ -1,8 +1,8 @@
 """Batched derivative code that updates arrays in place, under the optimization passes.
 
 The backward sweep of an item write accumulates into zeros with `rt.add_at` and takes slots out
-with `rt.take_at`, both in place. Batched, they become `rt.vbh_d_add_at` and per-example loops
-`rt.vb_loop("rt.take_at", ...)`; common-subexpression elimination once merged two accumulators
+with `rt.take_at`, both in place. Batched, they become `rt.batched_add_at` and per-example loops
+`rt.map_examples("rt.take_at", ...)`; common-subexpression elimination once merged two accumulators
 `rt.zeros_like_tree(x)` because it did not know those update an argument, so one gradient term
 was added twice (found by tools/fuzz.py's vmap_grad property, seed 411, under vmap and under
 jit(vmap)). Each result is checked against a Python loop of the unbatched gradient.

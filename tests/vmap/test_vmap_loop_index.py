@@ -1,6 +1,6 @@
 """vmap when a name is batched in one place and a loop index in another (batchedness is per name):
 `j` counted per example by a masked `while`, then reused as `for j in range(n)` to index a list.
-Found by the fuzzer (seed 41, program 65): vb_getitem raised an internal IndexError."""
+Found by the fuzzer (seed 41, program 65): example_getitem raised an internal IndexError."""
 
 import numpy as np
 import pytest

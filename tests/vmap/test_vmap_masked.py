@@ -162,14 +162,14 @@ def test_vmap_grad_through_a_rule_branching_on_rank():
 
 
 # Folded from test_vmap_fallback.py:
-# vmap's per-example fallback (rt.vb_loop) gives every example its own copy of the unbatched
+# vmap's per-example fallback (rt.map_examples) gives every example its own copy of the unbatched
 # arguments, so a helper that updates one in place (rt.add_at) cannot leak into the next example.
 
 
 def test_unbatched_argument_updated_in_place_is_private_per_example():
     acc = np.zeros(3)
     v = np.array([1.0, 2.0, 3.0])
-    out = rt.vb_loop("rt.add_at", (False, False, True), 3, acc, 1, v)
+    out = rt.map_examples("rt.add_at", (False, False, True), 3, acc, 1, v)
     np.testing.assert_array_equal(out, [[0.0, 1.0, 0.0], [0.0, 2.0, 0.0], [0.0, 3.0, 0.0]])
     np.testing.assert_array_equal(acc, np.zeros(3))
 
@@ -220,8 +220,8 @@ def test_unbatched_value_stored_under_a_batched_branch_equals_a_loop():
 
 
 def test_batch_size_from_the_first_batched_argument_with_an_array():
-    assert rt.vb_n(((), np.zeros((4, 2)))) == 4
-    assert rt.vb_n((None, [np.zeros((3,))])) == 3
+    assert rt.num_examples(((), np.zeros((4, 2)))) == 4
+    assert rt.num_examples((None, [np.zeros((3,))])) == 3
 
 
 def test_hessian_through_a_norm_of_one_element():

@@ -83,12 +83,12 @@ def test_the_record_is_not_repeated_per_example():
     """The unbatched `theta` the helper's forward sweep saves is not broadcast B times, in the
     generic batched code (what `python -m s2s dump` shows) nor in the one specialized on ranks."""
     vg = s2s.vmap(s2s.grad(td_loss), in_axes=(None, 0, 0, 0))
-    assert "vb_bcast" not in s2s.source(vg)
+    assert "replicate_batch" not in s2s.source(vg)
     assert "copy_saved" not in s2s.source(vg)
     jv = s2s.jit(vg)
     jv(*_data())
     text = "\n".join(s2s.record.of(fn).source for entry in jv._by_kind.values() for fn in entry[:2] if fn)
-    assert "vb_bcast" not in text and "vbh_dot" not in text and "vb_lift" not in text
+    assert "replicate_batch" not in text and "batched_dot" not in text and "lift_rank" not in text
 
 
 # ---- products of per-example vectors and matrices, every batched pattern, against loops ----

@@ -1,6 +1,6 @@
 """Benchmark: vmap of coverage operations through their vectorized batching rules
 (s2s/runtime/batch_shape.py, batch_reduce.py, batch_linalg.py), against the per-example fallback
-they replaced (`rt.vb_loop`, one NumPy call per example) and a hand-written Python loop over the examples. Same process,
+they replaced (`rt.map_examples`, one NumPy call per example) and a hand-written Python loop over the examples. Same process,
 alternating, median of medians; each result checked against the loop first.
 
     python tools/bench/bench_batch_rules.py [--batch 256]
@@ -86,7 +86,7 @@ def main() -> None:
         np.testing.assert_allclose(batched(*args), loop(), rtol=1e-10, atol=1e-10)
         runs = {"loop": loop, "vmap": lambda: batched(*args)}
         if prim is not None:
-            runs["fallback"] = lambda: rt.vb_loop(prim, (True,) * len(args), B, *args)
+            runs["fallback"] = lambda: rt.map_examples(prim, (True,) * len(args), B, *args)
         best = {k: [] for k in runs}
         for _ in range(3):
             for k, f in runs.items():
