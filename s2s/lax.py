@@ -253,11 +253,36 @@ def dot(lhs, rhs, precision=None, preferred_element_type=None):
 
 # ---- elementwise ----
 
-exp, log, sin, cos, tan, tanh = np.exp, np.log, np.sin, np.cos, np.tan, np.tanh
-sinh, cosh, asin, acos, atan, atan2 = np.sinh, np.cosh, np.arcsin, np.arccos, np.arctan, np.arctan2
-exp2, expm1, log1p, sqrt, cbrt, abs = np.exp2, np.expm1, np.log1p, np.sqrt, np.cbrt, np.abs  # noqa: A001
-add, sub, mul, neg, sign, square = np.add, np.subtract, np.multiply, np.negative, np.sign, np.square
-max, min, pow, floor, ceil, rem = np.maximum, np.minimum, np.power, np.floor, np.ceil, np.fmod  # noqa: A001
+exp = np.exp
+log = np.log
+sin = np.sin
+cos = np.cos
+tan = np.tan
+tanh = np.tanh
+sinh = np.sinh
+cosh = np.cosh
+asin = np.arcsin
+acos = np.arccos
+atan = np.arctan
+atan2 = np.arctan2
+exp2 = np.exp2
+expm1 = np.expm1
+log1p = np.log1p
+sqrt = np.sqrt
+cbrt = np.cbrt
+abs = np.abs  # noqa: A001
+add = np.add
+sub = np.subtract
+mul = np.multiply
+neg = np.negative
+sign = np.sign
+square = np.square
+max = np.maximum  # noqa: A001
+min = np.minimum  # noqa: A001
+pow = np.power  # noqa: A001
+floor = np.floor
+ceil = np.ceil
+rem = np.fmod
 
 
 def div(x, y):

@@ -237,7 +237,7 @@ defbatch("rt.batched_tuple_t", BatchRule("loop"))
 
 def _declare_helpers() -> list[str]:
     """Each batching helper named so far is a primitive too, run once per example when batched
-    again, with the signature of its runtime function (its flags argument `f` has no derivative;
+    again, with the signature of its runtime function (its flags argument `flags` has no derivative;
     the helper of an operation without derivative has none either). Returns those new here."""
     ops_of: dict[str, list[str]] = {}
     for op, rule in BATCH.items():
@@ -246,7 +246,7 @@ def _declare_helpers() -> list[str]:
     new = []
     for name in sorted(ops_of):
         if name not in PRIMS:
-            facts = {"zero_args": ("f",), **_HELPER_FACTS.get(name, {})}
+            facts = {"zero_args": ("flags",), **_HELPER_FACTS.get(name, {})}
             prim(name, _sig_of(getattr(_rt, name[3:])), nondiff=any(PRIMS[op].nondiff for op in ops_of[name]),
                  **facts)
             new.append(name)
