@@ -250,6 +250,6 @@ _api(jit)
 def linear_map(kind: str, fun: Callable, nargs: int, direction):
     """A generated function of the primals: `a -> jvp(fun, a, direction)[1]` (kind "jvp") or
     `a -> vjp(fun, *a)[1](direction)` (kind "vjp"); it composes with further transforms."""
-    fun = with_arity(fun, nargs)
+    fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, nargs)
     full, _ = _with_defaults(fun, (None,) * nargs)  # parameters left to their defaults
     return driver.linear_map(kind, fun, nargs, direction, full[nargs:])

@@ -51,3 +51,11 @@ def test_grad_of_tanh_and_vjp_of_sin_as_in_jax():
     np.testing.assert_allclose(ct, np.cos(x))
     np.testing.assert_allclose(s2s.grad(np.sum)(x), np.ones(3))
     assert np.isclose(s2s.grad(s2s.grad(np.exp))(1.0), np.e)
+
+
+@pytest.mark.parametrize("f", [np.exp, np.tanh, np.sin, np.log1p])
+def test_check_grads_of_a_numpy_function_at_order_two_in_both_modes(f):
+    """A NumPy function given straight to check_grads at order 2: its linear maps (jvp of jvp,
+    vjp of vjp) take the adapted function (no `out=`), as jvp and vjp do (forward mode crashed
+    with `jvp_exp_() takes 2 positional arguments but 3 were given`)."""
+    check_grads(f, (np.array([0.3, 0.5]),), order=2, modes=("fwd", "rev"))
