@@ -96,12 +96,18 @@ nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil")
 nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True)
 nondiff("range", sig="x, *args, **kwargs", range_result=True)
 nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero")
-for _m in ("round", "argmax", "argmin", "argsort", "nonzero", "any", "all", "searchsorted"):
+# their whole signatures: vmap shifts `axis` past the batch axis, where it is passed or not
+for _m in ("argmax", "argmin"):
+    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False", methods=(_m,))
+for _m in ("any", "all"):
+    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False, where=True", methods=(_m,))
+nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False")
+for _m in ("round", "argsort", "nonzero", "searchsorted"):
     nondiff("xp." + _m, sig="x, *args, **kwargs", methods=(_m,))
 nondiff("xp.sign", "xp.around", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
         "int", "bool",
         "xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", "xp.ones_like", "xp.empty_like",
-        "xp.flatnonzero", "xp.count_nonzero", "xp.heaviside", "xp.tri", "xp.triu_indices", "xp.tril_indices",
+        "xp.flatnonzero", "xp.heaviside", "xp.tri", "xp.triu_indices", "xp.tril_indices",
         "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes", "xp.result_type",
         "stop_gradient", "rt.pick", "rt.clip_mask", "attr", "str", sig="x, *args, **kwargs")
 nondiff("print", sig="x, *args, **kwargs", effect=True)

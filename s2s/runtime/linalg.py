@@ -17,7 +17,8 @@ __all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a"
            "eigh_vjp", "eigvalsh_vjp", "eigvalsh_jvp", "svdvals_vjp", "svdvals_jvp", "svd_vjp", "svd_jvp",
            "qr_jvp", "qr_vjp", "pinv_jvp", "pinv_vjp", "matrix_power_jvp", "matrix_power_vjp", "norm_is_matrix",
            "norm_grad", "matrix_norm_grad", "norm_vjp_any", "norm_jvp_any", "svd_check", "vecdot_spec",
-           "vector_norm_vjp", "vector_norm_jvp", "cond_vjp", "cond_jvp", "multi_dot_vjp", "multi_dot_jvp")
+           "vector_norm_vjp", "vector_norm_jvp", "cond_vjp", "cond_jvp", "multi_dot_vjp", "multi_dot_jvp",
+           "cross_vjp", "uplo_sym", "uplo_fold")
 
 
 def dot_vjp_a(v, a, b):
@@ -276,6 +277,31 @@ def _gap_inverse(w):
     eye = _eye_like(w, n)
     d = np.expand_dims(w, -2) - np.expand_dims(w, -1)
     return (1 - eye) / (d + eye)
+
+
+def uplo_sym(x, uplo):
+    """The symmetric matrix np.linalg.eigh reads from `x`: its lower ('L') or upper ('U') triangle."""
+    if uplo == "U":
+        return np.triu(x) + np.swapaxes(np.triu(x, 1), -1, -2)
+    return np.tril(x) + np.swapaxes(np.tril(x, -1), -1, -2)
+
+
+def uplo_fold(g, uplo):
+    """Transpose of `uplo_sym`: the read triangle gets g plus the mirrored entries, the other zero."""
+    if uplo == "U":
+        return np.triu(g) + np.triu(np.swapaxes(g, -1, -2), 1)
+    return np.tril(g) + np.tril(np.swapaxes(g, -1, -2), -1)
+
+
+def cross_vjp(g, other, x, axis_other, axis_x, axisc, axis, sign):
+    """Cotangent of `x` in `cross(x, other)` (sign 1) or `cross(other, x)` (sign -1) with NumPy's
+    axis keywords: the 3-vector rule `cross(other, g)` along the last axes, moved back."""
+    if axis is not None:
+        axis_other = axis_x = axisc = axis
+    o = np.moveaxis(other, axis_other, -1)
+    gm = np.moveaxis(g, axisc, -1)
+    xm = np.moveaxis(x, axis_x, -1)
+    return np.moveaxis(unbroadcast(sign * np.cross(o, gm), xm), -1, axis_x)
 
 
 def eigh_jvp(da, a, ans):
