@@ -13,12 +13,12 @@ from .core import namespace, on_backend_of, reshape_like, unbroadcast
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a", "outer_vjp_b", "einsum_n",
            "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec", "kron_spec",
-           "kron_shape", "kron_pad", "mT", "expand2", "solve_vjp_a", "cholesky_jvp", "cholesky_vjp", "eigh_jvp",
+           "kron_shape", "kron_pad", "mT", "expand2", "solve_vjp_a", "cholesky_jvp", "cholesky_vjp", "uplo_sym",
+           "uplo_fold", "cross_vjp", "eigh_jvp",
            "eigh_vjp", "eigvalsh_vjp", "eigvalsh_jvp", "svdvals_vjp", "svdvals_jvp", "svd_vjp", "svd_jvp",
            "qr_jvp", "qr_vjp", "pinv_jvp", "pinv_vjp", "matrix_power_jvp", "matrix_power_vjp", "norm_is_matrix",
            "norm_grad", "matrix_norm_grad", "norm_vjp_any", "norm_jvp_any", "svd_check", "vecdot_spec",
-           "vector_norm_vjp", "vector_norm_jvp", "cond_vjp", "cond_jvp", "multi_dot_vjp", "multi_dot_jvp",
-           "cross_vjp", "uplo_sym", "uplo_fold")
+           "vector_norm_vjp", "vector_norm_jvp", "cond_vjp", "cond_jvp", "multi_dot_vjp", "multi_dot_jvp")
 
 
 def dot_vjp_a(v, a, b):
