@@ -547,6 +547,16 @@ def op_cross(a, b):
     return np.cross(a, b)
 
 
+@spec("linalg", N(3, 4), N(2, 3, 4))
+def op_cross__axisa_axisb_axisc(a, b):
+    return np.cross(a, b, axisa=0, axisb=1, axisc=0)
+
+
+@spec("linalg", N(3, 2), N(3, 2))
+def op_cross__axis(a, b):
+    return np.cross(a, b, axis=0)
+
+
 @spec("linalg", N(3, 4))
 def op_trace(a):
     return np.trace(a, 1)
@@ -634,6 +644,17 @@ def op_linalg_eigh(x):
 @spec("linalg", SEPVALS(3))
 def op_linalg_eigvalsh(x):
     return np.linalg.eigvalsh(x + x.T)
+
+
+@spec("linalg", SEPVALS(3))
+def op_linalg_eigh__upper_nonsymmetric(x):  # NumPy reads the upper triangle only
+    w, v = np.linalg.eigh(x, UPLO="U")
+    return w, v * v
+
+
+@spec("linalg", SEPVALS(3))
+def op_linalg_eigvalsh__lower_nonsymmetric(x):  # NumPy reads the lower triangle only
+    return np.linalg.eigvalsh(x)
 
 
 @spec("linalg", SEPVALS(4, 3))
