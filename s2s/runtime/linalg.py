@@ -295,13 +295,21 @@ def uplo_fold(g, uplo):
 
 def cross_vjp(g, other, x, axis_other, axis_x, axisc, axis, sign):
     """Cotangent of `x` in `cross(x, other)` (sign 1) or `cross(other, x)` (sign -1) with NumPy's
-    axis keywords: the 3-vector rule `cross(other, g)` along the last axes, moved back."""
+    axis keywords: the 3-vector rule `cross(other, g)` along the last axes, moved back. A 2-vector
+    is a 3-vector with z = 0; two 2-vectors give the z component alone (and ignore axisc)."""
     if axis is not None:
         axis_other = axis_x = axisc = axis
     o = np.moveaxis(other, axis_other, -1)
-    gm = np.moveaxis(g, axisc, -1)
     xm = np.moveaxis(x, axis_x, -1)
-    return np.moveaxis(unbroadcast(sign * np.cross(o, gm), xm), -1, axis_x)
+    if np.shape(o)[-1] == 2 and np.shape(xm)[-1] == 2:
+        z = np.zeros_like(g)
+        gm = np.stack([z, z, g], axis=-1)
+    else:
+        gm = np.moveaxis(g, axisc, -1)
+    if np.shape(o)[-1] == 2:
+        o = np.concatenate([o, np.zeros_like(o[..., :1])], axis=-1)
+    ct = sign * np.cross(o, gm)
+    return np.moveaxis(unbroadcast(ct[..., :np.shape(xm)[-1]], xm), -1, axis_x)
 
 
 def eigh_jvp(da, a, ans):

@@ -9,6 +9,7 @@ import s2s
 from s2s.test_util import check_grads
 
 RNG = np.random.default_rng(7)
+pytestmark = pytest.mark.filterwarnings("ignore:Arrays of 2-dimensional vectors:DeprecationWarning")
 
 # (id, function, argument shapes): each cross form NumPy documents
 CROSS = [
@@ -19,6 +20,11 @@ CROSS = [
     ("positional", lambda a, b: np.cross(a, b, 0, -1, 1), ((3, 2), (2, 3))),
     ("axisc-only", lambda a, b: np.cross(a, b, axisc=0), ((5, 3), (5, 3))),
     ("broadcast-axisb", lambda a, b: np.cross(a, b, axisb=0), ((3,), (3, 4))),
+    # 2-vectors (z = 0; deprecated in NumPy 2 but documented): two of them give the z component
+    ("two-vectors", lambda a, b: np.cross(a, b), ((4, 2), (4, 2))),
+    ("two-vectors-axis", lambda a, b: np.cross(a, b, axis=0), ((2, 4), (2, 4))),
+    ("two-three-axisa", lambda a, b: np.cross(a, b, axisa=0), ((2, 4), (4, 3))),
+    ("three-two-axisb-axisc", lambda a, b: np.cross(a, b, axisb=0, axisc=0), ((4, 3), (2, 4))),
 ]
 
 
