@@ -706,6 +706,8 @@ class Normalizer:
         lowered = idioms_calls.call(self, node, obj)
         if lowered is not None:
             return lowered
+        if obj is np.einsum:
+            node = idioms_calls.einsum_sublists(self, node)
         args = [self.atom(a) for a in node.args]
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         key = resolve.prim_key(obj)

@@ -79,8 +79,17 @@ def outer_vjp_b(v, a, b):
 _LETTERS = string.ascii_letters
 
 
+def _check_subscripts(spec):
+    """Refuse subscripts that are not a string: np.einsum's sublist form with sublists s2s could not
+    read when transforming (frontend/idioms_calls.einsum_sublists rewrites the literal ones)."""
+    if not isinstance(spec, str):
+        raise S2SValueError("s2s differentiates np.einsum's sublist form only with literal lists of axis "
+                            "numbers; write the subscripts as a string instead")
+
+
 def _einsum_parse(subscripts, ops):
     """Explicit per-operand subscripts and output, with '...' replaced by letters."""
+    _check_subscripts(subscripts)
     spec = subscripts.replace(" ", "")
     ins, arrow, out = spec.partition("->")
     parts = ins.split(",")
@@ -111,6 +120,7 @@ def einsum_n(spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None):
     cotangent and six operands; `h` is set only when the user passed more than six)."""
     if h is not None:
         raise S2SValueError("s2s differentiates np.einsum with at most 6 operands")
+    _check_subscripts(spec)
     return np.einsum(spec, *_present(a, b, c, d, e, f, g_))
 
 
