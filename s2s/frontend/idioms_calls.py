@@ -765,7 +765,8 @@ def _sublist_letters(norm, sub) -> str:
     items = sub.elts if isinstance(sub, (gast.List, gast.Tuple)) else None
     out = ""
     for e in items or ():
-        v = e.value if isinstance(e, gast.Constant) else None
+        v = e.value if isinstance(e, gast.Constant) else Ellipsis if isinstance(e, gast.Name) and e.id == "Ellipsis" \
+            else None
         if v is Ellipsis:
             out += "..."
         elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 52:

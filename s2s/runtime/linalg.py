@@ -11,7 +11,8 @@ from ..errors import S2SValueError
 from .core import namespace, on_backend_of, reshape_like, unbroadcast
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a", "outer_vjp_b", "einsum_n",
+__all__ = ("dot_vjp_a", "dot_vjp_b", "dot_lift", "dot_lift_g", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a",
+           "outer_vjp_b", "einsum_subscripts", "einsum_n",
            "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec", "kron_spec",
            "kron_shape", "kron_pad", "mT", "expand2", "solve_vjp_a", "cholesky_jvp", "cholesky_vjp", "eigh_jvp",
            "eigh_vjp", "eigvalsh_vjp", "eigvalsh_jvp", "svdvals_vjp", "svdvals_jvp", "svd_vjp", "svd_jvp",
@@ -52,6 +53,26 @@ def dot_vjp_b(v, a, b):
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), v), b)
 
 
+def _dot_is_matmul(a, b):
+    """Whether `np.dot(a, b)` is `a @ b`; it is not when a has 2+ axes and b 3+: dot then sums over
+    a's last axis and b's second-to-last, giving a.shape[:-1] + b.shape[:-2] + b.shape[-1:]."""
+    return np.ndim(a) < 2 or np.ndim(b) < 3
+
+
+def dot_lift(x, b):
+    """`x` (dot's `a`) with ndim(b) - 1 unit axes before its last one where dot is not matmul, so
+    that `dot(a, b)` is `squeeze(dot_lift(a, b) @ b, -2)` and dot's cotangents are matmul's."""
+    if _dot_is_matmul(x, b):
+        return x
+    s = np.shape(x)
+    return np.reshape(x, s[:-1] + (1,) * (np.ndim(b) - 1) + s[-1:])
+
+
+def dot_lift_g(v, a, b):
+    """The output cotangent `v` of `dot(a, b)` as that of `dot_lift(a, b) @ b` (see dot_lift)."""
+    return v if _dot_is_matmul(a, b) else np.expand_dims(v, -2)
+
+
 def dot_vjp_a_t(v, like, a, b):
     """Transpose of `dot_vjp_a(., a, b)` applied to `v`: `dot(v, b)` in the usual shapes."""
     if np.ndim(a) >= 2 and np.ndim(b) >= 2:
@@ -77,6 +98,12 @@ def outer_vjp_b(v, a, b):
 # ---- einsum: every cotangent is another einsum (plus constant ones/identity factors) ----
 
 _LETTERS = string.ascii_letters
+
+
+def einsum_subscripts(spec):
+    """np.einsum's subscripts when they are not a literal: a string, or refused (see _check_subscripts)."""
+    _check_subscripts(spec)
+    return spec
 
 
 def _check_subscripts(spec):
