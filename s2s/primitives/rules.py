@@ -61,13 +61,8 @@ defjvp("matmul", a="da @ b", b="a @ db")
 for _op in ("xp.dot", "xp.matmul"):
     prim(_op, "a, b", product=True, maybe_scalar=True, dot_ranks=_op == "xp.dot",
          methods=("dot",) if _op == "xp.dot" else ())
+    defvjp(_op, a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")  # (N-d dot: linalg.dot_vjp_a)
     defjvp(_op, a=f"{_op}(da, b)", b=f"{_op}(a, db)")  # dot and matmul differ on stacks
-defvjp("xp.matmul", a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
-# N-d dot as matmul of the lifted `a` (rt.dot_lift; the identity where dot is matmul)
-defvjp("xp.dot", a="rt.reshape_like(rt.dot_vjp_a(rt.dot_lift_g(g, a, b), rt.dot_lift(a, b), b), a)",
-       b="rt.dot_vjp_b(rt.dot_lift_g(g, a, b), rt.dot_lift(a, b), b)")
-linear("rt.dot_lift", "x, b", "x", "rt.reshape_like(g, x)")
-linear("rt.dot_lift_g", "v, a, b", "v", "rt.reshape_like(g, v)")
 prim("xp.outer", "a, b")
 defvjp("xp.outer", a="rt.outer_vjp_a(g, a, b)", b="rt.outer_vjp_b(g, a, b)")
 defjvp("xp.outer", a="xp.outer(da, b)", b="xp.outer(a, db)")

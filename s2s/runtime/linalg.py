@@ -11,7 +11,7 @@ from ..errors import S2SValueError
 from .core import namespace, on_backend_of, reshape_like, unbroadcast
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("dot_vjp_a", "dot_vjp_b", "dot_lift", "dot_lift_g", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a",
+__all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a",
            "outer_vjp_b", "einsum_subscripts", "einsum_n",
            "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec", "kron_spec",
            "kron_shape", "kron_pad", "mT", "expand2", "solve_vjp_a", "cholesky_jvp", "cholesky_vjp", "eigh_jvp",
@@ -21,10 +21,39 @@ __all__ = ("dot_vjp_a", "dot_vjp_b", "dot_lift", "dot_lift_g", "dot_vjp_a_t", "d
            "vector_norm_vjp", "vector_norm_jvp", "cond_vjp", "cond_jvp", "multi_dot_vjp", "multi_dot_jvp")
 
 
+def _nd_dot(v, a, b):
+    """Whether the product whose output (cotangent) `v` is, of `a` and `b`, is N-d `np.dot` rather
+    than matmul; they differ when a has 2+ axes and b 3+: dot sums over a's last axis and b's
+    second-to-last, giving a.shape[:-1] + b.shape[:-2] + b.shape[-1:]. The rules of both share these
+    helpers, so the output's shape tells them apart; where both shapes agree it is refused."""
+    sa, sb = np.shape(a), np.shape(b)
+    if len(sa) < 2 or len(sb) < 3:
+        return False
+    dot = sa[:-1] + sb[:-2] + sb[-1:]
+    try:
+        mat = np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1])
+    except ValueError:
+        mat = None
+    if np.shape(v) == dot and dot == mat:
+        raise S2SValueError(f"s2s cannot tell np.dot from matmul of shapes {sa} and {sb} when differentiating "
+                            "(their results have the same shape); use np.einsum or np.tensordot")
+    return np.shape(v) == dot
+
+
+def _lift(a, b, v):
+    """N-d dot as matmul: a with ndim(b) - 1 unit axes before its last, v with one before its last,
+    so that dot(a, b) is squeeze(lift(a) @ b, -2)."""
+    sa = np.shape(a)
+    return np.reshape(a, sa[:-1] + (1,) * (np.ndim(b) - 1) + sa[-1:]), np.expand_dims(v, -2)
+
+
 def dot_vjp_a(v, a, b):
     """Cotangent for `a` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
     if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return v @ b.T
+    if _nd_dot(v, a, b):
+        la, lv = _lift(a, b, v)
+        return np.reshape(dot_vjp_a(lv, la, b), np.shape(a))
     na, nb = np.ndim(a), np.ndim(b)
     if na == 0:
         return np.sum(v * b)
@@ -41,6 +70,9 @@ def dot_vjp_b(v, a, b):
     """Cotangent for `b` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
     if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return a.T @ v
+    if _nd_dot(v, a, b):
+        la, lv = _lift(a, b, v)
+        return dot_vjp_b(lv, la, b)
     na, nb = np.ndim(a), np.ndim(b)
     if nb == 0:
         return np.sum(v * a)
@@ -53,28 +85,10 @@ def dot_vjp_b(v, a, b):
     return unbroadcast(np.matmul(np.swapaxes(a, -1, -2), v), b)
 
 
-def _dot_is_matmul(a, b):
-    """Whether `np.dot(a, b)` is `a @ b`; it is not when a has 2+ axes and b 3+: dot then sums over
-    a's last axis and b's second-to-last, giving a.shape[:-1] + b.shape[:-2] + b.shape[-1:]."""
-    return np.ndim(a) < 2 or np.ndim(b) < 3
-
-
-def dot_lift(x, b):
-    """`x` (dot's `a`) with ndim(b) - 1 unit axes before its last one where dot is not matmul, so
-    that `dot(a, b)` is `squeeze(dot_lift(a, b) @ b, -2)` and dot's cotangents are matmul's."""
-    if _dot_is_matmul(x, b):
-        return x
-    s = np.shape(x)
-    return np.reshape(x, s[:-1] + (1,) * (np.ndim(b) - 1) + s[-1:])
-
-
-def dot_lift_g(v, a, b):
-    """The output cotangent `v` of `dot(a, b)` as that of `dot_lift(a, b) @ b` (see dot_lift)."""
-    return v if _dot_is_matmul(a, b) else np.expand_dims(v, -2)
-
-
 def dot_vjp_a_t(v, like, a, b):
     """Transpose of `dot_vjp_a(., a, b)` applied to `v`: `dot(v, b)` in the usual shapes."""
+    if _nd_dot(like, a, b):
+        return np.dot(v, b)
     if np.ndim(a) >= 2 and np.ndim(b) >= 2:
         return unbroadcast(np.matmul(v, b), like)
     return np.dot(v, b) if np.ndim(a) else np.sum(v) * b
@@ -82,6 +96,8 @@ def dot_vjp_a_t(v, like, a, b):
 
 def dot_vjp_b_t(v, like, a, b):
     """Transpose of `dot_vjp_b(., a, b)` applied to `v`: `dot(a, v)` in the usual shapes."""
+    if _nd_dot(like, a, b):
+        return np.dot(a, v)
     if np.ndim(a) >= 2 and np.ndim(b) >= 2:
         return unbroadcast(np.matmul(a, v), like)
     return np.dot(a, v) if np.ndim(b) else a * np.sum(v)

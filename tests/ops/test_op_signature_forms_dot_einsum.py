@@ -98,3 +98,9 @@ def test_einsum_sublists_not_literal_refused():
         return np.sum(np.einsum(a, sa, b, [1, 2]))
     with pytest.raises(S2SError):
         s2s.grad(f)(_n(2, 3), _n(3, 4))
+
+
+def test_dot_nd_where_dot_and_matmul_shapes_agree_is_refused():
+    # dot: (2, 2, 2) = a's rows, b's stack, b's columns; matmul: (2, 2, 2) = b's stack, a's rows, b's columns
+    with pytest.raises(S2SError, match="np.dot from matmul"):
+        s2s.grad(dot_cubed)(_n(2, 4), _n(2, 4, 2))
