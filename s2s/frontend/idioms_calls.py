@@ -16,6 +16,7 @@ import copy
 import functools
 import inspect
 import operator
+import string
 import types
 
 import gast
@@ -738,3 +739,42 @@ def _replace_name(stmt, name, value):
         def visit_Name(self, n):
             return _at(copy_(value), n) if n.id == name and isinstance(n.ctx, gast.Load) else n
     return Swap().visit(stmt)
+
+
+# ---------------------------------------------------------------- np.einsum's sublist form
+
+def einsum_sublists(norm, node: gast.Call) -> gast.Call:
+    """`np.einsum(a, [0, 1], b, [1, 2], [0, 2])` -> `np.einsum('ab,bc->ac', a, b)`: the subscripts
+    form is the one every derivative rule reads, so the sublist form is rewritten to it here."""
+    args = node.args
+    if len(args) < 2 or (isinstance(args[0], gast.Constant) and isinstance(args[0].value, str)):
+        return node
+    if not isinstance(args[1], (gast.List, gast.Tuple)):
+        return node  # subscripts in a variable: rt.einsum_n refuses a non-string one when differentiating
+    pairs = args[:len(args) - len(args) % 2]
+    operands = pairs[0::2]
+    spec = ",".join(_sublist_letters(norm, s) for s in pairs[1::2])
+    if len(args) % 2:  # the output sublist
+        spec += "->" + _sublist_letters(norm, args[-1])
+    return gast.Call(func=node.func, args=[gast.Constant(value=spec, kind=None)] + list(operands),
+                     keywords=node.keywords)
+
+
+def _sublist_letters(norm, sub) -> str:
+    """One einsum sublist, a literal list of axis numbers (and `...`), as subscript letters."""
+    items = sub.elts if isinstance(sub, (gast.List, gast.Tuple)) else None
+    out = ""
+    for e in items or ():
+        v = e.value if isinstance(e, gast.Constant) else Ellipsis if isinstance(e, gast.Name) and e.id == "Ellipsis" \
+            else None
+        if v is Ellipsis:
+            out += "..."
+        elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 52:
+            out += string.ascii_letters[v]
+        else:
+            items = None
+            break
+    if items is None:
+        norm.fail(sub, "s2s differentiates np.einsum's sublist form only with literal lists of axis numbers "
+                       "0..51 (and `...`); write the subscripts as a string instead.")
+    return out

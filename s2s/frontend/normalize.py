@@ -706,7 +706,11 @@ class Normalizer:
         lowered = idioms_calls.call(self, node, obj)
         if lowered is not None:
             return lowered
+        if obj is np.einsum:
+            node = idioms_calls.einsum_sublists(self, node)
         args = [self.atom(a) for a in node.args]
+        if obj is np.einsum and args and not (isinstance(args[0], gast.Constant) and isinstance(args[0].value, str)):
+            args[0] = self.tmp(build.call("rt.einsum_subscripts", [args[0]]))  # refuses the sublist form
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         key = resolve.prim_key(obj)
         form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition

@@ -61,7 +61,7 @@ defjvp("matmul", a="da @ b", b="a @ db")
 for _op in ("xp.dot", "xp.matmul"):
     prim(_op, "a, b", product=True, maybe_scalar=True, dot_ranks=_op == "xp.dot",
          methods=("dot",) if _op == "xp.dot" else ())
-    defvjp(_op, a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
+    defvjp(_op, a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")  # (N-d dot: linalg.dot_vjp_a)
     defjvp(_op, a=f"{_op}(da, b)", b=f"{_op}(a, db)")  # dot and matmul differ on stacks
 prim("xp.outer", "a, b")
 defvjp("xp.outer", a="rt.outer_vjp_a(g, a, b)", b="rt.outer_vjp_b(g, a, b)")

@@ -327,6 +327,9 @@ for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "cumsum_vjp",
     # (batched_add_at(flags, acc, index, v) updates acc in place, as add_at does)
     helper("rt." + _n, "rt.batched_" + _n, **({"mutates": True, "mutated": 1} if _n == "add_at" else {}))
 broadcasting("rt.mod_dy", "rt.fmod_dy")
+# np.einsum's subscripts when not a literal: a check (never removed), refusing sublists (rules_linalg.py)
+prim("rt.einsum_subscripts", "spec", nondiff=True, unbatched_result=True, effect=True)
+helper("rt.einsum_subscripts", "rt.batched_einsum_subscripts", effect=True)
 helper("tuple", "rt.batched_tuple")
 helper("list", "rt.batched_list")
 for _n in ("is", "isnot"):  # `x is None` of a batched x: never None, as for each example

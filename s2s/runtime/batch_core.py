@@ -31,6 +31,7 @@ from .batch import (
 from .batch_linalg import _vb_dot_spec, example_outer, example_product
 from .core import _float_dtype, _is_tree, asarray, like, namespace, tree_all_zero
 from .jacobian import basis, tree_size
+from .linalg import dot_vjp_a, dot_vjp_b
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("batched_r_", "batched_c_", "batched_r_t", "batched_c_t", "batched_roll_t", "batched_outer_vjp", "batched_dot",
@@ -405,6 +406,9 @@ def _vb_dot_vjp_keep(g, a, b, fa, fb, which, op="dot"):
         other = b if which == 0 else a
         g = np.asarray(g)
         return g.reshape(g.shape + (1,) * pa) * other
+    if pa >= 2 and pb >= 3:  # dot_vjp_a/b are matmul's cotangents there, which broadcast: per example
+        fn, g = (dot_vjp_a if which == 0 else dot_vjp_b), np.asarray(g)
+        return np.stack([fn(g[i], a[i] if fa else a, b[i] if fb else b) for i in range(g.shape[0])])
     sa, sb, so = _vb_dot_spec(a, b, fa, fb, op)
     out = ("y" + sa.lstrip("y")) if which == 0 else ("y" + sb.lstrip("y"))
     return np.einsum(f"{so},{sb}->{out}" if which == 0 else f"{so},{sa}->{out}", g, b if which == 0 else a)

@@ -13,6 +13,7 @@ from .linalg import (
     einsum_const,
     einsum_spec1,
     einsum_spec2,
+    einsum_subscripts,
     inner_spec,
     kron_shape,
     kron_spec,
@@ -28,7 +29,7 @@ __all__ = ("example_product", "batched_product_vjp", "example_outer", "batched_e
            "batched_linalg_cross", "batched_linalg_solve", "batched_polyval", "batched_multi_dot", "batched_einsum_n",
            "batched_einsum_spec1", "batched_einsum_spec2", "batched_einsum_const",
            "batched_tensordot_spec", "batched_inner_spec", "batched_kron_spec", "batched_kron_shape",
-           "batched_vecdot_spec", "batched_svd_check")
+           "batched_vecdot_spec", "batched_svd_check", "batched_einsum_subscripts")
 
 
 # ---- products ----
@@ -233,3 +234,4 @@ batched_kron_spec = _static(kron_spec, (0, 1))
 batched_kron_shape = _static(kron_shape, (0, 1))
 batched_vecdot_spec = _static(vecdot_spec, (0, 1))
 batched_svd_check = _static(svd_check, (0,))
+batched_einsum_subscripts = _static(einsum_subscripts, (0,))

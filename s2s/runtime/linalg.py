@@ -11,7 +11,8 @@ from ..errors import S2SValueError
 from .core import namespace, on_backend_of, reshape_like, unbroadcast
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a", "outer_vjp_b", "einsum_n",
+__all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a",
+           "outer_vjp_b", "einsum_subscripts", "einsum_n",
            "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec", "kron_spec",
            "kron_shape", "kron_pad", "mT", "expand2", "solve_vjp_a", "cholesky_jvp", "cholesky_vjp", "uplo_sym",
            "uplo_fold", "cross_vjp", "eigh_jvp",
@@ -21,10 +22,39 @@ __all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a"
            "vector_norm_vjp", "vector_norm_jvp", "cond_vjp", "cond_jvp", "multi_dot_vjp", "multi_dot_jvp")
 
 
+def _nd_dot(v, a, b):
+    """Whether the product whose output (cotangent) `v` is, of `a` and `b`, is N-d `np.dot` rather
+    than matmul; they differ when a has 2+ axes and b 3+: dot sums over a's last axis and b's
+    second-to-last, giving a.shape[:-1] + b.shape[:-2] + b.shape[-1:]. The rules of both share these
+    helpers, so the output's shape tells them apart; where both shapes agree it is refused."""
+    sa, sb = np.shape(a), np.shape(b)
+    if len(sa) < 2 or len(sb) < 3:
+        return False
+    dot = sa[:-1] + sb[:-2] + sb[-1:]
+    try:
+        mat = np.broadcast_shapes(sa[:-2], sb[:-2]) + (sa[-2], sb[-1])
+    except ValueError:
+        mat = None
+    if np.shape(v) == dot and dot == mat:
+        raise S2SValueError(f"s2s cannot tell np.dot from matmul of shapes {sa} and {sb} when differentiating "
+                            "(their results have the same shape); use np.einsum or np.tensordot")
+    return np.shape(v) == dot
+
+
+def _lift(a, b, v):
+    """N-d dot as matmul: a with ndim(b) - 1 unit axes before its last, v with one before its last,
+    so that dot(a, b) is squeeze(lift(a) @ b, -2)."""
+    sa = np.shape(a)
+    return np.reshape(a, sa[:-1] + (1,) * (np.ndim(b) - 1) + sa[-1:]), np.expand_dims(v, -2)
+
+
 def dot_vjp_a(v, a, b):
     """Cotangent for `a` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
     if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return v @ b.T
+    if _nd_dot(v, a, b):
+        la, lv = _lift(a, b, v)
+        return np.reshape(dot_vjp_a(lv, la, b), np.shape(a))
     na, nb = np.ndim(a), np.ndim(b)
     if na == 0:
         return np.sum(v * b)
@@ -41,6 +71,9 @@ def dot_vjp_b(v, a, b):
     """Cotangent for `b` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
     if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return a.T @ v
+    if _nd_dot(v, a, b):
+        la, lv = _lift(a, b, v)
+        return dot_vjp_b(lv, la, b)
     na, nb = np.ndim(a), np.ndim(b)
     if nb == 0:
         return np.sum(v * a)
@@ -55,6 +88,8 @@ def dot_vjp_b(v, a, b):
 
 def dot_vjp_a_t(v, like, a, b):
     """Transpose of `dot_vjp_a(., a, b)` applied to `v`: `dot(v, b)` in the usual shapes."""
+    if _nd_dot(like, a, b):
+        return np.dot(v, b)
     if np.ndim(a) >= 2 and np.ndim(b) >= 2:
         return unbroadcast(np.matmul(v, b), like)
     return np.dot(v, b) if np.ndim(a) else np.sum(v) * b
@@ -62,6 +97,8 @@ def dot_vjp_a_t(v, like, a, b):
 
 def dot_vjp_b_t(v, like, a, b):
     """Transpose of `dot_vjp_b(., a, b)` applied to `v`: `dot(a, v)` in the usual shapes."""
+    if _nd_dot(like, a, b):
+        return np.dot(a, v)
     if np.ndim(a) >= 2 and np.ndim(b) >= 2:
         return unbroadcast(np.matmul(a, v), like)
     return np.dot(a, v) if np.ndim(b) else a * np.sum(v)
@@ -80,8 +117,23 @@ def outer_vjp_b(v, a, b):
 _LETTERS = string.ascii_letters
 
 
+def einsum_subscripts(spec):
+    """np.einsum's subscripts when they are not a literal: a string, or refused (see _check_subscripts)."""
+    _check_subscripts(spec)
+    return spec
+
+
+def _check_subscripts(spec):
+    """Refuse subscripts that are not a string: np.einsum's sublist form with sublists s2s could not
+    read when transforming (frontend/idioms_calls.einsum_sublists rewrites the literal ones)."""
+    if not isinstance(spec, str):
+        raise S2SValueError("s2s differentiates np.einsum's sublist form only with literal lists of axis "
+                            "numbers; write the subscripts as a string instead")
+
+
 def _einsum_parse(subscripts, ops):
     """Explicit per-operand subscripts and output, with '...' replaced by letters."""
+    _check_subscripts(subscripts)
     spec = subscripts.replace(" ", "")
     ins, arrow, out = spec.partition("->")
     parts = ins.split(",")
@@ -112,6 +164,7 @@ def einsum_n(spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None):
     cotangent and six operands; `h` is set only when the user passed more than six)."""
     if h is not None:
         raise S2SValueError("s2s differentiates np.einsum with at most 6 operands")
+    _check_subscripts(spec)
     return np.einsum(spec, *_present(a, b, c, d, e, f, g_))
 
 

@@ -502,6 +502,16 @@ def op_dot(a, b):
     return np.dot(a, b)
 
 
+@spec("linalg", N(2, 3, 4), N(5, 4, 2))
+def op_dot__nd(a, b):  # N-d . M-d: a's last axis with b's second-to-last (not matmul)
+    return np.dot(a, b)
+
+
+@spec("linalg", N(3, 4), N(2, 4, 3))
+def op_dot__method_nd(a, b):
+    return a.dot(b)
+
+
 @spec("linalg", N(3), N(4))
 def op_outer(a, b):
     return np.outer(a, b)
@@ -600,6 +610,16 @@ def op_einsum__three(a, b, c):
 @spec("linalg", N(3, 4), N(5))
 def op_einsum__only_in_one(a, b):
     return np.einsum("ij,k->k", a, b)
+
+
+@spec("linalg", N(2, 3), N(3, 4))
+def op_einsum__sublists(a, b):
+    return np.einsum(a, [0, 1], b, [1, 2], [0, 2])
+
+
+@spec("linalg", N(3, 3), N(3))
+def op_einsum__sublists_implicit(a, v):
+    return np.einsum(a, [0, 0], v, [1])
 
 
 # ---- np.linalg ----
