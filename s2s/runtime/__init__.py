@@ -26,13 +26,14 @@ from . import (
     elementwise,
     jacobian,
     linalg,
+    linalg_norms,
     loops,
     reduce,
     shapes,
 )
 
-MODULES = (core, elementwise, shapes, reduce, linalg, composite, jacobian, batch, batch_core, batch_shape, batch_reduce,
-           batch_linalg, loops)
+MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
+           batch_reduce, batch_linalg, loops)
 
 
 def _build(modules) -> dict:

@@ -407,8 +407,8 @@ def _vb_dot_vjp_keep(g, a, b, fa, fb, which, op="dot"):
         g = np.asarray(g)
         return g.reshape(g.shape + (1,) * pa) * other
     if pa >= 2 and pb >= 3:  # dot_vjp_a/b are matmul's cotangents there, which broadcast: per example
-        fn, g = (dot_vjp_a if which == 0 else dot_vjp_b), np.asarray(g)
-        return np.stack([fn(g[i], a[i] if fa else a, b[i] if fb else b) for i in range(g.shape[0])])
+        fn = dot_vjp_a if which == 0 else dot_vjp_b
+        return namespace(g).stack([fn(g[i], a[i] if fa else a, b[i] if fb else b) for i in range(np.shape(g)[0])])
     sa, sb, so = _vb_dot_spec(a, b, fa, fb, op)
     out = ("y" + sa.lstrip("y")) if which == 0 else ("y" + sb.lstrip("y"))
     return np.einsum(f"{so},{sb}->{out}" if which == 0 else f"{so},{sa}->{out}", g, b if which == 0 else a)
