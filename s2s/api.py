@@ -14,7 +14,6 @@ from .calls import Jacobian, Transformed, Vmapped
 from .emit.loader import call, version
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
-from .frontend.idioms import with_arity
 from .jitted import Jitted
 from .runtime import zeros_like_tree
 from .tree import tree_flatten, tree_structure
@@ -76,7 +75,7 @@ def _grad_like(fun, argnums, has_aux, with_value):
 @_api
 def vjp(fun: Callable, *primals, has_aux: bool = False) -> tuple:
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple."""
-    fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
+    fun = idioms.transformable(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     fwd, bwd = driver.split_vjp(fun, mask)
     backend, move = arrays.select(args)
@@ -119,7 +118,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
         if tree_structure(p) != tree_structure(t):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
         _check_shapes(f"jvp: the tangent of argument {k}", p, t)
-    fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, len(primals))
+    fun = idioms.transformable(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     return call(driver.jvp_function(fun, mask), (*args, *tangents))
 
@@ -128,7 +127,7 @@ def _inside_split(fun, nlead: int, n: int):
     """`fun` ready to transform for a call inside a transformed function with `nlead` leading
     arguments not differentiated (the free locals of a lifted function) and `n` primals: the
     function, the values of the parameters left to their defaults, and the mask."""
-    fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, nlead + n)
+    fun = idioms.transformable(fun, nlead + n)
     full, _ = _with_defaults(fun, (None,) * (nlead + n))
     defaults = full[nlead + n:]
     return fun, defaults, (False,) * nlead + (True,) * n + (False,) * len(defaults)
@@ -250,6 +249,6 @@ _api(jit)
 def linear_map(kind: str, fun: Callable, nargs: int, direction):
     """A generated function of the primals: `a -> jvp(fun, a, direction)[1]` (kind "jvp") or
     `a -> vjp(fun, *a)[1](direction)` (kind "vjp"); it composes with further transforms."""
-    fun = with_arity(idioms.adapt(fun) if idioms.is_library_function(fun) else fun, nargs)
+    fun = idioms.transformable(fun, nargs)
     full, _ = _with_defaults(fun, (None,) * nargs)  # parameters left to their defaults
     return driver.linear_map(kind, fun, nargs, direction, full[nargs:])

@@ -103,6 +103,12 @@ def with_arity(fn, nargs: int):
     return varargs_call(fn, nargs, lambda: adapt(fn))
 
 
+def transformable(fn, nargs: int):
+    """What a transform given `fn` itself compiles for `nargs` arguments: a NumPy function as the
+    plain function s2s writes for it (no `out=`), a `*args` function specialized to `nargs`."""
+    return with_arity(adapt(fn) if is_library_function(fn) else fn, nargs)
+
+
 def adapt(obj):
     """The plain (synthesized) function that `obj` stands for, or `obj` itself."""
     current = getattr(_CALL, "current", None)
