@@ -6,16 +6,14 @@ kernel on these small arrays (at the real threshold, 65536 elements, none of the
 .ci/run runs this file again with S2S_NO_NUMBA=1 (NumPy block kernels) and S2S_NO_FUSE=1 (no
 kernels): jit(f) == f holds on every code path."""
 import copy
-import importlib.util
 import os
 import random
-import sys
 
 import corpus
+import fuzz_tool
 import numpy as np
 import pytest
 from helpers_compare import assert_trees_close as _close
-from paths import TOOLS
 
 import s2s
 from s2s import jitted
@@ -49,12 +47,7 @@ def test_fused_kernels_ran(fuse_everything):
 
 
 def _fuzz():
-    spec = importlib.util.spec_from_file_location("s2s_fuzz_tool", TOOLS / "fuzz.py")
-    if "s2s_fuzz_tool" not in sys.modules:
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["s2s_fuzz_tool"] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules["s2s_fuzz_tool"]
+    return fuzz_tool.load()
 
 
 def test_fused_jit_equals_function_on_fuzzed_programs(fuse_everything):

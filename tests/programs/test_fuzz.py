@@ -4,19 +4,14 @@ the transforms checked per program with a fixed seed.
 Every property holds on the slice, those of issue 8's families 1 (pure backward sweeps: vjp_fn
 called twice, jacrev of vector outputs, jacrev(jacrev(f)), outputs and inputs unchanged) and 4
 (a transformed object sees a changed global) included."""
-import importlib.util
-import sys
 
+import fuzz_tool
 import numpy as np
 import pytest
-from paths import TOOLS
 
 from s2s.test_util import check_grads
 
-_spec = importlib.util.spec_from_file_location("s2s_fuzz_tool", TOOLS / "fuzz.py")
-fuzz = importlib.util.module_from_spec(_spec)
-sys.modules["s2s_fuzz_tool"] = fuzz
-_spec.loader.exec_module(fuzz)
+fuzz = fuzz_tool.load()
 
 N_PROGRAMS = 100
 SEED = 0

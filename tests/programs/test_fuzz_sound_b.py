@@ -2,17 +2,12 @@
 functions decorated or wrapped with `functools.wraps`, user names equal to every name generated
 code uses, module and function aliases, `out=` and modules bound twice (refused), and tuple,
 list and dict values whose adjoints accumulate. Every property of the campaign holds on them."""
-import importlib.util
 import random
-import sys
 
+import fuzz_tool
 import pytest
-from paths import TOOLS
 
-_spec = importlib.util.spec_from_file_location("s2s_fuzz_tool_b", TOOLS / "fuzz.py")
-fuzz = importlib.util.module_from_spec(_spec)
-sys.modules["s2s_fuzz_tool_b"] = fuzz
-_spec.loader.exec_module(fuzz)
+fuzz = fuzz_tool.load()
 
 PROPS = ["jit", "grad_fd", "jvp_vjp", "hessian", "vjp_twice", "vmap", "refusal"]
 

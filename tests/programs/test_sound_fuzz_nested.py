@@ -3,17 +3,12 @@ program (vmap of closures, nested vmaps, vmap of defs with defaults, grad/jvp/vj
 vmap of partials, random draws), each checked against loops and central differences
 (`inside_ref`) and under the program-level transforms. The planted-bug test shows that the
 slice catches the closure bug of issue 27 (free variables mapped by vmap)."""
-import importlib.util
 import random
-import sys
 
+import fuzz_tool
 import pytest
-from paths import TOOLS
 
-_spec = importlib.util.spec_from_file_location("s2s_fuzz_tool_nested", TOOLS / "fuzz.py")
-fuzz = importlib.util.module_from_spec(_spec)
-sys.modules["s2s_fuzz_tool_nested"] = fuzz
-_spec.loader.exec_module(fuzz)
+fuzz = fuzz_tool.load()
 
 PROPS = ["inside_ref", "jit", "grad_fd", "jvp_vjp", "vmap"]
 
