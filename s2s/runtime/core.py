@@ -270,9 +270,13 @@ def zeros_like_tree(x):
 
 
 def tree_add(a, b):
-    """Sum two cotangents of the same structure."""
+    """Sum two cotangents of the same structure. Two cotangents of one list may differ in length
+    where one is the zero built from the list at a later point, after pops (a record keeps the
+    list object, not its length at the time): the shorter one is zero beyond its end."""
     if isinstance(a, (list, tuple)):
         out = [tree_add(x, y) for x, y in zip(a, b)]
+        if isinstance(a, list) and len(a) != len(b):
+            out.extend((a if len(a) > len(b) else b)[len(out):])
         return tuple(out) if isinstance(a, tuple) else out
     if isinstance(a, dict):
         return {k: tree_add(a[k], b[k]) for k in a}

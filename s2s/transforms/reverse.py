@@ -246,6 +246,7 @@ class Reverse(Transform):
                 if b not in defined:  # one zero per element the list holds here
                     out.append(build.assign(b, build.call("rt.zeros_list", [build.name(lst)])))
                     defined[b] = True
+                self.own_list(b, defined, out)
                 blst = build.name(b)
                 item = g if g is not None else build.call("rt.zeros_like_tree", [build.name(var)])
                 out.append(build.expr_stmt(build.call(build.attr(blst, "append"), [item])))
@@ -433,6 +434,7 @@ class Reverse(Transform):
         v = call.args[0]
         b = self.adj.name(lst)
         if lst in self.active and b in defined:
+            self.own_list(b, defined, out)
             item = build.call(build.attr(build.name(b), "pop"), [])
             if isinstance(v, gast.Name) and v.id in self.active:
                 self.adj.accumulate(v.id, item, defined, out)
@@ -442,6 +444,15 @@ class Reverse(Transform):
             self.restores.add("lists")
             out.append(build.expr_stmt(self.pop_expr(lst)))
         return out
+
+    @staticmethod
+    def own_list(b, defined, out) -> None:
+        """Before the sweep pops or appends to the adjoint list `b`: a copy of it when it may be
+        a list the caller holds (a cotangent passed in), so a backward sweep never empties its
+        caller's list (a vjp of a vjp pops the tape cotangents its caller keeps in its record)."""
+        if not defined[b]:
+            out.append(build.assign(b, build.call("rt.fresh", [build.name(b)])))
+            defined[b] = True
 
     def pop_expr(self, lst):
         return build.call(build.attr(build.name(lst), "pop"), [])
