@@ -189,15 +189,28 @@ prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False", zero_args=
      reduction=True, methods=("prod",))
 defvjp("xp.prod", a="rt.sum_vjp(g, a, axis, keepdims) * rt.prod_others(a, axis)")  # exact at zeros
 defjvp("xp.prod", a="xp.sum(da * rt.prod_others(a, axis), axis=axis, keepdims=keepdims)")
-prim("rt.prod_others", "a, axis=None", zero_args=("axis",))
-defvjp("rt.prod_others", a="rt.prod_others_jvp(g, a, axis)")  # its Jacobian is symmetric
-defjvp("rt.prod_others", a="rt.prod_others_jvp(da, a, axis)")
-prim("rt.prod_others_jvp", "d, a, axis=None", zero_args=("axis",))
-defvjp("rt.prod_others_jvp", d="rt.prod_others_jvp(g, a, axis)")
-defjvp("rt.prod_others_jvp", d="rt.prod_others_jvp(dd, a, axis)")
-defvjp("rt.prod_others_jvp", a="rt.prod_high_order(g, a, axis)")
-defjvp("rt.prod_others_jvp", a="rt.prod_high_order(da, a, axis)")
-nondiff("rt.prod_high_order", sig="g_, a, axis=None")
+# prod's derivatives to order 6: element i of rt.prod_others(a, axis) is the product of the other
+# entries, the k-direction helpers (rt.prod_others_jvp, rt.prod_others_<k>) its derivatives along d1..dk;
+# each one's derivative is the next (their Jacobians are symmetric); the last one's is refused
+_PROD_OTHERS = ["rt.prod_others", "rt.prod_others_jvp"] + [f"rt.prod_others_{_k}" for _k in range(2, 6)]
+
+
+def _prod_call(name, dirs):
+    return f"{name}({', '.join(dirs + ['a', 'axis'])})"
+
+
+for _k, _name in enumerate(_PROD_OTHERS):
+    _ds = ["d"] if _k == 1 else [f"d{_j}" for _j in range(1, _k + 1)]
+    prim(_name, ", ".join(_ds + ["a", "axis=None"]), zero_args=("axis",))
+    if _k + 1 < len(_PROD_OTHERS):
+        defvjp(_name, a=_prod_call(_PROD_OTHERS[_k + 1], _ds + ["g"]))
+        defjvp(_name, a=_prod_call(_PROD_OTHERS[_k + 1], _ds + ["da"]))
+    else:
+        defvjp(_name, a="rt.no_derivative(g, 'np.prod beyond its sixth derivative')")
+        defjvp(_name, a="rt.no_derivative(da, 'np.prod beyond its sixth derivative')")
+    for _d in _ds:
+        defvjp(_name, **{_d: _prod_call(_name, [o for o in _ds if o != _d] + ["g"])})
+        defjvp(_name, **{_d: _prod_call(_name, [("d" + o if o == _d else o) for o in _ds])})
 prim("xp.var", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
      methods=("var",))
 defvjp("xp.var", a="rt.var_vjp(g, a, axis, ddof, keepdims)")

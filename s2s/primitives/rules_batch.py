@@ -322,7 +322,8 @@ axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="fl
 for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
     helper("xp." + _n, "rt.batched_" + _n)
 # derivative helpers (vmap of grad), s2s/runtime/batch_*.py
-for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "cumsum_vjp", "reshape_like", "transpose_vjp",
+for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "prod_others_2", "prod_others_3", "prod_others_4",
+           "prod_others_5", "cumsum_vjp", "reshape_like", "transpose_vjp",
            "add_at"):
     # (batched_add_at(flags, acc, index, v) updates acc in place, as add_at does)
     helper("rt." + _n, "rt.batched_" + _n, **({"mutates": True, "mutated": 1} if _n == "add_at" else {}))

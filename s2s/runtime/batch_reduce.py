@@ -19,6 +19,10 @@ from .reduce import (
     max_jvp,
     max_vjp,
     prod_others,
+    prod_others_2,
+    prod_others_3,
+    prod_others_4,
+    prod_others_5,
     prod_others_jvp,
 )
 
@@ -30,7 +34,9 @@ __all__ = ("batched_cumulative_sum", "batched_cumulative_prod", "batched_diff", 
                "batched_array_equal",
            "batched_array_equiv", "batched_isin", "batched_digitize", "batched_max_vjp", "batched_max_jvp",
                "batched_prod_others",
-           "batched_prod_others_jvp", "batched_cumsum_vjp", "batched_diff_vjp", "batched_cumulative_vjp",
+           "batched_prod_others_jvp", "batched_prod_others_2", "batched_prod_others_3",
+           "batched_prod_others_4", "batched_prod_others_5",
+           "batched_cumsum_vjp", "batched_diff_vjp", "batched_cumulative_vjp",
            "batched_conv_pad", "batched_diff_axis", "batched_interp_ok", "batched_insert_map",
            "batched_vander_powers", "batched_cov_axes", "batched_cov_ddof")
 
@@ -332,6 +338,18 @@ batched_prod_others = _shifted(prod_others, (0,), (1,))
 
 
 batched_prod_others_jvp = _shifted(prod_others_jvp, (0, 1), (2,), ref=1)
+
+
+batched_prod_others_2 = _shifted(prod_others_2, (0, 1, 2), (3,), ref=2)
+
+
+batched_prod_others_3 = _shifted(prod_others_3, (0, 1, 2, 3), (4,), ref=3)
+
+
+batched_prod_others_4 = _shifted(prod_others_4, (0, 1, 2, 3, 4), (5,), ref=4)
+
+
+batched_prod_others_5 = _shifted(prod_others_5, (0, 1, 2, 3, 4, 5), (6,), ref=5)
 
 
 batched_cumsum_vjp = _shifted(cumsum_vjp, (0, 1), (2,), ref=1, none="loop")

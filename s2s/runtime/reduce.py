@@ -6,12 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SValueError
-from .core import _expand, _filled, _float_dtype, _shape, _size, asarray, namespace, on_backend_of, zeros
+from .core import _expand, _filled, _float_dtype, _shape, _size, asarray, namespace, on_backend_of
 from .linalg import _float
 from .shapes import take_vjp
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_high_order", "prod_others_jvp",
+__all__ = ("sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "prod_others_2",
+           "prod_others_3", "prod_others_4", "prod_others_5",
            "var_vjp", "var_jvp", "cumsum_vjp", "trace_vjp", "check_norm_ord", "norm_vjp", "norm_jvp",
            "gradient_matrix", "no_derivative", "trapezoid_vjp", "gradient_vjp", "gradient_vjp_t", "conv_pad",
            "interp_slope", "interp_fp_vjp", "polyval_vjp_p", "polyder", "nancount", "nanvar_vjp", "nanvar_jvp",
@@ -74,24 +75,53 @@ def prod_others(a, axis=None):
     return back(_others(m))
 
 
-def prod_high_order(g, a, axis=None):
-    """Third and higher derivatives of `prod` are not implemented: an error, never a zero."""
-    raise S2SValueError("s2s differentiates np.prod up to second order; a third derivative of prod "
-                        "needs a product written with a loop or np.exp(np.sum(np.log(...)))")
-
-
 def prod_others_jvp(d, a, axis=None):
     """Tangent of `prod_others(a, axis)` along `d`: sum over j != i of d_j * prod(k != i, j) a_k."""
+    return _prod_others_dirs(a, axis, d)
+
+
+def prod_others_2(d1, d2, a, axis=None):
+    """`_prod_others_dirs` along two directions (prod's fourth derivative), and so on."""
+    return _prod_others_dirs(a, axis, d1, d2)
+
+
+def prod_others_3(d1, d2, d3, a, axis=None):
+    return _prod_others_dirs(a, axis, d1, d2, d3)
+
+
+def prod_others_4(d1, d2, d3, d4, a, axis=None):
+    return _prod_others_dirs(a, axis, d1, d2, d3, d4)
+
+
+def prod_others_5(d1, d2, d3, d4, d5, a, axis=None):
+    return _prod_others_dirs(a, axis, d1, d2, d3, d4, d5)
+
+
+def _prod_others_dirs(a, axis, *ds):
+    """Element i: the derivative of `prod(a, axis)` along e_i and each of `ds` once: the sum over
+    distinct j1..jk (none i) of ds[0][j1] ... ds[k-1][jk] times the product of the other entries.
+    Exact at zeros (no division): prefix and suffix tables over the subsets of `ds` used so far."""
     m, back = _last_axis(a, axis)
-    dm, _ = _last_axis(np.broadcast_to(d, np.shape(a)), axis)
-    out = zeros(m.shape, m, dtype=np.result_type(m, dm, np.float32))
-    for i in range(m.shape[-1]):
-        b = m.copy()
-        b[..., i] = 1
-        po = _others(b)
-        po[..., i] = 0
-        out[..., i] = np.sum(dm * po, axis=-1)
-    return back(out)
+    dm = [_last_axis(np.broadcast_to(d, np.shape(a)), axis)[0] for d in ds]
+    xp, k, n = namespace(m), len(dm), m.shape[-1]
+    dt = np.result_type(m, *dm, np.float32)
+    full = (1 << k) - 1
+
+    def scan(order):  # tables[l][S]: the coefficient over the first l entries of `order`, with S's directions
+        cur = [xp.ones(m.shape[:-1], dtype=dt)] + [xp.zeros(m.shape[:-1], dtype=dt)] * full
+        tables = [cur]
+        for j in order:
+            new = [c * m[..., j] for c in cur]
+            for subset in range(1, full + 1):
+                for r in range(k):
+                    if subset >> r & 1:
+                        new[subset] = new[subset] + cur[subset ^ (1 << r)] * dm[r][..., j]
+            cur = new
+            tables.append(cur)
+        return tables
+    left, right = scan(range(n)), scan(range(n - 1, -1, -1))
+    out = [sum(left[i][s] * right[n - 1 - i][full ^ s] for s in range(full + 1)) for i in range(n)]
+    return back(xp.stack(out, axis=-1))
 
 
 def var_vjp(v, a, axis, ddof, keepdims):
