@@ -64,6 +64,7 @@ class Prim:
     methods: tuple[str, ...] = ()  # array methods that are this primitive (`x.sum()`; `x.flatten()` is xp.ravel)
     math_name: str = ""            # the function of Python's `math` module that is this primitive
     unbatched_result: bool = False  # batched, one result serves every example (a shape, a setting)
+    refused: tuple[str, ...] = ()  # arguments whose derivative is an S2SError when one reaches them (`refuse`)
 
     @property
     def vjp(self) -> dict[str, str]:
@@ -192,6 +193,17 @@ def defranked(name: str, flags: tuple, ranks: tuple, rule: str) -> None:
     p = PRIMS[name]
     _check(rule, p, set())
     RANKED[(name, tuple(flags), tuple(ranks))] = rule
+
+
+def refuse(name: str, what: str, *args: str) -> None:
+    """Arguments of primitive `name` that s2s does not differentiate with respect to: a derivative
+    reaching one raises an S2SError naming `what` (never a silent zero). Arguments that carry no
+    derivative by nature (shapes, indices, settings) are `zero_args` instead."""
+    p = PRIMS[name]
+    p.refused = tuple(dict.fromkeys(p.refused + args))
+    for arg in args:
+        defvjp(name, **{arg: f"rt.no_derivative(g, {what!r})"})
+        defjvp(name, **{arg: f"rt.no_derivative(d{arg}, {what!r})"})
 
 
 def elementwise(name: str, deriv: str, sig: str = "x", **facts) -> None:

@@ -3,7 +3,7 @@ convolve/correlate, interp, polyval, gradient."""
 from __future__ import annotations
 
 from .. import runtime as _rt
-from .registry import KEYWORD_FORMS, REST, along, by, composite, defjvp, defvjp, linear, nondiff, prim
+from .registry import KEYWORD_FORMS, REST, along, by, composite, defjvp, defvjp, linear, nondiff, prim, refuse
 
 _RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 _NAN = "xp.isnan(a)"
@@ -26,7 +26,7 @@ defvjp("xp.average", a="rt.average_vjp_a(g, a, weights, axis, keepdims)",
        weights="rt.average_vjp_w(g, a, weights, axis, keepdims, ans)")
 defjvp("xp.average", a="xp.average(da, axis, weights, keepdims=keepdims)",
        weights="rt.average_jvp_w(dweights, a, weights, axis, keepdims, ans)")
-nondiff("rt.nancount", "rt.conv_pad", "rt.diff_axis", "rt.interp_ok", "rt.linear_method", sig="x, *args")
+nondiff("rt.nancount", "rt.conv_pad", "rt.diff_axis", "rt.interp_ok", sig="x, *args")
 
 # ---- nan* reductions: NaN entries are left out, and get a zero cotangent ----
 prim("xp.nansum", _RED, zero_args=REST, batch=along("axis", none="all"))
@@ -84,21 +84,24 @@ defvjp("xp.polyval", p="rt.polyval_vjp_p(g, p, x)", x="rt.unbroadcast(g * xp.pol
 defjvp("xp.polyval", p="xp.polyval(dp, x)", x="dx * xp.polyval(rt.polyder(p), x)")
 # differentiating with respect to the spacing is an S2SError (never a silent zero)
 prim("rt.no_derivative", "x, what", nondiff=True)
-_SPACING = "'np.gradient with respect to its spacing'"
+_SPACING = "np.gradient with respect to its spacing"
 prim("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1", zero_args=("axis", "edge_order"),
      batch=by("rt.batched_gradient"))
-defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)",
-       spacing=f"rt.no_derivative(g, {_SPACING})")
-defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)",
-       spacing=f"rt.no_derivative(dspacing, {_SPACING})")
+defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)")
+defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)")
 prim("xp.trapezoid", "y, x=None, dx=1.0, axis=-1", zero_args=("axis",))  # linear in y; the sample points are refused
-defvjp("xp.trapezoid", y="rt.trapezoid_vjp(g, y, x, dx, axis)", x="rt.no_derivative(g, 'np.trapezoid w.r.t. x')",
-       dx="rt.no_derivative(g, 'np.trapezoid w.r.t. dx')")
-defjvp("xp.trapezoid", y="xp.trapezoid(dy, x, dx, axis)", x="rt.no_derivative(dx, 'np.trapezoid w.r.t. x')",
-       dx="rt.no_derivative(ddx, 'np.trapezoid w.r.t. dx')")
-linear("rt.trapezoid_vjp", "v, y, x, dx, axis", "v", "xp.trapezoid(g, x, dx, axis)")
-linear("rt.gradient_vjp", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp_t(g, f, spacing, axis, edge_order)")
-linear("rt.gradient_vjp_t", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp(g, f, spacing, axis, edge_order)")
+defvjp("xp.trapezoid", y="rt.trapezoid_vjp(g, y, x, dx, axis)")
+defjvp("xp.trapezoid", y="xp.trapezoid(dy, x, dx, axis)")
+# (their cotangent helpers depend on the spacing too: refused there as well, at every order)
+linear("rt.trapezoid_vjp", "v, y, x, dx, axis", "v", "xp.trapezoid(g, x, dx, axis)", zero_args=("y", "axis"))
+linear("rt.gradient_vjp", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp_t(g, f, spacing, axis, edge_order)",
+       zero_args=("f", "axis", "edge_order"))
+linear("rt.gradient_vjp_t", "v, f, spacing, axis, edge_order", "v", "rt.gradient_vjp(g, f, spacing, axis, edge_order)",
+       zero_args=("f", "axis", "edge_order"))
+for _op in ("xp.trapezoid", "rt.trapezoid_vjp"):
+    refuse(_op, "np.trapezoid with respect to its sample points x or spacing dx", "x", "dx")
+for _op in ("xp.gradient", "rt.gradient_vjp", "rt.gradient_vjp_t"):
+    refuse(_op, _SPACING, "spacing")
 linear("xp.cumulative_sum", "x, axis=None, dtype=None, include_initial=False", "x",
        "rt.cumulative_vjp(g, x, axis, include_initial)", batch=by("rt.batched_cumulative_sum"))
 linear("rt.cumulative_vjp", "v, x, axis, include_initial", "v",
@@ -111,8 +114,9 @@ linear("xp.ediff1d", "ary", "ary", "rt.reshape_like(rt.diff_vjp(g, xp.ravel(ary)
        batch=by("rt.batched_ediff1d"))
 # order statistics (linear interpolation between the two nearest ranks, NumPy's default method)
 for _op in ("xp.quantile", "xp.percentile", "xp.nanquantile", "xp.nanpercentile"):
-    prim(_op, "a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False", zero_args=REST,
-         batch=by("rt.batched_" + _op[3:]))
+    prim(_op, "a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False",
+         zero_args=("axis", "out", "overwrite_input", "method", "keepdims"), batch=by("rt.batched_" + _op[3:]))
+    refuse(_op, f"np.{_op[3:]} with respect to q", "q")
     _scale = "0.01 * q" if "percentile" in _op else "q"
     defvjp(_op, a=f"rt.quantile_vjp(g, a, rt.linear_method({_scale}, method), axis, keepdims)")
     defjvp(_op, a=f"rt.quantile_jvp(da, a, rt.linear_method({_scale}, method), axis, keepdims)")
@@ -121,8 +125,13 @@ for _op in ("xp.median", "xp.nanmedian"):
          batch=along("axis", none="all"))
     defvjp(_op, a="rt.quantile_vjp(g, a, 0.5, axis, keepdims)")
     defjvp(_op, a="rt.quantile_jvp(da, a, 0.5, axis, keepdims)")
-linear("rt.quantile_vjp", "v, a, q, axis, keepdims", "v", "rt.quantile_jvp(g, a, q, axis, keepdims)")
-linear("rt.quantile_jvp", "v, a, q, axis, keepdims", "v", "rt.quantile_vjp(g, a, q, axis, keepdims)")
+linear("rt.quantile_vjp", "v, a, q, axis, keepdims", "v", "rt.quantile_jvp(g, a, q, axis, keepdims)",
+       zero_args=("a", "axis", "keepdims"))
+linear("rt.quantile_jvp", "v, a, q, axis, keepdims", "v", "rt.quantile_vjp(g, a, q, axis, keepdims)",
+       zero_args=("a", "axis", "keepdims"))
+prim("rt.linear_method", "q, method", zero_args=("method",))  # q itself, once the method is checked
+for _op in ("rt.quantile_vjp", "rt.quantile_jvp", "rt.linear_method"):
+    refuse(_op, "a quantile with respect to q", "q")
 
 # ---- where= and initial=: NumPy's definitions in s2s/runtime/composite.py, transformed from source ----
 for _op in ("sum", "prod", "mean", "var", "std", "max", "min", "nansum", "nanprod", "nanmean", "nanmax", "nanmin"):

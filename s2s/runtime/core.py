@@ -22,8 +22,8 @@ __all__ = ("shape", "namespace", "asarray", "on_backend_of", "zeros", "unbroadca
            "operand_cotangent_t",
            "broadcast_to_like", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
            "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
-           "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "copy_saved",
-           "private", "reversed_range", "list_sum", "list_sum_vjp")
+           "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "constant",
+           "copy_saved", "private", "reversed_range", "list_sum", "list_sum_vjp")
 
 shape = np.shape
 
@@ -487,6 +487,12 @@ def _leaf_sizes(tree):
 
 def _is_tree(x) -> bool:
     return isinstance(x, (tuple, list, dict)) or x is None
+
+
+def constant(x):
+    """`x`, a value the forward sweep computed from none of its arguments, read back from its record
+    (the transforms treat its result as a constant)."""
+    return x
 
 
 def copy_saved(saved):

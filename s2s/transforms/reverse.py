@@ -645,7 +645,11 @@ def split_fns(core: CoreFn, mask: tuple, calls: Callees) -> tuple[GeneratedFn, G
     # (only its lists are copied, one level deep, when it restores nothing in place)
     own = build.call("rt.private", [build.name(saved), build.const("arrays" in rev.restores)]) if rev.restores \
         else build.call("rt.copy_saved", [build.name(saved)])
-    unpack = [build.assign(build.tuple_([build.name(v) for v in loaded], store_=True), own)] if loaded else []
+    # (a constant is unpacked under another name: `v = rt.constant(...)` is then v's one assignment)
+    consts = {v: rev.namer.fresh(f"{v}_saved") for v in constants_refused(rev, sw, loaded)}
+    unpack = [build.assign(build.tuple_([build.name(consts.get(v, v)) for v in loaded], store_=True), own)] \
+        if loaded else []
+    unpack += [build.assign(v, build.call("rt.constant", [build.name(c)])) for v, c in consts.items()]
     outs = [gr if m else build.const(None) for gr, m in zip(sw.grads, mask)]
     bwd_body = unpack + sw.seed + sw.backward + [build.ret(build.tuple_(outs))]
     ns = {**core.ns, **rev.ns}
@@ -653,6 +657,24 @@ def split_fns(core: CoreFn, mask: tuple, calls: Callees) -> tuple[GeneratedFn, G
                         header_for("forward sweep", core)),
             GeneratedFn(bname, build.function(bname, [saved, g], bwd_body), ns, core.filename,
                         header_for("backward sweep", core)))
+
+
+def constants_refused(rev: Reverse, sw: Sweeps, loaded) -> list[str]:
+    """Saved values that depend on no parameter and reach an argument whose derivative a rule of
+    the backward sweep refuses (np.trapezoid's sample points `np.array([...])`): read back from the
+    record, they would look like functions of it to the next transform, which would refuse them.
+    `rt.constant` tells it they are the constants they are."""
+    varying = analysis.activity(rev.body, rev.params)
+    out: dict[str, None] = {}
+    calls = (n for s in analysis.walk_stmts(sw.backward) for n in gast.walk(s) if isinstance(n, gast.Call))
+    for call in calls:
+        p = registry.lookup(analysis.classify(call))
+        if p is None or not p.refused:
+            continue
+        for arg, atom in bind_prim(p, call).items():
+            if arg in p.refused and isinstance(atom, gast.Name) and atom.id in loaded and atom.id not in varying:
+                out[atom.id] = None
+    return list(out)
 
 
 def crossing(sw: Sweeps, params) -> list[str]:
