@@ -21,7 +21,9 @@ written into that statement::
 which `fusion` makes one kernel: the forward and backward sweeps in one pass over memory. A
 rewrite is kept only when every statement it touched becomes a fusion candidate (else it is
 undone), and a recomputed value's array operands must be arguments, or live at least until its
-last reader, so no array lives longer than before.
+last reader, so no array lives longer than before. After a round that changed something,
+`reform` moves the single-use values it now can, and the next round chains again (W4b's
+`leaky_square` on NumPy's block kernels takes two rounds).
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ import gast
 from .. import analysis
 from ..ir import build
 from ..ir.build import clone
-from . import algebra, fusion
+from . import algebra, fusion, reform
 from .base import Pass, pure
 from .reform import _elementwise, _substitute
 
@@ -132,6 +134,25 @@ class _Block:
         self.body[:] = [s for j, s in enumerate(self.body) if j not in gone]
         return True
 
+    def chain(self, j: int) -> bool:
+        """Write elementwise statement `j` into the next one, which reads its name once and
+        rebinds or returns it, when that makes the next one a kernel."""
+        k = self._next(j)
+        s = self.body[j]
+        t = _target(s)
+        if k is None or t is None or not _reader(s) or not pure(s.value):
+            return False
+        u = self.body[k]
+        if not (_target(u) == t or isinstance(u, gast.Return)) or not _reader(u) or analysis.loads(u).count(t) != 1:
+            return False
+        trial = clone(u)
+        _substitute(trial, t, s.value)
+        if not self.candidate(trial):
+            return False
+        self.body[k] = trial
+        del self.body[j]
+        return True
+
     def _next(self, j: int) -> int | None:
         """The next statement after `j` that is not a comment."""
         for k in range(j + 1, len(self.body)):
@@ -143,14 +164,21 @@ class _Block:
 def recompute(body: list, params, facts) -> tuple[list, bool]:
     if not facts["known"].get("fuse"):
         return body, False
-    block = _Block(body, params, facts["known"])
     changed = False
-    i = len(body) - 1
-    while i >= 0:
-        if i < len(block.body) and block.recompute(i):
-            changed = True
-        i -= 1
-    return block.body, changed
+    for _ in range(3):  # each round may leave single-use values reform moves, and new neighbours
+        block = _Block(body, params, facts["known"])
+        now = False
+        for i in range(len(body) - 1, -1, -1):
+            if i < len(block.body):
+                now |= block.recompute(i)
+        for j in range(len(block.body) - 2, -1, -1):
+            now |= block.chain(j)
+        body = block.body
+        if not now:
+            break
+        changed = True
+        body, _ = reform.PASS(body, params, facts["known"])
+    return body, changed
 
 
 PASS = Pass("recompute", recompute)
