@@ -34,16 +34,18 @@ import gast
 from .. import analysis
 from ..ir import build
 from ..ir.build import clone
+from ..primitives import registry
 from . import algebra, fusion, reform
 from .base import Pass, pure
 from .reform import _elementwise, _substitute
 
 CHEAP = 3  # operations: a value this small is recomputed rather than stored
-_CHEAP_CALLS = {"xp.where", "xp.abs", "xp.maximum", "xp.minimum", "xp.negative"}
 
 
 def _cheap(value) -> bool:
-    if any(isinstance(n, gast.Call) and analysis.dotted(n.func) not in _CHEAP_CALLS for n in gast.walk(value)):
+    """At most `CHEAP` operations, calls only of primitives declared `cheap` (`xp.where`, `xp.abs`...)."""
+    if any(isinstance(n, gast.Call) and not getattr(registry.lookup(analysis.dotted(n.func) or ""), "cheap", False)
+           for n in gast.walk(value)):
         return False
     n = fusion._elementwise(value)
     return n is not None and 1 <= n <= CHEAP

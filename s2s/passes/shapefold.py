@@ -129,10 +129,10 @@ def shape_of(v, shapes):
         return _reduced(s, v)
     if v.keywords:
         return None
-    if f in ("xp.where", "rt.pick") or p is not None and p.broadcasting and v.args:
-        return _broadcast(*map(of, v.args))  # (`xp.maximum(a, 0.0)`, ...)
-    if f in ("xp.transpose", "rt.transpose_vjp") and (len(v.args) == 1 or len(v.args) == 2 and _none(v.args[1])):
-        return None if (s := of(v.args[0])) is None else s[::-1]  # (all axes reversed)
+    if p is not None and (p.broadcasting or p.broadcast_result) and v.args:
+        return _broadcast(*map(of, v.args))  # (`xp.where(c, a, b)`, `xp.maximum(a, 0.0)`, ...)
+    if p is not None and p.reverses_axes and (len(v.args) == 1 or len(v.args) == 2 and _none(v.args[1])):
+        return None if (s := of(v.args[0])) is None else s[::-1]  # (`xp.transpose(a)`: all axes reversed)
     if p is not None and p.product and len(v.args) == 2:
         return _matmul(*map(of, v.args))
     if p is not None and p.cotangent_of is not None and len(v.args) == 3:  # a product's cotangent
