@@ -79,12 +79,16 @@ class _Block:
         self.floats = algebra.python_floats(body, known.get("floats", ()))
         self.every, self.compiled = known.get("fuse") == "every", known.get("compiled")
         self.binds = collections.Counter(t for s in analysis.walk_stmts(body) for t in analysis.targets(s))
+        self._reads = None
 
     def candidate(self, s) -> bool:
         return fusion._candidate(s.value, self.floats, self.every, self.compiled) is not None
 
-    def loads_from(self, k: int) -> list[set[str]]:
-        return [set(analysis.loads(s)) for s in self.body[k:]]
+    def reads(self) -> list[set[str]]:
+        """The names each top-level statement reads (one walk per round, again after a change)."""
+        if self._reads is None:
+            self._reads = [set(analysis.loads(s)) for s in self.body]
+        return self._reads
 
     def recompute(self, i: int) -> bool:
         """Recompute the cheap value of statement `i` in each of its readers."""
@@ -95,11 +99,12 @@ class _Block:
         operands = set(analysis.loads(s.value)) - {"xp"}
         if any(self.binds[n] > (0 if n in self.params else 1) for n in operands):
             return False  # an operand rebound: it would be read with another value
-        readers = [j for j in range(i + 1, len(self.body)) if t in analysis.loads(self.body[j])]
+        reads = self.reads()
+        readers = [j for j in range(i + 1, len(self.body)) if t in reads[j]]
         if not readers or not all(_reader(self.body[j]) for j in readers):
             return False
         last = readers[-1]
-        later = set().union(*self.loads_from(last))
+        later = set().union(*reads[last:])
         if any(n not in self.params and n not in self.floats and n not in later for n in operands):
             return False  # an array that died at `s` would live until `last`
         saved = {j: clone(self.body[j]) for j in readers}
@@ -110,6 +115,7 @@ class _Block:
                 self.body[j] = old
             return False
         del self.body[i]
+        self._reads = None
         return True
 
     def _chain(self, readers) -> bool:
@@ -153,6 +159,7 @@ class _Block:
             return False
         self.body[k] = trial
         del self.body[j]
+        self._reads = None
         return True
 
     def _next(self, j: int) -> int | None:
