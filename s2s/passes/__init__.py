@@ -23,6 +23,7 @@ from . import (
     lifetime,
     loopkernel,
     loopvec,
+    recompute,
     reform,
     reuse,
     scalars,
@@ -80,12 +81,14 @@ def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool | str = False, 
              kernels_only: bool = False) -> gast.FunctionDef:
     """A copy of optimized `fn` shaped for running: temporaries released (and, under jit,
     single-use temporaries written into the expressions that read them, then with `fuse`
-    elementwise expressions replaced by kernels, listed in `known["kernels"]`, and loops of scalar
+    cheap values recomputed where that makes fewer kernels (`recompute`) and elementwise
+    expressions replaced by kernels, listed in `known["kernels"]`, and loops of scalar
     arithmetic by loop kernels, listed in `known["loops"]`). `kernels_only`: stop once the fused
     kernels are known (a caller asking only whether there would be any)."""
-    stages = FINAL_JIT[:1] + ((fusion.PASS,) if fuse else ()) + (loopkernel.PASS,) + FINAL_JIT[1:] if jit else FINAL
+    fusing = (recompute.PASS, fusion.PASS) if fuse else ()
+    stages = FINAL_JIT[:1] + fusing + (loopkernel.PASS,) + FINAL_JIT[1:] if jit else FINAL
     if kernels_only:
-        stages = stages[:2]
+        stages = stages[:1 + len(fusing)]
     if all(p is lifetime.PASS for p in stages):  # it only inserts `del`s: a new top-level list will do
         fn = copy.copy(fn)
         fn.body = list(fn.body)

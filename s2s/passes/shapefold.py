@@ -64,6 +64,10 @@ def _const_axis(node):
     return False
 
 
+def _none(node) -> bool:
+    return isinstance(node, gast.Constant) and node.value is None
+
+
 def _reduced(shape, call):
     """The shape of `xp.sum(a, axis=..., keepdims=...)` (constant keywords only) for `a` of `shape`."""
     kw = {k.arg: k.value for k in call.keywords}
@@ -125,8 +129,10 @@ def shape_of(v, shapes):
         return _reduced(s, v)
     if v.keywords:
         return None
-    if f == "xp.where" and len(v.args) == 3:
-        return _broadcast(*map(of, v.args))
+    if p is not None and (p.broadcasting or p.broadcast_result) and v.args:
+        return _broadcast(*map(of, v.args))  # (`xp.where(c, a, b)`, `xp.maximum(a, 0.0)`, ...)
+    if p is not None and p.reverses_axes and (len(v.args) == 1 or len(v.args) == 2 and _none(v.args[1])):
+        return None if (s := of(v.args[0])) is None else s[::-1]  # (`xp.transpose(a)`: all axes reversed)
     if p is not None and p.product and len(v.args) == 2:
         return _matmul(*map(of, v.args))
     if p is not None and p.cotangent_of is not None and len(v.args) == 3:  # a product's cotangent
@@ -143,19 +149,21 @@ class Shapes(dict):
     """Name -> shape; `stop`: the global names bound to `s2s.stop_gradient`; `seqs`: parameter ->
     (container type name, item shapes) of the tuples and lists of arrays bound once; `tuples`:
     name -> the tuple display bound to it once (a folded shape, whose items fold too; `fold_shapes`
-    fills it); `counts`: how many statements bind each name."""
+    fills it); `counts`: how many statements bind each name; `values`: name -> the
+    `rt.sum_vjp(g, like, axis, True)` bound to it once, `g` a name bound once (`_spread`)."""
 
     stop: frozenset = frozenset()
     seqs: dict
     tuples: dict
     counts: dict
+    values: dict
 
 
 def known_shapes(body, params, known) -> Shapes:
     """The shape of every name bound once whose value's shape follows from the arguments'."""
     counts = analysis.assigned_counts(body, params)
     shapes = Shapes((p, s) for p, s in known.get("shapes", {}).items() if counts[p] == 1)
-    shapes.counts, shapes.tuples = counts, {}
+    shapes.counts, shapes.tuples, shapes.values = counts, {}, {}
     shapes.stop = frozenset(n for n, v in known.get("ns", {}).items()
                             if (r := record.of(v)) is not None and r.prim == "stop_gradient")
     shapes.update({p: () for p in known.get("floats", ()) if counts[p] == 1})
@@ -165,6 +173,9 @@ def known_shapes(body, params, known) -> Shapes:
             continue
         t, v = s.targets[0], s.value
         if isinstance(t, gast.Name) and counts[t.id] == 1:
+            if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.sum_vjp" and v.args \
+                    and isinstance(v.args[0], gast.Name) and counts.get(v.args[0].id) == 1:
+                shapes.values[t.id] = v
             shape = shape_of(v, shapes)
             if shape is not None:
                 shapes[t.id] = shape
@@ -192,8 +203,30 @@ def _unbroadcast(g, gs, like, ls):
     return build.call("xp.sum", [g], {"axis": axis, **({"keepdims": build.const(True)} if ones else {})})
 
 
+def _spread(v, shapes):
+    """`a + rt.sum_vjp(g, like, axis, True)` (or `-`, `*`) with `a` of `like`'s shape: `a + g`,
+    NumPy's broadcasting instead of a materialized copy of `g` spread over `like`; or None."""
+    if not (isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Sub, gast.Mult))):
+        return None
+    for side, other in (("right", v.left), ("left", v.right)):
+        c = getattr(v, side)
+        if isinstance(c, gast.Name) and c.id in shapes.values:  # (bound once to a spread whose operand is)
+            c = shapes.values[c.id]
+        if isinstance(c, gast.Call) and analysis.dotted(c.func) == "rt.sum_vjp" and len(c.args) == 4 \
+                and not c.keywords and isinstance(c.args[3], gast.Constant) and c.args[3].value is True:
+            like, g = shape_of(c.args[1], shapes), shape_of(c.args[0], shapes)
+            if like is not None and g is not None and len(g) == len(like) and shape_of(other, shapes) == like \
+                    and _broadcast(g, like) == like:
+                out = build.binop(v.left, v.op, v.right)
+                setattr(out, side, c.args[0])
+                return out
+    return None
+
+
 def _folded(v, shapes):
     """A simpler value equal to call `v` (or `a.shape`, `(4, 3)[0]`) for these shapes, or None."""
+    if isinstance(v, gast.BinOp):
+        return _spread(v, shapes)
     if isinstance(v, gast.Attribute) and v.attr in _SHAPE_QUERIES:
         shape = shape_of(v.value, shapes)  # (rank 0 could be a Python float, which has no .shape)
         if shape:
@@ -227,6 +260,8 @@ def _folded(v, shapes):
         g, a, b = args
         return build.binop(g, gast.MatMult(), build.attr(b, "T")) if p.cotangent_of == 1 else \
             build.binop(build.attr(a, "T"), gast.MatMult(), g)
+    if f == "rt.tree_add" and len(args) == 2 and all(shape_of(a, shapes) is not None for a in args):
+        return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
     if f == "rt.like" and len(args) == 2 and isinstance(args[0], (gast.Tuple, gast.List)) \
             and isinstance(args[1], gast.Name) and args[1].id in shapes.seqs:
         kind, parts = shapes.seqs[args[1].id]
@@ -235,12 +270,27 @@ def _folded(v, shapes):
     return None
 
 
+def _flow_names(body, params, counts, known) -> dict:
+    """Names every binding of which is a top-level `name = value` (and parameters rebound only
+    so), bound more than once: straight-line code, where each binding's shape holds from it to the
+    next, so a sweep in program order knows it at every read. -> name: its shape on entry."""
+    top = {}
+    for s in body:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            top[s.targets[0].id] = top.get(s.targets[0].id, 0) + 1
+    entry = known.get("shapes", {})
+    return {n: entry.get(n) for n, c in top.items() if counts.get(n, 0) == c + (n in params) and counts[n] >= 2}
+
+
 def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     known, notes = facts["known"], facts["notes"]
     if not known.get("shapes") and not known.get("items"):
         return body, set()
     shapes = known["name_shapes"] = known_shapes(body, params, known)  # (the last run's: array_methods reads them)
     counts = shapes.counts
+    flow = _flow_names(body, params, counts, known)
+    shapes.update({n: s for n, s in flow.items() if s is not None})
+    top = {id(s) for s in body}
     touched: set[str] = set()
     for s in analysis.walk_stmts(body):  # (in program order: a shape folded here, its items fold below)
         if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None:
@@ -252,6 +302,20 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1 \
                     and isinstance(s.value, gast.Tuple):
                 shapes.tuples[s.targets[0].id] = s.value
+        t = s.targets[0].id if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+        if t in flow and id(s) in top or t is not None and counts[t] == 1 and t not in shapes:
+            shape = shape_of(s.value, shapes)  # (a name bound once whose value reads a flow name's)
+            if shape is not None:
+                shapes[t] = shape
+            else:
+                shapes.pop(t, None)
+    for n in flow:  # (only its last binding's: array_methods must not read it)
+        shapes.pop(n, None)
+    same = [s for s in body if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+            and isinstance(s.value, gast.Name) and s.value.id == s.targets[0].id]
+    if same:  # `b = rt.unbroadcast(b, like)` folded to `b = b`
+        body = [s for s in body if not any(s is x for x in same)]
+        touched.update(x.targets[0].id for x in same)
     return body, touched
 
 

@@ -41,6 +41,9 @@ class Prim:
     maybe_scalar: bool = False     # a product whose result is a number for two vectors
     float_result: str = ""         # "always": a floating result whatever its real arguments; "keep": when one is
     fusable: str = ""              # "unary"/"binary": an elementwise kernel computes it (passes/fusion.py)
+    cheap: bool = False            # a select-like op a fused kernel recomputes rather than stores (passes/recompute.py)
+    broadcast_result: bool = False  # its result has the broadcast shape of its arguments (a helper like rt.pick)
+    reverses_axes: bool = False    # with no axes (None), its result is its first argument with the axes reversed
     aliasing: bool = False         # a helper that may hand back one of its inputs itself
     result_like: int | None = None  # a helper whose result is an array shaped like this argument
     cotangent_of: int | None = None  # a helper computing the cotangent of a product's argument at this position

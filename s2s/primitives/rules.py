@@ -42,7 +42,9 @@ prim("xp.divide", "x, y", broadcasting=True, float_result="always", arith="/")
 prim("xp.power", "x, y", broadcasting=True)
 # (out_buffer: passes/reuse.py writes the result into an operand's buffer; loop_kernel: a compiled
 # loop kernel calls it on scalars)
-_MINMAX = {"broadcasting": True, "float_result": "keep", "fusable": "binary", "out_buffer": True, "loop_kernel": True}
+# (cheap: passes/recompute.py recomputes it inside a fused kernel rather than storing it)
+_MINMAX = {"broadcasting": True, "float_result": "keep", "fusable": "binary", "out_buffer": True, "loop_kernel": True,
+           "cheap": True}
 prim("xp.maximum", "x, y", **_MINMAX)
 prim("xp.minimum", "x, y", **_MINMAX)
 prim("xp.fmax", "x, y", broadcasting=True)
@@ -75,7 +77,7 @@ defjvp("xp.inner", a="xp.inner(da, b)", b="xp.inner(a, db)")
 # (diag="same": the diagonal Jacobian passes through it, transforms/diagonal.py)
 linear("neg", "x", "x", "-g", same_shape=True, diag="same")
 linear("xp.negative", "x", "x", "-g", same_shape=True, fusable="unary", float_result="keep", out_buffer=True,
-       loop_kernel=True, diag="same")
+       loop_kernel=True, diag="same", cheap=True)
 for _op in ("pos", "xp.positive", "xp.copy"):  # the tangent goes through the same conversion
     linear(_op, "x", "x", "rt.array_vjp(g, x)", same_shape=True, diag="same" if _op != "xp.copy" else "",
            methods=("copy",) if _op == "xp.copy" else ())
@@ -109,7 +111,8 @@ nondiff("xp.sign", "xp.around", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "
         "xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", "xp.ones_like", "xp.empty_like",
         "xp.flatnonzero", "xp.heaviside", "xp.tri", "xp.triu_indices", "xp.tril_indices",
         "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes", "xp.result_type",
-        "stop_gradient", "rt.pick", "rt.clip_mask", "attr", "str", sig="x, *args, **kwargs")
+        "stop_gradient", "rt.clip_mask", "attr", "str", sig="x, *args, **kwargs")
+nondiff("rt.pick", sig="x, *args, **kwargs", broadcast_result=True)  # (shapes fold through it: passes/shapefold.py)
 nondiff("print", sig="x, *args, **kwargs", effect=True)
 # shape_query: the attribute of the same name (its value folds to a constant where shapes are known)
 nondiff("xp.shape", sig="x, *args, **kwargs", shape_query="shape", unbatched_result=True)
@@ -131,7 +134,7 @@ elementwise("xp.tan", "1 + ans * ans", **_KERNEL, math_name="tan")
 elementwise("xp.tanh", "1 - ans * ans", **_KERNEL, math_name="tanh")
 elementwise("xp.sqrt", "0.5 / ans", **_KERNEL, math_name="sqrt")
 elementwise("xp.abs", "xp.sign(x)", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True,
-            math_name="fabs")
+            math_name="fabs", cheap=True)
 elementwise("xp.absolute", "xp.sign(x)", float_result="keep", out_buffer=True)
 elementwise("xp.fabs", "xp.sign(x)", loop_kernel=True)
 elementwise("xp.square", "2 * x", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True)
@@ -164,7 +167,7 @@ prim("xp.logaddexp", "x, y", broadcasting=True)
 defvjp("xp.logaddexp", x="rt.unbroadcast(g * xp.exp(x - ans), x)", y="rt.unbroadcast(g * xp.exp(y - ans), y)")
 defjvp("xp.logaddexp", x="dx * xp.exp(x - ans)", y="dy * xp.exp(y - ans)")
 prim("xp.where", "condition, x, y", broadcasting=True, zero_args=("condition",), fusable="binary",
-     float_result="keep")
+     float_result="keep", cheap=True)
 defvjp("xp.where", x="rt.unbroadcast(xp.where(condition, g, 0.0), x)",
        y="rt.unbroadcast(xp.where(condition, 0.0, g), y)")
 defjvp("xp.where", x="xp.where(condition, dx, 0.0)", y="xp.where(condition, 0.0, dy)")
@@ -235,7 +238,7 @@ for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atl
     linear(_op, "a, axis=None, shape=None", "a", "rt.unbroadcast(xp.reshape(g, xp.shape(g)), a)"
            if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))",
            methods={"xp.ravel": ("ravel", "flatten"), "xp.squeeze": ("squeeze",)}.get(_op, ()))
-linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",))
+linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",), reverses_axes=True)
 linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)", methods=("swapaxes",))
 linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination, source)")
 linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
@@ -290,7 +293,7 @@ linear("rt.sum_vjp", "v, like, axis, keepdims", "v", "xp.sum(g, axis=axis, keepd
 linear("rt.mean_vjp", "v, like, axis, keepdims", "v", "xp.mean(g, axis=axis, keepdims=keepdims)", shape_arg=1,
        result_like=1, fill=True)
 linear("rt.array_vjp", "v, like", "v", "rt.reshape_like(xp.array(g), v)", aliasing=True)
-linear("rt.transpose_vjp", "v, axes", "v", "xp.transpose(g, axes)")
+linear("rt.transpose_vjp", "v, axes", "v", "xp.transpose(g, axes)", reverses_axes=True)
 linear("rt.unstack", "v, like, axis", "v", "xp.stack(g, axis)")
 linear("rt.split_like", "v, like, axis", "v", "xp.concatenate(g, axis)")
 linear("rt.cumsum_vjp", "v, like, axis", "v", "rt.reshape_like(xp.cumsum(g, axis), v)")

@@ -67,7 +67,7 @@ def pick(x, y):
     """1 where x > y, 1/2 where x == y, else 0: how max(x, y) splits its derivative."""
     out = (x > y) + 0.5 * (x == y)
     dt = np.result_type(x, y)
-    return out.astype(dt) if dt.kind == "f" and hasattr(out, "astype") else out
+    return out.astype(dt, copy=False) if dt.kind == "f" and hasattr(out, "astype") else out
 
 
 def clip_mask(a, lo, hi):

@@ -1,5 +1,6 @@
-"""The benchmark suite: workloads W1-W8 of ``../shared/reference/peer-baselines.md``, s2s against
-hand-written NumPy (and autograd and JAX when they are importable), in one process.
+"""The benchmark suite: workloads W1-W8 of ``../shared/reference/peer-baselines.md`` and W4b, W9,
+W10 and X1 of issue 29, s2s against hand-written NumPy (and autograd and JAX, float64, when the
+``bench`` extra is installed), in one process.
 
     python tools/bench/bench.py                      # every workload and size (several minutes)
     python tools/bench/bench.py --quick              # smallest sizes, fewer repeats (under 2 minutes)
@@ -12,7 +13,8 @@ For every (workload, size) each implementation is built and called once (that ca
 of tools/bench/bench_programs.py, so nothing is cached), its result is checked against the
 hand-written NumPy version (np.testing.assert_allclose), and then all implementations are timed
 alternately, one sample of each in turn, round after round; the ratio to the hand-written
-version is the median over turns of each sample against the hand-written sample of its turn.
+version is the median over turns (7 by default) of each sample against the hand-written sample
+of its turn, in wall time and in the process's CPU time.
 Rows whose s2s version needs a feature s2s does not have yet (``s2s.vmap``) say so and are
 skipped; they run once the feature exists. Only the ratios to the hand-written version
 (``× hand``) mean something; absolute times depend on the machine and its load. On a machine
@@ -55,7 +57,7 @@ from bench_util import (  # noqa: E402
     machine_lines,
     markdown_table,
     summarize,
-    time_samples,
+    time_both,
     write_report,
 )
 
@@ -226,7 +228,7 @@ def _selu():
     grad += autograd_impl(lambda ag, m: ag.grad(m.sum_selu))
     grad += jax_impls(lambda jax, m: jax.grad(m.sum_selu))
     return [Group("W4 selu", "n=1e6", x, P.selu, plain, hand_note="the plain NumPy program"),
-            Group("W4 selu-grad", "n=1e6", x, P.selu_grad_hand, grad)]
+            Group("W4b selu-grad", "n=1e6", x, P.selu_grad_hand, grad)]
 
 
 def _linear(b, d1, d2):
@@ -273,17 +275,41 @@ def _nested(order):
     return Group(name, "x=1.0", lambda: (1.0,), hand, impls, hand_note=note)
 
 
-def _rnn():
-    import rnn
-    path = rnn.__file__
-    impls = s2s_impls(lambda m: s2s.grad(m.rnn_loss), path=path)
-    impls += autograd_impl(lambda ag, m: ag.grad(fresh(path, {"np": m.np}).rnn_loss))
+def _xent():
+    impls = s2s_impls(lambda m: s2s.grad(m.xent_loss))
+    impls += autograd_impl(lambda ag, m: ag.grad(m.xent_loss))
+    impls += jax_impls(lambda jax, m: jax.grad(m.xent_loss))
+    return Group("W9 xent-mlp-grad", "B=128 784-256-10", lambda: P.mlp_data(128, (784, 256, 10)), P.xent_hand,
+                 impls)
 
-    def jax_rnn(jax, m):
-        return jax.grad(fresh(path, {"np": m.np}).rnn_loss)
-    impls += jax_impls(jax_rnn)
-    size = f"T={rnn.T},B={rnn.BATCH},H={rnn.HIDDEN}"
-    return Group("X1 rnn-grad (extra)", size, rnn.make_data, rnn.bptt, impls, hand_note="hand-written BPTT")
+
+def _attention():
+    impls = s2s_impls(lambda m: s2s.grad(m.attention_loss))
+    impls += autograd_impl(lambda ag, m: ag.grad(m.attention_loss))
+    impls += jax_impls(lambda jax, m: jax.grad(m.attention_loss))
+    return Group("W10 attention-grad", "n=128,d=64", P.attention_data, P.attention_hand, impls)
+
+
+def _scan_rnn(jax, m):
+    """X1 as a JAX user writes it: the loop as `lax.scan` (a Python loop is unrolled by tracing)."""
+    jnp = m.np
+
+    def loss(params, xs, h0):
+        wx, wh, b = params
+
+        def step(h, x):
+            return jnp.tanh(x @ wx + h @ wh + b), None
+        h, _ = jax.lax.scan(step, h0, xs)
+        return jnp.mean(h ** 2)
+    return jax.grad(loss)
+
+
+def _rnn(t):
+    impls = s2s_impls(lambda m: s2s.grad(m.rnn_loss))
+    impls += autograd_impl(lambda ag, m: ag.grad(m.rnn_loss))
+    impls += jax_impls(_scan_rnn)
+    return Group("X1 rnn-grad", f"T={t},B=8,H=32", lambda: P.rnn_data(t), P.rnn_hand, impls, quick=t <= 100,
+                 hand_note="hand-written BPTT")
 
 
 def groups() -> list[Group]:
@@ -292,7 +318,7 @@ def groups() -> list[Group]:
     out += _selu()
     out += [_linear(16, 32, 64), _linear(1024, 512, 512)]
     out += [_hessian(w, n) for w in ("dot", "tanh3") for n in (3, 200)]
-    out += [_mlp(), _nested(4), _nested(1), _rnn()]
+    out += [_mlp(), _nested(4), _nested(1), _xent(), _attention(), _rnn(100), _rnn(1000)]
     return out
 
 
@@ -330,7 +356,8 @@ class Prepared:
     fn: Callable
     args: tuple
     first: float
-    samples: list = dataclasses.field(default_factory=list)
+    samples: list = dataclasses.field(default_factory=list)   # wall seconds per call
+    cpu: list = dataclasses.field(default_factory=list)       # CPU seconds per call (all threads)
     number: int = 1
 
 
@@ -391,10 +418,13 @@ def run_group(group: Group, rounds: int, min_time: float, repeat: int) -> list[d
         for _ in range(repeat):
             for p in prepared:
                 with p.impl.context():
-                    p.samples += time_samples(p.fn, p.args, p.number, 1)
+                    wall, cpu = time_both(p.fn, p.args, p.number)
+                p.samples.append(wall)
+                p.cpu.append(cpu)
     out = []
     for p in prepared:
         out.append(_row(group, {"impl": p.impl.name, **summarize(p.samples), "ratio": paired(p.samples, hand.samples),
+                                "cpu_ratio": paired(p.cpu, hand.cpu),
                                 "first": p.first, "samples": f"{len(p.samples)}×{p.number}",
                                 "times": p.samples, "note": p.impl.note}))
     return out + [_row(group, r) for r in rows]
@@ -428,19 +458,29 @@ def detail_table(rows: list[dict]) -> str:
     return markdown_table(header, body, [False] * 3 + [True] * 6 + [False])
 
 
-def ratio_table(rows: list[dict]) -> str:
-    """One line per (workload, size), one column per implementation: its ratio to hand (`paired`)."""
+def ratio_table(rows: list[dict], key: str = "ratio") -> str:
+    """One line per (workload, size), one column per implementation: its ratio to hand (`paired`,
+    `key`: "ratio" in wall time, "cpu_ratio" in CPU time), and the best s2s version's over JAX's."""
     impls = list(dict.fromkeys(r["impl"] for r in rows if r["impl"] != HAND))
     keys = list(dict.fromkeys((r["workload"], r["size"]) for r in rows))
     cell = {}
     for r in rows:
-        if "ratio" in r:
-            cell[r["workload"], r["size"], r["impl"]] = f"{r['ratio']:.2f}"
+        if key in r:
+            cell[r["workload"], r["size"], r["impl"]] = f"{r[key]:.2f}"
         else:
             cell[r["workload"], r["size"], r["impl"]] = r.get("skip") or "FAILED"
     hand = {(r["workload"], r["size"]): fmt_time(r["median"]) for r in rows if r["impl"] == HAND}
-    body = [[w, s, hand.get((w, s), "-")] + [cell.get((w, s, i), "") for i in impls] for w, s in keys]
-    return markdown_table(["workload", "size", "hand µs"] + impls, body, [False, False] + [True] * (1 + len(impls)))
+    body = []
+    for w, s in keys:
+        ours = [v for i in OURS if (v := _find(rows, w, s, i, key)) is not None]
+        jax = _find(rows, w, s, "jax-jit", key)
+        versus = f"{min(ours) / jax:.2f}" if ours and jax else ""
+        body.append([w, s, hand.get((w, s), "-")] + [cell.get((w, s, i), "") for i in impls] + [versus])
+    return markdown_table(["workload", "size", "hand µs"] + impls + ["best s2s / jax-jit"], body,
+                          [False, False] + [True] * (2 + len(impls)))
+
+
+OURS = ("s2s", "s2s-jit", "s2s-hessian")
 
 
 def _find(rows, workload, size, impl, key="ratio"):
@@ -450,19 +490,25 @@ def _find(rows, workload, size, impl, key="ratio"):
     return None
 
 
-TARGETS = [  # (what, workload, size, s2s impls, limit) -- issues 9 and 12, ratios to hand
-    ("W1 per-example grads", "W1 td-per-ex-grad", "B=2", ("s2s-jit",), 1.3),
+TARGETS = [  # (what, workload, size, s2s impls, limit) -- issues 9, 12 and 29, ratios to hand
+    ("W1 per-example grads", "W1 td-per-ex-grad", "B=2", ("s2s-jit",), 1.2),
     ("W1 per-example grads", "W1 td-per-ex-grad", "B=1024", ("s2s-jit",), 1.3),
     ("W2 convolution (issue 9)", "W2 conv1d-vmap", "n=1000,B=128", ("s2s", "s2s-jit"), 2.0),
     ("W3 vmap(apply_matrix) (issue 9)", "W3 matvec-vmap", "B=10000", ("s2s", "s2s-jit"), 1.2),
     ("W4 SELU under jit", "W4 selu", "n=1e6", ("s2s-jit",), 0.5),
+    ("W4b jit(grad(sum∘selu)) (issue 29)", "W4b selu-grad", "n=1e6", ("s2s-jit",), 0.5),
     ("W5 linear gradient", "W5 linear-mse-grad", "16x32x64", ("s2s", "s2s-jit"), 1.3),
-    ("W5 linear gradient", "W5 linear-mse-grad", "1024x512x512", ("s2s", "s2s-jit"), 1.1),
+    ("W5 linear gradient", "W5 linear-mse-grad", "1024x512x512", ("s2s", "s2s-jit"), 1.0),
     ("W6 Hessian of sum(tanh(x)**3)", "W6 hessian-tanh3", "n=3", ("s2s-hessian", "s2s", "s2s-jit"), 1.5),
     ("W6 Hessian of sum(tanh(x)**3)", "W6 hessian-tanh3", "n=200", ("s2s-hessian", "s2s", "s2s-jit"), 1.5),
     ("W6 Hessian of dot(x, x)", "W6 hessian-dot", "n=3", ("s2s-hessian", "s2s", "s2s-jit"), 1.5),
     ("W6 Hessian of dot(x, x)", "W6 hessian-dot", "n=200", ("s2s-hessian", "s2s", "s2s-jit"), 1.5),
-    ("W7 MLP gradient", "W7 mlp-grad", "B=256 64-128-128-10", ("s2s", "s2s-jit"), 1.15),
+    ("W7 MLP gradient", "W7 mlp-grad", "B=256 64-128-128-10", ("s2s", "s2s-jit"), 1.05),
+    ("W9 softmax cross-entropy MLP gradient (issue 29)", "W9 xent-mlp-grad", "B=128 784-256-10",
+     ("s2s", "s2s-jit"), 1.05),
+    ("W10 self-attention gradient (issue 29)", "W10 attention-grad", "n=128,d=64", ("s2s", "s2s-jit"), 1.1),
+    ("X1 tanh RNN gradient (issue 29)", "X1 rnn-grad", "T=100,B=8,H=32", ("s2s", "s2s-jit"), 1.0),
+    ("X1 tanh RNN gradient (issue 29)", "X1 rnn-grad", "T=1000,B=8,H=32", ("s2s", "s2s-jit"), 1.0),
 ]
 
 
@@ -529,34 +575,40 @@ def target_table(rows: list[dict], first_calls: list[float] = ()) -> str:
                           [False, False, True, True, False])
 
 
+CHART = ("s2s-jit", "jax-jit")  # the versions the chart compares
+
+
 def bar_chart(rows: list[dict], path: str) -> bool:
-    """A log-scale bar chart of the ratios to hand, one bar group per row group (needs matplotlib)."""
+    """Log-scale bars of s2s-jit's and JAX's ratios to hand per (workload, size), in wall time and
+    in CPU time (needs matplotlib; False without it)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    keys = list(dict.fromkeys((r["workload"], r["size"]) for r in rows if "ratio" in r))
-    impls = list(dict.fromkeys(r["impl"] for r in rows if "ratio" in r and r["impl"] != HAND))
-    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(keys)), 5))
-    width = 0.8 / max(1, len(impls))
-    for j, impl in enumerate(impls):
-        xs, ys = [], []
-        for k, (w, s) in enumerate(keys):
-            v = _find(rows, w, s, impl)
-            if v is not None:
-                xs.append(k + j * width)
-                ys.append(v)
-        ax.bar(xs, ys, width, label=impl)
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")
-    ax.set_ylabel("time / hand-written NumPy")
-    ax.set_xticks([k + 0.4 - width / 2 for k in range(len(keys))])
-    ax.set_xticklabels([f"{w.split()[0]} {w.split()[1]}\n{s}" for w, s in keys], fontsize=7, rotation=45, ha="right")
-    ax.legend(fontsize=7)
+    keys = list(dict.fromkeys((r["workload"], r["size"]) for r in rows if r["impl"] in CHART and "ratio" in r))
+    if not keys:
+        return False
+    fig, axes = plt.subplots(2, 1, figsize=(max(8, 0.6 * len(keys)), 8), sharex=True)
+    width = 0.8 / len(CHART)
+    for ax, key, title in zip(axes, ("ratio", "cpu_ratio"), ("wall time", "CPU time (all threads)")):
+        for j, impl in enumerate(CHART):
+            xs, ys = [], []
+            for k, (w, s) in enumerate(keys):
+                v = _find(rows, w, s, impl, key)
+                if v is not None:
+                    xs.append(k + j * width)
+                    ys.append(v)
+            ax.bar(xs, ys, width, label=impl)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_yscale("log")
+        ax.set_ylabel(f"{title} / hand-written NumPy")
+        ax.legend(fontsize=8)
+    axes[-1].set_xticks([k + 0.4 - width / 2 for k in range(len(keys))])
+    axes[-1].set_xticklabels([f"{w.split()[0]} {s}" for w, s in keys], fontsize=7, rotation=45, ha="right")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return True
 
@@ -583,16 +635,16 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="smallest sizes, 1 round of short samples")
     parser.add_argument("--only", action="append", default=[], metavar="W4",
                         help="run only this workload (repeatable; a prefix of the name: W4, W6 hessian-dot)")
-    parser.add_argument("--rounds", type=int, default=None, help="alternating timing rounds (default 3; quick 2)")
+    parser.add_argument("--rounds", type=int, default=None, help="alternating timing rounds (default 7; quick 3)")
     parser.add_argument("--min-time", type=float, default=None,
-                        help="seconds per implementation per round (default 0.5; quick 0.1)")
-    parser.add_argument("--repeat", type=int, default=5, help="samples per implementation per round (default 5)")
+                        help="seconds per implementation per round (default 0.2; quick 0.05)")
+    parser.add_argument("--repeat", type=int, default=1, help="samples per implementation per round (default 1)")
     parser.add_argument("--out", help="write the tables to this Markdown file (and a .png chart beside it)")
     parser.add_argument("--docs", action="store_true",
                         help="write the tables into docs/benchmarks.md, in place of the run there")
     args = parser.parse_args(argv)
-    rounds = args.rounds or (2 if args.quick else 3)
-    min_time = args.min_time or (0.1 if args.quick else 0.5)
+    rounds = args.rounds or (3 if args.quick else 7)
+    min_time = args.min_time or (0.05 if args.quick else 0.2)
     load0 = os.getloadavg()[0]
     machine = machine_lines()
     selected = [g for g in groups() if (not args.quick or g.quick)
@@ -614,8 +666,9 @@ def main(argv=None) -> int:
     note = load_note(load0)
     text = (f"Command: `{command}`\n\n" + "\n".join(machine) + f"\n- {note}\n\n"
             "### Ratios to the hand-written NumPy version (median over turns of time / hand's time in the same turn)\n\n"
-            + ratio_table(rows) +
-            "\n### Targets (issues 9 and 12)\n\n" + target_table(rows, first_calls) +
+            "Wall time:\n\n" + ratio_table(rows) + "\nCPU time of the process (every thread; a threaded "
+            "kernel or XLA's thread pool takes less wall time than CPU time):\n\n" + ratio_table(rows, "cpu_ratio") +
+            "\n### Targets (issues 9, 12 and 29)\n\n" + target_table(rows, first_calls) +
             "\n### Details\n\nmedian = median seconds per call over all samples of all rounds; "
             "× hand = median over turns of the sample / the hand-written version's sample of the same turn "
             "(jit(f) / f likewise, s2s-jit's samples against s2s's); "
@@ -628,6 +681,10 @@ def main(argv=None) -> int:
         write_report(args.out, "Benchmark suite results", text, lambda png: bar_chart(rows, png))
         print(f"tables: {os.path.relpath(args.out)}")
     if args.docs:
+        png = os.path.splitext(DOCS_PAGE)[0] + ".png"
+        if bar_chart(rows, png):
+            text = f"![s2s-jit and jax-jit against hand-written NumPy]({os.path.basename(png)})\n\n" + text
+            print(f"chart: {os.path.relpath(png)}")
         write_docs(text)
         print(f"tables: {os.path.relpath(DOCS_PAGE)}")
     return 1 if any("error" in r for r in rows) else 0

@@ -1,4 +1,4 @@
-"""The programs of benchmark workloads W1-W8 (``../shared/reference/peer-baselines.md``), as written
+"""The programs of benchmark workloads W1-W10 and X1 (``../shared/reference/peer-baselines.md``), as written
 for NumPy, and their hand-written NumPy versions.
 
 tools/bench/bench.py loads a fresh copy of this module for every s2s implementation it times (so the
@@ -116,6 +116,92 @@ def mlp_hand(params, x, y):
     d2 = (d3 @ w3.T) * (1.0 - h2 * h2)
     d1 = (d2 @ w2.T) * (1.0 - h1 * h1)
     return x.T @ d1, d1.sum(axis=0), h1.T @ d2, d2.sum(axis=0), h2.T @ d3, d3.sum(axis=0)
+
+
+# W9: one ReLU hidden layer, softmax cross-entropy (MNIST-sized: 784 -> 256 -> 10)
+def xent_loss(params, x, y):
+    w1, b1, w2, b2 = params
+    h = np.maximum(x @ w1 + b1, 0.0)
+    logits = h @ w2 + b2
+    z = logits - stop_gradient(np.max(logits, axis=1, keepdims=True))
+    lse = np.log(np.sum(np.exp(z), axis=1, keepdims=True))
+    return -np.mean(np.sum(y * (z - lse), axis=1))
+
+
+def xent_hand(params, x, y):
+    w1, b1, w2, b2 = params
+    a = x @ w1 + b1
+    h = np.maximum(a, 0.0)
+    logits = h @ w2 + b2
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    d2 = (e / e.sum(axis=1, keepdims=True) - y) / x.shape[0]
+    d1 = (d2 @ w2.T) * (a > 0)
+    return x.T @ d1, d1.sum(axis=0), h.T @ d2, d2.sum(axis=0)
+
+
+# W10: one self-attention head (sequence 128, width 64), gradient of sum(out ** 2)
+def attention_loss(params, x):
+    wq, wk, wv = params
+    q = x @ wq
+    k = x @ wk
+    v = x @ wv
+    s = (q @ k.T) * 0.125
+    s = s - stop_gradient(np.max(s, axis=1, keepdims=True))
+    e = np.exp(s)
+    a = e / np.sum(e, axis=1, keepdims=True)
+    o = a @ v
+    return np.sum(o ** 2)
+
+
+def attention_hand(params, x):
+    wq, wk, wv = params
+    q, k, v = x @ wq, x @ wk, x @ wv
+    s = (q @ k.T) * 0.125
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    a = e / e.sum(axis=1, keepdims=True)
+    o = a @ v
+    do = 2.0 * o
+    da = do @ v.T
+    ds = a * (da - np.sum(da * a, axis=1, keepdims=True)) * 0.125
+    return x.T @ (ds @ k), x.T @ (ds.T @ q), x.T @ (a.T @ do)
+
+
+def attention_data(n=128, d=64):
+    r = rng()
+    params = tuple(r.normal(scale=1.0 / np.sqrt(d), size=(d, d)) for _ in range(3))
+    return params, r.normal(size=(n, d))
+
+
+# X1: tanh RNN, gradient through T steps (JAX's version: tools/bench/bench.py, lax.scan)
+def rnn_loss(params, xs, h0):
+    wx, wh, b = params
+    h = h0
+    for t in range(xs.shape[0]):
+        h = np.tanh(xs[t] @ wx + h @ wh + b)
+    return np.mean(h ** 2)
+
+
+def rnn_hand(params, xs, h0):
+    """Hand-written backpropagation through time."""
+    wx, wh, b = params
+    hs = [h0]
+    for t in range(xs.shape[0]):
+        hs.append(np.tanh(xs[t] @ wx + hs[-1] @ wh + b))
+    dh = 2.0 * hs[-1] / hs[-1].size
+    dwx, dwh, db = np.zeros_like(wx), np.zeros_like(wh), np.zeros_like(b)
+    for t in range(xs.shape[0] - 1, -1, -1):
+        dz = dh * (1.0 - hs[t + 1] ** 2)
+        dwx += xs[t].T @ dz
+        dwh += hs[t].T @ dz
+        db += dz.sum(axis=0)
+        dh = dz @ wh.T
+    return dwx, dwh, db
+
+
+def rnn_data(t, b=8, h=32, n=32):
+    r = rng()
+    params = (r.normal(size=(n, h)) / np.sqrt(n), r.normal(size=(h, h)) / np.sqrt(h), 0.1 * r.normal(size=h))
+    return params, r.normal(size=(t, b, n)), np.zeros((b, h))
 
 
 # W8: nested grad of a cubic (seeds 000, 002, 004)
