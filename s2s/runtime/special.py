@@ -1,0 +1,97 @@
+"""The special functions s2s.scipy.special declares as primitives (primitives/rules_special.py):
+each computed by SciPy's function on NumPy arrays, by `cupyx.scipy.special`'s on CuPy arrays,
+and block by block on Dask arrays. SciPy is an optional dependency, imported on first use."""
+from __future__ import annotations
+
+import importlib
+
+from .. import arrays, record
+from ..errors import S2SError
+
+# what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
+__all__ = ("scipy_module", "gammaln", "digamma", "polygamma", "erf", "erfc", "erfinv", "ndtri", "log_ndtr", "i0e",
+           "i1e")
+
+
+def scipy_module(name: str):
+    """SciPy's submodule `name` ("special", "linalg", "stats"), or an error saying how to install it."""
+    try:
+        return importlib.import_module("scipy." + name)
+    except ImportError as exc:
+        raise S2SError(f"s2s.scipy needs SciPy, which is not installed: pip install 's2s[scipy]' ({exc})") from None
+
+
+def _run(name: str, *args):
+    """SciPy's special function `name` on `args`, on the backend the arrays among them live on."""
+    backend = None
+    for a in args:
+        b = arrays.backend_of(a)
+        if b is not None and b is not arrays.NUMPY:
+            backend = b
+    fn = getattr(scipy_module("special"), name)
+    if backend is None:
+        return fn(*args)
+    if backend.name == "cupy":
+        fn = getattr(importlib.import_module("cupyx.scipy.special"), name, None)
+        if fn is None:
+            raise S2SError(f"s2s: scipy.special.{name} has no CuPy version (cupyx.scipy.special lacks it); "
+                           "move the data to NumPy first (`x.get()`).")
+        return fn(*args)
+    if backend.name == "dask":
+        return importlib.import_module("dask.array.core").elemwise(fn, *args)
+    raise S2SError(f"s2s: scipy.special.{name} has no {backend.name} version; move the data to NumPy first.")
+
+
+def gammaln(x):
+    """log |Gamma(x)|."""
+    return _run("gammaln", x)
+
+
+def digamma(x):
+    """psi(x) = d/dx log Gamma(x)."""
+    return _run("digamma", x)
+
+
+def polygamma(n, x):
+    """The n-th derivative of digamma at x."""
+    return _run("polygamma", n, x)
+
+
+def erf(x):
+    """The error function."""
+    return _run("erf", x)
+
+
+def erfc(x):
+    """1 - erf(x), accurate where erf(x) is near 1."""
+    return _run("erfc", x)
+
+
+def erfinv(x):
+    """The inverse of erf on (-1, 1)."""
+    return _run("erfinv", x)
+
+
+def ndtri(x):
+    """The inverse of the standard normal CDF on (0, 1)."""
+    return _run("ndtri", x)
+
+
+def log_ndtr(x):
+    """log of the standard normal CDF, accurate far into the lower tail."""
+    return _run("log_ndtr", x)
+
+
+def i0e(x):
+    """exp(-|x|) I0(x): the exponentially scaled modified Bessel function of order 0."""
+    return _run("i0e", x)
+
+
+def i1e(x):
+    """exp(-|x|) I1(x): the exponentially scaled modified Bessel function of order 1."""
+    return _run("i1e", x)
+
+
+
+for _name in __all__[1:]:  # each is the primitive of its name: transforms given one compile its rules
+    record.attach(globals()[_name], prim="rt." + _name)
