@@ -69,7 +69,9 @@ def _sum_sin(fn, n):
     """sum(sin(fn(...))) of `n` arguments (a transformed function has plain positional parameters)."""
     if n == 1:
         return lambda a: np.sum(np.sin(fn(a)))
-    return lambda a, b: np.sum(np.sin(fn(a, b)))
+    if n == 2:
+        return lambda a, b: np.sum(np.sin(fn(a, b)))
+    return lambda a, b, c: np.sum(np.sin(fn(a, b, c)))
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
