@@ -127,8 +127,8 @@ def test_outside_the_support_the_log_density_is_minus_infinity():
 
 def test_multivariate_normal_batched_points_and_scalar_variance():
     pts = np.array([[0.1, -0.3, 0.8], [1.2, 0.4, -0.5], [0.0, 0.0, 0.0], [-0.7, 0.9, 0.2]])
-    np.testing.assert_allclose(stats.multivariate_normal.logpdf(pts, LOC[0], COV), ss.multivariate_normal.logpdf(pts, LOC[0], COV),
-                               rtol=1e-12)
+    np.testing.assert_allclose(stats.multivariate_normal.logpdf(pts, LOC[0], COV),
+                               ss.multivariate_normal.logpdf(pts, LOC[0], COV), rtol=1e-12)
     np.testing.assert_allclose(stats.multivariate_normal.logpdf(X, 0.2, 1.7), ss.norm.logpdf(X, 0.2, np.sqrt(1.7)),
                                rtol=1e-12)
     g = s2s.grad(lambda c: np.sum(stats.multivariate_normal.logpdf(pts, LOC[0], c @ c.T)))(COV)
