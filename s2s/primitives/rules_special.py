@@ -21,3 +21,7 @@ elementwise("rt.i1e", "xp.where(x == 0, 0.5, rt.i0e(x) - ans * (xp.sign(x) + 1.0
 prim("rt.polygamma", "n, x", broadcasting=True, zero_args=("n",), float_result="always", batch=BROADCAST)
 defvjp("rt.polygamma", x="rt.unbroadcast(g * rt.polygamma(n + 1, x), x)")
 defjvp("rt.polygamma", x="dx * rt.polygamma(n + 1, x)")
+# reached, an error (a form s2s.scipy does not compute): never removed, moved or merged
+prim("rt.scipy_unsupported", "what", nondiff=True, effect=True, batch=SAME)
+# the row order of an LU factorization from its pivots (along the last axis: batched as it is)
+prim("rt.lu_perm", "piv", nondiff=True, batch=SAME)

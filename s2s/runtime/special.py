@@ -1,6 +1,8 @@
 """The special functions s2s.scipy.special declares as primitives (primitives/rules_special.py):
 each computed by SciPy's function on NumPy arrays, by `cupyx.scipy.special`'s on CuPy arrays,
-and block by block on Dask arrays. SciPy is an optional dependency, imported on first use."""
+and block by block on Dask arrays. SciPy is an optional dependency, imported on first use. Also
+s2s.scipy.linalg's two helpers: the row order of an LU factorization from its pivots, and the
+error a form s2s.scipy does not compute raises."""
 from __future__ import annotations
 
 import importlib
@@ -9,8 +11,8 @@ from .. import arrays, record
 from ..errors import S2SError
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("scipy_module", "gammaln", "digamma", "polygamma", "erf", "erfc", "erfinv", "ndtri", "log_ndtr", "i0e",
-           "i1e")
+__all__ = ("scipy_module", "scipy_unsupported", "lu_perm", "gammaln", "digamma", "polygamma", "erf", "erfc",
+           "erfinv", "ndtri", "log_ndtr", "i0e", "i1e")
 
 
 def scipy_module(name: str):
@@ -19,6 +21,26 @@ def scipy_module(name: str):
         return importlib.import_module("scipy." + name)
     except ImportError as exc:
         raise S2SError(f"s2s.scipy needs SciPy, which is not installed: pip install 's2s[scipy]' ({exc})") from None
+
+
+def scipy_unsupported(what: str):
+    """Raise the error `what` when reached: a form of a SciPy function s2s.scipy does not compute
+    (inside a transformed function, where `raise` cannot be written)."""
+    raise S2SError(what)
+
+
+def lu_perm(piv):
+    """The row order `perm` with a[perm] = L U, from LAPACK's pivots `piv` (row k exchanged with row
+    piv[k] at step k, k = 0, 1, ...), along the last axis (any leading axes: a batch of them)."""
+    ns = arrays.namespace_of((piv,))
+    n = piv.shape[-1]
+    perm = ns.broadcast_to(ns.arange(n), piv.shape).copy()
+    for k in range(n):
+        p = piv[..., k:k + 1]
+        at_k = perm[..., k:k + 1].copy()
+        ns.put_along_axis(perm, ns.full_like(p, k), ns.take_along_axis(perm, p, -1), -1)
+        ns.put_along_axis(perm, p, at_k, -1)
+    return perm
 
 
 def _run(name: str, *args):
@@ -93,5 +115,5 @@ def i1e(x):
 
 
 
-for _name in __all__[1:]:  # each is the primitive of its name: transforms given one compile its rules
+for _name in __all__[3:]:  # each is the primitive of its name: transforms given one compile its rules
     record.attach(globals()[_name], prim="rt." + _name)

@@ -16,9 +16,9 @@ try:
 except ImportError as _exc:
     raise ImportError(f"s2s.scipy needs SciPy, which is not installed: pip install 's2s[scipy]' ({_exc})") from None
 
-from . import special, stats  # noqa: E402
+from . import linalg, special, stats  # noqa: E402
 
-__all__ = ["special", "stats"]
+__all__ = ["linalg", "special", "stats"]
 
 
 def counterparts(loaded: tuple[str, ...]) -> dict[int, tuple[object, object]]:
