@@ -5,7 +5,7 @@ inputs are written as a @ a.T + 4 I of a free matrix, so every direction stays s
 import numpy as np
 import pytest
 import scipy.linalg as sl
-from test_scipy_special import _fd_vjp, _sum_sin
+from scipy_checks import fd_vjp, sum_sin
 
 import s2s
 from s2s.scipy import linalg
@@ -93,7 +93,7 @@ def test_vjp_and_jvp_match_differences_of_scipy(name):
     scale = max(1.0, np.max(np.abs(want / (2 * eps))))
     np.testing.assert_allclose(tan, want / (2 * eps), rtol=1e-5, atol=1e-6 * scale)
     for i in range(len(args)):
-        want_i = _fd_vjp(ref, args, u, i)
+        want_i = fd_vjp(ref, args, u, i)
         np.testing.assert_allclose(cot[i], want_i, rtol=1e-5, atol=1e-6 * max(1.0, np.max(np.abs(want_i))))
 
 
@@ -108,7 +108,7 @@ def test_vmap_matches_a_loop(name):
     fn, _, args = CASES[name]
     np.testing.assert_allclose(s2s.vmap(fn)(*args), np.stack([fn(*row) for row in zip(*args)]), rtol=1e-10,
                                atol=1e-12)
-    loss = _sum_sin(fn, len(args))
+    loss = sum_sin(fn, len(args))
     if name in VMAP_GRAD_REFUSED:
         with pytest.raises(s2s.S2SError, match="batched helper"):
             s2s.vmap(s2s.grad(loss))(*args)

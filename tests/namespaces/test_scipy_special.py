@@ -4,6 +4,7 @@ central differences, and vmap (of the function and of its gradient) against a Py
 import numpy as np
 import pytest
 import scipy.special as ss
+from scipy_checks import fd_vjp, sum_sin
 
 import s2s
 from s2s.scipy import special as sp
@@ -53,27 +54,6 @@ THIRD = ("gammaln", "digamma", "polygamma1", "erf", "erfc", "erfinv", "ndtri", "
 THIRD_FWD_ONLY = ("logsumexp",)
 
 
-def _fd_vjp(ref, args, u, i, eps=1e-6):
-    """<u, d ref / d args[i]> by central differences of SciPy's function, entry by entry."""
-    out = np.zeros_like(args[i])
-    for k in np.ndindex(args[i].shape):
-        hi = [np.array(a, dtype=float) for a in args]
-        lo = [np.array(a, dtype=float) for a in args]
-        hi[i][k] += eps
-        lo[i][k] -= eps
-        out[k] = np.sum(u * (ref(*hi) - ref(*lo))) / (2 * eps)
-    return out
-
-
-def _sum_sin(fn, n):
-    """sum(sin(fn(...))) of `n` arguments (a transformed function has plain positional parameters)."""
-    if n == 1:
-        return lambda a: np.sum(np.sin(fn(a)))
-    if n == 2:
-        return lambda a, b: np.sum(np.sin(fn(a, b)))
-    return lambda a, b, c: np.sum(np.sin(fn(a, b, c)))
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_values_match_scipy(name):
     fn, ref, args = CASES[name]
@@ -94,7 +74,7 @@ def test_vjp_and_jvp_match_differences_of_scipy(name):
                 - ref(*(a - eps * t for a, t in zip(args, tangents)))) / (2 * eps)
     np.testing.assert_allclose(tan, want_tan, rtol=1e-6, atol=1e-7)
     for i in range(len(args)):
-        np.testing.assert_allclose(cot[i], _fd_vjp(ref, args, u, i), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(cot[i], fd_vjp(ref, args, u, i), rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -112,7 +92,7 @@ def test_vmap_of_function_and_gradient_match_a_loop(name):
     batched = s2s.vmap(fn)(*args)
     np.testing.assert_allclose(batched, np.stack([fn(*row) for row in zip(*args)]), rtol=1e-13, atol=1e-15)
 
-    loss = _sum_sin(fn, len(args))
+    loss = sum_sin(fn, len(args))
     per_row = s2s.vmap(s2s.grad(loss))(*args)
     np.testing.assert_allclose(per_row, np.stack([s2s.grad(loss)(*row) for row in zip(*args)]), rtol=1e-12)
     np.testing.assert_allclose(s2s.jit(fn)(*args), fn(*args), rtol=1e-13, atol=1e-15)
@@ -125,7 +105,7 @@ def test_logsumexp_return_sign_with_negative_weights():
     np.testing.assert_allclose(out, want, rtol=1e-13)
     assert sign == want_sign
     g = s2s.grad(lambda v: sp.logsumexp(v, b=b, return_sign=True)[0])(a)
-    np.testing.assert_allclose(g, _fd_vjp(lambda v: ss.logsumexp(v, b=b, return_sign=True)[0], (a,), 1.0, 0),
+    np.testing.assert_allclose(g, fd_vjp(lambda v: ss.logsumexp(v, b=b, return_sign=True)[0], (a,), 1.0, 0),
                                rtol=1e-6)
     assert np.isfinite(sp.logsumexp(np.array([1000.0, 1000.0])))
 
@@ -140,5 +120,5 @@ def test_polygamma_under_vmap_with_an_order_argument_and_float32():
 def test_i1e_derivative_at_zero():
     np.testing.assert_allclose(s2s.grad(lambda x: sp.i1e(x))(0.0), 0.5)
     np.testing.assert_allclose(s2s.grad(s2s.grad(lambda x: sp.i0e(x)))(0.3),
-                               _fd_vjp(lambda v: ss.i1e(v) - np.sign(v) * ss.i0e(v), (np.array(0.3),), 1.0, 0),
+                               fd_vjp(lambda v: ss.i1e(v) - np.sign(v) * ss.i0e(v), (np.array(0.3),), 1.0, 0),
                                rtol=1e-6)

@@ -4,7 +4,7 @@ function, second order against central differences, and vmap against a Python lo
 import numpy as np
 import pytest
 import scipy.stats as ss
-from test_scipy_special import _fd_vjp, _sum_sin
+from scipy_checks import fd_vjp, sum_sin
 
 import s2s
 from s2s.scipy import stats
@@ -94,7 +94,7 @@ def test_vjp_and_jvp_match_differences_of_scipy(name):
     for i in range(len(args)):
         if name.startswith("dirichlet.logpdf") and i == 0:
             continue  # off the simplex SciPy refuses; the point's direction along it is checked by the JVP
-        np.testing.assert_allclose(cot[i], _fd_vjp(ref, args, u, i), rtol=1e-6, atol=1e-7)
+        np.testing.assert_allclose(cot[i], fd_vjp(ref, args, u, i), rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -112,7 +112,7 @@ def test_vmap_matches_a_loop(name):
     fn, _, args = CASES[name]
     batched = s2s.vmap(fn)(*args)
     np.testing.assert_allclose(batched, np.stack([fn(*row) for row in zip(*args)]), rtol=1e-12, atol=1e-14)
-    loss = _sum_sin(fn, len(args))
+    loss = sum_sin(fn, len(args))
     per_row = s2s.vmap(s2s.grad(loss))(*args)
     np.testing.assert_allclose(per_row, np.stack([s2s.grad(loss)(*row) for row in zip(*args)]), rtol=1e-11)
 
@@ -132,5 +132,5 @@ def test_multivariate_normal_batched_points_and_scalar_variance():
     np.testing.assert_allclose(stats.multivariate_normal.logpdf(X, 0.2, 1.7), ss.norm.logpdf(X, 0.2, np.sqrt(1.7)),
                                rtol=1e-12)
     g = s2s.grad(lambda c: np.sum(stats.multivariate_normal.logpdf(pts, LOC[0], c @ c.T)))(COV)
-    want = _fd_vjp(lambda c: np.sum(ss.multivariate_normal.logpdf(pts, LOC[0], c @ c.T)), (COV,), 1.0, 0)
+    want = fd_vjp(lambda c: np.sum(ss.multivariate_normal.logpdf(pts, LOC[0], c @ c.T)), (COV,), 1.0, 0)
     np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-7)
