@@ -2,6 +2,9 @@
 norm`, `scipy.linalg.cholesky`) runs s2s.scipy's functions in their place: its derivatives against
 central differences of the plain function (which SciPy computes), vmap against a loop; a SciPy
 function s2s.scipy lacks is an error at the user's line, never a constant."""
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import scipy_user_funcs as uf
@@ -42,3 +45,11 @@ def test_a_scipy_function_s2s_lacks_is_refused_at_the_users_line(fn, what):
     with pytest.raises(s2s.S2SError) as info:
         s2s.grad(fn)(X if fn is not uf.unknown_linalg else A)
     assert what in str(info.value) and "scipy_user_funcs.py" in str(info.value)
+
+
+def test_scipy_is_optional():
+    """`import s2s` does not import SciPy; `import s2s.scipy` without SciPy says how to install it."""
+    code = ("import sys, s2s\nassert 'scipy' not in sys.modules\nsys.modules['scipy'] = None\n"
+            "try:\n    import s2s.scipy\nexcept ImportError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "pip install 's2s[scipy]'" in out
