@@ -21,7 +21,21 @@ elementwise("rt.i1e", "xp.where(x == 0, 0.5, rt.i0e(x) - ans * (xp.sign(x) + 1.0
 prim("rt.polygamma", "n, x", broadcasting=True, zero_args=("n",), float_result="always", batch=BROADCAST)
 defvjp("rt.polygamma", x="rt.unbroadcast(g * rt.polygamma(n + 1, x), x)")
 defjvp("rt.polygamma", x="dx * rt.polygamma(n + 1, x)")
+# the incomplete gamma and beta functions: derivatives in x; in the shape parameters SciPy has no
+# formula, so a derivative there is an error when it is needed (never a silent zero)
+_NO_SHAPE_DERIVATIVE = "rt.scipy_unsupported('s2s.scipy.special.{f}: no derivative in its shape parameter {p}', g)"
+_DGAMMAINC = "xp.exp(-x - rt.gammaln(a)) * x ** (a - 1)"  # x^(a-1) e^-x / Gamma(a)
+for _f, _sign in (("gammainc", ""), ("gammaincc", "-")):
+    prim(f"rt.{_f}", "a, x", broadcasting=True, float_result="always", batch=BROADCAST)
+    defvjp(f"rt.{_f}", x=f"rt.unbroadcast({_sign}g * {_DGAMMAINC}, x)", a=_NO_SHAPE_DERIVATIVE.format(f=_f, p="a"))
+    defjvp(f"rt.{_f}", x=f"{_sign}dx * {_DGAMMAINC}", a=_NO_SHAPE_DERIVATIVE.format(f=_f, p="a").replace(", g)", ", da)"))
+_DBETAINC = "x ** (a - 1) * (1 - x) ** (b - 1) * xp.exp(rt.gammaln(a + b) - rt.gammaln(a) - rt.gammaln(b))"
+prim("rt.betainc", "a, b, x", broadcasting=True, float_result="always", batch=BROADCAST)
+defvjp("rt.betainc", x=f"rt.unbroadcast(g * {_DBETAINC}, x)", a=_NO_SHAPE_DERIVATIVE.format(f="betainc", p="a"),
+       b=_NO_SHAPE_DERIVATIVE.format(f="betainc", p="b"))
+defjvp("rt.betainc", x=f"dx * {_DBETAINC}", a=_NO_SHAPE_DERIVATIVE.format(f="betainc", p="a").replace(", g)", ", da)"),
+       b=_NO_SHAPE_DERIVATIVE.format(f="betainc", p="b").replace(", g)", ", db)"))
 # reached, an error (a form s2s.scipy does not compute): never removed, moved or merged
-prim("rt.scipy_unsupported", "what", nondiff=True, effect=True, batch=SAME)
+prim("rt.scipy_unsupported", "what, value=None", nondiff=True, effect=True, batch=SAME)
 # the row order of an LU factorization from its pivots (along the last axis: batched as it is)
 prim("rt.lu_perm", "piv", nondiff=True, batch=SAME)

@@ -12,7 +12,8 @@ from ..errors import S2SError
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("scipy_module", "scipy_unsupported", "lu_perm", "gammaln", "digamma", "polygamma", "erf", "erfc",
-           "erfinv", "ndtri", "log_ndtr", "i0e", "i1e")
+           "erfinv", "ndtri", "log_ndtr", "i0e", "i1e",
+           "gammainc", "gammaincc", "betainc")
 
 
 def scipy_module(name: str):
@@ -23,9 +24,10 @@ def scipy_module(name: str):
         raise S2SError(f"s2s.scipy needs SciPy, which is not installed: pip install 's2s[scipy]' ({exc})") from None
 
 
-def scipy_unsupported(what: str):
+def scipy_unsupported(what: str, value=None):
     """Raise the error `what` when reached: a form of a SciPy function s2s.scipy does not compute
-    (inside a transformed function, where `raise` cannot be written)."""
+    (inside a transformed function, where `raise` cannot be written), or a derivative it has no
+    rule for (in place of that derivative, so a gradient never silently omits it)."""
     raise S2SError(what)
 
 
@@ -113,6 +115,23 @@ def i1e(x):
     """exp(-|x|) I1(x): the exponentially scaled modified Bessel function of order 1."""
     return _run("i1e", x)
 
+
+
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x)."""
+    return _run("gammainc", a, x)
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return _run("gammaincc", a, x)
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b)."""
+    return _run("betainc", a, b, x)
 
 
 for _name in __all__[3:]:  # each is the primitive of its name: transforms given one compile its rules

@@ -1,7 +1,9 @@
 """`s2s.scipy.special`: JAX's `jax.scipy.special` functions, with JAX's signatures.
 
-gammaln, digamma, polygamma, erf, erfc, erfinv, ndtri, log_ndtr, i0e and i1e are primitives
-(SciPy computes them; their rules are in s2s/primitives/rules_special.py); the rest are plain
+gammaln, digamma, polygamma, erf, erfc, erfinv, ndtri, log_ndtr, i0e, i1e, gammainc, gammaincc
+and betainc are primitives (SciPy computes them; their rules are in s2s/primitives/rules_special.py;
+the incomplete gamma and beta functions are differentiable in x only: a derivative in a shape
+parameter is an error); the rest are plain
 Python over those and NumPy calls, which s2s differentiates and batches like user code.
 """
 from __future__ import annotations
@@ -9,9 +11,24 @@ from __future__ import annotations
 import numpy as np
 
 from ..api import stop_gradient
-from ..runtime.special import digamma, erf, erfc, erfinv, gammaln, i0e, i1e, log_ndtr, ndtri, polygamma
+from ..runtime.special import (
+    betainc,
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    gammainc,
+    gammaincc,
+    gammaln,
+    i0e,
+    i1e,
+    log_ndtr,
+    ndtri,
+    polygamma,
+)
 
-__all__ = ["betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammaln", "i0e", "i1e", "log_ndtr",
+__all__ = ["betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc", "gammaincc", "gammaln",
+           "i0e", "i1e", "log_ndtr",
            "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "softmax", "xlog1py",
            "xlogy"]
 

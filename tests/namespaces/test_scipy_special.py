@@ -36,6 +36,9 @@ CASES = {
     "xlog1py": (sp.xlog1py, ss.xlog1py, (SIGNED, X)),
     "betaln": (sp.betaln, ss.betaln, (X, X[::-1] + 0.5)),
     "multigammaln": (lambda a: sp.multigammaln(a, 3), lambda a: ss.multigammaln(a, 3), (X + 1.5,)),
+    "gammainc": (lambda x: sp.gammainc(2.5, x), lambda x: ss.gammainc(2.5, x), (X,)),
+    "gammaincc": (lambda x: sp.gammaincc(X[::-1], x), lambda x: ss.gammaincc(X[::-1], x), (X,)),
+    "betainc": (lambda x: sp.betainc(1.7, X[::-1] + 0.5, x), lambda x: ss.betainc(1.7, X[::-1] + 0.5, x), (UNIT,)),
     "logsumexp": (sp.logsumexp, ss.logsumexp, (SIGNED,)),
     "logsumexp_axis_b": (lambda a, b: sp.logsumexp(a, axis=-1, b=b), lambda a, b: ss.logsumexp(a, axis=-1, b=b),
                          (SIGNED, X)),
@@ -48,7 +51,7 @@ CASES = {
 }
 # functions with a third-order check (the primitives: their rules are applied three times)
 THIRD = ("gammaln", "digamma", "polygamma1", "erf", "erfc", "erfinv", "ndtri", "log_ndtr", "i0e", "i1e", "expit",
-         "logit", "betaln", "logsumexp")
+         "logit", "betaln", "logsumexp", "gammainc", "betainc")
 # third-order reverse mode through an `if` (logsumexp's `if not keepdims:`) hits s2s's reverse-of-reverse-
 # of-reverse tape bug, reported apart; those functions are checked at order 3 in forward mode
 THIRD_FWD_ONLY = ("logsumexp",)
@@ -122,3 +125,12 @@ def test_i1e_derivative_at_zero():
     np.testing.assert_allclose(s2s.grad(s2s.grad(lambda x: sp.i0e(x)))(0.3),
                                fd_vjp(lambda v: ss.i1e(v) - np.sign(v) * ss.i0e(v), (np.array(0.3),), 1.0, 0),
                                rtol=1e-6)
+
+
+def test_incomplete_gamma_and_beta_refuse_a_derivative_in_their_shape_parameters():
+    with pytest.raises(s2s.S2SError, match="no derivative in its shape parameter a"):
+        s2s.grad(lambda a: np.sum(sp.gammainc(a, X)))(X)
+    with pytest.raises(s2s.S2SError, match="no derivative in its shape parameter b"):
+        s2s.jvp(lambda b: sp.betainc(1.5, b, UNIT), (X,), (X,))
+    np.testing.assert_allclose(s2s.grad(lambda a, x: np.sum(sp.gammaincc(a, x)), argnums=1)(X, X),
+                               fd_vjp(ss.gammaincc, (X, X), 1.0, 1), rtol=1e-6)

@@ -46,6 +46,19 @@ CASES["t.pdf"] = (lambda x, df: stats.t.pdf(x, df), lambda x, df: ss.t.pdf(x, df
 CASES["gamma.logpdf"] = (lambda x, a: stats.gamma.logpdf(x, a, scale=1.5), lambda x, a: ss.gamma.logpdf(x, a, scale=1.5),
                          (POS, A))
 CASES["gamma.pdf"] = (stats.gamma.pdf, ss.gamma.pdf, (POS, A))
+def _shapes_fixed(name, fn, shapes, args):
+    """`fn` of distribution `name` with its shape parameters fixed, in the arguments `args`."""
+    ours, theirs = getattr(getattr(stats, name), fn), getattr(getattr(ss, name), fn)
+    if len(args) == 3:
+        return (lambda x, loc, scale: ours(x, *shapes, loc, scale), lambda x, loc, scale: theirs(x, *shapes, loc, scale),
+                args)
+    return (lambda x, loc: ours(x, *shapes, loc, 2.0), lambda x, loc: theirs(x, *shapes, loc, 2.0), args)
+
+
+for _fn in ("cdf", "logcdf", "sf", "logsf"):  # in x, loc and scale (the shapes have no derivative)
+    CASES[f"gamma.{_fn}"] = _shapes_fixed("gamma", _fn, (2.5,), (POS + 0.5, LOC, SCALE))
+    CASES[f"beta.{_fn}"] = _shapes_fixed("beta", _fn, (1.8, 2.6), (UNIT + 0.45, LOC))
+CASES["poisson.cdf"] = (lambda mu: stats.poisson.cdf(K + 0.5, mu), lambda mu: ss.poisson.cdf(K + 0.5, mu), (MU,))
 CASES["beta.logpdf"] = (lambda x, a: stats.beta.logpdf(x, a, 2.5), lambda x, a: ss.beta.logpdf(x, a, 2.5), (UNIT, A))
 CASES["beta.pdf"] = (lambda x, b: stats.beta.pdf(x, 1.8, b), lambda x, b: ss.beta.pdf(x, 1.8, b), (UNIT, B))
 CASES["poisson.logpmf"] = (lambda mu: stats.poisson.logpmf(K, mu), lambda mu: ss.poisson.logpmf(K, mu), (MU,))

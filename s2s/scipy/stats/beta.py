@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..special import betaln, xlog1py, xlogy
+from ..special import betainc, betaln, xlog1py, xlogy
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
 def logpdf(x, a, b, loc=0, scale=1):
@@ -16,3 +16,20 @@ def logpdf(x, a, b, loc=0, scale=1):
 
 def pdf(x, a, b, loc=0, scale=1):
     return np.exp(logpdf(x, a, b, loc, scale))
+
+
+def cdf(x, a, b, loc=0, scale=1):
+    """I_y(a, b) at y = (x - loc) / scale clipped to [0, 1] (differentiable in x, loc, scale; not a, b)."""
+    return betainc(a, b, np.clip((x - loc) / scale, 0.0, 1.0))
+
+
+def logcdf(x, a, b, loc=0, scale=1):
+    return np.log(cdf(x, a, b, loc, scale))
+
+
+def sf(x, a, b, loc=0, scale=1):
+    return betainc(b, a, np.clip((loc - x) / scale + 1.0, 0.0, 1.0))
+
+
+def logsf(x, a, b, loc=0, scale=1):
+    return np.log(sf(x, a, b, loc, scale))

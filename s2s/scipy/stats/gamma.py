@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..special import gammaln, xlogy
+from ..special import gammainc, gammaincc, gammaln, xlogy
 
-__all__ = ["logpdf", "pdf"]
+__all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
 
 def logpdf(x, a, loc=0, scale=1):
@@ -16,3 +16,20 @@ def logpdf(x, a, loc=0, scale=1):
 
 def pdf(x, a, loc=0, scale=1):
     return np.exp(logpdf(x, a, loc, scale))
+
+
+def cdf(x, a, loc=0, scale=1):
+    """P(a, y) at y = (x - loc) / scale, 0 below the support (differentiable in x, loc, scale; not a)."""
+    return gammainc(a, np.maximum((x - loc) / scale, 0.0))
+
+
+def logcdf(x, a, loc=0, scale=1):
+    return np.log(cdf(x, a, loc, scale))
+
+
+def sf(x, a, loc=0, scale=1):
+    return gammaincc(a, np.maximum((x - loc) / scale, 0.0))
+
+
+def logsf(x, a, loc=0, scale=1):
+    return np.log(sf(x, a, loc, scale))

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..special import gammaln, xlogy
+from ..special import gammaincc, gammaln, xlogy
 
-__all__ = ["logpmf", "pmf"]
+__all__ = ["cdf", "logpmf", "pmf"]
 
 
 def logpmf(k, mu, loc=0):
@@ -16,3 +16,9 @@ def logpmf(k, mu, loc=0):
 
 def pmf(k, mu, loc=0):
     return np.exp(logpmf(k, mu, loc))
+
+
+def cdf(k, mu, loc=0):
+    """P(K <= k) = Q(floor(k - loc) + 1, mu), 0 below the support (differentiable in mu)."""
+    x = k - loc
+    return np.where(x < 0, 0.0, gammaincc(np.floor(np.maximum(x, 0.0)) + 1.0, mu))
