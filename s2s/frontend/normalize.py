@@ -462,11 +462,11 @@ class Normalizer:
             found, obj = self.env.lookup(node.id)
             if not found:
                 self.fail(node, f"name `{node.id}` is not defined.", kind=S2SError)
-            return obj
+            return resolve.counterpart(obj)
         if isinstance(node, gast.Attribute):
             base = self.static(node.value)
             try:
-                return getattr(base, node.attr)
+                return resolve.counterpart(getattr(base, node.attr))
             except AttributeError:
                 self.fail(node, f"`{node.attr}` is not an attribute of {getattr(base, '__name__', base)!r}.",
                           kind=S2SError)
@@ -703,6 +703,11 @@ class Normalizer:
         refusal = getattr(obj, "__s2s_refuse__", None)  # a library function that must not be transformed
         if isinstance(refusal, str):
             self.fail(node, f"`{_dotted(func)}`: {refusal}")
+        foreign = resolve.foreign_library(obj)
+        if foreign is not None:
+            self.fail(node, f"s2s has no rules for `{_dotted(func)}` ({foreign}).",
+                      "s2s.scipy provides JAX's jax.scipy functions (docs/namespaces.md); write the step with "
+                      "those and NumPy, or register rules with s2s.defvjp / s2s.defjvp.")
         lowered = idioms_calls.call(self, node, obj)
         if lowered is not None:
             return lowered

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import builtins
+import importlib
 import math
+import sys
 import types
 
 import numpy as np
@@ -59,6 +61,40 @@ def prim_key(obj) -> str | None:
         return "abs"
     rec = record.of(obj)
     return None if rec is None else rec.prim
+
+
+# SciPy's namespaces s2s.scipy stands in for: when a transformed function reads one of their objects
+# (`scipy.special.gammaln`, `scipy.stats.norm`), it reads s2s.scipy's function or module of that name
+_SCIPY = {"loaded": None, "of": {}}
+
+
+def counterpart(obj):
+    """The s2s.scipy function (or distribution module) that stands for SciPy's `obj`, else `obj`.
+    A method of a SciPy distribution (`scipy.stats.norm.logpdf`) is that module's function;
+    s2s.scipy (SciPy an optional dependency) is imported the first time a loaded SciPy namespace
+    may have handed the function one of its objects."""
+    if "scipy" not in sys.modules:
+        return obj
+    loaded = tuple(m for m in ("special", "stats", "linalg") if "scipy." + m in sys.modules)
+    if _SCIPY["loaded"] != loaded:
+        _SCIPY["of"], _SCIPY["loaded"] = importlib.import_module("s2s.scipy").counterparts(loaded), loaded
+    hit = _SCIPY["of"].get(id(obj))
+    if hit is not None:
+        return hit[1]
+    owner = getattr(obj, "__self__", None)
+    hit = _SCIPY["of"].get(id(owner)) if owner is not None and isinstance(obj, types.MethodType) else None
+    if hit is not None:
+        return getattr(hit[1], obj.__name__, obj)
+    return obj
+
+
+def foreign_library(obj) -> str | None:
+    """`module.name` of a SciPy function s2s.scipy does not provide (refused, never transformed
+    from SciPy's own source nor treated as a constant), else None."""
+    module = getattr(obj, "__module__", None) or ""
+    if callable(obj) and (module == "scipy" or module.startswith("scipy.")):
+        return f"{module}.{getattr(obj, '__name__', '')}"
+    return None
 
 
 def is_user_function(obj) -> bool:

@@ -16,7 +16,8 @@ Each family of operations has a rule file here and a runtime module beside it: r
 operators, elementwise functions, the core reductions and shape functions, and the helpers their
 rules emit) with runtime/core.py and runtime/elementwise.py; rules_math.py with
 runtime/elementwise.py; rules_reduce.py with runtime/reduce.py and runtime/composite.py;
-rules_shape.py with runtime/shapes.py; rules_linalg.py with runtime/linalg.py and runtime/linalg_norms.py; rules_jacobian.py
+rules_shape.py with runtime/shapes.py; rules_linalg.py with runtime/linalg.py and runtime/linalg_norms.py;
+rules_special.py (SciPy's special functions, s2s.scipy) with runtime/special.py; rules_jacobian.py
 with runtime/jacobian.py; rules_batch.py with runtime/batch*.py; rules_loops.py with
 runtime/loops.py; rules_idioms.py holds its helpers itself.
 

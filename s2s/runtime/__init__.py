@@ -12,6 +12,7 @@ One module per rule family, each with one export list (`__all__`) that this name
 - batch_core, batch_shape, batch_reduce, batch_linalg: batching helpers `batched_<op>(flags, *args)`
   (rules_batch), by the family of the op they batch
 - loops: helpers of vectorized loops (rules_loops)
+- special: SciPy's special functions that are primitives (rules_special), SciPy imported on first use
 
 A name exported twice is an error, so `rt.<name>` always means one function.
 """
@@ -30,10 +31,11 @@ from . import (
     loops,
     reduce,
     shapes,
+    special,
 )
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
-           batch_reduce, batch_linalg, loops)
+           batch_reduce, batch_linalg, loops, special)
 
 
 def _build(modules) -> dict:

@@ -36,7 +36,8 @@ LAYERS = [
     ["s2s.ops_table"],                               # what `python -m s2s ops` lists
     ["s2s.numpy", "s2s.random"],                     # jnp and the random module
     ["s2s.lax", "s2s.tree_util"],                    # JAX's namespaces written in plain Python
-    ["s2s.nn"],                                      # activations (over lax) and initializers (over random)
+    ["s2s.nn", "s2s.scipy"],                         # activations (over lax) and initializers (over random);
+                                                     # jax.scipy's namespaces (over the special primitives)
     ["s2s"],                                         # the package's namespace
     ["s2s.test_util", "s2s.cli"],                    # tools built on the public API
     ["s2s.__main__"],                                # `python -m s2s`

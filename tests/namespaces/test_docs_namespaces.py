@@ -22,3 +22,4 @@ def test_examples_run_and_print_what_the_page_says(tmp_path):
     assert "1.414213562373095\n" in printed
     assert "0.35355339059327373 0.35355339059327373\n" in printed
     assert "[0.25       0.16666667]\n" in printed
+    assert "-1.114188 -1.031043\n" in printed and "-0.01705\n" in printed  # s2s.scipy

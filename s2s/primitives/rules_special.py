@@ -1,0 +1,41 @@
+"""SciPy's special functions that are primitives (s2s.scipy.special; runtime/special.py computes
+them). Each derivative is written with primitives of this family, so every order has rules:
+d gammaln = digamma, d digamma = polygamma(1, .), d polygamma(n, .) = polygamma(n + 1, .), the
+inverse functions' derivatives through their own output (`ans`)."""
+from __future__ import annotations
+
+from .registry import BROADCAST, SAME, defjvp, defvjp, elementwise, prim
+
+_FACTS = {"float_result": "always", "batch": SAME}
+elementwise("rt.gammaln", "rt.digamma(x)", **_FACTS)
+elementwise("rt.digamma", "rt.polygamma(1, x)", **_FACTS)
+elementwise("rt.erf", "1.1283791670955126 * xp.exp(-x * x)", **_FACTS)     # 2 / sqrt(pi) exp(-x^2)
+elementwise("rt.erfc", "-1.1283791670955126 * xp.exp(-x * x)", **_FACTS)
+elementwise("rt.erfinv", "0.886226925452758 * xp.exp(ans * ans)", **_FACTS)  # sqrt(pi) / 2 exp(erfinv(x)^2)
+elementwise("rt.ndtri", "2.5066282746310002 * xp.exp(0.5 * ans * ans)", **_FACTS)  # 1 / normal pdf(ndtri(x))
+elementwise("rt.log_ndtr", "0.3989422804014327 * xp.exp(-0.5 * x * x - ans)", **_FACTS)  # pdf(x) / ndtr(x)
+elementwise("rt.i0e", "rt.i1e(x) - xp.sign(x) * ans", **_FACTS)
+# i1e' = i0e - i1e (sign(x) + 1 / x), whose limit at x = 0 is 1/2
+elementwise("rt.i1e", "xp.where(x == 0, 0.5, rt.i0e(x) - ans * (xp.sign(x) + 1.0 / xp.where(x == 0, 1.0, x)))",
+            **_FACTS)
+prim("rt.polygamma", "n, x", broadcasting=True, zero_args=("n",), float_result="always", batch=BROADCAST)
+defvjp("rt.polygamma", x="rt.unbroadcast(g * rt.polygamma(n + 1, x), x)")
+defjvp("rt.polygamma", x="dx * rt.polygamma(n + 1, x)")
+# the incomplete gamma and beta functions: derivatives in x; in the shape parameters SciPy has no
+# formula, so a derivative there is an error when it is needed (never a silent zero)
+_NO_SHAPE_DERIVATIVE = "rt.scipy_unsupported('s2s.scipy.special.{f}: no derivative in its shape parameter {p}', g)"
+_DGAMMAINC = "xp.exp(-x - rt.gammaln(a)) * x ** (a - 1)"  # x^(a-1) e^-x / Gamma(a)
+for _f, _sign in (("gammainc", ""), ("gammaincc", "-")):
+    prim(f"rt.{_f}", "a, x", broadcasting=True, float_result="always", batch=BROADCAST)
+    defvjp(f"rt.{_f}", x=f"rt.unbroadcast({_sign}g * {_DGAMMAINC}, x)", a=_NO_SHAPE_DERIVATIVE.format(f=_f, p="a"))
+    defjvp(f"rt.{_f}", x=f"{_sign}dx * {_DGAMMAINC}", a=_NO_SHAPE_DERIVATIVE.format(f=_f, p="a").replace(", g)", ", da)"))
+_DBETAINC = "x ** (a - 1) * (1 - x) ** (b - 1) * xp.exp(rt.gammaln(a + b) - rt.gammaln(a) - rt.gammaln(b))"
+prim("rt.betainc", "a, b, x", broadcasting=True, float_result="always", batch=BROADCAST)
+defvjp("rt.betainc", x=f"rt.unbroadcast(g * {_DBETAINC}, x)", a=_NO_SHAPE_DERIVATIVE.format(f="betainc", p="a"),
+       b=_NO_SHAPE_DERIVATIVE.format(f="betainc", p="b"))
+defjvp("rt.betainc", x=f"dx * {_DBETAINC}", a=_NO_SHAPE_DERIVATIVE.format(f="betainc", p="a").replace(", g)", ", da)"),
+       b=_NO_SHAPE_DERIVATIVE.format(f="betainc", p="b").replace(", g)", ", db)"))
+# reached, an error (a form s2s.scipy does not compute): never removed, moved or merged
+prim("rt.scipy_unsupported", "what, value=None", nondiff=True, effect=True, batch=SAME)
+# the row order of an LU factorization from its pivots (along the last axis: batched as it is)
+prim("rt.lu_perm", "piv", nondiff=True, batch=SAME)

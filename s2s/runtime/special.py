@@ -1,0 +1,138 @@
+"""The special functions s2s.scipy.special declares as primitives (primitives/rules_special.py):
+each computed by SciPy's function on NumPy arrays, by `cupyx.scipy.special`'s on CuPy arrays,
+and block by block on Dask arrays. SciPy is an optional dependency, imported on first use. Also
+s2s.scipy.linalg's two helpers: the row order of an LU factorization from its pivots, and the
+error a form s2s.scipy does not compute raises."""
+from __future__ import annotations
+
+import importlib
+
+from .. import arrays, record
+from ..errors import S2SError
+
+# what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
+__all__ = ("scipy_module", "scipy_unsupported", "lu_perm", "gammaln", "digamma", "polygamma", "erf", "erfc",
+           "erfinv", "ndtri", "log_ndtr", "i0e", "i1e",
+           "gammainc", "gammaincc", "betainc")
+
+
+def scipy_module(name: str):
+    """SciPy's submodule `name` ("special", "linalg", "stats"), or an error saying how to install it."""
+    try:
+        return importlib.import_module("scipy." + name)
+    except ImportError as exc:
+        raise S2SError(f"s2s.scipy needs SciPy, which is not installed: pip install 's2s[scipy]' ({exc})") from None
+
+
+def scipy_unsupported(what: str, value=None):
+    """Raise the error `what` when reached: a form of a SciPy function s2s.scipy does not compute
+    (inside a transformed function, where `raise` cannot be written), or a derivative it has no
+    rule for (in place of that derivative, so a gradient never silently omits it)."""
+    raise S2SError(what)
+
+
+def lu_perm(piv):
+    """The row order `perm` with a[perm] = L U, from LAPACK's pivots `piv` (row k exchanged with row
+    piv[k] at step k, k = 0, 1, ...), along the last axis (any leading axes: a batch of them)."""
+    ns = arrays.namespace_of((piv,))
+    n = piv.shape[-1]
+    perm = ns.broadcast_to(ns.arange(n), piv.shape).copy()
+    for k in range(n):
+        p = piv[..., k:k + 1]
+        at_k = perm[..., k:k + 1].copy()
+        ns.put_along_axis(perm, ns.full_like(p, k), ns.take_along_axis(perm, p, -1), -1)
+        ns.put_along_axis(perm, p, at_k, -1)
+    return perm
+
+
+def _run(name: str, *args):
+    """SciPy's special function `name` on `args`, on the backend the arrays among them live on."""
+    backend = None
+    for a in args:
+        b = arrays.backend_of(a)
+        if b is not None and b is not arrays.NUMPY:
+            backend = b
+    fn = getattr(scipy_module("special"), name)
+    if backend is None:
+        return fn(*args)
+    if backend.name == "cupy":
+        fn = getattr(importlib.import_module("cupyx.scipy.special"), name, None)
+        if fn is None:
+            raise S2SError(f"s2s: scipy.special.{name} has no CuPy version (cupyx.scipy.special lacks it); "
+                           "move the data to NumPy first (`x.get()`).")
+        return fn(*args)
+    if backend.name == "dask":
+        return importlib.import_module("dask.array.core").elemwise(fn, *args)
+    raise S2SError(f"s2s: scipy.special.{name} has no {backend.name} version; move the data to NumPy first.")
+
+
+def gammaln(x):
+    """log |Gamma(x)|."""
+    return _run("gammaln", x)
+
+
+def digamma(x):
+    """psi(x) = d/dx log Gamma(x)."""
+    return _run("digamma", x)
+
+
+def polygamma(n, x):
+    """The n-th derivative of digamma at x."""
+    return _run("polygamma", n, x)
+
+
+def erf(x):
+    """The error function."""
+    return _run("erf", x)
+
+
+def erfc(x):
+    """1 - erf(x), accurate where erf(x) is near 1."""
+    return _run("erfc", x)
+
+
+def erfinv(x):
+    """The inverse of erf on (-1, 1)."""
+    return _run("erfinv", x)
+
+
+def ndtri(x):
+    """The inverse of the standard normal CDF on (0, 1)."""
+    return _run("ndtri", x)
+
+
+def log_ndtr(x):
+    """log of the standard normal CDF, accurate far into the lower tail."""
+    return _run("log_ndtr", x)
+
+
+def i0e(x):
+    """exp(-|x|) I0(x): the exponentially scaled modified Bessel function of order 0."""
+    return _run("i0e", x)
+
+
+def i1e(x):
+    """exp(-|x|) I1(x): the exponentially scaled modified Bessel function of order 1."""
+    return _run("i1e", x)
+
+
+
+
+
+def gammainc(a, x):
+    """The regularized lower incomplete gamma function P(a, x)."""
+    return _run("gammainc", a, x)
+
+
+def gammaincc(a, x):
+    """The regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x)."""
+    return _run("gammaincc", a, x)
+
+
+def betainc(a, b, x):
+    """The regularized incomplete beta function I_x(a, b)."""
+    return _run("betainc", a, b, x)
+
+
+for _name in __all__[3:]:  # each is the primitive of its name: transforms given one compile its rules
+    record.attach(globals()[_name], prim="rt." + _name)

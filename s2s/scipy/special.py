@@ -1,0 +1,119 @@
+"""`s2s.scipy.special`: JAX's `jax.scipy.special` functions, with JAX's signatures.
+
+gammaln, digamma, polygamma, erf, erfc, erfinv, ndtri, log_ndtr, i0e, i1e, gammainc, gammaincc
+and betainc are primitives (SciPy computes them; their rules are in s2s/primitives/rules_special.py;
+the incomplete gamma and beta functions are differentiable in x only: a derivative in a shape
+parameter is an error); the rest are plain
+Python over those and NumPy calls, which s2s differentiates and batches like user code.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..api import stop_gradient
+from ..runtime.special import (
+    betainc,
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    gammainc,
+    gammaincc,
+    gammaln,
+    i0e,
+    i1e,
+    log_ndtr,
+    ndtri,
+    polygamma,
+)
+
+__all__ = ["betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc", "gammaincc", "gammaln",
+           "i0e", "i1e", "log_ndtr",
+           "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "softmax", "xlog1py",
+           "xlogy"]
+
+_SQRT1_2 = 0.7071067811865476  # 1 / sqrt(2)
+_LOG_PI = 1.1447298858494002
+
+
+def expit(x):
+    """The logistic function 1 / (1 + exp(-x)), as exp(-log(1 + exp(-x))): no overflow, and
+    accurate relative to its value in both tails."""
+    return np.exp(-np.logaddexp(0.0, -x))
+
+
+def logit(x):
+    """log(x / (1 - x)), the inverse of expit."""
+    return np.log(x) - np.log1p(-x)
+
+
+def ndtr(x):
+    """The standard normal CDF, erfc(-x / sqrt(2)) / 2 (accurate in the lower tail)."""
+    return 0.5 * erfc(-x * _SQRT1_2)
+
+
+def xlogy(x, y):
+    """x * log(y), 0 where x == 0 (whatever y is)."""
+    zero = x == 0
+    return np.where(zero, 0.0, x * np.log(np.where(zero, 1.0, y)))
+
+
+def xlog1py(x, y):
+    """x * log1p(y), 0 where x == 0 (whatever y is)."""
+    zero = x == 0
+    return np.where(zero, 0.0, x * np.log1p(np.where(zero, 0.0, y)))
+
+
+def entr(x):
+    """-x log(x) for x > 0, 0 at 0, -inf for x < 0."""
+    pos = x > 0
+    inside = -x * np.log(np.where(pos, x, 1.0))
+    return np.where(pos, inside, np.where(x == 0, 0.0, -np.inf))
+
+
+def betaln(a, b):
+    """log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)."""
+    return gammaln(a) + gammaln(b) - gammaln(a + b)
+
+
+def multigammaln(a, d):
+    """The log of the multivariate gamma function of dimension `d` (a Python int):
+    d (d - 1) / 4 log(pi) + sum_j gammaln(a - j / 2) for j = 0 .. d - 1."""
+    out = 0.25 * d * (d - 1) * _LOG_PI
+    for j in range(d):
+        out = out + gammaln(a - 0.5 * j)
+    return out
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
+    """log(sum(b * exp(a))) over `axis` (all axes by default), shifted by the (constant) maximum so
+    nothing overflows. With `return_sign`, (log |sum|, sign of the sum): `b` may be negative."""
+    m = stop_gradient(np.max(a, axis=axis, keepdims=True))
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(a - m)
+    if b is not None:
+        e = b * e
+    s = np.sum(e, axis=axis, keepdims=True)
+    if return_sign:
+        sign = stop_gradient(np.sign(s))
+        out = np.log(np.abs(s)) + m
+        if not keepdims:
+            out = np.squeeze(out, axis=axis)
+            sign = np.squeeze(sign, axis=axis)
+        return out, sign
+    out = np.log(s) + m
+    if not keepdims:
+        out = np.squeeze(out, axis=axis)
+    return out
+
+
+def softmax(x, axis=None):
+    """exp(x) / sum(exp(x)) over `axis` (all axes by default), shifted by the constant maximum."""
+    unnormalized = np.exp(x - stop_gradient(np.max(x, axis=axis, keepdims=True)))
+    return unnormalized / np.sum(unnormalized, axis=axis, keepdims=True)
+
+
+def log_softmax(x, axis=None):
+    """x - logsumexp(x) over `axis` (all axes by default)."""
+    shifted = x - stop_gradient(np.max(x, axis=axis, keepdims=True))
+    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
