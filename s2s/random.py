@@ -272,8 +272,9 @@ def _check_param_shapes(fn: str, shape: tuple[int, ...], *params: Any) -> None:
         )
 
 
-def _float_dtype(fn: str, dtype: DTypeLike) -> np.dtype:
-    dt = np.dtype(dtype)
+def _float_dtype(fn: str, dtype: DTypeLike | None) -> np.dtype:
+    """`dtype`, or float32 (float64 with ``enable_x64``) when it is None, as JAX's default."""
+    dt = np.dtype(_config.default_float() if dtype is None else dtype)
     if dt.kind != "f" or dt.itemsize not in (2, 4, 8):
         raise S2SValueError(f"s2s.random.{fn}: dtype must be float16, float32 or float64, got {dt}")
     return dt
@@ -319,7 +320,7 @@ def _uniform(k: np.ndarray, shape: tuple[int, ...], dt: np.dtype, minval: Any, m
 def uniform(
     key: ArrayLike,
     shape: Sequence[int] = (),
-    dtype: DTypeLike = np.float32,
+    dtype: DTypeLike | None = None,
     minval: ArrayLike = 0.0,
     maxval: ArrayLike = 1.0,
 ) -> np.ndarray:
@@ -494,7 +495,7 @@ def _normal(k: np.ndarray, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
     return _uniform(k, shape, dt, lo, np.array(1.0, dt), then=lambda u: _erfinv_block(u) * sqrt2)
 
 
-def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike = np.float32) -> np.ndarray:
+def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> np.ndarray:
     """Standard normal samples: ``sqrt(2) * erfinv(u)`` for ``u`` uniform in ``(-1, 1)``."""
     k = _check_key("normal", key)
     return _normal(k, _shape("normal", shape), _float_dtype("normal", dtype))
@@ -511,7 +512,7 @@ def truncated_normal(
     lower: ArrayLike,
     upper: ArrayLike,
     shape: Sequence[int] | None = None,
-    dtype: DTypeLike = np.float32,
+    dtype: DTypeLike | None = None,
 ) -> np.ndarray:
     """Standard normal samples conditioned on ``lower < x < upper`` (inverse-CDF method)."""
     k = _check_key("truncated_normal", key)
@@ -556,7 +557,7 @@ def randint(
     shape: Sequence[int],
     minval: ArrayLike,
     maxval: ArrayLike,
-    dtype: DTypeLike = np.int32,
+    dtype: DTypeLike | None = None,
 ) -> np.ndarray:
     """Integers in ``[minval, maxval)``; ``minval`` everywhere when ``maxval <= minval``.
 
@@ -565,7 +566,7 @@ def randint(
     """
     k = _check_key("randint", key)
     shape = _shape("randint", shape)
-    dt = np.dtype(dtype)
+    dt = np.dtype(_config.default_int() if dtype is None else dtype)
     if dt.kind not in "iu":
         raise S2STypeError(f"s2s.random.randint: dtype must be an integer type, got {dt}")
     _check_param_shapes("randint", shape, minval, maxval)
@@ -590,13 +591,13 @@ def randint(
     return np.asarray(out, dtype=dt)
 
 
-def bernoulli(key: ArrayLike, p: ArrayLike = np.float32(0.5), shape: Sequence[int] | None = None) -> np.ndarray:
+def bernoulli(key: ArrayLike, p: ArrayLike = 0.5, shape: Sequence[int] | None = None) -> np.ndarray:
     """Booleans that are ``True`` with probability ``p`` (``uniform(key, shape, p.dtype) < p``).
 
     A Python float ``p`` is float32, as in JAX; pass a float64 ``p`` for JAX's x64 stream.
     """
     k = _check_key("bernoulli", key)
-    dt = np.dtype(np.float32) if type(p) is float else np.asarray(p).dtype
+    dt = np.dtype(_config.default_float()) if type(p) is float else np.asarray(p).dtype
     if dt.kind != "f":
         raise S2STypeError(f"s2s.random.bernoulli: the probability p must have a floating dtype, got {dt}")
     p = np.asarray(p).astype(dt)
@@ -629,7 +630,7 @@ def permutation(key: ArrayLike, x: int | ArrayLike, axis: int = 0, independent: 
     if arr.ndim == 0:
         if arr.dtype.kind not in "iu" or isinstance(x, (bool, np.bool_)):
             raise S2STypeError("s2s.random.permutation: x must be an integer or at least 1-dimensional")
-        return _shuffle(k, np.arange(int(arr), dtype=np.int32), 0)
+        return _shuffle(k, np.arange(int(arr), dtype=_config.default_int()), 0)
     axis = _axis("permutation", axis, arr.ndim)
     if independent or arr.ndim == 1:
         return _shuffle(k, arr, axis)
