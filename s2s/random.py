@@ -22,7 +22,9 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import config as _config
+from . import record as _record
 from .errors import S2STypeError, S2SValueError
+from .primitives import registry as _registry
 
 __all__ = [
     "PRNGKey",
@@ -691,3 +693,38 @@ def choice(
     if arr.ndim == 0:
         return np.asarray(ind).reshape(shape)
     return np.take(arr, np.asarray(ind).reshape(-1), axis=axis).reshape(out_shape)
+
+
+# --- inside transforms -----------------------------------------------------------------------
+# Each function above is a primitive when a transformed function calls it (its checks and block
+# loops are not code s2s transforms): `ext.random_<name>` in the rule table. Keys and draws carry
+# no derivative, except `uniform`'s in `minval`/`maxval` (the draw is minval + u (maxval - minval)),
+# and `truncated_normal` has none in its bounds (differentiating through them is an error, never
+# a zero). Under vmap each runs once per example, so a batch of keys gives each example its own
+# key's draws, exactly as the unbatched call would.
+
+_UNIFORM_U = "(ans - minval) / (maxval - minval)"  # the unit draw behind `ans`
+
+
+def _declare(fn: Any, nondiff: bool = True, vjp: dict | None = None, jvp: dict | None = None,
+             zero_args: tuple = ()) -> None:
+    key = f"ext.random_{fn.__name__}"
+    sig = ", ".join(str(p).split(":")[0] + ("" if p.default is p.empty else f"={p.default!r}")
+                    for p in __import__("inspect").signature(fn).parameters.values())
+    _registry.prim(key, sig, nondiff=nondiff, zero_args=zero_args, batch=_registry.LOOP)
+    _registry.RULE_NAMES.add("ext")
+    for arg, rule in (vjp or {}).items():
+        _registry.defvjp(key, **{arg: rule})
+    for arg, rule in (jvp or {}).items():
+        _registry.defjvp(key, **{arg: rule})
+    setattr(_registry.EXT, key[4:], fn)
+    _record.attach(fn, prim=key)
+
+
+for _fn in (PRNGKey, key, key_data, split, fold_in, normal, randint, bernoulli):
+    _declare(_fn)
+_declare(uniform, nondiff=False, zero_args=("key", "shape", "dtype"),
+         vjp={"minval": f"rt.unbroadcast(g * (1 - {_UNIFORM_U}), minval)",
+              "maxval": f"rt.unbroadcast(g * {_UNIFORM_U}, maxval)"},
+         jvp={"minval": f"dminval * (1 - {_UNIFORM_U})", "maxval": f"dmaxval * {_UNIFORM_U}"})
+_declare(truncated_normal, nondiff=False, zero_args=("key", "shape", "dtype"))

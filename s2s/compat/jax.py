@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import sys
 import types
+from collections.abc import Callable
 from typing import Any
 
 import s2s
@@ -20,7 +21,7 @@ from s2s import config as _config
 from s2s import lax, nn, random, tree_util
 from s2s import numpy as snp
 
-__all__ = ["alias_jax", "config", "default_matmul_precision", "restore", "tree"]
+__all__ = ["alias_jax", "config", "default_matmul_precision", "make_jaxpr", "restore", "tree"]
 
 tree = types.SimpleNamespace(
     flatten=tree_util.tree_flatten, unflatten=tree_util.tree_unflatten, map=tree_util.tree_map,
@@ -58,6 +59,24 @@ def default_matmul_precision(precision: str | None):
     yield
 
 
+class _Listing(str):
+    """Text that prints as itself (what `make_jaxpr(f)(*args)` returns)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def make_jaxpr(fun: Callable, static_argnums: Any = ()) -> Callable:
+    """JAX's `make_jaxpr(fun)(*args)` prints JAX's intermediate language for `fun` at `args`.
+    s2s has none: its counterpart is the Python it generates, so this returns the listing of
+    `s2s.jit(fun)` specialized at `args` (`s2s.source`)."""
+    def listing(*args: Any) -> _Listing:
+        compiled = s2s.jit(fun, static_argnums=static_argnums)
+        compiled(*args)
+        return _Listing(s2s.source(compiled))
+    return listing
+
+
 def alias_jax() -> dict[str, Any]:
     """Register the `jax...` modules in `sys.modules`; returns what they replaced (None for a name
     that was absent), for `restore`."""
@@ -73,7 +92,8 @@ def alias_jax() -> dict[str, Any]:
     top = types.ModuleType("jax", "JAX's API, served by s2s (s2s.compat.jax.alias_jax).")
     top.__dict__.update({k: getattr(s2s, k) for k in s2s.__all__})
     top.__dict__.update(numpy=snp, random=random, lax=lax, nn=nn, tree_util=tree_util, tree=tree,
-                        config=config, default_matmul_precision=default_matmul_precision)
+                        config=config, default_matmul_precision=default_matmul_precision,
+                        make_jaxpr=make_jaxpr)
     if "jax.scipy" in names:
         top.scipy = names["jax.scipy"]
     names["jax"] = top

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-N_TRAIN, N_TEST = 128, 32
+N_TRAIN, N_TEST = 100, 20
 
 
 def synthetic_mnist_raw() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

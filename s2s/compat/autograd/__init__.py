@@ -7,7 +7,9 @@ same. `alias_autograd()` registers this package (and `autograd.numpy` -> `s2s.nu
 """
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 import sys
 import types
 from collections.abc import Callable
@@ -47,12 +49,43 @@ def hessian(fun: Callable, argnum: int = 0) -> Callable:
 
 
 def elementwise_grad(fun: Callable, argnum: int = 0) -> Callable:
-    """The sum over outputs of their gradients (a VJP with a cotangent of ones): the derivative of
-    an elementwise function at each point."""
-    def egrad(*args: Any) -> Any:
-        out, pullback = s2s.vjp(fun, *args)
-        return pullback(_np.ones_like(out))[argnum]
-    return egrad
+    """The gradient of the sum of `fun`'s outputs (a VJP with a cotangent of ones): the derivative
+    of an elementwise function at each point. A transform itself, so it nests:
+    `elementwise_grad(elementwise_grad(np.tanh))`."""
+    summed = _SUMMED[_arity(fun)]
+    return s2s.grad(functools.partial(summed, fun), argnums=argnum)
+
+
+def _summed1(fun, a):
+    return _np.sum(fun(a))
+
+
+def _summed2(fun, a, b):
+    return _np.sum(fun(a, b))
+
+
+def _summed3(fun, a, b, c):
+    return _np.sum(fun(a, b, c))
+
+
+def _summed4(fun, a, b, c, d):
+    return _np.sum(fun(a, b, c, d))
+
+
+_SUMMED = {1: _summed1, 2: _summed2, 3: _summed3, 4: _summed4}
+
+
+def _arity(fun: Callable) -> int:
+    """How many positional arguments `fun` takes (a ufunc's `nin`; 1 to 4)."""
+    if isinstance(fun, _np.ufunc) or isinstance(getattr(fun, "_np", None), _np.ufunc):
+        n = getattr(fun, "nin", None) or fun._np.nin
+    else:
+        params = inspect.signature(fun).parameters.values()
+        n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if n not in _SUMMED:
+        raise s2s.S2SError(f"s2s.compat.autograd.elementwise_grad: {fun!r} takes {n} positional arguments; "
+                           f"1 to {len(_SUMMED)} are supported")
+    return n
 
 
 def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
