@@ -6,12 +6,14 @@
 `s2s.compat.autograd.alias_autograd`); with "real" they load the installed library. Either way
 the run is in float64 (`config.update("jax_enable_x64", True)`), JAX's `example_libraries` are
 the stored copies, and plotting, absl, dp_accounting and MNIST are `foreign_fakes`' stand-ins.
-Programs are configured only as their authors allow: command-line flags (`ARGV`) and the size of
-the data set. `numbers(text)` is what a run is compared by: every number printed, timings left out.
+Programs are configured only as their authors allow (command-line flags, `ARGV`), by the size of
+the data set, and by a cap on `scipy.optimize.minimize`'s iterations (`MINIMIZE_MAXITER`).
+`numbers(text)` is what a run is compared by: every number printed, timings left out.
 """
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import importlib.util
 import io
@@ -42,6 +44,11 @@ PROGRAMS = {"jax": JAX_PROGRAMS, "autograd": AUTOGRAD_PROGRAMS}
 # programs run without x64 on both sides: JAX with x64 refuses `lax.conv_general_dilated` of
 # the float32 images (datasets.mnist makes float32) with float64 weights
 FLOAT32 = {("jax", "differentially_private_sgd")}
+
+# autograd's examples that fit with scipy.optimize.minimize run it to convergence (minutes to
+# hours); each run gets at most this many iterations (`options={"maxiter": ...}`), the same on
+# both sides: the program's own objective and gradient, fewer steps
+MINIMIZE_MAXITER = 10
 
 # command-line flags a program reads (absl): fewer epochs, the same model and algorithm
 ARGV = {("jax", "differentially_private_sgd"): ["--epochs=2"]}
@@ -93,6 +100,7 @@ def _installed(lib: str, backend: str, argv: list[str], x64: bool):
         fakes.update(foreign_fakes.absl_modules(argv))
     fakes.update(foreign_fakes.dp_accounting_modules())
     restore_settings = _settings(backend, x64)
+    restore_minimize = _capped_minimize()
     try:
         sys.modules.update(fakes)
         sys.argv = argv
@@ -108,6 +116,7 @@ def _installed(lib: str, backend: str, argv: list[str], x64: bool):
             undo()
     finally:
         restore_settings()
+        restore_minimize()
         sys.argv[:], sys.path[:] = saved_argv, saved_path
         for key in [k for k in sys.modules if k not in before]:
             if not _keep(key):
@@ -127,6 +136,24 @@ def _keep(key: str) -> bool:
     if isinstance(mod, (foreign_fakes._NothingModule,)) or not where:
         return False
     return True
+
+
+def _capped_minimize():
+    """`scipy.optimize.minimize` with at most MINIMIZE_MAXITER iterations; an undo."""
+    import scipy.optimize
+    real = scipy.optimize.minimize
+
+    @functools.wraps(real)
+    def minimize(*args: Any, **kwargs: Any) -> Any:
+        options = dict(kwargs.pop("options", None) or {})
+        options["maxiter"] = min(options.get("maxiter", MINIMIZE_MAXITER), MINIMIZE_MAXITER)
+        return real(*args, options=options, **kwargs)
+
+    scipy.optimize.minimize = minimize
+
+    def undo():
+        scipy.optimize.minimize = real
+    return undo
 
 
 def _settings(backend: str, x64: bool):

@@ -20,10 +20,10 @@ import numpy as _np
 import s2s
 import s2s.numpy as _snp
 
-from . import misc, test_util
+from . import extend, misc, test_util
 
 __all__ = [
-    "alias_autograd", "elementwise_grad", "grad", "hessian", "hessian_vector_product", "jacobian",
+    "alias_autograd", "elementwise_grad", "extend", "grad", "hessian", "hessian_vector_product", "jacobian",
     "make_hvp", "make_jvp", "make_vjp", "misc", "restore", "test_util", "value_and_grad",
 ]
 
@@ -118,10 +118,11 @@ def make_hvp(fun: Callable, x: Any) -> Callable:
 
 def alias_autograd() -> dict[str, Any]:
     """Point `import autograd`, `autograd.numpy` (and `.random`, `.linalg`), `autograd.misc` (and
-    `.flatten`, `.optimizers`), `autograd.test_util` and, where s2s has it, `autograd.scipy` at
+    `.flatten`, `.optimizers`), `autograd.test_util`, `autograd.extend` and, where s2s has it, `autograd.scipy` at
     s2s. Returns what it replaced in `sys.modules` (None for a name that was absent): pass it to
     `restore` to undo."""
-    anp = _module("autograd.numpy", _snp, random=_np.random)
+    anp = _module("autograd.numpy", _np)  # autograd.numpy offers all of NumPy's names,
+    anp.__dict__.update(_module("autograd.numpy", _snp).__dict__)  # s2s.numpy's where it has them
     names = {
         "autograd.numpy": anp,
         "autograd.numpy.random": _np.random,
@@ -130,6 +131,7 @@ def alias_autograd() -> dict[str, Any]:
         "autograd.misc.flatten": sys.modules[misc.__name__ + ".flatten"],
         "autograd.misc.optimizers": sys.modules[misc.__name__ + ".optimizers"],
         "autograd.test_util": test_util,
+        "autograd.extend": extend,
     }
     names.update(_scipy_names())
     names["autograd"] = _module("autograd", sys.modules[__name__], numpy=anp,
