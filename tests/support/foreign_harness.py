@@ -34,10 +34,10 @@ JAX_PROGRAMS = ["mnist_classifier_fromscratch", "mnist_classifier", "differentia
                 "mnist_vae", "advi", "gaussian_process_regression", "kernel_lsq", "examples_test"]
 AUTOGRAD_PROGRAMS = [
     "bayesian_neural_net", "bayesian_optimization", "black_box_svi", "convnet", "deep_gaussian_process",
-    "define_gradient", "fixed_points", "gaussian_process", "generative_adversarial_net", "gmm", "gplvm",
+    "define_gradient", "dot_graph", "fixed_points", "gaussian_process", "generative_adversarial_net", "gmm", "gplvm",
     "hmm_em", "ica", "logistic_regression", "lstm", "mixture_variational_inference",
     "natural_gradient_black_box_svi", "negative_binomial_maxlike", "neural_net", "neural_net_regression",
-    "ode_net", "rkhs", "rnn", "rosenbrock", "sinusoid", "tanh", "variational_autoencoder",
+    "ode_net", "print_trace", "rkhs", "rnn", "rosenbrock", "sinusoid", "tanh", "variational_autoencoder",
 ]
 PROGRAMS = {"jax": JAX_PROGRAMS, "autograd": AUTOGRAD_PROGRAMS}
 
