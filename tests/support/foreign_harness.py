@@ -139,7 +139,10 @@ def _keep(key: str) -> bool:
 
 
 def _capped_minimize():
-    """`scipy.optimize.minimize` with at most MINIMIZE_MAXITER iterations; an undo."""
+    """`scipy.optimize.minimize` with at most MINIMIZE_MAXITER iterations; an undo. (Without
+    SciPy the programs that import it stop at the import, on both sides.)"""
+    if importlib.util.find_spec("scipy") is None:
+        return lambda: None
     import scipy.optimize
     real = scipy.optimize.minimize
 
