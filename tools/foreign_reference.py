@@ -61,8 +61,8 @@ def main(argv: list[str]) -> None:
             data[name] = record(lib, name)
             status = "error: " + data[name]["error"][:200] if "error" in data[name] else "ok"
             print(f"{lib}/{name}: {status} ({data[name]['seconds']} s)", flush=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(dict(sorted(data.items())), indent=1) + "\n")
+            path.parent.mkdir(parents=True, exist_ok=True)  # after each program: a long run keeps what it did
+            path.write_text(json.dumps(dict(sorted(data.items())), indent=1) + "\n")
 
 
 if __name__ == "__main__":
