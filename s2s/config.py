@@ -1,8 +1,11 @@
 """Run-time settings of s2s, JAX-style: ``s2s.config.update(name, value)`` / ``config.read(name)``.
 
 A leaf module (imports nothing of s2s but its errors) so every other module may consult it.
-Settings start from environment variables (``S2S_BACKEND``, ``S2S_THREEFRY_PARTITIONABLE``)
-read at import, and ``update`` changes them for the rest of the process.
+Settings start from environment variables (``S2S_BACKEND``, ``S2S_THREEFRY_PARTITIONABLE``,
+``S2S_ENABLE_X64``) read at import, and ``update`` changes them for the rest of the process.
+``enable_x64`` (JAX's ``jax_enable_x64``) decides the default dtype of what `s2s.random` draws and
+`s2s.nn.initializers` make: float64/int64 with it, float32/int32 without, as in JAX. NumPy code
+in a transformed function computes in the dtypes NumPy gives either way.
 """
 
 from __future__ import annotations
@@ -10,9 +13,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
+
 from .errors import S2STypeError, S2SValueError
 
-__all__ = ["BACKENDS", "Config", "config", "read", "update"]
+__all__ = ["BACKENDS", "Config", "config", "default_float", "default_int", "read", "update"]
 
 BACKENDS = ("numpy", "cupy", "dask")
 _TRUE = {"1", "true", "yes", "on"}
@@ -41,6 +46,7 @@ def _backend(name: str, value: Any) -> str:
 _SETTINGS = {
     "threefry_partitionable": (_bool, False, "S2S_THREEFRY_PARTITIONABLE"),
     "backend": (_backend, "numpy", "S2S_BACKEND"),
+    "enable_x64": (_bool, False, "S2S_ENABLE_X64"),
 }
 
 
@@ -95,3 +101,13 @@ def update(name: str, value: Any) -> None:
 def read(name: str) -> Any:
     """The current value of setting ``name``: ``s2s.config.read("backend")``."""
     return config.read(name)
+
+
+def default_float() -> type:
+    """The float dtype JAX's functions default to: float64 with ``enable_x64``, else float32."""
+    return np.float64 if config.read("enable_x64") else np.float32
+
+
+def default_int() -> type:
+    """The integer dtype JAX's functions default to: int64 with ``enable_x64``, else int32."""
+    return np.int64 if config.read("enable_x64") else np.int32

@@ -26,8 +26,11 @@ class _Op:
         self.__qualname__ = self.__name__
         self.__doc__ = getattr(fn, "__doc__", None)
         self.__s2s__ = _record.Record(prim=f"xp.{path}")
+        self._key = f"xp.{path}"
 
     def __call__(self, *args, **kwargs):
+        if self._key in _registry.PRODUCT_OPERANDS and any(k in kwargs for k in _registry.PRODUCT_KEYWORDS):
+            args, kwargs = _product_keywords(self._key, args, kwargs)
         xp = _arrays.namespace_of(args)
         if xp is _np:
             return self._np(*args, **kwargs)
@@ -42,6 +45,19 @@ class _Op:
 
     def __repr__(self) -> str:
         return f"<s2s.numpy.{self._path}>"
+
+
+def _product_keywords(key: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """JAX's `precision=` dropped (NumPy has one way to multiply) and `preferred_element_type=T`
+    applied by casting the operands to T, as inside a transform."""
+    kwargs = dict(kwargs)
+    kwargs.pop("precision", None)
+    dtype = kwargs.pop("preferred_element_type", None)
+    if dtype is not None:
+        args = list(args)
+        for i in _registry.product_operands(key, len(args)):
+            args[i] = _arrays.namespace_of([args[i]]).asarray(args[i], dtype=dtype)
+    return tuple(args), kwargs
 
 
 def _resolve(path: str):

@@ -22,7 +22,9 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import config as _config
+from . import record as _record
 from .errors import S2STypeError, S2SValueError
+from .primitives import registry as _registry
 
 __all__ = [
     "PRNGKey",
@@ -272,8 +274,9 @@ def _check_param_shapes(fn: str, shape: tuple[int, ...], *params: Any) -> None:
         )
 
 
-def _float_dtype(fn: str, dtype: DTypeLike) -> np.dtype:
-    dt = np.dtype(dtype)
+def _float_dtype(fn: str, dtype: DTypeLike | None) -> np.dtype:
+    """`dtype`, or float32 (float64 with ``enable_x64``) when it is None, as JAX's default."""
+    dt = np.dtype(_config.default_float() if dtype is None else dtype)
     if dt.kind != "f" or dt.itemsize not in (2, 4, 8):
         raise S2SValueError(f"s2s.random.{fn}: dtype must be float16, float32 or float64, got {dt}")
     return dt
@@ -319,7 +322,7 @@ def _uniform(k: np.ndarray, shape: tuple[int, ...], dt: np.dtype, minval: Any, m
 def uniform(
     key: ArrayLike,
     shape: Sequence[int] = (),
-    dtype: DTypeLike = np.float32,
+    dtype: DTypeLike | None = None,
     minval: ArrayLike = 0.0,
     maxval: ArrayLike = 1.0,
 ) -> np.ndarray:
@@ -494,7 +497,7 @@ def _normal(k: np.ndarray, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
     return _uniform(k, shape, dt, lo, np.array(1.0, dt), then=lambda u: _erfinv_block(u) * sqrt2)
 
 
-def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike = np.float32) -> np.ndarray:
+def normal(key: ArrayLike, shape: Sequence[int] = (), dtype: DTypeLike | None = None) -> np.ndarray:
     """Standard normal samples: ``sqrt(2) * erfinv(u)`` for ``u`` uniform in ``(-1, 1)``."""
     k = _check_key("normal", key)
     return _normal(k, _shape("normal", shape), _float_dtype("normal", dtype))
@@ -511,7 +514,7 @@ def truncated_normal(
     lower: ArrayLike,
     upper: ArrayLike,
     shape: Sequence[int] | None = None,
-    dtype: DTypeLike = np.float32,
+    dtype: DTypeLike | None = None,
 ) -> np.ndarray:
     """Standard normal samples conditioned on ``lower < x < upper`` (inverse-CDF method)."""
     k = _check_key("truncated_normal", key)
@@ -556,7 +559,7 @@ def randint(
     shape: Sequence[int],
     minval: ArrayLike,
     maxval: ArrayLike,
-    dtype: DTypeLike = np.int32,
+    dtype: DTypeLike | None = None,
 ) -> np.ndarray:
     """Integers in ``[minval, maxval)``; ``minval`` everywhere when ``maxval <= minval``.
 
@@ -565,7 +568,7 @@ def randint(
     """
     k = _check_key("randint", key)
     shape = _shape("randint", shape)
-    dt = np.dtype(dtype)
+    dt = np.dtype(_config.default_int() if dtype is None else dtype)
     if dt.kind not in "iu":
         raise S2STypeError(f"s2s.random.randint: dtype must be an integer type, got {dt}")
     _check_param_shapes("randint", shape, minval, maxval)
@@ -590,13 +593,13 @@ def randint(
     return np.asarray(out, dtype=dt)
 
 
-def bernoulli(key: ArrayLike, p: ArrayLike = np.float32(0.5), shape: Sequence[int] | None = None) -> np.ndarray:
+def bernoulli(key: ArrayLike, p: ArrayLike = 0.5, shape: Sequence[int] | None = None) -> np.ndarray:
     """Booleans that are ``True`` with probability ``p`` (``uniform(key, shape, p.dtype) < p``).
 
     A Python float ``p`` is float32, as in JAX; pass a float64 ``p`` for JAX's x64 stream.
     """
     k = _check_key("bernoulli", key)
-    dt = np.dtype(np.float32) if type(p) is float else np.asarray(p).dtype
+    dt = np.dtype(_config.default_float()) if type(p) is float else np.asarray(p).dtype
     if dt.kind != "f":
         raise S2STypeError(f"s2s.random.bernoulli: the probability p must have a floating dtype, got {dt}")
     p = np.asarray(p).astype(dt)
@@ -629,7 +632,7 @@ def permutation(key: ArrayLike, x: int | ArrayLike, axis: int = 0, independent: 
     if arr.ndim == 0:
         if arr.dtype.kind not in "iu" or isinstance(x, (bool, np.bool_)):
             raise S2STypeError("s2s.random.permutation: x must be an integer or at least 1-dimensional")
-        return _shuffle(k, np.arange(int(arr), dtype=np.int32), 0)
+        return _shuffle(k, np.arange(int(arr), dtype=_config.default_int()), 0)
     axis = _axis("permutation", axis, arr.ndim)
     if independent or arr.ndim == 1:
         return _shuffle(k, arr, axis)
@@ -690,3 +693,38 @@ def choice(
     if arr.ndim == 0:
         return np.asarray(ind).reshape(shape)
     return np.take(arr, np.asarray(ind).reshape(-1), axis=axis).reshape(out_shape)
+
+
+# --- inside transforms -----------------------------------------------------------------------
+# Each function above is a primitive when a transformed function calls it (its checks and block
+# loops are not code s2s transforms): `ext.random_<name>` in the rule table. Keys and draws carry
+# no derivative, except `uniform`'s in `minval`/`maxval` (the draw is minval + u (maxval - minval)),
+# and `truncated_normal` has none in its bounds (differentiating through them is an error, never
+# a zero). Under vmap each runs once per example, so a batch of keys gives each example its own
+# key's draws, exactly as the unbatched call would.
+
+_UNIFORM_U = "(ans - minval) / (maxval - minval)"  # the unit draw behind `ans`
+
+
+def _declare(fn: Any, nondiff: bool = True, vjp: dict | None = None, jvp: dict | None = None,
+             zero_args: tuple = ()) -> None:
+    key = f"ext.random_{fn.__name__}"
+    sig = ", ".join(str(p).split(":")[0] + ("" if p.default is p.empty else f"={p.default!r}")
+                    for p in __import__("inspect").signature(fn).parameters.values())
+    _registry.prim(key, sig, nondiff=nondiff, zero_args=zero_args, batch=_registry.LOOP)
+    _registry.RULE_NAMES.add("ext")
+    for arg, rule in (vjp or {}).items():
+        _registry.defvjp(key, **{arg: rule})
+    for arg, rule in (jvp or {}).items():
+        _registry.defjvp(key, **{arg: rule})
+    setattr(_registry.EXT, key[4:], fn)
+    _record.attach(fn, prim=key)
+
+
+for _fn in (PRNGKey, key, key_data, split, fold_in, normal, randint, bernoulli):
+    _declare(_fn)
+_declare(uniform, nondiff=False, zero_args=("key", "shape", "dtype"),
+         vjp={"minval": f"rt.unbroadcast(g * (1 - {_UNIFORM_U}), minval)",
+              "maxval": f"rt.unbroadcast(g * {_UNIFORM_U}, maxval)"},
+         jvp={"minval": f"dminval * (1 - {_UNIFORM_U})", "maxval": f"dmaxval * {_UNIFORM_U}"})
+_declare(truncated_normal, nondiff=False, zero_args=("key", "shape", "dtype"))

@@ -718,6 +718,8 @@ class Normalizer:
             args[0] = self.tmp(build.call("rt.einsum_subscripts", [args[0]]))  # refuses the sublist form
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         key = resolve.prim_key(obj)
+        if key in registry.PRODUCT_OPERANDS and any(k in registry.PRODUCT_KEYWORDS for k in kws):
+            args, kws = self.product_keywords(node, key, args, kws)
         form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition
         if form is not None:
             return build.call(build.name(self.bind(form.__name__, form)), args, kws)
@@ -752,6 +754,18 @@ class Normalizer:
         self.fail(node, f"s2s has no derivative rule for `{_dotted(func)}` ({getattr(obj, '__name__', obj)!r}).",
                   "Use a supported NumPy function (see docs/operations.md), write it in Python, "
                   "or register rules with s2s.defvjp / s2s.defjvp.")
+
+    def product_keywords(self, node, key, args, kws):
+        """JAX's `precision=` dropped and `preferred_element_type=T` applied: a product's operands
+        cast to T (`xp.asarray(a, dtype=T)`), so it is computed and returned in T."""
+        kws = dict(kws)
+        kws.pop("precision", None)
+        dtype = kws.pop("preferred_element_type", None)
+        if dtype is not None and not (isinstance(dtype, gast.Constant) and dtype.value is None):
+            args = list(args)
+            for i in registry.product_operands(key, len(args)):
+                args[i] = self.tmp(build.call("xp.asarray", [args[i]], {"dtype": dtype}))
+        return args, kws
 
     def refuse_out(self, node):
         """`f(x, out=y)` writes into `y`, which s2s would not see: a derivative through `y` would

@@ -1,7 +1,8 @@
 """`s2s.nn.initializers`: JAX's parameter initializers, `init = normal(stddev); init(key, shape, dtype)`.
 
 They draw from `s2s.random` with the keys it makes, so the same key gives the same numbers as
-`s2s.random` itself. The default dtype is float32, as in JAX without x64.
+`s2s.random` itself. The default dtype is float32, or float64 with `s2s.config.update("jax_enable_x64", True)`, as
+in JAX.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import random
+from .. import config, random
 from ..errors import S2SValueError
 
 __all__ = ["constant", "glorot_normal", "glorot_uniform", "he_normal", "he_uniform", "kaiming_normal",
@@ -22,41 +23,52 @@ Initializer = Callable[..., np.ndarray]
 _TRUNC_STD = 0.87962566103423978  # stddev of a standard normal truncated to (-2, 2)
 
 
-def zeros(key: Any, shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:
+def _dtype(dtype: Any) -> Any:
+    """`dtype`, or JAX's default float dtype (float32; float64 with x64) when it is None."""
+    return config.default_float() if dtype is None else dtype
+
+
+def zeros(key: Any, shape: Sequence[int], dtype: Any = None) -> np.ndarray:
     """An array of zeros (the key is unused)."""
+    dtype = _dtype(dtype)
     return np.zeros(tuple(shape), dtype)
 
 
-def ones(key: Any, shape: Sequence[int], dtype: Any = np.float32) -> np.ndarray:
+def ones(key: Any, shape: Sequence[int], dtype: Any = None) -> np.ndarray:
     """An array of ones (the key is unused)."""
+    dtype = _dtype(dtype)
     return np.ones(tuple(shape), dtype)
 
 
-def constant(value: Any, dtype: Any = np.float32) -> Initializer:
+def constant(value: Any, dtype: Any = None) -> Initializer:
     """An initializer filling every entry with `value`."""
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> np.ndarray:
+        dtype = _dtype(dtype)
         return np.full(tuple(shape), value, dtype)
     return init
 
 
-def normal(stddev: float = 1e-2, dtype: Any = np.float32) -> Initializer:
+def normal(stddev: float = 1e-2, dtype: Any = None) -> Initializer:
     """An initializer drawing normal samples with standard deviation `stddev`."""
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> np.ndarray:
+        dtype = _dtype(dtype)
         return (random.normal(key, tuple(shape), dtype) * np.asarray(stddev, dtype)).astype(dtype)
     return init
 
 
-def uniform(scale: float = 1e-2, dtype: Any = np.float32) -> Initializer:
+def uniform(scale: float = 1e-2, dtype: Any = None) -> Initializer:
     """An initializer drawing uniform samples in [0, scale)."""
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> np.ndarray:
+        dtype = _dtype(dtype)
         return (random.uniform(key, tuple(shape), dtype) * np.asarray(scale, dtype)).astype(dtype)
     return init
 
 
-def truncated_normal(stddev: float = 1e-2, dtype: Any = np.float32, lower: float = -2.0,
+def truncated_normal(stddev: float = 1e-2, dtype: Any = None, lower: float = -2.0,
                      upper: float = 2.0) -> Initializer:
     """An initializer drawing a normal truncated to [lower, upper], times `stddev`."""
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> np.ndarray:
+        dtype = _dtype(dtype)
         draws = random.truncated_normal(key, lower, upper, tuple(shape), dtype)
         return (draws * np.asarray(stddev, dtype)).astype(dtype)
     return init
@@ -79,7 +91,7 @@ def _fans(shape: tuple[int, ...], in_axis: Any, out_axis: Any, batch_axis: Any) 
 
 
 def variance_scaling(scale: float, mode: str, distribution: str, in_axis: Any = -2, out_axis: Any = -1,
-                     batch_axis: Any = (), dtype: Any = np.float32) -> Initializer:
+                     batch_axis: Any = (), dtype: Any = None) -> Initializer:
     """JAX's variance_scaling: samples with variance scale / fan, fan by `mode` ("fan_in",
     "fan_out", "fan_avg", "fan_geo"), from `distribution` ("truncated_normal", "normal", "uniform")."""
     modes = ("fan_in", "fan_out", "fan_avg", "fan_geo")
@@ -90,6 +102,7 @@ def variance_scaling(scale: float, mode: str, distribution: str, in_axis: Any = 
         raise S2SValueError(f"variance_scaling: distribution must be one of {dists}, got {distribution!r}")
 
     def init(key: Any, shape: Sequence[int], dtype: Any = dtype) -> np.ndarray:
+        dtype = _dtype(dtype)
         shape = tuple(shape)
         fan_in, fan_out = _fans(shape, in_axis, out_axis, batch_axis)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2,
@@ -105,32 +118,32 @@ def variance_scaling(scale: float, mode: str, distribution: str, in_axis: Any = 
     return init
 
 
-def glorot_uniform(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = np.float32) -> Initializer:
+def glorot_uniform(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = None) -> Initializer:
     """variance_scaling(1.0, "fan_avg", "uniform")."""
     return variance_scaling(1.0, "fan_avg", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
-def glorot_normal(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = np.float32) -> Initializer:
+def glorot_normal(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = None) -> Initializer:
     """variance_scaling(1.0, "fan_avg", "truncated_normal")."""
     return variance_scaling(1.0, "fan_avg", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
 
 
-def lecun_uniform(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = np.float32) -> Initializer:
+def lecun_uniform(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = None) -> Initializer:
     """variance_scaling(1.0, "fan_in", "uniform")."""
     return variance_scaling(1.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
-def lecun_normal(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = np.float32) -> Initializer:
+def lecun_normal(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = None) -> Initializer:
     """variance_scaling(1.0, "fan_in", "truncated_normal")."""
     return variance_scaling(1.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
 
 
-def he_uniform(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = np.float32) -> Initializer:
+def he_uniform(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = None) -> Initializer:
     """variance_scaling(2.0, "fan_in", "uniform")."""
     return variance_scaling(2.0, "fan_in", "uniform", in_axis, out_axis, batch_axis, dtype)
 
 
-def he_normal(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = np.float32) -> Initializer:
+def he_normal(in_axis: Any = -2, out_axis: Any = -1, batch_axis: Any = (), dtype: Any = None) -> Initializer:
     """variance_scaling(2.0, "fan_in", "truncated_normal")."""
     return variance_scaling(2.0, "fan_in", "truncated_normal", in_axis, out_axis, batch_axis, dtype)
 

@@ -237,6 +237,22 @@ def linear(name: str, sig: str, arg: str, vjp: str, **facts) -> None:
 KEYWORD_FORMS: dict[str, object] = {}
 KEYWORD_FORM_ARGS = ("where", "initial")
 
+# JAX's products take `precision=` (how accelerators round float32 products; NumPy has one way,
+# so it is dropped) and `preferred_element_type=` (the dtype the product is computed and returned
+# in: the operands are cast to it). Per primitive: (first operand, operand count or None for all).
+PRODUCT_OPERANDS = {"xp.dot": (0, 2), "xp.matmul": (0, 2), "xp.inner": (0, 2), "xp.vdot": (0, 2),
+                    "xp.tensordot": (0, 2), "xp.linalg.matmul": (0, 2), "xp.einsum": (1, None)}
+PRODUCT_KEYWORDS = ("precision", "preferred_element_type")
+
+
+def product_operands(key: str | None, nargs: int) -> range:
+    """The positions of a JAX product's operands among `nargs` positional arguments (empty for
+    another primitive)."""
+    if key not in PRODUCT_OPERANDS:
+        return range(0)
+    first, count = PRODUCT_OPERANDS[key]
+    return range(first, nargs if count is None else min(nargs, first + count))
+
 
 def keyword_form(key: str | None, keywords, nargs: int = 0) -> object | None:
     """The runtime function that computes primitive `key` with these keywords (a composite

@@ -454,7 +454,8 @@ def map_examples(fn, flags, n, *args, **kwargs):
 
 
 def _own(leaf):
-    return leaf.copy() if hasattr(leaf, "copy") and hasattr(leaf, "shape") else leaf
+    array = hasattr(leaf, "copy") and hasattr(leaf, "shape") and not isinstance(leaf, type)  # not np.float64 itself
+    return leaf.copy() if array else leaf
 
 
 def _vb_stack(outs):
@@ -536,11 +537,16 @@ def example_add_at(acc, v, index, xb=True, ib=False, clip=True):
 
 
 def _vb_op(name):
-    """The function a primitive name stands for (`xp.diag`, `rt.add_at`, `tuple`); an `rt.` name
-    is looked up in the namespace generated code sees (s2s.runtime, built from the export lists)."""
+    """The function a primitive name stands for (`xp.diag`, `rt.add_at`, `ext.random_normal`,
+    `tuple`); an `rt.` name is looked up in the namespace generated code sees (s2s.runtime, built
+    from the export lists)."""
     mod, _, rest = name.partition(".")
     if not rest:
         return getattr(builtins, name)
+    if mod == "ext":  # a function declared a primitive from outside (s2s.random, s2s.defvjp): the
+        # rule table's namespace, loaded before any generated code that names it runs
+        obj = sys.modules["s2s.primitives.registry"].EXT
+        return getattr(obj, rest)
     obj = np if mod == "xp" else sys.modules[__package__]
     for part in rest.split("."):
         obj = getattr(obj, part)

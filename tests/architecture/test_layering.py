@@ -40,6 +40,7 @@ LAYERS = [
                                                      # jax.scipy's namespaces (over the special primitives)
     ["s2s"],                                         # the package's namespace
     ["s2s.test_util", "s2s.cli"],                    # tools built on the public API
+    ["s2s.compat"],                                  # JAX's and autograd's module names over s2s
     ["s2s.__main__"],                                # `python -m s2s`
 ]
 OPTIONAL = {"pygments", "numba"}  # optional extras, imported where they are used

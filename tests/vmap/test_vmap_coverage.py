@@ -23,7 +23,8 @@ def test_batching_table_names_known_primitives():
 
 
 def test_looped_ops_are_listed_and_few():
-    looped = sorted(n for n, r in BATCH.items() if r.kind == "loop" and not n.startswith("rt."))
+    # ext.*: functions declared primitives from outside (s2s.random's, looped per key by design)
+    looped = sorted(n for n, r in BATCH.items() if r.kind == "loop" and not n.startswith(("rt.", "ext.")))
     # ragged results and type queries (tests/test_ops_batching.py names them); shrink, never grow
     assert len(looped) <= 29, looped
 

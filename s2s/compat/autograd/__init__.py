@@ -1,0 +1,171 @@
+"""autograd's differential operators over s2s's transforms.
+
+autograd numbers arguments with `argnum` (one int) and differentiates the function it is given
+when the result is called; s2s compiles the derivative on the first call, so the two read the
+same. `alias_autograd()` registers this package (and `autograd.numpy` -> `s2s.numpy`, its
+`random` -> `numpy.random`, `autograd.scipy` -> `s2s.scipy` where s2s has it) in `sys.modules`.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import sys
+import types
+from collections.abc import Callable
+from typing import Any
+
+import numpy as _np
+
+import s2s
+import s2s.numpy as _snp
+
+from . import extend, misc, test_util
+
+__all__ = [
+    "alias_autograd", "elementwise_grad", "extend", "grad", "hessian", "hessian_vector_product", "jacobian",
+    "make_hvp", "make_jvp", "make_vjp", "misc", "restore", "test_util", "value_and_grad",
+]
+
+
+def grad(fun: Callable, argnum: int = 0) -> Callable:
+    """The gradient of scalar-valued `fun` with respect to positional argument `argnum`."""
+    return s2s.grad(fun, argnums=argnum)
+
+
+def value_and_grad(fun: Callable, argnum: int = 0) -> Callable:
+    """`fun`'s value and its gradient with respect to argument `argnum`, from one call."""
+    return s2s.value_and_grad(fun, argnums=argnum)
+
+
+def jacobian(fun: Callable, argnum: int = 0) -> Callable:
+    """The Jacobian, shaped `out.shape + x.shape` as autograd's (reverse mode)."""
+    return s2s.jacrev(fun, argnums=argnum)
+
+
+def hessian(fun: Callable, argnum: int = 0) -> Callable:
+    """The Hessian of scalar-valued `fun` with respect to argument `argnum`."""
+    return s2s.hessian(fun, argnums=argnum)
+
+
+def elementwise_grad(fun: Callable, argnum: int = 0) -> Callable:
+    """The gradient of the sum of `fun`'s outputs (a VJP with a cotangent of ones): the derivative
+    of an elementwise function at each point. A transform itself, so it nests:
+    `elementwise_grad(elementwise_grad(np.tanh))`."""
+    summed = _SUMMED[_arity(fun)]
+    return s2s.grad(functools.partial(summed, fun), argnums=argnum)
+
+
+def _summed1(fun, a):
+    return _np.sum(fun(a))
+
+
+def _summed2(fun, a, b):
+    return _np.sum(fun(a, b))
+
+
+def _summed3(fun, a, b, c):
+    return _np.sum(fun(a, b, c))
+
+
+def _summed4(fun, a, b, c, d):
+    return _np.sum(fun(a, b, c, d))
+
+
+_SUMMED = {1: _summed1, 2: _summed2, 3: _summed3, 4: _summed4}
+
+
+def _arity(fun: Callable) -> int:
+    """How many positional arguments `fun` takes (a ufunc's `nin`; 1 to 4)."""
+    if isinstance(fun, _np.ufunc) or isinstance(getattr(fun, "_np", None), _np.ufunc):
+        n = getattr(fun, "nin", None) or fun._np.nin
+    else:
+        params = inspect.signature(fun).parameters.values()
+        n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+    if n not in _SUMMED:
+        raise s2s.S2SError(f"s2s.compat.autograd.elementwise_grad: {fun!r} takes {n} positional arguments; "
+                           f"1 to {len(_SUMMED)} are supported")
+    return n
+
+
+def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
+    """autograd's `make_vjp(fun)(x)` spelled with `x` given: (pullback, fun(x))."""
+    out, pullback = s2s.vjp(fun, x)
+    return (lambda g: pullback(g)[0]), out
+
+
+def make_jvp(fun: Callable, x: Any) -> Callable:
+    """`v -> (fun(x), J v)`."""
+    return lambda v: s2s.jvp(fun, (x,), (v,))
+
+
+def hessian_vector_product(fun: Callable, argnum: int = 0) -> Callable:
+    """`(*args, v) -> H v`, the Hessian of `fun` at `args` times `v` (forward over reverse)."""
+    g = s2s.grad(fun, argnums=argnum)
+
+    def hvp(*args_and_v: Any) -> Any:
+        *args, v = args_and_v
+        tangents = tuple(v if i == argnum else _np.zeros_like(a) for i, a in enumerate(args))
+        return s2s.jvp(g, tuple(args), tangents)[1]
+    return hvp
+
+
+def make_hvp(fun: Callable, x: Any) -> Callable:
+    """`v -> (H v, grad(fun)(x))`, autograd's order of the pair."""
+    g = s2s.grad(fun)
+    return lambda v: s2s.jvp(g, (x,), (v,))[::-1]
+
+
+def alias_autograd() -> dict[str, Any]:
+    """Point `import autograd`, `autograd.numpy` (and `.random`, `.linalg`), `autograd.misc` (and
+    `.flatten`, `.optimizers`), `autograd.test_util`, `autograd.extend` and, where s2s has it, `autograd.scipy` at
+    s2s. Returns what it replaced in `sys.modules` (None for a name that was absent): pass it to
+    `restore` to undo."""
+    anp = _module("autograd.numpy", _np)  # autograd.numpy offers all of NumPy's names,
+    anp.__dict__.update(_module("autograd.numpy", _snp).__dict__)  # s2s.numpy's where it has them
+    names = {
+        "autograd.numpy": anp,
+        "autograd.numpy.random": _np.random,
+        "autograd.numpy.linalg": _snp.linalg,
+        "autograd.misc": misc,
+        "autograd.misc.flatten": sys.modules[misc.__name__ + ".flatten"],
+        "autograd.misc.optimizers": sys.modules[misc.__name__ + ".optimizers"],
+        "autograd.test_util": test_util,
+        "autograd.extend": extend,
+    }
+    names.update(_scipy_names())
+    names["autograd"] = _module("autograd", sys.modules[__name__], numpy=anp,
+                                **({"scipy": names["autograd.scipy"]} if "autograd.scipy" in names else {}))
+    old = {name: sys.modules.get(name) for name in names}
+    sys.modules.update(names)
+    return old
+
+
+def restore(old: dict[str, Any]) -> None:
+    """Undo `alias_autograd`: put back what it replaced in `sys.modules`."""
+    for name, mod in old.items():
+        if mod is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = mod
+
+
+def _module(name: str, source: types.ModuleType, **extra: Any) -> types.ModuleType:
+    """A module called `name` holding `source`'s names (the same objects) and `extra`."""
+    mod = types.ModuleType(name, source.__doc__)
+    mod.__dict__.update({k: v for k, v in vars(source).items() if not k.startswith("__")})
+    mod.__dict__.update(extra)
+    return mod
+
+
+def _scipy_names() -> dict[str, Any]:
+    """`autograd.scipy` and its submodules -> `s2s.scipy`'s, for those s2s has."""
+    try:
+        importlib.import_module("s2s.scipy")  # a namespace that may not be built yet
+    except ImportError:
+        return {}
+    out = {"autograd.scipy": sys.modules["s2s.scipy"]}
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("s2s.scipy."):
+            out["autograd.scipy." + name.removeprefix("s2s.scipy.")] = mod
+    return out

@@ -1,0 +1,39 @@
+"""autograd's `flatten`: a pytree of arrays as one 1-D vector, and the function that undoes it.
+
+Leaves are raveled and joined in `s2s.tree_util`'s order (dict keys sorted, as autograd sorts
+them); `unflatten` splits the vector at the same offsets and restores each leaf's shape.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from s2s.tree_util import tree_flatten, tree_unflatten
+
+
+def flatten(value: Any) -> tuple[np.ndarray, Callable[[Any], Any]]:
+    """(the leaves of `value` raveled and concatenated, a function from such a vector back)."""
+    leaves, treedef = tree_flatten(value)
+    shapes = [np.shape(leaf) for leaf in leaves]
+    sizes = [int(np.prod(s)) for s in shapes]
+    flat = np.concatenate([np.ravel(leaf) for leaf in leaves]) if leaves else np.zeros(0)
+
+    def unflatten(vector: Any) -> Any:
+        parts, start = [], 0
+        for shape, size in zip(shapes, sizes):
+            parts.append(np.reshape(vector[start:start + size], shape))
+            start += size
+        return tree_unflatten(treedef, parts)
+    return flat, unflatten
+
+
+def flatten_func(func: Callable, example: Any) -> tuple[Callable, Callable, np.ndarray]:
+    """`func` of a pytree as a function of its flattened vector (with any further arguments):
+    (that function, unflatten, the flattened `example`)."""
+    flat_example, unflatten = flatten(example)
+
+    def flat_func(vector, *args):
+        return flatten(func(unflatten(vector), *args))[0]
+    return flat_func, unflatten, flat_example
