@@ -327,6 +327,7 @@ prim("rt.add_at", "acc, index, v", zero_args=("index",), tree_sum=True, mutates=
 defvjp("rt.add_at", acc="g", v="g[index]")
 defjvp("rt.add_at", acc="rt.fresh(dacc)", v="rt.add_at(rt.zeros_like_tree(acc), index, dv)")
 linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)")
+nondiff("rt.shape_stub")  # what the tape keeps of a value read only for its shape (transforms/tape.py)
 linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)", mutates=True)
 prim("rt.take_at", "acc, index, like", zero_args=("index", "like"), tree_sum=True, mutates=True)
 defjvp("rt.take_at", acc="rt.take_at(rt.fresh(dacc), index, like)")

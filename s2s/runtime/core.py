@@ -23,7 +23,7 @@ __all__ = ("shape", "namespace", "asarray", "on_backend_of", "zeros", "unbroadca
            "broadcast_to_like", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
            "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "copy_saved",
-           "private", "reversed_range", "list_sum", "list_sum_vjp")
+           "private", "reversed_range", "list_sum", "list_sum_vjp", "shape_stub")
 
 shape = np.shape
 
@@ -541,6 +541,24 @@ def _private_array(x, memo):
         return view if type(x) is np.ndarray else view.view(type(x))  # an ndarray subclass stays one
     except (TypeError, ValueError):
         return x.copy()
+
+
+_STUB_BASES: dict = {}
+
+
+def shape_stub(x):
+    """What the tape keeps of an array the backward sweep reads only for its shape and dtype
+    (`rt.unbroadcast(g, x)`, `rt.zeros_like_tree(x)`): an array of `x`'s shape and dtype whose
+    elements all share one read-only zero (strides 0), so it holds no copy of `x`'s data. Anything
+    else (numbers, lists, other array libraries' arrays) is kept as it is."""
+    if type(x) is not np.ndarray or x.size <= 1:
+        return x
+    base = _STUB_BASES.get(x.dtype)
+    if base is None:
+        base = np.zeros(1, dtype=x.dtype)
+        base.flags.writeable = False
+        base = _STUB_BASES.setdefault(x.dtype, base)
+    return np.ndarray(x.shape, x.dtype, buffer=base, strides=(0,) * x.ndim)
 
 
 def reversed_range(r):

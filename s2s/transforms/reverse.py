@@ -14,6 +14,7 @@ from .. import analysis
 from ..ir import build
 from ..ir.core import CoreFn
 from ..primitives import registry
+from . import tape as tapes
 from .adjoint import Adjoints, merge
 from .base import (
     Callees,
@@ -64,6 +65,7 @@ class Reverse(Transform):
         self.used_lists: set[str] = set()
         self.saved: set[str] = set()
         self.saved_at: set = set()
+        self.value_saves: set[str] = set()  # variables saved because an assignment overwrites them
         self.seen = set(self.params)
         self.restores: set[str] = set()  # "arrays"/"lists": what the backward sweep updates in place
         self.counts: dict[str, int] | None = None
@@ -112,6 +114,7 @@ class Reverse(Transform):
             if t in self.relevant and (t in self.seen or depth > 0):
                 self.saved.add(t)
                 self.saved_at.add((s, t))
+                self.value_saves.add(t)
                 out.append(self.push(self.tape if t in self.active else self.ctl, build.name(t)))
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             base = s.targets[0].value.id
@@ -501,8 +504,9 @@ class Reverse(Transform):
         if isinstance(s, gast.For):
             rev = self.namer.fresh("r")
             out.append(build.assign(rev, build.call("rt.reversed_range", [replay])))
-            out.append(gast.For(target=build.name(s.target.id, store=True), iter=build.name(rev), body=body or [gast.Pass()],
-                                orelse=[], type_comment=None))
+            self.bwd_loops[s] = gast.For(target=build.name(s.target.id, store=True), iter=build.name(rev),
+                                         body=body or [gast.Pass()], orelse=[], type_comment=None)
+            out.append(self.bwd_loops[s])
             if info.get("restore_target"):
                 out.append(build.assign(s.target.id, self.pop(self.ctl)))
         else:
@@ -513,7 +517,7 @@ class Reverse(Transform):
     # ---- assembly ----
     def run(self, seed) -> Sweeps:
         """Both sweeps; `seed(out)` is the expression that starts the backward one."""
-        self.loops, self.callees, self.call_tapes = {}, {}, {}
+        self.loops, self.callees, self.call_tapes, self.bwd_loops = {}, {}, {}, {}
         self.live = analysis.Liveness(self.body)
         self.certain = analysis.definitely_assigned(self.body, self.params, at=gast.If)
         ret = self.body[-1]
@@ -531,6 +535,9 @@ class Reverse(Transform):
             if isinstance(check, gast.Call):
                 seed_stmts.append(build.expr_stmt(check))
         bwd = self.backward(self.body, defined, 0)
+        redo = tapes.recomputable(self.body, self.params, self.loops)
+        kept = tapes.slim(fwd, bwd, self.value_saves, redo, self.bwd_loops, (self.tape, self.ctl))
+        self.saved -= self.value_saves - kept
         grads = []
         for p in self.params:
             b = self.adj.name(p)
