@@ -255,6 +255,22 @@ def split_vjp(fn, mask):
     return cached("split", fn, mask, compute)
 
 
+def split_replay(fn, mask, policy, saves):
+    """(fwd, bwd) of reverse mode for s2s.checkpoint with a saving `policy`: fwd(residuals, *args)
+    takes the values the statements `saves` picks from the iterator `residuals` (see saving_function)."""
+    mask = tuple(mask)
+
+    def compute():
+        f, b = reverse.split_fns(core_of(fn), mask, CALLEES, replay=saves)
+        return _compile(f), _compile(b)
+    return cached("split_replay", fn, (mask, policy), compute)
+
+
+def saving_function(fn, policy, saves):
+    """save(*args) -> (fn(*args), [the values of the statements `saves` picks, in order])."""
+    return cached("saving", fn, policy, lambda: _compile(reverse.saving_fn(core_of(fn), saves)))
+
+
 def jvp_function(fn, mask):
     """jvp_f(*params, *tangents of the params flagged in `mask`) -> (out, tangent_out)."""
     mask = tuple(mask)

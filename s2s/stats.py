@@ -29,9 +29,9 @@ def paused_gc():
 @dataclasses.dataclass
 class TapeRecord:
     """What reverse mode's forward sweep of a function kept for its backward sweep, counted on the
-    record itself (so the same on every machine): `arrays` is the number of arrays pushed on its
-    record lists that hold memory of their own (not a view of an argument, not a shape stub),
-    `nbytes` the bytes of the buffers they hold (each buffer once), `views` the pushed views of
+    record itself (so the same on every machine): `arrays` is the number of buffers that the arrays
+    on its record lists hold (each once: not a view of an argument, not a shape stub), `nbytes`
+    their bytes, `views` the pushed views of
     the arguments, `stubs` the shape stubs (transforms/tape.py), `pushes` every entry of the lists,
     and `items` one `(shape, dtype name, kind)` per pushed array, kind "array", "view" or "stub"."""
 
@@ -77,7 +77,7 @@ def tape_record(fun, *args, argnums=0) -> TapeRecord:
                 items.append((tuple(x.shape), str(x.dtype), kind))
 
     visit(saved, False)
-    return TapeRecord(counts["array"], sum(buffers.values()), counts["view"], counts["stub"], counts["pushes"], items)
+    return TapeRecord(len(buffers), sum(buffers.values()), counts["view"], counts["stub"], counts["pushes"], items)
 
 
 def _root(a):

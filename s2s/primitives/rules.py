@@ -327,7 +327,13 @@ prim("rt.add_at", "acc, index, v", zero_args=("index",), tree_sum=True, mutates=
 defvjp("rt.add_at", acc="g", v="g[index]")
 defjvp("rt.add_at", acc="rt.fresh(dacc)", v="rt.add_at(rt.zeros_like_tree(acc), index, dv)")
 linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)")
-nondiff("rt.shape_stub")  # what the tape keeps of a value read only for its shape (transforms/tape.py)
+nondiff("rt.shape_stub", float_of_first=True)  # what the tape keeps of a value read only for its shape (transforms/tape.py)
+linear("rt.checkpoint_name", "x, name", "x", "g")  # s2s.checkpoint_name: x, named for a checkpoint policy
+defjvp("rt.checkpoint_name", x="dx")
+prim("rt.next_residual", "residuals")  # a value an s2s.checkpoint policy saved, replayed
+defvjp("rt.next_residual", residuals="rt.residual_derivative(g)")
+defjvp("rt.next_residual", residuals="rt.residual_derivative(dresiduals)")
+prim("rt.residual_derivative", "g", nondiff=True)
 linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)", mutates=True)
 prim("rt.take_at", "acc, index, like", zero_args=("index", "like"), tree_sum=True, mutates=True)
 defjvp("rt.take_at", acc="rt.take_at(rt.fresh(dacc), index, like)")

@@ -13,6 +13,7 @@ import gast
 from .. import analysis
 from ..ir import build
 from ..ir.core import CoreFn
+from ..ir.names import Namer
 from ..primitives import registry
 from . import tape as tapes
 from .adjoint import Adjoints, merge
@@ -28,6 +29,7 @@ from .base import (
     loc,
     maybe_sequence_op,
     simplify,
+    split_self_updates,
 )
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
@@ -69,6 +71,8 @@ class Reverse(Transform):
         self.seen = set(self.params)
         self.restores: set[str] = set()  # "arrays"/"lists": what the backward sweep updates in place
         self.counts: dict[str, int] | None = None
+        self.replay = None  # s2s.checkpoint's policy: statements whose value comes from `self.residuals`
+        self.residuals = None
 
     # ---- forward sweep ----
     def forward(self, stmts, depth: int) -> list:
@@ -89,6 +93,8 @@ class Reverse(Transform):
                 continue
             out.extend(self.saves(s, depth))
             new = self.forward_stmt(s)
+            if self.replay is not None and self.replay(s):  # a value the policy saved: not recomputed
+                new = loc(build.assign(s.targets[0].id, build.call("rt.next_residual", [build.name(self.residuals)])), s)
             tape_var = self.call_tapes.get(s)
             if tape_var is not None and depth > 0:
                 self.saved.add(tape_var)
@@ -621,10 +627,14 @@ def seed_of(core: CoreFn, out):
     return build.call("rt.seed", [out])
 
 
-def split_fns(core: CoreFn, mask: tuple, calls: Callees) -> tuple[GeneratedFn, GeneratedFn]:
+def split_fns(core: CoreFn, mask: tuple, calls: Callees, replay=None) -> tuple[GeneratedFn, GeneratedFn]:
     """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> cotangent per parameter (None
-    for the parameters `mask` leaves out)."""
+    for the parameters `mask` leaves out). With `replay` (a predicate on statements, from an
+    s2s.checkpoint policy) fwd takes first an iterator of the values `saving_fn` saved and takes
+    those statements' values from it instead of computing them."""
     rev = Reverse(core, [p for p, m in zip(core.params, mask) if m], calls)
+    if replay is not None:
+        rev.replay, rev.residuals = replay, rev.namer.exact("residuals")
     g = rev.namer.exact("g")
     sw = rev.run(lambda out: build.name(g))
     loaded = crossing(sw, core.params)
@@ -645,8 +655,9 @@ def split_fns(core: CoreFn, mask: tuple, calls: Callees) -> tuple[GeneratedFn, G
     outs = [gr if m else build.const(None) for gr, m in zip(sw.grads, mask)]
     bwd_body = unpack + sw.seed + sw.backward + [build.ret(build.tuple_(outs))]
     ns = {**core.ns, **rev.ns}
-    return (GeneratedFn(fname, build.function(fname, core.params, fwd_body), ns, core.filename,
-                        header_for("forward sweep", core)),
+    fparams = ([rev.residuals] if replay is not None else []) + list(core.params)
+    return (GeneratedFn(fname, build.function(fname, fparams, fwd_body), ns, core.filename,
+                        header_for("forward sweep", core, "replaying the saved values" if replay else "")),
             GeneratedFn(bname, build.function(bname, [saved, g], bwd_body), ns, core.filename,
                         header_for("backward sweep", core)))
 
@@ -666,3 +677,28 @@ def crossing(sw: Sweeps, params) -> list[str]:
             if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
                 loaded[n.id] = None
     return list(loaded)
+
+
+def saving_fn(core: CoreFn, saves) -> GeneratedFn:
+    """`core`'s function that also returns the values of the statements `saves` picks (an
+    s2s.checkpoint policy), in the order it computes them: save(*args) -> (out, [values])."""
+    namer = Namer(build.names_in(core.node) | set(core.ns) | {"xp", "rt"})
+    res = namer.exact("residuals")
+    body = split_self_updates(build.clone(core.node.body), namer)
+
+    def add(stmts):
+        out = []
+        for s in stmts:
+            for f in ("body", "orelse"):
+                if getattr(s, f, None):
+                    setattr(s, f, add(getattr(s, f)))
+            if isinstance(s, gast.Return):
+                s = loc(build.ret(build.tuple_([s.value, build.name(res)])), s)
+            out.append(s)
+            if saves(s):
+                out.append(build.expr_stmt(build.call(build.attr(build.name(res), "append"), [build.name(s.targets[0].id)])))
+        return out
+    name = namer.exact(f"save_{core.name}")
+    node = build.function(name, core.params, [build.assign(res, build.list_([]))] + add(body))
+    return GeneratedFn(name, node, dict(core.ns), core.filename, header_for("checkpointed forward", core,
+                                                                            "saving what its policy saves"))

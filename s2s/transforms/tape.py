@@ -80,35 +80,50 @@ def recomputable(body, params, loops) -> dict:
     """`v = xs[i]` statements whose value the backward sweep can recompute where it starts each
     iteration of the innermost `for` over `i`: `xs` an argument the function never assigns nor
     passes anywhere but to subscripts, attributes and primitives; `v` assigned there only and read
-    only after it in that loop's body. Returns {statement: the `for` statement}."""
+    only after it in that loop's body. Returns {statement: the `for` statement}. One walk of the
+    body (compile time stays linear in the program)."""
+    pos: dict[int, int] = {}
+    end: dict[int, int] = {}
+    loaders: dict[str, list[int]] = {}
+    misused: set[str] = set()
+    params = set(params)
+
+    def number(stmts, k):
+        for st in stmts:
+            pos[id(st)] = k
+            found: dict[str, bool] = {}
+            for node in _own_exprs(st):
+                _reads_of(node, found)
+                _misuse(node, params, misused)
+            for v in found:
+                loaders.setdefault(v, []).append(k)
+            for t in analysis.targets(st):
+                misused.add(t)  # an assigned argument is not the caller's any more
+            k += 1
+            for block in (getattr(st, "body", None), getattr(st, "orelse", None)):
+                if block:
+                    k = number(block, k)
+            end[id(st)] = k
+        return k
+    number(body, 0)
     counts = analysis.assigned_counts(body)
     out = {}
     for loop in loops:
         if not isinstance(loop, gast.For):
             continue
         i = loop.target.id
-        for pos, s in enumerate(loop.body):
+        for s in loop.body:
             if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
                     and isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name)):
                 continue
             v, xs = s.targets[0].id, s.value.value.id
-            if counts.get(v, 0) != 1 or v in params or xs not in params or counts.get(xs, 0) \
-                    or not _index_of(s.value.slice, i) or not _only_read(body, xs):
+            if counts.get(v, 0) != 1 or v in params or xs not in params or xs in misused \
+                    or not _index_of(s.value.slice, i):
                 continue
-            before = loop.body[:pos]
-            inside = set(id(n) for n in analysis.walk_stmts(loop.body[pos + 1:]))
-            if v in analysis.loads(before) or any(v in _stmt_loads(n) for n in analysis.walk_stmts(body)
-                                                  if id(n) not in inside and n is not s):
-                continue
-            out[s] = loop
+            lo, hi = end[id(s)], end[id(loop)]
+            if all(lo <= k < hi for k in loaders.get(v, ())):
+                out[s] = loop
     return out
-
-
-def _stmt_loads(s) -> set[str]:
-    found: dict[str, bool] = {}
-    for node in _own_exprs(s):
-        _reads_of(node, found)
-    return set(found)
 
 
 def _index_of(sl, i) -> bool:
@@ -123,31 +138,44 @@ def _index_of(sl, i) -> bool:
     return False
 
 
-def _only_read(body, xs) -> bool:
-    """Whether `xs` appears only as the array of a subscript or attribute read or as an argument of a
-    primitive (never copied to another name, passed to a user function, or stored into)."""
-    for s in analysis.walk_stmts(body):
-        if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name) \
-                and xs in analysis.loads(s.targets[0]):
-            return False
-        for node in _own_exprs(s):
-            if not _reads_array_only(node, xs):
-                return False
-    return True
-
-
-def _reads_array_only(node, xs) -> bool:
+def _misuse(node, params, out):
+    """Add to `out` the names of `params` that `node` reads other than as the array of a subscript
+    or attribute or as an argument of a primitive: copied to another name, passed to a user
+    function or a method, written through `out=`."""
     if isinstance(node, gast.Name):
-        return node.id != xs
+        if node.id in params:
+            out.add(node.id)
+        return
+    if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.Compare)):
+        for operand in (node.left, node.right) if isinstance(node, gast.BinOp) else \
+                (node.operand,) if isinstance(node, gast.UnaryOp) else (node.left, *node.comparators):
+            _arg_misuse(operand, params, out)
+        return
     if isinstance(node, (gast.Subscript, gast.Attribute)) and isinstance(node.value, gast.Name):
-        return _reads_array_only(getattr(node, "slice", gast.Constant(value=None, kind=None)), xs)
+        if isinstance(node, gast.Subscript):
+            _misuse(node.slice, params, out)
+            if not isinstance(node.ctx, gast.Load) and node.value.id in params:
+                out.add(node.value.id)
+        return
     if isinstance(node, gast.Call):
         kind = analysis.classify(node)
-        if kind in ("call", "list.pop") or isinstance(node.func, gast.Attribute) and analysis.dotted(node.func) is None:
-            return xs not in analysis.loads(node)
-        if any(k.arg == "out" for k in node.keywords):
-            return xs not in analysis.loads(node)
-    return all(_reads_array_only(c, xs) for c in gast.iter_child_nodes(node))
+        if kind in ("call", "list.pop") or isinstance(node.func, gast.Attribute) and analysis.dotted(node.func) is None \
+                or any(k.arg == "out" for k in node.keywords):
+            out.update(n for n in analysis.loads(node) if n in params)
+            return
+        for a in node.args:
+            _arg_misuse(a, params, out)
+        for k in node.keywords:
+            _arg_misuse(k.value, params, out)
+        return
+    for child in gast.iter_child_nodes(node):
+        _misuse(child, params, out)
+
+
+def _arg_misuse(a, params, out):
+    """A primitive's argument: a name is read, not copied; anything else as `_misuse`."""
+    if not isinstance(a, gast.Name):
+        _misuse(a, params, out)
 
 
 def slim(forward: list, backward: list, saved: set[str], recompute: dict, bwd_loops: dict, lists) -> set[str]:
