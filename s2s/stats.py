@@ -43,15 +43,17 @@ class TapeRecord:
     items: list
 
 
-def tape_record(fun, *args, argnums=0) -> TapeRecord:
+def tape_record(fun, *args, argnums=0, checkpoint=None) -> TapeRecord:
     """Run reverse mode's forward sweep of `fun` at `args` (differentiating the arguments at
-    `argnums`) and count what it recorded for the backward sweep (see `TapeRecord`)."""
+    `argnums`, with grad's `checkpoint` option) and count what it recorded for the backward sweep
+    (see `TapeRecord`; a checkpointed loop's snapshots count as pushed)."""
     from . import driver  # the compiler, loaded only when a record is asked for
     from .runtime import core
+    from .runtime.checkpoints import Checkpoints
 
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     mask = tuple(i in nums for i in range(len(args)))
-    fwd, _ = driver.split_vjp(fun, mask)
+    fwd, _ = driver.split_vjp(fun, mask, checkpoint)
     _, saved = fwd(*args)
     given = {id(_root(a)) for a in _leaves(args)}
     stub_bases = {id(b) for b in getattr(core, "_STUB_BASES", {}).values()}
@@ -60,7 +62,9 @@ def tape_record(fun, *args, argnums=0) -> TapeRecord:
     items: list = []
 
     def visit(x, pushed):
-        if isinstance(x, (list, tuple)):
+        if isinstance(x, Checkpoints):
+            visit(x.states, True)
+        elif isinstance(x, (list, tuple)):
             for e in x:
                 visit(e, pushed or type(x) is list)
         elif isinstance(x, dict):

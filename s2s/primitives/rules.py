@@ -334,6 +334,10 @@ prim("rt.next_residual", "residuals")  # a value an s2s.checkpoint policy saved,
 defvjp("rt.next_residual", residuals="rt.residual_derivative(g)")
 defjvp("rt.next_residual", residuals="rt.residual_derivative(dresiduals)")
 prim("rt.residual_derivative", "g", nondiff=True)
+# the schedule of a checkpointed loop (runtime/checkpoints.py): bookkeeping, no derivative
+prim("rt.checkpoints", "trips, budget", nondiff=True)
+prim("rt.checkpoint_save", "ck, *state", nondiff=True, effect=True)
+nondiff("rt.checkpoint_segments", "rt.checkpoint_restore", "rt.checkpoint_range", sig="ck, *args")
 linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)", mutates=True)
 prim("rt.take_at", "acc, index, like", zero_args=("index", "like"), tree_sum=True, mutates=True)
 defjvp("rt.take_at", acc="rt.take_at(rt.fresh(dacc), index, like)")

@@ -21,6 +21,7 @@ from . import (
     batch_linalg,
     batch_reduce,
     batch_shape,
+    checkpoints,
     composite,
     core,
     elementwise,
@@ -33,7 +34,7 @@ from . import (
 )
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
-           batch_reduce, batch_linalg, loops)
+           batch_reduce, batch_linalg, loops, checkpoints)
 
 
 def _build(modules) -> dict:

@@ -29,12 +29,32 @@ SHAPE_ONLY = {
 _SHAPE_ATTRS = frozenset({"shape", "dtype", "ndim", "size"})
 
 
-def reads(stmts) -> dict[str, bool]:
-    """Every name `stmts` load -> whether some load needs its value (False: only its shape)."""
+def reads(stmts, skip=frozenset(), replayed=(frozenset(), frozenset())) -> dict[str, bool]:
+    """Every name `stmts` load -> whether some load needs its value (False: only its shape). The
+    statements whose ids are in `skip` are passed over with what they hold; in those of
+    `replayed[0]` (a checkpointed loop's forward sweep, replayed) the names of `replayed[1]` do
+    not count: the replay computes them itself, or takes them from the loop's snapshots."""
     out: dict[str, bool] = {}
-    for s in analysis.walk_stmts(stmts):
-        for node in _own_exprs(s):
-            _reads_of(node, out)
+    ids, names = replayed
+
+    def visit(block):
+        for s in block:
+            if id(s) in skip:
+                continue
+            if id(s) in ids:
+                mine: dict[str, bool] = {}
+                for node in _own_exprs(s):
+                    _reads_of(node, mine)
+                for v, value in mine.items():
+                    if v not in names:
+                        out[v] = out.get(v, False) or value
+            else:
+                for node in _own_exprs(s):
+                    _reads_of(node, out)
+            for f in ("body", "orelse"):
+                if getattr(s, f, None):
+                    visit(getattr(s, f))
+    visit(stmts)
     return out
 
 
@@ -178,17 +198,19 @@ def _arg_misuse(a, params, out):
         _misuse(a, params, out)
 
 
-def slim(forward: list, backward: list, saved: set[str], recompute: dict, bwd_loops: dict, lists) -> set[str]:
+def slim(forward: list, backward: list, saved: set[str], recompute: dict, bwd_loops: dict, lists,
+         replayed=(frozenset(), frozenset())) -> set[str]:
     """Drop from both sweeps the saves of the variables in `saved` the backward sweep does not read,
     keep shape stubs of those it reads only for their shape, and recompute the statements of
     `recompute` (see `recomputable`) at the top of their loop's backward body (`bwd_loops`).
+    `replayed`: the forward sweeps of checkpointed loops that the backward sweep runs (see `reads`).
     Changes the sweeps in place; returns the variables still saved."""
-    read = reads(backward)
+    read = reads(backward, replayed=replayed)
     redo = {s.targets[0].id: (s, loop) for s, loop in recompute.items()}
     drop = {v for v in saved if v not in read or v in redo}
     stub = {v for v in saved if v in read and not read[v] and v not in drop}
     _edit(forward, lambda s: _push_of(s, lists), drop, stub)
-    _edit(backward, lambda s: _pop_of(s, lists), drop, set())
+    _edit(backward, lambda s: _pop_of(s, lists) or _push_of(s, lists), drop, stub)
     for v, (s, loop) in sorted(redo.items()):
         if v in read and loop in bwd_loops:
             bwd_loops[loop].body[:0] = [build.comment(f"{v} recomputed, not saved"), build.assign(v, build.clone(s.value))]
@@ -226,7 +248,7 @@ def _edit(stmts, which, drop, stub):
         v = which(s)
         if v in drop:
             continue
-        if v in stub:
+        if v in stub and isinstance(s, gast.Expr):  # a push (a pop restores the stub)
             s.value.args[0] = build.call("rt.shape_stub", [build.name(v)])
         keep.append(s)
     stmts[:] = keep
