@@ -63,7 +63,7 @@ def tape_record(fun, *args, argnums=0, checkpoint=None) -> TapeRecord:
 
     def visit(x, pushed):
         if isinstance(x, Checkpoints):
-            visit(x.states, True)
+            visit(list(x.snaps.values()), True)
         elif isinstance(x, (list, tuple)):
             for e in x:
                 visit(e, pushed or type(x) is list)

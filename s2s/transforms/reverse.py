@@ -57,6 +57,7 @@ class Reverse(Transform):
     def __init__(self, core: CoreFn, active_params, calls: Callees, checkpoint=None):
         super().__init__(core, active_params, calls)
         self.checkpoint = checkpoint  # None, "auto" or a budget in bytes: the top-level loops' schedule
+        self.consume = False  # whether the backward sweep may use up the record (grad's: run once)
         self.relevant = analysis.relevant(self.body, self.active)
         ret = self.body[-1]
         self.useful = analysis.useful(self.body, analysis.loads(ret.value) if isinstance(ret, gast.Return) and ret.value
@@ -227,7 +228,8 @@ class Reverse(Transform):
         records is built here too: the backward sweep runs it again, one segment at a time."""
         out, info = [], {"ckpt": self.namer.fresh("ckpt")}
         budget = build.const(self.checkpoint)
-        what = "every ceil(sqrt(T))-th step" if self.checkpoint == "auto" else f"within {self.checkpoint} bytes"
+        what = "every ceil(sqrt(T))-th step" if self.checkpoint == "auto" else (
+            f"the steps the binomial (revolve) schedule picks within {self.checkpoint} bytes")
         if isinstance(s, gast.For):
             rng = s.iter
             if not isinstance(rng, gast.Name):
@@ -241,14 +243,15 @@ class Reverse(Transform):
             self.seen.add(s.target.id)
             info["range"] = rng
             out.append(build.comment(f"checkpointed: the carried state is kept at {what} of the T = len({rng.id}) "
-                                     "steps; the backward sweep replays each segment's forward sweep, last first"))
+                                     "steps; the backward sweep follows the plan: advance (run steps, keep a "
+                                     "snapshot) or reverse a segment (its forward sweep with records, then back)"))
             out.append(build.assign(info["ckpt"], build.call("rt.checkpoints", [rng, budget])))
         else:
             kept = ("every k-th step, k doubling to keep sqrt(T) to 2*sqrt(T) snapshots" if self.checkpoint == "auto"
                     else f"every k-th step, k doubling to keep the snapshots within {self.checkpoint} bytes")
             out.append(build.comment(f"checkpointed: the carried state is kept at {kept} (an online schedule: the "
-                                     "trip count T is found as the loop runs); the backward sweep replays each "
-                                     "segment's forward sweep, last first"))
+                                     "trip count T is found as the loop runs); the backward sweep reverses each "
+                                     "segment (its forward sweep with records, then back), last first"))
             out.append(build.assign(info["ckpt"], build.call("rt.checkpoints", [build.const(None), budget])))
         info["save"] = build.call("rt.checkpoint_save", [build.name(info["ckpt"])])
         plain = [build.expr_stmt(info["save"])] + [build.clone(st) for st in s.body]
@@ -262,25 +265,33 @@ class Reverse(Transform):
         return out
 
     def backward_checkpointed(self, s, info, body) -> list:
-        """The backward sweep of a checkpointed loop: for each segment, last first, the state it
-        started from, its forward sweep with the records, then its backward sweep (`body`)."""
+        """The backward sweep of a checkpointed loop: the actions of the schedule's plan, each from a
+        snapshot: run steps without records and keep the state reached (an advance), or run a
+        segment's forward sweep with the records, then its backward sweep (`body`)."""
         ck = build.name(info["ckpt"])
-        segs, j, rseg, rrev = (self.namer.fresh(p) for p in ("segs", "seg", "r", "r"))
-        seg_body = [build.expr_stmt(build.call("rt.checkpoint_restore", [ck, build.name(j)]))]  # its target: run()
-        seg_body.append(build.assign(rseg, build.call("rt.checkpoint_range", [ck, build.name(j)]
-                                                      + ([info["range"]] if "range" in info else []))))
+        plan, act, radv, rseg, rrev = (self.namer.fresh(p) for p in ("plan", "act", "r", "r", "r"))
+        rng = [info["range"]] if "range" in info else []
         idx = s.target.id if isinstance(s, gast.For) else self.namer.fresh("k")
-        seg_body.append(gast.For(target=build.name(idx, store=True), iter=build.name(rseg),
-                                 body=info["taped"] or [gast.Pass()], orelse=[], type_comment=None))
-        seg_body.append(build.assign(rrev, build.call("rt.reversed_range", [build.name(rseg)])))
-        adjoint = gast.For(target=build.name(idx, store=True), iter=build.name(rrev), body=body or [gast.Pass()],
-                           orelse=[], type_comment=None)
-        seg_body.append(adjoint)
+
+        def loop(r, stmts):
+            return gast.For(target=build.name(idx, store=True), iter=build.name(r), body=stmts or [gast.Pass()],
+                            orelse=[], type_comment=None)
+        info["store"] = build.call("rt.checkpoint_store", [build.name(act)])
+        info["advance"] = [build.clone(st) for st in s.body]
+        act_body = [build.expr_stmt(build.call("rt.checkpoint_restore", [build.name(act)])),  # its target: run()
+                    build.assign(radv, build.call("rt.checkpoint_advance", [build.name(act)] + rng)),
+                    loop(radv, info["advance"]),
+                    build.expr_stmt(info["store"]),
+                    build.assign(rseg, build.call("rt.checkpoint_range", [build.name(act)] + rng)),
+                    loop(rseg, info["taped"]),
+                    build.assign(rrev, build.call("rt.reversed_range", [build.name(rseg)]))]
+        adjoint = loop(rrev, body)
+        act_body.append(adjoint)
         self.bwd_loops[s] = adjoint
-        loop = gast.For(target=build.name(j, store=True), iter=build.name(segs), body=seg_body, orelse=[],
-                        type_comment=None)
-        info["segment_loop"] = loop
-        out = [build.assign(segs, build.call("rt.checkpoint_segments", [ck])), loop]
+        actions = gast.For(target=build.name(act, store=True), iter=build.name(plan), body=act_body, orelse=[],
+                           type_comment=None)
+        info["segment_loop"] = actions
+        out = [build.assign(plan, build.call("rt.checkpoint_plan", [ck, build.const(self.consume)])), actions]
         if info.get("restore_target"):
             out.append(build.assign(s.target.id, self.pop(self.ctl)))
         return out
@@ -299,6 +310,7 @@ class Reverse(Transform):
             outside = tapes.reads(bwd, skip={id(info["segment_loop"])})
             keep = sorted(assigned & (analysis.exposed(s.body) | set(outside)))
             info["save"].args += [build.name(v) for v in keep]
+            info["store"].args += [build.name(v) for v in keep]
             restore = info["segment_loop"].body[0]
             if keep:
                 target = build.name(keep[0]) if len(keep) == 1 else build.tuple_([build.name(v) for v in keep])
@@ -306,7 +318,7 @@ class Reverse(Transform):
             else:
                 info["segment_loop"].body.pop(0)
             self.saved.update(keep)
-            replayed.update(id(st) for st in analysis.walk_stmts(info["taped"]))
+            replayed.update(id(st) for st in analysis.walk_stmts(info["taped"] + info["advance"]))
             info["assigned"] = assigned
         return replayed
 
@@ -724,6 +736,7 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
     """`grad`/`value_and_grad` of `core` wrt the parameters at `nums`: one function, both sweeps
     (`checkpoint`: the schedule of its top-level loops, None for none)."""
     rev = Reverse(core, [core.params[i] for i in nums], calls, checkpoint)
+    rev.consume = True
     sw = rev.run((lambda out: build.call("rt.seed_aux", [out])) if has_aux else (lambda out: seed_of(core, out)))
     picked = [sw.grads[i] for i in nums]
     gout = picked[0] if isinstance(argnums, int) else build.tuple_(picked)

@@ -13,6 +13,7 @@ from corpus import CORPUS
 import s2s
 from s2s import cli, driver, stats
 from s2s.runtime import Checkpoints
+from s2s.runtime.checkpoints import Plan
 
 B, H, D = 32, 64, 16
 
@@ -100,10 +101,10 @@ def test_for_loop_keeps_sqrt_T_states_and_replays_once(T):
     args = rnn_args(T, 2, 3, 2)
     ck = schedule(rnn, args, "auto")
     k = math.isqrt(T - 1) + 1
-    assert ck.k == k and len(ck.states) == -(-T // k)        # ceil(T / ceil(sqrt T)) snapshots
+    assert ck.k == k and len(ck.snaps) == -(-T // k)         # ceil(T / ceil(sqrt T)) snapshots
     assert ck.replayed == T                                    # one forward sweep more, in all
     rec = stats.tape_record(rnn, *args, argnums=0, checkpoint="auto")
-    assert rec.arrays == len(ck.states) - 1                    # the first is the argument h itself
+    assert rec.arrays == len(ck.snaps) - 1                     # the first is the argument h itself
     assert rec.nbytes == rec.arrays * 2 * 3 * 8
 
 
@@ -112,16 +113,60 @@ def test_while_loop_online_schedule(n):
     x = np.full(4, 0.5)
     ck = schedule(two_loops, (x, n), "auto")
     assert ck.steps == n and ck.replayed == n
-    assert len(ck.states) <= max(2, 2 * math.isqrt(n)) and len(ck.states) >= math.isqrt(n) // 2
+    assert len(ck.snaps) <= max(2, 2 * math.isqrt(n)) and len(ck.snaps) >= math.isqrt(n) // 2
 
 
 def test_budget_bounds_the_snapshots():
     args = rnn_args(1000, 2, 3, 2)
     state = 2 * 3 * 8
-    ck = schedule(rnn, args, 40 * state)
-    assert len(ck.states) <= 20 and ck.replayed == 1000
+    ck = schedule(rnn, args, 40 * state)                 # 40 states: segments of 20, 20 snapshots
+    assert ck.k == 20 and len(ck.snaps) <= 20 and ck.replayed <= 3 * 1000
     ck = schedule(decay, (np.linspace(-1.0, 1.0, 6), 0.99), 10 * 6 * 8)
-    assert len(ck.states) <= 5 and ck.replayed == ck.steps
+    assert len(ck.snaps) <= 5 and ck.replayed == ck.steps
+
+
+def simulate(T, budget_states):
+    """Run a schedule's plan by hand: the order steps are reversed in, the most snapshots alive at
+    once, and the steps run again."""
+    ck = Checkpoints(T, budget_states * 8)
+    for i in range(T):
+        ck.save((np.zeros(1),))
+    plan, reversed_steps, most = Plan(ck, consume=True), [], 0
+    for act in plan:
+        assert act.start in plan.snaps                   # every action starts from a snapshot
+        if act.advance:
+            ck.replayed += act.stop - act.start
+            plan.snaps[act.stop] = ()
+        else:
+            ck.replayed += act.stop - act.start
+            assert act.stop - act.start <= ck.k          # a segment's records: at most L states
+            reversed_steps.extend(range(act.stop - 1, act.start - 1, -1))
+        most = max(most, len(plan.snaps))
+    return ck, reversed_steps, most
+
+
+@pytest.mark.parametrize("T, states", [(4096, 64), (4096, 20), (65536, 64), (65536, 600), (100, 7), (10, 100)])
+def test_binomial_schedule(T, states):
+    ck, order, most = simulate(T, states)
+    assert order == list(range(T - 1, -1, -1))           # every step reversed once, last first
+    assert most + ck.k <= states                         # snapshots and one segment's records: the budget
+    r = 1
+    while math.comb(ck.slots + r, ck.slots) < -(-T // ck.k):
+        r += 1
+    assert ck.replayed <= (r + 1) * T                    # each step run at most r more times (revolve)
+    if (T, states) in ((4096, 64), (65536, 600)):
+        assert ck.replayed <= 3 * T                      # the issue's bound: at most 3 forward sweeps more
+
+
+def test_a_small_budget_runs_in_bounded_memory():
+    T = 1024
+    args = rnn_args(T)
+    state = B * H * 8
+    g = s2s.grad(rnn, argnums=(0, 1), checkpoint=24 * state)
+    ref = s2s.grad(rnn, argnums=(0, 1))(*args)
+    for a, b in zip(g(*args), ref):
+        np.testing.assert_array_equal(a, b)
+    assert peak_states(g, args) <= 24 + 12               # the budget, and a step's temporaries
 
 
 def peak_states(fn, args):
@@ -147,12 +192,13 @@ def test_peak_memory_is_order_sqrt_T(f):
 def test_dump_shows_the_schedule(capsys, tmp_path):
     src = s2s.source(s2s.grad(rnn, checkpoint="auto"))
     assert "checkpointed: the carried state is kept at every ceil(sqrt(T))-th step" in src
-    assert "rt.checkpoint_save(ckpt0, h)" in src and "rt.checkpoint_segments(ckpt0)" in src
+    assert "rt.checkpoint_save(ckpt0, h)" in src and "rt.checkpoint_plan(ckpt0, True)" in src
+    assert "rt.checkpoint_advance(act0, r0)" in src and "rt.checkpoint_store(act0, h)" in src
     assert cli.main(["dump", f"{__file__}:decay", "--checkpoint", "auto"]) == 0
     out = capsys.readouterr().out
     assert "an online schedule" in out and "rt.checkpoint_restore" in out
     assert cli.main(["dump", f"{__file__}:rnn", "--checkpoint", "65536"]) == 0
-    assert "within 65536 bytes" in capsys.readouterr().out
+    assert "binomial (revolve) schedule picks within 65536 bytes" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("bad", ["sqrt", -1, 0, True, [1]])
