@@ -1,7 +1,7 @@
 """Derivative rules for every supported primitive, one line each (see registry for the notation)."""
 from __future__ import annotations
 
-from .registry import PRIMS, REST, defjvp, defvjp, elementwise, linear, nondiff, prim
+from .registry import PRIMS, REST, BatchRule, defjvp, defvjp, elementwise, linear, nondiff, prim
 
 # ---- Python operators (generated code keeps them as operators) ----
 for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", ""), ("maximum", ""), ("minimum", "")):
@@ -336,8 +336,11 @@ defjvp("rt.next_residual", residuals="rt.residual_derivative(dresiduals)")
 prim("rt.residual_derivative", "g", nondiff=True)
 # the schedule of a checkpointed loop (runtime/checkpoints.py): bookkeeping, no derivative
 prim("rt.checkpoints", "trips, budget", nondiff=True)
-prim("rt.checkpoint_save", "ck, *state", nondiff=True, effect=True)
-nondiff("rt.checkpoint_segments", "rt.checkpoint_restore", "rt.checkpoint_range", sig="ck, *args")
+# (vmap refuses to batch the snapshots, "create": vmap(grad(f, checkpoint=...)) runs as grad of the batched f)
+prim("rt.checkpoint_save", "ck, *state", nondiff=True, effect=True, batch=BatchRule("create"))
+prim("rt.checkpoint_store", "act, *state", nondiff=True, effect=True, batch=BatchRule("create"))
+nondiff("rt.checkpoint_plan", "rt.checkpoint_restore", "rt.checkpoint_advance", "rt.checkpoint_range",
+        sig="ck, *args")
 linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)", mutates=True)
 prim("rt.take_at", "acc, index, like", zero_args=("index", "like"), tree_sum=True, mutates=True)
 defjvp("rt.take_at", acc="rt.take_at(rt.fresh(dacc), index, like)")

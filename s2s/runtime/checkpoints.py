@@ -118,49 +118,59 @@ def _spine(start, end, s, unit):
 
 class Action:
     """One step of a backward sweep's plan: from the snapshot at `start`, run [start, stop)
-    without records and keep the state at `stop` (`advance`), or with them and back (`reverse`)."""
+    without records and keep the state at `stop` (`advance`), or with them and back (`reverse`).
+    `drops`: the snapshots the plan no longer needs once this action starts."""
 
-    __slots__ = ("plan", "advance", "start", "stop")
+    __slots__ = ("plan", "advance", "start", "stop", "drops")
 
     def __init__(self, plan, advance, start, stop):
-        self.plan, self.advance, self.start, self.stop = plan, advance, start, stop
+        self.plan, self.advance, self.start, self.stop, self.drops = plan, advance, start, stop, []
 
     def __repr__(self):
         return f"{'advance' if self.advance else 'reverse'}({self.start}, {self.stop})"
 
 
 class Plan:
-    """The actions of one backward sweep, last segment first, and the snapshots its advances keep.
-    With `consume` (grad: the record is used once) it takes the forward sweep's snapshots and lets
-    each go once its segment is done; else (vjp_fn: may be called again) it works on a copy, and
-    the forward's stay alive with the record."""
+    """The actions of one backward sweep, last segment first (a sequence: generated code may index
+    it), and the snapshots its advances keep. With `consume` (grad: the record is used once) it
+    takes the forward sweep's snapshots and lets each go once its segment is done; else (vjp_fn:
+    may be called again) it works on a copy, and the forward's stay alive with the record."""
 
     def __init__(self, ck: Checkpoints, consume: bool = False):
         self.ck = ck
         self.snaps = ck.snaps if consume else dict(ck.snaps)
         if consume:
             ck.snaps = {}
-
-    def __iter__(self):
-        ck = self.ck
+        self.actions: list[Action] = []
+        self._pending: list[int] = []
         starts = sorted(self.snaps)
         bounds = starts[1:] + [ck.steps]
         free = 0 if ck.slots is None else ck.slots - len(starts)
         online = ck.trips is None
         for j in range(len(starts) - 1, -1, -1):
-            yield from self._reverse(starts[j], bounds[j], 0 if online else free, ck.k)
-            del self.snaps[starts[j]]
+            self._reverse(starts[j], bounds[j], 0 if online else free, ck.k)
+            self._pending.append(starts[j])
             free += 1
+
+    def __len__(self):
+        return len(self.actions)
+
+    def __getitem__(self, i):
+        return self.actions[i]
+
+    def _add(self, act):
+        act.drops, self._pending = self._pending, []
+        self.actions.append(act)
 
     def _reverse(self, start, stop, s, unit):
         mid = _advance_by(start, stop, s, unit)
         if mid >= stop:
-            yield Action(self, False, start, stop)
+            self._add(Action(self, False, start, stop))
             return
-        yield Action(self, True, start, mid)
-        yield from self._reverse(mid, stop, s - 1, unit)
-        del self.snaps[mid]
-        yield from self._reverse(start, mid, s, unit)
+        self._add(Action(self, True, start, mid))
+        self._reverse(mid, stop, s - 1, unit)
+        self._pending.append(mid)
+        self._reverse(start, mid, s, unit)
 
 
 def _nbytes(tree) -> int:
@@ -189,8 +199,12 @@ def checkpoint_plan(ck: Checkpoints, consume: bool = False) -> Plan:
 
 
 def checkpoint_restore(act: Action):
-    """The state at the start of `act` (one value, or a tuple of several)."""
-    state = act.plan.snaps[act.start]
+    """The state at the start of `act` (one value, or a tuple of several); the snapshots the plan
+    is done with go first."""
+    snaps = act.plan.snaps
+    for d in act.drops:
+        snaps.pop(d, None)
+    state = snaps[act.start]
     return state[0] if len(state) == 1 else state
 
 

@@ -133,6 +133,8 @@ def simulate(T, budget_states):
         ck.save((np.zeros(1),))
     plan, reversed_steps, most = Plan(ck, consume=True), [], 0
     for act in plan:
+        for d in act.drops:
+            del plan.snaps[d]
         assert act.start in plan.snaps                   # every action starts from a snapshot
         if act.advance:
             ck.replayed += act.stop - act.start
@@ -205,3 +207,15 @@ def test_dump_shows_the_schedule(capsys, tmp_path):
 def test_bad_option(bad):
     with pytest.raises(s2s.S2SError, match="checkpoint"):
         s2s.grad(rnn, checkpoint=bad)
+
+
+def test_composes_with_jit_and_vmap():
+    args = rnn_args(40, 3, 4, 2)
+    ref = s2s.grad(rnn)(*args)
+    np.testing.assert_array_equal(s2s.jit(s2s.grad(rnn, checkpoint="auto"))(*args), ref)
+    ws = np.stack([args[0], 2 * args[0]])
+    per = s2s.vmap(s2s.grad(rnn, checkpoint="auto"), in_axes=(0, None, None, None))(ws, *args[1:])
+    for k in range(2):
+        np.testing.assert_allclose(per[k], s2s.grad(rnn)(ws[k], *args[1:]), rtol=1e-12, atol=1e-14)
+    x = np.linspace(-1.0, 1.0, 5)
+    np.testing.assert_array_equal(s2s.jit(s2s.grad(decay, checkpoint="auto"))(x, 0.9), s2s.grad(decay)(x, 0.9))
