@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ("checkpoints", "checkpoint_save", "checkpoint_plan", "checkpoint_restore", "checkpoint_advance",
-           "checkpoint_store", "checkpoint_range", "Checkpoints")
+__all__ = ("Checkpoints", "Action", "Plan", "checkpoints", "checkpoint_save", "checkpoint_plan", "checkpoint_restore",
+           "checkpoint_advance", "checkpoint_store", "checkpoint_range")
 
 
 class Checkpoints:

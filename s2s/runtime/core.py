@@ -23,8 +23,8 @@ __all__ = ("shape", "namespace", "asarray", "on_backend_of", "zeros", "unbroadca
            "broadcast_to_like", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
            "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "copy_saved",
-           "private", "reversed_range", "list_sum", "list_sum_vjp", "shape_stub",
-           "checkpoint_name", "next_residual", "residual_derivative")
+           "private", "shape_stub", "checkpoint_name", "next_residual", "residual_derivative", "reversed_range",
+           "list_sum", "list_sum_vjp")
 
 shape = np.shape
 
