@@ -1,12 +1,12 @@
 """s2s.checkpoint (issue 30): a helper whose intermediates reverse mode does not keep; its
 forward sweep runs again in the backward sweep. Derivatives are the uncheckpointed ones exactly
 (the same operations in the same order), and agree with central differences; the record
-(`s2s.stats.tape_record`) shows what each policy keeps."""
+(`s2s.memory.tape_record`) shows what each policy keeps."""
 import numpy as np
 import pytest
 
 import s2s
-from s2s import stats
+from s2s import memory
 from s2s.test_util import check_grads
 
 P = s2s.checkpoint_policies
@@ -96,12 +96,12 @@ PER_STEP = {"nothing": 1, "nothing_explicit": 1, "dots": 3, "names": 2}
 def test_record_keeps_what_the_policy_saves(kind):
     T, B, H = 6, 3, 4
     a = args(T, B, H)
-    rec = stats.tape_record(LOOPS[kind], *a, argnums=(0, 1))
+    rec = memory.tape_record(LOOPS[kind], *a, argnums=(0, 1))
     per = PER_STEP[kind]
     # the first step's h is the argument itself (a view): one state less
     assert rec.arrays == per * T - 1
     assert rec.nbytes == (per * T - 1) * B * H * 8
-    plain = stats.tape_record(LOOPS["plain"], *a, argnums=(0, 1))
+    plain = memory.tape_record(LOOPS["plain"], *a, argnums=(0, 1))
     assert plain.arrays > rec.arrays or kind == "dots"
 
 

@@ -1,6 +1,6 @@
 """grad(f, checkpoint=...) (issue 30): the top-level loops of f run without records, keeping the
 state they carry every k-th step; the backward sweep runs each segment again with records. The
-derivative is the one without checkpointing, exactly; the record (`stats.tape_record`) and the
+derivative is the one without checkpointing, exactly; the record (`memory.tape_record`) and the
 schedule's own count of replayed steps say what it keeps and what it recomputes, and tracemalloc
 (NumPy reports its allocations to it) the peak."""
 import math
@@ -11,7 +11,7 @@ import pytest
 from corpus import CORPUS
 
 import s2s
-from s2s import cli, driver, stats
+from s2s import cli, driver, memory
 from s2s.runtime import Checkpoints
 from s2s.runtime.checkpoints import Plan
 
@@ -103,7 +103,7 @@ def test_for_loop_keeps_sqrt_T_states_and_replays_once(T):
     k = math.isqrt(T - 1) + 1
     assert ck.k == k and len(ck.snaps) == -(-T // k)         # ceil(T / ceil(sqrt T)) snapshots
     assert ck.replayed == T                                    # one forward sweep more, in all
-    rec = stats.tape_record(rnn, *args, argnums=0, checkpoint="auto")
+    rec = memory.tape_record(rnn, *args, argnums=0, checkpoint="auto")
     assert rec.arrays == len(ck.snaps) - 1                     # the first is the argument h itself
     assert rec.nbytes == rec.arrays * 2 * 3 * 8
 

@@ -1,5 +1,5 @@
 """What reverse mode's tape keeps (issue 30): counted on the record the forward sweep leaves
-(`s2s.stats.tape_record`), so the counts are the same on every machine. The tape keeps what the
+(`s2s.memory.tape_record`), so the counts are the same on every machine. The tape keeps what the
 backward sweep reads: values it never reads are not saved, values it reads only for their shape
 are kept as shape stubs, and an argument's slice at the loop index is recomputed."""
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 from corpus import CORPUS
 
 import s2s
-from s2s import stats
+from s2s import memory
 from s2s.test_util import check_grads
 
 FUNCS = {fn.__name__: (fn, make) for fn, make in CORPUS}
@@ -54,7 +54,7 @@ def test_corpus_loops_keep_one_state_per_step(name):
     fn, make = FUNCS[name]
     args = make(np.random.default_rng(0))
     steps, size = STATE_ONLY[name]
-    rec = stats.tape_record(fn, *args, argnums=tuple(range(len(args))))
+    rec = memory.tape_record(fn, *args, argnums=tuple(range(len(args))))
     assert rec.arrays == steps - 1
     assert rec.nbytes == (steps - 1) * size * 8
     assert all(shape == (size,) for shape, _, kind in rec.items if kind == "array")
@@ -70,7 +70,7 @@ AT_MOST = {"for_const_range": (3, 120), "nested_matpow": (14, 1008), "while_cube
 def test_corpus_records(name):
     fn, make = FUNCS[name]
     args = make(np.random.default_rng(0))
-    rec = stats.tape_record(fn, *args, argnums=tuple(range(len(args))))
+    rec = memory.tape_record(fn, *args, argnums=tuple(range(len(args))))
     arrays, nbytes = AT_MOST[name]
     assert (rec.arrays, rec.nbytes) <= (arrays, nbytes) and rec.nbytes <= nbytes
     check_grads(fn, args, order=1, modes=("rev",))
@@ -79,7 +79,7 @@ def test_corpus_records(name):
 def test_tanh_rnn_keeps_one_state_per_step():
     T, B, H = 12, 4, 5
     args = rnn_args(T, B, H)
-    rec = stats.tape_record(tanh_rnn, *args, argnums=(0, 1))
+    rec = memory.tape_record(tanh_rnn, *args, argnums=(0, 1))
     assert rec.arrays == T - 1                      # h before each step but the first (the argument)
     assert rec.nbytes == (T - 1) * B * H * 8         # 1 state per step (the issue asks <= 1.5)
     assert rec.views == 1                            # the argument h, before the first step; xs[t] is
@@ -101,7 +101,7 @@ def test_generated_code_shows_what_is_saved():
 def test_shape_stub_reduces_a_broadcast_cotangent():
     rng = np.random.default_rng(1)
     x, b = rng.normal(size=(4, 3)), rng.normal(size=(1, 3))
-    rec = stats.tape_record(broadcast_in_loop, x, b, argnums=(0, 1))
+    rec = memory.tape_record(broadcast_in_loop, x, b, argnums=(0, 1))
     assert rec.arrays == 2                                           # h before steps 2 and 3
     assert rec.items.count(((1, 3), "float64", "stub")) == 2         # c, kept for its shape only
     check_grads(broadcast_in_loop, (x, b), order=2, modes=("rev",))
