@@ -335,7 +335,7 @@ defvjp("rt.next_residual", residuals="rt.residual_derivative(g)")
 defjvp("rt.next_residual", residuals="rt.residual_derivative(dresiduals)")
 prim("rt.residual_derivative", "g", nondiff=True)
 # the schedule of a checkpointed loop (runtime/checkpoints.py): bookkeeping, no derivative
-prim("rt.checkpoints", "trips, budget", nondiff=True)
+prim("rt.checkpoint_schedule", "trips, budget", nondiff=True)
 # (vmap refuses to batch the snapshots, "create": vmap(grad(f, checkpoint=...)) runs as grad of the batched f)
 prim("rt.checkpoint_save", "ck, *state", nondiff=True, effect=True, batch=BatchRule("create"))
 prim("rt.checkpoint_store", "act, *state", nondiff=True, effect=True, batch=BatchRule("create"))

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ("Checkpoints", "Action", "Plan", "checkpoints", "checkpoint_save", "checkpoint_plan", "checkpoint_restore",
-           "checkpoint_advance", "checkpoint_store", "checkpoint_range")
+__all__ = ("Checkpoints", "Action", "Plan", "checkpoint_schedule", "checkpoint_save", "checkpoint_plan",
+           "checkpoint_restore", "checkpoint_advance", "checkpoint_store", "checkpoint_range")
 
 
 class Checkpoints:
@@ -181,7 +181,7 @@ def _nbytes(tree) -> int:
     return int(getattr(tree, "nbytes", 8))
 
 
-def checkpoints(trips, budget):
+def checkpoint_schedule(trips, budget):
     """The schedule of a loop of `trips` steps (a range or a count; None: a while loop)."""
     if trips is not None and not isinstance(trips, int):
         trips = len(trips)

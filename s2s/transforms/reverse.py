@@ -245,14 +245,14 @@ class Reverse(Transform):
             out.append(build.comment(f"checkpointed: the carried state is kept at {what} of the T = len({rng.id}) "
                                      "steps; the backward sweep follows the plan: advance (run steps, keep a "
                                      "snapshot) or reverse a segment (its forward sweep with records, then back)"))
-            out.append(build.assign(info["ckpt"], build.call("rt.checkpoints", [rng, budget])))
+            out.append(build.assign(info["ckpt"], build.call("rt.checkpoint_schedule", [rng, budget])))
         else:
             kept = ("every k-th step, k doubling to keep sqrt(T) to 2*sqrt(T) snapshots" if self.checkpoint == "auto"
                     else f"every k-th step, k doubling to keep the snapshots within {self.checkpoint} bytes")
             out.append(build.comment(f"checkpointed: the carried state is kept at {kept} (an online schedule: the "
                                      "trip count T is found as the loop runs); the backward sweep reverses each "
                                      "segment (its forward sweep with records, then back), last first"))
-            out.append(build.assign(info["ckpt"], build.call("rt.checkpoints", [build.const(None), budget])))
+            out.append(build.assign(info["ckpt"], build.call("rt.checkpoint_schedule", [build.const(None), budget])))
         info["save"] = build.call("rt.checkpoint_save", [build.name(info["ckpt"])])
         plain = [build.expr_stmt(info["save"])] + [build.clone(st) for st in s.body]
         info["taped"] = self.forward(s.body, depth + 1)
