@@ -17,12 +17,15 @@ import gast
 from . import analysis, driver, record
 from .custom import _exec_pair, caller_of
 from .errors import S2STypeError
+from .primitives import registry
 from .runtime import checkpoint_name
 
 __all__ = ["checkpoint", "checkpoint_name", "checkpoint_policies", "remat"]
 
-# what `dots_saveable` saves: the operations JAX lowers to dot_general
-DOTS = frozenset({"matmul", "xp.dot", "xp.matmul", "xp.einsum", "xp.tensordot", "xp.inner", "xp.vdot"})
+def _dot(kind) -> bool:
+    """Whether operation `kind` is a contraction (what `dots_saveable` saves)."""
+    p = registry.lookup(kind)
+    return p is not None and p.dot_like
 
 
 class Policy:
@@ -44,10 +47,8 @@ class checkpoint_policies:
     """JAX's `jax.checkpoint_policies`, those that mean something for NumPy code."""
 
     nothing_saveable = Policy("nothing_saveable", lambda kind, name: False)
-    dots_saveable = Policy("dots_saveable", lambda kind, name: kind in DOTS)
-    dots_with_no_batch_dims_saveable = Policy("dots_with_no_batch_dims_saveable",
-                                              lambda kind, name: kind in ("matmul", "xp.dot", "xp.matmul")
-                                              or kind in DOTS and kind != "xp.einsum")
+    dots_saveable = Policy("dots_saveable", lambda kind, name: _dot(kind))
+    dots_with_no_batch_dims_saveable = Policy("dots_with_no_batch_dims_saveable", lambda kind, name: _dot(kind))
     everything_saveable = Policy("everything_saveable", lambda kind, name: kind != "rt.next_residual")
 
     @staticmethod

@@ -369,3 +369,13 @@ linear("rt.list_sum_vjp", "g_, items", "g_", "rt.list_sum(g)")
 
 # ---- NumPy coverage tables (one file per family) ----
 from . import rules_linalg, rules_math, rules_reduce, rules_shape  # noqa: E402,F401
+
+# facts of the tape (transforms/tape.py) and of s2s.checkpoint's policies (checkpoints.py)
+for _n, _pos in (("rt.unbroadcast", (1,)), ("rt.broadcast_to_like", (1,)), ("rt.reshape_like", (1,)),
+                 ("rt.cast_like", (1,)), ("rt.sum_vjp", (1,)), ("rt.mean_vjp", (1,)), ("rt.zeros_like_tree", (0,)),
+                 ("xp.shape", (0,)), ("xp.ndim", (0,)), ("xp.size", (0,)), ("xp.zeros_like", (0,))):
+    if _n in PRIMS:
+        PRIMS[_n].shape_only = _pos
+for _n in ("matmul", "xp.dot", "xp.matmul", "xp.einsum", "xp.tensordot", "xp.inner", "xp.vdot"):
+    if _n in PRIMS:
+        PRIMS[_n].dot_like = True

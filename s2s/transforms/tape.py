@@ -19,14 +19,9 @@ import gast
 
 from .. import analysis
 from ..ir import build
+from ..primitives import registry
 
-# where a call reads an argument only for its shape and dtype: callee -> argument positions
-SHAPE_ONLY = {
-    "rt.unbroadcast": (1,), "rt.broadcast_to_like": (1,), "rt.reshape_like": (1,), "rt.cast_like": (1,),
-    "rt.sum_vjp": (1,), "rt.mean_vjp": (1,), "rt.zeros_like_tree": (0,), "xp.shape": (0,), "xp.ndim": (0,),
-    "xp.size": (0,), "xp.zeros_like": (0,), "rt.shape": (0,),
-}
-_SHAPE_ATTRS = frozenset({"shape", "dtype", "ndim", "size"})
+_SHAPE_ATTRS = frozenset({p.shape_query for p in registry.PRIMS.values() if p.shape_query} | {"dtype"})
 
 
 def reads(stmts, skip=frozenset(), replayed=(frozenset(), frozenset())) -> dict[str, bool]:
@@ -82,7 +77,8 @@ def _reads_of(node, out):
         out.setdefault(node.value.id, False)
         return
     if isinstance(node, gast.Call):
-        positions = SHAPE_ONLY.get(analysis.dotted(node.func) or "", ())
+        p = registry.lookup(analysis.dotted(node.func) or "")
+        positions = p.shape_only if p is not None else ()
         for k, a in enumerate(node.args):
             if k in positions and isinstance(a, gast.Name):
                 out.setdefault(a.id, False)
