@@ -4,11 +4,13 @@ from .api import grad, hessian, jacfwd, jacrev, jit, jvp, stop_gradient, value_a
 from .sources import source
 from .devices import block_until_ready, device_put
 from .custom import custom_jvp, custom_vjp, defjvp, defvjp
+from .checkpoints import checkpoint, checkpoint_name, checkpoint_policies, remat
 from .driver import clear_caches
 from .errors import S2SError
 from . import lax, nn, tree_util  # noqa: E402  (JAX's namespaces, written in plain NumPy)
 
-__all__ = ["S2SError", "block_until_ready", "clear_caches", "config", "custom_jvp", "custom_vjp", "defjvp", "defvjp",
-           "device_put", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax", "nn", "numpy", "random", "source",
-           "stop_gradient", "tree_util", "value_and_grad", "vjp", "vmap"]
+__all__ = ["S2SError", "block_until_ready", "checkpoint", "checkpoint_name", "checkpoint_policies", "clear_caches",
+           "config", "custom_jvp", "custom_vjp", "defjvp", "defvjp",
+           "device_put", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax", "nn", "numpy", "random", "remat",
+           "source", "stop_gradient", "tree_util", "value_and_grad", "vjp", "vmap"]
 __version__ = "0.1.0"

@@ -50,34 +50,54 @@ def _check_shapes(what, expected, given):
 
 # ---------------------------------------------------------------- reverse mode
 
-@_api
-def grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Transformed:
-    """Gradient of scalar-valued `fun` with respect to the arguments at `argnums` (reverse mode)."""
-    return _grad_like(fun, argnums, has_aux, False)
+Checkpoint = str | int | float | None  # grad's checkpoint=: None, "auto", or a memory budget in bytes
 
 
 @_api
-def value_and_grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Transformed:
+def grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, checkpoint: Checkpoint = None) -> Transformed:
+    """Gradient of scalar-valued `fun` with respect to the arguments at `argnums` (reverse mode).
+    `checkpoint="auto"` (or a budget in bytes) keeps only snapshots of what `fun`'s loops carry
+    and runs their steps again in the backward sweep (docs/memory.md)."""
+    return _grad_like(fun, argnums, has_aux, False, checkpoint)
+
+
+@_api
+def value_and_grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False,
+                   checkpoint: Checkpoint = None) -> Transformed:
     """Like grad, but returns `(value, gradient)` computed in one pass."""
-    return _grad_like(fun, argnums, has_aux, True)
+    return _grad_like(fun, argnums, has_aux, True, checkpoint)
 
 
-def _grad_like(fun, argnums, has_aux, with_value):
+def _checkpoint(option, what):
+    """grad's `checkpoint=`: None, "auto", or a positive number of bytes."""
+    if option is None or option == "auto":
+        return option
+    if isinstance(option, (int, float)) and not isinstance(option, bool) and option > 0:
+        return option
+    raise S2STypeError(f"{what}: checkpoint must be None, \"auto\" or a memory budget in bytes (a positive "
+                       f"number), got {option!r}")
+
+
+def _grad_like(fun, argnums, has_aux, with_value, checkpoint=None):
     argnums = _argnums(argnums, "value_and_grad" if with_value else "grad")
     kind = "value_and_grad" if with_value else "grad"
+    checkpoint = _checkpoint(checkpoint, kind)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    t = Transformed(kind, fun, lambda: driver.grad_function(fun, argnums, has_aux, with_value), None, kind)
+    t = Transformed(kind, fun, lambda: driver.grad_function(fun, argnums, has_aux, with_value, checkpoint), None,
+                    kind)
     t.nums = nums
     t.grad_options = (argnums, has_aux, with_value)  # vmap of it may run as grad of the batched fun
     return t
 
 
 @_api
-def vjp(fun: Callable, *primals, has_aux: bool = False) -> tuple:
-    """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple."""
+def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint = None) -> tuple:
+    """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple.
+    `checkpoint`: as grad's."""
+    checkpoint = _checkpoint(checkpoint, "vjp")
     fun = idioms.transformable(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
-    fwd, bwd = driver.split_vjp(fun, mask)
+    fwd, bwd = driver.split_vjp(fun, mask, checkpoint)
     backend, move = arrays.select(args)
     if move:
         args = arrays.move(args, backend)

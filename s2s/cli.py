@@ -80,6 +80,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="argument index or comma-separated indices to differentiate",
     )
+    dump.add_argument(
+        "--checkpoint",
+        type=_checkpoint_option,
+        default=None,
+        help="grad, value_and_grad, vjp: checkpoint the loops (auto, or a memory budget in bytes)",
+    )
     ops = commands.add_parser("ops", help="list every operation s2s recognizes and which rules it has")
     ops.add_argument("--json", action="store_true", help="machine-readable output")
     ops.add_argument("--markdown", action="store_true", help="the coverage table of docs/operations.md")
@@ -186,11 +192,22 @@ def _axes(text: str):
     return parts[0] if len(parts) == 1 else parts
 
 
-def _dump(target: str, transforms: list[str], argnums: int | tuple[int, ...] | None, in_axes=0, out_axes=0) -> str:
+def _checkpoint_option(text: str):
+    """Parse ``--checkpoint``: ``auto`` or a number of bytes."""
+    if text == "auto":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected auto or a number of bytes, got {text!r}") from None
+
+
+def _dump(target: str, transforms: list[str], argnums: int | tuple[int, ...] | None, in_axes=0, out_axes=0,
+          checkpoint=None) -> str:
     func = load_target(target)
     try:
         if len(transforms) == 1 and transforms[0] != "vmap":
-            return dump_source(func, transforms[0], argnums)
+            return dump_source(func, transforms[0], argnums, checkpoint)
         bad = [t for t in transforms if t in ("vjp", "jvp")]
         if bad:
             raise TargetError(f"--transform {bad[0]} cannot be stacked; use it alone")
@@ -209,8 +226,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     transforms = args.transform or ["grad"]
     if args.argnums is not None and all(t in _NO_ARGNUMS for t in transforms):
         parser.error(f"--argnums does not apply to --transform {' '.join(transforms)}")
+    if args.checkpoint is not None and transforms not in (["grad"], ["value_and_grad"], ["vjp"]):
+        parser.error("--checkpoint applies to --transform grad, value_and_grad or vjp alone")
     try:
-        text = _dump(args.target, transforms, args.argnums, args.in_axes, args.out_axes)
+        text = _dump(args.target, transforms, args.argnums, args.in_axes, args.out_axes, args.checkpoint)
     except TargetError as exc:
         print(f"s2s: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2

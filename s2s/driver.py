@@ -233,16 +233,18 @@ def argnums_tuple(argnums, nparams, what="grad"):
     return tuple(a % nparams for a in nums)
 
 
-def grad_function(fn, argnums, has_aux: bool, with_value: bool):
-    """`grad`/`value_and_grad` of `fn`: one function with both sweeps, optimized."""
+def grad_function(fn, argnums, has_aux: bool, with_value: bool, checkpoint=None):
+    """`grad`/`value_and_grad` of `fn`: one function with both sweeps, optimized (`checkpoint`:
+    the schedule of its top-level loops, runtime/checkpoints.py)."""
     def compute():
         core = core_of(fn)
         nums = argnums_tuple(argnums, len(core.params))
-        return _compile(reverse.grad_fn(core, argnums, nums, has_aux, with_value, CALLEES), optimized=True)
-    return cached("value_and_grad" if with_value else "grad", fn, (argnums, has_aux), compute)
+        return _compile(reverse.grad_fn(core, argnums, nums, has_aux, with_value, CALLEES, checkpoint), optimized=True)
+    options = (argnums, has_aux) if checkpoint is None else (argnums, has_aux, checkpoint)
+    return cached("value_and_grad" if with_value else "grad", fn, options, compute)
 
 
-def split_vjp(fn, mask):
+def split_vjp(fn, mask, checkpoint=None):
     """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> cotangent per parameter."""
     mask = tuple(mask)
     rules = record.custom(fn)
@@ -250,9 +252,25 @@ def split_vjp(fn, mask):
         return rules.split(mask)
 
     def compute():
-        f, b = reverse.split_fns(core_of(fn), mask, CALLEES)
+        f, b = reverse.split_fns(core_of(fn), mask, CALLEES, checkpoint=checkpoint)
         return _compile(f), _compile(b)
-    return cached("split", fn, mask, compute)
+    return cached("split", fn, mask if checkpoint is None else (mask, checkpoint), compute)
+
+
+def split_replay(fn, mask, policy, saves):
+    """(fwd, bwd) of reverse mode for s2s.checkpoint with a saving `policy`: fwd(residuals, *args)
+    takes the values the statements `saves` picks from the iterator `residuals` (see saving_function)."""
+    mask = tuple(mask)
+
+    def compute():
+        f, b = reverse.split_fns(core_of(fn), mask, CALLEES, replay=saves)
+        return _compile(f), _compile(b)
+    return cached("split_replay", fn, (mask, policy), compute)
+
+
+def saving_function(fn, policy, saves):
+    """save(*args) -> (fn(*args), [the values of the statements `saves` picks, in order])."""
+    return cached("saving", fn, policy, lambda: _compile(reverse.saving_fn(core_of(fn), saves)))
 
 
 def jvp_function(fn, mask):

@@ -43,23 +43,26 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
     return "\n\n".join(record.of(f).source for f in _generated_closure(_roots(fun, transform, argnums)))
 
 
-def _roots(fun, transform: str, argnums) -> list:
-    """The generated functions `transformed_source` starts from."""
+def _roots(fun, transform: str, argnums, checkpoint=None) -> list:
+    """The generated functions `transformed_source` starts from (`checkpoint`: grad's, vjp's)."""
     n = len(record.signature_of(fun).parameters)
     if transform in ("vjp", "jvp"):
         nums = range(n) if argnums is None else driver.argnums_tuple(argnums, n, transform)
         mask = tuple(i in nums for i in range(n))
-        roots = [driver.jvp_function(fun, mask)] if transform == "jvp" else list(driver.split_vjp(fun, mask))
+        roots = [driver.jvp_function(fun, mask)] if transform == "jvp" else list(driver.split_vjp(fun, mask,
+                                                                                                   checkpoint))
     else:
         kwargs = {} if argnums is None else {"argnums": argnums}
+        if checkpoint is not None:
+            kwargs["checkpoint"] = checkpoint
         roots = [getattr(api, transform)(fun, **kwargs).compiled]
     return roots
 
 
-def dump_source(fun, transform: str, argnums=None) -> str:
+def dump_source(fun, transform: str, argnums=None, checkpoint=None) -> str:
     """`python -m s2s dump`'s text: `transformed_source` as a module that runs on its own (imports,
     the constants and globals the code reads, then the functions)."""
-    roots = _roots(fun, transform, argnums)
+    roots = _roots(fun, transform, argnums, checkpoint)
     title = f"s2s {transform} of {getattr(fun, '__name__', 'f')} ({shown_path(fun.__code__.co_filename)})"
     return module_source(_generated_closure(roots), title)
 

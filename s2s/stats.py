@@ -23,3 +23,4 @@ def paused_gc():
     finally:
         if was:
             gc.enable()
+

@@ -115,19 +115,26 @@ def stack_forwarding(body: list, params, facts) -> tuple[list, set[str]]:
     lists = _local_lists(body, made, facts["notes"])
     touched: set[str] = set()
     if lists:
-        _block(body, lists, _fresh_names(body), touched)
+        _block(body, lists, _fresh_names(body, facts["notes"]), touched)
     return body, touched
 
 
-def _fresh_names(body):
-    """A function giving `stk_0`, `stk_1`, ... skipping names the body has (found on first use)."""
+def _fresh_names(body, notes):
+    """A function giving `stk_0`, `stk_1`, ... skipping names the body has (found on first use,
+    from the names noted per statement: no walk of every expression)."""
     taken: set[str] | None = None
     counter = 0
 
     def fresh() -> str:
         nonlocal taken, counter
         if taken is None:
-            taken = {n.id for n in analysis.iter_nodes(body) if type(n) is gast.Name}
+            taken = set()
+            for s in analysis.walk_stmts(body):
+                if isinstance(s, (gast.If, gast.For, gast.While)):
+                    head = [s.test] if isinstance(s, (gast.If, gast.While)) else [s.target, s.iter]
+                    taken.update(n.id for n in analysis.iter_nodes(head) if type(n) is gast.Name)
+                else:
+                    taken.update(notes.names(s))
         while f"stk_{counter}" in taken:
             counter += 1
         counter += 1

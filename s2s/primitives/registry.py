@@ -51,6 +51,8 @@ class Prim:
     fill: bool = False             # (g, like, axis, keepdims) -> g broadcast to `like`'s shape
     mutates: bool = False          # updates an argument in place: the first, or the one at `mutated`
     mutated: int = 0
+    dot_like: bool = False         # a contraction JAX lowers to dot_general (s2s.checkpoint's dots_saveable)
+    shape_only: tuple = ()         # positions of arguments read only for their shape and dtype (the tape's stubs)
     effect: bool = False           # acts on something (a draw, a check, a print): never removed, moved or merged
     tree_args: tuple[int, ...] = ()  # positions of arguments that may be whole pytrees (adjoints add leaf by leaf)
     tree_preserving: bool = False  # its result is a pytree when its first argument is (a copy)

@@ -1,7 +1,7 @@
 """Derivative rules for every supported primitive, one line each (see registry for the notation)."""
 from __future__ import annotations
 
-from .registry import PRIMS, REST, defjvp, defvjp, elementwise, linear, nondiff, prim
+from .registry import PRIMS, REST, BatchRule, defjvp, defvjp, elementwise, linear, nondiff, prim
 
 # ---- Python operators (generated code keeps them as operators) ----
 for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", ""), ("maximum", ""), ("minimum", "")):
@@ -56,13 +56,13 @@ for _np, _op in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("div
     defjvp("xp." + _np, **PRIMS[_op].jvp)
 # product: `a @ b` for vectors and matrices; dot_ranks: vmap knows its result's rank from its operands
 # (np.matmul's follows the same rule, but is not declared yet: its batched code would change)
-prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True)
+prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True, dot_like=True)
 # (methods: the array methods that are the primitive, `x.dot(y)`)
 defvjp("matmul", a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
 defjvp("matmul", a="da @ b", b="a @ db")
 for _op in ("xp.dot", "xp.matmul"):
     prim(_op, "a, b", product=True, maybe_scalar=True, dot_ranks=_op == "xp.dot",
-         methods=("dot",) if _op == "xp.dot" else ())
+         methods=("dot",) if _op == "xp.dot" else (), dot_like=True)
     defvjp(_op, a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")  # (N-d dot: linalg.dot_vjp_a)
     defjvp(_op, a=f"{_op}(da, b)", b=f"{_op}(a, db)")  # dot and matmul differ on stacks
 prim("xp.outer", "a, b")
@@ -97,7 +97,7 @@ nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor
 nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil")
 nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True)
 nondiff("range", sig="x, *args, **kwargs", range_result=True)
-nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero")
+nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero", shape_only=(0,))
 # their whole signatures: vmap shifts `axis` past the batch axis, where it is passed or not
 for _m in ("argmax", "argmin"):
     nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False", methods=(_m,))
@@ -115,12 +115,12 @@ nondiff("xp.sign", "xp.around", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "
 nondiff("rt.pick", sig="x, *args, **kwargs", broadcast_result=True)  # (shapes fold through it: passes/shapefold.py)
 nondiff("print", sig="x, *args, **kwargs", effect=True)
 # shape_query: the attribute of the same name (its value folds to a constant where shapes are known)
-nondiff("xp.shape", sig="x, *args, **kwargs", shape_query="shape", unbatched_result=True)
-nondiff("xp.ndim", sig="x, *args, **kwargs", shape_query="ndim", unbatched_result=True)
-nondiff("xp.size", sig="x, *args, **kwargs", shape_query="size", unbatched_result=True)
+nondiff("xp.shape", sig="x, *args, **kwargs", shape_query="shape", unbatched_result=True, shape_only=(0,))
+nondiff("xp.ndim", sig="x, *args, **kwargs", shape_query="ndim", unbatched_result=True, shape_only=(0,))
+nondiff("xp.size", sig="x, *args, **kwargs", shape_query="size", unbatched_result=True, shape_only=(0,))
 nondiff("isinstance", sig="x, *args, **kwargs")
 nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True, diag="zero",
-        float_of_first=True)
+        float_of_first=True, shape_only=(0,))
 nondiff("rt.new_list", sig="x, *args, **kwargs")
 
 # ---- elementwise functions of one argument: derivative in terms of x and ans ----
@@ -244,7 +244,8 @@ linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination
 linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
-linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)", diag="same")  # a cotangent in its primal's dtype
+# a cotangent in its primal's dtype
+linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)", diag="same", shape_only=(1,))
 prim("rt.cast_to", "v, like", zero_args=("like",))  # values stored into an array take its dtype
 defvjp("rt.cast_to", v="rt.cast_to_d(g, like)")
 defjvp("rt.cast_to", v="rt.cast_to_d(dv, like)")
@@ -285,19 +286,19 @@ defjvp("xp.full_like", fill_value="rt.broadcast_to_like(dfill_value, ans)")
 # argument's shape; aliasing: may hand back an input itself; fill: (g, like, axis, keepdims) -> g
 # broadcast to like's shape)
 linear("rt.unbroadcast", "v, like", "v", "rt.broadcast_to_like(g, v)", shape_arg=1, result_like=1, aliasing=True,
-       float_of_first=True)
+       float_of_first=True, shape_only=(1,))
 linear("rt.broadcast_to_like", "v, like", "v", "rt.unbroadcast(g, v)", shape_arg=1, result_like=1, aliasing=True,
-       diag="same")
+       diag="same", shape_only=(1,))
 linear("rt.sum_vjp", "v, like, axis, keepdims", "v", "xp.sum(g, axis=axis, keepdims=keepdims)", shape_arg=1,
-       result_like=1, fill=True)
+       result_like=1, fill=True, shape_only=(1,))
 linear("rt.mean_vjp", "v, like, axis, keepdims", "v", "xp.mean(g, axis=axis, keepdims=keepdims)", shape_arg=1,
-       result_like=1, fill=True)
+       result_like=1, fill=True, shape_only=(1,))
 linear("rt.array_vjp", "v, like", "v", "rt.reshape_like(xp.array(g), v)", aliasing=True)
 linear("rt.transpose_vjp", "v, axes", "v", "xp.transpose(g, axes)", reverses_axes=True)
 linear("rt.unstack", "v, like, axis", "v", "xp.stack(g, axis)")
 linear("rt.split_like", "v, like, axis", "v", "xp.concatenate(g, axis)")
 linear("rt.cumsum_vjp", "v, like, axis", "v", "rt.reshape_like(xp.cumsum(g, axis), v)")
-linear("rt.reshape_like", "v, like", "v", "rt.reshape_like(g, v)")
+linear("rt.reshape_like", "v, like", "v", "rt.reshape_like(g, v)", shape_only=(1,))
 # cotangent_of: the cotangent of the product's argument at this position (shaped like it)
 prim("rt.dot_vjp_a", "v, a, b", zero_args=("a",), cotangent_of=1, diag_form="rt.dot_vjp_a_diag")
 defvjp("rt.dot_vjp_a", v="rt.dot_vjp_a_t(g, v, a, b)", b="rt.dot_vjp_b(v, g, b)")
@@ -350,6 +351,20 @@ prim("rt.add_at", "acc, index, v", zero_args=("index",), tree_sum=True, mutates=
 defvjp("rt.add_at", acc="g", v="g[index]")
 defjvp("rt.add_at", acc="rt.fresh(dacc)", v="rt.add_at(rt.zeros_like_tree(acc), index, dv)")
 linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)")
+nondiff("rt.shape_stub", float_of_first=True)  # what the tape keeps of a value read only for its shape (transforms/tape.py)
+linear("rt.checkpoint_name", "x, name", "x", "g")  # s2s.checkpoint_name: x, named for a checkpoint policy
+defjvp("rt.checkpoint_name", x="dx")
+prim("rt.next_residual", "residuals")  # a value an s2s.checkpoint policy saved, replayed
+defvjp("rt.next_residual", residuals="rt.residual_derivative(g)")
+defjvp("rt.next_residual", residuals="rt.residual_derivative(dresiduals)")
+prim("rt.residual_derivative", "g", nondiff=True)
+# the schedule of a checkpointed loop (runtime/checkpoints.py): bookkeeping, no derivative
+prim("rt.checkpoint_schedule", "trips, budget", nondiff=True)
+# (vmap refuses to batch the snapshots, "create": vmap(grad(f, checkpoint=...)) runs as grad of the batched f)
+prim("rt.checkpoint_save", "ck, *state", nondiff=True, effect=True, batch=BatchRule("create"))
+prim("rt.checkpoint_store", "act, *state", nondiff=True, effect=True, batch=BatchRule("create"))
+nondiff("rt.checkpoint_plan", "rt.checkpoint_restore", "rt.checkpoint_advance", "rt.checkpoint_range",
+        sig="ck, *args")
 linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)", mutates=True)
 prim("rt.take_at", "acc, index, like", zero_args=("index", "like"), tree_sum=True, mutates=True)
 defjvp("rt.take_at", acc="rt.take_at(rt.fresh(dacc), index, like)")
@@ -378,3 +393,4 @@ linear("rt.list_sum_vjp", "g_, items", "g_", "rt.list_sum(g)")
 
 # ---- NumPy coverage tables (one file per family) ----
 from . import rules_linalg, rules_math, rules_reduce, rules_shape, rules_special  # noqa: E402,F401
+

@@ -83,8 +83,8 @@ elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in ("xp.copy
             "xp.sign", "xp.floor", "xp.ceil", "xp.round", "xp.around", "xp.rint", "xp.trunc", "xp.isnan",
             "xp.isinf", "xp.isfinite", "xp.logical_not", "invert", "xp.zeros_like", "xp.ones_like",
             "xp.empty_like", "stop_gradient", "xp.real", "xp.float64", "xp.float32", "rt.fresh",
-            "rt.zeros_like_tree", "rt.copy_saved", "rt.private", "xp.triu", "xp.tril", "rt.zeros_list", "rt.constant",
-            "print")
+            "rt.zeros_like_tree", "rt.shape_stub", "rt.checkpoint_name", "rt.copy_saved", "rt.private", "xp.triu",
+            "xp.tril", "rt.zeros_list", "rt.constant", "print")
 broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH], "lt", "le", "gt", "ge", "eq", "ne", "and_",
              "or_", "floordiv", "mod", "xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal",
              "xp.equal", "xp.not_equal", "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose",

@@ -25,7 +25,7 @@ def _einsum_rules(name: str, spec: str) -> None:
 
 
 prim("xp.einsum", "subscripts, a, b=None, c=None, d=None, e=None, f=None, h=None", zero_args=("subscripts", "h"),
-     batch=by("rt.batched_einsum"))
+     batch=by("rt.batched_einsum"), dot_like=True)
 _einsum_rules("xp.einsum", "subscripts")
 prim("rt.einsum_n", "spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None", zero_args=("spec", "g_", "h"),
      batch=by("rt.batched_einsum_n"))
@@ -43,9 +43,10 @@ def _contraction(name: str, sig: str, spec: str, jvp_a: str, jvp_b: str, **facts
 
 
 _contraction("xp.tensordot", "a, b, axes=2", "rt.tensordot_spec(a, b, axes)", "xp.tensordot(da, b, axes)",
-             "xp.tensordot(a, db, axes)", batch=by("rt.batched_tensordot"))
-_contraction("xp.inner", "a, b", "rt.inner_spec(a, b)", "xp.inner(da, b)", "xp.inner(a, db)", maybe_scalar=True)
-prim("xp.vdot", "a, b", maybe_scalar=True, batch=by("rt.batched_vdot"))
+             "xp.tensordot(a, db, axes)", batch=by("rt.batched_tensordot"), dot_like=True)
+_contraction("xp.inner", "a, b", "rt.inner_spec(a, b)", "xp.inner(da, b)", "xp.inner(a, db)", maybe_scalar=True,
+             dot_like=True)
+prim("xp.vdot", "a, b", maybe_scalar=True, batch=by("rt.batched_vdot"), dot_like=True)
 defvjp("xp.vdot", a="rt.reshape_like(g * b, a)", b="rt.reshape_like(g * a, b)")
 defjvp("xp.vdot", a="xp.vdot(da, b)", b="xp.vdot(a, db)")
 prim("xp.kron", "a, b", batch=by("rt.batched_kron"))

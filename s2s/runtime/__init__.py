@@ -22,6 +22,7 @@ from . import (
     batch_linalg,
     batch_reduce,
     batch_shape,
+    checkpoints,
     composite,
     core,
     elementwise,
@@ -35,7 +36,7 @@ from . import (
 )
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
-           batch_reduce, batch_linalg, loops, special)
+           batch_reduce, batch_linalg, loops, special, checkpoints)
 
 
 def _build(modules) -> dict:

@@ -23,7 +23,8 @@ __all__ = ("shape", "namespace", "asarray", "on_backend_of", "zeros", "unbroadca
            "broadcast_to_like", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
            "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "constant",
-           "copy_saved", "private", "reversed_range", "list_sum", "list_sum_vjp")
+           "copy_saved", "private", "shape_stub", "checkpoint_name", "next_residual", "residual_derivative",
+           "reversed_range", "list_sum", "list_sum_vjp")
 
 shape = np.shape
 
@@ -551,6 +552,43 @@ def _private_array(x, memo):
         return view if type(x) is np.ndarray else view.view(type(x))  # an ndarray subclass stays one
     except (TypeError, ValueError):
         return x.copy()
+
+
+_STUB_BASES: dict = {}
+
+
+def shape_stub(x):
+    """What the tape keeps of an array the backward sweep reads only for its shape and dtype
+    (`rt.unbroadcast(g, x)`, `rt.zeros_like_tree(x)`): an array of `x`'s shape and dtype whose
+    elements all share one read-only zero (strides 0), so it holds no copy of `x`'s data. Anything
+    else (numbers, lists, other array libraries' arrays) is kept as it is."""
+    if type(x) is not np.ndarray or x.size <= 1:
+        return x
+    base = _STUB_BASES.get(x.dtype)
+    if base is None:
+        base = np.zeros(1, dtype=x.dtype)
+        base.flags.writeable = False
+        base = _STUB_BASES.setdefault(x.dtype, base)
+    return np.ndarray(x.shape, x.dtype, buffer=base, strides=(0,) * x.ndim)
+
+
+def checkpoint_name(x, name):
+    """`x` itself, named `name` for s2s.checkpoint's policy `save_only_these_names` (JAX's
+    `jax.ad_checkpoint.checkpoint_name`)."""
+    return x
+
+
+def next_residual(residuals):
+    """The next value an s2s.checkpoint policy saved in the forward sweep (from an iterator)."""
+    return next(residuals)
+
+
+def residual_derivative(g):
+    """Refuse to differentiate a checkpointed function's replay again: its saved values would be
+    taken as constants. (Only the policy `nothing_saveable`, the default, composes with hessian.)"""
+    raise S2STypeError("s2s cannot differentiate twice through an s2s.checkpoint whose policy saves values "
+                       "(dots_saveable, save_only_these_names): the replay takes them as constants. Use "
+                       "policy=None (recompute everything) under hessian and forward-over-reverse.")
 
 
 def reversed_range(r):

@@ -10,10 +10,12 @@ import dataclasses
 
 import gast
 
-from .. import analysis
+from .. import analysis, record
 from ..ir import build
 from ..ir.core import CoreFn
+from ..ir.names import Namer
 from ..primitives import registry
+from . import tape as tapes
 from .adjoint import Adjoints, merge
 from .base import (
     Callees,
@@ -27,6 +29,7 @@ from .base import (
     loc,
     maybe_sequence_op,
     simplify,
+    split_self_updates,
 )
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
@@ -51,8 +54,10 @@ class Reverse(Transform):
     """Reverse mode of one core-form function with respect to `active_params`: `run` returns the
     forward sweep (with its records), the seed, and the backward sweep, for api.py to assemble."""
 
-    def __init__(self, core: CoreFn, active_params, calls: Callees):
+    def __init__(self, core: CoreFn, active_params, calls: Callees, checkpoint=None):
         super().__init__(core, active_params, calls)
+        self.checkpoint = checkpoint  # None, "auto" or a budget in bytes: the top-level loops' schedule
+        self.consume = False  # whether the backward sweep may use up the record (grad's: run once)
         self.relevant = analysis.relevant(self.body, self.active)
         ret = self.body[-1]
         self.useful = analysis.useful(self.body, analysis.loads(ret.value) if isinstance(ret, gast.Return) and ret.value
@@ -64,9 +69,12 @@ class Reverse(Transform):
         self.used_lists: set[str] = set()
         self.saved: set[str] = set()
         self.saved_at: set = set()
+        self.value_saves: set[str] = set()  # variables saved because an assignment overwrites them
         self.seen = set(self.params)
         self.restores: set[str] = set()  # "arrays"/"lists": what the backward sweep updates in place
         self.counts: dict[str, int] | None = None
+        self.replay = None  # s2s.checkpoint's policy: statements whose value comes from `self.residuals`
+        self.residuals = None
 
     # ---- forward sweep ----
     def forward(self, stmts, depth: int) -> list:
@@ -83,10 +91,15 @@ class Reverse(Transform):
                 out.append(loc(build.if_(s.test, body, orelse), s))
                 continue
             if isinstance(s, (gast.For, gast.While)):
-                out.extend(self.forward_loop(s, depth))
+                if depth == 0 and self.checkpoint is not None and self.checkpointable(s):
+                    out.extend(self.forward_checkpointed(s, depth))
+                else:
+                    out.extend(self.forward_loop(s, depth))
                 continue
             out.extend(self.saves(s, depth))
             new = self.forward_stmt(s)
+            if self.replay is not None and self.replay(s):  # a value the policy saved: not recomputed
+                new = loc(build.assign(s.targets[0].id, build.call("rt.next_residual", [build.name(self.residuals)])), s)
             tape_var = self.call_tapes.get(s)
             if tape_var is not None and depth > 0:
                 self.saved.add(tape_var)
@@ -112,6 +125,7 @@ class Reverse(Transform):
             if t in self.relevant and (t in self.seen or depth > 0):
                 self.saved.add(t)
                 self.saved_at.add((s, t))
+                self.value_saves.add(t)
                 out.append(self.push(self.tape if t in self.active else self.ctl, build.name(t)))
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             base = s.targets[0].value.id
@@ -176,6 +190,137 @@ class Reverse(Transform):
             info["replay"] = record
         self.loops[s] = info
         return out
+
+    def checkpointable(self, s) -> bool:
+        """Whether loop `s` can be run again from a snapshot of the variables it carries: no
+        `break`, nothing updated in place (arrays, lists), no draw or other effect, no call of a
+        function that might have one."""
+        if any(isinstance(n, gast.Break) for n in analysis.loop_level(s.body)):
+            return False
+        for st in analysis.walk_stmts(s.body):
+            if isinstance(st, (gast.AugAssign, gast.Expr)) and not build.is_comment(st) \
+                    or isinstance(st, gast.Assign) and not isinstance(st.targets[0], (gast.Name, gast.Tuple)):
+                return False
+            value = getattr(st, "value", None)
+            if not isinstance(value, gast.Call):
+                continue
+            kind = analysis.classify(value)
+            if kind == "list.pop" or isinstance(value.func, gast.Attribute) and analysis.dotted(value.func) is None \
+                    or any(k.arg == "out" for k in value.keywords):
+                return False
+            p = registry.lookup(kind)
+            if p is not None and p.effect or kind == "call" and not self.replayable(value):
+                return False
+        return True
+
+    def replayable(self, call) -> bool:
+        fn = self.core.ns.get(getattr(call.func, "id", None))
+        if fn is None:
+            return False
+        rules = record.custom(fn)
+        if rules is not None:
+            return hasattr(rules, "policy")  # s2s.checkpoint: its own function runs again, nothing else
+        return self.pure_callee(fn)
+
+    def forward_checkpointed(self, s, depth) -> list:
+        """Loop `s` under a checkpoint schedule (runtime/checkpoints.py): run without recording,
+        keeping the state it carries at the start of every k-th step. The forward sweep with the
+        records is built here too: the backward sweep runs it again, one segment at a time."""
+        out, info = [], {"ckpt": self.namer.fresh("ckpt")}
+        budget = build.const(self.checkpoint)
+        what = "every ceil(sqrt(T))-th step" if self.checkpoint == "auto" else (
+            f"the steps the binomial (revolve) schedule picks within {self.checkpoint} bytes")
+        if isinstance(s, gast.For):
+            rng = s.iter
+            if not isinstance(rng, gast.Name):
+                r = self.namer.fresh("r")
+                out.append(loc(build.assign(r, rng), s))
+                rng = build.name(r)
+            if s.target.id in self.relevant and s.target.id in self.seen:
+                self.saved.add(s.target.id)
+                out.append(self.push(self.ctl, build.name(s.target.id)))
+                info["restore_target"] = True
+            self.seen.add(s.target.id)
+            info["range"] = rng
+            out.append(build.comment(f"checkpointed: the carried state is kept at {what} of the T = len({rng.id}) "
+                                     "steps; the backward sweep follows the plan: advance (run steps, keep a "
+                                     "snapshot) or reverse a segment (its forward sweep with records, then back)"))
+            out.append(build.assign(info["ckpt"], build.call("rt.checkpoint_schedule", [rng, budget])))
+        else:
+            kept = ("every k-th step, k doubling to keep sqrt(T) to 2*sqrt(T) snapshots" if self.checkpoint == "auto"
+                    else f"every k-th step, k doubling to keep the snapshots within {self.checkpoint} bytes")
+            out.append(build.comment(f"checkpointed: the carried state is kept at {kept} (an online schedule: the "
+                                     "trip count T is found as the loop runs); the backward sweep reverses each "
+                                     "segment (its forward sweep with records, then back), last first"))
+            out.append(build.assign(info["ckpt"], build.call("rt.checkpoint_schedule", [build.const(None), budget])))
+        info["save"] = build.call("rt.checkpoint_save", [build.name(info["ckpt"])])
+        plain = [build.expr_stmt(info["save"])] + [build.clone(st) for st in s.body]
+        info["taped"] = self.forward(s.body, depth + 1)
+        if isinstance(s, gast.For):
+            out.append(loc(gast.For(target=build.name(s.target.id, store=True), iter=rng, body=plain, orelse=[],
+                                    type_comment=None), s))
+        else:
+            out.append(loc(gast.While(test=s.test, body=plain, orelse=[]), s))
+        self.loops[s] = info
+        return out
+
+    def backward_checkpointed(self, s, info, body) -> list:
+        """The backward sweep of a checkpointed loop: the actions of the schedule's plan, each from a
+        snapshot: run steps without records and keep the state reached (an advance), or run a
+        segment's forward sweep with the records, then its backward sweep (`body`)."""
+        ck = build.name(info["ckpt"])
+        plan, act, radv, rseg, rrev = (self.namer.fresh(p) for p in ("plan", "act", "r", "r", "r"))
+        rng = [info["range"]] if "range" in info else []
+        idx = s.target.id if isinstance(s, gast.For) else self.namer.fresh("k")
+
+        def loop(r, stmts):
+            return gast.For(target=build.name(idx, store=True), iter=build.name(r), body=stmts or [gast.Pass()],
+                            orelse=[], type_comment=None)
+        info["store"] = build.call("rt.checkpoint_store", [build.name(act)])
+        info["advance"] = [build.clone(st) for st in s.body]
+        act_body = [build.expr_stmt(build.call("rt.checkpoint_restore", [build.name(act)])),  # its target: run()
+                    build.assign(radv, build.call("rt.checkpoint_advance", [build.name(act)] + rng)),
+                    loop(radv, info["advance"]),
+                    build.expr_stmt(info["store"]),
+                    build.assign(rseg, build.call("rt.checkpoint_range", [build.name(act)] + rng)),
+                    loop(rseg, info["taped"]),
+                    build.assign(rrev, build.call("rt.reversed_range", [build.name(rseg)]))]
+        adjoint = loop(rrev, body)
+        act_body.append(adjoint)
+        self.bwd_loops[s] = adjoint
+        actions = gast.For(target=build.name(act, store=True), iter=build.name(plan), body=act_body, orelse=[],
+                           type_comment=None)
+        info["segment_loop"] = actions
+        out = [build.assign(plan, build.call("rt.checkpoint_plan", [ck, build.const(self.consume)])), actions]
+        if info.get("restore_target"):
+            out.append(build.assign(s.target.id, self.pop(self.ctl)))
+        return out
+
+    def carried(self, bwd) -> set[str]:
+        """Fill in what each checkpointed loop keeps: the variables its body assigns that it reads
+        before assigning them, or that the backward sweep reads outside the loop's own replay.
+        Returns the names of the statements replayed there (which `tapes.slim` reads past)."""
+        replayed: set[int] = set()
+        for s, info in self.loops.items():
+            if not info.get("ckpt") or "segment_loop" not in info:
+                continue
+            assigned = {t for st in analysis.walk_stmts(s.body) for t in analysis.targets(st)}
+            if isinstance(s, gast.For):
+                assigned.discard(s.target.id)
+            outside = tapes.reads(bwd, skip={id(info["segment_loop"])})
+            keep = sorted(assigned & (analysis.exposed(s.body) | set(outside)))
+            info["save"].args += [build.name(v) for v in keep]
+            info["store"].args += [build.name(v) for v in keep]
+            restore = info["segment_loop"].body[0]
+            if keep:
+                target = build.name(keep[0]) if len(keep) == 1 else build.tuple_([build.name(v) for v in keep])
+                info["segment_loop"].body[0] = build.assign(build.store(target), restore.value)
+            else:
+                info["segment_loop"].body.pop(0)
+            self.saved.update(keep)
+            replayed.update(id(st) for st in analysis.walk_stmts(info["taped"] + info["advance"]))
+            info["assigned"] = assigned
+        return replayed
 
     # ---- backward sweep ----
     def backward(self, stmts, defined: dict, depth: int) -> list:
@@ -504,6 +649,8 @@ class Reverse(Transform):
         defined.clear()
         defined.update(entry)
         out = pre
+        if info.get("ckpt"):
+            return out + self.backward_checkpointed(s, info, body)
         replay = info["replay"]
         if replay is None:
             rv = self.namer.fresh("r")
@@ -512,8 +659,9 @@ class Reverse(Transform):
         if isinstance(s, gast.For):
             rev = self.namer.fresh("r")
             out.append(build.assign(rev, build.call("rt.reversed_range", [replay])))
-            out.append(gast.For(target=build.name(s.target.id, store=True), iter=build.name(rev), body=body or [gast.Pass()],
-                                orelse=[], type_comment=None))
+            self.bwd_loops[s] = gast.For(target=build.name(s.target.id, store=True), iter=build.name(rev),
+                                         body=body or [gast.Pass()], orelse=[], type_comment=None)
+            out.append(self.bwd_loops[s])
             if info.get("restore_target"):
                 out.append(build.assign(s.target.id, self.pop(self.ctl)))
         else:
@@ -524,7 +672,7 @@ class Reverse(Transform):
     # ---- assembly ----
     def run(self, seed) -> Sweeps:
         """Both sweeps; `seed(out)` is the expression that starts the backward one."""
-        self.loops, self.callees, self.call_tapes = {}, {}, {}
+        self.loops, self.callees, self.call_tapes, self.bwd_loops = {}, {}, {}, {}
         self.live = analysis.Liveness(self.body)
         self.certain = analysis.definitely_assigned(self.body, self.params, at=gast.If)
         ret = self.body[-1]
@@ -542,6 +690,12 @@ class Reverse(Transform):
             if isinstance(check, gast.Call):
                 seed_stmts.append(build.expr_stmt(check))
         bwd = self.backward(self.body, defined, 0)
+        replayed = self.carried(bwd)
+        names = set().union(*(i.get("assigned", ()) for i in self.loops.values())) if replayed else set()
+        redo = tapes.recomputable(self.body, self.params, self.loops)
+        kept = tapes.slim(fwd, bwd, self.value_saves, redo, self.bwd_loops, (self.tape, self.ctl),
+                          replayed=(replayed, names))
+        self.saved -= self.value_saves - kept
         grads = []
         for p in self.params:
             b = self.adj.name(p)
@@ -588,9 +742,12 @@ def _strip_unbroadcast(expr):
 
 # ---- whole functions ----
 
-def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool, calls: Callees) -> GeneratedFn:
-    """`grad`/`value_and_grad` of `core` wrt the parameters at `nums`: one function, both sweeps."""
-    rev = Reverse(core, [core.params[i] for i in nums], calls)
+def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool, calls: Callees,
+            checkpoint=None) -> GeneratedFn:
+    """`grad`/`value_and_grad` of `core` wrt the parameters at `nums`: one function, both sweeps
+    (`checkpoint`: the schedule of its top-level loops, None for none)."""
+    rev = Reverse(core, [core.params[i] for i in nums], calls, checkpoint)
+    rev.consume = True
     sw = rev.run((lambda out: build.call("rt.seed_aux", [out])) if has_aux else (lambda out: seed_of(core, out)))
     picked = [sw.grads[i] for i in nums]
     gout = picked[0] if isinstance(argnums, int) else build.tuple_(picked)
@@ -625,10 +782,14 @@ def seed_of(core: CoreFn, out):
     return build.call("rt.seed", [out])
 
 
-def split_fns(core: CoreFn, mask: tuple, calls: Callees) -> tuple[GeneratedFn, GeneratedFn]:
+def split_fns(core: CoreFn, mask: tuple, calls: Callees, replay=None, checkpoint=None) -> tuple[GeneratedFn, GeneratedFn]:
     """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> cotangent per parameter (None
-    for the parameters `mask` leaves out)."""
-    rev = Reverse(core, [p for p, m in zip(core.params, mask) if m], calls)
+    for the parameters `mask` leaves out). With `replay` (a predicate on statements, from an
+    s2s.checkpoint policy) fwd takes first an iterator of the values `saving_fn` saved and takes
+    those statements' values from it instead of computing them."""
+    rev = Reverse(core, [p for p, m in zip(core.params, mask) if m], calls, checkpoint)
+    if replay is not None:
+        rev.replay, rev.residuals = replay, rev.namer.exact("residuals")
     g = rev.namer.exact("g")
     sw = rev.run(lambda out: build.name(g))
     loaded = crossing(sw, core.params)
@@ -653,8 +814,9 @@ def split_fns(core: CoreFn, mask: tuple, calls: Callees) -> tuple[GeneratedFn, G
     outs = [gr if m else build.const(None) for gr, m in zip(sw.grads, mask)]
     bwd_body = unpack + sw.seed + sw.backward + [build.ret(build.tuple_(outs))]
     ns = {**core.ns, **rev.ns}
-    return (GeneratedFn(fname, build.function(fname, core.params, fwd_body), ns, core.filename,
-                        header_for("forward sweep", core)),
+    fparams = ([rev.residuals] if replay is not None else []) + list(core.params)
+    return (GeneratedFn(fname, build.function(fname, fparams, fwd_body), ns, core.filename,
+                        header_for("forward sweep", core, "replaying the saved values" if replay else "")),
             GeneratedFn(bname, build.function(bname, [saved, g], bwd_body), ns, core.filename,
                         header_for("backward sweep", core)))
 
@@ -692,3 +854,28 @@ def crossing(sw: Sweeps, params) -> list[str]:
             if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
                 loaded[n.id] = None
     return list(loaded)
+
+
+def saving_fn(core: CoreFn, saves) -> GeneratedFn:
+    """`core`'s function that also returns the values of the statements `saves` picks (an
+    s2s.checkpoint policy), in the order it computes them: save(*args) -> (out, [values])."""
+    namer = Namer(build.names_in(core.node) | set(core.ns) | {"xp", "rt"})
+    res = namer.exact("residuals")
+    body = split_self_updates(build.clone(core.node.body), namer)
+
+    def add(stmts):
+        out = []
+        for s in stmts:
+            for f in ("body", "orelse"):
+                if getattr(s, f, None):
+                    setattr(s, f, add(getattr(s, f)))
+            if isinstance(s, gast.Return):
+                s = loc(build.ret(build.tuple_([s.value, build.name(res)])), s)
+            out.append(s)
+            if saves(s):
+                out.append(build.expr_stmt(build.call(build.attr(build.name(res), "append"), [build.name(s.targets[0].id)])))
+        return out
+    name = namer.exact(f"save_{core.name}")
+    node = build.function(name, core.params, [build.assign(res, build.list_([]))] + add(body))
+    return GeneratedFn(name, node, dict(core.ns), core.filename, header_for("checkpointed forward", core,
+                                                                            "saving what its policy saves"))

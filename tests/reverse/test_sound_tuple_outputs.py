@@ -69,9 +69,10 @@ FUNCS = [pair_scalars, pair_sums, sum_and_array, list_out, one_tuple, branchy, d
 def test_tuple_output_raises_on_every_path(f, path, x):
     with pytest.raises(s2s.S2SError) as err:
         PATHS[path](f)(x)
-    # vmap refuses the branch's record before any output is seen: an error of its own
-    expect = "vmap cannot append" if (f, path) == (branchy, "vmap_grad_grad") else "scalar output"
-    assert expect in str(err.value)
+    # vmap may refuse the branch's record before any output is seen (where the tape keeps one):
+    # an error of its own
+    expect = ("vmap cannot append", "scalar output") if (f, path) == (branchy, "vmap_grad_grad") else ("scalar output",)
+    assert any(e in str(err.value) for e in expect)
 
 
 @pytest.mark.parametrize("path", ["grad", "grad_grad", "jit_grad_grad", "value_and_grad_grad"])
