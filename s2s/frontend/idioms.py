@@ -25,6 +25,7 @@ from ..ir import build
 from ..primitives import registry
 from ..primitives.rules_idioms import s2s_same
 from .parse import parse_function
+from .refs import Ref
 
 _LOCK = threading.RLock()
 _SYNTH: dict = {}  # key -> (objects kept alive so ids stay unique, synthesized function)
@@ -304,7 +305,7 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
     With `keep`, the fixed parameters stay in the signature (the caller still passes them) and the
     generated code checks that it was passed the very value it was specialized on.
     """
-    key = ("spec", fn.__code__, id(fn), tuple(sorted((k, id(v)) for k, v in fixed.items())), nvar, keep)
+    key = ("spec", fn.__code__, id(fn), tuple(sorted((k, _fixed_key(v)) for k, v in fixed.items())), nvar, keep)
 
     def compute():
         node, filename = _parsed(fn)
@@ -320,9 +321,19 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
         new_args, checks = [], []
         dflt = dict(zip([p.id for p in a.args][len(a.args) - len(a.defaults):], a.defaults))
         new_defaults = []
+        closures = []
+        for p in a.args:  # a function with free locals: their values come first, in its place
+            v = fixed.get(p.id)
+            if isinstance(v, Ref) and v.free:
+                names = [_fresh(f"{p.id}_free{i}", taken) for i in range(len(v.free))]
+                new_args += [build.name(n) for n in names]
+                new_defaults += [None] * len(names)
+                closures.append(_closure(p.id, v.fn, names, ns, taken, node))
         for p in a.args:
             if p.id in fixed:
-                ns[p.id] = fixed[p.id]
+                v = fixed[p.id]
+                if not (isinstance(v, Ref) and v.free):
+                    ns[p.id] = _fn(v)
                 if keep:
                     given = _fresh(p.id + "_arg", taken)
                     new_args.append(build.name(given))
@@ -351,12 +362,35 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
                 break
             trailing.insert(0, d)
         a.defaults = trailing
-        node.body = checks + pre + node.body
-        suffix = "_".join(getattr(v, "__name__", "f").replace("<lambda>", "lambda_") for v in fixed.values())
+        node.body = checks + pre + closures + node.body
+        suffix = "_".join(getattr(_fn(v), "__name__", "f").replace("<lambda>", "lambda_")
+                          for v in fixed.values())
         node.name = fn.__name__.replace("<lambda>", "lambda_") + (f"_{suffix}" if suffix else "") \
             + (f"_{nvar}args" if nvar is not None else "")
         return _synth(node.name, node, ns, filename)
-    return _remember(key, (fn, tuple(fixed.values())), compute)
+    return _remember(key, (fn, tuple(_fn(v) for v in fixed.values())), compute)
+
+
+def _fixed_key(v):
+    """How a value a callee is specialized on enters the key: a function by identity, a function
+    made in the caller (a Ref) by identity and the number of locals it closes over."""
+    return (id(v.fn), len(v.free)) if isinstance(v, Ref) else id(v)
+
+
+def _closure(param: str, fn, names: list, ns: dict, taken: set, where) -> gast.stmt:
+    """`param = partial(fn, free0, ...)`: the function passed, made from the values it closes over,
+    which the specialized callee takes as parameters (a plain call of the callee runs it too)."""
+    partial, target = _fresh("partial", taken), _fresh(f"{param}_fn", taken)
+    ns[partial], ns[target] = functools.partial, fn
+    s = gast.parse(f"{param} = {partial}({target}, {', '.join(names)})").body[0]
+    for n in gast.walk(s):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            gast.copy_location(n, where.body[0])
+    return s
+
+
+def _fn(v):
+    return v.fn if isinstance(v, Ref) else v
 
 
 def _guard(given: str, param: str, fname: str, where, ns: dict, taken: set) -> gast.stmt:

@@ -24,7 +24,7 @@ import gast
 from .. import record
 from ..ir import build
 from ..primitives.registry import EXT
-from . import idioms, lift, resolve, sampling
+from . import function_values, idioms, lift, resolve, sampling
 
 _BINOPS = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
            operator.truediv: gast.Div, operator.mod: gast.Mod, operator.pow: gast.Pow,
@@ -193,7 +193,9 @@ def _callee(norm, node, obj):
 
 def _static_function_args(norm, node, fn):
     """Arguments of a call that are functions known now (and omitted function-valued defaults):
-    they are bound in a specialized copy of the callee and dropped from the call."""
+    they are bound in a specialized copy of the callee and dropped from the call. A function that
+    closes over local variables (a lambda, a partial of local values) passes those values instead,
+    as leading arguments of the specialized callee."""
     if record.of(fn) is not None and record.of(fn).core is not None:
         return {}, node
     try:
@@ -203,15 +205,15 @@ def _static_function_args(norm, node, fn):
     fixed, args, kws = {}, [], []
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     for i, a in enumerate(node.args):
-        value = _function_value(norm, a)
-        if i < len(positional) and value is not None:
+        value = _function_value(norm, a) if i < len(positional) else None
+        if value is not None:
             fixed[positional[i].name] = value
         else:
             args.append(a)
     given = {p.name for p in positional[:len(node.args)]}
     for k in node.keywords:
-        value = _function_value(norm, k.value)
-        if value is not None and k.arg in {p.name for p in positional}:
+        value = _function_value(norm, k.value) if k.arg in {p.name for p in positional} else None
+        if value is not None:
             fixed[k.arg] = value
         else:
             kws.append(k)
@@ -221,27 +223,24 @@ def _static_function_args(norm, node, fn):
             fixed[p.name] = p.default
     if not fixed:
         return {}, node
-    return fixed, _at(gast.Call(func=node.func, args=args, keywords=kws), node)
+    free = [build.name(v) for ref in fixed.values() if isinstance(ref, function_values.Ref) for v in ref.free]
+    return fixed, _at(gast.Call(func=node.func, args=free + args, keywords=kws), node)
 
 
 def _function_value(norm, a):
-    """The function `a` denotes if it is known when transforming (a global or attribute chain)."""
-    if isinstance(a, gast.Name) and a.id in norm.lifted:
-        fn, free = norm.lifted[a.id]
-        if free:
-            norm.fail(a, f"`{a.id}` uses local variables of this function ({', '.join(free)}), and s2s passes a "
-                         "function made here to another function only when it uses none.",
-                      f"Give `{a.id}` those values as parameters and pass them along, or call `{a.id}` here; "
-                      f"`grad({a.id})(...)` and `jit({a.id})(...)` work as they are.")
-        return fn
-    if not (isinstance(a, gast.Name) and a.id not in norm.locals
-            or isinstance(a, gast.Attribute) and norm._rooted_global(a)):
+    """The function `a` denotes if it is known when transforming (a global or attribute chain, a
+    lambda or def made here, a local holding one, a partial, an entry of a collection of them):
+    the object itself, or a `Ref` to a function made here with the locals it closes over."""
+    if not function_values.could_be(norm, a):
         return None
-    try:
+    if isinstance(a, (gast.Name, gast.Attribute)) and norm._rooted_global(a) and not (
+            isinstance(a, gast.Name) and a.id in norm.lifted):
         obj = norm.static(a)
-    except Exception:  # noqa: BLE001 - not a static value: an ordinary argument
+        return obj if idioms.is_function_value(obj) and not isinstance(obj, (tuple, list, dict)) else None
+    ref = function_values.value(norm, a)
+    if not isinstance(ref, function_values.Ref):
         return None
-    return obj if idioms.is_function_value(obj) and not isinstance(obj, (tuple, list, dict)) else None
+    return ref if ref.free else ref.fn
 
 
 def _itemgetter(norm, node, getter):
@@ -717,10 +716,17 @@ def loop_over_functions(norm, s: gast.For) -> bool:
 
 
 def _function_items(norm, it):
-    if isinstance(it, (gast.List, gast.Tuple)):
-        if it.elts and all(_function_value(norm, e) is not None for e in it.elts):
-            return it.elts
-        return None
+    """The items of a collection of functions known now, as expressions (None if `it` is not one):
+    a literal (evaluated once, its lambdas lifted once), a local holding one, or a global list."""
+    if isinstance(it, (gast.List, gast.Tuple)) and function_values.could_be(norm, it) or \
+            isinstance(it, gast.Name) and it.id in norm.fvalues:
+        refs = function_values.value(norm, it)
+        if not isinstance(refs, (list, tuple)):
+            return None
+        name = norm.namer.fresh("functions")
+        norm.fvalues[name] = refs
+        return [_at(gast.Subscript(value=build.name(name), slice=build.const(i), ctx=gast.Load()), it)
+                for i in range(len(refs))]
     if isinstance(it, (gast.Name, gast.Attribute)) and _function_value(norm, it) is None and \
             (isinstance(it, gast.Name) and it.id not in norm.locals or isinstance(it, gast.Attribute)
              and norm._rooted_global(it)):

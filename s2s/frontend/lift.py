@@ -18,13 +18,7 @@ def lift(norm, fdef: gast.FunctionDef):
         if isinstance(n, (gast.Nonlocal, gast.Global)):
             norm.fail(n, f"s2s does not support `{type(n).__name__.lower()}` in a function defined inside a "
                          "transformed function.", "Return the new value from the inner function instead.")
-    for d in fdef.args.defaults + [d for d in fdef.args.kw_defaults if d is not None]:
-        used = [n.id for n in gast.walk(d) if isinstance(n, gast.Name) and n.id in norm.locals]
-        if used:
-            norm.fail(d, f"the default value of a parameter of `{fdef.name}` reads `{used[0]}`, a variable of "
-                         "the enclosing transformed function; s2s cannot evaluate it when the def runs.",
-                      f"Read `{used[0]}` inside `{fdef.name}` instead (a closure): drop the parameter, or "
-                      "pass the value at the call.")
+    fdef, snapshots = _defaults_read_locals(norm, fdef)
     inner = local_names(fdef)
     free, ns = [], {}
     for n in gast.walk(fdef):
@@ -40,7 +34,9 @@ def lift(norm, fdef: gast.FunctionDef):
     node = copy.deepcopy(fdef)
     node.name = f"{norm.fn.name}_{fdef.name}"
     node.decorator_list = []
+    free += [snap for _, snap in snapshots if snap not in free]
     node.args.args = [build.name(v) for v in free] + node.args.args
+    node.body = [_located(build.assign(param, build.name(snap)), node.body[0]) for param, snap in snapshots] + node.body
     for a in node.args.args:
         a.ctx = gast.Param()
     for n in gast.walk(node):
@@ -61,3 +57,41 @@ def lambda_to_def(name: str, lam: gast.Lambda, where) -> gast.FunctionDef:
     gast.copy_location(fdef, where)
     gast.copy_location(fdef.body[0], where)
     return fdef
+
+
+def _defaults_read_locals(norm, fdef: gast.FunctionDef):
+    """`def term(u, k=k)` in a loop: a default that reads locals of the enclosing function is
+    evaluated where the def runs, into a local of its own (a snapshot, as Python does), which the
+    lifted function takes like a free local and binds to the parameter. Such a parameter is then
+    no parameter any more: a call that passes it is refused by the arity of the lifted function."""
+    a = fdef.args
+    firsts = len(a.args) - len(a.defaults)
+    snapshots, kept_args, kept_defaults = [], [], []
+    for i, p in enumerate(a.args):
+        d = a.defaults[i - firsts] if i >= firsts else None
+        if d is not None and any(isinstance(n, gast.Name) and n.id in norm.locals for n in gast.walk(d)):
+            snap = norm.namer.fresh(f"{fdef.name}_{p.id}")
+            norm.emit(build.assign(snap, norm.atom(d)))
+            norm.locals.add(snap)
+            snapshots.append((p.id, snap))
+        else:
+            kept_args.append(p)
+            if d is not None:
+                kept_defaults.append(d)
+    for d in a.kw_defaults:
+        if d is not None and any(isinstance(n, gast.Name) and n.id in norm.locals for n in gast.walk(d)):
+            norm.fail(d, f"a keyword-only default of `{fdef.name}` reads a variable of the enclosing function.",
+                      "Make it a positional parameter with that default.")
+    if not snapshots:
+        return fdef, []
+    fdef = copy.copy(fdef)
+    fdef.args = copy.copy(a)
+    fdef.args.args, fdef.args.defaults = kept_args, kept_defaults
+    return fdef, snapshots
+
+
+def _located(stmt, where):
+    for n in gast.walk(stmt):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            gast.copy_location(n, where)
+    return stmt

@@ -128,7 +128,7 @@ async def is_async(x):  # E:async_fn
 
 def uses_lambda(x):
     y = x * 2.0
-    return np.sum((lambda z: z * z)(y))  # E:lambda  # noqa: PLC3002
+    return np.sum(np.asarray([lambda z: z * z]) * y)  # E:lambda
 
 
 def uses_star_args(*xs, axis=0):  # E:star_args
