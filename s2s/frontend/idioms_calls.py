@@ -478,12 +478,27 @@ def call_of_call(norm, node: gast.Call):
     except Exception:  # noqa: BLE001 - not static: the normalizer reports it
         return None
     rec = record.of(maker)
+    if rec is not None and rec.transform and getattr(maker, "__name__", "") == "jit" and len(f.args) == 1 \
+            and not f.keywords and _is_transform_call_of_local(norm, f.args[0]):
+        # jit(vmap(f))(x) of a function made here: jit computes what it is given, so vmap(f)(x)
+        return norm.expr(_at(gast.Call(func=f.args[0], args=node.args, keywords=node.keywords), node))
     if rec is not None and rec.transform and f.args and _local_function(norm, f.args[0]) is not None:
         return _transform_of_local(norm, node, maker)
     keys = [_literal_value(a) for a in f.args]
     if maker is operator.itemgetter and keys and all(k is not None for k in keys):
         return _itemgetter(norm, node, operator.itemgetter(*keys))
     return None
+
+
+def _is_transform_call_of_local(norm, a) -> bool:
+    """`vmap(f, ...)` (or `jit(f)`) of a function made here: `a` itself is such a transform."""
+    if not (isinstance(a, gast.Call) and isinstance(a.func, (gast.Name, gast.Attribute)) and norm._rooted_global(a.func)
+            and a.args):
+        return False
+    rec = record.of(_static_or_none(norm, a.func))
+    return rec is not None and rec.transform and (
+        function_values.could_be(norm, a.args[0]) and not norm._rooted_global(a.args[0])
+        or _is_transform_call_of_local(norm, a.args[0]))
 
 
 def _literal_value(a):
@@ -503,6 +518,9 @@ def _local_function(norm, a):
         return norm.lifted[name]
     if isinstance(a, gast.Name) and a.id in norm.lifted:
         return norm.lifted[a.id]
+    if isinstance(a, gast.Name) and isinstance(norm.fvalues.get(a.id), function_values.Ref):
+        ref = norm.fvalues[a.id]
+        return ref.fn, list(ref.free)
     if isinstance(a, gast.Call) and isinstance(a.func, (gast.Name, gast.Attribute)) and norm._rooted_global(a.func) \
             and a.args and _static_or_none(norm, a.func) is functools.partial:
         name = norm.namer.fresh("partial_")
@@ -523,9 +541,14 @@ def _partial_lambda(norm, a: gast.Call) -> gast.Lambda:
     """`functools.partial(f, b, k=v)` given to a transform here, as the lambda of f's other
     parameters that calls f with the bound values: those are evaluated once, now, and the lambda
     closes over them (so a vmap does not map them, as JAX treats a partial's arguments)."""
-    fn = _static_or_none(norm, a.args[0])
+    target = a.args[0]
+    fn = _static_or_none(norm, target) if norm._rooted_global(target) else None
+    nfree = 0
+    if fn is None and function_values.could_be(norm, target):  # a partial of a function made here
+        target, ref = _function_name(norm, target)
+        fn, nfree = ref.fn, len(ref.free)
     try:
-        params = list(inspect.signature(fn).parameters.values())
+        params = list(inspect.signature(fn).parameters.values())[nfree:]
     except (TypeError, ValueError):
         params = None
     if params is None or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params) \
@@ -541,7 +564,7 @@ def _partial_lambda(norm, a: gast.Call) -> gast.Lambda:
     args = gast.arguments(args=[build.name(p.name, param=True) for p in taken], posonlyargs=[], vararg=None,
                           kwonlyargs=[], kw_defaults=[], kwarg=None,
                           defaults=[build.const(p.default) for p in taken if p.default is not inspect.Parameter.empty])
-    call = gast.Call(func=copy_(a.args[0]), args=bound,
+    call = gast.Call(func=copy_(target), args=bound,
                      keywords=[gast.keyword(arg=k, value=v) for k, v in kws.items()]
                      + [gast.keyword(arg=p.name, value=build.name(p.name)) for p in taken])
     lam = gast.Lambda(args=args, body=call)
@@ -551,8 +574,19 @@ def _partial_lambda(norm, a: gast.Call) -> gast.Lambda:
     return lam
 
 
+def _function_name(norm, x):
+    """(a name the lambda reads, Ref) for a function made here that a partial binds or targets."""
+    ref = function_values.value(norm, x)
+    name = norm.namer.fresh("bound_fn")
+    norm.fvalues[name] = ref
+    return _at(build.name(name), x), ref
+
+
 def _bound_value(norm, x):
-    """An argument bound by a partial: evaluated here, once (a local name the lambda closes over)."""
+    """An argument bound by a partial: evaluated here, once (a local name the lambda closes over);
+    a function stays a function (the lambda calls or passes it)."""
+    if function_values.could_be(norm, x):
+        return copy_(x) if norm._rooted_global(x) else _function_name(norm, x)[0]
     v = norm.atom(x)
     if isinstance(v, gast.Name) and v.id not in norm.ns:  # (a global stays one)
         norm.locals.add(v.id)

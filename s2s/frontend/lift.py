@@ -4,12 +4,14 @@ treats it like any other user function."""
 from __future__ import annotations
 
 import copy
+import functools
 
 import gast
 
 from .. import record
 from ..ir import build
 from ..ir.core import local_names
+from .refs import Ref
 
 
 def lift(norm, fdef: gast.FunctionDef):
@@ -20,23 +22,27 @@ def lift(norm, fdef: gast.FunctionDef):
                          "transformed function.", "Return the new value from the inner function instead.")
     fdef, snapshots = _defaults_read_locals(norm, fdef)
     inner = local_names(fdef)
-    free, ns = [], {}
+    free, ns, functions = [], {}, {}
     for n in gast.walk(fdef):
         if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)) or n.id in inner:
             continue
-        if n.id in norm.locals:
+        if n.id in norm.fvalues or n.id in norm.lifted:  # a function made in the enclosing function
+            functions[n.id] = norm.fvalues[n.id] if n.id in norm.fvalues else Ref(*norm.lifted[n.id])
+        elif n.id in norm.locals:
             if n.id not in free:
                 free.append(n.id)
         else:
             found, obj = norm.env.lookup(n.id)
             if found:
                 ns[n.id] = obj
+    rebuild = _functions_read(norm, fdef, functions, free, ns)
     node = copy.deepcopy(fdef)
     node.name = f"{norm.fn.name}_{fdef.name}"
     node.decorator_list = []
     free += [snap for _, snap in snapshots if snap not in free]
     node.args.args = [build.name(v) for v in free] + node.args.args
-    node.body = [_located(build.assign(param, build.name(snap)), node.body[0]) for param, snap in snapshots] + node.body
+    node.body = [_located(build.assign(param, build.name(snap)), node.body[0]) for param, snap in snapshots] \
+        + [_located(stmt, node.body[0]) for stmt in rebuild] + node.body
     for a in node.args.args:
         a.ctx = gast.Param()
     for n in gast.walk(node):
@@ -88,6 +94,29 @@ def _defaults_read_locals(norm, fdef: gast.FunctionDef):
     fdef.args = copy.copy(a)
     fdef.args.args, fdef.args.defaults = kept_args, kept_defaults
     return fdef, snapshots
+
+
+def _functions_read(norm, fdef, functions: dict, free: list, ns: dict) -> list:
+    """Functions of the enclosing function that the nested one reads: known ones enter its
+    namespace; one that closes over locals is rebuilt first thing from them, taken as free locals
+    (`f = partial(lifted_f, w)`). Returns those statements."""
+    out = []
+    for name, ref in functions.items():
+        if isinstance(ref, Ref) and ref.free:
+            free += [v for v in ref.free if v not in free]
+            partial, target = f"{name}_partial", f"{name}_fn"
+            ns[partial], ns[target] = functools.partial, ref.fn
+            out.append(gast.parse(f"{name} = {partial}({target}, {', '.join(ref.free)})").body[0])
+        elif isinstance(ref, Ref):
+            ns[name] = ref.fn
+        else:
+            flat = list(ref.values()) if isinstance(ref, dict) else list(ref)
+            if any(not isinstance(r, Ref) or r.free for r in flat):
+                norm.fail(fdef, f"`{fdef.name}` reads `{name}`, a collection of functions made here that use local "
+                                "variables; s2s passes such a collection only to code in this function.",
+                          f"Index `{name}` here and pass the function itself.")
+            ns[name] = {k: r.fn for k, r in ref.items()} if isinstance(ref, dict) else type(ref)(r.fn for r in ref)
+    return out
 
 
 def _located(stmt, where):
