@@ -56,7 +56,7 @@ def needs_adapting(obj) -> bool:
         return True
     if isinstance(obj, types.FunctionType):
         return hasattr(obj, "__defaults__") and record.of(obj) is None \
-            and any(is_function_value(d) for d in (obj.__defaults__ or ()))
+            and (any(is_function_value(d) for d in (obj.__defaults__ or ())) or has_varkw(obj))
     if record.of(obj) is not None:
         return False
     if isinstance(obj, functools.partial):
@@ -114,7 +114,7 @@ def adapt(obj):
     """The plain (synthesized) function that `obj` stands for, or `obj` itself."""
     current = getattr(_CALL, "current", None)
     if current is not None and current[0] is obj:
-        return specialize(obj, {}, current[1])
+        return specialize(obj, {}, current[1], kwnames=() if has_varkw(obj) else None)
     if not needs_adapting(obj):
         return obj
     if is_library_function(obj):
@@ -123,7 +123,7 @@ def adapt(obj):
         sig = record.signature_of(obj)
         fixed = {p.name: p.default for p in sig.parameters.values()
                  if p.default is not inspect.Parameter.empty and is_function_value(p.default)}
-        return specialize(obj, fixed, keep=True)
+        return specialize(obj, fixed, keep=True, kwnames=() if has_varkw(obj) else None)
     if isinstance(obj, functools.partial):
         return _partial(obj)
     if not isinstance(obj, types.MethodType):
@@ -298,19 +298,32 @@ def has_varargs(fn) -> bool:
         and record.of(fn) is None
 
 
-def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
+def has_varkw(fn) -> bool:
+    return isinstance(fn, types.FunctionType) and bool(fn.__code__.co_flags & inspect.CO_VARKEYWORDS) \
+        and record.of(fn) is None
+
+
+def kw_param(kwarg: str, key: str) -> str:
+    """The parameter a `**kwarg` entry `key` becomes in a specialized function."""
+    return f"{kwarg}_{key}"
+
+
+def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwnames: tuple | None = None):
     """`fn` with the parameters in `fixed` bound to those values (functions known when the caller
-    is transformed) and, when `nvar` is given, `*args` replaced by `nvar` positional parameters.
+    is transformed), when `nvar` is given, `*args` replaced by `nvar` positional parameters, and
+    when `kwnames` is given, `**kwargs` by one parameter per keyword (`kw_param`; the call passes
+    them under those names) from which the body's dict is built.
 
     With `keep`, the fixed parameters stay in the signature (the caller still passes them) and the
     generated code checks that it was passed the very value it was specialized on.
     """
-    key = ("spec", fn.__code__, id(fn), tuple(sorted((k, _fixed_key(v)) for k, v in fixed.items())), nvar, keep)
+    key = ("spec", fn.__code__, id(fn), tuple(sorted((k, _fixed_key(v)) for k, v in fixed.items())), nvar, keep,
+           kwnames)
 
     def compute():
         node, filename = _parsed(fn)
         a = node.args
-        if a.kwonlyargs or a.kwarg or a.posonlyargs or (a.vararg is not None and nvar is None):
+        if a.kwonlyargs or (a.kwarg and kwnames is None) or a.posonlyargs or (a.vararg is not None and nvar is None):
             raise error_at((filename, node.lineno, node.col_offset),
                            f"s2s transforms `*args` functions ({fn.__name__!r}) only with plain positional "
                            "parameters besides `*args` (no keyword-only or `**kwargs` parameters).",
@@ -352,6 +365,16 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
                 gast.copy_location(s, node.body[0])
                 gast.copy_location(s.targets[0], node.body[0])
             a.vararg = None
+        if a.kwarg is not None:
+            names = [kw_param(a.kwarg.id, k) for k in kwnames]
+            new_args += [build.name(n) for n in names]
+            new_defaults += [build.const(None) for _ in names]  # (always passed: keeps earlier defaults)
+            pack = gast.parse(f"{a.kwarg.id} = {{{', '.join(f'{k!r}: {n}' for k, n in zip(kwnames, names))}}}").body[0]
+            for n in gast.walk(pack):
+                if isinstance(n, (gast.stmt, gast.expr)):
+                    gast.copy_location(n, node.body[0])
+            pre.append(pack)
+            a.kwarg = None
         for arg in new_args:
             arg.ctx = gast.Param()
         a.args = new_args

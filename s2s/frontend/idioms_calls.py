@@ -183,12 +183,20 @@ def _callee(norm, node, obj):
         return None
     fixed, node = _static_function_args(norm, node, fn)
     nvar = None
+    params = record.signature_of(fn).parameters
+    named = [p for p in params.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if idioms.has_varargs(fn):
-        nvar = len(node.args) - len(record.signature_of(fn).parameters) + 1 + len(fixed)
-        nvar = max(nvar, 0)
-    if not fixed and nvar is None:
+        nvar = max(len(node.args) - len(named) + len(fixed), 0)
+    kwnames = None
+    if idioms.has_varkw(fn):  # `**kwargs`: one parameter per keyword the call passes beyond the named ones
+        kwarg = next(p.name for p in params.values() if p.kind == p.VAR_KEYWORD)
+        kwnames = tuple(k.arg for k in node.keywords if k.arg not in {p.name for p in named})
+        node = _at(gast.Call(func=node.func, args=node.args, keywords=[
+            gast.keyword(arg=idioms.kw_param(kwarg, k.arg) if k.arg in kwnames else k.arg, value=k.value)
+            for k in node.keywords]), node)
+    if not fixed and nvar is None and kwnames is None:
         return (fn, node) if fn is not obj else None
-    return idioms.specialize(fn, fixed, nvar), node
+    return idioms.specialize(fn, fixed, nvar, kwnames=kwnames), node
 
 
 def _static_function_args(norm, node, fn):
