@@ -335,17 +335,17 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
         dflt = dict(zip([p.id for p in a.args][len(a.args) - len(a.defaults):], a.defaults))
         new_defaults = []
         closures = []
-        for p in a.args:  # a function with free locals: their values come first, in its place
-            v = fixed.get(p.id)
-            if isinstance(v, Ref) and v.free:
-                names = [_fresh(f"{p.id}_free{i}", taken) for i in range(len(v.free))]
+        for p in a.args:  # functions with free locals: their values come first, in their place
+            free = free_of(fixed[p.id]) if p.id in fixed else []
+            if free:
+                names = [_fresh(f"{p.id}_free{i}", taken) for i in range(len(free))]
                 new_args += [build.name(n) for n in names]
                 new_defaults += [None] * len(names)
-                closures.append(_closure(p.id, v.fn, names, ns, taken, node))
+                closures.append(_closure(p.id, fixed[p.id], names, ns, taken, node))
         for p in a.args:
             if p.id in fixed:
                 v = fixed[p.id]
-                if not (isinstance(v, Ref) and v.free):
+                if not free_of(v):
                     ns[p.id] = _fn(v)
                 if keep:
                     given = _fresh(p.id + "_arg", taken)
@@ -386,7 +386,7 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
             trailing.insert(0, d)
         a.defaults = trailing
         node.body = checks + pre + closures + node.body
-        suffix = "_".join(getattr(_fn(v), "__name__", "f").replace("<lambda>", "lambda_")
+        suffix = "_".join(getattr(_fn(v), "__name__", "fs").replace("<lambda>", "lambda_")
                           for v in fixed.values())
         node.name = fn.__name__.replace("<lambda>", "lambda_") + (f"_{suffix}" if suffix else "") \
             + (f"_{nvar}args" if nvar is not None else "")
@@ -396,16 +396,48 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
 
 def _fixed_key(v):
     """How a value a callee is specialized on enters the key: a function by identity, a function
-    made in the caller (a Ref) by identity and the number of locals it closes over."""
-    return (id(v.fn), len(v.free)) if isinstance(v, Ref) else id(v)
+    made in the caller (a Ref) by identity and the number of locals it closes over, a collection
+    of them by its entries."""
+    if isinstance(v, Ref):
+        return (id(v.fn), len(v.free))
+    if isinstance(v, (tuple, list)):
+        return (type(v).__name__,) + tuple(_fixed_key(e) for e in v)
+    if isinstance(v, dict):
+        return ("dict",) + tuple((k, _fixed_key(e)) for k, e in v.items())
+    return id(v)
 
 
-def _closure(param: str, fn, names: list, ns: dict, taken: set, where) -> gast.stmt:
-    """`param = partial(fn, free0, ...)`: the function passed, made from the values it closes over,
-    which the specialized callee takes as parameters (a plain call of the callee runs it too)."""
-    partial, target = _fresh("partial", taken), _fresh(f"{param}_fn", taken)
-    ns[partial], ns[target] = functools.partial, fn
-    s = gast.parse(f"{param} = {partial}({target}, {', '.join(names)})").body[0]
+def free_of(v) -> list:
+    """The free locals of a value a callee is specialized on (a Ref, or a collection of them), in order."""
+    if isinstance(v, Ref):
+        return list(v.free)
+    if isinstance(v, (tuple, list)):
+        return [n for e in v for n in free_of(e)]
+    if isinstance(v, dict):
+        return [n for e in v.values() for n in free_of(e)]
+    return []
+
+
+def _closure(param: str, value, names: list, ns: dict, taken: set, where) -> gast.stmt:
+    """`param = partial(fn, free0, ...)` (or a tuple, list or dict of such): the function passed,
+    made from the values it closes over, which the specialized callee takes as parameters (so a
+    plain call of the callee runs it too)."""
+    partial = _fresh("partial", taken)
+    ns[partial] = functools.partial
+    names = iter(names)
+
+    def text(v):
+        if isinstance(v, (tuple, list)):
+            inner = ", ".join(text(e) for e in v) + ("," if isinstance(v, tuple) and len(v) == 1 else "")
+            return f"({inner})" if isinstance(v, tuple) else f"[{inner}]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k!r}: {text(e)}" for k, e in v.items()) + "}"
+        target = _fresh(f"{param}_fn", taken)
+        ns[target] = _fn(v)
+        if not (isinstance(v, Ref) and v.free):
+            return target
+        return f"{partial}({target}, {', '.join(next(names) for _ in v.free)})"
+    s = gast.parse(f"{param} = {text(value)}").body[0]
     for n in gast.walk(s):
         if isinstance(n, (gast.stmt, gast.expr)):
             gast.copy_location(n, where.body[0])
@@ -413,7 +445,14 @@ def _closure(param: str, fn, names: list, ns: dict, taken: set, where) -> gast.s
 
 
 def _fn(v):
-    return v.fn if isinstance(v, Ref) else v
+    """The object a specialized callee holds for `v` (for a collection of Refs: their functions)."""
+    if isinstance(v, Ref):
+        return v.fn
+    if isinstance(v, (tuple, list)):
+        return type(v)(_fn(e) for e in v)
+    if isinstance(v, dict):
+        return {k: _fn(e) for k, e in v.items()}
+    return v
 
 
 def _guard(given: str, param: str, fname: str, where, ns: dict, taken: set) -> gast.stmt:

@@ -147,6 +147,8 @@ def call(norm, node: gast.Call, obj):
         return _itemgetter(norm, node, obj)
     if obj is functools.reduce:
         return _reduce(norm, node)
+    if obj is len and len(node.args) == 1 and isinstance(node.args[0], gast.Name) and node.args[0].id in norm.fvalues:
+        return build.const(len(norm.fvalues[node.args[0].id]))  # a collection of functions: known now
     if obj is sorted and len(node.args) == 1 and not node.keywords:
         _use_ext(norm)
         return build.call("ext.s2s_sorted_keys", [norm.atom(_keys_source(node.args[0]))])
@@ -186,7 +188,8 @@ def _callee(norm, node, obj):
     params = record.signature_of(fn).parameters
     named = [p for p in params.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if idioms.has_varargs(fn):
-        nvar = max(len(node.args) - len(named) + len(fixed), 0)
+        nfree = sum(len(idioms.free_of(v)) for v in fixed.values())  # (passed first)
+        nvar = max(len(node.args) - nfree - len(named) + len(fixed), 0)
     kwnames = None
     if idioms.has_varkw(fn):  # `**kwargs`: one parameter per keyword the call passes beyond the named ones
         kwarg = next(p.name for p in params.values() if p.kind == p.VAR_KEYWORD)
@@ -231,7 +234,7 @@ def _static_function_args(norm, node, fn):
             fixed[p.name] = p.default
     if not fixed:
         return {}, node
-    free = [build.name(v) for ref in fixed.values() if isinstance(ref, function_values.Ref) for v in ref.free]
+    free = [build.name(v) for p in positional if p.name in fixed for v in idioms.free_of(fixed[p.name])]
     return fixed, _at(gast.Call(func=node.func, args=free + args, keywords=kws), node)
 
 
@@ -244,11 +247,13 @@ def _function_value(norm, a):
     if isinstance(a, (gast.Name, gast.Attribute)) and norm._rooted_global(a) and not (
             isinstance(a, gast.Name) and a.id in norm.lifted):
         obj = norm.static(a)
-        return obj if idioms.is_function_value(obj) and not isinstance(obj, (tuple, list, dict)) else None
+        if isinstance(obj, (tuple, list, dict)):
+            return obj if function_values.of_object(obj) is not None else None
+        return obj if idioms.is_function_value(obj) else None
     ref = function_values.value(norm, a)
-    if not isinstance(ref, function_values.Ref):
-        return None
-    return ref if ref.free else ref.fn
+    if isinstance(ref, function_values.Ref):
+        return ref if ref.free else ref.fn
+    return ref  # a tuple, list or dict of functions
 
 
 def _itemgetter(norm, node, getter):
@@ -769,7 +774,7 @@ def _function_items(norm, it):
         norm.fvalues[name] = refs
         return [_at(gast.Subscript(value=build.name(name), slice=build.const(i), ctx=gast.Load()), it)
                 for i in range(len(refs))]
-    if isinstance(it, (gast.Name, gast.Attribute)) and _function_value(norm, it) is None and \
+    if isinstance(it, (gast.Name, gast.Attribute)) and \
             (isinstance(it, gast.Name) and it.id not in norm.locals or isinstance(it, gast.Attribute)
              and norm._rooted_global(it)):
         try:

@@ -135,10 +135,6 @@ def uses_star_args(*xs, axis=0):  # E:star_args
     return np.sum(xs[0])
 
 
-def uses_kwargs(x, **kw):  # E:kwargs
-    return np.sum(x)
-
-
 def uses_kwonly(x, *, scale=1.0):  # E:kwonly
     return np.sum(x) * scale
 
@@ -243,7 +239,6 @@ SYNTAX_CASES = [
     ("async_def", uses_async_def, "async", ["async"]),
     ("lambda", uses_lambda, "lambda", ["lambda"]),
     ("star_args", uses_star_args, None, ["*args"]),
-    ("kwargs", uses_kwargs, None, ["**kwargs"]),
     ("kwonly", uses_kwonly, None, ["keyword-only"]),
     ("import", uses_import, "import", ["import"]),
     ("class", uses_class, "class", ["class"]),
