@@ -20,6 +20,7 @@ import string
 import types
 
 import gast
+import numpy as np
 
 from .. import record
 from ..ir import build
@@ -147,6 +148,9 @@ def call(norm, node: gast.Call, obj):
         return _itemgetter(norm, node, obj)
     if obj is functools.reduce:
         return _reduce(norm, node)
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, np.ufunc) and getattr(obj, "__name__", "") in ("reduce", "accumulate", "outer", "at"):
+        return _ufunc_method(norm, node, owner, obj.__name__)
     if obj is len and len(node.args) == 1 and isinstance(node.args[0], gast.Name) and node.args[0].id in norm.fvalues:
         return build.const(len(norm.fvalues[node.args[0].id]))  # a collection of functions: known now
     if obj is sorted and len(node.args) == 1 and not node.keywords:
@@ -254,6 +258,52 @@ def _function_value(norm, a):
     if isinstance(ref, function_values.Ref):
         return ref if ref.free else ref.fn
     return ref  # a tuple, list or dict of functions
+
+
+_REDUCE = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min,
+           np.logical_and: np.all, np.logical_or: np.any}
+_ACCUMULATE = {np.add: np.cumsum, np.multiply: np.cumprod}
+
+
+def _ufunc_method(norm, node, ufunc, method: str):
+    """`np.add.reduce(x)` (np.sum over axis 0), `np.add.accumulate(x)` (np.cumsum over axis 0),
+    `np.multiply.outer(a, b)` (the ufunc of `a` with an axis per dimension of `b` added) and the
+    statement `np.add.at(y, i, v)` (`y` rebound to a copy with `v` added at `i`, repeats summed)."""
+    name = f"np.{ufunc.__name__}.{method}"
+    table = {"reduce": _REDUCE, "accumulate": _ACCUMULATE}.get(method)
+    if table is not None:
+        target = table.get(ufunc)
+        if target is None or not node.args:
+            norm.fail(node, f"s2s differentiates `{name}` for {', '.join(f'np.{u.__name__}' for u in table)} only.",
+                      "Call the NumPy reduction itself (np.sum, np.prod, np.cumsum, ...).")
+        keywords = list(node.keywords)
+        if len(node.args) < 2 and not any(k.arg == "axis" for k in keywords):
+            keywords.append(gast.keyword(arg="axis", value=build.const(0)))  # a ufunc method's default axis
+        func = function_values.callee(norm, node.func, function_values.Ref(target))
+        return norm.expr(_at(gast.Call(func=func, args=node.args, keywords=keywords), node))
+    if method == "outer":
+        if len(node.args) != 2 or node.keywords:
+            norm.fail(node, f"s2s supports `{name}(a, b)` with two arguments.")
+        a, b = (norm.atom(x) for x in node.args)
+        nd_a, nd_b = (norm.tmp(build.call("xp.ndim", [x])) for x in (a, b))
+        stop = norm.tmp(build.binop(nd_a, gast.Add(), nd_b))
+        axes = norm.tmp(build.call("tuple", [norm.tmp(build.call("range", [nd_a, stop]))]))
+        wide = norm.tmp(build.call("xp.expand_dims", [a, axes]))
+        norm.locals.update(x.id for x in (wide, b) if isinstance(x, gast.Name))
+        func = function_values.callee(norm, node.func, function_values.Ref(ufunc))
+        return norm.expr(_at(gast.Call(func=func, args=[wide, b], keywords=[]), node))
+    if ufunc not in (np.add, np.subtract) or len(node.args) != 3 or node.keywords \
+            or not (isinstance(node.args[0], gast.Name) and node.args[0].id in norm.locals):
+        norm.fail(node, f"s2s supports `{name}(y, index, values)` for np.add and np.subtract on a local array `y`.",
+                  "Write `y = y + np.bincount(...)`, or a loop of `y[i] = y[i] + v`.")
+    y = node.args[0].id
+    norm.check_alias(norm.current, y, f"{name}({y}, ...)")
+    index, v = norm.atom(node.args[1]), norm.atom(node.args[2])
+    if ufunc is np.subtract:
+        v = norm.tmp(gast.UnaryOp(op=gast.USub(), operand=v))
+    fresh = norm.tmp(build.call("xp.copy", [build.name(y)]))
+    norm.assign_to(_at(build.name(y, store=True), node), build.call("rt.add_at", [fresh, index, v]))
+    return build.const(None)
 
 
 def _itemgetter(norm, node, getter):
