@@ -40,6 +40,12 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
     """`f(a, *xs, **kw)` -> `f(a, xs[0], xs[1], k=kw['k'])` when the lengths and keys are known."""
     if not any(isinstance(a, gast.Starred) for a in node.args) and all(k.arg is not None for k in node.keywords):
         return node
+    f = node.func
+    if isinstance(f, gast.Attribute) and f.attr in _SHAPE_SAMPLERS and len(node.args) == 1 and not node.keywords \
+            and _static_length(norm, node.args[0].value) is None:  # rs.randn(*x.shape): the shape as a tuple
+        shape = _at(gast.Call(func=build.name("tuple"), args=[node.args[0].value], keywords=[]), node)
+        return _at(gast.Call(func=_at(gast.Attribute(value=f.value, attr=_SHAPE_SAMPLERS[f.attr], ctx=gast.Load()), f),
+                             args=[shape], keywords=[]), node)
     args = []
     for a in node.args:
         if isinstance(a, gast.Starred):
@@ -67,6 +73,28 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
         kws += [gast.keyword(arg=key, value=_at(gast.Subscript(value=copy_(k.value), slice=build.const(key),
                                                                ctx=gast.Load()), k.value)) for key in keys]
     return _at(gast.Call(func=node.func, args=args, keywords=kws), node)
+
+
+_SHAPE_SAMPLERS = {"randn": "standard_normal", "rand": "random_sample"}  # f(*dims) -> f'(dims)
+
+
+def joined_tuple(norm, node: gast.Tuple):
+    """`(*x.shape, 2)` -> `tuple(x.shape) + (2,)`: the starred parts as tuples, joined."""
+    parts, run = [], []
+    for e in node.elts:
+        if isinstance(e, gast.Starred):
+            if run:
+                parts.append(_at(gast.Tuple(elts=run, ctx=gast.Load()), node))
+                run = []
+            parts.append(_at(gast.Call(func=build.name("tuple"), args=[e.value], keywords=[]), e))
+        else:
+            run.append(e)
+    if run:
+        parts.append(_at(gast.Tuple(elts=run, ctx=gast.Load()), node))
+    out = parts[0]
+    for p in parts[1:]:
+        out = _at(gast.BinOp(left=out, op=gast.Add(), right=p), node)
+    return out
 
 
 def _static_length(norm, v):

@@ -595,6 +595,8 @@ class Normalizer:
         return build.name(result)
 
     def expr_Tuple(self, node):
+        if any(isinstance(e, gast.Starred) for e in node.elts):  # (*x.shape, 2): tuples joined
+            return self.expr(idioms_calls.joined_tuple(self, node))
         return build.tuple_([self.atom(e) for e in node.elts])
 
     def expr_List(self, node):
