@@ -85,9 +85,8 @@ def value(norm, node):
     """The Ref (tree) `node` denotes, or None when it is no function known now."""
     if not could_be(norm, node):
         return None
-    from . import idioms_calls  # (lifting lives there)
     if isinstance(node, gast.Lambda):
-        fn, free = idioms_calls._local_function(norm, node)
+        fn, free = norm.local_function(node)
         return Ref(fn, free)
     if isinstance(node, gast.Name):
         if node.id in norm.fvalues:
@@ -107,7 +106,7 @@ def value(norm, node):
     maker = _maker(norm, node)
     if maker is getattr:
         return _getattr(norm, node)
-    fn, free = idioms_calls._local_function(norm, node)  # functools.partial(...)
+    fn, free = norm.local_function(node)  # functools.partial(...)
     return Ref(fn, free)
 
 
@@ -151,8 +150,7 @@ def constant(norm, node):
     if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant):
         return -node.operand.value
     if isinstance(node, gast.Name) and node.id in norm.locals:
-        from .idioms_calls import _bindings
-        values, changed = _bindings(norm)
+        values, changed = norm.bindings()
         found = values.get(node.id, [])
         if len(found) == 1 and node.id not in changed and node.id not in {a.id for a in norm.fn.args.args} \
                 and _stores(norm).get(node.id) == 1 and isinstance(found[0], gast.Constant):
@@ -198,10 +196,13 @@ def _maker(norm, node):
 
 
 def _text(node) -> str:
-    from .idioms_calls import _text as text
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        return _text(node.value) + "." + node.attr
     if isinstance(node, gast.Subscript):
-        return text(node.value) + "[...]"
-    return text(node)
+        return _text(node.value) + "[...]"
+    return "..."
 
 
 # ---------------------------------------------------------------- binding and calling

@@ -56,7 +56,8 @@ def needs_adapting(obj) -> bool:
         return True
     if isinstance(obj, types.FunctionType):
         return hasattr(obj, "__defaults__") and record.of(obj) is None \
-            and (any(is_function_value(d) for d in (obj.__defaults__ or ())) or has_varkw(obj))
+            and (any(is_function_value(d) for d in (obj.__defaults__ or ())) or has_varkw(obj)
+                 or inspect.isgeneratorfunction(obj))
     if record.of(obj) is not None:
         return False
     if isinstance(obj, functools.partial):
@@ -119,6 +120,8 @@ def adapt(obj):
         return obj
     if is_library_function(obj):
         return _library(obj)
+    if isinstance(obj, types.FunctionType) and inspect.isgeneratorfunction(obj):
+        return _generator(obj)
     if isinstance(obj, types.FunctionType):
         sig = record.signature_of(obj)
         fixed = {p.name: p.default for p in sig.parameters.values()
@@ -282,6 +285,66 @@ def _partial(p):
         node = gast.parse(src).body[0]
         return _synth(fname, node, ns, f"<s2s:{fname}>")
     return _remember(key, p, compute)
+
+
+def _generator(fn):
+    """A generator function as the function returning the list of what it yields: a transformed
+    function consumes a generator whole (`for W, b in layers(w)`, `list(...)`), and its items are
+    pure computations, so building them all first gives the same values. A `while` loop (possibly
+    endless), `yield from` and a yield used as a value are refused."""
+    def compute():
+        node, filename = _parsed(fn)
+        where = None
+        for n in gast.walk(node):
+            if isinstance(n, (gast.While, gast.YieldFrom)) or isinstance(n, gast.Yield) and n is not getattr(
+                    _parent_expr(node, n), "value", None):
+                where = n
+                break
+        if where is not None:
+            what = {gast.While: "a `while` loop", gast.YieldFrom: "`yield from`"}.get(type(where), "a yield used as a value")
+            raise error_at((filename, where.lineno, where.col_offset),
+                           f"s2s runs a generator ({fn.__name__!r}) as the list of what it yields, and refuses "
+                           f"{what} in it (the list might never end, or the generator is driven by its consumer).",
+                           "Return a list instead, built with `append`.", S2SSyntaxError)
+        taken = build.names_in(node) | set(fn.__globals__)
+        out = _fresh("yielded", taken)
+        node.body = [_at(build.assign(out, build.list_([])), node.body[0])] + _yields_to_appends(node.body, out) \
+            + [_at(build.ret(build.name(out)), node.body[-1])]
+        node.name = f"{fn.__name__}_list"
+        return _synth(node.name, node, _env_ns(fn), filename)
+    return _remember(("generator", fn.__code__, id(fn)), fn, compute)
+
+
+def _parent_expr(root, target):
+    """The `Expr` statement whose value is `target`, if there is one."""
+    for n in gast.walk(root):
+        if isinstance(n, gast.Expr) and n.value is target:
+            return n
+    return None
+
+
+def _yields_to_appends(stmts, out: str) -> list:
+    """`yield v` -> `out.append(v)`, and a bare `return` -> `return out`, through nested blocks."""
+    new = []
+    for s in stmts:
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Yield):
+            value = s.value.value if s.value.value is not None else build.const(None)
+            s = _at(build.expr_stmt(build.call(build.attr(build.name(out), "append"), [value])), s)
+        elif isinstance(s, gast.Return):
+            s = _at(build.ret(build.name(out)), s)
+        elif not isinstance(s, (gast.FunctionDef, gast.Lambda)):
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, _yields_to_appends(getattr(s, field), out))
+        new.append(s)
+    return new
+
+
+def _at(new, old):
+    for n in gast.walk(new):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            gast.copy_location(n, old)
+    return new
 
 
 def _fresh(base, taken):

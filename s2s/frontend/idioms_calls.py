@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import record
 from ..ir import build
+from ..primitives import ufunc_methods
 from ..primitives.registry import EXT
 from . import function_values, idioms, lift, resolve, sampling
 
@@ -212,7 +213,8 @@ def _for_call(obj, node):
 def _callee(norm, node, obj):
     """(function to call, call node) for partials, methods, callable instances, `*args` callees and
     callees passed known functions; None for an ordinary call."""
-    fn = idioms.adapt(obj) if not isinstance(obj, types.FunctionType) and idioms.needs_adapting(obj) else obj
+    fn = idioms.adapt(obj) if (not isinstance(obj, types.FunctionType) or inspect.isgeneratorfunction(obj)) \
+        and idioms.needs_adapting(obj) else obj
     if not isinstance(fn, types.FunctionType):
         return None
     fixed, node = _static_function_args(norm, node, fn)
@@ -288,17 +290,12 @@ def _function_value(norm, a):
     return ref  # a tuple, list or dict of functions
 
 
-_REDUCE = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max, np.minimum: np.min,
-           np.logical_and: np.all, np.logical_or: np.any}
-_ACCUMULATE = {np.add: np.cumsum, np.multiply: np.cumprod}
-
-
 def _ufunc_method(norm, node, ufunc, method: str):
     """`np.add.reduce(x)` (np.sum over axis 0), `np.add.accumulate(x)` (np.cumsum over axis 0),
     `np.multiply.outer(a, b)` (the ufunc of `a` with an axis per dimension of `b` added) and the
     statement `np.add.at(y, i, v)` (`y` rebound to a copy with `v` added at `i`, repeats summed)."""
     name = f"np.{ufunc.__name__}.{method}"
-    table = {"reduce": _REDUCE, "accumulate": _ACCUMULATE}.get(method)
+    table = {"reduce": ufunc_methods.REDUCE, "accumulate": ufunc_methods.ACCUMULATE}.get(method)
     if table is not None:
         target = table.get(ufunc)
         if target is None or not node.args:
@@ -320,14 +317,14 @@ def _ufunc_method(norm, node, ufunc, method: str):
         norm.locals.update(x.id for x in (wide, b) if isinstance(x, gast.Name))
         func = function_values.callee(norm, node.func, function_values.Ref(ufunc))
         return norm.expr(_at(gast.Call(func=func, args=[wide, b], keywords=[]), node))
-    if ufunc not in (np.add, np.subtract) or len(node.args) != 3 or node.keywords \
+    if ufunc not in ufunc_methods.AT or len(node.args) != 3 or node.keywords \
             or not (isinstance(node.args[0], gast.Name) and node.args[0].id in norm.locals):
         norm.fail(node, f"s2s supports `{name}(y, index, values)` for np.add and np.subtract on a local array `y`.",
                   "Write `y = y + np.bincount(...)`, or a loop of `y[i] = y[i] + v`.")
     y = node.args[0].id
     norm.check_alias(norm.current, y, f"{name}({y}, ...)")
     index, v = norm.atom(node.args[1]), norm.atom(node.args[2])
-    if ufunc is np.subtract:
+    if ufunc_methods.AT[ufunc] < 0:
         v = norm.tmp(gast.UnaryOp(op=gast.USub(), operand=v))
     fresh = norm.tmp(build.call("xp.copy", [build.name(y)]))
     norm.assign_to(_at(build.name(y, store=True), node), build.call("rt.add_at", [fresh, index, v]))

@@ -464,6 +464,14 @@ class Normalizer:
     def bind(self, label, obj) -> str:
         return self.namer.bind(self.ns, label, obj)
 
+    def local_function(self, node):
+        """(lifted function, its free locals) for a lambda, local def or partial made here."""
+        return idioms_calls._local_function(self, node)
+
+    def bindings(self):
+        """(values assigned to each name, names otherwise changed) in the function."""
+        return idioms_calls._bindings(self)
+
     def static(self, node):
         """Evaluate a non-local name, attribute chain or transform call at compile time."""
         if isinstance(node, gast.Name) and node.id not in self.locals:

@@ -130,6 +130,25 @@ def generator_loop(x):
     return total
 
 
+def make_layers(shapes):
+    def unpack(w):
+        for m, n in shapes:
+            yield w[:m * n].reshape((m, n)), w[m * n:m * n + n]
+            w = w[(m + 1) * n:]
+    return unpack
+
+
+UNPACK = make_layers([(1, 2), (2, 1)])  # 1*2 + 2 + 2*1 + 1 = 7 weights; X has 4, so two copies and less
+
+
+def generator_nested(x):
+    w = np.concatenate([x, x[:3]])
+    h = np.ones((3, 1)) * 0.5
+    for W, b in UNPACK(w):
+        h = np.tanh(h @ W + b)
+    return np.sum(h)
+
+
 def star_shape(x):
     rs = np.random.RandomState(0)
     eps = rs.randn(*x.shape)
@@ -202,8 +221,9 @@ def jit_vmap_of_function_argument(x):
 PROGRAMS = [lambda_arg, lambda_closure_arg, lambdas_in_tuple, lambdas_in_list_loop, dict_of_functions,
             numpy_function_local, numpy_function_local_passed, getattr_constant, partial_inside,
             partial_inside_of_local, partial_global_with_defaults, nested_def_default_loop,
-            jit_vmap_of_function_argument, kwargs_callee, lax_switch, ufunc_methods, ufunc_at, star_shape]
-PENDING = [generator_loop, tolist_loop, vectorize,
+            jit_vmap_of_function_argument, kwargs_callee, lax_switch, ufunc_methods, ufunc_at, star_shape,
+            generator_loop]
+PENDING = [generator_nested, tolist_loop, vectorize,
            apply_along_axis, piecewise, tree_util_inside]
 X = np.array([0.7, -0.4, 1.3, 0.25])
 XS = np.array([[0.7, -0.4, 1.3, 0.2], [0.1, 0.9, -0.8, 0.5], [-1.2, 0.3, 0.6, -0.3]])
