@@ -234,7 +234,6 @@ SYNTAX_CASES = [
     ("with", uses_with, "with", ["with"]),
     ("global", uses_global, "global", ["global"]),
     ("nonlocal", make_uses_nonlocal(), "nonlocal", ["nonlocal"]),
-    ("yield", uses_yield, "yield", ["yield"]),
     ("del", uses_del, "del", ["del"]),
     ("async_def", uses_async_def, "async", ["async"]),
     ("lambda", uses_lambda, "lambda", ["lambda"]),
