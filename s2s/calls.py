@@ -207,6 +207,14 @@ class Transformed:
         """Keyword and default arguments become positional, as the generated code takes them."""
         bound = self._signature.bind(*args, **kwargs)
         bound.apply_defaults()
+        varkw = [p.name for p in self._signature.parameters.values() if p.kind == p.VAR_KEYWORD]
+        extra = bound.arguments.get(varkw[0], {}) if varkw else {}
+        if extra:  # `**kwargs` of the transformed function itself: compiled with none
+            name = getattr(self._root, "__name__", "f")
+            raise S2STypeError(f"{self.kind} of {name}: s2s compiles a `**kwargs` function for the keywords it is "
+                               f"called with inside a transformed function, not for keywords given to the transform "
+                               f"({', '.join(sorted(extra))}). Bind them first: "
+                               f"{self.kind}(functools.partial({name}, {', '.join(f'{k}=...' for k in sorted(extra))})).")
         return bound.args
 
     def __repr__(self):

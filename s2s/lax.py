@@ -81,18 +81,16 @@ def cond(pred, true_fun, false_fun, *operands):
 
 
 def switch(index, branches, *operands):
-    """`branches[index](*operands)`, the index clamped to the branches as in JAX."""
-    k = int(np.clip(index, 0, len(branches) - 1))
+    """`branches[index](*operands)`, the index clamped to the branches as in JAX; only the branch
+    taken runs (batched over an index that differs per example: every branch, then a select)."""
+    k = np.clip(index, 0, len(branches) - 1)
+    j = 0
     out = None
-    for j, branch in enumerate(branches):
+    for branch in branches:
         if j == k:
             out = branch(*operands)
+        j = j + 1
     return out
-
-
-switch.__s2s_refuse__ = (  # read by the frontend where a transformed function calls it
-    "inside a transformed function s2s cannot call a function taken from a list passed in; "
-    "write the branches out (`if index == 0: ... elif ...`) or use lax.cond. lax.switch runs outside transforms.")
 
 
 def select(pred, on_true, on_false):

@@ -79,7 +79,7 @@ def shape_roots(body: list, params) -> ShapeRoots:
                         and not _may_be_sequence_op(s.value, arrays):
                     source[s.targets[0].id] = found.pop()
                     arrays.add(s.targets[0].id)
-            if isinstance(s.value, gast.Call) and dotted(s.value.func).startswith("xp."):
+            if isinstance(s.value, gast.Call) and (dotted(s.value.func) or "").startswith("xp."):
                 arrays.add(s.targets[0].id)
     roots = ShapeRoots((name, _root(name, source)) for name in source)
     roots.counts = counts

@@ -25,6 +25,7 @@ from ..ir import build
 from ..primitives import registry
 from ..primitives.rules_idioms import s2s_same
 from .parse import parse_function
+from .refs import Ref
 
 _LOCK = threading.RLock()
 _SYNTH: dict = {}  # key -> (objects kept alive so ids stay unique, synthesized function)
@@ -55,7 +56,8 @@ def needs_adapting(obj) -> bool:
         return True
     if isinstance(obj, types.FunctionType):
         return hasattr(obj, "__defaults__") and record.of(obj) is None \
-            and any(is_function_value(d) for d in (obj.__defaults__ or ()))
+            and (any(is_function_value(d) for d in (obj.__defaults__ or ())) or has_varkw(obj)
+                 or inspect.isgeneratorfunction(obj))
     if record.of(obj) is not None:
         return False
     if isinstance(obj, functools.partial):
@@ -113,16 +115,18 @@ def adapt(obj):
     """The plain (synthesized) function that `obj` stands for, or `obj` itself."""
     current = getattr(_CALL, "current", None)
     if current is not None and current[0] is obj:
-        return specialize(obj, {}, current[1])
+        return specialize(obj, {}, current[1], kwnames=() if has_varkw(obj) else None)
     if not needs_adapting(obj):
         return obj
     if is_library_function(obj):
         return _library(obj)
+    if isinstance(obj, types.FunctionType) and inspect.isgeneratorfunction(obj):
+        return _generator(obj)
     if isinstance(obj, types.FunctionType):
         sig = record.signature_of(obj)
         fixed = {p.name: p.default for p in sig.parameters.values()
                  if p.default is not inspect.Parameter.empty and is_function_value(p.default)}
-        return specialize(obj, fixed, keep=True)
+        return specialize(obj, fixed, keep=True, kwnames=() if has_varkw(obj) else None)
     if isinstance(obj, functools.partial):
         return _partial(obj)
     if not isinstance(obj, types.MethodType):
@@ -283,6 +287,66 @@ def _partial(p):
     return _remember(key, p, compute)
 
 
+def _generator(fn):
+    """A generator function as the function returning the list of what it yields: a transformed
+    function consumes a generator whole (`for W, b in layers(w)`, `list(...)`), and its items are
+    pure computations, so building them all first gives the same values. A `while` loop (possibly
+    endless), `yield from` and a yield used as a value are refused."""
+    def compute():
+        node, filename = _parsed(fn)
+        where = None
+        for n in gast.walk(node):
+            if isinstance(n, (gast.While, gast.YieldFrom)) or isinstance(n, gast.Yield) and n is not getattr(
+                    _parent_expr(node, n), "value", None):
+                where = n
+                break
+        if where is not None:
+            what = {gast.While: "a `while` loop", gast.YieldFrom: "`yield from`"}.get(type(where), "a yield used as a value")
+            raise error_at((filename, where.lineno, where.col_offset),
+                           f"s2s runs a generator ({fn.__name__!r}) as the list of what it yields, and refuses "
+                           f"{what} in it (the list might never end, or the generator is driven by its consumer).",
+                           "Return a list instead, built with `append`.", S2SSyntaxError)
+        taken = build.names_in(node) | set(fn.__globals__)
+        out = _fresh("yielded", taken)
+        node.body = [_at(build.assign(out, build.list_([])), node.body[0])] + _yields_to_appends(node.body, out) \
+            + [_at(build.ret(build.name(out)), node.body[-1])]
+        node.name = f"{fn.__name__}_list"
+        return _synth(node.name, node, _env_ns(fn), filename)
+    return _remember(("generator", fn.__code__, id(fn)), fn, compute)
+
+
+def _parent_expr(root, target):
+    """The `Expr` statement whose value is `target`, if there is one."""
+    for n in gast.walk(root):
+        if isinstance(n, gast.Expr) and n.value is target:
+            return n
+    return None
+
+
+def _yields_to_appends(stmts, out: str) -> list:
+    """`yield v` -> `out.append(v)`, and a bare `return` -> `return out`, through nested blocks."""
+    new = []
+    for s in stmts:
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Yield):
+            value = s.value.value if s.value.value is not None else build.const(None)
+            s = _at(build.expr_stmt(build.call(build.attr(build.name(out), "append"), [value])), s)
+        elif isinstance(s, gast.Return):
+            s = _at(build.ret(build.name(out)), s)
+        elif not isinstance(s, (gast.FunctionDef, gast.Lambda)):
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, _yields_to_appends(getattr(s, field), out))
+        new.append(s)
+    return new
+
+
+def _at(new, old):
+    for n in gast.walk(new):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            gast.copy_location(n, old)
+    return new
+
+
 def _fresh(base, taken):
     cand, k = base, 0
     while cand in taken:
@@ -297,19 +361,32 @@ def has_varargs(fn) -> bool:
         and record.of(fn) is None
 
 
-def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
+def has_varkw(fn) -> bool:
+    return isinstance(fn, types.FunctionType) and bool(fn.__code__.co_flags & inspect.CO_VARKEYWORDS) \
+        and record.of(fn) is None
+
+
+def kw_param(kwarg: str, key: str) -> str:
+    """The parameter a `**kwarg` entry `key` becomes in a specialized function."""
+    return f"{kwarg}_{key}"
+
+
+def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwnames: tuple | None = None):
     """`fn` with the parameters in `fixed` bound to those values (functions known when the caller
-    is transformed) and, when `nvar` is given, `*args` replaced by `nvar` positional parameters.
+    is transformed), when `nvar` is given, `*args` replaced by `nvar` positional parameters, and
+    when `kwnames` is given, `**kwargs` by one parameter per keyword (`kw_param`; the call passes
+    them under those names) from which the body's dict is built.
 
     With `keep`, the fixed parameters stay in the signature (the caller still passes them) and the
     generated code checks that it was passed the very value it was specialized on.
     """
-    key = ("spec", fn.__code__, id(fn), tuple(sorted((k, id(v)) for k, v in fixed.items())), nvar, keep)
+    key = ("spec", fn.__code__, id(fn), tuple(sorted((k, _fixed_key(v)) for k, v in fixed.items())), nvar, keep,
+           kwnames)
 
     def compute():
         node, filename = _parsed(fn)
         a = node.args
-        if a.kwonlyargs or a.kwarg or a.posonlyargs or (a.vararg is not None and nvar is None):
+        if a.kwonlyargs or (a.kwarg and kwnames is None) or a.posonlyargs or (a.vararg is not None and nvar is None):
             raise error_at((filename, node.lineno, node.col_offset),
                            f"s2s transforms `*args` functions ({fn.__name__!r}) only with plain positional "
                            "parameters besides `*args` (no keyword-only or `**kwargs` parameters).",
@@ -320,9 +397,19 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
         new_args, checks = [], []
         dflt = dict(zip([p.id for p in a.args][len(a.args) - len(a.defaults):], a.defaults))
         new_defaults = []
+        closures = []
+        for p in a.args:  # functions with free locals: their values come first, in their place
+            free = free_of(fixed[p.id]) if p.id in fixed else []
+            if free:
+                names = [_fresh(f"{p.id}_free{i}", taken) for i in range(len(free))]
+                new_args += [build.name(n) for n in names]
+                new_defaults += [None] * len(names)
+                closures.append(_closure(p.id, fixed[p.id], names, ns, taken, node))
         for p in a.args:
             if p.id in fixed:
-                ns[p.id] = fixed[p.id]
+                v = fixed[p.id]
+                if not free_of(v):
+                    ns[p.id] = _fn(v)
                 if keep:
                     given = _fresh(p.id + "_arg", taken)
                     new_args.append(build.name(given))
@@ -341,6 +428,16 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
                 gast.copy_location(s, node.body[0])
                 gast.copy_location(s.targets[0], node.body[0])
             a.vararg = None
+        if a.kwarg is not None:
+            names = [kw_param(a.kwarg.id, k) for k in kwnames]
+            new_args += [build.name(n) for n in names]
+            new_defaults += [build.const(None) for _ in names]  # (always passed: keeps earlier defaults)
+            pack = gast.parse(f"{a.kwarg.id} = {{{', '.join(f'{k!r}: {n}' for k, n in zip(kwnames, names))}}}").body[0]
+            for n in gast.walk(pack):
+                if isinstance(n, (gast.stmt, gast.expr)):
+                    gast.copy_location(n, node.body[0])
+            pre.append(pack)
+            a.kwarg = None
         for arg in new_args:
             arg.ctx = gast.Param()
         a.args = new_args
@@ -351,12 +448,74 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False):
                 break
             trailing.insert(0, d)
         a.defaults = trailing
-        node.body = checks + pre + node.body
-        suffix = "_".join(getattr(v, "__name__", "f").replace("<lambda>", "lambda_") for v in fixed.values())
+        node.body = checks + pre + closures + node.body
+        suffix = "_".join(getattr(_fn(v), "__name__", "fs").replace("<lambda>", "lambda_")
+                          for v in fixed.values())
         node.name = fn.__name__.replace("<lambda>", "lambda_") + (f"_{suffix}" if suffix else "") \
             + (f"_{nvar}args" if nvar is not None else "")
         return _synth(node.name, node, ns, filename)
-    return _remember(key, (fn, tuple(fixed.values())), compute)
+    return _remember(key, (fn, tuple(_fn(v) for v in fixed.values())), compute)
+
+
+def _fixed_key(v):
+    """How a value a callee is specialized on enters the key: a function by identity, a function
+    made in the caller (a Ref) by identity and the number of locals it closes over, a collection
+    of them by its entries."""
+    if isinstance(v, Ref):
+        return (id(v.fn), len(v.free))
+    if isinstance(v, (tuple, list)):
+        return (type(v).__name__,) + tuple(_fixed_key(e) for e in v)
+    if isinstance(v, dict):
+        return ("dict",) + tuple((k, _fixed_key(e)) for k, e in v.items())
+    return id(v)
+
+
+def free_of(v) -> list:
+    """The free locals of a value a callee is specialized on (a Ref, or a collection of them), in order."""
+    if isinstance(v, Ref):
+        return list(v.free)
+    if isinstance(v, (tuple, list)):
+        return [n for e in v for n in free_of(e)]
+    if isinstance(v, dict):
+        return [n for e in v.values() for n in free_of(e)]
+    return []
+
+
+def _closure(param: str, value, names: list, ns: dict, taken: set, where) -> gast.stmt:
+    """`param = partial(fn, free0, ...)` (or a tuple, list or dict of such): the function passed,
+    made from the values it closes over, which the specialized callee takes as parameters (so a
+    plain call of the callee runs it too)."""
+    partial = _fresh("partial", taken)
+    ns[partial] = functools.partial
+    names = iter(names)
+
+    def text(v):
+        if isinstance(v, (tuple, list)):
+            inner = ", ".join(text(e) for e in v) + ("," if isinstance(v, tuple) and len(v) == 1 else "")
+            return f"({inner})" if isinstance(v, tuple) else f"[{inner}]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k!r}: {text(e)}" for k, e in v.items()) + "}"
+        target = _fresh(f"{param}_fn", taken)
+        ns[target] = _fn(v)
+        if not (isinstance(v, Ref) and v.free):
+            return target
+        return f"{partial}({target}, {', '.join(next(names) for _ in v.free)})"
+    s = gast.parse(f"{param} = {text(value)}").body[0]
+    for n in gast.walk(s):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            gast.copy_location(n, where.body[0])
+    return s
+
+
+def _fn(v):
+    """The object a specialized callee holds for `v` (for a collection of Refs: their functions)."""
+    if isinstance(v, Ref):
+        return v.fn
+    if isinstance(v, (tuple, list)):
+        return type(v)(_fn(e) for e in v)
+    if isinstance(v, dict):
+        return {k: _fn(e) for k, e in v.items()}
+    return v
 
 
 def _guard(given: str, param: str, fname: str, where, ns: dict, taken: set) -> gast.stmt:

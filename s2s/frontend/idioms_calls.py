@@ -20,11 +20,13 @@ import string
 import types
 
 import gast
+import numpy as np
 
 from .. import record
 from ..ir import build
+from ..primitives import ufunc_methods
 from ..primitives.registry import EXT
-from . import idioms, lift, resolve, sampling
+from . import function_values, idioms, lift, resolve, sampling
 
 _BINOPS = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
            operator.truediv: gast.Div, operator.mod: gast.Mod, operator.pow: gast.Pow,
@@ -39,6 +41,12 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
     """`f(a, *xs, **kw)` -> `f(a, xs[0], xs[1], k=kw['k'])` when the lengths and keys are known."""
     if not any(isinstance(a, gast.Starred) for a in node.args) and all(k.arg is not None for k in node.keywords):
         return node
+    f = node.func
+    if isinstance(f, gast.Attribute) and f.attr in _SHAPE_SAMPLERS and len(node.args) == 1 and not node.keywords \
+            and _static_length(norm, node.args[0].value) is None:  # rs.randn(*x.shape): the shape as a tuple
+        shape = _at(gast.Call(func=build.name("tuple"), args=[node.args[0].value], keywords=[]), node)
+        return _at(gast.Call(func=_at(gast.Attribute(value=f.value, attr=_SHAPE_SAMPLERS[f.attr], ctx=gast.Load()), f),
+                             args=[shape], keywords=[]), node)
     args = []
     for a in node.args:
         if isinstance(a, gast.Starred):
@@ -66,6 +74,28 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
         kws += [gast.keyword(arg=key, value=_at(gast.Subscript(value=copy_(k.value), slice=build.const(key),
                                                                ctx=gast.Load()), k.value)) for key in keys]
     return _at(gast.Call(func=node.func, args=args, keywords=kws), node)
+
+
+_SHAPE_SAMPLERS = {"randn": "standard_normal", "rand": "random_sample"}  # f(*dims) -> f'(dims)
+
+
+def joined_tuple(norm, node: gast.Tuple):
+    """`(*x.shape, 2)` -> `tuple(x.shape) + (2,)`: the starred parts as tuples, joined."""
+    parts, run = [], []
+    for e in node.elts:
+        if isinstance(e, gast.Starred):
+            if run:
+                parts.append(_at(gast.Tuple(elts=run, ctx=gast.Load()), node))
+                run = []
+            parts.append(_at(gast.Call(func=build.name("tuple"), args=[e.value], keywords=[]), e))
+        else:
+            run.append(e)
+    if run:
+        parts.append(_at(gast.Tuple(elts=run, ctx=gast.Load()), node))
+    out = parts[0]
+    for p in parts[1:]:
+        out = _at(gast.BinOp(left=out, op=gast.Add(), right=p), node)
+    return out
 
 
 def _static_length(norm, v):
@@ -147,6 +177,11 @@ def call(norm, node: gast.Call, obj):
         return _itemgetter(norm, node, obj)
     if obj is functools.reduce:
         return _reduce(norm, node)
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, np.ufunc) and getattr(obj, "__name__", "") in ("reduce", "accumulate", "outer", "at"):
+        return _ufunc_method(norm, node, owner, obj.__name__)
+    if obj is len and len(node.args) == 1 and isinstance(node.args[0], gast.Name) and node.args[0].id in norm.fvalues:
+        return build.const(len(norm.fvalues[node.args[0].id]))  # a collection of functions: known now
     if obj is sorted and len(node.args) == 1 and not node.keywords:
         _use_ext(norm)
         return build.call("ext.s2s_sorted_keys", [norm.atom(_keys_source(node.args[0]))])
@@ -178,22 +213,34 @@ def _for_call(obj, node):
 def _callee(norm, node, obj):
     """(function to call, call node) for partials, methods, callable instances, `*args` callees and
     callees passed known functions; None for an ordinary call."""
-    fn = idioms.adapt(obj) if not isinstance(obj, types.FunctionType) and idioms.needs_adapting(obj) else obj
+    fn = idioms.adapt(obj) if (not isinstance(obj, types.FunctionType) or inspect.isgeneratorfunction(obj)) \
+        and idioms.needs_adapting(obj) else obj
     if not isinstance(fn, types.FunctionType):
         return None
     fixed, node = _static_function_args(norm, node, fn)
     nvar = None
+    params = record.signature_of(fn).parameters
+    named = [p for p in params.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if idioms.has_varargs(fn):
-        nvar = len(node.args) - len(record.signature_of(fn).parameters) + 1 + len(fixed)
-        nvar = max(nvar, 0)
-    if not fixed and nvar is None:
+        nfree = sum(len(idioms.free_of(v)) for v in fixed.values())  # (passed first)
+        nvar = max(len(node.args) - nfree - len(named) + len(fixed), 0)
+    kwnames = None
+    if idioms.has_varkw(fn):  # `**kwargs`: one parameter per keyword the call passes beyond the named ones
+        kwarg = next(p.name for p in params.values() if p.kind == p.VAR_KEYWORD)
+        kwnames = tuple(k.arg for k in node.keywords if k.arg not in {p.name for p in named})
+        node = _at(gast.Call(func=node.func, args=node.args, keywords=[
+            gast.keyword(arg=idioms.kw_param(kwarg, k.arg) if k.arg in kwnames else k.arg, value=k.value)
+            for k in node.keywords]), node)
+    if not fixed and nvar is None and kwnames is None:
         return (fn, node) if fn is not obj else None
-    return idioms.specialize(fn, fixed, nvar), node
+    return idioms.specialize(fn, fixed, nvar, kwnames=kwnames), node
 
 
 def _static_function_args(norm, node, fn):
     """Arguments of a call that are functions known now (and omitted function-valued defaults):
-    they are bound in a specialized copy of the callee and dropped from the call."""
+    they are bound in a specialized copy of the callee and dropped from the call. A function that
+    closes over local variables (a lambda, a partial of local values) passes those values instead,
+    as leading arguments of the specialized callee."""
     if record.of(fn) is not None and record.of(fn).core is not None:
         return {}, node
     try:
@@ -203,15 +250,15 @@ def _static_function_args(norm, node, fn):
     fixed, args, kws = {}, [], []
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     for i, a in enumerate(node.args):
-        value = _function_value(norm, a)
-        if i < len(positional) and value is not None:
+        value = _function_value(norm, a) if i < len(positional) else None
+        if value is not None:
             fixed[positional[i].name] = value
         else:
             args.append(a)
     given = {p.name for p in positional[:len(node.args)]}
     for k in node.keywords:
-        value = _function_value(norm, k.value)
-        if value is not None and k.arg in {p.name for p in positional}:
+        value = _function_value(norm, k.value) if k.arg in {p.name for p in positional} else None
+        if value is not None:
             fixed[k.arg] = value
         else:
             kws.append(k)
@@ -221,27 +268,67 @@ def _static_function_args(norm, node, fn):
             fixed[p.name] = p.default
     if not fixed:
         return {}, node
-    return fixed, _at(gast.Call(func=node.func, args=args, keywords=kws), node)
+    free = [build.name(v) for p in positional if p.name in fixed for v in idioms.free_of(fixed[p.name])]
+    return fixed, _at(gast.Call(func=node.func, args=free + args, keywords=kws), node)
 
 
 def _function_value(norm, a):
-    """The function `a` denotes if it is known when transforming (a global or attribute chain)."""
-    if isinstance(a, gast.Name) and a.id in norm.lifted:
-        fn, free = norm.lifted[a.id]
-        if free:
-            norm.fail(a, f"`{a.id}` uses local variables of this function ({', '.join(free)}), and s2s passes a "
-                         "function made here to another function only when it uses none.",
-                      f"Give `{a.id}` those values as parameters and pass them along, or call `{a.id}` here; "
-                      f"`grad({a.id})(...)` and `jit({a.id})(...)` work as they are.")
-        return fn
-    if not (isinstance(a, gast.Name) and a.id not in norm.locals
-            or isinstance(a, gast.Attribute) and norm._rooted_global(a)):
+    """The function `a` denotes if it is known when transforming (a global or attribute chain, a
+    lambda or def made here, a local holding one, a partial, an entry of a collection of them):
+    the object itself, or a `Ref` to a function made here with the locals it closes over."""
+    if not function_values.could_be(norm, a):
         return None
-    try:
+    if isinstance(a, (gast.Name, gast.Attribute)) and norm._rooted_global(a) and not (
+            isinstance(a, gast.Name) and a.id in norm.lifted):
         obj = norm.static(a)
-    except Exception:  # noqa: BLE001 - not a static value: an ordinary argument
-        return None
-    return obj if idioms.is_function_value(obj) and not isinstance(obj, (tuple, list, dict)) else None
+        if isinstance(obj, (tuple, list, dict)):
+            return obj if function_values.of_object(obj) is not None else None
+        return obj if idioms.is_function_value(obj) else None
+    ref = function_values.value(norm, a)
+    if isinstance(ref, function_values.Ref):
+        return ref if ref.free else ref.fn
+    return ref  # a tuple, list or dict of functions
+
+
+def _ufunc_method(norm, node, ufunc, method: str):
+    """`np.add.reduce(x)` (np.sum over axis 0), `np.add.accumulate(x)` (np.cumsum over axis 0),
+    `np.multiply.outer(a, b)` (the ufunc of `a` with an axis per dimension of `b` added) and the
+    statement `np.add.at(y, i, v)` (`y` rebound to a copy with `v` added at `i`, repeats summed)."""
+    name = f"np.{ufunc.__name__}.{method}"
+    table = {"reduce": ufunc_methods.REDUCE, "accumulate": ufunc_methods.ACCUMULATE}.get(method)
+    if table is not None:
+        target = table.get(ufunc)
+        if target is None or not node.args:
+            norm.fail(node, f"s2s differentiates `{name}` for {', '.join(f'np.{u.__name__}' for u in table)} only.",
+                      "Call the NumPy reduction itself (np.sum, np.prod, np.cumsum, ...).")
+        keywords = list(node.keywords)
+        if len(node.args) < 2 and not any(k.arg == "axis" for k in keywords):
+            keywords.append(gast.keyword(arg="axis", value=build.const(0)))  # a ufunc method's default axis
+        func = function_values.callee(norm, node.func, function_values.Ref(target))
+        return norm.expr(_at(gast.Call(func=func, args=node.args, keywords=keywords), node))
+    if method == "outer":
+        if len(node.args) != 2 or node.keywords:
+            norm.fail(node, f"s2s supports `{name}(a, b)` with two arguments.")
+        a, b = (norm.atom(x) for x in node.args)
+        nd_a, nd_b = (norm.tmp(build.call("xp.ndim", [x])) for x in (a, b))
+        stop = norm.tmp(build.binop(nd_a, gast.Add(), nd_b))
+        axes = norm.tmp(build.call("tuple", [norm.tmp(build.call("range", [nd_a, stop]))]))
+        wide = norm.tmp(build.call("xp.expand_dims", [a, axes]))
+        norm.locals.update(x.id for x in (wide, b) if isinstance(x, gast.Name))
+        func = function_values.callee(norm, node.func, function_values.Ref(ufunc))
+        return norm.expr(_at(gast.Call(func=func, args=[wide, b], keywords=[]), node))
+    if ufunc not in ufunc_methods.AT or len(node.args) != 3 or node.keywords \
+            or not (isinstance(node.args[0], gast.Name) and node.args[0].id in norm.locals):
+        norm.fail(node, f"s2s supports `{name}(y, index, values)` for np.add and np.subtract on a local array `y`.",
+                  "Write `y = y + np.bincount(...)`, or a loop of `y[i] = y[i] + v`.")
+    y = node.args[0].id
+    norm.check_alias(norm.current, y, f"{name}({y}, ...)")
+    index, v = norm.atom(node.args[1]), norm.atom(node.args[2])
+    if ufunc_methods.AT[ufunc] < 0:
+        v = norm.tmp(gast.UnaryOp(op=gast.USub(), operand=v))
+    fresh = norm.tmp(build.call("xp.copy", [build.name(y)]))
+    norm.assign_to(_at(build.name(y, store=True), node), build.call("rt.add_at", [fresh, index, v]))
+    return build.const(None)
 
 
 def _itemgetter(norm, node, getter):
@@ -479,12 +566,27 @@ def call_of_call(norm, node: gast.Call):
     except Exception:  # noqa: BLE001 - not static: the normalizer reports it
         return None
     rec = record.of(maker)
+    if rec is not None and rec.transform and getattr(maker, "__name__", "") == "jit" and len(f.args) == 1 \
+            and not f.keywords and _is_transform_call_of_local(norm, f.args[0]):
+        # jit(vmap(f))(x) of a function made here: jit computes what it is given, so vmap(f)(x)
+        return norm.expr(_at(gast.Call(func=f.args[0], args=node.args, keywords=node.keywords), node))
     if rec is not None and rec.transform and f.args and _local_function(norm, f.args[0]) is not None:
         return _transform_of_local(norm, node, maker)
     keys = [_literal_value(a) for a in f.args]
     if maker is operator.itemgetter and keys and all(k is not None for k in keys):
         return _itemgetter(norm, node, operator.itemgetter(*keys))
     return None
+
+
+def _is_transform_call_of_local(norm, a) -> bool:
+    """`vmap(f, ...)` (or `jit(f)`) of a function made here: `a` itself is such a transform."""
+    if not (isinstance(a, gast.Call) and isinstance(a.func, (gast.Name, gast.Attribute)) and norm._rooted_global(a.func)
+            and a.args):
+        return False
+    rec = record.of(_static_or_none(norm, a.func))
+    return rec is not None and rec.transform and (
+        function_values.could_be(norm, a.args[0]) and not norm._rooted_global(a.args[0])
+        or _is_transform_call_of_local(norm, a.args[0]))
 
 
 def _literal_value(a):
@@ -504,6 +606,9 @@ def _local_function(norm, a):
         return norm.lifted[name]
     if isinstance(a, gast.Name) and a.id in norm.lifted:
         return norm.lifted[a.id]
+    if isinstance(a, gast.Name) and isinstance(norm.fvalues.get(a.id), function_values.Ref):
+        ref = norm.fvalues[a.id]
+        return ref.fn, list(ref.free)
     if isinstance(a, gast.Call) and isinstance(a.func, (gast.Name, gast.Attribute)) and norm._rooted_global(a.func) \
             and a.args and _static_or_none(norm, a.func) is functools.partial:
         name = norm.namer.fresh("partial_")
@@ -524,9 +629,14 @@ def _partial_lambda(norm, a: gast.Call) -> gast.Lambda:
     """`functools.partial(f, b, k=v)` given to a transform here, as the lambda of f's other
     parameters that calls f with the bound values: those are evaluated once, now, and the lambda
     closes over them (so a vmap does not map them, as JAX treats a partial's arguments)."""
-    fn = _static_or_none(norm, a.args[0])
+    target = a.args[0]
+    fn = _static_or_none(norm, target) if norm._rooted_global(target) else None
+    nfree = 0
+    if fn is None and function_values.could_be(norm, target):  # a partial of a function made here
+        target, ref = _function_name(norm, target)
+        fn, nfree = ref.fn, len(ref.free)
     try:
-        params = list(inspect.signature(fn).parameters.values())
+        params = list(inspect.signature(fn).parameters.values())[nfree:]
     except (TypeError, ValueError):
         params = None
     if params is None or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params) \
@@ -542,7 +652,7 @@ def _partial_lambda(norm, a: gast.Call) -> gast.Lambda:
     args = gast.arguments(args=[build.name(p.name, param=True) for p in taken], posonlyargs=[], vararg=None,
                           kwonlyargs=[], kw_defaults=[], kwarg=None,
                           defaults=[build.const(p.default) for p in taken if p.default is not inspect.Parameter.empty])
-    call = gast.Call(func=copy_(a.args[0]), args=bound,
+    call = gast.Call(func=copy_(target), args=bound,
                      keywords=[gast.keyword(arg=k, value=v) for k, v in kws.items()]
                      + [gast.keyword(arg=p.name, value=build.name(p.name)) for p in taken])
     lam = gast.Lambda(args=args, body=call)
@@ -552,8 +662,19 @@ def _partial_lambda(norm, a: gast.Call) -> gast.Lambda:
     return lam
 
 
+def _function_name(norm, x):
+    """(a name the lambda reads, Ref) for a function made here that a partial binds or targets."""
+    ref = function_values.value(norm, x)
+    name = norm.namer.fresh("bound_fn")
+    norm.fvalues[name] = ref
+    return _at(build.name(name), x), ref
+
+
 def _bound_value(norm, x):
-    """An argument bound by a partial: evaluated here, once (a local name the lambda closes over)."""
+    """An argument bound by a partial: evaluated here, once (a local name the lambda closes over);
+    a function stays a function (the lambda calls or passes it)."""
+    if function_values.could_be(norm, x):
+        return copy_(x) if norm._rooted_global(x) else _function_name(norm, x)[0]
     v = norm.atom(x)
     if isinstance(v, gast.Name) and v.id not in norm.ns:  # (a global stays one)
         norm.locals.add(v.id)
@@ -717,11 +838,18 @@ def loop_over_functions(norm, s: gast.For) -> bool:
 
 
 def _function_items(norm, it):
-    if isinstance(it, (gast.List, gast.Tuple)):
-        if it.elts and all(_function_value(norm, e) is not None for e in it.elts):
-            return it.elts
-        return None
-    if isinstance(it, (gast.Name, gast.Attribute)) and _function_value(norm, it) is None and \
+    """The items of a collection of functions known now, as expressions (None if `it` is not one):
+    a literal (evaluated once, its lambdas lifted once), a local holding one, or a global list."""
+    if isinstance(it, (gast.List, gast.Tuple)) and function_values.could_be(norm, it) or \
+            isinstance(it, gast.Name) and it.id in norm.fvalues:
+        refs = function_values.value(norm, it)
+        if not isinstance(refs, (list, tuple)):
+            return None
+        name = norm.namer.fresh("functions")
+        norm.fvalues[name] = refs
+        return [_at(gast.Subscript(value=build.name(name), slice=build.const(i), ctx=gast.Load()), it)
+                for i in range(len(refs))]
+    if isinstance(it, (gast.Name, gast.Attribute)) and \
             (isinstance(it, gast.Name) and it.id not in norm.locals or isinstance(it, gast.Attribute)
              and norm._rooted_global(it)):
         try:

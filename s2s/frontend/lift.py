@@ -4,12 +4,14 @@ treats it like any other user function."""
 from __future__ import annotations
 
 import copy
+import functools
 
 import gast
 
 from .. import record
 from ..ir import build
 from ..ir.core import local_names
+from .refs import Ref
 
 
 def lift(norm, fdef: gast.FunctionDef):
@@ -18,29 +20,29 @@ def lift(norm, fdef: gast.FunctionDef):
         if isinstance(n, (gast.Nonlocal, gast.Global)):
             norm.fail(n, f"s2s does not support `{type(n).__name__.lower()}` in a function defined inside a "
                          "transformed function.", "Return the new value from the inner function instead.")
-    for d in fdef.args.defaults + [d for d in fdef.args.kw_defaults if d is not None]:
-        used = [n.id for n in gast.walk(d) if isinstance(n, gast.Name) and n.id in norm.locals]
-        if used:
-            norm.fail(d, f"the default value of a parameter of `{fdef.name}` reads `{used[0]}`, a variable of "
-                         "the enclosing transformed function; s2s cannot evaluate it when the def runs.",
-                      f"Read `{used[0]}` inside `{fdef.name}` instead (a closure): drop the parameter, or "
-                      "pass the value at the call.")
+    fdef, snapshots = _defaults_read_locals(norm, fdef)
     inner = local_names(fdef)
-    free, ns = [], {}
+    free, ns, functions = [], {}, {}
     for n in gast.walk(fdef):
         if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)) or n.id in inner:
             continue
-        if n.id in norm.locals:
+        if n.id in norm.fvalues or n.id in norm.lifted:  # a function made in the enclosing function
+            functions[n.id] = norm.fvalues[n.id] if n.id in norm.fvalues else Ref(*norm.lifted[n.id])
+        elif n.id in norm.locals:
             if n.id not in free:
                 free.append(n.id)
         else:
             found, obj = norm.env.lookup(n.id)
             if found:
                 ns[n.id] = obj
+    rebuild = _functions_read(norm, fdef, functions, free, ns)
     node = copy.deepcopy(fdef)
     node.name = f"{norm.fn.name}_{fdef.name}"
     node.decorator_list = []
+    free += [snap for _, snap in snapshots if snap not in free]
     node.args.args = [build.name(v) for v in free] + node.args.args
+    node.body = [_located(build.assign(param, build.name(snap)), node.body[0]) for param, snap in snapshots] \
+        + [_located(stmt, node.body[0]) for stmt in rebuild] + node.body
     for a in node.args.args:
         a.ctx = gast.Param()
     for n in gast.walk(node):
@@ -61,3 +63,64 @@ def lambda_to_def(name: str, lam: gast.Lambda, where) -> gast.FunctionDef:
     gast.copy_location(fdef, where)
     gast.copy_location(fdef.body[0], where)
     return fdef
+
+
+def _defaults_read_locals(norm, fdef: gast.FunctionDef):
+    """`def term(u, k=k)` in a loop: a default that reads locals of the enclosing function is
+    evaluated where the def runs, into a local of its own (a snapshot, as Python does), which the
+    lifted function takes like a free local and binds to the parameter. Such a parameter is then
+    no parameter any more: a call that passes it is refused by the arity of the lifted function."""
+    a = fdef.args
+    firsts = len(a.args) - len(a.defaults)
+    snapshots, kept_args, kept_defaults = [], [], []
+    for i, p in enumerate(a.args):
+        d = a.defaults[i - firsts] if i >= firsts else None
+        if d is not None and any(isinstance(n, gast.Name) and n.id in norm.locals for n in gast.walk(d)):
+            snap = norm.namer.fresh(f"{fdef.name}_{p.id}")
+            norm.emit(build.assign(snap, norm.atom(d)))
+            norm.locals.add(snap)
+            snapshots.append((p.id, snap))
+        else:
+            kept_args.append(p)
+            if d is not None:
+                kept_defaults.append(d)
+    for d in a.kw_defaults:
+        if d is not None and any(isinstance(n, gast.Name) and n.id in norm.locals for n in gast.walk(d)):
+            norm.fail(d, f"a keyword-only default of `{fdef.name}` reads a variable of the enclosing function.",
+                      "Make it a positional parameter with that default.")
+    if not snapshots:
+        return fdef, []
+    fdef = copy.copy(fdef)
+    fdef.args = copy.copy(a)
+    fdef.args.args, fdef.args.defaults = kept_args, kept_defaults
+    return fdef, snapshots
+
+
+def _functions_read(norm, fdef, functions: dict, free: list, ns: dict) -> list:
+    """Functions of the enclosing function that the nested one reads: known ones enter its
+    namespace; one that closes over locals is rebuilt first thing from them, taken as free locals
+    (`f = partial(lifted_f, w)`). Returns those statements."""
+    out = []
+    for name, ref in functions.items():
+        if isinstance(ref, Ref) and ref.free:
+            free += [v for v in ref.free if v not in free]
+            partial, target = f"{name}_partial", f"{name}_fn"
+            ns[partial], ns[target] = functools.partial, ref.fn
+            out.append(gast.parse(f"{name} = {partial}({target}, {', '.join(ref.free)})").body[0])
+        elif isinstance(ref, Ref):
+            ns[name] = ref.fn
+        else:
+            flat = list(ref.values()) if isinstance(ref, dict) else list(ref)
+            if any(not isinstance(r, Ref) or r.free for r in flat):
+                norm.fail(fdef, f"`{fdef.name}` reads `{name}`, a collection of functions made here that use local "
+                                "variables; s2s passes such a collection only to code in this function.",
+                          f"Index `{name}` here and pass the function itself.")
+            ns[name] = {k: r.fn for k, r in ref.items()} if isinstance(ref, dict) else type(ref)(r.fn for r in ref)
+    return out
+
+
+def _located(stmt, where):
+    for n in gast.walk(stmt):
+        if isinstance(n, (gast.stmt, gast.expr)):
+            gast.copy_location(n, where)
+    return stmt

@@ -23,7 +23,7 @@ from ..ir import build
 from ..ir.core import BINOPS, CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
-from . import aliases, hygiene, idioms_calls, lift, resolve, static_locals
+from . import aliases, function_values, hygiene, idioms_calls, lift, resolve, static_locals
 from .jumps import restructure
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
@@ -58,6 +58,9 @@ class Normalizer:
         if self.static_locals:  # `m = np`: `m` is read as the module itself
             self.locals -= set(self.static_locals)
             self.env.scopes.insert(0, dict(self.static_locals))
+        self.fvalues: dict = {}  # local name -> the function (or collection of them) it holds
+        self.fscope: dict = {}  # generated names of functions known now, resolved as globals
+        self.env.scopes.insert(0, self.fscope)
         self.namer = Namer(build.names_in(fn_node) | {"xp", "rt", "ext"})
         self.ns: dict = {}
         self.out: list = []
@@ -188,6 +191,9 @@ class Normalizer:
             return
         if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and s.targets[0].id in self.static_locals:
             return  # an alias of a module or function, resolved where it is read
+        if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and function_values.could_be(self, s.value):
+            function_values.bind_local(self, s, s.targets[0].id, function_values.value(self, s.value))
+            return  # a function (or a collection of them), resolved where it is called or passed
         if len(s.targets) == 1:
             self.assign_to(s.targets[0], self.expr(s.value))
             return
@@ -435,6 +441,8 @@ class Normalizer:
         return build.const(node.value)
 
     def expr_Name(self, node):
+        if node.id in self.fvalues or node.id in self.lifted:
+            function_values.refuse_as_data(self, node)
         if node.id in self.locals:
             return build.name(node.id)
         found, obj = self.env.lookup(node.id)
@@ -455,6 +463,14 @@ class Normalizer:
 
     def bind(self, label, obj) -> str:
         return self.namer.bind(self.ns, label, obj)
+
+    def local_function(self, node):
+        """(lifted function, its free locals) for a lambda, local def or partial made here."""
+        return idioms_calls._local_function(self, node)
+
+    def bindings(self):
+        """(values assigned to each name, names otherwise changed) in the function."""
+        return idioms_calls._bindings(self)
 
     def static(self, node):
         """Evaluate a non-local name, attribute chain or transform call at compile time."""
@@ -587,6 +603,8 @@ class Normalizer:
         return build.name(result)
 
     def expr_Tuple(self, node):
+        if any(isinstance(e, gast.Starred) for e in node.elts):  # (*x.shape, 2): tuples joined
+            return self.expr(idioms_calls.joined_tuple(self, node))
         return build.tuple_([self.atom(e) for e in node.elts])
 
     def expr_List(self, node):
@@ -669,8 +687,9 @@ class Normalizer:
         return None if node is None else self.atom(node)
 
     def expr_Lambda(self, node):
-        self.fail(node, "s2s does not support a lambda inside a transformed function's expressions.",
-                  "Bind it to a name at module level (`f = lambda x: ...`) and call that.")
+        self.fail(node, "s2s does not support a lambda used as data (in an array, returned, appended to a list).",
+                  "Call it, pass it to a function, or keep it in a tuple, list or dict that you index with "
+                  "constants or loop over.")
 
     def expr_Call(self, node):
         node = idioms_calls.expand_stars(self, node)
@@ -679,6 +698,11 @@ class Normalizer:
         if lowered is not None:
             return lowered
         func = node.func
+        if not (isinstance(func, gast.Name) and (func.id in self.lifted or func.id not in self.locals)
+                or isinstance(func, gast.Attribute) and self._rooted_global(func)) \
+                and function_values.could_be(self, func):
+            func = function_values.callee(self, func, function_values.value(self, func))
+            node = gast.copy_location(gast.Call(func=func, args=node.args, keywords=node.keywords), node)
         if isinstance(func, gast.Lambda):
             self.expr_Lambda(func)
         if isinstance(func, gast.Attribute) and not self._rooted_global(func):

@@ -143,8 +143,8 @@ class Transform:
 
     def bind_call(self, fn, call) -> list:
         """Positional atoms for a user-function call, with keywords and defaults resolved."""
-        try:
-            sig = record.signature_of(fn)
+        try:  # (a transform object knows the parameters of what it compiles: `vmap(np.sin)` takes x)
+            sig = fn._signature if hasattr(type(fn), "_signature") else record.signature_of(fn)
         except (TypeError, ValueError):
             return list(call.args)
         params = list(sig.parameters.values())

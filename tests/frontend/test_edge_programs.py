@@ -73,9 +73,9 @@ def test_while_true_with_the_return_inside():
     check_grads(while_true_returns_inside, (3.0,), order=2)
 
 
-def test_nested_default_reading_an_enclosing_local_is_an_s2s_error():
-    with pytest.raises(s2s.S2SError, match="default value of a parameter of `g` reads `c`"):
-        s2s.grad(default_reads_enclosing_local)(3.0)
+def test_nested_default_reading_an_enclosing_local_is_evaluated_where_the_def_runs():
+    assert s2s.grad(default_reads_enclosing_local)(3.0) == pytest.approx(12.0)  # d/dx 2 x^2
+    check_grads(default_reads_enclosing_local, (3.0,), order=2)
 
 
 def test_argnums_sequences_and_bad_argnums():

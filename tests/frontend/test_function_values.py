@@ -1,0 +1,349 @@
+"""Functions as values wherever JAX and autograd programs put them (issue 28): lambdas passed as
+arguments or kept in tuples, lists and dicts, NumPy functions in locals, `getattr(np, name)`,
+partials made inside the function, defaults that capture a loop variable, `**kwargs`
+parameters, generators, `*x.shape`, ufunc methods, `np.vectorize`/`apply_along_axis`/
+`piecewise`. Each program is checked under grad (central finite differences), jvp (finite
+differences along a direction), grad of grad (finite differences of the gradient), vmap (a
+Python loop over examples) and jit (the plain function)."""
+import functools
+
+import numpy as np
+import pytest
+
+import s2s
+
+# ---------------------------------------------------------------- helpers the programs call
+
+
+def apply(f, v):
+    return f(v)
+
+
+def compose(f, g, v):
+    return f(g(v))
+
+
+def power_sum(v, p=2.0, scale=1.0):
+    return np.sum(scale * v ** p)
+
+
+def affine(a, v, shift=1.0):
+    return a * v + shift
+
+
+def cube(v):
+    return v ** 3
+
+
+# ---------------------------------------------------------------- the programs: x -> float
+
+
+def lambda_arg(x):
+    return np.sum(apply(lambda v: v ** 2, x))
+
+
+def lambda_closure_arg(x):
+    s = x[0]
+    return np.sum(apply(lambda v: np.sin(v) * s, x))
+
+
+def lambdas_in_tuple(x):
+    fs = (lambda v: v ** 2, lambda v: np.sin(v))
+    return np.sum(fs[0](x) * fs[1](x))
+
+
+def lambdas_in_list_loop(x):
+    fs = [lambda v: v ** 2, np.cos, cube]
+    total = 0.0
+    for f in fs:
+        total = total + np.sum(f(x))
+    return total
+
+
+def dict_of_functions(x):
+    k = "a"
+    table = {"a": np.sin, "b": np.cos}
+    return np.sum(table[k](x) + {"a": np.sin, "b": np.tanh}["b"](x))
+
+
+def numpy_function_local(x):
+    act = np.tanh
+    return np.sum(act(x) * act(2.0 * x))
+
+
+def numpy_function_local_passed(x):
+    act = np.tanh
+    return np.sum(apply(act, x) + compose(np.sin, act, x))
+
+
+def getattr_constant(x):
+    name = "tanh"
+    return np.sum(getattr(np, name)(x) + getattr(np, "sin")(x))  # noqa: B009
+
+
+def partial_inside(x):
+    g = functools.partial(power_sum, p=3.0)
+    h = functools.partial(affine, 2.0)
+    return g(x) + np.sum(h(x)) + apply(functools.partial(power_sum, scale=0.5), x)
+
+
+def partial_inside_of_local(x):
+    w = x[1]
+    g = functools.partial(affine, w)
+    return np.sum(g(x, shift=w) ** 2)
+
+
+PARTIAL = functools.partial(power_sum, p=3.0)
+
+
+def partial_global_with_defaults(x):
+    return PARTIAL(x) + functools.partial(affine, 2.0)(x)[0]
+
+
+def nested_def_default_loop(x):
+    total = 0.0
+    for k in range(3):
+        def term(u, k=k):
+            return u ** (k + 1)
+
+        total = total + np.sum(term(x))
+    return total
+
+
+def stax_like_apply(params, inputs, **kwargs):
+    return np.tanh(inputs * params)
+
+
+def kwargs_callee(x):
+    return np.sum(stax_like_apply(x, x, rng=None) + stax_like_apply(2.0, x))
+
+
+def _layers(w):
+    for k in range(2):
+        yield w * (k + 1.0)
+
+
+def generator_loop(x):
+    total = 0.0
+    for layer in _layers(x):
+        total = total + np.sum(np.sin(layer))
+    return total
+
+
+def make_layers(shapes):
+    def unpack(w):
+        for m, n in shapes:
+            yield w[:m * n].reshape((m, n)), w[m * n:m * n + n]
+            w = w[(m + 1) * n:]
+    return unpack
+
+
+UNPACK = make_layers([(1, 2), (2, 1)])  # 1*2 + 2 + 2*1 + 1 = 7 weights; X has 4, so two copies and less
+
+
+def generator_nested(x):
+    w = np.concatenate([x, x[:3]])
+    h = np.ones((3, 1)) * 0.5
+    for W, b in UNPACK(w):
+        h = np.tanh(h @ W + b)
+    return np.sum(h)
+
+
+def star_shape(x):
+    rs = np.random.RandomState(0)
+    eps = rs.randn(*x.shape)
+    return np.sum(eps * x ** 2 + np.zeros((*x.shape,)) + np.reshape(x, (*x.shape, 1))[:, 0] ** 3)
+
+
+def tolist_loop(x):
+    total = 0.0
+    for v in x.tolist():
+        total = total + v * v
+    return total
+
+
+def ufunc_methods(x):
+    a = np.add.reduce(x ** 2)
+    b = np.add.accumulate(x)
+    c = np.multiply.outer(x, x)
+    d = np.multiply.reduce(x)
+    return a + np.sum(b * b) + np.sum(np.sin(c)) + d
+
+
+def ufunc_at(x):
+    y = np.zeros(4)
+    np.add.at(y, np.array([0, 1, 1, 3]), x)
+    return np.sum(y ** 2)
+
+
+def _scalar_fn(v):
+    if v > 0.0:
+        return v * v
+    return np.sin(v)
+
+
+def vectorize(x):
+    return np.sum(np.vectorize(_scalar_fn)(x))
+
+
+def apply_along_axis(x):
+    m = np.outer(x, x[::-1])
+    return np.sum(np.apply_along_axis(lambda r: np.sum(r ** 2), 1, m))
+
+
+def piecewise(x):
+    return np.sum(np.piecewise(x, [x < 0.0, x >= 0.0], [lambda v: v ** 2, lambda v: np.sin(v)]))
+
+
+def lax_switch(x):
+    w = x[0]
+    branches = (lambda v: v ** 2, np.sin, lambda v: np.cos(v) * w)
+    k = (x[1] > 0.0) * 1
+    return np.sum(s2s.lax.switch(1, branches, x)) + np.sum(s2s.lax.switch(2, branches, x)) \
+        + np.sum(s2s.lax.switch(k, [np.tanh, lambda v: v * w], x))
+
+
+def tree_util_inside(x):
+    params = {"w": x, "b": x[0]}
+    scaled = s2s.tree_util.tree_map(lambda p: p * 2.0, params)
+    leaves = s2s.tree_util.tree_leaves(scaled)
+    return np.sum(leaves[0] ** 2) + np.sum(leaves[1] * scaled["w"])
+
+
+def batched(f, xs):
+    return s2s.jit(s2s.vmap(f))(xs)
+
+
+def jit_vmap_of_function_argument(x):
+    return np.sum(batched(np.sin, x) + batched(lambda v: v * x[0], x))
+
+
+PROGRAMS = [lambda_arg, lambda_closure_arg, lambdas_in_tuple, lambdas_in_list_loop, dict_of_functions,
+            numpy_function_local, numpy_function_local_passed, getattr_constant, partial_inside,
+            partial_inside_of_local, partial_global_with_defaults, nested_def_default_loop,
+            jit_vmap_of_function_argument, kwargs_callee, lax_switch, ufunc_methods, ufunc_at, star_shape,
+            generator_loop]
+PENDING = [generator_nested, tolist_loop, vectorize,
+           apply_along_axis, piecewise, tree_util_inside]
+X = np.array([0.7, -0.4, 1.3, 0.25])
+XS = np.array([[0.7, -0.4, 1.3, 0.2], [0.1, 0.9, -0.8, 0.5], [-1.2, 0.3, 0.6, -0.3]])
+H = 1e-6
+
+
+def _fd_grad(f, x):
+    out = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = H
+        out[i] = (f(x + e) - f(x - e)) / (2 * H)
+    return out
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_grad_matches_finite_differences(f):
+    np.testing.assert_allclose(s2s.grad(f)(X), _fd_grad(f, X), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_jvp_matches_finite_differences(f):
+    v = np.array([0.3, -1.1, 0.5, 0.8])
+    y, dy = s2s.jvp(f, (X,), (v,))
+    assert np.isclose(y, f(X), rtol=1e-12)
+    np.testing.assert_allclose(dy, (f(X + H * v) - f(X - H * v)) / (2 * H), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_grad_of_grad_matches_finite_differences(f):
+    v = np.array([0.3, -1.1, 0.5, 0.8])
+    hv = s2s.grad(lambda x: np.sum(s2s.grad(f)(x) * v))(X)
+    g = s2s.grad(f)
+    want = np.array([np.sum((g(X + H * e) - g(X - H * e)) * v) / (2 * H) for e in np.eye(X.size)])
+    np.testing.assert_allclose(hv, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_vmap_matches_a_loop(f):
+    np.testing.assert_allclose(s2s.vmap(f)(XS), [f(x) for x in XS], rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_jit_matches_the_plain_function(f):
+    np.testing.assert_allclose(s2s.jit(f)(X), f(X), rtol=1e-12)
+
+
+# ---------------------------------------------------------------- transforms given function values
+
+
+def test_grad_of_a_partial_keeps_the_targets_other_defaults():
+    np.testing.assert_allclose(s2s.grad(PARTIAL)(X), 3.0 * X ** 2, rtol=1e-12)
+    p = functools.partial(affine, 2.0)
+    y, dy = s2s.jvp(p, (X,), (np.ones_like(X),))
+    np.testing.assert_allclose(y, 2.0 * X + 1.0)
+    np.testing.assert_allclose(dy, 2.0 * np.ones_like(X))
+
+
+def scaled_apply(g, v):
+    return g(v) * 2.0
+
+
+def test_vmap_of_a_partial_binding_a_function():
+    got = s2s.vmap(functools.partial(scaled_apply, np.sin))(XS)
+    np.testing.assert_allclose(got, [scaled_apply(np.sin, x) for x in XS], rtol=1e-12)
+    got = s2s.grad(lambda x: np.sum(s2s.vmap(functools.partial(scaled_apply, np.tanh))(x)))(XS)
+    np.testing.assert_allclose(got, 2.0 / np.cosh(XS) ** 2, rtol=1e-10)
+
+
+def test_a_function_given_to_a_transform_as_an_argument_is_refused_with_what_to_write():
+    with pytest.raises(s2s.S2SError, match=r"(?s)`g` is a parameter.*functools.partial") as e:
+        s2s.jit(s2s.vmap(scaled_apply, in_axes=(None, 0)))(np.sin, XS)
+    assert "test_function_values.py" in str(e.value)
+
+
+def test_kwargs_parameters_on_the_transformed_function():
+    w = np.array([0.5, -1.0, 2.0, 0.1])
+    got = s2s.grad(lambda p: np.sum(stax_like_apply(p, X, rng=None)))(w)
+    np.testing.assert_allclose(got, X / np.cosh(w * X) ** 2, rtol=1e-10)
+    np.testing.assert_allclose(s2s.jit(stax_like_apply)(w, X), np.tanh(w * X), rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(stax_like_apply, in_axes=(None, 0))(w, XS), np.tanh(w * XS), rtol=1e-12)
+    bound = functools.partial(stax_like_apply, rng=None)
+    np.testing.assert_allclose(s2s.jit(bound)(w, X), np.tanh(w * X), rtol=1e-12)
+    np.testing.assert_allclose(s2s.grad(lambda p: np.sum(bound(p, X)))(w), X / np.cosh(w * X) ** 2, rtol=1e-10)
+    with pytest.raises(s2s.S2SError, match=r"functools.partial\(stax_like_apply, rng=...\)"):
+        s2s.jit(stax_like_apply)(w, X, rng=None)
+
+
+def kw_scaled(x, **kw):
+    return np.sum(x * kw.get("scale", 1.0))
+
+
+@pytest.mark.parametrize("transform", [s2s.grad, s2s.jit, s2s.vmap])
+def test_keywords_collected_by_kwargs_at_the_top_level_are_taken_or_refused(transform):
+    try:
+        got = transform(kw_scaled)(X, scale=3.0)
+    except s2s.S2SError as e:
+        assert "functools.partial" in str(e)
+        return
+    want = {s2s.grad: 3.0 * np.ones_like(X), s2s.jit: 3.0 * np.sum(X), s2s.vmap: 3.0 * X}[transform]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+# ---------------------------------------------------------------- what cannot be resolved is refused
+
+
+def function_from_data(x, k):
+    fs = [np.sin, np.cos]
+    return np.sum(fs[k](x))
+
+
+def function_rebound_in_branch(x):
+    f = np.sin
+    if x[0] > 0:
+        f = np.cos
+    return np.sum(f(x))
+
+
+@pytest.mark.parametrize("f, words", [(function_from_data, "index"), (function_rebound_in_branch, "`f`")])
+def test_unresolvable_function_values_are_refused_at_the_line(f, words):
+    with pytest.raises(s2s.S2SError) as e:
+        s2s.grad(f)(X, 1) if f is function_from_data else s2s.grad(f)(X)
+    assert "test_function_values.py" in str(e.value) and words in str(e.value)
