@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 import operator
 
+import numpy as np
+
 
 def _axes(axis, ndim: int) -> tuple[int, ...]:
     if axis is None:
@@ -113,8 +115,23 @@ COMPOSED_LINALG = {"vecdot": _vecdot, "vector_norm": _vector_norm, "matrix_norm"
                    "multi_dot": _multi_dot, "matrix_transpose": _matrix_transpose}
 
 
+def _converting(t: type) -> type:
+    """NumPy's scalar type `t`, which also casts a device array called on it: `np.float64(x)` would
+    convert `x` to NumPy (CuPy refuses; CuPy's `float64` is NumPy's). As a dtype it is `t`."""
+    def __new__(cls, x=0, *args):
+        if hasattr(x, "astype") and not isinstance(x, (np.ndarray, np.generic)):
+            return x.astype(t)
+        return t(x, *args)
+    return type(t.__name__, (t,), {"__new__": __new__, "__doc__": _converting.__doc__})
+
+
+CONVERTING = {t.__name__: _converting(t) for t in (np.float64, np.float32, np.complex128, np.complex64)}
+
+
 def fill(ns) -> None:
-    """Add to namespace `ns` (and `ns.linalg`) the compositions of the functions its library lacks."""
+    """Add to namespace `ns` (and `ns.linalg`) the compositions of the functions its library lacks,
+    and scalar types that cast its arrays."""
+    ns.__dict__.update(CONVERTING)
     for table, target in ((COMPOSED, ns), (COMPOSED_LINALG, ns.linalg)):
         have = target.__dict__
         for name, make in table.items():

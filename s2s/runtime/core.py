@@ -71,9 +71,10 @@ _NUMBERS = frozenset({float, int, bool, complex})
 
 def on_backend_of(v, like):
     """`v` as an array of `like`'s backend when `v` is a host number (the cotangent 1.0 of a
-    scalar loss) and `like` lives elsewhere (CuPy): NumPy functions of `v` alone would otherwise
-    make a NumPy array that the backend refuses to combine with its own."""
-    if type(like) is np.ndarray or not (type(v) in _NUMBERS or isinstance(v, np.generic)):
+    scalar loss) or NumPy array (a reduction's `where=` mask, a constant of the function) and `like`
+    lives elsewhere (CuPy): NumPy functions of `v` alone would otherwise make a NumPy array that the
+    backend refuses to combine with its own."""
+    if type(like) is np.ndarray or not (type(v) in _NUMBERS or isinstance(v, (np.generic, np.ndarray))):
         return v
     xp = namespace(like)
     if xp is np:

@@ -491,6 +491,8 @@ class Batcher(Transform):
             self.fail(s, f"vmap cannot batch {what} (the shape of an array cannot differ per example).")
         pre: list = []
         if rule.kind == "same":
+            if kind == "rt.on_backend_of" and not self.is_batched(args.get("v")):
+                return pre, value, False  # a constant moved to a batched value's backend: still a constant
             return pre, value, True
         if rule.kind == "broadcast":
             return pre, self.lift(value, p, args, pre), True

@@ -91,7 +91,9 @@ class FakeArray:
         return None if method == "at" else _wrap(out)
 
     def __array_function__(self, func, types_, args, kwargs):
-        module = FAKE.linalg if func.__module__ == "numpy.linalg" else FAKE
+        module = FAKE
+        for part in func.__module__.split(".")[1:]:  # numpy.linalg, numpy.lib.stride_tricks: those of FAKE
+            module = getattr(module, part, None) if part != "_core" else module
         mine = getattr(module, func.__name__, None)
         if mine is None:  # as CuPy: "no implementation found for 'numpy.x' on types that implement ..."
             return NotImplemented
@@ -123,6 +125,8 @@ class FakeArray:
     imag = property(lambda self: FakeArray(self._a.imag))
 
     def __getattr__(self, name):
+        if name.startswith("__"):  # not the data's __array_interface__ & co: NumPy would read the data
+            raise AttributeError(name)
         attr = getattr(self._a, name)
         if not callable(attr):
             return _wrap(attr)
@@ -131,12 +135,10 @@ class FakeArray:
             return _call(attr, args, kwargs)
         return method
 
-    def __getitem__(self, index):
-        _refuse(index if isinstance(index, tuple) else (index,), data_only=True)
+    def __getitem__(self, index):  # NumPy index arrays are accepted, as CuPy moves them
         return FakeArray(np.asarray(self._a[_unwrap(index)]))
 
     def __setitem__(self, index, value):
-        _refuse(index if isinstance(index, tuple) else (index,), data_only=True)
         self._a[_unwrap(index)] = _unwrap(value)
 
     def __len__(self):
@@ -211,6 +213,7 @@ def _module(src, lacks):
 
 FAKE = _module(np, CUPY_LACKS)
 FAKE.linalg = _module(np.linalg, CUPY_LINALG_LACKS)
+FAKE.lib = types.SimpleNamespace(stride_tricks=_module(np.lib.stride_tricks, ()))
 
 
 # ---- CuPy's narrower signatures
