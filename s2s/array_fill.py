@@ -108,6 +108,22 @@ def _matrix_transpose(xp):
     return matrix_transpose
 
 
+def _select(xp, narrow):
+    def select(condlist, choicelist, default=0):
+        """NumPy's `select`; an array `default` (CuPy's takes a scalar only) through `where`, the first
+        true condition winning."""
+        if xp.isscalar(default) or isinstance(default, (int, float, complex, bool)):
+            return narrow(condlist, choicelist, default)
+        out = default
+        for cond, choice in reversed(list(zip(condlist, choicelist))):
+            out = xp.where(cond, choice, out)
+        return out
+    return select
+
+
+# functions the library has with a narrower signature: name -> maker(ns, the library's function)
+NARROWER = {"select": _select}
+
 # name -> a maker taking the top-level namespace (linalg's functions reach the rest through it)
 COMPOSED = {"vecdot": _vecdot, "matvec": _matvec, "vecmat": _vecmat, "unstack": _unstack}
 COMPOSED_LINALG = {"vecdot": _vecdot, "vector_norm": _vector_norm, "matrix_norm": _matrix_norm, "trace": _trace,
@@ -132,6 +148,9 @@ def fill(ns) -> None:
     """Add to namespace `ns` (and `ns.linalg`) the compositions of the functions its library lacks,
     and scalar types that cast its arrays."""
     ns.__dict__.update(CONVERTING)
+    for name, make in NARROWER.items():
+        if name in ns.__dict__:
+            ns.__dict__[name] = make(ns, ns.__dict__[name])
     for table, target in ((COMPOSED, ns), (COMPOSED_LINALG, ns.linalg)):
         have = target.__dict__
         for name, make in table.items():

@@ -384,11 +384,20 @@ def shared_setting(x):
     backward sweep's record) as the one value it is; one that differs per example is an error."""
     if isinstance(x, (tuple, list)):
         return type(x)(shared_setting(e) for e in x)
+    if not isinstance(x, np.ndarray) and hasattr(x, "ndim") and not isinstance(x, np.generic):
+        x = _host(x)  # a setting broadcast on a device (CuPy): read it back explicitly
+        if x.ndim == 0:
+            return x.item()
     if not isinstance(x, np.ndarray) or x.ndim == 0:
         return x
     if not np.all(x == x[:1]):
         raise S2SValueError("vmap: an axis or keepdims setting differs per example")
     return x[0].item() if x.ndim == 1 else tuple(x[0].tolist())
+
+
+def _host(x):
+    """Device array `x` on the host (CuPy's `.get()`; Dask computes through `np.asarray`)."""
+    return x.get() if hasattr(x, "get") else np.asarray(x)
 
 
 def example_axis(axis, x=None, none="keep"):
