@@ -13,7 +13,8 @@ import numpy as np
 
 from ..errors import S2SError, S2STypeError, S2SValueError
 from ..tree import tree_leaves, tree_map
-from .core import _NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, tree_add, zeros, zeros_like_tree
+from .core import (_NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, to_host, tree_add, zeros,
+                   zeros_like_tree)
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("vmap_size", "vmap_size_axis0", "BatchSize", "vmap_in", "vmap_out", "num_examples", "replicate_batch",
@@ -385,7 +386,7 @@ def shared_setting(x):
     if isinstance(x, (tuple, list)):
         return type(x)(shared_setting(e) for e in x)
     if not isinstance(x, np.ndarray) and hasattr(x, "ndim") and not isinstance(x, np.generic):
-        x = _host(x)  # a setting broadcast on a device (CuPy): read it back explicitly
+        x = to_host(x)  # a setting broadcast on a device (CuPy): read it back explicitly
         if x.ndim == 0:
             return x.item()
     if not isinstance(x, np.ndarray) or x.ndim == 0:
@@ -393,11 +394,6 @@ def shared_setting(x):
     if not np.all(x == x[:1]):
         raise S2SValueError("vmap: an axis or keepdims setting differs per example")
     return x[0].item() if x.ndim == 1 else tuple(x[0].tolist())
-
-
-def _host(x):
-    """Device array `x` on the host (CuPy's `.get()`; Dask computes through `np.asarray`)."""
-    return x.get() if hasattr(x, "get") else np.asarray(x)
 
 
 def example_axis(axis, x=None, none="keep"):

@@ -188,8 +188,8 @@ def batched_select(flags, condlist, choicelist, default=0):
     conds, choices = list(condlist), list(choicelist)
     ranks = [_nd(c, flags[0]) for c in conds] + [_nd(c, flags[1]) for c in choices] + [_nd(default, flags[2])]
     r = max(ranks)
-    return np.select([_lift(c, flags[0], r) for c in conds], [_lift(c, flags[1], r) for c in choices],
-                     _lift(default, flags[2], r))
+    conds, choices = [_lift(c, flags[0], r) for c in conds], [_lift(c, flags[1], r) for c in choices]
+    return namespace(choices[0]).select(conds, choices, _lift(default, flags[2], r))  # CuPy: s2s's array default
 
 
 # ---- shape ----

@@ -69,6 +69,14 @@ def asarray(x, dtype=None):
 _NUMBERS = frozenset({float, int, bool, complex})
 
 
+def to_host(x):
+    """Device array `x` as a NumPy array, explicitly (CuPy's `.get()`; Dask computes through
+    `np.asarray`): for shape settings and positions that NumPy code reads. Other values as they are."""
+    if isinstance(x, (np.ndarray, np.generic)) or not hasattr(x, "ndim"):
+        return x
+    return x.get() if hasattr(x, "get") else np.asarray(x)
+
+
 def on_backend_of(v, like):
     """`v` as an array of `like`'s backend when `v` is a host number (the cotangent 1.0 of a
     scalar loss) or NumPy array (a reduction's `where=` mask, a constant of the function) and `like`
