@@ -13,8 +13,7 @@ import numpy as np
 
 from ..errors import S2SError, S2STypeError, S2SValueError
 from ..tree import tree_leaves, tree_map
-from .core import (_NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, to_host, tree_add, zeros,
-                   zeros_like_tree)
+from .core import _NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, to_host, tree_add, zeros, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("vmap_size", "vmap_size_axis0", "BatchSize", "vmap_in", "vmap_out", "num_examples", "replicate_batch",

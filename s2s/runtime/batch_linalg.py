@@ -7,6 +7,7 @@ import numpy as np
 
 from . import batch as _b
 from .batch import _arr, _ex, _flat, _full, _lift, _lift_loops, _loop, _n, _nd, _static, flatten_examples
+from .core import namespace
 from .linalg import (
     _LETTERS,
     _einsum_parse,
@@ -19,7 +20,6 @@ from .linalg import (
     kron_spec,
     tensordot_spec,
 )
-from .core import namespace
 from .linalg_norms import svd_check, vecdot_spec
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)

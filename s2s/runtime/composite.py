@@ -62,25 +62,30 @@ def min_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True
     return np.minimum(np.min(kept, axis=axis, keepdims=keepdims), initial)
 
 
+def _kept_numbers(a, where):
+    """The entries of `a` a nan-reduction with `where=` keeps: selected and not NaN."""
+    return np.where(on_backend_of(where, a), np.logical_not(np.isnan(a)), False)
+
+
 def nansum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
     """`np.nansum(..., initial=..., where=...)`: NaN entries left out as well."""
-    return sum_where(a, axis, None, None, keepdims, initial, np.where(on_backend_of(where, a), np.logical_not(np.isnan(a)), False))
+    return sum_where(a, axis, None, None, keepdims, initial, _kept_numbers(a, where))
 
 
 def nanprod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
-    return prod_where(a, axis, None, None, keepdims, initial, np.where(on_backend_of(where, a), np.logical_not(np.isnan(a)), False))
+    return prod_where(a, axis, None, None, keepdims, initial, _kept_numbers(a, where))
 
 
 def nanmean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
-    return mean_where(a, axis, None, None, keepdims, np.where(on_backend_of(where, a), np.logical_not(np.isnan(a)), False))
+    return mean_where(a, axis, None, None, keepdims, _kept_numbers(a, where))
 
 
 def nanmax_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
-    return max_where(a, axis, None, keepdims, initial, np.where(on_backend_of(where, a), np.logical_not(np.isnan(a)), False))
+    return max_where(a, axis, None, keepdims, initial, _kept_numbers(a, where))
 
 
 def nanmin_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
-    return min_where(a, axis, None, keepdims, initial, np.where(on_backend_of(where, a), np.logical_not(np.isnan(a)), False))
+    return min_where(a, axis, None, keepdims, initial, _kept_numbers(a, where))
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):

@@ -294,7 +294,8 @@ class Batcher(Transform):
                 self.fail(s, "vmap supports `for i in range(start, stop)` with a per-example `stop` only "
                              "(start and step the same for every example).")
             stop = args[-1]
-            top = self.tmp(out, build.call("int", [build.call("xp.max", [stop])]), "stop")  # (a device array: range refuses it)
+            # int(): the largest stop is a device array on CuPy, which range refuses
+            top = self.tmp(out, build.call("int", [build.call("xp.max", [stop])]), "stop")
             iter_ = build.call("range", list(args[:-1]) + [top])
             head.append(build.assign(it, build.call("rt.mask_and", [build.name(live),
                                                           gast.Compare(left=s.target, ops=[gast.Lt()],
