@@ -537,6 +537,8 @@ def _private_array(x, memo):
     """A copy of array `x`; a view of another array becomes the same view of that array's copy,
     so restoring the base restores the view, as it does in the forward sweep's arrays."""
     base = getattr(x, "base", None)
+    if not isinstance(x, np.ndarray) and base is not None:
+        return _private_device_view(x, base, memo)
     if not isinstance(x, np.ndarray) or not isinstance(base, np.ndarray) \
             or not (base.flags.c_contiguous or base.flags.f_contiguous):
         return x.copy()
@@ -549,6 +551,24 @@ def _private_array(x, memo):
         view = np.ndarray(x.shape, x.dtype, buffer=new_base, offset=offset, strides=x.strides)
         return view if type(x) is np.ndarray else view.view(type(x))  # an ndarray subclass stays one
     except (TypeError, ValueError):
+        return x.copy()
+
+
+def _private_device_view(x, base, memo):
+    """`_private_array` of a view on a device (CuPy): the same strides over the base's copy, from
+    the same offset (`as_strided` of the copy's flat view), else a plain copy."""
+    if base.dtype != x.dtype or not base.flags.c_contiguous:
+        return x.copy()
+    new_base = memo.get(id(base))
+    if new_base is None:
+        new_base = memo[id(base)] = base.copy()
+    offset = x.data.ptr - base.data.ptr
+    if offset % x.itemsize:
+        return x.copy()
+    try:
+        start = new_base.reshape(-1)[offset // x.itemsize:]
+        return namespace(x).lib.stride_tricks.as_strided(start, x.shape, x.strides)
+    except (AttributeError, TypeError, ValueError):  # a library without as_strided: no shared view
         return x.copy()
 
 

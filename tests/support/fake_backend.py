@@ -69,12 +69,12 @@ def _call(fn, args, kwargs, data_only=True):
 class FakeArray:
     """A device array: the NumPy data stays inside; every operation goes through the fake module."""
 
-    __slots__ = ("_a",)
+    __slots__ = ("_a", "_base")
     __hash__ = None
     __array_priority__ = 100
 
-    def __init__(self, a):
-        self._a = a
+    def __init__(self, a, base=None):
+        self._a, self._base = a, base
 
     def __array__(self, dtype=None, copy=None):
         raise TypeError("Implicit conversion to a NumPy array is not allowed (fake backend, as CuPy). "
@@ -122,6 +122,8 @@ class FakeArray:
     T = property(lambda self: FakeArray(self._a.T))
     mT = property(lambda self: FakeArray(self._a.mT))
     real = property(lambda self: FakeArray(self._a.real))
+    base = property(lambda self: self._base)  # as CuPy's: the array a view (x[1:3]) looks into
+    data = property(lambda self: types.SimpleNamespace(ptr=self._a.__array_interface__["data"][0]))
     imag = property(lambda self: FakeArray(self._a.imag))
 
     def __getattr__(self, name):
@@ -136,7 +138,9 @@ class FakeArray:
         return method
 
     def __getitem__(self, index):  # NumPy index arrays are accepted, as CuPy moves them
-        return FakeArray(np.asarray(self._a[_unwrap(index)]))
+        out = np.asarray(self._a[_unwrap(index)])
+        view = out.base is not None and np.may_share_memory(out, self._a)
+        return FakeArray(out, (self._base if self._base is not None else self) if view else None)
 
     def __setitem__(self, index, value):
         self._a[_unwrap(index)] = _unwrap(value)
