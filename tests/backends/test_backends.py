@@ -48,7 +48,10 @@ VMAP_GRAD_FAILS_ON_NUMPY = {
 # Strict gaps of the transform sweep on a non-NumPy backend (a fixed one fails the run: remove it
 # here): name -> why. (append_then_array and listcomp_simple left: rt.batched_array, which the loop run as
 # written off NumPy and grad of the summed vmap call, has derivative rules now.)
-BACKEND_GAPS: dict[str, str] = {}
+BACKEND_GAPS: dict[str, str] = {
+    "bubble_sort": "CuPy's a[j] is a 0-d view, so the swap `a[j], a[j + 1] = a[j + 1], a[j]` (read, then "
+                   "write) reads the new value; s2s's normalized code does not copy such element reads yet",
+}
 
 
 # Functions CuPy lacks with no faithful composition in s2s/array_fill.py (the fake backend lacks them
@@ -227,7 +230,7 @@ def test_vmap_of_grad_on_the_backend():
         np.testing.assert_allclose(_host(got), want, rtol=1e-12)
 
 
-@pytest.mark.parametrize("name", [fn.__name__ for fn, _ in CORPUS])
+@pytest.mark.parametrize("name", _with_gaps([fn.__name__ for fn, _ in CORPUS]))
 def test_corpus_on_fake_backend(name):
     fn, make = next((f, m) for f, m in CORPUS if f.__name__ == name)
     check_on_backend(fn, make(np.random.default_rng(0)), put, _host, _is_fake)

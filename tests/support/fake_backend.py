@@ -138,7 +138,10 @@ class FakeArray:
         return method
 
     def __getitem__(self, index):  # NumPy index arrays are accepted, as CuPy moves them
-        out = np.asarray(self._a[_unwrap(index)])
+        index = _unwrap(index)
+        out = self._a[index]
+        if isinstance(out, np.generic):  # CuPy's x[i] is a 0-d view into x, not a copied scalar
+            out = self._a[(index if isinstance(index, tuple) else (index,)) + (Ellipsis,)]
         view = out.base is not None and np.may_share_memory(out, self._a)
         return FakeArray(out, (self._base if self._base is not None else self) if view else None)
 
