@@ -17,11 +17,13 @@ from typing import Any
 
 import numpy as np
 
+from . import array_fill
 from . import config as _config
 from .errors import S2SError, S2SValueError
 from .tree import tree_map
 
-__all__ = ["Backend", "NUMPY", "backend_of", "by_name", "default", "namespace_of", "register", "select"]
+__all__ = ["Backend", "NUMPY", "backend_of", "by_name", "default", "library_namespace", "namespace_of", "register",
+           "select"]
 
 # NumPy functions on dtypes, shapes and Python values: the same for every array library.
 _NEUTRAL = ("finfo", "iinfo", "promote_types", "result_type", "can_cast", "isscalar", "broadcast_shapes",
@@ -114,11 +116,18 @@ def _import(module: str, extra: str):
 
 # ---------------------------------------------------------------- CuPy
 
-def _cupy_ns():
-    cp = _import("cupy", "cupy")
-    ns = Namespace("CuPy", cp)
-    ns.__dict__["linalg"] = Namespace("CuPy", cp.linalg, sub="linalg")
+def library_namespace(label: str, module) -> Namespace:
+    """The namespace of a GPU-style array library (CuPy, the tests' fake one): its functions, with
+    NumPy's functions it lacks composed of its own where a faithful composition exists
+    (s2s/array_fill.py)."""
+    ns = Namespace(label, module)
+    ns.__dict__["linalg"] = Namespace(label, module.linalg, sub="linalg")
+    array_fill.fill(ns)
     return ns
+
+
+def _cupy_ns():
+    return library_namespace("CuPy", _import("cupy", "cupy"))
 
 
 def _cupy_wait(leaf):

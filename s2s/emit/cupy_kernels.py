@@ -216,6 +216,9 @@ def call(fused, module, args):
     """Run `fused` on `args` with a kernel of `module` (built once per dtype signature and kept
     in `fused.gpu_kernels`); NotCompiled when this expression or these types have no CUDA form."""
     sig = _signature(args)
+    if fused.gpu_module is not module:  # kernels built by another module (CuPy's, then a test's C evaluator)
+        fused.gpu_kernels.clear()
+        fused.gpu_module = module
     kernel = fused.gpu_kernels.get(sig)
     if kernel is None:
         parts = kernel_parts(fused.name, fused.names, fused.expr, fused.reduce, sig)

@@ -207,7 +207,8 @@ class Fused:
         self.plain_source = to_source(fb)  # the unfused expression (what a dump runs)
         self._plain = compile_source(name, self.plain_source, {}, np)
         self.kernels: dict = {}
-        self.gpu_kernels: dict = {}  # dtype signature -> CuPy kernel (cupy_kernels)
+        self.gpu_kernels: dict = {}  # dtype signature -> CuPy kernel (cupy_kernels), of module gpu_module
+        self.gpu_module = None
         # names read only as the condition of a `where`: these may be boolean arrays
         reads = [n.id for n in gast.walk(expr) if isinstance(n, gast.Name)]
         tests = [c.args[0].id for c in gast.walk(expr) if isinstance(c, gast.Call) and c.func.attr == "where"

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import S2SError, S2STypeError, S2SValueError
 from ..tree import tree_leaves, tree_map
-from .core import _NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, tree_add, zeros, zeros_like_tree
+from .core import _NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, to_host, tree_add, zeros, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("vmap_size", "vmap_size_axis0", "BatchSize", "vmap_in", "vmap_out", "num_examples", "replicate_batch",
@@ -384,6 +384,10 @@ def shared_setting(x):
     backward sweep's record) as the one value it is; one that differs per example is an error."""
     if isinstance(x, (tuple, list)):
         return type(x)(shared_setting(e) for e in x)
+    if not isinstance(x, np.ndarray) and hasattr(x, "ndim") and not isinstance(x, np.generic):
+        x = to_host(x)  # a setting broadcast on a device (CuPy): read it back explicitly
+        if x.ndim == 0:
+            return x.item()
     if not isinstance(x, np.ndarray) or x.ndim == 0:
         return x
     if not np.all(x == x[:1]):

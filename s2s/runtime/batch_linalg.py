@@ -7,6 +7,7 @@ import numpy as np
 
 from . import batch as _b
 from .batch import _arr, _ex, _flat, _full, _lift, _lift_loops, _loop, _n, _nd, _static, flatten_examples
+from .core import namespace
 from .linalg import (
     _LETTERS,
     _einsum_parse,
@@ -125,22 +126,26 @@ def batched_kron(flags, a, b):
     return np.reshape(A * B, (n,) + tuple(p * q for p, q in zip(sa, sb)))
 
 
-def _gufunc2(fn, core_a, core_b):
-    """A two-operand gufunc (matvec, vecmat) per example: loop axes lifted so the batch lines up."""
+def _gufunc2(name, core_a, core_b):
+    """A two-operand gufunc (matvec, vecmat) per example: loop axes lifted so the batch lines up; the
+    operands' array module's version (CuPy's is s2s's composition, s2s/array_fill.py)."""
     def rule(flags, a, b):
         loops = max(_nd(a, flags[0]) - core_a, _nd(b, flags[1]) - core_b, 0)
+        fn = getattr(namespace(a), name)
         return fn(_lift_loops(a, flags[0], core_a, loops), _lift_loops(b, flags[1], core_b, loops))
     return rule
 
 
-batched_matvec = _gufunc2(np.matvec, 2, 1)
+batched_matvec = _gufunc2("matvec", 2, 1)
 
 
-batched_vecmat = _gufunc2(np.vecmat, 1, 2)
+batched_vecmat = _gufunc2("vecmat", 1, 2)
 
 
-def _vecdot(fn):
+def _vecdot(linalg):
     def rule(flags, a, b, axis=-1):
+        xp = namespace(a)
+        fn = xp.linalg.vecdot if linalg else xp.vecdot
         ra, rb = _nd(a, flags[0]), _nd(b, flags[1])
         a = np.moveaxis(a, axis + flags[0] if axis >= 0 else axis, -1)
         b = np.moveaxis(b, axis + flags[1] if axis >= 0 else axis, -1)
@@ -149,10 +154,10 @@ def _vecdot(fn):
     return rule
 
 
-batched_vecdot = _vecdot(np.vecdot)
+batched_vecdot = _vecdot(False)
 
 
-batched_linalg_vecdot = _vecdot(np.linalg.vecdot)
+batched_linalg_vecdot = _vecdot(True)
 
 
 def _cross_axes(ax, nd):
@@ -170,7 +175,7 @@ def batched_cross(flags, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 def batched_linalg_cross(flags, a, b):
     r = max(_nd(a, flags[0]), _nd(b, flags[1]))
-    return np.linalg.cross(_lift(a, flags[0], r), _lift(b, flags[1], r))
+    return np.linalg.cross(*np.broadcast_arrays(_lift(a, flags[0], r), _lift(b, flags[1], r)))  # CuPy: one shape
 
 
 def batched_linalg_solve(flags, a, b):
@@ -178,9 +183,18 @@ def batched_linalg_solve(flags, a, b):
     if rb == 1:   # one right-hand side vector (per example, as NumPy 2 reads a 1-D b)
         loops = ra - 2
         bb = _lift_loops(b, flags[1], 1, loops)[..., None]
-        return np.linalg.solve(_lift_loops(a, flags[0], 2, loops), bb)[..., 0]
+        return _solve(_lift_loops(a, flags[0], 2, loops), bb)[..., 0]
     loops = max(ra, rb) - 2
-    return np.linalg.solve(_lift_loops(a, flags[0], 2, loops), _lift_loops(b, flags[1], 2, loops))
+    return _solve(_lift_loops(a, flags[0], 2, loops), _lift_loops(b, flags[1], 2, loops))
+
+
+def _solve(a, b):
+    """`linalg.solve` of stacked `a` (..., M, M) and `b` (..., M, K) with the batch axes broadcast
+    out first: CuPy wants them equal."""
+    batch = np.broadcast_shapes(np.shape(a)[:-2], np.shape(b)[:-2])
+    a = np.broadcast_to(a, batch + np.shape(a)[-2:])
+    b = np.broadcast_to(b, batch + np.shape(b)[-2:])
+    return np.linalg.solve(a, b)
 
 
 def batched_polyval(flags, p, x):

@@ -154,9 +154,10 @@ def batched_delete(flags, arr, obj, axis=None):
 def batched_take(flags, a, indices, axis=None, out=None, mode="raise"):
     n = _n(flags, (a, indices))
     if not flags[1]:
+        how = {} if mode == "raise" else {"mode": mode}  # CuPy's take has no `mode`
         if axis is None:
-            return np.take(_flat(a, True, n), indices, axis=1, mode=mode)
-        return np.take(a, indices, axis=_ax(axis, _nd(a, True)), mode=mode)
+            return np.take(_flat(a, True, n), indices, axis=1, **how)
+        return np.take(a, indices, axis=_ax(axis, _nd(a, True)), **how)
     idx = _arr(indices)
     if axis is None:
         src, ax = _flat(a, flags[0], n), 1
@@ -187,8 +188,8 @@ def batched_select(flags, condlist, choicelist, default=0):
     conds, choices = list(condlist), list(choicelist)
     ranks = [_nd(c, flags[0]) for c in conds] + [_nd(c, flags[1]) for c in choices] + [_nd(default, flags[2])]
     r = max(ranks)
-    return np.select([_lift(c, flags[0], r) for c in conds], [_lift(c, flags[1], r) for c in choices],
-                     _lift(default, flags[2], r))
+    conds, choices = [_lift(c, flags[0], r) for c in conds], [_lift(c, flags[1], r) for c in choices]
+    return namespace(choices[0]).select(conds, choices, _lift(default, flags[2], r))  # CuPy: s2s's array default
 
 
 # ---- shape ----
@@ -273,9 +274,11 @@ def _partitioned(fn, flags, a, kth, axis, kind, order):
     """np.partition / np.argpartition per example (`fn`); a per-example kth or axis loops."""
     if flags[1] or flags[2]:
         return _loop(f"xp.{fn.__name__}", flags, a, kth, axis, kind, order)
+    how = {} if kind == "introselect" else {"kind": kind}  # CuPy's partition has neither `kind` nor `order`
+    how.update({} if order is None else {"order": order})
     if axis is None:
-        return fn(_arr(a).reshape(np.shape(a)[0], -1), kth, axis=1, kind=kind, order=order)
-    return fn(a, kth, axis=_ax(axis, _nd(a, True)), kind=kind, order=order)
+        return fn(_arr(a).reshape(np.shape(a)[0], -1), kth, axis=1, **how)
+    return fn(a, kth, axis=_ax(axis, _nd(a, True)), **how)
 
 
 def batched_partition(flags, a, kth, axis=-1, kind="introselect", order=None):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import cast_to, reshape_like
+from .core import cast_to, on_backend_of, reshape_like
 from .reduce import unsupported
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
@@ -19,18 +19,18 @@ __all__ = ("sum_where", "prod_where", "mean_where", "var_where", "std_where", "m
 
 def sum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
     """`np.sum(a, axis, keepdims=..., initial=..., where=...)`."""
-    kept = np.where(where, a, np.zeros_like(a))
+    kept = np.where(on_backend_of(where, a), a, np.zeros_like(a))
     return np.sum(kept, axis=axis, keepdims=keepdims) + initial
 
 
 def prod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
     """`np.prod(a, axis, keepdims=..., initial=..., where=...)`."""
-    kept = np.where(where, a, np.ones_like(a))
+    kept = np.where(on_backend_of(where, a), a, np.ones_like(a))
     return np.prod(kept, axis=axis, keepdims=keepdims) * initial
 
 
 def _count_where(a, axis, keepdims, where):
-    return np.sum(np.where(where, np.ones_like(a), np.zeros_like(a)), axis=axis, keepdims=keepdims)
+    return np.sum(np.where(on_backend_of(where, a), np.ones_like(a), np.zeros_like(a)), axis=axis, keepdims=keepdims)
 
 
 def mean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
@@ -52,35 +52,40 @@ def std_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=
 
 def max_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
     """`np.max(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as -inf."""
-    kept = np.where(where, a, -np.inf)
+    kept = np.where(on_backend_of(where, a), a, -np.inf)
     return np.maximum(np.max(kept, axis=axis, keepdims=keepdims), initial)
 
 
 def min_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
     """`np.min(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as +inf."""
-    kept = np.where(where, a, np.inf)
+    kept = np.where(on_backend_of(where, a), a, np.inf)
     return np.minimum(np.min(kept, axis=axis, keepdims=keepdims), initial)
+
+
+def _kept_numbers(a, where):
+    """The entries of `a` a nan-reduction with `where=` keeps: selected and not NaN."""
+    return np.where(on_backend_of(where, a), np.logical_not(np.isnan(a)), False)
 
 
 def nansum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):
     """`np.nansum(..., initial=..., where=...)`: NaN entries left out as well."""
-    return sum_where(a, axis, None, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
+    return sum_where(a, axis, None, None, keepdims, initial, _kept_numbers(a, where))
 
 
 def nanprod_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=1, where=True):
-    return prod_where(a, axis, None, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
+    return prod_where(a, axis, None, None, keepdims, initial, _kept_numbers(a, where))
 
 
 def nanmean_where(a, axis=None, dtype=None, out=None, keepdims=False, where=True):
-    return mean_where(a, axis, None, None, keepdims, np.where(where, np.logical_not(np.isnan(a)), False))
+    return mean_where(a, axis, None, None, keepdims, _kept_numbers(a, where))
 
 
 def nanmax_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
-    return max_where(a, axis, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
+    return max_where(a, axis, None, keepdims, initial, _kept_numbers(a, where))
 
 
 def nanmin_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
-    return min_where(a, axis, None, keepdims, initial, np.where(where, np.logical_not(np.isnan(a)), False))
+    return min_where(a, axis, None, keepdims, initial, _kept_numbers(a, where))
 
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):

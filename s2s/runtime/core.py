@@ -18,7 +18,7 @@ from ..errors import S2STypeError, S2SValueError
 from ..tree import tree_flatten
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("shape", "namespace", "asarray", "on_backend_of", "zeros", "unbroadcast", "operand_cotangent",
+__all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros", "unbroadcast", "operand_cotangent",
            "operand_cotangent_t",
            "broadcast_to_like", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
            "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
@@ -70,11 +70,20 @@ def asarray(x, dtype=None):
 _NUMBERS = frozenset({float, int, bool, complex})
 
 
+def to_host(x):
+    """Device array `x` as a NumPy array, explicitly (CuPy's `.get()`; Dask computes through
+    `np.asarray`): for shape settings and positions that NumPy code reads. Other values as they are."""
+    if isinstance(x, (np.ndarray, np.generic)) or not hasattr(x, "ndim"):
+        return x
+    return x.get() if hasattr(x, "get") else np.asarray(x)
+
+
 def on_backend_of(v, like):
     """`v` as an array of `like`'s backend when `v` is a host number (the cotangent 1.0 of a
-    scalar loss) and `like` lives elsewhere (CuPy): NumPy functions of `v` alone would otherwise
-    make a NumPy array that the backend refuses to combine with its own."""
-    if type(like) is np.ndarray or not (type(v) in _NUMBERS or isinstance(v, np.generic)):
+    scalar loss) or NumPy array (a reduction's `where=` mask, a constant of the function) and `like`
+    lives elsewhere (CuPy): NumPy functions of `v` alone would otherwise make a NumPy array that the
+    backend refuses to combine with its own."""
+    if type(like) is np.ndarray or not (type(v) in _NUMBERS or isinstance(v, (np.generic, np.ndarray))):
         return v
     xp = namespace(like)
     if xp is np:
@@ -539,6 +548,8 @@ def _private_array(x, memo):
     """A copy of array `x`; a view of another array becomes the same view of that array's copy,
     so restoring the base restores the view, as it does in the forward sweep's arrays."""
     base = getattr(x, "base", None)
+    if not isinstance(x, np.ndarray) and base is not None:
+        return _private_device_view(x, base, memo)
     if not isinstance(x, np.ndarray) or not isinstance(base, np.ndarray) \
             or not (base.flags.c_contiguous or base.flags.f_contiguous):
         return x.copy()
@@ -589,6 +600,24 @@ def residual_derivative(g):
     raise S2STypeError("s2s cannot differentiate twice through an s2s.checkpoint whose policy saves values "
                        "(dots_saveable, save_only_these_names): the replay takes them as constants. Use "
                        "policy=None (recompute everything) under hessian and forward-over-reverse.")
+
+
+def _private_device_view(x, base, memo):
+    """`_private_array` of a view on a device (CuPy): the same strides over the base's copy, from
+    the same offset (`as_strided` of the copy's flat view), else a plain copy."""
+    if base.dtype != x.dtype or not base.flags.c_contiguous:
+        return x.copy()
+    new_base = memo.get(id(base))
+    if new_base is None:
+        new_base = memo[id(base)] = base.copy()
+    offset = x.data.ptr - base.data.ptr
+    if offset % x.itemsize:
+        return x.copy()
+    try:
+        start = new_base.reshape(-1)[offset // x.itemsize:]
+        return namespace(x).lib.stride_tricks.as_strided(start, x.shape, x.strides)
+    except (AttributeError, TypeError, ValueError):  # a library without as_strided: no shared view
+        return x.copy()
 
 
 def reversed_range(r):

@@ -241,8 +241,8 @@ def tensordot_spec(a, b, axes=2):
         ax_a, ax_b = axes
         ax_a = [ax_a] if isinstance(ax_a, (int, np.integer)) else list(ax_a)
         ax_b = [ax_b] if isinstance(ax_b, (int, np.integer)) else list(ax_b)
-    ax_a = [i % na for i in ax_a]
-    ax_b = [i % nb for i in ax_b]
+    ax_a = [int(i) % na for i in ax_a]  # (ints saved on a device come back as 0-d arrays)
+    ax_b = [int(i) % nb for i in ax_b]
     sa = _LETTERS[:na]
     sb = list(_LETTERS[na:na + nb])
     for i, j in zip(ax_a, ax_b):

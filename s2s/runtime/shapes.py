@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SValueError
-from .core import _float_dtype, asarray, namespace, reshape_like, scatter_add, unbroadcast, zeros
+from ..tree import tree_map
+from .core import _float_dtype, asarray, namespace, reshape_like, scatter_add, to_host, unbroadcast, zeros
 from .linalg import _float
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
@@ -227,6 +228,7 @@ def pad_map(array, pad_width, mode):
         raise S2SValueError(f"s2s differentiates np.pad with mode constant, edge, reflect, symmetric or wrap, "
                             f"not {mode!r}")
     idx = np.arange(np.size(array)).reshape(np.shape(array))
+    pad_width = tree_map(to_host, pad_width)  # (per example under vmap: slices of widths saved on a device)
     if mode == "constant":
         return np.pad(idx, pad_width, mode="constant", constant_values=-1)
     return np.pad(idx, pad_width, mode=mode)
@@ -387,8 +389,10 @@ def diag_vjp_any(v, like, k):
 
 
 def kept(condition):
-    """The positions `compress`/`extract` keep."""
-    return np.flatnonzero(np.ravel(condition))
+    """The positions `compress`/`extract` keep (a condition on a device is read back: positions index)."""
+    if isinstance(condition, (list, tuple)):
+        condition = [to_host(c) for c in condition]
+    return np.flatnonzero(np.ravel(to_host(condition)))
 
 
 def not_deleted(arr, obj, axis):

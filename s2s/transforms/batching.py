@@ -294,7 +294,8 @@ class Batcher(Transform):
                 self.fail(s, "vmap supports `for i in range(start, stop)` with a per-example `stop` only "
                              "(start and step the same for every example).")
             stop = args[-1]
-            top = self.tmp(out, build.call("xp.max", [stop]), "stop")
+            # int(): the largest stop is a device array on CuPy, which range refuses
+            top = self.tmp(out, build.call("int", [build.call("xp.max", [stop])]), "stop")
             iter_ = build.call("range", list(args[:-1]) + [top])
             head.append(build.assign(it, build.call("rt.mask_and", [build.name(live),
                                                           gast.Compare(left=s.target, ops=[gast.Lt()],
@@ -491,6 +492,8 @@ class Batcher(Transform):
             self.fail(s, f"vmap cannot batch {what} (the shape of an array cannot differ per example).")
         pre: list = []
         if rule.kind == "same":
+            if kind == "rt.on_backend_of" and not self.is_batched(args.get("v")):
+                return pre, value, False  # a constant moved to a batched value's backend: still a constant
             return pre, value, True
         if rule.kind == "broadcast":
             return pre, self.lift(value, p, args, pre), True

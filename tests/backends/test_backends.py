@@ -8,6 +8,7 @@ against NumPy: value_and_grad and vjp of every entry, then jvp, jit, vmap and vm
 that allocates with NumPy by name (instead of the arguments' module) fails here as it would on
 CuPy.
 """
+import contextlib
 import os
 import subprocess
 import sys
@@ -47,7 +48,22 @@ VMAP_GRAD_FAILS_ON_NUMPY = {
 # Strict gaps of the transform sweep on a non-NumPy backend (a fixed one fails the run: remove it
 # here): name -> why. (append_then_array and listcomp_simple left: rt.batched_array, which the loop run as
 # written off NumPy and grad of the summed vmap call, has derivative rules now.)
-BACKEND_GAPS: dict[str, str] = {}
+BACKEND_GAPS: dict[str, str] = {
+    "bubble_sort": "CuPy's a[j] is a 0-d view, so the swap `a[j], a[j + 1] = a[j + 1], a[j]` (read, then "
+                   "write) reads the new value; s2s's normalized code does not copy such element reads yet",
+}
+
+
+# Functions CuPy lacks with no faithful composition in s2s/array_fill.py (the fake backend lacks them
+# too): op-table entry -> the NumPy function the S2SError names; their sweeps must stop at it.
+BACKEND_LACKS = {"nanquantile": "nanquantile", "nanpercentile": "nanpercentile"}
+
+
+def refused_for_lack(name, backend_label):
+    """pytest.raises of the S2SError for an entry whose function the backend lacks, else a null context."""
+    if name not in BACKEND_LACKS:
+        return contextlib.nullcontext()
+    return pytest.raises(S2SError, match=rf"numpy\.{BACKEND_LACKS[name]} has no {backend_label} version")
 
 
 def _with_gaps(names):
@@ -214,7 +230,7 @@ def test_vmap_of_grad_on_the_backend():
         np.testing.assert_allclose(_host(got), want, rtol=1e-12)
 
 
-@pytest.mark.parametrize("name", [fn.__name__ for fn, _ in CORPUS])
+@pytest.mark.parametrize("name", _with_gaps([fn.__name__ for fn, _ in CORPUS]))
 def test_corpus_on_fake_backend(name):
     fn, make = next((f, m) for f, m in CORPUS if f.__name__ == name)
     check_on_backend(fn, make(np.random.default_rng(0)), put, _host, _is_fake)
@@ -223,7 +239,8 @@ def test_corpus_on_fake_backend(name):
 @pytest.mark.parametrize("name", [sp.id for sp in SPECS])
 def test_op_table_on_fake_backend(name):
     sp = next(s for s in SPECS if s.id == name)
-    check_on_backend(sp.fn, sp.args(np.random.default_rng(0)), put, _host, _is_fake)
+    with refused_for_lack(name, "Fake"):
+        check_on_backend(sp.fn, sp.args(np.random.default_rng(0)), put, _host, _is_fake)
 
 
 @pytest.mark.parametrize("name", _with_gaps([fn.__name__ for fn, _ in CORPUS] + [sp.id for sp in SPECS]))
@@ -232,7 +249,8 @@ def test_jvp_jit_vmap_vmap_grad_on_fake_backend(name):
     if fn is None:
         sp = next(s for s in SPECS if s.id == name)
         fn, make = sp.fn, sp.args
-    check_refused(name, check_transforms_on_backend(fn, make(np.random.default_rng(0)), put, _host, _is_fake))
+    with refused_for_lack(name, "Fake"):
+        check_refused(name, check_transforms_on_backend(fn, make(np.random.default_rng(0)), put, _host, _is_fake))
 
 
 def test_import_s2s_imports_neither_dask_nor_cupy():

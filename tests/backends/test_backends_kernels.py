@@ -136,6 +136,40 @@ def test_one_kernel_per_dtype_signature(gpu_like):
     assert sorted(str(sig[0][1]) for sig in fused.gpu_kernels) == ["float32", "float64"]
 
 
+def scaled_tanh(x):  # used by this test only: its kernels are built here first
+    return np.tanh(x * 0.5) * 3.0 + x
+
+
+class _OtherCompiler:
+    """A second kernel module (as the C evaluator is after CuPy in one process): it refuses the
+    arrays the first one's kernels were built for, so reusing those kernels would fail."""
+
+    def __init__(self):
+        self.built = []
+
+    def ElementwiseKernel(self, *args, **kwargs):  # noqa: N802 - CuPy's name
+        kernel = c_eval.ElementwiseKernel(*args, **kwargs)
+        self.built.append(kernel)
+        return kernel
+
+    def ReductionKernel(self, *args, **kwargs):  # noqa: N802 - CuPy's name
+        kernel = c_eval.ReductionKernel(*args, **kwargs)
+        self.built.append(kernel)
+        return kernel
+
+
+def test_kernels_belong_to_the_module_that_built_them(gpu_like):
+    x, _ = _data()
+    j = s2s.jit(scaled_tanh)
+    j(put(x))
+    assert len(c_eval.BUILT) == 1
+    other = _OtherCompiler()
+    arrays.register(arrays.Backend("fake", lambda: FAKE, array_type=FakeArray, put=put, kernels=lambda: other))
+    got = j(put(x))
+    assert len(other.built) == 1, "the first module's kernel ran on the second backend"
+    _check(got, scaled_tanh(x), np.float64)
+
+
 def test_types_without_a_cuda_form_run_the_unfused_expression(gpu_like):
     x = np.linspace(-1.0, 1.0, 8) + 0.5j  # complex: no kernel, the plain expression on the backend
     got = s2s.jit(selu)(put(x))

@@ -220,7 +220,7 @@ def device_function(src: str):
 
 def _inputs(in_params, args):
     typed = _split_typed(in_params, NAMED)
-    return [np.asarray(a.view(np.ndarray) if isinstance(a, np.ndarray) else a).astype(C_DTYPES[t]) for (t, _), a
+    return [np.asarray(a.get() if hasattr(a, "get") else a).astype(C_DTYPES[t]) for (t, _), a
             in zip(typed, args)]
 
 
@@ -253,7 +253,7 @@ class ReductionKernel:
 
 def _wrap(a):
     from fake_backend import FakeArray
-    return np.asarray(a).view(FakeArray)
+    return FakeArray(np.asarray(a))
 
 
 KERNELS = types.SimpleNamespace(ElementwiseKernel=ElementwiseKernel, ReductionKernel=ReductionKernel)
