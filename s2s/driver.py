@@ -6,6 +6,7 @@ split/jvp version, which the driver builds (once per key, thread-safe) with the 
 """
 from __future__ import annotations
 
+import inspect
 import linecache
 import os
 import threading
@@ -42,6 +43,8 @@ def core_of(fn) -> CoreFn:
     rules = record.custom(fn)
     if rules is not None:
         fn = rules.caller()
+    if isinstance(fn, types.FunctionType) and inspect.isgeneratorfunction(fn):
+        idioms.refuse_generator(fn)  # given to a transform itself (a call site adapts the ones it calls)
     fn = idioms.adapt(fn)
     key = fn_key(fn)
     with LOCK:

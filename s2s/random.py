@@ -728,3 +728,4 @@ _declare(uniform, nondiff=False, zero_args=("key", "shape", "dtype"),
               "maxval": f"rt.unbroadcast(g * {_UNIFORM_U}, maxval)"},
          jvp={"minval": f"dminval * (1 - {_UNIFORM_U})", "maxval": f"dmaxval * {_UNIFORM_U}"})
 _declare(truncated_normal, nondiff=False, zero_args=("key", "shape", "dtype"))
+_registry.refuse("ext.random_truncated_normal", "jax.random.truncated_normal with respect to its bounds", "lower", "upper")

@@ -287,6 +287,16 @@ def _partial(p):
     return _remember(key, p, compute)
 
 
+def refuse_generator(fn) -> None:
+    """A generator function given to a transform itself: its value is a generator, not an array."""
+    node, filename = _parsed(fn)
+    where = next((n for n in gast.walk(node) if isinstance(n, (gast.Yield, gast.YieldFrom))), node)
+    raise error_at((filename, where.lineno, where.col_offset),
+                   f"s2s cannot transform the generator function {fn.__name__!r} itself: it returns a generator, "
+                   "not arrays. (A generator called inside a transformed function runs as the list it yields.)",
+                   "Return a list or an array instead.", S2SSyntaxError)
+
+
 def _generator(fn):
     """A generator function as the function returning the list of what it yields: a transformed
     function consumes a generator whole (`for W, b in layers(w)`, `list(...)`), and its items are

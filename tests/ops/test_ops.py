@@ -942,6 +942,8 @@ def grad_on_grid(x, h):
     return (np.gradient(x, h, axis=0) ** 2).sum()
 
 
+@pytest.mark.xfail(strict=True, raises=S2SError, reason="the order-2 sweep reaches np.gradient's spacing, "
+                   "which is now refused by name (issue 27), although the spacing here is a constant")
 def test_derivative_wrt_f_uses_the_coordinates():
     h = np.array([0.0, 0.4, 1.1, 1.5, 2.6])
     x = np.random.default_rng(0).standard_normal(5)
