@@ -117,9 +117,9 @@ def vector_norm_jvp(dx, x, ans, ord, axis, keepdims):
 def cond_vjp(g, x, ans, p):
     """Cotangent of `linalg.cond(x, p)`: through the singular values for p in (None, 2, -2),
     else through `norm(x, p) * norm(inv(x), p)`. (s2s differentiates this source at higher orders,
-    so it calls `np.*`: generated code reaches the arguments' array library, CuPy's fill-ins too.)"""
+    so it calls `np.*` functions every array library has: generated code reaches the arguments' library.)"""
     if p is None or p == 2 or p == -2:
-        s = np.linalg.svdvals(x)
+        s = np.linalg.svd(x, compute_uv=False)
         n = np.shape(s)[-1]
         hi = s[..., :1]
         lo = s[..., -1:]
@@ -141,7 +141,7 @@ def cond_vjp(g, x, ans, p):
 
 def cond_jvp(dx, x, ans, p):
     if p is None or p == 2 or p == -2:
-        s = np.linalg.svdvals(x)
+        s = np.linalg.svd(x, compute_uv=False)
         ds = svdvals_jvp(dx, x)
         hi = s[..., 0]
         lo = s[..., -1]
@@ -208,5 +208,8 @@ def multi_dot_jvp(tangents, arrays):
                 parts.append(tangents[j])
             else:
                 parts.append(arrays[j])
-        total = total + np.linalg.multi_dot(parts)
+        chain = parts[0]
+        for part in parts[1:]:
+            chain = np.dot(chain, part)
+        total = total + chain
     return total

@@ -184,6 +184,10 @@ def _library(lib: str, backend: str):
     """Point `import jax`/`import autograd` at s2s (backend "s2s"), or leave the real one; the
     stored example_libraries either way. Returns an undo."""
     if backend == "s2s":
+        # the real library's modules, loaded by an earlier live comparison, must not answer the
+        # program's imports (`import autograd.tracer`); the run's cleanup restores them
+        for key in [k for k in sys.modules if k == lib or k.startswith(lib + ".")]:
+            del sys.modules[key]
         if lib == "jax":
             from s2s.compat import jax as compat
             old = compat.alias_jax()
