@@ -7,6 +7,7 @@ the library is installed here (`pip install -e '.[peers]'`), against a live run 
 A program that stops at something s2s does not offer yet is an expected failure naming what is
 missing (strict: the test fails once it runs, so the entry is removed when the feature lands).
 """
+import importlib.metadata
 import importlib.util
 import sys
 
@@ -100,11 +101,20 @@ def test_program_prints_the_real_librarys_numbers(lib, name):
     got = harness.numbers(harness.run(lib, name, "s2s"), only)
     assert got, f"{lib}/{name} printed no numbers"
     _compare(got, ref["numbers"], f"{lib}/{name} against the recorded reference")
-    if importlib.util.find_spec(lib) is not None:
+    if _installed(lib):
         sys.path.insert(0, str(TOOLS))
         import foreign_reference
         live = foreign_reference.record(lib, name)
         _compare(got, live["numbers"], f"{lib}/{name} against {live['library']} run now")
+
+
+def _installed(lib: str) -> bool:
+    """Whether the real library is installed (its distribution, not a module of that name)."""
+    try:
+        importlib.metadata.version(lib)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def test_references_are_float64_runs_of_every_program():
