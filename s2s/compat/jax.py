@@ -21,6 +21,8 @@ from s2s import config as _config
 from s2s import lax, nn, random, tree_util
 from s2s import numpy as snp
 
+from ._modules import install, restore
+
 __all__ = ["alias_jax", "config", "default_matmul_precision", "make_jaxpr", "restore", "tree"]
 
 tree = types.SimpleNamespace(
@@ -97,18 +99,8 @@ def alias_jax() -> dict[str, Any]:
     if "jax.scipy" in names:
         top.scipy = names["jax.scipy"]
     names["jax"] = top
-    old = {name: sys.modules.get(name) for name in names}
-    sys.modules.update(names)
-    return old
+    return install(names)
 
-
-def restore(old: dict[str, Any]) -> None:
-    """Undo `alias_jax`: put back what it replaced in `sys.modules`."""
-    for name, mod in old.items():
-        if mod is None:
-            sys.modules.pop(name, None)
-        else:
-            sys.modules[name] = mod
 
 
 def _scipy_names() -> dict[str, Any]:

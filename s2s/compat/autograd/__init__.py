@@ -20,6 +20,7 @@ import numpy as _np
 import s2s
 import s2s.numpy as _snp
 
+from .._modules import install, restore
 from . import extend, misc, test_util
 
 __all__ = [
@@ -136,18 +137,8 @@ def alias_autograd() -> dict[str, Any]:
     names.update(_scipy_names())
     names["autograd"] = _module("autograd", sys.modules[__name__], numpy=anp,
                                 **({"scipy": names["autograd.scipy"]} if "autograd.scipy" in names else {}))
-    old = {name: sys.modules.get(name) for name in names}
-    sys.modules.update(names)
-    return old
+    return install(names)
 
-
-def restore(old: dict[str, Any]) -> None:
-    """Undo `alias_autograd`: put back what it replaced in `sys.modules`."""
-    for name, mod in old.items():
-        if mod is None:
-            sys.modules.pop(name, None)
-        else:
-            sys.modules[name] = mod
 
 
 def _module(name: str, source: types.ModuleType, **extra: Any) -> types.ModuleType:

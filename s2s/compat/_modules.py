@@ -1,0 +1,23 @@
+"""Putting modules under another library's names in `sys.modules`, and taking them back: the one
+mechanism behind `alias_jax` and `alias_autograd`."""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+def install(names: dict[str, Any]) -> dict[str, Any]:
+    """Register each module under its name; returns what they replaced (None where a name was
+    absent), for `restore`."""
+    old = {name: sys.modules.get(name) for name in names}
+    sys.modules.update(names)
+    return old
+
+
+def restore(old: dict[str, Any]) -> None:
+    """Undo `install` (or an alias function): put back what it replaced in `sys.modules`."""
+    for name, mod in old.items():
+        if mod is None:
+            sys.modules.pop(name, None)
+        else:
+            sys.modules[name] = mod
