@@ -2,6 +2,7 @@
 mechanism behind `alias_jax` and `alias_autograd`."""
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -21,3 +22,17 @@ def restore(old: dict[str, Any]) -> None:
             sys.modules.pop(name, None)
         else:
             sys.modules[name] = mod
+
+
+def scipy_names(prefix: str) -> dict[str, Any]:
+    """`<prefix>.scipy` and its submodules -> `s2s.scipy`'s, for those s2s has (none when the
+    optional SciPy extra is absent)."""
+    try:
+        importlib.import_module("s2s.scipy")
+    except ImportError:
+        return {}
+    out = {f"{prefix}.scipy": sys.modules["s2s.scipy"]}
+    for name, mod in list(sys.modules.items()):
+        if name.startswith("s2s.scipy."):
+            out[f"{prefix}.scipy." + name.removeprefix("s2s.scipy.")] = mod
+    return out

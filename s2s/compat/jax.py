@@ -10,8 +10,6 @@ has one matmul precision, so it changes nothing). See docs/porting-from-jax.md.
 from __future__ import annotations
 
 import contextlib
-import importlib
-import sys
 import types
 from collections.abc import Callable
 from typing import Any
@@ -21,7 +19,7 @@ from s2s import config as _config
 from s2s import lax, nn, random, tree_util
 from s2s import numpy as snp
 
-from ._modules import install, restore
+from ._modules import install, restore, scipy_names
 
 __all__ = ["alias_jax", "config", "default_matmul_precision", "make_jaxpr", "restore", "tree"]
 
@@ -90,7 +88,7 @@ def alias_jax() -> dict[str, Any]:
         "jax.nn.initializers": nn.initializers,
         "jax.tree_util": tree_util,
     }
-    names.update(_scipy_names())
+    names.update(scipy_names("jax"))
     top = types.ModuleType("jax", "JAX's API, served by s2s (s2s.compat.jax.alias_jax).")
     top.__dict__.update({k: getattr(s2s, k) for k in s2s.__all__})
     top.__dict__.update(numpy=snp, random=random, lax=lax, nn=nn, tree_util=tree_util, tree=tree,
@@ -100,17 +98,3 @@ def alias_jax() -> dict[str, Any]:
         top.scipy = names["jax.scipy"]
     names["jax"] = top
     return install(names)
-
-
-
-def _scipy_names() -> dict[str, Any]:
-    """`jax.scipy` and its submodules -> `s2s.scipy`'s, for those s2s has."""
-    try:
-        importlib.import_module("s2s.scipy")  # a namespace that may not be built yet
-    except ImportError:
-        return {}
-    out = {"jax.scipy": sys.modules["s2s.scipy"]}
-    for name, mod in list(sys.modules.items()):
-        if name.startswith("s2s.scipy."):
-            out["jax.scipy." + name.removeprefix("s2s.scipy.")] = mod
-    return out

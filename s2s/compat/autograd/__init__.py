@@ -8,7 +8,6 @@ same. `alias_autograd()` registers this package (and `autograd.numpy` -> `s2s.nu
 from __future__ import annotations
 
 import functools
-import importlib
 import inspect
 import sys
 import types
@@ -20,7 +19,7 @@ import numpy as _np
 import s2s
 import s2s.numpy as _snp
 
-from .._modules import install, restore
+from .._modules import install, restore, scipy_names
 from . import extend, misc, test_util
 
 __all__ = [
@@ -134,7 +133,7 @@ def alias_autograd() -> dict[str, Any]:
         "autograd.test_util": test_util,
         "autograd.extend": extend,
     }
-    names.update(_scipy_names())
+    names.update(scipy_names("autograd"))
     names["autograd"] = _module("autograd", sys.modules[__name__], numpy=anp,
                                 **({"scipy": names["autograd.scipy"]} if "autograd.scipy" in names else {}))
     return install(names)
@@ -147,16 +146,3 @@ def _module(name: str, source: types.ModuleType, **extra: Any) -> types.ModuleTy
     mod.__dict__.update({k: v for k, v in vars(source).items() if not k.startswith("__")})
     mod.__dict__.update(extra)
     return mod
-
-
-def _scipy_names() -> dict[str, Any]:
-    """`autograd.scipy` and its submodules -> `s2s.scipy`'s, for those s2s has."""
-    try:
-        importlib.import_module("s2s.scipy")  # a namespace that may not be built yet
-    except ImportError:
-        return {}
-    out = {"autograd.scipy": sys.modules["s2s.scipy"]}
-    for name, mod in list(sys.modules.items()):
-        if name.startswith("s2s.scipy."):
-            out["autograd.scipy." + name.removeprefix("s2s.scipy.")] = mod
-    return out
