@@ -87,10 +87,10 @@ def _reduced(shape, call):
 
 
 def _matmul(a, b):
-    """The shape of `a @ b` (and of `dot` for ranks 1 and 2), or None."""
-    if a is None or b is None or not (1 <= len(a) <= 2 and 1 <= len(b) <= 2) or a[-1] != b[0]:
+    """The shape of `a @ b` (and of `dot`) for `b` of rank 1 or 2, or None."""
+    if a is None or b is None or not (1 <= len(a) and 1 <= len(b) <= 2) or a[-1] != b[0]:
         return None
-    return a[:-1] + b[1:]
+    return a[:-1] + b[1:]  # (a stack of matrices times one matrix: a matrix each)
 
 
 def _broadcast(*shapes):

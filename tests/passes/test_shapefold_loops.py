@@ -96,3 +96,42 @@ def test_a_list_of_values_of_several_shapes_is_no_shape():
     g = s2s.jit(s2s.grad(stacked, argnums=(0, 1)))
     assert_trees_close(g(x, v), s2s.grad(stacked, argnums=(0, 1))(x, v), rtol=1e-13)
     check_grads(stacked, (x, v), order=1, modes=("rev",))
+
+
+def test_rnn_gradient_loses_dead_restores_and_hoists_its_input_projection():
+    """passes/restores.py: the tape keeps only `h` (the stubs of `t3`..`t5` were read only by the
+    folded helpers); passes/hoist.py: `xs[t] @ wx` is one `xs @ wx` before the loop. NumPy's
+    stacked matmul multiplies each matrix as alone: the gradient is bitwise the unjitted one."""
+    args = _rnn_args(7)
+    g = s2s.jit(s2s.grad(rnn_loss))
+    assert all(np.array_equal(a, b) for a, b in zip(g(*args), s2s.grad(rnn_loss)(*args)))
+    body = _body(g, *args)
+    assert "rt.shape_stub" not in body and body.count("tape.append(") == 1 and body.count("tape.pop()") == 1
+    code = "\n".join(line for line in body.split("\n") if not line.strip().startswith("#"))
+    assert "proj_0 = xs @ wx" in code and "proj_0[t]" in code and "xs[t] @ wx" not in code
+
+
+def partial_rows(xs, w):
+    h = np.zeros(w.shape[1])
+    for t in range(xs.shape[0] - 1):  # not every row: no projection hoisted
+        h = np.tanh(xs[t] @ w + h)
+    return np.sum(h ** 2)
+
+
+def rebound_weight(xs, w):
+    h = np.zeros((xs.shape[1], w.shape[1]))
+    for t in range(xs.shape[0]):
+        w = w * 0.5  # another matrix every iteration
+        h = np.tanh(xs[t] @ w + h)
+    return np.sum(h ** 2)
+
+
+def test_projections_stay_in_the_loop_unless_every_row_meets_one_matrix():
+    rng = np.random.default_rng(3)
+    xs, w = rng.normal(size=(5, 3, 4)), rng.normal(size=(4, 2))
+    for f in (partial_rows, rebound_weight):
+        args = (xs[:, 0], w) if f is partial_rows else (xs, w)
+        g = s2s.jit(s2s.grad(f, argnums=(0, 1)))
+        assert_trees_close(g(*args), s2s.grad(f, argnums=(0, 1))(*args), rtol=1e-13)
+        assert "proj_" not in _body(g, *args)
+        check_grads(f, args, order=1, modes=("rev",))
