@@ -19,12 +19,14 @@ from . import (
     dce,
     fill,
     fusion,
+    hoist,
     inline,
     lifetime,
     loopkernel,
     loopvec,
     recompute,
     reform,
+    restores,
     reuse,
     scalars,
     shapefold,
@@ -33,15 +35,15 @@ from . import (
 )
 from .base import Notes, clone
 
-PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, shapes.PASS, fill.PASS, stack.PASS, algebra.PASS, scalars.PASS,
-            cse.PASS,
+PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, shapes.PASS, fill.PASS, stack.PASS, restores.PASS, hoist.PASS,
+            algebra.PASS, scalars.PASS, cse.PASS,
             copyprop.PASS, dce.PASS)
 INLINING = (inline.PASS, copyprop.PASS, dce.PASS)  # calls inlined before batching (driver.calls_inlined)
 FINAL = (lifetime.PASS,)
 # the passes that read no facts about the arguments (`known`): on a fixed point the pipeline
 # reached with other facts (jit's start, a transform's optimized output), they have nothing to do
 # until another pass changes something
-SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, cse.PASS, copyprop.PASS, dce.PASS))
+SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restores.PASS, cse.PASS, copyprop.PASS, dce.PASS))
 FINAL_JIT = (reform.PASS, reuse.PASS, shapefold.METHODS, lifetime.PASS)
 
 

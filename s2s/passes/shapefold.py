@@ -43,6 +43,7 @@ from .. import analysis, record
 from ..ir import build
 from ..primitives import registry
 from .base import Pass, bottom_up
+from .stack import _local_lists, _made, _push
 
 _SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
 
@@ -86,10 +87,10 @@ def _reduced(shape, call):
 
 
 def _matmul(a, b):
-    """The shape of `a @ b` (and of `dot` for ranks 1 and 2), or None."""
-    if a is None or b is None or not (1 <= len(a) <= 2 and 1 <= len(b) <= 2) or a[-1] != b[0]:
+    """The shape of `a @ b` (and of `dot`) for `b` of rank 1 or 2, or None."""
+    if a is None or b is None or not (1 <= len(a) and 1 <= len(b) <= 2) or a[-1] != b[0]:
         return None
-    return a[:-1] + b[1:]
+    return a[:-1] + b[1:]  # (a stack of matrices times one matrix: a matrix each)
 
 
 def _broadcast(*shapes):
@@ -109,6 +110,9 @@ def shape_of(v, shapes):
     if isinstance(v, gast.Constant):
         return () if type(v.value) in (int, float, bool) else None
     of = lambda e: shape_of(e, shapes)  # noqa: E731
+    if isinstance(v, gast.Subscript) and (isinstance(v.slice, gast.Constant) and type(v.slice.value) is int
+                                          or isinstance(v.slice, gast.Name) and v.slice.id in getattr(shapes, "ints", ())):
+        return None if not (s := of(v.value)) else s[1:]  # `xs[t]`, `t` a loop's index over a range
     if isinstance(v, gast.BinOp) and isinstance(v.op, gast.MatMult):
         return _matmul(of(v.left), of(v.right))
     if isinstance(v, gast.BinOp) and (p := registry.lookup(analysis.classify(v))) is not None and p.broadcasting:
@@ -121,6 +125,9 @@ def shape_of(v, shapes):
         return s[::-1]
     if isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and v.func.id in getattr(shapes, "stop", ()) \
             and len(v.args) == 1 and not v.keywords:  # stop_gradient(x): x when it runs
+        return of(v.args[0])
+    if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.shape_stub" and len(v.args) == 1 \
+            and not v.keywords:  # what the tape keeps of an array read for its shape: that shape
         return of(v.args[0])
     if not isinstance(v, gast.Call) or any(isinstance(a, gast.Starred) for a in v.args):
         return None
@@ -139,6 +146,10 @@ def shape_of(v, shapes):
         return of(v.args[p.cotangent_of])
     if (like := analysis.shape_like(v)) is not None:
         return of(like)
+    if f == "rt.zeros_like_tree" and len(v.args) == 1:
+        return of(v.args[0])
+    if f == "rt.tree_add" and len(v.args) == 2:  # (of two arrays or numbers: their sum)
+        return _broadcast(*map(of, v.args))
     if p is not None and p.shape_query in ("size", "ndim"):
         return ()
     p = registry.lookup(analysis.classify(v)) if f is not None and f.startswith("xp.") else None
@@ -149,20 +160,42 @@ class Shapes(dict):
     """Name -> shape; `stop`: the global names bound to `s2s.stop_gradient`; `seqs`: parameter ->
     (container type name, item shapes) of the tuples and lists of arrays bound once; `tuples`:
     name -> the tuple display bound to it once (a folded shape, whose items fold too; `fold_shapes`
-    fills it); `counts`: how many statements bind each name; `values`: name -> the
+    fills it); `ints`: the indices of loops over ranges; `counts`: how many statements bind each name; `values`: name -> the
     `rt.sum_vjp(g, like, axis, True)` bound to it once, `g` a name bound once (`_spread`)."""
 
     stop: frozenset = frozenset()
+    ints: frozenset = frozenset()
     seqs: dict
     tuples: dict
     counts: dict
     values: dict
 
 
-def known_shapes(body, params, known) -> Shapes:
-    """The shape of every name bound once whose value's shape follows from the arguments'."""
+def _range_indices(body, counts) -> frozenset:
+    """Names bound only as the index of `for` loops over a `range` (or its `rt.reversed_range`):
+    Python ints, so `xs[t]` is one item of `xs`'s first axis."""
+    ranges: set[str] = set()
+    is_range = lambda e: isinstance(e, gast.Call) and (  # noqa: E731
+        isinstance(e.func, gast.Name) and e.func.id == "range" or analysis.dotted(e.func) == "rt.reversed_range"
+        and len(e.args) == 1 and isinstance(e.args[0], gast.Name) and e.args[0].id in ranges)
+    loops: dict = {}
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1 \
+                and is_range(s.value):
+            ranges.add(s.targets[0].id)
+        elif isinstance(s, gast.For) and isinstance(s.target, gast.Name):
+            ok = is_range(s.iter) or isinstance(s.iter, gast.Name) and s.iter.id in ranges
+            loops[s.target.id] = loops.get(s.target.id, 0) + (1 if ok else len(body) + 1)
+    return frozenset(n for n, k in loops.items() if k == counts.get(n))
+
+
+def known_shapes(body, params, known, uniform=None) -> Shapes:
+    """The shape of every name bound once whose value's shape follows from the arguments' (and
+    from `uniform`'s: names of one shape at every binding, see `uniform_shapes`)."""
     counts = analysis.assigned_counts(body, params)
     shapes = Shapes((p, s) for p, s in known.get("shapes", {}).items() if counts[p] == 1)
+    shapes.update(uniform or {})
+    shapes.ints = _range_indices(body, counts)
     shapes.counts, shapes.tuples, shapes.values = counts, {}, {}
     shapes.stop = frozenset(n for n, v in known.get("ns", {}).items()
                             if (r := record.of(v)) is not None and r.prim == "stop_gradient")
@@ -186,6 +219,69 @@ def known_shapes(body, params, known) -> Shapes:
                     if isinstance(e, gast.Name) and counts[e.id] == 1 and shape is not None:
                         shapes[e.id] = shape
     return shapes
+
+
+def _bindings(body, params, counts, flow, notes):
+    """Names bound more than once, each binding a plain `name = value` (not flow names), ->
+    their values, with the parameters' shapes on entry; and, per local list only pushed and
+    popped, the values pushed on it."""
+    binds: dict = {}
+    pushes: dict = {}
+    lists = _local_lists(body, _made(body, params), notes)
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            binds.setdefault(s.targets[0].id, []).append(s)
+        elif (p := _push(s)) is not None and p[0] in lists:
+            pushes.setdefault(p[0], []).append(p[1])
+    multi = {n: [s.value for s in b] for n, b in binds.items() if counts.get(n, 0) >= 2 and n not in flow
+             and len(b) + (n in params) == counts[n]}
+    return multi, pushes
+
+
+def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
+    """Names bound more than once whose every value has one shape S: each binding's value has
+    shape S given the others' (an optimistic fixed point: a recurrence `h = tanh(h @ w + b)`
+    keeps `h`'s shape), is `None` at the top level (a temporary before its loop's first
+    iteration: nothing reads it as an array before it holds one), or a pop of a local list every
+    push of which has shape S (a tape's restores); a parameter's own shape is S. -> (name: S,
+    `known_shapes` with them). The reverse sweep's loop temporaries, rebound every iteration,
+    keep their shapes this way (only bodies with a loop at the top level are searched)."""
+    if not any(isinstance(s, (gast.For, gast.While)) for s in body):
+        return {}, known_shapes(body, params, known)
+    counts = analysis.assigned_counts(body, params)
+    multi, pushes = _bindings(body, params, counts, flow, notes)
+    top = {id(s.value) for s in body if isinstance(s, gast.Assign)}
+    entry = known.get("shapes", {})
+    multi = {n: vs for n, vs in multi.items() if (n not in params or entry.get(n) is not None)
+             and all(not _none(v) or id(v) in top for v in vs)}
+    cand: dict = {}
+
+    def of(v, shapes):
+        lst = v.func.value.id if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) \
+            and v.func.attr == "pop" and not v.args and isinstance(v.func.value, gast.Name) else None
+        if lst in pushes:  # (the pushes' shapes, None aside: see the docstring)
+            got = {shape_of(e, shapes) for e in pushes[lst] if not _none(e)}
+            return got.pop() if len(got) == 1 else None
+        return shape_of(v, shapes)
+
+    for _ in range(min(32, 2 * len(multi) + 2)):  # grow, then check: a name whose bindings disagree
+        # (or with one of unknown shape) is dropped
+        shapes = known_shapes(body, params, known, cand)
+        if not multi:
+            return cand, shapes
+        found = {n: {of(v, shapes) for v in vs if not _none(v)} | ({entry[n]} if n in params else set())
+                 for n, vs in multi.items()}
+        grown = {n: k.pop() for n, f in found.items() if n not in cand and len(k := f - {None}) == 1}
+        if grown:
+            cand.update(grown)
+            continue
+        bad = {n for n in cand if found[n] != {cand[n]}}
+        if not bad:
+            return cand, shapes
+        for n in bad:
+            del cand[n], multi[n]
+        multi = {n: vs for n, vs in multi.items() if n in cand}  # (the rest were never grown: they stay out)
+    return {}, known_shapes(body, params, known)
 
 
 def _unbroadcast(g, gs, like, ls):
@@ -286,9 +382,10 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     known, notes = facts["known"], facts["notes"]
     if not known.get("shapes") and not known.get("items"):
         return body, set()
-    shapes = known["name_shapes"] = known_shapes(body, params, known)  # (the last run's: array_methods reads them)
-    counts = shapes.counts
+    counts = analysis.assigned_counts(body, params)
     flow = _flow_names(body, params, counts, known)
+    shapes = uniform_shapes(body, params, known, flow, notes)[1]
+    known["name_shapes"] = shapes  # (the last run's: array_methods reads them)
     shapes.update({n: s for n, s in flow.items() if s is not None})
     top = {id(s) for s in body}
     touched: set[str] = set()

@@ -5,7 +5,6 @@ is `+` and a `rt.sum_vjp(g, like, axis, True)` added to an array of `like`'s sha
 broadcasting. Values against hand-written gradients (issue 29's W9 and W10) and central
 differences; the shape of the code for those shapes."""
 import numpy as np
-import pytest
 from helpers_compare import assert_trees_close
 
 import s2s
@@ -55,8 +54,6 @@ def _body(fn, *args) -> str:
     return s2s.source(fn, *args).split("return any_shape(")[1].split("\n# fused kernel")[0]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="the tape's shape stubs (issue 30) hide the "
-                   "cotangent's shape from shapefold, so rt.unbroadcast stays (values unchanged)")
 def test_attention_gradient_folds_every_broadcasting_helper():
     rng = np.random.default_rng(0)
     args = (tuple(rng.normal(size=(8, 8)) / 3 for _ in range(3)), rng.normal(size=(12, 8)))
@@ -69,8 +66,6 @@ def test_attention_gradient_folds_every_broadcasting_helper():
     check_grads(attention, args, order=1, modes=("rev",))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="the tape's shape stubs (issue 30) hide the "
-                   "cotangent's shape from shapefold, so rt.unbroadcast stays (values unchanged)")
 def test_relu_cross_entropy_gradient_folds_its_biases():
     rng = np.random.default_rng(1)
     params = (rng.normal(size=(6, 5)), rng.normal(size=5), rng.normal(size=(5, 4)), rng.normal(size=4))
