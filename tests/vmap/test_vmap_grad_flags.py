@@ -1,0 +1,109 @@
+"""vmap of grad (and of jit, jacfwd, grad of grad) through an `if` on a constant flag: a default
+argument, a module constant, a flag passed to a callee, `is None`, a local flag (issue 27). The
+flag is the same for every example, so the branch is not batched: each result against a loop of
+the plain derivative over the examples, and the plain derivative against central differences."""
+import numpy as np
+import pytest
+
+import s2s
+from s2s.errors import S2SError
+
+FLAG = True
+MODE = "tanh"
+
+
+def default_flag(x, flag=True):
+    if flag:
+        y = np.sin(x) * x
+    else:
+        y = x
+    return y
+
+
+def module_constant(x):
+    y = x * x
+    if FLAG and MODE == "tanh":
+        y = np.tanh(y) * x
+    elif MODE == "sin":
+        y = np.sin(y)
+    return y
+
+
+def _scaled(x, flag=True):
+    if flag:
+        return np.sin(x) * x
+    return x
+
+
+def callee_flag(x):
+    return _scaled(x) + _scaled(x, flag=False) + _scaled(x, False) * x
+
+
+def none_default(x, flag=None):
+    if flag is None:
+        return np.sin(x) * np.exp(x)
+    return x
+
+
+def flag_in_loop(x, n=3, flag=True):
+    for i in range(n):
+        if flag and i > 0:
+            x = np.sin(x) + x * x
+    return x
+
+
+def local_flag(x):
+    flag = False
+    if not flag:
+        y = np.cos(x) * x
+    else:
+        y = x
+    return y * x
+
+
+FUNCS = [default_flag, module_constant, callee_flag, none_default, flag_in_loop, local_flag]
+XS = np.array([0.1, 0.5, 0.9, -0.4])
+
+
+def _fd(f, xs, eps=1e-6):
+    return np.array([(f(x + eps) - f(x - eps)) / (2 * eps) for x in xs])
+
+
+@pytest.mark.parametrize("f", FUNCS)
+@pytest.mark.parametrize("how", ["vmap(grad)", "jit(vmap(grad))", "vmap(jit(grad))", "vmap(jacfwd)",
+                                 "vmap(value_and_grad)"])
+def test_vmap_of_derivative_through_a_constant_flag(f, how):
+    build = {"vmap(grad)": lambda: s2s.vmap(s2s.grad(f)), "jit(vmap(grad))": lambda: s2s.jit(s2s.vmap(s2s.grad(f))),
+             "vmap(jit(grad))": lambda: s2s.vmap(s2s.jit(s2s.grad(f))), "vmap(jacfwd)": lambda: s2s.vmap(s2s.jacfwd(f)),
+             "vmap(value_and_grad)": lambda: (lambda xs: s2s.vmap(s2s.value_and_grad(f))(xs)[1])}[how]
+    loop = np.array([s2s.grad(f)(x) for x in XS])
+    np.testing.assert_allclose(build()(XS), loop, rtol=1e-12)
+    np.testing.assert_allclose(loop, _fd(f, XS), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("f", [default_flag, module_constant, none_default, flag_in_loop, local_flag])
+def test_vmap_of_second_derivative_through_a_constant_flag(f):
+    got = s2s.vmap(s2s.grad(s2s.grad(f)))(XS)
+    np.testing.assert_allclose(got, _fd(s2s.grad(f), XS), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.xfail(strict=True, raises=S2SError, reason="vmap(grad(grad(f))) where f calls a function with an "
+                   "`if` on a flag: vmap(grad(g)) runs as grad of the batched g, and the batched backward sweep of the "
+                   "callee calls rt.batched_unbroadcast, which has no derivative rule yet (refused by name)")
+def test_vmap_of_second_derivative_through_a_callee_flag():
+    got = s2s.vmap(s2s.grad(s2s.grad(callee_flag)))(XS)
+    np.testing.assert_allclose(got, _fd(s2s.grad(callee_flag), XS), rtol=1e-6, atol=1e-8)
+
+
+def lambda_default_is_a_local_function(x):
+    g = lambda t: t * 2.0  # noqa: E731
+    h = lambda u, k=g: k(u)  # noqa: E731
+    return np.sin(h(x))
+
+
+@pytest.mark.xfail(strict=True, raises=S2SError, reason="a lambda's default that is a local function (`k=g`) is "
+                   "a function used as a value, which s2s refuses by name (it resolves functions where they are "
+                   "called or passed); it gave a NameError in generated code before")
+def test_lambda_default_that_is_a_local_function():
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(lambda_default_is_a_local_function))(XS),
+                               _fd(lambda_default_is_a_local_function, XS), rtol=1e-6)
