@@ -256,6 +256,10 @@ def _declare_helpers() -> list[str]:
 
 
 _declare_helpers()
+# linear in v (the shape of `like` is all it reads of it): vmap(grad(grad(f))) differentiates it
+linear("rt.batched_unbroadcast", "flags, v, like", "v", "rt.batched_unbroadcast_t(flags, g, v, like)")
+linear("rt.batched_unbroadcast_t", "flags, g_, v, like", "g_", "rt.batched_unbroadcast(flags, g, like)")
+defbatch("rt.batched_unbroadcast_t", BatchRule("loop"))
 for _op, _kind in (("dot", "dot"), ("matmul", "matmul"), ("inner", "inner")):
     defvjp("rt.batched_" + _op, a=f"rt.batched_product_vjp(flags, g, a, b, 0, {_kind!r})",
            b=f"rt.batched_product_vjp(flags, g, a, b, 1, {_kind!r})")
