@@ -139,3 +139,28 @@ def test_batched_unbroadcast_t_is_its_transpose(flags, vs, likes):
     back = rt.batched_unbroadcast_t(flags, u, v, like)
     assert np.shape(back) == np.shape(v)
     np.testing.assert_allclose(np.sum(u * out), np.sum(back * v), rtol=1e-12)
+
+
+def scan_of_a_number(x):
+    return np.sum(np.tanh(np.cumprod(1.0 + 0.1 * x[0], axis=-1)) * x) + np.sum(np.cumsum(x[0] * x[1], axis=0) * x)
+
+
+def test_scan_of_a_zero_d_example_along_an_axis():
+    """np.cumsum/cumprod of a number along axis 0 or -1 scans it as the flattened array (shape
+    (1,)): under vmap, axis -1 of the batch ran across the examples (a wrong number), axis 0 was out
+    of bounds, and the cotangent of the number had shape (1,) (found by the fuzzer)."""
+    xs = np.array([[0.64, 0.57, -0.63], [1.28, 1.14, -1.26]])
+    np.testing.assert_allclose(s2s.vmap(scan_of_a_number)(xs), [scan_of_a_number(x) for x in xs], rtol=1e-12)
+    e = np.eye(3)
+    for x in xs:
+        fd = [(scan_of_a_number(x + 1e-6 * d) - scan_of_a_number(x - 1e-6 * d)) / 2e-6 for d in e]
+        np.testing.assert_allclose(s2s.grad(scan_of_a_number)(x), fd, rtol=1e-6)
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="vmap(grad) of a scan of a 0-d example along an axis: "
+                   "the batched rt.cumsum_vjp sees the batch (n,) as its `like` and scans the cotangent across the "
+                   "examples; it crashes (broadcast error), never a wrong number")
+def test_vmap_of_grad_of_a_scan_of_a_zero_d_example():
+    xs = np.array([[0.64, 0.57, -0.63], [1.28, 1.14, -1.26]])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(scan_of_a_number))(xs), [s2s.grad(scan_of_a_number)(x) for x in xs],
+                               rtol=1e-12)
