@@ -145,3 +145,21 @@ def test_out_by_position_is_refused():
     """`np.round(x, 1, y)` writes into y, which s2s would not follow (a silent zero through y)."""
     with pytest.raises(S2SError, match="out="):
         s2s.grad(round_into)(X)
+
+
+def min_of_a_number_along_an_axis(x):
+    return np.amin(x[0], axis=0) * x[1] + np.max(x[2], axis=-1) * x[0]
+
+
+@pytest.mark.xfail(strict=True, raises=(ValueError, np.exceptions.AxisError), reason="a reduction of a 0-d value "
+                   "along axis 0 or -1 (NumPy allows it: a 0-d result): its cotangent keeps a trailing axis (grad: "
+                   "ValueError) and vmap shifts the axis past the batch (AxisError); found by the keyword fuzzer, "
+                   "never a wrong number")
+def test_reduction_of_a_number_along_an_axis():
+    x = np.array([0.3, -0.5, 0.7])
+    fd = [(min_of_a_number_along_an_axis(x + 1e-6 * d) - min_of_a_number_along_an_axis(x - 1e-6 * d)) / 2e-6
+          for d in np.eye(3)]
+    np.testing.assert_allclose(s2s.grad(min_of_a_number_along_an_axis)(x), fd, rtol=1e-6)
+    xs = np.stack([x, 2 * x])
+    np.testing.assert_allclose(s2s.vmap(min_of_a_number_along_an_axis)(xs),
+                               [min_of_a_number_along_an_axis(r) for r in xs], rtol=1e-12)
