@@ -66,9 +66,59 @@ BINARY = ["({0}) + ({1})", "({0}) - ({1})", "({0}) * ({1})", "({0}) / (2.0 + np.
           "np.sqrt(({0}) ** 2 + ({1}) ** 2 + 0.1)", "np.dot({0}, {1}) * x"]
 
 
+# operations called with keywords drawn from their declared signatures (issue 27, family 7): the
+# call's leading arguments, then optional parameters by keyword (some by position), each form
+# kept only when NumPy itself accepts it on a vector
+_KEYWORD_CALLS = [("xp.sum", "np.sum({0}"), ("xp.mean", "np.mean({0}"), ("xp.std", "np.std({0}"),
+                  ("xp.var", "np.var({0}"), ("xp.cumsum", "np.cumsum({0}"), ("xp.linalg.norm", "np.linalg.norm({0}"),
+                  ("xp.prod", "np.prod(1.0 + 0.1 * ({0})"), ("xp.cumprod", "np.cumprod(1.0 + 0.1 * ({0})"),
+                  ("xp.roll", "np.roll({0}, 1"), ("xp.flip", "np.flip({0}"), ("xp.clip", "np.clip({0}, -0.8, 0.8"),
+                  ("xp.diff", "np.diff({0}"), ("xp.trapezoid", "np.trapezoid({0}"), ("xp.max", "np.max({0}"),
+                  ("xp.amin", "np.amin({0}"), ("xp.average", "np.average({0}"), ("xp.cov", "np.cov({0}"),
+                  ("xp.round", "np.round({0}"), ("xp.sort", "np.sort({0}")]
+_VALUES = {"axis": ["0", "-1", "None"], "keepdims": ["False", "True"], "ddof": ["0", "1"], "n": ["1", "2"],
+           "dx": ["0.5", "1.0"], "ord": ["None", "2", "1"], "decimals": ["0", "3"], "bias": ["False", "True"],
+           "rowvar": ["True", "False"], "kind": ["None", "'stable'"],
+           "weights": ["np.array([0.2, 0.3, 0.5])"], "dtype": ["None"]}
+# (np.diff's prepend=/append= are refused by name, with the advice to concatenate first)
+
+
+def _keyword_forms() -> list[str]:
+    from s2s.primitives import registry
+    forms, probe = [], np.array([0.3, -0.5, 0.7])
+    for key, head in _KEYWORD_CALLS:
+        p = registry.lookup(key)
+        if p is None:
+            continue
+        taken = head.count(",")  # leading arguments the head passes
+        optional = [a for a in p.params[taken:] if a in _VALUES]
+        for a in optional:
+            for v in _VALUES[a]:
+                forms.append(f"{head}, {a}={v})")
+                k = p.params.index(a)
+                if all(b in p.defaults for b in p.params[taken:k]):  # by position, earlier ones at their defaults
+                    forms.append(head + "".join(f", {p.defaults[b]!r}" for b in p.params[taken:k]) + f", {v})")
+        if len(optional) > 1:
+            forms.append(head + "".join(f", {a}={_VALUES[a][-1]}" for a in optional) + ")")
+    ok = []
+    for f in forms:
+        try:
+            out = eval(f.format("probe"), {"np": np, "probe": probe})
+            if np.size(out) and np.issubdtype(np.asarray(out).dtype, np.floating):
+                ok.append(f)
+        except Exception:  # not a form NumPy accepts here
+            pass
+    return ok
+
+
+KEYWORD_FORMS = _keyword_forms()
+
+
 def gen_expr(rng: random.Random, depth: int):
     if depth == 0 or rng.random() < 0.25:
         return rng.choice(LEAVES)
+    if rng.random() < 0.15:
+        return (rng.choice(KEYWORD_FORMS), gen_expr(rng, depth - 1))
     if rng.random() < 0.6:
         return (rng.choice(UNARY), gen_expr(rng, depth - 1))
     return (rng.choice(BINARY), gen_expr(rng, depth - 1), gen_expr(rng, depth - 1))

@@ -744,10 +744,13 @@ class Normalizer:
         key = resolve.prim_key(obj)
         if key in registry.PRODUCT_OPERANDS and any(k in registry.PRODUCT_KEYWORDS for k in kws):
             args, kws = self.product_keywords(node, key, args, kws)
+        if key is not None and isinstance(getattr(registry.lookup(key), "source", None), dict):
+            args, kws = self.composite_arguments(registry.lookup(key), args, kws)
         form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition
         if form is not None:
             return build.call(build.name(self.bind(form.__name__, form)), args, kws)
         if key is not None:
+            self.refuse_positional_out(node, key, args)
             if key == "stop_gradient":
                 self.ns["stop_gradient"] = obj
             if key.startswith("ext."):
@@ -799,6 +802,26 @@ class Normalizer:
                 self.fail(node, "s2s does not support `out=`: the result is written into an existing array, "
                                 "which s2s would not follow.",
                           f"Assign the result instead: `{_dotted(k.value)} = {_dotted(node.func)}(...)`.", kind=S2SError)
+
+    @staticmethod
+    def composite_arguments(p, args, kws):
+        """A composite with a form per count of arrays (`np.cov(m)`, `np.cov(m, y)`): its optional
+        arguments passed by keyword, and those given as None (their default) left out, so that
+        `np.cov(m, None, False)` and `np.cov(m, y=None)` pick the form of one array."""
+        first = min(n for n in p.source if n is not None)
+        kws = {**dict(zip(p.params[first:], args[first:])), **kws}
+        kws = {k: v for k, v in kws.items() if not (isinstance(v, gast.Constant) and v.value is None
+                                                    and p.defaults.get(k, 0) is None)}
+        return args[:first], kws
+
+    def refuse_positional_out(self, node, key, args):
+        """`np.round(x, 2, y)`: `out` passed by position, refused as `out=y` is."""
+        p = registry.lookup(key) if key.startswith("xp.") else None  # (NumPy's `out`, not a helper's)
+        k = p.params.index("out") if p is not None and "out" in p.params else len(args)
+        if k < len(args) and not (isinstance(args[k], gast.Constant) and args[k].value is None):
+            self.fail(node, "s2s does not support `out=` (here passed by position): the result is written into an "
+                            "existing array, which s2s would not follow.",
+                      f"Assign the result instead: `y = {_dotted(node.func)}(...)`.", kind=S2SError)
 
     def method_call(self, node):
         func = node.func

@@ -37,7 +37,10 @@ def _pure(value) -> bool:
     if kind in ("call", "list.pop"):
         return False
     p = registry.lookup(kind)
-    return p is None or not p.effect  # a draw; a check; a print
+    if p is not None and p.effect:  # a draw; a check; a print
+        return False
+    return not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
+                   for n in gast.walk(value))  # a pop nested in an argument (`rt.tree_add(b, L.pop())`)
 
 
 def _facts(s):

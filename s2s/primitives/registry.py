@@ -264,7 +264,10 @@ def keyword_form(key: str | None, keywords, nargs: int = 0) -> object | None:
     p = PRIMS.get(key) if key is not None else None
     if p is None or p.source is None:
         return None
-    return p.source.get(nargs, p.source.get(None)) if isinstance(p.source, dict) else p.source
+    if not isinstance(p.source, dict):
+        return p.source
+    given = nargs + sum(k in p.params[nargs:max(n for n in p.source if n is not None)] for k in keywords)
+    return p.source.get(given, p.source.get(None))  # (`np.cov(m, y=v)` is the form of two arrays)
 
 
 def composite(name: str, fn, by_count: dict | None = None) -> Prim:

@@ -104,12 +104,15 @@ for _m in ("argmax", "argmin"):
 for _m in ("any", "all"):
     nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False, where=True", methods=(_m,))
 nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False")
-for _m in ("round", "argsort", "nonzero", "searchsorted"):
-    nondiff("xp." + _m, sig="x, *args, **kwargs", methods=(_m,))
-nondiff("xp.sign", "xp.around", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
+nondiff("xp.round", sig="a, decimals=0, out=None", methods=("round",))
+nondiff("xp.around", sig="a, decimals=0, out=None")
+nondiff("xp.argsort", sig="a, axis=-1, kind=None, order=None, stable=None", methods=("argsort",))
+nondiff("xp.nonzero", "xp.flatnonzero", "xp.argwhere", sig="a", methods=("nonzero",))
+nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searchsorted",))
+nondiff("xp.sign", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
         "int", "bool",
         "xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", "xp.ones_like", "xp.empty_like",
-        "xp.flatnonzero", "xp.heaviside", "xp.tri", "xp.triu_indices", "xp.tril_indices",
+        "xp.heaviside", "xp.tri", "xp.triu_indices", "xp.tril_indices",
         "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes", "xp.result_type",
         "stop_gradient", "rt.clip_mask", "attr", "str", sig="x, *args, **kwargs")
 nondiff("rt.pick", sig="x, *args, **kwargs", broadcast_result=True)  # (shapes fold through it: passes/shapefold.py)

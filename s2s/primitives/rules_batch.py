@@ -163,6 +163,7 @@ linear("rt.lift_rank_tree", "x, other, other_batched", "x", "rt.lift_rank_tree_t
 prim("rt.lift_rank_tree_t", "g_, x", zero_args=("x",))  # (its own derivative: no_batched_derivative, below)
 linear("rt.lift_rank_to_slot", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
 linear("rt.flatten_examples", "x", "x", "xp.reshape(g, xp.shape(x))")
+linear("rt.examples_1d", "x", "x", "xp.reshape(g, xp.shape(x))")
 linear("rt.example_getitem", "x, index, xb=True, ib=False, clip=True", "x", "rt.example_getitem_t(g, x, index, xb, ib)",
        tree_args=(0,), nested_ok=True)
 linear("rt.example_getitem_t", "v, x, index, xb, ib", "v", "rt.example_getitem(g, index, xb, ib)", tree_args=(0, 1))
@@ -256,6 +257,10 @@ def _declare_helpers() -> list[str]:
 
 
 _declare_helpers()
+# linear in v (the shape of `like` is all it reads of it): vmap(grad(grad(f))) differentiates it
+linear("rt.batched_unbroadcast", "flags, v, like", "v", "rt.batched_unbroadcast_t(flags, g, v, like)")
+linear("rt.batched_unbroadcast_t", "flags, g_, v, like", "g_", "rt.batched_unbroadcast(flags, g, like)")
+defbatch("rt.batched_unbroadcast_t", BatchRule("loop"))
 for _op, _kind in (("dot", "dot"), ("matmul", "matmul"), ("inner", "inner")):
     defvjp("rt.batched_" + _op, a=f"rt.batched_product_vjp(flags, g, a, b, 0, {_kind!r})",
            b=f"rt.batched_product_vjp(flags, g, a, b, 1, {_kind!r})")
@@ -289,6 +294,7 @@ for _n in ("r_", "c_"):
 defbatch("rt.no_batched_derivative", BatchRule("same"))
 for _n in [n for n, p in PRIMS.items() if n.startswith("rt.") and n not in _DECLARED_BEFORE and not p.nondiff]:
     _no_derivative(_n)
+defbatch("rt.examples_1d", BatchRule("loop"))
 for _n in ("rt.vmap_in_t", "rt.vmap_out_t", "rt.replicate_batch_t", "rt.lift_rank_to_slot", "rt.example_getitem_t",
            "rt.example_add_at", "rt.example_key",
            "rt.batched_full_t", "rt.batched_linspace_t", "rt.batched_linspace_jvp"):

@@ -21,7 +21,8 @@ __all__ = ("vmap_size", "vmap_size_axis0", "BatchSize", "vmap_in", "vmap_out", "
            "lift_rank_tree", "lift_rank_tree_t", "masked_merge", "mask_any", "mask_and", "mask_and_not", "full_mask",
            "example_getitem", "example_len", "example_shape", "example_ndim", "example_size", "example_axes",
                "shared_setting", "example_axis",
-           "flatten_examples", "example_array", "example_array_t", "no_batched_derivative", "map_examples", "example_key",
+           "flatten_examples", "examples_1d", "example_array", "example_array_t", "no_batched_derivative",
+               "map_examples", "example_key",
                "lift_rank_to_slot", "vmap_in_t",
            "vmap_out_t", "replicate_batch_t", "example_getitem_t", "example_add_at", "sum_examples")
 
@@ -415,6 +416,14 @@ def example_axis(axis, x=None, none="keep"):
 def flatten_examples(x):
     x = asarray(x)
     return x.reshape(x.shape[0], -1)
+
+
+def examples_1d(x):
+    """Examples of rank 0 given a trailing axis of length 1: NumPy scans or searches a 0-d array
+    along any axis as the flattened array (`np.cumsum(s, axis=-1)` has shape (1,)), while axis -1
+    of the batch (n,) would run across the examples."""
+    x = asarray(x)
+    return x[:, None] if x.ndim == 1 else x
 
 
 def example_array(x):

@@ -40,8 +40,8 @@ __all__ = ("batched_r_", "batched_c_", "batched_r_t", "batched_c_t", "batched_ro
                "batched_array",
            "batched_full", "batched_full_like", "batched_full_t", "batched_linspace", "batched_linspace_t",
                "batched_linspace_jvp",
-           "batched_unbroadcast", "batched_broadcast_to_like", "batched_seed", "batched_float", "batched_int",
-               "batched_shape",
+           "batched_unbroadcast", "batched_unbroadcast_t", "batched_broadcast_to_like", "batched_seed",
+               "batched_float", "batched_int", "batched_shape",
            "batched_ndim", "batched_size", "batched_len", "batched_not", "batched_tree_size", "batched_basis",
                "batched_vmap_size",
            "batched_vmap_size_axis0", "batched_vmap_in", "batched_vmap_out", "batched_replicate_batch",
@@ -252,6 +252,16 @@ def batched_unbroadcast(flags, v, like):
         return replicate_batch(out, _sized(np.shape(like)[0], like)) if flags[1] else out
     vs = np.shape(v)[1:]
     return v if vs == target else _vb_sum_to(v, vs, target, 1)
+
+
+def batched_unbroadcast_t(flags, g_, v, like):
+    """Transpose of `batched_unbroadcast(flags, v, like)` in `v`: the cotangent `g_` (batched when
+    `v` or `like` is) spread back over `v`'s shape, summed over the examples when `v` is shared."""
+    if flags[0]:
+        return np.broadcast_to(lift_rank(g_, v, True), np.shape(v))
+    if flags[1]:
+        g_ = np.sum(g_, axis=0)
+    return np.broadcast_to(g_, np.shape(v))
 
 
 def batched_broadcast_to_like(flags, v, like):

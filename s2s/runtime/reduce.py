@@ -139,6 +139,8 @@ def var_jvp(da, a, axis, ddof, keepdims):
 def cumsum_vjp(v, like, axis):
     if axis is None:
         return np.reshape(np.cumsum(v[::-1])[::-1], np.shape(like))
+    if np.ndim(like) == 0:  # NumPy scans a 0-d array as the flattened one: (1,) back to ()
+        return np.reshape(v, np.shape(like))
     return np.flip(np.cumsum(np.flip(v, axis), axis), axis)
 
 

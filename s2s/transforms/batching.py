@@ -552,10 +552,15 @@ class Batcher(Transform):
                     first = p.params[0]
                     new[first] = self.tmp(pre, build.call("rt.flatten_examples", [args[first]]), "flat")
                     new[k] = build.const(1)
-            elif isinstance(ax, gast.Constant):
-                new[k] = build.const(ax.value + 1 if ax.value >= 0 else ax.value)
             else:
-                new[k] = self.tmp(pre, build.call("rt.example_axis", [ax, arr, build.const(rule.none_axis)]), "axis")
+                if rule.none_axis == "flat" and self.rank.get(getattr(args[p.params[0]], "id", None)) in (None, 0) \
+                        and self.is_batched(args[p.params[0]]):  # (a 0-d example: scanned as flattened)
+                    first = p.params[0]
+                    new[first] = self.tmp(pre, build.call("rt.examples_1d", [args[first]]), "ex1d")
+                if isinstance(ax, gast.Constant):
+                    new[k] = build.const(ax.value + 1 if ax.value >= 0 else ax.value)
+                else:
+                    new[k] = self.tmp(pre, build.call("rt.example_axis", [ax, arr, build.const(rule.none_axis)]), "axis")
         if p.list_args:
             lst = args[p.list_args[0]]
             if not self.is_batched(lst):

@@ -70,6 +70,7 @@ class Reverse(Transform):
         self.saved: set[str] = set()
         self.saved_at: set = set()
         self.value_saves: set[str] = set()  # variables saved because an assignment overwrites them
+        self.value_records: set[int] = set()  # ids of those saves' pushes and pops (what `tapes.slim` may drop)
         self.seen = set(self.params)
         self.restores: set[str] = set()  # "arrays"/"lists": what the backward sweep updates in place
         self.counts: dict[str, int] | None = None
@@ -127,6 +128,7 @@ class Reverse(Transform):
                 self.saved_at.add((s, t))
                 self.value_saves.add(t)
                 out.append(self.push(self.tape if t in self.active else self.ctl, build.name(t)))
+                self.value_records.add(id(out[-1]))
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             base = s.targets[0].value.id
             if base in self.relevant:
@@ -361,6 +363,7 @@ class Reverse(Transform):
         for v in reversed(analysis.targets(s)):  # saved in order, restored in reverse
             if (s, v) in self.saved_at:
                 out.append(build.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
+                self.value_records.add(id(out[-1]))
         if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
             self.restores.add("arrays")
             lst = self.tape if t.value.id in self.active else self.ctl
@@ -385,8 +388,8 @@ class Reverse(Transform):
         kind = analysis.classify(value)
         if kind == "list.pop":
             lst = value.func.value.id
+            g = self.take(var, defined)  # consumed even from an inactive list: the pop overwrites `var`
             if lst in self.active:
-                g = self.take(var, defined)
                 b = self.adj.name(lst)
                 if b not in defined:  # one zero per element the list holds here
                     out.append(build.assign(b, build.call("rt.zeros_list", [build.name(lst)])))
@@ -582,7 +585,11 @@ class Reverse(Transform):
             self.own_list(b, defined, out)
             item = build.call(build.attr(build.name(b), "pop"), [])
             if isinstance(v, gast.Name) and v.id in self.active:
-                self.adj.accumulate(v.id, item, defined, out)
+                # the pop is a statement of its own: inside `b_v = rt.tree_add(b_v, ...)` it went
+                # with that assignment when `b_v` was dead (dead-code elimination keeps pops only)
+                popped = self.namer.fresh("ct")
+                out.append(build.assign(popped, item))
+                self.adj.accumulate(v.id, build.name(popped), defined, out)
             else:
                 out.append(build.expr_stmt(item))
         if lst in self.relevant:
@@ -693,7 +700,7 @@ class Reverse(Transform):
         replayed = self.carried(bwd)
         names = set().union(*(i.get("assigned", ()) for i in self.loops.values())) if replayed else set()
         redo = tapes.recomputable(self.body, self.params, self.loops)
-        kept = tapes.slim(fwd, bwd, self.value_saves, redo, self.bwd_loops, (self.tape, self.ctl),
+        kept = tapes.slim(fwd, bwd, self.value_saves, redo, self.bwd_loops, self.value_records,
                           replayed=(replayed, names))
         self.saved -= self.value_saves - kept
         grads = []

@@ -194,39 +194,40 @@ def _arg_misuse(a, params, out):
         _misuse(a, params, out)
 
 
-def slim(forward: list, backward: list, saved: set[str], recompute: dict, bwd_loops: dict, lists,
+def slim(forward: list, backward: list, saved: set[str], recompute: dict, bwd_loops: dict, records: set[int],
          replayed=(frozenset(), frozenset())) -> set[str]:
     """Drop from both sweeps the saves of the variables in `saved` the backward sweep does not read,
     keep shape stubs of those it reads only for their shape, and recompute the statements of
     `recompute` (see `recomputable`) at the top of their loop's backward body (`bwd_loops`).
     `replayed`: the forward sweeps of checkpointed loops that the backward sweep runs (see `reads`).
+    `records`: the ids of the value saves' pushes and pops, the only statements edited: a loop's
+    range or index pushed on the same lists for control flow stays, whatever its name (at a higher
+    order, the name of a range is also a variable whose old value is saved).
     Changes the sweeps in place; returns the variables still saved."""
     read = reads(backward, replayed=replayed)
     redo = {s.targets[0].id: (s, loop) for s, loop in recompute.items()}
     drop = {v for v in saved if v not in read or v in redo}
     stub = {v for v in saved if v in read and not read[v] and v not in drop}
-    _edit(forward, lambda s: _push_of(s, lists), drop, stub)
-    _edit(backward, lambda s: _pop_of(s, lists) or _push_of(s, lists), drop, stub)
+    _edit(forward, lambda s: id(s) in records and _push_of(s), drop, stub)
+    _edit(backward, lambda s: id(s) in records and (_pop_of(s) or _push_of(s)), drop, stub)
     for v, (s, loop) in sorted(redo.items()):
         if v in read and loop in bwd_loops:
             bwd_loops[loop].body[:0] = [build.comment(f"{v} recomputed, not saved"), build.assign(v, build.clone(s.value))]
     return set(saved) - drop
 
 
-def _push_of(s, lists):
-    """The variable `lst.append(v)` pushes on one of the record lists, or None."""
+def _push_of(s):
+    """The variable record statement `lst.append(v)` pushes, or None."""
     if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute) \
-            and s.value.func.attr == "append" and isinstance(s.value.func.value, gast.Name) \
-            and s.value.func.value.id in lists and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name):
+            and s.value.func.attr == "append" and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name):
         return s.value.args[0].id
     return None
 
 
-def _pop_of(s, lists):
-    """The variable `v = lst.pop()` restores from one of the record lists, or None."""
+def _pop_of(s):
+    """The variable record statement `v = lst.pop()` restores, or None."""
     if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call) \
-            and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "pop" \
-            and isinstance(s.value.func.value, gast.Name) and s.value.func.value.id in lists:
+            and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "pop":
         return s.targets[0].id
     return None
 

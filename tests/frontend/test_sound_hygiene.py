@@ -98,18 +98,21 @@ def _parsed(fn):
 def _mappings() -> list[dict]:
     """For each corpus function, its bound names -> generated names, drawn round-robin over NAMES
     (so every generated name is drawn) and never a name the function reads from outside."""
-    out, k = [], 0
+    out, k, undrawn = [], 0, list(NAMES)
     for fn, _ in CORPUS:
         node = _parsed(fn)
         bound = _bound_names(node)
         free = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - set(bound)
         mapping: dict = {}
         for b in bound:
-            for _ in range(len(NAMES)):
-                cand = NAMES[k % len(NAMES)]
-                k += 1
+            # a name not drawn yet first (`range` fits only a function that never calls range)
+            for cand in undrawn + [NAMES[(k + j) % len(NAMES)] for j in range(len(NAMES))]:
                 if cand not in free and cand not in bound and cand not in mapping.values():
                     mapping[b] = cand
+                    if cand in undrawn:
+                        undrawn.remove(cand)
+                    else:
+                        k = NAMES.index(cand) + 1
                     break
         out.append(mapping)
     return out

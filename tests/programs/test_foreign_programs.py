@@ -57,9 +57,6 @@ GAPS = {
     ("autograd", "rkhs"): "autograd.extend's Box and VSpace (a vector space of functions for the "
                           "tracer): no counterpart in s2s",
     ("autograd", "rnn"): SCIPY + "autograd.scipy.special.logsumexp",
-    ("autograd", "tanh"): "a fourth-order grad through a call of a user function: IndexError "
-                          "'pop from empty list' in bwd_bwd_bwd_bwd_tanh (s2s reverse mode; "
-                          "grad(grad(grad(grad(f))))(0.3) with f(v) = h(v), h(x) = np.exp(x) / x)",
     ("autograd", "variational_autoencoder"): SCIPY + "autograd.scipy.special.expit, stats.norm",
 }
 
@@ -99,7 +96,8 @@ def test_program_prints_the_real_librarys_numbers(lib, name):
         assert type(err.value).__name__ == ref["error"].split(":")[0]
         return
     got = harness.numbers(harness.run(lib, name, "s2s"), only)
-    assert got, f"{lib}/{name} printed no numbers"
+    # a program that only plots (autograd's tanh) prints nothing: it must run to its end
+    assert got or not ref["numbers"], f"{lib}/{name} printed no numbers"
     _compare(got, ref["numbers"], f"{lib}/{name} against the recorded reference")
     if _installed(lib):
         sys.path.insert(0, str(TOOLS))

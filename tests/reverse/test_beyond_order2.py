@@ -2,6 +2,7 @@
 differences: the examples the issue found wrong or crashing, each in its smallest form."""
 import numpy as np
 import pytest
+from order3 import check_path
 
 import s2s
 from s2s.test_util import check_grads
@@ -157,3 +158,31 @@ def test_prod_to_order_four_and_six():
                 if len({i, j, k}) == 3:
                     want[i, j, k] = np.prod(np.delete(r, [i, j, k]))
     np.testing.assert_allclose(third(r), want, rtol=1e-12)
+
+
+def triangular_sines(x):
+    s = 0.0
+    for i in range(len(x)):
+        for j in range(i):
+            s = s + np.sin(x[i] * x[j]) / (1.0 + i + j)
+    return s
+
+
+def while_in_loop(x):
+    s = 0.0
+    for i in range(len(x)):
+        k = 0
+        while k < i:
+            s = s + np.tanh(x[i] + s * x[k])
+            k = k + 1
+    return s
+
+
+@pytest.mark.parametrize("f", [triangular_sines, while_in_loop])
+@pytest.mark.parametrize("path", ["rrr", "rrrr", "frrr"])
+def test_inner_loop_ranges_at_orders_three_and_four(f, path):
+    """A loop whose range is a variable of the loop around it: at order 3, that range's name is
+    also a variable whose old value the tape saves, and dropping that save (never read) dropped
+    the push of the loop's range with it (TypeError in reversed_range). Each level against central
+    differences of the level below."""
+    check_path(f, (np.array([0.3, -0.5, 0.7, 0.2]),), path, eps=1e-4, tol=1e-5)
