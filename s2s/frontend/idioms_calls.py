@@ -822,6 +822,8 @@ def loop_over_functions(norm, s: gast.For) -> bool:
     """`for f in (np.sin, softplus): ...` over functions known now: the body once per function,
     with `f` resolved in each copy (the program grows with the list written in the source, never
     with a trip count). Returns whether it handled the loop."""
+    if isinstance(s.target, gast.Tuple) and not s.orelse:
+        return _loop_over_zipped_functions(norm, s)
     if not isinstance(s.target, gast.Name) or s.orelse:
         return False
     items = _function_items(norm, s.iter)
@@ -834,6 +836,37 @@ def loop_over_functions(norm, s: gast.For) -> bool:
     for item in items:
         for stmt in s.body:
             norm.stmt(_replace_name(copy_(stmt), s.target.id, item))
+    return True
+
+
+def _loop_over_zipped_functions(norm, s: gast.For) -> bool:
+    """`for fun, p in zip(funs, params): ...` with `funs` functions known now (stax's serial): the
+    body once per function, `fun` resolved in each copy and `p = params[k]` bound before it. The
+    other sequences are indexed, so they must be at least as long (zip would stop earlier)."""
+    it, names = s.iter, s.target.elts
+    if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and not it.keywords
+            and norm.env.lookup(it.func.id) == (True, zip) and not norm.is_local(it.func)
+            and len(it.args) == len(names) and all(isinstance(n, gast.Name) for n in names)):
+        return False
+    found = [(k, _function_items(norm, a)) for k, a in enumerate(it.args)]
+    found = [(k, items) for k, items in found if items is not None]
+    if len(found) != 1:
+        return False
+    k, items = found[0]
+    target = names[k].id
+    if any(isinstance(n, (gast.Break, gast.Continue)) for b in s.body for n in gast.walk(b)) or \
+            any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == target
+                for b in s.body for n in gast.walk(b)):
+        return False
+    seqs = [None if j == k else norm.tmp(norm.atom(a), "seq") for j, a in enumerate(it.args)]
+    norm.locals.update(q.id for q in seqs if q is not None)
+    for i, item in enumerate(items):
+        for j, n in enumerate(names):
+            if j != k:
+                norm.stmt(_at(gast.Assign(targets=[build.name(n.id, store=True)], value=gast.Subscript(
+                    value=copy_(seqs[j]), slice=build.const(i), ctx=gast.Load()), type_comment=None), s))
+        for stmt in s.body:
+            norm.stmt(_replace_name(copy_(stmt), target, item))
     return True
 
 
