@@ -32,4 +32,5 @@ changes.
 from . import (
     rules_batch,  # noqa: F401  (declares every rule table, batching rules last)
     rules_loops,  # noqa: F401  (the vectorized loops' helpers, on top of the batching rules)
+    rules_vmap_nested,  # noqa: F401  (derivatives of vmap's helpers batched again)
 )

@@ -20,6 +20,7 @@ from . import (
     batch,
     batch_core,
     batch_linalg,
+    batch_nested,
     batch_reduce,
     batch_shape,
     checkpoints,
@@ -36,7 +37,7 @@ from . import (
 )
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
-           batch_reduce, batch_linalg, loops, special, checkpoints)
+           batch_reduce, batch_linalg, batch_nested, loops, special, checkpoints)
 
 
 def _build(modules) -> dict:

@@ -23,7 +23,6 @@ FUNCS = "functions as values (issue 28, funcs branch): "
 GAPS = {
     ("jax", "differentially_private_sgd"): FUNCS + "stax's **kwargs; and lax.conv_general_dilated, "
                                            "reduce_window and their shape helpers, which s2s.lax lacks",
-    ("jax", "advi"): SCIPY + "jax.scipy.stats.norm; " + FUNCS + "vmap(partial(elbo, logprob))",
     ("autograd", "bayesian_neural_net"): SCIPY + "autograd.scipy.stats (black_box_svi); " + FUNCS
                                          + "a generator (unpack_layers) inside the loss",
     ("autograd", "bayesian_optimization"): SCIPY + "autograd.scipy.stats.norm; then grad of an objective "

@@ -71,7 +71,11 @@ def numbers(text: str, only: str | None = None) -> list[float]:
 
 
 # lines compared, where a program prints more than its results
-ONLY = {("jax", "kernel_lsq"): r"^MSE:", ("jax", "examples_test"): r"^exit status"}
+ONLY = {("jax", "kernel_lsq"): r"^MSE:", ("jax", "examples_test"): r"^exit status",
+        # advi's funnel amplifies rounding about tenfold per iteration (s2s's and JAX's gradients
+        # at the same parameters agree to 1e-15, their bounds by iteration 12 only to 3e-6, and
+        # both reach nan at iteration 94): the first ten iterations are compared
+        ("jax", "advi"): r"^Iteration [0-9] "}
 
 
 def run(lib: str, name: str, backend: str) -> str:
