@@ -118,6 +118,45 @@ def kwargs_callee(x):
     return np.sum(stax_like_apply(x, x, rng=None) + stax_like_apply(2.0, x))
 
 
+def _serial(*layers):  # stax.serial's shape: the keyword popped first, the layers zipped with their params
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.pop("rng", None)
+        scale = kwargs.pop("scale", 1.0)
+        shifts = (0.0, 0.5) if rng is None else (1.0, -1.0)
+        for fun, param, shift in zip(layers, params, shifts):
+            inputs = fun(param, inputs, **kwargs) * scale + shift
+        return inputs
+    return apply_fun
+
+
+def _dense(w, x, **kwargs):
+    return np.tanh(w * x)
+
+
+def _wave(w, x, **kwargs):
+    return np.sin(x + w)
+
+
+SERIAL = _serial(_dense, _wave)
+
+
+def serial_kwargs_pop(x):
+    return np.sum(SERIAL((1.5, 0.3), x, rng=None, scale=2.0)) + np.sum(SERIAL((0.5, 0.1), x, rng=1))
+
+
+def _term(g, a, b, c):
+    return g(a) * b + c
+
+
+def _vmapped_star(g, xs, params):
+    vf = s2s.vmap(functools.partial(_term, g), in_axes=(0, None, None))
+    return np.mean(vf(xs, *params))  # as many values as the vmapped partial takes
+
+
+def star_into_vmapped_partial(x):
+    return _vmapped_star(np.sin, x, (x[0], x[1] * x))
+
+
 def _layers(w):
     for k in range(2):
         yield w * (k + 1.0)
@@ -222,7 +261,7 @@ PROGRAMS = [lambda_arg, lambda_closure_arg, lambdas_in_tuple, lambdas_in_list_lo
             numpy_function_local, numpy_function_local_passed, getattr_constant, partial_inside,
             partial_inside_of_local, partial_global_with_defaults, nested_def_default_loop,
             jit_vmap_of_function_argument, kwargs_callee, lax_switch, ufunc_methods, ufunc_at, star_shape,
-            generator_loop]
+            generator_loop, serial_kwargs_pop, star_into_vmapped_partial]
 PENDING = [generator_nested, tolist_loop, vectorize,
            apply_along_axis, piecewise, tree_util_inside]
 X = np.array([0.7, -0.4, 1.3, 0.25])
