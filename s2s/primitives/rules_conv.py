@@ -9,7 +9,7 @@ batched array as they are; a convolution runs once per example (runtime/conv.py'
 which take only the arrays' batched flags: the settings are never per example)."""
 from __future__ import annotations
 
-from .registry import SAME, by, defjvp, defvjp, linear, prim
+from .registry import LOOP, SAME, by, defjvp, defvjp, linear, prim
 
 _CONV = "strides, padding, lhs_dilation=None, rhs_dilation=None, dn=None, groups=1, batch_groups=1"
 _SETTINGS = "strides, padding, lhs_dilation, rhs_dilation, dn, groups, batch_groups"
@@ -41,3 +41,17 @@ prim("rt.lax_windows", f"x, {_WIN}, fill=0.0", zero_args=("window", "strides", "
 defvjp("rt.lax_windows", x=f"rt.lax_windows_t(g, xp.shape(x), {_WSET})")
 defjvp("rt.lax_windows", x=f"rt.lax_windows(dx, {_WSET}, 0.0)")
 linear("rt.lax_windows_t", f"v, shape, {_WIN}", "v", f"rt.lax_windows(g, {_WSET}, 0.0)", batch=SAME)
+
+# the batched convolution is bilinear too (vmap(grad(f)) may run as grad of the batched f): its
+# transposes are the batched transposes, summed over the batch for an argument all examples share;
+# the batched transposes' own derivatives (a third order) are refused when they run
+prim("rt.batched_lax_conv", f"flags, lhs, rhs, {_CONV}", zero_args=("flags",) + _STATIC, batch=LOOP)
+defvjp("rt.batched_lax_conv",
+       lhs="rt.conv_unbatch(flags[0], rt.batched_lax_conv_t_lhs((True, flags[1], False) + flags[2:], g, rhs, "
+           f"rt.conv_example_shape(flags[0], lhs), {_SETTINGS}))",
+       rhs="rt.conv_unbatch(flags[1], rt.batched_lax_conv_t_rhs((True, flags[0], False) + flags[2:], g, lhs, "
+           f"rt.conv_example_shape(flags[1], rhs), {_SETTINGS}))")
+defjvp("rt.batched_lax_conv", lhs=f"rt.batched_lax_conv(flags, dlhs, rhs, {_SETTINGS})",
+       rhs=f"rt.batched_lax_conv(flags, lhs, drhs, {_SETTINGS})")
+prim("rt.conv_example_shape", "batched, x", nondiff=True, batch=LOOP)
+linear("rt.conv_unbatch", "batched, v", "v", "rt.no_batched_derivative(g, 'conv_unbatch')", batch=LOOP)

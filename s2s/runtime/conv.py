@@ -16,7 +16,8 @@ from ..errors import S2SValueError
 
 # (the settings' helpers are s2s.lax_conv's shape helpers too)
 __all__ = ("same_pads", "pads_of", "dilate_dim", "lax_windows", "lax_windows_t", "conv_perms", "lax_conv",
-           "lax_conv_t_lhs", "lax_conv_t_rhs", "batched_lax_conv", "batched_lax_conv_t_lhs", "batched_lax_conv_t_rhs")
+           "lax_conv_t_lhs", "lax_conv_t_rhs", "batched_lax_conv", "batched_lax_conv_t_lhs", "batched_lax_conv_t_rhs",
+           "conv_example_shape", "conv_unbatch")
 
 
 # ---------------------------------------------------------------- settings
@@ -267,3 +268,13 @@ def batched_lax_conv_t_rhs(flags, ct, lhs, rhs_shape, strides, padding, lhs_dila
                            dn=None, groups=1, batch_groups=1):
     return _per_example(lax_conv_t_rhs, flags, (ct, lhs, rhs_shape, strides, padding, lhs_dilation, rhs_dilation,
                                                 dn, groups, batch_groups))
+
+
+def conv_example_shape(batched, x) -> tuple:
+    """The shape of one example of `x` (batched: its leading axis is the batch)."""
+    return tuple(np.shape(x)[1:] if batched else np.shape(x))
+
+
+def conv_unbatch(batched, v):
+    """A per-example cotangent `v` for an argument that is batched (kept) or shared (summed)."""
+    return v if batched else np.sum(v, axis=0)

@@ -122,8 +122,9 @@ def test_second_derivatives_match_finite_differences_of_the_gradient():
     np.testing.assert_allclose(hw, (plus[1] - minus[1]) / (2 * H), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("argnums", [(0, 1), 0, 1])
 @pytest.mark.parametrize("axes", [(0, None), (None, 0), (0, 0)])
-def test_vmap_and_per_example_gradients_match_a_loop(axes):
+def test_vmap_and_per_example_gradients_match_a_loop(axes, argnums):
     _, _, settings = _args(CASES[1])
     conv = _conv(settings)
     xs, ws = RNG.normal(size=(3, 2, 3, 7, 6)), RNG.normal(size=(3, 4, 3, 3, 2))
@@ -133,11 +134,12 @@ def test_vmap_and_per_example_gradients_match_a_loop(axes):
 
     def loss(a, b):
         return np.sum(np.sin(conv(a, b)))
-    got = s2s.vmap(s2s.grad(loss, argnums=(0, 1)), in_axes=axes)(x, w)
+    got = s2s.vmap(s2s.grad(loss, argnums=argnums), in_axes=axes)(x, w)
+    got = got if isinstance(argnums, tuple) else (got,)
     for k, (a, b) in enumerate(pick):
-        want = s2s.grad(loss, argnums=(0, 1))(a, b)
-        np.testing.assert_allclose(got[0][k], want[0], rtol=1e-10, atol=1e-12)
-        np.testing.assert_allclose(got[1][k], want[1], rtol=1e-10, atol=1e-12)
+        want = s2s.grad(loss, argnums=argnums)(a, b)
+        for g, h in zip(got, want if isinstance(argnums, tuple) else (want,)):
+            np.testing.assert_allclose(g[k], h, rtol=1e-10, atol=1e-12)
 
 
 def test_conv_refuses_what_it_does_not_compute():
@@ -212,3 +214,36 @@ def test_reduce_window_derivatives_and_batching(case, op, init):
     got = s2s.vmap(s2s.grad(lambda x: np.sum(np.sin(pool(x)))))(xs)
     want = [s2s.grad(lambda x: np.sum(np.sin(pool(x))))(x) for x in xs]
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+DN = ("NHWC", "HWIO", "NHWC")
+
+
+def conv_pool(w, x):  # stax's Conv then MaxPool, on one NHWC example
+    y = lax.conv_general_dilated(x[None], w, (1, 1), "SAME", dimension_numbers=DN)
+    return lax.reduce_window(y, -np.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+
+@pytest.mark.parametrize("axes", [(None, 0), (0, 0), (0, None)])
+def test_grad_through_a_vmapped_convolution_and_per_example_gradients_of_a_layer(axes):
+    ws, xs = RNG.normal(size=(3, 2, 2, 2, 3)), RNG.normal(size=(3, 4, 4, 2))
+    w, x = (ws if axes[0] == 0 else ws[0]), (xs if axes[1] == 0 else xs[0])
+    pick = [(w[k] if axes[0] == 0 else w, x[k] if axes[1] == 0 else x) for k in range(3)]
+
+    def loss(w, x):
+        return np.sum(np.sin(conv_pool(w, x)))
+    got = s2s.vmap(s2s.grad(loss, argnums=(0, 1)), in_axes=axes)(w, x)
+    for k, (a, b) in enumerate(pick):
+        for g, h in zip(got, s2s.grad(loss, argnums=(0, 1))(a, b)):
+            np.testing.assert_allclose(g[k], h, rtol=1e-10, atol=1e-12)
+
+    def total(w, x):  # grad of a function that calls vmap: the batched convolution differentiated
+        return np.sum(np.cos(s2s.vmap(conv_pool, in_axes=axes)(w, x)))
+    dw, dx = RNG.normal(size=w.shape), RNG.normal(size=x.shape)
+    gw, gx = s2s.grad(total, argnums=(0, 1))(w, x)
+    fd = (total(w + H * dw, x + H * dx) - total(w - H * dw, x - H * dx)) / (2 * H)
+    np.testing.assert_allclose(np.sum(gw * dw) + np.sum(gx * dx), fd, rtol=1e-6, atol=1e-7)
+    _, dy = s2s.jvp(lambda w, x: s2s.vmap(conv_pool, in_axes=axes)(w, x), (w, x), (dw, dx))
+    want = (s2s.vmap(conv_pool, in_axes=axes)(w + H * dw, x + H * dx)
+            - s2s.vmap(conv_pool, in_axes=axes)(w - H * dw, x - H * dx)) / (2 * H)
+    np.testing.assert_allclose(dy, want, rtol=1e-6, atol=1e-7)
