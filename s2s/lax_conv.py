@@ -5,8 +5,8 @@
 'SAME'/'SAME_LOWER'/'VALID' or explicit (lo, hi) padding, lhs and rhs dilation,
 dimension_numbers and feature_group_count. `reduce_window` is ordinary Python that s2s transforms
 like user code: the windows are gathered by a primitive (`rt.lax_windows`) and reduced with the
-`computation` given (lax.max, lax.add or any binary function), so its derivative is the one of
-that function.
+`computation` given (lax.max and lax.add by np.max and np.sum, any other binary function folded
+over them), so its derivative is the one of that function.
 """
 from __future__ import annotations
 
@@ -49,6 +49,10 @@ def reduce_window(operand, init_value, computation, window_dimensions, window_st
     `init_value`, which also fills the padding."""
     windows = lax_windows(operand, window_dimensions, window_strides, padding, base_dilation, window_dilation,
                           init_value)
+    if computation is np.maximum:  # (decided when transforming: `computation` is a function known then)
+        return np.maximum(np.max(windows, axis=-1), init_value)
+    if computation is np.add:
+        return np.sum(windows, axis=-1) + init_value
     out = computation(init_value, windows[..., 0])
     for k in range(1, windows.shape[-1]):
         out = computation(out, windows[..., k])

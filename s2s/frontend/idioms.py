@@ -196,7 +196,8 @@ def set_compiler(compile_fn) -> None:
 
 def _synth(name: str, node: gast.FunctionDef, ns: dict, filename: str):
     fn = _COMPILE[0](name, copy.deepcopy(node), ns, filename)
-    record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, filename))
+    record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, filename),
+                  written=True)
     return fn
 
 

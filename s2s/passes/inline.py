@@ -71,8 +71,6 @@ def _inlinable(fn: gast.FunctionDef) -> bool:
         if isinstance(n, (gast.Return, gast.FunctionDef, gast.Lambda, gast.Global, gast.Nonlocal, gast.Yield,
                           gast.ClassDef, gast.AsyncFunctionDef)):
             return False
-        if isinstance(n, gast.For) and not isinstance(n.target, gast.Name):
-            return False  # not core form: a function s2s specialized, kept as the user wrote it
     return True
 
 

@@ -22,6 +22,18 @@ __all__ = ("same_pads", "pads_of", "dilate_dim", "lax_windows", "lax_windows_t",
 
 # ---------------------------------------------------------------- settings
 
+def _setting(v):
+    """A setting (strides, a window, pads) as Python ints. Batched code may hand one replicated per
+    example (unpacked from a residual tuple that also holds batched arrays): its examples must agree."""
+    if isinstance(v, (tuple, list)):
+        return tuple(_setting(e) for e in v)
+    if isinstance(v, np.ndarray) and v.ndim:
+        if not np.all(v == v.flat[0]):
+            raise S2SValueError("s2s.lax: a convolution's or window's settings cannot differ per example")
+        v = v.flat[0]
+    return int(v) if isinstance(v, (int, np.integer)) else v
+
+
 def same_pads(in_shape, window, strides, lower: bool = False) -> list[tuple[int, int]]:
     """JAX's 'SAME' padding: the output has ceil(in / stride) positions, the padding split with
     the odd one at the end ('SAME_LOWER': at the start)."""
@@ -103,6 +115,8 @@ def _scatter(v, idx, in_shape):
 # ---------------------------------------------------------------- reduce_window's windows
 
 def _window_setup(spatial, window, strides, padding, base_dilation, window_dilation):
+    window, strides, padding = _setting(window), _setting(strides), _setting(padding)
+    base_dilation, window_dilation = _setting(base_dilation), _setting(window_dilation)
     k = len(window)
     window = tuple(int(w) for w in window)
     strides = _ones(strides, k)
@@ -160,7 +174,9 @@ def conv_perms(ndim: int, dn):
 
 
 def _conv_setup(lhs_shape, rhs_shape, strides, padding, lhs_dilation, rhs_dilation, dn, groups, batch_groups):
-    groups, batch_groups = int(groups), int(batch_groups)
+    strides, padding, lhs_dilation, rhs_dilation = _setting(strides), _setting(padding), _setting(lhs_dilation), \
+        _setting(rhs_dilation)
+    dn, groups, batch_groups = _setting(dn), _setting(groups), _setting(batch_groups)
     if batch_groups != 1:
         raise S2SValueError("s2s.lax.conv_general_dilated: batch_group_count other than 1 is not supported")
     lp, rp, op = conv_perms(len(lhs_shape), dn)

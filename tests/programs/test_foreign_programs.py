@@ -21,10 +21,6 @@ from paths import TOOLS
 SCIPY = "s2s.scipy (issue 28, scipy branch): "
 FUNCS = "functions as values (issue 28, funcs branch): "
 GAPS = {
-    ("jax", "differentially_private_sgd"): "jax.tree_util.tree_flatten/tree_unflatten inside the vmapped "
-                                           "clipped_grad: s2s refuses s2s.tree_util functions inside a "
-                                           "transformed function (its stax layers, conv_general_dilated and "
-                                           "reduce_window, run)",
     ("autograd", "bayesian_neural_net"): SCIPY + "autograd.scipy.stats (black_box_svi); " + FUNCS
                                          + "a generator (unpack_layers) inside the loss",
     ("autograd", "bayesian_optimization"): SCIPY + "autograd.scipy.stats.norm; then grad of an objective "
