@@ -602,7 +602,7 @@ def call_of_call(norm, node: gast.Call):
     f = node.func
     lit = _single_literal(norm, f) if isinstance(f, gast.Name) else None
     if isinstance(lit, gast.Call) and isinstance(lit.func, (gast.Name, gast.Attribute)) \
-            and norm._rooted_global(lit.func) and lit.args:
+            and norm._rooted_global(lit.func) and lit.args and _bound_once(norm, lit):
         rec = record.of(_static_or_none(norm, lit.func))
         if rec is not None and rec.transform:
             node = _at(gast.Call(func=copy_(lit), args=node.args, keywords=node.keywords), node)
@@ -625,6 +625,12 @@ def call_of_call(norm, node: gast.Call):
     if maker is operator.itemgetter and keys and all(k is not None for k in keys):
         return _itemgetter(norm, node, operator.itemgetter(*keys))
     return None
+
+
+def _bound_once(norm, node) -> bool:
+    """Whether every local `node` reads is bound once (so `node` means the same wherever it is read)."""
+    stores = function_values._stores(norm)
+    return all(stores.get(n.id, 0) <= 1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id in norm.locals)
 
 
 def _is_transform_call_of_local(norm, a) -> bool:

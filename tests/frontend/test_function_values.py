@@ -386,3 +386,21 @@ def test_unresolvable_function_values_are_refused_at_the_line(f, words):
     with pytest.raises(s2s.S2SError) as e:
         s2s.grad(f)(X, 1) if f is function_from_data else s2s.grad(f)(X)
     assert "test_function_values.py" in str(e.value) and words in str(e.value)
+
+
+def _scaled_sin(a, x):
+    return a * np.sin(x)
+
+
+def transform_local_read_after_a_rebinding(x):
+    a = 2.0
+    vf = s2s.vmap(functools.partial(_scaled_sin, a))
+    a = 3.0
+    return np.sum(vf(x)) + a
+
+
+def test_a_transform_kept_in_a_local_is_called_only_when_what_it_reads_is_bound_once():
+    np.testing.assert_allclose(s2s.grad(star_into_vmapped_partial)(X), _fd_grad(star_into_vmapped_partial, X),
+                               rtol=1e-6, atol=1e-7)
+    with pytest.raises(s2s.S2SError, match="test_function_values.py"):  # never the partial of the new `a`
+        s2s.grad(transform_local_read_after_a_rebinding)(X)
