@@ -20,7 +20,7 @@ import numpy as np
 
 from . import record
 from .errors import S2STypeError
-from .frontend import idioms
+from .frontend import idioms, resolve
 
 _CONSTANTS = (int, float, complex, bool, str, bytes, type(None))
 _LIBRARIES = {"numpy", "s2s", "math", "cmath", "builtins", "functools", "itertools", "operator", "scipy"}
@@ -193,6 +193,8 @@ def _value_key(v, seen, watch):
     """How one global, module attribute or closure value enters a cache key."""
     if type(v) in _CONSTANTS:
         return (type(v), repr(v))
+    if isinstance(v, types.FunctionType) and resolve.foreign_library(v) is not None:
+        return ("foreign", id(v))  # SciPy's: read as its s2s.scipy counterpart or refused, never transformed
     if isinstance(v, types.FunctionType) and v.__code__ not in seen and not is_generated(v):
         return fn_key(v, seen, watch)
     if isinstance(v, np.generic):

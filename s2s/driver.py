@@ -343,6 +343,8 @@ def _generated_core(fn, kinds=None, dtypes=None) -> CoreFn | None:
     if gen is None:
         return None
     rec = record.of(gen)
+    if rec.written:  # a function s2s specialized: its source, which core_of normalizes
+        return None
     node, ns, filename = rec.core
     return CoreFn(node.name, clone(node), ns, filename, settled=rec.settled)
 

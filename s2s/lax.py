@@ -1,7 +1,8 @@
 """`s2s.lax`: JAX's `lax` control flow, slicing and elementwise functions, in plain Python.
 
 Each function here is ordinary Python over NumPy calls s2s has rules for, so s2s transforms it
-like user code when a transformed function calls it: `fori_loop` and `while_loop` are Python loops
+like user code when a transformed function calls it (the convolution and reduce_window's windows
+are primitives, s2s/lax_conv.py): `fori_loop` and `while_loop` are Python loops
 calling the body function, `cond` is an `if`, `scan` a loop that stacks its outputs. A body
 function passed to them is specialized on, as any function passed to a function is. Hence `grad`
 of a `while_loop` is a reverse-mode derivative (JAX computes only forward mode there). Outside a
@@ -14,12 +15,27 @@ import enum
 import numpy as np
 
 from .api import stop_gradient
+from .lax_conv import (
+    ConvDimensionNumbers,
+    conv,
+    conv_dimension_numbers,
+    conv_general_dilated,
+    conv_general_permutations,
+    conv_general_shape_tuple,
+    conv_shape_tuple,
+    padtype_to_pads,
+    reduce_window,
+    reduce_window_shape_tuple,
+)
 
-__all__ = ["Precision", "abs", "acos", "add", "asin", "atan", "atan2", "cbrt", "ceil", "concatenate", "cond",
-           "convert_element_type", "cos", "cosh", "div", "dot", "dot_general", "dynamic_index_in_dim",
+__all__ = ["ConvDimensionNumbers", "Precision", "abs", "acos", "add", "asin", "atan", "atan2", "cbrt", "ceil",
+           "concatenate", "cond", "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_permutations",
+           "conv_general_shape_tuple", "conv_shape_tuple", "convert_element_type", "cos", "cosh", "div", "dot",
+           "dot_general", "dynamic_index_in_dim",
            "dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
            "erf", "exp", "exp2", "expm1", "floor", "fori_loop", "index_in_dim", "integer_pow", "log", "log1p",
-           "logistic", "map", "max", "min", "mul", "neg", "pad", "pow", "rem", "round", "rsqrt", "scan",
+           "logistic", "map", "max", "min", "mul", "neg", "pad", "padtype_to_pads", "pow", "reduce_window",
+           "reduce_window_shape_tuple", "rem", "round", "rsqrt", "scan",
            "select", "sign", "sin", "sinh", "slice", "slice_in_dim", "sqrt", "square", "stop_gradient", "sub",
            "switch", "tan", "tanh", "while_loop"]
 

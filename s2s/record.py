@@ -37,6 +37,7 @@ class Record:
     any_size: bool = False    # a jit version built for small arrays that large ones would get too (nothing to fuse)
     shapes: tuple = ()        # a jit version specialized on shapes: what its first statement tests (driver.jit_function)
     settled: bool = False     # `core` is the optimizer's fixed point (passes.optimize ran to it)
+    written: bool = False     # `core` is a function s2s specialized, as written (not core form yet)
 
 
 def of(fn) -> Record | None:

@@ -196,7 +196,8 @@ def set_compiler(compile_fn) -> None:
 
 def _synth(name: str, node: gast.FunctionDef, ns: dict, filename: str):
     fn = _COMPILE[0](name, copy.deepcopy(node), ns, filename)
-    record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, filename))
+    record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, filename),
+                  written=True)
     return fn
 
 
@@ -442,7 +443,8 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
             names = [kw_param(a.kwarg.id, k) for k in kwnames]
             new_args += [build.name(n) for n in names]
             new_defaults += [build.const(None) for _ in names]  # (always passed: keeps earlier defaults)
-            pack = gast.parse(f"{a.kwarg.id} = {{{', '.join(f'{k!r}: {n}' for k, n in zip(kwnames, names))}}}").body[0]
+            kept = _leading_pops(node, a.kwarg.id, dict(zip(kwnames, names)))
+            pack = gast.parse(f"{a.kwarg.id} = {{{', '.join(f'{k!r}: {n}' for k, n in kept.items())}}}").body[0]
             for n in gast.walk(pack):
                 if isinstance(n, (gast.stmt, gast.expr)):
                     gast.copy_location(n, node.body[0])
@@ -465,6 +467,33 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
             + (f"_{nvar}args" if nvar is not None else "")
         return _synth(node.name, node, ns, filename)
     return _remember(key, (fn, tuple(_fn(v) for v in fixed.values())), compute)
+
+
+def _leading_pops(node, kwarg: str, params: dict) -> dict:
+    """Resolves the `x = kwargs.pop('key', default)` statements that open a `**kwargs` function
+    (stax's `rng = kwargs.pop('rng', None)`) while specializing it on the keywords passed: each
+    becomes `x = <the keyword's parameter>` or `x = default`. Returns the keys left in the dict."""
+    left = dict(params)
+    body = node.body
+    i = 0
+    while i < len(body) and _is_kwarg_pop(body[i], kwarg):
+        call = body[i].value
+        key = call.args[0].value
+        default = call.args[1] if len(call.args) == 2 else gast.Constant(value=None, kind=None)
+        value = gast.Name(id=left.pop(key), ctx=gast.Load(), annotation=None, type_comment=None) \
+            if key in left else default
+        body[i] = gast.copy_location(gast.Assign(targets=body[i].targets, value=value, type_comment=None), body[i])
+        gast.copy_location(value, call)
+        i += 1
+    return left
+
+
+def _is_kwarg_pop(s, kwarg: str) -> bool:
+    v = s.value if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) \
+        else None
+    return isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and v.func.attr == "pop" \
+        and isinstance(v.func.value, gast.Name) and v.func.value.id == kwarg and not v.keywords \
+        and 1 <= len(v.args) <= 2 and isinstance(v.args[0], gast.Constant) and isinstance(v.args[0].value, str)
 
 
 def _fixed_key(v):

@@ -51,6 +51,11 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
     for a in node.args:
         if isinstance(a, gast.Starred):
             n = _static_length(norm, a.value)
+            if n is None and sum(isinstance(b, gast.Starred) for b in node.args) == 1 and not node.keywords:
+                arity = _arity(norm, node.func)  # `vf(rngs, *params)`: what the callee takes
+                if arity is not None and arity >= len(node.args) - 1:
+                    args += _unpacked(norm, a, arity - (len(node.args) - 1))
+                    continue
             if n is None:
                 norm.fail(a, f"s2s needs to know how many values `*{_text(a.value)}` passes when it transforms "
                              "the function, and cannot tell here.",
@@ -74,6 +79,42 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
         kws += [gast.keyword(arg=key, value=_at(gast.Subscript(value=copy_(k.value), slice=build.const(key),
                                                                ctx=gast.Load()), k.value)) for key in keys]
     return _at(gast.Call(func=node.func, args=args, keywords=kws), node)
+
+
+def _unpacked(norm, a: gast.Starred, n: int) -> list:
+    """`*xs` that must pass `n` values: `x0, ..., xn = xs` first (which raises, as the call
+    would, when xs holds another number), then the names."""
+    names = [norm.namer.fresh("star") for _ in range(n)]
+    norm.locals.update(names)
+    target = gast.Tuple(elts=[build.name(m, store=True) for m in names], ctx=gast.Store())
+    norm.stmt(_at(gast.Assign(targets=[target], value=copy_(a.value), type_comment=None), a))
+    return [_at(build.name(m), a) for m in names]
+
+
+def _arity(norm, func, depth: int = 0):
+    """How many positional arguments the callee `func` takes, when it is known now and fixed (no
+    defaults, no `*args`): a function, `partial(f, a, ...)`, a transform of one (`vmap(f, ...)`), or
+    a local bound once to one of those. None otherwise."""
+    if depth > 8:
+        return None
+    lit = _single_literal(norm, func)
+    if lit is not None:
+        return _arity(norm, lit, depth + 1)
+    if isinstance(func, gast.Call) and func.args and isinstance(func.func, (gast.Name, gast.Attribute)) \
+            and norm._rooted_global(func.func):
+        maker = _static_or_none(norm, func.func)
+        inner = _arity(norm, func.args[0], depth + 1)
+        if maker is functools.partial and not func.keywords and inner is not None:
+            return inner - (len(func.args) - 1) if inner >= len(func.args) - 1 else None
+        rec = record.of(maker)
+        return inner if rec is not None and rec.transform and len(func.args) == 1 else None
+    if isinstance(func, gast.Name) and func.id in norm.locals or not isinstance(func, (gast.Name, gast.Attribute)):
+        return None
+    obj = _static_or_none(norm, func)
+    if not isinstance(obj, types.FunctionType) or obj.__defaults__ or obj.__kwdefaults__ \
+            or obj.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or obj.__code__.co_kwonlyargcount:
+        return None
+    return obj.__code__.co_argcount
 
 
 _SHAPE_SAMPLERS = {"randn": "standard_normal", "rand": "random_sample"}  # f(*dims) -> f'(dims)
@@ -556,8 +597,16 @@ def static_item(norm, node: gast.Subscript):
 
 def call_of_call(norm, node: gast.Call):
     """`operator.itemgetter(0, 2)(x)`, `grad(inner)(x)` of a lambda or def made in this function:
-    a call of a value made by a call."""
+    a call of a value made by a call (also through a local bound once to the transform's result,
+    `vf = vmap(partial(f, g)); vf(x)`)."""
     f = node.func
+    lit = _single_literal(norm, f) if isinstance(f, gast.Name) else None
+    if isinstance(lit, gast.Call) and isinstance(lit.func, (gast.Name, gast.Attribute)) \
+            and norm._rooted_global(lit.func) and lit.args and _bound_once(norm, lit):
+        rec = record.of(_static_or_none(norm, lit.func))
+        if rec is not None and rec.transform:
+            node = _at(gast.Call(func=copy_(lit), args=node.args, keywords=node.keywords), node)
+            f = node.func
     if not (isinstance(f, gast.Call) and (isinstance(f.func, (gast.Name, gast.Attribute)))
             and norm._rooted_global(f.func)):
         return None
@@ -576,6 +625,12 @@ def call_of_call(norm, node: gast.Call):
     if maker is operator.itemgetter and keys and all(k is not None for k in keys):
         return _itemgetter(norm, node, operator.itemgetter(*keys))
     return None
+
+
+def _bound_once(norm, node) -> bool:
+    """Whether every local `node` reads is bound once (so `node` means the same wherever it is read)."""
+    stores = function_values._stores(norm)
+    return all(stores.get(n.id, 0) <= 1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id in norm.locals)
 
 
 def _is_transform_call_of_local(norm, a) -> bool:
@@ -822,6 +877,8 @@ def loop_over_functions(norm, s: gast.For) -> bool:
     """`for f in (np.sin, softplus): ...` over functions known now: the body once per function,
     with `f` resolved in each copy (the program grows with the list written in the source, never
     with a trip count). Returns whether it handled the loop."""
+    if isinstance(s.target, gast.Tuple) and not s.orelse:
+        return _loop_over_zipped_functions(norm, s)
     if not isinstance(s.target, gast.Name) or s.orelse:
         return False
     items = _function_items(norm, s.iter)
@@ -834,6 +891,37 @@ def loop_over_functions(norm, s: gast.For) -> bool:
     for item in items:
         for stmt in s.body:
             norm.stmt(_replace_name(copy_(stmt), s.target.id, item))
+    return True
+
+
+def _loop_over_zipped_functions(norm, s: gast.For) -> bool:
+    """`for fun, p in zip(funs, params): ...` with `funs` functions known now (stax's serial): the
+    body once per function, `fun` resolved in each copy and `p = params[k]` bound before it. The
+    other sequences are indexed, so they must be at least as long (zip would stop earlier)."""
+    it, names = s.iter, s.target.elts
+    if not (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and not it.keywords
+            and norm.env.lookup(it.func.id) == (True, zip) and not norm.is_local(it.func)
+            and len(it.args) == len(names) and all(isinstance(n, gast.Name) for n in names)):
+        return False
+    found = [(k, _function_items(norm, a)) for k, a in enumerate(it.args)]
+    found = [(k, items) for k, items in found if items is not None]
+    if len(found) != 1:
+        return False
+    k, items = found[0]
+    target = names[k].id
+    if any(isinstance(n, (gast.Break, gast.Continue)) for b in s.body for n in gast.walk(b)) or \
+            any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store) and n.id == target
+                for b in s.body for n in gast.walk(b)):
+        return False
+    seqs = [None if j == k else norm.tmp(norm.atom(a), "seq") for j, a in enumerate(it.args)]
+    norm.locals.update(q.id for q in seqs if q is not None)
+    for i, item in enumerate(items):
+        for j, n in enumerate(names):
+            if j != k:
+                norm.stmt(_at(gast.Assign(targets=[build.name(n.id, store=True)], value=gast.Subscript(
+                    value=copy_(seqs[j]), slice=build.const(i), ctx=gast.Load()), type_comment=None), s))
+        for stmt in s.body:
+            norm.stmt(_replace_name(copy_(stmt), target, item))
     return True
 
 

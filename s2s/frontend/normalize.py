@@ -284,6 +284,11 @@ class Normalizer:
             self.fail(target, f"s2s does not support assigning to `{type(target).__name__}`.")
 
     def stmt_If(self, s):
+        known = self.static_test(s.test)
+        if known is not None:
+            for t in s.body if known else s.orelse:
+                self.stmt(t)
+            return
         test = self.atom(s.test)
         loc = self.loc
         body, orelse = self.block(s.body), self.block(s.orelse)
@@ -591,7 +596,35 @@ class Normalizer:
         self.out.extend(body)
         return build.name(result)
 
+    def static_test(self, node):
+        """True/False for a test s2s decides when transforming: a non-local name bound to None or to
+        a function (stax's `f(x) if rescale else x`, the function a closure was made with), or `f is
+        g` of two such; else None."""
+        if isinstance(node, gast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)):
+            a, b = self.static_function(node.left), self.static_function(node.comparators[0])
+            if a is _NOT_KNOWN or b is _NOT_KNOWN:
+                return None
+            return (a is b) == isinstance(node.ops[0], gast.Is)
+        obj = self.static_function(node)
+        return None if obj is _NOT_KNOWN else obj is not None
+
+    def static_function(self, node):
+        """The None or function a non-local name (or module attribute) is bound to, else _NOT_KNOWN."""
+        if isinstance(node, gast.Constant) and node.value is None:
+            return None
+        if not (isinstance(node, gast.Name) and node.id not in self.locals and node.id not in self.fvalues
+                or isinstance(node, gast.Attribute) and self._rooted_global(node)):
+            return _NOT_KNOWN
+        try:
+            obj = self.static(node)
+        except Exception:  # noqa: BLE001 - not known now
+            return _NOT_KNOWN
+        return obj if obj is None or callable(obj) and not isinstance(obj, type) else _NOT_KNOWN
+
     def expr_IfExp(self, node):
+        known = self.static_test(node.test)
+        if known is not None:
+            return self.expr(node.body if known else node.orelse)
         test = self.atom(node.test)
         result = self.namer.fresh("t")
         saved, self.out = self.out, []
@@ -724,6 +757,7 @@ class Normalizer:
             self.fail(node, "s2s can only call functions it can resolve when transforming: a NumPy function, "
                             "a module-level function, or a local defined with `def` at module level.",
                       idioms_calls.unresolved_hint(self, func))
+        obj = getattr(obj, "__s2s_inside__", obj)  # a library function's stand-in in transformed code (tree_flatten)
         refusal = getattr(obj, "__s2s_refuse__", None)  # a library function that must not be transformed
         if isinstance(refusal, str):
             self.fail(node, f"`{_dotted(func)}`: {refusal}")
@@ -868,6 +902,7 @@ def _is_transform(obj) -> bool:
 
 
 _NotStatic = idioms_calls.NotStatic
+_NOT_KNOWN = object()  # static_function: not a None or function known when transforming
 
 
 def _dotted(node) -> str:

@@ -19,7 +19,10 @@ runtime/elementwise.py; rules_reduce.py with runtime/reduce.py and runtime/compo
 rules_shape.py with runtime/shapes.py; rules_linalg.py with runtime/linalg.py and runtime/linalg_norms.py;
 rules_special.py (SciPy's special functions, s2s.scipy) with runtime/special.py; rules_jacobian.py
 with runtime/jacobian.py; rules_batch.py with runtime/batch*.py; rules_loops.py with
-runtime/loops.py; rules_idioms.py holds its helpers itself.
+runtime/loops.py; rules_conv.py (s2s.lax's convolution and reduce_window windows) with runtime/conv.py;
+rules_trees.py (tree_util's flattening inside transformed code) with runtime/trees.py;
+rules_vmap_nested.py (derivatives of vmap's helpers batched again) with runtime/batch_nested.py;
+rules_idioms.py holds its helpers itself.
 
 To add an operation: declare it in its family's rule file, one line with its facts and its
 batching rule, one line per derivative rule (`prim("xp.f", "x, axis=None", zero_args=REST,
@@ -32,4 +35,5 @@ changes.
 from . import (
     rules_batch,  # noqa: F401  (declares every rule table, batching rules last)
     rules_loops,  # noqa: F401  (the vectorized loops' helpers, on top of the batching rules)
+    rules_vmap_nested,  # noqa: F401  (derivatives of vmap's helpers batched again)
 )

@@ -395,5 +395,13 @@ linear("rt.list_sum", "items", "items", "rt.list_sum_vjp(g, items)")
 linear("rt.list_sum_vjp", "g_, items", "g_", "rt.list_sum(g)")
 
 # ---- NumPy coverage tables (one file per family) ----
-from . import rules_linalg, rules_math, rules_reduce, rules_shape, rules_special  # noqa: E402,F401
+from . import (  # noqa: E402,F401
+    rules_conv,
+    rules_linalg,
+    rules_math,
+    rules_reduce,
+    rules_shape,
+    rules_special,
+    rules_trees,
+)
 

@@ -13,6 +13,9 @@ One module per rule family, each with one export list (`__all__`) that this name
   (rules_batch), by the family of the op they batch
 - loops: helpers of vectorized loops (rules_loops)
 - special: SciPy's special functions that are primitives (rules_special), SciPy imported on first use
+- trees: pytree flattening inside transformed code (rules_trees)
+- conv: s2s.lax's convolution and reduce_window windows (rules_conv)
+- batch_nested: transposes of vmap's helpers batched again (rules_vmap_nested)
 
 A name exported twice is an error, so `rt.<name>` always means one function.
 """
@@ -20,10 +23,12 @@ from . import (
     batch,
     batch_core,
     batch_linalg,
+    batch_nested,
     batch_reduce,
     batch_shape,
     checkpoints,
     composite,
+    conv,
     core,
     elementwise,
     jacobian,
@@ -33,10 +38,11 @@ from . import (
     reduce,
     shapes,
     special,
+    trees,
 )
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
-           batch_reduce, batch_linalg, loops, special, checkpoints)
+           batch_reduce, batch_linalg, batch_nested, loops, special, checkpoints, conv, trees)
 
 
 def _build(modules) -> dict:

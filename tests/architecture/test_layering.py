@@ -36,7 +36,8 @@ LAYERS = [
     ["s2s.api"],                                     # the transforms users call
     ["s2s.sources"],                                 # s2s.source and the dump's text
     ["s2s.ops_table"],                               # what `python -m s2s ops` lists
-    ["s2s.numpy", "s2s.random"],                     # jnp and the random module
+    ["s2s.numpy", "s2s.random", "s2s.lax_conv",      # jnp, the random module, lax's convolution primitives,
+     "s2s.tree_inside"],                             # tree_util's stand-ins inside transformed code
     ["s2s.lax", "s2s.tree_util"],                    # JAX's namespaces written in plain Python
     ["s2s.nn", "s2s.scipy"],                         # activations (over lax) and initializers (over random);
                                                      # jax.scipy's namespaces (over the special primitives)

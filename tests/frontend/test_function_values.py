@@ -118,6 +118,45 @@ def kwargs_callee(x):
     return np.sum(stax_like_apply(x, x, rng=None) + stax_like_apply(2.0, x))
 
 
+def _serial(*layers):  # stax.serial's shape: the keyword popped first, the layers zipped with their params
+    def apply_fun(params, inputs, **kwargs):
+        rng = kwargs.pop("rng", None)
+        scale = kwargs.pop("scale", 1.0)
+        shifts = (0.0, 0.5) if rng is None else (1.0, -1.0)
+        for fun, param, shift in zip(layers, params, shifts):
+            inputs = fun(param, inputs, **kwargs) * scale + shift
+        return inputs
+    return apply_fun
+
+
+def _dense(w, x, **kwargs):
+    return np.tanh(w * x)
+
+
+def _wave(w, x, **kwargs):
+    return np.sin(x + w)
+
+
+SERIAL = _serial(_dense, _wave)
+
+
+def serial_kwargs_pop(x):
+    return np.sum(SERIAL((1.5, 0.3), x, rng=None, scale=2.0)) + np.sum(SERIAL((0.5, 0.1), x, rng=1))
+
+
+def _term(g, a, b, c):
+    return g(a) * b + c
+
+
+def _vmapped_star(g, xs, params):
+    vf = s2s.vmap(functools.partial(_term, g), in_axes=(0, None, None))
+    return np.mean(vf(xs, *params))  # as many values as the vmapped partial takes
+
+
+def star_into_vmapped_partial(x):
+    return _vmapped_star(np.sin, x, (x[0], x[1] * x))
+
+
 def _layers(w):
     for k in range(2):
         yield w * (k + 1.0)
@@ -222,7 +261,7 @@ PROGRAMS = [lambda_arg, lambda_closure_arg, lambdas_in_tuple, lambdas_in_list_lo
             numpy_function_local, numpy_function_local_passed, getattr_constant, partial_inside,
             partial_inside_of_local, partial_global_with_defaults, nested_def_default_loop,
             jit_vmap_of_function_argument, kwargs_callee, lax_switch, ufunc_methods, ufunc_at, star_shape,
-            generator_loop]
+            generator_loop, serial_kwargs_pop, star_into_vmapped_partial]
 PENDING = [generator_nested, tolist_loop, vectorize,
            apply_along_axis, piecewise, tree_util_inside]
 X = np.array([0.7, -0.4, 1.3, 0.25])
@@ -347,3 +386,21 @@ def test_unresolvable_function_values_are_refused_at_the_line(f, words):
     with pytest.raises(s2s.S2SError) as e:
         s2s.grad(f)(X, 1) if f is function_from_data else s2s.grad(f)(X)
     assert "test_function_values.py" in str(e.value) and words in str(e.value)
+
+
+def _scaled_sin(a, x):
+    return a * np.sin(x)
+
+
+def transform_local_read_after_a_rebinding(x):
+    a = 2.0
+    vf = s2s.vmap(functools.partial(_scaled_sin, a))
+    a = 3.0
+    return np.sum(vf(x)) + a
+
+
+def test_a_transform_kept_in_a_local_is_called_only_when_what_it_reads_is_bound_once():
+    np.testing.assert_allclose(s2s.grad(star_into_vmapped_partial)(X), _fd_grad(star_into_vmapped_partial, X),
+                               rtol=1e-6, atol=1e-7)
+    with pytest.raises(s2s.S2SError, match="test_function_values.py"):  # never the partial of the new `a`
+        s2s.grad(transform_local_read_after_a_rebinding)(X)

@@ -22,10 +22,7 @@ CASES = {"special_module": (uf.special_module, (X,)), "special_names": (uf.speci
          "linalg_calls": (uf.linalg_calls, (A, B))}
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, raises=s2s.S2SError, reason="user code's scipy.linalg.cho_solve "
-                                            "resolves to SciPy's decorated wrapper since functions-as-values landed"))
-    if n == "linalg_calls" else n for n in sorted(CASES)])
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_derivatives_match_differences_of_the_scipy_function(name):
     fn, args = CASES[name]
     value, _ = s2s.value_and_grad(fn)(*args)

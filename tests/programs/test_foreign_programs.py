@@ -21,11 +21,6 @@ from paths import TOOLS
 SCIPY = "s2s.scipy (issue 28, scipy branch): "
 FUNCS = "functions as values (issue 28, funcs branch): "
 GAPS = {
-    ("jax", "mnist_classifier"): FUNCS + "stax's apply_fun(params, inputs, **kwargs)",
-    ("jax", "differentially_private_sgd"): FUNCS + "stax's **kwargs; and lax.conv_general_dilated, "
-                                           "reduce_window and their shape helpers, which s2s.lax lacks",
-    ("jax", "mnist_vae"): FUNCS + "a nested body_fun passed to lax.fori_loop; stax's **kwargs",
-    ("jax", "advi"): SCIPY + "jax.scipy.stats.norm; " + FUNCS + "vmap(partial(elbo, logprob))",
     ("autograd", "bayesian_neural_net"): SCIPY + "autograd.scipy.stats (black_box_svi); " + FUNCS
                                          + "a generator (unpack_layers) inside the loss",
     ("autograd", "bayesian_optimization"): SCIPY + "autograd.scipy.stats.norm; then grad of an objective "

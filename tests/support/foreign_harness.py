@@ -71,7 +71,12 @@ def numbers(text: str, only: str | None = None) -> list[float]:
 
 
 # lines compared, where a program prints more than its results
-ONLY = {("jax", "kernel_lsq"): r"^MSE:", ("jax", "examples_test"): r"^exit status"}
+ONLY = {("jax", "kernel_lsq"): r"^MSE:", ("jax", "examples_test"): r"^exit status",
+        # advi's funnel amplifies rounding up to a thousandfold per iteration (s2s's and JAX's
+        # gradients at the same parameters agree to 1e-15; the bounds agree to 1e-15 at iteration 1,
+        # 1e-12 at 2, 2e-7 at 4, 1e-5 at 5, and both reach nan at iteration 94): the first five
+        # iterations are compared
+        ("jax", "advi"): r"^Iteration [0-4] "}
 
 
 def run(lib: str, name: str, backend: str) -> str:
