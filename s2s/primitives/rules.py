@@ -1,7 +1,10 @@
 """Derivative rules for every supported primitive, one line each (see registry for the notation)."""
 from __future__ import annotations
 
-from .registry import PRIMS, REST, BatchRule, defjvp, defvjp, elementwise, linear, nondiff, prim
+from .registry import PRIMS, REST, BatchRule, along, defjvp, defvjp, elementwise, linear, nondiff, prim
+
+REDUCE = along("axis", none="all")  # batching: `axis` shifted past the batch axis, None: every per-example axis
+REDUCE_FLAT = along("axis", none="flat")  # None: the flattened example
 
 # ---- Python operators (generated code keeps them as operators) ----
 for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", ""), ("maximum", ""), ("minimum", "")):
@@ -100,10 +103,10 @@ nondiff("range", sig="x, *args, **kwargs", range_result=True)
 nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero", shape_only=(0,))
 # their whole signatures: vmap shifts `axis` past the batch axis, where it is passed or not
 for _m in ("argmax", "argmin"):
-    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False", methods=(_m,))
+    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False", methods=(_m,), batch=REDUCE_FLAT)
 for _m in ("any", "all"):
-    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False, where=True", methods=(_m,))
-nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False")
+    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False, where=True", methods=(_m,), batch=REDUCE)
+nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False", batch=REDUCE)
 for _m in ("round", "argsort", "nonzero", "searchsorted"):
     nondiff("xp." + _m, sig="x, *args, **kwargs", methods=(_m,))
 nondiff("xp.sign", "xp.around", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
@@ -180,16 +183,16 @@ defjvp("xp.clip", a="da * rt.clip_mask(a, a_min, a_max)", a_min="da_min * (a < a
 # ---- reductions ----
 # reduction: `a.<name>(axis)` computes it too, and shapes fold through it (passes/shapefold.py)
 linear("xp.sum", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.sum_vjp(g, a, axis, keepdims)",
-       full_reduction=True, reduction=True, float_result="keep", methods=("sum",))
+       full_reduction=True, reduction=True, float_result="keep", methods=("sum",), batch=REDUCE)
 linear("xp.mean", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.mean_vjp(g, a, axis, keepdims)",
-       full_reduction=True, reduction=True, float_result="always", methods=("mean",))
+       full_reduction=True, reduction=True, float_result="always", methods=("mean",), batch=REDUCE)
 for _op in ("xp.max", "xp.amax", "xp.min", "xp.amin"):
     prim(_op, "a, axis=None, out=None, keepdims=False", zero_args=REST, full_reduction=True, reduction=True,
-         methods=() if _op.startswith("xp.a") else (_op[3:],))
+         methods=() if _op.startswith("xp.a") else (_op[3:],), batch=REDUCE)
     defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")
     defjvp(_op, a="rt.max_jvp(da, a, ans, axis, keepdims)")
 prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False", zero_args=REST, full_reduction=True,
-     reduction=True, methods=("prod",))
+     reduction=True, methods=("prod",), batch=REDUCE)
 defvjp("xp.prod", a="rt.sum_vjp(g, a, axis, keepdims) * rt.prod_others(a, axis)")  # exact at zeros
 defjvp("xp.prod", a="xp.sum(da * rt.prod_others(a, axis), axis=axis, keepdims=keepdims)")
 # prod's derivatives to order 6: element i of rt.prod_others(a, axis) is the product of the other
@@ -215,16 +218,18 @@ for _k, _name in enumerate(_PROD_OTHERS):
         defvjp(_name, **{_d: _prod_call(_name, [o for o in _ds if o != _d] + ["g"])})
         defjvp(_name, **{_d: _prod_call(_name, [("d" + o if o == _d else o) for o in _ds])})
 prim("xp.var", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
-     methods=("var",))
+     methods=("var",), batch=REDUCE)
 defvjp("xp.var", a="rt.var_vjp(g, a, axis, ddof, keepdims)")
 defjvp("xp.var", a="rt.var_jvp(da, a, axis, ddof, keepdims)")
 prim("xp.std", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
-     methods=("std",))
+     methods=("std",), batch=REDUCE)
 # at zero variance std's derivative is taken as 0 (not NaN)
 defvjp("xp.std", a="rt.var_vjp(g * 0.5 * rt.inv0(ans), a, axis, ddof, keepdims)")
 defjvp("xp.std", a="rt.var_jvp(da, a, axis, ddof, keepdims) * 0.5 * rt.inv0(ans)")
-linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)", methods=("cumsum",))
-linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)", methods=("trace",))
+linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)", methods=("cumsum",),
+       batch=REDUCE_FLAT)
+linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)", methods=("trace",),
+       batch=along("axis1", "axis2"))
 # a host number moved to the backend of `like` (in helpers s2s differentiates): the identity on v
 linear("rt.on_backend_of", "v, like", "v", "rt.on_backend_of(g, like)")
 prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False", zero_args=("ord", "axis", "keepdims"))
@@ -239,9 +244,11 @@ for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atl
            if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))",
            methods={"xp.ravel": ("ravel", "flatten"), "xp.squeeze": ("squeeze",)}.get(_op, ()))
 linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",), reverses_axes=True)
-linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)", methods=("swapaxes",))
-linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination, source)")
-linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
+linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)", methods=("swapaxes",),
+       batch=along("axis1", "axis2"))
+linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination, source)",
+       batch=along("source", "destination"))
+linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)", batch=along("axis", none="all"))
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
 # a cotangent in its primal's dtype
@@ -252,11 +259,14 @@ defjvp("rt.cast_to", v="rt.cast_to_d(dv, like)")
 linear("rt.cast_to_d", "t, like", "t", "rt.cast_to_d(g, like)", aliasing=True)
 linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)")
-linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",))
+linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",),
+       batch=REDUCE_FLAT)
 linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)")
 linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)")
-linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", list_args=("arrays",))
-linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",))
+linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", list_args=("arrays",),
+       batch=along("axis"))
+linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",),
+       batch=along("axis"))
 linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", list_args=("tup",))
 linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",))
 linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)")
