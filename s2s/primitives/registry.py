@@ -107,6 +107,7 @@ class BatchRule:
 SAME = BatchRule("same")            # elementwise, or on each example as a whole
 BROADCAST = BatchRule("broadcast")  # elementwise over broadcast operands
 LOOP = BatchRule("loop")            # once per example
+CREATE = BatchRule("create")        # creation ops and queries: batched arguments are an error
 
 
 def along(*axes: str, none: str = "keep") -> BatchRule:

@@ -1,7 +1,21 @@
 """Derivative rules for every supported primitive, one line each (see registry for the notation)."""
 from __future__ import annotations
 
-from .registry import PRIMS, REST, BatchRule, along, defjvp, defvjp, elementwise, linear, nondiff, prim
+from .registry import (
+    BROADCAST,
+    CREATE,
+    PRIMS,
+    REST,
+    SAME,
+    BatchRule,
+    along,
+    defjvp,
+    defvjp,
+    elementwise,
+    linear,
+    nondiff,
+    prim,
+)
 
 REDUCE = along("axis", none="all")  # batching: `axis` shifted past the batch axis, None: every per-example axis
 REDUCE_FLAT = along("axis", none="flat")  # None: the flattened example
@@ -89,17 +103,21 @@ for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
 linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",))
 for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else ())
-nondiff("lt", "le", "gt", "ge", "eq", "ne", "not", "invert", sig="x, y=None")
+nondiff("lt", "le", "gt", "ge", "eq", "ne", sig="x, y=None", batch=BROADCAST)
+nondiff("not", sig="x, y=None")
+nondiff("invert", sig="x, y=None", batch=SAME)
 # (unbatched_result: `x is None` of a batched x is the same for every example, as is a shape)
 nondiff("is", "isnot", sig="x, y=None", unbatched_result=True)
-nondiff("in", "notin", "and_", "or_", sig="x, y=None")
+nondiff("in", "notin", sig="x, y=None", batch=CREATE)
+nondiff("and_", "or_", sig="x, y=None", batch=BROADCAST)
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
-        "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", "xp.allclose",
-        "xp.array_equal", "floordiv", "xp.floor_divide", sig="x, y")
-nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor")
-nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil")
+        "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", sig="x, y", batch=BROADCAST)
+nondiff("xp.allclose", "xp.array_equal", sig="x, y")
+nondiff("floordiv", "xp.floor_divide", sig="x, y", batch=BROADCAST)
+nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor", batch=SAME)
+nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil", batch=SAME)
 nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True)
-nondiff("range", sig="x, *args, **kwargs", range_result=True)
+nondiff("range", sig="x, *args, **kwargs", range_result=True, batch=CREATE)
 nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero", shape_only=(0,))
 # their whole signatures: vmap shifts `axis` past the batch axis, where it is passed or not
 for _m in ("argmax", "argmin"):
@@ -109,14 +127,20 @@ for _m in ("any", "all"):
 nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False", batch=REDUCE)
 for _m in ("round", "argsort", "nonzero", "searchsorted"):
     nondiff("xp." + _m, sig="x, *args, **kwargs", methods=(_m,))
+_X = "x, *args, **kwargs"
 nondiff("xp.sign", "xp.around", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
-        "int", "bool",
-        "xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", "xp.ones_like", "xp.empty_like",
-        "xp.flatnonzero", "xp.heaviside", "xp.tri", "xp.triu_indices", "xp.tril_indices",
-        "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes", "xp.result_type",
-        "stop_gradient", "rt.clip_mask", "attr", "str", sig="x, *args, **kwargs")
-nondiff("rt.pick", sig="x, *args, **kwargs", broadcast_result=True)  # (shapes fold through it: passes/shapefold.py)
-nondiff("print", sig="x, *args, **kwargs", effect=True)
+        sig=_X, batch=SAME)
+nondiff("int", sig=_X)
+nondiff("bool", "xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", sig=_X, batch=CREATE)
+nondiff("xp.ones_like", "xp.empty_like", "xp.flatnonzero", sig=_X)
+nondiff("xp.heaviside", sig=_X, batch=BROADCAST)
+nondiff("xp.tri", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes",
+        "xp.result_type", sig=_X, batch=CREATE)
+nondiff("stop_gradient", sig=_X, batch=SAME)
+nondiff("rt.clip_mask", sig=_X, batch=BROADCAST)
+nondiff("attr", "str", sig=_X, batch=CREATE)
+nondiff("rt.pick", sig=_X, broadcast_result=True, batch=BROADCAST)  # (shapes fold through it: passes/shapefold.py)
+nondiff("print", sig=_X, effect=True, batch=SAME)
 # shape_query: the attribute of the same name (its value folds to a constant where shapes are known)
 nondiff("xp.shape", sig="x, *args, **kwargs", shape_query="shape", unbatched_result=True, shape_only=(0,))
 nondiff("xp.ndim", sig="x, *args, **kwargs", shape_query="ndim", unbatched_result=True, shape_only=(0,))
