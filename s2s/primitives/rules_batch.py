@@ -1,5 +1,7 @@
-"""Batching rules (vmap) of the core table (rules.py), declared by category into the BATCH table
-with `defbatch`; the NumPy coverage families declare theirs with each primitive (`batch=`).
+"""Batching rules (vmap) of the core table (rules.py) not yet given with their primitive, declared
+by category into the BATCH table with `defbatch`; rules.py's reductions, axis ops, comparisons,
+rounding and creation ops and the NumPy coverage families declare theirs with each primitive
+(`batch=SAME`, `BROADCAST`, `CREATE`, `LOOP`, `along(...)`, `by(...)`).
 
 A batched value carries the batch as axis 0. Most ops need no code: an elementwise op applies as
 it is; a broadcasting op lifts each batched operand's per-example rank to the others' first; a
