@@ -9,6 +9,10 @@ counters: *classic* (``jax_threefry_partitionable=False``, the default here) and
 float32/float64 inverse error function and every sampler follow JAX's algorithms, so draws are
 bit-identical to JAX's in float32 and, when ``dtype=np.float64`` is asked, to JAX's with x64 on.
 Everything is vectorized NumPy ``uint32`` arithmetic, done in cache-sized blocks.
+
+About 730 lines in one module, on purpose: it is the public ``s2s.random`` namespace (one
+function per ``jax.random`` sampler, as users import it), and the samplers share the key
+splitting, the bits-to-float mapping and the inverse error function.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ their identity), random sampling, and dict methods (`keys`, `values`, `items`, `
 
 Each hook returns a core-form expression, or None when the call is not one of these idioms.
 
-About 740 lines, on purpose: the hooks are independent of each other but share the lowering of a
+About 910 lines, on purpose: the hooks are independent of each other but share the lowering of a
 call's arguments and the specialization on a callee's identity; split, each file would import the
 same dozen helpers, and `normalize.expr_Call` would ask two modules instead of one.
 """

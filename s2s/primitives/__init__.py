@@ -6,11 +6,11 @@ derivative (`zero_args`), whether it broadcasts, is a reduction, may alias an in
 shape or float-ness, whether a fused kernel computes it, the runtime helper of its diagonal form,
 its array-method and `math` spellings (the fields of `registry.Prim`), and its batching rule
 (`batch=SAME`, `batch=along("axis")`, `batch=by("rt.batched_f")`: the runtime helper that batches it).
-Its derivative rules follow it (`defvjp`, `defjvp`). The core table's batching rules (rules.py's
-operators and functions) are declared by category in rules_batch.py, which also declares each
+Its derivative rules follow it (`defvjp`, `defjvp`). The core table's batching rules not yet
+given with their primitive (`batch=`) are declared by category in rules_batch.py, which also declares each
 batching helper a primitive in its turn. The transforms and the passes ask these declarations
 (`registry.lookup(name).reduction`, ...) and keep no lists of operation names
-(tests/test_primitive_declarations.py checks that).
+(tests/architecture/test_primitive_declarations.py checks that).
 
 Each family of operations has a rule file here and a runtime module beside it: rules.py (Python's
 operators, elementwise functions, the core reductions and shape functions, and the helpers their

@@ -89,7 +89,7 @@ class Prim:
 
 @dataclasses.dataclass(frozen=True)
 class BatchRule:
-    """How a primitive runs on batched operands (rules_batch.py declares them by category): `kind`
+    """How a primitive runs on batched operands (a declaration's `batch=`, or rules_batch.py): `kind`
     is "same" (elementwise), "broadcast", "axis" (shift the `axes` parameters past the batch axis;
     `none_axis` says what axis=None means: "all" per-example axes, "flat", "keep", "norm": "flat"
     when `ord` is None, else "all"), "helper"
@@ -103,10 +103,11 @@ class BatchRule:
     fixed: tuple[str, ...] = ()
 
 
-# Batching rules a declaration gives with `batch=` (rules_batch.py declares the others by category)
+# Batching rules a declaration gives with `batch=` (rules_batch.py declares those not yet moved)
 SAME = BatchRule("same")            # elementwise, or on each example as a whole
 BROADCAST = BatchRule("broadcast")  # elementwise over broadcast operands
 LOOP = BatchRule("loop")            # once per example
+CREATE = BatchRule("create")        # creation ops and queries: batched arguments are an error
 
 
 def along(*axes: str, none: str = "keep") -> BatchRule:

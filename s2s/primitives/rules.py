@@ -1,7 +1,24 @@
 """Derivative rules for every supported primitive, one line each (see registry for the notation)."""
 from __future__ import annotations
 
-from .registry import PRIMS, REST, BatchRule, defjvp, defvjp, elementwise, linear, nondiff, prim
+from .registry import (
+    BROADCAST,
+    CREATE,
+    PRIMS,
+    REST,
+    SAME,
+    BatchRule,
+    along,
+    defjvp,
+    defvjp,
+    elementwise,
+    linear,
+    nondiff,
+    prim,
+)
+
+REDUCE = along("axis", none="all")  # batching: `axis` shifted past the batch axis, None: every per-example axis
+REDUCE_FLAT = along("axis", none="flat")  # None: the flattened example
 
 # ---- Python operators (generated code keeps them as operators) ----
 for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", ""), ("maximum", ""), ("minimum", "")):
@@ -86,37 +103,48 @@ for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
 linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",))
 for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else ())
-nondiff("lt", "le", "gt", "ge", "eq", "ne", "not", "invert", sig="x, y=None")
+nondiff("lt", "le", "gt", "ge", "eq", "ne", sig="x, y=None", batch=BROADCAST)
+nondiff("not", sig="x, y=None")
+nondiff("invert", sig="x, y=None", batch=SAME)
 # (unbatched_result: `x is None` of a batched x is the same for every example, as is a shape)
 nondiff("is", "isnot", sig="x, y=None", unbatched_result=True)
-nondiff("in", "notin", "and_", "or_", sig="x, y=None")
+nondiff("in", "notin", sig="x, y=None", batch=CREATE)
+nondiff("and_", "or_", sig="x, y=None", batch=BROADCAST)
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
-        "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", "xp.allclose",
-        "xp.array_equal", "floordiv", "xp.floor_divide", sig="x, y")
-nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor")
-nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil")
+        "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", sig="x, y", batch=BROADCAST)
+nondiff("xp.allclose", "xp.array_equal", sig="x, y")
+nondiff("floordiv", "xp.floor_divide", sig="x, y", batch=BROADCAST)
+nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor", batch=SAME)
+nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil", batch=SAME)
 nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True)
-nondiff("range", sig="x, *args, **kwargs", range_result=True)
+nondiff("range", sig="x, *args, **kwargs", range_result=True, batch=CREATE)
 nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero", shape_only=(0,))
 # their whole signatures: vmap shifts `axis` past the batch axis, where it is passed or not
 for _m in ("argmax", "argmin"):
-    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False", methods=(_m,))
+    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False", methods=(_m,), batch=REDUCE_FLAT)
 for _m in ("any", "all"):
-    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False, where=True", methods=(_m,))
-nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False")
+    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False, where=True", methods=(_m,), batch=REDUCE)
+nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False", batch=REDUCE)
 nondiff("xp.round", sig="a, decimals=0, out=None", methods=("round",))
-nondiff("xp.around", sig="a, decimals=0, out=None")
+nondiff("xp.around", sig="a, decimals=0, out=None", batch=SAME)
 nondiff("xp.argsort", sig="a, axis=-1, kind=None, order=None, stable=None", methods=("argsort",))
-nondiff("xp.nonzero", "xp.flatnonzero", "xp.argwhere", sig="a", methods=("nonzero",))
+nondiff("xp.nonzero", "xp.argwhere", sig="a", methods=("nonzero",))
+nondiff("xp.flatnonzero", sig="a")
 nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searchsorted",))
+_X = "x, *args, **kwargs"
 nondiff("xp.sign", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
-        "int", "bool",
-        "xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", "xp.ones_like", "xp.empty_like",
-        "xp.heaviside", "xp.tri", "xp.triu_indices", "xp.tril_indices",
-        "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes", "xp.result_type",
-        "stop_gradient", "rt.clip_mask", "attr", "str", sig="x, *args, **kwargs")
-nondiff("rt.pick", sig="x, *args, **kwargs", broadcast_result=True)  # (shapes fold through it: passes/shapefold.py)
-nondiff("print", sig="x, *args, **kwargs", effect=True)
+        sig=_X, batch=SAME)
+nondiff("int", sig=_X)
+nondiff("bool", "xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", sig=_X, batch=CREATE)
+nondiff("xp.ones_like", "xp.empty_like", sig=_X)
+nondiff("xp.heaviside", sig=_X, batch=BROADCAST)
+nondiff("xp.tri", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes",
+        "xp.result_type", sig=_X, batch=CREATE)
+nondiff("stop_gradient", sig=_X, batch=SAME)
+nondiff("rt.clip_mask", sig=_X, batch=BROADCAST)
+nondiff("attr", "str", sig=_X, batch=CREATE)
+nondiff("rt.pick", sig=_X, broadcast_result=True, batch=BROADCAST)  # (shapes fold through it: passes/shapefold.py)
+nondiff("print", sig=_X, effect=True, batch=SAME)
 # shape_query: the attribute of the same name (its value folds to a constant where shapes are known)
 nondiff("xp.shape", sig="x, *args, **kwargs", shape_query="shape", unbatched_result=True, shape_only=(0,))
 nondiff("xp.ndim", sig="x, *args, **kwargs", shape_query="ndim", unbatched_result=True, shape_only=(0,))
@@ -183,16 +211,16 @@ defjvp("xp.clip", a="da * rt.clip_mask(a, a_min, a_max)", a_min="da_min * (a < a
 # ---- reductions ----
 # reduction: `a.<name>(axis)` computes it too, and shapes fold through it (passes/shapefold.py)
 linear("xp.sum", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.sum_vjp(g, a, axis, keepdims)",
-       full_reduction=True, reduction=True, float_result="keep", methods=("sum",))
+       full_reduction=True, reduction=True, float_result="keep", methods=("sum",), batch=REDUCE)
 linear("xp.mean", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.mean_vjp(g, a, axis, keepdims)",
-       full_reduction=True, reduction=True, float_result="always", methods=("mean",))
+       full_reduction=True, reduction=True, float_result="always", methods=("mean",), batch=REDUCE)
 for _op in ("xp.max", "xp.amax", "xp.min", "xp.amin"):
     prim(_op, "a, axis=None, out=None, keepdims=False", zero_args=REST, full_reduction=True, reduction=True,
-         methods=() if _op.startswith("xp.a") else (_op[3:],))
+         methods=() if _op.startswith("xp.a") else (_op[3:],), batch=REDUCE)
     defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")
     defjvp(_op, a="rt.max_jvp(da, a, ans, axis, keepdims)")
 prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False", zero_args=REST, full_reduction=True,
-     reduction=True, methods=("prod",))
+     reduction=True, methods=("prod",), batch=REDUCE)
 defvjp("xp.prod", a="rt.sum_vjp(g, a, axis, keepdims) * rt.prod_others(a, axis)")  # exact at zeros
 defjvp("xp.prod", a="xp.sum(da * rt.prod_others(a, axis), axis=axis, keepdims=keepdims)")
 # prod's derivatives to order 6: element i of rt.prod_others(a, axis) is the product of the other
@@ -218,16 +246,18 @@ for _k, _name in enumerate(_PROD_OTHERS):
         defvjp(_name, **{_d: _prod_call(_name, [o for o in _ds if o != _d] + ["g"])})
         defjvp(_name, **{_d: _prod_call(_name, [("d" + o if o == _d else o) for o in _ds])})
 prim("xp.var", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
-     methods=("var",))
+     methods=("var",), batch=REDUCE)
 defvjp("xp.var", a="rt.var_vjp(g, a, axis, ddof, keepdims)")
 defjvp("xp.var", a="rt.var_jvp(da, a, axis, ddof, keepdims)")
 prim("xp.std", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
-     methods=("std",))
+     methods=("std",), batch=REDUCE)
 # at zero variance std's derivative is taken as 0 (not NaN)
 defvjp("xp.std", a="rt.var_vjp(g * 0.5 * rt.inv0(ans), a, axis, ddof, keepdims)")
 defjvp("xp.std", a="rt.var_jvp(da, a, axis, ddof, keepdims) * 0.5 * rt.inv0(ans)")
-linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)", methods=("cumsum",))
-linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)", methods=("trace",))
+linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)", methods=("cumsum",),
+       batch=REDUCE_FLAT)
+linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)", methods=("trace",),
+       batch=along("axis1", "axis2"))
 # a host number moved to the backend of `like` (in helpers s2s differentiates): the identity on v
 linear("rt.on_backend_of", "v, like", "v", "rt.on_backend_of(g, like)")
 prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False", zero_args=("ord", "axis", "keepdims"))
@@ -242,9 +272,11 @@ for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atl
            if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))",
            methods={"xp.ravel": ("ravel", "flatten"), "xp.squeeze": ("squeeze",)}.get(_op, ()))
 linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",), reverses_axes=True)
-linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)", methods=("swapaxes",))
-linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination, source)")
-linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)")
+linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)", methods=("swapaxes",),
+       batch=along("axis1", "axis2"))
+linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination, source)",
+       batch=along("source", "destination"))
+linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)", batch=along("axis", none="all"))
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
 # a cotangent in its primal's dtype
@@ -255,11 +287,14 @@ defjvp("rt.cast_to", v="rt.cast_to_d(dv, like)")
 linear("rt.cast_to_d", "t, like", "t", "rt.cast_to_d(g, like)", aliasing=True)
 linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)")
-linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",))
+linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",),
+       batch=REDUCE_FLAT)
 linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)")
 linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)")
-linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", list_args=("arrays",))
-linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",))
+linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", list_args=("arrays",),
+       batch=along("axis"))
+linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",),
+       batch=along("axis"))
 linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", list_args=("tup",))
 linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",))
 linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)")

@@ -1,5 +1,7 @@
-"""Batching rules (vmap) of the core table (rules.py), declared by category into the BATCH table
-with `defbatch`; the NumPy coverage families declare theirs with each primitive (`batch=`).
+"""Batching rules (vmap) of the core table (rules.py) not yet given with their primitive, declared
+by category into the BATCH table with `defbatch`; rules.py's reductions, axis ops, comparisons,
+rounding and creation ops and the NumPy coverage families declare theirs with each primitive
+(`batch=SAME`, `BROADCAST`, `CREATE`, `LOOP`, `along(...)`, `by(...)`).
 
 A batched value carries the batch as axis 0. Most ops need no code: an elementwise op applies as
 it is; a broadcasting op lifts each batched operand's per-example rank to the others' first; a
@@ -80,27 +82,15 @@ def unbatched(*names):
 
 
 elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in ("xp.copy",) and n not in BATCH], "xp.copy",
-            "xp.sign", "xp.floor", "xp.ceil", "xp.round", "xp.around", "xp.rint", "xp.trunc", "xp.isnan",
-            "xp.isinf", "xp.isfinite", "xp.logical_not", "invert", "xp.zeros_like", "xp.ones_like",
-            "xp.empty_like", "stop_gradient", "xp.real", "xp.float64", "xp.float32", "rt.fresh",
+            "xp.round", "xp.zeros_like", "xp.ones_like",
+            "xp.empty_like", "xp.real", "xp.float64", "xp.float32", "rt.fresh",
             "rt.zeros_like_tree", "rt.shape_stub", "rt.checkpoint_name", "rt.copy_saved", "rt.private", "xp.triu",
-            "xp.tril", "rt.zeros_list", "rt.constant", "print")
-broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH], "lt", "le", "gt", "ge", "eq", "ne", "and_",
-             "or_", "floordiv", "mod", "xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal",
-             "xp.equal", "xp.not_equal", "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose",
-             "xp.floor_divide", "xp.mod", "xp.remainder", "xp.heaviside", "rt.pick", "rt.clip_mask",
+            "xp.tril", "rt.zeros_list", "rt.constant")
+broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH], "mod", "xp.mod", "xp.remainder",
              "rt.tree_add")
-reduction("xp.sum", "xp.mean", "xp.max", "xp.amax", "xp.min", "xp.amin", "xp.prod", "xp.var", "xp.std",
-          "xp.any", "xp.all", "xp.count_nonzero")
 reduction("xp.linalg.norm", none_axis="norm")  # ord None: the flattened example (rank 0, 3, ... too)
-reduction("xp.argmax", "xp.argmin", "xp.cumsum", none_axis="flat")
-axis_op(["xp.swapaxes"], ("axis1", "axis2"))
-axis_op(["xp.trace"], ("axis1", "axis2"))
-axis_op(["xp.moveaxis"], ("source", "destination"))
-axis_op(["xp.expand_dims", "xp.stack", "xp.concatenate"], ("axis",))
-axis_op(["xp.flip"], ("axis",), none_axis="all")
+axis_op(["xp.expand_dims"], ("axis",))
 axis_op(["xp.trapezoid"], ("axis",))
-axis_op(["xp.repeat"], ("axis",), none_axis="flat")
 for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"), ("xp.inner", "inner"),
                ("xp.outer", "outer"), ("xp.linalg.outer", "outer"), ("xp.reshape", "reshape"), ("xp.ravel", "ravel"),
                ("xp.transpose", "transpose"), ("xp.squeeze", "squeeze"), ("xp.array", "array"),
@@ -125,10 +115,7 @@ looped("xp.tile", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
        "rt.jac_columns_t", "rt.jac_rows_t", "rt.list_sum", "rt.list_sum_vjp", "rt.seed_aux", "rt.log0",
        "xp.argsort", "xp.searchsorted", "xp.nonzero", "xp.flatnonzero", "xp.allclose",
        "xp.array_equal", "xp.clip", "neg", "pos", "tuple", "list", "rt.basis", "rt.tree_size")
-unbatched("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange",
-          "xp.tri", "range", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index",
-          "xp.broadcast_shapes", "xp.result_type", "slice", "rt.reversed_range", "rt.new_list", "str",
-          "isinstance", "attr", "is", "isnot", "in", "notin", "bool", "rt.check_norm_ord", "rt.seed")
+unbatched("slice", "rt.reversed_range", "rt.new_list", "isinstance", "is", "isnot", "rt.check_norm_ord", "rt.seed")
 helper("rt.seed", "rt.batched_seed", effect=True)  # (grad's scalar check: an effect, as rt.seed)
 # creation ops with per-example values (fill value, endpoints) but one shape for every example
 for _n, _fixed in (("xp.full", ("shape", "dtype")), ("xp.full_like", ("dtype",)),

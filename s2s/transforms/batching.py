@@ -2,7 +2,7 @@
 
 A variable is either unbatched or batched at axis 0 (decided for the whole function by a fixed
 point, `batched_vars`). Statements on unbatched values stay as they are; ops on batched values
-follow the batching table (registry.BATCH, declared in primitives/rules_batch.py). Control flow
+follow the batching table (registry.BATCH: `batch=` of each declaration, or rules_batch.py). Control flow
 whose condition is batched runs under a mask (a boolean per example): both branches of an `if`
 run, and each variable a branch assigns is merged with `rt.masked_merge(mask, new, old)`; a `while` runs until no
 example is live; `break`/`continue` under a batched condition clear lanes of the loop's masks.

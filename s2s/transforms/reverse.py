@@ -3,6 +3,12 @@
 Recorded on two plain lists: `tape` for values of active variables that an assignment overwrites,
 `ctl` for everything else the backward sweep needs to replay control flow (branch decisions, loop
 ranges and trip counts, overwritten inactive values). Loops stay loops; nothing is unrolled.
+
+About 880 lines in one module, on purpose: `Reverse` builds both sweeps at once, and each forward
+method's saves (tape, ctl, checkpoints) must match the backward method that pops them in reverse
+order; split by sweep, every pair of methods would sit in two files. What stands alone already
+has a module (the VJP rules in primitives/, the tape in tape.py), and the drivers
+at the bottom (`grad_fn`, `split_fns`, `saving_fn`) are the entry points the API calls.
 """
 from __future__ import annotations
 
