@@ -47,7 +47,6 @@ GAPS = {
     ("autograd", "lstm"): SCIPY + "autograd.scipy.special.logsumexp",
     ("autograd", "mixture_variational_inference"): SCIPY + "logsumexp, norm",
     ("autograd", "natural_gradient_black_box_svi"): SCIPY + "autograd.scipy.stats.norm",
-    ("autograd", "negative_binomial_maxlike"): SCIPY + "autograd.scipy.special.gammaln",
     ("autograd", "neural_net"): SCIPY + "autograd.scipy.special.logsumexp",
     ("autograd", "neural_net_regression"): SCIPY + "autograd.scipy.stats.norm",
     ("autograd", "ode_net"): "autograd.builtins.tuple and autograd.scipy.integrate.odeint: not in "

@@ -19,6 +19,7 @@ import numpy as _np
 
 import s2s
 import s2s.numpy as _snp
+from s2s import record as _record
 
 from .._modules import install, restore
 from . import extend, misc, test_util
@@ -29,26 +30,38 @@ __all__ = [
 ]
 
 
+def _transform(fn: Callable) -> Callable:
+    """Mark `fn` as a transform, as s2s's own: inside a transformed function `grad(loglike)(r, p)`
+    then names a function s2s builds when it normalizes the outer one."""
+    _record.attach(fn, transform=True)
+    return fn
+
+
+@_transform
 def grad(fun: Callable, argnum: int = 0) -> Callable:
     """The gradient of scalar-valued `fun` with respect to positional argument `argnum`."""
     return s2s.grad(fun, argnums=argnum)
 
 
+@_transform
 def value_and_grad(fun: Callable, argnum: int = 0) -> Callable:
     """`fun`'s value and its gradient with respect to argument `argnum`, from one call."""
     return s2s.value_and_grad(fun, argnums=argnum)
 
 
+@_transform
 def jacobian(fun: Callable, argnum: int = 0) -> Callable:
     """The Jacobian, shaped `out.shape + x.shape` as autograd's (reverse mode)."""
     return s2s.jacrev(fun, argnums=argnum)
 
 
+@_transform
 def hessian(fun: Callable, argnum: int = 0) -> Callable:
     """The Hessian of scalar-valued `fun` with respect to argument `argnum`."""
     return s2s.hessian(fun, argnums=argnum)
 
 
+@_transform
 def elementwise_grad(fun: Callable, argnum: int = 0) -> Callable:
     """The gradient of the sum of `fun`'s outputs (a VJP with a cotangent of ones): the derivative
     of an elementwise function at each point. A transform itself, so it nests:
