@@ -52,3 +52,19 @@ def test_grad_called_inside_a_differentiated_function():
     np.testing.assert_allclose(ag.grad(_outer)(r), 18 * r ** 2)  # d/dr 6 r^3
     h = 1e-6
     np.testing.assert_allclose(ag.grad(_outer)(r), (_outer(r + h) - _outer(r - h)) / (2 * h), rtol=1e-6)
+
+
+def test_flatten_inside_a_differentiated_function():
+    from s2s.compat.autograd.misc import flatten
+
+    def loss(params):
+        flat, _ = flatten(params)
+        return np.sum(np.sin(flat) * flat)
+
+    params = [(np.arange(6.0).reshape(2, 3) / 7, np.array([0.3, -0.2, 0.9])), {"b": np.array([1.5])}]
+    got = ag.grad(loss)(params)
+    flat, unflatten = flatten(params)
+    want = unflatten(np.cos(flat) * flat + np.sin(flat))  # d/dv v sin v, by hand, leaf by leaf
+    for g, w in zip(flatten(got)[0], flatten(want)[0]):
+        np.testing.assert_allclose(g, w)
+    assert np.shape(got[0][0]) == (2, 3) and set(got[1]) == {"b"}

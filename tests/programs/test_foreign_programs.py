@@ -28,10 +28,6 @@ GAPS = {
     ("jax", "advi"): SCIPY + "jax.scipy.stats.norm; " + FUNCS + "vmap(partial(elbo, logprob))",
     ("autograd", "bayesian_neural_net"): SCIPY + "autograd.scipy.stats (black_box_svi); " + FUNCS
                                          + "a generator (unpack_layers) inside the loss",
-    ("autograd", "bayesian_optimization"): SCIPY + "autograd.scipy.stats.norm; then grad of an objective "
-                                           "of shape (1,) (autograd's grad takes any size-1 output, "
-                                           "s2s.grad a scalar)",
-    ("autograd", "black_box_svi"): SCIPY + "autograd.scipy.stats.norm, multivariate_normal",
     ("autograd", "convnet"): "autograd.scipy.signal.convolve: s2s has no scipy.signal",
     ("autograd", "deep_gaussian_process"): SCIPY + "autograd.scipy.stats.multivariate_normal",
     ("autograd", "define_gradient"): FUNCS + "check_grads' second order differentiates the VJP rule "
@@ -39,11 +35,10 @@ GAPS = {
     ("autograd", "dot_graph"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                "counterpart (docs/porting-from-autograd.md)",
     ("autograd", "fixed_points"): "autograd.misc.fixed_points.fixed_point: not in s2s.compat.autograd",
-    ("autograd", "gaussian_process"): SCIPY + "autograd.scipy.stats.multivariate_normal",
     ("autograd", "gmm"): SCIPY + "multivariate_normal, logsumexp; " + FUNCS
                          + "flatten_func's unflatten (tree_util) inside grad",
-    ("autograd", "hmm_em"): SCIPY + "autograd.scipy.special.logsumexp",
-    ("autograd", "ica"): SCIPY + "autograd.scipy.stats.t",
+    ("autograd", "hmm_em"): FUNCS + "functools.partial made inside the loss (sum(map(partial("
+                            "log_partition_function, natural_params), data))): s2s has no rule for `partial`",
     ("autograd", "lstm"): SCIPY + "autograd.scipy.special.logsumexp",
     ("autograd", "mixture_variational_inference"): SCIPY + "logsumexp, norm",
     ("autograd", "natural_gradient_black_box_svi"): SCIPY + "autograd.scipy.stats.norm",
@@ -97,7 +92,11 @@ def test_program_prints_the_real_librarys_numbers(lib, name):
             harness.run(lib, name, "s2s")
         assert type(err.value).__name__ == ref["error"].split(":")[0]
         return
-    got = harness.numbers(harness.run(lib, name, "s2s"), only)
+    out = harness.run(lib, name, "s2s")
+    got = harness.numbers(out, only)
+    if not ref["numbers"]:  # a program that prints only text (bayesian_optimization): the same text
+        assert out == ref["stdout"], f"{lib}/{name}: printed other text than the reference"
+        return
     assert got, f"{lib}/{name} printed no numbers"
     _compare(got, ref["numbers"], f"{lib}/{name} against the recorded reference")
     if _installed(lib):
