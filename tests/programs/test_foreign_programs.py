@@ -41,7 +41,6 @@ GAPS = {
                             "log_partition_function, natural_params), data))): s2s has no rule for `partial`",
     ("autograd", "lstm"): SCIPY + "autograd.scipy.special.logsumexp",
     ("autograd", "mixture_variational_inference"): SCIPY + "logsumexp, norm",
-    ("autograd", "natural_gradient_black_box_svi"): SCIPY + "autograd.scipy.stats.norm",
     ("autograd", "neural_net"): SCIPY + "autograd.scipy.special.logsumexp",
     ("autograd", "neural_net_regression"): SCIPY + "autograd.scipy.stats.norm",
     ("autograd", "ode_net"): "autograd.builtins.tuple and autograd.scipy.integrate.odeint: not in "
