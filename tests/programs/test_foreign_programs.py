@@ -50,9 +50,6 @@ GAPS = {
     ("autograd", "rkhs"): "autograd.extend's Box and VSpace (a vector space of functions for the "
                           "tracer): no counterpart in s2s",
     ("autograd", "rnn"): SCIPY + "autograd.scipy.special.logsumexp",
-    ("autograd", "tanh"): "a fourth-order grad through a call of a user function: IndexError "
-                          "'pop from empty list' in bwd_bwd_bwd_bwd_tanh (s2s reverse mode; "
-                          "grad(grad(grad(grad(f))))(0.3) with f(v) = h(v), h(x) = np.exp(x) / x)",
     ("autograd", "variational_autoencoder"): SCIPY + "autograd.scipy.special.expit, stats.norm",
 }
 
