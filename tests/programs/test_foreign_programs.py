@@ -32,19 +32,16 @@ GAPS = {
     ("autograd", "dot_graph"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                "counterpart (docs/porting-from-autograd.md)",
     ("autograd", "fixed_points"): "autograd.misc.fixed_points.fixed_point: not in s2s.compat.autograd",
-    ("autograd", "gmm"): SCIPY + "multivariate_normal, logsumexp; " + FUNCS
-                         + "flatten_func's unflatten (tree_util) inside grad",
+    ("autograd", "gmm"): FUNCS + "flatten_func's function, differentiated by grad and "
+                         "hessian_vector_product, calls unflatten (tree_unflatten) inside the transform",
     ("autograd", "hmm_em"): FUNCS + "functools.partial made inside the loss (sum(map(partial("
                             "log_partition_function, natural_params), data))): s2s has no rule for `partial`",
-    ("autograd", "lstm"): SCIPY + "autograd.scipy.special.logsumexp",
-    ("autograd", "neural_net"): SCIPY + "autograd.scipy.special.logsumexp",
     ("autograd", "ode_net"): "autograd.builtins.tuple and autograd.scipy.integrate.odeint: not in "
                              "s2s.compat.autograd",
     ("autograd", "print_trace"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                  "counterpart (docs/porting-from-autograd.md)",
     ("autograd", "rkhs"): "autograd.extend's Box and VSpace (a vector space of functions for the "
                           "tracer): no counterpart in s2s",
-    ("autograd", "rnn"): SCIPY + "autograd.scipy.special.logsumexp",
 }
 
 
@@ -70,9 +67,11 @@ RTOL, ATOL = 1e-6, 1e-9
 
 # long stochastic optimizations where a rounding difference grows exponentially: the two runs
 # agree to 1e-10 for the first 1000 numbers, 5e-9 by 2000, then part (mixture_variational_inference:
-# 1e-2 by 2500; neural_net_regression: 1.2e-6 at two numbers near the end). Their first numbers
-# are compared at RTOL (a wrong derivative shows at the first iterations), the rest only counted
-CHAOTIC = {("autograd", "mixture_variational_inference"): 2000, ("autograd", "neural_net_regression"): 1900}
+# 1e-2 by 2500; neural_net_regression: 1.2e-6 at two numbers near the end; rnn: 1e-16, 1e-13,
+# 2e-9, 1e-5 at iterations 10, 20, 30, 40; lstm: 2e-12 by iteration 90, 2e-2 by 190). Their first
+# numbers are compared at RTOL (a wrong derivative shows at the first iterations), the rest counted
+CHAOTIC = {("autograd", "mixture_variational_inference"): 2000, ("autograd", "neural_net_regression"): 1900,
+           ("autograd", "rnn"): 8, ("autograd", "lstm"): 20}
 
 
 def _compare(got, want, what, first=None):
