@@ -21,38 +21,22 @@ from paths import TOOLS
 SCIPY = "s2s.scipy (issue 28, scipy branch): "
 FUNCS = "functions as values (issue 28, funcs branch): "
 GAPS = {
-    ("autograd", "bayesian_neural_net"): SCIPY + "autograd.scipy.stats (black_box_svi); " + FUNCS
-                                         + "a generator (unpack_layers) inside the loss",
-    ("autograd", "bayesian_optimization"): SCIPY + "autograd.scipy.stats.norm; then grad of an objective "
-                                           "of shape (1,) (autograd's grad takes any size-1 output, "
-                                           "s2s.grad a scalar)",
-    ("autograd", "black_box_svi"): SCIPY + "autograd.scipy.stats.norm, multivariate_normal",
     ("autograd", "convnet"): "autograd.scipy.signal.convolve: s2s has no scipy.signal",
-    ("autograd", "deep_gaussian_process"): SCIPY + "autograd.scipy.stats.multivariate_normal",
     ("autograd", "define_gradient"): FUNCS + "check_grads' second order differentiates the VJP rule "
                                      "`maker(ans, x)(g)`, a call of a function a call returned",
     ("autograd", "dot_graph"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                "counterpart (docs/porting-from-autograd.md)",
     ("autograd", "fixed_points"): "autograd.misc.fixed_points.fixed_point: not in s2s.compat.autograd",
-    ("autograd", "gaussian_process"): SCIPY + "autograd.scipy.stats.multivariate_normal",
-    ("autograd", "gmm"): SCIPY + "multivariate_normal, logsumexp; " + FUNCS
-                         + "flatten_func's unflatten (tree_util) inside grad",
-    ("autograd", "hmm_em"): SCIPY + "autograd.scipy.special.logsumexp",
-    ("autograd", "ica"): SCIPY + "autograd.scipy.stats.t",
-    ("autograd", "lstm"): SCIPY + "autograd.scipy.special.logsumexp",
-    ("autograd", "mixture_variational_inference"): SCIPY + "logsumexp, norm",
-    ("autograd", "natural_gradient_black_box_svi"): SCIPY + "autograd.scipy.stats.norm",
-    ("autograd", "negative_binomial_maxlike"): SCIPY + "autograd.scipy.special.gammaln",
-    ("autograd", "neural_net"): SCIPY + "autograd.scipy.special.logsumexp",
-    ("autograd", "neural_net_regression"): SCIPY + "autograd.scipy.stats.norm",
+    ("autograd", "gmm"): FUNCS + "flatten_func's function, differentiated by grad and "
+                         "hessian_vector_product, calls unflatten (tree_unflatten) inside the transform",
+    ("autograd", "hmm_em"): FUNCS + "functools.partial made inside the loss (sum(map(partial("
+                            "log_partition_function, natural_params), data))): s2s has no rule for `partial`",
     ("autograd", "ode_net"): "autograd.builtins.tuple and autograd.scipy.integrate.odeint: not in "
                              "s2s.compat.autograd",
     ("autograd", "print_trace"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                  "counterpart (docs/porting-from-autograd.md)",
     ("autograd", "rkhs"): "autograd.extend's Box and VSpace (a vector space of functions for the "
                           "tracer): no counterpart in s2s",
-    ("autograd", "rnn"): SCIPY + "autograd.scipy.special.logsumexp",
-    ("autograd", "variational_autoencoder"): SCIPY + "autograd.scipy.special.expit, stats.norm",
 }
 
 
@@ -76,9 +60,18 @@ def _cases():
 RTOL, ATOL = 1e-6, 1e-9
 
 
-def _compare(got, want, what):
+# long stochastic optimizations where a rounding difference grows exponentially: the two runs
+# agree to 1e-10 for the first 1000 numbers, 5e-9 by 2000, then part (mixture_variational_inference:
+# 1e-2 by 2500; neural_net_regression: 1.2e-6 at two numbers near the end; rnn: 1e-16, 1e-13,
+# 2e-9, 1e-5 at iterations 10, 20, 30, 40; lstm: 2e-12 by iteration 90, 2e-2 by 190). Their first
+# numbers are compared at RTOL (a wrong derivative shows at the first iterations), the rest counted
+CHAOTIC = {("autograd", "mixture_variational_inference"): 2000, ("autograd", "neural_net_regression"): 1900,
+           ("autograd", "rnn"): 8, ("autograd", "lstm"): 20}
+
+
+def _compare(got, want, what, first=None):
     assert len(got) == len(want), f"{what}: printed {len(got)} numbers, the reference {len(want)}"
-    np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL, err_msg=what)
+    np.testing.assert_allclose(got[:first], want[:first], rtol=RTOL, atol=ATOL, err_msg=what)
 
 
 @pytest.mark.parametrize("lib, name", _cases())
@@ -90,15 +83,19 @@ def test_program_prints_the_real_librarys_numbers(lib, name):
             harness.run(lib, name, "s2s")
         assert type(err.value).__name__ == ref["error"].split(":")[0]
         return
-    got = harness.numbers(harness.run(lib, name, "s2s"), only)
-    # a program that only plots (autograd's tanh) prints nothing: it must run to its end
-    assert got or not ref["numbers"], f"{lib}/{name} printed no numbers"
-    _compare(got, ref["numbers"], f"{lib}/{name} against the recorded reference")
+    out = harness.run(lib, name, "s2s")
+    got = harness.numbers(out, only)
+    if not ref["numbers"]:  # a program that prints only text (bayesian_optimization): the same text
+        assert out == ref["stdout"], f"{lib}/{name}: printed other text than the reference"
+        return
+    assert got, f"{lib}/{name} printed no numbers"
+    first = CHAOTIC.get((lib, name))
+    _compare(got, ref["numbers"], f"{lib}/{name} against the recorded reference", first)
     if _installed(lib):
         sys.path.insert(0, str(TOOLS))
         import foreign_reference
         live = foreign_reference.record(lib, name)
-        _compare(got, live["numbers"], f"{lib}/{name} against {live['library']} run now")
+        _compare(got, live["numbers"], f"{lib}/{name} against {live['library']} run now", first)
 
 
 def _installed(lib: str) -> bool:

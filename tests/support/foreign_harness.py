@@ -76,7 +76,9 @@ ONLY = {("jax", "kernel_lsq"): r"^MSE:", ("jax", "examples_test"): r"^exit statu
         # gradients at the same parameters agree to 1e-15; the bounds agree to 1e-15 at iteration 1,
         # 1e-12 at 2, 2e-7 at 4, 1e-5 at 5, and both reach nan at iteration 94): the first five
         # iterations are compared
-        ("jax", "advi"): r"^Iteration [0-4] "}
+        ("jax", "advi"): r"^Iteration [0-4] ",
+        # the losses, not the text the models sample (its digits come and go as rounding moves a draw)
+        ("autograd", "rnn"): r"^Iteration", ("autograd", "lstm"): r"^Iteration"}
 
 
 def run(lib: str, name: str, backend: str) -> str:

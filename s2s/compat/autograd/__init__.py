@@ -18,6 +18,8 @@ import numpy as _np
 
 import s2s
 import s2s.numpy as _snp
+from s2s import record as _record
+from s2s.errors import S2STypeError as _S2STypeError
 
 from .._modules import install, restore, scipy_names
 from . import extend, misc, test_util
@@ -28,26 +30,85 @@ __all__ = [
 ]
 
 
+def _transform(fn: Callable) -> Callable:
+    """Mark `fn` as a transform, as s2s's own: inside a transformed function `grad(loglike)(r, p)`
+    then names a function s2s builds when it normalizes the outer one."""
+    _record.attach(fn, transform=True)
+    return fn
+
+
+@_transform
 def grad(fun: Callable, argnum: int = 0) -> Callable:
-    """The gradient of scalar-valued `fun` with respect to positional argument `argnum`."""
-    return s2s.grad(fun, argnums=argnum)
+    """The gradient of scalar-valued `fun` with respect to positional argument `argnum` (as in
+    autograd, an output of any shape with one element counts as a scalar)."""
+    return _SizeOne(s2s.grad(_inner(fun), argnums=argnum), _inner(fun), argnum, with_value=False)
 
 
+@_transform
 def value_and_grad(fun: Callable, argnum: int = 0) -> Callable:
-    """`fun`'s value and its gradient with respect to argument `argnum`, from one call."""
-    return s2s.value_and_grad(fun, argnums=argnum)
+    """`fun`'s value and its gradient with respect to argument `argnum`, from one call (an output
+    of one element counts as a scalar, as for `grad`)."""
+    return _SizeOne(s2s.value_and_grad(_inner(fun), argnums=argnum), _inner(fun), argnum, with_value=True)
 
 
+class _SizeOne:
+    """s2s's grad/value_and_grad of `fun`, which also takes, as autograd's do, an output of shape
+    (1,) (or any shape of one element): its gradient is the VJP of a cotangent of ones. s2s.grad
+    refuses such an output as JAX does; this wrapper calls it, and after that refusal (checked
+    to be a one-element output) computes by `s2s.vjp` from then on. Inside a transformed function
+    it is the s2s transform it holds (its record), so `grad(f)(x)` there keeps JAX's rule."""
+
+    def __init__(self, transformed: Callable, fun: Callable, argnum: Any, with_value: bool) -> None:
+        self.inner, self.fun, self.argnum, self.with_value = transformed, fun, argnum, with_value
+        self.__s2s__ = _record.of(transformed)
+        self.by_vjp = False
+        functools.update_wrapper(self, fun, updated=())
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self.by_vjp:
+            try:
+                return self.inner(*args, **kwargs)
+            except _S2STypeError as err:
+                if "grad requires a scalar output, but the function returned shape" not in str(err) or kwargs:
+                    raise
+                out, grads = self._by_vjp(args)
+                if out is None:
+                    raise
+                self.by_vjp = True
+                return (out, grads) if self.with_value else grads
+        out, grads = self._by_vjp(args)
+        if out is None:
+            return self.inner(*args)  # not one element this time: s2s.grad says why
+        return (out, grads) if self.with_value else grads
+
+    def _by_vjp(self, args: tuple) -> tuple[Any, Any]:
+        """(fun(*args), the gradient) for a one-element output, (None, None) otherwise."""
+        out, pullback = s2s.vjp(self.fun, *args)
+        if _np.size(out) != 1 or isinstance(out, (tuple, list, dict)):
+            return None, None
+        cts = pullback(_np.ones_like(out))
+        nums = self.argnum
+        return out, (tuple(cts[i] for i in nums) if isinstance(nums, (tuple, list)) else cts[nums])
+
+
+def _inner(fun: Callable) -> Callable:
+    """The s2s transform a `_SizeOne` holds (so that grad(grad(f)) nests s2s's transforms)."""
+    return fun.inner if isinstance(fun, _SizeOne) else fun
+
+
+@_transform
 def jacobian(fun: Callable, argnum: int = 0) -> Callable:
     """The Jacobian, shaped `out.shape + x.shape` as autograd's (reverse mode)."""
     return s2s.jacrev(fun, argnums=argnum)
 
 
+@_transform
 def hessian(fun: Callable, argnum: int = 0) -> Callable:
     """The Hessian of scalar-valued `fun` with respect to argument `argnum`."""
     return s2s.hessian(fun, argnums=argnum)
 
 
+@_transform
 def elementwise_grad(fun: Callable, argnum: int = 0) -> Callable:
     """The gradient of the sum of `fun`'s outputs (a VJP with a cotangent of ones): the derivative
     of an elementwise function at each point. A transform itself, so it nests:

@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
+import s2s
 from s2s.tree_util import tree_flatten, tree_unflatten
 
 
-def flatten(value: Any) -> tuple[np.ndarray, Callable[[Any], Any]]:
+def _flatten(value: Any) -> tuple[np.ndarray, Callable[[Any], Any]]:
     """(the leaves of `value` raveled and concatenated, a function from such a vector back)."""
     leaves, treedef = tree_flatten(value)
     shapes = [np.shape(leaf) for leaf in leaves]
@@ -27,6 +28,22 @@ def flatten(value: Any) -> tuple[np.ndarray, Callable[[Any], Any]]:
             start += size
         return tree_unflatten(treedef, parts)
     return flat, unflatten
+
+
+def _flatten_fwd(value: Any) -> tuple[tuple[np.ndarray, Callable[[Any], Any]], Callable[[Any], Any]]:
+    out = _flatten(value)
+    return out, out[1]
+
+
+def _flatten_bwd(unflatten: Callable[[Any], Any], g: tuple[np.ndarray, Any]) -> tuple[Any]:
+    return (unflatten(g[0]),)  # the vector's cotangent, split back into the leaves' shapes
+
+
+# inside a function s2s differentiates in reverse mode (`flat, _ = flatten(params)` in a loss),
+# `flatten` is a primitive with this VJP, since s2s does not follow `tree_flatten` through the
+# code it transforms; the function it returns carries no cotangent
+flatten = s2s.custom_vjp(_flatten)
+flatten.defvjp(_flatten_fwd, _flatten_bwd)
 
 
 def flatten_func(func: Callable, example: Any) -> tuple[Callable, Callable, np.ndarray]:
