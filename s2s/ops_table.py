@@ -11,11 +11,6 @@ from .primitives import (
     rules,  # noqa: F401  (fills the registry)
 )
 
-OPERATORS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "**", "matmul": "@", "neg": "unary -",
-             "pos": "unary +", "floordiv": "//", "mod": "%", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
-             "eq": "==", "ne": "!="}
-BUILTINS = {"abs": "abs", "float": "float", "max": "xp.maximum", "min": "xp.minimum", "sum": "rt.list_sum",
-            "len": "len", "int": "int", "bool": "bool", "range": "range"}
 _METHOD_PRIM = {m: key for key, p in registry.PRIMS.items() for m in p.methods}  # `x.flatten()`: xp.ravel
 
 
@@ -45,12 +40,14 @@ def operations() -> list[dict]:
         p = registry.PRIMS.get(_METHOD_PRIM[m])
         if p is not None and hasattr(np.ndarray, m):
             rows.append(_row("ndarray." + m, "method", p))
-    for key, sym in OPERATORS.items():
-        rows.append(_row(sym, "operator", registry.PRIMS[key]))
+    for p in registry.PRIMS.values():  # (in the order of their declarations)
+        if p.symbol:
+            rows.append(_row(p.symbol, "operator", p))
     for name, key in sorted(math_functions().items()):
         rows.append(_row("math." + name, "math", registry.PRIMS[key]))
-    for name, key in BUILTINS.items():
-        rows.append(_row(name, "builtin", registry.PRIMS[key]))
+    for p in registry.PRIMS.values():
+        if p.builtin:
+            rows.append(_row(p.builtin, "builtin", p))
     return rows
 
 

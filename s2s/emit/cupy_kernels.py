@@ -29,14 +29,14 @@ import math
 import gast
 import numpy as np
 
+from ..primitives import registry
+
 _C_TYPES = {np.dtype(np.float64): "double", np.dtype(np.float32): "float", np.dtype(np.bool_): "bool",
             np.dtype(np.int64): "long long", np.dtype(np.int32): "int", np.dtype(np.int16): "short",
             np.dtype(np.int8): "signed char", np.dtype(np.uint8): "unsigned char",
             np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long"}
 _BINARY = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/"}
 _COMPARE = {gast.Gt: ">", gast.GtE: ">=", gast.Lt: "<", gast.LtE: "<="}
-_MATH = {"exp": "exp", "log": "log", "sin": "sin", "cos": "cos", "tanh": "tanh", "sqrt": "sqrt", "abs": "fabs",
-         "log1p": "log1p", "expm1": "expm1", "tan": "tan", "arctan": "atan", "sinh": "sinh", "cosh": "cosh"}
 
 
 class NotCompiled(Exception):
@@ -124,25 +124,25 @@ class _CEmitter:
             t, weak = _promote(vals[1][1:], vals[2][1:])
             cond = c[0] if c[1].kind == "b" else f"({c[0]} != 0)"
             return self.temp(t, weak, f"{cond} ? {self.cast(vals[1], t)} : {self.cast(vals[2], t)}")
-        if fn in ("maximum", "minimum"):  # NaN propagates, as in NumPy (C's fmax/fmin drop it)
+        form = registry.PRIMS["xp." + fn].cuda  # (Prim.cuda: its C function or operator)
+        if form in (">", "<"):  # maximum/minimum: NaN propagates, as in NumPy (C's fmax/fmin drop it)
             t, weak = _promote(vals[0][1:], vals[1][1:])
             a, b = (self.cast(v, t) for v in vals[:2])  # each named once: it is read twice
             a = a if a.isidentifier() else self.temp(t, weak, a)[0]
             b = b if b.isidentifier() else self.temp(t, weak, b)[0]
-            op = ">" if fn == "maximum" else "<"
             nan = f"isnan({a}) || " if t.kind == "f" else ""
-            return self.temp(t, weak, f"({nan}{a} {op} {b}) ? {a} : {b}")
+            return self.temp(t, weak, f"({nan}{a} {form} {b}) ? {a} : {b}")
         (a,) = vals
         if a[1].kind == "b":
             raise NotCompiled(f"{fn} of a boolean")
-        if fn == "negative":
+        if form == "-":
             return self.temp(a[1], a[2], f"-{a[0]}")
-        if fn == "square":
+        if form == "*":  # the square
             return self.temp(a[1], a[2], f"{a[0]} * {a[0]}")
-        if fn == "abs" and a[1].kind != "f":
+        if form == "fabs" and a[1].kind != "f":
             return self.temp(a[1], a[2], f"{a[0]} < 0 ? -{a[0]} : {a[0]}")
         t = a[1] if a[1].kind == "f" else np.dtype(np.float64)  # math of an integer is float64
-        return self.temp(t, a[2], f"{_MATH[fn]}({self.cast(a, t)})")
+        return self.temp(t, a[2], f"{form}({self.cast(a, t)})")
 
 
 def c_name(name: str) -> str:

@@ -34,8 +34,6 @@ BLOCK = 1 << 14
 _UFUNC = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "true_divide",
           gast.Pow: "power", gast.Gt: "greater", gast.GtE: "greater_equal", gast.Lt: "less",
           gast.LtE: "less_equal"}
-_CALLS = {"exp", "log", "sin", "cos", "tanh", "sqrt", "abs", "log1p", "expm1", "tan", "arctan", "sinh", "cosh",
-          "negative", "square", "maximum", "minimum"}
 _DTYPES = {"f": np.float64, "b": np.bool_, "i": np.int64}
 _POOL = None
 _POOL_PID = None  # a forked child makes its own pool (the parent's threads do not exist there)

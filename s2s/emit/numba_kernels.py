@@ -33,8 +33,9 @@ import threading
 
 import gast
 
+from ..primitives import registry
+
 BLOCK = 1 << 16  # elements per block: no temporaries, so larger than the NumPy kernel's
-_SLOW = {"log", "sin", "cos", "tanh", "tan", "arctan", "sinh", "cosh", "log1p", "expm1"}
 _BIN = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
         gast.Gt: ">", gast.GtE: ">=", gast.Lt: "<", gast.LtE: "<="}
 _LOCK = threading.Lock()
@@ -57,7 +58,7 @@ def wanted(expr, reduce=None) -> bool:
     SIMD) or a power other than `** 2`, where NumPy's SIMD `log`/`tanh`/... loops beat numba's
     scalar calls to the C library."""
     for n in gast.walk(expr):
-        if isinstance(n, gast.Call) and n.func.attr in _SLOW:
+        if isinstance(n, gast.Call) and registry.PRIMS["xp." + n.func.attr].numba_slow:  # (Prim.numba_slow)
             return False
         if isinstance(n, gast.BinOp) and isinstance(n.op, gast.Pow) and not _is_two(n.right):
             return False
@@ -87,9 +88,7 @@ def _scalar(e, arrays) -> str:
     fn = e.func.attr
     if fn == "where":
         return f"({args[1]} if {args[0]} else {args[2]})"
-    if fn in ("maximum", "minimum", "square", "negative", "abs", "exp"):
-        return f"_{fn}({', '.join(args)})"
-    return f"np.{fn}({', '.join(args)})"
+    return f"{registry.PRIMS['xp.' + fn].numba or 'np.' + fn}({', '.join(args)})"  # (Prim.numba: the prelude's)
 
 
 _PRELUDE = '''import numba

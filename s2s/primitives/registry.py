@@ -70,6 +70,14 @@ class Prim:
     math_name: str = ""            # the function of Python's `math` module that is this primitive
     unbatched_result: bool = False  # batched, one result serves every example (a shape, a setting)
     refused: tuple[str, ...] = ()  # arguments whose derivative is an S2SError when one reaches them (`refuse`)
+    symbol: str = ""               # the Python operator that is this primitive ("+" is add; "unary -" is neg)
+    builtin: str = ""              # the Python builtin that is this primitive (`max` of two arrays is xp.maximum)
+    sequence_op: bool = False      # `+`/`*`, which also concatenate and repeat lists and tuples
+    # ---- how the fused kernels spell it (s2s/emit: kernels, cupy_kernels, numba_kernels) ----
+    cuda: str = ""                 # CUDA C: a math.h function (`exp`, `fabs`), or an operator: "-" (negate),
+    #                                "*" (square), ">"/"<" (the operand that compares so, NaN first: maximum/minimum)
+    numba: str = ""                # a numba loop kernel's call for it (`_exp`, the prelude's; `np.log`)
+    numba_slow: bool = False       # numba's scalar call is slower than NumPy's SIMD loop (picks the kernel)
 
     @property
     def vjp(self) -> dict[str, str]:

@@ -20,9 +20,11 @@ from .registry import (
 REDUCE = along("axis", none="all")  # batching: `axis` shifted past the batch axis, None: every per-example axis
 REDUCE_FLAT = along("axis", none="flat")  # None: the flattened example
 
-# ---- Python operators (generated code keeps them as operators) ----
-for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", ""), ("maximum", ""), ("minimum", "")):
-    prim(_op, "x, y", broadcasting=True, arith=_sym)
+# ---- Python operators (generated code keeps them as operators; `symbol`: the operator) ----
+for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", "**"), ("maximum", ""),
+                  ("minimum", "")):
+    prim(_op, "x, y", broadcasting=True, arith=_sym if _sym != "**" else "", symbol=_sym,
+         sequence_op=_op in ("add", "mul"))  # (`+` concatenates and `*` repeats lists and tuples)
 defvjp("add", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(g, y)")
 defjvp("add", x="dx", y="dy")
 defvjp("sub", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(-g, y)")
@@ -62,8 +64,8 @@ prim("xp.power", "x, y", broadcasting=True)
 # (cheap: passes/recompute.py recomputes it inside a fused kernel rather than storing it)
 _MINMAX = {"broadcasting": True, "float_result": "keep", "fusable": "binary", "out_buffer": True, "loop_kernel": True,
            "cheap": True}
-prim("xp.maximum", "x, y", **_MINMAX)
-prim("xp.minimum", "x, y", **_MINMAX)
+prim("xp.maximum", "x, y", **_MINMAX, builtin="max", cuda=">", numba="_maximum")
+prim("xp.minimum", "x, y", **_MINMAX, builtin="min", cuda="<", numba="_minimum")
 prim("xp.fmax", "x, y", broadcasting=True)
 prim("xp.fmin", "x, y", broadcasting=True)
 for _np, _op in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("divide", "div"),
@@ -73,7 +75,7 @@ for _np, _op in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("div
     defjvp("xp." + _np, **PRIMS[_op].jvp)
 # product: `a @ b` for vectors and matrices; dot_ranks: vmap knows its result's rank from its operands
 # (np.matmul's follows the same rule, but is not declared yet: its batched code would change)
-prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True, dot_like=True)
+prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True, dot_like=True, symbol="@")
 # (methods: the array methods that are the primitive, `x.dot(y)`)
 defvjp("matmul", a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
 defjvp("matmul", a="da @ b", b="a @ db")
@@ -92,18 +94,19 @@ prim("xp.inner", "a, b")
 defvjp("xp.inner", a="rt.unbroadcast(g * b, a)", b="rt.unbroadcast(g * a, b)")
 defjvp("xp.inner", a="xp.inner(da, b)", b="xp.inner(a, db)")
 # (diag="same": the diagonal Jacobian passes through it, transforms/diagonal.py)
-linear("neg", "x", "x", "-g", same_shape=True, diag="same")
+linear("neg", "x", "x", "-g", same_shape=True, diag="same", symbol="unary -")
 linear("xp.negative", "x", "x", "-g", same_shape=True, fusable="unary", float_result="keep", out_buffer=True,
-       loop_kernel=True, diag="same", cheap=True)
+       loop_kernel=True, diag="same", cheap=True, cuda="-", numba="_negative")
 for _op in ("pos", "xp.positive", "xp.copy"):  # the tangent goes through the same conversion
     linear(_op, "x", "x", "rt.array_vjp(g, x)", same_shape=True, diag="same" if _op != "xp.copy" else "",
-           methods=("copy",) if _op == "xp.copy" else ())
+           methods=("copy",) if _op == "xp.copy" else (), symbol="unary +" if _op == "pos" else "")
 for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", stacks=True, methods=("astype",) if _op == "xp.asarray" else ())
-linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",))
+linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",), builtin="float")
 for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else ())
-nondiff("lt", "le", "gt", "ge", "eq", "ne", sig="x, y=None", batch=BROADCAST)
+for _op, _sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!=")):
+    nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym)
 nondiff("not", sig="x, y=None")
 nondiff("invert", sig="x, y=None", batch=SAME)
 # (unbatched_result: `x is None` of a batched x is the same for every example, as is a shape)
@@ -113,11 +116,12 @@ nondiff("and_", "or_", sig="x, y=None", batch=BROADCAST)
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
         "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", sig="x, y", batch=BROADCAST)
 nondiff("xp.allclose", "xp.array_equal", sig="x, y")
-nondiff("floordiv", "xp.floor_divide", sig="x, y", batch=BROADCAST)
+nondiff("floordiv", sig="x, y", batch=BROADCAST, symbol="//")
+nondiff("xp.floor_divide", sig="x, y", batch=BROADCAST)
 nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor", batch=SAME)
 nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil", batch=SAME)
-nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True)
-nondiff("range", sig="x, *args, **kwargs", range_result=True, batch=CREATE)
+nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True, builtin="len")
+nondiff("range", sig="x, *args, **kwargs", range_result=True, batch=CREATE, builtin="range")
 nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero", shape_only=(0,))
 # their whole signatures: vmap shifts `axis` past the batch axis, where it is passed or not
 for _m in ("argmax", "argmin"):
@@ -134,8 +138,9 @@ nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searc
 _X = "x, *args, **kwargs"
 nondiff("xp.sign", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
         sig=_X, batch=SAME)
-nondiff("int", sig=_X)
-nondiff("bool", "xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", sig=_X, batch=CREATE)
+nondiff("int", sig=_X, builtin="int")
+nondiff("bool", sig=_X, batch=CREATE, builtin="bool")
+nondiff("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", sig=_X, batch=CREATE)
 nondiff("xp.ones_like", "xp.empty_like", sig=_X)
 nondiff("xp.heaviside", sig=_X, batch=BROADCAST)
 nondiff("xp.tri", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes",
@@ -156,38 +161,41 @@ nondiff("rt.new_list", sig="x, *args, **kwargs")
 
 # ---- elementwise functions of one argument: derivative in terms of x and ans ----
 # floating, and computed by the fused kernels, by reuse into a buffer, and by compiled loop kernels
+# (`cuda`: the fused CUDA kernel's C function; numba's loop kernel calls `np.<name>` unless `numba`
+# names the prelude's own; `numba_slow`: NumPy's SIMD loop beats numba's scalar call)
 _KERNEL = {"fusable": "unary", "float_result": "always", "out_buffer": True, "loop_kernel": True}
-elementwise("xp.exp", "ans", **_KERNEL, math_name="exp")
-elementwise("xp.log", "1 / x", **_KERNEL, math_name="log")
-elementwise("xp.sin", "xp.cos(x)", **_KERNEL, math_name="sin")
-elementwise("xp.cos", "-xp.sin(x)", **_KERNEL, math_name="cos")
-elementwise("xp.tan", "1 + ans * ans", **_KERNEL, math_name="tan")
-elementwise("xp.tanh", "1 - ans * ans", **_KERNEL, math_name="tanh")
-elementwise("xp.sqrt", "0.5 / ans", **_KERNEL, math_name="sqrt")
+elementwise("xp.exp", "ans", **_KERNEL, math_name="exp", cuda="exp", numba="_exp")
+elementwise("xp.log", "1 / x", **_KERNEL, math_name="log", cuda="log", numba_slow=True)
+elementwise("xp.sin", "xp.cos(x)", **_KERNEL, math_name="sin", cuda="sin", numba_slow=True)
+elementwise("xp.cos", "-xp.sin(x)", **_KERNEL, math_name="cos", cuda="cos", numba_slow=True)
+elementwise("xp.tan", "1 + ans * ans", **_KERNEL, math_name="tan", cuda="tan", numba_slow=True)
+elementwise("xp.tanh", "1 - ans * ans", **_KERNEL, math_name="tanh", cuda="tanh", numba_slow=True)
+elementwise("xp.sqrt", "0.5 / ans", **_KERNEL, math_name="sqrt", cuda="sqrt")
 elementwise("xp.abs", "xp.sign(x)", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True,
-            math_name="fabs", cheap=True)
+            math_name="fabs", cheap=True, cuda="fabs", numba="_abs")
 elementwise("xp.absolute", "xp.sign(x)", float_result="keep", out_buffer=True)
 elementwise("xp.fabs", "xp.sign(x)", loop_kernel=True)
-elementwise("xp.square", "2 * x", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True)
-elementwise("xp.log1p", "1 / (1 + x)", **_KERNEL, math_name="log1p")
-elementwise("xp.expm1", "ans + 1", **_KERNEL, math_name="expm1")
+elementwise("xp.square", "2 * x", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True, cuda="*",
+            numba="_square")
+elementwise("xp.log1p", "1 / (1 + x)", **_KERNEL, math_name="log1p", cuda="log1p", numba_slow=True)
+elementwise("xp.expm1", "ans + 1", **_KERNEL, math_name="expm1", cuda="expm1", numba_slow=True)
 elementwise("xp.log2", "1 / (x * 0.6931471805599453)", float_result="always", out_buffer=True, math_name="log2")
 elementwise("xp.log10", "1 / (x * 2.302585092994046)", float_result="always", out_buffer=True, math_name="log10")
 elementwise("xp.exp2", "ans * 0.6931471805599453", out_buffer=True)
-elementwise("xp.sinh", "xp.cosh(x)", **_KERNEL, math_name="sinh")
-elementwise("xp.cosh", "xp.sinh(x)", **_KERNEL, math_name="cosh")
+elementwise("xp.sinh", "xp.cosh(x)", **_KERNEL, math_name="sinh", cuda="sinh", numba_slow=True)
+elementwise("xp.cosh", "xp.sinh(x)", **_KERNEL, math_name="cosh", cuda="cosh", numba_slow=True)
 elementwise("xp.arcsin", "1 / xp.sqrt(1 - x * x)", float_result="always", out_buffer=True, loop_kernel=True,
             math_name="asin")
 elementwise("xp.arccos", "-1 / xp.sqrt(1 - x * x)", float_result="always", out_buffer=True, loop_kernel=True,
             math_name="acos")
-elementwise("xp.arctan", "1 / (1 + x * x)", **_KERNEL, math_name="atan")
+elementwise("xp.arctan", "1 / (1 + x * x)", **_KERNEL, math_name="atan", cuda="atan", numba_slow=True)
 elementwise("xp.arcsinh", "1 / xp.sqrt(x * x + 1)", float_result="always", out_buffer=True)
 elementwise("xp.arccosh", "1 / xp.sqrt(x * x - 1)", float_result="always")
 elementwise("xp.arctanh", "1 / (1 - x * x)", float_result="always")
 elementwise("xp.reciprocal", "-ans * ans", float_result="always")
 elementwise("xp.cbrt", "1 / (3 * ans * ans)", float_result="always")
 elementwise("xp.sinc", "rt.sinc_deriv(x)")
-elementwise("abs", "xp.sign(x)", loop_kernel=True)
+elementwise("abs", "xp.sign(x)", loop_kernel=True, builtin="abs")
 elementwise("rt.log0", "rt.inv0(x) * (x > 0)")
 elementwise("rt.inv0", "-ans * ans")
 prim("xp.arctan2", "x, y", broadcasting=True, math_name="atan2")
@@ -426,7 +434,7 @@ defjvp("rt.operand_cotangent_t", g_="rt.operand_cotangent_t(dg_, ct, operand, ot
        other="rt.operand_cotangent_t(g_, ct, operand, dother, op, operand_first, 1)")
 linear("tuple", "x", "x", "rt.like(g, x)", tree_args=(0,))
 linear("list", "x", "x", "rt.like(g, x)", tree_args=(0,))
-linear("rt.list_sum", "items", "items", "rt.list_sum_vjp(g, items)")
+linear("rt.list_sum", "items", "items", "rt.list_sum_vjp(g, items)", builtin="sum")
 linear("rt.list_sum_vjp", "g_, items", "g_", "rt.list_sum(g)")
 
 # ---- NumPy coverage tables (one file per family) ----

@@ -85,6 +85,6 @@ EXT.s2s_sorted_keys = s2s_sorted_keys
 # `x % y` (operator.mod, np.mod, np.remainder) is x - y * floor(x / y): derivative 1 in x and
 # -floor(x / y) in y between the jumps (rules.py declared it without a derivative, a wrong zero).
 for _op in ("mod", "xp.mod", "xp.remainder"):
-    prim(_op, "x, y", broadcasting=True)
+    prim(_op, "x, y", broadcasting=True, symbol="%" if _op == "mod" else "")
     defvjp(_op, x="rt.unbroadcast(g + 0 * y, x)", y="rt.unbroadcast(-g * xp.floor_divide(x, y), y)")
     defjvp(_op, x="dx + 0 * y", y="-dy * xp.floor_divide(x, y)")

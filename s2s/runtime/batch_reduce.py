@@ -209,8 +209,9 @@ def _conj(v):
     return np.conj(v) if np.iscomplexobj(v) else v
 
 
-def _signal(conv):
-    name, op = ("xp.convolve", np.convolve) if conv else ("xp.correlate", np.correlate)
+def _signal(op):
+    """The batching rule of np.convolve or np.correlate (`op`), primitive `xp.<its name>`."""
+    name, conv = "xp." + op.__name__, op is np.convolve
 
     def rule(flags, a, v, mode="full" if conv else "valid"):
         if flags[2] or mode not in ("full", "same", "valid"):
@@ -230,10 +231,10 @@ def _signal(conv):
     return rule
 
 
-batched_convolve = _signal(True)
+batched_convolve = _signal(np.convolve)
 
 
-batched_correlate = _signal(False)
+batched_correlate = _signal(np.correlate)
 
 
 def batched_interp(flags, x, xp, fp, left=None, right=None, period=None):

@@ -21,6 +21,12 @@ def _prim(kind):
     return registry.lookup(kind) if kind else None
 
 
+def _sequence_op(kind) -> bool:
+    """`kind` is an operator that also concatenates or repeats sequences (`+`, `*`: Prim.sequence_op)."""
+    p = registry.lookup(kind) if isinstance(kind, str) else None
+    return p is not None and p.sequence_op
+
+
 _DIAG_FORMS: dict = {"size": -1}
 
 
@@ -160,7 +166,7 @@ def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) ->
             s.value = build.const(1.0)
         elif f == "rt.operand_cotangent_t" and len(args) in (6, 7) and isinstance(args[2],
                                                                                   gast.Name) and args[2].id in known \
-                and isinstance(args[4], gast.Constant) and args[4].value in ("add", "mul") \
+                and isinstance(args[4], gast.Constant) and _sequence_op(args[4].value) \
                 and (len(args) == 6 or isinstance(args[6], gast.Constant) and args[6].value == 0):
             g, like = args[0], args[1]  # an array operand: no repetition or concatenation (rt.operand_cotangent_t)
             moved = build.binop(g, gast.Mult(), args[3]) if args[4].value == "mul" else g

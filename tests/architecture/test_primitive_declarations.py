@@ -28,26 +28,14 @@ ROOT = str(paths.ROOT / "s2s")
 RT_NAME = re.compile(r"\brt\.([A-Za-z_][A-Za-z_0-9]*)")
 
 # (file under s2s/, the assignment or function the literal is in) -> why it is not a table of
-# facts about primitives
+# facts about primitives (the count of such tables that are about primitives is 0)
 EXCEPTIONS = {
     ("arrays.py", "_NEUTRAL"): "NumPy names that are the same in every array library (dtype and shape helpers): "
                                "a fact about array libraries",
     ("arrays.py", "_DASK_ALIASES"): "Dask's spellings of NumPy 2 names: a fact about an array library",
     ("array_fill.py", "COMPOSED"): "NumPy functions CuPy lacks, composed of its own: a fact about an array library",
     ("array_fill.py", "COMPOSED_LINALG"): "numpy.linalg functions CuPy lacks, composed: as COMPOSED",
-    ("ops_table.py", "OPERATORS"): "the rows `python -m s2s ops` shows for Python's operators, in the README "
-                                   "table's order (to derive from the declarations with that table regenerated)",
-    ("ops_table.py", "BUILTINS"): "the rows `python -m s2s ops` shows for Python builtins, in the README table's "
-                                  "order (as OPERATORS)",
-    ("runtime/batch_reduce.py", "_signal"): "the per-example fallback (`map_examples`) is told which operation it runs",
-    ("transforms/diagonal.py", "decide_ranks"): "values of rt.operand_cotangent_t's `op` argument (which Python operator "
-                                                   "a sequence cotangent is for), not a list of primitives",
     ("transforms/reverse.py", "_MUTATORS"): "method names of lists, dicts and arrays that change their object",
-    ("emit/kernels.py", "_CALLS"): "functions the NumPy kernel emitter spells as ufunc calls (code emission)",
-    ("emit/cupy_kernels.py", "_MATH"): "each function's name in CUDA C (code emission)",
-    ("emit/cupy_kernels.py", "_CEmitter.call"): "CUDA C's spelling of maximum/minimum (code emission)",
-    ("emit/numba_kernels.py", "_SLOW"): "functions slow enough in numba to pick the block size (code emission)",
-    ("emit/numba_kernels.py", "_scalar"): "numba's NaN-propagating spellings (code emission)",
 }
 
 
@@ -229,6 +217,19 @@ def test_facts_are_well_formed(name):
     assert set(p.zero_args) <= set(p.params) and set(p.linear_in) <= set(p.params)
     assert all(hasattr(np.ndarray, m) for m in p.methods), f"{name}: {p.methods} are not array methods"
     assert not p.math_name or callable(getattr(math, p.math_name, None))
+
+
+def test_every_fused_kernel_function_is_spelled_for_each_emitter():
+    """The fused kernels' emitters (s2s/emit) read each function's spelling from its declaration:
+    CUDA C's (`cuda`) for every fusable function but `where` (a select in every emitter), and
+    numba's prelude helper (`numba`) only where the prelude defines it."""
+    from s2s.emit import numba_kernels
+    for name, p in registry.PRIMS.items():
+        if p.fusable and name != "xp.where":
+            assert name.startswith("xp.") and p.cuda, f"{name} is fusable but has no CUDA C form (cuda=)"
+        if p.numba:
+            assert f"def {p.numba}(" in numba_kernels._PRELUDE, f"{name}: numba={p.numba!r} is not in the prelude"
+        assert not (p.cuda or p.numba or p.numba_slow) or p.fusable, f"{name} has kernel spellings but is not fusable"
 
 
 def test_facts_are_set_where_the_primitive_is_declared():
