@@ -37,3 +37,5 @@ from . import (
     rules_loops,  # noqa: F401  (the vectorized loops' helpers, on top of the batching rules)
     rules_vmap_nested,  # noqa: F401  (derivatives of vmap's helpers batched again)
 )
+
+rules_batch.batch_the_rest()  # (last: a primitive without its own batching rule runs once per example)

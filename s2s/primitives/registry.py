@@ -175,7 +175,7 @@ def prim(name: str, sig: str = "x", **facts) -> Prim:
     p = Prim(name, tuple(params), defaults, **facts)
     PRIMS[name] = p
     if batch is not None:
-        BATCH[name] = batch
+        defbatch(name, batch)
     return p
 
 
@@ -197,6 +197,8 @@ def defbatch(name: str, rule: BatchRule) -> None:
     """Declare the batching rule of primitive `name`, for vmap (see `BatchRule`)."""
     if name not in PRIMS:
         raise KeyError(f"defbatch: {name} is not a declared primitive")
+    if name in BATCH:  # (a second rule would silently replace the first: declare one, where the primitive is)
+        raise ValueError(f"defbatch: {name} already has a batching rule ({BATCH[name]}); a primitive has one")
     BATCH[name] = rule
 
 

@@ -82,12 +82,10 @@ def unbatched(*names):
 
 
 elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in ("xp.copy",) and n not in BATCH], "xp.copy",
-            "xp.round", "xp.zeros_like", "xp.ones_like",
-            "xp.empty_like", "xp.real", "xp.float64", "xp.float32", "rt.fresh",
+            "xp.round", "xp.real", "xp.float64", "xp.float32", "rt.fresh",
             "rt.zeros_like_tree", "rt.shape_stub", "rt.checkpoint_name", "rt.copy_saved", "rt.private", "xp.triu",
             "xp.tril", "rt.zeros_list", "rt.constant")
-broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH], "mod", "xp.mod", "xp.remainder",
-             "rt.tree_add")
+broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH], "rt.tree_add")
 reduction("xp.linalg.norm", none_axis="norm")  # ord None: the flattened example (rank 0, 3, ... too)
 axis_op(["xp.expand_dims"], ("axis",))
 axis_op(["xp.trapezoid"], ("axis",))
@@ -105,25 +103,16 @@ defbatch("rt.cast_to_d", BatchRule("same"))
 defbatch("rt.unsupported", BatchRule("same"))
 defbatch("rt.no_derivative", BatchRule("same"))
 defbatch("rt.on_backend_of", BatchRule("same"))
-looped("xp.tile", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
-       "xp.broadcast_to", "xp.where", "rt.sum_vjp", "rt.mean_vjp", "rt.max_vjp", "rt.max_jvp",
-       "rt.cumsum_vjp", "rt.reshape_like",
-       "rt.transpose_vjp", "rt.unstack",
-       "rt.split_like", "rt.vstack_vjp", "rt.array_vjp", "rt.dot_vjp_a", "rt.dot_vjp_b", "rt.dot_vjp_a_t",
-       "rt.dot_vjp_b_t", "rt.outer_vjp_a", "rt.outer_vjp_b", "rt.add_at", "rt.take_at", "rt.take_at_t",
-       "rt.copy_slot", "rt.zero_at", "rt.like", "rt.jac_from_columns", "rt.jac_from_rows",
-       "rt.jac_columns_t", "rt.jac_rows_t", "rt.list_sum", "rt.list_sum_vjp", "rt.seed_aux", "rt.log0",
-       "xp.argsort", "xp.searchsorted", "xp.nonzero", "xp.flatnonzero", "xp.allclose",
-       "xp.array_equal", "xp.clip", "neg", "pos", "tuple", "list", "rt.basis", "rt.tree_size")
-unbatched("slice", "rt.reversed_range", "rt.new_list", "isinstance", "is", "isnot", "rt.check_norm_ord", "rt.seed")
+looped("rt.unstack", "rt.split_like", "rt.vstack_vjp", "rt.array_vjp", "rt.dot_vjp_a_t",
+       "rt.dot_vjp_b_t", "rt.outer_vjp_a", "rt.outer_vjp_b", "rt.take_at", "rt.take_at_t",
+       "rt.copy_slot", "rt.zero_at", "rt.like", "rt.jac_columns_t", "rt.jac_rows_t", "rt.list_sum_vjp", "rt.seed_aux",
+       "xp.nonzero", "xp.flatnonzero")
+unbatched("slice", "rt.reversed_range", "rt.new_list", "isinstance", "rt.check_norm_ord")
 helper("rt.seed", "rt.batched_seed", effect=True)  # (grad's scalar check: an effect, as rt.seed)
 # creation ops with per-example values (fill value, endpoints) but one shape for every example
 for _n, _fixed in (("xp.full", ("shape", "dtype")), ("xp.full_like", ("dtype",)),
                    ("xp.linspace", ("num", "endpoint", "retstep", "dtype", "axis"))):
     defbatch(_n, BatchRule("helper", helper="rt.batched_" + _n[3:], fixed=_fixed))
-
-for _n in ("neg", "pos", "xp.clip", "xp.where", "rt.log0"):  # elementwise after all
-    defbatch(_n, BatchRule("same" if _n in ("neg", "pos", "rt.log0") else "broadcast"))
 
 
 # the vmap helpers are primitives too, so batched code can be batched again (vmap of vmap) and
@@ -177,7 +166,7 @@ unbatched("rt.full_mask")
 for _h in ("example_axes", "num_examples", "flatten_examples",
            "example_axis"):  # example_axis: an axis of batched code batched again (vmap of vmap)
     helper("rt." + _h, "rt.batched_" + _h)
-looped("rt.example_getitem", "rt.map_examples")
+looped("rt.map_examples")
 prim("rt.sum_examples", "v")  # vmap(grad(f)) as grad of the sum of the batched f
 defvjp("rt.sum_examples", v="g * xp.ones_like(v)")
 defjvp("rt.sum_examples", v="xp.sum(dv)")
@@ -225,9 +214,10 @@ defbatch("rt.batched_tuple_t", BatchRule("loop"))
 
 
 def _declare_helpers() -> list[str]:
-    """Each batching helper named so far is a primitive too, run once per example when batched
-    again, with the signature of its runtime function (its flags argument `flags` has no derivative;
-    the helper of an operation without derivative has none either). Returns those new here."""
+    """Each batching helper named so far is a primitive too, with the signature of its runtime
+    function (its flags argument `flags` has no derivative; the helper of an operation without
+    derivative has none either), run once per example when batched again unless a rule says
+    otherwise (`batch_the_rest`). Returns those new here."""
     ops_of: dict[str, list[str]] = {}
     for op, rule in BATCH.items():
         if rule.kind == "helper":
@@ -239,7 +229,6 @@ def _declare_helpers() -> list[str]:
             prim(name, _sig_of(getattr(_rt, name[3:])), nondiff=any(PRIMS[op].nondiff for op in ops_of[name]),
                  **facts)
             new.append(name)
-        defbatch(name, BatchRule("loop"))
     return new
 
 
@@ -269,7 +258,6 @@ defvjp("rt.batched_outer", a="rt.batched_outer_vjp(flags, g, a, b, 0)", b="rt.ba
 defjvp("rt.batched_outer", a="rt.batched_outer(flags, da, b)", b="rt.batched_outer(flags, a, db)")
 prim("rt.batched_outer_vjp", "flags, g_, a, b, which", zero_args=("flags", "a", "b", "which"))
 defbatch("rt.batched_outer_vjp", BatchRule("loop"))
-defbatch("xp.roll", BatchRule("helper", helper="rt.batched_roll", fixed=("shift", "axis")))
 linear("rt.batched_roll", "flags, a, shift, axis=None", "a", "rt.batched_roll_t(flags, g, shift, axis)")
 linear("rt.batched_roll_t", "flags, g_, shift, axis=None", "g_", "rt.batched_roll(flags, g, shift, axis)")
 defbatch("rt.batched_roll_t", BatchRule("loop"))
@@ -338,9 +326,12 @@ for _n in ("conv_pad", "diff_axis", "einsum_spec1", "einsum_spec2", "einsum_cons
 for _n in _declare_helpers():  # the coverage ops' helpers
     if not PRIMS[_n].nondiff:
         _no_derivative(_n)
-looped(*[n for n, p in PRIMS.items() if n not in BATCH and not n.startswith("ext.")
-         and (p.vjp or p.jvp or p.linear_in)])
-looped(*[n for n in PRIMS if n not in BATCH and not n.startswith("ext.")])  # the rest: once per example
+
+
+def batch_the_rest() -> None:
+    """Every primitive declared without a batching rule (once every rule module has given its
+    own, s2s/primitives/__init__.py) runs once per example."""
+    looped(*[n for n in PRIMS if n not in BATCH and not n.startswith("ext.")])
 
 
 # ---- known per-example ranks (vmap specialized on its arguments' ranks): products and their

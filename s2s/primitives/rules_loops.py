@@ -60,8 +60,7 @@ for _n in ("rt.batched_loop_windows", "rt.batched_loop_windows_t", "rt.batched_e
            "rt.batched_loop_vectorizes", "rt.batched_loop_index_positions"):
     defbatch(_n, BatchRule("loop"))
 
-# a vectorized loop's operand alignment (lift_rank), batched again by vmap
-helper("rt.lift_rank", "rt.batched_lift_rank")
+# a vectorized loop's operand alignment (lift_rank, batched by rt.batched_lift_rank), batched again by vmap
 linear("rt.batched_lift_rank", "flags, x, other, other_batched", "x", "rt.batched_lift_rank_t(flags, g, x)")
 # (its transpose is the alignment again, to the cotangent's shape: `x` alone does not know the
 # example count, which batched_lift_rank took from `other`)

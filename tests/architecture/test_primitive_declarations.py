@@ -232,6 +232,20 @@ def test_every_fused_kernel_function_is_spelled_for_each_emitter():
         assert not (p.cuda or p.numba or p.numba_slow) or p.fusable, f"{name} has kernel spellings but is not fusable"
 
 
+def test_a_second_batching_rule_for_one_primitive_is_refused():
+    """A later `defbatch` (or `batch=`) would silently replace the first rule: the registry refuses it."""
+    registry.prim("rt.s2s_test_probe", "x", batch=registry.SAME)
+    try:
+        with pytest.raises(ValueError, match="already has a batching rule"):
+            registry.defbatch("rt.s2s_test_probe", registry.LOOP)
+        with pytest.raises(ValueError, match="already has a batching rule"):
+            registry.defbatch("rt.s2s_test_probe", registry.SAME)
+        assert registry.BATCH["rt.s2s_test_probe"] is registry.SAME
+    finally:
+        registry.PRIMS.pop("rt.s2s_test_probe")
+        registry.BATCH.pop("rt.s2s_test_probe")
+
+
 def test_facts_are_set_where_the_primitive_is_declared():
     """No after-the-fact patches in the declarations (`PRIMS[x].zero_args = ...`, `zero(x, ...)`)."""
     patches = []
