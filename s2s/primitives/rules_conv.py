@@ -19,19 +19,16 @@ prim("rt.lax_conv", f"lhs, rhs, {_CONV}", zero_args=_STATIC, batch=by("rt.batche
 defvjp("rt.lax_conv", lhs=f"rt.lax_conv_t_lhs(g, rhs, xp.shape(lhs), {_SETTINGS})",
        rhs=f"rt.lax_conv_t_rhs(g, lhs, xp.shape(rhs), {_SETTINGS})")
 defjvp("rt.lax_conv", lhs=f"rt.lax_conv(dlhs, rhs, {_SETTINGS})", rhs=f"rt.lax_conv(lhs, drhs, {_SETTINGS})")
-# <G, t_lhs(ct, rhs)> = <conv(G, rhs), ct> = <rhs, t_rhs(ct, G)>; and likewise for t_rhs
-prim("rt.lax_conv_t_lhs", f"ct, rhs, lhs_shape, {_CONV}", zero_args=("lhs_shape",) + _STATIC,
-     batch=by("rt.batched_lax_conv_t_lhs"))
-defvjp("rt.lax_conv_t_lhs", ct=f"rt.lax_conv(g, rhs, {_SETTINGS})",
-       rhs=f"rt.lax_conv_t_rhs(ct, g, xp.shape(rhs), {_SETTINGS})")
-defjvp("rt.lax_conv_t_lhs", ct=f"rt.lax_conv_t_lhs(dct, rhs, lhs_shape, {_SETTINGS})",
-       rhs=f"rt.lax_conv_t_lhs(ct, drhs, lhs_shape, {_SETTINGS})")
-prim("rt.lax_conv_t_rhs", f"ct, lhs, rhs_shape, {_CONV}", zero_args=("rhs_shape",) + _STATIC,
-     batch=by("rt.batched_lax_conv_t_rhs"))
-defvjp("rt.lax_conv_t_rhs", ct=f"rt.lax_conv(lhs, g, {_SETTINGS})",
-       lhs=f"rt.lax_conv_t_lhs(ct, g, xp.shape(lhs), {_SETTINGS})")
-defjvp("rt.lax_conv_t_rhs", ct=f"rt.lax_conv_t_rhs(dct, lhs, rhs_shape, {_SETTINGS})",
-       lhs=f"rt.lax_conv_t_rhs(ct, dlhs, rhs_shape, {_SETTINGS})")
+# <G, t_lhs(ct, rhs)> = <conv(G, rhs), ct> = <rhs, t_rhs(ct, G)>; and likewise for t_rhs (each
+# transpose `_t` of argument `_me` takes the other argument `_op`; `_conv`: conv's arguments for its ct)
+for _me, _op, _conv in (("lhs", "rhs", "g, rhs"), ("rhs", "lhs", "lhs, g")):
+    _t = f"rt.lax_conv_t_{_me}"
+    prim(_t, f"ct, {_op}, {_me}_shape, {_CONV}", zero_args=(f"{_me}_shape",) + _STATIC,
+         batch=by(f"rt.batched_lax_conv_t_{_me}"))
+    defvjp(_t, **{"ct": f"rt.lax_conv({_conv}, {_SETTINGS})",
+                  _op: f"rt.lax_conv_t_{_op}(ct, g, xp.shape({_op}), {_SETTINGS})"})
+    defjvp(_t, **{"ct": f"{_t}(dct, {_op}, {_me}_shape, {_SETTINGS})",
+                  _op: f"{_t}(ct, d{_op}, {_me}_shape, {_SETTINGS})"})
 
 _WIN = "window, strides, padding, base_dilation=None, window_dilation=None"
 _WSET = "window, strides, padding, base_dilation, window_dilation"
