@@ -319,8 +319,8 @@ def _generator(fn):
                            "Return a list instead, built with `append`.", S2SSyntaxError)
         taken = build.names_in(node) | set(fn.__globals__)
         out = _fresh("yielded", taken)
-        node.body = [_at(build.assign(out, build.list_([])), node.body[0])] + _yields_to_appends(node.body, out) \
-            + [_at(build.ret(build.name(out)), node.body[-1])]
+        node.body = [build.located(build.assign(out, build.list_([])), node.body[0])] + _yields_to_appends(node.body, out) \
+            + [build.located(build.ret(build.name(out)), node.body[-1])]
         node.name = f"{fn.__name__}_list"
         return _synth(node.name, node, _env_ns(fn), filename)
     return _remember(("generator", fn.__code__, id(fn)), fn, compute)
@@ -340,21 +340,14 @@ def _yields_to_appends(stmts, out: str) -> list:
     for s in stmts:
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Yield):
             value = s.value.value if s.value.value is not None else build.const(None)
-            s = _at(build.expr_stmt(build.call(build.attr(build.name(out), "append"), [value])), s)
+            s = build.located(build.expr_stmt(build.call(build.attr(build.name(out), "append"), [value])), s)
         elif isinstance(s, gast.Return):
-            s = _at(build.ret(build.name(out)), s)
+            s = build.located(build.ret(build.name(out)), s)
         elif not isinstance(s, (gast.FunctionDef, gast.Lambda)):
             for field in ("body", "orelse"):
                 if isinstance(getattr(s, field, None), list):
                     setattr(s, field, _yields_to_appends(getattr(s, field), out))
         new.append(s)
-    return new
-
-
-def _at(new, old):
-    for n in gast.walk(new):
-        if isinstance(n, (gast.stmt, gast.expr)):
-            gast.copy_location(n, old)
     return new
 
 
@@ -445,10 +438,7 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
             new_defaults += [build.const(None) for _ in names]  # (always passed: keeps earlier defaults)
             kept = _leading_pops(node, a.kwarg.id, dict(zip(kwnames, names)))
             pack = gast.parse(f"{a.kwarg.id} = {{{', '.join(f'{k!r}: {n}' for k, n in kept.items())}}}").body[0]
-            for n in gast.walk(pack):
-                if isinstance(n, (gast.stmt, gast.expr)):
-                    gast.copy_location(n, node.body[0])
-            pre.append(pack)
+            pre.append(build.located(pack, node.body[0]))
             a.kwarg = None
         for arg in new_args:
             arg.ctx = gast.Param()
@@ -539,11 +529,7 @@ def _closure(param: str, value, names: list, ns: dict, taken: set, where) -> gas
         if not (isinstance(v, Ref) and v.free):
             return target
         return f"{partial}({target}, {', '.join(next(names) for _ in v.free)})"
-    s = gast.parse(f"{param} = {text(value)}").body[0]
-    for n in gast.walk(s):
-        if isinstance(n, (gast.stmt, gast.expr)):
-            gast.copy_location(n, where.body[0])
-    return s
+    return build.located(gast.parse(f"{param} = {text(value)}").body[0], where.body[0])
 
 
 def _fn(v):
@@ -563,11 +549,7 @@ def _guard(given: str, param: str, fname: str, where, ns: dict, taken: set) -> g
     ns[check] = s2s_same
     msg = (f"{fname} was transformed for its default `{param}`; to use another function, pass "
            f"functools.partial({fname}, {param}=...) to the transform instead")
-    s = gast.parse(f"{check}({given}, {param}, {msg!r})").body[0]
-    for n in gast.walk(s):
-        if isinstance(n, (gast.stmt, gast.expr)):
-            gast.copy_location(n, where.body[0])
-    return s
+    return build.located(gast.parse(f"{check}({given}, {param}, {msg!r})").body[0], where.body[0])
 
 
 def lifted_with_arity(fn, nargs: int):

@@ -413,10 +413,7 @@ def _reduce(norm, node):
                           type_comment=None)], orelse=[], type_comment=None)]
     src, norm.source_lines = norm.source_lines, None
     for s in stmts:
-        for n in gast.walk(s):
-            if isinstance(n, (gast.stmt, gast.expr)) and not hasattr(n, "lineno"):
-                gast.copy_location(n, node)
-        norm.stmt(_at(s, node))
+        norm.stmt(_at(build.located(s, node, only_missing=True), node))
     norm.source_lines = src
     return build.name(acc)
 
@@ -468,11 +465,9 @@ def dict_comp(norm, node: gast.DictComp):
             inner = [gast.If(test=cond, body=inner, orelse=[])]
         inner = [gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)]
     inner = inner[0]
-    for n in gast.walk(inner):
+    for n in gast.walk(build.located(inner, node, only_missing=True)):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             norm.locals.add(n.id)
-        if isinstance(n, (gast.stmt, gast.expr)) and not hasattr(n, "lineno"):
-            gast.copy_location(n, node)
     src, norm.source_lines = norm.source_lines, None
     norm.stmt(inner)
     norm.source_lines = src
@@ -710,11 +705,7 @@ def _partial_lambda(norm, a: gast.Call) -> gast.Lambda:
     call = gast.Call(func=copy_(target), args=bound,
                      keywords=[gast.keyword(arg=k, value=v) for k, v in kws.items()]
                      + [gast.keyword(arg=p.name, value=build.name(p.name)) for p in taken])
-    lam = gast.Lambda(args=args, body=call)
-    for n in gast.walk(lam):
-        if isinstance(n, (gast.expr, gast.arguments)):
-            gast.copy_location(n, a)
-    return lam
+    return build.located(gast.Lambda(args=args, body=call), a, kinds=(gast.expr, gast.arguments))
 
 
 def _function_name(norm, x):

@@ -41,8 +41,8 @@ def lift(norm, fdef: gast.FunctionDef):
     node.decorator_list = []
     free += [snap for _, snap in snapshots if snap not in free]
     node.args.args = [build.name(v) for v in free] + node.args.args
-    node.body = [_located(build.assign(param, build.name(snap)), node.body[0]) for param, snap in snapshots] \
-        + [_located(stmt, node.body[0]) for stmt in rebuild] + node.body
+    node.body = [build.located(build.assign(param, build.name(snap)), node.body[0]) for param, snap in snapshots] \
+        + [build.located(stmt, node.body[0]) for stmt in rebuild] + node.body
     for a in node.args.args:
         a.ctx = gast.Param()
     for n in gast.walk(node):
@@ -117,10 +117,3 @@ def _functions_read(norm, fdef, functions: dict, free: list, ns: dict) -> list:
                           f"Index `{name}` here and pass the function itself.")
             ns[name] = {k: r.fn for k, r in ref.items()} if isinstance(ref, dict) else type(ref)(r.fn for r in ref)
     return out
-
-
-def _located(stmt, where):
-    for n in gast.walk(stmt):
-        if isinstance(n, (gast.stmt, gast.expr)):
-            gast.copy_location(n, where)
-    return stmt

@@ -664,9 +664,7 @@ class Normalizer:
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 self.locals.add(n.id)
         gast.copy_location(inner, node)
-        for n in gast.walk(inner):
-            if not hasattr(n, "lineno") and isinstance(n, gast.stmt):
-                gast.copy_location(n, node)
+        build.located(inner, node, only_missing=True, kinds=(gast.stmt,))
         src, self.source_lines = self.source_lines, None
         self.stmt(inner)
         self.source_lines = src

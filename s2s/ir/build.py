@@ -144,6 +144,15 @@ def module(body) -> gast.Module:
 
 
 @functools.cache
+def located(node, where, only_missing: bool = False, kinds: tuple = (gast.stmt, gast.expr)):
+    """`node` with every statement and expression in it (`kinds`) given `where`'s source position,
+    or only those without one (`only_missing`), so errors name the user's line. Returns `node`."""
+    for n in gast.walk(node):
+        if isinstance(n, kinds) and not (only_missing and hasattr(n, "lineno")):
+            gast.copy_location(n, where)
+    return node
+
+
 def _template(src: str) -> gast.expr:
     return gast.parse(src, mode="eval").body
 
