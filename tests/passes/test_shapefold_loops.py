@@ -3,35 +3,17 @@ iteration, and restored from the tape in the backward sweep, keeps one shape, so
 helpers of a recurrence's gradient (issue 29's X1, a tanh RNN) fold inside its loops; a name whose
 bindings differ in shape, or a list holding values of several shapes, keeps its helpers. Values
 against hand-written backpropagation through time and central differences."""
+import sys
+
 import numpy as np
 from helpers_compare import assert_trees_close
+from paths import BENCH
 
 import s2s
 from s2s.test_util import check_grads
 
-
-def rnn_loss(params, xs, h0):
-    wx, wh, b = params
-    h = h0
-    for t in range(xs.shape[0]):
-        h = np.tanh(xs[t] @ wx + h @ wh + b)
-    return np.mean(h ** 2)
-
-
-def rnn_hand(params, xs, h0):
-    wx, wh, b = params
-    hs = [h0]
-    for t in range(xs.shape[0]):
-        hs.append(np.tanh(xs[t] @ wx + hs[-1] @ wh + b))
-    dh = 2.0 * hs[-1] / hs[-1].size
-    dwx, dwh, db = np.zeros_like(wx), np.zeros_like(wh), np.zeros_like(b)
-    for t in range(xs.shape[0] - 1, -1, -1):
-        dz = dh * (1.0 - hs[t + 1] ** 2)
-        dwx += xs[t].T @ dz
-        dwh += hs[t].T @ dz
-        db += dz.sum(axis=0)
-        dh = dz @ wh.T
-    return dwx, dwh, db
+sys.path.insert(0, str(BENCH))
+from bench_programs import rnn_hand, rnn_loss  # noqa: E402  (X1's program and its hand-written gradient)
 
 
 def _rnn_args(t=6):
