@@ -15,8 +15,9 @@ from collections.abc import Callable
 import gast
 
 from . import analysis, driver, record
-from .custom import _exec_pair, caller_of
+from .custom import caller_of, generated_def
 from .errors import S2STypeError
+from .ir import build
 from .primitives import registry
 from .runtime import checkpoint_name
 
@@ -121,29 +122,33 @@ class checkpoint:
         return self._splits[mask]
 
     def _build(self, mask):
-        n = len(mask)
-        a = ", ".join(f"a{i}" for i in range(n)) + ("," if n == 1 else "")
+        a = [f"a{i}" for i in range(len(mask))]
+        args = build.tuple_(build.names(a))
         if self.policy is None:
             ffwd, fbwd = driver.split_vjp(self.fun, mask)
-            src = (f"def fwd({a}):\n"
-                   f"    return fun({a}), ({a})\n\n\n"
-                   f"def bwd(saved, g):\n"
-                   f"    {a} = saved\n"
-                   f"    out, record = ffwd({a})  # the forward sweep again, recording\n"
-                   f"    return fbwd(record, g)\n")
-            return _exec_pair("checkpoint_split", src, {"fun": self.fun, "ffwd": ffwd, "fbwd": fbwd})
+            fwd = build.function("fwd", a, [build.ret(build.tuple_([build.call("fun", build.names(a)), args]))])
+            bwd = build.function("bwd", ["saved", "g"], [
+                build.assign(build.tuple_(build.names(a), store_=True), build.name("saved")),
+                # the forward sweep again, recording
+                build.assign(build.tuple_(build.names(["out", "record"]), store_=True), build.call("ffwd", build.names(a))),
+                build.ret(build.call("fbwd", build.names(["record", "g"])))])
+            glob = {"fun": self.fun, "ffwd": ffwd, "fbwd": fbwd}
+            return generated_def(fwd, glob, "checkpoint_split"), generated_def(bwd, glob, "checkpoint_split")
         saves = statement_picker(self.policy)
         save = driver.saving_function(self.fun, self.policy, saves)
         rfwd, fbwd = driver.split_replay(self.fun, mask, self.policy, saves)
-        src = (f"def fwd({a}):\n"
-               f"    out, residuals = save({a})\n"
-               f"    return out, (({a}), residuals)\n\n\n"
-               f"def bwd(saved, g):\n"
-               f"    args, residuals = saved\n"
-               f"    {a} = args\n"
-               f"    out, record = rfwd(iter(residuals), {a})  # the forward sweep again, with the saved values\n"
-               f"    return fbwd(record, g)\n")
-        return _exec_pair("checkpoint_split", src, {"save": save, "rfwd": rfwd, "fbwd": fbwd})
+        fwd = build.function("fwd", a, [
+            build.assign(build.tuple_(build.names(["out", "residuals"]), store_=True), build.call("save", build.names(a))),
+            build.ret(build.tuple_([build.name("out"), build.tuple_([args, build.name("residuals")])]))])
+        bwd = build.function("bwd", ["saved", "g"], [
+            build.assign(build.tuple_(build.names(["args", "residuals"]), store_=True), build.name("saved")),
+            build.assign(build.tuple_(build.names(a), store_=True), build.name("args")),
+            # the forward sweep again, with the saved values
+            build.assign(build.tuple_(build.names(["out", "record"]), store_=True),
+                         build.call("rfwd", [build.call("iter", [build.name("residuals")]), *build.names(a)])),
+            build.ret(build.call("fbwd", build.names(["record", "g"])))])
+        glob = {"save": save, "rfwd": rfwd, "fbwd": fbwd}
+        return generated_def(fwd, glob, "checkpoint_split"), generated_def(bwd, glob, "checkpoint_split")
 
 
 remat = checkpoint

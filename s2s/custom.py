@@ -1,12 +1,16 @@
 """User-defined derivative rules: custom_vjp, custom_jvp, and rules for new primitive functions."""
 from __future__ import annotations
 
+import copy
 import functools
 import itertools
-import linecache
+
+import gast
 
 from . import driver, record
+from .emit.loader import compile_fn
 from .errors import S2STypeError
+from .ir import build
 from .primitives import registry
 from .runtime import tree_all_zero, zeros_like_tree
 
@@ -107,59 +111,61 @@ class custom_jvp:
         tfwd, tbwd = driver.split_vjp(tangent_fn, tmask)
         n = len(mask)
         a, z = [f"a{i}" for i in range(n)], [f"z{i}" for i in range(n)]
-        src = (f"def fwd({', '.join(a)}):\n"
-               f"    return fun({', '.join(a)}), ({', '.join(a)},)\n\n\n"
-               f"def bwd(args, g):\n"
-               f"    {', '.join(a)}, = args\n"
-               + "".join(f"    {zi} = zeros_like_tree({ai})\n" for zi, ai in zip(z, a))
-               + f"    if tree_all_zero(g):\n        return ({''.join(f'{zi}, ' for zi in z)})\n"
-               f"    _, saved = tfwd({', '.join(a + z)})\n"
-               f"    cts = tbwd(saved, g)\n"
-               f"    return ({''.join(f'cts[{n + i}], ' for i in range(n))})\n")
+        fwd = build.function("fwd", a, [build.ret(build.tuple_([build.call("fun", build.names(a)),
+                                                                build.tuple_(build.names(a))]))])
+        bwd = build.function("bwd", ["args", "g"], [
+            build.assign(build.tuple_(build.names(a), store_=True), build.name("args")),
+            *(build.assign(zi, build.call("zeros_like_tree", [build.name(ai)])) for zi, ai in zip(z, a)),
+            build.if_(build.call("tree_all_zero", [build.name("g")]), [build.ret(build.tuple_(build.names(z)))]),
+            build.assign(build.tuple_(build.names(["_", "saved"]), store_=True), build.call("tfwd", build.names(a + z))),
+            build.assign("cts", build.call("tbwd", build.names(["saved", "g"]))),
+            build.ret(build.tuple_([_item("cts", n + i) for i in range(n)]))])
         glob = {"fun": self.fun, "tfwd": tfwd, "tbwd": tbwd, "zeros_like_tree": zeros_like_tree,
                 "tree_all_zero": tree_all_zero}
-        return _exec_pair("custom_jvp_split", src, glob)
+        return generated_def(fwd, glob, "custom_jvp_split"), generated_def(bwd, glob, "custom_jvp_split")
 
 
 def _custom_vjp_split(user_fwd, user_bwd, nd: tuple, n: int):
-    """(fwd, bwd) of a custom_vjp function of `n` arguments, as generated Python with explicit
+    """(fwd, bwd) of a custom_vjp function of `n` arguments, generated functions with explicit
     arities, so that s2s can differentiate them again (hessian, jacrev(grad(f)))."""
     a = [f"a{i}" for i in range(n)]
-    nds = [a[i] for i in nd]
+    nds = [f"nd{i}" for i in range(len(nd))]
     outs, j = [], 0
     for i in range(n):
-        outs.append("None" if i in nd else f"cts[{j}]")
+        outs.append(build.const(None) if i in nd else _item("cts", j))
         j += i not in nd
-    src = (f"def fwd({', '.join(a)}):\n"
-           f"    out, res = user_fwd({', '.join(a)})\n"
-           + (f"    return out, (({''.join(v + ', ' for v in nds)}), res)\n\n\n" if nd
-              else "    return out, res\n\n\n")  # no empty tuple in the record (vmap batches it)
-           + "def bwd(saved, g):\n"
-           + ("    nd_vals, res = saved\n" if nd else "    res = saved\n")
-           + (f"    {', '.join(f'nd{i}' for i in range(len(nd)))}, = nd_vals\n" if nd else "")
-           + f"    cts = user_bwd({''.join(f'nd{i}, ' for i in range(len(nd)))}res, g)\n"
-           f"    return ({''.join(o + ', ' for o in outs)})\n")
-    return _exec_pair("custom_vjp_split", src, {"user_fwd": user_fwd, "user_bwd": user_bwd})
+    saved = build.tuple_([build.tuple_([build.name(a[i]) for i in nd]), build.name("res")]) if nd \
+        else build.name("res")  # no empty tuple in the record (vmap batches it)
+    fwd = build.function("fwd", a, [
+        build.assign(build.tuple_(build.names(["out", "res"]), store_=True), build.call("user_fwd", build.names(a))),
+        build.ret(build.tuple_([build.name("out"), saved]))])
+    unpack = [build.assign(build.tuple_(build.names(["nd_vals", "res"]), store_=True), build.name("saved")),
+              build.assign(build.tuple_(build.names(nds), store_=True), build.name("nd_vals"))] if nd \
+        else [build.assign("res", build.name("saved"))]
+    bwd = build.function("bwd", ["saved", "g"], [
+        *unpack,
+        build.assign("cts", build.call("user_bwd", build.names(nds + ["res", "g"]))),
+        build.ret(build.tuple_(outs))])
+    glob = {"user_fwd": user_fwd, "user_bwd": user_bwd}
+    return generated_def(fwd, glob, "custom_vjp_split"), generated_def(bwd, glob, "custom_vjp_split")
 
 
-def _exec_pair(name: str, src: str, glob: dict):
-    """The `fwd` and `bwd` defined by `src` (readable source registered for tracebacks and s2s)."""
-    filename = f"<s2s:{name}:{next(_DEFINED)}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    exec(compile(src, filename, "exec"), glob)
-    return glob["fwd"], glob["bwd"]
+def _item(seq: str, i: int):
+    return build.subscript(build.name(seq), build.const(i))
+
+
+def generated_def(node: gast.FunctionDef, ns: dict, what: str):
+    """Def `node` (built with s2s.ir.build) compiled with the names `ns`, as the frontend's
+    synthesized functions are: s2s transforms it from the AST it carries, normalized as written
+    (its errors name `<s2s:what:n>`, unique), and its printed source is what tracebacks show."""
+    filename = f"<s2s:{what}:{next(_DEFINED)}>"
+    fn = compile_fn(node.name, copy.deepcopy(node), ns, filename)
+    record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, filename),
+                  written=True)
+    return fn
 
 
 _DEFINED = itertools.count()
-
-
-def _exec_function(name: str, src: str, glob: dict):
-    """Define a small generated helper with readable source (registered for tracebacks and s2s);
-    the file name is unique so that each helper's source stays readable."""
-    filename = f"<s2s:{name}:{next(_DEFINED)}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    exec(compile(src, filename, "exec"), glob)
-    return glob[name]
 
 
 _CALLERS: dict = {}
@@ -171,9 +177,8 @@ def caller_of(custom):
     hit = _CALLERS.get(id(custom))
     if hit is None or hit[0] is not custom:
         params = list(record.signature_of(custom.fun).parameters)
-        name = f"call_{custom.__name__}"
-        src = f"def {name}({', '.join(params)}):\n    return custom({', '.join(params)})\n"
-        hit = _CALLERS[id(custom)] = (custom, _exec_function(name, src, {"custom": custom}))
+        node = build.function(f"call_{custom.__name__}", params, [build.ret(build.call("custom", build.names(params)))])
+        hit = _CALLERS[id(custom)] = (custom, generated_def(node, {"custom": custom}, node.name))
     return hit[1]
 
 
@@ -182,10 +187,11 @@ def _tangent_out_function(rule, n):
     """A Python function (with readable source for s2s) computing rule(primals, tangents)[1]."""
     ps = [f"p{i}" for i in range(n)]
     ts = [f"t{i}" for i in range(n)]
-    src = (f"def tangent_out({', '.join(ps + ts)}):\n"
-           f"    out, tout = rule(({', '.join(ps)},), ({', '.join(ts)},))\n"
-           f"    return tout\n")
-    return _exec_function("tangent_out", src, {"rule": rule})
+    node = build.function("tangent_out", ps + ts, [
+        build.assign(build.tuple_(build.names(["out", "tout"]), store_=True),
+                     build.call("rule", [build.tuple_(build.names(ps)), build.tuple_(build.names(ts))])),
+        build.ret(build.name("tout"))])
+    return generated_def(node, {"rule": rule}, "tangent_out")
 
 
 def defvjp(fn, **rules):

@@ -17,6 +17,11 @@ def name(id_: str, store: bool = False, param: bool = False) -> gast.Name:
     return gast.Name(id=id_, ctx=ctx, annotation=None, type_comment=None)
 
 
+def names(ids) -> list[gast.Name]:
+    """A Name (load) for each of `ids`."""
+    return [name(i) for i in ids]
+
+
 def const(value) -> gast.Constant:
     return gast.Constant(value=value, kind=None)
 
