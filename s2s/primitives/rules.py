@@ -9,6 +9,7 @@ from .registry import (
     SAME,
     BatchRule,
     along,
+    by,
     defjvp,
     defvjp,
     elementwise,
@@ -75,22 +76,23 @@ for _np, _op in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("div
     defjvp("xp." + _np, **PRIMS[_op].jvp)
 # product: `a @ b` for vectors and matrices; dot_ranks: vmap knows its result's rank from its operands
 # (np.matmul's follows the same rule, but is not declared yet: its batched code would change)
-prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True, dot_like=True, symbol="@")
+prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True, dot_like=True, symbol="@",
+     batch=by("rt.batched_matmul"))
 # (methods: the array methods that are the primitive, `x.dot(y)`)
 defvjp("matmul", a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
 defjvp("matmul", a="da @ b", b="a @ db")
 for _op in ("xp.dot", "xp.matmul"):
     prim(_op, "a, b", product=True, maybe_scalar=True, dot_ranks=_op == "xp.dot",
-         methods=("dot",) if _op == "xp.dot" else (), dot_like=True)
+         methods=("dot",) if _op == "xp.dot" else (), dot_like=True, batch=by("rt.batched_" + _op[3:]))
     defvjp(_op, a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")  # (N-d dot: linalg.dot_vjp_a)
     defjvp(_op, a=f"{_op}(da, b)", b=f"{_op}(a, db)")  # dot and matmul differ on stacks
-prim("xp.outer", "a, b")
+prim("xp.outer", "a, b", batch=by("rt.batched_outer"))
 defvjp("xp.outer", a="rt.outer_vjp_a(g, a, b)", b="rt.outer_vjp_b(g, a, b)")
 defjvp("xp.outer", a="xp.outer(da, b)", b="xp.outer(a, db)")
-prim("xp.linalg.outer", "x1, x2")  # NumPy 2: outer of two 1-D arrays
+prim("xp.linalg.outer", "x1, x2", batch=by("rt.batched_outer"))  # NumPy 2: outer of two 1-D arrays
 defvjp("xp.linalg.outer", x1="rt.outer_vjp_a(g, x1, x2)", x2="rt.outer_vjp_b(g, x1, x2)")
 defjvp("xp.linalg.outer", x1="xp.linalg.outer(dx1, x2)", x2="xp.linalg.outer(x1, dx2)")
-prim("xp.inner", "a, b")
+prim("xp.inner", "a, b", batch=by("rt.batched_inner"))
 defvjp("xp.inner", a="rt.unbroadcast(g * b, a)", b="rt.unbroadcast(g * a, b)")
 defjvp("xp.inner", a="xp.inner(da, b)", b="xp.inner(a, db)")
 # (diag="same": the diagonal Jacobian passes through it, transforms/diagonal.py)
@@ -101,13 +103,15 @@ for _op in ("pos", "xp.positive", "xp.copy"):  # the tangent goes through the sa
     linear(_op, "x", "x", "rt.array_vjp(g, x)", same_shape=True, diag="same" if _op != "xp.copy" else "",
            methods=("copy",) if _op == "xp.copy" else (), symbol="unary +" if _op == "pos" else "")
 for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
-    linear(_op, "x", "x", "rt.array_vjp(g, x)", stacks=True, methods=("astype",) if _op == "xp.asarray" else ())
-linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",), builtin="float")
+    linear(_op, "x", "x", "rt.array_vjp(g, x)", stacks=True, methods=("astype",) if _op == "xp.asarray" else (),
+           batch=by("rt.batched_array"))
+linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",), builtin="float",
+       batch=by("rt.batched_float"))
 for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else ())
 for _op, _sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!=")):
     nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym)
-nondiff("not", sig="x, y=None")
+nondiff("not", sig="x, y=None", batch=by("rt.batched_not"))
 nondiff("invert", sig="x, y=None", batch=SAME)
 # (unbatched_result: `x is None` of a batched x is the same for every example, as is a shape)
 nondiff("is", "isnot", sig="x, y=None", unbatched_result=True)
@@ -120,7 +124,8 @@ nondiff("floordiv", sig="x, y", batch=BROADCAST, symbol="//")
 nondiff("xp.floor_divide", sig="x, y", batch=BROADCAST)
 nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor", batch=SAME)
 nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil", batch=SAME)
-nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True, builtin="len")
+nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True, builtin="len",
+        batch=by("rt.batched_len"))
 nondiff("range", sig="x, *args, **kwargs", range_result=True, batch=CREATE, builtin="range")
 nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero", shape_only=(0,))
 # their whole signatures: vmap shifts `axis` past the batch axis, where it is passed or not
@@ -138,7 +143,7 @@ nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searc
 _X = "x, *args, **kwargs"
 nondiff("xp.sign", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
         sig=_X, batch=SAME)
-nondiff("int", sig=_X, builtin="int")
+nondiff("int", sig=_X, builtin="int", batch=by("rt.batched_int"))
 nondiff("bool", sig=_X, batch=CREATE, builtin="bool")
 nondiff("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", sig=_X, batch=CREATE)
 nondiff("xp.ones_like", "xp.empty_like", sig=_X)
@@ -151,9 +156,9 @@ nondiff("attr", "str", sig=_X, batch=CREATE)
 nondiff("rt.pick", sig=_X, broadcast_result=True, batch=BROADCAST)  # (shapes fold through it: passes/shapefold.py)
 nondiff("print", sig=_X, effect=True, batch=SAME)
 # shape_query: the attribute of the same name (its value folds to a constant where shapes are known)
-nondiff("xp.shape", sig="x, *args, **kwargs", shape_query="shape", unbatched_result=True, shape_only=(0,))
-nondiff("xp.ndim", sig="x, *args, **kwargs", shape_query="ndim", unbatched_result=True, shape_only=(0,))
-nondiff("xp.size", sig="x, *args, **kwargs", shape_query="size", unbatched_result=True, shape_only=(0,))
+for _q in ("shape", "ndim", "size"):
+    nondiff("xp." + _q, sig="x, *args, **kwargs", shape_query=_q, unbatched_result=True, shape_only=(0,),
+            batch=by("rt.batched_" + _q))
 nondiff("isinstance", sig="x, *args, **kwargs")
 nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True, diag="zero",
         float_of_first=True, shape_only=(0,))
@@ -273,19 +278,22 @@ defvjp("xp.linalg.norm", x="rt.norm_vjp(g, x, ans, ord, axis, keepdims)")
 defjvp("xp.linalg.norm", x="rt.norm_jvp(dx, x, ans, ord, axis, keepdims)")
 
 # ---- shape manipulation: linear in the array ----
-linear("xp.reshape", "a, newshape=None, order='C', shape=None", "a", "xp.reshape(g, xp.shape(a))", methods=("reshape",))
+linear("xp.reshape", "a, newshape=None, order='C', shape=None", "a", "xp.reshape(g, xp.shape(a))", methods=("reshape",),
+       batch=by("rt.batched_reshape"))
 for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atleast_2d",
             "xp.broadcast_to"):
     linear(_op, "a, axis=None, shape=None", "a", "rt.unbroadcast(xp.reshape(g, xp.shape(g)), a)"
            if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))",
-           methods={"xp.ravel": ("ravel", "flatten"), "xp.squeeze": ("squeeze",)}.get(_op, ()))
-linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",), reverses_axes=True)
+           methods={"xp.ravel": ("ravel", "flatten"), "xp.squeeze": ("squeeze",)}.get(_op, ()),
+           batch=along("axis") if _op == "xp.expand_dims" else by("rt.batched_" + _op[3:]))
+linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",), reverses_axes=True,
+       batch=by("rt.batched_transpose"))
 linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)", methods=("swapaxes",),
        batch=along("axis1", "axis2"))
 linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination, source)",
        batch=along("source", "destination"))
 linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)", batch=along("axis", none="all"))
-linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)")
+linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)", batch=by("rt.batched_roll"))
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
 # a cotangent in its primal's dtype
 linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)", diag="same", shape_only=(1,))
@@ -294,7 +302,7 @@ defvjp("rt.cast_to", v="rt.cast_to_d(g, like)")
 defjvp("rt.cast_to", v="rt.cast_to_d(dv, like)")
 linear("rt.cast_to_d", "t, like", "t", "rt.cast_to_d(g, like)", aliasing=True)
 linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
-linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)")
+linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)", batch=by("rt.batched_tile"))
 linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",),
        batch=REDUCE_FLAT)
 linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)")
@@ -303,8 +311,9 @@ linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", li
        batch=along("axis"))
 linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",),
        batch=along("axis"))
-linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", list_args=("tup",))
-linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",))
+linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", list_args=("tup",),
+       batch=by("rt.batched_hstack"))
+linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"))
 linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)")
 linear("rt.r_", "items", "items", "rt.r_vjp(g, items)", list_args=("items",))  # np.r_[...] and np.c_[...]
 linear("rt.r_vjp", "g_, items", "g_", "rt.r_(g)")
@@ -332,9 +341,9 @@ defjvp("xp.full_like", fill_value="rt.broadcast_to_like(dfill_value, ans)")
 # argument's shape; aliasing: may hand back an input itself; fill: (g, like, axis, keepdims) -> g
 # broadcast to like's shape)
 linear("rt.unbroadcast", "v, like", "v", "rt.broadcast_to_like(g, v)", shape_arg=1, result_like=1, aliasing=True,
-       float_of_first=True, shape_only=(1,))
+       float_of_first=True, shape_only=(1,), batch=by("rt.batched_unbroadcast"))
 linear("rt.broadcast_to_like", "v, like", "v", "rt.unbroadcast(g, v)", shape_arg=1, result_like=1, aliasing=True,
-       diag="same", shape_only=(1,))
+       diag="same", shape_only=(1,), batch=by("rt.batched_broadcast_to_like"))
 linear("rt.sum_vjp", "v, like, axis, keepdims", "v", "xp.sum(g, axis=axis, keepdims=keepdims)", shape_arg=1,
        result_like=1, fill=True, shape_only=(1,))
 linear("rt.mean_vjp", "v, like, axis, keepdims", "v", "xp.mean(g, axis=axis, keepdims=keepdims)", shape_arg=1,

@@ -87,16 +87,9 @@ elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in ("xp.copy
             "xp.tril", "rt.zeros_list", "rt.constant")
 broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH], "rt.tree_add")
 reduction("xp.linalg.norm", none_axis="norm")  # ord None: the flattened example (rank 0, 3, ... too)
-axis_op(["xp.expand_dims"], ("axis",))
 axis_op(["xp.trapezoid"], ("axis",))
-for _n, _h in (("matmul", "matmul"), ("xp.dot", "dot"), ("xp.matmul", "matmul"), ("xp.inner", "inner"),
-               ("xp.outer", "outer"), ("xp.linalg.outer", "outer"), ("xp.reshape", "reshape"), ("xp.ravel", "ravel"),
-               ("xp.transpose", "transpose"), ("xp.squeeze", "squeeze"), ("xp.array", "array"),
-               ("xp.asarray", "array"), ("rt.unbroadcast", "unbroadcast"),
-               ("rt.broadcast_to_like", "broadcast_to_like"), ("float", "float"), ("int", "int"),
-               ("xp.shape", "shape"), ("not", "not"), ("xp.ndim", "ndim"), ("xp.size", "size"), ("len", "len")):
-    # (the products' helpers also run inside a vectorized loop, passes/loopvec.py)
-    helper(_n, "rt.batched_" + _h, **({"nested_ok": True} if _h in ("dot", "matmul", "inner") else {}))
+for _h in ("dot", "matmul", "inner"):  # (the products' helpers also run inside a vectorized loop, passes/loopvec.py)
+    _HELPER_FACTS["rt.batched_" + _h] = {"nested_ok": True}
 defbatch("rt.cast_like", BatchRule("same"))
 defbatch("rt.cast_to", BatchRule("same"))
 defbatch("rt.cast_to_d", BatchRule("same"))
@@ -284,8 +277,6 @@ helper("rt.sum_examples", "rt.batched_sum_examples")
 # ---- the core table's ops batched by vectorized helpers in s2s/runtime/batch_shape.py (the NumPy
 # coverage families, rules_linalg, rules_math, rules_reduce and rules_shape, declare theirs with
 # each primitive) ----
-for _n in ("atleast_1d", "atleast_2d", "hstack", "vstack", "broadcast_to", "roll", "tile"):
-    helper("xp." + _n, "rt.batched_" + _n)
 helper("rt.list_sum", "rt.batched_list_sum")
 for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
     helper("xp." + _n, "rt.batched_" + _n)
