@@ -4,6 +4,7 @@ from __future__ import annotations
 from .registry import (
     BROADCAST,
     CREATE,
+    LOOP,
     PRIMS,
     REST,
     SAME,
@@ -46,8 +47,8 @@ for _op, _dy in (("mod", "rt.mod_dy"), ("xp.mod", "rt.mod_dy"), ("xp.remainder",
     prim(_op, "x, y", broadcasting=True)
     defvjp(_op, x="rt.unbroadcast(g, x)", y=f"rt.unbroadcast({_dy}(x, y, g), y)")
     defjvp(_op, x="dx", y=f"{_dy}(x, y, dy)")
-linear("rt.mod_dy", "x, y, g_", "g_", "rt.unbroadcast(rt.mod_dy(x, y, g), g_)")
-linear("rt.fmod_dy", "x, y, g_", "g_", "rt.unbroadcast(rt.fmod_dy(x, y, g), g_)")
+linear("rt.mod_dy", "x, y, g_", "g_", "rt.unbroadcast(rt.mod_dy(x, y, g), g_)", batch=BROADCAST)
+linear("rt.fmod_dy", "x, y, g_", "g_", "rt.unbroadcast(rt.fmod_dy(x, y, g), g_)", batch=BROADCAST)
 # ties split the derivative evenly, as JAX does
 defvjp("maximum", x="rt.unbroadcast(g * rt.pick(x, y), x)", y="rt.unbroadcast(g * rt.pick(y, x), y)")
 defjvp("maximum", x="dx * rt.pick(x, y)", y="dy * rt.pick(y, x)")
@@ -138,7 +139,7 @@ nondiff("xp.round", sig="a, decimals=0, out=None", methods=("round",))
 nondiff("xp.around", sig="a, decimals=0, out=None", batch=SAME)
 nondiff("xp.argsort", sig="a, axis=-1, kind=None, order=None, stable=None", methods=("argsort",))
 nondiff("xp.nonzero", "xp.argwhere", sig="a", methods=("nonzero",))
-nondiff("xp.flatnonzero", sig="a")
+nondiff("xp.flatnonzero", sig="a", batch=LOOP)
 nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searchsorted",))
 _X = "x, *args, **kwargs"
 nondiff("xp.sign", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
@@ -159,10 +160,10 @@ nondiff("print", sig=_X, effect=True, batch=SAME)
 for _q in ("shape", "ndim", "size"):
     nondiff("xp." + _q, sig="x, *args, **kwargs", shape_query=_q, unbatched_result=True, shape_only=(0,),
             batch=by("rt.batched_" + _q))
-nondiff("isinstance", sig="x, *args, **kwargs")
+nondiff("isinstance", sig="x, *args, **kwargs", batch=CREATE)
 nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True, diag="zero",
         float_of_first=True, shape_only=(0,))
-nondiff("rt.new_list", sig="x, *args, **kwargs")
+nondiff("rt.new_list", sig="x, *args, **kwargs", batch=CREATE)
 
 # ---- elementwise functions of one argument: derivative in terms of x and ans ----
 # floating, and computed by the fused kernels, by reuse into a buffer, and by compiled loop kernels
@@ -272,10 +273,7 @@ linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g,
 linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)", methods=("trace",),
        batch=along("axis1", "axis2"))
 # a host number moved to the backend of `like` (in helpers s2s differentiates): the identity on v
-linear("rt.on_backend_of", "v, like", "v", "rt.on_backend_of(g, like)")
-prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False", zero_args=("ord", "axis", "keepdims"))
-defvjp("xp.linalg.norm", x="rt.norm_vjp(g, x, ans, ord, axis, keepdims)")
-defjvp("xp.linalg.norm", x="rt.norm_jvp(dx, x, ans, ord, axis, keepdims)")
+linear("rt.on_backend_of", "v, like", "v", "rt.on_backend_of(g, like)", batch=SAME)
 
 # ---- shape manipulation: linear in the array ----
 linear("xp.reshape", "a, newshape=None, order='C', shape=None", "a", "xp.reshape(g, xp.shape(a))", methods=("reshape",),
@@ -296,11 +294,11 @@ linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)", batch=along("axis", n
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)", batch=by("rt.batched_roll"))
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
 # a cotangent in its primal's dtype
-linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)", diag="same", shape_only=(1,))
-prim("rt.cast_to", "v, like", zero_args=("like",))  # values stored into an array take its dtype
+linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)", diag="same", shape_only=(1,), batch=SAME)
+prim("rt.cast_to", "v, like", zero_args=("like",), batch=SAME)  # values stored into an array take its dtype
 defvjp("rt.cast_to", v="rt.cast_to_d(g, like)")
 defjvp("rt.cast_to", v="rt.cast_to_d(dv, like)")
-linear("rt.cast_to_d", "t, like", "t", "rt.cast_to_d(g, like)", aliasing=True)
+linear("rt.cast_to_d", "t, like", "t", "rt.cast_to_d(g, like)", aliasing=True, batch=SAME)
 linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)", batch=by("rt.batched_tile"))
 linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",),
@@ -314,14 +312,16 @@ linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, a
 linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", list_args=("tup",),
        batch=by("rt.batched_hstack"))
 linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"))
-linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)")
+linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)", batch=LOOP)
 linear("rt.r_", "items", "items", "rt.r_vjp(g, items)", list_args=("items",))  # np.r_[...] and np.c_[...]
 linear("rt.r_vjp", "g_, items", "g_", "rt.r_(g)")
 linear("rt.c_", "items", "items", "rt.c_vjp(g, items)", list_args=("items",))
 linear("rt.c_vjp", "g_, items", "g_", "rt.c_(g)")
-linear("xp.full", "shape, fill_value, dtype=None", "fill_value", "rt.unbroadcast(g, fill_value)")
+linear("xp.full", "shape, fill_value, dtype=None", "fill_value", "rt.unbroadcast(g, fill_value)",
+       batch=by("rt.batched_full", fixed=("shape", "dtype")))
 prim("xp.linspace", "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0",
-     zero_args=("num", "endpoint", "retstep", "dtype", "axis"))
+     zero_args=("num", "endpoint", "retstep", "dtype", "axis"),
+                batch=by("rt.batched_linspace", fixed=("num", "endpoint", "retstep", "dtype", "axis")))
 defvjp("xp.linspace", start="rt.linspace_vjp(g, start, stop, num, endpoint, axis, 0)",
        stop="rt.linspace_vjp(g, start, stop, num, endpoint, axis, 1)")
 defjvp("xp.linspace", start="rt.linspace_jvp(dstart, start, stop, num, endpoint, axis, 0)",
@@ -332,7 +332,8 @@ defvjp("rt.linspace_vjp", g_="rt.linspace_jvp(g, start, stop, num, endpoint, axi
 defjvp("rt.linspace_vjp", g_="rt.linspace_vjp(dg_, start, stop, num, endpoint, axis, which)")
 defvjp("rt.linspace_jvp", d="rt.linspace_vjp(g, start, stop, num, endpoint, axis, which)")
 defjvp("rt.linspace_jvp", d="rt.linspace_jvp(dd, start, stop, num, endpoint, axis, which)")
-prim("xp.full_like", "a, fill_value, dtype=None", zero_args=("a", "dtype"))
+prim("xp.full_like", "a, fill_value, dtype=None", zero_args=("a", "dtype"),
+     batch=by("rt.batched_full_like", fixed=("dtype",)))
 defvjp("xp.full_like", fill_value="rt.unbroadcast(g, fill_value)")
 defjvp("xp.full_like", fill_value="rt.broadcast_to_like(dfill_value, ans)")
 
@@ -345,67 +346,71 @@ linear("rt.unbroadcast", "v, like", "v", "rt.broadcast_to_like(g, v)", shape_arg
 linear("rt.broadcast_to_like", "v, like", "v", "rt.unbroadcast(g, v)", shape_arg=1, result_like=1, aliasing=True,
        diag="same", shape_only=(1,), batch=by("rt.batched_broadcast_to_like"))
 linear("rt.sum_vjp", "v, like, axis, keepdims", "v", "xp.sum(g, axis=axis, keepdims=keepdims)", shape_arg=1,
-       result_like=1, fill=True, shape_only=(1,))
+       result_like=1, fill=True, shape_only=(1,), batch=by("rt.batched_sum_vjp"))
 linear("rt.mean_vjp", "v, like, axis, keepdims", "v", "xp.mean(g, axis=axis, keepdims=keepdims)", shape_arg=1,
-       result_like=1, fill=True, shape_only=(1,))
-linear("rt.array_vjp", "v, like", "v", "rt.reshape_like(xp.array(g), v)", aliasing=True)
-linear("rt.transpose_vjp", "v, axes", "v", "xp.transpose(g, axes)", reverses_axes=True)
-linear("rt.unstack", "v, like, axis", "v", "xp.stack(g, axis)")
-linear("rt.split_like", "v, like, axis", "v", "xp.concatenate(g, axis)")
-linear("rt.cumsum_vjp", "v, like, axis", "v", "rt.reshape_like(xp.cumsum(g, axis), v)")
-linear("rt.reshape_like", "v, like", "v", "rt.reshape_like(g, v)", shape_only=(1,))
+       result_like=1, fill=True, shape_only=(1,), batch=by("rt.batched_mean_vjp"))
+linear("rt.array_vjp", "v, like", "v", "rt.reshape_like(xp.array(g), v)", aliasing=True, batch=LOOP)
+linear("rt.transpose_vjp", "v, axes", "v", "xp.transpose(g, axes)", reverses_axes=True, batch=by("rt.batched_transpose_vjp"))
+linear("rt.unstack", "v, like, axis", "v", "xp.stack(g, axis)", batch=LOOP)
+linear("rt.split_like", "v, like, axis", "v", "xp.concatenate(g, axis)", batch=LOOP)
+linear("rt.cumsum_vjp", "v, like, axis", "v", "rt.reshape_like(xp.cumsum(g, axis), v)", batch=by("rt.batched_cumsum_vjp"))
+linear("rt.reshape_like", "v, like", "v", "rt.reshape_like(g, v)", shape_only=(1,), batch=by("rt.batched_reshape_like"))
 # cotangent_of: the cotangent of the product's argument at this position (shaped like it)
-prim("rt.dot_vjp_a", "v, a, b", zero_args=("a",), cotangent_of=1, diag_form="rt.dot_vjp_a_diag")
+prim("rt.dot_vjp_a", "v, a, b", zero_args=("a",), cotangent_of=1, diag_form="rt.dot_vjp_a_diag",
+     batch=by("rt.batched_dot_vjp_a"))
 defvjp("rt.dot_vjp_a", v="rt.dot_vjp_a_t(g, v, a, b)", b="rt.dot_vjp_b(v, g, b)")
 defjvp("rt.dot_vjp_a", v="rt.dot_vjp_a(dv, a, b)", b="rt.dot_vjp_a(v, a, db)")
-prim("rt.dot_vjp_b", "v, a, b", zero_args=("b",), cotangent_of=2, diag_form="rt.dot_vjp_b_diag")
+prim("rt.dot_vjp_b", "v, a, b", zero_args=("b",), cotangent_of=2, diag_form="rt.dot_vjp_b_diag",
+     batch=by("rt.batched_dot_vjp_b"))
 defvjp("rt.dot_vjp_b", v="rt.dot_vjp_b_t(g, v, a, b)", a="rt.dot_vjp_a(v, a, g)")
 defjvp("rt.dot_vjp_b", v="rt.dot_vjp_b(dv, a, b)", a="rt.dot_vjp_b(v, da, b)")
 # dot_vjp_a_t(v, like, a, b) is the product with v in a's place, dot_vjp_b_t(v, like, a, b) with v in b's
 # place: bilinear, so their other factor carries a derivative too (third and higher orders)
-prim("rt.dot_vjp_a_t", "v, like, a, b", zero_args=("like", "a"))
+prim("rt.dot_vjp_a_t", "v, like, a, b", zero_args=("like", "a"), batch=LOOP)
 defvjp("rt.dot_vjp_a_t", v="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, v, b)")
 defjvp("rt.dot_vjp_a_t", v="rt.dot_vjp_a_t(dv, like, a, b)", b="rt.dot_vjp_a_t(v, like, a, db)")
-prim("rt.dot_vjp_b_t", "v, like, a, b", zero_args=("like", "b"))
+prim("rt.dot_vjp_b_t", "v, like, a, b", zero_args=("like", "b"), batch=LOOP)
 defvjp("rt.dot_vjp_b_t", v="rt.dot_vjp_b(g, a, b)", a="rt.dot_vjp_a(g, a, v)")
 defjvp("rt.dot_vjp_b_t", v="rt.dot_vjp_b_t(dv, like, a, b)", a="rt.dot_vjp_b_t(v, like, da, b)")
-prim("rt.outer_vjp_a", "v, a, b", zero_args=("a",))
+prim("rt.outer_vjp_a", "v, a, b", zero_args=("a",), batch=LOOP)
 defvjp("rt.outer_vjp_a", v="xp.outer(g, b)", b="rt.outer_vjp_b(v, g, b)")
 defjvp("rt.outer_vjp_a", v="rt.outer_vjp_a(dv, a, b)", b="rt.outer_vjp_a(v, a, db)")
-prim("rt.outer_vjp_b", "v, a, b", zero_args=("b",))
+prim("rt.outer_vjp_b", "v, a, b", zero_args=("b",), batch=LOOP)
 defvjp("rt.outer_vjp_b", v="xp.outer(a, g)", a="rt.outer_vjp_a(v, a, g)")
 defjvp("rt.outer_vjp_b", v="rt.outer_vjp_b(dv, a, b)", a="rt.outer_vjp_b(v, da, b)")
-prim("rt.max_vjp", "v, a, ans_, axis, keepdims", zero_args=REST)
+prim("rt.max_vjp", "v, a, ans_, axis, keepdims", zero_args=REST, batch=by("rt.batched_max_vjp"))
 defvjp("rt.max_vjp", v="rt.max_jvp(g, a, ans_, axis, keepdims)")
 defjvp("rt.max_vjp", v="rt.max_vjp(dv, a, ans_, axis, keepdims)")
-linear("rt.max_jvp", "v, a, ans_, axis, keepdims", "v", "rt.max_vjp(g, a, ans_, axis, keepdims)")
+linear("rt.max_jvp", "v, a, ans_, axis, keepdims", "v", "rt.max_vjp(g, a, ans_, axis, keepdims)",
+       batch=by("rt.batched_max_jvp"))
 nondiff("rt.basis", "rt.tree_size", sig="x, *args", unbatched_result=True)
-nondiff("rt.check_norm_ord", sig="x, *args")
+nondiff("rt.check_norm_ord", sig="x, *args", batch=CREATE)
 # grad's check that the output is a scalar (a pair with has_aux): an effect, kept when a further
 # transform needs nothing of its value (grad of grad of a tuple-valued function raises as grad does)
 nondiff("rt.seed", sig="x, *args", float_of_first=True, effect=True)
-nondiff("rt.seed_aux", sig="x, *args", effect=True)
+nondiff("rt.seed_aux", sig="x, *args", effect=True, batch=LOOP)
 nondiff("rt.zeros_list", "slice", sig="x, *args")
 nondiff("rt.constant", diag="same")  # a saved value computed from no argument (reverse.constants_refused)
-nondiff("rt.reversed_range", sig="x, *args", range_result=True)
-nondiff("rt.tree_all_zero", sig="x, *args", unbatched_result=True)
-linear("rt.jac_from_columns", "cols, out, x", "cols", "rt.jac_columns_t(g, cols, out, x)")
-linear("rt.jac_from_rows", "rows, out, x", "rows", "rt.jac_rows_t(g, rows, out, x)")
-linear("rt.jac_columns_t", "g_, cols, out, x", "g_", "rt.jac_from_columns(g, out, x)")
-linear("rt.jac_rows_t", "g_, rows, out, x", "g_", "rt.jac_from_rows(g, out, x)")
+nondiff("rt.reversed_range", sig="x, *args", range_result=True, batch=CREATE)
+nondiff("rt.tree_all_zero", sig="x, *args", unbatched_result=True, batch=by("rt.batched_tree_all_zero"))
+linear("rt.jac_from_columns", "cols, out, x", "cols", "rt.jac_columns_t(g, cols, out, x)",
+       batch=by("rt.batched_jac_from_columns"))
+linear("rt.jac_from_rows", "rows, out, x", "rows", "rt.jac_rows_t(g, rows, out, x)", batch=by("rt.batched_jac_from_rows"))
+linear("rt.jac_columns_t", "g_, cols, out, x", "g_", "rt.jac_from_columns(g, out, x)", batch=LOOP)
+linear("rt.jac_rows_t", "g_, rows, out, x", "g_", "rt.jac_from_rows(g, out, x)", batch=LOOP)
 # (tree_args: positions of arguments that may be whole pytrees, whose adjoints add leaf by leaf;
 # tree_preserving: a pytree when its first argument is one)
 linear("rt.copy_saved", "saved", "saved", "g", tree_preserving=True)
 linear("rt.private", "record, arrays", "record", "g", tree_preserving=True)
 linear("rt.fresh", "x", "x", "g", aliasing=True, tree_preserving=True, diag="same")
-linear("rt.like", "parts, src", "parts", "tuple(g)", aliasing=True, tree_args=(0, 1), tree_preserving=True)
-prim("rt.tree_add", "a, b", tree_sum=True, aliasing=True, tree_preserving=True)
+linear("rt.like", "parts, src", "parts", "tuple(g)", aliasing=True, tree_args=(0, 1), tree_preserving=True, batch=LOOP)
+prim("rt.tree_add", "a, b", tree_sum=True, aliasing=True, tree_preserving=True, batch=BROADCAST)
 defvjp("rt.tree_add", a="g", b="g")
 defjvp("rt.tree_add", a="da", b="db")
 prim("rt.add_at", "acc, index, v", zero_args=("index",), tree_sum=True, mutates=True, tree_args=(0, 2))
 defvjp("rt.add_at", acc="g", v="g[index]")
 defjvp("rt.add_at", acc="rt.fresh(dacc)", v="rt.add_at(rt.zeros_like_tree(acc), index, dv)")
-linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)")
+linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)", batch=LOOP)
 nondiff("rt.shape_stub", float_of_first=True)  # what the tape keeps of a value read only for its shape (transforms/tape.py)
 linear("rt.checkpoint_name", "x, name", "x", "g")  # s2s.checkpoint_name: x, named for a checkpoint policy
 defjvp("rt.checkpoint_name", x="dx")
@@ -420,11 +425,11 @@ prim("rt.checkpoint_save", "ck, *state", nondiff=True, effect=True, batch=BatchR
 prim("rt.checkpoint_store", "act, *state", nondiff=True, effect=True, batch=BatchRule("create"))
 nondiff("rt.checkpoint_plan", "rt.checkpoint_restore", "rt.checkpoint_advance", "rt.checkpoint_range",
         sig="ck, *args")
-linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)", mutates=True)
-prim("rt.take_at", "acc, index, like", zero_args=("index", "like"), tree_sum=True, mutates=True)
+linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)", mutates=True, batch=LOOP)
+prim("rt.take_at", "acc, index, like", zero_args=("index", "like"), tree_sum=True, mutates=True, batch=LOOP)
 defjvp("rt.take_at", acc="rt.take_at(rt.fresh(dacc), index, like)")
 defvjp("rt.take_at", acc="rt.take_at_t(g, index, acc)")
-linear("rt.take_at_t", "g_, index, acc", "g_", "rt.take_at(rt.fresh(g), index, g_[0])")
+linear("rt.take_at_t", "g_, index, acc", "g_", "rt.take_at(rt.fresh(g), index, g_[0])", batch=LOOP)
 # `x + y` and `x * n` where an operand may be a list or tuple (concatenation, repetition): the reverse
 # transform's cotangent of operand `me`, decided at run time; bilinear in (v, other) for arrays
 prim("rt.operand_cotangent", "ct, operand, other, op, operand_first, wrt_other=0", zero_args=("operand", "op",
@@ -443,8 +448,8 @@ defjvp("rt.operand_cotangent_t", g_="rt.operand_cotangent_t(dg_, ct, operand, ot
        other="rt.operand_cotangent_t(g_, ct, operand, dother, op, operand_first, 1)")
 linear("tuple", "x", "x", "rt.like(g, x)", tree_args=(0,))
 linear("list", "x", "x", "rt.like(g, x)", tree_args=(0,))
-linear("rt.list_sum", "items", "items", "rt.list_sum_vjp(g, items)", builtin="sum")
-linear("rt.list_sum_vjp", "g_, items", "g_", "rt.list_sum(g)")
+linear("rt.list_sum", "items", "items", "rt.list_sum_vjp(g, items)", builtin="sum", batch=by("rt.batched_list_sum"))
+linear("rt.list_sum_vjp", "g_, items", "g_", "rt.list_sum(g)", batch=LOOP)
 
 # ---- NumPy coverage tables (one file per family) ----
 from . import (  # noqa: E402,F401

@@ -85,27 +85,12 @@ elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in ("xp.copy
             "xp.round", "xp.real", "xp.float64", "xp.float32", "rt.fresh",
             "rt.zeros_like_tree", "rt.shape_stub", "rt.checkpoint_name", "rt.copy_saved", "rt.private", "xp.triu",
             "xp.tril", "rt.zeros_list", "rt.constant")
-broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH], "rt.tree_add")
-reduction("xp.linalg.norm", none_axis="norm")  # ord None: the flattened example (rank 0, 3, ... too)
-axis_op(["xp.trapezoid"], ("axis",))
+broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH])
 for _h in ("dot", "matmul", "inner"):  # (the products' helpers also run inside a vectorized loop, passes/loopvec.py)
     _HELPER_FACTS["rt.batched_" + _h] = {"nested_ok": True}
-defbatch("rt.cast_like", BatchRule("same"))
-defbatch("rt.cast_to", BatchRule("same"))
-defbatch("rt.cast_to_d", BatchRule("same"))
-defbatch("rt.unsupported", BatchRule("same"))
-defbatch("rt.no_derivative", BatchRule("same"))
-defbatch("rt.on_backend_of", BatchRule("same"))
-looped("rt.unstack", "rt.split_like", "rt.vstack_vjp", "rt.array_vjp", "rt.dot_vjp_a_t",
-       "rt.dot_vjp_b_t", "rt.outer_vjp_a", "rt.outer_vjp_b", "rt.take_at", "rt.take_at_t",
-       "rt.copy_slot", "rt.zero_at", "rt.like", "rt.jac_columns_t", "rt.jac_rows_t", "rt.list_sum_vjp", "rt.seed_aux",
-       "xp.nonzero", "xp.flatnonzero")
-unbatched("slice", "rt.reversed_range", "rt.new_list", "isinstance", "rt.check_norm_ord")
+looped("xp.nonzero")  # (xp.argwhere, declared with it, runs once per example as the rest do)
+unbatched("slice")
 helper("rt.seed", "rt.batched_seed", effect=True)  # (grad's scalar check: an effect, as rt.seed)
-# creation ops with per-example values (fill value, endpoints) but one shape for every example
-for _n, _fixed in (("xp.full", ("shape", "dtype")), ("xp.full_like", ("dtype",)),
-                   ("xp.linspace", ("num", "endpoint", "retstep", "dtype", "axis"))):
-    defbatch(_n, BatchRule("helper", helper="rt.batched_" + _n[3:], fixed=_fixed))
 
 
 # the vmap helpers are primitives too, so batched code can be batched again (vmap of vmap) and
@@ -268,16 +253,12 @@ for _n in ("rt.vmap_in_t", "rt.vmap_out_t", "rt.replicate_batch_t", "rt.lift_ran
            "rt.batched_full_t", "rt.batched_linspace_t", "rt.batched_linspace_jvp"):
     defbatch(_n, BatchRule("loop"))
 helper("rt.tree_size", "rt.batched_tree_size")
-helper("rt.tree_all_zero", "rt.batched_tree_all_zero")
-for _n in ("dot_vjp_a", "dot_vjp_b", "sum_vjp", "mean_vjp", "jac_from_rows", "jac_from_columns"):
-    helper("rt." + _n, "rt.batched_" + _n)
 helper("rt.basis", "rt.batched_basis")
 helper("rt.sum_examples", "rt.batched_sum_examples")
 
 # ---- the core table's ops batched by vectorized helpers in s2s/runtime/batch_shape.py (the NumPy
 # coverage families, rules_linalg, rules_math, rules_reduce and rules_shape, declare theirs with
 # each primitive) ----
-helper("rt.list_sum", "rt.batched_list_sum")
 for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
     helper("xp." + _n, "rt.batched_" + _n)
 # functions without derivative, declared with their real parameters so that each argument's
@@ -295,12 +276,10 @@ axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="fl
 for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
     helper("xp." + _n, "rt.batched_" + _n)
 # derivative helpers (vmap of grad), s2s/runtime/batch_*.py
-for _n in ("max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "prod_others_2", "prod_others_3", "prod_others_4",
-           "prod_others_5", "cumsum_vjp", "reshape_like", "transpose_vjp",
+for _n in ("prod_others", "prod_others_jvp", "prod_others_2", "prod_others_3", "prod_others_4", "prod_others_5",
            "add_at"):
     # (batched_add_at(flags, acc, index, v) updates acc in place, as add_at does)
     helper("rt." + _n, "rt.batched_" + _n, **({"mutates": True, "mutated": 1} if _n == "add_at" else {}))
-broadcasting("rt.mod_dy", "rt.fmod_dy")
 # np.einsum's subscripts when not a literal: a check (never removed), refusing sublists (rules_linalg.py)
 prim("rt.einsum_subscripts", "spec", nondiff=True, unbatched_result=True, effect=True)
 helper("rt.einsum_subscripts", "rt.batched_einsum_subscripts", effect=True)

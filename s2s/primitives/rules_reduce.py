@@ -3,7 +3,7 @@ convolve/correlate, interp, polyval, gradient."""
 from __future__ import annotations
 
 from .. import runtime as _rt
-from .registry import KEYWORD_FORMS, REST, along, by, composite, defjvp, defvjp, linear, nondiff, prim, refuse
+from .registry import KEYWORD_FORMS, REST, SAME, along, by, composite, defjvp, defvjp, linear, nondiff, prim, refuse
 
 _RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 _NAN = "xp.isnan(a)"
@@ -83,13 +83,14 @@ prim("xp.polyval", "p, x", batch=by("rt.batched_polyval"))
 defvjp("xp.polyval", p="rt.polyval_vjp_p(g, p, x)", x="rt.unbroadcast(g * xp.polyval(rt.polyder(p), x), x)")
 defjvp("xp.polyval", p="xp.polyval(dp, x)", x="dx * xp.polyval(rt.polyder(p), x)")
 # differentiating with respect to the spacing is an S2SError (never a silent zero)
-prim("rt.no_derivative", "x, what", nondiff=True)
+prim("rt.no_derivative", "x, what", nondiff=True, batch=SAME)
 _SPACING = "np.gradient with respect to its spacing"
 prim("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1", zero_args=("axis", "edge_order"),
      batch=by("rt.batched_gradient"))
 defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)")
 defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)")
-prim("xp.trapezoid", "y, x=None, dx=1.0, axis=-1", zero_args=("axis",))  # linear in y; the sample points are refused
+prim("xp.trapezoid", "y, x=None, dx=1.0, axis=-1", zero_args=("axis",),
+     batch=along("axis"))  # linear in y; the sample points are refused
 defvjp("xp.trapezoid", y="rt.trapezoid_vjp(g, y, x, dx, axis)")
 defjvp("xp.trapezoid", y="xp.trapezoid(dy, x, dx, axis)")
 # (their cotangent helpers depend on the spacing too: refused there as well, at every order)
@@ -146,4 +147,4 @@ composite("xp.vander", _rt.vander)
 composite("xp.insert", _rt.insert)
 composite("xp.broadcast_arrays", _rt.broadcast_arrays,
           {k: getattr(_rt, f"broadcast_arrays_{k}") for k in (1, 2, 3, 4)})
-prim("rt.unsupported", "value, what", nondiff=True)
+prim("rt.unsupported", "value, what", nondiff=True, batch=SAME)
