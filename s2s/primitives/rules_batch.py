@@ -22,9 +22,13 @@ from . import (
 )
 from .registry import (
     BATCH,
+    BROADCAST,
+    CREATE,
+    LOOP,
     PRIMS,
     VJP_IN_PLACE,
     BatchRule,
+    by,
     defbatch,
     defjvp,
     defranked,
@@ -96,34 +100,42 @@ helper("rt.seed", "rt.batched_seed", effect=True)  # (grad's scalar check: an ef
 # the vmap helpers are primitives too, so batched code can be batched again (vmap of vmap) and
 # differentiated (grad of vmap); helpers without derivative rules make reverse/forward mode refuse
 # (vmap_size and vmap_size_axis0 check that the mapped axes agree: never removed)
-prim("rt.vmap_size", "args, in_axes, axis_size, names", nondiff=True, effect=True, unbatched_result=True)
-prim("rt.vmap_size_axis0", "xs, names", nondiff=True, effect=True, unbatched_result=True)
-prim("rt.num_examples", "x", nondiff=True, unbatched_result=True)
-prim("rt.example_axes", "x", nondiff=True, unbatched_result=True)
-for _n, _sig in (("rt.mask_any", "m"), ("rt.mask_and", "m, c"),
-                 ("rt.mask_and_not", "m, c"), ("rt.full_mask", "n"),
-                 ("rt.example_key", "index, ib, a, clip=True")):
-    prim(_n, _sig, nondiff=True)
-prim("rt.example_axis", "axis, x=None, none='keep'", nondiff=True, unbatched_result=True)  # one axis for every example
-linear("rt.vmap_in", "x, spec, n", "x", "rt.vmap_in_t(g, x, spec)", tree_args=(0,))
-linear("rt.vmap_in_t", "v, like, spec", "v", "rt.vmap_in(g, spec, rt.num_examples(v))", tree_args=(0, 1))
-linear("rt.vmap_out", "x, spec, n", "x", "rt.vmap_out_t(g, spec)", tree_args=(0,))
-linear("rt.vmap_out_t", "v, spec", "v", "rt.vmap_out(g, spec, 0)", tree_args=(0,))
-linear("rt.replicate_batch", "x, n", "x", "rt.replicate_batch_t(g, x)", tree_args=(0,))
-linear("rt.replicate_batch_t", "v, like", "v", "rt.replicate_batch(g, rt.num_examples(v))", tree_args=(0, 1))
-linear("rt.lift_rank", "x, other, other_batched", "x", "rt.unlift_rank(g, x)", tree_preserving=True)
-linear("rt.unlift_rank", "v, x", "v", "rt.unlift_rank(g, v)")
+prim("rt.vmap_size", "args, in_axes, axis_size, names", nondiff=True, effect=True, unbatched_result=True,
+     batch=by("rt.batched_vmap_size"))
+prim("rt.vmap_size_axis0", "xs, names", nondiff=True, effect=True, unbatched_result=True,
+     batch=by("rt.batched_vmap_size_axis0"))
+prim("rt.num_examples", "x", nondiff=True, unbatched_result=True, batch=by("rt.batched_num_examples"))
+prim("rt.example_axes", "x", nondiff=True, unbatched_result=True, batch=by("rt.batched_example_axes"))
+for _n, _sig, _batch in (("rt.mask_any", "m", by("rt.batched_mask_any")), ("rt.mask_and", "m, c", BROADCAST),
+                         ("rt.mask_and_not", "m, c", BROADCAST), ("rt.full_mask", "n", CREATE),
+                         ("rt.example_key", "index, ib, a, clip=True", LOOP)):
+    prim(_n, _sig, nondiff=True, batch=_batch)
+# one axis for every example (batched again: an axis of batched code, vmap of vmap)
+prim("rt.example_axis", "axis, x=None, none='keep'", nondiff=True, unbatched_result=True,
+     batch=by("rt.batched_example_axis"))
+linear("rt.vmap_in", "x, spec, n", "x", "rt.vmap_in_t(g, x, spec)", tree_args=(0,), batch=by("rt.batched_vmap_in"))
+linear("rt.vmap_in_t", "v, like, spec", "v", "rt.vmap_in(g, spec, rt.num_examples(v))", tree_args=(0, 1), batch=LOOP)
+linear("rt.vmap_out", "x, spec, n", "x", "rt.vmap_out_t(g, spec)", tree_args=(0,), batch=by("rt.batched_vmap_out"))
+linear("rt.vmap_out_t", "v, spec", "v", "rt.vmap_out(g, spec, 0)", tree_args=(0,), batch=LOOP)
+linear("rt.replicate_batch", "x, n", "x", "rt.replicate_batch_t(g, x)", tree_args=(0,),
+       batch=by("rt.batched_replicate_batch"))
+linear("rt.replicate_batch_t", "v, like", "v", "rt.replicate_batch(g, rt.num_examples(v))", tree_args=(0, 1),
+       batch=LOOP)
+linear("rt.lift_rank", "x, other, other_batched", "x", "rt.unlift_rank(g, x)", tree_preserving=True,
+       batch=by("rt.batched_lift_rank"))
+linear("rt.unlift_rank", "v, x", "v", "rt.unlift_rank(g, v)", batch=by("rt.batched_unlift_rank"))
 linear("rt.lift_rank_tree", "x, other, other_batched", "x", "rt.lift_rank_tree_t(g, x)")
 prim("rt.lift_rank_tree_t", "g_, x", zero_args=("x",))  # (its own derivative: no_batched_derivative, below)
-linear("rt.lift_rank_to_slot", "v, a, key", "v", "xp.reshape(g, xp.shape(v))")
-linear("rt.flatten_examples", "x", "x", "xp.reshape(g, xp.shape(x))")
-linear("rt.examples_1d", "x", "x", "xp.reshape(g, xp.shape(x))")
+linear("rt.lift_rank_to_slot", "v, a, key", "v", "xp.reshape(g, xp.shape(v))", batch=LOOP)
+linear("rt.flatten_examples", "x", "x", "xp.reshape(g, xp.shape(x))", batch=by("rt.batched_flatten_examples"))
+linear("rt.examples_1d", "x", "x", "xp.reshape(g, xp.shape(x))", batch=LOOP)
 linear("rt.example_getitem", "x, index, xb=True, ib=False, clip=True", "x", "rt.example_getitem_t(g, x, index, xb, ib)",
        tree_args=(0,), nested_ok=True)
-linear("rt.example_getitem_t", "v, x, index, xb, ib", "v", "rt.example_getitem(g, index, xb, ib)", tree_args=(0, 1))
+linear("rt.example_getitem_t", "v, x, index, xb, ib", "v", "rt.example_getitem(g, index, xb, ib)", tree_args=(0, 1),
+       batch=LOOP)
 # reverse mode's in-place form of `b_x + rt.example_getitem_t(g, x, index, xb, ib)` (VJP_IN_PLACE)
 prim("rt.example_add_at", "acc, v, index, xb=True, ib=False", zero_args=("index", "xb", "ib"), tree_sum=True,
-     mutates=True, tree_args=(0, 1))
+     mutates=True, tree_args=(0, 1), batch=LOOP)
 defvjp("rt.example_add_at", acc="g", v="rt.example_getitem(g, index, xb, ib)")
 defjvp("rt.example_add_at", acc="rt.fresh(dacc)", v="rt.example_getitem_t(dv, acc, index, xb, ib)")
 VJP_IN_PLACE["rt.example_getitem"] = ("x", "rt.example_add_at")
@@ -135,17 +147,9 @@ defvjp("rt.masked_merge", new="rt.masked_merge(m, g, rt.zeros_like_tree(g))",
 defjvp("rt.masked_merge", new="rt.masked_merge(m, dnew, rt.zeros_like_tree(dnew))",
        old="rt.masked_merge(m, rt.zeros_like_tree(new), dold)")
 prim("rt.map_examples", "fn, flags, n, a0=None, a1=None, a2=None, a3=None, a4=None, a5=None, a6=None",
-     zero_args=("fn", "flags", "n"))
-for _h in ("vmap_size", "vmap_size_axis0", "vmap_in", "vmap_out", "replicate_batch", "lift_rank", "unlift_rank", "mask_any"):
-    helper("rt." + _h, "rt.batched_" + _h)
+     zero_args=("fn", "flags", "n"), batch=LOOP)
 helper("rt.masked_merge", "rt.batched_masked_merge", zero_args=("flags", "m"))  # (the mask has no derivative)
-broadcasting("rt.mask_and", "rt.mask_and_not")
-unbatched("rt.full_mask")
-for _h in ("example_axes", "num_examples", "flatten_examples",
-           "example_axis"):  # example_axis: an axis of batched code batched again (vmap of vmap)
-    helper("rt." + _h, "rt.batched_" + _h)
-looped("rt.map_examples")
-prim("rt.sum_examples", "v")  # vmap(grad(f)) as grad of the sum of the batched f
+prim("rt.sum_examples", "v", batch=by("rt.batched_sum_examples"))  # vmap(grad(f)) as grad of the sum of the batched f
 defvjp("rt.sum_examples", v="g * xp.ones_like(v)")
 defjvp("rt.sum_examples", v="xp.sum(dv)")
 
@@ -247,14 +251,10 @@ for _n in ("r_", "c_"):
 defbatch("rt.no_batched_derivative", BatchRule("same"))
 for _n in [n for n, p in PRIMS.items() if n.startswith("rt.") and n not in _DECLARED_BEFORE and not p.nondiff]:
     _no_derivative(_n)
-defbatch("rt.examples_1d", BatchRule("loop"))
-for _n in ("rt.vmap_in_t", "rt.vmap_out_t", "rt.replicate_batch_t", "rt.lift_rank_to_slot", "rt.example_getitem_t",
-           "rt.example_add_at", "rt.example_key",
-           "rt.batched_full_t", "rt.batched_linspace_t", "rt.batched_linspace_jvp"):
+for _n in ("rt.batched_full_t", "rt.batched_linspace_t", "rt.batched_linspace_jvp"):
     defbatch(_n, BatchRule("loop"))
 helper("rt.tree_size", "rt.batched_tree_size")
 helper("rt.basis", "rt.batched_basis")
-helper("rt.sum_examples", "rt.batched_sum_examples")
 
 # ---- the core table's ops batched by vectorized helpers in s2s/runtime/batch_shape.py (the NumPy
 # coverage families, rules_linalg, rules_math, rules_reduce and rules_shape, declare theirs with
