@@ -109,7 +109,7 @@ for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
 linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",), builtin="float",
        batch=by("rt.batched_float"))
 for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
-    linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else ())
+    linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else (), batch=SAME)
 for _op, _sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!=")):
     nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym)
 nondiff("not", sig="x, y=None", batch=by("rt.batched_not"))
@@ -135,7 +135,7 @@ for _m in ("argmax", "argmin"):
 for _m in ("any", "all"):
     nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False, where=True", methods=(_m,), batch=REDUCE)
 nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False", batch=REDUCE)
-nondiff("xp.round", sig="a, decimals=0, out=None", methods=("round",))
+nondiff("xp.round", sig="a, decimals=0, out=None", methods=("round",), batch=SAME)
 nondiff("xp.around", sig="a, decimals=0, out=None", batch=SAME)
 nondiff("xp.argsort", sig="a, axis=-1, kind=None, order=None, stable=None", methods=("argsort",))
 nondiff("xp.nonzero", "xp.argwhere", sig="a", methods=("nonzero",))
@@ -162,7 +162,7 @@ for _q in ("shape", "ndim", "size"):
             batch=by("rt.batched_" + _q))
 nondiff("isinstance", sig="x, *args, **kwargs", batch=CREATE)
 nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True, diag="zero",
-        float_of_first=True, shape_only=(0,))
+        float_of_first=True, shape_only=(0,), batch=SAME)
 nondiff("rt.new_list", sig="x, *args, **kwargs", batch=CREATE)
 
 # ---- elementwise functions of one argument: derivative in terms of x and ans ----
@@ -303,8 +303,8 @@ linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place o
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)", batch=by("rt.batched_tile"))
 linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",),
        batch=REDUCE_FLAT)
-linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)")
-linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)")
+linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)", batch=SAME)
+linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)", batch=SAME)
 linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", list_args=("arrays",),
        batch=along("axis"))
 linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",),
@@ -389,8 +389,9 @@ nondiff("rt.check_norm_ord", sig="x, *args", batch=CREATE)
 # transform needs nothing of its value (grad of grad of a tuple-valued function raises as grad does)
 nondiff("rt.seed", sig="x, *args", float_of_first=True, effect=True)
 nondiff("rt.seed_aux", sig="x, *args", effect=True, batch=LOOP)
-nondiff("rt.zeros_list", "slice", sig="x, *args")
-nondiff("rt.constant", diag="same")  # a saved value computed from no argument (reverse.constants_refused)
+nondiff("rt.zeros_list", sig="x, *args", batch=SAME)
+nondiff("slice", sig="x, *args", batch=CREATE)
+nondiff("rt.constant", diag="same", batch=SAME)  # a saved value computed from no argument (reverse.constants_refused)
 nondiff("rt.reversed_range", sig="x, *args", range_result=True, batch=CREATE)
 nondiff("rt.tree_all_zero", sig="x, *args", unbatched_result=True, batch=by("rt.batched_tree_all_zero"))
 linear("rt.jac_from_columns", "cols, out, x", "cols", "rt.jac_columns_t(g, cols, out, x)",
@@ -400,9 +401,9 @@ linear("rt.jac_columns_t", "g_, cols, out, x", "g_", "rt.jac_from_columns(g, out
 linear("rt.jac_rows_t", "g_, rows, out, x", "g_", "rt.jac_from_rows(g, out, x)", batch=LOOP)
 # (tree_args: positions of arguments that may be whole pytrees, whose adjoints add leaf by leaf;
 # tree_preserving: a pytree when its first argument is one)
-linear("rt.copy_saved", "saved", "saved", "g", tree_preserving=True)
-linear("rt.private", "record, arrays", "record", "g", tree_preserving=True)
-linear("rt.fresh", "x", "x", "g", aliasing=True, tree_preserving=True, diag="same")
+linear("rt.copy_saved", "saved", "saved", "g", tree_preserving=True, batch=SAME)
+linear("rt.private", "record, arrays", "record", "g", tree_preserving=True, batch=SAME)
+linear("rt.fresh", "x", "x", "g", aliasing=True, tree_preserving=True, diag="same", batch=SAME)
 linear("rt.like", "parts, src", "parts", "tuple(g)", aliasing=True, tree_args=(0, 1), tree_preserving=True, batch=LOOP)
 prim("rt.tree_add", "a, b", tree_sum=True, aliasing=True, tree_preserving=True, batch=BROADCAST)
 defvjp("rt.tree_add", a="g", b="g")
@@ -411,8 +412,9 @@ prim("rt.add_at", "acc, index, v", zero_args=("index",), tree_sum=True, mutates=
 defvjp("rt.add_at", acc="g", v="g[index]")
 defjvp("rt.add_at", acc="rt.fresh(dacc)", v="rt.add_at(rt.zeros_like_tree(acc), index, dv)")
 linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)", batch=LOOP)
-nondiff("rt.shape_stub", float_of_first=True)  # what the tape keeps of a value read only for its shape (transforms/tape.py)
-linear("rt.checkpoint_name", "x, name", "x", "g")  # s2s.checkpoint_name: x, named for a checkpoint policy
+# what the tape keeps of a value read only for its shape (transforms/tape.py)
+nondiff("rt.shape_stub", float_of_first=True, batch=SAME)
+linear("rt.checkpoint_name", "x, name", "x", "g", batch=SAME)  # s2s.checkpoint_name: x, named for a checkpoint policy
 defjvp("rt.checkpoint_name", x="dx")
 prim("rt.next_residual", "residuals")  # a value an s2s.checkpoint policy saved, replayed
 defvjp("rt.next_residual", residuals="rt.residual_derivative(g)")

@@ -85,15 +85,12 @@ def unbatched(*names):
     _decl("create", names)
 
 
-elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in ("xp.copy",) and n not in BATCH], "xp.copy",
-            "xp.round", "xp.real", "xp.float64", "xp.float32", "rt.fresh",
-            "rt.zeros_like_tree", "rt.shape_stub", "rt.checkpoint_name", "rt.copy_saved", "rt.private", "xp.triu",
-            "xp.tril", "rt.zeros_list", "rt.constant")
+# the core table's elementwise and broadcasting ops declared without a rule: by their facts
+elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in BATCH])
 broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH])
 for _h in ("dot", "matmul", "inner"):  # (the products' helpers also run inside a vectorized loop, passes/loopvec.py)
     _HELPER_FACTS["rt.batched_" + _h] = {"nested_ok": True}
 looped("xp.nonzero")  # (xp.argwhere, declared with it, runs once per example as the rest do)
-unbatched("slice")
 helper("rt.seed", "rt.batched_seed", effect=True)  # (grad's scalar check: an effect, as rt.seed)
 
 
