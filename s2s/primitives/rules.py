@@ -120,7 +120,8 @@ nondiff("in", "notin", sig="x, y=None", batch=CREATE)
 nondiff("and_", "or_", sig="x, y=None", batch=BROADCAST)
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
         "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", sig="x, y", batch=BROADCAST)
-nondiff("xp.allclose", "xp.array_equal", sig="x, y")
+for _op in ("allclose", "array_equal"):
+    nondiff("xp." + _op, sig="a, b, *args, **kwargs", batch=by("rt.batched_" + _op))
 nondiff("floordiv", sig="x, y", batch=BROADCAST, symbol="//")
 nondiff("xp.floor_divide", sig="x, y", batch=BROADCAST)
 nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor", batch=SAME)
@@ -137,10 +138,11 @@ for _m in ("any", "all"):
 nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False", batch=REDUCE)
 nondiff("xp.round", sig="a, decimals=0, out=None", methods=("round",), batch=SAME)
 nondiff("xp.around", sig="a, decimals=0, out=None", batch=SAME)
-nondiff("xp.argsort", sig="a, axis=-1, kind=None, order=None, stable=None", methods=("argsort",))
+nondiff("xp.argsort", sig="a, axis=-1, kind=None, order=None, stable=None", methods=("argsort",), batch=REDUCE_FLAT)
 nondiff("xp.nonzero", "xp.argwhere", sig="a", methods=("nonzero",))
 nondiff("xp.flatnonzero", sig="a", batch=LOOP)
-nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searchsorted",))
+nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searchsorted",),
+        batch=by("rt.batched_searchsorted"))
 _X = "x, *args, **kwargs"
 nondiff("xp.sign", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
         sig=_X, batch=SAME)

@@ -258,20 +258,6 @@ helper("rt.basis", "rt.batched_basis")
 # each primitive) ----
 for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
     helper("xp." + _n, "rt.batched_" + _n)
-# functions without derivative, declared with their real parameters so that each argument's
-# batched flag is known
-for _n, _sig in (("xp.argsort", "a, axis=-1, kind=None, order=None, stable=None"),
-                 ("xp.argpartition", "a, kth, axis=-1, kind='introselect', order=None"),
-                 ("xp.nanargmax", "a, axis=None, out=None, keepdims=False"),
-                 ("xp.nanargmin", "a, axis=None, out=None, keepdims=False"),
-                 ("xp.searchsorted", "a, v, side='left', sorter=None"), ("xp.allclose", "a, b, *args, **kwargs"),
-                 ("xp.array_equal", "a, b, *args, **kwargs"), ("xp.array_equiv", "a, b, *args, **kwargs"),
-                 ("xp.isin", "element, test_elements, assume_unique=False, invert=False, kind=None"),
-                 ("xp.digitize", "x, bins, right=False")):
-    prim(_n, _sig, nondiff=True, methods=(_n[3:],) if _n in ("xp.argsort", "xp.searchsorted") else ())
-axis_op(["xp.argsort", "xp.nanargmax", "xp.nanargmin"], ("axis",), none_axis="flat")
-for _n in ("argpartition", "searchsorted", "allclose", "array_equal", "array_equiv", "isin", "digitize"):
-    helper("xp." + _n, "rt.batched_" + _n)
 # derivative helpers (vmap of grad), s2s/runtime/batch_*.py
 for _n in ("prod_others", "prod_others_jvp", "prod_others_2", "prod_others_3", "prod_others_4", "prod_others_5",
            "add_at"):

@@ -2,7 +2,7 @@
 recognized functions with no derivative (rounding, predicates, integer results)."""
 from __future__ import annotations
 
-from .registry import BROADCAST, PRIMS, SAME, along, defbatch, defjvp, defvjp, linear, nondiff, prim
+from .registry import BROADCAST, PRIMS, SAME, along, by, defbatch, defjvp, defvjp, linear, nondiff, prim
 
 _DEG = "0.017453292519943295"  # pi / 180
 _RAD = "57.29577951308232"     # 180 / pi
@@ -38,15 +38,22 @@ nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.
         "xp.angle", "xp.bitwise_not", "xp.isnat", sig="x, *args, **kwargs", batch=SAME)
 nondiff("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd", "xp.lcm",
         sig="x, *args, **kwargs", batch=BROADCAST)
-nondiff("xp.isrealobj", "xp.iscomplexobj", "xp.isscalar", "xp.isin", "xp.digitize", "xp.unique",
+nondiff("xp.isrealobj", "xp.iscomplexobj", "xp.isscalar", "xp.unique",
         "xp.unique_values", "xp.unique_counts", "xp.unique_inverse", "xp.unique_all", "xp.intersect1d",
-        "xp.union1d", "xp.setdiff1d", "xp.setxor1d", "xp.lexsort", "xp.argpartition",
-        "xp.nanargmax", "xp.nanargmin", "xp.indices", "xp.ix_", "xp.diag_indices_from",
+        "xp.union1d", "xp.setdiff1d", "xp.setxor1d", "xp.lexsort",
+        "xp.indices", "xp.ix_", "xp.diag_indices_from",
         "xp.tril_indices_from", "xp.triu_indices_from",
         "xp.can_cast", "xp.promote_types",
-        "xp.iinfo", "xp.finfo", "xp.may_share_memory", "xp.shares_memory", "xp.array_equiv",
+        "xp.iinfo", "xp.finfo", "xp.may_share_memory", "xp.shares_memory",
         "xp.ravel_multi_index", "xp.mask_indices",
         sig="x, *args, **kwargs")
+# with their real parameters, so that vmap knows each argument's batched flag
+nondiff("xp.isin", sig="element, test_elements, assume_unique=False, invert=False, kind=None",
+        batch=by("rt.batched_isin"))
+nondiff("xp.digitize", sig="x, bins, right=False", batch=by("rt.batched_digitize"))
+nondiff("xp.argpartition", sig="a, kth, axis=-1, kind='introselect', order=None", batch=by("rt.batched_argpartition"))
+nondiff("xp.nanargmax", "xp.nanargmin", sig="a, axis=None, out=None, keepdims=False", batch=along("axis", none="flat"))
+nondiff("xp.array_equiv", sig="a, b, *args, **kwargs", batch=by("rt.batched_array_equiv"))
 
 # ---- NumPy 2 spellings of the same functions: the same rows under the new names ----
 
