@@ -115,7 +115,8 @@ for _op, _sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "
 nondiff("not", sig="x, y=None", batch=by("rt.batched_not"))
 nondiff("invert", sig="x, y=None", batch=SAME)
 # (unbatched_result: `x is None` of a batched x is the same for every example, as is a shape)
-nondiff("is", "isnot", sig="x, y=None", unbatched_result=True)
+for _op in ("is", "isnot"):  # batched, `x is None` of a batched x: never None, as for each example
+    nondiff(_op, sig="x, y=None", unbatched_result=True, batch=by("rt.batched_" + _op))
 nondiff("in", "notin", sig="x, y=None", batch=CREATE)
 nondiff("and_", "or_", sig="x, y=None", batch=BROADCAST)
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
@@ -251,7 +252,7 @@ def _prod_call(name, dirs):
 
 for _k, _name in enumerate(_PROD_OTHERS):
     _ds = ["d"] if _k == 1 else [f"d{_j}" for _j in range(1, _k + 1)]
-    prim(_name, ", ".join(_ds + ["a", "axis=None"]), zero_args=("axis",))
+    prim(_name, ", ".join(_ds + ["a", "axis=None"]), zero_args=("axis",), batch=by("rt.batched_" + _name[3:]))
     if _k + 1 < len(_PROD_OTHERS):
         defvjp(_name, a=_prod_call(_PROD_OTHERS[_k + 1], _ds + ["g"]))
         defjvp(_name, a=_prod_call(_PROD_OTHERS[_k + 1], _ds + ["da"]))
@@ -385,7 +386,8 @@ defvjp("rt.max_vjp", v="rt.max_jvp(g, a, ans_, axis, keepdims)")
 defjvp("rt.max_vjp", v="rt.max_vjp(dv, a, ans_, axis, keepdims)")
 linear("rt.max_jvp", "v, a, ans_, axis, keepdims", "v", "rt.max_vjp(g, a, ans_, axis, keepdims)",
        batch=by("rt.batched_max_jvp"))
-nondiff("rt.basis", "rt.tree_size", sig="x, *args", unbatched_result=True)
+for _op in ("rt.basis", "rt.tree_size"):
+    nondiff(_op, sig="x, *args", unbatched_result=True, batch=by("rt.batched_" + _op[3:]))
 nondiff("rt.check_norm_ord", sig="x, *args", batch=CREATE)
 # grad's check that the output is a scalar (a pair with has_aux): an effect, kept when a further
 # transform needs nothing of its value (grad of grad of a tuple-valued function raises as grad does)
@@ -450,8 +452,8 @@ defvjp("rt.operand_cotangent_t", g_="rt.operand_cotangent(g, operand, other, op,
        other="rt.operand_cotangent(g, other, g_, op, operand_first, 1)")
 defjvp("rt.operand_cotangent_t", g_="rt.operand_cotangent_t(dg_, ct, operand, other, op, operand_first, wrt_other)",
        other="rt.operand_cotangent_t(g_, ct, operand, dother, op, operand_first, 1)")
-linear("tuple", "x", "x", "rt.like(g, x)", tree_args=(0,))
-linear("list", "x", "x", "rt.like(g, x)", tree_args=(0,))
+linear("tuple", "x", "x", "rt.like(g, x)", tree_args=(0,), batch=by("rt.batched_tuple"))
+linear("list", "x", "x", "rt.like(g, x)", tree_args=(0,), batch=by("rt.batched_list"))
 linear("rt.list_sum", "items", "items", "rt.list_sum_vjp(g, items)", builtin="sum", batch=by("rt.batched_list_sum"))
 linear("rt.list_sum_vjp", "g_, items", "g_", "rt.list_sum(g)", batch=LOOP)
 

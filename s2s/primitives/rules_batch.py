@@ -250,8 +250,6 @@ for _n in [n for n, p in PRIMS.items() if n.startswith("rt.") and n not in _DECL
     _no_derivative(_n)
 for _n in ("rt.batched_full_t", "rt.batched_linspace_t", "rt.batched_linspace_jvp"):
     defbatch(_n, BatchRule("loop"))
-helper("rt.tree_size", "rt.batched_tree_size")
-helper("rt.basis", "rt.batched_basis")
 
 # ---- the core table's ops batched by vectorized helpers in s2s/runtime/batch_shape.py (the NumPy
 # coverage families, rules_linalg, rules_math, rules_reduce and rules_shape, declare theirs with
@@ -259,23 +257,16 @@ helper("rt.basis", "rt.batched_basis")
 for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
     helper("xp." + _n, "rt.batched_" + _n)
 # derivative helpers (vmap of grad), s2s/runtime/batch_*.py
-for _n in ("prod_others", "prod_others_jvp", "prod_others_2", "prod_others_3", "prod_others_4", "prod_others_5",
-           "add_at"):
-    # (batched_add_at(flags, acc, index, v) updates acc in place, as add_at does)
-    helper("rt." + _n, "rt.batched_" + _n, **({"mutates": True, "mutated": 1} if _n == "add_at" else {}))
+# (batched_add_at(flags, acc, index, v) updates acc in place, as add_at does)
+helper("rt.add_at", "rt.batched_add_at", mutates=True, mutated=1)
 # np.einsum's subscripts when not a literal: a check (never removed), refusing sublists (rules_linalg.py)
 prim("rt.einsum_subscripts", "spec", nondiff=True, unbatched_result=True, effect=True)
 helper("rt.einsum_subscripts", "rt.batched_einsum_subscripts", effect=True)
-helper("tuple", "rt.batched_tuple")
-helper("list", "rt.batched_list")
-for _n in ("is", "isnot"):  # `x is None` of a batched x: never None, as for each example
-    helper(_n, "rt.batched_" + _n)
 # derivative helpers that read only shapes and settings: one example's answer serves the batch
 for _n in ("conv_pad", "diff_axis", "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec",
            "kron_spec", "kron_shape", "vecdot_spec", "svd_check", "not_deleted", "interp_ok", "plain_reflect",
            "insert_map", "vander_powers", "cov_axes", "cov_ddof"):
-    prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True, unbatched_result=True)
-    helper("rt." + _n, "rt.batched_" + _n)
+    prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True, unbatched_result=True, batch=by("rt.batched_" + _n))
 for _n in _declare_helpers():  # the coverage ops' helpers
     if not PRIMS[_n].nondiff:
         _no_derivative(_n)
