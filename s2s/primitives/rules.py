@@ -12,6 +12,7 @@ from .registry import (
     along,
     by,
     defjvp,
+    defranked,
     defvjp,
     elementwise,
     linear,
@@ -130,7 +131,7 @@ nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil",
 nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True, builtin="len",
         batch=by("rt.batched_len"))
 nondiff("range", sig="x, *args, **kwargs", range_result=True, batch=CREATE, builtin="range")
-nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero", shape_only=(0,))
+nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero", shape_only=(0,), batch=by("rt.batched_zeros_like"))
 # their whole signatures: vmap shifts `axis` past the batch axis, where it is passed or not
 for _m in ("argmax", "argmin"):
     nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False", methods=(_m,), batch=REDUCE_FLAT)
@@ -140,7 +141,7 @@ nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False", batch=REDUCE)
 nondiff("xp.round", sig="a, decimals=0, out=None", methods=("round",), batch=SAME)
 nondiff("xp.around", sig="a, decimals=0, out=None", batch=SAME)
 nondiff("xp.argsort", sig="a, axis=-1, kind=None, order=None, stable=None", methods=("argsort",), batch=REDUCE_FLAT)
-nondiff("xp.nonzero", "xp.argwhere", sig="a", methods=("nonzero",))
+nondiff("xp.nonzero", "xp.argwhere", sig="a", methods=("nonzero",), batch=LOOP)
 nondiff("xp.flatnonzero", sig="a", batch=LOOP)
 nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searchsorted",),
         batch=by("rt.batched_searchsorted"))
@@ -150,7 +151,8 @@ nondiff("xp.sign", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite",
 nondiff("int", sig=_X, builtin="int", batch=by("rt.batched_int"))
 nondiff("bool", sig=_X, batch=CREATE, builtin="bool")
 nondiff("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", sig=_X, batch=CREATE)
-nondiff("xp.ones_like", "xp.empty_like", sig=_X)
+for _op in ("ones_like", "empty_like"):  # (batched, with shape=: the batch stays in front)
+    nondiff("xp." + _op, sig=_X, batch=by("rt.batched_" + _op))
 nondiff("xp.heaviside", sig=_X, batch=BROADCAST)
 nondiff("xp.tri", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes",
         "xp.result_type", sig=_X, batch=CREATE)
@@ -316,9 +318,10 @@ linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", 
        batch=by("rt.batched_hstack"))
 linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"))
 linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)", batch=LOOP)
-linear("rt.r_", "items", "items", "rt.r_vjp(g, items)", list_args=("items",))  # np.r_[...] and np.c_[...]
+# np.r_[...] and np.c_[...]
+linear("rt.r_", "items", "items", "rt.r_vjp(g, items)", list_args=("items",), batch=by("rt.batched_r_"))
 linear("rt.r_vjp", "g_, items", "g_", "rt.r_(g)")
-linear("rt.c_", "items", "items", "rt.c_vjp(g, items)", list_args=("items",))
+linear("rt.c_", "items", "items", "rt.c_vjp(g, items)", list_args=("items",), batch=by("rt.batched_c_"))
 linear("rt.c_vjp", "g_, items", "g_", "rt.c_(g)")
 linear("xp.full", "shape, fill_value, dtype=None", "fill_value", "rt.unbroadcast(g, fill_value)",
        batch=by("rt.batched_full", fixed=("shape", "dtype")))
@@ -375,6 +378,44 @@ defjvp("rt.dot_vjp_a_t", v="rt.dot_vjp_a_t(dv, like, a, b)", b="rt.dot_vjp_a_t(v
 prim("rt.dot_vjp_b_t", "v, like, a, b", zero_args=("like", "b"), batch=LOOP)
 defvjp("rt.dot_vjp_b_t", v="rt.dot_vjp_b(g, a, b)", a="rt.dot_vjp_a(g, a, v)")
 defjvp("rt.dot_vjp_b_t", v="rt.dot_vjp_b_t(dv, like, a, b)", a="rt.dot_vjp_b_t(v, like, da, b)")
+
+
+# known per-example ranks (vmap specialized on its arguments' ranks): products and their
+# cotangents as one NumPy call on the batched operands, instead of a helper that dispatches on ranks
+def _matmul_rule(fa, fb, ra, rb):
+    """dot/matmul of per-example vectors and matrices (a batched vector `b` is a stack of rows)."""
+    if fb and rb == 1:
+        return None if fa else "xp.matmul(b, a)" if ra == 1 else "xp.matmul(b, xp.transpose(a))"
+    return None if fa and fb and ra == 1 else "xp.matmul(a, b)"
+
+
+_T = {False: "xp.transpose({})", True: "xp.swapaxes({}, 1, 2)"}  # a matrix transposed, unbatched or batched
+_DOT_VJP = {  # (which cotangent, ra, rb) -> {batched flag of the other operand: rule}; `v` batched
+    ("a", 1, 1): {False: "v[:, None] * b", True: "v[:, None] * b"},
+    ("a", 2, 1): {False: "v[:, :, None] * b", True: "v[:, :, None] * b[:, None, :]"},
+    ("a", 1, 2): {False: "xp.matmul(v, xp.transpose(b))"},
+    ("a", 2, 2): {f: "xp.matmul(v, " + _T[f].format("b") + ")" for f in (False, True)},
+    ("b", 1, 1): {False: "v[:, None] * a", True: "v[:, None] * a"},
+    ("b", 2, 1): {False: "xp.matmul(v, a)"},
+    ("b", 1, 2): {False: "a[:, None] * v[:, None, :]", True: "a[:, :, None] * v[:, None, :]"},
+    ("b", 2, 2): {f: "xp.matmul(" + _T[f].format("a") + ", v)" for f in (False, True)},
+}
+for _ra in (1, 2):
+    for _rb in (1, 2):
+        for _fa, _fb in ((False, True), (True, False), (True, True)):
+            _rule = _matmul_rule(_fa, _fb, _ra, _rb)
+            for _n in ("matmul", "xp.dot", "xp.matmul"):
+                if _rule:
+                    defranked(_n, (_fa, _fb), (_ra, _rb), _rule)
+        _rv = _ra + _rb - 2
+        for _fa in (False, True):
+            for _fb in (False, True):
+                for _which, _other in (("a", _fb), ("b", _fa)):
+                    _rule = _DOT_VJP[(_which, _ra, _rb)].get(_other)
+                    if _rule:
+                        defranked("rt.dot_vjp_" + _which, (True, _fa, _fb), (_rv, _ra, _rb), _rule)
+
+
 prim("rt.outer_vjp_a", "v, a, b", zero_args=("a",), batch=LOOP)
 defvjp("rt.outer_vjp_a", v="xp.outer(g, b)", b="rt.outer_vjp_b(v, g, b)")
 defjvp("rt.outer_vjp_a", v="rt.outer_vjp_a(dv, a, b)", b="rt.outer_vjp_a(v, a, db)")

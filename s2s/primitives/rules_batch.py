@@ -1,7 +1,12 @@
-"""Batching rules (vmap) of the core table (rules.py) not yet given with their primitive, declared
-by category into the BATCH table with `defbatch`; rules.py's reductions, axis ops, comparisons,
-rounding and creation ops and the NumPy coverage families declare theirs with each primitive
-(`batch=SAME`, `BROADCAST`, `CREATE`, `LOOP`, `along(...)`, `by(...)`).
+"""vmap's own helpers as primitives, and the batching rules given by a fact rather than one by one.
+
+Every primitive declares its batching rule where it is declared (`batch=SAME`, `BROADCAST`,
+`CREATE`, `LOOP`, `along(...)`, `by(...)`); the registry refuses a second one. What is left here:
+the core table's elementwise and broadcasting ops without a rule of their own get theirs from
+those facts; a few batching helpers carry facts of their own (`helper`); each batching helper is
+declared a primitive in turn (`_declare_helpers`), with the rules that let batched code be batched
+and differentiated again; and `batch_the_rest` runs every primitive still without a rule once per
+example.
 
 A batched value carries the batch as axis 0. Most ops need no code: an elementwise op applies as
 it is; a broadcasting op lifts each batched operand's per-example rank to the others' first; a
@@ -26,12 +31,12 @@ from .registry import (
     CREATE,
     LOOP,
     PRIMS,
+    SAME,
     VJP_IN_PLACE,
     BatchRule,
     by,
     defbatch,
     defjvp,
-    defranked,
     defvjp,
     linear,
     prim,
@@ -55,15 +60,6 @@ def broadcasting(*names):
     _decl("broadcast", names)
 
 
-def reduction(*names, axis="axis", none_axis="all"):
-    """Ops with an `axis` argument: shifted past the batch axis (None: `none_axis`)."""
-    _decl("axis", names, axes=(axis,), none_axis=none_axis)
-
-
-def axis_op(names, axes, none_axis="keep"):
-    _decl("axis", names, axes=tuple(axes), none_axis=none_axis)
-
-
 _HELPER_FACTS: dict[str, dict] = {}
 
 
@@ -80,17 +76,11 @@ def looped(*names):
     _decl("loop", names)
 
 
-def unbatched(*names):
-    """Creation ops and shape queries of unbatched arguments: batched arguments are an error."""
-    _decl("create", names)
-
-
 # the core table's elementwise and broadcasting ops declared without a rule: by their facts
 elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in BATCH])
 broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH])
 for _h in ("dot", "matmul", "inner"):  # (the products' helpers also run inside a vectorized loop, passes/loopvec.py)
     _HELPER_FACTS["rt.batched_" + _h] = {"nested_ok": True}
-looped("xp.nonzero")  # (xp.argwhere, declared with it, runs once per example as the rest do)
 helper("rt.seed", "rt.batched_seed", effect=True)  # (grad's scalar check: an effect, as rt.seed)
 
 
@@ -175,21 +165,19 @@ for _k, _end in enumerate(("start", "stop")):
     defvjp("rt.batched_linspace", **{_end: f"rt.batched_linspace_t(flags, g, start, stop, num, endpoint, axis, {_k})"})
     defjvp("rt.batched_linspace",
            **{_end: f"rt.batched_linspace_jvp(flags, d{_end}, start, stop, num, endpoint, axis, {_k})"})
-prim("rt.batched_full_t", "flags, g_, fill_value", zero_args=("flags", "fill_value"))
+prim("rt.batched_full_t", "flags, g_, fill_value", zero_args=("flags", "fill_value"), batch=LOOP)
 prim("rt.batched_linspace_t", "flags, g_, start, stop, num, endpoint, axis, which", zero_args=("flags", "start", "stop",
                                                                                                "num",
-     "endpoint", "axis", "which"))
+     "endpoint", "axis", "which"), batch=LOOP)
 prim("rt.batched_linspace_jvp", "flags, d, start, stop, num, endpoint, axis, which", zero_args=("flags", "start", "stop",
                                                                                                 "num",
-     "endpoint", "axis", "which"))
-prim("rt.no_batched_derivative", "x, what", nondiff=True)
+     "endpoint", "axis", "which"), batch=LOOP)
+prim("rt.no_batched_derivative", "x, what", nondiff=True, batch=SAME)
 linear("rt.batched_array", _sig_of(_rt.batched_array), "x", "rt.example_array_t(g, x)")  # the batched np.array of a list
-linear("rt.example_array_t", "v, like", "v", "rt.batched_array((True,), g)")
-defbatch("rt.example_array_t", BatchRule("loop"))
+linear("rt.example_array_t", "v, like", "v", "rt.batched_array((True,), g)", batch=LOOP)
 for _n in ("tuple", "list"):  # `tuple(x)` of a batched list or array
     linear("rt.batched_" + _n, "flags, x", "x", "rt.batched_tuple_t(flags, g, x)")
-linear("rt.batched_tuple_t", "flags, v, x", "v", "rt.batched_tuple(flags, g)")
-defbatch("rt.batched_tuple_t", BatchRule("loop"))
+linear("rt.batched_tuple_t", "flags, v, x", "v", "rt.batched_tuple(flags, g)", batch=LOOP)
 
 
 def _declare_helpers() -> list[str]:
@@ -214,8 +202,7 @@ def _declare_helpers() -> list[str]:
 _declare_helpers()
 # linear in v (the shape of `like` is all it reads of it): vmap(grad(grad(f))) differentiates it
 linear("rt.batched_unbroadcast", "flags, v, like", "v", "rt.batched_unbroadcast_t(flags, g, v, like)")
-linear("rt.batched_unbroadcast_t", "flags, g_, v, like", "g_", "rt.batched_unbroadcast(flags, g, like)")
-defbatch("rt.batched_unbroadcast_t", BatchRule("loop"))
+linear("rt.batched_unbroadcast_t", "flags, g_, v, like", "g_", "rt.batched_unbroadcast(flags, g, like)", batch=LOOP)
 for _op, _kind in (("dot", "dot"), ("matmul", "matmul"), ("inner", "inner")):
     defvjp("rt.batched_" + _op, a=f"rt.batched_product_vjp(flags, g, a, b, 0, {_kind!r})",
            b=f"rt.batched_product_vjp(flags, g, a, b, 1, {_kind!r})")
@@ -225,37 +212,28 @@ for _op in ("reshape", "ravel", "squeeze"):
     defjvp("rt.batched_" + _op, a=f"rt.batched_{_op}(flags, da)" if _op == "ravel" else
            ("rt.batched_reshape(flags, da, newshape, order, shape)" if _op == "reshape"
             else "rt.batched_squeeze(flags, da, axis)"))
-prim("rt.batched_product_vjp", "flags, g_, a, b, which, op", zero_args=("flags", "which", "op"))
+prim("rt.batched_product_vjp", "flags, g_, a, b, which, op", zero_args=("flags", "which", "op"), batch=LOOP)
 defvjp("rt.batched_product_vjp", g_="rt.no_batched_derivative(g, 'batched_product_vjp')",
        a="rt.no_batched_derivative(g, 'batched_product_vjp')",
        b="rt.no_batched_derivative(g, 'batched_product_vjp')")
 defjvp("rt.batched_product_vjp", g_="rt.batched_product_vjp(flags, dg_, a, b, which, op)",
        a="rt.batched_product_vjp(flags, g_, da, b, which, op)",
        b="rt.batched_product_vjp(flags, g_, a, db, which, op)")
-defbatch("rt.batched_product_vjp", BatchRule("loop"))
 defvjp("rt.batched_outer", a="rt.batched_outer_vjp(flags, g, a, b, 0)", b="rt.batched_outer_vjp(flags, g, a, b, 1)")
 defjvp("rt.batched_outer", a="rt.batched_outer(flags, da, b)", b="rt.batched_outer(flags, a, db)")
-prim("rt.batched_outer_vjp", "flags, g_, a, b, which", zero_args=("flags", "a", "b", "which"))
-defbatch("rt.batched_outer_vjp", BatchRule("loop"))
+prim("rt.batched_outer_vjp", "flags, g_, a, b, which", zero_args=("flags", "a", "b", "which"), batch=LOOP)
 linear("rt.batched_roll", "flags, a, shift, axis=None", "a", "rt.batched_roll_t(flags, g, shift, axis)")
-linear("rt.batched_roll_t", "flags, g_, shift, axis=None", "g_", "rt.batched_roll(flags, g, shift, axis)")
-defbatch("rt.batched_roll_t", BatchRule("loop"))
+linear("rt.batched_roll_t", "flags, g_, shift, axis=None", "g_", "rt.batched_roll(flags, g, shift, axis)", batch=LOOP)
 for _n in ("r_", "c_"):
-    helper("rt." + _n, f"rt.batched_{_n}")
     linear(f"rt.batched_{_n}", "flags, items", "items", f"rt.batched_{_n}t(flags, g, items)")
     linear(f"rt.batched_{_n}t", "flags, g_, items", "g_", f"rt.batched_{_n}(flags, g)")
     defbatch(f"rt.batched_{_n}t", BatchRule("loop"))
-defbatch("rt.no_batched_derivative", BatchRule("same"))
 for _n in [n for n, p in PRIMS.items() if n.startswith("rt.") and n not in _DECLARED_BEFORE and not p.nondiff]:
     _no_derivative(_n)
-for _n in ("rt.batched_full_t", "rt.batched_linspace_t", "rt.batched_linspace_jvp"):
-    defbatch(_n, BatchRule("loop"))
 
 # ---- the core table's ops batched by vectorized helpers in s2s/runtime/batch_shape.py (the NumPy
 # coverage families, rules_linalg, rules_math, rules_reduce and rules_shape, declare theirs with
 # each primitive) ----
-for _n in ("zeros_like", "ones_like", "empty_like"):  # with shape=: the batch stays in front
-    helper("xp." + _n, "rt.batched_" + _n)
 # derivative helpers (vmap of grad), s2s/runtime/batch_*.py
 # (batched_add_at(flags, acc, index, v) updates acc in place, as add_at does)
 helper("rt.add_at", "rt.batched_add_at", mutates=True, mutated=1)
@@ -276,39 +254,3 @@ def batch_the_rest() -> None:
     """Every primitive declared without a batching rule (once every rule module has given its
     own, s2s/primitives/__init__.py) runs once per example."""
     looped(*[n for n in PRIMS if n not in BATCH and not n.startswith("ext.")])
-
-
-# ---- known per-example ranks (vmap specialized on its arguments' ranks): products and their
-# cotangents as one NumPy call on the batched operands, instead of a helper that dispatches on ranks
-def _matmul_rule(fa, fb, ra, rb):
-    """dot/matmul of per-example vectors and matrices (a batched vector `b` is a stack of rows)."""
-    if fb and rb == 1:
-        return None if fa else "xp.matmul(b, a)" if ra == 1 else "xp.matmul(b, xp.transpose(a))"
-    return None if fa and fb and ra == 1 else "xp.matmul(a, b)"
-
-
-_T = {False: "xp.transpose({})", True: "xp.swapaxes({}, 1, 2)"}  # a matrix transposed, unbatched or batched
-_DOT_VJP = {  # (which cotangent, ra, rb) -> {batched flag of the other operand: rule}; `v` batched
-    ("a", 1, 1): {False: "v[:, None] * b", True: "v[:, None] * b"},
-    ("a", 2, 1): {False: "v[:, :, None] * b", True: "v[:, :, None] * b[:, None, :]"},
-    ("a", 1, 2): {False: "xp.matmul(v, xp.transpose(b))"},
-    ("a", 2, 2): {f: "xp.matmul(v, " + _T[f].format("b") + ")" for f in (False, True)},
-    ("b", 1, 1): {False: "v[:, None] * a", True: "v[:, None] * a"},
-    ("b", 2, 1): {False: "xp.matmul(v, a)"},
-    ("b", 1, 2): {False: "a[:, None] * v[:, None, :]", True: "a[:, :, None] * v[:, None, :]"},
-    ("b", 2, 2): {f: "xp.matmul(" + _T[f].format("a") + ", v)" for f in (False, True)},
-}
-for _ra in (1, 2):
-    for _rb in (1, 2):
-        for _fa, _fb in ((False, True), (True, False), (True, True)):
-            _rule = _matmul_rule(_fa, _fb, _ra, _rb)
-            for _n in ("matmul", "xp.dot", "xp.matmul"):
-                if _rule:
-                    defranked(_n, (_fa, _fb), (_ra, _rb), _rule)
-        _rv = _ra + _rb - 2
-        for _fa in (False, True):
-            for _fb in (False, True):
-                for _which, _other in (("a", _fb), ("b", _fa)):
-                    _rule = _DOT_VJP[(_which, _ra, _rb)].get(_other)
-                    if _rule:
-                        defranked("rt.dot_vjp_" + _which, (True, _fa, _fb), (_rv, _ra, _rb), _rule)
