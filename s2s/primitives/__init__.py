@@ -6,11 +6,13 @@ derivative (`zero_args`), whether it broadcasts, is a reduction, may alias an in
 shape or float-ness, whether a fused kernel computes it, the runtime helper of its diagonal form,
 its array-method and `math` spellings (the fields of `registry.Prim`), and its batching rule
 (`batch=SAME`, `batch=along("axis")`, `batch=by("rt.batched_f")`: the runtime helper that batches it).
-Its derivative rules follow it (`defvjp`, `defjvp`). The core table's batching rules not yet
-given with their primitive (`batch=`) are declared by category in rules_batch.py, which also declares each
-batching helper a primitive in its turn. The transforms and the passes ask these declarations
-(`registry.lookup(name).reduction`, ...) and keep no lists of operation names
-(tests/architecture/test_primitive_declarations.py checks that).
+Its derivative rules follow it (`defvjp`, `defjvp`); a primitive has one batching rule (the registry
+refuses a second). rules_batch.py gives the core table's elementwise and broadcasting ops without a
+rule of their own theirs by those facts, declares each batching helper a primitive in its turn, and
+runs every primitive still without a rule once per example (`batch_the_rest`). The transforms and
+the passes ask these declarations (`registry.lookup(name).reduction`, ...) and keep no lists of
+operation names (tests/architecture/test_primitive_declarations.py checks that); the fused kernels'
+emitters read each function's spelling there too (`cuda`, `numba`, `numba_slow`).
 
 Each family of operations has a rule file here and a runtime module beside it: rules.py (Python's
 operators, elementwise functions, the core reductions and shape functions, and the helpers their

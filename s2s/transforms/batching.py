@@ -2,15 +2,15 @@
 
 A variable is either unbatched or batched at axis 0 (decided for the whole function by a fixed
 point, `batched_vars`). Statements on unbatched values stay as they are; ops on batched values
-follow the batching table (registry.BATCH: `batch=` of each declaration, or rules_batch.py). Control flow
+follow the batching table (registry.BATCH: `batch=` of each declaration). Control flow
 whose condition is batched runs under a mask (a boolean per example): both branches of an `if`
 run, and each variable a branch assigns is merged with `rt.masked_merge(mask, new, old)`; a `while` runs until no
 example is live; `break`/`continue` under a batched condition clear lanes of the loop's masks.
 
 About 700 lines in one module: the `Batcher` visitor (statements, masked control flow, the
 call of each op's rule) and the three entry points that wrap its body (`vmap_fn`, `body_fn`,
-`batch_loop`) share the analyses at the top. The rules are declared in
-primitives/rules_batch.py, specialization on per-example ranks is batch_ranks.py, and vmap's
+`batch_loop`) share the analyses at the top. The rules are declared with
+each primitive (s2s/primitives/), specialization on per-example ranks is batch_ranks.py, and vmap's
 compositions with grad and jacrev are compose.py.
 """
 from __future__ import annotations
@@ -485,7 +485,8 @@ class Batcher(Transform):
                 return [], value, False
         if rule is None or p is None:
             self.fail(s, f"vmap has no batching rule for `{kind}` on a per-example value.",
-                      "Add one to s2s/primitives/rules_batch.py, or move the call out of the batched function.")
+                      "Declare one (`batch=`) where s2s/primitives/ declares it, or move the call out of the "
+                      "batched function.")
         fixed = [k for k in rule.fixed if self.is_batched(args.get(k))]
         if rule.kind == "create" or fixed:
             what = f"`{fixed[0]}` of `{kind}`" if fixed else f"`{kind}` with per-example arguments"
