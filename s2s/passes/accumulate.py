@@ -34,8 +34,9 @@ Values: the same products added in another order (BLAS's over all rows, not step
 equal up to rounding, as a fused sum is. Only a loop at the top level of the function with no
 `else`, `break`, `continue` or `return`; an accumulation at the top level of its body; `acc`
 read and assigned nowhere else in the loop; `p`, `q` names of known 2-D shapes (`q` of rank
-at least 1 for the sum); and a function that writes into no array (no item store, no `out=`:
-a list keeps the array objects, so one written later would change what is added).
+at least 1 for the sum); and a function that writes into no array (no item store, no `out=`,
+no mutating helper, no in-place method: a list keeps the array objects, so one written later
+would change what is added).
 """
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ import gast
 from .. import analysis
 from ..ir import build
 from ..ir.build import clone
-from .base import Pass
+from .base import Pass, mutated
 
 
 def _term(e, shapes):
@@ -75,11 +76,18 @@ def _accumulation(s, shapes):
     return None
 
 
+_IN_PLACE = frozenset({"fill", "sort", "put", "partition", "resize", "itemset", "setfield", "byteswap"})
+
+
 def _writes_arrays(body) -> bool:
-    """Whether anything in `body` writes into an array: an item store or an `out=` argument."""
+    """Whether anything in `body` writes into an array: an item store, an `out=` argument, a
+    mutating helper (`Prim.mutates`) or an in-place array method."""
     for n in analysis.iter_nodes(body):
         if isinstance(n, gast.Subscript) and not isinstance(n.ctx, gast.Load) \
                 or isinstance(n, gast.keyword) and n.arg == "out":
+            return True
+        if isinstance(n, gast.Call) and (mutated(n) is not None
+                                         or isinstance(n.func, gast.Attribute) and n.func.attr in _IN_PLACE):
             return True
     return False
 

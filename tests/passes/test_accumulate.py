@@ -63,6 +63,8 @@ def test_loops_that_stay():
     assert "col = col + xp.sum(q, axis=0)" in after.split("for t in")[1]
     written = LOOP.replace("        p = ps[t]\n", "        p = ps[t]\n        ps[0, 0, 0] = 1.0\n")  # an item store
     assert not _run(written)[2]
+    sorted_ = LOOP.replace("        p = ps[t]\n", "        p = ps[t]\n        col.sort()\n")  # an in-place method
+    assert not _run(sorted_)[2]
     stop = "        acc = acc + p.T @ q\n"
     broken = LOOP.replace(stop, stop + "        if t > 3:\n            break\n")
     assert not _run(broken)[2]
