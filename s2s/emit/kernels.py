@@ -17,6 +17,7 @@ import os
 import re
 import struct
 import threading
+import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -37,6 +38,8 @@ _UFUNC = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div
 _DTYPES = {"f": np.float64, "b": np.bool_, "i": np.int64}
 _POOL = None
 _POOL_PID = None  # a forked child makes its own pool (the parent's threads do not exist there)
+SOLO_SECONDS = 1.0  # after a call the helper threads made slower, how long blocks run on the caller alone
+_SOLO_UNTIL = 0.0  # (time.monotonic() before which they do)
 _LOCAL = threading.local()
 
 
@@ -304,13 +307,15 @@ def _run(block, kinds, n, out, flat, size=BLOCK):
 
     `kinds`: the block buffers a NumPy block kernel takes (None: a numba kernel, which takes
     none). The blocks are handed out one at a time from a shared counter to the calling thread and the
-    pool's helpers alike (not split in fixed shares): on a machine where other work holds the
-    cores, a helper that is not scheduled costs at most the one block it took, and the caller
-    alone finishes the rest, so a loaded machine loses the threads' gain, never more."""
-    global _POOL, _POOL_PID
+    pool's helpers alike (not split in fixed shares). On a machine where other work holds the
+    cores, a helper that took a block and is not scheduled keeps the caller waiting for as long
+    as the system does not run it (milliseconds, longer than the whole array on one thread):
+    when a call's wall time exceeds what the caller's own blocks say one thread would have taken,
+    the blocks run on the caller alone for `SOLO_SECONDS`, then the helpers are tried again."""
+    global _POOL, _POOL_PID, _SOLO_UNTIL
     starts = range(0, n, size)
     helpers = min(_threads(), len(starts)) - 1
-    if helpers <= 0:
+    if helpers <= 0 or time.monotonic() < _SOLO_UNTIL:
         bufs = _buffers(kinds)
         return [block(lo, min(n, lo + size), out, *bufs, *flat) for lo in starts]
     if _POOL is None or _POOL_PID != os.getpid():
@@ -320,13 +325,20 @@ def _run(block, kinds, n, out, flat, size=BLOCK):
 
     def work(_=None):
         bufs = _buffers(kinds)
+        done = 0
         for i in counter:  # next() on a count is atomic under the GIL
             if i >= len(parts):
-                return
+                return done
             lo = starts[i]
             parts[i] = block(lo, min(n, lo + size), out, *bufs, *flat)
+            done += 1
+        return done
+    begin = time.perf_counter()
     futures = [_POOL.submit(work) for _ in range(helpers)]
-    work()
+    mine = work()
+    own = time.perf_counter() - begin
     for f in futures:
         f.result()
+    if mine and time.perf_counter() - begin > own / mine * len(parts):  # one thread would have been faster
+        _SOLO_UNTIL = time.monotonic() + SOLO_SECONDS
     return parts

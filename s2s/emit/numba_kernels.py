@@ -185,21 +185,29 @@ def _abs(a):
 def kernel_source(name: str, names: list, mask: tuple, expr, reduce, module: bool = True) -> str:
     """The module of a fused expression's block function `name(lo, hi, out, *names)`, for
     arguments flagged array (True) or scalar; with `reduce` it returns the block's sum.
+    The loop indexes the block's slices from 0 (`x = _w_x[lo:hi]`): with `x[i]` for `i` in
+    `range(lo, hi)` numba wraps negative indices, and LLVM vectorizes nothing (5-8x slower,
+    docs/jit.md). User names never start with `_` (`kernels._kernel_names`).
     `module=False`: the function alone (what listings show; the helpers `_maximum`... and the
     decorator `_jit` are this module's `_PRELUDE`)."""
     arrays = {n for n, m in zip(names, mask) if m}
     value = _scalar(expr, arrays)
-    lines = ["", "@_jit", f"def {name}(lo, hi, out, {', '.join(names)}):"]
-    if reduce == "sum" and "_exp(" in value:  # the values a chunk at a time into `buf` (a loop LLVM vectorizes), then
+    params = [f"_w_{n}" if n in arrays else n for n in names]
+    lines = ["", "@_jit", f"def {name}(lo, hi, _w_out, {', '.join(params)}):"]
+    if reduce == "sum" and "_exp(" in value:  # the values a chunk at a time into `_buf` (a loop LLVM vectorizes), then
         # added in order (a float sum in order is a chain no compiler may vectorize)
-        lines += ["    buf = np.empty(CHUNK)", "    s = 0.0", "    for c in range(lo, hi, CHUNK):",
-                  "        m = min(hi, c + CHUNK)", "        for i in range(c, m):",
-                  f"            buf[i - c] = {value}", "        for j in range(m - c):",
-                  "            s += buf[j]", "    return s"]
-    elif reduce == "sum":
-        lines += ["    s = 0.0", "    for i in range(lo, hi):", f"        s += {value}", "    return s"]
+        lines += ["    _buf = np.empty(CHUNK)", "    s = 0.0", "    for _c in range(lo, hi, CHUNK):",
+                  "        _m = min(hi, _c + CHUNK)"]
+        lines += [f"        {n} = _w_{n}[_c:_m]" for n in names if n in arrays]
+        lines += ["        for i in range(_m - _c):", f"            _buf[i] = {value}",
+                  "        for _j in range(_m - _c):", "            s += _buf[_j]", "    return s"]
     else:
-        lines += ["    for i in range(lo, hi):", f"        out[i] = {value}", "    return 0.0"]
+        lines += [f"    {n} = _w_{n}[lo:hi]" for n in names if n in arrays]
+        if reduce == "sum":
+            lines += ["    s = 0.0", "    for i in range(hi - lo):", f"        s += {value}", "    return s"]
+        else:
+            lines += ["    out = _w_out[lo:hi]", "    for i in range(hi - lo):", f"        out[i] = {value}",
+                      "    return 0.0"]
     return (_PRELUDE if module else "") + "\n".join(lines if module else lines[1:]) + "\n"
 
 

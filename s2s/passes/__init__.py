@@ -13,6 +13,7 @@ import copy
 import gast
 
 from . import (
+    accumulate,
     algebra,
     copyprop,
     cse,
@@ -88,7 +89,7 @@ def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool | str = False, 
     arithmetic by loop kernels, listed in `known["loops"]`). `kernels_only`: stop once the fused
     kernels are known (a caller asking only whether there would be any)."""
     fusing = (recompute.PASS, fusion.PASS) if fuse else ()
-    stages = FINAL_JIT[:1] + fusing + (loopkernel.PASS,) + FINAL_JIT[1:] if jit else FINAL
+    stages = FINAL_JIT[:1] + fusing + (loopkernel.PASS, accumulate.PASS) + FINAL_JIT[1:] if jit else FINAL
     if kernels_only:
         stages = stages[:1 + len(fusing)]
     if all(p is lifetime.PASS for p in stages):  # it only inserts `del`s: a new top-level list will do

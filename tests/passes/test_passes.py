@@ -18,7 +18,7 @@ from s2s import passes
 from s2s.emit.codegen import to_source
 from s2s.test_util import check_grads
 
-PASS_MODULES = ["inline", "shapes", "fill", "stack", "algebra", "copyprop", "cse", "dce", "lifetime", "reform", "fusion",
+PASS_MODULES = ["accumulate", "inline", "shapes", "fill", "stack", "algebra", "copyprop", "cse", "dce", "lifetime", "reform", "fusion",
                 "loopkernel", "reuse", "shapefold", "scalars", "restores", "hoist"]
 
 
@@ -48,6 +48,8 @@ def test_docstring_example(name):
         else {"loops": []} if name == "loopkernel" else {}
     if name == "shapefold":
         known = {"shapes": {"x": (16, 32), "g": (16, 64)}, "items": {"params": ("tuple", ((32, 64), (64,)))}}
+    if name == "accumulate":
+        known = {"name_shapes": {"g": (8, 32), "h": (8, 32), "b_h": (8, 32), "wh": (32, 32)}}
     if name == "hoist":
         known = {"shapes": {"xs": (100, 8, 32), "w": (32, 32)}, "name_shapes": {"xs": (100, 8, 32), "w": (32, 32)}}
     if name == "inline":

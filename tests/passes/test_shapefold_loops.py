@@ -33,7 +33,7 @@ def test_rnn_gradient_folds_its_helpers_inside_the_loops():
     body = _body(g, *args)
     for helper in ("rt.unbroadcast", "rt.dot_vjp", "rt.tree_add"):
         assert helper not in body, helper
-    assert "b_t6.sum(axis=0)" in body and "@ wh.T" in body
+    assert "sum(cat_0, axis=0)" in body and "@ wh.T" in body  # (the sum deferred: passes/accumulate.py)
     check_grads(rnn_loss, args, order=1, modes=("rev",))
 
 
@@ -83,10 +83,11 @@ def test_a_list_of_values_of_several_shapes_is_no_shape():
 def test_rnn_gradient_loses_dead_restores_and_hoists_its_input_projection():
     """passes/restores.py: the tape keeps only `h` (the stubs of `t3`..`t5` were read only by the
     folded helpers); passes/hoist.py: `xs[t] @ wx` is one `xs @ wx` before the loop. NumPy's
-    stacked matmul multiplies each matrix as alone: the gradient is bitwise the unjitted one."""
+    stacked matmul multiplies each matrix as alone; the weight gradients' sums are deferred
+    (passes/accumulate.py) and added in another order: equal up to rounding."""
     args = _rnn_args(7)
     g = s2s.jit(s2s.grad(rnn_loss))
-    assert all(np.array_equal(a, b) for a, b in zip(g(*args), s2s.grad(rnn_loss)(*args)))
+    assert_trees_close(g(*args), s2s.grad(rnn_loss)(*args), rtol=1e-13, atol=1e-15)
     body = _body(g, *args)
     assert "rt.shape_stub" not in body and body.count("tape.append(") == 1 and body.count("tape.pop()") == 1
     code = "\n".join(line for line in body.split("\n") if not line.strip().startswith("#"))
