@@ -408,6 +408,8 @@ def example_axis(axis, x=None, none="keep"):
             raise S2SValueError("vmap: this op's axis is None only at run time (a variable); it needs the "
                                 "flattened example. Pass axis=None literally, or an integer axis.")
         return None
+    if none == "all" and np.ndim(x) == 1 and set(np.atleast_1d(axis).tolist()) <= {0, -1}:
+        return ()  # a reduction of a number (a 0-d example) along axis 0 or -1 is the number, as in NumPy
     if isinstance(axis, (tuple, list)):
         return tuple(a + 1 if a >= 0 else a for a in axis)
     return axis + 1 if axis >= 0 else axis
@@ -659,14 +661,15 @@ def _shifted(fn, arrays, axes=(), statics=(), ref=0, none="all"):
             if flags[k]:
                 args[k] = shared_setting(args[k])
         known = set(arrays + axes + statics)
-        if any(fl for k, fl in enumerate(flags) if k not in known) or none == "loop" and any(args[k] is None for k in axes):
+        nd = _nd(args[ref], flags[ref])
+        if any(fl for k, fl in enumerate(flags) if k not in known) or none == "loop" and (
+                nd == 0 and axes or any(args[k] is None for k in axes)):  # (a scan of a number: per example)
             return map_examples("rt." + fn.__name__, flags, _n(flags, args), *args)
         n = _n(flags, args)
-        nd = _nd(args[ref], flags[ref])
         for k in arrays:
             args[k] = _full(args[k], flags[k], n)
         for k in axes:
-            args[k] = _all_axes(nd) if args[k] is None else _ax(args[k], nd)
+            args[k] = _all_axes(nd) if args[k] is None or nd == 0 else _ax(args[k], nd)  # (a number: no axis)
         return fn(*args)
     return rule
 
