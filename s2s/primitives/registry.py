@@ -70,6 +70,7 @@ class Prim:
     math_name: str = ""            # the function of Python's `math` module that is this primitive
     unbatched_result: bool = False  # batched, one result serves every example (a shape, a setting)
     refused: tuple[str, ...] = ()  # arguments whose derivative is an S2SError when one reaches them (`refuse`)
+    positional: int | None = None  # a composite's most positional arguments (the rest keyword-only, as NumPy's)
 
     @property
     def vjp(self) -> dict[str, str]:
@@ -271,13 +272,14 @@ def keyword_form(key: str | None, keywords, nargs: int = 0) -> object | None:
     return p.source.get(given, p.source.get(None))  # (`np.cov(m, y=v)` is the form of two arrays)
 
 
-def composite(name: str, fn, by_count: dict | None = None) -> Prim:
+def composite(name: str, fn, by_count: dict | None = None, positional: int | None = None) -> Prim:
     """Operation `name` computed by runtime function `fn` written with primitives: the normalizer
     calls `fn` in its place, so its reverse, forward and batched forms come from `fn`'s source.
-    `by_count`: a form per count of positional arguments (no branch on which ones were given)."""
+    `by_count`: a form per count of positional arguments (no branch on which ones were given);
+    `positional`: how many arguments NumPy's function takes by position (the rest keyword-only)."""
     sig = ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
                     for p in inspect.signature(fn).parameters.values())
-    p = prim(name, sig, source={**by_count, None: fn} if by_count else fn)
+    p = prim(name, sig, source={**by_count, None: fn} if by_count else fn, positional=positional)
     BATCH[name] = BatchRule("source")
     return p
 
