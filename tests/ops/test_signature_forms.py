@@ -2,8 +2,9 @@
 (issue 27, family 7): the call is generated from the declaration's signature, its array arguments
 drawn by the op sweep's spec for that operation (tests/support/op_specs.py), each optional
 parameter given its default explicitly. A form NumPy itself rejects (a keyword-only parameter
-passed by position) is not one NumPy documents and is skipped; every other form must give NumPy's
-value, and its derivative (grad and jvp) must match central differences of NumPy's own function.
+passed by position) is not one NumPy documents: s2s must reject it too, with NumPy's class of error
+or an S2SError (never a number where NumPy has none); every other form must give NumPy's value,
+and its derivative (grad and jvp) must match central differences of NumPy's own function.
 
 A declaration that took `x, *args` bound a keyword to the wrong parameter or dropped it; this
 test reaches every parameter a declaration names, so none can go untested.
@@ -83,8 +84,12 @@ def test_every_declared_parameter_by_position_and_keyword(tmp_path, name, sp, k,
     args = sp.args(np.random.default_rng(zlib.crc32(sp.id.encode())))
     try:
         want = mod.call(*args)
-    except Exception:  # a keyword-only parameter passed by position; a default these draws do not fit
-        pytest.skip("NumPy itself rejects this call")  # not a form NumPy documents for these arguments
+    except Exception as e:  # a keyword-only parameter passed by position; a default these draws do not fit
+        # not a form NumPy documents for these arguments: s2s rejects it too (NumPy's error, or an S2SError)
+        for transform in (s2s.jit, s2s.grad):
+            with pytest.raises((type(e), S2SError)):
+                transform(mod.call if transform is s2s.jit else mod.scalar)(*args)
+        return
     if isinstance(want, tuple) or not np.issubdtype(np.asarray(want).dtype, np.number):
         np.testing.assert_equal(s2s.jit(mod.call)(*args), want)
         return
