@@ -10,7 +10,7 @@ an undeclared helper.
 from __future__ import annotations
 
 from .. import runtime as _rt
-from .registry import composite, prim, refuse
+from .registry import LOOP, composite, prim, refuse
 
 for _n in ("average_jvp_w", "average_vjp_a", "average_vjp_w", "cholesky_jvp", "cholesky_vjp", "cond_jvp", "cond_vjp",
            "cross_vjp", "eigh_jvp", "eigh_vjp", "eigvalsh_jvp", "eigvalsh_vjp",
@@ -24,6 +24,6 @@ for _n in ("average_jvp_w", "average_vjp_a", "average_vjp_w", "cholesky_jvp", "c
 # the diagonal forms of a product's cotangents (transforms/diagonal.py puts them in the place of
 # rt.dot_vjp_a/b inside its diagonal functions, which are never differentiated again): refused by name
 for _n in ("rt.dot_vjp_a_diag", "rt.dot_vjp_b_diag"):
-    prim(_n, "v, a, b, x", zero_args=("x",))
+    prim(_n, "v, a, b, x", zero_args=("x",), batch=LOOP)
     refuse(_n, "the diagonal form of a product's cotangent (differentiate the function, not its diagonal)", "v", "a",
            "b")
