@@ -11,6 +11,7 @@ import gast
 from .. import record
 from ..ir import build
 from ..ir.core import local_names
+from . import function_values
 from .refs import Ref
 
 
@@ -70,15 +71,17 @@ def _defaults_read_locals(norm, fdef: gast.FunctionDef):
     evaluated where the def runs, into a local of its own (a snapshot, as Python does), which the
     lifted function takes like a free local and binds to the parameter. Such a parameter is then
     no parameter any more: a call that passes it is refused by the arity of the lifted function.
-    A default that is a function made in the enclosing function (`lambda u, k=g: k(u)`) is bound
-    the same way, as the function itself (returned in `bound`: parameter -> Ref)."""
+    A default that is a function (`lambda u, k=g: k(u)` with `g` made in the enclosing function, or
+    `k=np.tanh`) is bound the same way, as the function itself (returned in `bound`: parameter ->
+    Ref), so calls through the parameter resolve."""
     a = fdef.args
     firsts = len(a.args) - len(a.defaults)
     snapshots, kept_args, kept_defaults, bound = [], [], [], {}
     for i, p in enumerate(a.args):
         d = a.defaults[i - firsts] if i >= firsts else None
-        if isinstance(d, gast.Name) and (d.id in norm.fvalues or d.id in norm.lifted):
-            bound[p.id] = norm.fvalues[d.id] if d.id in norm.fvalues else Ref(*norm.lifted[d.id])
+        ref = function_values.value(norm, d) if d is not None and function_values.could_be(norm, d) else None
+        if isinstance(ref, Ref):
+            bound[p.id] = ref
         elif d is not None and any(isinstance(n, gast.Name) and n.id in norm.locals for n in gast.walk(d)):
             snap = norm.namer.fresh(f"{fdef.name}_{p.id}")
             norm.emit(build.assign(snap, norm.atom(d)))
