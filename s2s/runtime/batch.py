@@ -306,6 +306,10 @@ def _vb_adv(index, flags, n, base_shape, clip=True):
     IndexError, as in a loop over examples."""
     parts = list(_vb_key(index))
     flags = list(_vb_key(flags)) if isinstance(flags, tuple) else [flags] * len(parts)
+    # a batched list of positions (`x[[2, 0, 1]]` with the list assigned under a batched branch) is
+    # held as one batched array per entry: per example, the array of its entries (batch axis first)
+    parts = [np.stack([asarray(e) for e in p], axis=1) if f and isinstance(p, list) and p else p
+             for p, f in zip(parts, flags)]
     dims = [np.ndim(p) - 1 for p, f in zip(parts, flags) if f]
     k = max(dims + [np.ndim(p) for p, f in zip(parts, flags) if not f and hasattr(p, "ndim") and np.ndim(p)] + [0])
     out, axis = [], 1
@@ -355,7 +359,8 @@ def example_getitem(x, index, xb=True, ib=False, clip=True):
 def _vb_first_batched(index, ib):
     parts = _vb_key(index)
     flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
-    return next(p for p, f in zip(parts, flags) if f)
+    p = next(p for p, f in zip(parts, flags) if f)
+    return p[0] if isinstance(p, list) and p else p  # (a batched list: one batched array per entry)
 
 
 def example_len(x):
