@@ -12,7 +12,7 @@ aliases, tuple/list/dict values passed to helpers, and user names equal to the n
 code uses) and, with `--nested`, transforms called inside the program (issue 27's families
 1, 5, 9: vmap of lambdas and defs closing over locals, nested vmaps over rows of different counts,
 vmap of a def with defaults, grad/jvp/vjp of closures, vmap of functools.partial with bound locals,
-s2s.random draws), writes each to a module file (s2s reads
+s2s.random draws, a lambda whose default is a local function), writes each to a module file (s2s reads
 source) and checks the properties in PROPERTIES. A failing program is shrunk (blocks dropped,
 expressions replaced by their parts, loop counts lowered) while the same property still fails, and
 printed as a reproduction.
@@ -163,7 +163,7 @@ HELPERS["hrow"] = ["def hrow(r, s):", "    return np.tanh(r * s) + 0.1 * r"]
 # transforms called inside the program (`--nested`): each block calls s2s itself; the property
 # `inside_ref` checks them against a pure-NumPy reference (REF below: loops and differences)
 NESTED_KINDS = ["vmap_closure", "vmap_nested", "vmap_default", "grad_closure", "jvp_inside", "vjp_inside",
-                "partial_vmap", "random_inside"]
+                "partial_vmap", "random_inside", "fn_default"]
 
 HELPERS.update({
     # a decorator written with functools.wraps: s2s must transform `inner` (which closes over fn)
@@ -314,6 +314,11 @@ def nested_lines(kind, p, e, e2) -> tuple[list[str], set[str]]:
     if kind == "partial_vmap":  # a partial's bound values are not mapped
         return [f"pv = s2s.vmap(functools.partial(hrow, s=acc * {c} + 0.1 * ({e2})))({rows[n - 1]})",
                 "acc = acc + 0.2 * np.sum(pv, axis=0)"], {"hrow"}
+    if kind == "fn_default":  # defaults that are a local function and a local value (evaluated where the lambda is)
+        use = ["acc = acc + 0.2 * np.sum(s2s.vmap(hl)({rows}), axis=0)", "acc = acc + 0.2 * hl(acc)",
+               "acc = acc + 0.2 * s2s.grad(lambda v: np.sum(hl(v)))(acc)"][b]
+        return [f"gl = lambda tt: np.tanh(tt * {c}) + 0.1 * ({e})", "hl = lambda uu, kf=gl, sc=acc * 0.5: kf(uu) * sc + uu",
+                use.format(rows=rows[n - 1])], set()
     if kind == "random_inside":
         # (float64 draws: float32 ones round differently once jit reorders their arithmetic)
         return [f"acc = acc + 0.1 * s2s.random.normal(s2s.random.PRNGKey({n}), ({N},), np.float64) * ({e})"], set()
@@ -791,6 +796,34 @@ def prepare(prog: Program, seed: int):
     return None
 
 
+def _inside_crash(prog: Program, seed: int) -> str | None:
+    """A program that calls transforms inside itself and raises where the same program with the
+    loops and differences of _Ref runs: s2s's failure (a skip would hide it), as a message."""
+    try:
+        mod = load(prog)
+    except Exception:
+        return None
+    if "s2s." not in prog.source().split("def f(", 1)[1]:
+        return None
+    x, y = draw_inputs(np.random.default_rng(seed))
+    real = mod.s2s
+    try:
+        mod.s2s = _Ref
+        with np.errstate(all="ignore"):
+            mod.f(x.copy(), y.copy())
+    except Exception:
+        return None
+    finally:
+        mod.s2s = real
+    try:
+        with np.errstate(all="ignore"):
+            mod.f(x.copy(), y.copy())
+    except Exception as exc:
+        return f"f raises with s2s's transforms inside, not with loops and differences: {type(exc).__name__}: " \
+               f"{str(exc).splitlines()[-1] if str(exc) else ''}"
+    return None
+
+
 def run_property(name: str, mod, x, y, seed: int):
     """None if the property holds, else a one-line message."""
     rng = np.random.default_rng(seed + 1)
@@ -810,7 +843,8 @@ def check_program(prog: Program, seed: int, props) -> dict[str, str] | None:
     """Failing properties with messages; None when the program was skipped (not smooth)."""
     ready = prepare(prog, seed)
     if ready is None:
-        return None
+        crash = _inside_crash(prog, seed) if "inside_ref" in props else None
+        return {"inside_ref": crash} if crash else None
     mod, x, y = ready
     fails = {}
     for name in props:

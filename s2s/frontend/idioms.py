@@ -400,6 +400,11 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
         taken = build.names_in(node) | set(ns)
         new_args, checks = [], []
         dflt = dict(zip([p.id for p in a.args][len(a.args) - len(a.defaults):], a.defaults))
+        values = getattr(fn, "__defaults__", None) or ()
+        if len(values) == len(a.defaults):  # the values the def computed, where it ran (an enclosing
+            for pid, v in zip(list(dflt), values):  # function's locals), never re-evaluated in `ns`
+                dflt[pid] = build.name(_fresh(f"{pid}_default", taken))
+                ns[dflt[pid].id] = v
         new_defaults = []
         closures = []
         for p in a.args:  # functions with free locals: their values come first, in their place

@@ -11,6 +11,7 @@ import gast
 from .. import record
 from ..ir import build
 from ..ir.core import local_names
+from . import function_values
 from .refs import Ref
 
 
@@ -20,11 +21,11 @@ def lift(norm, fdef: gast.FunctionDef):
         if isinstance(n, (gast.Nonlocal, gast.Global)):
             norm.fail(n, f"s2s does not support `{type(n).__name__.lower()}` in a function defined inside a "
                          "transformed function.", "Return the new value from the inner function instead.")
-    fdef, snapshots = _defaults_read_locals(norm, fdef)
+    fdef, snapshots, bound = _defaults_read_locals(norm, fdef)
     inner = local_names(fdef)
-    free, ns, functions = [], {}, {}
+    free, ns, functions = [], {}, dict(bound)
     for n in gast.walk(fdef):
-        if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)) or n.id in inner:
+        if not (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)) or n.id in inner or n.id in bound:
             continue
         if n.id in norm.fvalues or n.id in norm.lifted:  # a function made in the enclosing function
             functions[n.id] = norm.fvalues[n.id] if n.id in norm.fvalues else Ref(*norm.lifted[n.id])
@@ -69,13 +70,19 @@ def _defaults_read_locals(norm, fdef: gast.FunctionDef):
     """`def term(u, k=k)` in a loop: a default that reads locals of the enclosing function is
     evaluated where the def runs, into a local of its own (a snapshot, as Python does), which the
     lifted function takes like a free local and binds to the parameter. Such a parameter is then
-    no parameter any more: a call that passes it is refused by the arity of the lifted function."""
+    no parameter any more: a call that passes it is refused by the arity of the lifted function.
+    A default that is a function (`lambda u, k=g: k(u)` with `g` made in the enclosing function, or
+    `k=np.tanh`) is bound the same way, as the function itself (returned in `bound`: parameter ->
+    Ref), so calls through the parameter resolve."""
     a = fdef.args
     firsts = len(a.args) - len(a.defaults)
-    snapshots, kept_args, kept_defaults = [], [], []
+    snapshots, kept_args, kept_defaults, bound = [], [], [], {}
     for i, p in enumerate(a.args):
         d = a.defaults[i - firsts] if i >= firsts else None
-        if d is not None and any(isinstance(n, gast.Name) and n.id in norm.locals for n in gast.walk(d)):
+        ref = function_values.value(norm, d) if d is not None and function_values.could_be(norm, d) else None
+        if isinstance(ref, Ref):
+            bound[p.id] = ref
+        elif d is not None and any(isinstance(n, gast.Name) and n.id in norm.locals for n in gast.walk(d)):
             snap = norm.namer.fresh(f"{fdef.name}_{p.id}")
             norm.emit(build.assign(snap, norm.atom(d)))
             norm.locals.add(snap)
@@ -88,12 +95,12 @@ def _defaults_read_locals(norm, fdef: gast.FunctionDef):
         if d is not None and any(isinstance(n, gast.Name) and n.id in norm.locals for n in gast.walk(d)):
             norm.fail(d, f"a keyword-only default of `{fdef.name}` reads a variable of the enclosing function.",
                       "Make it a positional parameter with that default.")
-    if not snapshots:
-        return fdef, []
+    if not snapshots and not bound:
+        return fdef, [], {}
     fdef = copy.copy(fdef)
     fdef.args = copy.copy(a)
     fdef.args.args, fdef.args.defaults = kept_args, kept_defaults
-    return fdef, snapshots
+    return fdef, snapshots, bound
 
 
 def _functions_read(norm, fdef, functions: dict, free: list, ns: dict) -> list:

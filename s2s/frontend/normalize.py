@@ -18,7 +18,7 @@ import gast
 import numpy as np
 
 from .. import analysis, record
-from ..errors import S2SError, S2SSyntaxError, error_at
+from ..errors import S2SError, S2SSyntaxError, S2STypeError, error_at
 from ..ir import build
 from ..ir.core import BINOPS, CoreFn, local_names
 from ..ir.names import Namer
@@ -776,6 +776,10 @@ class Normalizer:
         key = resolve.prim_key(obj)
         if key in registry.PRODUCT_OPERANDS and any(k in registry.PRODUCT_KEYWORDS for k in kws):
             args, kws = self.product_keywords(node, key, args, kws)
+        positional = getattr(registry.lookup(key), "positional", None) if key is not None else None
+        if positional is not None and len(args) > positional:
+            self.fail(node, f"`{_dotted(node.func)}` takes at most {positional} positional arguments, as NumPy's "
+                            f"does ({len(args)} given).", "Pass the others by keyword.", kind=S2STypeError)
         if key is not None and isinstance(getattr(registry.lookup(key), "source", None), dict):
             args, kws = self.composite_arguments(registry.lookup(key), args, kws)
         form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition

@@ -24,7 +24,9 @@ with runtime/jacobian.py; rules_batch.py with runtime/batch*.py; rules_loops.py 
 runtime/loops.py; rules_conv.py (s2s.lax's convolution and reduce_window windows) with runtime/conv.py;
 rules_trees.py (tree_util's flattening inside transformed code) with runtime/trees.py;
 rules_vmap_nested.py (derivatives of vmap's helpers batched again) with runtime/batch_nested.py;
-rules_idioms.py holds its helpers itself.
+rules_idioms.py holds its helpers itself. rules_helpers.py declares the runtime helpers rules call
+that s2s differentiates from their own source (composites): every `rt.` name a rule uses is a
+declared primitive, so a helper is differentiable to any order or refused by name.
 
 To add an operation: declare it in its family's rule file, one line with its facts and its
 batching rule, one line per derivative rule (`prim("xp.f", "x, axis=None", zero_args=REST,
@@ -36,6 +38,7 @@ changes.
 """
 from . import (
     rules_batch,  # noqa: F401  (declares every rule table, batching rules last)
+    rules_helpers,  # noqa: F401  (the helpers rules call, differentiated from their source)
     rules_loops,  # noqa: F401  (the vectorized loops' helpers, on top of the batching rules)
     rules_vmap_nested,  # noqa: F401  (derivatives of vmap's helpers batched again)
 )

@@ -78,6 +78,7 @@ class Prim:
     #                                "*" (square), ">"/"<" (the operand that compares so, NaN first: maximum/minimum)
     numba: str = ""                # a numba loop kernel's call for it (`_exp`, the prelude's; `np.log`)
     numba_slow: bool = False       # numba's scalar call is slower than NumPy's SIMD loop (picks the kernel)
+    positional: int | None = None  # a composite's most positional arguments (the rest keyword-only, as NumPy's)
 
     @property
     def vjp(self) -> dict[str, str]:
@@ -281,13 +282,14 @@ def keyword_form(key: str | None, keywords, nargs: int = 0) -> object | None:
     return p.source.get(given, p.source.get(None))  # (`np.cov(m, y=v)` is the form of two arrays)
 
 
-def composite(name: str, fn, by_count: dict | None = None) -> Prim:
+def composite(name: str, fn, by_count: dict | None = None, positional: int | None = None) -> Prim:
     """Operation `name` computed by runtime function `fn` written with primitives: the normalizer
     calls `fn` in its place, so its reverse, forward and batched forms come from `fn`'s source.
-    `by_count`: a form per count of positional arguments (no branch on which ones were given)."""
+    `by_count`: a form per count of positional arguments (no branch on which ones were given);
+    `positional`: how many arguments NumPy's function takes by position (the rest keyword-only)."""
     sig = ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default!r}"
                     for p in inspect.signature(fn).parameters.values())
-    p = prim(name, sig, source={**by_count, None: fn} if by_count else fn)
+    p = prim(name, sig, source={**by_count, None: fn} if by_count else fn, positional=positional)
     BATCH[name] = BatchRule("source")
     return p
 

@@ -141,8 +141,8 @@ for _op in ("amax", "amin"):
     KEYWORD_FORMS["xp." + _op] = getattr(_rt, _op[1:] + "_where")
 
 # ---- operations computed by NumPy's definition written with primitives (s2s/runtime/composite.py) ----
-composite("xp.cov", _rt.cov, {1: _rt.cov_1, 2: _rt.cov_2})
-composite("xp.corrcoef", _rt.corrcoef, {1: _rt.corrcoef_1, 2: _rt.corrcoef_2})
+composite("xp.cov", _rt.cov, {1: _rt.cov_1, 2: _rt.cov_2}, positional=7)  # (dtype by keyword)
+composite("xp.corrcoef", _rt.corrcoef, {1: _rt.corrcoef_1, 2: _rt.corrcoef_2}, positional=3)
 composite("xp.vander", _rt.vander)
 composite("xp.insert", _rt.insert)
 composite("xp.broadcast_arrays", _rt.broadcast_arrays,

@@ -306,6 +306,10 @@ def _vb_adv(index, flags, n, base_shape, clip=True):
     IndexError, as in a loop over examples."""
     parts = list(_vb_key(index))
     flags = list(_vb_key(flags)) if isinstance(flags, tuple) else [flags] * len(parts)
+    # a batched list of positions (`x[[2, 0, 1]]` with the list assigned under a batched branch) is
+    # held as one batched array per entry: per example, the array of its entries (batch axis first)
+    parts = [np.stack([asarray(e) for e in p], axis=1) if f and isinstance(p, list) and p else p
+             for p, f in zip(parts, flags)]
     dims = [np.ndim(p) - 1 for p, f in zip(parts, flags) if f]
     k = max(dims + [np.ndim(p) for p, f in zip(parts, flags) if not f and hasattr(p, "ndim") and np.ndim(p)] + [0])
     out, axis = [], 1
@@ -355,7 +359,8 @@ def example_getitem(x, index, xb=True, ib=False, clip=True):
 def _vb_first_batched(index, ib):
     parts = _vb_key(index)
     flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
-    return next(p for p, f in zip(parts, flags) if f)
+    p = next(p for p, f in zip(parts, flags) if f)
+    return p[0] if isinstance(p, list) and p else p  # (a batched list: one batched array per entry)
 
 
 def example_len(x):
@@ -408,6 +413,8 @@ def example_axis(axis, x=None, none="keep"):
             raise S2SValueError("vmap: this op's axis is None only at run time (a variable); it needs the "
                                 "flattened example. Pass axis=None literally, or an integer axis.")
         return None
+    if none == "all" and np.ndim(x) == 1 and set(np.atleast_1d(axis).tolist()) <= {0, -1}:
+        return ()  # a reduction of a number (a 0-d example) along axis 0 or -1 is the number, as in NumPy
     if isinstance(axis, (tuple, list)):
         return tuple(a + 1 if a >= 0 else a for a in axis)
     return axis + 1 if axis >= 0 else axis
@@ -659,14 +666,15 @@ def _shifted(fn, arrays, axes=(), statics=(), ref=0, none="all"):
             if flags[k]:
                 args[k] = shared_setting(args[k])
         known = set(arrays + axes + statics)
-        if any(fl for k, fl in enumerate(flags) if k not in known) or none == "loop" and any(args[k] is None for k in axes):
+        nd = _nd(args[ref], flags[ref])
+        if any(fl for k, fl in enumerate(flags) if k not in known) or none == "loop" and (
+                nd == 0 and axes or any(args[k] is None for k in axes)):  # (a scan of a number: per example)
             return map_examples("rt." + fn.__name__, flags, _n(flags, args), *args)
         n = _n(flags, args)
-        nd = _nd(args[ref], flags[ref])
         for k in arrays:
             args[k] = _full(args[k], flags[k], n)
         for k in axes:
-            args[k] = _all_axes(nd) if args[k] is None else _ax(args[k], nd)
+            args[k] = _all_axes(nd) if args[k] is None or nd == 0 else _ax(args[k], nd)  # (a number: no axis)
         return fn(*args)
     return rule
 

@@ -450,7 +450,7 @@ def batched_sum_vjp(flags, v, like, axis, keepdims):
     v = asarray(v)
     if axis is None:
         v = v.reshape(v.shape[:1] + (1,) * (len(shape) - 1))
-    elif not keepdims:
+    elif not keepdims and len(shape) > 1:  # (a number summed along axis 0 or -1 is itself)
         v = np.expand_dims(v, example_axis(axis))
     return np.broadcast_to(v, shape).astype(_float_dtype(like))  # as sum_vjp: the primal's float dtype
 

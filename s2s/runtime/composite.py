@@ -112,8 +112,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return np.squeeze(c)
 
 
-def corrcoef(x, y=None, rowvar=True, bias=None, ddof=None, dtype=None):
-    """`np.corrcoef`: the covariance scaled by the standard deviations, clipped to [-1, 1]."""
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+    """`np.corrcoef`: the covariance scaled by the standard deviations, clipped to [-1, 1] (NumPy 2's
+    signature: its deprecated `bias` and `ddof`, which had no effect, are gone)."""
     return _corr_of(cov(x, y, rowvar))
 
 
@@ -147,11 +148,11 @@ def _cov_of(x, ddof):
     return np.squeeze((xc @ xc.T) * (1.0 / (n - ddof)))
 
 
-def corrcoef_1(x, rowvar=True, bias=None, ddof=None, dtype=None):
+def corrcoef_1(x, rowvar=True, dtype=None):
     return _corr_of(cov_1(x, rowvar))
 
 
-def corrcoef_2(x, y, rowvar=True, bias=None, ddof=None, dtype=None):
+def corrcoef_2(x, y, rowvar=True, dtype=None):
     return _corr_of(cov_2(x, y, rowvar))
 
 

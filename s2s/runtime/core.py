@@ -191,6 +191,8 @@ def broadcast_to_like(v, like):
 
 def _expand(v, like, axis, keepdims):
     v = on_backend_of(v, like)
+    if np.ndim(like) == 0:
+        return v  # a reduction of a number (along axis 0 or -1, which NumPy allows) is the number
     if axis is None or keepdims:
         return v if axis is not None or np.ndim(v) == np.ndim(like) else np.reshape(v, (1,) * np.ndim(like))
     return np.expand_dims(v, axis)

@@ -37,6 +37,7 @@ def mean_vjp(v, like, axis, keepdims):
 
 def max_vjp(v, a, ans, axis, keepdims):
     """Cotangent of a max/min reduction: split evenly among the positions that attain it."""
+    axis = None if np.ndim(a) == 0 else axis  # (a number reduced along axis 0 or -1 is itself)
     hit = a == _expand(ans, a, axis, keepdims)
     dt = _float_dtype(a)
     count = np.sum(hit, axis=axis, keepdims=True).astype(dt)
@@ -44,6 +45,7 @@ def max_vjp(v, a, ans, axis, keepdims):
 
 
 def max_jvp(v, a, ans, axis, keepdims):
+    axis = None if np.ndim(a) == 0 else axis
     hit = a == _expand(ans, a, axis, keepdims)
     count = np.sum(hit, axis=axis, keepdims=keepdims).astype(_float_dtype(a))
     return np.sum(v * hit, axis=axis, keepdims=keepdims) / count
@@ -53,7 +55,7 @@ def _last_axis(a, axis):
     """`a` with the reduced axes (None: all) moved last and flattened into one, and the inverse."""
     a = asarray(a)
     nd = a.ndim
-    axes = tuple(range(nd)) if axis is None else tuple(x % nd for x in np.atleast_1d(axis))
+    axes = tuple(range(nd)) if axis is None or nd == 0 else tuple(x % nd for x in np.atleast_1d(axis))
     dest = tuple(range(nd - len(axes), nd))
     m = np.moveaxis(a, axes, dest)
     lead = m.shape[:nd - len(axes)]

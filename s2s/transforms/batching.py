@@ -558,7 +558,12 @@ class Batcher(Transform):
                         and self.is_batched(args[p.params[0]]):  # (a 0-d example: scanned as flattened)
                     first = p.params[0]
                     new[first] = self.tmp(pre, build.call("rt.examples_1d", [args[first]]), "ex1d")
-                if isinstance(ax, gast.Constant):
+                rank = self.rank.get(getattr(arr, "id", None))
+                if rule.none_axis == "all" and isinstance(ax, gast.Constant) and ax.value in (0, -1) and rank is None:
+                    new[k] = self.tmp(pre, build.call("rt.example_axis", [ax, arr, build.const("all")]), "axis")
+                elif rule.none_axis == "all" and isinstance(ax, gast.Constant) and ax.value in (0, -1) and rank == 0:
+                    new[k] = build.tuple_([])  # a reduction of a number along 0 or -1 is the number (NumPy)
+                elif isinstance(ax, gast.Constant):
                     new[k] = build.const(ax.value + 1 if ax.value >= 0 else ax.value)
                 else:
                     new[k] = self.tmp(pre, build.call("rt.example_axis", [ax, arr, build.const(rule.none_axis)]), "axis")

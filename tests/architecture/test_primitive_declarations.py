@@ -89,6 +89,15 @@ def test_every_rt_name_a_declaration_uses_is_exported_by_a_runtime_module():
         assert getattr(runtime, n) is getattr(__import__(exported[n], fromlist=[n]), n)
 
 
+def test_every_helper_a_rule_calls_is_a_declared_primitive():
+    """Every helper a rule calls is itself differentiable to any order, or refused by name: a
+    primitive with rules of its own (or `rt.no_derivative`'s refusal), or a composite
+    differentiated from its source (rules_helpers.py). A rule output is differentiated again at
+    order 2 and beyond, and an undeclared helper would be read as a user function unchecked."""
+    undeclared = {n: where for n, where in _rt_names_declared().items() if "rt." + n not in registry.PRIMS}
+    assert not undeclared, f"rt helpers rules call that are not declared primitives: {undeclared}"
+
+
 def test_a_misspelled_helper_is_caught():
     """The check above can fail: a rule naming a helper nobody exports is reported."""
     registry.prim("rt.s2s_test_probe", "x")

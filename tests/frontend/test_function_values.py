@@ -404,3 +404,38 @@ def test_a_transform_kept_in_a_local_is_called_only_when_what_it_reads_is_bound_
                                rtol=1e-6, atol=1e-7)
     with pytest.raises(s2s.S2SError, match="test_function_values.py"):  # never the partial of the new `a`
         s2s.grad(transform_local_read_after_a_rebinding)(X)
+
+
+# A callee with a function-valued default is specialized on that function (idioms.specialize):
+# its other defaults were re-evaluated from their source in the callee's globals and closure, not
+# where the def ran, so a local the default read was missing (a NameError) or, when a global of
+# that name existed, silently replaced by the global (a wrong derivative: found by the fuzzer's
+# fn_default block). Defaults are now the values the def computed.
+scale = 100.0
+
+
+def _tanh0(t):
+    return np.tanh(t)
+
+
+def default_reads_a_local_shadowing_a_global(x):
+    scale = 2.0
+    h = lambda u, kf=_tanh0, c=scale: kf(u) * c  # noqa: E731
+    return s2s.grad(lambda v: np.sum(h(v)))(x)
+
+
+def default_is_a_local_function(x):
+    gl = lambda tt: np.tanh(tt * 2.0) + 0.1 * x  # noqa: E731
+    hl = lambda uu, kf=gl, sc=x * 0.5: kf(uu) * sc + uu  # noqa: E731
+    return s2s.grad(lambda v: np.sum(hl(v)))(x)
+
+
+@pytest.mark.parametrize("f, want", [
+    (default_reads_a_local_shadowing_a_global, lambda x: 2.0 * (1 - np.tanh(x) ** 2)),
+    (default_is_a_local_function, lambda x: 2.0 * (1 - np.tanh(2.0 * x) ** 2) * 0.5 * x + 1.0)])
+def test_defaults_are_the_values_the_def_computed(f, want):
+    x = np.array([0.3, -0.2, 0.7])
+    np.testing.assert_allclose(f(x), want(x), rtol=1e-12)
+    np.testing.assert_allclose(s2s.jit(f)(x), want(x), rtol=1e-12)
+    fd = np.array([(f(x + 1e-6 * e) - f(x - 1e-6 * e)) / 2e-6 for e in np.eye(3)])
+    np.testing.assert_allclose(s2s.jacrev(f)(x), fd, rtol=1e-5, atol=1e-7)

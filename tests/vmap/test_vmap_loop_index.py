@@ -86,3 +86,20 @@ def test_list_position_differing_per_example_is_refused():
     ks = np.array([0, 1, 0, 1, 1])
     with pytest.raises(s2s.S2SError, match="differs per example"):
         s2s.vmap(per_example_position)(xs, ks)
+
+
+def _index_list_in_a_branch(x, y):
+    acc = x * 1.0
+    if np.sum(acc) > -1.0:
+        acc = acc * 2.0 + x[[2, 0, 1]]
+        return acc
+    return acc
+
+
+def test_vmap_of_jacrev_through_a_list_index_assigned_in_a_branch():
+    """A list of positions assigned under a batched branch is held as one batched array per entry:
+    indexing with it took the entries for the batch axis (IndexError; found by the fuzzer, vmap_grad)."""
+    xs = np.array([[0.76, -0.53, 0.84], [0.1, 0.2, -0.3]])
+    ys = xs * 0.5
+    want = np.array([s2s.jacrev(_index_list_in_a_branch)(a, b) for a, b in zip(xs, ys)])
+    np.testing.assert_allclose(s2s.vmap(s2s.jacrev(_index_list_in_a_branch))(xs, ys), want, rtol=1e-12)
