@@ -553,6 +553,21 @@ def _use_ext(norm):
     norm.ns["ext"] = EXT
 
 
+def stand_in_keywords(node: gast.Call, obj) -> gast.Call:
+    """A call of a stand-in `*args` function (s2s/tree_inside.py's tree_map) with the keywords it
+    names in `__s2s_leading__` moved before the positional arguments (None where not given) and
+    those in `__s2s_trailing__` after them: a transformed `*args` function has positional
+    parameters only."""
+    leading, trailing = getattr(obj, "__s2s_leading__", None), getattr(obj, "__s2s_trailing__", ())
+    if leading is None:
+        return node
+    given = {k.arg: k.value for k in node.keywords}
+    first = [given.pop(k, None) or build.const(None) for k in leading]
+    last = [given.pop(k) for k in trailing if k in given]
+    keywords = [k for k in node.keywords if k.arg in given]
+    return gast.copy_location(gast.Call(func=node.func, args=first + list(node.args) + last, keywords=keywords), node)
+
+
 def tolist(norm, base):
     """`x.tolist()`: a plain Python value with no derivative (reported when `x` is differentiated)."""
     _use_ext(norm)

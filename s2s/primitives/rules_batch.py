@@ -111,7 +111,7 @@ looped("xp.tile", "xp.hstack", "xp.vstack", "xp.atleast_1d", "xp.atleast_2d",
        "rt.transpose_vjp", "rt.unstack",
        "rt.split_like", "rt.vstack_vjp", "rt.array_vjp", "rt.dot_vjp_a", "rt.dot_vjp_b", "rt.dot_vjp_a_t",
        "rt.dot_vjp_b_t", "rt.outer_vjp_a", "rt.outer_vjp_b", "rt.add_at", "rt.take_at", "rt.take_at_t",
-       "rt.copy_slot", "rt.zero_at", "rt.like", "rt.jac_from_columns", "rt.jac_from_rows",
+       "rt.copy_slot", "rt.zero_at", "rt.jac_from_columns", "rt.jac_from_rows",
        "rt.jac_columns_t", "rt.jac_rows_t", "rt.list_sum", "rt.list_sum_vjp", "rt.seed_aux", "rt.log0",
        "xp.argsort", "xp.searchsorted", "xp.nonzero", "xp.flatnonzero", "xp.allclose",
        "xp.array_equal", "xp.clip", "neg", "pos", "tuple", "list", "rt.basis", "rt.tree_size")
@@ -327,6 +327,7 @@ prim("rt.einsum_subscripts", "spec", nondiff=True, unbatched_result=True, effect
 helper("rt.einsum_subscripts", "rt.batched_einsum_subscripts", effect=True)
 helper("tuple", "rt.batched_tuple")
 helper("list", "rt.batched_list")
+helper("rt.like", "rt.batched_like")  # a sequence's cotangent parts in its container type
 for _n in ("is", "isnot"):  # `x is None` of a batched x: never None, as for each example
     helper(_n, "rt.batched_" + _n)
 # derivative helpers that read only shapes and settings: one example's answer serves the batch
