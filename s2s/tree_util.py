@@ -24,8 +24,8 @@ __all__ = ["Partial", "PyTreeDef", "register_dataclass", "register_pytree_node",
 
 REFUSAL = ("s2s does not run this `s2s.tree_util` function inside a transformed function: it does not follow "
            "a pytree's structure through the code it transforms (only tree_flatten, tree_leaves, tree_structure, "
-           "tree_unflatten, tree_map and tree_reduce run there). Call it outside the transform (on the arguments or the results), or "
-           "index the tuples, lists and dicts directly.")
+           "tree_unflatten, tree_map and tree_reduce run there). Call it outside the transform (on the arguments "
+           "or the results), or index the tuples, lists and dicts directly.")
 _NO_INIT = object()
 
 
