@@ -569,9 +569,8 @@ def stand_in_keywords(node: gast.Call, obj) -> gast.Call:
 
 
 def tolist(norm, base):
-    """`x.tolist()`: a plain Python value with no derivative (reported when `x` is differentiated)."""
-    _use_ext(norm)
-    return build.call("ext.s2s_tolist", [base])
+    """`x.tolist()`: nested lists of x's elements, each differentiable (runtime/shapes.py)."""
+    return build.call("rt.tolist", [base])
 
 
 def sequence_concat(norm, node: gast.BinOp):

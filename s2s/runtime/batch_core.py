@@ -50,7 +50,7 @@ __all__ = ("batched_r_", "batched_c_", "batched_r_t", "batched_c_t", "batched_ro
                "batched_num_examples", "batched_flatten_examples", "batched_dot_vjp_a",
            "batched_dot_vjp_b", "batched_sum_vjp", "batched_mean_vjp", "batched_jac_from_rows", "batched_jac_from_columns",
            "batched_tree_all_zero", "batched_sum_examples", "batched_is", "batched_isnot", "batched_tuple", "batched_list",
-           "batched_tuple_t", "batched_like")
+           "batched_like", "batched_tuple_t")
 
 
 def _vb_items(flags, items):

@@ -7,7 +7,7 @@ from .. import tree
 from ..tree import tree_flatten, tree_unflatten
 from .core import zeros_like_tree
 
-__all__ = ("tree_leaves_of", "tree_def_of", "tree_build", "tree_build_like", "tree_leaves_as",
+__all__ = ("tree_leaves_of", "tree_def_of", "tree_leaves_as", "tree_build", "tree_build_like",
            "tree_leaves_up_to")
 
 
