@@ -16,12 +16,15 @@ twice, a function used as data) is an S2SError at the user's line: never a silen
 """
 from __future__ import annotations
 
+import copy
 import functools
+import inspect
 import types
 
 import gast
+import numpy as np
 
-from .. import record
+from .. import numpy_inside, record
 from ..errors import S2SError
 from . import idioms
 from .refs import Ref
@@ -77,7 +80,8 @@ def could_be(norm, node) -> bool:
                      and node.value.id not in norm.fvalues and isinstance(node.slice, gast.Constant))
     if isinstance(node, gast.Call):
         maker = _maker(norm, node)
-        return maker is functools.partial and bool(node.args) or maker is getattr and len(node.args) == 2
+        return maker is functools.partial and bool(node.args) or maker is getattr and len(node.args) == 2 \
+            or maker is np.vectorize and len(node.args) == 1
     return False
 
 
@@ -106,7 +110,42 @@ def value(norm, node):
     maker = _maker(norm, node)
     if maker is getattr:
         return _getattr(norm, node)
+    if maker is np.vectorize:
+        return _vectorize(norm, node)
     fn, free = norm.local_function(node)  # functools.partial(...)
+    return Ref(fn, free)
+
+
+def _vectorize(norm, node):
+    """`np.vectorize(f)`: the function of f's parameters that calls numpy_inside.vectorized(f, ...),
+    a loop over the elements of its broadcast arguments."""
+    bad = [k.arg for k in node.keywords if k.arg not in ("otypes", "doc", "cache")]
+    if bad:
+        norm.fail(node, f"s2s supports `np.vectorize(f)` with no `{bad[0]}=`: it calls f on each element of "
+                        "its broadcast arguments.", "Call f in a loop over the rows or elements you mean.", S2SError)
+    ref = value(norm, node.args[0])
+    if not isinstance(ref, Ref):
+        norm.fail(node, "`np.vectorize(f)` needs a function s2s knows when it transforms the function.",
+                  kind=S2SError)
+    try:
+        params = list(inspect.signature(ref.fn).parameters.values())[len(ref.free):]
+    except (TypeError, ValueError):  # a NumPy ufunc: one argument per its inputs
+        params = [None] * getattr(ref.fn, "nin", 1)
+    names = [norm.namer.fresh("velem") for p in params if p is None or p.default is inspect.Parameter.empty
+             and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    helper = norm.namer.fresh("vectorized")
+    norm.fscope[helper] = numpy_inside.vectorized
+    lam = gast.Lambda(args=gast.arguments(args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+                                                for n in names], posonlyargs=[], vararg=None, kwonlyargs=[],
+                                          kw_defaults=[], kwarg=None, defaults=[]),
+                      body=gast.Call(func=gast.Name(id=helper, ctx=gast.Load(), annotation=None, type_comment=None),
+                                     args=[copy.deepcopy(node.args[0])] + [gast.Name(id=n, ctx=gast.Load(), annotation=None,
+                                                                                     type_comment=None) for n in names],
+                                     keywords=[]))
+    for n in gast.walk(lam):
+        if isinstance(n, (gast.expr, gast.arguments)):
+            gast.copy_location(n, node)
+    fn, free = norm.local_function(lam)
     return Ref(fn, free)
 
 

@@ -262,8 +262,7 @@ PROGRAMS = [lambda_arg, lambda_closure_arg, lambdas_in_tuple, lambdas_in_list_lo
             partial_inside_of_local, partial_global_with_defaults, nested_def_default_loop,
             jit_vmap_of_function_argument, kwargs_callee, lax_switch, ufunc_methods, ufunc_at, star_shape,
             generator_loop, serial_kwargs_pop, star_into_vmapped_partial, generator_nested, tolist_loop,
-            tree_util_inside]
-PENDING = [vectorize, apply_along_axis, piecewise]
+            tree_util_inside, vectorize, apply_along_axis, piecewise]
 X = np.array([0.7, -0.4, 1.3, 0.25])
 XS = np.array([[0.7, -0.4, 1.3, 0.2], [0.1, 0.9, -0.8, 0.5], [-1.2, 0.3, 0.6, -0.3]])
 H = 1e-6
