@@ -5,7 +5,8 @@ flatten its gradients inside a vmapped function (JAX's differentially_private_sg
 over a tree's leaves, and differentiate through the leaves. The function given to tree_map or
 tree_reduce is specialized on, as any function passed to a function is. tree_map and tree_reduce
 take `is_leaf` first: the normalizer moves the keyword there (`__s2s_leading__`), since a
-transformed `*args` function has positional parameters only."""
+transformed `*args` function has positional parameters only, and wraps a NumPy function given to
+them in a lambda of as many parameters (`__s2s_calls__`, `__s2s_arity__`)."""
 from __future__ import annotations
 
 from .runtime.trees import tree_build, tree_def_of, tree_leaves_as, tree_leaves_of
@@ -54,5 +55,7 @@ def tree_reduce(is_leaf, function, tree, *initializer):
 
 
 tree_map.__s2s_leading__ = ("is_leaf",)
+tree_map.__s2s_calls__, tree_map.__s2s_arity__ = 1, lambda nargs: nargs - 2  # f takes a leaf of each tree
 tree_reduce.__s2s_leading__ = ("is_leaf",)
 tree_reduce.__s2s_trailing__ = ("initializer",)
+tree_reduce.__s2s_calls__, tree_reduce.__s2s_arity__ = 1, lambda nargs: 2

@@ -116,6 +116,22 @@ def value(norm, node):
     return Ref(fn, free)
 
 
+def calling_lambda(norm, target, nargs: int, through=None) -> gast.Lambda:
+    """`lambda a0, ..., a<nargs-1>: target(a0, ...)` at `target`'s place (with `through`:
+    `through(target, a0, ...)`)."""
+    names = [norm.namer.fresh("farg") for _ in range(nargs)]
+    pass_on = [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None) for n in names]
+    call = gast.Call(func=copy.deepcopy(target), args=pass_on, keywords=[]) if through is None \
+        else gast.Call(func=through, args=[copy.deepcopy(target)] + pass_on, keywords=[])
+    lam = gast.Lambda(args=gast.arguments(args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+                                                for n in names], posonlyargs=[], vararg=None, kwonlyargs=[],
+                                          kw_defaults=[], kwarg=None, defaults=[]), body=call)
+    for n in gast.walk(lam):
+        if isinstance(n, (gast.expr, gast.arguments)):
+            gast.copy_location(n, target)
+    return lam
+
+
 def _vectorize(norm, node):
     """`np.vectorize(f)`: the function of f's parameters that calls numpy_inside.vectorized(f, ...),
     a loop over the elements of its broadcast arguments."""
@@ -127,24 +143,21 @@ def _vectorize(norm, node):
     if not isinstance(ref, Ref):
         norm.fail(node, "`np.vectorize(f)` needs a function s2s knows when it transforms the function.",
                   kind=S2SError)
+    if isinstance(ref.fn, np.ufunc):  # elementwise over broadcast arguments already
+        return ref
     try:
         params = list(inspect.signature(ref.fn).parameters.values())[len(ref.free):]
-    except (TypeError, ValueError):  # a NumPy ufunc: one argument per its inputs
-        params = [None] * getattr(ref.fn, "nin", 1)
-    names = [norm.namer.fresh("velem") for p in params if p is None or p.default is inspect.Parameter.empty
-             and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):  # a function with no signature: one argument
+        params = [None]
+    nargs = len([p for p in params if p is None or p.default is inspect.Parameter.empty
+                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+    target = node.args[0]
+    if not isinstance(ref.fn, types.FunctionType):  # a NumPy function: called with its parameters, not `*`
+        target = calling_lambda(norm, target, nargs)
     helper = norm.namer.fresh("vectorized")
     norm.fscope[helper] = numpy_inside.vectorized
-    lam = gast.Lambda(args=gast.arguments(args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
-                                                for n in names], posonlyargs=[], vararg=None, kwonlyargs=[],
-                                          kw_defaults=[], kwarg=None, defaults=[]),
-                      body=gast.Call(func=gast.Name(id=helper, ctx=gast.Load(), annotation=None, type_comment=None),
-                                     args=[copy.deepcopy(node.args[0])] + [gast.Name(id=n, ctx=gast.Load(), annotation=None,
-                                                                                     type_comment=None) for n in names],
-                                     keywords=[]))
-    for n in gast.walk(lam):
-        if isinstance(n, (gast.expr, gast.arguments)):
-            gast.copy_location(n, node)
+    lam = calling_lambda(norm, target, nargs, gast.Name(id=helper, ctx=gast.Load(), annotation=None,
+                                                        type_comment=None))
     fn, free = norm.local_function(lam)
     return Ref(fn, free)
 

@@ -22,7 +22,7 @@ import types
 import gast
 import numpy as np
 
-from .. import record
+from .. import numpy_inside, record
 from ..ir import build
 from ..primitives import ufunc_methods
 from ..primitives.registry import EXT
@@ -553,11 +553,13 @@ def _use_ext(norm):
     norm.ns["ext"] = EXT
 
 
-def stand_in_keywords(node: gast.Call, obj) -> gast.Call:
+def stand_in_call(norm, node: gast.Call, obj) -> gast.Call:
     """A call of a stand-in `*args` function (s2s/tree_inside.py's tree_map) with the keywords it
     names in `__s2s_leading__` moved before the positional arguments (None where not given) and
     those in `__s2s_trailing__` after them: a transformed `*args` function has positional
-    parameters only."""
+    parameters only. The function it takes at position `__s2s_calls__` (of `__s2s_arity__(number
+    of arguments)` parameters), when a NumPy function rather than one written in Python, is
+    wrapped in a lambda that calls it with its parameters, so the stand-in may call it with `*`."""
     leading, trailing = getattr(obj, "__s2s_leading__", None), getattr(obj, "__s2s_trailing__", ())
     if leading is None:
         return node
@@ -565,7 +567,38 @@ def stand_in_keywords(node: gast.Call, obj) -> gast.Call:
     first = [given.pop(k, None) or build.const(None) for k in leading]
     last = [given.pop(k) for k in trailing if k in given]
     keywords = [k for k in node.keywords if k.arg in given]
-    return gast.copy_location(gast.Call(func=node.func, args=first + list(node.args) + last, keywords=keywords), node)
+    args = first + list(node.args) + last
+    at = getattr(obj, "__s2s_calls__", None)
+    if at is not None and at < len(args) and not any(isinstance(a, gast.Starred) for a in args):
+        ref = function_values.value(norm, args[at]) if function_values.could_be(norm, args[at]) else None
+        if isinstance(ref, function_values.Ref) and not isinstance(ref.fn, types.FunctionType):
+            args[at] = function_values.calling_lambda(norm, args[at], obj.__s2s_arity__(len(args)))
+    return gast.copy_location(gast.Call(func=node.func, args=args, keywords=keywords), node)
+
+
+def constant_pieces(norm, node: gast.Call, obj) -> gast.Call:
+    """np.piecewise's function list written out with numbers among its functions: each number `c`
+    becomes `lambda x, *args: c` (as many parameters as the call passes the functions), as NumPy
+    treats a number there, so that the list is one of functions s2s specializes on."""
+    if obj is not numpy_inside.piecewise or len(node.args) < 3 or not isinstance(node.args[2], (gast.List, gast.Tuple)) \
+            or any(isinstance(a, gast.Starred) for a in node.args):
+        return node
+    k = len(node.args) - 2
+    elts = [e if function_values.could_be(norm, e) else _constant_function(norm, e, k) for e in node.args[2].elts]
+    funcs = _at(type(node.args[2])(elts=elts, ctx=gast.Load()), node.args[2])
+    return _at(gast.Call(func=node.func, args=[node.args[0], node.args[1], funcs] + node.args[3:],
+                         keywords=node.keywords), node)
+
+
+def _constant_function(norm, value, nargs: int) -> gast.Lambda:
+    params = [gast.Name(id=norm.namer.fresh("piece_arg"), ctx=gast.Param(), annotation=None, type_comment=None)
+              for _ in range(nargs)]
+    lam = gast.Lambda(args=gast.arguments(args=params, posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                                          kwarg=None, defaults=[]), body=value)
+    for n in gast.walk(lam):
+        if isinstance(n, (gast.expr, gast.arguments)) and not hasattr(n, "lineno"):
+            gast.copy_location(n, value)
+    return lam
 
 
 def tolist(norm, base):

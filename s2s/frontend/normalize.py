@@ -758,7 +758,7 @@ class Normalizer:
                             "a module-level function, or a local defined with `def` at module level.",
                       idioms_calls.unresolved_hint(self, func))
         obj = getattr(obj, "__s2s_inside__", obj)  # a library function's stand-in in transformed code (tree_flatten)
-        node = idioms_calls.stand_in_keywords(node, obj)
+        node = idioms_calls.constant_pieces(self, idioms_calls.stand_in_call(self, node, obj), obj)
         refusal = getattr(obj, "__s2s_refuse__", None)  # a library function that must not be transformed
         if isinstance(refusal, str):
             self.fail(node, f"`{_dotted(func)}`: {refusal}")
