@@ -10,9 +10,11 @@ not finite outside its region gives a NaN derivative there (write it so it stays
 with np.where)."""
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
-__all__ = ["apply_along_axis", "piecewise", "vectorized"]
+__all__ = ["apply_along_axis", "piecewise", "vectorize_function", "vectorized"]
 
 
 def apply_along_axis(func1d, axis, arr, *args):
@@ -61,5 +63,32 @@ def vectorized(pyfunc, *args):
     return np.reshape(np.stack(out), shape)
 
 
+def vectorize_function(vf):
+    """The function an `np.vectorize` object made outside the transformed function (a module-level
+    `np.vectorize(f)`, or a function decorated with `@np.vectorize`) is inside it: a call of
+    `vectorized` on its Python function (a ufunc is elementwise already); None where it has a
+    `signature` or `excluded` arguments, which s2s does not follow. One function per object, so
+    that s2s's caches see the same function each time."""
+    if vf.signature is not None or vf.excluded:
+        return None
+    fn = _VECTORIZED.get(id(vf))
+    if fn is None or fn[0] is not vf:
+        fn = (vf, vf.pyfunc if isinstance(vf.pyfunc, np.ufunc) else _vectorized_call(vf.pyfunc))
+        _VECTORIZED[id(vf)] = fn
+    return fn[1]
+
+
+def _vectorized_call(pyfunc):
+    def one(v):  # a function without Python source (np.sinc): called with its one parameter
+        return pyfunc(v)
+
+    elem = pyfunc if inspect.isfunction(pyfunc) else one
+
+    def vectorized_call(*args):
+        return vectorized(elem, *args)
+    return vectorized_call
+
+
+_VECTORIZED: dict = {}
 STAND_INS = {id(np.apply_along_axis): apply_along_axis, id(np.piecewise): piecewise}
 KEEP_ALIVE = [np]

@@ -49,6 +49,9 @@ def of_object(obj):
     if isinstance(obj, dict):
         refs = {k: of_object(v) for k, v in obj.items()}
         return refs if obj and all(r is not None for r in refs.values()) else None
+    if isinstance(obj, np.vectorize):
+        fn = numpy_inside.vectorize_function(obj)
+        return None if fn is None else Ref(fn)
     if isinstance(obj, types.ModuleType) or not idioms.is_function_value(obj):
         return None
     return Ref(obj)

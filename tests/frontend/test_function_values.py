@@ -271,6 +271,18 @@ def vectorize_local_two_arguments(x):
         + np.sum(np.vectorize(np.tanh)(x)) + np.sum(np.vectorize(np.sinc)(x))
 
 
+SQUARE_POSITIVE = np.vectorize(lambda v: v * v if v > 0.0 else -v)
+
+
+@np.vectorize
+def scaled_or_sine(v, w):
+    return w * v if v > 0.0 else np.sin(v)
+
+
+def vectorize_module_level(x):
+    return np.sum(SQUARE_POSITIVE(x)) + np.sum(scaled_or_sine(x, x[::-1])) + np.sum(apply(SQUARE_POSITIVE, x) ** 2)
+
+
 def piecewise_otherwise_and_constants(x):
     a = np.piecewise(x, [x < 0.0, x > 1.0], [lambda v: v ** 2, np.sin, lambda v: 3.0 * v])  # the last: elsewhere
     b = np.piecewise(x, [x < 0.0], [0.5, lambda v: v ** 2])  # a number is that value there
@@ -300,7 +312,8 @@ PROGRAMS = [lambda_arg, lambda_closure_arg, lambdas_in_tuple, lambdas_in_list_lo
             jit_vmap_of_function_argument, kwargs_callee, lax_switch, ufunc_methods, ufunc_at, star_shape,
             generator_loop, serial_kwargs_pop, star_into_vmapped_partial, generator_nested, tolist_loop,
             tree_util_inside, vectorize, apply_along_axis, piecewise, tolist_nested, vectorize_local_two_arguments,
-            piecewise_otherwise_and_constants, apply_along_axis_rows_and_args, tree_map_is_leaf_and_reduce]
+            piecewise_otherwise_and_constants, apply_along_axis_rows_and_args, tree_map_is_leaf_and_reduce,
+            vectorize_module_level]
 X = np.array([0.7, -0.4, 1.3, 0.25])
 XS = np.array([[0.7, -0.4, 1.3, 0.2], [0.1, 0.9, -0.8, 0.5], [-1.2, 0.3, 0.6, -0.3]])
 H = 1e-6
@@ -423,7 +436,25 @@ def function_rebound_in_branch(x):
     return np.sum(f(x))
 
 
-@pytest.mark.parametrize("f, words", [(function_from_data, "index"), (function_rebound_in_branch, "`f`")])
+ROWS_SUMMED = np.vectorize(np.sum, signature="(n)->()")
+
+
+def vectorize_with_signature(x):
+    return np.sum(np.vectorize(lambda r: np.sum(r), signature="(n)->()")(np.outer(x, x)))
+
+
+def vectorize_with_excluded(x):
+    return np.sum(np.vectorize(lambda v, k: v * k, excluded={1})(x, 2.0))
+
+
+def module_vectorize_with_signature(x):
+    return np.sum(ROWS_SUMMED(np.outer(x, x)))
+
+
+@pytest.mark.parametrize("f, words", [(function_from_data, "index"), (function_rebound_in_branch, "`f`"),
+                                      (vectorize_with_signature, "`signature=`"),
+                                      (vectorize_with_excluded, "`excluded=`"),
+                                      (module_vectorize_with_signature, "`ROWS_SUMMED` is an np.vectorize")])
 def test_unresolvable_function_values_are_refused_at_the_line(f, words):
     with pytest.raises(s2s.S2SError) as e:
         s2s.grad(f)(X, 1) if f is function_from_data else s2s.grad(f)(X)
