@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import s2s
+import s2s.numpy as jnp
 
 # ---------------------------------------------------------------- helpers the programs call
 
@@ -283,6 +284,11 @@ def vectorize_module_level(x):
     return np.sum(SQUARE_POSITIVE(x)) + np.sum(scaled_or_sine(x, x[::-1])) + np.sum(apply(SQUARE_POSITIVE, x) ** 2)
 
 
+def jnp_spellings(x):  # JAX's names for them, from s2s.numpy
+    return jnp.sum(jnp.piecewise(x, [x < 0.0], [lambda v: v ** 2, jnp.sin])) \
+        + jnp.sum(jnp.vectorize(lambda v: v * v)(x)) + jnp.sum(jnp.apply_along_axis(jnp.cumsum, 0, x) ** 2)
+
+
 def piecewise_otherwise_and_constants(x):
     a = np.piecewise(x, [x < 0.0, x > 1.0], [lambda v: v ** 2, np.sin, lambda v: 3.0 * v])  # the last: elsewhere
     b = np.piecewise(x, [x < 0.0], [0.5, lambda v: v ** 2])  # a number is that value there
@@ -313,7 +319,7 @@ PROGRAMS = [lambda_arg, lambda_closure_arg, lambdas_in_tuple, lambdas_in_list_lo
             generator_loop, serial_kwargs_pop, star_into_vmapped_partial, generator_nested, tolist_loop,
             tree_util_inside, vectorize, apply_along_axis, piecewise, tolist_nested, vectorize_local_two_arguments,
             piecewise_otherwise_and_constants, apply_along_axis_rows_and_args, tree_map_is_leaf_and_reduce,
-            vectorize_module_level]
+            vectorize_module_level, jnp_spellings]
 X = np.array([0.7, -0.4, 1.3, 0.25])
 XS = np.array([[0.7, -0.4, 1.3, 0.2], [0.1, 0.9, -0.8, 0.5], [-1.2, 0.3, 0.6, -0.3]])
 H = 1e-6
