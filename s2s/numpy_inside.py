@@ -89,6 +89,8 @@ def _vectorized_call(pyfunc):
     return vectorized_call
 
 
+apply_along_axis.__s2s_function_args__ = (0,)  # (a parameter of the transformed function there: refused)
+piecewise.__s2s_function_args__ = (2,)
 _VECTORIZED: dict = {}
 STAND_INS = {id(np.apply_along_axis): apply_along_axis, id(np.piecewise): piecewise}
 KEEP_ALIVE = [np]

@@ -54,6 +54,7 @@ def tree_reduce(is_leaf, function, tree, *initializer):
     return acc
 
 
+tree_map.__s2s_function_args__ = tree_reduce.__s2s_function_args__ = (0,)  # (the user's call's positions)
 tree_map.__s2s_leading__ = ("is_leaf",)
 tree_map.__s2s_calls__, tree_map.__s2s_arity__ = 1, lambda nargs: nargs - 2  # f takes a leaf of each tree
 tree_reduce.__s2s_leading__ = ("is_leaf",)

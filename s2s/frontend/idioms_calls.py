@@ -23,6 +23,7 @@ import gast
 import numpy as np
 
 from .. import numpy_inside, record
+from ..errors import S2SError
 from ..ir import build
 from ..primitives import ufunc_methods
 from ..primitives.registry import EXT
@@ -551,6 +552,19 @@ def keys_of(norm, d):
 
 def _use_ext(norm):
     norm.ns["ext"] = EXT
+
+
+def function_parameters_given(norm, node: gast.Call, obj, label: str) -> None:
+    """A stand-in that calls a function it is given (np.apply_along_axis, tree_map: the positions
+    in `__s2s_function_args__`) given a parameter of the transformed function there: refused at
+    this call, the user's line, rather than inside the stand-in's code."""
+    params = {a.id for a in norm.fn.args.args}
+    for i in getattr(obj, "__s2s_function_args__", ()):
+        a = node.args[i] if i < len(node.args) else None
+        if isinstance(a, gast.Name) and a.id in params and not function_values.could_be(norm, a):
+            norm.fail(a, f"`{label}` calls the function it is given, and `{a.id}` is a parameter of the transformed "
+                         "function: s2s specializes on a function known when it transforms.",
+                      unresolved_hint(norm, a), S2SError)
 
 
 def stand_in_call(norm, node: gast.Call, obj) -> gast.Call:

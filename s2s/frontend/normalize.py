@@ -763,6 +763,7 @@ class Normalizer:
         if isinstance(obj, np.vectorize):
             self.fail(node, f"`{_dotted(func)}` is an np.vectorize with `signature=` or `excluded=`, which s2s does "
                             "not follow.", "Call its function in a loop over the rows or elements you mean.", S2SError)
+        idioms_calls.function_parameters_given(self, node, obj, _dotted(func))
         node = idioms_calls.constant_pieces(self, idioms_calls.stand_in_call(self, node, obj), obj)
         refusal = getattr(obj, "__s2s_refuse__", None)  # a library function that must not be transformed
         if isinstance(refusal, str):

@@ -457,13 +457,24 @@ def module_vectorize_with_signature(x):
     return np.sum(ROWS_SUMMED(np.outer(x, x)))
 
 
+def rows_mapped_by_a_parameter(x, k):
+    return np.sum(np.apply_along_axis(k, 0, np.outer(x, x)))
+
+
+def leaves_mapped_by_a_parameter(x, k):
+    return np.sum(s2s.tree_util.tree_map(k, (x, x))[0])
+
+
 @pytest.mark.parametrize("f, words", [(function_from_data, "index"), (function_rebound_in_branch, "`f`"),
+                                      (rows_mapped_by_a_parameter, "`k` is a parameter"),
+                                      (leaves_mapped_by_a_parameter, "`k` is a parameter"),
                                       (vectorize_with_signature, "`signature=`"),
                                       (vectorize_with_excluded, "`excluded=`"),
                                       (module_vectorize_with_signature, "`ROWS_SUMMED` is an np.vectorize")])
 def test_unresolvable_function_values_are_refused_at_the_line(f, words):
     with pytest.raises(s2s.S2SError) as e:
-        s2s.grad(f)(X, 1) if f is function_from_data else s2s.grad(f)(X)
+        s2s.grad(f)(X, 1) if f is function_from_data else s2s.grad(f)(X, np.sin) if "parameter" in words \
+            else s2s.grad(f)(X)
     assert "test_function_values.py" in str(e.value) and words in str(e.value)
 
 
