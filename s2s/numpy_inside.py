@@ -39,7 +39,7 @@ def piecewise(x, condlist, funclist, *args):
     none = np.ones(np.shape(x), dtype=bool)
     for c in condlist:
         none = np.logical_and(none, np.logical_not(c))
-    out = np.zeros(np.shape(x))
+    out = np.zeros_like(x)  # (x's dtype: float32 stays float32)
     j = 0
     for f in funclist:  # (a loop over the functions: each is specialized on)
         if j < n:
@@ -53,10 +53,14 @@ def piecewise(x, condlist, funclist, *args):
 def vectorized(pyfunc, *args):
     """`np.vectorize(pyfunc)(*args)`: `pyfunc` on each element of the broadcast arguments, the
     results as an array of their broadcast shape."""
-    shape = np.shape(args[0])
-    for a in args[1:]:
-        shape = np.broadcast_shapes(shape, np.shape(a))
-    flat = [np.ravel(a + np.zeros(shape)) for a in args]  # (broadcast by adding zeros: differentiable anywhere)
+    if len(args) == 1:
+        shape = np.shape(args[0])
+        flat = [np.ravel(args[0])]
+    else:
+        shape = np.shape(args[0])
+        for a in args[1:]:
+            shape = np.broadcast_shapes(shape, np.shape(a))
+        flat = [np.ravel(a + np.zeros(shape)) for a in args]  # (broadcast by adding zeros: differentiable anywhere)
     out = []
     for i in range(flat[0].shape[0]):
         out.append(pyfunc(*[v[i] for v in flat]))
