@@ -79,5 +79,8 @@ for _path in _paths:
 float32, float64, int32, int64, bool_ = _np.float32, _np.float64, _np.int32, _np.int64, _np.bool_
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, _np.newaxis
 ndarray = _np.ndarray
+# NumPy's functions that take a function: inside a transform, the stand-ins of s2s/numpy_inside.py
+vectorize, apply_along_axis, piecewise = _np.vectorize, _np.apply_along_axis, _np.piecewise
 __all__ = [n for n in _names if n in globals()] + ["linalg", "float32", "float64", "int32", "int64", "bool_",
-                                                   "pi", "e", "inf", "nan", "newaxis", "ndarray"]
+                                                   "pi", "e", "inf", "nan", "newaxis", "ndarray", "vectorize",
+                                                   "apply_along_axis", "piecewise"]

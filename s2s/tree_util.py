@@ -3,8 +3,8 @@
 A registered type is a node everywhere s2s flattens pytrees: at the boundary of every transform
 (`grad`, `vjp`, `jvp`, `vmap`, `jit` flatten their arguments and results with `s2s.tree`), in
 `s2s.test_util` and here. These functions run on Python values. Inside a function being
-transformed, tree_flatten, tree_leaves, tree_structure and tree_unflatten are their stand-ins of
-s2s/tree_inside.py (primitives on the whole tree, differentiable in the leaves); the others are
+transformed, tree_flatten, tree_leaves, tree_structure, tree_unflatten, tree_map and tree_reduce are
+their stand-ins of s2s/tree_inside.py (primitives on the whole tree, differentiable in the leaves); the others are
 refused with an error at the call (`REFUSAL`), since s2s does not follow a pytree's structure
 through a transformed function's code.
 """
@@ -23,9 +23,9 @@ __all__ = ["Partial", "PyTreeDef", "register_dataclass", "register_pytree_node",
            "tree_flatten", "tree_leaves", "tree_map", "tree_reduce", "tree_structure", "tree_unflatten"]
 
 REFUSAL = ("s2s does not run this `s2s.tree_util` function inside a transformed function: it does not follow "
-           "a pytree's structure through the code it transforms (only tree_flatten, tree_leaves, tree_structure "
-           "and tree_unflatten run there). Call it outside the transform (on the arguments or the results), or "
-           "index the tuples, lists and dicts directly.")
+           "a pytree's structure through the code it transforms (only tree_flatten, tree_leaves, tree_structure, "
+           "tree_unflatten, tree_map and tree_reduce run there). Call it outside the transform (on the arguments "
+           "or the results), or index the tuples, lists and dicts directly.")
 _NO_INIT = object()
 
 
@@ -99,9 +99,8 @@ def _partial_unflatten(func: Callable, children: Iterable) -> Partial:
 
 
 register_node(Partial, _partial_flatten, _partial_unflatten)
-for _fn in (register_pytree_node, register_pytree_node_class, register_dataclass, tree_reduce, tree_all,
-            tree_map):
+for _fn in (register_pytree_node, register_pytree_node_class, register_dataclass, tree_all):
     _fn.__s2s_refuse__ = REFUSAL  # read by the frontend where a transformed function calls one
-for _fn in (tree_flatten, tree_leaves, tree_structure, tree_unflatten):  # these have stand-ins there
+for _fn in (tree_flatten, tree_leaves, tree_structure, tree_unflatten, tree_map, tree_reduce):  # stand-ins there
     _fn.__s2s_inside__ = getattr(tree_inside, _fn.__name__)
 __all__ += ["tree_all"]

@@ -16,12 +16,15 @@ twice, a function used as data) is an S2SError at the user's line: never a silen
 """
 from __future__ import annotations
 
+import copy
 import functools
+import inspect
 import types
 
 import gast
+import numpy as np
 
-from .. import record
+from .. import numpy_inside, record
 from ..errors import S2SError
 from . import idioms
 from .refs import Ref
@@ -46,6 +49,9 @@ def of_object(obj):
     if isinstance(obj, dict):
         refs = {k: of_object(v) for k, v in obj.items()}
         return refs if obj and all(r is not None for r in refs.values()) else None
+    if isinstance(obj, np.vectorize):
+        fn = numpy_inside.vectorize_function(obj)
+        return None if fn is None else Ref(fn)
     if isinstance(obj, types.ModuleType) or not idioms.is_function_value(obj):
         return None
     return Ref(obj)
@@ -77,7 +83,8 @@ def could_be(norm, node) -> bool:
                      and node.value.id not in norm.fvalues and isinstance(node.slice, gast.Constant))
     if isinstance(node, gast.Call):
         maker = _maker(norm, node)
-        return maker is functools.partial and bool(node.args) or maker is getattr and len(node.args) == 2
+        return maker is functools.partial and bool(node.args) or maker is getattr and len(node.args) == 2 \
+            or maker is np.vectorize and len(node.args) == 1
     return False
 
 
@@ -106,7 +113,55 @@ def value(norm, node):
     maker = _maker(norm, node)
     if maker is getattr:
         return _getattr(norm, node)
+    if maker is np.vectorize:
+        return _vectorize(norm, node)
     fn, free = norm.local_function(node)  # functools.partial(...)
+    return Ref(fn, free)
+
+
+def calling_lambda(norm, target, nargs: int, through=None) -> gast.Lambda:
+    """`lambda a0, ..., a<nargs-1>: target(a0, ...)` at `target`'s place (with `through`:
+    `through(target, a0, ...)`)."""
+    names = [norm.namer.fresh("farg") for _ in range(nargs)]
+    pass_on = [gast.Name(id=n, ctx=gast.Load(), annotation=None, type_comment=None) for n in names]
+    call = gast.Call(func=copy.deepcopy(target), args=pass_on, keywords=[]) if through is None \
+        else gast.Call(func=through, args=[copy.deepcopy(target)] + pass_on, keywords=[])
+    lam = gast.Lambda(args=gast.arguments(args=[gast.Name(id=n, ctx=gast.Param(), annotation=None, type_comment=None)
+                                                for n in names], posonlyargs=[], vararg=None, kwonlyargs=[],
+                                          kw_defaults=[], kwarg=None, defaults=[]), body=call)
+    for n in gast.walk(lam):
+        if isinstance(n, (gast.expr, gast.arguments)):
+            gast.copy_location(n, target)
+    return lam
+
+
+def _vectorize(norm, node):
+    """`np.vectorize(f)`: the function of f's parameters that calls numpy_inside.vectorized(f, ...),
+    a loop over the elements of its broadcast arguments."""
+    bad = [k.arg for k in node.keywords if k.arg not in ("otypes", "doc", "cache")]
+    if bad:
+        norm.fail(node, f"s2s supports `np.vectorize(f)` with no `{bad[0]}=`: it calls f on each element of "
+                        "its broadcast arguments.", "Call f in a loop over the rows or elements you mean.", S2SError)
+    ref = value(norm, node.args[0])
+    if not isinstance(ref, Ref):
+        norm.fail(node, "`np.vectorize(f)` needs a function s2s knows when it transforms the function.",
+                  kind=S2SError)
+    if isinstance(ref.fn, np.ufunc):  # elementwise over broadcast arguments already
+        return ref
+    try:
+        params = list(inspect.signature(ref.fn).parameters.values())[len(ref.free):]
+    except (TypeError, ValueError):  # a function with no signature: one argument
+        params = [None]
+    nargs = len([p for p in params if p is None or p.default is inspect.Parameter.empty
+                 and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+    target = node.args[0]
+    if not isinstance(ref.fn, types.FunctionType):  # a NumPy function: called with its parameters, not `*`
+        target = calling_lambda(norm, target, nargs)
+    helper = norm.namer.fresh("vectorized")
+    norm.fscope[helper] = numpy_inside.vectorized
+    lam = calling_lambda(norm, target, nargs, gast.Name(id=helper, ctx=gast.Load(), annotation=None,
+                                                        type_comment=None))
+    fn, free = norm.local_function(lam)
     return Ref(fn, free)
 
 

@@ -22,7 +22,8 @@ import types
 import gast
 import numpy as np
 
-from .. import record
+from .. import numpy_inside, record
+from ..errors import S2SError
 from ..ir import build
 from ..primitives import ufunc_methods
 from ..primitives.registry import EXT
@@ -548,10 +549,70 @@ def _use_ext(norm):
     norm.ns["ext"] = EXT
 
 
+def function_parameters_given(norm, node: gast.Call, obj, label: str) -> None:
+    """A stand-in that calls a function it is given (np.apply_along_axis, tree_map: the positions
+    in `__s2s_function_args__`) given a parameter of the transformed function there: refused at
+    this call, the user's line, rather than inside the stand-in's code."""
+    params = {a.id for a in norm.fn.args.args}
+    for i in getattr(obj, "__s2s_function_args__", ()):
+        a = node.args[i] if i < len(node.args) else None
+        if isinstance(a, gast.Name) and a.id in params and not function_values.could_be(norm, a):
+            norm.fail(a, f"`{label}` calls the function it is given, and `{a.id}` is a parameter of the transformed "
+                         "function: s2s specializes on a function known when it transforms.",
+                      unresolved_hint(norm, a), S2SError)
+
+
+def stand_in_call(norm, node: gast.Call, obj) -> gast.Call:
+    """A call of a stand-in `*args` function (s2s/tree_inside.py's tree_map) with the keywords it
+    names in `__s2s_leading__` moved before the positional arguments (None where not given) and
+    those in `__s2s_trailing__` after them: a transformed `*args` function has positional
+    parameters only. The function it takes at position `__s2s_calls__` (of `__s2s_arity__(number
+    of arguments)` parameters), when a NumPy function rather than one written in Python, is
+    wrapped in a lambda that calls it with its parameters, so the stand-in may call it with `*`."""
+    leading, trailing = getattr(obj, "__s2s_leading__", None), getattr(obj, "__s2s_trailing__", ())
+    if leading is None:
+        return node
+    given = {k.arg: k.value for k in node.keywords}
+    first = [given.pop(k, None) or build.const(None) for k in leading]
+    last = [given.pop(k) for k in trailing if k in given]
+    keywords = [k for k in node.keywords if k.arg in given]
+    args = first + list(node.args) + last
+    at = getattr(obj, "__s2s_calls__", None)
+    if at is not None and at < len(args) and not any(isinstance(a, gast.Starred) for a in args):
+        ref = function_values.value(norm, args[at]) if function_values.could_be(norm, args[at]) else None
+        if isinstance(ref, function_values.Ref) and not isinstance(ref.fn, types.FunctionType):
+            args[at] = function_values.calling_lambda(norm, args[at], obj.__s2s_arity__(len(args)))
+    return gast.copy_location(gast.Call(func=node.func, args=args, keywords=keywords), node)
+
+
+def constant_pieces(norm, node: gast.Call, obj) -> gast.Call:
+    """np.piecewise's function list written out with numbers among its functions: each number `c`
+    becomes `lambda x, *args: c` (as many parameters as the call passes the functions), as NumPy
+    treats a number there, so that the list is one of functions s2s specializes on."""
+    if obj is not numpy_inside.piecewise or len(node.args) < 3 or not isinstance(node.args[2], (gast.List, gast.Tuple)) \
+            or any(isinstance(a, gast.Starred) for a in node.args):
+        return node
+    k = len(node.args) - 2
+    elts = [e if function_values.could_be(norm, e) else _constant_function(norm, e, k) for e in node.args[2].elts]
+    funcs = _at(type(node.args[2])(elts=elts, ctx=gast.Load()), node.args[2])
+    return _at(gast.Call(func=node.func, args=[node.args[0], node.args[1], funcs] + node.args[3:],
+                         keywords=node.keywords), node)
+
+
+def _constant_function(norm, value, nargs: int) -> gast.Lambda:
+    params = [gast.Name(id=norm.namer.fresh("piece_arg"), ctx=gast.Param(), annotation=None, type_comment=None)
+              for _ in range(nargs)]
+    lam = gast.Lambda(args=gast.arguments(args=params, posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                                          kwarg=None, defaults=[]), body=value)
+    for n in gast.walk(lam):
+        if isinstance(n, (gast.expr, gast.arguments)) and not hasattr(n, "lineno"):
+            gast.copy_location(n, value)
+    return lam
+
+
 def tolist(norm, base):
-    """`x.tolist()`: a plain Python value with no derivative (reported when `x` is differentiated)."""
-    _use_ext(norm)
-    return build.call("ext.s2s_tolist", [base])
+    """`x.tolist()`: nested lists of x's elements, each differentiable (runtime/shapes.py)."""
+    return build.call("rt.tolist", [base])
 
 
 def sequence_concat(norm, node: gast.BinOp):

@@ -17,7 +17,7 @@ import types
 import gast
 import numpy as np
 
-from .. import analysis, record
+from .. import analysis, numpy_inside, record
 from ..errors import S2SError, S2SSyntaxError, S2STypeError, error_at
 from ..ir import build
 from ..ir.core import BINOPS, CoreFn, local_names
@@ -756,6 +756,13 @@ class Normalizer:
                             "a module-level function, or a local defined with `def` at module level.",
                       idioms_calls.unresolved_hint(self, func))
         obj = getattr(obj, "__s2s_inside__", obj)  # a library function's stand-in in transformed code (tree_flatten)
+        if isinstance(obj, np.vectorize):  # a module-level np.vectorize(f), or a function decorated with it
+            obj = numpy_inside.vectorize_function(obj) or obj
+        if isinstance(obj, np.vectorize):
+            self.fail(node, f"`{_dotted(func)}` is an np.vectorize with `signature=` or `excluded=`, which s2s does "
+                            "not follow.", "Call its function in a loop over the rows or elements you mean.", S2SError)
+        idioms_calls.function_parameters_given(self, node, obj, _dotted(func))
+        node = idioms_calls.constant_pieces(self, idioms_calls.stand_in_call(self, node, obj), obj)
         refusal = getattr(obj, "__s2s_refuse__", None)  # a library function that must not be transformed
         if isinstance(refusal, str):
             self.fail(node, f"`{_dotted(func)}`: {refusal}")

@@ -9,7 +9,7 @@ import types
 
 import numpy as np
 
-from .. import record, runtime
+from .. import numpy_inside, record, runtime
 from ..primitives import (
     registry,
     rules,  # noqa: F401  (registers the rules)
@@ -72,7 +72,11 @@ def counterpart(obj):
     """The s2s.scipy function (or distribution module) that stands for SciPy's `obj`, else `obj`.
     A method of a SciPy distribution (`scipy.stats.norm.logpdf`) is that module's function;
     s2s.scipy (SciPy an optional dependency) is imported the first time a loaded SciPy namespace
-    may have handed the function one of its objects."""
+    may have handed the function one of its objects. NumPy's functions that take a function
+    (np.apply_along_axis, np.piecewise) are their plain-Python stand-ins of s2s/numpy_inside.py."""
+    stand_in = numpy_inside.STAND_INS.get(id(obj))
+    if stand_in is not None:
+        return stand_in
     if "scipy" not in sys.modules:
         return obj
     loaded = tuple(m for m in ("special", "stats", "linalg") if "scipy." + m in sys.modules)

@@ -449,7 +449,9 @@ linear("rt.jac_rows_t", "g_, rows, out, x", "g_", "rt.jac_from_rows(g, out, x)",
 linear("rt.copy_saved", "saved", "saved", "g", tree_preserving=True, batch=SAME)
 linear("rt.private", "record, arrays", "record", "g", tree_preserving=True, batch=SAME)
 linear("rt.fresh", "x", "x", "g", aliasing=True, tree_preserving=True, diag="same", batch=SAME)
-linear("rt.like", "parts, src", "parts", "tuple(g)", aliasing=True, tree_args=(0, 1), tree_preserving=True, batch=LOOP)
+# a sequence's cotangent parts in its container type
+linear("rt.like", "parts, src", "parts", "tuple(g)", aliasing=True, tree_args=(0, 1), tree_preserving=True,
+       batch=by("rt.batched_like"))
 prim("rt.tree_add", "a, b", tree_sum=True, aliasing=True, tree_preserving=True, batch=BROADCAST)
 defvjp("rt.tree_add", a="g", b="g")
 defjvp("rt.tree_add", a="da", b="db")

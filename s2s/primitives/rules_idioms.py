@@ -41,11 +41,6 @@ def s2s_sorted_keys(d):
     return sorted(keys)
 
 
-def s2s_tolist(x):
-    """`x.tolist()`."""
-    return x.tolist()
-
-
 def s2s_same(given, expected, message):
     """Check that a function-valued argument is the one the code was specialized on."""
     if given is not expected:
@@ -69,17 +64,15 @@ defvjp("ext.s2s_dict_from", values="ext.s2s_dict_values(g, keys)")
 prim("ext.s2s_dict_values", "d, keys", zero_args=("keys",), linear_in=("d",))
 defvjp("ext.s2s_dict_values", d="ext.s2s_dict_from(keys, g)")
 prim("ext.s2s_sample", "sampler, *args, **kw", zero_args=("sampler",), effect=True)  # two calls: two draws
-prim("ext.s2s_tolist", "*array")  # no derivative rule: reported when the array is differentiated
 nondiff("ext.s2s_keys", "ext.s2s_sorted_keys", sig="d")
 nondiff("ext.s2s_same", sig="given, expected, message", effect=True)  # a check that raises
-for _f in (s2s_same, s2s_sample, s2s_tolist, s2s_keys, s2s_sorted_keys, s2s_dict_from, s2s_dict_values):
+for _f in (s2s_same, s2s_sample, s2s_keys, s2s_sorted_keys, s2s_dict_from, s2s_dict_values):
     record.attach(_f, prim="ext." + _f.__name__)
 EXT.s2s_sample = s2s_sample
 EXT.s2s_same = s2s_same
 EXT.s2s_dict_from = s2s_dict_from
 EXT.s2s_dict_values = s2s_dict_values
 EXT.s2s_keys = s2s_keys
-EXT.s2s_tolist = s2s_tolist
 EXT.s2s_sorted_keys = s2s_sorted_keys
 
 # `x % y` (operator.mod, np.mod, np.remainder) is x - y * floor(x / y): derivative 1 in x and

@@ -84,3 +84,6 @@ linear("xp.delete", "arr, obj, axis=None", "arr", "rt.take_vjp(g, arr, rt.not_de
        batch=by("rt.batched_delete"))
 linear("xp.unstack", "x, axis=0", "x", "xp.stack(g, axis)", batch=along("axis"))
 nondiff("rt.kept", "rt.not_deleted", sig="x, *args")
+# `x.tolist()`: nested lists of the elements, linear in x; its transpose packs them back
+linear("rt.tolist", "x, depth=None", "x", "rt.tolist_t(g, x)", batch=by("rt.batched_tolist"), tree_preserving=False)
+linear("rt.tolist_t", "g_, x", "g_", "rt.tolist(g)", tree_args=(0,), batch=by("rt.batched_tolist_t"))

@@ -50,7 +50,7 @@ __all__ = ("batched_r_", "batched_c_", "batched_r_t", "batched_c_t", "batched_ro
                "batched_num_examples", "batched_flatten_examples", "batched_dot_vjp_a",
            "batched_dot_vjp_b", "batched_sum_vjp", "batched_mean_vjp", "batched_jac_from_rows", "batched_jac_from_columns",
            "batched_tree_all_zero", "batched_sum_examples", "batched_is", "batched_isnot", "batched_tuple", "batched_list",
-           "batched_tuple_t")
+           "batched_like", "batched_tuple_t")
 
 
 def _vb_items(flags, items):
@@ -527,6 +527,22 @@ def batched_tuple(flags, x):
 
 def batched_list(flags, x):
     return list(batched_tuple(flags, x))
+
+
+def batched_like(flags, parts, src):
+    """Batching rule of `like` (the cotangent parts of an unpacked sequence, in its container type):
+    a tuple or list `src` gives only its type, so the parts stay as they are, each batched or not;
+    an array's rows stack along its second axis, a part that is one example's (a zero cotangent)
+    broadcast to the batch first."""
+    if not hasattr(src, "shape") or isinstance(src, tuple):
+        return like(parts, src)
+    rows = [np.asarray(p) for p in parts]
+    if flags[1]:
+        n, row = np.shape(src)[0], tuple(np.shape(src)[2:])
+    else:
+        row = tuple(np.shape(src)[1:])
+        n = next(p.shape[0] for p in rows if p.ndim == len(row) + 1)
+    return np.stack([np.broadcast_to(p, (n,) + row) for p in rows], axis=1)
 
 
 def batched_tuple_t(flags, v, x):

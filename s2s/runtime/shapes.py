@@ -15,7 +15,8 @@ __all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "u
            "take_along_vjp", "gather_vjp", "pad_map", "pad_vjp", "pad_jvp", "diagonal_vjp", "split_axis",
            "split_vjp", "split_jvp", "column_stack_vjp", "dstack_vjp", "rollaxis_vjp", "append_vjp", "select_vjp",
            "select_vjp_all", "select_jvp", "unbroadcast_to", "meshgrid_vjp", "meshgrid_tangent", "present",
-           "select_none", "append_vjp_t", "rot90_vjp", "diag_vjp_any", "kept", "not_deleted", "plain_reflect")
+           "select_none", "append_vjp_t", "rot90_vjp", "diag_vjp_any", "kept", "not_deleted", "plain_reflect",
+           "tolist", "tolist_t", "batched_tolist", "batched_tolist_t")
 
 
 def transpose_vjp(v, axes):
@@ -406,3 +407,46 @@ def plain_reflect(mode, reflect_type):
     if reflect_type != "even":
         raise S2SValueError("s2s differentiates np.pad with reflect_type='even' only")
     return mode
+
+
+def tolist(x, depth=None):
+    """`x.tolist()`: nested lists of `x`'s elements, the first `depth` axes unpacked (all by
+    default). The elements stay NumPy scalars (a float64 is a Python float) or arrays, so that the
+    derivative follows each one."""
+    depth = np.ndim(x) if depth is None else depth
+    if depth == 0:
+        return x[()] if np.ndim(x) == 0 and hasattr(x, "shape") else x
+    return [tolist(x[i], depth - 1) for i in range(np.shape(x)[0])]
+
+
+def _dense(g):
+    """Nested lists of cotangents with None (no cotangent) as 0.0."""
+    if isinstance(g, (list, tuple)):
+        return [_dense(e) for e in g]
+    return 0.0 if g is None else g
+
+
+def tolist_t(g, x):
+    """Transpose of `tolist`: the nested cotangents as an array of `x`'s shape."""
+    dt = x.dtype if np.issubdtype(np.asarray(x).dtype, np.inexact) else np.float64
+    return np.reshape(np.asarray(_dense(g), dtype=dt), np.shape(x))
+
+
+def batched_tolist(flags, x, depth=None):
+    """`tolist` per example of a batched `x`: the nested lists of one example, each element the
+    batch of that element (the batch axis moved last, then the example's axes unpacked)."""
+    return tolist(np.moveaxis(x, 0, -1), np.ndim(x) - 1 if depth is None else depth)
+
+
+def batched_tolist_t(flags, g, x):
+    """Transpose of `batched_tolist`: each element's batch (or one example's cotangent, broadcast)
+    back at its place in an array shaped like the batched `x`."""
+    shape = np.shape(x)[1:] if flags[1] else np.shape(x)
+    leaves = _leaves(_dense(g))
+    n = np.shape(x)[0] if flags[1] else max(np.shape(v)[0] for v in leaves if np.ndim(v) == 1)
+    cols = np.stack([np.broadcast_to(v, (n,)) for v in leaves], axis=-1) if leaves else np.zeros((n, 0))
+    return np.reshape(cols, (n,) + tuple(shape))
+
+
+def _leaves(g) -> list:
+    return [v for e in g for v in _leaves(e)] if isinstance(g, list) else [g]

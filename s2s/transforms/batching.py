@@ -349,6 +349,8 @@ class Batcher(Transform):
         pre, expr, rb = self.value(s, s.value, mask)
         out = list(pre)
         if isinstance(t, gast.Tuple):
+            if rb:  # `a, b = x` of a batched array unpacks each example's rows (its second axis), not the batch
+                expr = build.call("rt.batched_tuple", [build.tuple_([build.const(True)]), expr])
             names = [e.id for e in t.elts]
             if mask is not None and any(v in self.sel for v in names):
                 tmps = [self.namer.fresh("v") for _ in names]

@@ -17,7 +17,7 @@ ROOT = str(paths.ROOT / "s2s")
 LAYERS = [
     ["s2s.errors", "s2s.tree", "s2s.record", "s2s.stats"],  # leaves
     ["s2s.config"],                                  # run-time settings
-    ["s2s.array_fill"],                              # NumPy functions an array library lacks, composed
+    ["s2s.array_fill", "s2s.numpy_inside"],          # NumPy functions an array library lacks, composed
     ["s2s.arrays"],                                  # array backends (NumPy, CuPy, Dask): which one a call uses
     ["s2s.devices"],                                 # device_put/block_until_ready
     ["s2s.runtime"],                                 # helpers generated code calls (`rt`)

@@ -6,11 +6,13 @@ parameters, generators, `*x.shape`, ufunc methods, `np.vectorize`/`apply_along_a
 differences along a direction), grad of grad (finite differences of the gradient), vmap (a
 Python loop over examples) and jit (the plain function)."""
 import functools
+import operator
 
 import numpy as np
 import pytest
 
 import s2s
+import s2s.numpy as jnp
 
 # ---------------------------------------------------------------- helpers the programs call
 
@@ -257,13 +259,67 @@ def jit_vmap_of_function_argument(x):
     return np.sum(batched(np.sin, x) + batched(lambda v: v * x[0], x))
 
 
+def tolist_nested(x):
+    m = np.outer(x, x[::-1]).tolist()  # lists of lists of the elements
+    s = np.sum(x[:2]).tolist()  # a 0-d array's tolist is its number
+    return m[0][1] * m[2][3] + sum(m[1]) + np.sin(m[3][3]) * s + np.sum(np.array(x.tolist()) ** 3)
+
+
+def vectorize_local_two_arguments(x):
+    vf = np.vectorize(lambda a, b: a * b if a > 0.0 else np.sin(b))
+    s = x[1]
+    return np.sum(vf(x, x[::-1])) + np.sum(vf(x[0], x)) + np.sum(np.vectorize(lambda a: a * s)(np.outer(x, x)) ** 2) \
+        + np.sum(np.vectorize(np.tanh)(x)) + np.sum(np.vectorize(np.sinc)(x))
+
+
+SQUARE_POSITIVE = np.vectorize(lambda v: v * v if v > 0.0 else -v)
+
+
+@np.vectorize
+def scaled_or_sine(v, w):
+    return w * v if v > 0.0 else np.sin(v)
+
+
+def vectorize_module_level(x):
+    return np.sum(SQUARE_POSITIVE(x)) + np.sum(scaled_or_sine(x, x[::-1])) + np.sum(apply(SQUARE_POSITIVE, x) ** 2)
+
+
+def jnp_spellings(x):  # JAX's names for them, from s2s.numpy
+    return jnp.sum(jnp.piecewise(x, [x < 0.0], [lambda v: v ** 2, jnp.sin])) \
+        + jnp.sum(jnp.vectorize(lambda v: v * v)(x)) + jnp.sum(jnp.apply_along_axis(jnp.cumsum, 0, x) ** 2)
+
+
+def piecewise_otherwise_and_constants(x):
+    a = np.piecewise(x, [x < 0.0, x > 1.0], [lambda v: v ** 2, np.sin, lambda v: 3.0 * v])  # the last: elsewhere
+    b = np.piecewise(x, [x < 0.0], [0.5, lambda v: v ** 2])  # a number is that value there
+    c = np.piecewise(x, [x < 0.0], [lambda v, k: k * v, lambda v, k: v ** 2 * k], x[0])  # extra arguments
+    return np.sum(a + b * c)
+
+
+def apply_along_axis_rows_and_args(x):
+    m = np.stack([x, x ** 2, np.sin(x)])
+    r = np.apply_along_axis(lambda r: r[::-1] * r[0], 0, m)  # a row's result is a vector: axis 0 again
+    s = np.apply_along_axis(lambda r, a: np.sum(r * a), 1, m, x[1])
+    return np.sum(r * np.arange(12.0).reshape(3, 4)) + np.sum(s ** 2)
+
+
+def tree_map_is_leaf_and_reduce(x):
+    tree = {"a": (x, x[1:]), "b": [np.sin(x)]}
+    pairs = s2s.tree_util.tree_map(lambda t: t[0] * np.sum(t[1]), tree, is_leaf=lambda t: isinstance(t, tuple))
+    prods = s2s.tree_util.tree_map(np.multiply, tree, s2s.tree_util.tree_map(np.cos, tree))
+    leaves, _ = s2s.tree_util.tree_flatten([(x, 2.0 * x), {"k": x[:2]}], is_leaf=lambda t: isinstance(t, tuple))
+    return np.sum(pairs["a"]) + s2s.tree_util.tree_reduce(lambda acc, v: acc + np.sum(v ** 2), prods, 0.0) \
+        + s2s.tree_util.tree_reduce(operator.mul, [x[0], x[1] * x[2]]) + np.sum(leaves[0][0] * leaves[0][1])
+
+
 PROGRAMS = [lambda_arg, lambda_closure_arg, lambdas_in_tuple, lambdas_in_list_loop, dict_of_functions,
             numpy_function_local, numpy_function_local_passed, getattr_constant, partial_inside,
             partial_inside_of_local, partial_global_with_defaults, nested_def_default_loop,
             jit_vmap_of_function_argument, kwargs_callee, lax_switch, ufunc_methods, ufunc_at, star_shape,
-            generator_loop, serial_kwargs_pop, star_into_vmapped_partial]
-PENDING = [generator_nested, tolist_loop, vectorize,
-           apply_along_axis, piecewise, tree_util_inside]
+            generator_loop, serial_kwargs_pop, star_into_vmapped_partial, generator_nested, tolist_loop,
+            tree_util_inside, vectorize, apply_along_axis, piecewise, tolist_nested, vectorize_local_two_arguments,
+            piecewise_otherwise_and_constants, apply_along_axis_rows_and_args, tree_map_is_leaf_and_reduce,
+            vectorize_module_level, jnp_spellings]
 X = np.array([0.7, -0.4, 1.3, 0.25])
 XS = np.array([[0.7, -0.4, 1.3, 0.2], [0.1, 0.9, -0.8, 0.5], [-1.2, 0.3, 0.6, -0.3]])
 H = 1e-6
@@ -303,6 +359,11 @@ def test_grad_of_grad_matches_finite_differences(f):
 @pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
 def test_vmap_matches_a_loop(f):
     np.testing.assert_allclose(s2s.vmap(f)(XS), [f(x) for x in XS], rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def test_vmap_of_grad_matches_a_loop_of_finite_differences(f):
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(XS), [_fd_grad(f, x) for x in XS], rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
@@ -381,10 +442,39 @@ def function_rebound_in_branch(x):
     return np.sum(f(x))
 
 
-@pytest.mark.parametrize("f, words", [(function_from_data, "index"), (function_rebound_in_branch, "`f`")])
+ROWS_SUMMED = np.vectorize(np.sum, signature="(n)->()")
+
+
+def vectorize_with_signature(x):
+    return np.sum(np.vectorize(lambda r: np.sum(r), signature="(n)->()")(np.outer(x, x)))
+
+
+def vectorize_with_excluded(x):
+    return np.sum(np.vectorize(lambda v, k: v * k, excluded={1})(x, 2.0))
+
+
+def module_vectorize_with_signature(x):
+    return np.sum(ROWS_SUMMED(np.outer(x, x)))
+
+
+def rows_mapped_by_a_parameter(x, k):
+    return np.sum(np.apply_along_axis(k, 0, np.outer(x, x)))
+
+
+def leaves_mapped_by_a_parameter(x, k):
+    return np.sum(s2s.tree_util.tree_map(k, (x, x))[0])
+
+
+@pytest.mark.parametrize("f, words", [(function_from_data, "index"), (function_rebound_in_branch, "`f`"),
+                                      (rows_mapped_by_a_parameter, "`k` is a parameter"),
+                                      (leaves_mapped_by_a_parameter, "`k` is a parameter"),
+                                      (vectorize_with_signature, "`signature=`"),
+                                      (vectorize_with_excluded, "`excluded=`"),
+                                      (module_vectorize_with_signature, "`ROWS_SUMMED` is an np.vectorize")])
 def test_unresolvable_function_values_are_refused_at_the_line(f, words):
     with pytest.raises(s2s.S2SError) as e:
-        s2s.grad(f)(X, 1) if f is function_from_data else s2s.grad(f)(X)
+        s2s.grad(f)(X, 1) if f is function_from_data else s2s.grad(f)(X, np.sin) if "parameter" in words \
+            else s2s.grad(f)(X)
     assert "test_function_values.py" in str(e.value) and words in str(e.value)
 
 

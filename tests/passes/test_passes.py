@@ -18,8 +18,8 @@ from s2s import passes
 from s2s.emit.codegen import to_source
 from s2s.test_util import check_grads
 
-PASS_MODULES = ["accumulate", "inline", "shapes", "fill", "stack", "algebra", "copyprop", "cse", "dce", "lifetime", "reform", "fusion",
-                "loopkernel", "reuse", "shapefold", "scalars", "restores", "hoist"]
+PASS_MODULES = ["accumulate", "inline", "shapes", "fill", "stack", "algebra", "copyprop", "cse", "dce", "lifetime",
+                "reform", "fusion", "loopkernel", "reuse", "shapefold", "scalars", "restores", "hoist"]
 
 
 def _example(doc: str, label: str) -> str:

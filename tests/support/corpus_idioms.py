@@ -147,6 +147,25 @@ def nested_def_passed(x):
     return np.sum(apply(inner, x))
 
 
+@register(vec())
+def numpy_functions_taking_functions(x):
+    m = np.outer(x, x[::-1])
+    rows = np.apply_along_axis(lambda r: np.sum(np.sin(r) * r), 1, m)
+    pieces = np.piecewise(x, [x < 0.0, x > 0.5], [lambda v: v ** 3, 0.25, np.cos])
+    elems = np.vectorize(lambda v, w: v * w if v > 0.0 else np.tanh(v) * w)(x, x[::-1])
+    return np.sum(rows) + np.sum(pieces * x) + np.sum(elems)
+
+
+@register(vec())
+def tolist_and_tree_map(x):
+    total = 0.0
+    for v in x.tolist():
+        total = total + v * np.sin(v)
+    tree = {"a": x, "b": (x[:2], np.exp(x))}
+    scaled = s2s.tree_util.tree_map(lambda a, b: a * b, tree, s2s.tree_util.tree_map(np.cos, tree))
+    return total + s2s.tree_util.tree_reduce(lambda acc, v: acc + np.sum(v ** 2), scaled, 0.0)
+
+
 # ---------------------------------------------------------------- dicts
 
 @register(vec())
