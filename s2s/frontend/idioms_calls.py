@@ -26,7 +26,7 @@ from .. import record
 from ..ir import build
 from ..primitives import ufunc_methods
 from ..primitives.registry import EXT
-from . import function_values, idioms, lift, resolve, sampling
+from . import function_values, idioms, lift, resolve, returned, sampling
 
 _BINOPS = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
            operator.truediv: gast.Div, operator.mod: gast.Mod, operator.pow: gast.Pow,
@@ -79,6 +79,16 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
         kws += [gast.keyword(arg=key, value=_at(gast.Subscript(value=copy_(k.value), slice=build.const(key),
                                                                ctx=gast.Load()), k.value)) for key in keys]
     return _at(gast.Call(func=node.func, args=args, keywords=kws), node)
+
+
+def zip_args(norm, it: gast.Call, target) -> list:
+    """The sequences of `for a, b, c in zip(*xs)`: with `xs`'s length unknown now, the target's
+    (each item of the zip unpacks into it, so `xs` must hold that many sequences)."""
+    if len(it.args) == 1 and isinstance(it.args[0], gast.Starred) and not it.keywords \
+            and _static_length(norm, it.args[0].value) is None and isinstance(target, (gast.Tuple, gast.List)) \
+            and not any(isinstance(e, gast.Starred) for e in target.elts):
+        return _unpacked(norm, it.args[0], len(target.elts))
+    return expand_stars(norm, it).args
 
 
 def _unpacked(norm, a: gast.Starred, n: int) -> list:
@@ -218,6 +228,8 @@ def call(norm, node: gast.Call, obj):
         return _itemgetter(norm, node, obj)
     if obj is functools.reduce:
         return _reduce(norm, node)
+    if obj is map:
+        return _map(norm, node)
     owner = getattr(obj, "__self__", None)
     if isinstance(owner, np.ufunc) and getattr(obj, "__name__", "") in ("reduce", "accumulate", "outer", "at"):
         return _ufunc_method(norm, node, owner, obj.__name__)
@@ -421,6 +433,32 @@ def _reduce(norm, node):
     return build.name(acc)
 
 
+def _map(norm, node):
+    """`map(f, xs, ...)` -> the list `[f(x, ...) for x, ... in zip(xs, ...)]` (consumed at once, as
+    by `sum` or `list`); `f` is resolved once: a global, or a function made here (a lambda, a
+    partial of local values) with the locals it closes over."""
+    if node.keywords or len(node.args) < 2:
+        norm.fail(node, "s2s supports `map(f, sequence, ...)` with a function and one or more sequences.")
+    f = node.args[0]
+    if not (isinstance(f, (gast.Name, gast.Attribute)) and norm._rooted_global(f) and not (
+            isinstance(f, gast.Name) and f.id in norm.lifted)):
+        if not function_values.could_be(norm, f):
+            norm.fail(node, "`map` needs a function s2s knows when it transforms the function: a global, a lambda "
+                            "or def made here, a local bound once to one, or functools.partial of one.")
+        f = function_values.callee(norm, f, function_values.value(norm, f))
+    seqs = node.args[1:]  # (normalized by the loop the list comprehension becomes)
+    names = [norm.namer.fresh("item") for _ in seqs]
+    target = build.name(names[0], store=True) if len(names) == 1 else \
+        gast.Tuple(elts=[build.name(n, store=True) for n in names], ctx=gast.Store())
+    source = seqs[0] if len(seqs) == 1 else gast.Call(func=build.name("zip"), args=seqs, keywords=[])
+    elt = gast.Call(func=f, args=[build.name(n) for n in names], keywords=[])
+    comp = gast.ListComp(elt=elt, generators=[gast.comprehension(target=target, iter=source, ifs=[], is_async=0)])
+    for n in gast.walk(comp):
+        if isinstance(n, gast.expr) and not hasattr(n, "lineno"):
+            gast.copy_location(n, node)
+    return norm.expr_ListComp(comp)
+
+
 # ---------------------------------------------------------------- methods of local values
 
 def method(norm, node: gast.Call):
@@ -621,6 +659,9 @@ def call_of_call(norm, node: gast.Call):
         return norm.expr(_at(gast.Call(func=f.args[0], args=node.args, keywords=node.keywords), node))
     if rec is not None and rec.transform and f.args and _local_function(norm, f.args[0]) is not None:
         return _transform_of_local(norm, node, maker)
+    if rec is None and isinstance(maker, types.FunctionType) and not idioms.is_library_function(maker) \
+            and not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args):
+        return _returned_call(norm, node, maker)  # maker(ans, x)(g): the function a call returned, called
     keys = [_literal_value(a) for a in f.args]
     if maker is operator.itemgetter and keys and all(k is not None for k in keys):
         return _itemgetter(norm, node, operator.itemgetter(*keys))
@@ -631,6 +672,17 @@ def _bound_once(norm, node) -> bool:
     """Whether every local `node` reads is bound once (so `node` means the same wherever it is read)."""
     stores = function_values._stores(norm)
     return all(stores.get(n.id, 0) <= 1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id in norm.locals)
+
+
+def _returned_call(norm, node, maker):
+    """`maker(a)(g)` as `maker_then(a, g)` (frontend/returned.py)."""
+    fn = returned.applied(maker, len(node.args))
+    call_ = _at(gast.Call(func=node.func.func, args=node.func.args + node.args, keywords=node.func.keywords), node)
+    lowered = call(norm, call_, fn)
+    if lowered is not None:
+        return lowered
+    return build.call(build.name(norm.bind(fn.__name__, fn)), [norm.atom(a) for a in call_.args],
+                      {k.arg: norm.atom(k.value) for k in call_.keywords})
 
 
 def _is_transform_call_of_local(norm, a) -> bool:
