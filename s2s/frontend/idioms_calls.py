@@ -675,12 +675,11 @@ def _bound_once(norm, node) -> bool:
 
 
 def _returned_call(norm, node, maker):
-    """`maker(a)(g)` as `maker_then(a, g)` (frontend/returned.py)."""
-    fn = returned.applied(maker, len(node.args))
-    call_ = _at(gast.Call(func=node.func.func, args=node.func.args + node.args, keywords=node.func.keywords), node)
-    lowered = call(norm, call_, fn)
-    if lowered is not None:
-        return lowered
+    """`maker(a)(g)` as `maker_then(a, g)` (frontend/returned.py), `maker` first specialized on
+    the functions passed to it."""
+    fixed, inner = _static_function_args(norm, node.func, maker)
+    fn = returned.applied(idioms.specialize(maker, fixed) if fixed else maker, len(node.args))
+    call_ = _at(gast.Call(func=inner.func, args=inner.args + node.args, keywords=inner.keywords), node)
     return build.call(build.name(norm.bind(fn.__name__, fn)), [norm.atom(a) for a in call_.args],
                       {k.arg: norm.atom(k.value) for k in call_.keywords})
 

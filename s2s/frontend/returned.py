@@ -7,10 +7,12 @@ arguments too and whose every `return F` reads `return F(g)`; the normalizer the
 """
 from __future__ import annotations
 
+import copy
 import types
 
 import gast
 
+from .. import record
 from ..errors import S2SError
 from . import idioms
 
@@ -19,7 +21,11 @@ def applied(fn: types.FunctionType, nargs: int):
     """`fn` followed by a call of what it returns with `nargs` more positional arguments (the
     copy takes them after `fn`'s own parameters)."""
     def compute():
-        node, filename = idioms._parsed(fn)
+        rec = record.of(fn)
+        if rec is not None and rec.core is not None:  # a copy s2s wrote (specialized on function arguments)
+            node, ns, filename = copy.deepcopy(rec.core[0]), dict(rec.core[1]), rec.core[2]
+        else:
+            (node, filename), ns = idioms._parsed(fn), idioms._env_ns(fn)
         a = node.args
         if a.vararg is not None or a.kwarg is not None or a.kwonlyargs or a.posonlyargs:
             raise S2SError(f"{filename}:{node.lineno}\ns2s calls the function `{fn.__name__}(...)` returns only "
@@ -38,7 +44,7 @@ def applied(fn: types.FunctionType, nargs: int):
                            for e in extra]
         node.name = f"{fn.__name__}_then".replace("<lambda>", "lambda_")
         node.decorator_list = []
-        return idioms._synth(node.name, node, idioms._env_ns(fn), filename)
+        return idioms._synth(node.name, node, ns, filename)
     return idioms._remember(("returned", id(fn), nargs), fn, compute)
 
 

@@ -24,7 +24,6 @@ GAPS = {
     ("autograd", "convnet"): "autograd.scipy.signal.convolve: s2s has no scipy.signal",
     ("autograd", "dot_graph"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                "counterpart (docs/porting-from-autograd.md)",
-    ("autograd", "fixed_points"): "autograd.misc.fixed_points.fixed_point: not in s2s.compat.autograd",
     ("autograd", "hmm_em"): FUNCS + "functools.partial made inside the loss (sum(map(partial("
                             "log_partition_function, natural_params), data))): s2s has no rule for `partial`",
     ("autograd", "ode_net"): "autograd.builtins.tuple and autograd.scipy.integrate.odeint: not in "

@@ -217,6 +217,7 @@ def alias_autograd() -> dict[str, Any]:
         "autograd.misc": misc,
         "autograd.misc.flatten": sys.modules[misc.__name__ + ".flatten"],
         "autograd.misc.optimizers": sys.modules[misc.__name__ + ".optimizers"],
+        "autograd.misc.fixed_points": sys.modules[misc.__name__ + ".fixed_points"],
         "autograd.test_util": test_util,
         "autograd.extend": extend,
     }
