@@ -21,13 +21,11 @@ from paths import TOOLS
 SCIPY = "s2s.scipy (issue 28, scipy branch): "
 FUNCS = "functions as values (issue 28, funcs branch): "
 GAPS = {
-    ("autograd", "convnet"): "autograd.scipy.signal.convolve: s2s has no scipy.signal",
+    ("autograd", "convnet"): "predictions loops over a list of layer objects of several classes calling each "
+                             "one's forward_pass: s2s does not unroll a loop over objects whose methods differ "
+                             "(and its weights come from an unseeded RandomState(): no run repeats another)",
     ("autograd", "dot_graph"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                "counterpart (docs/porting-from-autograd.md)",
-    ("autograd", "hmm_em"): FUNCS + "functools.partial made inside the loss (sum(map(partial("
-                            "log_partition_function, natural_params), data))): s2s has no rule for `partial`",
-    ("autograd", "ode_net"): "autograd.builtins.tuple and autograd.scipy.integrate.odeint: not in "
-                             "s2s.compat.autograd",
     ("autograd", "print_trace"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                  "counterpart (docs/porting-from-autograd.md)",
     ("autograd", "rkhs"): "autograd.extend's Box and VSpace (a vector space of functions for the "

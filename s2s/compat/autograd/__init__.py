@@ -22,11 +22,12 @@ from s2s import record as _record
 from s2s.errors import S2STypeError as _S2STypeError
 
 from .._modules import install, restore, scipy_names
-from . import extend, misc, test_util
+from . import builtins, extend, integrate, misc, signal, test_util
 
 __all__ = [
-    "alias_autograd", "elementwise_grad", "extend", "grad", "hessian", "hessian_vector_product", "jacobian",
-    "make_hvp", "make_jvp", "make_vjp", "misc", "restore", "test_util", "value_and_grad",
+    "alias_autograd", "builtins", "elementwise_grad", "extend", "grad", "hessian", "hessian_vector_product",
+    "integrate", "jacobian", "make_hvp", "make_jvp", "make_vjp", "misc", "restore", "signal", "test_util",
+    "value_and_grad",
 ]
 
 
@@ -220,8 +221,11 @@ def alias_autograd() -> dict[str, Any]:
         "autograd.misc.fixed_points": sys.modules[misc.__name__ + ".fixed_points"],
         "autograd.test_util": test_util,
         "autograd.extend": extend,
+        "autograd.builtins": builtins,
+        "autograd.scipy.integrate": integrate,
     }
     names.update(scipy_names("autograd"))
+    names["autograd.scipy.signal"] = signal  # autograd's convolve(A, B, axes, dot_axes, mode)
     names["autograd"] = _module("autograd", sys.modules[__name__], numpy=anp,
                                 **({"scipy": names["autograd.scipy"]} if "autograd.scipy" in names else {}))
     return install(names)
