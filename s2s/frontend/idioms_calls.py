@@ -925,8 +925,8 @@ def unresolved_hint(norm, func) -> str:
 
 
 def loop_over_functions(norm, s: gast.For) -> bool:
-    """`for f in (np.sin, softplus): ...` over functions known now: the body once per function,
-    with `f` resolved in each copy (the program grows with the list written in the source, never
+    """`for f in (np.sin, softplus): ...` over functions (or objects of user classes) known now: the
+    body once per item, with `f` resolved in each copy (the program grows with the list written in the source, never
     with a trip count). Returns whether it handled the loop."""
     if isinstance(s.target, gast.Tuple) and not s.orelse:
         return _loop_over_zipped_functions(norm, s)
@@ -998,7 +998,19 @@ def _function_items(norm, it):
         if isinstance(seq, (list, tuple)) and seq and all(idioms.is_function_value(f) for f in seq):
             return [_at(gast.Subscript(value=copy_(it), slice=build.const(i), ctx=gast.Load()), it)
                     for i in range(len(seq))]
+        if isinstance(seq, (list, tuple)) and seq and all(_is_instance_of_user_class(o) for o in seq):
+            names = []  # objects (convnet's layers): each a global name, so `layer.method(...)` is its method
+            for o in seq:
+                names.append(norm.namer.fresh(f"{type(o).__name__}_"))
+                norm.fscope[names[-1]] = o
+            return [_at(build.name(n), it) for n in names]
     return None
+
+
+def _is_instance_of_user_class(obj) -> bool:
+    """An instance of a class defined in Python (not an array, number, string, container or function)."""
+    return isinstance(getattr(obj, "__dict__", None), dict) and not isinstance(obj, (type, types.ModuleType)) \
+        and not callable(obj) and type(obj).__module__ not in ("builtins", "numpy")
 
 
 def _replace_name(stmt, name, value):

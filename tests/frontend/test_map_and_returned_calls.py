@@ -1,6 +1,7 @@
 """`map(f, xs, ...)` (a global, a lambda, a partial made here), `for a, b in zip(*xs)` with
-`xs`'s length unknown when transforming, and `maker(a)(g)`, a call of the function a call
-returned (autograd's VJP makers; hmm_em, gmm and define_gradient use these). Each program is
+`xs`'s length unknown when transforming, `maker(a)(g)`, a call of the function a call returned
+(autograd's VJP makers), and a loop over a list of objects of several classes calling each one's
+method (hmm_em, gmm, define_gradient and convnet use these). Each program is
 checked under grad (central finite differences), grad of grad, vmap (a loop) and jit."""
 import functools
 
@@ -73,7 +74,41 @@ def returned_def_called(x):
     return np.sum(_maker_with_def(np.sum(x), x)(x))
 
 
-PROGRAMS = [map_global, map_partial_made_here, map_lambda_two_sequences, map_recursive, zip_star_of_a_call,
+class Scale:
+    def __init__(self, k):
+        self.k = k
+
+    def forward(self, x, w):
+        return x * w * self.k
+
+
+class Squash(Scale):
+    def forward(self, x, w):
+        return np.tanh(x + w) * self.k
+
+
+class Table:
+    """convnet's WeightsParser: a dict keyed by the layer objects."""
+
+    def __init__(self, layers):
+        self.where = {layer: i for i, layer in enumerate(layers)}
+
+    def get(self, x, layer):
+        return x[self.where[layer]]
+
+
+LAYERS = [Scale(2.0), Squash(0.5), Scale(-1.5)]
+TABLE = Table(LAYERS)
+
+
+def loop_over_objects(x):
+    h = x
+    for layer in LAYERS:
+        h = layer.forward(h, TABLE.get(x, layer))
+    return np.sum(h)
+
+
+PROGRAMS = [loop_over_objects, map_global, map_partial_made_here, map_lambda_two_sequences, map_recursive, zip_star_of_a_call,
             returned_called, returned_def_called]
 
 

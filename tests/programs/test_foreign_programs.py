@@ -21,9 +21,6 @@ from paths import TOOLS
 SCIPY = "s2s.scipy (issue 28, scipy branch): "
 FUNCS = "functions as values (issue 28, funcs branch): "
 GAPS = {
-    ("autograd", "convnet"): "predictions loops over a list of layer objects of several classes calling each "
-                             "one's forward_pass: s2s does not unroll a loop over objects whose methods differ "
-                             "(and its weights come from an unseeded RandomState(): no run repeats another)",
     ("autograd", "dot_graph"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                "counterpart (docs/porting-from-autograd.md)",
     ("autograd", "print_trace"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "

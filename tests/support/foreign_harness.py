@@ -136,6 +136,7 @@ def _installed(lib: str, backend: str, argv: list[str], x64: bool):
     fakes.update(foreign_fakes.dp_accounting_modules())
     restore_settings = _settings(backend, x64)
     restore_minimize = _capped_minimize()
+    restore_random_state = _seeded_random_state()
     try:
         sys.modules.update(fakes)
         sys.argv = argv
@@ -152,6 +153,7 @@ def _installed(lib: str, backend: str, argv: list[str], x64: bool):
     finally:
         restore_settings()
         restore_minimize()
+        restore_random_state()
         sys.argv[:], sys.path[:] = saved_argv, saved_path
         for key in [k for k in sys.modules if k not in before]:
             if not _keep(key):
@@ -193,6 +195,22 @@ def _capped_minimize():
 
     def undo():
         scipy.optimize.minimize = real
+    return undo
+
+
+def _seeded_random_state():
+    """`np.random.RandomState()` without a seed draws the same numbers in every run (seed 0), as
+    `np.random` is seeded for each run: convnet's weights; an undo."""
+    real = np.random.RandomState
+
+    class RandomState(real):
+        def __init__(self, seed=None):
+            super().__init__(0 if seed is None else seed)
+
+    np.random.RandomState = RandomState
+
+    def undo():
+        np.random.RandomState = real
     return undo
 
 
