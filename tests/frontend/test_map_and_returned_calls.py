@@ -108,8 +108,8 @@ def loop_over_objects(x):
     return np.sum(h)
 
 
-PROGRAMS = [loop_over_objects, map_global, map_partial_made_here, map_lambda_two_sequences, map_recursive, zip_star_of_a_call,
-            returned_called, returned_def_called]
+PROGRAMS = [loop_over_objects, map_global, map_partial_made_here, map_lambda_two_sequences, map_recursive,
+            zip_star_of_a_call, returned_called, returned_def_called]
 
 
 def _fd_grad(f, x):
