@@ -23,6 +23,7 @@ import gast
 import numpy as np
 
 from .. import record
+from ..errors import S2STypeError
 from ..ir import build
 from ..primitives import ufunc_methods
 from ..primitives.registry import EXT
@@ -217,6 +218,8 @@ def call(norm, node: gast.Call, obj):
     """Lower a call of the static object `obj`, or return None to let the normalizer do it."""
     if resolve.prim_key(obj) is not None:
         return None
+    if isinstance(obj, types.FunctionType):
+        _check_arguments(norm, node, obj)
     rec = record.of(obj)
     if rec is not None and rec.inside is not None:
         return _jvp_inside(norm, node, obj, rec.inside)
@@ -255,6 +258,25 @@ def call(norm, node: gast.Call, obj):
     args = [norm.atom(a) for a in node.args]
     kws = {k.arg: norm.atom(k.value) for k in node.keywords}
     return build.call(build.name(norm.bind(fn.__name__, fn)), args, kws)
+
+
+def _check_arguments(norm, node, fn) -> None:
+    """A call of a Python function with a keyword its signature does not take raises Python's
+    TypeError at the user's line: never a call that drops it."""
+    if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return  # (lengths known only later)
+    try:
+        sig = record.signature_of(fn)
+    except (TypeError, ValueError):
+        return
+    params = sig.parameters.values()
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        return
+    names = {p.name for p in params if p.kind != p.POSITIONAL_ONLY}
+    for k in node.keywords:
+        if k.arg not in names:
+            norm.fail(node, f"`{getattr(fn, '__name__', 'f')}(...)`: got an unexpected keyword argument "
+                            f"'{k.arg}'", kind=S2STypeError)
 
 
 def _for_call(obj, node):

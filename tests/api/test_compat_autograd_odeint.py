@@ -3,6 +3,7 @@ VJP in y0, t and args (a tuple holding a list of arrays, as ode_net's network pa
 inside a function s2s differentiates. Checked against central finite differences of the solution
 (tight tolerances on both sides) and against `tuple` from autograd.builtins."""
 import numpy as np
+import pytest
 
 import s2s
 from s2s.compat.autograd import builtins, integrate
@@ -44,3 +45,19 @@ def test_values_are_scipys():
     y0, params = np.array([1.0, -0.5]), [np.eye(2), np.zeros(2)]
     np.testing.assert_allclose(integrate.odeint(rhs, y0, T, (params,)),
                                scipy.integrate.odeint(rhs, y0, T, (params,)), rtol=0, atol=0)
+
+
+def loss_with_an_option_odeint_lacks(w):
+    return np.sum(integrate.odeint(rhs, np.ones(2), T, ((w, np.zeros(2)),), mxstep=100))
+
+
+def plain_loss(y0):
+    return loss(y0, T, [np.eye(2), np.zeros(2)])
+
+
+def test_what_odeint_does_not_offer_is_refused():
+    with pytest.raises(s2s.S2SError, match="unexpected keyword argument 'mxstep'") as e:
+        s2s.grad(loss_with_an_option_odeint_lacks)(np.eye(2))
+    assert "test_compat_autograd_odeint.py" in str(e.value)
+    with pytest.raises(s2s.S2SError, match="first order only|cannot differentiate"):
+        s2s.hessian(plain_loss)(np.array([1.0, -0.5]))

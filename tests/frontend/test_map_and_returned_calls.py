@@ -163,3 +163,19 @@ def test_what_cannot_be_called_is_refused_at_the_users_line(f, words):
     with pytest.raises(s2s.S2SError, match=words) as e:
         s2s.grad(f)(X)
     assert "test_map_and_returned_calls.py" in str(e.value)
+
+
+def _scaled_by(x, a=1.0):
+    return x * a
+
+
+def unknown_keyword(x):
+    return np.sum(_scaled_by(x, b=3.0))
+
+
+def test_a_keyword_the_callee_does_not_take_is_a_type_error_at_the_users_line():
+    with pytest.raises(TypeError):  # plain Python
+        unknown_keyword(X)
+    with pytest.raises(s2s.S2SError, match="unexpected keyword argument 'b'") as e:
+        s2s.grad(unknown_keyword)(X)
+    assert "test_map_and_returned_calls.py" in str(e.value)

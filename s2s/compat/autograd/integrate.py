@@ -81,3 +81,8 @@ def _adjoint(func, yt, t, args, rtol, atol, g):
         adj_y = adj_y + g[i - 1, :]
     times.append(adj_t0)
     return adj_y, np.hstack(times)[::-1], type(args)(unflatten(adj_args))
+
+
+# a second derivative would differentiate SciPy's integration of the adjoint: refused by name
+_adjoint.__s2s_refuse__ = ("odeint's derivative (autograd's adjoint, SciPy integrating backwards) is first order "
+                           "only: s2s cannot differentiate it again")
