@@ -23,11 +23,11 @@ import gast
 import numpy as np
 
 from .. import numpy_inside, record
-from ..errors import S2SError
+from ..errors import S2SError, S2STypeError
 from ..ir import build
 from ..primitives import ufunc_methods
 from ..primitives.registry import EXT
-from . import function_values, idioms, lift, resolve, sampling
+from . import function_values, idioms, lift, resolve, returned, sampling
 
 _BINOPS = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
            operator.truediv: gast.Div, operator.mod: gast.Mod, operator.pow: gast.Pow,
@@ -80,6 +80,16 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
         kws += [gast.keyword(arg=key, value=_at(gast.Subscript(value=copy_(k.value), slice=build.const(key),
                                                                ctx=gast.Load()), k.value)) for key in keys]
     return _at(gast.Call(func=node.func, args=args, keywords=kws), node)
+
+
+def zip_args(norm, it: gast.Call, target) -> list:
+    """The sequences of `for a, b, c in zip(*xs)`: with `xs`'s length unknown now, the target's
+    (each item of the zip unpacks into it, so `xs` must hold that many sequences)."""
+    if len(it.args) == 1 and isinstance(it.args[0], gast.Starred) and not it.keywords \
+            and _static_length(norm, it.args[0].value) is None and isinstance(target, (gast.Tuple, gast.List)) \
+            and not any(isinstance(e, gast.Starred) for e in target.elts):
+        return _unpacked(norm, it.args[0], len(target.elts))
+    return expand_stars(norm, it).args
 
 
 def _unpacked(norm, a: gast.Starred, n: int) -> list:
@@ -208,6 +218,8 @@ def call(norm, node: gast.Call, obj):
     """Lower a call of the static object `obj`, or return None to let the normalizer do it."""
     if resolve.prim_key(obj) is not None:
         return None
+    if isinstance(obj, types.FunctionType):
+        _check_arguments(norm, node, obj)
     rec = record.of(obj)
     if rec is not None and rec.inside is not None:
         return _jvp_inside(norm, node, obj, rec.inside)
@@ -219,6 +231,8 @@ def call(norm, node: gast.Call, obj):
         return _itemgetter(norm, node, obj)
     if obj is functools.reduce:
         return _reduce(norm, node)
+    if obj is map:
+        return _map(norm, node)
     owner = getattr(obj, "__self__", None)
     if isinstance(owner, np.ufunc) and getattr(obj, "__name__", "") in ("reduce", "accumulate", "outer", "at"):
         return _ufunc_method(norm, node, owner, obj.__name__)
@@ -244,6 +258,25 @@ def call(norm, node: gast.Call, obj):
     args = [norm.atom(a) for a in node.args]
     kws = {k.arg: norm.atom(k.value) for k in node.keywords}
     return build.call(build.name(norm.bind(fn.__name__, fn)), args, kws)
+
+
+def _check_arguments(norm, node, fn) -> None:
+    """A call of a Python function with a keyword its signature does not take raises Python's
+    TypeError at the user's line: never a call that drops it."""
+    if any(isinstance(a, gast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return  # (lengths known only later)
+    try:
+        sig = record.signature_of(fn)
+    except (TypeError, ValueError):
+        return
+    params = sig.parameters.values()
+    if any(p.kind == p.VAR_KEYWORD for p in params):
+        return
+    names = {p.name for p in params if p.kind != p.POSITIONAL_ONLY}
+    for k in node.keywords:
+        if k.arg not in names:
+            norm.fail(node, f"`{getattr(fn, '__name__', 'f')}(...)`: got an unexpected keyword argument "
+                            f"'{k.arg}'", kind=S2STypeError)
 
 
 def _for_call(obj, node):
@@ -417,6 +450,32 @@ def _reduce(norm, node):
         norm.stmt(_at(build.located(s, node, only_missing=True), node))
     norm.source_lines = src
     return build.name(acc)
+
+
+def _map(norm, node):
+    """`map(f, xs, ...)` -> the list `[f(x, ...) for x, ... in zip(xs, ...)]` (consumed at once, as
+    by `sum` or `list`); `f` is resolved once: a global, or a function made here (a lambda, a
+    partial of local values) with the locals it closes over."""
+    if node.keywords or len(node.args) < 2:
+        norm.fail(node, "s2s supports `map(f, sequence, ...)` with a function and one or more sequences.")
+    f = node.args[0]
+    if not (isinstance(f, (gast.Name, gast.Attribute)) and norm._rooted_global(f) and not (
+            isinstance(f, gast.Name) and f.id in norm.lifted)):
+        if not function_values.could_be(norm, f):
+            norm.fail(node, "`map` needs a function s2s knows when it transforms the function: a global, a lambda "
+                            "or def made here, a local bound once to one, or functools.partial of one.")
+        f = function_values.callee(norm, f, function_values.value(norm, f))
+    seqs = node.args[1:]  # (normalized by the loop the list comprehension becomes)
+    names = [norm.namer.fresh("item") for _ in seqs]
+    target = build.name(names[0], store=True) if len(names) == 1 else \
+        gast.Tuple(elts=[build.name(n, store=True) for n in names], ctx=gast.Store())
+    source = seqs[0] if len(seqs) == 1 else gast.Call(func=build.name("zip"), args=seqs, keywords=[])
+    elt = gast.Call(func=f, args=[build.name(n) for n in names], keywords=[])
+    comp = gast.ListComp(elt=elt, generators=[gast.comprehension(target=target, iter=source, ifs=[], is_async=0)])
+    for n in gast.walk(comp):
+        if isinstance(n, gast.expr) and not hasattr(n, "lineno"):
+            gast.copy_location(n, node)
+    return norm.expr_ListComp(comp)
 
 
 # ---------------------------------------------------------------- methods of local values
@@ -677,6 +736,9 @@ def call_of_call(norm, node: gast.Call):
         return norm.expr(_at(gast.Call(func=f.args[0], args=node.args, keywords=node.keywords), node))
     if rec is not None and rec.transform and f.args and _local_function(norm, f.args[0]) is not None:
         return _transform_of_local(norm, node, maker)
+    if rec is None and isinstance(maker, types.FunctionType) and not idioms.is_library_function(maker) \
+            and not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args):
+        return _returned_call(norm, node, maker)  # maker(ans, x)(g): the function a call returned, called
     keys = [_literal_value(a) for a in f.args]
     if maker is operator.itemgetter and keys and all(k is not None for k in keys):
         return _itemgetter(norm, node, operator.itemgetter(*keys))
@@ -687,6 +749,16 @@ def _bound_once(norm, node) -> bool:
     """Whether every local `node` reads is bound once (so `node` means the same wherever it is read)."""
     stores = function_values._stores(norm)
     return all(stores.get(n.id, 0) <= 1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id in norm.locals)
+
+
+def _returned_call(norm, node, maker):
+    """`maker(a)(g)` as `maker_then(a, g)` (frontend/returned.py), `maker` first specialized on
+    the functions passed to it."""
+    fixed, inner = _static_function_args(norm, node.func, maker)
+    fn = returned.applied(idioms.specialize(maker, fixed) if fixed else maker, len(node.args))
+    call_ = _at(gast.Call(func=inner.func, args=inner.args + node.args, keywords=inner.keywords), node)
+    return build.call(build.name(norm.bind(fn.__name__, fn)), [norm.atom(a) for a in call_.args],
+                      {k.arg: norm.atom(k.value) for k in call_.keywords})
 
 
 def _is_transform_call_of_local(norm, a) -> bool:
@@ -926,8 +998,8 @@ def unresolved_hint(norm, func) -> str:
 
 
 def loop_over_functions(norm, s: gast.For) -> bool:
-    """`for f in (np.sin, softplus): ...` over functions known now: the body once per function,
-    with `f` resolved in each copy (the program grows with the list written in the source, never
+    """`for f in (np.sin, softplus): ...` over functions (or objects of user classes) known now: the
+    body once per item, with `f` resolved in each copy (the program grows with the list written in the source, never
     with a trip count). Returns whether it handled the loop."""
     if isinstance(s.target, gast.Tuple) and not s.orelse:
         return _loop_over_zipped_functions(norm, s)
@@ -999,7 +1071,19 @@ def _function_items(norm, it):
         if isinstance(seq, (list, tuple)) and seq and all(idioms.is_function_value(f) for f in seq):
             return [_at(gast.Subscript(value=copy_(it), slice=build.const(i), ctx=gast.Load()), it)
                     for i in range(len(seq))]
+        if isinstance(seq, (list, tuple)) and seq and all(_is_instance_of_user_class(o) for o in seq):
+            names = []  # objects (convnet's layers): each a global name, so `layer.method(...)` is its method
+            for o in seq:
+                names.append(norm.namer.fresh(f"{type(o).__name__}_"))
+                norm.fscope[names[-1]] = o
+            return [_at(build.name(n), it) for n in names]
     return None
+
+
+def _is_instance_of_user_class(obj) -> bool:
+    """An instance of a class defined in Python (not an array, number, string, container or function)."""
+    return isinstance(getattr(obj, "__dict__", None), dict) and not isinstance(obj, (type, types.ModuleType)) \
+        and not callable(obj) and type(obj).__module__ not in ("builtins", "numpy")
 
 
 def _replace_name(stmt, name, value):

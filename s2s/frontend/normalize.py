@@ -370,7 +370,7 @@ class Normalizer:
                 self.for_indexed(s, kind, [self.atom(it.args[0])], None if start is None else self.atom(start))
                 return
             if found and obj is zip:
-                self.for_indexed(s, kind, [self.atom(a) for a in it.args])
+                self.for_indexed(s, kind, [self.atom(a) for a in idioms_calls.zip_args(self, it, s.target)])
                 return
         if isinstance(it, gast.Name) and it.id in self.ranges and isinstance(s.target, gast.Name) \
                 and s.target.id not in _stored(s.body):

@@ -79,7 +79,7 @@ def counterpart(obj):
         return stand_in
     if "scipy" not in sys.modules:
         return obj
-    loaded = tuple(m for m in ("special", "stats", "linalg") if "scipy." + m in sys.modules)
+    loaded = tuple(m for m in ("special", "stats", "linalg", "signal") if "scipy." + m in sys.modules)
     if _SCIPY["loaded"] != loaded:
         _SCIPY["of"], _SCIPY["loaded"] = importlib.import_module("s2s.scipy").counterparts(loaded), loaded
     hit = _SCIPY["of"].get(id(obj))

@@ -22,6 +22,7 @@ rules_shape.py with runtime/shapes.py; rules_linalg.py with runtime/linalg.py an
 rules_special.py (SciPy's special functions, s2s.scipy) with runtime/special.py; rules_jacobian.py
 with runtime/jacobian.py; rules_batch.py with runtime/batch*.py; rules_loops.py with
 runtime/loops.py; rules_conv.py (s2s.lax's convolution and reduce_window windows) with runtime/conv.py;
+rules_signal.py (s2s.scipy.signal's convolve) with runtime/signal.py;
 rules_trees.py (tree_util's flattening inside transformed code) with runtime/trees.py;
 rules_vmap_nested.py (derivatives of vmap's helpers batched again) with runtime/batch_nested.py;
 rules_idioms.py holds its helpers itself. rules_helpers.py declares the runtime helpers rules call

@@ -507,6 +507,7 @@ from . import (  # noqa: E402,F401
     rules_math,
     rules_reduce,
     rules_shape,
+    rules_signal,
     rules_special,
     rules_trees,
 )

@@ -15,6 +15,7 @@ One module per rule family, each with one export list (`__all__`) that this name
 - special: SciPy's special functions that are primitives (rules_special), SciPy imported on first use
 - trees: pytree flattening inside transformed code (rules_trees)
 - conv: s2s.lax's convolution and reduce_window windows (rules_conv)
+- signal: s2s.scipy.signal's convolve, autograd's with axes and dot_axes (rules_signal)
 - batch_nested: transposes of vmap's helpers batched again (rules_vmap_nested)
 
 A name exported twice is an error, so `rt.<name>` always means one function.
@@ -37,12 +38,13 @@ from . import (
     loops,
     reduce,
     shapes,
+    signal,
     special,
     trees,
 )
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
-           batch_reduce, batch_linalg, batch_nested, loops, special, checkpoints, conv, trees)
+           batch_reduce, batch_linalg, batch_nested, loops, special, checkpoints, conv, signal, trees)
 
 
 def _build(modules) -> dict:

@@ -1,4 +1,4 @@
-"""`s2s.scipy`: JAX's `jax.scipy` namespaces, `special`, `stats` and `linalg`.
+"""`s2s.scipy`: JAX's `jax.scipy` namespaces, `special`, `stats`, `linalg` and `signal` (convolve).
 
 The special functions SciPy computes natively (gammaln, digamma, polygamma, erf, erfc, erfinv,
 ndtri, log_ndtr, i0e, i1e) are primitives with derivative and batching rules at every order
@@ -16,9 +16,9 @@ try:
 except ImportError as _exc:
     raise ImportError(f"s2s.scipy needs SciPy, which is not installed: pip install 's2s[scipy]' ({_exc})") from None
 
-from . import linalg, special, stats  # noqa: E402
+from . import linalg, signal, special, stats  # noqa: E402
 
-__all__ = ["linalg", "special", "stats"]
+__all__ = ["linalg", "signal", "special", "stats"]
 
 
 def counterparts(loaded: tuple[str, ...]) -> dict[int, tuple[object, object]]:

@@ -21,18 +21,8 @@ from paths import TOOLS
 SCIPY = "s2s.scipy (issue 28, scipy branch): "
 FUNCS = "functions as values (issue 28, funcs branch): "
 GAPS = {
-    ("autograd", "convnet"): "autograd.scipy.signal.convolve: s2s has no scipy.signal",
-    ("autograd", "define_gradient"): FUNCS + "check_grads' second order differentiates the VJP rule "
-                                     "`maker(ans, x)(g)`, a call of a function a call returned",
     ("autograd", "dot_graph"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                "counterpart (docs/porting-from-autograd.md)",
-    ("autograd", "fixed_points"): "autograd.misc.fixed_points.fixed_point: not in s2s.compat.autograd",
-    ("autograd", "gmm"): FUNCS + "flatten_func's function, differentiated by grad and "
-                         "hessian_vector_product, calls unflatten (tree_unflatten) inside the transform",
-    ("autograd", "hmm_em"): FUNCS + "functools.partial made inside the loss (sum(map(partial("
-                            "log_partition_function, natural_params), data))): s2s has no rule for `partial`",
-    ("autograd", "ode_net"): "autograd.builtins.tuple and autograd.scipy.integrate.odeint: not in "
-                             "s2s.compat.autograd",
     ("autograd", "print_trace"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                  "counterpart (docs/porting-from-autograd.md)",
     ("autograd", "rkhs"): "autograd.extend's Box and VSpace (a vector space of functions for the "

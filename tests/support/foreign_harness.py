@@ -7,7 +7,8 @@
 the run is in float64 (`config.update("jax_enable_x64", True)`), JAX's `example_libraries` are
 the stored copies, and plotting, absl, dp_accounting and MNIST are `foreign_fakes`' stand-ins.
 Programs are configured only as their authors allow (command-line flags, `ARGV`), by the size of
-the data set, and by a cap on `scipy.optimize.minimize`'s iterations (`MINIMIZE_MAXITER`).
+the data set, by a cap on `scipy.optimize.minimize`'s iterations (`MINIMIZE_MAXITER`), and for
+programs that print a line per step of a long iteration, by the number of lines (`MAX_LINES`).
 `numbers(text)` is what a run is compared by: every number printed, timings left out.
 """
 from __future__ import annotations
@@ -53,6 +54,12 @@ MINIMIZE_MAXITER = 10
 # command-line flags a program reads (absl): fewer epochs, the same model and algorithm
 ARGV = {("jax", "differentially_private_sgd"): ["--epochs=2"]}
 
+# programs that iterate to convergence for thousands of steps and print a line per step, with no
+# setting to shorten them: each run stops, the same on both sides, once it has printed this many
+# lines (hmm_em's EM prints its log likelihood at each of its thousands of iterations, ode_net each
+# of its 1000 Adam steps)
+MAX_LINES = {("autograd", "hmm_em"): 30, ("autograd", "ode_net"): 10}
+
 _TIMING = re.compile(r"[-+]?\d+(\.\d*)?(e[-+]?\d+)?\s*sec\b")
 _DTYPE = re.compile(r"dtype=\w+")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|\bnan\b|\binf\b")
@@ -86,7 +93,7 @@ def run(lib: str, name: str, backend: str) -> str:
     "real"). Modules it loaded are dropped afterwards; settings changed are restored."""
     path = FOREIGN / lib / "examples" / f"{name}.py"
     argv = [str(path), *ARGV.get((lib, name), [])]
-    out = io.StringIO()
+    out = _Output(MAX_LINES.get((lib, name)))
     x64 = (lib, name) not in FLOAT32
     with _installed(lib, backend, argv, x64), contextlib.redirect_stdout(out):
         np.random.seed(0)  # for programs that draw from np.random without seeding it
@@ -94,7 +101,28 @@ def run(lib: str, name: str, backend: str) -> str:
             runpy.run_path(str(path), run_name="__main__")
         except SystemExit as stop:  # absltest.main's verdict
             print(f"exit status {0 if not stop.code else 1}")
+        except _Enough:
+            pass
     return out.getvalue()
+
+
+class _Enough(BaseException):
+    """Raised by `_Output` once a program has printed its MAX_LINES (a BaseException, so that the
+    program's own `except Exception` does not catch it)."""
+
+
+class _Output(io.StringIO):
+    """What a program prints; with `limit`, the program is stopped once that many lines are out."""
+
+    def __init__(self, limit: int | None) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def write(self, text: str) -> int:
+        n = super().write(text)
+        if self.limit is not None and self.getvalue().count("\n") >= self.limit:
+            raise _Enough
+        return n
 
 
 @contextlib.contextmanager
@@ -108,6 +136,7 @@ def _installed(lib: str, backend: str, argv: list[str], x64: bool):
     fakes.update(foreign_fakes.dp_accounting_modules())
     restore_settings = _settings(backend, x64)
     restore_minimize = _capped_minimize()
+    restore_random_state = _seeded_random_state()
     try:
         sys.modules.update(fakes)
         sys.argv = argv
@@ -124,6 +153,7 @@ def _installed(lib: str, backend: str, argv: list[str], x64: bool):
     finally:
         restore_settings()
         restore_minimize()
+        restore_random_state()
         sys.argv[:], sys.path[:] = saved_argv, saved_path
         for key in [k for k in sys.modules if k not in before]:
             if not _keep(key):
@@ -165,6 +195,22 @@ def _capped_minimize():
 
     def undo():
         scipy.optimize.minimize = real
+    return undo
+
+
+def _seeded_random_state():
+    """`np.random.RandomState()` without a seed draws the same numbers in every run (seed 0), as
+    `np.random` is seeded for each run: convnet's weights; an undo."""
+    real = np.random.RandomState
+
+    class RandomState(real):
+        def __init__(self, seed=None):
+            super().__init__(0 if seed is None else seed)
+
+    np.random.RandomState = RandomState
+
+    def undo():
+        np.random.RandomState = real
     return undo
 
 

@@ -22,11 +22,12 @@ from s2s import record as _record
 from s2s.errors import S2STypeError as _S2STypeError
 
 from .._modules import install, restore, scipy_names
-from . import extend, misc, test_util
+from . import builtins, extend, integrate, misc, signal, test_util
 
 __all__ = [
-    "alias_autograd", "elementwise_grad", "extend", "grad", "hessian", "hessian_vector_product", "jacobian",
-    "make_hvp", "make_jvp", "make_vjp", "misc", "restore", "test_util", "value_and_grad",
+    "alias_autograd", "builtins", "elementwise_grad", "extend", "grad", "hessian", "hessian_vector_product",
+    "integrate", "jacobian", "make_hvp", "make_jvp", "make_vjp", "misc", "restore", "signal", "test_util",
+    "value_and_grad",
 ]
 
 
@@ -149,6 +150,32 @@ def _arity(fun: Callable) -> int:
     return n
 
 
+def _one1(fun, a):
+    return _np.reshape(fun(a), ())
+
+
+def _one2(fun, a, b):
+    return _np.reshape(fun(a, b), ())
+
+
+def _one3(fun, a, b, c):
+    return _np.reshape(fun(a, b, c), ())
+
+
+_ONE = {1: _one1, 2: _one2, 3: _one3}
+
+
+def _one_element(fun: Callable) -> Callable:
+    """`fun` with its output of one element (autograd's scalar: shape (1,) as flatten_func's
+    objective returns) as a scalar; any other size raises in the reshape, as autograd's grad
+    refuses it. A function of `*args` or of more arguments is left as it is."""
+    try:
+        n = _arity(fun)
+    except (s2s.S2SError, TypeError, ValueError):
+        return fun
+    return functools.partial(_ONE[n], fun) if n in _ONE else fun
+
+
 def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
     """autograd's `make_vjp(fun)(x)` spelled with `x` given: (pullback, fun(x))."""
     out, pullback = s2s.vjp(fun, x)
@@ -162,7 +189,7 @@ def make_jvp(fun: Callable, x: Any) -> Callable:
 
 def hessian_vector_product(fun: Callable, argnum: int = 0) -> Callable:
     """`(*args, v) -> H v`, the Hessian of `fun` at `args` times `v` (forward over reverse)."""
-    g = s2s.grad(fun, argnums=argnum)
+    g = s2s.grad(_one_element(fun), argnums=argnum)
 
     def hvp(*args_and_v: Any) -> Any:
         *args, v = args_and_v
@@ -173,7 +200,7 @@ def hessian_vector_product(fun: Callable, argnum: int = 0) -> Callable:
 
 def make_hvp(fun: Callable, x: Any) -> Callable:
     """`v -> (H v, grad(fun)(x))`, autograd's order of the pair."""
-    g = s2s.grad(fun)
+    g = s2s.grad(_one_element(fun))
     return lambda v: s2s.jvp(g, (x,), (v,))[::-1]
 
 
@@ -191,10 +218,14 @@ def alias_autograd() -> dict[str, Any]:
         "autograd.misc": misc,
         "autograd.misc.flatten": sys.modules[misc.__name__ + ".flatten"],
         "autograd.misc.optimizers": sys.modules[misc.__name__ + ".optimizers"],
+        "autograd.misc.fixed_points": sys.modules[misc.__name__ + ".fixed_points"],
         "autograd.test_util": test_util,
         "autograd.extend": extend,
+        "autograd.builtins": builtins,
+        "autograd.scipy.integrate": integrate,
     }
     names.update(scipy_names("autograd"))
+    names["autograd.scipy.signal"] = signal  # autograd's convolve(A, B, axes, dot_axes, mode)
     names["autograd"] = _module("autograd", sys.modules[__name__], numpy=anp,
                                 **({"scipy": names["autograd.scipy"]} if "autograd.scipy" in names else {}))
     return install(names)

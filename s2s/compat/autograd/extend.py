@@ -66,4 +66,12 @@ def _vjp4(maker, g, ans, a, b, c, d):
     return maker(ans, a, b, c, d)(g)
 
 
-_VJP_RULES = {1: _vjp1, 2: _vjp2, 3: _vjp3, 4: _vjp4}
+def _vjp5(maker, g, ans, a, b, c, d, e):
+    return maker(ans, a, b, c, d, e)(g)
+
+
+def _vjp6(maker, g, ans, a, b, c, d, e, f):
+    return maker(ans, a, b, c, d, e, f)(g)
+
+
+_VJP_RULES = {1: _vjp1, 2: _vjp2, 3: _vjp3, 4: _vjp4, 5: _vjp5, 6: _vjp6}

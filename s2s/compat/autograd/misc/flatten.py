@@ -5,6 +5,7 @@ them); `unflatten` splits the vector at the same offsets and restores each leaf'
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -53,4 +54,18 @@ def flatten_func(func: Callable, example: Any) -> tuple[Callable, Callable, np.n
 
     def flat_func(vector, *args):
         return flatten(func(unflatten(vector), *args))[0]
-    return flat_func, unflatten, flat_example
+
+    def flat_func1(vector):  # the same without `*args` (which s2s's transforms refuse) for `func(params)`
+        return np.ravel(func(unflatten(vector)))
+    return (flat_func1 if _positional(func) == 1 else flat_func), unflatten, flat_example
+
+
+def _positional(func: Callable) -> int | None:
+    """How many positional parameters `func` takes (None for `*args` or no signature)."""
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        return None
+    return sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
