@@ -14,6 +14,7 @@ import gast
 
 from .. import record
 from ..errors import S2SError
+from ..ir import build
 from . import idioms
 
 
@@ -37,10 +38,10 @@ def applied(fn: types.FunctionType, nargs: int):
             raise S2SError(f"{filename}:{node.lineno}\n`{fn.__name__}(...)` is called with what it returns, "
                            "but it returns nothing.")
         for r in returns:
-            r.value = idioms._at(gast.Call(func=r.value, args=[gast.Name(id=e, ctx=gast.Load(), annotation=None,
+            r.value = build.located(gast.Call(func=r.value, args=[gast.Name(id=e, ctx=gast.Load(), annotation=None,
                                                                          type_comment=None) for e in extra],
                                            keywords=[]), r.value)
-        a.args = a.args + [idioms._at(gast.Name(id=e, ctx=gast.Param(), annotation=None, type_comment=None), node)
+        a.args = a.args + [build.located(gast.Name(id=e, ctx=gast.Param(), annotation=None, type_comment=None), node)
                            for e in extra]
         node.name = f"{fn.__name__}_then".replace("<lambda>", "lambda_")
         node.decorator_list = []
