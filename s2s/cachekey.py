@@ -14,6 +14,8 @@ float keeps the compiled code, `0.0` rebound to `-0.0` does not.
 from __future__ import annotations
 
 import functools
+import os
+import sysconfig
 import types
 
 import numpy as np
@@ -206,9 +208,15 @@ def _value_key(v, seen, watch):
 
 
 def _is_library(module) -> bool:
-    """Modules whose attributes a program does not reassign (NumPy, s2s, the standard library's
-    math): not looked into."""
-    return (getattr(module, "__name__", "") or "").split(".")[0] in _LIBRARIES
+    """Modules whose attributes a program does not reassign (NumPy, s2s, the standard library, any
+    installed package such as pytest's assertion helpers): not looked into."""
+    if (getattr(module, "__name__", "") or "").split(".")[0] in _LIBRARIES:
+        return True
+    file = getattr(module, "__file__", None)
+    return file is not None and os.path.realpath(file).startswith(_INSTALLED)
+
+
+_INSTALLED = tuple({os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
 def is_generated(fn) -> bool:

@@ -89,6 +89,8 @@ class _Printable:
                     continue
                 for key, node in items:
                     cls = type(node)
+                    if node is None:  # a dict literal's `**` entry has no key
+                        continue
                     if cls in _CONTEXTS:  # no fields: nothing to visit
                         if retype:
                             nodes.append(node)

@@ -307,16 +307,17 @@ def _generator(fn):
         node, filename = _parsed(fn)
         where = None
         for n in gast.walk(node):
-            if isinstance(n, (gast.While, gast.YieldFrom)) or isinstance(n, gast.Yield) and n is not getattr(
+            if isinstance(n, (gast.While, gast.YieldFrom, gast.Match)) or isinstance(n, gast.Yield) and n is not getattr(
                     _parent_expr(node, n), "value", None):
                 where = n
                 break
         if where is not None:
-            what = {gast.While: "a `while` loop", gast.YieldFrom: "`yield from`"}.get(type(where), "a yield used as a value")
+            what = {gast.While: "a `while` loop", gast.YieldFrom: "`yield from`", gast.Match: "a `match` statement"}.get(type(where), "a yield used as a value")
             raise error_at((filename, where.lineno, where.col_offset),
                            f"s2s runs a generator ({fn.__name__!r}) as the list of what it yields, and refuses "
-                           f"{what} in it (the list might never end, or the generator is driven by its consumer).",
-                           "Return a list instead, built with `append`.", S2SSyntaxError)
+                           f"{what} in it" + ("." if isinstance(where, gast.Match) else
+                                              " (the list might never end, or the generator is driven by its consumer)."),
+                           "Return a list instead, built with `append` (and `if`/`elif` for a `match`).", S2SSyntaxError)
         taken = build.names_in(node) | set(fn.__globals__)
         out = _fresh("yielded", taken)
         node.body = [build.located(build.assign(out, build.list_([])), node.body[0])] + _yields_to_appends(node.body, out) \

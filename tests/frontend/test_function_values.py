@@ -6,6 +6,7 @@ parameters, generators, `*x.shape`, ufunc methods, `np.vectorize`/`apply_along_a
 differences along a direction), grad of grad (finite differences of the gradient), vmap (a
 Python loop over examples) and jit (the plain function)."""
 import functools
+import importlib.util
 import operator
 
 import numpy as np
@@ -529,3 +530,48 @@ def test_defaults_are_the_values_the_def_computed(f, want):
     np.testing.assert_allclose(s2s.jit(f)(x), want(x), rtol=1e-12)
     fd = np.array([(f(x + 1e-6 * e) - f(x - 1e-6 * e)) / 2e-6 for e in np.eye(3)])
     np.testing.assert_allclose(s2s.jacrev(f)(x), fd, rtol=1e-5, atol=1e-7)
+
+
+def yields_by_match(x, k):
+    match k:
+        case 1:
+            yield x * 2.0
+        case _:
+            yield x * 3.0
+
+
+def sums_a_matched_generator(x):
+    return np.sum(sum(yields_by_match(x, 1)))
+
+
+def test_a_generator_with_match_is_refused_at_its_line():
+    """Guards a crash (AttributeError in the code printer) on a generator holding `match`."""
+    with pytest.raises(s2s.S2SError, match=r"test_function_values.py:\d+(.|\n)*`match` statement"):
+        s2s.grad(sums_a_matched_generator)(X)
+
+
+def test_installed_packages_are_not_looked_into_by_the_cache_key(tmp_path):
+    """Guards a crash under pytest 9.2: assertion rewriting puts `_pytest.assertion.rewrite` in a test
+    module's globals, and the key walked into pytest's own generators. Installed modules and the
+    standard library are keyed by identity; a user's module is looked into."""
+    import json
+
+    import _pytest.assertion.util
+
+    from s2s import cachekey
+    assert cachekey._is_library(json) and cachekey._is_library(_pytest.assertion.util)
+    (tmp_path / "users_module.py").write_text("def f(x):\n    return x\n")
+    spec = importlib.util.spec_from_file_location("users_module", tmp_path / "users_module.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert not cachekey._is_library(mod)
+
+
+def asserts_with_rewriting(x):
+    y = np.sin(x)
+    assert np.all(np.abs(y) <= 1.0), "sine is bounded"
+    return np.sum(y * y)
+
+
+def test_a_function_with_a_rewritten_assert_is_transformed():
+    np.testing.assert_allclose(s2s.grad(asserts_with_rewriting)(X), np.sin(2 * X), rtol=1e-12)
