@@ -216,7 +216,8 @@ def _is_library(module) -> bool:
     return file is not None and os.path.realpath(file).startswith(_INSTALLED)
 
 
-_INSTALLED = tuple({os.path.realpath(sysconfig.get_paths()[k]) + os.sep for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+_INSTALLED = tuple({os.path.realpath(sysconfig.get_paths()[k]) + os.sep
+                   for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
 def is_generated(fn) -> bool:

@@ -312,7 +312,8 @@ def _generator(fn):
                 where = n
                 break
         if where is not None:
-            what = {gast.While: "a `while` loop", gast.YieldFrom: "`yield from`", gast.Match: "a `match` statement"}.get(type(where), "a yield used as a value")
+            what = {gast.While: "a `while` loop", gast.YieldFrom: "`yield from`",
+                    gast.Match: "a `match` statement"}.get(type(where), "a yield used as a value")
             raise error_at((filename, where.lineno, where.col_offset),
                            f"s2s runs a generator ({fn.__name__!r}) as the list of what it yields, and refuses "
                            f"{what} in it" + ("." if isinstance(where, gast.Match) else
