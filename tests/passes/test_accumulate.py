@@ -2,16 +2,21 @@
 xp.sum(q, axis=0)` become lists of the operands and one product after the loop. The shape of the
 code it makes (X1's reverse sweep keeps only its recurrence), its values against the loop run as
 written and hand-written backpropagation through time, and the loops it leaves alone."""
+import sys
 import textwrap
 
 import gast
 import numpy as np
 from helpers_compare import assert_trees_close
+from paths import BENCH
 
 import s2s
 from s2s.emit.codegen import to_source
 from s2s.passes import accumulate
 from s2s.test_util import check_grads
+
+sys.path.insert(0, str(BENCH))
+from bench_programs import rnn_hand, rnn_loss  # noqa: E402  (X1's program and its hand-written gradient)
 
 SHAPES = {"p": (3, 4), "q": (3, 2), "b_h": (3, 2), "w": (2, 2)}
 
@@ -71,30 +76,6 @@ def test_loops_that_stay():
     unknown = {k: v for k, v in SHAPES.items() if k != "p"}  # p's shape unknown: its product stays
     _, after, _ = _run(LOOP, unknown)
     assert "acc = acc + p.T @ q" in after.split("for t in")[1] and "w = w + cat_0.T @ cat_0" in after
-
-
-def rnn_loss(params, xs, h0):
-    wx, wh, b = params
-    h = h0
-    for t in range(xs.shape[0]):
-        h = np.tanh(xs[t] @ wx + h @ wh + b)
-    return np.mean(h ** 2)
-
-
-def rnn_hand(params, xs, h0):
-    wx, wh, b = params
-    hs = [h0]
-    for t in range(xs.shape[0]):
-        hs.append(np.tanh(xs[t] @ wx + hs[-1] @ wh + b))
-    dh = 2.0 * hs[-1] / hs[-1].size
-    dwx, dwh, db = np.zeros_like(wx), np.zeros_like(wh), np.zeros_like(b)
-    for t in range(xs.shape[0] - 1, -1, -1):
-        dz = dh * (1.0 - hs[t + 1] ** 2)
-        dwx += xs[t].T @ dz
-        dwh += hs[t].T @ dz
-        db += dz.sum(axis=0)
-        dh = dz @ wh.T
-    return dwx, dwh, db
 
 
 def test_rnn_reverse_sweep_keeps_only_its_recurrence():
