@@ -160,8 +160,11 @@ REST = "*rest"  # zero_args=REST: every parameter but the first (the array) carr
 
 def prim(name: str, sig: str = "x", **facts) -> Prim:
     """Declare primitive `name` with signature `sig`, e.g. "a, axis=None, keepdims=False", its
-    facts (the fields of `Prim`) and its batching rule (`batch=`, a BatchRule). Declaring a name
-    again replaces its facts (not its rules)."""
+    facts (the fields of `Prim`) and its batching rule (`batch=`, a BatchRule). A primitive is
+    declared once: a second declaration of `name` (which would silently replace the first one's
+    facts) is refused."""
+    if name in PRIMS:
+        raise ValueError(f"prim: {name} is already declared; a primitive is declared once, with all its facts")
     params, defaults = [], {}
     for part in filter(None, (p.strip() for p in sig.split(","))):
         if "=" in part:

@@ -42,12 +42,15 @@ defjvp("pow", x="dx * rt.pow_d(x, y, 1)", y="dy * ans * rt.log0(x)")
 prim("rt.pow_d", "x, y, k=1", broadcasting=True, zero_args=("k",))
 defvjp("rt.pow_d", x="rt.unbroadcast(g * rt.pow_d(x, y, k + 1), x)", y="rt.unbroadcast(g * rt.pow_d_dy(x, y, k), y)")
 defjvp("rt.pow_d", x="dx * rt.pow_d(x, y, k + 1)", y="dy * rt.pow_d_dy(x, y, k)")
-# x mod y = x - floor(x / y) * y: d/dx 1, d/dy -floor(x / y); fmod truncates the quotient instead
-for _op, _dy in (("mod", "rt.mod_dy"), ("xp.mod", "rt.mod_dy"), ("xp.remainder", "rt.mod_dy"),
-                 ("xp.fmod", "rt.fmod_dy")):
-    prim(_op, "x, y", broadcasting=True)
-    defvjp(_op, x="rt.unbroadcast(g, x)", y=f"rt.unbroadcast({_dy}(x, y, g), y)")
-    defjvp(_op, x="dx", y=f"{_dy}(x, y, dy)")
+# `x % y` (operator.mod, np.mod, np.remainder) is x - y * floor(x / y): derivative 1 in x and
+# -floor(x / y) in y between the jumps; fmod truncates the quotient instead
+for _op in ("mod", "xp.mod", "xp.remainder"):
+    prim(_op, "x, y", broadcasting=True, symbol="%" if _op == "mod" else "")
+    defvjp(_op, x="rt.unbroadcast(g + 0 * y, x)", y="rt.unbroadcast(-g * xp.floor_divide(x, y), y)")
+    defjvp(_op, x="dx + 0 * y", y="-dy * xp.floor_divide(x, y)")
+prim("xp.fmod", "x, y", broadcasting=True)
+defvjp("xp.fmod", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(rt.fmod_dy(x, y, g), y)")
+defjvp("xp.fmod", x="dx", y="rt.fmod_dy(x, y, dy)")
 linear("rt.mod_dy", "x, y, g_", "g_", "rt.unbroadcast(rt.mod_dy(x, y, g), g_)", batch=BROADCAST)
 linear("rt.fmod_dy", "x, y, g_", "g_", "rt.unbroadcast(rt.fmod_dy(x, y, g), g_)", batch=BROADCAST)
 # ties split the derivative evenly, as JAX does
@@ -94,9 +97,6 @@ defjvp("xp.outer", a="xp.outer(da, b)", b="xp.outer(a, db)")
 prim("xp.linalg.outer", "x1, x2", batch=by("rt.batched_outer"))  # NumPy 2: outer of two 1-D arrays
 defvjp("xp.linalg.outer", x1="rt.outer_vjp_a(g, x1, x2)", x2="rt.outer_vjp_b(g, x1, x2)")
 defjvp("xp.linalg.outer", x1="xp.linalg.outer(dx1, x2)", x2="xp.linalg.outer(x1, dx2)")
-prim("xp.inner", "a, b", batch=by("rt.batched_inner"))
-defvjp("xp.inner", a="rt.unbroadcast(g * b, a)", b="rt.unbroadcast(g * a, b)")
-defjvp("xp.inner", a="xp.inner(da, b)", b="xp.inner(a, db)")
 # (diag="same": the diagonal Jacobian passes through it, transforms/diagonal.py)
 linear("neg", "x", "x", "-g", same_shape=True, diag="same", symbol="unary -")
 linear("xp.negative", "x", "x", "-g", same_shape=True, fusable="unary", float_result="keep", out_buffer=True,
@@ -297,7 +297,6 @@ linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination
        batch=along("source", "destination"))
 linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)", batch=along("axis", none="all"))
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)", batch=by("rt.batched_roll"))
-linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
 # a cotangent in its primal's dtype
 linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)", diag="same", shape_only=(1,), batch=SAME)
 prim("rt.cast_to", "v, like", zero_args=("like",), batch=SAME)  # values stored into an array take its dtype

@@ -30,8 +30,8 @@ _einsum_rules("xp.einsum", "subscripts")
 prim("rt.einsum_n", "spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None", zero_args=("spec", "g_", "h"),
      batch=by("rt.batched_einsum_n"))
 _einsum_rules("rt.einsum_n", "spec")
-nondiff("rt.einsum_spec1", "rt.einsum_spec2", "rt.einsum_const", "rt.tensordot_spec", "rt.inner_spec",
-        "rt.kron_spec", "rt.kron_shape", "rt.svd_check", sig="x, *args")
+# (the subscripts and shapes helpers its rules call, rt.einsum_spec1, rt.kron_spec, ..., are declared
+# with their batching rule in rules_batch.py)
 
 
 def _contraction(name: str, sig: str, spec: str, jvp_a: str, jvp_b: str, **facts) -> None:
@@ -45,7 +45,7 @@ def _contraction(name: str, sig: str, spec: str, jvp_a: str, jvp_b: str, **facts
 _contraction("xp.tensordot", "a, b, axes=2", "rt.tensordot_spec(a, b, axes)", "xp.tensordot(da, b, axes)",
              "xp.tensordot(a, db, axes)", batch=by("rt.batched_tensordot"), dot_like=True)
 _contraction("xp.inner", "a, b", "rt.inner_spec(a, b)", "xp.inner(da, b)", "xp.inner(a, db)", maybe_scalar=True,
-             dot_like=True)
+             dot_like=True, batch=by("rt.batched_inner"))
 prim("xp.vdot", "a, b", maybe_scalar=True, batch=by("rt.batched_vdot"), dot_like=True)
 defvjp("xp.vdot", a="rt.reshape_like(g * b, a)", b="rt.reshape_like(g * a, b)")
 defjvp("xp.vdot", a="xp.vdot(da, b)", b="xp.vdot(a, db)")
@@ -123,7 +123,6 @@ _contraction("xp.vecmat", "a, b", "'...j,...jk->...k'", "xp.vecmat(da, b)", "xp.
 _contraction("xp.linalg.tensordot", "a, b, axes=2", "rt.tensordot_spec(a, b, axes)",
              "xp.linalg.tensordot(da, b, axes=axes)", "xp.linalg.tensordot(a, db, axes=axes)",
                                   batch=by("rt.batched_linalg_tensordot"))
-nondiff("rt.vecdot_spec", sig="x, *args")
 prim("xp.linalg.matmul", "a, b", batch=by("rt.batched_matmul"))
 defvjp("xp.linalg.matmul", **PRIMS["xp.matmul"].vjp)
 defjvp("xp.linalg.matmul", a="xp.linalg.matmul(da, b)", b="xp.linalg.matmul(a, db)")

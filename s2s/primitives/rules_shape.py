@@ -71,7 +71,7 @@ for _i, _s in enumerate("xyz"):
     defjvp("xp.meshgrid", **{_s: f"rt.meshgrid_tangent(d{_s}, {_i}, rt.present(x, y, z), indexing)"})
 linear("rt.meshgrid_vjp", "v, k, xs, indexing", "v", "rt.meshgrid_tangent(g, k, xs, indexing)")
 linear("rt.meshgrid_tangent", "v, k, xs, indexing", "v", "rt.meshgrid_vjp(g, k, xs, indexing)")
-nondiff("rt.present", "rt.select_none", "rt.plain_reflect", sig="x, *args")
+nondiff("rt.present", "rt.select_none", sig="x, *args")  # (rt.plain_reflect: rules_batch.py)
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp_any(g, v, k)",
        batch=by("rt.batched_diag"))  # also extracts from non-square matrices
 linear("rt.diag_vjp_any", "v, like, k", "v", "xp.diag(g, k)")
@@ -83,7 +83,7 @@ linear("xp.extract", "condition, arr", "arr", "rt.take_vjp(g, arr, rt.kept(condi
 linear("xp.delete", "arr, obj, axis=None", "arr", "rt.take_vjp(g, arr, rt.not_deleted(arr, obj, axis), axis)",
        batch=by("rt.batched_delete"))
 linear("xp.unstack", "x, axis=0", "x", "xp.stack(g, axis)", batch=along("axis"))
-nondiff("rt.kept", "rt.not_deleted", sig="x, *args")
+nondiff("rt.kept", sig="x, *args")  # (rt.not_deleted: rules_batch.py)
 # `x.tolist()`: nested lists of the elements, linear in x; its transpose packs them back
 linear("rt.tolist", "x, depth=None", "x", "rt.tolist_t(g, x)", batch=by("rt.batched_tolist"), tree_preserving=False)
 linear("rt.tolist_t", "g_, x", "g_", "rt.tolist(g)", tree_args=(0,), batch=by("rt.batched_tolist_t"))

@@ -255,6 +255,18 @@ def test_a_second_batching_rule_for_one_primitive_is_refused():
         registry.BATCH.pop("rt.s2s_test_probe")
 
 
+def test_a_second_declaration_of_one_primitive_is_refused():
+    """A later `prim(name, ...)` would silently replace the first declaration's facts (as `mod`'s
+    were once, declared in two rule files): the registry refuses it and keeps the first."""
+    first = registry.prim("rt.s2s_test_probe", "x", nondiff=True)
+    try:
+        with pytest.raises(ValueError, match="already declared"):
+            registry.prim("rt.s2s_test_probe", "x, y", broadcasting=True)
+        assert registry.PRIMS["rt.s2s_test_probe"] is first and first.params == ("x",)
+    finally:
+        registry.PRIMS.pop("rt.s2s_test_probe")
+
+
 def test_facts_are_set_where_the_primitive_is_declared():
     """No after-the-fact patches in the declarations (`PRIMS[x].zero_args = ...`, `zero(x, ...)`)."""
     patches = []
