@@ -37,7 +37,9 @@ in its module's `__all__`. To add a family: a new rules_<family>.py imported fro
 its runtime modules listed in `runtime.MODULES`. Nothing outside this package and s2s/runtime/
 changes.
 """
+from .. import arrays
 from . import (
+    registry,
     rules_batch,  # noqa: F401  (declares every rule table, batching rules last)
     rules_helpers,  # noqa: F401  (the helpers rules call, differentiated from their source)
     rules_loops,  # noqa: F401  (the vectorized loops' helpers, on top of the batching rules)
@@ -45,3 +47,4 @@ from . import (
 )
 
 rules_batch.batch_the_rest()  # (last: a primitive without its own batching rule runs once per example)
+arrays.learn(registry.PRIMS)  # (how array libraries provide each function: `neutral`, `dask`, `composed`, `widened`)

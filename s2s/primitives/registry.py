@@ -79,6 +79,11 @@ class Prim:
     numba: str = ""                # a numba loop kernel's call for it (`_exp`, the prelude's; `np.log`)
     numba_slow: bool = False       # numba's scalar call is slower than NumPy's SIMD loop (picks the kernel)
     positional: int | None = None  # a composite's most positional arguments (the rest keyword-only, as NumPy's)
+    # ---- how array libraries other than NumPy provide it (s2s/arrays.py, s2s/array_fill.py) ----
+    neutral: bool = False          # on dtypes, shapes or Python values: NumPy's function serves every array library
+    dask: str = ""                 # Dask's name for it, where Dask names it differently (xp.amax is Dask's `max`)
+    composed: object = None        # maker(xp) of it from xp's other functions, for a library that lacks it (CuPy)
+    widened: object = None         # maker(xp, the library's own) with NumPy's signature, where the library's takes less
 
     @property
     def vjp(self) -> dict[str, str]:
@@ -260,6 +265,11 @@ KEYWORD_FORM_ARGS = ("where", "initial")
 PRODUCT_OPERANDS = {"xp.dot": (0, 2), "xp.matmul": (0, 2), "xp.inner": (0, 2), "xp.vdot": (0, 2),
                     "xp.tensordot": (0, 2), "xp.linalg.matmul": (0, 2), "xp.einsum": (1, None)}
 PRODUCT_KEYWORDS = ("precision", "preferred_element_type")
+
+# Methods of lists, dicts and arrays that change their object: a call of one acts on something
+# besides its result (reverse mode's check that a callee acts only through its result).
+MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
+                              "setdefault", "popitem", "fill", "resize", "put", "itemset", "setflags"})
 
 
 def product_operands(key: str | None, nargs: int) -> range:

@@ -1,6 +1,7 @@
 """Derivative rules for every supported primitive, one line each (see registry for the notation)."""
 from __future__ import annotations
 
+from .. import array_fill
 from .registry import (
     BROADCAST,
     CREATE,
@@ -94,7 +95,8 @@ for _op in ("xp.dot", "xp.matmul"):
 prim("xp.outer", "a, b", batch=by("rt.batched_outer"))
 defvjp("xp.outer", a="rt.outer_vjp_a(g, a, b)", b="rt.outer_vjp_b(g, a, b)")
 defjvp("xp.outer", a="xp.outer(da, b)", b="xp.outer(a, db)")
-prim("xp.linalg.outer", "x1, x2", batch=by("rt.batched_outer"))  # NumPy 2: outer of two 1-D arrays
+prim("xp.linalg.outer", "x1, x2", batch=by("rt.batched_outer"),  # NumPy 2: outer of two 1-D arrays
+     composed=array_fill.make_linalg_outer)
 defvjp("xp.linalg.outer", x1="rt.outer_vjp_a(g, x1, x2)", x2="rt.outer_vjp_b(g, x1, x2)")
 defjvp("xp.linalg.outer", x1="xp.linalg.outer(dx1, x2)", x2="xp.linalg.outer(x1, dx2)")
 # (diag="same": the diagonal Jacobian passes through it, transforms/diagonal.py)
@@ -154,8 +156,10 @@ nondiff("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange",
 for _op in ("ones_like", "empty_like"):  # (batched, with shape=: the batch stays in front)
     nondiff("xp." + _op, sig=_X, batch=by("rt.batched_" + _op))
 nondiff("xp.heaviside", sig=_X, batch=BROADCAST)
-nondiff("xp.tri", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes",
-        "xp.result_type", sig=_X, batch=CREATE)
+nondiff("xp.tri", "xp.unravel_index", sig=_X, batch=CREATE)
+# neutral: on shapes and dtypes, NumPy's function serves every array library (s2s/arrays.py)
+nondiff("xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.broadcast_shapes", "xp.result_type", sig=_X,
+        batch=CREATE, neutral=True)
 nondiff("stop_gradient", sig=_X, batch=SAME)
 nondiff("rt.clip_mask", sig=_X, batch=BROADCAST)
 nondiff("attr", "str", sig=_X, batch=CREATE)
@@ -164,7 +168,7 @@ nondiff("print", sig=_X, effect=True, batch=SAME)
 # shape_query: the attribute of the same name (its value folds to a constant where shapes are known)
 for _q in ("shape", "ndim", "size"):
     nondiff("xp." + _q, sig="x, *args, **kwargs", shape_query=_q, unbatched_result=True, shape_only=(0,),
-            batch=by("rt.batched_" + _q))
+            batch=by("rt.batched_" + _q), neutral=_q != "size")
 nondiff("isinstance", sig="x, *args, **kwargs", batch=CREATE)
 nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True, diag="zero",
         float_of_first=True, shape_only=(0,), batch=SAME)
@@ -235,7 +239,8 @@ linear("xp.mean", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt
        full_reduction=True, reduction=True, float_result="always", methods=("mean",), batch=REDUCE)
 for _op in ("xp.max", "xp.amax", "xp.min", "xp.amin"):
     prim(_op, "a, axis=None, out=None, keepdims=False", zero_args=REST, full_reduction=True, reduction=True,
-         methods=() if _op.startswith("xp.a") else (_op[3:],), batch=REDUCE)
+         methods=() if _op.startswith("xp.a") else (_op[3:],), batch=REDUCE,
+         dask=_op[4:] if _op.startswith("xp.a") else "")  # (Dask's amax is `max`)
     defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")
     defjvp(_op, a="rt.max_jvp(da, a, ans, axis, keepdims)")
 prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False", zero_args=REST, full_reduction=True,
