@@ -20,7 +20,7 @@ import numpy as np
 from .. import analysis, numpy_inside, record
 from ..errors import S2SError, S2SSyntaxError, S2STypeError, error_at
 from ..ir import build
-from ..ir.core import BINOPS, CoreFn, local_names
+from ..ir.core import CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
 from . import aliases, function_values, hygiene, idioms_calls, lift, resolve, static_locals
@@ -541,7 +541,7 @@ class Normalizer:
         return isinstance(node, gast.Name) and node.id not in self.locals
 
     def expr_BinOp(self, node):
-        if type(node.op) not in BINOPS:
+        if type(node.op) not in analysis.BINOPS:
             self.fail(node, f"s2s does not support the operator `{type(node.op).__name__}`.")
         joined = idioms_calls.sequence_concat(self, node)
         if joined is not None:

@@ -115,13 +115,15 @@ for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array
     linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else (), batch=SAME)
 for _op, _sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!=")):
     nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym)
-nondiff("not", sig="x, y=None", batch=by("rt.batched_not"))
-nondiff("invert", sig="x, y=None", batch=SAME)
+nondiff("not", sig="x, y=None", batch=by("rt.batched_not"), symbol="unary not")
+nondiff("invert", sig="x, y=None", batch=SAME, symbol="unary ~")
 # (unbatched_result: `x is None` of a batched x is the same for every example, as is a shape)
-for _op in ("is", "isnot"):  # batched, `x is None` of a batched x: never None, as for each example
-    nondiff(_op, sig="x, y=None", unbatched_result=True, batch=by("rt.batched_" + _op))
-nondiff("in", "notin", sig="x, y=None", batch=CREATE)
-nondiff("and_", "or_", sig="x, y=None", batch=BROADCAST)
+for _op, _sym in (("is", "is"), ("isnot", "is not")):  # batched, `x is None` of a batched x: never None
+    nondiff(_op, sig="x, y=None", unbatched_result=True, batch=by("rt.batched_" + _op), symbol=_sym)
+for _op, _sym in (("in", "in"), ("notin", "not in")):
+    nondiff(_op, sig="x, y=None", batch=CREATE, symbol=_sym)
+for _op, _sym in (("and_", "&"), ("or_", "|")):
+    nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym)
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
         "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", sig="x, y", batch=BROADCAST)
 for _op in ("allclose", "array_equal"):
