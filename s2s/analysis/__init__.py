@@ -35,6 +35,6 @@ from .stmts import (
 
 __all__ = ["BINOPS", "BUILTINS", "CMPOPS", "UNOPS", "AssignedSet", "LiveSet", "Liveness", "SetView", "ShapeRoots",
            "TopLiveness", "_CopyingLiveness", "activity", "assigned_counts", "classify", "definitely_assigned",
-           "diff_operands", "dotted", "expr_shape_root", "exposed", "exposed_and_assigned", "first_assignment_nested", "iter_nodes",
-           "loads", "loop_level", "operands", "relevant", "shape_like", "shape_roots", "targets", "useful",
+           "diff_operands", "dotted", "expr_shape_root", "exposed", "exposed_and_assigned", "first_assignment_nested",
+           "iter_nodes", "loads", "loop_level", "operands", "relevant", "shape_like", "shape_roots", "targets", "useful",
            "walk_stmts"]

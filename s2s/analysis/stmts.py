@@ -3,9 +3,9 @@ its operands, the names a statement assigns, walks over statements and nodes, an
 block reads before assigning them."""
 from __future__ import annotations
 
-import gast
-
 import builtins
+
+import gast
 
 from ..ir.names import GLOBALS
 from ..primitives import registry
