@@ -27,7 +27,8 @@ from . import aliases, function_values, hygiene, idioms_calls, lift, resolve, st
 from .jumps import restructure
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
-_CONCAT_TRICKS = {type(np.r_): "rt.r_", type(np.c_): "rt.c_"}
+# the type of NumPy's index-trick objects (np.r_, np.c_) -> the primitive `obj[...]` is (`index_trick`)
+_CONCAT_TRICKS = {type(p.index_trick): k for k, p in registry.PRIMS.items() if p.index_trick is not None}
 METHODS = {m for p in registry.PRIMS.values() for m in p.methods}  # the array methods that are primitives
 ARRAY_ATTRS = {p.shape_query for p in registry.PRIMS.values() if p.shape_query} | {"dtype"}
 LIST_METHODS = {"append", "pop"}

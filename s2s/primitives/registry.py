@@ -73,6 +73,10 @@ class Prim:
     symbol: str = ""               # the Python operator that is this primitive ("+" is add; "unary -" is neg)
     builtin: str = ""              # the Python builtin that is this primitive (`max` of two arrays is xp.maximum)
     sequence_op: bool = False      # `+`/`*`, which also concatenate and repeat lists and tuples
+    ufunc: str = ""                # an operator's NumPy ufunc, as the fused kernels call it ("subtract" for `-`)
+    number_result: str = ""        # a Python number: "int" whatever its arguments (len, int), "float" (float),
+    #                                "keep": an int when its argument is one (abs)
+    index_trick: object = None     # NumPy's index-trick object whose `obj[...]` this computes (np.r_ for rt.r_)
     # ---- how the fused kernels spell it (s2s/emit: kernels, cupy_kernels, numba_kernels) ----
     cuda: str = ""                 # CUDA C: a math.h function (`exp`, `fabs`), or an operator: "-" (negate),
     #                                "*" (square), ">"/"<" (the operand that compares so, NaN first: maximum/minimum)

@@ -1,6 +1,8 @@
 """Derivative rules for every supported primitive, one line each (see registry for the notation)."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import array_fill
 from .registry import (
     BROADCAST,
@@ -28,7 +30,8 @@ REDUCE_FLAT = along("axis", none="flat")  # None: the flattened example
 for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", "**"), ("maximum", ""),
                   ("minimum", "")):
     prim(_op, "x, y", broadcasting=True, arith=_sym if _sym != "**" else "", symbol=_sym,
-         sequence_op=_op in ("add", "mul"))  # (`+` concatenates and `*` repeats lists and tuples)
+         sequence_op=_op in ("add", "mul"),  # (`+` concatenates and `*` repeats lists and tuples)
+         ufunc={"add": "add", "sub": "subtract", "mul": "multiply", "div": "true_divide", "pow": "power"}.get(_op, ""))
 defvjp("add", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(g, y)")
 defjvp("add", x="dx", y="dy")
 defvjp("sub", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(-g, y)")
@@ -109,12 +112,13 @@ for _op in ("pos", "xp.positive", "xp.copy"):  # the tangent goes through the sa
 for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", stacks=True, methods=("astype",) if _op == "xp.asarray" else (),
            batch=by("rt.batched_array"))
-linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",), builtin="float",
+linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",), builtin="float", number_result="float",
        batch=by("rt.batched_float"))
 for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else (), batch=SAME)
-for _op, _sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!=")):
-    nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym)
+for _op, _sym, _ufunc in (("lt", "<", "less"), ("le", "<=", "less_equal"), ("gt", ">", "greater"),
+                          ("ge", ">=", "greater_equal"), ("eq", "==", ""), ("ne", "!=", "")):
+    nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym, ufunc=_ufunc)
 nondiff("not", sig="x, y=None", batch=by("rt.batched_not"), symbol="unary not")
 nondiff("invert", sig="x, y=None", batch=SAME, symbol="unary ~")
 # (unbatched_result: `x is None` of a batched x is the same for every example, as is a shape)
@@ -132,7 +136,7 @@ nondiff("floordiv", sig="x, y", batch=BROADCAST, symbol="//")
 nondiff("xp.floor_divide", sig="x, y", batch=BROADCAST)
 nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor", batch=SAME)
 nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil", batch=SAME)
-nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True, builtin="len",
+nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True, builtin="len", number_result="int",
         batch=by("rt.batched_len"))
 nondiff("range", sig="x, *args, **kwargs", range_result=True, batch=CREATE, builtin="range")
 nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero", shape_only=(0,), batch=by("rt.batched_zeros_like"))
@@ -152,7 +156,7 @@ nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searc
 _X = "x, *args, **kwargs"
 nondiff("xp.sign", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
         sig=_X, batch=SAME)
-nondiff("int", sig=_X, builtin="int", batch=by("rt.batched_int"))
+nondiff("int", sig=_X, builtin="int", batch=by("rt.batched_int"), number_result="int")
 nondiff("bool", sig=_X, batch=CREATE, builtin="bool")
 nondiff("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", sig=_X, batch=CREATE)
 for _op in ("ones_like", "empty_like"):  # (batched, with shape=: the batch stays in front)
@@ -212,7 +216,7 @@ elementwise("xp.arctanh", "1 / (1 - x * x)", float_result="always")
 elementwise("xp.reciprocal", "-ans * ans", float_result="always")
 elementwise("xp.cbrt", "1 / (3 * ans * ans)", float_result="always")
 elementwise("xp.sinc", "rt.sinc_deriv(x)")
-elementwise("abs", "xp.sign(x)", loop_kernel=True, builtin="abs")
+elementwise("abs", "xp.sign(x)", loop_kernel=True, builtin="abs", number_result="keep")
 elementwise("rt.log0", "rt.inv0(x) * (x > 0)")
 elementwise("rt.inv0", "-ans * ans")
 prim("xp.arctan2", "x, y", broadcasting=True, math_name="atan2")
@@ -325,9 +329,11 @@ linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", 
 linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"))
 linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)", batch=LOOP)
 # np.r_[...] and np.c_[...]
-linear("rt.r_", "items", "items", "rt.r_vjp(g, items)", list_args=("items",), batch=by("rt.batched_r_"))
+linear("rt.r_", "items", "items", "rt.r_vjp(g, items)", list_args=("items",), batch=by("rt.batched_r_"),
+       index_trick=np.r_)
 linear("rt.r_vjp", "g_, items", "g_", "rt.r_(g)")
-linear("rt.c_", "items", "items", "rt.c_vjp(g, items)", list_args=("items",), batch=by("rt.batched_c_"))
+linear("rt.c_", "items", "items", "rt.c_vjp(g, items)", list_args=("items",), batch=by("rt.batched_c_"),
+       index_trick=np.c_)
 linear("rt.c_vjp", "g_, items", "g_", "rt.c_(g)")
 linear("xp.full", "shape, fill_value, dtype=None", "fill_value", "rt.unbroadcast(g, fill_value)",
        batch=by("rt.batched_full", fixed=("shape", "dtype")))

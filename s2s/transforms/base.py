@@ -368,8 +368,8 @@ def _leaf_value(v, leaves) -> bool:
     if isinstance(v, gast.Call):
         key = analysis.classify(v)
         p = registry.lookup(key)
-        return key in ("float", "int", "len") or p is not None and key.startswith("xp.") and (
-            p.broadcasting or p.same_shape or p.full_reduction)  # facts the primitive declares
+        return p is not None and (p.number_result in ("int", "float") or key.startswith("xp.") and (
+            p.broadcasting or p.same_shape or p.full_reduction))  # facts the primitive declares
     return False
 
 
