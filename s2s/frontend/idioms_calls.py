@@ -6,7 +6,7 @@ their identity), random sampling, and dict methods (`keys`, `values`, `items`, `
 
 Each hook returns a core-form expression, or None when the call is not one of these idioms.
 
-About 910 lines, on purpose: the hooks are independent of each other but share the lowering of a
+About 1,140 lines, on purpose: the hooks are independent of each other but share the lowering of a
 call's arguments and the specialization on a callee's identity; split, each file would import the
 same dozen helpers, and `normalize.expr_Call` would ask two modules instead of one.
 """
@@ -22,17 +22,18 @@ import types
 import gast
 import numpy as np
 
-from .. import numpy_inside, record
+from .. import analysis, numpy_inside, record
 from ..errors import S2SError, S2STypeError
 from ..ir import build
-from ..primitives import ufunc_methods
+from ..primitives import registry, ufunc_methods
 from ..primitives.registry import EXT
 from . import function_values, idioms, lift, resolve, returned, sampling
 
-_BINOPS = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
-           operator.truediv: gast.Div, operator.mod: gast.Mod, operator.pow: gast.Pow,
-           operator.matmul: gast.MatMult, operator.floordiv: gast.FloorDiv}
-_UNOPS = {operator.neg: gast.USub, operator.pos: gast.UAdd}
+# the `operator` module's functions (operator.add) -> the operator node they are (`operator_fn` facts)
+_BINOPS = {getattr(operator, registry.PRIMS[k].operator_fn): op for op, k in analysis.BINOPS.items()
+           if registry.PRIMS[k].operator_fn}
+_UNOPS = {getattr(operator, registry.PRIMS[k].operator_fn): op for op, k in analysis.UNOPS.items()
+          if registry.PRIMS[k].operator_fn}
 DICT_METHODS = {"keys", "values", "items", "get"}
 
 

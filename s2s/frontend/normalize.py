@@ -2,7 +2,7 @@
 
 The grammar of the core form is in `s2s.ir.core`.
 
-One module of about 870 lines, on purpose: `Normalizer` is one visitor (a method per statement
+One module of about 940 lines, on purpose: `Normalizer` is one visitor (a method per statement
 and per expression kind) whose lowerings share the state of the function being lowered (its
 Namer, the statements emitted so far, the current source location, the aliases and rebound
 names), so its halves would call each other across files. What stands alone already has a

@@ -73,6 +73,7 @@ class Prim:
     symbol: str = ""               # the Python operator that is this primitive ("+" is add; "unary -" is neg)
     builtin: str = ""              # the Python builtin that is this primitive (`max` of two arrays is xp.maximum)
     sequence_op: bool = False      # `+`/`*`, which also concatenate and repeat lists and tuples
+    operator_fn: str = ""          # the `operator` module's function that is this operator ("truediv" for `/`)
     ufunc: str = ""                # an operator's NumPy ufunc, as the fused kernels call it ("subtract" for `-`)
     number_result: str = ""        # a Python number: "int" whatever its arguments (len, int), "float" (float),
     #                                "keep": an int when its argument is one (abs)

@@ -31,7 +31,8 @@ for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow"
                   ("minimum", "")):
     prim(_op, "x, y", broadcasting=True, arith=_sym if _sym != "**" else "", symbol=_sym,
          sequence_op=_op in ("add", "mul"),  # (`+` concatenates and `*` repeats lists and tuples)
-         ufunc={"add": "add", "sub": "subtract", "mul": "multiply", "div": "true_divide", "pow": "power"}.get(_op, ""))
+         ufunc={"add": "add", "sub": "subtract", "mul": "multiply", "div": "true_divide", "pow": "power"}.get(_op, ""),
+         operator_fn={"div": "truediv"}.get(_op, _op) if _sym else "")
 defvjp("add", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(g, y)")
 defjvp("add", x="dx", y="dy")
 defvjp("sub", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(-g, y)")
@@ -49,7 +50,7 @@ defjvp("rt.pow_d", x="dx * rt.pow_d(x, y, k + 1)", y="dy * rt.pow_d_dy(x, y, k)"
 # `x % y` (operator.mod, np.mod, np.remainder) is x - y * floor(x / y): derivative 1 in x and
 # -floor(x / y) in y between the jumps; fmod truncates the quotient instead
 for _op in ("mod", "xp.mod", "xp.remainder"):
-    prim(_op, "x, y", broadcasting=True, symbol="%" if _op == "mod" else "")
+    prim(_op, "x, y", broadcasting=True, symbol="%" if _op == "mod" else "", operator_fn="mod" if _op == "mod" else "")
     defvjp(_op, x="rt.unbroadcast(g + 0 * y, x)", y="rt.unbroadcast(-g * xp.floor_divide(x, y), y)")
     defjvp(_op, x="dx + 0 * y", y="-dy * xp.floor_divide(x, y)")
 prim("xp.fmod", "x, y", broadcasting=True)
@@ -85,7 +86,7 @@ for _np, _op in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("div
     defjvp("xp." + _np, **PRIMS[_op].jvp)
 # product: `a @ b` for vectors and matrices; dot_ranks: vmap knows its result's rank from its operands
 # (np.matmul's follows the same rule, but is not declared yet: its batched code would change)
-prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True, dot_like=True, symbol="@",
+prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True, dot_like=True, symbol="@", operator_fn="matmul",
      batch=by("rt.batched_matmul"))
 # (methods: the array methods that are the primitive, `x.dot(y)`)
 defvjp("matmul", a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
@@ -103,12 +104,13 @@ prim("xp.linalg.outer", "x1, x2", batch=by("rt.batched_outer"),  # NumPy 2: oute
 defvjp("xp.linalg.outer", x1="rt.outer_vjp_a(g, x1, x2)", x2="rt.outer_vjp_b(g, x1, x2)")
 defjvp("xp.linalg.outer", x1="xp.linalg.outer(dx1, x2)", x2="xp.linalg.outer(x1, dx2)")
 # (diag="same": the diagonal Jacobian passes through it, transforms/diagonal.py)
-linear("neg", "x", "x", "-g", same_shape=True, diag="same", symbol="unary -")
+linear("neg", "x", "x", "-g", same_shape=True, diag="same", symbol="unary -", operator_fn="neg")
 linear("xp.negative", "x", "x", "-g", same_shape=True, fusable="unary", float_result="keep", out_buffer=True,
        loop_kernel=True, diag="same", cheap=True, cuda="-", numba="_negative")
 for _op in ("pos", "xp.positive", "xp.copy"):  # the tangent goes through the same conversion
     linear(_op, "x", "x", "rt.array_vjp(g, x)", same_shape=True, diag="same" if _op != "xp.copy" else "",
-           methods=("copy",) if _op == "xp.copy" else (), symbol="unary +" if _op == "pos" else "")
+           methods=("copy",) if _op == "xp.copy" else (), symbol="unary +" if _op == "pos" else "",
+           operator_fn="pos" if _op == "pos" else "")
 for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", stacks=True, methods=("astype",) if _op == "xp.asarray" else (),
            batch=by("rt.batched_array"))
@@ -132,7 +134,7 @@ nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal"
         "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", sig="x, y", batch=BROADCAST)
 for _op in ("allclose", "array_equal"):
     nondiff("xp." + _op, sig="a, b, *args, **kwargs", batch=by("rt.batched_" + _op))
-nondiff("floordiv", sig="x, y", batch=BROADCAST, symbol="//")
+nondiff("floordiv", sig="x, y", batch=BROADCAST, symbol="//", operator_fn="floordiv")
 nondiff("xp.floor_divide", sig="x, y", batch=BROADCAST)
 nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor", batch=SAME)
 nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil", batch=SAME)

@@ -396,7 +396,10 @@ def split_self_updates(stmts, namer) -> list:
     return out
 
 
-FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
+# the arithmetic operators (`arith`) whose constant operands fold, but `/` (a division by zero, an int turned
+# float) -> the Python function computing them (`operator_fn`)
+FOLD = {op: getattr(operator, registry.PRIMS[k].operator_fn) for op, k in analysis.BINOPS.items()
+        if registry.PRIMS[k].arith in ("+", "-", "*")}
 
 
 class _Fold(gast.NodeTransformer):

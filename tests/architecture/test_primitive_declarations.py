@@ -13,6 +13,7 @@ import ast
 import builtins
 import inspect
 import math
+import operator
 import os
 import re
 
@@ -129,7 +130,8 @@ def _numpy_key(s: str) -> str:
 
 def _op_names(elts, values: bool = False) -> list[str]:
     """The operation names among a literal's elements: a declared primitive's key (`xp.sum`,
-    `rt.unbroadcast`, the operators' `add`, `neg`, ...), a NumPy function as an object (`np.sum`)
+    `rt.unbroadcast`, the operators' `add`, `neg`, ...), a NumPy or `operator` function as an
+    object (`np.sum`, `operator.add`)
     or a string (`"np.sum"`), or three or more bare names of primitives: NumPy's (`"exp", "log",
     "sin"`) or, among a sequence's elements or a dict's keys (`values`: a dict's values), Python
     builtins that are primitives (`"len", "range", "int"`)."""
@@ -143,6 +145,8 @@ def _op_names(elts, values: bool = False) -> list[str]:
     found += [f"np.{e.attr}" for e in elts if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name)
               and e.value.id in ("np", "numpy") and callable(getattr(np, e.attr, None))
               and not isinstance(getattr(np, e.attr), type)]
+    found += [f"operator.{e.attr}" for e in elts if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name)
+              and e.value.id == "operator" and callable(getattr(operator, e.attr, None))]
     named = [s for s in strings if s in bare]
     builtins_named = [s for s in strings if s in builtin_named and not values]
     return found + (named if len(named) >= 3 else []) + (builtins_named if len(builtins_named) >= 3 else [])
@@ -199,10 +203,12 @@ def test_the_scan_finds_a_table_of_operation_names():
     tree = ast.parse('_SMOOTH = {"xp.exp", "xp.tanh"}\n_NP = (np.sum, np.mean)\nUNARY = ("exp", "log", "sin")\n'
                      '_ATTRS = ("shape", "ndim")\n__all__ = ("sum", "mean", "max")\n'
                      'OPS = {ast.Add: "add", ast.Sub: "sub"}\nCALLS = {"len", "range", "int"}\n'
-                     'NAMED = ("np.sin", "numpy.cos")\nC = {1: "float", 2: "int", 3: "bool"}\n')
+                     'NAMED = ("np.sin", "numpy.cos")\nC = {1: "float", 2: "int", 3: "bool"}\n'
+                     'PY = {operator.add: 1}\n')
     hits = {where: _op_names(elts, values) for where, elts, _, values in _literals(tree) if _op_names(elts, values)}
     assert hits == {"_SMOOTH": ["xp.exp", "xp.tanh"], "_NP": ["np.sum", "np.mean"], "UNARY": ["exp", "log", "sin"],
-                    "OPS": ["add", "sub"], "CALLS": ["len", "range", "int"], "NAMED": ["np.sin", "numpy.cos"]}
+                    "OPS": ["add", "sub"], "CALLS": ["len", "range", "int"], "NAMED": ["np.sin", "numpy.cos"],
+                    "PY": ["operator.add"]}
 
 
 # ---- the declarations themselves ----
