@@ -4,11 +4,13 @@ One declaration per primitive (`registry.prim`, or `linear`, `nondiff`, `element
 it) gives its signature and its facts: whether it is differentiable, which arguments carry no
 derivative (`zero_args`), whether it broadcasts, is a reduction, may alias an input, its result's
 shape or float-ness, whether a fused kernel computes it, the runtime helper of its diagonal form,
-its array-method and `math` spellings (the fields of `registry.Prim`), and its batching rule
+its array-method, `math`, operator and `operator`-module spellings, how array libraries other
+than NumPy provide it (`neutral`, `dask`, `composed`, `widened`: s2s/arrays.py reads them, handed
+over by `arrays.learn` below) (the fields of `registry.Prim`), and its batching rule
 (`batch=SAME`, `batch=along("axis")`, `batch=by("rt.batched_f")`: the runtime helper that batches it).
-Its derivative rules follow it (`defvjp`, `defjvp`); a primitive has one batching rule (the registry
-refuses a second). rules_batch.py gives the core table's elementwise and broadcasting ops without a
-rule of their own theirs by those facts, declares each batching helper a primitive in its turn, and
+Its derivative rules follow it (`defvjp`, `defjvp`); a primitive is declared once and has one
+batching rule (the registry refuses a second of either). rules_batch.py gives the core table's
+elementwise and broadcasting ops without a rule of their own theirs by those facts, declares each batching helper a primitive in its turn, and
 runs every primitive still without a rule once per example (`batch_the_rest`). The transforms and
 the passes ask these declarations (`registry.lookup(name).reduction`, ...) and keep no lists of
 operation names (tests/architecture/test_primitive_declarations.py checks that); the fused kernels'
