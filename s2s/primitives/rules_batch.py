@@ -212,6 +212,10 @@ for _n in ("r_", "c_"):
 # a vectorized loop's operand alignment (lift_rank, batched by rt.batched_lift_rank), batched again by vmap
 linear("rt.batched_lift_rank", "flags, x, other, other_batched", "x", "rt.batched_lift_rank_t(flags, g, x)",
        batch=LOOP)
+# (its forward mode stays refused, and `other`'s derivatives too, as when it was declared twice)
+defvjp("rt.batched_lift_rank", **{a: "rt.no_batched_derivative(g, 'batched_lift_rank')" for a in ("other", "other_batched")})
+defjvp("rt.batched_lift_rank", **{a: f"rt.no_batched_derivative(d{a}, 'batched_lift_rank')"
+                                  for a in ("x", "other", "other_batched")})
 # (its transpose is the alignment again, to the cotangent's shape: `x` alone does not know the
 # example count, which batched_lift_rank took from `other`)
 linear("rt.batched_lift_rank_t", "flags, g_, x", "g_", "rt.batched_lift_rank_like(flags, g, g_)", batch=LOOP)
