@@ -1,9 +1,13 @@
 """NumPy functions an array library (CuPy) lacks, composed of functions it has.
 
-`fill(ns)` adds to an array namespace (s2s/arrays.py's `Namespace`) each function of `COMPOSED`
-that its library lacks, written with the namespace's own functions, so generated code calling
-`xp.vecdot` or `xp.linalg.svdvals` runs on CuPy with the same values as NumPy's. Functions without
-a faithful composition (nanquantile, nanpercentile) keep the namespace's S2SError.
+Each `make_<name>(xp)` here returns NumPy's function `<name>` written with namespace `xp`'s own
+functions (`make_linalg_<name>`: `numpy.linalg.<name>`, where the top-level function of that name
+differs). A primitive's declaration names its maker (`composed=array_fill.make_vecdot`), and
+`fill(ns, ...)` adds to an array namespace (s2s/arrays.py's `Namespace`) each declared composition
+its library lacks, so generated code calling `xp.vecdot` or `xp.linalg.svdvals` runs on CuPy with
+the same values as NumPy's (`make_select(xp, narrow)`, a `widened` fact: NumPy's `select` over a
+library's narrower one). Functions without a faithful composition (nanquantile, nanpercentile)
+keep the namespace's S2SError.
 """
 from __future__ import annotations
 
@@ -20,32 +24,32 @@ def _axes(axis, ndim: int) -> tuple[int, ...]:
     return tuple(operator.index(a) % ndim for a in axes)
 
 
-def _vecdot(xp):
+def make_vecdot(xp):
     def vecdot(x1, x2, /, *, axis=-1):
         return xp.sum(xp.conj(x1) * x2, axis=axis)
     return vecdot
 
 
-def _matvec(xp):
+def make_matvec(xp):
     def matvec(x1, x2, /):
         return xp.matmul(x1, xp.expand_dims(x2, -1))[..., 0]
     return matvec
 
 
-def _vecmat(xp):
+def make_vecmat(xp):
     def vecmat(x1, x2, /):
         return xp.matmul(xp.expand_dims(xp.conj(x1), -2), x2)[..., 0, :]
     return vecmat
 
 
-def _unstack(xp):
+def make_unstack(xp):
     def unstack(x, /, *, axis=0):
         moved = xp.moveaxis(x, axis, 0)
         return tuple(moved[i] for i in range(moved.shape[0]))
     return unstack
 
 
-def _vector_norm(xp):
+def make_vector_norm(xp):
     def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         axes = _axes(axis, x.ndim)
         rest = [d for d in range(x.ndim) if d not in axes]
@@ -58,43 +62,43 @@ def _vector_norm(xp):
     return vector_norm
 
 
-def _matrix_norm(xp):
+def make_matrix_norm(xp):
     def matrix_norm(x, /, *, keepdims=False, ord="fro"):
         return xp.linalg.norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
     return matrix_norm
 
 
-def _trace(xp):
+def make_linalg_trace(xp):
     def trace(x, /, *, offset=0, dtype=None):
         return xp.trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
     return trace
 
 
-def _diagonal(xp):
+def make_linalg_diagonal(xp):
     def diagonal(x, /, *, offset=0):
         return xp.diagonal(x, offset=offset, axis1=-2, axis2=-1)
     return diagonal
 
 
-def _tensordot(xp):
+def make_linalg_tensordot(xp):
     def tensordot(x1, x2, /, *, axes=2):
         return xp.tensordot(x1, x2, axes=axes)
     return tensordot
 
 
-def _svdvals(xp):
+def make_svdvals(xp):
     def svdvals(x, /):
         return xp.linalg.svd(x, compute_uv=False)
     return svdvals
 
 
-def _outer(xp):
+def make_linalg_outer(xp):
     def outer(x1, x2, /):
         return xp.outer(x1, x2)
     return outer
 
 
-def _multi_dot(xp):
+def make_multi_dot(xp):
     def multi_dot(arrays, *, out=None):
         if out is not None:
             raise TypeError("multi_dot: `out` is not supported on this backend")
@@ -102,13 +106,13 @@ def _multi_dot(xp):
     return multi_dot
 
 
-def _matrix_transpose(xp):
+def make_matrix_transpose(xp):
     def matrix_transpose(x, /):
         return xp.swapaxes(x, -1, -2)
     return matrix_transpose
 
 
-def _select(xp, narrow):
+def make_select(xp, narrow):
     def select(condlist, choicelist, default=0):
         """NumPy's `select`; an array `default` (CuPy's takes a scalar only) through `where`, the first
         true condition winning."""
@@ -119,16 +123,6 @@ def _select(xp, narrow):
             out = xp.where(cond, choice, out)
         return out
     return select
-
-
-# functions the library has with a narrower signature: name -> maker(ns, the library's function)
-NARROWER = {"select": _select}
-
-# name -> a maker taking the top-level namespace (linalg's functions reach the rest through it)
-COMPOSED = {"vecdot": _vecdot, "matvec": _matvec, "vecmat": _vecmat, "unstack": _unstack}
-COMPOSED_LINALG = {"vecdot": _vecdot, "vector_norm": _vector_norm, "matrix_norm": _matrix_norm, "trace": _trace,
-                   "diagonal": _diagonal, "tensordot": _tensordot, "svdvals": _svdvals, "outer": _outer,
-                   "multi_dot": _multi_dot, "matrix_transpose": _matrix_transpose}
 
 
 def _converting(t: type) -> type:
@@ -144,17 +138,19 @@ def _converting(t: type) -> type:
 CONVERTING = {t.__name__: _converting(t) for t in (np.float64, np.float32, np.complex128, np.complex64)}
 
 
-def fill(ns) -> None:
-    """Add to namespace `ns` (and `ns.linalg`) the compositions of the functions its library lacks,
-    and scalar types that cast its arrays."""
+def fill(ns, composed: dict, widened: dict) -> None:
+    """Add to namespace `ns` (and `ns.linalg`) the compositions of the functions its library lacks
+    (`composed`: NumPy name, "linalg.<name>" in numpy.linalg -> its maker, the declarations'
+    `composed` facts), NumPy's signature where the library's function takes less (`widened`: name
+    -> maker(ns, the library's function)), and scalar types that cast its arrays."""
     ns.__dict__.update(CONVERTING)
-    for name, make in NARROWER.items():
+    for name, make in widened.items():
         if name in ns.__dict__:
             ns.__dict__[name] = make(ns, ns.__dict__[name])
-    for table, target in ((COMPOSED, ns), (COMPOSED_LINALG, ns.linalg)):
-        have = target.__dict__
-        for name, make in table.items():
-            if name not in have:
-                fn = make(ns)
-                fn.__qualname__ = f"{ns._label}.{'linalg.' if target is not ns else ''}{name} (s2s composition)"
-                have[name] = fn
+    for full, make in composed.items():
+        sub, _, name = full.rpartition(".")
+        have = (getattr(ns, sub) if sub else ns).__dict__
+        if name not in have:
+            fn = make(ns)
+            fn.__qualname__ = f"{ns._label}.{full} (s2s composition)"
+            have[name] = fn

@@ -25,25 +25,46 @@ from .tree import tree_map
 __all__ = ["Backend", "NUMPY", "backend_of", "by_name", "default", "library_namespace", "namespace_of", "register",
            "select"]
 
-# NumPy functions on dtypes, shapes and Python values: the same for every array library.
-_NEUTRAL = ("finfo", "iinfo", "promote_types", "result_type", "can_cast", "isscalar", "broadcast_shapes",
-            "iscomplexobj", "isrealobj", "dtype", "float16", "float32", "float64", "complex64", "complex128",
-            "int8", "int16", "int32", "int64", "uint8", "uint32", "uint64", "bool_", "pi", "e", "inf", "nan",
-            "newaxis", "ix_", "diag_indices", "tril_indices", "triu_indices", "mask_indices", "ndim", "shape")
+# NumPy's dtypes and constants: the same for every array library (NumPy's functions on dtypes, shapes
+# and Python values are too: their declarations' `neutral` fact)
+_NEUTRAL_VALUES = ("dtype", "float16", "float32", "float64", "complex64", "complex128", "int8", "int16", "int32",
+                   "int64", "uint8", "uint32", "uint64", "bool_", "pi", "e", "inf", "nan", "newaxis")
+_DECLARATIONS: dict[str, Any] = {}  # primitive name -> its declaration (registry.Prim), handed over by `learn`
+
+
+def learn(declarations: dict[str, Any]) -> None:
+    """Take the primitive declarations (s2s.primitives.registry.PRIMS), whose facts say how array
+    libraries other than NumPy provide each function (`neutral`, `dask`, `composed`, `widened`).
+    s2s/primitives hands them over once declared, before any namespace is built (this module is
+    below the declarations, so it does not import them)."""
+    _DECLARATIONS.update(declarations)
+
+
+def declared(fact: str, sub: str = "") -> dict[str, Any]:
+    """NumPy name in namespace `sub` ("" or "linalg") -> the value of declaration fact `fact`, for the
+    functions whose declaration sets it."""
+    prefix = f"xp.{sub}." if sub else "xp."
+    out = {}
+    for name, p in _DECLARATIONS.items():
+        rest = name[len(prefix):]
+        if name.startswith(prefix) and "." not in rest and getattr(p, fact):
+            out[rest] = getattr(p, fact)
+    return out
 
 
 class Namespace(types.SimpleNamespace):
     """An array module as generated code sees it: the library's functions, NumPy's spellings of the
-    few it names differently, NumPy's dtype and shape helpers, and a clear error for the rest."""
+    few it names differently (`spelling`: the declaration fact holding the library's names, "dask"),
+    NumPy's dtype and shape helpers, and a clear error for the rest."""
 
-    def __init__(self, label: str, module, aliases: dict[str, str] | None = None, sub: str = ""):
+    def __init__(self, label: str, module, spelling: str = "", sub: str = ""):
         super().__init__(**{k: v for k, v in vars(module).items() if not k.startswith("__")})
         self.__dict__["_label"], self.__dict__["_sub"] = label, sub
-        for name, target in (aliases or {}).items():
+        for name, target in (declared(spelling, sub) if spelling else {}).items():
             if name not in self.__dict__ and hasattr(module, target):
                 self.__dict__[name] = getattr(module, target)
         neutral_from = np if not sub else getattr(np, sub)
-        for name in _NEUTRAL:
+        for name in (*_NEUTRAL_VALUES, *declared("neutral", sub)):
             if name not in self.__dict__ and hasattr(neutral_from, name):
                 self.__dict__[name] = getattr(neutral_from, name)
 
@@ -122,7 +143,8 @@ def library_namespace(label: str, module) -> Namespace:
     (s2s/array_fill.py)."""
     ns = Namespace(label, module)
     ns.__dict__["linalg"] = Namespace(label, module.linalg, sub="linalg")
-    array_fill.fill(ns)
+    composed = {**declared("composed"), **{f"linalg.{n}": m for n, m in declared("composed", "linalg").items()}}
+    array_fill.fill(ns, composed, declared("widened"))
     return ns
 
 
@@ -138,16 +160,11 @@ def _cupy_wait(leaf):
 
 # ---------------------------------------------------------------- Dask
 
-_DASK_ALIASES = {"amax": "max", "amin": "min", "acos": "arccos", "asin": "arcsin", "atan": "arctan",
-                 "acosh": "arccosh", "asinh": "arcsinh", "atanh": "arctanh", "atan2": "arctan2",
-                 "pow": "power", "concat": "concatenate", "conjugate": "conj", "permute_dims": "transpose"}
-
-
 def _dask_ns():
     da = _import("dask.array", "dask")
-    ns = Namespace("Dask", da, _DASK_ALIASES)
+    ns = Namespace("Dask", da, spelling="dask")
     d = ns.__dict__
-    d["linalg"] = Namespace("Dask", da.linalg, sub="linalg")
+    d["linalg"] = Namespace("Dask", da.linalg, spelling="dask", sub="linalg")
     d["copy"] = lambda a, *args, **kwargs: da.asarray(a).copy()
     d["size"] = lambda a, axis=None: int(np.prod(np.shape(a))) if axis is None else np.shape(a)[axis]
     d["matrix_transpose"] = lambda a: da.swapaxes(a, -1, -2)

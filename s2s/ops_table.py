@@ -104,7 +104,7 @@ def markdown(rows: list[dict]) -> str:
     groups: dict[tuple, list[str]] = {}
     for r in rows:
         key = (r["kind"], _mark(r, "vjp") or "no", _mark(r, "jvp") or "no", _mark(r, "batch") or "no")
-        groups.setdefault(key, []).append(f"`{r['name']}`")
+        groups.setdefault(key, []).append(f"`{r['name']}`".replace("|", "\\|"))  # (`|` would end a cell)
     for (kind, vjp, jvp, batch), names in groups.items():
         out.append(f"| {kind} | {vjp} | {jvp} | {batch} | {len(names)} | {', '.join(names)} |")
     return "\n".join(out)

@@ -15,6 +15,7 @@ from .assigned import AssignedSet, definitely_assigned, first_assignment_nested
 from .liveness import Liveness, LiveSet, SetView, TopLiveness, _CopyingLiveness
 from .shapes import ShapeRoots, expr_shape_root, shape_like, shape_roots
 from .stmts import (
+                    BINOPS,
                     BUILTINS,
                     CMPOPS,
                     UNOPS,
@@ -32,8 +33,8 @@ from .stmts import (
                     walk_stmts,
 )
 
-__all__ = ["BUILTINS", "CMPOPS", "UNOPS", "AssignedSet", "LiveSet", "Liveness", "SetView", "ShapeRoots", "TopLiveness",
-           "_CopyingLiveness", "activity", "assigned_counts", "classify", "definitely_assigned", "diff_operands",
-           "dotted", "expr_shape_root", "exposed", "exposed_and_assigned", "first_assignment_nested", "iter_nodes",
-           "loads", "loop_level", "operands", "relevant", "shape_like", "shape_roots", "targets", "useful",
+__all__ = ["BINOPS", "BUILTINS", "CMPOPS", "UNOPS", "AssignedSet", "LiveSet", "Liveness", "SetView", "ShapeRoots",
+           "TopLiveness", "_CopyingLiveness", "activity", "assigned_counts", "classify", "definitely_assigned",
+           "diff_operands", "dotted", "expr_shape_root", "exposed", "exposed_and_assigned", "first_assignment_nested",
+           "iter_nodes", "loads", "loop_level", "operands", "relevant", "shape_like", "shape_roots", "targets", "useful",
            "walk_stmts"]

@@ -3,17 +3,37 @@ its operands, the names a statement assigns, walks over statements and nodes, an
 block reads before assigning them."""
 from __future__ import annotations
 
+import builtins
+
 import gast
 
-from ..ir.core import BINOPS
+from ..ir.names import GLOBALS
 from ..primitives import registry
 from ..stats import STATS
 
-CMPOPS = {gast.Lt: "lt", gast.LtE: "le", gast.Gt: "gt", gast.GtE: "ge", gast.Eq: "eq", gast.NotEq: "ne",
-          gast.Is: "is", gast.IsNot: "isnot", gast.In: "in", gast.NotIn: "notin"}
-UNOPS = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not", gast.Invert: "invert"}
-BUILTINS = {"len", "range", "float", "int", "abs", "print", "isinstance", "bool", "str", "stop_gradient",
-            "list", "tuple", "slice"}
+
+def _operators() -> tuple[dict, dict, dict]:
+    """(binary, unary, comparison) operator node type -> the primitive it is, read from the
+    declarations' `symbol` facts ("+" is add, "unary -" is neg, "<" is lt)."""
+    binops: dict = {}
+    unops: dict = {}
+    cmpops: dict = {}
+    for key, p in registry.PRIMS.items():
+        if p.symbol:
+            unary = p.symbol.startswith("unary ")
+            node = gast.parse(f"{p.symbol[6:]} a" if unary else f"a {p.symbol} b").body[0].value
+            if isinstance(node, gast.Compare):
+                cmpops[type(node.ops[0])] = key
+            else:
+                (unops if unary else binops)[type(node.op)] = key
+    return binops, unops, cmpops
+
+
+BINOPS, UNOPS, CMPOPS = _operators()
+# primitives called by name in core form: those named after a Python builtin or a global of
+# generated code (`len`, `range`, `stop_gradient`) that are not operators
+BUILTINS = frozenset(k for k, p in registry.PRIMS.items() if "." not in k and not p.symbol
+                     and (hasattr(builtins, k) or k in GLOBALS))
 
 
 def dotted(node) -> str | None:
@@ -81,7 +101,7 @@ def operands(value) -> list[str]:
 def diff_operands(value) -> list[str]:
     """Names through which a derivative can flow into the value (not indices, shapes, conditions)."""
     kind = classify(value)
-    if kind in ("const", "attr", "len", "range", "int", "bool", "str", "print", "isinstance", "stop_gradient"):
+    if kind in ("const", "attr"):
         return []
     if kind == "getitem":
         return [value.value.id] if isinstance(value.value, gast.Name) else []

@@ -24,17 +24,18 @@ from concurrent.futures import ThreadPoolExecutor
 import gast
 import numpy as np
 
-from .. import arrays
+from .. import analysis, arrays
 from ..ir import build
 from ..ir.build import clone
+from ..primitives import registry
 from . import cupy_kernels, numba_kernels
 from .codegen import compile_source, to_source
 
 THRESHOLD = 1 << 16  # elements: below this NumPy's own loops win (thread hand-off, dispatch)
 BLOCK = 1 << 14
-_UFUNC = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "true_divide",
-          gast.Pow: "power", gast.Gt: "greater", gast.GtE: "greater_equal", gast.Lt: "less",
-          gast.LtE: "less_equal"}
+# operator node type -> the ufunc a block calls for it (the operators' `ufunc` facts)
+_UFUNC = {op: registry.PRIMS[k].ufunc for op, k in {**analysis.BINOPS, **analysis.CMPOPS}.items()
+          if registry.PRIMS[k].ufunc}
 _DTYPES = {"f": np.float64, "b": np.bool_, "i": np.int64}
 _POOL = None
 _POOL_PID = None  # a forked child makes its own pool (the parent's threads do not exist there)

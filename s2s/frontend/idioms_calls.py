@@ -6,7 +6,7 @@ their identity), random sampling, and dict methods (`keys`, `values`, `items`, `
 
 Each hook returns a core-form expression, or None when the call is not one of these idioms.
 
-About 910 lines, on purpose: the hooks are independent of each other but share the lowering of a
+About 1,140 lines, on purpose: the hooks are independent of each other but share the lowering of a
 call's arguments and the specialization on a callee's identity; split, each file would import the
 same dozen helpers, and `normalize.expr_Call` would ask two modules instead of one.
 """
@@ -22,17 +22,18 @@ import types
 import gast
 import numpy as np
 
-from .. import numpy_inside, record
+from .. import analysis, numpy_inside, record
 from ..errors import S2SError, S2STypeError
 from ..ir import build
-from ..primitives import ufunc_methods
+from ..primitives import registry, ufunc_methods
 from ..primitives.registry import EXT
 from . import function_values, idioms, lift, resolve, returned, sampling
 
-_BINOPS = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult,
-           operator.truediv: gast.Div, operator.mod: gast.Mod, operator.pow: gast.Pow,
-           operator.matmul: gast.MatMult, operator.floordiv: gast.FloorDiv}
-_UNOPS = {operator.neg: gast.USub, operator.pos: gast.UAdd}
+# the `operator` module's functions (operator.add) -> the operator node they are (`operator_fn` facts)
+_BINOPS = {getattr(operator, registry.PRIMS[k].operator_fn): op for op, k in analysis.BINOPS.items()
+           if registry.PRIMS[k].operator_fn}
+_UNOPS = {getattr(operator, registry.PRIMS[k].operator_fn): op for op, k in analysis.UNOPS.items()
+          if registry.PRIMS[k].operator_fn}
 DICT_METHODS = {"keys", "values", "items", "get"}
 
 
@@ -45,9 +46,12 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
     f = node.func
     if isinstance(f, gast.Attribute) and f.attr in _SHAPE_SAMPLERS and len(node.args) == 1 and not node.keywords \
             and _static_length(norm, node.args[0].value) is None:  # rs.randn(*x.shape): the shape as a tuple
-        shape = _at(gast.Call(func=build.name("tuple"), args=[node.args[0].value], keywords=[]), node)
-        return _at(gast.Call(func=_at(gast.Attribute(value=f.value, attr=_SHAPE_SAMPLERS[f.attr], ctx=gast.Load()), f),
-                             args=[shape], keywords=[]), node)
+        shape = build.located(gast.Call(func=build.name("tuple"), args=[node.args[0].value], keywords=[]), node,
+                              only_missing=True)
+        return build.located(gast.Call(func=build.located(gast.Attribute(value=f.value, attr=_SHAPE_SAMPLERS[f.attr],
+                                                                         ctx=gast.Load()), f,
+                                                                      only_missing=True),
+                             args=[shape], keywords=[]), node, only_missing=True)
     args = []
     for a in node.args:
         if isinstance(a, gast.Starred):
@@ -62,7 +66,8 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
                              "the function, and cannot tell here.",
                           "Pass the elements explicitly (`f(xs[0], xs[1])`), or build the sequence as a "
                           "tuple/list literal in this function (`xs = (a, b)`).")
-            args += [_at(gast.Subscript(value=copy_(a.value), slice=build.const(i), ctx=gast.Load()), a)
+            args += [build.located(gast.Subscript(value=copy_(a.value), slice=build.const(i), ctx=gast.Load()), a,
+                                   only_missing=True)
                      for i in range(n)]
         else:
             args.append(a)
@@ -77,9 +82,10 @@ def expand_stars(norm, node: gast.Call) -> gast.Call:
                                "function, and cannot tell here.",
                       "Pass the keywords explicitly, or build the dict in this function as a literal or "
                       "`dict(a=..., b=...)`.")
-        kws += [gast.keyword(arg=key, value=_at(gast.Subscript(value=copy_(k.value), slice=build.const(key),
-                                                               ctx=gast.Load()), k.value)) for key in keys]
-    return _at(gast.Call(func=node.func, args=args, keywords=kws), node)
+        kws += [gast.keyword(arg=key, value=build.located(gast.Subscript(value=copy_(k.value), slice=build.const(key),
+                                                               ctx=gast.Load()), k.value, only_missing=True))
+                for key in keys]
+    return build.located(gast.Call(func=node.func, args=args, keywords=kws), node, only_missing=True)
 
 
 def zip_args(norm, it: gast.Call, target) -> list:
@@ -98,8 +104,8 @@ def _unpacked(norm, a: gast.Starred, n: int) -> list:
     names = [norm.namer.fresh("star") for _ in range(n)]
     norm.locals.update(names)
     target = gast.Tuple(elts=[build.name(m, store=True) for m in names], ctx=gast.Store())
-    norm.stmt(_at(gast.Assign(targets=[target], value=copy_(a.value), type_comment=None), a))
-    return [_at(build.name(m), a) for m in names]
+    norm.stmt(build.located(gast.Assign(targets=[target], value=copy_(a.value), type_comment=None), a, only_missing=True))
+    return [build.located(build.name(m), a, only_missing=True) for m in names]
 
 
 def _arity(norm, func, depth: int = 0):
@@ -137,16 +143,17 @@ def joined_tuple(norm, node: gast.Tuple):
     for e in node.elts:
         if isinstance(e, gast.Starred):
             if run:
-                parts.append(_at(gast.Tuple(elts=run, ctx=gast.Load()), node))
+                parts.append(build.located(gast.Tuple(elts=run, ctx=gast.Load()), node, only_missing=True))
                 run = []
-            parts.append(_at(gast.Call(func=build.name("tuple"), args=[e.value], keywords=[]), e))
+            parts.append(build.located(gast.Call(func=build.name("tuple"), args=[e.value], keywords=[]), e,
+                                       only_missing=True))
         else:
             run.append(e)
     if run:
-        parts.append(_at(gast.Tuple(elts=run, ctx=gast.Load()), node))
+        parts.append(build.located(gast.Tuple(elts=run, ctx=gast.Load()), node, only_missing=True))
     out = parts[0]
     for p in parts[1:]:
-        out = _at(gast.BinOp(left=out, op=gast.Add(), right=p), node)
+        out = build.located(gast.BinOp(left=out, op=gast.Add(), right=p), node, only_missing=True)
     return out
 
 
@@ -226,7 +233,7 @@ def call(norm, node: gast.Call, obj):
     if obj in _BINOPS and len(node.args) == 2 and not node.keywords:
         return build.binop(norm.atom(node.args[0]), _BINOPS[obj](), norm.atom(node.args[1]))
     if obj in _UNOPS and len(node.args) == 1:
-        return norm.expr(_at(gast.UnaryOp(op=_UNOPS[obj](), operand=node.args[0]), node))
+        return norm.expr(build.located(gast.UnaryOp(op=_UNOPS[obj](), operand=node.args[0]), node, only_missing=True))
     if isinstance(obj, operator.itemgetter):
         return _itemgetter(norm, node, obj)
     if obj is functools.reduce:
@@ -303,9 +310,9 @@ def _callee(norm, node, obj):
     if idioms.has_varkw(fn):  # `**kwargs`: one parameter per keyword the call passes beyond the named ones
         kwarg = next(p.name for p in params.values() if p.kind == p.VAR_KEYWORD)
         kwnames = tuple(k.arg for k in node.keywords if k.arg not in {p.name for p in named})
-        node = _at(gast.Call(func=node.func, args=node.args, keywords=[
+        node = build.located(gast.Call(func=node.func, args=node.args, keywords=[
             gast.keyword(arg=idioms.kw_param(kwarg, k.arg) if k.arg in kwnames else k.arg, value=k.value)
-            for k in node.keywords]), node)
+            for k in node.keywords]), node, only_missing=True)
     if not fixed and nvar is None and kwnames is None:
         return (fn, node) if fn is not obj else None
     return idioms.specialize(fn, fixed, nvar, kwnames=kwnames), node
@@ -344,7 +351,7 @@ def _static_function_args(norm, node, fn):
     if not fixed:
         return {}, node
     free = [build.name(v) for p in positional if p.name in fixed for v in idioms.free_of(fixed[p.name])]
-    return fixed, _at(gast.Call(func=node.func, args=free + args, keywords=kws), node)
+    return fixed, build.located(gast.Call(func=node.func, args=free + args, keywords=kws), node, only_missing=True)
 
 
 def _function_value(norm, a):
@@ -380,7 +387,7 @@ def _ufunc_method(norm, node, ufunc, method: str):
         if len(node.args) < 2 and not any(k.arg == "axis" for k in keywords):
             keywords.append(gast.keyword(arg="axis", value=build.const(0)))  # a ufunc method's default axis
         func = function_values.callee(norm, node.func, function_values.Ref(target))
-        return norm.expr(_at(gast.Call(func=func, args=node.args, keywords=keywords), node))
+        return norm.expr(build.located(gast.Call(func=func, args=node.args, keywords=keywords), node, only_missing=True))
     if method == "outer":
         if len(node.args) != 2 or node.keywords:
             norm.fail(node, f"s2s supports `{name}(a, b)` with two arguments.")
@@ -391,7 +398,7 @@ def _ufunc_method(norm, node, ufunc, method: str):
         wide = norm.tmp(build.call("xp.expand_dims", [a, axes]))
         norm.locals.update(x.id for x in (wide, b) if isinstance(x, gast.Name))
         func = function_values.callee(norm, node.func, function_values.Ref(ufunc))
-        return norm.expr(_at(gast.Call(func=func, args=[wide, b], keywords=[]), node))
+        return norm.expr(build.located(gast.Call(func=func, args=[wide, b], keywords=[]), node, only_missing=True))
     if ufunc not in ufunc_methods.AT or len(node.args) != 3 or node.keywords \
             or not (isinstance(node.args[0], gast.Name) and node.args[0].id in norm.locals):
         norm.fail(node, f"s2s supports `{name}(y, index, values)` for np.add and np.subtract on a local array `y`.",
@@ -402,7 +409,8 @@ def _ufunc_method(norm, node, ufunc, method: str):
     if ufunc_methods.AT[ufunc] < 0:
         v = norm.tmp(gast.UnaryOp(op=gast.USub(), operand=v))
     fresh = norm.tmp(build.call("xp.copy", [build.name(y)]))
-    norm.assign_to(_at(build.name(y, store=True), node), build.call("rt.add_at", [fresh, index, v]))
+    norm.assign_to(build.located(build.name(y, store=True), node, only_missing=True),
+                   build.call("rt.add_at", [fresh, index, v]))
     return build.const(None)
 
 
@@ -416,7 +424,7 @@ def _itemgetter(norm, node, getter):
 
 
 def _const_node(v, where):
-    return _at(gast.Constant(value=v, kind=None), where)
+    return build.located(gast.Constant(value=v, kind=None), where, only_missing=True)
 
 
 def _reduce(norm, node):
@@ -447,7 +455,7 @@ def _reduce(norm, node):
                           type_comment=None)], orelse=[], type_comment=None)]
     src, norm.source_lines = norm.source_lines, None
     for s in stmts:
-        norm.stmt(_at(build.located(s, node, only_missing=True), node))
+        norm.stmt(build.located(s, node, only_missing=True))
     norm.source_lines = src
     return build.name(acc)
 
@@ -500,12 +508,12 @@ def method(norm, node: gast.Call):
         keys = gast.Call(func=gast.Attribute(value=copy_(d), attr="keys", ctx=gast.Load()), args=[], keywords=[])
         comp = gast.ListComp(elt=elt, generators=[gast.comprehension(target=build.name(k, store=True), iter=keys,
                                                                      ifs=[], is_async=0)])
-        return norm.expr(_at(comp, node))
+        return norm.expr(build.located(comp, node, only_missing=True))
     if m == "get" and 1 <= len(node.args) <= 2:
         default = node.args[1] if len(node.args) == 2 else gast.Constant(value=None, kind=None)
         test = gast.Compare(left=node.args[0], ops=[gast.In()], comparators=[copy_(d)])
         value = gast.Subscript(value=copy_(d), slice=node.args[0], ctx=gast.Load())
-        return norm.expr(_at(gast.IfExp(test=test, body=value, orelse=default), node))
+        return norm.expr(build.located(gast.IfExp(test=test, body=value, orelse=default), node, only_missing=True))
     return None
 
 
@@ -592,12 +600,6 @@ def copy_(node):
     return copy.deepcopy(node)
 
 
-def _at(new, old):
-    if hasattr(old, "lineno"):
-        gast.copy_location(new, old)
-    return new
-
-
 def keys_of(norm, d):
     """The keys of the dict held in atom `d`, as a list (no derivative)."""
     _use_ext(norm)
@@ -653,9 +655,9 @@ def constant_pieces(norm, node: gast.Call, obj) -> gast.Call:
         return node
     k = len(node.args) - 2
     elts = [e if function_values.could_be(norm, e) else _constant_function(norm, e, k) for e in node.args[2].elts]
-    funcs = _at(type(node.args[2])(elts=elts, ctx=gast.Load()), node.args[2])
-    return _at(gast.Call(func=node.func, args=[node.args[0], node.args[1], funcs] + node.args[3:],
-                         keywords=node.keywords), node)
+    funcs = build.located(type(node.args[2])(elts=elts, ctx=gast.Load()), node.args[2], only_missing=True)
+    return build.located(gast.Call(func=node.func, args=[node.args[0], node.args[1], funcs] + node.args[3:],
+                         keywords=node.keywords), node, only_missing=True)
 
 
 def _constant_function(norm, value, nargs: int) -> gast.Lambda:
@@ -684,7 +686,8 @@ def sequence_concat(norm, node: gast.BinOp):
         return None
     elts = [_element(v, i) for v, n in ((node.left, left), (node.right, right)) for i in range(n)]
     as_list = isinstance(_literal(norm, node.left), gast.List)
-    return norm.expr(_at((gast.List if as_list else gast.Tuple)(elts=elts, ctx=gast.Load()), node))
+    return norm.expr(build.located((gast.List if as_list else gast.Tuple)(elts=elts, ctx=gast.Load()), node,
+                                   only_missing=True))
 
 
 def _is_number(v):
@@ -698,7 +701,7 @@ def _literal(norm, v):
 def _element(v, i):
     if isinstance(v, (gast.Tuple, gast.List)):
         return v.elts[i]
-    return _at(gast.Subscript(value=copy_(v), slice=build.const(i), ctx=gast.Load()), v)
+    return build.located(gast.Subscript(value=copy_(v), slice=build.const(i), ctx=gast.Load()), v, only_missing=True)
 
 
 def static_item(norm, node: gast.Subscript):
@@ -720,7 +723,7 @@ def call_of_call(norm, node: gast.Call):
             and norm._rooted_global(lit.func) and lit.args and _bound_once(norm, lit):
         rec = record.of(_static_or_none(norm, lit.func))
         if rec is not None and rec.transform:
-            node = _at(gast.Call(func=copy_(lit), args=node.args, keywords=node.keywords), node)
+            node = build.located(gast.Call(func=copy_(lit), args=node.args, keywords=node.keywords), node, only_missing=True)
             f = node.func
     if not (isinstance(f, gast.Call) and (isinstance(f.func, (gast.Name, gast.Attribute)))
             and norm._rooted_global(f.func)):
@@ -733,7 +736,8 @@ def call_of_call(norm, node: gast.Call):
     if rec is not None and rec.transform and getattr(maker, "__name__", "") == "jit" and len(f.args) == 1 \
             and not f.keywords and _is_transform_call_of_local(norm, f.args[0]):
         # jit(vmap(f))(x) of a function made here: jit computes what it is given, so vmap(f)(x)
-        return norm.expr(_at(gast.Call(func=f.args[0], args=node.args, keywords=node.keywords), node))
+        return norm.expr(build.located(gast.Call(func=f.args[0], args=node.args, keywords=node.keywords), node,
+                                       only_missing=True))
     if rec is not None and rec.transform and f.args and _local_function(norm, f.args[0]) is not None:
         return _transform_of_local(norm, node, maker)
     if rec is None and isinstance(maker, types.FunctionType) and not idioms.is_library_function(maker) \
@@ -756,7 +760,8 @@ def _returned_call(norm, node, maker):
     the functions passed to it."""
     fixed, inner = _static_function_args(norm, node.func, maker)
     fn = returned.applied(idioms.specialize(maker, fixed) if fixed else maker, len(node.args))
-    call_ = _at(gast.Call(func=inner.func, args=inner.args + node.args, keywords=inner.keywords), node)
+    call_ = build.located(gast.Call(func=inner.func, args=inner.args + node.args, keywords=inner.keywords), node,
+                          only_missing=True)
     return build.call(build.name(norm.bind(fn.__name__, fn)), [norm.atom(a) for a in call_.args],
                       {k.arg: norm.atom(k.value) for k in call_.keywords})
 
@@ -846,7 +851,7 @@ def _function_name(norm, x):
     ref = function_values.value(norm, x)
     name = norm.namer.fresh("bound_fn")
     norm.fvalues[name] = ref
-    return _at(build.name(name), x), ref
+    return build.located(build.name(name), x, only_missing=True), ref
 
 
 def _bound_value(norm, x):
@@ -982,7 +987,8 @@ def vjp_assign(norm, s) -> bool:
     res = norm.tmp(build.call(build.name(norm.bind(fwd.__name__, fwd)), args))
     saved = norm.namer.fresh("saved")
     norm.locals.add(saved)
-    norm.assign_to(_at(gast.Tuple(elts=[t.elts[0], build.name(saved, store=True)], ctx=gast.Store()), t), res)
+    norm.assign_to(build.located(gast.Tuple(elts=[t.elts[0], build.name(saved, store=True)], ctx=gast.Store()), t,
+                                 only_missing=True), res)
     norm.lifted[t.elts[1].id] = (pull, [saved])
     return True
 
@@ -1042,8 +1048,8 @@ def _loop_over_zipped_functions(norm, s: gast.For) -> bool:
     for i, item in enumerate(items):
         for j, n in enumerate(names):
             if j != k:
-                norm.stmt(_at(gast.Assign(targets=[build.name(n.id, store=True)], value=gast.Subscript(
-                    value=copy_(seqs[j]), slice=build.const(i), ctx=gast.Load()), type_comment=None), s))
+                norm.stmt(build.located(gast.Assign(targets=[build.name(n.id, store=True)], value=gast.Subscript(
+                    value=copy_(seqs[j]), slice=build.const(i), ctx=gast.Load()), type_comment=None), s, only_missing=True))
         for stmt in s.body:
             norm.stmt(_replace_name(copy_(stmt), target, item))
     return True
@@ -1059,7 +1065,8 @@ def _function_items(norm, it):
             return None
         name = norm.namer.fresh("functions")
         norm.fvalues[name] = refs
-        return [_at(gast.Subscript(value=build.name(name), slice=build.const(i), ctx=gast.Load()), it)
+        return [build.located(gast.Subscript(value=build.name(name), slice=build.const(i), ctx=gast.Load()), it,
+                              only_missing=True)
                 for i in range(len(refs))]
     if isinstance(it, (gast.Name, gast.Attribute)) and \
             (isinstance(it, gast.Name) and it.id not in norm.locals or isinstance(it, gast.Attribute)
@@ -1069,14 +1076,15 @@ def _function_items(norm, it):
         except Exception:  # noqa: BLE001 - not static
             return None
         if isinstance(seq, (list, tuple)) and seq and all(idioms.is_function_value(f) for f in seq):
-            return [_at(gast.Subscript(value=copy_(it), slice=build.const(i), ctx=gast.Load()), it)
+            return [build.located(gast.Subscript(value=copy_(it), slice=build.const(i), ctx=gast.Load()), it,
+                                  only_missing=True)
                     for i in range(len(seq))]
         if isinstance(seq, (list, tuple)) and seq and all(_is_instance_of_user_class(o) for o in seq):
             names = []  # objects (convnet's layers): each a global name, so `layer.method(...)` is its method
             for o in seq:
                 names.append(norm.namer.fresh(f"{type(o).__name__}_"))
                 norm.fscope[names[-1]] = o
-            return [_at(build.name(n), it) for n in names]
+            return [build.located(build.name(n), it, only_missing=True) for n in names]
     return None
 
 
@@ -1089,7 +1097,7 @@ def _is_instance_of_user_class(obj) -> bool:
 def _replace_name(stmt, name, value):
     class Swap(gast.NodeTransformer):
         def visit_Name(self, n):
-            return _at(copy_(value), n) if n.id == name and isinstance(n.ctx, gast.Load) else n
+            return build.located(copy_(value), n, only_missing=True) if n.id == name and isinstance(n.ctx, gast.Load) else n
     return Swap().visit(stmt)
 
 

@@ -2,7 +2,7 @@
 
 The grammar of the core form is in `s2s.ir.core`.
 
-One module of about 870 lines, on purpose: `Normalizer` is one visitor (a method per statement
+One module of about 940 lines, on purpose: `Normalizer` is one visitor (a method per statement
 and per expression kind) whose lowerings share the state of the function being lowered (its
 Namer, the statements emitted so far, the current source location, the aliases and rebound
 names), so its halves would call each other across files. What stands alone already has a
@@ -20,14 +20,15 @@ import numpy as np
 from .. import analysis, numpy_inside, record
 from ..errors import S2SError, S2SSyntaxError, S2STypeError, error_at
 from ..ir import build
-from ..ir.core import BINOPS, CoreFn, local_names
+from ..ir.core import CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
 from . import aliases, function_values, hygiene, idioms_calls, lift, resolve, static_locals
 from .jumps import restructure
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
-_CONCAT_TRICKS = {type(np.r_): "rt.r_", type(np.c_): "rt.c_"}
+# the type of NumPy's index-trick objects (np.r_, np.c_) -> the primitive `obj[...]` is (`index_trick`)
+_CONCAT_TRICKS = {type(p.index_trick): k for k, p in registry.PRIMS.items() if p.index_trick is not None}
 METHODS = {m for p in registry.PRIMS.values() for m in p.methods}  # the array methods that are primitives
 ARRAY_ATTRS = {p.shape_query for p in registry.PRIMS.values() if p.shape_query} | {"dtype"}
 LIST_METHODS = {"append", "pop"}
@@ -541,7 +542,7 @@ class Normalizer:
         return isinstance(node, gast.Name) and node.id not in self.locals
 
     def expr_BinOp(self, node):
-        if type(node.op) not in BINOPS:
+        if type(node.op) not in analysis.BINOPS:
             self.fail(node, f"s2s does not support the operator `{type(node.op).__name__}`.")
         joined = idioms_calls.sequence_concat(self, node)
         if joined is not None:

@@ -20,7 +20,6 @@ def math_functions() -> dict[str, str]:
     """`math` module name -> the primitive it is (`Prim.math_name`: math.fabs is xp.abs)."""
     return {p.math_name: key for key, p in registry.PRIMS.items() if p.math_name}
 
-BUILTIN_PRIMS = {"len", "range", "float", "int", "abs", "print", "isinstance", "bool", "str"}
 
 
 def _build_table() -> dict[int, str]:

@@ -19,9 +19,6 @@ import gast
 
 from . import build
 
-BINOPS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "div", gast.Pow: "pow",
-          gast.MatMult: "matmul", gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.BitAnd: "and_",
-          gast.BitOr: "or_"}
 
 @dataclasses.dataclass
 class CoreFn:

@@ -33,7 +33,9 @@ from ..ir import build
 from ..primitives import registry
 from .base import Pass, bottom_up
 
-_FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv}
+# the arithmetic operators (`arith`) -> the Python function that folds their constant operands (`operator_fn`)
+_FOLD = {op: getattr(operator, registry.PRIMS[k].operator_fn) for op, k in analysis.BINOPS.items()
+         if registry.PRIMS[k].arith}
 
 
 def _num(n) -> bool:

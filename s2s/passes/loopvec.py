@@ -238,13 +238,20 @@ def _ints_agree(loop, numbers) -> bool:
                 out = False
             else:
                 return False
-        elif isinstance(v, gast.Call) and analysis.dotted(v.func) in ("len", "int", "abs", "round"):
-            out = False if analysis.dotted(v.func) != "abs" or not v.args else kind(v.args[0])
+        elif isinstance(v, gast.Call) and (_int_call(v) or analysis.dotted(v.func) == "round"):
+            out = False if _int_call(v) != "keep" or not v.args else kind(v.args[0])
         if out is not None:
             ints[st.targets[0].id] = out
         else:
             ints.pop(st.targets[0].id, None)
     return True
+
+
+def _int_call(v) -> str:
+    """"int": call `v` is a Python int whatever its arguments (len, int); "keep": when its argument
+    is one (abs); "": neither (the declarations' `number_result`)."""
+    p = registry.lookup(analysis.dotted(v.func) or "")
+    return p.number_result if p is not None and p.number_result in ("int", "keep") else ""
 
 
 def _read_outside(name, stmts, loop) -> bool:

@@ -34,7 +34,8 @@ from ..ir import build
 from ..primitives import registry
 from .base import Pass
 
-_BINARY = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "true_divide"}
+# the arithmetic operators (`arith`) -> their ufunc, which writes into a buffer (`ufunc`)
+_BINARY = {op: registry.PRIMS[k].ufunc for op, k in analysis.BINOPS.items() if registry.PRIMS[k].arith}
 _FLOATS = set("efdg")
 
 

@@ -73,12 +73,22 @@ class Prim:
     symbol: str = ""               # the Python operator that is this primitive ("+" is add; "unary -" is neg)
     builtin: str = ""              # the Python builtin that is this primitive (`max` of two arrays is xp.maximum)
     sequence_op: bool = False      # `+`/`*`, which also concatenate and repeat lists and tuples
+    operator_fn: str = ""          # the `operator` module's function that is this operator ("truediv" for `/`)
+    ufunc: str = ""                # an operator's NumPy ufunc, as the fused kernels call it ("subtract" for `-`)
+    number_result: str = ""        # a Python number: "int" whatever its arguments (len, int), "float" (float),
+    #                                "keep": an int when its argument is one (abs)
+    index_trick: object = None     # NumPy's index-trick object whose `obj[...]` this computes (np.r_ for rt.r_)
     # ---- how the fused kernels spell it (s2s/emit: kernels, cupy_kernels, numba_kernels) ----
     cuda: str = ""                 # CUDA C: a math.h function (`exp`, `fabs`), or an operator: "-" (negate),
     #                                "*" (square), ">"/"<" (the operand that compares so, NaN first: maximum/minimum)
     numba: str = ""                # a numba loop kernel's call for it (`_exp`, the prelude's; `np.log`)
     numba_slow: bool = False       # numba's scalar call is slower than NumPy's SIMD loop (picks the kernel)
     positional: int | None = None  # a composite's most positional arguments (the rest keyword-only, as NumPy's)
+    # ---- how array libraries other than NumPy provide it (s2s/arrays.py, s2s/array_fill.py) ----
+    neutral: bool = False          # on dtypes, shapes or Python values: NumPy's function serves every array library
+    dask: str = ""                 # Dask's name for it, where Dask names it differently (xp.amax is Dask's `max`)
+    composed: object = None        # maker(xp) of it from xp's other functions, for a library that lacks it (CuPy)
+    widened: object = None         # maker(xp, the library's own) with NumPy's signature, where the library's takes less
 
     @property
     def vjp(self) -> dict[str, str]:
@@ -160,8 +170,11 @@ REST = "*rest"  # zero_args=REST: every parameter but the first (the array) carr
 
 def prim(name: str, sig: str = "x", **facts) -> Prim:
     """Declare primitive `name` with signature `sig`, e.g. "a, axis=None, keepdims=False", its
-    facts (the fields of `Prim`) and its batching rule (`batch=`, a BatchRule). Declaring a name
-    again replaces its facts (not its rules)."""
+    facts (the fields of `Prim`) and its batching rule (`batch=`, a BatchRule). A primitive is
+    declared once: a second declaration of `name` (which would silently replace the first one's
+    facts) is refused."""
+    if name in PRIMS:
+        raise ValueError(f"prim: {name} is already declared; a primitive is declared once, with all its facts")
     params, defaults = [], {}
     for part in filter(None, (p.strip() for p in sig.split(","))):
         if "=" in part:
@@ -257,6 +270,11 @@ KEYWORD_FORM_ARGS = ("where", "initial")
 PRODUCT_OPERANDS = {"xp.dot": (0, 2), "xp.matmul": (0, 2), "xp.inner": (0, 2), "xp.vdot": (0, 2),
                     "xp.tensordot": (0, 2), "xp.linalg.matmul": (0, 2), "xp.einsum": (1, None)}
 PRODUCT_KEYWORDS = ("precision", "preferred_element_type")
+
+# Methods of lists, dicts and arrays that change their object: a call of one acts on something
+# besides its result (reverse mode's check that a callee acts only through its result).
+MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
+                              "setdefault", "popitem", "fill", "resize", "put", "itemset", "setflags"})
 
 
 def product_operands(key: str | None, nargs: int) -> range:

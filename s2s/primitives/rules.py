@@ -1,6 +1,9 @@
 """Derivative rules for every supported primitive, one line each (see registry for the notation)."""
 from __future__ import annotations
 
+import numpy as np
+
+from .. import array_fill
 from .registry import (
     BROADCAST,
     CREATE,
@@ -27,7 +30,9 @@ REDUCE_FLAT = along("axis", none="flat")  # None: the flattened example
 for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", "**"), ("maximum", ""),
                   ("minimum", "")):
     prim(_op, "x, y", broadcasting=True, arith=_sym if _sym != "**" else "", symbol=_sym,
-         sequence_op=_op in ("add", "mul"))  # (`+` concatenates and `*` repeats lists and tuples)
+         sequence_op=_op in ("add", "mul"),  # (`+` concatenates and `*` repeats lists and tuples)
+         ufunc={"add": "add", "sub": "subtract", "mul": "multiply", "div": "true_divide", "pow": "power"}.get(_op, ""),
+         operator_fn={"div": "truediv"}.get(_op, _op) if _sym else "")
 defvjp("add", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(g, y)")
 defjvp("add", x="dx", y="dy")
 defvjp("sub", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(-g, y)")
@@ -42,12 +47,15 @@ defjvp("pow", x="dx * rt.pow_d(x, y, 1)", y="dy * ans * rt.log0(x)")
 prim("rt.pow_d", "x, y, k=1", broadcasting=True, zero_args=("k",))
 defvjp("rt.pow_d", x="rt.unbroadcast(g * rt.pow_d(x, y, k + 1), x)", y="rt.unbroadcast(g * rt.pow_d_dy(x, y, k), y)")
 defjvp("rt.pow_d", x="dx * rt.pow_d(x, y, k + 1)", y="dy * rt.pow_d_dy(x, y, k)")
-# x mod y = x - floor(x / y) * y: d/dx 1, d/dy -floor(x / y); fmod truncates the quotient instead
-for _op, _dy in (("mod", "rt.mod_dy"), ("xp.mod", "rt.mod_dy"), ("xp.remainder", "rt.mod_dy"),
-                 ("xp.fmod", "rt.fmod_dy")):
-    prim(_op, "x, y", broadcasting=True)
-    defvjp(_op, x="rt.unbroadcast(g, x)", y=f"rt.unbroadcast({_dy}(x, y, g), y)")
-    defjvp(_op, x="dx", y=f"{_dy}(x, y, dy)")
+# `x % y` (operator.mod, np.mod, np.remainder) is x - y * floor(x / y): derivative 1 in x and
+# -floor(x / y) in y between the jumps; fmod truncates the quotient instead
+for _op in ("mod", "xp.mod", "xp.remainder"):
+    prim(_op, "x, y", broadcasting=True, symbol="%" if _op == "mod" else "", operator_fn="mod" if _op == "mod" else "")
+    defvjp(_op, x="rt.unbroadcast(g + 0 * y, x)", y="rt.unbroadcast(-g * xp.floor_divide(x, y), y)")
+    defjvp(_op, x="dx + 0 * y", y="-dy * xp.floor_divide(x, y)")
+prim("xp.fmod", "x, y", broadcasting=True)
+defvjp("xp.fmod", x="rt.unbroadcast(g, x)", y="rt.unbroadcast(rt.fmod_dy(x, y, g), y)")
+defjvp("xp.fmod", x="dx", y="rt.fmod_dy(x, y, dy)")
 linear("rt.mod_dy", "x, y, g_", "g_", "rt.unbroadcast(rt.mod_dy(x, y, g), g_)", batch=BROADCAST)
 linear("rt.fmod_dy", "x, y, g_", "g_", "rt.unbroadcast(rt.fmod_dy(x, y, g), g_)", batch=BROADCAST)
 # ties split the derivative evenly, as JAX does
@@ -78,7 +86,7 @@ for _np, _op in (("add", "add"), ("subtract", "sub"), ("multiply", "mul"), ("div
     defjvp("xp." + _np, **PRIMS[_op].jvp)
 # product: `a @ b` for vectors and matrices; dot_ranks: vmap knows its result's rank from its operands
 # (np.matmul's follows the same rule, but is not declared yet: its batched code would change)
-prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True, dot_like=True, symbol="@",
+prim("matmul", "a, b", product=True, maybe_scalar=True, dot_ranks=True, dot_like=True, symbol="@", operator_fn="matmul",
      batch=by("rt.batched_matmul"))
 # (methods: the array methods that are the primitive, `x.dot(y)`)
 defvjp("matmul", a="rt.dot_vjp_a(g, a, b)", b="rt.dot_vjp_b(g, a, b)")
@@ -91,44 +99,46 @@ for _op in ("xp.dot", "xp.matmul"):
 prim("xp.outer", "a, b", batch=by("rt.batched_outer"))
 defvjp("xp.outer", a="rt.outer_vjp_a(g, a, b)", b="rt.outer_vjp_b(g, a, b)")
 defjvp("xp.outer", a="xp.outer(da, b)", b="xp.outer(a, db)")
-prim("xp.linalg.outer", "x1, x2", batch=by("rt.batched_outer"))  # NumPy 2: outer of two 1-D arrays
+prim("xp.linalg.outer", "x1, x2", batch=by("rt.batched_outer"),  # NumPy 2: outer of two 1-D arrays
+     composed=array_fill.make_linalg_outer)
 defvjp("xp.linalg.outer", x1="rt.outer_vjp_a(g, x1, x2)", x2="rt.outer_vjp_b(g, x1, x2)")
 defjvp("xp.linalg.outer", x1="xp.linalg.outer(dx1, x2)", x2="xp.linalg.outer(x1, dx2)")
-prim("xp.inner", "a, b", batch=by("rt.batched_inner"))
-defvjp("xp.inner", a="rt.unbroadcast(g * b, a)", b="rt.unbroadcast(g * a, b)")
-defjvp("xp.inner", a="xp.inner(da, b)", b="xp.inner(a, db)")
 # (diag="same": the diagonal Jacobian passes through it, transforms/diagonal.py)
-linear("neg", "x", "x", "-g", same_shape=True, diag="same", symbol="unary -")
+linear("neg", "x", "x", "-g", same_shape=True, diag="same", symbol="unary -", operator_fn="neg")
 linear("xp.negative", "x", "x", "-g", same_shape=True, fusable="unary", float_result="keep", out_buffer=True,
        loop_kernel=True, diag="same", cheap=True, cuda="-", numba="_negative")
 for _op in ("pos", "xp.positive", "xp.copy"):  # the tangent goes through the same conversion
     linear(_op, "x", "x", "rt.array_vjp(g, x)", same_shape=True, diag="same" if _op != "xp.copy" else "",
-           methods=("copy",) if _op == "xp.copy" else (), symbol="unary +" if _op == "pos" else "")
+           methods=("copy",) if _op == "xp.copy" else (), symbol="unary +" if _op == "pos" else "",
+           operator_fn="pos" if _op == "pos" else "")
 for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", stacks=True, methods=("astype",) if _op == "xp.asarray" else (),
            batch=by("rt.batched_array"))
-linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",), builtin="float",
+linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",), builtin="float", number_result="float",
        batch=by("rt.batched_float"))
 for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else (), batch=SAME)
-for _op, _sym in (("lt", "<"), ("le", "<="), ("gt", ">"), ("ge", ">="), ("eq", "=="), ("ne", "!=")):
-    nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym)
-nondiff("not", sig="x, y=None", batch=by("rt.batched_not"))
-nondiff("invert", sig="x, y=None", batch=SAME)
+for _op, _sym, _ufunc in (("lt", "<", "less"), ("le", "<=", "less_equal"), ("gt", ">", "greater"),
+                          ("ge", ">=", "greater_equal"), ("eq", "==", ""), ("ne", "!=", "")):
+    nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym, ufunc=_ufunc)
+nondiff("not", sig="x, y=None", batch=by("rt.batched_not"), symbol="unary not")
+nondiff("invert", sig="x, y=None", batch=SAME, symbol="unary ~")
 # (unbatched_result: `x is None` of a batched x is the same for every example, as is a shape)
-for _op in ("is", "isnot"):  # batched, `x is None` of a batched x: never None, as for each example
-    nondiff(_op, sig="x, y=None", unbatched_result=True, batch=by("rt.batched_" + _op))
-nondiff("in", "notin", sig="x, y=None", batch=CREATE)
-nondiff("and_", "or_", sig="x, y=None", batch=BROADCAST)
+for _op, _sym in (("is", "is"), ("isnot", "is not")):  # batched, `x is None` of a batched x: never None
+    nondiff(_op, sig="x, y=None", unbatched_result=True, batch=by("rt.batched_" + _op), symbol=_sym)
+for _op, _sym in (("in", "in"), ("notin", "not in")):
+    nondiff(_op, sig="x, y=None", batch=CREATE, symbol=_sym)
+for _op, _sym in (("and_", "&"), ("or_", "|")):
+    nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym)
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
         "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", sig="x, y", batch=BROADCAST)
 for _op in ("allclose", "array_equal"):
     nondiff("xp." + _op, sig="a, b, *args, **kwargs", batch=by("rt.batched_" + _op))
-nondiff("floordiv", sig="x, y", batch=BROADCAST, symbol="//")
+nondiff("floordiv", sig="x, y", batch=BROADCAST, symbol="//", operator_fn="floordiv")
 nondiff("xp.floor_divide", sig="x, y", batch=BROADCAST)
 nondiff("xp.floor", sig="x, *args, **kwargs", loop_kernel=True, math_name="floor", batch=SAME)
 nondiff("xp.ceil", sig="x, *args, **kwargs", loop_kernel=True, math_name="ceil", batch=SAME)
-nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True, builtin="len",
+nondiff("len", sig="x, *args, **kwargs", loop_kernel=True, unbatched_result=True, builtin="len", number_result="int",
         batch=by("rt.batched_len"))
 nondiff("range", sig="x, *args, **kwargs", range_result=True, batch=CREATE, builtin="range")
 nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero", shape_only=(0,), batch=by("rt.batched_zeros_like"))
@@ -148,14 +158,16 @@ nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searc
 _X = "x, *args, **kwargs"
 nondiff("xp.sign", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
         sig=_X, batch=SAME)
-nondiff("int", sig=_X, builtin="int", batch=by("rt.batched_int"))
+nondiff("int", sig=_X, builtin="int", batch=by("rt.batched_int"), number_result="int")
 nondiff("bool", sig=_X, batch=CREATE, builtin="bool")
 nondiff("xp.zeros", "xp.ones", "xp.empty", "xp.eye", "xp.identity", "xp.arange", sig=_X, batch=CREATE)
 for _op in ("ones_like", "empty_like"):  # (batched, with shape=: the batch stays in front)
     nondiff("xp." + _op, sig=_X, batch=by("rt.batched_" + _op))
 nondiff("xp.heaviside", sig=_X, batch=BROADCAST)
-nondiff("xp.tri", "xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.unravel_index", "xp.broadcast_shapes",
-        "xp.result_type", sig=_X, batch=CREATE)
+nondiff("xp.tri", "xp.unravel_index", sig=_X, batch=CREATE)
+# neutral: on shapes and dtypes, NumPy's function serves every array library (s2s/arrays.py)
+nondiff("xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.broadcast_shapes", "xp.result_type", sig=_X,
+        batch=CREATE, neutral=True)
 nondiff("stop_gradient", sig=_X, batch=SAME)
 nondiff("rt.clip_mask", sig=_X, batch=BROADCAST)
 nondiff("attr", "str", sig=_X, batch=CREATE)
@@ -164,7 +176,7 @@ nondiff("print", sig=_X, effect=True, batch=SAME)
 # shape_query: the attribute of the same name (its value folds to a constant where shapes are known)
 for _q in ("shape", "ndim", "size"):
     nondiff("xp." + _q, sig="x, *args, **kwargs", shape_query=_q, unbatched_result=True, shape_only=(0,),
-            batch=by("rt.batched_" + _q))
+            batch=by("rt.batched_" + _q), neutral=_q != "size")
 nondiff("isinstance", sig="x, *args, **kwargs", batch=CREATE)
 nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True, diag="zero",
         float_of_first=True, shape_only=(0,), batch=SAME)
@@ -206,7 +218,7 @@ elementwise("xp.arctanh", "1 / (1 - x * x)", float_result="always")
 elementwise("xp.reciprocal", "-ans * ans", float_result="always")
 elementwise("xp.cbrt", "1 / (3 * ans * ans)", float_result="always")
 elementwise("xp.sinc", "rt.sinc_deriv(x)")
-elementwise("abs", "xp.sign(x)", loop_kernel=True, builtin="abs")
+elementwise("abs", "xp.sign(x)", loop_kernel=True, builtin="abs", number_result="keep")
 elementwise("rt.log0", "rt.inv0(x) * (x > 0)")
 elementwise("rt.inv0", "-ans * ans")
 prim("xp.arctan2", "x, y", broadcasting=True, math_name="atan2")
@@ -235,7 +247,8 @@ linear("xp.mean", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt
        full_reduction=True, reduction=True, float_result="always", methods=("mean",), batch=REDUCE)
 for _op in ("xp.max", "xp.amax", "xp.min", "xp.amin"):
     prim(_op, "a, axis=None, out=None, keepdims=False", zero_args=REST, full_reduction=True, reduction=True,
-         methods=() if _op.startswith("xp.a") else (_op[3:],), batch=REDUCE)
+         methods=() if _op.startswith("xp.a") else (_op[3:],), batch=REDUCE,
+         dask=_op[4:] if _op.startswith("xp.a") else "")  # (Dask's amax is `max`)
     defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")
     defjvp(_op, a="rt.max_jvp(da, a, ans, axis, keepdims)")
 prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False", zero_args=REST, full_reduction=True,
@@ -297,7 +310,6 @@ linear("xp.moveaxis", "a, source, destination", "a", "xp.moveaxis(g, destination
        batch=along("source", "destination"))
 linear("xp.flip", "m, axis=None", "m", "xp.flip(g, axis)", batch=along("axis", none="all"))
 linear("xp.roll", "a, shift, axis=None", "a", "rt.roll_vjp(g, shift, axis)", batch=by("rt.batched_roll"))
-linear("xp.diag", "v, k=0", "v", "rt.diag_vjp(g, v, k)")
 # a cotangent in its primal's dtype
 linear("rt.cast_like", "v, like", "v", "rt.cast_like(g, v)", diag="same", shape_only=(1,), batch=SAME)
 prim("rt.cast_to", "v, like", zero_args=("like",), batch=SAME)  # values stored into an array take its dtype
@@ -319,9 +331,11 @@ linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", 
 linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"))
 linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)", batch=LOOP)
 # np.r_[...] and np.c_[...]
-linear("rt.r_", "items", "items", "rt.r_vjp(g, items)", list_args=("items",), batch=by("rt.batched_r_"))
+linear("rt.r_", "items", "items", "rt.r_vjp(g, items)", list_args=("items",), batch=by("rt.batched_r_"),
+       index_trick=np.r_)
 linear("rt.r_vjp", "g_, items", "g_", "rt.r_(g)")
-linear("rt.c_", "items", "items", "rt.c_vjp(g, items)", list_args=("items",), batch=by("rt.batched_c_"))
+linear("rt.c_", "items", "items", "rt.c_vjp(g, items)", list_args=("items",), batch=by("rt.batched_c_"),
+       index_trick=np.c_)
 linear("rt.c_vjp", "g_, items", "g_", "rt.c_(g)")
 linear("xp.full", "shape, fill_value, dtype=None", "fill_value", "rt.unbroadcast(g, fill_value)",
        batch=by("rt.batched_full", fixed=("shape", "dtype")))

@@ -199,10 +199,28 @@ def _declare_helpers() -> list[str]:
     return new
 
 
-_declare_helpers()
+# helpers declared with facts of their own (the rest: `_declare_helpers`, next)
 # linear in v (the shape of `like` is all it reads of it): vmap(grad(grad(f))) differentiates it
 linear("rt.batched_unbroadcast", "flags, v, like", "v", "rt.batched_unbroadcast_t(flags, g, v, like)")
 linear("rt.batched_unbroadcast_t", "flags, g_, v, like", "g_", "rt.batched_unbroadcast(flags, g, like)", batch=LOOP)
+linear("rt.batched_roll", "flags, a, shift, axis=None", "a", "rt.batched_roll_t(flags, g, shift, axis)")
+linear("rt.batched_roll_t", "flags, g_, shift, axis=None", "g_", "rt.batched_roll(flags, g, shift, axis)", batch=LOOP)
+for _n in ("r_", "c_"):
+    linear(f"rt.batched_{_n}", "flags, items", "items", f"rt.batched_{_n}t(flags, g, items)")
+    linear(f"rt.batched_{_n}t", "flags, g_, items", "g_", f"rt.batched_{_n}(flags, g)")
+    defbatch(f"rt.batched_{_n}t", BatchRule("loop"))
+# a vectorized loop's operand alignment (lift_rank, batched by rt.batched_lift_rank), batched again by vmap
+linear("rt.batched_lift_rank", "flags, x, other, other_batched", "x", "rt.batched_lift_rank_t(flags, g, x)",
+       batch=LOOP)
+# (its forward mode stays refused, and `other`'s derivatives too, as when it was declared twice)
+defvjp("rt.batched_lift_rank", **{a: "rt.no_batched_derivative(g, 'batched_lift_rank')" for a in ("other", "other_batched")})
+defjvp("rt.batched_lift_rank", **{a: f"rt.no_batched_derivative(d{a}, 'batched_lift_rank')"
+                                  for a in ("x", "other", "other_batched")})
+# (its transpose is the alignment again, to the cotangent's shape: `x` alone does not know the
+# example count, which batched_lift_rank took from `other`)
+linear("rt.batched_lift_rank_t", "flags, g_, x", "g_", "rt.batched_lift_rank_like(flags, g, g_)", batch=LOOP)
+linear("rt.batched_lift_rank_like", "flags, h, like", "h", "rt.batched_lift_rank_t(flags, g, h)", batch=LOOP)
+_declare_helpers()
 for _op, _kind in (("dot", "dot"), ("matmul", "matmul"), ("inner", "inner")):
     defvjp("rt.batched_" + _op, a=f"rt.batched_product_vjp(flags, g, a, b, 0, {_kind!r})",
            b=f"rt.batched_product_vjp(flags, g, a, b, 1, {_kind!r})")
@@ -222,12 +240,6 @@ defjvp("rt.batched_product_vjp", g_="rt.batched_product_vjp(flags, dg_, a, b, wh
 defvjp("rt.batched_outer", a="rt.batched_outer_vjp(flags, g, a, b, 0)", b="rt.batched_outer_vjp(flags, g, a, b, 1)")
 defjvp("rt.batched_outer", a="rt.batched_outer(flags, da, b)", b="rt.batched_outer(flags, a, db)")
 prim("rt.batched_outer_vjp", "flags, g_, a, b, which", zero_args=("flags", "a", "b", "which"), batch=LOOP)
-linear("rt.batched_roll", "flags, a, shift, axis=None", "a", "rt.batched_roll_t(flags, g, shift, axis)")
-linear("rt.batched_roll_t", "flags, g_, shift, axis=None", "g_", "rt.batched_roll(flags, g, shift, axis)", batch=LOOP)
-for _n in ("r_", "c_"):
-    linear(f"rt.batched_{_n}", "flags, items", "items", f"rt.batched_{_n}t(flags, g, items)")
-    linear(f"rt.batched_{_n}t", "flags, g_, items", "g_", f"rt.batched_{_n}(flags, g)")
-    defbatch(f"rt.batched_{_n}t", BatchRule("loop"))
 for _n in [n for n, p in PRIMS.items() if n.startswith("rt.") and n not in _DECLARED_BEFORE and not p.nondiff]:
     _no_derivative(_n)
 

@@ -12,8 +12,7 @@ import numpy as np
 
 from .. import record
 from ..errors import S2SError, S2STypeError
-from . import rules  # noqa: F401  (declared first: the rows below replace some of its rows)
-from .registry import EXT, RULE_NAMES, defjvp, defvjp, nondiff, prim
+from .registry import EXT, RULE_NAMES, defvjp, nondiff, prim
 
 
 def s2s_sample(sampler, args, kw):
@@ -75,9 +74,3 @@ EXT.s2s_dict_values = s2s_dict_values
 EXT.s2s_keys = s2s_keys
 EXT.s2s_sorted_keys = s2s_sorted_keys
 
-# `x % y` (operator.mod, np.mod, np.remainder) is x - y * floor(x / y): derivative 1 in x and
-# -floor(x / y) in y between the jumps (rules.py declared it without a derivative, a wrong zero).
-for _op in ("mod", "xp.mod", "xp.remainder"):
-    prim(_op, "x, y", broadcasting=True, symbol="%" if _op == "mod" else "")
-    defvjp(_op, x="rt.unbroadcast(g + 0 * y, x)", y="rt.unbroadcast(-g * xp.floor_divide(x, y), y)")
-    defjvp(_op, x="dx + 0 * y", y="-dy * xp.floor_divide(x, y)")

@@ -7,6 +7,7 @@ are helpers in s2s/runtime/linalg.py written with primitives, so s2s differentia
 """
 from __future__ import annotations
 
+from .. import array_fill
 from .registry import PRIMS, REST, SAME, along, by, defjvp, defvjp, linear, nondiff, prim
 
 _SLOTS = ("a", "b", "c", "d", "e", "f")  # operands; a seventh (`h`) is refused by rt.einsum_n
@@ -30,8 +31,8 @@ _einsum_rules("xp.einsum", "subscripts")
 prim("rt.einsum_n", "spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None", zero_args=("spec", "g_", "h"),
      batch=by("rt.batched_einsum_n"))
 _einsum_rules("rt.einsum_n", "spec")
-nondiff("rt.einsum_spec1", "rt.einsum_spec2", "rt.einsum_const", "rt.tensordot_spec", "rt.inner_spec",
-        "rt.kron_spec", "rt.kron_shape", "rt.svd_check", sig="x, *args")
+# (the subscripts and shapes helpers its rules call, rt.einsum_spec1, rt.kron_spec, ..., are declared
+# with their batching rule in rules_batch.py)
 
 
 def _contraction(name: str, sig: str, spec: str, jvp_a: str, jvp_b: str, **facts) -> None:
@@ -45,7 +46,7 @@ def _contraction(name: str, sig: str, spec: str, jvp_a: str, jvp_b: str, **facts
 _contraction("xp.tensordot", "a, b, axes=2", "rt.tensordot_spec(a, b, axes)", "xp.tensordot(da, b, axes)",
              "xp.tensordot(a, db, axes)", batch=by("rt.batched_tensordot"), dot_like=True)
 _contraction("xp.inner", "a, b", "rt.inner_spec(a, b)", "xp.inner(da, b)", "xp.inner(a, db)", maybe_scalar=True,
-             dot_like=True)
+             dot_like=True, batch=by("rt.batched_inner"))
 prim("xp.vdot", "a, b", maybe_scalar=True, batch=by("rt.batched_vdot"), dot_like=True)
 defvjp("xp.vdot", a="rt.reshape_like(g * b, a)", b="rt.reshape_like(g * a, b)")
 defjvp("xp.vdot", a="xp.vdot(da, b)", b="xp.vdot(a, db)")
@@ -92,7 +93,7 @@ linear("rt.uplo_fold", "x, uplo", "x", "rt.uplo_sym(g, uplo)", batch=SAME)
 prim("xp.linalg.svd", "a, full_matrices=True, compute_uv=True, hermitian=False", tree_sum=True, zero_args=REST, batch=SAME)
 defvjp("xp.linalg.svd", a="rt.svd_vjp(g, a, ans, rt.svd_check(a, full_matrices, compute_uv), compute_uv)")
 defjvp("xp.linalg.svd", a="rt.svd_jvp(da, a, ans, rt.svd_check(a, full_matrices, compute_uv), compute_uv)")
-prim("xp.linalg.svdvals", "a", batch=SAME)
+prim("xp.linalg.svdvals", "a", batch=SAME, composed=array_fill.make_svdvals)
 defvjp("xp.linalg.svdvals", a="rt.svdvals_vjp(g, a)")
 defjvp("xp.linalg.svdvals", a="rt.svdvals_jvp(da, a)")
 prim("xp.linalg.qr", "a, mode='reduced'", tree_sum=True, zero_args=REST, batch=SAME)
@@ -111,32 +112,36 @@ defjvp("xp.linalg.norm", x="rt.norm_jvp_any(dx, x, ans, ord, axis, keepdims)")
 nondiff("xp.linalg.matrix_rank", sig="x, *args, **kwargs", batch=SAME)
 
 # ---- NumPy 2 products and the np.linalg spellings of array functions ----
+# (composed: a library lacking the function (CuPy) gets s2s's composition of it, s2s/array_fill.py)
 _contraction("xp.vecdot", "a, b, axis=-1", "rt.vecdot_spec(a, b, axis)", "xp.vecdot(da, b, axis=axis)",
-             "xp.vecdot(a, db, axis=axis)", batch=by("rt.batched_vecdot"))
+             "xp.vecdot(a, db, axis=axis)", batch=by("rt.batched_vecdot"), composed=array_fill.make_vecdot)
 _contraction("xp.linalg.vecdot", "a, b, axis=-1", "rt.vecdot_spec(a, b, axis)",
              "xp.linalg.vecdot(da, b, axis=axis)", "xp.linalg.vecdot(a, db, axis=axis)",
-                 batch=by("rt.batched_linalg_vecdot"))
+             batch=by("rt.batched_linalg_vecdot"), composed=array_fill.make_vecdot)
 _contraction("xp.matvec", "a, b", "'...ij,...j->...i'", "xp.matvec(da, b)", "xp.matvec(a, db)",
-             batch=by("rt.batched_matvec"))
+             batch=by("rt.batched_matvec"), composed=array_fill.make_matvec)
 _contraction("xp.vecmat", "a, b", "'...j,...jk->...k'", "xp.vecmat(da, b)", "xp.vecmat(a, db)",
-             batch=by("rt.batched_vecmat"))
+             batch=by("rt.batched_vecmat"), composed=array_fill.make_vecmat)
 _contraction("xp.linalg.tensordot", "a, b, axes=2", "rt.tensordot_spec(a, b, axes)",
              "xp.linalg.tensordot(da, b, axes=axes)", "xp.linalg.tensordot(a, db, axes=axes)",
-                                  batch=by("rt.batched_linalg_tensordot"))
-nondiff("rt.vecdot_spec", sig="x, *args")
+             batch=by("rt.batched_linalg_tensordot"), composed=array_fill.make_linalg_tensordot)
 prim("xp.linalg.matmul", "a, b", batch=by("rt.batched_matmul"))
 defvjp("xp.linalg.matmul", **PRIMS["xp.matmul"].vjp)
 defjvp("xp.linalg.matmul", a="xp.linalg.matmul(da, b)", b="xp.linalg.matmul(a, db)")
 prim("xp.linalg.cross", "a, b", batch=by("rt.batched_linalg_cross"))
 defvjp("xp.linalg.cross", a="rt.unbroadcast(xp.cross(b, g), a)", b="rt.unbroadcast(xp.cross(g, a), b)")
 defjvp("xp.linalg.cross", a="xp.linalg.cross(da, b)", b="xp.linalg.cross(a, db)")
-linear("xp.linalg.diagonal", "x, offset=0", "x", "rt.diagonal_vjp(g, x, offset, -2, -1)", batch=SAME)
-linear("xp.linalg.trace", "x, offset=0, dtype=None", "x", "rt.trace_vjp(g, x, offset, -2, -1)", batch=SAME)
-linear("xp.linalg.matrix_transpose", "x", "x", "rt.mT(g)", batch=SAME)
-prim("xp.linalg.vector_norm", "x, axis=None, keepdims=False, ord=2", zero_args=REST, batch=along("axis", none="all"))
+linear("xp.linalg.diagonal", "x, offset=0", "x", "rt.diagonal_vjp(g, x, offset, -2, -1)", batch=SAME,
+       composed=array_fill.make_linalg_diagonal)
+linear("xp.linalg.trace", "x, offset=0, dtype=None", "x", "rt.trace_vjp(g, x, offset, -2, -1)", batch=SAME,
+       composed=array_fill.make_linalg_trace)
+linear("xp.linalg.matrix_transpose", "x", "x", "rt.mT(g)", batch=SAME, composed=array_fill.make_matrix_transpose)
+prim("xp.linalg.vector_norm", "x, axis=None, keepdims=False, ord=2", zero_args=REST, batch=along("axis", none="all"),
+     composed=array_fill.make_vector_norm)
 defvjp("xp.linalg.vector_norm", x="rt.vector_norm_vjp(g, x, ans, ord, axis, keepdims)")
 defjvp("xp.linalg.vector_norm", x="rt.vector_norm_jvp(dx, x, ans, ord, axis, keepdims)")
-prim("xp.linalg.matrix_norm", "x, keepdims=False, ord='fro'", zero_args=REST, batch=SAME)
+prim("xp.linalg.matrix_norm", "x, keepdims=False, ord='fro'", zero_args=REST, batch=SAME,
+     composed=array_fill.make_matrix_norm)
 defvjp("xp.linalg.matrix_norm", x="rt.norm_vjp_any(g, x, ans, ord, (-2, -1), keepdims)")
 defjvp("xp.linalg.matrix_norm", x="rt.norm_jvp_any(dx, x, ans, ord, (-2, -1), keepdims)")
 prim("xp.linalg.cond", "x, p=None", zero_args=("p",), batch=SAME)
@@ -145,6 +150,7 @@ defjvp("xp.linalg.cond", x="rt.cond_jvp(dx, x, ans, p)")
 
 # a chain of products (NumPy picks the cheapest order); the cotangent of each operand is
 # left.T @ g @ right.T, written with primitives in s2s/runtime/linalg.py (s2s differentiates it again)
-prim("xp.linalg.multi_dot", "arrays, out=None", list_args=("arrays",), zero_args=("out",), batch=by("rt.batched_multi_dot"))
+prim("xp.linalg.multi_dot", "arrays, out=None", list_args=("arrays",), zero_args=("out",), batch=by("rt.batched_multi_dot"),
+     composed=array_fill.make_multi_dot)
 defvjp("xp.linalg.multi_dot", arrays="rt.multi_dot_vjp(g, arrays)")
 defjvp("xp.linalg.multi_dot", arrays="rt.multi_dot_jvp(darrays, arrays)")

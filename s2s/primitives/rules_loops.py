@@ -60,14 +60,7 @@ for _n in ("rt.batched_loop_windows", "rt.batched_loop_windows_t", "rt.batched_e
            "rt.batched_loop_vectorizes", "rt.batched_loop_index_positions"):
     defbatch(_n, BatchRule("loop"))
 
-# a vectorized loop's operand alignment (lift_rank, batched by rt.batched_lift_rank), batched again by vmap
-linear("rt.batched_lift_rank", "flags, x, other, other_batched", "x", "rt.batched_lift_rank_t(flags, g, x)")
-# (its transpose is the alignment again, to the cotangent's shape: `x` alone does not know the
-# example count, which batched_lift_rank took from `other`)
-linear("rt.batched_lift_rank_t", "flags, g_, x", "g_", "rt.batched_lift_rank_like(flags, g, g_)")
-linear("rt.batched_lift_rank_like", "flags, h, like", "h", "rt.batched_lift_rank_t(flags, g, h)")
-for _n in ("rt.batched_lift_rank", "rt.batched_lift_rank_t", "rt.batched_lift_rank_like"):
-    defbatch(_n, BatchRule("loop"))
+# (a vectorized loop's operand alignment batched again, rt.batched_lift_rank: rules_batch.py)
 
 # the batched dot's cotangent is bilinear too: second derivatives through a vectorized dot
 defvjp("rt.batched_product_vjp", **{k: f"rt.batched_product_vjp_vjp(flags, g, g_, a, b, which, op, {i})" for i,

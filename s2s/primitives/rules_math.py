@@ -9,7 +9,8 @@ _RAD = "57.29577951308232"     # 180 / pi
 for _n, _c in (("deg2rad", _DEG), ("radians", _DEG), ("rad2deg", _RAD), ("degrees", _RAD)):
     linear("xp." + _n, "x", "x", f"g * {_c}", same_shape=True)
 for _n in ("conjugate", "conj"):  # (`x.conj()` is xp.real, `x.conjugate()` this)
-    linear("xp." + _n, "x", "x", "g", same_shape=True, methods=("conjugate",) if _n == "conjugate" else ())
+    linear("xp." + _n, "x", "x", "g", same_shape=True, methods=("conjugate",) if _n == "conjugate" else (),
+           dask="conj" if _n == "conjugate" else "")
 prim("xp.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None", same_shape=True,
      zero_args=("copy", "nan", "posinf", "neginf"))
 defvjp("xp.nan_to_num", x="g * xp.isfinite(x)")  # 0 where x is replaced
@@ -38,15 +39,17 @@ nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.
         "xp.angle", "xp.bitwise_not", "xp.isnat", sig="x, *args, **kwargs", batch=SAME)
 nondiff("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd", "xp.lcm",
         sig="x, *args, **kwargs", batch=BROADCAST)
-nondiff("xp.isrealobj", "xp.iscomplexobj", "xp.isscalar", "xp.unique",
+nondiff("xp.unique",
         "xp.unique_values", "xp.unique_counts", "xp.unique_inverse", "xp.unique_all", "xp.intersect1d",
         "xp.union1d", "xp.setdiff1d", "xp.setxor1d", "xp.lexsort",
-        "xp.indices", "xp.ix_", "xp.diag_indices_from",
+        "xp.indices", "xp.diag_indices_from",
         "xp.tril_indices_from", "xp.triu_indices_from",
-        "xp.can_cast", "xp.promote_types",
-        "xp.iinfo", "xp.finfo", "xp.may_share_memory", "xp.shares_memory",
-        "xp.ravel_multi_index", "xp.mask_indices",
+        "xp.may_share_memory", "xp.shares_memory",
+        "xp.ravel_multi_index",
         sig="x, *args, **kwargs")
+# neutral: on dtypes, shapes and Python values, NumPy's function serves every array library (s2s/arrays.py)
+nondiff("xp.isrealobj", "xp.iscomplexobj", "xp.isscalar", "xp.ix_", "xp.can_cast", "xp.promote_types", "xp.iinfo",
+        "xp.finfo", "xp.mask_indices", sig="x, *args, **kwargs", neutral=True)
 # with their real parameters, so that vmap knows each argument's batched flag
 nondiff("xp.isin", sig="element, test_elements, assume_unique=False, invert=False, kind=None",
         batch=by("rt.batched_isin"))
@@ -59,10 +62,12 @@ nondiff("xp.array_equiv", sig="a, b, *args, **kwargs", batch=by("rt.batched_arra
 
 
 def _alias(new: str, old: str) -> None:
+    """`new`, NumPy 2's name of `old`, with its rows (Dask knows it by the old name only)."""
     src = PRIMS[old]
     sig = ", ".join(f"{a}={src.defaults[a]!r}" if a in src.defaults else a for a in src.params)
     prim(new, sig, broadcasting=src.broadcasting, nondiff=src.nondiff, same_shape=src.same_shape,
-         linear_in=src.linear_in, list_args=src.list_args, full_reduction=src.full_reduction, zero_args=src.zero_args)
+         linear_in=src.linear_in, list_args=src.list_args, full_reduction=src.full_reduction, zero_args=src.zero_args,
+         dask=old[3:])
     defvjp(new, **src.vjp)
     defjvp(new, **src.jvp)
 

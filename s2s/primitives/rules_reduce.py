@@ -26,7 +26,7 @@ defvjp("xp.average", a="rt.average_vjp_a(g, a, weights, axis, keepdims)",
        weights="rt.average_vjp_w(g, a, weights, axis, keepdims, ans)")
 defjvp("xp.average", a="xp.average(da, axis, weights, keepdims=keepdims)",
        weights="rt.average_jvp_w(dweights, a, weights, axis, keepdims, ans)")
-nondiff("rt.nancount", "rt.conv_pad", "rt.diff_axis", "rt.interp_ok", sig="x, *args")
+nondiff("rt.nancount", sig="x, *args")  # (rt.conv_pad, rt.diff_axis, rt.interp_ok: rules_batch.py)
 
 # ---- nan* reductions: NaN entries are left out, and get a zero cotangent ----
 prim("xp.nansum", _RED, zero_args=REST, batch=along("axis", none="all"))

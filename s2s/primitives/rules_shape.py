@@ -2,6 +2,7 @@
 that is itself a linear primitive (so the transpose of the transpose is the op again)."""
 from __future__ import annotations
 
+from .. import array_fill
 from .registry import REST, SAME, along, by, defjvp, defvjp, linear, nondiff, prim
 
 # sort and partition permute their input by an order that depends on it: not linear, one rule each way
@@ -49,7 +50,8 @@ linear("xp.rot90", "m, k=1, axes=None", "m", "rt.rot90_vjp(g, k, axes)", batch=b
 linear("rt.rot90_vjp", "v, k, axes", "v", "rt.rot90_vjp(g, -k, axes)", batch=by("rt.batched_rot90_vjp"))
 linear("xp.rollaxis", "a, axis, start=0", "a", "rt.rollaxis_vjp(g, a, axis, start)", batch=by("rt.batched_rollaxis"))
 linear("rt.rollaxis_vjp", "v, a, axis, start", "v", "xp.rollaxis(g, axis, start)", batch=by("rt.batched_rollaxis_vjp"))
-linear("xp.permute_dims", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", batch=by("rt.batched_transpose"))
+linear("xp.permute_dims", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", batch=by("rt.batched_transpose"),
+       dask="transpose")
 linear("xp.matrix_transpose", "x", "x", "xp.matrix_transpose(g)", batch=SAME)
 prim("xp.append", "arr, values, axis=None", zero_args=("axis",), batch=by("rt.batched_append"))
 defvjp("xp.append", arr="rt.append_vjp(g, arr, values, axis, 0)", values="rt.append_vjp(g, arr, values, axis, 1)")
@@ -57,7 +59,7 @@ defjvp("xp.append", arr="xp.append(darr, 0.0 * values, axis)", values="xp.append
 linear("rt.append_vjp", "v, arr, values, axis, k", "v", "rt.append_vjp_t(g, arr, values, axis, k)")
 linear("rt.append_vjp_t", "v, arr, values, axis, k", "v", "rt.append_vjp(g, arr, values, axis, k)")
 prim("xp.select", "condlist, choicelist, default=0", zero_args=("condlist",), list_args=("choicelist",),
-     batch=by("rt.batched_select"))
+     batch=by("rt.batched_select"), widened=array_fill.make_select)  # (CuPy's takes a scalar default only)
 defvjp("xp.select", choicelist="rt.select_vjp_all(g, condlist, choicelist)",
        default="rt.unbroadcast(xp.where(rt.select_none(condlist, g), g, 0.0), default)")
 defjvp("xp.select", choicelist="rt.select_jvp(dchoicelist, condlist, choicelist)",
@@ -71,7 +73,7 @@ for _i, _s in enumerate("xyz"):
     defjvp("xp.meshgrid", **{_s: f"rt.meshgrid_tangent(d{_s}, {_i}, rt.present(x, y, z), indexing)"})
 linear("rt.meshgrid_vjp", "v, k, xs, indexing", "v", "rt.meshgrid_tangent(g, k, xs, indexing)")
 linear("rt.meshgrid_tangent", "v, k, xs, indexing", "v", "rt.meshgrid_vjp(g, k, xs, indexing)")
-nondiff("rt.present", "rt.select_none", "rt.plain_reflect", sig="x, *args")
+nondiff("rt.present", "rt.select_none", sig="x, *args")  # (rt.plain_reflect: rules_batch.py)
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp_any(g, v, k)",
        batch=by("rt.batched_diag"))  # also extracts from non-square matrices
 linear("rt.diag_vjp_any", "v, like, k", "v", "xp.diag(g, k)")
@@ -82,8 +84,8 @@ linear("xp.extract", "condition, arr", "arr", "rt.take_vjp(g, arr, rt.kept(condi
        batch=by("rt.batched_extract"))
 linear("xp.delete", "arr, obj, axis=None", "arr", "rt.take_vjp(g, arr, rt.not_deleted(arr, obj, axis), axis)",
        batch=by("rt.batched_delete"))
-linear("xp.unstack", "x, axis=0", "x", "xp.stack(g, axis)", batch=along("axis"))
-nondiff("rt.kept", "rt.not_deleted", sig="x, *args")
+linear("xp.unstack", "x, axis=0", "x", "xp.stack(g, axis)", batch=along("axis"), composed=array_fill.make_unstack)
+nondiff("rt.kept", sig="x, *args")  # (rt.not_deleted: rules_batch.py)
 # `x.tolist()`: nested lists of the elements, linear in x; its transpose packs them back
 linear("rt.tolist", "x, depth=None", "x", "rt.tolist_t(g, x)", batch=by("rt.batched_tolist"), tree_preserving=False)
 linear("rt.tolist_t", "g_, x", "g_", "rt.tolist(g)", tree_args=(0,), batch=by("rt.batched_tolist_t"))

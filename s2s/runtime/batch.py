@@ -1,9 +1,9 @@
-"""vmap's machinery, `rt.vb_*`: the batch size and in/out axes, lifting operands, masks, batched
-indexing, and `map_examples` (an op run once per example). A batched value carries the batch as axis 0
-of every leaf; each helper takes its array module from its arguments (array methods and NumPy's
-dispatch). The batching helpers of operations, `batched_<op>(flags, *args)` (flags: which arguments
-are batched), live in batch_core, batch_shape, batch_reduce and batch_linalg; the small facts
-about batched operands they share are at the end of this module."""
+"""vmap's machinery (`rt.vmap_size`, `rt.vmap_in`, ...): the batch size and in/out axes, lifting
+operands, masks, batched indexing, and `map_examples` (an op run once per example). A batched value
+carries the batch as axis 0 of every leaf; each helper takes its array module from its arguments
+(array methods and NumPy's dispatch). The batching helpers of operations, `batched_<op>(flags,
+*args)` (flags: which arguments are batched), live in batch_core, batch_shape, batch_reduce and
+batch_linalg; the small facts about batched operands they share are at the end of this module."""
 from __future__ import annotations
 
 import builtins

@@ -1,6 +1,6 @@
-"""Batching helpers `rt.vbh_<op>(f, *args)` of the core table's operations (products, reshapes,
-conversions, creation, shape queries), of the derivative helpers reverse mode emits (vmap of
-grad), and of vmap's own helpers (vmap of vmap); `f` says which arguments are batched, the batch
+"""Batching helpers `rt.batched_<op>(flags, *args)` of the core table's operations (products,
+reshapes, conversions, creation, shape queries), of the derivative helpers reverse mode emits (vmap
+of grad), and of vmap's own helpers (vmap of vmap); `flags` says which arguments are batched, the batch
 at axis 0. Named by each operation's declaration (`batch=by(...)`, s2s/primitives/)."""
 from __future__ import annotations
 

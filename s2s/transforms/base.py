@@ -368,8 +368,8 @@ def _leaf_value(v, leaves) -> bool:
     if isinstance(v, gast.Call):
         key = analysis.classify(v)
         p = registry.lookup(key)
-        return key in ("float", "int", "len") or p is not None and key.startswith("xp.") and (
-            p.broadcasting or p.same_shape or p.full_reduction)  # facts the primitive declares
+        return p is not None and (p.number_result in ("int", "float") or key.startswith("xp.") and (
+            p.broadcasting or p.same_shape or p.full_reduction))  # facts the primitive declares
     return False
 
 
@@ -396,7 +396,10 @@ def split_self_updates(stmts, namer) -> list:
     return out
 
 
-FOLD = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul}
+# the arithmetic operators (`arith`) whose constant operands fold, but `/` (a division by zero, an int turned
+# float) -> the Python function computing them (`operator_fn`)
+FOLD = {op: getattr(operator, registry.PRIMS[k].operator_fn) for op, k in analysis.BINOPS.items()
+        if registry.PRIMS[k].arith in ("+", "-", "*")}
 
 
 class _Fold(gast.NodeTransformer):

@@ -38,9 +38,6 @@ from .base import (
     split_self_updates,
 )
 
-_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
-                       "setdefault", "popitem", "fill", "resize", "put", "itemset", "setflags"})
-
 
 @dataclasses.dataclass
 class Sweeps:
@@ -531,7 +528,7 @@ class Reverse(Transform):
             if isinstance(value, gast.Call) and (analysis.classify(value) in ("call", "list.pop")
                                                  or any(k.arg == "out" for k in value.keywords)
                                                  or isinstance(value.func, gast.Attribute)
-                                                 and value.func.attr in _MUTATORS):
+                                                 and value.func.attr in registry.MUTATING_METHODS):
                 return False
         return True
 

@@ -4,8 +4,8 @@
   primitive itself) is exported by exactly one runtime module, through that module's `__all__`;
 - each runtime module's `__all__` is its list of public definitions, and the module stays small;
 - no module outside s2s/primitives/ names operations in a list, set, tuple or dict literal (the
-  facts such a table would hold are fields of `Prim`); the exceptions below say why each is not
-  a table of facts about primitives;
+  facts such a table would hold are fields of `Prim`, or tables of s2s/primitives/registry.py):
+  there are none, and no exceptions;
 - the declarations set their facts where they declare the primitive (no `PRIMS[x].attr = ...`).
 """
 
@@ -13,6 +13,7 @@ import ast
 import builtins
 import inspect
 import math
+import operator
 import os
 import re
 
@@ -26,18 +27,6 @@ from s2s.primitives import registry
 
 ROOT = str(paths.ROOT / "s2s")
 RT_NAME = re.compile(r"\brt\.([A-Za-z_][A-Za-z_0-9]*)")
-
-# (file under s2s/, the assignment or function the literal is in) -> why it is not a table of
-# facts about primitives (the count of such tables that are about primitives is 0)
-EXCEPTIONS = {
-    ("arrays.py", "_NEUTRAL"): "NumPy names that are the same in every array library (dtype and shape helpers): "
-                               "a fact about array libraries",
-    ("arrays.py", "_DASK_ALIASES"): "Dask's spellings of NumPy 2 names: a fact about an array library",
-    ("array_fill.py", "COMPOSED"): "NumPy functions CuPy lacks, composed of its own: a fact about an array library",
-    ("array_fill.py", "COMPOSED_LINALG"): "numpy.linalg functions CuPy lacks, composed: as COMPOSED",
-    ("transforms/reverse.py", "_MUTATORS"): "method names of lists, dicts and arrays that change their object",
-}
-
 
 def _module_files():
     for dirpath, _, files in os.walk(ROOT):
@@ -133,26 +122,40 @@ def test_the_runtime_namespace_is_exactly_the_export_lists():
 
 # ---- no lists of operation names outside s2s/primitives/ ----
 
-def _op_names(elts) -> list[str]:
+def _numpy_key(s: str) -> str:
+    """`xp.<name>` for a NumPy function spelled as a string (`"np.sum"`, `"numpy.linalg.norm"`)."""
+    head, _, rest = s.partition(".")
+    return f"xp.{rest}" if head in ("np", "numpy", "jnp") and rest else ""
+
+
+def _op_names(elts, values: bool = False) -> list[str]:
     """The operation names among a literal's elements: a declared primitive's key (`xp.sum`,
-    `rt.unbroadcast`, the operators' `add`, `neg`, ...), a NumPy function (`np.sum`), or three
-    or more bare NumPy names of primitives (`"exp", "log", "sin"`)."""
+    `rt.unbroadcast`, the operators' `add`, `neg`, ...), a NumPy or `operator` function as an
+    object (`np.sum`, `operator.add`)
+    or a string (`"np.sum"`), or three or more bare names of primitives: NumPy's (`"exp", "log",
+    "sin"`) or, among a sequence's elements or a dict's keys (`values`: a dict's values), Python
+    builtins that are primitives (`"len", "range", "int"`)."""
     dotted = {n for n in registry.PRIMS if "." in n}
     operators = {n for n in registry.PRIMS if "." not in n and not hasattr(builtins, n)
                  and n not in ("attr", "stop_gradient")}
     bare = {n[3:] for n in registry.PRIMS if n.startswith("xp.")}
+    builtin_named = {n for n in registry.PRIMS if "." not in n and hasattr(builtins, n)}
     strings = [e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-    found = [s for s in strings if s in dotted or s in operators]
+    found = [s for s in strings if s in dotted or s in operators or _numpy_key(s) in registry.PRIMS]
     found += [f"np.{e.attr}" for e in elts if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name)
               and e.value.id in ("np", "numpy") and callable(getattr(np, e.attr, None))
               and not isinstance(getattr(np, e.attr), type)]
+    found += [f"operator.{e.attr}" for e in elts if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name)
+              and e.value.id == "operator" and callable(getattr(operator, e.attr, None))]
     named = [s for s in strings if s in bare]
-    return found + (named if len(named) >= 3 else [])
+    builtins_named = [s for s in strings if s in builtin_named and not values]
+    return found + (named if len(named) >= 3 else []) + (builtins_named if len(builtins_named) >= 3 else [])
 
 
 def _literals(tree):
-    """(the assignment or function a literal is in, its elements) for each list/set/tuple/dict
-    literal, `__all__` export lists left out."""
+    """(the assignment or function a literal is in, its elements, line, whether they are a dict's
+    values) for each list/set/tuple literal and each dict literal's keys and values, `__all__`
+    export lists left out."""
     def visit(node, where, cls=None):
         if isinstance(node, ast.ClassDef):
             where, cls = node.name, node.name
@@ -165,9 +168,10 @@ def _literals(tree):
                 return
             where = names[0] if names else None
         if isinstance(node, (ast.List, ast.Set, ast.Tuple)):
-            yield where, node.elts, node.lineno
+            yield where, node.elts, node.lineno, False
         elif isinstance(node, ast.Dict):
-            yield where, [k for k in node.keys if k is not None], node.lineno
+            yield where, [k for k in node.keys if k is not None], node.lineno, False
+            yield where, node.values, node.lineno, True
         for child in ast.iter_child_nodes(node):
             yield from visit(child, where, cls)
     yield from visit(tree, None)
@@ -179,32 +183,32 @@ def _op_name_lists() -> list[tuple]:
         if rel.startswith("primitives/"):
             continue
         tree = ast.parse(open(path, encoding="utf-8").read(), path)
-        for where, elts, line in _literals(tree):
-            found = _op_names(elts)
+        for where, elts, line, values in _literals(tree):
+            found = _op_names(elts, values)
             if found:
                 out.append((rel, where, line, found))
     return out
 
 
 def test_no_module_outside_primitives_lists_operation_names():
-    """Transforms, passes, the frontend and the runtime ask the declarations (`registry.lookup(k)`
-    and the fields of `Prim`) instead of keeping their own tables of operation names."""
-    found = [(rel, where, line, names) for rel, where, line, names in _op_name_lists()
-             if (rel, where) not in EXCEPTIONS]
-    assert not found, "lists of operation names outside s2s/primitives/ (declare the fact on the primitive): " + \
+    """Transforms, passes, the frontend, the emitters, the array backends and the runtime ask the
+    declarations (`registry.lookup(k)` and the fields of `Prim`) instead of keeping their own
+    tables of operation names: there are none, with no exceptions."""
+    found = _op_name_lists()
+    assert len(found) == 0, "lists of operation names outside s2s/primitives/ (declare the fact on the primitive): " + \
         "; ".join(f"{rel}:{line} in {where}: {names}" for rel, where, line, names in found)
-
-
-def test_every_exception_is_still_needed():
-    seen = {(rel, where) for rel, where, _, _ in _op_name_lists()}
-    assert not set(EXCEPTIONS) - seen, f"exceptions that no longer match anything: {set(EXCEPTIONS) - seen}"
 
 
 def test_the_scan_finds_a_table_of_operation_names():
     tree = ast.parse('_SMOOTH = {"xp.exp", "xp.tanh"}\n_NP = (np.sum, np.mean)\nUNARY = ("exp", "log", "sin")\n'
-                     '_ATTRS = ("shape", "ndim")\n__all__ = ("sum", "mean", "max")\n')
-    hits = {where: _op_names(elts) for where, elts, _ in _literals(tree) if _op_names(elts)}
-    assert hits == {"_SMOOTH": ["xp.exp", "xp.tanh"], "_NP": ["np.sum", "np.mean"], "UNARY": ["exp", "log", "sin"]}
+                     '_ATTRS = ("shape", "ndim")\n__all__ = ("sum", "mean", "max")\n'
+                     'OPS = {ast.Add: "add", ast.Sub: "sub"}\nCALLS = {"len", "range", "int"}\n'
+                     'NAMED = ("np.sin", "numpy.cos")\nC = {1: "float", 2: "int", 3: "bool"}\n'
+                     'PY = {operator.add: 1}\n')
+    hits = {where: _op_names(elts, values) for where, elts, _, values in _literals(tree) if _op_names(elts, values)}
+    assert hits == {"_SMOOTH": ["xp.exp", "xp.tanh"], "_NP": ["np.sum", "np.mean"], "UNARY": ["exp", "log", "sin"],
+                    "OPS": ["add", "sub"], "CALLS": ["len", "range", "int"], "NAMED": ["np.sin", "numpy.cos"],
+                    "PY": ["operator.add"]}
 
 
 # ---- the declarations themselves ----
@@ -253,6 +257,18 @@ def test_a_second_batching_rule_for_one_primitive_is_refused():
     finally:
         registry.PRIMS.pop("rt.s2s_test_probe")
         registry.BATCH.pop("rt.s2s_test_probe")
+
+
+def test_a_second_declaration_of_one_primitive_is_refused():
+    """A later `prim(name, ...)` would silently replace the first declaration's facts (as `mod`'s
+    were once, declared in two rule files): the registry refuses it and keeps the first."""
+    first = registry.prim("rt.s2s_test_probe", "x", nondiff=True)
+    try:
+        with pytest.raises(ValueError, match="already declared"):
+            registry.prim("rt.s2s_test_probe", "x, y", broadcasting=True)
+        assert registry.PRIMS["rt.s2s_test_probe"] is first and first.params == ("x",)
+    finally:
+        registry.PRIMS.pop("rt.s2s_test_probe")
 
 
 def test_facts_are_set_where_the_primitive_is_declared():
