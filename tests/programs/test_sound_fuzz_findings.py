@@ -35,3 +35,23 @@ def test_cov_with_ddof_at_least_the_sample_count_is_numpys_inf_and_nan():
         np.testing.assert_array_equal(s2s.vmap(cov_too_few)(np.stack([x, x])), np.stack([want, want]))
         assert not np.any(np.isfinite(s2s.grad(lambda v: np.sum(cov_too_few(v)))(x)))
         np.testing.assert_allclose(s2s.grad(lambda v: np.sum(np.sin(v) + np.cov(1.5, ddof=1)))(x), np.cos(x))
+
+
+@pytest.mark.parametrize("shape", [(), (3,), (2, 2, 3)])
+def test_vmap_of_norm_keeping_dims_over_every_per_example_rank(shape):
+    # np.linalg.norm(v, keepdims=True) with ord and axis None is the 2-norm of all entries, shaped
+    # (1,) * v.ndim; batched as norm over the per-example axes it crashed for a 0-d example (no
+    # axis) and for rank 3 (norm takes one or two axes) (fuzz, property vmap_grad)
+    def f(v, w):
+        return np.sum(w * np.linalg.norm(np.sin(v) + 0.5, keepdims=True) ** 2)
+
+    rng = np.random.default_rng(0)
+    vs, ws = rng.standard_normal((3, *shape)), rng.standard_normal((3, *shape))
+    loop = np.stack([f(v, w) for v, w in zip(vs, ws)])
+    np.testing.assert_allclose(s2s.vmap(f)(vs, ws), loop, rtol=1e-12)
+    got = s2s.vmap(s2s.grad(f, argnums=(0, 1)))(vs, ws)
+    for k in range(3):
+        for arg in range(2):
+            want = s2s.grad(f, argnums=(0, 1))(vs[k], ws[k])[arg]
+            np.testing.assert_allclose(got[arg][k], want, rtol=1e-10)
+    check_grads(lambda v, w: np.sum(s2s.vmap(f)(v, w)), (vs, ws), order=2, modes=("fwd", "rev"))
