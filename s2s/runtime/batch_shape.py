@@ -368,7 +368,7 @@ def batched_reshape_like(flags, v, like):
 def batched_transpose_vjp(flags, v, axes):
     axes = shared_setting(axes) if flags[1] else axes
     nd = _nd(v, True)
-    order = range(nd - 1, -1, -1) if axes is None else np.argsort(axes)
+    order = range(nd - 1, -1, -1) if axes is None else np.argsort([int(a) % nd for a in axes])
     return np.transpose(v, (0,) + tuple(int(k) + 1 for k in order))
 
 

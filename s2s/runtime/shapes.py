@@ -20,7 +20,12 @@ __all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "u
 
 
 def transpose_vjp(v, axes):
-    return np.transpose(v, None if axes is None else tuple(np.argsort(axes).tolist()))  # Dask wants a tuple
+    """Transpose of `transpose(., axes)`: the inverse permutation of `axes` counted from 0 (the
+    argsort of (-1, 0) itself is the identity)."""
+    if axes is None:
+        return np.transpose(v)
+    n = np.ndim(v)
+    return np.transpose(v, tuple(np.argsort([int(a) % n for a in axes]).tolist()))  # Dask wants a tuple
 
 
 def roll_vjp(v, shift, axis):
