@@ -382,7 +382,7 @@ def batched_rollaxis_vjp(flags, v, a, axis, start):
     nd = _nd(a, flags[1])
     order = list(range(nd))
     ax = axis % nd
-    st = start + nd + 1 if start < 0 else start
+    st = start + nd if start < 0 else start  # (NumPy: a negative start counts from ndim)
     item = order.pop(ax)
     order.insert(st - 1 if st > ax else st, item)
     return np.transpose(_full(v, flags[0], _n(flags, (v, a))), (0,) + tuple(int(k) + 1 for k in np.argsort(order)))

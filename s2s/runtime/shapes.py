@@ -301,7 +301,7 @@ def rollaxis_vjp(v, a, axis, start):
     n = np.ndim(a)
     order = list(range(n))
     ax = axis % n
-    st = start + n + 1 if start < 0 else start
+    st = start + n if start < 0 else start  # (NumPy: a negative start counts from ndim)
     item = order.pop(ax)
     order.insert(st - 1 if st > ax else st, item)
     return np.transpose(v, tuple(np.argsort(order).tolist()))

@@ -59,3 +59,38 @@ def test_transpose_in_a_vmap_inside_grad(f):
     # vmap inside grad reaches the batched transpose helpers, which had no derivative rules (refused)
     w = np.random.default_rng(4).standard_normal((2, 4))
     check_grads(f, (w,), order=2, modes=("fwd", "rev"))
+
+
+@pytest.mark.parametrize("axis, start", [(-2, -1), (0, -1), (2, -3), (2, 1)])
+def test_rollaxis_with_a_negative_start_matches_differences(axis, start):
+    # NumPy counts a negative start from ndim; the cotangent counted it from ndim + 1 (wrong, silently)
+    x = np.random.default_rng(6).standard_normal((2, 3, 4))
+    c = np.random.default_rng(7).standard_normal(np.rollaxis(x, axis, start).shape)
+    check_grads(lambda v: np.sum(np.sin(np.rollaxis(v, axis, start)) * c), (x,), order=2, modes=("fwd", "rev"))
+    xs = np.stack([x, 2.0 * x])
+    np.testing.assert_array_equal(s2s.vmap(lambda v: np.rollaxis(v, axis, start))(xs),
+                                  np.stack([np.rollaxis(v, axis, start) for v in xs]))
+
+
+@pytest.mark.parametrize("axis", [0, -2])
+def test_linalg_cross_along_another_axis(axis):
+    # np.linalg.cross's keyword-only axis= was not in its declaration: the rules took the last axis
+    def f(v):
+        return np.sum(np.sin(np.linalg.cross(v, v ** 2, axis=axis)))
+
+    x = np.random.default_rng(8).standard_normal((3, 4)) + 1.0
+    check_grads(f, (x,), order=2, modes=("fwd", "rev"))
+    xs = np.stack([x, 2.0 * x])
+    np.testing.assert_allclose(s2s.vmap(lambda v: np.linalg.cross(v, v ** 2, axis=axis))(xs),
+                               np.stack([np.linalg.cross(v, v ** 2, axis=axis) for v in xs]), rtol=1e-14)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), np.stack([s2s.grad(f)(v) for v in xs]), rtol=1e-12)
+
+
+def unknown_keyword(x):
+    return np.sum(np.sin(x, bogus=1))
+
+
+def test_a_keyword_no_rule_reads_is_refused():
+    # a keyword missing from a primitive's declaration is refused, never ignored by its rules
+    with pytest.raises(s2s.S2SError, match="bogus"):
+        s2s.grad(unknown_keyword)(np.ones(3))
