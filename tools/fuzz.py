@@ -881,17 +881,20 @@ def inputs_source(seed: int, prog: Program) -> str:
 
 
 def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdout, verbose: bool = True,
-             max_shrink: int = 5, nested: bool = False):
+             max_shrink: int = 5, nested: bool = False, only: int | None = None):
     """Run `n` programs; returns (checked, skipped, failures) with failures a list of dicts. The
-    first `max_shrink` failures of each property are shrunk, the rest printed as drawn."""
+    first `max_shrink` failures of each property are shrunk, the rest printed as drawn. With
+    `only`, program number `only` of the seed is drawn and checked alone (to reproduce it)."""
     props = list(props or PROPERTIES)
     rng = random.Random(seed)
     failures, checked, skipped = [], 0, 0
     by_prop: Counter = Counter()
     start = time.time()
-    for k in range(n):
+    for k in range(n if only is None else only + 1):
         prog = gen_program(rng, nested)
         pseed = seed * 1_000_003 + k
+        if only is not None and k != only:
+            continue
         fails = check_program(prog, pseed, props)
         if fails is None:
             skipped += 1
@@ -927,9 +930,12 @@ def main(argv=None) -> int:
     ap.add_argument("--max-shrink", type=int, default=5, help="shrink at most this many failures per property")
     ap.add_argument("--nested", action="store_true", help="every program calls a transform inside itself "
                     "(" + ", ".join(NESTED_KINDS) + ")")
+    ap.add_argument("--program", type=int, default=None, help="check only this program of the seed (a "
+                    "failure's number, to reproduce it; the other options as in the run that found it)")
     a = ap.parse_args(argv)
     props = [p for p in a.props.split(",") if p] or None
-    _, _, failures = campaign(a.n, a.seed, props, not a.no_shrink, max_shrink=a.max_shrink, nested=a.nested)
+    _, _, failures = campaign(a.n, a.seed, props, not a.no_shrink, max_shrink=a.max_shrink, nested=a.nested,
+                              only=a.program)
     return 1 if failures else 0
 
 

@@ -81,6 +81,8 @@ elementwise(*[n for n, p in PRIMS.items() if p.same_shape and n not in BATCH])
 broadcasting(*[n for n, p in PRIMS.items() if p.broadcasting and n not in BATCH])
 for _h in ("dot", "matmul", "inner"):  # (the products' helpers also run inside a vectorized loop, passes/loopvec.py)
     _HELPER_FACTS["rt.batched_" + _h] = {"nested_ok": True}
+for _h in ("transpose", "transpose_vjp"):  # (the permutation is a setting: no derivative)
+    _HELPER_FACTS["rt.batched_" + _h] = {"zero_args": ("flags", "axes")}
 helper("rt.seed", "rt.batched_seed", effect=True)  # (grad's scalar check: an effect, as rt.seed)
 
 
@@ -230,6 +232,9 @@ for _op in ("reshape", "ravel", "squeeze"):
     defjvp("rt.batched_" + _op, a=f"rt.batched_{_op}(flags, da)" if _op == "ravel" else
            ("rt.batched_reshape(flags, da, newshape, order, shape)" if _op == "reshape"
             else "rt.batched_squeeze(flags, da, axis)"))
+# a transpose is linear, and its transpose is the inverse permutation (vmap inside grad, any order)
+defvjp("rt.batched_transpose", a="rt.batched_transpose_vjp(flags, g, axes)")
+defjvp("rt.batched_transpose", a="rt.batched_transpose(flags, da, axes)")
 prim("rt.batched_product_vjp", "flags, g_, a, b, which, op", zero_args=("flags", "which", "op"), batch=LOOP)
 defvjp("rt.batched_product_vjp", g_="rt.no_batched_derivative(g, 'batched_product_vjp')",
        a="rt.no_batched_derivative(g, 'batched_product_vjp')",
@@ -257,7 +262,11 @@ for _n in ("conv_pad", "diff_axis", "einsum_spec1", "einsum_spec2", "einsum_cons
            "kron_spec", "kron_shape", "vecdot_spec", "svd_check", "not_deleted", "interp_ok", "plain_reflect",
            "insert_map", "vander_powers", "cov_axes", "cov_ddof"):
     prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True, unbatched_result=True, batch=by("rt.batched_" + _n))
-for _n in _declare_helpers():  # the coverage ops' helpers
+_COVERAGE_HELPERS = _declare_helpers()  # the coverage ops' helpers
+# (rt.transpose_vjp's helper: the inverse permutation, linear; its transpose is batched_transpose)
+defvjp("rt.batched_transpose_vjp", v="rt.batched_transpose(flags, g, axes)")
+defjvp("rt.batched_transpose_vjp", v="rt.batched_transpose_vjp(flags, dv, axes)")
+for _n in _COVERAGE_HELPERS:
     if not PRIMS[_n].nondiff:
         _no_derivative(_n)
 

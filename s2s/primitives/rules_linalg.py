@@ -128,9 +128,9 @@ _contraction("xp.linalg.tensordot", "a, b, axes=2", "rt.tensordot_spec(a, b, axe
 prim("xp.linalg.matmul", "a, b", batch=by("rt.batched_matmul"))
 defvjp("xp.linalg.matmul", **PRIMS["xp.matmul"].vjp)
 defjvp("xp.linalg.matmul", a="xp.linalg.matmul(da, b)", b="xp.linalg.matmul(a, db)")
-prim("xp.linalg.cross", "a, b", batch=by("rt.batched_linalg_cross"))
-defvjp("xp.linalg.cross", a="rt.unbroadcast(xp.cross(b, g), a)", b="rt.unbroadcast(xp.cross(g, a), b)")
-defjvp("xp.linalg.cross", a="xp.linalg.cross(da, b)", b="xp.linalg.cross(a, db)")
+prim("xp.linalg.cross", "a, b, axis=-1", zero_args=("axis",), positional=2, batch=by("rt.batched_linalg_cross"))
+defvjp("xp.linalg.cross", a="rt.unbroadcast(xp.cross(b, g, axis=axis), a)", b="rt.unbroadcast(xp.cross(g, a, axis=axis), b)")
+defjvp("xp.linalg.cross", a="xp.linalg.cross(da, b, axis=axis)", b="xp.linalg.cross(a, db, axis=axis)")
 linear("xp.linalg.diagonal", "x, offset=0", "x", "rt.diagonal_vjp(g, x, offset, -2, -1)", batch=SAME,
        composed=array_fill.make_linalg_diagonal)
 linear("xp.linalg.trace", "x, offset=0, dtype=None", "x", "rt.trace_vjp(g, x, offset, -2, -1)", batch=SAME,

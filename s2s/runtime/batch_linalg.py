@@ -173,9 +173,11 @@ def batched_cross(flags, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
                     axisb=_cross_axes(axisb, rb), axisc=_cross_axes(axisc, r))
 
 
-def batched_linalg_cross(flags, a, b):
+def batched_linalg_cross(flags, a, b, axis=-1):
     r = max(_nd(a, flags[0]), _nd(b, flags[1]))
-    return np.linalg.cross(*np.broadcast_arrays(_lift(a, flags[0], r), _lift(b, flags[1], r)))  # CuPy: one shape
+    axis = _b.shared_setting(axis) if len(flags) > 2 and flags[2] else axis
+    axis = axis + 1 if axis >= 0 else axis  # a per-example axis
+    return np.linalg.cross(*np.broadcast_arrays(_lift(a, flags[0], r), _lift(b, flags[1], r)), axis=axis)  # CuPy: one shape
 
 
 def batched_linalg_solve(flags, a, b):

@@ -368,7 +368,7 @@ def batched_reshape_like(flags, v, like):
 def batched_transpose_vjp(flags, v, axes):
     axes = shared_setting(axes) if flags[1] else axes
     nd = _nd(v, True)
-    order = range(nd - 1, -1, -1) if axes is None else np.argsort(axes)
+    order = range(nd - 1, -1, -1) if axes is None else np.argsort([int(a) % nd for a in axes])
     return np.transpose(v, (0,) + tuple(int(k) + 1 for k in order))
 
 
@@ -382,7 +382,7 @@ def batched_rollaxis_vjp(flags, v, a, axis, start):
     nd = _nd(a, flags[1])
     order = list(range(nd))
     ax = axis % nd
-    st = start + nd + 1 if start < 0 else start
+    st = start + nd if start < 0 else start  # (NumPy: a negative start counts from ndim)
     item = order.pop(ax)
     order.insert(st - 1 if st > ax else st, item)
     return np.transpose(_full(v, flags[0], _n(flags, (v, a))), (0,) + tuple(int(k) + 1 for k in np.argsort(order)))

@@ -20,7 +20,12 @@ __all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "u
 
 
 def transpose_vjp(v, axes):
-    return np.transpose(v, None if axes is None else tuple(np.argsort(axes).tolist()))  # Dask wants a tuple
+    """Transpose of `transpose(., axes)`: the inverse permutation of `axes` counted from 0 (the
+    argsort of (-1, 0) itself is the identity)."""
+    if axes is None:
+        return np.transpose(v)
+    n = np.ndim(v)
+    return np.transpose(v, tuple(np.argsort([int(a) % n for a in axes]).tolist()))  # Dask wants a tuple
 
 
 def roll_vjp(v, shift, axis):
@@ -296,7 +301,7 @@ def rollaxis_vjp(v, a, axis, start):
     n = np.ndim(a)
     order = list(range(n))
     ax = axis % n
-    st = start + n + 1 if start < 0 else start
+    st = start + n if start < 0 else start  # (NumPy: a negative start counts from ndim)
     item = order.pop(ax)
     order.insert(st - 1 if st > ax else st, item)
     return np.transpose(v, tuple(np.argsort(order).tolist()))

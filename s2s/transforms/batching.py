@@ -542,6 +542,13 @@ class Batcher(Transform):
     def axes(self, value, p, args, rule, pre):
         arr = next(args[k] for k in p.params if self.is_batched(args.get(k)))
         new = dict(args)
+        if rule.none_axis == "norm" and _const_is(args.get("axis"), None) and _const_is(args.get("ord"), None) \
+                and not _const_is(args.get("keepdims"), False):
+            # the 2-norm of all entries kept as dims: vector_norm over every per-example axis, which
+            # also takes none (a 0-d example) or more than two (norm's tuple axes take one or two)
+            axes = self.tmp(pre, build.call("rt.example_axes", [arr]), "axes")
+            keep = args.get("keepdims") or build.const(False)
+            return pre, build.call("xp.linalg.vector_norm", [args[p.params[0]]], {"axis": axes, "keepdims": keep}), True
         for k in rule.axes:
             ax = args.get(k)
             if ax is None or isinstance(ax, gast.Constant) and ax.value is None:

@@ -64,7 +64,7 @@ CASES = {
 # vmap(grad(f)) of these is refused today (an S2SError, never a wrong number): s2s batches a gradient
 # whose tape holds eigh's `if eigvals_only:` branch, or lu_factor's pivoting loop followed by a solve,
 # neither directly nor as grad of the batched f (the batched solve/transpose have no derivative yet)
-VMAP_GRAD_REFUSED = ("eigh_upper", "eigh_values", "eigh_vectors", "lu_solve", "lu_solve_trans")
+VMAP_GRAD_REFUSED = ("lu_solve", "lu_solve_trans")  # (eigh: batched transposes have rules now)
 
 
 def _first(args):
