@@ -88,3 +88,14 @@ def test_dask_linalg_runs_numpys_functions_on_whole_matrices():
     np.testing.assert_allclose(np.abs(xp.linalg.eigh(ad)[1].compute()), np.abs(np.linalg.eigh(a)[1]), rtol=1e-10)
     with pytest.raises(s2s.S2SError, match="linalg.solve of a batch"):
         xp.linalg.solve(ad, ad)
+
+
+def _picked(x):
+    return np.sum(x[np.array([0, 2, 2])] ** 2)
+
+
+def test_vmap_of_grad_through_an_index_array_keeps_every_contribution_on_dask():
+    xs = np.arange(8.0).reshape(2, 4) / 3.0 + 0.5  # x[2] read twice: its gradient doubles
+    got = s2s.vmap(s2s.grad(_picked))(_put(xs))
+    want = np.stack([2 * x * np.bincount([0, 2, 2], minlength=4) for x in xs])  # a loop, by hand
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
