@@ -93,14 +93,17 @@ class Backend:
     `accepts_numpy`: NumPy arrays may be mixed into its calls (Dask wraps them; CuPy refuses them).
     `kernels`: loads the module whose `ElementwiseKernel`/`ReductionKernel` run jit's fused
     expressions as compiled kernels (CuPy; s2s/emit/cupy_kernels.py), None for none.
+    `special`: loads the module of SciPy's special functions for its arrays (CuPy:
+    `cupyx.scipy.special`), None where there is none (Dask runs SciPy's block by block).
     """
 
     def __init__(self, name: str, load: Callable[[], Any], type_module: str | None = None,
                  array_type: type | None = None, put: Callable[[Any], Any] | None = None,
                  wait: Callable[[Any], Any] | None = None, accepts_numpy: bool = False,
-                 kernels: Callable[[], Any] | None = None):
+                 kernels: Callable[[], Any] | None = None, special: Callable[[], Any] | None = None):
         self.name, self._load, self.type_module, self.array_type = name, load, type_module, array_type
         self._put, self._wait, self.accepts_numpy, self._kernels = put, wait, accepts_numpy, kernels
+        self.special = special
         self._ns = None
 
     @property
@@ -177,9 +180,50 @@ def _dask_ns():
     d["delete"] = lambda arr, obj, axis=None: da.delete(da.ravel(arr), obj, 0) if axis is None else \
         da.delete(arr, obj, axis)
     lin = d["linalg"].__dict__
-    lin["cholesky"] = lambda a, upper=False: da.linalg.cholesky(a, lower=not upper)  # Dask's default is upper
     lin["svd"] = _dask_svd
+    for name, drop in _DASK_BLOCKWISE_LINALG.items():
+        lin[name] = _dask_blockwise_linalg(name, drop)
     return ns
+
+
+# NumPy's linalg functions on Dask run NumPy's own block by block, each block holding whole
+# matrices (the leading axes, a batch, stay chunked): Dask lacks det/slogdet/eigh, and its own
+# inv/solve/cholesky need square chunks of one 2-D matrix. Value: how many trailing axes each
+# result drops (a pair for functions returning two arrays).
+_DASK_BLOCKWISE_LINALG = {"inv": 0, "cholesky": 0, "det": 2, "slogdet": (2, 2), "eigh": (1, 0), "eigvalsh": 1,
+                          "solve": None}
+
+
+def _whole_matrices(da, a, core: int):
+    """`a` as a Dask array whose chunks hold its last `core` axes whole."""
+    a = da.asarray(a)
+    return a.rechunk({i: -1 for i in range(a.ndim - core, a.ndim)})
+
+
+def _dask_blockwise_linalg(name: str, drop):
+    def run(a, *args, **kwargs):
+        da = sys.modules["dask.array"]
+        fn = getattr(np.linalg, name)
+        if name == "solve":
+            b = args[0]
+            if np.ndim(a) != 2:
+                raise S2SError("s2s: numpy.linalg.solve of a batch of matrices has no Dask version; "
+                               "solve each matrix (a loop, or vmap) or compute the inputs first")
+            return da.map_blocks(lambda m, r: np.linalg.solve(m, r), _whole_matrices(da, a, 2),
+                                 _whole_matrices(da, b, np.ndim(b)), dtype=np.result_type(a.dtype, b.dtype))
+        a = _whole_matrices(da, a, 2)
+        parts = drop if isinstance(drop, tuple) else (drop,)
+        outs = []
+        for k, d in enumerate(parts):
+            def block(m, k=k):
+                out = fn(m, *args, **kwargs)
+                return out[k] if isinstance(drop, tuple) else out
+            axes = list(range(a.ndim - d, a.ndim))
+            outs.append(da.map_blocks(block, a, drop_axis=axes, dtype=a.dtype) if axes else
+                        da.map_blocks(block, a, dtype=a.dtype))
+        return tuple(outs) if isinstance(drop, tuple) else outs[0]
+    run.__name__ = name
+    return run
 
 
 def _dask_gradient(f, *varargs, axis=None, edge_order=1):
@@ -237,7 +281,8 @@ def _dask_wait(leaf):
 NUMPY = Backend("numpy", lambda: np, type_module="numpy", array_type=np.ndarray, put=np.asarray)
 _BACKENDS: dict[str, Backend] = {
     "numpy": NUMPY,
-    "cupy": Backend("cupy", _cupy_ns, type_module="cupy", wait=_cupy_wait, kernels=lambda: _import("cupy", "cupy")),
+    "cupy": Backend("cupy", _cupy_ns, type_module="cupy", wait=_cupy_wait, kernels=lambda: _import("cupy", "cupy"),
+                    special=lambda: _import("cupyx.scipy.special", "cupy")),
     "dask": Backend("dask", _dask_ns, type_module="dask", put=_dask_put, wait=_dask_wait, accepts_numpy=True),
 }
 _NEUTRAL_TYPES = (bool, int, float, complex, str, type(None), slice, range, np.generic)
@@ -326,8 +371,8 @@ def _scan(values, found: Backend | None) -> Backend | None:
 
 def select(args) -> tuple[Backend | None, bool]:
     """(backend, move): the backend a call with `args` runs on, None for plain NumPy (the fast
-    path), and whether NumPy inputs must first be moved to it (the default backend is not NumPy).
-    Mixing two backends' arrays is an error (NumPy arrays may join Dask ones)."""
+    path), and whether NumPy inputs must first be moved to it (the default backend is not NumPy,
+    or NumPy arrays join Dask ones). Mixing two other backends' arrays is an error."""
     for a in args:
         if type(a) not in HOST:
             break
@@ -338,7 +383,17 @@ def select(args) -> tuple[Backend | None, bool]:
     if found is None or found is NUMPY:
         d = default()
         return (None, False) if d is NUMPY else (d, True)
-    return found, False
+    return found, found.accepts_numpy and _holds_numpy(args)
+
+
+def _holds_numpy(values) -> bool:
+    """Whether a NumPy array is among `values` (containers looked into): a backend that accepts
+    them beside its own (Dask) gets them moved, since its functions take only its own arrays."""
+    for a in values:
+        if isinstance(a, np.ndarray) or isinstance(a, _CONTAINERS) and _holds_numpy(
+                a.values() if isinstance(a, dict) else a):
+            return True
+    return False
 
 
 def compiles_kernels(args) -> bool:

@@ -137,7 +137,9 @@ def batched_outer(flags, a, b):
 def batched_reshape(flags, a, newshape=None, order="C", shape=None):
     s = newshape if newshape is not None else shape
     s = (s,) if isinstance(s, (int, np.integer)) else tuple(s)
-    return np.reshape(a, (np.shape(a)[0],) + s, order=order)
+    if order != "C":  # (Dask's reshape takes no `order`)
+        return np.reshape(a, (np.shape(a)[0],) + s, order=order)
+    return np.reshape(a, (np.shape(a)[0],) + s)
 
 
 def batched_ravel(flags, a, axis=None, shape=None):

@@ -401,7 +401,7 @@ def batched_add_at(flags, acc, index, v):
     slot_nd = np.ndim(acc[key]) - 1
     v = _lift(v, flags[2], slot_nd)
     if _is_fancy(index):
-        scatter_add(acc, key, v)
+        acc = scatter_add(acc, key, v)  # (Dask: a new array)
     else:
         acc[key] += v
     return acc

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..errors import S2SValueError
+from .core import asarray, namespace, scatter_add, to_host
 
 # (the settings' helpers are s2s.lax_conv's shape helpers too)
 __all__ = ("same_pads", "pads_of", "dilate_dim", "lax_windows", "lax_windows_t", "conv_perms", "lax_conv",
@@ -27,6 +28,9 @@ def _setting(v):
     example (unpacked from a residual tuple that also holds batched arrays): its examples must agree."""
     if isinstance(v, (tuple, list)):
         return tuple(_setting(e) for e in v)
+    v = to_host(v)  # (replicated on a device backend: read on the host)
+    if isinstance(v, np.ndarray) and not v.ndim:
+        v = v[()]
     if isinstance(v, np.ndarray) and v.ndim:
         if not np.all(v == v.flat[0]):
             raise S2SValueError("s2s.lax: a convolution's or window's settings cannot differ per example")
@@ -97,16 +101,19 @@ def _gather(x, idx, fill, k: int):
     """Windows of the last `k` axes of `x`: (*lead, P, K), holes read `fill`."""
     lead = x.shape[:x.ndim - k]
     flat = np.reshape(x, lead + (-1,))
-    dtype = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.result_type(x.dtype, np.asarray(fill).dtype)
-    pad = np.full(lead + (1,), fill, dtype=dtype)
-    return np.concatenate([flat, pad], axis=-1)[..., idx]
+    dtype = x.dtype if np.issubdtype(x.dtype, np.inexact) else np.result_type(x.dtype, asarray(fill).dtype)
+    pad = namespace(x).full(lead + (1,), fill, dtype=dtype)
+    got = np.concatenate([flat, pad], axis=-1)[..., idx.ravel()]  # (one index array per axis: Dask's limit)
+    return got.reshape(lead + idx.shape)
 
 
 def _scatter(v, idx, in_shape):
     """Transpose of `_gather`: (*lead, P, K) summed back into (*lead, *in_shape); holes dropped."""
     lead = v.shape[:-2]
     total = math.prod(in_shape)
-    acc = np.zeros(lead + (total + 1,), dtype=v.dtype)
+    acc = namespace(v).zeros(lead + (total + 1,), dtype=v.dtype)
+    if type(acc).__module__.startswith("dask"):  # immutable arrays: add.at's Dask form
+        return scatter_add(acc, (Ellipsis, idx), v)[..., :total].reshape(lead + tuple(in_shape))
     for j in range(idx.shape[1]):  # for one window offset, distinct positions read distinct inputs
         acc[..., idx[:, j]] += v[..., j]
     return acc[..., :total].reshape(lead + tuple(in_shape))
@@ -129,7 +136,7 @@ def lax_windows(x, window, strides, padding, base_dilation=None, window_dilation
     them, a batch, are kept): (*lead, *out_shape, K), holes holding `fill` (the init value)."""
     if np.ndim(fill) != 0:
         raise S2SValueError("lax.reduce_window: init_value must be a scalar (one per call, not per example)")
-    x = np.asarray(x)
+    x = asarray(x)
     k = len(window)
     if x.ndim < k:
         raise S2SValueError(f"lax.reduce_window: window {tuple(window)} has more dimensions than the operand "
@@ -145,7 +152,7 @@ def lax_windows_t(v, shape, window, strides, padding, base_dilation=None, window
     k = len(window)
     spatial = tuple(shape[len(shape) - k:])
     idx, out_shape = _window_setup(spatial, window, strides, padding, base_dilation, window_dilation)
-    v = np.asarray(v)
+    v = asarray(v)
     lead = v.shape[:v.ndim - k - 1]
     return _scatter(v.reshape(lead + idx.shape), idx, spatial)
 
@@ -207,18 +214,24 @@ def _patches(lhs, lp, idx, groups, i):
 
 def lax_conv(lhs, rhs, strides, padding, lhs_dilation=None, rhs_dilation=None, dn=None, groups=1, batch_groups=1):
     """conv_general_dilated: each output position's window of lhs contracted with the kernel."""
-    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    lhs, rhs = asarray(lhs), asarray(rhs)
+    groups = _setting(groups)  # (a replicated setting: read on the host)
     lp, rp, op, idx, out_shape, x_shape, w_shape = _conv_setup(lhs.shape, rhs.shape, strides, padding, lhs_dilation,
                                                                rhs_dilation, dn, groups, batch_groups)
     o, i = w_shape[:2]
     p = _patches(lhs, lp, idx, groups, i)  # (N, G, I, P, K)
     w = np.transpose(rhs, rp).reshape((groups, o // groups, i, -1))
     out = np.einsum("ngipk,goik->ngop", p, w, optimize=True).reshape((x_shape[0], o) + out_shape)
-    return np.transpose(out, np.argsort(op))
+    return np.transpose(out, _inverse(op))
+
+
+def _inverse(perm) -> tuple[int, ...]:
+    """The permutation that undoes `perm`, as Python ints (Dask's transpose takes no array of axes)."""
+    return tuple(int(i) for i in np.argsort(perm))
 
 
 def _ct(ct, op, groups):
-    c = np.transpose(np.asarray(ct), op)
+    c = np.transpose(asarray(ct), op)
     return c.reshape((c.shape[0], groups, c.shape[1] // groups, -1))  # (N, G, O/G, P)
 
 
@@ -226,27 +239,29 @@ def lax_conv_t_lhs(ct, rhs, lhs_shape, strides, padding, lhs_dilation=None, rhs_
                    batch_groups=1):
     """Transpose of lax_conv in lhs (of shape `lhs_shape`): the output cotangent `ct` through the
     kernel, scattered back to the positions each window read."""
-    rhs = np.asarray(rhs)
-    lp, rp, op, idx, out_shape, x_shape, w_shape = _conv_setup(tuple(lhs_shape), rhs.shape, strides, padding,
+    rhs = asarray(rhs)
+    groups = _setting(groups)  # (a replicated setting: read on the host)
+    lp, rp, op, idx, out_shape, x_shape, w_shape = _conv_setup(_setting(tuple(lhs_shape)), rhs.shape, strides, padding,
                                                                lhs_dilation, rhs_dilation, dn, groups, batch_groups)
     o, i = w_shape[:2]
     w = np.transpose(rhs, rp).reshape((groups, o // groups, i, -1))
     gp = np.einsum("ngop,goik->ngipk", _ct(ct, op, groups), w, optimize=True)
     gp = gp.reshape((x_shape[0], x_shape[1]) + gp.shape[3:])
-    return np.transpose(_scatter(gp, idx, x_shape[2:]), np.argsort(lp))
+    return np.transpose(_scatter(gp, idx, x_shape[2:]), _inverse(lp))
 
 
 def lax_conv_t_rhs(ct, lhs, rhs_shape, strides, padding, lhs_dilation=None, rhs_dilation=None, dn=None, groups=1,
                    batch_groups=1):
     """Transpose of lax_conv in rhs (of shape `rhs_shape`): the windows of lhs contracted with
     the output cotangent `ct`."""
-    lhs = np.asarray(lhs)
-    lp, rp, op, idx, out_shape, x_shape, w_shape = _conv_setup(lhs.shape, tuple(rhs_shape), strides, padding,
+    lhs = asarray(lhs)
+    groups = _setting(groups)  # (a replicated setting: read on the host)
+    lp, rp, op, idx, out_shape, x_shape, w_shape = _conv_setup(lhs.shape, _setting(tuple(rhs_shape)), strides, padding,
                                                                lhs_dilation, rhs_dilation, dn, groups, batch_groups)
     o, i = w_shape[:2]
     p = _patches(lhs, lp, idx, groups, i)
     gw = np.einsum("ngipk,ngop->goik", p, _ct(ct, op, groups), optimize=True).reshape(w_shape)
-    return np.transpose(gw, np.argsort(rp))
+    return np.transpose(gw, _inverse(rp))
 
 
 # ---------------------------------------------------------------- batching (vmap)
@@ -257,12 +272,12 @@ def _example(a, k):
     replicated per example, an array, or left as it is (a string, None)."""
     if isinstance(a, (tuple, list)):
         return type(a)(_example(e, k) for e in a)
-    return a[k] if isinstance(a, np.ndarray) and a.ndim else a
+    return a[k] if getattr(a, "ndim", 0) and not isinstance(a, (str, np.generic)) else a
 
 
 def _per_example(fn, flags, args):
     """`fn` once per example, stacked (`flags`: which of `args` are batched)."""
-    sizes = [len(a) for a, f in zip(args[:2], flags) if f and isinstance(a, np.ndarray)]
+    sizes = [len(a) for a, f in zip(args[:2], flags) if f and getattr(a, "ndim", 0)]
     if not sizes:
         raise S2SValueError("s2s.lax: a convolution's settings (strides, padding, ...) cannot differ per example")
     return np.stack([fn(*[_example(a, k) if f else a for a, f in zip(args, flags)]) for k in range(sizes[0])])

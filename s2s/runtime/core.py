@@ -308,11 +308,17 @@ def add_at(acc, index, v):
     if isinstance(acc, (list, dict)):
         acc[index] = tree_add(acc[index], v)
         return acc
-    if _is_fancy(index):
+    if _is_fancy(index) or _dask_cannot_set(acc, index):
         acc = scatter_add(acc, index, v)
     else:
         acc[index] += v
     return acc
+
+
+def _dask_cannot_set(acc, index) -> bool:
+    """Whether `acc[index] += v` is beyond Dask's item assignment (an index holding None)."""
+    return type(acc).__module__.startswith("dask") and any(
+        p is None for p in (index if isinstance(index, tuple) else (index,)))
 
 
 def scatter_add(out, index, v):

@@ -55,11 +55,11 @@ def _run(name: str, *args):
     fn = getattr(scipy_module("special"), name)
     if backend is None:
         return fn(*args)
-    if backend.name == "cupy":
-        fn = getattr(importlib.import_module("cupyx.scipy.special"), name, None)
+    if backend.special is not None:
+        fn = getattr(backend.special(), name, None)
         if fn is None:
-            raise S2SError(f"s2s: scipy.special.{name} has no CuPy version (cupyx.scipy.special lacks it); "
-                           "move the data to NumPy first (`x.get()`).")
+            raise S2SError(f"s2s: scipy.special.{name} has no {backend.name} version ({backend.name}'s special "
+                           "functions lack it); move the data to NumPy first (CuPy: `x.get()`).")
         return fn(*args)
     if backend.name == "dask":
         return importlib.import_module("dask.array.core").elemwise(fn, *args)

@@ -54,13 +54,13 @@ def ndtr(x):
 
 def xlogy(x, y):
     """x * log(y), 0 where x == 0 (whatever y is)."""
-    zero = x == 0
+    zero = (x + np.zeros_like(y)) == 0  # (an array of y's backend even for a number x: CuPy's where wants one)
     return np.where(zero, 0.0, x * np.log(np.where(zero, 1.0, y)))
 
 
 def xlog1py(x, y):
     """x * log1p(y), 0 where x == 0 (whatever y is)."""
-    zero = x == 0
+    zero = (x + np.zeros_like(y)) == 0  # (an array of y's backend even for a number x: CuPy's where wants one)
     return np.where(zero, 0.0, x * np.log1p(np.where(zero, 0.0, y)))
 
 

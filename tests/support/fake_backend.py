@@ -9,7 +9,8 @@ and fails as on CuPy where the module lacks it. The module lacks what CuPy lacks
 and keeps CuPy's narrower signatures (`take` without `mode`, `partition` without `kind`,
 `where` wants an array condition, `select` a scalar default, `linalg.solve` a `b` of shape
 (M,) or (..., M, K), `linalg.cross` equal shapes). `x.get()` / `x.view(np.ndarray)` is the explicit
-way back to NumPy. `WAITED` counts `block_until_ready` synchronizations.
+way back to NumPy. `WAITED` counts `block_until_ready` synchronizations. `special()` plays
+`cupyx.scipy.special` (SciPy's functions, refusing host arrays).
 """
 import types
 
@@ -277,4 +278,14 @@ def namespace():
     return arrays.library_namespace("Fake", FAKE)
 
 
-BACKEND = arrays.Backend("fake", namespace, array_type=FakeArray, put=put, wait=_wait)
+def special():
+    """SciPy's special functions as `cupyx.scipy.special` offers them: on device arrays only."""
+    import scipy.special
+    return types.SimpleNamespace(**{name: _function(name, getattr(scipy.special, name)) for name in CUPYX_SPECIAL})
+
+
+# the special functions s2s.scipy's primitives call, all in cupyx.scipy.special (CuPy 14)
+CUPYX_SPECIAL = ("gammaln", "digamma", "polygamma", "erf", "erfc", "erfinv", "ndtri", "log_ndtr", "i0e", "i1e",
+                 "gammainc", "gammaincc", "betainc")
+
+BACKEND = arrays.Backend("fake", namespace, array_type=FakeArray, put=put, wait=_wait, special=special)
