@@ -418,26 +418,52 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
 
 def array_methods(body: list, params, facts) -> tuple[list, bool]:
     """(Final stage.) A reduction of an array of known shape is written as its method,
-    `g.sum(axis=0)`, and `xp.matmul`/`xp.dot` of vectors and matrices as `@`: NumPy's function
-    form costs up to half a microsecond more per call (its Python wrapper), which small arrays
-    feel. The shapes are those `fold_shapes` found last (a name bound once keeps its value, so
-    its shape, whatever the passes moved around it)."""
-    shapes = facts["known"].get("name_shapes")
+    `g.sum(axis=0)` (NumPy's `np.sum` costs half a microsecond more per call, its Python
+    wrapper), and a product of vectors and matrices (`@`, `xp.matmul`, `xp.dot`) as `xp.dot`:
+    NumPy's `@` is a generalized ufunc whose dispatch costs about 0.35 µs more per call than
+    `dot`'s, which small arrays feel, and for floating arrays of these ranks both call the same
+    BLAS routine (see `_BLAS_DTYPES`). The shapes are those `fold_shapes` found last (a name
+    bound once keeps its value, so its shape, whatever the passes moved around it)."""
+    known = facts["known"]
+    shapes = known.get("name_shapes")
     if not shapes:
         return body, False
+    dots = bool(known.get("arrays")) and all(d in _BLAS_DTYPES for d, _ in known["arrays"].values())
     changed = False
     for s in analysis.walk_stmts(body):
         if isinstance(s, (gast.Assign, gast.Return, gast.Expr)) and s.value is not None:
-            s.value, c = bottom_up(s.value, lambda e: _method(e, shapes))
+            s.value, c = bottom_up(s.value, lambda e: _method(e, shapes, dots))
             changed |= c
     return body, changed
 
 
-def _method(e, shapes):
+# Array parameters of these dtypes (float32/64, complex64/128) make a version's products `xp.dot`:
+# NumPy's `dot` and `matmul` of vectors and matrices of them call the same BLAS routine (gemv,
+# gemm, syrk for `a @ a.T`, dot), so bitwise the same results (docs/jit.md "What is bitwise"),
+# but for float16 or a view strided along both axes, which `matmul` multiplies in its own loop.
+_BLAS_DTYPES = frozenset("fdFD")
+
+
+def _product_operands(e, shapes):
+    """(a, b) of a product of two vectors or matrices of known shapes (`a @ b`, `xp.dot(a, b)`,
+    `xp.matmul(a, b)`), or None."""
+    if isinstance(e, gast.BinOp) and isinstance(e.op, gast.MatMult):
+        args = [e.left, e.right]
+    elif (p := _prim(e)) is not None and p.product and len(e.args) == 2 and not e.keywords:
+        args = e.args
+    else:
+        return None
+    return args if all(1 <= len(shape_of(a, shapes) or ()) <= 2 for a in args) else None
+
+
+def _method(e, shapes, dots: bool = False):
+    args = _product_operands(e, shapes)
+    if args is not None:
+        if dots:
+            return None if isinstance(e, gast.Call) and analysis.dotted(e.func) == "xp.dot" else \
+                build.call("xp.dot", args)
+        return None if isinstance(e, gast.BinOp) else build.binop(args[0], gast.MatMult(), args[1])
     p = _prim(e)
-    if p is not None and p.product and len(e.args) == 2 \
-            and not e.keywords and all(1 <= len(shape_of(a, shapes) or ()) <= 2 for a in e.args):
-        return build.binop(e.args[0], gast.MatMult(), e.args[1])  # (`dot` is `@` for vectors and matrices)
     if not (p is not None and p.reduction and len(e.args) == 1
             and not isinstance(e.args[0], gast.Starred) and len(shape_of(e.args[0], shapes) or ()) >= 1
             and {k.arg for k in e.keywords} <= {"axis", "keepdims"}):

@@ -191,3 +191,32 @@ def test_static_and_default_arguments_with_changing_shapes():
             assert j(x, n) == powered(x, n)
             assert j(x, n, w=3.0) == powered(x, n, w=3.0)
             assert j(x, n, 0.5) == powered(x, n, 0.5)
+
+
+def products(w, x, v):
+    h = np.tanh(x @ w)
+    return np.sum(np.dot(h, v) ** 2) + np.sum(np.matmul(x.T, h)) + np.dot(v, v)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_products_of_float_vectors_and_matrices_are_dot(dtype):
+    """shapefold.array_methods: `@`, `xp.matmul` and `xp.dot` of float vectors and matrices run
+    as `xp.dot` (no generalized-ufunc dispatch), the same BLAS call: bitwise the plain function's,
+    value and gradient; also for transposed and row-sliced operands."""
+    rng = np.random.default_rng(3)
+    w, x, v = (rng.normal(size=s).astype(dtype) for s in ((4, 3), (5, 4), (3,)))
+    for f in (products, s2s.grad(products, argnums=(0, 1, 2))):
+        j = s2s.jit(f)
+        for args in ((w, x, v), (w.T.copy().T, x[::2], v), (w, np.asfortranarray(x), v)):
+            assert_trees_close(j(*args), f(*args), rtol=0, atol=0)
+            body = "\n".join(line for line in s2s.source(j, *args).split("return any_shape(")[1].split("\n")
+                             if not line.lstrip().startswith("#"))
+            assert "xp.dot(" in body and "@" not in body and "matmul" not in body
+
+
+def test_products_of_integers_stay_matmul():
+    """Integer arrays: no BLAS behind either, the product stays as written."""
+    a, b = np.arange(6).reshape(2, 3), np.arange(3)
+    j = s2s.jit(lambda a, b: a @ b)
+    assert np.array_equal(j(a, b), a @ b)
+    assert "xp.dot(" not in s2s.source(j, a, b)
