@@ -29,14 +29,16 @@ import math
 import gast
 import numpy as np
 
+from .. import analysis
 from ..primitives import registry
 
 _C_TYPES = {np.dtype(np.float64): "double", np.dtype(np.float32): "float", np.dtype(np.bool_): "bool",
             np.dtype(np.int64): "long long", np.dtype(np.int32): "int", np.dtype(np.int16): "short",
             np.dtype(np.int8): "signed char", np.dtype(np.uint8): "unsigned char",
             np.dtype(np.uint32): "unsigned int", np.dtype(np.uint64): "unsigned long long"}
-_BINARY = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/"}
-_COMPARE = {gast.Gt: ">", gast.GtE: ">=", gast.Lt: "<", gast.LtE: "<="}
+# C spells these operators as Python does: arithmetic (`arith`) and comparisons, read from their declarations
+_BINARY = {op: registry.PRIMS[k].arith for op, k in analysis.BINOPS.items() if registry.PRIMS[k].arith}
+_COMPARE = {op: registry.PRIMS[k].symbol for op, k in analysis.CMPOPS.items() if registry.PRIMS[k].symbol[0] in "<>=!"}
 
 
 class NotCompiled(Exception):

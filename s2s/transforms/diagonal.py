@@ -13,6 +13,7 @@ from .. import analysis
 from ..ir import build
 from ..ir.names import Namer
 from ..primitives import registry
+from .base import FOLD
 from .batch_ranks import atom_rank, per_example_ranks
 from .batching import batched_vars
 
@@ -344,9 +345,6 @@ def reduce_diagonal(body: list, primal: str, params, namer: Namer) -> list:
     return body
 
 
-_FOLD = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b, gast.Mult: lambda a, b: a * b}
-
-
 def _propagate_numbers(body: list, params) -> None:
     """Names assigned once a number are that number where read, and arithmetic of two numbers is
     done (by Python, as the code would at run time), until nothing changes."""
@@ -358,8 +356,8 @@ def _propagate_numbers(body: list, params) -> None:
         for s in analysis.walk_stmts(body):
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
                 v = s.value
-                if isinstance(v, gast.BinOp) and type(v.op) in _FOLD and _number(v.left) and _number(v.right):
-                    s.value = v = build.const(_FOLD[type(v.op)](v.left.value, v.right.value))
+                if isinstance(v, gast.BinOp) and type(v.op) in FOLD and _number(v.left) and _number(v.right):
+                    s.value = v = build.const(FOLD[type(v.op)](v.left.value, v.right.value))
                     changed = True
                 if _number(v):
                     numbers[s.targets[0].id] = v.value
