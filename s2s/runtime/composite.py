@@ -108,7 +108,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
             ddof = 0
     n = x.shape[1]
     xc = x - np.mean(x, axis=1, keepdims=True)
-    c = (xc @ xc.T) * (1.0 / (n - ddof) if n > ddof else float("inf"))  # NumPy's inf/nan where ddof >= n
+    c = (xc @ xc.T) * float(np.true_divide(1.0, max(n - ddof, 0)))  # NumPy's inf/nan where ddof >= n
     return np.squeeze(c)
 
 
@@ -145,7 +145,7 @@ def cov_2(m, y, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None
 def _cov_of(x, ddof):
     n = np.shape(x)[1]
     xc = x - np.mean(x, axis=1, keepdims=True)
-    return np.squeeze((xc @ xc.T) * (1.0 / (n - ddof) if n > ddof else float("inf")))  # NumPy's inf/nan where ddof >= n
+    return np.squeeze((xc @ xc.T) * float(np.true_divide(1.0, max(n - ddof, 0))))  # NumPy's inf/nan where ddof >= n
 
 
 def corrcoef_1(x, rowvar=True, dtype=None):
