@@ -13,6 +13,7 @@ import types
 import numpy as np
 
 from .. import arrays, record, runtime
+from ..primitives.registry import EXT
 from .codegen import compile_source, to_source
 
 _SKIP = frozenset({"xp", "rt", "__name__", "__builtins__"})
@@ -21,7 +22,7 @@ _SKIP = frozenset({"xp", "rt", "__name__", "__builtins__"})
 def compile_fn(name: str, node, ns: dict, filename: str, header: str = ""):
     """Print `node`, exec it with `xp` (NumPy) and `rt` bound, and attach its record."""
     source = to_source(node, header)
-    ns = {"xp": np, "rt": runtime, **ns}
+    ns = {"xp": np, "rt": runtime, "ext": EXT, **ns}  # (ext: primitives declared from outside the runtime)
     fn = compile_source(name, source, ns, np)
     record.attach(fn, core=(node, ns, f"<s2s:{name}>"), source=source)
     return fn

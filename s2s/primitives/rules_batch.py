@@ -23,6 +23,7 @@ import inspect
 from .. import runtime as _rt
 from . import (
     rules,  # noqa: F401  (every primitive is declared before its batching rule)
+    rules_batch_derivs,
     rules_jacobian,  # noqa: F401  (the batched Jacobians' helpers, with their batching rules)
 )
 from .registry import (
@@ -269,6 +270,7 @@ defjvp("rt.batched_transpose_vjp", v="rt.batched_transpose_vjp(flags, dv, axes)"
 for _n in _COVERAGE_HELPERS:
     if not PRIMS[_n].nondiff:
         _no_derivative(_n)
+rules_batch_derivs.derive_helpers()  # (each op's own rules, example by example, where it has them)
 
 
 def batch_the_rest() -> None:

@@ -17,12 +17,14 @@ One module per rule family, each with one export list (`__all__`) that this name
 - conv: s2s.lax's convolution and reduce_window windows (rules_conv)
 - signal: s2s.scipy.signal's convolve, autograd's with axes and dot_axes (rules_signal)
 - batch_nested: transposes of vmap's helpers batched again (rules_vmap_nested)
+- batch_derivs: the batching helpers' derivatives, each example's own rule (rules_batch_derivs)
 
 A name exported twice is an error, so `rt.<name>` always means one function.
 """
 from . import (
     batch,
     batch_core,
+    batch_derivs,
     batch_linalg,
     batch_nested,
     batch_reduce,
@@ -44,7 +46,7 @@ from . import (
 )
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
-           batch_reduce, batch_linalg, batch_nested, loops, special, checkpoints, conv, signal, trees)
+           batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees)
 
 
 def _build(modules) -> dict:

@@ -64,7 +64,7 @@ CASES = {
 # vmap(grad(f)) of these is refused today (an S2SError, never a wrong number): s2s batches a gradient
 # whose tape holds eigh's `if eigvals_only:` branch, or lu_factor's pivoting loop followed by a solve,
 # neither directly nor as grad of the batched f (the batched solve/transpose have no derivative yet)
-VMAP_GRAD_REFUSED = ("lu_solve", "lu_solve_trans")  # (eigh: batched transposes have rules now)
+VMAP_GRAD_REFUSED = ()  # (lu_solve: its batched helpers are differentiated example by example now)
 
 
 def _first(args):

@@ -133,12 +133,21 @@ def test_grad_of_batched_matvec():
     check_grads(F.matvec_sum, (xs,), order=1, modes=("fwd", "rev"))
 
 
-def test_grad_through_batched_helper_without_rule_is_an_error_not_zero():
-    """Ops batched by the per-example fallback have no derivative yet: an S2SError, never a zero."""
-    with pytest.raises(s2s.S2SError, match="cannot differentiate the batched helper"):
-        s2s.grad(F.sum_vmap_diag)(np.ones((4, 3, 3)))
-    with pytest.raises(s2s.S2SError, match="cannot differentiate the batched helper"):
-        s2s.jvp(F.sum_vmap_diag, (np.ones((4, 3, 3)),), (np.ones((4, 3, 3)),))
+def test_grad_through_batched_helper_is_each_examples_derivative():
+    """Ops batched by a helper (here np.diag's) are differentiated example by example, with the
+    op's own rules (rules_batch_derivs.py): the values of central differences, never a zero."""
+    xs = np.random.default_rng(7).normal(size=(4, 3, 3))
+    g = s2s.grad(F.sum_vmap_diag)(xs)
+    eps = 1e-6
+    want = np.zeros_like(xs)
+    for i in np.ndindex(xs.shape):
+        e = np.zeros_like(xs)
+        e[i] = eps
+        want[i] = (np.sum([F.diag_sum(x) for x in xs + e]) - np.sum([F.diag_sum(x) for x in xs - e])) / (2 * eps)
+    np.testing.assert_allclose(g, want, atol=1e-6)
+    t = np.random.default_rng(8).normal(size=xs.shape)
+    _, dy = s2s.jvp(F.sum_vmap_diag, (xs,), (t,))
+    np.testing.assert_allclose(dy, np.sum(want * t), rtol=1e-6)
 
 
 def test_custom_rules_and_closures_batched():
