@@ -118,9 +118,9 @@ for _op in ("xp.quantile", "xp.percentile", "xp.nanquantile", "xp.nanpercentile"
     prim(_op, "a, q, axis=None, out=None, overwrite_input=False, method='linear', keepdims=False",
          zero_args=("axis", "out", "overwrite_input", "method", "keepdims"), batch=by("rt.batched_" + _op[3:]))
     refuse(_op, f"np.{_op[3:]} with respect to q", "q")
-    _scale = "0.01 * q" if "percentile" in _op else "q"
-    defvjp(_op, a=f"rt.quantile_vjp(g, a, rt.linear_method({_scale}, method), axis, keepdims)")
-    defjvp(_op, a=f"rt.quantile_jvp(da, a, rt.linear_method({_scale}, method), axis, keepdims)")
+    _q = "0.01 * rt.linear_method(q, method)" if "percentile" in _op else "rt.linear_method(q, method)"  # (q: a list too)
+    defvjp(_op, a=f"rt.quantile_vjp(g, a, {_q}, axis, keepdims)")
+    defjvp(_op, a=f"rt.quantile_jvp(da, a, {_q}, axis, keepdims)")
 for _op in ("xp.median", "xp.nanmedian"):
     prim(_op, "a, axis=None, out=None, overwrite_input=False, keepdims=False", zero_args=REST,
          batch=along("axis", none="all"))

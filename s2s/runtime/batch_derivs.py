@@ -28,12 +28,38 @@ def _registry():
 
 
 def zero_or_refuse(x, like, what):
-    """A derivative s2s does not know, needed with tangent or cotangent `x`: zeros shaped like `like`
-    when `x` is zero (a value the sweep carries that does not vary), else an S2SError naming it."""
+    """A derivative s2s does not know, with tangent or cotangent `x`: zeros shaped like `like` when
+    `x` is zero (a value the sweep carries that does not vary), else a _Refused value, which raises
+    an S2SError naming it as soon as it is used (a cotangent a sweep computes for a constant it
+    saved, and then drops, is never used)."""
     if all(not np.any(leaf) for leaf in tree_leaves(x) if leaf is not None):
         return zeros_like_tree(like)
-    raise S2SError(f"s2s cannot differentiate the batched helper {what} (a function that calls vmap uses it, "
-                   "at order 2). Differentiate inside the vmap instead: vmap(hessian(f)), vmap(grad(grad(f))).")
+    return _Refused(f"s2s cannot differentiate the batched helper {what} (a function that calls vmap uses it, at "
+                   "order 2). Differentiate inside the vmap instead: vmap(hessian(f)), vmap(grad(grad(f))).")
+
+
+class _Refused:
+    """A derivative s2s cannot compute: any use of it (arithmetic, NumPy, its shape) raises the
+    S2SError it carries."""
+
+    __array_priority__ = 1e9
+
+    def __init__(self, message):
+        self._message = message
+
+    def _refuse(self, *args, **kwargs):
+        raise S2SError(self._message)
+
+    __array__ = __array_ufunc__ = __array_function__ = __getitem__ = __iter__ = __len__ = __bool__ = _refuse
+    __float__ = __int__ = __index__ = __neg__ = __pos__ = __abs__ = __invert__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise S2SError(self.__dict__.get("_message", "s2s cannot differentiate this"))
 
 
 def per_example(kind: str, op: str, which: int, label: str):

@@ -336,35 +336,52 @@ def cumulative_vjp(v, x, axis, include_initial):
     return np.flip(np.cumsum(np.flip(v, ax), ax), ax) if np.ndim(v) else v
 
 
-def _quantile_weights(a, q, axis, keepdims):
-    """Weights w with quantile(a, q, axis) == sum(w * a, axis): linear interpolation between the
-    two entries of nearest rank (NaN entries skipped; ties go to the first in sort order)."""
-    x = np.ravel(a) if axis is None else np.moveaxis(a, axis, -1)
+def _reduced_last(a, axis):
+    """`a` with the reduced axes (an int, a tuple with negative entries too, or None: every axis)
+    moved last and flattened into one; also those axes, sorted, and the kept ones."""
+    nd = np.ndim(a)
+    axes = range(nd) if axis is None else (axis if isinstance(axis, (tuple, list)) else (axis,))
+    axes = tuple(sorted({int(ax) % nd for ax in axes})) if nd else ()
+    keep = [i for i in range(nd) if i not in axes]
+    shape = np.shape(a)
+    x = np.transpose(a, keep + list(axes)) if nd else a
+    return np.reshape(x, tuple(shape[i] for i in keep) + (int(np.prod([shape[i] for i in axes])),)), axes, keep
+
+
+def _quantile_weights(x, q):
+    """Weights w (shape: q's, then x's) with quantile(x, q, axis=-1) == sum(w * x, axis=-1): linear
+    interpolation between the two entries of nearest rank (NaN entries skipped; ties go to the
+    first in sort order)."""
     ok = np.logical_not(np.isnan(x))
     n = np.sum(ok, axis=-1, keepdims=True)
-    pos = q * (n - 1)
+    pos = np.reshape(q, np.shape(q) + (1,) * np.ndim(x)) * (n - 1)
     lo = np.floor(pos)
     frac = pos - lo
     order = np.argsort(np.where(ok, x, np.inf), axis=-1, kind="stable")
     rank = np.argsort(order, axis=-1, kind="stable")
     w = (rank == lo) * (1 - frac) + (rank == np.minimum(lo + 1, n - 1)) * frac
-    return w.astype(_float(a))
+    return w.astype(_float(x))
 
 
 def quantile_vjp(g, a, q, axis, keepdims):
-    w = _quantile_weights(a, q, axis, keepdims)
-    if axis is None:
-        return np.reshape(np.reshape(g, ()) * w, np.shape(a))
-    gx = g if not keepdims else np.squeeze(g, axis)
-    return np.moveaxis(np.expand_dims(gx, -1) * w, -1, axis)
+    """Transpose of `da -> quantile_jvp(da, a, q, axis, keepdims)` (q a number or an array of them,
+    `axis` an int, a tuple or None)."""
+    x, axes, keep = _reduced_last(a, axis)
+    w = _quantile_weights(x, q)
+    gq = np.reshape(g, np.shape(q) + np.shape(x)[:-1] + (1,))
+    full = np.sum(gq * w, axis=tuple(range(np.ndim(q))))
+    shape = np.shape(a)
+    full = np.reshape(full, tuple(shape[i] for i in keep) + tuple(shape[i] for i in axes))
+    return np.transpose(full, np.argsort(keep + list(axes))) if np.ndim(a) else np.reshape(full, shape)
 
 
 def quantile_jvp(da, a, q, axis, keepdims):
-    w = _quantile_weights(a, q, axis, keepdims)
-    x = np.ravel(da) if axis is None else np.moveaxis(da, axis, -1)
-    out = np.sum(w * x, axis=-1)
+    """The tangent of `quantile(a, q, axis, keepdims=keepdims)`: the quantile's weights on `da`."""
+    x, axes, keep = _reduced_last(a, axis)
+    dx = _reduced_last(da, axis)[0]
+    out = np.sum(_quantile_weights(x, q) * dx, axis=-1)
     if keepdims:
-        out = np.expand_dims(out, tuple(range(np.ndim(a))) if axis is None else axis)
+        out = np.reshape(out, np.shape(q) + tuple(1 if i in axes else n for i, n in enumerate(np.shape(a))))
     return out
 
 
@@ -391,7 +408,7 @@ def linear_method(q, method):
     """`q`, after checking that the quantile uses NumPy's default linear interpolation."""
     if method != "linear":
         raise S2SValueError(f"s2s differentiates quantiles with method='linear' only, not {method!r}")
-    return q
+    return np.asarray(q) if isinstance(q, (list, tuple)) else q  # (0.01 * q of a list of percents)
 
 
 def unsupported(value, what):

@@ -55,6 +55,14 @@ def tile_vjp(v, like, reps):
 
 
 def repeat_vjp(v, like, repeats, axis):
+    """Transpose of `repeat(x, repeats, axis)`: each entry's copies summed (`repeats` a count, or one
+    count per entry, a list or an array)."""
+    if np.ndim(repeats):  # (written with primitives: s2s differentiates this source, rules_helpers.py)
+        ax = 0 if axis is None else axis
+        n = np.shape(np.ravel(like) if axis is None else like)[ax]
+        owner = np.repeat(np.arange(n), repeats)
+        to = np.where(np.equal(np.expand_dims(np.arange(n), 1), np.expand_dims(owner, 0)), 1.0, 0.0)
+        return np.reshape(np.moveaxis(np.tensordot(to, np.moveaxis(v, ax, 0), 1), 0, ax), np.shape(like))
     if axis is None:
         return np.reshape(np.sum(np.reshape(v, (-1, repeats)), axis=1), np.shape(like))
     s = list(np.shape(like))
