@@ -24,7 +24,9 @@ runtime/elementwise.py; rules_reduce.py with runtime/reduce.py and runtime/compo
 rules_shape.py with runtime/shapes.py; rules_linalg.py with runtime/linalg.py and
 runtime/linalg_norms.py; rules_special.py (SciPy's special functions, s2s.scipy) with
 runtime/special.py; rules_jacobian.py with runtime/jacobian.py; rules_batch.py with
-runtime/batch*.py; rules_loops.py with runtime/loops.py; rules_conv.py (s2s.lax's convolution and
+runtime/batch*.py; rules_batch_derivs.py (the batching helpers' derivatives, each example's own
+rules, and the linearity facts that give their second derivatives) with runtime/batch_derivs.py;
+rules_loops.py with runtime/loops.py; rules_conv.py (s2s.lax's convolution and
 reduce_window windows) with runtime/conv.py; rules_signal.py (s2s.scipy.signal's convolve) with
 runtime/signal.py; rules_trees.py (tree_util's flattening inside transformed code) with
 runtime/trees.py; rules_vmap_nested.py (derivatives of vmap's helpers batched again) with

@@ -46,7 +46,8 @@ FLAT = {
     "rt.interp_apply": ("x",),
 }
 # linear in these arguments together
-JOINT = {"xp.append": ("arr", "values"), "xp.select": ("choicelist", "default"), "xp.meshgrid": ("x", "y", "z")}
+JOINT = {"rt.add_at": ("acc", "v"), "xp.append": ("arr", "values"), "xp.select": ("choicelist", "default"),
+         "xp.meshgrid": ("x", "y", "z")}
 
 for _table in (LINEAR, FLAT, JOINT):  # (a misspelled argument would silently be a nonlinear one)
     for _op, _args in _table.items():
@@ -142,16 +143,35 @@ def _op_of(helper: str):
         if rule.kind != "helper" or rule.helper != helper:
             continue
         p = PRIMS[op]
+        if any(q.startswith("*") for q in p.params) or p.nondiff or p.source is not None:
+            continue
+        if h.params == ("flags", "args"):  # `batched_f(flags, *args)`: called with the op's arguments, in order
+            h.params, h.defaults = ("flags",) + p.params, dict(p.defaults)
+            for table in (h.vjp, h.jvp):
+                table.pop("args", None)
         rest = h.params[1:-1] if h.params[-1:] == ("kw",) else h.params[1:]
-        if len(rest) == len(p.params) and not any(q.startswith("*") for q in p.params) and not p.mutates \
-                and not p.nondiff and p.source is None:
+        if len(rest) == len(p.params):
             return op
     return None
+
+
+_SLOTS = tuple(f"a{j}" for j in range(7))
+for _kind in ("vjp", "jvp"):
+    prim(f"rt.map_examples_{_kind}", "fn, which, flags, t_, " + ", ".join(f"{a}=None" for a in _SLOTS),
+         zero_args=("fn", "which", "flags"), tree_sum=True, tree_args=tuple(range(3, 11)), batch=LOOP)
+    for _a in ("t_",) + _SLOTS:  # (the op is known only when it runs: refused by name beyond the first order)
+        defvjp(f"rt.map_examples_{_kind}", **{_a: "rt.no_batched_derivative(g, 'map_examples (an op run once per "
+                                                   "example), at order 2')"})
+        defjvp(f"rt.map_examples_{_kind}", **{_a: f"rt.no_batched_derivative(d{_a}, 'map_examples (an op run once "
+                                                   "per example), at order 2')"})
 
 
 def derive_helpers() -> None:
     """Every batching helper whose derivatives are refused (`rt.no_batched_derivative`) gets the
     per-example derivatives of its op, argument by argument, where the op has rules."""
+    for j, a in enumerate(_SLOTS):  # an op without a vectorized batching rule, run once per example
+        defvjp("rt.map_examples", **{a: f"rt.map_examples_vjp(fn, {j}, flags, g, {', '.join(_SLOTS)})"})
+        defjvp("rt.map_examples", **{a: f"rt.map_examples_jvp(fn, {j}, flags, d{a}, {', '.join(_SLOTS)})"})
     for helper in [n for n in PRIMS if n.startswith("rt.batched_")]:
         h = PRIMS[helper]
         if not any("no_batched_derivative" in r for r in h.vjp.values()):
@@ -167,7 +187,12 @@ def derive_helpers() -> None:
         h.tree_sum = h.tree_sum or p.tree_sum
         for w, q in enumerate(p.params):
             hq = names[w]
-            if q in p.zero_args or "no_batched_derivative" not in h.vjp.get(hq, "no_batched_derivative"):
+            if "no_batched_derivative" not in h.vjp.get(hq, "no_batched_derivative"):
+                continue
+            if q in p.zero_args:  # (a shape, an index, a setting: no derivative, as for the op)
+                h.zero_args = tuple(dict.fromkeys(h.zero_args + (hq,)))
+                h.vjp.pop(hq, None)
+                h.jvp.pop(hq, None)
                 continue
             defvjp(helper, **{hq: _call(_name("vjp", op, w), "g", names)})
             if q in lin and not keywords:  # linear: the helper itself on the tangent, vectorized

@@ -139,6 +139,7 @@ for _op in ("sum", "prod", "mean", "var", "std", "max", "min", "nansum", "nanpro
     KEYWORD_FORMS["xp." + _op] = getattr(_rt, _op + "_where")
 for _op in ("amax", "amin"):
     KEYWORD_FORMS["xp." + _op] = getattr(_rt, _op[1:] + "_where")
+KEYWORD_FORMS["xp.average"] = _rt.average_returned  # (returned=: the average and the weights' sum)
 
 # ---- operations computed by NumPy's definition written with primitives (s2s/runtime/composite.py) ----
 composite("xp.cov", _rt.cov, {1: _rt.cov_1, 2: _rt.cov_2}, positional=7)  # (dtype by keyword)

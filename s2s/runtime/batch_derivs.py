@@ -19,7 +19,7 @@ from .batch import _own, _vb_op, _vb_stack
 from .core import namespace, tree_add, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (the per-example derivatives themselves are `ext.` primitives)
-__all__ = ("zero_or_refuse", "per_example")
+__all__ = ("zero_or_refuse", "per_example", "map_examples_vjp", "map_examples_jvp")
 
 
 def _registry():
@@ -68,9 +68,30 @@ def per_example(kind: str, op: str, which: int, label: str):
     tangent) at the arguments of example k (`flags`: which arguments are batched). `label`
     names the helper in errors."""
     def fn(flags, t, *args):
-        return _run(kind, op, which, label, tuple(flags), t, args)
+        return _run(kind, op, which, label, tuple(flags), args, t)
     fn.__name__ = fn.__qualname__ = f"per_example_{kind}"
     return fn
+
+
+def map_examples_vjp(fn, which, flags, g_, *args):
+    """The VJP of `rt.map_examples(fn, flags, n, *args)` for its argument number `which`: `fn`'s own
+    rule, example by example (its arguments not given: their defaults)."""
+    return _run("vjp", fn, which, "map_examples", *_given(fn, flags, args), g_)
+
+
+def map_examples_jvp(fn, which, flags, d, *args):
+    """The JVP of `rt.map_examples(fn, flags, n, *args)` for its argument number `which`."""
+    return _run("jvp", fn, which, "map_examples", *_given(fn, flags, args), d)
+
+
+def _given(op, flags, args):
+    p = _registry().PRIMS.get(op)
+    if p is None or any(q.startswith("*") for q in p.params) or len(args) > len(p.params) and any(a is not None for a in
+                                                                                    args[len(p.params):]):
+        raise S2SError(f"s2s cannot differentiate `{op}` run once per example by vmap (its arguments are not "
+                       "its declared ones). Differentiate inside the vmap instead.")
+    full = [a if a is not None else p.defaults.get(q) for q, a in zip(p.params, list(args) + [None] * len(p.params))]
+    return tuple(flags[:len(args)]) + (False,) * (len(p.params) - len(args)), full
 
 
 def _part(a, batched, k):
@@ -82,20 +103,27 @@ def _count(x):
     return np.shape(leaves[0])[0] if leaves else None
 
 
-def _run(kind, op, which, label, flags, t, args):
+def _run(kind, op, which, label, flags, args, t):
     p = _registry().PRIMS[op]
-    flags = flags[:len(args)]
-    how, lam, uses_ans = _rule(kind, op, which, label)
+    flags = tuple(flags[:len(args)]) + (False,) * (len(args) - len(flags))
     t_batched = kind == "vjp" or flags[which]
     n = _count(t) if t_batched else None
     if n is None:
         n = next(_count(a) for a, f in zip(args, flags) if f)
     fn = _vb_op(op)
+    if p.params[which] in p.zero_args:  # (a shape, an index, a setting: no derivative)
+        if kind == "vjp":
+            return zeros_like_tree(args[which])
+        return zeros_like_tree(_vb_stack([_call(fn, p, [_part(a, f, k) for a, f in zip(args, flags)])
+                                          for k in range(n)]))
+    how, lam, uses_ans = _rule(kind, op, which, label)
     rt = sys.modules[__package__]
     ext = _registry().EXT
     outs = []
     for k in range(n):
         ak = [_part(a, f, k) for a, f in zip(args, flags)]
+        if p.mutates:  # (rt.add_at: each example updates its own copy)
+            ak = [tree_map(_own, a) for a in ak]
         tk = _part(t, t_batched, k)
         if how == "linear":  # the op itself on the tangent (declared linear in it)
             sub = list(ak)

@@ -6,7 +6,22 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .batch import _all_axes, _arr, _ax, _ex, _flat, _full, _is_arr, _lift, _loop, _n, _nd, _shifted, _static
+from .batch import (
+    _all_axes,
+    _arr,
+    _ax,
+    _ex,
+    _flat,
+    _full,
+    _is_arr,
+    _lift,
+    _loop,
+    _n,
+    _nd,
+    _shifted,
+    _static,
+    map_examples,
+)
 from .batch_shape import batched_searchsorted
 from .composite import cov_axes, cov_ddof, insert_map, vander_powers
 from .reduce import (
@@ -103,8 +118,9 @@ def batched_list_sum(flags, items):
 
 
 def batched_average(flags, a, axis=None, weights=None, returned=False, keepdims=False):
-    if returned or flags[1] or flags[3] or flags[4]:
-        return _loop("xp.average", flags, a, axis, weights, returned, keepdims)
+    if returned or flags[1] or flags[3] or flags[4]:  # (keepdims is keyword-only in np.average)
+        return map_examples("xp.average", flags, _n(flags, (a, axis, weights)), a, axis, weights, returned,
+                            keepdims=keepdims)
     n = _n(flags, (a, axis, weights))
     nd = _nd(a, flags[0])
     ax = _all_axes(nd) if axis is None else _ax(axis, nd)

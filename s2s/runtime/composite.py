@@ -10,11 +10,24 @@ from .core import cast_to, on_backend_of, reshape_like
 from .reduce import unsupported
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("sum_where", "prod_where", "mean_where", "var_where", "std_where", "max_where", "min_where",
+__all__ = ("average_returned", "sum_where", "prod_where", "mean_where", "var_where", "std_where", "max_where", "min_where",
            "nansum_where", "nanprod_where", "nanmean_where", "nanmax_where", "nanmin_where", "cov", "corrcoef",
            "cov_1", "cov_2", "corrcoef_1", "corrcoef_2", "cov_axes", "cov_ddof", "vander", "vander_powers",
            "insert_map", "insert", "broadcast_arrays", "broadcast_arrays_1", "broadcast_arrays_2",
            "broadcast_arrays_3", "broadcast_arrays_4")
+
+
+def average_returned(a, axis=None, weights=None, returned=False, keepdims=False):
+    """`np.average(a, axis, weights, returned=True)`: the average, and the sum of the weights (the
+    count without them) in its shape."""
+    avg = np.average(a, axis=axis, weights=weights, keepdims=keepdims)
+    if not returned:
+        return avg
+    if weights is None:
+        return avg, np.ones_like(avg) * (np.size(a) / np.size(avg))
+    if np.ndim(weights) == np.ndim(a):
+        return avg, np.sum(weights, axis=axis, keepdims=keepdims) * np.ones_like(avg)
+    return avg, np.sum(weights) * np.ones_like(avg)  # (1-D weights along `axis`)
 
 
 def sum_where(a, axis=None, dtype=None, out=None, keepdims=False, initial=0, where=True):

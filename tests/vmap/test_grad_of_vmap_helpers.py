@@ -135,3 +135,29 @@ def test_second_derivatives_of_vmap(name):
     if name not in VMAP_HESSIAN_GAPS:
         np.testing.assert_allclose(s2s.vmap(s2s.hessian(f))(xs), np.stack([s2s.hessian(f)(x) for x in xs]),
                                    rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_derivatives_of_vmap_of_grad(name):
+    """grad and jvp of vmap(grad(f)): the gradient's helpers batched (or run once per example,
+    rt.map_examples) and differentiated, against the loop of s2s.hessian."""
+    f, xs = CASES[name], _examples()
+    v = np.random.default_rng(3).standard_normal(xs.shape)
+    g = s2s.vmap(s2s.grad(f))
+    want = np.stack([np.tensordot(s2s.hessian(f)(x), u, 2) for x, u in zip(xs, v)])
+    np.testing.assert_allclose(s2s.grad(lambda z: np.sum(g(z) * v))(xs), want, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(s2s.jvp(g, (xs,), (v,))[1], want, rtol=1e-7, atol=1e-9)
+
+
+def test_batched_average_with_returned_and_keepdims():
+    """np.average with per-example weights and returned=/keepdims= runs once per example
+    (keepdims is keyword-only in NumPy), and grad of it is each example's gradient."""
+    def f(x, w):
+        avg, scale = np.average(x ** 2, axis=1, weights=w, returned=True)
+        return np.sum(avg ** 2 * scale) + np.sum(np.average(x, axis=0, weights=w[:3], keepdims=True) ** 2)
+    xs = np.random.default_rng(8).standard_normal((2, 3, 4))
+    ws = np.random.default_rng(9).random((2, 4)) + 0.5
+    np.testing.assert_allclose(s2s.vmap(f)(xs, ws), [f(x, w) for x, w in zip(xs, ws)], rtol=1e-12)
+    gx, gw = s2s.grad(lambda a, b: np.sum(s2s.vmap(f)(a, b)), argnums=(0, 1))(xs, ws)
+    np.testing.assert_allclose(gx, np.stack([_fd(lambda x: f(x, w), x) for x, w in zip(xs, ws)]), atol=1e-6)
+    np.testing.assert_allclose(gw, np.stack([_fd(lambda w: f(x, w), w) for x, w in zip(xs, ws)]), atol=1e-6)

@@ -87,10 +87,8 @@ def test_vmap_of_second_derivative_through_a_constant_flag(f):
     np.testing.assert_allclose(got, _fd(s2s.grad(f), XS), rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.xfail(strict=True, raises=S2SError, reason="vmap(grad(grad(f))) where f adds the result of a "
-                   "callee with an `if` on a flag to another value: vmap(grad(g)) runs as grad of the batched g, whose "
-                   "`+` cotangent helper (rt.operand_cotangent, for when `+` joins sequences) runs once per example "
-                   "(rt.map_examples), which has no derivative rule yet (refused by name)")
+# (vmap(grad(g)) runs as grad of the batched g, whose `+` cotangent helper, rt.operand_cotangent,
+# runs once per example: rt.map_examples, differentiated with the helper's own rules per example)
 def test_vmap_of_second_derivative_through_a_callee_flag():
     got = s2s.vmap(s2s.grad(s2s.grad(callee_flag)))(XS)
     np.testing.assert_allclose(got, _fd(s2s.grad(callee_flag), XS), rtol=1e-6, atol=1e-8)
