@@ -1,6 +1,7 @@
 """Forms that crashed inside s2s's rules (issue 27): np.median/np.quantile/np.percentile over a tuple
 of axes holding negative entries, quantiles of an array (or list) of q, np.repeat with a list of
-repeats, np.average with returned=True. Each against central differences of NumPy's function, in both modes and at order 2."""
+repeats, np.average with returned=True. Each against central differences of NumPy's function, in
+both modes and at order 2."""
 from __future__ import annotations
 
 import numpy as np
