@@ -21,6 +21,7 @@ Any other second derivative is refused by name when it is needed (never a silent
 from __future__ import annotations
 
 from .. import record
+from .. import runtime as _rt
 from ..runtime import batch_derivs
 from .registry import BATCH, EXT, LOOP, PRIMS, RULE_NAMES, defjvp, defvjp, prim
 
@@ -37,6 +38,7 @@ LINEAR = {
     "xp.linalg.solve": ("b",), "xp.average": ("a",), "xp.interp": ("fp",), "rt.interp_apply": ("fp",),
     "xp.polyval": ("p",), "xp.gradient": ("f",), "rt.dot_vjp_a": ("v", "b"), "rt.dot_vjp_b": ("v", "a"),
     "rt.max_vjp": ("v",), "rt.lax_conv_t_lhs": ("ct", "rhs"), "rt.lax_conv_t_rhs": ("ct", "lhs"),
+    "xp.outer": _AB, "xp.linalg.outer": ("x1", "x2"), "xp.full_like": ("fill_value",),
     "rt.signal_convolve": _AB, "rt.signal_convolve_t_a": ("ct", "b"), "rt.signal_convolve_t_b": ("ct", "a"),
 }
 # the Jacobian for this argument does not depend on it (affine, or linear by pieces)
@@ -47,11 +49,31 @@ FLAT = {
 }
 # linear in these arguments together
 JOINT = {"rt.add_at": ("acc", "v"), "xp.append": ("arr", "values"), "xp.select": ("choicelist", "default"),
+         "xp.linspace": ("start", "stop"),
          "xp.meshgrid": ("x", "y", "z")}
 
 for _table in (LINEAR, FLAT, JOINT):  # (a misspelled argument would silently be a nonlinear one)
     for _op, _args in _table.items():
         assert set(_args) <= set(PRIMS[_op].params), (_op, _args)
+
+
+# per-example derivatives computed on the whole batch at once by vmap's own helpers: (kind, op,
+# argument number) -> fast(flags, t, *the op's arguments)
+FAST = {
+    ("vjp", "xp.outer", 0): lambda flags, t, a, b: _rt.batched_outer_vjp(flags, t, a, b, 0),
+    ("vjp", "xp.outer", 1): lambda flags, t, a, b: _rt.batched_outer_vjp(flags, t, a, b, 1),
+    ("jvp", "xp.outer", 0): lambda flags, t, a, b: _rt.batched_outer(flags, t, b),
+    ("jvp", "xp.outer", 1): lambda flags, t, a, b: _rt.batched_outer(flags, a, t),
+    ("vjp", "xp.full", 1): lambda flags, t, shape, fill_value, dtype: _rt.batched_full_t(flags, t, fill_value),
+    ("vjp", "xp.full_like", 1): lambda flags, t, a, fill_value, dtype: _rt.batched_full_t(flags, t, fill_value),
+    **{(kind, "xp.linspace", w): (lambda fn, w: lambda flags, t, start, stop, num, endpoint, retstep, dtype, axis:
+                                  fn(flags, t, start, stop, num, endpoint, axis, w))(fn, w)
+       for kind, fn in (("vjp", _rt.batched_linspace_t), ("jvp", _rt.batched_linspace_jvp)) for w in (0, 1)},
+}
+# helpers with vectorized rules of their own, whose derivatives beyond the first are the per-example
+# ones (the rules above, computed by FAST at the first order): helper -> op
+ADOPTED = {"rt.batched_outer": "xp.outer", "rt.batched_full": "xp.full", "rt.batched_full_like": "xp.full_like",
+           "rt.batched_linspace": "xp.linspace"}
 
 
 def _linear(p) -> set:
@@ -101,7 +123,7 @@ def _declare(op: str, label: str) -> None:
             zero = ("flags",) + tuple(args[j] for j in sorted(_zero(p, w)))
             prim(name, "flags, t_, " + ", ".join(args), zero_args=zero, tree_sum=True,
                  tree_args=tuple(range(1, n + 2)), batch=LOOP)
-            fn = batch_derivs.per_example(kind, op, w, label)
+            fn = batch_derivs.per_example(kind, op, w, label, FAST.get((kind, op, w)))
             record.attach(fn, prim=name)  # (a call of it is that primitive, not a function to transform)
             setattr(EXT, name[4:], fn)
     lin = _linear(p)
@@ -174,9 +196,15 @@ def derive_helpers() -> None:
         defjvp("rt.map_examples", **{a: f"rt.map_examples_jvp(fn, {j}, flags, d{a}, {', '.join(_SLOTS)})"})
     for helper in [n for n in PRIMS if n.startswith("rt.batched_")]:
         h = PRIMS[helper]
+        adopted = ADOPTED.get(helper)
+        if adopted is not None:
+            for table in (h.vjp, h.jvp):  # (its rules, replaced by the per-example ones below)
+                for q in PRIMS[adopted].params:
+                    if q not in PRIMS[adopted].zero_args:
+                        table[q] = "rt.no_batched_derivative(g, 'adopted')"
         if not any("no_batched_derivative" in r for r in h.vjp.values()):
             continue
-        op = _op_of(helper)
+        op = adopted or _op_of(helper)
         if op is None:
             continue
         p = PRIMS[op]

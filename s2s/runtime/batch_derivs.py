@@ -51,7 +51,7 @@ class _Refused:
         raise S2SError(self._message)
 
     __array__ = __array_ufunc__ = __array_function__ = __getitem__ = __iter__ = __len__ = __bool__ = _refuse
-    __float__ = __int__ = __index__ = __neg__ = __pos__ = __abs__ = __invert__ = _refuse
+    __float__ = __int__ = __index__ = __neg__ = __pos__ = __abs__ = __invert__ = __repr__ = __str__ = _refuse
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _refuse
     __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = __rpow__ = __matmul__ = __rmatmul__ = _refuse
     __lt__ = __le__ = __gt__ = __ge__ = _refuse
@@ -62,12 +62,15 @@ class _Refused:
         raise S2SError(self.__dict__.get("_message", "s2s cannot differentiate this"))
 
 
-def per_example(kind: str, op: str, which: int, label: str):
+def per_example(kind: str, op: str, which: int, label: str, fast=None):
     """The function `f(flags, t, *args)`: for each example k, `op`'s `kind` ("vjp" or "jvp") rule
     for its argument number `which`, applied to `t[k]` (the output cotangent, or that argument's
     tangent) at the arguments of example k (`flags`: which arguments are batched). `label`
-    names the helper in errors."""
+    names the helper in errors; `fast(flags, t, *args)`, where given, computes the same on the
+    whole batch at once."""
     def fn(flags, t, *args):
+        if fast is not None:
+            return fast(flags, t, *args)
         return _run(kind, op, which, label, tuple(flags), args, t)
     fn.__name__ = fn.__qualname__ = f"per_example_{kind}"
     return fn

@@ -70,6 +70,12 @@ CASES = {
     "atleast_2d_scalar": lambda x: np.sum(np.atleast_2d(x[0, 0] * x[1, 1]) ** 2),
     "cov_in_a_loop": _cov_loop,
     "repeat_list": lambda x: np.sum(np.repeat(x, [1, 0, 3], axis=0) ** 3),
+    "outer": lambda x: np.sum(np.outer(x[0], np.sin(x[1])) ** 2),
+    "linalg_outer": lambda x: np.sum(np.linalg.outer(x[0] ** 2, x[1]) * W[0]),
+    "linspace": lambda x: np.sum(np.linspace(x[0], x[1] ** 2, 5) ** 3),
+    "linspace_axis_endpoint": lambda x: np.sum(np.linspace(x[0], np.sin(x[2]), 4, endpoint=False, axis=1) ** 3),
+    "full": lambda x: np.sum(np.full((2, 4), x[0] * x[1]) ** 3),
+    "full_like": lambda x: np.sum(np.full_like(x, x[0] ** 2) ** 3),
 }
 # a second derivative s2s refuses: the helper the S2SError names
 REFUSED_AT_ORDER_2 = {"average_weights_of_x": "batched_average"}
