@@ -351,21 +351,12 @@ class Batcher(Transform):
         if isinstance(t, gast.Tuple):
             if rb:  # `a, b = x` of a batched array unpacks each example's rows (its second axis), not the batch
                 expr = build.call("rt.batched_tuple", [build.tuple_([build.const(True)]), expr])
-            names = [e.id for e in t.elts]
-            if mask is not None and any(v in self.sel for v in names):
-                tmps = [self.namer.fresh("v") for _ in names]
-                out.append(build.assign(build.tuple_([build.name(x) for x in tmps], store_=True), expr))
-                for v, x in zip(names, tmps):
-                    val = build.name(x) if rb or v not in self.bset else build.call("rt.replicate_batch", [build.name(x),
-                        build.name(self.n)])
-                    out.append(self.merged(v, val, mask))
-                return [loc(o, s) for o in out]
-            return out + [loc(build.assign(t, expr), s)]
+            return out + [loc(o, s) for o in self.unpacked([e.id for e in t.elts], expr, rb, mask)]
         var = t.id
         if var in self.bset and not rb:
             expr = build.call("rt.replicate_batch", [expr, build.name(self.n)])
         self.list_mask.pop(var, None)
-        if mask is not None and var in self.sel and any(var in r for r in self.regions):
+        if self.keeps_old(var, mask):
             x = self.tmp(out, expr)
             out.append(loc(self.merged(var, x, mask), s))
             return out
@@ -374,6 +365,28 @@ class Batcher(Transform):
             # appends to it alike while the mask stays the same
             self.list_mask[var] = mask
         return out + [loc(build.assign(var, expr), s)]
+
+    def keeps_old(self, var, mask) -> bool:
+        """Whether `var` assigned under `mask` must keep its old value on the other lanes: it may
+        hold one (`selectable`) and an example outside the mask reads it afterwards."""
+        return mask is not None and var in self.sel and any(var in r for r in self.regions)
+
+    def unpacked(self, names, expr, rb, mask) -> list:
+        """`a, b = expr` target by target, as a single-name assignment is: each unbatched element
+        of a batched target is broadcast, and under a mask only the targets another example reads
+        later are merged with their old values (a name first bound in the branch has none)."""
+        merge = [self.keeps_old(v, mask) for v in names]
+        lift = [not rb and v in self.bset for v in names]
+        for v in names:
+            self.list_mask.pop(v, None)
+        if not any(merge) and not any(lift):
+            return [build.assign(build.tuple_([build.name(v) for v in names], store_=True), expr)]
+        tmps = [self.namer.fresh("v") for _ in names]
+        out = [build.assign(build.tuple_([build.name(x) for x in tmps], store_=True), expr)]
+        for v, x, m, up in zip(names, tmps, merge, lift):
+            val = build.call("rt.replicate_batch", [build.name(x), build.name(self.n)]) if up else build.name(x)
+            out.append(self.merged(v, val, mask) if m else build.assign(v, val))
+        return out
 
     def merged(self, var, new, mask):
         return build.assign(var, build.call("rt.masked_merge", [build.name(mask), new, build.name(var)]))
