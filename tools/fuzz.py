@@ -18,7 +18,8 @@ expressions replaced by their parts, loop counts lowered) while the same propert
 printed as a reproduction.
 
 Programs are kept where they are smooth: a draw whose finite differences at two step sizes
-disagree (a branch, a trip count or a kink flips nearby) gets new inputs, then is skipped.
+disagree (a branch, a trip count or a kink flips nearby), or whose NumPy evaluation computes a nan
+or an inf (a floating-point error, raised), gets new inputs, then is skipped.
 """
 from __future__ import annotations
 
@@ -500,9 +501,13 @@ def fd_jacobian(f, x, y, eps):
 
 
 def smooth_at(f, x, y) -> bool:
-    """Finite differences at two step sizes agree and values are moderate: no kink or flip nearby."""
+    """Finite differences at two step sizes agree and values are moderate: no kink or flip nearby.
+    NumPy's evaluation of f and of every difference runs with floating-point errors raised: a
+    program that computes a nan or an inf on the way (a pole, a log of a negative value discarded
+    by `np.where`) is skipped, since its finite differences are no reference there (underflow,
+    which makes no nan or inf, is allowed)."""
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(divide="raise", over="raise", invalid="raise", under="ignore"):
             v = flat(f(x.copy(), y.copy()))
             if not np.all(np.isfinite(v)) or np.max(np.abs(v), initial=0) > 1e4:
                 return False
