@@ -150,3 +150,27 @@ def test_underflow_alone_keeps_a_program():
     x = np.array([0.3, -0.5, 0.7])
     assert fuzz.smooth_at(mod.f, x, x)
     assert fuzz.check_program(prog, 3, ["grad_fd"]) == {}
+
+
+@pytest.mark.parametrize("form", [0, 1, 2])
+def test_tuple_assignments_under_a_branch_satisfy_every_property(form):
+    """The generator's tuple targets under a branch (per example under vmap): a name first bound in
+    the branch among the targets was merged with an old value it never had (UnboundLocalError in
+    vmap's generated code, found by the fuzzer)."""
+    bad = []
+    for c in (-0.5, 0.5):
+        for out in ("scalar", "vector"):
+            p = {"n": 1, "i": 1, "b": form, "c": c, "c2": 1.0}
+            prog = fuzz.Program([("plain", p, ["x", "y"]),
+                                 ("tuple_branch", p, [("np.sin({0})", "x"), ("({0}) * ({1})", "y", "x")])], out)
+            fails = fuzz.check_program(prog, 11 + form, list(fuzz.PROPERTIES) + ["vmap_grad"])
+            assert fails is not None, "the program was skipped: it checks nothing"
+            if fails:
+                bad.append((fails, prog.source()))
+    assert not bad, f"{len(bad)} failing programs; first: {bad[0][0]}\n{bad[0][1]}"
+
+
+def test_pad_with_a_computed_constant_satisfies_every_property():
+    prog = fuzz.Program([("plain", PLAIN, [("np.pad({0} + 0.0 * x, (1, 0), constant_values=np.sum({0}) * 0.5)[:3]",
+                                            ("np.sin({0})", "y")), "x"])], "vector")
+    assert fuzz.check_program(prog, 5, list(fuzz.PROPERTIES) + ["vmap_grad"]) == {}
