@@ -176,6 +176,7 @@ class Batcher(Transform):
         self.live = analysis.Liveness(self.body)
         self.regions: list = []  # live sets after each enclosing masked region (innermost last)
         self.list_mask: dict[str, str] = {}  # list -> the mask it was made under, if not merged
+        self.split_done: set[int] = set()  # rt.operand_cotangent statements already split (operand_cotangent_split)
 
     def is_batched(self, atom) -> bool:
         return isinstance(atom, gast.Name) and atom.id in self.bset
@@ -346,6 +347,9 @@ class Batcher(Transform):
         t = s.targets[0]
         if isinstance(t, gast.Subscript):
             return self.setitem(s, mask)
+        split = self.operand_cotangent_split(s)
+        if split is not None:
+            return self.block(split, mask)
         pre, expr, rb = self.value(s, s.value, mask)
         out = list(pre)
         if isinstance(t, gast.Tuple):
@@ -365,6 +369,36 @@ class Batcher(Transform):
             # appends to it alike while the mask stays the same
             self.list_mask[var] = mask
         return out + [loc(build.assign(var, expr), s)]
+
+    def operand_cotangent_split(self, s):
+        """`v = rt.operand_cotangent(ct, a, b, op, first)` on batched values (reverse mode's rule for
+        `a + b` and `a * b` where an operand may be a list) as `if rt.plain_operands(a, b):` the
+        broadcasting rule of arrays (`v = rt.unbroadcast(ct [* b], a)`) `else:` the call, run once
+        per example. The array branch is made of primitives whose batched forms have derivatives,
+        so grad of the batched code (vmap(grad(grad(f)))) differentiates it; None for another
+        statement."""
+        if not isinstance(s.targets[0], gast.Name) or analysis.classify(s.value) != "rt.operand_cotangent" \
+                or id(s) in self.split_done:
+            return None
+        args = bind_prim(registry.lookup("rt.operand_cotangent"), s.value)
+        op, other_wrt = args["op"], args["wrt_other"]
+        mul = isinstance(op, gast.Constant) and op.value == "mul"  # else "add": the sum's cotangent
+        if not any(self.is_batched(args[k]) for k in ("ct", "operand", "other")) or not isinstance(op, gast.Constant) \
+                or not mul and not _const_is(other_wrt, 0):
+            return None
+        ct, operand, other = args["ct"], args["operand"], args["other"]
+        body, src = [], ct
+        if mul:
+            prod = self.namer.fresh("v")
+            body.append(loc(build.assign(prod, gast.BinOp(left=ct, op=gast.Mult(), right=other)), s))
+            if self.is_batched(ct) or self.is_batched(other):
+                self.bset.add(prod)
+            src = build.name(prod)
+        body.append(loc(build.assign(s.targets[0].id, build.call("rt.unbroadcast", [src, operand])), s))
+        plain = self.namer.fresh("plain")
+        self.split_done.add(id(s))  # the `else` branch: the call itself, batched by its rule
+        return [loc(build.assign(plain, build.call("rt.plain_operands", [operand, other])), s),
+                loc(build.if_(build.name(plain), body, [s]), s)]
 
     def keeps_old(self, var, mask) -> bool:
         """Whether `var` assigned under `mask` must keep its old value on the other lanes: it may
