@@ -8,17 +8,19 @@ break/else, if/elif branches, early returns, in-place updates of rows, slices an
 `+=`, lists with append and np.stack, lists and tuples concatenated and repeated by a count held
 in a variable, helper functions with loops, closures, recursion, custom_jvp/custom_vjp functions,
 a module global; functions decorated or wrapped with `functools.wraps`, module and function
-aliases, tuple/list/dict values passed to helpers, and user names equal to the names generated
-code uses) and, with `--nested`, transforms called inside the program (issue 27's families
-1, 5, 9: vmap of lambdas and defs closing over locals, nested vmaps over rows of different counts,
-vmap of a def with defaults, grad/jvp/vjp of closures, vmap of functools.partial with bound locals,
+aliases, tuple/list/dict values passed to helpers, tuple assignments under a branch, np.pad with a
+constant computed from the input, and user names equal to the names generated code uses) and,
+with `--nested`, transforms called inside the program (issue 27's families 1, 5, 9: vmap of
+lambdas and defs closing over locals, nested vmaps over rows of different counts, vmap of a def
+with defaults, grad/jvp/vjp of closures, vmap of functools.partial with bound locals,
 s2s.random draws, a lambda whose default is a local function), writes each to a module file (s2s reads
 source) and checks the properties in PROPERTIES. A failing program is shrunk (blocks dropped,
 expressions replaced by their parts, loop counts lowered) while the same property still fails, and
 printed as a reproduction.
 
 Programs are kept where they are smooth: a draw whose finite differences at two step sizes
-disagree (a branch, a trip count or a kink flips nearby) gets new inputs, then is skipped.
+disagree (a branch, a trip count or a kink flips nearby), or whose NumPy evaluation computes a nan
+or an inf (a floating-point error, raised), gets new inputs, then is skipped.
 """
 from __future__ import annotations
 
@@ -60,7 +62,8 @@ UNARY = ["np.sin({0})", "np.cos({0})", "np.tanh({0})", "({0}) ** 2", "np.exp(0.3
          "np.linspace(0.0, np.mean({0}), 3)", "np.clip({0}, -0.8, 0.8)", "np.square({0})",
          "np.where({0} > 0.4, {0}, 0.5 * {0})", "(np.abs({0}) + 0.2) ** 1.5",
          "np.r_[{0} + 0.0 * x, 0.5][1:]", "np.fmod({0}, 1.3)", "np.cbrt(2.0 + np.sin({0}))",
-         "np.var({0}) + ({0}) ** 0", "np.sum(np.c_[{0} + 0.0 * x, y], axis=1)"]
+         "np.var({0}) + ({0}) ** 0", "np.sum(np.c_[{0} + 0.0 * x, y], axis=1)",
+         "np.pad({0} + 0.0 * x, (1, 0), constant_values=np.sum({0}) * 0.5)[:3]"]
 BINARY = ["({0}) + ({1})", "({0}) - ({1})", "({0}) * ({1})", "({0}) / (2.0 + np.cos({1}))",
           "np.maximum({0}, {1})", "np.arctan2({0}, 2.0 + ({1}) ** 2)",
           "np.sqrt(({0}) ** 2 + ({1}) ** 2 + 0.1)", "np.dot({0}, {1}) * x"]
@@ -184,7 +187,7 @@ KINDS_27 = ["wrapped", "alias", "containers"]
 
 KINDS = ["plain", "augadd", "for", "while_break", "while_data", "branch", "early_return", "set_row",
          "set_slice", "set_fancy", "set_repeat", "set_aug", "list", "helper", "closure", "recursion",
-         "lambda", "custom", "list_repeat", "list_concat", "list_array"] + KINDS_27
+         "lambda", "custom", "list_repeat", "list_concat", "list_array", "tuple_branch"] + KINDS_27
 
 
 def gen_block(rng: random.Random, depth: int):
@@ -277,6 +280,15 @@ def block_lines(block, ret) -> tuple[list[str], set[str]]:
                 [f"dd = {{'u': acc, 'v': {ve}}}", "for key in ('u', 'v'):",
                  "    acc = acc * 0.9 + 0.05 * np.tanh(dd[key]) * np.sum(dd['u'])"]]
         return make[b], {"hcont"} if b == 0 else set()
+    if kind == "tuple_branch":  # tuple targets under a branch (per example under vmap): a swap, a name first
+        # bound there (read after it or not), nested and subscript targets; each keeps its old value elsewhere
+        make = [[f"tb = acc * {c2}", f"if np.sum(acc) > {c}:", f"    acc, tb = tb * 0.5 + 0.5 * np.tanh({e}), acc",
+                 "acc = acc + 0.2 * tb"],
+                [f"if np.sum(acc * y) > {c}:", f"    acc, tn = acc * 0.5, np.sin({ve})", "    acc = acc + 0.3 * tn",
+                 "else:", f"    tn, (acc, tm) = acc * 0.2, (np.cos({ve2}), acc)", "    acc = acc + tm * tn"],
+                ["a = acc * 1.0", f"if np.sum(acc) > {c}:", f"    a[{i}], (acc, tz) = np.sum({e}), (acc * 0.7, acc)",
+                 "    acc = acc + 0.1 * tz", "acc = acc + 0.3 * a"]]
+        return make[b], set()
     if kind == "refuse":  # what s2s must refuse, never differentiate as a constant (property `refusal`)
         make = [["o_buf = np.zeros_like(acc)", f"np.tanh({ve}, out=o_buf)", "acc = acc + o_buf"],
                 ["mq = np", f"if np.sum(acc) > {abs(c) + 100.0}:", "    mq = np.linalg", "acc = acc + mq.tanh(acc)"],
@@ -500,9 +512,13 @@ def fd_jacobian(f, x, y, eps):
 
 
 def smooth_at(f, x, y) -> bool:
-    """Finite differences at two step sizes agree and values are moderate: no kink or flip nearby."""
+    """Finite differences at two step sizes agree and values are moderate: no kink or flip nearby.
+    NumPy's evaluation of f and of every difference runs with floating-point errors raised: a
+    program that computes a nan or an inf on the way (a pole, a log of a negative value discarded
+    by `np.where`) is skipped, since its finite differences are no reference there (underflow,
+    which makes no nan or inf, is allowed)."""
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(divide="raise", over="raise", invalid="raise", under="ignore"):
             v = flat(f(x.copy(), y.copy()))
             if not np.all(np.isfinite(v)) or np.max(np.abs(v), initial=0) > 1e4:
                 return False

@@ -262,7 +262,8 @@ def linear(name: str, sig: str, arg: str, vjp: str, **facts) -> None:
 # normalizer calls KEYWORD_FORMS[key] (transformed from its source like a user function) when a
 # call of primitive `key` passes one of KEYWORD_FORM_ARGS.
 KEYWORD_FORMS: dict[str, object] = {}
-KEYWORD_FORM_ARGS = ("where", "initial", "returned")  # (np.average's returned=: a pair)
+# (np.average's returned=: a pair; np.pad's constant_values: rules_shape.py)
+KEYWORD_FORM_ARGS = ("where", "initial", "returned", "constant_values")
 
 # JAX's products take `precision=` (how accelerators round float32 products; NumPy has one way,
 # so it is dropped) and `preferred_element_type=` (the dtype the product is computed and returned

@@ -261,7 +261,7 @@ helper("rt.einsum_subscripts", "rt.batched_einsum_subscripts", effect=True)
 # derivative helpers that read only shapes and settings: one example's answer serves the batch
 for _n in ("conv_pad", "diff_axis", "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec",
            "kron_spec", "kron_shape", "vecdot_spec", "svd_check", "not_deleted", "interp_ok", "plain_reflect",
-           "insert_map", "vander_powers", "cov_axes", "cov_ddof"):
+           "insert_map", "pad_fill_map", "plain_operands", "vander_powers", "cov_axes", "cov_ddof"):
     prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True, unbatched_result=True, batch=by("rt.batched_" + _n))
 _COVERAGE_HELPERS = _declare_helpers()  # the coverage ops' helpers
 # (rt.transpose_vjp's helper: the inverse permutation, linear; its transpose is batched_transpose)

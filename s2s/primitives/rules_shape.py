@@ -3,7 +3,8 @@ that is itself a linear primitive (so the transpose of the transpose is the op a
 from __future__ import annotations
 
 from .. import array_fill
-from .registry import REST, SAME, along, by, defjvp, defvjp, linear, nondiff, prim
+from .. import runtime as _rt
+from .registry import KEYWORD_FORMS, REST, SAME, along, by, defjvp, defvjp, linear, nondiff, prim
 
 # sort and partition permute their input by an order that depends on it: not linear, one rule each way
 prim("xp.sort", "a, axis=-1, kind=None, order=None, stable=None", zero_args=REST, batch=along("axis", none="flat"))
@@ -22,10 +23,11 @@ linear("rt.take_vjp", "v, a, indices, axis", "v", "xp.take(g, indices, axis)")
 linear("xp.take_along_axis", "arr, indices, axis=-1", "arr", "rt.take_along_vjp(g, arr, indices, axis)",
        batch=by("rt.batched_take_along_axis"))
 linear("rt.take_along_vjp", "v, a, indices, axis", "v", "xp.take_along_axis(g, indices, axis)")
-# affine when constant_values != 0
+# with constant_values=: rt.pad_constant (NumPy's definition written with primitives, transformed
+# from source), so a constant computed from the input keeps its derivative
 prim("xp.pad", "array, pad_width, mode='constant', reflect_type='even'", zero_args=REST, batch=by("rt.batched_pad"))
+KEYWORD_FORMS["xp.pad"] = _rt.pad_constant
 defvjp("xp.pad", array="rt.pad_vjp(g, array, pad_width, rt.plain_reflect(mode, reflect_type))")
-# constant_values carry no tangent
 defjvp("xp.pad", array="rt.pad_jvp(darray, array, pad_width, rt.plain_reflect(mode, reflect_type))")
 linear("rt.pad_vjp", "v, array, pad_width, mode", "v", "rt.pad_jvp(g, array, pad_width, mode)")
 linear("rt.pad_jvp", "v, array, pad_width, mode", "v", "rt.pad_vjp(g, array, pad_width, mode)")

@@ -23,7 +23,8 @@ from .batch import (
     map_examples,
 )
 from .batch_shape import batched_searchsorted
-from .composite import cov_axes, cov_ddof, insert_map, vander_powers
+from .composite import cov_axes, cov_ddof, insert_map, pad_fill_map, vander_powers
+from .core import plain_operands
 from .reduce import (
     conv_pad,
     cumsum_vjp,
@@ -53,7 +54,7 @@ __all__ = ("batched_cumulative_sum", "batched_cumulative_prod", "batched_diff", 
            "batched_prod_others_4", "batched_prod_others_5",
            "batched_cumsum_vjp", "batched_diff_vjp", "batched_cumulative_vjp",
            "batched_conv_pad", "batched_diff_axis", "batched_interp_ok", "batched_insert_map",
-           "batched_vander_powers", "batched_cov_axes", "batched_cov_ddof")
+           "batched_pad_fill_map", "batched_plain_operands", "batched_vander_powers", "batched_cov_axes", "batched_cov_ddof")
 
 
 # ---- scans, differences, sums ----
@@ -384,6 +385,8 @@ batched_conv_pad = _static(conv_pad, (0, 1))
 batched_diff_axis = _static(diff_axis, ())
 batched_interp_ok = _static(interp_ok, ())
 batched_insert_map = _static(insert_map, (0, 2))
+batched_pad_fill_map = _static(pad_fill_map, (0, 3))
+batched_plain_operands = _static(plain_operands, (0, 1))  # (a structure, the same for every example)
 batched_vander_powers = _static(vander_powers, (0,))
 batched_cov_axes = _static(cov_axes, (0,))
 batched_cov_ddof = _static(cov_ddof, ())

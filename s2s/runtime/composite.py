@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import cast_to, on_backend_of, reshape_like
+from ..tree import tree_map
+from .core import cast_to, on_backend_of, reshape_like, to_host
 from .reduce import unsupported
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("average_returned", "sum_where", "prod_where", "mean_where", "var_where", "std_where", "max_where", "min_where",
            "nansum_where", "nanprod_where", "nanmean_where", "nanmax_where", "nanmin_where", "cov", "corrcoef",
            "cov_1", "cov_2", "corrcoef_1", "corrcoef_2", "cov_axes", "cov_ddof", "vander", "vander_powers",
-           "insert_map", "insert", "broadcast_arrays", "broadcast_arrays_1", "broadcast_arrays_2",
-           "broadcast_arrays_3", "broadcast_arrays_4")
+           "insert_map", "insert", "pad_fill_map", "pad_constant", "broadcast_arrays", "broadcast_arrays_1",
+           "broadcast_arrays_2", "broadcast_arrays_3", "broadcast_arrays_4")
 
 
 def average_returned(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -207,6 +208,27 @@ def insert(arr, obj, values, axis=None):
     vals = cast_to(vals, arr)  # in arr's dtype: floats inserted into ints are truncated, as NumPy does
     both = np.concatenate([np.ravel(arr), np.ravel(vals)])
     return np.take(both, where)
+
+
+def pad_fill_map(array, pad_width, mode, constant_values):
+    """Where each entry of `np.pad(array, pad_width, mode, constant_values=c)` comes from: -1 for
+    `array`'s own entries, else the flat index of the entry of `c` NumPy puts there (NumPy's pad
+    applied to positions: its pairing of `c` per axis and side, and who fills the corners, kept).
+    A mode other than "constant" is NumPy's own ValueError."""
+    inside = np.full(np.shape(array), -1, dtype=np.intp)  # shapes only: the map is a host index array
+    pos = np.arange(np.size(constant_values)).reshape(np.shape(constant_values))
+    return np.pad(inside, tree_map(to_host, pad_width), mode=mode, constant_values=pos)
+
+
+def pad_constant(array, pad_width, mode="constant", constant_values=0):
+    """`np.pad(array, pad_width, constant_values=c)`: each border entry gathered from `c` (in
+    `array`'s dtype, as NumPy stores it), so the cotangent of an entry of `c` is the sum of the
+    cotangent over the border it fills and its tangent reaches that border."""
+    where = pad_fill_map(array, pad_width, mode, constant_values)
+    c = np.asarray(constant_values)
+    vals = cast_to(np.zeros_like(array, shape=np.shape(c)) + c, array)  # on array's backend
+    fill = np.take(np.ravel(vals), np.maximum(where, 0))
+    return np.where(where >= 0, fill, np.pad(array, pad_width))
 
 
 def broadcast_arrays(a, b=None, c=None, d=None, e=None, f=None):

@@ -19,7 +19,7 @@ from ..tree import tree_flatten
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros", "unbroadcast", "operand_cotangent",
-           "operand_cotangent_t",
+           "operand_cotangent_t", "plain_operands",
            "broadcast_to_like", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
            "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "constant",
@@ -179,6 +179,13 @@ def operand_cotangent_t(g_, ct, operand, other, op, operand_first, wrt_other=0):
         return type(ct)(list(g_) * (len(ct) // len(operand) if len(operand) else 0))
     rest = list(zeros_like_tree(ct[len(operand):] if operand_first else ct[:len(ct) - len(operand)]))
     return type(ct)(list(g_) + rest if operand_first else rest + list(g_))
+
+
+def plain_operands(operand, other) -> bool:
+    """Whether neither operand of `+`/`*` is a list, tuple or dict: then `operand_cotangent` is the
+    broadcasting rule of arrays and numbers, which vmap writes with primitives that have
+    derivatives (transforms/batching.py), so a gradient of the batched code can differentiate it."""
+    return not isinstance(operand, (list, tuple, dict)) and not isinstance(other, (list, tuple, dict))
 
 
 def broadcast_to_like(v, like):

@@ -191,8 +191,7 @@ _UNRULED_KEYWORDS = ("where", "initial")
 # keywords a primitive's declaration may leave out: they change no derivative (a dtype or memory
 # layout, `out=` refused elsewhere); any other keyword the declaration lacks is refused, since no
 # rule reads it (np.linalg.cross's `axis=` was dropped from its derivative)
-_INERT_KEYWORDS = ("dtype", "order", "casting", "subok", "like", "copy", "out", "signature", "optimize",
-                   "constant_values")  # (pad: its rules take constants only; a traced value is issue 27 work)
+_INERT_KEYWORDS = ("dtype", "order", "casting", "subok", "like", "copy", "out", "signature", "optimize")
 
 
 def bind_prim(p, call) -> dict:

@@ -176,6 +176,7 @@ class Batcher(Transform):
         self.live = analysis.Liveness(self.body)
         self.regions: list = []  # live sets after each enclosing masked region (innermost last)
         self.list_mask: dict[str, str] = {}  # list -> the mask it was made under, if not merged
+        self.split_done: set[int] = set()  # rt.operand_cotangent statements already split (operand_cotangent_split)
 
     def is_batched(self, atom) -> bool:
         return isinstance(atom, gast.Name) and atom.id in self.bset
@@ -346,26 +347,20 @@ class Batcher(Transform):
         t = s.targets[0]
         if isinstance(t, gast.Subscript):
             return self.setitem(s, mask)
+        split = self.operand_cotangent_split(s)
+        if split is not None:
+            return self.block(split, mask)
         pre, expr, rb = self.value(s, s.value, mask)
         out = list(pre)
         if isinstance(t, gast.Tuple):
             if rb:  # `a, b = x` of a batched array unpacks each example's rows (its second axis), not the batch
                 expr = build.call("rt.batched_tuple", [build.tuple_([build.const(True)]), expr])
-            names = [e.id for e in t.elts]
-            if mask is not None and any(v in self.sel for v in names):
-                tmps = [self.namer.fresh("v") for _ in names]
-                out.append(build.assign(build.tuple_([build.name(x) for x in tmps], store_=True), expr))
-                for v, x in zip(names, tmps):
-                    val = build.name(x) if rb or v not in self.bset else build.call("rt.replicate_batch", [build.name(x),
-                        build.name(self.n)])
-                    out.append(self.merged(v, val, mask))
-                return [loc(o, s) for o in out]
-            return out + [loc(build.assign(t, expr), s)]
+            return out + [loc(o, s) for o in self.unpacked([e.id for e in t.elts], expr, rb, mask)]
         var = t.id
         if var in self.bset and not rb:
             expr = build.call("rt.replicate_batch", [expr, build.name(self.n)])
         self.list_mask.pop(var, None)
-        if mask is not None and var in self.sel and any(var in r for r in self.regions):
+        if self.keeps_old(var, mask):
             x = self.tmp(out, expr)
             out.append(loc(self.merged(var, x, mask), s))
             return out
@@ -374,6 +369,58 @@ class Batcher(Transform):
             # appends to it alike while the mask stays the same
             self.list_mask[var] = mask
         return out + [loc(build.assign(var, expr), s)]
+
+    def operand_cotangent_split(self, s):
+        """`v = rt.operand_cotangent(ct, a, b, op, first)` on batched values (reverse mode's rule for
+        `a + b` and `a * b` where an operand may be a list) as `if rt.plain_operands(a, b):` the
+        broadcasting rule of arrays (`v = rt.unbroadcast(ct [* b], a)`) `else:` the call, run once
+        per example. The array branch is made of primitives whose batched forms have derivatives,
+        so grad of the batched code (vmap(grad(grad(f)))) differentiates it; None for another
+        statement."""
+        if not isinstance(s.targets[0], gast.Name) or analysis.classify(s.value) != "rt.operand_cotangent" \
+                or id(s) in self.split_done:
+            return None
+        args = bind_prim(registry.lookup("rt.operand_cotangent"), s.value)
+        op, other_wrt = args["op"], args["wrt_other"]
+        mul = isinstance(op, gast.Constant) and op.value == "mul"  # else "add": the sum's cotangent
+        if not any(self.is_batched(args[k]) for k in ("ct", "operand", "other")) or not isinstance(op, gast.Constant) \
+                or not mul and not _const_is(other_wrt, 0):
+            return None
+        ct, operand, other = args["ct"], args["operand"], args["other"]
+        body, src = [], ct
+        if mul:
+            prod = self.namer.fresh("v")
+            body.append(loc(build.assign(prod, gast.BinOp(left=ct, op=gast.Mult(), right=other)), s))
+            if self.is_batched(ct) or self.is_batched(other):
+                self.bset.add(prod)
+            src = build.name(prod)
+        body.append(loc(build.assign(s.targets[0].id, build.call("rt.unbroadcast", [src, operand])), s))
+        plain = self.namer.fresh("plain")
+        self.split_done.add(id(s))  # the `else` branch: the call itself, batched by its rule
+        return [loc(build.assign(plain, build.call("rt.plain_operands", [operand, other])), s),
+                loc(build.if_(build.name(plain), body, [s]), s)]
+
+    def keeps_old(self, var, mask) -> bool:
+        """Whether `var` assigned under `mask` must keep its old value on the other lanes: it may
+        hold one (`selectable`) and an example outside the mask reads it afterwards."""
+        return mask is not None and var in self.sel and any(var in r for r in self.regions)
+
+    def unpacked(self, names, expr, rb, mask) -> list:
+        """`a, b = expr` target by target, as a single-name assignment is: each unbatched element
+        of a batched target is broadcast, and under a mask only the targets another example reads
+        later are merged with their old values (a name first bound in the branch has none)."""
+        merge = [self.keeps_old(v, mask) for v in names]
+        lift = [not rb and v in self.bset for v in names]
+        for v in names:
+            self.list_mask.pop(v, None)
+        if not any(merge) and not any(lift):
+            return [build.assign(build.tuple_([build.name(v) for v in names], store_=True), expr)]
+        tmps = [self.namer.fresh("v") for _ in names]
+        out = [build.assign(build.tuple_([build.name(x) for x in tmps], store_=True), expr)]
+        for v, x, m, up in zip(names, tmps, merge, lift):
+            val = build.call("rt.replicate_batch", [build.name(x), build.name(self.n)]) if up else build.name(x)
+            out.append(self.merged(v, val, mask) if m else build.assign(v, val))
+        return out
 
     def merged(self, var, new, mask):
         return build.assign(var, build.call("rt.masked_merge", [build.name(mask), new, build.name(var)]))

@@ -118,3 +118,59 @@ def false_alias(x):
 def test_reassigning_an_alias_after_an_in_place_update_is_accepted():
     x = np.array([0.5, -0.3, 0.8])
     check_grads(false_alias, (x,), order=1, modes=("fwd", "rev"))
+
+
+PLAIN = {"n": 1, "i": 0, "b": 0, "c": 0.5, "c2": 1.0}
+
+
+def test_a_program_computing_nan_on_the_way_is_skipped_not_failed():
+    """NumPy evaluates both sides of np.where: sqrt of a negative x is nan there, discarded. Its
+    derivative (nan times a zero cotangent) is nan in s2s as in JAX, while finite differences see
+    only the kept side, so the program is no reference at these inputs: skipped, never a failure."""
+    prog = fuzz.Program([("plain", PLAIN, [("np.where({0} > 5.0, np.sqrt({0}), {0})", "x"), "y"])], "scalar")
+    x = np.array([-0.3, 0.4, 0.2])
+    mod = fuzz.load(prog)
+    with np.errstate(all="ignore"):
+        assert np.isfinite(mod.f(x, x))  # the value alone looks harmless
+    assert not fuzz.smooth_at(mod.f, x, x)
+    assert fuzz.check_program(prog, 3, ["grad_fd"]) is None
+
+
+def test_a_pole_discarded_by_where_is_skipped():
+    prog = fuzz.Program([("plain", PLAIN, [("np.where({0} > 5.0, 1.0 / ({0} - {0}), {0})", "x"), "y"])], "scalar")
+    mod = fuzz.load(prog)
+    assert not fuzz.smooth_at(mod.f, np.array([0.1, 0.2, 0.3]), np.zeros(3))
+
+
+def test_underflow_alone_keeps_a_program():
+    """Underflow makes no nan or inf: exp(-800) is 0 and the program stays checked (its gradient
+    matches central differences)."""
+    prog = fuzz.Program([("plain", PLAIN, [("np.exp(-800.0 + 0.0 * {0}) + {0}", "x"), "y"])], "scalar")
+    mod = fuzz.load(prog)
+    x = np.array([0.3, -0.5, 0.7])
+    assert fuzz.smooth_at(mod.f, x, x)
+    assert fuzz.check_program(prog, 3, ["grad_fd"]) == {}
+
+
+@pytest.mark.parametrize("form", [0, 1, 2])
+def test_tuple_assignments_under_a_branch_satisfy_every_property(form):
+    """The generator's tuple targets under a branch (per example under vmap): a name first bound in
+    the branch among the targets was merged with an old value it never had (UnboundLocalError in
+    vmap's generated code, found by the fuzzer)."""
+    bad = []
+    for c in (-0.5, 0.5):
+        for out in ("scalar", "vector"):
+            p = {"n": 1, "i": 1, "b": form, "c": c, "c2": 1.0}
+            prog = fuzz.Program([("plain", p, ["x", "y"]),
+                                 ("tuple_branch", p, [("np.sin({0})", "x"), ("({0}) * ({1})", "y", "x")])], out)
+            fails = fuzz.check_program(prog, 11 + form, list(fuzz.PROPERTIES) + ["vmap_grad"])
+            assert fails is not None, "the program was skipped: it checks nothing"
+            if fails:
+                bad.append((fails, prog.source()))
+    assert not bad, f"{len(bad)} failing programs; first: {bad[0][0]}\n{bad[0][1]}"
+
+
+def test_pad_with_a_computed_constant_satisfies_every_property():
+    prog = fuzz.Program([("plain", PLAIN, [("np.pad({0} + 0.0 * x, (1, 0), constant_values=np.sum({0}) * 0.5)[:3]",
+                                            ("np.sin({0})", "y")), "x"])], "vector")
+    assert fuzz.check_program(prog, 5, list(fuzz.PROPERTIES) + ["vmap_grad"]) == {}
