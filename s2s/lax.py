@@ -121,35 +121,39 @@ def _clamped(start, size, dim):
     return np.clip(start, 0, dim - size)
 
 
+# The slices are basic slicing of the axis moved to the front (`x[start:start + size]`), whose
+# derivative and batching (a start that differs per example included) s2s has in every order;
+# np.take would go through a batched helper without derivative rules under grad(vmap(f)).
+
+def _window(operand, start, size, axis):
+    """`size` entries of `axis` from `start` (which must fit)."""
+    x = np.moveaxis(operand, axis, 0)
+    return np.moveaxis(x[start:start + size], 0, axis)
+
+
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
     """`slice_size` entries of `axis` from `start_index` (clamped so the slice fits)."""
-    start = _clamped(start_index, slice_size, operand.shape[axis])
-    return np.take(operand, start + np.arange(slice_size), axis=axis)
+    return _window(operand, _clamped(start_index, slice_size, operand.shape[axis]), slice_size, axis)
 
 
 def dynamic_slice(operand, start_indices, slice_sizes):
     """The block of shape `slice_sizes` at `start_indices` (each clamped so the block fits)."""
     out = operand
     for ax in range(operand.ndim):
-        start = _clamped(start_indices[ax], slice_sizes[ax], operand.shape[ax])
-        out = np.take(out, start + np.arange(slice_sizes[ax]), axis=ax)
+        out = _window(out, _clamped(start_indices[ax], slice_sizes[ax], operand.shape[ax]), slice_sizes[ax], ax)
     return out
 
 
 def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
     """Entry `index` of `axis`, keeping that axis (of size 1) when `keepdims`."""
-    i = _clamped(index, 1, operand.shape[axis])
-    if keepdims:
-        return np.take(operand, i + np.arange(1), axis=axis)
-    return np.take(operand, i, axis=axis)
+    out = _window(operand, _clamped(index, 1, operand.shape[axis]), 1, axis)
+    return out if keepdims else np.squeeze(out, axis)
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):
     """Entry `index` (negative counts from the end) of `axis`, keeping the axis when `keepdims`."""
-    i = index % operand.shape[axis]
-    if keepdims:
-        return np.take(operand, i + np.arange(1), axis=axis)
-    return np.take(operand, i, axis=axis)
+    out = _window(operand, index % operand.shape[axis], 1, axis)
+    return out if keepdims else np.squeeze(out, axis)
 
 
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
@@ -157,7 +161,8 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     n = operand.shape[axis]
     start = start_index % n if start_index < 0 else start_index
     limit = limit_index % n if limit_index < 0 else limit_index
-    return np.take(operand, np.arange(start, limit, stride), axis=axis)
+    x = np.moveaxis(operand, axis, 0)
+    return np.moveaxis(x[start:limit:stride], 0, axis)
 
 
 def slice_(operand, start_indices, limit_indices, strides=None):
@@ -165,19 +170,27 @@ def slice_(operand, start_indices, limit_indices, strides=None):
     out = operand
     for ax in range(operand.ndim):
         step = 1 if strides is None else strides[ax]
-        out = np.take(out, np.arange(start_indices[ax], limit_indices[ax], step), axis=ax)
+        out = slice_in_dim(out, start_indices[ax], limit_indices[ax], step, ax)
     return out
+
+
+def _placed(update, start, n, axis):
+    """`update` along `axis` moved into an axis of `n` entries from `start` (zeros elsewhere), by a
+    product with a one-hot matrix, so that `start` may differ per example under vmap."""
+    k = update.shape[axis]
+    onehot = (np.arange(n)[:, None] == start + np.arange(k)[None, :]).astype(update.dtype)
+    return np.moveaxis(np.moveaxis(update, axis, -1) @ onehot.T, -1, axis)
 
 
 def dynamic_update_slice(operand, update, start_indices):
     """`operand` with the block at `start_indices` (clamped so it fits) replaced by `update`."""
-    widths = []
+    placed = update
+    inside = np.ones(update.shape)
     for ax in range(operand.ndim):
-        start = int(_clamped(start_indices[ax], update.shape[ax], operand.shape[ax]))
-        widths.append((start, operand.shape[ax] - update.shape[ax] - start))
-    placed = np.pad(update, widths)
-    inside = np.pad(np.ones(update.shape, dtype=bool), widths)
-    return np.where(inside, placed, operand)
+        start = _clamped(start_indices[ax], update.shape[ax], operand.shape[ax])
+        placed = _placed(placed, start, operand.shape[ax], ax)
+        inside = _placed(inside, start, operand.shape[ax], ax)
+    return np.where(inside > 0.5, placed, operand)
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis):
@@ -201,7 +214,7 @@ def _pad_axis0(x, padding_value, lo, hi, interior):
         m = n + (n - 1) * interior
         pick = (np.arange(m)[:, None] == np.arange(n)[None, :] * (interior + 1)).astype(float)
         fill = (1.0 - np.sum(pick, axis=1)).reshape((m,) + (1,) * (x.ndim - 1))
-        x = np.tensordot(pick, x, 1) + padding_value * fill
+        x = np.moveaxis(np.moveaxis(x, 0, -1) @ pick.T, -1, 0) + padding_value * fill
     if lo > 0:
         x = np.concatenate([padding_value + np.zeros((lo,) + x.shape[1:]), x])
     if lo < 0:
