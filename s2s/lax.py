@@ -121,14 +121,15 @@ def _clamped(start, size, dim):
     return np.clip(start, 0, dim - size)
 
 
-# The slices are basic slicing of the axis moved to the front (`x[start:start + size]`), whose
-# derivative and batching (a start that differs per example included) s2s has in every order;
-# np.take would go through a batched helper without derivative rules under grad(vmap(f)).
+# The slices index the axis moved to the front with an index array (`x[start + np.arange(size)]`),
+# whose derivative and batching (a start that differs per example included) s2s has in every
+# order, and which an array library's 0-d start (CuPy's, under jit) can build; np.take would go
+# through a batched helper without derivative rules under grad(vmap(f)).
 
 def _window(operand, start, size, axis):
     """`size` entries of `axis` from `start` (which must fit)."""
     x = np.moveaxis(operand, axis, 0)
-    return np.moveaxis(x[start:start + size], 0, axis)
+    return np.moveaxis(x[start + np.arange(size)], 0, axis)
 
 
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
@@ -162,7 +163,7 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     start = start_index % n if start_index < 0 else start_index
     limit = limit_index % n if limit_index < 0 else limit_index
     x = np.moveaxis(operand, axis, 0)
-    return np.moveaxis(x[start:limit:stride], 0, axis)
+    return np.moveaxis(x[np.arange(start, limit, stride)], 0, axis)
 
 
 def slice_(operand, start_indices, limit_indices, strides=None):
@@ -174,22 +175,20 @@ def slice_(operand, start_indices, limit_indices, strides=None):
     return out
 
 
-def _placed(update, start, n, axis):
-    """`update` along `axis` moved into an axis of `n` entries from `start` (zeros elsewhere), by a
-    product with a one-hot matrix, so that `start` may differ per example under vmap."""
-    k = update.shape[axis]
-    onehot = (np.arange(n)[:, None] == start + np.arange(k)[None, :]).astype(update.dtype)
-    return np.moveaxis(np.moveaxis(update, axis, -1) @ onehot.T, -1, axis)
-
-
 def dynamic_update_slice(operand, update, start_indices):
-    """`operand` with the block at `start_indices` (clamped so it fits) replaced by `update`."""
+    """`operand` with the block at `start_indices` (clamped so it fits) replaced by `update`: the
+    update moved into place along each axis by a product with a one-hot matrix (so that a start
+    may differ per example under vmap), and a mask of where it lands, moved alike. (Written out
+    here, not in a helper: a helper called on the mask alone, which carries no derivative, would
+    run as plain NumPy, whose arrays CuPy refuses beside its own.)"""
     placed = update
     inside = np.ones(update.shape)
     for ax in range(operand.ndim):
         start = _clamped(start_indices[ax], update.shape[ax], operand.shape[ax])
-        placed = _placed(placed, start, operand.shape[ax], ax)
-        inside = _placed(inside, start, operand.shape[ax], ax)
+        n, k = operand.shape[ax], update.shape[ax]
+        onehot = (np.arange(n)[:, None] == start + np.arange(k)[None, :]).astype(update.dtype)
+        placed = np.moveaxis(np.moveaxis(placed, ax, -1) @ onehot.T, -1, ax)
+        inside = np.moveaxis(np.moveaxis(inside, ax, -1) @ onehot.T, -1, ax)
     return np.where(inside > 0.5, placed, operand)
 
 
