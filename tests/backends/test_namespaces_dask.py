@@ -22,8 +22,8 @@ GAPS = {
     "erf_series": "computing the gradient's Dask graph (a chain of the 160-term series and its reverse) "
                   "exceeds Python's recursion limit inside Dask",
     "gelu_exact": "as erf_series (the exact gelu is lax.erf's series)",
-    "linalg_lu": "lu_solve's row order (rt.lu_perm) uses take_along_axis/put_along_axis, which Dask lacks "
-                 "(an S2SError naming take_along_axis)",
+    "linalg_lu": "lu_solve's inverse row order is np.argsort(perm), which Dask lacks (an S2SError naming argsort; "
+                 "the row order itself, rt.lu_perm, is computed on the host for Dask)",
 }
 TRANSFORM_GAPS = {
     "stats_multivariate": GAPS["linalg_cholesky_solves"],
