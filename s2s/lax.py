@@ -11,6 +11,7 @@ transform they simply run on NumPy. Signatures follow `jax.lax`.
 from __future__ import annotations
 
 import enum
+import importlib.util
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from .lax_conv import (
     reduce_window,
     reduce_window_shape_tuple,
 )
+from .runtime.special import erf as special_erf
 
 __all__ = ["ConvDimensionNumbers", "Precision", "abs", "acos", "add", "asin", "atan", "atan2", "cbrt", "ceil",
            "concatenate", "cond", "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_permutations",
@@ -344,10 +346,17 @@ def convert_element_type(operand, new_dtype):
 _ERF_TERMS = 160  # the series below has converged to double precision by then for |x| <= 6
 
 
-def erf(x):
+def _erf_special(x):
+    """The error function: SciPy's (`cupyx.scipy.special`'s on CuPy, block by block on Dask), the
+    primitive rt.erf, whose derivative 2/sqrt(pi) exp(-x^2) s2s differentiates to any order."""
+    return special_erf(x)
+
+
+def _erf_series(x):
     """The error function, from its everywhere-convergent series of positive terms,
     erf(x) = 2/sqrt(pi) exp(-x^2) sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)), on |x| <= 6 (beyond,
-    erf is +-1 in double precision). Plain NumPy, so s2s differentiates it to any order."""
+    erf is +-1 in double precision). Plain NumPy, so s2s differentiates it to any order: the
+    error function where SciPy is not installed (its graph is large on Dask)."""
     z = np.clip(x, -6.0, 6.0)
     z2 = 2.0 * z * z
     term = z
@@ -357,6 +366,8 @@ def erf(x):
         total = total + term
     return 1.1283791670955126 * np.exp(-z * z) * total
 
+
+erf = _erf_special if importlib.util.find_spec("scipy") is not None else _erf_series
 
 # JAX's names; the functions are defined as `map_`, `slice_`, `round_` so that the name s2s binds
 # them under in generated code is never a builtin the generated code itself uses (`slice`)
