@@ -157,7 +157,7 @@ for _k in ("max", "min"):
     defvjp(f"rt.cum{_k}", x=f"rt.take_along_vjp(g, x, rt.cum{_k}_index(x, axis), axis)")
     defjvp(f"rt.cum{_k}", x=f"xp.take_along_axis(dx, rt.cum{_k}_index(x, axis), axis)")
     nondiff(f"rt.cum{_k}_index", sig="x, axis=0", batch=along("axis"))
-prim("rt.multiply_at", "y, index, v", zero_args=("index",), batch=LOOP)
+prim("rt.multiply_at", "y, index, v", zero_args=("index",), batch=by("rt.batched_multiply_at"))
 defvjp("rt.multiply_at", y="g * rt.multiply_at(xp.ones_like(y), index, v)", v="rt.multiply_at_vjp_v(g, y, index, v)")
 defjvp("rt.multiply_at", y="rt.multiply_at(dy, index, v)", v="rt.multiply_at_jvp_v(dv, y, index, v)")
 linear("rt.multiply_at_vjp_v", "g_, y, index, v", "g_", "rt.multiply_at_jvp_v(g, y, index, v)", zero_args=("index",),
@@ -166,3 +166,14 @@ refuse("rt.multiply_at_vjp_v", "the second derivative of np.multiply.at in its u
 linear("rt.multiply_at_jvp_v", "dv, y, index, v", "dv", "rt.multiply_at_vjp_v(g, y, index, v)", zero_args=("index",),
        batch=LOOP)
 refuse("rt.multiply_at_jvp_v", "the second derivative of np.multiply.at in its updates", "y", "v")
+# batched (an index shared by the examples; one that differs per example runs once per example)
+prim("rt.batched_multiply_at", "flags, y, index, v", zero_args=("flags", "index"), batch=LOOP)
+defvjp("rt.batched_multiply_at", y="rt.batched_multiply_at_vjp(flags, g, y, index, v, 0)",
+       v="rt.batched_multiply_at_vjp(flags, g, y, index, v, 1)")
+defjvp("rt.batched_multiply_at", y="rt.batched_multiply_at(flags, dy, index, v)",
+       v="rt.batched_multiply_at_jvp_v(flags, dv, y, index, v)")
+for _n in ("rt.batched_multiply_at_vjp", "rt.batched_multiply_at_jvp_v"):
+    prim(_n, "flags, g_, y, index, v, which" if _n.endswith("vjp") else "flags, dv, y, index, v",
+         zero_args=("flags", "index", "which") if _n.endswith("vjp") else ("flags", "index"), batch=LOOP)
+    refuse(_n, "the second derivative of np.multiply.at under vmap", *(("g_", "y", "v") if _n.endswith("vjp")
+                                                                       else ("dv", "y", "v")))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SValueError
+from .batch import map_examples, num_examples, replicate_batch
 from .core import _expand, _filled, _float_dtype, _shape, _size, asarray, namespace, on_backend_of
 from .linalg import _float
 from .shapes import take_vjp
@@ -19,7 +20,7 @@ __all__ = ("sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_oth
            "average_vjp_a", "diff_vjp", "ones_like_float", "average_vjp_w", "average_jvp_w", "cumulative_vjp",
            "quantile_vjp", "quantile_jvp", "interp_apply", "diff_axis", "interp_ok", "linear_method",
            "unsupported", "cummax", "cummin", "cummax_index", "cummin_index", "multiply_at", "multiply_at_vjp_v",
-           "multiply_at_jvp_v")
+           "multiply_at_jvp_v", "batched_multiply_at", "batched_multiply_at_vjp", "batched_multiply_at_jvp_v")
 
 
 def sum_vjp(v, like, axis, keepdims):
@@ -479,3 +480,40 @@ def multiply_at_jvp_v(dv, y, index, v):
     out = np.zeros(y.size, dtype=np.result_type(y, dv, float))
     np.add.at(out, pos, np.ravel(y)[pos] * others * np.broadcast_to(dv, shape).ravel())
     return out.reshape(y.shape)
+
+
+def _batched_at(flags, y, index, v):
+    """multiply_at's arguments for a batch of examples sharing `index`: `y` with the batch axis
+    first, the index past it, and `v` (when batched) with unit axes aligning it to the updates."""
+    n = num_examples(y if flags[0] else v)
+    yb = asarray(y if flags[0] else replicate_batch(y, n))
+    rank = np.ndim(yb[0][index])  # an example's updates
+    if flags[2]:
+        v = asarray(v)
+        v = v.reshape(v.shape[:1] + (1,) * (rank - (v.ndim - 1)) + v.shape[1:])
+    return yb, (slice(None),) + (index if isinstance(index, tuple) else (index,)), v
+
+
+def batched_multiply_at(flags, y, index, v):
+    """`multiply_at` per example, at once (an index that differs per example: one call each)."""
+    if flags[1]:
+        return map_examples("rt.multiply_at", flags, num_examples(y if flags[0] else index), y, index, v)
+    return multiply_at(*_batched_at(flags, y, index, v))
+
+
+def batched_multiply_at_vjp(flags, g_, y, index, v, which):
+    """The cotangent of `y` (which 0) or `v` (1) of batched_multiply_at, shaped like it (summed
+    over the examples where it is unbatched)."""
+    yb, idx, vb = _batched_at(flags, y, index, v)
+    if which == 0:
+        out = g_ * multiply_at(np.ones_like(yb), idx, vb)
+        return out if flags[0] else np.sum(out, axis=0)
+    out = multiply_at_vjp_v(g_, yb, idx, vb)
+    return np.reshape(out, np.shape(v))
+
+
+def batched_multiply_at_jvp_v(flags, dv, y, index, v):
+    """The tangent of batched_multiply_at in `v` (`dv` batched as `v` is)."""
+    yb, idx, vb = _batched_at(flags, y, index, v)
+    dvb = _batched_at(flags, y, index, dv)[2]
+    return multiply_at_jvp_v(dvb, yb, idx, vb)

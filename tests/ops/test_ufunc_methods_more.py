@@ -61,7 +61,7 @@ FUNCTIONS = [running_max, running_min_rows, running_max_columns, segment_sums, s
              scales_at_with_a_zero, scales_rows_at, already_supported]
 
 
-AT_UPDATES = (scales_at, scales_at_with_a_zero, scales_rows_at, already_supported)
+AT_UPDATES = (already_supported,)  # np.add.at: its batched helper (rt.batched_add_at) has no derivative rules
 
 
 def fd(f, x):
@@ -86,7 +86,7 @@ def test_vmap_and_per_example_gradients_match_the_loop(f):
     loop = np.array([s2s.grad(f)(x) for x in xs])
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), loop, rtol=1e-10, atol=1e-12)
     grad_of_vmap = s2s.grad(lambda a: np.sum(s2s.vmap(f)(a)))
-    if f in AT_UPDATES:  # the batched .at helpers have no derivative rules yet: refused, never a wrong number
+    if f in AT_UPDATES:  # refused, never a wrong number
         with pytest.raises(s2s.S2SError, match="batched helper"):
             grad_of_vmap(xs)
     else:
@@ -109,3 +109,36 @@ def test_values_are_numpys():
     want = x.copy()
     np.multiply.at(want, (np.array([0, 0, 2]), np.array([1, 1, 3])), x[0, :3])
     np.testing.assert_allclose(s2s.jit(mul_at)(x), want, rtol=1e-14)
+
+
+def scales_shared(y, v):
+    z = y * 1.0
+    np.multiply.at(z, IDX, v)
+    return np.sum(np.sin(z) * y)
+
+
+def test_multiply_at_with_only_some_arguments_batched():
+    y, vs = RNG.normal(size=5), RNG.normal(size=(3, 5))
+    loop = [s2s.grad(scales_shared, argnums=(0, 1))(y, v) for v in vs]
+    for got in (s2s.vmap(s2s.grad(scales_shared, argnums=(0, 1)), in_axes=(None, 0))(y, vs),):
+        for k in range(3):
+            np.testing.assert_allclose(got[0][k], loop[k][0], rtol=1e-10, atol=1e-12)
+            np.testing.assert_allclose(got[1][k], loop[k][1], rtol=1e-10, atol=1e-12)
+    whole = s2s.grad(lambda a, b: np.sum(s2s.vmap(scales_shared, in_axes=(None, 0))(a, b)), argnums=(0, 1))(y, vs)
+    np.testing.assert_allclose(whole[0], sum(g[0] for g in loop), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(whole[1], [g[1] for g in loop], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(loop[0][1], fd(lambda v: scales_shared(y, v), vs[0]), rtol=1e-6, atol=1e-7)
+
+
+def scales_per_example_index(x, i):
+    y = x * 1.0
+    np.multiply.at(y, i, 2.0 * x[:2])
+    return np.sum(y ** 2)
+
+
+def test_multiply_at_with_an_index_per_example_runs_each_example():
+    xs, idx = RNG.normal(size=(3, 4)), np.array([[0, 0], [1, 3], [2, 2]])
+    np.testing.assert_allclose(s2s.vmap(scales_per_example_index)(xs, idx),
+                               [scales_per_example_index(x, i) for x, i in zip(xs, idx)], rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(scales_per_example_index))(xs, idx),
+                               [s2s.grad(scales_per_example_index)(x, i) for x, i in zip(xs, idx)], rtol=1e-10)
