@@ -251,3 +251,18 @@ def test_an_unregistered_object_is_not_differentiated_through_its_fields():
         return np.sum(obj.w * x)
 
     np.testing.assert_allclose(s2s.grad(f)(np.ones(2), Plain()), [1.0, 2.0])
+
+
+def test_jit_and_second_derivatives_through_nodes():
+    layer = Layer(W, B)
+    np.testing.assert_allclose(s2s.jit(layer_loss)(layer, X), layer_loss(layer, X), rtol=1e-12)
+    g = s2s.jit(s2s.grad(layer_loss))(layer, X)
+    assert isinstance(g, Layer)
+    assert_tree_close(g, fd_tree(lambda t: layer_loss(t, X), layer), rtol=1e-6, atol=1e-8)
+    hess = s2s.hessian(builds_a_layer)(W, X)
+    grad = s2s.grad(builds_a_layer)
+    for idx in [(0, 0), (1, 1), (2, 0)]:
+        e = np.zeros_like(W)
+        e[idx] = H
+        np.testing.assert_allclose(hess[(...,) + idx], (grad(W + e, X) - grad(W - e, X)) / (2 * H), rtol=1e-5,
+                                   atol=1e-7)
