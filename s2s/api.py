@@ -16,7 +16,7 @@ from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
 from .jitted import Jitted
 from .runtime import zeros_like_tree
-from .tree import tree_flatten, tree_structure
+from .tree import hashable_axes, node_children, tree_flatten, tree_structure
 
 Argnums = int | Sequence[int]  # JAX's argnums: the positions of the differentiated arguments
 
@@ -226,8 +226,9 @@ def _check_axes_spec(spec, what):
     """JAX's checks made when vmap is called: axes are ints or None, in containers."""
     if spec is None or isinstance(spec, int) and not isinstance(spec, bool):
         return
-    if isinstance(spec, (tuple, list, dict)):
-        for s in (spec.values() if isinstance(spec, dict) else spec):
+    parts = node_children(spec)  # a registered pytree node or namedtuple of axes (JAX's prefix trees)
+    if parts is not None or isinstance(spec, (tuple, list, dict)):
+        for s in (parts[0] if parts is not None else spec.values() if isinstance(spec, dict) else spec):
             _check_axes_spec(s, what)
         return
     raise S2SValueError(f"vmap {what} must be an int, None, or (nested) container with those types as leaves, "
@@ -244,6 +245,7 @@ def vmap(fun: Callable | None = None, in_axes=0, out_axes=0, axis_size: int | No
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     _check_axes_spec(in_axes, "in_axes")
+    in_axes = hashable_axes(in_axes)
     _check_axes_spec(out_axes, "out_axes")
     if not callable(fun):
         raise S2STypeError(f"vmap expects a function, got {type(fun).__name__}")

@@ -19,6 +19,7 @@ from . import arrays, dispatch, driver, record
 from .emit.loader import call
 from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
+from .tree import node_children
 
 
 def check_diff_args(args, nums, what):
@@ -63,6 +64,9 @@ def _non_float_leaf(x):
         return next((b for b in map(_non_float_leaf, x.values()) if b is not None), None)
     if x is None:
         return None
+    kids = node_children(x)  # a registered pytree node, a namedtuple
+    if kids is not None:
+        return next((b for b in map(_non_float_leaf, kids[0]) if b is not None), None)
     return type(x).__name__ if isinstance(x, (bool, int)) or not isinstance(x, complex) else None
 
 

@@ -11,6 +11,7 @@ transform they simply run on NumPy. Signatures follow `jax.lax`.
 from __future__ import annotations
 
 import enum
+import importlib.util
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from .lax_conv import (
     reduce_window,
     reduce_window_shape_tuple,
 )
+from .runtime.special import erf as special_erf
 
 __all__ = ["ConvDimensionNumbers", "Precision", "abs", "acos", "add", "asin", "atan", "atan2", "cbrt", "ceil",
            "concatenate", "cond", "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_permutations",
@@ -121,35 +123,40 @@ def _clamped(start, size, dim):
     return np.clip(start, 0, dim - size)
 
 
+# The slices index the axis moved to the front with an index array (`x[start + np.arange(size)]`),
+# whose derivative and batching (a start that differs per example included) s2s has in every
+# order, and which an array library's 0-d start (CuPy's, under jit) can build; np.take would go
+# through a batched helper without derivative rules under grad(vmap(f)).
+
+def _window(operand, start, size, axis):
+    """`size` entries of `axis` from `start` (which must fit)."""
+    x = np.moveaxis(operand, axis, 0)
+    return np.moveaxis(x[start + np.arange(size)], 0, axis)
+
+
 def dynamic_slice_in_dim(operand, start_index, slice_size, axis=0):
     """`slice_size` entries of `axis` from `start_index` (clamped so the slice fits)."""
-    start = _clamped(start_index, slice_size, operand.shape[axis])
-    return np.take(operand, start + np.arange(slice_size), axis=axis)
+    return _window(operand, _clamped(start_index, slice_size, operand.shape[axis]), slice_size, axis)
 
 
 def dynamic_slice(operand, start_indices, slice_sizes):
     """The block of shape `slice_sizes` at `start_indices` (each clamped so the block fits)."""
     out = operand
     for ax in range(operand.ndim):
-        start = _clamped(start_indices[ax], slice_sizes[ax], operand.shape[ax])
-        out = np.take(out, start + np.arange(slice_sizes[ax]), axis=ax)
+        out = _window(out, _clamped(start_indices[ax], slice_sizes[ax], operand.shape[ax]), slice_sizes[ax], ax)
     return out
 
 
 def dynamic_index_in_dim(operand, index, axis=0, keepdims=True):
     """Entry `index` of `axis`, keeping that axis (of size 1) when `keepdims`."""
-    i = _clamped(index, 1, operand.shape[axis])
-    if keepdims:
-        return np.take(operand, i + np.arange(1), axis=axis)
-    return np.take(operand, i, axis=axis)
+    out = _window(operand, _clamped(index, 1, operand.shape[axis]), 1, axis)
+    return out if keepdims else np.squeeze(out, axis)
 
 
 def index_in_dim(operand, index, axis=0, keepdims=True):
     """Entry `index` (negative counts from the end) of `axis`, keeping the axis when `keepdims`."""
-    i = index % operand.shape[axis]
-    if keepdims:
-        return np.take(operand, i + np.arange(1), axis=axis)
-    return np.take(operand, i, axis=axis)
+    out = _window(operand, index % operand.shape[axis], 1, axis)
+    return out if keepdims else np.squeeze(out, axis)
 
 
 def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
@@ -157,7 +164,8 @@ def slice_in_dim(operand, start_index, limit_index, stride=1, axis=0):
     n = operand.shape[axis]
     start = start_index % n if start_index < 0 else start_index
     limit = limit_index % n if limit_index < 0 else limit_index
-    return np.take(operand, np.arange(start, limit, stride), axis=axis)
+    x = np.moveaxis(operand, axis, 0)
+    return np.moveaxis(x[np.arange(start, limit, stride)], 0, axis)
 
 
 def slice_(operand, start_indices, limit_indices, strides=None):
@@ -165,19 +173,25 @@ def slice_(operand, start_indices, limit_indices, strides=None):
     out = operand
     for ax in range(operand.ndim):
         step = 1 if strides is None else strides[ax]
-        out = np.take(out, np.arange(start_indices[ax], limit_indices[ax], step), axis=ax)
+        out = slice_in_dim(out, start_indices[ax], limit_indices[ax], step, ax)
     return out
 
 
 def dynamic_update_slice(operand, update, start_indices):
-    """`operand` with the block at `start_indices` (clamped so it fits) replaced by `update`."""
-    widths = []
+    """`operand` with the block at `start_indices` (clamped so it fits) replaced by `update`: the
+    update moved into place along each axis by a product with a one-hot matrix (so that a start
+    may differ per example under vmap), and a mask of where it lands, moved alike. (Written out
+    here, not in a helper: a helper called on the mask alone, which carries no derivative, would
+    run as plain NumPy, whose arrays CuPy refuses beside its own.)"""
+    placed = update
+    inside = np.ones(update.shape)
     for ax in range(operand.ndim):
-        start = int(_clamped(start_indices[ax], update.shape[ax], operand.shape[ax]))
-        widths.append((start, operand.shape[ax] - update.shape[ax] - start))
-    placed = np.pad(update, widths)
-    inside = np.pad(np.ones(update.shape, dtype=bool), widths)
-    return np.where(inside, placed, operand)
+        start = _clamped(start_indices[ax], update.shape[ax], operand.shape[ax])
+        n, k = operand.shape[ax], update.shape[ax]
+        onehot = (np.arange(n)[:, None] == start + np.arange(k)[None, :]).astype(update.dtype)
+        placed = np.moveaxis(np.moveaxis(placed, ax, -1) @ onehot.T, -1, ax)
+        inside = np.moveaxis(np.moveaxis(inside, ax, -1) @ onehot.T, -1, ax)
+    return np.where(inside > 0.5, placed, operand)
 
 
 def dynamic_update_slice_in_dim(operand, update, start_index, axis):
@@ -201,7 +215,7 @@ def _pad_axis0(x, padding_value, lo, hi, interior):
         m = n + (n - 1) * interior
         pick = (np.arange(m)[:, None] == np.arange(n)[None, :] * (interior + 1)).astype(float)
         fill = (1.0 - np.sum(pick, axis=1)).reshape((m,) + (1,) * (x.ndim - 1))
-        x = np.tensordot(pick, x, 1) + padding_value * fill
+        x = np.moveaxis(np.moveaxis(x, 0, -1) @ pick.T, -1, 0) + padding_value * fill
     if lo > 0:
         x = np.concatenate([padding_value + np.zeros((lo,) + x.shape[1:]), x])
     if lo < 0:
@@ -332,10 +346,17 @@ def convert_element_type(operand, new_dtype):
 _ERF_TERMS = 160  # the series below has converged to double precision by then for |x| <= 6
 
 
-def erf(x):
+def _erf_special(x):
+    """The error function: SciPy's (`cupyx.scipy.special`'s on CuPy, block by block on Dask), the
+    primitive rt.erf, whose derivative 2/sqrt(pi) exp(-x^2) s2s differentiates to any order."""
+    return special_erf(x)
+
+
+def _erf_series(x):
     """The error function, from its everywhere-convergent series of positive terms,
     erf(x) = 2/sqrt(pi) exp(-x^2) sum_n 2^n x^(2n+1) / (1*3*...*(2n+1)), on |x| <= 6 (beyond,
-    erf is +-1 in double precision). Plain NumPy, so s2s differentiates it to any order."""
+    erf is +-1 in double precision). Plain NumPy, so s2s differentiates it to any order: the
+    error function where SciPy is not installed (its graph is large on Dask)."""
     z = np.clip(x, -6.0, 6.0)
     z2 = 2.0 * z * z
     term = z
@@ -345,6 +366,8 @@ def erf(x):
         total = total + term
     return 1.1283791670955126 * np.exp(-z * z) * total
 
+
+erf = _erf_special if importlib.util.find_spec("scipy") is not None else _erf_series
 
 # JAX's names; the functions are defined as `map_`, `slice_`, `round_` so that the name s2s binds
 # them under in generated code is never a builtin the generated code itself uses (`slice`)

@@ -98,3 +98,18 @@ piecewise.__s2s_function_args__ = (2,)
 _VECTORIZED: dict = {}
 STAND_INS = {id(np.apply_along_axis): apply_along_axis, id(np.piecewise): piecewise}
 KEEP_ALIVE = [np]
+
+
+def add_reduceat(array, indices, axis=0):
+    """`np.add.reduceat(array, indices, axis)`: the sum of each segment indices[i]:indices[i+1]
+    (to the end for the last; the one entry indices[i] where indices[i] >= indices[i+1]), as a
+    product with the 0/1 matrix of the segments, which s2s differentiates and batches."""
+    x = np.moveaxis(array, axis, -1)
+    n = x.shape[-1]
+    lo = np.asarray(indices)
+    hi = np.append(lo[1:], n)
+    pos = np.arange(n)
+    inside = (pos[None, :] >= lo[:, None]) & (pos[None, :] < hi[:, None])
+    single = (lo >= hi)[:, None] & (pos[None, :] == lo[:, None])
+    segments = (inside | single).astype(x.dtype)
+    return np.moveaxis(x @ segments.T, -1, axis)

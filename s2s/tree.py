@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "ARRAY_ATTRIBUTES",
+    "AxesNode",
+    "COMPUTED_ATTRIBUTES",
+    "axes_children",
+    "hashable_axes",
     "PyTreeDef",
+    "field_clash",
+    "is_node_type",
+    "node_children",
     "register_node",
     "tree_flatten",
     "tree_leaves",
@@ -38,6 +46,97 @@ def register_node(cls: type, flatten: Callable, unflatten: Callable) -> None:
     """Make instances of `cls` pytree nodes: `flatten(x) -> (children, aux_data)` (aux_data
     hashable), `unflatten(aux_data, children) -> x`."""
     _NODES[cls] = (flatten, unflatten)
+
+
+def is_node_type(cls: type) -> bool:
+    """Whether instances of `cls` are nodes with named fields: a registered type or a namedtuple."""
+    return cls in _NODES or isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
+def node_children(x: Any) -> tuple[list, Callable[[list], Any]] | None:
+    """(children, rebuild) of a registered node or a namedtuple, `rebuild(new_children)` making
+    one of the same type and static data; None for anything else."""
+    node = _NODES.get(type(x)) if _NODES else None
+    if node is not None:
+        children, aux = node[0](x)
+        return list(children), lambda kids: node[1](aux, list(kids))
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return list(x), lambda kids: type(x)(*kids)
+    return None
+
+
+class AxesNode:
+    """vmap's in_axes given as a registered node (JAX's prefix tree), kept hashable: the node's type
+    and its children's axes."""
+
+    __slots__ = ("children", "cls")
+
+    def __init__(self, cls: type, children: tuple) -> None:
+        self.cls, self.children = cls, children
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AxesNode) and (self.cls, self.children) == (other.cls, other.children)
+
+    def __hash__(self) -> int:
+        return hash((self.cls, self.children))
+
+    def __repr__(self) -> str:
+        return f"{self.cls.__name__}{self.children!r}"
+
+
+def hashable_axes(spec: Any) -> Any:
+    """`spec` (vmap's in_axes) with each registered node in it an AxesNode."""
+    parts = node_children(spec) if type(spec) in _NODES else None
+    if parts is not None:
+        return AxesNode(type(spec), tuple(hashable_axes(c) for c in parts[0]))
+    if isinstance(spec, tuple) and not hasattr(spec, "_fields"):
+        return tuple(hashable_axes(c) for c in spec)
+    if isinstance(spec, list):
+        return [hashable_axes(c) for c in spec]
+    if isinstance(spec, dict):
+        return {k: hashable_axes(v) for k, v in spec.items()}
+    return spec
+
+
+def axes_children(spec: Any, x: Any) -> list | None:
+    """The axes of node `x`'s children when `spec` gives them (a node of `x`'s type, or its
+    AxesNode); None when `spec` is one axis for the whole node."""
+    if isinstance(spec, AxesNode):
+        if spec.cls is not type(x):
+            raise ValueError(f"vmap in_axes {spec!r} does not match a {type(x).__name__}")
+        return list(spec.children)
+    if type(spec) is type(x):
+        return node_children(spec)[0]
+    return None
+
+
+# What a transformed function reads as an array's attribute after a dot, whatever the object: the
+# names the frontend lowers to array queries (`.shape`) and to functions of the array (`.T`, the
+# ones a property of a node class would also hide). The frontend fills both on import.
+ARRAY_ATTRIBUTES: set[str] = set()
+COMPUTED_ATTRIBUTES: set[str] = set()
+
+
+def field_clash(x: Any) -> str | None:
+    """"Type.name" for the first registered node or namedtuple in pytree `x` with a field named like
+    an array attribute (`.shape`, `.T`, ...), which a transformed function would read as the
+    array's; None when there is none."""
+    kids = node_children(x)
+    if kids is not None:
+        names = set(getattr(x, "_fields", ()))
+        names.update(getattr(x, "__dict__", {}))
+        names.update(f.name for f in getattr(x, "__dataclass_fields__", {}).values())
+        names.update(n for n in COMPUTED_ATTRIBUTES if isinstance(getattr(type(x), n, None), property))
+        bad = sorted(names & ARRAY_ATTRIBUTES)
+        if bad:
+            return f"{type(x).__name__}.{bad[0]}"
+    elif isinstance(x, dict):
+        kids = (list(x.values()), None)
+    elif isinstance(x, (tuple, list)):
+        kids = (list(x), None)
+    else:
+        return None
+    return next((c for c in map(field_clash, kids[0]) if c is not None), None)
 
 
 class PyTreeDef:

@@ -5,8 +5,11 @@ A registered type is a node everywhere s2s flattens pytrees: at the boundary of 
 `s2s.test_util` and here. These functions run on Python values. Inside a function being
 transformed, tree_flatten, tree_leaves, tree_structure, tree_unflatten, tree_map and tree_reduce are
 their stand-ins of s2s/tree_inside.py (primitives on the whole tree, differentiable in the leaves); the others are
-refused with an error at the call (`REFUSAL`), since s2s does not follow a pytree's structure
-through a transformed function's code.
+refused with an error at the call (`REFUSAL`). A transformed function reads a registered node's
+fields (`p.w`: rt.node_field, whose cotangent is a node of the same type, zero but for that field),
+builds registered classes and namedtuples (rt.make_node: the constructor must store each argument
+as the field of its parameter's name) and makes `Partial`s (a functools.partial there). A field
+named like an array attribute (`.shape`, `.T`) is refused at the transform's call (tree.field_clash).
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ from typing import Any
 
 from . import tree_inside
 from .errors import S2STypeError
+from .numpy_inside import STAND_INS
 from .tree import PyTreeDef, register_node, tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
 
 __all__ = ["Partial", "PyTreeDef", "register_dataclass", "register_pytree_node", "register_pytree_node_class",
@@ -99,6 +103,7 @@ def _partial_unflatten(func: Callable, children: Iterable) -> Partial:
 
 
 register_node(Partial, _partial_flatten, _partial_unflatten)
+STAND_INS[id(Partial)] = functools.partial  # made inside a transformed function: the partial it is
 for _fn in (register_pytree_node, register_pytree_node_class, register_dataclass, tree_all):
     _fn.__s2s_refuse__ = REFUSAL  # read by the frontend where a transformed function calls one
 for _fn in (tree_flatten, tree_leaves, tree_structure, tree_unflatten, tree_map, tree_reduce):  # stand-ins there

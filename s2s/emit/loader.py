@@ -14,6 +14,8 @@ import numpy as np
 
 from .. import arrays, record, runtime
 from ..primitives.registry import EXT
+from ..runtime.trees import clash_error
+from ..tree import field_clash
 from .codegen import compile_source, to_source
 
 _SKIP = frozenset({"xp", "rt", "__name__", "__builtins__"})
@@ -72,6 +74,9 @@ def call(fn, args: tuple):
     else:
         if arrays.SETTINGS["backend"] == "numpy":
             return fn(*args)
+    clash = field_clash(args)  # a pytree node's field named like an array attribute (`.shape`)
+    if clash is not None:
+        raise clash_error(clash)
     backend, move = arrays.select(args)
     if backend is None:
         return fn(*args)

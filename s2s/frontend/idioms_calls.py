@@ -241,7 +241,7 @@ def call(norm, node: gast.Call, obj):
     if obj is map:
         return _map(norm, node)
     owner = getattr(obj, "__self__", None)
-    if isinstance(owner, np.ufunc) and getattr(obj, "__name__", "") in ("reduce", "accumulate", "outer", "at"):
+    if isinstance(owner, np.ufunc) and getattr(obj, "__name__", "") in ("reduce", "accumulate", "reduceat", "outer", "at"):
         return _ufunc_method(norm, node, owner, obj.__name__)
     if obj is len and len(node.args) == 1 and isinstance(node.args[0], gast.Name) and node.args[0].id in norm.fvalues:
         return build.const(len(norm.fvalues[node.args[0].id]))  # a collection of functions: known now
@@ -377,14 +377,15 @@ def _ufunc_method(norm, node, ufunc, method: str):
     `np.multiply.outer(a, b)` (the ufunc of `a` with an axis per dimension of `b` added) and the
     statement `np.add.at(y, i, v)` (`y` rebound to a copy with `v` added at `i`, repeats summed)."""
     name = f"np.{ufunc.__name__}.{method}"
-    table = {"reduce": ufunc_methods.REDUCE, "accumulate": ufunc_methods.ACCUMULATE}.get(method)
+    table = {"reduce": ufunc_methods.REDUCE, "accumulate": ufunc_methods.ACCUMULATE,
+             "reduceat": ufunc_methods.REDUCEAT}.get(method)
     if table is not None:
         target = table.get(ufunc)
         if target is None or not node.args:
             norm.fail(node, f"s2s differentiates `{name}` for {', '.join(f'np.{u.__name__}' for u in table)} only.",
                       "Call the NumPy reduction itself (np.sum, np.prod, np.cumsum, ...).")
         keywords = list(node.keywords)
-        if len(node.args) < 2 and not any(k.arg == "axis" for k in keywords):
+        if len(node.args) < 2 + (method == "reduceat") and not any(k.arg == "axis" for k in keywords):
             keywords.append(gast.keyword(arg="axis", value=build.const(0)))  # a ufunc method's default axis
         func = function_values.callee(norm, node.func, function_values.Ref(target))
         return norm.expr(build.located(gast.Call(func=func, args=node.args, keywords=keywords), node, only_missing=True))
@@ -399,9 +400,18 @@ def _ufunc_method(norm, node, ufunc, method: str):
         norm.locals.update(x.id for x in (wide, b) if isinstance(x, gast.Name))
         func = function_values.callee(norm, node.func, function_values.Ref(ufunc))
         return norm.expr(build.located(gast.Call(func=func, args=[wide, b], keywords=[]), node, only_missing=True))
+    if ufunc in ufunc_methods.AT_HELPER and len(node.args) == 3 and not node.keywords \
+            and isinstance(node.args[0], gast.Name) and node.args[0].id in norm.locals:
+        y = node.args[0].id
+        norm.check_alias(norm.current, y, f"{name}({y}, ...)")
+        index, v = norm.atom(node.args[1]), norm.atom(node.args[2])
+        norm.assign_to(build.located(build.name(y, store=True), node, only_missing=True),
+                       build.call(ufunc_methods.AT_HELPER[ufunc], [build.name(y), index, v]))
+        return build.const(None)
     if ufunc not in ufunc_methods.AT or len(node.args) != 3 or node.keywords \
             or not (isinstance(node.args[0], gast.Name) and node.args[0].id in norm.locals):
-        norm.fail(node, f"s2s supports `{name}(y, index, values)` for np.add and np.subtract on a local array `y`.",
+        norm.fail(node, f"s2s supports `{name}(y, index, values)` for np.add, np.subtract and np.multiply on a local "
+                        "array `y`.",
                   "Write `y = y + np.bincount(...)`, or a loop of `y[i] = y[i] + v`.")
     y = node.args[0].id
     norm.check_alias(norm.current, y, f"{name}({y}, ...)")

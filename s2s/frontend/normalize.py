@@ -12,13 +12,14 @@ functions (lift.py), calls of library idioms (idioms_calls.py).
 from __future__ import annotations
 
 import copy
+import inspect
 import types
 
 import gast
 import numpy as np
 
-from .. import analysis, numpy_inside, record
-from ..errors import S2SError, S2SSyntaxError, S2STypeError, error_at
+from .. import analysis, numpy_inside, record, tree
+from ..errors import S2SError, S2SSyntaxError, S2STypeError, error_at, where
 from ..ir import build
 from ..ir.core import CoreFn, local_names
 from ..ir.names import Namer
@@ -31,6 +32,9 @@ _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type
 _CONCAT_TRICKS = {type(p.index_trick): k for k, p in registry.PRIMS.items() if p.index_trick is not None}
 METHODS = {m for p in registry.PRIMS.values() for m in p.methods}  # the array methods that are primitives
 ARRAY_ATTRS = {p.shape_query for p in registry.PRIMS.values() if p.shape_query} | {"dtype"}
+COMPUTED_ATTRS = {"T", "real", "flat"}  # lowered to a function of the array (expr_Attribute)
+tree.ARRAY_ATTRIBUTES.update(ARRAY_ATTRS | COMPUTED_ATTRS)  # a pytree node's field so named is refused
+tree.COMPUTED_ATTRIBUTES.update(COMPUTED_ATTRS)
 LIST_METHODS = {"append", "pop"}
 _AUGOPS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.Div: "/=", gast.Pow: "**=",
            gast.MatMult: "@=", gast.FloorDiv: "//=", gast.Mod: "%="}
@@ -532,9 +536,8 @@ class Normalizer:
             return build.call("xp.real", [base])
         if node.attr == "flat":
             return build.call("xp.ravel", [base])
-        self.fail(node, f"s2s does not support the attribute `.{node.attr}` here.",
-                  "Supported: .T, .shape, .ndim, .size, .dtype, .real and the array methods "
-                  + ", ".join(sorted(METHODS)) + ".")
+        at = where(*self.where(node)) if self.where(node) else ""  # (named by a refusal at run time)
+        return build.call("rt.node_field", [base, build.const(node.attr), build.const(at)])  # a pytree node's field
 
     def _rooted_global(self, node) -> bool:
         while isinstance(node, gast.Attribute):
@@ -819,12 +822,29 @@ class Normalizer:
                             "inside a transformed function.",
                       "Call it outside the function you transform, or write the tuple/list/dict operations out "
                       "(indexing, comprehensions), which s2s differentiates.")
+        if isinstance(obj, type) and tree.is_node_type(obj):
+            return self.make_node(node, obj, args, kws)
         if resolve.is_user_function(obj):
             label = getattr(obj, "__name__", "fn")
             return build.call(build.name(self.bind(label if label != "<lambda>" else "lambda_", obj)), args, kws)
         self.fail(node, f"s2s has no derivative rule for `{_dotted(func)}` ({getattr(obj, '__name__', obj)!r}).",
                   "Use a supported NumPy function (see docs/operations.md), write it in Python, "
                   "or register rules with s2s.defvjp / s2s.defjvp.")
+
+    def make_node(self, node, cls, args, kws):
+        """`Cls(a, k=b)` of a registered pytree node type or a namedtuple: `rt.make_node(Cls, [every
+        parameter, in order])`, the defaults filled in here."""
+        try:
+            params = list(inspect.signature(cls).parameters.values())
+            bound = inspect.Signature(params).bind(*args, **kws)
+        except (TypeError, ValueError) as e:
+            self.fail(node, f"`{_dotted(node.func)}(...)`: {e}.", kind=S2STypeError)
+        if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+            self.fail(node, f"s2s builds a `{cls.__name__}` in a transformed function only when its constructor has "
+                            "plain parameters (no *args, **kwargs or keyword-only ones).", kind=S2SError)
+        values = [bound.arguments[p.name] if p.name in bound.arguments else self.value_of(node, p.name, p.default)
+                  for p in params]
+        return build.call("rt.make_node", [build.name(self.bind(cls.__name__, cls)), self.tmp(build.list_(values))])
 
     def product_keywords(self, node, key, args, kws):
         """JAX's `precision=` dropped and `preferred_element_type=T` applied: a product's operands

@@ -3,7 +3,7 @@ convolve/correlate, interp, polyval, gradient."""
 from __future__ import annotations
 
 from .. import runtime as _rt
-from .registry import KEYWORD_FORMS, REST, SAME, along, by, composite, defjvp, defvjp, linear, nondiff, prim, refuse
+from .registry import KEYWORD_FORMS, LOOP, REST, SAME, along, by, composite, defjvp, defvjp, linear, nondiff, prim, refuse
 
 _RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 _NAN = "xp.isnan(a)"
@@ -149,3 +149,32 @@ composite("xp.insert", _rt.insert)
 composite("xp.broadcast_arrays", _rt.broadcast_arrays,
           {k: getattr(_rt, f"broadcast_arrays_{k}") for k in (1, 2, 3, 4)})
 prim("rt.unsupported", "value, what", nondiff=True, batch=SAME)
+
+# ufunc methods (primitives/ufunc_methods.py): the running maximum and minimum, whose derivative
+# flows to the entry each running extreme is (its record position: take_along_axis and its
+# transpose); np.multiply.at on a copy, linear in y and multilinear in the updates v.
+for _k in ("max", "min"):
+    prim(f"rt.cum{_k}", "x, axis=0", zero_args=("axis",), batch=along("axis"))
+    defvjp(f"rt.cum{_k}", x=f"rt.take_along_vjp(g, x, rt.cum{_k}_index(x, axis), axis)")
+    defjvp(f"rt.cum{_k}", x=f"xp.take_along_axis(dx, rt.cum{_k}_index(x, axis), axis)")
+    nondiff(f"rt.cum{_k}_index", sig="x, axis=0", batch=along("axis"))
+prim("rt.multiply_at", "y, index, v", zero_args=("index",), batch=by("rt.batched_multiply_at"))
+defvjp("rt.multiply_at", y="g * rt.multiply_at(xp.ones_like(y), index, v)", v="rt.multiply_at_vjp_v(g, y, index, v)")
+defjvp("rt.multiply_at", y="rt.multiply_at(dy, index, v)", v="rt.multiply_at_jvp_v(dv, y, index, v)")
+linear("rt.multiply_at_vjp_v", "g_, y, index, v", "g_", "rt.multiply_at_jvp_v(g, y, index, v)", zero_args=("index",),
+       batch=LOOP)
+refuse("rt.multiply_at_vjp_v", "the second derivative of np.multiply.at in its updates", "y", "v")
+linear("rt.multiply_at_jvp_v", "dv, y, index, v", "dv", "rt.multiply_at_vjp_v(g, y, index, v)", zero_args=("index",),
+       batch=LOOP)
+refuse("rt.multiply_at_jvp_v", "the second derivative of np.multiply.at in its updates", "y", "v")
+# batched (an index shared by the examples; one that differs per example runs once per example)
+prim("rt.batched_multiply_at", "flags, y, index, v", zero_args=("flags", "index"), batch=LOOP)
+defvjp("rt.batched_multiply_at", y="rt.batched_multiply_at_vjp(flags, g, y, index, v, 0)",
+       v="rt.batched_multiply_at_vjp(flags, g, y, index, v, 1)")
+defjvp("rt.batched_multiply_at", y="rt.batched_multiply_at(flags, dy, index, v)",
+       v="rt.batched_multiply_at_jvp_v(flags, dv, y, index, v)")
+for _n in ("rt.batched_multiply_at_vjp", "rt.batched_multiply_at_jvp_v"):
+    prim(_n, "flags, g_, y, index, v, which" if _n.endswith("vjp") else "flags, dv, y, index, v",
+         zero_args=("flags", "index", "which") if _n.endswith("vjp") else ("flags", "index"), batch=LOOP)
+    refuse(_n, "the second derivative of np.multiply.at under vmap", *(("g_", "y", "v") if _n.endswith("vjp")
+                                                                       else ("dv", "y", "v")))

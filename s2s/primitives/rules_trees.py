@@ -4,7 +4,7 @@ structure carries no derivative, nor does `is_leaf` (a predicate on the tree's P
 A batched tree is the tree of its batched leaves, so each runs on it as it is."""
 from __future__ import annotations
 
-from .registry import SAME, defjvp, linear, prim
+from .registry import SAME, by, defjvp, linear, prim
 
 linear("rt.tree_leaves_of", "x, is_leaf=None", "x", "rt.tree_build_like(x, g, is_leaf)", tree_args=(0,), batch=SAME)
 prim("rt.tree_def_of", "x, is_leaf=None", nondiff=True, batch=SAME)
@@ -16,3 +16,16 @@ linear("rt.tree_build_like", "like, leaves, is_leaf=None", "leaves",
        "rt.tree_leaves_up_to(rt.tree_def_of(like, is_leaf), g)", tree_args=(1,), batch=SAME)
 defjvp("rt.tree_leaves_as", x="rt.tree_leaves_up_to(treedef, dx)")
 defjvp("rt.tree_leaves_of", x="rt.tree_leaves_up_to(rt.tree_def_of(x, is_leaf), dx)")
+
+# Registered nodes and namedtuples: a field read is linear in the node (its transpose a node zero
+# but for that field); a node built from its fields is linear in them (its transpose reads the
+# fields back). A batched node is the node of its batched leaves.
+linear("rt.node_field", "x, field, at=''", "x", "rt.node_field_ct(x, field, g)", tree_args=(0,), batch=SAME)
+linear("rt.node_field_ct", "x, field, ct", "ct", "rt.node_field(g, field)", zero_args=("x", "field"),
+       batch=by("rt.batched_node_field_ct"))
+linear("rt.make_node", "cls, args", "args", "rt.make_node_ct(cls, args, g)", tree_args=(1,), list_args=("args",),
+       batch=SAME)
+defjvp("rt.make_node", args="rt.make_node_t(cls, args, dargs)")
+linear("rt.make_node_ct", "cls, args, ct", "ct", "rt.make_node(cls, g)", zero_args=("cls", "args"), batch=SAME)
+linear("rt.make_node_t", "cls, args, dargs", "dargs", "rt.make_node_ct(cls, args, g)", zero_args=("cls", "args"),
+       tree_args=(2,), batch=SAME)

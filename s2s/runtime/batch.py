@@ -12,13 +12,13 @@ import sys
 import numpy as np
 
 from ..errors import S2SError, S2STypeError, S2SValueError
-from ..tree import tree_leaves, tree_map
+from ..tree import axes_children, node_children, tree_leaves, tree_map
 from .core import _NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, to_host, tree_add, zeros, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("vmap_size", "vmap_size_axis0", "BatchSize", "vmap_in", "vmap_out", "num_examples", "replicate_batch",
            "lift_rank", "unlift_rank",
-           "lift_rank_tree", "lift_rank_tree_t", "masked_merge", "mask_any", "mask_and", "mask_and_not", "full_mask",
+           "masked_merge", "mask_any", "mask_and", "mask_and_not", "full_mask",
            "example_getitem", "example_len", "example_shape", "example_ndim", "example_size", "example_axes",
                "shared_setting", "example_axis",
            "flatten_examples", "examples_1d", "example_array", "example_array_t", "no_batched_derivative",
@@ -36,6 +36,11 @@ def _vb_pairs(spec, tree, where):
     if spec is None or isinstance(spec, int) and not isinstance(spec, bool):
         for leaf in tree_leaves(tree):
             yield leaf, spec, where
+        return
+    specs = axes_children(spec, tree) if node_children(tree) is not None else None
+    if specs is not None:  # an axes node of the value's type
+        for i, (s, t) in enumerate(zip(specs, node_children(tree)[0])):
+            yield from _vb_pairs(s, t, f"{where}.<child {i}>")
         return
     if isinstance(spec, (tuple, list)) and isinstance(tree, (tuple, list)) and len(spec) == len(tree):
         for i, (s, t) in enumerate(zip(spec, tree)):
@@ -134,6 +139,10 @@ def _vb_size_fast(args, in_axes):
 
 
 def _vb_map(fn, spec, tree):
+    parts = node_children(tree)
+    if parts is not None:  # a registered pytree node, a namedtuple: child by child, same type
+        specs = axes_children(spec, tree) or [spec] * len(parts[0])
+        return parts[1]([_vb_map(fn, s, t) for s, t in zip(specs, parts[0])])
     if isinstance(spec, (tuple, list)) and isinstance(tree, (tuple, list)):
         out = [_vb_map(fn, s, t) for s, t in zip(spec, tree)]
         return tuple(out) if isinstance(tree, tuple) else out
@@ -186,6 +195,9 @@ def num_examples(x):
 
 def replicate_batch(x, n):
     """An unbatched value made batched: every leaf repeated `n` times along a new axis 0."""
+    parts = node_children(x)
+    if parts is not None:
+        return parts[1]([replicate_batch(e, n) for e in parts[0]])
     if isinstance(x, (list, tuple)):
         out = [replicate_batch(e, n) for e in x]
         return tuple(out) if isinstance(x, tuple) else out
@@ -212,7 +224,7 @@ def lift_rank(x, other, other_batched):
     `other` (batched or not) as the unbatched values would."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
-    if isinstance(x, (list, tuple)):  # `+` joins and `*` repeats a list: its arrays are not aligned
+    if isinstance(x, (list, tuple)) or node_children(x) is not None:  # `+` joins and `*` repeats a list
         return x
     if isinstance(other, (list, tuple)) and getattr(x, "dtype", np.dtype(float)).kind in "iub":
         raise S2SValueError("vmap cannot repeat a list or tuple a different number of times per example "
@@ -235,25 +247,6 @@ def unlift_rank(v, x):
     """Transpose of `lift_rank`: `v` in the shape of `x`; lists and tuples (concatenated or repeated
     in batched code), which lift_rank passes through, pass back unchanged."""
     return v if isinstance(x, (list, tuple)) else np.reshape(v, np.shape(x))
-
-
-def lift_rank_tree(x, other, other_batched):
-    """lift_rank leaf by leaf, for `rt.tree_add` of two cotangents of the same structure (a list's
-    leaves are aligned with the other list's; `+` of lists would concatenate instead)."""
-    if isinstance(x, (list, tuple)) and isinstance(other, (list, tuple)) and len(x) == len(other):
-        return type(x)(lift_rank_tree(a, b, other_batched) for a, b in zip(x, other))
-    if isinstance(x, dict) and isinstance(other, dict) and set(x) == set(other):
-        return {k: lift_rank_tree(x[k], other[k], other_batched) for k in x}
-    return lift_rank(x, other, other_batched)
-
-
-def lift_rank_tree_t(g, x):
-    """Transpose of lift_rank_tree: each leaf of `g` shaped like the leaf of `x` it was lifted from."""
-    if isinstance(x, (list, tuple)):
-        return type(x)(lift_rank_tree_t(a, b) for a, b in zip(g, x))
-    if isinstance(x, dict):
-        return {k: lift_rank_tree_t(g[k], x[k]) for k in x}
-    return g if x is None else np.reshape(g, np.shape(x))
 
 
 def _vb_mask(m, like):

@@ -13,9 +13,9 @@ import sys
 
 import numpy as np
 
-from .. import arrays
+from .. import arrays, tree
 from ..errors import S2STypeError, S2SValueError
-from ..tree import tree_flatten
+from ..tree import node_children, tree_flatten
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros", "unbroadcast", "operand_cotangent",
@@ -275,6 +275,9 @@ def tree_all_zero(x) -> bool:
 
 def zeros_like_tree(x):
     """Zero cotangent with the structure of `x`: tuples, lists and dicts of arrays (ints give 0.0)."""
+    kids = node_children(x) if type(x) in tree._NODES else None
+    if kids is not None:  # a registered pytree node: one of its type and static data
+        return kids[1]([zeros_like_tree(e) for e in kids[0]])
     if isinstance(x, (list, tuple)):
         parts = [zeros_like_tree(e) for e in x]
         return (type(x)(*parts) if hasattr(x, "_fields") else tuple(parts)) if isinstance(x, tuple) else parts
@@ -292,10 +295,17 @@ def tree_add(a, b):
     """Sum two cotangents of the same structure. Two cotangents of one list may differ in length
     where one is the zero built from the list at a later point, after pops (a record keeps the
     list object, not its length at the time): the shorter one is zero beyond its end."""
+    if type(a) in tree._NODES and type(b) is type(a):  # registered pytree nodes: child by child
+        kids, rebuild = node_children(a)
+        return rebuild([tree_add(x, y) for x, y in zip(kids, node_children(b)[0])])
     if isinstance(a, (list, tuple)):
         out = [tree_add(x, y) for x, y in zip(a, b)]
         if isinstance(a, list) and len(a) != len(b):
             out.extend((a if len(a) > len(b) else b)[len(out):])
+        if isinstance(a, tuple) and hasattr(a, "_fields"):  # a namedtuple's cotangent keeps its type
+            return type(a)(*out)
+        if isinstance(b, tuple) and hasattr(b, "_fields") and len(out) == len(b):
+            return type(b)(*out)
         return tuple(out) if isinstance(a, tuple) else out
     if isinstance(a, dict):
         return {k: tree_add(a[k], b[k]) for k in a}
@@ -311,7 +321,7 @@ def add_at(acc, index, v):
     if isinstance(acc, tuple):
         out = list(acc)
         out[index] = tree_add(out[index], v)
-        return tuple(out)
+        return type(acc)(*out) if hasattr(acc, "_fields") else tuple(out)
     if isinstance(acc, (list, dict)):
         acc[index] = tree_add(acc[index], v)
         return acc

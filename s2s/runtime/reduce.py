@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SValueError
+from .batch import map_examples, num_examples, replicate_batch
 from .core import _expand, _filled, _float_dtype, _shape, _size, asarray, namespace, on_backend_of
 from .linalg import _float
 from .shapes import take_vjp
@@ -18,7 +19,8 @@ __all__ = ("sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_oth
            "interp_slope", "interp_fp_vjp", "polyval_vjp_p", "polyder", "nancount", "nanvar_vjp", "nanvar_jvp",
            "average_vjp_a", "diff_vjp", "ones_like_float", "average_vjp_w", "average_jvp_w", "cumulative_vjp",
            "quantile_vjp", "quantile_jvp", "interp_apply", "diff_axis", "interp_ok", "linear_method",
-           "unsupported")
+           "unsupported", "cummax", "cummin", "cummax_index", "cummin_index", "multiply_at", "multiply_at_vjp_v",
+           "multiply_at_jvp_v", "batched_multiply_at", "batched_multiply_at_vjp", "batched_multiply_at_jvp_v")
 
 
 def sum_vjp(v, like, axis, keepdims):
@@ -416,3 +418,119 @@ def unsupported(value, what):
     if value is not None:
         raise S2SValueError(f"s2s does not support {what}; compute it another way")
     return None
+
+
+# ---------------------------------------------------------------- ufunc methods (np.maximum.accumulate, ...)
+
+def cummax(x, axis=0):
+    """`np.maximum.accumulate(x, axis)`: the running maximum."""
+    return np.maximum.accumulate(x, axis=axis)
+
+
+def cummin(x, axis=0):
+    """`np.minimum.accumulate(x, axis)`: the running minimum."""
+    return np.minimum.accumulate(x, axis=axis)
+
+
+def _record_index(x, ans, axis):
+    """Where each running extreme `ans` was attained along `axis`: the last position up to each
+    entry at which `x` set a new record (its derivative flows there)."""
+    x = asarray(x)
+    axis = axis % x.ndim
+    pos = np.arange(x.shape[axis]).reshape((-1,) + (1,) * (x.ndim - 1 - axis))
+    return np.maximum.accumulate(np.where(x == ans, pos, 0), axis=axis)
+
+
+def cummax_index(x, axis=0):
+    """The position along `axis` whose entry each running maximum is (`cummax`'s derivative)."""
+    return _record_index(x, cummax(x, axis), axis)
+
+
+def cummin_index(x, axis=0):
+    """The position along `axis` whose entry each running minimum is (`cummin`'s derivative)."""
+    return _record_index(x, cummin(x, axis), axis)
+
+
+def multiply_at(y, index, v):
+    """`np.multiply.at` on a copy of `y`: `y[index] *= v`, repeated indices multiplied in turn."""
+    out = np.array(y, dtype=np.result_type(y, v), copy=True)
+    np.multiply.at(out, index, v)
+    return out
+
+
+def _at_entries(y, index, v):
+    """(flat position in `y` of each update of multiply_at, the product of the other updates'
+    factors at its position, the shape of the updates: `y[index]`'s)."""
+    y = asarray(y)
+    pos = np.arange(y.size).reshape(y.shape)[index]
+    shape = pos.shape
+    pos = pos.ravel()
+    vals = np.broadcast_to(v, shape).ravel()
+    others = np.ones(vals.shape, dtype=np.result_type(vals, float))
+    order = np.argsort(pos, kind="stable")
+    ps = pos[order]
+    starts = np.flatnonzero(np.concatenate([[True], ps[1:] != ps[:-1]])) if len(ps) else np.zeros(0, int)
+    for s, e in zip(starts, np.append(starts[1:], len(ps))):
+        seg = vals[order[s:e]]
+        before = np.concatenate([[1.0], np.cumprod(seg[:-1])])
+        after = np.concatenate([np.cumprod(seg[::-1][:-1])[::-1], [1.0]])
+        others[order[s:e]] = before * after
+    return pos, others, shape
+
+
+def multiply_at_vjp_v(g_, y, index, v):
+    """Cotangent of `v` in multiply_at(y, index, v): each update's is the output cotangent times
+    `y` times the other factors at its position (no division, so zero factors are fine)."""
+    pos, others, shape = _at_entries(y, index, v)
+    per = (np.ravel(asarray(g_) * asarray(y))[pos] * others).reshape(shape)
+    nd = per.ndim - np.ndim(v)  # summed back to v's shape (v broadcast to the updates' shape)
+    per = np.sum(per, axis=tuple(range(nd))) if nd > 0 else per
+    keep = tuple(i for i, n in enumerate(np.shape(v)) if n == 1 and per.shape[i] != 1)
+    return np.sum(per, axis=keep, keepdims=True) if keep else per
+
+
+def multiply_at_jvp_v(dv, y, index, v):
+    """Tangent of multiply_at(y, index, v) in `v`: at each position, `y` times the sum over its
+    updates of the update's tangent times the other factors there."""
+    pos, others, shape = _at_entries(y, index, v)
+    y = asarray(y)
+    out = np.zeros(y.size, dtype=np.result_type(y, dv, float))
+    np.add.at(out, pos, np.ravel(y)[pos] * others * np.broadcast_to(dv, shape).ravel())
+    return out.reshape(y.shape)
+
+
+def _batched_at(flags, y, index, v):
+    """multiply_at's arguments for a batch of examples sharing `index`: `y` with the batch axis
+    first, the index past it, and `v` (when batched) with unit axes aligning it to the updates."""
+    n = num_examples(y if flags[0] else v)
+    yb = asarray(y if flags[0] else replicate_batch(y, n))
+    rank = np.ndim(yb[0][index])  # an example's updates
+    if flags[2]:
+        v = asarray(v)
+        v = v.reshape(v.shape[:1] + (1,) * (rank - (v.ndim - 1)) + v.shape[1:])
+    return yb, (slice(None),) + (index if isinstance(index, tuple) else (index,)), v
+
+
+def batched_multiply_at(flags, y, index, v):
+    """`multiply_at` per example, at once (an index that differs per example: one call each)."""
+    if flags[1]:
+        return map_examples("rt.multiply_at", flags, num_examples(y if flags[0] else index), y, index, v)
+    return multiply_at(*_batched_at(flags, y, index, v))
+
+
+def batched_multiply_at_vjp(flags, g_, y, index, v, which):
+    """The cotangent of `y` (which 0) or `v` (1) of batched_multiply_at, shaped like it (summed
+    over the examples where it is unbatched)."""
+    yb, idx, vb = _batched_at(flags, y, index, v)
+    if which == 0:
+        out = g_ * multiply_at(np.ones_like(yb), idx, vb)
+        return out if flags[0] else np.sum(out, axis=0)
+    out = multiply_at_vjp_v(g_, yb, idx, vb)
+    return np.reshape(out, np.shape(v))
+
+
+def batched_multiply_at_jvp_v(flags, dv, y, index, v):
+    """The tangent of batched_multiply_at in `v` (`dv` batched as `v` is)."""
+    yb, idx, vb = _batched_at(flags, y, index, v)
+    dvb = _batched_at(flags, y, index, dv)[2]
+    return multiply_at_jvp_v(dvb, yb, idx, vb)

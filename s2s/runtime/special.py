@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib
 
+import numpy as np
+
 from .. import arrays, record
 from ..errors import S2SError
 
@@ -35,6 +37,8 @@ def lu_perm(piv):
     """The row order `perm` with a[perm] = L U, from LAPACK's pivots `piv` (row k exchanged with row
     piv[k] at step k, k = 0, 1, ...), along the last axis (any leading axes: a batch of them)."""
     ns = arrays.namespace_of((piv,))
+    if getattr(arrays.backend_of(piv), "name", "") == "dask":  # Dask lacks put_along_axis: the pivots on the host
+        return ns.asarray(lu_perm(np.asarray(piv)))
     n = piv.shape[-1]
     perm = ns.broadcast_to(ns.arange(n), piv.shape).copy()
     for k in range(n):

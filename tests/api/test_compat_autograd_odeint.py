@@ -61,3 +61,21 @@ def test_what_odeint_does_not_offer_is_refused():
     assert "test_compat_autograd_odeint.py" in str(e.value)
     with pytest.raises(s2s.S2SError, match="first order only|cannot differentiate"):
         s2s.hessian(plain_loss)(np.array([1.0, -0.5]))
+
+
+@pytest.mark.parametrize("second", [
+    s2s.hessian,
+    lambda f: s2s.jacfwd(s2s.grad(f)),
+    lambda f: s2s.grad(lambda y: s2s.grad(f)(y)[0]),
+    lambda f: lambda y: s2s.jvp(s2s.grad(f), (y,), (np.ones(2),)),
+], ids=["hessian", "jacfwd_of_grad", "grad_of_grad", "jvp_of_grad"])
+def test_second_derivatives_are_refused_by_name(second):
+    with pytest.raises(s2s.S2SError, match="odeint's derivative .* first order only"):
+        second(plain_loss)(np.array([1.0, -0.5]))
+
+
+def test_forward_mode_is_refused_by_name():
+    with pytest.raises(s2s.S2SError, match="odeint has autograd's reverse-mode derivative only"):
+        s2s.jvp(plain_loss, (np.array([1.0, -0.5]),), (np.ones(2),))
+    with pytest.raises(s2s.S2SError, match="reverse-mode derivative only"):
+        s2s.jacfwd(plain_loss)(np.array([1.0, -0.5]))

@@ -1,6 +1,6 @@
 """s2s.tree_util: registered nodes (functions, classes, dataclasses, Partial) flatten and rebuild,
 `is_leaf` stops flattening, tree_reduce; registered nodes at the transforms' boundary, and a clear
-error at the user's line where a transformed function calls these functions."""
+error at the user's line where a transformed function calls the functions it does not run."""
 import dataclasses
 import functools
 import operator
@@ -180,8 +180,24 @@ def test_vmap_of_a_function_that_flattens_its_gradient_matches_a_loop():
         np.testing.assert_allclose(got[1]["b"][k], want[1]["b"], rtol=1e-12)
 
 
-@pytest.mark.parametrize("transform", [s2s.grad, s2s.jit, s2s.vmap])
-def test_reading_a_registered_nodes_field_is_an_error_not_a_wrong_number(transform):
-    layer = Layer(np.ones((3, 2)), np.zeros(2))
-    with pytest.raises(s2s.S2SError, match=r"test_tree_util.py:\d+(.|\n)*attribute `.w`"):
-        transform(reads_a_field)(layer, np.ones((4, 3)))
+def test_reading_a_registered_nodes_field_runs_in_grad_jit_and_vmap():
+    """(tests/namespaces/test_tree_util_nodes.py checks nodes inside transforms in full.)"""
+    layer, x = Layer(np.linspace(-1.0, 1.0, 6).reshape(3, 2), np.array([0.3, -0.2])), np.ones((4, 3))
+    g = s2s.grad(reads_a_field)(layer, x)
+    assert isinstance(g, Layer) and g.act == "tanh"
+    pre = 1 - np.tanh(x @ layer.w + layer.b) ** 2
+    np.testing.assert_allclose(g.w, x.T @ pre, rtol=1e-12)
+    np.testing.assert_allclose(g.b, pre.sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(s2s.jit(reads_a_field)(layer, x), reads_a_field(layer, x), rtol=1e-12)
+    xs = np.stack([x, 2 * x])
+    np.testing.assert_allclose(s2s.vmap(reads_a_field, in_axes=(None, 0))(layer, xs),
+                               [reads_a_field(layer, v) for v in xs], rtol=1e-12)
+
+
+def reads_an_arrays_other_attribute(x):
+    return np.sum(x.base)
+
+
+def test_an_arrays_unsupported_attribute_is_an_error():
+    with pytest.raises(s2s.S2SError, match=r"attribute `.base` of an array"):
+        s2s.grad(reads_an_arrays_other_attribute)(np.ones(2))

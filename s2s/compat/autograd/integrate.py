@@ -50,8 +50,12 @@ def _solver(func: Callable) -> Callable:
     def vjp(which):
         return lambda ans, y0, t, args, rtol, atol: lambda g: _adjoint(func, ans, t, args, rtol, atol, g)[which]
 
+    def jvp(g, ans, y0, t, args, rtol, atol):
+        return _forward(func, g)
+
     solve.__name__ = solve.__qualname__ = f"odeint_{getattr(func, '__name__', 'f')}".replace("<lambda>", "lambda")
     extend.defvjp(solve, vjp(0), vjp(1), vjp(2))
+    extend.defjvp(solve, jvp, jvp, jvp)
     return solve
 
 
@@ -83,6 +87,14 @@ def _adjoint(func, yt, t, args, rtol, atol, g):
     return adj_y, np.hstack(times)[::-1], type(args)(unflatten(adj_args))
 
 
-# a second derivative would differentiate SciPy's integration of the adjoint: refused by name
+def _forward(func, g):
+    """odeint has no forward-mode rule (autograd gives it none): refused when transformed."""
+    raise S2SError("odeint has autograd's reverse-mode derivative only")
+
+
+# a second derivative would differentiate SciPy's integration of the adjoint, and forward mode has no
+# rule: refused by name where a transform meets them (jvp, jacfwd, hessian, grad of grad)
 _adjoint.__s2s_refuse__ = ("odeint's derivative (autograd's adjoint, SciPy integrating backwards) is first order "
-                           "only: s2s cannot differentiate it again")
+                           "only: s2s cannot differentiate it again (no hessian, jacfwd of grad or grad of grad)")
+_forward.__s2s_refuse__ = ("odeint has autograd's reverse-mode derivative only (its adjoint): s2s.jvp, jacfwd and "
+                           "hessian of it are refused; use grad, vjp or jacrev")
