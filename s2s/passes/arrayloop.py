@@ -18,8 +18,9 @@ After::
 A loop qualifies when its body is straight-line: assignments to names of array expressions
 (numbers, names, arithmetic, `@`, `.T`, `xp.dot`, the scalar functions of `xp` a loop kernel
 calls, `Prim.loop_kernel`, subscripts by integer expressions of the loop variable with slices),
-`L.append(value)` and `name = L.pop()` on lists bound before the loop (each appended or popped
-once an iteration, never both); its iterable is a name (a `range` when it runs) or a `range(...)`
+`L.append(value)` of a value known to be an array (`known["name_shapes"]`, `known["arrays"]`)
+and `name = L.pop()` on lists bound before the loop (each appended or popped once an
+iteration, never both); its iterable is a name (a `range` when it runs) or a `range(...)`
 call. Integer names (the loop variable, names computed from it by `+` and `-`) appear only in
 indices; a product or sum of two integers outside an index keeps the loop in Python (numba's
 int64 overflows where Python's ints do not), as does a value assignment of an integer. It also
@@ -131,6 +132,35 @@ def _floaty(e) -> bool:
     return True
 
 
+def _rank(e, ranks: dict):
+    """The rank of `e`'s value where the ranks of the names it reads tell (`ranks`: name -> a
+    shape or a tuple of its length), else None."""
+    if isinstance(e, gast.Constant):
+        return 0
+    if isinstance(e, gast.Name):
+        r = ranks.get(e.id)
+        return None if r is None else len(r)
+    if isinstance(e, gast.Subscript):
+        base = _rank(e.value, ranks)
+        parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
+        return None if base is None else base - sum(not isinstance(p, gast.Slice) for p in parts)
+    if isinstance(e, gast.BinOp) and isinstance(e.op, gast.MatMult) or isinstance(e, gast.Call) and \
+            analysis.dotted(e.func) == "xp.dot" and len(e.args) == 2:
+        a, b = (e.left, e.right) if isinstance(e, gast.BinOp) else e.args
+        ra, rb = _rank(a, ranks), _rank(b, ranks)
+        return None if ra is None or rb is None or ra > 2 or rb > 2 else max(ra + rb - 2, 0)
+    if isinstance(e, gast.BinOp):
+        ra, rb = _rank(e.left, ranks), _rank(e.right, ranks)
+        return None if ra is None or rb is None else max(ra, rb)
+    if isinstance(e, gast.UnaryOp):
+        return _rank(e.operand, ranks)
+    if isinstance(e, gast.Attribute) and e.attr == "T":
+        return _rank(e.value, ranks)
+    if isinstance(e, gast.Call) and len(e.args) == 1:  # (a scalar function of `xp`, a transpose)
+        return _rank(e.args[0], ranks)
+    return None
+
+
 def _list_call(e, method: str):
     """The list name of `L.append(x)` / `L.pop()`, or None."""
     if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute) and e.func.attr == method \
@@ -159,17 +189,21 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: bool):
         return None
     appended, popped = Counter(), Counter()
     index_names, value_names = {var}, set()
+    local = dict(ranks)  # (the ranks of the loop's own names as it assigns them)
     for s in loop.body:
         if build.is_comment(s) or isinstance(s, gast.Pass):
             continue
         if isinstance(s, gast.Expr) and (lst := _list_call(s.value, "append")) is not None:
             appended[lst] += 1
-            if not (scan.value(s.value.args[0]) and _floaty(s.value.args[0])):
-                return None
+            if not (scan.value(s.value.args[0]) and _floaty(s.value.args[0])) or not _rank(s.value.args[0], local):
+                return None  # (what may be a number appended: the kernel appends rows of an array)
             continue
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
             return None
         t = s.targets[0].id
+        r = _rank(s.value, local) if _list_call(s.value, "pop") is None else len(local.get(t) or ()) or None
+        local[t] = None if r is None or local.get(t, (None,) * r) is None or len(local.get(t, (None,) * r)) != r \
+            else (None,) * r
         if (lst := _list_call(s.value, "pop")) is not None:
             popped[lst] += 1
             value_names.add(t)

@@ -234,7 +234,7 @@ def f(xs, w, n):
     return cat, h
 '''
     fn = gast.parse(src).body[0]
-    known = {"arrayloops": [], "arrays": {"xs": ("d", 3), "w": ("d", 2)}}
+    known = {"arrayloops": [], "arrays": {"xs": ("d", 3), "w": ("d", 2)}, "name_shapes": {"h": (2, 3)}}
     fn.body, changed = arrayloop.PASS(fn.body, {"xs", "w", "n"}, known)
     assert changed and len(known["arrayloops"]) == 1
     name, params, results, roles, python_floats, loop = known["arrayloops"][0]
