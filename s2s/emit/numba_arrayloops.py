@@ -287,5 +287,7 @@ def _stacked(items):
     rec = _ROWS.get(id(items[0]))
     if rec is None or rec[0]() is not items[0] or len(rec[1]) != len(items) or tuple(map(id, items)) != rec[1]:
         return None
-    stacked = rec[2]
-    return stacked if all(i.base is stacked for i in items) else None
+    stacked = owner = rec[2]
+    while type(owner.base) is np.ndarray:  # (NumPy makes a view's base the array owning the memory)
+        owner = owner.base
+    return stacked if all(i.base is owner for i in items) else None

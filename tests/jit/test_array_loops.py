@@ -292,3 +292,17 @@ def test_own_tanh_within_two_ulp_of_numpy_and_the_c_library():
     for v, y in zip(x[::150], got[::150]):
         exact = mp.tanh(mp.mpf(float(v)))
         assert abs(float(mp.mpf(float(y)) - exact)) <= 1.25 * np.spacing(abs(float(exact)))
+
+
+def test_rows_an_array_loop_appended_are_popped_without_a_copy():
+    """A list holding, in order, exactly the rows an array loop appended passes that array to the
+    popping loop as it is; any other list (reordered, cut, a row replaced) gets stacked anew."""
+    stacked = np.arange(24.0).reshape(4, 2, 3)
+    rows = numba_arrayloops._rows(stacked)
+    assert numba_arrayloops._stacked(rows) is stacked
+    assert numba_arrayloops._stacked(rows[::-1]) is None and numba_arrayloops._stacked(rows[1:]) is None
+    assert numba_arrayloops._stacked(rows[:2] + [rows[2].copy()] + rows[3:]) is None
+    assert numba_arrayloops._stacked([r.copy() for r in rows]) is None
+    key = id(rows[0])
+    del rows
+    assert key not in numba_arrayloops._ROWS  # (forgotten with its first row)
