@@ -201,6 +201,8 @@ class ArrayLoop:
             elif role in ("append", "concat"):
                 if t is not list:
                     return None
+            elif role in ("range", "carry"):  # (the range's bounds go in apart; a result the loop assigns first)
+                continue
             elif role == "pop":
                 if t is not list or len(a) < n:
                     return None

@@ -180,7 +180,7 @@ def _iter_ok(it, scan: _Scan) -> bool:
 def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: bool):
     """(params, results, roles, python_floats) of `loop` as an array loop kernel, or None when it
     does not qualify (`bound`: names bound before it; `outside`: names read after it before being
-    assigned; roles: param -> "value", "index", "append", "pop" or "range")."""
+    assigned; roles: param -> "value", "index", "append", "pop", "range" or "carry")."""
     if not (isinstance(loop, gast.For) and isinstance(loop.target, gast.Name) and not loop.orelse):
         return None
     var = loop.target.id
@@ -238,6 +238,8 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: bool):
     roles.update({n: "pop" for n in popped})
     for n in iter_scan.indices | ({loop.iter.id} if isinstance(loop.iter, gast.Name) else set()):
         roles.setdefault(n, "range")
+    for n in results:  # (assigned before read: what a loop of no iterations leaves, for the Python loop)
+        roles.setdefault(n, "carry")
     if any(n not in bound for n in roles):
         return None
     return sorted(roles), results, roles, scan.python_floats

@@ -190,6 +190,26 @@ def test_short_trip_count_at_run_time_and_zero_trips(monkeypatch):
     assert_same_computation(j(w, xs, h, T), count(w, xs, h, T), trips=T)
 
 
+def last_step(w, xs, h, n):
+    y = None
+    for t in range(n):
+        y = w @ h * 0.5 + xs[t]
+        h = np.tanh(y)
+    return h, y
+
+
+def test_results_a_loop_of_no_iterations_leaves():
+    """A name the loop assigns before reading it, read after: zero trips leave its value before
+    the loop (the Python loop gets it); many trips its last one."""
+    w, xs, h = _recurrence_args()
+    j = s2s.jit(last_step)
+    got = j(w, xs, h, 0)
+    assert got[1] is None and got[0] is h
+    for a, b in zip(j(w, xs, h, T), last_step(w, xs, h, T)):
+        assert_same_computation(a, b, trips=T)
+    assert _kernels(j, w, xs, h, T) == (1 if numba_kernels.available() else 0)
+
+
 @needs_numba
 def test_appended_shapes_that_change_run_the_python_loop():
     x = np.random.default_rng(7).normal(size=(T, 3))
