@@ -16,7 +16,7 @@ import gast
 
 from . import analysis, record
 from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the call objects'
-from .emit import kernels, numba_kernels, numba_loops
+from .emit import kernels, numba_arrayloops, numba_kernels, numba_loops
 from .emit.loader import call, compile_fn
 from .errors import S2SError, S2SValueError
 from .frontend import idioms
@@ -82,7 +82,8 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     run with other facts (then the passes that read none start with nothing to do)."""
     node = optimize(gen.node, known, settled=SETTLED if settled else ()) if optimized else gen.node
     numba = numba_kernels.available()
-    known = dict(known or {}, kernels=[], loops=[] if numba else None, compiled=numba_kernels.wanted if numba else None)
+    known = dict(known or {}, kernels=[], loops=[] if numba else None, arrayloops=[] if numba else None,
+                 compiled=numba_kernels.wanted if numba else None)
     ns = gen.ns
     fusing = kernels.available()
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
@@ -93,18 +94,21 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     if jit and _is_stop_gradient(gen.ns.get("stop_gradient")) and not _binds(run, "stop_gradient"):
         _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
     loops = known["loops"] or []  # (None: no loop kernels were offered)
-    if known["kernels"] or loops:
+    arrayloops = known["arrayloops"] or []
+    if known["kernels"] or loops or arrayloops:
         ns = dict(ns, **{k[0]: kernels.Fused(*k) for k in known["kernels"]},
-                  **{k[0]: numba_loops.LoopKernel(*k) for k in loops})
+                  **{k[0]: numba_loops.LoopKernel(*k) for k in loops},
+                  **{k[0]: numba_arrayloops.ArrayLoop(*k) for k in arrayloops})
     fn = compile_fn(gen.name, run, ns, gen.filename, gen.header)
     rec = record.of(fn)
     rec.core = (node,) + tuple(rec.core[1:])
     rec.settled = optimized
-    for what, k in [("fused kernel", k) for k in known["kernels"]] + [("loop kernel", k) for k in loops]:
+    for what, k in [("fused kernel", k) for k in known["kernels"]] + [("loop kernel", k) for k in loops] \
+            + [("array loop kernel", k) for k in arrayloops]:
         kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())
         rec.source += f"\n# {what} {k[0]} ({ns[k[0]].banner()}):\n" + kernel
     if jit and not fuse:  # would large arrays get other code? Only if something fuses
-        probe = dict(known, kernels=[], loops=None)
+        probe = dict(known, kernels=[], loops=None, arrayloops=None)
         if fusing:
             finalize(node, jit, fuse=True, known=probe, kernels_only=True)
         rec.any_size = not probe["kernels"]

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import record
 from .kernels import Fused
+from .numba_arrayloops import ArrayLoop
 from .numba_loops import LoopKernel
 
 MAX_INLINE = 10_000  # array globals up to this many elements are written out; larger ones are parameters
@@ -58,7 +59,7 @@ def _definition(name: str, v) -> tuple[str, bool]:
         return (f"{name} = None  # parameter: an array of shape {v.shape} and dtype {v.dtype}", True)
     if isinstance(v, types.ModuleType):
         return f"import {v.__name__} as {name}", False
-    if isinstance(v, LoopKernel):  # called with `xp` first, as its Python loop is
+    if isinstance(v, (LoopKernel, ArrayLoop)):  # called with `xp` first, as its Python loop is
         return v.plain_source, False
     if isinstance(v, Fused):  # a fused kernel runs in the dump as its unfused NumPy expression
         return f"def {name}(*args):\n    return _{name}(xp, *args)\n\n\n" + v.plain_source.replace(

@@ -91,35 +91,8 @@ def _scalar(e, arrays) -> str:
     return f"{registry.PRIMS['xp.' + fn].numba or 'np.' + fn}({', '.join(args)})"  # (Prim.numba: the prelude's)
 
 
-_PRELUDE = '''import numba
-import numpy as np
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
-
-_jit = numba.njit(nogil=True, cache=True, error_model="numpy")
-
-
-@intrinsic
-def _bits(typingctx, x):
-    """The bits of a float64 as an int64: one bit cast, which LLVM vectorizes."""
-    if x == types.float64:
-        return types.int64(types.float64), lambda context, builder, sig, args: builder.bitcast(args[0], ir.IntType(64))
-
-
-@intrinsic
-def _from_bits(typingctx, b):
-    """The float64 whose bits are the int64 `b`."""
-    if b == types.int64:
-        return types.float64(types.int64), lambda context, builder, sig, args: builder.bitcast(args[0], ir.DoubleType())
-
-
-CHUNK = 512  # elements of a fused sum computed before they are added
-_SHIFT = 6755399441055744.0  # 1.5 * 2**52: (v + _SHIFT) - _SHIFT rounds v to an integer
-
-
-@_jit
-def _exp(a):
+# the body of the prelude's `_exp` (numba_arrayloops inlines it into its own prelude)
+EXP_SOURCE = '''def _exp(a):
     # exp without branches or library calls, so that the element loop stays SIMD: exp(a) = 2**k *
     # exp(r), k = round(a / ln 2), r = hi - lo (ln 2 split in two: hi is exact) in [-ln2/2, ln2/2];
     # exp(r) = 1 + r + r*r*q(r), q a Taylor polynomial, summed with 1 + hi's rounding error
@@ -151,7 +124,38 @@ def _exp(a):
     n = _bits(t) - _bits(_SHIFT)  # k as an integer: t's last mantissa bits
     h = n >> 1
     return p * _from_bits((h + 1023) << 52) * _from_bits((n - h + 1023) << 52)
+'''
+# the prelude's imports, bit casts and constants, before `_exp`
+PRELUDE_HEAD = '''import numba
+import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
 
+_jit = numba.njit(nogil=True, cache=True, error_model="numpy")
+
+
+@intrinsic
+def _bits(typingctx, x):
+    """The bits of a float64 as an int64: one bit cast, which LLVM vectorizes."""
+    if x == types.float64:
+        return types.int64(types.float64), lambda context, builder, sig, args: builder.bitcast(args[0], ir.IntType(64))
+
+
+@intrinsic
+def _from_bits(typingctx, b):
+    """The float64 whose bits are the int64 `b`."""
+    if b == types.int64:
+        return types.float64(types.int64), lambda context, builder, sig, args: builder.bitcast(args[0], ir.DoubleType())
+
+
+CHUNK = 512  # elements of a fused sum computed before they are added
+_SHIFT = 6755399441055744.0  # 1.5 * 2**52: (v + _SHIFT) - _SHIFT rounds v to an integer
+
+
+'''
+_PRELUDE = PRELUDE_HEAD + '''@_jit
+''' + EXP_SOURCE + '''
 
 @_jit
 def _maximum(a, b):

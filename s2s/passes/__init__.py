@@ -15,6 +15,7 @@ import gast
 from . import (
     accumulate,
     algebra,
+    arrayloop,
     copyprop,
     cse,
     dce,
@@ -86,10 +87,11 @@ def finalize(fn: gast.FunctionDef, jit: bool = False, fuse: bool | str = False, 
     single-use temporaries written into the expressions that read them, then with `fuse`
     cheap values recomputed where that makes fewer kernels (`recompute`) and elementwise
     expressions replaced by kernels, listed in `known["kernels"]`, and loops of scalar
-    arithmetic by loop kernels, listed in `known["loops"]`). `kernels_only`: stop once the fused
+    arithmetic by loop kernels, listed in `known["loops"]`, loops over arrays by array loop
+    kernels, `known["arrayloops"]`). `kernels_only`: stop once the fused
     kernels are known (a caller asking only whether there would be any)."""
     fusing = (recompute.PASS, fusion.PASS) if fuse else ()
-    stages = FINAL_JIT[:1] + fusing + (loopkernel.PASS, accumulate.PASS) + FINAL_JIT[1:] if jit else FINAL
+    stages = FINAL_JIT[:1] + fusing + (accumulate.PASS, arrayloop.PASS, loopkernel.PASS) + FINAL_JIT[1:] if jit else FINAL
     if kernels_only:
         stages = stages[:1 + len(fusing)]
     if all(p is lifetime.PASS for p in stages):  # it only inserts `del`s: a new top-level list will do

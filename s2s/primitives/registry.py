@@ -83,6 +83,7 @@ class Prim:
     #                                "*" (square), ">"/"<" (the operand that compares so, NaN first: maximum/minimum)
     numba: str = ""                # a numba loop kernel's call for it (`_exp`, the prelude's; `np.log`)
     numba_slow: bool = False       # numba's scalar call is slower than NumPy's SIMD loop (picks the kernel)
+    array_loop: str = ""           # an array loop kernel's own function for it (emit/numba_arrayloops.py's prelude)
     positional: int | None = None  # a composite's most positional arguments (the rest keyword-only, as NumPy's)
     # ---- how array libraries other than NumPy provide it (s2s/arrays.py, s2s/array_fill.py) ----
     neutral: bool = False          # on dtypes, shapes or Python values: NumPy's function serves every array library

@@ -192,7 +192,7 @@ elementwise("xp.log", "1 / x", **_KERNEL, math_name="log", cuda="log", numba_slo
 elementwise("xp.sin", "xp.cos(x)", **_KERNEL, math_name="sin", cuda="sin", numba_slow=True)
 elementwise("xp.cos", "-xp.sin(x)", **_KERNEL, math_name="cos", cuda="cos", numba_slow=True)
 elementwise("xp.tan", "1 + ans * ans", **_KERNEL, math_name="tan", cuda="tan", numba_slow=True)
-elementwise("xp.tanh", "1 - ans * ans", **_KERNEL, math_name="tanh", cuda="tanh", numba_slow=True)
+elementwise("xp.tanh", "1 - ans * ans", **_KERNEL, math_name="tanh", cuda="tanh", numba_slow=True, array_loop="_tanh_a")
 elementwise("xp.sqrt", "0.5 / ans", **_KERNEL, math_name="sqrt", cuda="sqrt")
 elementwise("xp.abs", "xp.sign(x)", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True,
             math_name="fabs", cheap=True, cuda="fabs", numba="_abs")

@@ -126,16 +126,18 @@ def test_loops_that_stay_in_python(x):
 
 
 @needs_numba
-def test_loops_on_whole_arrays_run_in_python(monkeypatch):
-    """The loop qualifies by its form, but its values are arrays (a name bound to an array, a
-    row of a matrix): the Python loop runs, with NumPy's ufuncs and values."""
+def test_loops_on_whole_arrays_are_no_scalar_loop_kernels(monkeypatch):
+    """A loop whose values are arrays of the jit signature (a name bound to an array, a row of a
+    matrix) is no scalar loop kernel: the array loop kernels take it (tests/jit/test_array_loops.py);
+    with numba's loading refused, the Python loop runs, with NumPy's ufuncs and values."""
     compiled = []
     monkeypatch.setattr(numba_kernels, "load", lambda name, src: compiled.append(name))
     v, m = np.linspace(-1.0, 1.0, 7), np.ones((N, 7))
     j = s2s.jit(whole_arrays)
     np.testing.assert_array_equal(j(v, m), whole_arrays(v, m))
     np.testing.assert_array_equal(j(v, m[:, 0].copy()), whole_arrays(v, m[:, 0].copy()))
-    assert _kernels(j, v, m) == 1 and compiled == []
+    assert _kernels(j, v, m) == 0 and s2s.source(j, v, m).count("# array loop kernel aloop_") == 1
+    assert compiled and not any(name.startswith("loop_") for name in compiled)
 
 
 def either(a, b):

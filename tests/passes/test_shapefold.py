@@ -214,6 +214,23 @@ def test_products_of_float_vectors_and_matrices_are_dot(dtype):
             assert "xp.dot(" in body and "@" not in body and "matmul" not in body
 
 
+def test_large_products_stay_matmul():
+    """Operands above shapefold.DOT_MAX elements: NumPy's `matmul` is the faster there, `@` stays
+    (and `xp.dot` written by the user stays `xp.dot`); the values are the plain function's."""
+    from s2s.passes.shapefold import DOT_MAX
+    rng = np.random.default_rng(4)
+    a, v, m = rng.normal(size=(DOT_MAX // 3 + 1, 3)), rng.normal(size=3), rng.normal(size=(3, 3))
+
+    def big(a, v, m):
+        return a @ v + np.dot(a, m)[:, 0]
+    j = s2s.jit(big)
+    assert_trees_close(j(a, v, m), big(a, v, m), rtol=0, atol=0)
+    body = s2s.source(j, a, v, m).split("return any_shape(")[1]
+    assert "a @ v" in body and "xp.dot(a, m)" in body
+    small = a[:DOT_MAX // 3]
+    assert "xp.dot(a, v)" in s2s.source(j, small, v, m).split("return any_shape(")[1]
+
+
 def test_products_of_integers_stay_matmul():
     """Integer arrays: no BLAS behind either, the product stays as written."""
     a, b = np.arange(6).reshape(2, 3), np.arange(3)
