@@ -9,6 +9,9 @@ from test_pass_tracking import _inputs
 
 from s2s.passes import base, dce
 
+# one worker computes this file's module fixture once (.ci/run: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_dce_blocks")
+
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):

@@ -20,6 +20,9 @@ sys.path.insert(0, str(BENCH))
 import bench_compile  # noqa: E402
 from bench_util import load_program  # noqa: E402
 
+# one worker computes this file's module fixture once (.ci/run: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_pass_tracking")
+
 FUNCS = corpus.CORPUS[::3]  # every third: control flow of every kind, in a few seconds
 
 
