@@ -26,11 +26,12 @@ indices; a product or sum of two integers outside an index keeps the loop in Pyt
 int64 overflows where Python's ints do not), as does a value assignment of an integer. It also
 has to be about arrays -- a list, a product of matrices, a transpose, or an array of the jit
 signature (`known["name_shapes"]`, `known["arrays"]`) used whole or sliced -- else it is left to
-the scalar loop kernels (`loopkernel.py`), which run before this pass would see it otherwise.
-Lists are refused where the function writes into an array (the kernel's lists hold copies, where
-Python's hold the arrays themselves). The names it assigns that the rest of the function reads
-come back as results; they must be bound before the loop, and the loop variable must not be read
-after it.
+the scalar loop kernels (`loopkernel.py`, the next pass). Lists must be made in the function
+(`L = []`, not a parameter's) and are refused where it writes into an array (the kernel's lists
+hold copies, where Python's hold the arrays themselves). The names it assigns that the rest of
+the function reads come back as results; they must be bound before the loop (one it assigns
+before reading goes to the Python loop too, for a loop of no iterations), and the loop variable
+must not be read after it.
 """
 from __future__ import annotations
 
@@ -177,10 +178,11 @@ def _iter_ok(it, scan: _Scan) -> bool:
         and not it.keywords and all(scan.index(a) for a in it.args)
 
 
-def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: bool):
+def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set):
     """(params, results, roles, python_floats) of `loop` as an array loop kernel, or None when it
     does not qualify (`bound`: names bound before it; `outside`: names read after it before being
-    assigned; roles: param -> "value", "index", "append", "pop", "range" or "carry")."""
+    assigned; `lists_ok`: the lists it may append to or pop from; roles: param -> "value",
+    "index", "append", "pop", "range" or "carry")."""
     if not (isinstance(loop, gast.For) and isinstance(loop.target, gast.Name) and not loop.orelse):
         return None
     var = loop.target.id
@@ -215,7 +217,7 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: bool):
         else:
             return None
     lists = set(appended) | set(popped)
-    if lists and not lists_ok or any(c != 1 for c in (appended + popped).values()) or set(appended) & set(popped):
+    if not lists <= lists_ok or any(c != 1 for c in (appended + popped).values()) or set(appended) & set(popped):
         return None
     if not (lists or scan.arrays) or index_names & value_names or scan.indices & scan.values:
         return None  # (a loop of scalar arithmetic: loopkernel's)
@@ -307,7 +309,7 @@ def _trips(e, ranges: dict):
     return _trips(e.args[0], ranges) if len(e.args) == 1 else None  # (`rt.reversed_range(r)`: r's length)
 
 
-def _rewrite(body: list, bound: set, after: set, loops: list, ranks: dict, lists_ok: bool, taken: set,
+def _rewrite(body: list, bound: set, after: set, loops: list, ranks: dict, lists_ok: set, taken: set,
              ranges: dict) -> bool:
     """Replace the loops of `body` that qualify by kernel calls (`after`: the names read after
     `body` before being assigned; `ranges`: the lengths of ranges known here, a loop shorter
@@ -357,7 +359,10 @@ def array_loops(body: list, params, facts) -> tuple[list, bool]:
     ranks = {n: (None,) * nd for n, (_, nd) in (known.get("arrays") or {}).items()}
     ranks.update({n: s for n, s in (known.get("name_shapes") or {}).items() if s is not None})
     taken = {n.id for n in analysis.iter_nodes(body) if isinstance(n, gast.Name)} | set(params)
-    return body, _rewrite(body, set(params), set(), loops, ranks, not _writes_arrays(body), taken, {})
+    made = {st.targets[0].id for st in analysis.walk_stmts(body) if isinstance(st, gast.Assign)
+            and isinstance(st.targets[0], gast.Name) and isinstance(st.value, gast.List) and not st.value.elts}
+    lists_ok = set() if _writes_arrays(body) else made - set(params)
+    return body, _rewrite(body, set(params), set(), loops, ranks, lists_ok, taken, {})
 
 
 PASS = Pass("arrayloop", array_loops)

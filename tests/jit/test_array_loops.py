@@ -162,6 +162,23 @@ def test_short_loops_and_float32_run_the_python_loop(monkeypatch):
     assert compiled == []
 
 
+def onto(w, xs, h, states):
+    for t in range(xs.shape[0]):
+        states.append(h)
+        h = np.tanh(w @ h + xs[t])
+    return h
+
+
+def test_lists_from_outside_keep_the_python_loop():
+    """A list the caller passed (it sees its items: the arrays themselves, not rows of a copy)."""
+    args = _recurrence_args()
+    j = s2s.jit(onto)
+    got, want = [], []
+    np.testing.assert_array_equal(j(*args, got), onto(*args, want))
+    assert got[0] is args[2] and all(np.array_equal(a, b) for a, b in zip(got, want)) and len(got) == T
+    assert _kernels(j, *args, []) == 0
+
+
 def test_break_and_continue_keep_the_python_loop():
     args = _recurrence_args()
     for f in (with_break, with_continue):
