@@ -356,7 +356,9 @@ def _quantile_weights(x, q):
     first in sort order)."""
     ok = np.logical_not(np.isnan(x))
     n = np.sum(ok, axis=-1, keepdims=True)
-    pos = np.reshape(q, np.shape(q) + (1,) * np.ndim(x)) * (n - 1)
+    if np.ndim(q):  # (an array of them, on the backend of `x`)
+        q = np.reshape(namespace(x).asarray(q), np.shape(q) + (1,) * np.ndim(x))
+    pos = q * (n - 1)
     lo = np.floor(pos)
     frac = pos - lo
     order = np.argsort(np.where(ok, x, np.inf), axis=-1, kind="stable")
@@ -374,7 +376,8 @@ def quantile_vjp(g, a, q, axis, keepdims):
     full = np.sum(gq * w, axis=tuple(range(np.ndim(q))))
     shape = np.shape(a)
     full = np.reshape(full, tuple(shape[i] for i in keep) + tuple(shape[i] for i in axes))
-    return np.transpose(full, np.argsort(keep + list(axes))) if np.ndim(a) else np.reshape(full, shape)
+    back = [int(i) for i in np.argsort(keep + list(axes))]
+    return np.transpose(full, back) if np.ndim(a) else np.reshape(full, shape)
 
 
 def quantile_jvp(da, a, q, axis, keepdims):
