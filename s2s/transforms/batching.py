@@ -7,7 +7,7 @@ whose condition is batched runs under a mask (a boolean per example): both branc
 run, and each variable a branch assigns is merged with `rt.masked_merge(mask, new, old)`; a `while` runs until no
 example is live; `break`/`continue` under a batched condition clear lanes of the loop's masks.
 
-About 700 lines in one module: the `Batcher` visitor (statements, masked control flow, the
+About 800 lines in one module: the `Batcher` visitor (statements, masked control flow, the
 call of each op's rule) and the three entry points that wrap its body (`vmap_fn`, `body_fn`,
 `batch_loop`) share the analyses at the top. The rules are declared with
 each primitive (s2s/primitives/), specialization on per-example ranks is batch_ranks.py, and vmap's
@@ -387,6 +387,7 @@ class Batcher(Transform):
                 or not mul and not _const_is(other_wrt, 0):
             return None
         ct, operand, other = args["ct"], args["operand"], args["other"]
+        ct, operand, other = (copy.deepcopy(a) for a in (ct, operand, other))  # (the call keeps its own)
         body, src = [], ct
         if mul:
             prod = self.namer.fresh("v")
