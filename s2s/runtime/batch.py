@@ -224,6 +224,9 @@ def lift_rank(x, other, other_batched):
     `other` (batched or not) as the unbatched values would."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
+    if isinstance(x, (list, tuple)) and not isinstance(other, (list, tuple)) and type(other) not in \
+            (int, float, complex, bool) and node_children(other) is None:  # np.array(x) meets an array
+        x = example_array(x)
     if isinstance(x, (list, tuple)) or node_children(x) is not None:  # `+` joins and `*` repeats a list
         return x
     if isinstance(other, (list, tuple)) and getattr(x, "dtype", np.dtype(float)).kind in "iub":
@@ -244,9 +247,12 @@ def lift_rank(x, other, other_batched):
 
 
 def unlift_rank(v, x):
-    """Transpose of `lift_rank`: `v` in the shape of `x`; lists and tuples (concatenated or repeated
-    in batched code), which lift_rank passes through, pass back unchanged."""
-    return v if isinstance(x, (list, tuple)) else np.reshape(v, np.shape(x))
+    """Transpose of `lift_rank`: `v` in the shape of `x`; lists and tuples pass back unchanged
+    where lift_rank passed them through (concatenated or repeated in batched code), split into
+    their elements where it made them an array."""
+    if isinstance(x, (list, tuple)):
+        return v if isinstance(v, (list, tuple)) else example_array_t(np.reshape(v, np.shape(example_array(x))), x)
+    return np.reshape(v, np.shape(x))
 
 
 def _vb_mask(m, like):
@@ -369,8 +375,7 @@ def example_ndim(x):
 
 
 def example_size(x):
-    s = np.shape(x)
-    return int(np.prod(s[1:]))
+    return int(np.prod(np.shape(example_array(x) if isinstance(x, (list, tuple)) else x)[1:]))
 
 
 def example_axes(x):

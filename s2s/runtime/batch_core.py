@@ -297,7 +297,9 @@ def batched_int(flags, x):
 
 
 def batched_shape(flags, x):
-    return np.shape(x)[1:]
+    """Each example's shape; a batched list's is its np.array's (np.shape of the list itself would
+    put the list's length before the batch axis)."""
+    return np.shape(example_array(x) if isinstance(x, (list, tuple)) else x)[1:]
 
 
 def batched_ndim(flags, x):

@@ -224,7 +224,7 @@ def pad_constant(array, pad_width, mode="constant", constant_values=0):
     """`np.pad(array, pad_width, constant_values=c)`: each border entry gathered from `c` (in
     `array`'s dtype, as NumPy stores it), so the cotangent of an entry of `c` is the sum of the
     cotangent over the border it fills and its tangent reaches that border."""
-    where = pad_fill_map(array, pad_width, mode, constant_values)
+    where = on_backend_of(pad_fill_map(array, pad_width, mode, constant_values), array)
     c = np.asarray(constant_values)
     vals = cast_to(np.zeros_like(array, shape=np.shape(c)) + c, array)  # on array's backend
     fill = np.take(np.ravel(vals), np.maximum(where, 0))

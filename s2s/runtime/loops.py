@@ -383,6 +383,10 @@ def batched_loop_slot_rows(flags, v, a, key):
 def batched_lift_rank(flags, x, other, other_batched):
     """Batching rule of lift_rank (a vectorized loop's operand alignment) when vmap batches `other`
     but not `x`: the alignment counts `other`'s per-example rank, and the result is batched."""
+    if isinstance(x, (list, tuple)) and not isinstance(other, (list, tuple)) and type(other) not in (int, float, bool):
+        raise S2SValueError("s2s cannot batch arithmetic between a list and an array inside a vmap that is itself "
+                            "batched (a vmap in vmap, or jacfwd/hessian of a function calling vmap); write "
+                            "np.asarray(...) of the list before the arithmetic")
     if flags[0]:
         return batched_lift_rank_of_batched(flags, x, other, other_batched)
     n = np.shape(other)[0]
