@@ -5,6 +5,8 @@ Every property holds on the slice, those of issue 8's families 1 (pure backward 
 called twice, jacrev of vector outputs, jacrev(jacrev(f)), outputs and inputs unchanged) and 4
 (a transformed object sees a changed global) included."""
 
+import functools
+
 import fuzz_tool
 import numpy as np
 import pytest
@@ -20,9 +22,16 @@ N_PROGRAMS = 60
 SEED = 0
 
 
-@pytest.fixture(scope="module")
+@functools.cache
+def _campaign():
+    """Computed once per process: a worker that runs other files' tests between this file's would
+    tear a module fixture down and compute it again."""
+    return fuzz.campaign(N_PROGRAMS, SEED, do_shrink=False, verbose=False)
+
+
+@pytest.fixture
 def campaign():
-    checked, skipped, failures = fuzz.campaign(N_PROGRAMS, SEED, do_shrink=False, verbose=False)
+    checked, skipped, failures = _campaign()
     assert checked >= N_PROGRAMS // 2, f"only {checked} of {N_PROGRAMS} generated programs were usable"
     return failures
 
