@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import S2SError, S2STypeError, S2SValueError
 from ..tree import axes_children, node_children, tree_leaves, tree_map
+from . import core as _core
 from .core import _NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, to_host, tree_add, zeros, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
@@ -224,8 +225,7 @@ def lift_rank(x, other, other_batched):
     `other` (batched or not) as the unbatched values would."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
-    if isinstance(x, (list, tuple)) and not isinstance(other, (list, tuple)) and type(other) not in \
-            (int, float, complex, bool) and node_children(other) is None:  # np.array(x) meets an array
+    if _core._list_meets_array(x, other):
         x = example_array(x)
     if isinstance(x, (list, tuple)) or node_children(x) is not None:  # `+` joins and `*` repeats a list
         return x
@@ -247,9 +247,8 @@ def lift_rank(x, other, other_batched):
 
 
 def unlift_rank(v, x):
-    """Transpose of `lift_rank`: `v` in the shape of `x`; lists and tuples pass back unchanged
-    where lift_rank passed them through (concatenated or repeated in batched code), split into
-    their elements where it made them an array."""
+    """Transpose of `lift_rank`: `v` in the shape of `x`; a list passed through passes back, one
+    made an array is split back into its elements."""
     if isinstance(x, (list, tuple)):
         return v if isinstance(v, (list, tuple)) else example_array_t(np.reshape(v, np.shape(example_array(x))), x)
     return np.reshape(v, np.shape(x))
@@ -367,7 +366,8 @@ def example_len(x):
 
 
 def example_shape(x):
-    return np.shape(x)[1:]
+    """Each example's shape (a batched list's: its np.array's, the list's length after the batch axis)."""
+    return np.shape(example_array(x) if isinstance(x, (list, tuple)) else x)[1:]
 
 
 def example_ndim(x):
@@ -375,7 +375,7 @@ def example_ndim(x):
 
 
 def example_size(x):
-    return int(np.prod(np.shape(example_array(x) if isinstance(x, (list, tuple)) else x)[1:]))
+    return int(np.prod(example_shape(x)))
 
 
 def example_axes(x):

@@ -17,6 +17,7 @@ from .batch import (
     example_array,
     example_axis,
     example_len,
+    example_shape,
     example_size,
     flatten_examples,
     lift_rank,
@@ -297,9 +298,7 @@ def batched_int(flags, x):
 
 
 def batched_shape(flags, x):
-    """Each example's shape; a batched list's is its np.array's (np.shape of the list itself would
-    put the list's length before the batch axis)."""
-    return np.shape(example_array(x) if isinstance(x, (list, tuple)) else x)[1:]
+    return example_shape(x)
 
 
 def batched_ndim(flags, x):

@@ -181,6 +181,12 @@ def operand_cotangent_t(g_, ct, operand, other, op, operand_first, wrt_other=0):
     return type(ct)(list(g_) + rest if operand_first else rest + list(g_))
 
 
+def _list_meets_array(x, other):
+    """Whether list `x` meets `other` in arithmetic as np.array(x) (with a list or number: joined/repeated)."""
+    return isinstance(x, (list, tuple)) and not isinstance(other, (list, tuple)) \
+        and type(other) not in _NUMBERS and node_children(other) is None
+
+
 def plain_operands(operand, other) -> bool:
     """Whether neither operand of `+`/`*` is a list, tuple or dict: then `operand_cotangent` is the
     broadcasting rule of arrays and numbers, which vmap writes with primitives that have

@@ -19,7 +19,7 @@ from .batch import (
 )
 from .batch_core import batched_lift_rank_of_batched
 from .batch_linalg import _vb_dot_spec, batched_product_vjp, example_product
-from .core import reshape_like
+from .core import _list_meets_array, reshape_like
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("MIN_TRIPS", "loop_windows", "example_getitem_loop", "loop_windows_t", "batched_loop_windows",
@@ -383,7 +383,7 @@ def batched_loop_slot_rows(flags, v, a, key):
 def batched_lift_rank(flags, x, other, other_batched):
     """Batching rule of lift_rank (a vectorized loop's operand alignment) when vmap batches `other`
     but not `x`: the alignment counts `other`'s per-example rank, and the result is batched."""
-    if isinstance(x, (list, tuple)) and not isinstance(other, (list, tuple)) and type(other) not in (int, float, bool):
+    if _list_meets_array(x, other):
         raise S2SValueError("s2s cannot batch arithmetic between a list and an array inside a vmap that is itself "
                             "batched (a vmap in vmap, or jacfwd/hessian of a function calling vmap); write "
                             "np.asarray(...) of the list before the arithmetic")
