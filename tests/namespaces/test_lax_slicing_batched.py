@@ -4,22 +4,13 @@ vmap(grad(f)) and grad(vmap(f)): checked against a Python loop over the examples
 itself against central differences."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
 from s2s import lax, nn
 
 RNG = np.random.default_rng(7)
 XS = RNG.normal(size=(4, 5, 6))  # four examples of 5x6 matrices
-H = 1e-6
-
-
-def fd_grad(f, x):
-    g = np.zeros_like(x)
-    for idx in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[idx] = H
-        g[idx] = (f(x + e) - f(x - e)) / (2 * H)
-    return g
 
 
 CASES = {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
 
@@ -43,20 +44,11 @@ def _pair_sum(pair):
     return np.sum(avg ** 2 * scale)
 
 
-def _fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_first_derivatives_match_central_differences(name):
     f = CASES[name]
     x = np.random.default_rng(3).standard_normal((3, 4, 5))
-    want = _fd(f, x)
+    want = fd_grad(f, x)
     np.testing.assert_allclose(s2s.grad(f)(x), want, atol=1e-6)
     t = np.random.default_rng(4).standard_normal(x.shape)
     np.testing.assert_allclose(s2s.jvp(f, (x,), (t,))[1], np.sum(want * t), rtol=1e-6, atol=1e-7)
@@ -68,7 +60,7 @@ def test_second_derivatives_match_central_differences(name):
     x = np.random.default_rng(5).standard_normal((3, 4, 5))
     v = np.random.default_rng(6).standard_normal(x.shape)
     g = s2s.grad(f)
-    want = (_fd(f, x + 1e-4 * v, 1e-5) - _fd(f, x - 1e-4 * v, 1e-5)) / 2e-4
+    want = (fd_grad(f, x + 1e-4 * v, 1e-5) - fd_grad(f, x - 1e-4 * v, 1e-5)) / 2e-4
     np.testing.assert_allclose(s2s.grad(lambda z: np.sum(g(z) * v))(x), want, atol=1e-4)
     np.testing.assert_allclose(s2s.jvp(g, (x,), (v,))[1], want, atol=1e-4)
 
@@ -77,6 +69,6 @@ def test_second_derivatives_match_central_differences(name):
 def test_vmap_of_grad_is_each_examples_gradient(name):
     f = CASES[name]
     xs = np.random.default_rng(7).standard_normal((2, 3, 4, 5))
-    want = np.stack([_fd(f, x) for x in xs])
+    want = np.stack([fd_grad(f, x) for x in xs])
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), want, atol=1e-6)
     np.testing.assert_allclose(s2s.grad(lambda z: np.sum(s2s.vmap(f)(z)))(xs), want, atol=1e-6)

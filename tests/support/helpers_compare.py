@@ -49,3 +49,13 @@ def fd_hessian(f, x, eps=1e-5):
         e = e.reshape(x.shape)
         cols.append((np.asarray(g(x + e)) - np.asarray(g(x - e))).ravel() / (2 * eps))
     return np.stack(cols, axis=-1).reshape(x.shape + x.shape)
+
+
+def fd_grad(f, x, eps=1e-6):
+    """The gradient of scalar `f` at array `x` from central differences of `f` itself."""
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
 
@@ -91,15 +92,6 @@ def _summed(f):
     return total
 
 
-def _fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
-
-
 def _examples():
     return np.random.default_rng(27).standard_normal((2, 3, 4))
 
@@ -108,7 +100,7 @@ def _examples():
 def test_grad_of_vmap_is_each_examples_gradient(name):
     f, xs = CASES[name], _examples()
     loop = np.stack([s2s.grad(f)(x) for x in xs])
-    np.testing.assert_allclose(loop, np.stack([_fd(f, x) for x in xs]), atol=1e-5)
+    np.testing.assert_allclose(loop, np.stack([fd_grad(f, x) for x in xs]), atol=1e-5)
     np.testing.assert_allclose(s2s.grad(_summed(f))(xs), loop, rtol=1e-9, atol=1e-10)
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), loop, rtol=1e-9, atol=1e-10)
     t = np.random.default_rng(1).standard_normal(xs.shape)
@@ -165,5 +157,5 @@ def test_batched_average_with_returned_and_keepdims():
     ws = np.random.default_rng(9).random((2, 4)) + 0.5
     np.testing.assert_allclose(s2s.vmap(f)(xs, ws), [f(x, w) for x, w in zip(xs, ws)], rtol=1e-12)
     gx, gw = s2s.grad(lambda a, b: np.sum(s2s.vmap(f)(a, b)), argnums=(0, 1))(xs, ws)
-    np.testing.assert_allclose(gx, np.stack([_fd(lambda x: f(x, w), x) for x, w in zip(xs, ws)]), atol=1e-6)
-    np.testing.assert_allclose(gw, np.stack([_fd(lambda w: f(x, w), w) for x, w in zip(xs, ws)]), atol=1e-6)
+    np.testing.assert_allclose(gx, np.stack([fd_grad(lambda x: f(x, w), x) for x, w in zip(xs, ws)]), atol=1e-6)
+    np.testing.assert_allclose(gw, np.stack([fd_grad(lambda w: f(x, w), w) for x, w in zip(xs, ws)]), atol=1e-6)
