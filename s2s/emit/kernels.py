@@ -18,7 +18,6 @@ import re
 import struct
 import threading
 import time
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import gast
@@ -251,12 +250,11 @@ class Fused:
         k = self.kernels.get((self.engine, mask))
         if k is None and self.engine == "numba":
             src = numba_kernels.kernel_source(self.name, self._names, mask, self._expr, self.reduce)
-            try:
-                k = self.kernels[self.engine, mask] = (numba_kernels.load(self.name, src), None)
-            except Exception as e:  # numba installed but unusable (an incompatible NumPy, no cache dir)
-                warnings.warn(f"s2s: numba kernel unavailable ({type(e).__name__}: {e}); "
-                              "using the NumPy block kernel", RuntimeWarning, stacklevel=3)
+            fn = numba_kernels.load_or_warn(self.name, src, "kernel", "using the NumPy block kernel", stacklevel=3)
+            if fn is False:
                 self.engine = "numpy"
+            else:
+                k = self.kernels[self.engine, mask] = (fn, None)
         if k is None:
             src, kinds = kernel_source(self.name, self._names, mask, self._expr, self.reduce)
             k = self.kernels[self.engine, mask] = (compile_source(self.name, src, {"np": np}, np), kinds)

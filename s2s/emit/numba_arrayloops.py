@@ -25,7 +25,6 @@ get the rows of an array (views) where the Python loop appends the arrays themse
 from __future__ import annotations
 
 import copy
-import warnings
 import weakref
 
 import gast
@@ -246,12 +245,8 @@ class ArrayLoop:
             return self._python(xp, args)
         kargs, sig = found
         if self._compiled is None:
-            try:
-                self._compiled = numba_kernels.load(self.name, _PRELUDE + self._source)
-            except Exception as e:  # noqa: BLE001 - numba installed but unusable (another NumPy, no cache dir)
-                warnings.warn(f"s2s: numba array loop kernel unavailable ({type(e).__name__}: {e}); "
-                              "running the loop in Python", RuntimeWarning, stacklevel=2)
-                self._compiled = False
+            self._compiled = numba_kernels.load_or_warn(self.name, _PRELUDE + self._source, "array loop kernel",
+                                                        "running the loop in Python", stacklevel=2)
         if self._compiled is False:
             return self._python(xp, args)
         try:

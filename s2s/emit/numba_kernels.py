@@ -30,6 +30,7 @@ import importlib.util
 import os
 import sys
 import threading
+import warnings
 
 import gast
 
@@ -219,6 +220,17 @@ def cache_dir() -> str:
     base = os.environ.get("S2S_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "s2s")
     return os.path.join(base, "numba")
+
+
+def load_or_warn(name: str, source: str, what: str, fallback: str, stacklevel: int):
+    """`load`, or False with a RuntimeWarning naming `what` and what s2s does instead (`fallback`) when numba
+    is installed but unusable (an incompatible NumPy, no cache directory)."""
+    try:
+        return load(name, source)
+    except Exception as e:  # noqa: BLE001
+        warnings.warn(f"s2s: numba {what} unavailable ({type(e).__name__}: {e}); {fallback}", RuntimeWarning,
+                      stacklevel=stacklevel + 1)
+        return False
 
 
 def load(name: str, source: str):

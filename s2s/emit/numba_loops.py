@@ -20,7 +20,6 @@ the fused kernels are (`numba_kernels.load`).
 from __future__ import annotations
 
 import copy
-import warnings
 
 import gast
 import numpy as np
@@ -97,12 +96,8 @@ class LoopKernel:
         if sig in self._refused:
             return self._plain(xp, *args)
         if self._compiled is None:
-            try:
-                self._compiled = numba_kernels.load(self.name, _PRELUDE + self._source)
-            except Exception as e:  # noqa: BLE001 - numba installed but unusable (another NumPy, no cache dir)
-                warnings.warn(f"s2s: numba loop kernel unavailable ({type(e).__name__}: {e}); "
-                              "running the loop in Python", RuntimeWarning, stacklevel=2)
-                self._compiled = False
+            self._compiled = numba_kernels.load_or_warn(self.name, _PRELUDE + self._source, "loop kernel",
+                                                        "running the loop in Python", stacklevel=2)
         if self._compiled is False:
             return self._plain(xp, *args)
         from numba.core.errors import NumbaError
