@@ -17,18 +17,10 @@ from s2s import arrays
 da = pytest.importorskip("dask.array", reason="the Dask backend needs dask: pip install 's2s[dask]'")
 
 # What still fails on Dask (a fixed one fails the run as XPASS: remove it here): case -> why.
-GAPS = {
-    "linalg_cholesky_solves": "a runtime linalg helper reaches Dask's own cholesky/solve through NumPy's dispatch, "
-                              "which needs square chunks of one matrix (s2s's Dask namespace rechunks, "
-                              "np.linalg.* called from rt helpers does not)",
-    "linalg_lu": "lu_solve's inverse row order is np.argsort(perm), which Dask lacks (an S2SError naming argsort; "
-                 "the row order itself, rt.lu_perm, is computed on the host for Dask)",
-}
+GAPS: dict = {}
 TRANSFORM_GAPS = {
-    "stats_multivariate": GAPS["linalg_cholesky_solves"],
-    "linalg_inverse": GAPS["linalg_cholesky_solves"],
-    "linalg_expm": GAPS["linalg_cholesky_solves"],
-    "linalg_eigh": "jit of eigh on Dask returns a NumPy array (a step computes on the host)",
+    "linalg_lu": "vmap of lu_factor: each example's row swap lu[perm] indexes with two arrays (the examples' "
+                 "and the rows'), which Dask's indexing lacks",
 }
 # vmap(grad(...)) NumPy itself refuses for these (the sweep compares nothing there)
 NUMPY_REFUSES: dict = {}  # (lax slicing under vmap(grad) works since its slices are basic slices)
@@ -89,8 +81,13 @@ def test_dask_linalg_runs_numpys_functions_on_whole_matrices():
         np.testing.assert_allclose(got.compute(), getattr(np.linalg, name)(a), rtol=1e-12)
     np.testing.assert_allclose(xp.linalg.slogdet(ad)[1].compute(), np.linalg.slogdet(a)[1], rtol=1e-12)
     np.testing.assert_allclose(np.abs(xp.linalg.eigh(ad)[1].compute()), np.abs(np.linalg.eigh(a)[1]), rtol=1e-10)
-    with pytest.raises(s2s.S2SError, match="linalg.solve of a batch"):
-        xp.linalg.solve(ad, ad)
+    rhs = rng.standard_normal((4, 3, 2))
+    for b, bd in ((rhs, da.from_array(rhs, chunks=(1, 3, 2))), (rhs[0, :, 0], da.from_array(rhs[0, :, 0]))):
+        got = xp.linalg.solve(ad, bd)  # a batch of matrices, chunked otherwise than the right-hand sides
+        assert _is_dask(got)
+        np.testing.assert_allclose(got.compute(), np.linalg.solve(a, b), rtol=1e-12)
+    np.testing.assert_allclose(xp.linalg.solve(ad[0], da.from_array(rhs[0])).compute(), np.linalg.solve(a[0], rhs[0]),
+                               rtol=1e-12)  # one matrix, several right-hand sides (a 3 x 2 result)
 
 
 def _picked(x):
