@@ -76,9 +76,10 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
         p = k + np.argmax(np.abs(lu[k:, k]))
         piv.append(p)
         lu = lu[_swap(n, k, p)]
-        col = lu[k + 1:, k] / lu[k, k]
-        lu[k + 1:, k] = col
-        lu[k + 1:, k + 1:] = lu[k + 1:, k + 1:] - np.outer(col, lu[k, k + 1:])
+        if k + 1 < n:  # (the last step has nothing below: Dask refuses empty assignments to a batch)
+            col = lu[k + 1:, k] / lu[k, k]
+            lu[k + 1:, k] = col
+            lu[k + 1:, k + 1:] = lu[k + 1:, k + 1:] - np.outer(col, lu[k, k + 1:])
     return lu, np.array(piv)
 
 

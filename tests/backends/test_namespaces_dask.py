@@ -18,10 +18,7 @@ da = pytest.importorskip("dask.array", reason="the Dask backend needs dask: pip 
 
 # What still fails on Dask (a fixed one fails the run as XPASS: remove it here): case -> why.
 GAPS: dict = {}
-TRANSFORM_GAPS = {
-    "linalg_lu": "vmap of lu_factor: each example's row swap lu[perm] indexes with two arrays (the examples' "
-                 "and the rows'), which Dask's indexing lacks",
-}
+TRANSFORM_GAPS: dict = {}
 # vmap(grad(...)) NumPy itself refuses for these (the sweep compares nothing there)
 NUMPY_REFUSES: dict = {}  # (lax slicing under vmap(grad) works since its slices are basic slices)
 # (lax.erf is SciPy's erf where SciPy is installed, block by block on Dask; its series, without SciPy,
@@ -99,3 +96,19 @@ def test_vmap_of_grad_through_an_index_array_keeps_every_contribution_on_dask():
     got = s2s.vmap(s2s.grad(_picked))(_put(xs))
     want = np.stack([2 * x * np.bincount([0, 2, 2], minlength=4) for x in xs])  # a loop, by hand
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+
+
+def _rows(x, p):
+    return x[p] * 2.0 + x[p, 1:3].sum()
+
+
+def test_vmap_of_a_per_example_gather_on_dask():
+    """Each example's rows picked by its own index array: two index arrays in the batched gather
+    (the examples' and the rows'), which Dask's own indexing refuses (s2s uses `vindex`)."""
+    rng = np.random.default_rng(5)
+    xs, ps = rng.standard_normal((4, 3, 4)), np.array([[2, 0, 1], [1, 1, 0], [0, 2, 2], [2, 1, 0]])
+    want = np.stack([x[p] * 2.0 + x[p, 1:3].sum() for x, p in zip(xs, ps)])  # a loop over examples
+    for index in (ps, _put(ps)):  # a NumPy index, and a Dask one (computed at the gather)
+        got = s2s.vmap(_rows)(_put(xs), index)
+        assert _is_dask(got)
+        np.testing.assert_allclose(got.compute(), want, rtol=1e-14)
