@@ -7,8 +7,9 @@ transforms differentiate from their source but jit calls directly. Written with 
 Python they would compute with NumPy on CuPy or Dask arrays (CuPy refuses NumPy arrays beside its
 own; Dask reaches its own linalg through NumPy's dispatch, or computes on the host). On a backend
 other than NumPy each such callee is therefore replaced by its jit version (`driver.jit_function`,
-built on first call), whose generated code calls the backend's `xp` (emit/loader.py `version`):
-one generated source, one compiled version per backend. A callee s2s cannot compile stays plain.
+handed over by `use_compiler`; built on first call), whose generated code calls the backend's
+`xp` (emit/loader.py `version`, handed to each function here as `bind`): one generated source,
+one compiled version per backend. A callee s2s cannot compile stays plain.
 """
 from __future__ import annotations
 
@@ -49,21 +50,28 @@ def _compilable(fn) -> bool:
     return not code.co_flags & flags
 
 
-def on_backend(fn, backend):
-    """`fn` for `backend`: its jit version there, built on first call, or `fn` itself when it is
-    not a plain function s2s compiles (or s2s refuses to compile it: it then runs as written)."""
+def on_backend(fn, backend, bind):
+    """`fn` for `backend`: its jit version there (`bind(generated, backend)`: the loader's `version`),
+    built on first call, or `fn` itself when it is not a plain function s2s compiles (or s2s refuses
+    to compile it: it then runs as written)."""
     if not _compilable(fn):
         return fn
     per = _VERSIONS.setdefault(fn, {})
     hit = per.get(backend.name)
     if hit is None:
-        hit = per[backend.name] = _make(fn, backend)
+        hit = per[backend.name] = _make(fn, backend, bind)
     return hit
 
 
-def _make(fn, backend):
-    from .. import driver  # (driver imports the loader, which imports this module)
-    from .loader import version
+_COMPILER: list = []  # the driver's jit (s2s/driver.py hands it over: it sits above this module)
+
+
+def use_compiler(compile_fn) -> None:
+    """Take the function that compiles a plain function into a generated one (the driver's jit)."""
+    _COMPILER[:] = [compile_fn]
+
+
+def _make(fn, backend, bind):
     sig = inspect.signature(fn)
     names = list(sig.parameters)
     built: list = []
@@ -71,7 +79,7 @@ def _make(fn, backend):
     def run(*args, **kwargs):
         if not built:
             try:
-                built.append(version(driver.jit_function(fn, fuse=False), backend))
+                built.append(bind(_COMPILER[0](fn), backend))
             except S2SError:
                 built.append(fn)
         if built[0] is fn:
@@ -104,16 +112,16 @@ class Runtime(types.SimpleNamespace):
     """`rt` as generated code sees it on one backend: the runtime's functions, its composites
     (written with `np.`) replaced by their versions for the backend, each made on first use."""
 
-    def __init__(self, backend):
+    def __init__(self, backend, bind):
         super().__init__()
-        self.__dict__["_backend"] = backend
+        self.__dict__["_backend"], self.__dict__["_bind"] = backend, bind
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
         value = getattr(runtime, name)
         if isinstance(value, types.FunctionType) and value in _composites():
-            value = on_backend(value, self._backend)
+            value = on_backend(value, self._backend, self._bind)
         self.__dict__[name] = value
         return value
 
@@ -121,9 +129,9 @@ class Runtime(types.SimpleNamespace):
 _RUNTIMES: dict = {}
 
 
-def runtime_for(backend) -> Runtime:
+def runtime_for(backend, bind) -> Runtime:
     """The `rt` of generated code on `backend` (one per backend)."""
     rt = _RUNTIMES.get(backend.name)
     if rt is None or rt._backend is not backend:
-        rt = _RUNTIMES[backend.name] = Runtime(backend)
+        rt = _RUNTIMES[backend.name] = Runtime(backend, bind)
     return rt
