@@ -43,7 +43,7 @@ def _compilable(fn) -> bool:
     if not isinstance(fn, types.FunctionType) or record.of(fn) is not None or record.custom(fn) is not None:
         return False
     module = getattr(fn, "__module__", "") or ""
-    if module.startswith("s2s") and not module.startswith(_LIBRARY) and fn not in _composites():
+    if module.split(".")[0] == "s2s" and not module.startswith(_LIBRARY) and fn not in _composites():
         return False
     code = fn.__code__
     flags = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR | inspect.CO_COROUTINE
@@ -93,24 +93,34 @@ def _make(fn, backend, bind):
     return run
 
 
-_COMPOSITES: list = []
+_COMPOSITES: dict = {}
+# backends whose rule helpers (rt.solve_vjp_a, rt.roll_vjp, ...) also run compiled: on Dask, NumPy's
+# dispatch would send their np.linalg calls to Dask's own linear algebra (one square chunk only);
+# on CuPy it reaches CuPy's functions, which take host shifts and counts as NumPy's do, where a
+# compiled helper would make them device arrays
+_HELPERS_COMPILED = ("dask",)
 
 
-def _composites() -> frozenset:
+def _composites(helpers: bool = True) -> frozenset:
     """The runtime functions written with primitives that generated code may call as `rt.<name>`:
-    the composites' sources and the keyword forms (registry.composite, KEYWORD_FORMS)."""
+    the composites of NumPy functions and the keyword forms (registry.composite, KEYWORD_FORMS),
+    with `helpers` the derivative rules' helpers too (registered as composites named `rt.*`)."""
     if not _COMPOSITES:
-        found = set(registry.KEYWORD_FORMS.values())
-        for p in registry.PRIMS.values():
+        numpy_forms = set(registry.KEYWORD_FORMS.values())
+        rule_helpers = set()
+        for key, p in registry.PRIMS.items():
             src = p.source
-            found.update(src.values() if isinstance(src, dict) else (src,) if src is not None else ())
-        _COMPOSITES.append(frozenset(f for f in found if isinstance(f, types.FunctionType)))
-    return _COMPOSITES[0]
+            fns = src.values() if isinstance(src, dict) else (src,) if src is not None else ()
+            (rule_helpers if key.startswith("rt.") else numpy_forms).update(fns)
+        _COMPOSITES[False] = frozenset(f for f in numpy_forms if isinstance(f, types.FunctionType))
+        _COMPOSITES[True] = _COMPOSITES[False] | {f for f in rule_helpers if isinstance(f, types.FunctionType)}
+    return _COMPOSITES[helpers]
 
 
 class Runtime(types.SimpleNamespace):
     """`rt` as generated code sees it on one backend: the runtime's functions, its composites
-    (written with `np.`) replaced by their versions for the backend, each made on first use."""
+    (written with `np.`; the rule helpers among them on Dask only) replaced by their versions for
+    the backend, each made on first use."""
 
     def __init__(self, backend, bind):
         super().__init__()
@@ -120,7 +130,7 @@ class Runtime(types.SimpleNamespace):
         if name.startswith("__"):
             raise AttributeError(name)
         value = getattr(runtime, name)
-        if isinstance(value, types.FunctionType) and value in _composites():
+        if isinstance(value, types.FunctionType) and value in _composites(self._backend.name in _HELPERS_COMPILED):
             value = on_backend(value, self._backend, self._bind)
         self.__dict__[name] = value
         return value
