@@ -174,6 +174,7 @@ def _dask_ns():
     d["ndim"], d["shape"] = np.ndim, np.shape  # (of Python values too; Dask's read `.ndim`, `.shape`)
     d["reshape"] = lambda a, *args, **kwargs: da.reshape(da.asarray(a), *args, **kwargs)  # (a NumPy `a` too)
     d["roll"] = lambda a, shift, axis=None: da.roll(a, _host_ints(shift), axis)
+    d["take"] = _dask_take
     d["column_stack"] = lambda tup: da.concatenate([t if np.ndim(t) > 1 else da.asarray(t)[:, None] for t in tup], 1)
     d["split"] = _dask_split
     d["array_split"] = _dask_split
@@ -242,6 +243,22 @@ def _host_ints(v):
         return v
     v = np.asarray(v)
     return int(v) if v.ndim == 0 else tuple(int(e) for e in v)
+
+
+def _dask_take(a, indices, axis=None, out=None, mode="raise"):
+    """NumPy's `take` on Dask: `axis` None reads the flattened array (Dask's default is 0), and the
+    index may have any rank (Dask's takes one of rank 0 or 1): it is raveled, on the host (a lazy
+    index is computed, as `rt.scatter_add` does), and the result reshaped. `mode` "clip" and "wrap"
+    as NumPy's."""
+    da = sys.modules["dask.array"]
+    a = da.asarray(a)
+    if axis is None:
+        a, axis = a.ravel(), 0
+    axis = axis % a.ndim
+    idx = np.asarray(indices.compute() if hasattr(indices, "compute") else indices)
+    n = a.shape[axis]
+    idx = np.clip(idx, 0, n - 1) if mode == "clip" else np.mod(idx, n) if mode == "wrap" else idx
+    return da.take(a, idx.ravel(), axis=axis).reshape(a.shape[:axis] + idx.shape + a.shape[axis + 1:])
 
 
 def _dask_gradient(f, *varargs, axis=None, edge_order=1):

@@ -11,6 +11,8 @@ from backend_variants import check_on_backend
 from corpus import CORPUS
 from op_specs import SPECS
 
+from s2s import arrays
+
 da = pytest.importorskip("dask.array", reason="the Dask backend needs dask: pip install 's2s[dask]'")
 
 NAMES = ["setitem_zeros", "setitem_2d_augmented", "setitem_overwrite_in_loop", "bubble_sort", "cumulative_in_place",
@@ -18,7 +20,8 @@ NAMES = ["setitem_zeros", "setitem_2d_augmented", "setitem_overwrite_in_loop", "
          "diagonal", "diagonal__axes", "gradient", "linalg_cholesky", "linalg_svd__values", "delete", "take_along_axis",
          # rule helpers compiled for Dask (emit/backend_callees.py): Dask's ndim/shape of Python values, roll by an
          # array shift, reshape of a NumPy array; Dask's solve of several right-hand sides
-         "roll", "tile", "repeat", "cov", "corrcoef", "linalg_solve", "linalg_solve__matrix", "linalg_solve__batched"]
+         "roll", "tile", "repeat", "cov", "corrcoef", "linalg_solve", "linalg_solve__matrix", "linalg_solve__batched",
+         "take", "pad__constant_values"]  # (take of a 2-D index, as pad_constant's fill map)
 
 
 def _put(a):
@@ -61,3 +64,15 @@ def test_a_function_dask_lacks_is_a_clear_error():
     fn, make = _entry("take_along_axis")
     with pytest.raises(Exception, match="no Dask version"):
         check_on_backend(fn, make(np.random.default_rng(0)), _put, _get, _is_dask)
+
+
+@pytest.mark.parametrize("index, axis, mode", [
+    (np.array([[1, 0], [3, 3]]), 2, "raise"), (np.array([5, -1, 0]), None, "raise"), (np.array([[7, -3]]), 1, "clip"),
+    (np.array([[7, -3]]), 1, "wrap"), (2, 1, "raise"), (np.array([[0, 1], [1, 1]]), 0, "raise")])
+def test_dask_take_matches_numpy_for_every_index_rank_and_mode(index, axis, mode):
+    x = np.arange(24.0).reshape(2, 3, 4)
+    xp = arrays.by_name("dask").xp
+    for idx in (index, da.from_array(np.asarray(index))):  # a NumPy index, and a lazy one
+        got = xp.take(da.from_array(x, chunks=(1, 2, 4)), idx, axis=axis, mode=mode)
+        assert _is_dask(got)
+        np.testing.assert_array_equal(got.compute(), np.take(x, np.asarray(index), axis=axis, mode=mode))
