@@ -383,11 +383,11 @@ def example_axes(x):
     return tuple(range(1, np.ndim(x)))
 
 
-def shared_setting(x):
+def shared_setting(x, what="an axis or keepdims setting"):
     """A setting (axis, keepdims) that reached batched code broadcast over the batch (saved in a
     backward sweep's record) as the one value it is; one that differs per example is an error."""
     if isinstance(x, (tuple, list)):
-        return type(x)(shared_setting(e) for e in x)
+        return type(x)(shared_setting(e, what) for e in x)
     if not isinstance(x, np.ndarray) and hasattr(x, "ndim") and not isinstance(x, np.generic):
         x = to_host(x)  # a setting broadcast on a device (CuPy): read it back explicitly
         if x.ndim == 0:
@@ -395,7 +395,7 @@ def shared_setting(x):
     if not isinstance(x, np.ndarray) or x.ndim == 0:
         return x
     if not np.all(x == x[:1]):
-        raise S2SValueError("vmap: an axis or keepdims setting differs per example")
+        raise S2SValueError(f"vmap: {what} differs per example")
     return x[0].item() if x.ndim == 1 else tuple(x[0].tolist())
 
 

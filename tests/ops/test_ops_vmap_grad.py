@@ -17,7 +17,6 @@ B = 2
 GAPS = {
     "getitem": "a boolean mask that differs per example (x[x > 0])",
     "extract": "np.extract's result has a different size per example",
-    "tile": "the record broadcasts tile's reps over the batch; the fallback gets an array of reps",
     "linalg_solve__batched": "stacks of matrices per example: derivative helpers align the batch wrongly",
     "linalg_det__batched": "stacks of matrices per example: derivative helpers align the batch wrongly",
     "linalg_svd__batched_values": "stacks of matrices per example: derivative helpers align the batch wrongly",
