@@ -140,6 +140,30 @@ def batched_vars(body, params) -> set[str]:
             return bset
 
 
+_MASK_CALLS = {"xp.logical_and", "xp.logical_or", "xp.logical_not", "xp.logical_xor", "xp.isnan", "xp.isinf",
+               "xp.isfinite", "xp.signbit", "xp.isclose", "xp.isin"}
+
+
+def boolean_masks(body) -> set[str]:
+    """Names that hold boolean masks: a comparison's result, a logical function's, `&`, `|`, `^`
+    or `~` of masks, or a copy of one (to refuse `x[mask]` with a per-example mask at its line)."""
+    out: set[str] = set()
+    while True:
+        size = len(out)
+        for s in analysis.walk_stmts(body):
+            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
+                continue
+            v = s.value
+            ops = [v.left, v.right] if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.BitAnd, gast.BitOr,
+                                                                                        gast.BitXor)) else \
+                [v.operand] if isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.Invert) else [v]
+            if isinstance(v, gast.Compare) or isinstance(v, gast.Call) and analysis.dotted(v.func) in _MASK_CALLS \
+                    or all(isinstance(o, gast.Name) and o.id in out for o in ops):
+                out.add(s.targets[0].id)
+        if len(out) == size:
+            return out
+
+
 def has_batched_jump(body, bset) -> bool:
     """Whether a break/continue of this loop sits under a batched condition."""
     def visit(stmts, under):
@@ -177,6 +201,7 @@ class Batcher(Transform):
         self.regions: list = []  # live sets after each enclosing masked region (innermost last)
         self.list_mask: dict[str, str] = {}  # list -> the mask it was made under, if not merged
         self.split_done: set[int] = set()  # rt.operand_cotangent statements already split (operand_cotangent_split)
+        self.masks = boolean_masks(self.body) & self.bset
 
     def is_batched(self, atom) -> bool:
         return isinstance(atom, gast.Name) and atom.id in self.bset
@@ -437,6 +462,7 @@ class Batcher(Transform):
         idx = index_value(t.slice)
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
         flags = [any(n in self.bset for n in _names(p)) for p in parts]
+        self.no_mask(s, parts)
         if not any(flags) and isinstance(t.slice, (gast.Tuple, gast.Slice, gast.Constant)):
             elts = t.slice.elts if isinstance(t.slice, gast.Tuple) else [t.slice]
             key = gast.Tuple(elts=[gast.Slice(lower=None, upper=None, step=None)] + [copy.deepcopy(e) for e in elts],
@@ -499,6 +525,7 @@ class Batcher(Transform):
         idx = index_value(value.slice)
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
         flags = [any(n in self.bset for n in _names(p)) for p in parts]
+        self.no_mask(s, parts)
         if not any(flags):
             if not self.is_batched(base):
                 return [], value, False
@@ -511,6 +538,15 @@ class Batcher(Transform):
             return [], build.call("rt.loop_windows", [base, idx, ib, build.const(where)] + extra), True
         return [], build.call("rt.example_getitem", [base, idx, build.const(self.is_batched(base)),
                                                      ib] + _unclipped(mask)), True
+
+    def no_mask(self, s, parts):
+        """Refuse an index by a boolean mask that differs per example: each example would select a
+        different number of elements (JAX refuses it too)."""
+        if any(isinstance(p, gast.Name) and p.id in self.masks for p in parts):
+            self.fail(s, "vmap cannot index with a boolean mask that differs per example (`x[mask]`): each "
+                         "example would select a different number of elements, and no stacked result exists.",
+                      "Keep the shape fixed: select with the mask instead (`np.where(mask, x, 0)`, "
+                      "`np.sum(x * mask)`).")
 
     def call(self, s, value):
         fn = self.core.ns[value.func.id]
