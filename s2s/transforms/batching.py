@@ -140,28 +140,17 @@ def batched_vars(body, params) -> set[str]:
             return bset
 
 
-_MASK_CALLS = {"xp.logical_and", "xp.logical_or", "xp.logical_not", "xp.logical_xor", "xp.isnan", "xp.isinf",
-               "xp.isfinite", "xp.signbit", "xp.isclose", "xp.isin"}
-
-
-def boolean_masks(body) -> set[str]:
-    """Names that hold boolean masks: a comparison's result, a logical function's, `&`, `|`, `^`
-    or `~` of masks, or a copy of one (to refuse `x[mask]` with a per-example mask at its line)."""
-    out: set[str] = set()
-    while True:
-        size = len(out)
-        for s in analysis.walk_stmts(body):
-            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
-                continue
-            v = s.value
-            ops = [v.left, v.right] if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.BitAnd, gast.BitOr,
-                                                                                        gast.BitXor)) else \
-                [v.operand] if isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.Invert) else [v]
-            if isinstance(v, gast.Compare) or isinstance(v, gast.Call) and analysis.dotted(v.func) in _MASK_CALLS \
-                    or all(isinstance(o, gast.Name) and o.id in out for o in ops):
-                out.add(s.targets[0].id)
-        if len(out) == size:
-            return out
+def _mask_operands(v) -> list | None:
+    """The operands a value is a boolean mask of when they are masks (`&`, `|`, `^`, `~`, a copy),
+    [] for a comparison (always a mask), None for any other value. (A mask made otherwise,
+    np.logical_and's, is refused by the runtime when it indexes, without the user's line.)"""
+    if isinstance(v, gast.Compare):
+        return []
+    if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.BitAnd, gast.BitOr, gast.BitXor)):
+        return [v.left, v.right]
+    if isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.Invert):
+        return [v.operand]
+    return [v] if isinstance(v, gast.Name) else None
 
 
 def has_batched_jump(body, bset) -> bool:
@@ -201,7 +190,7 @@ class Batcher(Transform):
         self.regions: list = []  # live sets after each enclosing masked region (innermost last)
         self.list_mask: dict[str, str] = {}  # list -> the mask it was made under, if not merged
         self.split_done: set[int] = set()  # rt.operand_cotangent statements already split (operand_cotangent_split)
-        self.masks = boolean_masks(self.body) & self.bset
+        self.masks: set[str] = set()  # names holding a boolean mask (program order: see assign)
 
     def is_batched(self, atom) -> bool:
         return isinstance(atom, gast.Name) and atom.id in self.bset
@@ -370,6 +359,12 @@ class Batcher(Transform):
 
     def assign(self, s, mask):
         t = s.targets[0]
+        if isinstance(t, gast.Name):  # a mask here: x[t] with t batched is refused at its line (no_mask)
+            ops = _mask_operands(s.value)
+            is_mask = ops is not None and all(isinstance(o, gast.Name) and o.id in self.masks for o in ops)
+            (self.masks.add if is_mask else self.masks.discard)(t.id)
+        elif isinstance(t, gast.Tuple):
+            self.masks.difference_update(e.id for e in t.elts if isinstance(e, gast.Name))
         if isinstance(t, gast.Subscript):
             return self.setitem(s, mask)
         split = self.operand_cotangent_split(s)
@@ -542,7 +537,7 @@ class Batcher(Transform):
     def no_mask(self, s, parts):
         """Refuse an index by a boolean mask that differs per example: each example would select a
         different number of elements (JAX refuses it too)."""
-        if any(isinstance(p, gast.Name) and p.id in self.masks for p in parts):
+        if any(isinstance(p, gast.Name) and p.id in self.masks and p.id in self.bset for p in parts):
             self.fail(s, "vmap cannot index with a boolean mask that differs per example (`x[mask]`): each "
                          "example would select a different number of elements, and no stacked result exists.",
                       "Keep the shape fixed: select with the mask instead (`np.where(mask, x, 0)`, "
