@@ -125,6 +125,16 @@ def make_select(xp, narrow):
     return select
 
 
+def make_where(xp, narrow):
+    def where(condition, *xy):
+        """NumPy's `where`, whose condition may be a Python bool or list (CuPy's calls
+        `condition.astype`): such a condition becomes the library's array first."""
+        if not hasattr(condition, "astype"):
+            condition = xp.asarray(condition)
+        return narrow(condition, *xy)
+    return where
+
+
 def _converting(t: type) -> type:
     """NumPy's scalar type `t`, which also casts a device array called on it: `np.float64(x)` would
     convert `x` to NumPy (CuPy refuses; CuPy's `float64` is NumPy's). As a dtype it is `t`."""

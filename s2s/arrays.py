@@ -205,12 +205,7 @@ def _dask_blockwise_linalg(name: str, drop):
         da = sys.modules["dask.array"]
         fn = getattr(np.linalg, name)
         if name == "solve":
-            b = args[0]
-            if np.ndim(a) != 2:
-                raise S2SError("s2s: numpy.linalg.solve of a batch of matrices has no Dask version; "
-                               "solve each matrix (a loop, or vmap) or compute the inputs first")
-            return da.map_blocks(lambda m, r: np.linalg.solve(m, r), _whole_matrices(da, a, 2),
-                                 _whole_matrices(da, b, np.ndim(b)), dtype=np.result_type(a.dtype, b.dtype))
+            return _dask_solve(da, a, args[0])
         a = _whole_matrices(da, a, 2)
         parts = drop if isinstance(drop, tuple) else (drop,)
         outs = []
@@ -224,6 +219,18 @@ def _dask_blockwise_linalg(name: str, drop):
         return tuple(outs) if isinstance(drop, tuple) else outs[0]
     run.__name__ = name
     return run
+
+
+def _dask_solve(da, a, b):
+    """NumPy's `linalg.solve` on Dask: a 1-D `b` is one vector (NumPy 2), else `b` is (..., M, K);
+    the batch axes are broadcast and chunked alike, the matrices whole in each block."""
+    a, b = da.asarray(a), da.asarray(b)
+    if b.ndim == 1:
+        return _dask_solve(da, a, b[:, None])[..., 0]
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = _whole_matrices(da, da.broadcast_to(a, batch + a.shape[-2:]), 2)
+    b = da.broadcast_to(b, batch + b.shape[-2:]).rechunk(a.chunks[:-2] + b.shape[-2:])
+    return da.map_blocks(np.linalg.solve, a, b, chunks=b.chunks, dtype=np.result_type(a.dtype, b.dtype))
 
 
 def _dask_gradient(f, *varargs, axis=None, edge_order=1):

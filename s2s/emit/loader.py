@@ -4,7 +4,9 @@ and bind it to the array backend of a call.
 A generated function is compiled once, with `xp` bound to NumPy. Its version for another backend
 is the same code object with a copy of its globals in which `xp` is that backend's namespace and
 every generated function it calls is replaced by that callee's version (built on first use, then
-kept on the record): one generated source, one compiled version per backend.
+kept on the record): one generated source, one compiled version per backend. The plain Python
+functions it calls, and the runtime's composites, get versions for the backend too
+(emit/backend_callees.py).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from .. import arrays, record, runtime
 from ..primitives.registry import EXT
 from ..runtime.trees import clash_error
 from ..tree import field_clash
+from . import backend_callees
 from .codegen import compile_source, to_source
 
 _SKIP = frozenset({"xp", "rt", "__name__", "__builtins__"})
@@ -50,10 +53,13 @@ def version(fn, backend):
     v = types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, fn.__closure__)
     v.__qualname__, v.__kwdefaults__ = fn.__qualname__, fn.__kwdefaults__
     rec.versions[backend.name] = v  # before the callees: a cycle of calls finds it
-    glob["xp"] = backend.xp
+    glob["xp"], glob["rt"] = backend.xp, backend_callees.runtime_for(backend)
+    plain = backend_callees.called_names(rec.core[0])
     for name, value in list(glob.items()):
         if name not in _SKIP and callable(value) and record.of(value) is not None:
             glob[name] = version(value, backend)
+        elif name in plain:  # a plain function it calls: compiled for the backend too
+            glob[name] = backend_callees.on_backend(value, backend)
     return v
 
 

@@ -229,7 +229,7 @@ prim("xp.logaddexp", "x, y", broadcasting=True)
 defvjp("xp.logaddexp", x="rt.unbroadcast(g * xp.exp(x - ans), x)", y="rt.unbroadcast(g * xp.exp(y - ans), y)")
 defjvp("xp.logaddexp", x="dx * xp.exp(x - ans)", y="dy * xp.exp(y - ans)")
 prim("xp.where", "condition, x, y", broadcasting=True, zero_args=("condition",), fusable="binary",
-     float_result="keep", cheap=True)
+     float_result="keep", cheap=True, widened=array_fill.make_where)  # (CuPy's needs an array condition)
 defvjp("xp.where", x="rt.unbroadcast(xp.where(condition, g, 0.0), x)",
        y="rt.unbroadcast(xp.where(condition, 0.0, g), y)")
 defjvp("xp.where", x="xp.where(condition, dx, 0.0)", y="xp.where(condition, 0.0, dy)")

@@ -239,7 +239,7 @@ def _solve(a, b):
     batch = np.broadcast_shapes(np.shape(a)[:-2], np.shape(b)[:-2])
     a = np.broadcast_to(a, batch + np.shape(a)[-2:])
     b = np.broadcast_to(b, batch + np.shape(b)[-2:])
-    return np.linalg.solve(a, b)
+    return namespace(a).linalg.solve(a, b)  # (Dask's own, reached by NumPy's dispatch, takes one 2-D matrix)
 
 
 def batched_polyval(flags, p, x):

@@ -79,9 +79,10 @@ def lu_factor(a, overwrite_a=False, check_finite=True):
         p = k + np.argmax(np.abs(lu[k:, k]))
         piv.append(p)
         lu = lu[_swap(n, k, p)]
-        col = lu[k + 1:, k] / lu[k, k]
-        lu[k + 1:, k] = col
-        lu[k + 1:, k + 1:] = lu[k + 1:, k + 1:] - np.outer(col, lu[k, k + 1:])
+        if k + 1 < n:  # (the last step has nothing below: Dask refuses empty assignments to a batch)
+            col = lu[k + 1:, k] / lu[k, k]
+            lu[k + 1:, k] = col
+            lu[k + 1:, k + 1:] = lu[k + 1:, k + 1:] - np.outer(col, lu[k, k + 1:])
     return lu, np.array(piv)
 
 
@@ -98,7 +99,8 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     low, up = _triangle(lu, True, True), _triangle(lu, False, False)
     first, second = np.where(t, _mT(up), low), np.where(t, _mT(low), up)
     x = np.linalg.solve(second, np.linalg.solve(first, b[np.where(t, np.arange(n), perm)]))
-    return x[np.where(t, np.argsort(perm), np.arange(n))]
+    inverse = np.argmax(np.expand_dims(perm, -2) == np.arange(n)[:, None], axis=-1)  # (argsort: Dask lacks it)
+    return x[np.where(t, inverse, np.arange(n))]
 
 
 def solve(a, b, lower=False, overwrite_a=False, overwrite_b=False, check_finite=True, assume_a="gen"):

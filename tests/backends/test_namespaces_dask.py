@@ -17,19 +17,8 @@ from s2s import arrays
 da = pytest.importorskip("dask.array", reason="the Dask backend needs dask: pip install 's2s[dask]'")
 
 # What still fails on Dask (a fixed one fails the run as XPASS: remove it here): case -> why.
-GAPS = {
-    "linalg_cholesky_solves": "a runtime linalg helper reaches Dask's own cholesky/solve through NumPy's dispatch, "
-                              "which needs square chunks of one matrix (s2s's Dask namespace rechunks, "
-                              "np.linalg.* called from rt helpers does not)",
-    "linalg_lu": "lu_solve's inverse row order is np.argsort(perm), which Dask lacks (an S2SError naming argsort; "
-                 "the row order itself, rt.lu_perm, is computed on the host for Dask)",
-}
-TRANSFORM_GAPS = {
-    "stats_multivariate": GAPS["linalg_cholesky_solves"],
-    "linalg_inverse": GAPS["linalg_cholesky_solves"],
-    "linalg_expm": GAPS["linalg_cholesky_solves"],
-    "linalg_eigh": "jit of eigh on Dask returns a NumPy array (a step computes on the host)",
-}
+GAPS: dict = {}
+TRANSFORM_GAPS: dict = {}
 # vmap(grad(...)) NumPy itself refuses for these (the sweep compares nothing there)
 NUMPY_REFUSES: dict = {}  # (lax slicing under vmap(grad) works since its slices are basic slices)
 # (lax.erf is SciPy's erf where SciPy is installed, block by block on Dask; its series, without SciPy,
@@ -89,8 +78,13 @@ def test_dask_linalg_runs_numpys_functions_on_whole_matrices():
         np.testing.assert_allclose(got.compute(), getattr(np.linalg, name)(a), rtol=1e-12)
     np.testing.assert_allclose(xp.linalg.slogdet(ad)[1].compute(), np.linalg.slogdet(a)[1], rtol=1e-12)
     np.testing.assert_allclose(np.abs(xp.linalg.eigh(ad)[1].compute()), np.abs(np.linalg.eigh(a)[1]), rtol=1e-10)
-    with pytest.raises(s2s.S2SError, match="linalg.solve of a batch"):
-        xp.linalg.solve(ad, ad)
+    rhs = rng.standard_normal((4, 3, 2))
+    for b, bd in ((rhs, da.from_array(rhs, chunks=(1, 3, 2))), (rhs[0, :, 0], da.from_array(rhs[0, :, 0]))):
+        got = xp.linalg.solve(ad, bd)  # a batch of matrices, chunked otherwise than the right-hand sides
+        assert _is_dask(got)
+        np.testing.assert_allclose(got.compute(), np.linalg.solve(a, b), rtol=1e-12)
+    np.testing.assert_allclose(xp.linalg.solve(ad[0], da.from_array(rhs[0])).compute(), np.linalg.solve(a[0], rhs[0]),
+                               rtol=1e-12)  # one matrix, several right-hand sides (a 3 x 2 result)
 
 
 def _picked(x):
@@ -102,3 +96,19 @@ def test_vmap_of_grad_through_an_index_array_keeps_every_contribution_on_dask():
     got = s2s.vmap(s2s.grad(_picked))(_put(xs))
     want = np.stack([2 * x * np.bincount([0, 2, 2], minlength=4) for x in xs])  # a loop, by hand
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+
+
+def _rows(x, p):
+    return x[p] * 2.0 + x[p, 1:3].sum()
+
+
+def test_vmap_of_a_per_example_gather_on_dask():
+    """Each example's rows picked by its own index array: two index arrays in the batched gather
+    (the examples' and the rows'), which Dask's own indexing refuses (s2s uses `vindex`)."""
+    rng = np.random.default_rng(5)
+    xs, ps = rng.standard_normal((4, 3, 4)), np.array([[2, 0, 1], [1, 1, 0], [0, 2, 2], [2, 1, 0]])
+    want = np.stack([x[p] * 2.0 + x[p, 1:3].sum() for x, p in zip(xs, ps)])  # a loop over examples
+    for index in (ps, _put(ps)):  # a NumPy index, and a Dask one (computed at the gather)
+        got = s2s.vmap(_rows)(_put(xs), index)
+        assert _is_dask(got)
+        np.testing.assert_allclose(got.compute(), want, rtol=1e-14)

@@ -12,17 +12,8 @@ from namespace_cases import CASES
 from s2s import arrays
 
 # What still fails on the CuPy-strict backend (a fixed one fails the run as XPASS): case -> why.
-GAPS = {
-    "linalg_cholesky_solves": "s2s.scipy.linalg chooses with np.where(lower, a, b) on a Python bool flag; CuPy's "
-                              "where calls flag.astype (AttributeError on a bool)",
-    "linalg_lu": "lu_factor's row swap (scipy/linalg.py _swap) runs as plain Python on inactive pivots: its "
-                 "np.arange is a NumPy array, which CuPy refuses beside its own",
-    "nn_normalizers": "a namespace function called on inactive values (nn.one_hot of labels) runs as plain "
-                      "Python: its np.arange is a NumPy array, which CuPy refuses to compare with its own",
-}
-TRANSFORM_GAPS = {
-    "linalg_expm": "vmap of expm: a NumPy array meets device arrays in the batched code",
-}
+GAPS: dict = {}
+TRANSFORM_GAPS: dict = {}
 NUMPY_REFUSES: dict = {}  # (lax slicing under vmap(grad) works since its slices are basic slices)
 
 
