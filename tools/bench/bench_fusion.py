@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 import s2s  # noqa: E402
-from s2s.emit import kernels, numba_kernels  # noqa: E402
+from s2s.emit import kernels, numba_kernels, scheduler  # noqa: E402
 
 
 def arith(x, y):
@@ -82,7 +82,7 @@ def main() -> None:
     opts = ap.parse_args()
     clock = time.perf_counter if opts.threads else time.process_time
     if not opts.threads:
-        kernels._threads = lambda: 1
+        scheduler.threads = lambda: 1
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=10 ** 6), rng.normal(size=10 ** 6)
     engines = ["numpy"] + (["numba"] if numba_kernels.available() else [])
