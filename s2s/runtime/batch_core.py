@@ -304,7 +304,7 @@ def batched_shape(flags, x):
 
 
 def batched_ndim(flags, x):
-    return np.ndim(x) - 1
+    return len(example_shape(x))  # a list of device arrays too, which np.ndim converts to NumPy
 
 
 def batched_size(flags, x):
