@@ -24,6 +24,20 @@ def index_part(p):
     return p
 
 
+def one_position(index):
+    """The one position a per-example `index` into a list, tuple or dict names: the same for every
+    example (a loop index or a setting broadcast to a batched name); one that differs per example
+    cannot pick an item and is refused."""
+    if isinstance(index, tuple) or np.ndim(index) != 1:
+        raise S2SValueError("vmap cannot index a list, tuple or dict with a per-example array")
+    first = index[0]
+    if not bool((index == first).all()):
+        raise S2SValueError("vmap cannot index a list, tuple or dict with a position that differs per example "
+                            "(its items may have different shapes); stack the items into an array first "
+                            "(`np.stack(items)[i]`)")
+    return first.item() if hasattr(first, "item") else first
+
+
 def same_shapes(outs, fn):
     """`outs` (one result per example) if every example's result has the same structure of
     shapes; otherwise the refusal naming `fn`."""

@@ -15,6 +15,7 @@ from ..errors import S2SError, S2STypeError, S2SValueError
 from ..tree import axes_children, node_children, tree_leaves, tree_map
 from . import core as _core
 from ._batch_checks import index_part, same_shapes
+from ._batch_checks import one_position as _vb_one_position
 from .core import _NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, to_host, tree_add, zeros, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
@@ -325,20 +326,6 @@ def _vb_adv(index, flags, n, base_shape, clip=True):
     return (ar,) + tuple(out)
 
 
-def _vb_one_position(index):
-    """The one position a per-example `index` into a list, tuple or dict names: the same for every
-    example (a loop index broadcast to a batched name); one that differs per example cannot pick
-    an item and is refused."""
-    if isinstance(index, tuple) or np.ndim(index) != 1:
-        raise _vb_err("vmap cannot index a list, tuple or dict with a per-example array")
-    first = index[0]
-    if not bool((index == first).all()):
-        raise _vb_err("vmap cannot index a list, tuple or dict with a position that differs per example "
-                      "(its items may have different shapes); stack the items into an array first "
-                      "(`np.stack(items)[i]`)")
-    return first.item() if hasattr(first, "item") else first
-
-
 def example_getitem(x, index, xb=True, ib=False, clip=True):
     """`x[index]` per example: `x` batched (unless `xb` is False), index parts batched per `ib`
     (`clip`: see _vb_adv)."""
@@ -506,7 +493,9 @@ def _vb_stack(outs):
 
 def example_key(index, ib, a, clip=True):
     """The key of `a[index]` per example on batched `a` (batched index parts per `ib`; `clip`:
-    see _vb_adv)."""
+    see _vb_adv): a batched list's or dict's is the one position every example names."""
+    if isinstance(a, (list, dict)):
+        return _vb_one_position(index) if ib else index
     if not ib:
         return (slice(None),) + _vb_key(index)
     return _vb_adv(index, ib, np.shape(a)[0], np.shape(a), clip)

@@ -95,3 +95,34 @@ def test_a_result_of_the_same_size_per_example_is_stacked(name):
     want = [RAGGED[name](x) for x in xs]
     assert len({np.shape(w) for w in want}) == 1
     np.testing.assert_array_equal(s2s.vmap(RAGGED[name])(xs), np.stack(want))
+
+
+def average_axis0(x):
+    a, s = np.average(x.reshape(2, 2), axis=0, weights=np.array([1.0, 3.0]), returned=True)
+    return np.sum(np.sin(a) * s)
+
+
+def average_axis1_batched_weights(x):
+    a, s = np.average(x.reshape(2, 2), axis=1, weights=x.reshape(2, 2) ** 2 + 1.0, returned=True)
+    return np.sum(np.sin(a) * s)
+
+
+def average_all(x):
+    a, s = np.average(x, weights=np.arange(1.0, 5.0), returned=True)
+    return np.sin(a) * s
+
+
+@pytest.mark.parametrize("f", [average_axis0, average_axis1_batched_weights, average_all])
+def test_vmap_grad_of_average_returned(f):
+    """np.average(..., returned=True) in a callee's record: its axis is broadcast over the batch,
+    and the rule's `shape[axis] = -1` on a list takes the one position every example names (it
+    raised a TypeError)."""
+    xs = np.random.default_rng(3).normal(size=(B, 4))
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), _loop(s2s.grad(f), xs), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(f)(xs), [f(x) for x in xs], rtol=1e-12)
+
+
+def test_vmap_grad_of_average_returned_matches_central_differences():
+    f, x, eps = average_axis0, np.array([0.3, -0.2, 0.9, 0.4]), 1e-6
+    fd = [(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(4)]
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(x[None])[0], fd, rtol=1e-6, atol=1e-8)
