@@ -171,6 +171,9 @@ def _dask_ns():
     d["copy"] = lambda a, *args, **kwargs: da.asarray(a).copy()
     d["size"] = lambda a, axis=None: int(np.prod(np.shape(a))) if axis is None else np.shape(a)[axis]
     d["matrix_transpose"] = lambda a: da.swapaxes(a, -1, -2)
+    d["ndim"], d["shape"] = np.ndim, np.shape  # (of Python values too; Dask's read `.ndim`, `.shape`)
+    d["reshape"] = lambda a, *args, **kwargs: da.reshape(da.asarray(a), *args, **kwargs)  # (a NumPy `a` too)
+    d["roll"] = lambda a, shift, axis=None: da.roll(a, _host_ints(shift), axis)
     d["column_stack"] = lambda tup: da.concatenate([t if np.ndim(t) > 1 else da.asarray(t)[:, None] for t in tup], 1)
     d["split"] = _dask_split
     d["array_split"] = _dask_split
@@ -231,6 +234,14 @@ def _dask_solve(da, a, b):
     a = _whole_matrices(da, da.broadcast_to(a, batch + a.shape[-2:]), 2)
     b = da.broadcast_to(b, batch + b.shape[-2:]).rechunk(a.chunks[:-2] + b.shape[-2:])
     return da.map_blocks(np.linalg.solve, a, b, chunks=b.chunks, dtype=np.result_type(a.dtype, b.dtype))
+
+
+def _host_ints(v):
+    """A shift or count given as an array (a Dask one computed) as Python ints, as Dask's `roll` takes."""
+    if not hasattr(v, "ndim"):
+        return v
+    v = np.asarray(v)
+    return int(v) if v.ndim == 0 else tuple(int(e) for e in v)
 
 
 def _dask_gradient(f, *varargs, axis=None, edge_order=1):

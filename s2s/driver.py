@@ -16,7 +16,7 @@ import gast
 
 from . import analysis, record
 from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the call objects'
-from .emit import kernels, numba_arrayloops, numba_kernels, numba_loops
+from .emit import backend_callees, kernels, numba_arrayloops, numba_kernels, numba_loops
 from .emit.loader import call, compile_fn
 from .errors import S2SError, S2SValueError
 from .frontend import idioms
@@ -389,6 +389,9 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
             record.of(out).shapes = shapes
         return out
     return cached("jit", fn, (tuple(floats), fuse, tuple(arrays), tuple(shapes)), compute)
+
+
+backend_callees.use_compiler(lambda fn: jit_function(fn, fuse=False))  # (plain callees off NumPy: their jit version)
 
 
 def _shape_guard(params, shapes, other: str, general):

@@ -7,8 +7,9 @@ transforms differentiate from their source but jit calls directly. Written with 
 Python they would compute with NumPy on CuPy or Dask arrays (CuPy refuses NumPy arrays beside its
 own; Dask reaches its own linalg through NumPy's dispatch, or computes on the host). On a backend
 other than NumPy each such callee is therefore replaced by its jit version (`driver.jit_function`,
-built on first call), whose generated code calls the backend's `xp` (emit/loader.py `version`):
-one generated source, one compiled version per backend. A callee s2s cannot compile stays plain.
+handed over by `use_compiler`; built on first call), whose generated code calls the backend's
+`xp` (emit/loader.py `version`, handed to each function here as `bind`): one generated source,
+one compiled version per backend. A callee s2s cannot compile stays plain.
 """
 from __future__ import annotations
 
@@ -42,28 +43,35 @@ def _compilable(fn) -> bool:
     if not isinstance(fn, types.FunctionType) or record.of(fn) is not None or record.custom(fn) is not None:
         return False
     module = getattr(fn, "__module__", "") or ""
-    if module.startswith("s2s") and not module.startswith(_LIBRARY) and fn not in _composites():
+    if module.split(".")[0] == "s2s" and not module.startswith(_LIBRARY) and fn not in _composites():
         return False
     code = fn.__code__
     flags = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR | inspect.CO_COROUTINE
     return not code.co_flags & flags
 
 
-def on_backend(fn, backend):
-    """`fn` for `backend`: its jit version there, built on first call, or `fn` itself when it is
-    not a plain function s2s compiles (or s2s refuses to compile it: it then runs as written)."""
+def on_backend(fn, backend, bind):
+    """`fn` for `backend`: its jit version there (`bind(generated, backend)`: the loader's `version`),
+    built on first call, or `fn` itself when it is not a plain function s2s compiles (or s2s refuses
+    to compile it: it then runs as written)."""
     if not _compilable(fn):
         return fn
     per = _VERSIONS.setdefault(fn, {})
     hit = per.get(backend.name)
     if hit is None:
-        hit = per[backend.name] = _make(fn, backend)
+        hit = per[backend.name] = _make(fn, backend, bind)
     return hit
 
 
-def _make(fn, backend):
-    from .. import driver  # (driver imports the loader, which imports this module)
-    from .loader import version
+_COMPILER: list = []  # the driver's jit (s2s/driver.py hands it over: it sits above this module)
+
+
+def use_compiler(compile_fn) -> None:
+    """Take the function that compiles a plain function into a generated one (the driver's jit)."""
+    _COMPILER[:] = [compile_fn]
+
+
+def _make(fn, backend, bind):
     sig = inspect.signature(fn)
     names = list(sig.parameters)
     built: list = []
@@ -71,7 +79,7 @@ def _make(fn, backend):
     def run(*args, **kwargs):
         if not built:
             try:
-                built.append(version(driver.jit_function(fn, fuse=False), backend))
+                built.append(bind(_COMPILER[0](fn), backend))
             except S2SError:
                 built.append(fn)
         if built[0] is fn:
@@ -85,35 +93,45 @@ def _make(fn, backend):
     return run
 
 
-_COMPOSITES: list = []
+_COMPOSITES: dict = {}
+# backends whose rule helpers (rt.solve_vjp_a, rt.roll_vjp, ...) also run compiled: on Dask, NumPy's
+# dispatch would send their np.linalg calls to Dask's own linear algebra (one square chunk only);
+# on CuPy it reaches CuPy's functions, which take host shifts and counts as NumPy's do, where a
+# compiled helper would make them device arrays
+_HELPERS_COMPILED = ("dask",)
 
 
-def _composites() -> frozenset:
+def _composites(helpers: bool = True) -> frozenset:
     """The runtime functions written with primitives that generated code may call as `rt.<name>`:
-    the composites' sources and the keyword forms (registry.composite, KEYWORD_FORMS)."""
+    the composites of NumPy functions and the keyword forms (registry.composite, KEYWORD_FORMS),
+    with `helpers` the derivative rules' helpers too (registered as composites named `rt.*`)."""
     if not _COMPOSITES:
-        found = set(registry.KEYWORD_FORMS.values())
-        for p in registry.PRIMS.values():
+        numpy_forms = set(registry.KEYWORD_FORMS.values())
+        rule_helpers = set()
+        for key, p in registry.PRIMS.items():
             src = p.source
-            found.update(src.values() if isinstance(src, dict) else (src,) if src is not None else ())
-        _COMPOSITES.append(frozenset(f for f in found if isinstance(f, types.FunctionType)))
-    return _COMPOSITES[0]
+            fns = src.values() if isinstance(src, dict) else (src,) if src is not None else ()
+            (rule_helpers if key.startswith("rt.") else numpy_forms).update(fns)
+        _COMPOSITES[False] = frozenset(f for f in numpy_forms if isinstance(f, types.FunctionType))
+        _COMPOSITES[True] = _COMPOSITES[False] | {f for f in rule_helpers if isinstance(f, types.FunctionType)}
+    return _COMPOSITES[helpers]
 
 
 class Runtime(types.SimpleNamespace):
     """`rt` as generated code sees it on one backend: the runtime's functions, its composites
-    (written with `np.`) replaced by their versions for the backend, each made on first use."""
+    (written with `np.`; the rule helpers among them on Dask only) replaced by their versions for
+    the backend, each made on first use."""
 
-    def __init__(self, backend):
+    def __init__(self, backend, bind):
         super().__init__()
-        self.__dict__["_backend"] = backend
+        self.__dict__["_backend"], self.__dict__["_bind"] = backend, bind
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
             raise AttributeError(name)
         value = getattr(runtime, name)
-        if isinstance(value, types.FunctionType) and value in _composites():
-            value = on_backend(value, self._backend)
+        if isinstance(value, types.FunctionType) and value in _composites(self._backend.name in _HELPERS_COMPILED):
+            value = on_backend(value, self._backend, self._bind)
         self.__dict__[name] = value
         return value
 
@@ -121,9 +139,9 @@ class Runtime(types.SimpleNamespace):
 _RUNTIMES: dict = {}
 
 
-def runtime_for(backend) -> Runtime:
+def runtime_for(backend, bind) -> Runtime:
     """The `rt` of generated code on `backend` (one per backend)."""
     rt = _RUNTIMES.get(backend.name)
     if rt is None or rt._backend is not backend:
-        rt = _RUNTIMES[backend.name] = Runtime(backend)
+        rt = _RUNTIMES[backend.name] = Runtime(backend, bind)
     return rt

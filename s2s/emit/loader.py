@@ -53,13 +53,13 @@ def version(fn, backend):
     v = types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, fn.__closure__)
     v.__qualname__, v.__kwdefaults__ = fn.__qualname__, fn.__kwdefaults__
     rec.versions[backend.name] = v  # before the callees: a cycle of calls finds it
-    glob["xp"], glob["rt"] = backend.xp, backend_callees.runtime_for(backend)
+    glob["xp"], glob["rt"] = backend.xp, backend_callees.runtime_for(backend, version)
     plain = backend_callees.called_names(rec.core[0])
     for name, value in list(glob.items()):
         if name not in _SKIP and callable(value) and record.of(value) is not None:
             glob[name] = version(value, backend)
         elif name in plain:  # a plain function it calls: compiled for the backend too
-            glob[name] = backend_callees.on_backend(value, backend)
+            glob[name] = backend_callees.on_backend(value, backend, version)
     return v
 
 

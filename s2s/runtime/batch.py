@@ -339,21 +339,7 @@ def example_getitem(x, index, xb=True, ib=False, clip=True):
     n = np.shape(_vb_first_batched(index, ib))[0]
     if not xb:
         x = np.broadcast_to(x, (n,) + np.shape(x))
-    key = _vb_adv(index, ib, n, np.shape(x), clip)
-    if type(x).__module__.startswith("dask"):
-        return _dask_gather(x, key)
-    return x[key]
-
-
-def _dask_gather(x, key):
-    """`x[key]` for a Dask `x` and a key of the examples' positions and other index arrays: Dask
-    indexes with one array only, so the arrays are moved to the host (a Dask index is computed,
-    as `rt.scatter_add` does) and the gather is Dask's `vindex` (NumPy's rule here, since the
-    examples' positions come first)."""
-    key = tuple(to_host(p) for p in key)
-    if sum(isinstance(p, np.ndarray) and p.ndim > 0 for p in key) < 2:
-        return x[key]
-    return x.vindex[key]
+    return _core._gather(x, _vb_adv(index, ib, n, np.shape(x), clip))
 
 
 def _vb_first_batched(index, ib):

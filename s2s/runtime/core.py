@@ -372,6 +372,17 @@ def _host_index(index):
     return host if isinstance(index, tuple) else host[0]
 
 
+def _gather(x, key):
+    """`x[key]` (vmap's gather: the examples' positions first, then index arrays); for a Dask `x`
+    with two or more index arrays, which Dask's indexing refuses, Dask's `vindex` of the arrays on
+    the host (NumPy's rule here, since the examples' positions come first; a Dask index is
+    computed, as `scatter_add` does)."""
+    if not type(x).__module__.startswith("dask"):
+        return x[key]
+    key = _host_index(key)
+    return x.vindex[key] if sum(isinstance(p, np.ndarray) and p.ndim > 0 for p in key) > 1 else x[key]
+
+
 def _dask_scatter_add(da, out, index, v):
     """Dask's form of `add.at`: the flat position each element of `out[index]` names (computed
     from the shape, on the host), then a weighted `bincount` of `v` over those positions."""

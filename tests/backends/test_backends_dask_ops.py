@@ -15,7 +15,10 @@ da = pytest.importorskip("dask.array", reason="the Dask backend needs dask: pip 
 
 NAMES = ["setitem_zeros", "setitem_2d_augmented", "setitem_overwrite_in_loop", "bubble_sort", "cumulative_in_place",
          "recursion_over_index", "enumerate_rows_setitem", "transpose", "permute_dims", "rollaxis", "diag__extract",
-         "diagonal", "diagonal__axes", "gradient", "linalg_cholesky", "linalg_svd__values", "delete", "take_along_axis"]
+         "diagonal", "diagonal__axes", "gradient", "linalg_cholesky", "linalg_svd__values", "delete", "take_along_axis",
+         # rule helpers compiled for Dask (emit/backend_callees.py): Dask's ndim/shape of Python values, roll by an
+         # array shift, reshape of a NumPy array; Dask's solve of several right-hand sides
+         "roll", "tile", "repeat", "cov", "corrcoef", "linalg_solve", "linalg_solve__matrix", "linalg_solve__batched"]
 
 
 def _put(a):
