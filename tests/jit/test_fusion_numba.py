@@ -4,6 +4,7 @@ process loads, the `S2S_NO_NUMBA` switch, and that s2s imports numba only when i
 
 Without numba installed only the last two kinds run (CI runs this file with and without it)."""
 
+import inspect
 import os
 import subprocess
 import sys
@@ -243,3 +244,30 @@ def test_unusable_numba_falls_back_to_numpy_blocks(monkeypatch):
         got = j(x, y)
     np.testing.assert_array_equal(got, hinge(x, y))
     np.testing.assert_array_equal(j(x, y), hinge(x, y))  # once warned, the NumPy kernel
+
+
+@needs_numba
+def test_wide_vectors_give_the_same_values(data):
+    """The kernel's loop in 512-bit vectors (`_wide()`, on CPUs with AVX-512) computes what the same
+    loop without it computes, bitwise (the same IEEE operations, lane by lane), sums included."""
+    x, y = data
+    xf, yf = (np.nan_to_num(a, nan=0.5, posinf=2.0, neginf=-2.0) for a in data)  # (sums that are not NaN)
+    for f, args in ((selu, (x,)), (relu_mix, (x, y)), (clipped_energy, (xf, yf, 0.5)), (ratio, (xf, yf + 3.0))):
+        j = s2s.jit(f)
+        with np.errstate(all="ignore"):
+            got = j(*args)
+        fused = next(iter(j._versions.values())).__globals__["fused_0"]  # (the version that ran)
+        (mask,) = [m for (engine, m) in fused.kernels if engine == "numba"]
+        src = numba_kernels.kernel_source(fused.name, fused._names, mask, fused._expr, fused.reduce)
+        assert "\n    _wide()\n" in src
+        narrow = numba_kernels.load(fused.name + "_narrow", src.replace("\n    _wide()\n", "\n").replace(
+            f"def {fused.name}(", f"def {fused.name}_narrow("))
+        given = dict(zip(inspect.signature(f).parameters, args))
+        flat = [given[n].reshape(-1) if isinstance(given[n], np.ndarray) else given[n] for n in fused.names]
+        out = np.empty(x.size)
+        parts = [narrow(lo, min(x.size, lo + numba_kernels.BLOCK), out, *flat)
+                 for lo in range(0, x.size, numba_kernels.BLOCK)]
+        if fused.reduce:
+            assert np.isfinite(got) and got == np.float64(sum(parts))  # (the blocks' sums added in order)
+        else:
+            np.testing.assert_array_equal(got, out)

@@ -71,8 +71,20 @@ def tanh_mix(x, y):
     return np.tanh(x) * y + x * 0.5
 
 
+def log_mix(x, y):
+    return np.log(np.abs(x) + 1.0) * y - x
+
+
+def softplus(x, y):
+    return np.log(1.0 + np.exp(x))
+
+
+def log_likelihood(x, y):
+    return np.sum(np.log(x * x + 1.0) * 0.5)
+
+
 EXPRESSIONS = (arith, reduction, selu, relu_mix, logistic, square_mix, affine, exp_affine, tanh_grad, sigmoid,
-               tanh_mix)
+               tanh_mix, log_mix, softplus, log_likelihood)
 
 
 def main() -> None:
