@@ -39,3 +39,25 @@ def at_argnum(f: Callable, argnum: Any, args: tuple, kwargs: dict, packed: bool 
     env = {"f": f, "fixed": tuple(args), "kwargs": dict(kwargs)}
     exec(compile(src, name, "exec"), env)  # noqa: S102 - source built above from indices only
     return env["at_argnum"], xs
+
+
+def derivative_function(kind: str, f: Callable, n: int) -> Callable:
+    """autograd's next-order function in check_grads: for kind "vjp", `(*xs, v) -> vjp of f at xs
+    applied to v` (one value for n == 1, a tuple otherwise); for "jvp", `(*xs, *vs) -> J vs`.
+    Both take the direction as an argument, so the next check differentiates with respect to it
+    as well (a VJP rule that is wrong only in its cotangent shows there)."""
+    xs = ", ".join(f"x{k}" for k in range(n))
+    if kind == "vjp":
+        body = f"    out, pullback = s2s.vjp(f, {xs})\n    return pullback(v){'[0]' if n == 1 else ''}\n"
+        params = f"{xs}, v"
+    else:
+        vs = ", ".join(f"v{k}" for k in range(n))
+        body = f"    return s2s.jvp(f, ({xs},), ({vs},))[1]\n"
+        params = f"{xs}, {vs}"
+    src = f"def {kind}_of_f({params}):\n{body}"
+    name = f"<s2s.compat.autograd {kind} {next(_COUNT)}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    import s2s
+    env = {"f": f, "s2s": s2s}
+    exec(compile(src, name, "exec"), env)  # noqa: S102 - source built above from indices only
+    return env[f"{kind}_of_f"]

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from s2s import S2SError, test_util
-from s2s.tree import tree_flatten, tree_leaves
+from s2s.tree import tree_flatten, tree_leaves, tree_map
 
-from ._bind import at_argnum
+from ._bind import at_argnum, derivative_function
 
 TOL = 1e-6
 RTOL = 1e-6
@@ -48,11 +48,33 @@ def check_grads(f: Callable, argnum: Any = 0, modes: Sequence[str] = ("fwd", "re
         if any(np.iscomplexobj(leaf) for leaf in tree_leaves(xs)):
             raise S2SError("s2s.compat.autograd.check_grads: complex arguments are not supported "
                            "(s2s differentiates real float64 arrays only)")
-        try:
-            test_util.check_grads(g, xs, order=order, modes=tuple(modes))
-        except AssertionError as err:
-            raise AssertionError(f"{_autograd_words(str(err), getattr(f, '__name__', repr(f)))}\n{err}") from None
+        _check(g, xs, tuple(modes), order, getattr(f, "__name__", repr(f)), np.random.default_rng(0))
     return check
+
+
+def _check(g: Callable, xs: tuple, modes: tuple, order: int, name: str, rng: np.random.Generator) -> None:
+    """autograd's recursion: the first-order checks of `g` at `xs`, then, for a higher order, the
+    same checks of `(xs, v) -> vjp(g, xs)(v)` and `(xs, v) -> jvp(g, xs, v)`, which take the
+    direction `v` (a random one) as an argument."""
+    try:
+        test_util.check_grads(g, xs, order=1, modes=modes, seed=int(rng.integers(1 << 30)))
+    except AssertionError as err:
+        raise AssertionError(f"{_autograd_words(str(err), name)}\n{err}") from None
+    if order > 1:
+        n = len(xs)
+        for mode, kind in (("fwd", "jvp"), ("rev", "vjp")):
+            if mode in modes:
+                if kind == "jvp":
+                    vs = tuple(_random_like(rng, x) for x in xs)
+                else:
+                    vs = (_random_like(rng, g(*xs)),)
+                _check(derivative_function(kind, g, n), xs + vs, modes, order - 1, f"{kind}_{name}", rng)
+
+
+def _random_like(rng: np.random.Generator, x: Any) -> Any:
+    """A standard normal draw shaped as `x` (a tree of the same structure)."""
+    return tree_map(lambda leaf: float(rng.standard_normal()) if np.ndim(leaf) == 0 and not isinstance(leaf, np.ndarray)
+                    else rng.standard_normal(np.shape(leaf)), x)
 
 
 def _autograd_words(message: str, name: str) -> str:
@@ -61,10 +83,8 @@ def _autograd_words(message: str, name: str) -> str:
     found = re.search(r"mode '(\w+)', order (\d+), (.*?)(?::|$)", message)
     if not found:
         return f"Derivative check of {name} failed"
-    mode, _, path = found.groups()
-    kinds = re.findall(r"\b(JVP|VJP)\b", path)[1:]  # the first is the check itself, then the function's
-    prefix = "".join(f"{k.lower()}_" for k in kinds)
-    return f"Derivative ({'VJP' if mode == 'rev' else 'JVP'}) check of {prefix}{name} failed"
+    mode = found.group(1)
+    return f"Derivative ({'VJP' if mode == 'rev' else 'JVP'}) check of {name} failed"
 
 
 def combo_check(fun: Callable, *args: Any, **kwargs: Any) -> Callable:
