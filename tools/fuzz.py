@@ -185,9 +185,23 @@ HELPERS.update({
 # equal to generated ones (Program.rename) and a wrapped `f` (Program.wrap)
 KINDS_27 = ["wrapped", "alias", "containers"]
 
+# stacks of matrices per example (issue 27: vmap's derivative helpers of np.linalg on stacks): a (2, 3, 3)
+# stack built from the vectors (diagonals 1, 2.5, 4 plus at most 0.3 per entry: well conditioned, its
+# eigen- and singular values apart), through np.linalg functions that take stacks, folded to a vector;
+# form 3 * b + i of the block kind "linalg_stack"
+LINALG_STACK = ["np.sum(np.linalg.inv(ms), axis=(0, 1))",
+                "np.sum(np.linalg.solve(ms, np.stack([acc, y])[..., None])[..., 0], axis=0)",
+                "np.linalg.det(ms)[0] * acc + np.linalg.slogdet(ms)[1][1]",
+                "np.sum(ms @ np.swapaxes(ms, -1, -2) @ ms, axis=(0, 2))",
+                "np.sum(np.linalg.cholesky(ms @ np.swapaxes(ms, -1, -2)), axis=(0, 1))",
+                "np.sum(np.linalg.eigvalsh(ms + np.swapaxes(ms, -1, -2)), axis=0)",
+                "np.sum(np.linalg.svd(ms, compute_uv=False), axis=0) + np.linalg.norm(ms, 2, axis=(1, 2))[1]",
+                "np.sum(np.linalg.pinv(ms) + np.linalg.matrix_power(ms, 2), axis=(0, 2))",
+                "np.sum(np.einsum('sij,sjk->sik', ms, ms) * np.linalg.qr(ms)[1], axis=(0, 1))"]
+
 KINDS = ["plain", "augadd", "for", "while_break", "while_data", "branch", "early_return", "set_row",
          "set_slice", "set_fancy", "set_repeat", "set_aug", "list", "helper", "closure", "recursion",
-         "lambda", "custom", "list_repeat", "list_concat", "list_array", "tuple_branch"] + KINDS_27
+         "lambda", "custom", "list_repeat", "list_concat", "list_array", "tuple_branch", "linalg_stack"] + KINDS_27
 
 
 def gen_block(rng: random.Random, depth: int):
@@ -289,6 +303,10 @@ def block_lines(block, ret) -> tuple[list[str], set[str]]:
                 ["a = acc * 1.0", f"if np.sum(acc) > {c}:", f"    a[{i}], (acc, tz) = np.sum({e}), (acc * 0.7, acc)",
                  "    acc = acc + 0.1 * tz", "acc = acc + 0.3 * a"]]
         return make[b], set()
+    if kind == "linalg_stack":
+        return [f"ms = np.stack([np.diag([1.0, 2.5, 4.0]) + 0.3 * np.tanh(np.outer(acc, {ve})), "
+                "np.diag([4.0, 1.0, 2.5]) + 0.3 * np.tanh(np.outer(y, x))])",
+                f"acc = acc * 0.5 + 0.2 * np.tanh({LINALG_STACK[3 * b + i]})"], set()
     if kind == "refuse":  # what s2s must refuse, never differentiate as a constant (property `refusal`)
         make = [["o_buf = np.zeros_like(acc)", f"np.tanh({ve}, out=o_buf)", "acc = acc + o_buf"],
                 ["mq = np", f"if np.sum(acc) > {abs(c) + 100.0}:", "    mq = np.linalg", "acc = acc + mq.tanh(acc)"],

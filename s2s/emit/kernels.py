@@ -11,14 +11,11 @@ fusion off.
 """
 from __future__ import annotations
 
-import itertools
 import math
 import os
 import re
 import struct
 import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 
 import gast
 import numpy as np
@@ -27,7 +24,7 @@ from .. import analysis, arrays
 from ..ir import build
 from ..ir.build import clone
 from ..primitives import registry
-from . import cupy_kernels, numba_kernels
+from . import cupy_kernels, numba_kernels, scheduler
 from .codegen import compile_source, to_source
 
 THRESHOLD = 1 << 16  # elements: below this NumPy's own loops win (thread hand-off, dispatch)
@@ -36,23 +33,11 @@ BLOCK = 1 << 14
 _UFUNC = {op: registry.PRIMS[k].ufunc for op, k in {**analysis.BINOPS, **analysis.CMPOPS}.items()
           if registry.PRIMS[k].ufunc}
 _DTYPES = {"f": np.float64, "b": np.bool_, "i": np.int64}
-_POOL = None
-_POOL_PID = None  # a forked child makes its own pool (the parent's threads do not exist there)
-SOLO_SECONDS = 1.0  # after a call the helper threads made slower, how long blocks run on the caller alone
-_SOLO_UNTIL = 0.0  # (time.monotonic() before which they do)
 _LOCAL = threading.local()
 
 
 def available() -> bool:
     return not os.environ.get("S2S_NO_FUSE")
-
-
-def _threads() -> int:
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        n = os.cpu_count() or 1
-    return max(1, min(n, 8))
 
 
 def _number(text: str) -> bool:
@@ -302,42 +287,7 @@ def _buffers(kinds):
 
 
 def _run(block, kinds, n, out, flat, size=BLOCK):
-    """Run `block` over [0, n) in BLOCK-sized pieces; per-block results, in block order.
-
-    `kinds`: the block buffers a NumPy block kernel takes (None: a numba kernel, which takes
-    none). The blocks are handed out one at a time from a shared counter to the calling thread and the
-    pool's helpers alike (not split in fixed shares). On a machine where other work holds the
-    cores, a helper that took a block and is not scheduled keeps the caller waiting for as long
-    as the system does not run it (milliseconds, longer than the whole array on one thread):
-    when a call's wall time exceeds what the caller's own blocks say one thread would have taken,
-    the blocks run on the caller alone for `SOLO_SECONDS`, then the helpers are tried again."""
-    global _POOL, _POOL_PID, _SOLO_UNTIL
-    starts = range(0, n, size)
-    helpers = min(_threads(), len(starts)) - 1
-    if helpers <= 0 or time.monotonic() < _SOLO_UNTIL:
-        bufs = _buffers(kinds)
-        return [block(lo, min(n, lo + size), out, *bufs, *flat) for lo in starts]
-    if _POOL is None or _POOL_PID != os.getpid():
-        _POOL, _POOL_PID = ThreadPoolExecutor(_threads() - 1, thread_name_prefix="s2s-fused"), os.getpid()
-    parts = [None] * len(starts)
-    counter = itertools.count()
-
-    def work(_=None):
-        bufs = _buffers(kinds)
-        done = 0
-        for i in counter:  # next() on a count is atomic under the GIL
-            if i >= len(parts):
-                return done
-            lo = starts[i]
-            parts[i] = block(lo, min(n, lo + size), out, *bufs, *flat)
-            done += 1
-        return done
-    begin = time.perf_counter()
-    futures = [_POOL.submit(work) for _ in range(helpers)]
-    mine = work()
-    own = time.perf_counter() - begin
-    for f in futures:
-        f.result()
-    if mine and time.perf_counter() - begin > own / mine * len(parts):  # one thread would have been faster
-        _SOLO_UNTIL = time.monotonic() + SOLO_SECONDS
-    return parts
+    """Run `block` over [0, n) in `size`-element pieces, shared with helper threads
+    (`scheduler.run`); per-block results, in block order. `kinds`: the block buffers a NumPy
+    block kernel takes (None: a numba kernel, which takes none)."""
+    return scheduler.run(block, n, size, out, flat, lambda: _buffers(kinds))

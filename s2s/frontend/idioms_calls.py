@@ -884,16 +884,18 @@ def _transform_of_local(norm, node, api):
     rest = [norm.static(a) for a in f.args[1:]]
     kws = {k.arg: norm.static(k.value) for k in f.keywords}
     params = inspect.signature(api).parameters
-    if free and "argnums" in params:
-        if rest:
-            kws["argnums"], rest = rest[0], rest[1:]
-        nums = kws.get("argnums", params["argnums"].default)
-        shift = len(free)
-        kws["argnums"] = nums + shift if isinstance(nums, int) and nums >= 0 else \
-            tuple(n + shift if n >= 0 else n for n in nums) if not isinstance(nums, int) else nums
+    unknown = set(params) - _TRANSFORM_PARAMS
+    if free and unknown:  # a parameter that may select arguments: shifting it is not known here
+        norm.fail(node, f"s2s cannot apply `{getattr(api, '__name__', api)}` to a function that uses local "
+                        f"variables of the enclosing function: it does not know its parameter(s) "
+                        f"{', '.join(sorted(unknown))}.", "Pass those variables as arguments of the function.")
+    if free:  # the options given by position, by name from here on
+        kws.update(zip(list(params)[1:], rest))
+        rest = []
+    for name in ("argnums", "argnum", "static_argnums"):  # autograd's transforms (s2s.compat) say `argnum`
+        if free and name in params and kws.get(name, params[name].default) is not None:
+            kws[name] = _shifted(kws.get(name, params[name].default), len(free))
     if free and "in_axes" in params:
-        if rest:
-            kws["in_axes"], rest = rest[0], rest[1:]
         kws["in_axes"] = _closure_axes(norm, f, kws.get("in_axes", params["in_axes"].default), len(free),
                                        len(node.args))
     transformed = api(fn, *rest, **kws)
@@ -903,6 +905,20 @@ def _transform_of_local(norm, node, api):
     args = [build.name(v) for v in free] + [norm.atom(a) for a in node.args]
     kw = {k.arg: norm.atom(k.value) for k in node.keywords}
     return build.call(build.name(norm.bind(getattr(transformed, "__name__", "transformed"), transformed)), args, kw)
+
+
+# the parameters of s2s's transforms (and of the autograd-style ones of s2s.compat): those that
+# select arguments by position are shifted past the free locals a lifted function takes first
+_TRANSFORM_PARAMS = {"fun", "argnums", "argnum", "has_aux", "checkpoint", "static_argnums", "static_argnames",
+                     "in_axes", "out_axes", "axis_size"}
+
+
+def _shifted(nums, shift: int):
+    """Argument positions `nums` (an int or a sequence; negative ones count from the end) after
+    `shift` arguments are put first."""
+    if isinstance(nums, int):
+        return nums + shift if nums >= 0 else nums
+    return tuple(n + shift if n >= 0 else n for n in nums)
 
 
 def _closure_axes(norm, where, in_axes, nfree: int, nargs: int):

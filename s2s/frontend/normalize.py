@@ -778,10 +778,11 @@ class Normalizer:
         lowered = idioms_calls.call(self, node, obj)
         if lowered is not None:
             return lowered
-        if obj is np.einsum:
+        einsum = resolve.prim_key(obj) == "xp.einsum"  # np.einsum and s2s.numpy.einsum (autograd.numpy's)
+        if einsum:
             node = idioms_calls.einsum_sublists(self, node)
         args = [self.atom(a) for a in node.args]
-        if obj is np.einsum and args and not (isinstance(args[0], gast.Constant) and isinstance(args[0].value, str)):
+        if einsum and args and not (isinstance(args[0], gast.Constant) and isinstance(args[0].value, str)):
             args[0] = self.tmp(build.call("rt.einsum_subscripts", [args[0]]))  # refuses the sublist form
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         key = resolve.prim_key(obj)

@@ -372,7 +372,8 @@ linear("rt.mean_vjp", "v, like, axis, keepdims", "v", "xp.mean(g, axis=axis, kee
 linear("rt.array_vjp", "v, like", "v", "rt.reshape_like(xp.array(g), v)", aliasing=True, batch=LOOP)
 linear("rt.transpose_vjp", "v, axes", "v", "xp.transpose(g, axes)", reverses_axes=True, batch=by("rt.batched_transpose_vjp"))
 linear("rt.unstack", "v, like, axis", "v", "xp.stack(g, axis)", batch=LOOP)
-linear("rt.split_like", "v, like, axis", "v", "xp.concatenate(g, axis)", batch=LOOP)
+linear("rt.split_like", "v, like, axis", "v", "rt.join_like(g, axis)", batch=LOOP)
+linear("rt.join_like", "parts, axis", "parts", "rt.split_like(g, parts, axis)", list_args=("parts",), batch=LOOP)
 linear("rt.cumsum_vjp", "v, like, axis", "v", "rt.reshape_like(xp.cumsum(g, axis), v)", batch=by("rt.batched_cumsum_vjp"))
 linear("rt.reshape_like", "v, like", "v", "rt.reshape_like(g, v)", shape_only=(1,), batch=by("rt.batched_reshape_like"))
 # cotangent_of: the cotangent of the product's argument at this position (shaped like it)
@@ -464,7 +465,7 @@ linear("rt.copy_saved", "saved", "saved", "g", tree_preserving=True, batch=SAME)
 linear("rt.private", "record, arrays", "record", "g", tree_preserving=True, batch=SAME)
 linear("rt.fresh", "x", "x", "g", aliasing=True, tree_preserving=True, diag="same", batch=SAME)
 # a sequence's cotangent parts in its container type
-linear("rt.like", "parts, src", "parts", "tuple(g)", aliasing=True, tree_args=(0, 1), tree_preserving=True,
+linear("rt.like", "parts, src", "parts", "rt.like(g, parts)", aliasing=True, tree_args=(0, 1), tree_preserving=True,
        batch=by("rt.batched_like"))
 prim("rt.tree_add", "a, b", tree_sum=True, aliasing=True, tree_preserving=True, batch=BROADCAST)
 defvjp("rt.tree_add", a="g", b="g")

@@ -263,6 +263,10 @@ for _n in ("conv_pad", "diff_axis", "einsum_spec1", "einsum_spec2", "einsum_cons
            "kron_spec", "kron_shape", "vecdot_spec", "svd_check", "not_deleted", "interp_ok", "plain_reflect",
            "insert_map", "pad_fill_map", "plain_operands", "vander_powers", "cov_axes", "cov_ddof"):
     prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True, unbatched_result=True, batch=by("rt.batched_" + _n))
+# (svd_check refuses the SVDs the rules do not cover: a check, never removed, though the inlined rule
+# may leave its result unread)
+PRIMS["rt.svd_check"].effect = True
+_HELPER_FACTS["rt.batched_svd_check"] = {"effect": True}
 _COVERAGE_HELPERS = _declare_helpers()  # the coverage ops' helpers
 # (rt.transpose_vjp's helper: the inverse permutation, linear; its transpose is batched_transpose)
 defvjp("rt.batched_transpose_vjp", v="rt.batched_transpose(flags, g, axes)")

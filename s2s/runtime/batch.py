@@ -14,6 +14,8 @@ import numpy as np
 from ..errors import S2SError, S2STypeError, S2SValueError
 from ..tree import axes_children, node_children, tree_leaves, tree_map
 from . import core as _core
+from ._batch_checks import index_part, same_shapes
+from ._batch_checks import one_position as _vb_one_position
 from .core import _NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, to_host, tree_add, zeros, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
@@ -313,7 +315,7 @@ def _vb_adv(index, flags, n, base_shape, clip=True):
     out, axis = [], 1
     for p, f in zip(parts, flags):
         if f:
-            p = asarray(p)
+            p = index_part(p)
             size = base_shape[axis] if axis < len(base_shape) else 1
             p = np.clip(p, -size, size - 1) if clip and p.dtype.kind in "iu" else p
             out.append(p.reshape(p.shape[:1] + (1,) * (k - p.ndim + 1) + p.shape[1:]))
@@ -322,20 +324,6 @@ def _vb_adv(index, flags, n, base_shape, clip=True):
         axis += 1
     ar = np.arange(n).reshape((n,) + (1,) * k)
     return (ar,) + tuple(out)
-
-
-def _vb_one_position(index):
-    """The one position a per-example `index` into a list, tuple or dict names: the same for every
-    example (a loop index broadcast to a batched name); one that differs per example cannot pick
-    an item and is refused."""
-    if isinstance(index, tuple) or np.ndim(index) != 1:
-        raise _vb_err("vmap cannot index a list, tuple or dict with a per-example array")
-    first = index[0]
-    if not bool((index == first).all()):
-        raise _vb_err("vmap cannot index a list, tuple or dict with a position that differs per example "
-                      "(its items may have different shapes); stack the items into an array first "
-                      "(`np.stack(items)[i]`)")
-    return first.item() if hasattr(first, "item") else first
 
 
 def example_getitem(x, index, xb=True, ib=False, clip=True):
@@ -383,11 +371,11 @@ def example_axes(x):
     return tuple(range(1, np.ndim(x)))
 
 
-def shared_setting(x):
+def shared_setting(x, what="an axis or keepdims setting"):
     """A setting (axis, keepdims) that reached batched code broadcast over the batch (saved in a
     backward sweep's record) as the one value it is; one that differs per example is an error."""
     if isinstance(x, (tuple, list)):
-        return type(x)(shared_setting(e) for e in x)
+        return type(x)(shared_setting(e, what) for e in x)
     if not isinstance(x, np.ndarray) and hasattr(x, "ndim") and not isinstance(x, np.generic):
         x = to_host(x)  # a setting broadcast on a device (CuPy): read it back explicitly
         if x.ndim == 0:
@@ -395,7 +383,7 @@ def shared_setting(x):
     if not isinstance(x, np.ndarray) or x.ndim == 0:
         return x
     if not np.all(x == x[:1]):
-        raise S2SValueError("vmap: an axis or keepdims setting differs per example")
+        raise S2SValueError(f"vmap: {what} differs per example")
     return x[0].item() if x.ndim == 1 else tuple(x[0].tolist())
 
 
@@ -459,7 +447,7 @@ def no_batched_derivative(x, what):
 def map_examples(fn, flags, n, *args, **kwargs):
     """The fallback for the few ops without a vectorized batching rule: one call per example,
     stacked. Listed in primitives/batching.py as LOOPED."""
-    fn = _vb_op(fn)
+    fn_name, fn = fn, _vb_op(fn)
     # Each example gets its own copy of the unbatched arguments: some helpers (rt.add_at, rt.take_at)
     # update an argument in place, and one shared array would carry one example's update into the next.
     kflags = dict(zip(kwargs, flags[len(args):]))  # flags cover the keyword arguments after the positional ones
@@ -468,7 +456,7 @@ def map_examples(fn, flags, n, *args, **kwargs):
         return tree_map(lambda leaf: leaf[k], a) if batched else tree_map(_own, a)
     outs = [fn(*[part(a, f, k) for a, f in zip(args, flags)],
                **{key: part(a, kflags.get(key), k) for key, a in kwargs.items()}) for k in range(n)]
-    return _vb_stack(outs)
+    return _vb_stack(same_shapes(outs, fn_name))
 
 
 def _own(leaf):
@@ -491,7 +479,9 @@ def _vb_stack(outs):
 
 def example_key(index, ib, a, clip=True):
     """The key of `a[index]` per example on batched `a` (batched index parts per `ib`; `clip`:
-    see _vb_adv)."""
+    see _vb_adv): a batched list's or dict's is the one position every example names."""
+    if isinstance(a, (list, dict)):
+        return _vb_one_position(index) if ib else index
     if not ib:
         return (slice(None),) + _vb_key(index)
     return _vb_adv(index, ib, np.shape(a)[0], np.shape(a), clip)

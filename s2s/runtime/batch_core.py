@@ -137,6 +137,8 @@ def batched_outer(flags, a, b):
 
 def batched_reshape(flags, a, newshape=None, order="C", shape=None):
     s = newshape if newshape is not None else shape
+    if any(flags[1:]):  # a shape broadcast over the batch (a backward sweep's record)
+        s = shared_setting(s, "a reshape's target shape (the shape of an array cannot differ per example)")
     s = (s,) if isinstance(s, (int, np.integer)) else tuple(s)
     if order != "C":  # (Dask's reshape takes no `order`)
         return np.reshape(a, (np.shape(a)[0],) + s, order=order)
@@ -302,7 +304,7 @@ def batched_shape(flags, x):
 
 
 def batched_ndim(flags, x):
-    return np.ndim(x) - 1
+    return len(example_shape(x))  # a list of device arrays too, which np.ndim converts to NumPy
 
 
 def batched_size(flags, x):

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import batch as _b
 from .batch import _arr, _ex, _flat, _full, _lift, _lift_loops, _loop, _n, _nd, _static, flatten_examples
-from .core import namespace
+from .core import namespace, unbroadcast
 from .linalg import (
     _LETTERS,
     _einsum_parse,
@@ -56,9 +56,49 @@ def _vb_dot_spec(a, b, ab, bb, op):
     return ("y" if ab else "") + la, ("y" if bb else "") + lb, "y" + out
 
 
+def _stack_aligned(x, present, rank):
+    """`x`, whose leading axes are the batch axes marked True in `present` (outermost first), with
+    unit axes in place of the others and before its own stack axes up to per-example rank `rank`:
+    np.matmul then broadcasts the stacks per example as it does for one example. (An operand
+    with no batch axis broadcasts from the right already.)"""
+    x = _arr(x)
+    k = sum(present)
+    if not k:
+        return x
+    lead, it = [], iter(x.shape[:k])
+    for p in present:
+        lead.append(next(it) if p else 1)
+    ex = x.shape[k:]
+    return x.reshape(tuple(lead) + (1,) * (rank - len(ex)) + ex)
+
+
+def is_stack_matmul(op, pa, pb):
+    """Whether a product of per-example ranks `pa`, `pb` is matmul of stacks of matrices: their stack
+    axes broadcast per example, where np.dot (the einsum of _vb_dot_spec) pairs every stack of one
+    with every stack of the other."""
+    return op == "matmul" and pa >= 2 and pb >= 2 and max(pa, pb) > 2
+
+
+def stack_matmul(a, b, pres_a, pres_b, pa, pb):
+    """matmul per example of stacks of matrices (`pres_*`: which batch axes each operand has)."""
+    r = max(pa, pb)
+    return np.matmul(_stack_aligned(a, pres_a, r), _stack_aligned(b, pres_b, r))
+
+
+def stack_matmul_vjp(g, a, b, pres_a, pres_b, pa, pb, which):
+    """Cotangent of operand `which` (0: a, 1: b) of `stack_matmul`: g b^T or a^T g, summed over the
+    axes the operand was broadcast along (the batch, where it is shared, and its stack axes)."""
+    r = max(pa, pb)
+    la, lb = _stack_aligned(a, pres_a, r), _stack_aligned(b, pres_b, r)
+    ct = np.matmul(g, np.swapaxes(lb, -1, -2)) if which == 0 else np.matmul(np.swapaxes(la, -1, -2), g)
+    return np.reshape(unbroadcast(ct, la if which == 0 else lb), np.shape(a if which == 0 else b))
+
+
 def example_product(a, b, ab, bb, op="dot"):
     """dot/matmul/inner per example: matmul where the batch rides along, else einsum."""
     pa, pb = np.ndim(a) - ab, np.ndim(b) - bb
+    if is_stack_matmul(op, pa, pb):
+        return stack_matmul(a, b, (ab,), (bb,), pa, pb)
     if pa and pb and op != "inner":
         if ab and not bb and pb <= 2:
             return np.matmul(a, b)
@@ -75,6 +115,9 @@ def example_product(a, b, ab, bb, op="dot"):
 def batched_product_vjp(flags, g, a, b, which, op):
     """Cotangent of argument `which` (0: a, 1: b) of the batched dot: the einsum transposed (an
     unbatched argument's cotangent sums over the batch)."""
+    pa, pb = np.ndim(a) - flags[0], np.ndim(b) - flags[1]
+    if is_stack_matmul(op, pa, pb):
+        return stack_matmul_vjp(g, a, b, (flags[0],), (flags[1],), pa, pb, which)
     sa, sb, so = _vb_dot_spec(a, b, flags[0], flags[1], op)
     if which == 0:
         return np.einsum(f"{so},{sb}->{sa}", g, b)

@@ -64,7 +64,7 @@ def matrix_norm_grad(x, ord, ax):
         best = np.max(s, axis=-1 if cols else -2, keepdims=True) if ord in (1, np.inf) else \
             np.min(s, axis=-1 if cols else -2, keepdims=True)
         hit = (s == best).astype(xm.dtype)
-        out = np.sign(xm) * hit / np.sum(hit)
+        out = np.sign(xm) * hit / np.sum(hit, axis=(-2, -1), keepdims=True)  # ties within each matrix share
     return np.moveaxis(out, (-2, -1), ax)
 
 

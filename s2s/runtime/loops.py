@@ -18,7 +18,14 @@ from .batch import (
     replicate_batch,
 )
 from .batch_core import batched_lift_rank_of_batched
-from .batch_linalg import _vb_dot_spec, batched_product_vjp, example_product
+from .batch_linalg import (
+    _vb_dot_spec,
+    batched_product_vjp,
+    example_product,
+    is_stack_matmul,
+    stack_matmul,
+    stack_matmul_vjp,
+)
 from .core import _list_meets_array, reshape_like
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
@@ -272,7 +279,9 @@ def batched_batched_product(flags, inner_flags, a, b, op="dot"):
         return _windows_dot(a, b)
     if not (flags[1] or flags[2]):
         return example_product(a, b, inner_flags[0], inner_flags[1], op)
-    sa, sb, so, _, _ = _outer_spec(flags, inner_flags, a, b, op)
+    sa, sb, so, pa, pb = _outer_spec(flags, inner_flags, a, b, op)
+    if is_stack_matmul(op, pa, pb):
+        return stack_matmul(a, b, (flags[1], inner_flags[0]), (flags[2], inner_flags[1]), pa, pb)
     return np.einsum(f"{sa},{sb}->{so}", a, b)
 
 
@@ -293,7 +302,9 @@ def batched_batched_product_vjp(flags, inner_flags, ct, a, b, which, op):
     """Cotangent of operand `which` (0: a, 1: b) of batched_batched_product: its einsum transposed."""
     if not (flags[1] or flags[2]):
         return batched_product_vjp(inner_flags, ct, a, b, which, op)
-    sa, sb, so, _, _ = _outer_spec(flags, inner_flags, a, b, op)
+    sa, sb, so, pa, pb = _outer_spec(flags, inner_flags, a, b, op)
+    if is_stack_matmul(op, pa, pb):
+        return stack_matmul_vjp(ct, a, b, (flags[1], inner_flags[0]), (flags[2], inner_flags[1]), pa, pb, which)
     if which == 0:
         return np.einsum(f"{so},{sb}->{sa}", ct, b)
     return np.einsum(f"{so},{sa}->{sb}", ct, a)
@@ -302,6 +313,13 @@ def batched_batched_product_vjp(flags, inner_flags, ct, a, b, which, op):
 def batched_product_vjp_vjp(flags, ct, g, a, b, which, op, wrt):
     """Cotangent of argument `wrt` (0: g, 1: a, 2: b) of batched_product_vjp(f, g, a, b, which, op), which
     is bilinear in g and the operand it does not replace."""
+    if is_stack_matmul(op, np.ndim(a) - flags[0], np.ndim(b) - flags[1]):  # the same, as products and cotangents
+        if wrt == 0:
+            return example_product(ct, b, flags[0], flags[1], op) if which == 0 else \
+                example_product(a, ct, flags[0], flags[1], op)
+        if wrt == 1 + which:
+            return np.zeros(np.shape(a if which == 0 else b))
+        return batched_product_vjp(flags, g, ct, b, 1, op) if which == 0 else batched_product_vjp(flags, g, a, ct, 0, op)
     sa, sb, so = _vb_dot_spec(a, b, flags[0], flags[1], op)
     if wrt == 0:
         return np.einsum(f"{sa},{sb}->{so}", ct, b) if which == 0 else np.einsum(f"{sa},{sb}->{so}", a, ct)

@@ -9,7 +9,7 @@ from .core import _float_dtype, asarray, namespace, reshape_like, scatter_add, t
 from .linalg import _float
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "unstack", "split_like",
+__all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "unstack", "split_like", "join_like",
            "hstack_axis", "r_", "r_vjp", "c_", "c_vjp", "linspace_vjp", "linspace_jvp", "vstack_vjp", "array_vjp",
            "sort_perm", "sort_jvp", "sort_vjp", "partition_perm", "partition_jvp", "partition_vjp", "take_vjp",
            "take_along_vjp", "gather_vjp", "pad_map", "pad_vjp", "pad_jvp", "diagonal_vjp", "split_axis",
@@ -89,6 +89,12 @@ def split_like(v, like, axis):
     """Cotangent of `concatenate(like, axis)`."""
     sizes = np.cumsum([np.shape(p)[axis] if np.ndim(p) else 1 for p in like])[:-1]
     return _as_like([reshape_like(p, q) for p, q in zip(np.split(v, sizes, axis=axis), like)], like)
+
+
+def join_like(parts, axis):
+    """Transpose of `split_like`: the pieces (0-d ones, hstack's scalars, as one element each)
+    joined along `axis`; `parts` may be one array whose rows are the pieces."""
+    return np.concatenate([np.atleast_1d(p) for p in parts], axis)
 
 
 def hstack_axis(tup):
@@ -292,7 +298,7 @@ def column_stack_vjp(v, tup):
         k = 1 if np.ndim(t) < 2 else np.shape(t)[1]
         out.append(np.reshape(v[:, start:start + k], np.shape(t)))
         start += k
-    return out
+    return _as_like(out, tup)
 
 
 def dstack_vjp(v, tup):
@@ -301,7 +307,7 @@ def dstack_vjp(v, tup):
         k = 1 if np.ndim(t) < 3 else np.shape(t)[2]
         out.append(np.reshape(v[:, :, start:start + k], np.shape(t)))
         start += k
-    return out
+    return _as_like(out, tup)
 
 
 def rollaxis_vjp(v, a, axis, start):

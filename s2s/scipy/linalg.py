@@ -69,6 +69,9 @@ def _swap(n, k, p):
 def lu_factor(a, overwrite_a=False, check_finite=True):
     """(lu, piv) as SciPy returns them: L (unit diagonal, below) and U packed in `lu`, row k exchanged
     with row piv[k] at step k (partial pivoting, the largest entry of the column)."""
+    if np.ndim(a) != 2:  # (its pivoting indexes rows of one matrix: a stack would be read as one matrix)
+        scipy_unsupported("s2s.scipy.linalg.lu_factor factors one matrix (a 2-D `a`); for a stack of matrices, "
+                          "vmap it over the stack (s2s.vmap(lu_factor)) or call it once per matrix")
     n = a.shape[-1]
     lu = a + 0.0
     piv = []
@@ -87,6 +90,9 @@ def lu_solve(lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True):
     """x with a x = b (trans 0) or a^T x = b (1 or 2), given `lu_factor(a)`: a[perm] = L U, so
     x = U^-1 L^-1 b[perm], or x[perm] = L^-T U^-T b."""
     lu, piv = lu_and_piv
+    if np.ndim(lu) != 2 or np.ndim(b) > 2:  # (b[perm] permutes the rows of one right-hand side)
+        scipy_unsupported("s2s.scipy.linalg.lu_solve solves with one factored matrix (a 2-D `lu`) for a 1-D or 2-D "
+                          "`b`; for stacks, vmap it over the stack (s2s.vmap(lu_solve)) or call it once per matrix")
     n = np.shape(lu)[0]
     perm = lu_perm(piv)
     t = trans != 0

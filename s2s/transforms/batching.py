@@ -140,6 +140,19 @@ def batched_vars(body, params) -> set[str]:
             return bset
 
 
+def _mask_operands(v) -> list | None:
+    """The operands a value is a boolean mask of when they are masks (`&`, `|`, `^`, `~`, a copy),
+    [] for a comparison (always a mask), None for any other value. (A mask made otherwise,
+    np.logical_and's, is refused by the runtime when it indexes, without the user's line.)"""
+    if isinstance(v, gast.Compare):
+        return []
+    if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.BitAnd, gast.BitOr, gast.BitXor)):
+        return [v.left, v.right]
+    if isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.Invert):
+        return [v.operand]
+    return [v] if isinstance(v, gast.Name) else None
+
+
 def has_batched_jump(body, bset) -> bool:
     """Whether a break/continue of this loop sits under a batched condition."""
     def visit(stmts, under):
@@ -177,6 +190,7 @@ class Batcher(Transform):
         self.regions: list = []  # live sets after each enclosing masked region (innermost last)
         self.list_mask: dict[str, str] = {}  # list -> the mask it was made under, if not merged
         self.split_done: set[int] = set()  # rt.operand_cotangent statements already split (operand_cotangent_split)
+        self.masks: set[str] = set()  # names holding a boolean mask (program order: see assign)
 
     def is_batched(self, atom) -> bool:
         return isinstance(atom, gast.Name) and atom.id in self.bset
@@ -345,6 +359,12 @@ class Batcher(Transform):
 
     def assign(self, s, mask):
         t = s.targets[0]
+        if isinstance(t, gast.Name):  # a mask here: x[t] with t batched is refused at its line (no_mask)
+            ops = _mask_operands(s.value)
+            is_mask = ops is not None and all(isinstance(o, gast.Name) and o.id in self.masks for o in ops)
+            (self.masks.add if is_mask else self.masks.discard)(t.id)
+        elif isinstance(t, gast.Tuple):
+            self.masks.difference_update(e.id for e in t.elts if isinstance(e, gast.Name))
         if isinstance(t, gast.Subscript):
             return self.setitem(s, mask)
         split = self.operand_cotangent_split(s)
@@ -437,6 +457,7 @@ class Batcher(Transform):
         idx = index_value(t.slice)
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
         flags = [any(n in self.bset for n in _names(p)) for p in parts]
+        self.no_mask(s, parts)
         if not any(flags) and isinstance(t.slice, (gast.Tuple, gast.Slice, gast.Constant)):
             elts = t.slice.elts if isinstance(t.slice, gast.Tuple) else [t.slice]
             key = gast.Tuple(elts=[gast.Slice(lower=None, upper=None, step=None)] + [copy.deepcopy(e) for e in elts],
@@ -499,6 +520,7 @@ class Batcher(Transform):
         idx = index_value(value.slice)
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
         flags = [any(n in self.bset for n in _names(p)) for p in parts]
+        self.no_mask(s, parts)
         if not any(flags):
             if not self.is_batched(base):
                 return [], value, False
@@ -511,6 +533,15 @@ class Batcher(Transform):
             return [], build.call("rt.loop_windows", [base, idx, ib, build.const(where)] + extra), True
         return [], build.call("rt.example_getitem", [base, idx, build.const(self.is_batched(base)),
                                                      ib] + _unclipped(mask)), True
+
+    def no_mask(self, s, parts):
+        """Refuse an index by a boolean mask that differs per example: each example would select a
+        different number of elements (JAX refuses it too)."""
+        if any(isinstance(p, gast.Name) and p.id in self.masks and p.id in self.bset for p in parts):
+            self.fail(s, "vmap cannot index with a boolean mask that differs per example (`x[mask]`): each "
+                         "example would select a different number of elements, and no stacked result exists.",
+                      "Keep the shape fixed: select with the mask instead (`np.where(mask, x, 0)`, "
+                      "`np.sum(x * mask)`).")
 
     def call(self, s, value):
         fn = self.core.ns[value.func.id]

@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 import s2s  # noqa: E402
-from s2s.emit import kernels, numba_kernels  # noqa: E402
+from s2s.emit import kernels, numba_kernels, scheduler  # noqa: E402
 
 
 def arith(x, y):
@@ -71,8 +71,20 @@ def tanh_mix(x, y):
     return np.tanh(x) * y + x * 0.5
 
 
+def log_mix(x, y):
+    return np.log(np.abs(x) + 1.0) * y - x
+
+
+def softplus(x, y):
+    return np.log(1.0 + np.exp(x))
+
+
+def log_likelihood(x, y):
+    return np.sum(np.log(x * x + 1.0) * 0.5)
+
+
 EXPRESSIONS = (arith, reduction, selu, relu_mix, logistic, square_mix, affine, exp_affine, tanh_grad, sigmoid,
-               tanh_mix)
+               tanh_mix, log_mix, softplus, log_likelihood)
 
 
 def main() -> None:
@@ -82,7 +94,7 @@ def main() -> None:
     opts = ap.parse_args()
     clock = time.perf_counter if opts.threads else time.process_time
     if not opts.threads:
-        kernels._threads = lambda: 1
+        scheduler.threads = lambda: 1
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=10 ** 6), rng.normal(size=10 ** 6)
     engines = ["numpy"] + (["numba"] if numba_kernels.available() else [])

@@ -22,12 +22,27 @@ from s2s import record as _record
 from s2s.errors import S2STypeError as _S2STypeError
 
 from .._modules import install, restore, scipy_names
-from . import builtins, extend, integrate, misc, signal, test_util
+from . import builtins, core, extend, integrate, misc, nary, signal, test_util, tracer, wrap_util
+from .builtins import dict, isinstance, list, tuple, type  # noqa: A004 - autograd's names
+from .nary import (
+    checkpoint,
+    deriv,
+    grad_and_aux,
+    grad_named,
+    holomorphic_grad,
+    make_ggnvp,
+    make_hvp,
+    make_jvp,
+    make_vjp,
+    tensor_jacobian_product,
+    vector_jacobian_product,
+)
 
 __all__ = [
-    "alias_autograd", "builtins", "elementwise_grad", "extend", "grad", "hessian", "hessian_vector_product",
-    "integrate", "jacobian", "make_hvp", "make_jvp", "make_vjp", "misc", "restore", "signal", "test_util",
-    "value_and_grad",
+    "alias_autograd", "builtins", "checkpoint", "deriv", "dict", "elementwise_grad", "extend", "grad", "grad_and_aux",
+    "grad_named", "hessian", "hessian_tensor_product", "hessian_vector_product", "holomorphic_grad", "integrate",
+    "isinstance", "jacobian", "list", "make_ggnvp", "make_hvp", "make_jvp", "make_vjp", "misc", "nary", "restore",
+    "signal", "tensor_jacobian_product", "test_util", "tuple", "type", "value_and_grad", "vector_jacobian_product",
 ]
 
 
@@ -176,17 +191,6 @@ def _one_element(fun: Callable) -> Callable:
     return functools.partial(_ONE[n], fun) if n in _ONE else fun
 
 
-def make_vjp(fun: Callable, x: Any) -> tuple[Callable, Any]:
-    """autograd's `make_vjp(fun)(x)` spelled with `x` given: (pullback, fun(x))."""
-    out, pullback = s2s.vjp(fun, x)
-    return (lambda g: pullback(g)[0]), out
-
-
-def make_jvp(fun: Callable, x: Any) -> Callable:
-    """`v -> (fun(x), J v)`."""
-    return lambda v: s2s.jvp(fun, (x,), (v,))
-
-
 def hessian_vector_product(fun: Callable, argnum: int = 0) -> Callable:
     """`(*args, v) -> H v`, the Hessian of `fun` at `args` times `v` (forward over reverse)."""
     g = s2s.grad(_one_element(fun), argnums=argnum)
@@ -198,10 +202,7 @@ def hessian_vector_product(fun: Callable, argnum: int = 0) -> Callable:
     return hvp
 
 
-def make_hvp(fun: Callable, x: Any) -> Callable:
-    """`v -> (H v, grad(fun)(x))`, autograd's order of the pair."""
-    g = s2s.grad(_one_element(fun))
-    return lambda v: s2s.jvp(g, (x,), (v,))[::-1]
+hessian_tensor_product = hessian_vector_product  # autograd's name for any shape of `v`
 
 
 def alias_autograd() -> dict[str, Any]:
@@ -219,6 +220,10 @@ def alias_autograd() -> dict[str, Any]:
         "autograd.misc.flatten": sys.modules[misc.__name__ + ".flatten"],
         "autograd.misc.optimizers": sys.modules[misc.__name__ + ".optimizers"],
         "autograd.misc.fixed_points": sys.modules[misc.__name__ + ".fixed_points"],
+        "autograd.misc.tracers": sys.modules[misc.__name__ + ".tracers"],
+        "autograd.core": core,
+        "autograd.tracer": tracer,
+        "autograd.wrap_util": wrap_util,
         "autograd.test_util": test_util,
         "autograd.extend": extend,
         "autograd.builtins": builtins,
@@ -226,6 +231,8 @@ def alias_autograd() -> dict[str, Any]:
     }
     names.update(scipy_names("autograd"))
     names["autograd.scipy.signal"] = signal  # autograd's convolve(A, B, axes, dot_axes, mode)
+    if "autograd.scipy" in names:  # `import autograd.scipy.integrate as integrate` reads the attribute
+        names["autograd.scipy"] = _module("autograd.scipy", names["autograd.scipy"], integrate=integrate, signal=signal)
     names["autograd"] = _module("autograd", sys.modules[__name__], numpy=anp,
                                 **({"scipy": names["autograd.scipy"]} if "autograd.scipy" in names else {}))
     return install(names)
