@@ -171,7 +171,8 @@ def _dask_ns():
     d["copy"] = lambda a, *args, **kwargs: da.asarray(a).copy()
     d["size"] = lambda a, axis=None: int(np.prod(np.shape(a))) if axis is None else np.shape(a)[axis]
     d["matrix_transpose"] = lambda a: da.swapaxes(a, -1, -2)
-    d["ndim"], d["shape"] = np.ndim, np.shape  # (of Python values too; Dask's read `.ndim`, `.shape`)
+    d["ndim"] = lambda a: np.ndim(a)  # (of Python values too; Dask's reads `.ndim`)
+    d["shape"] = lambda a: np.shape(a)  # (likewise `.shape`)
     d["reshape"] = lambda a, *args, **kwargs: da.reshape(da.asarray(a), *args, **kwargs)  # (a NumPy `a` too)
     d["roll"] = lambda a, shift, axis=None: da.roll(a, _host_ints(shift), axis)
     d["take"] = _dask_take
