@@ -260,13 +260,12 @@ prim("rt.einsum_subscripts", "spec", nondiff=True, unbatched_result=True, effect
 helper("rt.einsum_subscripts", "rt.batched_einsum_subscripts", effect=True)
 # derivative helpers that read only shapes and settings: one example's answer serves the batch
 for _n in ("conv_pad", "diff_axis", "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec",
-           "kron_spec", "kron_shape", "vecdot_spec", "svd_check", "not_deleted", "interp_ok", "plain_reflect",
+           "kron_spec", "kron_shape", "vecdot_spec", "not_deleted", "interp_ok", "plain_reflect",
            "insert_map", "pad_fill_map", "plain_operands", "vander_powers", "cov_axes", "cov_ddof"):
     prim("rt." + _n, _sig_of(getattr(_rt, _n)), nondiff=True, unbatched_result=True, batch=by("rt.batched_" + _n))
-# (svd_check refuses the SVDs the rules do not cover: a check, never removed, though the inlined rule
-# may leave its result unread)
-PRIMS["rt.svd_check"].effect = True
-_HELPER_FACTS["rt.batched_svd_check"] = {"effect": True}
+# the SVDs the rules cover: a check (never removed, though the inlined rule may leave its result unread)
+prim("rt.svd_check", _sig_of(_rt.svd_check), nondiff=True, unbatched_result=True, effect=True)
+helper("rt.svd_check", "rt.batched_svd_check", effect=True)
 _COVERAGE_HELPERS = _declare_helpers()  # the coverage ops' helpers
 # (rt.transpose_vjp's helper: the inverse permutation, linear; its transpose is batched_transpose)
 defvjp("rt.batched_transpose_vjp", v="rt.batched_transpose(flags, g, axes)")

@@ -23,7 +23,8 @@ from .linalg import (
 from .linalg_norms import svd_check, vecdot_spec
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("example_product", "batched_product_vjp", "example_outer", "batched_einsum", "batched_tensordot",
+__all__ = ("is_stack_matmul", "stack_matmul", "stack_matmul_vjp",
+           "example_product", "batched_product_vjp", "example_outer", "batched_einsum", "batched_tensordot",
            "batched_linalg_tensordot", "batched_vdot",
            "batched_kron", "batched_matvec", "batched_vecmat", "batched_vecdot", "batched_linalg_vecdot", "batched_cross",
            "batched_linalg_cross", "batched_linalg_solve", "batched_polyval", "batched_multi_dot", "batched_einsum_n",

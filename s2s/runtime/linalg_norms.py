@@ -25,13 +25,14 @@ def norm_is_matrix(x, ord, axis):
     return len(_norm_axes(x, axis)) == 2 and not (axis is None and ord is None)
 
 
-def norm_grad(x, ans, ord, axis, keepdims):
+def norm_grad(x, ans, ord, axis, keepdims, vector=False):
     """d norm(x, ord, axis) / dx, shaped like `x` (the derivative of each norm NumPy offers;
-    at kinks the convention of the matching `abs`/`max` rule)."""
+    at kinks the convention of the matching `abs`/`max` rule). `vector`: the entries along two
+    axes are one vector (linalg.vector_norm), not a matrix."""
     ax = _norm_axes(x, axis)
     a = np.expand_dims(ans, ax) if not keepdims and axis is not None else np.reshape(ans, (1,) * np.ndim(x)) \
         if not keepdims else ans
-    if norm_is_matrix(x, ord, axis):
+    if norm_is_matrix(x, ord, axis) and not vector:
         return matrix_norm_grad(x, ord, ax)
     if ord is None or ord == 2:
         return x / np.where(a == 0, 1.0, a)
@@ -68,16 +69,16 @@ def matrix_norm_grad(x, ord, ax):
     return np.moveaxis(out, (-2, -1), ax)
 
 
-def norm_vjp_any(g, x, ans, ord, axis, keepdims):
+def norm_vjp_any(g, x, ans, ord, axis, keepdims, vector=False):
     ax = _norm_axes(x, axis)
     g = on_backend_of(g, x)
     gx = g if keepdims else np.expand_dims(g, ax) if axis is not None else np.reshape(g, (1,) * np.ndim(x))
-    return gx * norm_grad(x, ans, ord, axis, keepdims)
+    return gx * norm_grad(x, ans, ord, axis, keepdims, vector)
 
 
-def norm_jvp_any(dx, x, ans, ord, axis, keepdims):
+def norm_jvp_any(dx, x, ans, ord, axis, keepdims, vector=False):
     ax = _norm_axes(x, axis)
-    return np.sum(dx * norm_grad(x, ans, ord, axis, keepdims), axis=ax, keepdims=keepdims)
+    return np.sum(dx * norm_grad(x, ans, ord, axis, keepdims, vector), axis=ax, keepdims=keepdims)
 
 
 def svd_check(a, full_matrices, compute_uv):
@@ -104,14 +105,14 @@ def vector_norm_vjp(g, x, ans, ord, axis, keepdims):
     if axis is None:
         flat = np.ravel(x)
         return np.reshape(norm_vjp_any(np.reshape(g, ()), flat, np.reshape(ans, ()), ord, 0, False), np.shape(x))
-    return norm_vjp_any(g, x, ans, ord, axis, keepdims)
+    return norm_vjp_any(g, x, ans, ord, axis, keepdims, True)  # (two axes: one vector, not a matrix)
 
 
 def vector_norm_jvp(dx, x, ans, ord, axis, keepdims):
     if axis is None:
         t = norm_jvp_any(np.ravel(dx), np.ravel(x), np.reshape(ans, ()), ord, 0, False)
         return np.reshape(t, np.shape(ans))
-    return norm_jvp_any(dx, x, ans, ord, axis, keepdims)
+    return norm_jvp_any(dx, x, ans, ord, axis, keepdims, True)
 
 
 def cond_vjp(g, x, ans, p):

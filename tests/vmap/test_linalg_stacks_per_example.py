@@ -157,6 +157,20 @@ def norm_inf(a):
     return np.sum(np.sin(np.linalg.norm(a, np.inf, axis=(-2, -1))))
 
 
+def norm_other_ords(a):
+    return np.sum(np.sin(np.linalg.norm(a, -1, axis=(1, 2)) + np.linalg.norm(a, -np.inf, axis=(2, 1))
+                         + np.linalg.norm(a, -2, axis=(-2, -1))))
+
+
+def vector_norm_two_axes(a):
+    """The entries along both axes as one vector (not the matrix 2-norm)."""
+    return np.sum(np.sin(np.linalg.vector_norm(a, axis=(-2, -1)))) + np.sum(np.linalg.vector_norm(a, ord=3, axis=(0, 2)))
+
+
+def cond_other_ps(a):
+    return np.sum(np.linalg.cond(a, "fro") + np.linalg.cond(a, 1) + np.linalg.cond(a, -np.inf))
+
+
 def matrix_norm(a):
     return np.sum(np.sin(np.linalg.matrix_norm(a)))
 
@@ -261,7 +275,10 @@ CASES = {
     "norm_nuc": (norm_nuc, None, (_sepvals(2, 3, 3),)),
     "norm_1": (norm_1, None, (_normal(2, 3, 3),)),
     "norm_inf": (norm_inf, None, (_normal(2, 3, 3),)),
+    "norm_other_ords": (norm_other_ords, None, (_sepvals(2, 3, 3),)),
+    "vector_norm_two_axes": (vector_norm_two_axes, None, (_normal(2, 3, 3),)),
     "matrix_norm": (matrix_norm, None, (_normal(2, 3, 3),)),
+    "cond_other_ps": (cond_other_ps, None, (_wc(2, 3, 3),)),
     "cond": (cond, None, (_sepvals(2, 3, 3),)),
     "matmul": (matmul, None, (_normal(2, 3, 4), _normal(2, 4, 2))),
     "matmul_function": (matmul_function, None, (_normal(2, 3, 4), _normal(2, 4, 2))),
