@@ -1,9 +1,9 @@
 """The fused kernels' block scheduler (emit/scheduler.py): blocks shared with helper threads, the
-caller waiting only for blocks a helper took (never for a helper that has not started), and the
-running decision that sends blocks to the caller alone while helpers make calls slower, with a
-threaded probe every `PROBE` calls; the results are the same blocks in the same order either way.
-No assertion here depends on timing: helpers are stood in for by executors that run them when
-the test says."""
+caller waiting only for blocks a helper took (never for a helper that has not started), and each
+kernel's running decision that sends blocks to the caller alone while its threaded calls are not
+faster per element, with a probe of the other way every `PROBE` calls; the results are the same
+blocks in the same order either way. No assertion here depends on timing: helpers are stood in
+for by executors that run them when the test says."""
 import os
 import threading
 
@@ -46,7 +46,7 @@ def pool(monkeypatch):
         monkeypatch.setattr(scheduler, "_POOL", p)
         monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
         monkeypatch.setattr(scheduler, "threads", lambda: 2)
-        monkeypatch.setattr(scheduler, "DECISION", scheduler.Decision())
+        monkeypatch.setattr(scheduler, "DECISIONS", {})
         return p
     return use
 
@@ -95,26 +95,41 @@ def test_an_error_in_a_helper_block_reaches_the_caller(pool):
     pytest.fail("the helper never took a block")
 
 
-def test_the_decision_follows_how_threaded_calls_fared():
+def test_the_decision_follows_how_each_way_fared():
     d = scheduler.Decision()
-    assert d.threaded()  # helpers first
-    d.record(wall=3.0, one_thread=1.0)
-    d.record(wall=100.0, one_thread=1.0)  # (clipped: one stall is not a verdict on its own)
-    assert d.ratio == pytest.approx(0.25 * 3 + 0.25 * (scheduler.CLIP - 0.75))
-    assert d.ratio >= 1.0
+    assert d.threaded()  # helpers first,
+    d.record(True, 3.0)
+    assert not d.threaded()  # then the caller alone, to measure both
+    d.record(False, 1.0)
+    d.record(True, 100.0)  # (clipped: one stall is not a verdict on its own)
+    assert d.shared == pytest.approx(3.0 + 0.25 * (scheduler.CLIP * 3.0 - 3.0))
     picks = [d.threaded() for _ in range(3 * scheduler.PROBE)]
-    assert picks == ([False] * (scheduler.PROBE - 1) + [True]) * 3  # solo, probing every PROBE-th call
-    for _ in range(10):
-        d.record(wall=0.5, one_thread=1.0)  # the probes find the helpers help again
-    assert d.ratio < 1.0 and all(d.threaded() for _ in range(5))
+    assert picks.count(True) == 3 and picks.index(True) < scheduler.PROBE  # solo, probing every PROBE-th call
+    for _ in range(20):
+        d.record(True, 0.5)  # the probes find the helpers help again
+    assert d.shared < 0.6 and [d.threaded() for _ in range(scheduler.PROBE)].count(False) == 1  # (the probe)
+    d.solo = d.shared / scheduler.GAIN * 0.99  # threads not a fifth faster: alone (they cost CPU time)
+    assert [d.threaded() for _ in range(scheduler.PROBE)].count(True) == 1
 
 
 def test_the_caller_alone_while_helpers_make_calls_slower(pool):
     p = pool(_Pool())
-    scheduler.DECISION.ratio = 2.0  # threaded calls have been slower than one thread
+    block = _block([])
+    d = scheduler.decision(block)
+    d.shared, d.solo = 2.0, 1.0  # threaded calls have been slower per element than the caller alone
     x = np.arange(1000.0)
-    for k in range(1, scheduler.PROBE + 1):
+    offered = []
+    for _ in range(scheduler.PROBE):
         out = np.empty_like(x)
-        assert kernels._run(_block([]), None, len(x), out, [x], size=100) == _want(x)
+        before = len(p.pending)
+        assert kernels._run(block, None, len(x), out, [x], size=100) == _want(x)
         assert np.array_equal(out, 2.0 * x)
-        assert len(p.pending) == (k == scheduler.PROBE)  # only the probe offered blocks to a helper
+        offered.append(len(p.pending) - before)
+    assert offered.count(1) == 1 and offered.count(0) == scheduler.PROBE - 1  # only the probe offered blocks
+
+
+def test_each_kernel_decides_for_itself(pool):
+    pool(_Pool())
+    a, b = _block([]), _block([])
+    scheduler.decision(a).shared, scheduler.decision(a).solo = 2.0, 1.0
+    assert scheduler.decision(b).threaded() and scheduler.decision(b) is not scheduler.decision(a)
