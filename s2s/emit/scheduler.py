@@ -5,9 +5,9 @@ The caller waits only for blocks a helper has taken, never for a helper that has
 a loaded machine a helper the system does not run for a few milliseconds finds the counter spent
 when it starts and touches nothing. A helper that took a block and is then not scheduled still
 keeps the caller waiting (and so does one holding the GIL between two blocks), so each kernel keeps
-a `Decision`: running means of the wall time per element of its threaded calls and of its calls on
-the caller alone, each measured on calls that ran that way. The kernel runs the way whose mean is
-lower (threaded only where it saves a fifth of the wall time, since it costs more CPU time), and
+a `Decision`: the medians of the wall time per element of its last threaded calls and of its last
+calls on the caller alone, each measured on calls that ran that way. The kernel runs the way whose
+median is lower (threaded only where it saves a fifth of the wall time, since it costs more CPU time), and
 every `PROBE`-th call runs the other way to measure it again, so the decision follows the load.
 Measured on the loaded 2-core machine (W4, SELU on 10^6 elements): one global estimate from the
 caller's own blocks kept threads on at a median 5.6 ms a call against 1.6 ms alone.
@@ -20,9 +20,10 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 PROBE = 8          # every PROBE-th call runs the way not chosen, to measure it again
-WEIGHT = 0.25      # weight of the newest call in a running mean
-CLIP = 4.0         # a call counts at most CLIP times its way's mean (one stall is not a verdict)
+KEEP = 5           # calls of each way whose median decides
 GAIN = 0.8         # threaded only where its mean wall time is below GAIN times the caller's alone
 _POOL = None
 _POOL_PID = None   # a forked child makes its own pool (the parent's threads do not exist there)
@@ -37,32 +38,31 @@ def threads() -> int:
 
 
 class Decision:
-    """Whether a kernel's next call shares its blocks with helpers: `shared` and `solo` are the
-    running means of the wall time per element of its threaded calls and of its calls on the
-    caller alone (None until one was measured)."""
+    """Whether a kernel's next call shares its blocks with helpers: the wall times per element
+    of its last `KEEP` threaded calls and of its last `KEEP` calls on the caller alone; each way
+    is judged by the median of its own (one stall, or one lucky call, is no verdict)."""
 
     def __init__(self):
-        self.shared = None
-        self.solo = None
+        self.times = {True: [], False: []}
         self.calls = 0
+
+    def estimate(self, threaded: bool):
+        t = sorted(self.times[threaded])
+        return t[len(t) // 2] if t else None
 
     def threaded(self) -> bool:
         self.calls += 1
-        if self.shared is None:
+        shared, solo = self.estimate(True), self.estimate(False)
+        if shared is None:
             return True
-        if self.solo is None:
+        if solo is None:
             return False
-        best = self.shared < GAIN * self.solo
-        return best != (self.calls % PROBE == 0)
+        return (shared < GAIN * solo) != (self.calls % PROBE == 0)
 
     def record(self, threaded: bool, per_element: float):
-        mean = self.shared if threaded else self.solo
-        if mean is not None:
-            per_element = mean + WEIGHT * (min(max(per_element, mean / CLIP), CLIP * mean) - mean)
-        if threaded:
-            self.shared = per_element
-        else:
-            self.solo = per_element
+        t = self.times[threaded]
+        t.append(per_element)
+        del t[:-KEEP]
 
 
 DECISIONS: dict = {}  # block function -> its Decision
@@ -75,26 +75,39 @@ def decision(block) -> Decision:
     return d
 
 
-def run(block, n: int, size: int, out, flat, buffers=tuple):
+def run(block, n: int, size: int, out, flat, buffers=tuple, blocks=None):
     """`block(lo, hi, out, *buffers(), *flat)` over [0, n) in `size`-element pieces; the per-block
-    results in block order. `buffers()`: the calling thread's scratch buffers (a tuple to splice)."""
+    results in block order. `buffers()`: the calling thread's scratch buffers (a tuple to splice).
+    `blocks`: a driver that runs the blocks itself, claiming them from a shared counter without
+    the GIL (a numba kernel's, `numba_kernels.kernel_source`)."""
     global _POOL, _POOL_PID
     starts = range(0, n, size)
     total = len(starts)
     helpers = min(threads(), total) - 1
     if helpers <= 0:
+        if blocks is not None:
+            return _driven(blocks, n, size, out, flat, total)
         bufs = buffers()
         return [block(lo, min(n, lo + size), out, *bufs, *flat) for lo in starts]
     choice = decision(block)
     if not choice.threaded():
         begin = time.perf_counter()
-        bufs = buffers()
-        parts = [block(lo, min(n, lo + size), out, *bufs, *flat) for lo in starts]
+        if blocks is not None:
+            parts = _driven(blocks, n, size, out, flat, total)
+        else:
+            bufs = buffers()
+            parts = [block(lo, min(n, lo + size), out, *bufs, *flat) for lo in starts]
         choice.record(False, (time.perf_counter() - begin) / n)
         return parts
     started = _POOL is None or _POOL_PID != os.getpid()
     if started:  # (this call's time counts the threads' start: not recorded)
         _POOL, _POOL_PID = ThreadPoolExecutor(threads() - 1, thread_name_prefix="s2s-fused"), os.getpid()
+    if blocks is not None:
+        begin = time.perf_counter()
+        parts = _driven(blocks, n, size, out, flat, total, helpers)
+        if not started:
+            choice.record(True, (time.perf_counter() - begin) / n)
+        return parts
     parts = [None] * total
     taken = itertools.count()
     finished = itertools.count(1)  # next() on a count is atomic under the GIL
@@ -129,3 +142,31 @@ def run(block, n: int, size: int, out, flat, buffers=tuple):
     if not started:
         choice.record(True, (time.perf_counter() - begin) / n)
     return parts
+
+
+def _driven(blocks, n, size, out, flat, total, helpers=0):
+    """The blocks run by the driver `blocks` on the caller and `helpers` pool threads; the caller
+    waits only for blocks a helper claimed (the one that finishes the last block says so)."""
+    counts = np.zeros(2, np.int64)
+    parts = np.empty(total)
+    if not helpers:
+        blocks(counts, parts, n, size, out, *flat)
+        return parts.tolist()
+    all_done = threading.Event()
+    errors: list = []
+
+    def work(_=None):
+        try:
+            if blocks(counts, parts, n, size, out, *flat):
+                all_done.set()
+        except BaseException as e:  # noqa: BLE001 - raised again by the caller
+            errors.append(e)
+            all_done.set()
+
+    for _ in range(helpers):
+        _POOL.submit(work)
+    work()
+    all_done.wait()
+    if errors:
+        raise errors[0]
+    return parts.tolist()
