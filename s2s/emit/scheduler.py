@@ -8,7 +8,9 @@ keeps the caller waiting (and so does one holding the GIL between two blocks), s
 a `Decision`: the medians of the wall time per element of its last threaded calls and of its last
 calls on the caller alone, each measured on calls that ran that way. The kernel runs the way whose
 median is lower (threaded only where it saves a fifth of the wall time, since it costs more CPU time), and
-every `PROBE`-th call runs the other way to measure it again, so the decision follows the load.
+a probe runs the other way to measure it again, `PROBE` calls after the choice and then at twice
+the interval each time up to `LAST_PROBE` (threaded calls cost twice the time where the memory
+bandwidth is the limit), so the decision follows the load.
 Measured on the loaded 2-core machine (W4, SELU on 10^6 elements): one global estimate from the
 caller's own blocks kept threads on at a median 5.6 ms a call against 1.6 ms alone.
 """
@@ -22,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-PROBE = 8          # every PROBE-th call runs the way not chosen, to measure it again
+PROBE = 8          # the PROBE-th call after a choice runs the way not chosen, to measure it again,
+LAST_PROBE = 64    # then the 2*PROBE-th after that... up to every LAST_PROBE-th (a probe costs a slow call)
 KEEP = 5           # calls of each way whose median decides
 GAIN = 0.8         # threaded only where its mean wall time is below GAIN times the caller's alone
 _POOL = None
@@ -45,19 +48,27 @@ class Decision:
     def __init__(self):
         self.times = {True: [], False: []}
         self.calls = 0
+        self.best = None
+        self.interval = PROBE
 
     def estimate(self, threaded: bool):
         t = sorted(self.times[threaded])
         return t[len(t) // 2] if t else None
 
     def threaded(self) -> bool:
-        self.calls += 1
         shared, solo = self.estimate(True), self.estimate(False)
         if shared is None:
             return True
         if solo is None:
             return False
-        return (shared < GAIN * solo) != (self.calls % PROBE == 0)
+        best = shared < GAIN * solo
+        if best != self.best:  # a new choice: probe the other way soon
+            self.best, self.interval, self.calls = best, PROBE, 0
+        self.calls += 1
+        if self.calls >= self.interval:  # each probe that leaves the choice as it was waits twice as long
+            self.calls, self.interval = 0, min(2 * self.interval, LAST_PROBE)
+            return not best
+        return best
 
     def record(self, threaded: bool, per_element: float):
         t = self.times[threaded]

@@ -95,22 +95,29 @@ def test_an_error_in_a_helper_block_reaches_the_caller(pool):
     pytest.fail("the helper never took a block")
 
 
+def _probes(d, calls):
+    """The calls among the next `calls` that go the way `d` does not choose."""
+    picks = [d.threaded() for _ in range(calls)]
+    return [k for k, p in enumerate(picks) if p != d.best]
+
+
 def test_the_decision_follows_how_each_way_fared():
     d = scheduler.Decision()
     assert d.threaded()  # helpers first,
     d.record(True, 3.0)
     assert not d.threaded()  # then the caller alone, to measure both
     d.record(False, 1.0)
-    picks = [d.threaded() for _ in range(3 * scheduler.PROBE)]
-    assert picks.count(True) == 3 and picks.index(True) < scheduler.PROBE  # solo, probing every PROBE-th call
+    p = scheduler.PROBE
+    assert _probes(d, 7 * p) == [p - 1, 3 * p - 1, 7 * p - 1] and not d.best  # solo; probes back off
+    assert _probes(d, 3 * scheduler.LAST_PROBE) == [k * scheduler.LAST_PROBE - 1 for k in (1, 2, 3)]
     d.record(True, 0.01)  # one lucky threaded call is no verdict
-    assert d.estimate(True) == 3.0
+    assert d.estimate(True) == 3.0 and not d.threaded()
     for _ in range(scheduler.KEEP):
-        d.record(True, 0.5)  # the probes find the helpers help again
-    assert d.estimate(True) == 0.5 and [d.threaded() for _ in range(scheduler.PROBE)].count(False) == 1
+        d.record(True, 0.5)  # the probes find the helpers help again: threaded, probed soon again
+    assert d.estimate(True) == 0.5 and _probes(d, p) == [p - 1] and d.best
     for _ in range(scheduler.KEEP):
         d.record(False, 0.5 / scheduler.GAIN * 0.99)  # threads not a fifth faster: alone (they cost CPU time)
-    assert [d.threaded() for _ in range(scheduler.PROBE)].count(True) == 1
+    assert _probes(d, p) == [p - 1] and not d.best
 
 
 def test_the_caller_alone_while_helpers_make_calls_slower(pool):
@@ -121,13 +128,13 @@ def test_the_caller_alone_while_helpers_make_calls_slower(pool):
     d.record(False, 1.0)  # threaded calls have been slower per element than the caller alone
     x = np.arange(1000.0)
     offered = []
-    for _ in range(scheduler.PROBE):
+    for _ in range(3 * scheduler.PROBE):
         out = np.empty_like(x)
         before = len(p.pending)
         assert kernels._run(block, None, len(x), out, [x], size=100) == _want(x)
         assert np.array_equal(out, 2.0 * x)
         offered.append(len(p.pending) - before)
-    assert offered.count(1) == 1 and offered.count(0) == scheduler.PROBE - 1  # only the probe offered blocks
+    assert offered.count(1) == 2 and offered.count(0) == 3 * scheduler.PROBE - 2  # only the probes offered blocks
 
 
 def test_each_kernel_decides_for_itself(pool):
