@@ -239,10 +239,10 @@ class Fused:
             if fn is False:
                 self.engine = "numpy"
             else:
-                k = self.kernels[self.engine, mask] = (fn, None)
+                k = self.kernels[self.engine, mask] = (fn, None, numba_kernels.blocks_of(fn))
         if k is None:
             src, kinds = kernel_source(self.name, self._names, mask, self._expr, self.reduce)
-            k = self.kernels[self.engine, mask] = (compile_source(self.name, src, {"np": np}, np), kinds)
+            k = self.kernels[self.engine, mask] = (compile_source(self.name, src, {"np": np}, np), kinds, None)
         return k
 
     def __call__(self, *args):
@@ -261,11 +261,11 @@ class Fused:
                 return self.fallback(*args)
         if shape is None or math.prod(shape) < THRESHOLD:
             return self.fallback(*args)
-        block, kinds = self._kernel(tuple(mask))
+        block, kinds, blocks = self._kernel(tuple(mask))
         flat = [a.reshape(-1) if m else a for a, m in zip(args, mask)]
         n = math.prod(shape)
         out = None if self.reduce else np.empty(n, np.bool_ if self.boolean else np.float64)
-        parts = _run(block, kinds, n, out, flat, BLOCK if kinds is not None else numba_kernels.BLOCK)
+        parts = _run(block, kinds, n, out, flat, BLOCK if kinds is not None else numba_kernels.BLOCK, blocks)
         if self.reduce == "sum":
             return np.float64(sum(parts))
         return out.reshape(shape)
@@ -286,7 +286,7 @@ def _buffers(kinds):
     return bufs
 
 
-def _run(block, kinds, n, out, flat, size=BLOCK):
+def _run(block, kinds, n, out, flat, size=BLOCK, blocks=None):
     """Run `block` over [0, n) in `size`-element pieces, shared with helper threads
     (`scheduler.run`); per-block results, in block order. `kinds`: the block buffers a NumPy
     block kernel takes (None: a numba kernel, which takes none)."""

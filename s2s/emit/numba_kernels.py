@@ -182,6 +182,18 @@ _SHIFT = 6755399441055744.0  # 1.5 * 2**52: (v + _SHIFT) - _SHIFT rounds v to an
 _PRELUDE = PRELUDE_HEAD + '''@_jit
 ''' + EXP_SOURCE + '''
 
+@intrinsic
+def _claim(typingctx, ctr, k):
+    """`ctr[k] += 1` as one atomic instruction (acquire-release: what a thread wrote before it is
+    seen by the thread that reads the count after it); the count before."""
+    if isinstance(ctr, types.Array) and ctr.dtype == types.int64 and isinstance(k, types.Integer):
+        def codegen(context, builder, sig, args):
+            data = context.make_array(sig.args[0])(context, builder, args[0]).data
+            ptr = builder.gep(data, [context.cast(builder, args[1], sig.args[1], types.intp)])
+            return builder.atomic_rmw("add", ptr, ir.Constant(ir.IntType(64), 1), "acq_rel")
+        return types.int64(ctr, k), codegen
+
+
 @_jit
 def _maximum(a, b):
     r = a if a >= b else b
@@ -213,7 +225,12 @@ def _abs(a):
 
 def kernel_source(name: str, names: list, mask: tuple, expr, reduce, module: bool = True) -> str:
     """The module of a fused expression's block function `name(lo, hi, out, *names)`, for
-    arguments flagged array (True) or scalar; with `reduce` it returns the block's sum.
+    arguments flagged array (True) or scalar; with `reduce` it returns the block's sum. Its
+    driver `name_blocks(ctr, parts, n, size, out, *names)` runs blocks, claimed one at a time by
+    an atomic add to `ctr[0]`, until none is left, without the GIL between them (a thread sharing
+    blocks through Python took the GIL per block, and one preempted holding it stalled the
+    others), writing each block's result into `parts`; True if it finished the last block
+    (counted in `ctr[1]`).
     The loop indexes the block's slices from 0 (`x = _w_x[lo:hi]`): with `x[i]` for `i` in
     `range(lo, hi)` numba wraps negative indices, and LLVM vectorizes nothing (5-8x slower,
     docs/jit.md). User names never start with `_` (`kernels._kernel_names`).
@@ -237,6 +254,13 @@ def kernel_source(name: str, names: list, mask: tuple, expr, reduce, module: boo
         else:
             lines += ["    out = _w_out[lo:hi]", "    for i in range(hi - lo):", f"        out[i] = {value}",
                       "    return 0.0"]
+    if module:
+        lines += ["", "", "@_jit", f"def {name}_blocks(_ctr, _parts, _n, _size, _w_out, {', '.join(params)}):",
+                  "    _wide()", "    nb = (_n + _size - 1) // _size", "    last = False", "    while True:",
+                  "        b = _claim(_ctr, 0)", "        if b >= nb:", "            return last",
+                  "        lo = b * _size",
+                  f"        _parts[b] = {name}(lo, min(_n, lo + _size), _w_out, {', '.join(params)})",
+                  "        if _claim(_ctr, 1) == nb - 1:", "            last = True"]
     return (_PRELUDE if module else "") + "\n".join(lines if module else lines[1:]) + "\n"
 
 
@@ -255,6 +279,11 @@ def load_or_warn(name: str, source: str, what: str, fallback: str, stacklevel: i
         warnings.warn(f"s2s: numba {what} unavailable ({type(e).__name__}: {e}); {fallback}", RuntimeWarning,
                       stacklevel=stacklevel + 1)
         return False
+
+
+def blocks_of(fn):
+    """The driver `name_blocks` beside the block function `fn` that `load` returned."""
+    return getattr(sys.modules[fn.py_func.__module__], fn.py_func.__name__ + "_blocks")
 
 
 def load(name: str, source: str):

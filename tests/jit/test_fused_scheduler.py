@@ -1,9 +1,9 @@
 """The fused kernels' block scheduler (emit/scheduler.py): blocks shared with helper threads, the
-caller waiting only for blocks a helper took (never for a helper that has not started), and the
-running decision that sends blocks to the caller alone while helpers make calls slower, with a
-threaded probe every `PROBE` calls; the results are the same blocks in the same order either way.
-No assertion here depends on timing: helpers are stood in for by executors that run them when
-the test says."""
+caller waiting only for blocks a helper took (never for a helper that has not started), and each
+kernel's running decision that sends blocks to the caller alone while its threaded calls are not
+faster per element, with a probe of the other way every `PROBE` calls; the results are the same
+blocks in the same order either way. No assertion here depends on timing: helpers are stood in
+for by executors that run them when the test says."""
 import os
 import threading
 
@@ -46,7 +46,7 @@ def pool(monkeypatch):
         monkeypatch.setattr(scheduler, "_POOL", p)
         monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
         monkeypatch.setattr(scheduler, "threads", lambda: 2)
-        monkeypatch.setattr(scheduler, "DECISION", scheduler.Decision())
+        monkeypatch.setattr(scheduler, "DECISIONS", {})
         return p
     return use
 
@@ -95,26 +95,77 @@ def test_an_error_in_a_helper_block_reaches_the_caller(pool):
     pytest.fail("the helper never took a block")
 
 
-def test_the_decision_follows_how_threaded_calls_fared():
+def _probes(d, calls):
+    """The calls among the next `calls` that go the way `d` does not choose."""
+    picks = [d.threaded() for _ in range(calls)]
+    return [k for k, p in enumerate(picks) if p != d.best]
+
+
+def test_the_decision_follows_how_each_way_fared():
     d = scheduler.Decision()
-    assert d.threaded()  # helpers first
-    d.record(wall=3.0, one_thread=1.0)
-    d.record(wall=100.0, one_thread=1.0)  # (clipped: one stall is not a verdict on its own)
-    assert d.ratio == pytest.approx(0.25 * 3 + 0.25 * (scheduler.CLIP - 0.75))
-    assert d.ratio >= 1.0
-    picks = [d.threaded() for _ in range(3 * scheduler.PROBE)]
-    assert picks == ([False] * (scheduler.PROBE - 1) + [True]) * 3  # solo, probing every PROBE-th call
-    for _ in range(10):
-        d.record(wall=0.5, one_thread=1.0)  # the probes find the helpers help again
-    assert d.ratio < 1.0 and all(d.threaded() for _ in range(5))
+    assert d.threaded()  # helpers first,
+    d.record(True, 3.0)
+    assert not d.threaded()  # then the caller alone, to measure both
+    d.record(False, 1.0)
+    p = scheduler.PROBE
+    assert _probes(d, 7 * p) == [p - 1, 3 * p - 1, 7 * p - 1] and not d.best  # solo; probes back off
+    assert _probes(d, 3 * scheduler.LAST_PROBE) == [k * scheduler.LAST_PROBE - 1 for k in (1, 2, 3)]
+    d.record(True, 0.01)  # one lucky threaded call is no verdict
+    assert d.estimate(True) == 3.0 and not d.threaded()
+    for _ in range(scheduler.KEEP):
+        d.record(True, 0.5)  # the probes find the helpers help again: threaded, probed soon again
+    assert d.estimate(True) == 0.5 and _probes(d, p) == [p - 1] and d.best
+    for _ in range(scheduler.KEEP):
+        d.record(False, 0.5 / scheduler.GAIN * 0.99)  # threads not a fifth faster: alone (they cost CPU time)
+    assert _probes(d, p) == [p - 1] and not d.best
 
 
 def test_the_caller_alone_while_helpers_make_calls_slower(pool):
     p = pool(_Pool())
-    scheduler.DECISION.ratio = 2.0  # threaded calls have been slower than one thread
+    block = _block([])
+    d = scheduler.decision(block)
+    d.record(True, 2.0)
+    d.record(False, 1.0)  # threaded calls have been slower per element than the caller alone
     x = np.arange(1000.0)
-    for k in range(1, scheduler.PROBE + 1):
+    offered = []
+    for _ in range(3 * scheduler.PROBE):
         out = np.empty_like(x)
-        assert kernels._run(_block([]), None, len(x), out, [x], size=100) == _want(x)
+        before = len(p.pending)
+        assert kernels._run(block, None, len(x), out, [x], size=100) == _want(x)
         assert np.array_equal(out, 2.0 * x)
-        assert len(p.pending) == (k == scheduler.PROBE)  # only the probe offered blocks to a helper
+        offered.append(len(p.pending) - before)
+    assert offered.count(1) == 2 and offered.count(0) == 3 * scheduler.PROBE - 2  # only the probes offered blocks
+
+
+def test_each_kernel_decides_for_itself(pool):
+    pool(_Pool())
+    a, b = _block([]), _block([])
+    scheduler.decision(a).record(True, 2.0)
+    scheduler.decision(a).record(False, 1.0)
+    assert not scheduler.decision(a).threaded() and scheduler.decision(b).threaded()
+
+
+@pytest.mark.parametrize("reduce", [None, "sum"])
+def test_a_numba_driver_claims_every_block_once(pool, reduce):
+    """A numba kernel's driver runs the blocks it claims from the shared counter without the GIL;
+    with a running helper, every block is written once and the per-block sums come in block order."""
+    pytest.importorskip("numba")
+    import gast
+
+    from s2s.emit import numba_kernels
+    if not numba_kernels.available():
+        pytest.skip("S2S_NO_NUMBA")
+    p = pool(_Pool(now=True))
+    expr = gast.parse("x * 2.0 + 1.0", mode="eval").body
+    src = numba_kernels.kernel_source("fused_t", ["x"], (True,), expr, reduce)
+    block = numba_kernels.load("fused_t", src)
+    x = np.arange(1_000_003.0)
+    for _ in range(3):
+        out = None if reduce else np.full_like(x, np.nan)
+        parts = scheduler.run(block, len(x), 1000, out, [x], blocks=numba_kernels.blocks_of(block))
+        want = [float(np.sum(x[lo:lo + 1000] * 2.0 + 1.0)) if reduce else 0.0 for lo in range(0, len(x), 1000)]
+        assert len(parts) == len(want) and np.allclose(parts, want, rtol=1e-15, atol=0)
+        if not reduce:
+            assert np.array_equal(out, x * 2.0 + 1.0)
+    for t in p.threads:
+        t.join()
