@@ -473,6 +473,8 @@ prim("rt.add_at", "acc, index, v", zero_args=("index",), tree_sum=True, mutates=
 defvjp("rt.add_at", acc="g", v="g[index]")
 defjvp("rt.add_at", acc="rt.fresh(dacc)", v="rt.add_at(rt.zeros_like_tree(acc), index, dv)")
 linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)", batch=LOOP)
+# a 0-d element read copied before a tuple assignment writes its array (frontend/normalize.py)
+linear("rt.element_copy", "x", "x", "g", same_shape=True, diag="same", batch=SAME)
 # what the tape keeps of a value read only for its shape (transforms/tape.py)
 nondiff("rt.shape_stub", float_of_first=True, batch=SAME)
 linear("rt.checkpoint_name", "x, name", "x", "g", batch=SAME)  # s2s.checkpoint_name: x, named for a checkpoint policy

@@ -304,7 +304,7 @@ def batched_shape(flags, x):
 
 
 def batched_ndim(flags, x):
-    return np.ndim(x) - 1
+    return len(example_shape(x)) if isinstance(x, (list, tuple)) else np.ndim(x) - 1  # (a list on any backend)
 
 
 def batched_size(flags, x):
