@@ -177,7 +177,7 @@ nondiff("print", sig=_X, effect=True, batch=SAME)
 for _q in ("shape", "ndim", "size"):
     nondiff("xp." + _q, sig="x, *args, **kwargs", shape_query=_q, unbatched_result=True, shape_only=(0,),
             batch=by("rt.batched_" + _q), neutral=_q != "size")
-nondiff("isinstance", sig="x, *args, **kwargs", batch=CREATE)
+nondiff("isinstance", sig="x, *args, **kwargs", unbatched_result=True, batch=by("rt.batched_isinstance"))
 nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True, diag="zero",
         float_of_first=True, shape_only=(0,), batch=SAME)
 nondiff("rt.new_list", sig="x, *args, **kwargs", batch=CREATE)
