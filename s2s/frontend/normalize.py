@@ -199,12 +199,30 @@ class Normalizer:
         if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and function_values.could_be(self, s.value):
             function_values.bind_local(self, s, s.targets[0].id, function_values.value(self, s.value))
             return  # a function (or a collection of them), resolved where it is called or passed
+        if len(s.targets) == 1 and (value := self.swapped_reads(s.targets[0], s.value)) is not None:
+            self.assign_to(s.targets[0], value)
+            return
         if len(s.targets) == 1:
             self.assign_to(s.targets[0], self.expr(s.value))
             return
         v = self.atom(s.value)
         for t in s.targets:
             self.assign_to(t, v)
+
+    def swapped_reads(self, target, value):
+        """`a[i], a[j] = a[j], a[i]`: the right side's element reads of an array the targets write,
+        each copied when 0-d (rt.element_copy: on CuPy `a[j]` is a 0-d view, which would read the
+        value the first target writes); None for any other assignment."""
+        if not (isinstance(target, (gast.Tuple, gast.List)) and isinstance(value, (gast.Tuple, gast.List))):
+            return None
+        written = {e.value.id for e in target.elts if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name)}
+        reads = [isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name) and e.value.id in written
+                 for e in value.elts]
+        if not any(reads):
+            return None
+        elts = [self.tmp(build.call("rt.element_copy", [self.atom(e)])) if r else self.atom(e)
+                for e, r in zip(value.elts, reads)]
+        return build.tuple_(elts)
 
     def params_unassigned(self) -> set[str]:
         """Parameters not yet rebound: they still name the caller's arrays."""

@@ -177,7 +177,7 @@ nondiff("print", sig=_X, effect=True, batch=SAME)
 for _q in ("shape", "ndim", "size"):
     nondiff("xp." + _q, sig="x, *args, **kwargs", shape_query=_q, unbatched_result=True, shape_only=(0,),
             batch=by("rt.batched_" + _q), neutral=_q != "size")
-nondiff("isinstance", sig="x, *args, **kwargs", batch=CREATE)
+nondiff("isinstance", sig="x, *args, **kwargs", unbatched_result=True, batch=by("rt.batched_isinstance"))
 nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True, diag="zero",
         float_of_first=True, shape_only=(0,), batch=SAME)
 nondiff("rt.new_list", sig="x, *args, **kwargs", batch=CREATE)
@@ -474,6 +474,8 @@ prim("rt.add_at", "acc, index, v", zero_args=("index",), tree_sum=True, mutates=
 defvjp("rt.add_at", acc="g", v="g[index]")
 defjvp("rt.add_at", acc="rt.fresh(dacc)", v="rt.add_at(rt.zeros_like_tree(acc), index, dv)")
 linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)", batch=LOOP)
+# a 0-d element read copied before a tuple assignment writes its array (frontend/normalize.py)
+linear("rt.element_copy", "x", "x", "g", same_shape=True, diag="same", batch=SAME)
 # what the tape keeps of a value read only for its shape (transforms/tape.py)
 nondiff("rt.shape_stub", float_of_first=True, batch=SAME)
 linear("rt.checkpoint_name", "x, name", "x", "g", batch=SAME)  # s2s.checkpoint_name: x, named for a checkpoint policy

@@ -440,8 +440,10 @@ def example_array_t(v, like):
 
 
 def no_batched_derivative(x, what):
-    raise S2SError(f"s2s cannot differentiate the batched helper `{what}` yet (a function that calls "
-                   "vmap uses it). Differentiate inside the vmap instead: vmap(grad(f)).")
+    raise S2SError(f"s2s cannot differentiate the batched helper `{what}` yet: a derivative of a function "
+                   "that calls vmap needs it, or vmap(grad(f)) that runs as the gradient of the examples' sum "
+                   "(its gradient code cannot be batched). Where you wrote grad of a vmap, write vmap(grad(f)); "
+                   "where you wrote vmap(grad(f)), compute each example's gradient in a loop.")
 
 
 def map_examples(fn, flags, n, *args, **kwargs):

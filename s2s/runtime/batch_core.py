@@ -51,7 +51,7 @@ __all__ = ("batched_r_", "batched_c_", "batched_r_t", "batched_c_t", "batched_ro
                "batched_num_examples", "batched_flatten_examples", "batched_dot_vjp_a",
            "batched_dot_vjp_b", "batched_sum_vjp", "batched_mean_vjp", "batched_jac_from_rows", "batched_jac_from_columns",
            "batched_tree_all_zero", "batched_sum_examples", "batched_is", "batched_isnot", "batched_tuple", "batched_list",
-           "batched_like", "batched_tuple_t")
+           "batched_like", "batched_tuple_t", "batched_isinstance")
 
 
 def _vb_items(flags, items):
@@ -304,7 +304,7 @@ def batched_shape(flags, x):
 
 
 def batched_ndim(flags, x):
-    return len(example_shape(x))  # a list of device arrays too, which np.ndim converts to NumPy
+    return len(example_shape(x)) if isinstance(x, (list, tuple)) else np.ndim(x) - 1  # (a list on any backend)
 
 
 def batched_size(flags, x):
@@ -554,3 +554,12 @@ def batched_tuple_t(flags, v, x):
     """Transpose of `batched_tuple`/`batched_list`: the parts' cotangents in `x`'s form (a batched array's
     rows along its second axis)."""
     return np.stack(list(v), axis=1) if _is_arr(x) else like(v, x)
+
+
+def batched_isinstance(flags, x, classinfo):
+    """Batching rule of `isinstance`: one answer for the batch, each example's. A batched list,
+    tuple or dict is one per example; a batched array's examples are its rows, of one type (what
+    a Python loop over the batch gets: rows, or NumPy scalars for a batch of numbers)."""
+    if not flags[0] or isinstance(x, (list, tuple, dict)) or not hasattr(x, "shape") or not np.shape(x):
+        return isinstance(x, classinfo)
+    return isinstance(x[0], classinfo)

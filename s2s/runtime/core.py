@@ -22,6 +22,7 @@ __all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros",
            "operand_cotangent_t", "plain_operands",
            "broadcast_to_like", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
            "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
+           "element_copy",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "constant",
            "copy_saved", "private", "shape_stub", "checkpoint_name", "next_residual", "residual_derivative",
            "reversed_range", "list_sum", "list_sum_vjp")
@@ -442,6 +443,14 @@ def copy_slot(x, index):
     """A copy of `x[index]`, saved before `x[index] = v` overwrites it."""
     v = x[index]
     return v.copy() if hasattr(v, "copy") and not isinstance(x, (list, tuple, dict)) else v
+
+
+def element_copy(v):
+    """An element read `a[i]` that a tuple assignment's right side takes from an array its targets
+    write (`a[i], a[j] = a[j], a[i]`): a copy when it is 0-d. NumPy gives a scalar there (a copy);
+    CuPy a 0-d view, which would read the value the first target writes. A row stays a view, as
+    NumPy's."""
+    return v.copy() if getattr(v, "ndim", None) == 0 and hasattr(v, "copy") else v
 
 
 def new_list():

@@ -49,8 +49,6 @@ VMAP_GRAD_FAILS_ON_NUMPY = {
 # here): name -> why. (append_then_array and listcomp_simple left: rt.batched_array, which the loop run as
 # written off NumPy and grad of the summed vmap call, has derivative rules now.)
 BACKEND_GAPS: dict[str, str] = {
-    "bubble_sort": "CuPy's a[j] is a 0-d view, so the swap `a[j], a[j + 1] = a[j + 1], a[j]` (read, then "
-                   "write) reads the new value; s2s's normalized code does not copy such element reads yet",
 }
 
 

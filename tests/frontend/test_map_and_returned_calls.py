@@ -130,12 +130,8 @@ def test_grad_of_grad_matches_finite_differences(f):
     np.testing.assert_allclose(hv, want, rtol=1e-5, atol=1e-7)
 
 
-# isinstance(data, list) of a per-example value: vmap refuses it (batching.py), as for any isinstance
-VMAP = [pytest.param(f, marks=pytest.mark.xfail(strict=True, reason="vmap cannot batch isinstance of a "
-                                                "per-example value")) if f is map_recursive else f for f in PROGRAMS]
-
-
-@pytest.mark.parametrize("f", VMAP, ids=lambda f: f.__name__)
+# (map_recursive: isinstance(data, list) of a per-example value, one answer for every example)
+@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
 def test_vmap_matches_a_loop(f):
     np.testing.assert_allclose(s2s.vmap(f)(XS), [f(x) for x in XS], rtol=1e-12)
 

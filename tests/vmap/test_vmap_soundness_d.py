@@ -126,3 +126,27 @@ def test_vmap_grad_of_average_returned_matches_central_differences():
     f, x, eps = average_axis0, np.array([0.3, -0.2, 0.9, 0.4]), 1e-6
     fd = [(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(4)]
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(x[None])[0], fd, rtol=1e-6, atol=1e-8)
+
+
+def _total(x, data):
+    if isinstance(data, list):
+        return sum(_total(x, d) for d in data)
+    return np.sum(np.cos(data) * x[0])
+
+
+def recursive_over_a_list(x):
+    return _total(x, [x[:2], x[1:]])
+
+
+def branch_on_array_type(x):
+    y = x[0] if isinstance(x, np.ndarray) else x
+    return y * 2.0 if isinstance(y, float) else np.sum(y)
+
+
+@pytest.mark.parametrize("f", [recursive_over_a_list, branch_on_array_type])
+def test_isinstance_of_a_per_example_value_is_one_answer(f):
+    """isinstance of a batched value answers for each example (its rows' type, the same for all):
+    vmap refused it."""
+    xs = np.random.default_rng(6).normal(size=(B, 3))
+    np.testing.assert_allclose(s2s.vmap(f)(xs), [f(x) for x in xs], rtol=1e-13)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), _loop(s2s.grad(f), xs), rtol=1e-12)
