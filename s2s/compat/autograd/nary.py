@@ -5,6 +5,7 @@ keywords, are held fixed (`_bind.at_argnum`); a tuple `argnum` takes the derivat
 to that tuple of arguments, as autograd's `unary_to_nary`."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -67,11 +68,19 @@ def grad_and_aux(fun: Callable, argnum: Any = 0) -> Callable:
     return s2s.grad(fun, argnums=argnum, has_aux=True)
 
 
+def _contract(fun: Callable, tensor: Any, x: Any) -> Any:
+    return np.tensordot(tensor, fun(x), np.ndim(tensor))
+
+
 def tensor_jacobian_product(fun: Callable, argnum: Any = 0) -> Callable:
-    """`(*args, tensor) -> tensor . J`: the VJP of `fun` at `args` with cotangent `tensor`."""
+    """`(*args, tensor) -> tensor . J`: the Jacobian contracted with `tensor` over the output's
+    leading `ndim(tensor)` axes (all of them: the VJP with cotangent `tensor`)."""
     def at(*args_and_tensor: Any, **kwargs: Any) -> Any:
         *args, tensor = args_and_tensor
-        return make_vjp(fun, argnum)(*args, **kwargs)[0](tensor)
+        if isinstance(argnum, (tuple, list)):
+            return make_vjp(fun, argnum)(*args, **kwargs)[0](tensor)
+        g, xs = at_argnum(fun, argnum, tuple(args), kwargs)
+        return s2s.jacrev(functools.partial(_contract, g, tensor))(xs[0])
     return at
 
 
