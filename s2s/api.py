@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import arrays, driver, record
+from . import arrays, driver, real_only, record
 from .calls import Jacobian, Transformed, Vmapped
 from .emit.loader import call, version
 from .errors import S2STypeError, S2SValueError
@@ -112,7 +112,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint =
         if move:  # NumPy cotangents join the default backend the primals were moved to
             ct = arrays.move(ct, backend)
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
-        return tuple(bwd(saved, seed))[:len(primals)]  # bwd works on its own copy of the record
+        return real_only.refuse_complex("vjp", primals, tuple(bwd(saved, seed))[:len(primals)])  # (own copy of the record)
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
@@ -140,7 +140,8 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
         _check_shapes(f"jvp: the tangent of argument {k}", p, t)
     fun = idioms.transformable(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
-    return call(driver.jvp_function(fun, mask), (*args, *tangents))
+    out, t_out = call(driver.jvp_function(fun, mask), (*args, *tangents))
+    return out, real_only.refuse_complex("jvp", out, t_out)
 
 
 def _inside_split(fun, nlead: int, n: int):

@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from . import arrays, dispatch, driver, record
+from . import arrays, dispatch, driver, real_only, record
 from .emit.loader import call
 from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
@@ -80,6 +80,7 @@ class Transformed:
         functools.update_wrapper(self, fun, updated=())
         self.__name__ = f"{label}_{getattr(fun, '__name__', 'f')}"
         self.__s2s__ = record.Record(target=lambda: self.compiled)
+        self._real = kind in real_only.DERIVATIVES  # its results are refused when complex (real_only.py)
 
     _unchanged = None  # the key's watch: True while nothing the key read was rebound
 
@@ -158,18 +159,29 @@ class Transformed:
             if self.nums is not None:
                 check_diff_args(args, self.nums, self.kind)
             if self._entry_watch is not self._unchanged:  # (tested here: this path may run per call)
-                self._install(args, {"version": fast}, fallback=self._fallback)
-            return call(fast, args)
+                self._install(args, {"version": self._checked(fast)}, fallback=self._fallback)
+            return self._checked(fast)(*args) if self._real else call(fast, args)
         if idioms.has_varargs(self._root):  # one compiled version per number of arguments
             fn = idioms.varargs_call(self._root, len(args), lambda: self.compiled)
-            return call(fn, args) if not kwargs else fn(*args, **kwargs)
+            return self._checked(fn)(*args, **kwargs) if self._real or kwargs else call(fn, args)
         if kwargs or self._defaults and len(args) < self._nparams:
             args = self._bind(args, kwargs)
         elif not self._defaults:
             self._fast = self.compiled
         if self.nums is not None:
             check_diff_args(args, self.nums, self.kind)
-        return call(self.compiled, args)
+        return self._checked(self.compiled)(*args) if self._real else call(self.compiled, args)
+
+    def _checked(self, fn):
+        """`fn` (called on the arguments' backend), its results refused when complex for a transform
+        that returns derivatives: s2s's rules are for real arithmetic (real_only.py)."""
+        if not self._real:
+            return fn
+        kind = self.kind
+
+        def checked(*args, **kwargs):
+            return real_only.refuse_complex_result(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
+        return checked
 
     _fallback: tuple = ()  # (errors after which a fast-path call runs the general one, errors it raises)
 
@@ -275,8 +287,8 @@ class Jacobian(Transformed):
             self._check_key()
         fn = self._version(ranks)
         if self._entry_watch is not self._unchanged:
-            self._install(args, {"version": fn}, ranks=True, fallback=self._fallback)
-        return fn
+            self._install(args, {"version": self._checked(fn)}, ranks=True, fallback=self._fallback)
+        return self._checked(fn)
 
     # a batched run that fails runs the looped form (the general call decides); these are raised
     _fallback = ((Exception,), (S2STypeError, RecursionError))

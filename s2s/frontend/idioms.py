@@ -108,18 +108,19 @@ def with_arity(fn, nargs: int):
 def transformable(fn, nargs: int):
     """What a transform given `fn` itself compiles for `nargs` arguments: a NumPy function as the
     plain function s2s writes for it (no `out=`), a `*args` function specialized to `nargs`."""
-    return with_arity(adapt(fn) if is_library_function(fn) else fn, nargs)
+    return with_arity(adapt(fn, nargs) if is_library_function(fn) else fn, nargs)
 
 
-def adapt(obj):
-    """The plain (synthesized) function that `obj` stands for, or `obj` itself."""
+def adapt(obj, nargs: int | None = None):
+    """The plain (synthesized) function that `obj` stands for, or `obj` itself; `nargs`: the number
+    of arguments a transform was given, for a library function whose signature does not say."""
     current = getattr(_CALL, "current", None)
     if current is not None and current[0] is obj:
         return specialize(obj, {}, current[1], kwnames=() if has_varkw(obj) else None)
     if not needs_adapting(obj):
         return obj
     if is_library_function(obj):
-        return _library(obj)
+        return _library(obj, nargs)
     if isinstance(obj, types.FunctionType) and inspect.isgeneratorfunction(obj):
         return _generator(obj)
     if isinstance(obj, types.FunctionType):
@@ -233,9 +234,11 @@ def _method(m):
     return _remember(key, (func, obj), compute)
 
 
-def _library(f):
+def _library(f, nargs: int | None = None):
     """`np.tanh` as `def tanh(x): return np.tanh(x)`, taking the function's required positional
-    parameters (a ufunc's inputs)."""
+    parameters (a ufunc's inputs); where its signature does not say (`np.kron`, s2s.numpy's
+    `(*args, **kwargs)` wrappers), the `nargs` a transform was given, else one (a one-argument
+    function compiled for `jvp(np.kron, (a, b), ...)` failed with a raw TypeError)."""
     def compute():
         if isinstance(getattr(f, "nin", None), int):  # a ufunc, or s2s.numpy's wrapper of one
             n = f.nin
@@ -244,14 +247,15 @@ def _library(f):
                 n = sum(1 for q in record.signature_of(f).parameters.values()
                         if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD) and q.default is q.empty)
             except (TypeError, ValueError):
-                n = 1
+                n = 0
+            n = n or nargs or 1
         label = getattr(f, "__name__", "f")
         params = [f"x{i}" if n > 1 else "x" for i in range(max(n, 1))]
         callee = _fresh(label, set(params))
         fname = f"{label}_"
         src = f"def {fname}({', '.join(params)}):\n    return {callee}({', '.join(params)})\n"
         return _synth(fname, gast.parse(src).body[0], {callee: f}, f"<s2s:{fname}>")
-    return _remember(("library", id(f)), f, compute)
+    return _remember(("library", id(f), nargs), f, compute)
 
 
 def _partial(p):

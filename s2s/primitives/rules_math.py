@@ -2,7 +2,7 @@
 recognized functions with no derivative (rounding, predicates, integer results)."""
 from __future__ import annotations
 
-from .registry import BROADCAST, PRIMS, SAME, along, by, defbatch, defjvp, defvjp, linear, nondiff, prim
+from .registry import BROADCAST, PRIMS, SAME, along, by, defbatch, defjvp, defvjp, elementwise, linear, nondiff, prim
 
 _DEG = "0.017453292519943295"  # pi / 180
 _RAD = "57.29577951308232"     # 180 / pi
@@ -35,8 +35,12 @@ defvjp("xp.ldexp", x="rt.unbroadcast(xp.ldexp(g, y), x)")
 defjvp("xp.ldexp", x="xp.ldexp(dx, y)")
 
 # ---- recognized, no derivative: integer, boolean or piecewise-constant results ----
-nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex", "xp.imag",
-        "xp.angle", "xp.bitwise_not", "xp.isnat", sig="x, *args, **kwargs", batch=SAME)
+nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex",
+        "xp.bitwise_not", "xp.isnat", sig="x, *args, **kwargs", batch=SAME)
+# constant on real numbers (0, and 0 or pi): no derivative, but of a complex value one s2s has no rule for
+elementwise("xp.imag", "rt.zero_of_real(x)", batch=SAME)
+elementwise("xp.angle", "rt.zero_of_real(x)", sig="x, deg=False", zero_args=("deg",), batch=SAME)
+nondiff("rt.zero_of_real", batch=SAME)
 nondiff("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd", "xp.lcm",
         sig="x, *args, **kwargs", batch=BROADCAST)
 nondiff("xp.unique",

@@ -57,7 +57,8 @@ linear("xp.permute_dims", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", batc
 linear("xp.matrix_transpose", "x", "x", "xp.matrix_transpose(g)", batch=SAME)
 prim("xp.append", "arr, values, axis=None", zero_args=("axis",), batch=by("rt.batched_append"))
 defvjp("xp.append", arr="rt.append_vjp(g, arr, values, axis, 0)", values="rt.append_vjp(g, arr, values, axis, 1)")
-defjvp("xp.append", arr="xp.append(darr, 0.0 * values, axis)", values="xp.append(0.0 * arr, dvalues, axis)")
+defjvp("xp.append", arr="xp.append(darr, rt.zeros_like_tree(values), axis)",
+       values="xp.append(rt.zeros_like_tree(arr), dvalues, axis)")  # (lists too)
 linear("rt.append_vjp", "v, arr, values, axis, k", "v", "rt.append_vjp_t(g, arr, values, axis, k)")
 linear("rt.append_vjp_t", "v, arr, values, axis, k", "v", "rt.append_vjp(g, arr, values, axis, k)")
 prim("xp.select", "condlist, choicelist, default=0", zero_args=("condlist",), list_args=("choicelist",),

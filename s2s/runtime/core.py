@@ -25,7 +25,7 @@ __all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros",
            "element_copy",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "constant",
            "copy_saved", "private", "shape_stub", "checkpoint_name", "next_residual", "residual_derivative",
-           "reversed_range", "list_sum", "list_sum_vjp")
+           "reversed_range", "list_sum", "list_sum_vjp", "zero_of_real")
 
 shape = np.shape
 
@@ -104,6 +104,15 @@ _SEQUENCE_AS_ARRAY = (
     "argument). Write `list(a)` or `tuple(a)` in the function before `+` or `*` so s2s sees a sequence.")
 
 
+def _complex_cotangent(like):
+    """A complex cotangent of real `like`: a complex value reached the derivative, where s2s's
+    real-arithmetic rules give a wrong number (`np.real(x * 1j)`), so it is refused."""
+    if not np.iscomplexobj(like):
+        raise S2STypeError("a complex value reached the derivative of a real one: s2s differentiates real "
+                           "floating-point arithmetic only, and its rules would give a wrong number for complex "
+                           "values. Compute with real and imaginary parts as real arrays.")
+
+
 def unbroadcast(v, like):
     """Sum `v` down to the shape of `like` (the transpose of broadcasting)."""
     try:  # arrays of one shape first: what most calls are (the common case costs two attributes)
@@ -112,6 +121,8 @@ def unbroadcast(v, like):
         if isinstance(v, float) and isinstance(like, float):
             return v  # Python (or NumPy) scalars: nothing to sum
         s, vs = _shape(like), _shape(v)
+    if v.dtype.kind == "c" if type(v) is np.ndarray else isinstance(v, complex):  # (NumPy's complex scalars too)
+        _complex_cotangent(like)
     if vs == s:
         return v
     if isinstance(v, (list, tuple)):
@@ -494,6 +505,9 @@ def seed(out):
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)}. "
                            "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")
     dt = getattr(out, "dtype", None)
+    if isinstance(out, complex) or dt is not None and dt.kind == "c":  # JAX asks for holomorphic=True here
+        raise S2STypeError(f"grad requires a real-valued output, but the function returned "
+                           f"{type(out).__name__ if dt is None else dt}: s2s differentiates real arithmetic only")
     if isinstance(out, bool) or dt is not None and dt.kind in "biu":
         raise S2STypeError(f"grad requires a real-valued output, but the function returned "
                            f"{type(out).__name__ if dt is None else dt} (as in JAX, booleans and integers "
@@ -689,3 +703,10 @@ def list_sum_vjp(g, items):
     if hasattr(items, "shape"):
         return unbroadcast(g, items[0]) * np.ones_like(items) if np.ndim(items) else g
     return [unbroadcast(g, item) for item in items]
+
+
+def zero_of_real(x):
+    """The derivative of np.imag or np.angle at real `x`, 0; at a complex one, refused."""
+    if np.iscomplexobj(x):
+        _complex_cotangent(0.0)
+    return 0.0

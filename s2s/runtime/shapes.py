@@ -64,7 +64,7 @@ def repeat_vjp(v, like, repeats, axis):
         to = np.where(np.equal(np.expand_dims(np.arange(n), 1), np.expand_dims(owner, 0)), 1.0, 0.0)
         return np.reshape(np.moveaxis(np.tensordot(to, np.moveaxis(v, ax, 0), 1), 0, ax), np.shape(like))
     if axis is None:
-        return np.reshape(np.sum(np.reshape(v, (-1, repeats)), axis=1), np.shape(like))
+        return np.reshape(np.sum(np.reshape(v, (np.size(like), repeats)), axis=1), np.shape(like))  # (repeats 0 too)
     s = list(np.shape(like))
     v = np.reshape(v, s[:axis] + [s[axis], repeats] + s[axis + 1:])
     return np.sum(v, axis=axis + 1)

@@ -279,6 +279,21 @@ def op_real(x):
 
 
 @spec("elementwise", N(3, 4))
+def op_imag(x):
+    return np.imag(x) + x  # (0 on reals: the sum shows the imaginary part's derivative is 0)
+
+
+@spec("elementwise", P(3, 4))
+def op_angle(x):
+    return np.angle(x) + x  # (0 on positive reals, constant away from 0)
+
+
+@spec("elementwise", P(3, 4))
+def op_angle__deg(x):
+    return np.angle(-x, deg=True) * x
+
+
+@spec("elementwise", N(3, 4))
 def op_nan_to_num(x):
     return np.nan_to_num(x)
 

@@ -16,6 +16,11 @@ from typing import Any
 
 import numpy as _np
 
+try:
+    import scipy.stats as _scipy_stats
+except ImportError:  # the optional SciPy extra: no autograd.scipy then
+    _scipy_stats = None
+
 import s2s
 import s2s.numpy as _snp
 from s2s import record as _record
@@ -28,7 +33,6 @@ from .nary import (
     checkpoint,
     deriv,
     grad_and_aux,
-    grad_named,
     holomorphic_grad,
     make_ggnvp,
     make_hvp,
@@ -110,6 +114,11 @@ class _SizeOne:
 def _inner(fun: Callable) -> Callable:
     """The s2s transform a `_SizeOne` holds (so that grad(grad(f)) nests s2s's transforms)."""
     return fun.inner if isinstance(fun, _SizeOne) else fun
+
+
+def grad_named(fun: Callable, argname: str) -> Callable:
+    """The gradient with respect to the parameter called `argname`."""
+    return grad(fun, list(inspect.signature(fun).parameters).index(argname))
 
 
 @_transform
@@ -212,6 +221,7 @@ def alias_autograd() -> dict[str, Any]:
     `restore` to undo."""
     anp = _module("autograd.numpy", _np)  # autograd.numpy offers all of NumPy's names,
     anp.__dict__.update(_module("autograd.numpy", _snp).__dict__)  # s2s.numpy's where it has them
+    anp.__version__ = _np.__version__
     names = {
         "autograd.numpy": anp,
         "autograd.numpy.random": _np.random,
@@ -231,8 +241,15 @@ def alias_autograd() -> dict[str, Any]:
     }
     names.update(scipy_names("autograd"))
     names["autograd.scipy.signal"] = signal  # autograd's convolve(A, B, axes, dot_axes, mode)
+    if "autograd.scipy.stats.dirichlet" in names and _scipy_stats is not None:  # autograd's has scipy's sampler too
+        dirichlet = names["autograd.scipy.stats.dirichlet"]
+        names["autograd.scipy.stats.dirichlet"] = _module(dirichlet.__name__, dirichlet, rvs=_scipy_stats.dirichlet.rvs)
+        names["autograd.scipy.stats"] = _module("autograd.scipy.stats", names["autograd.scipy.stats"],
+                                                dirichlet=names["autograd.scipy.stats.dirichlet"])
     if "autograd.scipy" in names:  # `import autograd.scipy.integrate as integrate` reads the attribute
-        names["autograd.scipy"] = _module("autograd.scipy", names["autograd.scipy"], integrate=integrate, signal=signal)
+        stats = {"stats": names["autograd.scipy.stats"]} if "autograd.scipy.stats" in names else {}
+        names["autograd.scipy"] = _module("autograd.scipy", names["autograd.scipy"], integrate=integrate, signal=signal,
+                                          **stats)
     names["autograd"] = _module("autograd", sys.modules[__name__], numpy=anp,
                                 **({"scipy": names["autograd.scipy"]} if "autograd.scipy" in names else {}))
     return install(names)

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import types
 from collections.abc import Callable
 from typing import Any
+
+import s2s
 
 _COUNT = itertools.count()
 
@@ -18,7 +21,8 @@ def nums_of(argnum: Any) -> tuple[int, ...]:
 
 
 def at_argnum(f: Callable, argnum: Any, args: tuple, kwargs: dict, packed: bool = False) -> tuple[Callable, tuple]:
-    """(g, xs): `g(*xs) == f(*args, **kwargs)`, with `xs` the arguments `argnum` selects; with
+    """(g, xs): `g(*xs) == f(*args, **kwargs)`, with `xs` the arguments `argnum` selects (a
+    Python function calling `f`, unless `f` is one of all its arguments already); with
     `packed`, `g(xs) == f(*args, **kwargs)`, one argument holding the tuple (autograd's unary
     function of a tuple `argnum`)."""
     nums = nums_of(argnum)
@@ -28,7 +32,7 @@ def at_argnum(f: Callable, argnum: Any, args: tuple, kwargs: dict, packed: bool 
         raise IndexError(f"argnum {argnum!r} selects no argument of the {n} given")
     nums = tuple(i % n for i in nums)
     xs = tuple(args[i] for i in nums)
-    if nums == tuple(range(n)) and not kwargs and not packed:
+    if nums == tuple(range(n)) and not kwargs and not packed and isinstance(f, types.FunctionType):
         return f, xs
     where = {i: f"xs[{k}]" if packed else f"x{k}" for k, i in enumerate(nums)}
     params = "xs" if packed else ", ".join(f"x{k}" for k in range(len(nums)))
@@ -57,7 +61,6 @@ def derivative_function(kind: str, f: Callable, n: int) -> Callable:
     src = f"def {kind}_of_f({params}):\n{body}"
     name = f"<s2s.compat.autograd {kind} {next(_COUNT)}>"
     linecache.cache[name] = (len(src), None, src.splitlines(True), name)
-    import s2s
     env = {"f": f, "s2s": s2s}
     exec(compile(src, name, "exec"), env)  # noqa: S102 - source built above from indices only
     return env[f"{kind}_of_f"]

@@ -1,11 +1,11 @@
 """autograd's operators of the form `op(fun, argnum=0)(*args, **kwargs)` that return functions
-or products rather than gradients: make_vjp, make_jvp, make_hvp, deriv, grad_and_aux, grad_named,
+or products rather than gradients: make_vjp, make_jvp, make_hvp, deriv, grad_and_aux,
 tensor_jacobian_product, make_ggnvp, checkpoint. The arguments `argnum` leaves out, and the
 keywords, are held fixed (`_bind.at_argnum`); a tuple `argnum` takes the derivative with respect
 to that tuple of arguments, as autograd's `unary_to_nary`."""
 from __future__ import annotations
 
-import inspect
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +16,7 @@ import s2s.numpy as snp
 
 from ._bind import at_argnum
 
-__all__ = ["checkpoint", "deriv", "grad_and_aux", "grad_named", "holomorphic_grad", "make_ggnvp",
+__all__ = ["checkpoint", "deriv", "grad_and_aux", "holomorphic_grad", "make_ggnvp",
            "make_hvp", "make_jvp", "make_vjp", "tensor_jacobian_product", "vector_jacobian_product"]
 
 checkpoint = s2s.checkpoint  # same values and derivatives; s2s recomputes in the backward sweep
@@ -68,17 +68,19 @@ def grad_and_aux(fun: Callable, argnum: Any = 0) -> Callable:
     return s2s.grad(fun, argnums=argnum, has_aux=True)
 
 
-def grad_named(fun: Callable, argname: str) -> Callable:
-    """The gradient with respect to the parameter called `argname`."""
-    from . import grad
-    return grad(fun, list(inspect.signature(fun).parameters).index(argname))
+def _contract(fun: Callable, tensor: Any, x: Any) -> Any:
+    return np.tensordot(tensor, fun(x), np.ndim(tensor))
 
 
 def tensor_jacobian_product(fun: Callable, argnum: Any = 0) -> Callable:
-    """`(*args, tensor) -> tensor . J`: the VJP of `fun` at `args` with cotangent `tensor`."""
+    """`(*args, tensor) -> tensor . J`: the Jacobian contracted with `tensor` over the output's
+    leading `ndim(tensor)` axes (all of them: the VJP with cotangent `tensor`)."""
     def at(*args_and_tensor: Any, **kwargs: Any) -> Any:
         *args, tensor = args_and_tensor
-        return make_vjp(fun, argnum)(*args, **kwargs)[0](tensor)
+        if isinstance(argnum, (tuple, list)):
+            return make_vjp(fun, argnum)(*args, **kwargs)[0](tensor)
+        g, xs = at_argnum(fun, argnum, tuple(args), kwargs)
+        return s2s.jacrev(functools.partial(_contract, g, tensor))(xs[0])
     return at
 
 

@@ -1,0 +1,186 @@
+"""autograd's own test suite (v1.9.1, vendored unmodified in programs/foreign/autograd/tests), run
+on s2s: `import autograd` points at s2s (`s2s.compat.autograd.alias_autograd`, loaded by the pytest
+plugin `support/autograd_suite_plugin.py`), so every `grad`, `check_grads` and `autograd.numpy`
+call in it is s2s's. The suite runs once, in a pytest subprocess (not under xdist, no cache),
+reporting to a JUnit XML file; then each of its test functions is one test here, which passes
+when all of that function's cases passed.
+
+A test in EXCLUDED is expected to fail (strict xfail, so a test that starts passing fails the run
+until its entry is removed): each names why, either autograd's tracer internals, which s2s has no
+counterpart of, or a feature s2s refuses with the S2SError named. Nothing is skipped."""
+from __future__ import annotations
+
+import ast
+import functools
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+# one worker runs the suite once (.ci/run: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("test_autograd_suite")
+
+SUITE = Path(__file__).resolve().parent / "foreign" / "autograd" / "tests"
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT = ROOT / "tests" / "support"
+
+TRACER = "autograd's tracer internals, with no s2s counterpart"
+COMPLEX = ("complex numbers: s2s differentiates real arithmetic only and refuses complex values with an S2SError "
+           "(`complex arguments are not supported`, `a complex value reached the derivative`); the test's real "
+           "cases, checked first, pass")
+AG_ONLY = "autograd's own API, not NumPy's"
+SPECIAL = "s2s.scipy (JAX's jax.scipy) has no"
+ORDER1 = ("grad of an output of shape (1,) or (1, 1) inside a transformed function: s2s keeps JAX's rule there "
+          "(S2STypeError: grad requires a scalar output)")
+VARARGS = "S2SSyntaxError: s2s transforms no `*args, **kwargs` function of unknown arity (test_scipy.py's symmetrize)"
+SUBLIST = "S2SValueError: np.einsum's sublist form with sublists passed as arguments (s2s reads only literal ones)"
+LIST_AS_ARRAY = ("a nested list used as an array gets an array cotangent in s2s (autograd returns nested lists): "
+                 "check_grads' structure check fails")
+
+# "file.py" for a whole module, "file.py::test_name" for one test function (None: not excluded)
+EXCLUDED: dict[str, str | None] = {
+    "test_vspaces.py": f"{TRACER}: autograd.core.vspace (VSpace)",
+    "test_logic.py": f"{TRACER}: imports autograd.core.primitive_vjps, autograd's table of VJP rules",
+    "test_misc.py::test_const_graph": f"{TRACER}: counts how often const_graph replays its recorded graph",
+    "test_misc.py::test_const_graph_args": f"{TRACER}: the order const_graph traces primitives in",
+    "test_wrappers.py::test_deprecated_defgrad_wrapper": f"{TRACER}: autograd.core.primitive (deprecated API)",
+    "test_wrappers.py::test_deprecated_defvjp_is_zero_wrapper": f"{TRACER}: autograd.core.primitive (deprecated API)",
+    "test_wrappers.py::test_deprecated_defvjp_wrapper": f"{TRACER}: autograd.core.primitive (deprecated API)",
+    "test_wrappers.py::test_deprecated_quick_grad_check_wrapper": f"{TRACER}: autograd.util (deprecated API)",
+    "test_wrappers.py::test_wrapped_name_and_docs": "compares autograd's own docstrings",
+    "test_numpy.py::test_scalar_array_box_attributes": ("autograd's ArrayBox shows a Python float as a 0-d array; s2s "
+                                                        "passes floats as they are (AttributeError: .shape)"),
+    "test_fft.py": "np.fft: S2SSyntaxError `s2s has no derivative rule for np.fft.<name>`",
+    "test_fft.py::test_rfftn_odd_not_implemented": None,  # passes: it expects a refusal
+    "test_systematic.py::test_msort": "defined only for NumPy < 2 (np.msort is gone): not run here",
+    "test_complex.py::test_real_type": COMPLEX,
+    "test_complex.py::test_real_if_close_type": COMPLEX,
+    "test_complex.py::test_angle_complex": COMPLEX,
+    "test_complex.py::test_abs_complex": COMPLEX,
+    "test_direct.py::test_holomorphic_grad": COMPLEX + " (holomorphic_grad refused)",
+    "test_wrappers.py::test_dtypes": COMPLEX,
+    **{f"test_graphs.py::test_{n}": COMPLEX for n in ("complex_mutating_outgrad_from_indexing",
+                                                      "complex_separate_real_and_imaginary")},
+    **{f"test_linalg.py::test_{n}": COMPLEX for n in (
+        "eig_batched", "eig_complex", "eigvalh_lower_complex", "eigvalh_upper_complex", "frobenius_norm_axis_complex",
+        "frobenius_norm_complex", "norm_axis_complex", "norm_nuclear_axis_complex", "norm_nuclear_complex",
+        "svd_only_s_2d_complex", "svd_only_s_3d_complex", "svd_square_2d_complex", "svd_square_3d_complex",
+        "svd_tall_2d_complex", "svd_tall_3d_complex", "svd_wide_2d_complex", "svd_wide_3d_complex",
+        "vector_2norm_complex", "vector_norm_ord_complex")},
+    **{f"test_scipy.py::test_{n}": COMPLEX for n in ("erf", "erfc")},
+    **{f"test_systematic.py::test_{n}": COMPLEX for n in (
+        "abs", "absolute", "add", "angle", "arccosh", "arcsinh", "arctanh", "conj", "conjugate", "cos", "cosh", "dot",
+        "einsum_matmult", "exp", "exp2", "expm1", "imag", "kron", "log", "log10", "log1p", "log2", "matmul", "max",
+        "mean", "min", "op_add", "op_mul", "op_sub", "outer", "prod", "real", "sin", "sinh", "sqrt", "std", "sum",
+        "tan", "tanh", "tensordot_1", "var")},
+    **{f"test_graphs.py::test_singleton_array_output{n}": ORDER1
+       for n in ("", "_axis0", "_axis0_keepdims", "_axis1", "_axis1_keepdims")},
+    "test_scipy.py::test_logsumexp6": ORDER1,
+    **{f"test_systematic.py::test_einsum2_{n}": SUBLIST
+       for n in ("covsum", "matmult", "matmult_broadcast", "three_args", "transpose")},
+    **{f"test_scipy.py::test_mvn_{n}": VARARGS for n in ("logpdf", "logpdf_broadcast", "pdf", "pdf_broadcast")},
+    "test_numpy.py::test_simple_append_list": LIST_AS_ARRAY,
+    "test_numpy.py::test_simple_append_list_2D": LIST_AS_ARRAY,
+    "test_dict.py::test_iter": ("issue 27 family 6: a dict's adjoint at the third order (VJP of VJP of grad) is "
+                                "accumulated with `+` (TypeError: unsupported operand type(s) for +: 'dict' and 'dict')"),
+    "test_dict.py::test_items_values_keys": "S2SSyntaxError: sorted(..., key=op.itemgetter(0)) of a dict's items",
+    "test_dict.py::test_make_dict": "S2SSyntaxError: no derivative rule for dict(pairs, **keywords)",
+    "test_linalg.py::test_eig_real": "S2SSyntaxError: np.linalg.eig (complex eigenvectors) has no derivative rule",
+    "test_linalg.py::test_pinv": f"{AG_ONLY}: autograd.numpy.linalg._dot and .T (private helpers); its pinv cases pass",
+    "test_numpy.py::test_make_diagonal": f"{AG_ONLY}: autograd.numpy.make_diagonal",
+    "test_numpy.py::test_diagonal": f"{AG_ONLY}: autograd.numpy.make_diagonal",
+    "test_wrappers.py::test_custom_where": f"{AG_ONLY}: np.where(condition=..., x=..., y=...) by keyword",
+    "test_wrappers.py::test_custom_where_dtypes": f"{AG_ONLY}: np.where's result dtypes for Python scalars",
+    "test_numpy.py::test_astype": ("the gradient of a float32 argument is float32 in autograd (and JAX); s2s returns "
+                                   "float64"),
+    "test_numpy.py::test_cast_to_int": "S2SSyntaxError: np.int64(array) has no derivative rule",
+    "test_numpy.py::test_gradient": "S2SValueError: np.gradient of an N-d array along every axis",
+    "test_systematic.py::test_gradient": "S2SValueError: np.gradient of an N-d array along every axis",
+    "test_numpy.py::test_r_slicing": "S2SSyntaxError: np.r_[...] with slices",
+    "test_systematic.py::test_real_ic": "S2SSyntaxError: np.real_if_close has no derivative rule",
+    "test_systematic.py::test_row_stack_1d": "S2SSyntaxError: np.row_stack (deprecated; keyword-only parameters)",
+    "test_systematic.py::test_row_stack_2d": "S2SSyntaxError: np.row_stack (deprecated; keyword-only parameters)",
+    **{f"test_scipy.py::test_{n}": f"{SPECIAL} scipy.special.{n} (AttributeError)" for n in (
+        "beta", "erfcinv", "gamma", "gammasgn", "i0", "i1", "iv", "ive", "j0", "j1", "jn", "psi", "rgamma", "y0",
+        "y1", "yn")},
+    **{f"test_scipy.py::test_chi2_{n}": f"{SPECIAL} scipy.stats.chi2 (AttributeError)" for n in ("cdf", "logpdf", "pdf")},
+    **{f"test_scipy.py::test_t_{n}": f"{SPECIAL} scipy.stats.t.{n.split('_')[0]} (AttributeError)"
+       for n in ("cdf", "cdf_broadcast", "logcdf", "logcdf_broadcast")},
+    "test_scipy.py::test_mvn_entropy": f"{SPECIAL} multivariate_normal.entropy (AttributeError)",
+    "test_scipy.py::test_mvn_sing_cov": "multivariate_normal of a singular covariance (numpy LinAlgError: s2s's has no "
+                                        "allow_singular)",
+    **{f"test_scipy.py::test_{n}": f"{SPECIAL} scipy.linalg.{n} (AttributeError)"
+       for n in ("solve_banded", "solve_sylvester", "sqrtm")},
+    "test_scipy.py::test_odeint": "S2SSyntaxError: s2s.compat.autograd.integrate.odeint inside a transformed function",
+    **{f"test_ufunc_dispatch.py::test_grad_through_{n}": "xarray is not installed: skipped by autograd's own skipif "
+       "(a skip is not a pass)" for n in (
+           "box_times_dataarray_holding_box", "dataarray_array_valued_box", "dataarray_binary_ufunc",
+           "dataarray_box_plus_plain_dataarray", "dataarray_box_times_plain_ndarray",
+           "dataarray_box_times_python_scalar", "dataarray_division", "dataarray_exp", "dataarray_maximum",
+           "dataarray_reversed_operand", "dataarray_transcendental_ufunc", "dataarray_unary_ufunc",
+           "two_dataarrays_holding_boxes")},
+}
+def _functions(body: list) -> list[str]:
+    """Names of the test functions defined at module level (also inside if/try/with blocks)."""
+    names = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            names.append(node.name)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names += _functions(getattr(node, field, []))
+    return names
+
+
+def _test_ids() -> list[str]:
+    """`file.py::test_name` for every test function of the suite, read from its source."""
+    return [f"{path.name}::{name}" for path in sorted(SUITE.glob("test_*.py"))
+            for name in dict.fromkeys(_functions(ast.parse(path.read_text()).body))]
+
+
+def _reason(test_id: str) -> str | None:
+    """Why `test_id` is excluded (its own entry first, None there for one its module's entry
+    does not cover), or None."""
+    return EXCLUDED[test_id] if test_id in EXCLUDED else EXCLUDED.get(test_id.split("::")[0])
+
+
+@functools.cache
+def _outcomes() -> tuple[dict[str, list[tuple[str, str]]], str]:
+    """Each test function's cases as (outcome, message), and each module's collection error, from
+    one run of the suite; with the run's last lines, for a run that reported nothing."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ini, report = Path(tmp) / "pytest.ini", Path(tmp) / "report.xml"
+        ini.write_text("[pytest]\n")
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(SUPPORT), os.environ.get("PYTHONPATH", "")]))
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "autograd_suite_plugin", "-p", "no:cacheprovider",
+               "-p", "no:xdist", "-c", str(ini), "--rootdir", str(SUITE), "--confcutdir", str(SUITE),
+               "--continue-on-collection-errors", "--junitxml", str(report), "-W", "ignore"]
+        run = subprocess.run(cmd, cwd=SUITE, env=env, capture_output=True, text=True, timeout=1200)
+        cases: dict[str, list[tuple[str, str]]] = {}
+        if report.exists():
+            for case in ET.parse(report).iter("testcase"):
+                module, name = case.get("classname", ""), case.get("name", "")
+                key = f"{module}.py::{name.split('[')[0]}" if module else f"{name}.py"
+                outcome, message = "passed", ""
+                for child in case:
+                    if child.tag in ("failure", "error", "skipped"):
+                        outcome, message = child.tag, (child.get("message") or "") + "\n" + (child.text or "")
+                cases.setdefault(key, []).append((outcome, message))
+    return cases, (run.stdout + run.stderr)[-3000:]
+
+
+@pytest.mark.parametrize("test_id", [pytest.param(t, marks=[pytest.mark.xfail(strict=True, reason=_reason(t))]
+                                                  if _reason(t) else []) for t in _test_ids()])
+def test_autograd_suite(test_id):
+    cases, tail = _outcomes()
+    module = test_id.split("::")[0]
+    for outcome, message in cases.get(module, []):  # the module failed to import
+        pytest.fail(f"{module} could not be collected: {message[:2000]}")
+    mine = cases.get(test_id)
+    assert mine, f"{test_id} did not run; the suite's last output:\n{tail}"
+    bad = [(o, m) for o, m in mine if o != "passed"]
+    assert not bad, f"{len(bad)} of {len(mine)} cases of {test_id}: {bad[0][0]}: {bad[0][1][:3000]}"
