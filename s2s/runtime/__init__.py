@@ -3,6 +3,7 @@
 One module per rule family, each with one export list (`__all__`) that this namespace is built from:
 
 - core: broadcasting, casts, pytrees, in-place accumulation, the copies that keep functions pure
+- tape_copies: the backward sweep's own copies of the forward sweep's records
 - elementwise: derivatives of elementwise functions (rules.py's operators, rules_math)
 - shapes, reduce, linalg: transposes and derivatives of shape, reduction and linear-algebra ops
   (rules_shape, rules_reduce, rules_linalg)
@@ -42,11 +43,13 @@ from . import (
     shapes,
     signal,
     special,
+    tape_copies,
     trees,
 )
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
-           batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees)
+           batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
+           tape_copies)
 
 
 def _build(modules) -> dict:

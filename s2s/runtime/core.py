@@ -24,7 +24,7 @@ __all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros",
            "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
            "element_copy",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "constant",
-           "copy_saved", "private", "shape_stub", "checkpoint_name", "next_residual", "residual_derivative",
+           "copy_saved", "checkpoint_name", "next_residual", "residual_derivative",
            "reversed_range", "list_sum", "list_sum_vjp", "zero_of_real")
 
 shape = np.shape
@@ -575,79 +575,6 @@ def copy_saved(saved):
     return tuple(list(s) if type(s) is list else s for s in saved)
 
 
-def private(record, arrays=False):
-    """The backward sweep's own copy of a record: every list, tuple and dict in it is new (so it
-    may pop and restore them), and with `arrays` every array too (so it may restore in-place
-    updates into them); objects shared in `record` stay shared in the copy, and a view stays a
-    view of its base's copy. Nothing the caller holds changes."""
-    return _private(record, arrays, {})
-
-
-_CONTAINERS = (list, tuple, dict)
-
-
-def _private(x, arrays, memo):
-    kind = type(x)
-    if kind not in _CONTAINERS and not (arrays and hasattr(x, "shape") and not isinstance(x, np.generic)):
-        return x  # numbers, None, scalars: immutable
-    key = id(x)
-    if key in memo:
-        return memo[key]
-    if kind is list:
-        new = []
-        memo[key] = new
-        new.extend([_private(v, arrays, memo) for v in x])
-    elif kind is tuple:
-        new = tuple([_private(v, arrays, memo) for v in x])
-    elif kind is dict:
-        new = {}
-        memo[key] = new
-        new.update({k: _private(v, arrays, memo) for k, v in x.items()})
-    else:
-        new = _private_array(x, memo)
-    memo[key] = new
-    return new
-
-
-def _private_array(x, memo):
-    """A copy of array `x`; a view of another array becomes the same view of that array's copy,
-    so restoring the base restores the view, as it does in the forward sweep's arrays."""
-    base = getattr(x, "base", None)
-    if not isinstance(x, np.ndarray) and base is not None:
-        return _private_device_view(x, base, memo)
-    if not isinstance(x, np.ndarray) or not isinstance(base, np.ndarray) \
-            or not (base.flags.c_contiguous or base.flags.f_contiguous):
-        return x.copy()
-    new_base = memo.get(id(base))
-    if new_base is None:
-        new_base = base.copy(order="K")
-        memo[id(base)] = new_base
-    offset = x.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    try:
-        view = np.ndarray(x.shape, x.dtype, buffer=new_base, offset=offset, strides=x.strides)
-        return view if type(x) is np.ndarray else view.view(type(x))  # an ndarray subclass stays one
-    except (TypeError, ValueError):
-        return x.copy()
-
-
-_STUB_BASES: dict = {}
-
-
-def shape_stub(x):
-    """What the tape keeps of an array the backward sweep reads only for its shape and dtype
-    (`rt.unbroadcast(g, x)`, `rt.zeros_like_tree(x)`): an array of `x`'s shape and dtype whose
-    elements all share one read-only zero (strides 0), so it holds no copy of `x`'s data. Anything
-    else (numbers, lists, other array libraries' arrays) is kept as it is."""
-    if type(x) is not np.ndarray or x.size <= 1:
-        return x
-    base = _STUB_BASES.get(x.dtype)
-    if base is None:
-        base = np.zeros(1, dtype=x.dtype)
-        base.flags.writeable = False
-        base = _STUB_BASES.setdefault(x.dtype, base)
-    return np.ndarray(x.shape, x.dtype, buffer=base, strides=(0,) * x.ndim)
-
-
 def checkpoint_name(x, name):
     """`x` itself, named `name` for s2s.checkpoint's policy `save_only_these_names` (JAX's
     `jax.ad_checkpoint.checkpoint_name`)."""
@@ -665,24 +592,6 @@ def residual_derivative(g):
     raise S2STypeError("s2s cannot differentiate twice through an s2s.checkpoint whose policy saves values "
                        "(dots_saveable, save_only_these_names): the replay takes them as constants. Use "
                        "policy=None (recompute everything) under hessian and forward-over-reverse.")
-
-
-def _private_device_view(x, base, memo):
-    """`_private_array` of a view on a device (CuPy): the same strides over the base's copy, from
-    the same offset (`as_strided` of the copy's flat view), else a plain copy."""
-    if base.dtype != x.dtype or not base.flags.c_contiguous:
-        return x.copy()
-    new_base = memo.get(id(base))
-    if new_base is None:
-        new_base = memo[id(base)] = base.copy()
-    offset = x.data.ptr - base.data.ptr
-    if offset % x.itemsize:
-        return x.copy()
-    try:
-        start = new_base.reshape(-1)[offset // x.itemsize:]
-        return namespace(x).lib.stride_tricks.as_strided(start, x.shape, x.strides)
-    except (AttributeError, TypeError, ValueError):  # a library without as_strided: no shared view
-        return x.copy()
 
 
 def reversed_range(r):
