@@ -58,6 +58,7 @@ def test_cov_of_a_gather_added_into_a_slice():
     _check(cov_of_gather_into_slice)
 
 
-@pytest.mark.parametrize("fn", [cov_of_gather_into_slice_inline, var_of_gather_into_slice, cov_of_reversed_into_slice], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [cov_of_gather_into_slice_inline, var_of_gather_into_slice, cov_of_reversed_into_slice],
+                         ids=lambda f: f.__name__)
 def test_neighbours_are_right(fn):
     _check(fn)
