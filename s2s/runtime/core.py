@@ -618,4 +618,4 @@ def zero_of_real(x):
     """The derivative of np.imag or np.angle at real `x`, 0; at a complex one, refused."""
     if np.iscomplexobj(x):
         _complex_cotangent(0.0)
-    return 0.0
+    return x * 0.0  # (zeros on x's backend and of its shape: a Python 0.0 lifted under vmap became NumPy's)
