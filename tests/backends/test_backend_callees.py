@@ -7,21 +7,12 @@ import gast
 import numpy as np
 import pytest
 from fake_backend import BACKEND, FakeArray, put
+from fake_backend import host as _host
 
 import s2s
-from s2s import arrays
 from s2s.emit import backend_callees
 
-
-@pytest.fixture(autouse=True)
-def fake_backend():
-    arrays.register(BACKEND)
-    yield
-    arrays.unregister("fake")
-
-
-def _host(a):
-    return a.view(np.ndarray) if isinstance(a, FakeArray) else np.asarray(a)
+pytestmark = pytest.mark.usefixtures("fake_backend")  # (tests/backends/conftest.py)
 
 
 def ramp(x, k=3, shift=0.5):

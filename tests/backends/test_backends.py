@@ -19,6 +19,8 @@ import pytest
 from backend_variants import check_on_backend, check_transforms_on_backend
 from corpus import CORPUS
 from fake_backend import BACKEND, WAITED, FakeArray, put
+from fake_backend import host as _host
+from fake_backend import is_fake as _is_fake
 from op_specs import SPECS
 
 import s2s
@@ -78,19 +80,7 @@ def check_refused(name, refused):
 ROOT = str(paths.ROOT)
 
 
-@pytest.fixture(autouse=True)
-def fake_backend():
-    arrays.register(BACKEND)
-    yield
-    arrays.unregister("fake")
-
-
-def _host(a):
-    return np.asarray(a.view(np.ndarray) if isinstance(a, FakeArray) else a)
-
-
-def _is_fake(a):
-    return isinstance(a, FakeArray)
+pytestmark = pytest.mark.usefixtures("fake_backend")  # (tests/backends/conftest.py)
 
 
 def mlp(w1, w2, x):

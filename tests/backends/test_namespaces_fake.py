@@ -3,13 +3,12 @@ fake GPU backend (tests/support/fake_backend.py, as strict as CuPy, with `cupyx.
 functions): value_and_grad and a VJP, then jvp, jit, vmap and vmap(grad), each against the same
 transform on NumPy. The same checks run on a GPU through tests/backends/test_backend_cupy.py's
 machinery; this is what CI can run of them."""
-import numpy as np
 import pytest
 from backend_variants import check_on_backend, check_transforms_on_backend
-from fake_backend import BACKEND, FakeArray, put
+from fake_backend import host as _host
+from fake_backend import is_fake as _is_fake
+from fake_backend import put
 from namespace_cases import CASES
-
-from s2s import arrays
 
 # What still fails on the CuPy-strict backend (a fixed one fails the run as XPASS): case -> why.
 GAPS: dict = {}
@@ -17,19 +16,7 @@ TRANSFORM_GAPS: dict = {}
 NUMPY_REFUSES: dict = {}  # (lax slicing under vmap(grad) works since its slices are basic slices)
 
 
-@pytest.fixture(autouse=True)
-def fake_backend():
-    arrays.register(BACKEND)
-    yield
-    arrays.unregister("fake")
-
-
-def _host(a):
-    return np.asarray(a.view(np.ndarray) if isinstance(a, FakeArray) else a)
-
-
-def _is_fake(a):
-    return isinstance(a, FakeArray)
+pytestmark = pytest.mark.usefixtures("fake_backend")  # (tests/backends/conftest.py)
 
 
 def _marked(table):

@@ -4,21 +4,12 @@ library whose `a[i]` is a 0-d view (CuPy; the fake backend plays it): s2s copies
 Rows stay views, as NumPy's (whose row swap this way duplicates a row)."""
 import numpy as np
 import pytest
-from fake_backend import BACKEND, FakeArray, put
+from fake_backend import host as _host
+from fake_backend import put
 
 import s2s
-from s2s import arrays
 
-
-@pytest.fixture(autouse=True)
-def fake_backend():
-    arrays.register(BACKEND)
-    yield
-    arrays.unregister("fake")
-
-
-def _host(a):
-    return np.asarray(a.view(np.ndarray) if isinstance(a, FakeArray) else a)
+pytestmark = pytest.mark.usefixtures("fake_backend")  # (tests/backends/conftest.py)
 
 
 def swap_sort(x):

@@ -289,3 +289,12 @@ CUPYX_SPECIAL = ("gammaln", "digamma", "polygamma", "erf", "erfc", "erfinv", "nd
                  "gammainc", "gammaincc", "betainc")
 
 BACKEND = arrays.Backend("fake", namespace, array_type=FakeArray, put=put, wait=_wait, special=special)
+
+
+def host(a):
+    """A fake device array's values as a NumPy array (anything else through np.asarray)."""
+    return np.asarray(a.view(np.ndarray) if isinstance(a, FakeArray) else a)
+
+
+def is_fake(a) -> bool:
+    return isinstance(a, FakeArray)
