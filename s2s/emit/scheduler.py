@@ -144,15 +144,21 @@ def run(block, n: int, size: int, out, flat, buffers=tuple, blocks=None):
         return mine
 
     begin = time.perf_counter()
+    _share(work, helpers, all_done, errors)
+    if not started:
+        choice.record(True, (time.perf_counter() - begin) / n)
+    return parts
+
+
+def _share(work, helpers, all_done, errors):
+    """`work` on `helpers` pool threads and on the caller; returns once `all_done` is set, raising
+    the first error a thread recorded."""
     for _ in range(helpers):
         _POOL.submit(work)
     work()
     all_done.wait()
     if errors:
         raise errors[0]
-    if not started:
-        choice.record(True, (time.perf_counter() - begin) / n)
-    return parts
 
 
 def _driven(blocks, n, size, out, flat, total, helpers=0):
@@ -174,10 +180,5 @@ def _driven(blocks, n, size, out, flat, total, helpers=0):
             errors.append(e)
             all_done.set()
 
-    for _ in range(helpers):
-        _POOL.submit(work)
-    work()
-    all_done.wait()
-    if errors:
-        raise errors[0]
+    _share(work, helpers, all_done, errors)
     return parts.tolist()
