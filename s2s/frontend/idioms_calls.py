@@ -884,20 +884,21 @@ def _transform_of_local(norm, node, api):
     rest = [norm.static(a) for a in f.args[1:]]
     kws = {k.arg: norm.static(k.value) for k in f.keywords}
     params = inspect.signature(api).parameters
-    unknown = set(params) - _TRANSFORM_PARAMS
-    if free and unknown:  # a parameter that may select arguments: shifting it is not known here
-        norm.fail(node, f"s2s cannot apply `{getattr(api, '__name__', api)}` to a function that uses local "
-                        f"variables of the enclosing function: it does not know its parameter(s) "
-                        f"{', '.join(sorted(unknown))}.", "Pass those variables as arguments of the function.")
-    if free:  # the options given by position, by name from here on
-        kws.update(zip(list(params)[1:], rest))
+    if free:
+        unknown = set(params) - _TRANSFORM_PARAMS
+        if unknown:  # a parameter that may select arguments: shifting it is not known here
+            norm.fail(node, f"s2s cannot apply `{getattr(api, '__name__', api)}` to a function that uses local "
+                            f"variables of the enclosing function: it does not know its parameter(s) "
+                            f"{', '.join(sorted(unknown))}.", "Pass those variables as arguments of the function.")
+        kws.update(zip(list(params)[1:], rest))  # the options given by position, by name from here on
         rest = []
-    for name in ("argnums", "argnum", "static_argnums"):  # autograd's transforms (s2s.compat) say `argnum`
-        if free and name in params and kws.get(name, params[name].default) is not None:
-            kws[name] = _shifted(kws.get(name, params[name].default), len(free))
-    if free and "in_axes" in params:
-        kws["in_axes"] = _closure_axes(norm, f, kws.get("in_axes", params["in_axes"].default), len(free),
-                                       len(node.args))
+        for name in ("argnums", "argnum", "static_argnums"):  # autograd's transforms (s2s.compat) say `argnum`
+            nums = kws.get(name, params[name].default) if name in params else None
+            if nums is not None:
+                kws[name] = _shifted(nums, len(free))
+        if "in_axes" in params:
+            kws["in_axes"] = _closure_axes(norm, f, kws.get("in_axes", params["in_axes"].default), len(free),
+                                           len(node.args))
     transformed = api(fn, *rest, **kws)
     adapt = getattr(type(transformed), "for_call", None)
     if adapt is not None:
