@@ -43,18 +43,22 @@ def _private(x, arrays, memo):
 
 
 def _private_array(x, memo):
-    """A copy of array `x`; a view of another array becomes the same view of that array's copy,
-    so restoring the base restores the view, as it does in the forward sweep's arrays."""
+    """A copy of array `x` in its own memory layout; a view of another array becomes the same view
+    of that array's copy, so restoring the base restores the view, as it does in the forward
+    sweep's arrays. The view is rebuilt only where the base's copy has the base's strides (a copy of
+    a Fortran-ordered base taken in C order would be read with the wrong strides)."""
     base = getattr(x, "base", None)
     if not isinstance(x, np.ndarray) and base is not None:
         return _private_device_view(x, base, memo)
     if not isinstance(x, np.ndarray) or not isinstance(base, np.ndarray) \
             or not (base.flags.c_contiguous or base.flags.f_contiguous):
-        return x.copy()
+        return x.copy(order="K")
     new_base = memo.get(id(base))
     if new_base is None:
         new_base = base.copy(order="K")
         memo[id(base)] = new_base
+    if new_base.strides != base.strides:  # the view's strides would read another layout's memory
+        return x.copy(order="K")
     offset = x.__array_interface__["data"][0] - base.__array_interface__["data"][0]
     try:
         view = np.ndarray(x.shape, x.dtype, buffer=new_base, offset=offset, strides=x.strides)
@@ -71,6 +75,8 @@ def _private_device_view(x, base, memo):
     new_base = memo.get(id(base))
     if new_base is None:
         new_base = memo[id(base)] = base.copy()
+    if new_base.strides != base.strides:
+        return x.copy()
     offset = x.data.ptr - base.data.ptr
     if offset % x.itemsize:
         return x.copy()

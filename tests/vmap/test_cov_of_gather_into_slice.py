@@ -1,8 +1,9 @@
 """Found by the fuzz campaign of stop 37 (`python tools/fuzz.py --n 200 --seed 3027 --props vmap_grad
 --program 105`, also seed 3017 program 91): vmap of the gradient of a function that adds np.cov of a
-fancy-indexed vector into a slice in place, in a callee, is wrong (a silently wrong number; issue 27). The same
-with np.var, with x[::-1], or without the slice update is right (checked here too). Strict xfail
-until fixed: the test asserts the loop's values."""
+fancy-indexed vector into a slice in place, in a callee, was wrong (a silently wrong number; issue 27): the
+backward sweep's copy of the callee's record rebuilt a view of a Fortran-ordered array over a C-ordered
+copy of it (rt.private). The same with np.var, with x[::-1], or without the slice update was right
+(checked here too); tests/vmap/test_callee_saved_layouts.py covers the family."""
 import numpy as np
 import pytest
 
@@ -52,8 +53,6 @@ def _check(fn):
     np.testing.assert_allclose(s2s.vmap(g)(XS), np.stack([g(x) for x in XS]), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="vmap(grad) of np.cov of a gather added into a "
-                   "slice in place: a wrong number found by the fuzz campaign, not fixed yet (issue 27)")
 def test_cov_of_a_gather_added_into_a_slice():
     _check(cov_of_gather_into_slice)
 
