@@ -22,40 +22,79 @@ def math_functions() -> dict[str, str]:
 
 
 
-def _build_table() -> dict[int, str]:
-    table: dict[int, str] = {}
+def _sources() -> list[tuple[object, str, str]]:
+    """(module, attribute path, primitive) for every object that is a primitive: NumPy's functions
+    (xp.*), s2s.runtime's helpers (rt.*) and the math functions that stand for them."""
+    out = []
     for key in registry.PRIMS:
         mod, _, rest = key.partition(".")
-        if mod == "xp":
-            obj = np
-            for part in rest.split("."):
-                obj = getattr(obj, part, None)
-            if obj is not None:
-                table.setdefault(id(obj), key)
-        elif mod == "rt" and hasattr(runtime, rest):
-            table[id(getattr(runtime, rest))] = key
-    for mname, key in math_functions().items():
-        table[id(getattr(math, mname))] = key
-    return table
+        if mod in ("xp", "rt"):
+            out.append((np if mod == "xp" else runtime, rest, key))
+    out += [(math, mname, key) for mname, key in math_functions().items()]
+    return out
 
 
-_TABLE: dict = {"size": -1, "of": {}}
+def _attribute(module, path: str):
+    obj = module
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
+def _build_table() -> tuple[dict[int, tuple[str, object]], dict[str, list]]:
+    """id(object) -> (primitive, the object itself: kept alive, so that its id is never another
+    object's), and name (the attribute's, its object's `__name__`) -> the (module, path) sources
+    of that name, to notice a rebound attribute."""
+    table: dict[int, tuple[str, object]] = {}
+    by_name: dict[str, list] = {}
+    for module, path, key in _sources():
+        obj = _attribute(module, path)
+        for name in {path.rpartition(".")[2], getattr(obj, "__name__", None)} - {None}:
+            by_name.setdefault(name, []).append((module, path))
+        if obj is None:
+            continue
+        if module is np:
+            table.setdefault(id(obj), (key, obj))
+        else:
+            table[id(obj)] = (key, obj)
+    return table, by_name
+
+
+_TABLE: dict = {"size": -1, "of": {}, "by_name": {}, "rt_paths": []}
 KEEP_ALIVE = [np, runtime, math]
 
 
-def _table() -> dict[int, str]:
+def _table() -> dict[int, tuple[str, object]]:
     """The object-id -> primitive table, rebuilt when primitives are declared after it was built
     (a late `prim(...)` is visible to the next lookup)."""
     if _TABLE["size"] != len(registry.PRIMS):
-        _TABLE["of"], _TABLE["size"] = _build_table(), len(registry.PRIMS)
+        (_TABLE["of"], _TABLE["by_name"]), _TABLE["size"] = _build_table(), len(registry.PRIMS)
+        _TABLE["rt_paths"] = [key[3:] for key in registry.PRIMS if key.startswith("rt.")]
     return _TABLE["of"]
 
 
+def _rebound(obj) -> bool:
+    """`obj` is now the value of a primitive's attribute that held another object when the table
+    was built (a module attribute rebound since: a test's monkeypatch undone, a reload)."""
+    name = getattr(obj, "__name__", None)
+    sources = _TABLE["by_name"].get(name, ()) if isinstance(name, str) else ()
+    if any(_attribute(module, path) is obj for module, path in sources):
+        return True
+    if not str(getattr(obj, "__module__", "")).startswith("s2s.runtime"):
+        return False
+    return any(getattr(runtime, path, None) is obj for path in _TABLE["rt_paths"])
+
+
 def prim_key(obj) -> str | None:
-    """The primitive `obj` is (e.g. "xp.exp" for numpy.exp or s2s.numpy.exp), or None."""
-    key = _table().get(id(obj))
-    if key is not None:
-        return key
+    """The primitive `obj` is (e.g. "xp.exp" for numpy.exp or s2s.numpy.exp), or None. The answer
+    does not depend on what ran before: an attribute rebound after the table was built (and
+    back) is looked up afresh."""
+    hit = _table().get(id(obj))
+    if hit is None and _rebound(obj):
+        _TABLE["size"] = -1
+        hit = _table().get(id(obj))
+    if hit is not None:
+        return hit[0]
     if obj is builtins.abs:
         return "abs"
     rec = record.of(obj)
