@@ -41,14 +41,19 @@ def is_function_value(obj) -> bool:
 def is_library_function(obj) -> bool:
     """A NumPy function or ufunc with derivative rules (`np.tanh`, `jnp.sin`, `np.linalg.norm`), which
     JAX's API lets one transform directly."""
+    return _library_prim(obj) is not None
+
+
+def _library_prim(obj):
+    """The primitive (registry.Prim) NumPy's or s2s.numpy's function `obj` is, or None."""
     prim = getattr(record.of(obj), "prim", None)
     if isinstance(prim, str):  # s2s.numpy's functions (`jnp.sin`): the rule they stand for
-        return registry.lookup(prim) is not None
+        return registry.lookup(prim)
     module = "numpy" if isinstance(obj, np.ufunc) else getattr(obj, "__module__", None) or ""
     if not callable(obj) or isinstance(obj, type) or not (module == "numpy" or module.startswith("numpy.")):
-        return False
+        return None
     name = getattr(obj, "__name__", "")
-    return registry.lookup(f"xp{module[len('numpy'):]}.{name}") is not None  # only those with rules
+    return registry.lookup(f"xp{module[len('numpy'):]}.{name}")  # only those with rules
 
 
 def needs_adapting(obj) -> bool:
@@ -236,19 +241,9 @@ def _method(m):
 
 def _library(f, nargs: int | None = None):
     """`np.tanh` as `def tanh(x): return np.tanh(x)`, taking the function's required positional
-    parameters (a ufunc's inputs); where its signature does not say (`np.kron`, s2s.numpy's
-    `(*args, **kwargs)` wrappers), the `nargs` a transform was given, else one (a one-argument
-    function compiled for `jvp(np.kron, (a, b), ...)` failed with a raw TypeError)."""
+    parameters (`_library_arity`)."""
     def compute():
-        if isinstance(getattr(f, "nin", None), int):  # a ufunc, or s2s.numpy's wrapper of one
-            n = f.nin
-        else:
-            try:
-                n = sum(1 for q in record.signature_of(f).parameters.values()
-                        if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD) and q.default is q.empty)
-            except (TypeError, ValueError):
-                n = 0
-            n = n or nargs or 1
+        n = _library_arity(f, nargs)
         label = getattr(f, "__name__", "f")
         params = [f"x{i}" if n > 1 else "x" for i in range(max(n, 1))]
         callee = _fresh(label, set(params))
@@ -256,6 +251,27 @@ def _library(f, nargs: int | None = None):
         src = f"def {fname}({', '.join(params)}):\n    return {callee}({', '.join(params)})\n"
         return _synth(fname, gast.parse(src).body[0], {callee: f}, f"<s2s:{fname}>")
     return _remember(("library", id(f), nargs), f, compute)
+
+
+def _library_arity(f, nargs: int | None) -> int:
+    """How many positional parameters the function s2s writes for library function `f` takes: a
+    ufunc's inputs; else the required ones of NumPy's own signature (through its C dispatcher's
+    `__wrapped__`; for s2s.numpy's `(*args, **kwargs)` wrappers, the NumPy function's), at least the
+    `nargs` a transform was given for a `*args` one (np.atleast_1d); where NumPy has no signature,
+    those its primitive declares without a default. (A one-argument function compiled for
+    `grad(np.kron)(a, b)` failed with a raw TypeError.)"""
+    if isinstance(getattr(f, "nin", None), int):  # a ufunc, or s2s.numpy's wrapper of one
+        return f.nin
+    try:
+        params = inspect.signature(getattr(f, "_np", f)).parameters.values()
+    except (TypeError, ValueError):
+        prim = _library_prim(f)
+        declared = 0 if prim is None else sum(1 for q in prim.params if q not in prim.defaults and q[0] != "*")
+        return declared or nargs or 1
+    required = sum(1 for q in params if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD) and q.default is q.empty)
+    if any(q.kind == q.VAR_POSITIONAL for q in params):
+        return max(required, nargs or 1)
+    return required or nargs or 1
 
 
 def _partial(p):
