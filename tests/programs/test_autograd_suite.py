@@ -85,8 +85,6 @@ EXCLUDED: dict[str, str | None] = {
     **{f"test_scipy.py::test_mvn_{n}": VARARGS for n in ("logpdf", "logpdf_broadcast", "pdf", "pdf_broadcast")},
     "test_numpy.py::test_simple_append_list": LIST_AS_ARRAY,
     "test_numpy.py::test_simple_append_list_2D": LIST_AS_ARRAY,
-    "test_dict.py::test_iter": ("issue 27 family 6: a dict's adjoint at the third order (VJP of VJP of grad) is "
-                                "accumulated with `+` (TypeError: unsupported operand type(s) for +: 'dict' and 'dict')"),
     "test_dict.py::test_items_values_keys": "S2SSyntaxError: sorted(..., key=op.itemgetter(0)) of a dict's items",
     "test_dict.py::test_make_dict": "S2SSyntaxError: no derivative rule for dict(pairs, **keywords)",
     "test_linalg.py::test_eig_real": "S2SSyntaxError: np.linalg.eig (complex eigenvectors) has no derivative rule",
