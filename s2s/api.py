@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import arrays, driver, real_only, record
+from . import arg_structure, arrays, driver, real_only, record
 from .calls import Jacobian, Transformed, Vmapped
 from .emit.loader import call, version
 from .errors import S2STypeError, S2SValueError
@@ -112,7 +112,8 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint =
         if move:  # NumPy cotangents join the default backend the primals were moved to
             ct = arrays.move(ct, backend)
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
-        return real_only.refuse_complex("vjp", primals, tuple(bwd(saved, seed))[:len(primals)])  # (own copy of the record)
+        cts = real_only.refuse_complex("vjp", primals, tuple(bwd(saved, seed))[:len(primals)])  # (own copy of the record)
+        return arg_structure.restructure(cts, primals)  # a list primal's cotangent is a list
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 

@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from . import arrays, dispatch, driver, real_only, record
+from . import arg_structure, arrays, dispatch, driver, real_only, record
 from .emit.loader import call
 from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
@@ -178,9 +178,13 @@ class Transformed:
         if not self._real:
             return fn
         kind = self.kind
+        options = getattr(self, "grad_options", None) if kind in ("grad", "value_and_grad") else None
 
         def checked(*args, **kwargs):
-            return real_only.refuse_complex_result(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
+            out = real_only.refuse_complex_result(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
+            if options is not None and arg_structure.has_sequence(args, self.nums):  # a list argument's
+                return arg_structure.grad_result(out, args, options)  # gradient is a list
+            return out
         return checked
 
     _fallback: tuple = ()  # (errors after which a fast-path call runs the general one, errors it raises)

@@ -1009,14 +1009,16 @@ def vjp_assign(norm, s) -> bool:
                   "Return the auxiliary value from f's caller instead.")
     fn, free = _inside_function(norm, v.args[0])
     fwd, pull, defaults = rec.inside(fn, len(free), len(v.args) - 1)
-    args = [build.name(n) for n in free] + [norm.atom(a) for a in v.args[1:]]
+    primals = [norm.atom(a) for a in v.args[1:]]
+    args = [build.name(n) for n in free] + primals
     args += [norm.value_of(v, f"default{i}", d) for i, d in enumerate(defaults)]
     res = norm.tmp(build.call(build.name(norm.bind(fwd.__name__, fwd)), args))
     saved = norm.namer.fresh("saved")
     norm.locals.add(saved)
     norm.assign_to(build.located(gast.Tuple(elts=[t.elts[0], build.name(saved, store=True)], ctx=gast.Store()), t,
                                  only_missing=True), res)
-    norm.lifted[t.elts[1].id] = (pull, [saved])
+    like = norm.tmp(build.tuple_([build.clone(p) for p in primals]), "primals")  # the cotangents' structure
+    norm.lifted[t.elts[1].id] = (pull, [saved, like.id])
     return True
 
 

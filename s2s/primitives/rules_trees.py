@@ -4,7 +4,7 @@ structure carries no derivative, nor does `is_leaf` (a predicate on the tree's P
 A batched tree is the tree of its batched leaves, so each runs on it as it is."""
 from __future__ import annotations
 
-from .registry import SAME, by, defjvp, linear, prim
+from .registry import LOOP, SAME, by, defjvp, linear, prim
 
 linear("rt.tree_leaves_of", "x, is_leaf=None", "x", "rt.tree_build_like(x, g, is_leaf)", tree_args=(0,), batch=SAME)
 prim("rt.tree_def_of", "x, is_leaf=None", nondiff=True, batch=SAME)
@@ -29,3 +29,5 @@ defjvp("rt.make_node", args="rt.make_node_t(cls, args, dargs)")
 linear("rt.make_node_ct", "cls, args, ct", "ct", "rt.make_node(cls, g)", zero_args=("cls", "args"), batch=SAME)
 linear("rt.make_node_t", "cls, args, dargs", "dargs", "rt.make_node_ct(cls, args, g)", zero_args=("cls", "args"),
        tree_args=(2,), batch=SAME)
+# a vjp's cotangent of a list argument read as an array: the list's structure (s2s/arg_structure.py)
+linear("rt.restructure", "v, like", "v", "rt.restructure(g, v)", tree_args=(0,), tree_preserving=True, batch=LOOP)

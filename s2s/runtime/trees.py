@@ -8,6 +8,7 @@ import inspect
 import numpy as np
 
 from .. import tree
+from ..arg_structure import restructure
 from ..errors import S2SError
 from ..tree import node_children, tree_flatten, tree_unflatten
 from .batch import lift_rank, num_examples, replicate_batch
@@ -15,7 +16,7 @@ from .core import zeros_like_tree
 
 __all__ = ("tree_leaves_of", "tree_def_of", "tree_leaves_as", "tree_build", "tree_build_like",
            "tree_leaves_up_to", "node_field", "node_field_ct", "make_node", "make_node_t", "make_node_ct",
-           "clash_error", "batched_node_field_ct", "lift_rank_tree", "lift_rank_tree_t")
+           "clash_error", "batched_node_field_ct", "lift_rank_tree", "lift_rank_tree_t", "restructure")
 
 
 def tree_leaves_of(x, is_leaf=None) -> list:

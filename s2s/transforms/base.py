@@ -126,7 +126,9 @@ class Transform:
         self.body = split_self_updates(build.clone(core.node.body), self.namer)
         self.active = analysis.activity(self.body, active_params)
         self.containers = containers(self.body, self.active)
-        self.leaves = known_leaves(self.body, self.params) - self.containers
+        # (a generated function's parameters, a sweep's record and cotangent, may be whole pytrees)
+        self.leaves = known_leaves(self.body, () if core.filename.startswith("<s2s") else self.params) \
+            - self.containers
         self.ns: dict = {}
 
     def fail(self, stmt, msg, hint=""):

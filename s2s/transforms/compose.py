@@ -186,12 +186,15 @@ def merged_vmap_fn(core: CoreFn, kind: str, names, flat, outer: tuple, inner: tu
 
 def pullback_fn(core: CoreFn, bwd, picks: tuple) -> GeneratedFn:
     """The pullback of `y, pullback = s2s.vjp(f, *primals)` called inside a transformed function:
-    `pullback(saved, ct)` runs f's backward sweep `bwd` on the forward sweep's record and returns
+    `pullback(saved, primals, ct)` runs f's backward sweep `bwd` on the forward sweep's record and returns
     the cotangents at `picks` (the primals'; the sweep's others belong to free locals and
     parameters left to their defaults). Generated, so it transforms further: a VJP of a VJP."""
-    w = _Wrapper(["saved", "ct"])
-    cts = w.let("cts", build.call(build.name(w.callee(f"backward_{_label(core)}", bwd)), w.args()))
+    w = _Wrapper(["saved", "primals", "ct"])
+    saved, primals, ct = w.args()
+    cts = w.let("cts", build.call(build.name(w.callee(f"backward_{_label(core)}", bwd)), [saved, ct]))
     out = w.let("out", build.tuple_([build.subscript(build.name(cts), build.const(i)) for i in picks]))
+    # (a list primal's cotangent is a list, as vjp's outside: s2s/arg_structure.py)
+    out = w.let("out", build.call("rt.restructure", [build.name(out), primals]))
     return w.done(f"pullback_{_label(core)}", out, core.filename, header_for("pullback", core, "(s2s.vjp inside)"))
 
 

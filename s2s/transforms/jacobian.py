@@ -130,7 +130,9 @@ def linear_map_fn(kind: str, fun, core: CoreFn, nargs: int, direction, calls: Ca
         body.append(build.assign(build.tuple_([build.name(out), build.name(saved)], store_=True),
                              build.call(build.name(fname), [build.name(p) for p in params + extra])))
         body.append(build.assign(cts, build.call(build.name(bname), [build.name(saved), build.name(u)])))
-        body.append(build.ret(build.name(cts)))
+        # (a list primal's cotangent is a list, as vjp's: s2s/arg_structure.py)
+        body.append(build.ret(build.call("rt.restructure", [build.name(cts), build.tuple_([build.name(p)
+                                                                                          for p in params])])))
     name = namer.exact(f"{kind}_of_{core.name}")
     return GeneratedFn(name, build.function(name, params, body), ns, core.filename, header_for(kind, core))
 

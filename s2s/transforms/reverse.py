@@ -558,8 +558,23 @@ class Reverse(Transform):
             return out
         parts = [g if g is not None else build.call("rt.zeros_like_tree", [build.name(e)]) for g, e in zip(gs, elts)]
         self.adj.containers.add(src)
-        self.adj.accumulate(src, build.call("rt.like", [build.tuple_(parts), build.name(src)]), defined, out)
+        # a sweep's record (a tuple, unpacked whole): its cotangent is the tuple of the parts', built
+        # without reading `src`, whose lists later pops and appends change (read back at a later
+        # point, it would give the record a cotangent of another length)
+        ct = build.tuple_(parts) if src in self.record_copies() else build.call("rt.like", [build.tuple_(parts),
+                                                                                             build.name(src)])
+        self.adj.accumulate(src, ct, defined, out)
         return out
+
+    def record_copies(self) -> set[str]:
+        """Names bound once, to a backward sweep's own copy of its record (`rt.private`,
+        `rt.copy_saved`): certainly plain tuples."""
+        if getattr(self, "_record_copies", None) is None:
+            self._record_copies = {s.targets[0].id for s in self.body if isinstance(s, gast.Assign)
+                                   and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)
+                                   and analysis.dotted(s.value.func) in ("rt.private", "rt.copy_saved")
+                                   and self.assigned_count(s.targets[0].id) == 1}
+        return self._record_copies
 
     def backward_setitem(self, s, defined) -> list:
         out: list = []

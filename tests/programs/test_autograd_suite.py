@@ -38,8 +38,6 @@ ORDER1 = ("grad of an output of shape (1,) or (1, 1) inside a transformed functi
           "(S2STypeError: grad requires a scalar output)")
 VARARGS = "S2SSyntaxError: s2s transforms no `*args, **kwargs` function of unknown arity (test_scipy.py's symmetrize)"
 SUBLIST = "S2SValueError: np.einsum's sublist form with sublists passed as arguments (s2s reads only literal ones)"
-LIST_AS_ARRAY = ("a nested list used as an array gets an array cotangent in s2s (autograd returns nested lists): "
-                 "check_grads' structure check fails")
 
 # "file.py" for a whole module, "file.py::test_name" for one test function (None: not excluded)
 EXCLUDED: dict[str, str | None] = {
@@ -83,10 +81,6 @@ EXCLUDED: dict[str, str | None] = {
     **{f"test_systematic.py::test_einsum2_{n}": SUBLIST
        for n in ("covsum", "matmult", "matmult_broadcast", "three_args", "transpose")},
     **{f"test_scipy.py::test_mvn_{n}": VARARGS for n in ("logpdf", "logpdf_broadcast", "pdf", "pdf_broadcast")},
-    "test_numpy.py::test_simple_append_list": LIST_AS_ARRAY,
-    "test_numpy.py::test_simple_append_list_2D": LIST_AS_ARRAY,
-    "test_dict.py::test_iter": ("issue 27 family 6: a dict's adjoint at the third order (VJP of VJP of grad) is "
-                                "accumulated with `+` (TypeError: unsupported operand type(s) for +: 'dict' and 'dict')"),
     "test_dict.py::test_items_values_keys": "S2SSyntaxError: sorted(..., key=op.itemgetter(0)) of a dict's items",
     "test_dict.py::test_make_dict": "S2SSyntaxError: no derivative rule for dict(pairs, **keywords)",
     "test_linalg.py::test_eig_real": "S2SSyntaxError: np.linalg.eig (complex eigenvectors) has no derivative rule",

@@ -208,13 +208,8 @@ CALLS_AND_IFS = [pytest.param(f, (0.7,), id=f.__name__) for f in (
     conditional_expression_in_callee)]
 
 
-# (case, order) -> why it fails: a crash, never a wrong number
-_NESTED_CRASH = {("listcomp_simple", 4): "order 4 of a list comprehension: the cotangent of the list the backward "
-                 "sweep pops arrives already holding its elements, and the backward sweep of the next level appends "
-                 "them again (a list twice as long)"}
-NESTED_CASES = [pytest.param(*c.values, k, id=f"{c.id}-{k}", marks=[pytest.mark.xfail(
-    strict=True, raises=ValueError, reason=_NESTED_CRASH[c.id, k])] if (c.id, k) in _NESTED_CRASH else [])
-    for c in [c for c in CASES if _arrays_only(c.values[1])][2::5] for k in (3, 4)]
+NESTED_CASES = [pytest.param(*c.values, k, id=f"{c.id}-{k}")
+                for c in [c for c in CASES if _arrays_only(c.values[1])][2::5] for k in (3, 4)]
 
 
 @pytest.mark.parametrize("fn, make, order", NESTED_CASES)
