@@ -67,6 +67,10 @@ prim("rt.stdtr", "df, t", broadcasting=True, float_result="always", batch=BROADC
 defvjp("rt.stdtr", t=f"rt.unbroadcast(g * {_T_PDF}, t)")
 defjvp("rt.stdtr", t=f"dt * {_T_PDF}")
 refuse("rt.stdtr", "Student's t CDF in its degrees of freedom df", "df")
+# a singular covariance (multivariate_normal's allow_singular): no derivative through it
+prim("rt.singular_cov", "cov", same_shape=True, batch=SAME)
+refuse("rt.singular_cov", "scipy.stats.multivariate_normal with allow_singular=True in its covariance "
+       "(its rank may change under any perturbation)", "cov")
 # reached, an error (a form s2s.scipy does not compute): never removed, moved or merged
 prim("rt.scipy_unsupported", "what, value=None", nondiff=True, effect=True, batch=SAME)
 # the row order of an LU factorization from its pivots (along the last axis: batched as it is)

@@ -70,15 +70,16 @@ def ndtr(x):
 
 
 def xlogy(x, y):
-    """x * log(y), 0 where x == 0 (whatever y is)."""
+    """x * log(y), 0 where x == 0 (whatever y is). Its derivative in x at x == 0 is log(y) (JAX's):
+    only where log(y) is not finite is y replaced, by 1."""
     zero = (x + np.zeros_like(y)) == 0  # (an array of y's backend even for a number x: CuPy's where wants one)
-    return np.where(zero, 0.0, x * np.log(np.where(zero, 1.0, y)))
+    return x * np.log(np.where(zero & ~((y > 0) & (y < np.inf)), 1.0, y))
 
 
 def xlog1py(x, y):
-    """x * log1p(y), 0 where x == 0 (whatever y is)."""
+    """x * log1p(y), 0 where x == 0 (whatever y is); its derivative in x at x == 0 is log1p(y)."""
     zero = (x + np.zeros_like(y)) == 0  # (an array of y's backend even for a number x: CuPy's where wants one)
-    return np.where(zero, 0.0, x * np.log1p(np.where(zero, 0.0, y)))
+    return x * np.log1p(np.where(zero & ~((y > -1) & (y < np.inf)), 0.0, y))
 
 
 def entr(x):
