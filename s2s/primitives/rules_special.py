@@ -71,6 +71,19 @@ refuse("rt.stdtr", "Student's t CDF in its degrees of freedom df", "df")
 prim("rt.singular_cov", "cov", same_shape=True, batch=SAME)
 refuse("rt.singular_cov", "scipy.stats.multivariate_normal with allow_singular=True in its covariance "
        "(its rank may change under any perturbation)", "cov")
+# scipy.linalg's sqrtm and solve_sylvester, by implicit differentiation: X = sqrtm(a) solves
+# X dX + dX X = da, and X = solve_sylvester(a, b, q) solves a dX + dX b = dq - da X - X db; each
+# cotangent solves the transposed Sylvester equation (so every order has rules: they are written
+# with solve_sylvester itself)
+prim("rt.sqrtm", "a", same_shape=True, batch=SAME)
+defvjp("rt.sqrtm", a="rt.solve_sylvester(rt.mT(ans), rt.mT(ans), g)")
+defjvp("rt.sqrtm", a="rt.solve_sylvester(ans, ans, da)")
+prim("rt.solve_sylvester", "a, b, q", batch=SAME)
+_GQ = "rt.solve_sylvester(rt.mT(a), rt.mT(b), g)"
+defvjp("rt.solve_sylvester", q=f"rt.unbroadcast({_GQ}, q)", a=f"rt.unbroadcast(-({_GQ} @ rt.mT(ans)), a)",
+       b=f"rt.unbroadcast(-(rt.mT(ans) @ {_GQ}), b)")
+defjvp("rt.solve_sylvester", q="rt.solve_sylvester(a, b, dq)", a="rt.solve_sylvester(a, b, -(da @ ans))",
+       b="rt.solve_sylvester(a, b, -(ans @ db))")
 # reached, an error (a form s2s.scipy does not compute): never removed, moved or merged
 prim("rt.scipy_unsupported", "what, value=None", nondiff=True, effect=True, batch=SAME)
 # the row order of an LU factorization from its pivots (along the last axis: batched as it is)

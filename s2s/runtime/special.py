@@ -16,7 +16,7 @@ from ..errors import S2SError
 __all__ = ("scipy_module", "scipy_unsupported", "lu_perm", "gammaln", "digamma", "polygamma", "erf", "erfc",
            "erfinv", "ndtri", "log_ndtr", "i0e", "i1e",
            "gammainc", "gammaincc", "betainc", "gamma", "rgamma", "gammasgn", "erfcinv", "i0", "i1", "iv", "ive", "j0",
-           "j1", "jn", "y0", "y1", "yn", "stdtr", "order_of", "singular_cov")
+           "j1", "jn", "y0", "y1", "yn", "stdtr", "order_of", "singular_cov", "sqrtm", "solve_sylvester")
 
 
 def scipy_module(name: str):
@@ -221,6 +221,46 @@ def singular_cov(cov):
     """multivariate_normal's covariance read with `allow_singular`: the same value, through which a
     derivative is refused (primitives/rules_special.py)."""
     return cov
+
+
+def _on_numpy(name: str, *args) -> None:
+    """Refuse arrays of another library for scipy.linalg's `name`, which only SciPy computes."""
+    for a in args:
+        b = arrays.backend_of(a)
+        if b is not None and b is not arrays.NUMPY:
+            raise S2SError(f"s2s: scipy.linalg.{name} has no {b.name} version ({b.name} lacks it); move the data "
+                           "to NumPy first (CuPy: `x.get()`, Dask: `x.compute()`).")
+
+
+def _stacked(fn, *mats):
+    """`fn` of the matrices (the last two axes), once per matrix of their broadcast leading axes."""
+    lead = np.broadcast_shapes(*(np.shape(m)[:-2] for m in mats))
+    if not lead:
+        return fn(*mats)
+    mats = [np.broadcast_to(m, lead + np.shape(m)[-2:]) for m in mats]
+    return np.stack([fn(*(m[k] for m in mats)) for k in np.ndindex(lead)]).reshape(lead + np.shape(mats[-1])[-2:])
+
+
+def _real_sqrtm(a):
+    r = scipy_module("linalg").sqrtm(a)
+    if np.iscomplexobj(r):
+        if np.any(r.imag != 0):
+            raise S2SError("s2s: scipy.linalg.sqrtm of a matrix with negative real eigenvalues is complex; s2s "
+                           "computes real values only.")
+        r = r.real
+    return r
+
+
+def sqrtm(a):
+    """The principal square root X of each matrix a (X @ X == a), real; a complex root is an error."""
+    _on_numpy("sqrtm", a)
+    return _stacked(_real_sqrtm, np.asarray(a, dtype=float))
+
+
+def solve_sylvester(a, b, q):
+    """X with a @ X + X @ b == q, for each matrix of the stacks a, b, q."""
+    _on_numpy("solve_sylvester", a, b, q)
+    return _stacked(scipy_module("linalg").solve_sylvester, *(np.asarray(m, dtype=float) for m in (a, b, q)))
 
 
 for _name in __all__[3:]:  # each is the primitive of its name: transforms given one compile its rules
