@@ -33,7 +33,6 @@ COMPLEX = ("complex numbers: s2s differentiates real arithmetic only and refuses
            "(`complex arguments are not supported`, `a complex value reached the derivative`); the test's real "
            "cases, checked first, pass")
 AG_ONLY = "autograd's own API, not NumPy's"
-SPECIAL = "s2s.scipy (JAX's jax.scipy) has no"
 ORDER1 = ("grad of an output of shape (1,) or (1, 1) inside a transformed function: s2s keeps JAX's rule there "
           "(S2STypeError: grad requires a scalar output)")
 VARARGS = "S2SSyntaxError: s2s transforms no `*args, **kwargs` function of unknown arity (test_scipy.py's symmetrize)"
@@ -104,17 +103,10 @@ EXCLUDED: dict[str, str | None] = {
     "test_systematic.py::test_real_ic": "S2SSyntaxError: np.real_if_close has no derivative rule",
     "test_systematic.py::test_row_stack_1d": "S2SSyntaxError: np.row_stack (deprecated; keyword-only parameters)",
     "test_systematic.py::test_row_stack_2d": "S2SSyntaxError: np.row_stack (deprecated; keyword-only parameters)",
-    **{f"test_scipy.py::test_{n}": f"{SPECIAL} scipy.special.{n} (AttributeError)" for n in (
-        "beta", "erfcinv", "gamma", "gammasgn", "i0", "i1", "iv", "ive", "j0", "j1", "jn", "psi", "rgamma", "y0",
-        "y1", "yn")},
-    **{f"test_scipy.py::test_chi2_{n}": f"{SPECIAL} scipy.stats.chi2 (AttributeError)" for n in ("cdf", "logpdf", "pdf")},
-    **{f"test_scipy.py::test_t_{n}": f"{SPECIAL} scipy.stats.t.{n.split('_')[0]} (AttributeError)"
-       for n in ("cdf", "cdf_broadcast", "logcdf", "logcdf_broadcast")},
-    "test_scipy.py::test_mvn_entropy": f"{SPECIAL} multivariate_normal.entropy (AttributeError)",
-    "test_scipy.py::test_mvn_sing_cov": "multivariate_normal of a singular covariance (numpy LinAlgError: s2s's has no "
-                                        "allow_singular)",
-    **{f"test_scipy.py::test_{n}": f"{SPECIAL} scipy.linalg.{n} (AttributeError)"
-       for n in ("solve_banded", "solve_sylvester", "sqrtm")},
+    "test_scipy.py::test_mvn_entropy": VARARGS,  # (multivariate_normal.entropy itself: tests/namespaces)
+    "test_scipy.py::test_mvn_sing_cov": VARARGS,  # (allow_singular=True itself: tests/namespaces)
+    "test_scipy.py::test_sqrtm": ("S2SError: scipy.linalg.sqrtm of the suite's random symmetric matrix, which has a "
+                                  "negative eigenvalue: its root is complex, and s2s computes real values only"),
     "test_scipy.py::test_odeint": "S2SSyntaxError: s2s.compat.autograd.integrate.odeint inside a transformed function",
     **{f"test_ufunc_dispatch.py::test_grad_through_{n}": "xarray is not installed: skipped by autograd's own skipif "
        "(a skip is not a pass)" for n in (
