@@ -67,10 +67,6 @@ prim("rt.stdtr", "df, t", broadcasting=True, float_result="always", batch=BROADC
 defvjp("rt.stdtr", t=f"rt.unbroadcast(g * {_T_PDF}, t)")
 defjvp("rt.stdtr", t=f"dt * {_T_PDF}")
 refuse("rt.stdtr", "Student's t CDF in its degrees of freedom df", "df")
-# a singular covariance (multivariate_normal's allow_singular): no derivative through it
-prim("rt.singular_cov", "cov", same_shape=True, batch=SAME)
-refuse("rt.singular_cov", "scipy.stats.multivariate_normal with allow_singular=True in its covariance "
-       "(its rank may change under any perturbation)", "cov")
 # scipy.linalg's sqrtm and solve_sylvester, by implicit differentiation: X = sqrtm(a) solves
 # X dX + dX X = da, and X = solve_sylvester(a, b, q) solves a dX + dX b = dq - da X - X db; each
 # cotangent solves the transposed Sylvester equation (so every order has rules: they are written

@@ -16,7 +16,7 @@ from ..errors import S2SError
 __all__ = ("scipy_module", "scipy_unsupported", "lu_perm", "gammaln", "digamma", "polygamma", "erf", "erfc",
            "erfinv", "ndtri", "log_ndtr", "i0e", "i1e",
            "gammainc", "gammaincc", "betainc", "gamma", "rgamma", "gammasgn", "erfcinv", "i0", "i1", "iv", "ive", "j0",
-           "j1", "jn", "y0", "y1", "yn", "stdtr", "order_of", "singular_cov", "sqrtm", "solve_sylvester")
+           "j1", "jn", "y0", "y1", "yn", "stdtr", "order_of", "sqrtm", "solve_sylvester")
 
 
 def scipy_module(name: str):
@@ -215,12 +215,6 @@ def order_of(v):
     """A Bessel function's order `v` as its derivative rules read it: the same value, carrying no
     derivative (the order is not differentiated), so a rule's own derivative never reaches it."""
     return v
-
-
-def singular_cov(cov):
-    """multivariate_normal's covariance read with `allow_singular`: the same value, through which a
-    derivative is refused (primitives/rules_special.py)."""
-    return cov
 
 
 def _on_numpy(name: str, *args) -> None:

@@ -168,12 +168,27 @@ def test_multivariate_normal_allow_singular(fn):
     np.testing.assert_allclose(s2s.vmap(f)(pts, means), np.stack([ref(p, m) for p, m in zip(pts, means)]), rtol=1e-12)
 
 
-def test_allow_singular_refuses_a_derivative_in_the_covariance():
-    with pytest.raises(s2s.S2SError, match="allow_singular=True in its covariance"):
-        s2s.grad(lambda c: stats.multivariate_normal.logpdf(_on_support(np.zeros(2)), MEAN, c, allow_singular=True))(
-            SING)
-    with pytest.raises(s2s.S2SError, match="allow_singular=True in its covariance"):
-        s2s.jvp(lambda c: stats.multivariate_normal.entropy(MEAN, c, allow_singular=True), (SING,), (SING,))
+def test_allow_singular_derivative_in_the_covariance_along_its_range():
+    """Perturbations within cov's range keep its rank: along them the derivative is SciPy's central
+    difference; the gradient is autograd's -(C^+ - C^+ d d^T C^+) / 2."""
+    x = _on_support(np.array([0.4, -0.3]))
+    within = np.zeros((4, 4))
+    within[:2, :2] = [[0.3, -0.2], [-0.2, 0.5]]
+
+    def lp(c):
+        return stats.multivariate_normal.logpdf(x, MEAN, c, allow_singular=True)
+
+    def ent(c):
+        return stats.multivariate_normal.entropy(MEAN, c, allow_singular=True)
+
+    eps = 1e-6
+    for ours, theirs in ((lp, lambda c: ss.multivariate_normal.logpdf(x, MEAN, c, allow_singular=True)),
+                         (ent, lambda c: ss.multivariate_normal(MEAN, c, allow_singular=True).entropy())):
+        want = (theirs(SING + eps * within) - theirs(SING - eps * within)) / (2 * eps)
+        np.testing.assert_allclose(s2s.jvp(ours, (SING,), (within,))[1], want, rtol=1e-6)
+        np.testing.assert_allclose(np.sum(s2s.grad(ours)(SING) * within), want, rtol=1e-6)
+    pinv, d = np.linalg.pinv(SING), x - MEAN
+    np.testing.assert_allclose(s2s.grad(lp)(SING), -0.5 * (pinv - np.outer(pinv @ d, pinv @ d)), atol=1e-12)
     np.testing.assert_allclose(stats.multivariate_normal.entropy(MEAN, SING, allow_singular=True),
                                ss.multivariate_normal(MEAN, SING, allow_singular=True).entropy(), rtol=1e-13)
 

@@ -3,14 +3,15 @@
 
 `allow_singular=True` (SciPy's and autograd's; JAX has none) reads a positive semidefinite `cov`
 as SciPy does: by its eigenvalues, those below 1e6 machine epsilons of the largest counting as
-zero; the density lives on the range of `cov` (the pseudo-inverse and pseudo-determinant, -inf
-off it). It is differentiable in `x` and `mean`; a derivative in `cov` is refused (the rank may
-change under any perturbation of a singular matrix)."""
+zero; the density lives on the range of `cov` (its pseudo-inverse and pseudo-determinant, -inf
+off it). Both are computed from the full-rank matrix P cov P + (I - P), with P the projector on
+the range (a constant): so the derivative in `cov` is the one along perturbations within its
+range (a singular matrix's rank changes under any other), autograd's `C^+ - C^+ d d^T C^+` form."""
 from __future__ import annotations
 
 import numpy as np
 
-from ...runtime.special import singular_cov
+from ...api import stop_gradient
 
 __all__ = ["entropy", "logpdf", "pdf"]
 
@@ -18,13 +19,13 @@ _LOG_2PI = 1.8378770664093453
 _RANK_TOL = 2.220446049250313e-10  # 1e6 float64 epsilons (SciPy's _PSD cut-off)
 
 
-def _pseudo(cov):
-    """(eigenvalues, eigenvectors, which eigenvalues count, log pseudo-determinant, rank, cut-off)."""
-    s, u = np.linalg.eigh(singular_cov(cov))
+def _on_range(cov):
+    """(P, P cov P + (I - P), rank, the eigenvalue cut-off) with P the projector on cov's range."""
+    s, u = np.linalg.eigh(stop_gradient(cov))
     eps = _RANK_TOL * np.max(np.abs(s))
     keep = s > eps
-    log_pdet = np.sum(np.where(keep, np.log(np.where(keep, s, 1.0)), 0.0))
-    return s, u, keep, log_pdet, np.sum(keep), eps
+    proj = (u * keep) @ np.swapaxes(u, -1, -2)
+    return proj, proj @ cov @ proj + (np.eye(np.shape(cov)[-1]) - proj), np.sum(keep), eps
 
 
 def logpdf(x, mean, cov, allow_singular=None):
@@ -34,12 +35,12 @@ def logpdf(x, mean, cov, allow_singular=None):
     if np.ndim(cov) < 2:
         return -0.5 * (_LOG_2PI + np.log(cov) + d * d / cov)
     if allow_singular:
-        s, u, keep, log_pdet, rank, eps = _pseudo(cov)
-        proj = d @ u
-        quad = np.sum(np.where(keep, proj * proj / np.where(keep, s, 1.0), 0.0), axis=-1)
-        off = np.sum(np.where(keep, 0.0, proj * proj), axis=-1)  # |the part of d outside cov's range|^2
-        out = -0.5 * (rank * _LOG_2PI + log_pdet + quad)
-        return np.where(off < (1e3 * eps) ** 2, out, -np.inf)
+        proj, full, rank, eps = _on_range(cov)
+        inside = d @ proj
+        quad = np.sum(inside * (inside @ np.linalg.inv(full)), axis=-1)
+        off = np.sum((d - inside) * (d - inside), axis=-1)  # |the part of d outside cov's range|^2
+        out = -0.5 * (rank * _LOG_2PI + np.linalg.slogdet(full)[1] + quad)
+        return np.where(stop_gradient(off) < (1e3 * eps) ** 2, out, -np.inf)
     quad = np.sum(d * (d @ np.linalg.inv(cov)), axis=-1)  # (inv: vmap(grad) of a solve is not yet batched)
     return -0.5 * (np.shape(cov)[-1] * _LOG_2PI + np.linalg.slogdet(cov)[1] + quad)
 
@@ -54,6 +55,6 @@ def entropy(mean, cov, allow_singular=None):
     if np.ndim(cov) < 2:
         return 0.5 * (1.0 + _LOG_2PI + np.log(cov))
     if allow_singular:
-        _, _, _, log_pdet, rank, _ = _pseudo(cov)
-        return 0.5 * (rank * (1.0 + _LOG_2PI) + log_pdet)
+        _, full, rank, _ = _on_range(cov)
+        return 0.5 * (rank * (1.0 + _LOG_2PI) + np.linalg.slogdet(full)[1])
     return 0.5 * (np.shape(cov)[-1] * (1.0 + _LOG_2PI) + np.linalg.slogdet(cov)[1])
