@@ -126,3 +126,19 @@ def test_refusals():
         s2s.grad(lambda a: np.sum(linalg.sqrtm(a)))(da.from_array(SPD))
     with pytest.raises(s2s.S2SError, match="scipy.linalg.solve_sylvester has no dask version"):
         linalg.solve_sylvester(da.from_array(M), B, Q)
+
+
+def test_scipy_itself_in_user_code_reads_as_s2s_scipy():
+    """A transformed function calling SciPy's own sqrtm, j0, chi2 and t.cdf gets s2s.scipy's."""
+    import scipy.linalg
+    import scipy.special
+    import scipy.stats
+
+    def f(a, x):
+        return (np.trace(scipy.linalg.sqrtm(a)) * np.sum(scipy.special.j0(x))
+                + np.sum(scipy.stats.chi2.logpdf(x, 3.0) + scipy.stats.t.cdf(x, 4.0)))
+
+    x = np.array([0.4, 1.3, 2.2])
+    g = s2s.grad(f, argnums=(0, 1))(SPD, x)
+    np.testing.assert_allclose(g[0], fd_vjp(f, (SPD, x), 1.0, 0), rtol=1e-6)
+    np.testing.assert_allclose(g[1], fd_vjp(f, (SPD, x), 1.0, 1), rtol=1e-6)
