@@ -61,7 +61,8 @@ def needs_adapting(obj) -> bool:
         return True
     if isinstance(obj, types.FunctionType):
         return hasattr(obj, "__defaults__") and record.of(obj) is None \
-            and (any(is_function_value(d) for d in (obj.__defaults__ or ())) or has_varkw(obj)
+            and (any(is_function_value(d) for d in (obj.__defaults__ or ()))
+                 or has_varkw(obj) and not has_varargs(obj)  # (`*args, **kwargs`: specialized per arity)
                  or inspect.isgeneratorfunction(obj))
     if record.of(obj) is not None:
         return False
@@ -579,16 +580,29 @@ def _guard(given: str, param: str, fname: str, where, ns: dict, taken: set) -> g
     return build.located(gast.parse(f"{check}({given}, {param}, {msg!r})").body[0], where.body[0])
 
 
-def lifted_with_arity(fn, nargs: int):
+def lifted_keyword(fn, lifted, key: str) -> str:
+    """The parameter a call's keyword `key` is passed as to `lifted_with_arity(fn, ...)`: its own
+    name, or the one standing for its `**kwargs` entry."""
+    kwarg = record.of(fn).core[0].args.kwarg if lifted is not fn and record.of(fn) is not None else None
+    if kwarg is None or key in {p.id for p in record.of(fn).core[0].args.args}:
+        return key
+    return kw_param(kwarg.id, key)
+
+
+def lifted_with_arity(fn, nargs: int, keywords: tuple = ()):
     """A `def f(*args)` or `lambda *args: ...` made inside a transformed function (already lifted),
-    specialized to a call with `nargs` positional arguments (its free locals included)."""
+    specialized to a call with `nargs` positional arguments (its free locals included). A
+    `**kwargs` parameter becomes one parameter per keyword of the call's `keywords` that is not a
+    named parameter (`kw_param`: the call passes them under those names), from which the body's
+    dict is built (`def wrapped(*args, **kwargs): return f(*args, **kwargs)`)."""
     rec = record.of(fn)
     if rec is None or rec.core is None:  # a generated helper (vjp's pullback): no `*args`
         return fn
     node, ns, filename = rec.core
     a = node.args
-    if a.vararg is None or a.kwonlyargs or a.kwarg:
+    if a.vararg is None or a.kwonlyargs or None in keywords:
         return fn
+    extra = tuple(k for k in keywords if k not in {p.id for p in a.args})
 
     def compute():
         new = copy.deepcopy(node)
@@ -603,6 +617,12 @@ def lifted_with_arity(fn, nargs: int):
             p.ctx = gast.Param()
         new.args.vararg = None
         new.body = [pack] + new.body
+        if new.args.kwarg is not None:
+            kw = new.args.kwarg.id
+            new.args.args += [build.name(kw_param(kw, k), param=True) for k in extra]
+            pack = gast.parse(f"{kw} = {{{', '.join(f'{k!r}: {kw_param(kw, k)}' for k in extra)}}}").body[0]
+            new.body.insert(1, build.located(pack, new.body[0]))
+            new.args.kwarg = None
         new.name = f"{new.name}_{len(names)}args"
         return _synth(new.name, new, dict(ns), filename)
-    return _remember(("lifted", id(fn), nargs), fn, compute)
+    return _remember(("lifted", id(fn), nargs, extra), fn, compute)

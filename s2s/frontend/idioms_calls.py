@@ -167,7 +167,44 @@ def _static_length(norm, v):
         obj = norm.static(v)
         if isinstance(obj, (tuple, list)):
             return len(obj)
+    if isinstance(v, gast.Name) and v.id in norm.locals:
+        return _rebound_length(norm, v.id)
     return None
+
+
+def _rebound_length(norm, name: str):
+    """The length of local `name` bound more than once, when every binding has the same known
+    length: a literal, or `list(name)`/`tuple(name)` of itself (`args = list(args)` in a `*args`
+    function, specialized to `args = (args_0, args_1)`), and its only other changes are item
+    assignments (`args[i] = ...`), which keep the length."""
+    values, changed = _bindings(norm)
+    if name in changed - _item_stores(norm) or name in {a.id for a in norm.fn.args.args}:
+        return None
+    lengths = set()
+    for value in values.get(name, []):
+        if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+                and isinstance(value.args[0], gast.Name) and value.args[0].id == name \
+                and isinstance(value.func, gast.Name) and _static_or_none(norm, value.func) in (list, tuple):
+            continue  # (the same items again)
+        if not isinstance(value, (gast.Tuple, gast.List)) or any(isinstance(e, gast.Starred) for e in value.elts):
+            return None
+        lengths.add(len(value.elts))
+    return lengths.pop() if len(lengths) == 1 else None
+
+
+def _item_stores(norm) -> set[str]:
+    """Names changed only by item assignment (`xs[i] = v`) somewhere in the function."""
+    out, other = set(), set()
+    for n in build.walk(norm.fn):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
+            out.add(_text(n.value))
+        elif isinstance(n, (gast.AugAssign, gast.For)) and isinstance(n.target, gast.Name):
+            other.add(n.target.id)
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
+            other.add(_text(n.func.value))
+        elif isinstance(n, gast.Delete):
+            other.update(_text(t.value) for t in n.targets if isinstance(t, gast.Subscript))
+    return out - other
 
 
 def _static_keys(norm, v):

@@ -765,9 +765,11 @@ class Normalizer:
             return self.method_call(node)  # a method of a global array
         if isinstance(func, gast.Name) and func.id in self.lifted:
             fn, free = self.lifted[func.id]
-            fn = idioms_calls.idioms.lifted_with_arity(fn, len(free) + len(node.args))
+            lifted = idioms_calls.idioms.lifted_with_arity(fn, len(free) + len(node.args),
+                                                           tuple(k.arg for k in node.keywords))
             args = [build.name(v) for v in free] + [self.atom(a) for a in node.args]
-            kws = {k.arg: self.atom(k.value) for k in node.keywords}
+            kws = {idioms_calls.idioms.lifted_keyword(fn, lifted, k.arg): self.atom(k.value) for k in node.keywords}
+            fn = lifted
             return build.call(build.name(self.bind(fn.__name__, fn)), args, kws)
         if node.keywords and any(k.arg is None for k in node.keywords):
             self.fail(node, "s2s does not support `**kwargs` in calls.")

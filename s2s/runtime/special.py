@@ -15,7 +15,8 @@ from ..errors import S2SError
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("scipy_module", "scipy_unsupported", "lu_perm", "gammaln", "digamma", "polygamma", "erf", "erfc",
            "erfinv", "ndtri", "log_ndtr", "i0e", "i1e",
-           "gammainc", "gammaincc", "betainc")
+           "gammainc", "gammaincc", "betainc", "gamma", "rgamma", "gammasgn", "erfcinv", "i0", "i1", "iv", "ive", "j0",
+           "j1", "jn", "y0", "y1", "yn", "stdtr", "order_of", "sqrtm", "solve_sylvester")
 
 
 def scipy_module(name: str):
@@ -120,9 +121,6 @@ def i1e(x):
     return _run("i1e", x)
 
 
-
-
-
 def gammainc(a, x):
     """The regularized lower incomplete gamma function P(a, x)."""
     return _run("gammainc", a, x)
@@ -136,6 +134,127 @@ def gammaincc(a, x):
 def betainc(a, b, x):
     """The regularized incomplete beta function I_x(a, b)."""
     return _run("betainc", a, b, x)
+
+
+def gamma(x):
+    """The gamma function."""
+    return _run("gamma", x)
+
+
+def rgamma(x):
+    """1 / Gamma(x), 0 at the poles of Gamma."""
+    return _run("rgamma", x)
+
+
+def gammasgn(x):
+    """The sign of Gamma(x) (+1 or -1; 0 at the poles)."""
+    return _run("gammasgn", x)
+
+
+def erfcinv(x):
+    """The inverse of erfc on (0, 2)."""
+    return _run("erfcinv", x)
+
+
+def i0(x):
+    """The modified Bessel function of the first kind of order 0."""
+    return _run("i0", x)
+
+
+def i1(x):
+    """The modified Bessel function of the first kind of order 1."""
+    return _run("i1", x)
+
+
+def iv(v, x):
+    """The modified Bessel function of the first kind of real order v."""
+    return _run("iv", v, x)
+
+
+def ive(v, x):
+    """exp(-|x|) iv(v, x): the exponentially scaled modified Bessel function of order v."""
+    return _run("ive", v, x)
+
+
+def j0(x):
+    """The Bessel function of the first kind of order 0."""
+    return _run("j0", x)
+
+
+def j1(x):
+    """The Bessel function of the first kind of order 1."""
+    return _run("j1", x)
+
+
+def jn(n, x):
+    """The Bessel function of the first kind of order n (SciPy's jn is jv: a real order)."""
+    return _run("jn", n, x)
+
+
+def y0(x):
+    """The Bessel function of the second kind of order 0."""
+    return _run("y0", x)
+
+
+def y1(x):
+    """The Bessel function of the second kind of order 1."""
+    return _run("y1", x)
+
+
+def yn(n, x):
+    """The Bessel function of the second kind of integer order n."""
+    return _run("yn", n, x)
+
+
+def stdtr(df, t):
+    """The CDF of Student's t distribution with df degrees of freedom at t."""
+    return _run("stdtr", df, t)
+
+
+def order_of(v):
+    """A Bessel function's order `v` as its derivative rules read it: the same value, carrying no
+    derivative (the order is not differentiated), so a rule's own derivative never reaches it."""
+    return v
+
+
+def _on_numpy(name: str, *args) -> None:
+    """Refuse arrays of another library for scipy.linalg's `name`, which only SciPy computes."""
+    for a in args:
+        b = arrays.backend_of(a)
+        if b is not None and b is not arrays.NUMPY:
+            raise S2SError(f"s2s: scipy.linalg.{name} has no {b.name} version ({b.name} lacks it); move the data "
+                           "to NumPy first (CuPy: `x.get()`, Dask: `x.compute()`).")
+
+
+def _stacked(fn, *mats):
+    """`fn` of the matrices (the last two axes), once per matrix of their broadcast leading axes."""
+    lead = np.broadcast_shapes(*(np.shape(m)[:-2] for m in mats))
+    if not lead:
+        return fn(*mats)
+    mats = [np.broadcast_to(m, lead + np.shape(m)[-2:]) for m in mats]
+    return np.stack([fn(*(m[k] for m in mats)) for k in np.ndindex(lead)]).reshape(lead + np.shape(mats[-1])[-2:])
+
+
+def _real_sqrtm(a):
+    r = scipy_module("linalg").sqrtm(a)
+    if np.iscomplexobj(r):
+        if np.any(r.imag != 0):
+            raise S2SError("s2s: scipy.linalg.sqrtm of a matrix with negative real eigenvalues is complex; s2s "
+                           "computes real values only.")
+        r = r.real
+    return r
+
+
+def sqrtm(a):
+    """The principal square root X of each matrix a (X @ X == a), real; a complex root is an error."""
+    _on_numpy("sqrtm", a)
+    return _stacked(_real_sqrtm, np.asarray(a, dtype=float))
+
+
+def solve_sylvester(a, b, q):
+    """X with a @ X + X @ b == q, for each matrix of the stacks a, b, q."""
+    _on_numpy("solve_sylvester", a, b, q)
+    return _stacked(scipy_module("linalg").solve_sylvester, *(np.asarray(m, dtype=float) for m in (a, b, q)))
 
 
 for _name in __all__[3:]:  # each is the primitive of its name: transforms given one compile its rules

@@ -1,16 +1,20 @@
 """`s2s.scipy.linalg`: JAX's `jax.scipy.linalg` functions, with JAX's signatures, written in plain
 Python over NumPy's `np.linalg` primitives (so every transform applies, at any order): the
 triangular solves solve with the triangle they read, `lu_factor` eliminates with partial pivoting
-as LAPACK does, `expm` is the scaling-and-squaring Pade approximant of degree 13. Real matrices."""
+as LAPACK does, `expm` is the scaling-and-squaring Pade approximant of degree 13, `solve_banded`
+solves with the dense matrix its bands hold. `sqrtm` and `solve_sylvester` are primitives SciPy
+computes, differentiated through the Sylvester equation (s2s/primitives/rules_special.py). Real matrices."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..api import stop_gradient
 from ..runtime.special import lu_perm, scipy_unsupported
+from ..runtime.special import solve_sylvester as _solve_sylvester
+from ..runtime.special import sqrtm as _sqrtm
 
 __all__ = ["cho_factor", "cho_solve", "cholesky", "det", "eigh", "expm", "inv", "lu_factor", "lu_solve", "slogdet",
-           "solve", "solve_triangular"]
+           "solve", "solve_banded", "solve_sylvester", "solve_triangular", "sqrtm"]
 
 # Higham (2005): the degree-13 Pade approximant of exp is accurate to double precision for
 # matrices of 1-norm up to theta_13; larger ones are scaled by 2**-s first and squared s times after
@@ -150,3 +154,29 @@ def expm(A, upper_triangular=False, max_squarings=16):
     for _ in range(s):
         R = R @ R
     return R
+
+
+def sqrtm(A, disp=True, blocksize=64):
+    """The principal square root X of `A` (X @ X == A), real: a matrix with negative real
+    eigenvalues, whose root is complex, is an error. Its derivative solves X dX + dX X = dA."""
+    if disp is not True:
+        scipy_unsupported("s2s.scipy.linalg.sqrtm: disp=False (the error estimate) is not supported")
+    return _sqrtm(A)
+
+
+def solve_sylvester(a, b, q):
+    """X with a X + X b = q (SciPy's Bartels-Stewart), differentiable in a, b and q."""
+    return _solve_sylvester(a, b, q)
+
+
+def solve_banded(l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, check_finite=True):
+    """x with A x = b, where A's band is stored in `ab` as SciPy does: A[i, j] = ab[u + i - j, j]
+    for the `l` diagonals below and `u` above (entries of `ab` outside the matrix are not read).
+    Solved with the dense A (built by one einsum with a constant 0/1 tensor), so every transform
+    applies: its derivatives are np.linalg.solve's, in ab (on the band) and in b."""
+    lower, upper = l_and_u
+    n = np.shape(ab)[-1]
+    i = np.arange(n)
+    band = np.arange(lower + upper + 1)
+    picks = (band[None, None, :] == upper + i[:, None, None] - i[None, :, None]) * 1.0  # [i, j, k]: k == u + i - j
+    return np.linalg.solve(np.einsum("kj,ijk->ij", ab, picks), b)

@@ -1,9 +1,11 @@
-"""`s2s.scipy.special`: JAX's `jax.scipy.special` functions, with JAX's signatures.
+"""`s2s.scipy.special`: JAX's `jax.scipy.special` functions, with JAX's signatures (SciPy's for
+those JAX lacks: rgamma, erfcinv, the Bessel functions j0, j1, jn, y0, y1, yn, iv, ive, stdtr).
 
-gammaln, digamma, polygamma, erf, erfc, erfinv, ndtri, log_ndtr, i0e, i1e, gammainc, gammaincc
-and betainc are primitives (SciPy computes them; their rules are in s2s/primitives/rules_special.py;
-the incomplete gamma and beta functions are differentiable in x only: a derivative in a shape
-parameter is an error); the rest are plain
+gammaln, digamma, polygamma, erf, erfc, erfinv, erfcinv, ndtri, log_ndtr, gamma, rgamma,
+gammasgn, the Bessel functions (i0, i1, i0e, i1e, iv, ive, j0, j1, jn, y0, y1, yn), stdtr,
+gammainc, gammaincc and betainc are primitives (SciPy computes them; their rules are in s2s/primitives/rules_special.py;
+the incomplete gamma and beta functions and stdtr are differentiable in x only: a derivative in a
+shape parameter is an error, as is one in a Bessel function's order); the rest are plain
 Python over those and NumPy calls, which s2s differentiates and batches like user code.
 """
 from __future__ import annotations
@@ -16,21 +18,36 @@ from ..runtime.special import (
     digamma,
     erf,
     erfc,
+    erfcinv,
     erfinv,
+    gamma,
     gammainc,
     gammaincc,
     gammaln,
+    gammasgn,
+    i0,
     i0e,
+    i1,
     i1e,
+    iv,
+    ive,
+    j0,
+    j1,
+    jn,
     log_ndtr,
     ndtri,
     polygamma,
+    rgamma,
+    stdtr,
+    y0,
+    y1,
+    yn,
 )
 
-__all__ = ["betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfinv", "expit", "gammainc", "gammaincc", "gammaln",
-           "i0e", "i1e", "log_ndtr",
-           "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "softmax", "xlog1py",
-           "xlogy"]
+__all__ = ["beta", "betainc", "betaln", "digamma", "entr", "erf", "erfc", "erfcinv", "erfinv", "expit", "gamma",
+           "gammainc", "gammaincc", "gammaln", "gammasgn", "i0", "i0e", "i1", "i1e", "iv", "ive", "j0", "j1", "jn",
+           "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri", "polygamma", "psi",
+           "rgamma", "softmax", "stdtr", "xlog1py", "xlogy", "y0", "y1", "yn"]
 
 _SQRT1_2 = 0.7071067811865476  # 1 / sqrt(2)
 _LOG_PI = 1.1447298858494002
@@ -53,15 +70,16 @@ def ndtr(x):
 
 
 def xlogy(x, y):
-    """x * log(y), 0 where x == 0 (whatever y is)."""
+    """x * log(y), 0 where x == 0 (whatever y is). Its derivative in x at x == 0 is log(y) (JAX's):
+    only where log(y) is not finite is y replaced, by 1."""
     zero = (x + np.zeros_like(y)) == 0  # (an array of y's backend even for a number x: CuPy's where wants one)
-    return np.where(zero, 0.0, x * np.log(np.where(zero, 1.0, y)))
+    return x * np.log(np.where(zero & ~((y > 0) & (y < np.inf)), 1.0, y))
 
 
 def xlog1py(x, y):
-    """x * log1p(y), 0 where x == 0 (whatever y is)."""
+    """x * log1p(y), 0 where x == 0 (whatever y is); its derivative in x at x == 0 is log1p(y)."""
     zero = (x + np.zeros_like(y)) == 0  # (an array of y's backend even for a number x: CuPy's where wants one)
-    return np.where(zero, 0.0, x * np.log1p(np.where(zero, 0.0, y)))
+    return x * np.log1p(np.where(zero & ~((y > -1) & (y < np.inf)), 0.0, y))
 
 
 def entr(x):
@@ -74,6 +92,17 @@ def entr(x):
 def betaln(a, b):
     """log |B(a, b)| = gammaln(a) + gammaln(b) - gammaln(a + b)."""
     return gammaln(a) + gammaln(b) - gammaln(a + b)
+
+
+def beta(a, b):
+    """The beta function B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b): the sign of the three gammas
+    times exp(betaln(a, b)), so no gamma overflows."""
+    return gammasgn(a) * gammasgn(b) * gammasgn(a + b) * np.exp(betaln(a, b))
+
+
+def psi(x):
+    """The digamma function (SciPy's other name for it)."""
+    return digamma(x)
 
 
 def multigammaln(a, d):

@@ -23,3 +23,4 @@ def test_examples_run_and_print_what_the_page_says(tmp_path):
     assert "0.35355339059327373 0.35355339059327373\n" in printed
     assert "[0.25       0.16666667]\n" in printed
     assert "-1.114188 -1.031043\n" in printed and "-0.01705\n" in printed  # s2s.scipy
+    assert "True\nTrue\n0.313181 0.313181\n" in printed  # sqrtm's, j0's and t.cdf's derivatives

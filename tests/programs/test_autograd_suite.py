@@ -33,10 +33,8 @@ COMPLEX = ("complex numbers: s2s differentiates real arithmetic only and refuses
            "(`complex arguments are not supported`, `a complex value reached the derivative`); the test's real "
            "cases, checked first, pass")
 AG_ONLY = "autograd's own API, not NumPy's"
-SPECIAL = "s2s.scipy (JAX's jax.scipy) has no"
 ORDER1 = ("grad of an output of shape (1,) or (1, 1) inside a transformed function: s2s keeps JAX's rule there "
           "(S2STypeError: grad requires a scalar output)")
-VARARGS = "S2SSyntaxError: s2s transforms no `*args, **kwargs` function of unknown arity (test_scipy.py's symmetrize)"
 SUBLIST = "S2SValueError: np.einsum's sublist form with sublists passed as arguments (s2s reads only literal ones)"
 
 # "file.py" for a whole module, "file.py::test_name" for one test function (None: not excluded)
@@ -80,7 +78,6 @@ EXCLUDED: dict[str, str | None] = {
     "test_scipy.py::test_logsumexp6": ORDER1,
     **{f"test_systematic.py::test_einsum2_{n}": SUBLIST
        for n in ("covsum", "matmult", "matmult_broadcast", "three_args", "transpose")},
-    **{f"test_scipy.py::test_mvn_{n}": VARARGS for n in ("logpdf", "logpdf_broadcast", "pdf", "pdf_broadcast")},
     "test_dict.py::test_items_values_keys": "S2SSyntaxError: sorted(..., key=op.itemgetter(0)) of a dict's items",
     "test_dict.py::test_make_dict": "S2SSyntaxError: no derivative rule for dict(pairs, **keywords)",
     "test_linalg.py::test_eig_real": "S2SSyntaxError: np.linalg.eig (complex eigenvectors) has no derivative rule",
@@ -98,17 +95,8 @@ EXCLUDED: dict[str, str | None] = {
     "test_systematic.py::test_real_ic": "S2SSyntaxError: np.real_if_close has no derivative rule",
     "test_systematic.py::test_row_stack_1d": "S2SSyntaxError: np.row_stack (deprecated; keyword-only parameters)",
     "test_systematic.py::test_row_stack_2d": "S2SSyntaxError: np.row_stack (deprecated; keyword-only parameters)",
-    **{f"test_scipy.py::test_{n}": f"{SPECIAL} scipy.special.{n} (AttributeError)" for n in (
-        "beta", "erfcinv", "gamma", "gammasgn", "i0", "i1", "iv", "ive", "j0", "j1", "jn", "psi", "rgamma", "y0",
-        "y1", "yn")},
-    **{f"test_scipy.py::test_chi2_{n}": f"{SPECIAL} scipy.stats.chi2 (AttributeError)" for n in ("cdf", "logpdf", "pdf")},
-    **{f"test_scipy.py::test_t_{n}": f"{SPECIAL} scipy.stats.t.{n.split('_')[0]} (AttributeError)"
-       for n in ("cdf", "cdf_broadcast", "logcdf", "logcdf_broadcast")},
-    "test_scipy.py::test_mvn_entropy": f"{SPECIAL} multivariate_normal.entropy (AttributeError)",
-    "test_scipy.py::test_mvn_sing_cov": "multivariate_normal of a singular covariance (numpy LinAlgError: s2s's has no "
-                                        "allow_singular)",
-    **{f"test_scipy.py::test_{n}": f"{SPECIAL} scipy.linalg.{n} (AttributeError)"
-       for n in ("solve_banded", "solve_sylvester", "sqrtm")},
+    "test_scipy.py::test_sqrtm": ("S2SError: scipy.linalg.sqrtm of the suite's random symmetric matrix, which has a "
+                                  "negative eigenvalue: its root is complex, and s2s computes real values only"),
     "test_scipy.py::test_odeint": "S2SSyntaxError: s2s.compat.autograd.integrate.odeint inside a transformed function",
     **{f"test_ufunc_dispatch.py::test_grad_through_{n}": "xarray is not installed: skipped by autograd's own skipif "
        "(a skip is not a pass)" for n in (

@@ -8,6 +8,7 @@ from . import (
     bernoulli,
     beta,
     cauchy,
+    chi2,
     dirichlet,
     expon,
     gamma,
@@ -20,5 +21,5 @@ from . import (
     uniform,
 )
 
-__all__ = ["bernoulli", "beta", "cauchy", "dirichlet", "expon", "gamma", "laplace", "logistic",
+__all__ = ["bernoulli", "beta", "cauchy", "chi2", "dirichlet", "expon", "gamma", "laplace", "logistic",
            "multivariate_normal", "norm", "poisson", "t", "uniform"]
