@@ -91,8 +91,6 @@ EXCLUDED: dict[str, str | None] = {
     "test_dict.py::test_make_dict": "S2SSyntaxError: no derivative rule for dict(pairs, **keywords)",
     "test_linalg.py::test_eig_real": "S2SSyntaxError: np.linalg.eig (complex eigenvectors) has no derivative rule",
     "test_linalg.py::test_pinv": f"{AG_ONLY}: autograd.numpy.linalg._dot and .T (private helpers); its pinv cases pass",
-    "test_numpy.py::test_make_diagonal": f"{AG_ONLY}: autograd.numpy.make_diagonal",
-    "test_numpy.py::test_diagonal": f"{AG_ONLY}: autograd.numpy.make_diagonal",
     "test_wrappers.py::test_custom_where": f"{AG_ONLY}: np.where(condition=..., x=..., y=...) by keyword",
     "test_wrappers.py::test_custom_where_dtypes": f"{AG_ONLY}: np.where's result dtypes for Python scalars",
     "test_numpy.py::test_astype": ("the gradient of a float32 argument is float32 in autograd (and JAX); s2s returns "
