@@ -358,6 +358,9 @@ def _function_value(norm, a):
     """The function `a` denotes if it is known when transforming (a global or attribute chain, a
     lambda or def made here, a local holding one, a partial, an entry of a collection of them):
     the object itself, or a `Ref` to a function made here with the locals it closes over."""
+    if _global_entry(norm, a):  # TABLE[0] of a global tuple/list/dict: the entry itself
+        obj = _static_or_none(norm, a)
+        return obj if idioms.is_function_value(obj) else None
     if not function_values.could_be(norm, a):
         return None
     if isinstance(a, (gast.Name, gast.Attribute)) and norm._rooted_global(a) and not (
@@ -370,6 +373,13 @@ def _function_value(norm, a):
     if isinstance(ref, function_values.Ref):
         return ref if ref.free else ref.fn
     return ref  # a tuple, list or dict of functions
+
+
+def _global_entry(norm, a) -> bool:
+    """`a` is `TABLE[key]` of a global (or attribute chain) with a literal key."""
+    return isinstance(a, gast.Subscript) and isinstance(a.slice, gast.Constant) \
+        and isinstance(a.value, (gast.Name, gast.Attribute)) and norm._rooted_global(a.value) \
+        and not (isinstance(a.value, gast.Name) and (a.value.id in norm.fvalues or a.value.id in norm.lifted))
 
 
 def _ufunc_method(norm, node, ufunc, method: str):
