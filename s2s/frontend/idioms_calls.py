@@ -1142,36 +1142,83 @@ def _replace_name(stmt, name, value):
 
 def einsum_sublists(norm, node: gast.Call) -> gast.Call:
     """`np.einsum(a, [0, 1], b, [1, 2], [0, 2])` -> `np.einsum('ab,bc->ac', a, b)`: the subscripts
-    form is the one every derivative rule reads, so the sublist form is rewritten to it here."""
+    form is the one every derivative rule reads, so the sublist form is rewritten to it here.
+    Sublists known when transforming (literals, locals assigned once to one, tuples in globals,
+    closures or global tables) become a literal string; where the first sublist shows the form
+    but some sublist is read only when the call runs (a global list, which may change, or a
+    parameter), `rt.einsum_sublist_spec` builds the string then. Where not even the form is
+    known (`einsum(x, s)` of two parameters), rt.einsum_subscripts refuses a non-string first
+    argument when the call runs."""
     args = node.args
-    if len(args) < 2 or (isinstance(args[0], gast.Constant) and isinstance(args[0].value, str)):
+    if len(args) < 2 or (isinstance(args[0], gast.Constant) and isinstance(args[0].value, str)) \
+            or any(isinstance(a, gast.Starred) for a in args):
         return node
-    if not isinstance(args[1], (gast.List, gast.Tuple)):
-        return node  # subscripts in a variable: rt.einsum_n refuses a non-string one when differentiating
     pairs = args[:len(args) - len(args) % 2]
     operands = pairs[0::2]
-    spec = ",".join(_sublist_letters(norm, s) for s in pairs[1::2])
-    if len(args) % 2:  # the output sublist
-        spec += "->" + _sublist_letters(norm, args[-1])
-    return gast.Call(func=node.func, args=[gast.Constant(value=spec, kind=None)] + list(operands),
-                     keywords=node.keywords)
+    subs = list(pairs[1::2]) + ([args[-1]] if len(args) % 2 else [])
+    known = [_sublist_value(norm, s) for s in subs]
+    if known[0] is _UNKNOWN:
+        return node  # the form is not known: rt.einsum_subscripts refuses a sublist when the call runs
+    if all(isinstance(k, tuple) for k in known):
+        spec = ",".join(_sublist_letters(norm, s, k) for s, k in zip(subs, known[:len(operands)]))
+        if len(args) % 2:  # the output sublist
+            spec += "->" + _sublist_letters(norm, subs[-1], known[-1])
+        return gast.Call(func=node.func, args=[gast.Constant(value=spec, kind=None)] + list(operands),
+                         keywords=node.keywords)
+    atoms = [norm.atom(o) for o in operands]  # (evaluated once: the first one is also the check's)
+    ins = build.located(gast.Tuple(elts=list(subs[:len(operands)]), ctx=gast.Load()), node, only_missing=True)
+    out = subs[-1] if len(args) % 2 else build.const(None)
+    spec = norm.tmp(build.call("rt.einsum_sublist_spec", [norm.atom(ins), norm.atom(out), atoms[0]]))
+    norm.locals.add(spec.id)  # (the call's arguments are read again as atoms)
+    ops = []
+    for o, a in zip(operands, atoms):
+        if isinstance(o, gast.Constant) or isinstance(o, (gast.Name, gast.Attribute)) and norm._rooted_global(o):
+            ops.append(o)  # a constant or a global: read again as it is
+        else:
+            ops.append(a)
+            if isinstance(a, gast.Name):
+                norm.locals.add(a.id)
+    return gast.Call(func=node.func, args=[spec] + ops, keywords=node.keywords)
 
 
-def _sublist_letters(norm, sub) -> str:
-    """One einsum sublist, a literal list of axis numbers (and `...`), as subscript letters."""
-    items = sub.elts if isinstance(sub, (gast.List, gast.Tuple)) else None
+_UNKNOWN = object()
+
+
+def _sublist_value(norm, sub):
+    """A sublist's value as a tuple when it is known when transforming (a literal, a local assigned
+    once to a literal, a tuple in a global, closure or global table with a literal key); None
+    for one that is a sequence only then (a global list or array) or a local read when the call
+    runs; _UNKNOWN when s2s cannot tell it is a sublist at all."""
+    literal = _single_literal(norm, sub) if isinstance(sub, gast.Name) else sub
+    if isinstance(sub, gast.Name) and literal is not None and function_values._stores(norm).get(sub.id, 0) != 1:
+        literal = None
+    if isinstance(literal, (gast.List, gast.Tuple)):
+        items = []
+        for e in literal.elts:
+            v = e.value if isinstance(e, gast.Constant) else Ellipsis if isinstance(e, gast.Name) and \
+                e.id == "Ellipsis" and e.id not in norm.locals else _UNKNOWN
+            if v is _UNKNOWN or not (v is Ellipsis or isinstance(v, int) and not isinstance(v, bool)):
+                return None  # a sequence whose entries are read when the call runs
+            items.append(v)
+        return tuple(items)
+    if isinstance(sub, (gast.Name, gast.Attribute)) and norm._rooted_global(sub) or _global_entry(norm, sub):
+        obj = _static_or_none(norm, sub)
+        if isinstance(obj, tuple) and all(v is Ellipsis or isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                          for v in obj):
+            return tuple(v if v is Ellipsis else int(v) for v in obj)
+        if isinstance(obj, (list, tuple, np.ndarray)):
+            return None  # mutable: read when the call runs
+    return _UNKNOWN
+
+
+def _sublist_letters(norm, sub, items) -> str:
+    """One einsum sublist, axis numbers (and `...`), as subscript letters."""
     out = ""
-    for e in items or ():
-        v = e.value if isinstance(e, gast.Constant) else Ellipsis if isinstance(e, gast.Name) and e.id == "Ellipsis" \
-            else None
+    for v in items:
         if v is Ellipsis:
             out += "..."
-        elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 52:
+        elif 0 <= v < 52:
             out += string.ascii_letters[v]
         else:
-            items = None
-            break
-    if items is None:
-        norm.fail(sub, "s2s differentiates np.einsum's sublist form only with literal lists of axis numbers "
-                       "0..51 (and `...`); write the subscripts as a string instead.")
+            norm.fail(sub, "np.einsum's sublists hold axis numbers 0..51 (and `...`).")
     return out

@@ -14,6 +14,7 @@ from .linalg import (
     einsum_const,
     einsum_spec1,
     einsum_spec2,
+    einsum_sublist_spec,
     einsum_subscripts,
     inner_spec,
     kron_shape,
@@ -30,7 +31,8 @@ __all__ = ("is_stack_matmul", "stack_matmul", "stack_matmul_vjp",
            "batched_linalg_cross", "batched_linalg_solve", "batched_polyval", "batched_multi_dot", "batched_einsum_n",
            "batched_einsum_spec1", "batched_einsum_spec2", "batched_einsum_const",
            "batched_tensordot_spec", "batched_inner_spec", "batched_kron_spec", "batched_kron_shape",
-           "batched_vecdot_spec", "batched_svd_check", "batched_einsum_subscripts")
+           "batched_vecdot_spec", "batched_svd_check", "batched_einsum_subscripts",
+           "batched_einsum_sublist_spec")
 
 
 # ---- products ----
@@ -294,3 +296,4 @@ batched_kron_shape = _static(kron_shape, (0, 1))
 batched_vecdot_spec = _static(vecdot_spec, (0, 1))
 batched_svd_check = _static(svd_check, (0,))
 batched_einsum_subscripts = _static(einsum_subscripts, (0,))
+batched_einsum_sublist_spec = _static(einsum_sublist_spec, (2,))
