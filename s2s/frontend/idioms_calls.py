@@ -1138,6 +1138,23 @@ def _replace_name(stmt, name, value):
     return Swap().visit(stmt)
 
 
+def index_trick_range(norm, sl: gast.Slice) -> gast.Name:
+    """A slice inside `np.r_[...]`/`np.c_[...]` as the array NumPy makes of it: `a:b:s` is
+    `np.arange(a, b, s)` (a missing start 0, step 1), and `a:b:nj` with an imaginary literal step
+    is `np.linspace(a, b, n)` (n points, both ends included). Returns the local holding it."""
+    start = norm.atom(sl.lower) if sl.lower is not None else build.const(0)
+    if sl.upper is None:
+        norm.fail(sl, "a slice inside `np.r_[...]` needs its stop, as NumPy's does.")
+    stop = norm.atom(sl.upper)
+    step = sl.step
+    if isinstance(step, gast.Constant) and isinstance(step.value, complex):
+        out = norm.tmp(build.call("xp.linspace", [start, stop, build.const(int(abs(step.value)))]))
+    else:
+        out = norm.tmp(build.call("xp.arange", [start, stop, norm.atom(step) if step is not None else build.const(1)]))
+    norm.locals.add(out.id)  # (read again as an item of the tuple)
+    return out
+
+
 # ---------------------------------------------------------------- np.einsum's sublist form
 
 def einsum_sublists(norm, node: gast.Call) -> gast.Call:
