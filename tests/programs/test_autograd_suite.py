@@ -93,9 +93,7 @@ EXCLUDED: dict[str, str | None] = {
     "test_numpy.py::test_astype": ("the gradient of a float32 argument is float32 in autograd (and JAX); s2s returns "
                                    "float64"),
     "test_numpy.py::test_cast_to_int": "S2SSyntaxError: np.int64(array) has no derivative rule",
-    "test_systematic.py::test_real_ic": "S2SSyntaxError: np.real_if_close has no derivative rule",
-    "test_systematic.py::test_row_stack_1d": "S2SSyntaxError: np.row_stack (deprecated; keyword-only parameters)",
-    "test_systematic.py::test_row_stack_2d": "S2SSyntaxError: np.row_stack (deprecated; keyword-only parameters)",
+    "test_systematic.py::test_real_ic": COMPLEX,
     **{f"test_scipy.py::test_{n}": f"{SPECIAL} scipy.special.{n} (AttributeError)" for n in (
         "beta", "erfcinv", "gamma", "gammasgn", "i0", "i1", "iv", "ive", "j0", "j1", "jn", "psi", "rgamma", "y0",
         "y1", "yn")},
