@@ -245,12 +245,16 @@ def call(norm, node: gast.Call, obj):
         return _ufunc_method(norm, node, owner, obj.__name__)
     if obj is len and len(node.args) == 1 and isinstance(node.args[0], gast.Name) and node.args[0].id in norm.fvalues:
         return build.const(len(norm.fvalues[node.args[0].id]))  # a collection of functions: known now
+    if obj is sorted and len(node.args) == 1 and _items_by_key(norm, node):
+        return _sorted_items(norm, node)
     if obj is sorted and len(node.args) == 1 and not node.keywords:
         _use_ext(norm)
         return build.call("ext.s2s_sorted_keys", [norm.atom(_keys_source(node.args[0]))])
-    if obj is dict and not node.args:
-        return gast.Dict(keys=[build.const(k.arg) for k in node.keywords],
-                         values=[norm.atom(k.value) for k in node.keywords])
+    if obj is dict and len(node.args) <= 1 and all(k.arg is not None for k in node.keywords):
+        entries = _dict_entries(norm, node.args[0]) if node.args else {}
+        if entries is not None:  # dict(pairs or mapping written here, **keywords): a dict literal
+            entries.update((k.arg, k.value) for k in node.keywords)
+            return gast.Dict(keys=[build.const(k) for k in entries], values=[norm.atom(v) for v in entries.values()])
     if sampling.is_sampler(obj):
         sampler = build.name(norm.bind(_label(obj), obj))
         return sampling.sample_call(norm, sampler, [norm.atom(a) for a in node.args],
@@ -265,6 +269,60 @@ def call(norm, node: gast.Call, obj):
     args = [norm.atom(a) for a in node.args]
     kws = {k.arg: norm.atom(k.value) for k in node.keywords}
     return build.call(build.name(norm.bind(fn.__name__, fn)), args, kws)
+
+
+def _items_by_key(norm, node) -> bool:
+    """`sorted(d.items())` or `sorted(d.items(), key=operator.itemgetter(0))` (or `key=lambda kv:
+    kv[0]`): a dict's items in the order of its keys (unique, so values are never compared)."""
+    items = node.args[0]
+    if not (isinstance(items, gast.Call) and isinstance(items.func, gast.Attribute) and items.func.attr == "items"
+            and not items.args and not items.keywords):
+        return False
+    for k in node.keywords:
+        if k.arg == "reverse" and isinstance(k.value, gast.Constant) and k.value.value is False:
+            continue
+        if k.arg != "key":
+            return False
+        if isinstance(k.value, gast.Lambda) and len(k.value.args.args) == 1 and not k.value.args.defaults \
+                and isinstance(k.value.body, gast.Subscript) and isinstance(k.value.body.value, gast.Name) \
+                and k.value.body.value.id == k.value.args.args[0].id and isinstance(k.value.body.slice, gast.Constant) \
+                and k.value.body.slice.value == 0:
+            continue
+        if not (isinstance(k.value, gast.Call) and isinstance(k.value.func, (gast.Name, gast.Attribute))
+                and norm._rooted_global(k.value.func) and _static_or_none(norm, k.value.func) is operator.itemgetter
+                and len(k.value.args) == 1 and not k.value.keywords and _literal_value(k.value.args[0]) == 0):
+            return False
+    return True
+
+
+def _sorted_items(norm, node):
+    """`sorted(d.items(), key=itemgetter(0))` -> `[(k, d[k]) for k in sorted(d)]`."""
+    d = node.args[0].func.value
+    _use_ext(norm)
+    keys = norm.tmp(build.call("ext.s2s_sorted_keys", [norm.atom(d)]))
+    norm.locals.add(keys.id)
+    k = norm.namer.fresh("k")
+    elt = gast.Tuple(elts=[build.name(k), gast.Subscript(value=copy_(d), slice=build.name(k), ctx=gast.Load())],
+                     ctx=gast.Load())
+    comp = gast.ListComp(elt=elt, generators=[gast.comprehension(target=build.name(k, store=True), iter=keys,
+                                                                 ifs=[], is_async=0)])
+    return norm.expr(build.located(comp, node, only_missing=True))
+
+
+def _dict_entries(norm, arg):
+    """{key: value node} of `dict(arg)`'s argument written in the call, a literal dict or a literal
+    list/tuple of (key, value) pairs with constant keys (later ones replace earlier ones, as in
+    Python); None for any other argument."""
+    if isinstance(arg, gast.Dict) and all(isinstance(k, gast.Constant) for k in arg.keys):
+        return dict(zip((k.value for k in arg.keys), arg.values))
+    if not isinstance(arg, (gast.List, gast.Tuple)):
+        return None
+    out = {}
+    for e in arg.elts:
+        if not (isinstance(e, (gast.Tuple, gast.List)) and len(e.elts) == 2 and isinstance(e.elts[0], gast.Constant)):
+            return None
+        out[e.elts[0].value] = e.elts[1]
+    return out
 
 
 def _check_arguments(norm, node, fn) -> None:
