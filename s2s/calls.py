@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from . import arrays, dispatch, driver, real_only, record
+from . import arrays, cotangent_dtype, dispatch, driver, real_only, record
 from .emit.loader import call
 from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
@@ -178,6 +178,17 @@ class Transformed:
         if not self._real:
             return fn
         kind = self.kind
+        grad_options, jac_options = getattr(self, "grad_options", None), getattr(self, "jac_options", None)
+        if kind in ("grad", "value_and_grad") and grad_options is not None:  # (a cotangent in its primal's dtype)
+            def checked(*args, **kwargs):
+                out = real_only.refuse_complex_result(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
+                return cotangent_dtype.grad_result(grad_options, args, out) if not kwargs else out
+            return checked
+        if kind == "jacrev" and jac_options is not None:
+            def checked(*args, **kwargs):
+                out = real_only.refuse_complex_result(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
+                return cotangent_dtype.jacobian_result(*jac_options, args, out) if not kwargs else out
+            return checked
 
         def checked(*args, **kwargs):
             return real_only.refuse_complex_result(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
@@ -249,6 +260,7 @@ class Jacobian(Transformed):
         self.looped = Transformed(kind, fun, self.composable, None, kind)
         self._use_loop = False
         self._options = (argnums, has_aux)
+        self.jac_options = self.looped.jac_options = self._options  # (its rows in the argument's dtype: cotangent_dtype)
         self._ranked: dict = {}  # jacfwd: versions specialized on the ranks of float array arguments
         self.nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)  # JAX: floating inputs only
 

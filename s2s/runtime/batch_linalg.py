@@ -11,6 +11,7 @@ from .core import namespace, unbroadcast
 from .linalg import (
     _LETTERS,
     _einsum_parse,
+    _own_dtype,
     einsum_const,
     einsum_spec1,
     einsum_spec2,
@@ -120,11 +121,11 @@ def batched_product_vjp(flags, g, a, b, which, op):
     unbatched argument's cotangent sums over the batch)."""
     pa, pb = np.ndim(a) - flags[0], np.ndim(b) - flags[1]
     if is_stack_matmul(op, pa, pb):
-        return stack_matmul_vjp(g, a, b, (flags[0],), (flags[1],), pa, pb, which)
-    sa, sb, so = _vb_dot_spec(a, b, flags[0], flags[1], op)
-    if which == 0:
-        return np.einsum(f"{so},{sb}->{sa}", g, b)
-    return np.einsum(f"{so},{sa}->{sb}", g, a)
+        out = stack_matmul_vjp(g, a, b, (flags[0],), (flags[1],), pa, pb, which)
+    else:
+        sa, sb, so = _vb_dot_spec(a, b, flags[0], flags[1], op)
+        out = np.einsum(f"{so},{sb}->{sa}", g, b) if which == 0 else np.einsum(f"{so},{sa}->{sb}", g, a)
+    return _own_dtype(out, b if which else a)  # (in its operand's float dtype, as dot_vjp_a/b)
 
 
 def example_outer(a, b, ab, bb):

@@ -46,13 +46,26 @@ def _lift(a, b, v):
     return xp.reshape(a, sa[:-1] + (1,) * (np.ndim(b) - 1) + sa[-1:]), xp.expand_dims(v, -2)
 
 
+def _own_dtype(v, like):
+    """`v` in `like`'s dtype where that is a float narrower than v's (a cotangent takes its
+    primal's dtype, as in JAX: a float32 operand of a product with a float64 one)."""
+    dt = getattr(like, "dtype", None)
+    if dt is not None and dt.kind == "f" and dt.itemsize < 8 and getattr(v, "dtype", dt) != dt:
+        return v.astype(dt)
+    return v
+
+
 def dot_vjp_a(v, a, b):
     """Cotangent for `a` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
+    return _own_dtype(_dot_vjp_a(v, a, b), a)
+
+
+def _dot_vjp_a(v, a, b):
     if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return v @ b.T
     if _nd_dot(v, a, b):
         la, lv = _lift(a, b, v)
-        return namespace(v).reshape(dot_vjp_a(lv, la, b), np.shape(a))
+        return namespace(v).reshape(_dot_vjp_a(lv, la, b), np.shape(a))
     na, nb = np.ndim(a), np.ndim(b)
     if na == 0:
         return np.sum(v * b)
@@ -67,11 +80,15 @@ def dot_vjp_a(v, a, b):
 
 def dot_vjp_b(v, a, b):
     """Cotangent for `b` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
+    return _own_dtype(_dot_vjp_b(v, a, b), b)
+
+
+def _dot_vjp_b(v, a, b):
     if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return a.T @ v
     if _nd_dot(v, a, b):
         la, lv = _lift(a, b, v)
-        return dot_vjp_b(lv, la, b)
+        return _dot_vjp_b(lv, la, b)
     na, nb = np.ndim(a), np.ndim(b)
     if nb == 0:
         return np.sum(v * a)
