@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import arg_structure, arrays, driver, real_only, record
+from . import arg_structure, arrays, cotangent_dtype, driver, real_only, record
 from .calls import Jacobian, Transformed, Vmapped
 from .emit.loader import call, version
 from .errors import S2STypeError, S2SValueError
@@ -106,6 +106,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint =
     aux = None
     if has_aux:
         out, aux = out
+    narrow = cotangent_dtype.narrow(primals)  # a float32 primal: its cotangent is cast back to float32
 
     def vjp_fn(ct):
         _check_shapes("vjp_fn: the cotangent", out, ct)
@@ -113,7 +114,8 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint =
             ct = arrays.move(ct, backend)
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
         cts = real_only.refuse_complex("vjp", primals, tuple(bwd(saved, seed))[:len(primals)])  # (own copy of the record)
-        return arg_structure.restructure(cts, primals)  # a list primal's cotangent is a list
+        cts = arg_structure.restructure(cts, primals)  # a list primal's cotangent is a list
+        return cotangent_dtype.like_primals(cts, tuple(primals)) if narrow else cts
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 

@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from . import arg_structure, arrays, dispatch, driver, real_only, record
+from . import arg_structure, arrays, cotangent_dtype, dispatch, driver, real_only, record
 from .emit.loader import call
 from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
@@ -179,12 +179,17 @@ class Transformed:
             return fn
         kind = self.kind
         options = getattr(self, "grad_options", None) if kind in ("grad", "value_and_grad") else None
+        jac_options = getattr(self, "jac_options", None) if kind == "jacrev" else None
 
         def checked(*args, **kwargs):
             out = real_only.refuse_complex_result(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
             if options is not None and arg_structure.has_sequence(args, self.nums):  # a list argument's
-                return arg_structure.grad_result(out, args, options)  # gradient is a list
-            return out
+                out = arg_structure.grad_result(out, args, options)  # gradient is a list
+            if kwargs:
+                return out
+            if options is not None:  # a cotangent in its primal's dtype
+                return cotangent_dtype.grad_result(options, args, out)
+            return cotangent_dtype.jacobian_result(*jac_options, args, out) if jac_options is not None else out
         return checked
 
     _fallback: tuple = ()  # (errors after which a fast-path call runs the general one, errors it raises)
@@ -253,6 +258,7 @@ class Jacobian(Transformed):
         self.looped = Transformed(kind, fun, self.composable, None, kind)
         self._use_loop = False
         self._options = (argnums, has_aux)
+        self.jac_options = self.looped.jac_options = self._options  # (its rows in the argument's dtype: cotangent_dtype)
         self._ranked: dict = {}  # jacfwd: versions specialized on the ranks of float array arguments
         self.nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)  # JAX: floating inputs only
 

@@ -282,12 +282,16 @@ def call(norm, node: gast.Call, obj):
         return _ufunc_method(norm, node, owner, obj.__name__)
     if obj is len and len(node.args) == 1 and isinstance(node.args[0], gast.Name) and node.args[0].id in norm.fvalues:
         return build.const(len(norm.fvalues[node.args[0].id]))  # a collection of functions: known now
+    if obj is sorted and len(node.args) == 1 and _items_by_key(norm, node):
+        return _sorted_items(norm, node)
     if obj is sorted and len(node.args) == 1 and not node.keywords:
         _use_ext(norm)
         return build.call("ext.s2s_sorted_keys", [norm.atom(_keys_source(node.args[0]))])
-    if obj is dict and not node.args:
-        return gast.Dict(keys=[build.const(k.arg) for k in node.keywords],
-                         values=[norm.atom(k.value) for k in node.keywords])
+    if obj is dict and len(node.args) <= 1 and all(k.arg is not None for k in node.keywords):
+        entries = _dict_entries(norm, node.args[0]) if node.args else {}
+        if entries is not None:  # dict(pairs or mapping written here, **keywords): a dict literal
+            entries.update((k.arg, k.value) for k in node.keywords)
+            return gast.Dict(keys=[build.const(k) for k in entries], values=[norm.atom(v) for v in entries.values()])
     if sampling.is_sampler(obj):
         sampler = build.name(norm.bind(_label(obj), obj))
         return sampling.sample_call(norm, sampler, [norm.atom(a) for a in node.args],
@@ -302,6 +306,60 @@ def call(norm, node: gast.Call, obj):
     args = [norm.atom(a) for a in node.args]
     kws = {k.arg: norm.atom(k.value) for k in node.keywords}
     return build.call(build.name(norm.bind(fn.__name__, fn)), args, kws)
+
+
+def _items_by_key(norm, node) -> bool:
+    """`sorted(d.items())` or `sorted(d.items(), key=operator.itemgetter(0))` (or `key=lambda kv:
+    kv[0]`): a dict's items in the order of its keys (unique, so values are never compared)."""
+    items = node.args[0]
+    if not (isinstance(items, gast.Call) and isinstance(items.func, gast.Attribute) and items.func.attr == "items"
+            and not items.args and not items.keywords):
+        return False
+    for k in node.keywords:
+        if k.arg == "reverse" and isinstance(k.value, gast.Constant) and k.value.value is False:
+            continue
+        if k.arg != "key":
+            return False
+        if isinstance(k.value, gast.Lambda) and len(k.value.args.args) == 1 and not k.value.args.defaults \
+                and isinstance(k.value.body, gast.Subscript) and isinstance(k.value.body.value, gast.Name) \
+                and k.value.body.value.id == k.value.args.args[0].id and isinstance(k.value.body.slice, gast.Constant) \
+                and k.value.body.slice.value == 0:
+            continue
+        if not (isinstance(k.value, gast.Call) and isinstance(k.value.func, (gast.Name, gast.Attribute))
+                and norm._rooted_global(k.value.func) and _static_or_none(norm, k.value.func) is operator.itemgetter
+                and len(k.value.args) == 1 and not k.value.keywords and _literal_value(k.value.args[0]) == 0):
+            return False
+    return True
+
+
+def _sorted_items(norm, node):
+    """`sorted(d.items(), key=itemgetter(0))` -> `[(k, d[k]) for k in sorted(d)]`."""
+    d = node.args[0].func.value
+    _use_ext(norm)
+    keys = norm.tmp(build.call("ext.s2s_sorted_keys", [norm.atom(d)]))
+    norm.locals.add(keys.id)
+    k = norm.namer.fresh("k")
+    elt = gast.Tuple(elts=[build.name(k), gast.Subscript(value=copy_(d), slice=build.name(k), ctx=gast.Load())],
+                     ctx=gast.Load())
+    comp = gast.ListComp(elt=elt, generators=[gast.comprehension(target=build.name(k, store=True), iter=keys,
+                                                                 ifs=[], is_async=0)])
+    return norm.expr(build.located(comp, node, only_missing=True))
+
+
+def _dict_entries(norm, arg):
+    """{key: value node} of `dict(arg)`'s argument written in the call, a literal dict or a literal
+    list/tuple of (key, value) pairs with constant keys (later ones replace earlier ones, as in
+    Python); None for any other argument."""
+    if isinstance(arg, gast.Dict) and all(isinstance(k, gast.Constant) for k in arg.keys):
+        return dict(zip((k.value for k in arg.keys), arg.values))
+    if not isinstance(arg, (gast.List, gast.Tuple)):
+        return None
+    out = {}
+    for e in arg.elts:
+        if not (isinstance(e, (gast.Tuple, gast.List)) and len(e.elts) == 2 and isinstance(e.elts[0], gast.Constant)):
+            return None
+        out[e.elts[0].value] = e.elts[1]
+    return out
 
 
 def _check_arguments(norm, node, fn) -> None:
@@ -395,6 +453,9 @@ def _function_value(norm, a):
     """The function `a` denotes if it is known when transforming (a global or attribute chain, a
     lambda or def made here, a local holding one, a partial, an entry of a collection of them):
     the object itself, or a `Ref` to a function made here with the locals it closes over."""
+    if _global_entry(norm, a):  # TABLE[0] of a global tuple/list/dict: the entry itself
+        obj = _static_or_none(norm, a)
+        return obj if idioms.is_function_value(obj) else None
     if not function_values.could_be(norm, a):
         return None
     if isinstance(a, (gast.Name, gast.Attribute)) and norm._rooted_global(a) and not (
@@ -407,6 +468,13 @@ def _function_value(norm, a):
     if isinstance(ref, function_values.Ref):
         return ref if ref.free else ref.fn
     return ref  # a tuple, list or dict of functions
+
+
+def _global_entry(norm, a) -> bool:
+    """`a` is `TABLE[key]` of a global (or attribute chain) with a literal key."""
+    return isinstance(a, gast.Subscript) and isinstance(a.slice, gast.Constant) \
+        and isinstance(a.value, (gast.Name, gast.Attribute)) and norm._rooted_global(a.value) \
+        and not (isinstance(a.value, gast.Name) and (a.value.id in norm.fvalues or a.value.id in norm.lifted))
 
 
 def _ufunc_method(norm, node, ufunc, method: str):
@@ -1167,40 +1235,104 @@ def _replace_name(stmt, name, value):
     return Swap().visit(stmt)
 
 
+def index_trick_range(norm, sl: gast.Slice) -> gast.Name:
+    """A slice inside `np.r_[...]`/`np.c_[...]` as the array NumPy makes of it: `a:b:s` is
+    `np.arange(a, b, s)` (a missing start 0, step 1), and `a:b:nj` with an imaginary literal step
+    is `np.linspace(a, b, n)` (n points, both ends included). Returns the local holding it."""
+    start = norm.atom(sl.lower) if sl.lower is not None else build.const(0)
+    if sl.upper is None:
+        norm.fail(sl, "a slice inside `np.r_[...]` needs its stop, as NumPy's does.")
+    stop = norm.atom(sl.upper)
+    step = sl.step
+    if isinstance(step, gast.Constant) and isinstance(step.value, complex):
+        out = norm.tmp(build.call("xp.linspace", [start, stop, build.const(int(abs(step.value)))]))
+    else:
+        out = norm.tmp(build.call("xp.arange", [start, stop, norm.atom(step) if step is not None else build.const(1)]))
+    norm.locals.add(out.id)  # (read again as an item of the tuple)
+    return out
+
+
 # ---------------------------------------------------------------- np.einsum's sublist form
 
 def einsum_sublists(norm, node: gast.Call) -> gast.Call:
     """`np.einsum(a, [0, 1], b, [1, 2], [0, 2])` -> `np.einsum('ab,bc->ac', a, b)`: the subscripts
-    form is the one every derivative rule reads, so the sublist form is rewritten to it here."""
+    form is the one every derivative rule reads, so the sublist form is rewritten to it here.
+    Sublists known when transforming (literals, locals assigned once to one, tuples in globals,
+    closures or global tables) become a literal string; where the first sublist shows the form
+    but some sublist is read only when the call runs (a global list, which may change, or a
+    parameter), `rt.einsum_sublist_spec` builds the string then. Where not even the form is
+    known (`einsum(x, s)` of two parameters), rt.einsum_subscripts refuses a non-string first
+    argument when the call runs."""
     args = node.args
-    if len(args) < 2 or (isinstance(args[0], gast.Constant) and isinstance(args[0].value, str)):
+    if len(args) < 2 or (isinstance(args[0], gast.Constant) and isinstance(args[0].value, str)) \
+            or any(isinstance(a, gast.Starred) for a in args):
         return node
-    if not isinstance(args[1], (gast.List, gast.Tuple)):
-        return node  # subscripts in a variable: rt.einsum_n refuses a non-string one when differentiating
     pairs = args[:len(args) - len(args) % 2]
     operands = pairs[0::2]
-    spec = ",".join(_sublist_letters(norm, s) for s in pairs[1::2])
-    if len(args) % 2:  # the output sublist
-        spec += "->" + _sublist_letters(norm, args[-1])
-    return gast.Call(func=node.func, args=[gast.Constant(value=spec, kind=None)] + list(operands),
-                     keywords=node.keywords)
+    subs = list(pairs[1::2]) + ([args[-1]] if len(args) % 2 else [])
+    known = [_sublist_value(norm, s) for s in subs]
+    if known[0] is _UNKNOWN:
+        return node  # the form is not known: rt.einsum_subscripts refuses a sublist when the call runs
+    if all(isinstance(k, tuple) for k in known):
+        spec = ",".join(_sublist_letters(norm, s, k) for s, k in zip(subs, known[:len(operands)]))
+        if len(args) % 2:  # the output sublist
+            spec += "->" + _sublist_letters(norm, subs[-1], known[-1])
+        return gast.Call(func=node.func, args=[gast.Constant(value=spec, kind=None)] + list(operands),
+                         keywords=node.keywords)
+    atoms = [norm.atom(o) for o in operands]  # (evaluated once: the first one is also the check's)
+    ins = build.located(gast.Tuple(elts=list(subs[:len(operands)]), ctx=gast.Load()), node, only_missing=True)
+    out = subs[-1] if len(args) % 2 else build.const(None)
+    spec = norm.tmp(build.call("rt.einsum_sublist_spec", [norm.atom(ins), norm.atom(out), atoms[0]]))
+    norm.locals.add(spec.id)  # (the call's arguments are read again as atoms)
+    ops = []
+    for o, a in zip(operands, atoms):
+        if isinstance(o, gast.Constant) or isinstance(o, (gast.Name, gast.Attribute)) and norm._rooted_global(o):
+            ops.append(o)  # a constant or a global: read again as it is
+        else:
+            ops.append(a)
+            if isinstance(a, gast.Name):
+                norm.locals.add(a.id)
+    return gast.Call(func=node.func, args=[spec] + ops, keywords=node.keywords)
 
 
-def _sublist_letters(norm, sub) -> str:
-    """One einsum sublist, a literal list of axis numbers (and `...`), as subscript letters."""
-    items = sub.elts if isinstance(sub, (gast.List, gast.Tuple)) else None
+_UNKNOWN = object()
+
+
+def _sublist_value(norm, sub):
+    """A sublist's value as a tuple when it is known when transforming (a literal, a local assigned
+    once to a literal, a tuple in a global, closure or global table with a literal key); None
+    for one that is a sequence only then (a global list or array) or a local read when the call
+    runs; _UNKNOWN when s2s cannot tell it is a sublist at all."""
+    literal = _single_literal(norm, sub) if isinstance(sub, gast.Name) else sub
+    if isinstance(sub, gast.Name) and literal is not None and function_values._stores(norm).get(sub.id, 0) != 1:
+        literal = None
+    if isinstance(literal, (gast.List, gast.Tuple)):
+        items = []
+        for e in literal.elts:
+            v = e.value if isinstance(e, gast.Constant) else Ellipsis if isinstance(e, gast.Name) and \
+                e.id == "Ellipsis" and e.id not in norm.locals else _UNKNOWN
+            if v is _UNKNOWN or not (v is Ellipsis or isinstance(v, int) and not isinstance(v, bool)):
+                return None  # a sequence whose entries are read when the call runs
+            items.append(v)
+        return tuple(items)
+    if isinstance(sub, (gast.Name, gast.Attribute)) and norm._rooted_global(sub) or _global_entry(norm, sub):
+        obj = _static_or_none(norm, sub)
+        if isinstance(obj, tuple) and all(v is Ellipsis or isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                          for v in obj):
+            return tuple(v if v is Ellipsis else int(v) for v in obj)
+        if isinstance(obj, (list, tuple, np.ndarray)):
+            return None  # mutable: read when the call runs
+    return _UNKNOWN
+
+
+def _sublist_letters(norm, sub, items) -> str:
+    """One einsum sublist, axis numbers (and `...`), as subscript letters."""
     out = ""
-    for e in items or ():
-        v = e.value if isinstance(e, gast.Constant) else Ellipsis if isinstance(e, gast.Name) and e.id == "Ellipsis" \
-            else None
+    for v in items:
         if v is Ellipsis:
             out += "..."
-        elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 52:
+        elif 0 <= v < 52:
             out += string.ascii_letters[v]
         else:
-            items = None
-            break
-    if items is None:
-        norm.fail(sub, "s2s differentiates np.einsum's sublist form only with literal lists of axis numbers "
-                       "0..51 (and `...`); write the subscripts as a string instead.")
+            norm.fail(sub, "np.einsum's sublists hold axis numbers 0..51 (and `...`).")
     return out

@@ -722,10 +722,10 @@ class Normalizer:
     def concat_trick(self, node, helper):
         """`np.r_[a, b]` / `np.c_[a, b]` of arrays and numbers: a call with derivative rules."""
         items = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
-        if any(isinstance(e, gast.Slice) or isinstance(e, gast.Constant) and isinstance(e.value, str)
-               for e in items):
-            self.fail(node, f"s2s differentiates `np.{helper[3:]}[...]` of arrays and numbers only, not of "
-                            "slices or directive strings.", "Build the array with np.arange / np.concatenate.")
+        if any(isinstance(e, gast.Constant) and isinstance(e.value, str) for e in items):
+            self.fail(node, f"s2s differentiates `np.{helper[3:]}[...]` of arrays, numbers and slices, not of "
+                            "directive strings.", "Build the array with np.concatenate / np.stack.")
+        items = [idioms_calls.index_trick_range(self, e) if isinstance(e, gast.Slice) else e for e in items]
         return build.call(helper, [self.atom(build.tuple_(list(items)))])
 
     def index(self, sl):

@@ -31,6 +31,9 @@ _einsum_rules("xp.einsum", "subscripts")
 prim("rt.einsum_n", "spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None", zero_args=("spec", "g_", "h"),
      batch=by("rt.batched_einsum_n"))
 _einsum_rules("rt.einsum_n", "spec")
+# the sublist form's subscripts, from sublists read when the call runs (frontend/idioms_calls.einsum_sublists)
+prim("rt.einsum_sublist_spec", "subs, out, first", nondiff=True, unbatched_result=True,
+     batch=by("rt.batched_einsum_sublist_spec"))
 # (the subscripts and shapes helpers its rules call, rt.einsum_spec1, rt.kron_spec, ..., are declared
 # with their batching rule in rules_batch.py)
 

@@ -92,3 +92,11 @@ nondiff("rt.kept", sig="x, *args")  # (rt.not_deleted: rules_batch.py)
 # `x.tolist()`: nested lists of the elements, linear in x; its transpose packs them back
 linear("rt.tolist", "x, depth=None", "x", "rt.tolist_t(g, x)", batch=by("rt.batched_tolist"), tree_preserving=False)
 linear("rt.tolist_t", "g_, x", "g_", "rt.tolist(g)", tree_args=(0,), batch=by("rt.batched_tolist_t"))
+# np.row_stack (NumPy's deprecated name of vstack; its keyword-only dtype/casting not taken) and
+# np.real_if_close (a real array is itself; complex values are refused before any rule runs)
+linear("xp.row_stack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"))
+linear("xp.real_if_close", "a, tol=100", "a", "rt.array_vjp(g, a)", zero_args=("tol",), batch=SAME)
+# integer and boolean dtype constructors of arrays (np.int64(W[:, -1]) as indices): no derivative
+# flows through an integer cast (JAX's zero gradient)
+nondiff(*[f"xp.{_t}" for _t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool")],
+        batch=SAME)

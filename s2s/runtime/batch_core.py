@@ -254,9 +254,11 @@ def batched_unbroadcast(flags, v, like):
     target = np.shape(like)[1:] if flags[1] else np.shape(like)
     if not flags[0]:  # the same for every example, but the result is batched when `like` is
         out = v if np.shape(v) == target else _vb_sum_to(v, np.shape(v), target, 0)
+        out = _narrow(out, like)
         return replicate_batch(out, _sized(np.shape(like)[0], like)) if flags[1] else out
     vs = np.shape(v)[1:]
-    return v if vs == target else _vb_sum_to(v, vs, target, 1)
+    out = v if vs == target else _vb_sum_to(v, vs, target, 1)
+    return _narrow(out, like)  # (a cotangent takes its primal's dtype, as rt.unbroadcast)
 
 
 def batched_unbroadcast_t(flags, g_, v, like):
@@ -432,13 +434,20 @@ def _vb_dot_vjp_keep(g, a, b, fa, fb, which, op="dot"):
 def batched_dot_vjp_a(flags, v, a, b):
     if not flags[0]:
         v = replicate_batch(v, _sized(np.shape(a if flags[1] else b)[0], (a, b)))
-    return _vb_dot_vjp_keep(v, a, b, flags[1], flags[2], 0)
+    return _narrow(_vb_dot_vjp_keep(v, a, b, flags[1], flags[2], 0), a)
 
 
 def batched_dot_vjp_b(flags, v, a, b):
     if not flags[0]:
         v = replicate_batch(v, _sized(np.shape(a if flags[1] else b)[0], (a, b)))
-    return _vb_dot_vjp_keep(v, a, b, flags[1], flags[2], 1)
+    return _narrow(_vb_dot_vjp_keep(v, a, b, flags[1], flags[2], 1), b)
+
+
+def _narrow(v, like):
+    """`v` in `like`'s float dtype where that is narrower (a cotangent takes its primal's dtype)."""
+    dt = getattr(like, "dtype", None)
+    return v.astype(dt) if dt is not None and dt.kind == "f" and dt.itemsize < 8 and getattr(v, "dtype", dt) != dt \
+        else v
 
 
 def _vb_like_shape(like, fl, n):

@@ -11,9 +11,11 @@ from .core import namespace, unbroadcast
 from .linalg import (
     _LETTERS,
     _einsum_parse,
+    _own_dtype,
     einsum_const,
     einsum_spec1,
     einsum_spec2,
+    einsum_sublist_spec,
     einsum_subscripts,
     inner_spec,
     kron_shape,
@@ -30,7 +32,8 @@ __all__ = ("is_stack_matmul", "stack_matmul", "stack_matmul_vjp",
            "batched_linalg_cross", "batched_linalg_solve", "batched_polyval", "batched_multi_dot", "batched_einsum_n",
            "batched_einsum_spec1", "batched_einsum_spec2", "batched_einsum_const",
            "batched_tensordot_spec", "batched_inner_spec", "batched_kron_spec", "batched_kron_shape",
-           "batched_vecdot_spec", "batched_svd_check", "batched_einsum_subscripts")
+           "batched_vecdot_spec", "batched_svd_check", "batched_einsum_subscripts",
+           "batched_einsum_sublist_spec")
 
 
 # ---- products ----
@@ -118,11 +121,11 @@ def batched_product_vjp(flags, g, a, b, which, op):
     unbatched argument's cotangent sums over the batch)."""
     pa, pb = np.ndim(a) - flags[0], np.ndim(b) - flags[1]
     if is_stack_matmul(op, pa, pb):
-        return stack_matmul_vjp(g, a, b, (flags[0],), (flags[1],), pa, pb, which)
-    sa, sb, so = _vb_dot_spec(a, b, flags[0], flags[1], op)
-    if which == 0:
-        return np.einsum(f"{so},{sb}->{sa}", g, b)
-    return np.einsum(f"{so},{sa}->{sb}", g, a)
+        out = stack_matmul_vjp(g, a, b, (flags[0],), (flags[1],), pa, pb, which)
+    else:
+        sa, sb, so = _vb_dot_spec(a, b, flags[0], flags[1], op)
+        out = np.einsum(f"{so},{sb}->{sa}", g, b) if which == 0 else np.einsum(f"{so},{sa}->{sb}", g, a)
+    return _own_dtype(out, b if which else a)  # (in its operand's float dtype, as dot_vjp_a/b)
 
 
 def example_outer(a, b, ab, bb):
@@ -294,3 +297,4 @@ batched_kron_shape = _static(kron_shape, (0, 1))
 batched_vecdot_spec = _static(vecdot_spec, (0, 1))
 batched_svd_check = _static(svd_check, (0,))
 batched_einsum_subscripts = _static(einsum_subscripts, (0,))
+batched_einsum_sublist_spec = _static(einsum_sublist_spec, (2,))

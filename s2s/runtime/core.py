@@ -123,6 +123,9 @@ def unbroadcast(v, like):
         s, vs = _shape(like), _shape(v)
     if v.dtype.kind == "c" if type(v) is np.ndarray else isinstance(v, complex):  # (NumPy's complex scalars too)
         _complex_cotangent(like)
+    dt = getattr(like, "dtype", None)
+    if dt is not None and dt.kind == "f" and dt.itemsize < 8 and getattr(v, "dtype", dt) != dt:
+        v = v.astype(dt)  # a cotangent takes its primal's dtype (JAX): float32 `like` promoted by NumPy
     if vs == s:
         return v
     if isinstance(v, (list, tuple)):

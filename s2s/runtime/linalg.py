@@ -12,6 +12,7 @@ from .core import namespace, reshape_like, unbroadcast
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a", "outer_vjp_b", "einsum_subscripts",
+           "einsum_sublist_spec",
            "einsum_n", "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec", "kron_spec",
            "kron_shape", "kron_pad", "mT", "expand2", "solve_vjp_a", "cholesky_jvp", "cholesky_vjp", "uplo_sym",
            "uplo_fold", "cross_vjp", "eigh_jvp", "eigh_vjp", "eigvalsh_vjp", "eigvalsh_jvp", "svdvals_vjp",
@@ -45,13 +46,26 @@ def _lift(a, b, v):
     return xp.reshape(a, sa[:-1] + (1,) * (np.ndim(b) - 1) + sa[-1:]), xp.expand_dims(v, -2)
 
 
+def _own_dtype(v, like):
+    """`v` in `like`'s dtype where that is a float narrower than v's (a cotangent takes its
+    primal's dtype, as in JAX: a float32 operand of a product with a float64 one)."""
+    dt = getattr(like, "dtype", None)
+    if dt is not None and dt.kind == "f" and dt.itemsize < 8 and getattr(v, "dtype", dt) != dt:
+        return v.astype(dt)
+    return v
+
+
 def dot_vjp_a(v, a, b):
     """Cotangent for `a` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
+    return _own_dtype(_dot_vjp_a(v, a, b), a)
+
+
+def _dot_vjp_a(v, a, b):
     if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return v @ b.T
     if _nd_dot(v, a, b):
         la, lv = _lift(a, b, v)
-        return namespace(v).reshape(dot_vjp_a(lv, la, b), np.shape(a))
+        return namespace(v).reshape(_dot_vjp_a(lv, la, b), np.shape(a))
     na, nb = np.ndim(a), np.ndim(b)
     if na == 0:
         return np.sum(v * b)
@@ -66,11 +80,15 @@ def dot_vjp_a(v, a, b):
 
 def dot_vjp_b(v, a, b):
     """Cotangent for `b` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
+    return _own_dtype(_dot_vjp_b(v, a, b), b)
+
+
+def _dot_vjp_b(v, a, b):
     if getattr(a, "ndim", 0) == 2 and getattr(b, "ndim", 0) == 2:
         return a.T @ v
     if _nd_dot(v, a, b):
         la, lv = _lift(a, b, v)
-        return dot_vjp_b(lv, la, b)
+        return _dot_vjp_b(lv, la, b)
     na, nb = np.ndim(a), np.ndim(b)
     if nb == 0:
         return np.sum(v * a)
@@ -120,12 +138,39 @@ def einsum_subscripts(spec):
     return spec
 
 
+def einsum_sublist_spec(subs, out, first):
+    """The subscripts string of np.einsum's sublist form `einsum(first, subs[0], op1, subs[1], ...,
+    [out])`, from the sublists' values when the call runs (the frontend knew it was the sublist
+    form but not every sublist's value, or read one from a mutable global): axis numbers 0..51
+    (and `...`) as letters. `first`, the first operand, is checked not to be a subscripts string
+    (then the call was the subscripts form, which the frontend took it not to be)."""
+    if isinstance(first, str):
+        raise S2SValueError("np.einsum: s2s read this call as the sublist form (its second argument a sublist when "
+                            "transforming), but its first argument is a subscripts string")
+    return ",".join(_sublist_letters(s) for s in subs) + ("" if out is None else "->" + _sublist_letters(out))
+
+
+def _sublist_letters(sub):
+    if isinstance(sub, str) or not np.iterable(sub):
+        raise S2SValueError(f"np.einsum's sublist form takes lists of axis numbers; got {sub!r}")
+    out = ""
+    for v in sub:
+        if v is Ellipsis:
+            out += "..."
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, bool) and 0 <= v < 52:
+            out += string.ascii_letters[int(v)]
+        else:
+            raise S2SValueError(f"np.einsum's sublists hold axis numbers 0..51 and `...`; got {v!r}")
+    return out
+
+
 def _check_subscripts(spec):
     """Refuse subscripts that are not a string: np.einsum's sublist form with sublists s2s could not
     read when transforming (frontend/idioms_calls.einsum_sublists rewrites the literal ones)."""
     if not isinstance(spec, str):
-        raise S2SValueError("s2s differentiates np.einsum's sublist form only with literal lists of axis "
-                            "numbers; write the subscripts as a string instead")
+        raise S2SValueError("s2s differentiates np.einsum's sublist form only where it can tell, when transforming, "
+                            "that the call is that form: its first sublist a literal, a local assigned once to "
+                            "one, or a global, closure or table entry; write the subscripts as a string instead")
 
 
 def _einsum_parse(subscripts, ops):

@@ -198,17 +198,44 @@ def trapezoid_vjp(v, y, x, dx, axis):
     return np.expand_dims(v, axis) * np.reshape(w, shape).astype(_float(y))
 
 
-def gradient_vjp(v, f, spacing, axis, edge_order):
-    ax = -1 if axis is None and np.ndim(f) == 1 else axis
-    if ax is None:
-        raise S2SValueError("s2s differentiates np.gradient of a 1-D array or along one axis (pass axis=)")
+def _gradient_axes(f, axis):
+    """The axes `np.gradient(f, axis=axis)` differentiates along, and whether its result is one
+    array (a 1-D `f` or one axis) or a tuple of them (one per axis)."""
+    nd = np.ndim(f)
+    if axis is None:
+        axes = tuple(range(nd))
+    elif isinstance(axis, (tuple, list)):
+        axes = tuple(int(a) % nd for a in axis)
+    else:
+        return (int(axis) % nd,), False
+    return axes, len(axes) != 1
+
+
+def _gradient_vjp_1(v, f, spacing, ax, edge_order):
     d = namespace(v).asarray(gradient_matrix(np.shape(f)[ax], spacing, edge_order).astype(_float(v)))
     return np.moveaxis(np.tensordot(d.T, np.moveaxis(v, ax, 0), axes=1), 0, ax)
 
 
+def gradient_vjp(v, f, spacing, axis, edge_order):
+    """Transpose of `f -> np.gradient(f, spacing, axis=axis)`: along each axis its difference
+    matrix transposed; an N-d `f` along several axes gets the sum over the tuple's cotangents."""
+    axes, many = _gradient_axes(f, axis)
+    if not many:
+        return _gradient_vjp_1(v, f, spacing, axes[0], edge_order)
+    out = None
+    for ax, w in zip(axes, v):
+        if w is None:  # (an output no one read)
+            continue
+        term = _gradient_vjp_1(asarray(w), f, spacing, ax, edge_order)
+        out = term if out is None else out + term
+    return np.zeros_like(f, dtype=_float(f)) if out is None else out
+
+
 def gradient_vjp_t(v, f, spacing, axis, edge_order):
-    return np.gradient(v, spacing, axis=axis if axis is not None else -1 if np.ndim(f) == 1 else None,
-                       edge_order=edge_order)
+    """Transpose of gradient_vjp: np.gradient itself (a tuple along several axes)."""
+    axes, many = _gradient_axes(f, axis)
+    out = np.gradient(v, spacing, axis=axes if many else axes[0], edge_order=edge_order)
+    return tuple(out) if many else out
 
 
 def conv_pad(a, v, mode, corr=False):

@@ -74,10 +74,19 @@ def _as_like(parts, like):
     """Per-element cotangents in the container `like` was: a tuple, a list, or (for an array whose
     rows were the elements) one array."""
     if isinstance(like, tuple):
-        return tuple(parts)
+        return tuple(_narrowed(p, e) for p, e in zip(parts, like))
     if hasattr(like, "shape"):
         return np.reshape(np.stack(parts), np.shape(like)) if len(parts) else zeros(np.shape(like), like)
-    return list(parts)
+    return [_narrowed(p, e) for p, e in zip(parts, like)]
+
+
+def _narrowed(v, like):
+    """`v` in `like`'s float dtype where that is narrower (a float32 element of a concatenate or
+    stack with float64 ones: its cotangent is float32, as in JAX)."""
+    dt = getattr(like, "dtype", None)
+    if dt is not None and dt.kind == "f" and dt.itemsize < 8 and getattr(v, "dtype", dt) != dt:
+        return v.astype(dt)
+    return v
 
 
 def unstack(v, like, axis):
@@ -161,6 +170,9 @@ def array_vjp(v, like):
         return [array_vjp(v[i], e) for i, e in enumerate(like)]
     if np.ndim(like) == 0 and not hasattr(like, "shape"):
         return v if np.ndim(v) == 0 else v.reshape(())
+    dt = getattr(like, "dtype", None)
+    if dt is not None and dt.kind == "f" and getattr(v, "dtype", dt) != dt:
+        return v.astype(dt)  # a cast's cotangent takes the dtype of what was cast (x.astype(float64) of float32 x)
     return v
 
 

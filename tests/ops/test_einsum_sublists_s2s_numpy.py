@@ -2,7 +2,8 @@
 `alias_autograd`): the frontend knew the sublist form only as `np.einsum` itself, so through
 s2s.numpy it read the first operand as the subscripts and differentiated nothing, a zero
 derivative with no error (autograd's test_systematic.py::test_einsum2_transpose). Derivatives
-against central differences; sublists s2s cannot read are refused in every transform."""
+against central differences; an einsum whose form s2s cannot tell when transforming is refused in
+every transform (sublists in globals and variables: test_einsum_sublists_known.py)."""
 import numpy as np
 import pytest
 
@@ -12,7 +13,6 @@ from s2s.errors import S2SError
 from s2s.test_util import check_grads
 
 RNG = np.random.default_rng(11)
-SUB, OUT = (0, 1), (1, 0)  # sublists held in variables: not readable when transforming
 
 
 def transpose_literal(a):
@@ -27,8 +27,9 @@ def trace_literal(a):
     return snp.einsum(a, (0, 0))
 
 
-def transpose_variables(a):
-    return snp.einsum(a, SUB, OUT)
+def form_unknown(a):
+    sub = list(range(2))  # a sublist computed here: nor is the call's form (a could be subscripts) known
+    return snp.einsum(a, sub, [1, 0])
 
 
 @pytest.mark.parametrize("mode", ["fwd", "rev"])
@@ -44,6 +45,6 @@ def test_sublists_through_s2s_numpy_match_central_differences(fn, shapes, mode):
     lambda f, a: s2s.grad(lambda x: snp.sum(f(x)))(a),
     lambda f, a: s2s.vmap(f)(a[None]),
 ], ids=["jvp", "vjp", "grad", "vmap"])
-def test_sublists_in_variables_are_refused(transform):
+def test_sublists_of_a_form_unknown_when_transforming_are_refused(transform):
     with pytest.raises(S2SError, match="sublist form"):
-        transform(transpose_variables, RNG.standard_normal((3, 3)))
+        transform(form_unknown, RNG.standard_normal((3, 3)))

@@ -92,11 +92,19 @@ def test_einsum_sublists_vmap(fn, shapes):
     np.testing.assert_allclose(got, np.stack([fn(*ex) for ex in zip(*args)]), rtol=1e-12)
 
 
-def test_einsum_sublists_not_literal_refused():
+def test_einsum_sublist_in_a_local_assigned_once():  # (more forms: test_einsum_sublists_known.py)
     def f(a, b):
         sa = [0, 1]
+        return np.sum(np.einsum(a, sa, b, [1, 2]) ** 2)
+    a, b = _n(2, 3), _n(3, 4)
+    np.testing.assert_allclose(s2s.grad(f)(a, b), 2 * (a @ b) @ b.T, rtol=1e-12)
+
+
+def test_einsum_sublists_of_a_form_unknown_when_transforming_refused():
+    def f(a, b):
+        sa = list(range(2))
         return np.sum(np.einsum(a, sa, b, [1, 2]))
-    with pytest.raises(S2SError):
+    with pytest.raises(S2SError, match="sublist form"):
         s2s.grad(f)(_n(2, 3), _n(3, 4))
 
 

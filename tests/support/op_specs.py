@@ -304,6 +304,11 @@ def op_copy(x):
 
 
 @spec("elementwise", N(3, 4))
+def op_real_if_close(x):
+    return np.real_if_close(x)
+
+
+@spec("elementwise", N(3, 4))
 def op_array(x):
     return np.array(x)
 
@@ -1070,6 +1075,11 @@ def op_hstack(x, y):
 @spec("shape", N(3, 2), N(2))
 def op_vstack(x, y):
     return np.vstack([x, y])
+
+
+@spec("shape", N(3, 2), N(2))
+def op_row_stack(x, y):
+    return np.row_stack([x, y])
 
 
 @spec("shape", N(3, 2), N(3))

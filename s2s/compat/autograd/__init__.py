@@ -27,7 +27,7 @@ from s2s import record as _record
 from s2s.errors import S2STypeError as _S2STypeError
 
 from .._modules import install, restore, scipy_names
-from . import builtins, core, extend, integrate, misc, nary, signal, test_util, tracer, wrap_util
+from . import builtins, core, extend, integrate, misc, nary, numpy_extra, signal, test_util, tracer, wrap_util
 from .builtins import dict, isinstance, list, tuple, type  # noqa: A004 - autograd's names
 from .nary import (
     checkpoint,
@@ -221,6 +221,7 @@ def alias_autograd() -> dict[str, Any]:
     `restore` to undo."""
     anp = _module("autograd.numpy", _np)  # autograd.numpy offers all of NumPy's names,
     anp.__dict__.update(_module("autograd.numpy", _snp).__dict__)  # s2s.numpy's where it has them
+    anp.make_diagonal = numpy_extra.make_diagonal  # (autograd's own, beyond NumPy)
     anp.__version__ = _np.__version__
     names = {
         "autograd.numpy": anp,
