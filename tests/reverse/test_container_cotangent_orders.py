@@ -168,8 +168,16 @@ def _corpus(name):
     return next(fn for fn, _ in CORPUS if fn.__name__ == name)
 
 
+# (known, issue 27 family 6: a list cotangent aliased by a self-update `b = rt.add_at(b, ...)` and
+# popped through the other name gets the record's end-state length at the fifth order)
+_ORDER5 = pytest.mark.xfail(strict=True, reason="order 5 of a list read by index after pops through an alias: "
+                            "a record slot's cotangent has the list's end-state length")
+
+
 @pytest.mark.parametrize("name, order", [("append_and_index", 4), ("listcomp_simple", 4), ("listcomp_simple", 5),
-                                         ("for_over_list_arrays", 4), ("append_then_stack", 4)])
+                                         ("for_over_list_arrays", 4), ("append_then_stack", 4),
+                                         pytest.param("append_and_index", 5, marks=_ORDER5),
+                                         pytest.param("listcomp_if", 5, marks=_ORDER5)])
 def test_corpus_list_programs_at_high_order(name, order):
     fn = _corpus(name)
     a = np.array([0.3, -0.7, 1.1, 0.5, -0.4])
