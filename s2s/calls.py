@@ -341,6 +341,13 @@ def _rank_of_kind(kind, spec):
     return kind - (0 if spec is None else 1)
 
 
+def _replays_batched_range(fn) -> bool:
+    """Whether batched code `fn` (or a generated function it calls) replays a loop whose range
+    vmap read back from a batched record (rt.batched_reversed_range)."""
+    from .sources import _generated_closure  # (sources imports this module)
+    return any("rt.batched_reversed_range" in (record.of(f).source or "") for f in _generated_closure([fn]))
+
+
 class Vmapped(Transformed):
     """A vmap'd function. Calls run a version specialized on each argument's per-example rank (so
     that operands whose ranks are known need no run-time alignment); composition uses the
@@ -358,11 +365,15 @@ class Vmapped(Transformed):
         """The batched function; vmap(grad(f)) whose gradient code cannot be batched (its tape
         under per-example control flow) runs as grad of the sum of the batched f instead, and
         vmap(jacrev(f)) likewise as jacrev of that sum (driver.grad_of_batched, jacrev_of_batched)."""
+        options = getattr(self.fun, "grad_options", None)
+        jac_options = getattr(self.fun, "jacrev_options", None)
         try:
-            return driver.vmap_function(self.fun, *self.axes, ranks)
+            fn = driver.vmap_function(self.fun, *self.axes, ranks)
+            # (a loop replayed from a batched record: its record's other counters come back batched
+            # too, which the sum's gradient avoids; a hessian, with no such way round, runs it)
+            if options is None and jac_options is None or not _replays_batched_range(fn):
+                return fn
         except S2SError:
-            options = getattr(self.fun, "grad_options", None)
-            jac_options = getattr(self.fun, "jacrev_options", None)
             if options is None and jac_options is None:
                 raise
         fun = self.fun.fun

@@ -452,7 +452,9 @@ nondiff("rt.seed_aux", sig="x, *args", effect=True, batch=LOOP)
 nondiff("rt.zeros_list", sig="x, *args", batch=SAME)
 nondiff("slice", sig="x, *args", batch=CREATE)
 nondiff("rt.constant", diag="same", batch=SAME)  # a saved value computed from no argument (reverse.constants_refused)
-nondiff("rt.reversed_range", sig="x, *args", range_result=True, batch=CREATE)
+# (a range read back from a batched record is still one range: the batched helper checks it is one)
+nondiff("rt.reversed_range", sig="x, *args", range_result=True, unbatched_result=True,
+        batch=by("rt.batched_reversed_range"))
 nondiff("rt.tree_all_zero", sig="x, *args", unbatched_result=True, batch=by("rt.batched_tree_all_zero"))
 linear("rt.jac_from_columns", "cols, out, x", "cols", "rt.jac_columns_t(g, cols, out, x)",
        batch=by("rt.batched_jac_from_columns"))

@@ -44,6 +44,7 @@ __all__ = ("batched_r_", "batched_c_", "batched_r_t", "batched_c_t", "batched_ro
            "batched_unbroadcast", "batched_unbroadcast_t", "batched_broadcast_to_like", "batched_seed",
                "batched_float", "batched_int", "batched_shape",
            "batched_ndim", "batched_size", "batched_len", "batched_not", "batched_tree_size", "batched_basis",
+               "batched_reversed_range",
                "batched_vmap_size",
            "batched_vmap_size_axis0", "batched_vmap_in", "batched_vmap_out", "batched_replicate_batch",
                "batched_lift_rank_of_batched", "batched_unlift_rank",
@@ -328,6 +329,16 @@ def batched_tree_size(flags, x):
 
 def batched_basis(flags, x, k):
     return basis(_vb_first(x, flags[0]), k)
+
+
+def batched_reversed_range(flags, r):
+    """A loop's range replayed backwards where vmap marks it per-example only because it travels in a
+    batched record (a tuple with batched arrays): a `range` is one for every example. A value of
+    another kind would be a per-example trip count, which vmap refuses."""
+    if type(r) is range:
+        return r[::-1]
+    raise S2STypeError("vmap cannot batch `rt.reversed_range` with per-example arguments (a loop whose trip count "
+                       "differs per example).")
 
 
 def batched_vmap_size(flags, args, in_axes, axis_size, names):
