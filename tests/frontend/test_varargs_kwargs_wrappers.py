@@ -72,3 +72,15 @@ def test_a_keyword_the_wrapper_cannot_place_is_refused():
 
     with pytest.raises(s2s.S2SError):
         s2s.grad(loss)(X, C)
+
+
+def test_a_list_whose_length_may_change_is_not_unpacked_blindly():
+    """`args[1:] = [...]` may change the list's length: `f(*args)` is then refused, never guessed."""
+    def loss(x, c):
+        args = [x, c]
+        args = list(args)
+        args[1:] = [c, 3.0]
+        return weighted(*args)
+
+    with pytest.raises(s2s.S2SError, match="how many values"):
+        s2s.grad(loss)(X, C)
