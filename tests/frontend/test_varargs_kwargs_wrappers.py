@@ -84,3 +84,16 @@ def test_a_list_whose_length_may_change_is_not_unpacked_blindly():
 
     with pytest.raises(s2s.S2SError, match="how many values"):
         s2s.grad(loss)(X, C)
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError, reason="vmap of an item assignment into a list of batched arrays "
+                   "(`args[0] = ...`) keys the list with the batch axis (rt.lift_rank_to_slot: list indices must be "
+                   "integers): an internal error, found here, not yet fixed")
+def test_vmap_of_an_item_assignment_into_a_list():
+    def f(x, c):
+        args = [x, c]
+        args[0] = 0.5 * (args[0] + args[0].T)
+        return np.sum(args[0] * args[1])
+
+    xs = np.stack([X, 2.0 * X, X.T])
+    np.testing.assert_allclose(s2s.vmap(f, in_axes=(0, None))(xs, C), [f(x, C) for x in xs])
