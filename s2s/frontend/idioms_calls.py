@@ -180,6 +180,10 @@ def _rebound_length(norm, name: str):
     values, changed = _bindings(norm)
     if name in changed - _item_stores(norm) or name in {a.id for a in norm.fn.args.args}:
         return None
+    stores = sum(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
+                 for n in build.walk(norm.fn))
+    if stores != len(values.get(name, [])):  # (bound elsewhere too: `args, b = ...`, `(args := ...)`)
+        return None
     lengths = set()
     for value in values.get(name, []):
         if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
@@ -193,11 +197,11 @@ def _rebound_length(norm, name: str):
 
 
 def _item_stores(norm) -> set[str]:
-    """Names changed only by item assignment (`xs[i] = v`) somewhere in the function."""
+    """Names changed only by item assignment (`xs[i] = v`, not a slice's) somewhere in the function."""
     out, other = set(), set()
     for n in build.walk(norm.fn):
         if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
-            out.add(_text(n.value))
+            (other if isinstance(n.slice, gast.Slice) else out).add(_text(n.value))
         elif isinstance(n, (gast.AugAssign, gast.For)) and isinstance(n.target, gast.Name):
             other.add(n.target.id)
         elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):

@@ -1,11 +1,13 @@
 """`s2s.scipy`: JAX's `jax.scipy` namespaces, `special`, `stats`, `linalg` and `signal` (convolve).
 
 The special functions SciPy computes natively (gammaln, digamma, polygamma, erf, erfc, erfinv,
-ndtri, log_ndtr, i0e, i1e) are primitives with derivative and batching rules at every order
-(s2s/primitives/rules_special.py); everything else is ordinary Python over those and NumPy calls,
-so s2s transforms it like user code. A transformed function that calls SciPy itself
-(`scipy.special.gammaln`, `scipy.stats.norm.logpdf`, `scipy.linalg.cholesky`) is given these
-functions in their place. SciPy is an optional dependency: pip install 's2s[scipy]'.
+erfcinv, ndtri, log_ndtr, gamma, rgamma, gammasgn, the Bessel functions, stdtr, the incomplete
+gamma and beta functions) and linalg's sqrtm and solve_sylvester are primitives with derivative
+and batching rules at every order (s2s/primitives/rules_special.py); everything else is ordinary
+Python over those and NumPy calls, so s2s transforms it like user code. A transformed function
+that calls SciPy itself (`scipy.special.gammaln`, `scipy.stats.norm.logpdf`,
+`scipy.linalg.cholesky`) is given these functions in their place. SciPy is an optional
+dependency: pip install 's2s[scipy]'.
 """
 from __future__ import annotations
 

@@ -72,3 +72,28 @@ def test_a_keyword_the_wrapper_cannot_place_is_refused():
 
     with pytest.raises(s2s.S2SError):
         s2s.grad(loss)(X, C)
+
+
+def test_a_list_whose_length_may_change_is_not_unpacked_blindly():
+    """`args[1:] = [...]` may change the list's length: `f(*args)` is then refused, never guessed."""
+    def loss(x, c):
+        args = [x, c]
+        args = list(args)
+        args[1:] = [c, 3.0]
+        return weighted(*args)
+
+    with pytest.raises(s2s.S2SError, match="how many values"):
+        s2s.grad(loss)(X, C)
+
+
+@pytest.mark.xfail(strict=True, raises=TypeError, reason="vmap of an item assignment into a list of batched arrays "
+                   "(`args[0] = ...`) keys the list with the batch axis (rt.lift_rank_to_slot: list indices must be "
+                   "integers): an internal error, found here, not yet fixed")
+def test_vmap_of_an_item_assignment_into_a_list():
+    def f(x, c):
+        args = [x, c]
+        args[0] = 0.5 * (args[0] + args[0].T)
+        return np.sum(args[0] * args[1])
+
+    xs = np.stack([X, 2.0 * X, X.T])
+    np.testing.assert_allclose(s2s.vmap(f, in_axes=(0, None))(xs, C), [f(x, C) for x in xs])

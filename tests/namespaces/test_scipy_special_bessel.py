@@ -163,3 +163,24 @@ def test_a_function_cupyx_lacks_is_a_clear_error_on_a_gpu_backend():
             s2s.grad(lambda x: np.sum(sp.iv(1.5, x)))(put(X))
     finally:
         arrays.unregister("fake")
+
+
+def test_on_a_gpu_backend_the_functions_cupyx_has_match_numpy():
+    """cupyx.scipy.special has gamma, rgamma, gammasgn, erfcinv, i0, i1, j0, j1, y0, y1 and yn: on the
+    CuPy-strict stand-in, grad and vmap(grad) of them equal NumPy's."""
+    from fake_backend import BACKEND, FakeArray, host, put
+
+    from s2s import arrays
+
+    def loss(x):
+        return np.sum(sp.gamma(x) * sp.gammasgn(x) + sp.rgamma(x) + sp.erfcinv(x / 4.0) + sp.i0(x) * sp.i1(x)
+                      + sp.j0(x) - sp.j1(x) + sp.y0(x) * sp.y1(x) + sp.yn(2, x) + sp.beta(x, x + 1.0))
+
+    arrays.register(BACKEND)
+    try:
+        g = s2s.grad(loss)(put(X))
+        assert isinstance(g, FakeArray)
+        np.testing.assert_allclose(host(g), s2s.grad(loss)(X), rtol=1e-12)
+        np.testing.assert_allclose(host(s2s.vmap(s2s.grad(loss))(put(X))), s2s.vmap(s2s.grad(loss))(X), rtol=1e-12)
+    finally:
+        arrays.unregister("fake")

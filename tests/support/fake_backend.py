@@ -286,7 +286,8 @@ def special():
 
 # the special functions s2s.scipy's primitives call, all in cupyx.scipy.special (CuPy 14)
 CUPYX_SPECIAL = ("gammaln", "digamma", "polygamma", "erf", "erfc", "erfinv", "ndtri", "log_ndtr", "i0e", "i1e",
-                 "gammainc", "gammaincc", "betainc")
+                 "gammainc", "gammaincc", "betainc", "gamma", "rgamma", "gammasgn", "erfcinv", "i0", "i1", "j0", "j1",
+                 "y0", "y1", "yn")
 
 BACKEND = arrays.Backend("fake", namespace, array_type=FakeArray, put=put, wait=_wait, special=special)
 
