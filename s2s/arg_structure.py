@@ -5,28 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-
-def restructure(v: Any, like: Any) -> Any:
-    """`v` (a cotangent or tangent of `like`) with `like`'s lists and tuples: an array of a list
-    is split along its first axis, item by item; a list of an array is stacked back into one.
-    Linear in `v`; its transpose is `restructure(g, v)`."""
-    kind = type(like)
-    if kind is list or kind is tuple:
-        if type(v) is list or type(v) is tuple:
-            items = [restructure(a, b) for a, b in zip(v, like)] + list(v[len(like):])
-            return kind(items) if len(v) == len(like) else type(v)(items)
-        shape = getattr(v, "shape", None)
-        if shape and shape[0] == len(like):
-            return kind(restructure(v[i], b) for i, b in enumerate(like))
-        return v
-    if kind is dict and type(v) is dict:
-        return {k: restructure(a, like[k]) if k in like else a for k, a in v.items()}
-    shape = getattr(like, "shape", None)
-    if shape and (type(v) is list or type(v) is tuple) and len(v) == shape[0]:
-        return np.stack([np.asarray(restructure(a, like[i])) for i, a in enumerate(v)])
-    return v
+from .runtime.trees import restructure
 
 
 def has_sequence(args, nums) -> bool:

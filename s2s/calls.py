@@ -344,8 +344,7 @@ def _rank_of_kind(kind, spec):
 def _replays_batched_range(fn) -> bool:
     """Whether batched code `fn` (or a generated function it calls) replays a loop whose range
     vmap read back from a batched record (rt.batched_reversed_range)."""
-    from .sources import _generated_closure  # (sources imports this module)
-    return any("rt.batched_reversed_range" in (record.of(f).source or "") for f in _generated_closure([fn]))
+    return any("rt.batched_reversed_range" in (record.of(f).source or "") for f in record.generated_closure([fn]))
 
 
 class Vmapped(Transformed):

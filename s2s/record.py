@@ -87,3 +87,25 @@ def custom(fn):
     """The user's derivative rules that `fn` carries (a custom_vjp/custom_jvp), or None."""
     rec = of(fn)
     return None if rec is None else rec.custom
+
+
+def generated_closure(roots) -> list:
+    """`roots` and every generated function they call, each once, in the order first reached."""
+    seen, order, queue = set(), [], list(roots)
+    while queue:
+        f = queue.pop(0)
+        rec = of(f)
+        f = rec.target() if rec is not None and rec.lazy else f
+        rec = of(f)
+        if id(f) in seen or rec is None or rec.source is None:
+            continue
+        seen.add(id(f))
+        order.append(f)
+        ns = rec.core[1]
+        queue.extend(ns[name] for name in sorted(ns) if _in_closure(ns[name]))
+    return order
+
+
+def _in_closure(obj) -> bool:
+    rec = of(obj)
+    return rec is not None and (rec.source is not None or rec.lazy)

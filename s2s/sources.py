@@ -40,7 +40,7 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
     `vjp` shows the forward and the backward sweep, `jvp` the function of primals and tangents;
     `argnums` picks the differentiated arguments (all of them for vjp and jvp when omitted).
     """
-    return "\n\n".join(record.of(f).source for f in _generated_closure(_roots(fun, transform, argnums)))
+    return "\n\n".join(record.of(f).source for f in record.generated_closure(_roots(fun, transform, argnums)))
 
 
 def _roots(fun, transform: str, argnums, checkpoint=None) -> list:
@@ -64,7 +64,7 @@ def dump_source(fun, transform: str, argnums=None, checkpoint=None) -> str:
     the constants and globals the code reads, then the functions)."""
     roots = _roots(fun, transform, argnums, checkpoint)
     title = f"s2s {transform} of {getattr(fun, '__name__', 'f')} ({shown_path(fun.__code__.co_filename)})"
-    return module_source(_generated_closure(roots), title)
+    return module_source(record.generated_closure(roots), title)
 
 
 def stacked_source(fun, transforms, argnums=None, in_axes=0, out_axes=0) -> str:
@@ -77,26 +77,6 @@ def stacked_source(fun, transforms, argnums=None, in_axes=0, out_axes=0) -> str:
             fun = getattr(api, t)(fun)
         else:
             fun = getattr(api, t)(fun, argnums=argnums)
-    return "\n\n".join(record.of(f).source for f in _generated_closure([fun.compiled]))
+    return "\n\n".join(record.of(f).source for f in record.generated_closure([fun.compiled]))
 
 
-def _generated_closure(roots) -> list:
-    """`roots` and every generated function they call, each once, in the order first reached."""
-    seen, order, queue = set(), [], list(roots)
-    while queue:
-        f = queue.pop(0)
-        rec = record.of(f)
-        f = rec.target() if rec is not None and rec.lazy else f
-        rec = record.of(f)
-        if id(f) in seen or rec is None or rec.source is None:
-            continue
-        seen.add(id(f))
-        order.append(f)
-        ns = rec.core[1]
-        queue.extend(ns[name] for name in sorted(ns) if _in_closure(ns[name]))
-    return order
-
-
-def _in_closure(obj) -> bool:
-    rec = record.of(obj)
-    return rec is not None and (rec.source is not None or rec.lazy)

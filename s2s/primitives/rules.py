@@ -117,7 +117,8 @@ for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
 linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",), builtin="float", number_result="float",
        batch=by("rt.batched_float"))
 for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
-    linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else (), batch=SAME)
+    linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else (), batch=SAME,
+           neutral=_op != "xp.real")  # (NumPy's dtype classes serve every array library)
 for _op, _sym, _ufunc in (("lt", "<", "less"), ("le", "<=", "less_equal"), ("gt", ">", "greater"),
                           ("ge", ">=", "greater_equal"), ("eq", "==", ""), ("ne", "!=", "")):
     nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym, ufunc=_ufunc)
@@ -463,8 +464,8 @@ linear("rt.jac_columns_t", "g_, cols, out, x", "g_", "rt.jac_from_columns(g, out
 linear("rt.jac_rows_t", "g_, rows, out, x", "g_", "rt.jac_from_rows(g, out, x)", batch=LOOP)
 # (tree_args: positions of arguments that may be whole pytrees, whose adjoints add leaf by leaf;
 # tree_preserving: a pytree when its first argument is one)
-linear("rt.copy_saved", "saved", "saved", "g", tree_preserving=True, batch=SAME)
-linear("rt.private", "record, arrays", "record", "g", tree_preserving=True, batch=SAME)
+linear("rt.copy_saved", "saved", "saved", "g", tree_preserving=True, batch=SAME, record_copy=True)
+linear("rt.private", "record, arrays", "record", "g", tree_preserving=True, batch=SAME, record_copy=True)
 linear("rt.fresh", "x", "x", "g", aliasing=True, tree_preserving=True, diag="same", batch=SAME)
 # a sequence's cotangent parts in its container type
 linear("rt.like", "parts, src", "parts", "rt.like(g, parts)", aliasing=True, tree_args=(0, 1), tree_preserving=True,

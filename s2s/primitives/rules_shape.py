@@ -99,4 +99,4 @@ linear("xp.real_if_close", "a, tol=100", "a", "rt.array_vjp(g, a)", zero_args=("
 # integer and boolean dtype constructors of arrays (np.int64(W[:, -1]) as indices): no derivative
 # flows through an integer cast (JAX's zero gradient)
 nondiff(*[f"xp.{_t}" for _t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool")],
-        batch=SAME)
+        batch=SAME, neutral=True)

@@ -52,7 +52,7 @@ def _private_array(x, memo):
         return _private_device_view(x, base, memo)
     if not isinstance(x, np.ndarray) or not isinstance(base, np.ndarray) \
             or not (base.flags.c_contiguous or base.flags.f_contiguous):
-        return x.copy(order="K")
+        return x.copy(order="K") if isinstance(x, np.ndarray) else x.copy()  # (Dask's copy takes no order)
     new_base = memo.get(id(base))
     if new_base is None:
         new_base = base.copy(order="K")

@@ -572,7 +572,7 @@ class Reverse(Transform):
         if getattr(self, "_record_copies", None) is None:
             self._record_copies = {s.targets[0].id for s in self.body if isinstance(s, gast.Assign)
                                    and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)
-                                   and analysis.dotted(s.value.func) in ("rt.private", "rt.copy_saved")
+                                   and getattr(registry.lookup(analysis.dotted(s.value.func)), "record_copy", False)
                                    and self.assigned_count(s.targets[0].id) == 1}
         return self._record_copies
 

@@ -13,7 +13,6 @@ import pytest
 import s2s
 from s2s import record
 from s2s.ir.validate import validate
-from s2s.sources import _generated_closure
 from s2s.transforms import compose
 from s2s.transforms.compose import merge_batch_axes, split_batch_axes
 
@@ -46,7 +45,7 @@ def until_rows(w, x):
 
 def _wrappers(fn):
     """The generated functions `fn` runs (itself and every one it calls)."""
-    return _generated_closure([fn])
+    return record.generated_closure([fn])
 
 
 def _assert_generated(fn, name_start: str):

@@ -31,6 +31,7 @@ LAYERS = [
     ["s2s.driver"],                                  # core_of, caches, the call graph
     ["s2s.custom"],                                  # user-defined rules
     ["s2s.checkpoints", "s2s.memory"],               # s2s.checkpoint and its policies; tape_record
+    ["s2s.arg_structure", "s2s.cotangent_dtype"],  # results in their arguments' structure and dtypes
     ["s2s.dispatch"],                                # generated fast paths for calls
     ["s2s.calls"],                                   # the objects transforms return: cache watch, versions
     ["s2s.jitted"],                                  # jit's object: a version per argument signature
