@@ -127,3 +127,44 @@ def test_a_helper_that_cannot_take_the_leaves_is_refused_at_the_users_line(f, wh
     with pytest.raises(S2STypeError, match=r"test_tree_map_helper_forms.py:\d+") as e:
         s2s.grad(f)(P)
     assert why in str(e.value) and "tree_inside" not in str(e.value)
+
+
+def two_trees_no_default(p):
+    return _total(tu.tree_map(lambda x, y: np.sin(x) * y, p, Q))
+
+
+@pytest.mark.parametrize("n", [2, 3])  # 2: as many examples as Q["a"] has elements (a wrong number, not an error)
+@pytest.mark.parametrize("f", [two_trees_with_default, default_filled_by_second_tree, two_trees_no_default],
+                         ids=lambda f: f.__name__)
+def test_vmap_of_tree_map_over_an_unbatched_second_tree(f, n):
+    """The other trees are flattened against the batched tree's structure; that structure was taken
+    as batched, so Q's leaves were read as a batch (Q["a"]'s two elements as two examples')."""
+    rng = np.random.default_rng(n)
+    ps = {"a": rng.normal(size=(n, 2)), "b": rng.normal(size=n)}
+    rows = [{k: v[i] for k, v in ps.items()} for i in range(n)]
+    np.testing.assert_allclose(s2s.vmap(f)(ps), [f(r) for r in rows], rtol=1e-12)
+    got, want = s2s.vmap(s2s.grad(f))(ps), [_fd_grad(f, r) for r in rows]
+    for k in ps:
+        np.testing.assert_allclose(got[k], np.stack([w[k] for w in want]), rtol=1e-6, atol=1e-9)
+
+
+def unflatten_constants_in_its_structure(p):
+    _, treedef = tu.tree_flatten(p)
+    q = tu.tree_unflatten(treedef, [Q["a"], Q["b"]])
+    return np.sum(np.sin(p["a"]) * q["a"]) + np.sum(p["b"] * q["b"])
+
+
+def leaves_of_a_constant_tree(p):
+    w = tu.tree_leaves(Q)
+    return np.sum(np.sin(p["a"]) * w[0]) + np.sum(p["b"] * w[1])
+
+
+@pytest.mark.parametrize("f", [unflatten_constants_in_its_structure, leaves_of_a_constant_tree],
+                         ids=lambda f: f.__name__)
+def test_vmap_of_constant_leaves_in_a_batched_trees_structure(f):
+    ps = {"a": np.array([[0.1, 0.2], [0.4, -0.3]]), "b": np.array([0.3, -0.2])}
+    rows = [{k: v[i] for k, v in ps.items()} for i in range(2)]
+    np.testing.assert_allclose(s2s.vmap(f)(ps), [f(r) for r in rows], rtol=1e-12)
+    got, want = s2s.vmap(s2s.grad(f))(ps), [_fd_grad(f, r) for r in rows]
+    for k in ps:
+        np.testing.assert_allclose(got[k], np.stack([w[k] for w in want]), rtol=1e-6, atol=1e-9)
