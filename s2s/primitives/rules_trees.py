@@ -10,11 +10,13 @@ from .registry import SAME, by, defjvp, linear, prim
 linear("rt.tree_leaves_of", "x, is_leaf=None", "x", "rt.tree_build_like(x, g, is_leaf)", tree_args=(0,), batch=SAME)
 prim("rt.tree_def_of", "x, is_leaf=None", nondiff=True, unbatched_result=True, batch=SAME)
 linear("rt.tree_leaves_as", "treedef, x, is_leaf=None", "x", "rt.tree_build_like(x, g, is_leaf)", tree_args=(1,),
-       batch=SAME)
-linear("rt.tree_build", "treedef, leaves", "leaves", "rt.tree_leaves_up_to(treedef, g)", tree_args=(1,), batch=SAME)
-linear("rt.tree_leaves_up_to", "treedef, x", "x", "rt.tree_build(treedef, g)", tree_args=(1,), batch=SAME)
+       batch=SAME, batched_by="x")
+linear("rt.tree_build", "treedef, leaves", "leaves", "rt.tree_leaves_up_to(treedef, g)", tree_args=(1,), batch=SAME,
+       batched_by="leaves")
+linear("rt.tree_leaves_up_to", "treedef, x", "x", "rt.tree_build(treedef, g)", tree_args=(1,), batch=SAME,
+       batched_by="x")
 linear("rt.tree_build_like", "like, leaves, is_leaf=None", "leaves",
-       "rt.tree_leaves_up_to(rt.tree_def_of(like, is_leaf), g)", tree_args=(1,), batch=SAME)
+       "rt.tree_leaves_up_to(rt.tree_def_of(like, is_leaf), g)", tree_args=(1,), batch=SAME, batched_by="leaves")
 defjvp("rt.tree_leaves_as", x="rt.tree_leaves_up_to(treedef, dx)")
 defjvp("rt.tree_leaves_of", x="rt.tree_leaves_up_to(rt.tree_def_of(x, is_leaf), dx)")
 

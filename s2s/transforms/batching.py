@@ -83,14 +83,6 @@ def _load_counts(stmts) -> collections.Counter:
     return out
 
 
-# "same"-rule primitives whose result is batched only where this argument is: the others give a
-# backend or a tree's structure, which is every example's (a constant on a batched value's backend
-# stays a constant; an unbatched tree's leaves flattened or rebuilt in a batched tree's structure
-# stay unbatched: taken as a batch, a two-leaf constant was read as two examples' values)
-_BATCHED_BY = {"rt.on_backend_of": "v", "rt.tree_leaves_as": "x", "rt.tree_build": "leaves",
-               "rt.tree_leaves_up_to": "x", "rt.tree_build_like": "leaves"}
-
-
 def result_batched(value, bset) -> bool:
     kind = analysis.classify(value)
     if kind == "const":
@@ -99,8 +91,8 @@ def result_batched(value, bset) -> bool:
         return value.attr not in SHAPE_ATTRS and value.attr != "dtype" and _names(value.value)[0] in bset
     if (p := registry.lookup(kind)) is not None and p.unbatched_result:  # a shape, a setting
         return False
-    if kind in _BATCHED_BY and isinstance(value, gast.Call):
-        arg = bind_prim(p, value).get(_BATCHED_BY[kind])
+    if p is not None and p.batched_by and isinstance(value, gast.Call):  # (a backend, a tree's structure)
+        arg = bind_prim(p, value).get(p.batched_by)
         return arg is not None and any(n in bset for n in _names(arg))
     if kind == "list.pop":
         return value.func.value.id in bset
@@ -585,7 +577,7 @@ class Batcher(Transform):
             self.fail(s, f"vmap cannot batch {what} (the shape of an array cannot differ per example).")
         pre: list = []
         if rule.kind == "same":
-            if kind in _BATCHED_BY and not self.is_batched(args.get(_BATCHED_BY[kind])):
+            if p.batched_by and not self.is_batched(args.get(p.batched_by)):
                 return pre, value, False  # a constant moved to a batched value's backend, leaves in a batched tree's shape
             return pre, value, True
         if rule.kind == "broadcast":
