@@ -654,7 +654,7 @@ def stand_in_call(norm, node: gast.Call, obj) -> gast.Call:
         if isinstance(ref, function_values.Ref):
             n = obj.__s2s_arity__(len(args))
             _check_takes(norm, args[at], ref, n, obj)
-            if not _fixed_arity(ref.fn):
+            if not function_values.fixed_arity(ref.fn):
                 args[at] = function_values.calling_lambda(norm, args[at], n)
     return gast.copy_location(gast.Call(func=node.func, args=args, keywords=keywords), node)
 
@@ -672,19 +672,6 @@ def _check_takes(norm, where, ref, n: int, stand_in) -> None:
         norm.fail(where, f"`{name}` calls the function it is given with {n} positional argument"
                          f"{'s' if n != 1 else ''} here, and `{_text(where)}` cannot take them ({e}).",
                   kind=S2STypeError)
-
-
-def _fixed_arity(fn) -> bool:
-    """A Python function whose every call takes the same positional arguments (no defaults, no
-    `*args`, no keyword-only ones), which a stand-in may call with `*`: a function with defaults
-    (`def helper(x, scale=2.0)`) is wrapped too, in a lambda of as many parameters as the stand-in
-    passes it (tree_map's `f(leaf, *others)` could not tell how many that is, and reported it in
-    s2s's own tree_inside.py)."""
-    if not isinstance(fn, types.FunctionType):
-        return False
-    code = fn.__code__
-    return not (fn.__defaults__ or fn.__kwdefaults__ or code.co_kwonlyargcount
-                or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))
 
 
 def constant_pieces(norm, node: gast.Call, obj) -> gast.Call:
