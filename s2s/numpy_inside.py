@@ -86,11 +86,31 @@ def _vectorized_call(pyfunc):
     def one(v):  # a function without Python source (np.sinc): called with its one parameter
         return pyfunc(v)
 
-    elem = pyfunc if inspect.isfunction(pyfunc) else one
+    def two(v, w):
+        return pyfunc(v, w)
+
+    def three(v, w, u):
+        return pyfunc(v, w, u)
+
+    elem = pyfunc if _fixed_arity(pyfunc) else one
+    if inspect.isfunction(pyfunc) and elem is one:  # defaults, `*args`: called with its required parameters
+        n = sum(1 for p in inspect.signature(pyfunc).parameters.values()
+                if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        elem = {2: two, 3: three}.get(n, one if n <= 1 else pyfunc)
 
     def vectorized_call(*args):
         return vectorized(elem, *args)
     return vectorized_call
+
+
+def _fixed_arity(fn) -> bool:
+    """A Python function called with `*` here: every call takes the same positional arguments (a
+    `*` call of one with defaults has a number of values s2s cannot tell)."""
+    if not inspect.isfunction(fn):
+        return False
+    code = fn.__code__
+    return not (fn.__defaults__ or fn.__kwdefaults__ or code.co_kwonlyargcount
+                or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))
 
 
 apply_along_axis.__s2s_function_args__ = (0,)  # (a parameter of the transformed function there: refused)

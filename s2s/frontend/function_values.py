@@ -135,6 +135,19 @@ def calling_lambda(norm, target, nargs: int, through=None) -> gast.Lambda:
     return lam
 
 
+def fixed_arity(fn) -> bool:
+    """A Python function whose every call takes the same positional arguments (no defaults, no
+    `*args`, no keyword-only ones), which a stand-in may call with `*`. Any other function given to
+    a stand-in (tree_map, np.vectorize) is wrapped in a lambda of as many parameters as the stand-in
+    passes it: with `def helper(x, scale=2.0)`, the stand-in's `f(leaf, *others)` could not tell how
+    many values that is, and reported it in s2s's own file."""
+    if not isinstance(fn, types.FunctionType):
+        return False
+    code = fn.__code__
+    return not (fn.__defaults__ or fn.__kwdefaults__ or code.co_kwonlyargcount
+                or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))
+
+
 def _vectorize(norm, node):
     """`np.vectorize(f)`: the function of f's parameters that calls numpy_inside.vectorized(f, ...),
     a loop over the elements of its broadcast arguments."""
@@ -155,7 +168,7 @@ def _vectorize(norm, node):
     nargs = len([p for p in params if p is None or p.default is inspect.Parameter.empty
                  and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
     target = node.args[0]
-    if not isinstance(ref.fn, types.FunctionType):  # a NumPy function: called with its parameters, not `*`
+    if not fixed_arity(ref.fn):  # a NumPy function, one with defaults: called with its parameters, not `*`
         target = calling_lambda(norm, target, nargs)
     helper = norm.namer.fresh("vectorized")
     norm.fscope[helper] = numpy_inside.vectorized

@@ -760,9 +760,27 @@ def stand_in_call(norm, node: gast.Call, obj) -> gast.Call:
     at = getattr(obj, "__s2s_calls__", None)
     if at is not None and at < len(args) and not any(isinstance(a, gast.Starred) for a in args):
         ref = function_values.value(norm, args[at]) if function_values.could_be(norm, args[at]) else None
-        if isinstance(ref, function_values.Ref) and not isinstance(ref.fn, types.FunctionType):
-            args[at] = function_values.calling_lambda(norm, args[at], obj.__s2s_arity__(len(args)))
+        if isinstance(ref, function_values.Ref):
+            n = obj.__s2s_arity__(len(args))
+            _check_takes(norm, args[at], ref, n, obj)
+            if not function_values.fixed_arity(ref.fn):
+                args[at] = function_values.calling_lambda(norm, args[at], n)
     return gast.copy_location(gast.Call(func=node.func, args=args, keywords=keywords), node)
+
+
+def _check_takes(norm, where, ref, n: int, stand_in) -> None:
+    """Refuse, at the user's call, a Python function given to a stand-in that cannot take the `n`
+    positional arguments the stand-in passes it (`tree_map(f, a, b)` with a one-parameter `f`):
+    the stand-in's own code would fail on it, in s2s's file."""
+    if not isinstance(ref.fn, types.FunctionType):
+        return
+    try:
+        inspect.signature(ref.fn).bind(*range(len(ref.free) + n))
+    except TypeError as e:
+        name = getattr(stand_in, "__name__", "the stand-in")
+        norm.fail(where, f"`{name}` calls the function it is given with {n} positional argument"
+                         f"{'s' if n != 1 else ''} here, and `{_text(where)}` cannot take them ({e}).",
+                  kind=S2STypeError)
 
 
 def constant_pieces(norm, node: gast.Call, obj) -> gast.Call:

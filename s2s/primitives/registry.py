@@ -70,6 +70,8 @@ class Prim:
     methods: tuple[str, ...] = ()  # array methods that are this primitive (`x.sum()`; `x.flatten()` is xp.ravel)
     math_name: str = ""            # the function of Python's `math` module that is this primitive
     unbatched_result: bool = False  # batched, one result serves every example (a shape, a setting)
+    batched_by: str = ""           # batch=SAME: its result is batched only where this argument is (the
+    #                                others a backend or a tree's structure, every example's)
     refused: tuple[str, ...] = ()  # arguments whose derivative is an S2SError when one reaches them (`refuse`)
     symbol: str = ""               # the Python operator that is this primitive ("+" is add; "unary -" is neg)
     builtin: str = ""              # the Python builtin that is this primitive (`max` of two arrays is xp.maximum)

@@ -292,7 +292,7 @@ linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g,
 linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)", methods=("trace",),
        batch=along("axis1", "axis2"))
 # a host number moved to the backend of `like` (in helpers s2s differentiates): the identity on v
-linear("rt.on_backend_of", "v, like", "v", "rt.on_backend_of(g, like)", batch=SAME)
+linear("rt.on_backend_of", "v, like", "v", "rt.on_backend_of(g, like)", batch=SAME, batched_by="v")
 
 # ---- shape manipulation: linear in the array ----
 linear("xp.reshape", "a, newshape=None, order='C', shape=None", "a", "xp.reshape(g, xp.shape(a))", methods=("reshape",),

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 
 from ..errors import S2SError, S2STypeError, S2SValueError
-from ..tree import axes_children, node_children, tree_leaves, tree_map
+from ..tree import PyTreeDef, axes_children, node_children, tree_leaves, tree_map
 from . import core as _core
 from ._batch_checks import index_part, same_shapes
 from ._batch_checks import one_position as _vb_one_position
@@ -206,7 +206,7 @@ def replicate_batch(x, n):
         return tuple(out) if isinstance(x, tuple) else out
     if isinstance(x, dict):
         return {k: replicate_batch(v, n) for k, v in x.items()}
-    if x is None or isinstance(x, (range, str, slice)):
+    if x is None or isinstance(x, (range, str, slice, PyTreeDef)):  # (a tree's structure is every example's)
         return x
     if type(n) is BatchSize:  # a call on another backend: host constants join it
         host = type(x) in _NUMBERS or type(x) is np.ndarray or isinstance(x, np.generic)

@@ -50,9 +50,10 @@ def _private_array(x, memo):
     base = getattr(x, "base", None)
     if not isinstance(x, np.ndarray) and base is not None:
         return _private_device_view(x, base, memo)
-    if not isinstance(x, np.ndarray) or not isinstance(base, np.ndarray) \
-            or not (base.flags.c_contiguous or base.flags.f_contiguous):
-        return x.copy(order="K") if isinstance(x, np.ndarray) else x.copy()  # (Dask's copy takes no order)
+    if not isinstance(x, np.ndarray):
+        return x.copy()  # (another library's array: its own copy, which may take no `order`)
+    if not isinstance(base, np.ndarray) or not (base.flags.c_contiguous or base.flags.f_contiguous):
+        return x.copy(order="K")
     new_base = memo.get(id(base))
     if new_base is None:
         new_base = base.copy(order="K")

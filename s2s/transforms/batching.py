@@ -91,6 +91,9 @@ def result_batched(value, bset) -> bool:
         return value.attr not in SHAPE_ATTRS and value.attr != "dtype" and _names(value.value)[0] in bset
     if (p := registry.lookup(kind)) is not None and p.unbatched_result:  # a shape, a setting
         return False
+    if p is not None and p.batched_by and isinstance(value, gast.Call):  # (a backend, a tree's structure)
+        arg = bind_prim(p, value).get(p.batched_by)
+        return arg is not None and any(n in bset for n in _names(arg))
     if kind == "list.pop":
         return value.func.value.id in bset
     return any(n in bset for n in _names(value) if n not in ("xp", "rt"))
@@ -574,8 +577,8 @@ class Batcher(Transform):
             self.fail(s, f"vmap cannot batch {what} (the shape of an array cannot differ per example).")
         pre: list = []
         if rule.kind == "same":
-            if kind == "rt.on_backend_of" and not self.is_batched(args.get("v")):
-                return pre, value, False  # a constant moved to a batched value's backend: still a constant
+            if p.batched_by and not self.is_batched(args.get(p.batched_by)):
+                return pre, value, False  # a constant moved to a batched value's backend, leaves in a batched tree's shape
             return pre, value, True
         if rule.kind == "broadcast":
             return pre, self.lift(value, p, args, pre), True

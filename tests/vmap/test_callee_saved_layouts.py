@@ -2,8 +2,9 @@
 (np.cov of a gathered batch: the gather gives a Fortran-ordered batch, its centered copy keeps
 that order, and the transpose is a view of it). The backward sweep's own copy of the record
 (rt.private) copied the base in C order and rebuilt the view with the old strides over it: a
-silently wrong gradient (issue 27, fuzz seeds 3027/3017). Each case is checked against a Python
-loop of the same derivative over the examples, for a callee and the same body inline."""
+silently wrong gradient (issue 27, fuzz seeds 3027/3017; plain grad too, of a Fortran-ordered
+argument). Each case is checked against a Python loop of the same derivative over the examples,
+for a callee and the same body inline."""
 import importlib.util
 import itertools
 import zlib
@@ -74,3 +75,26 @@ def test_private_copies_a_base_and_its_view_in_any_layout(order, view_first):
     assert not np.shares_memory(got_base, base) and not np.shares_memory(got_view, base)
     got_base[...] = -1.0  # the copy of the view is still a view of the copy of its base
     np.testing.assert_array_equal(got_view, -np.ones_like(view))
+
+
+def _cov_into_row(m):
+    acc = m * 1.0
+    acc[0] += np.sum(np.cov(m))
+    return acc
+
+
+def cov_into_row(m):
+    return np.sum(np.sin(_cov_into_row(m)))
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_plain_grad_of_a_fortran_ordered_argument(order):
+    """No vmap needed: a Fortran-ordered argument makes the callee's centered copy Fortran-ordered
+    too, and its transpose a view of it (wrong before, for order="F" only)."""
+    m = np.asarray(np.random.default_rng(0).normal(size=(3, 4)), order=order)
+    want = np.zeros_like(m)
+    for k in np.ndindex(m.shape):
+        e = np.zeros_like(m)
+        e[k] = 1e-6
+        want[k] = (cov_into_row(m + e) - cov_into_row(m - e)) / 2e-6
+    np.testing.assert_allclose(s2s.grad(cov_into_row)(m), want, rtol=1e-6, atol=1e-8)
