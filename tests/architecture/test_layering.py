@@ -16,7 +16,8 @@ ROOT = str(paths.ROOT / "s2s")
 # Earlier layers first. A name stands for the module and everything under it.
 LAYERS = [
     ["s2s.errors", "s2s.tree", "s2s.record", "s2s.stats"],  # leaves
-    ["s2s.real_only"],                               # complex values refused where derivatives leave s2s
+    ["s2s.real_only", "s2s.cotangent_dtype"],        # complex values refused, cotangents in their primals'
+                                                     # dtypes, where derivatives leave s2s
     ["s2s.config"],                                  # run-time settings
     ["s2s.array_fill", "s2s.numpy_inside"],          # NumPy functions an array library lacks, composed
     ["s2s.arrays"],                                  # array backends (NumPy, CuPy, Dask): which one a call uses
