@@ -27,7 +27,8 @@ __all__ = ["Backend", "NUMPY", "backend_of", "by_name", "default", "library_name
 
 # NumPy's dtypes and constants: the same for every array library (NumPy's functions on dtypes, shapes
 # and Python values are too: their declarations' `neutral` fact)
-_NEUTRAL_VALUES = ("dtype", "float16", "complex64", "complex128", "bool_", "pi", "e", "inf", "nan", "newaxis")
+_NEUTRAL_VALUES = ("dtype", "float16", "complex64", "complex128", "int8", "int16", "int32", "int64", "uint8", "uint32",
+                   "uint64", "bool_", "pi", "e", "inf", "nan", "newaxis")
 _DECLARATIONS: dict[str, Any] = {}  # primitive name -> its declaration (registry.Prim), handed over by `learn`
 
 

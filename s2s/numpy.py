@@ -77,9 +77,6 @@ for _path in _paths:
     if _path.startswith("linalg.") and _path.count(".") == 1 and _resolve(_path) is not None:
         setattr(linalg, _path[7:], _Op(_path, _resolve(_path)))
 float32, float64, int32, int64, bool_ = _np.float32, _np.float64, _np.int32, _np.int64, _np.bool_
-for _name in _names:  # dtypes (and casts) stay NumPy's types: jnp.int64(x), dtype=jnp.float32
-    if isinstance(_resolve(_name), type):
-        globals()[_name] = _resolve(_name)
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, _np.newaxis
 ndarray = _np.ndarray
 # NumPy's functions that take a function: inside a transform, the stand-ins of s2s/numpy_inside.py

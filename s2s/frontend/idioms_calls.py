@@ -266,6 +266,9 @@ def call(norm, node: gast.Call, obj):
     """Lower a call of the static object `obj`, or return None to let the normalizer do it."""
     if resolve.prim_key(obj) is not None:
         return None
+    if isinstance(obj, type) and issubclass(obj, (np.integer, np.bool_)) and len(node.args) == 1 and not node.keywords:
+        dtype = build.name(norm.bind(obj.__name__, obj))  # np.int64(x): an integer cast, no derivative
+        return build.call("rt.int_cast", [norm.atom(node.args[0]), dtype])
     if isinstance(obj, types.FunctionType):
         _check_arguments(norm, node, obj)
     rec = record.of(obj)

@@ -96,7 +96,6 @@ linear("rt.tolist_t", "g_, x", "g_", "rt.tolist(g)", tree_args=(0,), batch=by("r
 # np.real_if_close (a real array is itself; complex values are refused before any rule runs)
 linear("xp.row_stack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"))
 linear("xp.real_if_close", "a, tol=100", "a", "rt.array_vjp(g, a)", zero_args=("tol",), batch=SAME)
-# integer and boolean dtype constructors of arrays (np.int64(W[:, -1]) as indices): no derivative
-# flows through an integer cast (JAX's zero gradient)
-nondiff(*[f"xp.{_t}" for _t in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool")],
-        batch=SAME, neutral=True)
+# an integer or boolean dtype applied to a value (np.int64(W[:, -1]) as indices; the frontend's
+# lowering of such a call): no derivative flows through it (JAX's zero gradient)
+nondiff("rt.int_cast", sig="x, dtype", batch=SAME)

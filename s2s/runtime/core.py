@@ -115,16 +115,15 @@ def _complex_cotangent(like):
 
 def unbroadcast(v, like):
     """Sum `v` down to the shape of `like` (the transpose of broadcasting)."""
-    try:  # arrays of one shape first: what most calls are (the common case costs two attributes)
-        s, vs = like.shape, v.shape
+    try:  # arrays of one shape first: what most calls are (the common case costs three attributes)
+        s, vs, dt = like.shape, v.shape, like.dtype
     except AttributeError:
         if isinstance(v, float) and isinstance(like, float):
             return v  # Python (or NumPy) scalars: nothing to sum
-        s, vs = _shape(like), _shape(v)
+        s, vs, dt = _shape(like), _shape(v), getattr(like, "dtype", None)
     if v.dtype.kind == "c" if type(v) is np.ndarray else isinstance(v, complex):  # (NumPy's complex scalars too)
         _complex_cotangent(like)
-    dt = getattr(like, "dtype", None)
-    if dt is not None and dt.kind == "f" and dt.itemsize < 8 and getattr(v, "dtype", dt) != dt:
+    if dt is not None and dt.itemsize < 8 and dt.kind == "f" and getattr(v, "dtype", dt) != dt:
         v = v.astype(dt)  # a cotangent takes its primal's dtype (JAX): float32 `like` promoted by NumPy
     if vs == s:
         return v

@@ -16,7 +16,7 @@ __all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "u
            "split_vjp", "split_jvp", "column_stack_vjp", "dstack_vjp", "rollaxis_vjp", "append_vjp", "select_vjp",
            "select_vjp_all", "select_jvp", "unbroadcast_to", "meshgrid_vjp", "meshgrid_tangent", "present",
            "select_none", "append_vjp_t", "rot90_vjp", "diag_vjp_any", "kept", "not_deleted", "plain_reflect",
-           "tolist", "tolist_t", "batched_tolist", "batched_tolist_t")
+           "tolist", "tolist_t", "batched_tolist", "batched_tolist_t", "int_cast")
 
 
 def transpose_vjp(v, axes):
@@ -481,3 +481,9 @@ def batched_tolist_t(flags, g, x):
 
 def _leaves(g) -> list:
     return [v for e in g for v in _leaves(e)] if isinstance(g, list) else [g]
+
+
+def int_cast(x, dtype):
+    """`dtype(x)` for an integer or boolean NumPy dtype (`np.int64(W[:, -1])`), on x's own array
+    library: an array's `astype`, a number's constructor."""
+    return x.astype(dtype) if hasattr(x, "astype") else dtype(x)

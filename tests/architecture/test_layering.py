@@ -16,7 +16,8 @@ ROOT = str(paths.ROOT / "s2s")
 # Earlier layers first. A name stands for the module and everything under it.
 LAYERS = [
     ["s2s.errors", "s2s.tree", "s2s.record", "s2s.stats"],  # leaves
-    ["s2s.real_only"],                               # complex values refused where derivatives leave s2s
+    ["s2s.real_only", "s2s.cotangent_dtype"],        # complex values refused, cotangents in their primals'
+                                                     # dtypes, where derivatives leave s2s
     ["s2s.config"],                                  # run-time settings
     ["s2s.array_fill", "s2s.numpy_inside"],          # NumPy functions an array library lacks, composed
     ["s2s.arrays"],                                  # array backends (NumPy, CuPy, Dask): which one a call uses
@@ -31,7 +32,7 @@ LAYERS = [
     ["s2s.driver"],                                  # core_of, caches, the call graph
     ["s2s.custom"],                                  # user-defined rules
     ["s2s.checkpoints", "s2s.memory"],               # s2s.checkpoint and its policies; tape_record
-    ["s2s.arg_structure", "s2s.cotangent_dtype"],  # results in their arguments' structure and dtypes
+    ["s2s.arg_structure"],                           # grad's and vjp's results in their arguments' structure
     ["s2s.dispatch"],                                # generated fast paths for calls
     ["s2s.calls"],                                   # the objects transforms return: cache watch, versions
     ["s2s.jitted"],                                  # jit's object: a version per argument signature

@@ -23,7 +23,7 @@ def bool_mask(x):
 
 
 def jnp_spelling(x):
-    return np.sum(snp.int16(x * 3.0) * x)
+    return np.sum(snp.int32(x * 3.0) * x)
 
 
 FNS = [cast_as_indices, cast_times_value, bool_mask, jnp_spelling]

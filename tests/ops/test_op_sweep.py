@@ -53,12 +53,10 @@ def _leaves(x):
     return [np.asarray(x, dtype=np.float64)]
 
 
-# float32 inputs whose gradients still come back float64 (strict: a fixed one must leave the list)
-F64_GRADS = {
-    "float_power": "np.float_power computes in float64 by definition; its rule keeps that dtype",
-    "float_power__outer": "np.float_power computes in float64 by definition; its rule keeps that dtype",
-    "interp__knots": "float64 constant knots + a float32 shift: add's cotangent keeps the promoted dtype",
-}
+# float32 inputs whose gradients still come back float64 (strict: a fixed one must leave the list);
+# none since a cotangent takes its primal's dtype (s2s/cotangent_dtype.py: np.float_power, which
+# computes in float64, and float64 knots plus a float32 shift now give float32 gradients)
+F64_GRADS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("sp", [pytest.param(s, id=s.id, marks=[pytest.mark.xfail(reason=F64_GRADS[s.id], strict=True)]
