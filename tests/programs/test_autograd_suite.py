@@ -75,10 +75,6 @@ EXCLUDED: dict[str, str | None] = {
     **{f"test_graphs.py::test_singleton_array_output{n}": ORDER1
        for n in ("", "_axis0", "_axis0_keepdims", "_axis1", "_axis1_keepdims")},
     "test_scipy.py::test_logsumexp6": ORDER1,
-    "test_dict.py::test_items_values_keys": ("issue 27 family 6: its d_fun's dict adjoint at the third order is "
-                                             "accumulated with `+` (TypeError: unsupported operand type(s) for +: "
-                                             "'dict' and 'dict'), as test_iter's; sorted(d.items(), key=itemgetter(0)) "
-                                             "and its first and second orders pass"),
     "test_linalg.py::test_eig_real": "S2SSyntaxError: np.linalg.eig (complex eigenvectors) has no derivative rule",
     "test_linalg.py::test_pinv": f"{AG_ONLY}: autograd.numpy.linalg._dot and .T (private helpers); its pinv cases pass",
     "test_wrappers.py::test_custom_where": f"{AG_ONLY}: np.where(condition=..., x=..., y=...) by keyword",
