@@ -199,3 +199,30 @@ def test_corpus_list_programs_at_high_order(name, order):
         return
     assert abs(rev - fwd) <= 1e-8 * (1 + abs(fwd)), f"grad {rev!r}, jvp {fwd!r}"
     assert abs(rev - fd) <= 1e-5 * (1 + abs(fd)), f"grad {rev!r}, central differences {fd!r}"
+
+
+# every list, tuple and zip program of the corpus at the fourth order, along a random line
+# through its arguments: grad of grad^3 against jvp of grad^3 and central differences
+_CONTAINER_PROGRAMS = ["for_zip", "for_zip_rows_enumerate", "nested_loops", "listcomp_simple", "listcomp_if",
+                       "listcomp_range_stack", "listcomp_nested", "append_then_array", "append_then_stack",
+                       "append_and_index", "tuple_swap_fibonacci", "tuple_unpack_call", "tuple_swap_args",
+                       "rnn_collect_states", "call_returning_tuple_in_loop", "list_pop_stack", "zip_three"]
+
+
+@pytest.mark.parametrize("name", _CONTAINER_PROGRAMS)
+def test_corpus_container_programs_at_order_four(name):
+    from corpus import CORPUS
+    fn, make = next((f, m) for f, m in CORPUS if f.__name__ == name)
+    rng = np.random.default_rng(1)
+    args = make(rng)
+    dirs = [rng.normal(size=np.shape(a)) * 0.3 for a in args]
+
+    def along(t):
+        return np.sum(fn(*[a + t * d for a, d in zip(args, dirs)]))
+    g = s2s.grad(s2s.grad(s2s.grad(along)))
+    eps = 1e-3
+    fd = (float(g(eps)) - float(g(-eps))) / (2 * eps)
+    fwd = float(s2s.jvp(g, (0.0,), (1.0,))[1])
+    rev = float(s2s.grad(g)(0.0))
+    assert abs(rev - fwd) <= 1e-8 * (1 + abs(fwd)), f"grad {rev!r}, jvp {fwd!r}"
+    assert abs(rev - fd) <= 1e-4 * (1 + abs(fd)), f"grad {rev!r}, central differences {fd!r}"
