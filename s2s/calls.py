@@ -121,7 +121,30 @@ class Transformed:
     __call__ = property(operator.attrgetter("_entry"))
 
     def _entry(self, *args, **kwargs):
+        if kwargs or len(args) != self._nparams:
+            self._check_arity(args, kwargs)
         return self._call(args, kwargs)
+
+    def _general(self, args, kwargs):
+        """The general call as the fast path falls back to it: the arguments checked first."""
+        if kwargs or len(args) != self._nparams:
+            self._check_arity(args, kwargs)
+        return self._call(args, kwargs)
+
+    def _check_arity(self, args, kwargs) -> None:
+        """Arguments that the user's function could not take are an S2STypeError naming it and its
+        parameters, as a call of the function itself would be (not the generated code's error)."""
+        try:
+            sig = self._signature
+        except (TypeError, ValueError):  # no signature to bind against: the call itself says
+            return
+        try:
+            sig.bind(*args, **kwargs)
+        except TypeError as e:
+            name = getattr(self._root, "__name__", "f")
+            raise S2STypeError(f"{self.kind}({name}) called with {len(args)} positional argument(s)"
+                               f"{' and keywords ' + ', '.join(sorted(kwargs)) if kwargs else ''}: "
+                               f"{name}{sig} {e}") from None
 
     _entry_watch = None  # the watch the fast path was generated with
     _entry_builds = 0
@@ -137,7 +160,7 @@ class Transformed:
         self._entry_builds += 1
         self._entry_watch = self._unchanged
         calls = calls or [f"return version({', '.join(f'a{i}' for i in range(len(args)))})"]
-        fn = dispatch.entry(f"dispatch_{self.__name__}", args, self._unchanged, self._call, calls, ns, ranks, fallback,
+        fn = dispatch.entry(f"dispatch_{self.__name__}", args, self._unchanged, self._general, calls, ns, ranks, fallback,
                             shapes)
         if fn is None:
             self.__dict__.pop("_entry", None)

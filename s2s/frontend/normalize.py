@@ -173,6 +173,8 @@ class Normalizer:
         v = s.value
         if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and v.func.attr in ("append", "extend") \
                 and self.is_local(v.func.value):
+            if isinstance(v.func.value, gast.Name):
+                self.check_alias(s, v.func.value.id, f"{v.func.value.id}.{v.func.attr}(...)", "list")
             lst = self.atom(v.func.value)
             arg = self.atom(v.args[0])
             if v.func.attr == "extend":
@@ -228,9 +230,13 @@ class Normalizer:
         """Parameters not yet rebound: they still name the caller's arrays."""
         return {a.id for a in self.fn.args.args} - self.rebound
 
-    def check_alias(self, s, name, what):
-        """Reject an in-place update of `name` that another name for the same array would see."""
+    def check_alias(self, s, name, what, thing="array"):
+        """Reject an in-place update of `name` that another name for the same array (or list) would see."""
         later = self.aliases.others_read_later(name, s, self.loops)
+        if later and thing == "list":
+            self.fail(s, f"`{what}` changes the list that `{later[0]}` also refers to, and `{later[0]}` is read "
+                         "afterwards; s2s differentiates a list changed in place through one name only.",
+                      f"Make `{later[0]}` a copy where it is bound (`{later[0]} = list(...)`).")
         if later:
             self.fail(s, f"`{what}` changes the array that `{later[0]}` also refers to (NumPy updates it in "
                          f"place), and `{later[0]}` is read afterwards; s2s would not see that change.",
@@ -915,6 +921,8 @@ class Normalizer:
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         m = func.attr
         if m == "pop" and not args:
+            if isinstance(func.value, gast.Name):
+                self.check_alias(node, func.value.id, f"{func.value.id}.pop()", "list")
             return build.call(build.attr(base, "pop"), [])
         if m in ("reshape", "transpose") and len(args) > 1:
             args = [self.tmp(build.tuple_(args))]

@@ -107,9 +107,12 @@ def _block(stmts, mutated, touched: set[str], notes) -> None:
             seen.forget(assigns(s))
             if not isinstance(s, (gast.Assign, gast.Expr, gast.Return)):
                 seen = _Seen()
+            else:  # `a.append(v)`: `a[-1]` read before is not `a[-1]` read after
+                seen.forget(notes.get(s, "cse", lambda s: _notes(s, notes))[2])
             continue
         t = s.targets[0].id
-        key, ops, _ = notes.get(s, "cse", lambda s: _notes(s, notes))
+        key, ops, mut = notes.get(s, "cse", lambda s: _notes(s, notes))
+        seen.forget(mut)  # (`v = a.pop()`)
         if key is not None and t not in mutated:
             hit = seen.entries.get(key)
             if hit is not None:

@@ -272,7 +272,16 @@ def _size(x) -> int:
 
 
 def reshape_like(v, like):
-    return np.reshape(v, np.shape(like))
+    """`v` in the shape of `like`. Sizes that differ are a cotangent of the wrong length (a list's,
+    issue 27): refused, never a raw NumPy error."""
+    try:
+        return np.reshape(v, np.shape(like))
+    except ValueError:
+        if np.size(v) == np.size(like):
+            raise
+        raise S2SValueError(f"s2s: a cotangent of {np.size(v)} numbers met a value of shape {np.shape(like)} while "
+                            "differentiating a list built in place: s2s cannot differentiate this program at this "
+                            "order (issue 27); please report it") from None
 
 
 # ---- pytrees and lists in derivative code ----
@@ -313,14 +322,16 @@ def zeros_like_tree(x):
 
 def tree_add(a, b):
     """Sum two cotangents of the same structure. Two cotangents of one list may differ in length
-    where one is the zero built from the list at a later point, after pops (a record keeps the
-    list object, not its length at the time): the shorter one is zero beyond its end."""
+    only where the shorter is a zero built from the list at a later point, after pops (a record
+    keeps the list object, not its length at the time); any other mismatch is refused, never
+    padded, since its items would meet the wrong items."""
     if type(a) in tree._NODES and type(b) is type(a):  # registered pytree nodes: child by child
         kids, rebuild = node_children(a)
         return rebuild([tree_add(x, y) for x, y in zip(kids, node_children(b)[0])])
     if isinstance(a, (list, tuple)):
         out = [tree_add(x, y) for x, y in zip(a, b)]
-        if isinstance(a, list) and len(a) != len(b):
+        if len(a) != len(b):
+            _check_padding(a, b)
             out.extend((a if len(a) > len(b) else b)[len(out):])
         if isinstance(a, tuple) and hasattr(a, "_fields"):  # a namedtuple's cotangent keeps its type
             return type(a)(*out)
@@ -336,15 +347,29 @@ def tree_add(a, b):
     return a + b
 
 
+def _check_padding(a, b):
+    """Refuse to sum two cotangents of one container of different lengths unless they are lists and
+    the shorter is all zeros (a zero of the list after pops): else the sum would be a wrong number."""
+    short = a if len(a) < len(b) else b
+    if isinstance(a, list) and isinstance(b, list) and not any(
+            np.any(leaf != 0) for leaf in tree_flatten(short)[0] if leaf is not None):
+        return
+    raise S2SValueError(
+        f"s2s: the cotangent of a list or tuple met a cotangent of another length ({len(a)} and {len(b)} "
+        "items) while differentiating a container updated in place: s2s cannot differentiate this "
+        "program at this order (issue 27); please report it")
+
+
 def add_at(acc, index, v):
     """Add cotangent `v` of `x[index]` into the cotangent `acc` of `x`, in place where it can."""
     if isinstance(acc, tuple):
         out = list(acc)
         out[index] = tree_add(out[index], v)
         return type(acc)(*out) if hasattr(acc, "_fields") else tuple(out)
-    if isinstance(acc, (list, dict)):
-        acc[index] = tree_add(acc[index], v)
-        return acc
+    if isinstance(acc, (list, dict)):  # a new container: an adjoint never aliases another name's
+        out = type(acc)(acc) if type(acc) in (list, dict) else acc
+        out[index] = tree_add(out[index], v)
+        return out
     if _is_fancy(index) or _dask_cannot_set(acc, index):
         acc = scatter_add(acc, index, v)
     else:
