@@ -12,8 +12,8 @@ from s2s.transforms import reverse
 sys.path.insert(0, str(BENCH))
 import bench_compile  # noqa: E402
 
-SIZES = {"grad": (100, 400), "jvp": (100, 400), "jit": (100, 400), "vmap": (100, 400),
-         "hessian": (50, 200)}  # hessian: slower
+SIZES = {"grad": (60, 240), "jvp": (60, 240), "jit": (60, 240), "vmap": (60, 240),
+         "hessian": (30, 120)}  # hessian: slower
 FLAT = ("total", "s2s", "walk", "visit", "stmt_walk", "load_walk", "node_walk", "clone", "live_stmt", "assigned_stmt")
 
 
