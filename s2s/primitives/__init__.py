@@ -54,3 +54,4 @@ from . import (
 
 rules_batch.batch_the_rest()  # (last: a primitive without its own batching rule runs once per example)
 arrays.learn(registry.PRIMS)  # (how array libraries provide each function: `neutral`, `dask`, `composed`, `widened`)
+registry.builtins_declared()  # (the rules above are checked by registry.check_rules, in the tests)

@@ -87,6 +87,22 @@ def test_every_helper_a_rule_calls_is_a_declared_primitive():
     assert not undeclared, f"rt helpers rules call that are not declared primitives: {undeclared}"
 
 
+def test_every_built_in_rule_uses_only_known_names():
+    """The rule tables' expressions name only the rule vocabulary, the primitive's parameters (and
+    their tangents `d<param>` in JVP rules): checked here, not parsed at every `import s2s`."""
+    assert registry.check_rules() > 1000
+
+
+def test_a_rule_declared_after_the_tables_is_checked_at_once():
+    registry.prim("rt.s2s_test_probe2", "x")
+    try:
+        with pytest.raises(ValueError, match="unknown names"):
+            registry.defvjp("rt.s2s_test_probe2", x="g * no_such_name")
+    finally:
+        registry.PRIMS.pop("rt.s2s_test_probe2")
+        registry.VJP.pop("rt.s2s_test_probe2", None)
+
+
 def test_a_misspelled_helper_is_caught():
     """The check above can fail: a rule naming a helper nobody exports is reported."""
     registry.prim("rt.s2s_test_probe", "x")
