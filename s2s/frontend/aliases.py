@@ -1,9 +1,11 @@
-"""Which names may refer to the same array, so that an in-place update through one of them that
-another one still reads afterwards is reported instead of differentiated wrongly.
+"""Which names may refer to the same array or list, directly or as an element of a container, so
+that an in-place update through one of them that another one still reads afterwards is reported
+instead of differentiated wrongly.
 
-NumPy updates arrays in place (`z += 1`, `b[0] = v`, a view `row = m[i]` then `row *= 2`); s2s
-treats `z += v` as `z = z + v` and records `b[i] = v` for `b` alone, which is exact unless another
-name for the same array is read later.
+NumPy updates arrays in place (`z += 1`, `b[0] = v`, a view `row = m[i]` then `row *= 2`), and a
+list holds its elements by reference (`b = [y]; y += 1` changes `b[0]`); s2s treats `z += v` as
+`z = z + v` and records `b[i] = v` for `b` alone, which is exact unless another name that holds
+the same object is read later.
 """
 from __future__ import annotations
 
@@ -13,30 +15,68 @@ from ..ir import build
 
 
 class Aliases:
+    """A small points-to model, in the order the normalizer reads statements: each name points to
+    abstract objects (arrays, lists, dicts), and a container object holds element objects. An update
+    in place of a name's objects is seen by every other name whose objects are those or hold them."""
+
     def __init__(self, fn: gast.FunctionDef):
-        self.groups: dict[str, set[str]] = {}
+        self.points: dict[str, frozenset[int]] = {}
+        self.holds: dict[int, set[int]] = {}
         self.loads = [(n.lineno, n.col_offset, n.id) for n in build.walk(fn)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and hasattr(n, "lineno")]
         self.kills = _unconditional_assignments(fn)
 
-    def link(self, a: str, b: str) -> None:
-        """`a` now names the same array as `b` (a copy of the name, or a view of it)."""
-        self.forget(a)
-        group = self.groups.setdefault(b, {b})
-        group.add(a)
-        for n in group:
-            self.groups[n] = group
+    def known(self, name: str) -> bool:
+        return name in self.points
+
+    def objects(self, name: str) -> frozenset[int]:
+        if name not in self.points:
+            self.points[name] = frozenset([len(self.holds)])
+            self.holds[len(self.holds)] = set()
+        return self.points[name]
+
+    def elements(self, name: str) -> set[int]:
+        return set().union(*(self.holds[o] for o in self.objects(name)))
+
+    def link(self, a: str, b: str, element: bool = False) -> None:
+        """`a` now names `b`'s object (`a = b`, or a view `a = b[i]` of an array), or with `element`
+        also one of the objects `b` holds (`a = b[i]` of a list)."""
+        self.points[a] = self.objects(b) | (frozenset(self.elements(b)) if element else frozenset())
 
     def forget(self, a: str) -> None:
-        """`a` was given a new value."""
-        group = self.groups.pop(a, None)
-        if group is not None:
-            group.discard(a)
+        """`a` was given a new value of its own."""
+        self.points.pop(a, None)
+        self.objects(a)
 
-    def others_read_later(self, name: str, stmt, loops) -> list[str]:
-        """Other names of `name`'s array that the function reads after `stmt` (or anywhere in an
-        enclosing loop, which runs again)."""
-        others = self.groups.get(name, {name}) - {name}
+    def hold(self, container: str, name: str) -> None:
+        """`container` now holds `name`'s object too (`[name]`, `{"k": name}`, `lst.append(name)`)."""
+        for o in self.objects(container):
+            self.holds[o] |= self.objects(name)
+
+    def share_elements(self, a: str, b: str) -> None:
+        """`a` is a new container holding `b`'s elements (a shallow copy: `list(b)`)."""
+        for o in self.objects(a):
+            self.holds[o] |= self.elements(b)
+
+    def _reach(self, objs) -> set[int]:
+        seen, todo = set(), list(objs)
+        while todo:
+            o = todo.pop()
+            if o not in seen:
+                seen.add(o)
+                todo += self.holds.get(o, ())
+        return seen
+
+    def sharers(self, name: str, elements: bool = False) -> set[str]:
+        """The other names that would see an update in place of `name` (with `elements`: of the
+        elements `name` holds, `name[i] += v`)."""
+        changed = set(self.objects(name)) | (self.elements(name) if elements else set())
+        return {n for n, objs in self.points.items() if n != name and self._reach(objs) & changed}
+
+    def others_read_later(self, name: str, stmt, loops, elements: bool = False) -> list[str]:
+        """The names that would see an update in place of `name` (`sharers`) and that the function
+        reads after `stmt` (or anywhere in an enclosing loop, which runs again)."""
+        others = self.sharers(name, elements)
         if not others:
             return []
         if getattr(stmt, "lineno", None) is None:

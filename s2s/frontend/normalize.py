@@ -97,11 +97,29 @@ class Normalizer:
 
     def tmp(self, value, base="t") -> gast.Name:
         n = self.namer.fresh(base)
-        src = value.value if isinstance(value, gast.Subscript) else value
-        if isinstance(src, gast.Name) and src.id in self.locals:
-            self.aliases.link(n, src.id)
+        self.link(n, value)
         self.emit(build.assign(n, value))
         return build.name(n)
+
+    def link(self, target: str, value) -> None:
+        """Record what `target = value` makes `target` share with other names: the same array or
+        list (a name, a view `m[i]`, an element `lst[0]`), its elements (a list, tuple, set or dict
+        display holding names), or a shallow copy's elements (`list(a)`), so that an update in
+        place through one name is checked against reads of the others (aliases.py)."""
+        known = lambda e: isinstance(e, gast.Name) and (e.id in self.locals or self.aliases.known(e.id))  # noqa: E731
+        src = value.value if isinstance(value, gast.Subscript) else value
+        if known(src):
+            self.aliases.link(target, src.id, element=src is not value)
+            return
+        self.aliases.forget(target)
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and len(value.args) == 1 \
+                and known(value.args[0]) and self.env.lookup(value.func.id)[1] in (list, tuple, dict):
+            self.aliases.share_elements(target, value.args[0].id)
+        held = value.values if isinstance(value, gast.Dict) else \
+            value.elts if isinstance(value, (gast.List, gast.Tuple, gast.Set)) else []
+        for e in held:
+            if known(e):
+                self.aliases.hold(target, e.id)
 
     # ---- entry ----
     def run(self) -> CoreFn:
@@ -180,6 +198,8 @@ class Normalizer:
             if v.func.attr == "extend":
                 self.fail(s, "s2s supports building lists with `append`, not `extend`.",
                           "Use a loop of `append` calls or `+` on lists.")
+            if isinstance(lst, gast.Name) and isinstance(arg, gast.Name):
+                self.aliases.hold(lst.id, arg.id)
             self.emit(build.expr_stmt(build.call(build.attr(lst, "append"), [arg])))
             return
         value = self.expr(v)
@@ -230,13 +250,20 @@ class Normalizer:
         """Parameters not yet rebound: they still name the caller's arrays."""
         return {a.id for a in self.fn.args.args} - self.rebound
 
-    def check_alias(self, s, name, what, thing="array"):
-        """Reject an in-place update of `name` that another name for the same array (or list) would see."""
-        later = self.aliases.others_read_later(name, s, self.loops)
+    def check_alias(self, s, name, what, thing="array", elements=False):
+        """Reject an in-place update of `name` that another name for the same array (or list) would see
+        (`elements`: an update of an element, which shallow copies of the list hold too)."""
+        later = self.aliases.others_read_later(name, s, self.loops, elements)
         if later and thing == "list":
             self.fail(s, f"`{what}` changes the list that `{later[0]}` also refers to, and `{later[0]}` is read "
                          "afterwards; s2s differentiates a list changed in place through one name only.",
                       f"Make `{later[0]}` a copy where it is bound (`{later[0]} = list(...)`).")
+        if later and elements:
+            self.fail(s, f"`{what}` changes an element in place, and `{later[0]}` refers to that element too "
+                         f"(NumPy updates the array, wherever it is held) and is read afterwards; s2s would "
+                         "not see that change.",
+                      f"Write `{name}[...] = {name}[...] {_AUGOPS.get(type(s.op), '+=')[:-1]} ...`, which replaces "
+                      "the element instead of changing it.")
         if later:
             self.fail(s, f"`{what}` changes the array that `{later[0]}` also refers to (NumPy updates it in "
                          f"place), and `{later[0]}` is read afterwards; s2s would not see that change.",
@@ -254,7 +281,7 @@ class Normalizer:
             self.emit(build.assign(t.id, build.binop(build.name(t.id), op(), self.atom(s.value))))
         elif isinstance(t, gast.Subscript):
             if isinstance(t.value, gast.Name):
-                self.check_alias(s, t.value.id, f"{t.value.id}[...] {_AUGOPS.get(type(s.op), '?=')} ...")
+                self.check_alias(s, t.value.id, f"{t.value.id}[...] {_AUGOPS.get(type(s.op), '?=')} ...", elements=True)
                 if t.value.id in self.params_unassigned():
                     self.inplace_params[t.value.id] = self.where(s)[1]
             base = self.atom(build.load(t.value))
@@ -268,11 +295,7 @@ class Normalizer:
     def assign_to(self, target, value):
         if isinstance(target, gast.Name):
             self.rebound.add(target.id)
-            src = value.value if isinstance(value, gast.Subscript) else value
-            if isinstance(src, gast.Name) and (src.id in self.locals or src.id in self.aliases.groups):
-                self.aliases.link(target.id, src.id)  # the same array, or a view of it
-            else:
-                self.aliases.forget(target.id)
+            self.link(target.id, value)
             if isinstance(value, gast.Call) and (p := registry.lookup(analysis.dotted(value.func))) is not None \
                     and p.range_result:
                 self.ranges.add(target.id)
@@ -306,6 +329,8 @@ class Normalizer:
             base = self.atom(build.load(target.value))
             index = self.index(target.slice)
             v = value if build.is_atom(value) else self.tmp(value)
+            if isinstance(v, gast.Name):
+                self.aliases.hold(target.value.id, v.id)
             self.emit(build.assign(build.subscript(base, index, store_=True), v))
         elif isinstance(target, gast.Attribute):
             self.fail(target, "s2s does not support assigning to attributes (`obj.x = v`) in a transformed function.")
@@ -944,8 +969,11 @@ class Normalizer:
         if m in METHODS:
             return build.call("xp." + m, [base] + args, kws)
         if m in LIST_METHODS:
-            self.fail(node, f"`.{m}(...)` must be a statement of its own here.",
-                      "Write `lst.append(v)` on its own line.")
+            self.fail(node, f"s2s supports `.{m}(...)` as a statement of its own, on a list named by a local "
+                            "variable" + ("." if isinstance(func.value, gast.Name) else
+                                          ", not on an element or attribute of another value."),
+                      f"Write `lst.{m}(...)` on its own line, with `lst` a local list (build a list that a "
+                      "container holds under a name of its own, then store it).")
         self.fail(node, f"s2s does not support the method `.{m}()`.",
                   "Supported array methods: " + ", ".join(sorted(METHODS)) + "; lists: append, pop.")
 
