@@ -200,6 +200,8 @@ class Normalizer:
                           "Use a loop of `append` calls or `+` on lists.")
             if isinstance(lst, gast.Name) and isinstance(arg, gast.Name):
                 self.aliases.hold(lst.id, arg.id)
+            if isinstance(lst, gast.Name) and lst.id in self.params_unassigned():
+                self.inplace_params[lst.id] = self.where(s)[1]  # the caller's list
             self.emit(build.expr_stmt(build.call(build.attr(lst, "append"), [arg])))
             return
         value = self.expr(v)
@@ -948,6 +950,8 @@ class Normalizer:
         if m == "pop" and not args:
             if isinstance(func.value, gast.Name):
                 self.check_alias(node, func.value.id, f"{func.value.id}.pop()", "list")
+                if func.value.id in self.params_unassigned():
+                    self.inplace_params[func.value.id] = self.where(node)[1]  # the caller's list
             return build.call(build.attr(base, "pop"), [])
         if m in ("reshape", "transpose") and len(args) > 1:
             args = [self.tmp(build.tuple_(args))]

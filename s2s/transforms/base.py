@@ -140,6 +140,21 @@ class Transform:
         """The name under which the generated code finds `obj` (added to `self.ns` if new)."""
         return self.namer.bind(self.ns, label, obj)
 
+    def check_no_mutated_arguments(self, s, fn, mask):
+        """A callee that updates an array or list it was passed changes the caller's value too, which
+        the caller's derivative cannot see (its tangent or backward sweep follows the callee's
+        result only): reject it at the call."""
+        if self.calls.has_rules(fn):
+            return  # the user's rules decide
+        callee = self.calls.core(fn)
+        for base, line in callee.inplace_params.items():
+            if any(mask):  # (an inactive list the callee appends an active value to becomes active)
+                self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "
+                             f"({shown_path(callee.filename)}:{line}), which changes the caller's value; s2s cannot "
+                             "differentiate through that.",
+                          f"Copy it inside `{callee.name}` first (`{base} = {base}.copy()`, `list({base})`), "
+                          "or return the new value instead of updating the argument.")
+
     def callee_label(self, fn) -> str:
         return getattr(fn, "__name__", "f").replace("<lambda>", "lambda_")
 

@@ -552,6 +552,7 @@ class Batcher(Transform):
         mask = tuple(self.is_batched(a) for a in args)
         if not any(mask):
             return [], value, False
+        self.check_unbatched_arguments_kept(s, fn, mask)
         pre: list = []
         if self.calls.has_rules(fn):  # the user's rules see every argument batched
             args = [a if self.is_batched(a) else self.tmp(pre, build.call("rt.replicate_batch", [a,
@@ -559,6 +560,20 @@ class Batcher(Transform):
             mask = (True,) * len(args)
         name = self.bind(f"vmap_{self.callee_label(fn)}", self.calls.batch(fn, mask))
         return pre, build.call(build.name(name), list(args)), True
+
+    def check_unbatched_arguments_kept(self, s, fn, mask):
+        """A callee that updates an unbatched argument in place while another is batched may store
+        per-example values in it; its batched version works on a batched copy, so the caller's
+        value would not change: reject it at the call."""
+        if self.calls.has_rules(fn):
+            return
+        callee = self.calls.core(fn)
+        for base, line in callee.inplace_params.items():
+            if not mask[callee.params.index(base)]:
+                self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "
+                             f"({shown_path(callee.filename)}:{line}) while vmap batches its other arguments: "
+                             "the per-example values would not reach the caller's value.",
+                          f"Return the new value from `{callee.name}` instead of updating `{base}`.")
 
     def prim(self, s, kind, value):
         rule = registry.BATCH.get(kind)

@@ -249,6 +249,7 @@ class Forward(Transform):
         defined.pop(self.d(var), None)
         if not any(mask):
             return [s]
+        self.check_no_mutated_arguments(s, fn, mask)
         jfn = self.calls.jvp(fn, mask)
         base = self.callee_label(fn)
         name = self.bind(f"jvp_{base}", jfn)

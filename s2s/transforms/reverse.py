@@ -532,20 +532,6 @@ class Reverse(Transform):
                 return False
         return True
 
-    def check_no_mutated_arguments(self, s, fn, mask):
-        """A callee that updates an array it was passed changes the caller's array too, which
-        the caller's backward sweep cannot see: reject it at the call."""
-        if self.calls.has_rules(fn):
-            return  # the user's rules decide
-        callee = self.calls.core(fn)
-        for base, line in callee.inplace_params.items():
-            if mask[callee.params.index(base)]:
-                self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "
-                             f"({callee.filename}:{line}), which changes the caller's array; s2s cannot "
-                             "differentiate through that.",
-                          f"Copy it inside `{callee.name}` first (`{base} = {base}.copy()`), or return the "
-                          "new array instead of updating the argument.")
-
     def backward_unpack(self, s, defined) -> list:
         out: list = []
         src = s.value.id
