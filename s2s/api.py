@@ -147,6 +147,20 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
     return out, real_only.refuse_complex("jvp", out, t_out)
 
 
+def trace(fun: Callable, make: Callable, primals: Sequence, nodes: Sequence) -> tuple:
+    """(fun(*primals), the node of its result) from `fun`'s traced version (transforms/trace.py),
+    which calls `make(value, fun, args, kwargs, parent_argnums, parents)` after each op with an
+    argument that has a node, as autograd's tracer does; `nodes` holds each primal's node. The
+    node is None where the result does not depend on the primals. (s2s.compat.autograd.tracer.)"""
+    fun = idioms.transformable(fun, len(primals))
+    args, mask = _with_defaults(fun, primals)
+    traced = driver.trace_function(fun, mask)
+    backend, move = arrays.select(args)
+    if move:
+        args = arrays.move(args, backend)
+    return version(traced, backend)(make, *args, *nodes)
+
+
 def _inside_split(fun, nlead: int, n: int):
     """`fun` ready to transform for a call inside a transformed function with `nlead` leading
     arguments not differentiated (the free locals of a lifted function) and `n` primals: the

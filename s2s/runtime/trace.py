@@ -1,0 +1,129 @@
+"""Helpers of traced code (transforms/trace.py): each builds the node of one statement's result
+from its arguments' nodes, as autograd's tracer does, with `make(value, fun, args, kwargs,
+parent_argnums, parents)` (the node class). A variable's node is None (its value does not depend
+on the traced input), a node, or, for a tuple, list or dict built by the code, the same structure
+of its items' nodes (a plain tuple, list or dict: nodes are never of those types)."""
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+__all__ = ("trace_op", "trace_item", "trace_unpack", "trace_appended", "trace_pop", "trace_setitem", "trace_attr",
+           "trace_copy")
+
+_STRUCTURES = (tuple, list, dict)
+
+
+def _is_structure(n) -> bool:
+    return type(n) in _STRUCTURES
+
+
+def _leaves(n) -> list:
+    """The nodes in a node structure (a node: itself; None: none)."""
+    if n is None:
+        return []
+    if not _is_structure(n):
+        return [n]
+    items = n.values() if type(n) is dict else n
+    return [leaf for item in items for leaf in _leaves(item)]
+
+
+def trace_op(make, value, fun, args, kwargs, parents, aliasing=False):
+    """The node of `value = fun(*args, **kwargs)`: None when no argument has a node (`parents`
+    holds one node, structure or None per argument); an argument that is a structure of nodes (a
+    list given to np.stack) gives each of its nodes as a parent at its position. `aliasing`: a
+    helper of s2s's own code that hands back an argument itself (an unbroadcast that sums
+    nothing) passes that argument's node on, as autograd's code makes no node there."""
+    if fun in (list, tuple) and len(parents) == 1 and type(parents[0]) in (list, tuple):
+        return fun(parents[0])  # a copy of a sequence the code built: the same items' nodes
+    argnums, nodes = [], []
+    for i, p in enumerate(parents):
+        for leaf in _leaves(p):
+            argnums.append(i)
+            nodes.append(leaf)
+    if not nodes:
+        return None
+    if aliasing:
+        for a, p in zip(args, parents):
+            if a is value and p is not None:
+                return p
+    return make(value, fun, tuple(args), dict(kwargs), tuple(argnums), tuple(nodes))
+
+
+def trace_item(make, value, node, container, index):
+    """The node of `value = container[index]`: the item's node where `container` is a tuple, list
+    or dict the code built (its node a structure), else a `getitem` node of an array's."""
+    if node is None:
+        return None
+    if _is_structure(node):
+        return node[index]
+    return make(value, operator.getitem, (container, index), {}, (0,), (node,))
+
+
+def trace_unpack(make, value, node, n: int) -> tuple:
+    """The nodes of `a, b, ... = value` (n names): the structure's items, or `getitem` nodes of a
+    node's value (a primitive that returns a tuple)."""
+    if node is None:
+        return (None,) * n
+    if _is_structure(node):
+        return tuple(node.values()) if type(node) is dict else tuple(node)
+    return tuple(make(value[i], operator.getitem, (value, i), {}, (0,), (node,)) for i in range(n))
+
+
+def trace_appended(make, node, lst, item_node):
+    """The node structure of list `lst` after `lst.append(item)` (already run): a list of its
+    items' nodes, None while no item has one."""
+    if node is None and item_node is None:
+        return None
+    if node is None:
+        node = [None] * (len(lst) - 1)
+    elif not _is_structure(node):  # a list computed from a traced value: its items are `getitem`s of it
+        node = [make(lst[i], operator.getitem, (lst, i), {}, (0,), (node,)) for i in range(len(lst) - 1)]
+    node.append(item_node)
+    return node
+
+
+def trace_pop(node) -> tuple:
+    """(the node of `lst.pop()`, the list's node structure after it)."""
+    if node is None or not _is_structure(node):
+        return None, node
+    return node.pop(), node
+
+
+def trace_setitem(make, value, node, index, item, item_node):
+    """The node of array `value` after `value[index] = item` (already run): a `setitem` node whose
+    arguments are the array, the index and the item; a list's or dict's structure of nodes gets
+    the item's node at `index`."""
+    if node is None and item_node is None:
+        return None
+    if type(node) in (list, dict):
+        node[index] = item_node
+        return node
+    if node is None and type(value) in (list, dict):
+        node = [None] * len(value) if type(value) is list else dict.fromkeys(value)
+        node[index] = item_node
+        return node
+    return trace_op(make, value, operator.setitem, (value, index, item), {}, (node, None, item_node))
+
+
+def trace_attr(make, value, node, obj, name: str):
+    """The node of `value = obj.<name>` when it is a floating array or number (`x.T`, `z.real`);
+    None for a shape, a size, a dtype."""
+    if node is None or _is_structure(node) or not _inexact(value):
+        return None
+    return make(value, getattr, (obj, name), {}, (0,), (node,))
+
+
+def _inexact(v) -> bool:
+    return isinstance(v, (float, complex, np.inexact)) or isinstance(v, np.ndarray) and v.dtype.kind in "fc"
+
+
+def trace_copy(node):
+    """The node structure of a backward sweep's copy of its record (`rt.copy_saved`): its lists
+    copied too, since the sweep pops them."""
+    if not _is_structure(node):
+        return node
+    if type(node) is dict:
+        return {k: trace_copy(v) for k, v in node.items()}
+    return type(node)(trace_copy(v) for v in node)
