@@ -13,8 +13,6 @@ statement makes none, so a node is defined wherever its variable is.
 """
 from __future__ import annotations
 
-import operator
-
 import gast
 import numpy as np
 
@@ -199,6 +197,11 @@ class Tracer(Transform):
             out = [s]
             self.reset(var, out)
             return out
+        if self.calls.has_rules(fn):  # the user's primitive (custom_vjp, autograd's `primitive`): one node
+            out = [s]
+            self.set(var, self.rt("trace_op", build.name(var), value.func, build.tuple_(args), gast.Dict(keys=[], values=[]),
+                                  build.tuple_([self.node_of(a) for a in args])), out)
+            return out
         traced = self.bind(f"trace_{self.callee_label(fn)}", self.calls.trace(fn, mask))
         call = build.call(build.name(traced), [build.name(self.make), *args,
                                                *[self.node_of(a) for a, m in zip(args, mask) if m]])
@@ -227,13 +230,24 @@ def _makes_node(kind: str, p) -> bool:
 
 
 def _operator_function(p):
-    """The NumPy function an operator is (`+` is np.add, `/` np.divide), as autograd names its
-    nodes; the `operator` module's where NumPy has none of that name (`-x` is operator.neg)."""
-    if p.ufunc:
-        return getattr(np, p.ufunc)
-    if not p.operator_fn:
+    """The NumPy function an operator is, as autograd names its nodes (`+` is np.add, `-x`
+    np.negative): the ufunc NumPy's arrays call for its symbol, or None (`not`, `is`, `in`)."""
+    expr = f"{p.symbol[6:]} a" if p.symbol.startswith("unary ") else f"a {p.symbol} a"
+    try:
+        fun = eval(expr, {"a": _PROBE})  # (a declared operator's symbol, on the probe array)
+    except TypeError:
         return None
-    return getattr(np, p.operator_fn, None) or getattr(operator, p.operator_fn)
+    return fun if isinstance(fun, np.ufunc) else None
+
+
+class _Probe(np.ndarray):
+    """An array whose operators hand back the ufunc NumPy would call for them."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return ufunc
+
+
+_PROBE = np.zeros(()).view(_Probe)
 
 
 def trace_fn(core: CoreFn, mask: tuple, calls: Callees) -> GeneratedFn:
