@@ -150,15 +150,18 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
 def trace(fun: Callable, make: Callable, primals: Sequence, nodes: Sequence) -> tuple:
     """(fun(*primals), the node of its result) from `fun`'s traced version (transforms/trace.py),
     which calls `make(value, fun, args, kwargs, parent_argnums, parents)` after each op with an
-    argument that has a node, as autograd's tracer does; `nodes` holds each primal's node. The
-    node is None where the result does not depend on the primals. (s2s.compat.autograd.tracer.)"""
+    argument that has a node, as autograd's tracer does. `nodes`: each primal's node, or None for
+    a primal not traced (a node is never a tuple, list or dict: those hold the nodes of the items
+    of a container). The result's node is None where it does not depend on the traced primals.
+    (s2s.compat.autograd.tracer is built on it.)"""
     fun = idioms.transformable(fun, len(primals))
-    args, mask = _with_defaults(fun, primals)
+    args, given = _with_defaults(fun, primals)
+    mask = tuple(n is not None for n in nodes) + (False,) * (len(given) - len(nodes))
     traced = driver.trace_function(fun, mask)
     backend, move = arrays.select(args)
     if move:
         args = arrays.move(args, backend)
-    return version(traced, backend)(make, *args, *nodes)
+    return version(traced, backend)(make, *args, *[n for n in nodes if n is not None])
 
 
 def _inside_split(fun, nlead: int, n: int):
