@@ -29,16 +29,17 @@ def _leaves(n) -> list:
     return [leaf for item in items for leaf in _leaves(item)]
 
 
-def trace_op(make, value, fun, args, kwargs, parents, aliasing=False):
+def trace_op(make, value, fun, args, kwargs, parents, aliasing=False, keyword_parents=None):
     """The node of `value = fun(*args, **kwargs)`: None when no argument has a node (`parents`
-    holds one node, structure or None per argument); an argument that is a structure of nodes (a
-    list given to np.stack) gives each of its nodes as a parent at its position. `aliasing`: a
-    helper of s2s's own code that hands back an argument itself (an unbroadcast that sums
-    nothing) passes that argument's node on, as autograd's code makes no node there."""
+    holds one node, structure or None per argument; `keyword_parents` those of keyword arguments,
+    whose parent_argnums are their names); an argument that is a structure of nodes (a list given
+    to np.stack) gives each of its nodes as a parent at its position. `aliasing`: a helper of
+    s2s's own code that hands back an argument itself (an unbroadcast that sums nothing) passes
+    that argument's node on, as autograd's code makes no node there."""
     if fun in (list, tuple) and len(parents) == 1 and type(parents[0]) in (list, tuple):
         return fun(parents[0])  # a copy of a sequence the code built: the same items' nodes
     argnums, nodes = [], []
-    for i, p in enumerate(parents):
+    for i, p in [*enumerate(parents), *(keyword_parents or {}).items()]:
         for leaf in _leaves(p):
             argnums.append(i)
             nodes.append(leaf)

@@ -175,16 +175,20 @@ class Tracer(Transform):
                 [value.operand] if isinstance(value, gast.UnaryOp) else [value.left, value.comparators[0]]
             kwargs = {}
             fun = build.name(self.bind(_operator_function(p).__name__, _operator_function(p)))
-        params = list(p.params) if p is not None else []
-        parents = [self.node_of(a) if not (i < len(params) and params[i] in p.zero_args) else build.const(None)
+        params, shape_only = (list(p.params), p.zero_args) if p is not None else ([], ())
+        parents = [self.node_of(a) if not (i < len(params) and params[i] in shape_only) else build.const(None)
                    for i, a in enumerate(args)]
-        if all(isinstance(n, gast.Constant) for n in parents):
+        by_name = {k: self.node_of(v) for k, v in kwargs.items() if self.traced(v) and k not in shape_only}
+        if all(isinstance(n, gast.Constant) for n in parents) and not by_name:
             return None
         call = self.rt("trace_op", build.name(var), fun, build.tuple_(args),
                        gast.Dict(keys=[build.const(k) for k in kwargs], values=list(kwargs.values())),
                        build.tuple_(parents))
         if p is not None and p.aliasing:
-            call.args.append(build.const(True))
+            call.keywords.append(gast.keyword(arg="aliasing", value=build.const(True)))
+        if by_name:  # (a keyword argument's parent is at its name)
+            call.keywords.append(gast.keyword(arg="keyword_parents", value=gast.Dict(
+                keys=[build.const(k) for k in by_name], values=list(by_name.values()))))
         return call
 
     def call(self, s) -> list:

@@ -203,6 +203,18 @@ def test_array_indexing_is_a_getitem_node():
     check_values(nodes)
 
 
+def weighted(w):
+    return np.average(np.array([1.0, 2.0, 3.0]), weights=w)
+
+
+def test_a_traced_keyword_argument_is_a_parent_at_its_name():
+    w = np.array([1.0, 1.0, 2.0])
+    value, end, nodes = run(weighted, w)
+    assert graph(nodes) == [("average", ("weights",), [0])]
+    assert nodes[1].kwargs["weights"] is w and value == (1.0 + 2.0 + 6.0) / 4
+    check_values(nodes)
+
+
 # ---- nested traces: the derivative's own ops ----
 
 def fun(x):  # print_trace.py's
