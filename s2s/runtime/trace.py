@@ -9,8 +9,8 @@ import operator
 
 import numpy as np
 
-__all__ = ("trace_op", "trace_item", "trace_unpack", "trace_appended", "trace_pop", "trace_setitem", "trace_attr",
-           "trace_copy")
+__all__ = ("trace_snapshot", "trace_op", "trace_item", "trace_unpack", "trace_appended", "trace_pop", "trace_setitem",
+           "trace_attr", "trace_copy")
 
 _STRUCTURES = (tuple, list, dict)
 
@@ -27,6 +27,25 @@ def _leaves(n) -> list:
         return [n]
     items = n.values() if type(n) is dict else n
     return [leaf for item in items for leaf in _leaves(item)]
+
+
+def _made(make, value, fun, args, kwargs, argnums, parents):
+    """`make`'s node, given the values as they are now (`trace_snapshot`), since the code may
+    change them in place later (`a[i] = v`, a list appended to), which autograd's boxed values
+    never are."""
+    return make(trace_snapshot(value), fun, trace_snapshot(tuple(args)), trace_snapshot(kwargs), argnums, parents)
+
+
+def trace_snapshot(v):
+    """`v` as it is now: NumPy arrays copied, in tuples, lists and dicts too."""
+    t = type(v)
+    if t is np.ndarray:
+        return v.copy()
+    if t is tuple or t is list:
+        return t(trace_snapshot(e) for e in v)
+    if t is dict:
+        return {k: trace_snapshot(e) for k, e in v.items()}
+    return v
 
 
 def trace_op(make, value, fun, args, kwargs, parents, aliasing=False, keyword_parents=None):
@@ -49,7 +68,7 @@ def trace_op(make, value, fun, args, kwargs, parents, aliasing=False, keyword_pa
         for a, p in zip(args, parents):
             if a is value and p is not None:
                 return p
-    return make(value, fun, tuple(args), dict(kwargs), tuple(argnums), tuple(nodes))
+    return _made(make, value, fun, tuple(args), dict(kwargs), tuple(argnums), tuple(nodes))
 
 
 def trace_item(make, value, node, container, index):
@@ -59,7 +78,7 @@ def trace_item(make, value, node, container, index):
         return None
     if _is_structure(node):
         return node[index]
-    return make(value, operator.getitem, (container, index), {}, (0,), (node,))
+    return _made(make, value, operator.getitem, (container, index), {}, (0,), (node,))
 
 
 def trace_unpack(make, value, node, n: int) -> tuple:
@@ -69,7 +88,7 @@ def trace_unpack(make, value, node, n: int) -> tuple:
         return (None,) * n
     if _is_structure(node):
         return tuple(node.values()) if type(node) is dict else tuple(node)
-    return tuple(make(value[i], operator.getitem, (value, i), {}, (0,), (node,)) for i in range(n))
+    return tuple(_made(make, value[i], operator.getitem, (value, i), {}, (0,), (node,)) for i in range(n))
 
 
 def trace_appended(make, node, lst, item_node):
@@ -80,7 +99,7 @@ def trace_appended(make, node, lst, item_node):
     if node is None:
         node = [None] * (len(lst) - 1)
     elif not _is_structure(node):  # a list computed from a traced value: its items are `getitem`s of it
-        node = [make(lst[i], operator.getitem, (lst, i), {}, (0,), (node,)) for i in range(len(lst) - 1)]
+        node = [_made(make, lst[i], operator.getitem, (lst, i), {}, (0,), (node,)) for i in range(len(lst) - 1)]
     node.append(item_node)
     return node
 
@@ -113,7 +132,7 @@ def trace_attr(make, value, node, obj, name: str):
     None for a shape, a size, a dtype."""
     if node is None or _is_structure(node) or not _inexact(value):
         return None
-    return make(value, getattr, (obj, name), {}, (0,), (node,))
+    return _made(make, value, getattr, (obj, name), {}, (0,), (node,))
 
 
 def _inexact(v) -> bool:

@@ -128,8 +128,16 @@ class Tracer(Transform):
         node = self.rule(kind, var, value)
         if node is None:
             self.reset(var, out)
-        else:
-            self.set(var, node, out)
+            return out
+        p = registry.lookup(kind)
+        if p is not None and p.mutates and isinstance(node, gast.Call) and isinstance(value, gast.Call) \
+                and p.mutated < len(value.args) and isinstance(value.args[p.mutated], gast.Name):
+            # a helper that updates an argument in place (a backward sweep's add_at): the node's
+            # argument is its value before the update, as it is for every other op
+            before = self.namer.fresh("before")
+            out.insert(0, build.assign(before, build.call("rt.trace_snapshot", [value.args[p.mutated]])))
+            node.args[3].elts[p.mutated] = build.name(before)
+        self.set(var, node, out)
         return out
 
     def rule(self, kind: str, var: str, value):
