@@ -15,6 +15,13 @@ __all__ = ("trace_snapshot", "trace_op", "trace_item", "trace_unpack", "trace_ap
 _STRUCTURES = (tuple, list, dict)
 
 
+def _getitem(container, index):
+    return container[index]
+
+
+_getitem.__name__ = _getitem.__qualname__ = "__getitem__"  # autograd's name for `a[i]` (ArrayBox.__getitem__)
+
+
 def _is_structure(n) -> bool:
     return type(n) in _STRUCTURES
 
@@ -78,7 +85,7 @@ def trace_item(make, value, node, container, index):
         return None
     if _is_structure(node):
         return node[index]
-    return _made(make, value, operator.getitem, (container, index), {}, (0,), (node,))
+    return _made(make, value, _getitem, (container, index), {}, (0,), (node,))
 
 
 def trace_unpack(make, value, node, n: int) -> tuple:
@@ -88,7 +95,7 @@ def trace_unpack(make, value, node, n: int) -> tuple:
         return (None,) * n
     if _is_structure(node):
         return tuple(node.values()) if type(node) is dict else tuple(node)
-    return tuple(_made(make, value[i], operator.getitem, (value, i), {}, (0,), (node,)) for i in range(n))
+    return tuple(_made(make, value[i], _getitem, (value, i), {}, (0,), (node,)) for i in range(n))
 
 
 def trace_appended(make, node, lst, item_node):
@@ -99,7 +106,7 @@ def trace_appended(make, node, lst, item_node):
     if node is None:
         node = [None] * (len(lst) - 1)
     elif not _is_structure(node):  # a list computed from a traced value: its items are `getitem`s of it
-        node = [_made(make, lst[i], operator.getitem, (lst, i), {}, (0,), (node,)) for i in range(len(lst) - 1)]
+        node = [_made(make, lst[i], _getitem, (lst, i), {}, (0,), (node,)) for i in range(len(lst) - 1)]
     node.append(item_node)
     return node
 

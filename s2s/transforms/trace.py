@@ -183,7 +183,9 @@ class Tracer(Transform):
                 [value.operand] if isinstance(value, gast.UnaryOp) else [value.left, value.comparators[0]]
             kwargs = {}
             fun = build.name(self.bind(_operator_function(p).__name__, _operator_function(p)))
-        params, shape_only = (list(p.params), p.zero_args) if p is not None else ([], ())
+        # (every argument of a NumPy function with a node is a parent, a condition of np.where
+        # too, as in autograd; s2s's own helpers read some only for their shape)
+        params, shape_only = (list(p.params), p.zero_args) if p is not None and not kind.startswith("xp.") else ([], ())
         parents = [self.node_of(a) if not (i < len(params) and params[i] in shape_only) else build.const(None)
                    for i, a in enumerate(args)]
         by_name = {k: self.node_of(v) for k, v in kwargs.items() if self.traced(v) and k not in shape_only}
