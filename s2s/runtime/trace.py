@@ -94,7 +94,7 @@ def trace_unpack(make, value, node, n: int) -> tuple:
     if node is None:
         return (None,) * n
     if _is_structure(node):
-        return tuple(node.values()) if type(node) is dict else tuple(node)
+        return (None,) * n if type(node) is dict else tuple(node)  # (a dict unpacks to its keys)
     return tuple(_made(make, value[i], _getitem, (value, i), {}, (0,), (node,)) for i in range(n))
 
 
@@ -111,10 +111,13 @@ def trace_appended(make, node, lst, item_node):
     return node
 
 
-def trace_pop(node) -> tuple:
-    """(the node of `lst.pop()`, the list's node structure after it)."""
-    if node is None or not _is_structure(node):
-        return None, node
+def trace_pop(make, node, lst, item) -> tuple:
+    """(the node of `item = lst.pop()` (already run), the list's node structure after it)."""
+    if node is None:
+        return None, None
+    if not _is_structure(node):  # a list computed from a traced value: its items are `getitem`s of it
+        whole = [*lst, item]
+        node = [_made(make, v, _getitem, (whole, i), {}, (0,), (node,)) for i, v in enumerate(whole)]
     return node.pop(), node
 
 
@@ -124,11 +127,13 @@ def trace_setitem(make, value, node, index, item, item_node):
     the item's node at `index`."""
     if node is None and item_node is None:
         return None
-    if type(node) in (list, dict):
-        node[index] = item_node
-        return node
-    if node is None and type(value) in (list, dict):
+    if node is None and (type(value) is dict or type(value) is list and not isinstance(index, slice)):
         node = [None] * len(value) if type(value) is list else dict.fromkeys(value)
+    if type(node) in (list, dict):
+        if isinstance(index, slice):  # `lst[i:j] = items`: the items' nodes
+            item_node = list(item_node) if type(item_node) in (list, tuple) else [
+                _made(make, v, _getitem, (item, i), {}, (0,), (item_node,)) if item_node is not None else None
+                for i, v in enumerate(item)]
         node[index] = item_node
         return node
     return trace_op(make, value, operator.setitem, (value, index, item), {}, (node, None, item_node))

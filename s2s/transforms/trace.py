@@ -120,7 +120,7 @@ class Tracer(Transform):
             lst = value.func.value.id
             if lst in self.has:
                 out.append(build.assign(build.tuple_([build.name(self.n(var)), build.name(self.n(lst))], store_=True),
-                                        build.call("rt.trace_pop", [build.name(self.n(lst))])))
+                                        self.rt("trace_pop", build.name(self.n(lst)), build.name(lst), build.name(var))))
                 self.has.add(var)
             else:
                 self.reset(var, out)

@@ -201,6 +201,39 @@ def test_lists_tuples_and_dicts_carry_their_items_nodes():
     check_values(nodes)
 
 
+def dict_keys_unpacked(x):
+    d = {"a": x, "b": 2.0}
+    k1, k2 = d  # the keys, which have no node
+    return d[k1] * 3.0
+
+
+def slice_assigned(x):
+    items = [1.0, 2.0, 3.0]
+    items[0:2] = [x, x * 2.0]
+    return items[1] + items[2]
+
+
+def popped_from_list_of_x(x):
+    items = list(x)
+    last = items.pop()
+    items.append(last * 2.0)
+    return items[0] + items[-1]
+
+
+@pytest.mark.parametrize("f, x", [(dict_keys_unpacked, 1.5), (slice_assigned, 1.5),
+                                  (popped_from_list_of_x, np.array([1.0, 2.0, 3.0]))])
+def test_container_updates_keep_the_dependence_on_x(f, x):
+    value, end, nodes = run(f, x)
+    assert value == f(x) and end is nodes[-1]
+    check_values([n for n in nodes if n.name != "setitem"])
+    reached, todo = set(), [end]
+    while todo:
+        n = todo.pop()
+        reached.add(id(n))
+        todo += [p for p in n.parents if id(p) not in reached]
+    assert id(nodes[0]) in reached
+
+
 def indexing(x):
     return np.sum(x[0] * x[1:])
 
