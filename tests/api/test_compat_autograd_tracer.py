@@ -403,3 +403,9 @@ def test_corpus_graphs_are_autogradss_where_autograd_is_installed(monkeypatch):
         assert cut < len(theirs) or len(nodes) - 1 == len(theirs), fn.__name__
         compared += 1
     assert compared >= 40
+
+
+def test_getval_and_isbox_see_no_box():
+    from s2s.compat.autograd.tracer import getval, isbox
+    x = np.ones(2)
+    assert getval(x) is x and getval(1.5) == 1.5 and not isbox(x)

@@ -1,7 +1,7 @@
-"""autograd.tracer over s2s: `Node` and `trace`, and `primitive` (the same as autograd.extend's)
-and `isbox`. s2s never boxes a value: `trace(start_node, fun, x)` runs `fun`'s traced version,
-generated source in which each op that depends on `x` is followed by the statement that builds its
-node (s2s/transforms/trace.py), with the start node's class."""
+"""autograd.tracer over s2s: `Node` and `trace`, and `primitive` (the same as autograd.extend's),
+`isbox` and `getval`. s2s never boxes a value: `trace(start_node, fun, x)` runs `fun`'s traced
+version, generated source in which each op that depends on `x` is followed by the statement that
+builds its node (s2s/transforms/trace.py), with the start node's class."""
 from __future__ import annotations
 
 import warnings
@@ -11,7 +11,7 @@ from s2s import api
 
 from .extend import primitive
 
-__all__ = ["Node", "isbox", "primitive", "trace"]
+__all__ = ["Node", "getval", "isbox", "primitive", "trace"]
 
 
 class Node:
@@ -49,3 +49,8 @@ def trace(start_node: Node, fun, x) -> tuple:
 def isbox(x: Any) -> bool:
     """False: s2s never wraps values in a tracing box."""
     return False
+
+
+def getval(x: Any) -> Any:
+    """`x` itself: the value a box would hold (s2s never boxes one)."""
+    return x
