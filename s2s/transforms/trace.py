@@ -116,6 +116,9 @@ class Tracer(Transform):
         kind = analysis.classify(value)
         if kind == "call":
             return self.call(s)
+        if (p := registry.lookup(kind)) is not None and p.restores:
+            self.fail(s, f"s2s cannot trace `{kind}`: it hands back values saved earlier (a gradient's "
+                      "checkpoint), whose nodes the trace would lose.", "Trace the function without checkpoint=.")
         if kind == "list.pop":
             lst = value.func.value.id
             if lst in self.has:

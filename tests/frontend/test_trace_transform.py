@@ -109,3 +109,21 @@ def refused(x):
 def test_what_s2s_cannot_compile_is_refused_at_the_users_line():
     with pytest.raises(S2SError, match="test_trace_transform.py"):
         api.trace(refused, make, (np.ones(2),), (N("x", (), (), 1.0),))
+
+
+def looped(x):
+    y = x
+    for i in range(20):
+        y = np.sin(y) * x
+    return np.sum(y)
+
+
+def test_a_gradient_with_checkpoints_is_refused():
+    """Values restored from a checkpoint would start the trace anew (no parents): refused."""
+    from s2s import grad
+    x = np.array([0.3, 0.5])
+    with pytest.raises(S2SError, match="cannot trace `rt.checkpoint_restore`.*checkpoint"):
+        api.trace(grad(looped, checkpoint=64), make, (x,), (N("x", (), (), x),))
+    value, node = api.trace(grad(looped), make, (x,), (N("x", (), (), x),))  # without: traced
+    np.testing.assert_allclose(value, grad(looped)(x), rtol=1e-15)
+    assert node.key[0] == "add"
