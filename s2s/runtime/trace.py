@@ -140,15 +140,17 @@ def trace_setitem(make, value, node, index, item, item_node):
 
 
 def trace_attr(make, value, node, obj, name: str):
-    """The node of `value = obj.<name>` when it is a floating array or number (`x.T`, `z.real`);
-    None for a shape, a size, a dtype."""
-    if node is None or _is_structure(node) or not _inexact(value):
+    """The node of `value = obj.<name>` (`x.T`, a field of a pytree node); None for a shape, a
+    size, a dtype or another value that is not data (an int, a bool, a string)."""
+    if node is None or _is_structure(node) or _metadata(value):
         return None
     return _made(make, value, getattr, (obj, name), {}, (0,), (node,))
 
 
-def _inexact(v) -> bool:
-    return isinstance(v, (float, complex, np.inexact)) or isinstance(v, np.ndarray) and v.dtype.kind in "fc"
+def _metadata(v) -> bool:
+    if v is None or isinstance(v, (bool, int, str, np.integer, np.bool_, np.dtype, type)):
+        return True
+    return type(v) is tuple and all(isinstance(e, (int, np.integer)) for e in v)
 
 
 def trace_copy(node):
