@@ -156,7 +156,10 @@ def trace(fun: Callable, make: Callable, primals: Sequence, nodes: Sequence) -> 
     (s2s.compat.autograd.tracer is built on it.)"""
     fun = idioms.transformable(fun, len(primals))
     args, given = _with_defaults(fun, primals)
-    mask = tuple(n is not None for n in nodes) + (False,) * (len(given) - len(nodes))
+    nparams = len(driver.core_of(fun).params)  # (a ufunc's signature has `out=None`, its code no such parameter)
+    if len(args) > nparams and not any(given[nparams:]):
+        args, given = args[:nparams], given[:nparams]
+    mask = tuple(node is not None for node in nodes) + (False,) * (len(given) - len(nodes))
     traced = driver.trace_function(fun, mask)
     backend, move = arrays.select(args)
     if move:

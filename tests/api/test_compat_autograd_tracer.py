@@ -409,3 +409,12 @@ def test_getval_and_isbox_see_no_box():
     from s2s.compat.autograd.tracer import getval, isbox
     x = np.ones(2)
     assert getval(x) is x and getval(1.5) == 1.5 and not isbox(x)
+
+
+def test_a_jacobian_of_a_numpy_function_is_traced():
+    """(A ufunc's signature names `out=None`, which its generated Jacobian does not take.)"""
+    x = np.array([0.3, -0.5])
+    value, end, nodes = run(ag.jacobian(np.tanh), x)
+    np.testing.assert_allclose(value, np.diag(1 - np.tanh(x) ** 2), rtol=1e-14)
+    assert end is nodes[-1] and nodes[1].name == "tanh"
+    check_values(nodes)
