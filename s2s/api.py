@@ -147,6 +147,26 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
     return out, real_only.refuse_complex("jvp", out, t_out)
 
 
+def trace(fun: Callable, make: Callable, primals: Sequence, nodes: Sequence) -> tuple:
+    """(fun(*primals), the node of its result) from `fun`'s traced version (transforms/trace.py),
+    which calls `make(value, fun, args, kwargs, parent_argnums, parents)` after each op with an
+    argument that has a node, as autograd's tracer does. `nodes`: each primal's node, or None for
+    a primal not traced (a node is never a tuple, list or dict: those hold the nodes of the items
+    of a container). The result's node is None where it does not depend on the traced primals.
+    (s2s.compat.autograd.tracer is built on it.)"""
+    fun = idioms.transformable(fun, len(primals))
+    args, given = _with_defaults(fun, primals)
+    nparams = len(driver.core_of(fun).params)  # (a ufunc's signature has `out=None`, its code no such parameter)
+    if len(args) > nparams and not any(given[nparams:]):
+        args, given = args[:nparams], given[:nparams]
+    mask = tuple(node is not None for node in nodes) + (False,) * (len(given) - len(nodes))
+    traced = driver.trace_function(fun, mask)
+    backend, move = arrays.select(args)
+    if move:
+        args = arrays.move(args, backend)
+    return version(traced, backend)(make, *args, *[n for n in nodes if n is not None])
+
+
 def _inside_split(fun, nlead: int, n: int):
     """`fun` ready to transform for a call inside a transformed function with `nlead` leading
     arguments not differentiated (the free locals of a lifted function) and `n` primals: the

@@ -33,6 +33,7 @@ TRANSFORMS = (
     "jacrev",
     "jit",
     "vmap",
+    "trace",
 )
 _NO_ARGNUMS = ("jit", "vmap")
 
@@ -211,6 +212,8 @@ def _dump(target: str, transforms: list[str], argnums: int | tuple[int, ...] | N
         bad = [t for t in transforms if t in ("vjp", "jvp")]
         if bad:
             raise TargetError(f"--transform {bad[0]} cannot be stacked; use it alone")
+        if "trace" in transforms[:-1]:
+            raise TargetError("--transform trace comes last: it traces the function the others made")
         return stacked_source(func, transforms, argnums, in_axes, out_axes)
     except S2SError as exc:
         raise TargetError(_one_line(str(exc)) or type(exc).__name__) from exc

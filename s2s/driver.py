@@ -28,7 +28,7 @@ from .ir.core import CoreFn
 from .ir.validate import validate
 from .passes import INLINING, SETTLED, clone, finalize, loopvec, optimize
 from .stats import paused_gc
-from .transforms import batching, compose, forward, jacobian, reverse
+from .transforms import batching, compose, forward, jacobian, reverse, trace
 from .transforms.base import GeneratedFn, header_for
 
 idioms.set_compiler(compile_fn)
@@ -218,6 +218,9 @@ class _Callees:
     def batch(self, fn, mask):
         return batch_function(_built(fn), mask)
 
+    def trace(self, fn, mask):
+        return trace_function(_built(fn), mask)
+
 
 def _built(fn):
     rec = record.of(fn)
@@ -287,6 +290,13 @@ def jvp_function(fn, mask):
     if rules is not None:
         return rules.jvp(mask)
     return cached("jvp", fn, mask, lambda: _compile(forward.jvp_fn(core_of(fn), mask, CALLEES)))
+
+
+def trace_function(fn, mask):
+    """trace_f(make, *params, *nodes of the params flagged in `mask`) -> (out, node of out): `fn`
+    traced as autograd's tracer traces it (transforms/trace.py), its callees traced too."""
+    mask = tuple(mask)
+    return cached("trace", fn, mask, lambda: _compile(trace.trace_fn(core_of(fn), mask, CALLEES)))
 
 
 def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = True, ranks: tuple = ()):

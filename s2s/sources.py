@@ -37,8 +37,9 @@ def source(fn: Callable, *args) -> str:
 def transformed_source(fun, transform: str, argnums=None) -> str:
     """The generated source for `transform` of `fun` (what `python -m s2s dump` prints).
 
-    `vjp` shows the forward and the backward sweep, `jvp` the function of primals and tangents;
-    `argnums` picks the differentiated arguments (all of them for vjp and jvp when omitted).
+    `vjp` shows the forward and the backward sweep, `jvp` the function of primals and tangents,
+    `trace` the function that builds autograd's trace nodes; `argnums` picks the differentiated
+    (traced) arguments (all of them for vjp, jvp and trace when omitted).
     """
     return "\n\n".join(record.of(f).source for f in record.generated_closure(_roots(fun, transform, argnums)))
 
@@ -46,9 +47,11 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
 def _roots(fun, transform: str, argnums, checkpoint=None) -> list:
     """The generated functions `transformed_source` starts from (`checkpoint`: grad's, vjp's)."""
     n = len(record.signature_of(fun).parameters)
-    if transform in ("vjp", "jvp"):
+    if transform in ("vjp", "jvp", "trace"):
         nums = range(n) if argnums is None else driver.argnums_tuple(argnums, n, transform)
         mask = tuple(i in nums for i in range(n))
+        if transform == "trace":  # autograd's tracer (transforms/trace.py)
+            return [driver.trace_function(fun, mask)]
         roots = [driver.jvp_function(fun, mask)] if transform == "jvp" else list(driver.split_vjp(fun, mask,
                                                                                                    checkpoint))
     else:
@@ -70,6 +73,10 @@ def dump_source(fun, transform: str, argnums=None, checkpoint=None) -> str:
 def stacked_source(fun, transforms, argnums=None, in_axes=0, out_axes=0) -> str:
     """The generated source of `transforms` applied in order, each to the result of the one before
     (["grad", "vmap"] is vmap(grad(fun))); `in_axes`/`out_axes` are vmap's."""
+    if transforms[-1:] == ["trace"]:  # the trace of the stacked transforms' function
+        for t in transforms[:-1]:
+            fun = api.vmap(fun, in_axes=in_axes, out_axes=out_axes) if t == "vmap" else getattr(api, t)(fun)
+        return transformed_source(fun, "trace", argnums)
     for t in transforms:
         if t == "vmap":
             fun = api.vmap(fun, in_axes=in_axes, out_axes=out_axes)

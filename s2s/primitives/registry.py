@@ -54,6 +54,8 @@ class Prim:
     dot_like: bool = False         # a contraction JAX lowers to dot_general (s2s.checkpoint's dots_saveable)
     shape_only: tuple = ()         # positions of arguments read only for their shape and dtype (the tape's stubs)
     effect: bool = False           # acts on something (a draw, a check, a print): never removed, moved or merged
+    restores: bool = False         # hands back a value an effect saved earlier (a checkpoint's snapshot), not one
+    #                                computed from its arguments (a trace cannot follow it: transforms/trace.py)
     tree_args: tuple[int, ...] = ()  # positions of arguments that may be whole pytrees (adjoints add leaf by leaf)
     tree_preserving: bool = False  # its result is a pytree when its first argument is (a copy)
     nested_ok: bool = False        # a batched helper that may run inside a vectorized loop (passes/loopvec.py)

@@ -11,7 +11,7 @@ A transform (reverse.py, forward.py, batching.py) subclasses `Transform`:
 
 and returns a `GeneratedFn` (or several) that the driver compiles. It never imports the driver
 or the api: for a call `y = f(x)` it asks `self.calls` (a `Callees`, given by the driver) for
-`core(f)`, `split(f, mask)`, `jvp(f, mask)` or `batch(f, mask)`.
+`core(f)`, `split(f, mask)`, `jvp(f, mask)`, `batch(f, mask)` or `trace(f, mask)`.
 """
 from __future__ import annotations
 
@@ -49,6 +49,9 @@ class Callees(Protocol):
     def batch(self, fn, mask: tuple) -> Callable:
         """`fn` batched on the arguments flagged in `mask` (batch at axis 0 of those arguments
         and of the result, which is always batched)."""
+
+    def trace(self, fn, mask: tuple) -> Callable:
+        """trace(make, *args, *nodes of the args flagged in mask) -> (out, node of out)."""
 
 
 @dataclasses.dataclass
