@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from . import arg_structure, arrays, cotangent_dtype, dispatch, driver, real_only, record
+from . import arg_structure, arrays, cotangent_dtype, dispatch, driver, real_only, record, vspace
 from .emit.loader import call
 from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
@@ -62,7 +62,7 @@ def _non_float_leaf(x):
         return next((b for b in map(_non_float_leaf, x) if b is not None), None)
     if isinstance(x, dict):
         return next((b for b in map(_non_float_leaf, x.values()) if b is not None), None)
-    if x is None:
+    if x is None or vspace.is_space_value(x):  # a value of a registered vector space: differentiable
         return None
     kids = node_children(x)  # a registered pytree node, a namedtuple
     if kids is not None:

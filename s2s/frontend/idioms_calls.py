@@ -23,7 +23,7 @@ import gast
 import numpy as np
 
 from .. import analysis, numpy_inside, record
-from ..errors import S2SError, S2STypeError
+from ..errors import S2SError, S2STypeError, where
 from ..ir import build
 from ..primitives import registry, ufunc_methods
 from ..primitives.registry import EXT
@@ -1150,6 +1150,19 @@ def vjp_assign(norm, s) -> bool:
     like = norm.tmp(build.tuple_([build.clone(p) for p in primals]), "primals")  # the cotangents' structure
     norm.lifted[t.elts[1].id] = (pull, [saved, like.id])
     return True
+
+
+def parameter_called(norm, node: gast.Call):
+    """`f(a, ...)` with `f` a parameter, as `rt.call_value<n>(at, "f", f, a, ...)`: resolved when it runs
+    (a vector-space value whose class's `__call__` has derivative rules; anything else is refused
+    there, at this line). None for any other call s2s cannot resolve."""
+    func = node.func
+    if not (isinstance(func, gast.Name) and func.id in {a.id for a in norm.fn.args.args}) or node.keywords \
+            or len(node.args) >= 5 or any(isinstance(a, gast.Starred) for a in node.args):
+        return None
+    at = where(*norm.where(node)) if norm.where(node) else ""
+    return build.call(f"rt.call_value{len(node.args)}",
+                      [build.const(at), build.const(func.id), build.name(func.id), *(norm.atom(a) for a in node.args)])
 
 
 def unresolved_hint(norm, func) -> str:

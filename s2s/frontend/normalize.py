@@ -782,6 +782,9 @@ class Normalizer:
         try:
             obj = self.static(func)
         except _NotStatic:
+            called = idioms_calls.parameter_called(self, node)
+            if called is not None:  # resolved when it runs: a vector-space value (runtime/spaces.py)
+                return called
             self.fail(node, "s2s can only call functions it can resolve when transforming: a NumPy function, "
                             "a module-level function, or a local defined with `def` at module level.",
                       idioms_calls.unresolved_hint(self, func))

@@ -25,8 +25,6 @@ GAPS = {
                                "counterpart (docs/porting-from-autograd.md)",
     ("autograd", "print_trace"): "autograd.tracer (trace, Node): s2s traces nothing, so there is no "
                                  "counterpart (docs/porting-from-autograd.md)",
-    ("autograd", "rkhs"): "autograd.extend's Box and VSpace (a vector space of functions for the "
-                          "tracer): no counterpart in s2s",
 }
 
 
