@@ -46,8 +46,16 @@ def _call_value(at: str, param: str, fn, *args):
     return method(fn, *args)
 
 
-# rt.call_value<n>: a call with n positional arguments (one primitive per arity, rules_spaces.py)
-call_value0 = call_value1 = call_value2 = call_value3 = call_value4 = _call_value
+def _of_arity(n: int):
+    """rt.call_value<n>, a call with n positional arguments: one primitive (and one function: s2s
+    finds a primitive by its function) per arity, rules_spaces.py."""
+    def call(at, param, fn, *args):
+        return _call_value(at, param, fn, *args)
+    call.__name__ = call.__qualname__ = f"call_value{n}"
+    return call
+
+
+call_value0, call_value1, call_value2, call_value3, call_value4 = map(_of_arity, range(5))
 
 
 def _rule(fn, mode: str, i: int, at: str):
