@@ -219,6 +219,12 @@ def test_a_call_without_rules_or_of_a_plain_function_parameter_is_refused_at_the
         s2s.grad(apply_param)(Bare(), 1.0)
     with pytest.raises(s2s.S2SError, match=r"(?s)test_vector_spaces.py.*`h` is a parameter.*functools.partial"):
         s2s.grad(apply_param, argnums=1)(np.sin, 1.0)
+    with pytest.raises(s2s.S2SError, match=r"(?s)test_vector_spaces.py.*Bare.__call__"):
+        s2s.jvp(apply_param, (Bare(), 1.0), (Bare(), 1.0))
+    # its value needs no rule: a plain function given as a parameter is called when the code runs
+    np.testing.assert_allclose(s2s.jit(apply_param)(np.sin, 1.0), 2.0 * np.sin(1.0), rtol=1e-15)
+    np.testing.assert_allclose(s2s.grad(lambda x, h: apply_param(h, 1.0) * x)(3.0, np.cos), 2.0 * np.cos(1.0),
+                               rtol=1e-15)
 
 
 def test_a_missing_rule_for_an_argument_a_derivative_reaches_is_refused():
