@@ -229,10 +229,20 @@ def _keep_callable(fn, mode: str, arg: str, rule, params: str) -> None:
     """Keep `rule` on `fn`'s record as a callable `(g or d<arg>, ans, *args)`, for a call of `fn`
     that is resolved only when it runs (a vector-space value's `__call__`: runtime/spaces.py)."""
     if not callable(rule):
-        first = "g" if mode == "vjp" else f"d{arg}"
-        rule = eval(f"lambda {first}, ans, {params}: {rule}", {"xp": np, "rt": runtime, "ext": registry.EXT})
+        rule = _expression_rule(f"lambda {'g' if mode == 'vjp' else 'd' + arg}, ans, {params}: {rule}")
     rec = record.of(fn)
     rec.rules = {**(rec.rules or {}), (mode, arg): rule}
+
+
+def _expression_rule(text: str):
+    """A rule expression as a callable, compiled on its first call (NumPy as `xp`)."""
+    compiled: list = []
+
+    def rule(*args):
+        if not compiled:
+            compiled.append(eval(text, {"xp": np, "rt": runtime, "ext": registry.EXT}))
+        return compiled[0](*args)
+    return rule
 
 
 def _register(fn) -> str:

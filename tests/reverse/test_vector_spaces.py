@@ -163,7 +163,8 @@ def test_the_core_registry_without_autograds_classes():
         def __call__(self, x):
             return float(self.c @ np.array([1.0, x, x * x]))
 
-    s2s.defvjp(Coefs.__call__, self=lambda g, ans, self, x: Coefs(g * np.array([1.0, x, x * x])))
+    s2s.defvjp(Coefs.__call__, self=lambda g, ans, self, x: Coefs(g * np.array([1.0, x, x * x])),
+               x="g * (self.c[1] + 2.0 * self.c[2] * x)")  # a rule expression, as for any primitive
     s2s.vspace.register_space(Coefs, zeros=lambda f: Coefs(np.zeros(3)), add=lambda a, b: Coefs(a.c + b.c),
                               scalar_mul=lambda f, a: Coefs(a * f.c))
 
@@ -175,6 +176,8 @@ def test_the_core_registry_without_autograds_classes():
     fd = [(loss(Coefs(c + EPS * e), 0.3) - loss(Coefs(c - EPS * e), 0.3)) / (2 * EPS) for e in np.eye(3)]
     assert type(g) is Coefs
     np.testing.assert_allclose(g.c, fd, rtol=1e-7)
+    gx = s2s.grad(loss, argnums=1)(Coefs(c), 0.3)
+    np.testing.assert_allclose(gx, (loss(Coefs(c), 0.3 + EPS) - loss(Coefs(c), 0.3 - EPS)) / (2 * EPS), rtol=1e-7)
 
 
 # ---------------------------------------------------------------- refused, never a wrong number
