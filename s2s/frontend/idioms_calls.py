@@ -1152,6 +1152,17 @@ def vjp_assign(norm, s) -> bool:
     return True
 
 
+def call_method_primitive(obj) -> str | None:
+    """The rule-table key of `type(obj).__call__` when it has rules (s2s.defvjp): a call of `obj`
+    is then that primitive with `obj` as its first argument (its rules, not its body). None for a
+    function, a class, or an object whose `__call__` s2s transforms."""
+    if isinstance(obj, (type, types.FunctionType, types.MethodType, functools.partial)) or record.of(obj) is not None:
+        return None
+    call = next((vars(c)["__call__"] for c in type(obj).__mro__ if "__call__" in vars(c)), None)
+    rec = record.of(call) if isinstance(call, types.FunctionType) else None
+    return None if rec is None else rec.prim
+
+
 def parameter_called(norm, node: gast.Call):
     """`f(a, ...)` with `f` a parameter, as `rt.call_value<n>(at, "f", f, a, ...)`: resolved when it runs
     (a vector-space value whose class's `__call__` has derivative rules; anything else is refused

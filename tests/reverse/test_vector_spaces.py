@@ -155,6 +155,19 @@ def test_jvp_along_a_direction_of_the_space_uses_the_jvp_rule():
         np.testing.assert_allclose(tangent, central(several_uses, P, v, 0.7), rtol=1e-7, atol=1e-8)
 
 
+FIXED = Poly({1: 2.0, 2: 1.0})
+
+
+def through_a_global(x):
+    return FIXED(x) * x  # a module-level object: its class's rules, not its body (which s2s cannot read)
+
+
+def test_a_module_level_object_is_called_through_its_rules():
+    fd = (through_a_global(0.5 + EPS) - through_a_global(0.5 - EPS)) / (2 * EPS)
+    np.testing.assert_allclose(s2s.grad(through_a_global)(0.5), fd, rtol=1e-8)
+    np.testing.assert_allclose(s2s.jvp(through_a_global, (0.5,), (1.0,))[1], fd, rtol=1e-8)
+
+
 def test_the_core_registry_without_autograds_classes():
     class Coefs:  # a vector of coefficients c, evaluated as c . phi(x)
         def __init__(self, c):
