@@ -1167,13 +1167,15 @@ def parameter_called(norm, node: gast.Call):
     """`f(a, ...)` with `f` a parameter, as `rt.call_value<n>(at, "f", f, a, ...)`: resolved when it runs
     (a vector-space value whose class's `__call__` has derivative rules; anything else is refused
     there, at this line). None for any other call s2s cannot resolve."""
-    func = node.func
-    if not (isinstance(func, gast.Name) and func.id in {a.id for a in norm.fn.args.args}) or node.keywords \
+    func, root = node.func, node.func
+    while isinstance(root, gast.Subscript):  # fs[0](x): an item of a parameter
+        root = root.value
+    if not (isinstance(root, gast.Name) and root.id in {a.id for a in norm.fn.args.args}) or node.keywords \
             or len(node.args) >= 5 or any(isinstance(a, gast.Starred) for a in node.args):
         return None
     at = where(*norm.where(node)) if norm.where(node) else ""
     return build.call(f"rt.call_value{len(node.args)}",
-                      [build.const(at), build.const(func.id), build.name(func.id), *(norm.atom(a) for a in node.args)])
+                      [build.const(at), build.const(root.id), norm.atom(func), *(norm.atom(a) for a in node.args)])
 
 
 def unresolved_hint(norm, func) -> str:

@@ -134,6 +134,21 @@ def test_two_space_arguments_and_an_array_argument():
     np.testing.assert_allclose(gx, fd, rtol=1e-7)
 
 
+def items_called(ps, x):
+    return ps[0](x) * ps[1](x) + ps[0](2.0 * x)
+
+
+def test_a_list_of_space_values_meets_item_by_item():
+    ps = [P, Poly({2: 1.0})]
+    g = s2s.grad(items_called)(ps, 0.5)
+    assert type(g) is list and [type(e) for e in g] == [Poly, Poly]
+    for i in range(2):
+        def with_item(q, i=i):
+            return items_called([q if j == i else p for j, p in enumerate(ps)], 0.5)
+        for v in directions(5):
+            np.testing.assert_allclose(inner(g[i], v), central(with_item, ps[i], v), rtol=1e-7, atol=1e-8)
+
+
 def test_value_and_grad_and_a_vjp_used_twice():
     value, g = s2s.value_and_grad(squared_error)(P, XS, YS)
     np.testing.assert_allclose(value, squared_error(P, XS, YS), rtol=1e-14)
