@@ -61,6 +61,5 @@ def wrong_cotangent(primal: Any, ct: Any) -> str | None:
     if isinstance(primal, (tuple, list)) and isinstance(ct, (tuple, list)):
         return next((w for w in map(wrong_cotangent, primal, ct) if w is not None), None)
     if isinstance(primal, dict) and isinstance(ct, dict):
-        return next((wrong_cotangent(v, ct[k]) for k, v in primal.items() if k in ct
-                     and wrong_cotangent(v, ct[k]) is not None), None)
+        return next((w for w in (wrong_cotangent(v, ct.get(k)) for k, v in primal.items()) if w is not None), None)
     return None

@@ -46,12 +46,14 @@ call_value4 = _of_arity(4)
 
 
 def _rule(fn, mode: str, i: int, at: str, param: str):
-    """The rule of `type(fn).__call__` in `mode` for its parameter `i` (0: `fn` itself)."""
-    if vspace.space_of(fn) is None:
-        raise _parameter_error(at, param, fn, "differentiate")
+    """The rule of `type(fn).__call__` in `mode` for its parameter `i` (0: `fn` itself, which must
+    be a vector-space value; an object of another class with rules is differentiated in its other
+    arguments only)."""
     cls = type(fn).__name__
     method = next((vars(c)["__call__"] for c in type(fn).__mro__ if "__call__" in vars(c)), None)
-    rec = record.of(method)
+    rec = record.of(method) if not isinstance(fn, type) else None
+    if vspace.space_of(fn) is None and (i == 0 or rec is None or not rec.rules):
+        raise _parameter_error(at, param, fn, "differentiate")
     if rec is None or not rec.rules:
         raise _err(at, f"s2s differentiates a call of a {cls} (a vector-space value) only through the derivative "
                        f"rules of `{cls}.__call__` (s2s.defvjp, autograd.extend.defvjp); it has none.",

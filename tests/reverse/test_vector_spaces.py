@@ -258,6 +258,25 @@ def test_a_call_without_rules_or_of_a_plain_function_parameter_is_refused_at_the
                                rtol=1e-15)
 
 
+class Scaler:  # callable with rules, not a vector space: differentiable in its argument, not in itself
+    def __init__(self, k):
+        self.k = k
+
+    def __call__(self, x):
+        return self.k * np.sin(x)
+
+
+s2s.defvjp(Scaler.__call__, x="g * self.k * xp.cos(x)")
+
+
+def test_an_object_with_rules_that_is_no_vector_space_is_differentiated_in_its_arguments():
+    got = s2s.grad(apply_param, argnums=1)(Scaler(3.0), 0.4)
+    np.testing.assert_allclose(got, (apply_param(Scaler(3.0), 0.4 + EPS) - apply_param(Scaler(3.0), 0.4 - EPS))
+                               / (2 * EPS), rtol=1e-8)
+    with pytest.raises(s2s.S2SError, match="Scaler"):
+        s2s.grad(apply_param)(Scaler(3.0), 0.4)
+
+
 def test_a_missing_rule_for_an_argument_a_derivative_reaches_is_refused():
     class OnlySelf(Poly):
         @primitive
