@@ -305,9 +305,8 @@ def tree_all_zero(x) -> bool:
 def zeros_like_tree(x):
     """Zero cotangent with the structure of `x`: tuples, lists and dicts of arrays (ints give 0.0);
     a vector-space value's is its space's zero."""
-    space = vspace.space_of(x)
-    if space is not None:
-        return space.zeros(x)
+    if vspace._SPACES and type(x) in vspace._SPACES:
+        return vspace._SPACES[type(x)].zeros(x)
     kids = node_children(x) if type(x) in tree._NODES else None
     if kids is not None:  # a registered pytree node: one of its type and static data
         return kids[1]([zeros_like_tree(e) for e in kids[0]])
