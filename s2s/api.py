@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from . import arg_structure, arrays, cotangent_dtype, driver, real_only, record
-from .calls import Jacobian, Transformed, Vmapped
+from .calls import Jacobian, Transformed, Vmapped, refuse_wrong_cotangents
 from .emit.loader import call, version
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
@@ -115,6 +115,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint =
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
         cts = real_only.refuse_complex("vjp", primals, tuple(bwd(saved, seed))[:len(primals)])  # (own copy of the record)
         cts = arg_structure.restructure(cts, primals)  # a list primal's cotangent is a list
+        refuse_wrong_cotangents("vjp", primals, cts)  # a vector-space value's is of its space
         return cotangent_dtype.like_primals(cts, tuple(primals)) if narrow else cts
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 

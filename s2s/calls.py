@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from . import arg_structure, arrays, cotangent_dtype, dispatch, driver, real_only, record
+from . import arg_structure, arrays, cotangent_dtype, dispatch, driver, real_only, record, vspace
 from .emit.loader import call
 from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
@@ -45,6 +45,10 @@ def _check_diff_arg(args, i, what):
     if not -len(args) <= i < len(args):
         raise S2SValueError(f"{what}: argnums {i} is out of range for a call with {len(args)} arguments")
     bad = _non_float_leaf(args[i])
+    if bad is None and what not in ("grad", "value_and_grad") and _has_space_value(args[i]):
+        raise S2STypeError(f"{what} differentiates with respect to arrays; argument {i} holds a vector-space value "
+                           "(a class registered with autograd.extend.VSpace), whose derivatives s2s computes "
+                           "only with grad, value_and_grad and vjp.")
     if bad is not None:
         raise S2STypeError(f"{what} requires real- or complex-valued inputs (input dtype that is a "
                            f"sub-dtype of np.inexact), but got {bad} for argument {i}. Pass floats "
@@ -62,12 +66,35 @@ def _non_float_leaf(x):
         return next((b for b in map(_non_float_leaf, x) if b is not None), None)
     if isinstance(x, dict):
         return next((b for b in map(_non_float_leaf, x.values()) if b is not None), None)
-    if x is None:
+    if x is None or vspace.is_space_value(x):  # a value of a registered vector space: differentiable
         return None
     kids = node_children(x)  # a registered pytree node, a namedtuple
     if kids is not None:
         return next((b for b in map(_non_float_leaf, kids[0]) if b is not None), None)
     return type(x).__name__ if isinstance(x, (bool, int)) or not isinstance(x, complex) else None
+
+
+def _has_space_value(x) -> bool:
+    """Whether pytree `x` holds a value of a registered vector space (s2s/vspace.py)."""
+    return vspace.is_space_value(x) or isinstance(x, (tuple, list, dict)) and any(
+        map(_has_space_value, x.values() if isinstance(x, dict) else x))
+
+
+def _space_gradients(kind: str, options: tuple, args: tuple, out) -> None:
+    """grad's result `out` checked by refuse_wrong_cotangents (options: argnums, has_aux, with_value)."""
+    argnums, has_aux, with_value = options
+    grads = out[1] if with_value else out[0] if has_aux else out
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    grads = (grads,) if isinstance(argnums, int) else tuple(grads)
+    refuse_wrong_cotangents(kind, tuple(args[i] for i in nums if i < len(args)), grads)
+
+
+def refuse_wrong_cotangents(what: str, primals: tuple, cts: tuple) -> None:
+    """A vector-space argument's derivative that is not a value of its space is an error, never
+    returned (s2s/vspace.py: computed through operations on the value s2s cannot see)."""
+    wrong = vspace.wrong_cotangent(tuple(primals), tuple(cts))
+    if wrong is not None:
+        raise S2SValueError(f"{what}: {wrong}.")
 
 
 class Transformed:
@@ -206,6 +233,8 @@ class Transformed:
 
         def checked(*args, **kwargs):
             out = real_only.refuse_complex_result(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
+            if options is not None and vspace._SPACES:  # a vector-space argument's gradient is of its space
+                _space_gradients(kind, options, args, out)
             if options is not None and arg_structure.has_sequence(args, self.nums):  # a list argument's
                 out = arg_structure.grad_result(out, args, options)  # gradient is a list
             if kwargs:

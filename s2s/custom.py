@@ -6,8 +6,9 @@ import functools
 import itertools
 
 import gast
+import numpy as np
 
-from . import driver, record
+from . import driver, record, runtime
 from .emit.loader import compile_fn
 from .errors import S2STypeError
 from .ir import build
@@ -214,6 +215,7 @@ def _define(fn, rules: dict, mode: str):
     params = ", ".join(registry.PRIMS[key].params)
     registry.RULE_NAMES.add("ext")
     for arg, rule in rules.items():
+        _keep_callable(fn, mode, arg, rule, params)
         if callable(rule):
             helper = f"{key[4:]}__{mode}_{arg}"
             setattr(registry.EXT, helper, rule)
@@ -221,6 +223,26 @@ def _define(fn, rules: dict, mode: str):
             rule = f"ext.{helper}({first}, ans, {params})"
         (registry.defvjp if mode == "vjp" else registry.defjvp)(key, **{arg: rule})
     return fn
+
+
+def _keep_callable(fn, mode: str, arg: str, rule, params: str) -> None:
+    """Keep `rule` on `fn`'s record as a callable `(g or d<arg>, ans, *args)`, for a call of `fn`
+    that is resolved only when it runs (a vector-space value's `__call__`: runtime/spaces.py)."""
+    if not callable(rule):
+        rule = _expression_rule(f"lambda {'g' if mode == 'vjp' else 'd' + arg}, ans, {params}: {rule}")
+    rec = record.of(fn)
+    rec.rules = {**(rec.rules or {}), (mode, arg): rule}
+
+
+def _expression_rule(text: str):
+    """A rule expression as a callable, compiled on its first call (NumPy as `xp`)."""
+    compiled: list = []
+
+    def rule(*args):
+        if not compiled:
+            compiled.append(eval(text, {"xp": np, "rt": runtime, "ext": registry.EXT}))
+        return compiled[0](*args)
+    return rule
 
 
 def _register(fn) -> str:

@@ -12,7 +12,9 @@ Every kind of object s2s hands out or recognizes carries one `Record`:
 - `s2s.jvp` / `s2s.vjp`: `inside(fun, nlead, n)` gives the generated functions that a call of
   them inside a transformed function runs (frontend/idioms_calls.py lowers the call to them);
 - a function s2s treats as a primitive (`stop_gradient`, user functions given rules with
-  `s2s.defvjp`): `prim` is its key in the rule table.
+  `s2s.defvjp`): `prim` is its key in the rule table; `rules` its rules as callables
+  `(g or tangent, ans, *args)` keyed by (mode, parameter), for a call resolved only at run time
+  (a vector-space value's `__call__`, s2s/runtime/spaces.py).
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ class Record:
     target: Callable[[], Any] | None = None
     custom: Any = None
     prim: str | None = None
+    rules: dict | None = None  # (mode, parameter) -> callable rule of a primitive (`prim`)
     lazy: bool = False        # `target` is a transform still being built (a recursive call)
     transform: bool = False   # an s2s transform (grad, jit, ...): called when normalizing `grad(f)(x)`
     inside: Callable[..., Any] | None = None  # jvp/vjp: the generated functions a call inside a transformed function runs

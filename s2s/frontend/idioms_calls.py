@@ -23,7 +23,7 @@ import gast
 import numpy as np
 
 from .. import analysis, numpy_inside, record
-from ..errors import S2SError, S2STypeError
+from ..errors import S2SError, S2STypeError, where
 from ..ir import build
 from ..primitives import registry, ufunc_methods
 from ..primitives.registry import EXT
@@ -1150,6 +1150,32 @@ def vjp_assign(norm, s) -> bool:
     like = norm.tmp(build.tuple_([build.clone(p) for p in primals]), "primals")  # the cotangents' structure
     norm.lifted[t.elts[1].id] = (pull, [saved, like.id])
     return True
+
+
+def call_method_primitive(obj) -> str | None:
+    """The rule-table key of `type(obj).__call__` when it has rules (s2s.defvjp): a call of `obj`
+    is then that primitive with `obj` as its first argument (its rules, not its body). None for a
+    function, a class, or an object whose `__call__` s2s transforms."""
+    if isinstance(obj, (type, types.FunctionType, types.MethodType, functools.partial)) or record.of(obj) is not None:
+        return None
+    call = next((vars(c)["__call__"] for c in type(obj).__mro__ if "__call__" in vars(c)), None)
+    rec = record.of(call) if isinstance(call, types.FunctionType) else None
+    return None if rec is None else rec.prim
+
+
+def parameter_called(norm, node: gast.Call):
+    """`f(a, ...)` with `f` a parameter, as `rt.call_value<n>(at, "f", f, a, ...)`: resolved when it runs
+    (a vector-space value whose class's `__call__` has derivative rules; anything else is refused
+    there, at this line). None for any other call s2s cannot resolve."""
+    func, root = node.func, node.func
+    while isinstance(root, gast.Subscript):  # fs[0](x): an item of a parameter
+        root = root.value
+    if not (isinstance(root, gast.Name) and root.id in {a.id for a in norm.fn.args.args}) or node.keywords \
+            or len(node.args) >= 5 or any(isinstance(a, gast.Starred) for a in node.args):
+        return None
+    at = where(*norm.where(node)) if norm.where(node) else ""
+    return build.call(f"rt.call_value{len(node.args)}",
+                      [build.const(at), build.const(root.id), norm.atom(func), *(norm.atom(a) for a in node.args)])
 
 
 def unresolved_hint(norm, func) -> str:

@@ -809,6 +809,9 @@ class Normalizer:
         try:
             obj = self.static(func)
         except _NotStatic:
+            called = idioms_calls.parameter_called(self, node)
+            if called is not None:  # resolved when it runs: a vector-space value (runtime/spaces.py)
+                return called
             self.fail(node, "s2s can only call functions it can resolve when transforming: a NumPy function, "
                             "a module-level function, or a local defined with `def` at module level.",
                       idioms_calls.unresolved_hint(self, func))
@@ -818,6 +821,11 @@ class Normalizer:
         if isinstance(obj, np.vectorize):
             self.fail(node, f"`{_dotted(func)}` is an np.vectorize with `signature=` or `excluded=`, which s2s does "
                             "not follow.", "Call its function in a loop over the rows or elements you mean.", S2SError)
+        key = idioms_calls.call_method_primitive(obj)
+        if key is not None:  # an object whose class's __call__ has rules: that primitive, the object first
+            self.ns["ext"] = registry.EXT
+            return build.call(key, [self.atom(func), *(self.atom(a) for a in node.args)],
+                              {k.arg: self.atom(k.value) for k in node.keywords})
         idioms_calls.function_parameters_given(self, node, obj, _dotted(func))
         node = idioms_calls.constant_pieces(self, idioms_calls.stand_in_call(self, node, obj), obj)
         refusal = getattr(obj, "__s2s_refuse__", None)  # a library function that must not be transformed

@@ -528,6 +528,7 @@ from . import (  # noqa: E402,F401
     rules_reduce,
     rules_shape,
     rules_signal,
+    rules_spaces,
     rules_special,
     rules_trees,
 )

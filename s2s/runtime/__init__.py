@@ -20,6 +20,7 @@ One module per rule family, each with one export list (`__all__`) that this name
 - batch_nested: transposes of vmap's helpers batched again (rules_vmap_nested)
 - batch_derivs: the batching helpers' derivatives, each example's own rule (rules_batch_derivs)
 - trace: the nodes of traced code (transforms/trace.py, autograd's tracer)
+- spaces: calls of vector-space values (a parameter called), resolved when they run (rules_spaces)
 
 A name exported twice is an error, so `rt.<name>` always means one function.
 """
@@ -43,6 +44,7 @@ from . import (
     reduce,
     shapes,
     signal,
+    spaces,
     special,
     tape_copies,
     trace,
@@ -51,7 +53,7 @@ from . import (
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
-           tape_copies, trace)
+           tape_copies, trace, spaces)
 
 
 def _build(modules) -> dict:

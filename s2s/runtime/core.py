@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from .. import arrays, tree
+from .. import arrays, tree, vspace
 from ..errors import S2STypeError, S2SValueError
 from ..tree import node_children, tree_flatten
 
@@ -303,7 +303,10 @@ def tree_all_zero(x) -> bool:
 
 
 def zeros_like_tree(x):
-    """Zero cotangent with the structure of `x`: tuples, lists and dicts of arrays (ints give 0.0)."""
+    """Zero cotangent with the structure of `x`: tuples, lists and dicts of arrays (ints give 0.0);
+    a vector-space value's is its space's zero."""
+    if vspace._SPACES and type(x) in vspace._SPACES:
+        return vspace._SPACES[type(x)].zeros(x)
     kids = node_children(x) if type(x) in tree._NODES else None
     if kids is not None:  # a registered pytree node: one of its type and static data
         return kids[1]([zeros_like_tree(e) for e in kids[0]])
@@ -324,7 +327,10 @@ def tree_add(a, b):
     """Sum two cotangents of the same structure. Two cotangents of one list may differ in length
     only where the shorter is a zero built from the list at a later point, after pops (a record
     keeps the list object, not its length at the time); any other mismatch is refused, never
-    padded, since its items would meet the wrong items."""
+    padded, since its items would meet the wrong items. Values of a vector space meet through
+    its `add`."""
+    if vspace._SPACES and (vspace.space_of(a) is not None or vspace.space_of(b) is not None):
+        return _space_add(a, b)
     if type(a) in tree._NODES and type(b) is type(a):  # registered pytree nodes: child by child
         kids, rebuild = node_children(a)
         return rebuild([tree_add(x, y) for x, y in zip(kids, node_children(b)[0])])
@@ -345,6 +351,25 @@ def tree_add(a, b):
     if b is None or isinstance(b, (range, str, slice)):
         return a
     return a + b
+
+
+def _space_add(a, b):
+    """The sum of two cotangents of a vector-space value (s2s/vspace.py): its space's add; a
+    zero (None, 0) adds nothing. Any other value (a number from arithmetic on the value that s2s
+    cannot follow) is refused, never added."""
+    for x, y in ((a, b), (b, a)):
+        if y is None or isinstance(y, (int, float)) and y == 0 and not isinstance(y, bool):
+            return x
+    sa, sb = vspace.space_of(a), vspace.space_of(b)
+    if sa is not None and sb is sa:
+        return sa.add(a, b)
+    cls = (sa or sb).cls.__name__
+    other = b if sa is not None else a
+    raise S2SValueError(
+        f"s2s cannot add a cotangent of a {cls} (a vector-space value) to a {type(other).__name__}: the "
+        f"transformed function uses the {cls} in a way s2s does not differentiate (arithmetic on it, or an "
+        f"attribute read), so its derivative would be wrong; s2s differentiates a {cls} only through calls "
+        "of it whose class's `__call__` has derivative rules.")
 
 
 def _check_padding(a, b):
@@ -559,7 +584,10 @@ def like(parts, src):
 
 
 def fresh(x):
-    """A copy the backward sweep may update in place."""
+    """A copy the backward sweep may update in place (a vector-space value: itself, since its
+    space's operations make new values)."""
+    if vspace._SPACES and vspace.space_of(x) is not None:
+        return x
     if isinstance(x, list):
         return list(x)
     if isinstance(x, dict):

@@ -15,7 +15,7 @@ ROOT = str(paths.ROOT / "s2s")
 
 # Earlier layers first. A name stands for the module and everything under it.
 LAYERS = [
-    ["s2s.errors", "s2s.tree", "s2s.record", "s2s.stats"],  # leaves
+    ["s2s.errors", "s2s.tree", "s2s.record", "s2s.stats", "s2s.vspace"],  # leaves
     ["s2s.real_only", "s2s.cotangent_dtype"],        # complex values refused, cotangents in their primals'
                                                      # dtypes, where derivatives leave s2s
     ["s2s.config"],                                  # run-time settings

@@ -21,8 +21,6 @@ from paths import TOOLS
 SCIPY = "s2s.scipy (issue 28, scipy branch): "
 FUNCS = "functions as values (issue 28, funcs branch): "
 GAPS = {
-    ("autograd", "rkhs"): "autograd.extend's Box and VSpace (a vector space of functions for the "
-                          "tracer): no counterpart in s2s",
 }
 
 

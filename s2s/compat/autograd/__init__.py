@@ -27,7 +27,7 @@ from s2s import record as _record
 from s2s.errors import S2STypeError as _S2STypeError
 
 from .._modules import install, restore, scipy_names
-from . import builtins, core, extend, integrate, misc, nary, numpy_extra, signal, test_util, tracer, wrap_util
+from . import builtins, core, extend, integrate, misc, nary, numpy_extra, signal, test_util, tracer, util, wrap_util
 from .builtins import dict, isinstance, list, tuple, type  # noqa: A004 - autograd's names
 from .nary import (
     checkpoint,
@@ -46,7 +46,7 @@ __all__ = [
     "alias_autograd", "builtins", "checkpoint", "deriv", "dict", "elementwise_grad", "extend", "grad", "grad_and_aux",
     "grad_named", "hessian", "hessian_tensor_product", "hessian_vector_product", "holomorphic_grad", "integrate",
     "isinstance", "jacobian", "list", "make_ggnvp", "make_hvp", "make_jvp", "make_vjp", "misc", "nary", "restore",
-    "signal", "tensor_jacobian_product", "test_util", "tuple", "type", "value_and_grad", "vector_jacobian_product",
+    "signal", "tensor_jacobian_product", "test_util", "tuple", "type", "util", "value_and_grad", "vector_jacobian_product",
 ]
 
 
@@ -235,6 +235,7 @@ def alias_autograd() -> dict[str, Any]:
         "autograd.core": core,
         "autograd.tracer": tracer,
         "autograd.wrap_util": wrap_util,
+        "autograd.util": util,
         "autograd.test_util": test_util,
         "autograd.extend": extend,
         "autograd.builtins": builtins,

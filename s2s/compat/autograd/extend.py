@@ -1,5 +1,5 @@
 """autograd.extend: `primitive` and `defvjp`/`defjvp` with autograd's rule-makers, over
-`s2s.defvjp`/`s2s.defjvp`.
+`s2s.defvjp`/`s2s.defjvp`; `VSpace` (user-defined vector spaces, over s2s.vspace) and `Box`.
 
 autograd's VJP maker for argument i is `maker(ans, *args) -> (g -> cotangent)`; its JVP rule is
 `rule(tangent, ans, *args)`. s2s calls a callable rule as `rule(g, ans, *args)`, so each maker
@@ -13,8 +13,9 @@ from typing import Any
 
 import s2s
 from s2s import record
+from s2s import vspace as _vspace
 
-__all__ = ["defjvp", "defvjp", "primitive"]
+__all__ = ["Box", "VSpace", "defjvp", "defvjp", "primitive", "vspace"]
 
 
 def primitive(fn: Callable) -> Callable:
@@ -75,3 +76,102 @@ def _vjp6(maker, g, ans, a, b, c, d, e, f):
 
 
 _VJP_RULES = {1: _vjp1, 2: _vjp2, 3: _vjp3, 4: _vjp4, 5: _vjp5, 6: _vjp6}
+
+
+class VSpace:
+    """autograd's vector space of a value type: a subclass defines `zeros`, `_add`, `_scalar_mul`,
+    `_inner_prod` (and `randn`), and `Sub.register(ValueType)` makes ValueType's instances values
+    s2s differentiates with respect to (s2s.vspace: their cotangents are values of the space)."""
+
+    mappings: dict = {}
+    iscomplex = False
+
+    def __init__(self, value: Any) -> None:
+        pass
+
+    def zeros(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__}.zeros")
+
+    def ones(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__}.ones")
+
+    def standard_basis(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__}.standard_basis")
+
+    def randn(self) -> Any:
+        raise NotImplementedError(f"{type(self).__name__}.randn")
+
+    def add(self, x_prev: Any, x_new: Any) -> Any:
+        return self._add(x_prev, x_new)
+
+    def mut_add(self, x_prev: Any, x_new: Any) -> Any:
+        return self._mut_add(self.zeros() if x_prev is None else x_prev, x_new)
+
+    def scalar_mul(self, x: Any, a: Any) -> Any:
+        return self._scalar_mul(x, a)
+
+    def inner_prod(self, x: Any, y: Any) -> Any:
+        return self._inner_prod(x, y)
+
+    def covector(self, x: Any) -> Any:
+        return self._covector(x)
+
+    def _add(self, x: Any, y: Any) -> Any:
+        return x + y
+
+    def _mut_add(self, x: Any, y: Any) -> Any:
+        x += y
+        return x
+
+    def _scalar_mul(self, x: Any, a: Any) -> Any:
+        return x * a
+
+    def _inner_prod(self, x: Any, y: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__}._inner_prod")
+
+    def _covector(self, x: Any) -> Any:
+        return x
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and vars(self) == vars(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}_{vars(self)}"
+
+    @classmethod
+    def register(cls, value_type: type, vspace_maker: Callable | None = None) -> None:
+        """Make `value_type`'s instances values of the space `vspace_maker(value)` (default: this
+        class): s2s sums their cotangents with its `add`, zeroes them with its `zeros`."""
+        maker = vspace_maker or cls
+        VSpace.mappings[value_type] = maker
+        _vspace.register_space(value_type, zeros=lambda x: maker(x).zeros(),
+                               add=lambda a, b: maker(a).add(a, b),
+                               scalar_mul=lambda x, a: maker(x).scalar_mul(x, a),
+                               inner=lambda a, b: maker(a).inner_prod(a, b))
+
+
+def vspace(value: Any) -> VSpace:
+    """The vector space of `value` (a registered type's)."""
+    try:
+        return VSpace.mappings[type(value)](value)
+    except KeyError:
+        raise TypeError(f"Can't find vector space for type {type(value)}") from None
+
+
+class Box:
+    """autograd's tracing box. s2s traces nothing and boxes no value, so a Box subclass is never
+    instantiated by s2s; `register` is accepted and does nothing."""
+
+    type_mappings: dict = {}
+    types: set = set()
+
+    def __init__(self, value: Any, trace: Any = None, node: Any = None) -> None:
+        self._value, self._trace, self._node = value, trace, node
+
+    @classmethod
+    def register(cls, value_type: type) -> None:
+        """Accepted for autograd's programs; s2s has no boxes to map `value_type` to."""
+        Box.types.add(cls)
+        Box.type_mappings[value_type] = cls
