@@ -192,6 +192,7 @@ class Batcher(Transform):
         self.live = analysis.Liveness(self.body)
         self.regions: list = []  # live sets after each enclosing masked region (innermost last)
         self.list_mask: dict[str, str] = {}  # list -> the mask it was made under, if not merged
+        self.containers: set[str] = set()  # names bound to a list or dict display
         self.split_done: set[int] = set()  # rt.operand_cotangent statements already split (operand_cotangent_split)
         self.masks: set[str] = set()  # names holding a boolean mask (program order: see assign)
 
@@ -387,6 +388,7 @@ class Batcher(Transform):
             x = self.tmp(out, expr)
             out.append(loc(self.merged(var, x, mask), s))
             return out
+        (self.containers.add if isinstance(s.value, (gast.List, gast.Dict)) else self.containers.discard)(var)
         if isinstance(s.value, gast.List):
             # a new list, not merged: no example outside `mask` reads it, and every example inside
             # appends to it alike while the mask stays the same
@@ -461,6 +463,14 @@ class Batcher(Transform):
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
         flags = [any(n in self.bset for n in _names(p)) for p in parts]
         self.no_mask(s, parts)
+        if base in self.containers and not any(flags):  # a list or dict: every item holds the batch
+            v = s.value if self.is_batched(s.value) else \
+                self.tmp(out, build.call("rt.replicate_batch", [s.value, build.name(self.n)]))
+            if mask is not None:
+                old = self.tmp(out, build.subscript(build.name(base), copy.deepcopy(t.slice)), "old")
+                v = self.tmp(out, build.call("rt.masked_merge", [build.name(mask), v, old]))
+            out.append(build.assign(build.subscript(build.name(base), copy.deepcopy(t.slice), store_=True), v))
+            return [loc(o, s) for o in out]
         if not any(flags) and isinstance(t.slice, (gast.Tuple, gast.Slice, gast.Constant)):
             elts = t.slice.elts if isinstance(t.slice, gast.Tuple) else [t.slice]
             key = gast.Tuple(elts=[gast.Slice(lower=None, upper=None, step=None)] + [copy.deepcopy(e) for e in elts],

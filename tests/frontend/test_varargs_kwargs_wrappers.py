@@ -86,9 +86,6 @@ def test_a_list_whose_length_may_change_is_not_unpacked_blindly():
         s2s.grad(loss)(X, C)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="vmap of an item assignment into a list of batched arrays "
-                   "(`args[0] = ...`) keys the list with the batch axis (rt.lift_rank_to_slot: list indices must be "
-                   "integers): an internal error, found here, not yet fixed")
 def test_vmap_of_an_item_assignment_into_a_list():
     def f(x, c):
         args = [x, c]
