@@ -201,8 +201,9 @@ record.attach(vjp, inside=_vjp_inside)
 def _with_defaults(fun, primals):
     """All positional arguments of `fun` (defaults filled in) and which of them were given."""
     try:
-        params = [p for p in record.signature_of(fun).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]  # a partial's bound keywords are not
+        params = [p for p in record.signature_of(fun).parameters.values()  # (a partial's bound keywords are
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)   # not; nor a ufunc's `out=None`,
+                  and not (p.name == "out" and p.default is None)]            # which is no input)
     except (TypeError, ValueError):
         return tuple(primals), (True,) * len(primals)
     if len(primals) >= len(params):
