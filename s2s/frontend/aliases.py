@@ -13,6 +13,14 @@ import gast
 
 from ..ir import build
 
+# NumPy functions (and the methods and attributes normalized to them: `.T`, `.reshape()`, `.real`)
+# whose result may be a view of their first argument's array
+VIEW_CALLS = frozenset("xp." + n for n in (
+    "reshape", "ravel", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "squeeze", "transpose",
+    "swapaxes", "moveaxis", "expand_dims", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d",
+    "broadcast_to", "broadcast_arrays", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split",
+    "array_split", "hsplit", "vsplit", "dsplit", "matrix_transpose", "permute_dims", "unstack", "view"))
+
 
 class Aliases:
     """A small points-to model, in the order the normalizer reads statements: each name points to

@@ -111,6 +111,11 @@ class Normalizer:
         if known(src):
             self.aliases.link(target, src.id, element=src is not value)
             return
+        if isinstance(value, gast.Call) and value.args and known(value.args[0]) \
+                and analysis.dotted(value.func) in aliases.VIEW_CALLS \
+                and not any(k.arg == "dtype" for k in value.keywords):  # (`.astype(t)` copies)
+            self.aliases.link(target, value.args[0].id)  # a view of the argument's array
+            return
         self.aliases.forget(target)
         if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and len(value.args) == 1 \
                 and known(value.args[0]) and self.env.lookup(value.func.id)[1] in (list, tuple, dict):
@@ -255,6 +260,8 @@ class Normalizer:
     def check_alias(self, s, name, what, thing="array", elements=False):
         """Reject an in-place update of `name` that another name for the same array (or list) would see
         (`elements`: an update of an element, which shallow copies of the list hold too)."""
+        for p in self.params_unassigned() & self.aliases.sharers(name, elements):
+            self.inplace_params.setdefault(p, self.where(s)[1])  # through a view or an element: the caller's
         later = self.aliases.others_read_later(name, s, self.loops, elements)
         if later and thing == "list":
             self.fail(s, f"`{what}` changes the list that `{later[0]}` also refers to, and `{later[0]}` is read "
