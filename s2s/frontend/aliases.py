@@ -9,6 +9,8 @@ the same object is read later.
 """
 from __future__ import annotations
 
+import itertools
+
 import gast
 
 from ..ir import build
@@ -30,6 +32,7 @@ class Aliases:
     def __init__(self, fn: gast.FunctionDef):
         self.points: dict[str, frozenset[int]] = {}
         self.holds: dict[int, set[int]] = {}
+        self.fresh = itertools.count()
         self.loads = [(n.lineno, n.col_offset, n.id) for n in build.walk(fn)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and hasattr(n, "lineno")]
         self.kills = _unconditional_assignments(fn)
@@ -39,8 +42,8 @@ class Aliases:
 
     def objects(self, name: str) -> frozenset[int]:
         if name not in self.points:
-            self.points[name] = frozenset([len(self.holds)])
-            self.holds[len(self.holds)] = set()
+            o = next(self.fresh)
+            self.points[name], self.holds[o] = frozenset([o]), set()
         return self.points[name]
 
     def elements(self, name: str) -> set[int]:
@@ -50,6 +53,24 @@ class Aliases:
         """`a` now names `b`'s object (`a = b`, or a view `a = b[i]` of an array), or with `element`
         also one of the objects `b` holds (`a = b[i]` of a list)."""
         self.points[a] = self.objects(b) | (frozenset(self.elements(b)) if element else frozenset())
+
+    def also(self, a: str, objects: frozenset[int]) -> None:
+        """`a` may also name `objects` (the value of another path: a branch, `x if c else y`)."""
+        self.points[a] = self.objects(a) | objects
+
+    def snapshot(self) -> tuple:
+        return dict(self.points), {o: set(h) for o, h in self.holds.items()}
+
+    def restore(self, snap: tuple) -> None:
+        self.points, self.holds = dict(snap[0]), {o: set(h) for o, h in snap[1].items()}
+
+    def merge(self, snap: tuple) -> None:
+        """Join another path's state into this one: after an `if`, a name may be what either
+        branch made it."""
+        for n, objs in snap[0].items():
+            self.points[n] = self.points.get(n, frozenset()) | objs
+        for o, h in snap[1].items():
+            self.holds.setdefault(o, set()).update(h)
 
     def forget(self, a: str) -> None:
         """`a` was given a new value of its own."""

@@ -326,6 +326,14 @@ class Normalizer:
                     names.append(build.name(n, store=True))
                     nested.append((e, n))
             self.emit(gast.Assign(targets=[build.tuple_(names, store_=True)], value=src, type_comment=None))
+            for k, n in enumerate(names):  # each name an item of the value (a row: a view)
+                item = src.elts[k] if isinstance(src, gast.Tuple) and k < len(src.elts) else None
+                if isinstance(item, gast.Name):
+                    self.link(n.id, item)
+                elif isinstance(src, gast.Name) and (src.id in self.locals or self.aliases.known(src.id)):
+                    self.aliases.link(n.id, src.id, element=True)
+                else:
+                    self.aliases.forget(n.id)
             for e, n in nested:
                 self.assign_to(e, build.name(n))
         elif isinstance(target, gast.Subscript):
@@ -354,7 +362,12 @@ class Normalizer:
             return
         test = self.atom(s.test)
         loc = self.loc
-        body, orelse = self.block(s.body), self.block(s.orelse)
+        before = self.aliases.snapshot()
+        body = self.block(s.body)
+        after_body = self.aliases.snapshot()
+        self.aliases.restore(before)
+        orelse = self.block(s.orelse)
+        self.aliases.merge(after_body)  # a name may be what either branch made it
         self.loc = loc
         self.emit(build.if_(test, body, orelse))
 
@@ -488,6 +501,10 @@ class Normalizer:
             self.fail(s, "s2s does not support decorators on a `def` inside a transformed function.",
                       "Define the decorated function at module level.")
         self.lifted[s.name] = lift.lift(self, s)
+        self.aliases.forget(s.name)
+        for d in s.args.defaults + [d for d in s.args.kw_defaults if d is not None]:
+            if isinstance(d, gast.Name) and (d.id in self.locals or self.aliases.known(d.id)):
+                self.aliases.hold(s.name, d.id)  # `def g(v=y)` keeps y's array: `y += 1` changes g's default
 
     # ---- expressions ----
     def is_local(self, node) -> bool:
@@ -690,9 +707,15 @@ class Normalizer:
         test = self.atom(node.test)
         result = self.namer.fresh("t")
         saved, self.out = self.out, []
-        self.emit(build.assign(result, self.expr(node.body)))
+        value = self.expr(node.body)
+        self.link(result, value)
+        first = self.aliases.objects(result)
+        self.emit(build.assign(result, value))
         body, self.out = self.out, []
-        self.emit(build.assign(result, self.expr(node.orelse)))
+        value = self.expr(node.orelse)
+        self.link(result, value)
+        self.aliases.also(result, first)  # either branch's value
+        self.emit(build.assign(result, value))
         orelse, self.out = self.out, saved
         self.emit(build.if_(test, body, orelse))
         return build.name(result)

@@ -1,5 +1,6 @@
 """An array or list held by a container (a list, tuple or dict display, an `append`, `lst[k] = v`, a
-shallow copy `list(a)`, a loop over containers, an element taken out with `c = b[0]`) and changed
+shallow copy `list(a)`, a loop over containers, an element taken out with `c = b[0]` or unpacked, a
+nested function's default), or named by another name on one path (`b = a if c else ...`), and changed
 in place through one name is seen through every other name that holds it. s2s rebinds where NumPy
 updates in place, so it refuses such an update when another holder is read afterwards (issue 27:
 each program of REFUSED gave a silently wrong gradient before). Programs whose holders are never
@@ -70,8 +71,63 @@ def list_in_a_dict_extended(x):
     return np.sum(a[-1])
 
 
-REFUSED = [held_array_updated, tuple_element_set, appended_then_updated, stored_then_updated,
-           element_of_a_shallow_copy, list_taken_out_and_appended, loop_over_lists, list_in_a_dict_extended]
+def default_of_a_nested_function(x):
+    y = x * 1.0
+
+    def g(v=y):
+        return np.sum(v * v)
+    y += 1.0
+    return g() * x[0]
+
+
+def unpacked_item_updated(x):
+    y = x * 1.0
+    a, _ = (y, 2)
+    a += 1.0
+    return np.sum(y * x)
+
+
+def enumerate_item_updated(x):
+    ys = [x * 1.0, x * 2.0]
+    for i, y in enumerate(ys):
+        y += i
+    return np.sum(ys[1] * x)
+
+
+def zip_item_updated(x):
+    ys = [x * 1.0, x * 2.0]
+    for y, _ in zip(ys, ys):
+        y *= 3.0
+    return np.sum(ys[0] * x)
+
+
+def dict_value_updated(x):
+    d = {"a": x * 1.0}
+    for _, v in d.items():
+        v *= 3.0
+    return np.sum(d["a"] * x)
+
+
+def conditional_expression(x):
+    a = x * 1.0
+    b = a if x[0] > 0 else x * 2.0
+    b *= 3.0
+    return np.sum(a * x)
+
+
+def one_branch_aliases(x):
+    a = x * 1.0
+    b = x * 2.0
+    if x[0] > 0:
+        b = a
+    b *= 3.0
+    return np.sum(a * x)
+
+
+REFUSED = [default_of_a_nested_function, unpacked_item_updated, enumerate_item_updated, zip_item_updated,
+           dict_value_updated, conditional_expression, one_branch_aliases, held_array_updated, tuple_element_set,
+           appended_then_updated, stored_then_updated, element_of_a_shallow_copy, list_taken_out_and_appended,
+           loop_over_lists, list_in_a_dict_extended]
 
 
 def history(x):
