@@ -9,6 +9,7 @@ the same object is read later.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 
 import gast
@@ -33,6 +34,9 @@ class Aliases:
         self.points: dict[str, frozenset[int]] = {}
         self.holds: dict[int, set[int]] = {}
         self.fresh = itertools.count()
+        self.home: dict[str, int] = {}
+        self.log: list | None = None  # inside a loop: the body's operations, to run again (loop())
+        self.branches: list = []
         self.loads = [(n.lineno, n.col_offset, n.id) for n in build.walk(fn)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and hasattr(n, "lineno")]
         self.kills = _unconditional_assignments(fn)
@@ -41,9 +45,10 @@ class Aliases:
         return name in self.points
 
     def objects(self, name: str) -> frozenset[int]:
-        if name not in self.points:
-            o = next(self.fresh)
-            self.points[name], self.holds[o] = frozenset([o]), set()
+        if name not in self.points:  # a value from before (a parameter, a global): its own object
+            o = self.home.setdefault(name, next(self.fresh))
+            self.points[name] = frozenset([o])
+            self.holds.setdefault(o, set())
         return self.points[name]
 
     def elements(self, name: str) -> set[int]:
@@ -52,11 +57,62 @@ class Aliases:
     def link(self, a: str, b: str, element: bool = False) -> None:
         """`a` now names `b`'s object (`a = b`, or a view `a = b[i]` of an array), or with `element`
         also one of the objects `b` holds (`a = b[i]` of a list)."""
+        self._note("link", a, b, element)
         self.points[a] = self.objects(b) | (frozenset(self.elements(b)) if element else frozenset())
 
-    def also(self, a: str, objects: frozenset[int]) -> None:
-        """`a` may also name `objects` (the value of another path: a branch, `x if c else y`)."""
-        self.points[a] = self.objects(a) | objects
+    def _note(self, *op) -> None:
+        if self.log is not None:
+            self.log.append(op)
+
+    def check(self, run) -> None:
+        """`run()` checks an update in place now; inside a loop it runs again in later iterations."""
+        self._note("run", run)
+        run()
+
+    def run(self, fn) -> None:
+        fn()
+
+    def begin_branch(self) -> None:
+        self._note("begin_branch")
+        self.branches.append([self.snapshot(), None])
+
+    def else_branch(self) -> None:
+        self._note("else_branch")
+        top = self.branches[-1]
+        top[1] = self.snapshot()
+        self.restore(top[0])
+
+    def end_branch(self) -> None:
+        """After an `if` (or `x if c else y`), a name may be what either branch made it."""
+        self._note("end_branch")
+        self.merge(self.branches.pop()[1])
+
+    @contextlib.contextmanager
+    def loop(self):
+        """Read a loop's body once, then run its operations again from the state the next iteration
+        starts in (the head's joined with the body's end) until nothing changes: an alias made late
+        in one iteration is seen by an update early in the next."""
+        outer, self.log = self.log, []
+        head = self.snapshot()
+        try:
+            yield
+        finally:
+            ops, self.log = self.log, outer
+        if outer is not None:
+            outer.extend(ops)
+        for _ in range(8):
+            tail = self.snapshot()
+            self.restore(head)
+            self.merge(tail)
+            if self.snapshot() == head:
+                return
+            head = self.snapshot()
+            saved, self.log = self.log, None
+            try:
+                for op in ops:
+                    getattr(self, op[0])(*op[1:])
+            finally:
+                self.log = saved
 
     def snapshot(self) -> tuple:
         return dict(self.points), {o: set(h) for o, h in self.holds.items()}
@@ -72,18 +128,23 @@ class Aliases:
         for o, h in snap[1].items():
             self.holds.setdefault(o, set()).update(h)
 
-    def forget(self, a: str) -> None:
-        """`a` was given a new value of its own."""
-        self.points.pop(a, None)
-        self.objects(a)
+    def forget(self, a: str, o: int | None = None) -> None:
+        """`a` was given a new value of its own (object `o`: the same one when a loop's body runs
+        again, so that the iterations reach a fixed point)."""
+        o = next(self.fresh) if o is None else o
+        self._note("forget", a, o)
+        self.points[a] = frozenset([o])
+        self.holds.setdefault(o, set())
 
     def hold(self, container: str, name: str) -> None:
         """`container` now holds `name`'s object too (`[name]`, `{"k": name}`, `lst.append(name)`)."""
+        self._note("hold", container, name)
         for o in self.objects(container):
             self.holds[o] |= self.objects(name)
 
     def share_elements(self, a: str, b: str) -> None:
         """`a` is a new container holding `b`'s elements (a shallow copy: `list(b)`)."""
+        self._note("share_elements", a, b)
         for o in self.objects(a):
             self.holds[o] |= self.elements(b)
 

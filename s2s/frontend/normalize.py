@@ -259,10 +259,15 @@ class Normalizer:
 
     def check_alias(self, s, name, what, thing="array", elements=False):
         """Reject an in-place update of `name` that another name for the same array (or list) would see
-        (`elements`: an update of an element, which shallow copies of the list hold too)."""
+        (`elements`: an update of an element, which shallow copies of the list hold too); inside a
+        loop, again from the state each later iteration starts in."""
+        loops = list(self.loops)
+        self.aliases.check(lambda: self._check_alias(s, name, what, thing, elements, loops))
+
+    def _check_alias(self, s, name, what, thing, elements, loops):
         for p in self.params_unassigned() & self.aliases.sharers(name, elements):
             self.inplace_params.setdefault(p, self.where(s)[1])  # through a view or an element: the caller's
-        later = self.aliases.others_read_later(name, s, self.loops, elements)
+        later = self.aliases.others_read_later(name, s, loops, elements)
         if later and thing == "list":
             self.fail(s, f"`{what}` changes the list that `{later[0]}` also refers to, and `{later[0]}` is read "
                          "afterwards; s2s differentiates a list changed in place through one name only.",
@@ -362,19 +367,19 @@ class Normalizer:
             return
         test = self.atom(s.test)
         loc = self.loc
-        before = self.aliases.snapshot()
+        self.aliases.begin_branch()
         body = self.block(s.body)
-        after_body = self.aliases.snapshot()
-        self.aliases.restore(before)
+        self.aliases.else_branch()
         orelse = self.block(s.orelse)
-        self.aliases.merge(after_body)  # a name may be what either branch made it
+        self.aliases.end_branch()  # a name may be what either branch made it
         self.loc = loc
         self.emit(build.if_(test, body, orelse))
 
     def stmt_While(self, s):
         self.loops.append(s)
         try:
-            self.while_loop(s)
+            with self.aliases.loop():
+                self.while_loop(s)
         finally:
             self.loops.pop()
 
@@ -413,7 +418,8 @@ class Normalizer:
     def stmt_For(self, s):
         self.loops.append(s)
         try:
-            self.for_loop(s)
+            with self.aliases.loop():
+                self.for_loop(s)
         finally:
             self.loops.pop()
 
@@ -707,14 +713,15 @@ class Normalizer:
         test = self.atom(node.test)
         result = self.namer.fresh("t")
         saved, self.out = self.out, []
+        self.aliases.begin_branch()
         value = self.expr(node.body)
         self.link(result, value)
-        first = self.aliases.objects(result)
         self.emit(build.assign(result, value))
         body, self.out = self.out, []
+        self.aliases.else_branch()
         value = self.expr(node.orelse)
         self.link(result, value)
-        self.aliases.also(result, first)  # either branch's value
+        self.aliases.end_branch()  # either branch's value
         self.emit(build.assign(result, value))
         orelse, self.out = self.out, saved
         self.emit(build.if_(test, body, orelse))

@@ -1,6 +1,7 @@
 """An array or list held by a container (a list, tuple or dict display, an `append`, `lst[k] = v`, a
 shallow copy `list(a)`, a loop over containers, an element taken out with `c = b[0]` or unpacked, a
-nested function's default), or named by another name on one path (`b = a if c else ...`), and changed
+nested function's default), or named by another name on one path (`b = a if c else ...`) or in an
+earlier iteration of a loop, and changed
 in place through one name is seen through every other name that holds it. s2s rebinds where NumPy
 updates in place, so it refuses such an update when another holder is read afterwards (issue 27:
 each program of REFUSED gave a silently wrong gradient before). Programs whose holders are never
@@ -227,8 +228,6 @@ def held_since_the_previous_iteration(x):
     return np.sum(lst[0] * x)
 
 
-@pytest.mark.xfail(strict=True, reason="the alias check reads a loop's body once: an alias made late in one "
-                   "iteration and updated early in the next is not seen (a silently wrong gradient; issue 27, left)")
 @pytest.mark.parametrize("fn", [aliased_in_the_previous_iteration, held_since_the_previous_iteration],
                          ids=lambda f: f.__name__)
 def test_alias_made_in_an_earlier_iteration(fn):
