@@ -1,11 +1,11 @@
 """An array or list held by a container (a list, tuple or dict display, an `append`, `lst[k] = v`, a
 shallow copy `list(a)`, a loop over containers, an element taken out with `c = b[0]` or unpacked, a
 nested function's default), or named by another name on one path (`b = a if c else ...`) or in an
-earlier iteration of a loop, and changed
-in place through one name is seen through every other name that holds it. s2s rebinds where NumPy
-updates in place, so it refuses such an update when another holder is read afterwards (issue 27:
-each program of REFUSED gave a silently wrong gradient before). Programs whose holders are never
-read after the update are differentiated, checked against central differences."""
+earlier iteration of a loop, and changed in place through one name is seen through every other name
+that holds it. s2s rebinds where NumPy updates in place, so it refuses such an update when another
+holder is read afterwards (issue 27: each program of REFUSED gave a silently wrong gradient before).
+Programs whose holders are never read after the update are differentiated, checked against central
+differences."""
 import numpy as np
 import pytest
 
