@@ -579,7 +579,7 @@ class Batcher(Transform):
             return
         callee = self.calls.core(fn)
         for base, line in callee.inplace_params.items():
-            if not mask[callee.params.index(base)]:
+            if not mask[callee.params.index(base)] and _stores_into(callee.node, base):
                 self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "
                              f"({shown_path(callee.filename)}:{line}) while vmap batches its other arguments: "
                              "the per-example values would not reach the caller's value.",
@@ -842,3 +842,16 @@ def mapped_params(params, in_axes) -> list[str]:
     specs = list(in_axes) if isinstance(in_axes, (tuple, list)) and len(in_axes) == len(params) \
         else [in_axes] * len(params)
     return [p for p, s in zip(params, specs) if spec_mapped(s)]
+
+
+def _stores_into(fn: gast.FunctionDef, name: str) -> bool:
+    """Whether `fn`'s core form stores into `name`'s value (`name[k] = v`, `name.append(v)`,
+    `name.pop()`), not only rebinds it (`name += v` on a number is `name = name + v` there)."""
+    for n in gast.walk(fn):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name) \
+                and n.value.id == name:
+            return True
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("append", "pop") \
+                and isinstance(n.func.value, gast.Name) and n.func.value.id == name:
+            return True
+    return False
