@@ -151,7 +151,8 @@ class Transform:
             return  # the user's rules decide
         callee = self.calls.core(fn)
         for base, line in callee.inplace_params.items():
-            if any(mask):  # (an inactive list the callee appends an active value to becomes active)
+            # an inactive list or array the callee stores an active value into becomes active too
+            if mask[callee.params.index(base)] or any(mask) and stores_into(callee.node, base):
                 self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "
                              f"({shown_path(callee.filename)}:{line}), which changes the caller's value; s2s cannot "
                              "differentiate through that.",
@@ -474,3 +475,15 @@ class _Fold(gast.NodeTransformer):
 def simplify(expr):
     """Fold literal arithmetic and drop `* 1`, `** 1`: keeps generated rules readable."""
     return _Fold().visit(expr)
+
+def stores_into(fn: gast.FunctionDef, name: str) -> bool:
+    """Whether `fn`'s core form stores into `name`'s value (`name[k] = v`, `name.append(v)`,
+    `name.pop()`), not only rebinds it (`name += v` on a number is `name = name + v` there)."""
+    for n in gast.walk(fn):
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name) \
+                and n.value.id == name:
+            return True
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("append", "pop") \
+                and isinstance(n.func.value, gast.Name) and n.func.value.id == name:
+            return True
+    return False

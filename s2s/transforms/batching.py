@@ -25,7 +25,7 @@ from ..errors import S2SValueError, shown_path
 from ..ir import build
 from ..ir.core import CoreFn
 from ..primitives import registry
-from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
+from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc, stores_into
 from .batch_ranks import lowered, per_example_ranks, rank_simplified
 
 # `x.shape`, `x.ndim`, `x.size` of a batched x: the batching helper of the shape query of that name
@@ -579,7 +579,7 @@ class Batcher(Transform):
             return
         callee = self.calls.core(fn)
         for base, line in callee.inplace_params.items():
-            if not mask[callee.params.index(base)] and _stores_into(callee.node, base):
+            if not mask[callee.params.index(base)] and stores_into(callee.node, base):
                 self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "
                              f"({shown_path(callee.filename)}:{line}) while vmap batches its other arguments: "
                              "the per-example values would not reach the caller's value.",
@@ -843,15 +843,3 @@ def mapped_params(params, in_axes) -> list[str]:
         else [in_axes] * len(params)
     return [p for p, s in zip(params, specs) if spec_mapped(s)]
 
-
-def _stores_into(fn: gast.FunctionDef, name: str) -> bool:
-    """Whether `fn`'s core form stores into `name`'s value (`name[k] = v`, `name.append(v)`,
-    `name.pop()`), not only rebinds it (`name += v` on a number is `name = name + v` there)."""
-    for n in gast.walk(fn):
-        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name) \
-                and n.value.id == name:
-            return True
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("append", "pop") \
-                and isinstance(n.func.value, gast.Name) and n.func.value.id == name:
-            return True
-    return False
