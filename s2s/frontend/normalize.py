@@ -375,11 +375,16 @@ class Normalizer:
         self.loc = loc
         self.emit(build.if_(test, body, orelse))
 
+    def loop_body(self, stmts) -> list:
+        """A loop's body; the alias check runs it again from the state later iterations start in
+        (the iterable and the loop's test before it are evaluated once)."""
+        with self.aliases.loop():
+            return self.block(stmts)
+
     def stmt_While(self, s):
         self.loops.append(s)
         try:
-            with self.aliases.loop():
-                self.while_loop(s)
+            self.while_loop(s)
         finally:
             self.loops.pop()
 
@@ -389,7 +394,7 @@ class Normalizer:
         saved, self.out = self.out, []
         cond = self.atom(s.test)
         cond_stmts, self.out = self.out, saved
-        body = self.block(s.body)
+        body = self.loop_body(s.body)
         self.loc = loc
         has_continue = any(isinstance(n, gast.Continue) for n in analysis.loop_level(body))
         if isinstance(cond, gast.Constant) and cond.value is True:
@@ -418,8 +423,7 @@ class Normalizer:
     def stmt_For(self, s):
         self.loops.append(s)
         try:
-            with self.aliases.loop():
-                self.for_loop(s)
+            self.for_loop(s)
         finally:
             self.loops.pop()
 
@@ -438,7 +442,7 @@ class Normalizer:
                 plain = isinstance(s.target, gast.Name) and s.target.id not in _stored(s.body)
                 var = s.target.id if plain else self.namer.fresh("i")
                 body = [] if plain else self.assign_stmts(s.target, build.name(var))
-                body += self.block(s.body)
+                body += self.loop_body(s.body)
                 self.loc = loc
                 self.loop_with_else(build.for_range(var, args, body), s.orelse)
                 return
@@ -456,7 +460,7 @@ class Normalizer:
                 return
         if isinstance(it, gast.Name) and it.id in self.ranges and isinstance(s.target, gast.Name) \
                 and s.target.id not in _stored(s.body):
-            body = self.block(s.body)  # a loop over a range object kept in a variable (generated code)
+            body = self.loop_body(s.body)  # a loop over a range object kept in a variable (generated code)
             self.loc = loc
             self.loop_with_else(gast.For(target=build.name(s.target.id, store=True), iter=build.name(it.id), body=body,
                                          orelse=[], type_comment=None), s.orelse)
@@ -492,7 +496,7 @@ class Normalizer:
         else:
             value = items[0]
         head, self.out = self.out, saved
-        body = head + self.assign_stmts(s.target, value) + self.block(s.body)
+        body = head + self.assign_stmts(s.target, value) + self.loop_body(s.body)
         self.loc = loc
         self.loop_with_else(build.for_range(i, [n], body), s.orelse)
 
