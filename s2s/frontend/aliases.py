@@ -16,14 +16,6 @@ import gast
 
 from ..ir import build
 
-# NumPy functions (and the methods and attributes normalized to them: `.T`, `.reshape()`, `.real`)
-# whose result may be a view of their first argument's array
-VIEW_CALLS = frozenset("xp." + n for n in (
-    "reshape", "ravel", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "squeeze", "transpose",
-    "swapaxes", "moveaxis", "expand_dims", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d",
-    "broadcast_to", "broadcast_arrays", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split",
-    "array_split", "hsplit", "vsplit", "dsplit", "matrix_transpose", "permute_dims", "unstack", "view"))
-
 
 class Aliases:
     """A small points-to model, in the order the normalizer reads statements: each name points to
@@ -54,11 +46,17 @@ class Aliases:
     def elements(self, name: str) -> set[int]:
         return set().union(*(self.holds[o] for o in self.objects(name)))
 
-    def link(self, a: str, b: str, element: bool = False) -> None:
+    def link(self, a: str, b: str, element: bool = False, whole: bool = True) -> None:
         """`a` now names `b`'s object (`a = b`, or a view `a = b[i]` of an array), or with `element`
-        also one of the objects `b` holds (`a = b[i]` of a list)."""
-        self._note("link", a, b, element)
-        self.points[a] = self.objects(b) | (frozenset(self.elements(b)) if element else frozenset())
+        also one of the objects `b` holds (`a = b[i]` of a list); without `whole`, only one of those
+        (`b` is known to be a list or dict: its item is not `b`)."""
+        self._note("link", a, b, element, whole)
+        held = frozenset(self.elements(b)) if element else frozenset()
+        if whole or not held:
+            held |= self.objects(b) if whole else frozenset([self.home.setdefault("[]" + a, next(self.fresh))])
+        self.points[a] = held
+        for o in held:
+            self.holds.setdefault(o, set())
 
     def _note(self, *op) -> None:
         if self.log is not None:

@@ -74,6 +74,7 @@ class Normalizer:
         self.lifted: dict = {}
         self.ranges: set[str] = set()  # names that hold range objects (loops over them stay loops)
         self.aliases = aliases.Aliases(fn_node)
+        self.containers: set[str] = set()  # names bound to a list or dict the function built
         self.rebound: set[str] = set()
         self.inplace_params: dict[str, int] = {}  # parameter -> line of an in-place update of it
         self.loops: list = []
@@ -107,12 +108,24 @@ class Normalizer:
         display holding names), or a shallow copy's elements (`list(a)`), so that an update in
         place through one name is checked against reads of the others (aliases.py)."""
         known = lambda e: isinstance(e, gast.Name) and (e.id in self.locals or self.aliases.known(e.id))  # noqa: E731
+        builds = isinstance(value, (gast.List, gast.Dict)) or isinstance(value, gast.Name) and value.id in \
+            self.containers or isinstance(value, gast.Call) and isinstance(value.func, gast.Name) \
+            and self.env.lookup(value.func.id)[1] in (list, dict)
+        (self.containers.add if builds else self.containers.discard)(target)  # a list or dict: it holds items
         src = value.value if isinstance(value, gast.Subscript) else value
         if known(src):
+            if src is not value and src.id in self.containers:  # an item or a slice of a list or dict
+                if isinstance(value.slice, gast.Slice):  # a new list holding the same items
+                    self.aliases.forget(target)
+                    self.aliases.share_elements(target, src.id)
+                    self.containers.add(target)
+                else:
+                    self.aliases.link(target, src.id, element=True, whole=False)
+                return
             self.aliases.link(target, src.id, element=src is not value)
             return
         if isinstance(value, gast.Call) and value.args and known(value.args[0]) \
-                and analysis.dotted(value.func) in aliases.VIEW_CALLS \
+                and analysis.dotted(value.func) in registry.VIEW_CALLS \
                 and not any(k.arg == "dtype" for k in value.keywords):  # (`.astype(t)` copies)
             self.aliases.link(target, value.args[0].id)  # a view of the argument's array
             return
@@ -332,8 +345,8 @@ class Normalizer:
                     nested.append((e, n))
             self.emit(gast.Assign(targets=[build.tuple_(names, store_=True)], value=src, type_comment=None))
             for k, n in enumerate(names):  # each name an item of the value (a row: a view)
-                item = src.elts[k] if isinstance(src, gast.Tuple) and k < len(src.elts) else None
-                if isinstance(item, gast.Name):
+                item = value.elts[k] if isinstance(value, gast.Tuple) and len(value.elts) == len(names) else None
+                if item is not None:
                     self.link(n.id, item)
                 elif isinstance(src, gast.Name) and (src.id in self.locals or self.aliases.known(src.id)):
                     self.aliases.link(n.id, src.id, element=True)
@@ -351,7 +364,7 @@ class Normalizer:
             base = self.atom(build.load(target.value))
             index = self.index(target.slice)
             v = value if build.is_atom(value) else self.tmp(value)
-            if isinstance(v, gast.Name):
+            if isinstance(v, gast.Name) and target.value.id in self.containers:  # (an array copies the values)
                 self.aliases.hold(target.value.id, v.id)
             self.emit(build.assign(build.subscript(base, index, store_=True), v))
         elif isinstance(target, gast.Attribute):

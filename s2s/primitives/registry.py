@@ -304,6 +304,16 @@ PRODUCT_OPERANDS = {"xp.dot": (0, 2), "xp.matmul": (0, 2), "xp.inner": (0, 2), "
                     "xp.tensordot": (0, 2), "xp.linalg.matmul": (0, 2), "xp.einsum": (1, None)}
 PRODUCT_KEYWORDS = ("precision", "preferred_element_type")
 
+# NumPy functions (and the methods and attributes normalized to them: `.T`, `.reshape()`, `.real`)
+# whose result may be a view of their first argument's array: the alias check (frontend/aliases.py)
+# treats it as another name of that array
+VIEW_CALLS = frozenset("xp." + n for n in (
+    "reshape", "ravel", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "squeeze", "transpose",
+    "swapaxes", "moveaxis", "expand_dims", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d",
+    "broadcast_to", "broadcast_arrays", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split",
+    "array_split", "hsplit", "vsplit", "dsplit", "matrix_transpose", "permute_dims", "unstack", "view"))
+
+
 # Methods of lists, dicts and arrays that change their object: a call of one acts on something
 # besides its result (reverse mode's check that a callee acts only through its result).
 MUTATING_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update",
