@@ -102,9 +102,10 @@ class Aliases:
             tail = self.snapshot()
             self.restore(head)
             self.merge(tail)
-            if self.snapshot() == head:
+            joined = self.snapshot()
+            if joined == head:
                 return
-            head = self.snapshot()
+            head = joined
             saved, self.log = self.log, None
             try:
                 for op in ops:
@@ -161,10 +162,9 @@ class Aliases:
         changed = set(self.objects(name)) | (self.elements(name) if elements else set())
         return {n for n, objs in self.points.items() if n != name and self._reach(objs) & changed}
 
-    def others_read_later(self, name: str, stmt, loops, elements: bool = False) -> list[str]:
-        """The names that would see an update in place of `name` (`sharers`) and that the function
+    def read_later(self, others: set[str], stmt, loops) -> list[str]:
+        """Which of `others` (the names that would see an update in place: `sharers`) the function
         reads after `stmt` (or anywhere in an enclosing loop, which runs again)."""
-        others = self.sharers(name, elements)
         if not others:
             return []
         if getattr(stmt, "lineno", None) is None:

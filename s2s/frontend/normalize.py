@@ -278,9 +278,10 @@ class Normalizer:
         self.aliases.check(lambda: self._check_alias(s, name, what, thing, elements, loops))
 
     def _check_alias(self, s, name, what, thing, elements, loops):
-        for p in self.params_unassigned() & self.aliases.sharers(name, elements):
+        sharers = self.aliases.sharers(name, elements)  # (computed once: a walk over every name)
+        for p in self.params_unassigned() & sharers:
             self.inplace_params.setdefault(p, self.where(s)[1])  # through a view or an element: the caller's
-        later = self.aliases.others_read_later(name, s, loops, elements)
+        later = self.aliases.read_later(sharers, s, loops)
         if later and thing == "list":
             self.fail(s, f"`{what}` changes the list that `{later[0]}` also refers to, and `{later[0]}` is read "
                          "afterwards; s2s differentiates a list changed in place through one name only.",
