@@ -4,7 +4,8 @@ Constants combine (`2 * 3.0` → `6.0`, computed by Python as the code would at 
 jit signature says which parameters are Python floats, the values computed from them by
 arithmetic are Python floats too (`floats`); then the helpers differentiation emits are no-ops
 or constants: `rt.unbroadcast(g, x)` is `g`, `rt.seed(y)` is `1.0`, `rt.zeros_like_tree(y)` is
-`0.0`, and `y * 1.0`, `y + 0.0` are `y` (the one reassociation: `-0.0 + 0.0` gives `-0.0`).
+`0.0`, `rt.tree_add(y, z)` is `y + z`, and `y * 1.0`, `y + 0.0` are `y` (the one reassociation:
+`-0.0 + 0.0` gives `-0.0`).
 Nothing multiplies by zero away: `0.0 * y` stays, as NaN and inf in `y` must reach the result.
 
 Before (x a float)::
@@ -61,6 +62,8 @@ def _float_result(v, floats) -> bool:
         return fl(v.left) and _num(v.right) and isinstance(v.right.value, int)
     if isinstance(v, gast.Call) and (p := registry.lookup(analysis.dotted(v.func))) is not None and p.float_of_first:
         return fl(v.args[0])  # (rt.unbroadcast, rt.seed, rt.zeros_like_tree of a float)
+    if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.tree_add" and len(v.args) == 2:
+        return fl(v.args[0]) and fl(v.args[1])  # two adjoints of floats meet as their sum
     return False
 
 
@@ -74,12 +77,15 @@ class _Every:
 _EVERY = _Every()
 
 
-def python_floats(body, float_params, notes=None) -> set[str]:
+def python_floats(body, params, float_params, notes=None) -> set[str]:
     """Names every assignment of which gives a Python float (parameters as the signature says).
-    Sweeps in program order, so a chain of floats settles in one sweep (a loop's in two). With
-    `notes`, which assignments could give a float at all is kept from one run to the next."""
+    The greatest such set: every name that could be one is assumed one, and a name is dropped while
+    one of its assignments reads a dropped name, so an accumulation (`g = g + 1.0`, and adjoints
+    meeting in `g = rt.tree_add(g, h)`) keeps being a float. (Sound by induction over the run: a
+    parameter not in `float_params` is never assumed; any other name is bound by its assignments
+    only.) With `notes`, which assignments could give a float at all is kept from one run to the next."""
     defs: dict[str, list] = {}
-    never: set[str] = set()
+    never: set[str] = set(params) - set(float_params)
     for s in analysis.walk_stmts(body):
         names = analysis.targets(s)
         if not names:
@@ -92,14 +98,14 @@ def python_floats(body, float_params, notes=None) -> set[str]:
                 defs.setdefault(t, []).append(v)
             else:
                 never.add(t)
-    floats = set(float_params) - set(defs) - never
-    grew = True
-    while grew:
-        grew = False
+    floats = (set(defs) | set(float_params)) - never
+    shrank = True
+    while shrank:
+        shrank = False
         for n, vs in defs.items():
-            if n not in floats and n not in never and all(_float_result(v, floats) for v in vs):
-                floats.add(n)
-                grew = True
+            if n in floats and not all(_float_result(v, floats) for v in vs):
+                floats.discard(n)
+                shrank = True
     return floats
 
 
@@ -118,6 +124,8 @@ def _simplify(v, floats):
             return build.const(1.0)
         if f == "rt.zeros_like_tree" and _is_float(v.args[0], floats):
             return build.const(0.0)
+        if f == "rt.tree_add" and len(v.args) == 2 and all(_is_float(a, floats) for a in v.args):
+            return build.binop(v.args[0], gast.Add(), v.args[1])
     if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Mult, gast.Add, gast.Sub, gast.Div)):
         unit = 1 if isinstance(v.op, (gast.Mult, gast.Div)) else 0
         if _num(v.right) and v.right.value == unit and _is_float(v.left, floats):
@@ -129,7 +137,7 @@ def _simplify(v, floats):
 
 
 def simplify(body: list, params, facts) -> tuple[list, set[str]]:
-    floats = python_floats(body, facts["known"].get("floats", ()), facts["notes"])
+    floats = python_floats(body, params, facts["known"].get("floats", ()), facts["notes"])
     memo, dirty, notes = facts["memo"], facts["dirty"], facts["notes"]
     moved = floats.symmetric_difference(memo.get("floats", ())) if dirty is not None else None
     memo["floats"] = floats

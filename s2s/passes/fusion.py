@@ -111,7 +111,7 @@ def _candidate(e, floats=frozenset(), every=False, compiled=None):
 
 def fuse(body: list, params, facts) -> tuple[list, bool]:
     kernels = facts["known"].setdefault("kernels", [])
-    floats = algebra.python_floats(body, facts["known"].get("floats", ()))
+    floats = algebra.python_floats(body, params, facts["known"].get("floats", ()))
     changed = False
     for s in body:
         if not isinstance(s, (gast.Assign, gast.Return)) or s.value is None:

@@ -222,7 +222,7 @@ def loop_kernels(body: list, params, facts) -> tuple[list, bool]:
     total: Counter = Counter()
     for s in body:
         total.update(_names(s))
-    floats = algebra.python_floats(body, facts["known"].get("floats", ()))
+    floats = algebra.python_floats(body, params, facts["known"].get("floats", ()))
     return body, _rewrite(body, set(params), total, loops, floats)
 
 

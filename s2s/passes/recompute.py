@@ -76,7 +76,7 @@ class _Block:
 
     def __init__(self, body, params, known):
         self.body, self.params = body, set(params)
-        self.floats = algebra.python_floats(body, known.get("floats", ()))
+        self.floats = algebra.python_floats(body, params, known.get("floats", ()))
         self.every, self.compiled = known.get("fuse") == "every", known.get("compiled")
         self.binds = collections.Counter(t for s in analysis.walk_stmts(body) for t in analysis.targets(s))
         self._reads = None

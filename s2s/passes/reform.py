@@ -167,7 +167,7 @@ def reform(body: list, params, facts) -> tuple[list, bool]:
     binds = collections.Counter(t for s in analysis.walk_stmts(body) for t in analysis.targets(s))
     counts = collections.Counter(analysis.loads(body))
     counts = collections.Counter({n: c if binds[n] == 1 else 99 for n, c in counts.items()})
-    numbers = algebra.python_floats(body, facts["known"].get("floats", ()))
+    numbers = algebra.python_floats(body, params, facts["known"].get("floats", ()))
     pending = [] if facts["known"].get("fuse") else None
     order = {id(s): k for k, s in enumerate(analysis.walk_stmts(body))}
     held = {e.id for s in body if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple)
