@@ -23,10 +23,9 @@ from ..errors import S2SValueError, shown_path
 from ..ir import build
 from ..ir.core import CoreFn
 from ..ir.names import Namer
-from ..primitives import registry
 from .base import Callees, GeneratedFn, header_for
 from .diagonal import diagonal_fn
-from .reverse import Reverse, seed_of
+from .reverse import Reverse, scalar_names
 
 
 def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: bool, calls: Callees) -> GeneratedFn:
@@ -150,44 +149,7 @@ def certainly_scalar(core: CoreFn) -> bool:
     out = returns[0].value
     if sum(out.id in analysis.targets(s) for s in analysis.walk_stmts(body)) != 1:
         return False
-    return isinstance(seed_of(core, out), gast.Constant) or out.id in _scalar_names(core)
-
-
-def _scalar_names(core: CoreFn, products: bool = False) -> set[str]:
-    """Names assigned once, at the top level, a full reduction or elementwise arithmetic of such
-    names and numbers (so certainly 0-d); with `products`, a dot-like product counts as one too
-    (the names are then 0-d when those products are)."""
-    body = core.node.body
-    counts: dict[str, int] = dict.fromkeys(core.params, 1)
-    for s in analysis.walk_stmts(body):
-        for t in analysis.targets(s):
-            counts[t] = counts.get(t, 0) + 1
-    scalars: set[str] = set()
-    for s in body:
-        if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name) or counts[s.targets[0].id] != 1:
-            continue
-        v = s.value
-        ok = lambda e: isinstance(e, gast.Name) and e.id in scalars or isinstance(e, gast.Constant) \
-            and type(e.value) in (int, float)  # noqa: E731
-        if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)):
-            scalar = ok(v.left) and ok(v.right) and (isinstance(v.left, gast.Name) or isinstance(v.right, gast.Name))
-        elif isinstance(v, gast.UnaryOp):
-            scalar = isinstance(v.op, (gast.USub, gast.UAdd)) and ok(v.operand)
-        elif isinstance(v, gast.Call) and not v.keywords and v.args:
-            k = analysis.classify(v)
-            p, rule = registry.lookup(k), registry.BATCH.get(k)
-            if products and p is not None and p.maybe_scalar:
-                scalar = True
-            elif p is not None and p.full_reduction:
-                scalar = len(v.args) == 1
-            else:
-                scalar = k.startswith("xp.") and rule is not None and rule.kind == "same" and all(map(ok, v.args)) \
-                    and p is not None and not p.nondiff
-        else:
-            scalar = False
-        if scalar:
-            scalars.add(s.targets[0].id)
-    return scalars
+    return out.id in scalar_names(core)
 
 
 def possibly_scalar(core: CoreFn) -> bool:
@@ -199,7 +161,7 @@ def possibly_scalar(core: CoreFn) -> bool:
     if not isinstance(ret, gast.Return) or not isinstance(ret.value, gast.Name) \
             or sum(isinstance(s, gast.Return) for s in analysis.walk_stmts(body)) != 1:
         return False
-    return ret.value.id in _scalar_names(core, products=True)
+    return ret.value.id in scalar_names(core, products=True)
 
 
 def scalar_or_rows_fn(core: CoreFn, argnums, nums: tuple, calls: Callees, rows) -> GeneratedFn:

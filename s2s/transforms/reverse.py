@@ -783,14 +783,46 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
 
 def seed_of(core: CoreFn, out):
     """The cotangent that starts the backward sweep of `grad`: the literal 1.0 when the output is
-    certainly a scalar (a full sum/mean/max of an array), else a run-time check that it is."""
-    for s in core.node.body:
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == out.id:
-            p = registry.lookup(analysis.classify(s.value))
-            if p is not None and p.full_reduction and isinstance(s.value, gast.Call) and len(s.value.args) == 1 \
-                    and not s.value.keywords:
-                return build.const(1.0)
-    return build.call("rt.seed", [out])
+    certainly a scalar (`scalar_names`: assigned once, a full sum/mean/max of an array or arithmetic
+    of such and numbers), else a run-time check that it is."""
+    return build.const(1.0) if out.id in scalar_names(core) else build.call("rt.seed", [out])
+
+
+def scalar_names(core: CoreFn, products: bool = False) -> set[str]:
+    """Names assigned once, at the top level, a full reduction or elementwise arithmetic of such
+    names and numbers (so certainly 0-d); with `products`, a dot-like product counts as one too
+    (the names are then 0-d when those products are)."""
+    body = core.node.body
+    counts: dict[str, int] = dict.fromkeys(core.params, 1)
+    for s in analysis.walk_stmts(body):
+        for t in analysis.targets(s):
+            counts[t] = counts.get(t, 0) + 1
+    scalars: set[str] = set()
+    for s in body:
+        if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name) or counts[s.targets[0].id] != 1:
+            continue
+        v = s.value
+        ok = lambda e: isinstance(e, gast.Name) and e.id in scalars or isinstance(e, gast.Constant) \
+            and type(e.value) in (int, float)  # noqa: E731
+        if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)):
+            scalar = ok(v.left) and ok(v.right) and (isinstance(v.left, gast.Name) or isinstance(v.right, gast.Name))
+        elif isinstance(v, gast.UnaryOp):
+            scalar = isinstance(v.op, (gast.USub, gast.UAdd)) and ok(v.operand)
+        elif isinstance(v, gast.Call) and not v.keywords and v.args:
+            k = analysis.classify(v)
+            p, rule = registry.lookup(k), registry.BATCH.get(k)
+            if products and p is not None and p.maybe_scalar:
+                scalar = True
+            elif p is not None and p.full_reduction:
+                scalar = len(v.args) == 1
+            else:
+                scalar = k.startswith("xp.") and rule is not None and rule.kind == "same" and all(map(ok, v.args)) \
+                    and p is not None and not p.nondiff
+        else:
+            scalar = False
+        if scalar:
+            scalars.add(s.targets[0].id)
+    return scalars
 
 
 def split_fns(core: CoreFn, mask: tuple, calls: Callees, replay=None, checkpoint=None) -> tuple[GeneratedFn, GeneratedFn]:
