@@ -16,7 +16,7 @@ import gast
 
 from . import analysis, record
 from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the call objects'
-from .emit import backend_callees, kernels, numba_arrayloops, numba_kernels, numba_loops
+from .emit import backend_callees, kernels, numba_arrayloops, numba_kernels, numba_loops, products
 from .emit.loader import call, compile_fn
 from .errors import S2SError, S2SValueError
 from .frontend import idioms
@@ -83,7 +83,7 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     node = optimize(gen.node, known, settled=SETTLED if settled else ()) if optimized else gen.node
     numba = numba_kernels.available()
     known = dict(known or {}, kernels=[], loops=[] if numba else None, arrayloops=[] if numba else None,
-                 compiled=numba_kernels.wanted if numba else None)
+                 compiled=numba_kernels.wanted if numba else None, products=[])
     ns = gen.ns
     fusing = kernels.available()
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
@@ -95,8 +95,9 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
         _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
     loops = known["loops"] or []  # (None: no loop kernels were offered)
     arrayloops = known["arrayloops"] or []
-    if known["kernels"] or loops or arrayloops:
+    if known["kernels"] or loops or arrayloops or known["products"]:
         ns = dict(ns, **{k[0]: kernels.Fused(*k) for k in known["kernels"]},
+                  **{k: products.Product(k) for k in known["products"]},
                   **{k[0]: numba_loops.LoopKernel(*k) for k in loops},
                   **{k[0]: numba_arrayloops.ArrayLoop(*k) for k in arrayloops})
     fn = compile_fn(gen.name, run, ns, gen.filename, gen.header)
@@ -104,7 +105,7 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     rec.core = (node,) + tuple(rec.core[1:])
     rec.settled = optimized
     for what, k in [("fused kernel", k) for k in known["kernels"]] + [("loop kernel", k) for k in loops] \
-            + [("array loop kernel", k) for k in arrayloops]:
+            + [("array loop kernel", k) for k in arrayloops] + [("product", (k,)) for k in known["products"]]:
         kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())
         rec.source += f"\n# {what} {k[0]} ({ns[k[0]].banner()}):\n" + kernel
     if jit and not fuse:  # would large arrays get other code? Only if something fuses

@@ -12,6 +12,7 @@ from .. import record
 from .kernels import Fused
 from .numba_arrayloops import ArrayLoop
 from .numba_loops import LoopKernel
+from .products import Product
 
 MAX_INLINE = 10_000  # array globals up to this many elements are written out; larger ones are parameters
 
@@ -61,6 +62,8 @@ def _definition(name: str, v) -> tuple[str, bool]:
         return f"import {v.__name__} as {name}", False
     if isinstance(v, (LoopKernel, ArrayLoop)):  # called with `xp` first, as its Python loop is
         return v.plain_source, False
+    if isinstance(v, Product):  # a product whose rows threads share: the product
+        return v.source(), False
     if isinstance(v, Fused):  # a fused kernel runs in the dump as its unfused NumPy expression
         return f"def {name}(*args):\n    return _{name}(xp, *args)\n\n\n" + v.plain_source.replace(
             f"def {v.name}(", f"def _{name}(", 1), False

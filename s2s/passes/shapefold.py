@@ -422,7 +422,9 @@ def array_methods(body: list, params, facts) -> tuple[list, bool]:
     wrapper), and a product of vectors and matrices (`@`, `xp.matmul`, `xp.dot`) of at most
     `DOT_MAX` elements each as `xp.dot`: NumPy's `@` is a generalized ufunc whose dispatch costs
     about 0.35 µs more per call than `dot`'s, which small arrays feel, and for floating arrays of
-    these ranks both call the same BLAS routine (see `_BLAS_DTYPES`); larger ones as `@`. The
+    these ranks both call the same BLAS routine (see `_BLAS_DTYPES`); larger ones as `@`, and a
+    product of matrices of `SPLIT_MIN` multiply-adds and more as a call of a product whose rows
+    threads share (`known["products"]`, when the driver offers them: `matmul_0(a, b)`). The
     shapes are those `fold_shapes` found last (a name bound once keeps its value, so its shape,
     whatever the passes moved around it)."""
     known = facts["known"]
@@ -430,10 +432,11 @@ def array_methods(body: list, params, facts) -> tuple[list, bool]:
     if not shapes:
         return body, False
     dots = bool(known.get("arrays")) and all(d in _BLAS_DTYPES for d, _ in known["arrays"].values())
+    products = known.get("products") if dots else None  # (a list where the driver offers them)
     changed = False
     for s in analysis.walk_stmts(body):
         if isinstance(s, (gast.Assign, gast.Return, gast.Expr)) and s.value is not None:
-            s.value, c = bottom_up(s.value, lambda e: _method(e, shapes, dots))
+            s.value, c = bottom_up(s.value, lambda e: _method(e, shapes, dots, products))
             changed |= c
     return body, changed
 
@@ -469,9 +472,23 @@ def _small(args, shapes) -> bool:
     return all(d is not None and all(type(n) is int for n in d) and math.prod(d) <= DOT_MAX for d in dims)
 
 
-def _method(e, shapes, dots: bool = False):
+# the fewest multiply-adds of a product of matrices whose rows are shared among threads (a
+# `Product` of s2s.emit.products, listed in `known["products"]`: it measures whether they help)
+SPLIT_MIN = 1 << 24
+
+
+def _large(args, shapes) -> bool:
+    """Whether `args` are two matrices of known shapes whose product takes SPLIT_MIN multiply-adds."""
+    (m, k), (_, n) = (shape_of(a, shapes) for a in args)
+    return all(type(d) is int for d in (m, k, n)) and m * k * n >= SPLIT_MIN
+
+
+def _method(e, shapes, dots: bool = False, products=None):
     args = _product_operands(e, shapes)
     if args is not None:
+        if products is not None and all(len(shape_of(a, shapes)) == 2 for a in args) and _large(args, shapes):
+            products.append(f"matmul_{len(products)}")
+            return build.call(products[-1], args)
         if dots and _small(args, shapes):
             return None if isinstance(e, gast.Call) and analysis.dotted(e.func) == "xp.dot" else \
                 build.call("xp.dot", args)

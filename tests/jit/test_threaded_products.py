@@ -1,0 +1,130 @@
+"""Large matrix products under jit (s2s/emit/products.py): a version whose shapes are known writes
+a product of matrices of `shapefold.SPLIT_MIN` multiply-adds and more as `matmul_<i>(a, b)`, whose
+blocks of rows the calling thread and the scheduler's helpers share. The values are those of
+`a @ b` whichever way it runs (checked with a helper thread that runs at once, one that never
+starts, and one thread), smaller products stay `@`/`dot`, and anything that is not a pair of
+NumPy matrices of BLAS's dtypes is multiplied as it is. No assertion depends on timing."""
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import s2s
+from s2s.emit import dump, products, scheduler
+from s2s.passes import shapefold
+
+
+class _Pool:
+    """Helpers that run at once in a thread (`now`), or never (a helper the system has not run)."""
+
+    def __init__(self, now):
+        self.now, self.threads = now, []
+
+    def submit(self, fn):
+        if self.now:
+            t = threading.Thread(target=fn)
+            t.start()
+            self.threads.append(t)
+
+
+@pytest.fixture(params=["helper", "no_helper", "one_thread"])
+def threads(request, monkeypatch):
+    monkeypatch.setattr(scheduler, "_POOL", _Pool(request.param == "helper"))
+    monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
+    monkeypatch.setattr(scheduler, "threads", lambda: 1 if request.param == "one_thread" else 2)
+    monkeypatch.setattr(scheduler, "DECISIONS", {})
+    return request.param
+
+
+def linear_loss(params, x, y):
+    w, b = params
+    return np.mean((x @ w + b - y) ** 2)
+
+
+def linear_hand(params, x, y):
+    w, b = params
+    r = x @ w + b - y
+    g = 2.0 * r / r.size
+    return x.T @ g, g.sum(axis=0)
+
+
+def _data(n, d, k, seed=0):
+    r = np.random.default_rng(seed)
+    return (r.normal(size=(d, k)), r.normal(size=k)), r.normal(size=(n, d)), r.normal(size=(n, k))
+
+
+@pytest.mark.parametrize("make", [
+    lambda r: (r.normal(size=(130, 40)), r.normal(size=(40, 20))),
+    lambda r: (np.asfortranarray(r.normal(size=(130, 40))), r.normal(size=(40, 20))),
+    lambda r: (r.normal(size=(40, 130)).T, r.normal(size=(20, 40)).T),
+    lambda r: (r.normal(size=(130, 40)).astype(np.float32), r.normal(size=(40, 20)).astype(np.float32)),
+    lambda r: (r.normal(size=(130, 40)).astype(np.float32), r.normal(size=(40, 20))),
+    lambda r: (r.normal(size=(130, 40)) + 1j * r.normal(size=(130, 40)), r.normal(size=(40, 20))),
+    lambda r: (r.normal(size=(260, 40))[::2], r.normal(size=(40, 20))),
+], ids=["c_order", "f_order", "transposed", "float32", "mixed", "complex", "strided_rows"])
+def test_product_equals_matmul(make, threads):
+    a, b = make(np.random.default_rng(1))
+    p = products.Product("matmul_0")
+    for _ in range(3):  # (the scheduler's first call and those after it)
+        got = p(a, b)
+        assert got.dtype == (a @ b).dtype and got.shape == (130, 20)
+        np.testing.assert_allclose(got, a @ b, rtol=1e-6 if got.dtype.char in "fF" else 1e-13)
+    if threads == "helper":
+        for t in scheduler._POOL.threads:
+            t.join()
+
+
+@pytest.mark.parametrize("a, b", [
+    (np.ones(40), np.ones((40, 3))),
+    (np.ones((130, 40), dtype=np.int64), np.ones((40, 3), dtype=np.int64)),
+    (np.ones((2, 130, 40)), np.ones((40, 3))),
+    (np.ones((10, 40)), np.ones((40, 3))),
+], ids=["vector", "integers", "stack", "few_rows"])
+def test_other_operands_multiply_as_they_are(a, b, threads):
+    got = products.Product("matmul_0")(a, b)
+    assert got.dtype == (a @ b).dtype
+    np.testing.assert_array_equal(got, a @ b)
+
+
+def test_mismatched_shapes_raise_numpys_error(threads):
+    with pytest.raises(ValueError, match="matmul"):
+        products.Product("matmul_0")(np.ones((130, 4)), np.ones((5, 3)))
+
+
+def test_large_products_of_a_shaped_version_share_rows(threads):
+    n, d, k = 256, 256, 256
+    assert n * d * k >= shapefold.SPLIT_MIN
+    args = _data(n, d, k)
+    g = s2s.jit(s2s.grad(linear_loss))
+    for want, got in zip(linear_hand(*args), g(*args)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    src = s2s.source(next(iter(g._versions.values())))
+    assert "matmul_0(x, w)" in src and "matmul_1(x.T, " in src, src
+    assert "# product matmul_0 (s2s.emit.products" in src
+    small = _data(16, 32, 64)  # (another signature: a version of its own, with `@`)
+    for want, got in zip(linear_hand(*small), g(*small)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    assert sum("matmul_" in s2s.source(v) for v in g._versions.values()) == 1
+
+
+def test_products_of_other_shapes_take_the_any_shape_version():
+    g = s2s.jit(s2s.grad(linear_loss))
+    big = _data(256, 256, 256)
+    g(*big)
+    other = _data(300, 256, 256, seed=1)  # same ranks, other shapes
+    for want, got in zip(linear_hand(*other), g(*other)):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_dump_of_a_version_with_products_runs():
+    args = _data(256, 256, 256)
+    g = s2s.jit(s2s.grad(linear_loss))
+    want = g(*args)
+    version = next(iter(g._versions.values()))
+    text = dump.module_source([version], "a version with products")
+    assert "def matmul_0(a, b):\n    return a @ b" in text
+    ns: dict = {}
+    exec(compile(text, "<dump>", "exec"), ns)
+    for w, got in zip(want, ns[version.__name__](*args)):
+        np.testing.assert_allclose(got, w, rtol=1e-12, atol=1e-15)
