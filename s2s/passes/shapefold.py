@@ -161,7 +161,10 @@ class Shapes(dict):
     (container type name, item shapes) of the tuples and lists of arrays bound once; `tuples`:
     name -> the tuple display bound to it once (a folded shape, whose items fold too; `fold_shapes`
     fills it); `ints`: the indices of loops over ranges; `counts`: how many statements bind each name; `values`: name -> the
-    `rt.sum_vjp(g, like, axis, True)` bound to it once, `g` a name bound once (`_spread`)."""
+    `rt.sum_vjp(g, like, axis, True)` bound to it once, `g` a name bound once (`_spread`); `fills`:
+    name -> (a, c) of the `xp.full_like(a, c)` bound to it once; `reduced`: name -> the array a
+    differentiable reduction bound to it once reduces; `numbers`: name -> the number bound to it
+    once (`fold_shapes` fills these three, `_filled_cotangent` reads them)."""
 
     stop: frozenset = frozenset()
     ints: frozenset = frozenset()
@@ -169,6 +172,9 @@ class Shapes(dict):
     tuples: dict
     counts: dict
     values: dict
+    fills: dict
+    reduced: dict
+    numbers: dict
 
 
 def _range_indices(body, counts) -> frozenset:
@@ -197,6 +203,7 @@ def known_shapes(body, params, known, uniform=None) -> Shapes:
     shapes.update(uniform or {})
     shapes.ints = _range_indices(body, counts)
     shapes.counts, shapes.tuples, shapes.values = counts, {}, {}
+    shapes.fills, shapes.reduced, shapes.numbers = {}, {}, {}
     shapes.stop = frozenset(n for n, v in known.get("ns", {}).items()
                             if (r := record.of(v)) is not None and r.prim == "stop_gradient")
     shapes.update({p: () for p in known.get("floats", ()) if counts[p] == 1})
@@ -348,6 +355,8 @@ def _folded(v, shapes):
             return build.const(lead.pop())  # (sizes that differ stay a call, which raises)
     if p is not None and p.shape_query == "shape" and len(args) == 1 and shape is not None:
         return build.tuple_([build.const(n) for n in shape])
+    if (p is not None and p.fill) and (filled := _filled_cotangent(f, args, shapes)) is not None:
+        return filled
     if f == "rt.unbroadcast" and len(args) == 2 and shape is not None and isinstance(args[1], gast.Name) \
             and args[1].id in shapes:
         return _unbroadcast(args[0], shape, args[1], shapes[args[1].id])
@@ -366,6 +375,32 @@ def _folded(v, shapes):
     return None
 
 
+def _filled_cotangent(f, args, shapes):
+    """`xp.full_like(like, c)` for the cotangent of a reduction of `like` (`rt.sum_vjp(g, like,
+    axis, keepdims)`, `rt.mean_vjp`) whose value is one number, or None: `g` a number and the
+    reduction full (a mean's seed: c is g / size), or `g` itself a name filled with c
+    (`fills`) like an array that reduces `like` along exactly these axes (`reduced`), so that it
+    has `like`'s dtype. The helpers cost a few microseconds each in the Python of the call, more
+    where a large product ran before them, and the reduction read for its shape goes too."""
+    if len(args) != 4 or not isinstance(args[1], gast.Name) or not shape_of(args[1], shapes):
+        return None
+    g, like, axis, keep = args
+    if isinstance(g, gast.Name) and g.id in shapes.numbers:
+        g = build.const(shapes.numbers[g.id])
+    shape = shapes[like.id] if like.id in shapes else shape_of(like, shapes)
+    n = max(math.prod(shape), 1) if all(type(d) is int for d in shape) else None
+    full = _none(axis) and isinstance(keep, gast.Constant) and keep.value is False
+    if full and isinstance(g, gast.Constant) and type(g.value) in (int, float) and n is not None:
+        return build.call("xp.full_like", [like, build.const(g.value / n if f == "rt.mean_vjp" else g.value)])
+    fill = shapes.fills.get(g.id) if isinstance(g, gast.Name) else None
+    if fill is None or f != "rt.sum_vjp" or shapes.reduced.get(fill[0]) != like.id:
+        return None  # (a mean along axes divides arrays: its rounding is the array's dtype's)
+    reduced = _reduced(shape, build.call("xp.sum", [like], {"axis": axis, "keepdims": keep}))
+    if reduced is None or reduced != shape_of(build.name(fill[0]), shapes):
+        return None  # (shapes that do not match raise in the helper: left to it)
+    return build.call("xp.full_like", [like, build.const(fill[1])])
+
+
 def _flow_names(body, params, counts, known) -> dict:
     """Names every binding of which is a top-level `name = value` (and parameters rebound only
     so), bound more than once: straight-line code, where each binding's shape holds from it to the
@@ -376,6 +411,23 @@ def _flow_names(body, params, counts, known) -> dict:
             top[s.targets[0].id] = top.get(s.targets[0].id, 0) + 1
     entry = known.get("shapes", {})
     return {n: entry.get(n) for n, c in top.items() if counts.get(n, 0) == c + (n in params) and counts[n] >= 2}
+
+
+def _note_fill(t, v, shapes):
+    """Note `t = c` (a number) in `shapes.numbers`, `t = xp.full_like(a, c)` in `shapes.fills`
+    and `t = xp.sum(a, ...)` (a differentiable reduction of a name) in `shapes.reduced`."""
+    sign = -1 if isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub) else 1
+    c = v.operand if sign == -1 else v
+    if isinstance(c, gast.Constant) and type(c.value) in (int, float):
+        shapes.numbers[t] = sign * c.value  # (`-1.0` is a negated literal)
+    if not isinstance(v, gast.Call):
+        return
+    p, f = _prim(v), analysis.dotted(v.func)
+    if f == "xp.full_like" and len(v.args) == 2 and not v.keywords and isinstance(v.args[0], gast.Name) \
+            and isinstance(v.args[1], gast.Constant):
+        shapes.fills[t] = (v.args[0].id, v.args[1].value)
+    elif p is not None and p.reduction and not p.nondiff and v.args and isinstance(v.args[0], gast.Name):
+        shapes.reduced[t] = v.args[0].id
 
 
 def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
@@ -400,6 +452,8 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
                     and isinstance(s.value, gast.Tuple):
                 shapes.tuples[s.targets[0].id] = s.value
         t = s.targets[0].id if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+        if t is not None and counts[t] == 1:
+            _note_fill(t, s.value, shapes)
         if t in flow and id(s) in top or t is not None and counts[t] == 1 and t not in shapes:
             shape = shape_of(s.value, shapes)  # (a name bound once whose value reads a flow name's)
             if shape is not None:

@@ -353,7 +353,7 @@ defvjp("rt.linspace_vjp", g_="rt.linspace_jvp(g, start, stop, num, endpoint, axi
 defjvp("rt.linspace_vjp", g_="rt.linspace_vjp(dg_, start, stop, num, endpoint, axis, which)")
 defvjp("rt.linspace_jvp", d="rt.linspace_vjp(g, start, stop, num, endpoint, axis, which)")
 defjvp("rt.linspace_jvp", d="rt.linspace_jvp(dd, start, stop, num, endpoint, axis, which)")
-prim("xp.full_like", "a, fill_value, dtype=None", zero_args=("a", "dtype"),
+prim("xp.full_like", "a, fill_value, dtype=None", zero_args=("a", "dtype"), result_like=0,
      batch=by("rt.batched_full_like", fixed=("dtype",)))
 defvjp("xp.full_like", fill_value="rt.unbroadcast(g, fill_value)")
 defjvp("xp.full_like", fill_value="rt.broadcast_to_like(dfill_value, ans)")
