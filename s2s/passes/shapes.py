@@ -24,7 +24,7 @@ import gast
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
-from .base import Pass
+from .base import Pass, bottom_up
 
 
 def _shape_args(calls) -> tuple:
@@ -41,15 +41,20 @@ def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
     source, notes = facts["shape_roots"], facts["notes"]
     touched: set[str] = set()
     counts = source.counts  # (the loops below rewrite only right-hand sides)
-    for s in body:  # `rt.unbroadcast(g, like)` of a `g` with `like`'s shape is `g`
-        v = s.value if isinstance(s, gast.Assign) else None
+    def same_shape(v):  # `rt.unbroadcast(g, like)` of a `g` with `like`'s shape is `g`
         if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.unbroadcast" and len(v.args) == 2 \
                 and not v.keywords and isinstance(v.args[1], gast.Name):
             root = analysis.expr_shape_root(v.args[0], source, counts)
             if root and root == analysis.expr_shape_root(v.args[1], source, counts):
+                return v.args[0]
+        return None
+
+    for s in body:  # (also inside a rule's expression: `-rt.unbroadcast(g * ans, y) / y`)
+        if isinstance(s, gast.Assign) and notes.calls(s):
+            s.value, c = bottom_up(s.value, same_shape)
+            if c:
                 touched.update(notes.names(s))
                 notes.forget(s)
-                s.value = v.args[0]
     for s in analysis.walk_stmts(body):
         if isinstance(s, (gast.If, gast.For, gast.While)) or build.is_comment(s):
             continue
