@@ -160,11 +160,12 @@ class Shapes(dict):
     """Name -> shape; `stop`: the global names bound to `s2s.stop_gradient`; `seqs`: parameter ->
     (container type name, item shapes) of the tuples and lists of arrays bound once; `tuples`:
     name -> the tuple display bound to it once (a folded shape, whose items fold too; `fold_shapes`
-    fills it); `ints`: the indices of loops over ranges; `counts`: how many statements bind each name; `values`: name -> the
-    `rt.sum_vjp(g, like, axis, True)` bound to it once, `g` a name bound once (`_spread`); `fills`:
-    name -> (a, c) of the `xp.full_like(a, c)` bound to it once; `reduced`: name -> the array a
-    differentiable reduction bound to it once reduces; `numbers`: name -> the number bound to it
-    once (`fold_shapes` fills these three, `_filled_cotangent` reads them)."""
+    fills it); `ints`: the indices of loops over ranges; `counts`: how many statements bind each name;
+    `values`: name -> the `rt.sum_vjp(g, like, axis, True)` bound to it once, `g` a name bound once
+    (`_spread`); `fills`: name -> (r, c) of a full reduction's cotangent bound to it once (c
+    everywhere in r's shape); `reduced`: name -> the array a differentiable reduction bound to it
+    once reduces; `numbers`: name -> the number bound to it once (`fold_shapes` fills these three,
+    `_filled_cotangent` reads them); `roots`: `analysis.shape_roots`."""
 
     stop: frozenset = frozenset()
     ints: frozenset = frozenset()
@@ -175,6 +176,7 @@ class Shapes(dict):
     fills: dict
     reduced: dict
     numbers: dict
+    roots: dict = {}
 
 
 def _range_indices(body, counts) -> frozenset:
@@ -376,25 +378,21 @@ def _folded(v, shapes):
 
 
 def _filled_cotangent(f, args, shapes):
-    """`xp.full_like(like, c)` for the cotangent of a reduction of `like` (`rt.sum_vjp(g, like,
-    axis, keepdims)`, `rt.mean_vjp`) whose value is one number, or None: `g` a number and the
-    reduction full (a mean's seed: c is g / size), or `g` itself a name filled with c
-    (`fills`) like an array that reduces `like` along exactly these axes (`reduced`), so that it
-    has `like`'s dtype. The helpers cost a few microseconds each in the Python of the call, more
-    where a large product ran before them, and the reduction read for its shape goes too."""
-    if len(args) != 4 or not isinstance(args[1], gast.Name) or not shape_of(args[1], shapes):
+    """`xp.full_like(like, c)` for `rt.sum_vjp(g, like, axis, keepdims)` where `g` is a full mean
+    or sum's cotangent seeded with a number (`fills`: `rt.mean_vjp(-1.0, r, None, False)`) and `r`
+    reduces `like` along exactly these axes (`reduced`), so that it has `like`'s dtype; or None.
+    The helpers cost a few microseconds each in the Python of the call, more where a large
+    product ran before them, and the reduction read for its shape goes too. (A seed spread over
+    an array that is not reduced again stays a helper: `shape_sources` gives it the earliest
+    array of its shape, so the forward values it was computed from may go.)"""
+    if f != "rt.sum_vjp" or len(args) != 4 or not isinstance(args[0], gast.Name) \
+            or not isinstance(args[1], gast.Name):
         return None
     g, like, axis, keep = args
-    if isinstance(g, gast.Name) and g.id in shapes.numbers:
-        g = build.const(shapes.numbers[g.id])
-    shape = shapes[like.id] if like.id in shapes else shape_of(like, shapes)
-    n = max(math.prod(shape), 1) if all(type(d) is int for d in shape) else None
-    full = _none(axis) and isinstance(keep, gast.Constant) and keep.value is False
-    if full and isinstance(g, gast.Constant) and type(g.value) in (int, float) and n is not None:
-        return build.call("xp.full_like", [like, build.const(g.value / n if f == "rt.mean_vjp" else g.value)])
-    fill = shapes.fills.get(g.id) if isinstance(g, gast.Name) else None
-    if fill is None or f != "rt.sum_vjp" or shapes.reduced.get(fill[0]) != like.id:
-        return None  # (a mean along axes divides arrays: its rounding is the array's dtype's)
+    fill = shapes.fills.get(g.id)
+    shape = shape_of(like, shapes)
+    if fill is None or not shape or shapes.reduced.get(fill[0]) != like.id or like.id in shapes.roots:
+        return None  # (an array with an earlier one of its shape: the helper reads that one, and `like` may go)
     reduced = _reduced(shape, build.call("xp.sum", [like], {"axis": axis, "keepdims": keep}))
     if reduced is None or reduced != shape_of(build.name(fill[0]), shapes):
         return None  # (shapes that do not match raise in the helper: left to it)
@@ -414,20 +412,25 @@ def _flow_names(body, params, counts, known) -> dict:
 
 
 def _note_fill(t, v, shapes):
-    """Note `t = c` (a number) in `shapes.numbers`, `t = xp.full_like(a, c)` in `shapes.fills`
+    """Note `t = c` (a number) in `shapes.numbers`, `t = rt.mean_vjp(c, r, None, False)` (or
+    `rt.sum_vjp`: a full reduction's cotangent, one number c / size everywhere) in `shapes.fills`
     and `t = xp.sum(a, ...)` (a differentiable reduction of a name) in `shapes.reduced`."""
     sign = -1 if isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub) else 1
     c = v.operand if sign == -1 else v
     if isinstance(c, gast.Constant) and type(c.value) in (int, float):
         shapes.numbers[t] = sign * c.value  # (`-1.0` is a negated literal)
-    if not isinstance(v, gast.Call):
+    if not isinstance(v, gast.Call) or not v.args:
         return
-    p, f = _prim(v), analysis.dotted(v.func)
-    if f == "xp.full_like" and len(v.args) == 2 and not v.keywords and isinstance(v.args[0], gast.Name) \
-            and isinstance(v.args[1], gast.Constant):
-        shapes.fills[t] = (v.args[0].id, v.args[1].value)
-    elif p is not None and p.reduction and not p.nondiff and v.args and isinstance(v.args[0], gast.Name):
-        shapes.reduced[t] = v.args[0].id
+    p, f, args = _prim(v), analysis.dotted(v.func), v.args
+    n = shapes.numbers.get(args[0].id) if isinstance(args[0], gast.Name) else \
+        args[0].value if isinstance(args[0], gast.Constant) and type(args[0].value) in (int, float) else None
+    if p is not None and p.fill and len(args) == 4 and not v.keywords and n is not None and _none(args[2]) \
+            and isinstance(args[3], gast.Constant) and args[3].value is False and isinstance(args[1], gast.Name):
+        shape = shape_of(args[1], shapes)
+        if shape and all(type(d) is int for d in shape):
+            shapes.fills[t] = (args[1].id, n / max(math.prod(shape), 1) if f == "rt.mean_vjp" else n)
+    elif p is not None and p.reduction and not p.nondiff and isinstance(args[0], gast.Name):
+        shapes.reduced[t] = args[0].id
 
 
 def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
@@ -437,6 +440,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     counts = analysis.assigned_counts(body, params)
     flow = _flow_names(body, params, counts, known)
     shapes = uniform_shapes(body, params, known, flow, notes)[1]
+    shapes.roots = facts["shape_roots"]
     known["name_shapes"] = shapes  # (the last run's: array_methods reads them)
     shapes.update({n: s for n, s in flow.items() if s is not None})
     top = {id(s) for s in body}
@@ -557,5 +561,5 @@ def _method(e, shapes, dots: bool = False, products=None):
     return gast.Call(func=build.attr(e.args[0], name), args=[], keywords=e.keywords)
 
 
-PASS = Pass("fold_shapes", fold_shapes, idempotent=True)
+PASS = Pass("fold_shapes", fold_shapes, idempotent=True, needs=("shape_roots",))
 METHODS = Pass("array_methods", array_methods)

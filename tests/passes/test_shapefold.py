@@ -277,3 +277,15 @@ def test_a_fill_of_another_shape_is_left_to_the_helper():
         return np.sum(np.sum(a, axis=1) * np.ones(3))  # (a (3, 4): the reduction's cotangent is a (3,) fill)
     a = np.arange(12.0).reshape(3, 4)
     np.testing.assert_array_equal(s2s.jit(s2s.grad(f))(a), np.ones((3, 4)))
+
+
+def test_a_seed_spread_over_an_array_of_an_earlier_shape_stays_a_helper():
+    """`t * 0.0 + a` has `a`'s shape: the spread seed's helper reads `a` for its shape, so the
+    forward value may go (a fill of it would keep it: W4b's forward, 11x slower, once did)."""
+    def f(a):
+        return np.sum(np.sum(np.tanh(a) * 0.0 + a, axis=1))
+    a = np.random.default_rng(2).normal(size=(4, 3))
+    g = s2s.jit(s2s.grad(f))
+    body = s2s.source(g, a).split("return any_shape(")[1]
+    assert "xp.full_like" not in body and ", a, 1, False)" in body, body
+    np.testing.assert_array_equal(g(a), s2s.grad(f)(a))
