@@ -476,14 +476,16 @@ def simplify(expr):
     """Fold literal arithmetic and drop `* 1`, `** 1`: keeps generated rules readable."""
     return _Fold().visit(expr)
 
-def stores_into(fn: gast.FunctionDef, name: str) -> bool:
+def stores_into(fn: gast.FunctionDef, name: str, items_only: bool = False) -> bool:
     """Whether `fn`'s core form stores into `name`'s value (`name[k] = v`, `name.append(v)`,
-    `name.pop()`), not only rebinds it (`name += v` on a number is `name = name + v` there)."""
+    `name.pop()`; only the first with `items_only`), not only rebinds it (`name += v` on a number
+    is `name = name + v` there)."""
     for n in gast.walk(fn):
         if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name) \
                 and n.value.id == name:
             return True
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in ("append", "pop") \
+        if not items_only and isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) \
+                and n.func.attr in ("append", "pop") \
                 and isinstance(n.func.value, gast.Name) and n.func.value.id == name:
             return True
     return False

@@ -562,7 +562,7 @@ class Batcher(Transform):
         mask = tuple(self.is_batched(a) for a in args)
         if not any(mask):
             return [], value, False
-        self.check_unbatched_arguments_kept(s, fn, mask)
+        self.check_unbatched_arguments_kept(s, fn, mask, args)
         pre: list = []
         if self.calls.has_rules(fn):  # the user's rules see every argument batched
             args = [a if self.is_batched(a) else self.tmp(pre, build.call("rt.replicate_batch", [a,
@@ -571,15 +571,24 @@ class Batcher(Transform):
         name = self.bind(f"vmap_{self.callee_label(fn)}", self.calls.batch(fn, mask))
         return pre, build.call(build.name(name), list(args)), True
 
-    def check_unbatched_arguments_kept(self, s, fn, mask):
+    def check_unbatched_arguments_kept(self, s, fn, mask, args=()):
         """A callee that updates an unbatched argument in place while another is batched may store
         per-example values in it; its batched version works on a batched copy, so the caller's
-        value would not change: reject it at the call."""
+        value would not change: reject it at the call. So is an item stored into a list or dict
+        the caller built (its batched version indexes its parameter as a batched array)."""
         if self.calls.has_rules(fn):
             return
         callee = self.calls.core(fn)
         for base, line in callee.inplace_params.items():
-            if not mask[callee.params.index(base)] and stores_into(callee.node, base):
+            k = callee.params.index(base)
+            arg = args[k] if k < len(args) else None
+            if mask[k] and isinstance(arg, gast.Name) and arg.id in self.containers \
+                    and stores_into(callee.node, base, items_only=True):  # (an append works: the list's own)
+                self.fail(s, f"`{callee.name}` stores an item into its parameter `{base}` "
+                             f"({shown_path(callee.filename)}:{line}), the list or dict `{arg.id}` "
+                             "this function built: vmap batches it as an array there, not as a container.",
+                          f"Store the item where `{arg.id}` is built, or return the new value from `{callee.name}`.")
+            if not mask[k] and stores_into(callee.node, base):
                 self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "
                              f"({shown_path(callee.filename)}:{line}) while vmap batches its other arguments: "
                              "the per-example values would not reach the caller's value.",

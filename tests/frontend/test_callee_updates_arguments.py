@@ -78,7 +78,8 @@ TRANSFORMS = {
 @pytest.mark.parametrize("fn", PROGRAMS, ids=lambda f: f.__name__)
 @pytest.mark.parametrize("transform", list(TRANSFORMS))
 def test_derivative_through_a_callee_that_updates_its_argument_is_refused(fn, transform):
-    with pytest.raises(S2SError, match=r"`\w+` updates its parameter `\w+` in place") as e:
+    # (vmap may refuse the call first: an item stored into a list or dict the caller built)
+    with pytest.raises(S2SError, match=r"`\w+` (updates its parameter `\w+` in place|stores an item into its param)") as e:
         TRANSFORMS[transform](fn)
     if transform != "vmap(grad)":  # (there the call is found in vmap's generated code, at the user's line)
         assert "test_callee_updates_arguments.py" in str(e.value)

@@ -47,3 +47,49 @@ def test_gradients_match_a_loop_and_differences(fn):
     np.testing.assert_allclose(want, fd, rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(s2s.vmap(s2s.grad(fn))(XS), want, rtol=1e-10)
     np.testing.assert_allclose(s2s.grad(lambda xs: np.sum(s2s.vmap(fn)(xs)))(XS), want, rtol=1e-10)
+
+
+def _put(lst, v):
+    lst[0] = v
+    return lst[0] * 2.0
+
+
+def _set_key(d, v):
+    d["a"] = v
+    return 0.0
+
+
+def _push(lst, v):
+    lst.append(v)
+    return 0.0
+
+
+def puts_into_a_list(x):
+    lst = [x, x]
+    return _put(lst, x * 3.0) + lst[1]
+
+
+def sets_a_key(x):
+    d = {"a": x}
+    _set_key(d, x * 2.0)
+    return d["a"]
+
+
+def pushes(x):
+    lst = [x]
+    _push(lst, x * 3.0)
+    return lst[0] + lst[1]
+
+
+@pytest.mark.parametrize("fn, callee", [(puts_into_a_list, "_put"), (sets_a_key, "_set_key")])
+def test_an_item_stored_by_a_callee_into_a_built_container_is_refused(fn, callee):
+    """The callee's batched version indexes its parameter as a batched array (a raw TypeError
+    before): refused at the call, naming the callee and its line."""
+    with pytest.raises(s2s.S2SError, match=f"`{callee}` stores an item into its parameter") as err:
+        s2s.vmap(fn)(np.arange(3.0))
+    assert "test_item_assignment_into_containers.py" in str(err.value)
+
+
+def test_an_append_by_a_callee_still_runs():
+    xs = np.arange(3.0)
+    np.testing.assert_array_equal(s2s.vmap(pushes)(xs), [pushes(x) for x in xs])
