@@ -537,14 +537,17 @@ SPLIT_MIN = 1 << 24
 
 def _large(args, shapes) -> bool:
     """Whether `args` are two matrices of known shapes whose product takes SPLIT_MIN multiply-adds."""
-    (m, k), (_, n) = (shape_of(a, shapes) for a in args)
+    dims = [shape_of(a, shapes) for a in args]
+    if any(len(d) != 2 for d in dims):
+        return False
+    (m, k), (_, n) = dims
     return all(type(d) is int for d in (m, k, n)) and m * k * n >= SPLIT_MIN
 
 
 def _method(e, shapes, dots: bool = False, products=None):
     args = _product_operands(e, shapes)
     if args is not None:
-        if products is not None and all(len(shape_of(a, shapes)) == 2 for a in args) and _large(args, shapes):
+        if products is not None and _large(args, shapes):
             products.append(f"matmul_{len(products)}")
             return build.call(products[-1], args)
         if dots and _small(args, shapes):

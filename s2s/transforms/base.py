@@ -476,6 +476,7 @@ def simplify(expr):
     """Fold literal arithmetic and drop `* 1`, `** 1`: keeps generated rules readable."""
     return _Fold().visit(expr)
 
+
 def stores_into(fn: gast.FunctionDef, name: str, items_only: bool = False) -> bool:
     """Whether `fn`'s core form stores into `name`'s value (`name[k] = v`, `name.append(v)`,
     `name.pop()`; only the first with `items_only`), not only rebinds it (`name += v` on a number

@@ -851,4 +851,3 @@ def mapped_params(params, in_axes) -> list[str]:
     specs = list(in_axes) if isinstance(in_axes, (tuple, list)) and len(in_axes) == len(params) \
         else [in_axes] * len(params)
     return [p for p, s in zip(params, specs) if spec_mapped(s)]
-

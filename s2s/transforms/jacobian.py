@@ -146,10 +146,7 @@ def certainly_scalar(core: CoreFn) -> bool:
     returns = [s for s in analysis.walk_stmts(body) if isinstance(s, gast.Return)]
     if len(returns) != 1 or body[-1] is not returns[0] or not isinstance(returns[0].value, gast.Name):
         return False
-    out = returns[0].value
-    if sum(out.id in analysis.targets(s) for s in analysis.walk_stmts(body)) != 1:
-        return False
-    return out.id in scalar_names(core)
+    return returns[0].value.id in scalar_names(core)  # (assigned once, so that value is returned)
 
 
 def possibly_scalar(core: CoreFn) -> bool:

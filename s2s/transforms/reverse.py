@@ -793,10 +793,7 @@ def scalar_names(core: CoreFn, products: bool = False) -> set[str]:
     names and numbers (so certainly 0-d); with `products`, a dot-like product counts as one too
     (the names are then 0-d when those products are)."""
     body = core.node.body
-    counts: dict[str, int] = dict.fromkeys(core.params, 1)
-    for s in analysis.walk_stmts(body):
-        for t in analysis.targets(s):
-            counts[t] = counts.get(t, 0) + 1
+    counts = analysis.assigned_counts(body, core.params)
     scalars: set[str] = set()
     for s in body:
         if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name) or counts[s.targets[0].id] != 1:

@@ -5,14 +5,19 @@ blocks of rows the calling thread and the scheduler's helpers share. The values 
 starts, and one thread), smaller products stay `@`/`dot`, and anything that is not a pair of
 NumPy matrices of BLAS's dtypes is multiplied as it is. No assertion depends on timing."""
 import os
+import sys
 import threading
 
 import numpy as np
 import pytest
+from paths import BENCH
 
 import s2s
 from s2s.emit import dump, products, scheduler
 from s2s.passes import shapefold
+
+sys.path.insert(0, str(BENCH))
+from bench_programs import linear_hand, linear_loss  # noqa: E402  (W5's program and its hand-written gradient)
 
 
 class _Pool:
@@ -35,18 +40,6 @@ def threads(request, monkeypatch):
     monkeypatch.setattr(scheduler, "threads", lambda: 1 if request.param == "one_thread" else 2)
     monkeypatch.setattr(scheduler, "DECISIONS", {})
     return request.param
-
-
-def linear_loss(params, x, y):
-    w, b = params
-    return np.mean((x @ w + b - y) ** 2)
-
-
-def linear_hand(params, x, y):
-    w, b = params
-    r = x @ w + b - y
-    g = 2.0 * r / r.size
-    return x.T @ g, g.sum(axis=0)
 
 
 def _data(n, d, k, seed=0):
