@@ -13,6 +13,7 @@ float keeps the compiled code, `0.0` rebound to `-0.0` does not.
 """
 from __future__ import annotations
 
+import dis
 import functools
 import os
 import sysconfig
@@ -135,8 +136,9 @@ def fn_key(fn, _seen=None, watch: Watch | None = None):
     seen.add(code)
     names = _all_names(code)
     deps = []
+    loaded = _global_loads(code) if watch is not None else ()
     for n in names:
-        if watch is not None:
+        if watch is not None and (n in glob or n in loaded):  # (`np.sum`'s `sum` is no global)
             watch.slot(glob, n)
         if n in glob:
             deps.extend(_deps(n, glob[n], names, seen, watch))
@@ -197,6 +199,8 @@ def _value_key(v, seen, watch):
         return (type(v), repr(v))
     if isinstance(v, types.FunctionType) and resolve.foreign_library(v) is not None:
         return ("foreign", id(v))  # SciPy's: read as its s2s.scipy counterpart or refused, never transformed
+    if isinstance(getattr(record.of(v), "prim", None), str):  # s2s's own primitive (`stop_gradient`, `jnp.sin`):
+        return ("prim", id(v))  # its rule, not its code, is what a transform reads
     if isinstance(v, types.FunctionType) and v.__code__ not in seen and not is_generated(v):
         return fn_key(v, seen, watch)
     if isinstance(v, np.generic):
@@ -232,6 +236,20 @@ def _has_contents(cell) -> bool:
         return True
     except ValueError:
         return False
+
+
+@functools.lru_cache(maxsize=4096)
+def _global_loads(code) -> frozenset:
+    """The names `code` (and the code nested in it) looks up as globals: a name bound later
+    under one of these changes what it runs; an attribute name (`np.sum`'s `sum`) does not."""
+    out = {i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_OPS}
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _global_loads(c)
+    return frozenset(out)
+
+
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL", "STORE_NAME", "DELETE_NAME"})
 
 
 def _all_names(code) -> list[str]:

@@ -83,7 +83,7 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     node = optimize(gen.node, known, settled=SETTLED if settled else ()) if optimized else gen.node
     numba = numba_kernels.available()
     known = dict(known or {}, kernels=[], loops=[] if numba else None, arrayloops=[] if numba else None,
-                 compiled=numba_kernels.wanted if numba else None, products=[])
+                 compiled=numba_kernels.wanted if numba else None, products=[], constants={} if jit else None)
     ns = gen.ns
     fusing = kernels.available()
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
@@ -95,8 +95,8 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
         _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
     loops = known["loops"] or []  # (None: no loop kernels were offered)
     arrayloops = known["arrayloops"] or []
-    if known["kernels"] or loops or arrayloops or known["products"]:
-        ns = dict(ns, **{k[0]: kernels.Fused(*k) for k in known["kernels"]},
+    if known["kernels"] or loops or arrayloops or known["products"] or known["constants"]:
+        ns = dict(ns, **(known["constants"] or {}), **{k[0]: kernels.Fused(*k) for k in known["kernels"]},
                   **{k: products.Product(k) for k in known["products"]},
                   **{k[0]: numba_loops.LoopKernel(*k) for k in loops},
                   **{k[0]: numba_arrayloops.ArrayLoop(*k) for k in arrayloops})
@@ -104,6 +104,9 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     rec = record.of(fn)
     rec.core = (node,) + tuple(rec.core[1:])
     rec.settled = optimized
+    rec.constants = tuple(known["constants"] or ())
+    for k, v in (known["constants"] or {}).items():
+        rec.source += f"\n# constant {k} = array({float(v)!r}) (a 0-d float64 array: passes/constants.py)"
     for what, k in [("fused kernel", k) for k in known["kernels"]] + [("loop kernel", k) for k in loops] \
             + [("array loop kernel", k) for k in arrayloops] + [("product", (k,)) for k in known["products"]]:
         kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())

@@ -6,12 +6,14 @@ nodes), one module per question:
 - `activity`: which variables a derivative flows through (`activity`, `useful`, `relevant`);
 - `liveness`: which names each statement may read later (`Liveness`, `TopLiveness`);
 - `assigned`: the names certainly assigned where each statement starts (`definitely_assigned`);
-- `shapes`: which names certainly share a shape (`shape_roots`, `expr_shape_root`, `shape_like`).
+- `shapes`: which names certainly share a shape (`shape_roots`, `expr_shape_root`, `shape_like`);
+- `float_arrays`: which expressions are certainly float arrays, and of which rank (`array_rank`).
 
 Callers use the package's names (`analysis.Liveness`); each module's are re-exported here.
 """
 from .activity import activity, relevant, useful
 from .assigned import AssignedSet, definitely_assigned, first_assignment_nested
+from .float_arrays import IDENTITY, array_rank, number_literal
 from .liveness import Liveness, LiveSet, SetView, TopLiveness, _CopyingLiveness
 from .shapes import ShapeRoots, expr_shape_root, shape_like, shape_roots
 from .stmts import (
@@ -33,8 +35,8 @@ from .stmts import (
                     walk_stmts,
 )
 
-__all__ = ["BINOPS", "BUILTINS", "CMPOPS", "UNOPS", "AssignedSet", "LiveSet", "Liveness", "SetView", "ShapeRoots",
-           "TopLiveness", "_CopyingLiveness", "activity", "assigned_counts", "classify", "definitely_assigned",
-           "diff_operands", "dotted", "expr_shape_root", "exposed", "exposed_and_assigned", "first_assignment_nested",
-           "iter_nodes", "loads", "loop_level", "operands", "relevant", "shape_like", "shape_roots", "targets", "useful",
-           "walk_stmts"]
+__all__ = ["BINOPS", "BUILTINS", "CMPOPS", "IDENTITY", "UNOPS", "AssignedSet", "LiveSet", "Liveness", "SetView",
+           "ShapeRoots", "TopLiveness", "_CopyingLiveness", "activity", "array_rank", "assigned_counts", "classify",
+           "definitely_assigned", "diff_operands", "dotted", "expr_shape_root", "exposed", "exposed_and_assigned",
+           "first_assignment_nested", "iter_nodes", "loads", "loop_level", "number_literal", "operands", "relevant",
+           "shape_like", "shape_roots", "targets", "useful", "walk_stmts"]

@@ -54,6 +54,8 @@ def version(fn, backend):
     v.__qualname__, v.__kwdefaults__ = fn.__qualname__, fn.__kwdefaults__
     rec.versions[backend.name] = v  # before the callees: a cycle of calls finds it
     glob["xp"], glob["rt"] = backend.xp, backend_callees.runtime_for(backend, version)
+    for name in rec.constants:  # (0-d NumPy arrays: the backend's own)
+        glob[name] = backend.xp.asarray(glob[name])
     plain = backend_callees.called_names(rec.core[0])
     for name, value in list(glob.items()):
         if name not in _SKIP and callable(value) and record.of(value) is not None:

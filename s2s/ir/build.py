@@ -49,6 +49,11 @@ def assign(target: str | gast.expr, value: gast.expr) -> gast.Assign:
     return gast.Assign(targets=[store(target)], value=value, type_comment=None)
 
 
+def aug_assign(target: str, op: gast.operator, value: gast.expr) -> gast.AugAssign:
+    """`target op= value` (jit's in-place ufuncs: passes/reuse.py)."""
+    return gast.AugAssign(target=name(target, store=True), op=op, value=value)
+
+
 def store(node: gast.expr) -> gast.expr:
     """A copy of a target expression with Store context on its outer node and tuple elements."""
     return _with_ctx(node, STORE)

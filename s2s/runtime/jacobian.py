@@ -3,6 +3,8 @@ assembled from a batch of jvp columns or vjp rows, and the diagonal Jacobian of 
 function. Each works on pytrees; `batched_*` are their batching rules (an outer vmap)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..tree import tree_flatten, tree_map, tree_unflatten
@@ -10,10 +12,10 @@ from .batch import num_examples
 from .core import _float_dtype, _is_tree, _leaf_sizes, _one_hot, _size, namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("tree_size", "basis", "jac_from_columns", "jac_from_rows", "jac_columns_t", "jac_rows_t",
-           "basis_stack", "ones_tangent", "jac_from_batch_cols", "jac_batch_cols_t", "jac_from_batch_rows",
-           "jac_batch_rows_t", "diag_ok", "NotDiagonal", "not_diagonal", "dot_vjp_a_diag", "dot_vjp_b_diag",
-           "diag_jacobian", "diag_const", "scalar_output", "jac_diag", "jac_diag_t", "batched_basis_stack",
+__all__ = ("tree_size", "basis", "jac_from_columns", "jac_from_rows", "jac_columns_t", "jac_rows_t", "basis_stack",
+           "ones_tangent", "jac_from_batch_cols", "jac_batch_cols_t", "jac_from_batch_rows", "jac_batch_rows_t", "diag_ok",
+           "NotDiagonal", "not_diagonal", "dot_vjp_a_diag", "dot_vjp_b_diag", "diag_jacobian", "diag_matrix",
+           "diag_of_vector", "diag_const", "scalar_output", "jac_diag", "jac_diag_t", "batched_basis_stack",
            "batched_ones_tangent", "batched_diag_ok", "batched_scalar_output", "batched_jac_from_batch_cols",
            "batched_jac_from_batch_rows", "batched_jac_diag", "batched_jac_batch_cols_t", "batched_jac_batch_rows_t",
            "batched_jac_diag_t")
@@ -278,12 +280,18 @@ def diag_jacobian(fn, x, *args):
         t = fn(*args)
     except (NotDiagonal, ArithmeticError):  # Python numbers where the ones tangent had arrays: 1.0 / 0.0
         return None
-    if type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f":  # the common cases, quickly
-        if type(t) is np.ndarray and t.shape == x.shape and t.dtype == x.dtype:
-            square = t.dot(t)
-            return _diag_vector(t.shape[0], t.dtype, t) if square - square == 0 else None
-        if type(t) is float or isinstance(t, np.generic) and t.dtype == x.dtype:
-            return diag_const(x, t) if t - t == 0 else None
+    return diag_matrix(t, x)
+
+
+def diag_matrix(t, x):
+    """The diagonal Jacobian (x.shape + x.shape) whose diagonal is `t`, the tangent along ones of
+    an elementwise function (see `diag_jacobian`); None where `t` does not stand for it."""
+    if type(t) is np.ndarray and type(x) is np.ndarray and t.shape == x.shape and t.ndim == 1 \
+            and t.dtype == x.dtype and x.dtype.kind == "f":  # the common case, quickly
+        return diag_of_vector(t, x)
+    if type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f" and (
+            type(t) is float or isinstance(t, np.generic) and t.dtype == x.dtype):
+        return diag_const(x, t) if t - t == 0 else None
     if type(x) is not np.ndarray and _is_tree(x) or type(t) is not np.ndarray and _is_tree(t):
         return None
     xp = namespace(x)
@@ -310,6 +318,19 @@ def diag_jacobian(fn, x, *args):
     return jac_diag(t)
 
 
+def diag_of_vector(t, x):
+    """`diag_matrix(t, x)` where `x` is known to be a float NumPy vector (a Jacobian specialized on
+    the ranks of its arguments): the checks of `t` alone, then the matrix."""
+    if type(t) is np.ndarray and t.shape == x.shape and t.dtype is x.dtype:
+        if not math.isfinite(t.dot(t)):  # a NaN or inf (or an overflow): the basis gives NaN off the diagonal too
+            return None
+        n = t.shape[0]
+        out = np.zeros((n, n), dtype=t.dtype)
+        out.ravel()[::n + 1] = t
+        return out
+    return diag_matrix(t, x)
+
+
 def diag_const(x, c):
     """The Jacobian (x.shape + x.shape) with the number `c` at each diagonal position, in x's
     floating dtype: what `diag_jacobian` gives when a specialized Jacobian's diagonal is `c`."""
@@ -333,7 +354,7 @@ def _diag_vector(n: int, dtype, diagonal):
     """The n x n NumPy matrix with `diagonal` (a vector or a number) on its diagonal: np.diag of
     a vector without np.diag's general path (half its time on a few elements)."""
     out = np.zeros((n, n), dtype=dtype)
-    out.flat[::n + 1] = diagonal
+    out.ravel()[::n + 1] = diagonal  # (a view of `out`; `.flat` costs more)
     return out
 
 

@@ -120,6 +120,43 @@ def diagonal_fn(node, tangent: str, primal: str, name: str, ranks: dict | None =
     return node
 
 
+_RAISING_OPS = (gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)  # raise ArithmeticError on Python numbers
+
+
+def _nonzero_divisor(e) -> bool:
+    """`a / 4.0`, `a // 2`, `a % 3`: a division by a nonzero number, which no number makes raise."""
+    return not isinstance(e.op, gast.Pow) and isinstance(e.right, gast.Constant) \
+        and type(e.right.value) in (int, float) and e.right.value != 0
+
+
+def raises_nothing(node: gast.FunctionDef, ranks: dict) -> bool:
+    """Whether diagonal function `node` certainly neither refuses (`rt.not_diagonal`, a `_diag`
+    helper's run-time test) nor raises ArithmeticError, with the parameters in `ranks` (name ->
+    rank) float NumPy arrays: it calls only primitives of `xp` and `rt` other than those, and each
+    division, modulo or power has an operand that is an array (NumPy gives inf or nan where Python
+    numbers raise) or divides by a nonzero number. Then a Jacobian can call it as a plain function
+    (which jit inlines) instead of through `rt.diag_jacobian`, which catches those refusals."""
+    refusals = {p.diag_form for p in registry.PRIMS.values() if p.diag_form} | {"rt.not_diagonal"}
+    counts = _assign_counts(node.body, [a.id for a in node.args.args])
+    arrays = {n: r for n, r in ranks.items() if r and counts.get(n) == 1}
+    for s in analysis.walk_stmts(node.body):
+        if not isinstance(s, (gast.Assign, gast.Return, gast.Delete)) \
+                or isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
+            return False
+        for e in gast.walk(s):
+            if isinstance(e, gast.Call) and (not (f := analysis.dotted(e.func) or "").startswith(("xp.", "rt."))
+                                             or registry.lookup(f) is None or f in refusals):
+                return False
+            if isinstance(e, gast.BinOp) and isinstance(e.op, _RAISING_OPS) and not _nonzero_divisor(e) \
+                    and not (analysis.array_rank(e.left, arrays) or analysis.array_rank(e.right, arrays)):
+                return False
+        if isinstance(s, gast.Assign) and counts.get(s.targets[0].id) == 1:
+            r = analysis.array_rank(s.value, arrays)
+            if r:
+                arrays[s.targets[0].id] = r
+    return True
+
+
 _FLOAT_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 

@@ -24,7 +24,7 @@ from ..ir import build
 from ..ir.core import CoreFn
 from ..ir.names import Namer
 from .base import Callees, GeneratedFn, header_for
-from .diagonal import diagonal_fn
+from .diagonal import diagonal_fn, raises_nothing
 from .reverse import Reverse, scalar_names
 
 
@@ -265,9 +265,15 @@ def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, b
         return jac
     ns[dname] = diagonal
     miss = namer.fresh("missing")
-    body += [build.assign(jac, build.call("rt.diag_jacobian", [build.name(dname), x] + [build.name(p) for p in params])),
-             build.assign(miss, build.is_none(build.name(jac))),
-             build.if_(build.name(miss), full)]
+    args = [build.name(p) for p in params]
+    if params[i] in ranks and raises_nothing(_record_core(diagonal), ranks):  # a plain call, which jit inlines
+        d = namer.fresh("diagonal")
+        body += [build.assign(d, build.call(build.name(dname), args)),
+                 build.assign(jac, build.call("rt.diag_of_vector" if ranks[params[i]] == 1 else "rt.diag_matrix",
+                                              [build.name(d), x]))]
+    else:
+        body.append(build.assign(jac, build.call("rt.diag_jacobian", [build.name(dname), x] + args)))
+    body += [build.assign(miss, build.is_none(build.name(jac))), build.if_(build.name(miss), full)]
     return jac
 
 

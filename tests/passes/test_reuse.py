@@ -98,3 +98,28 @@ def test_dtypes_and_shapes_that_differ():
 def test_zero_dim_and_integer_arrays():
     for arg in (np.array(0.5), np.arange(6), np.arange(6.0).astype(np.float16)):
         np.testing.assert_array_equal(s2s.jit(chain)(arg), chain(arg))
+
+
+def products_of_dying_values(x):
+    t = np.exp(x)
+    s = np.sin(t)
+    w = s * t
+    c = np.cos(w)
+    return c * w - c   # into w's buffer (`w *= c`: a product commutes), then the difference's
+
+
+@pytest.mark.parametrize("shape", [(3,), (50, 40)])
+def test_in_place_ufuncs_are_augmented_assignments_and_bitwise_equal(shape):
+    x = np.random.default_rng(1).normal(size=shape)
+    x.flat[:3] = [np.nan, np.inf, -0.0]
+    j = s2s.jit(products_of_dying_values)
+    src = _version_source(j, x)
+    assert "w *= c" in src and " -= c" in src and "out=" not in src, src
+    before = x.copy()
+    with np.errstate(all="ignore"):
+        for _ in range(2):  # the first call and the fast path
+            got, want = j(x), products_of_dying_values(x)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    np.testing.assert_array_equal(x, before)
