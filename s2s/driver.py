@@ -16,7 +16,7 @@ import gast
 
 from . import analysis, record
 from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the call objects'
-from .emit import backend_callees, kernels, numba_arrayloops, numba_kernels, numba_loops, products
+from .emit import backend_callees, kernels, numba_arrayloops, numba_kernels, numba_loops, numba_small, products
 from .emit.loader import call, compile_fn
 from .errors import S2SError, S2SValueError
 from .frontend import idioms
@@ -83,7 +83,8 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     node = optimize(gen.node, known, settled=SETTLED if settled else ()) if optimized else gen.node
     numba = numba_kernels.available()
     known = dict(known or {}, kernels=[], loops=[] if numba else None, arrayloops=[] if numba else None,
-                 compiled=numba_kernels.wanted if numba else None, products=[], constants={} if jit else None)
+                 compiled=numba_kernels.wanted if numba else None, products=[], constants={} if jit else None,
+                 small=[] if numba and jit else None)
     ns = gen.ns
     fusing = kernels.available()
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
@@ -95,8 +96,9 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
         _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
     loops = known["loops"] or []  # (None: no loop kernels were offered)
     arrayloops = known["arrayloops"] or []
-    if known["kernels"] or loops or arrayloops or known["products"] or known["constants"]:
-        ns = dict(ns, **(known["constants"] or {}), **{k[0]: kernels.Fused(*k) for k in known["kernels"]},
+    small = {k[0]: numba_small.SmallKernel(*k, compile_fn, gen.filename) for k in known["small"] or ()}
+    if known["kernels"] or loops or arrayloops or known["products"] or known["constants"] or small:
+        ns = dict(ns, **(known["constants"] or {}), **small, **{k[0]: kernels.Fused(*k) for k in known["kernels"]},
                   **{k: products.Product(k) for k in known["products"]},
                   **{k[0]: numba_loops.LoopKernel(*k) for k in loops},
                   **{k[0]: numba_arrayloops.ArrayLoop(*k) for k in arrayloops})
@@ -105,10 +107,14 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     rec.core = (node,) + tuple(rec.core[1:])
     rec.settled = optimized
     rec.constants = tuple(known["constants"] or ())
+    rec.small = tuple(small.items())
+    for kernel in small.values():
+        kernel.namespace = fn.__globals__  # (where its compiled loop goes)
     for k, v in (known["constants"] or {}).items():
         rec.source += f"\n# constant {k} = array({float(v)!r}) (a 0-d float64 array: passes/constants.py)"
     for what, k in [("fused kernel", k) for k in known["kernels"]] + [("loop kernel", k) for k in loops] \
-            + [("array loop kernel", k) for k in arrayloops] + [("product", (k,)) for k in known["products"]]:
+            + [("array loop kernel", k) for k in arrayloops] + [("product", (k,)) for k in known["products"]] \
+            + [("small-array kernel", (k,)) for k in small]:
         kernel = "".join(f"# {line}\n" for line in ns[k[0]].source().splitlines())
         rec.source += f"\n# {what} {k[0]} ({ns[k[0]].banner()}):\n" + kernel
     if jit and not fuse:  # would large arrays get other code? Only if something fuses

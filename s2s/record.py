@@ -38,6 +38,7 @@ class Record:
     inside: Callable[..., Any] | None = None  # jvp/vjp: the generated functions a call inside a transformed function runs
     versions: dict = dataclasses.field(default_factory=dict)  # a generated function per array backend
     any_size: bool = False    # a jit version built for small arrays that large ones would get too (nothing to fuse)
+    small: tuple = ()         # (name, numba_small.SmallKernel) of a jit version's small-array kernels (loader.version)
     constants: tuple = ()     # names of the 0-d arrays a jit version reads (passes/constants.py; loader.version)
     shapes: tuple = ()        # a jit version specialized on shapes: what its first statement tests (driver.jit_function)
     settled: bool = False     # `core` is the optimizer's fixed point (passes.optimize ran to it)

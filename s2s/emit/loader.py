@@ -56,6 +56,8 @@ def version(fn, backend):
     glob["xp"], glob["rt"] = backend.xp, backend_callees.runtime_for(backend, version)
     for name in rec.constants:  # (0-d NumPy arrays: the backend's own)
         glob[name] = backend.xp.asarray(glob[name])
+    for name, kernel in rec.small:  # (numba's loops take NumPy arrays: the statements, on the backend)
+        glob[name] = version(kernel.numpy, backend)
     plain = backend_callees.called_names(rec.core[0])
     for name, value in list(glob.items()):
         if name not in _SKIP and callable(value) and record.of(value) is not None:

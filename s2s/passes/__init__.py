@@ -34,6 +34,7 @@ from . import (
     scalars,
     shapefold,
     shapes,
+    smallfuse,
     stack,
 )
 from .base import Notes, clone
@@ -47,7 +48,7 @@ FINAL = (lifetime.PASS,)
 # reached with other facts (jit's start, a transform's optimized output), they have nothing to do
 # until another pass changes something
 SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restores.PASS, cse.PASS, copyprop.PASS, dce.PASS))
-FINAL_JIT = (reform.PASS, reuse.PASS, shapefold.METHODS, constants.PASS, lifetime.PASS, reuse.IN_PLACE)
+FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, shapefold.METHODS, constants.PASS, lifetime.PASS, reuse.IN_PLACE)
 
 
 def optimize(fn: gast.FunctionDef, known=None, trace=None, pipeline=None, settled=()) -> gast.FunctionDef:

@@ -38,7 +38,7 @@ _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div)  # (not `**`: see above)
 _CMP = (gast.Gt, gast.GtE, gast.Lt, gast.LtE, gast.Eq, gast.NotEq)
 
 
-def _names(body, params, known) -> dict:
+def float64_ranks(body, params, known) -> dict:
     """Name -> rank of the names bound once to certainly float64 arrays (parameters included),
     and `analysis.IDENTITY` for the names of `stop_gradient`."""
     counts = analysis.assigned_counts(body, params)
@@ -71,7 +71,7 @@ def array_constants(body: list, params, facts) -> tuple[list, bool]:
     offered = known.get("constants")
     if offered is None or not known.get("arrays"):
         return body, False
-    ranks = _names(body, params, known)
+    ranks = float64_ranks(body, params, known)
     if not ranks:
         return body, False
     taken = set(known.get("ns") or ()) | set(analysis.assigned_counts(body, params))

@@ -288,7 +288,7 @@ def diag_matrix(t, x):
     an elementwise function (see `diag_jacobian`); None where `t` does not stand for it."""
     if type(t) is np.ndarray and type(x) is np.ndarray and t.shape == x.shape and t.ndim == 1 \
             and t.dtype == x.dtype and x.dtype.kind == "f":  # the common case, quickly
-        return diag_of_vector(t, x)
+        return _finite_diag(t)
     if type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f" and (
             type(t) is float or isinstance(t, np.generic) and t.dtype == x.dtype):
         return diag_const(x, t) if t - t == 0 else None
@@ -321,14 +321,20 @@ def diag_matrix(t, x):
 def diag_of_vector(t, x):
     """`diag_matrix(t, x)` where `x` is known to be a float NumPy vector (a Jacobian specialized on
     the ranks of its arguments): the checks of `t` alone, then the matrix."""
-    if type(t) is np.ndarray and t.shape == x.shape and t.dtype is x.dtype:
-        if not math.isfinite(t.dot(t)):  # a NaN or inf (or an overflow): the basis gives NaN off the diagonal too
-            return None
-        n = t.shape[0]
-        out = np.zeros((n, n), dtype=t.dtype)
-        out.ravel()[::n + 1] = t
-        return out
+    if type(t) is np.ndarray and t.shape == x.shape and t.dtype == x.dtype:
+        return _finite_diag(t)
     return diag_matrix(t, x)
+
+
+def _finite_diag(t):
+    """The matrix with vector `t` on its diagonal, or None if `t` is not finite (a NaN or inf, or
+    an overflow of the test: then the basis gives NaN off the diagonal too)."""
+    if not math.isfinite(t.dot(t)):
+        return None
+    n = t.shape[0]
+    out = np.zeros((n, n), dtype=t.dtype)
+    out.ravel()[::n + 1] = t
+    return out
 
 
 def diag_const(x, c):
