@@ -74,16 +74,16 @@ def small_kernels(body: list, params, facts) -> tuple[list, bool]:
     counts = analysis.assigned_counts(body, params)
     ranks = {n: r for n, r in float64_ranks(body, params, known).items() if type(r) is int and r >= 1}
     floats = {n for n in known.get("floats") or () if counts.get(n) == 1}
+    last = {n: j for j, s in enumerate(body) for n in analysis.loads([s])}  # name -> its last reader
     out, k, changed = [], 0, False
     while k < len(body):
         run, ops = _run(body, k, ranks, shapes, counts, floats)
         stmts = [s for s in run if not build.is_comment(s)]
         assigned = [s.targets[0].id for s in stmts]
-        later = set(analysis.loads(body[k + len(run):]))
-        results = [n for n in assigned if n in later]
+        results = [n for n in assigned if last.get(n, -1) >= k + len(run)]
         if ops < MIN_OPS or not results:
-            out.append(body[k])
-            k += 1
+            out += body[k:k + max(1, len(run))]  # (a run's later statements start shorter runs)
+            k += max(1, len(run))
             continue
         inputs = sorted(set().union(*(build.names_in(s.value) for s in stmts)) - set(assigned))
         name = f"small_{len(offered)}"
