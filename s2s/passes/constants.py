@@ -13,10 +13,10 @@ Before::
 
 After::
 
-    d = c64_1 - t * t
+    d = c64_1_0 - t * t
     return c64_6_0 * d
 
-with `c64_1 = array(1.0)` and `c64_6_0 = array(6.0)`, read-only, listed in `known["constants"]`
+with `c64_1_0 = array(1.0)` and `c64_6_0 = array(6.0)`, read-only, listed in `known["constants"]`
 (the dump shows them). Only an operand that is certainly a float64 array of rank 1 or more gets
 them: a parameter of the jit signature (`known["arrays"]`), and what `+ - * /`, the unary
 functions fused kernels compute (`Prim.fusable`), `maximum`/`minimum` and products of vectors

@@ -19,7 +19,8 @@ from s2s.emit.codegen import to_source
 from s2s.test_util import check_grads
 
 PASS_MODULES = ["accumulate", "inline", "shapes", "fill", "stack", "algebra", "copyprop", "cse", "dce", "lifetime",
-                "reform", "fusion", "loopkernel", "reuse", "shapefold", "scalars", "restores", "hoist"]
+                "reform", "fusion", "loopkernel", "reuse", "shapefold", "scalars", "restores", "hoist", "constants",
+                "smallfuse"]
 
 
 def _example(doc: str, label: str) -> str:
@@ -52,6 +53,10 @@ def test_docstring_example(name):
         known = {"name_shapes": {"g": (8, 32), "h": (8, 32), "b_h": (8, 32), "wh": (32, 32)}}
     if name == "hoist":
         known = {"shapes": {"xs": (100, 8, 32), "w": (32, 32)}, "name_shapes": {"xs": (100, 8, 32), "w": (32, 32)}}
+    if name == "constants":
+        known = {"arrays": {"t": ("d", 1)}, "constants": {}}
+    if name == "smallfuse":
+        known = {"arrays": {"t": ("d", 1), "x": ("d", 1)}, "name_shapes": {"t": (3,), "x": (3,)}, "small": []}
     if name == "inline":
         callee = gast.parse(_example(mod.__doc__, "Callee")).body[0]
         known = {"ns": {}, "callees": lambda n: (callee, {}, None) if n == "helper" else None}
