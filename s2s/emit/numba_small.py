@@ -7,7 +7,8 @@ its source's hash, as the fused kernels', so a new process loads the machine cod
 in the version's namespace in its own place: later calls go straight to numba's dispatcher. A
 function called a few times (most tests, a script's one call) never waits for numba; one called
 in a loop pays the compilation once (0.3-1 s), on its `HOT`-th call. Either runs the same IEEE
-operations in the same order: the values are bitwise the same.
+operations in the same order: the values are bitwise the same, but for the sign and payload of a
+NaN (LLVM may swap the operands of `+` and `*`, and x86 hands on the first NaN operand's).
 """
 from __future__ import annotations
 

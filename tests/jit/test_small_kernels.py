@@ -63,10 +63,12 @@ def kernels_of(fn, *args):
 
 
 def bitwise(a, b):
+    """The same bits (a NaN only where NaN: its sign and payload are the compiler's choice)."""
     for g, w in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
         g, w = np.asarray(g), np.asarray(w)
         assert g.dtype == w.dtype and g.shape == w.shape
-        np.testing.assert_array_equal(g.view(np.int64), w.view(np.int64))
+        np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+        np.testing.assert_array_equal(g[~np.isnan(g)].view(np.int64), w[~np.isnan(w)].view(np.int64))
 
 
 @pytest.fixture
@@ -141,3 +143,41 @@ def test_gradients_through_kernels_match_the_plain_gradient(hot):
     g, jg = s2s.grad(loss), s2s.jit(s2s.grad(loss))
     for _ in range(numba_small.HOT + 2):
         bitwise(jg(w, x), g(w, x))
+
+
+def _random_program(rng, k: int) -> str:
+    """A function of two vectors and a float: a run of random arithmetic statements (+ - * /,
+    negation, ** 2, literals among them -0.0 and 0.0) between two NumPy calls."""
+    names, lines = ["s", "x", "y"], ["    s = np.sin(x)"]
+    for j in range(int(rng.integers(3, 9))):
+        a, b = rng.choice(names + ["c"], 2)
+        lit = rng.choice(["0.0", "-0.0", "1", "2.5", "-3.0", "1e300"])
+        form = rng.choice(["{a} + {b}", "{a} - {b}", "{a} * {b}", "{a} / {b}", "-{a} * {lit}", "{a} ** 2 + {lit}",
+                           "({a} - {lit}) / ({b} + {lit})", "{lit} * {a} - {b}"])
+        lines.append(f"    t{j} = " + form.format(a=a, b=b, lit=lit))
+        names.append(f"t{j}")
+    used = " + ".join(names[-3:])
+    return f"def program_{k}(x, y, c):\n" + "\n".join(lines) + f"\n    return np.cos({used}) * {names[-1]}\n"
+
+
+def test_random_runs_are_bitwise_numpys_once_compiled(hot, tmp_path, monkeypatch):
+    rng = np.random.default_rng(2912)
+    src = "import numpy as np\n\n\n" + "\n\n".join(_random_program(rng, k) for k in range(24))
+    (tmp_path / "small_programs.py").write_text(src)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import small_programs
+    x = np.array([0.5, -1.5, 0.0, 3.0, -0.0, 1e-300, 2.0])
+    y = np.array([1.0, 0.0, -2.0, np.inf, 0.25, -1e300, np.nan])
+    formed = 0
+    for k in range(24):
+        f = getattr(small_programs, f"program_{k}")
+        formed += bool(kernels_of(f, x, y, 0.75))
+        jf = s2s.jit(f)
+        with np.errstate(all="ignore"):
+            want = f(x, y, 0.75)
+            for _ in range(numba_small.HOT + 2):
+                got = jf(x, y, 0.75)
+                np.testing.assert_array_equal(got, want)  # (NaN where NaN)
+                real = ~np.isnan(want)  # (a NaN's sign and payload are the compiler's: LLVM may
+                np.testing.assert_array_equal(np.signbit(got[real]), np.signbit(want[real]))  # swap + and *)
+    assert formed >= 12  # (most runs have five operations or more)
