@@ -22,8 +22,9 @@ After::
 
 Only `+ - * /`, negation and `** 2` of vectors of that one shape (no broadcasting), Python float
 parameters and number literals: IEEE operations numba computes as NumPy does, in the same order,
-so the values are bitwise NumPy's (a NaN's sign and payload aside). Every statement is an assignment bound once whose value has
-an array operand; the names read after the run are the kernel's results. A run of fewer than
+so the values are bitwise NumPy's (a NaN's sign and payload aside). Every statement is an
+assignment bound once whose value has an array operand; the names read after the run are the
+kernel's results. A run of fewer than
 `MIN_OPS` operations stays as it is. `known["small"]` lists the kernels (name, parameters, the
 parameters that are arrays, results, statements); the kernel runs the statements with NumPy until its version has been
 called `numba_small.HOT` times, then compiles (so a function called a few times never waits
