@@ -39,12 +39,13 @@ _CMP = (gast.Gt, gast.GtE, gast.Lt, gast.LtE, gast.Eq, gast.NotEq)
 
 
 def float64_ranks(body, params, known) -> dict:
-    """Name -> rank of the names bound once to certainly float64 arrays (parameters included),
-    and `analysis.IDENTITY` for the names of `stop_gradient`."""
+    """Name -> rank of the names bound once to certainly float64 arrays (parameters included, and
+    the results of small-array kernels), and `analysis.IDENTITY` for the names of `stop_gradient`."""
     counts = analysis.assigned_counts(body, params)
     ranks = {n: analysis.IDENTITY for n, v in (known.get("ns") or {}).items()
              if n not in counts and getattr(record.of(v), "prim", None) == "stop_gradient"}
     ranks |= {p: nd for p, (d, nd) in (known.get("arrays") or {}).items() if d == "d" and nd >= 1 and counts.get(p) == 1}
+    ranks |= {r: 1 for k in known.get("small") or () for r in k[3] if counts.get(r) == 1}  # (smallfuse's vectors)
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
             r = analysis.array_rank(s.value, ranks)

@@ -329,12 +329,7 @@ def diag_of_vector(t, x):
 def _finite_diag(t):
     """The matrix with vector `t` on its diagonal, or None if `t` is not finite (a NaN or inf, or
     an overflow of the test: then the basis gives NaN off the diagonal too)."""
-    if not math.isfinite(t.dot(t)):
-        return None
-    n = t.shape[0]
-    out = np.zeros((n, n), dtype=t.dtype)
-    out.ravel()[::n + 1] = t
-    return out
+    return _diag_vector(t.shape[0], t.dtype, t) if math.isfinite(t.dot(t)) else None
 
 
 def diag_const(x, c):

@@ -73,6 +73,34 @@ def test_default_backend_dask_moves_numpy_inputs(monkeypatch):
     np.testing.assert_allclose(g.compute(), s2s.grad(loss, argnums=1)(w, x, y), rtol=1e-12)
 
 
+def small_chain(x):
+    s = np.sin(x)
+    a = s * s - 3.0 * s + 1.0
+    b = a * x / 7.0 + 2.5 * s   # a small-array kernel with numba; its numbers 0-d arrays
+    return np.cos(a) * b + 0.5 * b
+
+
+def test_a_numpy_jit_version_run_on_dask_gets_dask_constants_and_statements(monkeypatch):
+    """The version for small NumPy vectors, moved to Dask by the backend setting: its 0-d NumPy
+    constants become Dask's and its small-array kernel NumPy's statements on Dask arrays
+    (emit/loader.version), before and after the kernel compiles."""
+    from s2s import record
+    from s2s.emit import numba_kernels, numba_small
+    monkeypatch.setattr(numba_small, "HOT", 2)
+    x = np.linspace(-1.0, 1.0, 6)
+    jf = s2s.jit(small_chain)
+    want = small_chain(x)
+    rec = record.of(jf.version_for((x,)))
+    assert rec.constants and (bool(rec.small) == numba_kernels.available())
+    for _ in range(3):  # past HOT: NumPy's version calls the compiled kernel
+        np.testing.assert_array_equal(jf(x), want)
+    monkeypatch.setitem(arrays.SETTINGS, "backend", "dask")
+    for _ in range(3):
+        got = jf(x)
+        assert isinstance(got, da.Array)
+        np.testing.assert_array_equal(got.compute(), want)
+
+
 def test_config_update_backend(monkeypatch):
     monkeypatch.setitem(arrays.SETTINGS, "backend", "numpy")
     s2s.config.update("backend", "dask")
