@@ -199,8 +199,8 @@ def _value_key(v, seen, watch):
         return (type(v), repr(v))
     if isinstance(v, types.FunctionType) and resolve.foreign_library(v) is not None:
         return ("foreign", id(v))  # SciPy's: read as its s2s.scipy counterpart or refused, never transformed
-    if isinstance(getattr(record.of(v), "prim", None), str):  # s2s's own primitive (`stop_gradient`, `jnp.sin`):
-        return ("prim", id(v))  # its rule, not its code, is what a transform reads
+    if isinstance(v, types.FunctionType) and isinstance(getattr(record.of(v), "prim", None), str):
+        return ("prim", id(v))  # s2s's own primitive (`stop_gradient`): its rule, not its code, is what a transform reads
     if isinstance(v, types.FunctionType) and v.__code__ not in seen and not is_generated(v):
         return fn_key(v, seen, watch)
     if isinstance(v, np.generic):

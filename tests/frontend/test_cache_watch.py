@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import cachekey
+from s2s import cachekey, stop_gradient
 
 X = np.array([0.3, -0.5, 1.2])
 SCALE = 2.0
@@ -182,3 +182,38 @@ def test_partials_and_callable_instances(restore):
     assert cachekey.watched_key(inst)[1] is None
     globals()["SCALE"], inst.k = 3.0, -1.0
     np.testing.assert_allclose(u(X), np.full(3, -3.0))
+
+
+def sums_with_numpy(x):
+    return np.sum(x * 2.0)   # `sum` is an attribute of np here: a global `sum` changes nothing
+
+
+def sums_with_builtin(x):
+    return sum(x * 2.0)      # the builtin, until a global `sum` shadows it
+
+
+def stops(x):
+    return np.sum(stop_gradient(x) * x)
+
+
+def test_only_names_loaded_as_globals_are_watched_while_unbound():
+    terms = cachekey.watched_key(sums_with_numpy)[1].terms[2]
+    assert "'sum' not in" not in terms and "'np'" in terms
+    assert "'sum' not in" in cachekey.watched_key(sums_with_builtin)[1].terms[2]
+    t = s2s.jit(sums_with_builtin)
+    assert t(X) == pytest.approx(2.0 * X.sum())
+    globals()["sum"] = lambda v: 7.0  # a global `sum` now shadows the builtin: seen by the next call
+    try:
+        assert t(X) == 7.0
+        assert s2s.jit(sums_with_numpy)(X) == pytest.approx(2.0 * X.sum())
+    finally:
+        del globals()["sum"]
+    assert t(X) == pytest.approx(2.0 * X.sum())
+
+
+def test_s2s_primitives_are_keyed_by_identity_not_by_their_code():
+    _, check = cachekey.watched_key(stops)
+    assert check.terms[2].count(".__code__") == 1  # `stops`'s own; stop_gradient's binding alone
+    assert "['stop_gradient'] is" in check.terms[2]
+    g = s2s.grad(stops)
+    np.testing.assert_allclose(g(X), X)  # d/dx sum(stop(x) * x) = stop(x)
