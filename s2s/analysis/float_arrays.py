@@ -8,10 +8,10 @@ from __future__ import annotations
 import gast
 
 from ..primitives import registry
-from .stmts import dotted
+from .stmts import dotted, walk_stmts
 
 IDENTITY = "identity"  # in `ranks`: a name that is `stop_gradient` (an array's rank passes through)
-_ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div)  # elementwise arithmetic: an array's rank and float dtype stay
 _EXACT = 1 << 53  # the largest Python int a float64 holds with every smaller one
 
 
@@ -30,7 +30,7 @@ def array_rank(e, ranks: dict) -> int | None:
         return r if type(r) is int else None
     if isinstance(e, gast.Constant):
         return 0 if type(e.value) in (int, float) else None
-    if isinstance(e, gast.BinOp) and isinstance(e.op, (*_ARITH, gast.Pow)):
+    if isinstance(e, gast.BinOp) and isinstance(e.op, (*ARITH, gast.Pow)):
         return _widest(array_rank(e.left, ranks), array_rank(e.right, ranks))
     if isinstance(e, gast.Attribute) and e.attr == "T":
         return array_rank(e.value, ranks) or None
@@ -53,6 +53,17 @@ def array_rank(e, ranks: dict) -> int | None:
     if p.fusable == "binary" and len(args) == 2:  # maximum, minimum
         return _widest(*args)
     return _product(*args) if p.product and len(args) == 2 else None
+
+
+def bound_ranks(body, ranks: dict, counts: dict) -> dict:
+    """`ranks` with the names bound once (`counts`) to a value `array_rank` finds an array of rank
+    1 or more, in program order (a name is read after its one binding)."""
+    for s in walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1:
+            r = array_rank(s.value, ranks)
+            if r:
+                ranks[s.targets[0].id] = r
+    return ranks
 
 
 def _widest(a, b):

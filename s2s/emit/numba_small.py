@@ -48,7 +48,7 @@ class SmallKernel:
     """One run of statements: NumPy's for the first `HOT` calls of its version, then numba's."""
 
     def __init__(self, name: str, inputs: list, arrays: list, results: list, stmts: list, compile_fn, filename: str):
-        self.name, self.results = name, results
+        self.name = name
         body = list(stmts) + [build.ret(build.name(results[0]) if len(results) == 1 else
                                         build.tuple_([build.name(r) for r in results]))]
         self.numpy = compile_fn(f"{name}_numpy", build.function(f"{name}_numpy", inputs, body), {}, filename)

@@ -34,7 +34,6 @@ from ..ir import build
 from ..primitives import registry
 from .base import Pass, bottom_up
 
-_ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div)  # (not `**`: see above)
 _CMP = (gast.Gt, gast.GtE, gast.Lt, gast.LtE, gast.Eq, gast.NotEq)
 
 
@@ -46,12 +45,7 @@ def float64_ranks(body, params, known) -> dict:
              if n not in counts and getattr(record.of(v), "prim", None) == "stop_gradient"}
     ranks |= {p: nd for p, (d, nd) in (known.get("arrays") or {}).items() if d == "d" and nd >= 1 and counts.get(p) == 1}
     ranks |= {r: 1 for k in known.get("small") or () for r in k[3] if counts.get(r) == 1}  # (smallfuse's vectors)
-    for s in analysis.walk_stmts(body):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
-            r = analysis.array_rank(s.value, ranks)
-            if r:
-                ranks[s.targets[0].id] = r
-    return ranks
+    return analysis.bound_ranks(body, ranks, counts)
 
 
 def _constant(e, table: dict, taken, ranks: dict) -> gast.Name:
@@ -79,7 +73,7 @@ def array_constants(body: list, params, facts) -> tuple[list, bool]:
     table: dict = {}  # repr of the value -> name
 
     def rewrite(e):
-        if isinstance(e, gast.BinOp) and isinstance(e.op, _ARITH):
+        if isinstance(e, gast.BinOp) and isinstance(e.op, analysis.ARITH):  # (not `**`: above)
             pair = [e.left, e.right]
         elif isinstance(e, gast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], _CMP):
             pair = [e.left, e.comparators[0]]

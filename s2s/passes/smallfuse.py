@@ -43,7 +43,6 @@ from .constants import float64_ranks
 
 MIN_OPS = 5  # a compiled call costs about two NumPy operations on a small array
 _KERNEL_NAMES = frozenset({"i", "np", "numba"})
-_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 
 def _ops(e, arrays: set, floats: set) -> int | None:
@@ -60,7 +59,7 @@ def _ops(e, arrays: set, floats: set) -> int | None:
         two = isinstance(e.right, gast.Constant) and type(e.right.value) in (int, float) and e.right.value == 2
         n = _ops(e.left, arrays, floats) if two else None
         return None if n is None else n + 1
-    if isinstance(e, gast.BinOp) and isinstance(e.op, _OPS):
+    if isinstance(e, gast.BinOp) and isinstance(e.op, analysis.ARITH):
         a, b = _ops(e.left, arrays, floats), _ops(e.right, arrays, floats)
         return None if a is None or b is None else a + b + 1
     return None

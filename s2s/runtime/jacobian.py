@@ -286,12 +286,11 @@ def diag_jacobian(fn, x, *args):
 def diag_matrix(t, x):
     """The diagonal Jacobian (x.shape + x.shape) whose diagonal is `t`, the tangent along ones of
     an elementwise function (see `diag_jacobian`); None where `t` does not stand for it."""
-    if type(t) is np.ndarray and type(x) is np.ndarray and t.shape == x.shape and t.ndim == 1 \
-            and t.dtype == x.dtype and x.dtype.kind == "f":  # the common case, quickly
-        return _finite_diag(t)
-    if type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f" and (
-            type(t) is float or isinstance(t, np.generic) and t.dtype == x.dtype):
-        return diag_const(x, t) if t - t == 0 else None
+    if type(x) is np.ndarray and x.ndim == 1 and x.dtype.kind == "f":  # the common cases, quickly
+        if type(t) is np.ndarray and t.shape == x.shape and t.dtype == x.dtype:
+            return _finite_diag(t)
+        if type(t) is float or isinstance(t, np.generic) and t.dtype == x.dtype:
+            return diag_const(x, t) if t - t == 0 else None
     if type(x) is not np.ndarray and _is_tree(x) or type(t) is not np.ndarray and _is_tree(t):
         return None
     xp = namespace(x)

@@ -137,8 +137,8 @@ def raises_nothing(node: gast.FunctionDef, ranks: dict) -> bool:
     numbers raise) or divides by a nonzero number. Then a Jacobian can call it as a plain function
     (which jit inlines) instead of through `rt.diag_jacobian`, which catches those refusals."""
     refusals = {p.diag_form for p in registry.PRIMS.values() if p.diag_form} | {"rt.not_diagonal"}
-    counts = _assign_counts(node.body, [a.id for a in node.args.args])
-    arrays = {n: r for n, r in ranks.items() if r and counts.get(n) == 1}
+    counts = analysis.assigned_counts(node.body, [a.id for a in node.args.args])
+    arrays = analysis.bound_ranks(node.body, {n: r for n, r in ranks.items() if r and counts.get(n) == 1}, counts)
     for s in analysis.walk_stmts(node.body):
         if not isinstance(s, (gast.Assign, gast.Return, gast.Delete)) \
                 or isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
@@ -150,14 +150,7 @@ def raises_nothing(node: gast.FunctionDef, ranks: dict) -> bool:
             if isinstance(e, gast.BinOp) and isinstance(e.op, _RAISING_OPS) and not _nonzero_divisor(e) \
                     and not (analysis.array_rank(e.left, arrays) or analysis.array_rank(e.right, arrays)):
                 return False
-        if isinstance(s, gast.Assign) and counts.get(s.targets[0].id) == 1:
-            r = analysis.array_rank(s.value, arrays)
-            if r:
-                arrays[s.targets[0].id] = r
     return True
-
-
-_FLOAT_BINOPS = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 
 def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) -> None:
@@ -187,7 +180,7 @@ def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) ->
         d_t1 = d_b_x
     """
     rank = per_example_ranks(body, known)
-    counts = _assign_counts(body, params)
+    counts = analysis.assigned_counts(body, params)
     floats = _float_values(body, set(known), counts)
     true = set()
     for s in analysis.walk_stmts(body):
@@ -245,7 +238,7 @@ def _shape_of(body: list, counts: dict, shapes: dict):
             return seen[e.id]
         if _number(e):
             return ""
-        if isinstance(e, gast.BinOp) and isinstance(e.op, _FLOAT_BINOPS + (gast.Pow,)):
+        if isinstance(e, gast.BinOp) and isinstance(e.op, (*analysis.ARITH, gast.Pow)):
             found = {shape(e.left), shape(e.right)}
         elif isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
             found = {shape(e.operand)}
@@ -282,7 +275,7 @@ def _float_values(body: list, floats: set, counts: dict) -> set:
             t, v = s.targets[0].id, s.value
             if t in floats:
                 continue
-            if isinstance(v, gast.BinOp) and isinstance(v.op, _FLOAT_BINOPS):
+            if isinstance(v, gast.BinOp) and isinstance(v.op, analysis.ARITH):
                 ops = [v.left, v.right]
             elif isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub):
                 ops = [v.operand]
@@ -362,7 +355,7 @@ def reduce_diagonal(body: list, primal: str, params, namer: Namer) -> list:
         d_t3 = d_t2 - u4
     """
     body = _flatten(body, namer)
-    counts = _assign_counts(body, params)
+    counts = analysis.assigned_counts(body, params)
     arrays = {t for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
               and (analysis.dotted(s.value.func) or "").startswith("xp.") for t in analysis.targets(s) if counts[t] == 1}
     for s in analysis.walk_stmts(body):
@@ -385,7 +378,7 @@ def reduce_diagonal(body: list, primal: str, params, namer: Namer) -> list:
 def _propagate_numbers(body: list, params) -> None:
     """Names assigned once a number are that number where read, and arithmetic of two numbers is
     done (by Python, as the code would at run time), until nothing changes."""
-    counts = _assign_counts(body, params)
+    counts = analysis.assigned_counts(body, params)
     changed = True
     while changed:
         changed = False
@@ -422,7 +415,7 @@ def _collect_factors(body: list, params, namer: Namer) -> None:
         for n in gast.walk(s.value if isinstance(s, gast.Assign) else s):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 uses[n.id] = uses.get(n.id, 0) + 1
-    counts = _assign_counts(body, params)
+    counts = analysis.assigned_counts(body, params)
     products = {s.targets[0].id: s.value for s in body if isinstance(s, gast.Assign)
                 and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1
                 and isinstance(s.value, gast.BinOp) and isinstance(s.value.op, gast.Mult)}
@@ -483,7 +476,7 @@ def _sink_negations(body: list, params) -> None:
         for n in gast.walk(s.value if isinstance(s, gast.Assign) else s):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
                 uses.setdefault(n.id, []).append(s)
-    counts = _assign_counts(body, params)
+    counts = analysis.assigned_counts(body, params)
     defs = {s.targets[0].id: s for s in stmts}
     for neg in stmts:
         v, n = neg.value, neg.targets[0].id
@@ -555,19 +548,10 @@ def _named(e, out: list, namer: Namer):
 _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 
 
-def _assign_counts(body: list, params) -> dict[str, int]:
-    """How often each name is assigned (a parameter counts once)."""
-    counts = dict.fromkeys(params, 1)
-    for s in analysis.walk_stmts(body):
-        for t in analysis.targets(s):
-            counts[t] = counts.get(t, 0) + 1
-    return counts
-
-
 def _drop_fills(body: list, primal: str, params) -> None:
     """Fills of the input's shape replaced by what they fill (see `reduce_diagonal`), when every
     value computed from them is elementwise and assigned once; else nothing changes."""
-    counts = _assign_counts(body, params)
+    counts = analysis.assigned_counts(body, params)
     fills = {}
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
