@@ -1,4 +1,4 @@
-"""The seed tutorials (../shared/seeds/*.txt), ported to s2s line by line and checked against what JAX printed.
+"""The seed tutorials (tests/data/seeds/*.txt), ported to s2s line by line and checked against what JAX printed.
 
 Each test is one tutorial code block that prints something, written with s2s's API the way a JAX
 user would port it (``import s2s.numpy as jnp``, ``from s2s import grad, vmap, jit, ...``). The
@@ -9,7 +9,7 @@ Tolerances: JAX printed float32 results; s2s computes in float64 for Python floa
 arrays, so values that are exact in both (convolutions of small integers, TD updates) are
 compared at float32 resolution (rtol 1e-6), and printed float32 roundings at one float32 ulp.
 Seed 001's gradients came from reduced-precision (TF32-like) matmuls on an accelerator (see
-../shared/seeds/README.md), so they differ from exact results in the fourth significant digit;
+tests/data/seeds/README.md), so they differ from exact results in the fourth significant digit;
 they are compared at rtol 2e-3 and, separately, checked tightly against the hand-derived float64
 gradient.
 """
@@ -20,7 +20,7 @@ import re
 
 import numpy as onp
 import pytest
-from paths import SHARED
+from paths import DATA
 
 import s2s.numpy as jnp
 from s2s import (
@@ -38,7 +38,7 @@ from s2s import (
     vmap,
 )
 
-SEEDS = SHARED / "seeds"
+SEEDS = DATA / "seeds"
 S000 = "000_14823611cca6a20f.txt"
 S001 = "001_140fa0424868aeb8.txt"
 S002 = "002_aa4a53bac2e298ff.txt"
@@ -52,15 +52,13 @@ def _squash(text: str) -> str:
 
 def printed(seed: str, text: str) -> onp.ndarray:
     """The numbers in `text`, a transcription of what JAX printed in seed file `seed` (checked to occur there)."""
-    path = SEEDS / seed
-    if path.exists():
-        assert _squash(text) in _squash(path.read_text(encoding="utf-8")), f"{seed} does not print {text!r}"
+    assert _squash(text) in _squash((SEEDS / seed).read_text(encoding="utf-8")), f"{seed} does not print {text!r}"
     body = re.sub(r"dtype=\w+", "", text)
     return onp.array([float(t) for t in re.findall(r"-?\d+\.\d*(?:e-?\d+)?|-?\d+", body)])
 
 
 def test_seed_files_are_present():
-    """The transcriptions are checked only when ../shared/seeds exists; CI clones it beside the repo."""
+    """Every transcription is checked against its seed text, which the repository carries (tests/data)."""
     assert all((SEEDS / s).exists() for s in (S000, S001, S002, S004)), f"missing {SEEDS}"
 
 

@@ -1,5 +1,5 @@
-"""Where things are, for tests in any folder: the repository, the tests, their support modules,
-the tools and the shared folder beside the checkout."""
+"""Where things are, for tests in any folder: the repository, the tests, their support modules and
+data (reference texts, tests/data/README.md), and the tools."""
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -8,4 +8,4 @@ SUPPORT = TESTS / "support"
 GOLDEN = SUPPORT / "golden"
 TOOLS = ROOT / "tools"
 BENCH = TOOLS / "bench"
-SHARED = ROOT.parent / "shared"
+DATA = TESTS / "data"
