@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 import pytest
+from helpers_blas import assert_product_close, product_bound
 from paths import BENCH
 
 import s2s
@@ -57,15 +58,31 @@ def _data(n, d, k, seed=0):
     lambda r: (r.normal(size=(260, 40))[::2], r.normal(size=(40, 20))),
 ], ids=["c_order", "f_order", "transposed", "float32", "mixed", "complex", "strided_rows"])
 def test_product_equals_matmul(make, threads):
+    """Blocks of rows against one whole-matrix call: BLAS may sum each block in another order (its
+    kernel and blocking depend on the CPU and the block's shape), so the elements agree within
+    the rounding bound of a k-term sum, |got - want| <= 2*gamma_k * (|a| @ |b|), gamma_k ~ k*eps/2
+    (helpers_blas.product_bound; k = 40 here, 2k per part when complex)."""
     a, b = make(np.random.default_rng(1))
     p = products.Product("matmul_0")
     for _ in range(3):  # (the scheduler's first call and those after it)
         got = p(a, b)
         assert got.dtype == (a @ b).dtype and got.shape == (130, 20)
-        np.testing.assert_allclose(got, a @ b, rtol=1e-6 if got.dtype.char in "fF" else 1e-13)
+        assert_product_close(got, a, b)
     if threads == "helper":
         for t in scheduler._POOL.threads:
             t.join()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_the_rounding_bound_rejects_a_wrong_element(dtype):
+    """The bound is a few ulps of k-term sums: one element off by three times it is caught."""
+    r = np.random.default_rng(2)
+    a, b = r.normal(size=(130, 40)).astype(dtype), r.normal(size=(40, 20)).astype(dtype)
+    assert_product_close(a @ b, a, b)
+    bad = (a @ b).copy()
+    bad[7, 3] += 3 * product_bound(a, b)[7, 3]
+    with pytest.raises(AssertionError, match="1 of 2600 elements beyond"):
+        assert_product_close(bad, a, b)
 
 
 @pytest.mark.parametrize("a, b", [
