@@ -9,11 +9,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import arg_structure, arrays, cotangent_dtype, driver, real_only, record
+from . import arg_structure, arrays, cotangent_dtype, driver, real_only, record, tracebacks
 from .calls import Jacobian, Transformed, Vmapped, refuse_wrong_cotangents
 from .emit.loader import call, version
 from .errors import S2STypeError, S2SValueError
 from .frontend import idioms
+from .frontend.parse import refuse_not_python
 from .jitted import Jitted
 from .runtime import zeros_like_tree
 from .tree import hashable_axes, node_children, tree_flatten, tree_structure
@@ -22,6 +23,9 @@ Argnums = int | Sequence[int]  # JAX's argnums: the positions of the differentia
 
 
 def _api(fn):
+    """A transform users call: recognized as one inside transformed code, and an entry point whose
+    S2SErrors show the user's frames only (tracebacks.py)."""
+    fn = tracebacks.boundary(fn)
     record.attach(fn, transform=True)
     return fn
 
@@ -95,6 +99,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint =
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple.
     `checkpoint`: as grad's."""
     checkpoint = _checkpoint(checkpoint, "vjp")
+    refuse_not_python(fun, "s2s.vjp")
     fun = idioms.transformable(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     fwd, bwd = driver.split_vjp(fun, mask, checkpoint)
@@ -108,6 +113,7 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint =
         out, aux = out
     narrow = cotangent_dtype.narrow(primals)  # a float32 primal: its cotangent is cast back to float32
 
+    @tracebacks.boundary
     def vjp_fn(ct):
         _check_shapes("vjp_fn: the cotangent", out, ct)
         if move:  # NumPy cotangents join the default backend the primals were moved to
@@ -120,13 +126,12 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint =
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
-@_api
 def stop_gradient(x):
     """The value of `x`, through which no derivative flows."""
     return x
 
 
-record.attach(stop_gradient, prim="stop_gradient")
+record.attach(stop_gradient, transform=True, prim="stop_gradient")  # (it raises nothing: no boundary)
 
 
 # ---------------------------------------------------------------- forward mode
@@ -142,6 +147,7 @@ def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
         if tree_structure(p) != tree_structure(t):
             raise S2SValueError("jvp: primal and tangent arguments must have the same tree structure")
         _check_shapes(f"jvp: the tangent of argument {k}", p, t)
+    refuse_not_python(fun, "s2s.jvp")
     fun = idioms.transformable(fun, len(primals))
     args, mask = _with_defaults(fun, primals)
     out, t_out = call(driver.jvp_function(fun, mask), (*args, *tangents))

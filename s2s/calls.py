@@ -19,6 +19,8 @@ from . import arg_structure, arrays, cotangent_dtype, dispatch, driver, real_onl
 from .emit.loader import call
 from .errors import S2SError, S2STypeError, S2SValueError
 from .frontend import idioms
+from .frontend.parse import refuse_not_python
+from .tracebacks import hide_internal
 from .tree import node_children
 
 
@@ -101,6 +103,7 @@ class Transformed:
     """A transformed function: calls the compiled code, and carries it for further transforms."""
 
     def __init__(self, kind, fun, compile_, nums, label):
+        refuse_not_python(fun, f"s2s.{kind}")  # (an lru_cache or numba wrapper: say so, not inspect's error)
         self.kind, self.fun, self._compile, self.nums = kind, fun, compile_, nums
         self._fn = None
         self._fast = None  # the compiled function, once a call showed plain positional calls reach it
@@ -148,15 +151,23 @@ class Transformed:
     __call__ = property(operator.attrgetter("_entry"))
 
     def _entry(self, *args, **kwargs):
-        if kwargs or len(args) != self._nparams:
-            self._check_arity(args, kwargs)
-        return self._call(args, kwargs)
+        try:
+            if kwargs or len(args) != self._nparams:
+                self._check_arity(args, kwargs)
+            return self._call(args, kwargs)
+        except S2SError as e:  # an entry point: the user's frames only (tracebacks.py)
+            hide_internal(e)
+            raise
 
     def _general(self, args, kwargs):
         """The general call as the fast path falls back to it: the arguments checked first."""
-        if kwargs or len(args) != self._nparams:
-            self._check_arity(args, kwargs)
-        return self._call(args, kwargs)
+        try:
+            if kwargs or len(args) != self._nparams:
+                self._check_arity(args, kwargs)
+            return self._call(args, kwargs)
+        except S2SError as e:
+            hide_internal(e)
+            raise
 
     def _check_arity(self, args, kwargs) -> None:
         """Arguments that the user's function could not take are an S2STypeError naming it and its

@@ -2,10 +2,12 @@
 
 A leaf module (imports nothing of s2s but its errors) so every other module may consult it.
 Settings start from environment variables (``S2S_BACKEND``, ``S2S_THREEFRY_PARTITIONABLE``,
-``S2S_ENABLE_X64``) read at import, and ``update`` changes them for the rest of the process.
+``S2S_ENABLE_X64``, ``S2S_TRACEBACK``) read at import, and ``update`` changes them for the rest of the process.
 ``enable_x64`` (JAX's ``jax_enable_x64``) decides the default dtype of what `s2s.random` draws and
 `s2s.nn.initializers` make: float64/int64 with it, float32/int32 without, as in JAX. NumPy code
-in a transformed function computes in the dtypes NumPy gives either way.
+in a transformed function computes in the dtypes NumPy gives either way. ``traceback``
+(``S2S_TRACEBACK``): "filtered" hides s2s's own frames from an S2SError's traceback, "full" keeps
+them (tracebacks.py).
 """
 
 from __future__ import annotations
@@ -42,11 +44,23 @@ def _backend(name: str, value: Any) -> str:
     return value.strip().lower()
 
 
+TRACEBACKS = ("filtered", "full")
+
+
+def _traceback(name: str, value: Any) -> str:
+    if not isinstance(value, str) or value.strip().lower() not in TRACEBACKS:
+        raise S2SValueError(
+            f"s2s.config: {name} must be one of {', '.join(map(repr, TRACEBACKS))}, got {value!r}"
+        )
+    return value.strip().lower()
+
+
 # name -> (validator, default, environment variable)
 _SETTINGS = {
     "threefry_partitionable": (_bool, False, "S2S_THREEFRY_PARTITIONABLE"),
     "backend": (_backend, "numpy", "S2S_BACKEND"),
     "enable_x64": (_bool, False, "S2S_ENABLE_X64"),
+    "traceback": (_traceback, "filtered", "S2S_TRACEBACK"),
 }
 
 

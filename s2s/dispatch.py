@@ -15,9 +15,13 @@ besides it. For `f(x, w)` seen with a float vector and a Python float::
                 and a0.dtype is d0 and a0.ndim == 1 and w_d0['np'] is w_v0 and backend['backend'] == 'numpy'
         except (KeyError, ValueError):  # a watched global deleted, a closure cell emptied
             ok = False
-        if ok:
-            return version(a0, a1)
-        return general(given(a0, a1) + more, kw)
+        try:
+            if ok:
+                return version(a0, a1)
+            return general(given(a0, a1) + more, kw)
+        except S2SError as e:  # an entry point: the user's frames only (tracebacks.py)
+            hide_internal(e)
+            raise
 """
 from __future__ import annotations
 
@@ -28,6 +32,8 @@ import zlib
 import numpy as np
 
 from . import arrays
+from .errors import S2SError
+from .tracebacks import hide_internal
 
 MISSING = object()  # an argument the call did not pass (the general path then sees the call as it was)
 ARGUMENTS = frozenset(arrays.HOST) - {type(None)}  # types whose exact type tells their backend: NumPy
@@ -88,9 +94,14 @@ def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ra
                      f"        ok = {' and '.join(guard)}",
                      "    except (KeyError, ValueError):",
                      "        ok = False",
-                     "    if ok:"] + [line[4:] for line in body] +
-                    [f"    return general(given({', '.join(params)}) + more, kw)", ""])
+                     "    try:",
+                     "        if ok:"] + body +
+                    [f"        return general(given({', '.join(params)}) + more, kw)",
+                     "    except S2SError as e:",
+                     "        hide_internal(e)",
+                     "        raise", ""])
     env.update(ns, MISSING=MISSING, given=given, general=general, backend=arrays.SETTINGS,
+               S2SError=S2SError, hide_internal=hide_internal,
                fallback=fallback[0] if fallback else (), reraised=fallback[1] if fallback else ())
     code = _CODE.get(src)
     if code is None:  # one compiled code (and one linecache entry) per distinct source, however

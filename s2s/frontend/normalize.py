@@ -24,7 +24,7 @@ from ..ir import build
 from ..ir.core import CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
-from . import aliases, function_values, hygiene, idioms_calls, lift, resolve, static_locals
+from . import aliases, function_values, hygiene, idioms_calls, lift, refusals, resolve, static_locals
 from .jumps import restructure
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
@@ -173,8 +173,7 @@ class Normalizer:
     # ---- statements ----
     def stmt(self, s):
         if type(s) in UNSUPPORTED:
-            self.fail(s, f"s2s does not support `{UNSUPPORTED[type(s)]}` inside a transformed function.",
-                      "Move it outside the function you transform, or rewrite it with if/for/while.")
+            self.fail(s, *refusals.statement(UNSUPPORTED[type(s)], getattr(s, "names", ())))
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant):
             return  # docstrings and bare literals
         self.loc = (s.lineno, s.col_offset) if hasattr(s, "lineno") else self.loc
@@ -944,9 +943,7 @@ class Normalizer:
         if resolve.is_user_function(obj):
             label = getattr(obj, "__name__", "fn")
             return build.call(build.name(self.bind(label if label != "<lambda>" else "lambda_", obj)), args, kws)
-        self.fail(node, f"s2s has no derivative rule for `{_dotted(func)}` ({getattr(obj, '__name__', obj)!r}).",
-                  "Use a supported NumPy function (see docs/operations.md), write it in Python, "
-                  "or register rules with s2s.defvjp / s2s.defjvp.")
+        self.fail(node, *refusals.unknown_call(_dotted(func), obj))
 
     def make_node(self, node, cls, args, kws):
         """`Cls(a, k=b)` of a registered pytree node type or a namedtuple: `rt.make_node(Cls, [every

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import linecache
 import textwrap
@@ -9,7 +10,45 @@ import types
 
 import gast
 
-from ..errors import S2SError
+from ..errors import S2SError, S2STypeError, shown_path
+
+WHERE_SOURCES_ARE_KEPT = (
+    "s2s reads a function's source. Put it in a .py file and import or run that, or define it in "
+    "Jupyter, IPython or the Python 3.13+ REPL, which keep the source of what you type.")
+
+
+def _unkept(filename: str) -> str:
+    """Why Python kept no source for code compiled from `filename`, in the user's terms."""
+    if filename == "<stdin>":
+        return "it was typed into the interactive interpreter or piped to `python -`, which keep no source"
+    if filename == "<string>":
+        return "it was built by exec() or `python -c`, which keep no source"
+    if filename.startswith("<"):
+        return f"it was compiled from a string ({filename}), whose text Python did not keep"
+    return f"its file {shown_path(filename)} cannot be read"
+
+
+def not_python(obj) -> tuple[str, str, str] | None:
+    """(what `obj` is, the attribute holding the Python function it wraps, what else to do) when
+    `obj` wraps a Python function in a callable whose source s2s cannot read (a functools.lru_cache
+    or cache wrapper, a numba dispatcher), else None."""
+    if isinstance(obj, functools._lru_cache_wrapper) or type(obj).__name__ == "_lru_cache_wrapper":
+        return ("it is wrapped by functools.lru_cache (or functools.cache), a cache with no Python "
+                "source of its own", "__wrapped__", " (the function under the cache) instead, or drop the cache")
+    if (type(obj).__module__ or "").split(".")[0] == "numba" and isinstance(getattr(obj, "py_func", None),
+                                                                           types.FunctionType):
+        return (f"it is compiled by numba (a {type(obj).__name__}), which keeps no Python source s2s can read",
+                "py_func", " (the Python function numba compiled) instead")
+    return None
+
+
+def refuse_not_python(obj, what: str) -> None:
+    """An S2STypeError when `obj`, given to transform `what`, is one of `not_python`'s callables."""
+    found = not_python(obj)
+    if found is not None:
+        name = getattr(obj, "__name__", None) or type(obj).__name__
+        raise S2STypeError(f"{what} cannot transform `{name}`: {found[0]}.\n"
+                           f"Transform `{name}.{found[1]}`{found[2]}.")
 
 
 @dataclasses.dataclass
@@ -33,10 +72,9 @@ def parse_function(fn) -> Parsed:
     try:
         lines, first = inspect.getsourcelines(code)
         filename = inspect.getsourcefile(code) or code.co_filename
-    except (OSError, TypeError) as e:
-        raise S2SError(f"{code.co_filename}:{code.co_firstlineno}\ns2s cannot read the source of {code.co_name!r} ({e}).\n"
-                       "Define the function in a .py file (not typed into the REPL or built by exec) "
-                       "so s2s can read and transform it.") from None
+    except (OSError, TypeError):
+        raise S2SError(f"{code.co_filename}:{code.co_firstlineno}\ns2s cannot read the source of {code.co_name!r}: "
+                       f"{_unkept(code.co_filename)}.\n{WHERE_SOURCES_ARE_KEPT}") from None
     if code.co_name == "<lambda>":
         found = _lambda_in_file(fn, filename, first)
         if found is not None:

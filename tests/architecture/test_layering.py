@@ -19,7 +19,8 @@ LAYERS = [
     ["s2s.real_only", "s2s.cotangent_dtype"],        # complex values refused, cotangents in their primals'
                                                      # dtypes, where derivatives leave s2s
     ["s2s.config"],                                  # run-time settings
-    ["s2s.array_fill", "s2s.numpy_inside"],          # NumPy functions an array library lacks, composed
+    ["s2s.array_fill", "s2s.numpy_inside",           # NumPy functions an array library lacks, composed;
+     "s2s.tracebacks"],                              # S2SErrors' tracebacks without s2s's frames
     ["s2s.arrays"],                                  # array backends (NumPy, CuPy, Dask): which one a call uses
     ["s2s.devices"],                                 # device_put/block_until_ready
     ["s2s.runtime"],                                 # helpers generated code calls (`rt`)

@@ -1,0 +1,82 @@
+"""What s2s says when it refuses a construct: what the construct is and what to write instead.
+
+The normalizer is shared by every transform (the same core form feeds grad, vmap and jit), so a
+refusal made there must hold for each of them: it names the construct for what it does (a side
+effect, a call s2s cannot read), never a missing derivative, which would be wrong under `jit` and
+`vmap`, which differentiate nothing.
+"""
+from __future__ import annotations
+
+import types
+
+from .parse import not_python
+
+# Python methods that change the object they are called on (a list, dict, set or bytearray).
+MUTATING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
+                      "popitem", "add", "discard", "difference_update", "intersection_update",
+                      "symmetric_difference_update", "sort", "reverse"})
+
+_EFFECT = ("s2s transforms a function whose only effect is its result: every transform, jit "
+           "included, compiles it into new code that would not do this as Python does.")
+
+# statement -> (what it is, what to do); the construct's keyword is filled in as {kw}, the names
+# a `global` or `nonlocal` declares as {names}.
+STATEMENTS = {
+    "global": ("`global {names}` lets the function rebind a module variable. " + _EFFECT,
+               "Return the new value (with has_aux=True under grad or value_and_grad) and rebind the "
+               "variable outside the function you transform."),
+    "nonlocal": ("`nonlocal {names}` lets the function rebind a variable of the function that encloses it. " + _EFFECT,
+                 "Return the new value and rebind the variable outside the function you transform."),
+    "try": ("s2s does not support `try` inside a transformed function: the compiled code cannot "
+            "follow an exception.",
+            "Move it outside the function you transform, or test the condition with if before the "
+            "operation that would raise."),
+    "with": ("s2s does not support `{kw}` inside a transformed function: a context manager runs code "
+             "on entry and exit that the compiled code would not run.",
+             "Enter it around the call of the transformed function instead (e.g. `with np.errstate(...): "
+             "g(x)`)."),
+    "raise": ("s2s does not support `raise` inside a transformed function: the compiled code cannot "
+              "raise your exception on your behalf.",
+              "Check the inputs before you call the transformed function."),
+    "del": ("s2s does not support `del` inside a transformed function.",
+            "Leave the name unused instead; s2s's compiled code releases what it no longer needs."),
+    "class": ("s2s does not support `class` inside a transformed function.",
+              "Define the class at module level; the function may build and use its instances."),
+    "import": ("s2s does not support `import` inside a transformed function.",
+               "Import at module level; the function reads the module as a global."),
+}
+
+
+def statement(kw: str, names=()) -> tuple[str, str]:
+    """(message, hint) for a statement s2s does not support (`kw`: its keyword, e.g. "global";
+    `names`: what a `global` or `nonlocal` declares)."""
+    msg, hint = STATEMENTS.get("with" if kw == "async with" else kw, (
+        f"s2s does not support `{kw}` inside a transformed function.",
+        "Move it outside the function you transform."))
+    names = ", ".join(n for n in names if isinstance(n, str))
+    return msg.format(kw=kw, names=names), hint
+
+
+def unknown_call(dotted: str, obj) -> tuple[str, str]:
+    """(message, hint) for a call of `obj` (written `dotted`) that s2s can neither read nor find in
+    its table of operations."""
+    found = not_python(obj)
+    if found is not None:
+        what, attr, rest = found
+        return (f"s2s cannot read `{dotted}`: {what}.",
+                f"Call `{dotted}.{attr}`{rest}.")
+    owner = getattr(obj, "__self__", None)
+    name = getattr(obj, "__name__", "")
+    if isinstance(obj, types.BuiltinMethodType) and isinstance(owner, (list, dict, set, bytearray)) \
+            and name in MUTATING and "." in dotted:
+        base = dotted.rsplit(".", 1)[0]
+        return (f"`{dotted}(...)` changes `{base}`, a {type(owner).__name__} that lives outside the function. "
+                + _EFFECT,
+                f"Build a local {type(owner).__name__} and return it (with has_aux=True under grad or "
+                f"value_and_grad), or change `{base}` outside the function you transform.")
+    label = f"`{dotted}`" + (f" ({name!r})" if name and name != dotted.rsplit(".", 1)[-1] else "")
+    return (f"s2s does not support {label}: it is not among the operations s2s knows (docs/operations.md), "
+            "nor a Python function whose source s2s can read. Every transform, jit included, compiles "
+            "only those.",
+            "Use a supported NumPy function, write it in Python, or give it derivative rules with "
+            "s2s.defvjp / s2s.defjvp.")
