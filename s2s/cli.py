@@ -1,6 +1,9 @@
 """Command line: ``s2s dump TARGET --transform T`` prints the source s2s generates.
 
-TARGET is ``path/to/file.py:func`` or ``package.module:func``. Problems with the target (no such
+TARGET is ``path/to/file.py:func`` or ``package.module:func``; a file or module without ``:func``
+lists its functions, each with the command that dumps it. The file is imported as a module (its
+``if __name__ == "__main__":`` block does not run); what it prints while it is imported or
+transformed goes to stderr, so stdout holds the dump alone. Problems with the target (no such
 file, module or function) and compiler errors about the user's code end the program with status 2
 and one line on stderr; a crash inside s2s itself keeps its traceback, so it can be reported.
 """
@@ -8,10 +11,13 @@ and one line on stderr; a crash inside s2s itself keeps its traceback, so it can
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
+import inspect
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
@@ -141,15 +147,40 @@ def _load_module(name: str) -> ModuleType:
         ) from exc
 
 
+class NoFunctionNamed(TargetError):
+    """A target without ``:func``: the functions its module defines, to pick one from."""
+
+    def __init__(self, where: str, functions: list[str]):
+        super().__init__(where)
+        self.where = where
+        self.functions = functions
+
+
+def _is_file(where: str) -> bool:
+    return where.endswith(".py") or "/" in where or os.sep in where
+
+
+def _functions_defined(module: ModuleType) -> list[str]:
+    """The names of the plain functions `module` defines itself (not those it imports), in the
+    order of its source; private ones (`_name`) only when it has no other."""
+    found = [(v.__code__.co_firstlineno, n) for n, v in vars(module).items()
+             if inspect.isfunction(v) and v.__module__ == module.__name__ and not n.startswith("__")]
+    names = [n for _, n in sorted(found)]
+    public = [n for n in names if not n.startswith("_")]
+    return public or names
+
+
 def load_target(target: str) -> Callable[..., Any]:
     """The function named by ``file.py:func`` or ``package.module:func``."""
     where, sep, func_name = target.rpartition(":")
+    if target.endswith(".py") or (not sep and target and (_is_file(target) or _importable(target))):
+        module = _load_file(target) if _is_file(target) else _load_module(target)
+        raise NoFunctionNamed(target, _functions_defined(module))
     if not sep or not where or not func_name.isidentifier():
         raise TargetError(
             f"bad target {target!r}: expected path/to/file.py:func or package.module:func"
         )
-    is_file = where.endswith(".py") or "/" in where or os.sep in where
-    module = _load_file(where) if is_file else _load_module(where)
+    module = _load_file(where) if _is_file(where) else _load_module(where)
     func = getattr(module, func_name, None)
     if func is None:
         raise TargetError(f"{where} has no function {func_name!r}")
@@ -158,6 +189,33 @@ def load_target(target: str) -> Callable[..., Any]:
             f"{where}:{func_name} is a {type(func).__name__}, not a function"
         )
     return func
+
+
+def _importable(name: str) -> bool:
+    """Whether `name` names a module that can be found (without importing it)."""
+    if not all(part.isidentifier() for part in name.split(".")):
+        return False
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _choices(exc: NoFunctionNamed, argv: Sequence[str]) -> str:
+    """What to print for a target without ``:func``: its functions, each with the command that
+    dumps it (the user's other options kept)."""
+    if not exc.functions:
+        return f"s2s: error: {exc.where} defines no function to dump; name one as {exc.where}:FUNC"
+    rest = list(argv)
+    at = rest.index(exc.where) if exc.where in rest else len(rest)
+    lines = [f"s2s: error: name the function to dump, as {exc.where}:FUNC; {exc.where} defines "
+             + ", ".join(exc.functions) + ":"]
+    for name in exc.functions:
+        args = rest[:at] + [f"{exc.where}:{name}"] + rest[at + 1:]
+        lines.append("    python -m s2s " + " ".join(shlex.quote(a) for a in args))
+    return "\n".join(lines)
 
 
 def _one_line(message: str) -> str:
@@ -222,6 +280,7 @@ def _dump(target: str, transforms: list[str], argnums: int | tuple[int, ...] | N
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
     parser = _parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
     if args.command == "ops":
         sys.stdout.write(_ops(args.json, args.markdown) + "\n")
@@ -232,7 +291,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.checkpoint is not None and transforms not in (["grad"], ["value_and_grad"], ["vjp"]):
         parser.error("--checkpoint applies to --transform grad, value_and_grad or vjp alone")
     try:
-        text = _dump(args.target, transforms, args.argnums, args.in_axes, args.out_axes, args.checkpoint)
+        with contextlib.redirect_stdout(sys.stderr):  # the target's prints: stdout holds the dump alone
+            text = _dump(args.target, transforms, args.argnums, args.in_axes, args.out_axes, args.checkpoint)
+    except NoFunctionNamed as exc:
+        print(_choices(exc, argv), file=sys.stderr)
+        return 2
     except TargetError as exc:
         print(f"s2s: error: {_one_line(str(exc))}", file=sys.stderr)
         return 2

@@ -15,9 +15,11 @@ from .jitted import Jitted
 
 
 def source(fn: Callable, *args) -> str:
-    """The generated Python source of a transformed function (what `python -m s2s dump` prints).
-    With example arguments: the version a call with them runs, where the transform specializes
-    on them (`jit`; `vmap` on ranks; `jacfwd` and `hessian` of float NumPy arrays)."""
+    """The generated Python source of a transformed function and of every generated function it
+    calls (the functions of `python -m s2s dump`), the transformed function first, then its helpers
+    in the order it reaches them. With example arguments: the version a call with them runs, where
+    the transform specializes on them (`jit`; `vmap` on ranks; `jacfwd` and `hessian` of float
+    NumPy arrays)."""
     special = getattr(fn, "for_arguments", None) if args else None
     merged = fn.merged_version(args) if args and isinstance(fn, Vmapped) else None
     if args and isinstance(fn, Jitted):
@@ -30,7 +32,7 @@ def source(fn: Callable, *args) -> str:
         fn = special(kinds, {i: a.dtype.char for i, a in at.items()})
     gen = record.generated(fn)
     if gen is not None:
-        return record.of(gen).source
+        return _program([gen])
     raise S2STypeError(f"{fn!r} is not a function produced by an s2s transform (grad, vjp, jvp, ...)")
 
 
@@ -41,7 +43,12 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
     `trace` the function that builds autograd's trace nodes; `argnums` picks the differentiated
     (traced) arguments (all of them for vjp, jvp and trace when omitted).
     """
-    return "\n\n".join(record.of(f).source for f in record.generated_closure(_roots(fun, transform, argnums)))
+    return _program(_roots(fun, transform, argnums))
+
+
+def _program(roots: list) -> str:
+    """The sources of `roots` and of every generated function they call, each once."""
+    return "\n\n".join(record.of(f).source for f in record.generated_closure(roots))
 
 
 def _roots(fun, transform: str, argnums, checkpoint=None) -> list:
@@ -66,17 +73,25 @@ def dump_source(fun, transform: str, argnums=None, checkpoint=None) -> str:
     """`python -m s2s dump`'s text: `transformed_source` as a module that runs on its own (imports,
     the constants and globals the code reads, then the functions)."""
     roots = _roots(fun, transform, argnums, checkpoint)
-    title = f"s2s {transform} of {getattr(fun, '__name__', 'f')} ({shown_path(fun.__code__.co_filename)})"
-    return module_source(record.generated_closure(roots), title)
+    return module_source(record.generated_closure(roots), _title([transform], fun), len(roots))
+
+
+def _title(transforms, fun) -> str:
+    """A dump's first line: `s2s vmap of grad of f (path/to/file.py)`."""
+    code = getattr(fun, "__code__", None)
+    where = f" ({shown_path(code.co_filename)})" if code is not None else ""
+    return f"s2s {' of '.join(reversed(transforms))} of {getattr(fun, '__name__', 'f')}{where}"
 
 
 def stacked_source(fun, transforms, argnums=None, in_axes=0, out_axes=0) -> str:
-    """The generated source of `transforms` applied in order, each to the result of the one before
-    (["grad", "vmap"] is vmap(grad(fun))); `in_axes`/`out_axes` are vmap's."""
+    """`python -m s2s dump`'s text for `transforms` applied in order, each to the result of the one
+    before (["grad", "vmap"] is vmap(grad(fun))); `in_axes`/`out_axes` are vmap's. A module that
+    runs on its own, as `dump_source`'s."""
+    title = _title(transforms, fun)
     if transforms[-1:] == ["trace"]:  # the trace of the stacked transforms' function
         for t in transforms[:-1]:
             fun = api.vmap(fun, in_axes=in_axes, out_axes=out_axes) if t == "vmap" else getattr(api, t)(fun)
-        return transformed_source(fun, "trace", argnums)
+        return module_source(record.generated_closure(_roots(fun, "trace", argnums)), title)
     for t in transforms:
         if t == "vmap":
             fun = api.vmap(fun, in_axes=in_axes, out_axes=out_axes)
@@ -84,6 +99,6 @@ def stacked_source(fun, transforms, argnums=None, in_axes=0, out_axes=0) -> str:
             fun = getattr(api, t)(fun)
         else:
             fun = getattr(api, t)(fun, argnums=argnums)
-    return "\n\n".join(record.of(f).source for f in record.generated_closure([fun.compiled]))
+    return module_source(record.generated_closure([fun.compiled]), title)
 
 

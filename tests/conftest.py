@@ -15,6 +15,10 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 KNOWN_GAPS = {
+    # vmap(hessian(f)) where examples take different branches of an `if` that returns raises TypeError
+    # (a masked merge into the branch's unset result, None); the transform itself, not its dump
+    "tests/cli/test_dump_runs.py::test_dump_imports_and_runs_and_matches_the_transform[branch-hessian-vmap]":
+        "issue 43: vmap of hessian through a returning if whose branch differs per example",
 }
 
 

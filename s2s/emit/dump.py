@@ -3,6 +3,7 @@ imports, constants and globals the code reads defined before the functions."""
 from __future__ import annotations
 
 import builtins
+import inspect
 import math
 import types
 
@@ -17,30 +18,58 @@ from .products import Product
 MAX_INLINE = 10_000  # array globals up to this many elements are written out; larger ones are parameters
 
 
-def module_source(fns: list, title: str) -> str:
-    """The text of a module defining generated functions `fns` (as `record.of(f).source` prints them)."""
+def module_source(fns: list, title: str, roots: int = 1) -> str:
+    """The text of a module defining generated functions `fns` (as `record.of(f).source` prints them),
+    whose first `roots` are the transformed functions (the docstring names them) and the rest the
+    generated functions they call."""
     names = {f.__name__ for f in fns}
     defs: dict[str, str] = {}
+    aliases: dict[str, str] = {}  # another name of a generated function: assigned once it is defined
     params: list[str] = []
     xp = "numpy"
     for f in fns:
         glob = f.__globals__
         xp = getattr(glob.get("xp"), "__name__", xp)
         for n in _referenced(f.__code__):
-            if n in defs or n in names or n in ("xp", "rt") or n not in glob:
+            if n in defs or n in aliases or n in names or n in ("xp", "rt") or n not in glob:
+                continue
+            target = _generated_name(glob[n])
+            if target is not None:
+                aliases[n] = f"{n} = {target}"
                 continue
             line, is_param = _definition(n, glob[n])
             defs[n] = line
             if is_param:
                 params.append(n)
-    head = [f'"""{title}', "", "Written by `python -m s2s dump`: a module that imports cleanly and runs as is."]
+    head = [f'"""{title}', "", "Written by `python -m s2s dump`: a module that imports cleanly and runs as is.",
+            _entry_points(fns[:roots], len(fns) > roots)]
     if params:
         head += ["", "Array globals too large to write out are parameters of this module: set "
                  + ", ".join(f"`{p}`" for p in params) + " (module attributes) before calling."]
     head += ['"""', f"import {xp} as xp", "", "from s2s import runtime as rt", ""]
     body = [record.of(f).source.rstrip("\n") for f in fns]
     top = "\n".join(head + [defs[n] for n in sorted(defs)]).rstrip("\n")
-    return top + "\n\n\n" + "\n\n\n".join(body) + "\n"
+    tail = ["\n".join(["# other names the functions above call each other by"] + [aliases[n] for n in sorted(aliases)])]
+    return top + "\n\n\n" + "\n\n\n".join(body + (tail if aliases else [])) + "\n"
+
+
+def _entry_points(fns: list, helpers: bool) -> str:
+    """The docstring's line that says which functions to call, with their parameters."""
+    calls = ", ".join(f"`{f.__name__}{inspect.signature(f)}`" for f in fns)
+    which, calls_them = ("function", "it calls") if len(fns) == 1 else ("functions", "they call")
+    return f"The transformed {which}: {calls}" + (f"; the others are the ones {calls_them}." if helpers else ".")
+
+
+def _generated_name(v) -> str | None:
+    """The name of the generated function `v` is (or stands for, when compiled on first call), so
+    that the dump assigns it after the functions rather than before them; None for other values."""
+    rec = record.of(v)
+    if rec is not None and rec.lazy:
+        v = rec.target()
+        rec = record.of(v)
+    if rec is None or rec.source is None:
+        return None
+    return v.__name__
 
 
 def _referenced(code) -> list[str]:
@@ -67,9 +96,6 @@ def _definition(name: str, v) -> tuple[str, bool]:
     if isinstance(v, Fused):  # a fused kernel runs in the dump as its unfused NumPy expression
         return f"def {name}(*args):\n    return _{name}(xp, *args)\n\n\n" + v.plain_source.replace(
             f"def {v.name}(", f"def _{name}(", 1), False
-    rec = record.of(v)
-    if rec is not None and rec.source is not None:
-        return f"{name} = {v.__name__}", False
     mod, qual = getattr(v, "__module__", None), getattr(v, "__qualname__", None)
     if isinstance(v, (types.FunctionType, types.BuiltinFunctionType, type, np.ufunc)) or callable(v):
         if mod and qual and "<" not in qual and "." not in qual and mod != "__main__":
