@@ -6,6 +6,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 from paths import ROOT
 
@@ -180,3 +181,43 @@ def test_dump_every_transform_is_deterministic(target_file, transform):
     assert first.stdout.startswith(f"\"\"\"s2s {transform} of f (")  # a module: docstring, imports, functions
     assert "\n# s2s: " in first.stdout
     compile(first.stdout, "<dump>", "exec")  # the printed source is valid Python
+
+
+def test_file_without_function_lists_its_functions_with_the_command(tmp_path):
+    path = tmp_path / "listed_mod.py"
+    path.write_text("import numpy as np\nfrom math import sqrt\n\n\ndef second(x):\n    return x\n\n\n"
+                    "def _private(x):\n    return x\n\n\ndef first(x):\n    return np.sin(x)\n\n\nscale = 2.0\n")
+    proc = run_cli("dump", str(path), "--transform", "hessian")
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert lines[0].startswith("s2s: error: name the function to dump") and "defines second, first:" in lines[0]
+    assert lines[1:] == [f"    python -m s2s dump {path}:{name} --transform hessian" for name in ("second", "first")]
+    listed = run_cli(*lines[2].split()[3:])  # the command it prints runs
+    assert listed.returncode == 0 and listed.stdout.startswith('"""s2s hessian of first ('), listed.stderr
+
+
+def test_module_without_function_lists_its_functions(target_file, in_process, monkeypatch, capsys):
+    monkeypatch.chdir(target_file.parent)
+    assert cli.main(["dump", "cli_target_mod"]) == 2
+    err = capsys.readouterr().err
+    assert "cli_target_mod defines f:" in err and "    python -m s2s dump cli_target_mod:f" in err
+
+
+def test_file_without_functions_says_so(tmp_path):
+    path = tmp_path / "no_funcs_mod.py"
+    path.write_text("x = 1\n")
+    assert_one_line_error(run_cli("dump", str(path)), "defines no function to dump", f"{path}:FUNC")
+
+
+def test_the_targets_prints_go_to_stderr_and_its_main_block_does_not_run(tmp_path):
+    path = tmp_path / "printing_mod.py"
+    path.write_text("import numpy as np\n\nprint('imported')\n\n\ndef f(x):\n    return np.sum(x * x)\n\n\n"
+                    "if __name__ == '__main__':\n    print('main block')\n")
+    proc = run_cli("dump", f"{path}:f")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith('"""s2s grad of f (') and "imported" not in proc.stdout
+    assert proc.stderr == "imported\n"
+    ns = {"__name__": "printing_dump"}
+    exec(compile(proc.stdout, "printing_dump.py", "exec"), ns)
+    x = np.array([0.5, -2.0])
+    np.testing.assert_array_equal(ns["grad_f"](x), 2 * x)

@@ -1,6 +1,7 @@
 """`python -m s2s dump` prints a complete module (issue 8, family 6): imports, the constants and
 globals the generated code reads, the functions; it runs on its own and computes what the
 transform computes."""
+import ast
 import os
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from paths import ROOT, SUPPORT
 from test_golden import EXAMPLES
 
 import s2s
+from s2s import record
 from s2s.sources import dump_source
 from s2s.tree import tree_leaves
 
@@ -113,3 +115,26 @@ def test_dump_of_jit_with_a_loop_kernel_runs_the_loop(tmp_path):
     x = RNG.standard_normal(600)
     ns = exec_dump(dump_source(smooth, "jit"), tmp_path, "smooth_jit")
     np.testing.assert_array_equal(ns["jit_smooth"](x, 0.9), smooth(x, 0.9))
+
+
+def test_source_shows_every_generated_function_the_transformed_one_calls():
+    """s2s.source(hessian(f)) is the whole generated program: the wrapper first, then each
+    generated function it reaches (by any name it calls it by), defined once."""
+    h = s2s.hessian(golden_funcs.poly_sum, argnums=1)
+    text = s2s.source(h)
+    tree = ast.parse(text)
+    defined = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
+    root = record.generated(h)
+    assert defined[0] == root.__name__ and len(defined) == len(set(defined)) > 1
+    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    for name in called:
+        v = root.__globals__.get(name)
+        rec = record.of(v)
+        if rec is not None:  # a generated function, under its own name or another
+            target = rec.target() if rec.lazy else v
+            assert target.__name__ in defined, name
+    c, x = INPUTS["poly_sum"]
+    eps = 1e-6
+    cd = np.stack([(s2s.grad(golden_funcs.poly_sum, argnums=1)(c, x + eps * e)
+                    - s2s.grad(golden_funcs.poly_sum, argnums=1)(c, x - eps * e)) / (2 * eps) for e in np.eye(len(x))])
+    np.testing.assert_allclose(h(c, x), cd, rtol=1e-6, atol=1e-8)
