@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..tree import tree_flatten, tree_map, tree_unflatten
+from ..tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 from .batch import num_examples
 from .core import _float_dtype, _is_tree, _leaf_sizes, _one_hot, _size, namespace
 
@@ -18,7 +18,7 @@ __all__ = ("tree_size", "basis", "jac_from_columns", "jac_from_rows", "jac_colum
            "diag_of_vector", "diag_const", "scalar_output", "jac_diag", "jac_diag_t", "batched_basis_stack",
            "batched_ones_tangent", "batched_diag_ok", "batched_scalar_output", "batched_jac_from_batch_cols",
            "batched_jac_from_batch_rows", "batched_jac_diag", "batched_jac_batch_cols_t", "batched_jac_batch_rows_t",
-           "batched_jac_diag_t")
+           "batched_jac_diag_t", "jac_nest", "jac_unnest")
 
 
 def tree_size(x) -> int:
@@ -447,3 +447,29 @@ def batched_jac_diag_t(flags, g, t):
         n = int(np.size(t))
         return xp.reshape(xp.diagonal(xp.reshape(g, (g.shape[0], n, n)), axis1=1, axis2=2), g.shape[:1] + np.shape(t))
     return _jac_each(jac_diag_t, flags, g, t)
+
+
+def _split_at(tree, inner):
+    """`tree`'s structure above its subtrees of structure `inner` (the first met from the top), and
+    those subtrees: a Jacobian's output structure and its blocks."""
+    return tree_flatten(tree, is_leaf=lambda t: tree_structure(t) == inner)[::-1]
+
+
+def jac_nest(jacs, xs):
+    """JAX's nesting of a Jacobian wrt several arguments, from one Jacobian per argument (`jacs`,
+    each with the output's structure over blocks shaped like its argument `xs[j]`): the output's
+    structure first, then a tuple over the arguments (`jac[out_i][arg_j]`)."""
+    out_def, first = _split_at(jacs[0], tree_structure(xs[0]))
+    if out_def.num_leaves == 1 and out_def == tree_structure(0.0):
+        return tuple(jacs)
+    parts = [first] + [_split_at(j, tree_structure(x))[1] for j, x in zip(jacs[1:], xs[1:])]
+    return tree_unflatten(out_def, [tuple(p[k] for p in parts) for k in range(len(first))])
+
+
+def jac_unnest(g, xs):
+    """The inverse (and transpose) of `jac_nest`: a tuple of one Jacobian per argument from JAX's
+    nesting (the output's structure over tuples of blocks, one per argument)."""
+    out_def, blocks = _split_at(g, tree_structure(tuple(xs)))
+    if out_def.num_leaves == 1 and out_def == tree_structure(0.0):
+        return tuple(g)
+    return tuple(tree_unflatten(out_def, [b[j] for b in blocks]) for j in range(len(xs)))

@@ -88,11 +88,16 @@ def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: boo
             body.append(build.assign(jac, build.call("rt.jac_from_rows", [build.name(acc), build.name(out),
                                                                           build.name(params[i])])))
         results.append(build.name(jac))
-    result = results[0] if isinstance(argnums, int) else build.tuple_(results)
+    result = results[0] if isinstance(argnums, int) else _nested(results, [params[i] for i in nums])
     body.append(build.ret(build.tuple_([result, build.name(aux)]) if has_aux else result))
     name = namer.exact(f"{kind}_{core.name}")
     return GeneratedFn(name, build.function(name, params, body), ns, core.filename,
                        header_for(kind, core, f"wrt argument {argnums}"))
+
+
+def _nested(results: list, xs: list) -> gast.expr:
+    """The Jacobians wrt several arguments nested as JAX's: output first, then argument."""
+    return build.call("rt.jac_nest", [build.tuple_(results), build.tuple_([build.name(x) for x in xs])])
 
 
 def linear_map_fn(kind: str, fun, core: CoreFn, nargs: int, direction, calls: Callees,
@@ -227,7 +232,8 @@ def batched_jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_
                      build.assign(build.tuple_([build.name(out), build.name(aux)], store_=True), build.name(res))]
     else:
         results, aux = _reverse_block(fun, core, nums, has_aux, calls, compile_, namer, ns, body)
-    result = build.name(results[0]) if isinstance(argnums, int) else build.tuple_([build.name(r) for r in results])
+    result = build.name(results[0]) if isinstance(argnums, int) else \
+        _nested([build.name(r) for r in results], [params[i] for i in nums])
     body.append(build.ret(build.tuple_([result, build.name(aux)]) if has_aux else result))
     name = namer.exact(f"{kind}_{core.name}")
     given = ", ".join(f"{p} a float array of rank {r}" for p, r in (ranks or {}).items())

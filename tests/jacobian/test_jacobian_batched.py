@@ -165,8 +165,10 @@ def test_pytree_inputs_outputs_and_argnums():
     p = {"w": np.array([0.3, -0.7]), "v": np.array([[0.1, 0.2], [0.5, -0.4]])}
     z = np.array([1.5, -0.5])
     for jac in (s2s.jacfwd, s2s.jacrev):
-        got_p, got_z = jac(tree_fn, argnums=(0, 1))(p, z)
+        got = jac(tree_fn, argnums=(0, 1))(p, z)  # JAX's nesting: output first, then argument
+        assert set(got) == {"a", "b"}
         for k in ("a", "b"):
+            got_p, got_z = {k: got[k][0]}, {k: got[k][1]}
             for name in ("w", "v"):
                 def part(leaf, k=k, name=name):
                     q = dict(p, **{name: leaf})
