@@ -1,6 +1,7 @@
 """Functions whose `python -m s2s dump` modules tests/cli/test_dump_runs.py imports and runs, one
 per construct the generated code handles differently: a loop, an if, a call of a helper function,
-an in-place store (with a loop and an if around it)."""
+an in-place store (with a loop and an if around it), and one of two arguments for the options
+(--argnums, --in-axes)."""
 import numpy as np
 
 SCALE = 0.5
@@ -35,3 +36,10 @@ def store(x):
         else:
             y[i] = np.tanh(x[i])
     return np.sum(y * y)
+
+
+def weighted(x, w):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total = total + np.tanh(x[i] * w[i]) * x[i]
+    return total
