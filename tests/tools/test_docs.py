@@ -36,6 +36,9 @@ def _text(page: str) -> str:
 
 @pytest.mark.parametrize("page, block", _blocks())
 def test_code_block_runs_and_shows_what_s2s_prints(page, block):
+    missing = docs_check.missing_modules(block)
+    if missing:  # the block says it needs an optional extra (`<!-- docs: needs dask -->`)
+        pytest.skip(f"{block.where} needs {', '.join(missing)}, not installed")
     _, blocks, _ = docs_check.parse(page)
     outputs = {id(b.output_of): b for b in blocks if b.output_of is not None}
     new = docs_check.check_block(block, outputs)
@@ -160,6 +163,21 @@ def test_checker_reports_and_rewrites_a_stale_block(tmp_path, monkeypatch):
     docs_check.check_page("docs/page.md", write=True)
     assert "```text\n42\n```" in page.read_text()
     assert docs_check.check_page("docs/page.md")[1] == []
+
+
+def test_a_block_that_needs_a_missing_extra_is_skipped(tmp_path, monkeypatch):
+    """`<!-- docs: needs MODULE -->` skips a block (its output block and a `then` after it) where
+    MODULE is not installed, and runs it where it is: here a block that would fail if run."""
+    (tmp_path / "docs").mkdir()
+    page = tmp_path / "docs" / "page.md"
+    page.write_text("# Page\n\n<!-- docs: needs s2s_no_such_extra -->\n```python\nimport s2s_no_such_extra\n"
+                    "print(1)\n```\n\n```text\n2\n```\n\n<!-- docs: then `print(3)` -->\n```text\n4\n```\n\n"
+                    "<!-- docs: needs numpy -->\n```python\nprint(6 * 7)\n```\n\n```text\n41\n```\n")
+    monkeypatch.setattr(docs_check, "ROOT", str(tmp_path))
+    _, blocks, _ = docs_check.parse("docs/page.md")
+    assert [docs_check.missing_modules(b) for b in blocks] == [["s2s_no_such_extra"], [], ["s2s_no_such_extra"], [], []]
+    failures, stale = docs_check.check_page("docs/page.md")
+    assert failures == [] and len(stale) == 1 and "page.md:23" in stale[0] and "42" in stale[0]
 
 
 @pytest.mark.parametrize("page", PAGES)
