@@ -11,6 +11,7 @@ import types
 import gast
 
 from ..errors import S2SError, S2STypeError, shown_path
+from . import code_match
 
 WHERE_SOURCES_ARE_KEPT = (
     "s2s reads a function's source. Put it in a .py file and import or run that, or define it in "
@@ -82,19 +83,22 @@ def parse_function(fn) -> Parsed:
     src = "".join(lines)
     dedented = textwrap.dedent(src)
     indent = len(lines[0]) - len(lines[0].lstrip())
+    text = dedented
     try:
-        tree = gast.parse(dedented)
+        tree = gast.parse(text)
     except SyntaxError:
         # a lambda inside a larger expression: parse just its line, wrapped so it is an expression
-        tree = gast.parse("(" + dedented.strip().rstrip(",").rstrip("\\") + ")")
+        text = "(" + dedented.strip().rstrip(",").rstrip("\\") + ")"
+        tree = gast.parse(text)
     if linecache.getline(filename, first) == "":
         linecache.updatecache(filename)
     node = _find(tree, code, first - 1)
     if node is None:
         raise S2SError(f"{filename}:{code.co_firstlineno}\ns2s could not find the definition of {code.co_name!r} "
                        "in its source, or the source there is not the code of the function it was given "
-                       "(the file changed since it was imported?).",
+                       "(the file changed since it was imported?).\n"
                        "Reload the module, or define the function in a .py file s2s can read.")
+    _check_code(code, text, node, filename)
     if isinstance(node, gast.Lambda):
         node = gast.FunctionDef(name=_lambda_name(code), args=node.args, body=[gast.Return(value=node.body)],
                                 decorator_list=[], returns=None, type_comment=None, type_params=[])
@@ -102,6 +106,18 @@ def parse_function(fn) -> Parsed:
         gast.copy_location(node, node.body[0])
     node.decorator_list = []
     return Parsed(node, filename, first - 1, indent)
+
+
+def _check_code(code, text: str, node, filename: str) -> None:
+    """Refuse a definition whose text does not compile to `code`: the file was edited after the
+    function was defined (code_match.py)."""
+    module_text = "".join(linecache.getlines(filename))
+    if not code_match.matches(code, text, node, isinstance(node, gast.Lambda), module_text):
+        raise S2SError(f"{shown_path(filename)}:{code.co_firstlineno}\nThe source file changed since "
+                       f"{code.co_name!r} was defined: its text there is not the code of the function "
+                       "s2s was given (that code is the file as it was when the module was imported).\n"
+                       "Reload the module (importlib.reload, or restart the kernel) so the function is the "
+                       "file's text again, then transform it.")
 
 
 def _lambda_name(code) -> str:
@@ -178,6 +194,7 @@ def _lambda_in_file(fn, filename: str, first: int) -> Parsed | None:
     if len(cands) != 1:
         return None
     lam = cands[0]
+    _check_code(code, text, lam, filename)
     node = gast.FunctionDef(name=_lambda_name(code), args=lam.args, body=[gast.Return(value=lam.body)],
                             decorator_list=[], returns=None, type_comment=None, type_params=[])
     gast.copy_location(node.body[0], lam.body)
