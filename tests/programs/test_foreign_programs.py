@@ -40,21 +40,32 @@ def _cases():
 
 
 # how close a run's numbers are to the reference's: both are float64 runs of the same
-# arithmetic in another order, through training loops that amplify rounding a little
+# arithmetic in another order (s2s's code; the BLAS kernel and NumPy SIMD loops the CPU selects)
 RTOL, ATOL = 1e-6, 1e-9
 
 
-# long stochastic optimizations where a rounding difference grows exponentially: the two runs
-# agree to 1e-10 for the first 1000 numbers, 5e-9 by 2000, then part (neural_net_regression: 1.2e-6
-# at two numbers near the end; rnn: 1e-16, 1e-13, 2e-9, 1e-5 at iterations 10, 20, 30, 40; lstm:
-# 2e-12 by iteration 90, 2e-2 by 190). Their first numbers are compared at RTOL (a wrong derivative
-# shows at the first iterations), the rest counted
-CHAOTIC = {("autograd", "neural_net_regression"): 1900, ("autograd", "rnn"): 8, ("autograd", "lstm"): 20}
+# Training runs whose rounding differences grow: another summation order (OpenBLAS picks its gemm
+# kernel by CPU: SkylakeX, Haswell, Sandybridge, Prescott...) perturbs each step by about k*eps,
+# and these programs amplify that. Each entry is (n, rtol_end): the first n numbers, where the
+# runs still agree far below RTOL, are compared at RTOL (a wrong derivative shows in the first
+# iterations), the rest at rtol_end, ten times the widest gap measured between the reference and
+# s2s's runs on those four kernels (OPENBLAS_CORETYPE=...; an AVX2 machine measured within them):
+# - neural_net_regression (2033 numbers, a loss every Adam step): they agree to 2e-9 through
+#   number 1200 (iteration 583), then part in bursts where Adam crosses sharp regions: 1.6e-7 by
+#   1300, 2.8e-6 by 1600, 1.0e-5 at its widest (iteration 950), so 1200 and 1e-4;
+# - rnn (a loss every 10 iterations): 5e-9 through iteration 30 (number 8), then about tenfold
+#   per 10 iterations (3e-5 at 40, 3e-3 at 80, 2.6e-2 at 100): 8 and 0.3.
+# (lstm's six losses agree to 6e-16 on every kernel: compared at RTOL like the other programs.)
+# `python tools/foreign_reference.py` records references; rerun the measurement after changing a
+# program's length (MAX_LINES) or its entry here.
+DIVERGING = {("autograd", "neural_net_regression"): (1200, 1e-4), ("autograd", "rnn"): (8, 0.3)}
 
 
-def _compare(got, want, what, first=None):
+def _compare(got, want, what, diverging=None):
     assert len(got) == len(want), f"{what}: printed {len(got)} numbers, the reference {len(want)}"
-    np.testing.assert_allclose(got[:first], want[:first], rtol=RTOL, atol=ATOL, err_msg=what)
+    n, rtol_end = diverging or (len(want), RTOL)
+    np.testing.assert_allclose(got[:n], want[:n], rtol=RTOL, atol=ATOL, err_msg=f"{what}, first {n} numbers")
+    np.testing.assert_allclose(got[n:], want[n:], rtol=rtol_end, atol=ATOL, err_msg=f"{what}, from number {n} on")
 
 
 @pytest.mark.parametrize("lib, name", _cases())
@@ -72,13 +83,13 @@ def test_program_prints_the_real_librarys_numbers(lib, name):
         assert out == ref["stdout"], f"{lib}/{name}: printed other text than the reference"
         return
     assert got, f"{lib}/{name} printed no numbers"
-    first = CHAOTIC.get((lib, name))
-    _compare(got, ref["numbers"], f"{lib}/{name} against the recorded reference", first)
+    diverging = DIVERGING.get((lib, name))
+    _compare(got, ref["numbers"], f"{lib}/{name} against the recorded reference", diverging)
     if _installed(lib):
         sys.path.insert(0, str(TOOLS))
         import foreign_reference
         live = foreign_reference.record(lib, name)
-        _compare(got, live["numbers"], f"{lib}/{name} against {live['library']} run now", first)
+        _compare(got, live["numbers"], f"{lib}/{name} against {live['library']} run now", diverging)
 
 
 def _installed(lib: str) -> bool:
