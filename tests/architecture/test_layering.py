@@ -6,6 +6,7 @@ cycle, and no import inside a function except of an optional dependency.
 """
 
 import ast
+import functools
 import os
 
 import paths
@@ -82,25 +83,35 @@ def group_of(mod: str) -> tuple[int, str]:
 def imports_of(mod: str) -> tuple[list[str], list[tuple[int, str]]]:
     """(s2s modules `mod` imports at module level, (line, name) of imports inside functions)."""
     path = MODULES[mod]
-    tree = ast.parse(open(path, encoding="utf-8").read(), path)
     package = mod if path.endswith("__init__.py") else mod.rpartition(".")[0]
+    edges, local = _imports_of_file(path, package)
+    return list(edges), list(local)
+
+
+@functools.cache
+def _imports_of_file(path: str, package: str) -> tuple[tuple[str, ...], tuple[tuple[int, str], ...]]:
+    """imports_of for one file, read once (collection and two tests per module ask for it)."""
+    tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    in_functions = _imports_inside_functions(tree)
     edges, local = [], []
     for node in ast.walk(tree):
         if not isinstance(node, (ast.Import, ast.ImportFrom)):
             continue
         names = _targets(node, package)
-        if _inside_function(tree, node):
+        if id(node) in in_functions:
             local.extend((node.lineno, n) for n in names if n.split(".")[0] not in OPTIONAL)
         edges.extend(n for n in names if n == "s2s" or n.startswith("s2s."))
-    return edges, local
+    return tuple(edges), tuple(local)
 
 
-def _inside_function(tree, target) -> bool:
+def _imports_inside_functions(tree) -> set[int]:
+    """The ids of the import statements inside a function or lambda body, found in one walk of each
+    function (asking per import whether some function holds it walked the module once per import)."""
+    found = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            if any(n is target for n in ast.walk(node)):
-                return True
-    return False
+            found.update(id(n) for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom)))
+    return found
 
 
 def _targets(node, package: str) -> list[str]:
