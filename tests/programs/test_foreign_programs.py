@@ -49,16 +49,18 @@ RTOL, ATOL = 1e-6, 1e-9
 # and these programs amplify that. Each entry is (n, rtol_end): the first n numbers, where the
 # runs still agree far below RTOL, are compared at RTOL (a wrong derivative shows in the first
 # iterations), the rest at rtol_end, ten times the widest gap measured between the reference and
-# s2s's runs on those four kernels (OPENBLAS_CORETYPE=...; an AVX2 machine measured within them):
+# s2s's runs on those four kernels (OPENBLAS_CORETYPE=...), on an AVX-512 CPU and an AVX2 one:
 # - neural_net_regression (2033 numbers, a loss every Adam step): they agree to 2e-9 through
 #   number 1200 (iteration 583), then part in bursts where Adam crosses sharp regions: 1.6e-7 by
-#   1300, 2.8e-6 by 1600, 1.0e-5 at its widest (iteration 950), so 1200 and 1e-4;
+#   1300, 2.8e-6 by 1600, 7.2e-6 at the widest (Haswell's kernel), so 1200 and 1e-4;
 # - rnn (a loss every 10 iterations): 5e-9 through iteration 30 (number 8), then about tenfold
-#   per 10 iterations (3e-5 at 40, 3e-3 at 80, 2.6e-2 at 100): 8 and 0.3.
-# (lstm's six losses agree to 6e-16 on every kernel: compared at RTOL like the other programs.)
-# `python tools/foreign_reference.py` records references; rerun the measurement after changing a
-# program's length (MAX_LINES) or its entry here.
-DIVERGING = {("autograd", "neural_net_regression"): (1200, 1e-4), ("autograd", "rnn"): (8, 0.3)}
+#   per 10 iterations (3e-5 at 40, 3e-3 at 80, 7e-2 at the widest, Sandybridge's kernel on the
+#   AVX2 CPU): 8 and 0.7, which says no more than that the training goes the same way.
+# Every other autograd program's numbers stay within 2e-8 of its reference on all of these (the widest:
+# bayesian_neural_net's last losses; lstm's six losses within 6e-16), 50 times below RTOL: they
+# are compared at RTOL throughout. Rerun the measurement after recording a reference
+# (tools/foreign_reference.py) or changing a program's length (MAX_LINES).
+DIVERGING = {("autograd", "neural_net_regression"): (1200, 1e-4), ("autograd", "rnn"): (8, 0.7)}
 
 
 def _compare(got, want, what, diverging=None):
