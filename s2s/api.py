@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from . import arg_structure, arrays, cotangent_dtype, driver, real_only, record, tracebacks
+from . import arg_structure, arrays, cotangent_dtype, driver, real_only, record
 from .calls import Jacobian, Transformed, Vmapped, refuse_wrong_cotangents
 from .emit.loader import call, version
 from .errors import S2STypeError, S2SValueError
@@ -17,15 +17,16 @@ from .frontend import idioms
 from .frontend.parse import refuse_not_python
 from .jitted import Jitted
 from .runtime import zeros_like_tree
+from .tracebacks import ENTRY
 from .tree import hashable_axes, node_children, tree_flatten, tree_structure
 
 Argnums = int | Sequence[int]  # JAX's argnums: the positions of the differentiated arguments
 
 
 def _api(fn):
-    """A transform users call: recognized as one inside transformed code, and an entry point whose
-    S2SErrors show the user's frames only (tracebacks.py)."""
-    fn = tracebacks.boundary(fn)
+    """A transform users call, recognized as one inside transformed code. Each is an entry point:
+    its body runs under `ENTRY`, so an S2SError leaving it shows the user's frames only
+    (tracebacks.py; a wrapper would change the signature the frontend reads)."""
     record.attach(fn, transform=True)
     return fn
 
@@ -62,14 +63,16 @@ def grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, checkpoint:
     """Gradient of scalar-valued `fun` with respect to the arguments at `argnums` (reverse mode).
     `checkpoint="auto"` (or a budget in bytes) keeps only snapshots of what `fun`'s loops carry
     and runs their steps again in the backward sweep (docs/memory.md)."""
-    return _grad_like(fun, argnums, has_aux, False, checkpoint)
+    with ENTRY:
+        return _grad_like(fun, argnums, has_aux, False, checkpoint)
 
 
 @_api
 def value_and_grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False,
                    checkpoint: Checkpoint = None) -> Transformed:
     """Like grad, but returns `(value, gradient)` computed in one pass."""
-    return _grad_like(fun, argnums, has_aux, True, checkpoint)
+    with ENTRY:
+        return _grad_like(fun, argnums, has_aux, True, checkpoint)
 
 
 def _checkpoint(option, what):
@@ -98,6 +101,11 @@ def _grad_like(fun, argnums, has_aux, with_value, checkpoint=None):
 def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint = None) -> tuple:
     """(fun(*primals), vjp_fn): vjp_fn(cotangent) returns one cotangent per primal, as a tuple.
     `checkpoint`: as grad's."""
+    with ENTRY:
+        return _vjp(fun, primals, has_aux, checkpoint)
+
+
+def _vjp(fun, primals, has_aux, checkpoint):
     checkpoint = _checkpoint(checkpoint, "vjp")
     refuse_not_python(fun, "s2s.vjp")
     fun = idioms.transformable(fun, len(primals))
@@ -113,8 +121,11 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint =
         out, aux = out
     narrow = cotangent_dtype.narrow(primals)  # a float32 primal: its cotangent is cast back to float32
 
-    @tracebacks.boundary
     def vjp_fn(ct):
+        with ENTRY:
+            return pullback(ct)
+
+    def pullback(ct):
         _check_shapes("vjp_fn: the cotangent", out, ct)
         if move:  # NumPy cotangents join the default backend the primals were moved to
             ct = arrays.move(ct, backend)
@@ -126,12 +137,13 @@ def vjp(fun: Callable, *primals, has_aux: bool = False, checkpoint: Checkpoint =
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
 
 
+@_api
 def stop_gradient(x):
     """The value of `x`, through which no derivative flows."""
     return x
 
 
-record.attach(stop_gradient, transform=True, prim="stop_gradient")  # (it raises nothing: no boundary)
+record.attach(stop_gradient, prim="stop_gradient")
 
 
 # ---------------------------------------------------------------- forward mode
@@ -139,6 +151,11 @@ record.attach(stop_gradient, transform=True, prim="stop_gradient")  # (it raises
 @_api
 def jvp(fun: Callable, primals: Sequence, tangents: Sequence) -> tuple:
     """(fun(*primals), J @ tangents): forward-mode Jacobian-vector product, with JAX's conventions."""
+    with ENTRY:
+        return _jvp(fun, primals, tangents)
+
+
+def _jvp(fun, primals, tangents):
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise S2STypeError("jvp expects primals and tangents as tuples or lists, e.g. jvp(f, (x,), (v,))")
     if len(primals) != len(tangents):
@@ -227,14 +244,16 @@ def _with_defaults(fun, primals):
 def jacfwd(fun: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Jacobian:
     """Jacobian by forward mode: the jvp batched over every input basis vector at once (the
     diagonal from one jvp along ones when the function is elementwise): out.shape + in.shape."""
-    return _jacobian("jacfwd", fun, argnums, has_aux)
+    with ENTRY:
+        return _jacobian("jacfwd", fun, argnums, has_aux)
 
 
 @_api
 def jacrev(fun: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Jacobian:
     """Jacobian by reverse mode: one forward sweep, its backward sweep batched over every output
     basis vector at once (the gradient for a certainly scalar output): out.shape + in.shape."""
-    return _jacobian("jacrev", fun, argnums, has_aux)
+    with ENTRY:
+        return _jacobian("jacrev", fun, argnums, has_aux)
 
 
 def _jacobian(kind, fun, argnums, has_aux):
@@ -249,7 +268,8 @@ def _jacobian(kind, fun, argnums, has_aux):
 def hessian(fun: Callable, argnums: Argnums = 0) -> Jacobian:
     """Hessian as forward-over-reverse, jacfwd(jacrev(fun)), one batched pass over the basis:
     shape out.shape + in.shape + in.shape."""
-    return jacfwd(jacrev(fun, argnums), argnums)
+    with ENTRY:
+        return jacfwd(jacrev(fun, argnums), argnums)
 
 
 # ---------------------------------------------------------------- vmap
@@ -274,14 +294,15 @@ def vmap(fun: Callable | None = None, in_axes=0, out_axes=0, axis_size: int | No
     `while` on per-example values run masked. Usable as a decorator."""
     if fun is None:
         return lambda f: vmap(f, in_axes, out_axes, axis_size)
-    if isinstance(in_axes, list):
-        in_axes = tuple(in_axes)
-    _check_axes_spec(in_axes, "in_axes")
-    in_axes = hashable_axes(in_axes)
-    _check_axes_spec(out_axes, "out_axes")
-    if not callable(fun):
-        raise S2STypeError(f"vmap expects a function, got {type(fun).__name__}")
-    return Vmapped(fun, in_axes, out_axes, axis_size)
+    with ENTRY:
+        if isinstance(in_axes, list):
+            in_axes = tuple(in_axes)
+        _check_axes_spec(in_axes, "in_axes")
+        in_axes = hashable_axes(in_axes)
+        _check_axes_spec(out_axes, "out_axes")
+        if not callable(fun):
+            raise S2STypeError(f"vmap expects a function, got {type(fun).__name__}")
+        return Vmapped(fun, in_axes, out_axes, axis_size)
 
 
 # ---------------------------------------------------------------- jit
@@ -292,9 +313,10 @@ def jit(fun: Callable | None = None, *, static_argnums: int | Sequence[int] = ()
     every transform: one version per argument signature (static arguments by value), optimized
     by the passes of `s2s.passes` (see the README's jit section). Usable as `@jit` or
     `@jit(static_argnums=...)`."""
-    if fun is None:
-        return lambda f: Jitted(f, static_argnums, static_argnames)
-    return Jitted(fun, static_argnums, static_argnames)
+    with ENTRY:
+        if fun is None:
+            return lambda f: Jitted(f, static_argnums, static_argnames)
+        return Jitted(fun, static_argnums, static_argnames)
 
 
 _api(jit)

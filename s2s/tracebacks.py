@@ -21,7 +21,7 @@ from typing import TypeVar
 from . import config
 from .errors import S2SError
 
-__all__ = ["boundary", "hide_internal", "internal"]
+__all__ = ["ENTRY", "boundary", "hide_internal", "internal"]
 
 PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 NOTE = ("(s2s hid its own frames from this traceback; S2S_TRACEBACK=full or "
@@ -71,6 +71,25 @@ def hide_internal(exc: BaseException) -> None:
     if dropped and not getattr(exc, "_s2s_noted", False):
         exc._s2s_noted = True
         exc.add_note(NOTE)
+
+
+class Entry:
+    """`with ENTRY:` around the body of a public function: an S2SError leaving it has s2s's frames
+    hidden (`hide_internal`) and goes on unchanged. Unlike a wrapper, it leaves the function's
+    own signature, code and defaults, which the frontend reads of s2s's transforms."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, exc, tb) -> bool:
+        if exc is not None:
+            hide_internal(exc)
+        return False  # (the error goes on, with the traceback hide_internal left it)
+
+
+ENTRY = Entry()
 
 
 def boundary(fn: F) -> F:
