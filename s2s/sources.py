@@ -9,7 +9,7 @@ import numpy as np
 
 from . import api, driver, record
 from .calls import Vmapped
-from .emit.dump import module_source
+from .emit.dump import module_source, program
 from .errors import S2STypeError, shown_path
 from .jitted import Jitted
 
@@ -48,7 +48,7 @@ def transformed_source(fun, transform: str, argnums=None) -> str:
 
 def _program(roots: list) -> str:
     """The sources of `roots` and of every generated function they call, each once."""
-    return "\n\n".join(record.of(f).source for f in record.generated_closure(roots))
+    return "\n\n".join(record.of(f).source for f in program(roots))
 
 
 def _roots(fun, transform: str, argnums, checkpoint=None) -> list:
@@ -73,7 +73,7 @@ def dump_source(fun, transform: str, argnums=None, checkpoint=None) -> str:
     """`python -m s2s dump`'s text: `transformed_source` as a module that runs on its own (imports,
     the constants and globals the code reads, then the functions)."""
     roots = _roots(fun, transform, argnums, checkpoint)
-    return module_source(record.generated_closure(roots), _title([transform], fun), len(roots))
+    return module_source(program(roots), _title([transform], fun), len(roots))
 
 
 def _title(transforms, fun) -> str:
@@ -91,7 +91,7 @@ def stacked_source(fun, transforms, argnums=None, in_axes=0, out_axes=0) -> str:
     if transforms[-1:] == ["trace"]:  # the trace of the stacked transforms' function
         for t in transforms[:-1]:
             fun = api.vmap(fun, in_axes=in_axes, out_axes=out_axes) if t == "vmap" else getattr(api, t)(fun)
-        return module_source(record.generated_closure(_roots(fun, "trace", argnums)), title)
+        return module_source(program(_roots(fun, "trace", argnums)), title)
     for t in transforms:
         if t == "vmap":
             fun = api.vmap(fun, in_axes=in_axes, out_axes=out_axes)
@@ -99,6 +99,6 @@ def stacked_source(fun, transforms, argnums=None, in_axes=0, out_axes=0) -> str:
             fun = getattr(api, t)(fun)
         else:
             fun = getattr(api, t)(fun, argnums=argnums)
-    return module_source(record.generated_closure([fun.compiled]), title)
+    return module_source(program([fun.compiled]), title)
 
 

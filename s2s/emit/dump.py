@@ -1,5 +1,6 @@
 """A dump (`python -m s2s dump`): generated functions as one module that runs on its own, with the
-imports, constants and globals the code reads defined before the functions."""
+imports, constants and globals the code reads defined before the functions, and the other names
+the functions call each other by (hessian's `vmap_tangent_...`) assigned after them."""
 from __future__ import annotations
 
 import builtins
@@ -33,9 +34,9 @@ def module_source(fns: list, title: str, roots: int = 1) -> str:
         for n in _referenced(f.__code__):
             if n in defs or n in aliases or n in names or n in ("xp", "rt") or n not in glob:
                 continue
-            target = _generated_name(glob[n])
+            target = _generated(glob[n])  # another name of a generated function
             if target is not None:
-                aliases[n] = f"{n} = {target}"
+                aliases[n] = f"{n} = {target.__name__}"
                 continue
             line, is_param = _definition(n, glob[n])
             defs[n] = line
@@ -53,6 +54,32 @@ def module_source(fns: list, title: str, roots: int = 1) -> str:
     return top + "\n\n\n" + "\n\n\n".join(body + (tail if aliases else [])) + "\n"
 
 
+def program(roots: list) -> list:
+    """`roots` and the generated functions their code calls (by any name, directly or through the
+    functions it calls), each once, breadth first: every function before those it calls first.
+    Unlike `record.generated_closure`, a function the namespace holds but the code no longer calls
+    (the optimizer replaced the call) is left out."""
+    order, seen, queue = [], set(), list(roots)
+    while queue:
+        f = _generated(queue.pop(0))
+        if f is None or id(f) in seen:
+            continue
+        seen.add(id(f))
+        order.append(f)
+        glob = f.__globals__
+        queue.extend(glob[n] for n in _referenced(f.__code__) if n in glob)
+    return order
+
+
+def _generated(v):
+    """The generated function `v` is (or stands for, when compiled on first call), else None."""
+    rec = record.of(v)
+    if rec is not None and rec.lazy:
+        v = rec.target()
+        rec = record.of(v)
+    return v if rec is not None and rec.source is not None else None
+
+
 def _entry_points(fns: list, helpers: bool) -> str:
     """The docstring's line that says which functions to call, with their parameters."""
     calls = ", ".join(f"`{f.__name__}{inspect.signature(f)}`" for f in fns)
@@ -60,16 +87,6 @@ def _entry_points(fns: list, helpers: bool) -> str:
     return f"The transformed {which}: {calls}" + (f"; the others are the ones {calls_them}." if helpers else ".")
 
 
-def _generated_name(v) -> str | None:
-    """The name of the generated function `v` is (or stands for, when compiled on first call), so
-    that the dump assigns it after the functions rather than before them; None for other values."""
-    rec = record.of(v)
-    if rec is not None and rec.lazy:
-        v = rec.target()
-        rec = record.of(v)
-    if rec is None or rec.source is None:
-        return None
-    return v.__name__
 
 
 def _referenced(code) -> list[str]:

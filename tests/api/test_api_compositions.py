@@ -122,7 +122,7 @@ def test_vmap_vmap_grad_runs_the_merged_wrapper_that_source_shows():
     merged = v.merged_version((w, x))
     _assert_generated(merged, "merged_")
     text = s2s.source(v, w, x)
-    assert text == record.of(merged).source
+    assert text.startswith(record.of(merged).source)  # then the generated functions it calls
     assert text.startswith("# s2s: vmap of vmap of grad of until")
     assert "merge_batch_axes(x, 0, -1, n_outer, n_inner)" in text
     assert "split_batch_axes(" in text

@@ -239,6 +239,8 @@ def test_dump_imports_and_runs_and_matches_the_transform(dumped, name, stack, op
     key = case_id(name, stack, opts)
     got = results[key]
     assert not isinstance(got, str), f"the dump of {key} failed in a fresh process:\n{got}\n{texts[key]}"
+    defined = re.findall(r"^def (\w+)\(", texts[key], re.M)
+    assert len(defined) == len(set(defined)), f"{key}: a function defined twice"
     f = getattr(dump_targets, name)
     for (args, tangents), value in zip(calls(name, stack, opts), got, strict=True):
         want = transform(f, stack, args, tangents, opts)
