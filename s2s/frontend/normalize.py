@@ -24,7 +24,7 @@ from ..ir import build
 from ..ir.core import CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
-from . import aliases, function_values, hygiene, idioms_calls, lift, refusals, resolve, static_locals
+from . import aliases, dtypes, function_values, hygiene, idioms_calls, lift, refusals, resolve, static_locals
 from .jumps import restructure
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
@@ -75,6 +75,7 @@ class Normalizer:
         self.ranges: set[str] = set()  # names that hold range objects (loops over them stay loops)
         self.aliases = aliases.Aliases(fn_node)
         self.containers: set[str] = set()  # names bound to a list or dict the function built
+        self.typed: set[str] = set()  # names of arrays that may hold integers (frontend/dtypes.py)
         self.rebound: set[str] = set()
         self.inplace_params: dict[str, int] = {}  # parameter -> line of an in-place update of it
         self.loops: list = []
@@ -323,6 +324,7 @@ class Normalizer:
         if isinstance(target, gast.Name):
             self.rebound.add(target.id)
             self.link(target.id, value)
+            dtypes.bind(self, target.id, value)
             if isinstance(value, gast.Call) and (p := registry.lookup(analysis.dotted(value.func))) is not None \
                     and p.range_result:
                 self.ranges.add(target.id)
@@ -366,6 +368,7 @@ class Normalizer:
             v = value if build.is_atom(value) else self.tmp(value)
             if isinstance(v, gast.Name) and target.value.id in self.containers:  # (an array copies the values)
                 self.aliases.hold(target.value.id, v.id)
+            v = dtypes.stored(self, target, target.value.id, v)  # (cast to the array's dtype)
             self.emit(build.assign(build.subscript(base, index, store_=True), v))
         elif isinstance(target, gast.Attribute):
             self.fail(target, "s2s does not support assigning to attributes (`obj.x = v`) in a transformed function.")
@@ -543,7 +546,8 @@ class Normalizer:
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             self.fail(node, f"s2s does not support `{type(node).__name__}` expressions in a transformed function.")
-        return method(node)
+        out = method(node)
+        return dtypes.gate(self, node, out) if isinstance(node, gast.Call) else out  # (a dtype decides its derivative)
 
     def expr_Constant(self, node):
         return build.const(node.value)

@@ -164,9 +164,11 @@ def batched_squeeze(flags, a, axis=None, shape=None):
     return np.squeeze(a, axis=axis)
 
 
-def batched_array(flags, x, **kw):
+def batched_array(flags, x, dtype=None, *args, **kw):
+    """`xp.array(x, dtype, ...)` of a batched `x` (the dtype by position or keyword)."""
     out = example_array(x)
-    return out if kw.get("dtype") is None else out.astype(kw["dtype"])
+    dtype = kw.get("dtype", dtype)
+    return out if dtype is None else out.astype(dtype)
 
 
 def _vb_shape_arg(shape):
