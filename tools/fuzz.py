@@ -46,6 +46,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import s2s  # noqa: E402
 from s2s.tree import tree_flatten, tree_map  # noqa: E402
 
+s2s.config.update("traceback", "full")  # a failure's "(at FILE:LINE)" is the frame inside s2s that raised
+
 N = 3  # length of the vector arguments x and y
 
 # ---------------------------------------------------------------- expressions
