@@ -46,8 +46,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import s2s  # noqa: E402
 from s2s.tree import tree_flatten, tree_map  # noqa: E402
 
-s2s.config.update("traceback", "full")  # a failure's "(at FILE:LINE)" is the frame inside s2s that raised
-
 N = 3  # length of the vector arguments x and y
 
 # ---------------------------------------------------------------- expressions
@@ -957,6 +955,7 @@ def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdo
 
 
 def main(argv=None) -> int:
+    s2s.config.update("traceback", "full")  # a failure's "(at FILE:LINE)": the frame inside s2s that raised
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
