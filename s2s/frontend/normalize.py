@@ -358,8 +358,7 @@ class Normalizer:
                 self.assign_to(e, build.name(n))
         elif isinstance(target, gast.Subscript):
             if not self.is_local(target.value):
-                self.fail(target, "s2s supports `x[i] = v` on local variables only.",
-                          "Copy the array into a local variable first.")
+                self.fail(target, *refusals.store_into(_dotted(target.value), _rooted_in(target.value, self.locals)))
             self.check_alias(self.current, target.value.id, f"{target.value.id}[...] = ...")
             if target.value.id in self.params_unassigned():
                 self.inplace_params[target.value.id] = self.where(self.current)[1]
@@ -371,7 +370,7 @@ class Normalizer:
             v = dtypes.stored(self, target, target.value.id, v)  # (cast to the array's dtype)
             self.emit(build.assign(build.subscript(base, index, store_=True), v))
         elif isinstance(target, gast.Attribute):
-            self.fail(target, "s2s does not support assigning to attributes (`obj.x = v`) in a transformed function.")
+            self.fail(target, *refusals.store_attribute(_dotted(target)))
         else:
             self.fail(target, f"s2s does not support assigning to `{type(target).__name__}`.")
 
@@ -1058,6 +1057,11 @@ def _is_transform(obj) -> bool:
 
 _NotStatic = idioms_calls.NotStatic
 _NOT_KNOWN = object()  # static_function: not a None or function known when transforming
+
+
+def _rooted_in(node, names) -> bool:
+    """Whether expression `node` reads one of `names` (`x.T` of a local `x`)."""
+    return any(isinstance(n, gast.Name) and n.id in names for n in gast.walk(node))
 
 
 def _dotted(node) -> str:

@@ -80,3 +80,23 @@ def unknown_call(dotted: str, obj) -> tuple[str, str]:
             "only those.",
             "Use a supported NumPy function, write it in Python, or give it derivative rules with "
             "s2s.defvjp / s2s.defjvp.")
+
+
+def store_into(text: str, local_root: bool) -> tuple[str, str]:
+    """(message, hint) for `text[i] = v` where `text` is no local variable (`local_root`: it is an
+    expression over a local, e.g. `x.T`)."""
+    if not local_root and "." not in text:
+        return (f"`{text}[...] = v` writes into `{text}`, which lives outside the function (a global or a "
+                "variable of an enclosing function). " + _EFFECT,
+                f"Copy it into a local variable first (`mine = {text}.copy()`), write into the copy, and "
+                "return what you need.")
+    return (f"s2s follows `x[i] = v` only into a local variable, not into `{text}`.",
+            "Bind it to a local variable first, write into that, and return what you need.")
+
+
+def store_attribute(text: str) -> tuple[str, str]:
+    """(message, hint) for `obj.x = v`."""
+    return (f"s2s does not support assigning to attributes (`{text} = v`) in a transformed function: s2s "
+            "follows only local variables, and an object's attribute outlives the call.",
+            "Keep the value in a local variable (return it if the caller needs it), or set the attribute "
+            "outside the function you transform.")

@@ -263,3 +263,29 @@ def test_local_lists_are_still_supported():
         return np.sum(parts[0])
     np.testing.assert_allclose(s2s.grad(builds)(X), 2 * np.ones(3), rtol=1e-12)
     np.testing.assert_allclose(s2s.jit(builds)(X), builds(X), rtol=1e-12)
+
+
+TABLE = {"w": 1.0}
+
+
+def writes_global(x):
+    TABLE["w"] = x
+    return np.sum(x)
+
+
+def writes_attribute(x):
+    writes_attribute.last = x
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("transform", [s2s.grad, s2s.jit])
+def test_writing_into_a_global_or_an_attribute_is_named(transform):
+    with pytest.raises(s2s.S2SError) as info:
+        transform(writes_global)(X)
+    msg = str(info.value)
+    assert "`TABLE[...] = v` writes into `TABLE`, which lives outside the function" in msg
+    assert "mine = TABLE.copy()" in msg and "Copy the array" not in msg
+    with pytest.raises(s2s.S2SError, match="assigning to attributes") as info:
+        transform(writes_attribute)(X)
+    assert "outside the function you transform" in str(info.value)
+    assert TABLE == {"w": 1.0}
