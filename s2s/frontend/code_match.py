@@ -7,13 +7,13 @@ the new text while the function computes the old one. The name, first line and p
 (parse.py) cannot see an edit within the same lines, so the definition is compiled here and its
 code compared with the function's `__code__`: bytecode, constants, names and flags, recursively
 for the code objects nested in it (comprehensions, lambdas, inner defs). What differs between two
-compilations of the same text is ignored: the file name, line numbers and columns, the qualified
-name. The text is compiled where the compiler sees the same scopes as it saw: inside a function
-that binds the function's free variables (so they load from cells), inside a class of the same
-name for a method (names like `self.__x` are mangled by the class's name, and `super()` reads the
-class's cell), with the module's `__future__` flags, after imports binding the names the module imports (CPython
-compiles `np.sum(x)` differently when `np` is a module the file imports). Each (code, text) pair
-is checked once.
+compilations of the same text is ignored (the file name, line numbers and columns, the qualified
+name), and so is the docstring, whose edit changes no computation. The text is compiled where
+the compiler saw it: inside a function that binds the function's free variables (so they load
+from cells), inside a class of the same name for a method (names like `self.__x` are mangled by
+the class's name, and `super()` reads the class's cell), with the module's `__future__` flags,
+after imports binding the names the module imports (CPython compiles `np.sum(x)` differently
+when `np` is a module the file imports). Each (code, text) pair is checked once.
 """
 from __future__ import annotations
 import __future__
@@ -21,6 +21,7 @@ import __future__
 import ast
 import math
 import symtable
+import sys
 import textwrap
 import types
 
@@ -30,6 +31,9 @@ for _name in __future__.all_feature_names:
 CO_NESTED = 0x10  # set for a function defined inside another: our wrapper may add or drop it
 _ATTRS = ("co_code", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_argcount",
           "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals", "co_exceptiontable")
+# A function's first constant is its docstring, or None without one (CPython before 3.13): an
+# edited docstring changes no computation, so it is not compared.
+_DOC_SLOT = sys.version_info < (3, 13)
 _CHECKED: dict = {}  # (code object, definition text) -> whether it compiles to that code
 
 
@@ -124,7 +128,10 @@ def _same(a: types.CodeType, b: types.CodeType) -> bool:
         return False
     if (a.co_flags ^ b.co_flags) & ~CO_NESTED:
         return False
-    return len(a.co_consts) == len(b.co_consts) and all(_same_const(x, y) for x, y in zip(a.co_consts, b.co_consts))
+    skip = _DOC_SLOT and not a.co_name.startswith("<") and all(isinstance(c[0], (str, type(None)))
+                                                              for c in (a.co_consts, b.co_consts) if c)
+    return len(a.co_consts) == len(b.co_consts) and all(
+        _same_const(x, y) for x, y in list(zip(a.co_consts, b.co_consts))[1 if skip else 0:])
 
 
 def _same_const(x, y) -> bool:
