@@ -16,7 +16,7 @@ import gast
 
 from . import analysis, driver, record
 from .custom import caller_of, generated_def
-from .errors import S2STypeError
+from .errors import S2SError, S2STypeError
 from .ir import build
 from .primitives import registry
 from .runtime import checkpoint_name
@@ -124,6 +124,8 @@ class checkpoint:
     def _build(self, mask):
         a = [f"a{i}" for i in range(len(mask))]
         args = build.tuple_(build.names(a))
+        if draws(self.fun):
+            return self._build_drawing(mask, a, args)
         if self.policy is None:
             ffwd, fbwd = driver.split_vjp(self.fun, mask)
             fwd = build.function("fwd", a, [build.ret(build.tuple_([build.call("fun", build.names(a)), args]))])
@@ -151,7 +153,60 @@ class checkpoint:
         return generated_def(fwd, glob, "checkpoint_split"), generated_def(bwd, glob, "checkpoint_split")
 
 
+    def _build_drawing(self, mask, a, args):
+        """(fwd, bwd) of a function that draws random numbers: its forward sweep records its draws
+        (ext.s2s_draw_log) beside its arguments, and the recomputation replays them, so it sees
+        the draws the forward sweep saw (a dropout mask) and draws nothing new. Both run the same
+        forward sweep (the policy's saved values are not used: everything is computed again)."""
+        ffwd, fbwd = driver.split_vjp(self.fun, mask)  # (the same code both times: the same draws, in order)
+        log = build.name("log")
+        fwd = build.function("fwd", a, [
+            build.assign("log", build.call("ext.s2s_draw_log", [])),
+            build.assign(build.tuple_(build.names(["out", "record"]), store_=True), build.call("ffwd", build.names(a))),
+            build.expr_stmt(build.call("ext.s2s_draw_end", [log])),
+            build.ret(build.tuple_([build.name("out"), build.tuple_([args, log])]))])
+        bwd = build.function("bwd", ["saved", "g"], [
+            build.assign(build.tuple_(build.names(["args", "log"]), store_=True), build.name("saved")),
+            build.assign(build.tuple_(build.names(a), store_=True), build.name("args")),
+            # the forward sweep again, with the recorded draws
+            build.expr_stmt(build.call("ext.s2s_draw_replay", [log])),
+            build.assign(build.tuple_(build.names(["out", "record"]), store_=True), build.call("ffwd", build.names(a))),
+            build.expr_stmt(build.call("ext.s2s_draw_end", [log])),
+            build.ret(build.call("fbwd", build.names(["record", "g"])))])
+        glob = {"ffwd": ffwd, "fbwd": fbwd, "ext": registry.EXT}
+        return generated_def(fwd, glob, "checkpoint_split"), generated_def(bwd, glob, "checkpoint_split")
+
+
 remat = checkpoint
+
+
+def draws(fn, seen=None) -> bool:
+    """Whether `fn`, or a function it calls, draws random numbers (NumPy's samplers, a
+    RandomState's or a Generator's methods: ext.s2s_sample), so that a recomputation must replay
+    them."""
+    seen = set() if seen is None else seen
+    if id(fn) in seen:
+        return False
+    seen.add(id(fn))
+    rules = record.custom(fn)
+    if rules is not None:
+        inner = getattr(rules, "fun", None)
+        return inner is not None and draws(inner, seen)
+    try:
+        core = driver.core_of(fn)
+    except S2SError:
+        return False  # (not transformable: its own transform reports it)
+    for s in analysis.walk_stmts(core.node.body):
+        value = getattr(s, "value", None)
+        if not isinstance(value, gast.Call):
+            continue
+        kind = analysis.classify(value)
+        if kind == "ext.s2s_sample":
+            return True
+        callee = core.ns.get(getattr(value.func, "id", None)) if kind == "call" else None
+        if callee is not None and draws(callee, seen):
+            return True
+    return False
 
 
 def statement_picker(policy):

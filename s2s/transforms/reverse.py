@@ -525,6 +525,8 @@ class Reverse(Transform):
                     or isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Subscript):
                 return False  # a call for its effect (np.add.at, list.append), an update in place
             value = getattr(st, "value", None)
+            if isinstance(value, gast.Call) and getattr(registry.lookup(analysis.classify(value)), "effect", False):
+                return False  # a draw (or another effect): run again, it would draw anew
             if isinstance(value, gast.Call) and (analysis.classify(value) in ("call", "list.pop")
                                                  or any(k.arg == "out" for k in value.keywords)
                                                  or isinstance(value.func, gast.Attribute)
