@@ -78,6 +78,7 @@ CALLS = {
     "hessian": lambda: s2s.hessian(uses_global)(X),
     "jacrev": lambda: s2s.jacrev(uses_global)(X),
     "fast_path": _fast_path_then_bad_arity,
+    "source": lambda: s2s.source(s2s.grad(uses_global)),
 }
 
 
