@@ -16,11 +16,18 @@ import gast
 
 from ..ir import build
 
+_MISSING = object()  # in a journal: the key had no entry when the branch or loop began
+
 
 class Aliases:
     """A small points-to model, in the order the normalizer reads statements: each name points to
     abstract objects (arrays, lists, dicts), and a container object holds element objects. An update
-    in place of a name's objects is seen by every other name whose objects are those or hold them."""
+    in place of a name's objects is seen by every other name whose objects are those or hold them.
+
+    Branches and loops keep journals, not copies of the state: each open branch or loop holds
+    what every name and object it changed was when it began, so an `if` costs what its branches
+    change, not the size of the whole state (issue 46: a copy per `if` made a long function's
+    normalization quadratic)."""
 
     def __init__(self, fn: gast.FunctionDef):
         self.points: dict[str, frozenset[int]] = {}
@@ -29,6 +36,7 @@ class Aliases:
         self.home: dict[str, int] = {}
         self.log: list | None = None  # inside a loop: the body's operations, to run again (loop())
         self.branches: list = []
+        self.frames: list[tuple[dict, dict]] = []  # journals of the open branches and loops (see _put)
         self.loads = [(n.lineno, n.col_offset, n.id) for n in build.walk(fn)
                       if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and hasattr(n, "lineno")]
         self.kills = _unconditional_assignments(fn)
@@ -39,9 +47,77 @@ class Aliases:
     def objects(self, name: str) -> frozenset[int]:
         if name not in self.points:  # a value from before (a parameter, a global): its own object
             o = self.home.setdefault(name, next(self.fresh))
-            self.points[name] = frozenset([o])
-            self.holds.setdefault(o, set())
+            self._put(name, frozenset([o]))
+            self._held(o)
         return self.points[name]
+
+    def _put(self, name: str, objs: frozenset[int]) -> None:
+        """`name` now points to `objs`; the innermost open branch or loop notes what it was."""
+        if self.frames:
+            self.frames[-1][0].setdefault(name, self.points.get(name, _MISSING))
+        self.points[name] = objs
+
+    def _held(self, o: int) -> set[int]:
+        """The set of objects `o` holds, to change in place (made empty if `o` is new); the
+        innermost open branch or loop notes what it held."""
+        if self.frames:
+            journal = self.frames[-1][1]
+            if o not in journal:
+                h = self.holds.get(o)
+                journal[o] = _MISSING if h is None else set(h)
+        return self.holds.setdefault(o, set())
+
+    def _open(self) -> None:
+        self.frames.append(({}, {}))
+
+    def _close(self) -> tuple[dict, dict]:
+        """End the innermost journal; what it noted is noted in the enclosing one too (the
+        values from before, where that one has none for the key yet)."""
+        points, holds = self.frames.pop()
+        if self.frames:
+            outer_points, outer_holds = self.frames[-1]
+            for n, v in points.items():
+                outer_points.setdefault(n, v)
+            for o, h in holds.items():
+                outer_holds.setdefault(o, h)
+        return points, holds
+
+    def _undo(self, journal: tuple[dict, dict]) -> None:
+        """Put back what `journal` noted (the state its branch began in, for what it changed)."""
+        for n, v in journal[0].items():
+            if v is _MISSING:
+                self.points.pop(n, None)
+            else:
+                self.points[n] = v
+        for o, h in journal[1].items():
+            if h is _MISSING:
+                self.holds.pop(o, None)
+            else:
+                self.holds[o] = set(h)
+
+    def _join(self, journal: tuple[dict, dict], other: tuple[dict, dict]) -> bool:
+        """Join into the state, for each key `journal` noted, its value in `other` (a key's
+        value, or `_MISSING`): a name may point to what either path made it point to. Whether
+        anything changed."""
+        changed = False
+        for n in journal[0]:
+            v = other[0][n]
+            if v is _MISSING:
+                continue
+            now = self.points.get(n)
+            joined = v if now is None else now | v
+            if joined != now:
+                self._put(n, joined)
+                changed = True
+        for o in journal[1]:
+            h = other[1][o]
+            if h is _MISSING:
+                continue
+            now = self.holds.get(o)
+            if now is None or not h <= now:
+                self._held(o).update(h)
+                changed = True
+        return changed
 
     def elements(self, name: str) -> set[int]:
         return set().union(*(self.holds[o] for o in self.objects(name)))
@@ -54,9 +130,9 @@ class Aliases:
         held = frozenset(self.elements(b)) if element else frozenset()
         if whole or not held:
             held |= self.objects(b) if whole else frozenset([self.home.setdefault("[]" + a, next(self.fresh))])
-        self.points[a] = held
+        self._put(a, held)
         for o in held:
-            self.holds.setdefault(o, set())
+            self._held(o)
 
     def _note(self, *op) -> None:
         if self.log is not None:
@@ -72,18 +148,36 @@ class Aliases:
 
     def begin_branch(self) -> None:
         self._note("begin_branch")
-        self.branches.append([self.snapshot(), None])
+        self._open()
+        self.branches.append(None)
 
     def else_branch(self) -> None:
+        """The first branch's state is kept for what it changed; the second starts where it began."""
         self._note("else_branch")
-        top = self.branches[-1]
-        top[1] = self.snapshot()
-        self.restore(top[0])
+        journal = self._close()
+        self.branches[-1] = (journal, self._values(journal))
+        self._undo(journal)
+        self._open()
 
     def end_branch(self) -> None:
         """After an `if` (or `x if c else y`), a name may be what either branch made it."""
         self._note("end_branch")
-        self.merge(self.branches.pop()[1])
+        first, first_values = self.branches.pop()
+        second = self._close()
+        # what the first branch left, for everything either branch changed (a key only the
+        # second changed: the first left it as both began)
+        values = ({n: first_values[0][n] if n in first[0] else v for n, v in second[0].items()},
+                  {o: first_values[1][o] if o in first[1] else h for o, h in second[1].items()})
+        for n in first[0]:
+            values[0].setdefault(n, first_values[0][n])
+        for o in first[1]:
+            values[1].setdefault(o, first_values[1][o])
+        self._join(values, values)
+
+    def _values(self, journal: tuple[dict, dict]) -> tuple[dict, dict]:
+        """The state's values now for the keys `journal` noted (`_MISSING` where a key has none)."""
+        return ({n: self.points.get(n, _MISSING) for n in journal[0]},
+                {o: set(self.holds[o]) if o in self.holds else _MISSING for o in journal[1]})
 
     @contextlib.contextmanager
     def loop(self):
@@ -91,7 +185,8 @@ class Aliases:
         starts in (the head's joined with the body's end) until nothing changes: an alias made late
         in one iteration is seen by an update early in the next."""
         outer, self.log = self.log, []
-        head = self.snapshot()
+        self._open()  # the whole loop's journal, for the enclosing branch or loop
+        self._open()  # this iteration's: what the head of the iteration held
         try:
             yield
         finally:
@@ -99,53 +194,41 @@ class Aliases:
         if outer is not None:
             outer.extend(ops)
         for _ in range(8):
-            tail = self.snapshot()
-            self.restore(head)
-            self.merge(tail)
-            joined = self.snapshot()
-            if joined == head:
+            iteration = self._close()
+            tail = self._values(iteration)
+            self._undo(iteration)
+            if not self._join(iteration, tail):  # the head joined with the tail is the head
+                self._close()
                 return
-            head = joined
+            self._open()
             saved, self.log = self.log, None
             try:
                 for op in ops:
                     getattr(self, op[0])(*op[1:])
             finally:
                 self.log = saved
-
-    def snapshot(self) -> tuple:
-        return dict(self.points), {o: set(h) for o, h in self.holds.items()}
-
-    def restore(self, snap: tuple) -> None:
-        self.points, self.holds = dict(snap[0]), {o: set(h) for o, h in snap[1].items()}
-
-    def merge(self, snap: tuple) -> None:
-        """Join another path's state into this one: after an `if`, a name may be what either
-        branch made it."""
-        for n, objs in snap[0].items():
-            self.points[n] = self.points.get(n, frozenset()) | objs
-        for o, h in snap[1].items():
-            self.holds.setdefault(o, set()).update(h)
+        self._close()
+        self._close()
 
     def forget(self, a: str, o: int | None = None) -> None:
         """`a` was given a new value of its own (object `o`: the same one when a loop's body runs
         again, so that the iterations reach a fixed point)."""
         o = next(self.fresh) if o is None else o
         self._note("forget", a, o)
-        self.points[a] = frozenset([o])
-        self.holds.setdefault(o, set())
+        self._put(a, frozenset([o]))
+        self._held(o)
 
     def hold(self, container: str, name: str) -> None:
         """`container` now holds `name`'s object too (`[name]`, `{"k": name}`, `lst.append(name)`)."""
         self._note("hold", container, name)
         for o in self.objects(container):
-            self.holds[o] |= self.objects(name)
+            self._held(o).update(self.objects(name))
 
     def share_elements(self, a: str, b: str) -> None:
         """`a` is a new container holding `b`'s elements (a shallow copy: `list(b)`)."""
         self._note("share_elements", a, b)
         for o in self.objects(a):
-            self.holds[o] |= self.elements(b)
+            self._held(o).update(self.elements(b))
 
     def _reach(self, objs) -> set[int]:
         seen, todo = set(), list(objs)

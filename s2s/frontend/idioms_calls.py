@@ -177,12 +177,12 @@ def _rebound_length(norm, name: str):
     length: a literal, or `list(name)`/`tuple(name)` of itself (`args = list(args)` in a `*args`
     function, specialized to `args = (args_0, args_1)`), and its only other changes are item
     assignments (`args[i] = ...`), which keep the length."""
-    values, changed = _bindings(norm)
-    if name in changed - _item_stores(norm) or name in {a.id for a in norm.fn.args.args}:
+    if name in {a.id for a in norm.fn.args.args}:
         return None
-    stores = sum(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
-                 for n in build.walk(norm.fn))
-    if stores != len(values.get(name, [])):  # (bound elsewhere too: `args, b = ...`, `(args := ...)`)
+    values, changed, item_only, stores = _function_facts(norm)
+    if name in changed - item_only:
+        return None
+    if stores.get(name, 0) != len(values.get(name, [])):  # (bound elsewhere too: `args, b = ...`, `(args := ...)`)
         return None
     lengths = set()
     for value in values.get(name, []):
@@ -194,21 +194,6 @@ def _rebound_length(norm, name: str):
             return None
         lengths.add(len(value.elts))
     return lengths.pop() if len(lengths) == 1 else None
-
-
-def _item_stores(norm) -> set[str]:
-    """Names changed only by item assignment (`xs[i] = v`, not a slice's) somewhere in the function."""
-    out, other = set(), set()
-    for n in build.walk(norm.fn):
-        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
-            (other if isinstance(n.slice, gast.Slice) else out).add(_text(n.value))
-        elif isinstance(n, (gast.AugAssign, gast.For)) and isinstance(n.target, gast.Name):
-            other.add(n.target.id)
-        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
-            other.add(_text(n.func.value))
-        elif isinstance(n, gast.Delete):
-            other.update(_text(t.value) for t in n.targets if isinstance(t, gast.Subscript))
-    return out - other
 
 
 def _static_keys(norm, v):
@@ -238,26 +223,43 @@ def _single_literal(norm, v):
 
 
 def _bindings(norm):
-    """(values assigned to each name, names otherwise changed) in the function: one walk, kept on
-    the normalizer, so that asking about every `a + b` costs no walk of the whole function."""
-    key = id(norm.fn)
+    """(values assigned to each name, names otherwise changed) in the function."""
+    return _function_facts(norm)[:2]
+
+
+def _function_facts(norm):
+    """(values assigned to each name, names otherwise changed, names changed only by item
+    assignment (`xs[i] = v`, not a slice's), how many times each name is stored to) in the
+    function: one walk, kept on the normalizer for its function node (which normalization reads
+    and never rewrites), so that asking about every `a + b` of a long function costs no walk of
+    the whole function (issue 46: that walk per `+` made the frontend quadratic)."""
     cached = getattr(norm, "_s2s_bindings", None)
-    if cached is not None and cached[0] == key:
+    if cached is not None and cached[0] is norm.fn:
         return cached[1]
     values: dict[str, list] = {}
     changed: set[str] = set()
+    items, other = set(), set()
+    stores: dict[str, int] = {}
     for n in build.walk(norm.fn):
         if isinstance(n, gast.Assign):
             for name in dict.fromkeys(t.id for t in n.targets if isinstance(t, gast.Name)):
                 values.setdefault(name, []).append(n.value)
         elif isinstance(n, (gast.AugAssign, gast.For)) and isinstance(n.target, gast.Name):
             changed.add(n.target.id)
+            other.add(n.target.id)
         elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
             changed.add(_text(n.func.value))  # xs.append(...)
+            other.add(_text(n.func.value))
         elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
             changed.add(_text(n.value))
-    norm._s2s_bindings = (key, (values, changed))
-    return values, changed
+            (other if isinstance(n.slice, gast.Slice) else items).add(_text(n.value))
+        elif isinstance(n, gast.Delete):
+            other.update(_text(t.value) for t in n.targets if isinstance(t, gast.Subscript))
+        elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    facts = (values, changed, items - other, stores)
+    norm._s2s_bindings = (norm.fn, facts)
+    return facts
 
 
 # ---------------------------------------------------------------- calls of known objects
