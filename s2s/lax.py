@@ -68,8 +68,11 @@ def while_loop(cond_fun, body_fun, init_val):
 
 
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
-    """`carry, y = f(carry, x)` over the leading axis of the array `xs` (or `length` times with x =
-    None when xs is None); returns (final carry, the ys stacked). `unroll` is ignored."""
+    """`carry, y = f(carry, x)` over the leading axis of the array `xs`, or of each array of a tuple
+    `xs` (x is then the tuple of their rows), or `length` times with x = None when xs is None;
+    returns (final carry, the ys stacked: a tuple of stacks where y is a tuple). `unroll` is ignored."""
+    if isinstance(xs, (tuple, list)):
+        return _scan_tuple(f, init, tuple(xs), reverse)
     n = length if xs is None else xs.shape[0]
     carry = init
     ys = []
@@ -80,7 +83,27 @@ def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
         ys.append(y)
     if reverse:
         ys = ys[::-1]
-    return carry, np.stack(ys)
+    return carry, _stacked(ys)
+
+
+def _scan_tuple(f, init, xs, reverse):
+    n = xs[0].shape[0]
+    carry = init
+    ys = []
+    for k in range(n):
+        i = n - 1 - k if reverse else k
+        carry, y = f(carry, tuple(a[i] for a in xs))
+        ys.append(y)
+    if reverse:
+        ys = ys[::-1]
+    return carry, _stacked(ys)
+
+
+def _stacked(ys):
+    """The ys of a scan stacked: a tuple of stacks when each y is a tuple."""
+    if len(ys) > 0 and isinstance(ys[0], tuple):
+        return tuple(np.stack([y[j] for y in ys]) for j in range(len(ys[0])))
+    return np.stack(ys)
 
 
 def map_(f, xs):

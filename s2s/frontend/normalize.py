@@ -24,7 +24,7 @@ from ..ir import build
 from ..ir.core import CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
-from . import aliases, dtypes, function_values, hygiene, idioms_calls, lift, refusals, resolve, static_locals
+from . import aliases, dtypes, function_values, hygiene, idioms_calls, keyword_calls, lift, refusals, resolve, static_locals
 from .jumps import restructure
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
@@ -917,6 +917,9 @@ class Normalizer:
             return build.call(build.name(self.bind(form.__name__, form)), args, kws)
         if key is not None:
             self.refuse_positional_out(node, key, args)
+            lowered = keyword_calls.lower(self, node, key, args, kws, obj)
+            if lowered is not None:
+                return lowered
             if key == "stop_gradient":
                 self.ns["stop_gradient"] = obj
             if key.startswith("ext."):
@@ -1019,7 +1022,7 @@ class Normalizer:
         if m in ("reshape", "transpose") and len(args) > 1:
             args = [self.tmp(build.tuple_(args))]
         if m == "flatten":
-            return build.call("xp.ravel", [base])
+            return keyword_calls.lower(self, node, "xp.ravel", [base] + args, kws) or build.call("xp.ravel", [base])
         if m == "astype":
             return build.call("xp.asarray", [base], {"dtype": args[0]} if args else kws)
         if m == "item":
@@ -1034,7 +1037,8 @@ class Normalizer:
         if form is not None:  # x.sum(where=m)
             return build.call(build.name(self.bind(form.__name__, form)), [base] + args, kws)
         if m in METHODS:
-            return build.call("xp." + m, [base] + args, kws)
+            return keyword_calls.lower(self, node, "xp." + m, [base] + args, kws) or \
+                build.call("xp." + m, [base] + args, kws)
         if m in LIST_METHODS:
             self.fail(node, f"s2s supports `.{m}(...)` as a statement of its own, on a list named by a local "
                             "variable" + ("." if isinstance(func.value, gast.Name) else

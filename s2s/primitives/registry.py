@@ -75,6 +75,10 @@ class Prim:
     batched_by: str = ""           # batch=SAME: its result is batched only where this argument is (the
     #                                others a backend or a tree's structure, every example's)
     refused: tuple[str, ...] = ()  # arguments whose derivative is an S2SError when one reaches them (`refuse`)
+    inert: tuple[str, ...] = ()    # parameters of NumPy's function that change no value (einsum's `optimize`):
+    #                                passed through; any other one not in `sig` is refused (primitives/keywords.py)
+    unmodelled: tuple[str, ...] = ()  # parameters in `sig` (for binding by position) that no rule reads: a call
+    #                                giving one at a value other than NumPy's default is refused
     symbol: str = ""               # the Python operator that is this primitive ("+" is add; "unary -" is neg)
     builtin: str = ""              # the Python builtin that is this primitive (`max` of two arrays is xp.maximum)
     sequence_op: bool = False      # `+`/`*`, which also concatenate and repeat lists and tuples

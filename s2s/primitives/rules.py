@@ -172,7 +172,7 @@ nondiff("xp.tri", "xp.unravel_index", sig=_X, batch=CREATE)
 nondiff("xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.broadcast_shapes", "xp.result_type", sig=_X,
         batch=CREATE, neutral=True)
 nondiff("stop_gradient", sig=_X, batch=SAME)
-nondiff("rt.clip_mask", sig=_X, batch=BROADCAST)
+nondiff("rt.clip_mask", "rt.clip_low", "rt.clip_high", sig=_X, batch=BROADCAST)
 nondiff("attr", "str", sig=_X, batch=CREATE)
 nondiff("rt.pick", sig=_X, broadcast_result=True, batch=BROADCAST)  # (shapes fold through it: passes/shapefold.py)
 nondiff("print", sig=_X, effect=True, batch=SAME)
@@ -237,10 +237,12 @@ defvjp("xp.where", x="rt.unbroadcast(xp.where(condition, g, 0.0), x)",
        y="rt.unbroadcast(xp.where(condition, 0.0, g), y)")
 defjvp("xp.where", x="xp.where(condition, dx, 0.0)", y="xp.where(condition, 0.0, dy)")
 prim("xp.clip", "a, a_min=None, a_max=None", broadcasting=True, methods=("clip",))
+# crossed bounds (a_min > a_max): NumPy's value is a_max everywhere (clip_mask is then all False)
 defvjp("xp.clip", a="rt.unbroadcast(g * rt.clip_mask(a, a_min, a_max), a)",
-       a_min="rt.unbroadcast(g * (a < a_min), a_min)", a_max="rt.unbroadcast(g * (a > a_max), a_max)")
-defjvp("xp.clip", a="da * rt.clip_mask(a, a_min, a_max)", a_min="da_min * (a < a_min)",
-       a_max="da_max * (a > a_max)")
+       a_min="rt.unbroadcast(g * rt.clip_low(a, a_min, a_max), a_min)",
+       a_max="rt.unbroadcast(g * rt.clip_high(a, a_min, a_max), a_max)")
+defjvp("xp.clip", a="da * rt.clip_mask(a, a_min, a_max)", a_min="da_min * rt.clip_low(a, a_min, a_max)",
+       a_max="da_max * rt.clip_high(a, a_min, a_max)")
 
 # ---- reductions ----
 # reduction: `a.<name>(axis)` computes it too, and shapes fold through it (passes/shapefold.py)
@@ -298,7 +300,7 @@ linear("rt.on_backend_of", "v, like", "v", "rt.on_backend_of(g, like)", batch=SA
 
 # ---- shape manipulation: linear in the array ----
 linear("xp.reshape", "a, newshape=None, order='C', shape=None", "a", "xp.reshape(g, xp.shape(a))", methods=("reshape",),
-       batch=by("rt.batched_reshape"))
+       batch=by("rt.batched_reshape"), unmodelled=("order",))  # (order="F": frontend/keyword_calls.py)
 for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atleast_2d",
             "xp.broadcast_to"):
     linear(_op, "a, axis=None, shape=None", "a", "rt.unbroadcast(xp.reshape(g, xp.shape(g)), a)"
@@ -328,7 +330,7 @@ linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)", batch=SAME)
 linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", list_args=("arrays",),
        batch=along("axis"))
 linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",),
-       batch=along("axis"))
+       batch=along("axis", none="flat"))
 linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", list_args=("tup",),
        batch=by("rt.batched_hstack"))
 linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"))
@@ -343,7 +345,7 @@ linear("rt.c_vjp", "g_, items", "g_", "rt.c_(g)")
 linear("xp.full", "shape, fill_value, dtype=None", "fill_value", "rt.unbroadcast(g, fill_value)",
        batch=by("rt.batched_full", fixed=("shape", "dtype")))
 prim("xp.linspace", "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0",
-     zero_args=("num", "endpoint", "retstep", "dtype", "axis"),
+     zero_args=("num", "endpoint", "retstep", "dtype", "axis"), unmodelled=("retstep",),  # (keyword_calls.py)
                 batch=by("rt.batched_linspace", fixed=("num", "endpoint", "retstep", "dtype", "axis")))
 defvjp("xp.linspace", start="rt.linspace_vjp(g, start, stop, num, endpoint, axis, 0)",
        stop="rt.linspace_vjp(g, start, stop, num, endpoint, axis, 1)")
@@ -479,6 +481,7 @@ prim("rt.add_at", "acc, index, v", zero_args=("index",), tree_sum=True, mutates=
 defvjp("rt.add_at", acc="g", v="g[index]")
 defjvp("rt.add_at", acc="rt.fresh(dacc)", v="rt.add_at(rt.zeros_like_tree(acc), index, dv)")
 linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)", batch=LOOP)
+prim("rt.restore_slot", "x, index, v", nondiff=True, effect=True, mutates=True, batch=LOOP)  # (a dict's item)
 # a 0-d element read copied before a tuple assignment writes its array (frontend/normalize.py)
 linear("rt.element_copy", "x", "x", "g", same_shape=True, diag="same", batch=SAME)
 # what the tape keeps of a value read only for its shape (transforms/tape.py)

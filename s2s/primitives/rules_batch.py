@@ -118,6 +118,8 @@ linear("rt.lift_rank_tree", "x, other, other_batched", "x", "rt.lift_rank_tree_t
 prim("rt.lift_rank_tree_t", "g_, x", zero_args=("x",))  # (its own derivative: no_batched_derivative, below)
 linear("rt.lift_rank_to_slot", "v, a, key", "v", "xp.reshape(g, xp.shape(v))", batch=LOOP)
 linear("rt.flatten_examples", "x", "x", "xp.reshape(g, xp.shape(x))", batch=by("rt.batched_flatten_examples"))
+linear("rt.flatten_examples_each", "x", "x", "rt.unflatten_examples_each(g, x)", list_args=("x",), batch=LOOP)
+linear("rt.unflatten_examples_each", "v, like", "v", "rt.flatten_examples_each(g)", list_args=("v",), batch=LOOP)
 linear("rt.examples_1d", "x", "x", "xp.reshape(g, xp.shape(x))", batch=LOOP)
 linear("rt.example_getitem", "x, index, xb=True, ib=False, clip=True", "x", "rt.example_getitem_t(g, x, index, xb, ib)",
        tree_args=(0,), nested_ok=True)

@@ -17,7 +17,8 @@ for _n in ("average_jvp_w", "average_vjp_a", "average_vjp_w", "cholesky_jvp", "c
            "hstack_axis", "interp_fp_vjp", "interp_slope", "matrix_power_jvp", "matrix_power_vjp", "multi_dot_jvp",
            "multi_dot_vjp", "nanvar_jvp", "nanvar_vjp", "norm_jvp_any", "norm_vjp_any", "pinv_jvp", "pinv_vjp",
            "polyder", "polyval_vjp_p", "pow_d_dy", "qr_jvp", "qr_vjp", "repeat_vjp", "roll_vjp", "sinc_deriv",
-           "solve_vjp_a", "split_axis", "svd_jvp", "svd_vjp", "svdvals_jvp", "svdvals_vjp", "tile_vjp", "trace_vjp",
+           "solve_vjp_a", "solve_vjp_b", "solve_jvp_a",
+           "split_axis", "svd_jvp", "svd_vjp", "svdvals_jvp", "svdvals_vjp", "tile_vjp", "trace_vjp",
            "var_jvp", "var_vjp", "vector_norm_jvp", "vector_norm_vjp"):
     composite("rt." + _n, getattr(_rt, _n))
 

@@ -26,7 +26,7 @@ def _einsum_rules(name: str, spec: str) -> None:
 
 
 prim("xp.einsum", "subscripts, a, b=None, c=None, d=None, e=None, f=None, h=None", zero_args=("subscripts", "h"),
-     batch=by("rt.batched_einsum"), dot_like=True)
+     batch=by("rt.batched_einsum"), dot_like=True, inert=("optimize",))
 _einsum_rules("xp.einsum", "subscripts")
 prim("rt.einsum_n", "spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None", zero_args=("spec", "g_", "h"),
      batch=by("rt.batched_einsum_n"))
@@ -79,9 +79,9 @@ prim("xp.linalg.slogdet", "a", tree_sum=True, batch=SAME)
 defvjp("xp.linalg.slogdet", a="rt.expand2(g[1]) * rt.mT(xp.linalg.inv(a))")
 defjvp("xp.linalg.slogdet", a="(xp.zeros_like(ans[0]), xp.trace(xp.linalg.solve(a, da), 0, -2, -1))")
 prim("xp.linalg.solve", "a, b", batch=by("rt.batched_linalg_solve"))
-defvjp("xp.linalg.solve", a="rt.solve_vjp_a(g, a, ans)", b="xp.linalg.solve(rt.mT(a), g)")
-defjvp("xp.linalg.solve", a="-xp.linalg.solve(a, da @ ans)", b="xp.linalg.solve(a, db)")
-prim("xp.linalg.cholesky", "a, upper=False", zero_args=("upper",), batch=SAME)
+defvjp("xp.linalg.solve", a="rt.solve_vjp_a(g, a, ans)", b="rt.solve_vjp_b(g, a, b)")
+defjvp("xp.linalg.solve", a="rt.solve_jvp_a(da, a, ans)", b="xp.linalg.solve(a, db)")
+prim("xp.linalg.cholesky", "a, upper=False", zero_args=("upper",), batch=SAME, unmodelled=("upper",))  # (keyword_calls)
 defvjp("xp.linalg.cholesky", a="rt.cholesky_vjp(g, ans)")
 defjvp("xp.linalg.cholesky", a="rt.cholesky_jvp(da, ans)")
 prim("xp.linalg.eigh", "a, UPLO='L'", tree_sum=True, zero_args=REST, batch=SAME)
@@ -99,10 +99,12 @@ defjvp("xp.linalg.svd", a="rt.svd_jvp(da, a, ans, rt.svd_check(a, full_matrices,
 prim("xp.linalg.svdvals", "a", batch=SAME, composed=array_fill.make_svdvals)
 defvjp("xp.linalg.svdvals", a="rt.svdvals_vjp(g, a)")
 defjvp("xp.linalg.svdvals", a="rt.svdvals_jvp(da, a)")
-prim("xp.linalg.qr", "a, mode='reduced'", tree_sum=True, zero_args=REST, batch=SAME)
+prim("xp.linalg.qr", "a, mode='reduced'", tree_sum=True, zero_args=REST, batch=SAME,
+     unmodelled=("mode",))  # (mode="r": the reduced R, frontend/keyword_calls.py)
 defvjp("xp.linalg.qr", a="rt.qr_vjp(g, a, ans)")
 defjvp("xp.linalg.qr", a="rt.qr_jvp(da, a, ans)")
-prim("xp.linalg.pinv", "a, rcond=None, hermitian=False", zero_args=REST, batch=SAME)
+prim("xp.linalg.pinv", "a, rcond=None, hermitian=False", zero_args=REST, batch=SAME,
+     unmodelled=("rcond",))  # (a cutoff that drops a singular value changes the derivative: refused)
 defvjp("xp.linalg.pinv", a="rt.pinv_vjp(g, a, ans)")
 defjvp("xp.linalg.pinv", a="rt.pinv_jvp(da, a, ans)")
 prim("xp.linalg.matrix_power", "a, n", zero_args=REST, batch=SAME)

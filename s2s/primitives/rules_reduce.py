@@ -149,6 +149,7 @@ composite("xp.insert", _rt.insert)
 composite("xp.broadcast_arrays", _rt.broadcast_arrays,
           {k: getattr(_rt, f"broadcast_arrays_{k}") for k in (1, 2, 3, 4)})
 prim("rt.unsupported", "value, what", nondiff=True, batch=SAME)
+prim("rt.needs_initial", "where, what", nondiff=True, effect=True, batch=SAME)  # (max_where: NumPy's error)
 
 # ufunc methods (primitives/ufunc_methods.py): the running maximum and minimum, whose derivative
 # flows to the entry each running extreme is (its record position: take_along_axis and its

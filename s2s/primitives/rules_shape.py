@@ -6,6 +6,7 @@ from .. import array_fill
 from .. import runtime as _rt
 from .registry import KEYWORD_FORMS, REST, SAME, along, by, defjvp, defvjp, linear, nondiff, prim
 
+nondiff("rt.reversed_shape", sig="shape", batch=SAME)  # (an F-order reshape's: frontend/keyword_calls.py)
 # sort and partition permute their input by an order that depends on it: not linear, one rule each way
 prim("xp.sort", "a, axis=-1, kind=None, order=None, stable=None", zero_args=REST, batch=along("axis", none="flat"))
 defvjp("xp.sort", a="rt.sort_vjp(g, a, axis)")
@@ -18,7 +19,7 @@ defjvp("xp.partition", a="rt.partition_jvp(da, a, kth, axis)")
 linear("rt.partition_vjp", "v, a, kth, axis", "v", "rt.partition_jvp(g, a, kth, axis)", batch=by("rt.batched_partition_vjp"))
 linear("rt.partition_jvp", "v, a, kth, axis", "v", "rt.partition_vjp(g, a, kth, axis)", batch=by("rt.batched_partition_jvp"))
 linear("xp.take", "a, indices, axis=None, out=None, mode='raise'", "a", "rt.take_vjp(g, a, indices, axis)",
-       methods=("take",), batch=by("rt.batched_take"))
+       methods=("take",), batch=by("rt.batched_take"), unmodelled=("mode",))  # (clip, wrap: keyword_calls.py)
 linear("rt.take_vjp", "v, a, indices, axis", "v", "xp.take(g, indices, axis)")
 linear("xp.take_along_axis", "arr, indices, axis=-1", "arr", "rt.take_along_vjp(g, arr, indices, axis)",
        batch=by("rt.batched_take_along_axis"))

@@ -25,6 +25,7 @@ __all__ = ("vmap_size", "vmap_size_axis0", "BatchSize", "vmap_in", "vmap_out", "
            "example_getitem", "example_len", "example_shape", "example_ndim", "example_size", "example_axes",
                "shared_setting", "example_axis",
            "flatten_examples", "examples_1d", "example_array", "example_array_t", "no_batched_derivative",
+               "flatten_examples_each", "unflatten_examples_each",
                "map_examples", "example_key",
                "lift_rank_to_slot", "vmap_in_t",
            "vmap_out_t", "replicate_batch_t", "example_getitem_t", "example_add_at", "sum_examples")
@@ -306,6 +307,8 @@ def _vb_adv(index, flags, n, base_shape, clip=True):
     IndexError, as in a loop over examples."""
     parts = list(_vb_key(index))
     flags = list(_vb_key(flags)) if isinstance(flags, tuple) else [flags] * len(parts)
+    # a range is every example's (one from a batched record, `d[range(n), y] -= 1` in a callee, is not batched)
+    flags = [f and not isinstance(p, range) for p, f in zip(parts, flags)]
     # a batched list of positions (`x[[2, 0, 1]]` with the list assigned under a batched branch) is
     # held as one batched array per entry: per example, the array of its entries (batch axis first)
     parts = [np.stack([asarray(e) for e in p], axis=1) if f and isinstance(p, list) and p else p
@@ -411,6 +414,16 @@ def flatten_examples(x):
     return x.reshape(x.shape[0], -1)
 
 
+def flatten_examples_each(x):
+    """Each batched array of a list flattened per example (np.concatenate(arrays, axis=None) batched)."""
+    return [flatten_examples(e) for e in x]
+
+
+def unflatten_examples_each(v, like):
+    """Transpose of flatten_examples_each: each piece in its array's shape."""
+    return [reshape_like(a, b) for a, b in zip(v, like)]
+
+
 def examples_1d(x):
     """Examples of rank 0 given a trailing axis of length 1: NumPy scans or searches a 0-d array
     along any axis as the flattened array (`np.cumsum(s, axis=-1)` has shape (1,)), while axis -1
@@ -454,8 +467,8 @@ def map_examples(fn, flags, n, *args, **kwargs):
     # update an argument in place, and one shared array would carry one example's update into the next.
     kflags = dict(zip(kwargs, flags[len(args):]))  # flags cover the keyword arguments after the positional ones
 
-    def part(a, batched, k):
-        return tree_map(lambda leaf: leaf[k], a) if batched else tree_map(_own, a)
+    def part(a, batched, k):  # (a range is every example's, as replicate_batch leaves it)
+        return tree_map(lambda leaf: leaf if isinstance(leaf, range) else leaf[k], a) if batched else tree_map(_own, a)
     outs = [fn(*[part(a, f, k) for a, f in zip(args, flags)],
                **{key: part(a, kflags.get(key), k) for key, a in kwargs.items()}) for k in range(n)]
     return _vb_stack(same_shapes(outs, fn_name))

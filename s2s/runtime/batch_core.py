@@ -312,8 +312,8 @@ def batched_ndim(flags, x):
     return len(example_shape(x)) if isinstance(x, (list, tuple)) else np.ndim(x) - 1  # (a list on any backend)
 
 
-def batched_size(flags, x):
-    return example_size(x)
+def batched_size(flags, x, axis=None):
+    return example_size(x) if axis is None else np.shape(x)[1:][axis]  # (np.size(x, axis): that axis's length)
 
 
 def batched_len(flags, x):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..tree import tree_map
 from .core import cast_to, on_backend_of, reshape_like, to_host
-from .reduce import unsupported
+from .reduce import needs_initial, unsupported
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("average_returned", "sum_where", "prod_where", "mean_where", "var_where", "std_where", "max_where", "min_where",
@@ -64,14 +64,26 @@ def std_where(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=
     return np.sqrt(var_where(a, axis, None, None, ddof, keepdims, where))
 
 
-def max_where(a, axis=None, out=None, keepdims=False, initial=-np.inf, where=True):
-    """`np.max(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as -inf."""
+def max_where(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """`np.max(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as -inf; an
+    empty array's maximum is `initial`; without it, where= is NumPy's error (no identity)."""
+    if initial is None:
+        needs_initial(where, "np.max")
+        initial = -np.inf
+    if np.size(a) == 0:
+        return np.sum(a, axis=axis, keepdims=keepdims) + initial
     kept = np.where(on_backend_of(where, a), a, -np.inf)
     return np.maximum(np.max(kept, axis=axis, keepdims=keepdims), initial)
 
 
-def min_where(a, axis=None, out=None, keepdims=False, initial=np.inf, where=True):
-    """`np.min(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as +inf."""
+def min_where(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """`np.min(a, axis, keepdims=..., initial=..., where=...)`: entries left out count as +inf (as
+    max_where)."""
+    if initial is None:
+        needs_initial(where, "np.min")
+        initial = np.inf
+    if np.size(a) == 0:
+        return np.sum(a, axis=axis, keepdims=keepdims) + initial
     kept = np.where(on_backend_of(where, a), a, np.inf)
     return np.minimum(np.min(kept, axis=axis, keepdims=keepdims), initial)
 

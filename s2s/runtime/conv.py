@@ -162,7 +162,7 @@ def lax_windows_t(v, shape, window, strides, padding, base_dilation=None, window
 def conv_perms(ndim: int, dn):
     """(lhs, rhs, out) permutations to (N, C, spatial...), (O, I, spatial...), (N, C, spatial...)
     from JAX's dimension_numbers: None, three spec strings ('NHWC', 'HWIO', 'NHWC'), or three
-    index tuples (a ConvDimensionNumbers). Spatial axes follow the rhs spec's letters in order."""
+    index tuples (a ConvDimensionNumbers). Spatial axes follow the rhs spec's order of its letters."""
     if dn is None:
         same = tuple(range(ndim))
         return same, same, same
@@ -171,8 +171,9 @@ def conv_perms(ndim: int, dn):
         return tuple(lhs_spec), tuple(rhs_spec), tuple(out_spec)
     if not len(lhs_spec) == len(rhs_spec) == len(out_spec) == ndim:
         raise S2SValueError(f"conv_general_dilated: dimension_numbers {dn!r} do not match operands of rank {ndim}")
-    rhs_perm = (rhs_spec.index("O"), rhs_spec.index("I")) + tuple(
-        sorted((i for i, c in enumerate(rhs_spec) if c not in "OI"), key=lambda i: rhs_spec[i]))
+    # the kernel's spatial axes in its own order, the operands' sorted to pair with them letter by letter
+    # (JAX's conv_general_permutations: sorting the kernel's by letter paired 'WHIO' with 'NHWC' crosswise)
+    rhs_perm = (rhs_spec.index("O"), rhs_spec.index("I")) + tuple(i for i, c in enumerate(rhs_spec) if c not in "OI")
 
     def perm(spec):
         spatial = sorted((i for i, c in enumerate(spec) if c not in "NC"), key=lambda i: rhs_spec.index(spec[i]))

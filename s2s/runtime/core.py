@@ -21,7 +21,7 @@ from ..tree import node_children, tree_flatten
 __all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros", "unbroadcast", "operand_cotangent",
            "operand_cotangent_t", "plain_operands",
            "broadcast_to_like", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
-           "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
+           "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot", "restore_slot",
            "element_copy",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "constant",
            "copy_saved", "checkpoint_name", "next_residual", "residual_derivative",
@@ -502,10 +502,30 @@ def take_at_t(g, index, acc):
     return out
 
 
+class _MissingSlot:
+    """What copy_slot saves for a key a dict did not have (restore_slot removes it again)."""
+
+    def __repr__(self):
+        return "<no item>"
+
+
+MISSING_SLOT = _MissingSlot()
+
+
 def copy_slot(x, index):
-    """A copy of `x[index]`, saved before `x[index] = v` overwrites it."""
+    """A copy of `x[index]`, saved before `x[index] = v` overwrites it (a dict's new key: MISSING_SLOT)."""
+    if isinstance(x, dict) and index not in x:
+        return MISSING_SLOT
     v = x[index]
     return v.copy() if hasattr(v, "copy") and not isinstance(x, (list, tuple, dict)) else v
+
+
+def restore_slot(x, index, v):
+    """`x[index] = v`, the item copy_slot saved; a key the dict did not have is removed again."""
+    if v is MISSING_SLOT:
+        x.pop(index, None)
+    else:
+        x[index] = v
 
 
 def element_copy(v):

@@ -8,7 +8,8 @@ import numpy as np
 from .core import _float_dtype, asarray, namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("mod_dy", "fmod_dy", "pow_d", "pow_d_dy", "inv0", "pick", "clip_mask", "log0", "sinc_deriv")
+__all__ = ("mod_dy", "fmod_dy", "pow_d", "pow_d_dy", "inv0", "pick", "clip_mask", "clip_low", "clip_high", "log0",
+           "sinc_deriv")
 
 
 def mod_dy(x, y, g):
@@ -87,6 +88,18 @@ def clip_mask(a, lo, hi):
     if hi is not None:
         m = m & (a <= hi)
     return m
+
+
+def clip_low(a, lo, hi):
+    """Where np.clip(a, lo, hi) is `lo`: below it, unless the bounds cross (lo > hi: NumPy gives hi)."""
+    m = a < lo
+    return m if hi is None else m & ~(lo > hi)
+
+
+def clip_high(a, lo, hi):
+    """Where np.clip(a, lo, hi) is `hi`: above it, and everywhere the bounds cross (lo > hi)."""
+    m = a > hi
+    return m if lo is None else m | (lo > hi)
 
 
 def log0(x):

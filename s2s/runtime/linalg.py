@@ -14,7 +14,8 @@ from .core import namespace, reshape_like, unbroadcast
 __all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a", "outer_vjp_b", "einsum_subscripts",
            "einsum_sublist_spec",
            "einsum_n", "einsum_spec1", "einsum_spec2", "einsum_const", "tensordot_spec", "inner_spec", "kron_spec",
-           "kron_shape", "kron_pad", "mT", "expand2", "solve_vjp_a", "cholesky_jvp", "cholesky_vjp", "uplo_sym",
+           "kron_shape", "kron_pad", "mT", "expand2", "solve_vjp_a",
+           "solve_vjp_b", "solve_jvp_a", "cholesky_jvp", "cholesky_vjp", "uplo_sym",
            "uplo_fold", "cross_vjp", "eigh_jvp", "eigh_vjp", "eigvalsh_vjp", "eigvalsh_jvp", "svdvals_vjp",
            "svdvals_jvp", "svd_vjp", "svd_jvp", "qr_jvp", "qr_vjp", "pinv_jvp", "pinv_vjp", "matrix_power_jvp",
            "matrix_power_vjp")
@@ -343,10 +344,30 @@ def expand2(x):
 
 
 def solve_vjp_a(g, a, ans):
+    """Cotangent of `a` in `solve(a, b)`; a 1-d b is one vector for every matrix of a stack (NumPy 2),
+    so the answer has one axis fewer than `a`."""
+    if np.ndim(ans) == np.ndim(a) - 1:
+        gb = np.linalg.solve(np.swapaxes(a, -1, -2), g[..., None])
+        return -_mm(gb, ans[..., None, :])
     gb = np.linalg.solve(np.swapaxes(a, -1, -2), g)
-    if np.ndim(ans) == 1:
-        return -np.outer(gb, ans)
-    return -_mm(gb, np.swapaxes(ans, -1, -2))
+    return unbroadcast(-_mm(gb, np.swapaxes(ans, -1, -2)), a)
+
+
+def solve_vjp_b(g, a, b):
+    """Cotangent of `b` in `solve(a, b)`, summed over the stack axes `b` was broadcast along."""
+    if np.ndim(b) == 1:
+        if np.ndim(a) == 2:
+            return np.linalg.solve(np.swapaxes(a, -1, -2), g)
+        x = np.linalg.solve(np.swapaxes(a, -1, -2), g[..., None])
+        return np.reshape(np.sum(np.reshape(x, (-1, np.shape(b)[0])), axis=0), np.shape(b))
+    return unbroadcast(np.linalg.solve(np.swapaxes(a, -1, -2), g), b)
+
+
+def solve_jvp_a(da, a, ans):
+    """Tangent of `solve(a, b)` along `da` (a 1-d b: one vector for every matrix, as solve_vjp_a)."""
+    if np.ndim(ans) == np.ndim(a) - 1:
+        return -np.linalg.solve(a, _mm(da, ans[..., None]))[..., 0]
+    return -np.linalg.solve(a, _mm(da, ans))
 
 
 def _lower_half(x):

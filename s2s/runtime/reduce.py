@@ -12,7 +12,7 @@ from .linalg import _float
 from .shapes import take_vjp
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "prod_others_2",
+__all__ = ("needs_initial", "sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "prod_others_2",
            "prod_others_3", "prod_others_4", "prod_others_5",
            "var_vjp", "var_jvp", "cumsum_vjp", "trace_vjp", "check_norm_ord", "norm_vjp", "norm_jvp",
            "gradient_matrix", "no_derivative", "trapezoid_vjp", "gradient_vjp", "gradient_vjp_t", "conv_pad",
@@ -69,7 +69,7 @@ def _others(m):
     ones = namespace(m).ones(m.shape[:-1] + (1,), dtype=m.dtype)
     left = np.cumprod(np.concatenate([ones, m[..., :-1]], axis=-1), axis=-1)
     right = np.flip(np.cumprod(np.concatenate([ones, np.flip(m, -1)[..., :-1]], axis=-1), axis=-1), -1)
-    return left * right
+    return (left * right)[..., :m.shape[-1]]  # (an empty reduction: no entries, where the tables have one)
 
 
 def prod_others(a, axis=None):
@@ -106,6 +106,8 @@ def _prod_others_dirs(a, axis, *ds):
     distinct j1..jk (none i) of ds[0][j1] ... ds[k-1][jk] times the product of the other entries.
     Exact at zeros (no division): prefix and suffix tables over the subsets of `ds` used so far."""
     m, back = _last_axis(a, axis)
+    if m.shape[-1] == 0:  # an empty reduction: no entries
+        return back(m * 0)
     dm = [_last_axis(np.broadcast_to(d, np.shape(a)), axis)[0] for d in ds]
     xp, k, n = namespace(m), len(dm), m.shape[-1]
     dt = np.result_type(m, *dm, np.float32)
@@ -441,6 +443,12 @@ def linear_method(q, method):
     if method != "linear":
         raise S2SValueError(f"s2s differentiates quantiles with method='linear' only, not {method!r}")
     return np.asarray(q) if isinstance(q, (list, tuple)) else q  # (0.01 * q of a list of percents)
+
+
+def needs_initial(where, what):
+    """NumPy's error for `np.max(a, where=m)` without initial= (the reduction has no identity)."""
+    if where is not True:
+        raise ValueError(f"{what} with where= needs initial=: the reduction has no identity (NumPy's error)")
 
 
 def unsupported(value, what):

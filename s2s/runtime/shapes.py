@@ -9,7 +9,8 @@ from .core import _float_dtype, asarray, namespace, reshape_like, scatter_add, t
 from .linalg import _float
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "unstack", "split_like", "join_like",
+__all__ = ("reversed_shape", "transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "unstack", "split_like",
+           "join_like",
            "hstack_axis", "r_", "r_vjp", "c_", "c_vjp", "linspace_vjp", "linspace_jvp", "vstack_vjp", "array_vjp",
            "sort_perm", "sort_jvp", "sort_vjp", "partition_perm", "partition_jvp", "partition_vjp", "take_vjp",
            "take_along_vjp", "gather_vjp", "pad_map", "pad_vjp", "pad_jvp", "diagonal_vjp", "split_axis",
@@ -94,8 +95,17 @@ def unstack(v, like, axis):
     return _as_like([np.take(v, i, axis=axis) for i in range(np.shape(v)[axis])], like)
 
 
+def reversed_shape(shape):
+    """A reshape's target shape with its axes in reverse order (an F-order reshape is a C-order one of
+    the transpose to this shape, transposed back)."""
+    return shape if isinstance(shape, (int, np.integer)) else tuple(shape)[::-1]
+
+
 def split_like(v, like, axis):
-    """Cotangent of `concatenate(like, axis)`."""
+    """Cotangent of `concatenate(like, axis)` (axis=None: of the flattened pieces)."""
+    if axis is None:
+        sizes = np.cumsum([np.size(p) for p in like])[:-1]
+        return _as_like([reshape_like(p, q) for p, q in zip(np.split(v, sizes), like)], like)
     sizes = np.cumsum([np.shape(p)[axis] if np.ndim(p) else 1 for p in like])[:-1]
     return _as_like([reshape_like(p, q) for p, q in zip(np.split(v, sizes, axis=axis), like)], like)
 

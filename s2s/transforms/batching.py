@@ -676,7 +676,8 @@ class Batcher(Transform):
                     new[k] = self.tmp(pre, build.call("rt.example_axes", [arr]), "axes")
                 elif none_axis == "flat":
                     first = p.params[0]
-                    new[first] = self.tmp(pre, build.call("rt.flatten_examples", [args[first]]), "flat")
+                    how = "rt.flatten_examples_each" if p.list_args else "rt.flatten_examples"  # (concatenate)
+                    new[first] = self.tmp(pre, build.call(how, [args[first]]), "flat")
                     new[k] = build.const(1)
             else:
                 if rule.none_axis == "flat" and self.rank.get(getattr(args[p.params[0]], "id", None)) in (None, 0) \

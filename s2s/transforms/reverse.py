@@ -370,6 +370,10 @@ class Reverse(Transform):
         if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
             self.restores.add("arrays")
             lst = self.tape if t.value.id in self.active else self.ctl
+            if isinstance(t.slice, gast.Constant) and isinstance(t.slice.value, str):  # a dict's item: it may be new
+                out.append(build.expr_stmt(build.call("rt.restore_slot", [build.name(t.value.id), build.clone(t.slice),
+                                                                           self.pop(lst)])))
+                return out
             out.append(build.assign(build.subscript(build.name(t.value.id), index_value(t.slice), store_=True),
                                     self.pop(lst)))
         return out

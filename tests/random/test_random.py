@@ -59,8 +59,29 @@ def test_reference_file_has_every_section():
     assert len(CASES) == VECTORS.read_text(encoding="utf-8").count("# dtype") == 42
 
 
-@pytest.mark.parametrize("section,call,dtype,values", CASES, ids=[f"{c[0][:13]}:{c[1]}" for c in CASES])
-def test_bit_identical_to_jax(layout, section, call, dtype, values):
+# What docs/random.md states: every draw bit-identical to JAX's, but float64 normals, which are
+# within this many units in the last place of JAX's (XLA's float64 log1p, under erfinv, is not
+# NumPy's; issue 44 measured 56 of 1,040 float64 normals off, by up to 24 ulps)
+FLOAT64_NORMAL_ULPS = 24
+
+
+def _float64_normal(call, dtype) -> bool:
+    return dtype == "float64" and call.startswith("normal")
+
+
+def _ulps(a, b):
+    """The distance of float64 arrays `a` and `b` in units in the last place (ordered bit patterns)."""
+    def ordered(x):
+        i = np.asarray(x, dtype=np.float64).view(np.int64)
+        return np.where(i < 0, np.int64(-2**63) - i, i)
+    return np.abs(ordered(a) - ordered(b))
+
+
+EXACT = [c for c in CASES if not _float64_normal(c[1], c[2])]
+NEAR = [c for c in CASES if _float64_normal(c[1], c[2])]
+
+
+def _got_and_expected(layout, section, call, dtype, values):
     layout(section.startswith("partitionable"))
     got = _call(call, dtype, "x64=True" in section)
     expected = np.array(values, dtype=dtype)
@@ -68,7 +89,38 @@ def test_bit_identical_to_jax(layout, section, call, dtype, values):
         expected = expected.astype(np.int32)
     assert got.dtype == expected.dtype
     assert got.shape == expected.shape
+    return got, expected
+
+
+@pytest.mark.parametrize("section,call,dtype,values", EXACT, ids=[f"{c[0][:13]}:{c[1]}" for c in EXACT])
+def test_bit_identical_to_jax(layout, section, call, dtype, values):
+    got, expected = _got_and_expected(layout, section, call, dtype, values)
     np.testing.assert_array_equal(got, expected)  # exact: every bit
+
+
+@pytest.mark.parametrize("section,call,dtype,values", NEAR, ids=[f"{c[0][:13]}:{c[1]}" for c in NEAR])
+def test_float64_normals_within_stated_ulps_of_jax(layout, section, call, dtype, values):
+    got, expected = _got_and_expected(layout, section, call, dtype, values)
+    assert _ulps(got, expected).max() <= FLOAT64_NORMAL_ULPS
+
+
+def test_the_stated_agreement_covers_every_reference_vector():
+    # the uniform bits (and so bernoulli, randint, permutation, keys) are checked exactly; only
+    # float64 normals are checked within the stated ulps, and the file holds some of each
+    assert len(EXACT) + len(NEAR) == len(CASES)
+    assert NEAR and all(c[2] == "float64" and c[1].startswith("normal") for c in NEAR)
+    assert any(c[2] == "float64" and c[1].startswith("uniform") for c in EXACT)
+    assert any(c[2] == "float32" and c[1].startswith("normal") for c in EXACT)
+
+
+def test_ulps_counts_units_in_the_last_place():
+    one = np.float64(1.0)
+    assert _ulps(one, np.nextafter(one, 2.0)) == 1
+    assert _ulps(-one, np.nextafter(-one, -2.0)) == 1
+    assert _ulps(np.float64(-0.0), np.float64(0.0)) == 0
+    assert _ulps(np.nextafter(0.0, -1.0), np.nextafter(0.0, 1.0)) == 2
+    x = np.float64(1.2345)
+    assert _ulps(x, x + 24 * np.spacing(x)) == 24
 
 
 def test_float64_partitionable_is_the_64_bit_words(layout):

@@ -1,0 +1,281 @@
+"""The operation x keyword sweep (issue 44, family 2): every parameter of NumPy's signature of every
+operation the registry declares, at values other than its default, generated from the signature.
+
+The base call of an operation is its spec's (tests/support/op_specs.py: the first `np.<op>(...)`
+call its function returns, with the spec's draws), or, for an operation without one, the call of
+it on a float matrix. Each parameter of NumPy's function (read with `inspect.signature` or a
+ufunc's attributes, s2s.primitives.keywords) that the base call leaves at its default is given a
+value that differs from it, drawn from the parameter's type and name: the other booleans, integers
+past the ends (out-of-range axes and indices, negative ones), crossed bounds, the other documented
+strings (`order="F"`, `mode="clip"`). Then, one of:
+
+- NumPy itself raises: s2s raises too (NumPy's class of error, or an S2SError), never a number;
+- s2s refuses (an S2SError naming the user's file): every transform refuses, and only a parameter
+  that the operation's declaration does not model (s2s.primitives.keywords) or a derivative s2s
+  does not have is refused (the table REFUSED below says which);
+- otherwise jit gives NumPy's value, vmap gives the loop's values over two examples, and grad and
+  jvp match central differences of NumPy's own function (for float results).
+
+`dtype=` and `copy=` are the casts' and views' parameters (issue 44, families 3 and 4: their own
+tests), `out=` is refused everywhere (tests/ops/test_refused_arguments.py); the rest is swept.
+"""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import inspect
+import zlib
+
+import numpy as np
+import pytest
+from op_specs import SPECS
+
+import s2s
+from s2s.errors import S2SError
+from s2s.primitives import keywords, registry
+
+SKIPPED = {"out", "dtype", "copy", "like", "device", "subok", "signature"}  # (see the module's docstring)
+
+# the other documented values of string parameters (NumPy's documentation), by parameter name,
+# with operation-specific ones first
+CHOICES = {
+    ("take", "mode"): ["'clip'", "'wrap'"], ("linalg.qr", "mode"): ["'r'", "'complete'", "'raw'"],
+    ("pad", "mode"): ["'edge'", "'reflect'", "'symmetric'", "'wrap'", "'maximum'", "'mean'"],
+    ("convolve", "mode"): ["'same'", "'valid'"], ("correlate", "mode"): ["'same'", "'valid'"],
+    ("pad", "reflect_type"): ["'odd'"], ("choose", "mode"): ["'clip'", "'wrap'"],
+    "order": ["'F'", "'A'", "'K'"], "side": ["'right'"], "kind": ["'stable'", "'heapsort'"],
+    "method": ["'lower'", "'nearest'", "'midpoint'", "'inverted_cdf'"], "norm": ["'ortho'", "'forward'"],
+    "UPLO": ["'U'"], "casting": ["'unsafe'"], "indexing": ["'ij'"], "interpolation": ["'lower'"],
+    "mode": ["'clip'"], "edge_order": ["2"],
+}
+# by parameter name, for a default of None or no value
+BY_NAME = {
+    "axis": ["0", "-1", "5"], "axes": ["(1, 0)"], "keepdims": ["True"], "initial": ["0.5", "-4.0"],
+    "where": ["{x} > 0.0"], "ord": ["1", "-1", "np.inf"], "a_min": ["1.0"], "a_max": ["-1.0"],
+    "min": ["0.0"], "max": ["0.5"], "rcond": ["0.5"], "rtol": ["0.5"], "tol": ["0.5"], "n": ["2", "7"],
+    "k": ["1", "-1"], "ddof": ["1"], "bins": ["3"], "num": ["4"], "decimals": ["1", "-1"], "weights": ["{x}"],
+    "prepend": ["0.5"], "append": ["0.5"], "shift": ["-1"], "fill_value": ["2.5"], "hermitian": ["True"],
+    "full_matrices": ["False"], "compute_uv": ["False"], "endpoint": ["False"], "retstep": ["True"],
+    "upper": ["True"], "sorter": [], "subscripts": [],
+}
+SAMPLE = 2  # values per parameter (the first ones: deterministic)
+
+
+def _values(op: str, name: str, default) -> list[str]:
+    if (op, name) in CHOICES:
+        return CHOICES[(op, name)]
+    if name in CHOICES and isinstance(default, str):
+        return [v for v in CHOICES[name] if ast.literal_eval(v) != default]
+    if isinstance(default, bool):
+        return [repr(not default)]
+    if name in BY_NAME:
+        return [v for v in BY_NAME[name] if not _equal(v, default)]
+    if isinstance(default, int):
+        return [repr(v) for v in (default + 1, -1, 5) if v != default]
+    if isinstance(default, float):
+        return [repr(v) for v in (default + 0.5, -1.0) if v != default]
+    return []
+
+
+def _equal(src: str, default) -> bool:
+    try:
+        return ast.literal_eval(src) == default and type(ast.literal_eval(src)) is type(default)
+    except (ValueError, SyntaxError):
+        return False
+
+
+def _base_calls():
+    """(operation, source of its base call over parameters x0, x1..., the draws) per operation."""
+    out = {}
+    for sp in SPECS:
+        if sp.op in out:
+            continue
+        tree = ast.parse(inspect.getsource(sp.fn))
+        fn = tree.body[0]
+        params = [a.arg for a in fn.args.args]
+        want = "np." + sp.op
+        calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call) and ast.unparse(n.func) == want]
+        if calls:
+            out[sp.op] = (calls[0], params, sp.draws)
+    return out
+
+
+def _cases():
+    bases = _base_calls()
+    cases = []
+    for key in sorted(registry.PRIMS):
+        params = keywords.numpy_parameters(key)
+        if params is None:
+            continue
+        op = key[3:]
+        if op in bases:
+            call, names, draws = bases[op]
+        else:
+            required = [n for n, d, _ in params if d is inspect.Parameter.empty]
+            if len(required) != 1:
+                continue
+            names, draws = ["x0"], [lambda rng: rng.standard_normal((3, 4))]
+            call = ast.parse(f"np.{op}(x0)", mode="eval").body
+        given = {k.arg for k in call.keywords}
+        positional = [n for n, _, kw_only in params if not kw_only]
+        given |= set(positional[:len(call.args)])
+        for name, default, kw_only in params:
+            if name in given or name in SKIPPED or default is inspect.Parameter.empty:
+                continue
+            for src in _values(op, name, default)[:SAMPLE]:
+                new = ast.Call(func=call.func, args=list(call.args),
+                               keywords=[*call.keywords, ast.keyword(arg=name, value=ast.parse(
+                                   src.format(x=names[0]), mode="eval").body)])
+                cases.append((key, name, src, ast.unparse(new), names, draws))
+    return cases
+
+
+CASES = _cases()
+
+
+@pytest.fixture(scope="module")
+def module(tmp_path_factory):
+    """Every case's function in one file (s2s reads the source), `call_<i>` and its scalar `loss_<i>`
+    (`parts_loss_<i>` for a tuple of results)."""
+    lines = ["import numpy as np", ""]
+    for i, (_, _, _, src, names, _) in enumerate(CASES):
+        args = ", ".join(names)
+        lines += ["", f"def call_{i}({args}):", f"    return {src}", "", "",
+                  f"def loss_{i}({args}):", f"    return np.sum(np.sin(call_{i}({args})))", "", "",
+                  f"def parts_loss_{i}({args}):", "    total = 0.0", f"    for part in call_{i}({args}):",
+                  "        total = total + np.sum(np.sin(part))", "    return total", ""]
+    path = tmp_path_factory.mktemp("sweep") / "keyword_sweep_cases.py"
+    path.write_text("\n".join(lines))
+    spec = importlib.util.spec_from_file_location("keyword_sweep_cases", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_sweep_reaches_every_operation_with_a_signature():
+    """Every declared primitive with a NumPy function whose parameters can be varied is swept."""
+    swept = {c[0] for c in CASES}
+    assert len(CASES) >= 400 and {"xp.ravel", "xp.reshape", "xp.take", "xp.linalg.cholesky", "xp.clip",
+                                   "xp.concatenate", "xp.linalg.qr", "xp.linspace", "xp.max"} <= swept, sorted(swept)
+
+
+def _leaves(x):
+    if isinstance(x, (tuple, list)):
+        return [leaf for e in x for leaf in _leaves(e)]
+    return [np.asarray(x)]
+
+
+def _same(got, want, rtol=1e-10):
+    gl, wl = _leaves(got), _leaves(want)
+    assert len(gl) == len(wl)
+    for g, w in zip(gl, wl):
+        assert np.shape(g) == np.shape(w), (np.shape(g), np.shape(w))
+        if np.issubdtype(w.dtype, np.number) or w.dtype == bool:
+            np.testing.assert_allclose(np.asarray(g, dtype=np.result_type(w, float) if w.dtype != bool else bool),
+                                       w, rtol=rtol, atol=rtol, equal_nan=True)
+        else:
+            np.testing.assert_equal(g, w)
+
+
+def _args(draws, seed):
+    rng = np.random.default_rng(seed)
+    return tuple(np.asarray(d(rng), dtype=np.float64) for d in draws)
+
+
+def _refused(fn, args) -> bool:
+    try:
+        fn(*args)
+    except S2SError:
+        return True
+    return False
+
+
+# what the sweep found that is not fixed yet: (operation, parameter[, value]) -> the finding (strict xfail)
+_KEEPDIMS = ("vmap of the flattened reduction (axis=None) with keepdims=True: an example's result has shape (1,), "
+             "NumPy's (1, 1)")
+_UNIQUE = "np.unique is declared without a derivative: grad and jvp give 0 where its values are its input's"
+FOUND: dict[tuple, str] = {
+    ("xp.argmax", "keepdims"): _KEEPDIMS, ("xp.argmin", "keepdims"): _KEEPDIMS,
+    ("xp.nanargmax", "keepdims"): _KEEPDIMS, ("xp.nanargmin", "keepdims"): _KEEPDIMS,
+    ("xp.diff", "n", "7"): "n past the axis's length (an empty result): grad's cotangent has the wrong shape (ValueError)",
+    ("xp.insert", "axis"): "vmap of np.insert along an axis: internal ValueError (rt.examples_1d of a list)",
+    ("xp.meshgrid", "sparse"): "sparse=True: jvp differs from central differences",
+    ("xp.unique", "axis"): _UNIQUE, ("xp.unique", "equal_nan"): _UNIQUE, ("xp.unique", "sorted"): _UNIQUE,
+}
+
+
+def _param(i, case):
+    key, name = case[0], case[1]
+    found = FOUND.get((key, name, case[2]), FOUND.get((key, name)))  # (one value, or every value)
+    marks = [pytest.mark.xfail(strict=True, reason=found)] if found else []
+    return pytest.param(i, id=f"{key[3:]}-{name}={case[2]}", marks=marks)
+
+
+@pytest.mark.parametrize("i", [_param(i, c) for i, c in enumerate(CASES)])
+def test_keyword_at_a_non_default_value(module, i):
+    key, name, value, src, names, draws = CASES[i]
+    call, loss = getattr(module, f"call_{i}"), getattr(module, f"loss_{i}")
+    args = _args(draws, zlib.crc32(key.encode()))
+    try:
+        want = call(*args)
+    except Exception as e:  # noqa: BLE001  (NumPy refuses this value for these arguments)
+        for transform in (s2s.jit, s2s.grad):
+            with pytest.raises((type(e), S2SError)):
+                transform(call if transform is s2s.jit else loss)(*args)
+        return
+    try:
+        got = s2s.jit(call)(*args)
+    except S2SError as e:
+        # refused: only an argument the declaration does not model, and every transform refuses it
+        assert name in REFUSED.get(key, ()) or _unmodelled(key, name), f"refused a modelled argument: {e}"
+        assert _refused(s2s.grad(loss), args) and _refused(s2s.vmap(call), tuple(np.stack([a, a]) for a in args))
+        return
+    if key in UNINITIALIZED:  # (its values are whatever the memory held: the shape and dtype are the result)
+        want, got = np.zeros_like(want), np.zeros_like(got)
+    _same(got, want)
+    if key in UNINITIALIZED:
+        return
+    more = _args(draws, 1 + zlib.crc32(key.encode()))
+    try:
+        rows = [call(*a) for a in (args, more)]
+    except Exception:  # noqa: BLE001  (the second draw is outside the value's domain)
+        rows = None
+    if rows is not None:
+        try:
+            batched = s2s.vmap(call)(*(np.stack([a, b]) for a, b in zip(args, more)))
+        except S2SError:
+            assert key in VMAP_REFUSED, f"vmap refused {src}"
+        else:
+            for k, row in enumerate(rows):
+                _same([_leaves(batched)[j][k] for j in range(len(_leaves(batched)))], _leaves(row))
+    if not all(np.issubdtype(w.dtype, np.floating) for w in _leaves(want)):
+        return
+    if isinstance(want, tuple):
+        loss = getattr(module, f"parts_loss_{i}")
+    d = tuple(np.random.default_rng(7).standard_normal(np.shape(a)) for a in args)
+    eps = 1e-6
+    fd = (loss(*(a + eps * v for a, v in zip(args, d))) - loss(*(a - eps * v for a, v in zip(args, d)))) / (2 * eps)
+    if not np.isfinite(fd):
+        return
+    try:
+        grads = s2s.grad(loss, argnums=tuple(range(len(args))))(*args)
+    except S2SError:
+        assert key in GRAD_REFUSED, f"grad refused {src}"
+        return
+    rev = sum(float(np.sum(g * v)) for g, v in zip(grads, d))
+    fwd = float(s2s.jvp(loss, tuple(args), d)[1])
+    assert abs(rev - fd) <= 1e-5 * (1 + abs(fd)), f"grad of {src}: {rev}, central differences: {fd}"
+    assert abs(fwd - fd) <= 1e-5 * (1 + abs(fd)), f"jvp of {src}: {fwd}, central differences: {fd}"
+
+
+def _unmodelled(key, name) -> bool:
+    return name not in keywords.modelled(key)
+
+
+UNINITIALIZED = {"xp.empty", "xp.empty_like"}
+# refusals beyond the undeclared parameters: a value the declaration's rules do not model
+REFUSED: dict[str, tuple[str, ...]] = {}
+# operations whose vmap or derivative refuses (an S2SError at the user's line) for a swept value:
+# quantiles other than method='linear' (a step function's derivative), np.diff's prepend=/append=
+VMAP_REFUSED: set[str] = set()
+GRAD_REFUSED: set[str] = {"xp.percentile", "xp.quantile", "xp.nanpercentile", "xp.nanquantile", "xp.diff"}
