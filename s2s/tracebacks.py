@@ -3,7 +3,8 @@
 An S2SError raised while compiling a user's function unwinds through 5-25 frames of the driver,
 the frontend and the passes before it reaches the user's call; they say nothing about the
 user's code, which the message already names. As JAX does, each public entry point (the
-transforms in api.py, the calls of the objects they return, their generated fast paths) removes
+transforms in api.py and vjp's vjp_fn, under `ENTRY`; the calls of the objects they return and
+their generated fast paths, by an inline handler; `s2s.source`, through `boundary`) removes
 the frames of s2s's own files and of its generated code (`<s2s:...>`) from an S2SError's
 traceback, and from the tracebacks of the exceptions chained to it, when the error leaves it.
 The error itself is raised unchanged; only which frames it lists differs. The setting
