@@ -541,7 +541,7 @@ class Normalizer:
 
     def expr(self, node) -> gast.expr:
         if type(node) in UNSUPPORTED:
-            self.fail(node, f"s2s does not support {UNSUPPORTED[type(node)]} inside a transformed function.")
+            self.fail(node, *refusals.expression(UNSUPPORTED[type(node)]))
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             self.fail(node, f"s2s does not support `{type(node).__name__}` expressions in a transformed function.")

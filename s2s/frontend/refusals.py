@@ -47,6 +47,23 @@ STATEMENTS = {
 }
 
 
+# expression -> what to write instead
+EXPRESSIONS = {
+    "set": "Use a list or a tuple (a set's order is not an array's).",
+    "set comprehension": "Use a list comprehension (a set's order is not an array's).",
+    "f-string": "Build the text outside the function you transform; inside it, strings are constants.",
+    ":=": "Assign the value on a line of its own before the expression that uses it.",
+    "*args": "Pass the arguments one by one, or index the sequence.",
+    "await": "Transform a plain (not async) function.",
+}
+
+
+def expression(kind: str) -> tuple[str, str]:
+    """(message, hint) for an expression s2s does not support (`kind`, e.g. "f-string")."""
+    return (f"s2s does not support `{kind}` inside a transformed function.",
+            EXPRESSIONS.get(kind, "Move it outside the function you transform."))
+
+
 def statement(kw: str, names=()) -> tuple[str, str]:
     """(message, hint) for a statement s2s does not support (`kw`: its keyword, e.g. "global";
     `names`: what a `global` or `nonlocal` declares)."""

@@ -290,3 +290,14 @@ def test_writing_into_a_global_or_an_attribute_is_named(transform):
         transform(writes_attribute)(X)
     assert "outside the function you transform" in str(info.value)
     assert TABLE == {"w": 1.0}
+
+
+def uses_set(x):
+    seen = {1, 2}
+    return np.sum(x) * len(seen)
+
+
+def test_an_unsupported_expression_says_what_to_write_instead():
+    with pytest.raises(s2s.S2SError) as info:
+        s2s.jit(uses_set)(X)
+    assert "`set`" in str(info.value) and "Use a list or a tuple" in str(info.value)
