@@ -37,10 +37,13 @@ def pytest_collection_modifyitems(config, items):
 
 def _deselect_full(config, items):
     """Tests marked `full` (the rest of a sweep whose sampled slice runs by default) run only with
-    --full, or with a -m expression that names them (`-m full`: the rest alone, as .ci/run does)."""
+    --full, with a -m expression that names them (`-m full`: the rest alone, as .ci/run does), or
+    when named one by one on the command line (file::test[id])."""
     if config.getoption("full") or "full" in (config.getoption("markexpr") or ""):
         return
-    rest = [item for item in items if item.get_closest_marker("full")]
+    named = {arg for arg in config.args if "::" in arg}
+    rest = [item for item in items if item.get_closest_marker("full") and item.nodeid not in named]
     if rest:
         config.hook.pytest_deselected(items=rest)
-        items[:] = [item for item in items if not item.get_closest_marker("full")]
+        dropped = {id(item) for item in rest}
+        items[:] = [item for item in items if id(item) not in dropped]
