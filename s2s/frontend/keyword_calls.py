@@ -72,7 +72,7 @@ def refuse_unmodelled(norm, node, key, args, kws) -> None:
     norm.fail(node, f"s2s does not model the argument `{name}=` of `{key.replace('xp.', 'np.', 1)}` at {shown}: its "
                     "rules would ignore it and give a wrong number.",
               f"Leave `{name}=` at NumPy's default, or compute the result another way "
-              "(docs/operations.md#keyword-arguments lists the modelled ones).", kind=S2STypeError)
+              "(docs/operations.md, 'Keyword arguments').", kind=S2STypeError)
 
 
 def _order(norm, node, args, kws, pos):

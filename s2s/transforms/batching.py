@@ -681,7 +681,7 @@ class Batcher(Transform):
                     new[k] = build.const(1)
             else:
                 if rule.none_axis == "flat" and self.rank.get(getattr(args[p.params[0]], "id", None)) in (None, 0) \
-                        and self.is_batched(args[p.params[0]]):  # (a 0-d example: scanned as flattened)
+                        and self.is_batched(args[p.params[0]]) and not p.list_args:  # (a 0-d example: scanned flat)
                     first = p.params[0]
                     new[first] = self.tmp(pre, build.call("rt.examples_1d", [args[first]]), "ex1d")
                 rank = self.rank.get(getattr(arr, "id", None))

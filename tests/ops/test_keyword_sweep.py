@@ -198,7 +198,6 @@ FOUND: dict[tuple, str] = {
     ("xp.argmax", "keepdims"): _KEEPDIMS, ("xp.argmin", "keepdims"): _KEEPDIMS,
     ("xp.nanargmax", "keepdims"): _KEEPDIMS, ("xp.nanargmin", "keepdims"): _KEEPDIMS,
     ("xp.diff", "n", "7"): "n past the axis's length (an empty result): grad's cotangent has the wrong shape (ValueError)",
-    ("xp.insert", "axis"): "vmap of np.insert along an axis: internal ValueError (rt.examples_1d of a list)",
     ("xp.meshgrid", "sparse"): "sparse=True: jvp differs from central differences",
     ("xp.unique", "axis"): _UNIQUE, ("xp.unique", "equal_nan"): _UNIQUE, ("xp.unique", "sorted"): _UNIQUE,
 }
