@@ -1,5 +1,6 @@
 """Properties every derivative s2s computes must have, checked on the corpus (control flow, loops,
-lists, recursion; a share of it per property, to keep CI short) and on op sweep rows whose rules
+lists, recursion; a share of it per property, to keep CI short, and for the costliest properties
+half of that share by default and the other half with --full) and on op sweep rows whose rules
 call runtime helpers, at orders 2 and 3 (issue 27, family 7). They need no
 reference: each compares s2s with itself along another path, so they catch what a check against
 finite differences at a lower order misses.
@@ -93,7 +94,14 @@ def test_modes_agree_at_order_two(fn, make):
     _consistent(fn, _as_float(make(np.random.default_rng(0))), 2, _all_paths(2))
 
 
-@pytest.mark.parametrize("fn, make", CASES[::3])
+def _halves(cases: list, step: int) -> list:
+    """Every `step`-th case, the even ones of those by default and the odd ones marked full (two
+    samples of the same corpus share; CI runs both)."""
+    return [c if i % 2 == 0 else pytest.param(*c.values, id=c.id, marks=pytest.mark.full)
+            for i, c in enumerate(cases[::step])]
+
+
+@pytest.mark.parametrize("fn, make", _halves(CASES, 3))
 def test_modes_agree_at_order_three(fn, make):
     _consistent(fn, _as_float(make(np.random.default_rng(0))), 3, ["fff", "rrr", "rfr"])
 
@@ -110,9 +118,10 @@ def _scalar(fn):
     return f
 
 
-# every sixth corpus function whose first argument is an array (the Hessian's variable)
-JAC_CASES = [pytest.param(fn, mk, id=fn.__name__) for fn, mk in CORPUS
-             if isinstance(mk(np.random.default_rng(0))[0], np.ndarray)][::6]
+# every sixth corpus function whose first argument is an array (the Hessian's variable), half of
+# them by default
+JAC_CASES = _halves([pytest.param(fn, mk, id=fn.__name__) for fn, mk in CORPUS
+                     if isinstance(mk(np.random.default_rng(0))[0], np.ndarray)], 6)
 
 
 @pytest.mark.parametrize("fn, make", JAC_CASES)
