@@ -153,7 +153,6 @@ def module(body) -> gast.Module:
     return gast.Module(body=list(body), type_ignores=[])
 
 
-@functools.cache
 def located(node, where, only_missing: bool = False, kinds: tuple = (gast.stmt, gast.expr)):
     """`node` with every statement and expression in it (`kinds`) given `where`'s source position,
     or only those without one (`only_missing`), so errors name the user's line. Returns `node`."""
@@ -163,7 +162,9 @@ def located(node, where, only_missing: bool = False, kinds: tuple = (gast.stmt, 
     return node
 
 
+@functools.cache
 def _template(src: str) -> gast.expr:
+    """The parsed template (`template` copies it, never changes it): parsed once per text."""
     return gast.parse(src, mode="eval").body
 
 
