@@ -8,13 +8,18 @@ effect, a call s2s cannot read), never a missing derivative, which would be wron
 from __future__ import annotations
 
 import types
+from collections import abc
 
 from .parse import not_python
 
-# Python methods that change the object they are called on (a list, dict, set or bytearray).
-MUTATING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
-                      "popitem", "add", "discard", "difference_update", "intersection_update",
-                      "symmetric_difference_update", "sort", "reverse"})
+# The methods that change a list, dict, set or bytearray they are called on: those Python's
+# abstract mutable containers add to their read-only ones, and the in-place ones beyond them.
+MUTATING = frozenset(
+    name for rw, ro in ((abc.MutableSequence, abc.Sequence), (abc.MutableMapping, abc.Mapping),
+                        (abc.MutableSet, abc.Set))
+    for name in set(dir(rw)) - set(dir(ro)) if not name.startswith("_")
+) | frozenset(m.__name__ for m in (list.sort, set.update, set.difference_update, set.intersection_update,
+                                   set.symmetric_difference_update))
 
 _EFFECT = ("s2s transforms a function whose only effect is its result: every transform, jit "
            "included, compiles it into new code that would not do this as Python does.")
