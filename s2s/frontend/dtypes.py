@@ -16,13 +16,6 @@ from ..errors import where
 from ..ir import build
 from ..primitives import registry
 
-# creations whose dtype, when none is given, comes from their arguments' values
-_FROM_VALUES = frozenset({"xp.arange", "xp.full"})
-# copies and creations like an array: its dtype, when none is given
-_LIKE_FIRST = frozenset({"xp.array", "xp.asarray", "xp.copy", "xp.ascontiguousarray", "xp.zeros_like", "xp.ones_like",
-                         "xp.empty_like", "xp.full_like"})
-_GATES = frozenset({"rt.dtype_gate", "rt.int_cast"})
-
 
 def _numpy_params(key: str) -> tuple:
     """The parameter names of NumPy's function for primitive `key` (`xp.array`), or ()."""
@@ -70,7 +63,7 @@ def gate(norm, node, value):
         return value
     key = analysis.dotted(value.func)
     p = registry.lookup(key)
-    if p is None or p.nondiff or key in _GATES:
+    if p is None or p.nondiff or p.dtype_cast:
         return value
     dt = _dtype_arg(key, value)
     if dt is None or _float_known(norm, dt) or isinstance(dt, gast.Constant) and dt.value is None:
@@ -89,16 +82,17 @@ def _may_hold_integers(norm, value) -> bool:
     if not isinstance(value, gast.Call):
         return False
     key = analysis.dotted(value.func)
-    if key in _GATES:
-        return True
-    if registry.lookup(key) is None:
+    p = registry.lookup(key)
+    if p is None:
         return False
+    if p.dtype_cast:
+        return True
     dt = _dtype_arg(key, value)
     if dt is not None and not (isinstance(dt, gast.Constant) and dt.value is None):
         return not _float_known(norm, dt)
-    if key in _FROM_VALUES:
+    if key in registry.DTYPE_FROM_VALUES:
         return True
-    if key in _LIKE_FIRST and value.args and isinstance(value.args[0], gast.Name):
+    if key in registry.DTYPE_OF_FIRST and value.args and isinstance(value.args[0], gast.Name):
         first = value.args[0].id
         return first in typed or first in norm.containers  # (an array of a list: its items' dtype)
     return False

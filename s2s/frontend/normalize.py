@@ -24,7 +24,19 @@ from ..ir import build
 from ..ir.core import CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
-from . import aliases, dtypes, function_values, hygiene, idioms_calls, keyword_calls, lift, refusals, resolve, static_locals
+from . import (
+    aliases,
+    dtypes,
+    function_values,
+    hygiene,
+    idioms_calls,
+    keyword_calls,
+    lift,
+    refusals,
+    resolve,
+    static_locals,
+    views,
+)
 from .jumps import restructure
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
@@ -125,15 +137,18 @@ class Normalizer:
                 return
             self.aliases.link(target, src.id, element=src is not value)
             return
-        if isinstance(value, gast.Call) and value.args and known(value.args[0]) \
-                and analysis.dotted(value.func) in registry.VIEW_CALLS \
-                and not any(k.arg == "dtype" for k in value.keywords):  # (`.astype(t)` copies)
-            self.aliases.link(target, value.args[0].id)  # a view of the argument's array
+        viewed = [a for a in views.viewed(value) if known(a)]  # (np.broadcast_arrays(a, b): views of each)
+        if viewed:
+            self.aliases.link(target, viewed[0].id)  # a view of the argument's array
+            for a in viewed[1:]:
+                self.aliases.hold(target, a.id)
             return
         self.aliases.forget(target)
         if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and len(value.args) == 1 \
                 and known(value.args[0]) and self.env.lookup(value.func.id)[1] in (list, tuple, dict):
             self.aliases.share_elements(target, value.args[0].id)
+            if value.args[0].id not in self.containers:  # (list(M) of an array: M's rows, views of M)
+                self.aliases.hold(target, value.args[0].id)
         held = value.values if isinstance(value, gast.Dict) else \
             value.elts if isinstance(value, (gast.List, gast.Tuple, gast.Set)) else []
         for e in held:
@@ -242,7 +257,8 @@ class Normalizer:
             function_values.bind_local(self, s, s.targets[0].id, function_values.value(self, s.value))
             return  # a function (or a collection of them), resolved where it is called or passed
         if len(s.targets) == 1 and (value := self.swapped_reads(s.targets[0], s.value)) is not None:
-            self.assign_to(s.targets[0], value)
+            if not views.stores_in_order(self, s.targets[0], s.value, value):
+                self.assign_to(s.targets[0], value)
             return
         if len(s.targets) == 1:
             self.assign_to(s.targets[0], self.expr(s.value))
@@ -914,7 +930,7 @@ class Normalizer:
             args, kws = self.composite_arguments(registry.lookup(key), args, kws)
         form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition
         if form is not None:
-            return build.call(build.name(self.bind(form.__name__, form)), args, kws)
+            return views.keep_view(key, build.call(build.name(self.bind(form.__name__, form)), args, kws))
         if key is not None:
             self.refuse_positional_out(node, key, args)
             lowered = keyword_calls.lower(self, node, key, args, kws, obj)
@@ -1024,7 +1040,7 @@ class Normalizer:
         if m == "flatten":
             return keyword_calls.lower(self, node, "xp.ravel", [base] + args, kws) or build.call("xp.ravel", [base])
         if m == "astype":
-            return build.call("xp.asarray", [base], {"dtype": args[0]} if args else kws)
+            return views.astype(base, args, kws)
         if m == "item":
             return build.call("float", [base])
         if m == "tolist":

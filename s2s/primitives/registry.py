@@ -99,6 +99,7 @@ class Prim:
     dask: str = ""                 # Dask's name for it, where Dask names it differently (xp.amax is Dask's `max`)
     composed: object = None        # maker(xp) of it from xp's other functions, for a library that lacks it (CuPy)
     widened: object = None         # maker(xp, the library's own) with NumPy's signature, where the library's takes less
+    dtype_cast: bool = False       # its result is its argument cast to a dtype it is given (frontend/dtypes.py)
 
     @property
     def vjp(self) -> dict[str, str]:
@@ -316,6 +317,15 @@ VIEW_CALLS = frozenset("xp." + n for n in (
     "swapaxes", "moveaxis", "expand_dims", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d",
     "broadcast_to", "broadcast_arrays", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split",
     "array_split", "hsplit", "vsplit", "dsplit", "matrix_transpose", "permute_dims", "unstack", "view"))
+# ... of each of their array arguments, not only the first
+VIEW_EACH_CALLS = frozenset({"xp.broadcast_arrays"})
+
+# The dtype of a result when no dtype is given (frontend/dtypes.py: what a store into it casts to):
+# from the arguments' values (np.arange(3) holds integers, np.full(n, 0) too), or the first
+# argument's (copies and creations like an array)
+DTYPE_FROM_VALUES = frozenset({"xp.arange", "xp.full"})
+DTYPE_OF_FIRST = frozenset("xp." + n for n in ("array", "asarray", "copy", "ascontiguousarray", "zeros_like",
+                                                "ones_like", "empty_like", "full_like"))
 
 
 # Methods of lists, dicts and arrays that change their object: a call of one acts on something

@@ -537,5 +537,6 @@ from . import (  # noqa: E402,F401
     rules_spaces,
     rules_special,
     rules_trees,
+    rules_views,
 )
 

@@ -5,6 +5,7 @@ One module per rule family, each with one export list (`__all__`) that this name
 - core: broadcasting, casts, pytrees, in-place accumulation, the copies that keep functions pure
 - tape_copies: the backward sweep's own copies of the forward sweep's records
 - elementwise: derivatives of elementwise functions (rules.py's operators, rules_math)
+- views: NumPy's views in a tuple assignment's right side (rules_views)
 - dtypes: what an integer, bool or complex result dtype does to a derivative (rules_dtypes)
 - shapes, reduce, linalg: transposes and derivatives of shape, reduction and linear-algebra ops
   (rules_shape, rules_reduce, rules_linalg)
@@ -51,11 +52,12 @@ from . import (
     tape_copies,
     trace,
     trees,
+    views,
 )
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
-           tape_copies, trace, spaces, dtypes)
+           tape_copies, trace, spaces, dtypes, views)
 
 
 def _build(modules) -> dict:

@@ -1,0 +1,14 @@
+"""Rules of `rt.after_stores` (s2s/runtime/views.py): a right side's read in a tuple assignment,
+before the stores (`early`) or after the earlier ones (`late`), whichever NumPy's view semantics
+make its value; its derivative goes to that one. Run once per example under vmap (the choice
+depends on each example's rank)."""
+from __future__ import annotations
+
+from .registry import LOOP, defjvp, defvjp, linear, prim
+
+prim("rt.after_stores", "early, late, whole", zero_args=("whole",), batch=LOOP)
+defvjp("rt.after_stores", early="rt.after_stores_t(g, early, whole, 0)", late="rt.after_stores_t(g, early, whole, 1)")
+defjvp("rt.after_stores", early="rt.after_stores_t(dearly, early, whole, 0)",
+       late="rt.after_stores_t(dlate, early, whole, 1)")
+linear("rt.after_stores_t", "g_, early, whole, which", "g_", "rt.after_stores_t(g, early, whole, which)", batch=LOOP)
+
