@@ -72,40 +72,58 @@ def _substitute_all(stmt, name: str, value) -> int:
 
 
 class _Block:
-    """The top-level statements of a body, with what the rewrites need to know about them."""
+    """The top-level statements of a body, with what the rewrites need to know about them.
+
+    A statement a rewrite removes leaves `None` in its place until the round ends (`statements`),
+    and the names each statement reads are kept with an index of where each name is read, both
+    updated for the statements a rewrite changes: finding a value's readers and asking whether
+    an operand is read later cost what they find, not a scan of the body (issue 46: scans per
+    candidate made jit's compile time grow with the square of a long function)."""
 
     def __init__(self, body, params, known):
-        self.body, self.params = body, set(params)
+        self.body, self.params = list(body), set(params)
         self.floats = algebra.python_floats(body, params, known.get("floats", ()))
         self.every, self.compiled = known.get("fuse") == "every", known.get("compiled")
         self.binds = collections.Counter(t for s in analysis.walk_stmts(body) for t in analysis.targets(s))
-        self._reads = None
+        self._reads = [set(analysis.loads(s)) for s in body]
+        self._where: dict[str, set[int]] = collections.defaultdict(set)  # name -> positions reading it
+        for j, names in enumerate(self._reads):
+            for n in names:
+                self._where[n].add(j)
 
     def candidate(self, s) -> bool:
         return fusion._candidate(s.value, self.floats, self.every, self.compiled) is not None
 
-    def reads(self) -> list[set[str]]:
-        """The names each top-level statement reads (one walk per round, again after a change)."""
-        if self._reads is None:
-            self._reads = [set(analysis.loads(s)) for s in self.body]
-        return self._reads
+    def statements(self) -> list:
+        """The body as the round left it."""
+        return [s for s in self.body if s is not None]
+
+    def _put(self, j: int, s) -> None:
+        """Statement `j` is now `s` (`None`: removed); its reads are noted again."""
+        self.body[j] = s
+        old, new = self._reads[j], set(analysis.loads(s)) if s is not None else set()
+        for n in old - new:
+            self._where[n].discard(j)
+        for n in new - old:
+            self._where[n].add(j)
+        self._reads[j] = new
 
     def recompute(self, i: int) -> bool:
         """Recompute the cheap value of statement `i` in each of its readers."""
         s = self.body[i]
         t = _target(s)
-        if t is None or t in self.params or self.binds[t] != 1 or not pure(s.value) or not _cheap(s.value):
+        if s is None or t is None or t in self.params or self.binds[t] != 1 or not pure(s.value) \
+                or not _cheap(s.value):
             return False
         operands = set(analysis.loads(s.value)) - {"xp"}
         if any(self.binds[n] > (0 if n in self.params else 1) for n in operands):
             return False  # an operand rebound: it would be read with another value
-        reads = self.reads()
-        readers = [j for j in range(i + 1, len(self.body)) if t in reads[j]]
+        readers = sorted(j for j in self._where[t] if j > i)
         if not readers or not all(_reader(self.body[j]) for j in readers):
             return False
         last = readers[-1]
-        later = set().union(*reads[last:])
-        if any(n not in self.params and n not in self.floats and n not in later for n in operands):
+        if any(n not in self.params and n not in self.floats and max(self._where[n], default=-1) < last
+               for n in operands):
             return False  # an array that died at `s` would live until `last`
         saved = {j: clone(self.body[j]) for j in readers}
         for j in readers:
@@ -114,8 +132,7 @@ class _Block:
             for j, old in saved.items():
                 self.body[j] = old
             return False
-        del self.body[i]
-        self._reads = None
+        self._put(i, None)
         return True
 
     def _chain(self, readers) -> bool:
@@ -138,8 +155,7 @@ class _Block:
         if not all(self.candidate(s) for j, s in trial.items() if j not in gone):
             return False
         for j, s in trial.items():
-            self.body[j] = s
-        self.body[:] = [s for j, s in enumerate(self.body) if j not in gone]
+            self._put(j, None if j in gone else s)
         return True
 
     def chain(self, j: int) -> bool:
@@ -148,7 +164,7 @@ class _Block:
         k = self._next(j)
         s = self.body[j]
         t = _target(s)
-        if k is None or t is None or not _reader(s) or not pure(s.value):
+        if s is None or k is None or t is None or not _reader(s) or not pure(s.value):
             return False
         u = self.body[k]
         if not (_target(u) == t or isinstance(u, gast.Return)) or not _reader(u) or analysis.loads(u).count(t) != 1:
@@ -157,15 +173,14 @@ class _Block:
         _substitute(trial, t, s.value)
         if not self.candidate(trial):
             return False
-        self.body[k] = trial
-        del self.body[j]
-        self._reads = None
+        self._put(k, trial)
+        self._put(j, None)
         return True
 
     def _next(self, j: int) -> int | None:
         """The next statement after `j` that is not a comment."""
         for k in range(j + 1, len(self.body)):
-            if not build.is_comment(self.body[k]):
+            if self.body[k] is not None and not build.is_comment(self.body[k]):
                 return k
         return None
 
@@ -178,11 +193,10 @@ def recompute(body: list, params, facts) -> tuple[list, bool]:
         block = _Block(body, params, facts["known"])
         now = False
         for i in range(len(body) - 1, -1, -1):
-            if i < len(block.body):
-                now |= block.recompute(i)
+            now |= block.recompute(i)
         for j in range(len(block.body) - 2, -1, -1):
             now |= block.chain(j)
-        body = block.body
+        body = block.statements()
         if not now:
             break
         changed = True

@@ -129,12 +129,14 @@ def _settle(pending, floats, ctx, every: bool, compiled=None) -> None:
             where = owners[id(stmts)] = {id(n): u for u in stmts for n in gast.walk(u)}
         owner = where[id(new)]
         groups.setdefault(id(owner), (stmts, owner, []))[2].append((pos, t, new))
+    before: dict = {}  # id(block) -> (block, {id(owner): statements restored before it, last first})
     for stmts, owner, moves in groups.values():
         if isinstance(owner, (gast.Assign, gast.Return)) \
                 and fusion._candidate(owner.value, floats, every, compiled) is not None \
                 and (isinstance(owner, gast.Return) or isinstance(owner.targets[0], gast.Name)):
             continue
         restored = [owner]
+        ahead = before.setdefault(id(stmts), (stmts, {}))[1].setdefault(id(owner), [])
         for _, t, new in sorted(moves, key=lambda m: -m[0]):  # the latest first: each goes before the last
             node, field = next((n, f) for r in restored for n in gast.walk(r) for f, c in gast.iter_fields(n)
                                if c is new or isinstance(c, list) and any(k is new for k in c))
@@ -144,8 +146,10 @@ def _settle(pending, floats, ctx, every: bool, compiled=None) -> None:
             else:
                 setattr(node, field, build.name(t))
             s = build.assign(t, new)
-            stmts.insert(stmts.index(restored[-1]), s)
+            ahead.append(s)  # (each just before the one restored before it)
             restored.append(s)
+    for stmts, ahead in before.values():  # each block rebuilt once, not an insert (and a search) per move
+        stmts[:] = [r for u in stmts for r in (*reversed(ahead.get(id(u), ())), u)]
 
 
 def _block(stmts, counts, params, ctx) -> bool:
