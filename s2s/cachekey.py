@@ -24,6 +24,7 @@ import numpy as np
 from . import record
 from .errors import S2STypeError
 from .frontend import idioms, resolve
+from .frontend.reads import Reads
 
 _CONSTANTS = (int, float, complex, bool, str, bytes, type(None))
 _LIBRARIES = {"numpy", "s2s", "math", "cmath", "builtins", "functools", "itertools", "operator", "scipy"}
@@ -43,22 +44,25 @@ class Watch:
     def slot(self, d: dict, name: str) -> None:
         self.slots.setdefault((id(d), name), (d, name, d.get(name, MISSING)))
 
-    def compile(self):
-        """`check()`: True while every watched place holds the object it held (the key is unchanged).
-        None when the key cannot be watched (it must be recomputed on every call). The check
-        carries its own terms as `check.terms` (see `terms`), for fast paths that inline it."""
+    def compile(self, reads: Reads | None = None):
+        """`check()`: True while every watched place holds the object it held (the key is unchanged),
+        and every read of `reads` (what the compiled code was built from: frontend/reads.py) gives
+        the object it gave. None when the key cannot be watched (it must be recomputed on every
+        call). The check carries its own terms as `check.terms` (see `terms`), for fast paths that
+        inline it."""
         if not self.ok:
             return None
-        check_terms = self.terms("w_")
+        check_terms = self.terms("w_", reads)
         params, values, expr = check_terms
         check = _maker(", ".join(params), expr)(*values)
         check.terms = check_terms
         return check
 
-    def terms(self, prefix: str = ""):
+    def terms(self, prefix: str = "", reads: Reads | None = None):
         """(names, objects, expression): the identity comparisons of the check as one Python
         expression over `names` bound to `objects` (each name starts with `prefix`); it may raise
-        KeyError (a watched global deleted) or ValueError (a closure cell emptied): not unchanged."""
+        (KeyError: a watched global deleted, ValueError: a closure cell emptied, anything a read of
+        `reads` may raise: an attribute deleted): not unchanged."""
         params, values, terms = [], [], []
         for k, (d, name, v) in enumerate(self.slots.values()):
             if v is MISSING:  # still unbound
@@ -81,6 +85,9 @@ class Watch:
             params += [f"{prefix}z{k}", f"{prefix}w{k}"]
             values += [cell, v]
             terms.append(f"{prefix}z{k}.cell_contents is {prefix}w{k}")
+        if reads:
+            more = reads.terms(prefix + "r", skip={(id(d), name) for d, name, _ in self.slots.values()})
+            params, values, terms = params + more[0], values + more[1], terms + more[2]
         return params, values, " and ".join(terms) or "True"
 
 
@@ -94,7 +101,7 @@ def _maker(params: str, body: str):
     make = _MAKERS.get(key)
     if make is None:
         src = (f"def make({params}):\n    def check():\n        try:\n            return {body}\n"
-               "        except (KeyError, ValueError):\n            return False\n    return check\n")
+               "        except Exception:\n            return False\n    return check\n")
         env = {"MISSING": MISSING}
         exec(compile(src, "<s2s key watch>", "exec"), env)  # noqa: S102 - our own generated source
         make = _MAKERS[key] = env["make"]
@@ -104,9 +111,16 @@ def _maker(params: str, body: str):
 def watched_key(fn):
     """(fn_key(fn), check) where `check()` says cheaply that the key is still the same (None: no
     cheap test exists for this function, recompute the key)."""
+    key, watch = key_and_watch(fn)
+    return key, watch.compile()
+
+
+def key_and_watch(fn):
+    """(fn_key(fn), the Watch of the places it read): a caller adds the reads of what it compiled
+    (`Watch.compile(reads)`)."""
     watch = Watch()
     key = fn_key(fn, watch=watch)
-    return key, watch.compile()
+    return key, watch
 
 
 def fn_key(fn, _seen=None, watch: Watch | None = None):
@@ -126,13 +140,27 @@ def fn_key(fn, _seen=None, watch: Watch | None = None):
         raise S2STypeError(f"s2s transforms Python functions; {getattr(fn, '__name__', fn)!r} is a "
                            f"{type(fn).__name__}. Wrap it: `def f(x): return np.sin(x)`.")
     if is_generated(fn):
+        origin = record.of(fn).origin  # a function s2s specialized from `origin`, copying its namespace:
+        if watch is not None and isinstance(origin, types.FunctionType):  # made again when that changes
+            _watch_function(origin, _seen if _seen is not None else set(), watch)
         return ("gen", id(fn))
+    return _function_key(fn, _seen if _seen is not None else set(), watch)
+
+
+def _watch_function(fn, seen: set, watch: Watch) -> None:
+    """Watch the places the key of plain function `fn` reads (its code, globals, closure values)."""
+    if fn.__code__ not in seen:
+        _function_key(fn, seen, watch)
+
+
+def _function_key(fn, seen: set, watch: Watch | None):
+    """The key of plain Python function `fn` (not adapted): its code, the globals and closure
+    values it reads, their keys."""
     code = fn.__code__
     glob = fn.__globals__
     defaults = fn.__defaults__
     if watch is not None:
         watch.funcs.setdefault(id(fn), (fn, code, defaults))
-    seen = _seen if _seen is not None else set()
     seen.add(code)
     names = _all_names(code)
     deps = []

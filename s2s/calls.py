@@ -18,7 +18,7 @@ import numpy as np
 from . import arg_structure, arrays, cotangent_dtype, dispatch, driver, real_only, record, vspace
 from .emit.loader import call
 from .errors import S2SError, S2STypeError, S2SValueError
-from .frontend import idioms
+from .frontend import idioms, reads
 from .frontend.parse import refuse_not_python
 from .tracebacks import hide_internal
 from .tree import node_children
@@ -113,21 +113,39 @@ class Transformed:
         self._real = kind in real_only.DERIVATIVES  # its results are refused when complex (real_only.py)
 
     _unchanged = None  # the key's watch: True while nothing the key read was rebound
+    _watch = None      # the places the key read (cachekey.Watch)
+    _reads = None      # what the versions were built from, read from objects (frontend/reads.py)
 
     def _check_key(self) -> None:
         """Forget every compiled version when a global, module attribute or closure value that the
-        function reads has changed since they were built (checked on every call: identity tests
-        of what the key read, a few hundred ns; the key itself is recomputed only when one fails)."""
+        function reads has changed since they were built, or a value their compilation read from an
+        object, class, dict, list or module (`self.scale`, `ACT["f"]`, `np.tanh`) gives another one
+        (checked on every call: identity tests of what the key and the compilation read, a few
+        hundred ns; the key itself is recomputed, and the reads compared by value, only when one
+        fails)."""
         unchanged = self._unchanged
         if unchanged is not None and unchanged():
             return
-        key, self._unchanged = self._current_key()
-        if key != self.__dict__.get("_key"):
-            self._key, self._fn, self._fast = key, None, None
-            self._uninstall()
-            self.__dict__.pop("_compiled_by_arity", None)
-            self.__dict__.pop("_signature", None)  # the defaults it binds may be new
-            self._forget()
+        key, self._watch = self._current_key()
+        if key == self.__dict__.get("_key") and (self._reads is None or self._reads.holds()):
+            self._unchanged = self._watch.compile(self._reads) if self._watch is not None else None
+            return
+        self._unchanged = self._watch.compile() if self._watch is not None else None
+        self._key, self._fn, self._fast, self._reads = key, None, None, None
+        self._uninstall()
+        self.__dict__.pop("_compiled_by_arity", None)
+        self.__dict__.pop("_signature", None)  # the defaults it binds may be new
+        self._forget()
+
+    def _note(self, fn):
+        """`fn`, a version this object calls: what its compilation read joins the per-call check."""
+        got = getattr(record.of(fn), "reads", None)
+        if got:
+            if self._reads is None:
+                self._reads = reads.Reads()
+            if self._reads.update(got) and self._watch is not None:
+                self._unchanged = self._watch.compile(self._reads)
+        return fn
 
     def _forget(self) -> None:
         """Drop versions a subclass keeps besides `_fn`."""
@@ -139,10 +157,10 @@ class Transformed:
         if arity is not None:  # a transform of a transform of a `*args` function: one per arity
             by_arity = self.__dict__.setdefault("_compiled_by_arity", {})
             if arity not in by_arity:
-                by_arity[arity] = self._compile()
+                by_arity[arity] = self._note(self._compile())
             return by_arity[arity]
         if self._fn is None:
-            self._fn = self._compile()
+            self._fn = self._note(self._compile())
         return self._fn
 
     # A call of the object calls `self._entry`: the general `_call` below or, once calls have
@@ -259,9 +277,9 @@ class Transformed:
 
     def _current_key(self):
         """The cache key of the user's function now (the compiled code is reused while it holds),
-        and the cheap test that it still holds (None: recompute it on every call)."""
+        and the Watch of the places it read (None: recompute it on every call)."""
         try:
-            return driver.watched_key(self._root)
+            return driver.key_and_watch(self._root)
         except S2STypeError:
             return None, None
 
@@ -342,7 +360,8 @@ class Jacobian(Transformed):
             return self.compiled
         fn = self._ranked.get(ranks)
         if fn is None:
-            fn = self._ranked[ranks] = driver.jacobian_function(self.kind, self.fun, *self._options, ranks=ranks)
+            fn = self._ranked[ranks] = self._note(driver.jacobian_function(self.kind, self.fun, *self._options,
+                                                                           ranks=ranks))
         return fn
 
     def _ranked_call(self, args):
@@ -430,7 +449,7 @@ class Vmapped(Transformed):
         options = getattr(self.fun, "grad_options", None)
         jac_options = getattr(self.fun, "jacrev_options", None)
         try:
-            fn = driver.vmap_function(self.fun, *self.axes, ranks)
+            fn = self._note(driver.vmap_function(self.fun, *self.axes, ranks))
             # (a loop replayed from a batched record: its record's other counters come back batched
             # too, which the sum's gradient avoids; a hessian, with no such way round, runs it)
             if options is None and jac_options is None or not _replays_batched_range(fn):
@@ -441,8 +460,8 @@ class Vmapped(Transformed):
         fun = self.fun.fun
         names = tuple(record.signature_of(fun).parameters)
         if options is None:
-            return driver.jacrev_of_batched(fun, names, jac_options, *self.axes)
-        return driver.grad_of_batched(fun, names, *options, *self.axes)
+            return self._note(driver.jacrev_of_batched(fun, names, jac_options, *self.axes))
+        return self._note(driver.grad_of_batched(fun, names, *options, *self.axes))
 
     def _forget(self) -> None:
         self._specialized.clear()
@@ -560,8 +579,9 @@ class Vmapped(Transformed):
                 flat = self._flat[specs] = Vmapped(inner.fun, specs, 0, None)
             # vmap(vmap(grad)) inside: its own call merges again; else the version for these ranks
             callee = flat if isinstance(inner.fun, Vmapped) else flat.version_for_ranks(ranks)
-            fn = self._merged[n, ranks] = driver.merged_vmap_function(self._root, _innermost(inner).kind, names, callee,
-                                                                 self.axes, inner.axes, s0, s1)
+            self._note(callee)
+            fn = self._merged[n, ranks] = self._note(driver.merged_vmap_function(
+                self._root, _innermost(inner).kind, names, callee, self.axes, inner.axes, s0, s1))
         return fn
 
 

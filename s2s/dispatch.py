@@ -92,7 +92,7 @@ def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ra
     src = "\n".join([f"def {name}({', '.join(signature)}):",
                      "    try:",
                      f"        ok = {' and '.join(guard)}",
-                     "    except (KeyError, ValueError):",
+                     "    except Exception:",  # (a watched global deleted, an attribute read raising)
                      "        ok = False",
                      "    try:",
                      "        if ok:"] + body +

@@ -15,11 +15,11 @@ import types
 import gast
 
 from . import analysis, record
-from .cachekey import fn_key, is_generated, watched_key  # noqa: F401 - fn_key, watched_key: the call objects'
+from .cachekey import fn_key, is_generated, key_and_watch, watched_key  # noqa: F401 - the call objects'
 from .emit import backend_callees, kernels, numba_arrayloops, numba_kernels, numba_loops, numba_small, products
 from .emit.loader import call, compile_fn
 from .errors import S2SError, S2SValueError
-from .frontend import idioms
+from .frontend import idioms, reads
 from .frontend.normalize import Normalizer
 from .frontend.parse import parse_function
 from .frontend.resolve import Env
@@ -49,23 +49,26 @@ def core_of(fn) -> CoreFn:
     key = fn_key(fn)
     with LOCK:
         hit = _CORES.get(key)
-        if hit is not None and hit[0] is fn or hit is not None and key[0] not in ("s2s", "gen"):
+        if hit is not None and (hit[0] is fn or key[0] not in ("s2s", "gen")) and hit[2].holds():
+            reads.forward(hit[2])  # (what its normalization read from objects: the caller's reads too)
             return hit[1]
-        composable = getattr(fn, "composable", None)  # jacfwd/jacrev: transforms start from the loop
-        gen = record.generated(composable() if composable is not None else fn)
-        if gen is not None:
-            node, ns, filename = record.of(gen).core
-            lines = None if filename.startswith("<") else linecache.getlines(filename)
-            core = Normalizer(clone(node), Env(ns=ns), filename, source_lines=lines,
-                              compile_nested=_compile_nested).run()
-        else:
-            parsed = parse_function(fn)
-            lines = linecache.getlines(parsed.filename)
-            core = Normalizer(parsed.node, Env(fn), parsed.filename, parsed.line_offset, parsed.col_offset,
-                              lines, compile_nested=_compile_nested).run()
+        with reads.collecting() as got:
+            composable = getattr(fn, "composable", None)  # jacfwd/jacrev: transforms start from the loop
+            gen = record.generated(composable() if composable is not None else fn)
+            if gen is not None:
+                reads.forward(record.of(gen).reads)
+                node, ns, filename = record.of(gen).core
+                lines = None if filename.startswith("<") else linecache.getlines(filename)
+                core = Normalizer(clone(node), Env(ns=ns), filename, source_lines=lines,
+                                  compile_nested=_compile_nested).run()
+            else:
+                parsed = parse_function(fn)
+                lines = linecache.getlines(parsed.filename)
+                core = Normalizer(parsed.node, Env(fn), parsed.filename, parsed.line_offset, parsed.col_offset,
+                                  lines, compile_nested=_compile_nested).run()
         if os.environ.get("S2S_VALIDATE"):
             validate(core.node)
-        _CORES[key] = (fn, core)
+        _CORES[key] = (fn, core, got)
         return core
 
 
@@ -160,20 +163,32 @@ def cached(kind: str, fn, options, compute):
     key = (kind, fn_key(fn), options)
     with LOCK:
         hit = _TRANSFORMS.get(key)
-        if hit is not None:
+        if hit is not None and hit[2].holds():  # (built from values read from objects that still hold)
+            reads.forward(hit[2])
             return hit[1]
         if key in _IN_PROGRESS:
             return _IN_PROGRESS[key]
         holder = _Lazy()
         _IN_PROGRESS[key] = holder.handles(kind)
         try:
-            with paused_gc():
+            with paused_gc(), reads.collecting() as got:
                 result = compute()
         finally:
             del _IN_PROGRESS[key]
         holder.result = result
-        _TRANSFORMS[key] = (fn, result)
+        for part in result if isinstance(result, tuple) else (result,):
+            rec = record.of(part)
+            if rec is not None and rec.core is not None:  # (a generated function: calls.py watches its reads)
+                rec.reads = got if rec.reads is None else _union(rec.reads, got)
+        _TRANSFORMS[key] = (fn, result, got)
         return result
+
+
+def _union(a: reads.Reads, b: reads.Reads) -> reads.Reads:
+    out = reads.Reads()
+    out.update(a)
+    out.update(b)
+    return out
 
 
 class _Lazy:
@@ -367,6 +382,7 @@ def _generated_core(fn, kinds=None, dtypes=None) -> CoreFn | None:
     if gen is None:
         return None
     rec = record.of(gen)
+    reads.forward(rec.reads)  # (what it was built from is what code built from it depends on)
     if rec.written:  # a function s2s specialized: its source, which core_of normalizes
         return None
     node, ns, filename = rec.core

@@ -165,7 +165,7 @@ class Jitted(Transformed):
         """The version a positional call with `args` runs (what `s2s.source(jit(f), *args)` shows)."""
         if idioms.has_varargs(self._root) or self._static or len(args) != self._nparams:
             return self.compiled
-        return self._build_for(self.fun, list(args))[0]
+        return self._note(self._build_for(self.fun, list(args))[0])
 
     def _first_call(self, args, kwargs):
         """Bind the arguments, build the version for their signature, and remember it."""
@@ -188,6 +188,7 @@ class Jitted(Transformed):
             names = list(record.signature_of(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
         fn, kernels, big = self._build_for(fun, [args[i] for i in dyn])
+        self._note(fn)
         if not kwargs:
             extra = args[given:]
             pick = operator.itemgetter(*dyn) if static and len(dyn) > 1 else None

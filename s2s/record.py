@@ -43,6 +43,8 @@ class Record:
     shapes: tuple = ()        # a jit version specialized on shapes: what its first statement tests (driver.jit_function)
     settled: bool = False     # `core` is the optimizer's fixed point (passes.optimize ran to it)
     written: bool = False     # `core` is a function s2s specialized, as written (not core form yet)
+    origin: Any = None        # the user function whose namespace a specialized function copies (cachekey watches it)
+    reads: Any = None         # what building a generated function read from objects (frontend/reads.py)
 
 
 def of(fn) -> Record | None:

@@ -27,6 +27,7 @@ import numpy as np
 from .. import numpy_inside, record
 from ..errors import S2SError
 from . import idioms
+from .reads import note as note_read
 from .refs import Ref
 
 
@@ -45,16 +46,29 @@ def of_object(obj):
     """The Ref (tree) of a value known now: a function, or a tuple/list/dict of functions."""
     if isinstance(obj, (tuple, list)):
         refs = [of_object(e) for e in obj]
-        return type(obj)(refs) if obj and all(r is not None for r in refs) else None
+        if not obj or any(r is None for r in refs):
+            return None
+        _note_items(obj, enumerate(obj))
+        return type(obj)(refs)
     if isinstance(obj, dict):
         refs = {k: of_object(v) for k, v in obj.items()}
-        return refs if obj and all(r is not None for r in refs.values()) else None
+        if not obj or any(r is None for r in refs.values()):
+            return None
+        _note_items(obj, obj.items())
+        return refs
     if isinstance(obj, np.vectorize):
         fn = numpy_inside.vectorize_function(obj)
         return None if fn is None else Ref(fn)
     if isinstance(obj, types.ModuleType) or not idioms.is_function_value(obj):
         return None
     return Ref(obj)
+
+
+def _note_items(obj, items) -> None:
+    """A list or dict of functions read now: its length and entries (the code is reused while they hold)."""
+    note_read("len", obj, None, len(obj))
+    for k, v in items:
+        note_read("item", obj, k, v)
 
 
 # ---------------------------------------------------------------- what a node denotes
@@ -199,9 +213,11 @@ def _getattr(norm, node):
     if not isinstance(name, str):
         norm.fail(node, "`getattr(obj, name)` of a function needs a name s2s knows when it transforms the "
                         "function: a string literal or a variable assigned once to one.", kind=S2SError)
-    obj = getattr(_static(norm, node.args[0]), name, _NONE)
+    base = _static(norm, node.args[0])
+    obj = getattr(base, name, _NONE)
     if obj is _NONE:
         norm.fail(node, f"`{_text(node.args[0])}` has no attribute {name!r}.", kind=S2SError)
+    note_read("attr", base, name, obj)
     return of_object(obj)
 
 

@@ -25,6 +25,7 @@ from ..ir import build
 from ..primitives import registry
 from ..primitives.rules_idioms import s2s_same
 from .parse import parse_function
+from .reads import note as note_read
 from .refs import Ref
 
 _LOCK = threading.RLock()
@@ -137,7 +138,10 @@ def adapt(obj, nargs: int | None = None):
     if isinstance(obj, functools.partial):
         return _partial(obj)
     if not isinstance(obj, types.MethodType):
-        obj = types.MethodType(type(obj).__call__, obj)
+        cls = type(obj)
+        note_read("type", obj, None, cls)  # (a transform built from its `__call__` is reused while
+        note_read("attr", cls, "__call__", cls.__call__)  # the object's class and its method hold)
+        obj = types.MethodType(cls.__call__, obj)
     return _method(obj)
 
 
@@ -147,13 +151,47 @@ def clear() -> None:
         _SYNTH.clear()
 
 
-def _remember(key, alive, compute):
+def _remember(key, alive, compute, stamp=None):
+    """The function synthesized under `key`, built by `compute` the first time and again whenever
+    `stamp` (what it copied from its origin's namespace, `_namespace_stamp`) differs."""
     with _LOCK:
         hit = _SYNTH.get(key)
-        if hit is None:
-            hit = (alive, compute())
+        if hit is None or hit[2] != stamp:
+            hit = (alive, compute(), stamp)
             _SYNTH[key] = hit
         return hit[1]
+
+
+def _namespace_stamp(fn) -> tuple:
+    """What a function synthesized from `fn` copies from `fn`'s namespace (`_env_ns`): the globals
+    its code names and its closure values, numbers by type and text and other objects by identity.
+    The copy is made again when this changes, so that a global rebound since (`SCALE = 3.0` read by
+    a method, or by `jit(step, static_argnums=1)`'s specialization) is never read from a stale copy."""
+    glob = fn.__globals__
+    out = [(n, _stamp_value(glob[n])) for n in _code_names(fn.__code__) if n in glob]
+    for cell in fn.__closure__ or ():
+        try:
+            out.append(_stamp_value(cell.cell_contents))
+        except ValueError:  # an empty cell
+            out.append(None)
+    return tuple(out)
+
+
+def _stamp_value(v):
+    if isinstance(v, (int, float, complex, bool, str, bytes, type(None))):
+        return (type(v), repr(v))  # (0.0 and -0.0, 1 and True, nan: told apart, nan equal to itself)
+    if isinstance(v, np.generic):
+        return (type(v), v.tobytes())
+    return id(v)
+
+
+def _code_names(code) -> tuple:
+    """The names `code` and the code nested in it read (globals among them)."""
+    out = list(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out += _code_names(c)
+    return tuple(dict.fromkeys(out))
 
 
 def _value_key(v):
@@ -201,10 +239,11 @@ def set_compiler(compile_fn) -> None:
     _COMPILE[:] = [compile_fn]
 
 
-def _synth(name: str, node: gast.FunctionDef, ns: dict, filename: str):
+def _synth(name: str, node: gast.FunctionDef, ns: dict, filename: str, origin=None):
+    """`origin`: the user function whose namespace `ns` copies (its key watches the globals read)."""
     fn = _COMPILE[0](name, copy.deepcopy(node), ns, filename)
     record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, filename),
-                  written=True)
+                  written=True, origin=origin)
     return fn
 
 
@@ -235,9 +274,9 @@ def _method(m):
         node.args.args = node.args.args[1:]
         ns = _env_ns(func)
         ns[self_name] = obj
-        node.name = f"{type(obj).__name__}_{func.__name__}".replace("__call__", "call")
-        return _synth(node.name, node, ns, filename)
-    return _remember(key, (func, obj), compute)
+        node.name = f"{type(obj).__name__}_{func.__name__}".replace("__call__", "call").replace("<lambda>", "lambda_")
+        return _synth(node.name, node, ns, filename, origin=func)
+    return _remember(key, (func, obj), compute, _namespace_stamp(func))
 
 
 def _library(f, nargs: int | None = None):
@@ -345,8 +384,8 @@ def _generator(fn):
         node.body = [build.located(build.assign(out, build.list_([])), node.body[0])] + _yields_to_appends(node.body, out) \
             + [build.located(build.ret(build.name(out)), node.body[-1])]
         node.name = f"{fn.__name__}_list"
-        return _synth(node.name, node, _env_ns(fn), filename)
-    return _remember(("generator", fn.__code__, id(fn)), fn, compute)
+        return _synth(node.name, node, _env_ns(fn), filename, origin=fn)
+    return _remember(("generator", fn.__code__, id(fn)), fn, compute, _namespace_stamp(fn))
 
 
 def _parent_expr(root, target):
@@ -483,8 +522,8 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
                           for v in fixed.values())
         node.name = fn.__name__.replace("<lambda>", "lambda_") + (f"_{suffix}" if suffix else "") \
             + (f"_{nvar}args" if nvar is not None else "")
-        return _synth(node.name, node, ns, filename)
-    return _remember(key, (fn, tuple(_fn(v) for v in fixed.values())), compute)
+        return _synth(node.name, node, ns, filename, origin=fn)
+    return _remember(key, (fn, tuple(_fn(v) for v in fixed.values())), compute, _namespace_stamp(fn))
 
 
 def _leading_pops(node, kwarg: str, params: dict) -> dict:

@@ -28,6 +28,7 @@ from ..ir import build
 from ..primitives import registry, ufunc_methods
 from ..primitives.registry import EXT
 from . import function_values, idioms, lift, resolve, returned, sampling
+from .reads import note as note_read
 
 # the `operator` module's functions (operator.add) -> the operator node they are (`operator_fn` facts)
 _BINOPS = {getattr(operator, registry.PRIMS[k].operator_fn): op for op, k in analysis.BINOPS.items()
@@ -850,9 +851,11 @@ def static_item(norm, node: gast.Subscript):
     """`TABLE[key]` of a global list or dict (of functions, say) with a literal key."""
     base = norm.static(node.value)
     try:
-        return base[node.slice.value]
+        value = base[node.slice.value]
     except (TypeError, KeyError, IndexError):
         raise NotStatic() from None
+    note_read("item", base, node.slice.value, value)  # (the code is reused while the entry holds it)
+    return value
 
 
 def call_of_call(norm, node: gast.Call):
@@ -1262,13 +1265,16 @@ def _function_items(norm, it):
             seq = norm.static(it)
         except Exception:  # noqa: BLE001 - not static
             return None
+        if isinstance(seq, list):  # unrolled: one copy of the body per item (the code is reused while
+            note_read("len", seq, None, len(seq))  # the list has as many)
         if isinstance(seq, (list, tuple)) and seq and all(idioms.is_function_value(f) for f in seq):
             return [build.located(gast.Subscript(value=copy_(it), slice=build.const(i), ctx=gast.Load()), it,
                                   only_missing=True)
                     for i in range(len(seq))]
         if isinstance(seq, (list, tuple)) and seq and all(_is_instance_of_user_class(o) for o in seq):
             names = []  # objects (convnet's layers): each a global name, so `layer.method(...)` is its method
-            for o in seq:
+            for i, o in enumerate(seq):
+                note_read("item", seq, i, o)
                 names.append(norm.namer.fresh(f"{type(o).__name__}_"))
                 norm.fscope[names[-1]] = o
             return [build.located(build.name(n), it, only_missing=True) for n in names]

@@ -38,6 +38,7 @@ from . import (
     views,
 )
 from .jumps import restructure
+from .reads import note as note_read
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
 # the type of NumPy's index-trick objects (np.r_, np.c_) -> the primitive `obj[...]` is (`index_trick`)
@@ -609,10 +610,12 @@ class Normalizer:
         if isinstance(node, gast.Attribute):
             base = self.static(node.value)
             try:
-                return resolve.counterpart(getattr(base, node.attr))
+                value = getattr(base, node.attr)
             except AttributeError:
                 self.fail(node, f"`{node.attr}` is not an attribute of {getattr(base, '__name__', base)!r}.",
                           kind=S2SError)
+            note_read("attr", base, node.attr, value)  # (the code is reused while it holds this value)
+            return resolve.counterpart(value)
         if isinstance(node, gast.Constant):
             return node.value
         if isinstance(node, gast.Tuple):
