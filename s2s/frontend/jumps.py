@@ -12,8 +12,9 @@ import copy
 import gast
 
 from ..ir import build
+from .guards import is_raise
 
-JUMPS = (gast.Break, gast.Continue, gast.Return)
+JUMPS = (gast.Break, gast.Continue, gast.Return)  # (and a lowered `raise`: _ends)
 
 
 def _walk_level(stmts, into_loops: bool):
@@ -27,7 +28,12 @@ def _walk_level(stmts, into_loops: bool):
 
 
 def _has(stmts, kinds, into_loops=False) -> bool:
-    return any(isinstance(s, kinds) for s in _walk_level(stmts, into_loops))
+    return any(isinstance(s, kinds) or kinds is JUMPS and is_raise(s) for s in _walk_level(stmts, into_loops))
+
+
+def _ends(s) -> bool:
+    """Whether `s` ends its path: a jump, or a lowered `raise` (frontend/guards.py)."""
+    return isinstance(s, JUMPS) or is_raise(s)
 
 
 def restructure(body: list, namer) -> list:
@@ -39,7 +45,8 @@ def restructure(body: list, namer) -> list:
     if not isinstance(body[-1], gast.Return):  # e.g. `while True:` returning from inside: may fall off the end
         body.append(build.ret(build.const(None)))
     body = _sink(body)
-    if len([s for s in _walk_level(body, True) if isinstance(s, gast.Return)]) > 1:
+    if len([s for s in _walk_level(body, True) if isinstance(s, gast.Return)]) > 1 \
+            or not isinstance(body[-1], gast.Return):  # (a guard's raise ends the other paths)
         ret = state.get("val") or namer.fresh("ret")
         body = _single_exit(body, ret)
         body.append(build.ret(build.name(ret)))
@@ -99,7 +106,7 @@ def _sink(stmts) -> list:
                 out.append(s)
                 return out
         out.append(s)
-        if isinstance(s, JUMPS):
+        if _ends(s):
             return out
     return out
 
@@ -107,7 +114,7 @@ def _sink(stmts) -> list:
 def _append(block, rest):
     if not rest:
         return block
-    if block and isinstance(block[-1], JUMPS):
+    if block and _ends(block[-1]):
         return block
     if block and isinstance(block[-1], gast.If) and _has([block[-1]], JUMPS):
         last = block[-1]

@@ -28,6 +28,7 @@ from . import (
     aliases,
     dtypes,
     function_values,
+    guards,
     hygiene,
     idioms_calls,
     keyword_calls,
@@ -53,7 +54,7 @@ _AUGOPS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.Div: "/=", gast
            gast.MatMult: "@=", gast.FloorDiv: "//=", gast.Mod: "%="}
 UNSUPPORTED = {gast.Try: "try", gast.With: "with", gast.AsyncWith: "async with", gast.Global: "global",
                gast.Nonlocal: "nonlocal", gast.Delete: "del", gast.AsyncFunctionDef: "async def",
-               gast.AsyncFor: "async for", gast.ClassDef: "class", gast.Raise: "raise",
+               gast.AsyncFor: "async for", gast.ClassDef: "class",
                gast.Import: "import", gast.ImportFrom: "import", gast.Yield: "yield", gast.YieldFrom: "yield from",
                gast.Await: "await", gast.SetComp: "set comprehension",
                gast.Set: "set", gast.JoinedStr: "f-string",
@@ -218,8 +219,10 @@ class Normalizer:
         self.emit(build.ret(value))
 
     def stmt_Assert(self, s):
-        msg = s.msg if isinstance(s.msg, gast.Constant) and isinstance(s.msg.value, str) else None
-        self.emit(gast.Assert(test=self.atom(s.test), msg=msg))
+        guards.lower_assert(self, s)
+
+    def stmt_Raise(self, s):
+        guards.lower_raise(self, s)
 
     def stmt_Expr(self, s):
         v = s.value

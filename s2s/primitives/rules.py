@@ -529,6 +529,7 @@ linear("rt.list_sum_vjp", "g_, items", "g_", "rt.list_sum(g)", batch=LOOP)
 from . import (  # noqa: E402,F401
     rules_conv,
     rules_dtypes,
+    rules_guards,
     rules_linalg,
     rules_math,
     rules_reduce,

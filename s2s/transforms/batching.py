@@ -374,6 +374,8 @@ class Batcher(Transform):
         split = self.operand_cotangent_split(s)
         if split is not None:
             return self.block(split, mask)
+        if analysis.classify(s.value) == "ext.s2s_raise" and any(self.is_batched(a) for a in s.value.args):
+            return [loc(self.raise_where(s, mask), s)]
         pre, expr, rb = self.value(s, s.value, mask)
         out = list(pre)
         if isinstance(t, gast.Tuple):
@@ -394,6 +396,15 @@ class Batcher(Transform):
             # appends to it alike while the mask stays the same
             self.list_mask[var] = mask
         return out + [loc(build.assign(var, expr), s)]
+
+    def raise_where(self, s, mask):
+        """A guard's `raise` whose message differs per example: it raises with the first example
+        that reaches it (frontend/guards.py; the branch runs only when some example does)."""
+        call = s.value
+        flags = build.tuple_([build.const(self.is_batched(a)) for a in call.args[1:]])
+        return build.assign(s.targets[0].id, build.call("ext.s2s_raise_where", [
+            build.name(mask) if mask else build.const(None), flags, *call.args],
+            {k.arg: k.value for k in call.keywords}))
 
     def operand_cotangent_split(self, s):
         """`v = rt.operand_cotangent(ct, a, b, op, first)` on batched values (reverse mode's rule for

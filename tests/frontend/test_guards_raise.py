@@ -1,0 +1,217 @@
+"""Guards that raise (issue 45, section 2): `raise` and `assert` inside a transformed function.
+The derivative raises what the plain function raises, where it raises it (the same exception type
+and message); where the guard passes, values and derivatives match the plain function and central
+differences. Under vmap a guard whose condition differs per example raises when any example's
+would.
+
+PYTEST_DONT_REWRITE: the asserts of the functions under test must raise Python's own messages.
+"""
+import numpy as np
+import pytest
+
+import s2s
+from s2s import S2SError
+
+X = np.array([0.3, -0.7, 1.1])
+XB = np.stack([X, 2 * X + 0.1, X - 0.4])
+
+
+class ShapeError(ValueError):
+    pass
+
+
+def central(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g
+
+
+def batchnorm_like(x, mode="train"):
+    if mode not in ("train", "test"):
+        raise ValueError('Invalid forward batchnorm mode "%s"' % mode)  # noqa: UP031 (as the course's batchnorm writes it)
+    if mode == "train":
+        return np.sum(np.tanh(x) ** 2)
+    return np.sum(x * 3.0)
+
+
+def shape_guard(x):
+    if x.ndim != 1:
+        raise ShapeError(f"expected a vector, got {x.ndim} dimensions of shape {x.shape}")
+    return np.sum(np.sin(x) * x)
+
+
+def data_guard(x):
+    y = np.exp(x)
+    if np.max(x) > 5.0:
+        raise ValueError(f"too large: {np.max(x):.2f}")
+    return np.sum(y * x)
+
+
+def only_one_branch_defines(x, k):
+    if k == 1:
+        w = np.sin(x)
+    elif k == 2:
+        w = np.cos(x)
+    else:
+        raise KeyError(k)
+    return np.sum(w * x)
+
+
+def guard_in_loop(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 10.0:
+            raise ArithmeticError("element", i, "is too large")
+        s = s + x[i] ** 3
+    return s
+
+
+def helper(v):
+    if v.shape[0] < 2:
+        raise ValueError("need two elements")
+    return v[0] * v[1]
+
+
+def calls_guarded_helper(x):
+    return helper(np.sin(x)) + np.sum(x)
+
+
+def assert_with_message(x):
+    assert x.ndim == 1, f"x must be 1-d, got ndim={x.ndim}"
+    return np.sum(x ** 2 * np.cos(x))
+
+
+def assert_literal(x):
+    assert x.shape[0] == 3, "need three"
+    return np.sum(np.exp(x))
+
+
+def raise_from_none(x, flag):
+    if flag:
+        raise RuntimeError("no") from None
+    return np.sum(x * x)
+
+
+PASSING = [
+    (batchnorm_like, ()), (batchnorm_like, ("test",)), (shape_guard, ()), (data_guard, ()),
+    (only_one_branch_defines, (1,)), (only_one_branch_defines, (2,)), (guard_in_loop, ()),
+    (calls_guarded_helper, ()), (assert_with_message, ()), (assert_literal, ()), (raise_from_none, (False,)),
+]
+
+
+@pytest.mark.parametrize("f, extra", PASSING, ids=lambda v: getattr(v, "__name__", repr(v)))
+def test_passing_guard_matches_plain_and_differences(f, extra):
+    plain = lambda x: f(x, *extra)  # noqa: E731
+    np.testing.assert_allclose(s2s.jit(f)(X, *extra), plain(X), rtol=1e-12)
+    g = s2s.grad(f)(X, *extra)
+    np.testing.assert_allclose(g, central(plain, X), rtol=1e-6, atol=1e-8)
+    t = np.array([0.2, -1.0, 0.5])
+    out, tan = s2s.jvp(plain, (X,), (t,))
+    np.testing.assert_allclose(out, plain(X), rtol=1e-12)
+    np.testing.assert_allclose(tan, g @ t, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(s2s.vmap(plain)(XB), [plain(x) for x in XB], rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(plain))(XB), [central(plain, x) for x in XB], rtol=1e-6, atol=1e-8)
+
+
+def _plain_error(f, *args):
+    with pytest.raises(BaseException) as info:
+        f(*args)
+    return type(info.value), str(info.value)
+
+
+RAISING = [
+    (batchnorm_like, X, ("eval",)), (shape_guard, XB, ()), (data_guard, X + 6.0, ()),
+    (only_one_branch_defines, X, (3,)), (guard_in_loop, np.array([1.0, 11.0, 2.0]), ()),
+    (calls_guarded_helper, X[:1], ()), (assert_with_message, XB, ()), (assert_literal, X[:2], ()),
+    (raise_from_none, X, (True,)),
+]
+TRANSFORMS = {
+    "grad": lambda f: s2s.grad(f),
+    "value_and_grad": lambda f: s2s.value_and_grad(f),
+    "vjp": lambda f: lambda x, *a: s2s.vjp(lambda x: f(x, *a), x)[1](1.0),
+    "jvp": lambda f: lambda x, *a: s2s.jvp(lambda x: f(x, *a), (x,), (np.ones_like(x),)),
+    "jit": lambda f: s2s.jit(f),
+    "jacrev": lambda f: s2s.jacrev(f),
+    "hessian": lambda f: s2s.hessian(f),
+}
+
+
+@pytest.mark.parametrize("how", list(TRANSFORMS))
+@pytest.mark.parametrize("f, x, extra", RAISING, ids=lambda v: getattr(v, "__name__", None))
+def test_failing_guard_raises_the_plain_functions_error(f, x, extra, how):
+    kind, text = _plain_error(f, x, *extra)
+    assert not issubclass(kind, S2SError)
+    with pytest.raises(kind) as info:
+        TRANSFORMS[how](f)(x, *extra)
+    assert type(info.value) is kind and str(info.value) == text
+
+
+def test_vmap_raises_when_any_example_raises():
+    xs = np.stack([X, X + 6.0, X])  # only the second example fails the guard
+    kind, text = _plain_error(data_guard, xs[1])
+    for fn in (s2s.vmap(data_guard), s2s.vmap(s2s.grad(data_guard))):
+        with pytest.raises(kind) as info:
+            fn(xs)
+        assert str(info.value) == text
+    np.testing.assert_allclose(s2s.vmap(data_guard)(XB), [data_guard(x) for x in XB], rtol=1e-12)
+
+
+def test_reverse_mode_raises_before_any_backward_work():
+    ran = []
+
+    @s2s.custom_vjp
+    def logged(x):
+        return x * 2.0
+
+    def fwd(x):
+        return x * 2.0, None
+
+    def bwd(res, g):
+        ran.append("backward")
+        return (g * 2.0,)
+
+    logged.defvjp(fwd, bwd)
+
+    def f(x):
+        y = logged(x)
+        if np.sum(y) > 100.0:
+            raise OverflowError("sum too large")
+        return np.sum(y)
+
+    with pytest.raises(OverflowError, match="sum too large"):
+        s2s.grad(f)(X + 100.0)
+    assert ran == []
+    np.testing.assert_allclose(s2s.grad(f)(X), 2.0 * np.ones(3))
+    assert ran == ["backward"]
+
+
+def unknown_exception(x, make):
+    raise make("x")
+
+
+def bare_raise(x):
+    raise
+
+
+@pytest.mark.parametrize("f, args, words", [
+    (unknown_exception, (X, ValueError), "whose class it knows"),
+    (bare_raise, (X,), "bare `raise`"),
+])
+def test_refused_raise_forms_name_the_line(f, args, words):
+    with pytest.raises(S2SError, match=words) as info:
+        s2s.grad(f)(*args)
+    assert "test_guards_raise.py" in str(info.value)
+
+
+def assert_per_example(x):
+    assert np.all(x > -5.0), "inputs must exceed -5"
+    return np.sum(x ** 2)
+
+
+def test_vmap_of_an_assert_that_differs_per_example():
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(assert_per_example))(XB), 2 * XB)
+    with pytest.raises(AssertionError, match="^inputs must exceed -5$"):
+        s2s.vmap(assert_per_example)(np.stack([X, X - 10.0]))
