@@ -115,3 +115,11 @@ def _is_default(atom, default) -> bool:
         return type(atom.value) is type(default) and bool(atom.value == default)
     except Exception:  # noqa: BLE001  (a default that does not compare with a literal)
         return False
+
+
+def passed_through(key: str) -> set[str]:
+    """Keywords a call of primitive `key` may carry beyond its declared parameters once the
+    normalizer has checked it: the inert ones, those handled elsewhere, and NumPy's parameters
+    (any unmodelled one given at a non-default value was refused there)."""
+    names = {name for name, _, _ in numpy_parameters(key) or ()}
+    return names | set(inert(key)) | set(HANDLED_ELSEWHERE)

@@ -74,9 +74,9 @@ prim("xp.meshgrid", "x, y=None, z=None, indexing='xy', sparse=False, copy=True",
      zero_args=("indexing", "sparse", "copy"), batch=by("rt.batched_meshgrid"))
 for _i, _s in enumerate("xyz"):
     defvjp("xp.meshgrid", **{_s: f"rt.meshgrid_vjp(g, {_i}, rt.present(x, y, z), indexing)"})
-    defjvp("xp.meshgrid", **{_s: f"rt.meshgrid_tangent(d{_s}, {_i}, rt.present(x, y, z), indexing)"})
+    defjvp("xp.meshgrid", **{_s: f"rt.meshgrid_tangent(d{_s}, {_i}, rt.present(x, y, z), indexing, sparse)"})
 linear("rt.meshgrid_vjp", "v, k, xs, indexing", "v", "rt.meshgrid_tangent(g, k, xs, indexing)")
-linear("rt.meshgrid_tangent", "v, k, xs, indexing", "v", "rt.meshgrid_vjp(g, k, xs, indexing)")
+linear("rt.meshgrid_tangent", "v, k, xs, indexing, sparse=False", "v", "rt.meshgrid_vjp(g, k, xs, indexing)")
 nondiff("rt.present", "rt.select_none", sig="x, *args")  # (rt.plain_reflect: rules_batch.py)
 linear("xp.diag", "v, k=0", "v", "rt.diag_vjp_any(g, v, k)",
        batch=by("rt.batched_diag"))  # also extracts from non-square matrices

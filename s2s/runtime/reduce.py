@@ -324,7 +324,10 @@ def average_vjp_a(g, a, weights, axis, keepdims):
 
 
 def diff_vjp(v, like, n, axis):
-    """Transpose of `diff(., n, axis)`: `-diff` of the zero-padded cotangent, n times."""
+    """Transpose of `diff(., n, axis)`: `-diff` of the zero-padded cotangent, n times (zeros when n
+    reaches the axis's length: the result was empty)."""
+    if n >= np.shape(like)[axis]:
+        return np.zeros(np.shape(like), dtype=_float(v))
     for _ in range(n):
         pad = [(0, 0)] * np.ndim(v)
         pad[axis] = (1, 1)

@@ -385,9 +385,10 @@ def meshgrid_vjp(v, k, xs, indexing):
     return np.reshape(np.sum(g, axis=tuple(i for i in range(n) if i != axis)), np.shape(xs[k]))
 
 
-def meshgrid_tangent(v, k, xs, indexing):
-    """The outputs' tangents of `meshgrid(*xs)` when only input `k` moves, by tangent `v`."""
-    grids = np.meshgrid(*xs, indexing=indexing)
+def meshgrid_tangent(v, k, xs, indexing, sparse=False):
+    """The outputs' tangents of `meshgrid(*xs)` when only input `k` moves, by tangent `v` (shaped as
+    the outputs: sparse=True's have unit axes)."""
+    grids = np.meshgrid(*xs, indexing=indexing, sparse=sparse)
     n = len(xs)
     axis = 1 - k if indexing == "xy" and n >= 2 and k < 2 else k
     shape = [1] * n

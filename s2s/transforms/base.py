@@ -28,7 +28,7 @@ from ..errors import S2STypeError, error_at, shown_path
 from ..ir import build
 from ..ir.core import CoreFn
 from ..ir.names import Namer
-from ..primitives import registry
+from ..primitives import keywords, registry
 
 
 class Callees(Protocol):
@@ -209,10 +209,6 @@ def is_list_op(s) -> bool:
 
 # keywords that change a reduction's value and that no rule honours yet: refused, never ignored
 _UNRULED_KEYWORDS = ("where", "initial")
-# keywords a primitive's declaration may leave out: they change no derivative (a dtype or memory
-# layout, `out=` refused elsewhere); any other keyword the declaration lacks is refused, since no
-# rule reads it (np.linalg.cross's `axis=` was dropped from its derivative)
-_INERT_KEYWORDS = ("dtype", "order", "casting", "subok", "like", "copy", "out", "signature", "optimize")
 
 
 def bind_prim(p, call) -> dict:
@@ -235,7 +231,10 @@ def bind_prim(p, call) -> dict:
             if kw.arg in _UNRULED_KEYWORDS and kw.arg not in out and not p.nondiff:
                 raise S2STypeError(f"s2s has no derivative rule for `{p.name}` with the argument `{kw.arg}=`; "
                                    "compute it another way (for `where=`: multiply or select with np.where first).")
-            if kw.arg is not None and kw.arg not in out and kw.arg not in _INERT_KEYWORDS and not p.nondiff:
+            # a keyword the declaration lacks: refused unless it changes no value or the normalizer let it
+            # through at NumPy's default (primitives/keywords.py), since no rule reads it
+            if kw.arg is not None and kw.arg not in out and kw.arg not in keywords.passed_through(p.name) \
+                    and not p.nondiff:
                 raise S2STypeError(f"s2s does not know the argument `{kw.arg}=` of `{p.name}`: its rules would "
                                    "ignore it. Compute it another way.")
             out[kw.arg] = kw.value
