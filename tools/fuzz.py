@@ -181,6 +181,47 @@ HELPERS.update({
               "    return s[:3] * d['p'] + np.sum(np.concatenate(t)) * d['q'] * 0.1 + t[0] * d['p']"],
 })
 
+# state the program reads (issue 44, family 1; `--state`): a hyperparameter or a function on a class, a
+# config object two attributes deep, a dict, a list of layers, a callable layer's weights, `__slots__`
+# and `__getattr__` objects, NumPy's own np.tanh. Form s of the block kind "state": the definitions
+# (HELPERS["state<s>"]), the block's lines, and what `_mutate()`/`_restore()` do to it; the property
+# `state` changes it between two calls of every transform.
+STATE_HELPERS = {
+    "state0": ["class Hyper:", "    scale = 1.3", "", "    def act(self, v):", "        return np.tanh(v)", "", "",
+               "HP = Hyper()", "ACT0 = Hyper.act", "", "", "def alt_act(self, v):", "    return np.sin(v) * 0.8"],
+    "state1": ["class Cfg:", "    pass", "", "", "CFG = Cfg()", "CFG.opt = Cfg()", "CFG.opt.scale = 1.3",
+               "CFG.opt.act = np.tanh"],
+    "state2": ["TABLE = {'scale': 1.3, 'act': np.tanh}"],
+    "state3": ["ACTS = [np.tanh]"],
+    "state4": ["class Layer:", "    def __init__(self, w):", "        self.w = w", "        self.scale = 1.3", "",
+               "    def __call__(self, v):", "        return np.tanh(self.w * v) * self.scale", "", "",
+               "class Net:", "    def __init__(self):", "        self.fc = Layer(np.array([1.0, 0.5, -0.5]))", "", "",
+               "NET = Net()"],
+    "state5": ["class Slots:", "    __slots__ = ('scale',)", "", "", "SL = Slots()", "SL.scale = 1.3", "", "",
+               "class Lookup:", "    def __init__(self):", "        self.values = {'gain': 0.7}", "",
+               "    def __getattr__(self, k):", "        try:", "            return self.__dict__['values'][k]",
+               "        except KeyError:", "            raise AttributeError(k) from None", "", "", "LK = Lookup()"],
+    "state6": ["NP_TANH = np.tanh"],
+}
+HELPERS.update(STATE_HELPERS)
+STATE_LINES = [["acc = acc * 0.7 + HP.scale * 0.3 * HP.act({e})"],
+               ["acc = acc + CFG.opt.scale * 0.3 * CFG.opt.act({e})"],
+               ["acc = acc + TABLE['scale'] * 0.3 * TABLE['act']({e})"],
+               ["for fs in ACTS:", "    acc = acc * 0.8 + 0.3 * fs({e})"],
+               ["acc = acc * 0.6 + 0.3 * NET.fc({e})"],
+               ["acc = acc + SL.scale * LK.gain * 0.3 * np.sin({e})"],
+               ["acc = acc * 0.7 + 0.3 * np.tanh({e})"]]
+STATE_MUTATE = [["Hyper.scale = 0.55", "Hyper.act = alt_act"], ["CFG.opt.scale = 0.55", "CFG.opt.act = np.sin"],
+                ["TABLE['scale'] = 0.55", "TABLE['act'] = np.sin"], ["ACTS.append(np.sin)", "ACTS[0] = np.arctan"],
+                ["NET.fc.w = np.array([0.3, -1.0, 2.0])", "NET.fc.scale = 0.55"],
+                ["SL.scale = 0.55", "LK.values['gain'] = -1.1"], ["np.tanh = np.sin"]]
+STATE_RESTORE = [["Hyper.scale = 1.3", "Hyper.act = ACT0"],
+                 ["CFG.opt.scale = 1.3", "CFG.opt.act = np.tanh"],
+                 ["TABLE['scale'] = 1.3", "TABLE['act'] = np.tanh"], ["ACTS[:] = [np.tanh]"],
+                 ["NET.fc.w = np.array([1.0, 0.5, -0.5])", "NET.fc.scale = 1.3"],
+                 ["SL.scale = 1.3", "LK.values['gain'] = 0.7"], ["np.tanh = NP_TANH"]]
+ORIGINAL_TANH = np.tanh  # (restored after the property `state`, whatever a program did)
+
 # block kinds of issue 27 (source identity, aliases, containers); programs also draw user names
 # equal to generated ones (Program.rename) and a wrapped `f` (Program.wrap)
 KINDS_27 = ["wrapped", "alias", "containers"]
@@ -307,6 +348,8 @@ def block_lines(block, ret) -> tuple[list[str], set[str]]:
         return [f"ms = np.stack([np.diag([1.0, 2.5, 4.0]) + 0.3 * np.tanh(np.outer(acc, {ve})), "
                 "np.diag([4.0, 1.0, 2.5]) + 0.3 * np.tanh(np.outer(y, x))])",
                 f"acc = acc * 0.5 + 0.2 * np.tanh({LINALG_STACK[3 * b + i]})"], set()
+    if kind == "state":  # a value read from mutable state (STATE_HELPERS)
+        return [line.format(e=e) for line in STATE_LINES[p["s"]]], {f"state{p['s']}"}
     if kind == "refuse":  # what s2s must refuse, never differentiate as a constant (property `refusal`)
         make = [["o_buf = np.zeros_like(acc)", f"np.tanh({ve}, out=o_buf)", "acc = acc + o_buf"],
                 ["mq = np", f"if np.sum(acc) > {abs(c) + 100.0}:", "    mq = np.linalg", "acc = acc + mq.tanh(acc)"],
@@ -400,6 +443,10 @@ class Program:
                 f"G = {self.g!r}", ""]
         for h in sorted(helpers):
             head += ["", *HELPERS[h], ""]
+        forms = sorted(int(h[5:]) for h in helpers if h.startswith("state"))
+        if forms:  # what the property `state` changes between two calls, and sets back
+            head += ["", "def _mutate():", *("    " + ln for k in forms for ln in STATE_MUTATE[k]), "", "",
+                     "def _restore():", *("    " + ln for k in forms for ln in STATE_RESTORE[k]), ""]
         wrap_lines, decorator = WRAPS[self.wrap] if self.wrap else ([], None)
         fdef = "\n".join(["def f(x, y):"] + body)
         if self.rename:
@@ -448,12 +495,16 @@ USER_NAMES = ["x", "y", "acc", "t", "j", "i", "lst", "w", "k", "m_rep", "s_rep",
               "dd", "key"] + [f"{n}{k}" for n in ("a", "mm", "fa") for k in range(3)]
 
 
-def gen_program(rng: random.Random, nested: bool = False) -> Program:
-    """A random program; with `nested`, one of its blocks calls a transform inside it."""
+def gen_program(rng: random.Random, nested: bool = False, state: bool = False) -> Program:
+    """A random program; with `nested`, one of its blocks calls a transform inside it; with `state`,
+    one or two read a value from mutable state (STATE_HELPERS: the property `state` changes it)."""
     blocks = [gen_block(rng, rng.randint(1, 2)) for _ in range(rng.randint(1, 3))]
     if nested:
         kind, params, exprs = gen_block(rng, rng.randint(1, 2))
         blocks.insert(rng.randint(0, len(blocks)), (rng.choice(NESTED_KINDS), params, exprs))
+    for _ in range(rng.randint(1, 2) if state else 0):
+        kind, params, exprs = gen_block(rng, rng.randint(1, 2))
+        blocks.insert(rng.randint(0, len(blocks)), ("state", {**params, "s": rng.randrange(len(STATE_LINES))}, exprs))
     rename = wrap = None
     if rng.random() < 0.3:
         targets = rng.sample(GENERATED_NAMES, len(USER_NAMES))
@@ -801,9 +852,82 @@ def p_inside_ref(mod, x, y, rng):
         return f"f with s2s's transforms inside {flat(got).tolist()} != with loops and differences {flat(want).tolist()}"
 
 
+def _state_transforms(f, scalar: bool) -> dict:
+    """Every transform of `f(x, y)` as a function of (x, y, u, v): the objects are made here, once
+    (jvp and vjp are calls; each makes its transform anew)."""
+    d = s2s.grad if scalar else s2s.jacrev
+    out = {"jacrev": d(f, argnums=(0, 1)), "jacfwd": s2s.jacfwd(f, argnums=(0, 1)), "jit": s2s.jit(f),
+           "jit_derivative": s2s.jit(d(f, argnums=(0, 1))), "vmap": s2s.vmap(f, in_axes=(0, None))}
+    if scalar:
+        out["hessian"] = s2s.hessian(f)
+    return {k: (lambda x, y, u, v, t=t: t(x, y)) if k != "vmap" else
+            (lambda x, y, u, v, t=t: t(np.stack([x, x[::-1]]), y)) for k, t in out.items()} | {
+        "jvp": lambda x, y, u, v: s2s.jvp(f, (x, y), u),
+        "vjp": lambda x, y, u, v: (lambda o, pull: (o, pull(v)))(*s2s.vjp(f, x, y))}
+
+
+def _state_check(made: dict, mod, x, y, rng) -> str | None:
+    """The transforms in `made` against the plain function now: derivatives with central
+    differences, jit with f, vmap with a loop; None, or what differs."""
+    f = mod.f
+    want = fd_jacobian(f, x, y, 1e-6)
+    value = f(x.copy(), y.copy())
+    u = (np.linspace(-1.0, 1.0, N), np.linspace(0.5, -0.5, N))
+    v = np.linspace(1.0, 2.0, np.size(value)).reshape(np.shape(value)) if np.ndim(value) else 1.5
+    rows = np.stack([x, x[::-1]])
+    for name, run in made.items():
+        got = run(x.copy(), y.copy(), u, v)
+        if name in ("jacrev", "jacfwd", "jit_derivative"):
+            a, b = got
+            got = np.concatenate([np.reshape(a, (-1, N)), np.reshape(b, (-1, N))], axis=1)
+            ok = close(got, want, 1e-5)
+        elif name == "jvp":
+            ok = close(got[0], value, 1e-12) and close(got[1], want @ np.concatenate(u), 1e-5)
+        elif name == "vjp":
+            ok = close(got[0], value, 1e-12) and close(got[1], np.ravel(v) @ want, 1e-5)
+        elif name == "hessian":
+            grads = [np.ravel(s2s.grad(f)(x + e, y)) - np.ravel(s2s.grad(f)(x - e, y)) for e in np.eye(N) * 1e-5]
+            ok = close(got, np.stack(grads, axis=-1) / 2e-5, 1e-4)
+        elif name == "jit":
+            ok = close(got, value, 1e-12)
+        else:  # vmap: a loop (where f is smooth at both rows)
+            ok = not all(smooth_at(f, r, y) for r in rows) or close(got, np.stack([f(r, y) for r in rows]), 1e-10)
+        if not ok:
+            return f"{name} gives {flat(got).tolist()}"
+    return None
+
+
+def p_state(mod, x, y, rng):
+    """Compiled code never keeps a value it read once (issue 44, family 1): the transforms made
+    before the state the program reads changes (`_mutate()`: a class attribute, a method on the
+    class, a config object's and a dict's entries, a list of layers, a layer's weights, `__slots__`
+    and `__getattr__` objects, np.tanh), and new ones, agree with the plain function at each state,
+    also once it is set back (`_restore()`)."""
+    if getattr(mod, "_mutate", None) is None:
+        return None
+    held = _state_transforms(mod.f, mod.OUT == "scalar")
+    msg = _state_check(held, mod, x, y, rng)
+    if msg:
+        return f"before the state changed: {msg}"
+    try:
+        mod._mutate()
+        if not smooth_at(mod.f, x, y):
+            return None
+        for made, when in ((held, "made before"), (_state_transforms(mod.f, mod.OUT == "scalar"), "made after")):
+            msg = _state_check(made, mod, x, y, rng)
+            if msg:
+                return f"after the state changed, transforms {when}: {msg}"
+    finally:
+        mod._restore()
+        np.tanh = ORIGINAL_TANH
+    msg = _state_check(held, mod, x, y, rng)
+    return f"after the state was set back: {msg}" if msg else None
+
+
 PROPERTIES = {"grad_fd": p_grad_fd, "jvp_vjp": p_jvp_vjp, "jacfwd_jacrev": p_jac, "hessian": p_hessian,
               "vjp_twice": p_vjp_twice, "purity": p_purity, "jit": p_jit, "cache": p_cache,
-              "global": p_global, "vmap": p_vmap, "inside_ref": p_inside_ref, "refusal": p_refusal}
+              "global": p_global, "vmap": p_vmap, "inside_ref": p_inside_ref, "refusal": p_refusal,
+              "state": p_state}
 # opt-in (--props): known gaps remain (ops that vmap batches by a loop over the examples have no
 # derivative there), so the campaign's default set leaves them out until they are closed
 OPTIONAL = {"vmap_grad": p_vmap_grad}
@@ -915,7 +1039,7 @@ def inputs_source(seed: int, prog: Program) -> str:
 
 
 def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdout, verbose: bool = True,
-             max_shrink: int = 5, nested: bool = False, only: int | None = None):
+             max_shrink: int = 5, nested: bool = False, only: int | None = None, state: bool = False):
     """Run `n` programs; returns (checked, skipped, failures) with failures a list of dicts. The
     first `max_shrink` failures of each property are shrunk, the rest printed as drawn. With
     `only`, program number `only` of the seed is drawn and checked alone (to reproduce it)."""
@@ -925,7 +1049,7 @@ def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdo
     by_prop: Counter = Counter()
     start = time.time()
     for k in range(n if only is None else only + 1):
-        prog = gen_program(rng, nested)
+        prog = gen_program(rng, nested, state)
         pseed = seed * 1_000_003 + k
         if only is not None and k != only:
             continue
@@ -965,12 +1089,15 @@ def main(argv=None) -> int:
     ap.add_argument("--max-shrink", type=int, default=5, help="shrink at most this many failures per property")
     ap.add_argument("--nested", action="store_true", help="every program calls a transform inside itself "
                     "(" + ", ".join(NESTED_KINDS) + ")")
+    ap.add_argument("--state", action="store_true", help="every program reads a value from mutable state "
+                    "(a class, a config object, a dict, a list, a layer, __slots__/__getattr__ objects, np.tanh), "
+                    "which the property `state` changes between two calls of each transform")
     ap.add_argument("--program", type=int, default=None, help="check only this program of the seed (a "
                     "failure's number, to reproduce it; the other options as in the run that found it)")
     a = ap.parse_args(argv)
     props = [p for p in a.props.split(",") if p] or None
     _, _, failures = campaign(a.n, a.seed, props, not a.no_shrink, max_shrink=a.max_shrink, nested=a.nested,
-                              only=a.program)
+                              only=a.program, state=a.state)
     return 1 if failures else 0
 
 

@@ -1,0 +1,44 @@
+"""The fuzzer's state generator and property (tools/fuzz.py `--state`, property `state`; issue 44,
+family 1): a program reads a value from mutable state, which the property changes between two
+calls of every transform. Each form of state holds the property, and a cache that ignores what a
+compilation read is caught."""
+import fuzz_tool
+import pytest
+
+from s2s.frontend import reads
+
+fuzz = fuzz_tool.load()
+PLAIN = {"n": 1, "i": 0, "b": 0, "c": 0.5, "c2": 1.0}
+
+
+def _program(form: int, out: str = "scalar"):
+    return fuzz.Program([("plain", PLAIN, [("np.sin({0})", "x"), "y"]),
+                         ("state", {**PLAIN, "s": form}, [("({0}) * ({1})", "x", "y"), "y"])], out)
+
+
+@pytest.mark.parametrize("form", range(len(fuzz.STATE_LINES)))
+def test_each_form_of_state_holds_the_property(form):
+    prog = _program(form, "vector" if form % 2 else "scalar")
+    assert "def _mutate():" in prog.source()
+    assert fuzz.check_program(prog, 7, ["state"]) == {}
+
+
+def test_a_cache_that_ignores_what_compilation_read_is_caught(monkeypatch):
+    """With the reads neither recorded nor checked (the code before the fix), the property fails:
+    the transforms made before the change keep the old hyperparameter."""
+    monkeypatch.setattr(reads.Reads, "holds", lambda self: True)
+    monkeypatch.setattr(reads, "note", lambda *a: None)
+    for mod in ("s2s.frontend.normalize", "s2s.frontend.idioms_calls", "s2s.frontend.function_values",
+                "s2s.frontend.idioms"):
+        monkeypatch.setattr(f"{mod}.note_read", lambda *a: None)
+    fails = fuzz.check_program(_program(2), 7, ["state"])
+    assert fails and "state" in fails and "after the state changed" in fails["state"]
+
+
+def test_without_state_the_generator_draws_what_it_drew():
+    """`--state` only adds blocks: a campaign without it draws the same programs as before."""
+    import random
+    a = [fuzz.gen_program(random.Random(5)).source() for _ in range(3)]
+    b = [fuzz.gen_program(random.Random(5), state=False).source() for _ in range(3)]
+    assert a == b and all("_mutate" not in s for s in a)
+    assert "_mutate" in fuzz.gen_program(random.Random(5), state=True).source()
