@@ -26,6 +26,7 @@ from ..ir.names import Namer
 from ..primitives import registry
 from . import (
     aliases,
+    contexts,
     dtypes,
     function_values,
     guards,
@@ -52,7 +53,7 @@ tree.COMPUTED_ATTRIBUTES.update(COMPUTED_ATTRS)
 LIST_METHODS = {"append", "pop"}
 _AUGOPS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.Div: "/=", gast.Pow: "**=",
            gast.MatMult: "@=", gast.FloorDiv: "//=", gast.Mod: "%="}
-UNSUPPORTED = {gast.Try: "try", gast.With: "with", gast.AsyncWith: "async with", gast.Global: "global",
+UNSUPPORTED = {gast.Try: "try", gast.AsyncWith: "async with", gast.Global: "global",
                gast.Nonlocal: "nonlocal", gast.Delete: "del", gast.AsyncFunctionDef: "async def",
                gast.AsyncFor: "async for", gast.ClassDef: "class",
                gast.Import: "import", gast.ImportFrom: "import", gast.Yield: "yield", gast.YieldFrom: "yield from",
@@ -223,6 +224,9 @@ class Normalizer:
 
     def stmt_Raise(self, s):
         guards.lower_raise(self, s)
+
+    def stmt_With(self, s):
+        contexts.lower_with(self, s)
 
     def stmt_Expr(self, s):
         v = s.value

@@ -1,11 +1,12 @@
-"""Primitives behind guards that raise (s2s/frontend/guards.py).
+"""Primitives behind guards that raise (s2s/frontend/guards.py) and `with np.errstate` (contexts.py).
 
 `ext.s2s_raise(exc, *args)` raises `exc(*args)` (or `exc` itself, an exception instance) where
 the plain function raises it: an effect, never removed or moved, with no derivative. Under vmap a
 branch runs only when some example takes it, so a guard whose condition differs per example raises
 when any example would, with the first such example's arguments (`ext.s2s_raise_where`,
 which vmap writes). `ext.s2s_format(fmt, *values)` is an f-string's text (`fmt.format`), for
-the messages those exceptions carry.
+the messages those exceptions carry. `ext.s2s_errstate_enter`/`_exit` set and restore NumPy's
+floating-point error settings around a `with np.errstate(...)` body.
 """
 from __future__ import annotations
 
@@ -38,11 +39,25 @@ def s2s_format(fmt, *values):
     return fmt.format(*values)
 
 
+def s2s_errstate_enter(**kw):
+    """Set NumPy's floating-point error handling (`with np.errstate(**kw):`); the old settings."""
+    return np.seterr(**kw)
+
+
+def s2s_errstate_exit(old):
+    """Restore the settings `s2s_errstate_enter` replaced."""
+    np.seterr(**old)
+
+
 nondiff("ext.s2s_raise", sig="exc, *args, **kw", effect=True, batch=SAME)
 nondiff("ext.s2s_raise_where", sig="mask, batched, exc, *args, **kw", effect=True, batch=SAME)
 nondiff("ext.s2s_format", sig="fmt, *values", batch=LOOP)  # (a message per example)
-for _f in (s2s_raise, s2s_raise_where, s2s_format):
+nondiff("ext.s2s_errstate_enter", sig="**kw", effect=True, batch=SAME)
+nondiff("ext.s2s_errstate_exit", sig="old", effect=True, batch=SAME)
+for _f in (s2s_raise, s2s_raise_where, s2s_format, s2s_errstate_enter, s2s_errstate_exit):
     record.attach(_f, prim="ext." + _f.__name__)
 EXT.s2s_raise = s2s_raise
 EXT.s2s_raise_where = s2s_raise_where
 EXT.s2s_format = s2s_format
+EXT.s2s_errstate_enter = s2s_errstate_enter
+EXT.s2s_errstate_exit = s2s_errstate_exit

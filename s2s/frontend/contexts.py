@@ -1,0 +1,56 @@
+"""`with np.errstate(...)` inside a transformed function.
+
+The body runs under NumPy's floating-point error settings: `ext.s2s_errstate_enter(**kw)` sets
+them (np.seterr, keeping the old ones) before the body and `ext.s2s_errstate_exit(old)` restores
+them after it, both effects that no pass removes or moves (s2s/primitives/rules_guards.py). The
+derivative's statements for the body (a jvp's tangents, reverse mode's forward sweep) run between
+the two; reverse mode's backward sweep runs under the caller's settings. A `return`, `break` or
+`continue` inside the body, and any other context manager, are refused: the exit would not run.
+"""
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from ..ir import build
+from ..primitives.registry import EXT
+
+_JUMPS = (gast.Return, gast.Break, gast.Continue)
+
+
+def _jumps_out(stmts):
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, _JUMPS):
+                return n
+    return None
+
+
+def lower_with(norm, s) -> None:
+    """Lower `with np.errstate(k=v, ...): body` (a settings call s2s resolves; values atoms)."""
+    if len(s.items) != 1 or s.items[0].optional_vars is not None:
+        norm.fail(s, "s2s supports `with` only for `np.errstate(...)` (one context, no `as`) inside a transformed "
+                     "function: another context manager runs code on entry and exit that s2s does not follow.",
+                  "Enter it around the call of the transformed function instead.")
+    cm = s.items[0].context_expr
+    obj = None
+    if isinstance(cm, gast.Call) and not cm.args and all(k.arg is not None for k in cm.keywords):
+        try:
+            obj = norm.static(cm.func)
+        except Exception:  # noqa: BLE001 - refused below
+            obj = None
+    if obj is not np.errstate:
+        norm.fail(s, "s2s supports `with` only for `np.errstate(...)` with keyword arguments inside a transformed "
+                     "function: another context manager runs code on entry and exit that s2s does not follow.",
+                  "Enter it around the call of the transformed function instead.")
+    jump = _jumps_out(s.body)
+    if jump is not None:
+        norm.fail(jump, "s2s does not support a `return`, `break` or `continue` inside `with np.errstate(...)`: "
+                        "the settings would not be restored.",
+                  "Assign the value inside the `with` block and return or jump after it.")
+    norm.ns["ext"] = EXT
+    old = norm.tmp(build.call("ext.s2s_errstate_enter", [], {k.arg: norm.atom(k.value) for k in cm.keywords}),
+                   "errstate")
+    for st in s.body:
+        norm.stmt(st)
+    norm.tmp(build.call("ext.s2s_errstate_exit", [old]), "restored")
