@@ -53,7 +53,7 @@ tree.COMPUTED_ATTRIBUTES.update(COMPUTED_ATTRS)
 LIST_METHODS = {"append", "pop"}
 _AUGOPS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.Div: "/=", gast.Pow: "**=",
            gast.MatMult: "@=", gast.FloorDiv: "//=", gast.Mod: "%="}
-UNSUPPORTED = {gast.Try: "try", gast.AsyncWith: "async with", gast.Global: "global",
+UNSUPPORTED = {gast.AsyncWith: "async with", gast.Global: "global",
                gast.Nonlocal: "nonlocal", gast.Delete: "del", gast.AsyncFunctionDef: "async def",
                gast.AsyncFor: "async for", gast.ClassDef: "class",
                gast.Import: "import", gast.ImportFrom: "import", gast.Yield: "yield", gast.YieldFrom: "yield from",
@@ -227,6 +227,9 @@ class Normalizer:
 
     def stmt_With(self, s):
         contexts.lower_with(self, s)
+
+    def stmt_Try(self, s):
+        contexts.lower_try(self, s)
 
     def stmt_Expr(self, s):
         v = s.value

@@ -273,3 +273,32 @@ def return_inside_errstate(x):
 def test_refused_with_forms(f, words):
     with pytest.raises(S2SError, match=words):
         s2s.grad(f)(POS)
+
+
+def try_reraising(x):
+    try:
+        y = np.sqrt(x) * x[1]
+    except (IndexError, ValueError):
+        raise
+    else:
+        y = y + 1.0
+    return np.sum(y)
+
+
+def try_recovering(x, d):
+    try:
+        v = d["k"]
+    except KeyError:
+        v = 0.0
+    return np.sum(x) * v
+
+
+def test_try_whose_handlers_reraise():
+    np.testing.assert_allclose(s2s.grad(try_reraising)(POS), central(try_reraising, POS), rtol=1e-6)
+    np.testing.assert_allclose(s2s.jit(try_reraising)(POS), try_reraising(POS))
+    np.testing.assert_allclose(s2s.vmap(try_reraising)(np.stack([POS, POS + 1])),
+                               [try_reraising(POS), try_reraising(POS + 1)])
+    with pytest.raises(IndexError):
+        s2s.grad(try_reraising)(POS[:1])
+    with pytest.raises(S2SError, match="every `except` handler just re-raises"):
+        s2s.grad(try_recovering)(POS, {"k": 2.0})
