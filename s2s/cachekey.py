@@ -9,7 +9,8 @@ exact list of places the key read (a namespace dict and a name, a closure cell, 
 still holds the very same object, the key is unchanged; `Watch.check()` tests that with one
 generated expression of identity comparisons (a few hundred ns). When a place holds another
 object, the caller recomputes the key and compares it by value: `x = 0.5` rebound to an equal
-float keeps the compiled code, `0.0` rebound to `-0.0` does not.
+float keeps the compiled code, `0.0` rebound to `-0.0` does not. `Watch.compile(reads)` also tests
+what a compilation read from objects (frontend/reads.py): attributes, items, lengths and types.
 """
 from __future__ import annotations
 
