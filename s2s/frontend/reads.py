@@ -32,11 +32,12 @@ def _mutable(obj) -> bool:
     return hasattr(obj, "__dict__") or bool(type(obj).__flags__ & _HEAPTYPE)
 
 
-def value_key(v):
+def value_key(v, depth: int = 0):
     """How a value read is compared when its identity test fails: numbers and strings by type and
     text (`0.0` is not `-0.0`, `1` is not `True`), a bound method by its function and object, a
     NumPy array by the memory it reads (an equal view of the same buffer is interchangeable for
-    code that holds the old one), anything else by identity."""
+    code that holds the old one), a small tuple, list or dict by its items (a property that builds
+    `(self.W, self.b)` anew on every read), anything else by identity."""
     t = type(v)
     if t in _CONSTANTS:
         return (t, repr(v))
@@ -46,6 +47,10 @@ def value_key(v):
         return ("method", id(v.__func__), id(v.__self__))
     if t is np.ndarray:
         return ("array", v.dtype.str, v.shape, v.strides, v.__array_interface__["data"][0], v.flags.writeable)
+    if t in (tuple, list) and depth < 3 and len(v) <= 32:
+        return (t,) + tuple(value_key(e, depth + 1) for e in v)
+    if t is dict and depth < 3 and len(v) <= 32:
+        return (t,) + tuple((value_key(k, depth + 1), value_key(e, depth + 1)) for k, e in v.items())
     return ("id", id(v))
 
 

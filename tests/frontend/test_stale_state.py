@@ -423,3 +423,30 @@ def test_an_attribute_deleted_after_compiling_is_the_plain_functions_error():
         g(X)
     flaky.scale = 3.0
     np.testing.assert_allclose(g(X), 6.0 * X)
+
+
+class Pair:
+    """A property that builds a new tuple of the same arrays on every read."""
+
+    def __init__(self):
+        self.W, self.b = np.array([[1.0, -0.5], [0.25, 2.0]]), np.array([0.1, -0.2])
+
+    @property
+    def params(self):
+        return (self.W, self.b)
+
+    def loss(self, v):
+        W, b = self.params
+        return np.sum(np.tanh(W @ v + b))
+
+
+def test_a_property_building_a_new_tuple_of_the_same_arrays_keeps_the_code():
+    pair = Pair()
+    g = s2s.grad(pair.loss)
+    v = np.array([0.2, -0.4])
+    g(v)
+    version = g._fn
+    np.testing.assert_allclose(g(v), _fd_jacobian(pair.loss, v), rtol=1e-6)
+    assert g._fn is version
+    pair.b = np.array([1.0, 1.0])
+    np.testing.assert_allclose(g(v), _fd_jacobian(pair.loss, v), rtol=1e-6)
