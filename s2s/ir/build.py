@@ -217,18 +217,24 @@ def template(_src: str, **subs) -> gast.expr:
 
 def walk(node):
     """Every node under `node`, itself first, in `gast.walk`'s order (breadth first), without its
-    generator per node: the frontend walks the user's whole function several times."""
+    generator per node: the frontend walks the user's whole function several times. Counts the
+    nodes it yields in STATS (`build_walk`), so a walk per statement shows as growing work."""
     todo = collections.deque((node,))
     pop, push, extend, ast_ = todo.popleft, todo.append, todo.extend, gast.AST
-    while todo:
-        n = pop()
-        for field in n._fields:
-            value = getattr(n, field, None)
-            if isinstance(value, ast_):
-                push(value)
-            elif isinstance(value, list):
-                extend(v for v in value if isinstance(v, ast_))
-        yield n
+    count = 0
+    try:
+        while todo:
+            n = pop()
+            for field in n._fields:
+                value = getattr(n, field, None)
+                if isinstance(value, ast_):
+                    push(value)
+                elif isinstance(value, list):
+                    extend(v for v in value if isinstance(v, ast_))
+            count += 1
+            yield n
+    finally:
+        STATS["build_walk"] += count
 
 
 def names_in(node) -> set[str]:
@@ -236,8 +242,10 @@ def names_in(node) -> set[str]:
     generators: the transforms ask it of the whole function)."""
     out: set[str] = set()
     stack = [node]
+    count = 0
     while stack:
         n = stack.pop()
+        count += 1
         if type(n) is gast.Name:
             out.add(n.id)
         for field in n._fields:
@@ -246,6 +254,7 @@ def names_in(node) -> set[str]:
                 stack.extend(v for v in value if isinstance(v, gast.AST))
             elif isinstance(value, gast.AST):
                 stack.append(value)
+    STATS["build_walk"] += count
     return out
 
 

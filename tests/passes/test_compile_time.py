@@ -7,6 +7,7 @@ import pytest
 from paths import BENCH
 
 from s2s import analysis
+from s2s.frontend import idioms_calls
 from s2s.transforms import reverse
 
 sys.path.insert(0, str(BENCH))
@@ -14,10 +15,11 @@ import bench_compile  # noqa: E402
 
 SIZES = {"grad": (60, 240), "jvp": (60, 240), "jit": (60, 240), "vmap": (60, 240),
          "hessian": (30, 120)}  # hessian: slower
-FLAT = ("total", "s2s", "walk", "visit", "stmt_walk", "load_walk", "node_walk", "clone", "live_stmt", "assigned_stmt")
+FLAT = ("total", "s2s", "walk", "visit", "stmt_walk", "load_walk", "node_walk", "clone", "live_stmt", "assigned_stmt",
+        "build_walk")
 
 
-@pytest.mark.parametrize("variant", bench_compile.VARIANTS)
+@pytest.mark.parametrize("variant", ("straight", "loops"))
 @pytest.mark.parametrize("transform", bench_compile.TRANSFORMS)
 def test_compile_work_per_statement_is_flat(transform, variant):
     n_small, n_large = SIZES[transform]
@@ -41,3 +43,37 @@ def test_a_rescan_per_branch_shows_as_growing_work(monkeypatch):
     small = bench_compile.work_per_statement("grad", 100, "straight")
     large = bench_compile.work_per_statement("grad", 1600, "straight")  # the optimization passes' flat
     assert large["total"] > 1.5 * small["total"]                          # work dilutes it at 800
+
+
+# Issue 46's program (one array rebound by every line, an `if` every tenth): N and 4N statements
+REBIND_SIZES = {"grad": (30, 120), "jvp": (30, 120), "jit": (30, 120), "vmap": (30, 120), "hessian": (15, 60)}
+
+
+@pytest.mark.parametrize("transform", bench_compile.TRANSFORMS)
+def test_compile_work_of_a_long_rebinding_function_is_linear(transform):
+    """Four times the statements is four times the work: the totals within 20%, and no count
+    more than 20% over four times (give or take 1% of the total: a count of a few nodes per
+    statement moves with the program's shape; a small count may grow less: work done once)."""
+    n_small, n_large = REBIND_SIZES[transform]
+    small = bench_compile.work_per_statement(transform, n_small, "rebind")
+    large = bench_compile.work_per_statement(transform, n_large, "rebind")
+    assert small["build_walk"] > 0 and small["total"] > 0
+    for key in ("total", "s2s"):
+        assert 0.8 <= large[key] / small[key] <= 1.2, (transform, key, small[key], large[key])
+    for key in FLAT + ("live_set",):
+        assert large.get(key, 0) <= 1.2 * small.get(key, 0) + 0.01 * small["total"], \
+            (transform, key, small.get(key), large.get(key))
+
+
+def test_a_walk_of_the_function_per_addition_shows_as_growing_work(monkeypatch):
+    """The measure can fail: the frontend's facts about the function's bindings computed again for
+    every `+` (issue 46's quadratic) make the work per statement grow with the program."""
+    facts = idioms_calls._function_facts
+
+    def uncached(norm):
+        norm._s2s_bindings = None
+        return facts(norm)
+    monkeypatch.setattr(idioms_calls, "_function_facts", uncached)
+    small = bench_compile.work_per_statement("jvp", 30, "rebind")
+    large = bench_compile.work_per_statement("jvp", 120, "rebind")
+    assert large["build_walk"] > 2 * small["build_walk"]
