@@ -34,6 +34,7 @@ from . import (
     idioms_calls,
     keyword_calls,
     lift,
+    python_idioms,
     refusals,
     resolve,
     static_locals,
@@ -68,6 +69,7 @@ class Normalizer:
     def __init__(self, fn_node, env: resolve.Env, filename: str, line_offset: int = 0, col_offset: int = 0,
                  source_lines=None, compile_nested=None):
         self.fn = fn_node = hygiene.rename_reserved(fn_node)
+        self.fn = fn_node = python_idioms.rewrite(fn_node, env.lookup)  # (reversed, a, *rest = x, :=)
         self.compile_nested = compile_nested  # (name, node, ns, filename) -> function, from the driver
         self.env = env
         self.filename = filename
@@ -954,6 +956,8 @@ class Normalizer:
             if key.startswith("ext."):
                 self.ns["ext"] = registry.EXT
             return build.call(key, args, kws)
+        if (lowered := python_idioms.builtin_call(self, obj, args, kws)) is not None:
+            return lowered  # round, any, all; max/min of one list: Python's whole-value comparison
         if obj in (range, len, float, int, print, isinstance, bool, str, slice):
             return build.call(obj.__name__, args, kws)
         if obj in (max, min) and len(args) >= 2 and not kws:

@@ -150,11 +150,6 @@ def uses_class(x):
     return np.sum(x)
 
 
-def uses_starred_unpack(x):
-    a, *_rest = x  # E:starred_unpack
-    return a
-
-
 def uses_bad_method(x):
     return np.sum(x.byteswap())  # E:bad_method
 
@@ -241,7 +236,6 @@ SYNTAX_CASES = [
     ("kwonly", uses_kwonly, None, ["keyword-only"]),
     ("import", uses_import, "import", ["import"]),
     ("class", uses_class, "class", ["class"]),
-    ("starred_unpack", uses_starred_unpack, None, ["starred"]),
     ("bad_method", uses_bad_method, None, ["byteswap"]),
     ("bad_attr", uses_bad_attr, None, ["flags"]),
     ("attr_assign", uses_attr_assign, "x.foo", ["attribute"]),

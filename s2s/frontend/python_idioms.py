@@ -1,0 +1,224 @@
+"""Python that real code uses, rewritten in the user's AST before normalizing (issue 45, section 3).
+
+Each rewrite gives what Python computes, in constructs the normalizer already follows:
+- `pi, sqrt = np.pi, np.sqrt` (names bound in parallel to values that read none of them) becomes
+  one assignment per name, so a function alias is resolved as `sqrt = np.sqrt` is;
+- `a, *rest, b = x` becomes `a = t[0]`, `rest = list(t[1:-1])`, `b = t[-1]` of `t = x`, after a
+  check that `x` has enough items (Python's ValueError);
+- `(n := v)` in a statement's expression becomes `n = v` before the statement, where Python's order
+  of evaluation is kept: not in a `while` test, a comprehension, a lambda, after `and`/`or` or in a
+  conditional expression, nor when the statement reads `n` elsewhere (those stay refused);
+- `reversed(s)` becomes `s[::-1]` (a list, tuple or range), `math.pow(a, b)` `float(a ** b)`, and
+  `math.fsum(xs)` `float(sum(xs))`.
+"""
+from __future__ import annotations
+
+import builtins
+import copy
+import math
+
+import gast
+
+from ..ir import build
+from ..ir.core import local_names
+from ..primitives.registry import EXT
+
+_HOISTS_FROM = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.If)
+_SCOPES = (gast.Lambda, gast.ListComp, gast.DictComp, gast.SetComp, gast.GeneratorExp, gast.FunctionDef)
+
+
+def rewrite(fn: gast.FunctionDef, lookup) -> gast.FunctionDef:
+    """Rewrite `fn` in place; `lookup(name)` is the environment's (found, object) for a global."""
+    state = _State(fn, lookup)
+    _Calls(state).visit(fn)
+    fn.body = state.block(fn.body)
+    return fn
+
+
+class _State:
+    def __init__(self, fn, lookup):
+        self.locals = local_names(fn)
+        self.lookup = lookup
+        self.taken = build.names_in(fn)
+        self.count = 0
+
+    def fresh(self, base):
+        while True:
+            self.count += 1
+            n = f"{base}{self.count}"
+            if n not in self.taken:
+                self.taken.add(n)
+                return n
+
+    def resolves_to(self, node, obj) -> bool:
+        """Whether the name or attribute chain `node` is `obj` (a global, not a local)."""
+        parts = []
+        while isinstance(node, gast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name) or node.id in self.locals:
+            return False
+        found, value = self.lookup(node.id)
+        for p in reversed(parts):
+            value = getattr(value, p, None) if found else None
+        return found and value is obj
+
+    def block(self, stmts) -> list:
+        out = []
+        for s in stmts:
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.FunctionDef):
+                    setattr(s, field, self.block(getattr(s, field)))
+            if isinstance(s, gast.Try):
+                for h in s.handlers:
+                    h.body = self.block(h.body)
+            out += self.statement(s)
+        return out
+
+    def statement(self, s) -> list:
+        if isinstance(s, _HOISTS_FROM):
+            pre = _walrus(self, s)
+            if pre:
+                return pre + self.statement(s)
+        if isinstance(s, gast.Assign) and len(s.targets) == 1:
+            split = _parallel(self, s) or _starred(self, s)
+            if split:
+                return split
+        return [s]
+
+
+def _located(new, old):
+    return gast.copy_location(new, old)
+
+
+def _names(node) -> set:
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+def _parallel(state, s):
+    """`a, b = e1, e2` as `a = e1; b = e2` when no value reads a target and every target is a name."""
+    t, v = s.targets[0], s.value
+    if not (isinstance(t, (gast.Tuple, gast.List)) and isinstance(v, (gast.Tuple, gast.List))
+            and len(t.elts) == len(v.elts) and all(isinstance(e, gast.Name) for e in t.elts)):
+        return None
+    targets = {e.id for e in t.elts}
+    if len(targets) != len(t.elts) or any(_names(e) & targets for e in v.elts) \
+            or any(isinstance(e, gast.Starred) for e in v.elts):
+        return None
+    return [_located(build.assign(build.name(a.id, store=True), b), s) for a, b in zip(t.elts, v.elts)]
+
+
+def _starred(state, s):
+    """`a, *rest, b = x` as indexing of one temporary, after Python's check of its length."""
+    t = s.targets[0]
+    if not isinstance(t, (gast.Tuple, gast.List)):
+        return None
+    stars = [i for i, e in enumerate(t.elts) if isinstance(e, gast.Starred)]
+    if len(stars) != 1 or not all(isinstance(e, gast.Name) for e in t.elts if not isinstance(e, gast.Starred)) \
+            or not isinstance(t.elts[stars[0]].value, gast.Name):
+        return None
+    k = stars[0]
+    before, after = k, len(t.elts) - k - 1
+    tmp = state.fresh("unpacked")
+    out = [build.assign(build.name(tmp, store=True), s.value)]
+    need = before + after
+    short = gast.Compare(left=build.call("len", [build.name(tmp)]), ops=[gast.Lt()], comparators=[build.const(need)])
+    out.append(build.if_(short, [gast.Raise(exc=build.call("ValueError", [build.const(
+        f"not enough values to unpack (expected at least {need})")]), cause=None)], []))
+    for i in range(before):
+        out.append(build.assign(build.name(t.elts[i].id, store=True), gast.Subscript(
+            value=build.name(tmp), slice=build.const(i), ctx=gast.Load())))
+    rest = gast.Slice(lower=build.const(before) if before else None,
+                      upper=build.const(-after) if after else None, step=None)
+    out.append(build.assign(build.name(t.elts[k].value.id, store=True),
+                            build.call("list", [gast.Subscript(value=build.name(tmp), slice=rest, ctx=gast.Load())])))
+    for j in range(after):
+        out.append(build.assign(build.name(t.elts[k + 1 + j].id, store=True), gast.Subscript(
+            value=build.name(tmp), slice=build.const(j - after), ctx=gast.Load())))
+    for o in out:
+        _located(o, s)
+        for n in gast.walk(o):
+            if hasattr(n, "lineno") or isinstance(n, (gast.expr, gast.stmt)):
+                gast.copy_location(n, s)
+    return out
+
+
+def _walrus(state, s) -> list:
+    """The `n = v` assignments that hoist the walrus expressions of statement `s` (replaced by `n`)."""
+    found = []
+
+    def visit(node, safe):
+        for field, value in gast.iter_fields(node):
+            children = value if isinstance(value, list) else [value]
+            for i, child in enumerate(children):
+                if not isinstance(child, gast.AST) or isinstance(child, (gast.stmt, *_SCOPES)):
+                    continue
+                ok = safe and not isinstance(node, gast.IfExp) and not (isinstance(node, gast.BoolOp) and i > 0)
+                if isinstance(child, gast.NamedExpr) and ok:
+                    visit(child, ok)
+                    found.append(child)
+                    repl = _located(build.name(child.target.id), child)
+                    if isinstance(value, list):
+                        value[i] = repl
+                    else:
+                        setattr(node, field, repl)
+                else:
+                    visit(child, ok)
+
+    parts = [s.test] if isinstance(s, gast.If) else [s] if not isinstance(s, gast.If) else []
+    if not any(isinstance(n, gast.NamedExpr) for p in parts for n in gast.walk(p)):
+        return []
+    probe = copy.deepcopy(s)
+    if isinstance(s, gast.If):
+        holder = gast.Expr(value=s.test)
+        visit(holder, True)
+        s.test = holder.value
+    else:
+        visit(s, True)
+    targets = [w.target.id for w in found]
+    reads = [n.id for n in gast.walk(probe.test if isinstance(probe, gast.If) else probe)
+             if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Store)]
+    if len(set(targets)) != len(targets) or any(reads.count(t) for t in targets):
+        return _undo(s, probe)
+    return [_located(build.assign(build.name(w.target.id, store=True), w.value), s) for w in found]
+
+
+def _undo(s, probe):
+    """Put the statement back as written (its walrus stays refused by the normalizer)."""
+    for field, value in gast.iter_fields(probe):
+        setattr(s, field, value)
+    return []
+
+
+class _Calls(gast.NodeTransformer):
+    """reversed(s) -> s[::-1]; math.pow(a, b) -> float(a ** b); math.fsum(xs) -> float(sum(xs))."""
+
+    def __init__(self, state):
+        self.state = state
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        st, f = self.state, node.func
+        if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+            return node
+        if len(node.args) == 1 and st.resolves_to(f, builtins.reversed):
+            step = gast.Slice(lower=None, upper=None, step=build.const(-1))
+            return _located(gast.Subscript(value=node.args[0], slice=step, ctx=gast.Load()), node)
+        if len(node.args) == 2 and st.resolves_to(f, math.pow):
+            power = gast.BinOp(left=node.args[0], op=gast.Pow(), right=node.args[1])
+            return _located(build.call("float", [_located(power, node)]), node)
+        if len(node.args) == 1 and st.resolves_to(f, math.fsum):
+            return _located(build.call("float", [_located(build.call("sum", [node.args[0]]), node)]), node)
+        return node
+
+
+def builtin_call(norm, obj, args, kws):
+    """`round`, `any`, `all`, and `max`/`min` of one list (Python's whole-value comparison: the
+    first largest item, `ext.s2s_py_pick(items, ext.s2s_py_argmax(items))`) as core form; None for another call."""
+    if obj in (round, any, all):
+        return build.call(obj.__name__, args, kws)
+    if obj in (max, min) and len(args) == 1 and not kws:
+        norm.ns["ext"] = EXT
+        pos = norm.tmp(build.call("ext.s2s_py_argmax" if obj is max else "ext.s2s_py_argmin", args))
+        return build.call("ext.s2s_py_pick", [args[0], pos])
+    return None

@@ -1,0 +1,45 @@
+"""Python builtins that real code calls on numbers (s2s/frontend/python_idioms.py).
+
+`round`, `any` and `all` carry no derivative (round's is zero almost everywhere, as np.round's).
+`ext.s2s_py_argmax`/`_argmin` is the position of the item Python's `max`/`min` of a list returns:
+the first largest (smallest), found with Python's own comparisons, so a list of arrays raises
+Python's ambiguous-truth-value error; the call becomes `items[position]`, whose derivative goes to
+that item (`ext.s2s_py_pick`, run per example under vmap).
+"""
+from __future__ import annotations
+
+from .. import record
+from .registry import EXT, LOOP, linear, nondiff
+
+
+def s2s_py_argmax(items):
+    """The index of the item `max(items)` returns (Python's comparisons and errors)."""
+    return max(range(len(items)), key=items.__getitem__) if len(items) else max(items)
+
+
+def s2s_py_argmin(items):
+    """The index of the item `min(items)` returns (Python's comparisons and errors)."""
+    return min(range(len(items)), key=items.__getitem__) if len(items) else min(items)
+
+
+def s2s_py_pick(items, pos):
+    """`items[pos]`: the item max/min chose (its own primitive so that vmap runs it per example)."""
+    return items[pos]
+
+
+def s2s_py_pick_vjp(g, items, pos):
+    """Cotangent of `s2s_py_pick`: `g` for the chosen item, zeros for the others."""
+    return [g if i == pos else item * 0.0 for i, item in enumerate(items)]
+
+
+nondiff("round", sig="x, ndigits=None", builtin="round", batch=LOOP)
+nondiff("any", "all", sig="x", batch=LOOP)
+nondiff("ext.s2s_py_argmax", "ext.s2s_py_argmin", sig="items", batch=LOOP)
+linear("ext.s2s_py_pick", "items, pos", "items", "ext.s2s_py_pick_vjp(g, items, pos)", batch=LOOP)
+linear("ext.s2s_py_pick_vjp", "g, items, pos", "g", "ext.s2s_py_pick(g, pos)", batch=LOOP)
+for _f in (s2s_py_argmax, s2s_py_argmin, s2s_py_pick, s2s_py_pick_vjp):
+    record.attach(_f, prim="ext." + _f.__name__)
+EXT.s2s_py_argmax = s2s_py_argmax
+EXT.s2s_py_argmin = s2s_py_argmin
+EXT.s2s_py_pick = s2s_py_pick
+EXT.s2s_py_pick_vjp = s2s_py_pick_vjp

@@ -1,0 +1,114 @@
+"""Python that real code uses (issue 45, section 3): tuple-assigned function aliases, `a, *rest = x`,
+the walrus operator, `reversed`, `any`, `all`, `round`, `math.pow`, `math.fsum`, builtin `max`/`min`
+of a list (Python's whole-value comparison) and a memo dict as a default argument. Values match the
+plain function; grad matches central differences; jvp matches grad; vmap and vmap(grad) match a
+loop over the examples."""
+import math
+
+import numpy as np
+import pytest
+
+import s2s
+
+X = np.array([0.3, -0.7, 1.1, 0.45])
+XB = np.stack([X, 2 * X + 0.1, X - 0.4])
+
+
+def central(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g
+
+
+def aliases(x):
+    pi, sqrt, tanh = np.pi, np.sqrt, np.tanh
+    return np.sum(tanh(sqrt(x * x + 1.0)) * pi)
+
+
+def starred(x):
+    a, *rest = x
+    b, *middle, c = x
+    return a * np.sum(np.array(rest) ** 2) + b * c + len(middle)
+
+
+def walrus(x):
+    if (n := x.shape[0]) > 2:
+        y = (s := np.sum(x ** 2)) * n
+        return y + s
+    return np.sum(x)
+
+
+def reversed_loop(x):
+    s = 0.0
+    for v in reversed([x[0], x[1], x[2]]):
+        s = s * 2.0 + np.sin(v)
+    for i in reversed(range(x.shape[0])):
+        s = s + i * x[i]
+    return s
+
+
+def any_all(x, flags=(True, False)):
+    if any(flags) and all([1, 2]) and not all(flags):
+        return np.sum(x ** 2)
+    return np.sum(x)
+
+
+def numbers(x):
+    return np.sum(x) * round(2.6) + math.pow(np.sum(x * x), 1.5) + math.fsum([x[0], x[1] * x[2], 0.1])
+
+
+def list_max(x):
+    scores = [np.sum(x * x), np.sum(x), x[0] * 3.0]
+    return max(scores) - min(scores) * 0.5
+
+
+def memo(x, cache={}):  # noqa: B006 - the memo idiom under test
+    if "scale" not in cache:
+        cache["scale"] = 2.0
+    return np.sum(np.cos(x)) * cache["scale"]
+
+
+CASES = [aliases, starred, walrus, reversed_loop, any_all, numbers, list_max, memo]
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_matches_plain_and_differences(f):
+    np.testing.assert_allclose(s2s.jit(f)(X), f(X), rtol=1e-12)
+    g = s2s.grad(f)(X)
+    np.testing.assert_allclose(g, central(f, X), rtol=1e-6, atol=1e-8)
+    t = np.array([0.2, -1.0, 0.5, 0.3])
+    out, tan = s2s.jvp(f, (X,), (t,))
+    np.testing.assert_allclose(out, f(X), rtol=1e-12)
+    np.testing.assert_allclose(tan, g @ t, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(s2s.vmap(f)(XB), [f(x) for x in XB], rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(XB), [central(f, x) for x in XB], rtol=1e-6, atol=1e-8)
+
+
+def max_of_arrays(x):
+    return np.sum(max([x, 2 * x]))
+
+
+def too_few(x):
+    a, b, *rest = x
+    return a * b
+
+
+def test_python_errors_are_pythons():
+    with pytest.raises(ValueError) as plain:
+        max_of_arrays(X)
+    with pytest.raises(ValueError) as got:
+        s2s.grad(max_of_arrays)(X)
+    assert str(got.value) == str(plain.value)
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        s2s.grad(too_few)(X[:1])
+
+
+def test_max_picks_the_first_largest_as_python():
+    def f(x):
+        return max([x[0], x[1]]) * 2.0
+
+    np.testing.assert_allclose(s2s.grad(f)(np.array([1.0, 1.0])), [2.0, 0.0])  # a tie: the first, as Python
+    np.testing.assert_allclose(s2s.grad(f)(np.array([1.0, 3.0])), [0.0, 2.0])
