@@ -18,7 +18,7 @@ import gast
 
 from ..errors import S2STypeError
 from ..ir import build
-from ..primitives import keywords
+from ..primitives import keywords, registry
 
 _MISSING = object()
 
@@ -54,7 +54,8 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
     inert = [k for k in kws if k in keywords.inert(key)]
     if inert:  # (they change no value: left out, so no path has to pass them on)
         kws = {k: v for k, v in kws.items() if k not in inert}
-    lowered = _LOWER.get(key)
+    p = registry.lookup(key)
+    lowered = _LOWER.get(p.rewrites) if p is not None else None
     out = lowered(norm, node, args, kws) if lowered is not None else None
     if out is None:
         refuse_unmodelled(norm, node, key, args, kws)
@@ -182,5 +183,6 @@ def _linspace(norm, node, args, kws):
     return build.tuple_([samples, step])
 
 
-_LOWER = {"xp.ravel": _ravel, "xp.reshape": _reshape, "xp.take": _take, "xp.linalg.cholesky": _cholesky,
-          "xp.linalg.qr": _qr, "xp.linspace": _linspace}
+# each primitive's `rewrites` fact names its rewriting
+_LOWER = {"flat_order": _ravel, "shape_order": _reshape, "index_mode": _take, "upper_factor": _cholesky,
+          "r_only": _qr, "with_step": _linspace}

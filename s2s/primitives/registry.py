@@ -79,6 +79,8 @@ class Prim:
     #                                passed through; any other one not in `sig` is refused (primitives/keywords.py)
     unmodelled: tuple[str, ...] = ()  # parameters in `sig` (for binding by position) that no rule reads: a call
     #                                giving one at a value other than NumPy's default is refused
+    rewrites: str = ""             # frontend/keyword_calls.py writes a call with these keywords as modelled calls
+    #                                ("flat_order": ravel's order="F", "index_mode": take's mode=, ...)
     symbol: str = ""               # the Python operator that is this primitive ("+" is add; "unary -" is neg)
     builtin: str = ""              # the Python builtin that is this primitive (`max` of two arrays is xp.maximum)
     sequence_op: bool = False      # `+`/`*`, which also concatenate and repeat lists and tuples

@@ -300,13 +300,13 @@ linear("rt.on_backend_of", "v, like", "v", "rt.on_backend_of(g, like)", batch=SA
 
 # ---- shape manipulation: linear in the array ----
 linear("xp.reshape", "a, newshape=None, order='C', shape=None", "a", "xp.reshape(g, xp.shape(a))", methods=("reshape",),
-       batch=by("rt.batched_reshape"), unmodelled=("order",), rewrites="reshape")  # (order="F": keyword_calls.py)
+       batch=by("rt.batched_reshape"), unmodelled=("order",), rewrites="shape_order")  # (order="F": keyword_calls.py)
 for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atleast_2d",
             "xp.broadcast_to"):
     linear(_op, "a, axis=None, shape=None", "a", "rt.unbroadcast(xp.reshape(g, xp.shape(g)), a)"
            if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))",
            methods={"xp.ravel": ("ravel", "flatten"), "xp.squeeze": ("squeeze",)}.get(_op, ()),
-           rewrites="ravel" if _op == "xp.ravel" else "",  # (order="F": frontend/keyword_calls.py)
+           rewrites="flat_order" if _op == "xp.ravel" else "",  # (order="F": frontend/keyword_calls.py)
            batch=along("axis") if _op == "xp.expand_dims" else by("rt.batched_" + _op[3:]))
 linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",), reverses_axes=True,
        batch=by("rt.batched_transpose"))
@@ -346,7 +346,7 @@ linear("rt.c_vjp", "g_, items", "g_", "rt.c_(g)")
 linear("xp.full", "shape, fill_value, dtype=None", "fill_value", "rt.unbroadcast(g, fill_value)",
        batch=by("rt.batched_full", fixed=("shape", "dtype")))
 prim("xp.linspace", "start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0",
-     zero_args=("num", "endpoint", "retstep", "dtype", "axis"), unmodelled=("retstep",), rewrites="linspace",
+     zero_args=("num", "endpoint", "retstep", "dtype", "axis"), unmodelled=("retstep",), rewrites="with_step",
                 batch=by("rt.batched_linspace", fixed=("num", "endpoint", "retstep", "dtype", "axis")))
 defvjp("xp.linspace", start="rt.linspace_vjp(g, start, stop, num, endpoint, axis, 0)",
        stop="rt.linspace_vjp(g, start, stop, num, endpoint, axis, 1)")

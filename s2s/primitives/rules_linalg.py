@@ -81,7 +81,8 @@ defjvp("xp.linalg.slogdet", a="(xp.zeros_like(ans[0]), xp.trace(xp.linalg.solve(
 prim("xp.linalg.solve", "a, b", batch=by("rt.batched_linalg_solve"))
 defvjp("xp.linalg.solve", a="rt.solve_vjp_a(g, a, ans)", b="rt.solve_vjp_b(g, a, b)")
 defjvp("xp.linalg.solve", a="rt.solve_jvp_a(da, a, ans)", b="xp.linalg.solve(a, db)")
-prim("xp.linalg.cholesky", "a, upper=False", zero_args=("upper",), batch=SAME, unmodelled=("upper",))  # (keyword_calls)
+prim("xp.linalg.cholesky", "a, upper=False", zero_args=("upper",), batch=SAME, unmodelled=("upper",),
+     rewrites="upper_factor")  # (upper=True: the lower factor's transpose, frontend/keyword_calls.py)
 defvjp("xp.linalg.cholesky", a="rt.cholesky_vjp(g, ans)")
 defjvp("xp.linalg.cholesky", a="rt.cholesky_jvp(da, ans)")
 prim("xp.linalg.eigh", "a, UPLO='L'", tree_sum=True, zero_args=REST, batch=SAME)
@@ -100,7 +101,7 @@ prim("xp.linalg.svdvals", "a", batch=SAME, composed=array_fill.make_svdvals)
 defvjp("xp.linalg.svdvals", a="rt.svdvals_vjp(g, a)")
 defjvp("xp.linalg.svdvals", a="rt.svdvals_jvp(da, a)")
 prim("xp.linalg.qr", "a, mode='reduced'", tree_sum=True, zero_args=REST, batch=SAME,
-     unmodelled=("mode",))  # (mode="r": the reduced R, frontend/keyword_calls.py)
+     unmodelled=("mode",), rewrites="r_only")  # (mode="r": the reduced R, frontend/keyword_calls.py)
 defvjp("xp.linalg.qr", a="rt.qr_vjp(g, a, ans)")
 defjvp("xp.linalg.qr", a="rt.qr_jvp(da, a, ans)")
 prim("xp.linalg.pinv", "a, rcond=None, hermitian=False", zero_args=REST, batch=SAME,

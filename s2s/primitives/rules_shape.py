@@ -19,7 +19,7 @@ defjvp("xp.partition", a="rt.partition_jvp(da, a, kth, axis)")
 linear("rt.partition_vjp", "v, a, kth, axis", "v", "rt.partition_jvp(g, a, kth, axis)", batch=by("rt.batched_partition_vjp"))
 linear("rt.partition_jvp", "v, a, kth, axis", "v", "rt.partition_vjp(g, a, kth, axis)", batch=by("rt.batched_partition_jvp"))
 linear("xp.take", "a, indices, axis=None, out=None, mode='raise'", "a", "rt.take_vjp(g, a, indices, axis)",
-       methods=("take",), batch=by("rt.batched_take"), unmodelled=("mode",))  # (clip, wrap: keyword_calls.py)
+       methods=("take",), batch=by("rt.batched_take"), unmodelled=("mode",), rewrites="index_mode")  # (clip, wrap)
 linear("rt.take_vjp", "v, a, indices, axis", "v", "xp.take(g, indices, axis)")
 linear("xp.take_along_axis", "arr, indices, axis=-1", "arr", "rt.take_along_vjp(g, arr, indices, axis)",
        batch=by("rt.batched_take_along_axis"))

@@ -25,7 +25,6 @@ __all__ = ("vmap_size", "vmap_size_axis0", "BatchSize", "vmap_in", "vmap_out", "
            "example_getitem", "example_len", "example_shape", "example_ndim", "example_size", "example_axes",
                "shared_setting", "example_axis",
            "flatten_examples", "examples_1d", "example_array", "example_array_t", "no_batched_derivative",
-               "flatten_examples_each", "unflatten_examples_each",
                "map_examples", "example_key",
                "lift_rank_to_slot", "vmap_in_t",
            "vmap_out_t", "replicate_batch_t", "example_getitem_t", "example_add_at", "sum_examples")
@@ -412,16 +411,6 @@ def example_axis(axis, x=None, none="keep"):
 def flatten_examples(x):
     x = asarray(x)
     return x.reshape(x.shape[0], -1)
-
-
-def flatten_examples_each(x):
-    """Each batched array of a list flattened per example (np.concatenate(arrays, axis=None) batched)."""
-    return [flatten_examples(e) for e in x]
-
-
-def unflatten_examples_each(v, like):
-    """Transpose of flatten_examples_each: each piece in its array's shape."""
-    return [reshape_like(a, b) for a, b in zip(v, like)]
 
 
 def examples_1d(x):

@@ -30,14 +30,15 @@ from .batch import (
     vmap_size_axis0,
 )
 from .batch_linalg import _vb_dot_spec, example_outer, example_product
-from .core import _float_dtype, _is_tree, asarray, like, namespace, tree_all_zero
+from .core import _float_dtype, _is_tree, asarray, like, namespace, reshape_like, tree_all_zero
 from .jacobian import basis, tree_size
 from .linalg import dot_vjp_a, dot_vjp_b
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("batched_r_", "batched_c_", "batched_r_t", "batched_c_t", "batched_roll_t", "batched_outer_vjp", "batched_dot",
            "batched_matmul",
-           "batched_inner", "batched_outer", "batched_reshape", "batched_ravel", "batched_transpose", "batched_squeeze",
+           "batched_inner", "batched_outer", "batched_reshape", "batched_ravel",
+           "flatten_examples_each", "unflatten_examples_each", "batched_transpose", "batched_squeeze",
                "batched_array",
            "batched_full", "batched_full_like", "batched_full_t", "batched_linspace", "batched_linspace_t",
                "batched_linspace_jvp",
@@ -148,6 +149,16 @@ def batched_reshape(flags, a, newshape=None, order="C", shape=None):
 
 def batched_ravel(flags, a, axis=None, shape=None):
     return flatten_examples(a)
+
+
+def flatten_examples_each(x):
+    """Each batched array of a list flattened per example (np.concatenate(arrays, axis=None) batched)."""
+    return [flatten_examples(e) for e in x]
+
+
+def unflatten_examples_each(v, like):
+    """Transpose of flatten_examples_each: each piece in its array's shape."""
+    return [reshape_like(a, b) for a, b in zip(v, like)]
 
 
 def batched_transpose(flags, a, axes=None):

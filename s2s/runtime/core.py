@@ -509,20 +509,20 @@ class _MissingSlot:
         return "<no item>"
 
 
-MISSING_SLOT = _MissingSlot()
+_MISSING_SLOT = _MissingSlot()
 
 
 def copy_slot(x, index):
-    """A copy of `x[index]`, saved before `x[index] = v` overwrites it (a dict's new key: MISSING_SLOT)."""
+    """A copy of `x[index]`, saved before `x[index] = v` overwrites it (a dict's new key: _MISSING_SLOT)."""
     if isinstance(x, dict) and index not in x:
-        return MISSING_SLOT
+        return _MISSING_SLOT
     v = x[index]
     return v.copy() if hasattr(v, "copy") and not isinstance(x, (list, tuple, dict)) else v
 
 
 def restore_slot(x, index, v):
     """`x[index] = v`, the item copy_slot saved; a key the dict did not have is removed again."""
-    if v is MISSING_SLOT:
+    if v is _MISSING_SLOT:
         x.pop(index, None)
     else:
         x[index] = v

@@ -12,13 +12,13 @@ from .linalg import _float
 from .shapes import take_vjp
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("needs_initial", "sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "prod_others_2",
+__all__ = ("sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "prod_others_2",
            "prod_others_3", "prod_others_4", "prod_others_5",
            "var_vjp", "var_jvp", "cumsum_vjp", "trace_vjp", "check_norm_ord", "norm_vjp", "norm_jvp",
            "gradient_matrix", "no_derivative", "trapezoid_vjp", "gradient_vjp", "gradient_vjp_t", "conv_pad",
            "interp_slope", "interp_fp_vjp", "polyval_vjp_p", "polyder", "nancount", "nanvar_vjp", "nanvar_jvp",
            "average_vjp_a", "diff_vjp", "ones_like_float", "average_vjp_w", "average_jvp_w", "cumulative_vjp",
-           "quantile_vjp", "quantile_jvp", "interp_apply", "diff_axis", "interp_ok", "linear_method",
+           "quantile_vjp", "quantile_jvp", "interp_apply", "diff_axis", "interp_ok", "linear_method", "needs_initial",
            "unsupported", "cummax", "cummin", "cummax_index", "cummin_index", "multiply_at", "multiply_at_vjp_v",
            "multiply_at_jvp_v", "batched_multiply_at", "batched_multiply_at_vjp", "batched_multiply_at_jvp_v")
 

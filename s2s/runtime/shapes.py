@@ -9,7 +9,7 @@ from .core import _float_dtype, asarray, namespace, reshape_like, scatter_add, t
 from .linalg import _float
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("reversed_shape", "transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "unstack", "split_like",
+__all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "unstack", "reversed_shape", "split_like",
            "join_like",
            "hstack_axis", "r_", "r_vjp", "c_", "c_vjp", "linspace_vjp", "linspace_jvp", "vstack_vjp", "array_vjp",
            "sort_perm", "sort_jvp", "sort_vjp", "partition_perm", "partition_jvp", "partition_vjp", "take_vjp",
