@@ -8,8 +8,8 @@ Each rewrite gives what Python computes, in constructs the normalizer already fo
 - `(n := v)` in a statement's expression becomes `n = v` before the statement, where Python's order
   of evaluation is kept: not in a `while` test, a comprehension, a lambda, after `and`/`or` or in a
   conditional expression, nor when the statement reads `n` elsewhere (those stay refused);
-- `reversed(s)` becomes `s[::-1]` (a list, tuple or range), `math.pow(a, b)` `float(a ** b)`, and
-  `math.fsum(xs)` `float(sum(xs))`.
+- `reversed(s)` becomes `s[::-1]` (a list, tuple or range), `filter(f, xs)` `[v for v in xs if
+  f(v)]`, `math.pow(a, b)` `float(a ** b)`, and `math.fsum(xs)` `float(sum(xs))`.
 """
 from __future__ import annotations
 
@@ -190,8 +190,25 @@ def _undo(s, probe):
     return []
 
 
+def _filtered(st, node):
+    """`filter(f, xs)` as `[v for v in xs if f(v)]` (a one-parameter lambda's body inlined, its
+    parameter the loop's name; `None` keeps the true items), a list where Python's is an iterator
+    consumed once, as s2s's generators are."""
+    f, xs = node.args
+    if isinstance(f, gast.Lambda) and len(f.args.args) == 1 and not f.args.defaults \
+            and not (f.args.vararg or f.args.kwarg or f.args.kwonlyargs or f.args.posonlyargs):
+        var, test = f.args.args[0].id, f.body
+    else:
+        var = st.fresh("item")
+        test = build.name(var) if isinstance(f, gast.Constant) and f.value is None else \
+            build.call(f, [build.name(var)])
+    comp = gast.comprehension(target=build.name(var, store=True), iter=xs, ifs=[test], is_async=0)
+    return _located(gast.ListComp(elt=build.name(var), generators=[comp]), node)
+
+
 class _Calls(gast.NodeTransformer):
-    """reversed(s) -> s[::-1]; math.pow(a, b) -> float(a ** b); math.fsum(xs) -> float(sum(xs))."""
+    """reversed(s) -> s[::-1]; filter(f, xs) -> [v for v in xs if f(v)]; math.pow(a, b) ->
+    float(a ** b); math.fsum(xs) -> float(sum(xs))."""
 
     def __init__(self, state):
         self.state = state
@@ -207,6 +224,8 @@ class _Calls(gast.NodeTransformer):
         if len(node.args) == 2 and st.resolves_to(f, math.pow):
             power = gast.BinOp(left=node.args[0], op=gast.Pow(), right=node.args[1])
             return _located(build.call("float", [_located(power, node)]), node)
+        if len(node.args) == 2 and st.resolves_to(f, builtins.filter):
+            return _filtered(st, node)
         if len(node.args) == 1 and st.resolves_to(f, math.fsum):
             return _located(build.call("float", [_located(build.call("sum", [node.args[0]]), node)]), node)
         return node

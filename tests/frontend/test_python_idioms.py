@@ -112,3 +112,28 @@ def test_max_picks_the_first_largest_as_python():
 
     np.testing.assert_allclose(s2s.grad(f)(np.array([1.0, 1.0])), [2.0, 0.0])  # a tie: the first, as Python
     np.testing.assert_allclose(s2s.grad(f)(np.array([1.0, 3.0])), [0.0, 2.0])
+
+
+def is_positive(v):
+    return v > 0
+
+
+def filtered(x):
+    vs = list(filter(lambda v: v > 0, [x[0], x[1], x[2]]))
+    ws = list(filter(is_positive, [x[0], x[1], x[3]]))
+    return sum(vs) * 2.0 + sum(ws) * x[2] + len(list(filter(None, [0, 1, 2])))
+
+
+def filtered_static(x, scales=(0.5, None, 2.0)):
+    kept = list(filter(lambda s: s is not None, scales))
+    return sum(np.sum(x * s) for s in kept) + np.sum(np.sin(x) * len(kept))
+
+
+def test_filter():
+    for f in (filtered, filtered_static):
+        np.testing.assert_allclose(s2s.jit(f)(X), f(X), rtol=1e-12)
+        np.testing.assert_allclose(s2s.grad(f)(X), central(f, X), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(filtered_static))(XB), [central(filtered_static, x) for x in XB],
+                               rtol=1e-6, atol=1e-8)
+    with pytest.raises(s2s.S2SError, match="differs per example"):  # a kept list's length differs per example
+        s2s.vmap(filtered)(XB)
