@@ -8,6 +8,8 @@ Each rewrite gives what Python computes, in constructs the normalizer already fo
 - `(n := v)` in a statement's expression becomes `n = v` before the statement, where Python's order
   of evaluation is kept: not in a `while` test, a comprehension, a lambda, after `and`/`or` or in a
   conditional expression, nor when the statement reads `n` elsewhere (those stay refused);
+- `d = {**a, "k": v}` becomes one dict literal when the keys of each `**` source are known now (a
+  dict literal bound once and never stored into), else a copy of the first and stores in order;
 - `reversed(s)` becomes `s[::-1]` (a list, tuple or range), `filter(f, xs)` `[v for v in xs if
   f(v)]`, `math.pow(a, b)` `float(a ** b)`, and `math.fsum(xs)` `float(sum(xs))`.
 """
@@ -37,6 +39,7 @@ def rewrite(fn: gast.FunctionDef, lookup) -> gast.FunctionDef:
 
 class _State:
     def __init__(self, fn, lookup):
+        self.fn = fn
         self.locals = local_names(fn)
         self.lookup = lookup
         self.taken = build.names_in(fn)
@@ -81,7 +84,7 @@ class _State:
             if pre:
                 return pre + self.statement(s)
         if isinstance(s, gast.Assign) and len(s.targets) == 1:
-            split = _parallel(self, s) or _starred(self, s)
+            split = _parallel(self, s) or _starred(self, s) or _merged(self, s)
             if split:
                 return split
         return [s]
@@ -141,6 +144,77 @@ def _starred(state, s):
             if hasattr(n, "lineno") or isinstance(n, (gast.expr, gast.stmt)):
                 gast.copy_location(n, s)
     return out
+
+
+def _literal_keys(state, src):
+    """The constant keys of dict `src` when it is a name bound once, to a dict literal with constant
+    keys, and never stored into (so its keys are known now); else None."""
+    if not isinstance(src, gast.Name) or src.id not in state.locals:
+        return None
+    binds = [n for n in gast.walk(state.fn) if isinstance(n, gast.Assign) and any(
+        isinstance(t, gast.Name) and t.id == src.id for t in n.targets)]
+    stores = [n for n in gast.walk(state.fn) if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store)
+              and isinstance(n.value, gast.Name) and n.value.id == src.id]
+    names = [n for n in gast.walk(state.fn) if isinstance(n, gast.Name) and n.id == src.id
+             and isinstance(n.ctx, gast.Store)]
+    if len(binds) != 1 or len(names) != 1 or stores or not isinstance(binds[0].value, gast.Dict):
+        return None
+    keys = binds[0].value.keys
+    if not all(isinstance(k, gast.Constant) for k in keys):
+        return None
+    return [k.value for k in keys]
+
+
+def _merged(state, s):
+    """`d = {**a, "k": v, **b}`: with every `**` source's keys known now, one dict literal of their
+    items (later keys win, at the first one's place, as Python's); otherwise the first source copied
+    by a comprehension and the rest stored in order."""
+    v = s.value
+    if not (isinstance(v, gast.Dict) and any(k is None for k in v.keys) and isinstance(s.targets[0], gast.Name)):
+        return None
+    items: dict = {}
+    static = True
+    for k, val in zip(v.keys, v.values):
+        keys = _literal_keys(state, val) if k is None else [k.value] if isinstance(k, gast.Constant) else None
+        if keys is None:
+            static = False
+            break
+        for key in keys:
+            read = gast.Subscript(value=build.name(val.id), slice=build.const(key), ctx=gast.Load()) if k is None \
+                else val
+            if key in items and not isinstance(items[key], gast.Subscript):
+                static = False  # (an explicit value Python evaluates and drops: kept in order below)
+            items[key] = read
+    if static:
+        new = gast.Dict(keys=[build.const(k) for k in items], values=list(items.values()))
+        return [_located(build.assign(s.targets[0], _located(new, v)), s)]
+    out, name = [], s.targets[0].id
+    tmp = state.fresh("merged")
+    for i, (k, val) in enumerate(zip(v.keys, v.values)):
+        if i == 0:
+            key = state.fresh("key")
+            first = gast.DictComp(key=build.name(key), value=gast.Subscript(
+                value=val, slice=build.name(key), ctx=gast.Load()), generators=[gast.comprehension(
+                    target=build.name(key, store=True), iter=_keys(val), ifs=[], is_async=0)]) if k is None \
+                else gast.Dict(keys=[k], values=[val])
+            out.append(build.assign(build.name(tmp, store=True), first))
+        elif k is None:
+            key = state.fresh("key")
+            out.append(gast.For(target=build.name(key, store=True), iter=_keys(val), body=[build.assign(
+                gast.Subscript(value=build.name(tmp), slice=build.name(key), ctx=gast.Store()),
+                gast.Subscript(value=val, slice=build.name(key), ctx=gast.Load()))], orelse=[], type_comment=None))
+        else:
+            out.append(build.assign(gast.Subscript(value=build.name(tmp), slice=k, ctx=gast.Store()), val))
+    out.append(build.assign(build.name(name, store=True), build.name(tmp)))
+    for o in out:
+        for n in gast.walk(o):
+            if isinstance(n, (gast.expr, gast.stmt)):
+                gast.copy_location(n, s)
+    return out
+
+
+def _keys(d):
+    return build.call(build.attr(copy.deepcopy(d), "keys"), [])
 
 
 def _walrus(state, s) -> list:

@@ -137,3 +137,25 @@ def test_filter():
                                rtol=1e-6, atol=1e-8)
     with pytest.raises(s2s.S2SError, match="differs per example"):  # a kept list's length differs per example
         s2s.vmap(filtered)(XB)
+
+
+def merged_static(x):
+    a = {"u": x, "v": x * 3.0}
+    t = {**a, "v": np.sin(x), "w": x * x}
+    return np.sum(t["u"] * t["v"] * t["w"]) + len(t)
+
+
+def merged_dynamic(x, d={"u": 3.0, "v": 1.0}, e={"u": 5.0}):  # noqa: B006
+    t = {"z": x, **d, "v": 2.0 * x, **e}
+    return np.sum(t["u"] * t["v"] * np.cos(t["z"])) + len(t)
+
+
+def test_double_star_in_dict_literals():
+    for f in (merged_static, merged_dynamic):
+        np.testing.assert_allclose(s2s.jit(f)(X), f(X), rtol=1e-12)
+        np.testing.assert_allclose(s2s.grad(f)(X), central(f, X), rtol=1e-6, atol=1e-8)
+        t = np.array([0.2, -1.0, 0.5, 0.3])
+        np.testing.assert_allclose(s2s.jvp(f, (X,), (t,))[1], central(f, X) @ t, rtol=1e-6)
+    np.testing.assert_allclose(s2s.vmap(merged_static)(XB), [merged_static(x) for x in XB], rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(merged_static))(XB), [central(merged_static, x) for x in XB],
+                               rtol=1e-6, atol=1e-8)
