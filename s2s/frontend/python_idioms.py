@@ -148,7 +148,8 @@ def _starred(state, s):
 
 def _literal_keys(state, src):
     """The constant keys of dict `src` when it is a name bound once, to a dict literal with constant
-    keys, and never stored into (so its keys are known now); else None."""
+    keys, never stored into and only read by `src[k]` or `**src` (so its keys are known now); else
+    None."""
     if not isinstance(src, gast.Name) or src.id not in state.locals:
         return None
     binds = [n for n in gast.walk(state.fn) if isinstance(n, gast.Assign) and any(
@@ -159,6 +160,11 @@ def _literal_keys(state, src):
              and isinstance(n.ctx, gast.Store)]
     if len(binds) != 1 or len(names) != 1 or stores or not isinstance(binds[0].value, gast.Dict):
         return None
+    read_whole = {id(n.value) for n in gast.walk(state.fn) if isinstance(n, gast.Subscript)} | \
+        {id(v) for n in gast.walk(state.fn) if isinstance(n, gast.Dict) for k, v in zip(n.keys, n.values) if k is None}
+    if any(isinstance(n, gast.Name) and n.id == src.id and isinstance(n.ctx, gast.Load) and id(n) not in read_whole
+           for n in gast.walk(state.fn)):
+        return None  # (passed on or a method called: it may change)
     keys = binds[0].value.keys
     if not all(isinstance(k, gast.Constant) for k in keys):
         return None

@@ -159,3 +159,14 @@ def test_double_star_in_dict_literals():
     np.testing.assert_allclose(s2s.vmap(merged_static)(XB), [merged_static(x) for x in XB], rtol=1e-12)
     np.testing.assert_allclose(s2s.vmap(s2s.grad(merged_static))(XB), [central(merged_static, x) for x in XB],
                                rtol=1e-6, atol=1e-8)
+
+
+def test_double_star_source_read_otherwise_is_not_expanded_statically():
+    from s2s.frontend import python_idioms
+
+    fn = __import__("gast").parse("def f(x):\n    a = {'u': x}\n    g(a)\n    t = {**a}\n    return t\n").body[0]
+    state = python_idioms._State(fn, lambda n: (False, None))
+    assert python_idioms._literal_keys(state, fn.body[2].value.values[0]) is None
+    fn = __import__("gast").parse("def f(x):\n    a = {'u': x}\n    t = {**a}\n    return a['u']\n").body[0]
+    state = python_idioms._State(fn, lambda n: (False, None))
+    assert python_idioms._literal_keys(state, fn.body[1].value.values[0]) == ["u"]
