@@ -28,6 +28,7 @@ from . import (
     aliases,
     contexts,
     dtypes,
+    elements,
     function_values,
     guards,
     hygiene,
@@ -352,6 +353,7 @@ class Normalizer:
     def assign_to(self, target, value):
         if isinstance(target, gast.Name):
             self.rebound.add(target.id)
+            elements.note_read(self, target.id, value)  # (t = a[j]: a number or a view, known at run time)
             self.link(target.id, value)
             dtypes.bind(self, target.id, value)
             if isinstance(value, gast.Call) and (p := registry.lookup(analysis.dotted(value.func))) is not None \
@@ -388,6 +390,7 @@ class Normalizer:
         elif isinstance(target, gast.Subscript):
             if not self.is_local(target.value):
                 self.fail(target, *refusals.store_into(_dotted(target.value), _rooted_in(target.value, self.locals)))
+            elements.detach_before_store(self, target.value.id)
             self.check_alias(self.current, target.value.id, f"{target.value.id}[...] = ...")
             if target.value.id in self.params_unassigned():
                 self.inplace_params[target.value.id] = self.where(self.current)[1]

@@ -4,11 +4,13 @@
 `ext.s2s_py_argmax`/`_argmin` is the position of the item Python's `max`/`min` of a list returns:
 the first largest (smallest), found with Python's own comparisons, so a list of arrays raises
 Python's ambiguous-truth-value error; the call becomes `items[position]`, whose derivative goes to
-that item (`ext.s2s_py_pick`, run per example under vmap).
+that item (`ext.s2s_py_pick`, run per example under vmap). `ext.s2s_detached` is an element
+read kept across a store into its array (frontend/elements.py).
 """
 from __future__ import annotations
 
 from .. import record
+from ..errors import S2SError
 from .registry import EXT, LOOP, linear, nondiff
 
 
@@ -32,14 +34,26 @@ def s2s_py_pick_vjp(g, items, pos):
     return [g if i == pos else item * 0.0 for i, item in enumerate(items)]
 
 
+def s2s_detached(v, where, name, array):
+    """`v` (an element read `name = array[j]`) as its own copy where it is 0-d; a view (a row) is the
+    alias check's S2SError at `where` (frontend/elements.py)."""
+    if getattr(v, "ndim", 0) == 0:
+        return v.copy() if hasattr(v, "copy") else v
+    raise S2SError(f"{where}: `{array}[...] = ...` changes the array that `{name}` also refers to (`{name}` was "
+                   f"read as `{array}[...]`, a view of a row here, and NumPy updates it in place); s2s would not "
+                   f"see that change.\nMake `{name}` a copy where it is bound (`{name} = {array}[...].copy()`).")
+
+
 nondiff("round", sig="x, ndigits=None", builtin="round", batch=LOOP)
 nondiff("any", "all", sig="x", batch=LOOP)
 nondiff("ext.s2s_py_argmax", "ext.s2s_py_argmin", sig="items", batch=LOOP)
 linear("ext.s2s_py_pick", "items, pos", "items", "ext.s2s_py_pick_vjp(g, items, pos)", batch=LOOP)
 linear("ext.s2s_py_pick_vjp", "g, items, pos", "g", "ext.s2s_py_pick(g, pos)", batch=LOOP)
-for _f in (s2s_py_argmax, s2s_py_argmin, s2s_py_pick, s2s_py_pick_vjp):
+linear("ext.s2s_detached", "v, where, name, array", "v", "g", batch=LOOP)
+for _f in (s2s_py_argmax, s2s_py_argmin, s2s_py_pick, s2s_py_pick_vjp, s2s_detached):
     record.attach(_f, prim="ext." + _f.__name__)
 EXT.s2s_py_argmax = s2s_py_argmax
 EXT.s2s_py_argmin = s2s_py_argmin
 EXT.s2s_py_pick = s2s_py_pick
 EXT.s2s_py_pick_vjp = s2s_py_pick_vjp
+EXT.s2s_detached = s2s_detached

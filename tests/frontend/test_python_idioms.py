@@ -170,3 +170,43 @@ def test_double_star_source_read_otherwise_is_not_expanded_statically():
     fn = __import__("gast").parse("def f(x):\n    a = {'u': x}\n    t = {**a}\n    return a['u']\n").body[0]
     state = python_idioms._State(fn, lambda n: (False, None))
     assert python_idioms._literal_keys(state, fn.body[1].value.values[0]) == ["u"]
+
+
+def bubble_pass(x):
+    a = x * 1.0
+    for j in range(a.shape[0] - 1):
+        if a[j] > a[j + 1]:
+            t = a[j]
+            a[j] = a[j + 1]
+            a[j + 1] = t
+    return np.sum(a * np.arange(1.0, a.shape[0] + 1.0))
+
+
+def row_swap_through_view(m):
+    a = m * 1.0
+    t = a[0]  # a row of a 2-d array: a view, which the next store changes
+    a[0] = a[1]
+    a[1] = t
+    return np.sum(a)
+
+
+def row_read_not_kept(m):
+    a = m * 1.0
+    r = a[0]
+    total = np.sum(r * r)
+    a[1] = a[0] * 2.0
+    return total + np.sum(a)
+
+
+def test_scalar_temporary_in_a_swap():
+    f = bubble_pass
+    np.testing.assert_allclose(s2s.jit(f)(X), f(X), rtol=1e-12)
+    np.testing.assert_allclose(s2s.grad(f)(X), central(f, X), rtol=1e-6, atol=1e-8)
+    t = np.array([0.2, -1.0, 0.5, 0.3])
+    np.testing.assert_allclose(s2s.jvp(f, (X,), (t,))[1], central(f, X) @ t, rtol=1e-6)
+    np.testing.assert_allclose(s2s.vmap(f)(XB), [f(x) for x in XB], rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(XB), [central(f, x) for x in XB], rtol=1e-6, atol=1e-8)
+    m = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(s2s.S2SError, match="view of a row"):
+        s2s.grad(row_swap_through_view)(m)
+    np.testing.assert_allclose(s2s.grad(row_read_not_kept)(m), central(row_read_not_kept, m), rtol=1e-6)
