@@ -67,6 +67,7 @@ def repeat_vjp(v, like, repeats, axis):
     if axis is None:
         return np.reshape(np.sum(np.reshape(v, (np.size(like), repeats)), axis=1), np.shape(like))  # (repeats 0 too)
     s = list(np.shape(like))
+    axis = axis % len(s)  # (a negative axis: counted from the end of `like`'s axes, not of the split ones)
     v = np.reshape(v, s[:axis] + [s[axis], repeats] + s[axis + 1:])
     return np.sum(v, axis=axis + 1)
 

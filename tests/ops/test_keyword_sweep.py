@@ -3,9 +3,9 @@ operation the registry declares, at values other than its default, generated fro
 
 The base call of an operation is its spec's (tests/support/op_specs.py: the first `np.<op>(...)`
 call its function returns, with the spec's draws), or, for an operation without one, the call of
-it on a float matrix. Each parameter of NumPy's function (read with `inspect.signature` or a
-ufunc's attributes, s2s.primitives.keywords) that the base call leaves at its default is given a
-value that differs from it, drawn from the parameter's type and name: the other booleans, integers
+it on float matrices (one or two). Each parameter of NumPy's function (read with `inspect.signature` or a
+ufunc's attributes, s2s.primitives.keywords) that has a default is given a value that differs
+from it and from the base call's, drawn from the parameter's type and name: the other booleans, integers
 past the ends (out-of-range axes and indices, negative ones), crossed bounds, the other documented
 strings (`order="F"`, `mode="clip"`). Then, one of:
 
@@ -112,21 +112,26 @@ def _cases():
             call, names, draws = bases[op]
         else:
             required = [n for n, d, _ in params if d is inspect.Parameter.empty]
-            if len(required) != 1:
+            if not 1 <= len(required) <= 2:
                 continue
-            names, draws = ["x0"], [lambda rng: rng.standard_normal((3, 4))]
-            call = ast.parse(f"np.{op}(x0)", mode="eval").body
-        given = {k.arg for k in call.keywords}
+            names = [f"x{k}" for k in range(len(required))]
+            draws = [lambda rng: rng.standard_normal((3, 4))] * len(required)
+            call = ast.parse(f"np.{op}({', '.join(names)})", mode="eval").body
         positional = [n for n, _, kw_only in params if not kw_only]
-        given |= set(positional[:len(call.args)])
+        given = {k.arg: ast.unparse(k.value) for k in call.keywords}
+        given |= {n: ast.unparse(a) for n, a in zip(positional, call.args)}
         for name, default, kw_only in params:
-            if name in given or name in SKIPPED or default is inspect.Parameter.empty:
+            if name in SKIPPED or default is inspect.Parameter.empty:
                 continue
-            for src in _values(op, name, default)[:SAMPLE]:
-                new = ast.Call(func=call.func, args=list(call.args),
-                               keywords=[*call.keywords, ast.keyword(arg=name, value=ast.parse(
-                                   src.format(x=names[0]), mode="eval").body)])
-                cases.append((key, name, src, ast.unparse(new), names, draws))
+            values = [v for v in _values(op, name, default) if v.format(x=names[0]) != given.get(name)]
+            for src in values[:SAMPLE]:
+                value = ast.parse(src.format(x=names[0]), mode="eval").body
+                args = [value if n == name else a for n, a in zip(positional, call.args)]
+                kws = [k for k in call.keywords if k.arg != name]
+                if name not in positional[:len(call.args)]:
+                    kws.append(ast.keyword(arg=name, value=value))  # (one the base call gives by position: replaced)
+                cases.append((key, name, src, ast.unparse(ast.Call(func=call.func, args=args, keywords=kws)), names,
+                              draws))
     return cases
 
 
@@ -194,9 +199,11 @@ def _refused(fn, args) -> bool:
 _KEEPDIMS = ("vmap of the flattened reduction (axis=None) with keepdims=True: an example's result has shape (1,), "
              "NumPy's (1, 1)")
 _UNIQUE = "np.unique is declared without a derivative: grad and jvp give 0 where its values are its input's"
+_SETS = "the set operations are declared without a derivative: grad gives 0 where the values are the inputs'"
 FOUND: dict[tuple, str] = {
     ("xp.argmax", "keepdims"): _KEEPDIMS, ("xp.argmin", "keepdims"): _KEEPDIMS,
     ("xp.nanargmax", "keepdims"): _KEEPDIMS, ("xp.nanargmin", "keepdims"): _KEEPDIMS,
+    ("xp.setdiff1d", "assume_unique"): _SETS, ("xp.setxor1d", "assume_unique"): _SETS,
     ("xp.unique", "axis"): _UNIQUE, ("xp.unique", "equal_nan"): _UNIQUE, ("xp.unique", "sorted"): _UNIQUE,
 }
 
