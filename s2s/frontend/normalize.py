@@ -26,6 +26,7 @@ from ..ir.names import Namer
 from ..primitives import registry
 from . import (
     aliases,
+    attr_stores,
     contexts,
     dtypes,
     elements,
@@ -171,7 +172,10 @@ class Normalizer:
             self.fail(fn, "s2s transforms functions with plain positional parameters only "
                           "(no *args, **kwargs, keyword-only or positional-only parameters).",
                       "Pass extra values as explicit parameters or a tuple.")
-        body = self.block(fn.body)
+        saved, self.out = self.out, []
+        attr_stores.begin(self)  # (an attribute the function stores and reads: read when the call starts)
+        first, self.out = self.out, saved
+        body = first + self.block(fn.body)
         body = restructure(body, self.namer)
         node = build.function(fn.name, [p.id for p in a.args], body)
         if getattr(fn, "lineno", None) is not None:
@@ -312,6 +316,7 @@ class Normalizer:
         for p in self.params_unassigned() & sharers:
             self.inplace_params.setdefault(p, self.where(s)[1])  # through a view or an element: the caller's
         later = self.aliases.read_later(sharers, s, loops)
+        later = later or attr_stores.held(self, sharers)  # (an object holds it after the call)
         if later and thing == "list":
             self.fail(s, f"`{what}` changes the list that `{later[0]}` also refers to, and `{later[0]}` is read "
                          "afterwards; s2s differentiates a list changed in place through one name only.",
@@ -347,6 +352,8 @@ class Normalizer:
             old = self.tmp(build.subscript(base, copy.deepcopy(index)))
             new = self.tmp(build.binop(old, op(), self.atom(s.value)))
             self.emit(build.assign(build.subscript(base, index, store_=True), new))
+        elif isinstance(t, gast.Attribute):
+            attr_stores.aug_store(self, s)  # self.n += 1
         else:
             self.fail(s, "s2s supports `+=` and friends on names and subscripts only.")
 
@@ -388,6 +395,8 @@ class Normalizer:
             for e, n in nested:
                 self.assign_to(e, build.name(n))
         elif isinstance(target, gast.Subscript):
+            if isinstance(target.value, gast.Subscript) and elements.nested_store(self, target, value):
+                return  # xs[t][i] = v into a list the function built
             if not self.is_local(target.value):
                 self.fail(target, *refusals.store_into(_dotted(target.value), _rooted_in(target.value, self.locals)))
             elements.detach_before_store(self, target.value.id)
@@ -402,7 +411,7 @@ class Normalizer:
             v = dtypes.stored(self, target, target.value.id, v)  # (cast to the array's dtype)
             self.emit(build.assign(build.subscript(base, index, store_=True), v))
         elif isinstance(target, gast.Attribute):
-            self.fail(target, *refusals.store_attribute(_dotted(target)))
+            attr_stores.store(self, target, value)  # self.Z = Z (frontend/attr_stores.py)
         else:
             self.fail(target, f"s2s does not support assigning to `{type(target).__name__}`.")
 
@@ -629,6 +638,7 @@ class Normalizer:
             except AttributeError:
                 self.fail(node, f"`{node.attr}` is not an attribute of {getattr(base, '__name__', base)!r}.",
                           kind=S2SError)
+            attr_stores.check_read(self, node, base)  # (an attribute a transformed function stores into)
             note_read("attr", base, node.attr, value)  # (the code is reused while it holds this value)
             return resolve.counterpart(value)
         if isinstance(node, gast.Constant):
@@ -652,6 +662,8 @@ class Normalizer:
         raise _NotStatic()
 
     def expr_Attribute(self, node):
+        if (held := attr_stores.read(self, node)) is not None:
+            return held  # obj.a stored by this function: the local that holds it
         if isinstance(node.value, gast.Name) and node.value.id not in self.locals or \
                 isinstance(node.value, gast.Attribute) and self._rooted_global(node.value):
             obj = self.static(node)
@@ -907,6 +919,7 @@ class Normalizer:
                             "a module-level function, or a local defined with `def` at module level.",
                       idioms_calls.unresolved_hint(self, func))
         obj = getattr(obj, "__s2s_inside__", obj)  # a library function's stand-in in transformed code (tree_flatten)
+        attr_stores.check_call(self, node, obj)  # (a callee that reads an attribute stored here)
         if isinstance(obj, np.vectorize):  # a module-level np.vectorize(f), or a function decorated with it
             obj = numpy_inside.vectorize_function(obj) or obj
         if isinstance(obj, np.vectorize):

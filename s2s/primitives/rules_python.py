@@ -5,13 +5,14 @@
 the first largest (smallest), found with Python's own comparisons, so a list of arrays raises
 Python's ambiguous-truth-value error; the call becomes `items[position]`, whose derivative goes to
 that item (`ext.s2s_py_pick`, run per example under vmap). `ext.s2s_detached` is an element
-read kept across a store into its array (frontend/elements.py).
+read kept across a store into its array, `ext.s2s_own_copy` a list's element stored into
+(frontend/elements.py).
 """
 from __future__ import annotations
 
 from .. import record
 from ..errors import S2SError
-from .registry import EXT, LOOP, linear, nondiff
+from .registry import EXT, LOOP, SAME, defjvp, defvjp, linear, nondiff, prim
 
 
 def s2s_py_argmax(items):
@@ -44,16 +45,36 @@ def s2s_detached(v, where, name, array):
                    f"see that change.\nMake `{name}` a copy where it is bound (`{name} = {array}[...].copy()`).")
 
 
+def s2s_own_copy(v):
+    """A copy of a list's element before a store into it (`xs[t][i] = v`, frontend/elements.py)."""
+    return v.copy() if hasattr(v, "copy") else v
+
+
+def s2s_with_item(arr, index, v):
+    """A copy of `arr` with `arr[index] = v` (NumPy's cast to arr's dtype): `xs[t][i] = v` stored
+    into a list's element (frontend/elements.py) without an update in place."""
+    out = arr.copy()
+    out[index] = v
+    return out
+
+
 nondiff("round", sig="x, ndigits=None", builtin="round", batch=LOOP)
 nondiff("any", "all", sig="x", batch=LOOP)
 nondiff("ext.s2s_py_argmax", "ext.s2s_py_argmin", sig="items", batch=LOOP)
 linear("ext.s2s_py_pick", "items, pos", "items", "ext.s2s_py_pick_vjp(g, items, pos)", batch=LOOP)
 linear("ext.s2s_py_pick_vjp", "g, items, pos", "g", "ext.s2s_py_pick(g, pos)", batch=LOOP)
+prim("ext.s2s_with_item", "arr, index, v", zero_args=("index",), batch=LOOP)
+defvjp("ext.s2s_with_item", arr="ext.s2s_with_item(g, index, 0.0)", v="rt.unbroadcast(g[index], v)")
+defjvp("ext.s2s_with_item", arr="ext.s2s_with_item(darr, index, 0.0)",
+       v="ext.s2s_with_item(xp.zeros_like(arr), index, dv)")
+linear("ext.s2s_own_copy", "v", "v", "g", batch=SAME)
 linear("ext.s2s_detached", "v, where, name, array", "v", "g", batch=LOOP)
-for _f in (s2s_py_argmax, s2s_py_argmin, s2s_py_pick, s2s_py_pick_vjp, s2s_detached):
+for _f in (s2s_py_argmax, s2s_py_argmin, s2s_py_pick, s2s_py_pick_vjp, s2s_detached, s2s_own_copy, s2s_with_item):
     record.attach(_f, prim="ext." + _f.__name__)
 EXT.s2s_py_argmax = s2s_py_argmax
 EXT.s2s_py_argmin = s2s_py_argmin
 EXT.s2s_py_pick = s2s_py_pick
 EXT.s2s_py_pick_vjp = s2s_py_pick_vjp
 EXT.s2s_detached = s2s_detached
+EXT.s2s_own_copy = s2s_own_copy
+EXT.s2s_with_item = s2s_with_item

@@ -210,3 +210,47 @@ def test_scalar_temporary_in_a_swap():
     with pytest.raises(s2s.S2SError, match="view of a row"):
         s2s.grad(row_swap_through_view)(m)
     np.testing.assert_allclose(s2s.grad(row_read_not_kept)(m), central(row_read_not_kept, m), rtol=1e-6)
+
+
+INPUTS = [0, 2, 1, 2]
+
+
+def char_rnn(W):
+    xs, hs = {}, {}
+    hs[-1] = np.zeros(3)
+    loss = 0.0
+    for t in range(len(INPUTS)):
+        xs[t] = np.zeros(3)  # a one-hot input, as character-level RNNs write it
+        xs[t][INPUTS[t]] = 1
+        hs[t] = np.tanh(W @ xs[t] + 0.5 * hs[t - 1])
+        loss = loss + np.sum(hs[t] ** 2)
+    return loss
+
+
+def list_rows(x):
+    rows = [np.zeros(3), np.ones(3)]
+    rows[1][0] = x[0] * 2.0
+    rows[0][1:] = x[1:3]
+    return np.sum(rows[1] * x[:3]) + np.sum(rows[0] * rows[0])
+
+
+def shared_element(x):
+    xs = [np.zeros(3), np.zeros(3)]
+    row = xs[1]
+    xs[1][2] = 1.0
+    return np.sum(row * x[:3])
+
+
+def test_nested_subscript_stores():
+    W = np.arange(9.0).reshape(3, 3) / 10 - 0.3
+    WB = np.stack([W, -W, W * 0.5])
+    for f, x, xb in ((char_rnn, W, WB), (list_rows, X, XB)):
+        np.testing.assert_allclose(s2s.jit(f)(x), f(x), rtol=1e-12)
+        g = s2s.grad(f)(x)
+        np.testing.assert_allclose(g, central(f, x), rtol=1e-6, atol=1e-8)
+        t = np.cos(np.arange(x.size) + 0.3).reshape(x.shape)
+        np.testing.assert_allclose(s2s.jvp(f, (x,), (t,))[1], np.sum(g * t), rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(s2s.vmap(f)(xb), [f(v) for v in xb], rtol=1e-12)
+        np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xb), [central(f, v) for v in xb], rtol=1e-6, atol=1e-8)
+    with pytest.raises(s2s.S2SError, match="row"):  # `row` is the element the store changes in place
+        s2s.grad(shared_element)(X)
