@@ -533,6 +533,7 @@ from . import (  # noqa: E402,F401
     rules_guards,
     rules_linalg,
     rules_math,
+    rules_objects,
     rules_python,
     rules_reduce,
     rules_shape,

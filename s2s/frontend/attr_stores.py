@@ -1,0 +1,174 @@
+"""Attribute stores on objects that outlive the call: `self.Z = Z`, `self.n += 1`, `cfg.x = v`.
+
+Layer code caches on `self` during its forward pass. A store `obj.a = v` (with `obj` a non-local
+object: `self` of a bound method, a global) becomes a local variable that holds the value (so a
+later read of `obj.a` in the same function is that local, and carries its derivative like any
+other alias) and an effect `ext.s2s_setattr(obj, 'a', v)` (primitives/rules_objects.py) that
+stores the primal value where the plain function stores it: every transform keeps an effect once,
+in the forward sweep. An attribute the function both stores and reads (`self.n += 1`) is read at
+run time when the call starts (`ext.s2s_getattr`), not folded in as a constant: it changes from
+call to call. Stores into an attribute of a local object (a pytree argument) stay refused.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+import weakref
+
+import gast
+
+from .. import record
+from ..ir import build
+from . import refusals, resolve
+
+_STORED: dict = {}  # id(obj) -> (a weak reference to obj, names a transformed function stores into)
+
+
+def _register(obj, attr: str) -> None:
+    entry = _STORED.get(id(obj))
+    if entry is None or entry[0]() is not obj:
+        try:
+            ref = weakref.ref(obj, lambda _r, k=id(obj): _STORED.pop(k, None))
+        except TypeError:
+            ref = lambda o=obj: o  # noqa: E731 (an object without weak references: kept)
+        entry = _STORED[id(obj)] = (ref, set())
+    entry[1].add(attr)
+
+
+def check_read(norm, node, obj) -> None:
+    """Refuse to fold in `obj.a` as a constant where a transformed function stores into `obj.a`:
+    a function it calls would read the value from before the store, without its derivative."""
+    entry = _STORED.get(id(obj))
+    if entry is not None and entry[0]() is obj and node.attr in entry[1]:
+        text = _dotted(node) or node.attr
+        norm.fail(node, f"`{text}` is an attribute that a transformed function stores into (`{text} = ...`); "
+                        "s2s reads the attributes of objects here when it compiles, so this read would not see "
+                        "a store made during the call, nor carry its derivative.",
+                  f"Pass the value as an argument (`f(..., {node.attr})`), or read `{text}` only in the "
+                  "function that stores it.")
+
+
+def _dotted(node) -> str | None:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        base = _dotted(node.value)
+        return None if base is None else base + "." + node.attr
+    return None
+
+
+def _targets(s):
+    if isinstance(s, gast.Assign):
+        return s.targets
+    if isinstance(s, (gast.AugAssign, gast.AnnAssign)):
+        return [s.target]
+    return []
+
+
+def _flat(t):
+    if isinstance(t, (gast.Tuple, gast.List)):
+        for e in t.elts:
+            yield from _flat(e)
+    else:
+        yield t
+
+
+def _outside(norm, node) -> bool:
+    """Whether attribute chain `node` is rooted in a name that is no local of the function."""
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name) and node.id not in norm.locals
+
+
+def begin(norm) -> None:
+    """Find the attribute paths the function stores into; for each one it also reads, read the
+    object's attribute at run time when the call starts (if it has it now)."""
+    norm.attr_locals = {}
+    stored = {}
+    for s in gast.walk(norm.fn):
+        if isinstance(s, (gast.FunctionDef, gast.Lambda)) and s is not norm.fn:
+            continue
+        for t in _targets(s):
+            for e in _flat(t):
+                if isinstance(e, gast.Attribute) and _outside(norm, e.value) and (d := _dotted(e)) is not None:
+                    stored.setdefault(d, e)
+    if not stored:
+        return
+    read = {d for n in gast.walk(norm.fn) if isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Load)
+            and (d := _dotted(n)) in stored}
+    read |= {_dotted(s.target) for s in gast.walk(norm.fn) if isinstance(s, gast.AugAssign)
+             and _dotted(s.target) in stored}
+    for d in sorted(stored):
+        e = stored[d]
+        local = norm.namer.fresh(d.replace(".", "_"))
+        norm.locals.add(local)
+        norm.attr_locals[d] = local
+        try:
+            obj = norm.static(e.value)
+        except Exception:  # noqa: BLE001 (the store reports it at its line)
+            continue
+        _register(obj, e.attr)
+        if d in read:
+            if hasattr(obj, e.attr):
+                base = norm.value_of(e.value, d.rsplit(".", 1)[0], obj)
+                norm.emit(build.assign(local, build.call("ext.s2s_getattr", [base, build.const(e.attr)])))
+
+
+def read(norm, node) -> gast.Name | None:
+    """The local that holds `obj.a` where the function stores into `obj.a`, else None."""
+    d = _dotted(node)
+    local = getattr(norm, "attr_locals", {}).get(d) if d is not None else None
+    return None if local is None else build.name(local)
+
+
+def store(norm, target, value) -> None:
+    """`obj.a = value`: the local that holds it, then the effect that stores the primal value."""
+    d = _dotted(target)
+    if d is None or d not in getattr(norm, "attr_locals", {}):
+        norm.fail(target, *refusals.store_attribute(d or target.attr))
+    local = norm.attr_locals[d]
+    obj = norm.static(target.value)
+    base = norm.value_of(target.value, d.rsplit(".", 1)[0], obj)
+    norm.assign_to(build.name(local, store=True), value)
+    norm.tmp(build.call("ext.s2s_setattr", [base, build.const(target.attr), build.name(local)]), "_")
+
+
+def aug_store(norm, s) -> None:
+    """`obj.a += v` as `obj.a = obj.a + v` (the value read is the local when `obj.a` was stored)."""
+    t = s.target
+    old = norm.atom(gast.Attribute(value=t.value, attr=t.attr, ctx=gast.Load()))
+    new = norm.tmp(build.binop(old, type(s.op)(), norm.atom(s.value)))
+    store(norm, t, new)
+
+
+def check_call(norm, node, fn) -> None:
+    """Refuse a call, in a function that stores into attributes, of a user function whose body reads
+    an attribute of that name (`self.X = X; return self.helper()` with `helper` reading `self.X`):
+    s2s gives a callee the objects' attributes as they were when it compiled it."""
+    names = {d.rsplit(".", 1)[1] for d in getattr(norm, "attr_locals", {})}
+    if not names or not resolve.is_user_function(getattr(fn, "__func__", fn)):
+        return
+    rec = record.of(fn)
+    core = getattr(rec, "core", None) if rec is not None else None
+    if core is not None:  # (a method with `self` bound: its parsed def)
+        nodes, load = list(gast.walk(core[0])), gast.Load
+    else:
+        try:
+            nodes = list(ast.walk(ast.parse(textwrap.dedent(inspect.getsource(getattr(fn, "__func__", fn))))))
+        except (OSError, TypeError, SyntaxError):
+            return
+        load = ast.Load
+    for n in nodes:
+        if isinstance(n, (ast.Attribute, gast.Attribute)) and isinstance(n.ctx, load) and n.attr in names:
+            callee = getattr(fn, "__name__", "the function")
+            norm.fail(node, f"`{callee}` reads `.{n.attr}`, an attribute this function stores into; s2s gives a "
+                            "function it calls the objects' attributes as they were when it compiled it, so the "
+                            "call would not see the store, nor carry its derivative.",
+                      f"Pass the value to `{callee}` as an argument, or read `.{n.attr}` in this function.")
+
+
+def held(norm, sharers) -> list[str]:
+    """The stored attributes (`self.Z`) among the names that share an array being updated in place:
+    the object holds the array after the call, so the update is refused as for a name read later."""
+    return [d for d, local in getattr(norm, "attr_locals", {}).items() if local in sharers]

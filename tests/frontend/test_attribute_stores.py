@@ -1,0 +1,192 @@
+"""Attribute stores on objects that outlive the call (issue 45, section 1): layer code that caches on
+`self` during its forward pass (`self.X = X`, `self.Z = Z`, `self.n += 1`). The object holds, after
+the call, what the plain function stores (plain NumPy arrays, the primal values; under vmap the
+batched values); a read of a stored attribute later in the same function carries its derivative.
+grad matches central differences of the plain function, jvp matches grad, jit and vmap match the
+plain function (vmap: a loop over the examples). A callee that reads an attribute the function
+stores, and an update in place of an array the object holds, are refused with an S2SError."""
+import numpy as np
+import pytest
+
+import s2s
+from s2s.errors import S2SError
+
+X = np.array([[0.1, 0.2], [0.3, -0.4]])
+W = np.array([[1.0, 2.0], [3.0, -1.0]])
+B = np.array([0.5, -0.2])
+
+
+class Dense:
+    def __init__(self):
+        self.W = W.copy()
+        self.b = B.copy()
+        self.n = 0
+
+    def act(self, z):
+        return np.tanh(z)
+
+    def forward(self, X):
+        self.n_in = X.shape[1]
+        self.X = X
+        Z = X @ self.W + self.b
+        self.Z = Z
+        self.n += 1
+        return np.sum(self.act(self.Z) * self.X)
+
+
+class Scaled:
+    """Stores into `self.W` and reads it back: the read sees the stored value and its derivative."""
+
+    def __init__(self):
+        self.W = W.copy()
+
+    def forward(self, X):
+        self.W = self.W * X
+        return np.sum(np.sin(self.W))
+
+
+class Net:
+    """Layers that cache, called from a method of another object, in a loop."""
+
+    def __init__(self):
+        self.layers = [Dense(), Dense()]
+
+    def forward(self, X):
+        out = 0.0
+        for layer in self.layers:
+            out = out + layer.forward(X)
+        return out
+
+
+def central(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g
+
+
+def plain(cls, x):
+    return cls().forward(x)
+
+
+@pytest.mark.parametrize("cls", [Dense, Scaled, Net])
+def test_grad_matches_central_differences_and_stores_primal_values(cls):
+    obj, ref = cls(), cls()
+    g = s2s.grad(obj.forward)(X)
+    ref.forward(X)
+    np.testing.assert_allclose(g, central(lambda x: plain(cls, x), X), rtol=1e-6, atol=1e-8)
+    objs = obj.layers if cls is Net else [obj]
+    refs = ref.layers if cls is Net else [ref]
+    for o, r in zip(objs, refs):
+        for name, v in vars(r).items():
+            got = getattr(o, name)
+            assert type(got) is type(v), name  # a plain NumPy array (or int), never an s2s value
+            np.testing.assert_allclose(got, v)
+
+
+def test_store_happens_once_per_call_in_every_transform():
+    d = Dense()
+    s2s.grad(d.forward)(X)
+    assert d.n == 1
+    s2s.value_and_grad(d.forward)(X)
+    assert d.n == 2
+    s2s.jvp(d.forward, (X,), (np.ones_like(X),))
+    assert d.n == 3
+    f = s2s.jit(d.forward)
+    f(X)
+    f(X)
+    assert d.n == 5
+    assert d.n_in == 2 and d.X is X
+
+
+def test_jvp_matches_grad_and_value():
+    d = Dense()
+    v = np.array([[0.3, -1.0], [0.5, 2.0]])
+    y, t = s2s.jvp(d.forward, (X,), (v,))
+    assert y == pytest.approx(plain(Dense, X))
+    assert t == pytest.approx(np.sum(s2s.grad(Dense().forward)(X) * v))
+
+
+def test_jit_matches_plain_and_sees_new_state():
+    d = Dense()
+    f = s2s.jit(d.forward)
+    assert f(X) == pytest.approx(plain(Dense, X))
+    d.W = 2 * W  # state set outside the function is read again
+    ref = Dense()
+    ref.W = 2 * W
+    assert f(X) == pytest.approx(ref.forward(X))
+    np.testing.assert_allclose(d.Z, ref.Z)
+
+
+def test_vmap_stores_the_batched_value():
+    d = Dense()
+    xs = np.stack([X, 2 * X, X - 0.5])
+    out = s2s.vmap(d.forward)(xs)
+    np.testing.assert_allclose(out, [plain(Dense, x) for x in xs])
+    np.testing.assert_allclose(d.Z, np.stack([x @ W + B for x in xs]))  # the batched value
+    assert d.n == 1
+
+
+def test_vmap_of_grad_matches_loop():
+    xs = np.stack([X, 2 * X])
+    got = s2s.vmap(s2s.grad(Scaled().forward))(xs)
+    np.testing.assert_allclose(got, [s2s.grad(Scaled().forward)(x) for x in xs], rtol=1e-12)
+
+
+def test_augmented_store_counts_calls():
+    class Counter:
+        def __init__(self):
+            self.n = 0
+            self.total = 0.0
+
+        def f(self, x):
+            self.n += 1
+            self.total += np.sum(x)
+            return np.sum(x * x) * self.n
+
+    c = Counter()
+    g = s2s.grad(c.f)(np.array([1.0, 2.0]))
+    np.testing.assert_allclose(g, [2.0, 4.0])
+    g = s2s.grad(c.f)(np.array([1.0, 2.0]))  # the second call reads n == 1 when it starts
+    np.testing.assert_allclose(g, [4.0, 8.0])
+    assert c.n == 2 and c.total == pytest.approx(6.0)
+
+
+def test_callee_reading_a_stored_attribute_is_refused():
+    class H:
+        def forward(self, x):
+            self.x2 = x * 2
+            return self.helper()
+
+        def helper(self):
+            return np.sum(self.x2 ** 2)
+
+    with pytest.raises(S2SError, match="helper.*reads `.x2`"):
+        s2s.grad(H().forward)(np.array([1.0, 2.0]))
+
+
+def test_update_in_place_of_a_stored_array_is_refused():
+    class U:
+        def forward(self, x):
+            z = x * 1.0
+            self.z = z
+            z += 1.0
+            return np.sum(z)
+
+    with pytest.raises(S2SError, match="self.z"):
+        s2s.grad(U().forward)(np.array([1.0, 2.0]))
+
+
+def test_store_into_a_local_objects_attribute_stays_refused():
+    class P:
+        pass
+
+    def f(x):
+        p = P()
+        p.v = x
+        return np.sum(x)
+
+    with pytest.raises(S2SError):
+        s2s.grad(f)(np.array([1.0, 2.0]))
