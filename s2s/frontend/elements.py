@@ -2,9 +2,12 @@
 
 Whether `a[j]` is a number (a 1-d `a`: NumPy copies it) or a view (a row of a 2-d `a`) is known only
 when the code runs. So such a read is not refused at the store: before the first store into `a`
-that follows it and that `t` is read after, `t = ext.s2s_detached(t, where)` (primitives/rules_python.py) keeps a 0-d `t` as
-its own copy (CuPy's 0-d views included) and raises the alias check's S2SError, at the store's
-line, when `t` is a view; `t` then shares nothing with `a`.
+that follows it and that `t` is read after, `t = ext.s2s_detached(t, file, line, col, ...)`
+(primitives/rules_python.py) keeps a 0-d `t` as its own copy (CuPy's 0-d views included) and
+raises the alias check's S2SSyntaxError, at the store's line, when `t` is a view (the message it
+has when transforming); `t` then shares nothing with `a`.
+
+A nested store `xs[t][i] = v` into a list or dict the function built is below (`nested_store`).
 """
 from __future__ import annotations
 
@@ -33,10 +36,11 @@ def detach_before_store(norm, array: str) -> None:
     mine = {t for t, a in reads.items() if a == array}
     for t in norm.aliases.read_later(mine, norm.current, list(norm.loops)) if mine else ():  # (read after it)
         del reads[t]
-        file, line, _ = norm.where(norm.current)
+        file, line, col = norm.where(norm.current)
         norm.ns["ext"] = EXT
         norm.assign_to(build.name(t, store=True), build.call("ext.s2s_detached", [
-            build.name(t), build.const(f"{file}:{line}"), build.const(t), build.const(array)]))
+            build.name(t), build.const(file), build.const(line), build.const(col), build.const(t),
+            build.const(array)]))
 
 
 def _always_a_list(fn, name: str) -> bool:

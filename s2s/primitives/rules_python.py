@@ -11,7 +11,7 @@ read kept across a store into its array, `ext.s2s_own_copy` a list's element sto
 from __future__ import annotations
 
 from .. import record
-from ..errors import S2SError
+from ..errors import S2SSyntaxError, error_at
 from .registry import EXT, LOOP, SAME, defjvp, defvjp, linear, nondiff, prim
 
 
@@ -35,14 +35,15 @@ def s2s_py_pick_vjp(g, items, pos):
     return [g if i == pos else item * 0.0 for i, item in enumerate(items)]
 
 
-def s2s_detached(v, where, name, array):
+def s2s_detached(v, file, line, col, name, array):
     """`v` (an element read `name = array[j]`) as its own copy where it is 0-d; a view (a row) is the
-    alias check's S2SError at `where` (frontend/elements.py)."""
+    alias check's error at the store's line (frontend/elements.py), as when transforming."""
     if getattr(v, "ndim", 0) == 0:
         return v.copy() if hasattr(v, "copy") else v
-    raise S2SError(f"{where}: `{array}[...] = ...` changes the array that `{name}` also refers to (`{name}` was "
-                   f"read as `{array}[...]`, a view of a row here, and NumPy updates it in place); s2s would not "
-                   f"see that change.\nMake `{name}` a copy where it is bound (`{name} = {array}[...].copy()`).")
+    raise error_at((file, line, col), f"`{array}[...] = ...` changes the array that `{name}` also refers to (NumPy "
+                   f"updates it in place), and `{name}` is read afterwards; s2s would not see that change.",
+                   f"Make `{name}` a copy where it is bound (`{name} = ....copy()`), or write `{array} = {array} + "
+                   "...` and update the other name explicitly.", S2SSyntaxError)
 
 
 def s2s_own_copy(v):
@@ -68,7 +69,7 @@ defvjp("ext.s2s_with_item", arr="ext.s2s_with_item(g, index, 0.0)", v="rt.unbroa
 defjvp("ext.s2s_with_item", arr="ext.s2s_with_item(darr, index, 0.0)",
        v="ext.s2s_with_item(xp.zeros_like(arr), index, dv)")
 linear("ext.s2s_own_copy", "v", "v", "g", batch=SAME)
-linear("ext.s2s_detached", "v, where, name, array", "v", "g", batch=LOOP)
+linear("ext.s2s_detached", "v, file, line, col, name, array", "v", "g", batch=LOOP)
 for _f in (s2s_py_argmax, s2s_py_argmin, s2s_py_pick, s2s_py_pick_vjp, s2s_detached, s2s_own_copy, s2s_with_item):
     record.attach(_f, prim="ext." + _f.__name__)
 EXT.s2s_py_argmax = s2s_py_argmax
