@@ -169,7 +169,8 @@ def count_compile_work():
     ``analysis.walk_stmts``), ``load_walk`` (nodes the read-set walk looked at), ``live_stmt``
     (statements of the liveness analysis), ``assigned_stmt`` (statements of the definite-
     assignment analysis), ``clone`` (nodes copied by templates and ``ir.build.clone``),
-    ``node_walk`` (nodes ``analysis.iter_nodes`` yielded: the passes' walks), ``pass_run`` (runs
+    ``node_walk`` (nodes ``analysis.iter_nodes`` yielded: the passes' walks), ``build_walk``
+    (nodes ``ir.build.walk`` and ``ir.build.names_in`` visited: the frontend's walks), ``pass_run`` (runs
     of optimization passes: the pipeline skips a pass when nothing changed since it ran). Work done
     by library calls that report to no hook is counted by patching them for the block: ``walk``
     (nodes yielded by ``gast.walk``/``ast.walk``), ``visit`` (``NodeVisitor.visit`` calls, once per
