@@ -57,6 +57,9 @@ def _shapes(args) -> tuple:
     return tuple(out)
 
 
+BOUND_KEPT = 16  # jits of a method bound to an instance kept per jitted method (Jitted.__get__)
+
+
 class Jitted(Transformed):
     """`jit(fun)`: one compiled version per argument signature (types; dtypes and ranks of arrays;
     the values of static arguments). A call whose signature was seen goes straight to its version."""
@@ -79,6 +82,24 @@ class Jitted(Transformed):
         self._versions.clear()
         self._by_kind.clear()
         self._uninstall()
+
+    def __get__(self, obj, objtype=None):
+        """`@jit` on a method: read through an instance, the jit of the method bound to it, as a
+        Python method binds a function (JAX's jit object does the same); read through the class,
+        this object. The last BOUND_KEPT instances' jits are kept (each holds its instance), so a
+        loop of calls compiles once."""
+        if obj is None:
+            return self
+        if self._static:  # (static positions count `self`, as JAX's: the instance is the first argument)
+            return types.MethodType(self, obj)
+        bound = self.__dict__.setdefault("_bound", {})  # id(instance) -> (instance, its jit), newest last
+        hit = bound.pop(id(obj), None)
+        if hit is None or hit[0] is not obj:
+            hit = (obj, Jitted(types.MethodType(self.fun, obj)))
+            while len(bound) >= BOUND_KEPT:
+                del bound[next(iter(bound))]  # (the least recently read: its jit is built again if read)
+        bound[id(obj)] = hit
+        return hit[1]
 
     def _call(self, args, kwargs):
         """The general call: the watch, then the version for the arguments' types and sizes."""
