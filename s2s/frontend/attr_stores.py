@@ -146,7 +146,7 @@ def check_call(norm, node, fn) -> None:
     """Refuse a call, in a function that stores into attributes, of a user function whose body reads
     an attribute of that name (`self.X = X; return self.helper()` with `helper` reading `self.X`):
     s2s gives a callee the objects' attributes as they were when it compiled it."""
-    names = {d.rsplit(".", 1)[1] for d in getattr(norm, "attr_locals", {})}
+    names = {d.rsplit(".", 1)[1] for d in getattr(norm, "attr_locals", {})} | getattr(norm, "attr_appended", set())
     if not names or not resolve.is_user_function(getattr(fn, "__func__", fn)):
         return
     rec = record.of(fn)
@@ -172,3 +172,51 @@ def held(norm, sharers) -> list[str]:
     """The stored attributes (`self.Z`) among the names that share an array being updated in place:
     the object holds the array after the call, so the update is refused as for a name read later."""
     return [d for d, local in getattr(norm, "attr_locals", {}).items() if local in sharers]
+
+
+def _root_outside(norm, node) -> bool:
+    while isinstance(node, (gast.Attribute, gast.Subscript)):
+        node = node.value
+    return isinstance(node, gast.Name) and node.id not in norm.locals
+
+
+def append(norm, s) -> bool:
+    """`self.hs.append(h)`, `self.cache["mask"].append(m)`: a list of a non-local object gets the
+    primal value (`ext.s2s_append`, an effect kept once, as a store). The function must not read
+    that list otherwise (s2s would fold in its items as they were when it compiled), nor call a
+    function that reads an attribute of that name. False where `s` is no such call."""
+    v = s.value
+    if not (isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and v.func.attr == "append"
+            and len(v.args) == 1 and not v.keywords):
+        return False
+    target = v.func.value
+    if not isinstance(target, (gast.Attribute, gast.Subscript)) or not _root_outside(norm, target):
+        return False
+    if isinstance(target, gast.Subscript) and not isinstance(target.slice, gast.Constant):
+        return False
+    try:
+        lst = norm.static(target)
+    except Exception:  # noqa: BLE001 (the general path reports it)
+        return False
+    if not isinstance(lst, list):
+        return False
+    text = gast.dump(target)
+    uses = [n for n in gast.walk(norm.fn) if isinstance(n, type(target)) and gast.dump(n) == text]
+    if len(uses) > 1:
+        norm.fail(s, f"`{ast.unparse(gast.gast_to_ast(target))}.append(...)` changes a list that lives outside "
+                     "the function, which the function also reads; s2s reads such a list when it compiles, so "
+                     "a read would not see the appended items.",
+                  "Keep the items in a local list (append to it and read it), and append to the object's list "
+                  "once, or return the local list.")
+    attrs = {n.attr for n in gast.walk(target) if isinstance(n, gast.Attribute)}
+    norm.attr_appended = getattr(norm, "attr_appended", set()) | attrs
+    base = norm.value_of(target, "list", lst)
+    item = norm.atom(v.args[0])
+    if isinstance(item, gast.Name):  # (the list holds that array: an update in place of it is refused)
+        label = f"{ast.unparse(gast.gast_to_ast(target))}[-1]"
+        held = norm.attr_locals.get(label) or norm.namer.fresh("appended")
+        norm.locals.add(held)
+        norm.attr_locals[label] = held
+        norm.assign_to(build.name(held, store=True), item)
+    norm.tmp(build.call("ext.s2s_append", [base, item]), "_")
+    return True

@@ -240,6 +240,8 @@ class Normalizer:
 
     def stmt_Expr(self, s):
         v = s.value
+        if attr_stores.append(self, s):
+            return  # self.hs.append(h) of an object's list (frontend/attr_stores.py)
         if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and v.func.attr in ("append", "extend") \
                 and self.is_local(v.func.value):
             if isinstance(v.func.value, gast.Name):

@@ -13,14 +13,21 @@ def s2s_setattr(obj, name, v):
     setattr(obj, name, v)
 
 
+def s2s_append(lst, v):
+    """`lst.append(v)` of a list that outlives the call; gives None."""
+    lst.append(v)
+
+
 def s2s_getattr(obj, name):
     """`obj.name` read at run time (the attribute changes from call to call)."""
     return getattr(obj, name)
 
 
 nondiff("ext.s2s_setattr", sig="obj, name, v", effect=True, batch=SAME)
+nondiff("ext.s2s_append", sig="lst, v", effect=True, batch=SAME)
 nondiff("ext.s2s_getattr", sig="obj, name", batch=SAME)
-for _f in (s2s_setattr, s2s_getattr):
+for _f in (s2s_setattr, s2s_append, s2s_getattr):
     record.attach(_f, prim="ext." + _f.__name__)
 EXT.s2s_setattr = s2s_setattr
+EXT.s2s_append = s2s_append
 EXT.s2s_getattr = s2s_getattr

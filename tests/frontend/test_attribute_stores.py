@@ -190,3 +190,72 @@ def test_store_into_a_local_objects_attribute_stays_refused():
 
     with pytest.raises(S2SError):
         s2s.grad(f)(np.array([1.0, 2.0]))
+
+
+class Recurrent:
+    """Appends each step's state to lists of the object (an RNN's cache for a hand-written backward)."""
+
+    def __init__(self):
+        self.W = np.array([[0.5, -0.3], [0.2, 0.4]])
+        self.hs = []
+        self.cache = {"mask": []}
+
+    def forward(self, xs):
+        h = np.zeros(2)
+        for t in range(xs.shape[0]):
+            h = np.tanh(self.W @ h + xs[t])
+            self.hs.append(h)
+            self.cache["mask"].append(h > 0)
+        return np.sum(h ** 2)
+
+
+XS = np.array([[0.1, 0.2], [0.3, -0.4], [0.5, 0.1]])
+
+
+def test_append_to_an_objects_list_under_grad_jvp_jit():
+    ref = Recurrent()
+    ref.forward(XS)
+    r = Recurrent()
+    g = s2s.grad(r.forward)(XS)
+    np.testing.assert_allclose(g, central(lambda x: plain(Recurrent, x), XS), rtol=1e-6, atol=1e-9)
+    for got, want in ((r.hs, ref.hs), (r.cache["mask"], ref.cache["mask"])):
+        assert len(got) == len(want) == 3 and all(type(h) is np.ndarray for h in got)
+        np.testing.assert_array_equal(np.array(got), np.array(want))
+    r = Recurrent()
+    y, t = s2s.jvp(r.forward, (XS,), (np.ones_like(XS),))
+    assert y == pytest.approx(plain(Recurrent, XS)) and t == pytest.approx(np.sum(g))
+    assert len(r.hs) == 3
+    r = Recurrent()
+    assert s2s.jit(r.forward)(XS) == pytest.approx(plain(Recurrent, XS))
+    np.testing.assert_allclose(np.array(r.hs), np.array(ref.hs))
+
+
+def test_append_under_vmap_appends_the_batched_values():
+    r = Recurrent()
+    batch = np.stack([XS, 2 * XS])
+    np.testing.assert_allclose(s2s.vmap(r.forward)(batch), [plain(Recurrent, x) for x in batch])
+    refs = [Recurrent() for _ in batch]
+    for o, x in zip(refs, batch):
+        o.forward(x)
+    np.testing.assert_allclose(np.array(r.hs), np.stack([np.array(o.hs) for o in refs], axis=1))
+
+
+def test_append_then_read_of_the_same_list_or_update_in_place_is_refused():
+    class A:
+        def __init__(self):
+            self.hs = []
+
+        def reads(self, x):
+            self.hs.append(x)
+            return np.sum(self.hs[0] * x)
+
+        def updates(self, x):
+            h = x * 1.0
+            self.hs.append(h)
+            h += 1.0
+            return np.sum(h)
+
+    with pytest.raises(S2SError, match="also reads"):
+        s2s.grad(A().reads)(np.ones(2))
+    with pytest.raises(S2SError, match=r"self\.hs\[-1\]"):
+        s2s.grad(A().updates)(np.ones(2))
