@@ -220,3 +220,33 @@ def append(norm, s) -> bool:
         norm.assign_to(build.name(held, store=True), item)
     norm.tmp(build.call("ext.s2s_append", [base, item]), "_")
     return True
+
+
+def super_call(norm, node):
+    """`super().method(...)` in a method whose `self` s2s holds as a constant: the call of
+    `super(cls, self).method` (cls the class that defines the method, Python's `__class__`), which
+    s2s then follows like any bound method; None where `node` is no such call."""
+    func = node.func
+    if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call)
+            and isinstance(func.value.func, gast.Name) and func.value.func.id == "super"
+            and not func.value.args and not func.value.keywords and "super" not in norm.locals):
+        return None
+    found, cls = norm.env.lookup("__class__")
+    if not found or not isinstance(cls, type):
+        norm.fail(func.value, "s2s follows `super().method(...)` only in a method of a class, called on an "
+                              "instance (`obj.method`).", "Call `Base.method(self, ...)` instead.")
+    ok, self_name = norm.env.lookup("__s2s_self__")  # (set where s2s binds a method to its instance)
+    ok, obj = norm.env.lookup(self_name) if ok and isinstance(self_name, str) else (False, None)
+    if not ok or not isinstance(obj, cls):
+        norm.fail(func.value, "s2s follows `super().method(...)` in a method called on an instance "
+                              "(`obj.method`), where it knows `self`.",
+                  "Call `Base.method(self, ...)` instead.")
+    try:
+        method = getattr(super(cls, obj), func.attr)
+    except AttributeError:
+        norm.fail(func, f"`super().{func.attr}`: no base class of `{cls.__name__}` has `{func.attr}`.")
+    label = norm.namer.fresh(f"super_{func.attr}")
+    norm.fscope[label] = method
+    return gast.copy_location(gast.Call(func=gast.Name(id=label, ctx=gast.Load(), annotation=None,
+                                                       type_comment=None),
+                                        args=node.args, keywords=node.keywords), node)

@@ -274,6 +274,7 @@ def _method(m):
         node.args.args = node.args.args[1:]
         ns = _env_ns(func)
         ns[self_name] = obj
+        ns["__s2s_self__"] = self_name  # (which name is `self`: super() reads it, frontend/attr_stores.py)
         node.name = f"{type(obj).__name__}_{func.__name__}".replace("__call__", "call").replace("<lambda>", "lambda_")
         return _synth(node.name, node, ns, filename, origin=func)
     return _remember(key, (func, obj), compute, _namespace_stamp(func))

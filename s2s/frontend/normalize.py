@@ -883,6 +883,7 @@ class Normalizer:
                   "constants or loop over.")
 
     def expr_Call(self, node):
+        node = attr_stores.super_call(self, node) or node  # super().forward(x): the base's bound method
         node = idioms_calls.expand_stars(self, node)
         self.refuse_out(node)
         lowered = idioms_calls.call_of_call(self, node)

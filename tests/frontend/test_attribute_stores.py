@@ -259,3 +259,30 @@ def test_append_then_read_of_the_same_list_or_update_in_place_is_refused():
         s2s.grad(A().reads)(np.ones(2))
     with pytest.raises(S2SError, match=r"self\.hs\[-1\]"):
         s2s.grad(A().updates)(np.ones(2))
+
+
+class Base:
+    def __init__(self):
+        self.W = np.array([[1.0, 2.0], [3.0, -1.0]])
+
+    def forward(self, x):
+        self.x = x
+        return np.sin(x @ self.W)
+
+
+class Child(Base):
+    def forward(self, x):
+        return np.sum(super().forward(x) ** 2)
+
+
+def test_super_method_call_under_every_transform():
+    c = Child()
+    g = s2s.grad(c.forward)(X)
+    np.testing.assert_allclose(g, central(lambda x: plain(Child, x), X), rtol=1e-6, atol=1e-8)
+    assert c.x is X  # the base method's store
+    v = np.array([[0.3, -1.0], [0.5, 2.0]])
+    y, t = s2s.jvp(c.forward, (X,), (v,))
+    assert y == pytest.approx(plain(Child, X)) and t == pytest.approx(np.sum(g * v))
+    assert s2s.jit(Child().forward)(X) == pytest.approx(plain(Child, X))
+    xs = np.stack([X, 2 * X])
+    np.testing.assert_allclose(s2s.vmap(Child().forward)(xs), [plain(Child, x) for x in xs])
