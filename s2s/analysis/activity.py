@@ -7,8 +7,9 @@ import gast
 from .stmts import diff_operands, dotted, loads, operands, targets, walk_stmts
 
 
-def activity(body, active_params) -> set[str]:
-    """Variables whose value depends differentiably on the active parameters (a fixpoint)."""
+def activity(body, active_params, dead=frozenset()) -> set[str]:
+    """Variables whose value depends differentiably on the active parameters (a fixpoint); names in
+    `dead` (values known never to reach the output) are never active, nor what only they make so."""
     active = set(active_params)
     changed = True
     while changed:
@@ -32,7 +33,7 @@ def activity(body, active_params) -> set[str]:
                     if isinstance(arg, gast.Name) and arg.id in active:
                         new = [f.value.id]
             for n in new:
-                if n not in active:
+                if n not in active and n not in dead:
                     active.add(n)
                     changed = True
     return active

@@ -25,6 +25,7 @@ from __future__ import annotations
 import gast
 
 from .. import analysis
+from ..analysis.owned import owned_arrays
 from ..primitives import registry
 from ..stats import STATS
 from .base import Pass, mutated
@@ -67,9 +68,17 @@ class _Sweep:
     every saved value is live across every branch). A block with a `break` or `continue` out of
     it is swept with a copy of the whole set instead (rare in generated code)."""
 
-    def __init__(self, notes):
+    def __init__(self, notes, owned=None):
         self.touched: set[str] = set()
         self.notes = notes
+        self.owned = owned or {}  # name -> names sharing its memory, for arrays the function owns alone
+
+    def owned_base(self, s):
+        """The group of the array an item store `A[i] = v` updates, when the function owns it alone."""
+        if self.owned and isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript) \
+                and isinstance(s.targets[0].value, gast.Name):
+            return self.owned.get(s.targets[0].value.id)
+        return None
 
     def relevant(self, stmts) -> set[str]:
         """The names whose liveness decides what the block keeps: those it assigns or mutates."""
@@ -80,6 +89,9 @@ class _Sweep:
                 out.update(kills)
                 if mutated is not None:
                     out.add(mutated)
+                group = self.owned_base(s)
+                if group:
+                    out.update(group)
         return out
 
     def block(self, stmts, live: set, loop, commit: bool):
@@ -96,6 +108,13 @@ class _Sweep:
                 live = set(loop[1]) if loop else live
             else:
                 kills, pure, mutated = self.notes.get(s, "dce", _facts)
+                group = self.owned_base(s)
+                if group and not any(v in live for v in group):  # a store nobody reads: the array is dead
+                    if commit:
+                        self.touched.update(self.notes.names(s))
+                    continue
+                if group:
+                    live.update(group)  # the store keeps every name sharing the array live before it
                 if pure and not any(t in live for t in kills) and (mutated is None or mutated not in live):
                     if commit:  # dead: its reads do not count
                         self.touched.update(self.notes.names(s))
@@ -170,7 +189,7 @@ class _Sweep:
 
 
 def dead_code(body: list, params, facts) -> tuple[list, set[str]]:
-    sweep = _Sweep(facts["notes"])
+    sweep = _Sweep(facts["notes"], owned_arrays(body, params))
     kept, _ = sweep.block(body, set(), None, True)
     if len(kept) == len(body) and not sweep.touched:
         return body, set()

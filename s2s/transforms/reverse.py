@@ -17,6 +17,7 @@ import dataclasses
 import gast
 
 from .. import analysis, record
+from ..analysis.owned import owned_arrays
 from ..ir import build
 from ..ir.core import CoreFn
 from ..ir.names import Namer
@@ -57,14 +58,28 @@ class Reverse(Transform):
     """Reverse mode of one core-form function with respect to `active_params`: `run` returns the
     forward sweep (with its records), the seed, and the backward sweep, for api.py to assemble."""
 
-    def __init__(self, core: CoreFn, active_params, calls: Callees, checkpoint=None):
+    def __init__(self, core: CoreFn, active_params, calls: Callees, checkpoint=None, aux: bool = False):
         super().__init__(core, active_params, calls)
         self.checkpoint = checkpoint  # None, "auto" or a budget in bytes: the top-level loops' schedule
         self.consume = False  # whether the backward sweep may use up the record (grad's: run once)
-        self.relevant = analysis.relevant(self.body, self.active)
         ret = self.body[-1]
-        self.useful = analysis.useful(self.body, analysis.loads(ret.value) if isinstance(ret, gast.Return) and ret.value
-                                      else ())
+        outs = analysis.loads(ret.value) if isinstance(ret, gast.Return) and ret.value else ()
+        pair = _aux_pair(self.body, ret) if aux else None
+        self.useful = analysis.useful(self.body, pair[1] if pair else outs)
+        if pair:
+            self.useful.add(pair[0])
+        # dead stores: an array the function owns alone (analysis.owned) whose value never reaches
+        # the output has a zero cotangent, so it is neither taped nor restored (e.g. an author's own
+        # `dW` updated slice by slice beside the loss); dce then drops its statements
+        owned = owned_arrays(self.body, self.params, pair[2] if pair else ())
+        dead = {v for v in self.active if v in owned and not owned[v] & self.useful}
+        if dead:
+            self.active = analysis.activity(self.body, active_params, dead)
+        if pair and dead:  # the aux element is read by the output's pack only: not for the backward sweep
+            self.relevant = analysis.relevant([s for s in self.body if s is not pair[3]], self.active)
+            self.relevant.update(pair[1])
+        else:
+            self.relevant = analysis.relevant(self.body, self.active)
         self.adj = Adjoints(self.namer, containers=self.containers, leaves=self.leaves)
         self.tape = self.namer.exact("tape")
         self.ctl = self.namer.exact("ctl")
@@ -728,6 +743,22 @@ class Reverse(Transform):
 
 
 # ---- helpers ----
+def _aux_pair(body, ret):
+    """For `has_aux`: (the returned name, the names its first element reads, ids of the second's
+    Name nodes, the statement) when the function returns a name bound once, at the top level, to
+    a 2-tuple (`out = loss, aux`); else None. The aux element is returned but gets no cotangent, so
+    it is no reason to tape anything."""
+    if not isinstance(ret, gast.Return) or not isinstance(ret.value, gast.Name):
+        return None
+    name = ret.value.id
+    binds = [s for s in analysis.walk_stmts(body) if name in analysis.targets(s)]
+    if len(binds) != 1 or binds[0] not in body or not isinstance(binds[0].value, gast.Tuple) \
+            or len(binds[0].value.elts) != 2:
+        return None
+    first, second = binds[0].value.elts
+    return name, analysis.loads(first), {id(n) for n in gast.walk(second) if isinstance(n, gast.Name)}, binds[0]
+
+
 def _freshens(stmts, b) -> bool:
     """Whether `b = rt.fresh(b)` stands in `stmts` (at any depth)."""
     return any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == b
@@ -763,7 +794,7 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
             checkpoint=None) -> GeneratedFn:
     """`grad`/`value_and_grad` of `core` wrt the parameters at `nums`: one function, both sweeps
     (`checkpoint`: the schedule of its top-level loops, None for none)."""
-    rev = Reverse(core, [core.params[i] for i in nums], calls, checkpoint)
+    rev = Reverse(core, [core.params[i] for i in nums], calls, checkpoint, aux=has_aux)
     rev.consume = True
     sw = rev.run((lambda out: build.call("rt.seed_aux", [out])) if has_aux else (lambda out: seed_of(core, out)))
     picked = [sw.grads[i] for i in nums]
