@@ -536,6 +536,7 @@ from . import (  # noqa: E402,F401
     rules_objects,
     rules_python,
     rules_reduce,
+    rules_sets,
     rules_shape,
     rules_signal,
     rules_spaces,

@@ -10,6 +10,7 @@ One module per rule family, each with one export list (`__all__`) that this name
 - shapes, reduce, linalg: transposes and derivatives of shape, reduction and linear-algebra ops
   (rules_shape, rules_reduce, rules_linalg)
 - composite: operations computed by NumPy's definition written with primitives (registry.composite)
+- sets: np.unique and the set operations as gathers at a map of first occurrences (rules_sets)
 - jacobian: the basis and the assembly of Jacobians (rules_jacobian)
 - batch: vmap's machinery (sizes, in/out axes, masks, the per-example fallback `map_examples`)
 - batch_core, batch_shape, batch_reduce, batch_linalg: batching helpers `batched_<op>(flags, *args)`
@@ -45,6 +46,7 @@ from . import (
     linalg_norms,
     loops,
     reduce,
+    sets,
     shapes,
     signal,
     spaces,
@@ -57,7 +59,7 @@ from . import (
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
-           tape_copies, trace, spaces, dtypes, views)
+           tape_copies, trace, spaces, dtypes, views, sets)
 
 
 def _build(modules) -> dict:

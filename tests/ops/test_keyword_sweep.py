@@ -198,13 +198,9 @@ def _refused(fn, args) -> bool:
 # what the sweep found that is not fixed yet: (operation, parameter[, value]) -> the finding (strict xfail)
 _KEEPDIMS = ("vmap of the flattened reduction (axis=None) with keepdims=True: an example's result has shape (1,), "
              "NumPy's (1, 1)")
-_UNIQUE = "np.unique is declared without a derivative: grad and jvp give 0 where its values are its input's"
-_SETS = "the set operations are declared without a derivative: grad gives 0 where the values are the inputs'"
 FOUND: dict[tuple, str] = {
     ("xp.argmax", "keepdims"): _KEEPDIMS, ("xp.argmin", "keepdims"): _KEEPDIMS,
     ("xp.nanargmax", "keepdims"): _KEEPDIMS, ("xp.nanargmin", "keepdims"): _KEEPDIMS,
-    ("xp.setdiff1d", "assume_unique"): _SETS, ("xp.setxor1d", "assume_unique"): _SETS,
-    ("xp.unique", "axis"): _UNIQUE, ("xp.unique", "equal_nan"): _UNIQUE, ("xp.unique", "sorted"): _UNIQUE,
 }
 
 

@@ -1161,6 +1161,37 @@ def op_sort(x):
     return np.sort(x), np.sort(x, axis=0), np.sort(x, axis=None)
 
 
+@spec("indexing", distinct(3, 4))
+def op_unique(x):
+    """Selections of x's entries (each value's first occurrence): duplicates move together."""
+    return np.unique(x), np.unique(x, axis=1), np.unique(np.concatenate([x.ravel(), x[0]]), return_index=True)[0]
+
+
+@spec("indexing", distinct(3, 4))
+def op_unique_values(x):
+    return np.unique_values(x)
+
+
+@spec("indexing", distinct(3, 4))
+def op_union1d(x):
+    return np.union1d(x[0], x[1:])
+
+
+@spec("indexing", distinct(3, 4))
+def op_intersect1d(x):
+    return np.intersect1d(x, x[::2])
+
+
+@spec("indexing", distinct(3, 4))
+def op_setdiff1d(x):
+    return np.setdiff1d(x, x[0]), np.setdiff1d(x[1:], x[0], assume_unique=True)
+
+
+@spec("indexing", distinct(3, 4))
+def op_setxor1d(x):
+    return np.setxor1d(x[:2], x[1:]), np.setxor1d(x[0], x[2], assume_unique=True)
+
+
 @spec("indexing", distinct(6))
 def op_partition(x):
     return np.partition(x, 2)[2], np.partition(x, 4)[4:]
