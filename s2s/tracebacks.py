@@ -77,9 +77,12 @@ def hide_internal(exc: BaseException) -> None:
 class Entry:
     """`with ENTRY:` around the body of a public function: an S2SError leaving it has s2s's frames
     hidden (`hide_internal`) and goes on unchanged. Unlike a wrapper, it leaves the function's
-    own signature, code and defaults, which the frontend reads of s2s's transforms."""
+    own signature, code and defaults, which the frontend reads of s2s's transforms. Its body is
+    the function's computation, so transformed code runs the body alone (`s2s_transparent`: jit of
+    vjp's vjp_fn reads that function's source)."""
 
     __slots__ = ()
+    s2s_transparent = True  # frontend/contexts.py: `with ENTRY:` inside transformed code is its body
 
     def __enter__(self) -> None:
         return None

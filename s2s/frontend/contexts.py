@@ -39,6 +39,14 @@ def lower_with(norm, s) -> None:
             obj = norm.static(cm.func)
         except Exception:  # noqa: BLE001 - refused below
             obj = None
+    if obj is None and isinstance(cm, gast.Name | gast.Attribute):
+        try:
+            if getattr(norm.static(cm), "s2s_transparent", False):  # s2s's own entry marker: the body alone
+                for st in s.body:
+                    norm.stmt(st)
+                return
+        except Exception:  # noqa: BLE001 - refused below
+            pass
     if obj is not np.errstate:
         norm.fail(s, "s2s supports `with` only for `np.errstate(...)` with keyword arguments inside a transformed "
                      "function: another context manager runs code on entry and exit that s2s does not follow.",

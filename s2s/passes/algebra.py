@@ -39,6 +39,12 @@ _FOLD = {op: getattr(operator, registry.PRIMS[k].operator_fn) for op, k in analy
          if registry.PRIMS[k].arith}
 
 
+# the dtype gates (runtime/dtypes.py): the value itself, placed for the derivative rules only; the
+# final code has been differentiated, so they go (a store `y[i] = rt.stored_as(v, y, at)` in a loop
+# kept the loop vectorizer from reading it)
+_GATES = frozenset(k for k, p in registry.PRIMS.items() if p.dtype_gate)
+
+
 def _num(n) -> bool:
     return isinstance(n, gast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)
 
@@ -118,6 +124,8 @@ def _simplify(v, floats):
             return None
     if isinstance(v, gast.Call) and not v.keywords:
         f = analysis.dotted(v.func)
+        if f in _GATES:
+            return v.args[0]
         if f == "rt.unbroadcast" and all(_is_float(a, floats) for a in v.args):
             return v.args[0]
         if f == "rt.seed" and _is_float(v.args[0], floats):
@@ -143,8 +151,12 @@ def simplify(body: list, params, facts) -> tuple[list, set[str]]:
     memo["floats"] = floats
     touched: set[str] = set()
     for s in analysis.walk_stmts(body):
-        if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None \
-                and not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+            if isinstance(s.value, gast.Call) and analysis.dotted(s.value.func) in _GATES:
+                s.value = s.value.args[0]
+                notes.forget(s)
+                touched.update(notes.names(s))
+        elif isinstance(s, (gast.Assign, gast.Return)) and s.value is not None:
             names = notes.names(s)
             if moved is not None and names.isdisjoint(moved) and names.isdisjoint(dirty):
                 continue  # unchanged since the last run, and so are its operands' types

@@ -102,6 +102,7 @@ class Prim:
     composed: object = None        # maker(xp) of it from xp's other functions, for a library that lacks it (CuPy)
     widened: object = None         # maker(xp, the library's own) with NumPy's signature, where the library's takes less
     dtype_cast: bool = False       # its result is its argument cast to a dtype it is given (frontend/dtypes.py)
+    dtype_gate: bool = False       # its first argument itself, there for its derivative rule only (jit drops it)
 
     @property
     def vjp(self) -> dict[str, str]:

@@ -7,12 +7,12 @@ from .registry import SAME, defjvp, defvjp, linear, prim
 
 # (at: the user's file and line, named by the refusal of a complex value; aliasing: each hands
 # back its first argument itself)
-prim("rt.dtype_gate", "x, at", zero_args=("at",), same_shape=True, aliasing=True, dtype_cast=True, batch=SAME,
-     batched_by="x")
+prim("rt.dtype_gate", "x, at", zero_args=("at",), same_shape=True, aliasing=True, dtype_cast=True, dtype_gate=True,
+     batch=SAME, batched_by="x")
 defvjp("rt.dtype_gate", x="rt.dtype_ct(g, ans, at)")
 defjvp("rt.dtype_gate", x="rt.dtype_ct(dx, ans, at)")
-prim("rt.stored_as", "v, into, at", zero_args=("into", "at"), same_shape=True, aliasing=True, batch=SAME,
-     batched_by="v")
+prim("rt.stored_as", "v, into, at", zero_args=("into", "at"), same_shape=True, aliasing=True, dtype_gate=True,
+     batch=SAME, batched_by="v")
 defvjp("rt.stored_as", v="rt.dtype_ct(g, into, at)")
 defjvp("rt.stored_as", v="rt.dtype_ct(dv, into, at)")
 linear("rt.dtype_ct", "g_, like, at", "g_", "rt.dtype_ct(g, like, at)", same_shape=True, aliasing=True, batch=SAME,

@@ -4,6 +4,7 @@ Also: constructs s2s does not support inside a transformed function raise S2SErr
 user's file and line.
 """
 
+import contextlib
 import inspect
 import math
 
@@ -762,7 +763,7 @@ def uses_try(x):
 
 
 def uses_with(x):
-    with np.errstate(all="ignore"):  # BAD
+    with contextlib.suppress(FloatingPointError):  # BAD (np.errstate is accepted: tests/frontend/test_guards_raise.py)
         y = np.log(x)
     return y
 
