@@ -27,6 +27,7 @@ from ..primitives import registry
 from . import (
     aliases,
     attr_stores,
+    callee_updates,
     contexts,
     dtypes,
     elements,
@@ -884,6 +885,8 @@ class Normalizer:
 
     def expr_Call(self, node):
         node = attr_stores.super_call(self, node) or node  # super().forward(x): the base's bound method
+        if (lowered := callee_updates.call(self, node)) is not None:
+            return lowered  # softmax(y) doing `x -= m`: copy-in/copy-out (frontend/callee_updates.py)
         node = idioms_calls.expand_stars(self, node)
         self.refuse_out(node)
         lowered = idioms_calls.call_of_call(self, node)
