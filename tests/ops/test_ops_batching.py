@@ -335,6 +335,7 @@ LOOPED_NO_DERIVATIVE = {
     "np.ravel_multi_index": "index builder", "np.can_cast": "type query", "np.promote_types": "type query",
     "np.finfo": "type query", "np.iinfo": "type query", "np.isscalar": "type query", "np.iscomplexobj": "type query",
     "np.isrealobj": "type query", "np.may_share_memory": "memory query", "np.shares_memory": "memory query",
+    "round": "Python's builtin: a Python int per example, rounded exactly in decimal (np.round scales in binary)",
 }
 
 
