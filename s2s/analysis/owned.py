@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import gast
 
+from ..primitives.registry import FRESH_CALLS
 from .stmts import dotted, walk_stmts
 
-# calls that return a new array, never one of their arguments or a view of one
-FRESH_CALLS = frozenset(f"xp.{f}" for f in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like",
-                                             "empty_like", "full_like", "eye", "identity", "arange"))
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal)
 
 

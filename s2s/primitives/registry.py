@@ -330,6 +330,11 @@ DTYPE_FROM_VALUES = frozenset({"xp.arange", "xp.full"})
 DTYPE_OF_FIRST = frozenset("xp." + n for n in ("array", "asarray", "copy", "ascontiguousarray", "zeros_like",
                                                 "ones_like", "empty_like", "full_like"))
 
+# Calls that return a new array, never one of their arguments or a view of one (analysis/owned.py:
+# arrays a function owns alone)
+FRESH_CALLS = frozenset("xp." + n for n in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+                                             "full_like", "eye", "identity", "arange"))
+
 
 # Methods of lists, dicts and arrays that change their object: a call of one acts on something
 # besides its result (reverse mode's check that a callee acts only through its result).
