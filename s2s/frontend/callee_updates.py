@@ -3,9 +3,9 @@ doing `x -= np.max(x)`. NumPy's caller sees the update, so s2s calls a copy-in/c
 of the callee, `softmax_copied(x)`: it copies each parameter it updates when it starts, and
 returns its result with those parameters' final values; the caller then stores each final value
 into its own array (`y[...] = new`, an update in place that the caller's own alias checks and
-derivatives follow). An argument that is a new array (an arithmetic result, a call) is not
-stored back: nothing else sees it. Other arguments (a view such as `x.T` or `x[0]`, a global)
-keep the transforms' refusal.
+derivatives follow). An argument that is a new array (an arithmetic result) is not stored back:
+nothing else sees it. Other arguments (a call's result, which may be a view such as `x.T`; an
+element `x[0]`; a global) keep the transforms' refusal.
 """
 from __future__ import annotations
 
@@ -17,10 +17,6 @@ import gast
 from .. import record
 from ..ir import build
 from . import idioms, resolve
-
-_VIEWS = {"reshape", "ravel", "transpose", "squeeze", "swapaxes", "moveaxis", "expand_dims", "broadcast_to",
-          "diagonal", "view", "asarray", "asanyarray", "atleast_1d", "atleast_2d", "atleast_3d", "real", "imag",
-          "flip", "fliplr", "flipud", "rot90", "flatten_view", "T"}
 
 
 def _updated_params(node: gast.FunctionDef) -> list[str]:
@@ -54,11 +50,10 @@ def _updated_params(node: gast.FunctionDef) -> list[str]:
 
 
 def n_method_calls(node, params) -> bool:
-    """Whether a parameter is changed by a method call (`x.sort()`, `lst.append(v)`): left alone."""
+    """Whether a method is called on a parameter (`x.sort()`, `lst.append(v)` may change it): left
+    to the transforms' refusal."""
     return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
-               and n.func.value.id in params and n.func.attr in ("append", "extend", "sort", "fill", "pop", "insert",
-                                                                  "resize", "put", "itemset", "update", "clear")
-               for n in gast.walk(node))
+               and n.func.value.id in params for n in gast.walk(node))
 
 
 def _returns(stmts, extra):
@@ -94,14 +89,8 @@ def _variant(fn, updated):
 
 
 def _new_array(norm, arg) -> bool:
-    """Whether `arg` makes a new array that no other name sees (arithmetic, a call that copies)."""
-    if isinstance(arg, (gast.BinOp, gast.UnaryOp)):
-        return True
-    if isinstance(arg, gast.Call):
-        f = arg.func
-        name = f.attr if isinstance(f, gast.Attribute) else f.id if isinstance(f, gast.Name) else None
-        return name is not None and name not in _VIEWS
-    return False
+    """Whether `arg` makes a new array that no other name sees (arithmetic: `x * 2.0`, `-x`)."""
+    return isinstance(arg, (gast.BinOp, gast.UnaryOp))
 
 
 def call(norm, node):
