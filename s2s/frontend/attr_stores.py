@@ -19,6 +19,7 @@ import weakref
 import gast
 
 from .. import record
+from ..analysis import dotted
 from ..ir import build
 from . import refusals, resolve
 
@@ -41,21 +42,12 @@ def check_read(norm, node, obj) -> None:
     a function it calls would read the value from before the store, without its derivative."""
     entry = _STORED.get(id(obj))
     if entry is not None and entry[0]() is obj and node.attr in entry[1]:
-        text = _dotted(node) or node.attr
+        text = dotted(node) or node.attr
         norm.fail(node, f"`{text}` is an attribute that a transformed function stores into (`{text} = ...`); "
                         "s2s reads the attributes of objects here when it compiles, so this read would not see "
                         "a store made during the call, nor carry its derivative.",
                   f"Pass the value as an argument (`f(..., {node.attr})`), or read `{text}` only in the "
                   "function that stores it.")
-
-
-def _dotted(node) -> str | None:
-    if isinstance(node, gast.Name):
-        return node.id
-    if isinstance(node, gast.Attribute):
-        base = _dotted(node.value)
-        return None if base is None else base + "." + node.attr
-    return None
 
 
 def _targets(s):
@@ -91,14 +83,14 @@ def begin(norm) -> None:
             continue
         for t in _targets(s):
             for e in _flat(t):
-                if isinstance(e, gast.Attribute) and _outside(norm, e.value) and (d := _dotted(e)) is not None:
+                if isinstance(e, gast.Attribute) and _outside(norm, e.value) and (d := dotted(e)) is not None:
                     stored.setdefault(d, e)
     if not stored:
         return
     read = {d for n in gast.walk(norm.fn) if isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Load)
-            and (d := _dotted(n)) in stored}
-    read |= {_dotted(s.target) for s in gast.walk(norm.fn) if isinstance(s, gast.AugAssign)
-             and _dotted(s.target) in stored}
+            and (d := dotted(n)) in stored}
+    read |= {dotted(s.target) for s in gast.walk(norm.fn) if isinstance(s, gast.AugAssign)
+             and dotted(s.target) in stored}
     for d in sorted(stored):
         e = stored[d]
         local = norm.namer.fresh(d.replace(".", "_"))
@@ -117,14 +109,14 @@ def begin(norm) -> None:
 
 def read(norm, node) -> gast.Name | None:
     """The local that holds `obj.a` where the function stores into `obj.a`, else None."""
-    d = _dotted(node)
+    d = dotted(node)
     local = getattr(norm, "attr_locals", {}).get(d) if d is not None else None
     return None if local is None else build.name(local)
 
 
 def store(norm, target, value) -> None:
     """`obj.a = value`: the local that holds it, then the effect that stores the primal value."""
-    d = _dotted(target)
+    d = dotted(target)
     if d is None or d not in getattr(norm, "attr_locals", {}):
         norm.fail(target, *refusals.store_attribute(d or target.attr))
     local = norm.attr_locals[d]
