@@ -19,13 +19,14 @@ from ..primitives.registry import EXT
 
 def note_read(norm, target: str, value) -> None:
     """Record `target = a[j]` (a single index of a local array that is not a list or dict the
-    function built), or forget `target`'s earlier record when it is bound to anything else."""
+    function built; not `a = a[p]`, which leaves the old array no name to read it by), or forget
+    `target`'s earlier record when it is bound to anything else."""
     reads = getattr(norm, "element_reads", None)
     if reads is None:
         reads = norm.element_reads = {}
     reads.pop(target, None)
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and norm.is_local(value.value) \
-            and value.value.id not in norm.containers and build.is_atom(value.slice) \
+            and value.value.id != target and value.value.id not in norm.containers and build.is_atom(value.slice) \
             and not (isinstance(value.slice, gast.Constant) and not isinstance(value.slice.value, int)):
         reads[target] = value.value.id
 
