@@ -5,6 +5,7 @@ name would see. Derivatives are checked against central differences of the plain
 against vjp, vmap of grad against a loop, and values against the plain function."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad as central  # (central differences)
 
 import s2s
 from s2s import S2SError
@@ -12,15 +13,6 @@ from s2s import S2SError
 M = np.array([[0.3, -0.7, 1.1], [0.5, 1.5, -0.2], [2.0, 0.25, -1.3]])
 V = np.array([0.3, -0.7, 1.1, 0.45])
 WEIGHTS = np.arange(9.0).reshape(3, 3) - 2.5
-
-
-def central(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
 
 
 def rows_swapped(A):
