@@ -56,8 +56,4 @@ nondiff("ext.s2s_errstate_enter", sig="**kw", effect=True, batch=SAME)
 nondiff("ext.s2s_errstate_exit", sig="old", effect=True, batch=SAME)
 for _f in (s2s_raise, s2s_raise_where, s2s_format, s2s_errstate_enter, s2s_errstate_exit):
     record.attach(_f, prim="ext." + _f.__name__)
-EXT.s2s_raise = s2s_raise
-EXT.s2s_raise_where = s2s_raise_where
-EXT.s2s_format = s2s_format
-EXT.s2s_errstate_enter = s2s_errstate_enter
-EXT.s2s_errstate_exit = s2s_errstate_exit
+    setattr(EXT, _f.__name__, _f)  # (generated code calls it as ext.<name>)

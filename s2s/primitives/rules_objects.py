@@ -28,6 +28,4 @@ nondiff("ext.s2s_append", sig="lst, v", effect=True, batch=SAME)
 nondiff("ext.s2s_getattr", sig="obj, name", batch=SAME)
 for _f in (s2s_setattr, s2s_append, s2s_getattr):
     record.attach(_f, prim="ext." + _f.__name__)
-EXT.s2s_setattr = s2s_setattr
-EXT.s2s_append = s2s_append
-EXT.s2s_getattr = s2s_getattr
+    setattr(EXT, _f.__name__, _f)  # (generated code calls it as ext.<name>)

@@ -72,10 +72,4 @@ linear("ext.s2s_own_copy", "v", "v", "g", batch=SAME)
 linear("ext.s2s_detached", "v, file, line, col, name, array", "v", "g", batch=LOOP)
 for _f in (s2s_py_argmax, s2s_py_argmin, s2s_py_pick, s2s_py_pick_vjp, s2s_detached, s2s_own_copy, s2s_with_item):
     record.attach(_f, prim="ext." + _f.__name__)
-EXT.s2s_py_argmax = s2s_py_argmax
-EXT.s2s_py_argmin = s2s_py_argmin
-EXT.s2s_py_pick = s2s_py_pick
-EXT.s2s_py_pick_vjp = s2s_py_pick_vjp
-EXT.s2s_detached = s2s_detached
-EXT.s2s_own_copy = s2s_own_copy
-EXT.s2s_with_item = s2s_with_item
+    setattr(EXT, _f.__name__, _f)  # (generated code calls it as ext.<name>)

@@ -6,6 +6,7 @@ function's, grad matches central differences, jvp matches grad, jit and vmap mat
 function (vmap: a loop over the examples)."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad as central  # (central differences)
 
 import s2s
 from s2s.errors import S2SError
@@ -39,15 +40,6 @@ def returns_updated(x):
     y = np.sin(x)
     s = scale_first(y, 3.0)
     return y * s  # y[0] was multiplied by 3
-
-
-def central(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
 
 
 @pytest.mark.parametrize("f", [on_temporary, on_own_array])
