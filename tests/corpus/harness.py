@@ -1,0 +1,202 @@
+"""The public corpus's harness: a `Case` record per author function, a loader for the authors'
+files (kept unmodified under `<source>/upstream/`, not a package of ours), and the checks
+tests/programs/test_public_corpus.py runs on every case.
+
+A case compares s2s's gradient of the function a user would transform with the gradient the
+author's own hand-written backward pass returns. Where the author's backward is wrong (`wrong=`
+says how), s2s must agree with central differences instead and the author's must not. A case s2s
+refuses or crashes on records the message (`refused=`) and is a strict xfail: it fails the run when
+the message changes or the case starts working, so the counts stay honest.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import s2s
+
+CORPUS = Path(__file__).resolve().parent
+
+
+@dataclass
+class Case:
+    """One author function under test.
+
+    `fn` is what the user would transform (the differentiated arrays first; a small lambda only
+    picks the scalar loss out of the author's forward), `args` its inputs (float64, seeded, small),
+    `argnums` the differentiated ones, and `author_grad(*args)` the author's own gradient from their
+    backward pass, shaped as `s2s.grad(fn, argnums)` returns it (one array for an int, a tuple for
+    a tuple). `function` names the author's function(s) the case covers ("layers.affine_forward"),
+    which the corpus counts. `wrong` says how the author's backward is wrong (then s2s is compared
+    with central differences); `refused` is the start of the error s2s raises today,
+    "S2SError: ..." or, for a crash, "TypeError: ..." (then the case is a strict xfail).
+    `static_argnums` are the arguments jit must treat as static (strings, shapes, dicts of modes).
+    """
+
+    name: str
+    function: str
+    fn: Callable
+    args: tuple
+    author_grad: Callable
+    argnums: int | tuple[int, ...] = 0
+    wrong: str | None = None
+    refused: str | None = None
+    static_argnums: tuple[int, ...] = ()
+    rtol: float = 1e-6
+    atol: float = 1e-9
+    source: str = field(default="", compare=False)
+
+    @property
+    def id(self) -> str:
+        return f"{self.source}/{self.name}"
+
+
+# --- loading the authors' files ------------------------------------------------------------------
+
+_LOADED: dict[tuple[Path, str], Any] = {}
+
+
+def load(cases_file: str, relpath: str):
+    """The author's module at `<source>/upstream/<relpath>` (e.g. "cs231n/layers.py"), imported
+    under its own dotted name with `upstream/` first on sys.path, so the author's own imports of
+    their other files work unmodified. Afterwards the modules it brought in are taken out of
+    sys.modules again and the names they shadowed put back: two sources may both ship a
+    `cs231n.layers`, and each must see its own."""
+    root = Path(cases_file).resolve().parent / "upstream"
+    dotted = relpath.removesuffix(".py").replace("/", ".")
+    if dotted.endswith(".__init__"):
+        dotted = dotted.removesuffix(".__init__")
+    key = (root, dotted)
+    if key in _LOADED:
+        return _LOADED[key]
+    top = dotted.partition(".")[0]
+    shadowed = {n: sys.modules.pop(n) for n in list(sys.modules) if n == top or n.startswith(top + ".")}
+    before = set(sys.modules)
+    sys.path.insert(0, str(root))
+    try:
+        module = importlib.import_module(dotted)
+    finally:
+        sys.path.remove(str(root))
+        for n in set(sys.modules) - before:
+            if n == top or n.startswith(top + "."):
+                del sys.modules[n]
+        sys.modules.update(shadowed)
+    _LOADED[key] = module
+    return module
+
+
+def collect() -> list[Case]:
+    """Every `tests/corpus/<source>/cases.py`'s CASES, each stamped with its source's folder name."""
+    cases = []
+    for path in sorted(CORPUS.glob("*/cases.py")):
+        source = path.parent.name
+        spec = importlib.util.spec_from_file_location(f"corpus_cases_{source}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for case in module.CASES:
+            case.source = source
+            cases.append(case)
+    return cases
+
+
+# --- the checks ----------------------------------------------------------------------------------
+
+def fresh_args(case: Case) -> tuple:
+    """A deep copy of the case's inputs: some authors' functions update their arguments or caches."""
+    return copy.deepcopy(case.args)
+
+
+def leaves(tree) -> list[np.ndarray]:
+    """The arrays of a gradient: one array, or a tuple/list/dict of them."""
+    if isinstance(tree, (tuple, list)):
+        return [x for t in tree for x in leaves(t)]
+    if isinstance(tree, dict):
+        return [x for k in sorted(tree) for x in leaves(tree[k])]
+    return [np.asarray(tree, dtype=float)]
+
+
+def close(a, b, rtol: float, atol: float) -> bool:
+    """`a` and `b` the same list of leaves, equal to `rtol`/`atol`."""
+    la, lb = leaves(a), leaves(b)
+    return len(la) == len(lb) and all(x.shape == y.shape and np.allclose(x, y, rtol=rtol, atol=atol)
+                                      for x, y in zip(la, lb))
+
+
+def assert_close(got, want, rtol: float, atol: float, what: str) -> None:
+    lg, lw = leaves(got), leaves(want)
+    assert len(lg) == len(lw), f"{what}: {len(lg)} arrays against {len(lw)}"
+    for i, (x, y) in enumerate(zip(lg, lw)):
+        np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, err_msg=f"{what} (array {i})")
+
+
+def scalar(case: Case, args: tuple) -> float:
+    return float(case.fn(*args))
+
+
+def fd_gradient(case: Case, eps: float = 1e-6):
+    """Central differences of `case.fn` in each differentiated argument, shaped as s2s.grad's result."""
+    nums = (case.argnums,) if isinstance(case.argnums, int) else tuple(case.argnums)
+    out = []
+    for k in nums:
+        base = fresh_args(case)
+        x = np.asarray(base[k], dtype=float)
+        g = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            e = np.zeros_like(x)
+            e[i] = eps
+            plus, minus = list(fresh_args(case)), list(fresh_args(case))
+            plus[k], minus[k] = x + e, x - e
+            g[i] = (scalar(case, tuple(plus)) - scalar(case, tuple(minus))) / (2 * eps)
+        out.append(g)
+    return out[0] if isinstance(case.argnums, int) else tuple(out)
+
+
+def check(case: Case) -> None:
+    """All of a case's checks, in order: the plain value; s2s.value_and_grad's value equals it and
+    leaves the plain function's value unchanged; its gradient equals the author's backward (or,
+    where `wrong`, central differences, which the author's must miss); jit(grad) equals grad."""
+    plain = scalar(case, fresh_args(case))
+    value, got = s2s.value_and_grad(case.fn, argnums=case.argnums)(*fresh_args(case))
+    assert float(value) == plain or np.isclose(float(value), plain, rtol=1e-13, atol=0), (value, plain)
+    assert scalar(case, fresh_args(case)) == plain, "the plain function's value changed after s2s ran it"
+    author = case.author_grad(*fresh_args(case))
+    if case.wrong is None:
+        assert_close(got, author, case.rtol, case.atol, f"{case.id}: s2s.grad against the author's backward")
+    else:
+        fd = fd_gradient(case)
+        assert_close(got, fd, 1e-5, 1e-6, f"{case.id}: s2s.grad against central differences")
+        assert not close(author, fd, 1e-5, 1e-6), (
+            f"{case.id}: marked wrong ({case.wrong}) but the author's backward matches central differences")
+    jitted = s2s.jit(s2s.grad(case.fn, argnums=case.argnums), static_argnums=case.static_argnums)
+    assert_close(jitted(*fresh_args(case)), got, 1e-12, 1e-12, f"{case.id}: jit(grad) against grad")
+
+
+def failure_text(exc: BaseException) -> str:
+    """How a refusal or crash is recorded: the exception's type, then the first line of its message."""
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {first}"
+
+
+@contextlib.contextmanager
+def expect_refusal(case: Case):
+    """Around a refused case's checks: the error must begin as recorded, and must still happen."""
+    try:
+        yield
+    except AssertionError:
+        raise
+    except Exception as exc:  # the recorded refusal or crash
+        text = failure_text(exc)
+        if not text.startswith(case.refused):
+            raise AssertionError(f"{case.id}: recorded refusal {case.refused!r}, now {text!r}") from exc
+        return
+    raise AssertionError(f"{case.id}: recorded as refused ({case.refused!r}) but every check passes now: "
+                         "drop refused= and recount")
