@@ -1,13 +1,15 @@
 """s2s: JAX-style function transformations for plain NumPy code, by source-to-source compilation."""
 from . import config, numpy, random  # noqa: E402,I001  (s2s.numpy and s2s.random, JAX-style)
-from .api import grad, hessian, jacfwd, jacrev, jit, jvp, stop_gradient, value_and_grad, vjp, vmap
-from .sources import source
-from .devices import block_until_ready, device_put
-from .custom import custom_jvp, custom_vjp, defjvp, defvjp
-from .checkpoints import checkpoint, checkpoint_name, checkpoint_policies, remat
-from .driver import clear_caches
+from .api.entry_points import (
+    grad, hessian, jacfwd, jacrev, jit, jvp, stop_gradient, value_and_grad, vjp, vmap
+)
+from .api.sources import source
+from .backends.devices import block_until_ready, device_put
+from .api.custom import custom_jvp, custom_vjp, defjvp, defvjp
+from .api.checkpoints import checkpoint, checkpoint_name, checkpoint_policies, remat
+from .compiler.driver import clear_caches
 from .errors import S2SError
-from .tracebacks import boundary as _boundary
+from .base.tracebacks import boundary as _boundary
 
 source = _boundary(source)  # an entry point: an S2SError leaving it shows the user's frames only
 from . import lax, nn, tree_util  # noqa: E402  (JAX's namespaces, written in plain NumPy)

@@ -1,5 +1,5 @@
-"""``python -m s2s``: the command line in :mod:`s2s.cli`."""
+"""``python -m s2s``: the command line in :mod:`s2s.api.cli`."""
 
-from s2s.cli import main
+from s2s.api.cli import main
 
 raise SystemExit(main())

@@ -2,7 +2,7 @@
 
 Each function here is ordinary Python over NumPy calls s2s has rules for, so s2s transforms it
 like user code when a transformed function calls it (the convolution and reduce_window's windows
-are primitives, s2s/lax_conv.py): `fori_loop` and `while_loop` are Python loops
+are primitives, s2s/library/lax_conv.py): `fori_loop` and `while_loop` are Python loops
 calling the body function, `cond` is an `if`, `scan` a loop that stacks its outputs. A body
 function passed to them is specialized on, as any function passed to a function is. Hence `grad`
 of a `while_loop` is a reverse-mode derivative (JAX computes only forward mode there). Outside a
@@ -15,8 +15,8 @@ import importlib.util
 
 import numpy as np
 
-from .api import stop_gradient
-from .lax_conv import (
+from .api.entry_points import stop_gradient
+from .library.lax_conv import (
     ConvDimensionNumbers,
     conv,
     conv_dimension_numbers,

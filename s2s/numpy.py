@@ -11,10 +11,10 @@ import types as _types
 
 import numpy as _np
 
-from . import arrays as _arrays
-from . import record as _record
-from .primitives import registry as _registry
-from .primitives import rules as _rules  # noqa: F401  (fills the registry)
+from .backends import arrays as _arrays
+from .base import record as _record
+from .compiler.primitives import registry as _registry
+from .compiler.primitives import rules as _rules  # noqa: F401  (fills the registry)
 
 
 class _Op:
@@ -79,7 +79,7 @@ for _path in _paths:
 float32, float64, int32, int64, bool_ = _np.float32, _np.float64, _np.int32, _np.int64, _np.bool_
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, _np.newaxis
 ndarray = _np.ndarray
-# NumPy's functions that take a function: inside a transform, the stand-ins of s2s/numpy_inside.py
+# NumPy's functions that take a function: inside a transform, the stand-ins of s2s/library/numpy_inside.py
 vectorize, apply_along_axis, piecewise = _np.vectorize, _np.apply_along_axis, _np.piecewise
 __all__ = [n for n in _names if n in globals()] + ["linalg", "float32", "float64", "int32", "int64", "bool_",
                                                    "pi", "e", "inf", "nan", "newaxis", "ndarray", "vectorize",

@@ -26,9 +26,9 @@ import numpy as np
 from numpy.typing import ArrayLike, DTypeLike
 
 from . import config as _config
-from . import record as _record
+from .base import record as _record
+from .compiler.primitives import registry as _registry
 from .errors import S2STypeError, S2SValueError
-from .primitives import registry as _registry
 
 __all__ = [
     "PRNGKey",

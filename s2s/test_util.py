@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 import s2s
-from s2s.tree import PyTreeDef, tree_flatten, tree_map, tree_unflatten, tree_vdot
+from s2s.base.tree import PyTreeDef, tree_flatten, tree_map, tree_unflatten, tree_vdot
 
 __all__ = ["check_grads"]
 
@@ -171,7 +171,8 @@ def _check(
         for mode, kind in (("fwd", "jvp"), ("rev", "vjp")):
             if mode in modes:
                 name = kind.upper()
-                _check(s2s.api.linear_map(kind, f, len(args), v if mode == "fwd" else u), args, order - 1, modes,
+                lin = s2s.api.entry_points.linear_map(kind, f, len(args), v if mode == "fwd" else u)
+                _check(lin, args, order - 1, modes,
                        eps, atol, rtol, rng, depth + 1, f"{name} of {path}" if path else name)
 
 

@@ -1,10 +1,10 @@
-"""`s2s.tree_util`: JAX's pytree utilities over `s2s.tree`, with user-registered node types.
+"""`s2s.tree_util`: JAX's pytree utilities over `s2s.base.tree`, with user-registered node types.
 
 A registered type is a node everywhere s2s flattens pytrees: at the boundary of every transform
-(`grad`, `vjp`, `jvp`, `vmap`, `jit` flatten their arguments and results with `s2s.tree`), in
+(`grad`, `vjp`, `jvp`, `vmap`, `jit` flatten their arguments and results with `s2s.base.tree`), in
 `s2s.test_util` and here. These functions run on Python values. Inside a function being
 transformed, tree_flatten, tree_leaves, tree_structure, tree_unflatten, tree_map and tree_reduce are
-their stand-ins of s2s/tree_inside.py (primitives on the whole tree, differentiable in the leaves); the others are
+their stand-ins of s2s/library/tree_inside.py (primitives on the whole tree, differentiable in the leaves); the others are
 refused with an error at the call (`REFUSAL`). A transformed function reads a registered node's
 fields (`p.w`: rt.node_field, whose cotangent is a node of the same type, zero but for that field),
 builds registered classes and namedtuples (rt.make_node: the constructor must store each argument
@@ -18,10 +18,10 @@ import functools
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from . import tree_inside
+from .base.tree import PyTreeDef, register_node, tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
 from .errors import S2STypeError
-from .numpy_inside import STAND_INS
-from .tree import PyTreeDef, register_node, tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten
+from .library import tree_inside
+from .library.numpy_inside import STAND_INS
 
 __all__ = ["Partial", "PyTreeDef", "register_dataclass", "register_pytree_node", "register_pytree_node_class",
            "tree_flatten", "tree_leaves", "tree_map", "tree_reduce", "tree_structure", "tree_unflatten"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from s2s.primitives import registry  # noqa: E402
+from s2s.compiler.primitives import registry  # noqa: E402
 
 
 def main() -> None:

@@ -44,7 +44,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import s2s  # noqa: E402
-from s2s.tree import tree_flatten, tree_map  # noqa: E402
+from s2s.base.tree import tree_flatten, tree_map  # noqa: E402
 
 N = 3  # length of the vector arguments x and y
 
@@ -87,7 +87,7 @@ _VALUES = {"axis": ["0", "-1", "None"], "keepdims": ["False", "True"], "ddof": [
 
 
 def _keyword_forms() -> list[str]:
-    from s2s.primitives import registry
+    from s2s.compiler.primitives import registry
     forms, probe = [], np.array([0.3, -0.5, 0.7])
     for key, head in _KEYWORD_CALLS:
         p = registry.lookup(key)
@@ -678,7 +678,7 @@ def p_purity(mod, x, y, rng):
     if mod.OUT == "scalar":
         s2s.grad(mod.f, argnums=(0, 1))(x, y)
         val, _ = s2s.value_and_grad(mod.f)(x, y)
-        # last bits only: scalar-factor collection reassociates (s2s.passes.scalars documents it)
+        # last bits only: scalar-factor collection reassociates (s2s.compiler.passes.scalars documents it)
         if not close(val, want, 1e-15):
             return f"value_and_grad value {val!r}, f gives {want!r}"
     if not (np.array_equal(x, x0) and np.array_equal(y, y0)):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..api import stop_gradient
+from ..api.entry_points import stop_gradient
 from ..lax import erf
 from . import initializers
 

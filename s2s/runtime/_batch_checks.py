@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.tree import tree_leaves
 from ..errors import S2SValueError
-from ..tree import tree_leaves
 from .core import asarray
 
 FIXED_SIZE = ("no stacked result exists, as in JAX. Keep the shape fixed: select with the mask instead "

@@ -11,8 +11,8 @@ import sys
 
 import numpy as np
 
+from ..base.tree import PyTreeDef, axes_children, node_children, tree_leaves, tree_map
 from ..errors import S2SError, S2STypeError, S2SValueError
-from ..tree import PyTreeDef, axes_children, node_children, tree_leaves, tree_map
 from . import core as _core
 from ._batch_checks import index_part, same_shapes
 from ._batch_checks import one_position as _vb_one_position
@@ -557,7 +557,7 @@ def _vb_op(name):
         return getattr(builtins, name)
     if mod == "ext":  # a function declared a primitive from outside (s2s.random, s2s.defvjp): the
         # rule table's namespace, loaded before any generated code that names it runs
-        obj = sys.modules["s2s.primitives.registry"].EXT
+        obj = sys.modules["s2s.compiler.primitives.registry"].EXT
         return getattr(obj, rest)
     obj = np if mod == "xp" else sys.modules[__package__]
     for part in rest.split("."):

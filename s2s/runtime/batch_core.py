@@ -1,13 +1,13 @@
 """Batching helpers `rt.batched_<op>(flags, *args)` of the core table's operations (products,
 reshapes, conversions, creation, shape queries), of the derivative helpers reverse mode emits (vmap
 of grad), and of vmap's own helpers (vmap of vmap); `flags` says which arguments are batched, the batch
-at axis 0. Named by each operation's declaration (`batch=by(...)`, s2s/primitives/)."""
+at axis 0. Named by each operation's declaration (`batch=by(...)`, s2s/compiler/primitives/)."""
 from __future__ import annotations
 
 import numpy as np
 
+from ..base.tree import tree_leaves, tree_map
 from ..errors import S2STypeError, S2SValueError
-from ..tree import tree_leaves, tree_map
 from .batch import (
     _is_arr,
     _sized,

@@ -13,8 +13,8 @@ import sys
 
 import numpy as np
 
+from ..base.tree import tree_leaves, tree_map
 from ..errors import S2SError
-from ..tree import tree_leaves, tree_map
 from .batch import _own, _vb_op, _vb_stack
 from .core import namespace, tree_add, zeros_like_tree
 
@@ -23,8 +23,8 @@ __all__ = ("zero_or_refuse", "per_example", "map_examples_vjp", "map_examples_jv
 
 
 def _registry():
-    """The rule tables (s2s.primitives.registry, loaded before any generated code runs)."""
-    return sys.modules["s2s.primitives.registry"]
+    """The rule tables (s2s.compiler.primitives.registry, loaded before any generated code runs)."""
+    return sys.modules["s2s.compiler.primitives.registry"]
 
 
 def zero_or_refuse(x, like, what):

@@ -175,7 +175,7 @@ def batched_kron(flags, a, b):
 
 def _gufunc2(name, core_a, core_b):
     """A two-operand gufunc (matvec, vecmat) per example: loop axes lifted so the batch lines up; the
-    operands' array module's version (CuPy's is s2s's composition, s2s/array_fill.py)."""
+    operands' array module's version (CuPy's is s2s's composition, s2s/backends/array_fill.py)."""
     def rule(flags, a, b):
         loops = max(_nd(a, flags[0]) - core_a, _nd(b, flags[1]) - core_b, 0)
         fn = getattr(namespace(a), name)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tree import tree_map
+from ..base.tree import tree_map
 from .core import cast_to, on_backend_of, reshape_like, to_host
 from .reduce import needs_initial, unsupported
 

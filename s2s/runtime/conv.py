@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import S2SValueError
 from .core import asarray, namespace, scatter_add, to_host
 
-# (the settings' helpers are s2s.lax_conv's shape helpers too)
+# (the settings' helpers are s2s.library.lax_conv's shape helpers too)
 __all__ = ("same_pads", "pads_of", "dilate_dim", "lax_windows", "lax_windows_t", "conv_perms", "lax_conv",
            "lax_conv_t_lhs", "lax_conv_t_rhs", "batched_lax_conv", "batched_lax_conv_t_lhs", "batched_lax_conv_t_rhs",
            "conv_example_shape", "conv_unbatch")

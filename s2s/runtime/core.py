@@ -13,9 +13,10 @@ import sys
 
 import numpy as np
 
-from .. import arrays, tree, vspace
+from ..backends import arrays
+from ..base import tree, vspace
+from ..base.tree import node_children, tree_flatten
 from ..errors import S2STypeError, S2SValueError
-from ..tree import node_children, tree_flatten
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros", "unbroadcast", "operand_cotangent",
@@ -34,7 +35,7 @@ _AXES: dict = {}
 
 
 def namespace(x):
-    """The array module of `x`: its s2s backend's namespace (CuPy, Dask: s2s.arrays), else its
+    """The array module of `x`: its s2s backend's namespace (CuPy, Dask: s2s.backends.arrays), else its
     `__array_namespace__()` (NumPy >= 2, array-API libraries), the loaded library its type comes
     from, else NumPy (Python scalars)."""
     backend = arrays.backend_of(x)
@@ -354,7 +355,7 @@ def tree_add(a, b):
 
 
 def _space_add(a, b):
-    """The sum of two cotangents of a vector-space value (s2s/vspace.py): its space's add; a
+    """The sum of two cotangents of a vector-space value (s2s/base/vspace.py): its space's add; a
     zero (None, 0) adds nothing. Any other value (a number from arithmetic on the value that s2s
     cannot follow) is refused, never added."""
     for x, y in ((a, b), (b, a)):

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..tree import tree_flatten, tree_map, tree_structure, tree_unflatten
+from ..base.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 from .batch import num_examples
 from .core import _float_dtype, _is_tree, _leaf_sizes, _one_hot, _size, namespace
 

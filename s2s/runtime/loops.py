@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.tree import tree_leaves, tree_map
 from ..errors import S2SValueError
-from ..tree import tree_leaves, tree_map
 from .batch import (
     _vb_key,
     example_getitem,

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.tree import tree_map
 from ..errors import S2SValueError
-from ..tree import tree_map
 from .core import _float_dtype, asarray, namespace, reshape_like, scatter_add, to_host, unbroadcast, zeros
 from .linalg import _float
 

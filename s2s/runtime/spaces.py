@@ -1,12 +1,12 @@
 """Calls of parameters in transformed code (rules_spaces.py declares them): `f(x)` with `f` a
 parameter s2s cannot resolve when transforming is resolved when it runs. Its value is computed
 by calling `f`; a derivative through it needs `f` to be an instance of a class registered as a
-vector space (s2s/vspace.py) whose `__call__` has s2s.defvjp/defjvp rules: the call is then that
+vector space (s2s/base/vspace.py) whose `__call__` has s2s.defvjp/defjvp rules: the call is then that
 primitive with `f` as its first argument, its derivatives the rules (kept as callables on the
 function's record). A derivative or a batch through anything else is refused at the user's line."""
 from __future__ import annotations
 
-from .. import record, vspace
+from ..base import record, vspace
 from ..errors import S2SError
 
 __all__ = ("call_value0", "call_value1", "call_value2", "call_value3", "call_value4", "call_value_vjp",

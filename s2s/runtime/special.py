@@ -9,7 +9,8 @@ import importlib
 
 import numpy as np
 
-from .. import arrays, record
+from ..backends import arrays
+from ..base import record
 from ..errors import S2SError
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)

@@ -1,4 +1,4 @@
-"""Pytree flattening inside transformed code (s2s/tree_inside.py's stand-ins for s2s.tree_util's
+"""Pytree flattening inside transformed code (s2s/library/tree_inside.py's stand-ins for s2s.tree_util's
 tree_flatten, tree_leaves, tree_structure, tree_unflatten; primitives/rules_trees.py declares
 them): the leaves are linear in the tree, the structure carries no derivative."""
 from __future__ import annotations
@@ -7,9 +7,9 @@ import inspect
 
 import numpy as np
 
-from .. import tree
+from ..base import tree
+from ..base.tree import node_children, tree_flatten, tree_unflatten
 from ..errors import S2SError
-from ..tree import node_children, tree_flatten, tree_unflatten
 from .batch import lift_rank, num_examples, replicate_batch
 from .core import zeros_like_tree
 

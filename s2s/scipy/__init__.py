@@ -3,7 +3,7 @@
 The special functions SciPy computes natively (gammaln, digamma, polygamma, erf, erfc, erfinv,
 erfcinv, ndtri, log_ndtr, gamma, rgamma, gammasgn, the Bessel functions, stdtr, the incomplete
 gamma and beta functions) and linalg's sqrtm and solve_sylvester are primitives with derivative
-and batching rules at every order (s2s/primitives/rules_special.py); everything else is ordinary
+and batching rules at every order (s2s/compiler/primitives/rules_special.py); everything else is ordinary
 Python over those and NumPy calls, so s2s transforms it like user code. A transformed function
 that calls SciPy itself (`scipy.special.gammaln`, `scipy.stats.norm.logpdf`,
 `scipy.linalg.cholesky`) is given these functions in their place. SciPy is an optional

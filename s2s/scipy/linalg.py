@@ -3,12 +3,12 @@ Python over NumPy's `np.linalg` primitives (so every transform applies, at any o
 triangular solves solve with the triangle they read, `lu_factor` eliminates with partial pivoting
 as LAPACK does, `expm` is the scaling-and-squaring Pade approximant of degree 13, `solve_banded`
 solves with the dense matrix its bands hold. `sqrtm` and `solve_sylvester` are primitives SciPy
-computes, differentiated through the Sylvester equation (s2s/primitives/rules_special.py). Real matrices."""
+computes, differentiated through the Sylvester equation (s2s/compiler/primitives/rules_special.py). Real matrices."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..api import stop_gradient
+from ..api.entry_points import stop_gradient
 from ..runtime.special import lu_perm, scipy_unsupported
 from ..runtime.special import solve_sylvester as _solve_sylvester
 from ..runtime.special import sqrtm as _sqrtm

@@ -1,7 +1,7 @@
 """`s2s.scipy.signal.convolve`: JAX's and SciPy's `convolve(in1, in2, mode)`, which also takes
 autograd's `axes` and `dot_axes` (autograd.scipy.signal's generalized convolution: convolve along
 the paired axes, sum the paired dot axes, keep the others). A primitive with derivative rules at
-every order and a batching rule (s2s/primitives/rules_signal.py)."""
+every order and a batching rule (s2s/compiler/primitives/rules_signal.py)."""
 from __future__ import annotations
 
 from ..runtime.signal import signal_convolve

@@ -3,7 +3,8 @@ those JAX lacks: rgamma, erfcinv, the Bessel functions j0, j1, jn, y0, y1, yn, i
 
 gammaln, digamma, polygamma, erf, erfc, erfinv, erfcinv, ndtri, log_ndtr, gamma, rgamma,
 gammasgn, the Bessel functions (i0, i1, i0e, i1e, iv, ive, j0, j1, jn, y0, y1, yn), stdtr,
-gammainc, gammaincc and betainc are primitives (SciPy computes them; their rules are in s2s/primitives/rules_special.py;
+gammainc, gammaincc and betainc are primitives (SciPy computes them; their rules are in
+s2s/compiler/primitives/rules_special.py;
 the incomplete gamma and beta functions and stdtr are differentiable in x only: a derivative in a
 shape parameter is an error, as is one in a Bessel function's order); the rest are plain
 Python over those and NumPy calls, which s2s differentiates and batches like user code.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..api import stop_gradient
+from ..api.entry_points import stop_gradient
 from ..runtime.special import (
     betainc,
     digamma,

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import record
-from s2s.ir.validate import validate
-from s2s.transforms import compose
-from s2s.transforms.compose import merge_batch_axes, split_batch_axes
+from s2s.base import record
+from s2s.compiler.ir.validate import validate
+from s2s.compiler.transforms import compose
+from s2s.compiler.transforms.compose import merge_batch_axes, split_batch_axes
 
 RNG = np.random.default_rng(7)
 W = np.abs(RNG.normal(size=(4, 5, 3))) + 0.1
@@ -66,7 +66,7 @@ def test_vmap_of_grad_runs_the_gradient_of_the_sum(has_aux, with_value):
     batched = s2s.vmap(g)
     got = batched(W[0], X[0])
     want = [g(W[0, i], X[0, i]) for i in range(5)]
-    flat_got, flat_want = s2s.tree.tree_leaves(got), [s2s.tree.tree_leaves(w) for w in want]
+    flat_got, flat_want = s2s.base.tree.tree_leaves(got), [s2s.base.tree.tree_leaves(w) for w in want]
     for k, leaf in enumerate(flat_got):
         np.testing.assert_allclose(leaf, np.array([w[k] for w in flat_want]), rtol=1e-12, atol=1e-14)
     names = [fn.__name__ for fn in _wrappers(batched.compiled)]
@@ -77,7 +77,7 @@ def test_vmap_of_grad_runs_the_gradient_of_the_sum(has_aux, with_value):
 @pytest.mark.parametrize("argnums", [0, (0, 1)])
 def test_wrappers_are_built_in_core_form(has_aux, with_value, argnums):
     """What the builders return passes the core-form validator as it is (before any pass)."""
-    core = s2s.driver.core_of(until)
+    core = s2s.compiler.driver.core_of(until)
     names = ("w", "x")
     in_axes = (0, None)
     for kind in ("grad", "jacrev"):
@@ -94,7 +94,7 @@ def test_vmap_of_grad_is_built_once():
     src = record.of(batched.compiled).source
     assert src.startswith("# s2s: jit of vmap_grad_until")
     assert "rt.vmap_size(" in src and "rt.vmap_out(" in src
-    assert s2s.driver.grad_of_batched(until, ("w", "x"), 0, False, False, 0, 0, None) is batched.compiled
+    assert s2s.compiler.driver.grad_of_batched(until, ("w", "x"), 0, False, False, 0, 0, None) is batched.compiled
 
 
 def test_vmap_of_jacrev_runs_the_jacobian_of_the_sum():
@@ -127,9 +127,9 @@ def test_vmap_vmap_grad_runs_the_merged_wrapper_that_source_shows():
     assert "merge_batch_axes(x, 0, -1, n_outer, n_inner)" in text
     assert "split_batch_axes(" in text
     # a dump of it imports the helpers it calls
-    from s2s.emit.dump import module_source
+    from s2s.compiler.emit.dump import module_source
     dumped = module_source(_wrappers(merged), "merged")
-    assert "from s2s.transforms.compose import merge_batch_axes" in dumped
+    assert "from s2s.compiler.transforms.compose import merge_batch_axes" in dumped
 
 
 def test_vmap_vmap_grad_other_arguments_run_nested():
@@ -178,7 +178,7 @@ def test_compositions_are_not_exec_strings():
     """The call objects, the api and the composition builders run no `exec` of their own: what
     they build goes through codegen and the loader."""
     root = pathlib.Path(s2s.__file__).parent
-    for rel in ("api.py", "calls.py", "jitted.py", "sources.py", "transforms/compose.py"):
+    for rel in ("api/entry_points.py", "api/calls.py", "api/jitted.py", "api/sources.py", "compiler/transforms/compose.py"):
         tree = ast.parse((root / rel).read_text())
         calls = [n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)]
         assert "exec" not in calls and "compile" not in calls, rel

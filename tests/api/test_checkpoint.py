@@ -1,12 +1,12 @@
 """s2s.checkpoint (issue 30): a helper whose intermediates reverse mode does not keep; its
 forward sweep runs again in the backward sweep. Derivatives are the uncheckpointed ones exactly
 (the same operations in the same order), and agree with central differences; the record
-(`s2s.memory.tape_record`) shows what each policy keeps."""
+(`s2s.api.memory.tape_record`) shows what each policy keeps."""
 import numpy as np
 import pytest
 
 import s2s
-from s2s import memory
+from s2s.api import memory
 from s2s.test_util import check_grads
 
 P = s2s.checkpoint_policies

@@ -1,4 +1,4 @@
-"""autograd.tracer's Node and trace over s2s (s2s/transforms/trace.py): the graph a trace records
+"""autograd.tracer's Node and trace over s2s (s2s/compiler/transforms/trace.py): the graph a trace records
 (each node's function, its parents and their positions) against graphs derived by hand from the
 function's code, node values against NumPy evaluating the same expressions, and every node's
 value against its recorded function applied to its recorded arguments."""
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import api
+from s2s.api import entry_points as api
 from s2s.compat import autograd as ag
 from s2s.compat.autograd.tracer import Node, trace
 

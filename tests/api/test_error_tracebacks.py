@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import config, tracebacks
+from s2s import config
+from s2s.base import tracebacks
 
 X = np.array([0.3, -0.7, 1.1])
 HERE = os.path.abspath(__file__)

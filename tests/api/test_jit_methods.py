@@ -54,7 +54,7 @@ def test_grad_of_a_jitted_method():
 
 
 def test_only_the_last_instances_bound_jits_are_kept():
-    from s2s.jitted import BOUND_KEPT
+    from s2s.api.jitted import BOUND_KEPT
 
     objs = [Calc(float(k)) for k in range(BOUND_KEPT + 5)]
     for k, o in enumerate(objs):

@@ -5,7 +5,7 @@ import pytest
 
 import s2s
 import s2s.numpy as jnp
-from s2s.primitives.registry import PRIMS
+from s2s.compiler.primitives.registry import PRIMS
 from s2s.test_util import check_grads
 
 UFUNCS = sorted(n for n, p in PRIMS.items() if n.startswith("xp.") and isinstance(getattr(np, n[3:], None), np.ufunc)

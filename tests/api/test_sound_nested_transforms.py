@@ -95,11 +95,11 @@ def sampled(x):
 
 
 def uses_tree(x):
-    return s2s.tree.tree_vdot((x, x), (x, x))
+    return s2s.base.tree.tree_vdot((x, x), (x, x))
 
 
 def uses_tree_leaves(x):  # tree_flatten, tree_leaves, tree_structure, tree_unflatten, tree_map run inside
-    return np.sum(np.array(s2s.tree.tree_leaves((x, x))))
+    return np.sum(np.array(s2s.base.tree.tree_leaves((x, x))))
 
 
 def vjp_with_aux(x):
@@ -190,7 +190,7 @@ def test_tree_function_inside_is_an_error_at_the_users_line():
         s2s.grad(uses_tree)(X)
     assert "tree_vdot" in str(err.value)
     np.testing.assert_allclose(s2s.grad(uses_tree_leaves)(X), 2.0 * np.ones_like(X), rtol=1e-12)
-    np.testing.assert_allclose(s2s.grad(lambda x: np.sum(s2s.tree.tree_map(np.sin, (x, x))[0]))(X), np.cos(X),
+    np.testing.assert_allclose(s2s.grad(lambda x: np.sum(s2s.base.tree.tree_map(np.sin, (x, x))[0]))(X), np.cos(X),
                                rtol=1e-12)
 
 

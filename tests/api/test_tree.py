@@ -1,18 +1,11 @@
-"""Unit tests for s2s.tree: flatten/unflatten round trips, dict order, None, map, vdot."""
+"""Unit tests for s2s.base.tree: flatten/unflatten round trips, dict order, None, map, vdot."""
 
 from collections import OrderedDict, namedtuple
 
 import numpy as np
 import pytest
 
-from s2s.tree import (
-    tree_flatten,
-    tree_leaves,
-    tree_map,
-    tree_structure,
-    tree_unflatten,
-    tree_vdot,
-)
+from s2s.base.tree import tree_flatten, tree_leaves, tree_map, tree_structure, tree_unflatten, tree_vdot
 
 Point = namedtuple("Point", ["x", "y"])
 

@@ -6,8 +6,8 @@ import gast
 import numpy as np
 
 import s2s
-from s2s.emit.codegen import to_source
-from s2s.ir import build
+from s2s.compiler.emit.codegen import to_source
+from s2s.compiler.ir import build
 
 
 def test_a_moved_node_prints_with_its_new_parents_precedence():

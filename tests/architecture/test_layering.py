@@ -16,38 +16,39 @@ ROOT = str(paths.ROOT / "s2s")
 
 # Earlier layers first. A name stands for the module and everything under it.
 LAYERS = [
-    ["s2s.errors", "s2s.tree", "s2s.record", "s2s.stats", "s2s.vspace"],  # leaves
-    ["s2s.real_only", "s2s.cotangent_dtype"],        # complex values refused, cotangents in their primals'
+    ["s2s.api", "s2s.backends", "s2s.base", "s2s.compiler", "s2s.library"],  # the packages' docstrings
+    ["s2s.errors", "s2s.base.tree", "s2s.base.record", "s2s.base.stats", "s2s.base.vspace"],  # leaves
+    ["s2s.base.real_only", "s2s.base.cotangent_dtype"],        # complex values refused, cotangents in their primals'
                                                      # dtypes, where derivatives leave s2s
     ["s2s.config"],                                  # run-time settings
-    ["s2s.array_fill", "s2s.numpy_inside",           # NumPy functions an array library lacks, composed;
-     "s2s.tracebacks"],                              # S2SErrors' tracebacks without s2s's frames
-    ["s2s.arrays"],                                  # array backends (NumPy, CuPy, Dask): which one a call uses
-    ["s2s.devices"],                                 # device_put/block_until_ready
+    ["s2s.backends.array_fill", "s2s.library.numpy_inside",           # NumPy functions an array library lacks, composed;
+     "s2s.base.tracebacks"],                              # S2SErrors' tracebacks without s2s's frames
+    ["s2s.backends.arrays"],                                  # array backends (NumPy, CuPy, Dask): which one a call uses
+    ["s2s.backends.devices"],                                 # device_put/block_until_ready
     ["s2s.runtime"],                                 # helpers generated code calls (`rt`)
-    ["s2s.ir"],                                      # core form, names, node building, validator
-    ["s2s.primitives"],                              # the rule tables
-    ["s2s.analysis"],                                # analyses of core form (consult the rule tables)
-    ["s2s.frontend", "s2s.transforms", "s2s.passes"],  # independent of each other
-    ["s2s.emit"],                                    # code emission: codegen, loader, kernels, dumps
-    ["s2s.cachekey"],                                # the cache key of a user function, watched per call
-    ["s2s.driver"],                                  # core_of, caches, the call graph
-    ["s2s.custom"],                                  # user-defined rules
-    ["s2s.checkpoints", "s2s.memory"],               # s2s.checkpoint and its policies; tape_record
-    ["s2s.arg_structure"],                           # grad's and vjp's results in their arguments' structure
-    ["s2s.dispatch"],                                # generated fast paths for calls
-    ["s2s.calls"],                                   # the objects transforms return: cache watch, versions
-    ["s2s.jitted"],                                  # jit's object: a version per argument signature
-    ["s2s.api"],                                     # the transforms users call
-    ["s2s.sources"],                                 # s2s.source and the dump's text
-    ["s2s.ops_table"],                               # what `python -m s2s ops` lists
-    ["s2s.numpy", "s2s.random", "s2s.lax_conv",      # jnp, the random module, lax's convolution primitives,
-     "s2s.tree_inside"],                             # tree_util's stand-ins inside transformed code
+    ["s2s.compiler.ir"],                                      # core form, names, node building, validator
+    ["s2s.compiler.primitives"],                              # the rule tables
+    ["s2s.compiler.analysis"],                                # analyses of core form (consult the rule tables)
+    ["s2s.compiler.frontend", "s2s.compiler.transforms", "s2s.compiler.passes"],  # independent of each other
+    ["s2s.compiler.emit"],                                    # code emission: codegen, loader, kernels, dumps
+    ["s2s.compiler.cachekey"],                                # the cache key of a user function, watched per call
+    ["s2s.compiler.driver"],                                  # core_of, caches, the call graph
+    ["s2s.api.custom"],                                  # user-defined rules
+    ["s2s.api.checkpoints", "s2s.api.memory"],               # s2s.checkpoint and its policies; tape_record
+    ["s2s.api.arg_structure"],                           # grad's and vjp's results in their arguments' structure
+    ["s2s.api.dispatch"],                                # generated fast paths for calls
+    ["s2s.api.calls"],                                   # the objects transforms return: cache watch, versions
+    ["s2s.api.jitted"],                                  # jit's object: a version per argument signature
+    ["s2s.api.entry_points"],                                     # the transforms users call
+    ["s2s.api.sources"],                                 # s2s.source and the dump's text
+    ["s2s.api.ops_table"],                               # what `python -m s2s ops` lists
+    ["s2s.numpy", "s2s.random", "s2s.library.lax_conv",      # jnp, the random module, lax's convolution primitives,
+     "s2s.library.tree_inside"],                             # tree_util's stand-ins inside transformed code
     ["s2s.lax", "s2s.tree_util"],                    # JAX's namespaces written in plain Python
     ["s2s.nn", "s2s.scipy"],                         # activations (over lax) and initializers (over random);
                                                      # jax.scipy's namespaces (over the special primitives)
     ["s2s"],                                         # the package's namespace
-    ["s2s.test_util", "s2s.cli"],                    # tools built on the public API
+    ["s2s.test_util", "s2s.api.cli"],                    # tools built on the public API
     ["s2s.compat"],                                  # JAX's and autograd's module names over s2s
     ["s2s.__main__"],                                # `python -m s2s`
 ]
@@ -177,8 +178,8 @@ def test_the_checker_sees_upward_and_local_imports(tmp_path, monkeypatch):
     fake = tmp_path / "s2s" / "ir"
     fake.mkdir(parents=True)
     (fake / "bad.py").write_text("from .. import driver\n\ndef f():\n    import gast\n")
-    monkeypatch.setitem(MODULES, "s2s.ir.bad", str(fake / "bad.py"))
-    edges, local = imports_of("s2s.ir.bad")
-    assert edges == ["s2s.driver"]
+    monkeypatch.setitem(MODULES, "s2s.compiler.ir.bad", str(fake / "bad.py"))
+    edges, local = imports_of("s2s.compiler.ir.bad")
+    assert edges == ["s2s.compiler.driver"]
     assert local == [(4, "gast")]
-    assert group_of("s2s.driver")[0] > group_of("s2s.ir.bad")[0]
+    assert group_of("s2s.compiler.driver")[0] > group_of("s2s.compiler.ir.bad")[0]

@@ -1,10 +1,10 @@
-"""Each primitive is declared once, in s2s/primitives/, and everything else asks that declaration.
+"""Each primitive is declared once, in s2s/compiler/primitives/, and everything else asks that declaration.
 
 - every `rt.<name>` a declaration uses (its rules, its batching helper, its diagonal form, the
   primitive itself) is exported by exactly one runtime module, through that module's `__all__`;
 - each runtime module's `__all__` is its list of public definitions, and the module stays small;
-- no module outside s2s/primitives/ names operations in a list, set, tuple or dict literal (the
-  facts such a table would hold are fields of `Prim`, or tables of s2s/primitives/registry.py):
+- no module outside s2s/compiler/primitives/ names operations in a list, set, tuple or dict literal (the
+  facts such a table would hold are fields of `Prim`, or tables of s2s/compiler/primitives/registry.py):
   there are none, and no exceptions;
 - the declarations set their facts where they declare the primitive (no `PRIMS[x].attr = ...`).
 """
@@ -23,7 +23,7 @@ import pytest
 
 import s2s  # noqa: F401  (fills the registry)
 from s2s import runtime
-from s2s.primitives import registry
+from s2s.compiler.primitives import registry
 
 ROOT = str(paths.ROOT / "s2s")
 RT_NAME = re.compile(r"\brt\.([A-Za-z_][A-Za-z_0-9]*)")
@@ -136,7 +136,7 @@ def test_the_runtime_namespace_is_exactly_the_export_lists():
     assert names - modules - {"MODULES"} == set(runtime.__all__)
 
 
-# ---- no lists of operation names outside s2s/primitives/ ----
+# ---- no lists of operation names outside s2s/compiler/primitives/ ----
 
 def _numpy_key(s: str) -> str:
     """`xp.<name>` for a NumPy function spelled as a string (`"np.sum"`, `"numpy.linalg.norm"`)."""
@@ -196,7 +196,7 @@ def _literals(tree):
 def _op_name_lists() -> list[tuple]:
     out = []
     for rel, path in _module_files():
-        if rel.startswith("primitives/"):
+        if rel.startswith("compiler/primitives/"):
             continue
         tree = ast.parse(open(path, encoding="utf-8").read(), path)
         for where, elts, line, values in _literals(tree):
@@ -211,7 +211,8 @@ def test_no_module_outside_primitives_lists_operation_names():
     declarations (`registry.lookup(k)` and the fields of `Prim`) instead of keeping their own
     tables of operation names: there are none, with no exceptions."""
     found = _op_name_lists()
-    assert len(found) == 0, "lists of operation names outside s2s/primitives/ (declare the fact on the primitive): " + \
+    assert len(found) == 0, "lists of operation names outside s2s/compiler/primitives/ " + \
+        "(declare the fact on the primitive): " + \
         "; ".join(f"{rel}:{line} in {where}: {names}" for rel, where, line, names in found)
 
 
@@ -252,7 +253,7 @@ def test_every_fused_kernel_function_is_spelled_for_each_emitter():
     """The fused kernels' emitters (s2s/emit) read each function's spelling from its declaration:
     CUDA C's (`cuda`) for every fusable function but `where` (a select in every emitter), and
     numba's prelude helper (`numba`) only where the prelude defines it."""
-    from s2s.emit import numba_kernels
+    from s2s.compiler.emit import numba_kernels
     for name, p in registry.PRIMS.items():
         if p.fusable and name != "xp.where":
             assert name.startswith("xp.") and p.cuda, f"{name} is fusable but has no CUDA C form (cuda=)"
@@ -291,7 +292,7 @@ def test_facts_are_set_where_the_primitive_is_declared():
     """No after-the-fact patches in the declarations (`PRIMS[x].zero_args = ...`, `zero(x, ...)`)."""
     patches = []
     for rel, path in _module_files():
-        if not rel.startswith("primitives/"):
+        if not rel.startswith("compiler/primitives/"):
             continue
         for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path)):
             targets = node.targets if isinstance(node, ast.Assign) else \

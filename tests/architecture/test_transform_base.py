@@ -1,4 +1,4 @@
-"""The shared transform machinery (s2s.transforms.base): how a new transform plugs in.
+"""The shared transform machinery (s2s.compiler.transforms.base): how a new transform plugs in.
 
 A transform subclasses `Transform`, gets the callee versions it needs from the `Callees`
 interface it is handed (here a stub, in s2s the driver), and returns `GeneratedFn`s.
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.driver import CALLEES, core_of
-from s2s.emit.loader import compile_fn
-from s2s.ir import build
-from s2s.transforms.base import Companions, GeneratedFn, Transform, header_for
+from s2s.compiler.driver import CALLEES, core_of
+from s2s.compiler.emit.loader import compile_fn
+from s2s.compiler.ir import build
+from s2s.compiler.transforms.base import Companions, GeneratedFn, Transform, header_for
 
 
 def helper(a, scale=3.0):

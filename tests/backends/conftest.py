@@ -3,7 +3,7 @@ asks for it (`pytestmark = pytest.mark.usefixtures("fake_backend")`)."""
 import pytest
 from fake_backend import BACKEND
 
-from s2s import arrays
+from s2s.backends import arrays
 
 
 @pytest.fixture

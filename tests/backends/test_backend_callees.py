@@ -1,4 +1,4 @@
-"""Plain Python callees of generated code on a backend other than NumPy (s2s/emit/backend_callees.py):
+"""Plain Python callees of generated code on a backend other than NumPy (s2s/compiler/emit/backend_callees.py):
 a helper jit does not inline, a helper a derivative calls on inactive values, and the runtime's
 composites run as versions compiled for the call's backend (the fake GPU backend, as strict as
 CuPy, refuses the NumPy arrays their plain `np.` would make). Values are compared with NumPy's and
@@ -10,7 +10,7 @@ from fake_backend import BACKEND, FakeArray, put
 from fake_backend import host as _host
 
 import s2s
-from s2s.emit import backend_callees
+from s2s.compiler.emit import backend_callees
 
 pytestmark = pytest.mark.usefixtures("fake_backend")  # (tests/backends/conftest.py)
 

@@ -3,7 +3,7 @@
 Runs when CuPy and a GPU are present (tools/bench/gpu_check.sh installs CuPy and runs this file);
 otherwise every test here is skipped with the reason. The same dispatch is exercised without a
 GPU by tests/test_backends.py's fake backend (value_and_grad and vjp, then jvp, jit, vmap and vmap(grad), as
-here). jit's fused expressions run here as CuPy kernels (s2s/emit/cupy_kernels.py) on the
+here). jit's fused expressions run here as CuPy kernels (s2s/compiler/emit/cupy_kernels.py) on the
 programs of tests/test_backends_kernels.py, which checks their C without a GPU.
 """
 import numpy as np

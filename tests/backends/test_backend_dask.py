@@ -12,7 +12,7 @@ import paths
 import pytest
 
 import s2s
-from s2s import arrays
+from s2s.backends import arrays
 from s2s.errors import S2SError
 
 da = pytest.importorskip("dask.array", reason="the Dask backend needs dask: pip install 's2s[dask]'")
@@ -84,8 +84,8 @@ def test_a_numpy_jit_version_run_on_dask_gets_dask_constants_and_statements(monk
     """The version for small NumPy vectors, moved to Dask by the backend setting: its 0-d NumPy
     constants become Dask's and its small-array kernel NumPy's statements on Dask arrays
     (emit/loader.version), before and after the kernel compiles."""
-    from s2s import record
-    from s2s.emit import numba_kernels, numba_small
+    from s2s.base import record
+    from s2s.compiler.emit import numba_kernels, numba_small
     monkeypatch.setattr(numba_small, "HOT", 2)
     x = np.linspace(-1.0, 1.0, 6)
     jf = s2s.jit(small_chain)

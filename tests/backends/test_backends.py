@@ -24,7 +24,8 @@ from fake_backend import is_fake as _is_fake
 from op_specs import SPECS
 
 import s2s
-from s2s import arrays, record
+from s2s.backends import arrays
+from s2s.base import record
 from s2s.errors import S2SError
 
 # Transforms NumPy itself refuses for these functions (tests/test_op_vmap.py's VMAP_GAPS and
@@ -54,7 +55,7 @@ BACKEND_GAPS: dict[str, str] = {
 }
 
 
-# Functions CuPy lacks with no faithful composition in s2s/array_fill.py (the fake backend lacks them
+# Functions CuPy lacks with no faithful composition in s2s/backends/array_fill.py (the fake backend lacks them
 # too): op-table entry -> the NumPy function the S2SError names; their sweeps must stop at it.
 BACKEND_LACKS = {"nanquantile": "nanquantile", "nanpercentile": "nanpercentile"}
 

@@ -11,7 +11,7 @@ from backend_variants import check_on_backend
 from corpus import CORPUS
 from op_specs import SPECS
 
-from s2s import arrays
+from s2s.backends import arrays
 
 da = pytest.importorskip("dask.array", reason="the Dask backend needs dask: pip install 's2s[dask]'")
 

@@ -1,4 +1,4 @@
-"""jit's fused kernels in their CuPy form (s2s/emit/cupy_kernels.py), checked without a GPU.
+"""jit's fused kernels in their CuPy form (s2s/compiler/emit/cupy_kernels.py), checked without a GPU.
 
 The CUDA C of each fused expression is (1) evaluated by a small C evaluator over NumPy
 (tests/c_eval.py, which also plays CuPy's ElementwiseKernel/ReductionKernel for a fake GPU
@@ -19,8 +19,8 @@ from fake_backend import FAKE, FakeArray, put
 from helpers_kernels import energy, mixed, positive, selu
 
 import s2s
-from s2s import arrays
-from s2s.emit import cupy_kernels, kernels, numba_kernels
+from s2s.backends import arrays
+from s2s.compiler.emit import cupy_kernels, kernels, numba_kernels
 
 
 def count_big(x):

@@ -12,7 +12,7 @@ from backend_variants import check_on_backend, check_transforms_on_backend
 from namespace_cases import CASES, Pair, Params, tree_nodes
 
 import s2s
-from s2s import arrays
+from s2s.backends import arrays
 
 da = pytest.importorskip("dask.array", reason="the Dask backend needs dask: pip install 's2s[dask]'")
 

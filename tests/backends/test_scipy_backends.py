@@ -7,7 +7,7 @@ import pytest
 from fake_backend import BACKEND, FakeArray, put
 
 import s2s
-from s2s import arrays
+from s2s.backends import arrays
 from s2s.scipy import special
 
 X = np.linspace(0.3, 2.9, 24).reshape(4, 6)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from paths import ROOT
 
-from s2s import cli
+from s2s.api import cli
 from s2s.errors import shown_path
 
 _CWD: list[Path] = []

@@ -13,9 +13,9 @@ from paths import ROOT, SUPPORT
 from test_golden import EXAMPLES
 
 import s2s
-from s2s import record
-from s2s.sources import dump_source
-from s2s.tree import tree_leaves
+from s2s.api.sources import dump_source
+from s2s.base import record
+from s2s.base.tree import tree_leaves
 
 HERE = str(SUPPORT)
 RNG = np.random.default_rng(3)

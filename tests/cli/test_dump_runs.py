@@ -19,7 +19,7 @@ import pytest
 from paths import ROOT, SUPPORT
 
 import s2s
-from s2s import cli
+from s2s.api import cli
 
 TARGETS = ("loop_sum", "branch", "calls_helper", "store")
 SINGLE = [(t,) for t in cli.TRANSFORMS]

@@ -15,7 +15,7 @@ import pytest
 from paths import GOLDEN, ROOT, SUPPORT
 
 import s2s
-from s2s.sources import transformed_source
+from s2s.api.sources import transformed_source
 
 HERE = str(SUPPORT)
 GOLDEN_DIR = str(GOLDEN)
@@ -66,7 +66,7 @@ import os
 import sys
 sys.path.insert(0, {here!r})
 import golden_funcs
-from s2s.sources import transformed_source
+from s2s.api.sources import transformed_source
 for fname, transform, argnums in {examples!r}:
     fn = getattr(golden_funcs, fname)
     path = fn.__code__.co_filename

@@ -1,6 +1,6 @@
 """`python -m s2s dump --transform vmap` and stacked --transform flags."""
 
-from s2s import cli
+from s2s.api import cli
 
 
 def test_dump_vmap_with_axes(capsys):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import driver
+from s2s.compiler import driver
 
 SCALE = 2.0
 
@@ -42,7 +42,7 @@ def write(path, text):
 
 @pytest.fixture
 def count_compiles(monkeypatch):
-    """Count calls of the compiler's code generator (s2s.driver.compile_fn)."""
+    """Count calls of the compiler's code generator (s2s.compiler.driver.compile_fn)."""
     calls = []
     real = driver.compile_fn
 

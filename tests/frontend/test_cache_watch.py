@@ -1,4 +1,4 @@
-"""The per-call check of a transformed object's cache key (s2s/cachekey.py): identity tests of
+"""The per-call check of a transformed object's cache key (s2s/compiler/cachekey.py): identity tests of
 every place the key read. Whatever a call rebinds there (a global, a module attribute, a closure
 cell, an instance attribute, a helper's code or defaults) is seen by the next call of the very same
 object; an equal value rebound keeps the compiled code."""
@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import cachekey, stop_gradient
+from s2s import stop_gradient
+from s2s.compiler import cachekey
 
 X = np.array([0.3, -0.5, 1.2])
 SCALE = 2.0

@@ -4,8 +4,8 @@ import pytest
 from corpus import CORPUS
 
 import s2s
-from s2s.driver import core_of, jvp_function, split_vjp
-from s2s.ir.validate import CoreFormError, validate
+from s2s.compiler.driver import core_of, jvp_function, split_vjp
+from s2s.compiler.ir.validate import CoreFormError, validate
 
 IDS = [fn.__name__ for fn, _ in CORPUS]
 

@@ -558,7 +558,7 @@ def test_installed_packages_are_not_looked_into_by_the_cache_key(tmp_path):
 
     import _pytest.assertion.util
 
-    from s2s import cachekey
+    from s2s.compiler import cachekey
     assert cachekey._is_library(json) and cachekey._is_library(_pytest.assertion.util)
     (tmp_path / "users_module.py").write_text("def f(x):\n    return x\n")
     spec = importlib.util.spec_from_file_location("users_module", tmp_path / "users_module.py")

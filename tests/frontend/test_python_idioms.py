@@ -154,7 +154,7 @@ def test_double_star_in_dict_literals():
 
 
 def test_double_star_source_read_otherwise_is_not_expanded_statically():
-    from s2s.frontend import python_idioms
+    from s2s.compiler.frontend import python_idioms
 
     fn = __import__("gast").parse("def f(x):\n    a = {'u': x}\n    g(a)\n    t = {**a}\n    return t\n").body[0]
     state = python_idioms._State(fn, lambda n: (False, None))

@@ -11,8 +11,8 @@ import pytest
 
 import s2s
 from s2s import runtime as rt
-from s2s.frontend.resolve import prim_key
-from s2s.primitives import registry
+from s2s.compiler.frontend.resolve import prim_key
+from s2s.compiler.primitives import registry
 
 PROBE = "rt.s2s_test_probe_rebinding"
 
@@ -53,7 +53,7 @@ def test_a_restored_attribute_is_its_primitive_again(monkeypatch, module, name, 
 
 
 def test_second_order_through_rt_fresh_after_a_rebinding(monkeypatch):
-    assert "rt.fresh(" in s2s.sources.transformed_source(_in_place, "grad")
+    assert "rt.fresh(" in s2s.api.sources.transformed_source(_in_place, "grad")
     _rebuild_while_rebound(monkeypatch, rt, "fresh")
     x = np.array([0.3, 0.5, 0.7])
     np.testing.assert_allclose(s2s.hessian(_in_place)(x), _fd_hessian(_in_place, x), rtol=1e-6, atol=1e-8)

@@ -22,7 +22,7 @@ import pytest
 from corpus import CORPUS
 
 import s2s
-from s2s.ir.names import GLOBALS
+from s2s.compiler.ir.names import GLOBALS
 from s2s.test_util import check_grads
 
 _WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
@@ -147,7 +147,7 @@ def _load(tmp_path, name: str, body: str):
 
 
 def _close(a, b, tol):
-    for p, q in zip(s2s.tree.tree_flatten(a)[0], s2s.tree.tree_flatten(b)[0]):
+    for p, q in zip(s2s.base.tree.tree_flatten(a)[0], s2s.base.tree.tree_flatten(b)[0]):
         np.testing.assert_allclose(p, q, rtol=tol, atol=tol)
 
 

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.frontend import code_match
-from s2s.frontend.parse import parse_function
+from s2s.compiler.frontend import code_match
+from s2s.compiler.frontend.parse import parse_function
 
 X = np.array([0.3, -0.7, 1.1])
 

@@ -1,13 +1,15 @@
-"""The trace transform (s2s/transforms/trace.py) as source: after each op the statement that
+"""The trace transform (s2s/compiler/transforms/trace.py) as source: after each op the statement that
 builds its node from its arguments' nodes, callees traced, the printed module runnable on its own
 (`python -m s2s dump --transform trace`), compiled once per function and mask, and refusals at the
 user's line."""
 import numpy as np
 import pytest
 
-from s2s import api, cli, driver
+from s2s.api import cli
+from s2s.api import entry_points as api
+from s2s.api.sources import dump_source, transformed_source
+from s2s.compiler import driver
 from s2s.errors import S2SError
-from s2s.sources import dump_source, transformed_source
 
 
 def avg(a, b):

@@ -70,7 +70,7 @@ def test_a_non_finite_diagonal_takes_the_basis_as_before(f):
 def test_raises_nothing_decides_whether_the_diagonal_is_a_plain_call(body, safe):
     import gast
 
-    from s2s.transforms.diagonal import raises_nothing
+    from s2s.compiler.transforms.diagonal import raises_nothing
     src = "def diagonal(x):\n" + "".join(f"    {line}\n" for line in body.splitlines())
     assert raises_nothing(gast.parse(src).body[0], {"x": 1}) is safe
 

@@ -1,4 +1,4 @@
-"""The reductions of jacfwd's diagonal function (s2s/transforms/diagonal.py): the docstring example
+"""The reductions of jacfwd's diagonal function (s2s/compiler/transforms/diagonal.py): the docstring example
 holds, each step fires where it should and not where it must not, and Hessians through the forms
 it rewrites equal central differences of the gradient and the looped Jacobian (one jvp per basis
 vector, which none of these steps touch)."""
@@ -12,9 +12,9 @@ from helpers_compare import fd_hessian
 
 import s2s
 from s2s import runtime as rt
-from s2s.emit.codegen import to_source
-from s2s.ir.names import Namer
-from s2s.transforms import diagonal
+from s2s.compiler.emit.codegen import to_source
+from s2s.compiler.ir.names import Namer
+from s2s.compiler.transforms import diagonal
 
 
 def _block(doc: str, label: str) -> str:

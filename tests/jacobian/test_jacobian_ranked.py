@@ -12,8 +12,8 @@ import pytest
 from helpers_compare import fd_hessian
 
 import s2s
-from s2s.emit.codegen import to_source
-from s2s.transforms import diagonal
+from s2s.compiler.emit.codegen import to_source
+from s2s.compiler.transforms import diagonal
 
 A3 = np.array([[1.0, 2.0, 0.0], [0.0, 1.0, 3.0], [1.0, 0.0, 1.0]])
 C3 = np.array([0.5, -2.0, 1.5])

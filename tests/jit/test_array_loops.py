@@ -1,4 +1,4 @@
-"""Array loop kernels (jit with numba, `s2s.passes.arrayloop`, `s2s.emit.numba_arrayloops`): a
+"""Array loop kernels (jit with numba, `s2s.compiler.passes.arrayloop`, `s2s.compiler.emit.numba_arrayloops`): a
 loop over array state -- a recurrence, the forward sweep of an RNN's gradient pushing its states,
 the backward sweep popping them -- runs as one compiled loop and gives the unjitted function's
 values to a few ulp (its own `tanh`: within 1 ulp of the exact value, 2 of NumPy's; products
@@ -15,9 +15,9 @@ from helpers_compare import assert_same_computation, assert_trees_close
 from paths import BENCH
 
 import s2s
-from s2s.emit import numba_arrayloops, numba_kernels
-from s2s.emit.codegen import to_source
-from s2s.passes import arrayloop
+from s2s.compiler.emit import numba_arrayloops, numba_kernels
+from s2s.compiler.emit.codegen import to_source
+from s2s.compiler.passes import arrayloop
 
 sys.path.insert(0, str(BENCH))
 from bench_programs import rnn_hand, rnn_loss  # noqa: E402  (X1's program and its hand-written gradient)

@@ -24,9 +24,9 @@ def test_negated_float_product_is_folded_and_exact():
     for f in (s2s.vmap(s2s.grad(td_loss), in_axes=(None, 0, 0, 0)),
               s2s.jit(s2s.vmap(s2s.grad(td_loss), in_axes=(None, 0, 0, 0)))):
         np.testing.assert_allclose(f(*a), hand, rtol=1e-12)
-        ran = f._by_ndims if isinstance(f, s2s.calls.Vmapped) else {k: v[0] for k, v in f._by_kind.items()}
+        ran = f._by_ndims if isinstance(f, s2s.api.calls.Vmapped) else {k: v[0] for k, v in f._by_kind.items()}
         src = next(iter(ran.values())).__s2s__.source  # the version the call ran
-        factor = "-2.0 *" if isinstance(f, s2s.calls.Vmapped) else "c64_neg_2_0 *"  # (jit: a 0-d array)
+        factor = "-2.0 *" if isinstance(f, s2s.api.calls.Vmapped) else "c64_neg_2_0 *"  # (jit: a 0-d array)
         assert factor in src and "-(2.0" not in src and "-b_t2" not in src
 
 

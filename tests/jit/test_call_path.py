@@ -6,7 +6,7 @@ import pytest
 from helpers_kernels import assert_selu
 
 import s2s
-from s2s.emit.kernels import THRESHOLD
+from s2s.compiler.emit.kernels import THRESHOLD
 
 
 def selu(x):

@@ -1,4 +1,4 @@
-"""The generated fast paths of transformed functions (s2s/dispatch.py): once calls have shown one
+"""The generated fast paths of transformed functions (s2s/api/dispatch.py): once calls have shown one
 signature, a transformed object's call is a generated function testing it inline. Every call it
 serves must equal the general path's (and a hand-derived value); every call it was not built for
 (another dtype or rank, keywords, a missing or extra argument, a rebound global) must reach the

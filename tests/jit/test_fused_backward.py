@@ -7,7 +7,7 @@ import numpy as np
 from helpers_kernels import assert_within_ulps, selu
 
 import s2s
-from s2s.emit import kernels
+from s2s.compiler.emit import kernels
 
 N = kernels.THRESHOLD * 3 + 17  # several blocks, and a ragged last one
 

@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import pytest
 
-from s2s.emit import kernels, scheduler
+from s2s.compiler.emit import kernels, scheduler
 
 
 class _Pool:
@@ -152,7 +152,7 @@ def test_a_numba_driver_claims_every_block_once(pool, reduce):
     pytest.importorskip("numba")
     import gast
 
-    from s2s.emit import numba_kernels
+    from s2s.compiler.emit import numba_kernels
     if not numba_kernels.available():
         pytest.skip("S2S_NO_NUMBA")
     p = pool(_Pool(now=True))

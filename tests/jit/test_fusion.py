@@ -1,4 +1,4 @@
-"""Fused elementwise kernels (the `fusion` pass with s2s.emit.kernels): on arrays above the
+"""Fused elementwise kernels (the `fusion` pass with s2s.compiler.emit.kernels): on arrays above the
 size threshold jit(f) gives bitwise the values of f (a fused sum: equal up to rounding; a numba
 kernel's `exp`: within an ulp, see helpers_kernels.assert_selu), and falls back to NumPy for
 small, float32, non-contiguous or mismatched arrays."""
@@ -9,8 +9,8 @@ import pytest
 from helpers_kernels import assert_selu, energy, mixed, positive, selu
 
 import s2s
-from s2s.emit import kernels, numba_kernels
-from s2s.passes import fusion
+from s2s.compiler.emit import kernels, numba_kernels
+from s2s.compiler.passes import fusion
 
 N = kernels.THRESHOLD * 3 + 17  # several blocks, and a ragged last one
 
@@ -107,8 +107,8 @@ def test_fused_expression_on_another_backend(data):
     that backend's namespace: the result stays on the backend."""
     from fake_backend import BACKEND, FakeArray, put
 
-    from s2s import arrays
-    from s2s.emit.loader import call
+    from s2s.backends import arrays
+    from s2s.compiler.emit.loader import call
     arrays.register(BACKEND)
     try:
         x, _ = data

@@ -17,7 +17,7 @@ import pytest
 from helpers_kernels import assert_within_ulps
 
 import s2s
-from s2s.emit import kernels, numba_kernels
+from s2s.compiler.emit import kernels, numba_kernels
 
 N = kernels.THRESHOLD * 3 + 17
 ROOT = str(paths.ROOT)

@@ -1,4 +1,4 @@
-"""jit's one-signature fast path (Jitted._dispatcher, made by s2s/dispatch.py): every call it serves must equal the
+"""jit's one-signature fast path (Jitted._dispatcher, made by s2s/api/dispatch.py): every call it serves must equal the
 general path's, and anything it was not built for (another type, a large array, a rebound
 global, keyword arguments) must reach the general path."""
 import linecache
@@ -8,7 +8,7 @@ import pytest
 from helpers_kernels import assert_selu
 
 import s2s
-from s2s.emit.kernels import THRESHOLD
+from s2s.compiler.emit.kernels import THRESHOLD
 
 SCALE = 2.0
 
@@ -105,6 +105,6 @@ def test_a_version_with_nothing_to_fuse_serves_every_size():
     large = np.linspace(-3.0, 3.0, THRESHOLD + 5)
     f(small)
     (fentry,) = f._by_kind.values()
-    assert fentry[1] is None or not s2s.emit.kernels.available()
+    assert fentry[1] is None or not s2s.compiler.emit.kernels.available()
     assert_selu(f(large), large)  # selu_like is selu
     np.testing.assert_allclose(f(small), 1.05 * np.where(small > 0, small, 1.67 * np.exp(small) - 1.67), rtol=1e-15)

@@ -1,6 +1,6 @@
 """jit(f) == f with fused kernels at every size: the corpus (tests/corpus.py), its gradients, and
 a slice of the differential fuzzer's programs (tools/fuzz.py), with the size threshold of
-s2s.emit.kernels set to one element, so every expression the fusion pass fuses runs as a
+s2s.compiler.emit.kernels set to one element, so every expression the fusion pass fuses runs as a
 kernel on these small arrays (at the real threshold, 65536 elements, none of them would).
 
 .ci/run runs this file again with S2S_NO_NUMBA=1 (NumPy block kernels) and S2S_NO_FUSE=1 (no
@@ -16,8 +16,8 @@ import pytest
 from helpers_compare import assert_trees_close as _close
 
 import s2s
-from s2s import jitted
-from s2s.emit import kernels
+from s2s.api.entry_points import jitted
+from s2s.compiler.emit import kernels
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """jit never holds arrays longer than the unoptimized function: its peak memory (NumPy's
 allocations, traced by tracemalloc) is at most the plain transform's, and it writes single-use
 temporaries into the expressions that read them only where that keeps no operand alive across
-an allocation (s2s/passes/reform.py)."""
+an allocation (s2s/compiler/passes/reform.py)."""
 import tracemalloc
 
 import gast
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.emit.codegen import to_source
-from s2s.passes import reform
+from s2s.compiler.emit.codegen import to_source
+from s2s.compiler.passes import reform
 
 N = 200_000  # 1.6 MB per float64 array: far above anything else a call allocates
 

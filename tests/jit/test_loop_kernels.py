@@ -1,4 +1,4 @@
-"""Loop kernels (jit with numba, `s2s.passes.loopkernel`): loops of scalar arithmetic on array
+"""Loop kernels (jit with numba, `s2s.compiler.passes.loopkernel`): loops of scalar arithmetic on array
 elements run as one compiled loop and give the Python loop's values (bitwise for arithmetic);
 loops that do not qualify, small trip counts, other argument types and `S2S_NO_NUMBA` run the
 Python loop. Without numba only the Python-loop checks run (CI runs this file both ways)."""
@@ -9,7 +9,7 @@ import pytest
 from helpers_compare import assert_same_computation
 
 import s2s
-from s2s.emit import numba_kernels, numba_loops
+from s2s.compiler.emit import numba_kernels, numba_loops
 
 N = numba_loops.MIN_TRIPS * 4 + 3
 needs_numba = pytest.mark.skipif(not numba_kernels.available(), reason="numba not installed or S2S_NO_NUMBA set")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import record
-from s2s.emit import numba_kernels, numba_small
+from s2s.base import record
+from s2s.compiler.emit import numba_kernels, numba_small
 
 pytestmark = pytest.mark.skipif(not numba_kernels.available(), reason="needs numba (the `fast` extra)")
 

@@ -1,4 +1,4 @@
-"""Large matrix products under jit (s2s/emit/products.py): a version whose shapes are known writes
+"""Large matrix products under jit (s2s/compiler/emit/products.py): a version whose shapes are known writes
 a product of matrices of `shapefold.SPLIT_MIN` multiply-adds and more as `matmul_<i>(a, b)`, whose
 blocks of rows the calling thread and the scheduler's helpers share. The values are those of
 `a @ b` whichever way it runs (checked with a helper thread that runs at once, one that never
@@ -14,8 +14,8 @@ from helpers_blas import assert_product_close, product_bound
 from paths import BENCH
 
 import s2s
-from s2s.emit import dump, products, scheduler
-from s2s.passes import shapefold
+from s2s.compiler.emit import dump, products, scheduler
+from s2s.compiler.passes import shapefold
 
 sys.path.insert(0, str(BENCH))
 from bench_programs import linear_hand, linear_loss  # noqa: E402  (W5's program and its hand-written gradient)
@@ -111,7 +111,7 @@ def test_large_products_of_a_shaped_version_share_rows(threads):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
     src = s2s.source(next(iter(g._versions.values())))
     assert "matmul_0(x, w)" in src and "matmul_1(x.T, " in src, src
-    assert "# product matmul_0 (s2s.emit.products" in src
+    assert "# product matmul_0 (s2s.compiler.emit.products" in src
     small = _data(16, 32, 64)  # (another signature: a version of its own, with `@`)
     for want, got in zip(linear_hand(*small), g(*small)):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)

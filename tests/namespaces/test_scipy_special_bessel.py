@@ -145,7 +145,7 @@ def test_a_function_cupyx_lacks_is_a_clear_error_on_a_gpu_backend():
     """The CuPy-strict stand-in offers only cupyx.scipy.special's functions: iv is not among them."""
     from fake_backend import BACKEND, put
 
-    from s2s import arrays
+    from s2s.backends import arrays
     arrays.register(BACKEND)
     try:
         with pytest.raises(s2s.S2SError, match="scipy.special.iv has no fake version"):
@@ -159,7 +159,7 @@ def test_on_a_gpu_backend_the_functions_cupyx_has_match_numpy():
     CuPy-strict stand-in, grad and vmap(grad) of them equal NumPy's."""
     from fake_backend import BACKEND, FakeArray, host, put
 
-    from s2s import arrays
+    from s2s.backends import arrays
 
     def loss(x):
         return np.sum(sp.gamma(x) * sp.gammasgn(x) + sp.rgamma(x) + sp.erfcinv(x / 4.0) + sp.i0(x) * sp.i1(x)

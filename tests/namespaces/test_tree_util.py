@@ -113,7 +113,7 @@ def loss(params, x):
 
 
 def test_registered_nodes_in_test_util_and_transform_boundary():
-    """s2s.tree is what the API and check_grads flatten with: registered nodes are nodes there."""
+    """s2s.base.tree is what the API and check_grads flatten with: registered nodes are nodes there."""
     rng = np.random.default_rng(0)
     w, b, x = rng.normal(size=(3, 2)), rng.normal(size=2), rng.normal(size=(4, 3))
     check_grads(loss, ((w, b), x), modes=("fwd", "rev"))

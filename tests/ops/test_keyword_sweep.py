@@ -4,14 +4,14 @@ operation the registry declares, at values other than its default, generated fro
 The base call of an operation is its spec's (tests/support/op_specs.py: the first `np.<op>(...)`
 call its function returns, with the spec's draws), or, for an operation without one, the call of
 it on float matrices (one or two). Each parameter of NumPy's function (read with `inspect.signature` or a
-ufunc's attributes, s2s.primitives.keywords) that has a default is given a value that differs
+ufunc's attributes, s2s.compiler.primitives.keywords) that has a default is given a value that differs
 from it and from the base call's, drawn from the parameter's type and name: the other booleans, integers
 past the ends (out-of-range axes and indices, negative ones), crossed bounds, the other documented
 strings (`order="F"`, `mode="clip"`). Then, one of:
 
 - NumPy itself raises: s2s raises too (NumPy's class of error, or an S2SError), never a number;
 - s2s refuses (an S2SError naming the user's file): every transform refuses, and only a parameter
-  that the operation's declaration does not model (s2s.primitives.keywords) or a derivative s2s
+  that the operation's declaration does not model (s2s.compiler.primitives.keywords) or a derivative s2s
   does not have is refused (the table REFUSED below says which);
 - otherwise jit gives NumPy's value, vmap gives the loop's values over two examples, and grad and
   jvp match central differences of NumPy's own function (for float results).
@@ -31,8 +31,8 @@ import pytest
 from op_specs import SPECS
 
 import s2s
+from s2s.compiler.primitives import keywords, registry
 from s2s.errors import S2SError
-from s2s.primitives import keywords, registry
 
 SKIPPED = {"out", "dtype", "copy", "like", "device", "subok", "signature"}  # (see the module's docstring)
 

@@ -12,9 +12,9 @@ from paths import ROOT
 
 import s2s
 import s2s.numpy as jnp
-from s2s import ops_table
-from s2s.frontend.resolve import prim_key
-from s2s.primitives import registry
+from s2s.api import ops_table
+from s2s.compiler.frontend.resolve import prim_key
+from s2s.compiler.primitives import registry
 from s2s.test_util import check_grads
 
 

@@ -54,7 +54,7 @@ def _leaves(x):
 
 
 # float32 inputs whose gradients still come back float64 (strict: a fixed one must leave the list);
-# none since a cotangent takes its primal's dtype (s2s/cotangent_dtype.py: np.float_power, which
+# none since a cotangent takes its primal's dtype (s2s/base/cotangent_dtype.py: np.float_power, which
 # computes in float64, and float64 knots plus a float32 shift now give float32 gradients)
 F64_GRADS: dict[str, str] = {}
 

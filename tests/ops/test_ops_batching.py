@@ -8,8 +8,8 @@ from helpers_vmap import assert_stacked, batch_args
 
 import s2s
 import s2s.runtime
-from s2s import ops_table
-from s2s.primitives.registry import BATCH
+from s2s.api import ops_table
+from s2s.compiler.primitives.registry import BATCH
 
 B = 4
 rng = np.random.default_rng(7)

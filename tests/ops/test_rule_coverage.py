@@ -6,7 +6,7 @@ import rule_table_funcs as RT_FUNCS
 
 import s2s  # noqa: F401  (registers the rules)
 from s2s import runtime
-from s2s.primitives import registry
+from s2s.compiler.primitives import registry
 from s2s.test_util import check_grads
 
 PRIMS = sorted(registry.PRIMS)
@@ -18,7 +18,7 @@ def test_every_differentiable_argument_has_both_rules(name):
     if p.nondiff:
         return
     if p.source is not None:  # a composite: s2s transforms its source instead
-        from s2s.driver import core_of
+        from s2s.compiler.driver import core_of
         for fn in p.source.values() if isinstance(p.source, dict) else [p.source]:
             core_of(fn)
         return
@@ -43,7 +43,7 @@ def test_every_primitive_names_a_real_function(name):
 
 def test_every_numpy_primitive_is_in_s2s_numpy():
     import s2s.numpy as jnp
-    from s2s import record
+    from s2s.base import record
 
     for name in PRIMS:
         if name.startswith("xp.") and "." not in name[3:]:
@@ -70,7 +70,7 @@ def _helpers_in_rules():
 def test_every_runtime_helper_in_a_rule_can_be_differentiated(helper):
     """A helper that appears in derivative code is a primitive with rules, or s2s can transform its
     source (so derivatives of derivatives work)."""
-    from s2s.driver import core_of
+    from s2s.compiler.driver import core_of
 
     if "rt." + helper not in registry.PRIMS:
         core_of(getattr(runtime, helper))

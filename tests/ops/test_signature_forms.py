@@ -17,8 +17,8 @@ import pytest
 from op_specs import SPECS
 
 import s2s
+from s2s.compiler.primitives import registry
 from s2s.errors import S2SError
-from s2s.primitives import registry
 
 SKIP_PARAMS = {"out"}  # refused (tests/ops: out= is an S2SError)
 

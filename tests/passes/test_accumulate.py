@@ -11,8 +11,8 @@ from helpers_compare import assert_trees_close
 from paths import BENCH
 
 import s2s
-from s2s.emit.codegen import to_source
-from s2s.passes import accumulate
+from s2s.compiler.emit.codegen import to_source
+from s2s.compiler.passes import accumulate
 from s2s.test_util import check_grads
 
 sys.path.insert(0, str(BENCH))

@@ -1,11 +1,11 @@
-"""The analyses of core form (s2s.analysis), on small hand-written core-form bodies with
+"""The analyses of core form (s2s.compiler.analysis), on small hand-written core-form bodies with
 expected results worked out by hand."""
 
 import textwrap
 
 import gast
 
-from s2s import analysis
+from s2s.compiler import analysis
 
 
 def body_of(code: str) -> list:

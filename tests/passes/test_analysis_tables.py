@@ -6,7 +6,7 @@ import textwrap
 import gast
 import pytest
 
-from s2s import analysis
+from s2s.compiler import analysis
 
 
 def reference_liveness(body):

@@ -1,14 +1,14 @@
 """Compile time grows linearly with the program (issue 14), measured without a clock: the work
-the compiler reports (s2s.stats.STATS) plus the nodes it walks, visits and deep-copies, per
+the compiler reports (s2s.base.stats.STATS) plus the nodes it walks, visits and deep-copies, per
 statement of tools/bench/bench_compile.py's generated programs at two sizes four times apart."""
 import sys
 
 import pytest
 from paths import BENCH
 
-from s2s import analysis
-from s2s.frontend import idioms_calls
-from s2s.transforms import reverse
+from s2s.compiler import analysis
+from s2s.compiler.frontend import idioms_calls
+from s2s.compiler.transforms import reverse
 
 sys.path.insert(0, str(BENCH))
 import bench_compile  # noqa: E402

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import record
+from s2s.base import record
 
 X = np.array([0.5, -1.25, 3.0, 0.0, -0.0, 1e300])
 M = np.arange(6.0).reshape(2, 3) - 2.5

@@ -7,7 +7,7 @@ import gast
 import pytest
 from test_pass_tracking import _inputs
 
-from s2s.passes import base, dce
+from s2s.compiler.passes import base, dce
 
 # one worker computes this file's module fixture once (.ci/run: --dist loadgroup)
 pytestmark = pytest.mark.xdist_group("test_dce_blocks")

@@ -8,7 +8,7 @@ import numpy as np
 from helpers_kernels import assert_fused
 
 import s2s
-from s2s.emit import kernels
+from s2s.compiler.emit import kernels
 
 
 def helper(a, b):

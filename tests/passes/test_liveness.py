@@ -13,7 +13,7 @@ from corpus import CORPUS
 from paths import BENCH
 
 import s2s
-from s2s import analysis, driver
+from s2s.compiler import analysis, driver
 
 sys.path.insert(0, str(BENCH))
 import bench_compile  # noqa: E402

@@ -1,4 +1,4 @@
-"""Loop vectorization (s2s/passes/loopvec.py): independent `for i in range(...)` loops run as their
+"""Loop vectorization (s2s/compiler/passes/loopvec.py): independent `for i in range(...)` loops run as their
 body batched over the index vector, under jit and inside vmap. Every result is checked against
 the plain loop (the function called as written) and, for vmap, against a Python loop over the
 examples; derivatives through vectorized loops against finite differences and per-example grads."""
@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s import driver
-from s2s.emit.codegen import to_source
+from s2s.compiler import driver
+from s2s.compiler.emit.codegen import to_source
+from s2s.compiler.ir.core import CoreFn
+from s2s.compiler.passes import loopvec
 from s2s.errors import S2SError
-from s2s.ir.core import CoreFn
-from s2s.passes import loopvec
 from s2s.test_util import check_grads
 
 R = np.random.default_rng(7)

@@ -13,8 +13,8 @@ import pytest
 from paths import BENCH
 
 import s2s
-from s2s import driver, passes
-from s2s.passes import base
+from s2s.compiler import driver, passes
+from s2s.compiler.passes import base
 
 sys.path.insert(0, str(BENCH))
 import bench_compile  # noqa: E402
@@ -133,7 +133,7 @@ def test_a_pass_that_reports_a_bool_is_rerun_after_any_change(inputs, monkeypatc
 
 def test_passes_run_a_bounded_number_of_times():
     """The number of pass runs of one optimize does not grow with the program."""
-    from s2s.stats import STATS
+    from s2s.base.stats import STATS
     runs = []
     for n in (100, 800):
         before = STATS["pass_run"]

@@ -14,8 +14,8 @@ import pytest
 from helpers_compare import assert_trees_close
 
 import s2s
-from s2s import passes
-from s2s.emit.codegen import to_source
+from s2s.compiler import passes
+from s2s.compiler.emit.codegen import to_source
 from s2s.test_util import check_grads
 
 PASS_MODULES = ["accumulate", "inline", "shapes", "fill", "stack", "algebra", "copyprop", "cse", "dce", "lifetime",
@@ -41,7 +41,7 @@ def _fn(body_src: str) -> gast.FunctionDef:
 
 @pytest.mark.parametrize("name", PASS_MODULES)
 def test_docstring_example(name):
-    mod = importlib.import_module(f"s2s.passes.{name}")
+    mod = importlib.import_module(f"s2s.compiler.passes.{name}")
     before, after = _example(mod.__doc__, "Before"), _example(mod.__doc__, "After")
     fn = _fn(before)
     params = {a.id for a in fn.args.args}

@@ -1,4 +1,4 @@
-"""Scalar-factor collection (s2s/passes/scalars.py): the number literals of product chains become
+"""Scalar-factor collection (s2s/compiler/passes/scalars.py): the number literals of product chains become
 one factor, values equal the function's up to the documented reassociation, and nothing moves
 where an integer intermediate could wrap around."""
 import importlib.util
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.sources import transformed_source
+from s2s.api.sources import transformed_source
 from s2s.test_util import check_grads
 
 

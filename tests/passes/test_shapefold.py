@@ -217,7 +217,7 @@ def test_products_of_float_vectors_and_matrices_are_dot(dtype):
 def test_large_products_stay_matmul():
     """Operands above shapefold.DOT_MAX elements: NumPy's `matmul` is the faster there, `@` stays
     (and `xp.dot` written by the user stays `xp.dot`); the values are the plain function's."""
-    from s2s.passes.shapefold import DOT_MAX
+    from s2s.compiler.passes.shapefold import DOT_MAX
     rng = np.random.default_rng(4)
     a, v, m = rng.normal(size=(DOT_MAX // 3 + 1, 3)), rng.normal(size=3), rng.normal(size=(3, 3))
 

@@ -21,8 +21,8 @@ from op_specs import SPECS
 from order3 import compose
 
 import s2s
-from s2s.api import linear_map
-from s2s.tree import tree_flatten, tree_map, tree_unflatten
+from s2s.api.entry_points import linear_map
+from s2s.base.tree import tree_flatten, tree_map, tree_unflatten
 
 CASES = [pytest.param(fn, mk, id=fn.__name__) for fn, mk in CORPUS]
 # op rows whose rules call runtime helpers (products, linear algebra, reductions, shapes), one of each kind

@@ -85,7 +85,7 @@ def test_scalar_programs_gradients_match_finite_differences():
 
 def test_a_wrong_rule_is_caught_and_shrunk(monkeypatch):
     """The fuzzer finds a planted wrong derivative and shrinks the program around it."""
-    from s2s.primitives.registry import PRIMS
+    from s2s.compiler.primitives.registry import PRIMS
     monkeypatch.setitem(PRIMS["xp.sin"].vjp, "x", "g * xp.cos(x) * 1.5")
     prog = fuzz.Program([("plain", {"n": 1, "i": 0, "b": 0, "c": 0.5, "c2": 1.0},
                           [("np.sin({0})", "x"), ("np.cos({0})", "y")]),

@@ -5,7 +5,7 @@ compilation read is caught."""
 import fuzz_tool
 import pytest
 
-from s2s.frontend import reads
+from s2s.compiler.frontend import reads
 
 fuzz = fuzz_tool.load()
 PLAIN = {"n": 1, "i": 0, "b": 0, "c": 0.5, "c2": 1.0}
@@ -28,8 +28,8 @@ def test_a_cache_that_ignores_what_compilation_read_is_caught(monkeypatch):
     the transforms made before the change keep the old hyperparameter."""
     monkeypatch.setattr(reads.Reads, "holds", lambda self: True)
     monkeypatch.setattr(reads, "note", lambda *a: None)
-    for mod in ("s2s.frontend.normalize", "s2s.frontend.idioms_calls", "s2s.frontend.function_values",
-                "s2s.frontend.idioms"):
+    for mod in ("normalize", "idioms_calls", "function_values", "idioms"):
+        mod = "s2s.compiler.frontend." + mod
         monkeypatch.setattr(f"{mod}.note_read", lambda *a: None)
     fails = fuzz.check_program(_program(2), 7, ["state"])
     assert fails and "state" in fails and "after the state changed" in fails["state"]

@@ -38,7 +38,7 @@ def test_nested_slice_holds():
 def test_planted_closure_bug_is_caught(monkeypatch):
     """Map every free variable again (the bug issue 27 reported): jit(f) and grad(f) disagree with
     f and with central differences (the plain call of f closes over cells, which vmap never maps)."""
-    from s2s.frontend import idioms_calls
+    from s2s.compiler.frontend import idioms_calls
     monkeypatch.setattr(idioms_calls, "_closure_axes", lambda norm, where, in_axes, nfree, nargs: in_axes)
     params = {"n": 3, "i": 0, "b": 0, "c": 0.5, "c2": 1.0}
     prog = fuzz.Program([("vmap_closure", params, ["acc", "y"])], "scalar")

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.passes import dce
-from s2s.passes.base import Notes
+from s2s.compiler.passes import dce
+from s2s.compiler.passes.base import Notes
 
 
 def numerical_grad(f, w, h=1e-6):

@@ -11,7 +11,8 @@ import pytest
 from corpus import CORPUS
 
 import s2s
-from s2s import cli, driver, memory
+from s2s.api import cli, memory
+from s2s.compiler import driver
 from s2s.runtime import Checkpoints
 from s2s.runtime.checkpoints import Plan
 

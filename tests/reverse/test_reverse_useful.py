@@ -46,7 +46,7 @@ X = np.array([0.3, -1.2, 0.7])
 
 
 def test_a_helper_under_stop_gradient_is_called_plainly():
-    src = s2s.sources.transformed_source(td, "grad")
+    src = s2s.api.sources.transformed_source(td, "grad")
     assert src.count("= fwd_value(") == 1 and "t0 = value_1(theta, s2)" in src, src
     s1, s2 = np.array([0.5, 0.1, -0.4]), np.array([1.0, 2.0, -0.5])
     g = s2s.grad(td)(X, s1, 0.3, s2)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import s2s
+from s2s.base.tree import tree_flatten
 from s2s.test_util import check_grads
-from s2s.tree import tree_flatten
 
 A = np.array([1.0, -2.0])
 B = np.array([3.0])
@@ -99,7 +99,7 @@ def test_vjp_twice_and_jvp_pairing(fn, arg):
     for p, q in zip(tree_flatten(first)[0], tree_flatten(second)[0]):
         np.testing.assert_array_equal(p, q)
     v = tuple(np.cos(np.arange(np.size(leaf)) + 1.0).reshape(np.shape(leaf)) for leaf in tree_flatten(arg)[0])
-    tangent = s2s.tree.tree_unflatten(tree_flatten(arg)[1], list(v))
+    tangent = s2s.base.tree.tree_unflatten(tree_flatten(arg)[1], list(v))
     _, t = s2s.jvp(fn, (arg,), (tangent,))
     lhs = float(np.sum(np.asarray(u) * np.asarray(t)))
     rhs = sum(float(np.sum(c * w)) for c, w in zip(tree_flatten(first)[0], v))

@@ -1,5 +1,5 @@
 """What reverse mode's tape keeps (issue 30): counted on the record the forward sweep leaves
-(`s2s.memory.tape_record`), so the counts are the same on every machine. The tape keeps what the
+(`s2s.api.memory.tape_record`), so the counts are the same on every machine. The tape keeps what the
 backward sweep reads: values it never reads are not saved, values it reads only for their shape
 are kept as shape stubs, and an argument's slice at the loop index is recomputed."""
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 from corpus import CORPUS
 
 import s2s
-from s2s import memory
+from s2s.api import memory
 from s2s.test_util import check_grads
 
 FUNCS = {fn.__name__: (fn, make) for fn, make in CORPUS}

@@ -1,4 +1,4 @@
-"""User-defined vector spaces (s2s/vspace.py, autograd.extend.VSpace in s2s.compat.autograd):
+"""User-defined vector spaces (s2s/base/vspace.py, autograd.extend.VSpace in s2s.compat.autograd):
 gradients with respect to a polynomial object, whose cotangent is another polynomial (other
 powers than the primal's), through calls of it whose class's `__call__` has derivative rules.
 Checked against central differences along directions of the space (the space's inner product
@@ -193,7 +193,7 @@ def test_the_core_registry_without_autograds_classes():
 
     s2s.defvjp(Coefs.__call__, self=lambda g, ans, self, x: Coefs(g * np.array([1.0, x, x * x])),
                x="g * (self.c[1] + 2.0 * self.c[2] * x)")  # a rule expression, as for any primitive
-    s2s.vspace.register_space(Coefs, zeros=lambda f: Coefs(np.zeros(3)), add=lambda a, b: Coefs(a.c + b.c),
+    s2s.base.vspace.register_space(Coefs, zeros=lambda f: Coefs(np.zeros(3)), add=lambda a, b: Coefs(a.c + b.c),
                               scalar_mul=lambda f, a: Coefs(a * f.c))
 
     def loss(f, x):
@@ -245,7 +245,7 @@ def test_a_call_without_rules_or_of_a_plain_function_parameter_is_refused_at_the
         def __call__(self, x):
             return x
 
-    s2s.vspace.register_space(Bare, zeros=lambda f: f, add=lambda a, b: a, scalar_mul=lambda f, a: f)
+    s2s.base.vspace.register_space(Bare, zeros=lambda f: f, add=lambda a, b: a, scalar_mul=lambda f, a: f)
     with pytest.raises(s2s.S2SError, match=r"(?s)test_vector_spaces.py.*Bare.__call__"):
         s2s.grad(apply_param)(Bare(), 1.0)
     with pytest.raises(s2s.S2SError, match=r"(?s)test_vector_spaces.py.*`h` is a parameter.*functools.partial"):

@@ -9,7 +9,7 @@ differences). Used by the CuPy tests (GPU) and the fake-backend tests (CI).
 import numpy as np
 
 import s2s
-from s2s.tree import tree_leaves, tree_map
+from s2s.base.tree import tree_leaves, tree_map
 
 
 def _scalar_loss(fn):

@@ -1,4 +1,4 @@
-"""A tiny evaluator of the C that s2s/emit/cupy_kernels.py writes, over NumPy arrays, and a
+"""A tiny evaluator of the C that s2s/compiler/emit/cupy_kernels.py writes, over NumPy arrays, and a
 pretend CuPy kernel module built on it (`KERNELS`).
 
 It reads a `__device__` function (typed parameters, `const TYPE name = EXPR;` lines, `return`)

@@ -16,12 +16,12 @@ import types
 
 import numpy as np
 
-from s2s import arrays
+from s2s.backends import arrays
 
 WAITED = []
 
 # NumPy functions CuPy 14 does not have (found on an H200 run): s2s composes those it can
-# (s2s/array_fill.py); the test sweeps expect the others' S2SError (tests/support/backend_variants.py).
+# (s2s/backends/array_fill.py); the test sweeps expect the others' S2SError (tests/support/backend_variants.py).
 CUPY_LACKS = ("vecdot", "matvec", "vecmat", "unstack", "nanquantile", "nanpercentile")
 CUPY_LINALG_LACKS = ("vector_norm", "matrix_norm", "vecdot", "trace", "tensordot", "svdvals", "outer",
                      "multi_dot", "diagonal", "matrix_transpose")

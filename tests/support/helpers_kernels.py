@@ -2,7 +2,7 @@
 (tests/test_fusion.py: NumPy kernels; tests/test_backends_kernels.py: their CuPy form)."""
 import numpy as np
 
-from s2s.emit import numba_kernels
+from s2s.compiler.emit import numba_kernels
 
 
 def selu(x):

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 import s2s
-from s2s.api import linear_map
-from s2s.tree import tree_flatten, tree_map, tree_unflatten, tree_vdot
+from s2s.api.entry_points import linear_map
+from s2s.base.tree import tree_flatten, tree_map, tree_unflatten, tree_vdot
 
 KIND = {"r": "vjp", "f": "jvp"}
 

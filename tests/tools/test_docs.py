@@ -129,7 +129,7 @@ def test_architecture_lists_every_transform_module():
     mods = sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "s2s", "transforms", "*.py"))
                   if not p.endswith("__init__.py"))
     for mod in mods:
-        assert f"`{mod}`" in text, f"docs/architecture.md does not describe s2s/transforms/{mod}"
+        assert f"`{mod}`" in text, f"docs/architecture.md does not describe s2s/compiler/transforms/{mod}"
 
 
 def test_bench_docs_replaces_only_the_run(tmp_path):

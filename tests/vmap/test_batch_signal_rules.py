@@ -8,7 +8,7 @@ from fake_backend import BACKEND, FakeArray, put
 from helpers_vmap import assert_stacked, batch_args
 
 import s2s
-from s2s import arrays
+from s2s.backends import arrays
 from s2s.runtime import batch_reduce
 
 B = 5

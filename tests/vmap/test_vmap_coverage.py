@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.primitives.registry import BATCH, PRIMS
+from s2s.compiler.primitives.registry import BATCH, PRIMS
 
 
 def test_every_differentiable_op_has_a_batching_rule():

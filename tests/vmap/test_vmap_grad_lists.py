@@ -73,7 +73,7 @@ def test_grad_and_jvp_of_a_batched_np_array_of_a_list(monkeypatch):
     monkeypatch.setenv("S2S_NO_LOOPVEC", "1")
     s2s.clear_caches()
     try:
-        assert "rt.batched_array(" in s2s.sources.stacked_source(appended_then_array, ["vmap"])
+        assert "rt.batched_array(" in s2s.api.sources.stacked_source(appended_then_array, ["vmap"])
         got = s2s.grad(summed, argnums=(0, 1))(XS, YS)
         want = loop(s2s.grad, appended_then_array)
         for g, w in zip(got, want):

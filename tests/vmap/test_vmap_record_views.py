@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import s2s
-from s2s.api import linear_map
+from s2s.api.entry_points import linear_map
 
 
 def slice_update_of_copy(x):

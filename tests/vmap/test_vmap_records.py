@@ -87,7 +87,7 @@ def test_the_record_is_not_repeated_per_example():
     assert "copy_saved" not in s2s.source(vg)
     jv = s2s.jit(vg)
     jv(*_data())
-    text = "\n".join(s2s.record.of(fn).source for entry in jv._by_kind.values() for fn in entry[:2] if fn)
+    text = "\n".join(s2s.base.record.of(fn).source for entry in jv._by_kind.values() for fn in entry[:2] if fn)
     assert "replicate_batch" not in text and "batched_dot" not in text and "lift_rank" not in text
 
 

@@ -37,7 +37,7 @@ def w1_rows():
     jitted = s2s.jit(s2s.vmap(s2s.grad(P.td_loss), in_axes=(None, 0, 0, 0)))
     plain(*args)
     jitted(*args)
-    inner = jitted._by_kind[s2s.jitted.kinds(args)][0]  # the version jit runs for these arguments
+    inner = jitted._by_kind[s2s.api.jitted.kinds(args)][0]  # the version jit runs for these arguments
     watch = jitted._unchanged
     return "W1 B=2", [
         ("numpy-hand", lambda: P.td_hand(*args)),
@@ -45,7 +45,7 @@ def w1_rows():
         ("jit(vmap(grad))", lambda: jitted(*args)),
         ("jit's generated code", lambda: inner(*args)),
         ("key watch", watch),
-        ("argument-kind key", lambda: jitted._by_kind.get(s2s.jitted.kinds(args))),
+        ("argument-kind key", lambda: jitted._by_kind.get(s2s.api.jitted.kinds(args))),
         ("largest size", lambda: max(map(_SIZE, args))),
     ]
 

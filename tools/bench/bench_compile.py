@@ -164,7 +164,7 @@ SET_WORK = {"live_set"}  # STATS keys that count set elements, not nodes or stat
 def count_compile_work():
     """Count the compiler's work while the block runs: yields a Counter.
 
-    Most counts come from s2s's own hook, ``s2s.stats.STATS``, which its analyses and node
+    Most counts come from s2s's own hook, ``s2s.base.stats.STATS``, which its analyses and node
     builders increment with the work they did: ``stmt_walk`` (statements yielded by
     ``analysis.walk_stmts``), ``load_walk`` (nodes the read-set walk looked at), ``live_stmt``
     (statements of the liveness analysis), ``assigned_stmt`` (statements of the definite-
@@ -184,7 +184,7 @@ def count_compile_work():
     The counts depend only on the program and the compiler, not on the machine, so
     ``total / statements`` at two sizes tells whether compile time is linear (not thread-safe).
     """
-    from s2s.stats import STATS
+    from s2s.base.stats import STATS
     counts = collections.Counter()
     before = collections.Counter(STATS)
     walk, visit, deepcopy = ast.walk, ast.NodeVisitor.visit, copy.deepcopy
@@ -429,7 +429,7 @@ def main(argv=None) -> int:
             "\n\n### First call (transform + compile + run), CPU ms of the process\n\n" + time_table(results, sizes)
             + "\n### First call, CPU ms per statement\n\n" + per_statement_table(results, sizes))
     if args.work:
-        text += ("\n### Compiler work per statement (count_compile_work's total: what s2s.stats.STATS "
+        text += ("\n### Compiler work per statement (count_compile_work's total: what s2s.base.stats.STATS "
                  "counts, nodes walked, visited and deep-copied)\n\n")
         text += work_table(results, sizes)
     print()

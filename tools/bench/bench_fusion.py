@@ -6,8 +6,8 @@
 For each expression, jit(f) is built on 10^6 float64 elements and run with its fused kernel as
 NumPy blocks and as numba (when installed), alternately with f itself; the table gives the
 minimum over the samples in ms and the ratio to f. s2s picks numba for expressions without a
-transcendental function other than `exp` (`s2s.emit.numba_kernels.wanted`), and no kernel at
-all where NumPy allocates only one array and the kernel would be NumPy blocks (`s2s.passes.fusion`;
+transcendental function other than `exp` (`s2s.compiler.emit.numba_kernels.wanted`), and no kernel at
+all where NumPy allocates only one array and the kernel would be NumPy blocks (`s2s.compiler.passes.fusion`;
 the row then times the kernel s2s would have built, called directly).
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 import s2s  # noqa: E402
-from s2s.emit import kernels, numba_kernels, scheduler  # noqa: E402
+from s2s.compiler.emit import kernels, numba_kernels, scheduler  # noqa: E402
 
 
 def arith(x, y):

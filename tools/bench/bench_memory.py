@@ -4,7 +4,7 @@ steps (B=32, H=64, D=16), against hand-written backpropagation through time.
 Peak memory is measured with `tracemalloc` (NumPy reports its allocations to it) above what the
 arguments already hold, and shown in states (one `h`: B*H float64s) and states per step; time is
 the median of a few calls without tracemalloc. The record's own count (machine-independent,
-`s2s.memory.tape_record`) is shown too: the arrays the tape keeps per step.
+`s2s.api.memory.tape_record`) is shown too: the arrays the tape keeps per step.
 
     python tools/bench/bench_memory.py [--steps 256,1024,4096] [--repeat 3]
 """
@@ -23,7 +23,7 @@ TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(TOOLS)))  # this checkout's s2s
 
 import s2s  # noqa: E402
-from s2s import memory  # noqa: E402
+from s2s.api import memory  # noqa: E402
 
 B, H, D = 32, 64, 16
 

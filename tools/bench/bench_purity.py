@@ -5,8 +5,8 @@ import timeit
 import numpy as np
 
 import s2s
-from s2s import driver
 from s2s import runtime as rt
+from s2s.compiler import driver
 
 
 def row_updates(x):
@@ -24,7 +24,7 @@ def recurrence(x):
 
 
 def copy_kind(f) -> str:
-    src = s2s.sources.transformed_source(f, "vjp").replace("\n", "").replace(" ", "")
+    src = s2s.api.sources.transformed_source(f, "vjp").replace("\n", "").replace(" ", "")
     if "rt.private(saved,True" in src:
         return "arrays"
     return "lists" if "rt.private(saved" in src else "top-level lists"

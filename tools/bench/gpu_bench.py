@@ -5,7 +5,7 @@
 Rows: the quickstart's `dot(x, x.T)` on 3000x3000 float32 (s2s.numpy after device_put), the MLP
 gradient of tools/bench/bench_programs.py (W7, at two batch sizes, and under jit) and SELU with its
 gradient (W4). `jit` on CuPy runs each fused elementwise expression as one CUDA kernel
-(s2s/emit/cupy_kernels.py); the "CuPy ops" rows run the same function op by op on CuPy
+(s2s/compiler/emit/cupy_kernels.py); the "CuPy ops" rows run the same function op by op on CuPy
 arrays (no s2s), the unfused baseline. Each GPU time includes `block_until_ready` (a stream
 synchronize); each row checks that CuPy's result matches NumPy's: float32 `dot` to within its
 summation's rounding scale (sqrt(n) * eps32 times the summed magnitudes), the others relatively.
@@ -23,7 +23,7 @@ import bench_programs as P  # noqa: E402
 
 import s2s  # noqa: E402
 import s2s.numpy as jnp  # noqa: E402
-from s2s.tree import tree_leaves, tree_map  # noqa: E402
+from s2s.base.tree import tree_leaves, tree_map  # noqa: E402
 
 
 def best(fn, repeat=5):
@@ -71,7 +71,7 @@ def _fused_kernels():
     """Every fused expression jit has built in this process (each keeps its CuPy kernels)."""
     import gc
 
-    from s2s.emit.kernels import Fused
+    from s2s.compiler.emit.kernels import Fused
     return [o for o in gc.get_objects() if isinstance(o, Fused)]
 
 

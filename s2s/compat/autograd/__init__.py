@@ -23,7 +23,7 @@ except ImportError:  # the optional SciPy extra: no autograd.scipy then
 
 import s2s
 import s2s.numpy as _snp
-from s2s import record as _record
+from s2s.base import record as _record
 from s2s.errors import S2STypeError as _S2STypeError
 
 from .._modules import install, restore, scipy_names

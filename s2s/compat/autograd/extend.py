@@ -1,5 +1,5 @@
 """autograd.extend: `primitive` and `defvjp`/`defjvp` with autograd's rule-makers, over
-`s2s.defvjp`/`s2s.defjvp`; `VSpace` (user-defined vector spaces, over s2s.vspace) and `Box`.
+`s2s.defvjp`/`s2s.defjvp`; `VSpace` (user-defined vector spaces, over s2s.base.vspace) and `Box`.
 
 autograd's VJP maker for argument i is `maker(ans, *args) -> (g -> cotangent)`; its JVP rule is
 `rule(tangent, ans, *args)`. s2s calls a callable rule as `rule(g, ans, *args)`, so each maker
@@ -12,8 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 import s2s
-from s2s import record
-from s2s import vspace as _vspace
+from s2s.base import record
+from s2s.base import vspace as _vspace
 
 __all__ = ["Box", "VSpace", "defjvp", "defvjp", "primitive", "vspace"]
 
@@ -81,7 +81,7 @@ _VJP_RULES = {1: _vjp1, 2: _vjp2, 3: _vjp3, 4: _vjp4, 5: _vjp5, 6: _vjp6}
 class VSpace:
     """autograd's vector space of a value type: a subclass defines `zeros`, `_add`, `_scalar_mul`,
     `_inner_prod` (and `randn`), and `Sub.register(ValueType)` makes ValueType's instances values
-    s2s differentiates with respect to (s2s.vspace: their cotangents are values of the space)."""
+    s2s differentiates with respect to (s2s.base.vspace: their cotangents are values of the space)."""
 
     mappings: dict = {}
     iscomplex = False

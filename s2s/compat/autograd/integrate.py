@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 import s2s
-from s2s import record
+from s2s.base import record
 from s2s.errors import S2SError
 
 from . import extend

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from s2s import S2SError, test_util
-from s2s.tree import tree_flatten, tree_leaves, tree_map
+from s2s.base.tree import tree_flatten, tree_leaves, tree_map
 
 from ._bind import at_argnum, derivative_function
 

@@ -1,13 +1,13 @@
 """autograd.tracer over s2s: `Node` and `trace`, and `primitive` (the same as autograd.extend's),
 `isbox` and `getval`. s2s never boxes a value: `trace(start_node, fun, x)` runs `fun`'s traced
 version, generated source in which each op that depends on `x` is followed by the statement that
-builds its node (s2s/transforms/trace.py), with the start node's class."""
+builds its node (s2s/compiler/transforms/trace.py), with the start node's class."""
 from __future__ import annotations
 
 import warnings
 from typing import Any
 
-from s2s import api
+from s2s.api import entry_points as api
 
 from .extend import primitive
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...api import stop_gradient
+from ...api.entry_points import stop_gradient
 
 __all__ = ["entropy", "logpdf", "pdf"]
 

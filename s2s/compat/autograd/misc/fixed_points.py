@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 import s2s
-from s2s import record
+from s2s.base import record
 
 from .. import extend
 

@@ -1,0 +1,182 @@
+"""Print a core-form function as Python source and turn it into a function object."""
+from __future__ import annotations
+
+import ast
+import contextlib
+import linecache
+
+import astor
+import gast
+
+from ... import runtime
+from ..ir import build
+
+_BODIED = (gast.If, gast.For, gast.While, gast.FunctionDef)
+
+
+def _fill_empty_blocks(n) -> None:
+    """A `pass` in each block that would print empty (nothing, or only comments)."""
+    if isinstance(n, _BODIED) and all(build.is_comment(s) for s in n.body):
+        n.body.append(gast.Pass())
+    orelse = getattr(n, "orelse", None)
+    if isinstance(orelse, list) and orelse and all(build.is_comment(s) for s in orelse):
+        orelse.append(gast.Pass())
+
+
+def _negative(node) -> bool:
+    """`-1.5` as a literal prints as `-1.5` even where `(-1.5)` is needed (`(-1.5) ** 2`): such
+    numbers print as negations, which the printer parenthesizes by precedence."""
+    v = node.value
+    return isinstance(v, (int, float, complex)) and not isinstance(v, bool) and (v.real < 0 or str(v)[0] == "-")
+
+
+def _negation(node) -> gast.UnaryOp:
+    new = gast.UnaryOp(op=gast.USub(), operand=gast.Constant(value=-node.value, kind=None))
+    for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+        if hasattr(node, a):
+            setattr(new, a, getattr(node, a))
+    return new
+
+
+def _same_shape_classes() -> dict[type, type]:
+    """gast node classes whose ast namesake has the same fields and children of the same kinds:
+    for printing, such a node can become its ast namesake by changing its class (and back)."""
+    out = {gast.Name: ast.Name}  # its extra fields (annotation, type_comment) are never printed
+    for name in dir(gast):
+        cls, target = getattr(gast, name), getattr(ast, name, None)
+        if isinstance(cls, type) and issubclass(cls, gast.AST) and isinstance(target, type) \
+                and issubclass(target, ast.AST) and cls._fields == target._fields \
+                and name not in ("arguments", "ExceptHandler"):  # these hold Names where ast has strings/args
+            out[cls] = target
+    return out
+
+
+_AS_AST = _same_shape_classes()
+_CONTEXTS = frozenset((gast.Load, gast.Store, gast.Del))  # leaves, each with an ast namesake
+
+
+class _Printable:
+    """One walk of the function that fills empty blocks (for good) and finds what to swap, only
+    while it is printed: each Comment statement for a string statement `token<i>` (where `token`
+    occurs in no string of the function), each negative literal for a negation, and each node
+    whose gast class has an ast namesake of the same shape for that namesake (its class changed
+    in place); the rest (function arguments) for a converted copy. Swapping in place and back
+    again costs no copy of the whole tree (`gast.gast_to_ast` would build one)."""
+
+    def __init__(self, fn):
+        self.comments: list[tuple[list, int, gast.stmt]] = []
+        self.negatives: list[tuple[object, object, gast.Constant]] = []
+        self.foreign: list[tuple[object, object, gast.AST]] = []
+        self.nodes: list[gast.AST] = [fn]
+        nodes = self.nodes
+        strings: list[str] = []
+        stack = [(fn, True)]
+        while stack:  # (one loop, no call per node: it sees every node of the function)
+            n, retype = stack.pop()
+            if type(n) is gast.Constant:
+                if isinstance(n.value, str):
+                    strings.append(n.value)
+                continue
+            if isinstance(n, gast.stmt):
+                _fill_empty_blocks(n)
+            for field in n._fields:
+                value = getattr(n, field, None)
+                if value.__class__ is list:
+                    holder, items = value, enumerate(value)
+                elif isinstance(value, gast.AST):
+                    holder, items = n, ((field, value),)
+                else:
+                    continue
+                for key, node in items:
+                    cls = type(node)
+                    if node is None:  # a dict literal's `**` entry has no key
+                        continue
+                    if cls in _CONTEXTS:  # no fields: nothing to visit
+                        if retype:
+                            nodes.append(node)
+                        continue
+                    keep = retype
+                    if cls is build.Comment:
+                        self.comments.append((holder, key, node))
+                    elif cls is gast.Constant and _negative(node):
+                        self.negatives.append((holder, key, node))
+                    elif retype and cls in _AS_AST:
+                        nodes.append(node)
+                    elif retype:
+                        self.foreign.append((holder, key, node))
+                        keep = False
+                    stack.append((node, keep))
+        self.token = "s2s-comment-"
+        while any(self.token in s for s in strings):
+            self.token += "_"
+        self.texts = [build.comment_text(c) for _, _, c in self.comments]
+
+    @contextlib.contextmanager
+    def as_ast(self, fn):
+        """The function as an ast Module while the block runs (the gast tree, retyped in place)."""
+        swaps = [(h, k, old, gast.Expr(value=build.const(f"{self.token}{i}")))
+                 for i, (h, k, old) in enumerate(self.comments)]
+        swaps += [(h, k, old, _negation(old)) for h, k, old in self.negatives]
+        for holder, key, _, new in swaps:
+            _put(holder, key, new)
+        swaps += [(h, k, old, gast.gast_to_ast(old)) for h, k, old in self.foreign]  # after the negations
+        for holder, key, _, new in swaps[len(swaps) - len(self.foreign):]:
+            _put(holder, key, new)
+        module = build.module([fn])
+        nodes = self.nodes + [module] + [m for _, _, _, new in swaps if isinstance(new, gast.AST)
+                                         for m in (new, *gast.iter_child_nodes(new))]
+        classes = [type(n) for n in nodes]
+        try:
+            for n, cls in zip(nodes, classes):
+                if cls in _AS_AST:
+                    n.__class__ = _AS_AST[cls]
+            yield module
+        finally:
+            for n, cls in zip(nodes, classes):
+                n.__class__ = cls
+                # astor leaves each node's printing precedence on it (`_pp`, as its parent set
+                # it); a node that a pass later moves under a parent that sets none (a subscript's
+                # value) would print with the stale one: `(a + b)[i]` as `a + b[i]`
+                n.__dict__.pop("_pp", None)
+            for holder, key, old, _ in swaps:
+                _put(holder, key, old)
+
+
+def _put(holder, key, node) -> None:
+    if isinstance(holder, list):
+        holder[key] = node
+    else:
+        setattr(holder, key, node)
+
+
+def to_source(fn: gast.FunctionDef, header: str = "") -> str:
+    """Readable, deterministic source, with the Comment statements printed as comments."""
+    printable = _Printable(fn)
+    with printable.as_ast(fn) as module:
+        text = astor.to_source(module)
+    token, texts = printable.token, printable.texts
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped[:1] in "'\"" and token in stripped:
+            value = ast.literal_eval(stripped)
+            if isinstance(value, str) and value.startswith(token):
+                indent = line[: len(line) - len(line.lstrip())]
+                lines.append(indent + "# " + texts[int(value[len(token):])])
+                continue
+        lines.append(line)
+    out = "\n".join(lines) + "\n"
+    return (f"# {header}\n" if header else "") + out
+
+
+def compile_source(name: str, source: str, ns: dict, xp) -> object:
+    """Exec `source` with its names bound; register it in linecache for tracebacks and pdb."""
+    filename = f"<s2s:{name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    glob = dict(ns)
+    glob.setdefault("xp", xp)
+    glob.setdefault("rt", runtime)
+    glob["__name__"] = "s2s.generated"
+    code = compile(source, filename, "exec")
+    exec(code, glob)
+    return glob[name]

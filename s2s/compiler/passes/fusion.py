@@ -1,0 +1,135 @@
+"""Fusion (jit): an expression of elementwise operations on arrays —
+arithmetic, comparisons, `xp.where` and NumPy's elementwise functions, optionally ended by a full
+`xp.sum` — becomes one call of a fused kernel that computes it block by block (cache-sized), on all
+cores, with no array-sized temporaries.
+
+Before::
+
+    y = 1.05 * xp.where(x > 0, x, 1.67 * xp.exp(x) - 1.67)
+    return y
+
+After::
+
+    y = fused_0(x)
+    return y
+
+An expression for which NumPy allocates only one array (`(x - 1.0) ** 2 * 0.5`: NumPy computes
+the rest of the chain in that array) stays as it is, unless its kernel is a compiled loop
+(`known["compiled"]`, numba's): a kernel of NumPy blocks would only add its per-block calls.
+
+`fused_0` (built by `s2s.compiler.emit.kernels`) checks at each call that its array arguments are
+float64, C-contiguous, of one shape and large enough to pay; otherwise it evaluates the
+original NumPy expression. The fused kernel applies the same operations to the same operands in
+the same order, block by block, so results are bitwise equal (a fused sum adds per-block sums;
+the numba kernel's `exp` is its own, within an ulp of NumPy's: s2s.compiler.emit.numba_kernels).
+"""
+from __future__ import annotations
+
+import gast
+
+from .. import analysis
+from ..ir import build
+from ..primitives import registry
+from . import algebra
+from .base import Pass
+
+_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
+_CMP = (gast.Gt, gast.GtE, gast.Lt, gast.LtE)
+
+
+def _elementwise(e) -> int | None:
+    """The number of operations in elementwise expression `e`, or None if it is not one."""
+    if isinstance(e, gast.Name):
+        return 0
+    if isinstance(e, gast.Constant):
+        return 0 if isinstance(e.value, (int, float)) and not isinstance(e.value, bool) else None
+    parts = None
+    if isinstance(e, gast.BinOp) and isinstance(e.op, _OPS):
+        parts = [e.left, e.right]
+    elif isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
+        parts = [e.operand]
+    elif isinstance(e, gast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], _CMP):
+        parts = [e.left, e.comparators[0]]
+    elif isinstance(e, gast.Call) and not e.keywords and (p := registry.lookup(analysis.dotted(e.func))) is not None \
+            and p.fusable:  # a function the elementwise kernels compute
+        parts = list(e.args)
+    if parts is None:
+        return None
+    counts = [_elementwise(p) for p in parts]
+    return None if None in counts else 1 + sum(counts)
+
+
+_COMMUTATIVE = (gast.Add, gast.Mult)
+
+
+def _allocations(e, floats) -> tuple[int, str]:
+    """How many arrays NumPy allocates evaluating elementwise `e` on large arrays, and what `e`
+    gives: "number" (a Python number), "name" (a named array) or "temp" (a fresh array). An
+    operator whose operand is a temporary writes into it (NumPy's elision of temporaries: the
+    left operand, or either of `+` and `*`, and `-t`, `t ** 2`); a function (`xp.exp`, `xp.where`)
+    and a comparison (a boolean result) always allocate."""
+    if isinstance(e, gast.Constant) or isinstance(e, gast.Name) and e.id in floats:
+        return 0, "number"
+    if isinstance(e, gast.Name):
+        return 0, "name"
+    if isinstance(e, gast.BinOp):
+        parts = [_allocations(p, floats) for p in (e.left, e.right)]
+    elif isinstance(e, gast.UnaryOp):
+        parts = [_allocations(e.operand, floats)]
+    else:
+        parts = [_allocations(p, floats) for p in (e.args if isinstance(e, gast.Call) else [e.left, *e.comparators])]
+    count = sum(c for c, _ in parts)
+    kinds = [k for _, k in parts]
+    if all(k == "number" for k in kinds):
+        return count, "number"
+    elides = isinstance(e, gast.UnaryOp) or isinstance(e, gast.BinOp) and (
+        kinds[0] == "temp" or kinds[1] == "temp" and isinstance(e.op, _COMMUTATIVE))
+    return count + (0 if elides else 1), "temp"
+
+
+def _candidate(e, floats=frozenset(), every=False, compiled=None):
+    """(expression, reduction or None) when `e` is worth fusing: a full sum of elementwise work
+    (computed block by block, never stored), or an expression for which NumPy allocates at least
+    two arrays (the kernel allocates one). One allocation is what NumPy needs anyway: then it runs
+    the chain in that array's memory, and a kernel only adds its per-block calls (measured by
+    tools/bench_fusion.py on one thread: `(x - 1.0) ** 2 * 0.5 + y` 1.6x and `xp.exp(x) * 2.0 +
+    1.0` 1.1x NumPy's time, `x * 2.0 + y * 0.5 - 1.0`, two allocations, 0.4x). `every`: a backend
+    that compiles one kernel per expression (CuPy), where each operation would be a kernel launch;
+    `compiled(e)`: whether the kernel of `e` would be one compiled loop (numba's), which computes
+    the chain in one pass over memory where NumPy makes one per operation, so it pays with one
+    allocation too (the same two expressions: 0.74x and 0.60x NumPy's time)."""
+    reduce = None
+    if isinstance(e, gast.Call) and analysis.dotted(e.func) == "xp.sum" and len(e.args) == 1 and not e.keywords:
+        reduce, e = "sum", e.args[0]
+    n = _elementwise(e)
+    if n is None or n < (1 if reduce else 3):
+        return None
+    if not reduce and not every and not (compiled is not None and compiled(e)) and _allocations(e, floats)[0] < 2:
+        return None
+    return e, reduce
+
+
+def fuse(body: list, params, facts) -> tuple[list, bool]:
+    kernels = facts["known"].setdefault("kernels", [])
+    floats = algebra.python_floats(body, params, facts["known"].get("floats", ()))
+    changed = False
+    for s in body:
+        if not isinstance(s, (gast.Assign, gast.Return)) or s.value is None:
+            continue
+        if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
+            continue
+        found = _candidate(s.value, floats, facts["known"].get("fuse") == "every", facts["known"].get("compiled"))
+        if found is None:
+            continue
+        expr, reduce = found
+        names = sorted({n.id for n in gast.walk(expr) if isinstance(n, gast.Name)} - {"xp"})
+        if set(names) <= floats:
+            continue  # Python floats: nothing to fuse
+        name = f"fused_{len(kernels)}"
+        kernels.append((name, names, expr, reduce, s.value))
+        s.value = build.call(name, [build.name(n) for n in names])
+        changed = True
+    return body, changed
+
+
+PASS = Pass("fusion", fuse)

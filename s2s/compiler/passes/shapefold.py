@@ -1,0 +1,569 @@
+"""Shape folding: with the arguments' shapes known (a jit version for the shapes of its first
+call, see `driver.jit_function`), shape arithmetic is constant and the broadcasting helpers that
+differentiation emits become what they compute for these shapes.
+
+With `x` of shape 16 x 32, `g` of 16 x 64 and `params` a tuple of a 32 x 64 and a 64-vector,
+
+Before::
+
+    w, b = params
+    t0 = x @ w
+    t1 = t0 + b
+    n = xp.size(t1)
+    b_t0 = rt.unbroadcast(g, t0)
+    b_b = rt.unbroadcast(g, b)
+    b_w = rt.dot_vjp_b(b_t0, x, w)
+    return rt.like((b_w, b_b), params)
+
+After::
+
+    w, b = params
+    t0 = x @ w
+    t1 = t0 + b
+    n = 1024
+    b_t0 = g
+    b_b = xp.sum(g, axis=0)
+    b_w = x.T @ b_t0
+    return (b_w, b_b)
+
+Shapes are followed through names bound once, by NumPy's rules for elementwise operations,
+`@`/`dot`, reductions with constant axes and the helpers whose result has an argument's shape;
+any other value has no known shape, and what reads it stays as it was. vmap's batch size
+`rt.vmap_size_axis0((x, y), names)` is a number when the mapped arrays' leading sizes agree (it stays a
+call, which raises, when not).
+"""
+from __future__ import annotations
+
+import math
+
+import gast
+import numpy as np
+
+from ...base import record
+from .. import analysis
+from ..ir import build
+from ..primitives import registry
+from .base import Pass, bottom_up
+from .stack import _local_lists, _made, _push
+
+_SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
+
+
+def _prim(call):
+    """The declaration of the primitive a call names (`xp.sum`, `rt.dot_vjp_a`), or None."""
+    f = analysis.dotted(call.func) if isinstance(call, gast.Call) else None
+    return registry.lookup(f) if f is not None else None
+
+_TYPES = {"tuple": gast.Tuple, "list": gast.List}
+
+
+def _const_axis(node):
+    """The value of a constant `axis` argument (an int, a tuple of ints, None), or False."""
+    if isinstance(node, gast.Constant) and (node.value is None or type(node.value) is int):
+        return node.value
+    if isinstance(node, gast.Tuple) and all(isinstance(e, gast.Constant) and type(e.value) is int for e in node.elts):
+        return tuple(e.value for e in node.elts)
+    return False
+
+
+def _none(node) -> bool:
+    return isinstance(node, gast.Constant) and node.value is None
+
+
+def _reduced(shape, call):
+    """The shape of `xp.sum(a, axis=..., keepdims=...)` (constant keywords only) for `a` of `shape`."""
+    kw = {k.arg: k.value for k in call.keywords}
+    if len(call.args) != 1 or not set(kw) <= {"axis", "keepdims"}:
+        return None
+    axis = _const_axis(kw["axis"]) if "axis" in kw else None
+    keep = kw.get("keepdims", build.const(False))
+    if axis is False or not (isinstance(keep, gast.Constant) and type(keep.value) is bool):
+        return None
+    nd = len(shape)
+    axes = range(nd) if axis is None else (axis,) if type(axis) is int else axis
+    if any(not -nd <= a < nd for a in axes):
+        return None
+    axes = {a % nd for a in axes}
+    return tuple(1 if i in axes else n for i, n in enumerate(shape) if keep.value or i not in axes)
+
+
+def _matmul(a, b):
+    """The shape of `a @ b` (and of `dot`) for `b` of rank 1 or 2, or None."""
+    if a is None or b is None or not (1 <= len(a) and 1 <= len(b) <= 2) or a[-1] != b[0]:
+        return None
+    return a[:-1] + b[1:]  # (a stack of matrices times one matrix: a matrix each)
+
+
+def _broadcast(*shapes):
+    if any(s is None for s in shapes):
+        return None
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None
+
+
+def shape_of(v, shapes):
+    """The shape of value `v` (core form, or the nested expressions some helpers' rules write),
+    given the shapes of names; None when unknown."""
+    if isinstance(v, gast.Name):
+        return shapes.get(v.id)
+    if isinstance(v, gast.Constant):
+        return () if type(v.value) in (int, float, bool) else None
+    of = lambda e: shape_of(e, shapes)  # noqa: E731
+    if isinstance(v, gast.Subscript) and (isinstance(v.slice, gast.Constant) and type(v.slice.value) is int
+                                          or isinstance(v.slice, gast.Name) and v.slice.id in getattr(shapes, "ints", ())):
+        return None if not (s := of(v.value)) else s[1:]  # `xs[t]`, `t` a loop's index over a range
+    if isinstance(v, gast.BinOp) and isinstance(v.op, gast.MatMult):
+        return _matmul(of(v.left), of(v.right))
+    if isinstance(v, gast.BinOp) and (p := registry.lookup(analysis.classify(v))) is not None and p.broadcasting:
+        return _broadcast(of(v.left), of(v.right))
+    if isinstance(v, gast.Compare) and len(v.ops) == 1:
+        return _broadcast(of(v.left), of(v.comparators[0]))
+    if isinstance(v, gast.UnaryOp) and isinstance(v.op, (gast.USub, gast.UAdd)):
+        return of(v.operand)
+    if isinstance(v, gast.Attribute) and v.attr == "T" and (s := of(v.value)) is not None and len(s) <= 2:
+        return s[::-1]
+    if isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and v.func.id in getattr(shapes, "stop", ()) \
+            and len(v.args) == 1 and not v.keywords:  # stop_gradient(x): x when it runs
+        return of(v.args[0])
+    if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.shape_stub" and len(v.args) == 1 \
+            and not v.keywords:  # what the tape keeps of an array read for its shape: that shape
+        return of(v.args[0])
+    if not isinstance(v, gast.Call) or any(isinstance(a, gast.Starred) for a in v.args):
+        return None
+    f, p = analysis.dotted(v.func), _prim(v)
+    if p is not None and p.reduction and v.args and (s := of(v.args[0])) is not None:
+        return _reduced(s, v)
+    if v.keywords:
+        return None
+    if p is not None and (p.broadcasting or p.broadcast_result) and v.args:
+        return _broadcast(*map(of, v.args))  # (`xp.where(c, a, b)`, `xp.maximum(a, 0.0)`, ...)
+    if p is not None and p.reverses_axes and (len(v.args) == 1 or len(v.args) == 2 and _none(v.args[1])):
+        return None if (s := of(v.args[0])) is None else s[::-1]  # (`xp.transpose(a)`: all axes reversed)
+    if p is not None and p.product and len(v.args) == 2:
+        return _matmul(*map(of, v.args))
+    if p is not None and p.cotangent_of is not None and len(v.args) == 3:  # a product's cotangent
+        return of(v.args[p.cotangent_of])
+    if (like := analysis.shape_like(v)) is not None:
+        return of(like)
+    if f == "rt.zeros_like_tree" and len(v.args) == 1:
+        return of(v.args[0])
+    if f == "rt.tree_add" and len(v.args) == 2:  # (of two arrays or numbers: their sum)
+        return _broadcast(*map(of, v.args))
+    if p is not None and p.shape_query in ("size", "ndim"):
+        return ()
+    p = registry.lookup(analysis.classify(v)) if f is not None and f.startswith("xp.") else None
+    return of(v.args[0]) if p is not None and p.same_shape and len(v.args) == 1 else None
+
+
+class Shapes(dict):
+    """Name -> shape; `stop`: the global names bound to `s2s.stop_gradient`; `seqs`: parameter ->
+    (container type name, item shapes) of the tuples and lists of arrays bound once; `tuples`:
+    name -> the tuple display bound to it once (a folded shape, whose items fold too; `fold_shapes`
+    fills it); `ints`: the indices of loops over ranges; `counts`: how many statements bind each name;
+    `values`: name -> the `rt.sum_vjp(g, like, axis, True)` bound to it once, `g` a name bound once
+    (`_spread`); `fills`: name -> (r, c) of a full reduction's cotangent bound to it once (c
+    everywhere in r's shape); `reduced`: name -> the array a differentiable reduction bound to it
+    once reduces; `numbers`: name -> the number bound to it once (`fold_shapes` fills these three,
+    `_filled_cotangent` reads them); `roots`: `analysis.shape_roots`."""
+
+    stop: frozenset = frozenset()
+    ints: frozenset = frozenset()
+    seqs: dict
+    tuples: dict
+    counts: dict
+    values: dict
+    fills: dict
+    reduced: dict
+    numbers: dict
+    roots: dict = {}
+
+
+def _range_indices(body, counts) -> frozenset:
+    """Names bound only as the index of `for` loops over a `range` (or its `rt.reversed_range`):
+    Python ints, so `xs[t]` is one item of `xs`'s first axis."""
+    ranges: set[str] = set()
+    is_range = lambda e: isinstance(e, gast.Call) and (  # noqa: E731
+        isinstance(e.func, gast.Name) and e.func.id == "range" or analysis.dotted(e.func) == "rt.reversed_range"
+        and len(e.args) == 1 and isinstance(e.args[0], gast.Name) and e.args[0].id in ranges)
+    loops: dict = {}
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1 \
+                and is_range(s.value):
+            ranges.add(s.targets[0].id)
+        elif isinstance(s, gast.For) and isinstance(s.target, gast.Name):
+            ok = is_range(s.iter) or isinstance(s.iter, gast.Name) and s.iter.id in ranges
+            loops[s.target.id] = loops.get(s.target.id, 0) + (1 if ok else len(body) + 1)
+    return frozenset(n for n, k in loops.items() if k == counts.get(n))
+
+
+def known_shapes(body, params, known, uniform=None) -> Shapes:
+    """The shape of every name bound once whose value's shape follows from the arguments' (and
+    from `uniform`'s: names of one shape at every binding, see `uniform_shapes`)."""
+    counts = analysis.assigned_counts(body, params)
+    shapes = Shapes((p, s) for p, s in known.get("shapes", {}).items() if counts[p] == 1)
+    shapes.update(uniform or {})
+    shapes.ints = _range_indices(body, counts)
+    shapes.counts, shapes.tuples, shapes.values = counts, {}, {}
+    shapes.fills, shapes.reduced, shapes.numbers = {}, {}, {}
+    shapes.stop = frozenset(n for n, v in known.get("ns", {}).items()
+                            if (r := record.of(v)) is not None and r.prim == "stop_gradient")
+    shapes.update({p: () for p in known.get("floats", ()) if counts[p] == 1})
+    items = shapes.seqs = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
+    for s in analysis.walk_stmts(body):
+        if not isinstance(s, gast.Assign):
+            continue
+        t, v = s.targets[0], s.value
+        if isinstance(t, gast.Name) and counts[t.id] == 1:
+            if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.sum_vjp" and v.args \
+                    and isinstance(v.args[0], gast.Name) and counts.get(v.args[0].id) == 1:
+                shapes.values[t.id] = v
+            shape = shape_of(v, shapes)
+            if shape is not None:
+                shapes[t.id] = shape
+        elif isinstance(t, gast.Tuple) and isinstance(v, gast.Name) and v.id in items:
+            kind, parts = items[v.id]
+            if len(parts) == len(t.elts):
+                for e, shape in zip(t.elts, parts):
+                    if isinstance(e, gast.Name) and counts[e.id] == 1 and shape is not None:
+                        shapes[e.id] = shape
+    return shapes
+
+
+def _bindings(body, params, counts, flow, notes):
+    """Names bound more than once, each binding a plain `name = value` (not flow names), ->
+    their values, with the parameters' shapes on entry; and, per local list only pushed and
+    popped, the values pushed on it."""
+    binds: dict = {}
+    pushes: dict = {}
+    lists = _local_lists(body, _made(body, params), notes)
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            binds.setdefault(s.targets[0].id, []).append(s)
+        elif (p := _push(s)) is not None and p[0] in lists:
+            pushes.setdefault(p[0], []).append(p[1])
+    multi = {n: [s.value for s in b] for n, b in binds.items() if counts.get(n, 0) >= 2 and n not in flow
+             and len(b) + (n in params) == counts[n]}
+    return multi, pushes
+
+
+def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
+    """Names bound more than once whose every value has one shape S: each binding's value has
+    shape S given the others' (an optimistic fixed point: a recurrence `h = tanh(h @ w + b)`
+    keeps `h`'s shape), is `None` at the top level (a temporary before its loop's first
+    iteration: nothing reads it as an array before it holds one), or a pop of a local list every
+    push of which has shape S (a tape's restores); a parameter's own shape is S. -> (name: S,
+    `known_shapes` with them). The reverse sweep's loop temporaries, rebound every iteration,
+    keep their shapes this way (only bodies with a loop at the top level are searched)."""
+    if not any(isinstance(s, (gast.For, gast.While)) for s in body):
+        return {}, known_shapes(body, params, known)
+    counts = analysis.assigned_counts(body, params)
+    multi, pushes = _bindings(body, params, counts, flow, notes)
+    top = {id(s.value) for s in body if isinstance(s, gast.Assign)}
+    entry = known.get("shapes", {})
+    multi = {n: vs for n, vs in multi.items() if (n not in params or entry.get(n) is not None)
+             and all(not _none(v) or id(v) in top for v in vs)}
+    cand: dict = {}
+
+    def of(v, shapes):
+        lst = v.func.value.id if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) \
+            and v.func.attr == "pop" and not v.args and isinstance(v.func.value, gast.Name) else None
+        if lst in pushes:  # (the pushes' shapes, None aside: see the docstring)
+            got = {shape_of(e, shapes) for e in pushes[lst] if not _none(e)}
+            return got.pop() if len(got) == 1 else None
+        return shape_of(v, shapes)
+
+    for _ in range(min(32, 2 * len(multi) + 2)):  # grow, then check: a name whose bindings disagree
+        # (or with one of unknown shape) is dropped
+        shapes = known_shapes(body, params, known, cand)
+        if not multi:
+            return cand, shapes
+        found = {n: {of(v, shapes) for v in vs if not _none(v)} | ({entry[n]} if n in params else set())
+                 for n, vs in multi.items()}
+        grown = {n: k.pop() for n, f in found.items() if n not in cand and len(k := f - {None}) == 1}
+        if grown:
+            cand.update(grown)
+            continue
+        bad = {n for n in cand if found[n] != {cand[n]}}
+        if not bad:
+            return cand, shapes
+        for n in bad:
+            del cand[n], multi[n]
+        multi = {n: vs for n, vs in multi.items() if n in cand}  # (the rest were never grown: they stay out)
+    return {}, known_shapes(body, params, known)
+
+
+def _unbroadcast(g, gs, like, ls):
+    """`rt.unbroadcast(g, like)` for these shapes: `g`, one `xp.sum`, or None (sum and reshape)."""
+    if gs == ls:
+        return g
+    lead = len(gs) - len(ls)
+    if lead < 0 or _broadcast(gs, ls) != gs:
+        return None
+    ones = tuple(i + lead for i, n in enumerate(ls) if n == 1 and gs[i + lead] != 1)
+    if lead and ones:
+        return None
+    axes = tuple(range(lead)) or ones
+    axis = build.const(axes[0]) if len(axes) == 1 else build.tuple_([build.const(a) for a in axes])
+    return build.call("xp.sum", [g], {"axis": axis, **({"keepdims": build.const(True)} if ones else {})})
+
+
+def _spread(v, shapes):
+    """`a + rt.sum_vjp(g, like, axis, True)` (or `-`, `*`) with `a` of `like`'s shape: `a + g`,
+    NumPy's broadcasting instead of a materialized copy of `g` spread over `like`; or None."""
+    if not (isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Sub, gast.Mult))):
+        return None
+    for side, other in (("right", v.left), ("left", v.right)):
+        c = getattr(v, side)
+        if isinstance(c, gast.Name) and c.id in shapes.values:  # (bound once to a spread whose operand is)
+            c = shapes.values[c.id]
+        if isinstance(c, gast.Call) and analysis.dotted(c.func) == "rt.sum_vjp" and len(c.args) == 4 \
+                and not c.keywords and isinstance(c.args[3], gast.Constant) and c.args[3].value is True:
+            like, g = shape_of(c.args[1], shapes), shape_of(c.args[0], shapes)
+            if like is not None and g is not None and len(g) == len(like) and shape_of(other, shapes) == like \
+                    and _broadcast(g, like) == like:
+                out = build.binop(v.left, v.op, v.right)
+                setattr(out, side, c.args[0])
+                return out
+    return None
+
+
+def _folded(v, shapes):
+    """A simpler value equal to call `v` (or `a.shape`, `(4, 3)[0]`) for these shapes, or None."""
+    if isinstance(v, gast.BinOp):
+        return _spread(v, shapes)
+    if isinstance(v, gast.Attribute) and v.attr in _SHAPE_QUERIES:
+        shape = shape_of(v.value, shapes)  # (rank 0 could be a Python float, which has no .shape)
+        if shape:
+            return build.tuple_([build.const(n) for n in shape]) if v.attr == "shape" else \
+                build.const(len(shape) if v.attr == "ndim" else math.prod(shape))
+        return None
+    if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Constant) and type(v.slice.value) is int:
+        elts = v.value.elts if isinstance(v.value, gast.Tuple) else \
+            shapes.tuples[v.value.id].elts if isinstance(v.value, gast.Name) and v.value.id in shapes.tuples else ()
+        if elts and all(isinstance(e, gast.Constant) for e in elts) and -len(elts) <= v.slice.value < len(elts):
+            return build.const(elts[v.slice.value].value)  # an item of a shape (core form writes -1 as a literal)
+        return None
+    if not isinstance(v, gast.Call) or v.keywords:
+        return None
+    f, args = analysis.dotted(v.func), v.args
+    shape = shape_of(args[0], shapes) if args else None
+    p = _prim(v)
+    if p is not None and p.shape_query in ("size", "ndim") and len(args) == 1 and shape is not None:
+        return build.const(math.prod(shape) if p.shape_query == "size" else len(shape))
+    if f == "rt.vmap_size_axis0" and len(args) == 2 and isinstance(args[0], gast.Tuple):  # vmap's batch size
+        lead = {(shape_of(e, shapes) or (None,))[0] for e in args[0].elts}
+        if len(lead) == 1 and None not in lead:
+            return build.const(lead.pop())  # (sizes that differ stay a call, which raises)
+    if p is not None and p.shape_query == "shape" and len(args) == 1 and shape is not None:
+        return build.tuple_([build.const(n) for n in shape])
+    if (p is not None and p.fill) and (filled := _filled_cotangent(f, args, shapes)) is not None:
+        return filled
+    if f == "rt.unbroadcast" and len(args) == 2 and shape is not None and isinstance(args[1], gast.Name) \
+            and args[1].id in shapes:
+        return _unbroadcast(args[0], shape, args[1], shapes[args[1].id])
+    if p is not None and p.cotangent_of is not None and len(args) == 3 and all(
+            len(shape_of(a, shapes) or ()) == 2 for a in args[1:]):  # a product's cotangent, of matrices: a matmul
+        g, a, b = args
+        return build.binop(g, gast.MatMult(), build.attr(b, "T")) if p.cotangent_of == 1 else \
+            build.binop(build.attr(a, "T"), gast.MatMult(), g)
+    if f == "rt.tree_add" and len(args) == 2 and all(shape_of(a, shapes) is not None for a in args):
+        return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
+    if f == "rt.like" and len(args) == 2 and isinstance(args[0], (gast.Tuple, gast.List)) \
+            and isinstance(args[1], gast.Name) and args[1].id in shapes.seqs:
+        kind, parts = shapes.seqs[args[1].id]
+        if kind in _TYPES and len(parts) == len(args[0].elts):
+            return _TYPES[kind](elts=args[0].elts, ctx=gast.Load())
+    return None
+
+
+def _filled_cotangent(f, args, shapes):
+    """`xp.full_like(like, c)` for `rt.sum_vjp(g, like, axis, keepdims)` where `g` is a full mean
+    or sum's cotangent seeded with a number (`fills`: `rt.mean_vjp(-1.0, r, None, False)`) and `r`
+    reduces `like` along exactly these axes (`reduced`), so that it has `like`'s dtype; or None.
+    The helpers cost a few microseconds each in the Python of the call, more where a large
+    product ran before them, and the reduction read for its shape goes too. (A seed spread over
+    an array that is not reduced again stays a helper: `shape_sources` gives it the earliest
+    array of its shape, so the forward values it was computed from may go.)"""
+    if f != "rt.sum_vjp" or len(args) != 4 or not isinstance(args[0], gast.Name) \
+            or not isinstance(args[1], gast.Name):
+        return None
+    g, like, axis, keep = args
+    fill = shapes.fills.get(g.id)
+    shape = shape_of(like, shapes)
+    if fill is None or not shape or shapes.reduced.get(fill[0]) != like.id or like.id in shapes.roots:
+        return None  # (an array with an earlier one of its shape: the helper reads that one, and `like` may go)
+    reduced = _reduced(shape, build.call("xp.sum", [like], {"axis": axis, "keepdims": keep}))
+    if reduced is None or reduced != shape_of(build.name(fill[0]), shapes):
+        return None  # (shapes that do not match raise in the helper: left to it)
+    return build.call("xp.full_like", [like, build.const(fill[1])])
+
+
+def _flow_names(body, params, counts, known) -> dict:
+    """Names every binding of which is a top-level `name = value` (and parameters rebound only
+    so), bound more than once: straight-line code, where each binding's shape holds from it to the
+    next, so a sweep in program order knows it at every read. -> name: its shape on entry."""
+    top = {}
+    for s in body:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            top[s.targets[0].id] = top.get(s.targets[0].id, 0) + 1
+    entry = known.get("shapes", {})
+    return {n: entry.get(n) for n, c in top.items() if counts.get(n, 0) == c + (n in params) and counts[n] >= 2}
+
+
+def _note_fill(t, v, shapes):
+    """Note `t = c` (a number) in `shapes.numbers`, `t = rt.mean_vjp(c, r, None, False)` (or
+    `rt.sum_vjp`: a full reduction's cotangent, one number c / size everywhere) in `shapes.fills`
+    and `t = xp.sum(a, ...)` (a differentiable reduction of a name) in `shapes.reduced`."""
+    sign = -1 if isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub) else 1
+    c = v.operand if sign == -1 else v
+    if isinstance(c, gast.Constant) and type(c.value) in (int, float):
+        shapes.numbers[t] = sign * c.value  # (`-1.0` is a negated literal)
+    if not isinstance(v, gast.Call) or not v.args:
+        return
+    p, f, args = _prim(v), analysis.dotted(v.func), v.args
+    n = shapes.numbers.get(args[0].id) if isinstance(args[0], gast.Name) else \
+        args[0].value if isinstance(args[0], gast.Constant) and type(args[0].value) in (int, float) else None
+    if p is not None and p.fill and len(args) == 4 and not v.keywords and n is not None and _none(args[2]) \
+            and isinstance(args[3], gast.Constant) and args[3].value is False and isinstance(args[1], gast.Name):
+        shape = shape_of(args[1], shapes)
+        if shape and all(type(d) is int for d in shape):
+            shapes.fills[t] = (args[1].id, n / max(math.prod(shape), 1) if f == "rt.mean_vjp" else n)
+    elif p is not None and p.reduction and not p.nondiff and isinstance(args[0], gast.Name):
+        shapes.reduced[t] = args[0].id
+
+
+def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
+    known, notes = facts["known"], facts["notes"]
+    if not known.get("shapes") and not known.get("items"):
+        return body, set()
+    counts = analysis.assigned_counts(body, params)
+    flow = _flow_names(body, params, counts, known)
+    shapes = uniform_shapes(body, params, known, flow, notes)[1]
+    shapes.roots = facts["shape_roots"]
+    known["name_shapes"] = shapes  # (the last run's: array_methods reads them)
+    shapes.update({n: s for n, s in flow.items() if s is not None})
+    top = {id(s) for s in body}
+    touched: set[str] = set()
+    for s in analysis.walk_stmts(body):  # (in program order: a shape folded here, its items fold below)
+        if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None:
+            names = notes.names(s)
+            s.value, c = bottom_up(s.value, lambda e: _folded(e, shapes))
+            if c:
+                notes.forget(s)
+                touched.update(names, notes.names(s))
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1 \
+                    and isinstance(s.value, gast.Tuple):
+                shapes.tuples[s.targets[0].id] = s.value
+        t = s.targets[0].id if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+        if t is not None and counts[t] == 1:
+            _note_fill(t, s.value, shapes)
+        if t in flow and id(s) in top or t is not None and counts[t] == 1 and t not in shapes:
+            shape = shape_of(s.value, shapes)  # (a name bound once whose value reads a flow name's)
+            if shape is not None:
+                shapes[t] = shape
+            else:
+                shapes.pop(t, None)
+    for n in flow:  # (only its last binding's: array_methods must not read it)
+        shapes.pop(n, None)
+    same = [s for s in body if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+            and isinstance(s.value, gast.Name) and s.value.id == s.targets[0].id]
+    if same:  # `b = rt.unbroadcast(b, like)` folded to `b = b`
+        body = [s for s in body if not any(s is x for x in same)]
+        touched.update(x.targets[0].id for x in same)
+    return body, touched
+
+
+def array_methods(body: list, params, facts) -> tuple[list, bool]:
+    """(Final stage.) A reduction of an array of known shape is written as its method,
+    `g.sum(axis=0)` (NumPy's `np.sum` costs half a microsecond more per call, its Python
+    wrapper), and a product of vectors and matrices (`@`, `xp.matmul`, `xp.dot`) of at most
+    `DOT_MAX` elements each as `xp.dot`: NumPy's `@` is a generalized ufunc whose dispatch costs
+    about 0.35 µs more per call than `dot`'s, which small arrays feel, and for floating arrays of
+    these ranks both call the same BLAS routine (see `_BLAS_DTYPES`); larger ones as `@`, and a
+    product of matrices of `SPLIT_MIN` multiply-adds and more as a call of a product whose rows
+    threads share (`known["products"]`, when the driver offers them: `matmul_0(a, b)`). The
+    shapes are those `fold_shapes` found last (a name bound once keeps its value, so its shape,
+    whatever the passes moved around it)."""
+    known = facts["known"]
+    shapes = known.get("name_shapes")
+    if not shapes:
+        return body, False
+    dots = bool(known.get("arrays")) and all(d in _BLAS_DTYPES for d, _ in known["arrays"].values())
+    products = known.get("products") if dots else None  # (a list where the driver offers them)
+    changed = False
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, (gast.Assign, gast.Return, gast.Expr)) and s.value is not None:
+            s.value, c = bottom_up(s.value, lambda e: _method(e, shapes, dots, products))
+            changed |= c
+    return body, changed
+
+
+# Array parameters of these dtypes (float32/64, complex64/128) make a version's products `xp.dot`:
+# NumPy's `dot` and `matmul` of vectors and matrices of them call the same BLAS routine (gemv,
+# gemm, syrk for `a @ a.T`, dot), so bitwise the same results (docs/jit.md "What is bitwise"),
+# but for float16 or a view strided along both axes, which `matmul` multiplies in its own loop.
+_BLAS_DTYPES = frozenset("fdFD")
+
+
+def _product_operands(e, shapes):
+    """(a, b) of a product of two vectors or matrices of known shapes (`a @ b`, `xp.dot(a, b)`,
+    `xp.matmul(a, b)`), or None."""
+    if isinstance(e, gast.BinOp) and isinstance(e.op, gast.MatMult):
+        args = [e.left, e.right]
+    elif (p := _prim(e)) is not None and p.product and len(e.args) == 2 and not e.keywords:
+        args = e.args
+    else:
+        return None
+    return args if all(1 <= len(shape_of(a, shapes) or ()) <= 2 for a in args) else None
+
+
+# the largest operand (elements) of a product written `xp.dot`: `dot` saves `@`'s 0.35 µs of
+# dispatch, but on larger operands NumPy's `matmul` is the faster (measured on one BLAS thread:
+# dot 0.65x @'s time at 8x32 by 32x32, 1.09x at 65536x3 by 3, 1.3x at 65536x3 by 3x3)
+DOT_MAX = 1 << 13
+
+
+def _small(args, shapes) -> bool:
+    """Whether every operand's shape is known and none has more than DOT_MAX elements."""
+    dims = [shape_of(a, shapes) for a in args]
+    return all(d is not None and all(type(n) is int for n in d) and math.prod(d) <= DOT_MAX for d in dims)
+
+
+# the fewest multiply-adds of a product of matrices whose rows are shared among threads (a
+# `Product` of s2s.compiler.emit.products, listed in `known["products"]`: it measures whether they help)
+SPLIT_MIN = 1 << 24
+
+
+def _large(args, shapes) -> bool:
+    """Whether `args` are two matrices of known shapes whose product takes SPLIT_MIN multiply-adds."""
+    dims = [shape_of(a, shapes) for a in args]
+    if any(len(d) != 2 for d in dims):
+        return False
+    (m, k), (_, n) = dims
+    return all(type(d) is int for d in (m, k, n)) and m * k * n >= SPLIT_MIN
+
+
+def _method(e, shapes, dots: bool = False, products=None):
+    args = _product_operands(e, shapes)
+    if args is not None:
+        if products is not None and _large(args, shapes):
+            products.append(f"matmul_{len(products)}")
+            return build.call(products[-1], args)
+        if dots and _small(args, shapes):
+            return None if isinstance(e, gast.Call) and analysis.dotted(e.func) == "xp.dot" else \
+                build.call("xp.dot", args)
+        return None if isinstance(e, gast.BinOp) or analysis.dotted(e.func) == "xp.dot" else \
+            build.binop(args[0], gast.MatMult(), args[1])
+    p = _prim(e)
+    if not (p is not None and p.reduction and len(e.args) == 1
+            and not isinstance(e.args[0], gast.Starred) and len(shape_of(e.args[0], shapes) or ()) >= 1
+            and {k.arg for k in e.keywords} <= {"axis", "keepdims"}):
+        return None  # (rank 0 could be a Python number, which has no methods)
+    name = analysis.dotted(e.func)[3:].removeprefix("a")
+    return gast.Call(func=build.attr(e.args[0], name), args=[], keywords=e.keywords)
+
+
+PASS = Pass("fold_shapes", fold_shapes, idempotent=True, needs=("shape_roots",))
+METHODS = Pass("array_methods", array_methods)

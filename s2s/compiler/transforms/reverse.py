@@ -1,0 +1,959 @@
+"""Reverse mode: a forward sweep that records what the backward sweep needs, then the backward sweep.
+
+Recorded on two plain lists: `tape` for values of active variables that an assignment overwrites,
+`ctl` for everything else the backward sweep needs to replay control flow (branch decisions, loop
+ranges and trip counts, overwritten inactive values). Loops stay loops; nothing is unrolled.
+
+About 880 lines in one module, on purpose: `Reverse` builds both sweeps at once, and each forward
+method's saves (tape, ctl, checkpoints) must match the backward method that pops them in reverse
+order; split by sweep, every pair of methods would sit in two files. What stands alone already
+has a module (the VJP rules in primitives/, the tape in tape.py), and the drivers
+at the bottom (`grad_fn`, `split_fns`, `saving_fn`) are the entry points the API calls.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import gast
+
+from ...base import record
+from .. import analysis
+from ..analysis.owned import owned_arrays
+from ..ir import build
+from ..ir.core import CoreFn
+from ..ir.names import Namer
+from ..primitives import registry
+from . import tape as tapes
+from .adjoint import Adjoints, merge
+from .base import (
+    Callees,
+    GeneratedFn,
+    Transform,
+    bind_prim,
+    header_for,
+    index_value,
+    is_list_op,
+    is_repeat,
+    loc,
+    maybe_sequence_op,
+    simplify,
+    split_self_updates,
+)
+
+
+@dataclasses.dataclass
+class Sweeps:
+    """What `Reverse.run` produces: the statements that create the records (`init`), the forward
+    sweep, its output atom, the statements that seed the backward sweep, the backward sweep, and
+    one cotangent expression per parameter."""
+
+    init: list
+    forward: list
+    out: gast.expr
+    seed: list
+    backward: list
+    grads: list
+
+
+class Reverse(Transform):
+    """Reverse mode of one core-form function with respect to `active_params`: `run` returns the
+    forward sweep (with its records), the seed, and the backward sweep, for api.py to assemble."""
+
+    def __init__(self, core: CoreFn, active_params, calls: Callees, checkpoint=None, aux: bool = False):
+        super().__init__(core, active_params, calls)
+        self.checkpoint = checkpoint  # None, "auto" or a budget in bytes: the top-level loops' schedule
+        self.consume = False  # whether the backward sweep may use up the record (grad's: run once)
+        ret = self.body[-1]
+        outs = analysis.loads(ret.value) if isinstance(ret, gast.Return) and ret.value else ()
+        pair = _aux_pair(self.body, ret) if aux else None
+        self.useful = analysis.useful(self.body, pair[1] if pair else outs)
+        if pair:
+            self.useful.add(pair[0])
+        # dead stores: an array the function owns alone (analysis.owned) whose value never reaches
+        # the output has a zero cotangent, so it is neither taped nor restored (e.g. an author's own
+        # `dW` updated slice by slice beside the loss); dce then drops its statements
+        owned = owned_arrays(self.body, self.params, pair[2] if pair else ())
+        dead = {v for v in self.active if v in owned and not owned[v] & self.useful}
+        if dead:
+            self.active = analysis.activity(self.body, active_params, dead)
+        if pair and dead:  # the aux element is read by the output's pack only: not for the backward sweep
+            self.relevant = analysis.relevant([s for s in self.body if s is not pair[3]], self.active)
+            self.relevant.update(pair[1])
+        else:
+            self.relevant = analysis.relevant(self.body, self.active)
+        self.adj = Adjoints(self.namer, containers=self.containers, leaves=self.leaves)
+        self.tape = self.namer.exact("tape")
+        self.ctl = self.namer.exact("ctl")
+        self.discard = None  # the target of cotangents nobody reads
+        self.used_lists: set[str] = set()
+        self.saved: set[str] = set()
+        self.saved_at: set = set()
+        self.value_saves: set[str] = set()  # variables saved because an assignment overwrites them
+        self.value_records: set[int] = set()  # ids of those saves' pushes and pops (what `tapes.slim` may drop)
+        self.seen = set(self.params)
+        self.restores: set[str] = set()  # "arrays"/"lists": what the backward sweep updates in place
+        self.counts: dict[str, int] | None = None
+        self.replay = None  # s2s.checkpoint's policy: statements whose value comes from `self.residuals`
+        self.residuals = None
+
+    # ---- forward sweep ----
+    def forward(self, stmts, depth: int) -> list:
+        out = []
+        for s in stmts:
+            if isinstance(s, gast.Return):
+                continue
+            if isinstance(s, gast.If):
+                body, orelse = self.forward(s.body, depth), self.forward(s.orelse, depth)
+                if self.record_branch(s, depth):
+                    # recorded where each path ends, so it is the first thing the backward sweep pops
+                    body = _at_path_ends(body, self.push(self.ctl, build.const(True)))
+                    orelse = _at_path_ends(orelse, self.push(self.ctl, build.const(False)))
+                out.append(loc(build.if_(s.test, body, orelse), s))
+                continue
+            if isinstance(s, (gast.For, gast.While)):
+                if depth == 0 and self.checkpoint is not None and self.checkpointable(s):
+                    out.extend(self.forward_checkpointed(s, depth))
+                else:
+                    out.extend(self.forward_loop(s, depth))
+                continue
+            out.extend(self.saves(s, depth))
+            new = self.forward_stmt(s)
+            if self.replay is not None and self.replay(s):  # a value the policy saved: not recomputed
+                new = loc(build.assign(s.targets[0].id, build.call("rt.next_residual", [build.name(self.residuals)])), s)
+            tape_var = self.call_tapes.get(s)
+            if tape_var is not None and depth > 0:
+                self.saved.add(tape_var)
+                self.saved_at.add((s, tape_var))
+                out.append(self.push(self.ctl, build.name(tape_var)))
+            out.append(new)
+            for t in analysis.targets(s):
+                self.seen.add(t)
+        return out
+
+    def record_branch(self, s, depth) -> bool:
+        test = s.test
+        return depth > 0 or not isinstance(test, gast.Name) or self.assigned_count(test.id) > 1
+
+    def assigned_count(self, var) -> int:
+        if self.counts is None:  # the body's assignments do not change while the sweeps are built
+            self.counts = analysis.assigned_counts(self.body)
+        return self.counts.get(var, 0) + (var in self.params)
+
+    def saves(self, s, depth) -> list:
+        out = []
+        for t in analysis.targets(s):
+            if t in self.relevant and (t in self.seen or depth > 0):
+                self.saved.add(t)
+                self.saved_at.add((s, t))
+                self.value_saves.add(t)
+                out.append(self.push(self.tape if t in self.active else self.ctl, build.name(t)))
+                self.value_records.add(id(out[-1]))
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+            base = s.targets[0].value.id
+            if base in self.relevant:
+                slot = build.call("rt.copy_slot", [build.name(base), index_value(s.targets[0].slice)])
+                out.append(self.push(self.tape if base in self.active else self.ctl, slot))
+        return out
+
+    def push(self, lst, value):
+        self.used_lists.add(lst)
+        return build.expr_stmt(build.call(build.attr(build.name(lst), "append"), [value]))
+
+    def pop(self, lst):
+        self.used_lists.add(lst)
+        return build.call(build.attr(build.name(lst), "pop"), [])
+
+    def forward_stmt(self, s):
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and analysis.classify(s.value) == "call":
+            callee = self.callee(s)
+            if callee is not None:
+                fwd_name, _, _, args = callee
+                tape_var = self.namer.fresh("saved")
+                self.call_tapes[s] = tape_var
+                target = s.targets[0]
+                new = build.assign(build.tuple_([build.load(target), build.name(tape_var)], store_=True),
+                               build.call(build.name(fwd_name), args))
+                return loc(new, s)
+        return s
+
+    def forward_loop(self, s, depth) -> list:
+        out, info = [], {}
+        has_break = any(isinstance(n, gast.Break) for n in analysis.loop_level(s.body))
+        counter = self.namer.fresh("trips") if has_break or isinstance(s, gast.While) else None
+        if counter:
+            out.append(build.assign(counter, build.const(0)))
+        if isinstance(s, gast.For):
+            rng = s.iter
+            if not (isinstance(rng, gast.Name)):
+                r = self.namer.fresh("r")
+                out.append(loc(build.assign(r, rng), s))
+                rng = build.name(r)
+            if s.target.id in self.relevant and s.target.id in self.seen:
+                self.saved.add(s.target.id)
+                out.append(self.push(self.ctl, build.name(s.target.id)))
+                info["restore_target"] = True
+            body = ([build.assign(counter, build.binop(build.name(counter), gast.Add(), build.const(1)))] if counter else [])
+            self.seen.add(s.target.id)
+            body += self.forward(s.body, depth + 1)
+            loop = gast.For(target=build.name(s.target.id, store=True), iter=rng, body=body, orelse=[],
+                            type_comment=None)
+            out.append(loc(loop, s))
+            record = build.subscript(rng, gast.Slice(lower=None, upper=build.name(counter), step=None)) if counter else rng
+        else:
+            body = [build.assign(counter, build.binop(build.name(counter), gast.Add(), build.const(1)))]
+            body += self.forward(s.body, depth + 1)
+            out.append(loc(gast.While(test=s.test, body=body, orelse=[]), s))
+            record = build.name(counter)
+        if depth > 0:
+            out.append(self.push(self.ctl, record))
+            info["replay"] = None
+        else:
+            info["replay"] = record
+        self.loops[s] = info
+        return out
+
+    def checkpointable(self, s) -> bool:
+        """Whether loop `s` can be run again from a snapshot of the variables it carries: no
+        `break`, nothing updated in place (arrays, lists), no draw or other effect, no call of a
+        function that might have one."""
+        if any(isinstance(n, gast.Break) for n in analysis.loop_level(s.body)):
+            return False
+        for st in analysis.walk_stmts(s.body):
+            if isinstance(st, (gast.AugAssign, gast.Expr)) and not build.is_comment(st) \
+                    or isinstance(st, gast.Assign) and not isinstance(st.targets[0], (gast.Name, gast.Tuple)):
+                return False
+            value = getattr(st, "value", None)
+            if not isinstance(value, gast.Call):
+                continue
+            kind = analysis.classify(value)
+            if kind == "list.pop" or isinstance(value.func, gast.Attribute) and analysis.dotted(value.func) is None \
+                    or any(k.arg == "out" for k in value.keywords):
+                return False
+            p = registry.lookup(kind)
+            if p is not None and p.effect or kind == "call" and not self.replayable(value):
+                return False
+        return True
+
+    def replayable(self, call) -> bool:
+        fn = self.core.ns.get(getattr(call.func, "id", None))
+        if fn is None:
+            return False
+        rules = record.custom(fn)
+        if rules is not None:
+            return hasattr(rules, "policy")  # s2s.checkpoint: its own function runs again, nothing else
+        return self.pure_callee(fn)
+
+    def forward_checkpointed(self, s, depth) -> list:
+        """Loop `s` under a checkpoint schedule (runtime/checkpoints.py): run without recording,
+        keeping the state it carries at the start of every k-th step. The forward sweep with the
+        records is built here too: the backward sweep runs it again, one segment at a time."""
+        out, info = [], {"ckpt": self.namer.fresh("ckpt")}
+        budget = build.const(self.checkpoint)
+        what = "every ceil(sqrt(T))-th step" if self.checkpoint == "auto" else (
+            f"the steps the binomial (revolve) schedule picks within {self.checkpoint} bytes")
+        if isinstance(s, gast.For):
+            rng = s.iter
+            if not isinstance(rng, gast.Name):
+                r = self.namer.fresh("r")
+                out.append(loc(build.assign(r, rng), s))
+                rng = build.name(r)
+            if s.target.id in self.relevant and s.target.id in self.seen:
+                self.saved.add(s.target.id)
+                out.append(self.push(self.ctl, build.name(s.target.id)))
+                info["restore_target"] = True
+            self.seen.add(s.target.id)
+            info["range"] = rng
+            out.append(build.comment(f"checkpointed: the carried state is kept at {what} of the T = len({rng.id}) "
+                                     "steps; the backward sweep follows the plan: advance (run steps, keep a "
+                                     "snapshot) or reverse a segment (its forward sweep with records, then back)"))
+            out.append(build.assign(info["ckpt"], build.call("rt.checkpoint_schedule", [rng, budget])))
+        else:
+            kept = ("every k-th step, k doubling to keep sqrt(T) to 2*sqrt(T) snapshots" if self.checkpoint == "auto"
+                    else f"every k-th step, k doubling to keep the snapshots within {self.checkpoint} bytes")
+            out.append(build.comment(f"checkpointed: the carried state is kept at {kept} (an online schedule: the "
+                                     "trip count T is found as the loop runs); the backward sweep reverses each "
+                                     "segment (its forward sweep with records, then back), last first"))
+            out.append(build.assign(info["ckpt"], build.call("rt.checkpoint_schedule", [build.const(None), budget])))
+        info["save"] = build.call("rt.checkpoint_save", [build.name(info["ckpt"])])
+        plain = [build.expr_stmt(info["save"])] + [build.clone(st) for st in s.body]
+        info["taped"] = self.forward(s.body, depth + 1)
+        if isinstance(s, gast.For):
+            out.append(loc(gast.For(target=build.name(s.target.id, store=True), iter=rng, body=plain, orelse=[],
+                                    type_comment=None), s))
+        else:
+            out.append(loc(gast.While(test=s.test, body=plain, orelse=[]), s))
+        self.loops[s] = info
+        return out
+
+    def backward_checkpointed(self, s, info, body) -> list:
+        """The backward sweep of a checkpointed loop: the actions of the schedule's plan, each from a
+        snapshot: run steps without records and keep the state reached (an advance), or run a
+        segment's forward sweep with the records, then its backward sweep (`body`)."""
+        ck = build.name(info["ckpt"])
+        plan, act, radv, rseg, rrev = (self.namer.fresh(p) for p in ("plan", "act", "r", "r", "r"))
+        rng = [info["range"]] if "range" in info else []
+        idx = s.target.id if isinstance(s, gast.For) else self.namer.fresh("k")
+
+        def loop(r, stmts):
+            return gast.For(target=build.name(idx, store=True), iter=build.name(r), body=stmts or [gast.Pass()],
+                            orelse=[], type_comment=None)
+        info["store"] = build.call("rt.checkpoint_store", [build.name(act)])
+        info["advance"] = [build.clone(st) for st in s.body]
+        act_body = [build.expr_stmt(build.call("rt.checkpoint_restore", [build.name(act)])),  # its target: run()
+                    build.assign(radv, build.call("rt.checkpoint_advance", [build.name(act)] + rng)),
+                    loop(radv, info["advance"]),
+                    build.expr_stmt(info["store"]),
+                    build.assign(rseg, build.call("rt.checkpoint_range", [build.name(act)] + rng)),
+                    loop(rseg, info["taped"]),
+                    build.assign(rrev, build.call("rt.reversed_range", [build.name(rseg)]))]
+        adjoint = loop(rrev, body)
+        act_body.append(adjoint)
+        self.bwd_loops[s] = adjoint
+        actions = gast.For(target=build.name(act, store=True), iter=build.name(plan), body=act_body, orelse=[],
+                           type_comment=None)
+        info["segment_loop"] = actions
+        out = [build.assign(plan, build.call("rt.checkpoint_plan", [ck, build.const(self.consume)])), actions]
+        if info.get("restore_target"):
+            out.append(build.assign(s.target.id, self.pop(self.ctl)))
+        return out
+
+    def carried(self, bwd) -> set[str]:
+        """Fill in what each checkpointed loop keeps: the variables its body assigns that it reads
+        before assigning them, or that the backward sweep reads outside the loop's own replay.
+        Returns the names of the statements replayed there (which `tapes.slim` reads past)."""
+        replayed: set[int] = set()
+        for s, info in self.loops.items():
+            if not info.get("ckpt") or "segment_loop" not in info:
+                continue
+            assigned = {t for st in analysis.walk_stmts(s.body) for t in analysis.targets(st)}
+            if isinstance(s, gast.For):
+                assigned.discard(s.target.id)
+            outside = tapes.reads(bwd, skip={id(info["segment_loop"])})
+            keep = sorted(assigned & (analysis.exposed(s.body) | set(outside)))
+            info["save"].args += [build.name(v) for v in keep]
+            info["store"].args += [build.name(v) for v in keep]
+            restore = info["segment_loop"].body[0]
+            if keep:
+                target = build.name(keep[0]) if len(keep) == 1 else build.tuple_([build.name(v) for v in keep])
+                info["segment_loop"].body[0] = build.assign(build.store(target), restore.value)
+            else:
+                info["segment_loop"].body.pop(0)
+            self.saved.update(keep)
+            replayed.update(id(st) for st in analysis.walk_stmts(info["taped"] + info["advance"]))
+            info["assigned"] = assigned
+        return replayed
+
+    # ---- backward sweep ----
+    def backward(self, stmts, defined: dict, depth: int) -> list:
+        """Adjoint code for `stmts`, in reverse, grouped under the original statements' comments."""
+        out, group = [], []
+        for s in reversed(stmts):
+            if build.is_comment(s):
+                if group:
+                    out.append(s)
+                    out.extend(group)
+                group = []
+                continue
+            group.extend(self.backward_stmt(s, defined, depth))
+        out.extend(group)
+        return out
+
+    def backward_stmt(self, s, defined, depth) -> list:
+        out: list = []
+        if isinstance(s, (gast.Return, gast.Break, gast.Continue, gast.Pass, gast.Assert, gast.Expr)) \
+                and not is_list_op(s):
+            return out
+        if isinstance(s, gast.If):
+            return self.backward_if(s, defined, depth)
+        if isinstance(s, (gast.For, gast.While)):
+            return self.backward_loop(s, defined, depth)
+        if is_list_op(s):
+            return self.backward_append(s, defined)
+        t = s.targets[0]
+        if isinstance(t, gast.Subscript):
+            out += self.backward_setitem(s, defined)
+        elif isinstance(t, gast.Tuple):
+            out += self.backward_unpack(s, defined)
+        else:
+            out += self.backward_assign(s, defined)
+        tape_var = self.call_tapes.get(s)
+        if tape_var is not None and (s, tape_var) in self.saved_at:
+            out.append(build.assign(tape_var, self.pop(self.ctl)))
+        for v in reversed(analysis.targets(s)):  # saved in order, restored in reverse
+            if (s, v) in self.saved_at:
+                out.append(build.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
+                self.value_records.add(id(out[-1]))
+        if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
+            self.restores.add("arrays")
+            lst = self.tape if t.value.id in self.active else self.ctl
+            if isinstance(t.slice, gast.Constant) and isinstance(t.slice.value, str):  # a dict's item: it may be new
+                out.append(build.expr_stmt(build.call("rt.restore_slot", [build.name(t.value.id), build.clone(t.slice),
+                                                                           self.pop(lst)])))
+                return out
+            out.append(build.assign(build.subscript(build.name(t.value.id), index_value(t.slice), store_=True),
+                                    self.pop(lst)))
+        return out
+
+    def take(self, var, defined):
+        """The adjoint of `var` to propagate, or None if it is zero; it is consumed."""
+        if var not in self.active:
+            return None
+        b = self.adj.name(var)
+        if b not in defined:
+            return None
+        del defined[b]
+        return build.name(b)
+
+    def backward_assign(self, s, defined) -> list:
+        out: list = []
+        var = s.targets[0].id
+        value = s.value
+        kind = analysis.classify(value)
+        if kind == "list.pop":
+            lst = value.func.value.id
+            g = self.take(var, defined)  # consumed even from an inactive list: the pop overwrites `var`
+            if lst in self.active:
+                b = self.adj.name(lst)
+                if b not in defined:  # one zero per element the list holds here
+                    out.append(build.assign(b, build.call("rt.zeros_list", [build.name(lst)])))
+                    defined[b] = True
+                self.own_list(b, defined, out)
+                blst = build.name(b)
+                item = g if g is not None else build.call("rt.zeros_like_tree", [build.name(var)])
+                out.append(build.expr_stmt(build.call(build.attr(blst, "append"), [item])))
+            if lst in self.relevant:
+                self.restores.add("lists")
+                out.append(build.expr_stmt(build.call(build.attr(build.name(lst), "append"), [build.name(var)])))
+            return out
+        g = self.take(var, defined)
+        if g is None:
+            return out
+        if kind == "const":
+            return out
+        if kind == "copy":
+            if value.id in self.active:
+                self.adj.accumulate(value.id, g, defined, out)
+            return out
+        if kind == "pack":
+            for k, e in enumerate(value.elts):
+                if isinstance(e, gast.Name) and e.id in self.active:
+                    self.adj.accumulate(e.id, build.subscript(g, build.const(k)), defined, out)
+            return out
+        if kind == "dict":
+            for key, e in zip(value.keys, value.values):
+                if isinstance(e, gast.Name) and e.id in self.active:
+                    self.adj.accumulate(e.id, build.subscript(g, key), defined, out)
+            return out
+        if kind == "getitem":
+            base = value.value.id
+            if base in self.active:
+                acc = self.adj.owned(base, defined, out)
+                out.append(build.assign(acc.id, build.call("rt.add_at", [acc, index_value(value.slice), g])))
+            return out
+        if kind == "call":
+            return out + self.backward_call(s, g, defined)
+        return out + self.backward_prim(s, kind, g, defined)
+
+    def backward_prim(self, s, kind, g, defined) -> list:
+        out: list = []
+        p = registry.lookup(kind)
+        if p is None:
+            self.fail(s, f"s2s has no derivative rule for `{kind}`.",
+                      "Register one with s2s.defvjp, or wrap the value in stop_gradient if no derivative is needed.")
+        if p.nondiff:
+            return out
+        args = bind_prim(p, s.value)
+        for pname, atom in args.items():
+            if not (isinstance(atom, gast.Name) and atom.id in self.active) or pname in p.zero_args:
+                continue
+            rule = p.vjp.get(pname)
+            if maybe_sequence_op(s.value, self.containers):
+                me, other = ("x", "y") if pname == "x" else ("y", "x")
+                rule = f"rt.operand_cotangent(g, {me}, {other}, {kind!r}, {int(pname == 'x')})"
+            if registry.VJP_IN_PLACE.get(kind, ("",))[0] == pname:
+                out += self._in_place(kind, atom.id, args, g, defined)
+                continue
+            if rule is None:
+                self.fail(s, f"s2s cannot differentiate `{kind}` with respect to its argument `{pname}`.",
+                          "Wrap that argument in stop_gradient, or register a rule with s2s.defvjp.")
+            subs = {k: (v if v is not None else build.const(None)) for k, v in args.items()}
+            subs.update(g=g, ans=build.name(s.targets[0].id))
+            expr = build.template(rule, **subs)
+            if p.broadcasting and all(isinstance(v, gast.Constant) for k, v in args.items() if k != pname) \
+                    and not (is_repeat(s.value) and atom.id in self.params):  # `xs * 3` of a list argument:
+                expr = _strip_unbroadcast(expr)  # rt.unbroadcast refuses the repeated list's cotangent
+            self.adj.accumulate(atom.id, simplify(expr), defined, out)
+        return out
+
+    def _in_place(self, kind, var, args, g, defined) -> list:
+        """`b_var = h(b_var, g, <the op's other arguments>)` for an op of VJP_IN_PLACE: the cotangent
+        added into an adjoint the sweep owns, not into zeros the size of `var` each time."""
+        out: list = []
+        pname, fn = registry.VJP_IN_PLACE[kind]
+        acc = self.adj.owned(var, defined, out)
+        rest = [v if v is not None else build.const(None) for k, v in args.items() if k != pname]
+        out.append(build.assign(acc.id, build.call(fn, [acc, g] + rest)))
+        return out
+
+    def backward_call(self, s, g, defined) -> list:
+        callee = self.callee(s)
+        if callee is None:
+            return []
+        _, bwd_name, mask, args = callee
+        out: list = []
+        if not all(mask) and self.discard is None:  # a name no user variable has: `_` may be one
+            self.discard = self.namer.exact("_")
+        cts = [self.namer.fresh("ct") if m else self.discard for m in mask]
+        tape_var = self.call_tapes[s]
+        call = build.call(build.name(bwd_name), [build.name(tape_var), g])
+        out.append(build.assign(build.tuple_([build.name(c) for c in cts], store_=True), call))
+        for arg, m, ct in zip(args, mask, cts):
+            if m:
+                self.adj.accumulate(arg.id, build.name(ct), defined, out)
+        return out
+
+    def callee(self, s):
+        """For `y = f(args)` with an active argument: (fwd name, bwd name, activity mask, args)."""
+        key = s
+        if key in self.callees:
+            return self.callees[key]
+        value = s.value
+        fn = self.core.ns[value.func.id]
+        args = self.bind_call(fn, value)
+        mask = tuple(isinstance(a, gast.Name) and a.id in self.active for a in args)
+        if not any(mask) or not set(analysis.targets(s)) & self.useful and self.pure_callee(fn):
+            self.callees[key] = None  # no derivative flows back through its result: a plain call
+            return None
+        self.check_no_mutated_arguments(s, fn, mask)
+        fwd, bwd = self.calls.split(fn, mask)
+        base = self.callee_label(fn)
+        fwd_name = self.bind(f"fwd_{base}", fwd)
+        bwd_name = self.bind(f"bwd_{base}", bwd)
+        self.callees[key] = (fwd_name, bwd_name, mask, args)
+        return self.callees[key]
+
+    def pure_callee(self, fn) -> bool:
+        """Whether a call of `fn` acts only through its result: no custom rules, and its core form
+        updates nothing in place and calls no other user function (which might)."""
+        if self.calls.has_rules(fn):
+            return False
+        callee = self.calls.core(fn)
+        if callee.inplace_params:
+            return False
+        for st in analysis.walk_stmts(callee.node.body):
+            if isinstance(st, gast.Expr) and isinstance(st.value, gast.Call) or isinstance(st, gast.AugAssign) \
+                    or isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Subscript):
+                return False  # a call for its effect (np.add.at, list.append), an update in place
+            value = getattr(st, "value", None)
+            if isinstance(value, gast.Call) and getattr(registry.lookup(analysis.classify(value)), "effect", False):
+                return False  # a draw (or another effect): run again, it would draw anew
+            if isinstance(value, gast.Call) and (analysis.classify(value) in ("call", "list.pop")
+                                                 or any(k.arg == "out" for k in value.keywords)
+                                                 or isinstance(value.func, gast.Attribute)
+                                                 and value.func.attr in registry.MUTATING_METHODS):
+                return False
+        return True
+
+    def backward_unpack(self, s, defined) -> list:
+        out: list = []
+        src = s.value.id
+        elts = [e.id for e in s.targets[0].elts]
+        gs = []
+        for e in elts:
+            g = self.take(e, defined)
+            gs.append(g)
+        if src not in self.active or all(g is None for g in gs):
+            return out
+        parts = [g if g is not None else build.call("rt.zeros_like_tree", [build.name(e)]) for g, e in zip(gs, elts)]
+        self.adj.containers.add(src)
+        # a sweep's record (a tuple, unpacked whole): its cotangent is the tuple of the parts', built
+        # without reading `src`, whose lists later pops and appends change (read back at a later
+        # point, it would give the record a cotangent of another length)
+        ct = build.tuple_(parts) if src in self.record_copies() else build.call("rt.like", [build.tuple_(parts),
+                                                                                             build.name(src)])
+        self.adj.accumulate(src, ct, defined, out)
+        return out
+
+    def record_copies(self) -> set[str]:
+        """Names bound once, to a backward sweep's own copy of its record (`rt.private`,
+        `rt.copy_saved`): certainly plain tuples."""
+        if getattr(self, "_record_copies", None) is None:
+            self._record_copies = {s.targets[0].id for s in self.body if isinstance(s, gast.Assign)
+                                   and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)
+                                   and getattr(registry.lookup(analysis.dotted(s.value.func)), "record_copy", False)
+                                   and self.assigned_count(s.targets[0].id) == 1}
+        return self._record_copies
+
+    def backward_setitem(self, s, defined) -> list:
+        out: list = []
+        t = s.targets[0]
+        base = t.value.id
+        if base not in self.active or self.adj.name(base) not in defined:
+            return out
+        acc = self.adj.owned(base, defined, out)
+        v = s.value
+        if isinstance(v, gast.Name) and v.id in self.active:
+            ct = self.namer.fresh("ct")
+            out.append(build.assign(build.tuple_([build.name(ct), acc], store_=True),
+                                build.call("rt.take_at", [acc, index_value(t.slice), v])))
+            self.adj.accumulate(v.id, build.name(ct), defined, out)
+        else:
+            out.append(build.assign(acc.id, build.call("rt.zero_at", [acc, index_value(t.slice)])))
+        return out
+
+    def backward_append(self, s, defined) -> list:
+        out: list = []
+        call = s.value
+        lst = call.func.value.id
+        v = call.args[0]
+        b = self.adj.name(lst)
+        if lst in self.active and b in defined:
+            self.own_list(b, defined, out)
+            item = build.call(build.attr(build.name(b), "pop"), [])
+            if isinstance(v, gast.Name) and v.id in self.active:
+                # the pop is a statement of its own: inside `b_v = rt.tree_add(b_v, ...)` it went
+                # with that assignment when `b_v` was dead (dead-code elimination keeps pops only)
+                popped = self.namer.fresh("ct")
+                out.append(build.assign(popped, item))
+                self.adj.accumulate(v.id, build.name(popped), defined, out)
+            else:
+                out.append(build.expr_stmt(item))
+        if lst in self.relevant:
+            self.restores.add("lists")
+            out.append(build.expr_stmt(self.pop_expr(lst)))
+        return out
+
+    @staticmethod
+    def own_list(b, defined, out) -> None:
+        """Before the sweep pops or appends to the adjoint list `b`: a copy of it when it may be
+        a list the caller holds (a cotangent passed in), so a backward sweep never empties its
+        caller's list (a vjp of a vjp pops the tape cotangents its caller keeps in its record)."""
+        if not defined[b]:
+            out.append(build.assign(b, build.call("rt.fresh", [build.name(b)])))
+            defined[b] = True
+
+    def pop_expr(self, lst):
+        return build.call(build.attr(build.name(lst), "pop"), [])
+
+    def backward_if(self, s, defined, depth) -> list:
+        d_then, d_else = dict(defined), dict(defined)
+        then = self.backward(s.body, d_then, depth)
+        orelse = self.backward(s.orelse, d_else, depth)
+        new = merge([(then, d_then), (orelse, d_else)], self.adj, self.live.before[s], self.certain[s])
+        defined.clear()
+        defined.update(new)
+        if not then and not orelse:
+            if self.record_branch(s, depth):
+                return [build.expr_stmt(self.pop(self.ctl))]
+            return []
+        test = s.test
+        out = []
+        if self.record_branch(s, depth):
+            br = self.namer.fresh("branch")
+            out.append(build.assign(br, self.pop(self.ctl)))
+            test = build.name(br)
+        out.append(build.if_(test, then or [gast.Pass()], orelse))
+        return out
+
+    def backward_loop(self, s, defined, depth) -> list:
+        info = self.loops[s]
+        entry = dict(defined)
+        pre: list = []
+        while True:
+            d = dict(entry)
+            body = self.backward(s.body, d, depth + 1)
+            grown = [b for b in d if b not in entry]
+            # an adjoint the body copies to update it in place (`b = rt.fresh(b)`) and leaves owned:
+            # one copy before the loop, not one per iteration (quadratic in the trip count)
+            copied = [b for b in entry if not grown and not entry[b] and d.get(b) and _freshens(body, b)]
+            if not grown and not copied:
+                break
+            for b in sorted(grown):
+                pre.append(self.adj.zero(self.adj.var_of(b)))
+                entry[b] = True
+            for b in sorted(copied):
+                pre.append(build.assign(b, build.call("rt.fresh", [build.name(b)])))
+                entry[b] = True
+        for b in sorted(entry):
+            if b not in d:
+                body.append(self.adj.zero(self.adj.var_of(b)))
+            elif not d[b]:
+                entry[b] = False
+        defined.clear()
+        defined.update(entry)
+        out = pre
+        if info.get("ckpt"):
+            return out + self.backward_checkpointed(s, info, body)
+        replay = info["replay"]
+        if replay is None:
+            rv = self.namer.fresh("r")
+            out.append(build.assign(rv, self.pop(self.ctl)))
+            replay = build.name(rv)
+        if isinstance(s, gast.For):
+            rev = self.namer.fresh("r")
+            out.append(build.assign(rev, build.call("rt.reversed_range", [replay])))
+            self.bwd_loops[s] = gast.For(target=build.name(s.target.id, store=True), iter=build.name(rev),
+                                         body=body or [gast.Pass()], orelse=[], type_comment=None)
+            out.append(self.bwd_loops[s])
+            if info.get("restore_target"):
+                out.append(build.assign(s.target.id, self.pop(self.ctl)))
+        else:
+            k = self.namer.fresh("k")
+            out.append(build.for_range(k, [replay], body))
+        return out
+
+    # ---- assembly ----
+    def run(self, seed) -> Sweeps:
+        """Both sweeps; `seed(out)` is the expression that starts the backward one."""
+        self.loops, self.callees, self.call_tapes, self.bwd_loops = {}, {}, {}, {}
+        self.live = analysis.Liveness(self.body)
+        self.certain = analysis.definitely_assigned(self.body, self.params, at=gast.If)
+        ret = self.body[-1]
+        assert isinstance(ret, gast.Return)
+        fwd = self.forward(self.body, 0)
+        out_atom = ret.value
+        defined: dict = {}
+        seed_stmts = []
+        if isinstance(out_atom, gast.Name) and out_atom.id in self.active:
+            b = self.adj.name(out_atom.id)
+            seed_stmts.append(build.assign(b, seed(out_atom)))
+            defined[b] = False
+        elif isinstance(out_atom, gast.Name):
+            check = seed(out_atom)  # an inactive output: grad still refuses a boolean or non-scalar one
+            if isinstance(check, gast.Call):
+                seed_stmts.append(build.expr_stmt(check))
+        bwd = self.backward(self.body, defined, 0)
+        replayed = self.carried(bwd)
+        names = set().union(*(i.get("assigned", ()) for i in self.loops.values())) if replayed else set()
+        redo = tapes.recomputable(self.body, self.params, self.loops)
+        kept = tapes.slim(fwd, bwd, self.value_saves, redo, self.bwd_loops, self.value_records,
+                          replayed=(replayed, names))
+        self.saved -= self.value_saves - kept
+        grads = []
+        for p in self.params:
+            b = self.adj.name(p)
+            grads.append(build.name(b) if b in defined else build.call("rt.zeros_like_tree", [build.name(p)]))
+        init = [build.assign(lst, build.list_([])) for lst in (self.tape, self.ctl) if lst in self.used_lists]
+        init += [build.assign(v, build.const(None)) for v in sorted(self.needs_init())]
+        return Sweeps(init, fwd, out_atom, seed_stmts, bwd, grads)
+
+    def needs_init(self) -> set[str]:
+        """Saved variables whose first assignment is nested: they may be unset when first saved."""
+        first = analysis.first_assignment_nested(self.body)
+        return {v for v in self.saved if v not in self.params and first.get(v, True)}
+
+
+# ---- helpers ----
+def _aux_pair(body, ret):
+    """For `has_aux`: (the returned name, the names its first element reads, ids of the second's
+    Name nodes, the statement) when the function returns a name bound once, at the top level, to
+    a 2-tuple (`out = loss, aux`); else None. The aux element is returned but gets no cotangent, so
+    it is no reason to tape anything."""
+    if not isinstance(ret, gast.Return) or not isinstance(ret.value, gast.Name):
+        return None
+    name = ret.value.id
+    binds = [s for s in analysis.walk_stmts(body) if name in analysis.targets(s)]
+    if len(binds) != 1 or binds[0] not in body or not isinstance(binds[0].value, gast.Tuple) \
+            or len(binds[0].value.elts) != 2:
+        return None
+    first, second = binds[0].value.elts
+    return name, analysis.loads(first), {id(n) for n in gast.walk(second) if isinstance(n, gast.Name)}, binds[0]
+
+
+def _freshens(stmts, b) -> bool:
+    """Whether `b = rt.fresh(b)` stands in `stmts` (at any depth)."""
+    return any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == b
+               and isinstance(s.value, gast.Call) and analysis.dotted(s.value.func) == "rt.fresh"
+               for s in analysis.walk_stmts(stmts))
+
+
+
+def _at_path_ends(block, stmt) -> list:
+    """`block` with `stmt` run last on every path through it (before a final break/continue)."""
+    block = [b for b in block if not isinstance(b, gast.Pass)]
+    if block and isinstance(block[-1], (gast.Break, gast.Continue)):
+        return block[:-1] + [stmt, block[-1]]
+    last = block[-1] if block else None
+    if isinstance(last, gast.If) and any(isinstance(n, (gast.Break, gast.Continue)) for n in analysis.loop_level([last])):
+        last.body = _at_path_ends(last.body, build.clone(stmt))
+        last.orelse = _at_path_ends(last.orelse, build.clone(stmt))
+        return block
+    return block + [stmt]
+
+
+def _strip_unbroadcast(expr):
+    if isinstance(expr, gast.Call) and analysis.dotted(expr.func) == "rt.unbroadcast":
+        return expr.args[0]
+    return expr
+
+
+
+
+# ---- whole functions ----
+
+def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool, calls: Callees,
+            checkpoint=None) -> GeneratedFn:
+    """`grad`/`value_and_grad` of `core` wrt the parameters at `nums`: one function, both sweeps
+    (`checkpoint`: the schedule of its top-level loops, None for none)."""
+    rev = Reverse(core, [core.params[i] for i in nums], calls, checkpoint, aux=has_aux)
+    rev.consume = True
+    sw = rev.run((lambda out: build.call("rt.seed_aux", [out])) if has_aux else (lambda out: seed_of(core, out)))
+    picked = [sw.grads[i] for i in nums]
+    gout = picked[0] if isinstance(argnums, int) else build.tuple_(picked)
+    result, seed_stmts = gout, sw.seed
+    out = build.call("rt.private", [sw.out, build.const(True)]) if rev.restores else sw.out  # before any restore
+    if has_aux:
+        aux = rev.namer.fresh("aux")
+        value = rev.namer.fresh("value")
+        seed_stmts = sw.seed + [build.assign(build.tuple_([build.name(value), build.name(aux)], store_=True), out)]
+        result = build.tuple_([build.tuple_([build.name(value), build.name(aux)]), gout]) if with_value \
+            else build.tuple_([gout, build.name(aux)])
+    elif with_value:
+        value = rev.namer.fresh("value")
+        seed_stmts = [build.assign(value, out)] + sw.seed
+        result = build.tuple_([build.name(value), gout])
+    kind = "value_and_grad" if with_value else "grad"
+    name = rev.namer.exact(f"{kind}_{core.name}")
+    body = sw.init + sw.forward + [build.comment("---- backward ----")] + seed_stmts + sw.backward + [build.ret(result)]
+    return GeneratedFn(name, build.function(name, core.params, body), {**core.ns, **rev.ns}, core.filename,
+                       header_for(kind, core, f"wrt argument {argnums}"))
+
+
+def seed_of(core: CoreFn, out):
+    """The cotangent that starts the backward sweep of `grad`: the literal 1.0 when the output is
+    certainly a scalar (`scalar_names`: assigned once, a full sum/mean/max of an array or arithmetic
+    of such and numbers), else a run-time check that it is."""
+    return build.const(1.0) if out.id in scalar_names(core) else build.call("rt.seed", [out])
+
+
+def scalar_names(core: CoreFn, products: bool = False) -> set[str]:
+    """Names assigned once, at the top level, a full reduction or elementwise arithmetic of such
+    names and numbers (so certainly 0-d); with `products`, a dot-like product counts as one too
+    (the names are then 0-d when those products are)."""
+    body = core.node.body
+    counts = analysis.assigned_counts(body, core.params)
+    scalars: set[str] = set()
+    for s in body:
+        if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name) or counts[s.targets[0].id] != 1:
+            continue
+        v = s.value
+        ok = lambda e: isinstance(e, gast.Name) and e.id in scalars or isinstance(e, gast.Constant) \
+            and type(e.value) in (int, float)  # noqa: E731
+        if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)):
+            scalar = ok(v.left) and ok(v.right) and (isinstance(v.left, gast.Name) or isinstance(v.right, gast.Name))
+        elif isinstance(v, gast.UnaryOp):
+            scalar = isinstance(v.op, (gast.USub, gast.UAdd)) and ok(v.operand)
+        elif isinstance(v, gast.Call) and not v.keywords and v.args:
+            k = analysis.classify(v)
+            p, rule = registry.lookup(k), registry.BATCH.get(k)
+            if products and p is not None and p.maybe_scalar:
+                scalar = True
+            elif p is not None and p.full_reduction:
+                scalar = len(v.args) == 1
+            else:
+                scalar = k.startswith("xp.") and rule is not None and rule.kind == "same" and all(map(ok, v.args)) \
+                    and p is not None and not p.nondiff
+        else:
+            scalar = False
+        if scalar:
+            scalars.add(s.targets[0].id)
+    return scalars
+
+
+def split_fns(core: CoreFn, mask: tuple, calls: Callees, replay=None, checkpoint=None) -> tuple[GeneratedFn, GeneratedFn]:
+    """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> cotangent per parameter (None
+    for the parameters `mask` leaves out). With `replay` (a predicate on statements, from an
+    s2s.checkpoint policy) fwd takes first an iterator of the values `saving_fn` saved and takes
+    those statements' values from it instead of computing them."""
+    rev = Reverse(core, [p for p, m in zip(core.params, mask) if m], calls, checkpoint)
+    if replay is not None:
+        rev.replay, rev.residuals = replay, rev.namer.exact("residuals")
+    g = rev.namer.exact("g")
+    sw = rev.run(lambda out: build.name(g))
+    loaded = crossing(sw, core.params)
+    first_nested = {v for v, nested in analysis.first_assignment_nested(sw.forward).items() if nested}
+    initialized = {t.targets[0].id for t in sw.init}
+    extra_init = [build.assign(v, build.const(None)) for v in loaded if v in first_nested
+                  and v not in initialized and v not in core.params]
+    saved = rev.namer.exact("saved")
+    fname = rev.namer.exact(f"fwd_{core.name}")
+    bname = rev.namer.exact(f"bwd_{core.name}")
+    fwd_body = sw.init + extra_init + sw.forward + [build.ret(build.tuple_([sw.out,
+                                                                            build.tuple_([build.name(v) for v in loaded])]))]
+    # the sweep's own copy of the record: calling bwd again, in any order or thread, gives the same
+    # (only its lists are copied, one level deep, when it restores nothing in place)
+    own = build.call("rt.private", [build.name(saved), build.const("arrays" in rev.restores)]) if rev.restores \
+        else build.call("rt.copy_saved", [build.name(saved)])
+    # (a constant is unpacked under another name: `v = rt.constant(...)` is then v's one assignment)
+    consts = {v: rev.namer.fresh(f"{v}_saved") for v in constants_refused(rev, sw, loaded)}
+    unpack = [build.assign(build.tuple_([build.name(consts.get(v, v)) for v in loaded], store_=True), own)] \
+        if loaded else []
+    unpack += [build.assign(v, build.call("rt.constant", [build.name(c)])) for v, c in consts.items()]
+    outs = [gr if m else build.const(None) for gr, m in zip(sw.grads, mask)]
+    bwd_body = unpack + sw.seed + sw.backward + [build.ret(build.tuple_(outs))]
+    ns = {**core.ns, **rev.ns}
+    fparams = ([rev.residuals] if replay is not None else []) + list(core.params)
+    return (GeneratedFn(fname, build.function(fname, fparams, fwd_body), ns, core.filename,
+                        header_for("forward sweep", core, "replaying the saved values" if replay else "")),
+            GeneratedFn(bname, build.function(bname, [saved, g], bwd_body), ns, core.filename,
+                        header_for("backward sweep", core)))
+
+
+def constants_refused(rev: Reverse, sw: Sweeps, loaded) -> list[str]:
+    """Saved values that depend on no parameter and reach an argument whose derivative a rule of
+    the backward sweep refuses (np.trapezoid's sample points `np.array([...])`): read back from the
+    record, they would look like functions of it to the next transform, which would refuse them.
+    `rt.constant` tells it they are the constants they are."""
+    varying = analysis.activity(rev.body, rev.params)
+    out: dict[str, None] = {}
+    calls = (n for s in analysis.walk_stmts(sw.backward) for n in gast.walk(s) if isinstance(n, gast.Call))
+    for call in calls:
+        p = registry.lookup(analysis.classify(call))
+        if p is None or not p.refused:
+            continue
+        for arg, atom in bind_prim(p, call).items():
+            if arg in p.refused and isinstance(atom, gast.Name) and atom.id in loaded and atom.id not in varying:
+                out[atom.id] = None
+    return list(out)
+
+
+def crossing(sw: Sweeps, params) -> list[str]:
+    """The variables the forward sweep assigns (or receives) that the backward sweep reads: the
+    values saved from one to the other, in the order the backward sweep first reads them."""
+    assigned = set(params)
+    for s in analysis.walk_stmts(sw.forward):
+        assigned.update(analysis.targets(s))
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple):
+            assigned.update(e.id for e in s.targets[0].elts if isinstance(e, gast.Name))
+    assigned.update(t.targets[0].id for t in sw.init)
+    loaded: dict[str, None] = {}  # ordered, with constant-time membership
+    for s in sw.backward + [build.ret(build.tuple_(sw.grads))]:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
+                loaded[n.id] = None
+    return list(loaded)
+
+
+def saving_fn(core: CoreFn, saves) -> GeneratedFn:
+    """`core`'s function that also returns the values of the statements `saves` picks (an
+    s2s.checkpoint policy), in the order it computes them: save(*args) -> (out, [values])."""
+    namer = Namer(build.names_in(core.node) | set(core.ns) | {"xp", "rt"})
+    res = namer.exact("residuals")
+    body = split_self_updates(build.clone(core.node.body), namer)
+
+    def add(stmts):
+        out = []
+        for s in stmts:
+            for f in ("body", "orelse"):
+                if getattr(s, f, None):
+                    setattr(s, f, add(getattr(s, f)))
+            if isinstance(s, gast.Return):
+                s = loc(build.ret(build.tuple_([s.value, build.name(res)])), s)
+            out.append(s)
+            if saves(s):
+                out.append(build.expr_stmt(build.call(build.attr(build.name(res), "append"), [build.name(s.targets[0].id)])))
+        return out
+    name = namer.exact(f"save_{core.name}")
+    node = build.function(name, core.params, [build.assign(res, build.list_([]))] + add(body))
+    return GeneratedFn(name, node, dict(core.ns), core.filename, header_for("checkpointed forward", core,
+                                                                            "saving what its policy saves"))
