@@ -13,6 +13,9 @@ softmax = load(__file__, "softmax.py")
 sigmoid = load(__file__, "sigmoid.py")
 tanh = load(__file__, "tanh.py")
 neural_net = load(__file__, "neural_net.py")
+linear = load(__file__, "simple_linear_regression.py",
+              stubs={"matplotlib": ("cm",), "matplotlib.animation": ("FuncAnimation",), "matplotlib.pyplot": (),
+                     "mpl_toolkits.mplot3d": ("Axes3D",), "timer": ("Timer",)})
 rnn = load(__file__, "rnn_provided.py")
 
 rng = np.random.default_rng(45)
@@ -49,6 +52,28 @@ REGRESSION = [
     loss_case("cross_entropy_loss_binary", regression.cross_entropy_loss_binary, theta, labels01,
               refused=ERRSTATE_RETURN),
     loss_case("hinge_loss", regression.hinge_loss, theta, signs),
+]
+
+# --- simple_linear_regression.py: the gradient its gradient descent steps along ---------------------
+
+xs = np.linspace(-2.0, 2.0, 9)
+ys = 2.25 * xs + 6.0 + rng.normal(size=9)
+
+
+def first_step(m, b, x, y):
+    """The author's gradient at the start of gradient_descent, which is m = b = 0: minus the first
+    step, with learning rate 1."""
+    assert m == 0 and b == 0
+    steps = linear.gradient_descent(x, y, 1, learning_rate=1.0)
+    next(steps)
+    m1, b1, _ = next(steps)
+    return -m1, -b1
+
+
+LINEAR = [
+    Case("simple_linear_regression", "simple_linear_regression.compute_cost/gradient_descent",
+         lambda m, b, x, y: linear.compute_cost(x, y, m, b), (np.float64(0.0), np.float64(0.0), xs, ys),
+         first_step, argnums=(0, 1)),
 ]
 
 # --- softmax.py: Jacobians -----------------------------------------------------------------------
@@ -168,4 +193,4 @@ RNN = [
          sequence_author, argnums=(0, 1, 2, 3, 4, 5)),
 ]
 
-CASES = REGRESSION + SOFTMAX + ELEMENTWISE + NETS + RNN
+CASES = REGRESSION + LINEAR + SOFTMAX + ELEMENTWISE + NETS + RNN
