@@ -265,7 +265,7 @@ class Transformed:
 
         def checked(*args, **kwargs):
             out = real_only.refuse_complex_result(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
-            if options is not None and vspace._SPACES:  # a vector-space argument's gradient is of its space
+            if options is not None and vspace.SPACES:  # a vector-space argument's gradient is of its space
                 _space_gradients(kind, options, args, out)
             if options is not None and arg_structure.has_sequence(args, self.nums):  # a list argument's
                 out = arg_structure.grad_result(out, args, options)  # gradient is a list

@@ -37,7 +37,7 @@ def tape_record(fun, *args, argnums=0, checkpoint=None) -> TapeRecord:
     fwd, _ = driver.split_vjp(fun, mask, checkpoint)
     _, saved = fwd(*args)
     given = {id(_root(a)) for a in _leaves(args)}
-    stub_bases = {id(b) for b in tape_copies._STUB_BASES.values()}
+    stub_bases = {id(b) for b in tape_copies.STUB_BASES.values()}
     counts = collections.Counter()
     buffers: dict[int, int] = {}
     items: list = []

@@ -39,24 +39,24 @@ _TUPLE = "tuple"
 _LIST = "list"
 _DICT = "dict"
 _CUSTOM = "custom"
-_NODES: dict[type, tuple[Callable, Callable]] = {}  # registered type -> (flatten, unflatten)
+NODES: dict[type, tuple[Callable, Callable]] = {}  # registered type -> (flatten, unflatten)
 
 
 def register_node(cls: type, flatten: Callable, unflatten: Callable) -> None:
     """Make instances of `cls` pytree nodes: `flatten(x) -> (children, aux_data)` (aux_data
     hashable), `unflatten(aux_data, children) -> x`."""
-    _NODES[cls] = (flatten, unflatten)
+    NODES[cls] = (flatten, unflatten)
 
 
 def is_node_type(cls: type) -> bool:
     """Whether instances of `cls` are nodes with named fields: a registered type or a namedtuple."""
-    return cls in _NODES or isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+    return cls in NODES or isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
 
 
 def node_children(x: Any) -> tuple[list, Callable[[list], Any]] | None:
     """(children, rebuild) of a registered node or a namedtuple, `rebuild(new_children)` making
     one of the same type and static data; None for anything else."""
-    node = _NODES.get(type(x)) if _NODES else None
+    node = NODES.get(type(x)) if NODES else None
     if node is not None:
         children, aux = node[0](x)
         return list(children), lambda kids: node[1](aux, list(kids))
@@ -86,7 +86,7 @@ class AxesNode:
 
 def hashable_axes(spec: Any) -> Any:
     """`spec` (vmap's in_axes) with each registered node in it an AxesNode."""
-    parts = node_children(spec) if type(spec) in _NODES else None
+    parts = node_children(spec) if type(spec) in NODES else None
     if parts is not None:
         return AxesNode(type(spec), tuple(hashable_axes(c) for c in parts[0]))
     if isinstance(spec, tuple) and not hasattr(spec, "_fields"):
@@ -200,7 +200,7 @@ def _flatten(x: Any, leaves: list, is_leaf: Callable[[Any], bool] | None = None)
         return _LEAF_DEF
     if x is None:
         return _NONE_DEF
-    node = _NODES.get(type(x)) if _NODES else None
+    node = NODES.get(type(x)) if NODES else None
     if node is not None:
         children, aux = node[0](x)
         return PyTreeDef(_CUSTOM, (type(x), aux), tuple(_flatten(c, leaves, is_leaf) for c in children))
@@ -246,7 +246,7 @@ def _build(treedef: PyTreeDef, it: Iterable) -> Any:
         return dict(zip(treedef.aux, kids))
     if treedef.kind == _CUSTOM:
         cls, aux = treedef.aux
-        return _NODES[cls][1](aux, kids)
+        return NODES[cls][1](aux, kids)
     cls = treedef.aux
     if cls is tuple:
         return tuple(kids)

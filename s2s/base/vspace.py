@@ -23,24 +23,24 @@ class Space:
     inner: Callable[[Any, Any], Any] | None = None
 
 
-_SPACES: dict[type, Space] = {}
+SPACES: dict[type, Space] = {}
 
 
 def register_space(cls: type, zeros: Callable, add: Callable, scalar_mul: Callable,
                    inner: Callable | None = None) -> Space:
     """Make instances of `cls` (exactly that class) values of a vector space with these operations."""
-    space = _SPACES[cls] = Space(cls, zeros, add, scalar_mul, inner)
+    space = SPACES[cls] = Space(cls, zeros, add, scalar_mul, inner)
     return space
 
 
 def space_of(x: Any) -> Space | None:
     """The registered space of `x`'s class, None for any other value."""
-    return _SPACES.get(type(x)) if _SPACES else None
+    return SPACES.get(type(x)) if SPACES else None
 
 
 def is_space_value(x: Any) -> bool:
     """Whether `x` is an instance of a class registered as a vector space."""
-    return bool(_SPACES) and type(x) in _SPACES
+    return bool(SPACES) and type(x) in SPACES
 
 
 def wrong_cotangent(primal: Any, ct: Any) -> str | None:
@@ -48,7 +48,7 @@ def wrong_cotangent(primal: Any, ct: Any) -> str | None:
     alike): a vector-space value's must be a value of its space (or None); None when all is well.
     A derivative s2s computed through operations it cannot see on such a value (arithmetic, an
     attribute read) comes back as a number, which must not reach the user."""
-    if not _SPACES:
+    if not SPACES:
         return None
     space = space_of(primal)
     if space is not None:

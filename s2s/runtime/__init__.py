@@ -15,6 +15,8 @@ One module per rule family, each with one export list (`__all__`) that this name
 - batch: vmap's machinery (sizes, in/out axes, masks, the per-example fallback `map_examples`)
 - batch_core, batch_shape, batch_reduce, batch_linalg: batching helpers `batched_<op>(flags, *args)`
   (named by `batch=by(...)` where each op is declared), by the family of the op they batch
+  (batch_operands holds the facts about batched operands they share; generated code never calls
+  them, so it has no export list and is not part of this namespace)
 - loops: helpers of vectorized loops (rules_loops)
 - special: SciPy's special functions that are primitives (rules_special), SciPy imported on first use
 - trees: pytree flattening inside transformed code (rules_trees)

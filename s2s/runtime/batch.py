@@ -3,7 +3,7 @@ operands, masks, batched indexing, and `map_examples` (an op run once per exampl
 carries the batch as axis 0 of every leaf; each helper takes its array module from its arguments
 (array methods and NumPy's dispatch). The batching helpers of operations, `batched_<op>(flags,
 *args)` (flags: which arguments are batched), live in batch_core, batch_shape, batch_reduce and
-batch_linalg; the small facts about batched operands they share are at the end of this module."""
+batch_linalg; the small facts about batched operands they share, in batch_operands."""
 from __future__ import annotations
 
 import builtins
@@ -16,7 +16,18 @@ from ..errors import S2SError, S2STypeError, S2SValueError
 from . import core as _core
 from ._batch_checks import index_part, same_shapes
 from ._batch_checks import one_position as _vb_one_position
-from .core import _NUMBERS, add_at, asarray, namespace, reshape_like, scatter_add, to_host, tree_add, zeros, zeros_like_tree
+from .core import (
+    NUMBER_TYPES,
+    add_at,
+    asarray,
+    namespace,
+    reshape_like,
+    scatter_add,
+    to_host,
+    tree_add,
+    zeros,
+    zeros_like_tree,
+)
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("vmap_size", "vmap_size_axis0", "BatchSize", "vmap_in", "vmap_out", "num_examples", "replicate_batch",
@@ -91,7 +102,7 @@ def vmap_size(args, in_axes, axis_size, names):
     if any(s != n for s, _, _ in sizes):
         lines = "\n".join(f"  * {w} has size {s} along axis {a}" for s, w, a in sizes)
         raise _vb_err(f"vmap got inconsistent sizes for array axes to be mapped:\n{lines}")
-    return _sized(n, args)
+    return batch_size_on(n, args)
 
 
 def vmap_size_axis0(xs, names):
@@ -114,7 +125,7 @@ class BatchSize(int):
     xp = np
 
 
-def _sized(n, args):
+def batch_size_on(n, args):
     for leaf in tree_leaves(args):
         if type(leaf) is not np.ndarray and hasattr(leaf, "shape") and not isinstance(leaf, np.generic):
             xp = namespace(leaf)
@@ -141,21 +152,21 @@ def _vb_size_fast(args, in_axes):
     return n
 
 
-def _vb_map(fn, spec, tree):
+def map_over_spec(fn, spec, tree):
     parts = node_children(tree)
     if parts is not None:  # a registered pytree node, a namedtuple: child by child, same type
         specs = axes_children(spec, tree) or [spec] * len(parts[0])
-        return parts[1]([_vb_map(fn, s, t) for s, t in zip(specs, parts[0])])
+        return parts[1]([map_over_spec(fn, s, t) for s, t in zip(specs, parts[0])])
     if isinstance(spec, (tuple, list)) and isinstance(tree, (tuple, list)):
-        out = [_vb_map(fn, s, t) for s, t in zip(spec, tree)]
+        out = [map_over_spec(fn, s, t) for s, t in zip(spec, tree)]
         return tuple(out) if isinstance(tree, tuple) else out
     if isinstance(spec, dict) and isinstance(tree, dict):
-        return {k: _vb_map(fn, spec[k], tree[k]) for k in tree}
+        return {k: map_over_spec(fn, spec[k], tree[k]) for k in tree}
     if isinstance(tree, (tuple, list)):
-        out = [_vb_map(fn, spec, t) for t in tree]
+        out = [map_over_spec(fn, spec, t) for t in tree]
         return tuple(out) if isinstance(tree, tuple) else out
     if isinstance(tree, dict):
-        return {k: _vb_map(fn, spec, v) for k, v in tree.items()}
+        return {k: map_over_spec(fn, spec, v) for k, v in tree.items()}
     return fn(tree, spec)
 
 
@@ -163,7 +174,7 @@ def vmap_in(x, spec, n):
     """An argument with its mapped axes moved to the front (unmapped leaves broadcast)."""
     if spec == 0 and type(spec) is int and type(x) is np.ndarray:
         return x
-    return _vb_map(lambda leaf, a: replicate_batch(leaf, n) if a is None else
+    return map_over_spec(lambda leaf, a: replicate_batch(leaf, n) if a is None else
                    (leaf if a in (0, -np.ndim(leaf)) else np.moveaxis(leaf, a, 0)), spec, x)
 
 
@@ -179,7 +190,7 @@ def vmap_out(x, spec, n):
         if not -leaf.ndim <= a < leaf.ndim:
             raise _vb_err(f"vmap out_axes {a} is out of range for an output of rank {leaf.ndim - 1}")
         return leaf if a == 0 else np.moveaxis(leaf, 0, a)
-    return _vb_map(move, spec, x)
+    return map_over_spec(move, spec, x)
 
 
 def num_examples(x):
@@ -192,7 +203,7 @@ def num_examples(x):
         return y.shape[0]
     for leaf in tree_leaves(x):
         if np.ndim(leaf):
-            return _sized(np.shape(leaf)[0], leaf)
+            return batch_size_on(np.shape(leaf)[0], leaf)
     raise S2SValueError("vmap: no batched argument holds an array, so the batch size is unknown")
 
 
@@ -209,7 +220,7 @@ def replicate_batch(x, n):
     if x is None or isinstance(x, (range, str, slice, PyTreeDef)):  # (a tree's structure is every example's)
         return x
     if type(n) is BatchSize:  # a call on another backend: host constants join it
-        host = type(x) in _NUMBERS or type(x) is np.ndarray or isinstance(x, np.generic)
+        host = type(x) in NUMBER_TYPES or type(x) is np.ndarray or isinstance(x, np.generic)
         a = n.xp.asarray(x) if host else asarray(x)
         return np.broadcast_to(a, (n,) + a.shape).copy()
     a = asarray(x)
@@ -227,7 +238,7 @@ def lift_rank(x, other, other_batched):
     `other` (batched or not) as the unbatched values would."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
-    if _core._list_meets_array(x, other):
+    if _core.list_meets_array(x, other):
         x = example_array(x)
     if isinstance(x, (list, tuple)) or node_children(x) is not None:  # `+` joins and `*` repeats a list
         return x
@@ -295,7 +306,7 @@ def full_mask(n):
     return getattr(n, "xp", np).ones(n, dtype=bool)
 
 
-def _vb_key(index):
+def index_tuple(index):
     return index if isinstance(index, tuple) else (index,)
 
 
@@ -304,8 +315,8 @@ def _vb_adv(index, flags, n, base_shape, clip=True):
     `clip`: integer parts clipped into range, for code under a mask, where lanes that are done
     may hold any index; without a mask every lane is live, and an index out of range is NumPy's
     IndexError, as in a loop over examples."""
-    parts = list(_vb_key(index))
-    flags = list(_vb_key(flags)) if isinstance(flags, tuple) else [flags] * len(parts)
+    parts = list(index_tuple(index))
+    flags = list(index_tuple(flags)) if isinstance(flags, tuple) else [flags] * len(parts)
     # a range is every example's (one from a batched record, `d[range(n), y] -= 1` in a callee, is not batched)
     flags = [f and not isinstance(p, range) for p, f in zip(parts, flags)]
     # a batched list of positions (`x[[2, 0, 1]]` with the list assigned under a batched branch) is
@@ -336,17 +347,17 @@ def example_getitem(x, index, xb=True, ib=False, clip=True):
     if isinstance(x, (list, tuple, dict)):
         return x[_vb_one_position(index) if ib else index]
     if not ib:
-        out = x[(slice(None),) + _vb_key(index)]
+        out = x[(slice(None),) + index_tuple(index)]
         return out.copy() if np.ndim(out) == 1 else out  # per example a scalar: a copy, as NumPy's
     n = np.shape(_vb_first_batched(index, ib))[0]
     if not xb:
         x = np.broadcast_to(x, (n,) + np.shape(x))
-    return _core._gather(x, _vb_adv(index, ib, n, np.shape(x), clip))
+    return _core.gather(x, _vb_adv(index, ib, n, np.shape(x), clip))
 
 
 def _vb_first_batched(index, ib):
-    parts = _vb_key(index)
-    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    parts = index_tuple(index)
+    flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     p = next(p for p, f in zip(parts, flags) if f)
     return p[0] if isinstance(p, list) and p else p  # (a batched list: one batched array per entry)
 
@@ -451,31 +462,31 @@ def no_batched_derivative(x, what):
 def map_examples(fn, flags, n, *args, **kwargs):
     """The fallback for the few ops without a vectorized batching rule: one call per example,
     stacked. Listed in primitives/batching.py as LOOPED."""
-    fn_name, fn = fn, _vb_op(fn)
+    fn_name, fn = fn, op_named(fn)
     # Each example gets its own copy of the unbatched arguments: some helpers (rt.add_at, rt.take_at)
     # update an argument in place, and one shared array would carry one example's update into the next.
     kflags = dict(zip(kwargs, flags[len(args):]))  # flags cover the keyword arguments after the positional ones
 
     def part(a, batched, k):  # (a range is every example's, as replicate_batch leaves it)
-        return tree_map(lambda leaf: leaf if isinstance(leaf, range) else leaf[k], a) if batched else tree_map(_own, a)
+        return tree_map(lambda leaf: leaf if isinstance(leaf, range) else leaf[k], a) if batched else tree_map(own_copy, a)
     outs = [fn(*[part(a, f, k) for a, f in zip(args, flags)],
                **{key: part(a, kflags.get(key), k) for key, a in kwargs.items()}) for k in range(n)]
-    return _vb_stack(same_shapes(outs, fn_name))
+    return stack_examples(same_shapes(outs, fn_name))
 
 
-def _own(leaf):
+def own_copy(leaf):
     array = hasattr(leaf, "copy") and hasattr(leaf, "shape") and not isinstance(leaf, type)  # not np.float64 itself
     return leaf.copy() if array else leaf
 
 
-def _vb_stack(outs):
+def stack_examples(outs):
     """Per-example results stacked leaf by leaf (lists and tuples keep their structure)."""
     first = outs[0] if outs else None
     if isinstance(first, (tuple, list)):
-        cols = [_vb_stack(list(col)) for col in zip(*outs)]
+        cols = [stack_examples(list(col)) for col in zip(*outs)]
         return tuple(cols) if isinstance(first, tuple) else cols
     if isinstance(first, dict):
-        return {k: _vb_stack([o[k] for o in outs]) for k in first}
+        return {k: stack_examples([o[k] for o in outs]) for k in first}
     if first is None:
         return None
     return np.stack([asarray(o) for o in outs])
@@ -487,7 +498,7 @@ def example_key(index, ib, a, clip=True):
     if isinstance(a, (list, dict)):
         return _vb_one_position(index) if ib else index
     if not ib:
-        return (slice(None),) + _vb_key(index)
+        return (slice(None),) + index_tuple(index)
     return _vb_adv(index, ib, np.shape(a)[0], np.shape(a), clip)
 
 
@@ -502,12 +513,12 @@ def vmap_in_t(v, like, spec):
     """Transpose of vmap_in: the batch axis moved back (summed where the leaf was broadcast)."""
     def back(leaf, a):
         return np.sum(leaf, axis=0) if a is None else (leaf if a == 0 else np.moveaxis(leaf, 0, a))
-    out = _vb_map(back, spec, v)
+    out = map_over_spec(back, spec, v)
     return reshape_like(out, like) if not isinstance(like, (tuple, list, dict)) else out
 
 
 def vmap_out_t(v, spec):
-    return _vb_map(lambda leaf, a: leaf if a in (0, None) else np.moveaxis(leaf, a, 0), spec, v)
+    return map_over_spec(lambda leaf, a: leaf if a in (0, None) else np.moveaxis(leaf, a, 0), spec, v)
 
 
 def replicate_batch_t(v, like):
@@ -532,7 +543,7 @@ def example_getitem_t(v, x, index, xb=True, ib=False):
     n = np.shape(v)[0]
     shape = np.shape(x) if xb else (n,) + np.shape(x)
     z = zeros(shape, v, dtype=np.result_type(getattr(v, "dtype", type(v)), float))
-    key = (slice(None),) + _vb_key(index) if not ib else _vb_adv(index, ib, n, shape)
+    key = (slice(None),) + index_tuple(index) if not ib else _vb_adv(index, ib, n, shape)
     z = scatter_add(z, key, v)
     return z if xb else z.sum(axis=0)
 
@@ -544,11 +555,11 @@ def example_add_at(acc, v, index, xb=True, ib=False, clip=True):
     if not xb or isinstance(acc, (list, tuple, dict)) or np.ndim(acc) == 0 or \
             np.result_type(acc, getattr(v, "dtype", type(v))) != acc.dtype:
         return tree_add(acc, example_getitem_t(v, acc, index, xb, ib))
-    key = (slice(None),) + _vb_key(index) if not ib else _vb_adv(index, ib, np.shape(v)[0], np.shape(acc))
+    key = (slice(None),) + index_tuple(index) if not ib else _vb_adv(index, ib, np.shape(v)[0], np.shape(acc))
     return add_at(acc, key, v)
 
 
-def _vb_op(name):
+def op_named(name):
     """The function a primitive name stands for (`xp.diag`, `rt.add_at`, `ext.random_normal`,
     `tuple`); an `rt.` name is looked up in the namespace generated code sees (s2s.runtime, built
     from the export lists)."""
@@ -572,121 +583,3 @@ def sum_examples(v):
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(v)[1:]} "
                            "per example.")
     return np.sum(v)
-
-
-# ---- small facts about batched operands ----
-def _arr(x):
-    """`x` as an array of its own backend (a list of a backend's arrays too): np.asarray would
-    move a CuPy array to the host or turn a backend's array subclass into a NumPy one."""
-    if type(x) is np.ndarray:
-        return x
-    if isinstance(x, (list, tuple)):
-        leaf = next((v for v in tree_leaves(x) if hasattr(v, "shape")), None)
-        return np.asarray(x) if leaf is None or type(leaf) is np.ndarray else namespace(leaf).asarray(x)
-    return asarray(x)
-
-
-def _is_arr(x):
-    """Whether `x` is an array of any backend (not a list or tuple of them)."""
-    return type(x) is np.ndarray or hasattr(x, "shape") and not isinstance(x, (list, tuple, dict, np.generic))
-
-
-def _n(flags, args):
-    return num_examples(next(a for a, fl in zip(args, flags) if fl))
-
-
-def _nd(x, fl):
-    """Per-example rank."""
-    return np.ndim(x) - (1 if fl else 0)
-
-
-def _ex(x, fl):
-    """One example (for shapes)."""
-    return x[0] if fl else x
-
-
-def _full(x, fl, n):
-    """`x` with the batch axis (a broadcast view when unbatched)."""
-    x = _arr(x)
-    return x if fl else np.broadcast_to(x, (n,) + x.shape)
-
-
-def _flat(x, fl, n):
-    x = _arr(x)
-    return x.reshape(n, -1) if fl else np.broadcast_to(x.ravel(), (n, x.size))
-
-
-def _ax(axis, nd):
-    """A per-example axis (int or tuple, negative ones too) as an axis of the batched array."""
-    if isinstance(axis, (tuple, list)):
-        return tuple(_ax(a, nd) for a in axis)
-    return int(axis) % max(nd, 1) + 1
-
-
-def _all_axes(nd):
-    return tuple(range(1, nd + 1))
-
-
-def _lift(x, fl, rank):
-    """Batched `x` with unit axes after the batch axis up to per-example rank `rank` (unbatched `x`
-    broadcasts from the right already)."""
-    if not fl:
-        return x if type(x) in (int, float, bool, complex) else _arr(x)
-    x = _arr(x)
-    k = rank - (x.ndim - 1)
-    return x if k <= 0 else x.reshape(x.shape[:1] + (1,) * k + x.shape[1:])
-
-
-def _lift_loops(x, fl, core, loops):
-    """Batched `x` with unit axes after the batch axis so that its loop (non-core) axes number
-    `loops`: a gufunc then broadcasts the batch against the other operand's loop axes."""
-    return _lift(x, fl, loops + core)
-
-
-def _loop(name, flags, *args):
-    return map_examples(name, flags, _n(flags, args), *args)
-
-
-# ---- derivative helpers (vmap of grad): the same facts, shifted past the batch axis ----
-def _shifted(fn, arrays, axes=(), statics=(), ref=0, none="all"):
-    """The batching rule of helper `fn(*args)`: arguments at `arrays` are arrays (broadcast over the
-    batch when unbatched), at `axes` axes of the array at `ref` (shifted past the batch; None:
-    every per-example axis, or a per-example call when `none` is "loop"), at `statics` settings."""
-    def rule(flags, *args):
-        args = list(args)
-        for k in statics + axes:
-            if flags[k]:
-                args[k] = shared_setting(args[k])
-        known = set(arrays + axes + statics)
-        nd = _nd(args[ref], flags[ref])
-        if any(fl for k, fl in enumerate(flags) if k not in known) or none == "loop" and (
-                nd == 0 and axes or any(args[k] is None for k in axes)):  # (a scan of a number: per example)
-            return map_examples("rt." + fn.__name__, flags, _n(flags, args), *args)
-        n = _n(flags, args)
-        for k in arrays:
-            args[k] = _full(args[k], flags[k], n)
-        for k in axes:
-            args[k] = _all_axes(nd) if args[k] is None or nd == 0 else _ax(args[k], nd)  # (a number: no axis)
-        return fn(*args)
-    return rule
-
-
-# ---- derivative helpers that read only shapes and settings: computed once, from one example ----
-def _vb_first(tree, flag):
-    return tree_map(lambda leaf: leaf[0], tree) if flag else tree
-
-
-def _static(fn, shape_only):
-    def rule(flags, *args):
-        for k, (a, fl) in enumerate(zip(args, flags)):
-            if fl and k not in shape_only and not _constant(a):
-                raise S2SValueError(f"vmap: `{fn.__name__}` (a derivative helper) got settings that differ per "
-                                    "example (np.delete positions, tensordot axes); compute them outside the vmap")
-        return fn(*[_vb_first(a, fl) for a, fl in zip(args, flags)])
-    return rule
-
-
-def _constant(a):
-    """Whether every example of batched `a` is the same (settings saved for the backward sweep are
-    broadcast over the batch)."""
-    return all(np.all(_arr(x) == _arr(x)[:1]) for x in tree_leaves(a))

@@ -9,11 +9,7 @@ import numpy as np
 from ..base.tree import tree_leaves, tree_map
 from ..errors import S2STypeError, S2SValueError
 from .batch import (
-    _is_arr,
-    _sized,
-    _vb_err,
-    _vb_first,
-    _vb_map,
+    batch_size_on,
     example_array,
     example_axis,
     example_len,
@@ -22,6 +18,7 @@ from .batch import (
     flatten_examples,
     lift_rank,
     map_examples,
+    map_over_spec,
     masked_merge,
     num_examples,
     replicate_batch,
@@ -29,8 +26,9 @@ from .batch import (
     vmap_size,
     vmap_size_axis0,
 )
-from .batch_linalg import _vb_dot_spec, example_outer, example_product
-from .core import _float_dtype, _is_tree, asarray, like, namespace, reshape_like, tree_all_zero
+from .batch_linalg import dot_spec, example_outer, example_product
+from .batch_operands import first_example, is_array
+from .core import asarray, float_dtype, is_tree, like, namespace, reshape_like, tree_all_zero
 from .jacobian import basis, tree_size
 from .linalg import dot_vjp_a, dot_vjp_b
 
@@ -59,7 +57,7 @@ __all__ = ("batched_r_", "batched_c_", "batched_r_t", "batched_c_t", "batched_ro
 def _vb_items(flags, items):
     """The items of a batched np.r_/np.c_ (a batched pack: every item batched)."""
     if not flags[0]:
-        raise _vb_err("vmap: np.r_/np.c_ of a list that is not batched as a whole")
+        raise S2SValueError("vmap: np.r_/np.c_ of a list that is not batched as a whole")
     return [np.asarray(i) for i in items]
 
 
@@ -269,7 +267,7 @@ def batched_unbroadcast(flags, v, like):
     if not flags[0]:  # the same for every example, but the result is batched when `like` is
         out = v if np.shape(v) == target else _vb_sum_to(v, np.shape(v), target, 0)
         out = _narrow(out, like)
-        return replicate_batch(out, _sized(np.shape(like)[0], like)) if flags[1] else out
+        return replicate_batch(out, batch_size_on(np.shape(like)[0], like)) if flags[1] else out
     vs = np.shape(v)[1:]
     out = v if vs == target else _vb_sum_to(v, vs, target, 1)
     return _narrow(out, like)  # (a cotangent takes its primal's dtype, as rt.unbroadcast)
@@ -337,11 +335,11 @@ def batched_not(flags, x, y=None):
 
 # ---- batching rules of the vmap helpers themselves (vmap of vmap'd code) ----
 def batched_tree_size(flags, x):
-    return tree_size(_vb_first(x, flags[0]))
+    return tree_size(first_example(x, flags[0]))
 
 
 def batched_basis(flags, x, k):
-    return basis(_vb_first(x, flags[0]), k)
+    return basis(first_example(x, flags[0]), k)
 
 
 def batched_reversed_range(flags, r):
@@ -355,11 +353,11 @@ def batched_reversed_range(flags, r):
 
 
 def batched_vmap_size(flags, args, in_axes, axis_size, names):
-    return vmap_size(_vb_first(args, flags[0]), in_axes, axis_size, names)
+    return vmap_size(first_example(args, flags[0]), in_axes, axis_size, names)
 
 
 def batched_vmap_size_axis0(flags, xs, names):
-    return vmap_size_axis0(_vb_first(xs, flags[0]), names)
+    return vmap_size_axis0(first_example(xs, flags[0]), names)
 
 
 def batched_vmap_in(flags, x, spec, n):
@@ -368,11 +366,11 @@ def batched_vmap_in(flags, x, spec, n):
             leaf = asarray(leaf)
             return np.broadcast_to(leaf[:, None], leaf.shape[:1] + (n,) + leaf.shape[1:]).copy()
         return np.moveaxis(leaf, a + 1 if a >= 0 else a, 1)
-    return _vb_map(move, spec, x)
+    return map_over_spec(move, spec, x)
 
 
 def batched_vmap_out(flags, x, spec, n):
-    return _vb_map(lambda leaf, a: np.moveaxis(leaf, 1, a + 1 if a >= 0 else a), spec, x)
+    return map_over_spec(lambda leaf, a: np.moveaxis(leaf, 1, a + 1 if a >= 0 else a), spec, x)
 
 
 def batched_replicate_batch(flags, x, n):
@@ -450,20 +448,20 @@ def _vb_dot_vjp_keep(g, a, b, fa, fb, which, op="dot"):
     if pa >= 2 and pb >= 3:  # dot_vjp_a/b are matmul's cotangents there, which broadcast: per example
         fn = dot_vjp_a if which == 0 else dot_vjp_b
         return namespace(g).stack([fn(g[i], a[i] if fa else a, b[i] if fb else b) for i in range(np.shape(g)[0])])
-    sa, sb, so = _vb_dot_spec(a, b, fa, fb, op)
+    sa, sb, so = dot_spec(a, b, fa, fb, op)
     out = ("y" + sa.lstrip("y")) if which == 0 else ("y" + sb.lstrip("y"))
     return np.einsum(f"{so},{sb}->{out}" if which == 0 else f"{so},{sa}->{out}", g, b if which == 0 else a)
 
 
 def batched_dot_vjp_a(flags, v, a, b):
     if not flags[0]:
-        v = replicate_batch(v, _sized(np.shape(a if flags[1] else b)[0], (a, b)))
+        v = replicate_batch(v, batch_size_on(np.shape(a if flags[1] else b)[0], (a, b)))
     return _narrow(_vb_dot_vjp_keep(v, a, b, flags[1], flags[2], 0), a)
 
 
 def batched_dot_vjp_b(flags, v, a, b):
     if not flags[0]:
-        v = replicate_batch(v, _sized(np.shape(a if flags[1] else b)[0], (a, b)))
+        v = replicate_batch(v, batch_size_on(np.shape(a if flags[1] else b)[0], (a, b)))
     return _narrow(_vb_dot_vjp_keep(v, a, b, flags[1], flags[2], 1), b)
 
 
@@ -483,14 +481,14 @@ def batched_sum_vjp(flags, v, like, axis, keepdims):
     axis, keepdims = shared_setting(axis), shared_setting(keepdims)
     n = np.shape(v)[0] if flags[0] else np.shape(like)[0]
     if not flags[0]:  # (on the backend of `like`: the unbatched cotangent may be a number)
-        v = replicate_batch(v, _sized(n, like))
+        v = replicate_batch(v, batch_size_on(n, like))
     shape = _vb_like_shape(like, flags[1], n)
     v = asarray(v)
     if axis is None:
         v = v.reshape(v.shape[:1] + (1,) * (len(shape) - 1))
     elif not keepdims and len(shape) > 1:  # (a number summed along axis 0 or -1 is itself)
         v = np.expand_dims(v, example_axis(axis))
-    return np.broadcast_to(v, shape).astype(_float_dtype(like))  # as sum_vjp: the primal's float dtype
+    return np.broadcast_to(v, shape).astype(float_dtype(like))  # as sum_vjp: the primal's float dtype
 
 
 def batched_mean_vjp(flags, v, like, axis, keepdims):
@@ -504,7 +502,7 @@ def batched_mean_vjp(flags, v, like, axis, keepdims):
 def _vb_jac(parts, out, x, flags, axis):
     """Batched jac_from_rows (axis 1) / jac_from_columns (axis -1) for array `out` and `x`;
     None when a pytree or unbatched list needs the per-example fallback."""
-    if _is_tree(out) or _is_tree(x) or not parts or not flags[0]:
+    if is_tree(out) or is_tree(x) or not parts or not flags[0]:
         return None
     n = np.shape(parts[0])[0]
     parts = [p if np.ndim(p) and np.shape(p)[0] == n else replicate_batch(p, n) for p in parts]
@@ -560,7 +558,7 @@ def _identity(x, y, op):
 
 def batched_tuple(flags, x):
     """`tuple(x)` per example: a batched array's rows are its second axis."""
-    return tuple(x[:, i] for i in range(np.shape(x)[1])) if _is_arr(x) else tuple(x)
+    return tuple(x[:, i] for i in range(np.shape(x)[1])) if is_array(x) else tuple(x)
 
 
 def batched_list(flags, x):
@@ -586,7 +584,7 @@ def batched_like(flags, parts, src):
 def batched_tuple_t(flags, v, x):
     """Transpose of `batched_tuple`/`batched_list`: the parts' cotangents in `x`'s form (a batched array's
     rows along its second axis)."""
-    return np.stack(list(v), axis=1) if _is_arr(x) else like(v, x)
+    return np.stack(list(v), axis=1) if is_array(x) else like(v, x)
 
 
 def batched_isinstance(flags, x, classinfo):

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..base.tree import tree_leaves, tree_map
 from ..errors import S2SError
-from .batch import _own, _vb_op, _vb_stack
+from .batch import op_named, own_copy, stack_examples
 from .core import namespace, tree_add, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (the per-example derivatives themselves are `ext.` primitives)
@@ -98,7 +98,7 @@ def _given(op, flags, args):
 
 
 def _part(a, batched, k):
-    return tree_map(lambda leaf: leaf[k], a) if batched else tree_map(_own, a)
+    return tree_map(lambda leaf: leaf[k], a) if batched else tree_map(own_copy, a)
 
 
 def _count(x):
@@ -113,11 +113,11 @@ def _run(kind, op, which, label, flags, args, t):
     n = _count(t) if t_batched else None
     if n is None:
         n = next(_count(a) for a, f in zip(args, flags) if f)
-    fn = _vb_op(op)
+    fn = op_named(op)
     if p.params[which] in p.zero_args:  # (a shape, an index, a setting: no derivative)
         if kind == "vjp":
             return zeros_like_tree(args[which])
-        return zeros_like_tree(_vb_stack([_call(fn, p, [_part(a, f, k) for a, f in zip(args, flags)])
+        return zeros_like_tree(stack_examples([_call(fn, p, [_part(a, f, k) for a, f in zip(args, flags)])
                                           for k in range(n)]))
     how, lam, uses_ans = _rule(kind, op, which, label)
     rt = sys.modules[__package__]
@@ -126,7 +126,7 @@ def _run(kind, op, which, label, flags, args, t):
     for k in range(n):
         ak = [_part(a, f, k) for a, f in zip(args, flags)]
         if p.mutates:  # (rt.add_at: each example updates its own copy)
-            ak = [tree_map(_own, a) for a in ak]
+            ak = [tree_map(own_copy, a) for a in ak]
         tk = _part(t, t_batched, k)
         if how == "linear":  # the op itself on the tangent (declared linear in it)
             sub = list(ak)
@@ -143,7 +143,7 @@ def _run(kind, op, which, label, flags, args, t):
         outs.append(out)
     if kind == "vjp" and not flags[which]:  # an argument every example shares: the examples' sum
         return functools.reduce(tree_add, outs)
-    return _vb_stack(outs)
+    return stack_examples(outs)
 
 
 def _call(fn, p, vals):

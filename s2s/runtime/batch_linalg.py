@@ -6,13 +6,24 @@ from __future__ import annotations
 import numpy as np
 
 from . import batch as _b
-from .batch import _arr, _ex, _flat, _full, _lift, _lift_loops, _loop, _n, _nd, _static, flatten_examples
+from .batch import flatten_examples
+from .batch_operands import (
+    array_of,
+    count_examples,
+    example_rank,
+    example_rows,
+    lift_loop_axes,
+    lift_to_rank,
+    loop_examples,
+    one_example,
+    static_rule,
+    with_batch,
+)
 from .core import namespace, unbroadcast
 from .linalg import (
-    _LETTERS,
-    _einsum_parse,
-    _own_dtype,
+    LETTERS,
     einsum_const,
+    einsum_parse,
     einsum_spec1,
     einsum_spec2,
     einsum_sublist_spec,
@@ -20,6 +31,7 @@ from .linalg import (
     inner_spec,
     kron_shape,
     kron_spec,
+    own_dtype,
     tensordot_spec,
 )
 from .linalg_norms import svd_check, vecdot_spec
@@ -39,15 +51,15 @@ __all__ = ("is_stack_matmul", "stack_matmul", "stack_matmul_vjp",
 # ---- products ----
 def _einsum_batched(spec, ops, flags, **kw):
     """`einsum(spec, *ops)` per example, as one einsum with a batch index on the batched operands."""
-    exs = [_ex(o, fl) for o, fl in zip(ops, flags)]
-    ins, out = _einsum_parse(spec, exs)
-    z = next(c for c in _LETTERS if c not in "".join(ins) + out)
+    exs = [one_example(o, fl) for o, fl in zip(ops, flags)]
+    ins, out = einsum_parse(spec, exs)
+    z = next(c for c in LETTERS if c not in "".join(ins) + out)
     terms = [z + s if fl else s for s, fl in zip(ins, flags)]
     return np.einsum(",".join(terms) + "->" + z + out, *ops, **kw)
 
 
 # ---- products of batched operands (vmap's `a @ b`, dot, outer) ----
-def _vb_dot_spec(a, b, ab, bb, op):
+def dot_spec(a, b, ab, bb, op):
     """einsum subscripts of dot/matmul/inner per example, with `y` the batch axis."""
     pa, pb = np.ndim(a) - ab, np.ndim(b) - bb
     la, lb = "abcdefgh"[:pa], "ijklmnop"[:pb]
@@ -65,7 +77,7 @@ def _stack_aligned(x, present, rank):
     unit axes in place of the others and before its own stack axes up to per-example rank `rank`:
     np.matmul then broadcasts the stacks per example as it does for one example. (An operand
     with no batch axis broadcasts from the right already.)"""
-    x = _arr(x)
+    x = array_of(x)
     k = sum(present)
     if not k:
         return x
@@ -78,7 +90,7 @@ def _stack_aligned(x, present, rank):
 
 def is_stack_matmul(op, pa, pb):
     """Whether a product of per-example ranks `pa`, `pb` is matmul of stacks of matrices: their stack
-    axes broadcast per example, where np.dot (the einsum of _vb_dot_spec) pairs every stack of one
+    axes broadcast per example, where np.dot (the einsum of dot_spec) pairs every stack of one
     with every stack of the other."""
     return op == "matmul" and pa >= 2 and pb >= 2 and max(pa, pb) > 2
 
@@ -112,7 +124,7 @@ def example_product(a, b, ab, bb, op="dot"):
             return np.matmul(a, b)
         if ab and bb and pa == 2 and pb == 2:
             return np.matmul(a, b)
-    sa, sb, so = _vb_dot_spec(a, b, ab, bb, op)
+    sa, sb, so = dot_spec(a, b, ab, bb, op)
     return np.einsum(f"{sa},{sb}->{so}", a, b)
 
 
@@ -123,9 +135,9 @@ def batched_product_vjp(flags, g, a, b, which, op):
     if is_stack_matmul(op, pa, pb):
         out = stack_matmul_vjp(g, a, b, (flags[0],), (flags[1],), pa, pb, which)
     else:
-        sa, sb, so = _vb_dot_spec(a, b, flags[0], flags[1], op)
+        sa, sb, so = dot_spec(a, b, flags[0], flags[1], op)
         out = np.einsum(f"{so},{sb}->{sa}", g, b) if which == 0 else np.einsum(f"{so},{sa}->{sb}", g, a)
-    return _own_dtype(out, b if which else a)  # (in its operand's float dtype, as dot_vjp_a/b)
+    return own_dtype(out, b if which else a)  # (in its operand's float dtype, as dot_vjp_a/b)
 
 
 def example_outer(a, b, ab, bb):
@@ -136,9 +148,8 @@ def example_outer(a, b, ab, bb):
 
 def batched_einsum(flags, subscripts, a, b=None, c=None, d=None, e=None, f_=None, h=None, **kw):
     if flags[0] or h is not None:
-        return _b.map_examples("xp.einsum", flags, _n(flags, (subscripts, a, b, c, d, e, f_, h)), subscripts, a, b, c, d, e,
-                               f_,
-                          h, **kw)
+        n = count_examples(flags, (subscripts, a, b, c, d, e, f_, h))
+        return _b.map_examples("xp.einsum", flags, n, subscripts, a, b, c, d, e, f_, h, **kw)
     pairs = [(o, fl) for o, fl in zip((a, b, c, d, e, f_), flags[1:7]) if o is not None]
     return _einsum_batched(subscripts, [o for o, _ in pairs], [fl for _, fl in pairs], **kw)
 
@@ -146,8 +157,8 @@ def batched_einsum(flags, subscripts, a, b=None, c=None, d=None, e=None, f_=None
 def _tensordot(name):
     def rule(flags, a, b, axes=2):
         if flags[2]:
-            return _loop(name, flags, a, b, axes)
-        spec = tensordot_spec(_ex(a, flags[0]), _ex(b, flags[1]), axes)
+            return loop_examples(name, flags, a, b, axes)
+        spec = tensordot_spec(one_example(a, flags[0]), one_example(b, flags[1]), axes)
         return _einsum_batched(spec, [a, b], list(flags[:2]))
     return rule
 
@@ -159,13 +170,13 @@ batched_linalg_tensordot = _tensordot("xp.linalg.tensordot")
 
 
 def batched_vdot(flags, a, b):
-    n = _n(flags, (a, b))
-    return np.einsum("ij,ij->i", _flat(a, flags[0], n), _flat(b, flags[1], n))
+    n = count_examples(flags, (a, b))
+    return np.einsum("ij,ij->i", example_rows(a, flags[0], n), example_rows(b, flags[1], n))
 
 
 def batched_kron(flags, a, b):
-    n = _n(flags, (a, b))
-    sa, sb = np.shape(_ex(a, flags[0])), np.shape(_ex(b, flags[1]))
+    n = count_examples(flags, (a, b))
+    sa, sb = np.shape(one_example(a, flags[0])), np.shape(one_example(b, flags[1]))
     r = max(len(sa), len(sb))
     sa, sb = (1,) * (r - len(sa)) + sa, (1,) * (r - len(sb)) + sb
     A = np.reshape(a, (n if flags[0] else 1,) + tuple(x for d in sa for x in (d, 1)))
@@ -177,9 +188,9 @@ def _gufunc2(name, core_a, core_b):
     """A two-operand gufunc (matvec, vecmat) per example: loop axes lifted so the batch lines up; the
     operands' array module's version (CuPy's is s2s's composition, s2s/backends/array_fill.py)."""
     def rule(flags, a, b):
-        loops = max(_nd(a, flags[0]) - core_a, _nd(b, flags[1]) - core_b, 0)
+        loops = max(example_rank(a, flags[0]) - core_a, example_rank(b, flags[1]) - core_b, 0)
         fn = getattr(namespace(a), name)
-        return fn(_lift_loops(a, flags[0], core_a, loops), _lift_loops(b, flags[1], core_b, loops))
+        return fn(lift_loop_axes(a, flags[0], core_a, loops), lift_loop_axes(b, flags[1], core_b, loops))
     return rule
 
 
@@ -193,11 +204,11 @@ def _vecdot(linalg):
     def rule(flags, a, b, axis=-1):
         xp = namespace(a)
         fn = xp.linalg.vecdot if linalg else xp.vecdot
-        ra, rb = _nd(a, flags[0]), _nd(b, flags[1])
+        ra, rb = example_rank(a, flags[0]), example_rank(b, flags[1])
         a = np.moveaxis(a, axis + flags[0] if axis >= 0 else axis, -1)
         b = np.moveaxis(b, axis + flags[1] if axis >= 0 else axis, -1)
         loops = max(ra, rb) - 1
-        return fn(_lift_loops(a, flags[0], 1, loops), _lift_loops(b, flags[1], 1, loops), axis=-1)
+        return fn(lift_loop_axes(a, flags[0], 1, loops), lift_loop_axes(b, flags[1], 1, loops), axis=-1)
     return rule
 
 
@@ -214,27 +225,28 @@ def _cross_axes(ax, nd):
 def batched_cross(flags, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     if axis is not None:
         axisa = axisb = axisc = axis
-    ra, rb = _nd(a, flags[0]), _nd(b, flags[1])
+    ra, rb = example_rank(a, flags[0]), example_rank(b, flags[1])
     r = max(ra, rb)
-    return np.cross(_lift(a, flags[0], r), _lift(b, flags[1], r), axisa=_cross_axes(axisa, ra),
+    return np.cross(lift_to_rank(a, flags[0], r), lift_to_rank(b, flags[1], r), axisa=_cross_axes(axisa, ra),
                     axisb=_cross_axes(axisb, rb), axisc=_cross_axes(axisc, r))
 
 
 def batched_linalg_cross(flags, a, b, axis=-1):
-    r = max(_nd(a, flags[0]), _nd(b, flags[1]))
+    r = max(example_rank(a, flags[0]), example_rank(b, flags[1]))
     axis = _b.shared_setting(axis) if len(flags) > 2 and flags[2] else axis
     axis = axis + 1 if axis >= 0 else axis  # a per-example axis
-    return np.linalg.cross(*np.broadcast_arrays(_lift(a, flags[0], r), _lift(b, flags[1], r)), axis=axis)  # CuPy: one shape
+    a, b = lift_to_rank(a, flags[0], r), lift_to_rank(b, flags[1], r)
+    return np.linalg.cross(*np.broadcast_arrays(a, b), axis=axis)  # CuPy: one shape
 
 
 def batched_linalg_solve(flags, a, b):
-    ra, rb = _nd(a, flags[0]), _nd(b, flags[1])
+    ra, rb = example_rank(a, flags[0]), example_rank(b, flags[1])
     if rb == 1:   # one right-hand side vector (per example, as NumPy 2 reads a 1-D b)
         loops = ra - 2
-        bb = _lift_loops(b, flags[1], 1, loops)[..., None]
-        return _solve(_lift_loops(a, flags[0], 2, loops), bb)[..., 0]
+        bb = lift_loop_axes(b, flags[1], 1, loops)[..., None]
+        return _solve(lift_loop_axes(a, flags[0], 2, loops), bb)[..., 0]
     loops = max(ra, rb) - 2
-    return _solve(_lift_loops(a, flags[0], 2, loops), _lift_loops(b, flags[1], 2, loops))
+    return _solve(lift_loop_axes(a, flags[0], 2, loops), lift_loop_axes(b, flags[1], 2, loops))
 
 
 def _solve(a, b):
@@ -249,11 +261,11 @@ def _solve(a, b):
 def batched_polyval(flags, p, x):
     if not flags[0]:
         return np.polyval(p, x)
-    n = _n(flags, (p, x))
-    p = _arr(p)
-    x = _arr(x)
-    rx = _nd(x, flags[1])
-    y = np.zeros_like(_full(x, flags[1], n) * p[:, :1].reshape((n,) + (1,) * rx))
+    n = count_examples(flags, (p, x))
+    p = array_of(p)
+    x = array_of(x)
+    rx = example_rank(x, flags[1])
+    y = np.zeros_like(with_batch(x, flags[1], n) * p[:, :1].reshape((n,) + (1,) * rx))
     for j in range(p.shape[1]):
         y = y * x + p[:, j].reshape((n,) + (1,) * rx)
     return y
@@ -261,7 +273,7 @@ def batched_polyval(flags, p, x):
 
 def batched_multi_dot(flags, arrays, out=None):
     """multi_dot per example: the chain as batched matmuls (1-D ends as a row and a column)."""
-    mats = [_arr(a) for a in arrays]
+    mats = [array_of(a) for a in arrays]
     first, last = mats[0].ndim == 2, mats[-1].ndim == 2
     if first:
         mats[0] = mats[0][:, None, :]
@@ -279,22 +291,22 @@ def batched_multi_dot(flags, arrays, out=None):
 
 def batched_einsum_n(flags, spec, a, b=None, c=None, d=None, e=None, f_=None, g_=None, h=None):
     if flags[0] or h is not None:
-        return _b.map_examples("rt.einsum_n", flags, _n(flags, (spec, a, b, c, d, e, f_, g_, h)), spec, a, b, c, d, e, f_,
-                               g_, h)
+        n = count_examples(flags, (spec, a, b, c, d, e, f_, g_, h))
+        return _b.map_examples("rt.einsum_n", flags, n, spec, a, b, c, d, e, f_, g_, h)
     pairs = [(o, fl) for o, fl in zip((a, b, c, d, e, f_, g_), flags[1:8]) if o is not None]
     return _einsum_batched(spec, [o for o, _ in pairs], [fl for _, fl in pairs])
 
 
 # derivative helpers that read only shapes and settings (the listed arguments only for their shapes):
 # one example's answer serves the batch
-batched_einsum_spec1 = _static(einsum_spec1, (2, 3, 4, 5, 6, 7))
-batched_einsum_spec2 = _static(einsum_spec2, (2, 3, 4, 5, 6, 7))
-batched_einsum_const = _static(einsum_const, (2, 3, 4, 5, 6, 7))
-batched_tensordot_spec = _static(tensordot_spec, (0, 1))
-batched_inner_spec = _static(inner_spec, (0, 1))
-batched_kron_spec = _static(kron_spec, (0, 1))
-batched_kron_shape = _static(kron_shape, (0, 1))
-batched_vecdot_spec = _static(vecdot_spec, (0, 1))
-batched_svd_check = _static(svd_check, (0,))
-batched_einsum_subscripts = _static(einsum_subscripts, (0,))
-batched_einsum_sublist_spec = _static(einsum_sublist_spec, (2,))
+batched_einsum_spec1 = static_rule(einsum_spec1, (2, 3, 4, 5, 6, 7))
+batched_einsum_spec2 = static_rule(einsum_spec2, (2, 3, 4, 5, 6, 7))
+batched_einsum_const = static_rule(einsum_const, (2, 3, 4, 5, 6, 7))
+batched_tensordot_spec = static_rule(tensordot_spec, (0, 1))
+batched_inner_spec = static_rule(inner_spec, (0, 1))
+batched_kron_spec = static_rule(kron_spec, (0, 1))
+batched_kron_shape = static_rule(kron_shape, (0, 1))
+batched_vecdot_spec = static_rule(vecdot_spec, (0, 1))
+batched_svd_check = static_rule(svd_check, (0,))
+batched_einsum_subscripts = static_rule(einsum_subscripts, (0,))
+batched_einsum_sublist_spec = static_rule(einsum_sublist_spec, (2,))

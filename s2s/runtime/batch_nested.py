@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batch import _vb_map
+from .batch import map_over_spec
 from .core import asarray
 
 __all__ = ("batched_vmap_in_t", "batched_vmap_out_t")
@@ -23,9 +23,9 @@ def batched_vmap_in_t(flags, v, like, spec):
     def back(leaf, a):
         leaf = asarray(leaf)
         return np.sum(leaf, axis=1) if a is None else np.moveaxis(leaf, 1, _axis(a))
-    return _vb_map(back, spec, v)
+    return map_over_spec(back, spec, v)
 
 
 def batched_vmap_out_t(flags, v, spec):
     """Transpose of batched_vmap_out: the inner batch axis moved back to axis 1."""
-    return _vb_map(lambda leaf, a: leaf if a is None else np.moveaxis(asarray(leaf), _axis(a), 1), spec, v)
+    return map_over_spec(lambda leaf, a: leaf if a is None else np.moveaxis(asarray(leaf), _axis(a), 1), spec, v)

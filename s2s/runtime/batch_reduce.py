@@ -6,21 +6,21 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .batch import (
-    _all_axes,
-    _arr,
-    _ax,
-    _ex,
-    _flat,
-    _full,
-    _is_arr,
-    _lift,
-    _loop,
-    _n,
-    _nd,
-    _shifted,
-    _static,
-    map_examples,
+from .batch import map_examples
+from .batch_operands import (
+    all_example_axes,
+    array_of,
+    count_examples,
+    example_rank,
+    example_rows,
+    is_array,
+    lift_to_rank,
+    loop_examples,
+    one_example,
+    shifted_axis,
+    shifted_rule,
+    static_rule,
+    with_batch,
 )
 from .batch_shape import batched_searchsorted
 from .composite import cov_axes, cov_ddof, insert_map, pad_fill_map, vander_powers
@@ -60,10 +60,10 @@ __all__ = ("batched_cumulative_sum", "batched_cumulative_prod", "batched_diff", 
 # ---- scans, differences, sums ----
 def _cumulative(fn):
     def rule(flags, x, axis=None, dtype=None, include_initial=False):
-        nd = _nd(x, True)
+        nd = example_rank(x, True)
         if axis is None and nd != 1:
-            return _loop("xp." + fn.__name__, flags, x, axis, dtype, include_initial)
-        return fn(x, axis=1 if axis is None else _ax(axis, nd), dtype=dtype, include_initial=include_initial)
+            return loop_examples("xp." + fn.__name__, flags, x, axis, dtype, include_initial)
+        return fn(x, axis=1 if axis is None else shifted_axis(axis, nd), dtype=dtype, include_initial=include_initial)
     return rule
 
 
@@ -75,20 +75,20 @@ batched_cumulative_prod = _cumulative(np.cumulative_prod)
 
 def _edge(v, fl, a, ax, n):
     """prepend/append of np.diff as a batched block along batched axis `ax` of `a`."""
-    v = _arr(v)
-    if _nd(v, fl) == 0:
+    v = array_of(v)
+    if example_rank(v, fl) == 0:
         shape = list(a.shape)
         shape[ax] = 1
         return np.broadcast_to(v.reshape(v.shape + (1,) * (a.ndim - v.ndim)) if fl else v, shape)
-    return _full(v, fl, n)
+    return with_batch(v, fl, n)
 
 
 def batched_diff(flags, a, n=1, axis=-1, prepend=None, append=None):
     if flags[1] or flags[2]:
-        return _loop("xp.diff", flags, a, n, axis, prepend, append)
-    b = _n(flags, (a, n, axis, prepend, append))
-    ax = _ax(axis, _nd(a, flags[0]))
-    a = _full(a, flags[0], b)
+        return loop_examples("xp.diff", flags, a, n, axis, prepend, append)
+    b = count_examples(flags, (a, n, axis, prepend, append))
+    ax = shifted_axis(axis, example_rank(a, flags[0]))
+    a = with_batch(a, flags[0], b)
     parts = [a]
     if prepend is not None:
         parts.insert(0, _edge(prepend, flags[3], a, ax, b))
@@ -100,13 +100,13 @@ def batched_diff(flags, a, n=1, axis=-1, prepend=None, append=None):
 
 
 def batched_ediff1d(flags, ary):
-    return np.diff(_arr(ary).reshape(np.shape(ary)[0], -1), axis=1)
+    return np.diff(array_of(ary).reshape(np.shape(ary)[0], -1), axis=1)
 
 
 def batched_list_sum(flags, items):
     """Python's sum over a batched list (each item lifted to the others' per-example rank) or over
     the rows of each example, in the same order of additions as the loop it replaces."""
-    if _is_arr(items):
+    if is_array(items):
         total = 0
         for i in range(items.shape[1]):
             total = total + items[:, i]
@@ -114,22 +114,22 @@ def batched_list_sum(flags, items):
     r = max((np.ndim(t) - 1 for t in items), default=0)
     total = 0
     for t in items:
-        total = total + _lift(t, True, r)
+        total = total + lift_to_rank(t, True, r)
     return total
 
 
 def batched_average(flags, a, axis=None, weights=None, returned=False, keepdims=False):
     if returned or flags[1] or flags[3] or flags[4]:  # (keepdims is keyword-only in np.average)
-        return map_examples("xp.average", flags, _n(flags, (a, axis, weights)), a, axis, weights, returned,
+        return map_examples("xp.average", flags, count_examples(flags, (a, axis, weights)), a, axis, weights, returned,
                             keepdims=keepdims)
-    n = _n(flags, (a, axis, weights))
-    nd = _nd(a, flags[0])
-    ax = _all_axes(nd) if axis is None else _ax(axis, nd)
-    a = _full(a, flags[0], n)
+    n = count_examples(flags, (a, axis, weights))
+    nd = example_rank(a, flags[0])
+    ax = all_example_axes(nd) if axis is None else shifted_axis(axis, nd)
+    a = with_batch(a, flags[0], n)
     if weights is None:
         return np.average(a, axis=ax, keepdims=keepdims)
-    w = _arr(weights)
-    if _nd(w, flags[2]) != nd:   # 1-D weights along `axis`
+    w = array_of(weights)
+    if example_rank(w, flags[2]) != nd:   # 1-D weights along `axis`
         shape = [1] * nd
         shape[int(axis) % nd] = -1
         w = w.reshape(w.shape[:1] + tuple(shape) if flags[2] else tuple(shape))
@@ -141,9 +141,10 @@ def batched_average(flags, a, axis=None, weights=None, returned=False, keepdims=
 def _quantile(fn):
     def rule(flags, a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
         if flags[1] or flags[2]:
-            return _loop("xp." + fn.__name__, flags, a, q, axis, out, overwrite_input, method, keepdims)
-        nd = _nd(a, True)
-        got = fn(a, q, axis=_all_axes(nd) if axis is None else _ax(axis, nd), method=method, keepdims=keepdims)
+            return loop_examples("xp." + fn.__name__, flags, a, q, axis, out, overwrite_input, method, keepdims)
+        nd = example_rank(a, True)
+        axes = all_example_axes(nd) if axis is None else shifted_axis(axis, nd)
+        got = fn(a, q, axis=axes, method=method, keepdims=keepdims)
         k = np.ndim(q)
         return np.moveaxis(got, k, 0) if k else got
     return rule
@@ -163,9 +164,9 @@ batched_nanpercentile = _quantile(np.nanpercentile)
 
 def batched_gradient(flags, y, spacing=1.0, axis=None, edge_order=1):
     if flags[1] or flags[2]:
-        return _loop("xp.gradient", flags, y, spacing, axis, edge_order)
-    nd = _nd(y, True)
-    ax = _all_axes(nd) if axis is None else _ax(axis, nd)
+        return loop_examples("xp.gradient", flags, y, spacing, axis, edge_order)
+    nd = example_rank(y, True)
+    ax = all_example_axes(nd) if axis is None else shifted_axis(axis, nd)
     return np.gradient(y, spacing, axis=ax, edge_order=edge_order)
 
 
@@ -232,10 +233,10 @@ def _signal(op):
 
     def rule(flags, a, v, mode="full" if conv else "valid"):
         if flags[2] or mode not in ("full", "same", "valid"):
-            return _loop(name, flags, a, v, mode)
+            return loop_examples(name, flags, a, v, mode)
         la, lv = np.shape(a)[-1], np.shape(v)[-1]
         if type(a) is np.ndarray and type(v) is np.ndarray and la and lv:
-            n = _n(flags, (a, v))
+            n = count_examples(flags, (a, v))
             if la * lv > _ROW_WORK:
                 return _numpy_rows(op, a, v, flags[0], flags[1], n, mode)
             k = v if conv else _conj(v[..., ::-1])  # the full result is the convolution of a and k
@@ -243,7 +244,7 @@ def _signal(op):
             u = y[..., ::-1]
             u = u if np.ndim(u) == 2 else np.broadcast_to(u, (n, np.shape(u)[-1]))
             return _mode_slice(_windows_product(x, u, n), la, lv, mode, conv)
-        full = _full_correlation(_arr(a), np.flip(v, -1) if conv else _conj(_arr(v)))
+        full = _full_correlation(array_of(a), np.flip(v, -1) if conv else _conj(array_of(v)))
         return _mode_slice(full, la, lv, mode, conv)
     return rule
 
@@ -258,10 +259,10 @@ def batched_interp(flags, x, xp, fp, left=None, right=None, period=None):
     if not flags[1] and not flags[2]:
         return np.interp(x, xp, fp, left, right, period)   # shared knots: NumPy's interp is elementwise in x
     if period is not None or any(flags[3:]):
-        return _loop("xp.interp", flags, x, xp, fp, left, right, period)
-    n = _n(flags, (x, xp, fp))
+        return loop_examples("xp.interp", flags, x, xp, fp, left, right, period)
+    n = count_examples(flags, (x, xp, fp))
     xs = np.shape(x)[1:] if flags[0] else np.shape(x)
-    X, XP, FP = _flat(x, flags[0], n), _flat(xp, flags[1], n), _flat(fp, flags[2], n)
+    X, XP, FP = example_rows(x, flags[0], n), example_rows(xp, flags[1], n), example_rows(fp, flags[2], n)
     if n and type(X) is np.ndarray and type(XP) is np.ndarray and type(FP) is np.ndarray:
         return _interp_rows(X, XP, FP, left, right).reshape((n,) + xs)
     K = XP.shape[1]
@@ -304,13 +305,13 @@ batched_interp_apply = batched_interp
 
 def _all_close(fn):
     def rule(flags, a, b, *args, **kw):
-        r = max(_nd(a, flags[0]), _nd(b, flags[1]))
-        A, B = _lift(a, flags[0], r), _lift(b, flags[1], r)
-        if fn == "array_equal" and np.shape(_ex(a, flags[0])) != np.shape(_ex(b, flags[1])):
-            n = _n(flags, (a, b))
+        r = max(example_rank(a, flags[0]), example_rank(b, flags[1]))
+        A, B = lift_to_rank(a, flags[0], r), lift_to_rank(b, flags[1], r)
+        if fn == "array_equal" and np.shape(one_example(a, flags[0])) != np.shape(one_example(b, flags[1])):
+            n = count_examples(flags, (a, b))
             return getattr(n, "xp", np).zeros(n, dtype=bool)
         same = np.isclose(A, B, *args, **kw) if fn == "allclose" else (A == B)
-        same = np.broadcast_to(same, (_n(flags, (a, b)),) + np.shape(same)[1:])
+        same = np.broadcast_to(same, (count_examples(flags, (a, b)),) + np.shape(same)[1:])
         return np.all(same.reshape(same.shape[0], -1), axis=1)
     return rule
 
@@ -326,8 +327,8 @@ batched_array_equiv = _all_close("array_equiv")
 
 def batched_isin(flags, element, test_elements, assume_unique=False, invert=False, kind=None):
     if flags[1]:
-        n = _n(flags, (element, test_elements))
-        E, T = _flat(element, flags[0], n), _flat(test_elements, True, n)
+        n = count_examples(flags, (element, test_elements))
+        E, T = example_rows(element, flags[0], n), example_rows(test_elements, True, n)
         hit = np.any(E[:, :, None] == T[:, None, :], axis=2)
         shape = (n,) + (np.shape(element)[1:] if flags[0] else np.shape(element))
         return (~hit if invert else hit).reshape(shape)
@@ -336,7 +337,7 @@ def batched_isin(flags, element, test_elements, assume_unique=False, invert=Fals
 
 def batched_digitize(flags, x, bins, right=False):
     if flags[2]:
-        return _loop("xp.digitize", flags, x, bins, right)
+        return loop_examples("xp.digitize", flags, x, bins, right)
     if not flags[1]:
         return np.digitize(x, bins, right=right)
     side = "left" if right else "right"   # NumPy's own choice (the arguments of searchsorted swap)
@@ -346,47 +347,47 @@ def batched_digitize(flags, x, bins, right=False):
     return np.where(inc, up, down)
 
 
-batched_max_vjp = _shifted(max_vjp, (0, 1, 2), (3,), (4,), ref=1)
+batched_max_vjp = shifted_rule(max_vjp, (0, 1, 2), (3,), (4,), ref=1)
 
 
-batched_max_jvp = _shifted(max_jvp, (0, 1, 2), (3,), (4,), ref=1)
+batched_max_jvp = shifted_rule(max_jvp, (0, 1, 2), (3,), (4,), ref=1)
 
 
-batched_prod_others = _shifted(prod_others, (0,), (1,))
+batched_prod_others = shifted_rule(prod_others, (0,), (1,))
 
 
-batched_prod_others_jvp = _shifted(prod_others_jvp, (0, 1), (2,), ref=1)
+batched_prod_others_jvp = shifted_rule(prod_others_jvp, (0, 1), (2,), ref=1)
 
 
-batched_prod_others_2 = _shifted(prod_others_2, (0, 1, 2), (3,), ref=2)
+batched_prod_others_2 = shifted_rule(prod_others_2, (0, 1, 2), (3,), ref=2)
 
 
-batched_prod_others_3 = _shifted(prod_others_3, (0, 1, 2, 3), (4,), ref=3)
+batched_prod_others_3 = shifted_rule(prod_others_3, (0, 1, 2, 3), (4,), ref=3)
 
 
-batched_prod_others_4 = _shifted(prod_others_4, (0, 1, 2, 3, 4), (5,), ref=4)
+batched_prod_others_4 = shifted_rule(prod_others_4, (0, 1, 2, 3, 4), (5,), ref=4)
 
 
-batched_prod_others_5 = _shifted(prod_others_5, (0, 1, 2, 3, 4, 5), (6,), ref=5)
+batched_prod_others_5 = shifted_rule(prod_others_5, (0, 1, 2, 3, 4, 5), (6,), ref=5)
 
 
-batched_cumsum_vjp = _shifted(cumsum_vjp, (0, 1), (2,), ref=1, none="loop")
+batched_cumsum_vjp = shifted_rule(cumsum_vjp, (0, 1), (2,), ref=1, none="loop")
 
 
-batched_diff_vjp = _shifted(diff_vjp, (0, 1), (3,), (2,), ref=1)
+batched_diff_vjp = shifted_rule(diff_vjp, (0, 1), (3,), (2,), ref=1)
 
 
-batched_cumulative_vjp = _shifted(cumulative_vjp, (0, 1), (2,), (3,), ref=1, none="loop")
+batched_cumulative_vjp = shifted_rule(cumulative_vjp, (0, 1), (2,), (3,), ref=1, none="loop")
 
 
 # derivative helpers that read only shapes and settings (the listed arguments only for their shapes):
 # one example's answer serves the batch
-batched_conv_pad = _static(conv_pad, (0, 1))
-batched_diff_axis = _static(diff_axis, ())
-batched_interp_ok = _static(interp_ok, ())
-batched_insert_map = _static(insert_map, (0, 2))
-batched_pad_fill_map = _static(pad_fill_map, (0, 3))
-batched_plain_operands = _static(plain_operands, (0, 1))  # (a structure, the same for every example)
-batched_vander_powers = _static(vander_powers, (0,))
-batched_cov_axes = _static(cov_axes, (0,))
-batched_cov_ddof = _static(cov_ddof, ())
+batched_conv_pad = static_rule(conv_pad, (0, 1))
+batched_diff_axis = static_rule(diff_axis, ())
+batched_interp_ok = static_rule(interp_ok, ())
+batched_insert_map = static_rule(insert_map, (0, 2))
+batched_pad_fill_map = static_rule(pad_fill_map, (0, 3))
+batched_plain_operands = static_rule(plain_operands, (0, 1))  # (a structure, the same for every example)
+batched_vander_powers = static_rule(vander_powers, (0,))
+batched_cov_axes = static_rule(cov_axes, (0,))
+batched_cov_ddof = static_rule(cov_ddof, ())

@@ -7,24 +7,22 @@ from __future__ import annotations
 import numpy as np
 
 from . import batch as _b
-from .batch import (
-    _arr,
-    _ax,
-    _ex,
-    _flat,
-    _full,
-    _is_arr,
-    _lift,
-    _loop,
-    _n,
-    _nd,
-    _shifted,
-    _static,
-    _vb_key,
-    replicate_batch,
-    shared_setting,
+from .batch import index_tuple, replicate_batch, shared_setting
+from .batch_operands import (
+    array_of,
+    count_examples,
+    example_rank,
+    example_rows,
+    is_array,
+    lift_to_rank,
+    loop_examples,
+    one_example,
+    shifted_axis,
+    shifted_rule,
+    static_rule,
+    with_batch,
 )
-from .core import _is_fancy, add_at, namespace, scatter_add
+from .core import add_at, is_fancy, namespace, scatter_add
 from .shapes import not_deleted, partition_jvp, partition_vjp, plain_reflect, sort_jvp, sort_vjp
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
@@ -46,21 +44,22 @@ __all__ = ("batched_append", "batched_atleast_1d", "batched_atleast_2d", "batche
 
 # ---- joining and splitting ----
 def batched_append(flags, arr, values, axis=None):
-    n = _n(flags, (arr, values))
+    n = count_examples(flags, (arr, values))
     if axis is None:
-        return np.concatenate([_flat(arr, flags[0], n), _flat(values, flags[1], n)], axis=1)
-    return np.concatenate([_full(arr, flags[0], n), _full(values, flags[1], n)], axis=_ax(axis, _nd(arr, flags[0])))
+        return np.concatenate([example_rows(arr, flags[0], n), example_rows(values, flags[1], n)], axis=1)
+    return np.concatenate([with_batch(arr, flags[0], n), with_batch(values, flags[1], n)],
+                          axis=shifted_axis(axis, example_rank(arr, flags[0])))
 
 
 def _rows(tup):
     """A batched sequence argument as a list of batched arrays (a batched array is its rows)."""
-    if _is_arr(tup):
+    if is_array(tup):
         return [tup[:, i] for i in range(tup.shape[1])]
-    return [_arr(t) for t in tup]
+    return [array_of(t) for t in tup]
 
 
 def _atleast(a, k):
-    a = _arr(a)
+    a = array_of(a)
     nd, s = a.ndim - 1, a.shape[1:]
     if nd >= k:
         return a
@@ -100,12 +99,12 @@ def batched_column_stack(flags, tup):
 
 def _split(fn, which):
     def rule(flags, ary, indices_or_sections, axis=0):
-        nd = _nd(ary, flags[0])
+        nd = example_rank(ary, flags[0])
         ax = axis if which is None else {"h": 1 if nd > 1 else 0, "v": 0, "d": 2}[which]
         if flags[1] or not flags[0] or (which == "v" and nd < 2) or (which == "d" and nd < 3):
-            return _loop("xp." + fn.__name__, flags, ary, indices_or_sections, *(() if which else (axis,)))
+            return loop_examples("xp." + fn.__name__, flags, ary, indices_or_sections, *(() if which else (axis,)))
         split = np.array_split if fn is np.array_split else np.split
-        return split(ary, indices_or_sections, axis=_ax(ax, nd))
+        return split(ary, indices_or_sections, axis=shifted_axis(ax, nd))
     if which is not None:
         def rule2(flags, ary, indices_or_sections):
             return rule(flags, ary, indices_or_sections)
@@ -131,38 +130,38 @@ batched_dsplit = _split(np.dsplit, "d")
 # ---- selections ----
 def batched_compress(flags, condition, a, axis=None):
     if flags[0]:
-        return _loop("xp.compress", flags, condition, a, axis)
+        return loop_examples("xp.compress", flags, condition, a, axis)
     if axis is None:
-        return np.compress(condition, _arr(a).reshape(np.shape(a)[0], -1), axis=1)
-    return np.compress(condition, a, axis=_ax(axis, _nd(a, True)))
+        return np.compress(condition, array_of(a).reshape(np.shape(a)[0], -1), axis=1)
+    return np.compress(condition, a, axis=shifted_axis(axis, example_rank(a, True)))
 
 
 def batched_extract(flags, condition, arr):
     if flags[0]:
-        return _loop("xp.extract", flags, condition, arr)
-    return _arr(arr).reshape(np.shape(arr)[0], -1)[:, np.flatnonzero(condition)]
+        return loop_examples("xp.extract", flags, condition, arr)
+    return array_of(arr).reshape(np.shape(arr)[0], -1)[:, np.flatnonzero(condition)]
 
 
 def batched_delete(flags, arr, obj, axis=None):
     if flags[1]:
-        return _loop("xp.delete", flags, arr, obj, axis)
+        return loop_examples("xp.delete", flags, arr, obj, axis)
     if axis is None:
-        return np.delete(_arr(arr).reshape(np.shape(arr)[0], -1), obj, axis=1)
-    return np.delete(arr, obj, axis=_ax(axis, _nd(arr, True)))
+        return np.delete(array_of(arr).reshape(np.shape(arr)[0], -1), obj, axis=1)
+    return np.delete(arr, obj, axis=shifted_axis(axis, example_rank(arr, True)))
 
 
 def batched_take(flags, a, indices, axis=None, out=None, mode="raise"):
-    n = _n(flags, (a, indices))
+    n = count_examples(flags, (a, indices))
     if not flags[1]:
         how = {} if mode == "raise" else {"mode": mode}  # CuPy's take has no `mode`
         if axis is None:
-            return np.take(_flat(a, True, n), indices, axis=1, **how)
-        return np.take(a, indices, axis=_ax(axis, _nd(a, True)), **how)
-    idx = _arr(indices)
+            return np.take(example_rows(a, True, n), indices, axis=1, **how)
+        return np.take(a, indices, axis=shifted_axis(axis, example_rank(a, True)), **how)
+    idx = array_of(indices)
     if axis is None:
-        src, ax = _flat(a, flags[0], n), 1
+        src, ax = example_rows(a, flags[0], n), 1
     else:
-        src, ax = _full(a, flags[0], n), _ax(axis, _nd(a, flags[0]))
+        src, ax = with_batch(a, flags[0], n), shifted_axis(axis, example_rank(a, flags[0]))
     size = src.shape[ax]
     idx = np.mod(idx, size) if mode == "wrap" else np.clip(idx, 0, size - 1) if mode == "clip" else idx
     pre = ax - 1   # per-example axes before `axis`
@@ -175,30 +174,31 @@ def batched_take(flags, a, indices, axis=None, out=None, mode="raise"):
 
 def batched_take_along_axis(flags, arr, indices, axis=-1):
     if axis is None:
-        n = _n(flags, (arr, indices))
-        return np.take_along_axis(_flat(arr, flags[0], n), _flat(indices, flags[1], n), axis=1)
-    a = arr if flags[0] else _arr(arr)[None]
-    i = indices if flags[1] else _arr(indices)[None]
-    return np.take_along_axis(a, i, axis=_ax(axis, np.ndim(a) - 1))
+        n = count_examples(flags, (arr, indices))
+        return np.take_along_axis(example_rows(arr, flags[0], n), example_rows(indices, flags[1], n), axis=1)
+    a = arr if flags[0] else array_of(arr)[None]
+    i = indices if flags[1] else array_of(indices)[None]
+    return np.take_along_axis(a, i, axis=shifted_axis(axis, np.ndim(a) - 1))
 
 
 def batched_select(flags, condlist, choicelist, default=0):
-    if _is_arr(condlist) and flags[0] or _is_arr(choicelist) and flags[1]:
-        return _loop("xp.select", flags, condlist, choicelist, default)
+    if is_array(condlist) and flags[0] or is_array(choicelist) and flags[1]:
+        return loop_examples("xp.select", flags, condlist, choicelist, default)
     conds, choices = list(condlist), list(choicelist)
-    ranks = [_nd(c, flags[0]) for c in conds] + [_nd(c, flags[1]) for c in choices] + [_nd(default, flags[2])]
+    ranks = [example_rank(c, flags[0]) for c in conds] + [example_rank(c, flags[1]) for c in choices] \
+        + [example_rank(default, flags[2])]
     r = max(ranks)
-    conds, choices = [_lift(c, flags[0], r) for c in conds], [_lift(c, flags[1], r) for c in choices]
-    return namespace(choices[0]).select(conds, choices, _lift(default, flags[2], r))  # CuPy: s2s's array default
+    conds, choices = [lift_to_rank(c, flags[0], r) for c in conds], [lift_to_rank(c, flags[1], r) for c in choices]
+    return namespace(choices[0]).select(conds, choices, lift_to_rank(default, flags[2], r))  # CuPy: s2s's array default
 
 
 # ---- shape ----
 def batched_broadcast_to(flags, a, axis=None, shape=None):
     s = shape if shape is not None else axis
     if flags[1] or flags[2]:
-        return _loop("xp.broadcast_to", flags, a, axis, shape)
+        return loop_examples("xp.broadcast_to", flags, a, axis, shape)
     s = (s,) if isinstance(s, (int, np.integer)) else tuple(s)
-    return np.broadcast_to(_lift(a, True, len(s)), np.shape(a)[:1] + s)
+    return np.broadcast_to(lift_to_rank(a, True, len(s)), np.shape(a)[:1] + s)
 
 
 def batched_fliplr(flags, m):
@@ -210,12 +210,12 @@ def batched_flipud(flags, m):
 
 
 def batched_rot90(flags, m, k=1, axes=None):
-    nd = _nd(m, True)
-    return np.rot90(m, k, axes=_ax((0, 1) if axes is None else tuple(axes), nd))
+    nd = example_rank(m, True)
+    return np.rot90(m, k, axes=shifted_axis((0, 1) if axes is None else tuple(axes), nd))
 
 
 def batched_rollaxis(flags, a, axis, start=0):
-    nd = _nd(a, True)
+    nd = example_rank(a, True)
     axis = axis % nd
     start = start + nd if start < 0 else start
     if axis < start:
@@ -225,27 +225,27 @@ def batched_rollaxis(flags, a, axis, start=0):
 
 def batched_roll(flags, a, shift, axis=None):
     if flags[1] or flags[2]:
-        return _loop("xp.roll", flags, a, shift, axis)
+        return loop_examples("xp.roll", flags, a, shift, axis)
     if axis is None:
-        return np.roll(_arr(a).reshape(np.shape(a)[0], -1), shift, axis=1).reshape(np.shape(a))
-    return np.roll(a, shift, axis=_ax(axis, _nd(a, True)))
+        return np.roll(array_of(a).reshape(np.shape(a)[0], -1), shift, axis=1).reshape(np.shape(a))
+    return np.roll(a, shift, axis=shifted_axis(axis, example_rank(a, True)))
 
 
 def batched_tile(flags, A, reps):
     if flags[1]:
-        return _loop("xp.tile", flags, A, reps)
+        return loop_examples("xp.tile", flags, A, reps)
     reps = (int(reps),) if np.ndim(reps) == 0 else tuple(reps)
-    nd = _nd(A, True)
+    nd = example_rank(A, True)
     r = max(nd, len(reps))
-    return np.tile(_lift(A, True, r), (1,) * (1 + r - len(reps)) + reps)
+    return np.tile(lift_to_rank(A, True, r), (1,) * (1 + r - len(reps)) + reps)
 
 
 def batched_diag(flags, v, k=0):
-    v = _arr(v)
+    v = array_of(v)
     if v.ndim == 3:
         return np.diagonal(v, k, axis1=1, axis2=2).copy()
     if v.ndim != 2:
-        return _loop("xp.diag", flags, v, k)
+        return loop_examples("xp.diag", flags, v, k)
     n, m = v.shape
     size = m + abs(k)
     xp = namespace(v)
@@ -257,13 +257,13 @@ def batched_diag(flags, v, k=0):
 
 def batched_pad(flags, array, pad_width, mode="constant", reflect_type="even", **kw):
     if flags[1]:
-        return _loop("xp.pad", flags, array, pad_width, mode, reflect_type)
-    nd = _nd(array, True)
-    per = np.broadcast_to(_arr(pad_width), (nd, 2)) if nd else np.zeros((0, 2), int)
+        return loop_examples("xp.pad", flags, array, pad_width, mode, reflect_type)
+    nd = example_rank(array, True)
+    per = np.broadcast_to(array_of(pad_width), (nd, 2)) if nd else np.zeros((0, 2), int)
     width = [(0, 0)] + [tuple(int(x) for x in p) for p in per]
     for key in ("constant_values", "end_values", "stat_length"):
         if key in kw and kw[key] is not None and np.ndim(kw[key]) > 0:
-            vals = np.broadcast_to(_arr(kw[key]), (nd, 2))
+            vals = np.broadcast_to(array_of(kw[key]), (nd, 2))
             kw[key] = [tuple(vals[0])] + [tuple(v) for v in vals]
     if mode in ("reflect", "symmetric"):
         kw["reflect_type"] = reflect_type
@@ -273,12 +273,12 @@ def batched_pad(flags, array, pad_width, mode="constant", reflect_type="even", *
 def _partitioned(fn, flags, a, kth, axis, kind, order):
     """np.partition / np.argpartition per example (`fn`); a per-example kth or axis loops."""
     if flags[1] or flags[2]:
-        return _loop(f"xp.{fn.__name__}", flags, a, kth, axis, kind, order)
+        return loop_examples(f"xp.{fn.__name__}", flags, a, kth, axis, kind, order)
     how = {} if kind == "introselect" else {"kind": kind}  # CuPy's partition has neither `kind` nor `order`
     how.update({} if order is None else {"order": order})
     if axis is None:
-        return fn(_arr(a).reshape(np.shape(a)[0], -1), kth, axis=1, **how)
-    return fn(a, kth, axis=_ax(axis, _nd(a, True)), **how)
+        return fn(array_of(a).reshape(np.shape(a)[0], -1), kth, axis=1, **how)
+    return fn(a, kth, axis=shifted_axis(axis, example_rank(a, True)), **how)
 
 
 def batched_partition(flags, a, kth, axis=-1, kind="introselect", order=None):
@@ -287,8 +287,8 @@ def batched_partition(flags, a, kth, axis=-1, kind="introselect", order=None):
 
 def batched_meshgrid(flags, x, y=None, z=None, indexing="xy", sparse=False, copy=True):
     xs = [(v, fl) for v, fl in zip((x, y, z), flags[:3]) if v is not None]
-    n = _n(flags, (x, y, z))
-    flat = [_flat(v, fl, n) for v, fl in xs]
+    n = count_examples(flags, (x, y, z))
+    flat = [example_rows(v, fl, n) for v, fl in xs]
     lens = [v.shape[1] for v in flat]
     k = len(xs)
     swap = indexing == "xy" and k > 1
@@ -338,36 +338,36 @@ def batched_argpartition(flags, a, kth, axis=-1, kind="introselect", order=None)
 def batched_searchsorted(flags, a, v, side="left", sorter=None):
     """Per example: how many entries of sorted `a` lie before each `v` (a count of comparisons)."""
     if flags[2] or flags[3] or sorter is not None:
-        return _loop("xp.searchsorted", flags, a, v, side, sorter)
+        return loop_examples("xp.searchsorted", flags, a, v, side, sorter)
     if not flags[0]:
         return np.searchsorted(a, v, side=side)
-    n = _n(flags, (a, v))
+    n = count_examples(flags, (a, v))
     vs = np.shape(v)[1:] if flags[1] else np.shape(v)
-    V = _flat(v, flags[1], n)
+    V = example_rows(v, flags[1], n)
     below = (a[:, None, :] < V[:, :, None]) if side == "left" else (a[:, None, :] <= V[:, :, None])
     return np.sum(below, axis=2).reshape((n,) + vs)
 
 
-batched_sort_vjp = _shifted(sort_vjp, (0, 1), (2,), ref=1, none="loop")
+batched_sort_vjp = shifted_rule(sort_vjp, (0, 1), (2,), ref=1, none="loop")
 
 
-batched_sort_jvp = _shifted(sort_jvp, (0, 1), (2,), ref=1, none="loop")
+batched_sort_jvp = shifted_rule(sort_jvp, (0, 1), (2,), ref=1, none="loop")
 
 
-batched_partition_vjp = _shifted(partition_vjp, (0, 1), (3,), (2,), ref=1, none="loop")
+batched_partition_vjp = shifted_rule(partition_vjp, (0, 1), (3,), (2,), ref=1, none="loop")
 
 
-batched_partition_jvp = _shifted(partition_jvp, (0, 1), (3,), (2,), ref=1, none="loop")
+batched_partition_jvp = shifted_rule(partition_jvp, (0, 1), (3,), (2,), ref=1, none="loop")
 
 
 def batched_reshape_like(flags, v, like):
-    n = _n(flags, (v, like))
-    return np.reshape(_full(v, flags[0], n), (n,) + np.shape(_ex(like, flags[1])))
+    n = count_examples(flags, (v, like))
+    return np.reshape(with_batch(v, flags[0], n), (n,) + np.shape(one_example(like, flags[1])))
 
 
 def batched_transpose_vjp(flags, v, axes):
     axes = shared_setting(axes) if flags[1] else axes
-    nd = _nd(v, True)
+    nd = example_rank(v, True)
     order = range(nd - 1, -1, -1) if axes is None else np.argsort([int(a) % nd for a in axes])
     return np.transpose(v, (0,) + tuple(int(k) + 1 for k in order))
 
@@ -379,28 +379,29 @@ def batched_rot90_vjp(flags, v, k, axes):
 
 def batched_rollaxis_vjp(flags, v, a, axis, start):
     axis, start = (shared_setting(x) if fl else x for x, fl in zip((axis, start), flags[2:]))
-    nd = _nd(a, flags[1])
+    nd = example_rank(a, flags[1])
     order = list(range(nd))
     ax = axis % nd
     st = start + nd if start < 0 else start  # (NumPy: a negative start counts from ndim)
     item = order.pop(ax)
     order.insert(st - 1 if st > ax else st, item)
-    return np.transpose(_full(v, flags[0], _n(flags, (v, a))), (0,) + tuple(int(k) + 1 for k in np.argsort(order)))
+    full = with_batch(v, flags[0], count_examples(flags, (v, a)))
+    return np.transpose(full, (0,) + tuple(int(k) + 1 for k in np.argsort(order)))
 
 
 def batched_add_at(flags, acc, index, v):
     """`add_at(acc, index, v)` per example (index shared): one scatter-add past the batch axis."""
-    if flags[1] or not _is_arr(acc) and not isinstance(acc, (list, tuple, dict)):
-        return _b.map_examples("rt.add_at", flags, _n(flags, (acc, index, v)), acc, index, v)
+    if flags[1] or not is_array(acc) and not isinstance(acc, (list, tuple, dict)):
+        return _b.map_examples("rt.add_at", flags, count_examples(flags, (acc, index, v)), acc, index, v)
     if isinstance(acc, (list, tuple, dict)):
-        return add_at(acc if flags[0] else replicate_batch(acc, _n(flags, (acc, index, v))), index, v)
-    n = _n(flags, (acc, index, v))
+        return add_at(acc if flags[0] else replicate_batch(acc, count_examples(flags, (acc, index, v))), index, v)
+    n = count_examples(flags, (acc, index, v))
     if not flags[0]:
         acc = np.broadcast_to(acc, (n,) + acc.shape).copy()
-    key = (slice(None),) + _vb_key(index)
+    key = (slice(None),) + index_tuple(index)
     slot_nd = np.ndim(acc[key]) - 1
-    v = _lift(v, flags[2], slot_nd)
-    if _is_fancy(index):
+    v = lift_to_rank(v, flags[2], slot_nd)
+    if is_fancy(index):
         acc = scatter_add(acc, key, v)  # (Dask: a new array)
     else:
         acc[key] += v
@@ -409,5 +410,5 @@ def batched_add_at(flags, acc, index, v):
 
 # derivative helpers that read only shapes and settings (the listed arguments only for their shapes):
 # one example's answer serves the batch
-batched_not_deleted = _static(not_deleted, (0,))
-batched_plain_reflect = _static(plain_reflect, ())
+batched_not_deleted = static_rule(not_deleted, (0,))
+batched_plain_reflect = static_rule(plain_reflect, ())

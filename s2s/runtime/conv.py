@@ -267,12 +267,12 @@ def lax_conv_t_rhs(ct, lhs, rhs_shape, strides, padding, lhs_dilation=None, rhs_
 
 # ---------------------------------------------------------------- batching (vmap)
 
-def _example(a, k):
+def example_part(a, k):
     """Example k of an argument flagged batched: its array leaves indexed. A setting the batching
     transform flags (unpacked from a residual tuple that also holds a batched array) is either
     replicated per example, an array, or left as it is (a string, None)."""
     if isinstance(a, (tuple, list)):
-        return type(a)(_example(e, k) for e in a)
+        return type(a)(example_part(e, k) for e in a)
     return a[k] if getattr(a, "ndim", 0) and not isinstance(a, (str, np.generic)) else a
 
 
@@ -281,7 +281,7 @@ def _per_example(fn, flags, args):
     sizes = [len(a) for a, f in zip(args[:2], flags) if f and getattr(a, "ndim", 0)]
     if not sizes:
         raise S2SValueError("s2s.lax: a convolution's settings (strides, padding, ...) cannot differ per example")
-    return np.stack([fn(*[_example(a, k) if f else a for a, f in zip(args, flags)]) for k in range(sizes[0])])
+    return np.stack([fn(*[example_part(a, k) if f else a for a, f in zip(args, flags)]) for k in range(sizes[0])])
 
 
 def batched_lax_conv(flags, lhs, rhs, strides, padding, lhs_dilation=None, rhs_dilation=None, dn=None, groups=1,

@@ -54,7 +54,7 @@ def namespace(x):
     return mod if mod is not None and hasattr(mod, "zeros") else np
 
 
-def _shape(x):
+def shape_of(x):
     return x.shape if hasattr(x, "shape") else np.shape(x)
 
 
@@ -64,12 +64,12 @@ def asarray(x, dtype=None):
     t = type(x)
     if t is np.ndarray and dtype is None:
         return x
-    if t is np.ndarray or t in _NUMBERS or isinstance(x, (list, np.generic)):
+    if t is np.ndarray or t in NUMBER_TYPES or isinstance(x, (list, np.generic)):
         return np.asarray(x, dtype=dtype)
     return namespace(x).asarray(x, dtype=dtype)
 
 
-_NUMBERS = frozenset({float, int, bool, complex})
+NUMBER_TYPES = frozenset({float, int, bool, complex})
 
 
 def to_host(x):
@@ -85,18 +85,18 @@ def on_backend_of(v, like):
     scalar loss) or NumPy array (a reduction's `where=` mask, a constant of the function) and `like`
     lives elsewhere (CuPy): NumPy functions of `v` alone would otherwise make a NumPy array that the
     backend refuses to combine with its own."""
-    if type(like) is np.ndarray or not (type(v) in _NUMBERS or isinstance(v, (np.generic, np.ndarray))):
+    if type(like) is np.ndarray or not (type(v) in NUMBER_TYPES or isinstance(v, (np.generic, np.ndarray))):
         return v
     xp = namespace(like)
     if xp is np:
         return v
     weak = type(v) in (int, float)  # a Python number is weak in NumPy 2: it takes like's float dtype
-    return xp.asarray(v, dtype=_float_dtype(like) if weak else None)
+    return xp.asarray(v, dtype=float_dtype(like) if weak else None)
 
 
 def zeros(shape, like, dtype=None):
     """Zeros of `shape` in the array module of `like`, in its floating dtype unless `dtype` is given."""
-    return namespace(like).zeros(shape, dtype=_float_dtype(like) if dtype is None else dtype)
+    return namespace(like).zeros(shape, dtype=float_dtype(like) if dtype is None else dtype)
 
 
 _SEQUENCE_AS_ARRAY = (
@@ -121,7 +121,7 @@ def unbroadcast(v, like):
     except AttributeError:
         if isinstance(v, float) and isinstance(like, float):
             return v  # Python (or NumPy) scalars: nothing to sum
-        s, vs, dt = _shape(like), _shape(v), getattr(like, "dtype", None)
+        s, vs, dt = shape_of(like), shape_of(v), getattr(like, "dtype", None)
     if v.dtype.kind == "c" if type(v) is np.ndarray else isinstance(v, complex):  # (NumPy's complex scalars too)
         _complex_cotangent(like)
     if dt is not None and dt.itemsize < 8 and dt.kind == "f" and getattr(v, "dtype", dt) != dt:
@@ -186,8 +186,8 @@ def operand_cotangent_t(g_, ct, operand, other, op, operand_first, wrt_other=0):
         if op == "add" and wrt_other:
             return zeros_like_tree(ct)
         out = g_ if op == "add" else g_ * _as_operand(other)
-        s = _shape(ct)
-        return out if _shape(out) == s else np.broadcast_to(out, s).copy()
+        s = shape_of(ct)
+        return out if shape_of(out) == s else np.broadcast_to(out, s).copy()
     if wrt_other or not isinstance(operand, (list, tuple)):
         return zeros_like_tree(ct)
     if op == "mul":
@@ -196,10 +196,10 @@ def operand_cotangent_t(g_, ct, operand, other, op, operand_first, wrt_other=0):
     return type(ct)(list(g_) + rest if operand_first else rest + list(g_))
 
 
-def _list_meets_array(x, other):
+def list_meets_array(x, other):
     """Whether list `x` meets `other` in arithmetic as np.array(x) (with a list or number: joined/repeated)."""
     return isinstance(x, (list, tuple)) and not isinstance(other, (list, tuple)) \
-        and type(other) not in _NUMBERS and node_children(other) is None
+        and type(other) not in NUMBER_TYPES and node_children(other) is None
 
 
 def plain_operands(operand, other) -> bool:
@@ -217,7 +217,7 @@ def broadcast_to_like(v, like):
     return np.broadcast_to(v, s).copy()
 
 
-def _expand(v, like, axis, keepdims):
+def expand_reduced(v, like, axis, keepdims):
     v = on_backend_of(v, like)
     if np.ndim(like) == 0:
         return v  # a reduction of a number (along axis 0 or -1, which NumPy allows) is the number
@@ -226,7 +226,7 @@ def _expand(v, like, axis, keepdims):
     return np.expand_dims(v, axis)
 
 
-def _float_dtype(like):
+def float_dtype(like):
     dt = getattr(like, "dtype", None)
     return dt if dt is not None and dt.kind in "fc" else np.float64
 
@@ -234,7 +234,7 @@ def _float_dtype(like):
 def cast_like(v, like):
     """`v` in the floating dtype of `like`: a cotangent takes its primal's dtype, as in JAX (float32
     inputs get float32 gradients even where NumPy promotes a result to float64)."""
-    dt = _float_dtype(like)
+    dt = float_dtype(like)
     return v.astype(dt) if getattr(v, "dtype", dt) != dt else v
 
 
@@ -254,20 +254,20 @@ def cast_to_d(t, like):
     return zeros_like_tree(t)
 
 
-def _filled(like, value):
+def filled_like(like, value):
     """A new array shaped like `like` (in its floating dtype) holding `value` everywhere."""
     xp = namespace(like)
     if xp is not np:  # no `fill` on every library (Dask); `value` may be a 0-d array of it
-        return xp.zeros(_shape(like), dtype=_float_dtype(like)) + value
-    out = np.empty(_shape(like), dtype=_float_dtype(like))
+        return xp.zeros(shape_of(like), dtype=float_dtype(like)) + value
+    out = np.empty(shape_of(like), dtype=float_dtype(like))
     out.fill(value)
     return out
 
 
-def _size(x) -> int:
+def size_of(x) -> int:
     """The number of elements, from the shape (np.size would compute a lazy Dask array)."""
     n = 1
-    for d in _shape(x):
+    for d in shape_of(x):
         n *= int(d)
     return n
 
@@ -287,14 +287,14 @@ def reshape_like(v, like):
 
 # ---- pytrees and lists in derivative code ----
 
-def _one_hot(like, k):
+def one_hot(like, k):
     """Zeros shaped like `like` (floating dtype) with a 1 at flat position `k`, on its backend."""
-    xp, shp, dt = namespace(like), _shape(like), _float_dtype(like)
+    xp, shp, dt = namespace(like), shape_of(like), float_dtype(like)
     e = xp.zeros(shp, dtype=dt)
     if hasattr(e, "flat"):  # NumPy, CuPy: set in place
         e.flat[k] = 1
         return e
-    return xp.reshape((xp.arange(_size(like)) == k).astype(dt), shp)  # Dask arrays are immutable here
+    return xp.reshape((xp.arange(size_of(like)) == k).astype(dt), shp)  # Dask arrays are immutable here
 
 
 def tree_all_zero(x) -> bool:
@@ -306,9 +306,9 @@ def tree_all_zero(x) -> bool:
 def zeros_like_tree(x):
     """Zero cotangent with the structure of `x`: tuples, lists and dicts of arrays (ints give 0.0);
     a vector-space value's is its space's zero."""
-    if vspace._SPACES and type(x) in vspace._SPACES:
-        return vspace._SPACES[type(x)].zeros(x)
-    kids = node_children(x) if type(x) in tree._NODES else None
+    if vspace.SPACES and type(x) in vspace.SPACES:
+        return vspace.SPACES[type(x)].zeros(x)
+    kids = node_children(x) if type(x) in tree.NODES else None
     if kids is not None:  # a registered pytree node: one of its type and static data
         return kids[1]([zeros_like_tree(e) for e in kids[0]])
     if isinstance(x, (list, tuple)):
@@ -330,9 +330,9 @@ def tree_add(a, b):
     keeps the list object, not its length at the time); any other mismatch is refused, never
     padded, since its items would meet the wrong items. Values of a vector space meet through
     its `add`."""
-    if vspace._SPACES and (vspace.space_of(a) is not None or vspace.space_of(b) is not None):
+    if vspace.SPACES and (vspace.space_of(a) is not None or vspace.space_of(b) is not None):
         return _space_add(a, b)
-    if type(a) in tree._NODES and type(b) is type(a):  # registered pytree nodes: child by child
+    if type(a) in tree.NODES and type(b) is type(a):  # registered pytree nodes: child by child
         kids, rebuild = node_children(a)
         return rebuild([tree_add(x, y) for x, y in zip(kids, node_children(b)[0])])
     if isinstance(a, (list, tuple)):
@@ -396,7 +396,7 @@ def add_at(acc, index, v):
         out = type(acc)(acc) if type(acc) in (list, dict) else acc
         out[index] = tree_add(out[index], v)
         return out
-    if _is_fancy(index) or _dask_cannot_set(acc, index):
+    if is_fancy(index) or _dask_cannot_set(acc, index):
         acc = scatter_add(acc, index, v)
     else:
         acc[index] += v
@@ -437,7 +437,7 @@ def _host_index(index):
     return host if isinstance(index, tuple) else host[0]
 
 
-def _gather(x, key):
+def gather(x, key):
     """`x[key]` (vmap's gather: the examples' positions first, then index arrays); for a Dask `x`
     with two or more index arrays, which Dask's indexing refuses, Dask's `vindex` of the arrays on
     the host (NumPy's rule here, since the examples' positions come first; a Dask index is
@@ -452,14 +452,14 @@ def _dask_scatter_add(da, out, index, v):
     """Dask's form of `add.at`: the flat position each element of `out[index]` names (computed
     from the shape, on the host), then a weighted `bincount` of `v` over those positions."""
     shape = out.shape
-    n = _size(out)
+    n = size_of(out)
     pos = np.arange(n).reshape(shape)[_host_index(index)]
     w = da.ravel(da.broadcast_to(da.asarray(v), pos.shape)).astype(out.dtype)
     hits = da.from_array(np.ravel(pos), chunks=w.chunks)
     return out + da.reshape(da.bincount(hits, weights=w, minlength=n), shape)
 
 
-def _is_fancy(index) -> bool:
+def is_fancy(index) -> bool:
     parts = index if isinstance(index, tuple) else (index,)
     return any(hasattr(p, "shape") and np.ndim(p) > 0 or isinstance(p, list) for p in parts)
 
@@ -475,7 +475,7 @@ def take_at(acc, index, like):
         acc[index] = zeros_like_tree(v)
         return v, acc
     v = namespace(acc).asarray(acc[index]).copy()  # (Dask's `array` takes no copy=)
-    if _is_fancy(index):
+    if is_fancy(index):
         v = v * _kept_writes(acc, index)
     v = unbroadcast(v, like)
     acc[index] = 0
@@ -574,7 +574,7 @@ def seed(out):
     if t is tuple or t is list or t is dict or isinstance(out, (tuple, list, dict)):
         raise S2STypeError(f"grad requires a scalar output, but the function returned a {t.__name__}. Use jacrev "
                            "or vjp for pytree outputs, or grad(f, has_aux=True) for an (output, auxiliary) pair.")
-    if _shape(out) != ():
+    if shape_of(out) != ():
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)}. "
                            "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")
     dt = getattr(out, "dtype", None)
@@ -607,7 +607,7 @@ def like(parts, src):
 def fresh(x):
     """A copy the backward sweep may update in place (a vector-space value: itself, since its
     space's operations make new values)."""
-    if vspace._SPACES and vspace.space_of(x) is not None:
+    if vspace.SPACES and vspace.space_of(x) is not None:
         return x
     if isinstance(x, list):
         return list(x)
@@ -631,12 +631,12 @@ def zero_at(acc, index):
     return acc
 
 
-def _leaf_sizes(tree):
+def leaf_sizes(tree):
     leaves, treedef = tree_flatten(tree)
-    return leaves, treedef, [int(_size(leaf)) for leaf in leaves]
+    return leaves, treedef, [int(size_of(leaf)) for leaf in leaves]
 
 
-def _is_tree(x) -> bool:
+def is_tree(x) -> bool:
     return isinstance(x, (tuple, list, dict)) or x is None
 
 

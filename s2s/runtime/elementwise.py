@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import _float_dtype, asarray, namespace
+from .core import asarray, float_dtype, namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("mod_dy", "fmod_dy", "pow_d", "pow_d_dy", "inv0", "pick", "clip_mask", "clip_low", "clip_high", "log0",
@@ -38,7 +38,7 @@ def pow_d(x, y, k=1):
         if c == 0:
             return 0.0 * x
         with np.errstate(divide="ignore"):
-            return c * np.power(asarray(x, dtype=_float_dtype(asarray(x))), y - k)[()]
+            return c * np.power(asarray(x, dtype=float_dtype(asarray(x))), y - k)[()]
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(c == 0, 0.0 * x, c * np.power(x, np.where(c == 0, k, y) - k))
 
@@ -61,7 +61,7 @@ def inv0(x):
         return 1.0 / x if x != 0.0 else 0.0
     x = asarray(x)
     nz = x != 0
-    return np.where(nz, 1.0 / np.where(nz, x, 1.0), 0.0).astype(_float_dtype(x), copy=False)
+    return np.where(nz, 1.0 / np.where(nz, x, 1.0), 0.0).astype(float_dtype(x), copy=False)
 
 
 def pick(x, y):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..base.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
 from .batch import num_examples
-from .core import _float_dtype, _is_tree, _leaf_sizes, _one_hot, _size, namespace
+from .core import float_dtype, is_tree, leaf_sizes, namespace, one_hot, size_of
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("tree_size", "basis", "jac_from_columns", "jac_from_rows", "jac_columns_t", "jac_rows_t", "basis_stack",
@@ -23,18 +23,18 @@ __all__ = ("tree_size", "basis", "jac_from_columns", "jac_from_rows", "jac_colum
 
 def tree_size(x) -> int:
     """How many numbers the pytree `x` holds: the length of its flattened vector."""
-    return int(_size(x)) if not _is_tree(x) else sum(_leaf_sizes(x)[2])
+    return int(size_of(x)) if not is_tree(x) else sum(leaf_sizes(x)[2])
 
 
 def basis(x, k):
     """The k-th standard basis vector of pytree `x`: zeros like each leaf, a single 1 (float64
     unless the leaf is floating)."""
-    if not _is_tree(x):
-        return _one_hot(x, k)
-    leaves, treedef, sizes = _leaf_sizes(x)
+    if not is_tree(x):
+        return one_hot(x, k)
+    leaves, treedef, sizes = leaf_sizes(x)
     out = []
     for leaf, n in zip(leaves, sizes):
-        e = _one_hot(leaf, k) if 0 <= k < n else namespace(leaf).zeros(np.shape(leaf), dtype=_float_dtype(leaf))
+        e = one_hot(leaf, k) if 0 <= k < n else namespace(leaf).zeros(np.shape(leaf), dtype=float_dtype(leaf))
         k -= n
         out.append(e)
     return tree_unflatten(treedef, out)
@@ -49,10 +49,10 @@ def _split_last(m, like_leaves, sizes, lead_shape):
 def jac_from_columns(cols, out, x):
     """Jacobian from jvp columns (one per number of `x`): for each output leaf, a tree like `x`
     of arrays shaped out_leaf.shape + x_leaf.shape."""
-    if not (_is_tree(out) or _is_tree(x)) and cols:
+    if not (is_tree(out) or is_tree(x)) and cols:
         return np.reshape(np.stack(cols, axis=-1), np.shape(out) + np.shape(x))
     out_leaves, out_def = tree_flatten(out)
-    x_leaves, x_def, sizes = _leaf_sizes(x)
+    x_leaves, x_def, sizes = leaf_sizes(x)
     col_leaves = [tree_flatten(c)[0] for c in cols]
     blocks = []
     for j, o in enumerate(out_leaves):
@@ -64,10 +64,10 @@ def jac_from_columns(cols, out, x):
 
 def jac_from_rows(rows, out, x):
     """Jacobian from vjp rows (one per number of `out`), in the layout of `jac_from_columns`."""
-    if not (_is_tree(out) or _is_tree(x)) and rows:
+    if not (is_tree(out) or is_tree(x)) and rows:
         return np.reshape(np.stack(rows), np.shape(out) + np.shape(x))
-    out_leaves, out_def, out_sizes = _leaf_sizes(out)
-    x_leaves, x_def, sizes = _leaf_sizes(x)
+    out_leaves, out_def, out_sizes = leaf_sizes(out)
+    x_leaves, x_def, sizes = leaf_sizes(x)
     row_leaves = [tree_flatten(r)[0] for r in rows]
     # one matrix per input leaf: (number of outputs) x (the leaf's numbers)
     mats = [np.reshape(np.stack([namespace(r[i]).asarray(r[i]) for r in row_leaves]), (len(rows), -1))
@@ -90,15 +90,15 @@ def _jac_matrix(g, out, x):
     rows = []
     for j, o in enumerate(out_leaves):
         leaves = blocks[j * per_out:(j + 1) * per_out]
-        rows.append(np.concatenate([np.reshape(b, (int(_size(o)), -1)) for b in leaves], axis=1)
-                    if leaves else namespace(o).zeros((int(_size(o)), x_n)))
+        rows.append(np.concatenate([np.reshape(b, (int(size_of(o)), -1)) for b in leaves], axis=1)
+                    if leaves else namespace(o).zeros((int(size_of(o)), x_n)))
     return np.concatenate(rows, axis=0)
 
 
 def jac_columns_t(g, cols, out, x):
     """Transpose of `jac_from_columns`: the cotangent of each column."""
     mat = _jac_matrix(g, out, x)
-    out_leaves, out_def, sizes = _leaf_sizes(out)
+    out_leaves, out_def, sizes = leaf_sizes(out)
     result = []
     for k in range(mat.shape[1]):
         parts = np.split(mat[:, k], np.cumsum(sizes)[:-1]) if len(sizes) > 1 else [mat[:, k]]
@@ -109,22 +109,22 @@ def jac_columns_t(g, cols, out, x):
 def jac_rows_t(g, rows, out, x):
     """Transpose of `jac_from_rows`: the cotangent of each row."""
     mat = _jac_matrix(g, out, x)
-    x_leaves, x_def, sizes = _leaf_sizes(x)
+    x_leaves, x_def, sizes = leaf_sizes(x)
     return [tree_unflatten(x_def, _split_last(mat[k], x_leaves, sizes, ())) for k in range(mat.shape[0])]
 
 
 def basis_stack(x):
     """Every standard basis vector of pytree `x` at once: a tree like `x` whose leaves carry a
     leading axis of length tree_size(x) (the k-th slice is `rt.basis(x, k)`)."""
-    if not _is_tree(x):
+    if not is_tree(x):
         xp, shape = namespace(x), np.shape(x)
         n = int(np.prod(shape, dtype=np.int64))
-        return xp.reshape(xp.eye(n, dtype=_float_dtype(x)), (n,) + shape)
-    leaves, treedef, sizes = _leaf_sizes(x)
+        return xp.reshape(xp.eye(n, dtype=float_dtype(x)), (n,) + shape)
+    leaves, treedef, sizes = leaf_sizes(x)
     total, start, out = sum(sizes), 0, []
     for leaf, n in zip(leaves, sizes):
         xp = namespace(leaf)
-        e = xp.zeros((total, n), dtype=_float_dtype(leaf))
+        e = xp.zeros((total, n), dtype=float_dtype(leaf))
         e[xp.arange(start, start + n), xp.arange(n)] = 1
         out.append(xp.reshape(e, (total,) + np.shape(leaf)))
         start += n
@@ -135,17 +135,17 @@ def ones_tangent(x):
     """A tangent of ones like pytree `x` (floating): the sum of every basis vector."""
     if type(x) is np.ndarray:
         return np.ones(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else np.float64)
-    return tree_map(lambda leaf: namespace(leaf).ones(np.shape(leaf), dtype=_float_dtype(leaf)), x)
+    return tree_map(lambda leaf: namespace(leaf).ones(np.shape(leaf), dtype=float_dtype(leaf)), x)
 
 
 def jac_from_batch_cols(cols, x):
     """The Jacobian (out.shape + x.shape per pair of leaves) from a batch of jvp columns: `cols`
     is a tree like the output whose leaves lead with one axis over the numbers of `x`."""
-    if not _is_tree(cols) and not _is_tree(x):
+    if not is_tree(cols) and not is_tree(x):
         xp = namespace(cols)
         return xp.reshape(xp.moveaxis(xp.asarray(cols), 0, -1), np.shape(cols)[1:] + np.shape(x))
     leaves, treedef = tree_flatten(cols)
-    x_leaves, x_def, sizes = _leaf_sizes(x)
+    x_leaves, x_def, sizes = leaf_sizes(x)
     blocks = [tree_unflatten(x_def, _split_last(namespace(c).moveaxis(namespace(c).asarray(c), 0, -1), x_leaves,
                                                 sizes, np.shape(c)[1:])) for c in leaves]
     return tree_unflatten(treedef, blocks)
@@ -153,12 +153,12 @@ def jac_from_batch_cols(cols, x):
 
 def jac_batch_cols_t(g, cols, x):
     """Transpose of `jac_from_batch_cols`: the cotangent of the batch of columns."""
-    if not _is_tree(cols) and not _is_tree(x):
+    if not is_tree(cols) and not is_tree(x):
         xp = namespace(g)
         n = np.shape(cols)[0]
         return xp.moveaxis(xp.reshape(g, np.shape(cols)[1:] + (n,)), -1, 0)
     leaves, treedef = tree_flatten(cols)
-    sizes = _leaf_sizes(x)[2]
+    sizes = leaf_sizes(x)[2]
     out = []
     for c, b in zip(leaves, _up_to(g, treedef)):
         lead, xp = np.shape(c)[1:], namespace(c)
@@ -190,10 +190,10 @@ def _up_to(g, treedef):
 def jac_from_batch_rows(rows, out, x):
     """The Jacobian from a batch of vjp rows: `rows` is a tree like `x` whose leaves lead with one
     axis over the numbers of the output `out`."""
-    if not _is_tree(out) and not _is_tree(x) and not _is_tree(rows):
+    if not is_tree(out) and not is_tree(x) and not is_tree(rows):
         return namespace(rows).reshape(rows, np.shape(out) + np.shape(x))
-    out_leaves, out_def, out_sizes = _leaf_sizes(out)
-    x_leaves, x_def, sizes = _leaf_sizes(x)
+    out_leaves, out_def, out_sizes = leaf_sizes(out)
+    x_leaves, x_def, sizes = leaf_sizes(x)
     m = sum(out_sizes)
     row_leaves = tree_flatten(rows)[0]
     xp = namespace(row_leaves[0]) if row_leaves else np
@@ -209,15 +209,15 @@ def jac_from_batch_rows(rows, out, x):
 
 def jac_batch_rows_t(g, rows, out, x):
     """Transpose of `jac_from_batch_rows`: the cotangent of the batch of rows."""
-    if not _is_tree(out) and not _is_tree(x) and not _is_tree(rows):
+    if not is_tree(out) and not is_tree(x) and not is_tree(rows):
         return namespace(g).reshape(g, np.shape(rows))
-    out_leaves, out_def, out_sizes = _leaf_sizes(out)
-    x_leaves, x_def, sizes = _leaf_sizes(x)
+    out_leaves, out_def, out_sizes = leaf_sizes(out)
+    x_leaves, x_def, sizes = leaf_sizes(x)
     m = sum(out_sizes)
     per_out = _up_to(g, out_def)
     rows_of = []
     for o, n, b in zip(out_leaves, out_sizes, per_out):
-        parts = tree_flatten(b)[0] if _is_tree(b) else [b]
+        parts = tree_flatten(b)[0] if is_tree(b) else [b]
         rows_of.append(np.concatenate([np.reshape(p, (n, s)) for p, s in zip(parts, sizes)], axis=1)
                        if len(parts) > 1 else np.reshape(parts[0], (n, sizes[0])))
     full = np.concatenate(rows_of, axis=0) if len(rows_of) > 1 else rows_of[0]
@@ -230,7 +230,7 @@ def diag_ok(t, x) -> bool:
     diagonal: single arrays of the input's shape (broadcasting to a larger shape cannot)."""
     if type(t) is np.ndarray and type(x) is np.ndarray:
         return t.shape == x.shape
-    return not _is_tree(t) and not _is_tree(x) and np.shape(t) == np.shape(x)
+    return not is_tree(t) and not is_tree(x) and np.shape(t) == np.shape(x)
 
 
 class NotDiagonal(Exception):
@@ -291,7 +291,7 @@ def diag_matrix(t, x):
             return _finite_diag(t)
         if type(t) is float or isinstance(t, np.generic) and t.dtype == x.dtype:
             return diag_const(x, t) if t - t == 0 else None
-    if type(x) is not np.ndarray and _is_tree(x) or type(t) is not np.ndarray and _is_tree(t):
+    if type(x) is not np.ndarray and is_tree(x) or type(t) is not np.ndarray and is_tree(t):
         return None
     xp = namespace(x)
     if type(t) is np.ndarray and t.ndim == 1:
@@ -311,7 +311,7 @@ def diag_matrix(t, x):
                 return None
         except ValueError:
             return None
-    dt = np.result_type(getattr(t, "dtype", t), _float_dtype(x))
+    dt = np.result_type(getattr(t, "dtype", t), float_dtype(x))
     if type(t) is not np.ndarray or t.dtype != dt or st != shape:
         t = xp.broadcast_to(xp.asarray(t, dtype=dt), shape)
     return jac_diag(t)
@@ -335,9 +335,9 @@ def diag_const(x, c):
     """The Jacobian (x.shape + x.shape) with the number `c` at each diagonal position, in x's
     floating dtype: what `diag_jacobian` gives when a specialized Jacobian's diagonal is `c`."""
     if type(x) is np.ndarray and x.ndim == 1:  # the common case, quickly
-        return _diag_vector(x.shape[0], _float_dtype(x), c)
+        return _diag_vector(x.shape[0], float_dtype(x), c)
     xp = namespace(x)
-    return jac_diag(xp.broadcast_to(xp.asarray(c, dtype=_float_dtype(x)), np.shape(x)))
+    return jac_diag(xp.broadcast_to(xp.asarray(c, dtype=float_dtype(x)), np.shape(x)))
 
 
 def scalar_output(out) -> bool:
@@ -401,7 +401,7 @@ def batched_ones_tangent(flags, x):
 
 def batched_diag_ok(flags, t, x):
     shape = lambda v, b: np.shape(v)[1:] if b else np.shape(v)  # noqa: E731
-    return not _is_tree(t) and not _is_tree(x) and shape(t, flags[0]) == shape(x, flags[1])
+    return not is_tree(t) and not is_tree(x) and shape(t, flags[0]) == shape(x, flags[1])
 
 
 def batched_scalar_output(flags, out):
@@ -409,14 +409,14 @@ def batched_scalar_output(flags, out):
 
 
 def batched_jac_from_batch_cols(flags, cols, x):
-    if flags == (True, False) and not _is_tree(cols) and not _is_tree(x):
+    if flags == (True, False) and not is_tree(cols) and not is_tree(x):
         xp = namespace(cols)
         return xp.reshape(xp.moveaxis(cols, 1, -1), np.shape(cols)[:1] + np.shape(cols)[2:] + np.shape(x))
     return _jac_each(jac_from_batch_cols, flags, cols, x)
 
 
 def batched_jac_from_batch_rows(flags, rows, out, x):
-    if flags == (True, False, False) and not _is_tree(out) and not _is_tree(x) and not _is_tree(rows):
+    if flags == (True, False, False) and not is_tree(out) and not is_tree(x) and not is_tree(rows):
         return namespace(rows).reshape(rows, np.shape(rows)[:1] + np.shape(out) + np.shape(x))
     return _jac_each(jac_from_batch_rows, flags, rows, out, x)
 

@@ -8,7 +8,7 @@ import string
 import numpy as np
 
 from ..errors import S2SValueError
-from .core import namespace, reshape_like, unbroadcast
+from .core import float_dtype, namespace, reshape_like, unbroadcast
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a", "outer_vjp_b", "einsum_subscripts",
@@ -47,7 +47,7 @@ def _lift(a, b, v):
     return xp.reshape(a, sa[:-1] + (1,) * (np.ndim(b) - 1) + sa[-1:]), xp.expand_dims(v, -2)
 
 
-def _own_dtype(v, like):
+def own_dtype(v, like):
     """`v` in `like`'s dtype where that is a float narrower than v's (a cotangent takes its
     primal's dtype, as in JAX: a float32 operand of a product with a float64 one)."""
     dt = getattr(like, "dtype", None)
@@ -58,7 +58,7 @@ def _own_dtype(v, like):
 
 def dot_vjp_a(v, a, b):
     """Cotangent for `a` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
-    return _own_dtype(_dot_vjp_a(v, a, b), a)
+    return own_dtype(_dot_vjp_a(v, a, b), a)
 
 
 def _dot_vjp_a(v, a, b):
@@ -81,7 +81,7 @@ def _dot_vjp_a(v, a, b):
 
 def dot_vjp_b(v, a, b):
     """Cotangent for `b` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
-    return _own_dtype(_dot_vjp_b(v, a, b), b)
+    return own_dtype(_dot_vjp_b(v, a, b), b)
 
 
 def _dot_vjp_b(v, a, b):
@@ -130,7 +130,7 @@ def outer_vjp_b(v, a, b):
 
 # ---- einsum: every cotangent is another einsum (plus constant ones/identity factors) ----
 
-_LETTERS = string.ascii_letters
+LETTERS = string.ascii_letters
 
 
 def einsum_subscripts(spec):
@@ -174,14 +174,14 @@ def _check_subscripts(spec):
                             "one, or a global, closure or table entry; write the subscripts as a string instead")
 
 
-def _einsum_parse(subscripts, ops):
+def einsum_parse(subscripts, ops):
     """Explicit per-operand subscripts and output, with '...' replaced by letters."""
     _check_subscripts(subscripts)
     spec = subscripts.replace(" ", "")
     ins, arrow, out = spec.partition("->")
     parts = ins.split(",")
     used = set(spec) - set(".,->")
-    free = [c for c in _LETTERS if c not in used]
+    free = [c for c in LETTERS if c not in used]
     nell = max((np.ndim(o) - len(p.replace("...", "")) for p, o in zip(parts, ops) if "..." in p), default=0)
     ell = "".join(free[:nell])
     full = []
@@ -214,7 +214,7 @@ def einsum_n(spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None):
 def einsum_spec1(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
     """Subscripts of the contraction of the output cotangent with every operand but `k`."""
     ops = _present(a, b, c, d, e, f)
-    full, out = _einsum_parse(subscripts, ops)
+    full, out = einsum_parse(subscripts, ops)
     others = [p for i, p in enumerate(full) if i != k]
     avail = set(out).union(*others) if others else set(out)
     target = "".join(dict.fromkeys(c for c in full[k] if c in avail))
@@ -225,12 +225,12 @@ def einsum_spec2(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
     """Subscripts that spread the contraction back over operand `k`'s axes: axes only `k` has
     get ones, a repeated index becomes a diagonal (an identity factor)."""
     ops = _present(a, b, c, d, e, f)
-    full, out = _einsum_parse(subscripts, ops)
+    full, out = einsum_parse(subscripts, ops)
     others = [p for i, p in enumerate(full) if i != k]
     avail = set(out).union(*others) if others else set(out)
     target = "".join(dict.fromkeys(c for c in full[k] if c in avail))
     used = set("".join(full) + out)
-    free = iter(c for c in _LETTERS if c not in used)
+    free = iter(c for c in LETTERS if c not in used)
     seen, res, const = set(), "", ""
     for c in full[k]:
         if c in seen:
@@ -249,11 +249,11 @@ def einsum_const(subscripts, k, a, b=None, c=None, d=None, e=None, f=None):
     """The constant factor for `einsum_spec2`: ones over axes only operand `k` has, identities
     over repeated indices (a 0-d one when there are none)."""
     ops = _present(a, b, c, d, e, f)
-    full, out = _einsum_parse(subscripts, ops)
+    full, out = einsum_parse(subscripts, ops)
     others = [p for i, p in enumerate(full) if i != k]
     avail = set(out).union(*others) if others else set(out)
     sizes = dict(zip(full[k], np.shape(ops[k])))
-    dt = _float(ops[k])
+    dt = float_dtype(ops[k])
     xp = namespace(ops[k])
     result = xp.ones((), dtype=dt)
     seen = set()
@@ -273,11 +273,6 @@ def _eye_like(x, n):
     return np.triu(np.tril(np.ones_like(x, shape=(n, n))))
 
 
-def _float(x):
-    dt = getattr(x, "dtype", None)
-    return dt if dt is not None and dt.kind in "fc" else np.float64
-
-
 def tensordot_spec(a, b, axes=2):
     """The einsum subscripts of `tensordot(a, b, axes)`."""
     na, nb = np.ndim(a), np.ndim(b)
@@ -289,8 +284,8 @@ def tensordot_spec(a, b, axes=2):
         ax_b = [ax_b] if isinstance(ax_b, (int, np.integer)) else list(ax_b)
     ax_a = [int(i) % na for i in ax_a]  # (ints saved on a device come back as 0-d arrays)
     ax_b = [int(i) % nb for i in ax_b]
-    sa = _LETTERS[:na]
-    sb = list(_LETTERS[na:na + nb])
+    sa = LETTERS[:na]
+    sb = list(LETTERS[na:na + nb])
     for i, j in zip(ax_a, ax_b):
         sb[j] = sa[i]
     sb = "".join(sb)
@@ -309,7 +304,7 @@ def inner_spec(a, b):
 def kron_spec(a, b, k):
     """Subscripts for the cotangent of operand `k` of `kron(a, b)` from the interleaved cotangent."""
     n = max(np.ndim(a), np.ndim(b))
-    sa, sb = _LETTERS[:n], _LETTERS[n:2 * n]
+    sa, sb = LETTERS[:n], LETTERS[n:2 * n]
     inter = "".join(x + y for x, y in zip(sa, sb))
     return inter + "," + (sb + "->" + sa if k == 0 else sa + "->" + sb)
 
@@ -329,7 +324,7 @@ def kron_pad(x, other):
 
 # ---- linear algebra: written with primitives, so s2s differentiates them again ----
 
-def _mm(x, y):
+def mm(x, y):
     """`x @ y` for stacks of matrices (the operator's rules keep batch axes apart)."""
     return x @ y
 
@@ -348,9 +343,9 @@ def solve_vjp_a(g, a, ans):
     so the answer has one axis fewer than `a`."""
     if np.ndim(ans) == np.ndim(a) - 1:
         gb = np.linalg.solve(np.swapaxes(a, -1, -2), g[..., None])
-        return -_mm(gb, ans[..., None, :])
+        return -mm(gb, ans[..., None, :])
     gb = np.linalg.solve(np.swapaxes(a, -1, -2), g)
-    return unbroadcast(-_mm(gb, np.swapaxes(ans, -1, -2)), a)
+    return unbroadcast(-mm(gb, np.swapaxes(ans, -1, -2)), a)
 
 
 def solve_vjp_b(g, a, b):
@@ -366,8 +361,8 @@ def solve_vjp_b(g, a, b):
 def solve_jvp_a(da, a, ans):
     """Tangent of `solve(a, b)` along `da` (a 1-d b: one vector for every matrix, as solve_vjp_a)."""
     if np.ndim(ans) == np.ndim(a) - 1:
-        return -np.linalg.solve(a, _mm(da, ans[..., None]))[..., 0]
-    return -np.linalg.solve(a, _mm(da, ans))
+        return -np.linalg.solve(a, mm(da, ans[..., None]))[..., 0]
+    return -np.linalg.solve(a, mm(da, ans))
 
 
 def _lower_half(x):
@@ -377,11 +372,11 @@ def _lower_half(x):
 
 def cholesky_jvp(da, ans):
     x = np.linalg.solve(ans, np.swapaxes(np.linalg.solve(ans, da), -1, -2))
-    return _mm(ans, _lower_half(x))
+    return mm(ans, _lower_half(x))
 
 
 def cholesky_vjp(g, ans):
-    p = _lower_half(_mm(np.swapaxes(ans, -1, -2), g))
+    p = _lower_half(mm(np.swapaxes(ans, -1, -2), g))
     x = np.linalg.solve(np.swapaxes(ans, -1, -2), p)
     out = np.swapaxes(np.linalg.solve(np.swapaxes(ans, -1, -2), np.swapaxes(x, -1, -2)), -1, -2)
     return 0.5 * (out + np.swapaxes(out, -1, -2))
@@ -431,9 +426,9 @@ def cross_vjp(g, other, x, axis_other, axis_x, axisc, axis, sign):
 def eigh_jvp(da, a, ans):
     w = ans[0]
     v = ans[1]
-    m = _mm(np.swapaxes(v, -1, -2), _mm(da, v))
+    m = mm(np.swapaxes(v, -1, -2), mm(da, v))
     dw = np.diagonal(m, 0, -2, -1)
-    dv = _mm(v, _gap_inverse(w) * m)
+    dv = mm(v, _gap_inverse(w) * m)
     return (dw, dv)
 
 
@@ -443,32 +438,32 @@ def eigh_vjp(g, a, ans):
     gw = g[0]
     gv = g[1]
     eye = _eye_like(w, np.shape(w)[-1])
-    inner = _gap_inverse(w) * _mm(np.swapaxes(v, -1, -2), gv) + np.expand_dims(gw, -1) * eye
-    out = _mm(v, _mm(inner, np.swapaxes(v, -1, -2)))
+    inner = _gap_inverse(w) * mm(np.swapaxes(v, -1, -2), gv) + np.expand_dims(gw, -1) * eye
+    out = mm(v, mm(inner, np.swapaxes(v, -1, -2)))
     return 0.5 * (out + np.swapaxes(out, -1, -2))
 
 
 def eigvalsh_vjp(g, a):
     ans = np.linalg.eigh(a)
     v = ans[1]
-    out = _mm(v * np.expand_dims(g, -2), np.swapaxes(v, -1, -2))
+    out = mm(v * np.expand_dims(g, -2), np.swapaxes(v, -1, -2))
     return 0.5 * (out + np.swapaxes(out, -1, -2))
 
 
 def eigvalsh_jvp(da, a):
     ans = np.linalg.eigh(a)
     v = ans[1]
-    return np.diagonal(_mm(np.swapaxes(v, -1, -2), _mm(da, v)), 0, -2, -1)
+    return np.diagonal(mm(np.swapaxes(v, -1, -2), mm(da, v)), 0, -2, -1)
 
 
 def svdvals_vjp(g, a):
     ans = np.linalg.svd(a, full_matrices=False)
-    return _mm(ans[0] * np.expand_dims(g, -2), ans[2])
+    return mm(ans[0] * np.expand_dims(g, -2), ans[2])
 
 
 def svdvals_jvp(da, a):
     ans = np.linalg.svd(a, full_matrices=False)
-    return np.diagonal(_mm(np.swapaxes(ans[0], -1, -2), _mm(da, np.swapaxes(ans[2], -1, -2))), 0, -2, -1)
+    return np.diagonal(mm(np.swapaxes(ans[0], -1, -2), mm(da, np.swapaxes(ans[2], -1, -2))), 0, -2, -1)
 
 
 def svd_vjp(g, a, ans, full_matrices, compute_uv):
@@ -485,17 +480,17 @@ def svd_vjp(g, a, ans, full_matrices, compute_uv):
     gv = np.swapaxes(gvh, -1, -2)
     ut = np.swapaxes(u, -1, -2)
     f = _gap_inverse(s * s)
-    j = f * (_mm(ut, gu) - _mm(np.swapaxes(gu, -1, -2), u))
-    k = f * (_mm(vh, gv) - _mm(np.swapaxes(gv, -1, -2), v))
+    j = f * (mm(ut, gu) - mm(np.swapaxes(gu, -1, -2), u))
+    k = f * (mm(vh, gv) - mm(np.swapaxes(gv, -1, -2), v))
     sm = np.expand_dims(s, -2)
     core = j * sm + np.expand_dims(gs, -1) * _eye_like(s, np.shape(s)[-1]) + np.expand_dims(s, -1) * k
-    out = _mm(u, _mm(core, vh))
+    out = mm(u, mm(core, vh))
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
     if m > n:
-        out = out + _mm(gu - _mm(u, _mm(ut, gu)), vh / np.expand_dims(s, -1))
+        out = out + mm(gu - mm(u, mm(ut, gu)), vh / np.expand_dims(s, -1))
     if n > m:
-        out = out + _mm(u / sm, np.swapaxes(gv - _mm(v, _mm(vh, gv)), -1, -2))
+        out = out + mm(u / sm, np.swapaxes(gv - mm(v, mm(vh, gv)), -1, -2))
     return out
 
 
@@ -507,20 +502,20 @@ def svd_jvp(da, a, ans, full_matrices, compute_uv):
     vh = ans[2]
     v = np.swapaxes(vh, -1, -2)
     ut = np.swapaxes(u, -1, -2)
-    p = _mm(ut, _mm(da, v))
+    p = mm(ut, mm(da, v))
     ds = np.diagonal(p, 0, -2, -1)
     f = _gap_inverse(s * s)
     sm = np.expand_dims(s, -2)
     sc = np.expand_dims(s, -1)
     pt = np.swapaxes(p, -1, -2)
-    du = _mm(u, f * (p * sm + sc * pt))
-    dv = _mm(v, f * (sc * p + pt * sm))
+    du = mm(u, f * (p * sm + sc * pt))
+    dv = mm(v, f * (sc * p + pt * sm))
     m = np.shape(a)[-2]
     n = np.shape(a)[-1]
     if m > n:
-        du = du + _mm(da - _mm(u, _mm(ut, da)), v / sm)
+        du = du + mm(da - mm(u, mm(ut, da)), v / sm)
     if n > m:
-        dv = dv + _mm(np.swapaxes(da, -1, -2) - _mm(v, _mm(vh, np.swapaxes(da, -1, -2))), u / sm)
+        dv = dv + mm(np.swapaxes(da, -1, -2) - mm(v, mm(vh, np.swapaxes(da, -1, -2))), u / sm)
     return (du, ds, np.swapaxes(dv, -1, -2))
 
 
@@ -528,11 +523,11 @@ def qr_jvp(da, a, ans):
     q = ans[0]
     r = ans[1]
     rinv_t = np.linalg.inv(r)
-    c = _mm(np.swapaxes(q, -1, -2), _mm(da, rinv_t))
+    c = mm(np.swapaxes(q, -1, -2), mm(da, rinv_t))
     low = np.tril(c, -1)
     omega = low - np.swapaxes(low, -1, -2)
-    dq = _mm(q, omega) + _mm(da - _mm(q, _mm(np.swapaxes(q, -1, -2), da)), rinv_t)
-    dr = _mm(c - omega, r)
+    dq = mm(q, omega) + mm(da - mm(q, mm(np.swapaxes(q, -1, -2), da)), rinv_t)
+    dr = mm(c - omega, r)
     return (dq, dr)
 
 
@@ -541,10 +536,10 @@ def qr_vjp(g, a, ans):
     r = ans[1]
     gq = g[0]
     gr = g[1]
-    m = _mm(r, np.swapaxes(gr, -1, -2)) - _mm(np.swapaxes(gq, -1, -2), q)
+    m = mm(r, np.swapaxes(gr, -1, -2)) - mm(np.swapaxes(gq, -1, -2), q)
     low = np.tril(m, -1)
     sym = low + np.swapaxes(low, -1, -2) + m * _eye_like(m, np.shape(m)[-1])
-    b = gq + _mm(q, sym)
+    b = gq + mm(q, sym)
     return np.swapaxes(np.linalg.solve(r, np.swapaxes(b, -1, -2)), -1, -2)
 
 
@@ -552,12 +547,12 @@ def pinv_jvp(da, a, ans):
     p = ans
     dat = np.swapaxes(da, -1, -2)
     pt = np.swapaxes(p, -1, -2)
-    ap = _mm(a, p)
-    pa = _mm(p, a)
+    ap = mm(a, p)
+    pa = mm(p, a)
     eye_m = _eye_like(a, np.shape(a)[-2])
     eye_n = _eye_like(a, np.shape(a)[-1])
-    return (-_mm(p, _mm(da, p)) + _mm(_mm(p, pt), _mm(dat, eye_m - ap))
-            + _mm(eye_n - pa, _mm(dat, _mm(pt, p))))
+    return (-mm(p, mm(da, p)) + mm(mm(p, pt), mm(dat, eye_m - ap))
+            + mm(eye_n - pa, mm(dat, mm(pt, p))))
 
 
 def pinv_vjp(g, a, ans):
@@ -566,20 +561,20 @@ def pinv_vjp(g, a, ans):
     gt = np.swapaxes(g, -1, -2)
     eye_m = _eye_like(a, np.shape(a)[-2])
     eye_n = _eye_like(a, np.shape(a)[-1])
-    ap = _mm(a, p)
-    pa = _mm(p, a)
-    return (-_mm(pt, _mm(g, pt)) + _mm(eye_m - ap, _mm(gt, _mm(p, pt)))
-            + _mm(_mm(pt, p), _mm(gt, eye_n - pa)))
+    ap = mm(a, p)
+    pa = mm(p, a)
+    return (-mm(pt, mm(g, pt)) + mm(eye_m - ap, mm(gt, mm(p, pt)))
+            + mm(mm(pt, p), mm(gt, eye_n - pa)))
 
 
 def matrix_power_jvp(da, a, n):
     if n < 0:
         b = np.linalg.inv(a)
-        db = -_mm(b, _mm(da, b))
+        db = -mm(b, mm(da, b))
         return matrix_power_jvp(db, b, -n)
     out = np.zeros_like(da)
     for k in range(n):
-        out = out + _mm(np.linalg.matrix_power(a, k), _mm(da, np.linalg.matrix_power(a, n - 1 - k)))
+        out = out + mm(np.linalg.matrix_power(a, k), mm(da, np.linalg.matrix_power(a, n - 1 - k)))
     return out
 
 
@@ -588,9 +583,9 @@ def matrix_power_vjp(g, a, n):
         b = np.linalg.inv(a)
         gb = matrix_power_vjp(g, b, -n)
         bt = np.swapaxes(b, -1, -2)
-        return -_mm(bt, _mm(gb, bt))
+        return -mm(bt, mm(gb, bt))
     at = np.swapaxes(a, -1, -2)
     out = np.zeros_like(g)
     for k in range(n):
-        out = out + _mm(np.linalg.matrix_power(at, k), _mm(g, np.linalg.matrix_power(at, n - 1 - k)))
+        out = out + mm(np.linalg.matrix_power(at, k), mm(g, np.linalg.matrix_power(at, n - 1 - k)))
     return out

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import S2SValueError
 from .core import on_backend_of
-from .linalg import _LETTERS, _mm, svdvals_jvp, svdvals_vjp
+from .linalg import LETTERS, mm, svdvals_jvp, svdvals_vjp
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("norm_is_matrix", "norm_grad", "matrix_norm_grad", "norm_vjp_any", "norm_jvp_any", "svd_check",
@@ -54,7 +54,7 @@ def matrix_norm_grad(x, ord, ax):
         out = xm / np.expand_dims(np.expand_dims(np.sqrt(np.sum(xm * xm, axis=(-2, -1))), -1), -1)
     elif ord == "nuc":
         usv = np.linalg.svd(xm, full_matrices=False)
-        out = _mm(usv[0], usv[2])
+        out = mm(usv[0], usv[2])
     elif ord == 2 or ord == -2:
         usv = np.linalg.svd(xm, full_matrices=False)
         i = 0 if ord == 2 else -1
@@ -92,7 +92,7 @@ def svd_check(a, full_matrices, compute_uv):
 def vecdot_spec(a, b, axis):
     """The einsum subscripts of `vecdot(a, b, axis=axis)` (broadcasting over the other axes)."""
     n = max(np.ndim(a), np.ndim(b))
-    letters = _LETTERS[:n]
+    letters = LETTERS[:n]
     k = letters[axis % n]
     out = letters.replace(k, "")
     sa = letters[n - np.ndim(a):]
@@ -137,7 +137,7 @@ def cond_vjp(g, x, ans, p):
     gx = norm_vjp_any(g * n2, x, n1, p, (-2, -1), False)
     gi = norm_vjp_any(g * n1, xi, n2, p, (-2, -1), False)
     xit = np.swapaxes(xi, -1, -2)
-    return gx - _mm(xit, _mm(gi, xit))
+    return gx - mm(xit, mm(gi, xit))
 
 
 def cond_jvp(dx, x, ans, p):
@@ -150,7 +150,7 @@ def cond_jvp(dx, x, ans, p):
             return ds[..., -1] / hi - lo * ds[..., 0] / (hi * hi)
         return ds[..., 0] / lo - hi * ds[..., -1] / (lo * lo)
     xi = np.linalg.inv(x)
-    dxi = -_mm(xi, _mm(dx, xi))
+    dxi = -mm(xi, mm(dx, xi))
     n1 = np.linalg.norm(x, p, (-2, -1))
     n2 = np.linalg.norm(xi, p, (-2, -1))
     return norm_jvp_any(dx, x, n1, p, (-2, -1), False) * n2 + n1 * norm_jvp_any(dxi, xi, n2, p, (-2, -1), False)

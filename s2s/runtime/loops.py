@@ -10,23 +10,23 @@ import numpy as np
 from ..base.tree import tree_leaves, tree_map
 from ..errors import S2SValueError
 from .batch import (
-    _vb_key,
     example_getitem,
     example_getitem_t,
+    index_tuple,
     map_examples,
     masked_merge,
     replicate_batch,
 )
 from .batch_core import batched_lift_rank_of_batched
 from .batch_linalg import (
-    _vb_dot_spec,
     batched_product_vjp,
+    dot_spec,
     example_product,
     is_stack_matmul,
     stack_matmul,
     stack_matmul_vjp,
 )
-from .core import _list_meets_array, reshape_like
+from .core import list_meets_array, reshape_like
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("MIN_TRIPS", "loop_windows", "example_getitem_loop", "loop_windows_t", "batched_loop_windows",
@@ -54,8 +54,8 @@ def _window_plan(x, index, ib, strict=True, where=None):
     """(parts before, axis, lo, length, parts after) of the one per-example slice of `index`, or
     None when `index` is not of that form (other parts must be plain, before it ints or slices);
     windows of different lengths raise an S2SError (`strict`) or give "ragged"."""
-    parts = _vb_key(index)
-    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    parts = index_tuple(index)
+    flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     hits = [k for k, (p, f) in enumerate(zip(parts, flags)) if f]
     if len(hits) != 1 or type(parts[hits[0]]) is not slice:
         return None
@@ -131,8 +131,8 @@ def _even_window(x, index, ib, view=True):
 
 def _per_example_windows(x, index, ib, where):
     """loop_windows of a batched `x` (axis 0): example b's window starts at its own bound."""
-    parts = _vb_key(index)
-    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    parts = index_tuple(index)
+    flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     x = np.asarray(x)
     plan = _window_plan(x[0] if len(x) else x, index, ib, where=where)
     if plan is None or plan[0] and any(p != slice(None) for p in plan[0]) or len(x) == 0:
@@ -179,8 +179,8 @@ def loop_windows(x, index, ib, where=None, xb=False):
 
 def example_getitem_loop(x, index, ib):
     """The per-value fallback of a batched index that is not one evenly bounded slice."""
-    parts = _vb_key(index)
-    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    parts = index_tuple(index)
+    flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     k = next(len(np.asarray(_first_bound(p))) for p, f in zip(parts, flags) if f)
 
     return _vb_stack_rows([x[tuple(_pick(p, f, j) for p, f in zip(parts, flags))] for j in range(k)])
@@ -208,16 +208,16 @@ def _first_bound(p):
 def loop_windows_t(g, x, index, ib, where=None, xb=False):
     """Transpose of loop_windows: each window's cotangent added back at its place in zeros like `x`."""
     if xb:  # per example: its own row of `x`
-        parts = _vb_key(index)
-        flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+        parts = index_tuple(index)
+        flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
         z = np.zeros(np.shape(x), dtype=np.result_type(g, float))
         for b in range(np.shape(x)[0]):
             z[b][tuple(_pick(p, f, b) for p, f in zip(parts, flags))] += g[b]
         return z
     plan = _window_plan(x, index, ib)
     z = np.zeros(np.shape(x), dtype=np.result_type(g, float))
-    parts = _vb_key(index)
-    flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    parts = index_tuple(index)
+    flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     if plan is None:
         for j in range(np.shape(g)[0]):
             key = tuple(p if not f else (p[j] if type(p) is not slice else slice(
@@ -243,8 +243,8 @@ def batched_loop_windows(flags, x, index, ib, where=None, xb=False):
     loop index only; the result carries the example axis first, then the index axis."""
     if flags[1] or not flags[0] or xb:
         return map_examples("rt.loop_windows", flags, _n_of(flags, (x, index, ib)), x, index, ib, where, xb)
-    parts = _vb_key(index)
-    part_flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    parts = index_tuple(index)
+    part_flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     return np.swapaxes(loop_windows(x, (slice(None),) + parts, (False,) + part_flags, where), 0, 1)
 
 
@@ -253,8 +253,8 @@ def batched_loop_windows_t(flags, v, x, index, ib, where=None, xb=False):
     if flags[1] or not flags[0] or xb:
         raise S2SValueError("s2s cannot differentiate a window whose bounds differ per example inside vmap yet; "
                             "differentiate inside the vmap instead: vmap(grad(f)).")
-    parts = _vb_key(index)
-    part_flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    parts = index_tuple(index)
+    part_flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     return loop_windows_t(np.swapaxes(v, 0, 1), x, (slice(None),) + parts, (False,) + part_flags, where)
 
 
@@ -267,7 +267,7 @@ def _outer_spec(flags, inner_flags, a, b, op):
     (axis `z` per `flags`, flags of the helper's own arguments: flags, a, b)."""
     ga, gb = flags[1], flags[2]
     pa, pb = np.ndim(a) - ga - inner_flags[0], np.ndim(b) - gb - inner_flags[1]
-    sa, sb, so = _vb_dot_spec(np.empty((0,) * (pa + inner_flags[0])), np.empty((0,) * (pb + inner_flags[1])),
+    sa, sb, so = dot_spec(np.empty((0,) * (pa + inner_flags[0])), np.empty((0,) * (pb + inner_flags[1])),
                               inner_flags[0], inner_flags[1], op)
     return ("z" if ga else "") + sa, ("z" if gb else "") + sb, "z" + so, pa, pb
 
@@ -320,7 +320,7 @@ def batched_product_vjp_vjp(flags, ct, g, a, b, which, op, wrt):
         if wrt == 1 + which:
             return np.zeros(np.shape(a if which == 0 else b))
         return batched_product_vjp(flags, g, ct, b, 1, op) if which == 0 else batched_product_vjp(flags, g, a, ct, 0, op)
-    sa, sb, so = _vb_dot_spec(a, b, flags[0], flags[1], op)
+    sa, sb, so = dot_spec(a, b, flags[0], flags[1], op)
     if wrt == 0:
         return np.einsum(f"{sa},{sb}->{so}", ct, b) if which == 0 else np.einsum(f"{sa},{sb}->{so}", a, ct)
     if wrt == 1 + which:  # the operand that only gives its shape
@@ -360,8 +360,8 @@ def batched_example_getitem(flags, x, index, xb=True, ib=False, clip=True):
     loop's index only: one gather, the example axis first."""
     if not flags[0] or flags[1] or xb:
         return map_examples("rt.example_getitem", flags, _n_of(flags, (x, index)), x, index, xb, ib, clip)
-    parts = _vb_key(index)
-    part_flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    parts = index_tuple(index)
+    part_flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     return np.swapaxes(example_getitem(x, (slice(None),) + parts, False, (False,) + part_flags, clip), 0, 1)
 
 
@@ -370,8 +370,8 @@ def batched_example_getitem_t(flags, v, x, index, xb=True, ib=False):
     if not flags[0] or flags[1] or xb:
         raise S2SValueError("s2s cannot differentiate this gather inside vmap yet; differentiate inside the "
                             "vmap instead: vmap(grad(f)).")
-    parts = _vb_key(index)
-    part_flags = _vb_key(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    parts = index_tuple(index)
+    part_flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
     return example_getitem_t(np.swapaxes(v, 0, 1), x, (slice(None),) + parts, False, (False,) + part_flags)
 
 
@@ -401,7 +401,7 @@ def batched_loop_slot_rows(flags, v, a, key):
 def batched_lift_rank(flags, x, other, other_batched):
     """Batching rule of lift_rank (a vectorized loop's operand alignment) when vmap batches `other`
     but not `x`: the alignment counts `other`'s per-example rank, and the result is batched."""
-    if _list_meets_array(x, other):
+    if list_meets_array(x, other):
         raise S2SValueError("s2s cannot batch arithmetic between a list and an array inside a vmap that is itself "
                             "batched (a vmap in vmap, or jacfwd/hessian of a function calling vmap); write "
                             "np.asarray(...) of the list before the arithmetic")
@@ -546,8 +546,8 @@ def batched_loop_vectorizes(flags, n, *args):
         if flags[k + 2] or flags[k + 3]:
             return False
         if flags[k + 1]:
-            parts = _vb_key(i)
-            part_flags = _vb_key(b) if isinstance(b, tuple) else (b,) * len(parts)
+            parts = index_tuple(i)
+            part_flags = index_tuple(b) if isinstance(b, tuple) else (b,) * len(parts)
             x, i, b = x, (slice(None),) + parts, (False,) + part_flags
         wins.append((x, i, b))
     return (bool(n) or not wins) and all(_fits(x, i, b) for x, i, b in wins)

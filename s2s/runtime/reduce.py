@@ -7,8 +7,7 @@ import numpy as np
 
 from ..errors import S2SValueError
 from .batch import map_examples, num_examples, replicate_batch
-from .core import _expand, _filled, _float_dtype, _shape, _size, asarray, namespace, on_backend_of
-from .linalg import _float
+from .core import asarray, expand_reduced, filled_like, float_dtype, namespace, on_backend_of, shape_of, size_of
 from .shapes import take_vjp
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
@@ -26,13 +25,13 @@ __all__ = ("sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_oth
 def sum_vjp(v, like, axis, keepdims):
     """Cotangent of `sum(like, axis, keepdims)`: broadcast back to `like`'s shape."""
     if axis is None and not keepdims:
-        return _filled(like, v)
-    return np.broadcast_to(_expand(v, like, axis, keepdims), _shape(like)).astype(_float_dtype(like))
+        return filled_like(like, v)
+    return np.broadcast_to(expand_reduced(v, like, axis, keepdims), shape_of(like)).astype(float_dtype(like))
 
 
 def mean_vjp(v, like, axis, keepdims):
     if axis is None and not keepdims:
-        return _filled(like, v / max(_size(like), 1))
+        return filled_like(like, v / max(size_of(like), 1))
     n = np.size(like) // max(np.size(v), 1)
     return sum_vjp(v, like, axis, keepdims) / n
 
@@ -40,16 +39,16 @@ def mean_vjp(v, like, axis, keepdims):
 def max_vjp(v, a, ans, axis, keepdims):
     """Cotangent of a max/min reduction: split evenly among the positions that attain it."""
     axis = None if np.ndim(a) == 0 else axis  # (a number reduced along axis 0 or -1 is itself)
-    hit = a == _expand(ans, a, axis, keepdims)
-    dt = _float_dtype(a)
+    hit = a == expand_reduced(ans, a, axis, keepdims)
+    dt = float_dtype(a)
     count = np.sum(hit, axis=axis, keepdims=True).astype(dt)
-    return (_expand(v, a, axis, keepdims) * hit / count).astype(dt, copy=False)
+    return (expand_reduced(v, a, axis, keepdims) * hit / count).astype(dt, copy=False)
 
 
 def max_jvp(v, a, ans, axis, keepdims):
     axis = None if np.ndim(a) == 0 else axis
-    hit = a == _expand(ans, a, axis, keepdims)
-    count = np.sum(hit, axis=axis, keepdims=keepdims).astype(_float_dtype(a))
+    hit = a == expand_reduced(ans, a, axis, keepdims)
+    count = np.sum(hit, axis=axis, keepdims=keepdims).astype(float_dtype(a))
     return np.sum(v * hit, axis=axis, keepdims=keepdims) / count
 
 
@@ -133,7 +132,7 @@ def _prod_others_dirs(a, axis, *ds):
 def var_vjp(v, a, axis, ddof, keepdims):
     n = np.size(a) // max(np.size(np.sum(a, axis=axis)), 1)
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return _expand(v, a, axis, keepdims) * 2 * centered / (n - ddof)
+    return expand_reduced(v, a, axis, keepdims) * 2 * centered / (n - ddof)
 
 
 def var_jvp(da, a, axis, ddof, keepdims):
@@ -166,8 +165,8 @@ def check_norm_ord(ord, axis):
 
 def norm_vjp(v, x, ans, ord, axis, keepdims):
     check_norm_ord(ord, axis)
-    return _expand(v, x, axis, keepdims) * x / np.where(_expand(ans, x, axis, keepdims) == 0, 1,
-                                                         _expand(ans, x, axis, keepdims))
+    return expand_reduced(v, x, axis, keepdims) * x / np.where(expand_reduced(ans, x, axis, keepdims) == 0, 1,
+                                                         expand_reduced(ans, x, axis, keepdims))
 
 
 def norm_jvp(dx, x, ans, ord, axis, keepdims):
@@ -190,14 +189,14 @@ def trapezoid_vjp(v, y, x, dx, axis):
     either side of it) times the cotangent."""
     n = np.shape(y)[axis]
     xp = namespace(v)
-    d = np.diff(xp.asarray(x, dtype=_float(y))) if x is not None else xp.full(n - 1, float(dx))
+    d = np.diff(xp.asarray(x, dtype=float_dtype(y))) if x is not None else xp.full(n - 1, float(dx))
     if np.ndim(d) != 1:
         raise S2SValueError("s2s differentiates np.trapezoid with a 1-D `x` (or none) only")
     zero = xp.zeros(1, dtype=d.dtype)
     w = 0.5 * (xp.concatenate((d, zero)) + xp.concatenate((zero, d)))
     shape = [1] * np.ndim(y)
     shape[axis] = n
-    return np.expand_dims(v, axis) * np.reshape(w, shape).astype(_float(y))
+    return np.expand_dims(v, axis) * np.reshape(w, shape).astype(float_dtype(y))
 
 
 def _gradient_axes(f, axis):
@@ -214,7 +213,7 @@ def _gradient_axes(f, axis):
 
 
 def _gradient_vjp_1(v, f, spacing, ax, edge_order):
-    d = namespace(v).asarray(gradient_matrix(np.shape(f)[ax], spacing, edge_order).astype(_float(v)))
+    d = namespace(v).asarray(gradient_matrix(np.shape(f)[ax], spacing, edge_order).astype(float_dtype(v)))
     return np.moveaxis(np.tensordot(d.T, np.moveaxis(v, ax, 0), axes=1), 0, ax)
 
 
@@ -230,7 +229,7 @@ def gradient_vjp(v, f, spacing, axis, edge_order):
             continue
         term = _gradient_vjp_1(asarray(w), f, spacing, ax, edge_order)
         out = term if out is None else out + term
-    return np.zeros_like(f, dtype=_float(f)) if out is None else out
+    return np.zeros_like(f, dtype=float_dtype(f)) if out is None else out
 
 
 def gradient_vjp_t(v, f, spacing, axis, edge_order):
@@ -327,7 +326,7 @@ def diff_vjp(v, like, n, axis):
     """Transpose of `diff(., n, axis)`: `-diff` of the zero-padded cotangent, n times (zeros when n
     reaches the axis's length: the result was empty)."""
     if n >= np.shape(like)[axis]:
-        return np.zeros(np.shape(like), dtype=_float(v))
+        return np.zeros(np.shape(like), dtype=float_dtype(v))
     for _ in range(n):
         pad = [(0, 0)] * np.ndim(v)
         pad[axis] = (1, 1)
@@ -336,7 +335,7 @@ def diff_vjp(v, like, n, axis):
 
 
 def ones_like_float(x):
-    return np.ones_like(x, dtype=_float(x))  # in x's module
+    return np.ones_like(x, dtype=float_dtype(x))  # in x's module
 
 
 def average_vjp_w(g, a, weights, axis, keepdims, ans):
@@ -396,7 +395,7 @@ def _quantile_weights(x, q):
     order = np.argsort(np.where(ok, x, np.inf), axis=-1, kind="stable")
     rank = np.argsort(order, axis=-1, kind="stable")
     w = (rank == lo) * (1 - frac) + (rank == np.minimum(lo + 1, n - 1)) * frac
-    return w.astype(_float(x))
+    return w.astype(float_dtype(x))
 
 
 def quantile_vjp(g, a, q, axis, keepdims):

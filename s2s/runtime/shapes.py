@@ -5,8 +5,7 @@ import numpy as np
 
 from ..base.tree import tree_map
 from ..errors import S2SValueError
-from .core import _float_dtype, asarray, namespace, reshape_like, scatter_add, to_host, unbroadcast, zeros
-from .linalg import _float
+from .core import asarray, float_dtype, namespace, reshape_like, scatter_add, to_host, unbroadcast, zeros
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "unstack", "reversed_shape", "split_like",
@@ -152,7 +151,7 @@ def _linspace_t(num, endpoint, which, nd, like):
     """d linspace / d start (which=0) or d stop (which=1) along the new axis, put first, in the
     array module and floating dtype of `like`."""
     t = namespace(like).linspace(0.0, 1.0, num, endpoint=endpoint)
-    return np.reshape(t if which else 1.0 - t, (-1,) + (1,) * nd).astype(_float_dtype(like))
+    return np.reshape(t if which else 1.0 - t, (-1,) + (1,) * nd).astype(float_dtype(like))
 
 
 def linspace_vjp(g, start, stop, num, endpoint, axis, which):
@@ -228,7 +227,7 @@ def _put_back(v, a, perm, axis):
         out[perm] = np.ravel(v)
         return out.reshape(np.shape(a))
     if type(v) is np.ndarray:  # NumPy: a plain write (add.at, the general path, is slower)
-        out = np.zeros(np.shape(a), dtype=_float(v))
+        out = np.zeros(np.shape(a), dtype=float_dtype(v))
         np.put_along_axis(out, perm, v, axis=axis)
         return out
     return take_along_vjp(v, a, perm, axis)
@@ -395,7 +394,7 @@ def meshgrid_tangent(v, k, xs, indexing, sparse=False):
     shape = [1] * n
     shape[axis] = -1
     out = [zeros(np.shape(q), v) for q in grids]
-    out[k] = np.broadcast_to(np.reshape(v, shape), np.shape(grids[k])).astype(_float(v))
+    out[k] = np.broadcast_to(np.reshape(v, shape), np.shape(grids[k])).astype(float_dtype(v))
     return out
 
 

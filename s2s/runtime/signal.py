@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .conv import _example
+from .conv import example_part
 
 __all__ = ["signal_convolve", "signal_convolve_t_a", "signal_convolve_t_b", "batched_signal_convolve",
            "batched_signal_convolve_t_a", "batched_signal_convolve_t_b"]
@@ -133,11 +133,11 @@ def signal_convolve_t_b(ct, a, b_shape, axes=None, dot_axes=((), ()), mode="full
 def _per_example(fn, flags, args):
     """`fn` once per example of its two arrays (`flags`: which arguments are batched), stacked. A
     setting flagged batched (unpacked from a residual that also holds a batched array) is
-    replicated per example: `_example` takes example k's copy."""
+    replicated per example: `example_part` takes example k's copy."""
     sizes = [len(a) for a, f in zip(args[:2], flags) if f]
     if not sizes:
         raise ValueError("convolve: the axes, dot_axes and mode cannot differ per example")
-    return np.stack([fn(*[_example(a, k) if f else a for a, f in zip(args, flags)]) for k in range(sizes[0])])
+    return np.stack([fn(*[example_part(a, k) if f else a for a, f in zip(args, flags)]) for k in range(sizes[0])])
 
 
 def batched_signal_convolve(flags, a, b, axes, dot_axes, mode):

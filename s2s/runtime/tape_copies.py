@@ -88,7 +88,7 @@ def _private_device_view(x, base, memo):
         return x.copy()
 
 
-_STUB_BASES: dict = {}
+STUB_BASES: dict = {}
 
 
 def shape_stub(x):
@@ -98,9 +98,9 @@ def shape_stub(x):
     else (numbers, lists, other array libraries' arrays) is kept as it is."""
     if type(x) is not np.ndarray or x.size <= 1:
         return x
-    base = _STUB_BASES.get(x.dtype)
+    base = STUB_BASES.get(x.dtype)
     if base is None:
         base = np.zeros(1, dtype=x.dtype)
         base.flags.writeable = False
-        base = _STUB_BASES.setdefault(x.dtype, base)
+        base = STUB_BASES.setdefault(x.dtype, base)
     return np.ndarray(x.shape, x.dtype, buffer=base, strides=(0,) * x.ndim)

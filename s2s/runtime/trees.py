@@ -65,7 +65,7 @@ def _up_to(d, x, out: list) -> None:
         out.extend([None] * d.num_leaves)
         return
     if d.kind == "custom":
-        kids = tree._NODES[type(x)][0](x)[0]
+        kids = tree.NODES[type(x)][0](x)[0]
     elif d.kind == "dict":
         kids = [x[k] for k in d.aux]
     else:
