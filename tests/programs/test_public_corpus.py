@@ -3,6 +3,7 @@ each author's forward against the author's own backward (or central differences 
 author's is wrong), jit(grad) against grad, and the plain value unchanged. A case s2s refuses or
 crashes on is a strict xfail with its message recorded in the case; a wrong number always fails.
 """
+import hashlib
 import re
 import sys
 from collections import defaultdict
@@ -37,6 +38,36 @@ def test_cases_are_uniquely_named_and_float64():
         nums = (c.argnums,) if isinstance(c.argnums, int) else c.argnums
         for k in nums:
             assert getattr(c.args[k], "dtype", None) == "float64", (c.id, k)
+
+
+def _blob_id(path: Path) -> str:
+    """The file's git blob id: the SHA-1 git gives the same bytes in the author's repository."""
+    data = path.read_bytes()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def test_authors_files_are_unmodified():
+    """Every file under <source>/upstream/ is listed in UPSTREAM.sha1 with the blob id it has in
+    the author's repository at the commit SOURCE.md records, and still has it; every source
+    says where it came from and carries its licence."""
+    corpus = Path(harness.CORPUS)
+    listed = {}
+    for line in (corpus / "UPSTREAM.sha1").read_text().splitlines():
+        if line and not line.startswith("#"):
+            blob, local, _ = line.split()
+            listed[local] = blob
+    files = sorted(str(p.relative_to(corpus)) for p in corpus.glob("*/upstream/**/*")
+                   if p.is_file() and "__pycache__" not in p.parts)
+    assert sorted(listed) == files, (
+        "UPSTREAM.sha1 must list exactly the authors' files (git rev-parse <commit>:<path> in their repository): "
+        f"unlisted {sorted(set(files) - set(listed))}, missing {sorted(set(listed) - set(files))}")
+    changed = [f for f in files if _blob_id(corpus / f) != listed[f]]
+    assert not changed, f"the authors' files must stay byte for byte as published: {changed}"
+    for source in sorted({c.source for c in CASES}):
+        text = (corpus / source / "SOURCE.md").read_text()
+        assert re.search(r"[0-9a-f]{40}", text) and "Licen" in text, source
+        names = [p.name for p in (corpus / source / "upstream").iterdir()]
+        assert any(re.search(r"licen[cs]e|copying|readme", n, re.I) for n in names), f"{source}: no licence file"
 
 
 def test_readme_table_counts_the_cases():
