@@ -16,7 +16,7 @@ import pytest
 from helpers_compare import assert_trees_close as _close
 
 import s2s
-from s2s.api.entry_points import jitted
+from s2s.api import jitted
 from s2s.compiler.emit import kernels
 
 
