@@ -255,13 +255,56 @@ def other_context(x):
     return x
 
 
+def stable_sigmoid(z):
+    """The numerically stable sigmoid as public code writes it (eliben/deep-learning-samples): the
+    `return` ends the `with` body."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.where(z >= 0, 1 / (1 + np.exp(-z)), np.exp(z) / (1 + np.exp(z)))
+
+
+def sigmoid_loss(z):
+    return np.sum(stable_sigmoid(z) * np.arange(1.0, 4.0))
+
+
+def test_return_ending_an_errstate_body():
+    import warnings
+
+    before = np.geterr()
+    z = np.array([-1.5, 0.2, 2.0])
+    want = central(sigmoid_loss, z)
+    np.testing.assert_allclose(s2s.grad(sigmoid_loss)(z), want, rtol=1e-6)
+    np.testing.assert_allclose(s2s.jit(s2s.grad(sigmoid_loss))(z), want, rtol=1e-6)
+    np.testing.assert_allclose(s2s.jvp(sigmoid_loss, (z,), (np.ones(3),))[1], np.sum(want), rtol=1e-6)
+    zs = np.stack([z, -z, 2 * z])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(sigmoid_loss))(zs), [central(sigmoid_loss, r) for r in zs], rtol=1e-6)
+    far = np.array([-800.0, 0.0, 800.0])  # exp overflows in the branch np.where drops
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow warning outside the body's settings would fail here
+        for fn in (s2s.jit(stable_sigmoid), s2s.vmap(stable_sigmoid)):
+            np.testing.assert_allclose(fn(far[:, None] if "vmap" in repr(fn) else far).ravel(), stable_sigmoid(far))
+        np.testing.assert_allclose(s2s.jvp(stable_sigmoid, (far,), (np.zeros(3),))[0], [0.0, 0.5, 1.0])
+    assert np.geterr() == before
+
+
 def return_inside_errstate(x):
     with np.errstate(all="ignore"):
-        return np.sum(np.log(x))
+        if np.sum(x) > 0:
+            return np.sum(np.log(x))
+        y = x * 2.0
+    return np.sum(y)
+
+
+def break_inside_errstate(x):
+    for _ in range(2):
+        with np.errstate(all="ignore"):
+            x = np.log(x)
+            break
+    return np.sum(x)
 
 
 @pytest.mark.parametrize("f, words", [(other_context, "only for `np.errstate"),
-                                      (return_inside_errstate, "inside `with np.errstate")])
+                                      (return_inside_errstate, "inside `with np.errstate"),
+                                      (break_inside_errstate, "inside `with np.errstate")])
 def test_refused_with_forms(f, words):
     with pytest.raises(S2SError, match=words):
         s2s.grad(f)(POS)

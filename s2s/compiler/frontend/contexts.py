@@ -4,8 +4,11 @@ The body runs under NumPy's floating-point error settings: `ext.s2s_errstate_ent
 them (np.seterr, keeping the old ones) before the body and `ext.s2s_errstate_exit(old)` restores
 them after it, both effects that no pass removes or moves (s2s/compiler/primitives/rules_guards.py). The
 derivative's statements for the body (a jvp's tangents, reverse mode's forward sweep) run between
-the two; reverse mode's backward sweep runs under the caller's settings. A `return`, `break` or
-`continue` inside the body, and any other context manager, are refused: the exit would not run.
+the two; reverse mode's backward sweep runs under the caller's settings. A `return` that ends the
+body (`with np.errstate(over="ignore"): return np.where(...)`, the numerically stable sigmoid) has
+its value computed under the settings, then the settings restored, then the return. Any other
+`return`, `break` or `continue` inside the body, and any other context manager, are refused: the
+exit would not run.
 """
 from __future__ import annotations
 
@@ -51,7 +54,10 @@ def lower_with(norm, s) -> None:
         norm.fail(s, "s2s supports `with` only for `np.errstate(...)` with keyword arguments inside a transformed "
                      "function: another context manager runs code on entry and exit that s2s does not follow.",
                   "Enter it around the call of the transformed function instead.")
-    jump = _jumps_out(s.body)
+    body, tail = s.body, None
+    if body and isinstance(body[-1], gast.Return):  # the body's last statement: value, exit, return
+        body, tail = body[:-1], body[-1]
+    jump = _jumps_out(body)
     if jump is not None:
         norm.fail(jump, "s2s does not support a `return`, `break` or `continue` inside `with np.errstate(...)`: "
                         "the settings would not be restored.",
@@ -59,9 +65,16 @@ def lower_with(norm, s) -> None:
     norm.ns["ext"] = EXT
     old = norm.tmp(build.call("ext.s2s_errstate_enter", [], {k.arg: norm.atom(k.value) for k in cm.keywords}),
                    "errstate")
-    for st in s.body:
+    for st in body:
         norm.stmt(st)
+    value = None
+    if tail is not None:
+        norm.loc, norm.current = (tail.lineno, tail.col_offset), tail
+        value = norm.atom(tail.value) if tail.value is not None else build.const(None)
     norm.tmp(build.call("ext.s2s_errstate_exit", [old]), "restored")
+    if tail is not None:
+        norm.loc = (tail.lineno, tail.col_offset)
+        norm.emit(build.ret(value))
 
 
 def _reraises(handler) -> bool:
