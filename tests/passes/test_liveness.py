@@ -1,5 +1,5 @@
 """The liveness analyses against the reference that builds plain sets at every block
-(`analysis._CopyingLiveness`, quadratic where many names are live across many blocks): the
+(`analysis.CopyingLiveness`, quadratic where many names are live across many blocks): the
 linear `analysis.Liveness` (blocks summarized by gen/kill, views over next-use tables) at every
 statement, and `analysis.TopLiveness` (what the lifetime and reuse passes read) at the top-level
 ones, on every function the corpus and the compile-time benchmark's programs produce, through
@@ -35,7 +35,7 @@ def bodies(monkeypatch):
 
 
 def assert_same_top_level_liveness(body):
-    ref, full, top = analysis._CopyingLiveness(body), analysis.Liveness(body), analysis.TopLiveness(body)
+    ref, full, top = analysis.CopyingLiveness(body), analysis.Liveness(body), analysis.TopLiveness(body)
     assert set(full.live_in) == set(ref.live_in)
     for s in analysis.walk_stmts(body):
         assert set(full.after[s]) == set(ref.after[s]), gast.dump(s)

@@ -20,7 +20,7 @@ from s2s.base import record
 from s2s.errors import S2SError
 
 from . import extend
-from .misc.flatten import _flatten
+from .misc.flatten import plain_flatten
 
 try:
     import scipy.integrate as _integrate
@@ -65,13 +65,13 @@ record.attach(_solver, transform=True)  # evaluated when the function calling od
 def _adjoint(func, yt, t, args, rtol, atol, g):
     """(y0's, t's, args') cotangents for the cotangent `g` of the states `yt` at times `t`."""
     T, D = np.shape(yt)
-    flat_args, unflatten = _flatten(tuple(args))
+    flat_args, unflatten = plain_flatten(tuple(args))
 
     def augmented(state, time, flat):
         y, adj = state[:D], state[D:2 * D]
         dy, pullback = s2s.vjp(func, y, time, *unflatten(flat))
         cts = pullback(-adj)
-        return np.hstack((dy, cts[0], cts[1], _flatten(tuple(cts[2:]))[0]))
+        return np.hstack((dy, cts[0], cts[1], plain_flatten(tuple(cts[2:]))[0]))
 
     adj_y, adj_t0, adj_args = g[-1, :], 0.0, np.zeros(np.size(flat_args))
     times = []

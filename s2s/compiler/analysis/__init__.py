@@ -14,7 +14,7 @@ Callers use the package's names (`analysis.Liveness`); each module's are re-expo
 from .activity import activity, relevant, useful
 from .assigned import AssignedSet, definitely_assigned, first_assignment_nested
 from .float_arrays import ARITH, IDENTITY, array_rank, bound_ranks, number_literal
-from .liveness import Liveness, LiveSet, SetView, TopLiveness, _CopyingLiveness
+from .liveness import CopyingLiveness, Liveness, LiveSet, SetView, TopLiveness
 from .shapes import ShapeRoots, expr_shape_root, shape_like, shape_roots
 from .stmts import (
     BINOPS,
@@ -36,7 +36,7 @@ from .stmts import (
 )
 
 __all__ = ["ARITH", "BINOPS", "BUILTINS", "CMPOPS", "IDENTITY", "UNOPS", "AssignedSet", "LiveSet", "Liveness", "SetView",
-           "ShapeRoots", "TopLiveness", "_CopyingLiveness", "activity", "array_rank", "assigned_counts", "bound_ranks",
+           "ShapeRoots", "TopLiveness", "CopyingLiveness", "activity", "array_rank", "assigned_counts", "bound_ranks",
            "classify", "definitely_assigned", "diff_operands", "dotted", "expr_shape_root", "exposed",
            "exposed_and_assigned", "first_assignment_nested", "iter_nodes", "loads", "loop_level", "number_literal",
            "operands", "relevant", "shape_like", "shape_roots", "targets", "useful", "walk_stmts"]

@@ -128,7 +128,7 @@ class Liveness:
     O(log n) per enclosing block, set operations), and no set the size of everything live is
     built per branch or loop, so the analysis is linear in the program (in a gradient, every saved
     value is live across every branch). A loop whose body breaks or continues is analysed as a
-    whole by `_CopyingLiveness` (sets copied at each block). Treat all as read-only."""
+    whole by `CopyingLiveness` (sets copied at each block). Treat all as read-only."""
 
     def __init__(self, body, live_at_end=frozenset()):
         self.after: dict[gast.stmt, collections.abc.Set[str]] = {}
@@ -149,7 +149,7 @@ class Liveness:
             r_o, k_o = self.block_summary(s.orelse)
             return r_b | r_o | set(loads(s.test)), k_b & k_o
         if _jumps(s.body):  # a loop's effect is gen-only whatever its jumps: what it reads first
-            return set(_CopyingLiveness([]).stmt(s, frozenset(), None)), set()
+            return set(CopyingLiveness([]).stmt(s, frozenset(), None)), set()
         reads, _ = self.block_summary(s.body)
         return reads | set(loads(s.iter) if isinstance(s, gast.For) else loads(s.test)), set()
 
@@ -185,7 +185,7 @@ class Liveness:
         """A loop's body, live after it: what is live after the loop, what the body may read first
         and (a `while`) its test, all flowing back to the loop's head."""
         if _jumps(s.body):
-            copying = _CopyingLiveness([])
+            copying = CopyingLiveness([])
             copying.after, copying.before = self.after, self.before
             copying.stmt(s, set(after), None)
             return
@@ -217,7 +217,7 @@ class _Union(SetView):
         return self._all
 
 
-class _CopyingLiveness:
+class CopyingLiveness:
     """`Liveness` with plain sets at control flow (built per branch and loop, so quadratic where
     many names are live across many blocks): what `Liveness` uses for a loop that breaks or
     continues, and the reference tests compare it with."""

@@ -71,22 +71,22 @@ def _is_two(e) -> bool:
     return isinstance(e, gast.Constant) and type(e.value) in (int, float) and e.value == 2
 
 
-def _scalar(e, arrays) -> str:
+def element_expr(e, arrays) -> str:
     """The expression for one element `i` (arrays indexed, everything else as it is)."""
     if isinstance(e, gast.Name):
         return f"{e.id}[i]" if e.id in arrays else e.id
     if isinstance(e, gast.Constant):
         return repr(float(e.value)) if type(e.value) is int else repr(e.value)
     if isinstance(e, gast.UnaryOp):
-        return f"(-{_scalar(e.operand, arrays)})"
+        return f"(-{element_expr(e.operand, arrays)})"
     if isinstance(e, gast.Compare):
-        return f"({_scalar(e.left, arrays)} {_BIN[type(e.ops[0])]} {_scalar(e.comparators[0], arrays)})"
+        return f"({element_expr(e.left, arrays)} {_BIN[type(e.ops[0])]} {element_expr(e.comparators[0], arrays)})"
     if isinstance(e, gast.BinOp):
-        a, b = _scalar(e.left, arrays), _scalar(e.right, arrays)
+        a, b = element_expr(e.left, arrays), element_expr(e.right, arrays)
         if isinstance(e.op, gast.Pow) and _is_two(e.right):
             return f"_square({a})"
         return f"({a} {_BIN[type(e.op)]} {b})"
-    args = [_scalar(a, arrays) for a in e.args]
+    args = [element_expr(a, arrays) for a in e.args]
     fn = e.func.attr
     if fn == "where":
         return f"({args[1]} if {args[0]} else {args[2]})"
@@ -237,7 +237,7 @@ def kernel_source(name: str, names: list, mask: tuple, expr, reduce, module: boo
     `module=False`: the function alone (what listings show; the helpers `_maximum`... and the
     decorator `_jit` are this module's `_PRELUDE`)."""
     arrays = {n for n, m in zip(names, mask) if m}
-    value = _scalar(expr, arrays)
+    value = element_expr(expr, arrays)
     params = [f"_w_{n}" if n in arrays else n for n in names]
     lines = ["", "@_jit", f"def {name}(lo, hi, _w_out, {', '.join(params)}):", "    _wide()"]
     if reduce == "sum" and "_exp(" in value:  # the values a chunk at a time into `_buf` (a loop LLVM vectorizes), then

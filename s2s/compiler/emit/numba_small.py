@@ -16,7 +16,7 @@ import warnings
 
 from ..ir import build
 from . import numba_kernels
-from .numba_kernels import _scalar
+from .numba_kernels import element_expr
 
 HOT = 1000
 
@@ -38,7 +38,7 @@ def kernel_source(name: str, inputs: list, arrays: list, results: list, stmts: l
     lines = ["@_jit", f"def {name}({', '.join(inputs)}):", f"    _n = {arrays[0]}.shape[0]"]
     lines += [f"    _o{k} = np.empty(_n)" for k in range(len(results))]
     lines += ["    for i in range(_n):"]
-    lines += [f"        {s.targets[0].id} = {_scalar(s.value, set(arrays))}" for s in stmts]
+    lines += [f"        {s.targets[0].id} = {element_expr(s.value, set(arrays))}" for s in stmts]
     lines += [f"        _o{k}[i] = {r}" for k, r in enumerate(results)]
     lines += [f"    return {', '.join(f'_o{k}' for k in range(len(results)))}"]
     return (_PRELUDE + "\n\n" if module else "") + "\n".join(lines) + "\n"

@@ -79,7 +79,7 @@ def _accumulation(s, shapes):
 _IN_PLACE = frozenset({"fill", "sort", "put", "partition", "resize", "itemset", "setfield", "byteswap"})
 
 
-def _writes_arrays(body) -> bool:
+def writes_arrays(body) -> bool:
     """Whether anything in `body` writes into an array: an item store, an `out=` argument, a
     mutating helper (`Prim.mutates`) or an in-place array method."""
     for n in analysis.iter_nodes(body):
@@ -146,7 +146,7 @@ class _Rename(gast.NodeTransformer):
 
 def defer_sums(body: list, params, facts) -> tuple[list, bool]:
     shapes = facts["known"].get("name_shapes")
-    if not shapes or not any(_plain_loop(s) for s in body) or _writes_arrays(body):
+    if not shapes or not any(_plain_loop(s) for s in body) or writes_arrays(body):
         return body, False
     taken = {n.id for n in analysis.iter_nodes(body) if isinstance(n, gast.Name)} | set(params)
 

@@ -42,7 +42,7 @@ import gast
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
-from .accumulate import _writes_arrays
+from .accumulate import writes_arrays
 from .base import Pass
 
 MIN_TRIPS = 32  # below this, numba's call and the lists' conversions cost more than the loop
@@ -361,7 +361,7 @@ def array_loops(body: list, params, facts) -> tuple[list, bool]:
     taken = {n.id for n in analysis.iter_nodes(body) if isinstance(n, gast.Name)} | set(params)
     made = {st.targets[0].id for st in analysis.walk_stmts(body) if isinstance(st, gast.Assign)
             and isinstance(st.targets[0], gast.Name) and isinstance(st.value, gast.List) and not st.value.elts}
-    lists_ok = set() if _writes_arrays(body) else made - set(params)
+    lists_ok = set() if writes_arrays(body) else made - set(params)
     return body, _rewrite(body, set(params), set(), loops, ranks, lists_ok, taken, {})
 
 

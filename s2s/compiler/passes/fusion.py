@@ -37,7 +37,7 @@ _OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _CMP = (gast.Gt, gast.GtE, gast.Lt, gast.LtE)
 
 
-def _elementwise(e) -> int | None:
+def elementwise_ops(e) -> int | None:
     """The number of operations in elementwise expression `e`, or None if it is not one."""
     if isinstance(e, gast.Name):
         return 0
@@ -55,7 +55,7 @@ def _elementwise(e) -> int | None:
         parts = list(e.args)
     if parts is None:
         return None
-    counts = [_elementwise(p) for p in parts]
+    counts = [elementwise_ops(p) for p in parts]
     return None if None in counts else 1 + sum(counts)
 
 
@@ -87,7 +87,7 @@ def _allocations(e, floats) -> tuple[int, str]:
     return count + (0 if elides else 1), "temp"
 
 
-def _candidate(e, floats=frozenset(), every=False, compiled=None):
+def fusion_candidate(e, floats=frozenset(), every=False, compiled=None):
     """(expression, reduction or None) when `e` is worth fusing: a full sum of elementwise work
     (computed block by block, never stored), or an expression for which NumPy allocates at least
     two arrays (the kernel allocates one). One allocation is what NumPy needs anyway: then it runs
@@ -101,7 +101,7 @@ def _candidate(e, floats=frozenset(), every=False, compiled=None):
     reduce = None
     if isinstance(e, gast.Call) and analysis.dotted(e.func) == "xp.sum" and len(e.args) == 1 and not e.keywords:
         reduce, e = "sum", e.args[0]
-    n = _elementwise(e)
+    n = elementwise_ops(e)
     if n is None or n < (1 if reduce else 3):
         return None
     if not reduce and not every and not (compiled is not None and compiled(e)) and _allocations(e, floats)[0] < 2:
@@ -118,7 +118,7 @@ def fuse(body: list, params, facts) -> tuple[list, bool]:
             continue
         if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
             continue
-        found = _candidate(s.value, floats, facts["known"].get("fuse") == "every", facts["known"].get("compiled"))
+        found = fusion_candidate(s.value, floats, facts["known"].get("fuse") == "every", facts["known"].get("compiled"))
         if found is None:
             continue
         expr, reduce = found

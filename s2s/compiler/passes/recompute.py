@@ -37,7 +37,7 @@ from ..ir.build import clone
 from ..primitives import registry
 from . import algebra, fusion, reform
 from .base import Pass, pure
-from .reform import _elementwise, _substitute
+from .reform import elementwise_only, substitute_read
 
 CHEAP = 3  # operations: a value this small is recomputed rather than stored
 
@@ -47,7 +47,7 @@ def _cheap(value) -> bool:
     if any(isinstance(n, gast.Call) and not getattr(registry.lookup(analysis.dotted(n.func) or ""), "cheap", False)
            for n in gast.walk(value)):
         return False
-    n = fusion._elementwise(value)
+    n = fusion.elementwise_ops(value)
     return n is not None and 1 <= n <= CHEAP
 
 
@@ -60,13 +60,13 @@ def _target(s) -> str | None:
 def _reader(s) -> bool:
     """A statement whose whole value is elementwise: where a recomputed value may go."""
     return isinstance(s, (gast.Assign, gast.Return)) and s.value is not None \
-        and (isinstance(s, gast.Return) or _target(s) is not None) and _elementwise(s.value)
+        and (isinstance(s, gast.Return) or _target(s) is not None) and elementwise_only(s.value)
 
 
 def _substitute_all(stmt, name: str, value) -> int:
     """Write a copy of `value` for every read of `name` in `stmt`'s value; how many."""
     k = 0
-    while _substitute(stmt, name, clone(value)) is not None:
+    while substitute_read(stmt, name, clone(value)) is not None:
         k += 1
     return k
 
@@ -92,7 +92,7 @@ class _Block:
                 self._where[n].add(j)
 
     def candidate(self, s) -> bool:
-        return fusion._candidate(s.value, self.floats, self.every, self.compiled) is not None
+        return fusion.fusion_candidate(s.value, self.floats, self.every, self.compiled) is not None
 
     def statements(self) -> list:
         """The body as the round left it."""
@@ -150,7 +150,7 @@ class _Block:
             if (_target(u) == t or isinstance(u, gast.Return)) and _reader(u) \
                     and analysis.loads(u).count(t) == 1:
                 u = trial[k] = trial.get(k) or clone(u)
-                _substitute(u, t, trial[j].value)
+                substitute_read(u, t, trial[j].value)
                 gone.add(j)
         if not all(self.candidate(s) for j, s in trial.items() if j not in gone):
             return False
@@ -170,7 +170,7 @@ class _Block:
         if not (_target(u) == t or isinstance(u, gast.Return)) or not _reader(u) or analysis.loads(u).count(t) != 1:
             return False
         trial = clone(u)
-        _substitute(trial, t, s.value)
+        substitute_read(trial, t, s.value)
         if not self.candidate(trial):
             return False
         self._put(k, trial)

@@ -46,15 +46,15 @@ def _movable_over(s, reads: set[str], target: str) -> bool:
         and pure(s.value) and not (assigns(s) & (reads | {target}))
 
 
-def _elementwise(value) -> bool:
+def elementwise_only(value) -> bool:
     """Whether `value` only combines its operands element by element (a full `xp.sum` of that, or
     a tuple of such values, included): what `fusion` makes one kernel of."""
     if isinstance(value, (gast.Tuple, gast.List)):
-        return all(_elementwise(e) for e in value.elts)
+        return all(elementwise_only(e) for e in value.elts)
     if isinstance(value, gast.Call) and analysis.dotted(value.func) == "xp.sum" and len(value.args) == 1 \
             and not value.keywords:
         value = value.args[0]
-    return fusion._elementwise(value) is not None
+    return fusion.elementwise_ops(value) is not None
 
 
 def _passes_on(value) -> bool:
@@ -63,7 +63,7 @@ def _passes_on(value) -> bool:
                for n in gast.walk(value))
 
 
-def _substitute(stmt, name: str, value):
+def substitute_read(stmt, name: str, value):
     """Write `value` (itself: its statement goes) for the one read of `name` in `stmt`'s value;
     `value`, or None."""
     if isinstance(stmt.value, gast.Name) and stmt.value.id == name:
@@ -100,9 +100,9 @@ def _fold_into(stmts, i, counts, ctx) -> bool:
             if isinstance(u, (gast.Assign, gast.Return, gast.Expr)) and u.value is not None \
                     and not (isinstance(u, gast.Assign) and t in analysis.loads(u.targets[0])):
                 keep = not dying or _passes_on(u.value)
-                if not keep and (pending is None or not (_elementwise(s.value) and _elementwise(u.value))):
+                if not keep and (pending is None or not (elementwise_only(s.value) and elementwise_only(u.value))):
                     return False  # it would hold `dying` while an array is allocated
-                new = _substitute(u, t, s.value)
+                new = substitute_read(u, t, s.value)
                 if new is not None:
                     notes.forget(u)
                     del stmts[i]
@@ -132,7 +132,7 @@ def _settle(pending, floats, ctx, every: bool, compiled=None) -> None:
     before: dict = {}  # id(block) -> (block, {id(owner): statements restored before it, last first})
     for stmts, owner, moves in groups.values():
         if isinstance(owner, (gast.Assign, gast.Return)) \
-                and fusion._candidate(owner.value, floats, every, compiled) is not None \
+                and fusion.fusion_candidate(owner.value, floats, every, compiled) is not None \
                 and (isinstance(owner, gast.Return) or isinstance(owner.targets[0], gast.Name)):
             continue
         restored = [owner]

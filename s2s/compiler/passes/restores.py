@@ -40,7 +40,7 @@ import gast
 
 from .. import analysis
 from .base import Pass
-from .stack import _local_lists, _made, _pop, _push
+from .stack import lists_made, local_lists, pop_of, push_of
 
 _JUMPS = (gast.Break, gast.Continue, gast.Return)
 
@@ -61,8 +61,8 @@ def _plain(loop) -> bool:
 
 def _dead_pairs(body, lst):
     """The (push, pop) statements of list `lst` to drop: those whose popped name is dead."""
-    pushes = [s for s in analysis.walk_stmts(body) if (p := _push(s)) is not None and p[0] == lst]
-    pops = [s for s in analysis.walk_stmts(body) if (p := _pop(s)) is not None and p[0] == lst]
+    pushes = [s for s in analysis.walk_stmts(body) if (p := push_of(s)) is not None and p[0] == lst]
+    pops = [s for s in analysis.walk_stmts(body) if (p := pop_of(s)) is not None and p[0] == lst]
     if not pushes or len(pushes) != len(pops) or analysis.loads(body).count(lst) != len(pushes) + len(pops):
         return []  # (a list measured, or passed on, keeps every push)
     fwd, bwd = _loop_of(body, pushes), _loop_of(body, pops)
@@ -77,15 +77,15 @@ def _dead_pairs(body, lst):
     pops.sort(key=lambda s: [id(x) for x in bwd.body].index(id(s)))
     k = len(pops)
     return [(pushes[k - 1 - i], pop) for i, pop in enumerate(pops)
-            if (t := _pop(pop)[1]) is None or t not in read]
+            if (t := pop_of(pop)[1]) is None or t not in read]
 
 
 def dead_restores(body: list, params, facts) -> tuple[list, set[str]]:
-    made = _made(body, params)
+    made = lists_made(body, params)
     if not made or not any(isinstance(s, gast.For) for s in body):
         return body, set()
     touched: set[str] = set()
-    for lst in sorted(_local_lists(body, made, facts["notes"])):
+    for lst in sorted(local_lists(body, made, facts["notes"])):
         pairs = _dead_pairs(body, lst)
         drop = {id(s) for pair in pairs for s in pair}
         if not drop:

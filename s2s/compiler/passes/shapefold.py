@@ -44,7 +44,7 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from .base import Pass, bottom_up
-from .stack import _local_lists, _made, _push
+from .stack import lists_made, local_lists, push_of
 
 _SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
 
@@ -237,11 +237,11 @@ def _bindings(body, params, counts, flow, notes):
     popped, the values pushed on it."""
     binds: dict = {}
     pushes: dict = {}
-    lists = _local_lists(body, _made(body, params), notes)
+    lists = local_lists(body, lists_made(body, params), notes)
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             binds.setdefault(s.targets[0].id, []).append(s)
-        elif (p := _push(s)) is not None and p[0] in lists:
+        elif (p := push_of(s)) is not None and p[0] in lists:
             pushes.setdefault(p[0], []).append(p[1])
     multi = {n: [s.value for s in b] for n, b in binds.items() if counts.get(n, 0) >= 2 and n not in flow
              and len(b) + (n in params) == counts[n]}

@@ -27,13 +27,13 @@ from ..ir import build
 from .base import Pass, names_of
 
 
-def _made(body, params) -> set[str]:
+def lists_made(body, params) -> set[str]:
     """Lists made here (`L = []`), parameters aside."""
     return {s.targets[0].id for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
             and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List) and not s.value.elts} - set(params)
 
 
-def _local_lists(body, made, notes) -> set[str]:
+def local_lists(body, made, notes) -> set[str]:
     """Lists made here that are only pushed, popped and measured by `rt.zeros_list`."""
     ok = set(made)
     for s in analysis.walk_stmts(body):
@@ -65,7 +65,7 @@ def _receiver_or_measured(stmt, name) -> bool:
     return False
 
 
-def _push(s):
+def push_of(s):
     """(list, value) for `L.append(v)`."""
     if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute) \
             and s.value.func.attr == "append" and isinstance(s.value.func.value, gast.Name) and len(s.value.args) == 1:
@@ -73,7 +73,7 @@ def _push(s):
     return None
 
 
-def _pop(s):
+def pop_of(s):
     """(list, target or None) for `t = L.pop()` or `L.pop()`."""
     v = s.value if isinstance(s, (gast.Expr, gast.Assign)) else None
     if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and v.func.attr == "pop" and not v.args \
@@ -91,13 +91,13 @@ def _block(stmts, lists, fresh, touched) -> None:
             if getattr(s, f, None):
                 _block(getattr(s, f), lists, fresh, touched)
     for j, s in enumerate(stmts):
-        p = _pop(s)
+        p = pop_of(s)
         if p is None or p[0] not in lists:
             continue
         for i in range(j - 1, -1, -1):
             if p[0] not in analysis.loads(stmts[i]):
                 continue
-            push = _push(stmts[i])
+            push = push_of(stmts[i])
             if push is not None and push[0] == p[0]:
                 name = fresh()
                 touched.update(names_of(stmts[i]), names_of(s), (name,))
@@ -108,11 +108,11 @@ def _block(stmts, lists, fresh, touched) -> None:
 
 
 def stack_forwarding(body: list, params, facts) -> tuple[list, set[str]]:
-    made = _made(body, params)
+    made = lists_made(body, params)
     dirty = facts["dirty"]
     if not made or dirty is not None and made.isdisjoint(dirty):
         return body, set()  # forwarding depends only on statements that name the lists
-    lists = _local_lists(body, made, facts["notes"])
+    lists = local_lists(body, made, facts["notes"])
     touched: set[str] = set()
     if lists:
         _block(body, lists, _fresh_names(body, facts["notes"]), touched)

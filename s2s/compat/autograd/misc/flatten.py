@@ -15,7 +15,7 @@ import s2s
 from s2s.tree_util import tree_flatten, tree_unflatten
 
 
-def _flatten(value: Any) -> tuple[np.ndarray, Callable[[Any], Any]]:
+def plain_flatten(value: Any) -> tuple[np.ndarray, Callable[[Any], Any]]:
     """(the leaves of `value` raveled and concatenated, a function from such a vector back)."""
     leaves, treedef = tree_flatten(value)
     shapes = [np.shape(leaf) for leaf in leaves]
@@ -32,7 +32,7 @@ def _flatten(value: Any) -> tuple[np.ndarray, Callable[[Any], Any]]:
 
 
 def _flatten_fwd(value: Any) -> tuple[tuple[np.ndarray, Callable[[Any], Any]], Callable[[Any], Any]]:
-    out = _flatten(value)
+    out = plain_flatten(value)
     return out, out[1]
 
 
@@ -43,7 +43,7 @@ def _flatten_bwd(unflatten: Callable[[Any], Any], g: tuple[np.ndarray, Any]) -> 
 # inside a function s2s differentiates in reverse mode (`flat, _ = flatten(params)` in a loss),
 # `flatten` is a primitive with this VJP, since s2s does not follow `tree_flatten` through the
 # code it transforms; the function it returns carries no cotangent
-flatten = s2s.custom_vjp(_flatten)
+flatten = s2s.custom_vjp(plain_flatten)
 flatten.defvjp(_flatten_fwd, _flatten_bwd)
 
 
