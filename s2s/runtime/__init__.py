@@ -22,6 +22,7 @@ One module per rule family, each with one export list (`__all__`) that this name
 - trees: pytree flattening inside transformed code (rules_trees)
 - conv: s2s.lax's convolution and reduce_window windows (rules_conv)
 - signal: s2s.scipy.signal's convolve, autograd's with axes and dot_axes (rules_signal)
+- fft: np.fft's transforms by name and their transposes (rules_fft)
 - batch_nested: transposes of vmap's helpers batched again (rules_vmap_nested)
 - batch_derivs: the batching helpers' derivatives, each example's own rule (rules_batch_derivs)
 - trace: the nodes of traced code (transforms/trace.py, autograd's tracer)
@@ -43,6 +44,7 @@ from . import (
     core,
     dtypes,
     elementwise,
+    fft,
     jacobian,
     linalg,
     linalg_norms,
@@ -61,7 +63,7 @@ from . import (
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
-           tape_copies, trace, spaces, dtypes, views, sets)
+           tape_copies, trace, spaces, dtypes, views, sets, fft)
 
 
 def _build(modules) -> dict:

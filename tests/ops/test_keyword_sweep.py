@@ -47,6 +47,8 @@ CHOICES = {
     "method": ["'lower'", "'nearest'", "'midpoint'", "'inverted_cdf'"], "norm": ["'ortho'", "'forward'"],
     "UPLO": ["'U'"], "casting": ["'unsafe'"], "indexing": ["'ij'"], "interpolation": ["'lower'"],
     "mode": ["'clip'"], "edge_order": ["2"],
+    **{("fft." + k, "norm"): ["'ortho'", "'forward'"] for k in ("fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2",
+                                                                "irfft2", "fftn", "ifftn", "rfftn", "irfftn")},
 }
 # by parameter name, for a default of None or no value
 BY_NAME = {
@@ -56,7 +58,7 @@ BY_NAME = {
     "k": ["1", "-1"], "ddof": ["1"], "bins": ["3"], "num": ["4"], "decimals": ["1", "-1"], "weights": ["{x}"],
     "prepend": ["0.5"], "append": ["0.5"], "shift": ["-1"], "fill_value": ["2.5"], "hermitian": ["True"],
     "full_matrices": ["False"], "compute_uv": ["False"], "endpoint": ["False"], "retstep": ["True"],
-    "upper": ["True"], "sorter": [], "subscripts": [],
+    "upper": ["True"], "sorter": [], "subscripts": [], "s": ["(2, 5)"],
 }
 SAMPLE = 2  # values per parameter (the first ones: deterministic)
 

@@ -16,7 +16,7 @@ class Spec:
         self.fn, self.category, self.draws, self.order, self.f32, self.tol = fn, category, draws, order, f32, tol
         name = fn.__name__[3:]
         self.id = name
-        self.op = name.split("__")[0].replace("linalg_", "linalg.")
+        self.op = name.split("__")[0].replace("linalg_", "linalg.").replace("fft_", "fft.", 1)
 
     def args(self, rng, dtype=np.float64):
         return tuple(np.asarray(d(rng), dtype=dtype) for d in self.draws)
@@ -1620,3 +1620,102 @@ def op_broadcast_arrays(a, b):
 @spec("linalg", N(3, 4), N(4, 2), N(2))
 def op_linalg_multi_dot(a, b, c):
     return np.linalg.multi_dot([a, b, c]), np.linalg.multi_dot([a[0], b, c]), np.linalg.multi_dot([a, b])
+
+
+# ---- np.fft: real and imaginary parts of the complex results (complex intermediates, real ends) ----
+
+@spec("linalg", N(6))
+def op_fft_fft(a):
+    z0 = np.fft.fft(a)
+    z1 = np.fft.fft(a, 4, norm="ortho")
+    z2 = np.fft.fft(a, 9, norm="forward")
+    return np.real(z0), np.imag(z0), np.real(z1), np.imag(z1), np.real(z2), np.imag(z2)
+
+
+@spec("linalg", N(6))
+def op_fft_ifft(a):
+    z0 = np.fft.ifft(a)
+    z1 = np.fft.ifft(np.fft.fft(a) * (1 + 2j), 5, norm="ortho")
+    return np.real(z0), np.imag(z0), np.real(z1), np.imag(z1)
+
+
+@spec("linalg", N(7))
+def op_fft_rfft(a):
+    z0 = np.fft.rfft(a)
+    z1 = np.fft.rfft(a, 4, norm="forward")
+    return np.real(z0), np.imag(z0), np.real(z1), np.imag(z1)
+
+
+@spec("linalg", N(7))
+def op_fft_irfft(a):
+    return np.fft.irfft(np.fft.rfft(a) * (1 - 1j)), np.fft.irfft(a, 5, norm="ortho"), np.fft.irfft(np.fft.fft(a), 8)
+
+
+@spec("linalg", N(3, 4))
+def op_fft_fft2(a):
+    z0 = np.fft.fft2(a)
+    z1 = np.fft.fft2(a, (2, 5), norm="ortho")
+    return np.real(z0), np.imag(z0), np.real(z1), np.imag(z1)
+
+
+@spec("linalg", N(3, 4))
+def op_fft_ifft2(a):
+    z0 = np.fft.ifft2(a)
+    z1 = np.fft.ifft2(a, axes=(0,))
+    return np.real(z0), np.imag(z0), np.real(z1), np.imag(z1)
+
+
+@spec("linalg", N(3, 4))
+def op_fft_rfft2(a):
+    z0 = np.fft.rfft2(a)
+    z1 = np.fft.rfft2(a, (4, 3), norm="forward")
+    return np.real(z0), np.imag(z0), np.real(z1), np.imag(z1)
+
+
+@spec("linalg", N(3, 4))
+def op_fft_irfft2(a):
+    return np.fft.irfft2(np.fft.rfft2(a) * 1j), np.fft.irfft2(a, (3, 5))
+
+
+@spec("linalg", N(2, 3, 4))
+def op_fft_fftn(a):
+    z0 = np.fft.fftn(a)
+    z1 = np.fft.fftn(a, (2, 5), axes=(0, 2))
+    return np.real(z0), np.imag(z0), np.real(z1), np.imag(z1)
+
+
+@spec("linalg", N(2, 3, 4))
+def op_fft_ifftn(a):
+    return np.real(np.fft.ifftn(a, norm="ortho")), np.imag(np.fft.ifftn(a, norm="ortho"))
+
+
+@spec("linalg", N(2, 3, 4))
+def op_fft_rfftn(a):
+    z0 = np.fft.rfftn(a)
+    z1 = np.fft.rfftn(a, axes=(2, 0))
+    return np.real(z0), np.imag(z0), np.real(z1), np.imag(z1)
+
+
+@spec("linalg", N(2, 3, 4))
+def op_fft_irfftn(a):
+    return np.fft.irfftn(np.fft.rfftn(a), a.shape, axes=(0, 1, 2)), np.fft.irfftn(a, axes=(1,))
+
+
+@spec("shape", N(3, 5))
+def op_fft_fftshift(x):
+    return np.fft.fftshift(x), np.fft.fftshift(x, axes=1)
+
+
+@spec("shape", N(3, 5))
+def op_fft_ifftshift(x):
+    return np.fft.ifftshift(x), np.fft.ifftshift(x, axes=(0,))
+
+
+@spec("linalg", P())
+def op_fft_fftfreq(d):
+    return np.fft.fftfreq(5, d), np.fft.fftfreq(6)
+
+
+@spec("linalg", P())
+def op_fft_rfftfreq(d):
+    return np.fft.rfftfreq(5, d)

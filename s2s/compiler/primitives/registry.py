@@ -215,8 +215,22 @@ def prim(name: str, sig: str = "x", **facts) -> Prim:
     facts) is refused."""
     if name in PRIMS:
         raise ValueError(f"prim: {name} is already declared; a primitive is declared once, with all its facts")
+def _top_level_split(sig: str) -> list[str]:
+    """`sig` split at its commas outside brackets (a default may be a tuple: fft2's `axes=(-2, -1)`)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(sig):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(sig[start:i])
+            start = i + 1
+    return parts + [sig[start:]]
+
+
     params, defaults = [], {}
-    for part in filter(None, (p.strip() for p in sig.split(","))):
+    for part in filter(None, (p.strip() for p in _top_level_split(sig))):
         if "=" in part:
             key, value = (s.strip() for s in part.split("=", 1))
             defaults[key] = eval(value, {})  # literal defaults only

@@ -200,6 +200,9 @@ elementwise("xp.sqrt", "0.5 / ans", **_KERNEL, math_name="sqrt", cuda="sqrt")
 elementwise("xp.abs", "xp.sign(x)", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True,
             math_name="fabs", cheap=True, cuda="fabs", numba="_abs")
 elementwise("xp.absolute", "xp.sign(x)", float_result="keep", out_buffer=True)
+for _op in ("xp.abs", "xp.absolute"):  # at complex x (np.fft's results): JAX's conj(x) / |x|, a real tangent
+    defvjp(_op, x="g * rt.abs_slope(x)")
+    defjvp(_op, x="xp.real(dx * rt.abs_slope(x))")
 elementwise("xp.fabs", "xp.sign(x)", loop_kernel=True)
 elementwise("xp.square", "2 * x", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True, cuda="*",
             numba="_square")
@@ -375,7 +378,8 @@ linear("rt.sum_vjp", "v, like, axis, keepdims", "v", "xp.sum(g, axis=axis, keepd
        result_like=1, fill=True, shape_only=(1,), batch=by("rt.batched_sum_vjp"))
 linear("rt.mean_vjp", "v, like, axis, keepdims", "v", "xp.mean(g, axis=axis, keepdims=keepdims)", shape_arg=1,
        result_like=1, fill=True, shape_only=(1,), batch=by("rt.batched_mean_vjp"))
-linear("rt.array_vjp", "v, like", "v", "rt.reshape_like(xp.array(g), v)", aliasing=True, batch=LOOP)
+linear("rt.array_vjp", "v, like", "v", "rt.reshape_like(rt.real_like(xp.array(g), v), v)", aliasing=True,
+       batch=LOOP)  # (real_like: np.real's cotangent g at complex x is real; so is the cotangent of g)
 linear("rt.transpose_vjp", "v, axes", "v", "xp.transpose(g, axes)", reverses_axes=True, batch=by("rt.batched_transpose_vjp"))
 linear("rt.unstack", "v, like, axis", "v", "xp.stack(g, axis)", batch=LOOP)
 linear("rt.split_like", "v, like, axis", "v", "rt.join_like(g, axis)", batch=LOOP)
@@ -530,6 +534,7 @@ linear("rt.list_sum_vjp", "g_, items", "g_", "rt.list_sum(g)", batch=LOOP)
 from . import (  # noqa: E402,F401
     rules_conv,
     rules_dtypes,
+    rules_fft,
     rules_guards,
     rules_linalg,
     rules_math,

@@ -31,7 +31,7 @@ _einsum_rules("xp.einsum", "subscripts")
 prim("rt.einsum_n", "spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None", zero_args=("spec", "g_", "h"),
      batch=by("rt.batched_einsum_n"))
 _einsum_rules("rt.einsum_n", "spec")
-# the sublist form's subscripts, from sublists read when the call runs (frontend/idioms_calls.einsum_sublists)
+# the sublist form's subscripts, from sublists read when the call runs (frontend/numpy_forms.einsum_sublists)
 prim("rt.einsum_sublist_spec", "subs, out, first", nondiff=True, unbatched_result=True,
      batch=by("rt.batched_einsum_sublist_spec"))
 # (the subscripts and shapes helpers its rules call, rt.einsum_spec1, rt.kron_spec, ..., are declared
@@ -51,7 +51,7 @@ _contraction("xp.tensordot", "a, b, axes=2", "rt.tensordot_spec(a, b, axes)", "x
 _contraction("xp.inner", "a, b", "rt.inner_spec(a, b)", "xp.inner(da, b)", "xp.inner(a, db)", maybe_scalar=True,
              dot_like=True, batch=by("rt.batched_inner"))
 prim("xp.vdot", "a, b", maybe_scalar=True, batch=by("rt.batched_vdot"), dot_like=True)
-defvjp("xp.vdot", a="rt.reshape_like(g * b, a)", b="rt.reshape_like(g * a, b)")
+defvjp("xp.vdot", a="rt.reshape_like(xp.conj(g * b), a)", b="rt.reshape_like(g * xp.conj(a), b)")  # (conj(a) . b)
 defjvp("xp.vdot", a="xp.vdot(da, b)", b="xp.vdot(a, db)")
 prim("xp.kron", "a, b", batch=by("rt.batched_kron"))
 defvjp("xp.kron", a="rt.reshape_like(rt.einsum_n(rt.kron_spec(a, b, 0), xp.reshape(g, rt.kron_shape(a, b)), "

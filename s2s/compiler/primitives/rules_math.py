@@ -8,8 +8,8 @@ _DEG = "0.017453292519943295"  # pi / 180
 _RAD = "57.29577951308232"     # 180 / pi
 for _n, _c in (("deg2rad", _DEG), ("radians", _DEG), ("rad2deg", _RAD), ("degrees", _RAD)):
     linear("xp." + _n, "x", "x", f"g * {_c}", same_shape=True)
-for _n in ("conjugate", "conj"):  # (`x.conj()` is xp.real, `x.conjugate()` this)
-    linear("xp." + _n, "x", "x", "g", same_shape=True, methods=("conjugate",) if _n == "conjugate" else (),
+for _n in ("conjugate", "conj"):  # (`x.conj()` is xp.real, `x.conjugate()` this; conj(g): JAX's convention)
+    linear("xp." + _n, "x", "x", "xp.conj(g)", same_shape=True, methods=("conjugate",) if _n == "conjugate" else (),
            dask="conj" if _n == "conjugate" else "")
 prim("xp.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None", same_shape=True,
      zero_args=("copy", "nan", "posinf", "neginf"))
@@ -39,6 +39,8 @@ nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.
         "xp.bitwise_not", "xp.isnat", sig="x, *args, **kwargs", batch=SAME)
 # constant on real numbers (0, and 0 or pi): no derivative, but of a complex value one s2s has no rule for
 elementwise("xp.imag", "rt.zero_of_real(x)", batch=SAME)
+defvjp("xp.imag", x="rt.imag_vjp(g, x)")  # at complex x (np.fft's results): -1j * g, JAX's convention
+defjvp("xp.imag", x="xp.imag(dx)")
 elementwise("xp.angle", "rt.zero_of_real(x)", sig="x, deg=False", zero_args=("deg",), batch=SAME)
 nondiff("rt.zero_of_real", batch=SAME)
 nondiff("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd", "xp.lcm",

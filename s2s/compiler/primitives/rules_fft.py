@@ -1,0 +1,35 @@
+"""np.fft's rules (s2s/runtime/fft.py computes them): each of NumPy's twelve transforms is linear in
+its array, so its tangent is the transform of the tangent and its cotangent is `rt.fft_t`, the
+transform's transpose under JAX's convention for complex cotangents (a real input's cotangent is
+real). `rt.fft_apply` and `rt.fft_t` are each other's transposes, so every order has rules.
+`fftshift`/`ifftshift` are permutations (each the other's transpose); `fftfreq`/`rfftfreq` are
+`k / (n * d)`. `out=` is refused (primitives/keywords.py)."""
+from __future__ import annotations
+
+from ... import runtime as _rt
+from .registry import SAME, along, by, composite, defjvp, defvjp, linear, prim
+
+for _k in ("fft", "ifft", "rfft", "irfft"):
+    linear("xp.fft." + _k, "a, n=None, axis=-1, norm=None, out=None", "a", f"rt.fft_t(g, a, {_k!r}, n, axis, norm)",
+           unmodelled=("out",), batch=along("axis"))
+for _k in ("fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn"):
+    _axes = "(-2, -1)" if _k.endswith("2") else "None"
+    linear("xp.fft." + _k, f"a, s=None, axes={_axes}, norm=None, out=None", "a",
+           f"rt.fft_t(g, a, {_k!r}, s, axes, norm)", unmodelled=("out",), batch=by("rt.batched_" + _k))
+linear("rt.fft_apply", "x, kind, s, axes, norm", "x", "rt.fft_t(g, x, kind, s, axes, norm)",
+       batch=by("rt.batched_fft_apply"))
+linear("rt.fft_t", "g_, like, kind, s, axes, norm", "g_", "rt.fft_apply(g, kind, s, axes, norm)",
+       batch=by("rt.batched_fft_t"))
+linear("xp.fft.fftshift", "x, axes=None", "x", "xp.fft.ifftshift(g, axes)", same_shape=True, batch=along("axes", none="all"))
+linear("xp.fft.ifftshift", "x, axes=None", "x", "xp.fft.fftshift(g, axes)", same_shape=True, batch=along("axes", none="all"))
+for _k in ("fftfreq", "rfftfreq"):  # k / (n * d): d's derivative is -ans / d
+    prim("xp.fft." + _k, "n, d=1.0, device=None", zero_args=("n", "device"), unmodelled=("device",),
+         batch=by("rt.batched_" + _k))
+    defvjp("xp.fft." + _k, d="xp.sum(g * ans) / -d")
+    defjvp("xp.fft." + _k, d="ans * (dd / -d)")
+# np.imag's cotangent at a complex array (rules_math.py): -1j * g, whose transpose is the imaginary part
+linear("rt.imag_vjp", "g_, x", "g_", "xp.imag(g)", batch=SAME)
+# np.abs's derivative factor (rules.py), conj(x) / |x| at complex x: differentiated from its source
+composite("rt.abs_slope", _rt.abs_slope)
+# a real value's cotangent: the real part of a complex one (rules.py's rt.array_vjp); its transpose is itself
+linear("rt.real_like", "g_, like", "g_", "rt.real_like(g, g_)", same_shape=True, batch=SAME, batched_by="g_")

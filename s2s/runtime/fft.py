@@ -1,0 +1,236 @@
+"""np.fft's transforms and their transposes (rules_fft): `fft_apply` computes any of NumPy's twelve
+transforms by name, `fft_t` its transpose, so each is the other's reverse-mode rule and every order
+has rules.
+
+Cotangents of complex values follow JAX's convention: a cotangent `c` of a complex `z` pairs with
+a tangent `dz` as `Re(c * dz)` (no conjugate), so a C-linear map's transpose is its plain
+transpose, and the cotangent of a real array is real. The DFT matrix is symmetric, so the
+transpose of `fft` is `fft` itself (and of `ifft`, `ifft`), followed by the transpose of NumPy's
+padding or cropping to `n`; `rfft`'s is the real part of `fft` of the zero-padded cotangent;
+`irfft`'s weighs each kept frequency by how often the Hermitian spectrum counts it (1 for the
+zero and Nyquist frequencies, 2 otherwise) and conjugates.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import S2STypeError
+from .core import namespace
+
+__all__ = ["fft_apply", "fft_t", "batched_fft_apply", "batched_fft_t", "batched_fft2", "batched_ifft2", "batched_rfft2",
+           "batched_irfft2", "batched_fftn", "batched_ifftn", "batched_rfftn", "batched_irfftn", "batched_fftfreq",
+           "batched_rfftfreq", "imag_vjp", "abs_slope",
+           "real_like"]
+
+# the one-axis transforms (n, axis) and the n-axis ones (s, axes), by the transform they apply
+_ONE = {"fft": "fft", "ifft": "ifft", "rfft": "rfft", "irfft": "irfft"}
+_MANY = {"fft2": "fft", "ifft2": "ifft", "rfft2": "rfft", "irfft2": "irfft",
+         "fftn": "fft", "ifftn": "ifft", "rfftn": "rfft", "irfftn": "irfft"}
+_NORMS = (None, "backward", "ortho", "forward")
+
+
+def fft_apply(x, kind, s, axes, norm):
+    """`np.fft.<kind>(x, s, axes, norm)` (`n` and `axis` for the one-axis transforms)."""
+    return getattr(namespace(x).fft, kind)(x, s, axes, norm)
+
+
+def _plan(kind, s, axes, shape):
+    """(base transform, axes as negative numbers, transform length per axis) of `np.fft.<kind>` on
+    an input of `shape`, as NumPy resolves its defaults."""
+    nd = len(shape)
+    if kind in _ONE:
+        axes_, s_ = (axes,), (None if s is None else s,)
+    else:
+        if axes is None:
+            axes_ = tuple(range(nd)) if s is None else tuple(range(nd - len(s), nd))
+        else:
+            axes_ = tuple(axes)
+        s_ = (None,) * len(axes_) if s is None else tuple(s)
+    if len(s_) != len(axes_):
+        raise ValueError(f"np.fft.{kind}: s and axes have different lengths")
+    neg = tuple(int(a) % nd - nd for a in axes_)
+    base = _ONE.get(kind) or _MANY[kind]
+    lens = []
+    for k, (a, n) in enumerate(zip(neg, s_)):
+        if n is None:
+            n = 2 * (shape[a] - 1) if base == "irfft" and k == len(neg) - 1 else shape[a]
+        lens.append(int(n))
+    return base, neg, tuple(lens)
+
+
+def _fit(v, length, axis):
+    """`v` cropped or zero-padded at the end of `axis` to `length` (the transpose of NumPy's own
+    crop-or-pad to a transform's length)."""
+    have = v.shape[axis]
+    if have == length:
+        return v
+    if have > length:
+        index = [slice(None)] * v.ndim
+        index[axis] = slice(0, length)
+        return v[tuple(index)]
+    pad = [(0, 0)] * v.ndim
+    pad[axis] = (0, length - have)
+    return namespace(v).pad(v, pad)
+
+
+def _scale(norm, n, inverse):
+    """The factor NumPy's `norm` puts on a transform of length `n` (forward or inverse)."""
+    if norm == "ortho":
+        return 1.0 / np.sqrt(n)
+    if (norm == "forward") != inverse:  # forward transform with norm="forward", inverse with "backward"
+        return 1.0 / n
+    return 1.0
+
+
+def _hermitian_weights(n, ndim, axis, like):
+    """How often irfft's Hermitian spectrum of length `n` counts each kept frequency (1, 2, ..., 2,
+    and 1 for the Nyquist frequency of an even `n`), shaped to broadcast along `axis`."""
+    w = np.full(n // 2 + 1, 2.0)
+    w[0] = 1.0
+    if n % 2 == 0:
+        w[-1] = 1.0
+    shape = [1] * ndim
+    shape[axis] = n // 2 + 1
+    return namespace(like).asarray(w.reshape(shape))
+
+
+def fft_t(g_, like, kind, s, axes, norm):
+    """The transpose of `np.fft.<kind>(like, s, axes, norm)` applied to its cotangent `g_`, shaped
+    (and real or complex) like `like`: the cotangent of the transform's input."""
+    if norm not in _NORMS:
+        raise ValueError(f"np.fft.{kind}: invalid norm {norm!r}; NumPy accepts 'backward', 'ortho' or 'forward'")
+    shape = np.shape(like)
+    base, neg, lens = _plan(kind, s, axes, shape)
+    xp = namespace(g_)
+    v = g_
+    if base in ("fft", "ifft"):
+        v = getattr(xp.fft, base + "n")(v, None, neg, norm)
+        for a in neg:
+            v = _fit(v, shape[a], a)
+    elif base == "rfft":  # fit, rfft along the last axis, then fit and fft along the others
+        if len(neg) > 1:
+            v = xp.fft.fftn(v, None, neg[:-1], norm)
+            for a in neg[:-1]:
+                v = _fit(v, shape[a], a)
+        v = xp.real(xp.fft.fft(v, lens[-1], neg[-1], norm))
+        v = _fit(v, shape[neg[-1]], neg[-1])
+    else:  # irfft: fit and ifft along the others, then fit to n // 2 + 1 and irfft along the last
+        if np.iscomplexobj(v):
+            raise S2STypeError("np.fft.irfft: a complex cotangent reached its real result; s2s cannot "
+                               "differentiate this program soundly")
+        n, last = lens[-1], neg[-1]
+        v = xp.conj(xp.fft.rfft(v, n, last)) * (_hermitian_weights(n, v.ndim, last, v) * _scale(norm, n, True))
+        v = _fit(v, shape[last], last)
+        if len(neg) > 1:
+            v = xp.fft.ifftn(v, None, neg[:-1], norm)
+            for a in neg[:-1]:
+                v = _fit(v, shape[a], a)
+    if not np.iscomplexobj(like) and np.iscomplexobj(v):
+        v = xp.real(v)  # a real input: the pairing Re(c * dz) keeps the real part
+    return v
+
+
+def _shift(axis, batched):
+    """A per-example axis as an axis of the batched array (the batch axis in front)."""
+    return axis + 1 if batched and axis is not None and axis >= 0 else axis
+
+
+def _one_setting(v, batched, kind):
+    """A transform's length, axes or norm that vmap carried per example (a tuple saved for the
+    backward sweep is stacked): the one value every example has, or refused when they differ."""
+    if not batched:
+        return v
+    if isinstance(v, (tuple, list)):
+        return type(v)(_one_setting(e, True, kind) for e in v)
+    first = np.asarray(v).reshape(-1)
+    if first.size and (first == first[0]).all():
+        return first[0].item()
+    raise S2STypeError(f"vmap of np.fft.{kind}: its length, axes and norm must be the same for every example")
+
+
+def batched_fft_apply(flags, x, kind, s, axes, norm):
+    """`fft_apply` on a batch of examples (the batch axis in front): the axes shift past it."""
+    flags = tuple(flags) + (False,) * 5
+    s, axes, norm = (_one_setting(v, b, kind) for v, b in zip((s, axes, norm), flags[2:5]))
+    if not flags[0]:
+        return fft_apply(x, kind, s, axes, norm)
+    if kind in _ONE:
+        return fft_apply(x, kind, s, _shift(axes, True), norm)
+    if axes is None:  # every axis of an example (the last len(s) with s)
+        nd = np.ndim(x)
+        return fft_apply(x, kind, s, tuple(range(1, nd)) if s is None else tuple(range(nd - len(s), nd)), norm)
+    return fft_apply(x, kind, s, tuple(_shift(a, True) for a in axes), norm)
+
+
+def batched_fft_t(flags, g_, like, kind, s, axes, norm):
+    """`fft_t` on a batch of examples: the axes resolved on one example as negative axes, which the
+    batch axis in front does not move."""
+    flags = tuple(flags) + (False,) * 6
+    s, axes, norm = (_one_setting(v, b, kind) for v, b in zip((s, axes, norm), flags[3:6]))
+    _, neg, _ = _plan(kind, s, axes, np.shape(like)[1:] if flags[1] else np.shape(like))
+    v = fft_t(g_, like, kind, s, neg[0] if kind in _ONE else neg, norm)
+    if flags[1] and not flags[0]:  # every example's cotangent is the same: one per example
+        v = namespace(v).broadcast_to(v, np.shape(like)).copy()
+    return v
+
+
+def _batched_many(kind, default_axes):
+    def batched(flags, a, s=None, axes=default_axes, norm=None, out=None):
+        return batched_fft_apply((flags[0], False) + tuple(flags[1:4]), a, kind, s, axes, norm)
+    batched.__name__ = batched.__qualname__ = "batched_" + kind
+    batched.__doc__ = f"np.fft.{kind} on a batch of examples (batched_fft_apply)."
+    return batched
+
+
+batched_fft2 = _batched_many("fft2", (-2, -1))
+batched_ifft2 = _batched_many("ifft2", (-2, -1))
+batched_rfft2 = _batched_many("rfft2", (-2, -1))
+batched_irfft2 = _batched_many("irfft2", (-2, -1))
+batched_fftn = _batched_many("fftn", None)
+batched_ifftn = _batched_many("ifftn", None)
+batched_rfftn = _batched_many("rfftn", None)
+batched_irfftn = _batched_many("irfftn", None)
+
+
+def _batched_freq(kind):
+    def batched(flags, n, d=1.0, device=None):
+        if flags[0] or (len(flags) > 2 and flags[2]):
+            raise S2STypeError(f"vmap of np.fft.{kind}: its length n must be the same for every example (the "
+                               "shape of an array cannot differ per example)")
+        if not flags[1]:
+            return getattr(np.fft, kind)(n, d)
+        d = np.asarray(d)
+        return getattr(np.fft, kind)(n, 1.0) / d.reshape(d.shape + (1,))  # k / (n * d), one row per example
+    batched.__name__ = batched.__qualname__ = "batched_" + kind
+    batched.__doc__ = f"np.fft.{kind} with a spacing d per example: one row of frequencies per example."
+    return batched
+
+
+batched_fftfreq = _batched_freq("fftfreq")
+batched_rfftfreq = _batched_freq("rfftfreq")
+
+
+def imag_vjp(g, x):
+    """Cotangent of `np.imag(x)`: -1j * g at complex `x` (JAX's convention: Re(-1j * g * dz) is
+    g * Im(dz)); zeros at real `x`, whose imaginary part is the constant 0."""
+    if np.iscomplexobj(x):
+        return -1j * g
+    return x * 0.0 + g * 0.0
+
+
+def abs_slope(x):
+    """The derivative factor of `np.abs(x)`: sign(x) at real `x`, and conj(x) / |x| at complex `x`
+    (JAX's convention: d|z| = Re(conj(z) dz) / |z|), 0 at 0. Written with primitives, so s2s
+    differentiates it again (conj(z) / |z| is not constant, unlike a real sign)."""
+    if np.iscomplexobj(x):
+        r = np.abs(x)
+        return np.conj(x) / np.where(r == 0.0, 1.0, r)
+    return np.sign(x)
+
+
+def real_like(g_, like):
+    """`g_`, the cotangent of a real value `like`, as a real array: its real part when it is
+    complex (JAX's convention: a real value's cotangent pairs with its tangent through Re)."""
+    if not np.iscomplexobj(like) and np.iscomplexobj(g_):
+        return namespace(g_).real(g_)
+    return g_
