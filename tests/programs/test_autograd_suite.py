@@ -1,9 +1,14 @@
 """autograd's own test suite (v1.9.1, vendored unmodified in programs/foreign/autograd/tests), run
 on s2s: `import autograd` points at s2s (`s2s.compat.autograd.alias_autograd`, loaded by the pytest
 plugin `support/autograd_suite_plugin.py`), so every `grad`, `check_grads` and `autograd.numpy`
-call in it is s2s's. The suite runs once, in a pytest subprocess (not under xdist, no cache),
+call in it is s2s's. The suite runs once (once per part, below), in a pytest subprocess (not under xdist, no cache),
 reporting to a JUnit XML file; then each of its test functions is one test here, which passes
 when all of that function's cases passed.
+
+The sweeps of one check over many operations (SAMPLED: test_systematic, test_numpy, ...) run half
+their test functions by default, chosen by a hash of the name (the same ones on every run), and
+the other half under the `full` marker (--full or -m full; CI runs both), each half in its own run
+of the suite; every other module runs whole by default.
 
 A test in EXCLUDED is expected to fail (strict xfail, so a test that starts passing fails the run
 until its entry is removed): each names why, either autograd's tracer internals, which s2s has no
@@ -17,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+import zlib
 from pathlib import Path
 
 import pytest
@@ -120,6 +126,17 @@ def _test_ids() -> list[str]:
             for name in dict.fromkeys(_functions(ast.parse(path.read_text()).body))]
 
 
+# modules that apply one check (check_grads, combo_check) to many operations: half of each by default
+SAMPLED = {"test_systematic.py", "test_numpy.py", "test_scipy.py", "test_linalg.py", "test_scalar_ops.py",
+           "test_binary_ops.py", "test_fft.py"}
+
+
+def _part(test_id: str) -> str:
+    """"slice" (run by default) or "full" (the rest, under the `full` marker): fixed by the name."""
+    sampled = test_id.split("::")[0] in SAMPLED and zlib.crc32(test_id.encode()) % 2 == 1
+    return "full" if sampled else "slice"
+
+
 def _reason(test_id: str) -> str | None:
     """Why `test_id` is excluded (its own entry first, None there for one its module's entry
     does not cover), or None."""
@@ -127,16 +144,21 @@ def _reason(test_id: str) -> str | None:
 
 
 @functools.cache
-def _outcomes() -> tuple[dict[str, list[tuple[str, str]]], str]:
+def _outcomes(part: str) -> tuple[dict[str, list[tuple[str, str]]], str]:
     """Each test function's cases as (outcome, message), and each module's collection error, from
-    one run of the suite; with the run's last lines, for a run that reported nothing."""
+    one run of the suite's `part` (its test functions only); with the run's last lines, for a run
+    that reported nothing."""
     with tempfile.TemporaryDirectory() as tmp:
-        ini, report = Path(tmp) / "pytest.ini", Path(tmp) / "report.xml"
+        ini, report, only = Path(tmp) / "pytest.ini", Path(tmp) / "report.xml", Path(tmp) / "only.txt"
         ini.write_text("[pytest]\n")
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(SUPPORT), os.environ.get("PYTHONPATH", "")]))
+        ids = [t for t in _test_ids() if _part(t) == part]
+        only.write_text("\n".join(ids))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(SUPPORT), os.environ.get("PYTHONPATH", "")]),
+                   AUTOGRAD_SUITE_ONLY=str(only))
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "autograd_suite_plugin", "-p", "no:cacheprovider",
                "-p", "no:xdist", "-c", str(ini), "--rootdir", str(SUITE), "--confcutdir", str(SUITE),
-               "--continue-on-collection-errors", "--junitxml", str(report), "-W", "ignore"]
+               "--continue-on-collection-errors", "--junitxml", str(report), "-W", "ignore",
+               *dict.fromkeys(t.split("::")[0] for t in ids)]
         run = subprocess.run(cmd, cwd=SUITE, env=env, capture_output=True, text=True, timeout=1200)
         cases: dict[str, list[tuple[str, str]]] = {}
         if report.exists():
@@ -151,10 +173,14 @@ def _outcomes() -> tuple[dict[str, list[tuple[str, str]]], str]:
     return cases, (run.stdout + run.stderr)[-3000:]
 
 
-@pytest.mark.parametrize("test_id", [pytest.param(t, marks=[pytest.mark.xfail(strict=True, reason=_reason(t))]
-                                                  if _reason(t) else []) for t in _test_ids()])
+def _marks(test_id: str) -> list:
+    return ([pytest.mark.xfail(strict=True, reason=_reason(test_id))] if _reason(test_id) else []) \
+        + ([pytest.mark.full] if _part(test_id) == "full" else [])
+
+
+@pytest.mark.parametrize("test_id", [pytest.param(t, marks=_marks(t)) for t in _test_ids()])
 def test_autograd_suite(test_id):
-    cases, tail = _outcomes()
+    cases, tail = _outcomes(_part(test_id))
     module = test_id.split("::")[0]
     for outcome, message in cases.get(module, []):  # the module failed to import
         pytest.fail(f"{module} could not be collected: {message[:2000]}")
@@ -162,3 +188,13 @@ def test_autograd_suite(test_id):
     assert mine, f"{test_id} did not run; the suite's last output:\n{tail}"
     bad = [(o, m) for o, m in mine if o != "passed"]
     assert not bad, f"{len(bad)} of {len(mine)} cases of {test_id}: {bad[0][0]}: {bad[0][1][:3000]}"
+
+
+def test_the_slice_runs_every_module_and_half_of_each_sampled_one():
+    """The default slice keeps a test of every module (every sampled one too), and about half of
+    each sampled module's test functions."""
+    ids = _test_ids()
+    assert {t.split("::")[0] for t in ids if _part(t) == "slice"} == {t.split("::")[0] for t in ids}
+    for module in SAMPLED:
+        mine = [t for t in ids if t.startswith(module + "::")]
+        assert 0.3 * len(mine) <= sum(_part(t) == "slice" for t in mine) <= 0.7 * len(mine), module
