@@ -33,12 +33,9 @@ class Dataset:
         return center, [WORDS[self.sampleTokenIdx()] for _ in range(2 * C)]
 
 
-IN_PLACE = "`softmax` updates its parameter `x` in place"
 METHOD = "does not support the method `.getRandomContext()`"
 # What s2s refuses today, by case (the same in both sources).
 REFUSED = {
-    "naiveSoftmaxLossAndGradient": IN_PLACE,
-    "skipgram_naive_softmax": IN_PLACE,
     "sgd_wrapper_naive_softmax": METHOD,
     "sgd_wrapper_neg_sampling": METHOD,
 }

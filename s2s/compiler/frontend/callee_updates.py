@@ -3,9 +3,12 @@ doing `x -= np.max(x)`. NumPy's caller sees the update, so s2s calls a copy-in/c
 of the callee, `softmax_copied(x)`: it copies each parameter it updates when it starts, and
 returns its result with those parameters' final values; the caller then stores each final value
 into its own array (`y[...] = new`, an update in place that the caller's own alias checks and
-derivatives follow). An argument that is a new array (an arithmetic result) is not stored back:
-nothing else sees it. Other arguments (a call's result, which may be a view such as `x.T`; an
-element `x[0]`; a global) keep the transforms' refusal.
+derivatives follow). An argument that is a new array (an arithmetic result, or the result of a
+NumPy function that always allocates one: `np.dot(U, c)`, `np.exp(z)`) is not stored back: nothing
+else sees it. A callee that updates a parameter and then rebinds its name (the CS224n course's
+`x -= np.max(x); x = np.exp(x); x /= np.sum(x)`) has no single final value to store back: its
+copy only goes in, and only a new array may be passed. Other arguments (a call's result, which
+may be a view such as `x.T`; an element `x[0]`; a global) keep the transforms' refusal.
 """
 from __future__ import annotations
 
@@ -13,20 +16,23 @@ import copy
 import types
 
 import gast
+import numpy as np
 
 from ...base import record
 from ..ir import build
 from . import idioms, resolve
 
 
-def _updated_params(node: gast.FunctionDef) -> list[str]:
-    """The parameters the function updates in place (`x -= m`, `x[i] = v`, `x[i] += v`) and never
-    rebinds; [] where it rebinds one (its update is then of its own array) or has nested functions."""
+def _updated_params(node: gast.FunctionDef) -> tuple[list[str], list[str]]:
+    """The parameters the function updates in place (`x -= m`, `x[i] = v`, `x[i] += v`): those it
+    never rebinds (copied in and out), and those it also rebinds (copied in only: after the rebind
+    the name holds another array, so the caller's final value is not at hand); none where it has
+    nested functions or calls a method on a parameter."""
     params = [a.id for a in node.args.args]
     updated, rebound = set(), set()
     for n in gast.walk(node):
         if isinstance(n, (gast.FunctionDef, gast.Lambda)) and n is not node:
-            return []
+            return [], []
         if isinstance(n, gast.AugAssign):
             t = n.target
             base = t.value if isinstance(t, gast.Subscript) else t
@@ -44,9 +50,9 @@ def _updated_params(node: gast.FunctionDef) -> list[str]:
             for e in gast.walk(getattr(n, "target", n)):
                 if isinstance(e, gast.Name) and isinstance(e.ctx, gast.Store) and e.id in params:
                     rebound.add(e.id)
-    if updated & rebound or n_method_calls(node, params):
-        return []
-    return [p for p in params if p in updated]
+    if n_method_calls(node, params):
+        return [], []
+    return [p for p in params if p in updated - rebound], [p for p in params if p in updated & rebound]
 
 
 def n_method_calls(node, params) -> bool:
@@ -66,7 +72,9 @@ def _returns(stmts, extra):
                 _returns(inner, extra)
 
 
-def _variant(fn, updated):
+def _variant(fn, updated, returned):
+    """`fn` copying each parameter in `updated` when it starts and returning `returned`'s final values
+    after its result."""
     def compute():
         node, filename = idioms._parsed(fn)
         node = copy.deepcopy(node)
@@ -76,7 +84,7 @@ def _variant(fn, updated):
             c = build.assign(p, build.call(build.attr(build.name(p), "copy"), []))
             c.lineno, c.col_offset = pos
             copies.append(c)
-        extra = lambda: [build.name(p) for p in updated]  # noqa: E731
+        extra = lambda: [build.name(p) for p in returned]  # noqa: E731
         _returns(node.body, extra)
         if not node.body or not isinstance(node.body[-1], gast.Return):
             r = gast.Return(value=build.tuple_([build.const(None), *extra()]))
@@ -88,9 +96,22 @@ def _variant(fn, updated):
     return idioms._remember(("copied", fn.__code__, id(fn)), fn, compute, idioms._namespace_stamp(fn))
 
 
+# NumPy functions whose result is always a new array (never a view of an argument, nor the argument).
+_ALLOCATING = frozenset({np.dot, np.matmul, np.outer, np.inner, np.tensordot, np.kron, np.cross})
+
+
 def _new_array(norm, arg) -> bool:
-    """Whether `arg` makes a new array that no other name sees (arithmetic: `x * 2.0`, `-x`)."""
-    return isinstance(arg, (gast.BinOp, gast.UnaryOp))
+    """Whether `arg` makes a new array that no other name sees (arithmetic: `x * 2.0`, `-x`; a ufunc
+    called without `out=`, `np.exp(z)`; `np.dot(U, c)` and the other products)."""
+    if isinstance(arg, (gast.BinOp, gast.UnaryOp)):
+        return True
+    if not isinstance(arg, gast.Call) or arg.keywords:
+        return False
+    try:
+        fn = norm.static(arg.func)
+    except Exception:  # noqa: BLE001 (not a function s2s resolves: not known to allocate)
+        return False
+    return isinstance(fn, np.ufunc) and fn.nout == 1 or any(fn is f for f in _ALLOCATING)
 
 
 def call(norm, node):
@@ -110,18 +131,20 @@ def call(norm, node):
         node_def, _ = idioms._parsed(fn)
     except Exception:  # noqa: BLE001
         return None
-    updated = _updated_params(node_def)
-    if not updated:
+    returned, copied_only = _updated_params(node_def)
+    if not returned and not copied_only:
         return None
     params = [a.id for a in node_def.args.args]
     back = []
-    for p in updated:
+    for p in returned:
         arg = node.args[params.index(p)]
         if isinstance(arg, gast.Name) and arg.id in norm.locals and arg.id not in norm.containers:
             back.append((p, arg.id))  # (an array: a list or dict the caller built keeps the refusal)
         elif not _new_array(norm, arg):
             return None
-    variant = _variant(fn, updated)
+    if not all(_new_array(norm, node.args[params.index(p)]) for p in copied_only):
+        return None
+    variant = _variant(fn, returned + copied_only, returned)
     label = norm.namer.fresh(variant.__name__)
     norm.fscope[label] = norm.fscope[variant.__name__] = variant  # (its def is resolved by name too)
     new = gast.copy_location(gast.Call(func=gast.Name(id=label, ctx=gast.Load(), annotation=None, type_comment=None),
@@ -129,7 +152,7 @@ def call(norm, node):
     out = norm.expr(new)
     out = out if build.is_atom(out) else norm.tmp(out)
     for p, local in back:
-        v = norm.tmp(build.subscript(out, build.const(1 + updated.index(p))))
+        v = norm.tmp(build.subscript(out, build.const(1 + returned.index(p))))
         target = gast.Subscript(value=gast.Name(id=local, ctx=gast.Load(), annotation=None, type_comment=None),
                                 slice=gast.Constant(value=Ellipsis, kind=None), ctx=gast.Store())
         gast.copy_location(target, node)
