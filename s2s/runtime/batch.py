@@ -14,8 +14,8 @@ import numpy as np
 from ..base.tree import PyTreeDef, axes_children, node_children, tree_leaves, tree_map
 from ..errors import S2SError, S2STypeError, S2SValueError
 from . import core as _core
-from ._batch_checks import index_part, same_shapes
-from ._batch_checks import one_position as _vb_one_position
+from .batch_checks import index_part, same_shapes
+from .batch_checks import one_position as _vb_one_position
 from .core import (
     NUMBER_TYPES,
     add_at,
