@@ -23,6 +23,7 @@ One module per rule family, each with one export list (`__all__`) that this name
 - conv: s2s.lax's convolution and reduce_window windows (rules_conv)
 - signal: s2s.scipy.signal's convolve, autograd's with axes and dot_axes (rules_signal)
 - fft: np.fft's transforms by name and their transposes (rules_fft)
+- least_squares: np.linalg.lstsq's derivatives at full rank (rules_linalg)
 - batch_nested: transposes of vmap's helpers batched again (rules_vmap_nested)
 - batch_derivs: the batching helpers' derivatives, each example's own rule (rules_batch_derivs)
 - trace: the nodes of traced code (transforms/trace.py, autograd's tracer)
@@ -46,6 +47,7 @@ from . import (
     elementwise,
     fft,
     jacobian,
+    least_squares,
     linalg,
     linalg_norms,
     loops,
@@ -63,7 +65,7 @@ from . import (
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
-           tape_copies, trace, spaces, dtypes, views, sets, fft)
+           tape_copies, trace, spaces, dtypes, views, sets, fft, least_squares)
 
 
 def _build(modules) -> dict:

@@ -1719,3 +1719,10 @@ def op_fft_fftfreq(d):
 @spec("linalg", P())
 def op_fft_rfftfreq(d):
     return np.fft.rfftfreq(5, d)
+
+
+@spec("linalg", N(5, 3), N(5, 2))
+def op_linalg_lstsq(a, b):
+    x, res, rank, s = np.linalg.lstsq(a, b)
+    wide = np.linalg.lstsq(a[:2], b[:2, 0], rcond=None)[0]  # under-determined: the minimum-norm solution
+    return x, res, s, wide, np.linalg.lstsq(a, b[:, 1])[1]

@@ -14,7 +14,8 @@ from .registry import LOOP, composite, prim, refuse
 
 for _n in ("average_jvp_w", "average_vjp_a", "average_vjp_w", "cholesky_jvp", "cholesky_vjp", "cond_jvp", "cond_vjp",
            "cross_vjp", "eigh_jvp", "eigh_vjp", "eigvalsh_jvp", "eigvalsh_vjp",
-           "hstack_axis", "interp_fp_vjp", "interp_slope", "matrix_power_jvp", "matrix_power_vjp", "multi_dot_jvp",
+           "hstack_axis", "interp_fp_vjp", "lstsq_jvp_a", "lstsq_jvp_b", "lstsq_vjp_a", "lstsq_vjp_b",
+           "interp_slope", "matrix_power_jvp", "matrix_power_vjp", "multi_dot_jvp",
            "multi_dot_vjp", "nanvar_jvp", "nanvar_vjp", "norm_jvp_any", "norm_vjp_any", "pinv_jvp", "pinv_vjp",
            "polyder", "polyval_vjp_p", "pow_d_dy", "qr_jvp", "qr_vjp", "repeat_vjp", "roll_vjp", "sinc_deriv",
            "solve_vjp_a", "solve_vjp_b", "solve_jvp_a",

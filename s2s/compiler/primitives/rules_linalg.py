@@ -8,7 +8,7 @@ are helpers in s2s/runtime/linalg.py written with primitives, so s2s differentia
 from __future__ import annotations
 
 from ...backends import array_fill
-from .registry import PRIMS, REST, SAME, along, by, defjvp, defvjp, linear, nondiff, prim
+from .registry import LOOP, PRIMS, REST, SAME, along, by, defjvp, defvjp, linear, nondiff, prim
 
 _SLOTS = ("a", "b", "c", "d", "e", "f")  # operands; a seventh (`h`) is refused by rt.einsum_n
 
@@ -116,6 +116,12 @@ prim("xp.linalg.norm", "x, ord=None, axis=None, keepdims=False", zero_args=REST,
 defvjp("xp.linalg.norm", x="rt.norm_vjp_any(g, x, ans, ord, axis, keepdims)")
 defjvp("xp.linalg.norm", x="rt.norm_jvp_any(dx, x, ans, ord, axis, keepdims)")
 nondiff("xp.linalg.matrix_rank", sig="x, *args, **kwargs", batch=SAME)
+# (x, residuals, rank, s): at full rank x = pinv(a) @ b (s2s/runtime/least_squares.py); NumPy's lstsq takes one
+# matrix, so once per example under vmap
+prim("xp.linalg.lstsq", "a, b, rcond=None", tree_sum=True, zero_args=("rcond",), batch=LOOP)
+defvjp("xp.linalg.lstsq", a="rt.lstsq_vjp_a(g, a, b, ans)", b="rt.lstsq_vjp_b(g, a, b, ans)")
+defjvp("xp.linalg.lstsq", a="rt.lstsq_jvp_a(da, a, b, ans)", b="rt.lstsq_jvp_b(db, a, b, ans)")
+linear("rt.lstsq_full_rank", "a, rank", "a", "g", batch=LOOP)  # a itself, refused at a deficient rank
 
 # ---- NumPy 2 products and the np.linalg spellings of array functions ----
 # (composed: a library lacking the function (CuPy) gets s2s's composition of it, s2s/backends/array_fill.py)
