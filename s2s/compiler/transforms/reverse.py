@@ -4,11 +4,12 @@ Recorded on two plain lists: `tape` for values of active variables that an assig
 `ctl` for everything else the backward sweep needs to replay control flow (branch decisions, loop
 ranges and trip counts, overwritten inactive values). Loops stay loops; nothing is unrolled.
 
-About 880 lines in one module, on purpose: `Reverse` builds both sweeps at once, and each forward
-method's saves (tape, ctl, checkpoints) must match the backward method that pops them in reverse
-order; split by sweep, every pair of methods would sit in two files. What stands alone already
-has a module (the VJP rules in primitives/, the tape in tape.py), and the drivers
-at the bottom (`grad_fn`, `split_fns`, `saving_fn`) are the entry points the API calls.
+`Reverse` builds both sweeps at once: this module holds the forward sweep (what each statement
+saves on `tape` and `ctl`) and the assembly, reverse_backward.py the backward sweep (which pops
+those saves in reverse order), reverse_checkpoints.py the loops run under a checkpoint schedule;
+they are mixins of `Reverse`, so the arrows point from here to them. The VJP rules are declared
+in primitives/, what the tape keeps is tape.py, and the drivers at the bottom (`grad_fn`,
+`split_fns`, `saving_fn`) are the entry points the API calls.
 """
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ import dataclasses
 
 import gast
 
-from ...base import record
 from .. import analysis
 from ..analysis.owned import owned_arrays
 from ..ir import build
@@ -24,7 +24,7 @@ from ..ir.core import CoreFn
 from ..ir.names import Namer
 from ..primitives import registry
 from . import tape as tapes
-from .adjoint import Adjoints, merge
+from .adjoint import Adjoints
 from .base import (
     Callees,
     GeneratedFn,
@@ -32,13 +32,11 @@ from .base import (
     bind_prim,
     header_for,
     index_value,
-    is_list_op,
-    is_repeat,
     loc,
-    maybe_sequence_op,
-    simplify,
     split_self_updates,
 )
+from .reverse_backward import BackwardSweep
+from .reverse_checkpoints import CheckpointedLoops
 
 
 @dataclasses.dataclass
@@ -55,7 +53,7 @@ class Sweeps:
     grads: list
 
 
-class Reverse(Transform):
+class Reverse(BackwardSweep, CheckpointedLoops, Transform):
     """Reverse mode of one core-form function with respect to `active_params`: `run` returns the
     forward sweep (with its records), the seed, and the backward sweep, for api.py to assemble."""
 
@@ -176,6 +174,20 @@ class Reverse(Transform):
                 return loc(new, s)
         return s
 
+    def for_range(self, s, out, info):
+        """The range of for loop `s` as a name (assigned in `out` when it is an expression), its
+        target's value pushed for the backward sweep when the loop overwrites a relevant one."""
+        rng = s.iter
+        if not isinstance(rng, gast.Name):
+            r = self.namer.fresh("r")
+            out.append(loc(build.assign(r, rng), s))
+            rng = build.name(r)
+        if s.target.id in self.relevant and s.target.id in self.seen:
+            self.saved.add(s.target.id)
+            out.append(self.push(self.ctl, build.name(s.target.id)))
+            info["restore_target"] = True
+        return rng
+
     def forward_loop(self, s, depth) -> list:
         out, info = [], {}
         has_break = any(isinstance(n, gast.Break) for n in analysis.loop_level(s.body))
@@ -183,15 +195,7 @@ class Reverse(Transform):
         if counter:
             out.append(build.assign(counter, build.const(0)))
         if isinstance(s, gast.For):
-            rng = s.iter
-            if not (isinstance(rng, gast.Name)):
-                r = self.namer.fresh("r")
-                out.append(loc(build.assign(r, rng), s))
-                rng = build.name(r)
-            if s.target.id in self.relevant and s.target.id in self.seen:
-                self.saved.add(s.target.id)
-                out.append(self.push(self.ctl, build.name(s.target.id)))
-                info["restore_target"] = True
+            rng = self.for_range(s, out, info)
             body = ([build.assign(counter, build.binop(build.name(counter), gast.Add(), build.const(1)))] if counter else [])
             self.seen.add(s.target.id)
             body += self.forward(s.body, depth + 1)
@@ -212,305 +216,17 @@ class Reverse(Transform):
         self.loops[s] = info
         return out
 
-    def checkpointable(self, s) -> bool:
-        """Whether loop `s` can be run again from a snapshot of the variables it carries: no
-        `break`, nothing updated in place (arrays, lists), no draw or other effect, no call of a
-        function that might have one."""
-        if any(isinstance(n, gast.Break) for n in analysis.loop_level(s.body)):
-            return False
-        for st in analysis.walk_stmts(s.body):
-            if isinstance(st, (gast.AugAssign, gast.Expr)) and not build.is_comment(st) \
-                    or isinstance(st, gast.Assign) and not isinstance(st.targets[0], (gast.Name, gast.Tuple)):
-                return False
-            value = getattr(st, "value", None)
-            if not isinstance(value, gast.Call):
-                continue
-            kind = analysis.classify(value)
-            if kind == "list.pop" or isinstance(value.func, gast.Attribute) and analysis.dotted(value.func) is None \
-                    or any(k.arg == "out" for k in value.keywords):
-                return False
-            p = registry.lookup(kind)
-            if p is not None and p.effect or kind == "call" and not self.replayable(value):
-                return False
-        return True
 
-    def replayable(self, call) -> bool:
-        fn = self.core.ns.get(getattr(call.func, "id", None))
-        if fn is None:
-            return False
-        rules = record.custom(fn)
-        if rules is not None:
-            return hasattr(rules, "policy")  # s2s.checkpoint: its own function runs again, nothing else
-        return self.pure_callee(fn)
 
-    def forward_checkpointed(self, s, depth) -> list:
-        """Loop `s` under a checkpoint schedule (runtime/checkpoints.py): run without recording,
-        keeping the state it carries at the start of every k-th step. The forward sweep with the
-        records is built here too: the backward sweep runs it again, one segment at a time."""
-        out, info = [], {"ckpt": self.namer.fresh("ckpt")}
-        budget = build.const(self.checkpoint)
-        what = "every ceil(sqrt(T))-th step" if self.checkpoint == "auto" else (
-            f"the steps the binomial (revolve) schedule picks within {self.checkpoint} bytes")
-        if isinstance(s, gast.For):
-            rng = s.iter
-            if not isinstance(rng, gast.Name):
-                r = self.namer.fresh("r")
-                out.append(loc(build.assign(r, rng), s))
-                rng = build.name(r)
-            if s.target.id in self.relevant and s.target.id in self.seen:
-                self.saved.add(s.target.id)
-                out.append(self.push(self.ctl, build.name(s.target.id)))
-                info["restore_target"] = True
-            self.seen.add(s.target.id)
-            info["range"] = rng
-            out.append(build.comment(f"checkpointed: the carried state is kept at {what} of the T = len({rng.id}) "
-                                     "steps; the backward sweep follows the plan: advance (run steps, keep a "
-                                     "snapshot) or reverse a segment (its forward sweep with records, then back)"))
-            out.append(build.assign(info["ckpt"], build.call("rt.checkpoint_schedule", [rng, budget])))
-        else:
-            kept = ("every k-th step, k doubling to keep sqrt(T) to 2*sqrt(T) snapshots" if self.checkpoint == "auto"
-                    else f"every k-th step, k doubling to keep the snapshots within {self.checkpoint} bytes")
-            out.append(build.comment(f"checkpointed: the carried state is kept at {kept} (an online schedule: the "
-                                     "trip count T is found as the loop runs); the backward sweep reverses each "
-                                     "segment (its forward sweep with records, then back), last first"))
-            out.append(build.assign(info["ckpt"], build.call("rt.checkpoint_schedule", [build.const(None), budget])))
-        info["save"] = build.call("rt.checkpoint_save", [build.name(info["ckpt"])])
-        plain = [build.expr_stmt(info["save"])] + [build.clone(st) for st in s.body]
-        info["taped"] = self.forward(s.body, depth + 1)
-        if isinstance(s, gast.For):
-            out.append(loc(gast.For(target=build.name(s.target.id, store=True), iter=rng, body=plain, orelse=[],
-                                    type_comment=None), s))
-        else:
-            out.append(loc(gast.While(test=s.test, body=plain, orelse=[]), s))
-        self.loops[s] = info
-        return out
 
-    def backward_checkpointed(self, s, info, body) -> list:
-        """The backward sweep of a checkpointed loop: the actions of the schedule's plan, each from a
-        snapshot: run steps without records and keep the state reached (an advance), or run a
-        segment's forward sweep with the records, then its backward sweep (`body`)."""
-        ck = build.name(info["ckpt"])
-        plan, act, radv, rseg, rrev = (self.namer.fresh(p) for p in ("plan", "act", "r", "r", "r"))
-        rng = [info["range"]] if "range" in info else []
-        idx = s.target.id if isinstance(s, gast.For) else self.namer.fresh("k")
 
-        def loop(r, stmts):
-            return gast.For(target=build.name(idx, store=True), iter=build.name(r), body=stmts or [gast.Pass()],
-                            orelse=[], type_comment=None)
-        info["store"] = build.call("rt.checkpoint_store", [build.name(act)])
-        info["advance"] = [build.clone(st) for st in s.body]
-        act_body = [build.expr_stmt(build.call("rt.checkpoint_restore", [build.name(act)])),  # its target: run()
-                    build.assign(radv, build.call("rt.checkpoint_advance", [build.name(act)] + rng)),
-                    loop(radv, info["advance"]),
-                    build.expr_stmt(info["store"]),
-                    build.assign(rseg, build.call("rt.checkpoint_range", [build.name(act)] + rng)),
-                    loop(rseg, info["taped"]),
-                    build.assign(rrev, build.call("rt.reversed_range", [build.name(rseg)]))]
-        adjoint = loop(rrev, body)
-        act_body.append(adjoint)
-        self.bwd_loops[s] = adjoint
-        actions = gast.For(target=build.name(act, store=True), iter=build.name(plan), body=act_body, orelse=[],
-                           type_comment=None)
-        info["segment_loop"] = actions
-        out = [build.assign(plan, build.call("rt.checkpoint_plan", [ck, build.const(self.consume)])), actions]
-        if info.get("restore_target"):
-            out.append(build.assign(s.target.id, self.pop(self.ctl)))
-        return out
 
-    def carried(self, bwd) -> set[str]:
-        """Fill in what each checkpointed loop keeps: the variables its body assigns that it reads
-        before assigning them, or that the backward sweep reads outside the loop's own replay.
-        Returns the names of the statements replayed there (which `tapes.slim` reads past)."""
-        replayed: set[int] = set()
-        for s, info in self.loops.items():
-            if not info.get("ckpt") or "segment_loop" not in info:
-                continue
-            assigned = {t for st in analysis.walk_stmts(s.body) for t in analysis.targets(st)}
-            if isinstance(s, gast.For):
-                assigned.discard(s.target.id)
-            outside = tapes.reads(bwd, skip={id(info["segment_loop"])})
-            keep = sorted(assigned & (analysis.exposed(s.body) | set(outside)))
-            info["save"].args += [build.name(v) for v in keep]
-            info["store"].args += [build.name(v) for v in keep]
-            restore = info["segment_loop"].body[0]
-            if keep:
-                target = build.name(keep[0]) if len(keep) == 1 else build.tuple_([build.name(v) for v in keep])
-                info["segment_loop"].body[0] = build.assign(build.store(target), restore.value)
-            else:
-                info["segment_loop"].body.pop(0)
-            self.saved.update(keep)
-            replayed.update(id(st) for st in analysis.walk_stmts(info["taped"] + info["advance"]))
-            info["assigned"] = assigned
-        return replayed
 
-    # ---- backward sweep ----
-    def backward(self, stmts, defined: dict, depth: int) -> list:
-        """Adjoint code for `stmts`, in reverse, grouped under the original statements' comments."""
-        out, group = [], []
-        for s in reversed(stmts):
-            if build.is_comment(s):
-                if group:
-                    out.append(s)
-                    out.extend(group)
-                group = []
-                continue
-            group.extend(self.backward_stmt(s, defined, depth))
-        out.extend(group)
-        return out
 
-    def backward_stmt(self, s, defined, depth) -> list:
-        out: list = []
-        if isinstance(s, (gast.Return, gast.Break, gast.Continue, gast.Pass, gast.Assert, gast.Expr)) \
-                and not is_list_op(s):
-            return out
-        if isinstance(s, gast.If):
-            return self.backward_if(s, defined, depth)
-        if isinstance(s, (gast.For, gast.While)):
-            return self.backward_loop(s, defined, depth)
-        if is_list_op(s):
-            return self.backward_append(s, defined)
-        t = s.targets[0]
-        if isinstance(t, gast.Subscript):
-            out += self.backward_setitem(s, defined)
-        elif isinstance(t, gast.Tuple):
-            out += self.backward_unpack(s, defined)
-        else:
-            out += self.backward_assign(s, defined)
-        tape_var = self.call_tapes.get(s)
-        if tape_var is not None and (s, tape_var) in self.saved_at:
-            out.append(build.assign(tape_var, self.pop(self.ctl)))
-        for v in reversed(analysis.targets(s)):  # saved in order, restored in reverse
-            if (s, v) in self.saved_at:
-                out.append(build.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
-                self.value_records.add(id(out[-1]))
-        if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
-            self.restores.add("arrays")
-            lst = self.tape if t.value.id in self.active else self.ctl
-            if isinstance(t.slice, gast.Constant) and isinstance(t.slice.value, str):  # a dict's item: it may be new
-                out.append(build.expr_stmt(build.call("rt.restore_slot", [build.name(t.value.id), build.clone(t.slice),
-                                                                           self.pop(lst)])))
-                return out
-            out.append(build.assign(build.subscript(build.name(t.value.id), index_value(t.slice), store_=True),
-                                    self.pop(lst)))
-        return out
 
-    def take(self, var, defined):
-        """The adjoint of `var` to propagate, or None if it is zero; it is consumed."""
-        if var not in self.active:
-            return None
-        b = self.adj.name(var)
-        if b not in defined:
-            return None
-        del defined[b]
-        return build.name(b)
 
-    def backward_assign(self, s, defined) -> list:
-        out: list = []
-        var = s.targets[0].id
-        value = s.value
-        kind = analysis.classify(value)
-        if kind == "list.pop":
-            lst = value.func.value.id
-            g = self.take(var, defined)  # consumed even from an inactive list: the pop overwrites `var`
-            if lst in self.active:
-                b = self.adj.name(lst)
-                if b not in defined:  # one zero per element the list holds here
-                    out.append(build.assign(b, build.call("rt.zeros_list", [build.name(lst)])))
-                    defined[b] = True
-                self.own_list(b, defined, out)
-                blst = build.name(b)
-                item = g if g is not None else build.call("rt.zeros_like_tree", [build.name(var)])
-                out.append(build.expr_stmt(build.call(build.attr(blst, "append"), [item])))
-            if lst in self.relevant:
-                self.restores.add("lists")
-                out.append(build.expr_stmt(build.call(build.attr(build.name(lst), "append"), [build.name(var)])))
-            return out
-        g = self.take(var, defined)
-        if g is None:
-            return out
-        if kind == "const":
-            return out
-        if kind == "copy":
-            if value.id in self.active:
-                self.adj.accumulate(value.id, g, defined, out)
-            return out
-        if kind == "pack":
-            for k, e in enumerate(value.elts):
-                if isinstance(e, gast.Name) and e.id in self.active:
-                    self.adj.accumulate(e.id, build.subscript(g, build.const(k)), defined, out)
-            return out
-        if kind == "dict":
-            for key, e in zip(value.keys, value.values):
-                if isinstance(e, gast.Name) and e.id in self.active:
-                    self.adj.accumulate(e.id, build.subscript(g, key), defined, out)
-            return out
-        if kind == "getitem":
-            base = value.value.id
-            if base in self.active:
-                acc = self.adj.owned(base, defined, out)
-                out.append(build.assign(acc.id, build.call("rt.add_at", [acc, index_value(value.slice), g])))
-            return out
-        if kind == "call":
-            return out + self.backward_call(s, g, defined)
-        return out + self.backward_prim(s, kind, g, defined)
 
-    def backward_prim(self, s, kind, g, defined) -> list:
-        out: list = []
-        p = registry.lookup(kind)
-        if p is None:
-            self.fail(s, f"s2s has no derivative rule for `{kind}`.",
-                      "Register one with s2s.defvjp, or wrap the value in stop_gradient if no derivative is needed.")
-        if p.nondiff:
-            return out
-        args = bind_prim(p, s.value)
-        for pname, atom in args.items():
-            if not (isinstance(atom, gast.Name) and atom.id in self.active) or pname in p.zero_args:
-                continue
-            rule = p.vjp.get(pname)
-            if maybe_sequence_op(s.value, self.containers):
-                me, other = ("x", "y") if pname == "x" else ("y", "x")
-                rule = f"rt.operand_cotangent(g, {me}, {other}, {kind!r}, {int(pname == 'x')})"
-            if registry.VJP_IN_PLACE.get(kind, ("",))[0] == pname:
-                out += self._in_place(kind, atom.id, args, g, defined)
-                continue
-            if rule is None:
-                self.fail(s, f"s2s cannot differentiate `{kind}` with respect to its argument `{pname}`.",
-                          "Wrap that argument in stop_gradient, or register a rule with s2s.defvjp.")
-            subs = {k: (v if v is not None else build.const(None)) for k, v in args.items()}
-            subs.update(g=g, ans=build.name(s.targets[0].id))
-            expr = build.template(rule, **subs)
-            if p.broadcasting and all(isinstance(v, gast.Constant) for k, v in args.items() if k != pname) \
-                    and not (is_repeat(s.value) and atom.id in self.params):  # `xs * 3` of a list argument:
-                expr = _strip_unbroadcast(expr)  # rt.unbroadcast refuses the repeated list's cotangent
-            self.adj.accumulate(atom.id, simplify(expr), defined, out)
-        return out
 
-    def _in_place(self, kind, var, args, g, defined) -> list:
-        """`b_var = h(b_var, g, <the op's other arguments>)` for an op of VJP_IN_PLACE: the cotangent
-        added into an adjoint the sweep owns, not into zeros the size of `var` each time."""
-        out: list = []
-        pname, fn = registry.VJP_IN_PLACE[kind]
-        acc = self.adj.owned(var, defined, out)
-        rest = [v if v is not None else build.const(None) for k, v in args.items() if k != pname]
-        out.append(build.assign(acc.id, build.call(fn, [acc, g] + rest)))
-        return out
-
-    def backward_call(self, s, g, defined) -> list:
-        callee = self.callee(s)
-        if callee is None:
-            return []
-        _, bwd_name, mask, args = callee
-        out: list = []
-        if not all(mask) and self.discard is None:  # a name no user variable has: `_` may be one
-            self.discard = self.namer.exact("_")
-        cts = [self.namer.fresh("ct") if m else self.discard for m in mask]
-        tape_var = self.call_tapes[s]
-        call = build.call(build.name(bwd_name), [build.name(tape_var), g])
-        out.append(build.assign(build.tuple_([build.name(c) for c in cts], store_=True), call))
-        for arg, m, ct in zip(args, mask, cts):
-            if m:
-                self.adj.accumulate(arg.id, build.name(ct), defined, out)
-        return out
 
     def callee(self, s):
         """For `y = f(args)` with an active argument: (fwd name, bwd name, activity mask, args)."""
@@ -554,153 +270,13 @@ class Reverse(Transform):
                 return False
         return True
 
-    def backward_unpack(self, s, defined) -> list:
-        out: list = []
-        src = s.value.id
-        elts = [e.id for e in s.targets[0].elts]
-        gs = []
-        for e in elts:
-            g = self.take(e, defined)
-            gs.append(g)
-        if src not in self.active or all(g is None for g in gs):
-            return out
-        parts = [g if g is not None else build.call("rt.zeros_like_tree", [build.name(e)]) for g, e in zip(gs, elts)]
-        self.adj.containers.add(src)
-        # a sweep's record (a tuple, unpacked whole): its cotangent is the tuple of the parts', built
-        # without reading `src`, whose lists later pops and appends change (read back at a later
-        # point, it would give the record a cotangent of another length)
-        ct = build.tuple_(parts) if src in self.record_copies() else build.call("rt.like", [build.tuple_(parts),
-                                                                                             build.name(src)])
-        self.adj.accumulate(src, ct, defined, out)
-        return out
 
-    def record_copies(self) -> set[str]:
-        """Names bound once, to a backward sweep's own copy of its record (`rt.private`,
-        `rt.copy_saved`): certainly plain tuples."""
-        if getattr(self, "_record_copies", None) is None:
-            self._record_copies = {s.targets[0].id for s in self.body if isinstance(s, gast.Assign)
-                                   and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)
-                                   and getattr(registry.lookup(analysis.dotted(s.value.func)), "record_copy", False)
-                                   and self.assigned_count(s.targets[0].id) == 1}
-        return self._record_copies
 
-    def backward_setitem(self, s, defined) -> list:
-        out: list = []
-        t = s.targets[0]
-        base = t.value.id
-        if base not in self.active or self.adj.name(base) not in defined:
-            return out
-        acc = self.adj.owned(base, defined, out)
-        v = s.value
-        if isinstance(v, gast.Name) and v.id in self.active:
-            ct = self.namer.fresh("ct")
-            out.append(build.assign(build.tuple_([build.name(ct), acc], store_=True),
-                                build.call("rt.take_at", [acc, index_value(t.slice), v])))
-            self.adj.accumulate(v.id, build.name(ct), defined, out)
-        else:
-            out.append(build.assign(acc.id, build.call("rt.zero_at", [acc, index_value(t.slice)])))
-        return out
 
-    def backward_append(self, s, defined) -> list:
-        out: list = []
-        call = s.value
-        lst = call.func.value.id
-        v = call.args[0]
-        b = self.adj.name(lst)
-        if lst in self.active and b in defined:
-            self.own_list(b, defined, out)
-            item = build.call(build.attr(build.name(b), "pop"), [])
-            if isinstance(v, gast.Name) and v.id in self.active:
-                # the pop is a statement of its own: inside `b_v = rt.tree_add(b_v, ...)` it went
-                # with that assignment when `b_v` was dead (dead-code elimination keeps pops only)
-                popped = self.namer.fresh("ct")
-                out.append(build.assign(popped, item))
-                self.adj.accumulate(v.id, build.name(popped), defined, out)
-            else:
-                out.append(build.expr_stmt(item))
-        if lst in self.relevant:
-            self.restores.add("lists")
-            out.append(build.expr_stmt(self.pop_expr(lst)))
-        return out
 
-    @staticmethod
-    def own_list(b, defined, out) -> None:
-        """Before the sweep pops or appends to the adjoint list `b`: a copy of it when it may be
-        a list the caller holds (a cotangent passed in), so a backward sweep never empties its
-        caller's list (a vjp of a vjp pops the tape cotangents its caller keeps in its record)."""
-        if not defined[b]:
-            out.append(build.assign(b, build.call("rt.fresh", [build.name(b)])))
-            defined[b] = True
 
-    def pop_expr(self, lst):
-        return build.call(build.attr(build.name(lst), "pop"), [])
 
-    def backward_if(self, s, defined, depth) -> list:
-        d_then, d_else = dict(defined), dict(defined)
-        then = self.backward(s.body, d_then, depth)
-        orelse = self.backward(s.orelse, d_else, depth)
-        new = merge([(then, d_then), (orelse, d_else)], self.adj, self.live.before[s], self.certain[s])
-        defined.clear()
-        defined.update(new)
-        if not then and not orelse:
-            if self.record_branch(s, depth):
-                return [build.expr_stmt(self.pop(self.ctl))]
-            return []
-        test = s.test
-        out = []
-        if self.record_branch(s, depth):
-            br = self.namer.fresh("branch")
-            out.append(build.assign(br, self.pop(self.ctl)))
-            test = build.name(br)
-        out.append(build.if_(test, then or [gast.Pass()], orelse))
-        return out
 
-    def backward_loop(self, s, defined, depth) -> list:
-        info = self.loops[s]
-        entry = dict(defined)
-        pre: list = []
-        while True:
-            d = dict(entry)
-            body = self.backward(s.body, d, depth + 1)
-            grown = [b for b in d if b not in entry]
-            # an adjoint the body copies to update it in place (`b = rt.fresh(b)`) and leaves owned:
-            # one copy before the loop, not one per iteration (quadratic in the trip count)
-            copied = [b for b in entry if not grown and not entry[b] and d.get(b) and _freshens(body, b)]
-            if not grown and not copied:
-                break
-            for b in sorted(grown):
-                pre.append(self.adj.zero(self.adj.var_of(b)))
-                entry[b] = True
-            for b in sorted(copied):
-                pre.append(build.assign(b, build.call("rt.fresh", [build.name(b)])))
-                entry[b] = True
-        for b in sorted(entry):
-            if b not in d:
-                body.append(self.adj.zero(self.adj.var_of(b)))
-            elif not d[b]:
-                entry[b] = False
-        defined.clear()
-        defined.update(entry)
-        out = pre
-        if info.get("ckpt"):
-            return out + self.backward_checkpointed(s, info, body)
-        replay = info["replay"]
-        if replay is None:
-            rv = self.namer.fresh("r")
-            out.append(build.assign(rv, self.pop(self.ctl)))
-            replay = build.name(rv)
-        if isinstance(s, gast.For):
-            rev = self.namer.fresh("r")
-            out.append(build.assign(rev, build.call("rt.reversed_range", [replay])))
-            self.bwd_loops[s] = gast.For(target=build.name(s.target.id, store=True), iter=build.name(rev),
-                                         body=body or [gast.Pass()], orelse=[], type_comment=None)
-            out.append(self.bwd_loops[s])
-            if info.get("restore_target"):
-                out.append(build.assign(s.target.id, self.pop(self.ctl)))
-        else:
-            k = self.namer.fresh("k")
-            out.append(build.for_range(k, [replay], body))
-        return out
 
     # ---- assembly ----
     def run(self, seed) -> Sweeps:
@@ -760,11 +336,6 @@ def _aux_pair(body, ret):
     return name, analysis.loads(first), {id(n) for n in gast.walk(second) if isinstance(n, gast.Name)}, binds[0]
 
 
-def _freshens(stmts, b) -> bool:
-    """Whether `b = rt.fresh(b)` stands in `stmts` (at any depth)."""
-    return any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == b
-               and isinstance(s.value, gast.Call) and analysis.dotted(s.value.func) == "rt.fresh"
-               for s in analysis.walk_stmts(stmts))
 
 
 
@@ -781,10 +352,6 @@ def _at_path_ends(block, stmt) -> list:
     return block + [stmt]
 
 
-def _strip_unbroadcast(expr):
-    if isinstance(expr, gast.Call) and analysis.dotted(expr.func) == "rt.unbroadcast":
-        return expr.args[0]
-    return expr
 
 
 
