@@ -24,6 +24,7 @@ One module per rule family, each with one export list (`__all__`) that this name
 - signal: s2s.scipy.signal's convolve, autograd's with axes and dot_axes (rules_signal)
 - fft: np.fft's transforms by name and their transposes (rules_fft)
 - least_squares: np.linalg.lstsq's derivatives at full rank (rules_linalg)
+- windows: sliding_window_view's transpose, a scatter-add of the windows (rules_shape)
 - batch_nested: transposes of vmap's helpers batched again (rules_vmap_nested)
 - batch_derivs: the batching helpers' derivatives, each example's own rule (rules_batch_derivs)
 - trace: the nodes of traced code (transforms/trace.py, autograd's tracer)
@@ -61,11 +62,12 @@ from . import (
     trace,
     trees,
     views,
+    windows,
 )
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
-           tape_copies, trace, spaces, dtypes, views, sets, fft, least_squares)
+           tape_copies, trace, spaces, dtypes, views, sets, fft, least_squares, windows)
 
 
 def _build(modules) -> dict:

@@ -16,7 +16,8 @@ class Spec:
         self.fn, self.category, self.draws, self.order, self.f32, self.tol = fn, category, draws, order, f32, tol
         name = fn.__name__[3:]
         self.id = name
-        self.op = name.split("__")[0].replace("linalg_", "linalg.").replace("fft_", "fft.", 1)
+        self.op = name.split("__")[0].replace("linalg_", "linalg.").replace("fft_", "fft.", 1) \
+            .replace("lib_stride_tricks_", "lib.stride_tricks.", 1)
 
     def args(self, rng, dtype=np.float64):
         return tuple(np.asarray(d(rng), dtype=dtype) for d in self.draws)
@@ -1726,3 +1727,15 @@ def op_linalg_lstsq(a, b):
     x, res, rank, s = np.linalg.lstsq(a, b)
     wide = np.linalg.lstsq(a[:2], b[:2, 0], rcond=None)[0]  # under-determined: the minimum-norm solution
     return x, res, s, wide, np.linalg.lstsq(a, b[:, 1])[1]
+
+
+@spec("shape", N(4, 6))
+def op_lib_stride_tricks_sliding_window_view(x):
+    windows = np.lib.stride_tricks.sliding_window_view(x, (2, 3))
+    return (windows, np.lib.stride_tricks.sliding_window_view(x, 4, axis=-1)[:, ::2],
+            np.lib.stride_tricks.sliding_window_view(x, (2, 2), axis=(1, 1)))
+
+
+@spec("shape", N(3, 4))
+def op_lib_stride_tricks_as_strided(x):
+    return np.lib.stride_tricks.as_strided(x) * 2.0

@@ -333,7 +333,8 @@ VIEW_CALLS = frozenset("xp." + n for n in (
     "reshape", "ravel", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "squeeze", "transpose",
     "swapaxes", "moveaxis", "expand_dims", "diagonal", "atleast_1d", "atleast_2d", "atleast_3d",
     "broadcast_to", "broadcast_arrays", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split",
-    "array_split", "hsplit", "vsplit", "dsplit", "matrix_transpose", "permute_dims", "unstack", "view"))
+    "array_split", "hsplit", "vsplit", "dsplit", "matrix_transpose", "permute_dims", "unstack", "view",
+    "lib.stride_tricks.sliding_window_view", "lib.stride_tricks.as_strided"))
 # ... of each of their array arguments, not only the first
 VIEW_EACH_CALLS = frozenset({"xp.broadcast_arrays"})
 

@@ -24,6 +24,16 @@ linear("rt.take_vjp", "v, a, indices, axis", "v", "xp.take(g, indices, axis)")
 linear("xp.take_along_axis", "arr, indices, axis=-1", "arr", "rt.take_along_vjp(g, arr, indices, axis)",
        batch=by("rt.batched_take_along_axis"))
 linear("rt.take_along_vjp", "v, a, indices, axis", "v", "xp.take_along_axis(g, indices, axis)")
+# a read-only view of every window (writeable=True, writes through overlapping windows, is refused); its
+# transpose adds each window's cotangent back where the window starts (s2s/runtime/windows.py)
+linear("xp.lib.stride_tricks.sliding_window_view", "x, window_shape, axis=None, subok=False, writeable=False", "x",
+       "rt.sliding_window_vjp(g, x, window_shape, axis)", zero_args=("window_shape", "axis", "subok", "writeable"),
+       unmodelled=("writeable",), positional=3, batch=along("axis", none="all"))
+linear("rt.sliding_window_vjp", "g_, x, window_shape, axis=None", "g_",
+       "xp.lib.stride_tricks.sliding_window_view(g, window_shape, axis)", batch=by("rt.batched_sliding_window_vjp"))
+# as_strided reads memory by byte strides (overlaps, other arrays' bytes): any shape or strides is refused
+linear("xp.lib.stride_tricks.as_strided", "x, shape=None, strides=None, subok=False, writeable=True", "x", "g",
+       zero_args=("shape", "strides", "subok", "writeable"), unmodelled=("shape", "strides", "writeable"), batch=SAME)
 # with constant_values=: rt.pad_constant (NumPy's definition written with primitives, transformed
 # from source), so a constant computed from the input keeps its derivative
 prim("xp.pad", "array, pad_width, mode='constant', reflect_type='even'", zero_args=REST, batch=by("rt.batched_pad"))
