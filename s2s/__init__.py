@@ -12,7 +12,21 @@ from .errors import S2SError
 from .base.tracebacks import boundary as _boundary
 
 source = _boundary(source)  # an entry point: an S2SError leaving it shows the user's frames only
-from . import lax, nn, tree_util  # noqa: E402  (JAX's namespaces, written in plain NumPy)
+from . import lax, nn, tree_util  # noqa: E402,I001  (JAX's namespaces, written in plain NumPy)
+
+from importlib import import_module as _import_module  # noqa: E402,I001
+from .compiler.frontend.resolve import register_counterparts as _register_counterparts  # noqa: E402
+
+
+def _scipy_counterparts(loaded: tuple[str, ...]) -> dict:
+    """SciPy's objects in its namespaces `loaded` -> s2s.scipy's, which the frontend reads in their
+    place. s2s.scipy is imported the first time a transformed function may read one of SciPy's
+    objects (the user has imported SciPy), so `import s2s` imports neither, and the frontend
+    imports nothing above it."""
+    return _import_module("s2s.scipy").counterparts(loaded)
+
+
+_register_counterparts("scipy", ("special", "stats", "linalg", "signal"), _scipy_counterparts)
 
 __all__ = ["S2SError", "block_until_ready", "checkpoint", "checkpoint_name", "checkpoint_policies", "clear_caches",
            "config", "custom_jvp", "custom_vjp", "defjvp", "defvjp",

@@ -2,9 +2,13 @@
 mechanism behind `alias_jax` and `alias_autograd`."""
 from __future__ import annotations
 
-import importlib
 import sys
 from typing import Any
+
+try:
+    from .. import scipy as s2s_scipy
+except ImportError:  # SciPy, an optional extra, is absent
+    s2s_scipy = None
 
 
 def install(names: dict[str, Any]) -> dict[str, Any]:
@@ -27,12 +31,10 @@ def restore(old: dict[str, Any]) -> None:
 def scipy_names(prefix: str) -> dict[str, Any]:
     """`<prefix>.scipy` and its submodules -> `s2s.scipy`'s, for those s2s has (none when the
     optional SciPy extra is absent)."""
-    try:
-        importlib.import_module("s2s.scipy")
-    except ImportError:
+    if s2s_scipy is None:
         return {}
-    out = {f"{prefix}.scipy": sys.modules["s2s.scipy"]}
+    out = {f"{prefix}.scipy": s2s_scipy}
     for name, mod in list(sys.modules.items()):
-        if name.startswith("s2s.scipy."):
-            out[f"{prefix}.scipy." + name.removeprefix("s2s.scipy.")] = mod
+        if name.startswith(s2s_scipy.__name__ + "."):
+            out[f"{prefix}.scipy." + name.removeprefix(s2s_scipy.__name__ + ".")] = mod
     return out

@@ -7,7 +7,6 @@ batch_linalg; the small facts about batched operands they share, in batch_operan
 from __future__ import annotations
 
 import builtins
-import sys
 
 import numpy as np
 
@@ -16,6 +15,7 @@ from ..errors import S2SError, S2STypeError, S2SValueError
 from . import core as _core
 from .batch_checks import index_part, same_shapes
 from .batch_checks import one_position as _vb_one_position
+from ._registered import ext_namespace, runtime_namespace
 from .core import (
     NUMBER_TYPES,
     add_at,
@@ -568,9 +568,9 @@ def op_named(name):
         return getattr(builtins, name)
     if mod == "ext":  # a function declared a primitive from outside (s2s.random, s2s.defvjp): the
         # rule table's namespace, loaded before any generated code that names it runs
-        obj = sys.modules["s2s.compiler.primitives.registry"].EXT
+        obj = ext_namespace()
         return getattr(obj, rest)
-    obj = np if mod == "xp" else sys.modules[__package__]
+    obj = np if mod == "xp" else runtime_namespace()
     for part in rest.split("."):
         obj = getattr(obj, part)
     return obj

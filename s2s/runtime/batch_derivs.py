@@ -9,22 +9,17 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
-import sys
 
 import numpy as np
 
 from ..base.tree import tree_leaves, tree_map
 from ..errors import S2SError
+from ._registered import declarations, ext_namespace, runtime_namespace
 from .batch import op_named, own_copy, stack_examples
 from .core import namespace, tree_add, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (the per-example derivatives themselves are `ext.` primitives)
 __all__ = ("zero_or_refuse", "per_example", "map_examples_vjp", "map_examples_jvp")
-
-
-def _registry():
-    """The rule tables (s2s.compiler.primitives.registry, loaded before any generated code runs)."""
-    return sys.modules["s2s.compiler.primitives.registry"]
 
 
 def zero_or_refuse(x, like, what):
@@ -88,7 +83,7 @@ def map_examples_jvp(fn, which, flags, d, *args):
 
 
 def _given(op, flags, args):
-    p = _registry().PRIMS.get(op)
+    p = declarations().get(op)
     if p is None or any(q.startswith("*") for q in p.params) or len(args) > len(p.params) and any(a is not None for a in
                                                                                     args[len(p.params):]):
         raise S2SError(f"s2s cannot differentiate `{op}` run once per example by vmap (its arguments are not "
@@ -107,7 +102,7 @@ def _count(x):
 
 
 def _run(kind, op, which, label, flags, args, t):
-    p = _registry().PRIMS[op]
+    p = declarations()[op]
     flags = tuple(flags[:len(args)]) + (False,) * (len(args) - len(flags))
     t_batched = kind == "vjp" or flags[which]
     n = _count(t) if t_batched else None
@@ -120,8 +115,8 @@ def _run(kind, op, which, label, flags, args, t):
         return zeros_like_tree(stack_examples([_call(fn, p, [_part(a, f, k) for a, f in zip(args, flags)])
                                           for k in range(n)]))
     how, lam, uses_ans = _rule(kind, op, which, label)
-    rt = sys.modules[__package__]
-    ext = _registry().EXT
+    rt = runtime_namespace()
+    ext = ext_namespace()
     outs = []
     for k in range(n):
         ak = [_part(a, f, k) for a, f in zip(args, flags)]
@@ -174,7 +169,7 @@ def _call(fn, p, vals):
 def _rule(kind, op, which, label):
     """("linear", None, False) when the op is declared linear in that argument (its tangent is the
     op applied to the tangent), else ("rule", the rule as a function, whether it reads `ans`)."""
-    p = _registry().PRIMS[op]
+    p = declarations()[op]
     name = p.params[which]
     table = p.vjp if kind == "vjp" else p.jvp
     src = table.get(name)

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import builtins
-import importlib
 import math
 import sys
 import types
+from collections.abc import Callable
 
 import numpy as np
 
@@ -100,32 +100,52 @@ def prim_key(obj) -> str | None:
     return None if rec is None else rec.prim
 
 
-# SciPy's namespaces s2s.scipy stands in for: when a transformed function reads one of their objects
-# (`scipy.special.gammaln`, `scipy.stats.norm`), it reads s2s.scipy's function or module of that name
-_SCIPY = {"loaded": None, "of": {}}
+# Foreign libraries a namespace of s2s stands in for, registered by that namespace when it is
+# imported (s2s.scipy registers SciPy's; s2s's package imports s2s.scipy, so this is filled before
+# any transform runs, and the frontend imports nothing above it): library -> (its namespaces, a
+# function of the namespaces already imported -> {id(their object): (it, kept alive; ours)})
+_COUNTERPARTS: dict[str, tuple[tuple[str, ...], Callable[[tuple[str, ...]], dict]]] = {}
+_COUNTERPARTS_LOADED: dict[str, tuple[tuple[str, ...], dict]] = {}
+
+
+def register_counterparts(library: str, namespaces: tuple[str, ...],
+                          counterparts: Callable[[tuple[str, ...]], dict]) -> None:
+    """Have a transformed function read `library`'s objects (in its `namespaces`, e.g. SciPy's
+    "special" and "stats") as those `counterparts(loaded namespaces)` maps them to."""
+    _COUNTERPARTS[library] = (tuple(namespaces), counterparts)
+    _COUNTERPARTS_LOADED.pop(library, None)
+
+
+def _counterparts_of(library: str) -> dict:
+    """The registered counterparts of `library`'s namespaces imported so far, recomputed when
+    another one has been imported since."""
+    namespaces, counterparts = _COUNTERPARTS[library]
+    loaded = tuple(m for m in namespaces if f"{library}.{m}" in sys.modules)
+    cached = _COUNTERPARTS_LOADED.get(library)
+    if cached is None or cached[0] != loaded:
+        cached = _COUNTERPARTS_LOADED[library] = (loaded, counterparts(loaded))
+    return cached[1]
 
 
 def counterpart(obj):
     """The s2s.scipy function (or distribution module) that stands for SciPy's `obj`, else `obj`.
-    A method of a SciPy distribution (`scipy.stats.norm.logpdf`) is that module's function;
-    s2s.scipy (SciPy an optional dependency) is imported the first time a loaded SciPy namespace
-    may have handed the function one of its objects. NumPy's functions that take a function
-    (np.apply_along_axis, np.piecewise) are their plain-Python stand-ins of s2s/library/numpy_inside.py."""
+    A method of a SciPy distribution (`scipy.stats.norm.logpdf`) is that module's function. NumPy's
+    functions that take a function (np.apply_along_axis, np.piecewise) are their plain-Python
+    stand-ins of s2s/library/numpy_inside.py."""
     stand_in = numpy_inside.STAND_INS.get(id(obj))
     if stand_in is not None:
         return stand_in
-    if "scipy" not in sys.modules:
-        return obj
-    loaded = tuple(m for m in ("special", "stats", "linalg", "signal") if "scipy." + m in sys.modules)
-    if _SCIPY["loaded"] != loaded:
-        _SCIPY["of"], _SCIPY["loaded"] = importlib.import_module("s2s.scipy").counterparts(loaded), loaded
-    hit = _SCIPY["of"].get(id(obj))
-    if hit is not None:
-        return hit[1]
-    owner = getattr(obj, "__self__", None)
-    hit = _SCIPY["of"].get(id(owner)) if owner is not None and isinstance(obj, types.MethodType) else None
-    if hit is not None:
-        return getattr(hit[1], obj.__name__, obj)
+    for library in _COUNTERPARTS:
+        if library not in sys.modules:
+            continue
+        of = _counterparts_of(library)
+        hit = of.get(id(obj))
+        if hit is not None:
+            return hit[1]
+        owner = getattr(obj, "__self__", None)
+        hit = of.get(id(owner)) if owner is not None and isinstance(obj, types.MethodType) else None
+        if hit is not None:
+            return getattr(hit[1], obj.__name__, obj)
     return obj
 
 

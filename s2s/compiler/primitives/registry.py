@@ -13,6 +13,9 @@ import types
 
 import gast
 
+from ... import runtime
+from ...runtime._registered import register as register_with_runtime
+
 RULE_NAMES = {"g", "ans", "xp", "rt", "tuple"}
 
 
@@ -169,6 +172,10 @@ VJP_IN_PLACE: dict[str, tuple[str, str]] = {}
 # Functions users give rules with `s2s.defvjp`/`s2s.defjvp`, and callable rules: generated code
 # reaches them as `ext.<key>` (each key unique; see s2s.api.custom).
 EXT = types.SimpleNamespace()
+
+# vmap's per-example fallbacks in the runtime call primitives by name and read their rules: this
+# layer hands the tables (and `rt` itself) down to the runtime, which imports nothing above it
+register_with_runtime(rt=runtime, prims=PRIMS, ext=EXT)
 
 
 # The built-in tables' rules, checked by `check_rules` (tests/architecture) rather than parsed at
