@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..compiler.frontend.normalize import METHODS
+from ..compiler.frontend.expressions import METHODS
 from ..compiler.frontend.resolve import math_functions
 from ..compiler.primitives import registry, rules  # noqa: F401  (fills the registry)
 

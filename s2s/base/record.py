@@ -10,7 +10,7 @@ Every kind of object s2s hands out or recognizes carries one `Record`:
 - a `custom_vjp` / `custom_jvp` function: `custom` holds its rules (`split(mask)`, `jvp(mask)`,
   `caller()`, `fun`);
 - `s2s.jvp` / `s2s.vjp`: `inside(fun, nlead, n)` gives the generated functions that a call of
-  them inside a transformed function runs (frontend/idioms_calls.py lowers the call to them);
+  them inside a transformed function runs (frontend/function_calls.py lowers the call to them);
 - a function s2s treats as a primitive (`stop_gradient`, user functions given rules with
   `s2s.defvjp`): `prim` is its key in the rule table; `rules` its rules as callables
   `(g or tangent, ans, *args)` keyed by (mode, parameter), for a call resolved only at run time

@@ -167,7 +167,7 @@ def _sublist_letters(sub):
 
 def _check_subscripts(spec):
     """Refuse subscripts that are not a string: np.einsum's sublist form with sublists s2s could not
-    read when transforming (frontend/idioms_calls.einsum_sublists rewrites the literal ones)."""
+    read when transforming (frontend/numpy_forms.einsum_sublists rewrites the literal ones)."""
     if not isinstance(spec, str):
         raise S2SValueError("s2s differentiates np.einsum's sublist form only where it can tell, when transforming, "
                             "that the call is that form: its first sublist a literal, a local assigned once to "

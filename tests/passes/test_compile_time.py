@@ -7,7 +7,7 @@ import pytest
 from paths import BENCH
 
 from s2s.compiler import analysis
-from s2s.compiler.frontend import idioms_calls
+from s2s.compiler.frontend import static_locals
 from s2s.compiler.transforms import reverse
 
 sys.path.insert(0, str(BENCH))
@@ -68,12 +68,12 @@ def test_compile_work_of_a_long_rebinding_function_is_linear(transform):
 def test_a_walk_of_the_function_per_addition_shows_as_growing_work(monkeypatch):
     """The measure can fail: the frontend's facts about the function's bindings computed again for
     every `+` (issue 46's quadratic) make the work per statement grow with the program."""
-    facts = idioms_calls._function_facts
+    facts = static_locals.function_facts
 
     def uncached(norm):
         norm._s2s_bindings = None
         return facts(norm)
-    monkeypatch.setattr(idioms_calls, "_function_facts", uncached)
+    monkeypatch.setattr(static_locals, "function_facts", uncached)
     small = bench_compile.work_per_statement("jvp", 30, "rebind")
     large = bench_compile.work_per_statement("jvp", 120, "rebind")
     assert large["build_walk"] > 2 * small["build_walk"]

@@ -38,8 +38,8 @@ def test_nested_slice_holds():
 def test_planted_closure_bug_is_caught(monkeypatch):
     """Map every free variable again (the bug issue 27 reported): jit(f) and grad(f) disagree with
     f and with central differences (the plain call of f closes over cells, which vmap never maps)."""
-    from s2s.compiler.frontend import idioms_calls
-    monkeypatch.setattr(idioms_calls, "_closure_axes", lambda norm, where, in_axes, nfree, nargs: in_axes)
+    from s2s.compiler.frontend import function_calls
+    monkeypatch.setattr(function_calls, "_closure_axes", lambda norm, where, in_axes, nfree, nargs: in_axes)
     params = {"n": 3, "i": 0, "b": 0, "c": 0.5, "c2": 1.0}
     prog = fuzz.Program([("vmap_closure", params, ["acc", "y"])], "scalar")
     fails = fuzz.check_program(prog, 3, ["inside_ref", "jit", "grad_fd"])

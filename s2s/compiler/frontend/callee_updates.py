@@ -76,7 +76,7 @@ def _variant(fn, updated, returned):
     """`fn` copying each parameter in `updated` when it starts and returning `returned`'s final values
     after its result."""
     def compute():
-        node, filename = idioms._parsed(fn)
+        node, filename = idioms.parsed_def(fn)
         node = copy.deepcopy(node)
         pos = (node.body[0].lineno, node.body[0].col_offset) if node.body else (node.lineno, node.col_offset)
         copies = []
@@ -92,8 +92,8 @@ def _variant(fn, updated, returned):
             node.body.append(r)
         node.body = copies + node.body
         node.name = f"{fn.__name__}_copied"
-        return idioms._synth(node.name, node, idioms._env_ns(fn), filename, origin=fn)
-    return idioms._remember(("copied", fn.__code__, id(fn)), fn, compute, idioms._namespace_stamp(fn))
+        return idioms.synthesize(node.name, node, idioms.namespace_of(fn), filename, origin=fn)
+    return idioms.remember(("copied", fn.__code__, id(fn)), fn, compute, idioms.namespace_stamp(fn))
 
 
 # NumPy functions whose result is always a new array (never a view of an argument, nor the argument).
@@ -128,7 +128,7 @@ def call(norm, node):
             or fn.__code__.co_flags & 0x0C or fn.__code__.co_argcount != len(node.args):
         return None
     try:
-        node_def, _ = idioms._parsed(fn)
+        node_def, _ = idioms.parsed_def(fn)
     except Exception:  # noqa: BLE001
         return None
     returned, copied_only = _updated_params(node_def)

@@ -27,7 +27,7 @@ import numpy as np
 from ...base import record
 from ...errors import S2SError
 from ...library import numpy_inside
-from . import idioms
+from . import idioms, static_locals
 from .reads import note as note_read
 from .refs import Ref
 
@@ -86,7 +86,7 @@ def could_be(norm, node) -> bool:
             return False
         return of_object(_static(norm, node)) is not None
     if isinstance(node, gast.Attribute):
-        return norm._rooted_global(node) and of_object(_static(norm, node)) is not None
+        return norm.rooted_global(node) and of_object(_static(norm, node)) is not None
     if isinstance(node, (gast.Tuple, gast.List)):
         return bool(node.elts) and all(could_be(norm, e) for e in node.elts)
     if isinstance(node, gast.Dict):
@@ -238,7 +238,7 @@ def constant(norm, node):
         values, changed = norm.bindings()
         found = values.get(node.id, [])
         if len(found) == 1 and node.id not in changed and node.id not in {a.id for a in norm.fn.args.args} \
-                and _stores(norm).get(node.id) == 1 and isinstance(found[0], gast.Constant):
+                and static_locals.store_counts(norm).get(node.id) == 1 and isinstance(found[0], gast.Constant):
             return found[0].value
         return _NONE
     if isinstance(node, gast.Name):
@@ -247,24 +247,8 @@ def constant(norm, node):
     return _NONE
 
 
-def _stores(norm) -> dict:
-    """How many times each name is bound in the function (assignments, loop targets, defs, params)."""
-    key = id(norm.fn)
-    cached = getattr(norm, "_s2s_stores", None)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    stores: dict[str, int] = {}
-    for n in gast.walk(norm.fn):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)):
-            stores[n.id] = stores.get(n.id, 0) + 1
-        elif isinstance(n, gast.FunctionDef) and n is not norm.fn:
-            stores[n.name] = stores.get(n.name, 0) + 1
-    norm._s2s_stores = (key, stores)
-    return stores
-
-
 def _rooted(norm, node) -> bool:
-    return isinstance(node, (gast.Name, gast.Attribute)) and norm._rooted_global(node)
+    return isinstance(node, (gast.Name, gast.Attribute)) and norm.rooted_global(node)
 
 
 def _static(norm, node):
@@ -296,7 +280,7 @@ def _text(node) -> str:
 def bind_local(norm, s, name: str, ref) -> None:
     """`name = <function value>`: remembered, nothing emitted; a name bound to functions more than
     once is refused (which one a call meant would depend on control flow)."""
-    if _stores(norm).get(name, 0) != 1:
+    if static_locals.store_counts(norm).get(name, 0) != 1:
         norm.fail(s, f"`{name}` is assigned a function here and assigned again elsewhere in the function: "
                      "s2s resolves a function stored in a variable only when the variable is assigned once.",
                   "Give each function its own variable, or write the choice out: `if ...: y = f(x) else: y = g(x)`.",

@@ -151,9 +151,9 @@ def clear() -> None:
         _SYNTH.clear()
 
 
-def _remember(key, alive, compute, stamp=None):
+def remember(key, alive, compute, stamp=None):
     """The function synthesized under `key`, built by `compute` the first time and again whenever
-    `stamp` (what it copied from its origin's namespace, `_namespace_stamp`) differs."""
+    `stamp` (what it copied from its origin's namespace, `namespace_stamp`) differs."""
     with _LOCK:
         hit = _SYNTH.get(key)
         if hit is None or hit[2] != stamp:
@@ -162,8 +162,8 @@ def _remember(key, alive, compute, stamp=None):
         return hit[1]
 
 
-def _namespace_stamp(fn) -> tuple:
-    """What a function synthesized from `fn` copies from `fn`'s namespace (`_env_ns`): the globals
+def namespace_stamp(fn) -> tuple:
+    """What a function synthesized from `fn` copies from `fn`'s namespace (`namespace_of`): the globals
     its code names and its closure values, numbers by type and text and other objects by identity.
     The copy is made again when this changes, so that a global rebound since (`SCALE = 3.0` read by
     a method, or by `jit(step, static_argnums=1)`'s specialization) is never read from a stale copy."""
@@ -221,7 +221,8 @@ def dep_key(v):
     return ("obj", id(v), _attrs_key(v))
 
 
-def _env_ns(fn) -> dict:
+def namespace_of(fn) -> dict:
+    """The names `fn`'s code sees: its globals, with its closure's values over them."""
     ns = dict(fn.__globals__)
     for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
         try:
@@ -239,15 +240,16 @@ def set_compiler(compile_fn) -> None:
     _COMPILE[:] = [compile_fn]
 
 
-def _synth(name: str, node: gast.FunctionDef, ns: dict, filename: str, origin=None):
-    """`origin`: the user function whose namespace `ns` copies (its key watches the globals read)."""
+def synthesize(name: str, node: gast.FunctionDef, ns: dict, filename: str, origin=None):
+    """The def `node` compiled in namespace `ns`, with its record (so transforms treat it like user code);
+    `origin`: the user function whose namespace `ns` copies (its key watches the globals read)."""
     fn = _COMPILE[0](name, copy.deepcopy(node), ns, filename)
     record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, filename),
                   written=True, origin=origin)
     return fn
 
 
-def _parsed(fn):
+def parsed_def(fn):
     """`fn`'s parsed def, with the user's line numbers and columns already applied."""
     parsed = parse_function(fn)
     node = parsed.node
@@ -266,18 +268,18 @@ def _method(m):
     key = ("method", func.__code__, id(func), id(obj), _attrs_key(obj))
 
     def compute():
-        node, filename = _parsed(func)
+        node, filename = parsed_def(func)
         if not node.args.args:
             raise S2SError(f"{filename}:{node.lineno}\ns2s cannot transform method {func.__name__!r}: "
                            "it has no `self` parameter.")
         self_name = node.args.args[0].id
         node.args.args = node.args.args[1:]
-        ns = _env_ns(func)
+        ns = namespace_of(func)
         ns[self_name] = obj
         ns["__s2s_self__"] = self_name  # (which name is `self`: super() reads it, frontend/attr_stores.py)
         node.name = f"{type(obj).__name__}_{func.__name__}".replace("__call__", "call").replace("<lambda>", "lambda_")
-        return _synth(node.name, node, ns, filename, origin=func)
-    return _remember(key, (func, obj), compute, _namespace_stamp(func))
+        return synthesize(node.name, node, ns, filename, origin=func)
+    return remember(key, (func, obj), compute, namespace_stamp(func))
 
 
 def _library(f, nargs: int | None = None):
@@ -287,11 +289,11 @@ def _library(f, nargs: int | None = None):
         n = _library_arity(f, nargs)
         label = getattr(f, "__name__", "f")
         params = [f"x{i}" if n > 1 else "x" for i in range(max(n, 1))]
-        callee = _fresh(label, set(params))
+        callee = fresh_name(label, set(params))
         fname = f"{label}_"
         src = f"def {fname}({', '.join(params)}):\n    return {callee}({', '.join(params)})\n"
-        return _synth(fname, gast.parse(src).body[0], {callee: f}, f"<s2s:{fname}>")
-    return _remember(("library", id(f), nargs), f, compute)
+        return synthesize(fname, gast.parse(src).body[0], {callee: f}, f"<s2s:{fname}>")
+    return remember(("library", id(f), nargs), f, compute)
 
 
 def _library_arity(f, nargs: int | None) -> int:
@@ -331,27 +333,27 @@ def _partial(p):
         label = getattr(p.func, "__name__", "f").replace("<lambda>", "lambda_")
         fname = "partial_" + label
         taken = set(params)
-        callee = _fresh(label, taken)
+        callee = fresh_name(label, taken)
         ns[callee] = func
         args = []
         for i, a in enumerate(p.args):
-            n = _fresh(f"arg{i}", taken)
+            n = fresh_name(f"arg{i}", taken)
             ns[n] = a
             args.append(n)
         kws = []
         for k, v in p.keywords.items():
-            n = _fresh(k, taken)
+            n = fresh_name(k, taken)
             ns[n] = v
             kws.append(f"{k}={n}")
         src = f"def {fname}({', '.join(params)}):\n    return {callee}({', '.join(args + params + kws)})\n"
         node = gast.parse(src).body[0]
-        return _synth(fname, node, ns, f"<s2s:{fname}>")
-    return _remember(key, p, compute)
+        return synthesize(fname, node, ns, f"<s2s:{fname}>")
+    return remember(key, p, compute)
 
 
 def refuse_generator(fn) -> None:
     """A generator function given to a transform itself: its value is a generator, not an array."""
-    node, filename = _parsed(fn)
+    node, filename = parsed_def(fn)
     where = next((n for n in gast.walk(node) if isinstance(n, (gast.Yield, gast.YieldFrom))), node)
     raise error_at((filename, where.lineno, where.col_offset),
                    f"s2s cannot transform the generator function {fn.__name__!r} itself: it returns a generator, "
@@ -365,7 +367,7 @@ def _generator(fn):
     pure computations, so building them all first gives the same values. A `while` loop (possibly
     endless), `yield from` and a yield used as a value are refused."""
     def compute():
-        node, filename = _parsed(fn)
+        node, filename = parsed_def(fn)
         where = None
         for n in gast.walk(node):
             if isinstance(n, (gast.While, gast.YieldFrom, gast.Match)) or isinstance(n, gast.Yield) and n is not getattr(
@@ -381,12 +383,12 @@ def _generator(fn):
                                               " (the list might never end, or the generator is driven by its consumer)."),
                            "Return a list instead, built with `append` (and `if`/`elif` for a `match`).", S2SSyntaxError)
         taken = build.names_in(node) | set(fn.__globals__)
-        out = _fresh("yielded", taken)
+        out = fresh_name("yielded", taken)
         node.body = [build.located(build.assign(out, build.list_([])), node.body[0])] + _yields_to_appends(node.body, out) \
             + [build.located(build.ret(build.name(out)), node.body[-1])]
         node.name = f"{fn.__name__}_list"
-        return _synth(node.name, node, _env_ns(fn), filename, origin=fn)
-    return _remember(("generator", fn.__code__, id(fn)), fn, compute, _namespace_stamp(fn))
+        return synthesize(node.name, node, namespace_of(fn), filename, origin=fn)
+    return remember(("generator", fn.__code__, id(fn)), fn, compute, namespace_stamp(fn))
 
 
 def _parent_expr(root, target):
@@ -414,7 +416,8 @@ def _yields_to_appends(stmts, out: str) -> list:
     return new
 
 
-def _fresh(base, taken):
+def fresh_name(base, taken):
+    """`base`, or `base_1`, `base_2`, ... the first not in `taken` (which it joins)."""
     cand, k = base, 0
     while cand in taken:
         k += 1
@@ -451,7 +454,7 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
            kwnames)
 
     def compute():
-        node, filename = _parsed(fn)
+        node, filename = parsed_def(fn)
         a = node.args
         if a.kwonlyargs or (a.kwarg and kwnames is None) or a.posonlyargs or (a.vararg is not None and nvar is None):
             raise error_at((filename, node.lineno, node.col_offset),
@@ -459,21 +462,21 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
                            "parameters besides `*args` (no keyword-only or `**kwargs` parameters).",
                            "Give the keyword-only parameters default positions, or pass them in a tuple.",
                            S2SSyntaxError)
-        ns = _env_ns(fn)
+        ns = namespace_of(fn)
         taken = build.names_in(node) | set(ns)
         new_args, checks = [], []
         dflt = dict(zip([p.id for p in a.args][len(a.args) - len(a.defaults):], a.defaults))
         values = getattr(fn, "__defaults__", None) or ()
         if len(values) == len(a.defaults):  # the values the def computed, where it ran (an enclosing
             for pid, v in zip(list(dflt), values):  # function's locals), never re-evaluated in `ns`
-                dflt[pid] = build.name(_fresh(f"{pid}_default", taken))
+                dflt[pid] = build.name(fresh_name(f"{pid}_default", taken))
                 ns[dflt[pid].id] = v
         new_defaults = []
         closures = []
         for p in a.args:  # functions with free locals: their values come first, in their place
             free = free_of(fixed[p.id]) if p.id in fixed else []
             if free:
-                names = [_fresh(f"{p.id}_free{i}", taken) for i in range(len(free))]
+                names = [fresh_name(f"{p.id}_free{i}", taken) for i in range(len(free))]
                 new_args += [build.name(n) for n in names]
                 new_defaults += [None] * len(names)
                 closures.append(_closure(p.id, fixed[p.id], names, ns, taken, node))
@@ -483,7 +486,7 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
                 if not free_of(v):
                     ns[p.id] = _fn(v)
                 if keep:
-                    given = _fresh(p.id + "_arg", taken)
+                    given = fresh_name(p.id + "_arg", taken)
                     new_args.append(build.name(given))
                     new_defaults.append(dflt.get(p.id))
                     checks.append(_guard(given, p.id, fn.__name__, node, ns, taken))
@@ -493,7 +496,7 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
         pre = []
         if nvar is not None:
             star = a.vararg.id
-            names = [_fresh(f"{star}_{i}", taken) for i in range(nvar)]
+            names = [fresh_name(f"{star}_{i}", taken) for i in range(nvar)]
             new_args += [build.name(n) for n in names]
             pre.append(build.assign(star, build.tuple_([build.name(n) for n in names])))
             for s in pre:
@@ -523,8 +526,8 @@ def specialize(fn, fixed: dict, nvar: int | None = None, keep: bool = False, kwn
                           for v in fixed.values())
         node.name = fn.__name__.replace("<lambda>", "lambda_") + (f"_{suffix}" if suffix else "") \
             + (f"_{nvar}args" if nvar is not None else "")
-        return _synth(node.name, node, ns, filename, origin=fn)
-    return _remember(key, (fn, tuple(_fn(v) for v in fixed.values())), compute, _namespace_stamp(fn))
+        return synthesize(node.name, node, ns, filename, origin=fn)
+    return remember(key, (fn, tuple(_fn(v) for v in fixed.values())), compute, namespace_stamp(fn))
 
 
 def _leading_pops(node, kwarg: str, params: dict) -> dict:
@@ -582,7 +585,7 @@ def _closure(param: str, value, names: list, ns: dict, taken: set, where) -> gas
     """`param = partial(fn, free0, ...)` (or a tuple, list or dict of such): the function passed,
     made from the values it closes over, which the specialized callee takes as parameters (so a
     plain call of the callee runs it too)."""
-    partial = _fresh("partial", taken)
+    partial = fresh_name("partial", taken)
     ns[partial] = functools.partial
     names = iter(names)
 
@@ -592,7 +595,7 @@ def _closure(param: str, value, names: list, ns: dict, taken: set, where) -> gas
             return f"({inner})" if isinstance(v, tuple) else f"[{inner}]"
         if isinstance(v, dict):
             return "{" + ", ".join(f"{k!r}: {text(e)}" for k, e in v.items()) + "}"
-        target = _fresh(f"{param}_fn", taken)
+        target = fresh_name(f"{param}_fn", taken)
         ns[target] = _fn(v)
         if not (isinstance(v, Ref) and v.free):
             return target
@@ -613,7 +616,7 @@ def _fn(v):
 
 def _guard(given: str, param: str, fname: str, where, ns: dict, taken: set) -> gast.stmt:
     """`check(given, param, message)`: the function passed is the default it was specialized on."""
-    check = _fresh("same_function", taken)
+    check = fresh_name("same_function", taken)
     ns[check] = s2s_same
     msg = (f"{fname} was transformed for its default `{param}`; to use another function, pass "
            f"functools.partial({fname}, {param}=...) to the transform instead")
@@ -648,7 +651,7 @@ def lifted_with_arity(fn, nargs: int, keywords: tuple = ()):
         new = copy.deepcopy(node)
         taken = build.names_in(new) | set(ns)
         star = new.args.vararg.id
-        names = [_fresh(f"{star}_{i}", taken) for i in range(max(nargs - len(new.args.args), 0))]
+        names = [fresh_name(f"{star}_{i}", taken) for i in range(max(nargs - len(new.args.args), 0))]
         pack = build.assign(star, build.tuple_([build.name(n) for n in names]))
         gast.copy_location(pack, new.body[0])
         gast.copy_location(pack.targets[0], new.body[0])
@@ -664,5 +667,5 @@ def lifted_with_arity(fn, nargs: int, keywords: tuple = ()):
             new.body.insert(1, build.located(pack, new.body[0]))
             new.args.kwarg = None
         new.name = f"{new.name}_{len(names)}args"
-        return _synth(new.name, new, dict(ns), filename)
-    return _remember(("lifted", id(fn), nargs, extra), fn, compute)
+        return synthesize(new.name, new, dict(ns), filename)
+    return remember(("lifted", id(fn), nargs, extra), fn, compute)

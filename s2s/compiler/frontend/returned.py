@@ -26,13 +26,13 @@ def applied(fn: types.FunctionType, nargs: int):
         if rec is not None and rec.core is not None:  # a copy s2s wrote (specialized on function arguments)
             node, ns, filename = copy.deepcopy(rec.core[0]), dict(rec.core[1]), rec.core[2]
         else:
-            (node, filename), ns = idioms._parsed(fn), idioms._env_ns(fn)
+            (node, filename), ns = idioms.parsed_def(fn), idioms.namespace_of(fn)
         a = node.args
         if a.vararg is not None or a.kwarg is not None or a.kwonlyargs or a.posonlyargs:
             raise S2SError(f"{filename}:{node.lineno}\ns2s calls the function `{fn.__name__}(...)` returns only "
                            "when it has plain positional parameters (no *args, **kwargs, keyword-only ones).")
         taken = {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
-        extra = [idioms._fresh(f"then{i}", taken) for i in range(nargs)]
+        extra = [idioms.fresh_name(f"then{i}", taken) for i in range(nargs)]
         returns = [r for r in _own_returns(node) if r.value is not None]
         if not returns:
             raise S2SError(f"{filename}:{node.lineno}\n`{fn.__name__}(...)` is called with what it returns, "
@@ -45,8 +45,8 @@ def applied(fn: types.FunctionType, nargs: int):
                            for e in extra]
         node.name = f"{fn.__name__}_then".replace("<lambda>", "lambda_")
         node.decorator_list = []
-        return idioms._synth(node.name, node, ns, filename)
-    return idioms._remember(("returned", id(fn), nargs), fn, compute)
+        return idioms.synthesize(node.name, node, ns, filename)
+    return idioms.remember(("returned", id(fn), nargs), fn, compute)
 
 
 def _own_returns(node):

@@ -1,4 +1,4 @@
-"""Primitives behind Python idioms (s2s/compiler/frontend/idioms_calls.py, s2s/compiler/frontend/sampling.py).
+"""Primitives behind Python idioms (s2s/compiler/frontend/call_idioms.py, dict_calls.py, sampling.py).
 
 `ext.s2s_sample` calls a random sampler (a NumPy random function, a RandomState or Generator
 method, or the constructor of one) once, where the plain function calls it. Its arguments have no
