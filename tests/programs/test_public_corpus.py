@@ -72,7 +72,7 @@ def test_authors_files_are_unmodified():
 
 def test_readme_table_counts_the_cases():
     """tests/corpus/README.md's sources table: one row per source, with its cases, accepted and
-    author-wrong counts as the cases have them."""
+    author-wrong counts as the cases have them, and the total row."""
     rows = {}
     for line in (Path(harness.CORPUS) / "README.md").read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -83,6 +83,7 @@ def test_readme_table_counts_the_cases():
         by_source[c.source].append(c)
     want = {s: (len(cs), sum(not c.refused for c in cs), sum(c.wrong is not None for c in cs))
             for s, cs in by_source.items()}
+    want["total"] = tuple(sum(w[i] for w in want.values()) for i in range(3))
     assert rows == want, f"README rows (cases, accepted, wrong) {rows}, the cases {want}"
 
 
