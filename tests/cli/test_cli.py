@@ -1,5 +1,6 @@
 """Tests for ``python -m s2s dump``: target errors exit 2 with one line on stderr."""
 
+import json
 import os
 import subprocess
 import sys
@@ -172,15 +173,48 @@ def test_s2s_error_is_one_line(tmp_path):
     assert_one_line_error(proc, shown + ":5", "try")
 
 
-@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "jit"])
-def test_dump_every_transform_is_deterministic(target_file, transform):
-    first = run_cli("dump", f"{target_file}:f", "--transform", transform)
-    second = run_cli("dump", f"{target_file}:f", "--transform", transform)
-    assert first.returncode == 0, first.stderr
-    assert first.stdout == second.stdout
-    assert first.stdout.startswith(f"\"\"\"s2s {transform} of f (")  # a module: docstring, imports, functions
-    assert "\n# s2s: " in first.stdout
-    compile(first.stdout, "<dump>", "exec")  # the printed source is valid Python
+DUMPED = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "jit"]
+
+# Each fresh process dumps every transform in DUMPED, in order, as `python -m s2s dump` would one at
+# a time (cli.main; test_dump_prints_generated_source runs the module itself), and prints them as
+# JSON: two processes (two hash seeds) instead of two per transform.
+_DUMP_ALL = """
+import contextlib, io, json, sys
+from s2s.api import cli
+out = {}
+for transform in sys.argv[2:]:
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        status = cli.main(["dump", sys.argv[1] + ":f", "--transform", transform])
+    out[transform] = (status, text.getvalue())
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def dumped_twice(tmp_path_factory):
+    """{transform: (exit status, dump)} from each of two fresh processes."""
+    path = tmp_path_factory.mktemp("dumped") / "cli_target_mod.py"
+    path.write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(np.sin(x))\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    runs = []
+    for seed in ("0", "12345"):
+        proc = subprocess.run([sys.executable, "-c", _DUMP_ALL, str(path), *DUMPED], cwd=_CWD[0],
+                              env={**env, "PYTHONHASHSEED": seed}, capture_output=True, text=True, timeout=300,
+                              check=False)
+        assert proc.returncode == 0, proc.stderr
+        runs.append(json.loads(proc.stdout))
+    return runs
+
+
+@pytest.mark.parametrize("transform", DUMPED)
+def test_dump_every_transform_is_deterministic(dumped_twice, transform):
+    (status, first), (_, second) = (run[transform] for run in dumped_twice)
+    assert status == 0
+    assert first == second
+    assert first.startswith(f"\"\"\"s2s {transform} of f (")  # a module: docstring, imports, functions
+    assert "\n# s2s: " in first
+    compile(first, "<dump>", "exec")  # the printed source is valid Python
 
 
 def test_file_without_function_lists_its_functions_with_the_command(tmp_path):

@@ -44,6 +44,10 @@ WITH_OPTIONS = [
 CASES = [(name, stack, {}) for name in TARGETS for stack in SINGLE + STACKED if (name, stack) not in REFUSED]
 CASES += WITH_OPTIONS
 
+# one worker writes and runs the dumps once (.ci/run: --dist loadgroup); spread over two, each
+# worker computed the module fixture again
+pytestmark = pytest.mark.xdist_group("test_dump_runs")
+
 X1 = np.array([0.7, -1.3, 0.4, 1.1])  # sum > 0: branch's first branch
 X2 = np.array([-0.8, 0.5, -1.2, -0.3])  # sum < 0: its second
 BATCH = np.stack([X1, X2, 0.5 * X1])
