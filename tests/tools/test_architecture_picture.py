@@ -25,3 +25,10 @@ def test_the_drawing_sees_a_dynamic_import(tmp_path):
 def test_every_module_is_in_a_part_of_the_drawing():
     loose = [m for m in arch.modules() if arch.part_of(m) is None]
     assert sorted(loose) == ["s2s.config", "s2s.errors"]
+
+
+def test_every_arrow_points_down_the_list_of_parts():
+    """The drawing reads top down: each part imports only parts listed after it (so no cycle)."""
+    order = [node for node, _, _ in arch.PARTS]
+    up = [(a, b) for a, b in arch.part_edges() if order.index(a) > order.index(b)]
+    assert up == []
