@@ -10,7 +10,7 @@ import threading
 import numpy as np
 import pytest
 
-from s2s.compiler.emit import kernels, scheduler
+from s2s.compiler.emit import cores, kernels, scheduler
 
 
 class _Pool:
@@ -46,6 +46,7 @@ def pool(monkeypatch):
         monkeypatch.setattr(scheduler, "_POOL", p)
         monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
         monkeypatch.setattr(scheduler, "threads", lambda: 2)
+        monkeypatch.setattr(cores, "blas_threads", lambda: 1)  # (a threaded BLAS leaves no core to helpers)
         monkeypatch.setattr(scheduler, "DECISIONS", {})
         return p
     return use

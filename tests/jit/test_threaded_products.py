@@ -14,7 +14,7 @@ from helpers_blas import assert_product_close, product_bound
 from paths import BENCH
 
 import s2s
-from s2s.compiler.emit import dump, products, scheduler
+from s2s.compiler.emit import cores, dump, products, scheduler
 from s2s.compiler.passes import shapefold
 
 sys.path.insert(0, str(BENCH))
@@ -40,6 +40,7 @@ def threads(request, monkeypatch):
     monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
     monkeypatch.setattr(scheduler, "threads", lambda: 1 if request.param == "one_thread" else 2)
     monkeypatch.setattr(scheduler, "DECISIONS", {})
+    monkeypatch.setattr(cores, "blas_threads", lambda: 1)  # (a threaded BLAS's products are never split)
     return request.param
 
 

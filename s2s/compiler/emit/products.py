@@ -6,8 +6,11 @@ A jit version whose shapes are known writes a product of two matrices with at le
 with BLAS on one thread (`OPENBLAS_NUM_THREADS=1`, as a process per core runs it) two cores
 halve the time, as XLA's own thread pool does for JAX. Each block is the same BLAS routine on a
 block of `a`'s rows, so each element is the same dot product over `k`. Whether the threads
-help is measured, call by call, by the scheduler's `Decision` (a BLAS that runs threads of its
-own gains nothing, and then the product runs on the caller alone). Measured on one BLAS thread,
+help is measured, call by call, by the scheduler's `Decision`. A BLAS that runs threads of its
+own (`cores.blas_threads()`, asked at each call: a `threadpool_limits(1)` around a loop counts)
+already uses the cores, and splitting on top of it puts several threads on each core, so then
+the product is one BLAS call, never split (issue 46: on 13 cores the split product made W5's
+gradient 1.36x the hand-written one). Measured on one BLAS thread,
 2 cores: 1024x512 by 512x512 7.4 -> 3.8 ms, 128x784 by 784x256 0.68 -> 0.48 ms, 256x128 by
 128x128 0.13 -> 0.16 ms (below `SPLIT_MIN`: the hand-off costs more than it saves).
 """
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import scheduler
+from . import cores, scheduler
 
 ROWS_MIN = 32        # rows of a block (fewer: BLAS's own blocking loses more than threads gain)
 _DTYPES = frozenset("fdFD")
@@ -36,7 +39,7 @@ class Product:
             return a @ b
         m = a.shape[0]
         parts = min(scheduler.threads(), m // ROWS_MIN)
-        if parts < 2 or a.shape[1] != b.shape[0]:
+        if parts < 2 or a.shape[1] != b.shape[0] or cores.blas_is_threaded():
             return a @ b  # (a mismatch raises there, with NumPy's message)
         out = np.empty((m, b.shape[1]), np.result_type(a.dtype, b.dtype))
         scheduler.run(self.rows, m, -(-m // parts), out, (a, b))

@@ -24,6 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from . import cores
+
 PROBE = 8          # the PROBE-th call after a choice runs the way not chosen, to measure it again,
 LAST_PROBE = 64    # then the 2*PROBE-th after that... up to every LAST_PROBE-th (a probe costs a slow call)
 KEEP = 5           # calls of each way whose median decides
@@ -33,11 +35,9 @@ _POOL_PID = None   # a forked child makes its own pool (the parent's threads do 
 
 
 def threads() -> int:
-    try:
-        n = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        n = os.cpu_count() or 1
-    return max(1, min(n, 8))
+    """Threads a call's blocks may be shared among at most: every usable core, up to 8 (`run`
+    takes fewer where a threaded BLAS keeps cores busy: `cores.idle_cores`)."""
+    return max(1, min(cores.usable_cores(), 8))
 
 
 class Decision:
@@ -95,6 +95,8 @@ def run(block, n: int, size: int, out, flat, buffers=tuple, blocks=None):
     starts = range(0, n, size)
     total = len(starts)
     helpers = min(threads(), total) - 1
+    if helpers > 0:  # a large call: only the cores BLAS's own threads leave idle (asked once per call)
+        helpers = min(helpers, cores.idle_cores() - 1)
     if helpers <= 0:
         if blocks is not None:
             return _driven(blocks, n, size, out, flat, total)

@@ -1,0 +1,93 @@
+"""How many threads BLAS runs right now, so that s2s's own helper threads never add to them:
+a product split among s2s's threads, each half calling a BLAS that itself runs a thread per
+core, puts several threads on every core (issue 46: 1.36x the hand-written gradient on 13 cores).
+
+The answer comes from threadpoolctl when it is installed (the `fast` extra), which asks the
+loaded BLAS itself and so sees `threadpool_limits(1)` entered around a training loop; else from
+the environment variables BLAS reads when it starts (OPENBLAS_NUM_THREADS, MKL_NUM_THREADS,
+OMP_NUM_THREADS, the first one set); else BLAS is taken to run a thread on every usable core.
+Finding BLAS (importing threadpoolctl, scanning the loaded libraries: 15 ms) happens once, at
+the first question; each question after it is one call into BLAS (3 us on the 2-core machine),
+asked once per large product, never per block.
+"""
+from __future__ import annotations
+
+import os
+
+ENV_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+_UNSET = object()
+_blas = _UNSET  # threadpoolctl's controllers of the loaded BLAS libraries (None: no threadpoolctl)
+_from_env = None  # the environment's answer, read once (BLAS reads it once, when it loads)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity mask, where the system has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def blas_threads() -> int:
+    """The threads the loaded BLAS runs for one call now (at least 1)."""
+    libs = blas_libraries()
+    if libs:
+        try:
+            return max(1, max(int(lib.num_threads) for lib in libs))
+        except Exception:  # noqa: BLE001 - a library threadpoolctl cannot ask: the environment says
+            pass
+    return env_blas_threads()
+
+
+def idle_cores() -> int:
+    """The cores s2s's helper threads and the caller may share a kernel's blocks among: those a
+    threaded BLAS leaves. A kernel never runs during a BLAS call of its generated function, but
+    OpenBLAS's workers keep spinning after each call (a 512x512 product on 2 threads: its worker
+    burns 0.4 of a core for the next 50 ms on the loaded 2-core machine), so a core BLAS uses is
+    not free for a kernel between two products; the caller's own core is (BLAS runs one of its
+    threads on the caller)."""
+    return max(1, usable_cores() - blas_threads() + 1)
+
+
+def blas_is_threaded() -> bool:
+    """Whether one BLAS call already runs on more than one core (then splitting it is oversubscription)."""
+    return blas_threads() > 1
+
+
+def env_blas_threads() -> int:
+    """What the environment tells BLAS to run: the first of `ENV_VARS` set to a positive number,
+    at most the usable cores; every usable core when none is."""
+    global _from_env
+    if _from_env is None:
+        cores = usable_cores()
+        _from_env = cores
+        for name in ENV_VARS:
+            value = os.environ.get(name, "").strip().split(",")[0]  # (OMP's list form: the outer level)
+            if value.isdigit() and int(value) > 0:
+                _from_env = min(int(value), cores)
+                break
+    return _from_env
+
+
+def blas_libraries():
+    """threadpoolctl's controllers of the BLAS libraries loaded now (found once; None without
+    threadpoolctl, or where it finds no BLAS)."""
+    global _blas
+    if _blas is _UNSET:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            _blas = None
+        else:
+            try:
+                found = [lib for lib in ThreadpoolController().lib_controllers if lib.user_api == "blas"]
+            except Exception:  # noqa: BLE001 - a system threadpoolctl cannot inspect: the environment says
+                found = []
+            _blas = found or None
+    return _blas
+
+
+def forget() -> None:
+    """Find BLAS and read the environment again at the next question (tests; a BLAS loaded late)."""
+    global _blas, _from_env
+    _blas, _from_env = _UNSET, None

@@ -1,0 +1,137 @@
+"""s2s's own threads never add to BLAS's (issue 46): a large product under jit is split among
+threads only where BLAS runs one thread, a kernel's helpers get only the cores a threaded BLAS
+leaves, and the thread query reads threadpoolctl's current limits (a `threadpool_limits` block
+counts) or else the environment BLAS read. The thread counts are stood in for; nothing is timed."""
+import os
+
+import numpy as np
+import pytest
+
+from s2s.compiler.emit import cores, products, scheduler
+
+
+class _Pool:
+    """Helpers that never start: a split product is computed by the caller's blocks alone."""
+
+    def submit(self, fn):
+        pass
+
+
+@pytest.fixture
+def split_log(monkeypatch):
+    """The calls of `scheduler.run` the products make (each a split of rows), on 4 stand-in cores."""
+    log = []
+    real = scheduler.run
+
+    def run(block, n, size, out, flat, *rest, **kw):
+        log.append((n, size))
+        return real(block, n, size, out, flat, *rest, **kw)
+
+    monkeypatch.setattr(scheduler, "run", run)
+    monkeypatch.setattr(scheduler, "threads", lambda: 4)
+    monkeypatch.setattr(cores, "usable_cores", lambda: 4)
+    monkeypatch.setattr(scheduler, "_POOL", _Pool())
+    monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
+    monkeypatch.setattr(scheduler, "DECISIONS", {})
+    return log
+
+
+def _operands():
+    r = np.random.default_rng(0)
+    return r.normal(size=(256, 40)), r.normal(size=(40, 30))
+
+
+@pytest.mark.parametrize("blas", [2, 4, 13])
+def test_a_threaded_blas_product_is_not_split(split_log, monkeypatch, blas):
+    monkeypatch.setattr(cores, "blas_threads", lambda: blas)
+    a, b = _operands()
+    got = products.Product("matmul_0")(a, b)
+    assert split_log == []
+    np.testing.assert_allclose(got, a @ b, rtol=1e-13, atol=1e-13)
+
+
+def test_a_one_thread_blas_product_is_split(split_log, monkeypatch):
+    monkeypatch.setattr(cores, "blas_threads", lambda: 1)
+    a, b = _operands()
+    got = products.Product("matmul_0")(a, b)
+    assert split_log == [(256, 64)]  # 4 blocks of 64 rows, one per stand-in core
+    np.testing.assert_allclose(got, a @ b, rtol=1e-13, atol=1e-13)
+
+
+def test_the_product_follows_the_blas_threads_call_by_call(split_log, monkeypatch):
+    now = [1]
+    monkeypatch.setattr(cores, "blas_threads", lambda: now[0])
+    a, b = _operands()
+    product = products.Product("matmul_0")
+    for now[0] in (1, 3, 1):  # (a threadpool_limits block entered and left between calls)
+        np.testing.assert_allclose(product(a, b), a @ b, rtol=1e-13, atol=1e-13)
+    assert split_log == [(256, 64), (256, 64)]
+
+
+@pytest.mark.parametrize("blas, helpers", [(1, 3), (2, 2), (3, 1), (4, 0), (13, 0)])
+def test_kernel_helpers_get_the_cores_blas_leaves(split_log, monkeypatch, blas, helpers):
+    monkeypatch.setattr(cores, "blas_threads", lambda: blas)
+    submitted = []
+    monkeypatch.setattr(scheduler, "_share", lambda work, n, done, errors: (submitted.append(n), work()))
+    monkeypatch.setattr(scheduler.Decision, "threaded", lambda self: True)
+    x = np.arange(1000.0)
+    out = np.empty_like(x)
+
+    def block(lo, hi, out, x):
+        out[lo:hi] = 2.0 * x[lo:hi]
+        return float(np.sum(x[lo:hi]))
+
+    parts = scheduler.run(block, len(x), 100, out, (x,))
+    assert submitted == ([helpers] if helpers else [])
+    assert parts == [float(np.sum(x[lo:lo + 100])) for lo in range(0, 1000, 100)]
+    np.testing.assert_array_equal(out, 2.0 * x)
+
+
+@pytest.fixture
+def fresh_query(monkeypatch):
+    cores.forget()
+    yield
+    cores.forget()
+
+
+def test_the_query_reads_threadpoolctls_current_limits(fresh_query, monkeypatch):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    if not cores.blas_libraries():
+        pytest.skip("threadpoolctl finds no BLAS in this NumPy")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")  # (read only without threadpoolctl)
+    libs = threadpoolctl.ThreadpoolController().select(user_api="blas")
+    now = max(info["num_threads"] for info in libs.info())
+    assert cores.blas_threads() == now
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        assert cores.blas_threads() == 1 and not cores.blas_is_threaded()
+        with threadpoolctl.threadpool_limits(2, user_api="blas"):
+            assert cores.blas_threads() == 2 and cores.blas_is_threaded()
+        assert cores.blas_threads() == 1
+    assert cores.blas_threads() == now
+
+
+@pytest.mark.parametrize("env, want", [
+    ({"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "4"}, 1),
+    ({"MKL_NUM_THREADS": "2", "OMP_NUM_THREADS": "4"}, 2),
+    ({"OMP_NUM_THREADS": "3,1"}, 3),
+    ({"OMP_NUM_THREADS": "64"}, 6),   # never more than the usable cores
+    ({"OPENBLAS_NUM_THREADS": "x", "OMP_NUM_THREADS": "0"}, 6),  # not a positive count: ignored
+    ({}, 6),                          # nothing set: BLAS runs a thread per core
+])
+def test_without_threadpoolctl_the_environment_says(fresh_query, monkeypatch, env, want):
+    monkeypatch.setattr(cores, "blas_libraries", lambda: None)
+    monkeypatch.setattr(cores, "usable_cores", lambda: 6)
+    for name in cores.ENV_VARS:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert cores.blas_threads() == want
+    assert cores.idle_cores() == 6 - want + 1
+
+
+def test_without_threadpoolctl_installed_the_environment_says(fresh_query, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # (import raises ImportError)
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    assert cores.blas_libraries() is None
+    assert cores.blas_threads() == 1
