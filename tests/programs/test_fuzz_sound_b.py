@@ -28,12 +28,23 @@ def _programs(seed, n):
 PROGRAMS = _programs(27, 18)
 
 
-@pytest.mark.parametrize("k", range(len(PROGRAMS)))
+# the first nine by default: they take every kind with and without renamed names, both wraps and
+# both outputs; the other nine (the same kinds, other draws) with --full
+@pytest.mark.parametrize("k", [k if k < 9 else pytest.param(k, marks=pytest.mark.full) for k in range(len(PROGRAMS))])
 def test_issue27_generators_satisfy_every_property(k):
     prog = PROGRAMS[k]
     fails = fuzz.check_program(prog, 1000 + k, PROPS)
     assert fails is not None, "no smooth inputs found"
     assert not fails, f"{fails}\n{prog.source()}"
+
+
+def test_the_default_nine_take_every_kind_both_ways():
+    """The default slice (programs 0 to 8) has each generator kind with renamed names and without,
+    both wraps, and scalar and vector outputs."""
+    first = PROGRAMS[:9]
+    assert {(p.blocks[0][0], not p.rename) for p in first} == {(k, r) for k in fuzz.KINDS_27 for r in (True, False)}
+    assert {p.wrap for p in first} == set(fuzz.WRAPS) | {None}
+    assert {p.out for p in first} == {"scalar", "vector"}
 
 
 def test_every_generated_name_and_kind_is_drawn():

@@ -178,8 +178,14 @@ def while_in_loop(x):
     return s
 
 
-@pytest.mark.parametrize("f", [triangular_sines, while_in_loop])
-@pytest.mark.parametrize("path", ["rrr", "rrrr", "frrr"])
+# each function at order 3 and along one of the order-4 paths by default (each path taken by one of
+# them), the other order-4 path with --full
+_FOURTH_ELSEWHERE = {(triangular_sines, "frrr"), (while_in_loop, "rrrr")}
+
+
+@pytest.mark.parametrize("f, path", [
+    pytest.param(f, path, id=f"{path}-{f.__name__}", marks=[pytest.mark.full] if (f, path) in _FOURTH_ELSEWHERE else [])
+    for path in ("rrr", "rrrr", "frrr") for f in (triangular_sines, while_in_loop)])
 def test_inner_loop_ranges_at_orders_three_and_four(f, path):
     """A loop whose range is a variable of the loop around it: at order 3, that range's name is
     also a variable whose old value the tape saves, and dropping that save (never read) dropped
