@@ -15,8 +15,6 @@ One module per rule family, each with one export list (`__all__`) that this name
 - batch: vmap's machinery (sizes, in/out axes, masks, the per-example fallback `map_examples`)
 - batch_core, batch_shape, batch_reduce, batch_linalg: batching helpers `batched_<op>(flags, *args)`
   (named by `batch=by(...)` where each op is declared), by the family of the op they batch
-  (batch_operands holds the facts about batched operands they share; generated code never calls
-  them, so it has no export list and is not part of this namespace)
 - loops: helpers of vectorized loops (rules_loops)
 - special: SciPy's special functions that are primitives (rules_special), SciPy imported on first use
 - trees: pytree flattening inside transformed code (rules_trees)
@@ -29,6 +27,14 @@ One module per rule family, each with one export list (`__all__`) that this name
 - batch_derivs: the batching helpers' derivatives, each example's own rule (rules_batch_derivs)
 - trace: the nodes of traced code (transforms/trace.py, autograd's tracer)
 - spaces: calls of vector-space values (a parameter called), resolved when they run (rules_spaces)
+
+The modules whose names start with `_` are what those share and generated code never calls:
+`_values` (a value's shape, size, float dtype), `_examples` (per-example plumbing: a tree mapped
+under in_axes, results stacked, an op by its primitive name), `_batch_operands` (facts about
+batched operands), `_batch_checks` (vmap's refusals of value-dependent shapes), `_linalg_common`
+(the einsum parser, the matrix product) and `_registered` (the rule tables and this namespace, as
+the compiler registers them). They have no export list, and only this package imports them, but
+for `_registered`'s `register`, which the rule tables' registry calls to hand them down.
 
 A name exported twice is an error, so `rt.<name>` always means one function.
 """

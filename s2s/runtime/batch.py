@@ -3,31 +3,18 @@ operands, masks, batched indexing, and `map_examples` (an op run once per exampl
 carries the batch as axis 0 of every leaf; each helper takes its array module from its arguments
 (array methods and NumPy's dispatch). The batching helpers of operations, `batched_<op>(flags,
 *args)` (flags: which arguments are batched), live in batch_core, batch_shape, batch_reduce and
-batch_linalg; the small facts about batched operands they share, in batch_operands."""
+batch_linalg; the small facts about batched operands they share, in _batch_operands."""
 from __future__ import annotations
-
-import builtins
 
 import numpy as np
 
 from ..base.tree import PyTreeDef, axes_children, node_children, tree_leaves, tree_map
 from ..errors import S2SError, S2STypeError, S2SValueError
-from . import core as _core
-from .batch_checks import index_part, same_shapes
-from .batch_checks import one_position as _vb_one_position
-from ._registered import ext_namespace, runtime_namespace
-from .core import (
-    NUMBER_TYPES,
-    add_at,
-    asarray,
-    namespace,
-    reshape_like,
-    scatter_add,
-    to_host,
-    tree_add,
-    zeros,
-    zeros_like_tree,
-)
+from ._batch_checks import index_part, same_shapes
+from ._batch_checks import one_position as _vb_one_position
+from ._examples import index_tuple, map_over_spec, op_named, own_copy, stack_examples
+from ._values import NUMBER_TYPES, host_index, list_meets_array
+from .core import add_at, asarray, namespace, reshape_like, scatter_add, to_host, tree_add, zeros, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("vmap_size", "vmap_size_axis0", "BatchSize", "vmap_in", "vmap_out", "num_examples", "replicate_batch",
@@ -102,7 +89,7 @@ def vmap_size(args, in_axes, axis_size, names):
     if any(s != n for s, _, _ in sizes):
         lines = "\n".join(f"  * {w} has size {s} along axis {a}" for s, w, a in sizes)
         raise _vb_err(f"vmap got inconsistent sizes for array axes to be mapped:\n{lines}")
-    return batch_size_on(n, args)
+    return BatchSize.of(n, args)
 
 
 def vmap_size_axis0(xs, names):
@@ -124,16 +111,17 @@ class BatchSize(int):
 
     xp = np
 
-
-def batch_size_on(n, args):
-    for leaf in tree_leaves(args):
-        if type(leaf) is not np.ndarray and hasattr(leaf, "shape") and not isinstance(leaf, np.generic):
-            xp = namespace(leaf)
-            if xp is not np:
-                size = BatchSize(n)
-                size.xp = xp
-                return size
-    return n
+    @classmethod
+    def of(cls, n, args):
+        """`n` as a BatchSize on the array module of `args`' leaves, a plain int for NumPy's."""
+        for leaf in tree_leaves(args):
+            if type(leaf) is not np.ndarray and hasattr(leaf, "shape") and not isinstance(leaf, np.generic):
+                xp = namespace(leaf)
+                if xp is not np:
+                    size = cls(n)
+                    size.xp = xp
+                    return size
+        return n
 
 
 def _vb_size_fast(args, in_axes):
@@ -150,24 +138,6 @@ def _vb_size_fast(args, in_axes):
         elif s != n:
             return None
     return n
-
-
-def map_over_spec(fn, spec, tree):
-    parts = node_children(tree)
-    if parts is not None:  # a registered pytree node, a namedtuple: child by child, same type
-        specs = axes_children(spec, tree) or [spec] * len(parts[0])
-        return parts[1]([map_over_spec(fn, s, t) for s, t in zip(specs, parts[0])])
-    if isinstance(spec, (tuple, list)) and isinstance(tree, (tuple, list)):
-        out = [map_over_spec(fn, s, t) for s, t in zip(spec, tree)]
-        return tuple(out) if isinstance(tree, tuple) else out
-    if isinstance(spec, dict) and isinstance(tree, dict):
-        return {k: map_over_spec(fn, spec[k], tree[k]) for k in tree}
-    if isinstance(tree, (tuple, list)):
-        out = [map_over_spec(fn, spec, t) for t in tree]
-        return tuple(out) if isinstance(tree, tuple) else out
-    if isinstance(tree, dict):
-        return {k: map_over_spec(fn, spec, v) for k, v in tree.items()}
-    return fn(tree, spec)
 
 
 def vmap_in(x, spec, n):
@@ -203,7 +173,7 @@ def num_examples(x):
         return y.shape[0]
     for leaf in tree_leaves(x):
         if np.ndim(leaf):
-            return batch_size_on(np.shape(leaf)[0], leaf)
+            return BatchSize.of(np.shape(leaf)[0], leaf)
     raise S2SValueError("vmap: no batched argument holds an array, so the batch size is unknown")
 
 
@@ -238,7 +208,7 @@ def lift_rank(x, other, other_batched):
     `other` (batched or not) as the unbatched values would."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
-    if _core.list_meets_array(x, other):
+    if list_meets_array(x, other):
         x = example_array(x)
     if isinstance(x, (list, tuple)) or node_children(x) is not None:  # `+` joins and `*` repeats a list
         return x
@@ -306,10 +276,6 @@ def full_mask(n):
     return getattr(n, "xp", np).ones(n, dtype=bool)
 
 
-def index_tuple(index):
-    return index if isinstance(index, tuple) else (index,)
-
-
 def _vb_adv(index, flags, n, base_shape, clip=True):
     """An index tuple for a batched array from per-example index parts (`flags`: batched parts).
     `clip`: integer parts clipped into range, for code under a mask, where lanes that are done
@@ -325,18 +291,38 @@ def _vb_adv(index, flags, n, base_shape, clip=True):
              for p, f in zip(parts, flags)]
     dims = [np.ndim(p) - 1 for p, f in zip(parts, flags) if f]
     k = max(dims + [np.ndim(p) for p, f in zip(parts, flags) if not f and hasattr(p, "ndim") and np.ndim(p)] + [0])
+    lead = _leading_slices(parts, flags)
     out, axis = [], 1
-    for p, f in zip(parts, flags):
-        if f:
+    for j, (p, f) in enumerate(zip(parts, flags)):
+        if j < lead:  # a slice before the block: an arange, adjacent to the examples' positions and the block
+            r = np.arange(*p.indices(base_shape[axis] if axis < len(base_shape) else 1))
+            out.append(r.reshape(r.shape + (1,) * (lead - 1 - j + k)))
+        elif f:
             p = index_part(p)
             size = base_shape[axis] if axis < len(base_shape) else 1
             p = np.clip(p, -size, size - 1) if clip and p.dtype.kind in "iu" else p
-            out.append(p.reshape(p.shape[:1] + (1,) * (k - p.ndim + 1) + p.shape[1:]))
+            out.append(p.reshape(p.shape[:1] + (1,) * (lead + k - p.ndim + 1) + p.shape[1:]))
         else:
             out.append(p)
         axis += 1
-    ar = np.arange(n).reshape((n,) + (1,) * k)
+    ar = np.arange(n).reshape((n,) + (1,) * (lead + k))
     return (ar,) + tuple(out)
+
+
+def _leading_slices(parts, flags) -> int:
+    """How many slices come before the per-example index's advanced parts, where those parts are
+    one adjacent block (`x[:, i]`, `x[:, :, i, j]`); 0 otherwise. Per example NumPy keeps such a
+    block's dimensions in place, after the slices' (`x[:, i]` is rows by len(i)); the batched key
+    puts the examples' positions first, and an advanced index separated from the block by a slice
+    would move the block's dimensions before the slices'. _vb_adv turns those slices into aranges,
+    so that every advanced part is adjacent and the dimensions keep each example's order."""
+    adv = [f or not (p is None or p is Ellipsis or isinstance(p, slice)) for p, f in zip(parts, flags)]
+    if not any(adv):
+        return 0
+    first, last = adv.index(True), len(adv) - 1 - adv[::-1].index(True)
+    if first and all(adv[first:last + 1]) and all(isinstance(p, slice) for p in parts[:first]):
+        return first
+    return 0
 
 
 def example_getitem(x, index, xb=True, ib=False, clip=True):
@@ -352,7 +338,7 @@ def example_getitem(x, index, xb=True, ib=False, clip=True):
     n = np.shape(_vb_first_batched(index, ib))[0]
     if not xb:
         x = np.broadcast_to(x, (n,) + np.shape(x))
-    return _core.gather(x, _vb_adv(index, ib, n, np.shape(x), clip))
+    return _gather(x, _vb_adv(index, ib, n, np.shape(x), clip))
 
 
 def _vb_first_batched(index, ib):
@@ -467,29 +453,12 @@ def map_examples(fn, flags, n, *args, **kwargs):
     # update an argument in place, and one shared array would carry one example's update into the next.
     kflags = dict(zip(kwargs, flags[len(args):]))  # flags cover the keyword arguments after the positional ones
 
-    def part(a, batched, k):  # (a range is every example's, as replicate_batch leaves it)
-        return tree_map(lambda leaf: leaf if isinstance(leaf, range) else leaf[k], a) if batched else tree_map(own_copy, a)
+    def part(a, batched, k):  # (a range, an index's slice, ... are every example's: replicate_batch leaves them)
+        return tree_map(lambda leaf: leaf if leaf is None or isinstance(leaf, (range, str, slice, PyTreeDef))
+                        else leaf[k], a) if batched else tree_map(own_copy, a)
     outs = [fn(*[part(a, f, k) for a, f in zip(args, flags)],
                **{key: part(a, kflags.get(key), k) for key, a in kwargs.items()}) for k in range(n)]
     return stack_examples(same_shapes(outs, fn_name))
-
-
-def own_copy(leaf):
-    array = hasattr(leaf, "copy") and hasattr(leaf, "shape") and not isinstance(leaf, type)  # not np.float64 itself
-    return leaf.copy() if array else leaf
-
-
-def stack_examples(outs):
-    """Per-example results stacked leaf by leaf (lists and tuples keep their structure)."""
-    first = outs[0] if outs else None
-    if isinstance(first, (tuple, list)):
-        cols = [stack_examples(list(col)) for col in zip(*outs)]
-        return tuple(cols) if isinstance(first, tuple) else cols
-    if isinstance(first, dict):
-        return {k: stack_examples([o[k] for o in outs]) for k in first}
-    if first is None:
-        return None
-    return np.stack([asarray(o) for o in outs])
 
 
 def example_key(index, ib, a, clip=True):
@@ -559,23 +528,6 @@ def example_add_at(acc, v, index, xb=True, ib=False, clip=True):
     return add_at(acc, key, v)
 
 
-def op_named(name):
-    """The function a primitive name stands for (`xp.diag`, `rt.add_at`, `ext.random_normal`,
-    `tuple`); an `rt.` name is looked up in the namespace generated code sees (s2s.runtime, built
-    from the export lists)."""
-    mod, _, rest = name.partition(".")
-    if not rest:
-        return getattr(builtins, name)
-    if mod == "ext":  # a function declared a primitive from outside (s2s.random, s2s.defvjp): the
-        # rule table's namespace, loaded before any generated code that names it runs
-        obj = ext_namespace()
-        return getattr(obj, rest)
-    obj = np if mod == "xp" else runtime_namespace()
-    for part in rest.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
 def sum_examples(v):
     """The sum of a batch of per-example scalars (what vmap(grad(f)) differentiates: the examples
     are independent, so the gradient of the sum is each example's gradient)."""
@@ -583,3 +535,15 @@ def sum_examples(v):
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(v)[1:]} "
                            "per example.")
     return np.sum(v)
+
+
+# ---- vmap's gather ----
+def _gather(x, key):
+    """`x[key]` (vmap's gather: the examples' positions first, then index arrays); for a Dask `x`
+    with two or more index arrays, which Dask's indexing refuses, Dask's `vindex` of the arrays on
+    the host (NumPy's rule here, since the examples' positions come first; a Dask index is
+    computed, as `scatter_add` does)."""
+    if not type(x).__module__.startswith("dask"):
+        return x[key]
+    key = host_index(key)
+    return x.vindex[key] if sum(isinstance(p, np.ndarray) and p.ndim > 0 for p in key) > 1 else x[key]

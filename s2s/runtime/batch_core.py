@@ -8,8 +8,11 @@ import numpy as np
 
 from ..base.tree import tree_leaves, tree_map
 from ..errors import S2STypeError, S2SValueError
+from ._batch_operands import dot_spec, first_example, is_array
+from ._examples import map_over_spec
+from ._values import float_dtype, is_tree
 from .batch import (
-    batch_size_on,
+    BatchSize,
     example_array,
     example_axis,
     example_len,
@@ -18,7 +21,6 @@ from .batch import (
     flatten_examples,
     lift_rank,
     map_examples,
-    map_over_spec,
     masked_merge,
     num_examples,
     replicate_batch,
@@ -26,9 +28,8 @@ from .batch import (
     vmap_size,
     vmap_size_axis0,
 )
-from .batch_linalg import dot_spec, example_outer, example_product
-from .batch_operands import first_example, is_array
-from .core import asarray, float_dtype, is_tree, like, namespace, reshape_like, tree_all_zero
+from .batch_linalg import example_outer, example_product
+from .core import asarray, like, namespace, reshape_like, tree_all_zero
 from .jacobian import basis, tree_size
 from .linalg import dot_vjp_a, dot_vjp_b
 
@@ -267,7 +268,7 @@ def batched_unbroadcast(flags, v, like):
     if not flags[0]:  # the same for every example, but the result is batched when `like` is
         out = v if np.shape(v) == target else _vb_sum_to(v, np.shape(v), target, 0)
         out = _narrow(out, like)
-        return replicate_batch(out, batch_size_on(np.shape(like)[0], like)) if flags[1] else out
+        return replicate_batch(out, BatchSize.of(np.shape(like)[0], like)) if flags[1] else out
     vs = np.shape(v)[1:]
     out = v if vs == target else _vb_sum_to(v, vs, target, 1)
     return _narrow(out, like)  # (a cotangent takes its primal's dtype, as rt.unbroadcast)
@@ -455,13 +456,13 @@ def _vb_dot_vjp_keep(g, a, b, fa, fb, which, op="dot"):
 
 def batched_dot_vjp_a(flags, v, a, b):
     if not flags[0]:
-        v = replicate_batch(v, batch_size_on(np.shape(a if flags[1] else b)[0], (a, b)))
+        v = replicate_batch(v, BatchSize.of(np.shape(a if flags[1] else b)[0], (a, b)))
     return _narrow(_vb_dot_vjp_keep(v, a, b, flags[1], flags[2], 0), a)
 
 
 def batched_dot_vjp_b(flags, v, a, b):
     if not flags[0]:
-        v = replicate_batch(v, batch_size_on(np.shape(a if flags[1] else b)[0], (a, b)))
+        v = replicate_batch(v, BatchSize.of(np.shape(a if flags[1] else b)[0], (a, b)))
     return _narrow(_vb_dot_vjp_keep(v, a, b, flags[1], flags[2], 1), b)
 
 
@@ -481,7 +482,7 @@ def batched_sum_vjp(flags, v, like, axis, keepdims):
     axis, keepdims = shared_setting(axis), shared_setting(keepdims)
     n = np.shape(v)[0] if flags[0] else np.shape(like)[0]
     if not flags[0]:  # (on the backend of `like`: the unbatched cotangent may be a number)
-        v = replicate_batch(v, batch_size_on(n, like))
+        v = replicate_batch(v, BatchSize.of(n, like))
     shape = _vb_like_shape(like, flags[1], n)
     v = asarray(v)
     if axis is None:

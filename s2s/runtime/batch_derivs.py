@@ -14,8 +14,8 @@ import numpy as np
 
 from ..base.tree import tree_leaves, tree_map
 from ..errors import S2SError
+from ._examples import op_named, own_copy, stack_examples
 from ._registered import declarations, ext_namespace, runtime_namespace
-from .batch import op_named, own_copy, stack_examples
 from .core import namespace, tree_add, zeros_like_tree
 
 # what generated code reaches as `rt.<name>` (the per-example derivatives themselves are `ext.` primitives)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from . import batch as _b
-from .batch import flatten_examples
-from .batch_operands import (
+from ._batch_operands import (
     array_of,
     count_examples,
+    dot_spec,
     example_rank,
     example_rows,
     lift_loop_axes,
@@ -19,11 +19,11 @@ from .batch_operands import (
     static_rule,
     with_batch,
 )
+from ._linalg_common import LETTERS, einsum_parse, own_dtype
+from .batch import flatten_examples
 from .core import namespace, unbroadcast
 from .linalg import (
-    LETTERS,
     einsum_const,
-    einsum_parse,
     einsum_spec1,
     einsum_spec2,
     einsum_sublist_spec,
@@ -31,7 +31,6 @@ from .linalg import (
     inner_spec,
     kron_shape,
     kron_spec,
-    own_dtype,
     tensordot_spec,
 )
 from .linalg_norms import svd_check, vecdot_spec
@@ -59,17 +58,6 @@ def _einsum_batched(spec, ops, flags, **kw):
 
 
 # ---- products of batched operands (vmap's `a @ b`, dot, outer) ----
-def dot_spec(a, b, ab, bb, op):
-    """einsum subscripts of dot/matmul/inner per example, with `y` the batch axis."""
-    pa, pb = np.ndim(a) - ab, np.ndim(b) - bb
-    la, lb = "abcdefgh"[:pa], "ijklmnop"[:pb]
-    if pa and pb:
-        k = -1 if op == "inner" or pb == 1 else -2
-        lb = lb.replace(lb[k], la[-1])
-        out = la[:-1] + lb.replace(la[-1], "")
-    else:
-        out = la + lb
-    return ("y" if ab else "") + la, ("y" if bb else "") + lb, "y" + out
 
 
 def _stack_aligned(x, present, rank):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .batch import map_over_spec
+from ._examples import map_over_spec
 from .core import asarray
 
 __all__ = ("batched_vmap_in_t", "batched_vmap_out_t")

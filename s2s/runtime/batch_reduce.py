@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from .batch import map_examples
-from .batch_operands import (
+from ._batch_operands import (
     all_example_axes,
     array_of,
     count_examples,
@@ -22,6 +21,7 @@ from .batch_operands import (
     static_rule,
     with_batch,
 )
+from .batch import map_examples
 from .batch_shape import batched_searchsorted
 from .composite import cov_axes, cov_ddof, insert_map, pad_fill_map, vander_powers
 from .core import plain_operands

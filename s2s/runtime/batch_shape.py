@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import batch as _b
-from .batch import index_tuple, replicate_batch, shared_setting
-from .batch_operands import (
+from ._batch_operands import (
     array_of,
     count_examples,
     example_rank,
@@ -22,7 +21,10 @@ from .batch_operands import (
     static_rule,
     with_batch,
 )
-from .core import add_at, is_fancy, namespace, scatter_add
+from ._examples import index_tuple
+from ._values import is_fancy
+from .batch import replicate_batch, shared_setting
+from .core import add_at, namespace, scatter_add
 from .shapes import not_deleted, partition_jvp, partition_vjp, plain_reflect, sort_jvp, sort_vjp
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..errors import S2SValueError
+from ._examples import example_part
 from .core import asarray, namespace, scatter_add, to_host
 
 # (the settings' helpers are s2s.library.lax_conv's shape helpers too)
@@ -266,14 +267,6 @@ def lax_conv_t_rhs(ct, lhs, rhs_shape, strides, padding, lhs_dilation=None, rhs_
 
 
 # ---------------------------------------------------------------- batching (vmap)
-
-def example_part(a, k):
-    """Example k of an argument flagged batched: its array leaves indexed. A setting the batching
-    transform flags (unpacked from a residual tuple that also holds a batched array) is either
-    replicated per example, an array, or left as it is (a string, None)."""
-    if isinstance(a, (tuple, list)):
-        return type(a)(example_part(e, k) for e in a)
-    return a[k] if getattr(a, "ndim", 0) and not isinstance(a, (str, np.generic)) else a
 
 
 def _per_example(fn, flags, args):

@@ -17,6 +17,7 @@ from ..backends import arrays
 from ..base import tree, vspace
 from ..base.tree import node_children, tree_flatten
 from ..errors import S2STypeError, S2SValueError
+from ._values import NUMBER_TYPES, float_dtype, host_index, is_fancy, shape_of, size_of
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros", "unbroadcast", "operand_cotangent",
@@ -54,10 +55,6 @@ def namespace(x):
     return mod if mod is not None and hasattr(mod, "zeros") else np
 
 
-def shape_of(x):
-    return x.shape if hasattr(x, "shape") else np.shape(x)
-
-
 def asarray(x, dtype=None):
     """`x` as an array of its own backend (np.asarray would copy a CuPy array to the host, or
     refuse it). NumPy arrays and Python numbers take the fast path."""
@@ -67,9 +64,6 @@ def asarray(x, dtype=None):
     if t is np.ndarray or t in NUMBER_TYPES or isinstance(x, (list, np.generic)):
         return np.asarray(x, dtype=dtype)
     return namespace(x).asarray(x, dtype=dtype)
-
-
-NUMBER_TYPES = frozenset({float, int, bool, complex})
 
 
 def to_host(x):
@@ -196,12 +190,6 @@ def operand_cotangent_t(g_, ct, operand, other, op, operand_first, wrt_other=0):
     return type(ct)(list(g_) + rest if operand_first else rest + list(g_))
 
 
-def list_meets_array(x, other):
-    """Whether list `x` meets `other` in arithmetic as np.array(x) (with a list or number: joined/repeated)."""
-    return isinstance(x, (list, tuple)) and not isinstance(other, (list, tuple)) \
-        and type(other) not in NUMBER_TYPES and node_children(other) is None
-
-
 def plain_operands(operand, other) -> bool:
     """Whether neither operand of `+`/`*` is a list, tuple or dict: then `operand_cotangent` is the
     broadcasting rule of arrays and numbers, which vmap writes with primitives that have
@@ -215,20 +203,6 @@ def broadcast_to_like(v, like):
     if np.shape(v) == s:
         return v
     return np.broadcast_to(v, s).copy()
-
-
-def expand_reduced(v, like, axis, keepdims):
-    v = on_backend_of(v, like)
-    if np.ndim(like) == 0:
-        return v  # a reduction of a number (along axis 0 or -1, which NumPy allows) is the number
-    if axis is None or keepdims:
-        return v if axis is not None or np.ndim(v) == np.ndim(like) else np.reshape(v, (1,) * np.ndim(like))
-    return np.expand_dims(v, axis)
-
-
-def float_dtype(like):
-    dt = getattr(like, "dtype", None)
-    return dt if dt is not None and dt.kind in "fc" else np.float64
 
 
 def cast_like(v, like):
@@ -254,24 +228,6 @@ def cast_to_d(t, like):
     return zeros_like_tree(t)
 
 
-def filled_like(like, value):
-    """A new array shaped like `like` (in its floating dtype) holding `value` everywhere."""
-    xp = namespace(like)
-    if xp is not np:  # no `fill` on every library (Dask); `value` may be a 0-d array of it
-        return xp.zeros(shape_of(like), dtype=float_dtype(like)) + value
-    out = np.empty(shape_of(like), dtype=float_dtype(like))
-    out.fill(value)
-    return out
-
-
-def size_of(x) -> int:
-    """The number of elements, from the shape (np.size would compute a lazy Dask array)."""
-    n = 1
-    for d in shape_of(x):
-        n *= int(d)
-    return n
-
-
 def reshape_like(v, like):
     """`v` in the shape of `like`. Sizes that differ are a cotangent of the wrong length (a list's,
     issue 27): refused, never a raw NumPy error."""
@@ -286,15 +242,6 @@ def reshape_like(v, like):
 
 
 # ---- pytrees and lists in derivative code ----
-
-def one_hot(like, k):
-    """Zeros shaped like `like` (floating dtype) with a 1 at flat position `k`, on its backend."""
-    xp, shp, dt = namespace(like), shape_of(like), float_dtype(like)
-    e = xp.zeros(shp, dtype=dt)
-    if hasattr(e, "flat"):  # NumPy, CuPy: set in place
-        e.flat[k] = 1
-        return e
-    return xp.reshape((xp.arange(size_of(like)) == k).astype(dt), shp)  # Dask arrays are immutable here
 
 
 def tree_all_zero(x) -> bool:
@@ -430,38 +377,15 @@ def scatter_add(out, index, v):
     return out
 
 
-def _host_index(index):
-    """`index` with its array parts on the host (a lazy Dask index array is computed here)."""
-    parts = index if isinstance(index, tuple) else (index,)
-    host = tuple(p.compute() if hasattr(p, "compute") else p for p in parts)
-    return host if isinstance(index, tuple) else host[0]
-
-
-def gather(x, key):
-    """`x[key]` (vmap's gather: the examples' positions first, then index arrays); for a Dask `x`
-    with two or more index arrays, which Dask's indexing refuses, Dask's `vindex` of the arrays on
-    the host (NumPy's rule here, since the examples' positions come first; a Dask index is
-    computed, as `scatter_add` does)."""
-    if not type(x).__module__.startswith("dask"):
-        return x[key]
-    key = _host_index(key)
-    return x.vindex[key] if sum(isinstance(p, np.ndarray) and p.ndim > 0 for p in key) > 1 else x[key]
-
-
 def _dask_scatter_add(da, out, index, v):
     """Dask's form of `add.at`: the flat position each element of `out[index]` names (computed
     from the shape, on the host), then a weighted `bincount` of `v` over those positions."""
     shape = out.shape
     n = size_of(out)
-    pos = np.arange(n).reshape(shape)[_host_index(index)]
+    pos = np.arange(n).reshape(shape)[host_index(index)]
     w = da.ravel(da.broadcast_to(da.asarray(v), pos.shape)).astype(out.dtype)
     hits = da.from_array(np.ravel(pos), chunks=w.chunks)
     return out + da.reshape(da.bincount(hits, weights=w, minlength=n), shape)
-
-
-def is_fancy(index) -> bool:
-    parts = index if isinstance(index, tuple) else (index,)
-    return any(hasattr(p, "shape") and np.ndim(p) > 0 or isinstance(p, list) for p in parts)
 
 
 def take_at(acc, index, like):
@@ -629,15 +553,6 @@ def zero_at(acc, index):
         return acc
     acc[index] = 0
     return acc
-
-
-def leaf_sizes(tree):
-    leaves, treedef = tree_flatten(tree)
-    return leaves, treedef, [int(size_of(leaf)) for leaf in leaves]
-
-
-def is_tree(x) -> bool:
-    return isinstance(x, (tuple, list, dict)) or x is None
 
 
 def constant(x):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import asarray, float_dtype, namespace
+from ._values import float_dtype
+from .core import asarray, namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("mod_dy", "fmod_dy", "pow_d", "pow_d_dy", "inv0", "pick", "clip_mask", "clip_low", "clip_high", "log0",

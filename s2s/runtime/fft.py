@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2STypeError
+from ._batch_operands import one_setting
 from .core import namespace
 
 __all__ = ["fft_apply", "fft_t", "batched_fft_apply", "batched_fft_t", "batched_fft2", "batched_ifft2", "batched_rfft2",
@@ -135,25 +136,10 @@ def _shift(axis, batched):
     return axis + 1 if batched and axis is not None and axis >= 0 else axis
 
 
-def _one_setting(v, batched, kind):
-    """A setting (a transform's length, axes or norm; a window's shape) that vmap carried per example
-    (a tuple saved for the backward sweep is stacked): the one value every example has, or refused
-    when they differ."""
-    if not batched:
-        return v
-    if isinstance(v, (tuple, list)):
-        return type(v)(_one_setting(e, True, kind) for e in v)
-    first = np.asarray(v).reshape(-1)
-    if first.size and (first == first[0]).all():
-        return first[0].item()
-    raise S2STypeError(f"vmap of {kind}: its settings (lengths, axes, norm, window shape) must be the same for "
-                       "every example")
-
-
 def batched_fft_apply(flags, x, kind, s, axes, norm):
     """`fft_apply` on a batch of examples (the batch axis in front): the axes shift past it."""
     flags = tuple(flags) + (False,) * 5
-    s, axes, norm = (_one_setting(v, b, "np.fft." + kind) for v, b in zip((s, axes, norm), flags[2:5]))
+    s, axes, norm = (one_setting(v, b, "np.fft." + kind) for v, b in zip((s, axes, norm), flags[2:5]))
     if not flags[0]:
         return fft_apply(x, kind, s, axes, norm)
     if kind in _ONE:
@@ -168,7 +154,7 @@ def batched_fft_t(flags, g_, like, kind, s, axes, norm):
     """`fft_t` on a batch of examples: the axes resolved on one example as negative axes, which the
     batch axis in front does not move."""
     flags = tuple(flags) + (False,) * 6
-    s, axes, norm = (_one_setting(v, b, "np.fft." + kind) for v, b in zip((s, axes, norm), flags[3:6]))
+    s, axes, norm = (one_setting(v, b, "np.fft." + kind) for v, b in zip((s, axes, norm), flags[3:6]))
     _, neg, _ = _plan(kind, s, axes, np.shape(like)[1:] if flags[1] else np.shape(like))
     v = fft_t(g_, like, kind, s, neg[0] if kind in _ONE else neg, norm)
     if flags[1] and not flags[0]:  # every example's cotangent is the same: one per example

@@ -8,8 +8,9 @@ import math
 import numpy as np
 
 from ..base.tree import tree_flatten, tree_map, tree_structure, tree_unflatten
+from ._values import float_dtype, is_tree, shape_of, size_of
 from .batch import num_examples
-from .core import float_dtype, is_tree, leaf_sizes, namespace, one_hot, size_of
+from .core import namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("tree_size", "basis", "jac_from_columns", "jac_from_rows", "jac_columns_t", "jac_rows_t", "basis_stack",
@@ -23,18 +24,18 @@ __all__ = ("tree_size", "basis", "jac_from_columns", "jac_from_rows", "jac_colum
 
 def tree_size(x) -> int:
     """How many numbers the pytree `x` holds: the length of its flattened vector."""
-    return int(size_of(x)) if not is_tree(x) else sum(leaf_sizes(x)[2])
+    return int(size_of(x)) if not is_tree(x) else sum(_leaf_sizes(x)[2])
 
 
 def basis(x, k):
     """The k-th standard basis vector of pytree `x`: zeros like each leaf, a single 1 (float64
     unless the leaf is floating)."""
     if not is_tree(x):
-        return one_hot(x, k)
-    leaves, treedef, sizes = leaf_sizes(x)
+        return _one_hot(x, k)
+    leaves, treedef, sizes = _leaf_sizes(x)
     out = []
     for leaf, n in zip(leaves, sizes):
-        e = one_hot(leaf, k) if 0 <= k < n else namespace(leaf).zeros(np.shape(leaf), dtype=float_dtype(leaf))
+        e = _one_hot(leaf, k) if 0 <= k < n else namespace(leaf).zeros(np.shape(leaf), dtype=float_dtype(leaf))
         k -= n
         out.append(e)
     return tree_unflatten(treedef, out)
@@ -52,7 +53,7 @@ def jac_from_columns(cols, out, x):
     if not (is_tree(out) or is_tree(x)) and cols:
         return np.reshape(np.stack(cols, axis=-1), np.shape(out) + np.shape(x))
     out_leaves, out_def = tree_flatten(out)
-    x_leaves, x_def, sizes = leaf_sizes(x)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
     col_leaves = [tree_flatten(c)[0] for c in cols]
     blocks = []
     for j, o in enumerate(out_leaves):
@@ -66,8 +67,8 @@ def jac_from_rows(rows, out, x):
     """Jacobian from vjp rows (one per number of `out`), in the layout of `jac_from_columns`."""
     if not (is_tree(out) or is_tree(x)) and rows:
         return np.reshape(np.stack(rows), np.shape(out) + np.shape(x))
-    out_leaves, out_def, out_sizes = leaf_sizes(out)
-    x_leaves, x_def, sizes = leaf_sizes(x)
+    out_leaves, out_def, out_sizes = _leaf_sizes(out)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
     row_leaves = [tree_flatten(r)[0] for r in rows]
     # one matrix per input leaf: (number of outputs) x (the leaf's numbers)
     mats = [np.reshape(np.stack([namespace(r[i]).asarray(r[i]) for r in row_leaves]), (len(rows), -1))
@@ -98,7 +99,7 @@ def _jac_matrix(g, out, x):
 def jac_columns_t(g, cols, out, x):
     """Transpose of `jac_from_columns`: the cotangent of each column."""
     mat = _jac_matrix(g, out, x)
-    out_leaves, out_def, sizes = leaf_sizes(out)
+    out_leaves, out_def, sizes = _leaf_sizes(out)
     result = []
     for k in range(mat.shape[1]):
         parts = np.split(mat[:, k], np.cumsum(sizes)[:-1]) if len(sizes) > 1 else [mat[:, k]]
@@ -109,7 +110,7 @@ def jac_columns_t(g, cols, out, x):
 def jac_rows_t(g, rows, out, x):
     """Transpose of `jac_from_rows`: the cotangent of each row."""
     mat = _jac_matrix(g, out, x)
-    x_leaves, x_def, sizes = leaf_sizes(x)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
     return [tree_unflatten(x_def, _split_last(mat[k], x_leaves, sizes, ())) for k in range(mat.shape[0])]
 
 
@@ -120,7 +121,7 @@ def basis_stack(x):
         xp, shape = namespace(x), np.shape(x)
         n = int(np.prod(shape, dtype=np.int64))
         return xp.reshape(xp.eye(n, dtype=float_dtype(x)), (n,) + shape)
-    leaves, treedef, sizes = leaf_sizes(x)
+    leaves, treedef, sizes = _leaf_sizes(x)
     total, start, out = sum(sizes), 0, []
     for leaf, n in zip(leaves, sizes):
         xp = namespace(leaf)
@@ -145,7 +146,7 @@ def jac_from_batch_cols(cols, x):
         xp = namespace(cols)
         return xp.reshape(xp.moveaxis(xp.asarray(cols), 0, -1), np.shape(cols)[1:] + np.shape(x))
     leaves, treedef = tree_flatten(cols)
-    x_leaves, x_def, sizes = leaf_sizes(x)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
     blocks = [tree_unflatten(x_def, _split_last(namespace(c).moveaxis(namespace(c).asarray(c), 0, -1), x_leaves,
                                                 sizes, np.shape(c)[1:])) for c in leaves]
     return tree_unflatten(treedef, blocks)
@@ -158,7 +159,7 @@ def jac_batch_cols_t(g, cols, x):
         n = np.shape(cols)[0]
         return xp.moveaxis(xp.reshape(g, np.shape(cols)[1:] + (n,)), -1, 0)
     leaves, treedef = tree_flatten(cols)
-    sizes = leaf_sizes(x)[2]
+    sizes = _leaf_sizes(x)[2]
     out = []
     for c, b in zip(leaves, _up_to(g, treedef)):
         lead, xp = np.shape(c)[1:], namespace(c)
@@ -192,8 +193,8 @@ def jac_from_batch_rows(rows, out, x):
     axis over the numbers of the output `out`."""
     if not is_tree(out) and not is_tree(x) and not is_tree(rows):
         return namespace(rows).reshape(rows, np.shape(out) + np.shape(x))
-    out_leaves, out_def, out_sizes = leaf_sizes(out)
-    x_leaves, x_def, sizes = leaf_sizes(x)
+    out_leaves, out_def, out_sizes = _leaf_sizes(out)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
     m = sum(out_sizes)
     row_leaves = tree_flatten(rows)[0]
     xp = namespace(row_leaves[0]) if row_leaves else np
@@ -211,8 +212,8 @@ def jac_batch_rows_t(g, rows, out, x):
     """Transpose of `jac_from_batch_rows`: the cotangent of the batch of rows."""
     if not is_tree(out) and not is_tree(x) and not is_tree(rows):
         return namespace(g).reshape(g, np.shape(rows))
-    out_leaves, out_def, out_sizes = leaf_sizes(out)
-    x_leaves, x_def, sizes = leaf_sizes(x)
+    out_leaves, out_def, out_sizes = _leaf_sizes(out)
+    x_leaves, x_def, sizes = _leaf_sizes(x)
     m = sum(out_sizes)
     per_out = _up_to(g, out_def)
     rows_of = []
@@ -473,3 +474,19 @@ def jac_unnest(g, xs):
     if out_def.num_leaves == 1 and out_def == tree_structure(0.0):
         return tuple(g)
     return tuple(tree_unflatten(out_def, [b[j] for b in blocks]) for j in range(len(xs)))
+
+
+# ---- leaves ----
+def _one_hot(like, k):
+    """Zeros shaped like `like` (floating dtype) with a 1 at flat position `k`, on its backend."""
+    xp, shp, dt = namespace(like), shape_of(like), float_dtype(like)
+    e = xp.zeros(shp, dtype=dt)
+    if hasattr(e, "flat"):  # NumPy, CuPy: set in place
+        e.flat[k] = 1
+        return e
+    return xp.reshape((xp.arange(size_of(like)) == k).astype(dt), shp)  # Dask arrays are immutable here
+
+
+def _leaf_sizes(tree):
+    leaves, treedef = tree_flatten(tree)
+    return leaves, treedef, [int(size_of(leaf)) for leaf in leaves]

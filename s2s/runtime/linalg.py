@@ -8,7 +8,9 @@ import string
 import numpy as np
 
 from ..errors import S2SValueError
-from .core import float_dtype, namespace, reshape_like, unbroadcast
+from ._linalg_common import LETTERS, check_subscripts, einsum_parse, mm, own_dtype
+from ._values import float_dtype
+from .core import namespace, reshape_like, unbroadcast
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("dot_vjp_a", "dot_vjp_b", "dot_vjp_a_t", "dot_vjp_b_t", "outer_vjp_a", "outer_vjp_b", "einsum_subscripts",
@@ -45,15 +47,6 @@ def _lift(a, b, v):
     so that dot(a, b) is squeeze(lift(a) @ b, -2)."""
     sa, xp = np.shape(a), namespace(v)
     return xp.reshape(a, sa[:-1] + (1,) * (np.ndim(b) - 1) + sa[-1:]), xp.expand_dims(v, -2)
-
-
-def own_dtype(v, like):
-    """`v` in `like`'s dtype where that is a float narrower than v's (a cotangent takes its
-    primal's dtype, as in JAX: a float32 operand of a product with a float64 one)."""
-    dt = getattr(like, "dtype", None)
-    if dt is not None and dt.kind == "f" and dt.itemsize < 8 and getattr(v, "dtype", dt) != dt:
-        return v.astype(dt)
-    return v
 
 
 def dot_vjp_a(v, a, b):
@@ -130,12 +123,10 @@ def outer_vjp_b(v, a, b):
 
 # ---- einsum: every cotangent is another einsum (plus constant ones/identity factors) ----
 
-LETTERS = string.ascii_letters
-
 
 def einsum_subscripts(spec):
-    """np.einsum's subscripts when they are not a literal: a string, or refused (see _check_subscripts)."""
-    _check_subscripts(spec)
+    """np.einsum's subscripts when they are not a literal: a string, or refused (see check_subscripts)."""
+    check_subscripts(spec)
     return spec
 
 
@@ -165,39 +156,6 @@ def _sublist_letters(sub):
     return out
 
 
-def _check_subscripts(spec):
-    """Refuse subscripts that are not a string: np.einsum's sublist form with sublists s2s could not
-    read when transforming (frontend/numpy_forms.einsum_sublists rewrites the literal ones)."""
-    if not isinstance(spec, str):
-        raise S2SValueError("s2s differentiates np.einsum's sublist form only where it can tell, when transforming, "
-                            "that the call is that form: its first sublist a literal, a local assigned once to "
-                            "one, or a global, closure or table entry; write the subscripts as a string instead")
-
-
-def einsum_parse(subscripts, ops):
-    """Explicit per-operand subscripts and output, with '...' replaced by letters."""
-    _check_subscripts(subscripts)
-    spec = subscripts.replace(" ", "")
-    ins, arrow, out = spec.partition("->")
-    parts = ins.split(",")
-    used = set(spec) - set(".,->")
-    free = [c for c in LETTERS if c not in used]
-    nell = max((np.ndim(o) - len(p.replace("...", "")) for p, o in zip(parts, ops) if "..." in p), default=0)
-    ell = "".join(free[:nell])
-    full = []
-    for p, o in zip(parts, ops):
-        if "..." in p:
-            k = np.ndim(o) - len(p.replace("...", ""))
-            p = p.replace("...", ell[nell - k:] if k else "")
-        full.append(p)
-    if not arrow:
-        counts = {c: "".join(full).count(c) for c in set("".join(full))}
-        out = ell + "".join(sorted(c for c in counts if counts[c] == 1 and c not in ell))
-    else:
-        out = out.replace("...", ell)
-    return full, out
-
-
 def _present(*ops):
     return [o for o in ops if o is not None]
 
@@ -207,7 +165,7 @@ def einsum_n(spec, a, b=None, c=None, d=None, e=None, f=None, g_=None, h=None):
     cotangent and six operands; `h` is set only when the user passed more than six)."""
     if h is not None:
         raise S2SValueError("s2s differentiates np.einsum with at most 6 operands")
-    _check_subscripts(spec)
+    check_subscripts(spec)
     return np.einsum(spec, *_present(a, b, c, d, e, f, g_))
 
 
@@ -323,10 +281,6 @@ def kron_pad(x, other):
 
 
 # ---- linear algebra: written with primitives, so s2s differentiates them again ----
-
-def mm(x, y):
-    """`x @ y` for stacks of matrices (the operator's rules keep batch axes apart)."""
-    return x @ y
 
 
 def mT(x):

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SValueError
+from ._linalg_common import LETTERS, mm
 from .core import on_backend_of
-from .linalg import LETTERS, mm, svdvals_jvp, svdvals_vjp
+from .linalg import svdvals_jvp, svdvals_vjp
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("norm_is_matrix", "norm_grad", "matrix_norm_grad", "norm_vjp_any", "norm_jvp_any", "svd_check",

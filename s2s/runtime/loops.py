@@ -9,24 +9,13 @@ import numpy as np
 
 from ..base.tree import tree_leaves, tree_map
 from ..errors import S2SValueError
-from .batch import (
-    example_getitem,
-    example_getitem_t,
-    index_tuple,
-    map_examples,
-    masked_merge,
-    replicate_batch,
-)
+from ._batch_operands import dot_spec
+from ._examples import index_tuple
+from ._values import list_meets_array
+from .batch import example_getitem, example_getitem_t, map_examples, masked_merge, replicate_batch
 from .batch_core import batched_lift_rank_of_batched
-from .batch_linalg import (
-    batched_product_vjp,
-    dot_spec,
-    example_product,
-    is_stack_matmul,
-    stack_matmul,
-    stack_matmul_vjp,
-)
-from .core import list_meets_array, reshape_like
+from .batch_linalg import batched_product_vjp, example_product, is_stack_matmul, stack_matmul, stack_matmul_vjp
+from .core import reshape_like
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("MIN_TRIPS", "loop_windows", "example_getitem_loop", "loop_windows_t", "batched_loop_windows",

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SValueError
+from ._values import float_dtype, shape_of, size_of
 from .batch import map_examples, num_examples, replicate_batch
-from .core import asarray, expand_reduced, filled_like, float_dtype, namespace, on_backend_of, shape_of, size_of
+from .core import asarray, namespace, on_backend_of
 from .shapes import take_vjp
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
@@ -25,13 +26,13 @@ __all__ = ("sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_oth
 def sum_vjp(v, like, axis, keepdims):
     """Cotangent of `sum(like, axis, keepdims)`: broadcast back to `like`'s shape."""
     if axis is None and not keepdims:
-        return filled_like(like, v)
-    return np.broadcast_to(expand_reduced(v, like, axis, keepdims), shape_of(like)).astype(float_dtype(like))
+        return _filled_like(like, v)
+    return np.broadcast_to(_expand_reduced(v, like, axis, keepdims), shape_of(like)).astype(float_dtype(like))
 
 
 def mean_vjp(v, like, axis, keepdims):
     if axis is None and not keepdims:
-        return filled_like(like, v / max(size_of(like), 1))
+        return _filled_like(like, v / max(size_of(like), 1))
     n = np.size(like) // max(np.size(v), 1)
     return sum_vjp(v, like, axis, keepdims) / n
 
@@ -39,15 +40,15 @@ def mean_vjp(v, like, axis, keepdims):
 def max_vjp(v, a, ans, axis, keepdims):
     """Cotangent of a max/min reduction: split evenly among the positions that attain it."""
     axis = None if np.ndim(a) == 0 else axis  # (a number reduced along axis 0 or -1 is itself)
-    hit = a == expand_reduced(ans, a, axis, keepdims)
+    hit = a == _expand_reduced(ans, a, axis, keepdims)
     dt = float_dtype(a)
     count = np.sum(hit, axis=axis, keepdims=True).astype(dt)
-    return (expand_reduced(v, a, axis, keepdims) * hit / count).astype(dt, copy=False)
+    return (_expand_reduced(v, a, axis, keepdims) * hit / count).astype(dt, copy=False)
 
 
 def max_jvp(v, a, ans, axis, keepdims):
     axis = None if np.ndim(a) == 0 else axis
-    hit = a == expand_reduced(ans, a, axis, keepdims)
+    hit = a == _expand_reduced(ans, a, axis, keepdims)
     count = np.sum(hit, axis=axis, keepdims=keepdims).astype(float_dtype(a))
     return np.sum(v * hit, axis=axis, keepdims=keepdims) / count
 
@@ -132,7 +133,7 @@ def _prod_others_dirs(a, axis, *ds):
 def var_vjp(v, a, axis, ddof, keepdims):
     n = np.size(a) // max(np.size(np.sum(a, axis=axis)), 1)
     centered = a - np.mean(a, axis=axis, keepdims=True)
-    return expand_reduced(v, a, axis, keepdims) * 2 * centered / (n - ddof)
+    return _expand_reduced(v, a, axis, keepdims) * 2 * centered / (n - ddof)
 
 
 def var_jvp(da, a, axis, ddof, keepdims):
@@ -165,8 +166,8 @@ def check_norm_ord(ord, axis):
 
 def norm_vjp(v, x, ans, ord, axis, keepdims):
     check_norm_ord(ord, axis)
-    return expand_reduced(v, x, axis, keepdims) * x / np.where(expand_reduced(ans, x, axis, keepdims) == 0, 1,
-                                                         expand_reduced(ans, x, axis, keepdims))
+    return _expand_reduced(v, x, axis, keepdims) * x / np.where(_expand_reduced(ans, x, axis, keepdims) == 0, 1,
+                                                         _expand_reduced(ans, x, axis, keepdims))
 
 
 def norm_jvp(dx, x, ans, ord, axis, keepdims):
@@ -574,3 +575,23 @@ def batched_multiply_at_jvp_v(flags, dv, y, index, v):
     yb, idx, vb = _batched_at(flags, y, index, v)
     dvb = _batched_at(flags, y, index, dv)[2]
     return multiply_at_jvp_v(dvb, yb, idx, vb)
+
+
+# ---- the shapes of reductions' cotangents ----
+def _expand_reduced(v, like, axis, keepdims):
+    v = on_backend_of(v, like)
+    if np.ndim(like) == 0:
+        return v  # a reduction of a number (along axis 0 or -1, which NumPy allows) is the number
+    if axis is None or keepdims:
+        return v if axis is not None or np.ndim(v) == np.ndim(like) else np.reshape(v, (1,) * np.ndim(like))
+    return np.expand_dims(v, axis)
+
+
+def _filled_like(like, value):
+    """A new array shaped like `like` (in its floating dtype) holding `value` everywhere."""
+    xp = namespace(like)
+    if xp is not np:  # no `fill` on every library (Dask); `value` may be a 0-d array of it
+        return xp.zeros(shape_of(like), dtype=float_dtype(like)) + value
+    out = np.empty(shape_of(like), dtype=float_dtype(like))
+    out.fill(value)
+    return out

@@ -5,7 +5,8 @@ import numpy as np
 
 from ..base.tree import tree_map
 from ..errors import S2SValueError
-from .core import asarray, float_dtype, namespace, reshape_like, scatter_add, to_host, unbroadcast, zeros
+from ._values import float_dtype
+from .core import asarray, namespace, reshape_like, scatter_add, to_host, unbroadcast, zeros
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "unstack", "reversed_shape", "split_like",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .conv import example_part
+from ._examples import example_part
 
 __all__ = ["signal_convolve", "signal_convolve_t_a", "signal_convolve_t_b", "batched_signal_convolve",
            "batched_signal_convolve_t_a", "batched_signal_convolve_t_b"]

@@ -10,8 +10,8 @@ import itertools
 
 import numpy as np
 
+from ._batch_operands import one_setting
 from .core import namespace
-from .fft import _one_setting
 
 __all__ = ["sliding_window_vjp", "batched_sliding_window_vjp"]
 
@@ -54,7 +54,7 @@ def batched_sliding_window_vjp(flags, g_, x, window_shape, axis=None):
     """`sliding_window_vjp` on a batch of examples (the batch axis in front of g_ and of a batched
     x); an unbatched x gets one cotangent per example."""
     flags = tuple(flags) + (False,) * 4
-    window_shape, axis = (_one_setting(v, b, "sliding_window_view") for v, b in zip((window_shape, axis), flags[2:4]))
+    window_shape, axis = (one_setting(v, b, "sliding_window_view") for v, b in zip((window_shape, axis), flags[2:4]))
     example = np.shape(x)[1:] if flags[1] else np.shape(x)
     window, axes = _axes(window_shape, axis, len(example))
     if not flags[0]:  # one cotangent for every example

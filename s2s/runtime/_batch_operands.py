@@ -1,14 +1,14 @@
 """Small facts about batched operands that the batching helpers (batch_core, batch_shape,
 batch_reduce, batch_linalg) share: an operand as an array of its backend, its per-example rank and
-axes, with or without the batch axis, and the rules built from a helper's array, axis and setting
-arguments. Generated code never calls these, so this module has no export list and `rt` does not
-see them."""
+axes, with or without the batch axis, the rules built from a helper's array, axis and setting
+arguments, the one setting every example carries, and the per-example einsum of a product.
+Generated code never calls these, so this module has no export list and `rt` does not see them."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..base.tree import tree_leaves, tree_map
-from ..errors import S2SValueError
+from ..errors import S2STypeError, S2SValueError
 from .batch import map_examples, num_examples, shared_setting
 from .core import asarray, namespace
 
@@ -129,3 +129,31 @@ def same_every_example(a):
     """Whether every example of batched `a` is the same (settings saved for the backward sweep are
     broadcast over the batch)."""
     return all(np.all(array_of(x) == array_of(x)[:1]) for x in tree_leaves(a))
+
+
+def dot_spec(a, b, ab, bb, op):
+    """einsum subscripts of dot/matmul/inner per example, with `y` the batch axis."""
+    pa, pb = np.ndim(a) - ab, np.ndim(b) - bb
+    la, lb = "abcdefgh"[:pa], "ijklmnop"[:pb]
+    if pa and pb:
+        k = -1 if op == "inner" or pb == 1 else -2
+        lb = lb.replace(lb[k], la[-1])
+        out = la[:-1] + lb.replace(la[-1], "")
+    else:
+        out = la + lb
+    return ("y" if ab else "") + la, ("y" if bb else "") + lb, "y" + out
+
+
+def one_setting(v, batched, kind):
+    """A setting (a transform's length, axes or norm; a window's shape) that vmap carried per example
+    (a tuple saved for the backward sweep is stacked): the one value every example has, or refused
+    when they differ."""
+    if not batched:
+        return v
+    if isinstance(v, (tuple, list)):
+        return type(v)(one_setting(e, True, kind) for e in v)
+    first = np.asarray(v).reshape(-1)
+    if first.size and (first == first[0]).all():
+        return first[0].item()
+    raise S2STypeError(f"vmap of {kind}: its settings (lengths, axes, norm, window shape) must be the same for "
+                       "every example")
