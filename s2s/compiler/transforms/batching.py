@@ -7,15 +7,14 @@ whose condition is batched runs under a mask (a boolean per example): both branc
 run, and each variable a branch assigns is merged with `rt.masked_merge(mask, new, old)`; a `while` runs until no
 example is live; `break`/`continue` under a batched condition clear lanes of the loop's masks.
 
-About 800 lines in one module: the `Batcher` visitor (statements, masked control flow, the
-call of each op's rule) and the three entry points that wrap its body (`vmap_fn`, `body_fn`,
-`batch_loop`) share the analyses at the top. The rules are declared with
-each primitive (s2s/compiler/primitives/), specialization on per-example ranks is batch_ranks.py, and vmap's
-compositions with grad and jacrev are compose.py.
+The `Batcher` visitor here rewrites statements and masked control flow and holds the entry points
+that wrap its body (`vmap_fn`, `body_fn`, `batch_loop`); which variables are batched is
+batch_vars.py, the batching of each operation and call is batch_calls.py (a mixin of `Batcher`),
+specialization on per-example ranks is batch_ranks.py, and vmap's compositions with grad and
+jacrev are compose.py. The rules are declared with each primitive (s2s/compiler/primitives/).
 """
 from __future__ import annotations
 
-import collections
 import copy
 
 import gast
@@ -25,15 +24,18 @@ from .. import analysis
 from ..ir import build
 from ..ir.core import CoreFn
 from ..primitives import registry
-from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc, stores_into
-from .batch_ranks import lowered, per_example_ranks, rank_simplified
-
-# `x.shape`, `x.ndim`, `x.size` of a batched x: the batching helper of the shape query of that name
-SHAPE_ATTRS = {p.shape_query: registry.BATCH[n].helper for n, p in registry.PRIMS.items() if p.shape_query}
-
-
-def _names(node) -> list[str]:
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
+from .batch_calls import BatchedCalls, const_is
+from .batch_ranks import per_example_ranks, rank_simplified
+from .batch_vars import (
+    SHAPE_ATTRS,
+    batched_vars,
+    has_batched_jump,
+    loaded_names,
+    mask_operands,
+    range_args,
+    selectable,
+)
 
 
 def _unclipped(mask) -> list:
@@ -42,132 +44,20 @@ def _unclipped(mask) -> list:
     return [build.const(False)] if mask is None else []
 
 
-def selectable(body, params) -> set[str]:
-    """Names whose value may already exist when a masked statement assigns them (so it must be
-    merged with the old value): parameters, names assigned twice, names assigned in a loop."""
-    counts: dict[str, int] = {}
-    in_loop: set[str] = set()
-    everywhere = _load_counts(body)  # once: a count per loop would walk the body once per loop
-
-    def visit(stmts, loop):
-        for s in stmts:
-            for t in analysis.targets(s):
-                counts[t] = counts.get(t, 0) + 1
-            if isinstance(s, (gast.For, gast.While)):
-                inside, exposed = _load_counts([s]), analysis.exposed(s.body)  # read outside: more reads than inside
-                in_loop.update(t for t in _assigned(s.body) if t in exposed or everywhere[t] > inside[t])
-                if isinstance(s, gast.For):
-                    in_loop.add(s.target.id)
-                visit(s.body, True)
-            elif isinstance(s, gast.If):
-                visit(s.body, loop)
-                visit(s.orelse, loop)
-    visit(body, False)
-    return set(params) | {v for v, c in counts.items() if c > 1} | in_loop
 
 
-def _assigned(stmts) -> set[str]:
-    return {t for s in analysis.walk_stmts(stmts) for t in analysis.targets(s)}
 
 
-def _load_counts(stmts) -> collections.Counter:
-    """How often each name is read in `stmts` (blocks included)."""
-    out: collections.Counter = collections.Counter()
-    for s in stmts:
-        if isinstance(s, (gast.If, gast.For, gast.While)):
-            out.update(_names(s.test if not isinstance(s, gast.For) else s.iter))
-            out += _load_counts(s.body)
-            out += _load_counts(s.orelse)
-        else:
-            out.update(_names(s))
-    return out
 
 
-def result_batched(value, bset) -> bool:
-    kind = analysis.classify(value)
-    if kind == "const":
-        return False
-    if kind == "attr":
-        return value.attr not in SHAPE_ATTRS and value.attr != "dtype" and _names(value.value)[0] in bset
-    if (p := registry.lookup(kind)) is not None and p.unbatched_result:  # a shape, a setting
-        return False
-    if p is not None and p.batched_by and isinstance(value, gast.Call):  # (a backend, a tree's structure)
-        arg = bind_prim(p, value).get(p.batched_by)
-        return arg is not None and any(n in bset for n in _names(arg))
-    if kind == "list.pop":
-        return value.func.value.id in bset
-    return any(n in bset for n in _names(value) if n not in ("xp", "rt"))
 
 
-def _range_args(s):
-    it = s.iter
-    return it.args if isinstance(it, gast.Call) and analysis.dotted(it.func) == "range" else [it]
 
 
-def batched_vars(body, params) -> set[str]:
-    """Every variable that holds a batched value somewhere (the fixed point of one pass)."""
-    bset = set(params)
-    sel = selectable(body, params)
-
-    def visit(stmts, masked):
-        for s in stmts:
-            if isinstance(s, gast.If):
-                m = masked or _names(s.test)[0] in bset if isinstance(s.test, gast.Name) else masked
-                visit(s.body, m)
-                visit(s.orelse, m)
-            elif isinstance(s, gast.While):
-                m = masked or isinstance(s.test, gast.Name) and s.test.id in bset or has_batched_jump(s.body, bset)
-                visit(s.body, m)
-            elif isinstance(s, gast.For):
-                m = masked or any(n in bset for a in _range_args(s) for n in _names(a)) \
-                    or has_batched_jump(s.body, bset)
-                visit(s.body, m)
-            elif isinstance(s, gast.Assign):
-                t = s.targets[0]
-                rb = result_batched(s.value, bset)
-                if isinstance(t, gast.Subscript):
-                    if rb or masked or any(n in bset for n in _names(t.slice)):
-                        bset.add(t.value.id)
-                    continue
-                for v in analysis.targets(s):
-                    if rb or masked and v in sel:
-                        bset.add(v)
-            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
-                    and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append":
-                if any(n in bset for n in _names(s.value.args[0])):
-                    bset.add(s.value.func.value.id)
-    while True:
-        before = len(bset)
-        visit(body, False)
-        if len(bset) == before:
-            return bset
 
 
-def _mask_operands(v) -> list | None:
-    """The operands a value is a boolean mask of when they are masks (`&`, `|`, `^`, `~`, a copy),
-    [] for a comparison (always a mask), None for any other value. (A mask made otherwise,
-    np.logical_and's, is refused by the runtime when it indexes, without the user's line.)"""
-    if isinstance(v, gast.Compare):
-        return []
-    if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.BitAnd, gast.BitOr, gast.BitXor)):
-        return [v.left, v.right]
-    if isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.Invert):
-        return [v.operand]
-    return [v] if isinstance(v, gast.Name) else None
 
 
-def has_batched_jump(body, bset) -> bool:
-    """Whether a break/continue of this loop sits under a batched condition."""
-    def visit(stmts, under):
-        for s in stmts:
-            if isinstance(s, (gast.Break, gast.Continue)) and under:
-                return True
-            if isinstance(s, gast.If):
-                u = under or isinstance(s.test, gast.Name) and s.test.id in bset
-                if visit(s.body, u) or visit(s.orelse, u):
-                    return True
-        return False
-    return visit(body, False)
 
 
 class Frame:
@@ -178,7 +68,7 @@ class Frame:
         self.live, self.it = live, it
 
 
-class Batcher(Transform):
+class Batcher(BatchedCalls, Transform):
     """The batched body of one core-form function, given which parameters are batched."""
 
     def __init__(self, core: CoreFn, batched_params, calls: Callees, ranks=None):
@@ -296,7 +186,7 @@ class Batcher(Transform):
                 build.if_(build.not_(build.name(go)), [gast.Break()], [])]
 
     def for_(self, s, mask):
-        args = _range_args(s)
+        args = range_args(s)
         batched = any(self.is_batched(a) for a in args)
         jumps = has_batched_jump(s.body, self.bset)
         target, first = self._target_broadcast(s)
@@ -364,7 +254,7 @@ class Batcher(Transform):
     def assign(self, s, mask):
         t = s.targets[0]
         if isinstance(t, gast.Name):  # a mask here: x[t] with t batched is refused at its line (no_mask)
-            ops = _mask_operands(s.value)
+            ops = mask_operands(s.value)
             is_mask = ops is not None and all(isinstance(o, gast.Name) and o.id in self.masks for o in ops)
             (self.masks.add if is_mask else self.masks.discard)(t.id)
         elif isinstance(t, gast.Tuple):
@@ -420,7 +310,7 @@ class Batcher(Transform):
         op, other_wrt = args["op"], args["wrt_other"]
         mul = isinstance(op, gast.Constant) and op.value == "mul"  # else "add": the sum's cotangent
         if not any(self.is_batched(args[k]) for k in ("ct", "operand", "other")) or not isinstance(op, gast.Constant) \
-                or not mul and not _const_is(other_wrt, 0):
+                or not mul and not const_is(other_wrt, 0):
             return None
         ct, operand, other = args["ct"], args["operand"], args["other"]
         ct, operand, other = (copy.deepcopy(a) for a in (ct, operand, other))  # (the call keeps its own)
@@ -472,7 +362,7 @@ class Batcher(Transform):
         out: list = []
         idx = index_value(t.slice)
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
-        flags = [any(n in self.bset for n in _names(p)) for p in parts]
+        flags = [any(n in self.bset for n in loaded_names(p)) for p in parts]
         self.no_mask(s, parts)
         if base in self.containers and not any(flags):  # a list or dict: every item holds the batch
             v = s.value if self.is_batched(s.value) else \
@@ -543,7 +433,7 @@ class Batcher(Transform):
         base = value.value
         idx = index_value(value.slice)
         parts = idx.elts if isinstance(idx, gast.Tuple) else [idx]
-        flags = [any(n in self.bset for n in _names(p)) for p in parts]
+        flags = [any(n in self.bset for n in loaded_names(p)) for p in parts]
         self.no_mask(s, parts)
         if not any(flags):
             if not self.is_batched(base):
@@ -567,183 +457,16 @@ class Batcher(Transform):
                       "Keep the shape fixed: select with the mask instead (`np.where(mask, x, 0)`, "
                       "`np.sum(x * mask)`).")
 
-    def call(self, s, value):
-        fn = self.core.ns[value.func.id]
-        args = self.bind_call(fn, value)
-        mask = tuple(self.is_batched(a) for a in args)
-        if not any(mask):
-            return [], value, False
-        self.check_unbatched_arguments_kept(s, fn, mask, args)
-        pre: list = []
-        if self.calls.has_rules(fn):  # the user's rules see every argument batched
-            args = [a if self.is_batched(a) else self.tmp(pre, build.call("rt.replicate_batch", [a,
-                build.name(self.n)])) for a in args]
-            mask = (True,) * len(args)
-        name = self.bind(f"vmap_{self.callee_label(fn)}", self.calls.batch(fn, mask))
-        return pre, build.call(build.name(name), list(args)), True
-
-    def check_unbatched_arguments_kept(self, s, fn, mask, args=()):
-        """A callee that updates an unbatched argument in place while another is batched may store
-        per-example values in it; its batched version works on a batched copy, so the caller's
-        value would not change: reject it at the call. So is an item stored into a list or dict
-        the caller built (its batched version indexes its parameter as a batched array)."""
-        if self.calls.has_rules(fn):
-            return
-        callee = self.calls.core(fn)
-        for base, line in callee.inplace_params.items():
-            k = callee.params.index(base)
-            arg = args[k] if k < len(args) else None
-            if mask[k] and isinstance(arg, gast.Name) and arg.id in self.containers \
-                    and stores_into(callee.node, base, items_only=True):  # (an append works: the list's own)
-                self.fail(s, f"`{callee.name}` stores an item into its parameter `{base}` "
-                             f"({shown_path(callee.filename)}:{line}), the list or dict `{arg.id}` "
-                             "this function built: vmap batches it as an array there, not as a container.",
-                          f"Store the item where `{arg.id}` is built, or return the new value from `{callee.name}`.")
-            if not mask[k] and stores_into(callee.node, base):
-                self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "
-                             f"({shown_path(callee.filename)}:{line}) while vmap batches its other arguments: "
-                             "the per-example values would not reach the caller's value.",
-                          f"Return the new value from `{callee.name}` instead of updating `{base}`.")
-
-    def prim(self, s, kind, value):
-        rule = registry.BATCH.get(kind)
-        p = registry.lookup(kind)
-        args = bind_prim(p, value) if p is not None else {}
-        if not any(self.is_batched(a) for a in args.values() if a is not None):
-            if not any(n in self.bset for n in _names(value)):
-                return [], value, False
-        if rule is None or p is None:
-            self.fail(s, f"vmap has no batching rule for `{kind}` on a per-example value.",
-                      "Declare one (`batch=`) where s2s/compiler/primitives/ declares it, or move the call out of the "
-                      "batched function.")
-        fixed = [k for k in rule.fixed if self.is_batched(args.get(k))]
-        if rule.kind == "create" or fixed:
-            what = f"`{fixed[0]}` of `{kind}`" if fixed else f"`{kind}` with per-example arguments"
-            self.fail(s, f"vmap cannot batch {what} (the shape of an array cannot differ per example).")
-        pre: list = []
-        if rule.kind == "same":
-            if p.batched_by and not self.is_batched(args.get(p.batched_by)):
-                return pre, value, False  # a constant moved to a batched value's backend, leaves in a batched tree's shape
-            return pre, value, True
-        if rule.kind == "broadcast":
-            return pre, self.lift(value, p, args, pre), True
-        if rule.kind == "axis":
-            return self.axes(value, p, args, rule, pre)
-        real = [k for k in p.params if not k.startswith("*")]
-        flags = build.tuple_([build.const(self.is_batched(args[k])) for k in real])
-        if rule.kind == "helper":
-            plain = lowered(kind, [self.is_batched(args[k]) for k in real], {k: args[k] for k in real}, self.rank,
-                            lambda e: self.tmp(pre, e)) if None not in (args.get(k) for k in real) else None
-            if plain is not None:
-                return pre, plain, True
-            vals = [args[k] if args[k] is not None else build.const(None) for k in real]
-            if isinstance(value, gast.Call) and len(value.args) > len(real):
-                vals += value.args[len(real):]
-            extra = {k.arg: k.value for k in value.keywords if k.arg not in real} if isinstance(value, gast.Call) else {}
-            return pre, build.call(rule.helper, [flags] + vals, extra), not registry.PRIMS[kind].unbatched_result
-        # looped: one call per example of the op itself
-        pos = list(value.args) if isinstance(value, gast.Call) else list(args.values())[:len(_operands(value))]
-        kws = {k.arg: k.value for k in value.keywords} if isinstance(value, gast.Call) else {}
-        fl = build.tuple_([build.const(self.is_batched(a)) for a in pos + list(kws.values())])  # keywords too, in order
-        fn = build.const(kind)
-        return pre, build.call("rt.map_examples", [fn, fl, build.name(self.n)] + pos, kws), True
-
-    def lift(self, value, p, args, pre):
-        """Each batched operand reshaped to broadcast per example against the other operands."""
-        ops = [k for k in p.params if isinstance(args.get(k), gast.Name) and k not in ("dtype",)]
-        new = dict(args)
-        for k in ops:
-            if not self.is_batched(args[k]):
-                continue
-            cur = args[k]
-            for o in ops:
-                rk, ro = self.rank.get(args[k].id), self.rank.get(args[o].id)
-                if rk is not None and ro is not None and rk >= ro:
-                    continue  # known per-example ranks: already broadcasts as the examples would
-                if o != k and args[o].id != args[k].id:
-                    how = "rt.lift_rank_tree" if p.name == "rt.tree_add" else "rt.lift_rank"  # cotangent trees
-                    cur = self.tmp(pre, build.call(how, [cur, args[o], build.const(self.is_batched(args[o]))]), "lift")
-            new[k] = cur
-        return _rebuild(value, p, new)
-
-    def axes(self, value, p, args, rule, pre):
-        arr = next(args[k] for k in p.params if self.is_batched(args.get(k)))
-        new = dict(args)
-        if rule.none_axis == "norm" and _const_is(args.get("axis"), None) and _const_is(args.get("ord"), None) \
-                and not _const_is(args.get("keepdims"), False):
-            # the 2-norm of all entries kept as dims: vector_norm over every per-example axis, which
-            # also takes none (a 0-d example) or more than two (norm's tuple axes take one or two)
-            axes = self.tmp(pre, build.call("rt.example_axes", [arr]), "axes")
-            keep = args.get("keepdims") or build.const(False)
-            return pre, build.call("xp.linalg.vector_norm", [args[p.params[0]]], {"axis": axes, "keepdims": keep}), True
-        for k in rule.axes:
-            ax = args.get(k)
-            if ax is None or isinstance(ax, gast.Constant) and ax.value is None:
-                none_axis = rule.none_axis
-                if none_axis == "norm":  # ord None: the 2-norm of all entries, any per-example rank
-                    plain = all(_const_is(args.get(a), v) for a, v in (("ord", None), ("keepdims", False)))
-                    none_axis = "flat" if plain else "all"
-                if none_axis == "all":
-                    new[k] = self.tmp(pre, build.call("rt.example_axes", [arr]), "axes")
-                elif none_axis == "flat":
-                    first = p.params[0]
-                    how = "rt.flatten_examples_each" if p.list_args else "rt.flatten_examples"  # (concatenate)
-                    new[first] = self.tmp(pre, build.call(how, [args[first]]), "flat")
-                    new[k] = build.const(1)
-            else:
-                if rule.none_axis == "flat" and self.rank.get(getattr(args[p.params[0]], "id", None)) in (None, 0) \
-                        and self.is_batched(args[p.params[0]]) and not p.list_args:  # (a 0-d example: scanned flat)
-                    first = p.params[0]
-                    new[first] = self.tmp(pre, build.call("rt.examples_1d", [args[first]]), "ex1d")
-                rank = self.rank.get(getattr(arr, "id", None))
-                if rule.none_axis == "all" and isinstance(ax, gast.Constant) and ax.value in (0, -1) and rank is None:
-                    new[k] = self.tmp(pre, build.call("rt.example_axis", [ax, arr, build.const("all")]), "axis")
-                elif rule.none_axis == "all" and isinstance(ax, gast.Constant) and ax.value in (0, -1) and rank == 0:
-                    new[k] = build.tuple_([])  # a reduction of a number along 0 or -1 is the number (NumPy)
-                elif isinstance(ax, gast.Constant):
-                    new[k] = build.const(ax.value + 1 if ax.value >= 0 else ax.value)
-                else:
-                    new[k] = self.tmp(pre, build.call("rt.example_axis", [ax, arr, build.const(rule.none_axis)]), "axis")
-        if p.list_args:
-            lst = args[p.list_args[0]]
-            if not self.is_batched(lst):
-                new[p.list_args[0]] = self.tmp(pre, build.call("rt.replicate_batch", [lst, build.name(self.n)]))
-        return pre, _rebuild(value, p, new, keywords=rule.axes), True
 
 
-def _const_is(atom, value) -> bool:
-    """Whether an argument is absent (its default) or the literal `value`."""
-    return atom is None or isinstance(atom, gast.Constant) and atom.value is value
 
 
-def _operands(value):
-    if isinstance(value, gast.BinOp):
-        return [value.left, value.right]
-    if isinstance(value, gast.UnaryOp):
-        return [value.operand]
-    if isinstance(value, gast.Compare):
-        return [value.left, value.comparators[0]]
-    return list(value.args)
 
 
-def _rebuild(value, p, new, keywords=()):
-    """`value` with its operands replaced by `new` (param name -> atom)."""
-    value = copy.copy(value)
-    if isinstance(value, gast.BinOp):
-        value.left, value.right = new[p.params[0]], new[p.params[1]]
-    elif isinstance(value, gast.UnaryOp):
-        value.operand = new[p.params[0]]
-    elif isinstance(value, gast.Compare):
-        value.left, value.comparators = new[p.params[0]], [new[p.params[1]]]
-    else:
-        n = len(value.args)
-        value.args = [new[k] for k in p.params[:n]]
-        kws = {kw.arg: kw for kw in value.keywords}
-        value.keywords = [gast.keyword(arg=kw.arg, value=new.get(kw.arg, kw.value)) for kw in value.keywords]
-        for k in keywords:
-            if k not in kws and p.params.index(k) >= n and new.get(k) is not None:
-                value.keywords.append(gast.keyword(arg=k, value=new[k]))
-    return value
+
+
+
+
 
 
 # ---- whole functions ----

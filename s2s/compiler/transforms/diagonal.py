@@ -15,7 +15,7 @@ from ..ir.names import Namer
 from ..primitives import registry
 from .base import FOLD
 from .batch_ranks import atom_rank, per_example_ranks
-from .batching import batched_vars
+from .batch_vars import batched_vars
 
 
 def _prim(kind):
