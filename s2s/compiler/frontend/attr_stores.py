@@ -7,41 +7,25 @@ other alias) and an effect `ext.s2s_setattr(obj, 'a', v)` (primitives/rules_obje
 stores the primal value where the plain function stores it: every transform keeps an effect once,
 in the forward sweep. An attribute the function both stores and reads (`self.n += 1`) is read at
 run time when the call starts (`ext.s2s_getattr`), not folded in as a constant: it changes from
-call to call. Stores into an attribute of a local object (a pytree argument) stay refused.
+call to call. A function it calls that reads such an attribute gets the local passed in
+(frontend/attr_callees.py). Stores into an attribute of a local object (a pytree argument) stay
+refused.
 """
 from __future__ import annotations
 
 import ast
-import inspect
-import textwrap
-import weakref
 
 import gast
 
-from ...base import record
 from ..analysis import dotted
 from ..ir import build
-from . import refusals, resolve
-
-_STORED: dict = {}  # id(obj) -> (a weak reference to obj, names a transformed function stores into)
-
-
-def _register(obj, attr: str) -> None:
-    entry = _STORED.get(id(obj))
-    if entry is None or entry[0]() is not obj:
-        try:
-            ref = weakref.ref(obj, lambda _r, k=id(obj): _STORED.pop(k, None))
-        except TypeError:
-            ref = lambda o=obj: o  # noqa: E731 (an object without weak references: kept)
-        entry = _STORED[id(obj)] = (ref, set())
-    entry[1].add(attr)
+from . import attr_callees, reads, refusals
 
 
 def check_read(norm, node, obj) -> None:
     """Refuse to fold in `obj.a` as a constant where a transformed function stores into `obj.a`:
     a function it calls would read the value from before the store, without its derivative."""
-    entry = _STORED.get(id(obj))
-    if entry is not None and entry[0]() is obj and node.attr in entry[1]:
+    if node.attr in reads.stored_attributes(obj):
         text = dotted(node) or node.attr
         norm.fail(node, f"`{text}` is an attribute that a transformed function stores into (`{text} = ...`); "
                         "s2s reads the attributes of objects here when it compiles, so this read would not see "
@@ -77,6 +61,11 @@ def begin(norm) -> None:
     """Find the attribute paths the function stores into; for each one it also reads, read the
     object's attribute at run time when the call starts (if it has it now)."""
     norm.attr_locals = {}
+    norm.attr_objects = {}  # (id(obj), attribute) -> (obj, attribute, the local that holds it)
+    found, passed = norm.env.lookup(attr_callees.MARKER)  # (a callee given its caller's stored values)
+    for d, (param, obj, attr) in (passed.items() if found and isinstance(passed, dict) else ()):
+        norm.attr_locals[d] = param
+        norm.attr_objects[(id(obj), attr)] = (obj, attr, param)
     stored = {}
     for s in gast.walk(norm.fn):
         if isinstance(s, (gast.FunctionDef, gast.Lambda)) and s is not norm.fn:
@@ -91,6 +80,7 @@ def begin(norm) -> None:
             and (d := dotted(n)) in stored}
     read |= {dotted(s.target) for s in gast.walk(norm.fn) if isinstance(s, gast.AugAssign)
              and dotted(s.target) in stored}
+    calls = any(isinstance(n, gast.Call) for n in gast.walk(norm.fn))
     for d in sorted(stored):
         e = stored[d]
         local = norm.namer.fresh(d.replace(".", "_"))
@@ -100,8 +90,9 @@ def begin(norm) -> None:
             obj = norm.static(e.value)
         except Exception:  # noqa: BLE001 (the store reports it at its line)
             continue
-        _register(obj, e.attr)
-        if d in read:
+        reads.register_store(obj, e.attr)
+        norm.attr_objects[(id(obj), e.attr)] = (obj, e.attr, local)
+        if d in read or calls:  # (a callee may read it before this function stores it: attr_callees.py)
             if hasattr(obj, e.attr):
                 base = norm.value_of(e.value, d.rsplit(".", 1)[0], obj)
                 norm.emit(build.assign(local, build.call("ext.s2s_getattr", [base, build.const(e.attr)])))
@@ -132,32 +123,6 @@ def aug_store(norm, s) -> None:
     old = norm.atom(gast.Attribute(value=t.value, attr=t.attr, ctx=gast.Load()))
     new = norm.tmp(build.binop(old, type(s.op)(), norm.atom(s.value)))
     store(norm, t, new)
-
-
-def check_call(norm, node, fn) -> None:
-    """Refuse a call, in a function that stores into attributes, of a user function whose body reads
-    an attribute of that name (`self.X = X; return self.helper()` with `helper` reading `self.X`):
-    s2s gives a callee the objects' attributes as they were when it compiled it."""
-    names = {d.rsplit(".", 1)[1] for d in getattr(norm, "attr_locals", {})} | getattr(norm, "attr_appended", set())
-    if not names or not resolve.is_user_function(getattr(fn, "__func__", fn)):
-        return
-    rec = record.of(fn)
-    core = getattr(rec, "core", None) if rec is not None else None
-    if core is not None:  # (a method with `self` bound: its parsed def)
-        nodes, load = list(gast.walk(core[0])), gast.Load
-    else:
-        try:
-            nodes = list(ast.walk(ast.parse(textwrap.dedent(inspect.getsource(getattr(fn, "__func__", fn))))))
-        except (OSError, TypeError, SyntaxError):
-            return
-        load = ast.Load
-    for n in nodes:
-        if isinstance(n, (ast.Attribute, gast.Attribute)) and isinstance(n.ctx, load) and n.attr in names:
-            callee = getattr(fn, "__name__", "the function")
-            norm.fail(node, f"`{callee}` reads `.{n.attr}`, an attribute this function stores into; s2s gives a "
-                            "function it calls the objects' attributes as they were when it compiled it, so the "
-                            "call would not see the store, nor carry its derivative.",
-                      f"Pass the value to `{callee}` as an argument, or read `.{n.attr}` in this function.")
 
 
 def held(norm, sharers) -> list[str]:

@@ -22,6 +22,7 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from . import (
+    attr_callees,
     attr_stores,
     call_idioms,
     callee_updates,
@@ -199,7 +200,10 @@ class ExpressionLowering:
         return build.call("rt.node_field", [base, build.const(node.attr), build.const(at)])  # a pytree node's field
 
     def rooted_global(self, node) -> bool:
+        held = getattr(self, "attr_locals", None)
         while isinstance(node, gast.Attribute):
+            if held and analysis.dotted(node) in held:
+                return False  # (`self.W.T` where this function holds `self.W` in a local: attr_stores.py)
             node = node.value
         return isinstance(node, gast.Name) and node.id not in self.locals
 
@@ -434,7 +438,7 @@ class ExpressionLowering:
                             "a module-level function, or a local defined with `def` at module level.",
                       function_calls.unresolved_hint(self, func))
         obj = getattr(obj, "__s2s_inside__", obj)  # a library function's stand-in in transformed code (tree_flatten)
-        attr_stores.check_call(self, node, obj)  # (a callee that reads an attribute stored here)
+        node, obj = attr_callees.pass_stored(self, node, obj)  # (a callee that reads an attribute stored here)
         if isinstance(obj, np.vectorize):  # a module-level np.vectorize(f), or a function decorated with it
             obj = numpy_inside.vectorize_function(obj) or obj
         if isinstance(obj, np.vectorize):

@@ -26,6 +26,7 @@ from ..primitives import registry
 from ..primitives.rules_idioms import s2s_same
 from .parse import parse_function
 from .reads import note as note_read
+from .reads import stored_attributes
 from .refs import Ref
 
 _LOCK = threading.RLock()
@@ -209,7 +210,8 @@ def _attrs_key(obj) -> tuple:
         d = vars(obj)
     except TypeError:
         return ()
-    return tuple(sorted((k, _value_key(v)) for k, v in d.items()))
+    stored = stored_attributes(obj)  # (stored by a transformed function: read when it runs, never folded in)
+    return tuple(sorted((k, _value_key(v)) for k, v in d.items() if k not in stored))
 
 
 def dep_key(v):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import types
+import weakref
 
 import numpy as np
 
@@ -166,6 +167,28 @@ class Reads:
             self.entries[k] = (kind, obj, key, _read(kind, obj, key), vk)
         self._check = None
         return True
+
+
+_STORED: dict = {}  # id(obj) -> (a weak reference to obj, the attributes a transformed function stores into)
+
+
+def register_store(obj, attr: str) -> None:
+    """Record that a transformed function stores into `obj.attr` (frontend/attr_stores.py): such an
+    attribute is never folded in as a constant, so it is no part of a cache key either."""
+    entry = _STORED.get(id(obj))
+    if entry is None or entry[0]() is not obj:
+        try:
+            ref = weakref.ref(obj, lambda _r, k=id(obj): _STORED.pop(k, None))
+        except TypeError:
+            ref = lambda o=obj: o  # noqa: E731 (an object without weak references: kept)
+        entry = _STORED[id(obj)] = (ref, set())
+    entry[1].add(attr)
+
+
+def stored_attributes(obj) -> frozenset:
+    """The attributes of `obj` that a transformed function stores into."""
+    entry = _STORED.get(id(obj))
+    return frozenset(entry[1]) if entry is not None and entry[0]() is obj else frozenset()
 
 
 _MAKERS: dict = {}

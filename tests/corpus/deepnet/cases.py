@@ -12,7 +12,6 @@ X2 = rng.normal(size=(4, 5))
 up2 = rng.normal(size=(4, 5))
 X4 = rng.normal(size=(2, 2, 4, 4))
 ATTRIBUTE_READ = "an attribute this function stores into"
-SAME_METHOD_READ = "is an attribute that a transformed function stores into"
 
 FC = layers.FullyConnected(5, 3)
 CONV = layers.Conv((2, 4, 4), 3, 3, 3, 1, 1)
@@ -28,7 +27,7 @@ def fc_author(X, W, b, up):
     FC.W, FC.b = W, b
     FC.forward(X)
     dX, (dW, db) = FC.backward(up)
-    return dX, dW, db
+    return dX, dW, db.reshape(b.shape)  # (the author's db drops b's leading axis of 1)
 
 
 def conv_loss(X, W, b, up):
@@ -82,14 +81,13 @@ def dropout_author(X, up):
 
 LAYER_CASES = [
     Case("fully_connected", "layers.FullyConnected", fc_loss, (X2, rng.normal(size=(5, 3)), rng.normal(size=(1, 3)),
-         rng.normal(size=(4, 3))), fc_author, argnums=(0, 1, 2), refused=ATTRIBUTE_READ),
+         rng.normal(size=(4, 3))), fc_author, argnums=(0, 1, 2)),
     Case("conv", "layers.Conv", conv_loss, (X4, rng.normal(size=(3, 2, 3, 3)), rng.normal(size=(3, 1)),
-         rng.normal(size=(2, 3, 4, 4))), conv_author, argnums=(0, 1, 2), refused=ATTRIBUTE_READ),
+         rng.normal(size=(2, 3, 4, 4))), conv_author, argnums=(0, 1, 2)),
     Case("batchnorm", "layers.Batchnorm", bn_loss, (rng.normal(size=(4, 2, 2, 2)), rng.normal(size=(1, 8)),
-         rng.normal(size=(1, 8)), rng.normal(size=(4, 2, 2, 2))), bn_author, argnums=(0, 1, 2),
-         refused=ATTRIBUTE_READ),
-    input_case("maxpool", layers.Maxpool((2, 4, 4), 2, 2), X4, (2, 2, 2, 2), refused=SAME_METHOD_READ),
-    input_case("flatten", layers.Flatten(), X4, (2, 32), refused=SAME_METHOD_READ),
+         rng.normal(size=(1, 8)), rng.normal(size=(4, 2, 2, 2))), bn_author, argnums=(0, 1, 2)),
+    input_case("maxpool", layers.Maxpool((2, 4, 4), 2, 2), X4, (2, 2, 2, 2)),
+    input_case("flatten", layers.Flatten(), X4, (2, 32)),
     input_case("relu", layers.ReLU(), X2, (4, 5)),
     input_case("sigmoid", layers.sigmoid(), X2, (4, 5),
                wrong="the forward is 1 / (1 + exp(X)), a sigmoid of -X; the backward is the derivative of "

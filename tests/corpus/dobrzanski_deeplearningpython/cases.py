@@ -22,9 +22,6 @@ v = rng.normal(size=(5, 2))
 zs = rng.normal(size=(5, 2))
 
 
-# s2s today: a method the forward calls reads the attributes the forward has just stored.
-STORED = "an attribute this function stores into"
-
 
 def with_params(net, w1, w2, b1, b2):
     net.weights, net.biases = [w1, w2], [b1, b2]
@@ -61,11 +58,11 @@ NETWORK = [
          lambda z, v: network.sigmoid_prime(z) * v),
     Case("backprop", "network.Network.backprop", quadratic, (*PARAMS, x, y),
          lambda w1, w2, b1, b2, x, y: grads_of(*with_params(NET1, w1, w2, b1, b2).backprop(x, y)),
-         argnums=(0, 1, 2, 3), refused=STORED),
+         argnums=(0, 1, 2, 3)),
     Case("update_mini_batch", "network.Network.update_mini_batch", quadratic_batch, (*PARAMS, BATCH),
          lambda w1, w2, b1, b2, batch: stepped(with_params(NET1, w1, w2, b1, b2), (w1, w2, b1, b2),
                                                lambda n: n.update_mini_batch(batch, 1.0)),
-         argnums=(0, 1, 2, 3), refused=STORED),
+         argnums=(0, 1, 2, 3)),
 ]
 
 # --- network2.py: cost classes, backprop per cost, L2-regularized update -------------------------
@@ -91,7 +88,7 @@ def backprop_case(cost):
     return Case(f"backprop_{cost.__name__}", f"network2.Network.backprop({cost.__name__})", cost_of,
                 (*PARAMS, x, y),
                 lambda w1, w2, b1, b2, x, y: grads_of(*with_params(net, w1, w2, b1, b2).backprop(x, y)),
-                argnums=(0, 1, 2, 3), refused=STORED)
+                argnums=(0, 1, 2, 3))
 
 
 NETWORK2 = [
@@ -108,7 +105,7 @@ NETWORK2 = [
          lambda w1, w2, b1, b2, batch: stepped(
              with_params(NET2, w1, w2, b1, b2), (w1, w2, b1, b2),
              lambda n: n.update_mini_batch(batch, 1.0, LMBDA, len(batch))),
-         argnums=(0, 1, 2, 3), refused=STORED,
+         argnums=(0, 1, 2, 3),
          wrong="total_cost adds the L2 term inside its loop over examples (once per example: "
                "lmbda/2 * |w|^2 for a batch of any size), while update_mini_batch's weight decay "
                "lmbda/n * w is the gradient of adding it once (lmbda/2n * |w|^2)"),
