@@ -1,9 +1,11 @@
 """Property test: randomly generated straight-line and looping programs, differentiated in both
-modes, agree with central finite differences (hypothesis draws the programs)."""
+modes, agree with central finite differences (hypothesis draws the programs): a dozen by default,
+two dozen more with --full."""
 import importlib.util
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,10 +61,22 @@ def load(src, tmp_path):
     return mod.f
 
 
-@settings(max_examples=25, deadline=None)
-@given(src=programs(), seed=st.integers(0, 2**16))
-def test_random_program_derivatives_match_finite_differences(tmp_path_factory, src, seed):
+def _check(tmp_path_factory, src, seed):
     f = load(src, tmp_path_factory.mktemp("progs"))
     rng = np.random.default_rng(seed)
     x, y = rng.uniform(0.2, 1.0, 3), rng.uniform(0.2, 1.0, 3)  # away from the branch switch at 0
     check_grads(f, (x, y), order=2, modes=("fwd", "rev"), atol=1e-4, rtol=1e-4)
+
+
+# a dozen programs by default, two dozen more with --full (CI runs both)
+@settings(max_examples=12, deadline=None)
+@given(src=programs(), seed=st.integers(0, 2**16))
+def test_random_program_derivatives_match_finite_differences(tmp_path_factory, src, seed):
+    _check(tmp_path_factory, src, seed)
+
+
+@pytest.mark.full
+@settings(max_examples=25, deadline=None)
+@given(src=programs(), seed=st.integers(0, 2**16))
+def test_more_random_program_derivatives_match_finite_differences(tmp_path_factory, src, seed):
+    _check(tmp_path_factory, src, seed)
