@@ -7,6 +7,7 @@ W10 and X1 of issue 29, s2s against hand-written NumPy (and autograd and JAX, fl
     python tools/bench/bench.py --only W4 --only W7  # some workloads
     python tools/bench/bench.py --out results.md     # also write the tables to a file (+ .png)
     python tools/bench/bench.py --docs               # write the run's tables into docs/benchmarks.md
+    python tools/bench/bench.py --only W --blas-threads 1 --peers jax   # W rows, BLAS on one thread, no autograd
 
 For every (workload, size) each implementation is built and called once (that call is the
 "first call" column: transform, compile and run; for s2s each implementation gets a fresh copy
@@ -15,6 +16,9 @@ hand-written NumPy version (np.testing.assert_allclose), and then all implementa
 alternately, one sample of each in turn, round after round; the ratio to the hand-written
 version is the median over turns (7 by default) of each sample against the hand-written sample
 of its turn, in wall time and in the process's CPU time.
+``--blas-threads 1`` or ``default`` sets BLAS's threads for the whole run (through threadpoolctl,
+else by running again in a process whose environment sets them before NumPy loads BLAS); the
+page's "BLAS threads" line says what BLAS ran.
 Rows whose s2s version needs a feature s2s does not have yet (``s2s.vmap``) say so and are
 skipped; they run once the feature exists. Only the ratios to the hand-written version
 (``× hand``) mean something; absolute times depend on the machine and its load. On a machine
@@ -630,6 +634,33 @@ def write_docs(text: str, path: str = DOCS_PAGE) -> None:
         f.write("\n".join(lines))
 
 
+BLAS_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+_LIMITS = []  # the threadpool_limits in force for the run (kept alive: leaving it restores BLAS)
+
+
+def blas_threads(setting: str | None, argv: list[str]) -> tuple[int | None, str]:
+    """BLAS's threads for the run: "1", or "default" (BLAS's own choice: a thread per usable core).
+    Set in this process through threadpoolctl when it is installed; else the run is done again in
+    a new process whose environment sets (or unsets) `BLAS_VARS` before NumPy loads BLAS, and its
+    exit status is returned as the first item. The second item says what BLAS runs, for the page."""
+    from s2s.compiler.emit import cores
+    if setting is not None:
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            want = {v: "1" for v in BLAS_VARS} if setting == "1" else {}
+            if {v: os.environ[v] for v in BLAS_VARS if v in os.environ} != want:
+                env = {k: v for k, v in os.environ.items() if k not in BLAS_VARS} | want
+                return subprocess.run([sys.executable, os.path.abspath(__file__), *argv], env=env).returncode, ""
+        else:
+            n = 1 if setting == "1" else cores.usable_cores()
+            _LIMITS.append(threadpool_limits(n, user_api="blas"))
+    cores.forget()
+    how = "threadpoolctl" if cores.blas_libraries() else "the environment"
+    return None, f"BLAS threads: {cores.blas_threads()} of {cores.usable_cores()} usable cores " \
+                 f"(--blas-threads {setting or 'not given'}; as {how} reports it)"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smallest sizes, 1 round of short samples")
@@ -642,13 +673,24 @@ def main(argv=None) -> int:
     parser.add_argument("--out", help="write the tables to this Markdown file (and a .png chart beside it)")
     parser.add_argument("--docs", action="store_true",
                         help="write the tables into docs/benchmarks.md, in place of the run there")
+    parser.add_argument("--blas-threads", choices=("default", "1"),
+                        help="BLAS threads for the run: its default (a thread per core) or 1; "
+                             "not given: as the environment set them")
+    parser.add_argument("--peers", choices=("all", "jax", "none"), default="all",
+                        help="which peers to time beside s2s and hand (default all; jax: no autograd)")
     args = parser.parse_args(argv)
+    status, blas_line = blas_threads(args.blas_threads, list(argv if argv is not None else sys.argv[1:]))
+    if status is not None:
+        return status
     rounds = args.rounds or (3 if args.quick else 7)
     min_time = args.min_time or (0.05 if args.quick else 0.2)
     load0 = os.getloadavg()[0]
     machine = machine_lines()
     selected = [g for g in groups() if (not args.quick or g.quick)
                 and (not args.only or any(g.workload.startswith(o) for o in args.only))]
+    for g in selected:
+        g.impls = [i for i in g.impls if args.peers == "all" or i.name.startswith("s2s") or not i.check
+                   or (args.peers == "jax" and i.name.startswith("jax"))]
     rows = []
     for g in selected:
         t0 = time.perf_counter()
@@ -664,7 +706,7 @@ def main(argv=None) -> int:
               + ", ".join(f"{t * 1e3:.0f}" for t in first_calls) + " ms", flush=True)
     command = shlex.join(["python", "tools/bench/bench.py", *(argv if argv is not None else sys.argv[1:])])
     note = load_note(load0)
-    text = (f"Command: `{command}`\n\n" + "\n".join(machine) + f"\n- {note}\n\n"
+    text = (f"Command: `{command}`\n\n" + "\n".join(machine) + f"\n- {blas_line}\n- {note}\n\n"
             "### Ratios to the hand-written NumPy version (median over turns of time / hand's time in the same turn)\n\n"
             "Wall time:\n\n" + ratio_table(rows) + "\nCPU time of the process (every thread; a threaded "
             "kernel or XLA's thread pool takes less wall time than CPU time):\n\n" + ratio_table(rows, "cpu_ratio") +
