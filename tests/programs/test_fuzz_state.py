@@ -28,7 +28,7 @@ def test_a_cache_that_ignores_what_compilation_read_is_caught(monkeypatch):
     the transforms made before the change keep the old hyperparameter."""
     monkeypatch.setattr(reads.Reads, "holds", lambda self: True)
     monkeypatch.setattr(reads, "note", lambda *a: None)
-    for mod in ("normalize", "call_idioms", "function_loops", "function_values", "idioms"):
+    for mod in ("expressions", "call_idioms", "function_loops", "function_values", "idioms"):
         mod = "s2s.compiler.frontend." + mod
         monkeypatch.setattr(f"{mod}.note_read", lambda *a: None)
     fails = fuzz.check_program(_program(2), 7, ["state"])
