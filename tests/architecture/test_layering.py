@@ -63,7 +63,7 @@ LAYERS = [
     ["s2s.compat"],                                  # JAX's and autograd's module names over s2s
     ["s2s.__main__"],                                # `python -m s2s`
 ]
-OPTIONAL = {"pygments", "numba"}  # optional extras, imported where they are used
+OPTIONAL = {"pygments", "numba", "threadpoolctl"}  # optional extras, imported where they are used
 
 
 def module_files() -> dict[str, str]:
