@@ -100,10 +100,11 @@ def prim_key(obj) -> str | None:
     return None if rec is None else rec.prim
 
 
-# Foreign libraries a namespace of s2s stands in for, registered by that namespace when it is
-# imported (s2s.scipy registers SciPy's; s2s's package imports s2s.scipy, so this is filled before
-# any transform runs, and the frontend imports nothing above it): library -> (its namespaces, a
-# function of the namespaces already imported -> {id(their object): (it, kept alive; ours)})
+# Foreign libraries a namespace of s2s stands in for, registered from above so that the frontend
+# imports nothing above it (s2s's package registers SciPy's when it is imported, before any
+# transform runs; its function imports s2s.scipy the first time it is asked): library -> (its
+# namespaces, a function of the namespaces already imported -> {id(their object): (it, kept
+# alive; ours)})
 _COUNTERPARTS: dict[str, tuple[tuple[str, ...], Callable[[tuple[str, ...]], dict]]] = {}
 _COUNTERPARTS_LOADED: dict[str, tuple[tuple[str, ...], dict]] = {}
 
