@@ -215,13 +215,6 @@ def _check_now(rule: str, prim: Prim, extra: set[str]) -> None:
 REST = "*rest"  # zero_args=REST: every parameter but the first (the array) carries no derivative
 
 
-def prim(name: str, sig: str = "x", **facts) -> Prim:
-    """Declare primitive `name` with signature `sig`, e.g. "a, axis=None, keepdims=False", its
-    facts (the fields of `Prim`) and its batching rule (`batch=`, a BatchRule). A primitive is
-    declared once: a second declaration of `name` (which would silently replace the first one's
-    facts) is refused."""
-    if name in PRIMS:
-        raise ValueError(f"prim: {name} is already declared; a primitive is declared once, with all its facts")
 def _top_level_split(sig: str) -> list[str]:
     """`sig` split at its commas outside brackets (a default may be a tuple: fft2's `axes=(-2, -1)`)."""
     parts, depth, start = [], 0, 0
@@ -236,6 +229,13 @@ def _top_level_split(sig: str) -> list[str]:
     return parts + [sig[start:]]
 
 
+def prim(name: str, sig: str = "x", **facts) -> Prim:
+    """Declare primitive `name` with signature `sig`, e.g. "a, axis=None, keepdims=False", its
+    facts (the fields of `Prim`) and its batching rule (`batch=`, a BatchRule). A primitive is
+    declared once: a second declaration of `name` (which would silently replace the first one's
+    facts) is refused."""
+    if name in PRIMS:
+        raise ValueError(f"prim: {name} is already declared; a primitive is declared once, with all its facts")
     params, defaults = [], {}
     for part in filter(None, (p.strip() for p in _top_level_split(sig))):
         if "=" in part:
