@@ -21,7 +21,7 @@ from .core import namespace
 __all__ = ["fft_apply", "fft_t", "batched_fft_apply", "batched_fft_t", "batched_fft2", "batched_ifft2", "batched_rfft2",
            "batched_irfft2", "batched_fftn", "batched_ifftn", "batched_rfftn", "batched_irfftn", "batched_fftfreq",
            "batched_rfftfreq", "imag_vjp", "abs_slope",
-           "real_like"]
+           "abs_slope_jvp", "abs_slope_vjp", "real_like"]
 
 # the one-axis transforms (n, axis) and the n-axis ones (s, axes), by the transform they apply
 _ONE = {"fft": "fft", "ifft": "ifft", "rfft": "rfft", "irfft": "irfft"}
@@ -208,12 +208,30 @@ def imag_vjp(g, x):
 
 def abs_slope(x):
     """The derivative factor of `np.abs(x)`: sign(x) at real `x`, and conj(x) / |x| at complex `x`
-    (JAX's convention: d|z| = Re(conj(z) dz) / |z|), 0 at 0. Written with primitives, so s2s
-    differentiates it again (conj(z) / |z| is not constant, unlike a real sign)."""
+    (JAX's convention: d|z| = Re(conj(z) dz) / |z|), 0 at 0. Elementwise: vmap applies it to the
+    batch; its own derivative (abs_slope_jvp, abs_slope_vjp) is 0 at real `x`."""
     if np.iscomplexobj(x):
         r = np.abs(x)
         return np.conj(x) / np.where(r == 0.0, 1.0, r)
     return np.sign(x)
+
+
+def abs_slope_jvp(dx, x):
+    """Tangent of `abs_slope(x)`: conj(dx) / r - conj(x) Re(conj(x) dx) / r^3 at complex `x`
+    (conj(z) / |z| is not constant, unlike a real sign); 0 at real `x`. Written with primitives."""
+    if np.iscomplexobj(x):
+        r = np.where(np.abs(x) == 0.0, 1.0, np.abs(x))
+        return np.conj(dx) / r - np.conj(x) * (np.real(np.conj(x) * dx) / (r * r * r))
+    return dx * 0.0
+
+
+def abs_slope_vjp(g_, x):
+    """Cotangent of `x` from the cotangent `g_` of `abs_slope(x)`: conj(g) / r - Re(g conj(x))
+    conj(x) / r^3 at complex `x` (the transpose of abs_slope_jvp under Re(c * dz)); 0 at real `x`."""
+    if np.iscomplexobj(x):
+        r = np.where(np.abs(x) == 0.0, 1.0, np.abs(x))
+        return np.conj(g_) / r - np.conj(x) * (np.real(g_ * np.conj(x)) / (r * r * r))
+    return g_ * 0.0
 
 
 def real_like(g_, like):

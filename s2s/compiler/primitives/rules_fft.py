@@ -29,7 +29,11 @@ for _k in ("fftfreq", "rfftfreq"):  # k / (n * d): d's derivative is -ans / d
     defjvp("xp.fft." + _k, d="ans * (dd / -d)")
 # np.imag's cotangent at a complex array (rules_math.py): -1j * g, whose transpose is the imaginary part
 linear("rt.imag_vjp", "g_, x", "g_", "xp.imag(g)", batch=SAME)
-# np.abs's derivative factor (rules.py), conj(x) / |x| at complex x: differentiated from its source
-composite("rt.abs_slope", _rt.abs_slope)
+# np.abs's derivative factor (rules.py): sign(x), or conj(x) / |x| at complex x, whose derivative is not 0
+prim("rt.abs_slope", "x", same_shape=True, batch=SAME)
+defvjp("rt.abs_slope", x="rt.abs_slope_vjp(g, x)")
+defjvp("rt.abs_slope", x="rt.abs_slope_jvp(dx, x)")
+composite("rt.abs_slope_jvp", _rt.abs_slope_jvp)
+composite("rt.abs_slope_vjp", _rt.abs_slope_vjp)
 # a real value's cotangent: the real part of a complex one (rules.py's rt.array_vjp); its transpose is itself
 linear("rt.real_like", "g_, like", "g_", "rt.real_like(g, g_)", same_shape=True, batch=SAME, batched_by="g_")
