@@ -53,8 +53,10 @@ def lift(norm, fdef: gast.FunctionDef):
         if getattr(n, "end_lineno", None) is not None:
             n.end_lineno += norm.line_offset
     fn = norm.compile_nested(node.name, copy.deepcopy(node), ns, norm.filename)
-    # later transforms start from the AST with the user's line numbers and file
-    record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, norm.filename))
+    # later transforms start from the AST with the user's line numbers and file; it is the def as
+    # written, not core form (`written`: jit's inliner normalizes it, as any user function's source)
+    record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, norm.filename),
+                  written=True)
     return fn, free
 
 

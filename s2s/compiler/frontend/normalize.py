@@ -39,6 +39,7 @@ from . import (
     resolve,
     stars,
     static_locals,
+    targets,
     views,
 )
 from .expressions import UNSUPPORTED, ExpressionLowering, dotted_name
@@ -355,6 +356,7 @@ class Normalizer(ExpressionLowering):
                 self.ranges.discard(target.id)
             self.emit(build.assign(target.id, value))
         elif isinstance(target, (gast.Tuple, gast.List)):
+            target, later = targets.plan(target, self.namer.fresh)  # (in Python's order: `a, _, _ = ...`)
             src = value if build.is_atom(value) else self.tmp(value)
             names = []
             nested = []
@@ -379,9 +381,13 @@ class Normalizer(ExpressionLowering):
                     self.aliases.forget(n.id)
             for e, n in nested:
                 self.assign_to(e, build.name(n))
+            for name, n in later:
+                self.assign_to(build.name(name, store=True), build.name(n))
         elif isinstance(target, gast.Subscript):
             if isinstance(target.value, gast.Subscript) and elements.nested_store(self, target, value):
                 return  # xs[t][i] = v into a list the function built
+            if not self.is_local(target.value) and attr_stores.container_store(self, target, value):
+                return  # self.ctx["X"] = X into a dict an object holds (frontend/attr_stores.py)
             if not self.is_local(target.value):
                 self.fail(target, *refusals.store_into(dotted_name(target.value), _rooted_in(target.value, self.locals)))
             elements.detach_before_store(self, target.value.id)
