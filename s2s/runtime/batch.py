@@ -10,9 +10,10 @@ import numpy as np
 
 from ..base.tree import PyTreeDef, axes_children, node_children, tree_leaves, tree_map
 from ..errors import S2SError, S2STypeError, S2SValueError
-from ._batch_checks import index_part, same_shapes
 from ._batch_checks import one_position as _vb_one_position
+from ._batch_checks import same_shapes
 from ._examples import index_tuple, map_over_spec, op_named, own_copy, stack_examples
+from ._index_layout import batched_key
 from ._values import NUMBER_TYPES, host_index, list_meets_array
 from .core import add_at, asarray, namespace, reshape_like, scatter_add, to_host, tree_add, zeros, zeros_like_tree
 
@@ -252,6 +253,10 @@ def masked_merge(m, new, old):
         out = [masked_merge(m, a, b) for a, b in zip(new, old)]
         return tuple(out) if isinstance(new, tuple) else out
     if isinstance(new, dict):
+        if not isinstance(old, dict) or old.keys() != new.keys():
+            raise _vb_err("a batched branch or loop gives a dict different keys per example (an `if` on a "
+                          "batched value binds a dict with other keys than the other path): give it the same "
+                          "keys on both paths, or use a Python loop over the examples")
         return {k: masked_merge(m, new[k], old[k]) for k in new}
     # `new` may be unbatched (a value stored into a slot of a batched array): shape the mask by
     # whichever carries the batch axis
@@ -276,69 +281,20 @@ def full_mask(n):
     return getattr(n, "xp", np).ones(n, dtype=bool)
 
 
-def _vb_adv(index, flags, n, base_shape, clip=True):
-    """An index tuple for a batched array from per-example index parts (`flags`: batched parts).
-    `clip`: integer parts clipped into range, for code under a mask, where lanes that are done
-    may hold any index; without a mask every lane is live, and an index out of range is NumPy's
-    IndexError, as in a loop over examples."""
-    parts = list(index_tuple(index))
-    flags = list(index_tuple(flags)) if isinstance(flags, tuple) else [flags] * len(parts)
-    # a range is every example's (one from a batched record, `d[range(n), y] -= 1` in a callee, is not batched)
-    flags = [f and not isinstance(p, range) for p, f in zip(parts, flags)]
-    # a batched list of positions (`x[[2, 0, 1]]` with the list assigned under a batched branch) is
-    # held as one batched array per entry: per example, the array of its entries (batch axis first)
-    parts = [np.stack([asarray(e) for e in p], axis=1) if f and isinstance(p, list) and p else p
-             for p, f in zip(parts, flags)]
-    dims = [np.ndim(p) - 1 for p, f in zip(parts, flags) if f]
-    k = max(dims + [np.ndim(p) for p, f in zip(parts, flags) if not f and hasattr(p, "ndim") and np.ndim(p)] + [0])
-    lead = _leading_slices(parts, flags)
-    out, axis = [], 1
-    for j, (p, f) in enumerate(zip(parts, flags)):
-        if j < lead:  # a slice before the block: an arange, adjacent to the examples' positions and the block
-            r = np.arange(*p.indices(base_shape[axis] if axis < len(base_shape) else 1))
-            out.append(r.reshape(r.shape + (1,) * (lead - 1 - j + k)))
-        elif f:
-            p = index_part(p)
-            size = base_shape[axis] if axis < len(base_shape) else 1
-            p = np.clip(p, -size, size - 1) if clip and p.dtype.kind in "iu" else p
-            out.append(p.reshape(p.shape[:1] + (1,) * (lead + k - p.ndim + 1) + p.shape[1:]))
-        else:
-            out.append(p)
-        axis += 1
-    ar = np.arange(n).reshape((n,) + (1,) * (lead + k))
-    return (ar,) + tuple(out)
-
-
-def _leading_slices(parts, flags) -> int:
-    """How many slices come before the per-example index's advanced parts, where those parts are
-    one adjacent block (`x[:, i]`, `x[:, :, i, j]`); 0 otherwise. Per example NumPy keeps such a
-    block's dimensions in place, after the slices' (`x[:, i]` is rows by len(i)); the batched key
-    puts the examples' positions first, and an advanced index separated from the block by a slice
-    would move the block's dimensions before the slices'. _vb_adv turns those slices into aranges,
-    so that every advanced part is adjacent and the dimensions keep each example's order."""
-    adv = [f or not (p is None or p is Ellipsis or isinstance(p, slice)) for p, f in zip(parts, flags)]
-    if not any(adv):
-        return 0
-    first, last = adv.index(True), len(adv) - 1 - adv[::-1].index(True)
-    if first and all(adv[first:last + 1]) and all(isinstance(p, slice) for p in parts[:first]):
-        return first
-    return 0
-
-
 def example_getitem(x, index, xb=True, ib=False, clip=True):
     """`x[index]` per example: `x` batched (unless `xb` is False), index parts batched per `ib`
-    (`clip`: see _vb_adv)."""
+    (`clip`: see batched_key in _index_layout)."""
     if type(index) is slice and type(x) is np.ndarray and not ib:
         return x[:, index]  # the common case first: a slice of a batched array (a view, as NumPy's)
     if isinstance(x, (list, tuple, dict)):
         return x[_vb_one_position(index) if ib else index]
     if not ib:
-        out = x[(slice(None),) + index_tuple(index)]
+        out = x[batched_key(index, False, np.shape(x)[0], np.shape(x))]
         return out.copy() if np.ndim(out) == 1 else out  # per example a scalar: a copy, as NumPy's
     n = np.shape(_vb_first_batched(index, ib))[0]
     if not xb:
         x = np.broadcast_to(x, (n,) + np.shape(x))
-    return _gather(x, _vb_adv(index, ib, n, np.shape(x), clip))
+    return _gather(x, batched_key(index, ib, n, np.shape(x), clip))
 
 
 def _vb_first_batched(index, ib):
@@ -463,12 +419,10 @@ def map_examples(fn, flags, n, *args, **kwargs):
 
 def example_key(index, ib, a, clip=True):
     """The key of `a[index]` per example on batched `a` (batched index parts per `ib`; `clip`:
-    see _vb_adv): a batched list's or dict's is the one position every example names."""
+    see batched_key): a batched list's or dict's is the one position every example names."""
     if isinstance(a, (list, dict)):
         return _vb_one_position(index) if ib else index
-    if not ib:
-        return (slice(None),) + index_tuple(index)
-    return _vb_adv(index, ib, np.shape(a)[0], np.shape(a), clip)
+    return batched_key(index, ib, np.shape(a)[0], np.shape(a), clip)
 
 
 def lift_rank_to_slot(v, a, key):
@@ -512,8 +466,7 @@ def example_getitem_t(v, x, index, xb=True, ib=False):
     n = np.shape(v)[0]
     shape = np.shape(x) if xb else (n,) + np.shape(x)
     z = zeros(shape, v, dtype=np.result_type(getattr(v, "dtype", type(v)), float))
-    key = (slice(None),) + index_tuple(index) if not ib else _vb_adv(index, ib, n, shape)
-    z = scatter_add(z, key, v)
+    z = scatter_add(z, batched_key(index, ib, n, shape), v)
     return z if xb else z.sum(axis=0)
 
 
@@ -524,8 +477,7 @@ def example_add_at(acc, v, index, xb=True, ib=False, clip=True):
     if not xb or isinstance(acc, (list, tuple, dict)) or np.ndim(acc) == 0 or \
             np.result_type(acc, getattr(v, "dtype", type(v))) != acc.dtype:
         return tree_add(acc, example_getitem_t(v, acc, index, xb, ib))
-    key = (slice(None),) + index_tuple(index) if not ib else _vb_adv(index, ib, np.shape(v)[0], np.shape(acc))
-    return add_at(acc, key, v)
+    return add_at(acc, batched_key(index, ib, np.shape(acc)[0], np.shape(acc)), v)
 
 
 def sum_examples(v):

@@ -21,7 +21,7 @@ from ._batch_operands import (
     static_rule,
     with_batch,
 )
-from ._examples import index_tuple
+from ._index_layout import batched_key
 from ._values import is_fancy
 from .batch import replicate_batch, shared_setting
 from .core import add_at, namespace, scatter_add
@@ -400,7 +400,7 @@ def batched_add_at(flags, acc, index, v):
     n = count_examples(flags, (acc, index, v))
     if not flags[0]:
         acc = np.broadcast_to(acc, (n,) + acc.shape).copy()
-    key = (slice(None),) + index_tuple(index)
+    key = batched_key(index, False, n, np.shape(acc))  # (NumPy's layout per example: _index_layout)
     slot_nd = np.ndim(acc[key]) - 1
     v = lift_to_rank(v, flags[2], slot_nd)
     if is_fancy(index):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SValueError
+from ._index_layout import batched_key
 from ._values import float_dtype, shape_of, size_of
 from .batch import map_examples, num_examples, replicate_batch
 from .core import asarray, namespace, on_backend_of
@@ -549,7 +550,7 @@ def _batched_at(flags, y, index, v):
     if flags[2]:
         v = asarray(v)
         v = v.reshape(v.shape[:1] + (1,) * (rank - (v.ndim - 1)) + v.shape[1:])
-    return yb, (slice(None),) + (index if isinstance(index, tuple) else (index,)), v
+    return yb, batched_key(index, False, n, np.shape(yb)), v
 
 
 def batched_multiply_at(flags, y, index, v):

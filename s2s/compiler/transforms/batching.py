@@ -38,9 +38,29 @@ from .batch_vars import (
 )
 
 
+def _may_separate(parts) -> bool:
+    """Whether the index may hold advanced parts (arrays, and integers beside them) with a basic
+    part (a slice, None, Ellipsis) between them: NumPy then puts their broadcast dimensions first
+    per example, and a store's batched key needs the examples' positions as an array too
+    (rt.example_key), not a leading slice. A name may hold either."""
+    def basic(p):
+        return isinstance(p, gast.Slice) or analysis.dotted(getattr(p, "func", None)) == "slice" \
+            or isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis)
+
+    def integer(p):
+        p = p.operand if isinstance(p, gast.UnaryOp) and isinstance(p.op, gast.USub) else p
+        return isinstance(p, gast.Constant) and type(p.value) is int
+
+    may_adv = [not basic(p) for p in parts]
+    may_basic = [not integer(p) and (basic(p) or isinstance(p, gast.Name)) for p in parts]
+    if not any(a and not integer(p) for a, p in zip(may_adv, parts)):
+        return False
+    return any(may_basic[k] and any(may_adv[:k]) and any(may_adv[k + 1:]) for k in range(1, len(parts) - 1))
+
+
 def _unclipped(mask) -> list:
     """The `clip=False` argument of a gather or write key outside masked code: every lane is live
-    there, so an index out of range is NumPy's IndexError (runtime/batch.py `_vb_adv`)."""
+    there, so an index out of range is NumPy's IndexError (runtime/_index_layout.py `batched_key`)."""
     return [build.const(False)] if mask is None else []
 
 
@@ -372,7 +392,8 @@ class Batcher(BatchedCalls, Transform):
                 v = self.tmp(out, build.call("rt.masked_merge", [build.name(mask), v, old]))
             out.append(build.assign(build.subscript(build.name(base), copy.deepcopy(t.slice), store_=True), v))
             return [loc(o, s) for o in out]
-        if not any(flags) and isinstance(t.slice, (gast.Tuple, gast.Slice, gast.Constant)):
+        if not any(flags) and isinstance(t.slice, (gast.Tuple, gast.Slice, gast.Constant)) \
+                and not _may_separate(parts):
             elts = t.slice.elts if isinstance(t.slice, gast.Tuple) else [t.slice]
             key = gast.Tuple(elts=[gast.Slice(lower=None, upper=None, step=None)] + [copy.deepcopy(e) for e in elts],
                              ctx=gast.Load())
