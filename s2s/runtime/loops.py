@@ -11,6 +11,7 @@ from ..base.tree import tree_leaves, tree_map
 from ..errors import S2SValueError
 from ._batch_operands import dot_spec
 from ._examples import index_tuple
+from ._index_layout import layout, parts_and_flags
 from ._values import list_meets_array
 from .batch import example_getitem, example_getitem_t, map_examples, masked_merge, replicate_batch
 from .batch_core import batched_lift_rank_of_batched
@@ -351,7 +352,16 @@ def batched_example_getitem(flags, x, index, xb=True, ib=False, clip=True):
         return map_examples("rt.example_getitem", flags, _n_of(flags, (x, index)), x, index, xb, ib, clip)
     parts = index_tuple(index)
     part_flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
-    return np.swapaxes(example_getitem(x, (slice(None),) + parts, False, (False,) + part_flags, clip), 0, 1)
+    out = example_getitem(x, (slice(None),) + parts, False, (False,) + part_flags, clip)
+    return np.moveaxis(out, _outer_axis(parts, part_flags), 0)
+
+
+def _outer_axis(parts, part_flags) -> int:
+    """Where the outer examples' axis lands in `x[:, *parts]` gathered for every inner example: after
+    the inner one, or after the broadcast dimensions of advanced parts that a slice, None or
+    Ellipsis separates, which NumPy puts first (see _index_layout)."""
+    case, _, nb = layout(*parts_and_flags(parts, part_flags))
+    return 1 + nb if case == "apart" else 1
 
 
 def batched_example_getitem_t(flags, v, x, index, xb=True, ib=False):
@@ -361,7 +371,8 @@ def batched_example_getitem_t(flags, v, x, index, xb=True, ib=False):
                             "vmap instead: vmap(grad(f)).")
     parts = index_tuple(index)
     part_flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
-    return example_getitem_t(np.swapaxes(v, 0, 1), x, (slice(None),) + parts, False, (False,) + part_flags)
+    v = np.moveaxis(v, 0, _outer_axis(parts, part_flags))
+    return example_getitem_t(v, x, (slice(None),) + parts, False, (False,) + part_flags)
 
 
 def _slot_rank(a_ndim, key) -> int:

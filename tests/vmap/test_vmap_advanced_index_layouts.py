@@ -285,3 +285,40 @@ def test_stores_and_their_gradients(module_dir, ndim, toks, mode):
             want_gx.append(g)
         np.testing.assert_allclose(gx, np.stack(want_gx), rtol=1e-13, atol=1e-13)
         np.testing.assert_allclose(gv, np.stack([w[k][keys[k]] for k in range(N)]), rtol=1e-13, atol=1e-13)
+
+
+def _apart(x, i):
+    return x[i, :, i]
+
+
+def _inner(x, i):
+    return x[:, i]
+
+
+def _front(x, i):
+    return x[i, 1:]
+
+
+NESTED = {_apart: lambda i: np.index_exp[i, :, i], _inner: lambda i: np.index_exp[:, i],
+          _front: lambda i: np.index_exp[i, 1:]}
+
+
+@pytest.mark.parametrize("f", list(NESTED), ids=lambda f: f.__name__.strip("_"))
+def test_vmap_of_vmap_and_its_gradient(f):
+    """The inner vmap's index per inner example, the array per outer one (one gather for both, the
+    outer axis placed after the inner one or after the broadcast dimensions NumPy puts first)."""
+    rng = np.random.default_rng(3)
+    xs = rng.standard_normal((2, 3, 4, 5))
+    idx = np.array([[0, 2], [1, -1], [2, 0]])
+    want = np.stack([np.stack([f(x, i) for i in idx]) for x in xs])
+    got = s2s.vmap(s2s.vmap(f, in_axes=(None, 0)), in_axes=(0, None))(xs, idx)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+    w = rng.standard_normal(want.shape[1:])
+
+    def loss(x):
+        return np.sum(s2s.vmap(f, in_axes=(None, 0))(x, idx) * w)
+
+    grads = np.stack([sum(_add_at(x.shape, NESTED[f](i), w[k]) for k, i in enumerate(idx)) for x in xs])
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(loss))(xs), grads, rtol=1e-13, atol=1e-13)
