@@ -15,8 +15,9 @@ gru = load(__file__, "epynn/gru/models.py")
 M, STEPS, FEATURES, UNITS = 3, 4, 2, 3
 rng = np.random.default_rng(2021)
 X = rng.normal(size=(M, STEPS, FEATURES))
-# s2s today: the layer's forward stores into the layer's dicts (`self.fc['A'] = ...`).
-STORED = "s2s follows `x[i] = v` only into a local variable, not into `self.fc`"
+# s2s today: the layer's forward stores into the layer's dict (`self.fc['A'] = ...`), and so does the
+# function it calls (`layer.fc['h'][:, s] = h`, `layer.fc.update(...)`).
+STORED = "stores into `layer.fc`, an attribute this function also stores into"
 
 
 def author_gradient(layer, names, params, X, dA):
