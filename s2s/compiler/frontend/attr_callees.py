@@ -95,11 +95,24 @@ def _objects_passed(norm, node, body, by_object: dict, local: set) -> dict:
     return out
 
 
+_CHANGING = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort",
+             "reverse"}
+
+
 def _stores(node):
-    """The attribute nodes `node`'s def stores into (`obj.a = v`, `obj.a += v`, `del obj.a`)."""
+    """The attribute nodes `node`'s def stores into or changes (`obj.a = v`, `obj.a += v`, `del
+    obj.a`, `obj.a[k] = v`, `obj.a.update(...)`)."""
     for n in gast.walk(node):
         if isinstance(n, gast.Attribute) and isinstance(n.ctx, (gast.Store, gast.Del)):
             yield n
+        elif isinstance(n, gast.Subscript) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            while isinstance(n, gast.Subscript):
+                n = n.value
+            if isinstance(n, gast.Attribute):
+                yield n
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr in _CHANGING \
+                and isinstance(n.func.value, gast.Attribute):
+            yield n.func.value
 
 
 def pass_stored(norm, node: gast.Call, fn):

@@ -74,7 +74,8 @@ def begin(norm) -> None:
             for e in _flat(t):
                 if isinstance(e, gast.Attribute) and _outside(norm, e.value) and (d := dotted(e)) is not None:
                     stored.setdefault(d, e)
-    if not stored:
+    containers = _containers(norm)
+    if not stored and not containers:
         return
     read = {d for n in gast.walk(norm.fn) if isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Load)
             and (d := dotted(n)) in stored}
@@ -92,10 +93,75 @@ def begin(norm) -> None:
             continue
         reads.register_store(obj, e.attr)
         norm.attr_objects[(id(obj), e.attr)] = (obj, e.attr, local)
+        if d in containers:
+            continue  # (its copy is read below)
         if d in read or calls:  # (a callee may read it before this function stores it: attr_callees.py)
             if hasattr(obj, e.attr):
                 base = norm.value_of(e.value, d.rsplit(".", 1)[0], obj)
                 norm.emit(build.assign(local, build.call("ext.s2s_getattr", [base, build.const(e.attr)])))
+    norm.attr_containers = {}
+    for d in sorted(containers):
+        e = containers[d]
+        try:
+            obj = norm.static(e.value)
+        except Exception:  # noqa: BLE001 (the store reports it at its line)
+            continue
+        held = getattr(obj, e.attr, None)
+        if not isinstance(held, dict) or not all(type(k) in (str, int, bool) for k in held):
+            continue  # (only a dict the object holds now, keyed by constants: else refused at the store)
+        local = norm.attr_locals.get(d) or norm.namer.fresh(d.replace(".", "_"))
+        norm.locals.add(local)
+        norm.attr_locals[d] = local
+        norm.attr_containers[d] = (obj, e.attr)
+        reads.register_store(obj, e.attr)
+        norm.attr_objects[(id(obj), e.attr)] = (obj, e.attr, local)
+        base = norm.value_of(e.value, d.rsplit(".", 1)[0], obj)
+        keys = list(held)
+        src = norm.namer.fresh(f"{e.attr}_held")
+        norm.emit(build.assign(src, build.call("ext.s2s_dict_of", [base, build.const(e.attr),
+                                                                  build.const(tuple(keys))])))
+        items = []
+        for k in keys:
+            item = norm.namer.fresh(f"{e.attr}_item")
+            norm.emit(build.assign(item, build.subscript(build.name(src), build.const(k))))
+            items.append(build.name(item))
+        # (a dict display of the keys it holds now: the function's stores go to this copy, and every
+        # transform sees a dict; s2s_dict_of refuses a dict whose keys changed since)
+        norm.emit(build.assign(local, gast.Dict(keys=[build.const(k) for k in keys], values=items)))
+
+
+def _containers(norm) -> dict:
+    """The attribute paths of dicts on non-local objects the function stores an item into
+    (`self.ctx["X"] = X`, `layer.params["w"] = w`): dotted path -> the attribute node."""
+    out = {}
+    for s in gast.walk(norm.fn):
+        if isinstance(s, (gast.FunctionDef, gast.Lambda)) and s is not norm.fn:
+            continue
+        for t in _targets(s) if isinstance(s, gast.Assign) else ():
+            for e in _flat(t):
+                if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Attribute) \
+                        and _outside(norm, e.value.value) and (d := dotted(e.value)) is not None:
+                    out.setdefault(d, e.value)
+    return out
+
+
+def container_store(norm, target, value) -> bool:
+    """`self.ctx["X"] = v` into a dict the object holds: the store into the function's copy of the
+    dict (later reads of `self.ctx[...]`, here and in the functions it calls, read the copy, and
+    carry the derivative), then the effect that stores the primal value into the object's dict.
+    False where `target` is no such store."""
+    d = dotted(target.value) if isinstance(target.value, gast.Attribute) else None
+    held = getattr(norm, "attr_containers", {}).get(d) if d is not None else None
+    if held is None or isinstance(target.slice, gast.Slice):
+        return False
+    obj, attr = held
+    v = value if build.is_atom(value) else norm.tmp(value)
+    local = norm.attr_locals[d]
+    norm.assign_to(gast.copy_location(build.subscript(build.name(local), target.slice, store_=True), target), v)
+    base = norm.value_of(target.value.value, d.rsplit(".", 1)[0], obj)
+    now = norm.tmp(build.call("ext.s2s_getattr", [base, build.const(attr)]))  # (the dict it holds then)
+    norm.tmp(build.call("ext.s2s_setitem", [now, norm.index(target.slice), v]), "_")
+    return True
 
 
 def read(norm, node) -> gast.Name | None:

@@ -265,13 +265,23 @@ class ExpressionLowering:
 
     def static_test(self, node):
         """True/False for a test s2s decides when transforming: a non-local name bound to None or to
-        a function (stax's `f(x) if rescale else x`, the function a closure was made with), or `f is
-        g` of two such; else None."""
+        a function (stax's `f(x) if rescale else x`, the function a closure was made with), `f is
+        g` of two such, a bool an object's attribute holds (`not self.is_init`); else None."""
         if isinstance(node, gast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot)):
             a, b = self.static_function(node.left), self.static_function(node.comparators[0])
             if a is _NOT_KNOWN or b is _NOT_KNOWN:
                 return None
             return (a is b) == isinstance(node.ops[0], gast.Is)
+        if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not):
+            known = self.static_test(node.operand)
+            return None if known is None else not known
+        if isinstance(node, gast.Attribute) and self.rooted_global(node):
+            try:  # a flag an object holds now (`if not self.is_init:`): reads.py watches it per call
+                flag = self.static(node)
+            except Exception:  # noqa: BLE001 - not known now
+                flag = None
+            if type(flag) is bool:
+                return flag
         obj = self.static_function(node)
         return None if obj is _NOT_KNOWN else obj is not None
 
@@ -602,6 +612,9 @@ class ExpressionLowering:
             return build.call("xp.real", [base])
         if m == "round":
             return build.call("xp.round", [base] + args, kws)
+        if m == "is_integer" and not args and not kws:  # a float's method (a shape computed with `/`)
+            self.ns["ext"] = registry.EXT
+            return build.call("ext.s2s_is_integer", [base])
         form = registry.keyword_form("xp." + m, kws) if m in METHODS else None
         if form is not None:  # x.sum(where=m)
             return build.call(build.name(self.bind(form.__name__, form)), [base] + args, kws)

@@ -386,6 +386,8 @@ class Normalizer(ExpressionLowering):
         elif isinstance(target, gast.Subscript):
             if isinstance(target.value, gast.Subscript) and elements.nested_store(self, target, value):
                 return  # xs[t][i] = v into a list the function built
+            if not self.is_local(target.value) and attr_stores.container_store(self, target, value):
+                return  # self.ctx["X"] = X into a dict an object holds (frontend/attr_stores.py)
             if not self.is_local(target.value):
                 self.fail(target, *refusals.store_into(dotted_name(target.value), _rooted_in(target.value, self.locals)))
             elements.detach_before_store(self, target.value.id)

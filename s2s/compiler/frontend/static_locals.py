@@ -27,14 +27,14 @@ from . import resolve
 
 def static_length(norm, v):
     """How many items `v` holds, when known now: a literal, a local bound once to one (or always
-    to literals of one length), a global tuple or list; else None."""
+    to literals of one length), a global tuple or list, or one an object's attribute holds; else None."""
     if isinstance(v, (gast.Tuple, gast.List)) and not any(isinstance(e, gast.Starred) for e in v.elts):
         return len(v.elts)
     lit = single_literal(norm, v)
     if lit is not None:
         return static_length(norm, lit)
-    if isinstance(v, gast.Name) and v.id not in norm.locals:
-        obj = norm.static(v)
+    if isinstance(v, gast.Name) and v.id not in norm.locals or isinstance(v, gast.Attribute) and norm.rooted_global(v):
+        obj = norm.static(v)  # (a global, or an object's attribute: `*self.output_shape`, watched by reads.py)
         if isinstance(obj, (tuple, list)):
             return len(obj)
     if isinstance(v, gast.Name) and v.id in norm.locals:

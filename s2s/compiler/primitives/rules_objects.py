@@ -1,10 +1,13 @@
 """Attribute stores on objects that outlive the call (`self.Z = Z` in a layer's forward pass,
 frontend/attr_stores.py): `ext.s2s_setattr` stores the primal value, an effect that every transform
 keeps once, where the plain function stores it; `ext.s2s_getattr` reads what the object holds
-when the call starts, for an attribute the function both stores and reads."""
+when the call starts, for an attribute the function both stores and reads; `ext.s2s_setitem` and
+`ext.s2s_dict_of` are the same for an item stored into a dict the object holds;
+`ext.s2s_is_integer` is a float's own method."""
 from __future__ import annotations
 
 from ...base import record
+from ...errors import S2SError
 from .registry import EXT, SAME, nondiff
 
 
@@ -23,9 +26,36 @@ def s2s_getattr(obj, name):
     return getattr(obj, name)
 
 
+def s2s_setitem(container, key, v):
+    """`container[key] = v` of a dict an object holds (`self.ctx["X"] = X`); gives None."""
+    container[key] = v
+
+
+def s2s_dict_of(obj, name, keys):
+    """The dict `obj.name` when the call starts, which the function copies item by item (its stores
+    go to the copy, and by `s2s_setitem` to the object's dict): it must still hold the keys it held
+    when s2s compiled the function, which the copy lists (a key added since, such as the one the
+    last call stored, is not copied)."""
+    held = getattr(obj, name)
+    if not isinstance(held, dict) or any(k not in held for k in keys):
+        raise S2SError(f"`.{name}` of a {type(obj).__name__} holds the keys {tuple(held)} now, not all the keys "
+                       f"{tuple(keys)} it held when s2s compiled the function that stores into it.\n"
+                       "Give the dict its keys before the first call, or transform the function again.")
+    return held
+
+
+def s2s_is_integer(x):
+    """`x.is_integer()` of a Python or NumPy float (hipsternet's `h_out.is_integer()` of a shape
+    computed with `/`); a bool, no derivative."""
+    return float(x).is_integer()
+
+
 nondiff("ext.s2s_setattr", sig="obj, name, v", effect=True, batch=SAME)
 nondiff("ext.s2s_append", sig="lst, v", effect=True, batch=SAME)
 nondiff("ext.s2s_getattr", sig="obj, name", batch=SAME)
-for _f in (s2s_setattr, s2s_append, s2s_getattr):
+nondiff("ext.s2s_setitem", sig="container, key, v", effect=True, batch=SAME)
+nondiff("ext.s2s_dict_of", sig="obj, name, keys", batch=SAME)
+nondiff("ext.s2s_is_integer", sig="x", batch=SAME)
+for _f in (s2s_setattr, s2s_append, s2s_getattr, s2s_setitem, s2s_dict_of, s2s_is_integer):
     record.attach(_f, prim="ext." + _f.__name__)
     setattr(EXT, _f.__name__, _f)  # (generated code calls it as ext.<name>)
