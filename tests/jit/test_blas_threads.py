@@ -135,3 +135,25 @@ def test_without_threadpoolctl_installed_the_environment_says(fresh_query, monke
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
     assert cores.blas_libraries() is None
     assert cores.blas_threads() == 1
+
+
+def test_the_benchmarks_blas_threads_option_sets_blas(fresh_query):
+    """`tools/bench/bench.py --blas-threads 1|default` sets BLAS's threads for its run (threadpoolctl)."""
+    pytest.importorskip("threadpoolctl")
+    if not cores.blas_libraries():
+        pytest.skip("threadpoolctl finds no BLAS in this NumPy")
+    import sys
+
+    from paths import BENCH
+    sys.path.insert(0, str(BENCH))
+    import bench
+    before = cores.blas_threads()
+    try:
+        for setting, want in (("1", 1), ("default", cores.usable_cores())):
+            status, line = bench.blas_threads(setting, [])
+            assert status is None and cores.blas_threads() == want
+            assert line.startswith(f"BLAS threads: {want} of {cores.usable_cores()} usable cores")
+    finally:
+        while bench.BLAS_LIMITS:
+            bench.BLAS_LIMITS.pop().restore_original_limits()
+    assert cores.blas_threads() == before

@@ -635,7 +635,7 @@ def write_docs(text: str, path: str = DOCS_PAGE) -> None:
 
 
 BLAS_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
-_LIMITS = []  # the threadpool_limits in force for the run (kept alive: leaving it restores BLAS)
+BLAS_LIMITS = []  # the threadpool_limits in force for the run (kept alive: leaving it restores BLAS)
 
 
 def blas_threads(setting: str | None, argv: list[str]) -> tuple[int | None, str]:
@@ -654,7 +654,7 @@ def blas_threads(setting: str | None, argv: list[str]) -> tuple[int | None, str]
                 return subprocess.run([sys.executable, os.path.abspath(__file__), *argv], env=env).returncode, ""
         else:
             n = 1 if setting == "1" else cores.usable_cores()
-            _LIMITS.append(threadpool_limits(n, user_api="blas"))
+            BLAS_LIMITS.append(threadpool_limits(n, user_api="blas"))
     cores.forget()
     how = "threadpoolctl" if cores.blas_libraries() else "the environment"
     return None, f"BLAS threads: {cores.blas_threads()} of {cores.usable_cores()} usable cores " \
