@@ -21,7 +21,7 @@ from .core import namespace
 __all__ = ["fft_apply", "fft_t", "batched_fft_apply", "batched_fft_t", "batched_fft2", "batched_ifft2", "batched_rfft2",
            "batched_irfft2", "batched_fftn", "batched_ifftn", "batched_rfftn", "batched_irfftn", "batched_fftfreq",
            "batched_rfftfreq", "imag_vjp", "abs_slope",
-           "abs_slope_jvp", "abs_slope_vjp", "real_like"]
+           "abs_slope_jvp", "abs_slope_vjp", "abs_vjp", "real_like"]
 
 # the one-axis transforms (n, axis) and the n-axis ones (s, axes), by the transform they apply
 _ONE = {"fft": "fft", "ifft": "ifft", "rfft": "rfft", "irfft": "irfft"}
@@ -232,6 +232,12 @@ def abs_slope_vjp(g_, x):
         r = np.where(np.abs(x) == 0.0, 1.0, np.abs(x))
         return np.conj(g_) / r - np.conj(x) * (np.real(g_ * np.conj(x)) / (r * r * r))
     return g_ * 0.0
+
+
+def abs_vjp(g_, x):
+    """Cotangent of `x` from the cotangent `g_` of `np.abs(x)`: g * sign(x), or g * conj(x) / |x|
+    at complex `x`."""
+    return g_ * abs_slope(x)
 
 
 def real_like(g_, like):

@@ -201,7 +201,7 @@ elementwise("xp.abs", "xp.sign(x)", fusable="unary", float_result="keep", out_bu
             math_name="fabs", cheap=True, cuda="fabs", numba="_abs")
 elementwise("xp.absolute", "xp.sign(x)", float_result="keep", out_buffer=True)
 for _op in ("xp.abs", "xp.absolute"):  # at complex x (np.fft's results): JAX's conj(x) / |x|, a real tangent
-    defvjp(_op, x="g * rt.abs_slope(x)")
+    defvjp(_op, x="rt.abs_vjp(g, x)")
     defjvp(_op, x="xp.real(dx * rt.abs_slope(x))")
 elementwise("xp.fabs", "xp.sign(x)", loop_kernel=True)
 elementwise("xp.square", "2 * x", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True, cuda="*",

@@ -7,7 +7,7 @@ real). `rt.fft_apply` and `rt.fft_t` are each other's transposes, so every order
 from __future__ import annotations
 
 from ... import runtime as _rt
-from .registry import SAME, along, by, composite, defjvp, defvjp, linear, prim
+from .registry import BROADCAST, SAME, along, by, composite, defjvp, defvjp, linear, prim
 
 for _k in ("fft", "ifft", "rfft", "irfft"):
     linear("xp.fft." + _k, "a, n=None, axis=-1, norm=None, out=None", "a", f"rt.fft_t(g, a, {_k!r}, n, axis, norm)",
@@ -33,6 +33,10 @@ linear("rt.imag_vjp", "g_, x", "g_", "xp.imag(g)", batch=SAME)
 prim("rt.abs_slope", "x", same_shape=True, batch=SAME)
 defvjp("rt.abs_slope", x="rt.abs_slope_vjp(g, x)")
 defjvp("rt.abs_slope", x="rt.abs_slope_jvp(dx, x)")
+# np.abs's cotangent g * abs_slope(x) with a real g: its transpose in g is real (reverse over reverse)
+prim("rt.abs_vjp", "g_, x", same_shape=True, batch=BROADCAST)
+defvjp("rt.abs_vjp", g_="rt.real_like(g * rt.abs_slope(x), g_)", x="rt.abs_slope_vjp(g * g_, x)")
+defjvp("rt.abs_vjp", g_="dg_ * rt.abs_slope(x)", x="g_ * rt.abs_slope_jvp(dx, x)")
 composite("rt.abs_slope_jvp", _rt.abs_slope_jvp)
 composite("rt.abs_slope_vjp", _rt.abs_slope_vjp)
 # a real value's cotangent: the real part of a complex one (rules.py's rt.array_vjp); its transpose is itself
