@@ -322,3 +322,33 @@ def test_vmap_of_vmap_and_its_gradient(f):
 
     grads = np.stack([sum(_add_at(x.shape, NESTED[f](i), w[k]) for k, i in enumerate(idx)) for x in xs])
     np.testing.assert_allclose(s2s.vmap(s2s.grad(loss))(xs), grads, rtol=1e-13, atol=1e-13)
+
+
+def _take(x, i, w):
+    return np.sum(np.take(x, i, axis=1) * w)
+
+
+def _take_along(x, i, w):
+    return np.sum(np.take_along_axis(x, i, axis=1) * w)
+
+
+@pytest.mark.parametrize("x_axis, i_axis", [(0, None), (None, 0), (0, 0)])
+def test_take_and_take_along_axis_follow_the_same_layout(x_axis, i_axis):
+    """np.take(x, i, axis=1) is x[:, i] per example, and take_along_axis its elementwise form:
+    batched values and gradients against the loop and np.add.at."""
+    rng = np.random.default_rng(11)
+    xs = rng.standard_normal((N, 4, 5, 6))
+    cases = [(_take, rng.integers(-5, 5, (N, 2, 3)), lambda i: np.index_exp[:, i]),
+             (_take_along, rng.integers(0, 5, (N, 4, 2, 6)),
+              lambda i: (np.arange(4)[:, None, None], i, np.arange(6)[None, None, :]))]
+    for fn, idx, key in cases:
+        x_of = (lambda k: xs[k]) if x_axis == 0 else (lambda k: xs[0])
+        i_of = (lambda k: idx[k]) if i_axis == 0 else (lambda k: idx[0])
+        w = rng.standard_normal((N,) + x_of(0)[key(i_of(0))].shape)
+        args = (xs if x_axis == 0 else xs[0], idx if i_axis == 0 else idx[0], w)
+        picked = np.stack([x_of(k)[key(i_of(k))] for k in range(N)])
+        np.testing.assert_allclose(s2s.vmap(fn, in_axes=(x_axis, i_axis, 0))(*args),
+                                   np.sum(picked * w, axis=tuple(range(1, w.ndim))), rtol=1e-13)
+        grads = np.stack([_add_at(x_of(k).shape, key(i_of(k)), w[k]) for k in range(N)])
+        np.testing.assert_allclose(s2s.vmap(s2s.grad(fn), in_axes=(x_axis, i_axis, 0))(*args), grads,
+                                   rtol=1e-13, atol=1e-13)
