@@ -20,6 +20,7 @@ import numpy as np
 
 from ...base import record
 from ..ir import build
+from ..primitives.registry import NEW_ARRAY_CALLS
 from . import idioms, resolve
 
 
@@ -96,10 +97,6 @@ def _variant(fn, updated, returned):
     return idioms.remember(("copied", fn.__code__, id(fn)), fn, compute, idioms.namespace_stamp(fn))
 
 
-# NumPy functions whose result is always a new array (never a view of an argument, nor the argument).
-_ALLOCATING = frozenset({np.dot, np.matmul, np.outer, np.inner, np.tensordot, np.kron, np.cross})
-
-
 def _new_array(norm, arg) -> bool:
     """Whether `arg` makes a new array that no other name sees (arithmetic: `x * 2.0`, `-x`; a ufunc
     called without `out=`, `np.exp(z)`; `np.dot(U, c)` and the other products)."""
@@ -111,7 +108,8 @@ def _new_array(norm, arg) -> bool:
         fn = norm.static(arg.func)
     except Exception:  # noqa: BLE001 (not a function s2s resolves: not known to allocate)
         return False
-    return isinstance(fn, np.ufunc) and fn.nout == 1 or any(fn is f for f in _ALLOCATING)
+    name = getattr(fn, "__name__", "")
+    return isinstance(fn, np.ufunc) and fn.nout == 1 or getattr(np, name, None) is fn and "xp." + name in NEW_ARRAY_CALLS
 
 
 def call(norm, node):

@@ -357,6 +357,10 @@ DTYPE_OF_FIRST = frozenset("xp." + n for n in ("array", "asarray", "copy", "asco
 FRESH_CALLS = frozenset("xp." + n for n in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
                                              "full_like", "eye", "identity", "arange"))
 
+# Products whose result is always a new array (never a view of an argument, nor the argument):
+# a callee may update such an argument in place without the caller seeing it.
+NEW_ARRAY_CALLS = frozenset("xp." + n for n in ("dot", "matmul", "outer", "inner", "tensordot", "kron", "cross"))
+
 
 # Methods of lists, dicts and arrays that change their object: a call of one acts on something
 # besides its result (reverse mode's check that a callee acts only through its result).
