@@ -118,7 +118,9 @@ class Normalizer(ExpressionLowering):
         (self.containers.add if builds else self.containers.discard)(target)  # a list or dict: it holds items
         src = value.value if isinstance(value, gast.Subscript) else value
         if known(src):
-            if src is not value and src.id in self.containers:  # an item or a slice of a list or dict
+            if src is not value and (src.id in self.containers or isinstance(value.slice, gast.Constant)
+                                     and isinstance(value.slice.value, str)):  # an item of a list or dict
+                # (a string key reads a dict's item, `param['eps']`: a store into another slot leaves it)
                 if isinstance(value.slice, gast.Slice):  # a new list holding the same items
                     self.aliases.forget(target)
                     self.aliases.share_elements(target, src.id)
