@@ -90,6 +90,14 @@ def batched_key(index, ib, n, shape, clip=True):
     example's `v` where its own store would. `clip`: batched integer parts clipped into range, for
     code under a mask, whose finished lanes may hold any index; without a mask an index out of
     range is NumPy's IndexError, as in a loop over examples."""
+    if not ib or type(ib) is tuple and not any(ib):
+        parts = index if type(index) is tuple else (index,)
+        others = 0
+        for p in parts:
+            if p is not None and p is not Ellipsis and type(p) is not slice:
+                others += 1
+        if others <= 1:
+            return (slice(None),) + parts  # (the common case first: one advanced part at most stays in place)
     parts, flags = parts_and_flags(index, ib)
     case, kinds, nb = layout(parts, flags)
     if not any(flags) and case != "apart":

@@ -289,7 +289,9 @@ def example_getitem(x, index, xb=True, ib=False, clip=True):
     if isinstance(x, (list, tuple, dict)):
         return x[_vb_one_position(index) if ib else index]
     if not ib:
-        out = x[batched_key(index, False, np.shape(x)[0], np.shape(x))]
+        shape = np.shape(x)
+        key = batched_key(index, False, shape[0], shape)
+        out = x[key] if type(x) is np.ndarray else _gather(x, key)
         return out.copy() if np.ndim(out) == 1 else out  # per example a scalar: a copy, as NumPy's
     n = np.shape(_vb_first_batched(index, ib))[0]
     if not xb:

@@ -352,3 +352,18 @@ def test_take_and_take_along_axis_follow_the_same_layout(x_axis, i_axis):
         grads = np.stack([_add_at(x_of(k).shape, key(i_of(k)), w[k]) for k in range(N)])
         np.testing.assert_allclose(s2s.vmap(s2s.grad(fn), in_axes=(x_axis, i_axis, 0))(*args), grads,
                                    rtol=1e-13, atol=1e-13)
+
+
+def _separated_shared(x):
+    return x[np.array([0, 2, 2]), :, np.array([1, -1, 0])] * 1.5
+
+
+def test_jacobians_of_a_separated_shared_index():
+    """jacfwd and jacrev batch a shared index over the basis (a batched array, a shared index whose
+    parts a slice separates: NumPy's broadcast dimensions first per example). The function is
+    linear, so its Jacobian is its value at each basis vector, exactly."""
+    x = np.random.default_rng(2).standard_normal((3, 4, 2))
+    basis = np.eye(x.size).reshape((x.size,) + x.shape)
+    want = np.moveaxis(np.stack([_separated_shared(e) for e in basis]), 0, -1).reshape((3, 4) + x.shape)
+    np.testing.assert_array_equal(s2s.jacfwd(_separated_shared)(x), want)
+    np.testing.assert_array_equal(s2s.jacrev(_separated_shared)(x), want)
