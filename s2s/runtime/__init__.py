@@ -31,7 +31,8 @@ One module per rule family, each with one export list (`__all__`) that this name
 The modules whose names start with `_` are what those share and generated code never calls:
 `_values` (a value's shape, size, float dtype), `_examples` (per-example plumbing: a tree mapped
 under in_axes, results stacked, an op by its primitive name), `_batch_operands` (facts about
-batched operands), `_batch_checks` (vmap's refusals of value-dependent shapes), `_linalg_common`
+batched operands), `_batch_checks` (vmap's refusals of value-dependent shapes), `_index_layout` (the batched key
+that keeps NumPy's advanced-indexing layout per example), `_linalg_common`
 (the einsum parser, the matrix product) and `_registered` (the rule tables and this namespace, as
 the compiler registers them). They have no export list, and only this package imports them, but
 for `_registered`'s `register`, which the rule tables' registry calls to hand them down.
