@@ -5,7 +5,11 @@ method subscripting an attribute it stored (`self.X2[0]`), `*self.output_shape` 
 tuple, `h_out.is_integer()` of a shape computed with `/`, and `if not self.is_init:` of a flag the
 object holds. grad against central differences of the plain function, jvp against grad, jit and
 vmap against the plain function (vmap: a loop over the examples); the objects' dicts get the
-primal values the plain function stores; a changed attribute gives the new value's derivative."""
+primal values the plain function stores; a changed attribute gives the new value's derivative.
+A method of a user object passed in (`dataset.getRandomContext(C)`) runs once, as Python, and the
+derivative uses its draw."""
+import random
+
 import numpy as np
 import pytest
 from helpers_compare import fd_grad
@@ -226,3 +230,105 @@ def test_a_dict_that_lost_a_key_since_compiling_is_refused():
     del act.ctx["seen"]
     with pytest.raises(S2SError, match=r"`.ctx` of a Activation holds the keys"):
         g(X[0])
+
+
+class Corpus:
+    """A dataset object passed in, whose method draws from Python's random module (word2vec's
+    `dataset.getRandomContext(C)`)."""
+    WORDS = ("a", "b", "c")
+
+    def getRandomContext(self, C):  # noqa: N802 (the course's name)
+        return random.choice(self.WORDS), [random.choice(self.WORDS) for _ in range(2 * C)]
+
+    def scaled(self, V):
+        return 2.0 * V
+
+
+TOKENS = {"a": 0, "b": 1, "c": 2}
+V = rng.normal(size=(3, 4))
+
+
+def context_loss(V, ds):
+    center, context = ds.getRandomContext(2)
+    return sum(np.sum(np.tanh(V[TOKENS[center]] * V[TOKENS[w]])) for w in context)
+
+
+def seeded(V):
+    random.seed(11)
+    return context_loss(V, Corpus())
+
+
+def test_a_method_of_an_object_passed_in_runs_once_and_the_derivative_uses_its_draw():
+    random.seed(11)
+    value, g = s2s.value_and_grad(context_loss)(V, Corpus())
+    assert np.isclose(value, seeded(V), rtol=1e-13)
+    np.testing.assert_allclose(g, fd_grad(seeded, V), rtol=1e-6, atol=1e-8)  # the same draw as the value's
+    random.seed(11)
+    assert np.isclose(s2s.jit(context_loss)(V, Corpus()), seeded(V), rtol=1e-13)
+    random.seed(11)
+    _, t = s2s.jvp(lambda v: context_loss(v, CORPUS), (V,), (np.ones_like(V),))
+    assert np.isclose(t, np.sum(fd_grad(seeded, V)), rtol=1e-6)
+    random.seed(11)
+    got = s2s.vmap(context_loss, in_axes=(0, None))(np.stack([V, -V]), Corpus())
+    random.seed(11)
+    c = Corpus()
+    draw = c.getRandomContext(2)  # one draw for the batch: the method runs as often as one plain call
+    c.getRandomContext = lambda C: draw
+    np.testing.assert_allclose(got, [context_loss(V, c), context_loss(-V, c)], rtol=1e-12)
+
+
+CORPUS = Corpus()
+
+
+def test_a_differentiated_value_given_to_such_a_method_is_refused():
+    def f(V, ds):
+        return np.sum(ds.scaled(V))
+
+    with pytest.raises(S2SError, match="s2s_method") as info:
+        s2s.grad(f)(V, Corpus())
+    assert "test_object_containers.py" in str(info.value)
+    with pytest.raises(S2SError):
+        s2s.vmap(f, in_axes=(0, None))(np.stack([V, V]), Corpus())
+    np.testing.assert_allclose(s2s.jit(f)(V, Corpus()), f(V, Corpus()))  # no derivative asked: it runs
+
+
+def test_an_unknown_array_method_stays_refused():
+    def f(x):
+        return np.sum(x.frobnicate())
+
+    with pytest.raises(S2SError, match=r"s2s_method` with respect to its argument `obj`"):
+        s2s.grad(f)(V)  # (a differentiated array: no rule)
+    with pytest.raises(S2SError, match=r"method `.frobnicate\(\)` of a ndarray") as info:
+        s2s.jit(f)(V)  # (no derivative: refused when it runs, at the user's line)
+    assert "test_object_containers.py" in str(info.value)
+
+
+class Weighted:
+    def __init__(self):
+        self.W = np.ones((3, 2))
+
+    def fwd(self, X):
+        return X @ self.W
+
+
+WEIGHTED = Weighted()
+
+
+def test_a_method_of_an_object_whose_attributes_are_stored_is_not_run_as_python():
+    """Run as Python, the method would read the stored weights without their derivative: refused
+    when the caller's store is known (the helper is given the object), and when it runs."""
+    def helper(layer, X):
+        return layer.fwd(X)
+
+    def through_helper(W, X):
+        WEIGHTED.W = W
+        return np.sum(helper(WEIGHTED, X))
+
+    def given(W, X, layer):
+        WEIGHTED.W = W
+        return np.sum(layer.fwd(X))
+
+    with pytest.raises(S2SError, match=r"method `.fwd\(\)` of `layer`, whose attributes the caller stored"):
+        s2s.grad(through_helper)(W, X)
+    with pytest.raises(S2SError, match=r"method `.fwd\(\)` of a Weighted whose attributes a transformed"):
+        s2s.grad(given)(W, X, WEIGHTED)

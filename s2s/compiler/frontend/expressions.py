@@ -41,6 +41,7 @@ from . import (
     views,
 )
 from .reads import note as note_read
+from .reads import stored_attributes
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
 # the type of NumPy's index-trick objects (np.r_, np.c_) -> the primitive `obj[...]` is (`index_trick`)
@@ -621,6 +622,19 @@ class ExpressionLowering:
         if m in METHODS:
             return keyword_calls.lower(self, node, "xp." + m, [base] + args, kws) or \
                 build.call("xp." + m, [base] + args, kws)
+        if isinstance(func.value, gast.Name) and m not in LIST_METHODS and not m.startswith("_") \
+                and func.value.id in {a.id for a in self.fn.args.args}:
+            if any(d.startswith(func.value.id + ".") for d in getattr(self, "attr_locals", {})):
+                self.fail(node, f"s2s does not support the method `.{m}()` of `{func.value.id}`, whose attributes "
+                                "the caller stored: the method would read them without their derivative.",
+                          "Call the method in the function that stores the attributes.")
+            self.ns["ext"] = registry.EXT  # a method of an object passed in (`dataset.getRandomContext(C)`)
+            at = where(*self.where(node)) if self.where(node) else ""
+            stored = build.name(self.bind("stored_attributes", stored_attributes))  # (refused when it runs)
+            return build.call("ext.s2s_method", [base, build.const(m), self.tmp(build.tuple_(args)),
+                                                 self.tmp(gast.Dict(keys=[build.const(k) for k in kws],
+                                                                    values=list(kws.values()))),
+                                                 build.const(at), stored])
         if m in LIST_METHODS:
             self.fail(node, f"s2s supports `.{m}(...)` as a statement of its own, on a list named by a local "
                             "variable" + ("." if isinstance(func.value, gast.Name) else

@@ -6,9 +6,11 @@ when the call starts, for an attribute the function both stores and reads; `ext.
 `ext.s2s_is_integer` is a float's own method."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...base import record
 from ...errors import S2SError
-from .registry import EXT, SAME, nondiff
+from .registry import EXT, SAME, nondiff, prim
 
 
 def s2s_setattr(obj, name, v):
@@ -50,12 +52,32 @@ def s2s_is_integer(x):
     return float(x).is_integer()
 
 
+def s2s_method(obj, name, args, kw, at="", stored=None):
+    """`obj.name(*args, **kw)` of a user object a transformed function is given (a dataset's
+    `getRandomContext(C)`), run as Python once, where the plain function runs it: an effect (a
+    random draw in it is the one the derivative uses too). No derivative rules: a differentiated
+    object or argument reaching it is refused by the transform. Containers and arrays keep s2s's
+    own methods: a method s2s does not know of one is refused, and so is one of an object whose
+    attributes a transformed function stores into (`stored` says which: the method would read them
+    without their derivative)."""
+    if isinstance(obj, (np.ndarray, np.generic, list, tuple, dict, set, str, int, float, complex)):
+        raise S2SError((at + "\n" if at else "") + f"s2s does not support the method `.{name}()` of a "
+                       f"{type(obj).__name__}.")
+    if stored is not None and stored(obj):
+        raise S2SError((at + "\n" if at else "") + f"s2s does not support the method `.{name}()` of a "
+                       f"{type(obj).__name__} whose attributes a transformed function stores into: it would "
+                       "read them without their derivative.\nCall the method where the object is a global or "
+                       "the function's `self`, so that s2s follows it.")
+    return getattr(obj, name)(*args, **kw)
+
+
 nondiff("ext.s2s_setattr", sig="obj, name, v", effect=True, batch=SAME)
 nondiff("ext.s2s_append", sig="lst, v", effect=True, batch=SAME)
 nondiff("ext.s2s_getattr", sig="obj, name", batch=SAME)
 nondiff("ext.s2s_setitem", sig="container, key, v", effect=True, batch=SAME)
 nondiff("ext.s2s_dict_of", sig="obj, name, keys", batch=SAME)
 nondiff("ext.s2s_is_integer", sig="x", batch=SAME)
-for _f in (s2s_setattr, s2s_append, s2s_getattr, s2s_setitem, s2s_dict_of, s2s_is_integer):
+prim("ext.s2s_method", "obj, name, args, kw, at='', stored=None", zero_args=("name", "at", "stored"), effect=True)
+for _f in (s2s_setattr, s2s_append, s2s_getattr, s2s_setitem, s2s_dict_of, s2s_is_integer, s2s_method):
     record.attach(_f, prim="ext." + _f.__name__)
     setattr(EXT, _f.__name__, _f)  # (generated code calls it as ext.<name>)
