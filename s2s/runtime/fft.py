@@ -21,7 +21,8 @@ from .core import namespace
 __all__ = ["fft_apply", "fft_t", "batched_fft_apply", "batched_fft_t", "batched_fft2", "batched_ifft2", "batched_rfft2",
            "batched_irfft2", "batched_fftn", "batched_ifftn", "batched_rfftn", "batched_irfftn", "batched_fftfreq",
            "batched_rfftfreq", "imag_vjp", "abs_slope",
-           "abs_slope_jvp", "abs_slope_vjp", "abs_vjp", "real_like"]
+           "abs_slope_jvp", "abs_slope_vjp", "abs_vjp", "real_like", "real_part",
+           "real_primal"]
 
 # the one-axis transforms (n, axis) and the n-axis ones (s, axes), by the transform they apply
 _ONE = {"fft": "fft", "ifft": "ifft", "rfft": "rfft", "irfft": "irfft"}
@@ -202,7 +203,7 @@ def imag_vjp(g, x):
     """Cotangent of `np.imag(x)`: -1j * g at complex `x` (JAX's convention: Re(-1j * g * dz) is
     g * Im(dz)); zeros at real `x`, whose imaginary part is the constant 0."""
     if np.iscomplexobj(x):
-        return -1j * g
+        return -1j * real_part(g)
     return x * 0.0 + g * 0.0
 
 
@@ -237,7 +238,7 @@ def abs_slope_vjp(g_, x):
 def abs_vjp(g_, x):
     """Cotangent of `x` from the cotangent `g_` of `np.abs(x)`: g * sign(x), or g * conj(x) / |x|
     at complex `x`."""
-    return g_ * abs_slope(x)
+    return real_part(g_) * abs_slope(x)
 
 
 def real_like(g_, like):
@@ -246,3 +247,23 @@ def real_like(g_, like):
     if not np.iscomplexobj(like) and np.iscomplexobj(g_):
         return namespace(g_).real(g_)
     return g_
+
+
+def real_part(g_):
+    """The cotangent `g_` of a real result (np.real, np.imag, np.abs of a complex array) as a real
+    array: a complex one arrives where a simplification dropped the real part a real operand's
+    cotangent takes (`unbroadcast` of a same-shape product), and only its real part pairs with
+    the real result's tangent."""
+    return namespace(g_).real(g_) if np.iscomplexobj(g_) else g_
+
+
+def real_primal(v, x):
+    """`v`, a derivative rule's value, refused when the primal `x` is complex: the rules of
+    norms, variances and matrix factorizations are written for real arrays (JAX's convention
+    needs conjugates they do not take), and np.fft's transposes would otherwise hand a real input
+    the real part of their wrong cotangent."""
+    if np.iscomplexobj(x):
+        raise S2STypeError("a complex value reached the derivative of a norm, variance or matrix "
+                           "factorization, whose rules s2s writes for real arrays only: compute it from "
+                           "real and imaginary parts (np.abs(z) ** 2 is differentiated at complex z)")
+    return v

@@ -208,3 +208,41 @@ def test_a_complex_cotangent_from_outside_np_fft_is_still_refused():
     x = RNG.standard_normal(3)
     with pytest.raises(s2s.S2SError, match="complex"):
         s2s.grad(lambda x: np.sum(np.real(np.exp(1j * x))))(x)
+
+
+C4 = np.array([1 + 2j, 0.5 - 1j, 2 + 0.3j, -1 + 1j])
+# real results of complex spectra multiplied or added to complex arrays again: a real operand's
+# cotangent is the real part of a complex product, which s2s takes or refuses, never skips
+MIXED = {
+    "real_times_complex": lambda x: np.sum(np.abs(np.real(np.fft.rfft(x)) * C4)),
+    "imag_times_complex": lambda x: np.sum(np.abs(np.imag(np.fft.rfft(x)) * C4)),
+    "abs_times_complex": lambda x: np.sum(np.abs(np.abs(np.fft.rfft(x)) * C4)),
+    "abs_plus_complex": lambda x: np.sum(np.abs(np.abs(np.fft.rfft(x)) + C4)),
+    "input_times_complex": lambda x: np.sum(np.abs(np.fft.rfft(x * x) + x[:4] * C4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MIXED))
+def test_real_values_between_complex_ones_are_right_or_refused(name):
+    f, x = MIXED[name], RNG.standard_normal(6)
+    want = fd_grad(f, x)
+    np.testing.assert_allclose(s2s.jvp(f, (x,), (np.ones(6),))[1], np.sum(want), rtol=1e-6, atol=1e-7)
+    try:
+        got = s2s.grad(f)(x)
+    except s2s.S2SError as e:
+        assert "complex value reached the derivative" in str(e)
+        return
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("f", [lambda x: np.linalg.norm(np.fft.rfft(x)), lambda x: np.var(np.fft.fft(x)),
+                               lambda x: np.sum(np.linalg.svd(np.fft.fft2(x.reshape(2, 3)), compute_uv=False))],
+                         ids=["norm", "var", "svd"])
+def test_rules_written_for_real_arrays_refuse_a_complex_one(f):
+    """A norm, a variance, a factorization of a complex spectrum: their rules take no conjugates, so
+    both modes refuse rather than return the real part of a wrong cotangent."""
+    x = RNG.standard_normal(6)
+    with pytest.raises(s2s.S2SError, match="complex"):
+        s2s.grad(f)(x)
+    with pytest.raises(s2s.S2SError, match="complex"):
+        s2s.jvp(f, (x,), (x,))

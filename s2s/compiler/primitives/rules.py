@@ -121,6 +121,7 @@ linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item
 for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else (), batch=SAME,
            neutral=_op != "xp.real")  # (NumPy's dtype classes serve every array library)
+defvjp("xp.real", x="rt.array_vjp(rt.real_part(g), x)")  # (a real result's cotangent is real: rules_fft.py)
 for _op, _sym, _ufunc in (("lt", "<", "less"), ("le", "<=", "less_equal"), ("gt", ">", "greater"),
                           ("ge", ">=", "greater_equal"), ("eq", "==", ""), ("ne", "!=", "")):
     nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym, ufunc=_ufunc)
@@ -549,4 +550,6 @@ from . import (  # noqa: E402,F401
     rules_trees,
     rules_views,
 )
+
+rules_fft.real_primals_only()  # (rules written for real arrays refuse a complex one: every family is declared now)
 

@@ -7,7 +7,7 @@ real). `rt.fft_apply` and `rt.fft_t` are each other's transposes, so every order
 from __future__ import annotations
 
 from ... import runtime as _rt
-from .registry import BROADCAST, SAME, along, by, composite, defjvp, defvjp, linear, prim
+from .registry import BROADCAST, PRIMS, SAME, along, by, composite, defjvp, defvjp, linear, prim
 
 for _k in ("fft", "ifft", "rfft", "irfft"):
     linear("xp.fft." + _k, "a, n=None, axis=-1, norm=None, out=None", "a", f"rt.fft_t(g, a, {_k!r}, n, axis, norm)",
@@ -41,3 +41,31 @@ composite("rt.abs_slope_jvp", _rt.abs_slope_jvp)
 composite("rt.abs_slope_vjp", _rt.abs_slope_vjp)
 # a real value's cotangent: the real part of a complex one (rules.py's rt.array_vjp); its transpose is itself
 linear("rt.real_like", "g_, like", "g_", "rt.real_like(g, g_)", same_shape=True, batch=SAME, batched_by="g_")
+# np.real's cotangent (rules.py): the real part of a complex one
+linear("rt.real_part", "g_", "g_", "rt.real_part(g)", same_shape=True, batch=SAME)
+# a rule written for real arrays only, refused at a complex primal (real_primals_only, below)
+linear("rt.real_primal", "v, x", "v", "rt.real_primal(g, x)", tree_args=(0,), batch=SAME, batched_by="v")
+
+# operations whose rules are right for real arrays only (they would need conjugates at complex ones)
+_REAL_ONLY = {"xp.linalg.norm": ("x",), "xp.linalg.vector_norm": ("x",), "xp.linalg.matrix_norm": ("x",),
+              "xp.linalg.cond": ("x",), "xp.var": ("a",), "xp.std": ("a",), "xp.nanvar": ("a",), "xp.nanstd": ("a",),
+              "xp.linalg.svd": ("a",), "xp.linalg.svdvals": ("a",), "xp.linalg.eigh": ("a",),
+              "xp.linalg.eigvalsh": ("a",), "xp.linalg.qr": ("a",), "xp.linalg.cholesky": ("a",),
+              "xp.linalg.pinv": ("a",), "xp.linalg.lstsq": ("a", "b"), "xp.correlate": ("a", "v")}
+
+
+def real_primals_only() -> None:
+    """Wrap the rules of `_REAL_ONLY`'s operations in rt.real_primal: called once every family's
+    rules are declared (end of rules.py)."""
+    for name, args in _REAL_ONLY.items():
+        p = PRIMS[name]
+        for arg in list(p.vjp):
+            if not p.vjp[arg].startswith("rt.real_primal("):
+                defvjp(name, **{arg: _guarded(p.vjp[arg], args)})
+                defjvp(name, **{arg: _guarded(p.jvp[arg], args)})
+
+
+def _guarded(rule: str, args: tuple) -> str:
+    for a in args:
+        rule = f"rt.real_primal({rule}, {a})"
+    return rule
