@@ -95,8 +95,9 @@ def _objects_passed(norm, node, body, by_object: dict, local: set) -> dict:
     return out
 
 
-_CHANGING = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "sort",
-             "reverse"}
+# the methods that change a list, dict or set in place: theirs and not their immutable counterparts'
+_CHANGING = frozenset(n for t in (list, dict, set) for n in vars(t) if not n.startswith("_")) \
+    - frozenset(vars(tuple)) - frozenset(vars(frozenset)) - frozenset(vars(types.MappingProxyType))
 
 
 def _stores(node):
