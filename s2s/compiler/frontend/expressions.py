@@ -623,7 +623,7 @@ class ExpressionLowering:
             return keyword_calls.lower(self, node, "xp." + m, [base] + args, kws) or \
                 build.call("xp." + m, [base] + args, kws)
         if isinstance(func.value, gast.Name) and m not in LIST_METHODS and not m.startswith("_") \
-                and func.value.id in {a.id for a in self.fn.args.args}:
+                and not hasattr(np.ndarray, m) and func.value.id in {a.id for a in self.fn.args.args}:
             if any(d.startswith(func.value.id + ".") for d in getattr(self, "attr_locals", {})):
                 self.fail(node, f"s2s does not support the method `.{m}()` of `{func.value.id}`, whose attributes "
                                 "the caller stored: the method would read them without their derivative.",
