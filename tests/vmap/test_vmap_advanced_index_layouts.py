@@ -275,6 +275,8 @@ def test_stores_and_their_gradients(module_dir, ndim, toks, mode):
         got = s2s.vmap(fn, in_axes=axes + (0,))(*batched, v)
         assert np.shape(got) == want.shape
         np.testing.assert_array_equal(got, want)
+        shared = np.stack([fn(*ex, v[0]) for ex in per_example])  # one value stored by every example
+        np.testing.assert_array_equal(s2s.vmap(fn, in_axes=axes + (None,))(*batched, v[0]), shared)
 
         gx, gv = s2s.vmap(s2s.grad(loss_fn, argnums=(0, len(axes))), in_axes=axes + (0, 0))(*batched, v, w)
         want_gx = []
