@@ -205,7 +205,7 @@ def nested_blocks(x):
 
 def multiline_call(x):
     y = (x * 2.0 +
-         np.fft.ifft(x))  # E:multiline
+         np.fft.hfft(x))  # E:multiline
     return np.sum(y)
 
 
@@ -213,7 +213,7 @@ LOCATION_CASES = [
     ("decorated", decorated_with_del, "del"),
     ("in_class", Model.loss, "with"),
     ("nested_blocks", nested_blocks, "try"),
-    ("multiline", multiline_call, "np.fft.ifft"),
+    ("multiline", multiline_call, "np.fft.hfft"),
 ]
 
 
@@ -286,7 +286,7 @@ def test_syntax_error_is_raised_again_on_second_call():
 
 
 def uses_fft(x):
-    return np.sum(np.abs(np.fft.fft(x)))  # E:fft
+    return np.sum(np.abs(np.fft.hfft(x)))  # E:fft
 
 
 def uses_eig(x):
@@ -299,7 +299,7 @@ def uses_math_gamma(x):
 
 
 @pytest.mark.parametrize("tag, fn, arg, name", [
-    ("fft", uses_fft, np.array([1.0, 2.0, 3.0]), "fft"),
+    ("fft", uses_fft, np.array([1.0, 2.0, 3.0]), "hfft"),
     ("eig", uses_eig, np.eye(3), "eig"),
     ("gamma", uses_math_gamma, 1.5, "gamma"),
 ], ids=["fft", "eig", "math.gamma"])
