@@ -188,8 +188,8 @@ def _batched_freq(kind):
                                "shape of an array cannot differ per example)")
         if not flags[1]:
             return getattr(np.fft, kind)(n, d)
-        d = np.asarray(d)
-        return getattr(np.fft, kind)(n, 1.0) / d.reshape(d.shape + (1,))  # k / (n * d), one row per example
+        freqs = namespace(d).asarray(getattr(np.fft, kind)(n, 1.0))  # (on d's backend)
+        return freqs / d.reshape(np.shape(d) + (1,))  # k / (n * d), one row per example
     batched.__name__ = batched.__qualname__ = "batched_" + kind
     batched.__doc__ = f"np.fft.{kind} with a spacing d per example: one row of frequencies per example."
     return batched

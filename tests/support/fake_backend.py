@@ -222,6 +222,7 @@ def _module(src, lacks):
 FAKE = _module(np, CUPY_LACKS)
 FAKE.linalg = _module(np.linalg, CUPY_LINALG_LACKS)
 FAKE.lib = types.SimpleNamespace(stride_tricks=_module(np.lib.stride_tricks, ()))
+FAKE.fft = _module(np.fft, ())  # (cupy.fft has NumPy's transforms)
 
 
 # ---- CuPy's narrower signatures
