@@ -77,7 +77,9 @@ nondiff("ext.s2s_getattr", sig="obj, name", batch=SAME)
 nondiff("ext.s2s_setitem", sig="container, key, v", effect=True, batch=SAME)
 nondiff("ext.s2s_dict_of", sig="obj, name, keys", batch=SAME)
 nondiff("ext.s2s_is_integer", sig="x", batch=SAME)
-prim("ext.s2s_method", "obj, name, args, kw, at='', stored=None", zero_args=("name", "at", "stored"), effect=True)
+# (no rules for obj, args and kw: a derivative reaching them is refused at the user's line)
+prim("ext.s2s_method", "obj, name, args, kw, at='', stored=None", zero_args=("name", "at", "stored"), effect=True,
+     refused=("obj", "args", "kw"))
 for _f in (s2s_setattr, s2s_append, s2s_getattr, s2s_setitem, s2s_dict_of, s2s_is_integer, s2s_method):
     record.attach(_f, prim="ext." + _f.__name__)
     setattr(EXT, _f.__name__, _f)  # (generated code calls it as ext.<name>)
