@@ -17,13 +17,10 @@ the runtime themselves and `rt` (s2s/runtime/_registered.py).
 
 import ast
 import functools
-import os
 from pathlib import Path
 
 import paths
 import pytest
-
-ROOT = str(paths.ROOT / "s2s")
 
 # Earlier layers first. A name stands for the module and everything under it.
 LAYERS = [
@@ -66,18 +63,7 @@ LAYERS = [
 OPTIONAL = {"pygments", "numba", "threadpoolctl"}  # optional extras, imported where they are used
 
 
-def module_files() -> dict[str, str]:
-    out = {}
-    for dirpath, _, files in os.walk(ROOT):
-        for f in files:
-            if f.endswith(".py"):
-                path = os.path.join(dirpath, f)
-                rel = os.path.relpath(path, os.path.dirname(ROOT))[:-3].replace(os.sep, ".")
-                out[rel.removesuffix(".__init__")] = path
-    return out
-
-
-MODULES = module_files()
+MODULES = paths.s2s_modules()
 
 
 def group_of(mod: str) -> tuple[int, str]:

@@ -10,7 +10,6 @@
 """
 
 import ast
-import os
 
 import paths
 import pytest
@@ -29,19 +28,7 @@ TOP_MODULES = {"__init__", "__main__", "numpy", "lax", "random", "tree_util", "t
 TOP_PACKAGES = {"api", "backends", "base", "compat", "compiler", "library", "nn", "runtime", "scipy"}
 
 
-def module_files() -> dict[str, str]:
-    """Dotted module name -> path, for every module under s2s/."""
-    out = {}
-    for dirpath, _, files in os.walk(PACKAGE):
-        for f in files:
-            if f.endswith(".py"):
-                path = os.path.join(dirpath, f)
-                rel = os.path.relpath(path, ROOT)[:-3].replace(os.sep, ".")
-                out[rel.removesuffix(".__init__")] = path
-    return out
-
-
-MODULES = module_files()
+MODULES = paths.s2s_modules()
 
 
 def is_private(name: str) -> bool:
