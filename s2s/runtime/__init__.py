@@ -21,6 +21,7 @@ One module per rule family, each with one export list (`__all__`) that this name
 - conv: s2s.lax's convolution and reduce_window windows (rules_conv)
 - signal: s2s.scipy.signal's convolve, autograd's with axes and dot_axes (rules_signal)
 - fft: np.fft's transforms by name and their transposes (rules_fft)
+- index_updates: JAX's `x.at[i].<op>(v)`: out-of-bound modes, which value `.min`/`.max` keep (rules_updates)
 - least_squares: np.linalg.lstsq's derivatives at full rank (rules_linalg)
 - windows: sliding_window_view's transpose, a scatter-add of the windows (rules_shape)
 - batch_nested: transposes of vmap's helpers batched again (rules_vmap_nested)
@@ -54,6 +55,7 @@ from . import (
     dtypes,
     elementwise,
     fft,
+    index_updates,
     jacobian,
     least_squares,
     linalg,
@@ -74,7 +76,8 @@ from . import (
 
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
-           tape_copies, trace, spaces, dtypes, views, sets, fft, least_squares, windows)
+           tape_copies, trace, spaces, dtypes, views, sets, fft, least_squares, windows,
+           index_updates)
 
 
 def _build(modules) -> dict:

@@ -22,6 +22,7 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from . import (
+    at_updates,
     attr_callees,
     attr_stores,
     call_idioms,
@@ -408,6 +409,8 @@ class ExpressionLowering:
                   "constants or loop over.")
 
     def expr_Call(self, node):
+        if at_updates.matches(self, node):
+            return at_updates.lower(self, node)  # JAX's x.at[i].set(v): a store into a copy (frontend/at_updates.py)
         node = attr_stores.super_call(self, node) or node  # super().forward(x): the base's bound method
         if (lowered := callee_updates.call(self, node)) is not None:
             return lowered  # softmax(y) doing `x -= m`: copy-in/copy-out (frontend/callee_updates.py)
@@ -607,6 +610,8 @@ class ExpressionLowering:
             return views.astype(base, args, kws)
         if m == "item":
             return build.call("float", [base])
+        if m == "block_until_ready" and not args and not kws:
+            return base  # JAX's wait for an asynchronous result: NumPy's is there already
         if m == "tolist":
             return call_idioms.tolist(self, base)
         if m == "conj":

@@ -548,6 +548,7 @@ from . import (  # noqa: E402,F401
     rules_spaces,
     rules_special,
     rules_trees,
+    rules_updates,
     rules_views,
 )
 

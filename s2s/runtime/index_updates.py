@@ -1,0 +1,64 @@
+"""Helpers of JAX's index updates `x.at[index].<op>(v)` (frontend/at_updates.py lowers them to
+NumPy's stores, rules_updates declares these): the out-of-bound modes of an integer index, and which
+value wins at each position of `.min`/`.max`. None carries a derivative: the stores around them do."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import S2SError
+from .core import asarray
+
+# what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
+__all__ = ("at_clip", "at_in_bounds", "at_keep", "at_pick")
+
+
+def at_clip(i, n):
+    """JAX's mode='clip' for an integer index `i` of an axis of length `n`: a negative index counts
+    from the end, then every index is clamped into [0, n - 1]."""
+    if isinstance(i, (slice, type(None), type(Ellipsis))) or np.asarray(i).dtype == bool:
+        return i
+    i = np.asarray(i)
+    return np.clip(np.where(i < 0, i + n, i), 0, max(n - 1, 0))
+
+
+def at_in_bounds(i, n, mode, at=""):
+    """An integer index `i` of an axis of length `n`, checked to lie in [-n, n): JAX's mode='drop'
+    and mode='fill' change only what an out-of-bound index does, which s2s does not model."""
+    if isinstance(i, (slice, type(None), type(Ellipsis))) or np.asarray(i).dtype == bool:
+        return i
+    a = np.asarray(i)
+    if a.size and (np.min(a) < -n or np.max(a) >= n):
+        raise S2SError((at + "\n" if at else "") + f"`.at[...]` with mode={mode!r}: an index is out of bounds "
+                            f"for an axis of length {n}, where JAX would {'drop the update' if mode == 'drop' else 'fill'}"
+                            "; s2s does not model out-of-bound indices.\nKeep the indices in bounds (mask the "
+                            "update with np.where), or use mode='clip'.")
+    return i
+
+
+def _winners(x, index, v, largest):
+    """(whether `x` keeps each position, which update wins each updated position) of
+    `x.at[index].max(v)` (`largest`) or `.min(v)`: at each position the first of `x` and the
+    updates there, in order, equal to the extreme (so ties go to `x`, then to the earlier update)."""
+    x = asarray(x)
+    pos = np.arange(x.size).reshape(x.shape)[index]
+    shape = pos.shape
+    pos = pos.ravel()
+    vals = np.broadcast_to(asarray(v), shape).ravel()
+    best = x.ravel().copy()
+    (np.maximum if largest else np.minimum).at(best, pos, vals)
+    keep = x.ravel() == best
+    cand = np.flatnonzero((vals == best[pos]) & ~keep[pos])  # in order: the first such update wins
+    first = np.unique(pos[cand], return_index=True)[1]
+    pick = np.zeros(pos.shape, dtype=bool)
+    pick[cand[first]] = True
+    return keep.reshape(x.shape), pick.reshape(shape)
+
+
+def at_keep(x, index, v, largest):
+    """Where `x.at[index].max(v)` (or `.min`) keeps `x`'s own value (a bool array shaped like `x`)."""
+    return _winners(x, index, v, largest)[0]
+
+
+def at_pick(x, index, v, largest):
+    """Which update is the result at its position (a bool array shaped like `x[index]`)."""
+    return _winners(x, index, v, largest)[1]
