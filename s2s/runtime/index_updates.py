@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SError
-from .core import asarray
+from .core import asarray, unbroadcast
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("at_clip", "at_in_bounds", "at_keep", "at_pick")
+__all__ = ("at_clip", "at_in_bounds", "at_keep", "at_pick", "at_set", "at_set_vjp_v")
 
 
 def at_clip(i, n):
@@ -62,3 +62,23 @@ def at_keep(x, index, v, largest):
 def at_pick(x, index, v, largest):
     """Which update is the result at its position (a bool array shaped like `x[index]`)."""
     return _winners(x, index, v, largest)[1]
+
+
+def at_set(x, index, v):
+    """`x.at[index].set(v)`: a copy of `x` with `v` stored at `index` (NumPy's store: at a repeated
+    index the last update wins)."""
+    out = asarray(x).copy()
+    out[index] = v
+    return out
+
+
+def at_set_vjp_v(g_, x, index, v):
+    """The cotangent of `v` in at_set: the output's cotangent at each update's position, for the
+    update that wins there (the last one; the earlier ones were overwritten), summed to `v`'s shape."""
+    x = asarray(x)
+    pos = np.arange(x.size).reshape(x.shape)[index]
+    flat = pos.ravel()
+    last = np.zeros(flat.shape, dtype=bool)
+    last[flat.size - 1 - np.unique(flat[::-1], return_index=True)[1]] = True
+    per = np.where(last, np.ravel(asarray(g_))[flat], 0).reshape(pos.shape)
+    return unbroadcast(per, v)

@@ -1,11 +1,12 @@
 """JAX's index updates `x.at[index].set(v)`, `.add`, `.subtract`, `.multiply`, `.divide`, `.power`,
-`.min`, `.max` and `.get()`, lowered to NumPy's stores on a fresh copy (issue 45, section 5): the
+`.min`, `.max` and `.get()`, lowered to NumPy's stores on a copy (issue 45, section 5): the
 values of a transformed function are NumPy arrays, which have no `.at`, so s2s rewrites the call.
 
 Each update returns a new array and leaves `x` alone, as JAX's do. Repeated indices follow JAX:
 `.add`/`.subtract`/`.multiply` apply every update (np.add.at, np.multiply.at), `.min`/`.max` keep
 the extreme of `x` and every update, `.divide`/`.power` divide by (raise to) the product of the
-updates at a position; `.set` keeps the last update (NumPy's store; JAX leaves the order undefined).
+updates at a position; `.set` (rt.at_set) keeps the last update (NumPy's store; JAX leaves the order
+undefined).
 `indices_are_sorted` and `unique_indices` are accepted and change nothing. `mode`: None and
 'promise_in_bounds' index as NumPy does (an out-of-bound index raises IndexError), 'clip' clamps each
 integer index into its axis, and 'drop' / 'fill' run when every index is in bounds (then they are
@@ -75,15 +76,14 @@ def lower(norm, node):
     if kind == "gather":
         return build.subscript(x, index)
     v = norm.atom(node.args[0])
-    if kind == "store":
-        norm.locals.update(n.id for n in gast.walk(index) if isinstance(n, gast.Name))  # (read again by the store)
-        y = _fresh_copy(norm, x)
-        norm.assign_to(build.subscript(build.name(y), index, store_=True), v)
-        return build.name(y)
     obj = _index_object(norm, index)
+    if kind == "store":
+        return build.call("rt.at_set", [x, obj, v])
     if kind in ("scatter_add", "scatter_subtract"):
         if kind == "scatter_subtract":
             v = norm.tmp(build.neg(v))
+        rows = norm.tmp(build.subscript(x, index))  # (rt.add_at's rules take the updates' full shape)
+        v = norm.tmp(build.call("xp.broadcast_to", [v, norm.tmp(build.call("xp.shape", [rows]))]))
         y = norm.tmp(build.call("xp.copy", [x]))
         return build.call("rt.add_at", [y, obj, v])
     if kind == "scatter_multiply":
@@ -100,14 +100,6 @@ def lower(norm, node):
     won = norm.tmp(build.call("xp.where", [pick, v, build.const(0)]))
     added = norm.tmp(build.call("rt.add_at", [zeros, obj, won]))
     return build.binop(kept, gast.Add(), added)
-
-
-def _fresh_copy(norm, x) -> str:
-    """A new local bound to a copy of `x` (the array the update writes into)."""
-    y = norm.namer.fresh("updated")
-    norm.locals.add(y)
-    norm.assign_to(build.name(y, store=True), build.call("xp.copy", [x]))
-    return y
 
 
 def _parts(index) -> list:
