@@ -24,6 +24,7 @@ One module per rule family, each with one export list (`__all__`) that this name
 - index_updates: JAX's `x.at[i].<op>(v)`: out-of-bound modes, which value `.min`/`.max` keep (rules_updates)
 - least_squares: np.linalg.lstsq's derivatives at full rank (rules_linalg)
 - windows: sliding_window_view's transpose, a scatter-add of the windows (rules_shape)
+- batch_masks: vmap of a selection by a mask that differs per example, kept at its array's shape
 - batch_nested: transposes of vmap's helpers batched again (rules_vmap_nested)
 - batch_derivs: the batching helpers' derivatives, each example's own rule (rules_batch_derivs)
 - trace: the nodes of traced code (transforms/trace.py, autograd's tracer)
@@ -45,6 +46,7 @@ from . import (
     batch_core,
     batch_derivs,
     batch_linalg,
+    batch_masks,
     batch_nested,
     batch_reduce,
     batch_shape,
@@ -77,7 +79,7 @@ from . import (
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
            tape_copies, trace, spaces, dtypes, views, sets, fft, least_squares, windows,
-           index_updates)
+           index_updates, batch_masks)
 
 
 def _build(modules) -> dict:

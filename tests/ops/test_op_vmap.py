@@ -14,9 +14,10 @@ from s2s.errors import S2SError
 B = 3
 # Batching gaps (strict: a fixed one must leave this list): spec id -> why.
 VMAP_GAPS: dict = {}
-# Cases whose per-example results differ in size (a boolean mask that differs per example, x[x > 0],
-# or np.extract of one): no stacked result exists, in JAX neither, and vmap refuses them.
-REFUSED = {"getitem-all0", "getitem-last", "extract-all0", "extract-last"}
+# Cases whose per-example results differ in size (np.extract of a mask that differs per example): no
+# stacked result exists, in JAX neither, and vmap refuses them. (A selection x[x > 0] that is reduced,
+# as getitem's is, batches: issue 45 section 7.)
+REFUSED = {"extract-all0", "extract-last"}
 
 
 def _axes_cases(sp):

@@ -17,9 +17,10 @@ B = 2
 # Gaps (strict: a fixed one must leave the list): spec id -> why.
 GAPS = {
 }
-# A boolean mask that differs per example (x[x > 0], np.extract of one): each example selects a
-# different number of elements, no stacked result exists (JAX refuses it too), and vmap refuses it.
-REFUSED = {"getitem", "extract"}
+# np.extract of a boolean mask that differs per example: each example selects a different number of
+# elements, no stacked result exists (JAX refuses it too), and vmap refuses it. (getitem's x[x > 0] is
+# summed: it batches, issue 45 section 7.)
+REFUSED = {"extract"}
 
 
 @pytest.fixture(scope="module")

@@ -55,11 +55,18 @@ def mask_assign(x):
 
 @pytest.mark.parametrize("f", [mask_select, mask_select_not, mask_assign])
 @pytest.mark.parametrize("grad", [False, True])
-def test_a_per_example_boolean_mask_index_is_refused_at_its_line(f, grad):
+def test_a_per_example_boolean_mask_reduced_or_stored_is_batched(f, grad):
+    """A selection reduced or stored back has a shape every example shares (issue 45 section 7):
+    each example's value, against a loop (tests/vmap/test_masked_selections.py has the rest)."""
     xs = np.random.default_rng(1).normal(size=(B, 5))
-    g = s2s.vmap(s2s.grad(f) if grad else f)
+    g = s2s.grad(f) if grad else f
+    np.testing.assert_allclose(s2s.vmap(g)(xs), _loop(g, xs), rtol=1e-12, atol=1e-12)
+
+
+def test_a_per_example_boolean_mask_selection_returned_is_refused_at_its_line():
+    xs = np.random.default_rng(1).normal(size=(B, 5))
     with pytest.raises(S2SError, match=r"(?s)test_vmap_soundness_d.py:\d+.*boolean mask that differs per example") as e:
-        g(xs)
+        s2s.vmap(lambda x: x[x > 0.0])(xs)
     assert "np.where(mask, x, 0)" in str(e.value)
 
 

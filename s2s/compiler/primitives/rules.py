@@ -160,7 +160,7 @@ nondiff("xp.flatnonzero", sig="a", batch=LOOP)
 nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searchsorted",),
         batch=by("rt.batched_searchsorted"))
 _X = "x, *args, **kwargs"
-nondiff("xp.sign", "xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
+nondiff("xp.rint", "xp.trunc", "xp.isnan", "xp.isinf", "xp.isfinite", "xp.logical_not",
         sig=_X, batch=SAME)
 nondiff("int", sig=_X, builtin="int", batch=by("rt.batched_int"), number_result="int")
 nondiff("bool", sig=_X, batch=CREATE, builtin="bool")
@@ -199,8 +199,8 @@ elementwise("xp.tan", "1 + ans * ans", **_KERNEL, math_name="tan", cuda="tan", n
 elementwise("xp.tanh", "1 - ans * ans", **_KERNEL, math_name="tanh", cuda="tanh", numba_slow=True, array_loop="_tanh_a")
 elementwise("xp.sqrt", "0.5 / ans", **_KERNEL, math_name="sqrt", cuda="sqrt")
 elementwise("xp.abs", "xp.sign(x)", fusable="unary", float_result="keep", out_buffer=True, loop_kernel=True,
-            math_name="fabs", cheap=True, cuda="fabs", numba="_abs")
-elementwise("xp.absolute", "xp.sign(x)", float_result="keep", out_buffer=True)
+            math_name="fabs", cheap=True, cuda="fabs", numba="_abs", real_of_complex=True)
+elementwise("xp.absolute", "xp.sign(x)", float_result="keep", out_buffer=True, real_of_complex=True)
 for _op in ("xp.abs", "xp.absolute"):  # at complex x (np.fft's results): JAX's conj(x) / |x|, a real tangent
     defvjp(_op, x="rt.abs_vjp(g, x)")
     defjvp(_op, x="xp.real(dx * rt.abs_slope(x))")
@@ -225,7 +225,7 @@ elementwise("xp.arctanh", "1 / (1 - x * x)", float_result="always")
 elementwise("xp.reciprocal", "-ans * ans", float_result="always")
 elementwise("xp.cbrt", "1 / (3 * ans * ans)", float_result="always")
 elementwise("xp.sinc", "rt.sinc_deriv(x)")
-elementwise("abs", "xp.sign(x)", loop_kernel=True, builtin="abs", number_result="keep")
+elementwise("abs", "xp.sign(x)", loop_kernel=True, builtin="abs", number_result="keep", real_of_complex=True)
 elementwise("rt.log0", "rt.inv0(x) * (x > 0)")
 elementwise("rt.inv0", "-ans * ans")
 prim("xp.arctan2", "x, y", broadcasting=True, math_name="atan2")
@@ -538,6 +538,7 @@ from . import (  # noqa: E402,F401
     rules_fft,
     rules_guards,
     rules_linalg,
+    rules_masked,
     rules_math,
     rules_objects,
     rules_python,

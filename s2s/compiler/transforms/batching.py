@@ -26,6 +26,7 @@ from ..ir.core import CoreFn
 from ..primitives import registry
 from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
 from .batch_calls import BatchedCalls, const_is
+from .batch_masks import MaskedSelections
 from .batch_ranks import per_example_ranks, rank_simplified
 from .batch_vars import (
     SHAPE_ATTRS,
@@ -88,7 +89,7 @@ class Frame:
         self.live, self.it = live, it
 
 
-class Batcher(BatchedCalls, Transform):
+class Batcher(MaskedSelections, BatchedCalls, Transform):
     """The batched body of one core-form function, given which parameters are batched."""
 
     def __init__(self, core: CoreFn, batched_params, calls: Callees, ranks=None):
@@ -105,6 +106,8 @@ class Batcher(BatchedCalls, Transform):
         self.containers: set[str] = set()  # names bound to a list or dict display
         self.split_done: set[int] = set()  # rt.operand_cotangent statements already split (operand_cotangent_split)
         self.masks: set[str] = set()  # names holding a boolean mask (program order: see assign)
+        self.ragged: dict[str, str] = {}  # selection by a per-example mask -> the mask (batch_masks.py)
+        self.masked_done: set[int] = set()  # statements batch_masks.py prepared already
 
     def is_batched(self, atom) -> bool:
         return isinstance(atom, gast.Name) and atom.id in self.bset
@@ -123,14 +126,19 @@ class Batcher(BatchedCalls, Transform):
             elif isinstance(s, (gast.Break, gast.Continue)):
                 out.extend(self.jump(s, mask))
             elif isinstance(s, gast.Return):
+                self.no_ragged(s, s.value)
                 out.append(s)
             elif isinstance(s, gast.If):
+                self.no_ragged(s, s.test)
                 out.extend(self.if_(s, mask))
             elif isinstance(s, gast.While):
+                self.no_ragged(s, s.test)
                 out.extend(self.while_(s, mask))
             elif isinstance(s, gast.For):
+                self.no_ragged(s, s.iter)
                 out.extend(self.for_(s, mask))
             elif isinstance(s, gast.Expr):
+                self.no_ragged(s, s.value)
                 out.extend(self.expr(s, mask))
             else:
                 out.extend(self.assign(s, mask))
@@ -279,6 +287,9 @@ class Batcher(BatchedCalls, Transform):
             (self.masks.add if is_mask else self.masks.discard)(t.id)
         elif isinstance(t, gast.Tuple):
             self.masks.difference_update(e.id for e in t.elts if isinstance(e, gast.Name))
+        done = self.masked(s, mask)
+        if done is not None:
+            return done[0] if done[1] is None else done[0] + self.assign(done[1], mask)
         if isinstance(t, gast.Subscript):
             return self.setitem(s, mask)
         split = self.operand_cotangent_split(s)
