@@ -32,6 +32,7 @@ import ast
 import atexit
 import importlib.util
 import itertools
+import json
 import os
 import random
 import re
@@ -48,6 +49,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import s2s  # noqa: E402
 from s2s.base.tree import tree_flatten, tree_map  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fuzz_keywords  # noqa: E402
 
 N = 3  # length of the vector arguments x and y
 
@@ -373,6 +377,8 @@ def block_lines(block, ret) -> tuple[list[str], set[str]]:
         return CAST_LINES[b].format(e=e, ve=ve, c=c).split("\n"), set()
     if kind == "view":  # a view sees later writes, and writes through it land (`--views`; issue 44, family 4)
         return VIEW_LINES[b].format(e=e, ve=ve, c2=c2).split("\n"), set()
+    if kind == "kwcall":  # an operation with a keyword at a non-default value (`--keywords`; fuzz_keywords)
+        return fuzz_keywords.block_lines(p["k"], ve), set()
     if kind == "state":  # a value read from mutable state (STATE_HELPERS)
         return [line.format(e=e) for line in STATE_LINES[p["s"]]], {f"state{p['s']}"}
     if kind == "refuse":  # what s2s must refuse, never differentiate as a constant (property `refusal`)
@@ -520,10 +526,12 @@ USER_NAMES = ["x", "y", "acc", "t", "j", "i", "lst", "w", "k", "m_rep", "s_rep",
               "dd", "key"] + [f"{n}{k}" for n in ("a", "mm", "fa") for k in range(3)]
 
 
-def gen_program(rng: random.Random, nested: bool = False, state: bool = False, views: bool = False) -> Program:
+def gen_program(rng: random.Random, nested: bool = False, state: bool = False, views: bool = False,
+                keywords: bool = False) -> Program:
     """A random program; with `nested`, one of its blocks calls a transform inside it; with `state`,
     one or two read a value from mutable state (STATE_HELPERS: the property `state` changes it);
-    with `views`, one or two are casts or views (CAST_LINES, VIEW_LINES)."""
+    with `views`, one or two are casts or views (CAST_LINES, VIEW_LINES); with `keywords`, one or
+    two call an operation with a keyword at a value other than NumPy's default (fuzz_keywords)."""
     blocks = [gen_block(rng, rng.randint(1, 2)) for _ in range(rng.randint(1, 3))]
     if nested:
         kind, params, exprs = gen_block(rng, rng.randint(1, 2))
@@ -534,6 +542,9 @@ def gen_program(rng: random.Random, nested: bool = False, state: bool = False, v
     for _ in range(rng.randint(1, 2) if views else 0):
         kind, params, exprs = gen_block(rng, rng.randint(1, 2))
         blocks.insert(rng.randint(0, len(blocks)), (rng.choice(["cast", "view"]), params, exprs))
+    for _ in range(rng.randint(1, 2) if keywords else 0):
+        kind, params, exprs = gen_block(rng, rng.randint(1, 2))
+        blocks.insert(rng.randint(0, len(blocks)), ("kwcall", {**params, "k": fuzz_keywords.draw(rng)}, exprs))
     rename = wrap = None
     if rng.random() < 0.3:
         targets = rng.sample(GENERATED_NAMES, len(USER_NAMES))
@@ -714,7 +725,9 @@ def p_purity(mod, x, y, rng):
         return "an input array was changed by a transform"
     if not close(out, out_before, 0.0):
         return f"vjp's primal output changed by vjp_fn: {flat(out_before).tolist()} -> {flat(out).tolist()}"
-    if not close(out, want, 0.0):
+    # (last bits: a rewrite may compute NumPy's value another way, np.linalg.cholesky(upper=True) as the
+    # lower factor's transpose; a changed input or output differs by far more)
+    if not close(out, want, 1e-15):
         return f"vjp's primal output {flat(out).tolist()} != f {flat(want).tolist()}"
 
 
@@ -1030,6 +1043,10 @@ def check_program(prog: Program, seed: int, props) -> dict[str, str] | None:
     """Failing properties with messages; None when the program was skipped (not smooth)."""
     ready = prepare(prog, seed)
     if ready is None:
+        if fuzz_keywords.raising(prog):  # NumPy refuses a keyword call: so must every transform
+            x, y = draw_inputs(np.random.default_rng(seed))
+            msg = fuzz_keywords.numpy_error_check(load(prog).f, x, y, s2s)
+            return {"numpy_error": msg} if msg else {}
         crash = _inside_crash(prog, seed) if "inside_ref" in props else None
         return {"inside_ref": crash} if crash else None
     mod, x, y = ready
@@ -1069,28 +1086,37 @@ def inputs_source(seed: int, prog: Program) -> str:
 
 def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdout, verbose: bool = True,
              max_shrink: int = 5, nested: bool = False, only: int | None = None, state: bool = False,
-             views: bool = False):
+             views: bool = False, keywords: bool = False, budget_s: float | None = None,
+             summary: dict | None = None):
     """Run `n` programs; returns (checked, skipped, failures) with failures a list of dicts. The
     first `max_shrink` failures of each property are shrunk, the rest printed as drawn. With
-    `only`, program number `only` of the seed is drawn and checked alone (to reproduce it)."""
+    `only`, program number `only` of the seed is drawn and checked alone (to reproduce it). With
+    `budget_s`, no program is drawn once that many seconds have passed. `summary`, if given, is
+    filled with the counts: programs drawn, checked, skipped (not smooth), refused (s2s's sound
+    refusal: an in-place update a view sees, a keyword call), numpy_error (NumPy refuses a keyword
+    call and every transform raised too), failures by property, seconds."""
     props = list(props or PROPERTIES)
     rng = random.Random(seed)
-    failures, checked, skipped, refused = [], 0, 0, 0
+    failures, checked, skipped, refused, numpy_error, drawn = [], 0, 0, 0, 0, 0
     by_prop: Counter = Counter()
     start = time.time()
     for k in range(n if only is None else only + 1):
-        prog = gen_program(rng, nested, state, views)
+        if budget_s is not None and only is None and time.time() - start >= budget_s:
+            break
+        prog = gen_program(rng, nested, state, views, keywords)
         pseed = seed * 1_000_003 + k
         if only is not None and k != only:
             continue
+        drawn += 1
         fails = check_program(prog, pseed, props)
         if fails is None:
             skipped += 1
             continue
-        if fails and all(VIEW_REFUSAL.search(m) for m in fails.values()):
+        if fails and (all(VIEW_REFUSAL.search(m) for m in fails.values()) or fuzz_keywords.sound_refusal(prog, fails)):
             refused += 1
             continue
         checked += 1
+        numpy_error += keywords and fuzz_keywords.raising(prog)
         if verbose and (k + 1) % 50 == 0:
             print(f"[{k + 1}/{n}] {checked} checked, {sum(by_prop.values())} failures, "
                   f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
@@ -1098,17 +1124,21 @@ def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdo
             by_prop[prop] += 1
             shrink_it = do_shrink and by_prop[prop] <= max_shrink
             small, smsg = shrink(prog, pseed, prop) if shrink_it else (prog, None)
-            rec = {"program": k, "property": prop, "message": smsg or msg, "source": small.source(),
+            rec = {"program": k, "seed": seed, "property": prop, "message": smsg or msg, "source": small.source(),
                    "inputs": inputs_source(pseed, small)}
             failures.append(rec)
             if verbose:
                 print(f"\n=== FAIL program {k} property {prop}: {rec['message']}", file=out)
                 print(rec["source"] + "# " + rec["inputs"], file=out)
     elapsed = time.time() - start
+    if summary is not None:
+        summary.update(drawn=drawn, checked=checked, skipped=skipped, refused=refused, numpy_error=numpy_error,
+                       failures=dict(by_prop), seconds=round(elapsed, 1))
     if verbose:
-        print(f"\n{checked} programs checked, {skipped} skipped (not smooth), {refused} refused (an in-place "
-              f"update a view sees), {len(failures)} failures in {elapsed:.1f} s; failing programs by property: "
-              f"{dict(by_prop)}", file=out)
+        print(f"\n{checked} programs checked ({numpy_error} where NumPy raises and so did every transform), "
+              f"{skipped} skipped (not smooth), {refused} refused (an in-place update a view sees, or a keyword "
+              f"call s2s refuses at its line), {len(failures)} failures in {elapsed:.1f} s; failing programs by "
+              f"property: {dict(by_prop)}", file=out)
     return checked, skipped, failures
 
 
@@ -1129,12 +1159,34 @@ def main(argv=None) -> int:
     ap.add_argument("--views", action="store_true", help="every program holds one or two casts (to int and "
                     "bool: no derivative) or NumPy views (reshape, slices, asarray, astype(copy=False), a row "
                     "swap), which the transforms must treat as NumPy does")
+    ap.add_argument("--keywords", action="store_true", help="every program holds one or two calls of a known "
+                    "operation with a keyword at a value other than NumPy's default, drawn from its signature "
+                    "(tools/fuzz_keywords.py): refused at the call by every transform, raised by every transform "
+                    "where NumPy raises, or right")
     ap.add_argument("--program", type=int, default=None, help="check only this program of the seed (a "
                     "failure's number, to reproduce it; the other options as in the run that found it)")
+    ap.add_argument("--budget-s", type=float, default=None, help="draw no program after this many seconds "
+                    "(the counts say how many were done)")
+    ap.add_argument("--json", default=None, help="write the counts and failures as JSON to this file")
+    ap.add_argument("--quiet", action="store_true", help="no progress and no failing sources on the output")
+    ap.add_argument("--campaign", type=int, default=0, metavar="WORKERS", help="run this many worker processes "
+                    "(tools/fuzz_campaign.py), each with its own seed and one generator of --mix, and merge "
+                    "their counts into one summary")
+    ap.add_argument("--mix", default="default,state,views,keywords,nested", help="the campaign's generators, "
+                    "assigned to the workers in turn (default, state, views, keywords, nested)")
     a = ap.parse_args(argv)
+    if a.campaign:
+        import fuzz_campaign
+        return fuzz_campaign.run(a.campaign, a.n, a.seed, [g for g in a.mix.split(",") if g],
+                                 a.budget_s if a.budget_s is not None else 500.0, a.json, a.props)
     props = [p for p in a.props.split(",") if p] or None
+    summary: dict = {}
     _, _, failures = campaign(a.n, a.seed, props, not a.no_shrink, max_shrink=a.max_shrink, nested=a.nested,
-                              only=a.program, state=a.state, views=a.views)
+                              only=a.program, state=a.state, views=a.views, keywords=a.keywords,
+                              budget_s=a.budget_s, summary=summary, verbose=not a.quiet)
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump({"seed": a.seed, **summary, "failing": failures}, fh, indent=1)
     return 1 if failures else 0
 
 
