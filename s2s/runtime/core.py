@@ -292,8 +292,10 @@ def tree_add(a, b):
         if isinstance(b, tuple) and hasattr(b, "_fields") and len(out) == len(b):
             return type(b)(*out)
         return tuple(out) if isinstance(a, tuple) else out
-    if isinstance(a, dict):
-        return {k: tree_add(a[k], b[k]) for k in a}
+    if isinstance(a, dict):  # (a dict whose keys grew in a loop: a key one side lacks has a zero cotangent)
+        out = {k: tree_add(a[k], b[k]) if k in b else a[k] for k in a}
+        out.update((k, v) for k, v in b.items() if k not in a)
+        return out
     if a is None or isinstance(a, (range, str, slice)):
         return b
     if b is None or isinstance(b, (range, str, slice)):

@@ -44,6 +44,8 @@ def _updated_params(node: gast.FunctionDef) -> tuple[list[str], list[str]]:
                 for e in gast.walk(t):
                     if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name) and e.value.id in params \
                             and isinstance(e.ctx, gast.Store):
+                        if isinstance(e.slice, gast.Constant) and isinstance(e.slice.value, str):
+                            return [], []  # (a dict's item: frontend/dict_updates.py, else the refusal)
                         updated.add(e.value.id)
                     elif isinstance(e, gast.Name) and isinstance(e.ctx, gast.Store) and e.id in params:
                         rebound.add(e.id)

@@ -28,6 +28,7 @@ from . import (
     call_idioms,
     callee_updates,
     dict_calls,
+    dict_updates,
     dtypes,
     function_calls,
     function_values,
@@ -412,6 +413,8 @@ class ExpressionLowering:
         if at_updates.matches(self, node):
             return at_updates.lower(self, node)  # JAX's x.at[i].set(v): a store into a copy (frontend/at_updates.py)
         node = attr_stores.super_call(self, node) or node  # super().forward(x): the base's bound method
+        if (lowered := dict_updates.call(self, node)) is not None:
+            return lowered  # batchnorm(x, bn_param) storing `bn_param['k'] = v` (frontend/dict_updates.py)
         if (lowered := callee_updates.call(self, node)) is not None:
             return lowered  # softmax(y) doing `x -= m`: copy-in/copy-out (frontend/callee_updates.py)
         node = stars.expand_stars(self, node)
