@@ -1,7 +1,7 @@
 """s2s: JAX-style function transformations for plain NumPy code, by source-to-source compilation."""
 from . import config, numpy, random  # noqa: E402,I001  (s2s.numpy and s2s.random, JAX-style)
 from .api.entry_points import (
-    grad, hessian, jacfwd, jacrev, jit, jvp, stop_gradient, value_and_grad, vjp, vmap
+    grad, hessian, jacfwd, jacobian, jacrev, jit, jvp, stop_gradient, value_and_grad, vjp, vmap
 )
 from .api.sources import source
 from .backends.devices import block_until_ready, device_put
@@ -12,7 +12,7 @@ from .errors import S2SError
 from .base.tracebacks import boundary as _boundary
 
 source = _boundary(source)  # an entry point: an S2SError leaving it shows the user's frames only
-from . import lax, nn, tree_util  # noqa: E402,I001  (JAX's namespaces, written in plain NumPy)
+from . import lax, nn, tree, tree_util  # noqa: E402,I001  (JAX's namespaces, written in plain NumPy)
 
 from importlib import import_module as _import_module  # noqa: E402,I001
 from .compiler.frontend.resolve import register_counterparts as _register_counterparts  # noqa: E402
@@ -30,6 +30,7 @@ _register_counterparts("scipy", ("special", "stats", "linalg", "signal"), _scipy
 
 __all__ = ["S2SError", "block_until_ready", "checkpoint", "checkpoint_name", "checkpoint_policies", "clear_caches",
            "config", "custom_jvp", "custom_vjp", "defjvp", "defvjp",
-           "device_put", "grad", "hessian", "jacfwd", "jacrev", "jit", "jvp", "lax", "nn", "numpy", "random", "remat",
-           "source", "stop_gradient", "tree_util", "value_and_grad", "vjp", "vmap"]
+           "device_put", "grad", "hessian", "jacfwd", "jacobian", "jacrev", "jit", "jvp", "lax", "nn", "numpy", "random",
+           "remat",
+           "source", "stop_gradient", "tree", "tree_util", "value_and_grad", "vjp", "vmap"]
 __version__ = "0.1.0"

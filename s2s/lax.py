@@ -24,6 +24,7 @@ from .library.lax_conv import (
     conv_general_permutations,
     conv_general_shape_tuple,
     conv_shape_tuple,
+    conv_with_general_padding,
     padtype_to_pads,
     reduce_window,
     reduce_window_shape_tuple,
@@ -32,7 +33,8 @@ from .runtime.special import erf as special_erf
 
 __all__ = ["ConvDimensionNumbers", "Precision", "abs", "acos", "add", "asin", "atan", "atan2", "cbrt", "ceil",
            "concatenate", "cond", "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_permutations",
-           "conv_general_shape_tuple", "conv_shape_tuple", "convert_element_type", "cos", "cosh", "div", "dot",
+           "conv_general_shape_tuple", "conv_shape_tuple", "conv_with_general_padding",
+           "convert_element_type", "cos", "cosh", "div", "dot",
            "dot_general", "dynamic_index_in_dim",
            "dynamic_slice", "dynamic_slice_in_dim", "dynamic_update_slice", "dynamic_update_slice_in_dim",
            "erf", "exp", "exp2", "expm1", "floor", "fori_loop", "index_in_dim", "integer_pow", "log", "log1p",

@@ -259,6 +259,9 @@ def jacrev(fun: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Jacobi
         return _jacobian("jacrev", fun, argnums, has_aux)
 
 
+jacobian = jacrev  # JAX's alias (jax.jacobian is jax.jacrev)
+
+
 def _jacobian(kind, fun, argnums, has_aux):
     argnums = _argnums(argnums, kind)
     t = Jacobian(kind, fun, argnums, has_aux)

@@ -3,7 +3,8 @@
 has it) holding s2s's functions, so a JAX program runs on s2s with its imports unchanged.
 
 The `jax` module is s2s's namespace plus what JAX programs reach through it: `jax.tree`
-(`flatten`, `unflatten`, `map`, `leaves`, `structure`, `reduce`, `all` over `s2s.tree_util`),
+(`s2s.tree`: `flatten`, `map`, `transpose`, `map_with_path`, ... over `s2s.tree_util`),
+`jax.test_util` (`s2s.test_util.check_grads`),
 `jax.config` (s2s's settings; the absl hooks do nothing) and `default_matmul_precision` (NumPy
 has one matmul precision, so it changes nothing). See docs/porting-from-jax.md.
 """
@@ -16,18 +17,12 @@ from typing import Any
 
 import s2s
 from s2s import config as _config
-from s2s import lax, nn, random, tree_util
+from s2s import lax, nn, random, test_util, tree, tree_util
 from s2s import numpy as snp
 
 from ._modules import install, restore, scipy_names
 
 __all__ = ["alias_jax", "config", "default_matmul_precision", "make_jaxpr", "restore", "tree"]
-
-tree = types.SimpleNamespace(
-    flatten=tree_util.tree_flatten, unflatten=tree_util.tree_unflatten, map=tree_util.tree_map,
-    leaves=tree_util.tree_leaves, structure=tree_util.tree_structure, reduce=tree_util.tree_reduce,
-    all=tree_util.tree_all,
-)
 
 
 class _Config:
@@ -87,11 +82,13 @@ def alias_jax() -> dict[str, Any]:
         "jax.nn": nn,
         "jax.nn.initializers": nn.initializers,
         "jax.tree_util": tree_util,
+        "jax.tree": tree,
+        "jax.test_util": test_util,
     }
     names.update(scipy_names("jax"))
     top = types.ModuleType("jax", "JAX's API, served by s2s (s2s.compat.jax.alias_jax).")
     top.__dict__.update({k: getattr(s2s, k) for k in s2s.__all__})
-    top.__dict__.update(numpy=snp, random=random, lax=lax, nn=nn, tree_util=tree_util, tree=tree,
+    top.__dict__.update(numpy=snp, random=random, lax=lax, nn=nn, tree_util=tree_util, tree=tree, test_util=test_util,
                         config=config, default_matmul_precision=default_matmul_precision,
                         make_jaxpr=make_jaxpr)
     if "jax.scipy" in names:

@@ -17,7 +17,7 @@ import numpy as np
 from ..runtime.conv import conv_perms, dilate_dim, lax_conv, lax_windows, pads_of
 
 __all__ = ["ConvDimensionNumbers", "conv", "conv_dimension_numbers", "conv_general_dilated", "conv_general_permutations",
-           "conv_general_shape_tuple", "conv_shape_tuple", "padtype_to_pads", "reduce_window",
+           "conv_general_shape_tuple", "conv_shape_tuple", "conv_with_general_padding", "padtype_to_pads", "reduce_window",
            "reduce_window_shape_tuple"]
 
 
@@ -41,6 +41,13 @@ def conv_general_dilated(lhs, rhs, window_strides, padding, lhs_dilation=None, r
 def conv(lhs, rhs, window_strides, padding, precision=None, preferred_element_type=None):
     """conv_general_dilated with NCHW/OIHW layouts and no dilation."""
     return lax_conv(lhs, rhs, window_strides, padding, None, None, None, 1, 1)
+
+
+def conv_with_general_padding(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, precision=None,
+                              preferred_element_type=None):
+    """conv_general_dilated with NCHW/OIHW layouts, explicit (lo, hi) pairs or 'SAME'/'VALID' padding
+    and both dilations (JAX's signature)."""
+    return lax_conv(lhs, rhs, window_strides, padding, lhs_dilation, rhs_dilation, None, 1, 1)
 
 
 def reduce_window(operand, init_value, computation, window_dimensions, window_strides, padding,

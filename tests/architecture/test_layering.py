@@ -53,8 +53,9 @@ LAYERS = [
     ["s2s.numpy", "s2s.random", "s2s.library.lax_conv",      # jnp, the random module, lax's convolution primitives,
      "s2s.library.tree_inside"],                             # tree_util's stand-ins inside transformed code
     ["s2s.lax", "s2s.tree_util"],                    # JAX's namespaces written in plain Python
-    ["s2s.nn", "s2s.scipy"],                         # activations (over lax) and initializers (over random);
-                                                     # jax.scipy's namespaces (over the special primitives)
+    ["s2s.nn", "s2s.scipy", "s2s.tree"],             # activations (over lax) and initializers (over random);
+                                                     # jax.scipy's namespaces (over the special primitives);
+                                                     # jax.tree's short names (over tree_util)
     ["s2s"],                                         # the package's namespace
     ["s2s.test_util", "s2s.api.cli"],                    # tools built on the public API
     ["s2s.compat"],                                  # JAX's and autograd's module names over s2s
