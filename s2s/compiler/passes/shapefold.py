@@ -44,7 +44,7 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from .base import Pass, bottom_up
-from .stack import lists_made, local_lists, push_of
+from .stack import lists_made, local_lists, pop_of, push_of
 
 _SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
 
@@ -149,6 +149,10 @@ def shape_of(v, shapes):
         return of(like)
     if f == "rt.zeros_like_tree" and len(v.args) == 1:
         return of(v.args[0])
+    if f == "rt.add_at" and len(v.args) == 3 and (s := of(v.args[0])):  # (an array's cotangent, updated)
+        return s
+    if f == "rt.seed" and len(v.args) == 1:  # (a scalar output's: it raises on any other)
+        return ()
     if f == "rt.tree_add" and len(v.args) == 2:  # (of two arrays or numbers: their sum)
         return _broadcast(*map(of, v.args))
     if p is not None and p.shape_query in ("size", "ndim"):
@@ -180,9 +184,12 @@ class Shapes(dict):
     roots: dict = {}
 
 
-def _range_indices(body, counts) -> frozenset:
+def _range_indices(body, counts, arrays=None) -> frozenset:
     """Names bound only as the index of `for` loops over a `range` (or its `rt.reversed_range`):
-    Python ints, so `xs[t]` is one item of `xs`'s first axis."""
+    Python ints, so `xs[t]` is one item of `xs`'s first axis. A range reverse mode recorded and
+    popped back (`r2 = ctl.pop()`, `_popped_ranges`) counts as a range; and so do, as indices,
+    names bound only to an element `y[i]` of an integer parameter `y` of rank 1 (`arrays`: the jit
+    signature's `known["arrays"]`), `i` such an index: a NumPy integer selects one item as well."""
     ranges: set[str] = set()
     is_range = lambda e: isinstance(e, gast.Call) and (  # noqa: E731
         isinstance(e.func, gast.Name) and e.func.id == "range" or analysis.dotted(e.func) == "rt.reversed_range"
@@ -192,10 +199,50 @@ def _range_indices(body, counts) -> frozenset:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1 \
                 and is_range(s.value):
             ranges.add(s.targets[0].id)
+    ranges |= _popped_ranges(body, counts, ranges)
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1 \
+                and is_range(s.value):
+            ranges.add(s.targets[0].id)
         elif isinstance(s, gast.For) and isinstance(s.target, gast.Name):
             ok = is_range(s.iter) or isinstance(s.iter, gast.Name) and s.iter.id in ranges
             loops[s.target.id] = loops.get(s.target.id, 0) + (1 if ok else len(body) + 1)
-    return frozenset(n for n, k in loops.items() if k == counts.get(n))
+    ints = {n for n, k in loops.items() if k == counts.get(n)}
+    int_params = {p for p, (d, nd) in (arrays or {}).items() if nd == 1 and np.dtype(d).kind in "iu"
+                  and counts.get(p) == 1}
+    elements: dict = {}
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            v = s.value
+            ok = isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) and v.value.id in int_params \
+                and isinstance(v.slice, gast.Name) and v.slice.id in ints
+            elements[s.targets[0].id] = elements.get(s.targets[0].id, 0) + (1 if ok else len(body) + 1)
+    return frozenset(ints | {n for n, k in elements.items() if k == counts.get(n)})
+
+
+def _popped_ranges(body, counts, ranges) -> set:
+    """Names bound once to a pop that `rt.reversed_range` reads (so reverse mode's: a loop's
+    range it recorded on its control list), from a list whose pushes are each a `range` (a name
+    in `ranges`), a flag (`True`, `False`) or a name popped back into itself there (a saved
+    variable's restore, which takes its own push): the pop is a range, or a flag that
+    `rt.reversed_range` refuses (a TypeError), so its loop runs over ints."""
+    reversed_ = {n.args[0].id for n in analysis.iter_nodes(body) if isinstance(n, gast.Call)
+                 and analysis.dotted(n.func) == "rt.reversed_range" and len(n.args) == 1
+                 and isinstance(n.args[0], gast.Name)}
+    pushes: dict = {}
+    pops: dict = {}
+    for s in analysis.walk_stmts(body):
+        if (p := push_of(s)) is not None:
+            pushes.setdefault(p[0], []).append(p[1])
+        elif (p := pop_of(s)) is not None:
+            pops.setdefault(p[0], []).append(p[1])
+    out = set()
+    for lst, targets in pops.items():
+        restored = set(targets) & {v.id for v in pushes.get(lst, ()) if isinstance(v, gast.Name)}
+        if all(isinstance(v, gast.Constant) and type(v.value) is bool or isinstance(v, gast.Name)
+               and (v.id in ranges or v.id in restored) for v in pushes.get(lst, ())):
+            out.update(t for t in targets if t in reversed_ and t not in restored and counts.get(t) == 1)
+    return out
 
 
 def known_shapes(body, params, known, uniform=None) -> Shapes:
@@ -204,7 +251,7 @@ def known_shapes(body, params, known, uniform=None) -> Shapes:
     counts = analysis.assigned_counts(body, params)
     shapes = Shapes((p, s) for p, s in known.get("shapes", {}).items() if counts[p] == 1)
     shapes.update(uniform or {})
-    shapes.ints = _range_indices(body, counts)
+    shapes.ints = _range_indices(body, counts, known.get("arrays"))
     shapes.counts, shapes.tuples, shapes.values = counts, {}, {}
     shapes.fills, shapes.reduced, shapes.numbers = {}, {}, {}
     shapes.stop = frozenset(n for n, v in known.get("ns", {}).items()
@@ -248,6 +295,24 @@ def _bindings(body, params, counts, flow, notes):
     return multi, pushes
 
 
+def _stub_of(v):
+    """`n` for a push's value `n` or `rt.shape_stub(n)`, else None."""
+    if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.shape_stub" and len(v.args) == 1:
+        v = v.args[0]
+    return v.id if isinstance(v, gast.Name) else None
+
+
+def record_lists(pushes: dict) -> dict:
+    """Reverse mode's record lists among the local lists -> the names saved on each. A list with a
+    `rt.shape_stub` push was made by the reverse transform (no user code names `rt`), and on such
+    a list a pop into a name `n` that is pushed there (`L.append(n)`, `L.append(rt.shape_stub(n))`)
+    restores an earlier value of `n` (`transforms/tape.py`: the transform saves a variable before
+    each overwrite and pops it back into the same variable; its control records, a branch's flag
+    and a loop's range, are popped into other, fresh names)."""
+    return {lst: {n for v in vs if (n := _stub_of(v)) is not None} for lst, vs in pushes.items()
+            if any(isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.shape_stub" for v in vs)}
+
+
 def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
     """Names bound more than once whose every value has one shape S: each binding's value has
     shape S given the others' (an optimistic fixed point: a recurrence `h = tanh(h @ w + b)`
@@ -266,21 +331,29 @@ def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
              and all(not _none(v) or id(v) in top for v in vs)}
     cand: dict = {}
 
-    def of(v, shapes):
-        lst = v.func.value.id if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) \
+    records = record_lists(pushes)
+
+    def popped(v):
+        return v.func.value.id if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) \
             and v.func.attr == "pop" and not v.args and isinstance(v.func.value, gast.Name) else None
+
+    def of(v, shapes):
+        lst = popped(v)
         if lst in pushes:  # (the pushes' shapes, None aside: see the docstring)
             got = {shape_of(e, shapes) for e in pushes[lst] if not _none(e)}
             return got.pop() if len(got) == 1 else None
         return shape_of(v, shapes)
+
+    def restore(n, v) -> bool:  # `n = L.pop()` restoring one of `n`'s other values
+        return n in records.get(popped(v), ())
 
     for _ in range(min(32, 2 * len(multi) + 2)):  # grow, then check: a name whose bindings disagree
         # (or with one of unknown shape) is dropped
         shapes = known_shapes(body, params, known, cand)
         if not multi:
             return cand, shapes
-        found = {n: {of(v, shapes) for v in vs if not _none(v)} | ({entry[n]} if n in params else set())
-                 for n, vs in multi.items()}
+        found = {n: {of(v, shapes) for v in vs if not _none(v) and not restore(n, v)}
+                 | ({entry[n]} if n in params else set()) for n, vs in multi.items()}
         grown = {n: k.pop() for n, f in found.items() if n not in cand and len(k := f - {None}) == 1}
         if grown:
             cand.update(grown)
