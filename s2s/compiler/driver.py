@@ -232,8 +232,8 @@ class _Callees:
     def core(self, fn) -> CoreFn:
         return core_of(_built(fn))
 
-    def split(self, fn, mask):
-        return split_vjp(_built(fn), mask)
+    def split(self, fn, mask, outputs=None):
+        return split_vjp(_built(fn), mask, outputs=outputs)
 
     def jvp(self, fn, mask):
         return jvp_function(_built(fn), mask)
@@ -280,17 +280,23 @@ def grad_function(fn, argnums, has_aux: bool, with_value: bool, checkpoint=None)
     return cached("value_and_grad" if with_value else "grad", fn, options, compute)
 
 
-def split_vjp(fn, mask, checkpoint=None):
-    """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> cotangent per parameter."""
+def split_vjp(fn, mask, checkpoint=None, outputs=None):
+    """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> cotangent per parameter.
+    `outputs`: the items of its returned tuple the caller reads; fwd may return None for the others
+    (and not compute them)."""
     mask = tuple(mask)
     rules = record.custom(fn)
     if rules is not None:
         return rules.split(mask)
 
     def compute():
-        f, b = reverse.split_fns(core_of(fn), mask, CALLEES, checkpoint=checkpoint)
-        return _compile(f), _compile(b)
-    return cached("split", fn, mask if checkpoint is None else (mask, checkpoint), compute)
+        f, b = reverse.split_fns(core_of(fn), mask, CALLEES, checkpoint=checkpoint, outputs=outputs)
+        # (a forward sweep returning None for items nobody reads is optimized: dce drops their work)
+        return _compile(f, optimized=outputs is not None), _compile(b)
+    options = mask if checkpoint is None else (mask, checkpoint)
+    if outputs is not None:
+        options = (options, "outputs", tuple(sorted(outputs)))
+    return cached("split", fn, options, compute)
 
 
 def split_replay(fn, mask, policy, saves):

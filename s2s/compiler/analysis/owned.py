@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import gast
 
-from ..primitives.registry import FRESH_CALLS
+from ..primitives import registry
+from ..primitives.registry import FRESH_CALLS, NEW_ARRAY_CALLS, VIEW_CALLS, VIEW_EACH_CALLS
 from .stmts import dotted, walk_stmts
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal)
@@ -16,7 +17,22 @@ _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, 
 def _fresh(value) -> bool:
     if isinstance(value, (gast.BinOp, gast.UnaryOp)):
         return True
-    return isinstance(value, gast.Call) and dotted(value.func) in FRESH_CALLS
+    return isinstance(value, gast.Call) and (dotted(value.func) in FRESH_CALLS or _reads_only(value))
+
+
+def _reads_only(value) -> bool:
+    """Whether call `value` only reads its array arguments and returns a new array: a product, a
+    reduction or an elementwise operation of NumPy's (`xp.sum(ds)`), with no `out=`, never a view."""
+    if not isinstance(value, gast.Call) or any(k.arg in ("out", None) for k in value.keywords) \
+            or any(isinstance(a, gast.Starred) for a in value.args):
+        return False
+    name = dotted(value.func)
+    if not name or not name.startswith("xp.") or name in VIEW_CALLS or name in VIEW_EACH_CALLS:
+        return False
+    if name in NEW_ARRAY_CALLS:
+        return True
+    p = registry.lookup(name)
+    return p is not None and (p.reduction or p.fusable or p.product) and not (p.mutates or p.aliasing or p.effect)
 
 
 class _Groups:
@@ -69,6 +85,8 @@ def owned_arrays(body, params, exits=frozenset()) -> dict[str, frozenset[str]]:
                         g.bad.add(t.id)
                 elif not _fresh(v):
                     g.bad.add(t.id)
+                if isinstance(v, gast.Call) and _reads_only(v):  # its arguments are read, not let out
+                    allowed.update(id(a) for a in [*v.args, *(k.value for k in v.keywords)] if isinstance(a, gast.Name))
             elif isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
                 allowed.add(id(t.value))  # (the value stored is let out: it may be a list's item)
             else:

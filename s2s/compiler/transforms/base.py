@@ -38,8 +38,9 @@ class Callees(Protocol):
     def core(self, fn) -> CoreFn:
         """The core form of `fn` (a user function or a generated one)."""
 
-    def split(self, fn, mask: tuple) -> tuple[Callable, Callable]:
-        """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> one cotangent per argument."""
+    def split(self, fn, mask: tuple, outputs: frozenset[int] | None = None) -> tuple[Callable, Callable]:
+        """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> one cotangent per argument.
+        `outputs`: the items of a returned tuple the caller reads (fwd may return None for others)."""
 
     def jvp(self, fn, mask: tuple) -> Callable:
         """jvp(*args, *tangents of the args flagged in mask) -> (out, tangent_out)."""

@@ -30,6 +30,7 @@ from .base import (
     GeneratedFn,
     Transform,
     bind_prim,
+    containers,
     header_for,
     index_value,
     loc,
@@ -57,11 +58,18 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
     """Reverse mode of one core-form function with respect to `active_params`: `run` returns the
     forward sweep (with its records), the seed, and the backward sweep, for api.py to assemble."""
 
-    def __init__(self, core: CoreFn, active_params, calls: Callees, checkpoint=None, aux: bool = False):
+    def __init__(self, core: CoreFn, active_params, calls: Callees, checkpoint=None, aux: bool = False,
+                 outputs: frozenset[int] | None = None):
         super().__init__(core, active_params, calls)
         self.checkpoint = checkpoint  # None, "auto" or a budget in bytes: the top-level loops' schedule
         self.consume = False  # whether the backward sweep may use up the record (grad's: run once)
         ret = self.body[-1]
+        if outputs is not None and _project_outputs(self.body, ret, outputs):
+            # the caller reads only these items of the returned tuple: the others are returned as
+            # None, so what only they read is dead (an author's `dW` beside the loss, `f(...)[0]`)
+            self.active = analysis.activity(self.body, active_params)
+            self.containers = containers(self.body, self.active)
+            self.leaves -= self.containers
         outs = analysis.loads(ret.value) if isinstance(ret, gast.Return) and ret.value else ()
         pair = _aux_pair(self.body, ret) if aux else None
         self.useful = analysis.useful(self.body, pair[1] if pair else outs)
@@ -91,6 +99,7 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         self.seen = set(self.params)
         self.restores: set[str] = set()  # "arrays"/"lists": what the backward sweep updates in place
         self.counts: dict[str, int] | None = None
+        self.item_reads: dict[str, frozenset[int] | None] | None = None
         self.replay = None  # s2s.checkpoint's policy: statements whose value comes from `self.residuals`
         self.residuals = None
 
@@ -241,12 +250,24 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
             self.callees[key] = None  # no derivative flows back through its result: a plain call
             return None
         self.check_no_mutated_arguments(s, fn, mask)
-        fwd, bwd = self.calls.split(fn, mask)
+        items = self.items_read(s)
+        fwd, bwd = self.calls.split(fn, mask) if items is None else self.calls.split(fn, mask, items)
         base = self.callee_label(fn)
         fwd_name = self.bind(f"fwd_{base}", fwd)
         bwd_name = self.bind(f"bwd_{base}", bwd)
         self.callees[key] = (fwd_name, bwd_name, mask, args)
         return self.callees[key]
+
+    def items_read(self, s) -> frozenset[int] | None:
+        """For `t = f(args)`: the items of `t` the function reads (`t[0]`, `t[2]`), when `t` is
+        assigned once and read only by indexing it with a constant; else None (all of it). An item
+        only read into a name nothing reads does not count."""
+        if self.item_reads is None:
+            self.item_reads = _item_reads(self.body)
+        t = s.targets[0]
+        if not isinstance(t, gast.Name) or t.id in self.params or self.assigned_count(t.id) != 1:
+            return None
+        return self.item_reads.get(t.id)
 
     def pure_callee(self, fn) -> bool:
         """Whether a call of `fn` acts only through its result: no custom rules, and its core form
@@ -339,6 +360,60 @@ def _aux_pair(body, ret):
 
 
 
+def _project_outputs(body, ret, outputs: frozenset[int]) -> bool:
+    """Make the function return None in place of the items of its result outside `outputs`, when
+    it returns a name bound once, at the top level, to a tuple with every item of `outputs` (the
+    caller reads no other item: `loss = f(...)[0]`); whether it did."""
+    if not isinstance(ret, gast.Return) or not isinstance(ret.value, gast.Name):
+        return False
+    name = ret.value.id
+    binds = [s for s in analysis.walk_stmts(body) if name in analysis.targets(s)]
+    if len(binds) != 1 or binds[0] not in body or not isinstance(binds[0].value, gast.Tuple):
+        return False
+    elts = binds[0].value.elts
+    if any(k >= len(elts) for k in outputs) or any(isinstance(e, gast.Starred) for e in elts):
+        return False
+    dropped = [k for k, e in enumerate(elts) if k not in outputs and not isinstance(e, gast.Constant)]
+    for k in dropped:
+        elts[k] = build.const(None)
+    return bool(dropped)
+
+
+def _item_reads(body) -> dict[str, frozenset[int] | None]:
+    """name -> the constant items of it the body reads (`t[0]`, or `a, b = t`), or None where some
+    read of the name is anything else; one walk of the body. An item read into a name nothing
+    loads (`x = t[1]`, `a, unused = t`) does not count."""
+    subs, names, into, unpacks = [], [], [], []
+    for top in body:
+        for n in gast.walk(top):
+            if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and isinstance(n.ctx, gast.Load) \
+                    and isinstance(n.slice, gast.Constant) and type(n.slice.value) is int and n.slice.value >= 0:
+                subs.append(n)
+            elif isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                names.append(n)
+            elif isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
+                into.append(n)
+            elif isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Tuple) \
+                    and isinstance(n.value, gast.Name) and all(isinstance(e, gast.Name) for e in n.targets[0].elts):
+                unpacks.append(n)
+    loaded = {n.id for n in names}
+    seen = {id(n.value) for n in subs} | {id(s.value) for s in unpacks}
+    unread = {id(s.value) for s in into if s.targets[0].id not in loaded}  # `x = t[k]`, x never read
+    items: dict[str, frozenset[int] | None] = {}
+
+    def add(name, ks):
+        if items.get(name, frozenset()) is not None:
+            items[name] = items.get(name, frozenset()) | ks
+    for n in subs:
+        add(n.value.id, frozenset() if id(n) in unread else frozenset({n.slice.value}))
+    for s in unpacks:
+        add(s.value.id, frozenset(k for k, e in enumerate(s.targets[0].elts) if e.id in loaded))
+    for n in names:
+        if id(n) not in seen:
+            items[n.id] = None
+    return items
+
+
 def _at_path_ends(block, stmt) -> list:
     """`block` with `stmt` run last on every path through it (before a final break/continue)."""
     block = [b for b in block if not isinstance(b, gast.Pass)]
@@ -427,12 +502,14 @@ def scalar_names(core: CoreFn, products: bool = False) -> set[str]:
     return scalars
 
 
-def split_fns(core: CoreFn, mask: tuple, calls: Callees, replay=None, checkpoint=None) -> tuple[GeneratedFn, GeneratedFn]:
+def split_fns(core: CoreFn, mask: tuple, calls: Callees, replay=None, checkpoint=None,
+              outputs: frozenset[int] | None = None) -> tuple[GeneratedFn, GeneratedFn]:
     """(fwd, bwd): fwd(*args) -> (out, saved); bwd(saved, g) -> cotangent per parameter (None
     for the parameters `mask` leaves out). With `replay` (a predicate on statements, from an
     s2s.checkpoint policy) fwd takes first an iterator of the values `saving_fn` saved and takes
-    those statements' values from it instead of computing them."""
-    rev = Reverse(core, [p for p, m in zip(core.params, mask) if m], calls, checkpoint)
+    those statements' values from it instead of computing them. With `outputs` (the items of a
+    returned tuple the caller reads) the other items may be returned as None and not computed."""
+    rev = Reverse(core, [p for p, m in zip(core.params, mask) if m], calls, checkpoint, outputs=outputs)
     if replay is not None:
         rev.replay, rev.residuals = replay, rev.namer.exact("residuals")
     g = rev.namer.exact("g")
