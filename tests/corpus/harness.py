@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import importlib
 import importlib.util
+import inspect
 import sys
 import types
 from collections.abc import Callable
@@ -193,7 +195,8 @@ def fd_gradient(case: Case, eps: float = 1e-6):
 def check(case: Case) -> None:
     """All of a case's checks, in order: the plain value; s2s.value_and_grad's value equals it and
     leaves the plain function's value unchanged; its gradient equals the author's backward (or,
-    where `wrong`, central differences, which the author's must miss); jit(grad) equals grad."""
+    where `wrong`, central differences, which the author's must miss); jit(grad) equals grad; jvp
+    along a random tangent equals grad's inner product with it; vmap(grad) equals grad per example."""
     plain = scalar(case, fresh_args(case))
     value, got = s2s.value_and_grad(case.fn, argnums=case.argnums)(*fresh_args(case))
     assert float(value) == plain or np.isclose(float(value), plain, rtol=1e-13, atol=0), (value, plain)
@@ -212,6 +215,59 @@ def check(case: Case) -> None:
             f"{case.id}: marked wrong ({case.wrong}) but the author's backward matches central differences")
     jitted = s2s.jit(s2s.grad(case.fn, argnums=case.argnums), static_argnums=case.static_argnums)
     assert_close(jitted(*fresh_args(case)), got, 1e-12, 1e-12, f"{case.id}: jit(grad) against grad")
+    check_jvp(case, got, plain)
+    check_vmap_grad(case, got)
+
+
+def _tight(case: Case) -> float:
+    """The relative tolerance of s2s against itself (jvp and vmap against grad): rounding only, wider
+    where the case computes partly in float32 (its `rtol` says so)."""
+    return 1e-9 if case.rtol <= 1e-6 else case.rtol * 1e-2
+
+
+def _nums(case: Case) -> tuple[int, ...]:
+    return (case.argnums,) if isinstance(case.argnums, int) else tuple(case.argnums)
+
+
+def check_jvp(case: Case, got, plain: float) -> None:
+    """`s2s.jvp` of the case's function in its differentiated arguments (the others bound by
+    keyword, as constants), along a seeded random tangent: the primal is the plain value and the
+    tangent is the gradient's inner product with it."""
+    nums, args = _nums(case), fresh_args(case)
+    names = list(inspect.signature(case.fn).parameters)
+    fixed = {names[k]: args[k] for k in range(len(args)) if k not in nums}
+    fn = functools.partial(case.fn, **fixed) if fixed else case.fn
+    rng = np.random.default_rng(45)
+    tangents = tuple(rng.normal(size=np.shape(args[k])) for k in nums)
+    value, tangent = s2s.jvp(fn, tuple(args[k] for k in nums), tangents)
+    assert np.isclose(float(value), plain, rtol=1e-12, atol=0), (f"{case.id}: jvp's primal", value, plain)
+    grads = (got,) if isinstance(case.argnums, int) else got
+    terms = [np.asarray(g, dtype=float) * t for g, t in zip(grads, tangents)]
+    want = sum(float(np.sum(x)) for x in terms)
+    scale = sum(float(np.sum(np.abs(x))) for x in terms)
+    assert abs(float(tangent) - want) <= _tight(case) * scale + 1e-12, (
+        f"{case.id}: jvp's tangent {float(tangent)!r} against grad . t {want!r}")
+
+
+def check_vmap_grad(case: Case, got) -> None:
+    """`s2s.vmap(s2s.grad(...))` over two examples of the first differentiated argument (the case's
+    own and one scaled entry by entry by a seeded factor in [0.9, 1.1], which keeps every sign),
+    the other arguments shared: each example's row equals `s2s.grad` of that example alone."""
+    k0 = _nums(case)[0]
+    first = fresh_args(case)[k0]
+    second = first * np.random.default_rng(45).uniform(0.9, 1.1, size=np.shape(first))
+
+    def at(value):
+        args = list(fresh_args(case))
+        args[k0] = value
+        return args
+
+    in_axes = tuple(0 if k == k0 else None for k in range(len(case.args)))
+    batched = s2s.vmap(s2s.grad(case.fn, argnums=case.argnums), in_axes=in_axes)(*at(np.stack([first, second])))
+    loop = (got, s2s.grad(case.fn, argnums=case.argnums)(*at(second)))
+    rows = leaves(batched)
+    for i, want in enumerate(loop):
+        assert_close([r[i] for r in rows], want, _tight(case), 1e-12, f"{case.id}: vmap(grad), example {i}, against grad")
 
 
 def failure_text(exc: BaseException) -> str:
