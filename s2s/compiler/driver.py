@@ -477,7 +477,7 @@ def _inline_callees(ns, normalized=False):
             return None
         if core.inplace_params:  # inlined, `p = arg; p[0] = v` would no longer update the caller's
             return None          # value for a later transform: the call stays, and transforms check it
-        return core.node, core.ns, fn
+        return core.node, core.ns, fn, core.filename
     return lookup
 
 

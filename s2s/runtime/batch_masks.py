@@ -3,14 +3,14 @@
 it does not select filled (compiler/transforms/batch_masks.py), so the selection, what is
 computed from it elementwise, its reductions and its store back all keep a stacked shape. These
 helpers line a mask up with its array, check what may meet a selection, and map a selection's
-axes onto the full array's."""
+axes onto the full array's; and a batched condition that must be the same for every example."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..errors import S2SValueError
 
-__all__ = ("mask_lanes", "masked_operand", "masked_axes", "masked_count", "masked_fill")
+__all__ = ("mask_lanes", "masked_operand", "masked_axes", "masked_count", "masked_fill", "shared_condition")
 
 _SHAPE = ("vmap cannot batch a boolean-mask selection (`x[mask]`) here: its shape differs per example "
           "(each example selects a different number of elements)")
@@ -83,3 +83,16 @@ def masked_fill(like, how, m=None):
             return info.min if how == "low" else info.max
         return -np.inf if how == "low" else np.inf
     return {"zero": 0, "one": 1, "false": False, "true": True}[how]
+
+
+def shared_condition(c, where):
+    """A batched condition that must be the same for every example (a branch that pops a list
+    the examples share, such as a backward sweep's tape under `if z.ndim == 1:`, which each
+    example's record saved): that one truth value, or an error naming the user's line."""
+    flat = np.reshape(np.asarray(c), (np.shape(c)[0], -1)) if np.ndim(c) else np.reshape(np.asarray(c), (1, 1))
+    first = flat[:1]
+    if not bool(np.all(flat == first)):
+        raise S2SValueError(f"{where}: vmap cannot pop from a list under a condition that differs per example "
+                            "(the examples take different branches here); make the condition the same for "
+                            "every example, or write into a preallocated array instead")
+    return bool(first.all()) if flat.size else False

@@ -31,3 +31,28 @@ def positive_mean(x):
 
 def returns_selection(x):
     return x[x > 0]
+
+
+def softmax(z):
+    """A softmax for one example or a batch of rows, chosen by the rank (the same for every example)."""
+    if z.ndim == 1:
+        z = z - np.max(z)
+        e = np.exp(z)
+        return e / np.sum(e)
+    z = z - np.max(z, axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / np.sum(e, axis=1, keepdims=True)
+
+
+def appends_per_example(x):
+    out = []
+    if np.sum(x) > 0:
+        out.append(x)
+    return np.sum(x)
+
+
+def ranged(x, n):
+    s = 0.0
+    for i in range(n, 5):
+        s = s + x[i]
+    return s

@@ -181,3 +181,39 @@ def test_a_maximum_of_an_empty_selection_raises_as_numpy_does():
         top(xs[1])
     with pytest.raises(ValueError):
         s2s.vmap(top)(xs)
+
+
+def test_a_refusal_in_a_callee_names_the_callees_file():
+    """vmap inlines a callee before batching it: a refusal there names the callee's file with its
+    line, not the file of the function vmap was given."""
+    xs = _data(leaky_loss)
+
+    def caller(x):
+        return ml.appends_per_example(x) * 2.0
+
+    def ranged(x, n):
+        return ml.ranged(x, n)
+    for fn, args, line in [(caller, (xs,), "out.append(x)"), (ranged, (xs, np.array([0, 1, 2, 1])), "for i in range")]:
+        with pytest.raises(S2SError, match=r"masked_layers.py:\d+") as e:
+            s2s.vmap(fn)(*args)
+        assert line in str(e.value) and "test_masked_selections.py" not in str(e.value)
+
+
+def _hvp_loss(x):
+    return np.sum(ml.softmax(x) * np.arange(1.0, x.shape[-1] + 1))
+
+
+def test_a_branch_on_the_rank_pops_the_tape_under_vmap_of_a_hessian_and_of_a_vjp():
+    """`if z.ndim == 1:` is the same for every example; the backward sweep reads it back from its
+    record, batched, and pops its tape under it: no refusal, each example's value."""
+    xs = _data(leaky_loss)
+
+    def vjp_of(x):
+        return s2s.vjp(_hvp_loss, x)[1](1.0)[0]
+    np.testing.assert_allclose(s2s.vmap(s2s.hessian(_hvp_loss))(xs), [s2s.hessian(_hvp_loss)(x) for x in xs],
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(vjp_of)(xs), [_cd(_hvp_loss, x) for x in xs], rtol=1e-6, atol=1e-8)
+    h = s2s.hessian(_hvp_loss)(xs[0])
+    g = s2s.grad(_hvp_loss)
+    ref = np.stack([_cd(lambda y: g(y)[i], xs[0]) for i in range(xs.shape[1])])
+    np.testing.assert_allclose(h, ref, rtol=1e-6, atol=1e-8)

@@ -36,6 +36,16 @@ class CoreFn:
         return [a.id for a in self.node.args.args]
 
 
+# statement attribute: the file of a statement inlined from another function (passes/inline.py),
+# whose line numbers are that file's; errors at the statement name it (transforms/base.py)
+SOURCE_FILE = "s2s_source_file"
+
+
+def source_file(stmt, default: str) -> str:
+    """The file whose line numbers `stmt` carries: its function's (`default`) unless inlined."""
+    return getattr(stmt, SOURCE_FILE, None) or default
+
+
 def local_names(fn: gast.FunctionDef) -> set[str]:
     """Names Python treats as local to `fn`: parameters and every assigned name."""
     out = {a.id for a in fn.args.args}

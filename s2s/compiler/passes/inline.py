@@ -43,6 +43,7 @@ import gast
 from ...base import record
 from .. import analysis
 from ..ir import build
+from ..ir.core import SOURCE_FILE
 from .base import Pass, clone
 
 MAX_STATEMENTS = 400
@@ -127,8 +128,12 @@ class _Names:
         self._all().add(name)
 
 
-def _expand(call_stmt, fn, callee_ns, ns, taken, callee) -> list:
+def _expand(call_stmt, fn, callee_ns, ns, taken, callee, filename=None) -> list:
     fn = clone(fn)
+    if filename:  # the callee's statements carry its file's line numbers (a deeper callee's keep theirs)
+        for s in analysis.walk_stmts(fn.body):
+            if not hasattr(s, SOURCE_FILE):
+                setattr(s, SOURCE_FILE, filename)
     params = [p.id for p in fn.args.args]
     local = set(params) | {t for s in analysis.walk_stmts(fn.body) for t in analysis.targets(s)}
     for n in gast.walk(fn):
@@ -144,6 +149,9 @@ def _expand(call_stmt, fn, callee_ns, ns, taken, callee) -> list:
     target = call_stmt.targets[0]
     out += body + [gast.copy_location(gast.Assign(targets=[target], value=ret.value, type_comment=None), call_stmt)]
     chain = getattr(call_stmt, _FROM, frozenset()) | {_identity(callee)}
+    if hasattr(call_stmt, SOURCE_FILE):  # the call's own statements: the caller's file
+        for s in out[:len(params)] + out[-1:]:
+            setattr(s, SOURCE_FILE, getattr(call_stmt, SOURCE_FILE))
     for s in analysis.walk_stmts(out):
         setattr(s, _FROM, chain)
     return out
@@ -176,7 +184,7 @@ def _block(stmts, lookup, ns, taken, budget) -> tuple[list, bool]:
             out.append(s)
             continue
         budget[0] -= 1
-        out.extend(_expand(s, found[0], found[1], ns, taken, found[2]))
+        out.extend(_expand(s, found[0], found[1], ns, taken, found[2], found[3] if len(found) > 3 else None))
         changed = True
     return out, changed
 

@@ -14,3 +14,5 @@ prim("rt.masked_axes", "axis, m, like, keepdims=False", nondiff=True, unbatched_
 prim("rt.masked_count", "m, like, axes, keepdims=False", nondiff=True)
 prim("rt.masked_fill", "like, how, m=None", nondiff=True, unbatched_result=True)
 linear("rt.masked_operand", "v, m, like, batched", "v", "g")
+# (raises when the examples differ: an effect, never removed or moved)
+prim("rt.shared_condition", "c, where", nondiff=True, effect=True, unbatched_result=True)

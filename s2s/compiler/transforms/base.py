@@ -27,7 +27,7 @@ from ...base import record
 from ...errors import S2STypeError, error_at, shown_path
 from .. import analysis
 from ..ir import build
-from ..ir.core import CoreFn
+from ..ir.core import SOURCE_FILE, CoreFn, source_file
 from ..ir.names import Namer
 from ..primitives import keywords, registry
 
@@ -138,7 +138,7 @@ class Transform:
 
     def fail(self, stmt, msg, hint=""):
         """Raise an S2SError at `stmt`'s line of the user's file."""
-        where = (self.core.filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))
+        where = (source_file(stmt, self.core.filename), getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))
         raise error_at(where, msg, hint, S2STypeError)
 
     def bind(self, label, obj) -> str:
@@ -191,6 +191,8 @@ class Transform:
 def loc(new, old):
     if hasattr(old, "lineno"):
         new.lineno, new.col_offset = old.lineno, getattr(old, "col_offset", 0)
+    if hasattr(old, SOURCE_FILE):  # (a statement inlined from another file: errors name that file)
+        setattr(new, SOURCE_FILE, getattr(old, SOURCE_FILE))
     return new
 
 

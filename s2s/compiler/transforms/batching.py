@@ -22,7 +22,7 @@ import gast
 from ...errors import S2SValueError, shown_path
 from .. import analysis
 from ..ir import build
-from ..ir.core import CoreFn
+from ..ir.core import CoreFn, source_file
 from ..primitives import registry
 from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
 from .batch_calls import BatchedCalls, const_is
@@ -160,6 +160,11 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
     def if_(self, s, mask):
         if not self.is_batched(s.test):
             return [loc(build.if_(s.test, self.block(s.body, mask), self.block(s.orelse, mask)), s)]
+        if self.pops_shared_list(s):  # (a record saved `z.ndim == 1` per example: the same for all)
+            out: list = []
+            where = build.const(f"{shown_path(source_file(s, self.core.filename))}:{getattr(s, 'lineno', '?')}")
+            same = self.tmp(out, build.call("rt.shared_condition", [s.test, where]), "same")
+            return out + [loc(build.if_(same, self.block(s.body, mask), self.block(s.orelse, mask)), s)]
         out = []
         m1, m2 = self.namer.fresh("mask"), self.namer.fresh("mask")
         out.append(build.assign(m1, build.call("rt.mask_and", [build.name(mask) if mask else build.const(None), s.test])))
@@ -173,6 +178,15 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
         out += self.guarded(m2, self.block(s.orelse, m2))
         self.regions.pop()
         return out
+
+    def pops_shared_list(self, s) -> bool:
+        """Whether a branch of `if` pops a batched list made outside it (a backward sweep's tape):
+        masked, the pop is refused; the `if` then runs on a condition that must be the same for
+        every example (rt.shared_condition), as one that depends on shapes only is."""
+        stmts = list(analysis.walk_stmts(s.body + s.orelse))
+        made = {t for st in stmts for t in analysis.targets(st)}
+        return any(isinstance(st, gast.Assign) and analysis.classify(st.value) == "list.pop"
+                   and st.value.func.value.id in self.bset and st.value.func.value.id not in made for st in stmts)
 
     def guarded(self, mask, stmts) -> list:
         """A branch's batched statements, run only when some example takes it: a branch no example
@@ -474,7 +488,7 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
         ib = build.const(True) if not isinstance(idx, gast.Tuple) else build.tuple_([build.const(f) for f in flags])
         sliced = [p for p, f in zip(parts, flags) if f and analysis.dotted(getattr(p, "func", None)) == "slice"]
         if sliced:  # a window with per-example bounds (runtime/loops.py)
-            where = f"{shown_path(self.core.filename)}:{getattr(s, 'lineno', '?')}"
+            where = f"{shown_path(source_file(s, self.core.filename))}:{getattr(s, 'lineno', '?')}"
             extra = [build.const(True)] if self.is_batched(base) else []
             return [], build.call("rt.loop_windows", [base, idx, ib, build.const(where)] + extra), True
         return [], build.call("rt.example_getitem", [base, idx, build.const(self.is_batched(base)),
