@@ -4,6 +4,7 @@ jitted.py); `vjp` and `jvp` compile and run at once. The generated source of any
 sources.py."""
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Sequence
 
@@ -17,7 +18,7 @@ from ..compiler import driver
 from ..compiler.emit.loader import call, version
 from ..compiler.frontend import idioms
 from ..compiler.frontend.parse import refuse_not_python
-from ..errors import S2STypeError, S2SValueError
+from ..errors import S2SError, S2STypeError, S2SValueError
 from ..runtime import zeros_like_tree
 from . import arg_structure
 from .calls import Jacobian, Transformed, Vmapped, refuse_wrong_cotangents
@@ -137,7 +138,29 @@ def _vjp(fun, primals, has_aux, checkpoint):
         cts = arg_structure.restructure(cts, primals)  # a list primal's cotangent is a list
         refuse_wrong_cotangents("vjp", primals, cts)  # a vector-space value's is of its space
         return cotangent_dtype.like_primals(cts, tuple(primals)) if narrow else cts
+    plain = checkpoint is None and not has_aux and not move and not narrow  # (the record pullback_function reads)
+    vjp_fn.__s2s_vmap__ = functools.partial(_vmapped_pullback, fun, mask, saved, tuple(primals)) if plain else None
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+_NOT_VJP_FN = object()  # (vmap: a function that is not one vjp returned)
+
+
+def _vmapped_pullback(fun, mask, saved, primals, in_axes, out_axes, axis_size):
+    """vmap of the function vjp returned: the generated pullback (the one a transformed function
+    calls, compose.pullback_fn) batched over the cotangent, on the forward sweep's record, which
+    every example shares (so the forward sweep is not run again)."""
+    pull = driver.pullback_function(fun, mask, tuple(i for i, m in enumerate(mask) if m))
+    if isinstance(in_axes, tuple):
+        if len(in_axes) != 1:
+            raise S2SValueError(f"vmap: the function vjp returns takes one cotangent, but in_axes has {len(in_axes)} "
+                                "entries")
+        in_axes = in_axes[0]
+    batched = vmap(pull, in_axes=(None, None, in_axes), out_axes=out_axes, axis_size=axis_size)
+
+    def vmapped_vjp_fn(ct):
+        return batched(saved, primals, ct)
+    return vmapped_vjp_fn
 
 
 @_api
@@ -308,6 +331,13 @@ def vmap(fun: Callable | None = None, in_axes=0, out_axes=0, axis_size: int | No
         _check_axes_spec(out_axes, "out_axes")
         if not callable(fun):
             raise S2STypeError(f"vmap expects a function, got {type(fun).__name__}")
+        pullback = getattr(fun, "__s2s_vmap__", _NOT_VJP_FN)
+        if pullback is None:
+            raise S2SError("s2s batches the function vjp returns for NumPy arrays of float64, without has_aux or "
+                           "checkpoint=; call it in a loop over the cotangents, or batch a function that calls "
+                           "s2s.vjp inside it.")
+        if pullback is not _NOT_VJP_FN:
+            return pullback(in_axes, out_axes, axis_size)
         return Vmapped(fun, in_axes, out_axes, axis_size)
 
 

@@ -356,10 +356,20 @@ def _inside_function(norm, f):
 
 
 def _literal_sequence(norm, node, what, example):
-    if not isinstance(node, (gast.Tuple, gast.List)):
-        norm.fail(node, f"s2s needs the {what} as a tuple or list written at the call inside a transformed function.",
-                  f"Write them out: {example}.")
-    return node.elts
+    """The items of a tuple or list written at the call, or of one a local holds whose length is
+    known now (`p = (x,); s2s.jvp(f, p, t)`), unpacked into names first."""
+    if isinstance(node, (gast.Tuple, gast.List)):
+        return node.elts
+    n = static_locals.static_length(norm, node)
+    if n is None:
+        norm.fail(node, f"s2s needs the {what} as a tuple or list written at the call inside a transformed function, "
+                        "or a local bound to one.", f"Write them out: {example}.")
+    names = [norm.namer.fresh("item") for _ in range(n)]
+    norm.locals.update(names)
+    target = gast.Tuple(elts=[build.name(m, store=True) for m in names], ctx=gast.Store())
+    norm.stmt(build.located(gast.Assign(targets=[target], value=copy.deepcopy(node), type_comment=None), node,
+                            only_missing=True))
+    return [build.located(build.name(m), node, only_missing=True) for m in names]
 
 
 def jvp_inside(norm, node, obj, inside):

@@ -29,6 +29,7 @@ from . import (
     dtypes,
     elements,
     function_calls,
+    function_lists,
     function_loops,
     function_values,
     guards,
@@ -40,6 +41,7 @@ from . import (
     stars,
     static_locals,
     targets,
+    transform_results,
     views,
 )
 from .expressions import UNSUPPORTED, ExpressionLowering, dotted_name
@@ -56,6 +58,8 @@ class Normalizer(ExpressionLowering):
                  source_lines=None, compile_nested=None):
         self.fn = fn_node = hygiene.rename_reserved(fn_node)
         self.fn = fn_node = python_idioms.rewrite(fn_node, env.lookup)  # (reversed, a, *rest = x, :=)
+        self.fn = fn_node = transform_results.rewrite(fn_node, env.lookup)  # (s2s.vjp(f, x)[1](ct))
+        self.fn = fn_node = function_lists.rewrite(fn_node)  # (fs.append(term) in a loop: a list of functions)
         self.compile_nested = compile_nested  # (name, node, ns, filename) -> function, from the driver
         self.env = env
         self.filename = filename
