@@ -263,7 +263,12 @@ def _vb_sum_to(v, vs, target, off):
 
 
 def batched_unbroadcast(flags, v, like):
-    """Per example: `v` summed down to the shape of `like`."""
+    """Per example: `v` summed down to the shape of `like`; a complex `v` for a real `like` is
+    refused, as rt.unbroadcast refuses it (vmap of grad returned the complex cotangent)."""
+    if np.iscomplexobj(v) and not np.iscomplexobj(like):
+        raise S2STypeError("a complex value reached the derivative of a real one: s2s differentiates real "
+                           "floating-point arithmetic only, and its rules would give a wrong number for complex "
+                           "values. Compute with real and imaginary parts as real arrays.")
     target = np.shape(like)[1:] if flags[1] else np.shape(like)
     if not flags[0]:  # the same for every example, but the result is batched when `like` is
         out = v if np.shape(v) == target else _vb_sum_to(v, np.shape(v), target, 0)

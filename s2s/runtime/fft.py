@@ -21,8 +21,8 @@ from .core import namespace
 __all__ = ["fft_apply", "fft_t", "batched_fft_apply", "batched_fft_t", "batched_fft2", "batched_ifft2", "batched_rfft2",
            "batched_irfft2", "batched_fftn", "batched_ifftn", "batched_rfftn", "batched_irfftn", "batched_fftfreq",
            "batched_rfftfreq", "imag_vjp", "abs_slope",
-           "abs_slope_jvp", "abs_slope_vjp", "abs_vjp", "real_like", "real_part",
-           "real_primal"]
+           "abs_slope_jvp", "abs_slope_vjp", "abs_vjp", "sign_jvp", "sign_vjp", "sign_hvp", "sign_hvp_t",
+           "complex_like", "real_like", "real_part", "real_primal"]
 
 # the one-axis transforms (n, axis) and the n-axis ones (s, axes), by the transform they apply
 _ONE = {"fft": "fft", "ifft": "ifft", "rfft": "rfft", "irfft": "irfft"}
@@ -239,6 +239,72 @@ def abs_vjp(g_, x):
     """Cotangent of `x` from the cotangent `g_` of `np.abs(x)`: g * sign(x), or g * conj(x) / |x|
     at complex `x`."""
     return real_part(g_) * abs_slope(x)
+
+
+def sign_jvp(t_, x):
+    """Tangent of `np.sign(x)` from the tangent `t_` of `x`: sign(z) = z / |z| at complex `z`, so
+    (t - z Re(conj(z) t) / |z|^2) / |z|, and 0 at z == 0; 0 at real `x` (a step function)."""
+    if np.iscomplexobj(x):
+        r = np.abs(x)
+        nz = r != 0.0
+        r = np.where(nz, r, 1.0)
+        return (t_ - x * (np.real(np.conj(x) * t_) / (r * r))) / r * nz
+    return real_part(t_) * 0.0
+
+
+def sign_vjp(g_, x):
+    """Cotangent of `x` from the cotangent `g_` of `np.sign(x)`, under JAX's pairing Re(c * dz):
+    g / |z| - conj(z) Re(g z) / |z|^3 at complex `z`, 0 at z == 0; 0 at real `x`. It is
+    conj(sign_jvp(conj(g), x)), and sign_jvp is its transpose in `g_`."""
+    if np.iscomplexobj(x):
+        r = np.abs(x)
+        nz = r != 0.0
+        r = np.where(nz, r, 1.0)
+        return (g_ - np.conj(x) * (np.real(g_ * x) / (r * r))) / r * nz
+    return real_part(g_) * 0.0
+
+
+def sign_hvp(t_, u, x):
+    """Second derivative of `np.sign` at complex `x` in the directions `t_` and `u` (symmetric):
+    -(t Re(z'u) + u Re(z't) + z Re(u't)) / r^3 + 3 z Re(z't) Re(z'u) / r^5 (z' = conj(z)); 0 at
+    z == 0 and at real `x`. Written with primitives, its own derivatives come from this source; in
+    complex arithmetic only (Re(a) as (a + conj(a)) / 2), so no real value takes a complex
+    cotangent, which reverse mode refuses."""
+    if np.iscomplexobj(x):
+        xc = np.conj(x)
+        nz = np.abs(x) != 0.0
+        r = np.sqrt(np.where(nz, x * xc, 1.0))
+        zt = 0.5 * (xc * t_ + x * np.conj(t_))
+        zu = 0.5 * (xc * u + x * np.conj(u))
+        ut = 0.5 * (np.conj(u) * t_ + u * np.conj(t_))
+        r3 = r * r * r
+        return (3.0 * x * zt * zu / (r3 * r * r) - (t_ * zu + u * zt + x * ut) / r3) * nz
+    return np.real(t_) * 0.0
+
+
+def sign_hvp_t(g_, t_, x):
+    """Cotangent of `x` from the cotangent `g_` of sign_hvp(t_, u, x) as a function of `u` (the
+    transpose of u -> sign_hvp(t_, u, x) under Re(c * du)); 0 at real `x`. Written with
+    primitives, in complex arithmetic only (as sign_hvp)."""
+    if np.iscomplexobj(x):
+        xc = np.conj(x)
+        nz = np.abs(x) != 0.0
+        r = np.sqrt(np.where(nz, x * xc, 1.0))
+        zt = 0.5 * (xc * t_ + x * np.conj(t_))
+        gz = 0.5 * (g_ * x + np.conj(g_) * xc)
+        gt = 0.5 * (g_ * t_ + np.conj(g_) * np.conj(t_))
+        r3 = r * r * r
+        return (3.0 * gz * zt * xc / (r3 * r * r) - (gt * xc + zt * g_ + gz * np.conj(t_)) / r3) * nz
+    return np.real(g_) * 0.0
+
+
+def complex_like(v_, x):
+    """`v_` as a complex array where `x` is complex (a real cotangent of a complex value, as
+    np.real's is), so that the complex-arithmetic helpers (sign_hvp) meet no real operand: the
+    transpose (rt.real_like) hands a real `v_` the real part of its cotangent."""
+    if np.iscomplexobj(x) and not np.iscomplexobj(v_):
+        return v_ + 0j
+    return v_
 
 
 def real_like(g_, like):

@@ -114,6 +114,12 @@ def op_fabs(x):
     return np.fabs(x)
 
 
+@spec("elementwise", A(3, 4))
+def op_sign(x):  # a step at real x; z / |z| at complex z (the spectrum of each row)
+    z = np.fft.fft(x) + (0.5 - 0.25j)
+    return np.sign(x) * x, np.real(np.sign(z)), np.imag(np.sign(z))
+
+
 @spec("elementwise", U(-0.9, 0.9, 3, 4))
 def op_arccos(x):
     return np.arccos(x)

@@ -52,24 +52,30 @@ def shape_like(value):
 
 class ShapeRoots(dict):
     """`shape_roots`'s answer, with the `assigned_counts` it read as `counts` (still right for its
-    callers while they rewrite only right-hand sides: one walk of the body less)."""
+    callers while they rewrite only right-hand sides: one walk of the body less), and `typed`: the
+    roots that also share the name's dtype kind (a chain stops at a real result of a complex array,
+    `np.abs(z)`), for helpers that read a dtype with the shape (`rt.sum_vjp`'s ones)."""
 
     counts: dict[str, int]
+    typed: dict[str, str]
 
 
 def shape_roots(body: list, params) -> ShapeRoots:
     """For names assigned once by a shape-preserving op: the earliest name with the same shape."""
     counts = assigned_counts(body, params)
-    source = {}
+    source, typed = {}, {}  # (typed: the same chains, cut at a real result of a complex operand)
     arrays = set()  # names certainly holding arrays (not lists or tuples)
     for s in body:  # straight-line statements only: each name here holds one value
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1:
+            target = s.targets[0].id
             src = _same_shape_source(s.value)
             if src is not None and counts.get(src.id, 0) == 1:
                 if not _may_be_sequence_op(s.value, arrays):
-                    source[s.targets[0].id] = src.id
+                    source[target] = src.id
+                    if not _real_of_complex(s.value):
+                        typed[target] = src.id
                     if classify(s.value) != "copy":
-                        arrays.add(s.targets[0].id)
+                        arrays.add(target)
             elif src is None and (ops := _shape_operands(s.value)) is not None:
                 names = [o for o in ops if isinstance(o, gast.Name)]
                 rest = [o for o in ops if not isinstance(o, gast.Name)]
@@ -77,13 +83,23 @@ def shape_roots(body: list, params) -> ShapeRoots:
                 if len(found) == 1 and all(counts.get(o.id, 0) == 1 for o in names) and all(
                         isinstance(o, gast.Constant) and type(o.value) in (int, float, bool) for o in rest) \
                         and not _may_be_sequence_op(s.value, arrays):
-                    source[s.targets[0].id] = found.pop()
-                    arrays.add(s.targets[0].id)
+                    source[target] = found.pop()
+                    arrays.add(target)
+                    kinds = {_root(o.id, typed) for o in names}
+                    if len(kinds) == 1:
+                        typed[target] = kinds.pop()
             if isinstance(s.value, gast.Call) and (dotted(s.value.func) or "").startswith("xp."):
-                arrays.add(s.targets[0].id)
+                arrays.add(target)
     roots = ShapeRoots((name, _root(name, source)) for name in source)
     roots.counts = counts
+    roots.typed = {name: _root(name, typed) for name in typed}
     return roots
+
+
+def _real_of_complex(value) -> bool:
+    """Whether `value` is an op whose result may be real where its operand is complex (np.abs)."""
+    p = registry.lookup(classify(value))
+    return p is not None and p.real_of_complex
 
 
 def _may_be_sequence_op(value, arrays) -> bool:

@@ -14,7 +14,9 @@ After::
 
 so that `t2` (and what only it needed) can become dead. An elementwise function of one array,
 or of an array and a Python number, has that array's shape; so has `xp.where`, a comparison or
-arithmetic of arrays of one shape (`analysis.shape_roots`). And `rt.unbroadcast(g, like)` of a
+arithmetic of arrays of one shape (`analysis.shape_roots`), of the same dtype kind: `np.abs(z)` of a
+complex `z` is real, and the helpers read the dtype too (`rt.sum_vjp`'s ones are complex for a
+complex `like`, a complex cotangent where a real one belongs). And `rt.unbroadcast(g, like)` of a
 `g` of `like`'s shape is `g` (it sums nothing).
 """
 from __future__ import annotations
@@ -60,9 +62,9 @@ def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
             continue
         for node, i in notes.get(s, "shape_args", lambda s: _shape_args(notes.calls(s))):
             arg = node.args[i]
-            if isinstance(arg, gast.Name) and arg.id in source:
-                touched.update(notes.names(s), (source[arg.id],))
-                node.args[i] = build.name(source[arg.id])
+            if isinstance(arg, gast.Name) and arg.id in source.typed:  # (the helpers read its dtype too)
+                touched.update(notes.names(s), (source.typed[arg.id],))
+                node.args[i] = build.name(source.typed[arg.id])
                 notes.forget(s)
     return body, touched
 

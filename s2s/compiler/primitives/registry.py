@@ -35,6 +35,7 @@ class Prim:
     zero_args: tuple[str, ...] = ()  # arguments used only for their shape or as indices: no derivative
     tree_sum: bool = False         # output may be a pytree: tangent terms add with rt.tree_add
     same_shape: bool = False       # output has its (array) argument's shape
+    real_of_complex: bool = False  # a real result of a complex argument (np.abs, np.real): its shape, not its dtype
     full_reduction: bool = False   # with axis=None and keepdims=False, the output is a scalar
     source: object = None          # computed by this runtime function, transformed from its source
     # ---- facts the optimization passes and the special transforms read ----

@@ -135,7 +135,8 @@ for _op, _sym in (("in", "in"), ("notin", "not in")):
 for _op, _sym in (("and_", "&"), ("or_", "|")):
     nondiff(_op, sig="x, y=None", batch=BROADCAST, symbol=_sym)
 nondiff("xp.less", "xp.less_equal", "xp.greater", "xp.greater_equal", "xp.equal", "xp.not_equal",
-        "xp.logical_and", "xp.logical_or", "xp.logical_xor", "xp.isclose", sig="x, y", batch=BROADCAST)
+        "xp.logical_and", "xp.logical_or", "xp.logical_xor", sig="x, y", batch=BROADCAST)
+nondiff("xp.isclose", sig="a, b, rtol=1e-05, atol=1e-08, equal_nan=False", batch=BROADCAST)
 for _op in ("allclose", "array_equal"):
     nondiff("xp." + _op, sig="a, b, *args, **kwargs", batch=by("rt.batched_" + _op))
 nondiff("floordiv", sig="x, y", batch=BROADCAST, symbol="//", operator_fn="floordiv")

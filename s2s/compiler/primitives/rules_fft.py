@@ -39,10 +39,29 @@ defvjp("rt.abs_vjp", g_="rt.real_like(g * rt.abs_slope(x), g_)", x="rt.abs_slope
 defjvp("rt.abs_vjp", g_="dg_ * rt.abs_slope(x)", x="g_ * rt.abs_slope_jvp(dx, x)")
 composite("rt.abs_slope_jvp", _rt.abs_slope_jvp)
 composite("rt.abs_slope_vjp", _rt.abs_slope_vjp)
+# np.sign: z / |z| at complex z, whose derivative is not 0 (rt.sign_jvp); a step, 0, at real x
+prim("xp.sign", "x", same_shape=True, batch=SAME)
+defjvp("xp.sign", x="rt.sign_jvp(dx, x)")
+defvjp("xp.sign", x="rt.sign_vjp(g, x)")
+# its tangent and cotangent: linear in t_ and g_, each the other's transpose (a real t_ or g_ takes
+# the real part); rt.sign_hvp is the second derivative (symmetric), rt.sign_hvp_t its transpose in
+# its second direction, both written in complex arithmetic, so their directions are made complex
+_T, _G, _D, _C = ("rt.complex_like(t_, x)", "rt.complex_like(g_, x)", "rt.complex_like(dx, x)",
+                  "rt.complex_like(g, x)")
+prim("rt.sign_jvp", "t_, x", same_shape=True, batch=BROADCAST)
+defjvp("rt.sign_jvp", t_="rt.sign_jvp(dt_, x)", x=f"rt.sign_hvp({_T}, {_D}, x)")
+defvjp("rt.sign_jvp", t_="rt.real_like(rt.sign_vjp(g, x), t_)", x=f"rt.sign_hvp_t({_C}, {_T}, x)")
+prim("rt.sign_vjp", "g_, x", same_shape=True, batch=BROADCAST)  # conj(sign_jvp(conj(g_), x))
+defjvp("rt.sign_vjp", g_="rt.sign_vjp(dg_, x)", x=f"xp.conj(rt.sign_hvp(xp.conj({_G}), {_D}, x))")
+defvjp("rt.sign_vjp", g_="rt.real_like(rt.sign_jvp(g, x), g_)", x=f"rt.sign_hvp_t(xp.conj({_C}), xp.conj({_G}), x)")
+composite("rt.sign_hvp", _rt.sign_hvp)
+composite("rt.sign_hvp_t", _rt.sign_hvp_t)
+linear("rt.complex_like", "v_, x", "v_", "rt.real_like(g, v_)", same_shape=True, batch=SAME, batched_by="v_")
 # a real value's cotangent: the real part of a complex one (rules.py's rt.array_vjp); its transpose is itself
-linear("rt.real_like", "g_, like", "g_", "rt.real_like(g, g_)", same_shape=True, batch=SAME, batched_by="g_")
+linear("rt.real_like", "g_, like", "g_", "rt.real_like(g, g_)", same_shape=True, batch=SAME, batched_by="g_",
+       real_of_complex=True)
 # np.real's cotangent (rules.py): the real part of a complex one
-linear("rt.real_part", "g_", "g_", "rt.real_part(g)", same_shape=True, batch=SAME)
+linear("rt.real_part", "g_", "g_", "rt.real_part(g)", same_shape=True, batch=SAME, real_of_complex=True)
 # a rule written for real arrays only, refused at a complex primal (real_primals_only, below)
 linear("rt.real_primal", "v, x", "v", "rt.real_primal(g, x)", tree_args=(0,), batch=SAME, batched_by="v")
 

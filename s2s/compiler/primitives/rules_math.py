@@ -38,10 +38,11 @@ defjvp("xp.ldexp", x="xp.ldexp(dx, y)")
 nondiff("xp.fix", "xp.signbit", "xp.spacing", "xp.isposinf", "xp.isneginf", "xp.isreal", "xp.iscomplex",
         "xp.bitwise_not", "xp.isnat", sig="x, *args, **kwargs", batch=SAME)
 # constant on real numbers (0, and 0 or pi): no derivative, but of a complex value one s2s has no rule for
-elementwise("xp.imag", "rt.zero_of_real(x)", batch=SAME)
+elementwise("xp.imag", "rt.zero_of_real(x)", batch=SAME, real_of_complex=True)
 defvjp("xp.imag", x="rt.imag_vjp(g, x)")  # at complex x (np.fft's results): -1j * g, JAX's convention
 defjvp("xp.imag", x="xp.imag(dx)")
-elementwise("xp.angle", "rt.zero_of_real(x)", sig="x, deg=False", zero_args=("deg",), batch=SAME)
+elementwise("xp.angle", "rt.zero_of_real(x)", sig="x, deg=False", zero_args=("deg",), batch=SAME,
+            real_of_complex=True)
 nondiff("rt.zero_of_real", batch=SAME)
 nondiff("xp.bitwise_and", "xp.bitwise_or", "xp.bitwise_xor", "xp.left_shift", "xp.right_shift", "xp.gcd", "xp.lcm",
         sig="x, *args, **kwargs", batch=BROADCAST)
