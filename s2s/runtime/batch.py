@@ -284,6 +284,8 @@ def full_mask(n):
 def example_getitem(x, index, xb=True, ib=False, clip=True):
     """`x[index]` per example: `x` batched (unless `xb` is False), index parts batched per `ib`
     (`clip`: see batched_key in _index_layout)."""
+    if ib and xb and _vb_static_index(index, ib):
+        ib = False  # (a slice kept in a batched tuple is marked batched, but every example's)
     if type(index) is slice and type(x) is np.ndarray and not ib:
         return x[:, index]  # the common case first: a slice of a batched array (a view, as NumPy's)
     if isinstance(x, (list, tuple, dict)):
@@ -297,6 +299,15 @@ def example_getitem(x, index, xb=True, ib=False, clip=True):
     if not xb:
         x = np.broadcast_to(x, (n,) + np.shape(x))
     return _gather(x, batched_key(index, ib, n, np.shape(x), clip))
+
+
+def _vb_static_index(index, ib) -> bool:
+    """Whether every part of `index` flagged batched by `ib` is a slice, None, Ellipsis or range:
+    rt.replicate_batch leaves those as they are, so such a part is the same for every example
+    (a slice read back from a batched tape tuple under vmap of a nested grad)."""
+    parts = index_tuple(index)
+    flags = index_tuple(ib) if isinstance(ib, tuple) else (ib,) * len(parts)
+    return all(not f or p is None or p is Ellipsis or isinstance(p, (slice, range)) for p, f in zip(parts, flags))
 
 
 def _vb_first_batched(index, ib):

@@ -38,7 +38,10 @@ def dtype_ct(g, like, at):
     if kind in "biu":
         if isinstance(g, (int, float)) or np.ndim(g) == 0 and not hasattr(g, "shape"):
             return 0.0
-        return namespace(g).zeros_like(g)
+        # (floating zeros: a tangent that went through the cast itself is bool or int, and
+        # `-` of a bool array is NumPy's TypeError)
+        dt = getattr(g, "dtype", None)
+        return namespace(g).zeros(np.shape(g), dtype=dt if dt is not None and dt.kind == "f" else np.float64)
     if kind == "c":
         dt = np.dtype(getattr(like, "dtype", complex))
         raise S2STypeError(f"{at}\na derivative flows through a complex value here ({dt}); "

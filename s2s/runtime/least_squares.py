@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import S2SValueError
 from .linalg import pinv_jvp, pinv_vjp, svdvals_jvp, svdvals_vjp
 
-__all__ = ["lstsq_full_rank", "lstsq_jvp_a", "lstsq_jvp_b", "lstsq_vjp_a", "lstsq_vjp_b"]
+__all__ = ["lstsq_full_rank", "pinv_kept", "lstsq_jvp_a", "lstsq_jvp_b", "lstsq_vjp_a", "lstsq_vjp_b"]
 
 
 def lstsq_full_rank(a, rank):
@@ -24,6 +24,24 @@ def lstsq_full_rank(a, rank):
                             f"of {min(np.shape(a)[-2:])}, under its rcond): the solution jumps with the numerical "
                             "rank there, so s2s does not differentiate it. Regularize the problem (a ridge term) "
                             "or drop dependent columns")
+    return a
+
+
+def pinv_kept(a, rcond, rtol, hermitian):
+    """`a` itself, refused when np.linalg.pinv's cutoff (`rcond` or `rtol` times the largest
+    singular value) drops one of its singular values: pinv's derivative rule is that of the full
+    rank pseudo-inverse, and a dropped value changes it (the truncated factor's own derivative).
+    Without either cutoff, NumPy's default (machine precision) is kept as before, with no check."""
+    if rcond is None and rtol is None:
+        return a
+    cut = rtol if rcond is None else rcond
+    s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
+    dropped = s <= np.expand_dims(np.asarray(cut), -1) * np.max(s, axis=-1, keepdims=True)
+    if np.any(dropped):
+        raise S2SValueError(f"the derivative of np.linalg.pinv where its cutoff drops {int(np.sum(dropped))} singular "
+                            "value(s): s2s's rule is that of the pseudo-inverse at full rank, and the truncated "
+                            "one has another derivative. Lower rcond/rtol so that no value is dropped, or "
+                            "regularize the matrix (a ridge term)")
     return a
 
 

@@ -10,13 +10,14 @@ import numpy as np
 from .core import namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("after_stores", "after_stores_t")
+__all__ = ("after_stores", "after_stores_t", "batched_after_stores", "batched_after_stores_t")
 
 
-def _is_view(early, whole) -> bool:
+def _is_view(early, whole, batched=False) -> bool:
     """Whether the read `early` of array `whole` is a view of it (NumPy's basic indexing of more
-    than one element), not a copy (an element, or an advanced index)."""
-    if np.ndim(early) == 0:
+    than one element), not a copy (an element, or an advanced index); `batched`: `early` has a
+    batch axis in front (each example's read is an element when that is its only axis)."""
+    if np.ndim(early) == int(batched):
         return False
     if isinstance(early, np.ndarray) and isinstance(whole, np.ndarray):
         return bool(np.may_share_memory(early, whole))
@@ -35,3 +36,22 @@ def after_stores_t(g, early, whole, which):
     if int(_is_view(early, whole)) == which:
         return g
     return namespace(g).zeros_like(g) if hasattr(g, "shape") else 0.0 * g
+
+
+def batched_after_stores(flags, early, late, whole):
+    """`after_stores` under vmap, decided once for the batch: a batched read of a batched array is
+    a view of it where each example's is, and one copy per example (the loop this replaced) made
+    every shared read a copy. A shared pick of a batched result is repeated per example."""
+    view = _is_view(early, whole, flags[0])
+    out, batched = (late, flags[1]) if view else (early, flags[0])
+    if batched or not (flags[0] or flags[1]):
+        return out
+    n = np.shape(early if flags[0] else late)[0]
+    return namespace(out).broadcast_to(out, (n,) + np.shape(out)).copy()
+
+
+def batched_after_stores_t(flags, g, early, whole, which):
+    """`after_stores_t` under vmap: `g` (batched or not, as the flags say) or zeros, decided once
+    for the batch as `batched_after_stores` decides."""
+    return after_stores_t(g, early, whole, which) if not flags[1] and not flags[2] else \
+        (g if int(_is_view(early, whole, flags[1])) == which else namespace(g).zeros_like(g))

@@ -3,12 +3,12 @@ refusal of any other parameter that no rule reads.
 
 `np.ravel(a, order="F")` is `np.ravel(a.T)`, `np.reshape(a, s, order="F")` the transpose of a C-order
 reshape of `a.T` to the reversed shape, `np.take(v, i, mode="clip")` a take of clipped indices,
-`np.linalg.cholesky(s, upper=True)` the lower factor's transpose, `np.linalg.qr(a, mode="r")` the
-reduced R, `np.linspace(..., retstep=True)` the samples and their step, `math.log(x, b)` a quotient
-of logarithms. Each path (value, jit, derivatives, vmap) then sees only calls whose every argument
-its rules read. A parameter of NumPy's function that a primitive's declaration does not model,
-given at a value other than its default, is an S2SError at the user's line
-(primitives/keywords.py).
+`np.linalg.cholesky(s, upper=True)` the transpose of the lower factor of `s.T` (NumPy reads the upper
+triangle), `np.linalg.qr(a, mode="r")` the reduced R, `np.linspace(..., retstep=True)` the samples
+and their step, `math.log(x, b)` a quotient of logarithms. Each path (value, jit, derivatives,
+vmap) then sees only calls whose every argument its rules read. A parameter of NumPy's function that
+a primitive's declaration does not model, given at a value other than its default, is an S2SError at
+the user's line (primitives/keywords.py).
 """
 from __future__ import annotations
 
@@ -149,9 +149,11 @@ def _cholesky(norm, node, args, kws):
     upper = _literal(_argument(args, kws, None, "upper"), False)
     if upper not in (True, False) or len(args) > 1:
         return None
-    low = build.call("xp.linalg.cholesky", args[:1])
     if not upper:
-        return low
+        return build.call("xp.linalg.cholesky", args[:1])
+    # NumPy's upper factor reads the upper triangle, the lower one of the transpose
+    flipped = norm.tmp(build.call("xp.swapaxes", [args[0], build.const(-1), build.const(-2)]))
+    low = build.call("xp.linalg.cholesky", [flipped])
     return build.call("xp.swapaxes", [norm.tmp(low), build.const(-1), build.const(-2)])
 
 
