@@ -196,3 +196,63 @@ def test_a_dict_the_caller_gets_from_a_global_keeps_the_refusal():
 
     with pytest.raises(S2SError, match="updates its parameter `param` in place"):
         s2s.grad(f)(inputs(7))
+
+
+def eps_of(param):
+    return param.get("eps", 1e-5)
+
+
+def reads_then_stores(x, param):
+    """Passes the dict to a function that only reads it, before storing into it."""
+    eps = eps_of(param)
+    param["k"] = x / (1.0 + eps)
+    return x * param["k"]
+
+
+def two_params(x, p, q):
+    p["k"] = x * 2.0
+    return x * q.get("k", 1.0)
+
+
+def item_updated_in_place(x, param):
+    param["k"] = x * 1.0
+    param["k"][0] = 5.0
+    return x * param["k"]
+
+
+def test_a_read_only_callee_before_the_store():
+    def f(x):
+        d = {"eps": 0.25}
+        y = reads_then_stores(x, d)
+        return np.sum(y * d["k"])
+
+    x = inputs(8)
+    np.testing.assert_allclose(s2s.grad(f)(x), fd(f, x), rtol=1e-5, atol=1e-7)
+    assert np.isclose(s2s.jit(f)(x), f(x), rtol=1e-13)
+
+
+def test_the_same_dict_for_two_parameters_keeps_the_refusal():
+    def f(x):
+        d = {}
+        return np.sum(two_params(x, d, d))   # Python: q sees p's store
+
+    with pytest.raises(S2SError, match="updates its parameter `p` in place"):
+        s2s.grad(f)(inputs(9))
+
+
+def test_an_item_updated_in_place_is_not_followed():
+    def f(x):
+        return np.sum(item_updated_in_place(x, {}))
+
+    with pytest.raises(S2SError, match="only into a local variable"):
+        s2s.grad(f)(inputs(10))
+
+
+@pytest.mark.parametrize("f", [with_literal, local_dict_indexed], ids=lambda f: f.__name__)
+def test_second_derivatives(f):
+    x = inputs(11)
+    h = s2s.hessian(f)(x)
+    g = s2s.grad(f)
+    fdh = np.stack([fd(lambda v, i=i: g(v)[np.unravel_index(i, x.shape)], x) for i in range(x.size)])
+    np.testing.assert_allclose(h.reshape(x.size, x.size), fdh.reshape(x.size, x.size), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(s2s.jacfwd(g)(x), h, rtol=1e-9, atol=1e-11)

@@ -71,6 +71,18 @@ def _candidate(fn) -> bool:
         and not fn.__code__.co_flags & 0x0C and not fn.__code__.co_kwonlyargcount
 
 
+def _targets_of(n) -> list:
+    if isinstance(n, gast.Assign):
+        return n.targets
+    if isinstance(n, (gast.AugAssign, gast.AnnAssign, gast.For, gast.comprehension)):
+        return [n.target]
+    if isinstance(n, gast.withitem) and n.optional_vars is not None:
+        return [n.optional_vars]
+    if isinstance(n, gast.Delete):
+        return n.targets
+    return []
+
+
 class _Uses:
     """Every occurrence of the function's parameters in statement `stmt`, classified: a store
     `p['k'] = v` among an assignment's targets, a read `p['k']` or `p.get('k'[, d])`, a positional
@@ -81,6 +93,8 @@ class _Uses:
         marked = set()
         targets = set()
         for n in gast.walk(stmt):
+            for t in _targets_of(n):
+                targets.update(id(x) for x in gast.walk(t))  # (`p['k'][0] = v` changes the item: not a read)
             if isinstance(n, gast.Assign):
                 for t in n.targets:
                     for e in _flat(t):
@@ -88,7 +102,6 @@ class _Uses:
                                 and e.value.id in params and _key(e.slice) is not None:
                             self.stores.append((e.value.id, _key(e.slice), e))
                             marked.add(id(e.value))
-                        targets.update(id(x) for x in gast.walk(e) if x is not e)
         for n in gast.walk(stmt):
             if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Load) and isinstance(n.value, gast.Name) \
                     and n.value.id in params and _key(n.slice) is not None and id(n) not in targets:
@@ -189,8 +202,7 @@ def _stores_into(callee, pos: int) -> bool:
     if pos >= len(node.args.args):
         return True
     q = node.args.args[pos].id
-    u = _Uses(node, {q})
-    return bool(u.stores or u.other or u.args)
+    return any(u.stores or u.other or u.args for u in (_Uses(s, {q}) for s in node.body))
 
 
 def _rewrite(node, filename, ns, params, first, sites, extras):
@@ -319,6 +331,8 @@ def call(norm, node):
     for j, (p, k) in enumerate(plan.extras):
         i = params.index(p)
         arg = node.args[i] if i < len(node.args) else None
+        if isinstance(arg, gast.Name) and sum(isinstance(a, gast.Name) and a.id == arg.id for a in node.args) > 1:
+            return None  # (`f(d, d)`: the callee's other parameter would not see the store)
         if isinstance(arg, gast.Name) and arg.id in norm.locals:
             back.append((j, arg.id, k))
         elif arg is None or not _new_dict(norm, arg):
