@@ -188,8 +188,8 @@ def replicate_batch(x, n):
         return tuple(out) if isinstance(x, tuple) else out
     if isinstance(x, dict):
         return {k: replicate_batch(v, n) for k, v in x.items()}
-    if x is None or isinstance(x, (range, str, slice, PyTreeDef)):  # (a tree's structure is every example's)
-        return x
+    if x is None or x is Ellipsis or isinstance(x, (range, str, slice, PyTreeDef)):
+        return x  # (every example's: a tree's structure, an index's slice or Ellipsis)
     if type(n) is BatchSize:  # a call on another backend: host constants join it
         host = type(x) in NUMBER_TYPES or type(x) is np.ndarray or isinstance(x, np.generic)
         a = n.xp.asarray(x) if host else asarray(x)

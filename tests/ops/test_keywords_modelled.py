@@ -147,13 +147,21 @@ def pinv_cut(a):
     return np.sum(np.linalg.pinv(a, rcond=1e-2))
 
 
-def test_pinv_rcond_is_refused():
-    """A cutoff that drops a singular value changes the derivative; s2s's rule is the full pinv's."""
+def pinv_rtol(a):
+    return np.sum(np.linalg.pinv(a, rtol=0.05) * np.array([[1.0, 2.0, 0.5], [3.0, -1.0, 0.2]]).T)
+
+
+def test_pinv_rcond_and_rtol_are_numpys_cutoff():
+    """rcond= and rtol= give NumPy's value; a derivative where the cutoff drops a singular value is
+    refused (it changes the derivative; s2s's rule is the full-rank pseudo-inverse's), and one
+    where it drops none is the full pinv's."""
     p = np.array([[1.0, 0.0], [0.0, 1e-3]])
-    with pytest.raises(S2SError, match="rcond="):
-        s2s.grad(pinv_cut)(p)
-    with pytest.raises(S2SError, match="rcond="):
-        s2s.jit(pinv_cut)(p)
+    np.testing.assert_allclose(s2s.jit(pinv_cut)(p), pinv_cut(p), rtol=1e-12)
+    for t in (s2s.grad, s2s.jacfwd):
+        with pytest.raises(S2SError, match="drops 1 singular value"):
+            t(pinv_cut)(p)
+    _check(pinv_cut, np.array([[1.0, 0.2], [0.1, 0.5]]))
+    _check(pinv_rtol, A, vmap=True)
 
 
 def concat_none(a):

@@ -283,12 +283,17 @@ def test_clip_with_crossed_bounds_returns_hi():
 
 
 def pinv_rcond(m):
-    return np.sum(np.linalg.pinv(m, rcond=1e-3))
+    return np.sum(np.linalg.pinv(m, rcond=1e-3) * np.array([[1.0, 2.0], [3.0, 4.0]]))
 
 
-def test_pinv_rcond_is_refused_at_the_users_line():
+def test_pinv_rcond_that_drops_a_singular_value():
+    """The value is NumPy's (the cutoff drops 1e-8); the derivative, which the full-rank rule would
+    get wrong, is refused; a cutoff that drops nothing is differentiated."""
     m = np.array([[1.0, 0.0], [0.0, 1e-8]])
-    _refused_at(lambda: s2s.grad(pinv_rcond)(m), "rcond")
+    np.testing.assert_allclose(s2s.jit(pinv_rcond)(m), pinv_rcond(m), rtol=1e-12)
+    with pytest.raises(S2SError, match="pinv where its cutoff drops"):
+        s2s.grad(pinv_rcond)(m)
+    _every_transform(pinv_rcond, np.array([[1.0, 0.3], [0.2, 0.5]]))
 
 
 def test_vmap_of_concatenate_axis_none():
