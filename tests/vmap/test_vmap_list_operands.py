@@ -63,3 +63,36 @@ def test_gradient_through_the_vmap_matches_differences():
     np.testing.assert_allclose(s2s.vmap(weighted, in_axes=(None, 0))(W, XS), [weighted(W, x) for x in XS])
     np.testing.assert_allclose(s2s.grad(loss)(W, XS), want, rtol=1e-6)
     np.testing.assert_allclose(s2s.jacfwd(loss)(W, XS), want, rtol=1e-6)
+
+
+# A list of per-example arrays given to a NumPy reduction or elementwise function (issue 45's
+# audit: `np.max([a, b], axis=0)`, `np.maximum.reduce([a, b])`): NumPy makes the list an array
+# whose first axis is the list's; vmap gave a result of the list's length, not the batch's.
+REDUCED = {
+    "max_axis0": lambda x: np.sum(np.max([x * 2.0, x + 1.5], axis=0)),
+    "sum_axis0": lambda x: np.sum(np.sum([x * 2.0, np.sin(x)], axis=0) ** 2),
+    "sum_all": lambda x: np.sum([x * 2.0, x + 1.5]),
+    "mean_axis1": lambda x: np.sum(np.mean([x * 2.0, x ** 2], axis=1) * np.array([1.0, 3.0])),
+    "maximum_reduce": lambda x: np.sum(np.maximum.reduce([x * 2.0, x + 1.5])),
+    "max_of_numbers": lambda x: np.max([np.sum(x), 0.5]) + np.min([np.sum(x * x), 4.0]),
+    "exp_of_list": lambda x: np.sum(np.exp([x * 0.5, x + 0.5]) * np.array([[1.0], [2.0]])),
+}
+
+
+def _cd(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize("name", sorted(REDUCED))
+def test_a_numpy_function_of_a_list_of_per_example_arrays(name):
+    f = REDUCED[name]
+    xs = np.array([[0.3, -0.7, 1.1], [-0.2, 0.9, -1.3], [1.4, 0.25, -0.5], [0.6, -0.1, 0.2]])  # 4 examples, lists of 2
+    np.testing.assert_allclose(s2s.vmap(f)(xs), [f(x) for x in xs], rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), [_cd(f, x) for x in xs], rtol=1e-6, atol=1e-8)
+    total = lambda x: np.sum(s2s.vmap(f)(x))  # noqa: E731
+    np.testing.assert_allclose(s2s.grad(total)(xs), _cd(lambda x: sum(f(e) for e in x), xs), rtol=1e-6, atol=1e-8)

@@ -111,6 +111,9 @@ class BatchedCalls:
             what = f"`{fixed[0]}` of `{kind}`" if fixed else f"`{kind}` with per-example arguments"
             self.fail(s, f"vmap cannot batch {what} (the shape of an array cannot differ per example).")
         pre: list = []
+        if rule.kind in ("same", "broadcast", "axis") and p.name.startswith("xp.") or p.name.startswith("rt.") \
+                and ("axis" in p.params or p.shape_arg is not None) and not (p.tree_args or p.list_args):
+            value, args = self.stacked_lists(value, p, args, pre)
         if rule.kind == "same":
             if p.batched_by and not self.is_batched(args.get(p.batched_by)):
                 return pre, value, False  # a constant moved to a batched value's backend, leaves in a batched tree's shape
@@ -137,6 +140,24 @@ class BatchedCalls:
         fl = build.tuple_([build.const(self.is_batched(a)) for a in pos + list(kws.values())])  # keywords too, in order
         fn = build.const(kind)
         return pre, build.call("rt.map_examples", [fn, fl, build.name(self.n)] + pos, kws), True
+
+    def stacked_lists(self, value, p, args, pre):
+        """(value, args) with each list display of batched values among a NumPy function's array
+        operands stacked with the batch axis first (`np.max([a, b], axis=0)`, `np.exp([a, b])`: NumPy
+        makes the list an array, whose first axis would otherwise be the list's); likewise for the
+        helpers of their derivatives (`rt.max_vjp(g, [a, b], ...)`), which take arrays."""
+        arrays = [k for k in p.params if k not in p.list_args] if p.name.startswith("xp.") else \
+            [k for k in p.params if "axis" in p.params and k != "axis"] + \
+            ([p.params[p.shape_arg]] if p.shape_arg is not None else [])  # (a helper's array operands)
+        lists = [k for k, a in args.items() if isinstance(a, gast.Name) and a.id in self.containers
+                 and self.is_batched(a) and k in arrays]
+        if not lists:
+            return value, args
+        new = dict(args)
+        for k in lists:
+            new[k] = self.tmp(pre, build.call("xp.stack", [args[k]], {"axis": build.const(1)}), "stacked")
+            self.bset.add(new[k].id)
+        return _rebuild(value, p, new), new
 
     def lift(self, value, p, args, pre):
         """Each batched operand reshaped to broadcast per example against the other operands."""
