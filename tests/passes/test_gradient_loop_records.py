@@ -176,3 +176,21 @@ def test_nested_branchy_recurrence():
     assert_trees_close(got[0], fd_grad(lambda z: branchy_recurrence(z, 0.8), x), rtol=1e-6, atol=1e-8)
     e = 1e-6
     assert abs(got[1] - (branchy_recurrence(x, 0.8 + e) - branchy_recurrence(x, 0.8 - e)) / (2 * e)) < 1e-6
+
+
+def test_svm_gradient_keeps_no_tape_and_float32_keeps_its_dtype():
+    """`float64.py`: the zeros of float64 cotangents are `xp.zeros((C,))` and `0.0`, so the
+    restores of `scores`, `correct_class_score` and `margin` are dead and the tape is gone; a
+    float32 version keeps `rt.zeros_like_tree` (its zeros are float32) and the plain grad's dtype."""
+    args = _svm_args()
+    code = _loop_code(s2s.jit(s2s.grad(svm_loss_naive)), *args)
+    assert "tape" not in code and "rt.zeros_like_tree" not in code and "xp.zeros((4,))" in code
+    # the scores' cotangent updated item by item and the weights' by an outer product, no helpers
+    assert "rt.add_at" not in code and "b_scores[j] = b_scores[j] + " in code and "xp.outer(" in code
+    W, X, y, reg = args
+    W32, X32 = W.astype(np.float32), X.astype(np.float32)
+    g = s2s.jit(s2s.grad(svm_loss_naive))
+    got, want = g(W32, X32, y, reg), s2s.grad(svm_loss_naive)(W32, X32, y, reg)
+    assert got.dtype == want.dtype == np.float32
+    assert_trees_close(got, want, rtol=1e-6, atol=1e-7)
+    assert "rt.zeros_like_tree" in _loop_code(g, W32, X32, y, reg)

@@ -44,6 +44,7 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from .base import Pass, bottom_up
+from .float64 import float64_names
 from .stack import lists_made, local_lists, pop_of, push_of
 
 _SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
@@ -153,6 +154,9 @@ def shape_of(v, shapes):
         return s
     if f == "rt.seed" and len(v.args) == 1:  # (a scalar output's: it raises on any other)
         return ()
+    if f == "xp.zeros" and len(v.args) == 1 and isinstance(v.args[0], gast.Tuple) and all(
+            isinstance(d, gast.Constant) and type(d.value) is int for d in v.args[0].elts):  # (a folded zero)
+        return tuple(d.value for d in v.args[0].elts)
     if f == "rt.tree_add" and len(v.args) == 2:  # (of two arrays or numbers: their sum)
         return _broadcast(*map(of, v.args))
     if p is not None and p.shape_query in ("size", "ndim"):
@@ -170,10 +174,12 @@ class Shapes(dict):
     (`_spread`); `fills`: name -> (r, c) of a full reduction's cotangent bound to it once (c
     everywhere in r's shape); `reduced`: name -> the array a differentiable reduction bound to it
     once reduces; `numbers`: name -> the number bound to it once (`fold_shapes` fills these three,
-    `_filled_cotangent` reads them); `roots`: `analysis.shape_roots`."""
+    `_filled_cotangent` reads them); `roots`: `analysis.shape_roots`; `f64`: the names holding
+    float64 values (`float64.py`)."""
 
     stop: frozenset = frozenset()
     ints: frozenset = frozenset()
+    f64: frozenset | set = frozenset()
     seqs: dict
     tuples: dict
     counts: dict
@@ -367,6 +373,26 @@ def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
     return {}, known_shapes(body, params, known)
 
 
+def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> set:
+    """The names that hold float64 values (`float64.float64_names`), flow names aside."""
+    if not known.get("arrays"):
+        return set()
+    binds: dict = {}
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            binds.setdefault(s.targets[0].id, []).append(s.value)
+    binds = {n: vs for n, vs in binds.items() if n not in params and n not in flow and len(vs) == counts.get(n)}
+    records = record_lists(_bindings(body, params, counts, flow, notes)[1])
+    top = {id(s.value) for s in body if isinstance(s, gast.Assign)}
+
+    def skip(n, v):
+        return _none(v) and id(v) in top or isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) \
+            and v.func.attr == "pop" and isinstance(v.func.value, gast.Name) and n in records.get(v.func.value.id, ())
+
+    ints = {n for n, vs in binds.items() if all(isinstance(v, gast.Constant) and type(v.value) is int for v in vs)}
+    return float64_names(binds, known, counts, skip, ints | set(ints_of))
+
+
 def _unbroadcast(g, gs, like, ls):
     """`rt.unbroadcast(g, like)` for these shapes: `g`, one `xp.sum`, or None (sum and reshape)."""
     if gs == ls:
@@ -441,8 +467,16 @@ def _folded(v, shapes):
         g, a, b = args
         return build.binop(g, gast.MatMult(), build.attr(b, "T")) if p.cotangent_of == 1 else \
             build.binop(build.attr(a, "T"), gast.MatMult(), g)
+    if p is not None and p.cotangent_of is not None and len(args) == 3 and all(
+            isinstance(a, gast.Name) and a.id in shapes.f64 for a in args) and [
+            len(shape_of(a, shapes) or "xyz") for a in args] == [1, 1, 2]:  # (a vector times a matrix, float64)
+        g, a, b = args  # `_dot_vjp_b`'s `a[:, None] * v` and `_dot_vjp_a`'s `b @ v`, without their dispatch
+        return build.call("xp.outer", [a, g]) if p.cotangent_of == 2 else build.call("xp.dot", [b, g])
     if f == "rt.tree_add" and len(args) == 2 and all(shape_of(a, shapes) is not None for a in args):
         return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
+    if f == "rt.zeros_like_tree" and len(args) == 1 and isinstance(args[0], gast.Name) and args[0].id in shapes.f64 \
+            and shape is not None and all(type(d) is int for d in shape):  # (float64: `float64.py`)
+        return build.const(0.0) if shape == () else build.call("xp.zeros", [build.tuple_([build.const(d) for d in shape])])
     if f == "rt.like" and len(args) == 2 and isinstance(args[0], (gast.Tuple, gast.List)) \
             and isinstance(args[1], gast.Name) and args[1].id in shapes.seqs:
         kind, parts = shapes.seqs[args[1].id]
@@ -515,6 +549,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     flow = _flow_names(body, params, counts, known)
     shapes = uniform_shapes(body, params, known, flow, notes)[1]
     shapes.roots = facts["shape_roots"]
+    shapes.f64 = _float64(body, params, counts, flow, known, notes, shapes.ints)
     known["name_shapes"] = shapes  # (the last run's: array_methods reads them)
     shapes.update({n: s for n, s in flow.items() if s is not None})
     top = {id(s) for s in body}
@@ -570,7 +605,30 @@ def array_methods(body: list, params, facts) -> tuple[list, bool]:
         if isinstance(s, (gast.Assign, gast.Return, gast.Expr)) and s.value is not None:
             s.value, c = bottom_up(s.value, lambda e: _method(e, shapes, dots, products))
             changed |= c
+        if isinstance(s, gast.Assign) and _item_update(s, shapes):
+            acc, index, v = s.value.args  # `acc = rt.add_at(acc, i, v)`: `acc[i] = acc[i] + v`, no helper
+            s.targets[0] = build.subscript(build.name(acc.id), build.clone(index), store_=True)
+            s.value = build.binop(build.subscript(build.name(acc.id), build.clone(index)), gast.Add(), v)
+            changed = True
     return body, changed
+
+
+def _item_update(s, shapes) -> bool:
+    """Whether `s` is `acc = rt.add_at(acc, i, v)` adding a float64 number `v` into one item of a
+    float64 array `acc` at an int `i` (a loop's index, an integer parameter's element, a literal):
+    what `rt.add_at` does then is `acc[i] += v`, in place."""
+    v = s.value
+    if not (isinstance(s.targets[0], gast.Name) and isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.add_at"
+            and len(v.args) == 3 and not v.keywords and isinstance(v.args[0], gast.Name)
+            and v.args[0].id == s.targets[0].id):
+        return False
+    acc, index, item = v.args
+    f64 = getattr(shapes, "f64", ())
+    return acc.id in f64 and len(shapes.get(acc.id) or ()) >= 1 and shape_of(item, shapes) == () \
+        and (isinstance(item, gast.Name) and item.id in f64
+             or isinstance(item, gast.Constant) and type(item.value) is float) \
+        and (isinstance(index, gast.Name) and index.id in getattr(shapes, "ints", ())
+             or isinstance(index, gast.Constant) and type(index.value) is int)
 
 
 # Array parameters of these dtypes (float32/64, complex64/128) make a version's products `xp.dot`:

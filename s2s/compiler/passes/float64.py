@@ -1,0 +1,72 @@
+"""Which names hold float64 values (arrays or numbers) in a jit version, from its signature.
+
+Shape folding writes `rt.zeros_like_tree(x)` of a float64 `x` of known shape as `xp.zeros(S)`
+(or `0.0`), so the backward sweep no longer reads `x` and reverse mode's tape need not keep it
+(`passes/records.py`). The dtype follows from the arguments' (`known["arrays"]`: a parameter's
+dtype char and rank; `known["floats"]`: Python floats) through operations whose result is
+float64 when their operands are: `+ - * /` of two float64 values (or of one and an int literal:
+a float32 array times a Python float stays float32, so a float operand of unknown dtype is not
+enough), negation, an element or slice of a float64 array, `@` and `xp.dot` of two, NumPy's
+one-argument elementwise functions (`xp.tanh`) and reductions (`xp.sum`), a cotangent updated
+in place (`rt.add_at`), a float64's zero and seed, `xp.zeros(shape)`; an int (a literal, a name
+bound only to int literals, a loop index) meets a float64 as float64.
+A name is float64 when every binding is (an optimistic fixed point, as `uniform_shapes`), `None`
+at the top level and the restores of reverse mode's tape aside (they give back one of the
+name's own values: `shapefold.record_lists`).
+"""
+from __future__ import annotations
+
+import gast
+
+from .. import analysis
+from ..primitives import registry
+
+_ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+
+
+def is_float64(e, names, ints=frozenset()) -> bool:
+    """Whether value `e` is float64, given the float64 `names` and names holding ints (`ints`: an
+    int of any width meets a float64 as float64)."""
+    f = lambda x: is_float64(x, names, ints)  # noqa: E731
+    whole = lambda x: isinstance(x, gast.Constant) and type(x.value) is int or isinstance(x, gast.Name) \
+        and x.id in ints  # noqa: E731
+    if isinstance(e, gast.Name):
+        return e.id in names
+    if isinstance(e, gast.Constant):
+        return type(e.value) is float
+    if isinstance(e, gast.BinOp) and isinstance(e.op, _ARITH):
+        return f(e.left) and (f(e.right) or whole(e.right)) or whole(e.left) and f(e.right)
+    if isinstance(e, gast.BinOp) and isinstance(e.op, gast.MatMult):
+        return f(e.left) and f(e.right)
+    if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.USub, gast.UAdd)):
+        return f(e.operand)
+    if isinstance(e, gast.Subscript):
+        return f(e.value)
+    if not isinstance(e, gast.Call) or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
+        return False
+    name = analysis.dotted(e.func) or ""
+    if name == "xp.dot" and len(e.args) == 2:
+        return f(e.args[0]) and f(e.args[1])
+    if name == "rt.add_at" and len(e.args) == 3:
+        return f(e.args[0]) and f(e.args[2])
+    if name in ("rt.zeros_like_tree", "rt.seed") and len(e.args) == 1:  # (a float64's zero and one)
+        return f(e.args[0])
+    if name == "xp.zeros" and len(e.args) == 1:  # (no dtype: float64)
+        return True
+    p = registry.lookup(analysis.classify(e)) if name.startswith("xp.") else None
+    return p is not None and (p.same_shape or p.reduction) and len(e.args) == 1 and not p.nondiff and f(e.args[0])
+
+
+def float64_names(binds: dict, known: dict, counts: dict, skip, ints=frozenset()) -> set:
+    """The names every binding of which is float64 (`binds`: name -> its bound values, for names
+    bound only by plain assignments; `counts`: how often each name is bound; `skip(n, v)`:
+    whether binding `v` of `n` gives back one of `n`'s own values, or is `None`; `ints`: names
+    holding ints)."""
+    params = {p for p, (d, _) in known.get("arrays", {}).items() if d == "d" and counts.get(p) == 1}
+    params |= {p for p in known.get("floats", ()) if counts.get(p) == 1}
+    cand = set(binds) | params
+    while True:
+        bad = {n for n in cand - params if not all(skip(n, v) or is_float64(v, cand, ints) for v in binds[n])}
+        if not bad:
+            return cand
+        cand -= bad
