@@ -55,9 +55,9 @@ class MaskedSelections:
         """Refuse a statement that uses a selection in a way whose shape differs per example."""
         name = self.ragged_read(node) if node is not None else None
         if name is not None:
-            self.fail(s, f"vmap cannot use `{name}`, a selection by a boolean mask that differs per example "
-                         "(`x[mask]`), here: its shape differs per example (each example selects a different "
-                         "number of elements).", _HINT)
+            self.fail(s, "vmap cannot use a selection by a boolean mask that differs per example (`x[mask]`) "
+                         "here: its shape differs per example (each example selects a different number of "
+                         "elements).", _HINT)
 
     def masked(self, s, mask):
         """The statements of `s` when it selects, stores or computes through a per-example mask;
