@@ -15,7 +15,7 @@ __all__ = ("average_returned", "sum_where", "prod_where", "mean_where", "var_whe
            "nansum_where", "nanprod_where", "nanmean_where", "nanmax_where", "nanmin_where", "cov", "corrcoef",
            "cov_1", "cov_2", "corrcoef_1", "corrcoef_2", "cov_axes", "cov_ddof", "vander", "vander_powers",
            "insert_map", "insert", "pad_fill_map", "pad_constant", "broadcast_arrays", "broadcast_arrays_1",
-           "broadcast_arrays_2", "broadcast_arrays_3", "broadcast_arrays_4")
+           "broadcast_arrays_2", "broadcast_arrays_3", "broadcast_arrays_4", "array_ndmin")
 
 
 def average_returned(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -271,3 +271,9 @@ def broadcast_arrays_3(a, b, c):
 def broadcast_arrays_4(a, b, c, d):
     s = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c), np.shape(d))
     return (np.broadcast_to(a, s), np.broadcast_to(b, s), np.broadcast_to(c, s), np.broadcast_to(d, s))
+
+
+def array_ndmin(a, ndmin):
+    """`np.array(x, ndmin=k)` of the array `a = np.array(x)`: ones prepended to its shape until it
+    has `ndmin` axes (NumPy's rule), a reshape, so its derivative and batching are reshape's."""
+    return np.reshape(a, (1,) * (ndmin - np.ndim(a)) + np.shape(a))

@@ -311,3 +311,26 @@ def test_conv_kernel_letters_pair_with_the_inputs_letters():
     x3, w3 = rng.standard_normal((1, 4, 5, 3, 2)), rng.standard_normal((2, 3, 2, 2, 1))
     np.testing.assert_allclose(conv_hwdio(x3, w3), conv_dhwio(x3, w3), rtol=1e-12)
     np.testing.assert_allclose(s2s.jit(conv_hwdio)(x3, w3), conv_dhwio(x3, w3), rtol=1e-12)
+
+
+def array_ndmin(v):
+    a = np.array(v, ndmin=3)
+    return np.sum(a * np.arange(1.0, 5.0)) * a.ndim + np.sum(np.array(v[:2], ndmin=2) @ np.ones((2, 3)))
+
+
+def isclose_tolerances(v):
+    near = np.isclose(v, np.array([0.25, -1.0, 2.2, 1.0]), rtol=0.05, atol=0.1)
+    return np.sum(np.where(near, v * v, v)) + np.sum(np.isclose(v, v[::-1], 0.0, 0.5, True) * v)
+
+
+@pytest.mark.parametrize("f", [array_ndmin, isclose_tolerances])
+def test_ndmin_and_isclose_tolerances_are_modelled(f):
+    """np.array(x, ndmin=k) prepends ones to the shape (a reshape); np.isclose's rtol, atol and
+    equal_nan decide which entries are close. Both were refused by the sweep."""
+    _check(f, V)
+    assert np.array(V, ndmin=3).shape == s2s.jit(lambda v: np.array(v, ndmin=3))(V).shape == (1, 1, 4)
+
+
+def test_ndmin_with_a_dtype_stays_refused():
+    with pytest.raises(S2SError, match="ndmin="):
+        s2s.grad(lambda v: np.sum(np.array(v, dtype=np.float64, ndmin=2)))(V)

@@ -1,14 +1,15 @@
 """Keyword arguments of NumPy calls that s2s models by rewriting the call into modelled ones, and the
 refusal of any other parameter that no rule reads.
 
-`np.ravel(a, order="F")` is `np.ravel(a.T)`, `np.reshape(a, s, order="F")` the transpose of a C-order
-reshape of `a.T` to the reversed shape, `np.take(v, i, mode="clip")` a take of clipped indices,
-`np.linalg.cholesky(s, upper=True)` the transpose of the lower factor of `s.T` (NumPy reads the upper
-triangle), `np.linalg.qr(a, mode="r")` the reduced R, `np.linspace(..., retstep=True)` the samples
-and their step, `math.log(x, b)` a quotient of logarithms. Each path (value, jit, derivatives,
-vmap) then sees only calls whose every argument its rules read. A parameter of NumPy's function that
-a primitive's declaration does not model, given at a value other than its default, is an S2SError at
-the user's line (primitives/keywords.py).
+`np.ravel(a, order="F")` is `np.ravel(a.T)`, `np.reshape(a, s, order="F")` the transpose of a
+C-order reshape of `a.T` to the reversed shape, `np.take(v, i, mode="clip")` a take of clipped
+indices, `np.array(x, ndmin=k)` a reshape with leading ones, `np.linalg.cholesky(s, upper=True)` the
+transpose of the lower factor of `s.T` (NumPy reads the upper triangle), `np.linalg.qr(a, mode="r")`
+the reduced R, `np.linspace(..., retstep=True)` the samples and their step, `math.log(x, b)` a
+quotient of logarithms. Each path (value, jit, derivatives, vmap) then sees only calls whose every
+argument its rules read. A parameter of NumPy's function that a primitive's declaration does not
+model, given at a value other than its default, is an S2SError at the user's line
+(primitives/keywords.py).
 """
 from __future__ import annotations
 
@@ -167,6 +168,15 @@ def _qr(norm, node, args, kws):
     return build.subscript(pair, build.const(1))
 
 
+def _ndmin(norm, node, args, kws):
+    ndmin = _literal(kws.get("ndmin", _MISSING), 0)
+    if type(ndmin) is not int or ndmin <= 0 or len(args) != 1 or set(kws) != {"ndmin"}:
+        return None  # (with dtype= or copy= too, the casts' and views' own rules must see the call: refused)
+    fn = registry.lookup("rt.array_ndmin").source  # (transformed from its source, as a keyword form is)
+    return build.call(build.name(norm.bind(fn.__name__, fn)), [norm.tmp(build.call("xp.array", args)),
+                                                               build.const(ndmin)])
+
+
 _LINSPACE = ("start", "stop", "num", "endpoint", "retstep", "dtype", "axis")
 
 
@@ -187,4 +197,4 @@ def _linspace(norm, node, args, kws):
 
 # each primitive's `rewrites` fact names its rewriting
 _LOWER = {"flat_order": _ravel, "shape_order": _reshape, "index_mode": _take, "upper_factor": _cholesky,
-          "r_only": _qr, "with_step": _linspace}
+          "r_only": _qr, "with_step": _linspace, "min_rank": _ndmin}

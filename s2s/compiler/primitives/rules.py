@@ -113,9 +113,9 @@ for _op in ("pos", "xp.positive", "xp.copy"):  # the tangent goes through the sa
     linear(_op, "x", "x", "rt.array_vjp(g, x)", same_shape=True, diag="same" if _op != "xp.copy" else "",
            methods=("copy",) if _op == "xp.copy" else (), symbol="unary +" if _op == "pos" else "",
            operator_fn="pos" if _op == "pos" else "")
-for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack)
+for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack; ndmin=: frontend/keyword_calls.py)
     linear(_op, "x", "x", "rt.array_vjp(g, x)", stacks=True, methods=("astype",) if _op == "xp.asarray" else (),
-           batch=by("rt.batched_array"))
+           batch=by("rt.batched_array"), rewrites="min_rank" if _op == "xp.array" else "")
 linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",), builtin="float", number_result="float",
        batch=by("rt.batched_float"))
 for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import runtime as _rt
 from ...backends import array_fill
-from .registry import KEYWORD_FORMS, REST, SAME, along, by, defjvp, defvjp, linear, nondiff, prim
+from .registry import KEYWORD_FORMS, REST, SAME, along, by, composite, defjvp, defvjp, linear, nondiff, prim
 
 nondiff("rt.reversed_shape", sig="shape", batch=SAME)  # (an F-order reshape's: frontend/keyword_calls.py)
 # sort and partition permute their input by an order that depends on it: not linear, one rule each way
@@ -110,3 +110,5 @@ linear("xp.real_if_close", "a, tol=100", "a", "rt.array_vjp(g, a)", zero_args=("
 # an integer or boolean dtype applied to a value (np.int64(W[:, -1]) as indices; the frontend's
 # lowering of such a call): no derivative flows through it (JAX's zero gradient)
 nondiff("rt.int_cast", sig="x, dtype", dtype_cast=True, batch=SAME)
+# np.array(x, ndmin=k) (frontend/keyword_calls.py): a reshape with leading ones, from its source
+composite("rt.array_ndmin", _rt.array_ndmin)
