@@ -263,7 +263,11 @@ class Transformed:
         options = getattr(self, "grad_options", None) if kind in ("grad", "value_and_grad") else None
         jac_options = getattr(self, "jac_options", None) if kind == "jacrev" else None
 
+        route = getattr(self, "complex_route", None)  # (at complex inputs: JAX's contract, api/holomorphic.py)
+
         def checked(*args, **kwargs):
+            if route is not None and not kwargs and route[0](args, self.nums):
+                return route[1](args)
             out = real_only.refuse_complex_result(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
             if options is not None and vspace.SPACES:  # a vector-space argument's gradient is of its space
                 _space_gradients(kind, options, args, out)

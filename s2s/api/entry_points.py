@@ -20,8 +20,9 @@ from ..compiler.frontend import idioms
 from ..compiler.frontend.parse import refuse_not_python
 from ..errors import S2SError, S2STypeError, S2SValueError
 from ..runtime import zeros_like_tree
-from . import arg_structure
+from . import arg_structure, holomorphic
 from .calls import Jacobian, Transformed, Vmapped, refuse_wrong_cotangents
+from .holomorphic import Holomorphic
 from .jitted import Jitted
 
 Argnums = int | Sequence[int]  # JAX's argnums: the positions of the differentiated arguments
@@ -63,20 +64,31 @@ Checkpoint = str | int | float | None  # grad's checkpoint=: None, "auto", or a 
 
 
 @_api
-def grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, checkpoint: Checkpoint = None) -> Transformed:
+def grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, checkpoint: Checkpoint = None, *,
+         holomorphic: bool = False) -> Transformed | Holomorphic:
     """Gradient of scalar-valued `fun` with respect to the arguments at `argnums` (reverse mode).
     `checkpoint="auto"` (or a budget in bytes) keeps only snapshots of what `fun`'s loops carry
-    and runs their steps again in the backward sweep (docs/memory.md)."""
+    and runs their steps again in the backward sweep (docs/memory.md). `holomorphic=True`: f'(z) of
+    a complex function of complex inputs, as JAX's (s2s/api/holomorphic.py)."""
     with ENTRY:
+        if holomorphic:
+            return _holomorphic("grad", fun, argnums, has_aux, checkpoint)
         return _grad_like(fun, argnums, has_aux, False, checkpoint)
 
 
 @_api
 def value_and_grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False,
-                   checkpoint: Checkpoint = None) -> Transformed:
+                   checkpoint: Checkpoint = None, *, holomorphic: bool = False) -> Transformed | Holomorphic:
     """Like grad, but returns `(value, gradient)` computed in one pass."""
     with ENTRY:
+        if holomorphic:
+            return _holomorphic("value_and_grad", fun, argnums, has_aux, checkpoint)
         return _grad_like(fun, argnums, has_aux, True, checkpoint)
+
+
+def _holomorphic(kind, fun, argnums, has_aux, checkpoint=None):
+    refuse_not_python(fun, f"s2s.{kind}")
+    return Holomorphic(kind, fun, _argnums(argnums, kind), has_aux, _checkpoint(checkpoint, kind))
 
 
 def _checkpoint(option, what):
@@ -98,6 +110,8 @@ def _grad_like(fun, argnums, has_aux, with_value, checkpoint=None):
                     kind)
     t.nums = nums
     t.grad_options = (argnums, has_aux, with_value)  # vmap of it may run as grad of the batched fun
+    t.complex_route = (holomorphic.has_complex_input,
+                       functools.partial(holomorphic.complex_inputs, kind, fun, argnums, has_aux, checkpoint))
     return t
 
 
@@ -267,18 +281,26 @@ def _with_defaults(fun, primals):
 # ---------------------------------------------------------------- Jacobians and Hessians
 
 @_api
-def jacfwd(fun: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Jacobian:
+def jacfwd(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, *,
+           holomorphic: bool = False) -> Jacobian | Holomorphic:
     """Jacobian by forward mode: the jvp batched over every input basis vector at once (the
-    diagonal from one jvp along ones when the function is elementwise): out.shape + in.shape."""
+    diagonal from one jvp along ones when the function is elementwise): out.shape + in.shape.
+    `holomorphic=True`: the complex Jacobian of a holomorphic function, as JAX's."""
     with ENTRY:
+        if holomorphic:
+            return _holomorphic("jacfwd", fun, argnums, has_aux)
         return _jacobian("jacfwd", fun, argnums, has_aux)
 
 
 @_api
-def jacrev(fun: Callable, argnums: Argnums = 0, has_aux: bool = False) -> Jacobian:
+def jacrev(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, *,
+           holomorphic: bool = False) -> Jacobian | Holomorphic:
     """Jacobian by reverse mode: one forward sweep, its backward sweep batched over every output
-    basis vector at once (the gradient for a certainly scalar output): out.shape + in.shape."""
+    basis vector at once (the gradient for a certainly scalar output): out.shape + in.shape.
+    `holomorphic=True`: the complex Jacobian of a holomorphic function, as JAX's."""
     with ENTRY:
+        if holomorphic:
+            return _holomorphic("jacrev", fun, argnums, has_aux)
         return _jacobian("jacrev", fun, argnums, has_aux)
 
 
@@ -288,6 +310,8 @@ jacobian = jacrev  # JAX's alias (jax.jacobian is jax.jacrev)
 def _jacobian(kind, fun, argnums, has_aux):
     argnums = _argnums(argnums, kind)
     t = Jacobian(kind, fun, argnums, has_aux)
+    t.complex_route = t.looped.complex_route = (holomorphic.has_complex_input, functools.partial(
+        holomorphic.complex_inputs, kind, fun, argnums, has_aux, None))
     if kind == "jacrev" and not has_aux:
         t.jacrev_options = argnums  # vmap of it may run as jacrev of the summed batched fun
     return t

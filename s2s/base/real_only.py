@@ -1,8 +1,12 @@
-"""s2s's derivative rules are written for real numbers (no conjugates, no complex sign), so a
-complex value on a derivative's path gives a wrong number: refused where a derivative leaves s2s.
-`grad(lambda x: np.real(x * (1 + 0.2j)))(1.0)` returned (1+0.2j) for the derivative 1.0."""
+"""Where complex values meet derivatives. s2s's rules follow JAX's convention for complex values
+(a vjp is the transpose of the jvp, without conjugates: the vjp of a holomorphic f at z is
+`ct * f'(z)`), so a complex primal's tangent or cotangent is complex and right; a complex derivative
+of a real primal is not (`grad(lambda x: np.real(x * (1 + 0.2j)))(1.0)` returned (1+0.2j) for the
+derivative 1.0): refused where a derivative leaves s2s. `holomorphic()` marks the calls of
+`grad(f, holomorphic=True)` and its kin, whose output may be complex (rt.seed's cotangent 1 then is)."""
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
@@ -10,17 +14,28 @@ import numpy as np
 from ..errors import S2STypeError
 from .tree import tree_leaves
 
-__all__ = ["DERIVATIVES", "refuse_complex", "refuse_complex_result"]
+__all__ = ["DERIVATIVES", "HOLOMORPHIC", "holomorphic", "refuse_complex", "refuse_complex_result"]
 
 # the transforms whose results are derivatives (or a value and derivatives)
 DERIVATIVES = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian"})
+HOLOMORPHIC = [0]  # how many calls of a holomorphic derivative are running (rt.seed reads it)
+
+
+@contextlib.contextmanager
+def holomorphic():
+    """While a `holomorphic=True` derivative runs: a complex output's cotangent is the complex 1."""
+    HOLOMORPHIC[0] += 1
+    try:
+        yield
+    finally:
+        HOLOMORPHIC[0] -= 1
 
 
 def refuse_complex(what: str, primals: Any, derivatives: Any) -> Any:
     """`derivatives` (a tangent or cotangent of each leaf of `primals`), refused when one of them
-    is complex: a complex value reached the derivative."""
+    is complex and its primal is not: a complex value reached the derivative of a real one."""
     for p, d in zip(tree_leaves(primals), tree_leaves(derivatives)):
-        if np.iscomplexobj(d) or np.iscomplexobj(p):
+        if np.iscomplexobj(d) and not np.iscomplexobj(p):
             raise S2STypeError(f"{what}: a complex value reached the derivative ({np.result_type(d)}); s2s "
                                "differentiates real floating-point arithmetic only, and its rules would give a "
                                "wrong number for complex values. Compute with real and imaginary parts as real "

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from ..backends import arrays
-from ..base import tree, vspace
+from ..base import real_only, tree, vspace
 from ..base.tree import node_children, tree_flatten
 from ..errors import S2STypeError, S2SValueError
 from ._values import NUMBER_TYPES, float_dtype, host_index, is_fancy, shape_of, size_of
@@ -504,14 +504,15 @@ def seed(out):
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)}. "
                            "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")
     dt = getattr(out, "dtype", None)
-    if isinstance(out, complex) or dt is not None and dt.kind == "c":  # JAX asks for holomorphic=True here
+    if (isinstance(out, complex) or dt is not None and dt.kind == "c") and not real_only.HOLOMORPHIC[0]:
         raise S2STypeError(f"grad requires a real-valued output, but the function returned "
-                           f"{type(out).__name__ if dt is None else dt}: s2s differentiates real arithmetic only")
+                           f"{type(out).__name__ if dt is None else dt}. For holomorphic differentiation, pass "
+                           "holomorphic=True; for a function with complex outputs that is not holomorphic, use vjp.")
     if isinstance(out, bool) or dt is not None and dt.kind in "biu":
         raise S2STypeError(f"grad requires a real-valued output, but the function returned "
                            f"{type(out).__name__ if dt is None else dt} (as in JAX, booleans and integers "
                            "carry no derivative)")
-    return dt.type(1) if dt is not None and dt.kind in "fc" else 1.0
+    return dt.type(1) if dt is not None and dt.kind in "fc" else 1.0 + 0j if isinstance(out, complex) else 1.0
 
 
 def seed_aux(out):

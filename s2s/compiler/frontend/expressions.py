@@ -618,7 +618,7 @@ class ExpressionLowering:
         if m == "tolist":
             return call_idioms.tolist(self, base)
         if m == "conj":
-            return build.call("xp.real", [base])
+            return build.call("xp.conj", [base])  # (a complex array's conjugate; a real array's own values)
         if m == "round":
             return build.call("xp.round", [base] + args, kws)
         if m == "is_integer" and not args and not kws:  # a float's method (a shape computed with `/`)

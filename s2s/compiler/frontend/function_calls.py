@@ -313,7 +313,7 @@ def transform_of_local(norm, node, api):
 # the parameters of s2s's transforms (and of the autograd-style ones of s2s.compat): those that
 # select arguments by position are shifted past the free locals a lifted function takes first
 _TRANSFORM_PARAMS = {"fun", "argnums", "argnum", "has_aux", "checkpoint", "static_argnums", "static_argnames",
-                     "in_axes", "out_axes", "axis_size"}
+                     "in_axes", "out_axes", "axis_size", "holomorphic"}
 
 
 def _shifted(nums, shift: int):

@@ -118,8 +118,8 @@ for _op in ("xp.array", "xp.asarray"):  # (of a list of arrays: their stack; ndm
            batch=by("rt.batched_array"), rewrites="min_rank" if _op == "xp.array" else "")
 linear("float", "x", "x", "rt.array_vjp(g, x)", loop_kernel=True, methods=("item",), builtin="float", number_result="float",
        batch=by("rt.batched_float"))
-for _op in ("xp.float64", "xp.float32", "xp.real"):  # (x.conj() of a real array is its real part)
-    linear(_op, "x", "x", "rt.array_vjp(g, x)", methods=("conj",) if _op == "xp.real" else (), batch=SAME,
+for _op in ("xp.float64", "xp.float32", "xp.real"):
+    linear(_op, "x", "x", "rt.array_vjp(g, x)", batch=SAME,
            neutral=_op != "xp.real")  # (NumPy's dtype classes serve every array library)
 defvjp("xp.real", x="rt.array_vjp(rt.real_part(g), x)")  # (a real result's cotangent is real: rules_fft.py)
 for _op, _sym, _ufunc in (("lt", "<", "less"), ("le", "<=", "less_equal"), ("gt", ">", "greater"),

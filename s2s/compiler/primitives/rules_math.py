@@ -8,8 +8,8 @@ _DEG = "0.017453292519943295"  # pi / 180
 _RAD = "57.29577951308232"     # 180 / pi
 for _n, _c in (("deg2rad", _DEG), ("radians", _DEG), ("rad2deg", _RAD), ("degrees", _RAD)):
     linear("xp." + _n, "x", "x", f"g * {_c}", same_shape=True)
-for _n in ("conjugate", "conj"):  # (`x.conj()` is xp.real, `x.conjugate()` this; conj(g): JAX's convention)
-    linear("xp." + _n, "x", "x", "xp.conj(g)", same_shape=True, methods=("conjugate",) if _n == "conjugate" else (),
+for _n in ("conjugate", "conj"):  # (`x.conj()`, `x.conjugate()`; conj(g): JAX's convention)
+    linear("xp." + _n, "x", "x", "xp.conj(g)", same_shape=True, methods=("conjugate",) if _n == "conjugate" else ("conj",),
            dask="conj" if _n == "conjugate" else "")
 prim("xp.nan_to_num", "x, copy=True, nan=0.0, posinf=None, neginf=None", same_shape=True,
      zero_args=("copy", "nan", "posinf", "neginf"))
