@@ -19,7 +19,7 @@ import numpy as np
 
 from ..base import real_only
 from ..base.tracebacks import ENTRY
-from ..base.tree import tree_leaves
+from ..base.tree import tree_leaves, tree_map
 from ..compiler import driver
 from ..compiler.emit.loader import call
 from ..errors import S2STypeError
@@ -51,7 +51,13 @@ def has_complex_input(args: tuple, nums: tuple) -> bool:
 
 
 class Holomorphic:
-    """`grad`, `value_and_grad`, `jacfwd` or `jacrev` of `fun` with `holomorphic=True`."""
+    """`grad`, `value_and_grad`, `jacfwd` or `jacrev` of `fun` with `holomorphic=True`: called, and
+    batched by vmap as a loop over the examples; not transformed further."""
+
+    S2S_NOT_TRANSFORMED = ("it is a holomorphic derivative, which s2s calls but does not transform further",
+                           "fun", ": take the holomorphic derivative of a transformed function instead, or use "
+                                  "s2s.jvp / s2s.vjp, which take complex values, inside the function you transform")
+    __s2s_refuse__ = S2S_NOT_TRANSFORMED[0] + "; call it outside the transformed function."
 
     def __init__(self, kind: str, fun: Callable, argnums: Any, has_aux: bool, checkpoint: Any = None) -> None:
         self.kind, self.fun, self.argnums, self.has_aux, self.checkpoint = kind, fun, argnums, has_aux, checkpoint
@@ -71,6 +77,27 @@ class Holomorphic:
                     return _grads(self.kind, self.fun, self.argnums, self.has_aux, self.checkpoint, args, True)
                 return call(driver.jacobian_function(self.kind, self.fun, self.argnums, self.has_aux, batched=False),
                             args)
+
+    def __s2s_vmap__(self, in_axes: Any, out_axes: Any, axis_size: Any) -> Callable:
+        """vmap of it: a loop over the examples (in_axes an int, None or one per argument; the
+        results stacked along axis 0)."""
+        if out_axes != 0:
+            raise S2STypeError(f"vmap of a holomorphic {self.kind} stacks its results along axis 0 only "
+                               f"(out_axes={out_axes!r}).")
+
+        def looped(*args: Any) -> Any:
+            axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+            if len(axes) != len(args) or not all(a is None or isinstance(a, int) for a in axes):
+                raise S2STypeError(f"vmap of a holomorphic {self.kind} takes in_axes as an int, None or one int "
+                                   "or None per argument.")
+            sizes = {np.shape(a)[ax] for a, ax in zip(args, axes) if ax is not None}
+            n = sizes.pop() if len(sizes) == 1 else axis_size
+            if n is None or sizes:
+                raise S2STypeError("vmap: the mapped arguments must have one size along their in_axes.")
+            outs = [self(*(a if ax is None else np.take(a, k, axis=ax) for a, ax in zip(args, axes)))
+                    for k in range(n)]
+            return tree_map(lambda *xs: np.stack(xs), *outs)
+        return looped
 
     def __repr__(self) -> str:
         return f"<s2s {self.kind} of {getattr(self.fun, '__name__', self.fun)} (holomorphic)>"

@@ -137,3 +137,26 @@ def test_conj_method_of_a_complex_value_is_its_conjugate():
 def test_jaxs_refusals(call, message):
     with pytest.raises(s2s.S2SError, match=message):
         call()
+
+
+def test_vmap_of_a_holomorphic_derivative_is_a_loop_of_it():
+    g = s2s.grad(lambda z: z ** 3 * np.exp(z), holomorphic=True)
+    zs = np.array([0.3 + 1j, -1.2 + 0.1j, 2j])
+    np.testing.assert_allclose(s2s.vmap(g)(zs), [g(z) for z in zs], rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(g)(zs), (3 * zs ** 2 + zs ** 3) * np.exp(zs), rtol=1e-12)
+    jac = s2s.jacfwd(lambda z: z ** 2 * z[0], holomorphic=True)
+    stack = np.stack([Z, 2 * Z])
+    np.testing.assert_allclose(s2s.vmap(jac)(stack), np.stack([jac(z) for z in stack]), rtol=1e-12)
+
+
+def test_a_holomorphic_derivative_is_not_transformed_further():
+    g = s2s.grad(lambda z: z ** 2, holomorphic=True)
+    for transform in (s2s.jit, s2s.grad, s2s.jacfwd):
+        with pytest.raises(s2s.S2SError, match="holomorphic derivative, which s2s calls but does not transform"):
+            transform(g)(1j)
+
+    def inside(z):
+        return np.real(s2s.grad(lambda w: w ** 2, holomorphic=True)(z))
+
+    with pytest.raises(s2s.S2SError, match=r"(?s)test_complex_derivatives.py.*does not transform further"):
+        s2s.grad(inside)(1.0 + 1.0j)

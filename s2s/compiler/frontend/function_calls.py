@@ -302,6 +302,9 @@ def transform_of_local(norm, node, api):
             kws["in_axes"] = _closure_axes(norm, f, kws.get("in_axes", params["in_axes"].default), len(free),
                                            len(node.args))
     transformed = api(fn, *rest, **kws)
+    refusal = getattr(transformed, "__s2s_refuse__", None)  # (a holomorphic derivative: called, not transformed)
+    if isinstance(refusal, str):
+        norm.fail(node, f"`{static_locals.text(node.func)}(...)`: {refusal}")
     adapt = getattr(type(transformed), "for_call", None)
     if adapt is not None:
         transformed = adapt(transformed, len(free) + len(node.args), {k.arg for k in node.keywords})

@@ -36,6 +36,9 @@ def not_python(obj) -> tuple[str, str, str] | None:
     if isinstance(obj, functools._lru_cache_wrapper) or type(obj).__name__ == "_lru_cache_wrapper":
         return ("it is wrapped by functools.lru_cache (or functools.cache), a cache with no Python "
                 "source of its own", "__wrapped__", " (the function under the cache) instead, or drop the cache")
+    declared = getattr(type(obj), "S2S_NOT_TRANSFORMED", None)  # (s2s's own callables that run, not transform)
+    if declared is not None:
+        return declared
     if (type(obj).__module__ or "").split(".")[0] == "numba" and isinstance(getattr(obj, "py_func", None),
                                                                            types.FunctionType):
         return (f"it is compiled by numba (a {type(obj).__name__}), which keeps no Python source s2s can read",
