@@ -112,7 +112,8 @@ class BatchedCalls:
             self.fail(s, f"vmap cannot batch {what} (the shape of an array cannot differ per example).")
         pre: list = []
         if rule.kind in ("same", "broadcast", "axis") and p.name.startswith("xp.") or p.name.startswith("rt.") \
-                and ("axis" in p.params or p.shape_arg is not None) and not (p.tree_args or p.list_args):
+                and ("keepdims" in p.params or p.shape_arg is not None and p.result_like == p.shape_arg) \
+                and not (p.tree_args or p.list_args):
             value, args = self.stacked_lists(value, p, args, pre)
         if rule.kind == "same":
             if p.batched_by and not self.is_batched(args.get(p.batched_by)):
@@ -145,10 +146,10 @@ class BatchedCalls:
         """(value, args) with each list display of batched values among a NumPy function's array
         operands stacked with the batch axis first (`np.max([a, b], axis=0)`, `np.exp([a, b])`: NumPy
         makes the list an array, whose first axis would otherwise be the list's); likewise for the
-        helpers of their derivatives (`rt.max_vjp(g, [a, b], ...)`), which take arrays."""
-        arrays = [k for k in p.params if k not in p.list_args] if p.name.startswith("xp.") else \
-            [k for k in p.params if "axis" in p.params and k != "axis"] + \
-            ([p.params[p.shape_arg]] if p.shape_arg is not None else [])  # (a helper's array operands)
+        derivative helpers of reductions (`rt.max_vjp(g, [a, b], ans, axis, keepdims)`) and of
+        broadcasting (`rt.unbroadcast(g, [a, b])`), which take arrays."""
+        arrays = [k for k in p.params if k not in p.list_args and (p.name.startswith("xp.") or k not in ("axis",
+                                                                                                   "keepdims"))]
         lists = [k for k, a in args.items() if isinstance(a, gast.Name) and a.id in self.containers
                  and self.is_batched(a) and k in arrays]
         if not lists:
