@@ -161,6 +161,49 @@ def test_a_selection_whose_shape_differs_per_example_is_refused_at_its_line():
         s2s.vmap(two_masks)(xs)
 
 
+def _rebound_mask(x):
+    m = x > 0
+    u = x[m]
+    m = x < 0.5
+    return np.sum(u)
+
+
+def _carried(x):
+    s = 0.0
+    u = x * 0.0
+    for k in range(2):
+        s = s + np.sum(u)
+        u = x[x > k * 0.1]
+    return s
+
+
+def _indexed_by_a_selection(x):
+    u = x[x > 0]
+    return np.sum(x[u > 1])
+
+
+@pytest.mark.parametrize("f", [_rebound_mask, _carried, _indexed_by_a_selection])
+def test_a_selection_whose_mask_is_unknown_where_it_is_read_is_refused(f):
+    """Refused, never a sum over the filled places: the mask rebound before the selection is
+    reduced, a selection read by the next iteration of a loop, a selection used as an index."""
+    with pytest.raises(S2SError, match="boolean mask that differs per example"):
+        s2s.vmap(f)(_data(leaky_loss))
+
+
+def _layers(x):
+    h = x
+    for _ in range(3):
+        h = h * 1.5 - 0.3
+        h[h < 0] *= 0.1
+    return np.sum(h ** 2)
+
+
+def test_a_masked_update_in_a_loop():
+    xs = _data(leaky_loss)
+    np.testing.assert_allclose(s2s.vmap(_layers)(xs), [_layers(x) for x in xs], rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(_layers))(xs), [_cd(_layers, x) for x in xs], rtol=1e-6, atol=1e-8)
+
+
 def test_an_operand_paired_with_the_selected_elements_is_refused():
     xs = _data(leaky_loss)
     ws = np.ones_like(xs)

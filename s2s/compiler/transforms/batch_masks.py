@@ -51,6 +51,15 @@ class MaskedSelections:
         """A selection `node` reads (the first), or None."""
         return next((n for n in loaded_names(node) if n in self.ragged), None)
 
+    def loop_carried(self) -> set:
+        """Names a loop body may read before it assigns them (a value of the previous iteration): a
+        selection bound to one would be read before this walk knows it is one."""
+        carried = getattr(self, "carried_names", None)
+        if carried is None:
+            carried = self.carried_names = set().union(*(analysis.exposed(s.body) for s in analysis.walk_stmts(self.body)
+                                                         if isinstance(s, (gast.For, gast.While))))
+        return carried
+
     def no_ragged(self, s, node) -> None:
         """Refuse a statement that uses a selection in a way whose shape differs per example."""
         name = self.ragged_read(node) if node is not None else None
@@ -66,18 +75,25 @@ class MaskedSelections:
         if id(s) in self.masked_done:
             return None
         t = s.targets[0]
+        names = [t.id] if isinstance(t, gast.Name) else [e.id for e in getattr(t, "elts", []) if isinstance(e, gast.Name)]
+        for k, m in self.ragged.items():  # a selection whose mask is rebound: any later use is refused
+            if m in names:
+                self.ragged[k] = ""
         live = self.live_masks()
         if isinstance(t, gast.Subscript):
             idx = index_value(t.slice)
+            if isinstance(idx, gast.Name) and idx.id in self.ragged:
+                self.no_ragged(s, idx)
             if isinstance(idx, gast.Name) and idx.id in live and isinstance(t.value, gast.Name):
                 return self.masked_store(s, t.value.id, idx.id, mask), None
             self.no_ragged(s, s)
             return None
-        names = [t.id] if isinstance(t, gast.Name) else [e.id for e in getattr(t, "elts", []) if isinstance(e, gast.Name)]
         value = s.value
         kind = analysis.classify(value)
         if kind == "getitem" and isinstance(value.value, gast.Name):
             idx = index_value(value.slice)
+            if isinstance(idx, gast.Name) and idx.id in self.ragged:
+                self.no_ragged(s, idx)
             if isinstance(idx, gast.Name) and idx.id in live:
                 if value.value.id in self.ragged:
                     self.no_ragged(s, value)
@@ -88,7 +104,8 @@ class MaskedSelections:
             self.ragged.pop(n, None)
         if name is None:
             return None
-        if not isinstance(t, gast.Name) or self.keeps_old(t.id, mask):
+        if not isinstance(t, gast.Name) or self.keeps_old(t.id, mask) or t.id in self.loop_carried() \
+                or any(self.ragged.get(n) == "" for n in loaded_names(value)):
             self.no_ragged(s, value)
         if kind == "copy":
             self.ragged[t.id] = self.ragged[name]
@@ -114,9 +131,9 @@ class MaskedSelections:
     def masked_select(self, s, base, m, mask) -> list:
         """`u = x[m]`: `u = np.where(m, x, 1)` at x's full shape (1 in the unselected places)."""
         t = s.targets[0]
-        if not isinstance(t, gast.Name) or self.keeps_old(t.id, mask):
-            self.fail(s, "vmap cannot select with a boolean mask that differs per example (`x[mask]`) under a "
-                         "condition that differs per example.", _HINT)
+        if not isinstance(t, gast.Name) or self.keeps_old(t.id, mask) or t.id in self.loop_carried():
+            self.fail(s, "vmap cannot select with a boolean mask that differs per example (`x[mask]`) here: under "
+                         "a condition that differs per example, or into a name a loop's next iteration reads.", _HINT)
         out: list = []
         lanes = self.tmp(out, build.call("rt.mask_lanes", [build.name(m), base, build.const(self.is_batched(base))]),
                          "lanes")
