@@ -10,7 +10,8 @@ import numpy as np
 
 from ..errors import S2SValueError
 
-__all__ = ("mask_lanes", "masked_operand", "masked_axes", "masked_count", "masked_fill", "shared_condition")
+__all__ = ("mask_lanes", "masked_operand", "masked_axes", "masked_count", "masked_fill", "shared_condition",
+           "same_mask")
 
 _SHAPE = ("vmap cannot batch a boolean-mask selection (`x[mask]`) here: its shape differs per example "
           "(each example selects a different number of elements)")
@@ -96,3 +97,12 @@ def shared_condition(c, where):
                             "(the examples take different branches here); make the condition the same for "
                             "every example, or write into a preallocated array instead")
     return bool(first.all()) if flat.size else False
+
+
+def same_mask(m, other):
+    """`m`, checked to select the same places as `other` in every example (`d[x > 0] = x[x > 0] * 2`
+    computes its mask twice): selections by different masks cannot be paired per example."""
+    if np.shape(m) != np.shape(other) or not bool(np.all(m == other)):
+        raise S2SValueError(f"{_SHAPE}: two selections by different per-example masks meet; their numbers of "
+                            "elements may differ per example")
+    return m

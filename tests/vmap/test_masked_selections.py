@@ -157,8 +157,24 @@ def test_a_selection_whose_shape_differs_per_example_is_refused_at_its_line():
 
     def two_masks(x):
         return np.sum(x[x > 0] * x[x < 1])
-    with pytest.raises(S2SError, match="different per-example boolean masks"):
+    with pytest.raises(S2SError, match="different per-example masks"):
         s2s.vmap(two_masks)(xs)
+    with pytest.raises(S2SError, match="different per-example masks"):
+        s2s.jit(s2s.vmap(two_masks))(xs)
+
+
+def same_mask_twice(x):
+    d = x * 0.5
+    d[x > 0] = x[x > 0] * 2.0
+    return np.sum(d * x) + np.sum(x[x > 0] * x[x > 0])
+
+
+def test_one_mask_computed_twice_pairs_its_selections():
+    xs = _data(leaky_loss)
+    f = same_mask_twice
+    np.testing.assert_allclose(s2s.vmap(f)(xs), [f(x) for x in xs], rtol=1e-12)
+    np.testing.assert_allclose(s2s.jit(s2s.vmap(f))(xs), [f(x) for x in xs], rtol=1e-12)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), [_cd(f, x) for x in xs], rtol=1e-6, atol=1e-8)
 
 
 def _rebound_mask(x):

@@ -155,9 +155,10 @@ class MaskedSelections:
             key = self.tmp(out, build.call("xp.logical_and", [key, lanes]), "key")
         v = s.value
         if isinstance(v, gast.Name) and v.id in self.ragged:
-            if self.ragged[v.id] != m:
-                self.fail(s, f"vmap cannot store `{v.id}`, a selection by another per-example mask, through `{m}`: "
-                             "their numbers of elements may differ.", _HINT)
+            if not self.ragged[v.id]:
+                self.no_ragged(s, v)
+            if self.ragged[v.id] != m:  # (the same mask computed twice: checked when it runs)
+                self.tmp(out, build.call("rt.same_mask", [build.name(m), build.name(self.ragged[v.id])]), "same")
             v = self.tmp(out, build.subscript(v, copy.deepcopy(key)), "sel")
         elif self.is_batched(v):
             w = self.tmp(out, build.call("rt.masked_operand", [v, build.name(m), build.name(base), build.const(True)]),
@@ -175,13 +176,12 @@ class MaskedSelections:
         others checked to broadcast against the selected elements (their trailing axes)."""
         args = bind_prim(p, s.value)
         sels = [a.id for a in args.values() if isinstance(a, gast.Name) and a.id in self.ragged]
-        masks = {self.ragged[a] for a in sels}
-        if len(masks) > 1:
-            self.fail(s, "vmap cannot combine selections by different per-example boolean masks elementwise: their "
-                         "numbers of elements may differ per example.", _HINT)
-        m = masks.pop()
+        m = self.ragged[sels[0]]
         ref = build.name(sels[0])
         out: list = []
+        for other in sorted({self.ragged[a] for a in sels} - {m}):  # (one mask computed twice: checked when it runs)
+            same = self.namer.fresh("same")
+            out.append(loc(build.assign(same, build.call("rt.same_mask", [build.name(m), build.name(other)])), s))
         swap: dict = {}
         for a in args.values():
             if not isinstance(a, gast.Name) or a.id in self.ragged or a.id in swap or a.id == m:
