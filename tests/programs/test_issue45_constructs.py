@@ -305,3 +305,18 @@ def test_guards_raise_what_the_plain_function_raises():
             g(X if t is s2s.vmap else X[0], "eval")
         with pytest.raises(AssertionError, match="four values"):
             t(guard_assert)(X[:, :3] if t is s2s.vmap else X[0, :3])
+
+
+def test_an_object_passed_to_the_transformed_function_and_a_jitted_method():
+    """`dataset`-style objects given as an argument (not differentiated, unmapped under vmap),
+    and `@s2s.jit` on a method bound to each instance like a Python method."""
+    x = X[0]
+    f = _uses_passed_object
+    ref = _cd(lambda v: f(v, _DATA), x)
+    np.testing.assert_allclose(s2s.grad(f)(x, _DATA), ref, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jvp(lambda v: f(v, _DATA), (x,), (X[1],))[1], ref @ X[1], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.vmap(f, in_axes=(0, None))(X, _DATA), [f(e, _DATA) for e in X], rtol=1e-12)
+    np.testing.assert_allclose(s2s.jit(f)(x, _DATA), f(x, _DATA), rtol=1e-12)
+    two, three = Calc(2.0), Calc(3.0)
+    np.testing.assert_allclose([two.calc(x), three.calc(x)], [np.sum(np.sin(x)) * 2.0, np.sum(np.sin(x)) * 3.0])
+    np.testing.assert_allclose(s2s.grad(two.calc)(x), np.cos(x) * 2.0, rtol=1e-12)
