@@ -55,10 +55,15 @@ def example_rows(x, fl, n):
 
 
 def shifted_axis(axis, nd):
-    """A per-example axis (int or tuple, negative ones too) as an axis of the batched array."""
+    """A per-example axis (int or tuple, negative ones too) as an axis of the batched array; an
+    axis out of an example's range raises NumPy's AxisError, as the example's call would (wrapped
+    around, np.gradient(a, axis=5) under vmap gave a number)."""
     if isinstance(axis, (tuple, list)):
         return tuple(shifted_axis(a, nd) for a in axis)
-    return int(axis) % max(nd, 1) + 1
+    n = max(nd, 1)
+    if not -n <= int(axis) < n:
+        raise np.exceptions.AxisError(int(axis), nd)
+    return int(axis) % n + 1
 
 
 def all_example_axes(nd):

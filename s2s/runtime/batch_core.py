@@ -232,6 +232,8 @@ def batched_linspace(flags, start, stop, num=50, endpoint=True, retstep=False, d
     k = _vb_linspace_rank(flags, start, stop)
     start = _vb_to_rank(start, k) if flags[0] else start
     stop = _vb_to_rank(stop, k) if flags[1] else stop
+    if not -(k + 1) <= axis < k + 1:  # (NumPy's error for an example, not an axis wrapped around)
+        raise np.exceptions.AxisError(axis, k + 1)
     ax = axis % (k + 1) + 1
     return np.linspace(start, stop, num, endpoint=endpoint, retstep=retstep, dtype=dtype, axis=ax)
 
@@ -328,7 +330,12 @@ def batched_ndim(flags, x):
 
 
 def batched_size(flags, x, axis=None):
-    return example_size(x) if axis is None else np.shape(x)[1:][axis]  # (np.size(x, axis): that axis's length)
+    if axis is None:
+        return example_size(x)
+    shape = np.shape(x)[1:]  # (np.size(x, axis): that axis's length; NumPy's AxisError past the ends)
+    if not -len(shape) <= axis < len(shape):
+        raise np.exceptions.AxisError(axis, len(shape))
+    return shape[axis]
 
 
 def batched_len(flags, x):

@@ -119,6 +119,8 @@ def test_keyword_at_a_non_default_value(module, i):
         for transform in (s2s.jit, s2s.grad):
             with pytest.raises((type(e), S2SError)):
                 transform(call if transform is s2s.jit else loss)(*args)
+        with pytest.raises((type(e), S2SError)):  # (vmap of np.gradient(a, axis=5) gave a number)
+            s2s.vmap(call)(*(np.stack([a, a]) for a in args))
         return
     try:
         got = s2s.jit(call)(*args)
