@@ -267,6 +267,9 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         t = s.targets[0]
         if not isinstance(t, gast.Name) or t.id in self.params or self.assigned_count(t.id) != 1:
             return None
+        fn = self.core.ns[s.value.func.id]
+        if self.calls.has_rules(fn) or self.calls.core(fn).filename.startswith("<s2s"):
+            return None  # (a sweep s2s generated, differentiated again, keeps its whole record)
         return self.item_reads.get(t.id)
 
     def pure_callee(self, fn) -> bool:
