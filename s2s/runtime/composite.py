@@ -15,7 +15,8 @@ __all__ = ("average_returned", "sum_where", "prod_where", "mean_where", "var_whe
            "nansum_where", "nanprod_where", "nanmean_where", "nanmax_where", "nanmin_where", "cov", "corrcoef",
            "cov_1", "cov_2", "corrcoef_1", "corrcoef_2", "cov_axes", "cov_ddof", "vander", "vander_powers",
            "insert_map", "insert", "pad_fill_map", "pad_constant", "broadcast_arrays", "broadcast_arrays_1",
-           "broadcast_arrays_2", "broadcast_arrays_3", "broadcast_arrays_4", "array_ndmin")
+           "broadcast_arrays_2", "broadcast_arrays_3", "broadcast_arrays_4", "array_ndmin", "diff_prepend",
+           "diff_append")
 
 
 def average_returned(a, axis=None, weights=None, returned=False, keepdims=False):
@@ -277,3 +278,20 @@ def array_ndmin(a, ndmin):
     """`np.array(x, ndmin=k)` of the array `a = np.array(x)`: ones prepended to its shape until it
     has `ndmin` axes (NumPy's rule), a reshape, so its derivative and batching are reshape's."""
     return np.reshape(a, (1,) * (ndmin - np.ndim(a)) + np.shape(a))
+
+
+def diff_prepend(a, values, axis):
+    """`a` with np.diff's `prepend=values` joined before it along `axis`: NumPy broadcasts a number
+    to `a`'s shape with that axis of length 1 and joins an array as it is (its dtype counts)."""
+    edge = np.asarray(values)
+    if np.ndim(edge) == 0:
+        edge = np.broadcast_to(edge, np.shape(np.take(a, [0], axis=axis)))
+    return np.concatenate((edge, a), axis=axis)
+
+
+def diff_append(a, values, axis):
+    """`a` with np.diff's `append=values` joined after it along `axis` (as `diff_prepend`)."""
+    edge = np.asarray(values)
+    if np.ndim(edge) == 0:
+        edge = np.broadcast_to(edge, np.shape(np.take(a, [0], axis=axis)))
+    return np.concatenate((a, edge), axis=axis)

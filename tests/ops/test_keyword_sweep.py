@@ -175,6 +175,6 @@ UNINITIALIZED = {"xp.empty", "xp.empty_like"}
 # refusals beyond the undeclared parameters: a value the declaration's rules do not model
 REFUSED: dict[str, tuple[str, ...]] = {}
 # operations whose vmap or derivative refuses (an S2SError at the user's line) for a swept value:
-# quantiles other than method='linear' (a step function's derivative), np.diff's prepend=/append=
+# quantiles other than method='linear' (a step function's derivative)
 VMAP_REFUSED: set[str] = set()
-GRAD_REFUSED: set[str] = {"xp.percentile", "xp.quantile", "xp.nanpercentile", "xp.nanquantile", "xp.diff"}
+GRAD_REFUSED: set[str] = {"xp.percentile", "xp.quantile", "xp.nanpercentile", "xp.nanquantile"}

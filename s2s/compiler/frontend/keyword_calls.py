@@ -177,6 +177,22 @@ def _ndmin(norm, node, args, kws):
                                                                build.const(ndmin)])
 
 
+def _diff(norm, node, args, kws):
+    given = dict(zip(("a", "n", "axis", "prepend", "append"), args)) | kws
+    edges = {k: given.pop(k) for k in ("prepend", "append") if k in given}
+    if len(args) > 5 or "a" not in given:
+        return None  # (NumPy's error)
+    if not edges:
+        return build.call("xp.diff", args, kws)
+    axis = given.get("axis", build.const(-1))
+    a = given.pop("a")
+    for key in ("prepend", "append"):  # (NumPy joins prepend first, then append)
+        if key in edges:
+            fn = registry.lookup(f"rt.diff_{key}").source  # (transformed from its source)
+            a = norm.tmp(build.call(build.name(norm.bind(fn.__name__, fn)), [a, edges[key], axis]))
+    return build.call("xp.diff", [a], given)
+
+
 _LINSPACE = ("start", "stop", "num", "endpoint", "retstep", "dtype", "axis")
 
 
@@ -197,4 +213,5 @@ def _linspace(norm, node, args, kws):
 
 # each primitive's `rewrites` fact names its rewriting
 _LOWER = {"flat_order": _ravel, "shape_order": _reshape, "index_mode": _take, "upper_factor": _cholesky,
-          "r_only": _qr, "with_step": _linspace, "min_rank": _ndmin}
+          "r_only": _qr, "with_step": _linspace, "min_rank": _ndmin,
+          "joined_edges": _diff}

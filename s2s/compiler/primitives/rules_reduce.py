@@ -11,9 +11,13 @@ prim("xp.cumprod", "a, axis=None, dtype=None, out=None", zero_args=REST, methods
      batch=along("axis", none="flat"))
 defvjp("xp.cumprod", a="rt.cumsum_vjp(g * ans, a, axis) / a")  # entries of a must be nonzero
 defjvp("xp.cumprod", a="ans * xp.cumsum(da / a, axis)")
-prim("xp.diff", "a, n=1, axis=-1, prepend=None, append=None", zero_args=REST, batch=by("rt.batched_diff"))
+prim("xp.diff", "a, n=1, axis=-1, prepend=None, append=None", zero_args=REST, batch=by("rt.batched_diff"),
+     rewrites="joined_edges")
 defvjp("xp.diff", a="rt.diff_vjp(g, a, n, rt.diff_axis(axis, prepend, append))")
 defjvp("xp.diff", a="xp.diff(da, n, rt.diff_axis(axis, prepend, append))")
+# np.diff(a, prepend=p, append=q) is the diff of the joined array (frontend/keyword_calls.py)
+composite("rt.diff_prepend", _rt.diff_prepend)
+composite("rt.diff_append", _rt.diff_append)
 linear("rt.diff_vjp", "v, like, n, axis", "v", "xp.diff(g, n, axis)", batch=by("rt.batched_diff_vjp"))
 prim("xp.ptp", "a, axis=None, out=None, keepdims=False", zero_args=REST, batch=along("axis", none="all"))
 defvjp("xp.ptp", a="rt.max_vjp(g, a, xp.max(a, axis, keepdims=keepdims), axis, keepdims) - "
