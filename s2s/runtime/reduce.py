@@ -383,10 +383,12 @@ def _reduced_last(a, axis):
     return np.reshape(x, tuple(shape[i] for i in keep) + (int(np.prod([shape[i] for i in axes])),)), axes, keep
 
 
-def _quantile_weights(x, q):
-    """Weights w (shape: q's, then x's) with quantile(x, q, axis=-1) == sum(w * x, axis=-1): linear
-    interpolation between the two entries of nearest rank (NaN entries skipped; ties go to the
-    first in sort order)."""
+def _quantile_weights(x, q, method="linear"):
+    """Weights w (shape: q's, then x's) with quantile(x, q, axis=-1, method=method) ==
+    sum(w * x, axis=-1), by NumPy's rule for the method at the virtual index q * (n - 1): 'linear'
+    interpolates between the two entries of nearest rank, 'lower'/'higher' take the one below/above,
+    'nearest' the one at the rounded index (halves to even, as np.around), 'midpoint' the mean of
+    the two (the one entry at a whole index). NaN entries skipped; ties go to the first in sort order."""
     ok = np.logical_not(np.isnan(x))
     n = np.sum(ok, axis=-1, keepdims=True)
     if np.ndim(q):  # (an array of them, on the backend of `x`)
@@ -394,17 +396,22 @@ def _quantile_weights(x, q):
     pos = q * (n - 1)
     lo = np.floor(pos)
     frac = pos - lo
+    if method in ("lower", "higher", "nearest"):
+        lo = {"lower": lo, "higher": np.ceil(pos), "nearest": np.around(pos)}[method]
+        frac = 0.0 * pos
+    elif method == "midpoint":
+        frac = np.where(frac > 0, 0.5, 0.0)
     order = np.argsort(np.where(ok, x, np.inf), axis=-1, kind="stable")
     rank = np.argsort(order, axis=-1, kind="stable")
     w = (rank == lo) * (1 - frac) + (rank == np.minimum(lo + 1, n - 1)) * frac
     return w.astype(float_dtype(x))
 
 
-def quantile_vjp(g, a, q, axis, keepdims):
-    """Transpose of `da -> quantile_jvp(da, a, q, axis, keepdims)` (q a number or an array of them,
-    `axis` an int, a tuple or None)."""
+def quantile_vjp(g, a, q, axis, keepdims, method="linear"):
+    """Transpose of `da -> quantile_jvp(da, a, q, axis, keepdims, method)` (q a number or an array
+    of them, `axis` an int, a tuple or None)."""
     x, axes, keep = _reduced_last(a, axis)
-    w = _quantile_weights(x, q)
+    w = _quantile_weights(x, q, method)
     gq = np.reshape(g, np.shape(q) + np.shape(x)[:-1] + (1,))
     full = np.sum(gq * w, axis=tuple(range(np.ndim(q))))
     shape = np.shape(a)
@@ -413,11 +420,12 @@ def quantile_vjp(g, a, q, axis, keepdims):
     return np.transpose(full, back) if np.ndim(a) else np.reshape(full, shape)
 
 
-def quantile_jvp(da, a, q, axis, keepdims):
-    """The tangent of `quantile(a, q, axis, keepdims=keepdims)`: the quantile's weights on `da`."""
+def quantile_jvp(da, a, q, axis, keepdims, method="linear"):
+    """The tangent of `quantile(a, q, axis, keepdims=keepdims, method=method)`: the quantile's
+    weights on `da`."""
     x, axes, keep = _reduced_last(a, axis)
     dx = _reduced_last(da, axis)[0]
-    out = np.sum(_quantile_weights(x, q) * dx, axis=-1)
+    out = np.sum(_quantile_weights(x, q, method) * dx, axis=-1)
     if keepdims:
         out = np.reshape(out, np.shape(q) + tuple(1 if i in axes else n for i, n in enumerate(np.shape(a))))
     return out
@@ -442,10 +450,15 @@ def interp_ok(left, right, period):
     return 1.0
 
 
+QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
 def linear_method(q, method):
-    """`q`, after checking that the quantile uses NumPy's default linear interpolation."""
-    if method != "linear":
-        raise S2SValueError(f"s2s differentiates quantiles with method='linear' only, not {method!r}")
+    """`q`, after checking that the quantile's method is one whose weights s2s computes (NumPy's
+    default linear interpolation and the four methods that pick or average the nearest ranks)."""
+    if method not in QUANTILE_METHODS:
+        raise S2SValueError(f"s2s differentiates quantiles with method 'linear', 'lower', 'higher', 'nearest' or "
+                            f"'midpoint', not {method!r}")
     return np.asarray(q) if isinstance(q, (list, tuple)) else q  # (0.01 * q of a list of percents)
 
 

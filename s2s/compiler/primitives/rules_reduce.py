@@ -117,7 +117,8 @@ defvjp("xp.cumulative_prod", x="rt.cumulative_vjp(g * ans, x, axis, include_init
 defjvp("xp.cumulative_prod", x="ans * xp.cumulative_sum(dx / x, axis=axis, include_initial=include_initial)")
 linear("xp.ediff1d", "ary", "ary", "rt.reshape_like(rt.diff_vjp(g, xp.ravel(ary), 1, -1), ary)",
        batch=by("rt.batched_ediff1d"))
-# order statistics (linear interpolation between the two nearest ranks, NumPy's default method);
+# order statistics (linear interpolation between the two nearest ranks, NumPy's default method, or
+# the nearest ranks picked or averaged: lower, higher, nearest, midpoint);
 # overwrite_input=True lets NumPy partition `a` in place, so the rules, which read `a`, would see it
 # reordered (a wrong derivative, found by tools/fuzz.py --keywords): refused, with the other
 # parameters no rule reads
@@ -127,17 +128,17 @@ for _op in ("xp.quantile", "xp.percentile", "xp.nanquantile", "xp.nanpercentile"
          unmodelled=("overwrite_input",))
     refuse(_op, f"np.{_op[3:]} with respect to q", "q")
     _q = "0.01 * rt.linear_method(q, method)" if "percentile" in _op else "rt.linear_method(q, method)"  # (q: a list too)
-    defvjp(_op, a=f"rt.quantile_vjp(g, a, {_q}, axis, keepdims)")
-    defjvp(_op, a=f"rt.quantile_jvp(da, a, {_q}, axis, keepdims)")
+    defvjp(_op, a=f"rt.quantile_vjp(g, a, {_q}, axis, keepdims, method)")
+    defjvp(_op, a=f"rt.quantile_jvp(da, a, {_q}, axis, keepdims, method)")
 for _op in ("xp.median", "xp.nanmedian"):
     prim(_op, "a, axis=None, out=None, overwrite_input=False, keepdims=False", zero_args=REST,
          batch=along("axis", none="all"), unmodelled=("overwrite_input",))
     defvjp(_op, a="rt.quantile_vjp(g, a, 0.5, axis, keepdims)")
     defjvp(_op, a="rt.quantile_jvp(da, a, 0.5, axis, keepdims)")
-linear("rt.quantile_vjp", "v, a, q, axis, keepdims", "v", "rt.quantile_jvp(g, a, q, axis, keepdims)",
-       zero_args=("a", "axis", "keepdims"))
-linear("rt.quantile_jvp", "v, a, q, axis, keepdims", "v", "rt.quantile_vjp(g, a, q, axis, keepdims)",
-       zero_args=("a", "axis", "keepdims"))
+linear("rt.quantile_vjp", "v, a, q, axis, keepdims, method='linear'", "v",
+       "rt.quantile_jvp(g, a, q, axis, keepdims, method)", zero_args=("a", "axis", "keepdims", "method"))
+linear("rt.quantile_jvp", "v, a, q, axis, keepdims, method='linear'", "v",
+       "rt.quantile_vjp(g, a, q, axis, keepdims, method)", zero_args=("a", "axis", "keepdims", "method"))
 prim("rt.linear_method", "q, method", zero_args=("method",))  # q itself, once the method is checked
 for _op in ("rt.quantile_vjp", "rt.quantile_jvp", "rt.linear_method"):
     refuse(_op, "a quantile with respect to q", "q")
