@@ -5,6 +5,8 @@ architecture/, random/, programs/ (seeds, corpus, fuzzing), tools/; shared modul
 Known gaps, tracked on the open issues: these tests describe behaviour s2s does not have yet.
 They run on every CI pass and are reported as xfail (strict: a test that starts passing fails the
 run, so the entry must be removed here when the feature lands). Nothing here is skipped.
+
+What each test leaves alive is frozen out of the garbage collector's later passes (session_gc).
 """
 import sys
 from pathlib import Path
@@ -13,6 +15,8 @@ import pytest
 
 # tests live in folders by subject; their shared modules (corpus, op specs, comparisons) in support/
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+
+from session_gc import pytest_collection_finish, pytest_runtest_logfinish  # noqa: E402,F401  (hooks)
 
 KNOWN_GAPS = {
     # vmap(hessian(f)) where examples take different branches of an `if` that returns raises TypeError

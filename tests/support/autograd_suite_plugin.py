@@ -3,9 +3,12 @@ tests/programs/foreign/autograd/tests: points `import autograd` at s2s before th
 are imported, so they test s2s's transforms unmodified. With the environment variable
 AUTOGRAD_SUITE_ONLY naming a file of `file.py::test_name` lines, only those test functions run
 (tests/programs/test_autograd_suite.py runs the suite in two parts: its sampled slice, and the
-rest under the `full` marker)."""
+rest under the `full` marker). The garbage collector's passes skip what earlier tests left alive,
+as in s2s's own suite (session_gc)."""
 import os
 from pathlib import Path
+
+from session_gc import pytest_collection_finish, pytest_runtest_logfinish  # noqa: F401  (hooks)
 
 from s2s.compat.autograd import alias_autograd
 
