@@ -49,7 +49,9 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.args[0]) and f(e.args[1])
     if name == "rt.add_at" and len(e.args) == 3:
         return f(e.args[0]) and f(e.args[2])
-    if name in ("rt.zeros_like_tree", "rt.seed") and len(e.args) == 1:  # (a float64's zero and one)
+    if name == "rt.zeros_like_tree" and len(e.args) == 1:  # (a float64's zero)
+        return f(e.args[0])
+    if name == "rt.seed" and len(e.args) == 1:  # (its one)
         return f(e.args[0])
     if name == "xp.zeros" and len(e.args) == 1:  # (no dtype: float64)
         return True
