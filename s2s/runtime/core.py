@@ -39,6 +39,8 @@ def namespace(x):
     """The array module of `x`: its s2s backend's namespace (CuPy, Dask: s2s.backends.arrays), else its
     `__array_namespace__()` (NumPy >= 2, array-API libraries), the loaded library its type comes
     from, else NumPy (Python scalars)."""
+    if type(x) is np.ndarray:  # (the common case, without the lookups: a NumPy array's is NumPy)
+        return np
     backend = arrays.backend_of(x)
     if backend is not None and backend is not arrays.NUMPY:
         return backend.xp
@@ -258,6 +260,8 @@ def zeros_like_tree(x):
     kids = node_children(x) if type(x) in tree.NODES else None
     if kids is not None:  # a registered pytree node: one of its type and static data
         return kids[1]([zeros_like_tree(e) for e in kids[0]])
+    if type(x) is np.ndarray:  # (the common case first: what the last line does for it)
+        return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else np.float64)
     if isinstance(x, (list, tuple)):
         parts = [zeros_like_tree(e) for e in x]
         return (type(x)(*parts) if hasattr(x, "_fields") else tuple(parts)) if isinstance(x, tuple) else parts
@@ -337,6 +341,9 @@ def _check_padding(a, b):
 
 def add_at(acc, index, v):
     """Add cotangent `v` of `x[index]` into the cotangent `acc` of `x`, in place where it can."""
+    if type(acc) is np.ndarray and type(index) in _INT_INDEX:  # (the common case: one item of a NumPy array)
+        acc[index] += v
+        return acc
     if isinstance(acc, tuple):
         out = list(acc)
         out[index] = tree_add(out[index], v)
@@ -350,6 +357,9 @@ def add_at(acc, index, v):
     else:
         acc[index] += v
     return acc
+
+
+_INT_INDEX = frozenset({int, np.int64, np.int32, np.intp})
 
 
 def _dask_cannot_set(acc, index) -> bool:

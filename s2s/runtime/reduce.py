@@ -40,6 +40,10 @@ def mean_vjp(v, like, axis, keepdims):
 
 def max_vjp(v, a, ans, axis, keepdims):
     """Cotangent of a max/min reduction: split evenly among the positions that attain it."""
+    if axis is None and not keepdims and type(a) is np.ndarray:  # (a whole NumPy array: no reshapes)
+        hit = a == ans
+        dt = float_dtype(a)
+        return (v * hit / np.asarray(np.count_nonzero(hit), dtype=dt)).astype(dt, copy=False)
     axis = None if np.ndim(a) == 0 else axis  # (a number reduced along axis 0 or -1 is itself)
     hit = a == _expand_reduced(ans, a, axis, keepdims)
     dt = float_dtype(a)
@@ -603,6 +607,10 @@ def _expand_reduced(v, like, axis, keepdims):
 
 def _filled_like(like, value):
     """A new array shaped like `like` (in its floating dtype) holding `value` everywhere."""
+    if type(like) is np.ndarray and type(value) in (float, np.float64):  # (the common case, directly)
+        out = np.empty(like.shape, dtype=like.dtype if like.dtype.kind in "fc" else np.float64)
+        out.fill(value)
+        return out
     xp = namespace(like)
     if xp is not np:  # no `fill` on every library (Dask); `value` may be a 0-d array of it
         return xp.zeros(shape_of(like), dtype=float_dtype(like)) + value

@@ -5,8 +5,11 @@ the pieces of the call path (the cache-key watch, the argument-type key, the siz
     OPENBLAS_NUM_THREADS=1 python tools/bench/bench_callpath.py
 
 The rows are W1 per-example gradients at B=2 and W6 Hessian of dot(x, x) at n=3, the two
-workloads of tools/bench/bench.py whose ratios to hand are set by per-call overhead. Each number is
-the best of 7 repeats of 100,000 calls, in microseconds, three rounds side by side.
+workloads of tools/bench/bench.py whose ratios to hand are set by per-call overhead, and
+jit(grad) of activations and losses on 300 numbers (SELU, mean squared error, softmax
+cross-entropy, log-sigmoid) against their hand-written gradients (issue 46). Each number is the
+best of 7 repeats of 100,000 calls (10,000 for the losses), in microseconds, three rounds side by
+side.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import operator
 import os
 import sys
 import timeit
+
+import numpy as np
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(TOOLS)))  # this checkout's s2s, not an installed one
@@ -66,11 +71,52 @@ def w6_rows():
     ]
 
 
+def _small_losses():
+    """Activations and losses on 300 numbers (issue 46 section 2: small-input jit(grad) against
+    the hand-written gradient): (name, loss, hand-written gradient, arguments)."""
+    x = P.rng().normal(size=300)
+    y = P.rng().normal(size=300)
+
+    def mse(p, t):
+        return np.mean((p - t) ** 2)
+
+    def softmax_xent(z, k):
+        z = z - np.max(z)
+        return np.log(np.sum(np.exp(z))) - z[k]
+
+    def softmax_xent_hand(z, k):
+        e = np.exp(z - np.max(z))
+        p = e / np.sum(e)
+        p[k] -= 1.0
+        return p
+
+    def log_sigmoid(v):
+        return np.sum(np.log(1.0 + np.exp(-v)))
+
+    return [("selu n=300", P.sum_selu, P.selu_grad_hand, (x,)),
+            ("mse n=300", mse, lambda p, t: 2.0 * (p - t) / p.size, (x, y)),
+            ("softmax xent n=300", softmax_xent, softmax_xent_hand, (x, 7)),
+            ("log-sigmoid loss n=300", log_sigmoid, lambda v: -1.0 / (1.0 + np.exp(v)), (x,))]
+
+
+def small_rows():
+    out = []
+    for name, loss, hand, args in _small_losses():
+        jitted = s2s.jit(s2s.grad(loss))
+        np.testing.assert_allclose(jitted(*args), hand(*args), rtol=1e-9, atol=1e-12)
+        inner = jitted.version_for(args)
+        out.append((name, [("numpy-hand", lambda h=hand, a=args: h(*a)),
+                           ("jit(grad)", lambda j=jitted, a=args: j(*a)),
+                           ("jit's generated code", lambda i=inner, a=args: i(*a, shapes_tested=True))]))
+    return out
+
+
 def main() -> None:
     print("| workload | what | µs (3 rounds) | × hand (best round) |")
     print("|---|---|---|---:|")
-    for workload, rows in (w1_rows(), w6_rows()):
-        times = {name: [best_us(f) for _ in range(3)] for name, f in rows}
+    for workload, rows in (w1_rows(), w6_rows(), *small_rows()):
+        times = {name: [best_us(f, 100_000 if workload.startswith("W") else 10_000) for _ in range(3)]
+                 for name, f in rows}
         hand = min(times["numpy-hand"])
         for name, ts in times.items():
             print(f"| {workload} | {name} | {' / '.join(f'{t:.2f}' for t in ts)} | {min(ts) / hand:.2f} |")

@@ -46,11 +46,27 @@ def _path_has_full_operand(expr, name, root, roots) -> bool | None:
         for k, side in enumerate(sides):
             found = _path_has_full_operand(side, name, root, roots)
             if found is not None:
-                full = any(isinstance(o, gast.Name) and roots.get(o.id, o.id) == root
-                           for j, o in enumerate(sides) if j != k)
+                full = any(_full(o, root, roots) for j, o in enumerate(sides) if j != k)
                 return found or full
         return None
     return None if name not in build.names_in(expr) else False
+
+
+def _full(expr, root, roots, depth=0) -> bool:
+    """Whether `expr` broadcasts to at least the shape of `root`: a name of that shape, or
+    elementwise arithmetic (`1 / t2`, `xp.where`) with such an operand."""
+    if isinstance(expr, gast.Name):
+        return roots.get(expr.id, expr.id) == root
+    if depth > 8:
+        return False
+    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
+        return _full(expr.operand, root, roots, depth + 1)
+    if isinstance(expr, gast.BinOp) and isinstance(expr.op, _ELEMENTWISE):
+        return _full(expr.left, root, roots, depth + 1) or _full(expr.right, root, roots, depth + 1)
+    if isinstance(expr, gast.Call) and analysis.dotted(expr.func) == "xp.where" and len(expr.args) == 3 \
+            and not expr.keywords:
+        return any(_full(a, root, roots, depth + 1) for a in expr.args)
+    return False
 
 
 class _Reads:
