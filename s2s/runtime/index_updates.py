@@ -9,7 +9,7 @@ from ..errors import S2SError
 from .core import asarray, unbroadcast
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("at_clip", "at_in_bounds", "at_keep", "at_pick", "at_set", "at_set_vjp_v")
+__all__ = ("at_clip", "at_in_bounds", "at_keep", "at_pick", "at_set", "at_set_vjp_v", "at_update")
 
 
 def at_clip(i, n):
@@ -82,3 +82,44 @@ def at_set_vjp_v(g_, x, index, v):
     last[flat.size - 1 - np.unique(flat[::-1], return_index=True)[1]] = True
     per = np.where(last, np.ravel(asarray(g_))[flat], 0).reshape(pos.shape)
     return unbroadcast(per, v)
+
+
+def at_update(x, index, kind, *args, mode=None, indices_are_sorted=False, unique_indices=False,
+              fill_value=None, at=""):
+    """`x.at[index].<method>(*args)` run as plain NumPy (what frontend/at_updates.py lowers for the
+    transforms), for the copy of a function that runs untransformed (a nested def called as it is
+    written): a new array, `x` unchanged. `kind`: how the method updates (primitives/rules_updates.py's
+    AT_METHODS)."""
+    x = asarray(x)
+    if mode in ("clip", "drop", "fill"):
+        parts = index if isinstance(index, tuple) else (index,)
+        if any(p is Ellipsis for p in parts):
+            raise S2SError((at + "\n" if at else "") + f"s2s does not support `.at[...]` with `...` in the index and "
+                           f"mode={mode!r}.\nWrite the index's axes out (`x.at[:, :, i]`).")
+        axis, out = 0, []
+        for p in parts:
+            if p is not None:
+                n = x.shape[axis]
+                p = at_clip(p, n) if mode == "clip" else at_in_bounds(p, n, mode, at)
+                axis += 1
+            out.append(p)
+        index = tuple(out) if isinstance(index, tuple) else out[0]
+    if kind == "gather":
+        return x[index]
+    (v,) = args
+    v = asarray(v)
+    if kind == "store":
+        return at_set(x, index, v)
+    out = x.copy()
+    if kind.startswith("scatter_"):
+        if kind == "scatter_multiply":
+            np.multiply.at(out, index, v)
+        else:
+            np.add.at(out, index, -v if kind == "scatter_subtract" else v)
+        return out
+    if kind.endswith("_of_product") or kind.endswith("_by_product"):
+        by = np.ones_like(x)
+        np.multiply.at(by, index, v)
+        return x / by if kind == "divide_by_product" else x ** by
+    (np.maximum if kind == "largest" else np.minimum).at(out, index, v)
+    return out

@@ -454,13 +454,13 @@ def interp_ok(left, right, period):
     return 1.0
 
 
-QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 
 
 def linear_method(q, method):
     """`q`, after checking that the quantile's method is one whose weights s2s computes (NumPy's
     default linear interpolation and the four methods that pick or average the nearest ranks)."""
-    if method not in QUANTILE_METHODS:
+    if method not in _QUANTILE_METHODS:
         raise S2SValueError(f"s2s differentiates quantiles with method 'linear', 'lower', 'higher', 'nearest' or "
                             f"'midpoint', not {method!r}")
     return np.asarray(q) if isinstance(q, (list, tuple)) else q  # (0.01 * q of a list of percents)

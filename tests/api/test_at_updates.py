@@ -181,3 +181,72 @@ def test_block_until_ready_is_the_identity():
     np.testing.assert_allclose(s2s.grad(f)(x), np.cos(x) * x + np.sin(x))
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(np.stack([x, 2 * x])),
                                np.stack([np.cos(z) * z + np.sin(z) for z in (x, 2 * x)]))
+
+
+def test_a_nested_def_closing_over_a_local_runs_its_updates_as_written():
+    """A nested def that reads a local of its caller is lifted and, where no derivative is needed
+    (jit of lax.fori_loop calling it), runs as written: its updates then run as NumPy (rt.at_update)."""
+    from s2s import lax
+
+    def f(x):
+        def body(i, y):
+            return y.at[i].set(y[i - 1] * x[i] + 1.0).at[REP].add(x[:3] * 0.1)
+        return lax.fori_loop(1, 4, body, np.zeros(4).at[0].set(x[0]))
+
+    def ref(x):
+        y = np.zeros(4)
+        y[0] = x[0]
+        for i in range(1, 4):
+            y[i] = y[i - 1] * x[i] + 1.0
+            y = _ref_scatter(y, REP, x[:3] * 0.1, lambda a, b: a + b)
+        return y
+
+    x = np.array([0.5, 1.5, -0.3, 2.0])
+    np.testing.assert_allclose(s2s.jit(f)(x), ref(x), rtol=1e-12)
+    fd = np.stack([_fd_jvp(ref, x, e) for e in np.eye(4)], axis=1)
+    np.testing.assert_allclose(s2s.jacrev(f)(x), fd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.jvp(f, (x,), (np.ones(4),))[1], fd @ np.ones(4), rtol=1e-6, atol=1e-8)
+    xs = np.stack([x, 2 * x])
+    np.testing.assert_allclose(s2s.vmap(f)(xs), np.stack([ref(z) for z in xs]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_runnable_copy_of_each_update(name):
+    """rt.at_update (what a nested def runs as written) against the same references."""
+    from s2s.compiler.primitives.rules_updates import AT_METHODS
+    from s2s.runtime.index_updates import at_update
+
+    f, ref, shape = CASES[name]
+    x = _point(shape)
+
+    class Recorder:  # x.at[index].op(*args, **kw) recorded, then run by at_update
+        def __init__(self, value):
+            self.value = value
+
+        @property
+        def at(self):
+            value = self.value
+
+            class Index:
+                def __getitem__(self, index):
+                    class Op:
+                        def __getattr__(self, op):
+                            return lambda *args, **kw: Recorder(at_update(value, index, AT_METHODS[op], *args, **kw))
+                    return Op()
+            return Index()
+
+        def __getitem__(self, i):
+            return self.value[i]
+
+        def __mul__(self, other):
+            return self.value * other
+
+        def __pow__(self, other):
+            return self.value ** other
+
+        def __rmul__(self, other):
+            return other * self.value
+
+    got = f(Recorder(x))
+    got = got.value if isinstance(got, Recorder) else got
+    np.testing.assert_allclose(got, ref(x), rtol=1e-12)

@@ -164,3 +164,18 @@ def test_lists_of_functions(fn):
     np.testing.assert_allclose(s2s.jvp(fn, (x,), (t,))[1], (fn(x + 1e-6 * t) - fn(x - 1e-6 * t)) / 2e-6, rtol=1e-6)
     xs = np.stack([x, 2 * x, -x])
     np.testing.assert_allclose(s2s.vmap(fn)(xs), [fn(z) for z in xs], rtol=1e-12)
+
+
+def test_vmap_of_a_pullback_inside_a_differentiated_function():
+    def frobenius_of_jacobian(x):
+        _, pullback = s2s.vjp(lambda u: np.sin(u) * u[0], x)
+        return np.sum(s2s.vmap(pullback)(np.eye(3))[0] ** 2)
+
+    def ref(x):
+        jac = np.diag(np.cos(x) * x[0])
+        jac[:, 0] += np.sin(x)
+        return np.sum(jac ** 2)
+
+    x = np.array([0.3, 1.0, -0.5])
+    np.testing.assert_allclose(s2s.jit(frobenius_of_jacobian)(x), ref(x), rtol=1e-12)
+    np.testing.assert_allclose(s2s.grad(frobenius_of_jacobian)(x), _fd_grad(ref, x), rtol=1e-6, atol=1e-8)

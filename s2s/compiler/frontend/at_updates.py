@@ -17,6 +17,7 @@ from __future__ import annotations
 import gast
 
 from ...errors import where
+from ...runtime.index_updates import at_update
 from ..ir import build
 from ..primitives.rules_updates import AT_METHODS
 
@@ -139,3 +140,40 @@ def _moded(norm, node, x, index, mode):
         out.append(p)
         axis += 1
     return build.tuple_(out) if isinstance(index, gast.Tuple) else out[0]
+
+
+def plain_copy(fdef: gast.FunctionDef, ns: dict, filename: str) -> gast.FunctionDef:
+    """`fdef` (a nested def lifted out of a transformed function, compiled to run as it is written
+    where no transform needs its derivative) with each `x.at[index].<update>(...)` replaced by a
+    call of rt.at_update, which computes it on NumPy arrays (an ndarray has no `.at`)."""
+    found = False
+
+    class _Plain(gast.NodeTransformer):
+        def visit_Call(self, node):
+            self.generic_visit(node)
+            f = node.func
+            if not (isinstance(f, gast.Attribute) and f.attr in AT_METHODS and isinstance(f.value, gast.Subscript)
+                    and isinstance(f.value.value, gast.Attribute) and f.value.value.attr == "at"):
+                return node
+            nonlocal found
+            found = True
+            index = _index_value(f.value.slice)
+            at = f"{filename}:{getattr(node, 'lineno', '?')}"
+            call = gast.Call(func=build.name("s2s_at_update"),
+                             args=[f.value.value.value, index, build.const(AT_METHODS[f.attr]), *node.args],
+                             keywords=[*node.keywords, gast.keyword(arg="at", value=build.const(at))])
+            return build.located(call, node, only_missing=True)
+
+    fdef = _Plain().visit(fdef)
+    if found:
+        ns["s2s_at_update"] = at_update
+    return fdef
+
+
+def _index_value(sl):
+    """An index written in brackets as a value: each slice as `slice(lower, upper, step)`."""
+    if isinstance(sl, gast.Slice):
+        return build.call("slice", [p if p is not None else build.const(None) for p in (sl.lower, sl.upper, sl.step)])
+    if isinstance(sl, gast.Tuple):
+        return gast.Tuple(elts=[_index_value(e) for e in sl.elts], ctx=gast.Load())
+    return sl

@@ -11,7 +11,7 @@ import gast
 from ...base import record
 from ..ir import build
 from ..ir.core import local_names
-from . import function_values
+from . import at_updates, function_values
 from .refs import Ref
 
 
@@ -52,7 +52,8 @@ def lift(norm, fdef: gast.FunctionDef):
             n.col_offset = getattr(n, "col_offset", 0) + norm.col_offset
         if getattr(n, "end_lineno", None) is not None:
             n.end_lineno += norm.line_offset
-    fn = norm.compile_nested(node.name, copy.deepcopy(node), ns, norm.filename)
+    fn = norm.compile_nested(node.name, at_updates.plain_copy(copy.deepcopy(node), ns, norm.filename), ns,
+                             norm.filename)  # (x.at[i].set(v) as NumPy in the copy that runs as written)
     # later transforms start from the AST with the user's line numbers and file; it is the def as
     # written, not core form (`written`: jit's inliner normalizes it, as any user function's source)
     record.attach(fn, core=(node, {**ns, "xp": fn.__globals__["xp"], "rt": fn.__globals__["rt"]}, norm.filename),
