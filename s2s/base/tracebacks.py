@@ -14,17 +14,31 @@ every frame. Other exceptions (an internal error, the user's own) are left as th
 from __future__ import annotations
 
 import functools
+import linecache
 import os
 import types
 from collections.abc import Callable
 from typing import TypeVar
 
 from .. import config
-from ..errors import S2SError
+from ..errors import S2SError, shown_path, where
 
-__all__ = ["ENTRY", "boundary", "hide_internal", "internal"]
+__all__ = ["ENTRY", "ORIGINS", "PLACES", "boundary", "hide_internal", "internal", "locate"]
 
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # s2s/, this file is in s2s/base/
+PLACES = "__s2s_places__"  # generated code's globals: its line -> the user's (file, line) (emit/codegen.py)
+# the user's file behind each generated file name (the last compiled under it): the comments of
+# generated code carry the line numbers of the user's statements, through every later transform
+ORIGINS: dict[str, str] = {}
+
+
+def origin(filename: str) -> str:
+    """The user's file whose lines the comments of code generated from `filename` name ("" if none)."""
+    seen = set()
+    while filename in ORIGINS and filename not in seen:
+        seen.add(filename)
+        filename = ORIGINS[filename]
+    return "" if not filename or filename.startswith("<") else filename
 NOTE = ("(s2s hid its own frames from this traceback; S2S_TRACEBACK=full or "
         "s2s.config.update(\"traceback\", \"full\") shows them)")
 F = TypeVar("F", bound=Callable)
@@ -54,10 +68,36 @@ def _kept(tb: types.TracebackType | None) -> tuple[types.TracebackType | None, i
     return out, dropped
 
 
+def locate(exc: BaseException) -> None:
+    """Start the message of an S2SError raised while generated code ran (a rule's run-time check:
+    a pseudo-inverse's cutoff, a condition that differs per example) at the user's statement the
+    raising line of generated code derives from, as compile-time errors start: the innermost
+    generated frame's line, looked up in the places its source was printed with (`PLACES`)."""
+    if not isinstance(exc, S2SError) or getattr(exc, "_s2s_located", False):
+        return
+    exc._s2s_located = True
+    place, tb = None, exc.__traceback__
+    while tb is not None:
+        places = tb.tb_frame.f_globals.get(PLACES)
+        if places is not None and tb.tb_frame.f_code.co_filename.startswith("<s2s:"):
+            place = places.get(tb.tb_lineno, place)
+        tb = tb.tb_next
+    message = str(exc.args[0]) if len(exc.args) == 1 else None
+    if place is None or message is None:
+        return
+    if message.startswith((f"{shown_path(place[0])}:{place[1]}", place[0])):
+        return
+    text = linecache.getline(place[0], place[1])
+    col = len(text) - len(text.lstrip()) if text.strip() else None  # (the statement starts there)
+    exc.args = (f"{where(place[0], place[1], col)}\n{message}",)
+
+
 def hide_internal(exc: BaseException) -> None:
     """Drop s2s's frames from the traceback of `exc` (an S2SError) and of the exceptions chained
     to it (`raise ... from`, or raised while handling another), unless the setting says "full".
-    The first time frames are dropped, a note says so and how to see them."""
+    The first time frames are dropped, a note says so and how to see them. A run-time error's
+    message starts at the user's statement first (`locate`), whatever the setting."""
+    locate(exc)
     if not isinstance(exc, S2SError) or config.read("traceback") == "full":
         return
     seen, todo, dropped = set(), [exc], 0

@@ -9,7 +9,9 @@ import astor
 import gast
 
 from ... import runtime
+from ...base import tracebacks
 from ..ir import build
+from ..ir.core import SOURCE_FILE
 
 _BODIED = (gast.If, gast.For, gast.While, gast.FunctionDef)
 
@@ -110,6 +112,8 @@ class _Printable:
         while any(self.token in s for s in strings):
             self.token += "_"
         self.texts = [build.comment_text(c) for _, _, c in self.comments]
+        # the user's line each comment stands for (the statement the code after it derives from)
+        self.places = [(getattr(c, SOURCE_FILE, None), getattr(c, "lineno", None)) for _, _, c in self.comments]
 
     @contextlib.contextmanager
     def as_ast(self, fn):
@@ -151,29 +155,49 @@ def _put(holder, key, node) -> None:
 
 def to_source(fn: gast.FunctionDef, header: str = "") -> str:
     """Readable, deterministic source, with the Comment statements printed as comments."""
+    return source_and_places(fn, header)[0]
+
+
+def source_and_places(fn: gast.FunctionDef, header: str = "", filename: str = "") -> tuple[str, dict]:
+    """`to_source`'s text, and for each of its lines after a comment that stands for a user's
+    statement, that statement's place `(file, line)`: where an error raised by that line's code
+    comes from in the user's code. `filename`: the user's file behind `fn` (a statement inlined
+    from another function carries its own)."""
     printable = _Printable(fn)
     with printable.as_ast(fn) as module:
         text = astor.to_source(module)
     token, texts = printable.token, printable.texts
-    lines = []
+    lines, places, place = [], {}, None
+    first = 2 if header else 1
     for line in text.splitlines():
         stripped = line.strip()
         if stripped[:1] in "'\"" and token in stripped:
             value = ast.literal_eval(stripped)
             if isinstance(value, str) and value.startswith(token):
                 indent = line[: len(line) - len(line.lstrip())]
-                lines.append(indent + "# " + texts[int(value[len(token):])])
+                i = int(value[len(token):])
+                lines.append(indent + "# " + texts[i])
+                file, lineno = printable.places[i]
+                file = tracebacks.origin(file) if file else filename
+                if lineno is not None and file and not tracebacks.internal(file):  # (s2s's own composites: not the user's)
+                    place = (file, lineno)
                 continue
+        if place is not None:
+            places[first + len(lines)] = place
         lines.append(line)
     out = "\n".join(lines) + "\n"
-    return (f"# {header}\n" if header else "") + out
+    return (f"# {header}\n" if header else "") + out, places
 
 
-def compile_source(name: str, source: str, ns: dict, xp) -> object:
-    """Exec `source` with its names bound; register it in linecache for tracebacks and pdb."""
+def compile_source(name: str, source: str, ns: dict, xp, places: dict | None = None) -> object:
+    """Exec `source` with its names bound; register it in linecache for tracebacks and pdb.
+    `places`: the user's statement behind each line (`source_and_places`), which errors raised
+    while it runs name (base/tracebacks.py)."""
     filename = f"<s2s:{name}>"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     glob = dict(ns)
+    if places:
+        glob[tracebacks.PLACES] = places
     glob.setdefault("xp", xp)
     glob.setdefault("rt", runtime)
     glob["__name__"] = "s2s.generated"

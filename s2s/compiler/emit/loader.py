@@ -16,21 +16,24 @@ import numpy as np
 
 from ... import runtime
 from ...backends import arrays
-from ...base import record
+from ...base import record, tracebacks
 from ...base.tree import field_clash
 from ...runtime.trees import clash_error
 from ..primitives.registry import EXT
 from . import backend_callees
-from .codegen import compile_source, to_source
+from .codegen import compile_source, source_and_places
 
 _SKIP = frozenset({"xp", "rt", "__name__", "__builtins__"})
 
 
 def compile_fn(name: str, node, ns: dict, filename: str, header: str = ""):
     """Print `node`, exec it with `xp` (NumPy) and `rt` bound, and attach its record."""
-    source = to_source(node, header)
+    user_file = tracebacks.origin(filename or "")
+    source, places = source_and_places(node, header, user_file)
     ns = {"xp": np, "rt": runtime, "ext": EXT, **ns}  # (ext: primitives declared from outside the runtime)
-    fn = compile_source(name, source, ns, np)
+    fn = compile_source(name, source, ns, np, places)
+    if user_file:  # (code generated from this code: its comments name lines of the same file)
+        tracebacks.ORIGINS[f"<s2s:{name}>"] = user_file
     record.attach(fn, core=(node, ns, f"<s2s:{name}>"), source=source)
     return fn
 
