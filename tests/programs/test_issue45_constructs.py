@@ -198,6 +198,11 @@ def max_of_list(x):
     return max([np.sum(a), np.sum(b), 0.5]) * min(np.sum(a * a), np.sum(b)) + np.sum(np.max([a, b], axis=0))
 
 
+def max_key(x):  # the third example picks the other item: the choice differs per example
+    a, b = x * 2.0, x[::-1] + 0.5
+    return np.sum(max([a, b], key=lambda v: v[0]) * min((a, b), key=np.sum))
+
+
 pi, sqrt, tanh = np.pi, np.sqrt, np.tanh
 
 
@@ -247,7 +252,7 @@ def callee_callers_array(x):
 
 PROGRAMS = [attr_stores, attr_augmented, attr_element_append, super_call, passed_object_method, jit_method,
             guard_raise, guard_assert, guard_try, errstate, nested_store, dict_star, star_unpack, walrus,
-            builtins_iter, rounding, max_of_list, tuple_aliases, memo_default, scalar_swap, callee_temporary,
+            builtins_iter, rounding, max_of_list, max_key, tuple_aliases, memo_default, scalar_swap, callee_temporary,
             callee_callers_array]
 
 

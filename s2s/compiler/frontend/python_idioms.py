@@ -11,7 +11,9 @@ Each rewrite gives what Python computes, in constructs the normalizer already fo
 - `d = {**a, "k": v}` becomes one dict literal when the keys of each `**` source are known now (a
   dict literal bound once and never stored into), else a copy of the first and stores in order;
 - `reversed(s)` becomes `s[::-1]` (a list, tuple or range), `filter(f, xs)` `[v for v in xs if
-  f(v)]`, `math.pow(a, b)` `float(a ** b)`, and `math.fsum(xs)` `float(sum(xs))`.
+  f(v)]`, `math.pow(a, b)` `float(a ** b)`, and `math.fsum(xs)` `float(sum(xs))`;
+- `max(items, key=f)` (and `min`) of a name or a display of names takes the keys `[f(v) for v in
+  items]` along, and picks the item at the first largest key as `max(items)` picks by value.
 """
 from __future__ import annotations
 
@@ -286,6 +288,28 @@ def _filtered(st, node):
     return _located(gast.ListComp(elt=build.name(var), generators=[comp]), node)
 
 
+def _pure_items(items) -> bool:
+    """A name, or a list or tuple display of names and literals: reading it twice reads the same items."""
+    if isinstance(items, (gast.List, gast.Tuple)):
+        return all(isinstance(e, (gast.Name, gast.Constant)) for e in items.elts)
+    return isinstance(items, gast.Name)
+
+
+def _keyed(st, node):
+    """`max(items, key=f)` as `max(items, s2s_keys=[f(v) for v in items])`, which builtin_call lowers
+    to the item at the first largest key (Python's `max` with a key), so `f` is called, not held."""
+    items, f = node.args[0], node.keywords[0].value
+    var = st.fresh("item")
+    if isinstance(f, gast.Lambda) and len(f.args.args) == 1 and not f.args.defaults \
+            and not (f.args.vararg or f.args.kwarg or f.args.kwonlyargs or f.args.posonlyargs):
+        var, key = f.args.args[0].id, f.body
+    else:
+        key = build.call(f, [build.name(var)])
+    comp = gast.comprehension(target=build.name(var, store=True), iter=copy.deepcopy(items), ifs=[], is_async=0)
+    keys = _located(gast.ListComp(elt=key, generators=[comp]), node)
+    return _located(gast.Call(func=node.func, args=[items], keywords=[gast.keyword(arg="s2s_keys", value=keys)]), node)
+
+
 class _Calls(gast.NodeTransformer):
     """reversed(s) -> s[::-1]; filter(f, xs) -> [v for v in xs if f(v)]; math.pow(a, b) ->
     float(a ** b); math.fsum(xs) -> float(sum(xs))."""
@@ -296,6 +320,9 @@ class _Calls(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         st, f = self.state, node.func
+        if len(node.args) == 1 and [k.arg for k in node.keywords] == ["key"] and _pure_items(node.args[0]) \
+                and (st.resolves_to(f, builtins.max) or st.resolves_to(f, builtins.min)):
+            return _keyed(st, node)
         if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
             return node
         if len(node.args) == 1 and st.resolves_to(f, builtins.reversed):
@@ -316,8 +343,9 @@ def builtin_call(norm, obj, args, kws):
     first largest item, `ext.s2s_py_pick(items, ext.s2s_py_argmax(items))`) as core form; None for another call."""
     if obj in (round, any, all):
         return build.call(obj.__name__, args, kws)
-    if obj in (max, min) and len(args) == 1 and not kws:
-        norm.ns["ext"] = EXT
-        pos = norm.tmp(build.call("ext.s2s_py_argmax" if obj is max else "ext.s2s_py_argmin", args))
+    if obj in (max, min) and len(args) == 1 and (not kws or list(kws) == ["s2s_keys"]):
+        norm.ns["ext"] = EXT  # (s2s_keys: the keys of `key=f`, python_idioms._keyed)
+        pos = norm.tmp(build.call("ext.s2s_py_argmax" if obj is max else "ext.s2s_py_argmin", [kws.get("s2s_keys",
+                                                                                                        args[0])]))
         return build.call("ext.s2s_py_pick", [args[0], pos])
     return None
