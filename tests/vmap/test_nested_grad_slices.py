@@ -40,3 +40,4 @@ def test_vmap_of_grad_of_grad_through_slices_equals_a_loop(f):
     gg = s2s.grad(lambda y: np.sum(g(y)))
     xs = np.stack([X, 0.5 * X - 0.3, X[::-1]])
     np.testing.assert_allclose(s2s.vmap(gg)(xs), [_fd_grad_sum(f, x) for x in xs], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(s2s.vmap(s2s.hessian(f))(xs), [s2s.hessian(f)(x) for x in xs], rtol=1e-12, atol=1e-12)
