@@ -56,3 +56,11 @@ def ranged(x, n):
     for i in range(n, 5):
         s = s + x[i]
     return s
+
+
+def branchy(x):
+    if np.sum(x) > 0:
+        z = np.exp(x) * x
+    else:
+        z = np.sin(x) * x
+    return np.sum(z * z)

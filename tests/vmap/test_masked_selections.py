@@ -276,3 +276,13 @@ def test_a_branch_on_the_rank_pops_the_tape_under_vmap_of_a_hessian_and_of_a_vjp
     g = s2s.grad(_hvp_loss)
     ref = np.stack([_cd(lambda y: g(y)[i], xs[0]) for i in range(xs.shape[1])])
     np.testing.assert_allclose(h, ref, rtol=1e-6, atol=1e-8)
+
+
+def test_a_refusal_in_derivative_code_names_the_users_file():
+    """vmap of a hessian batches generated code (jvp of a backward sweep) whose statements keep
+    the user's line numbers: its refusal names the user's file, not the generated one."""
+    xs = _data(leaky_loss)
+    xs[1] = -np.abs(xs[1]) - 1.0  # the examples take different branches
+    with pytest.raises(S2SError, match=r"masked_layers.py:\d+") as e:
+        s2s.vmap(s2s.hessian(ml.branchy))(xs)
+    assert "<s2s:" not in str(e.value)

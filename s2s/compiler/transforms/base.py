@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import gast
 
-from ...base import record
+from ...base import record, tracebacks
 from ...errors import S2STypeError, error_at, shown_path
 from .. import analysis
 from ..ir import build
@@ -138,7 +138,10 @@ class Transform:
 
     def fail(self, stmt, msg, hint=""):
         """Raise an S2SError at `stmt`'s line of the user's file."""
-        where = (source_file(stmt, self.core.filename), getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))
+        filename = source_file(stmt, self.core.filename)
+        if filename.startswith("<s2s:"):  # generated code keeps its user's line numbers: name the user's file
+            filename = tracebacks.origin(filename) or filename
+        where = (filename, getattr(stmt, "lineno", None), getattr(stmt, "col_offset", None))
         raise error_at(where, msg, hint, S2STypeError)
 
     def bind(self, label, obj) -> str:
