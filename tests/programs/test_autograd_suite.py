@@ -70,7 +70,6 @@ EXCLUDED: dict[str, str | None] = {
     "test_complex.py::test_angle_complex": COMPLEX,
     "test_complex.py::test_abs_complex": COMPLEX,
     "test_direct.py::test_holomorphic_grad": COMPLEX + " (holomorphic_grad refused)",
-    "test_wrappers.py::test_dtypes": COMPLEX,
     **{f"test_graphs.py::test_{n}": COMPLEX for n in ("complex_mutating_outgrad_from_indexing",
                                                       "complex_separate_real_and_imaginary")},
     **{f"test_linalg.py::test_{n}": COMPLEX for n in (
