@@ -355,11 +355,15 @@ def shared_setting(x, what="an axis or keepdims setting"):
     return x[0].item() if x.ndim == 1 else tuple(x[0].tolist())
 
 
-def example_axis(axis, x=None, none="keep"):
+def example_axis(axis, x=None, none="keep", number=True):
     """A per-example axis (int or tuple; negative ones count from the end) of batched `x`. An axis
     that is None at run time means, as the op's rule says: every per-example axis of `x` ("all",
-    reductions), None itself ("keep"), or the flattened example ("flat", not supported here)."""
+    reductions), None itself ("keep"), or the flattened example ("flat", not supported here).
+    `number` False: the op, as np.mean and np.sort do, has no axis on a 0-d example, and any axis
+    is NumPy's AxisError (axis -1 would otherwise run across the examples)."""
     axis = shared_setting(axis)
+    if axis is not None and not number and x is not None and np.ndim(x) == 1 and np.size(axis):
+        raise np.exceptions.AxisError(int(np.ravel(axis)[0]), 0)
     if axis is None:
         if none in ("all", "norm"):
             return example_axes(x)
@@ -423,7 +427,7 @@ def map_examples(fn, flags, n, *args, **kwargs):
     kflags = dict(zip(kwargs, flags[len(args):]))  # flags cover the keyword arguments after the positional ones
 
     def part(a, batched, k):  # (a range, an index's slice, ... are every example's: replicate_batch leaves them)
-        return tree_map(lambda leaf: leaf if leaf is None or isinstance(leaf, (range, str, slice, PyTreeDef))
+        return tree_map(lambda leaf: leaf if leaf is None or isinstance(leaf, (range, str, slice, type(Ellipsis), PyTreeDef))
                         else leaf[k], a) if batched else tree_map(own_copy, a)
     outs = [fn(*[part(a, f, k) for a, f in zip(args, flags)],
                **{key: part(a, kflags.get(key), k) for key, a in kwargs.items()}) for k in range(n)]
