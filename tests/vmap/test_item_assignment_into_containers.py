@@ -81,7 +81,15 @@ def pushes(x):
     return lst[0] + lst[1]
 
 
-@pytest.mark.parametrize("fn, callee", [(puts_into_a_list, "_put"), (sets_a_key, "_set_key")])
+def test_a_key_stored_by_a_callee_into_a_built_dict_runs():
+    """The callee's store into the dict it is given is followed (frontend/dict_updates.py): the
+    caller reads the stored item, in vmap as in a loop, and its derivative (2.0) flows through it."""
+    xs = np.arange(3.0)
+    np.testing.assert_array_equal(s2s.vmap(sets_a_key)(xs), [sets_a_key(x) for x in xs])
+    np.testing.assert_array_equal(s2s.vmap(s2s.grad(sets_a_key))(xs), [2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("fn, callee", [(puts_into_a_list, "_put")])
 def test_an_item_stored_by_a_callee_into_a_built_container_is_refused(fn, callee):
     """The callee's batched version indexes its parameter as a batched array (a raw TypeError
     before): refused at the call, naming the callee and its line."""
