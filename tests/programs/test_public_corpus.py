@@ -18,7 +18,7 @@ CASES = harness.collect()
 
 # What this corpus reports (tests/corpus/README.md, docs/accepted-code.md): the summary test keeps
 # the number of cases and the share s2s accepts as floors; raise them when a refusal is fixed.
-ACCEPTED_FLOOR = 0.93
+ACCEPTED_FLOOR = 0.95
 CASES_FLOOR = 100
 
 

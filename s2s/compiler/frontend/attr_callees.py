@@ -21,7 +21,7 @@ import gast
 from ...base import record
 from ..analysis import dotted
 from ..ir import build
-from . import idioms, resolve
+from . import attr_callee_lists, idioms, resolve
 
 MARKER = "__s2s_stored_attrs__"  # in a callee's namespace: {its dotted path: (parameter, object, attribute)}
 
@@ -140,6 +140,7 @@ def pass_stored(norm, node: gast.Call, fn):
     if passed:
         ns = {**ns, **passed}
         local -= set(passed)
+    call_args, call_keywords, items = attr_callee_lists.unroll(norm, node, body, ns, local, objects)
     needs: dict = {}  # the callee's dotted path -> (the caller's local, object, attribute)
     for n in gast.walk(body):
         if not isinstance(n, gast.Attribute):
@@ -165,12 +166,12 @@ def pass_stored(norm, node: gast.Call, fn):
                             "the callee's store.",
                       f"Return the new value from `{callee}` and store it here, or store `.{n.attr}` only in "
                       f"`{callee}`.")
-    if not needs:
+    if not needs and not items:
         return node, fn
     paths = sorted(needs)
     label = f"{type(owner).__name__}_{func.__name__}" if owner is not None else func.__name__
     key = ("stored_attrs", func.__code__, id(func), id(owner), tuple(paths),
-           tuple(sorted((k, id(v)) for k, v in passed.items())))
+           tuple(sorted((k, id(v)) for k, v in passed.items())), tuple(sorted((k, id(v)) for k, v in items.items())))
 
     def compute():
         taken = {a.id for a in body.args.args} | set(ns) | build.names_in(body)
@@ -189,8 +190,8 @@ def pass_stored(norm, node: gast.Call, fn):
         body.name = f"{label}_stored".replace("<lambda>", "lambda_").replace("__call__", "call")
         return idioms.synthesize(body.name, body, ns, filename, origin=func)
     spec = idioms.remember(key, (func, owner), compute, idioms.namespace_stamp(func))
-    args = [build.name(needs[p][0]) for p in paths] + list(node.args)
-    call = build.located(gast.Call(func=node.func, args=args, keywords=node.keywords), node, only_missing=True)
+    args = [build.name(needs[p][0]) for p in paths] + call_args
+    call = build.located(gast.Call(func=node.func, args=args, keywords=call_keywords), node, only_missing=True)
     return call, spec
 
 

@@ -11,7 +11,6 @@ rng = np.random.default_rng(4)
 X2 = rng.normal(size=(4, 5))
 up2 = rng.normal(size=(4, 5))
 X4 = rng.normal(size=(2, 2, 4, 4))
-ATTRIBUTE_READ = "an attribute this function stores into"
 
 FC = layers.FullyConnected(5, 3)
 CONV = layers.Conv((2, 4, 4), 3, 3, 3, 1, 1)
@@ -124,10 +123,8 @@ def l1_author(W):
 LOSS_CASES = [
     Case("softmax_loss", "loss.SoftmaxLoss", lambda X, y: loss.SoftmaxLoss(X, y)[0], (scores, labels),
          lambda X, y: loss.SoftmaxLoss(X, y)[1]),
-    Case("l2_regularization", "loss.l2_regularization", l2_loss, (rng.normal(size=(4, 3)),), l2_author,
-         refused=ATTRIBUTE_READ),
-    Case("l1_regularization", "loss.l1_regularization", l1_loss, (rng.normal(size=(4, 3)),), l1_author,
-         refused=ATTRIBUTE_READ),
+    Case("l2_regularization", "loss.l2_regularization", l2_loss, (rng.normal(size=(4, 3)),), l2_author),
+    Case("l1_regularization", "loss.l1_regularization", l1_loss, (rng.normal(size=(4, 3)),), l1_author),
 ]
 
 CASES = LAYER_CASES + LOSS_CASES
