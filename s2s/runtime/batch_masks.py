@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import S2SValueError
+from .core import to_host
 
 __all__ = ("mask_lanes", "masked_operand", "masked_axes", "masked_count", "masked_fill", "shared_condition",
            "same_mask")
@@ -90,6 +91,7 @@ def shared_condition(c, where):
     """A batched condition that must be the same for every example (a branch that pops a list
     the examples share, such as a backward sweep's tape under `if z.ndim == 1:`, which each
     example's record saved): that one truth value, or an error naming the user's line."""
+    c = to_host(c)  # (one truth value for Python's `if`: read on the host, as CuPy needs explicitly)
     flat = np.reshape(np.asarray(c), (np.shape(c)[0], -1)) if np.ndim(c) else np.reshape(np.asarray(c), (1, 1))
     first = flat[:1]
     if not bool(np.all(flat == first)):
