@@ -161,3 +161,58 @@ def test_what_cannot_be_matched_stays_refused():
     for f in (via_local, item_without_the_attribute, with_break):
         with pytest.raises(S2SError, match="cannot tell apart|hasattr"):
             s2s.grad(f)(_w(0))
+
+
+def pairs(layers):
+    total = 0.0
+    for a in layers:
+        for b in layers:
+            total += np.sum(a.W) * np.sum(b.W)
+    return total
+
+
+def test_a_loop_over_the_list_inside_another_stays_refused():
+    def f(W):
+        A.W = W
+        return pairs([A, B])
+
+    with pytest.raises(S2SError, match="cannot tell apart"):
+        s2s.grad(f)(_w(0))
+
+
+class Flagged:
+    def __init__(self):
+        self.W = np.array([2.0, 3.0])
+        self.scale = 1.5
+
+
+def scaled_penalty(layers):
+    reg = 0.0
+    for layer in layers:
+        if hasattr(layer, "scale"):
+            reg += layer.scale * np.sum(layer.W ** 2)
+        else:
+            reg += np.sum(layer.W ** 2)
+    return reg
+
+
+F = Flagged()
+
+
+def flagged_loss(W):
+    F.W = W
+    return scaled_penalty([F])
+
+
+def test_hasattr_decided_now_is_checked_on_later_calls():
+    W = np.array([0.5, -1.0])
+    g = s2s.grad(flagged_loss)
+    np.testing.assert_allclose(g(W), 2 * 1.5 * W, rtol=1e-12)
+    F.scale = 3.0  # (a new value: the code built with the old one is not reused)
+    np.testing.assert_allclose(g(W), 2 * 3.0 * W, rtol=1e-12)
+    del F.scale  # (hasattr is False now: s2s refuses rather than reuse the code built with True)
+    try:
+        with pytest.raises(S2SError, match="hasattr"):
+            g(W)
+    finally:
+        F.scale = 1.5

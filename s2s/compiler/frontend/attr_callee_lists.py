@@ -47,6 +47,9 @@ def _loops_over(body, param: str):
              and s.iter.id == param]
     if not loops:
         return None
+    loop_ids = {id(s) for s in loops}
+    if any(id(n) in loop_ids for s in loops for b in s.body for n in gast.walk(b)):
+        return None  # (a loop over the list inside another: unrolled once, the inner copies would stay)
     iters = {id(s.iter) for s in loops}
     if any(isinstance(n, gast.Name) and n.id == param and id(n) not in iters and not isinstance(n.ctx, gast.Param)
            for n in gast.walk(body)):
@@ -97,20 +100,23 @@ def _unroll(body, loops, names: list) -> None:
             setattr(n, field, new)
 
 
-def _known_hasattr(body, items: dict, objects: dict) -> None:
+def _known_hasattr(body, items: dict, objects: dict) -> list:
     """`hasattr(item, 'a')` -> `True` where the item has `.a` now: noted as a read (the code is
-    reused while it holds), or an attribute the caller stores (its store keeps it)."""
+    reused while it holds), or an attribute the caller stores (its store keeps it). Returns the
+    (item, attribute) pairs it decided, for the copy's cache key."""
+    decided: list = []
     for n in gast.walk(body):
         for field, value in list(gast.iter_fields(n)):
             if isinstance(value, list):
                 for i, v in enumerate(value):
-                    if (t := _hasattr_true(v, items, objects)) is not None:
+                    if (t := _hasattr_true(v, items, objects, decided)) is not None:
                         value[i] = t
-            elif (t := _hasattr_true(value, items, objects)) is not None:
+            elif (t := _hasattr_true(value, items, objects, decided)) is not None:
                 setattr(n, field, t)
+    return decided
 
 
-def _hasattr_true(n, items: dict, objects: dict):
+def _hasattr_true(n, items: dict, objects: dict, decided: list):
     if not (isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id == "hasattr"
             and len(n.args) == 2 and not n.keywords and isinstance(n.args[0], gast.Name)
             and n.args[0].id in items and isinstance(n.args[1], gast.Constant) and isinstance(n.args[1].value, str)):
@@ -120,13 +126,15 @@ def _hasattr_true(n, items: dict, objects: dict):
         return None  # (refused as any hasattr: s2s cannot know now whether it will have it)
     if (id(obj), attr) not in objects:
         note_read("attr", obj, attr, getattr(obj, attr))
+    decided.append((n.args[0].id, attr))
     return build.located(build.const(True), n)
 
 
 def unroll(norm, node: gast.Call, body, ns: dict, local: set, objects: dict):
     """Unroll the callee's loops over list displays of known objects the call passes (see the module
     docstring), binding each item to a fresh name in `ns`. Returns (the call's new positional args,
-    its new keywords, the items bound) ; `body`, `ns` and `local` are updated in place."""
+    its new keywords, the items bound, the `hasattr` tests decided); `body`, `ns` and `local` are
+    updated in place."""
     args, keywords = list(node.args), list(node.keywords)
     params = [a.id for a in body.args.args]
     given = [(p, i, None) for i, p in enumerate(params[:len(args)])] + \
@@ -157,8 +165,9 @@ def unroll(norm, node: gast.Call, body, ns: dict, local: set, objects: dict):
         else:
             drop_kws.add(id(kw))
     if not bound:
-        return args, keywords, bound
-    _known_hasattr(body, bound, objects)
+        return args, keywords, bound, ()
+    builtin = ns.get("hasattr", hasattr) is hasattr and "hasattr" not in local
+    decided = _known_hasattr(body, bound, objects) if builtin else []
     kept = [a for a in body.args.args if a.id not in drop_params]
     n_default = len(body.args.defaults)
     first_default = len(body.args.args) - n_default
@@ -169,4 +178,4 @@ def unroll(norm, node: gast.Call, body, ns: dict, local: set, objects: dict):
     local -= drop_params
     args = [a for i, a in enumerate(args) if i not in drop_args]
     keywords = [k for k in keywords if id(k) not in drop_kws]
-    return args, keywords, bound
+    return args, keywords, bound, tuple(sorted(decided))

@@ -140,7 +140,7 @@ def pass_stored(norm, node: gast.Call, fn):
     if passed:
         ns = {**ns, **passed}
         local -= set(passed)
-    call_args, call_keywords, items = attr_callee_lists.unroll(norm, node, body, ns, local, objects)
+    call_args, call_keywords, items, decided = attr_callee_lists.unroll(norm, node, body, ns, local, objects)
     needs: dict = {}  # the callee's dotted path -> (the caller's local, object, attribute)
     for n in gast.walk(body):
         if not isinstance(n, gast.Attribute):
@@ -171,7 +171,8 @@ def pass_stored(norm, node: gast.Call, fn):
     paths = sorted(needs)
     label = f"{type(owner).__name__}_{func.__name__}" if owner is not None else func.__name__
     key = ("stored_attrs", func.__code__, id(func), id(owner), tuple(paths),
-           tuple(sorted((k, id(v)) for k, v in passed.items())), tuple(sorted((k, id(v)) for k, v in items.items())))
+           tuple(sorted((k, id(v)) for k, v in passed.items())),
+           tuple(sorted((k, id(v)) for k, v in items.items())), decided)
 
     def compute():
         taken = {a.id for a in body.args.args} | set(ns) | build.names_in(body)
