@@ -204,9 +204,14 @@ def replicate_batch(x, n):
     return out
 
 
-def lift_rank(x, other, other_batched):
+def lift_rank(x, other, other_batched, op=""):
     """Batched `x` with unit axes after the batch axis so that it broadcasts per example against
-    `other` (batched or not) as the unbatched values would."""
+    `other` (batched or not) as the unbatched values would. `op` "*": `x` multiplies `other`, and
+    a list or tuple times a NumPy float example (a 0-d example is a NumPy scalar, `x[0]`) is
+    Python's repetition by a non-integer, NumPy's TypeError, not a product."""
+    if op == "*" and isinstance(other, (list, tuple)) and np.ndim(x) == 1 and getattr(x, "dtype", None) is not None \
+            and x.dtype.kind in "fc":
+        raise TypeError(f"can't multiply sequence by non-int of type 'numpy.{x.dtype}'")
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
     if list_meets_array(x, other):

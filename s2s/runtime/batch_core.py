@@ -8,7 +8,7 @@ import numpy as np
 
 from ..base.tree import tree_leaves, tree_map
 from ..errors import S2STypeError, S2SValueError
-from ._batch_operands import dot_spec, first_example, is_array
+from ._batch_operands import dot_spec, first_example, is_array, shifted_axis
 from ._examples import map_over_spec
 from ._values import float_dtype, is_tree
 from .batch import (
@@ -169,6 +169,9 @@ def batched_transpose(flags, a, axes=None):
 def batched_squeeze(flags, a, axis=None, shape=None):
     if axis is None:
         axis = tuple(i for i, s in enumerate(np.shape(a)) if i and s == 1)
+    elif np.ndim(a) == 1:  # 0-d examples: NumPy takes axis 0 or -1 of a number (else its AxisError)
+        shifted_axis(axis, 0)
+        return a[...]
     else:
         axis = example_axis(axis)
     return np.squeeze(a, axis=axis)
@@ -430,14 +433,14 @@ def batched_example_axes(flags, x):
     return tuple(range(1, np.ndim(x) - 1))
 
 
-def batched_example_axis(flags, axis, x=None, none="keep"):
+def batched_example_axis(flags, axis, x=None, none="keep", number=True):
     """example_axis in batched code batched again: the axis is one setting for every example, and `x`'s
     per-example axes are those of any one example (the result is not batched)."""
     if flags and flags[0]:
         axis = shared_setting(axis)
     if len(flags) > 1 and flags[1] and x is not None:
         x = x[0]
-    return example_axis(axis, x, none)
+    return example_axis(axis, x, none, number)
 
 
 def batched_num_examples(flags, x):

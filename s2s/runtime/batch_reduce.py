@@ -63,6 +63,9 @@ def _cumulative(fn):
         nd = example_rank(x, True)
         if axis is None and nd != 1:
             return loop_examples("xp." + fn.__name__, flags, x, axis, dtype, include_initial)
+        if nd == 0:  # NumPy scans a number along its axis 0 or -1 as a 1-element array
+            shifted_axis(axis, nd)
+            x, axis = array_of(x)[:, None], 0
         return fn(x, axis=1 if axis is None else shifted_axis(axis, nd), dtype=dtype, include_initial=include_initial)
     return rule
 

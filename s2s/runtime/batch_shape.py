@@ -131,7 +131,7 @@ batched_dsplit = _split(np.dsplit, "d")
 
 # ---- selections ----
 def batched_compress(flags, condition, a, axis=None):
-    if flags[0]:
+    if flags[0] or axis is not None and example_rank(a, True) == 0:  # (a number along its axis 0: per example)
         return loop_examples("xp.compress", flags, condition, a, axis)
     if axis is None:
         return np.compress(condition, array_of(a).reshape(np.shape(a)[0], -1), axis=1)
@@ -154,6 +154,8 @@ def batched_delete(flags, arr, obj, axis=None):
 
 def batched_take(flags, a, indices, axis=None, out=None, mode="raise"):
     n = count_examples(flags, (a, indices))
+    if axis is not None and example_rank(a, flags[0]) == 0:  # (a number along its axis 0: per example)
+        return loop_examples("xp.take", flags, a, indices, axis, out, mode)
     if not flags[1]:
         how = {} if mode == "raise" else {"mode": mode}  # CuPy's take has no `mode`
         if axis is None:
@@ -218,11 +220,18 @@ def batched_rot90(flags, m, k=1, axes=None):
 
 def batched_rollaxis(flags, a, axis, start=0):
     nd = example_rank(a, True)
-    axis = axis % nd
+    axis = shifted_axis(axis, nd) - 1 if nd else _no_axis(axis)  # (NumPy's AxisError, not a wrapped axis)
+    if not -nd <= start <= nd:
+        raise np.exceptions.AxisError(f"'start' arg requires {-nd} <= start < {nd + 1}, but {start} was passed in")
     start = start + nd if start < 0 else start
     if axis < start:
         start -= 1
     return a[...] if axis == start else np.moveaxis(a, axis + 1, start + 1)
+
+
+def _no_axis(axis):
+    """A 0-d example has no axis: NumPy's AxisError."""
+    raise np.exceptions.AxisError(int(axis), 0)
 
 
 def batched_roll(flags, a, shift, axis=None):
@@ -274,7 +283,7 @@ def batched_pad(flags, array, pad_width, mode="constant", reflect_type="even", *
 
 def _partitioned(fn, flags, a, kth, axis, kind, order):
     """np.partition / np.argpartition per example (`fn`); a per-example kth or axis loops."""
-    if flags[1] or flags[2]:
+    if flags[1] or flags[2] or axis is not None and example_rank(a, True) == 0:  # (a 0-d example: per example)
         return loop_examples(f"xp.{fn.__name__}", flags, a, kth, axis, kind, order)
     how = {} if kind == "introselect" else {"kind": kind}  # CuPy's partition has neither `kind` nor `order`
     how.update({} if order is None else {"order": order})

@@ -398,7 +398,7 @@ def batched_loop_slot_rows(flags, v, a, key):
     return v if have >= nd else v.reshape(v.shape[:lead] + (1,) * (nd - have) + v.shape[lead:])
 
 
-def batched_lift_rank(flags, x, other, other_batched):
+def batched_lift_rank(flags, x, other, other_batched, op=""):
     """Batching rule of lift_rank (a vectorized loop's operand alignment) when vmap batches `other`
     but not `x`: the alignment counts `other`'s per-example rank, and the result is batched."""
     if list_meets_array(x, other):

@@ -138,6 +138,10 @@ class BatchRule:
     helper: str = ""
     none_axis: str = "all"
     fixed: tuple[str, ...] = ()
+    # NumPy takes axis 0 or -1 of a 0-d array (a ufunc's reduction or scan of a number, np.sum(x, axis=0),
+    # np.cumsum; np.expand_dims's result axis); without it a 0-d example's axis is NumPy's AxisError
+    # (np.mean, np.sort, np.flip of a number raise one)
+    number: bool = False
 
 
 # Batching rules a declaration gives with `batch=` (rules_batch.py declares those not yet moved)
@@ -147,9 +151,10 @@ LOOP = BatchRule("loop")            # once per example
 CREATE = BatchRule("create")        # creation ops and queries: batched arguments are an error
 
 
-def along(*axes: str, none: str = "keep") -> BatchRule:
-    """Batched by shifting these axis arguments past the batch axis (`none`: what None means)."""
-    return BatchRule("axis", axes=axes, none_axis=none)
+def along(*axes: str, none: str = "keep", number: bool = False) -> BatchRule:
+    """Batched by shifting these axis arguments past the batch axis (`none`: what None means;
+    `number`: NumPy takes axis 0 or -1 of a 0-d array, BatchRule.number)."""
+    return BatchRule("axis", axes=axes, none_axis=none, number=number)
 
 
 def by(helper: str, fixed: tuple = ()) -> BatchRule:

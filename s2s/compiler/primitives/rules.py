@@ -24,7 +24,10 @@ from .registry import (
 )
 
 REDUCE = along("axis", none="all")  # batching: `axis` shifted past the batch axis, None: every per-example axis
-REDUCE_FLAT = along("axis", none="flat")  # None: the flattened example
+# for NumPy's functions that, as ufunc reductions and scans do, take axis 0 or -1 of a number
+# (np.sum(np.float64(1), axis=0) is 1.0, np.cumsum's [1.0]; np.mean's and np.sort's is an AxisError)
+UFUNC_REDUCE = along("axis", none="all", number=True)
+UFUNC_SCAN = along("axis", none="flat", number=True)
 
 # ---- Python operators (generated code keeps them as operators; `symbol`: the operator) ----
 for _op, _sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", "**"), ("maximum", ""),
@@ -149,13 +152,13 @@ nondiff("range", sig="x, *args, **kwargs", range_result=True, batch=CREATE, buil
 nondiff("xp.zeros_like", sig="x, *args, **kwargs", diag="zero", shape_only=(0,), batch=by("rt.batched_zeros_like"))
 # their whole signatures: vmap shifts `axis` past the batch axis, where it is passed or not
 for _m in ("argmax", "argmin"):
-    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False", methods=(_m,), batch=REDUCE_FLAT)
+    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False", methods=(_m,), batch=UFUNC_SCAN)
 for _m in ("any", "all"):
-    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False, where=True", methods=(_m,), batch=REDUCE)
-nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False", batch=REDUCE)
+    nondiff("xp." + _m, sig="a, axis=None, out=None, keepdims=False, where=True", methods=(_m,), batch=UFUNC_REDUCE)
+nondiff("xp.count_nonzero", sig="a, axis=None, keepdims=False", batch=UFUNC_REDUCE)
 nondiff("xp.round", sig="a, decimals=0, out=None", methods=("round",), batch=SAME)
 nondiff("xp.around", sig="a, decimals=0, out=None", batch=SAME)
-nondiff("xp.argsort", sig="a, axis=-1, kind=None, order=None, stable=None", methods=("argsort",), batch=REDUCE_FLAT)
+nondiff("xp.argsort", sig="a, axis=-1, kind=None, order=None, stable=None", methods=("argsort",), batch=UFUNC_SCAN)
 nondiff("xp.nonzero", "xp.argwhere", sig="a", methods=("nonzero",), batch=LOOP)
 nondiff("xp.flatnonzero", sig="a", batch=LOOP)
 nondiff("xp.searchsorted", sig="a, v, side='left', sorter=None", methods=("searchsorted",),
@@ -252,17 +255,17 @@ defjvp("xp.clip", a="da * rt.clip_mask(a, a_min, a_max)", a_min="da_min * rt.cli
 # ---- reductions ----
 # reduction: `a.<name>(axis)` computes it too, and shapes fold through it (passes/shapefold.py)
 linear("xp.sum", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.sum_vjp(g, a, axis, keepdims)",
-       full_reduction=True, reduction=True, float_result="keep", methods=("sum",), batch=REDUCE)
+       full_reduction=True, reduction=True, float_result="keep", methods=("sum",), batch=UFUNC_REDUCE)
 linear("xp.mean", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.mean_vjp(g, a, axis, keepdims)",
        full_reduction=True, reduction=True, float_result="always", methods=("mean",), batch=REDUCE)
 for _op in ("xp.max", "xp.amax", "xp.min", "xp.amin"):
     prim(_op, "a, axis=None, out=None, keepdims=False", zero_args=REST, full_reduction=True, reduction=True,
-         methods=() if _op.startswith("xp.a") else (_op[3:],), batch=REDUCE,
+         methods=() if _op.startswith("xp.a") else (_op[3:],), batch=UFUNC_REDUCE,
          dask=_op[4:] if _op.startswith("xp.a") else "")  # (Dask's amax is `max`)
     defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")
     defjvp(_op, a="rt.max_jvp(da, a, ans, axis, keepdims)")
 prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False", zero_args=REST, full_reduction=True,
-     reduction=True, methods=("prod",), batch=REDUCE)
+     reduction=True, methods=("prod",), batch=UFUNC_REDUCE)
 defvjp("xp.prod", a="rt.sum_vjp(g, a, axis, keepdims) * rt.prod_others(a, axis)")  # exact at zeros
 defjvp("xp.prod", a="xp.sum(da * rt.prod_others(a, axis), axis=axis, keepdims=keepdims)")
 # prod's derivatives to order 6: element i of rt.prod_others(a, axis) is the product of the other
@@ -297,7 +300,7 @@ prim("xp.std", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zer
 defvjp("xp.std", a="rt.var_vjp(g * 0.5 * rt.inv0(ans), a, axis, ddof, keepdims)")
 defjvp("xp.std", a="rt.var_jvp(da, a, axis, ddof, keepdims) * 0.5 * rt.inv0(ans)")
 linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)", methods=("cumsum",),
-       batch=REDUCE_FLAT)
+       batch=UFUNC_SCAN)
 linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)", methods=("trace",),
        batch=along("axis1", "axis2"))
 # a host number moved to the backend of `like` (in helpers s2s differentiates): the identity on v
@@ -312,7 +315,7 @@ for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atl
            if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))",
            methods={"xp.ravel": ("ravel", "flatten"), "xp.squeeze": ("squeeze",)}.get(_op, ()),
            rewrites="flat_order" if _op == "xp.ravel" else "",  # (order="F": frontend/keyword_calls.py)
-           batch=along("axis") if _op == "xp.expand_dims" else by("rt.batched_" + _op[3:]))
+           batch=along("axis", number=True) if _op == "xp.expand_dims" else by("rt.batched_" + _op[3:]))
 linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",), reverses_axes=True,
        batch=by("rt.batched_transpose"))
 linear("xp.swapaxes", "a, axis1, axis2", "a", "xp.swapaxes(g, axis1, axis2)", methods=("swapaxes",),
@@ -330,11 +333,11 @@ linear("rt.cast_to_d", "t, like", "t", "rt.cast_to_d(g, like)", aliasing=True, b
 linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place on the diagonal
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)", batch=by("rt.batched_tile"))
 linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",),
-       batch=REDUCE_FLAT)
+       batch=UFUNC_SCAN)
 linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)", batch=SAME)
 linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)", batch=SAME)
 linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", list_args=("arrays",),
-       batch=along("axis"))
+       batch=along("axis", number=True))
 linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",),
        batch=along("axis", none="flat"))
 linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", list_args=("tup",),

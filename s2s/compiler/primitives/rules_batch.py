@@ -97,7 +97,7 @@ for _n, _sig, _batch in (("rt.mask_any", "m", by("rt.batched_mask_any")), ("rt.m
                          ("rt.example_key", "index, ib, a, clip=True", LOOP)):
     prim(_n, _sig, nondiff=True, batch=_batch)
 # one axis for every example (batched again: an axis of batched code, vmap of vmap)
-prim("rt.example_axis", "axis, x=None, none='keep'", nondiff=True, unbatched_result=True,
+prim("rt.example_axis", "axis, x=None, none='keep', number=True", nondiff=True, unbatched_result=True,
      batch=by("rt.batched_example_axis"))
 linear("rt.vmap_in", "x, spec, n", "x", "rt.vmap_in_t(g, x, spec)", tree_args=(0,), batch=by("rt.batched_vmap_in"))
 linear("rt.vmap_in_t", "v, like, spec", "v", "rt.vmap_in(g, spec, rt.num_examples(v))", tree_args=(0, 1), batch=LOOP)
@@ -107,7 +107,7 @@ linear("rt.replicate_batch", "x, n", "x", "rt.replicate_batch_t(g, x)", tree_arg
        batch=by("rt.batched_replicate_batch"))
 linear("rt.replicate_batch_t", "v, like", "v", "rt.replicate_batch(g, rt.num_examples(v))", tree_args=(0, 1),
        batch=LOOP)
-linear("rt.lift_rank", "x, other, other_batched", "x", "rt.unlift_rank(g, x)", tree_preserving=True,
+linear("rt.lift_rank", "x, other, other_batched, op=''", "x", "rt.unlift_rank(g, x)", tree_preserving=True,
        batch=by("rt.batched_lift_rank"))
 linear("rt.unlift_rank", "v, x", "v", "rt.unlift_rank(g, v)", batch=by("rt.batched_unlift_rank"))
 linear("rt.lift_rank_tree", "x, other, other_batched", "x", "rt.lift_rank_tree_t(g, x)")

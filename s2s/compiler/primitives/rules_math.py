@@ -60,7 +60,8 @@ nondiff("xp.isin", sig="element, test_elements, assume_unique=False, invert=Fals
         batch=by("rt.batched_isin"))
 nondiff("xp.digitize", sig="x, bins, right=False", batch=by("rt.batched_digitize"))
 nondiff("xp.argpartition", sig="a, kth, axis=-1, kind='introselect', order=None", batch=by("rt.batched_argpartition"))
-nondiff("xp.nanargmax", "xp.nanargmin", sig="a, axis=None, out=None, keepdims=False", batch=along("axis", none="flat"))
+nondiff("xp.nanargmax", "xp.nanargmin", sig="a, axis=None, out=None, keepdims=False",
+        batch=along("axis", none="flat", number=True))
 nondiff("xp.array_equiv", sig="a, b, *args, **kwargs", batch=by("rt.batched_array_equiv"))
 
 # ---- NumPy 2 spellings of the same functions: the same rows under the new names ----

@@ -8,7 +8,7 @@ from .registry import KEYWORD_FORMS, LOOP, REST, SAME, along, by, composite, def
 _RED = "a, axis=None, dtype=None, out=None, keepdims=False"
 _NAN = "xp.isnan(a)"
 prim("xp.cumprod", "a, axis=None, dtype=None, out=None", zero_args=REST, methods=("cumprod",),
-     batch=along("axis", none="flat"))
+     batch=along("axis", none="flat", number=True))  # (number: NumPy scans a number along axis 0 or -1)
 defvjp("xp.cumprod", a="rt.cumsum_vjp(g * ans, a, axis) / a")  # entries of a must be nonzero
 defjvp("xp.cumprod", a="ans * xp.cumsum(da / a, axis)")
 prim("xp.diff", "a, n=1, axis=-1, prepend=None, append=None", zero_args=REST, batch=by("rt.batched_diff"),
@@ -19,7 +19,7 @@ defjvp("xp.diff", a="xp.diff(da, n, rt.diff_axis(axis, prepend, append))")
 composite("rt.diff_prepend", _rt.diff_prepend)
 composite("rt.diff_append", _rt.diff_append)
 linear("rt.diff_vjp", "v, like, n, axis", "v", "xp.diff(g, n, axis)", batch=by("rt.batched_diff_vjp"))
-prim("xp.ptp", "a, axis=None, out=None, keepdims=False", zero_args=REST, batch=along("axis", none="all"))
+prim("xp.ptp", "a, axis=None, out=None, keepdims=False", zero_args=REST, batch=along("axis", none="all", number=True))
 defvjp("xp.ptp", a="rt.max_vjp(g, a, xp.max(a, axis, keepdims=keepdims), axis, keepdims) - "
                    "rt.max_vjp(g, a, xp.min(a, axis, keepdims=keepdims), axis, keepdims)")
 defjvp("xp.ptp", a="rt.max_jvp(da, a, xp.max(a, axis, keepdims=keepdims), axis, keepdims) - "
@@ -33,31 +33,31 @@ defjvp("xp.average", a="xp.average(da, axis, weights, keepdims=keepdims)",
 nondiff("rt.nancount", sig="x, *args")  # (rt.conv_pad, rt.diff_axis, rt.interp_ok: rules_batch.py)
 
 # ---- nan* reductions: NaN entries are left out, and get a zero cotangent ----
-prim("xp.nansum", _RED, zero_args=REST, batch=along("axis", none="all"))
+prim("xp.nansum", _RED, zero_args=REST, batch=along("axis", none="all", number=True))
 defvjp("xp.nansum", a=f"xp.where({_NAN}, 0.0, rt.sum_vjp(g, a, axis, keepdims))")
 defjvp("xp.nansum", a=f"xp.sum(xp.where({_NAN}, 0.0, da), axis=axis, keepdims=keepdims)")
-prim("xp.nanmean", _RED, zero_args=REST, batch=along("axis", none="all"))
+prim("xp.nanmean", _RED, zero_args=REST, batch=along("axis", none="all", number=True))
 defvjp("xp.nanmean", a=f"xp.where({_NAN}, 0.0, rt.sum_vjp(g / rt.nancount(a, axis, keepdims), a, axis, keepdims))")
 defjvp("xp.nanmean", a=f"xp.sum(xp.where({_NAN}, 0.0, da), axis=axis, keepdims=keepdims) / rt.nancount(a, axis, keepdims)")
 for _op in ("xp.nanmax", "xp.nanmin"):
-    prim(_op, "a, axis=None, out=None, keepdims=False", zero_args=REST, batch=along("axis", none="all"))
+    prim(_op, "a, axis=None, out=None, keepdims=False", zero_args=REST, batch=along("axis", none="all", number=True))
     defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")  # NaN never equals the extremum
     defjvp(_op, a=f"rt.max_jvp(xp.where({_NAN}, 0.0, da), a, ans, axis, keepdims)")
-prim("xp.nanprod", _RED, zero_args=REST, batch=along("axis", none="all"))
+prim("xp.nanprod", _RED, zero_args=REST, batch=along("axis", none="all", number=True))
 defvjp("xp.nanprod", a=f"xp.where({_NAN}, 0.0, rt.sum_vjp(g * ans, a, axis, keepdims) / xp.where({_NAN}, 1.0, a))")
 defjvp("xp.nanprod", a="xp.nansum(da / a, axis=axis, keepdims=keepdims) * ans")
 prim("xp.nanvar", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST,
-     batch=along("axis", none="all"))
+     batch=along("axis", none="all", number=True))
 defvjp("xp.nanvar", a="rt.nanvar_vjp(g, a, axis, ddof, keepdims)")
 defjvp("xp.nanvar", a="rt.nanvar_jvp(da, a, axis, ddof, keepdims)")
 prim("xp.nanstd", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST,
-     batch=along("axis", none="all"))
+     batch=along("axis", none="all", number=True))
 defvjp("xp.nanstd", a="rt.nanvar_vjp(g * 0.5 / ans, a, axis, ddof, keepdims)")
 defjvp("xp.nanstd", a="rt.nanvar_jvp(da, a, axis, ddof, keepdims) * 0.5 / ans")
-prim("xp.nancumsum", "a, axis=None, dtype=None, out=None", zero_args=REST, batch=along("axis", none="flat"))
+prim("xp.nancumsum", "a, axis=None, dtype=None, out=None", zero_args=REST, batch=along("axis", none="flat", number=True))
 defvjp("xp.nancumsum", a=f"xp.where({_NAN}, 0.0, rt.cumsum_vjp(g, a, axis))")
 defjvp("xp.nancumsum", a=f"xp.cumsum(xp.where({_NAN}, 0.0, da), axis)")
-prim("xp.nancumprod", "a, axis=None, dtype=None, out=None", zero_args=REST, batch=along("axis", none="flat"))
+prim("xp.nancumprod", "a, axis=None, dtype=None, out=None", zero_args=REST, batch=along("axis", none="flat", number=True))
 defvjp("xp.nancumprod", a=f"xp.where({_NAN}, 0.0, rt.cumsum_vjp(g * ans, a, axis) / xp.where({_NAN}, 1.0, a))")
 defjvp("xp.nancumprod", a="ans * xp.nancumsum(da / a, axis)")
 

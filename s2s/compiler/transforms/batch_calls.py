@@ -174,7 +174,10 @@ class BatchedCalls:
                     continue  # known per-example ranks: already broadcasts as the examples would
                 if o != k and args[o].id != args[k].id:
                     how = "rt.lift_rank_tree" if p.name == "rt.tree_add" else "rt.lift_rank"  # cotangent trees
-                    cur = self.tmp(pre, build.call(how, [cur, args[o], build.const(self.is_batched(args[o]))]), "lift")
+                    # (`*` of a list: NumPy refuses a number example's product with it, lift_rank's `op`)
+                    op = [build.const(p.symbol)] if p.sequence_op and how == "rt.lift_rank" else []
+                    cur = self.tmp(pre, build.call(how, [cur, args[o], build.const(self.is_batched(args[o]))] + op),
+                                   "lift")
             new[k] = cur
         return _rebuild(value, p, new)
 
@@ -203,11 +206,16 @@ class BatchedCalls:
                     new[first] = self.tmp(pre, build.call(how, [args[first]]), "flat")
                     new[k] = build.const(1)
             else:
+                rank = self.rank.get(getattr(arr, "id", None))
+                if not rule.number and not p.list_args and rank in (None, 0):
+                    # a 0-d example has no axis (np.mean, np.sort): NumPy's AxisError when it runs
+                    new[k] = self.tmp(pre, build.call("rt.example_axis", [ax, arr, build.const(rule.none_axis),
+                                                                          build.const(False)]), "axis")
+                    continue
                 if rule.none_axis == "flat" and self.rank.get(getattr(args[p.params[0]], "id", None)) in (None, 0) \
                         and self.is_batched(args[p.params[0]]) and not p.list_args:  # (a 0-d example: scanned flat)
                     first = p.params[0]
                     new[first] = self.tmp(pre, build.call("rt.examples_1d", [args[first]]), "ex1d")
-                rank = self.rank.get(getattr(arr, "id", None))
                 if rule.none_axis == "all" and isinstance(ax, gast.Constant) and ax.value in (0, -1) and rank is None:
                     new[k] = self.tmp(pre, build.call("rt.example_axis", [ax, arr, build.const("all")]), "axis")
                 elif rule.none_axis == "all" and isinstance(ax, gast.Constant) and ax.value in (0, -1) and rank == 0:
