@@ -274,6 +274,15 @@ def _bound_value(norm, x):
     v = norm.atom(x)
     if isinstance(v, gast.Name) and v.id not in norm.ns:  # (a global stays one)
         norm.locals.add(v.id)
+        if not static_locals.bound_once(norm, v):
+            # the partial holds the object the name holds now, and a later `k = ...` rebinds the name
+            # only: it is read here, once (an update in place of that object would be missed then)
+            if v.id in static_locals.bindings(norm)[1]:
+                norm.fail(x, f"`{v.id}` is bound again after this functools.partial takes it, and updated in place: "
+                             "s2s follows one or the other for a partial's argument, not both.",
+                          f"Pass a copy (`{v.id}.copy()`) or give the later value another name.")
+            v = norm.tmp(copy.deepcopy(v), "bound")
+            norm.locals.add(v.id)
     return v
 
 
