@@ -1,6 +1,7 @@
 """An S2SError raised while generated code runs (a rule's run-time check) starts at the user's
 statement, as compile-time errors do: the file and line of the operation, in the transformed
-function or in a callee in another module, under grad, vjp, jvp and jit(grad) (the generated
+function or in a callee in another module, under grad, vjp, jvp, jit(grad), hessian, jacfwd(grad)
+and vmap(grad) (the generated
 code's comments carry the user's lines through every later transform: emit/codegen.py's
 places, base/tracebacks.locate)."""
 import inspect
@@ -32,6 +33,12 @@ RUNS = {
     "vjp": lambda: s2s.vjp(f, X)[1](1.0),
     "jvp": lambda: s2s.jvp(f, (X,), (X,)),
     "jit_grad": lambda: s2s.jit(s2s.grad(f))(X),
+    # transforms of generated code (jvp of jacrev's sweeps, vmap of grad's): the comments carrying
+    # the user's lines are kept when generated code is normalized again (frontend/normalize.py)
+    "hessian": lambda: s2s.hessian(f)(X),
+    "vmap_grad": lambda: s2s.vmap(s2s.grad(f))(np.stack([X, 2.0 * X])),
+    "jacfwd_grad": lambda: s2s.jacfwd(s2s.grad(f))(X),
+    "grad_of_vmap": lambda: s2s.grad(lambda x: np.sum(s2s.vmap(f)(x)))(np.stack([X, 2.0 * X])),
 }
 
 

@@ -18,7 +18,7 @@ import gast
 from ...errors import S2SSyntaxError, error_at
 from .. import analysis
 from ..ir import build
-from ..ir.core import CoreFn, local_names
+from ..ir.core import SOURCE_FILE, CoreFn, local_names
 from ..ir.names import Namer
 from ..primitives import registry
 from . import (
@@ -190,6 +190,9 @@ class Normalizer(ExpressionLowering):
     def stmt(self, s):
         if type(s) in UNSUPPORTED:
             self.fail(s, *refusals.statement(UNSUPPORTED[type(s)], getattr(s, "names", ())))
+        if build.is_comment(s):  # generated code transformed again: the user's statement it stands for
+            self.out.append(build.copy_comment(s, ("lineno", "col_offset", SOURCE_FILE)))
+            return
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant):
             return  # docstrings and bare literals
         self.loc = (s.lineno, s.col_offset) if hasattr(s, "lineno") else self.loc

@@ -80,11 +80,22 @@ def expr_stmt(value: gast.expr) -> gast.Expr:
 class Comment(gast.Expr):
     """A comment line of generated code (`# text`): a statement of its own kind that does
     nothing, so it travels with its neighbours through every transform; codegen prints it, and
-    the normalizer drops it when a generated function is transformed again."""
+    the normalizer keeps it (`copy_comment`) when a generated function is transformed again, so
+    that code generated from generated code still names the user's line an error comes from."""
 
 
 def comment(text: str) -> Comment:
     return Comment(value=const(text))
+
+
+def copy_comment(stmt: Comment, keys: tuple[str, ...]) -> Comment:
+    """A copy of comment `stmt` with its attributes `keys` (its place: the line it carries, the
+    file of a statement inlined from another function), which errors raised below it name."""
+    new = comment(comment_text(stmt))
+    for key in keys:
+        if hasattr(stmt, key):
+            setattr(new, key, getattr(stmt, key))
+    return new
 
 
 def is_comment(stmt) -> bool:

@@ -140,6 +140,8 @@ def raises_nothing(node: gast.FunctionDef, ranks: dict) -> bool:
     counts = analysis.assigned_counts(node.body, [a.id for a in node.args.args])
     arrays = analysis.bound_ranks(node.body, {n: r for n, r in ranks.items() if r and counts.get(n) == 1}, counts)
     for s in analysis.walk_stmts(node.body):
+        if build.is_comment(s):
+            continue
         if not isinstance(s, (gast.Assign, gast.Return, gast.Delete)) \
                 or isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
             return False

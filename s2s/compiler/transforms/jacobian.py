@@ -287,7 +287,7 @@ def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, b
 def _number_returned(fn):
     """The finite number generated `fn` returns whatever its arguments, if its code is just that."""
     node = _record_core(fn)
-    stmts = [s for s in node.body if not isinstance(s, gast.Delete)] if node is not None else []
+    stmts = [s for s in node.body if not isinstance(s, gast.Delete) and not build.is_comment(s)] if node is not None else []
     if len(stmts) == 1 and isinstance(stmts[0], gast.Return) and isinstance(stmts[0].value, gast.Constant):
         c = stmts[0].value.value
         if type(c) in (int, float) and c - c == 0:
