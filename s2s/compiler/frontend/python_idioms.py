@@ -24,7 +24,7 @@ import math
 import gast
 
 from ..ir import build
-from ..ir.core import local_names
+from ..ir.core import local_names, rewrite_blocks
 from ..primitives.registry import EXT
 
 _HOISTS_FROM = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.If)
@@ -69,16 +69,7 @@ class _State:
         return found and value is obj
 
     def block(self, stmts) -> list:
-        out = []
-        for s in stmts:
-            for field in ("body", "orelse", "finalbody"):
-                if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.FunctionDef):
-                    setattr(s, field, self.block(getattr(s, field)))
-            if isinstance(s, gast.Try):
-                for h in s.handlers:
-                    h.body = self.block(h.body)
-            out += self.statement(s)
-        return out
+        return rewrite_blocks(stmts, self.statement)
 
     def statement(self, s) -> list:
         if isinstance(s, _HOISTS_FROM):

@@ -13,7 +13,7 @@ import gast
 
 from ...base import record
 from ..ir import build
-from ..ir.core import local_names
+from ..ir.core import local_names, rewrite_blocks
 
 _HOISTS_FROM = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return)
 _SCOPES = (gast.Lambda, gast.ListComp, gast.DictComp, gast.SetComp, gast.GeneratorExp, gast.FunctionDef)
@@ -64,16 +64,7 @@ class _Rewriter:
             and node.slice.value in (0, 1) and self.is_vjp(node.value)
 
     def block(self, stmts) -> list:
-        out = []
-        for s in stmts:
-            for field in ("body", "orelse", "finalbody"):
-                if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.FunctionDef):
-                    setattr(s, field, self.block(getattr(s, field)))
-            if isinstance(s, gast.Try):
-                for h in s.handlers:
-                    h.body = self.block(h.body)
-            out += self.statement(s)
-        return out
+        return rewrite_blocks(stmts, self.statement)
 
     def statement(self, s) -> list:
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) \

@@ -55,3 +55,19 @@ def local_names(fn: gast.FunctionDef) -> set[str]:
         elif isinstance(node, (gast.FunctionDef,)) and node is not fn:
             out.add(node.name)
     return out
+
+
+def rewrite_blocks(stmts: list, statement) -> list:
+    """`stmts` with the blocks nested in each statement rewritten first (not those of nested
+    defs), then each statement replaced by the statements `statement(s)` returns: the one walk of
+    a frontend rewrite that turns a statement into several."""
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.FunctionDef):
+                setattr(s, field, rewrite_blocks(getattr(s, field), statement))
+        if isinstance(s, gast.Try):
+            for h in s.handlers:
+                h.body = rewrite_blocks(h.body, statement)
+        out += statement(s)
+    return out
