@@ -174,8 +174,9 @@ class BatchedCalls:
                     continue  # known per-example ranks: already broadcasts as the examples would
                 if o != k and args[o].id != args[k].id:
                     how = "rt.lift_rank_tree" if p.name == "rt.tree_add" else "rt.lift_rank"  # cotangent trees
-                    # (`*` of a list: NumPy refuses a number example's product with it, lift_rank's `op`)
-                    op = [build.const(p.symbol)] if p.sequence_op and how == "rt.lift_rank" else []
+                    # (`*` of an unbatched list: NumPy refuses a number example's product with it, lift_rank's `op`)
+                    op = [build.const(p.symbol)] if p.sequence_op and p.symbol == "*" and how == "rt.lift_rank" \
+                        and not self.is_batched(args[o]) else []
                     cur = self.tmp(pre, build.call(how, [cur, args[o], build.const(self.is_batched(args[o]))] + op),
                                    "lift")
             new[k] = cur
