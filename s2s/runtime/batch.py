@@ -209,11 +209,11 @@ def lift_rank(x, other, other_batched, op=""):
     `other` (batched or not) as the unbatched values would. `op` "*": `x` multiplies `other`, and
     a list or tuple times a NumPy float example (a 0-d example is a NumPy scalar, `x[0]`) is
     Python's repetition by a non-integer, NumPy's TypeError, not a product."""
+    if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
+        return x
     if op == "*" and isinstance(other, (list, tuple)) and np.ndim(x) == 1 and getattr(x, "dtype", None) is not None \
             and x.dtype.kind in "fc":
         raise TypeError(f"can't multiply sequence by non-int of type 'numpy.{x.dtype}'")
-    if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
-        return x
     if list_meets_array(x, other):
         x = example_array(x)
     if isinstance(x, (list, tuple)) or node_children(x) is not None:  # `+` joins and `*` repeats a list
