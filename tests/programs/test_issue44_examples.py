@@ -607,3 +607,11 @@ def test_vmap_of_grad_of_a_callee_doing_d_range_n_y_minus_one():
     batch = np.stack([s, 2 * s])
     np.testing.assert_allclose(s2s.vmap(g)(batch), [_fd(lambda t: minus_one_at_labels(t, y), b) for b in batch],
                                rtol=1e-6, atol=1e-8)
+
+
+def test_getattr_objects_with_scipy_imported():
+    """The same objects once SciPy is imported: s2s then looks for a SciPy counterpart of every
+    object it reads, and asked the user's __getattr__ for `__self__` (a KeyError from a
+    dict-forwarding object, which only a worker that had imported SciPy earlier met)."""
+    pytest.importorskip("scipy.special")
+    test_slots_getattr_objects_and_a_method_replaced_on_the_class()

@@ -143,8 +143,9 @@ def counterpart(obj):
         hit = of.get(id(obj))
         if hit is not None:
             return hit[1]
-        owner = getattr(obj, "__self__", None)
-        hit = of.get(id(owner)) if owner is not None and isinstance(obj, types.MethodType) else None
+        # (a bound method's owner; any other object's attributes are not asked for: a user's
+        # __getattr__ may raise anything for a name it does not know)
+        hit = of.get(id(obj.__self__)) if isinstance(obj, types.MethodType) else None
         if hit is not None:
             return getattr(hit[1], obj.__name__, obj)
     return obj
