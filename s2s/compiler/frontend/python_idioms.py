@@ -24,7 +24,7 @@ import math
 import gast
 
 from ..ir import build
-from ..ir.core import local_names, rewrite_blocks
+from ..ir.core import SourceRewriter
 from ..primitives.registry import EXT
 
 _HOISTS_FROM = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.If)
@@ -39,37 +39,11 @@ def rewrite(fn: gast.FunctionDef, lookup) -> gast.FunctionDef:
     return fn
 
 
-class _State:
-    def __init__(self, fn, lookup):
-        self.fn = fn
-        self.locals = local_names(fn)
-        self.lookup = lookup
-        self.taken = build.names_in(fn)
-        self.count = 0
-
-    def fresh(self, base):
-        while True:
-            self.count += 1
-            n = f"{base}{self.count}"
-            if n not in self.taken:
-                self.taken.add(n)
-                return n
-
+class _State(SourceRewriter):
     def resolves_to(self, node, obj) -> bool:
         """Whether the name or attribute chain `node` is `obj` (a global, not a local)."""
-        parts = []
-        while isinstance(node, gast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, gast.Name) or node.id in self.locals:
-            return False
-        found, value = self.lookup(node.id)
-        for p in reversed(parts):
-            value = getattr(value, p, None) if found else None
+        found, value = self.global_value(node)
         return found and value is obj
-
-    def block(self, stmts) -> list:
-        return rewrite_blocks(stmts, self.statement)
 
     def statement(self, s) -> list:
         if isinstance(s, _HOISTS_FROM):

@@ -13,7 +13,7 @@ import gast
 
 from ...base import record
 from ..ir import build
-from ..ir.core import local_names, rewrite_blocks
+from ..ir.core import SourceRewriter
 
 _HOISTS_FROM = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return)
 _SCOPES = (gast.Lambda, gast.ListComp, gast.DictComp, gast.SetComp, gast.GeneratorExp, gast.FunctionDef)
@@ -27,44 +27,19 @@ def rewrite(fn: gast.FunctionDef, lookup) -> gast.FunctionDef:
     return fn
 
 
-class _Rewriter:
-    def __init__(self, fn, lookup):
-        self.locals = local_names(fn)
-        self.lookup = lookup
-        self.taken = build.names_in(fn)
-        self.count = 0
-
-    def fresh(self, base: str) -> str:
-        while True:
-            self.count += 1
-            name = f"{base}{self.count}"
-            if name not in self.taken:
-                self.taken.add(name)
-                return name
-
+class _Rewriter(SourceRewriter):
     def is_vjp(self, node) -> bool:
         """Whether `node` is a call of s2s.vjp (or JAX's name for it through alias_jax): a global
         whose record has an inside form, named vjp."""
         if not isinstance(node, gast.Call):
             return False
-        parts, f = [], node.func
-        while isinstance(f, gast.Attribute):
-            parts.append(f.attr)
-            f = f.value
-        if not isinstance(f, gast.Name) or f.id in self.locals:
-            return False
-        found, obj = self.lookup(f.id)
-        for p in reversed(parts):
-            obj = getattr(obj, p, None) if found else None
+        found, obj = self.global_value(node.func)
         rec = record.of(obj) if found and obj is not None else None
         return rec is not None and rec.inside is not None and getattr(obj, "__name__", "") == "vjp"
 
     def is_vjp_item(self, node) -> bool:
         return isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant) \
             and node.slice.value in (0, 1) and self.is_vjp(node.value)
-
-    def block(self, stmts) -> list:
-        return rewrite_blocks(stmts, self.statement)
 
     def statement(self, s) -> list:
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) \

@@ -71,3 +71,41 @@ def rewrite_blocks(stmts: list, statement) -> list:
                 h.body = rewrite_blocks(h.body, statement)
         out += statement(s)
     return out
+
+
+class SourceRewriter:
+    """What a rewrite of a user's function before normalizing keeps: the function's locals, the
+    environment's `lookup(name)` -> (found, object) for a global, and the names taken, from which
+    `fresh` makes new ones; `block` rewrites statements by `self.statement(s)` (a list)."""
+
+    def __init__(self, fn: gast.FunctionDef, lookup):
+        self.fn = fn
+        self.locals = local_names(fn)
+        self.lookup = lookup
+        self.taken = build.names_in(fn)
+        self.count = 0
+
+    def fresh(self, base: str) -> str:
+        while True:
+            self.count += 1
+            name = f"{base}{self.count}"
+            if name not in self.taken:
+                self.taken.add(name)
+                return name
+
+    def global_value(self, node) -> tuple[bool, object]:
+        """(found, object) for a global name or attribute chain `node`; (False, None) for a local
+        or any other expression."""
+        parts = []
+        while isinstance(node, gast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name) or node.id in self.locals:
+            return False, None
+        found, value = self.lookup(node.id)
+        for p in reversed(parts):
+            value = getattr(value, p, None) if found else None
+        return found, value
+
+    def block(self, stmts) -> list:
+        return rewrite_blocks(stmts, self.statement)  # (`statement`: the subclass's rewrite of one)
