@@ -5,21 +5,13 @@ vmap(grad) against NumPy and central differences, at virtual indices that are wh
 'nearest' rounds them to even) and in between."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
 
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(3, 7))
 X[1, 2] = np.nan  # (the nan* forms skip it; n = 6 there)
-
-
-def central(f, x, h=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = h
-        g[i] = (f(x + e) - f(x - e)) / (2 * h)
-    return g
 
 
 @pytest.mark.parametrize("method", ("lower", "higher", "nearest", "midpoint", "linear"))
@@ -31,19 +23,19 @@ def test_quantile_method_every_path(method, q):
             return np.sum(np.sin(fn(a, q, axis=1, method=method)) * np.arange(1.0, 4.0)[:, None].T)
         assert np.allclose(s2s.jit(f)(data), f(data))
         g = s2s.grad(f)(data)
-        np.testing.assert_allclose(g, np.nan_to_num(central(f, data)), atol=1e-6)
+        np.testing.assert_allclose(g, np.nan_to_num(fd_grad(f, data)), atol=1e-6)
         t = RNG.normal(size=data.shape)
         assert s2s.jvp(f, (data,), (t,))[1] == pytest.approx(np.nansum(g * t), rel=1e-9, abs=1e-12)
     xs = np.stack([x, x[::-1] * 0.5])
     f = lambda a: np.sum(np.quantile(a, q, axis=0, method=method) ** 2)  # noqa: E731
-    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), [central(f, xs[0]), central(f, xs[1])], atol=1e-6)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), [fd_grad(f, xs[0]), fd_grad(f, xs[1])], atol=1e-6)
 
 
 @pytest.mark.parametrize("method", ("lower", "nearest", "midpoint"))
 def test_percentile_method_whole_array(method):
     x = np.where(np.isnan(X), 0.7, X)
     f = lambda a: np.percentile(a, 40.0, method=method) ** 2  # noqa: E731
-    np.testing.assert_allclose(s2s.grad(f)(x), central(f, x), atol=1e-6)
+    np.testing.assert_allclose(s2s.grad(f)(x), fd_grad(f, x), atol=1e-6)
 
 
 def test_other_methods_are_refused_naming_them():
