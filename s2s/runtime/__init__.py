@@ -16,6 +16,8 @@ One module per rule family, each with one export list (`__all__`) that this name
 - batch_core, batch_shape, batch_reduce, batch_linalg: batching helpers `batched_<op>(flags, *args)`
   (named by `batch=by(...)` where each op is declared), by the family of the op they batch
 - loops: helpers of vectorized loops (rules_loops)
+- deferred_sums: a loop's sum of outer products kept as rows and added as matrix products (jit's
+  passes/accumulate.py)
 - special: SciPy's special functions that are primitives (rules_special), SciPy imported on first use
 - trees: pytree flattening inside transformed code (rules_trees)
 - conv: s2s.lax's convolution and reduce_window windows (rules_conv)
@@ -54,6 +56,7 @@ from . import (
     composite,
     conv,
     core,
+    deferred_sums,
     dtypes,
     elementwise,
     fft,
@@ -79,7 +82,7 @@ from . import (
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
            tape_copies, trace, spaces, dtypes, views, sets, fft, least_squares, windows,
-           index_updates, batch_masks)
+           index_updates, batch_masks, deferred_sums)
 
 
 def _build(modules) -> dict:

@@ -37,6 +37,19 @@ read and assigned nowhere else in the loop; `p`, `q` names of known 2-D shapes (
 at least 1 for the sum); and a function that writes into no array (no item store, no `out=`,
 no mutating helper, no in-place method: a list keeps the array objects, so one written later
 would change what is added).
+
+*Outer products* (`acc = acc + rt.dot_vjp_b(v, a, b)`, the weight gradient of `x[i] @ W` for one
+example an iteration, or `acc + xp.outer(a, v)`) need neither: their operands go as copies into
+the rows of preallocated arrays (`s2s/runtime/deferred_sums.py`), added a block of rows at a time
+as one product, so writes elsewhere in the function do not matter, nor do `break` and
+`continue` (a term the loop skips is not kept). The runtime keeps only float64 NumPy vectors
+(and matrix `b`) and adds any other term at once::
+
+    rows_0 = rt.outer_rows(r1)
+    for i in r1:
+        ...
+        b_W = rt.defer_dot_vjp_b(rows_0, b_W, b_scores, t3, W)
+    b_W = rt.outer_rows_sum(rows_0, b_W)
 """
 from __future__ import annotations
 
@@ -63,15 +76,35 @@ def _term(e, shapes):
     return None
 
 
-def _accumulation(s, shapes):
-    """(acc, the term, its operand names) of `acc = acc + term` (or `term + acc`), or None."""
+def _outer(e):
+    """The runtime helper that defers an outer-product term and its arguments after `acc`:
+    `rt.dot_vjp_b(v, a, b)` -> ("rt.defer_dot_vjp_b", [v, a, b]); `xp.outer(a, v)` ->
+    ("rt.defer_outer", [a, v]); else None."""
+    if not (isinstance(e, gast.Call) and not e.keywords and all(isinstance(a, gast.Name) for a in e.args)):
+        return None
+    f = analysis.dotted(e.func)
+    if f == "rt.dot_vjp_b" and len(e.args) == 3:
+        return "rt.defer_dot_vjp_b", e.args
+    if f == "xp.outer" and len(e.args) == 2:
+        return "rt.defer_outer", e.args
+    return None
+
+
+def _accumulation(s, shapes, outer=False):
+    """(acc, the term, its operand names) of `acc = acc + term` (or `term + acc`), or None; with
+    `outer`, the term is an outer product's (`_outer`), its operand names all it reads."""
     if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.BinOp)
             and isinstance(s.value.op, gast.Add)):
         return None
     acc = s.targets[0].id
     for mine, term in ((s.value.left, s.value.right), (s.value.right, s.value.left)):
-        if isinstance(mine, gast.Name) and mine.id == acc and (ops := _term(term, shapes)) is not None \
-                and acc not in ops:
+        if not (isinstance(mine, gast.Name) and mine.id == acc):
+            continue
+        if outer:
+            ops = tuple(a.id for a in _outer(term)[1]) if _outer(term) is not None else None
+        else:
+            ops = _term(term, shapes) if shapes else None
+        if ops is not None and acc not in ops:
             return acc, term, ops
     return None
 
@@ -92,13 +125,13 @@ def writes_arrays(body) -> bool:
     return False
 
 
-def _plain_loop(loop) -> bool:
+def _plain_loop(loop, exits=(gast.Break, gast.Continue, gast.Return)) -> bool:
     return isinstance(loop, gast.For) and isinstance(loop.target, gast.Name) and not loop.orelse and not any(
-        isinstance(s, (gast.Break, gast.Continue, gast.Return)) for s in analysis.walk_stmts(loop.body))
+        isinstance(s, exits) for s in analysis.walk_stmts(loop.body))
 
 
-def _defer(loop, shapes, fresh) -> list | None:
-    """Rewrite `loop`'s accumulations in place; the statements before it and after it, or None."""
+def _uses(loop):
+    """(reads, sets): how many times `loop`'s body reads and assigns each name."""
     reads: dict[str, int] = {}
     for n in analysis.iter_nodes(loop.body):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
@@ -107,6 +140,31 @@ def _defer(loop, shapes, fresh) -> list | None:
     for s in analysis.walk_stmts(loop.body):
         for t in analysis.targets(s):
             sets[t] = sets.get(t, 0) + 1
+    return reads, sets
+
+
+def _defer_outer(loop, fresh) -> list | None:
+    """Rewrite `loop`'s outer-product accumulations in place into row-keeping calls; the
+    statements before it and after it, or None (none there)."""
+    reads, sets = _uses(loop)
+    before, after = [], []
+    for k, s in enumerate(loop.body):
+        found = _accumulation(s, None, outer=True)
+        if found is None or found[0] == loop.target.id or reads.get(found[0]) != 1 or sets.get(found[0]) != 1:
+            continue
+        acc, term, _ = found
+        helper, args = _outer(term)
+        rows = fresh("rows")
+        it = clone(loop.iter) if isinstance(loop.iter, gast.Name) else build.const(None)
+        before.append(build.assign(rows, build.call("rt.outer_rows", [it])))
+        loop.body[k] = build.assign(acc, build.call(helper, [build.name(rows), build.name(acc)] + [clone(a) for a in args]))
+        after.append(build.assign(acc, build.call("rt.outer_rows_sum", [build.name(rows), build.name(acc)])))
+    return (before, after) if after else None
+
+
+def _defer(loop, shapes, fresh) -> list | None:
+    """Rewrite `loop`'s accumulations in place; the statements before it and after it, or None."""
+    reads, sets = _uses(loop)
     lists: dict[str, str] = {}  # operand name -> the list its current value goes into
     made, after, body = [], [], []
     for s in loop.body:
@@ -146,8 +204,9 @@ class _Rename(gast.NodeTransformer):
 
 def defer_sums(body: list, params, facts) -> tuple[list, bool]:
     shapes = facts["known"].get("name_shapes")
-    if not shapes or not any(_plain_loop(s) for s in body) or writes_arrays(body):
+    if not any(_plain_loop(s, gast.Return) for s in body):
         return body, False
+    lists_ok = bool(shapes) and not writes_arrays(body)  # (the lists keep the arrays themselves)
     taken = {n.id for n in analysis.iter_nodes(body) if isinstance(n, gast.Name)} | set(params)
 
     def fresh(stem):
@@ -156,12 +215,14 @@ def defer_sums(body: list, params, facts) -> tuple[list, bool]:
         return f"{stem}_{k}"
     out, changed = [], False
     for s in body:
-        done = _defer(s, shapes, fresh) if _plain_loop(s) else None
-        if done is None:
+        kept = _defer_outer(s, fresh) if _plain_loop(s, gast.Return) else None
+        done = _defer(s, shapes, fresh) if lists_ok and _plain_loop(s) else None
+        if done is None and kept is None:
             out.append(s)
             continue
-        before, tail = done
-        out += [*before, s, tail]
+        before, tail = done if done is not None else ([], None)
+        rows, sums = kept if kept is not None else ([], [])
+        out += [*rows, *before, s, *sums, *([tail] if tail is not None else [])]
         changed = True
     return out, changed
 
