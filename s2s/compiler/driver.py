@@ -22,6 +22,7 @@ from .cachekey import fn_key, is_generated, key_and_watch, watched_key  # noqa: 
 from .emit import backend_callees, kernels, numba_arrayloops, numba_kernels, numba_loops, numba_small, products
 from .emit.loader import call, compile_fn
 from .frontend import idioms, reads
+from .frontend.dead_calls import keep_dead_calls
 from .frontend.normalize import Normalizer
 from .frontend.parse import parse_function
 from .frontend.resolve import Env
@@ -50,7 +51,8 @@ def core_of(fn) -> CoreFn:
     key = fn_key(fn)
     with LOCK:
         hit = _CORES.get(key)
-        if hit is not None and (hit[0] is fn or key[0] not in ("s2s", "gen")) and hit[2].holds():
+        if hit is not None and (hit[0] is fn or key[0] not in ("s2s", "gen")) and hit[2].holds() \
+                and not hit[2].folds_stored():  # (compiled before for itself, it folded what a caller here stores)
             reads.forward(hit[2])  # (what its normalization read from objects: the caller's reads too)
             return hit[1]
         with reads.collecting() as got:
@@ -67,6 +69,7 @@ def core_of(fn) -> CoreFn:
                 lines = linecache.getlines(parsed.filename)
                 core = Normalizer(parsed.node, Env(fn), parsed.filename, parsed.line_offset, parsed.col_offset,
                                   lines, compile_nested=_compile_nested).run()
+                keep_dead_calls(core)  # (an unread operation that may raise still runs)
         if os.environ.get("S2S_VALIDATE"):
             validate(core.node)
         _CORES[key] = (fn, core, got)

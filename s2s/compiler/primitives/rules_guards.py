@@ -6,7 +6,9 @@ branch runs only when some example takes it, so a guard whose condition differs 
 when any example would, with the first such example's arguments (`ext.s2s_raise_where`,
 which vmap writes). `ext.s2s_format(fmt, *values)` is an f-string's text (`fmt.format`), for
 the messages those exceptions carry. `ext.s2s_errstate_enter`/`_exit` set and restore NumPy's
-floating-point error settings around a `with np.errstate(...)` body.
+floating-point error settings around a `with np.errstate(...)` body. `ext.s2s_keep(v)` reads a
+value the user's function computes and never reads (s2s/compiler/frontend/dead_calls.py), so that
+no pass drops the operation, which may raise where the plain function raises.
 """
 from __future__ import annotations
 
@@ -39,6 +41,11 @@ def s2s_format(fmt, *values):
     return fmt.format(*values)
 
 
+def s2s_keep(value):
+    """Nothing: it reads `value`, so the operation that made it runs (an effect no pass removes)."""
+    return None
+
+
 def s2s_errstate_enter(**kw):
     """Set NumPy's floating-point error handling (`with np.errstate(**kw):`); the old settings."""
     return np.seterr(**kw)
@@ -54,6 +61,7 @@ nondiff("ext.s2s_raise_where", sig="mask, batched, exc, *args, **kw", effect=Tru
 nondiff("ext.s2s_format", sig="fmt, *values", batch=LOOP)  # (a message per example)
 nondiff("ext.s2s_errstate_enter", sig="**kw", effect=True, batch=SAME)
 nondiff("ext.s2s_errstate_exit", sig="old", effect=True, batch=SAME)
-for _f in (s2s_raise, s2s_raise_where, s2s_format, s2s_errstate_enter, s2s_errstate_exit):
+nondiff("ext.s2s_keep", sig="value", effect=True, batch=SAME)
+for _f in (s2s_raise, s2s_raise_where, s2s_format, s2s_keep, s2s_errstate_enter, s2s_errstate_exit):
     record.attach(_f, prim="ext." + _f.__name__)
     setattr(EXT, _f.__name__, _f)  # (generated code calls it as ext.<name>)
