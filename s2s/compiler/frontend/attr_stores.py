@@ -23,9 +23,11 @@ from . import attr_callees, reads, refusals
 
 
 def check_read(norm, node, obj) -> None:
-    """Refuse to fold in `obj.a` as a constant where a transformed function stores into `obj.a`:
-    a function it calls would read the value from before the store, without its derivative."""
-    if node.attr in reads.stored_attributes(obj):
+    """Refuse to fold in `obj.a` as a constant where the function being compiled, or one it is
+    compiled for, stores into `obj.a`: this read would see the value from before the store, without
+    its derivative. (A function compiled on its own folds `obj.a` in, watched on every call, whatever
+    other functions store into it: the result never depends on what was compiled before.)"""
+    if node.attr in reads.stored_here(obj):
         text = dotted(node) or node.attr
         norm.fail(node, f"`{text}` is an attribute that a transformed function stores into (`{text} = ...`); "
                         "s2s reads the attributes of objects here when it compiles, so this read would not see "

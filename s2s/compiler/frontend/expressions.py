@@ -22,6 +22,7 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from . import (
+    array_likes,
     at_updates,
     attr_callees,
     attr_stores,
@@ -43,7 +44,7 @@ from . import (
     views,
 )
 from .reads import note as note_read
-from .reads import stored_attributes
+from .reads import stores_checker
 
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, range, type, type(np.s_))  # np.s_: indices
 # the type of NumPy's index-trick objects (np.r_, np.c_) -> the primitive `obj[...]` is (`index_trick`)
@@ -487,6 +488,8 @@ class ExpressionLowering:
             args[0] = self.tmp(build.call("rt.einsum_subscripts", [args[0]]))  # refuses the sublist form
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         key = resolve.prim_key(obj)
+        if key is not None:
+            args, kws = array_likes.as_arrays(self, node, key, args, kws)  # np.log([a, b]): an array
         if key in registry.PRODUCT_OPERANDS and any(k in registry.PRODUCT_KEYWORDS for k in kws):
             args, kws = self.product_keywords(node, key, args, kws)
         positional = getattr(registry.lookup(key), "positional", None) if key is not None else None
@@ -638,7 +641,7 @@ class ExpressionLowering:
                           "Call the method in the function that stores the attributes.")
             self.ns["ext"] = registry.EXT  # a method of an object passed in (`dataset.getRandomContext(C)`)
             at = where(*self.where(node)) if self.where(node) else ""
-            stored = build.name(self.bind("stored_attributes", stored_attributes))  # (refused when it runs)
+            stored = build.name(self.bind("stored_here", stores_checker()))  # (refused when it runs)
             return build.call("ext.s2s_method", [base, build.const(m), self.tmp(build.tuple_(args)),
                                                  self.tmp(gast.Dict(keys=[build.const(k) for k in kws],
                                                                     values=list(kws.values()))),

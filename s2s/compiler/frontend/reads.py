@@ -72,6 +72,7 @@ class Reads:
 
     def __init__(self):
         self.entries: dict = {}  # (kind, id(obj), key) -> (kind, obj, key, value, value_key(value))
+        self.stored: dict = {}  # id(obj) -> (obj, attributes the compilation stores into)
         self._check = None
 
     def __len__(self) -> int:
@@ -84,7 +85,11 @@ class Reads:
             self._check = None
 
     def update(self, other: Reads | None) -> bool:
-        """Add `other`'s reads; whether any was new."""
+        """Add `other`'s reads (and its stores); whether any read was new."""
+        if other is None:
+            return False
+        for obj, attrs in other.stored.values():
+            self.store(obj, attrs)
         if not other:
             return False
         new = [k for k in other.entries if k not in self.entries]
@@ -93,6 +98,18 @@ class Reads:
         if new:
             self._check = None
         return bool(new)
+
+    def store(self, obj, attrs) -> None:
+        """Record that the compilation stores into these attributes of `obj`."""
+        entry = self.stored.get(id(obj))
+        if entry is None or entry[0] is not obj:
+            entry = self.stored[id(obj)] = (obj, set())
+        entry[1].update(attrs)
+
+    def folds_stored(self) -> bool:
+        """Whether the compilation folded in an attribute that a compilation running now stores into
+        (its code, reused there, would read the value from before the store)."""
+        return any(kind == "attr" and key in stored_here(obj) for kind, obj, key, _, _ in self.entries.values())
 
     def terms(self, prefix: str = "", skip=frozenset()):
         """(names, objects, expressions): one identity test per read, over `names` bound to
@@ -173,8 +190,12 @@ _STORED: dict = {}  # id(obj) -> (a weak reference to obj, the attributes a tran
 
 
 def register_store(obj, attr: str) -> None:
-    """Record that a transformed function stores into `obj.attr` (frontend/attr_stores.py): such an
-    attribute is never folded in as a constant, so it is no part of a cache key either."""
+    """Record that a transformed function stores into `obj.attr` (frontend/attr_stores.py): in the
+    compilations running on this thread (`stored_here`: what the function and those it is compiled
+    for may not fold in), and for good in the registry that leaves it out of cache keys
+    (`stored_attributes`: it changes on every call)."""
+    for reads in getattr(_LOCAL, "stack", None) or ():
+        reads.store(obj, (attr,))
     entry = _STORED.get(id(obj))
     if entry is None or entry[0]() is not obj:
         try:
@@ -186,9 +207,33 @@ def register_store(obj, attr: str) -> None:
 
 
 def stored_attributes(obj) -> frozenset:
-    """The attributes of `obj` that a transformed function stores into."""
+    """The attributes of `obj` that any transformed function so far stores into: left out of cache
+    keys only (whether code is reused), never a reason to refuse or to compile otherwise."""
     entry = _STORED.get(id(obj))
     return frozenset(entry[1]) if entry is not None and entry[0]() is obj else frozenset()
+
+
+def stored_here(obj) -> frozenset:
+    """The attributes of `obj` that the compilations running on this thread store into: the
+    function being compiled and those it is compiled for. Compiling a function depends on these
+    alone, not on what other functions were compiled before (issue 44)."""
+    out: set = set()
+    for reads in getattr(_LOCAL, "stack", None) or ():
+        entry = reads.stored.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            out |= entry[1]
+    return frozenset(out)
+
+
+def stores_checker():
+    """A function of an object: whether the compilations running now store into its attributes
+    (a method that generated code calls on an object passed in refuses such an object)."""
+    held = {}
+    for reads in getattr(_LOCAL, "stack", None) or ():
+        for k, (obj, attrs) in reads.stored.items():
+            if attrs:
+                held[k] = obj
+    return lambda o: held.get(id(o)) is o
 
 
 _MAKERS: dict = {}
