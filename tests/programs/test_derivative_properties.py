@@ -220,25 +220,27 @@ CALLS_AND_IFS = [pytest.param(f, (0.7,), id=f.__name__) for f in (
 
 
 # every fifth corpus program of arrays: those at 2, 12, 22, ... by default, those at 7, 17, 27, ...
-# with --full (CI runs both: two samples of the same corpus, every order on each)
-NESTED_CASES = [pytest.param(*c.values, k, id=f"{c.id}-{k}", marks=[pytest.mark.full] if i % 10 == 7 else [])
-                for i, c in enumerate([c for c in CASES if _arrays_only(c.values[1])])
-                if i % 5 == 2 for k in (3, 4)]
+# with --full (CI runs both: two samples of the same corpus, orders 3 and 4 on each)
+NESTED_CASES = [pytest.param(*c.values, id=c.id, marks=[pytest.mark.full] if i % 10 == 7 else [])
+                for i, c in enumerate([c for c in CASES if _arrays_only(c.values[1])]) if i % 5 == 2]
 
 
-@pytest.mark.parametrize("fn, make, order", NESTED_CASES)
-def test_nested_grad_agrees_with_forward(fn, make, order):
-    """grad applied `order` times (each grad transforms the previous one's whole generated function,
-    tapes and all, not a vjp's separate sweeps) equals jvp of grad applied order - 1 times: an
+@pytest.mark.parametrize("fn, make", NESTED_CASES)
+def test_nested_grad_agrees_with_forward(fn, make):
+    """grad applied k times (each grad transforms the previous one's whole generated function,
+    tapes and all, not a vjp's separate sweeps) equals jvp of grad applied k - 1 times, at orders
+    k = 3 and 4 along one chain of grads (order 4 transforms the very grad order 3 checked): an
     `if` assigning one variable in both branches gave a wrong fourth derivative (a pop from an
     inactive record list left the popped variable's adjoint live)."""
     args = _as_float(make(np.random.default_rng(0)))
-    rng = np.random.default_rng(order)
-    g = _along(fn, args, [_draw(rng, a) for a in args])
-    for _ in range(order - 1):
-        g = s2s.grad(g)
-    rev, fwd = float(s2s.grad(g)(0.0)), float(s2s.jvp(g, (0.0,), (1.0,))[1])
-    assert abs(rev - fwd) <= 1e-7 * (1 + abs(fwd)), f"grad: {rev!r}, jvp: {fwd!r}"
+    rng = np.random.default_rng(4)
+    g = _along(fn, args, [_draw(rng, a) for a in args])  # grad applied k - 1 times, below
+    for order in range(1, 5):
+        nxt = s2s.grad(g)
+        if order >= 3:
+            rev, fwd = float(nxt(0.0)), float(s2s.jvp(g, (0.0,), (1.0,))[1])
+            assert abs(rev - fwd) <= 1e-7 * (1 + abs(fwd)), f"order {order}: grad: {rev!r}, jvp: {fwd!r}"
+        g = nxt
 
 
 # order 4 of the two cheapest by default (a call, an if), of the others with --full: every kind
@@ -256,18 +258,31 @@ def test_modes_agree_through_calls_and_ifs(f, args, order):
     _consistent(f, args, order, ["r" * order, "f" * order, "rf" * (order // 2) + "r" * (order % 2)])
 
 
+def _nested_grads_agree(f, x, orders):
+    """grad of grad ... of f itself, checked at each of `orders` along one chain of grads (each
+    order transforms the very grad the order below checked): grad of the (k-1)-th grad the same
+    number as jvp of it and as central differences of it."""
+    g, eps = f, 1e-5
+    for order in range(1, max(orders) + 1):  # g: grad applied order - 1 times
+        nxt = s2s.grad(g)
+        if order in orders:
+            rev, fwd = nxt(x), s2s.jvp(g, (x,), (1.0,))[1]
+            fd = (g(x + eps) - g(x - eps)) / (2 * eps)
+            assert abs(rev - fwd) <= 1e-9 * (1 + abs(fwd)), f"order {order}: grad: {rev!r}, jvp: {fwd!r}"
+            assert abs(rev - fd) <= 1e-5 * (1 + abs(fd)), f"order {order}: grad: {rev!r}, central differences: {fd!r}"
+        g = nxt
+
+
 @pytest.mark.parametrize("f, args", CALLS_AND_IFS)
-@pytest.mark.parametrize("order", [3, 4, pytest.param(5, marks=pytest.mark.full)])
-def test_nested_grad_through_calls_and_ifs(f, args, order):
-    """grad of grad ... of f itself: at order 4, grad of the third grad (whose backward sweep pops
-    the tape lists of the levels below) lost nothing: the same number as jvp of the third grad and
-    as central differences of it (an adjoint left live past a pop gave a wrong fourth derivative).
-    Order 5 (a third of this test's time, the same transforms once more) runs with --full."""
-    g = f
-    for _ in range(order - 1):
-        g = s2s.grad(g)
-    x, eps = args[0], 1e-5
-    rev, fwd = s2s.grad(g)(x), s2s.jvp(g, (x,), (1.0,))[1]
-    fd = (g(x + eps) - g(x - eps)) / (2 * eps)
-    assert abs(rev - fwd) <= 1e-9 * (1 + abs(fwd)), f"grad: {rev!r}, jvp: {fwd!r}"
-    assert abs(rev - fd) <= 1e-5 * (1 + abs(fd)), f"grad: {rev!r}, central differences: {fd!r}"
+def test_nested_grad_through_calls_and_ifs(f, args):
+    """Orders 3 and 4 of grad of grad ... of f: at order 4, grad of the third grad (whose backward
+    sweep pops the tape lists of the levels below) lost nothing (an adjoint left live past a pop
+    gave a wrong fourth derivative)."""
+    _nested_grads_agree(f, args[0], (3, 4))
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("f, args", CALLS_AND_IFS)
+def test_nested_grad_through_calls_and_ifs_at_order_five(f, args):
+    """Order 5 (the same transforms once more, as long as orders 3 and 4 together): with --full."""
+    _nested_grads_agree(f, args[0], (5,))
