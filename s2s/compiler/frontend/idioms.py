@@ -169,13 +169,27 @@ def namespace_stamp(fn) -> tuple:
     The copy is made again when this changes, so that a global rebound since (`SCALE = 3.0` read by
     a method, or by `jit(step, static_argnums=1)`'s specialization) is never read from a stale copy."""
     glob = fn.__globals__
-    out = [(n, _stamp_value(glob[n])) for n in _code_names(fn.__code__) if n in glob]
+    out = [(n, _stamp_value(glob[n])) for n in _names_read(fn, glob, set()) if n in glob]
     for cell in fn.__closure__ or ():
         try:
             out.append(_stamp_value(cell.cell_contents))
         except ValueError:  # an empty cell
             out.append(None)
     return tuple(out)
+
+
+def _names_read(fn, glob: dict, seen: set) -> tuple:
+    """The names `fn`'s code reads, and those of the functions of the same module it names, and
+    theirs: the copy holds the globals its callees read too (`f(x) * k` with f reading a rebound
+    global, under `jit(step, static_argnums=1)`)."""
+    out = []
+    for n in _code_names(fn.__code__):
+        out.append(n)
+        v = glob.get(n)
+        if isinstance(v, types.FunctionType) and v.__globals__ is glob and v not in seen:
+            seen.add(v)
+            out += _names_read(v, glob, seen)
+    return tuple(dict.fromkeys(out))
 
 
 def _stamp_value(v):
