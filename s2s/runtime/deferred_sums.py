@@ -8,7 +8,7 @@ The rows are copies taken where the loop would have computed the term, so what t
 into `a` or `v` later does not change them. The arrays hold `min(trip count, OUTER_BLOCK)` rows
 (the trip count of a `range`, else OUTER_BLOCK); a full block is added to `acc` by the next term.
 A term of other operands (not float64 NumPy vectors and matrix, or of another length than the rows so far)
-is added right away, as the loop adds it; the rows left are added by `outer_rows_sum` after the
+is added right away, as the loop adds it; the rows left are added by `add_deferred` after the
 loop. So the sum is the loop's up to rounding: the same products, added in another order (by
 BLAS, within a block).
 """
@@ -19,7 +19,7 @@ import numpy as np
 from .core import namespace
 from .linalg import dot_vjp_b
 
-__all__ = ("OUTER_BLOCK", "outer_rows", "defer_dot_vjp_b", "defer_outer", "outer_rows_sum")
+__all__ = ("OUTER_BLOCK", "deferred_rows", "defer_dot_vjp_b", "defer_outer", "add_deferred")
 
 OUTER_BLOCK = 32  # rows a product adds: small blocks stay in cache and take no fresh pages
 _F64 = np.dtype(np.float64)
@@ -36,7 +36,7 @@ class _Rows:
         self.n = n
 
 
-def outer_rows(iterable) -> _Rows:
+def deferred_rows(iterable) -> _Rows:
     """Empty rows for the loop over `iterable` (a block of its length when it is a `range`)."""
     n = len(iterable) if type(iterable) is range else OUTER_BLOCK
     return _Rows(max(1, min(n, OUTER_BLOCK)))
@@ -82,7 +82,7 @@ def defer_outer(rows: _Rows, acc, a, v):
     return acc + namespace(a).outer(a, v) if kept is None else kept
 
 
-def outer_rows_sum(rows: _Rows, acc):
+def add_deferred(rows: _Rows, acc):
     """`acc` plus the outer products of the rows kept (`acc` itself when there are none)."""
     k = rows.k
     if k == 0:

@@ -52,9 +52,9 @@ def _args(n, d=7, c=3, seed=0):
 def test_outer_accumulation_keeps_rows_and_equals_the_loop():
     before, after, changed = _run(LOOP)
     assert changed
-    assert "rows_0 = rt.outer_rows(r)" in after
+    assert "rows_0 = rt.deferred_rows(r)" in after
     assert "acc = rt.defer_dot_vjp_b(rows_0, acc, g, a, w)" in after.split("for i in")[1]
-    assert after.split("for i in")[1].split("\n    acc = ")[1].startswith("rt.outer_rows_sum(rows_0, acc)")
+    assert after.split("for i in")[1].split("\n    acc = ")[1].startswith("rt.add_deferred(rows_0, acc)")
     # more iterations than a block (blocks added inside the loop), fewer, one, none
     for n in (3 * deferred_sums.OUTER_BLOCK + 5, deferred_sums.OUTER_BLOCK, 5, 1, 0):
         got, want = _call(after, *_args(n)), _call(before, *_args(n))
@@ -80,14 +80,14 @@ def test_terms_the_runtime_adds_at_once():
     want = acc + sum(xs3[i].T @ (gs3[i] * 2.0) for i in range(50))
     assert_trees_close(_call(after, xs3, gs3, w, acc, marks)[0], want, rtol=1e-13)
     # a term of another length than the rows so far: added at once, the rows kept as they are
-    rows = rt.outer_rows(range(10))
+    rows = rt.deferred_rows(range(10))
     total = np.zeros((7, 3))
     for k in range(4):
         total = rt.defer_outer(rows, total, np.full(7, k + 1.0), np.full(3, k + 2.0))
     assert np.array_equal(total, np.zeros((7, 3))) and rows.k == 4
     other = rt.defer_outer(rows, np.zeros((5, 3)), np.ones(5), np.ones(3))
     assert np.array_equal(other, np.ones((5, 3))) and rows.k == 4
-    total = rt.outer_rows_sum(rows, total)
+    total = rt.add_deferred(rows, total)
     assert np.array_equal(total, np.full((7, 3), sum((k + 1.0) * (k + 2.0) for k in range(4))))
 
 
@@ -118,7 +118,7 @@ def test_xp_outer_form():
     src = OUTER.replace("xp.outer(xs[i], gs[i])", "xp.outer(a, g)").replace(
         "    for i in range(len(xs)):\n", "    for i in range(len(xs)):\n        a = xs[i]\n        g = gs[i]\n")
     before, after, changed = _run(src)
-    assert changed and "acc = rt.defer_outer(rows_0, acc, a, g)" in after and "rt.outer_rows(None)" in after
+    assert changed and "acc = rt.defer_outer(rows_0, acc, a, g)" in after and "rt.deferred_rows(None)" in after
     xs, gs, _, acc, _ = _args(100)
     assert_trees_close(_call(after, xs, gs, acc), _call(before, xs, gs, acc), rtol=1e-13, atol=1e-13)
 

@@ -45,11 +45,11 @@ as one product, so writes elsewhere in the function do not matter, nor do `break
 `continue` (a term the loop skips is not kept). The runtime keeps only float64 NumPy vectors
 (and matrix `b`) and adds any other term at once::
 
-    rows_0 = rt.outer_rows(r1)
+    rows_0 = rt.deferred_rows(r1)
     for i in r1:
         ...
         b_W = rt.defer_dot_vjp_b(rows_0, b_W, b_scores, t3, W)
-    b_W = rt.outer_rows_sum(rows_0, b_W)
+    b_W = rt.add_deferred(rows_0, b_W)
 """
 from __future__ import annotations
 
@@ -156,9 +156,9 @@ def _defer_outer(loop, fresh) -> list | None:
         helper, args = _outer(term)
         rows = fresh("rows")
         it = clone(loop.iter) if isinstance(loop.iter, gast.Name) else build.const(None)
-        before.append(build.assign(rows, build.call("rt.outer_rows", [it])))
+        before.append(build.assign(rows, build.call("rt.deferred_rows", [it])))
         loop.body[k] = build.assign(acc, build.call(helper, [build.name(rows), build.name(acc)] + [clone(a) for a in args]))
-        after.append(build.assign(acc, build.call("rt.outer_rows_sum", [build.name(rows), build.name(acc)])))
+        after.append(build.assign(acc, build.call("rt.add_deferred", [build.name(rows), build.name(acc)])))
     return (before, after) if after else None
 
 
