@@ -32,6 +32,10 @@ class Aliases:
     def __init__(self, fn: gast.FunctionDef):
         self.points: dict[str, frozenset[int]] = {}
         self.holds: dict[int, set[int]] = {}
+        # inverse indexes for `sharers`, supersets (a branch undone leaves stale entries, checked
+        # at use): the names that pointed to each object, and the objects that held it
+        self.named: dict[int, set[str]] = {}
+        self.holders: dict[int, set[int]] = {}
         self.fresh = itertools.count()
         self.home: dict[str, int] = {}
         self.log: list | None = None  # inside a loop: the body's operations, to run again (loop())
@@ -56,6 +60,17 @@ class Aliases:
         if self.frames:
             self.frames[-1][0].setdefault(name, self.points.get(name, _MISSING))
         self.points[name] = objs
+        self._name(name, objs)
+
+    def _name(self, name: str, objs) -> None:
+        for o in objs:
+            self.named.setdefault(o, set()).add(name)
+
+    def _hold_all(self, o: int, objs) -> None:
+        """`o` now holds `objs` too."""
+        self._held(o).update(objs)
+        for x in objs:
+            self.holders.setdefault(x, set()).add(o)
 
     def _held(self, o: int) -> set[int]:
         """The set of objects `o` holds, to change in place (made empty if `o` is new); the
@@ -89,11 +104,14 @@ class Aliases:
                 self.points.pop(n, None)
             else:
                 self.points[n] = v
+                self._name(n, v)
         for o, h in journal[1].items():
             if h is _MISSING:
                 self.holds.pop(o, None)
             else:
                 self.holds[o] = set(h)
+                for x in h:
+                    self.holders.setdefault(x, set()).add(o)
 
     def _join(self, journal: tuple[dict, dict], other: tuple[dict, dict]) -> bool:
         """Join into the state, for each key `journal` noted, its value in `other` (a key's
@@ -115,7 +133,7 @@ class Aliases:
                 continue
             now = self.holds.get(o)
             if now is None or not h <= now:
-                self._held(o).update(h)
+                self._hold_all(o, h)
                 changed = True
         return changed
 
@@ -222,28 +240,31 @@ class Aliases:
         """`container` now holds `name`'s object too (`[name]`, `{"k": name}`, `lst.append(name)`)."""
         self._note("hold", container, name)
         for o in self.objects(container):
-            self._held(o).update(self.objects(name))
+            self._hold_all(o, self.objects(name))
 
     def share_elements(self, a: str, b: str) -> None:
         """`a` is a new container holding `b`'s elements (a shallow copy: `list(b)`)."""
         self._note("share_elements", a, b)
         for o in self.objects(a):
-            self._held(o).update(self.elements(b))
-
-    def _reach(self, objs) -> set[int]:
-        seen, todo = set(), list(objs)
-        while todo:
-            o = todo.pop()
-            if o not in seen:
-                seen.add(o)
-                todo += self.holds.get(o, ())
-        return seen
+            self._hold_all(o, self.elements(b))
 
     def sharers(self, name: str, elements: bool = False) -> set[str]:
         """The other names that would see an update in place of `name` (with `elements`: of the
-        elements `name` holds, `name[i] += v`)."""
+        elements `name` holds, `name[i] += v`): those that point to a changed object or to one
+        that holds it, directly or through other containers. Found backwards from the changed
+        objects through the inverse indexes, so a check costs what shares them, not the number
+        of names (issue 46: a walk over every name per `tape.append` made the normalization of
+        a long gradient quadratic)."""
         changed = set(self.objects(name)) | (self.elements(name) if elements else set())
-        return {n for n, objs in self.points.items() if n != name and self._reach(objs) & changed}
+        seen, todo = set(changed), list(changed)
+        while todo:
+            o = todo.pop()
+            for h in self.holders.get(o, ()):
+                if h not in seen and o in self.holds.get(h, ()):
+                    seen.add(h)
+                    todo.append(h)
+        return {n for o in seen for n in self.named.get(o, ())
+                if n != name and o in self.points.get(n, ())}
 
     def read_later(self, others: set[str], stmt, loops) -> list[str]:
         """Which of `others` (the names that would see an update in place: `sharers`) the function
