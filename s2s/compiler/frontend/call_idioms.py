@@ -146,6 +146,7 @@ def _ufunc_method(norm, node, ufunc, method: str):
         y = node.args[0].id
         norm.check_alias(norm.current, y, f"{name}({y}, ...)")
         index, v = norm.atom(node.args[1]), norm.atom(node.args[2])
+        v = _at_values(norm, y, index, v)
         norm.assign_to(build.located(build.name(y, store=True), node, only_missing=True),
                        build.call(ufunc_methods.AT_HELPER[ufunc], [build.name(y), index, v]))
         return build.const(None)
@@ -157,12 +158,20 @@ def _ufunc_method(norm, node, ufunc, method: str):
     y = node.args[0].id
     norm.check_alias(norm.current, y, f"{name}({y}, ...)")
     index, v = norm.atom(node.args[1]), norm.atom(node.args[2])
+    v = _at_values(norm, y, index, v)
     if ufunc_methods.AT[ufunc] < 0:
         v = norm.tmp(gast.UnaryOp(op=gast.USub(), operand=v))
     fresh = norm.tmp(build.call("xp.copy", [build.name(y)]))
     norm.assign_to(build.located(build.name(y, store=True), node, only_missing=True),
                    build.call("rt.add_at", [fresh, index, v]))
     return build.const(None)
+
+
+def _at_values(norm, y, index, v):
+    """The values of `np.add.at(y, index, v)` broadcast to the shape of `y[index]`, as NumPy
+    broadcasts them: so the cotangent of `v` is summed over the broadcast axes."""
+    shape = norm.tmp(build.call("xp.shape", [norm.tmp(build.subscript(build.name(y), index))]))
+    return norm.tmp(build.call("xp.broadcast_to", [v, shape]))
 
 
 def _itemgetter(norm, node, getter):
