@@ -26,6 +26,8 @@ RAISING = [
     ("axis", "np.sum(x, axis=3)", np.exceptions.AxisError),
     ("cholesky", "np.linalg.cholesky(-np.eye(2) * x[0])", np.linalg.LinAlgError),
     ("matmul", "x @ np.ones((4, 2))", ValueError),
+    ("accumulate", "np.maximum.accumulate(x[0] * 2.0)", TypeError),
+    ("reduceat", "np.add.reduceat(np.sum(x), [0])", TypeError),
 ]
 
 # where the raising value goes: {e} is the expression; each body returns a float of x

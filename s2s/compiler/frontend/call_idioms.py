@@ -126,10 +126,13 @@ def _ufunc_method(norm, node, ufunc, method: str):
             norm.fail(node, f"s2s differentiates `{name}` for {', '.join(f'np.{u.__name__}' for u in table)} only.",
                       "Call the NumPy reduction itself (np.sum, np.prod, np.cumsum, ...).")
         keywords = list(node.keywords)
+        args = list(node.args)
+        if method != "reduce":
+            args[0] = _refuse_scalar(norm, node, method)
         if len(node.args) < 2 + (method == "reduceat") and not any(k.arg == "axis" for k in keywords):
             keywords.append(gast.keyword(arg="axis", value=build.const(0)))  # a ufunc method's default axis
         func = function_values.callee(norm, node.func, function_values.Ref(target))
-        return norm.expr(build.located(gast.Call(func=func, args=node.args, keywords=keywords), node, only_missing=True))
+        return norm.expr(build.located(gast.Call(func=func, args=args, keywords=keywords), node, only_missing=True))
     if method == "outer":
         if len(node.args) != 2 or node.keywords:
             norm.fail(node, f"s2s supports `{name}(a, b)` with two arguments.")
@@ -165,6 +168,21 @@ def _ufunc_method(norm, node, ufunc, method: str):
     norm.assign_to(build.located(build.name(y, store=True), node, only_missing=True),
                    build.call("rt.add_at", [fresh, index, v]))
     return build.const(None)
+
+
+def _refuse_scalar(norm, node, method: str) -> gast.expr:
+    """`np.maximum.accumulate(x)` and `.reduceat` raise NumPy's TypeError where `x` is 0-d (the
+    cumulative functions they stand for accept one): a guard before the call, a `raise` that every
+    transform keeps (frontend/guards.py). Returns the atom that holds the array."""
+    x = norm.atom(node.args[0])
+    if isinstance(x, gast.Name):
+        norm.locals.add(x.id)  # (the call is normalized again, over this atom)
+    zero_d = norm.tmp(gast.Compare(left=norm.tmp(build.call("xp.ndim", [x])), ops=[gast.Eq()],
+                                   comparators=[build.const(0)]))
+    fail = gast.Raise(exc=gast.Call(func=build.name("TypeError"), args=[build.const(f"cannot {method} on a scalar")],
+                                    keywords=[]), cause=None)
+    norm.emit(build.if_(zero_d, norm.block([build.located(fail, node, only_missing=True)]), [gast.Pass()]))
+    return x
 
 
 def _at_values(norm, y, index, v):
