@@ -208,7 +208,9 @@ def lift_rank(x, other, other_batched, op=""):
     """Batched `x` with unit axes after the batch axis so that it broadcasts per example against
     `other` (batched or not) as the unbatched values would. `op` "*": `x` multiplies `other`, and
     a list or tuple times a NumPy float example (a 0-d example is a NumPy scalar, `x[0]`) is
-    Python's repetition by a non-integer, NumPy's TypeError, not a product."""
+    Python's repetition by a non-integer, NumPy's TypeError, not a product; times an integer 0-d
+    example it is a repetition (refused: its length would differ per example); times examples of
+    rank 1 or more, of any dtype, it is NumPy's elementwise product with the list as an array."""
     if type(x) is np.ndarray and type(other) is np.ndarray and x.ndim - 1 >= other.ndim - other_batched:
         return x
     if op == "*" and isinstance(other, (list, tuple)) and np.ndim(x) == 1 and getattr(x, "dtype", None) is not None \
@@ -218,7 +220,7 @@ def lift_rank(x, other, other_batched, op=""):
         x = example_array(x)
     if isinstance(x, (list, tuple)) or node_children(x) is not None:  # `+` joins and `*` repeats a list
         return x
-    if isinstance(other, (list, tuple)) and getattr(x, "dtype", np.dtype(float)).kind in "iub":
+    if isinstance(other, (list, tuple)) and getattr(x, "dtype", np.dtype(float)).kind in "iub" and np.ndim(x) <= 1:
         raise S2SValueError("vmap cannot repeat a list or tuple a different number of times per example "
                             "(`L * n` with a batched count `n`): its length would differ per example; "
                             "pass the count unbatched (in_axes None) or use a Python loop over the examples")
