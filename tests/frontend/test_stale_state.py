@@ -463,17 +463,35 @@ def gain_step_via_callee(v, n):
     return gained(v) * n
 
 
-def test_jit_static_argnums_sees_the_globals_a_callee_reads(monkeypatch):
-    """`jit(step, static_argnums=1)` where step calls a function of its module that reads rebound
-    globals (a number and a function): the copy of step specialized on the static argument held
-    the module's globals as they were when it was made, so the jit made before the change and a
-    new one returned the old gain (found by the fuzzer's `--state` campaign)."""
+def _kept(fn):
+    @functools.wraps(fn)
+    def inner(v):
+        return fn(v)
+    return inner
+
+
+@_kept
+def gained_wrapped(v):
+    return GAIN * GAIN_ACT(v)
+
+
+def gain_step_via_wrapped_callee(v, n):
+    return gained_wrapped(v) * n
+
+
+@pytest.mark.parametrize("step", [gain_step_via_callee, gain_step_via_wrapped_callee])
+def test_jit_static_argnums_sees_the_globals_a_callee_reads(monkeypatch, step):
+    """`jit(step, static_argnums=1)` where step calls a function of its module (plain, or wrapped by
+    a decorator) that reads rebound globals (a number and a function): the copy of step specialized
+    on the static argument held the module's globals as they were when it was made, so the jit made
+    before the change and a new one returned the old gain (found by the fuzzer's `--state`
+    campaign)."""
     import sys
-    held = s2s.jit(gain_step_via_callee, static_argnums=1)
+    held = s2s.jit(step, static_argnums=1)
     np.testing.assert_allclose(held(X, 2), 2 * 2.0 * np.tanh(X), rtol=1e-12)
     for gain, act in ((0.55, np.tanh), (0.55, np.sin), (2.0, np.tanh)):
         monkeypatch.setattr(sys.modules[__name__], "GAIN", gain)
         monkeypatch.setattr(sys.modules[__name__], "GAIN_ACT", act)
         want = 2 * gain * act(X)
         np.testing.assert_allclose(held(X, 2), want, rtol=1e-12)
-        np.testing.assert_allclose(s2s.jit(gain_step_via_callee, static_argnums=1)(X, 2), want, rtol=1e-12)
+        np.testing.assert_allclose(s2s.jit(step, static_argnums=1)(X, 2), want, rtol=1e-12)

@@ -179,13 +179,17 @@ def namespace_stamp(fn) -> tuple:
 
 
 def _names_read(fn, glob: dict, seen: set) -> tuple:
-    """The names `fn`'s code reads, and those of the functions of the same module it names, and
-    theirs: the copy holds the globals its callees read too (`f(x) * k` with f reading a rebound
-    global, under `jit(step, static_argnums=1)`)."""
-    out = []
-    for n in _code_names(fn.__code__):
-        out.append(n)
-        v = glob.get(n)
+    """The names `fn`'s code reads, and those of the functions of the same module it names or holds
+    in its closure (a decorator's wrapped function), and theirs: the copy holds the globals its
+    callees read too (`f(x) * k` with f reading a rebound global, under `jit(step, static_argnums=1)`)."""
+    out = list(_code_names(fn.__code__))
+    callees = [glob.get(n) for n in out]
+    for cell in fn.__closure__ or ():
+        try:
+            callees.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            pass
+    for v in callees:
         if isinstance(v, types.FunctionType) and v.__globals__ is glob and v not in seen:
             seen.add(v)
             out += _names_read(v, glob, seen)
