@@ -52,7 +52,7 @@ def test_a_transform_answering_where_numpy_raises_is_caught():
 
     def f(x, y):
         return np.sum(x, axis=5)
-    fake = types.SimpleNamespace(**{n: getattr(s2s, n) for n in ("grad", "jvp", "vjp", "jacfwd", "vmap", "S2SError")},
+    fake = types.SimpleNamespace(**{n: getattr(s2s, n) for n in ("jacrev", "jvp", "vjp", "jacfwd", "vmap", "S2SError")},
                                  jit=lambda fn: lambda *a: 0.0)
     msg = kw.numpy_error_check(f, np.ones(3), np.ones(3), fake)
     assert msg == "jit returned a value where NumPy raises AxisError"

@@ -3,6 +3,7 @@ family 1): a program reads a value from mutable state, which the property change
 calls of every transform. Each form of state holds the property, and a cache that ignores what a
 compilation read is caught."""
 import fuzz_tool
+import numpy as np
 import pytest
 
 from s2s.compiler.frontend import reads
@@ -42,3 +43,17 @@ def test_without_state_the_generator_draws_what_it_drew():
     b = [fuzz.gen_program(random.Random(5), state=False).source() for _ in range(3)]
     assert a == b and all("_mutate" not in s for s in a)
     assert "_mutate" in fuzz.gen_program(random.Random(5), state=True).source()
+
+
+def test_state_programs_jit_a_caller_of_f_with_a_static_argument():
+    """A state program defines `f_static(x, y, mode)` calling f, and the property `state` checks
+    `jit(f_static, static_argnums=2)` with the other transforms (issue 44: a rebound global under
+    static_argnums); the form that rebinds module globals with `global` is among the forms."""
+    prog = _program(len(fuzz.STATE_LINES) - 1)
+    src = prog.source()
+    assert "def f_static(x, y, mode):" in src and "global GS, GACT" in src
+    mod = fuzz.load(prog)
+    made = fuzz._state_transforms(mod, True, "hessian")
+    assert "jit_static" in made and "hessian" in made and "jacfwd" not in made
+    x, y = np.array([0.3, -0.5, 0.7]), np.array([0.2, 0.4, -0.6])
+    np.testing.assert_allclose(made["jit_static"](x, y, None, None), 0.5 * mod.f(x, y), rtol=1e-12)

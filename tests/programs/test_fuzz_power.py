@@ -1,0 +1,113 @@
+"""The fuzzer's cheaper properties keep their power (tools/fuzz.py, issue 44's campaign): a program
+checks one Hessian route, one cold compile, and a changed global against central differences,
+each drawn per program; every draw still fails on a planted wrong derivative or stale cache."""
+import fuzz_tool
+import numpy as np
+import pytest
+
+from s2s.compiler.frontend import reads
+from s2s.compiler.primitives.registry import PRIMS
+
+fuzz = fuzz_tool.load()
+PLAIN = {"n": 1, "i": 0, "b": 0, "c": 0.5, "c2": 1.0}
+
+
+def _sin_program():
+    # f = sum(acc * acc) with acc = x + 0.5 tanh(sin(x * y)): its Hessian differentiates cos
+    return fuzz.Program([("plain", PLAIN, [("np.sin({0})", ("({0}) * ({1})", "x", "y")), "y"])], "scalar")
+
+
+def _plant_cos(monkeypatch, factor: float) -> None:
+    """cos's derivative rules (forward and reverse) off by `factor`: the gradient of a program
+    without cos stays right, every route to its Hessian goes through one of them."""
+    monkeypatch.setitem(PRIMS["xp.cos"].jvp, "x", f"dx * (-xp.sin(x)) * {factor!r}")
+    monkeypatch.setitem(PRIMS["xp.cos"].vjp, "x", f"g * (-xp.sin(x)) * {factor!r}")
+
+
+@pytest.mark.parametrize("route", sorted(fuzz.HESSIAN_ROUTES))
+@pytest.mark.parametrize("factor", [1.5, 1.0 + 1e-5])
+def test_each_hessian_route_catches_a_wrong_second_order_rule(monkeypatch, route, factor):
+    """Whichever route a program draws, a wrong rule fails it; one off by 1e-5 too (the 4-point
+    differences are right to about 1e-11, the tolerance is 1e-7)."""
+    monkeypatch.setattr(fuzz, "HESSIAN_ROUTES", {route: fuzz.HESSIAN_ROUTES[route]})
+    assert fuzz.check_program(_sin_program(), 3, ["grad_fd", "hessian"]) == {}
+    _plant_cos(monkeypatch, factor)
+    fails = fuzz.check_program(_sin_program(), 3, ["grad_fd", "hessian"])
+    assert set(fails) == {"hessian"} and route in fails["hessian"], fails
+
+
+@pytest.mark.parametrize("name", sorted(fuzz.CACHE_DERIVS))
+def test_each_cold_compile_catches_a_cache_that_differs(monkeypatch, name):
+    """A cold compile that gives other numbers than the warm one (here: sin's rule changed while the
+    caches are emptied) fails the property `cache`, whichever transform is drawn."""
+    monkeypatch.setattr(fuzz, "CACHE_DERIVS", {name: fuzz.CACHE_DERIVS[name]})
+    prog = fuzz.Program([("plain", PLAIN, [("np.sin({0})", "x"), "y"])], "vector")
+    assert fuzz.check_program(prog, 3, ["cache"]) == {}
+    clear = fuzz.clear_caches
+
+    def clear_and_change():
+        clear()
+        monkeypatch.setitem(PRIMS["xp.sin"].jvp, "x", "dx * xp.cos(x) * 1.5")
+        monkeypatch.setitem(PRIMS["xp.sin"].vjp, "x", "g * xp.cos(x) * 1.5")
+    monkeypatch.setattr(fuzz, "clear_caches", clear_and_change)
+    fails = fuzz.check_program(prog, 3, ["cache"])
+    assert set(fails) == {"cache"} and fails["cache"].startswith(name), fails
+
+
+def _ignore_reads(monkeypatch) -> None:
+    """The code before issue 44's fix: what a compilation read is neither recorded nor checked."""
+    monkeypatch.setattr(reads.Reads, "holds", lambda self: True)
+    monkeypatch.setattr(reads, "note", lambda *a: None)
+    for mod in ("expressions", "call_idioms", "function_loops", "function_values", "idioms"):
+        monkeypatch.setattr(f"s2s.compiler.frontend.{mod}.note_read", lambda *a: None)
+
+
+def test_a_stale_global_fails_against_central_differences(monkeypatch):
+    """The property `global` without a cold compile: a jacrev that keeps what it computed before G
+    changed (a stand-in that remembers its first answer per function) differs from central
+    differences at the new G."""
+    prog = fuzz.Program([("plain", PLAIN, [("np.sin({0})", ("({0}) * ({1})", "x", "G")), "y"])], "scalar")
+    assert fuzz.check_program(prog, 3, ["global"]) == {}
+    real, memo = fuzz.s2s.jacrev, {}
+
+    def stale(f, **kw):
+        def run(*args):
+            if f not in memo:
+                memo[f] = real(f, **kw)(*args)
+            return memo[f]
+        return run
+    monkeypatch.setattr(fuzz.s2s, "jacrev", stale)
+    fails = fuzz.check_program(prog, 3, ["global"])
+    assert set(fails) == {"global"} and "central differences" in fails["global"], fails
+
+
+def test_each_draw_of_the_costly_state_transforms_is_checked(monkeypatch):
+    """The property `state` checks one of STATE_COSTLY per program: over the draws of a few seeds
+    each of them is made, and with stale caches each draw fails."""
+    drawn = set()
+    real = fuzz._state_transforms
+
+    def spy(mod, scalar, costly=None):
+        drawn.add(costly)
+        return real(mod, scalar, costly)
+    monkeypatch.setattr(fuzz, "_state_transforms", spy)
+    prog = fuzz.Program([("plain", PLAIN, [("np.sin({0})", "x"), "y"]),
+                         ("state", {**PLAIN, "s": 2}, [("({0}) * ({1})", "x", "y"), "y"])], "scalar")
+    for seed in range(12):
+        assert fuzz.check_program(prog, seed, ["state"]) == {}
+        if drawn == set(fuzz.STATE_COSTLY):
+            break
+    assert drawn == set(fuzz.STATE_COSTLY)
+    _ignore_reads(monkeypatch)
+    for seed in range(3):
+        fails = fuzz.check_program(prog, seed, ["state"])
+        assert fails and "after the state changed" in fails["state"], fails
+
+
+def test_grad_fd_reuses_the_differences_of_the_smoothness_check():
+    """prepare keeps the central differences its smoothness check computed: grad_fd's reference,
+    the same numbers as computed again."""
+    ready = fuzz.prepare(_sin_program(), 3)
+    assert ready is not None
+    mod, x, y = ready
+    np.testing.assert_array_equal(mod.FD["fd"], fuzz.fd_jacobian(mod.f, x, y, 1e-6))
