@@ -62,14 +62,9 @@ TRANSFORMS = {
     "jit_grad": lambda f: s2s.jit(s2s.grad(f))(X),
 }
 
-# known gaps, reported as strict xfails (a fix makes them fail here, so the entry goes):
-# - an operation on values that carry no derivative, read only by the output's value, is not run
-#   by a transform that does not return the value (grad's forward sweep computes what its
-#   backward sweep reads): `y = n / (n - 3)` of a shape, added to the loss, raises in f only;
-# - under vmap, Python's `float(v) / 0.0` is an array division per example (inf, a warning).
-KNOWN = {("zerodiv-live", t): "an inactive value read only by the output, under a transform that drops the "
-                              "output's value" for t in ("grad", "hessian", "jacrev", "jit_grad")}
-KNOWN.update({(f"float_zerodiv-{p}", "vmap"): "Python float division batched as an array division" for p in PLACES})
+# known gaps, reported as strict xfails (a fix makes them fail here, so the entry goes): under vmap,
+# Python's `float(v) / 0.0` is an array division per example (inf and a warning, no exception).
+KNOWN = {(f"float_zerodiv-{p}", "vmap"): "Python float division batched as an array division" for p in PLACES}
 
 PROGRAMS = {f"{r}-{p}": (PLACES[p].format(e=e), exc) for (r, e, exc), p in itertools.product(RAISING, PLACES)}
 PROGRAMS.update({g: (body, exc) for g, body, exc in GUARDS})

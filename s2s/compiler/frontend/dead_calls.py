@@ -12,7 +12,9 @@ user's own function are kept this way; values that become dead because a transfo
 them (the loss itself under `grad`) are removed as before, since the plain function computed them
 too and a transform's derivative reads the same operands. A statement that cannot raise is not
 kept: a name, a literal, a tuple or list of those, an attribute read, a lowered `raise` and other
-effects (kept anyway), a list's `pop`.
+effects (kept anyway), a list's `pop`. Nor is the arithmetic of an accumulator nothing reads (an
+array the function updates item by item, rebound by arithmetic: an author's own `dW` beside the
+loss, issue 46's dead stores): its stores and its `dW = dW / n` go, with what only they read.
 """
 from __future__ import annotations
 
@@ -45,15 +47,22 @@ def _cannot_raise(value) -> bool:
     return False
 
 
-def _sunk(stmts, live, namer, ns) -> list:
+def _accumulators(body) -> set[str]:
+    """Names the function stores items into (`dW[:, j] = ...`)."""
+    return {s.targets[0].value.id for s in analysis.walk_stmts(body)
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)
+            and isinstance(s.targets[0].value, gast.Name)}
+
+
+def _sunk(stmts, live, namer, ns, accumulators=frozenset()) -> list:
     """`stmts` (nested blocks included) with an `ext.s2s_keep` after each dead statement that may raise."""
     out = []
     for s in stmts:
         out.append(s)
         if isinstance(s, (gast.If, gast.For, gast.While)):
-            s.body = _sunk(s.body, live, namer, ns)
+            s.body = _sunk(s.body, live, namer, ns, accumulators)
             if isinstance(s, gast.If):
-                s.orelse = _sunk(s.orelse, live, namer, ns)
+                s.orelse = _sunk(s.orelse, live, namer, ns, accumulators)
             continue
         if not isinstance(s, gast.Assign) or build.is_comment(s):
             continue
@@ -63,8 +72,10 @@ def _sunk(stmts, live, namer, ns) -> list:
             continue
         if isinstance(target, gast.Subscript):  # `A[10] = v` into an array nothing reads again
             base = target.value
-            read = base.id if isinstance(base, gast.Name) and base.id not in after else None
-        elif isinstance(target, gast.Name) and target.id not in after and not _cannot_raise(s.value):
+            read = base.id if isinstance(base, gast.Name) and base.id not in after \
+                and base.id not in accumulators else None
+        elif isinstance(target, gast.Name) and target.id not in after and not _cannot_raise(s.value) \
+                and not (target.id in accumulators and isinstance(s.value, (gast.BinOp, gast.UnaryOp))):
             read = target.id
         else:
             read = None  # (an unpacking keeps its source live through the names it binds)
@@ -81,4 +92,4 @@ def keep_dead_calls(core) -> None:
     node = core.node
     live = analysis.Liveness(node.body)
     namer = Namer(build.names_in(node) | {"xp", "rt", "ext"})
-    node.body = _sunk(node.body, live, namer, core.ns)
+    node.body = _sunk(node.body, live, namer, core.ns, _accumulators(node.body))
