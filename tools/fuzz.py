@@ -1210,12 +1210,13 @@ def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdo
     `budget_s`, no program is drawn once that many seconds have passed. `summary`, if given, is
     filled with the counts: programs drawn, checked, skipped (not smooth), refused (s2s's sound
     refusal: an in-place update a view sees, a keyword call), numpy_error (NumPy refuses a keyword
-    call and every transform raised too), failures by property, seconds."""
+    call and every transform raised too), failures by property, seconds, CPU seconds (the cost a
+    campaign pays per program)."""
     props = list(props or PROPERTIES)
     rng = random.Random(seed)
     failures, checked, skipped, refused, numpy_error, drawn = [], 0, 0, 0, 0, 0
     by_prop: Counter = Counter()
-    start = time.time()
+    start, cpu_start = time.time(), time.process_time()
     for k in range(n if only is None else only + 1):
         if budget_s is not None and only is None and time.time() - start >= budget_s:
             break
@@ -1249,7 +1250,8 @@ def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdo
     elapsed = time.time() - start
     if summary is not None:
         summary.update(drawn=drawn, checked=checked, skipped=skipped, refused=refused, numpy_error=numpy_error,
-                       failures=dict(by_prop), seconds=round(elapsed, 1))
+                       failures=dict(by_prop), seconds=round(elapsed, 1),
+                       cpu_seconds=round(time.process_time() - cpu_start, 1))
     if verbose:
         print(f"\n{checked} programs checked ({numpy_error} where NumPy raises and so did every transform), "
               f"{skipped} skipped (not smooth), {refused} refused (an in-place update a view sees, or a keyword "

@@ -40,16 +40,19 @@ def merge(results: list[dict], seed: int, n: int, budget_s: float, wall_s: float
     """One summary of the workers' results (each: generator, seed, counts, failures)."""
     gens: dict[str, dict] = {}
     for r in results:
-        g = gens.setdefault(r["generator"], {**{c: 0 for c in COUNTS}, "failures": {}, "seconds": 0.0, "workers": 0})
+        g = gens.setdefault(r["generator"], {**{c: 0 for c in COUNTS}, "failures": {}, "seconds": 0.0,
+                                             "cpu_seconds": 0.0, "workers": 0})
         for c in COUNTS:
             g[c] += r.get(c, 0)
         for prop, k in r.get("failures", {}).items():
             g["failures"][prop] = g["failures"].get(prop, 0) + k
         g["seconds"] += r.get("seconds", 0.0)
+        g["cpu_seconds"] += r.get("cpu_seconds", 0.0)
         g["workers"] += 1
     for g in gens.values():
         g["programs_per_s"] = round(g["drawn"] / g["seconds"], 3) if g["seconds"] else 0.0
-        g["seconds"] = round(g["seconds"], 1)
+        g["programs_per_cpu_s"] = round(g["drawn"] / g["cpu_seconds"], 3) if g["cpu_seconds"] else 0.0
+        g["seconds"], g["cpu_seconds"] = round(g["seconds"], 1), round(g["cpu_seconds"], 1)
     total = {c: sum(g[c] for g in gens.values()) for c in COUNTS}
     total["failures"] = sum(sum(g["failures"].values()) for g in gens.values())
     failing = [{**f, "generator": r["generator"],

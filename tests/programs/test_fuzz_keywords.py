@@ -98,20 +98,21 @@ def test_a_budget_stops_the_drawing_and_the_counts_say_so():
     assert summary["drawn"] == 0 and checked == skipped == 0 and not failures
     fuzz.campaign(2, 3, ["jit"], do_shrink=False, verbose=False, keywords=True, summary=summary)
     assert summary["drawn"] == 2 == summary["checked"] + summary["skipped"] + summary["refused"]
-    assert set(summary) == {"drawn", "checked", "skipped", "refused", "numpy_error", "failures", "seconds"}
+    assert set(summary) == {"drawn", "checked", "skipped", "refused", "numpy_error", "failures", "seconds", "cpu_seconds"}
 
 
 def test_the_campaign_summary_merges_the_workers(tmp_path):
     import fuzz_campaign
     results = [{"generator": "keywords", "worker": 0, "seed": 7000, "drawn": 10, "checked": 7, "skipped": 1,
-                "refused": 2, "numpy_error": 3, "failures": {"jit": 1}, "seconds": 20.0,
+                "refused": 2, "numpy_error": 3, "failures": {"jit": 1}, "seconds": 20.0, "cpu_seconds": 16.0,
                 "failing": [{"program": 4, "seed": 7000, "property": "jit", "message": "jit(f) 1.0 != f 2.0"}]},
                {"generator": "keywords", "worker": 2, "seed": 7002, "drawn": 6, "checked": 6, "skipped": 0,
-                "refused": 0, "numpy_error": 0, "failures": {}, "seconds": 12.0, "failing": []},
+                "refused": 0, "numpy_error": 0, "failures": {}, "seconds": 12.0, "cpu_seconds": 16.0, "failing": []},
                {"generator": "state", "worker": 1, "seed": 7001, "missing": True}]
     s = fuzz_campaign.merge(results, 7, 100, 500.0, 31.0)
     assert s["total"] == {"drawn": 16, "checked": 13, "skipped": 1, "refused": 2, "numpy_error": 3, "failures": 1}
     assert s["generators"]["keywords"]["programs_per_s"] == 0.5 and s["missing_workers"] == [1]
+    assert s["generators"]["keywords"]["programs_per_cpu_s"] == 0.5
     assert s["failing"][0]["reproduce"] == "python tools/fuzz.py --seed 7000 --keywords --program 4"
     assert fuzz_campaign.line(s).startswith("campaign seed 7: 16 programs drawn, 13 checked")
     json.dumps(s)
