@@ -152,6 +152,8 @@ def shape_of(v, shapes):
         return of(v.args[0])
     if f == "rt.add_at" and len(v.args) == 3 and (s := of(v.args[0])):  # (an array's cotangent, updated)
         return s
+    if (f == "rt.zero_at" and len(v.args) == 2 or f == "rt.fresh" and len(v.args) == 1) and (s := of(v.args[0])):
+        return s  # (an array's cotangent, copied or with a slot zeroed)
     if f == "rt.seed" and len(v.args) == 1:  # (a scalar output's: it raises on any other)
         return ()
     if f == "xp.zeros" and len(v.args) == 1 and isinstance(v.args[0], gast.Tuple) and all(
@@ -206,6 +208,7 @@ def _range_indices(body, counts, arrays=None) -> frozenset:
                 and is_range(s.value):
             ranges.add(s.targets[0].id)
     ranges |= _popped_ranges(body, counts, ranges)
+    copies = record_unpacks(body, counts)
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1 \
                 and is_range(s.value):
@@ -213,17 +216,34 @@ def _range_indices(body, counts, arrays=None) -> frozenset:
         elif isinstance(s, gast.For) and isinstance(s.target, gast.Name):
             ok = is_range(s.iter) or isinstance(s.iter, gast.Name) and s.iter.id in ranges
             loops[s.target.id] = loops.get(s.target.id, 0) + (1 if ok else len(body) + 1)
-    ints = {n for n, k in loops.items() if k == counts.get(n)}
+    # (a loop index's `i = None` before its loop, as an inlined call's forward sweep starts, and
+    # the backward sweep's copy of it from the record: nothing indexes with them before the loop)
+    nones = {s.targets[0].id for s in body if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+             and _none(s.value)}
+    extra = {n: (n in nones) + (copies.get(n) in loops) for n in loops}
+    ints = {n for n, k in loops.items() if k + extra[n] == counts.get(n)}
     int_params = {p for p, (d, nd) in (arrays or {}).items() if nd == 1 and np.dtype(d).kind in "iu"
                   and counts.get(p) == 1}
+    for s in body:  # (a name bound once to one, as an inlined call's parameter is, and its copy)
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name) \
+                and s.value.id in int_params and counts.get(s.targets[0].id) == 1:
+            int_params.add(s.targets[0].id)
+    int_params |= {n for n, x in copies.items() if x in int_params and counts.get(n) == 1}
     elements: dict = {}
+    real: set = set()  # (bound to an element at least once: not only the `None` before a loop)
+    top = {id(s) for s in body}
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-            v = s.value
+            v, t = s.value, s.targets[0].id
             ok = isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) and v.value.id in int_params \
-                and isinstance(v.slice, gast.Name) and v.slice.id in ints
-            elements[s.targets[0].id] = elements.get(s.targets[0].id, 0) + (1 if ok else len(body) + 1)
-    return frozenset(ints | {n for n, k in elements.items() if k == counts.get(n)})
+                and isinstance(v.slice, gast.Name) and v.slice.id in ints or isinstance(v, gast.Name) and v.id in real
+            real |= {t} if ok else set()
+            elements[t] = elements.get(t, 0) + (1 if ok or _none(v) and id(s) in top else len(body) + 1)
+    found = {n for n, k in elements.items() if k == counts.get(n) and n in real}
+    for n, x in copies.items():  # (the backward sweep's copy of an index of the forward sweep's)
+        if x in found | ints and elements.get(n, 0) + 1 == counts.get(n) and (n in real or counts.get(n) == 1):
+            found.add(n)
+    return frozenset(ints | found)
 
 
 def _popped_ranges(body, counts, ranges) -> set:
@@ -264,6 +284,7 @@ def known_shapes(body, params, known, uniform=None) -> Shapes:
                             if (r := record.of(v)) is not None and r.prim == "stop_gradient")
     shapes.update({p: () for p in known.get("floats", ()) if counts[p] == 1})
     items = shapes.seqs = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
+    copies = record_unpacks(body, counts)
     for s in analysis.walk_stmts(body):
         if not isinstance(s, gast.Assign):
             continue
@@ -275,6 +296,10 @@ def known_shapes(body, params, known, uniform=None) -> Shapes:
             shape = shape_of(v, shapes)
             if shape is not None:
                 shapes[t.id] = shape
+        elif isinstance(t, gast.Tuple) and getattr(_prim(v), "record_copy", False):
+            for e in t.elts:
+                if isinstance(e, gast.Name) and counts[e.id] == 1 and (x := copies.get(e.id)) in shapes:
+                    shapes[e.id] = shapes[x]
         elif isinstance(t, gast.Tuple) and isinstance(v, gast.Name) and v.id in items:
             kind, parts = items[v.id]
             if len(parts) == len(t.elts):
@@ -288,17 +313,66 @@ def _bindings(body, params, counts, flow, notes):
     """Names bound more than once, each binding a plain `name = value` (not flow names), ->
     their values, with the parameters' shapes on entry; and, per local list only pushed and
     popped, the values pushed on it."""
-    binds: dict = {}
+    copies = record_unpacks(body, counts)
+    binds: dict = {n: [build.name(x)] for n, x in copies.items()}  # (a record's copy)
     pushes: dict = {}
-    lists = local_lists(body, lists_made(body, params), notes)
+    made = lists_made(body, params)
+    lists = local_lists(body, made, notes)
+    recorded = _recorded_lists(body, made, copies)
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-            binds.setdefault(s.targets[0].id, []).append(s)
-        elif (p := push_of(s)) is not None and p[0] in lists:
-            pushes.setdefault(p[0], []).append(p[1])
-    multi = {n: [s.value for s in b] for n, b in binds.items() if counts.get(n, 0) >= 2 and n not in flow
+            binds.setdefault(s.targets[0].id, []).append(s.value)
+        elif (p := push_of(s)) is not None and (p[0] in lists or copies.get(p[0], p[0]) in recorded):
+            pushes.setdefault(copies.get(p[0], p[0]), []).append(p[1])
+    multi = {n: b for n, b in binds.items() if counts.get(n, 0) >= 2 and n not in flow
              and len(b) + (n in params) == counts[n]}
     return multi, pushes
+
+
+def _recorded_lists(body, made, copies) -> set:
+    """Lists made here that go into a record once (an element of the tuple display a backward
+    sweep copies, `record_unpacks`) and are otherwise only pushed and popped, as the copy is: an
+    inlined call's tape, pushed by its forward sweep and popped by its backward sweep."""
+    sources = {x: n for n, x in copies.items() if x in made}
+    if not sources:
+        return set()
+    loads: dict = {}
+    receivers: dict = {}
+    for node in analysis.iter_nodes(body):
+        if type(node) is gast.Attribute and type(node.value) is gast.Name and node.attr in ("append", "pop"):
+            receivers[node.value.id] = receivers.get(node.value.id, 0) + 1
+        elif type(node) is gast.Name:
+            key = "store" if isinstance(node.ctx, gast.Store) else "load"
+            loads[(node.id, key)] = loads.get((node.id, key), 0) + 1
+    return {x for x, n in sources.items() if loads.get((x, "store")) == 1 and loads.get((n, "store")) == 1
+            and loads.get((x, "load"), 0) == receivers.get(x, 0) + 1 and loads.get((n, "load"), 0) == receivers.get(n, 0)}
+
+
+def record_unpacks(body, counts) -> dict:
+    """A backward sweep's names bound from its own copy of the record, `(a, b) = rt.private(saved0,
+    True)` (or `rt.copy_saved`) with `saved0 = (x, y)` bound once to a tuple display in the same
+    function (an inlined call's forward and backward sweeps): name -> the name it copies (`a` ->
+    `x`), whose shape it has and, for a record list, whose pushes it pops."""
+    displays = {s.targets[0].id: s.value for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
+                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, (gast.Tuple, gast.Name))
+                and counts.get(s.targets[0].id) == 1}
+    for n, d in list(displays.items()):  # (`bwd_saved = saved0`: the record passed on by name)
+        seen = {n}
+        while isinstance(d, gast.Name) and d.id not in seen:
+            seen.add(d.id)
+            d = displays.get(d.id)
+        displays[n] = d if isinstance(d, gast.Tuple) else None
+    out = {}
+    for s in analysis.walk_stmts(body) if displays else ():
+        v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) else None
+        if v is None or not (isinstance(v, gast.Call) and v.args and isinstance(v.args[0], gast.Name)
+                             and getattr(_prim(v), "record_copy", False)):
+            continue
+        d = displays.get(v.args[0].id)
+        if d is not None and len(d.elts) == len(s.targets[0].elts):
+            out.update({t.id: e.id for t, e in zip(s.targets[0].elts, d.elts)
+                        if isinstance(t, gast.Name) and isinstance(e, gast.Name)})
+    return out
 
 
 def _stub_of(v):
@@ -338,10 +412,12 @@ def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
     cand: dict = {}
 
     records = record_lists(pushes)
+    copies = record_unpacks(body, counts)
 
     def popped(v):
-        return v.func.value.id if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) \
+        lst = v.func.value.id if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) \
             and v.func.attr == "pop" and not v.args and isinstance(v.func.value, gast.Name) else None
+        return copies.get(lst, lst)
 
     def of(v, shapes):
         lst = popped(v)
@@ -351,7 +427,7 @@ def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
         return shape_of(v, shapes)
 
     def restore(n, v) -> bool:  # `n = L.pop()` restoring one of `n`'s other values
-        return n in records.get(popped(v), ())
+        return copies.get(n, n) in records.get(popped(v), ())
 
     for _ in range(min(32, 2 * len(multi) + 2)):  # grow, then check: a name whose bindings disagree
         # (or with one of unknown shape) is dropped
