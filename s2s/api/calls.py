@@ -176,7 +176,7 @@ class Transformed:
             if kwargs or len(args) != self._nparams:
                 self._check_arity(args, kwargs)
             return self._call(args, kwargs)
-        except S2SError as e:  # an entry point: the user's frames only (tracebacks.py)
+        except Exception as e:  # an entry point: the user's frames only; another error names their line
             hide_internal(e)
             raise
 
@@ -186,7 +186,7 @@ class Transformed:
             if kwargs or len(args) != self._nparams:
                 self._check_arity(args, kwargs)
             return self._call(args, kwargs)
-        except S2SError as e:
+        except Exception as e:
             hide_internal(e)
             raise
 

@@ -19,7 +19,7 @@ besides it. For `f(x, w)` seen with a float vector and a Python float::
             if ok:
                 return version(a0, a1)
             return general(given(a0, a1) + more, kw)
-        except S2SError as e:  # an entry point: the user's frames only (tracebacks.py)
+        except Exception as e:  # an entry point: the user's frames only (tracebacks.py)
             hide_internal(e)
             raise
 """
@@ -97,7 +97,7 @@ def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ra
                      "    try:",
                      "        if ok:"] + body +
                     [f"        return general(given({', '.join(params)}) + more, kw)",
-                     "    except S2SError as e:",
+                     "    except Exception as e:",
                      "        hide_internal(e)",
                      "        raise", ""])
     env.update(ns, MISSING=MISSING, given=given, general=general, backend=arrays.SETTINGS,

@@ -76,12 +76,7 @@ def locate(exc: BaseException) -> None:
     if not isinstance(exc, S2SError) or getattr(exc, "_s2s_located", False):
         return
     exc._s2s_located = True
-    place, tb = None, exc.__traceback__
-    while tb is not None:
-        places = tb.tb_frame.f_globals.get(PLACES)
-        if places is not None and tb.tb_frame.f_code.co_filename.startswith("<s2s:"):
-            place = places.get(tb.tb_lineno, place)
-        tb = tb.tb_next
+    place = _place(exc)
     message = str(exc.args[0]) if len(exc.args) == 1 else None
     if place is None or message is None:
         return
@@ -92,11 +87,42 @@ def locate(exc: BaseException) -> None:
     exc.args = (f"{where(place[0], place[1], col)}\n{message}",)
 
 
+def _place(exc: BaseException):
+    """The user's (file, line) behind the innermost frame of generated code `exc` passed through."""
+    place, tb = None, exc.__traceback__
+    while tb is not None:
+        places = tb.tb_frame.f_globals.get(PLACES)
+        if places is not None and tb.tb_frame.f_code.co_filename.startswith("<s2s:"):
+            place = places.get(tb.tb_lineno, place)
+        tb = tb.tb_next
+    return place
+
+
+def note_place(exc: BaseException) -> None:
+    """Add to an exception that is not s2s's own (the user's `ValueError`, NumPy's `LinAlgError`),
+    raised while generated code ran, a note naming the user's statement it comes from: the
+    derivative raises what the plain function raises, and says where the plain function would."""
+    if isinstance(exc, S2SError) or getattr(exc, "_s2s_placed", False):
+        return
+    try:
+        exc._s2s_placed = True
+    except AttributeError:  # (an exception class with __slots__: no note)
+        return
+    place = _place(exc)
+    if place is not None:
+        exc.add_note(f"{shown_path(place[0])}:{place[1]}: raised by the code s2s generated from this line:\n"
+                     f"    {linecache.getline(place[0], place[1]).strip()}")
+
+
 def hide_internal(exc: BaseException) -> None:
     """Drop s2s's frames from the traceback of `exc` (an S2SError) and of the exceptions chained
     to it (`raise ... from`, or raised while handling another), unless the setting says "full".
     The first time frames are dropped, a note says so and how to see them. A run-time error's
-    message starts at the user's statement first (`locate`), whatever the setting."""
+    message starts at the user's statement first (`locate`), whatever the setting. Any other
+    exception gets a note naming the user's statement (`note_place`) and keeps its traceback."""
+    if not isinstance(exc, S2SError):
+        note_place(exc)
+        return
     locate(exc)
     if not isinstance(exc, S2SError) or config.read("traceback") == "full":
         return

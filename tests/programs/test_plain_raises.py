@@ -7,7 +7,9 @@ returning a number. The raising statement is placed where dead-code elimination 
 
 The programs are written to a module file so that s2s reads their source as a user's."""
 import importlib.util
+import inspect
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -43,8 +45,8 @@ PLACES = {
 GUARDS = [
     ("raise", "    if x[0] > 0:\n        raise ValueError('positive')\n    return np.sum(x ** 2)\n", ValueError),
     ("assert", "    assert x[0] < 0, 'positive'\n    return np.sum(x ** 2)\n", AssertionError),
-    ("raise_after", "    y = np.sin(x)\n    if np.sum(y) > 0:\n        raise RuntimeError(f'sum {np.sum(y)}')\n"
-                    "    return np.sum(y)\n", RuntimeError),
+    ("raise_after", "    z = np.sin(x)\n    if np.sum(z) > 0:\n        raise RuntimeError(f'sum {np.sum(z)}')\n"
+                    "    return np.sum(z)\n", RuntimeError),
 ]
 
 X = np.array([0.3, 0.7, 1.1])
@@ -106,6 +108,15 @@ def test_every_transform_raises_the_plain_functions_class(module, label, transfo
     with pytest.raises(Exception) as info:
         TRANSFORMS[transform](f)
     assert type(info.value) is exc, (label, transform, repr(info.value))
+    # a note names the user's statement, as the plain function's traceback would (base/tracebacks.py);
+    # jit re-forms a live value into the expression that reads it, one line of generated code that
+    # names the last of the statements it joins (here, up to the return)
+    lines, first = inspect.getsourcelines(f)
+    line = first + next(k for k, text in enumerate(lines) if text.lstrip().startswith(("y = ", "raise ", "assert ")))
+    last = first + len(lines) - 1 if transform.startswith("jit") and label.endswith("-live") else line
+    notes = getattr(info.value, "__notes__", [])
+    named = {f"{os.path.relpath(module.__file__)}:{k}:" for k in range(line, last + 1)}
+    assert any(n.startswith(tuple(named)) for n in notes), (notes, line)
 
 
 def test_a_dead_call_whose_operands_are_good_still_gives_the_plain_values(module):
