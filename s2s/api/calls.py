@@ -264,11 +264,14 @@ class Transformed:
         jac_options = getattr(self, "jac_options", None) if kind == "jacrev" else None
 
         route = getattr(self, "complex_route", None)  # (at complex inputs: JAX's contract, api/holomorphic.py)
+        # (a holomorphic derivative's results are complex; so may jacfwd's be, of a complex output)
+        refuse = real_only.refuse_complex_result if kind != "jacfwd" and not getattr(self, "holomorphic", False) \
+            else (lambda kind, out: out)
 
         def checked(*args, **kwargs):
             if route is not None and not kwargs and route[0](args, self.nums):
                 return route[1](args)
-            out = real_only.refuse_complex_result(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
+            out = refuse(kind, call(fn, args) if not kwargs else fn(*args, **kwargs))
             if options is not None and vspace.SPACES:  # a vector-space argument's gradient is of its space
                 _space_gradients(kind, options, args, out)
             if options is not None and arg_structure.has_sequence(args, self.nums):  # a list argument's
@@ -340,9 +343,12 @@ class Jacobian(Transformed):
     batched helper has derivative rules yet. A call whose batched run fails (a batching rule
     that cannot handle these arguments) runs the looped form, from then on."""
 
-    def __init__(self, kind, fun, argnums, has_aux):
-        super().__init__(kind, fun, lambda: driver.jacobian_function(kind, fun, argnums, has_aux), None, kind)
-        self.composable = lambda: driver.jacobian_function(kind, fun, argnums, has_aux, batched=False)
+    def __init__(self, kind, fun, argnums, has_aux, target=None):
+        """`target()`: the function compiled in `fun`'s place (a holomorphic derivative's, with its
+        checks: api/holomorphic.py); `fun` keys the cache either way."""
+        self._target = target = target or (lambda: fun)
+        super().__init__(kind, fun, lambda: driver.jacobian_function(kind, target(), argnums, has_aux), None, kind)
+        self.composable = lambda: driver.jacobian_function(kind, target(), argnums, has_aux, batched=False)
         self.looped = Transformed(kind, fun, self.composable, None, kind)
         self._use_loop = False
         self._options = (argnums, has_aux)
@@ -367,7 +373,7 @@ class Jacobian(Transformed):
             return self.compiled
         fn = self._ranked.get(ranks)
         if fn is None:
-            fn = self._ranked[ranks] = self._note(driver.jacobian_function(self.kind, self.fun, *self._options,
+            fn = self._ranked[ranks] = self._note(driver.jacobian_function(self.kind, self._target(), *self._options,
                                                                            ranks=ranks))
         return fn
 

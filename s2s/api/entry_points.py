@@ -19,10 +19,9 @@ from ..compiler.emit.loader import call, version
 from ..compiler.frontend import idioms
 from ..compiler.frontend.parse import refuse_not_python
 from ..errors import S2SError, S2STypeError, S2SValueError
-from ..runtime import zeros_like_tree
+from ..runtime import real_cotangent, zeros_like_tree
 from . import arg_structure, holomorphic
 from .calls import Jacobian, Transformed, Vmapped, refuse_wrong_cotangents
-from .holomorphic import Holomorphic
 from .jitted import Jitted
 
 Argnums = int | Sequence[int]  # JAX's argnums: the positions of the differentiated arguments
@@ -65,7 +64,7 @@ Checkpoint = str | int | float | None  # grad's checkpoint=: None, "auto", or a 
 
 @_api
 def grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, checkpoint: Checkpoint = None, *,
-         holomorphic: bool = False) -> Transformed | Holomorphic:
+         holomorphic: bool = False) -> Transformed:
     """Gradient of scalar-valued `fun` with respect to the arguments at `argnums` (reverse mode).
     `checkpoint="auto"` (or a budget in bytes) keeps only snapshots of what `fun`'s loops carry
     and runs their steps again in the backward sweep (docs/memory.md). `holomorphic=True`: f'(z) of
@@ -78,7 +77,7 @@ def grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, checkpoint:
 
 @_api
 def value_and_grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False,
-                   checkpoint: Checkpoint = None, *, holomorphic: bool = False) -> Transformed | Holomorphic:
+                   checkpoint: Checkpoint = None, *, holomorphic: bool = False) -> Transformed:
     """Like grad, but returns `(value, gradient)` computed in one pass."""
     with ENTRY:
         if holomorphic:
@@ -87,8 +86,22 @@ def value_and_grad(fun: Callable, argnums: Argnums = 0, has_aux: bool = False,
 
 
 def _holomorphic(kind, fun, argnums, has_aux, checkpoint=None):
+    """A `holomorphic=True` derivative: the ordinary transform of the function with JAX's checks
+    that s2s writes for `fun` (api/holomorphic.py), whose results may be complex."""
     refuse_not_python(fun, f"s2s.{kind}")
-    return Holomorphic(kind, fun, _argnums(argnums, kind), has_aux, _checkpoint(checkpoint, kind))
+    argnums, checkpoint = _argnums(argnums, kind), _checkpoint(checkpoint, kind)
+    target = functools.partial(holomorphic.holomorphic_function, kind, fun, argnums, has_aux)
+    target()  # (its refusals, here: a `*args` function)
+    if kind in ("jacfwd", "jacrev"):
+        t = Jacobian(kind, fun, argnums, has_aux, target)
+        t.looped.holomorphic = True
+    else:  # (`fun` keys the cache: the function written for it is made again when `fun`'s key changes)
+        with_value = kind == "value_and_grad"
+        t = Transformed(kind, fun, lambda: driver.grad_function(target(), argnums, has_aux, with_value, checkpoint),
+                        None, kind)
+        t.nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    t.holomorphic = True
+    return t
 
 
 def _checkpoint(option, what):
@@ -148,7 +161,8 @@ def _vjp(fun, primals, has_aux, checkpoint):
         if move:  # NumPy cotangents join the default backend the primals were moved to
             ct = arrays.move(ct, backend)
         seed = (ct, zeros_like_tree(aux)) if has_aux else ct
-        cts = real_only.refuse_complex("vjp", primals, tuple(bwd(saved, seed))[:len(primals)])  # (own copy of the record)
+        cts = real_cotangent(tuple(bwd(saved, seed))[:len(primals)], tuple(primals))  # (own copy of the record;
+        # a real primal's cotangent is the real part of a complex one, as JAX's)
         cts = arg_structure.restructure(cts, primals)  # a list primal's cotangent is a list
         refuse_wrong_cotangents("vjp", primals, cts)  # a vector-space value's is of its space
         return cotangent_dtype.like_primals(cts, tuple(primals)) if narrow else cts
@@ -282,7 +296,7 @@ def _with_defaults(fun, primals):
 
 @_api
 def jacfwd(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, *,
-           holomorphic: bool = False) -> Jacobian | Holomorphic:
+           holomorphic: bool = False) -> Jacobian:
     """Jacobian by forward mode: the jvp batched over every input basis vector at once (the
     diagonal from one jvp along ones when the function is elementwise): out.shape + in.shape.
     `holomorphic=True`: the complex Jacobian of a holomorphic function, as JAX's."""
@@ -294,7 +308,7 @@ def jacfwd(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, *,
 
 @_api
 def jacrev(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, *,
-           holomorphic: bool = False) -> Jacobian | Holomorphic:
+           holomorphic: bool = False) -> Jacobian:
     """Jacobian by reverse mode: one forward sweep, its backward sweep batched over every output
     basis vector at once (the gradient for a certainly scalar output): out.shape + in.shape.
     `holomorphic=True`: the complex Jacobian of a holomorphic function, as JAX's."""
@@ -318,11 +332,13 @@ def _jacobian(kind, fun, argnums, has_aux):
 
 
 @_api
-def hessian(fun: Callable, argnums: Argnums = 0) -> Jacobian:
+def hessian(fun: Callable, argnums: Argnums = 0, has_aux: bool = False, *, holomorphic: bool = False) -> Jacobian:
     """Hessian as forward-over-reverse, jacfwd(jacrev(fun)), one batched pass over the basis:
-    shape out.shape + in.shape + in.shape."""
+    shape out.shape + in.shape + in.shape. `holomorphic=True`: the complex second derivative of
+    a holomorphic function, as JAX's."""
     with ENTRY:
-        return jacfwd(jacrev(fun, argnums), argnums)
+        return jacfwd(jacrev(fun, argnums, has_aux, holomorphic=holomorphic), argnums, has_aux,
+                      holomorphic=holomorphic)
 
 
 # ---------------------------------------------------------------- vmap

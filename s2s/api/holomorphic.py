@@ -1,29 +1,33 @@
 """Derivatives at complex inputs, with JAX's conventions (issue 45, section 5).
 
-s2s's rules compute JAX's complex derivatives (a vjp is the jvp's transpose, without conjugates), so
-what is left here is JAX's contract for each transform:
+s2s's rules compute JAX's complex derivatives (a vjp is the jvp's transpose, without conjugates; a
+real value's cotangent is the real part of a complex one), so what is left here is JAX's contract
+for each transform:
 - `grad(f, holomorphic=True)(z)` is f'(z) (the vjp of the complex 1), for complex inputs and a
-  complex output; `value_and_grad`, `jacfwd` and `jacrev` (and `jacobian`) likewise;
-- without `holomorphic`, grad and value_and_grad take complex inputs of a real-valued function
-  (`grad(lambda z: np.abs(z) ** 2)(3 + 4j)` is 6 - 8j, as JAX's) and refuse a complex output with
-  JAX's error; jacfwd refuses complex inputs with JAX's error, and jacrev (which JAX computes there)
-  is refused, pointing to vjp or holomorphic=True.
-A holomorphic derivative is called, not transformed further (grad of it is refused at the call).
+  complex output; `value_and_grad`, `jacfwd`, `jacrev` (and `jacobian`) and `hessian` likewise.
+  Each is the ordinary transform of a function s2s writes (`holomorphic_function`): `f` called on
+  its arguments and returned, with JAX's checks that they are complex (rt.complex_arg,
+  rt.complex_result), so the derivative is generated code that jit, vmap, grad and jvp transform
+  again, and the checks run inside them too;
+- without `holomorphic`, grad, value_and_grad and jacrev take complex inputs of a real-valued
+  function (`grad(lambda z: np.abs(z) ** 2)(3 + 4j)` is 6 - 8j, as JAX's) and refuse a complex
+  output with JAX's error; jacfwd refuses complex inputs with JAX's error.
 """
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
+import gast
 import numpy as np
 
-from ..base import real_only
-from ..base.tracebacks import ENTRY
-from ..base.tree import tree_leaves, tree_map
+from ..base import record
+from ..base.tree import tree_leaves
 from ..compiler import driver
 from ..compiler.emit.loader import call
+from ..compiler.frontend import idioms
 from ..errors import S2STypeError
-from .calls import check_diff_args
 
 _GRADS = ("grad", "value_and_grad")
 
@@ -50,70 +54,71 @@ def has_complex_input(args: tuple, nums: tuple) -> bool:
     return False
 
 
-class Holomorphic:
-    """`grad`, `value_and_grad`, `jacfwd` or `jacrev` of `fun` with `holomorphic=True`: called, and
-    batched by vmap as a loop over the examples; not transformed further."""
+def holomorphic_function(kind: str, fun: Callable, argnums: Any, has_aux: bool) -> Callable:
+    """`fun` as the function a `holomorphic=True` derivative `kind` transforms: s2s writes
 
-    S2S_NOT_TRANSFORMED = ("it is a holomorphic derivative, which s2s calls but does not transform further",
-                           "fun", ": take the holomorphic derivative of a transformed function instead, or use "
-                                  "s2s.jvp / s2s.vjp, which take complex values, inside the function you transform")
-    __s2s_refuse__ = S2S_NOT_TRANSFORMED[0] + "; call it outside the transformed function."
+        def f(z, w):
+            return rt.complex_result(f_(rt.complex_arg(z, "grad with holomorphic=True"), w), ...)
 
-    def __init__(self, kind: str, fun: Callable, argnums: Any, has_aux: bool, checkpoint: Any = None) -> None:
-        self.kind, self.fun, self.argnums, self.has_aux, self.checkpoint = kind, fun, argnums, has_aux, checkpoint
-        self.nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-        self.__name__ = f"{kind}_{getattr(fun, '__name__', 'f')}"
-        self.__doc__ = getattr(fun, "__doc__", None)
-
-    def __call__(self, *args: Any) -> Any:
-        with ENTRY:
-            check_diff_args(args, self.nums, self.kind)
-            real = [dt for dt in _leaf_dtypes(args, self.nums) if dt.kind != "c"]
-            if real:
-                raise S2STypeError(f"{self.kind} with holomorphic=True requires inputs with complex dtype, but got "
-                                   f"{real[0]}.")
-            with real_only.holomorphic():
-                if self.kind in _GRADS:
-                    return _grads(self.kind, self.fun, self.argnums, self.has_aux, self.checkpoint, args, True)
-                return call(driver.jacobian_function(self.kind, self.fun, self.argnums, self.has_aux, batched=False),
-                            args)
-
-    def __s2s_vmap__(self, in_axes: Any, out_axes: Any, axis_size: Any) -> Callable:
-        """vmap of it: a loop over the examples (in_axes an int, None or one per argument; the
-        results stacked along axis 0)."""
-        if out_axes != 0:
-            raise S2STypeError(f"vmap of a holomorphic {self.kind} stacks its results along axis 0 only "
-                               f"(out_axes={out_axes!r}).")
-
-        def looped(*args: Any) -> Any:
-            axes = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
-            if len(axes) != len(args) or not all(a is None or isinstance(a, int) for a in axes):
-                raise S2STypeError(f"vmap of a holomorphic {self.kind} takes in_axes as an int, None or one int "
-                                   "or None per argument.")
-            sizes = {np.shape(a)[ax] for a, ax in zip(args, axes) if ax is not None}
-            n = sizes.pop() if len(sizes) == 1 else axis_size
-            if n is None or sizes:
-                raise S2STypeError("vmap: the mapped arguments must have one size along their in_axes.")
-            outs = [self(*(a if ax is None else np.take(a, k, axis=ax) for a, ax in zip(args, axes)))
-                    for k in range(n)]
-            return tree_map(lambda *xs: np.stack(xs), *outs)
-        return looped
-
-    def __repr__(self) -> str:
-        return f"<s2s {self.kind} of {getattr(self.fun, '__name__', self.fun)} (holomorphic)>"
+    (the arguments at `argnums` checked, the output, or with `has_aux` the first item of the
+    pair, checked), kept per (kind, fun, argnums, has_aux) and written again when `fun`'s cache key
+    changes (a global it reads rebound), so that transforms of it see the change."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    return idioms.remember(("holomorphic", kind, id(fun), nums, has_aux), fun,
+                           lambda: _synthesize(kind, fun, nums, has_aux), driver.key_and_watch(fun)[0])
 
 
-def _grads(kind, fun, argnums, has_aux, checkpoint, args, holomorphic: bool):
-    """grad or value_and_grad at `args` through the value_and_grad version, whose value tells
-    whether the output's dtype is the one JAX requires."""
+def _synthesize(kind: str, fun: Callable, nums: tuple, has_aux: bool) -> Callable:
+    params, defaults = _positional(fun, kind, nums)
+    label = getattr(fun, "__name__", "f").replace("<lambda>", "lambda_")
+    label = label if label.isidentifier() else "f"
+    taken = set(params) | {"rt", "xp"}
+    callee = idioms.fresh_name(label + "_", taken)
+    ns: dict = {callee: fun}
+    what = f"{kind} with holomorphic=True"
+    heads = []
+    for p in params:
+        if p in defaults:
+            name = idioms.fresh_name(f"{p}_default", taken | set(ns))
+            ns[name] = defaults[p]
+            heads.append(f"{p}={name}")
+        else:
+            heads.append(p)
+    args = [f"rt.complex_arg({p}, {what!r})" if i in nums else p for i, p in enumerate(params)]
+    src = (f"def {label}({', '.join(heads)}):\n"
+           f"    return rt.complex_result({callee}({', '.join(args)}), {what!r}{', True' if has_aux else ''})\n")
+    return idioms.synthesize(label, gast.parse(src).body[0], ns, f"<s2s:holomorphic_{label}>")
+
+
+def _positional(fun: Callable, kind: str, nums: tuple) -> tuple:
+    """(`fun`'s positional parameters, their defaults by name); a `*args` function is refused (s2s
+    compiles one per number of arguments, which the function written here would hide)."""
+    try:
+        sig = record.signature_of(idioms.adapt(fun) if idioms.is_library_function(fun) else fun)
+    except (TypeError, ValueError):
+        raise S2STypeError(f"{kind} with holomorphic=True: s2s cannot read the signature of {fun!r}.") from None
+    ps = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()):
+        raise S2STypeError(f"{kind} with holomorphic=True takes a function with named positional parameters; "
+                           f"{getattr(fun, '__name__', fun)} has `*args`: pass one that names them "
+                           "(`lambda z, w: f(z, w)`).")
+    bad = [i for i in nums if not -len(ps) <= i < len(ps)]
+    if bad:
+        raise S2STypeError(f"{kind} with holomorphic=True differentiates named positional parameters; argnums {bad[0]} "
+                           f"is not one of the {len(ps)} of {getattr(fun, '__name__', fun)}.")
+    if any(i < 0 for i in nums):
+        raise S2STypeError(f"{kind} with holomorphic=True: give argnums as positions from the start (got {nums}).")
+    defaults = {p.name: p.default for p in ps if p.default is not inspect.Parameter.empty}
+    return [p.name for p in ps], defaults
+
+
+def _grads(kind, fun, argnums, has_aux, checkpoint, args):
+    """grad or value_and_grad at complex `args` through the value_and_grad version, whose value
+    tells whether the output is real, as JAX requires without holomorphic=True."""
     out = call(driver.grad_function(fun, argnums, has_aux, True, checkpoint), args)
     value_part, grads = out
     value = value_part[0] if has_aux else value_part
-    complex_out = np.iscomplexobj(value)
-    if holomorphic and not complex_out:
-        raise S2STypeError(f"{kind} with holomorphic=True requires outputs with complex dtype, but got "
-                           f"{np.result_type(value)}.")
-    if not holomorphic and complex_out:
+    if np.iscomplexobj(value):
         raise S2STypeError(f"{kind} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
                            f"but got {np.result_type(value)}. For holomorphic differentiation, pass holomorphic=True. "
                            "For differentiating non-holomorphic functions involving complex outputs, use s2s.vjp "
@@ -127,7 +132,7 @@ def complex_inputs(kind: str, fun: Callable, argnums: Any, has_aux: bool, checkp
     """A derivative transform without holomorphic=True called at complex inputs (see the module
     docstring)."""
     if kind in _GRADS:
-        return _grads(kind, fun, argnums, has_aux, checkpoint, args, False)
+        return _grads(kind, fun, argnums, has_aux, checkpoint, args)
     dtype = next(dt for dt in _leaf_dtypes(args, (argnums,) if isinstance(argnums, int) else tuple(argnums))
                  if dt.kind == "c")
     if kind == "jacfwd":

@@ -1,12 +1,12 @@
 """Where complex values meet derivatives. s2s's rules follow JAX's convention for complex values
 (a vjp is the transpose of the jvp, without conjugates: the vjp of a holomorphic f at z is
-`ct * f'(z)`), so a complex primal's tangent or cotangent is complex and right; a complex derivative
-of a real primal is not (`grad(lambda x: np.real(x * (1 + 0.2j)))(1.0)` returned (1+0.2j) for the
-derivative 1.0): refused where a derivative leaves s2s. `holomorphic()` marks the calls of
-`grad(f, holomorphic=True)` and its kin, whose output may be complex (rt.seed's cotangent 1 then is)."""
+`ct * f'(z)`), so a complex primal's tangent or cotangent is complex and right; a real primal's
+cotangent is the real part of the complex one that reaches it (the transpose of the cast of a real
+value to complex), which reverse mode takes where it leaves the generated code. What is refused
+here is a complex derivative of a real value where none may be: a tangent, and a result of a
+derivative transform that returns real derivatives."""
 from __future__ import annotations
 
-import contextlib
 from typing import Any
 
 import numpy as np
@@ -14,21 +14,10 @@ import numpy as np
 from ..errors import S2STypeError
 from .tree import tree_leaves
 
-__all__ = ["DERIVATIVES", "HOLOMORPHIC", "holomorphic", "refuse_complex", "refuse_complex_result"]
+__all__ = ["DERIVATIVES", "refuse_complex", "refuse_complex_result"]
 
 # the transforms whose results are derivatives (or a value and derivatives)
 DERIVATIVES = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "hessian"})
-HOLOMORPHIC = [0]  # how many calls of a holomorphic derivative are running (rt.seed reads it)
-
-
-@contextlib.contextmanager
-def holomorphic():
-    """While a `holomorphic=True` derivative runs: a complex output's cotangent is the complex 1."""
-    HOLOMORPHIC[0] += 1
-    try:
-        yield
-    finally:
-        HOLOMORPHIC[0] -= 1
 
 
 def refuse_complex(what: str, primals: Any, derivatives: Any) -> Any:

@@ -268,12 +268,10 @@ def _vb_sum_to(v, vs, target, off):
 
 
 def batched_unbroadcast(flags, v, like):
-    """Per example: `v` summed down to the shape of `like`; a complex `v` for a real `like` is
-    refused, as rt.unbroadcast refuses it (vmap of grad returned the complex cotangent)."""
+    """Per example: `v` summed down to the shape of `like`; of a complex `v` for a real `like`, the
+    real part, as rt.unbroadcast takes it (JAX's convention)."""
     if np.iscomplexobj(v) and not np.iscomplexobj(like):
-        raise S2STypeError("a complex value reached the derivative of a real one: s2s differentiates real "
-                           "floating-point arithmetic only, and its rules would give a wrong number for complex "
-                           "values. Compute with real and imaginary parts as real arrays.")
+        v = np.real(v)
     target = np.shape(like)[1:] if flags[1] else np.shape(like)
     if not flags[0]:  # the same for every example, but the result is batched when `like` is
         out = v if np.shape(v) == target else _vb_sum_to(v, np.shape(v), target, 0)
@@ -302,7 +300,13 @@ def batched_broadcast_to_like(flags, v, like):
     return np.broadcast_to(v, (n,) + tuple(target))
 
 
-def batched_seed(flags, out):
+def batched_seed(flags, out, holomorphic=False):
+    """rt.seed per example: ones, JAX's error for a non-scalar or (but for a holomorphic derivative)
+    complex output."""
+    if np.iscomplexobj(out) and not holomorphic:
+        raise S2STypeError(f"grad requires a real-valued output, but the function returned {np.result_type(out)}. "
+                           "For holomorphic differentiation, pass holomorphic=True; for a function with complex "
+                           "outputs that is not holomorphic, use vjp.")
     if type(out) is np.ndarray and out.ndim == 1:
         seed = np.empty(out.shape, out.dtype)  # np.ones, without its Python-level overhead
         seed.fill(1)

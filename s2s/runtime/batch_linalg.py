@@ -158,8 +158,10 @@ batched_linalg_tensordot = _tensordot("xp.linalg.tensordot")
 
 
 def batched_vdot(flags, a, b):
+    """np.vdot per example: the conjugate of `a` (a complex one) dotted with `b`, both flattened."""
     n = count_examples(flags, (a, b))
-    return np.einsum("ij,ij->i", example_rows(a, flags[0], n), example_rows(b, flags[1], n))
+    rows = example_rows(a, flags[0], n)
+    return np.einsum("ij,ij->i", np.conj(rows) if np.iscomplexobj(rows) else rows, example_rows(b, flags[1], n))
 
 
 def batched_kron(flags, a, b):

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from ..backends import arrays
-from ..base import real_only, tree, vspace
+from ..base import tree, vspace
 from ..base.tree import node_children, tree_flatten
 from ..errors import S2STypeError, S2SValueError
 from ._values import NUMBER_TYPES, float_dtype, host_index, is_fancy, shape_of, size_of
@@ -101,13 +101,10 @@ _SEQUENCE_AS_ARRAY = (
     "argument). Write `list(a)` or `tuple(a)` in the function before `+` or `*` so s2s sees a sequence.")
 
 
-def _complex_cotangent(like):
-    """A complex cotangent of real `like`: a complex value reached the derivative, where s2s's
-    real-arithmetic rules give a wrong number (`np.real(x * 1j)`), so it is refused."""
-    if not np.iscomplexobj(like):
-        raise S2STypeError("a complex value reached the derivative of a real one: s2s differentiates real "
-                           "floating-point arithmetic only, and its rules would give a wrong number for complex "
-                           "values. Compute with real and imaginary parts as real arrays.")
+def _complex_cotangent(v, like):
+    """A complex cotangent `v` of `like`: its real part when `like` is real (JAX's convention: the
+    transpose of NumPy's cast of a real operand to complex, as in `np.real(x * 1j)`)."""
+    return v if np.iscomplexobj(like) else v.real
 
 
 def unbroadcast(v, like):
@@ -119,7 +116,7 @@ def unbroadcast(v, like):
             return v  # Python (or NumPy) scalars: nothing to sum
         s, vs, dt = shape_of(like), shape_of(v), getattr(like, "dtype", None)
     if v.dtype.kind == "c" if type(v) is np.ndarray else isinstance(v, complex):  # (NumPy's complex scalars too)
-        _complex_cotangent(like)
+        v = _complex_cotangent(v, like)
     if dt is not None and dt.itemsize < 8 and dt.kind == "f" and getattr(v, "dtype", dt) != dt:
         v = v.astype(dt)  # a cotangent takes its primal's dtype (JAX): float32 `like` promoted by NumPy
     if vs == s:
@@ -502,8 +499,9 @@ def shapes_match(args, shapes) -> bool:
     return True
 
 
-def seed(out):
-    """The cotangent 1 for a scalar output; grad of a non-scalar output is an error, as in JAX."""
+def seed(out, holomorphic=False):
+    """The cotangent 1 for a scalar output; grad of a non-scalar output is an error, as in JAX, and
+    so is a complex one but for a `holomorphic=True` derivative (`holomorphic`; s2s/api/holomorphic.py)."""
     t = type(out)
     if t is np.float64 or t is float:  # the common cases, quickly
         return _ONE64 if t is np.float64 else 1.0
@@ -514,7 +512,7 @@ def seed(out):
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)}. "
                            "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")
     dt = getattr(out, "dtype", None)
-    if (isinstance(out, complex) or dt is not None and dt.kind == "c") and not real_only.HOLOMORPHIC[0]:
+    if (isinstance(out, complex) or dt is not None and dt.kind == "c") and not holomorphic:
         raise S2STypeError(f"grad requires a real-valued output, but the function returned "
                            f"{type(out).__name__ if dt is None else dt}. For holomorphic differentiation, pass "
                            "holomorphic=True; for a function with complex outputs that is not holomorphic, use vjp.")
@@ -525,11 +523,11 @@ def seed(out):
     return dt.type(1) if dt is not None and dt.kind in "fc" else 1.0 + 0j if isinstance(out, complex) else 1.0
 
 
-def seed_aux(out):
+def seed_aux(out, holomorphic=False):
     if not isinstance(out, (tuple, list)) or len(out) != 2:
         raise S2STypeError("has_aux=True: the function must return a pair (output, auxiliary data), "
                            f"but it returned {type(out).__name__}")
-    return (seed(out[0]), zeros_like_tree(out[1]))
+    return (seed(out[0], holomorphic), zeros_like_tree(out[1]))
 
 
 def like(parts, src):
@@ -621,5 +619,6 @@ def list_sum_vjp(g, items):
 def zero_of_real(x):
     """The derivative of np.imag or np.angle at real `x`, 0; at a complex one, refused."""
     if np.iscomplexobj(x):
-        _complex_cotangent(0.0)
+        raise S2STypeError("s2s has no derivative of np.angle at a complex value (np.imag's is -1j * g, in reverse "
+                           "mode): compute the angle as np.arctan2(np.imag(z), np.real(z)).")
     return x * 0.0  # (zeros on x's backend and of its shape: a Python 0.0 lifted under vmap became NumPy's)

@@ -1,12 +1,13 @@
 """What a result's dtype does to its derivative: an integer or bool result (a cast, a `dtype=`
-keyword, a store into an integer array) truncates, so no derivative flows through it; a complex
-one is refused, since s2s's rules are for real arithmetic (issue 44: `v - v.astype(int)` had the
-gradient 0, `v.astype(complex)` slipped past the complex refusal)."""
+keyword, a store into an integer array) truncates, so no derivative flows through it (issue 44:
+`v - v.astype(int)` had the gradient 0); a complex one carries it, with JAX's convention (a real
+value cast to complex: its cotangent is the real part, taken where reverse mode hands it out), and
+a complex value cast to a real one keeps the real part of its derivative, as NumPy keeps the real
+part of the value."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import S2STypeError
 from .core import namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
@@ -32,8 +33,8 @@ def _kind(like) -> str:
 
 def dtype_ct(g, like, at):
     """The derivative `g` (a tangent or cotangent) through a value of `like`'s dtype: zero where it
-    is an integer or bool (a truncation has no derivative), an S2SError where it is complex, `g`
-    where it is floating."""
+    is an integer or bool (a truncation has no derivative), `g` where it is complex, the real part
+    of `g` where it is real floating."""
     kind = _kind(like)
     if kind in "biu":
         if isinstance(g, (int, float)) or np.ndim(g) == 0 and not hasattr(g, "shape"):
@@ -42,10 +43,7 @@ def dtype_ct(g, like, at):
         # `-` of a bool array is NumPy's TypeError)
         dt = getattr(g, "dtype", None)
         return namespace(g).zeros(np.shape(g), dtype=dt if dt is not None and dt.kind == "f" else np.float64)
-    if kind == "c":
-        dt = np.dtype(getattr(like, "dtype", complex))
-        raise S2STypeError(f"{at}\na derivative flows through a complex value here ({dt}); "
-                           "s2s differentiates real floating-point arithmetic only, and its rules would give a "
-                           "wrong number for complex values.\nCompute with real and imaginary parts as real arrays, "
-                           "or stop the derivative (stop_gradient) where the complex value is made.")
-    return g
+    if kind == "f" and (g.dtype.kind == "c" if type(g) is np.ndarray else isinstance(g, complex)):
+        return g.real  # (a complex value cast to a real one: NumPy keeps the real part, and so the derivative)
+    return g  # (a complex result: the derivative itself, JAX's convention; a real value's cotangent is
+    #          the real part of it where reverse mode hands it out, rt.real_cotangent)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..base.tree import tree_leaves, tree_map
 from ..errors import S2STypeError
 from ._batch_operands import one_setting
 from .core import namespace
@@ -22,7 +23,8 @@ __all__ = ["fft_apply", "fft_t", "batched_fft_apply", "batched_fft_t", "batched_
            "batched_irfft2", "batched_fftn", "batched_ifftn", "batched_rfftn", "batched_irfftn", "batched_fftfreq",
            "batched_rfftfreq", "imag_vjp", "abs_slope",
            "abs_slope_jvp", "abs_slope_vjp", "abs_vjp", "sign_jvp", "sign_vjp", "sign_hvp", "sign_hvp_t",
-           "complex_like", "real_like", "real_part", "real_primal"]
+           "complex_like", "real_like", "real_cotangent", "real_part", "real_primal", "complex_arg", "complex_result",
+           "real_result"]
 
 # the one-axis transforms (n, axis) and the n-axis ones (s, axes), by the transform they apply
 _ONE = {"fft": "fft", "ifft": "ifft", "rfft": "rfft", "irfft": "irfft"}
@@ -315,6 +317,27 @@ def real_like(g_, like):
     return g_
 
 
+def real_cotangent(g_, like):
+    """`g_`, a cotangent leaving reverse mode for the value `like` (a pytree of the same structure,
+    as a gradient is of its argument), with the real part of each complex leaf whose primal is real:
+    a real value reached by a complex cotangent (`np.real(np.exp(1j * x))`), where JAX's convention
+    pairs only its real part with the real tangent. Fast for the common real cotangents."""
+    t = type(g_)
+    if t is float or t is np.ndarray and g_.dtype.kind != "c" or t is np.float64:
+        lt = type(like)
+        if lt is float or lt is np.ndarray and like.dtype.kind != "c" or not np.iscomplexobj(like):
+            return g_
+        return complex_like(g_, like)  # (a complex argument's gradient is complex, as JAX's)
+    if isinstance(g_, (tuple, list, dict)):
+        if not any(np.iscomplexobj(leaf) for leaf in tree_leaves(g_)):
+            return g_
+        try:
+            return tree_map(real_like, g_, like)  # (a real leaf of a complex argument's: kept)
+        except (TypeError, ValueError):  # (structures that differ: a None cotangent, a space value)
+            return g_
+    return real_like(g_, like)
+
+
 def real_part(g_):
     """The cotangent `g_` of a real result (np.real, np.imag, np.abs of a complex array) as a real
     array: a complex one arrives where a simplification dropped the real part a real operand's
@@ -333,3 +356,40 @@ def real_primal(v, x):
                            "factorization, whose rules s2s writes for real arrays only: compute it from "
                            "real and imaginary parts (np.abs(z) ** 2 is differentiated at complex z)")
     return v
+
+
+def complex_arg(x, what):
+    """`x` itself, a differentiated argument of a `holomorphic=True` derivative (`what`, e.g.
+    "grad with holomorphic=True"): JAX's error unless every leaf of it is complex."""
+    for leaf in tree_leaves(x):
+        dt = np.result_type(leaf)
+        if dt.kind != "c":
+            raise S2STypeError(f"{what} requires inputs with complex dtype, but got {dt}.")
+    return x
+
+
+def complex_result(y, what, aux=False):
+    """`y` itself, the output of a function a `holomorphic=True` derivative (`what`) takes: JAX's
+    error unless every leaf of it (of its first item with `aux`, an (output, auxiliary) pair) is
+    complex."""
+    if aux and (not isinstance(y, (tuple, list)) or len(y) != 2):
+        raise S2STypeError("has_aux=True: the function must return a pair (output, auxiliary data), "
+                           f"but it returned {type(y).__name__}")
+    for leaf in tree_leaves(y[0] if aux else y):
+        dt = np.result_type(leaf)
+        if dt.kind != "c":
+            raise S2STypeError(f"{what} requires outputs with complex dtype, but got {dt}.")
+    return y
+
+
+
+def real_result(y, what):
+    """`y` itself, the output of a function that `what` (jacrev without holomorphic=True)
+    differentiates: JAX's error when a leaf of it is complex."""
+    for leaf in tree_leaves(y):
+        if np.iscomplexobj(leaf):
+            raise S2STypeError(f"{what} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+                               f"but got {np.result_type(leaf)}. For holomorphic differentiation, pass holomorphic=True. "
+                               "For differentiating non-holomorphic functions involving complex outputs, use s2s.vjp "
+                               "directly.")
+    return y

@@ -183,6 +183,7 @@ def array_vjp(v, like):
         return v if np.ndim(v) == 0 else v.reshape(())
     dt = getattr(like, "dtype", None)
     if dt is not None and dt.kind == "f" and getattr(v, "dtype", dt) != dt:
+        v = v.real if v.dtype.kind == "c" else v  # (a real value's cotangent: the real part, JAX's convention)
         return v.astype(dt)  # a cast's cotangent takes the dtype of what was cast (x.astype(float64) of float32 x)
     return v
 

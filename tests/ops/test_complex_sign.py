@@ -108,12 +108,13 @@ def test_grad_of_grad_through_the_modulus_of_an_rfft(name):
     np.testing.assert_allclose(s2s.vmap(gsum)(xs), [_fd_hessian(f, x).sum(0) for x in xs], rtol=1e-4, atol=1e-5)
 
 
-def test_vmap_of_grad_refuses_a_complex_cotangent_of_a_real_value():
-    """grad refuses the complex cotangent np.real(x * (1 + 2j)) hands x; vmap(grad) returned it."""
+def test_a_real_value_takes_the_real_part_of_its_complex_cotangent():
+    """np.real(x * (1 + 2j)) hands x the complex cotangent (1 + 2j) g; JAX's convention gives x its
+    real part (grad refused it, and vmap(grad) returned it, before issue 45)."""
     def f(x):
         return np.sum(np.real(x * (1 + 2j)) * W)
 
-    with pytest.raises(s2s.S2SError):
-        s2s.grad(f)(X)
-    with pytest.raises(s2s.S2SError):
-        s2s.vmap(s2s.grad(f))(np.stack([X, X]))
+    np.testing.assert_allclose(s2s.grad(f)(X), W, rtol=1e-12)
+    got = s2s.vmap(s2s.grad(f))(np.stack([X, X]))
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, np.stack([W, W]), rtol=1e-12)

@@ -128,6 +128,8 @@ def _simplify(v, floats):
             return v.args[0]
         if f == "rt.unbroadcast" and all(_is_float(a, floats) for a in v.args):
             return v.args[0]
+        if f == "rt.real_cotangent" and all(_is_float(a, floats) for a in v.args):
+            return v.args[0]  # (the real part of a real number is itself)
         if f == "rt.seed" and _is_float(v.args[0], floats):
             return build.const(1.0)
         if f == "rt.zeros_like_tree" and _is_float(v.args[0], floats):

@@ -1,11 +1,12 @@
 """Rules of the dtype gates (s2s/runtime/dtypes.py): an operation's result whose dtype a keyword,
 a cast or the array it is stored into decides. Each is the value itself; its derivative is zero
-for an integer or bool dtype, refused for a complex one (frontend/normalize.py places them)."""
+for an integer or bool dtype, and passes a complex one with JAX's convention (runtime/dtypes.py;
+frontend/normalize.py places them)."""
 from __future__ import annotations
 
 from .registry import SAME, defjvp, defvjp, linear, prim
 
-# (at: the user's file and line, named by the refusal of a complex value; aliasing: each hands
+# (at: the user's file and line; aliasing: each hands
 # back its first argument itself)
 prim("rt.dtype_gate", "x, at", zero_args=("at",), same_shape=True, aliasing=True, dtype_cast=True, dtype_gate=True,
      batch=SAME, batched_by="x")

@@ -60,8 +60,22 @@ linear("rt.complex_like", "v_, x", "v_", "rt.real_like(g, v_)", same_shape=True,
 # a real value's cotangent: the real part of a complex one (rules.py's rt.array_vjp); its transpose is itself
 linear("rt.real_like", "g_, like", "g_", "rt.real_like(g, g_)", same_shape=True, batch=SAME, batched_by="g_",
        real_of_complex=True)
+# a cotangent leaving reverse mode: real_like of each leaf (of a list argument's gradient too; no
+# tree_args: that would make every argument it meets a possible list, transforms/base.containers)
+linear("rt.real_cotangent", "g_, like", "g_", "rt.real_cotangent(g, g_)", tree_preserving=True, diag="same",
+       real_identity=True, batch=SAME, batched_by="g_")
 # np.real's cotangent (rules.py): the real part of a complex one
 linear("rt.real_part", "g_", "g_", "rt.real_part(g)", same_shape=True, batch=SAME, real_of_complex=True)
+# the checks of a `holomorphic=True` derivative (s2s/api/holomorphic.py): the value itself, whose
+# derivative is the identity (a real basis vector may be its tangent or cotangent); JAX's error
+# unless the argument or output is complex
+# (and rt.real_result: jacrev's, unless holomorphic, that the output is real)
+for _name, _sig in (("rt.complex_arg", "x, what"), ("rt.complex_result", "x, what, aux=False"),
+                    ("rt.real_result", "x, what")):
+    prim(_name, _sig, zero_args=tuple(p.split("=")[0] for p in _sig.split(", ")[1:]), tree_preserving=True,
+         effect=True, diag="same", batch=SAME, batched_by="x")
+    defvjp(_name, x="g")
+    defjvp(_name, x="dx")
 # a rule written for real arrays only, refused at a complex primal (real_primals_only, below)
 linear("rt.real_primal", "v, x", "v", "rt.real_primal(g, x)", tree_args=(0,), batch=SAME, batched_by="v")
 

@@ -195,6 +195,7 @@ def pullback_fn(core: CoreFn, bwd, picks: tuple) -> GeneratedFn:
     out = w.let("out", build.tuple_([build.subscript(build.name(cts), build.const(i)) for i in picks]))
     # (a list primal's cotangent is a list, as vjp's outside: s2s/api/arg_structure.py)
     out = w.let("out", build.call("rt.restructure", [build.name(out), primals]))
+    out = w.let("out", build.call("rt.real_cotangent", [build.name(out), primals]))  # (a real primal's: real)
     return w.done(f"pullback_{_label(core)}", out, core.filename, header_for("pullback", core, "(s2s.vjp inside)"))
 
 

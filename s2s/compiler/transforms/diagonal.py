@@ -197,6 +197,9 @@ def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) ->
             true.add(s.targets[0].id)
         elif f == "rt.seed" and scalar:
             s.value = build.const(1.0)
+        elif f == "rt.real_cotangent" and len(args) == 2 and isinstance(args[1], gast.Name) and args[1].id in known \
+                and (isinstance(args[0], gast.Name) and args[0].id in floats or _number(args[0])):
+            s.value = args[0]  # (a real cotangent of a float array: itself)
         elif f == "rt.operand_cotangent_t" and len(args) in (6, 7) and isinstance(args[2],
                                                                                   gast.Name) and args[2].id in known \
                 and isinstance(args[4], gast.Constant) and _sequence_op(args[4].value) \

@@ -26,7 +26,7 @@ from ..ir.core import CoreFn
 from ..ir.names import Namer
 from .base import Callees, GeneratedFn, header_for
 from .diagonal import diagonal_fn, raises_nothing
-from .reverse import Reverse, scalar_names
+from .reverse import Reverse, holomorphic_output, scalar_names
 
 
 def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: bool, calls: Callees) -> GeneratedFn:
@@ -76,6 +76,7 @@ def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: boo
             body.append(build.assign(build.tuple_([build.name(res), build.name(saved)], store_=True),
                                  build.call(build.name(fname), [build.name(p) for p in params])))
             body.append(split_aux(res, out))
+            body.extend(_real_output(core, out, namer))
             body.append(build.assign(m, build.call("rt.tree_size", [build.name(out)])))
             body.append(build.assign(acc, build.list_([])))
             loop_body += [build.assign(e, build.call("rt.basis", [build.name(out), build.name(k)])),
@@ -83,7 +84,8 @@ def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: boo
                                                                                      [build.name(aux)])]))
                           if has_aux else build.assign(seed, build.name(e)),
                           build.assign(cts, build.call(build.name(bname), [build.name(saved), build.name(seed)])),
-                          build.assign(row, build.subscript(build.name(cts), build.const(i))),
+                          build.assign(row, build.call("rt.real_cotangent", [build.subscript(build.name(cts),
+                                                                             build.const(i)), build.name(params[i])])),
                           build.expr_stmt(build.call(build.attr(build.name(acc), "append"), [build.name(row)]))]
             body.append(build.for_range(k, [build.name(m)], loop_body))
             body.append(build.assign(jac, build.call("rt.jac_from_rows", [build.name(acc), build.name(out),
@@ -176,7 +178,7 @@ def scalar_or_rows_fn(core: CoreFn, argnums, nums: tuple, calls: Callees, rows) 
     sw = rev.run(lambda out: build.call("rt.seed", [out]))
     if rev.restores or not isinstance(sw.out, gast.Name):
         raise S2SValueError("jacrev: the output is updated in place; no scalar shortcut")
-    picked = [sw.grads[i] for i in nums]
+    picked = [build.call("rt.real_cotangent", [sw.grads[i], build.name(core.params[i])]) for i in nums]
     gout = picked[0] if isinstance(argnums, int) else build.tuple_(picked)
     ok, jac = rev.namer.fresh("scalar"), rev.namer.fresh("jac")
     rname = rev.namer.exact(f"jacrev_rows_{core.name}")
@@ -266,7 +268,7 @@ def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, b
     gen = GeneratedFn(dname, dnode, dict(record.of(tf).core[1]), core.filename,
                       header_for("jacfwd", core, f"the diagonal of the Jacobian wrt argument {i}"))
     diagonal = compile_(gen, optimized=True)
-    number = _number_returned(diagonal) if params[i] in ranks else None
+    number = _number_returned(diagonal, params[i]) if params[i] in ranks else None
     if number is not None:  # the same at every input: no run-time test is left
         body.append(build.assign(jac, build.call("rt.diag_const", [x, build.const(number)])))
         return jac
@@ -284,10 +286,17 @@ def _forward_block(fun, core, i, has_aux, calls, tangent, compile_, namer, ns, b
     return jac
 
 
-def _number_returned(fn):
-    """The finite number generated `fn` returns whatever its arguments, if its code is just that."""
+def _number_returned(fn, real: str):
+    """The finite number generated `fn` returns whatever its arguments, if its code is just that
+    (or that number's `rt.real_cotangent` for the float array `real`, which is the number)."""
     node = _record_core(fn)
     stmts = [s for s in node.body if not isinstance(s, gast.Delete) and not build.is_comment(s)] if node is not None else []
+    if len(stmts) == 2 and isinstance(stmts[0], gast.Assign) and isinstance(stmts[1], gast.Return) \
+            and isinstance(stmts[1].value, gast.Name) and isinstance(stmts[0].targets[0], gast.Name) \
+            and stmts[0].targets[0].id == stmts[1].value.id and isinstance(v := stmts[0].value, gast.Call) \
+            and analysis.dotted(v.func) == "rt.real_cotangent" and len(v.args) == 2 \
+            and isinstance(v.args[1], gast.Name) and v.args[1].id == real:
+        stmts = [build.ret(v.args[0])]
     if len(stmts) == 1 and isinstance(stmts[0], gast.Return) and isinstance(stmts[0].value, gast.Constant):
         c = stmts[0].value.value
         if type(c) in (int, float) and c - c == 0:
@@ -318,17 +327,27 @@ def _reverse_block(fun, core, nums, has_aux, calls, compile_, namer, ns, body):
     body.append(build.assign(build.tuple_([build.name(res), build.name(saved)], store_=True), call))
     body.append(build.assign(build.tuple_([build.name(out), build.name(aux)], store_=True), build.name(res)) if has_aux
                 else build.assign(out, build.name(res)))
+    body.extend(_real_output(core, out, namer))
     body.append(build.assign(e, build.call("rt.basis_stack", [build.name(out)])))
     body.append(build.assign(rows, build.call(build.name(rname), [build.name(saved), build.name(e)] + ([build.name(aux)]
                                                                                                        if has_aux else []))))
     results = []
     for k, i in enumerate(nums):
         r, jac = namer.fresh("row"), namer.fresh("jac")
-        body.append(build.assign(r, build.subscript(build.name(rows), build.const(k))))
+        body.append(build.assign(r, build.call("rt.real_cotangent", [build.subscript(build.name(rows), build.const(k)),
+                                                                     build.name(params[i])])))
         body.append(build.assign(jac, build.call("rt.jac_from_batch_rows", [build.name(r), build.name(out),
                                                                             build.name(params[i])])))
         results.append(jac)
     return results, aux
+
+
+def _real_output(core, out: str, namer) -> list:
+    """JAX's check that jacrev's output is real (`rt.real_result`), but for the function a
+    `holomorphic=True` jacrev differentiates, whose output is checked to be complex."""
+    if holomorphic_output(core):
+        return []
+    return [build.assign(namer.fresh("real"), build.call("rt.real_result", [build.name(out), build.const("jacrev")]))]
 
 
 def _rows_fn(core, bwd, nums, has_aux) -> GeneratedFn:

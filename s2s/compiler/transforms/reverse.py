@@ -442,8 +442,17 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
     (`checkpoint`: the schedule of its top-level loops, None for none)."""
     rev = Reverse(core, [core.params[i] for i in nums], calls, checkpoint, aux=has_aux)
     rev.consume = True
-    sw = rev.run((lambda out: build.call("rt.seed_aux", [out])) if has_aux else (lambda out: seed_of(core, out)))
-    picked = [sw.grads[i] for i in nums]
+    holo = [build.const(True)] if holomorphic_output(core) else []  # (its seed may be complex)
+    literal: list = []  # (the output whose seed is the literal 1.0: its check that it is real, below)
+
+    def seed(out):
+        s = seed_of(core, out)
+        if isinstance(s, gast.Constant):
+            literal.append(out)
+        return s
+    sw = rev.run((lambda out: build.call("rt.seed_aux", [out] + holo)) if has_aux else seed)
+    # (a real argument's gradient is the real part of a complex cotangent: rt.real_cotangent)
+    picked = [build.call("rt.real_cotangent", [sw.grads[i], build.name(core.params[i])]) for i in nums]
     gout = picked[0] if isinstance(argnums, int) else build.tuple_(picked)
     result, seed_stmts = gout, sw.seed
     out = build.call("rt.private", [sw.out, build.const(True)]) if rev.restores else sw.out  # before any restore
@@ -457,6 +466,11 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
         value = rev.namer.fresh("value")
         seed_stmts = [build.assign(value, out)] + sw.seed
         result = build.tuple_([build.name(value), gout])
+    if literal:  # JAX's error for a complex output, which rt.seed gives where it runs
+        names = dtype_witness(core, literal[0].id, sw.backward, with_value or has_aux)
+        witness = build.name(names[0]) if len(names) == 1 else build.tuple_([build.name(n) for n in names])
+        check = build.call("rt.real_result", [witness, build.const(kind_of(with_value))])
+        seed_stmts = [build.assign(rev.namer.fresh("real"), check)] + seed_stmts
     kind = "value_and_grad" if with_value else "grad"
     name = rev.namer.exact(f"{kind}_{core.name}")
     body = sw.init + sw.forward + [build.comment("---- backward ----")] + seed_stmts + sw.backward + [build.ret(result)]
@@ -464,11 +478,77 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
                        header_for(kind, core, f"wrt argument {argnums}"))
 
 
+def kind_of(with_value: bool) -> str:
+    return "value_and_grad" if with_value else "grad"
+
+
+def dtype_witness(core: CoreFn, out: str, backward: list, keep: bool) -> list[str]:
+    """Names of which one is complex exactly when the certainly scalar output `out` is, read by
+    the backward sweep anyway: `out`'s definitions back through operations that keep complexness
+    (an elementwise function, a sum or mean, arithmetic with a real number or of two such values)
+    to the earliest names the sweep reads, so that JAX's check of a real output (`rt.real_result`)
+    keeps no dead forward computation alive; `out` itself where there are none (or `keep`: its
+    value is returned)."""
+    if keep:
+        return [out]
+    read = {n.id for s in backward for n in gast.walk(s) if isinstance(n, gast.Name)}
+    defs = {s.targets[0].id: s.value for s in core.node.body if isinstance(s, gast.Assign)
+            and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)}
+    counts = analysis.assigned_counts(core.node.body, core.params)
+
+    def witness(name: str, depth: int) -> list[str]:
+        v = defs.get(name) if counts.get(name) == 1 and depth < 8 else None
+        ops = _complexness_operands(v) if v is not None else None
+        deeper = list(dict.fromkeys(w for o in ops for w in witness(o, depth + 1))) if ops else []
+        if deeper and all(w in read for w in deeper) and len(deeper) <= 4:
+            return deeper
+        return [name]
+    return witness(out, 0)
+
+
+def _complexness_operands(v) -> list[str] | None:
+    """The names whose complexness value `v` has (`v` complex exactly when one of them is), or None."""
+    real_number = lambda e: isinstance(e, gast.Constant) and type(e.value) in (int, float)  # noqa: E731
+    if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)):
+        names = [e.id for e in (v.left, v.right) if isinstance(e, gast.Name)]
+        if all(isinstance(e, gast.Name) or real_number(e) for e in (v.left, v.right)) and names \
+                and not (isinstance(v.op, gast.Pow) and not real_number(v.right)):
+            return names
+        return None
+    if isinstance(v, gast.UnaryOp) and isinstance(v.op, (gast.USub, gast.UAdd)) and isinstance(v.operand, gast.Name):
+        return [v.operand.id]
+    if not isinstance(v, gast.Call) or not v.args or not isinstance(v.args[0], gast.Name) \
+            or not all(isinstance(a, gast.Constant) and not isinstance(a.value, complex) for a in v.args[1:]) \
+            or any(k.arg == "dtype" for k in v.keywords):
+        return None
+    f = analysis.dotted(v.func) or ""
+    p = registry.lookup(f)  # (a sum or mean, an elementwise function: complex of a complex array; np.abs is not)
+    if p is not None and f.startswith("xp.") and (p.reduction or p.same_shape and not p.nondiff and not p.dtype_cast) \
+            and not p.real_of_complex:
+        return [v.args[0].id]
+    return None
+
+
 def seed_of(core: CoreFn, out):
     """The cotangent that starts the backward sweep of `grad`: the literal 1.0 when the output is
     certainly a scalar (`scalar_names`: assigned once, a full sum/mean/max of an array or arithmetic
-    of such and numbers), else a run-time check that it is."""
+    of such and numbers), else a run-time check that it is (and is real, but for a holomorphic
+    derivative's function)."""
+    if holomorphic_output(core):
+        return build.call("rt.seed", [out, build.const(True)])
     return build.const(1.0) if out.id in scalar_names(core) else build.call("rt.seed", [out])
+
+
+def holomorphic_output(core: CoreFn) -> bool:
+    """Whether `core` returns the output check of a `holomorphic=True` derivative's function
+    (`rt.complex_result`, s2s/api/holomorphic.py), whose complex output grad seeds with 1."""
+    body = core.node.body
+    ret = body[-1] if body and isinstance(body[-1], gast.Return) else None
+    if ret is None or not isinstance(ret.value, gast.Name):
+        return False
+    return any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id == ret.value.id
+               and isinstance(s.value, gast.Call) and analysis.dotted(s.value.func) == "rt.complex_result"
+               for s in body)
 
 
 def scalar_names(core: CoreFn, products: bool = False) -> set[str]:
@@ -551,6 +631,8 @@ def constants_refused(rev: Reverse, sw: Sweeps, loaded) -> list[str]:
     the backward sweep refuses (np.trapezoid's sample points `np.array([...])`): read back from the
     record, they would look like functions of it to the next transform, which would refuse them.
     `rt.constant` tells it they are the constants they are."""
+    if not any(type(n) is gast.Call and _refuses(n) for n in analysis.iter_nodes(sw.backward)):
+        return []  # (the usual case, found in one walk; else the walk below keeps its order of calls)
     varying = analysis.activity(rev.body, rev.params)
     out: dict[str, None] = {}
     calls = (n for s in analysis.walk_stmts(sw.backward) for n in gast.walk(s) if isinstance(n, gast.Call))
@@ -564,6 +646,12 @@ def constants_refused(rev: Reverse, sw: Sweeps, loaded) -> list[str]:
     return list(out)
 
 
+def _refuses(call) -> bool:
+    """Whether the primitive `call` calls refuses the derivative of an argument."""
+    p = registry.lookup(analysis.classify(call))
+    return p is not None and bool(p.refused)
+
+
 def crossing(sw: Sweeps, params) -> list[str]:
     """The variables the forward sweep assigns (or receives) that the backward sweep reads: the
     values saved from one to the other, in the order the backward sweep first reads them."""
@@ -575,8 +663,8 @@ def crossing(sw: Sweeps, params) -> list[str]:
     assigned.update(t.targets[0].id for t in sw.init)
     loaded: dict[str, None] = {}  # ordered, with constant-time membership
     for s in sw.backward + [build.ret(build.tuple_(sw.grads))]:
-        for n in gast.walk(s):
-            if isinstance(n, gast.Name) and n.id in assigned and n.id not in loaded:
+        for n in build.walk(s):  # (gast.walk's order, without its generator per node)
+            if type(n) is gast.Name and n.id in assigned and n.id not in loaded:
                 loaded[n.id] = None
     return list(loaded)
 

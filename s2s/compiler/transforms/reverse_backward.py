@@ -167,7 +167,8 @@ class BackwardSweep:
             subs = {k: (v if v is not None else build.const(None)) for k, v in args.items()}
             subs.update(g=g, ans=build.name(s.targets[0].id))
             expr = build.template(rule, **subs)
-            if p.broadcasting and all(isinstance(v, gast.Constant) for k, v in args.items() if k != pname) \
+            if p.broadcasting and all(isinstance(v, gast.Constant) and not isinstance(v.value, complex)
+                                      for k, v in args.items() if k != pname) \
                     and not (is_repeat(s.value) and atom.id in self.params):  # `xs * 3` of a list argument:
                 expr = _strip_unbroadcast(expr)  # rt.unbroadcast refuses the repeated list's cotangent
             self.adj.accumulate(atom.id, simplify(expr), defined, out)

@@ -175,7 +175,8 @@ class Tracer(Transform):
             return None
         if not isinstance(value, gast.Call) and _operator_function(p) is None:
             return None  # (`not x`, `a is b`, `k in d`: no NumPy function)
-        if p is not None and p.record_copy:  # a backward sweep's copy of its record: the same nodes
+        if p is not None and (p.record_copy or p.real_identity):  # a backward sweep's copy of its record, a
+            # real cotangent's real part: the same nodes (autograd's tracer has no such op)
             src = value.args[0]
             return build.call("rt.trace_copy", [self.node_of(src)]) if self.traced(src) else None
         if isinstance(value, gast.Call):
