@@ -136,3 +136,51 @@ def test_a_dead_call_whose_operands_are_good_still_gives_the_plain_values(module
     np.testing.assert_allclose(s2s.vmap(g)(XS), [g(XS[0]), g(XS[1])])
     np.testing.assert_allclose(s2s.jacfwd(g)(X), 2 * X)
     assert ns == {}
+
+
+# ---- generated programs: a loss's statements with a dead raising chain drawn among them ----
+SAFE = ["a = np.sin(x) * 2.0", "b = np.sum(a * x)", "c = np.tanh(x) + a", "d = np.sum(c ** 2) + b"]
+
+
+def _generated(seed: int) -> tuple[str, type]:
+    """A program of seed `seed`: the loss's statements with a raising expression whose value is
+    never read inserted at a drawn place, at the top level, in a branch or in a loop."""
+    rng = np.random.default_rng(seed)
+    drawn = [r for r in RAISING if r[0] != "float_zerodiv"]  # (vmap's known gap above)
+    _, e, exc = drawn[rng.integers(len(drawn))]
+    dead = ["t = " + e] if rng.integers(2) else ["t = " + e, "u = t"]
+    nest = rng.integers(3)
+    if nest == 1:
+        dead = ["if x.shape[0] > 1:"] + ["    " + s for s in dead]
+    elif nest == 2:
+        dead = ["for i in range(2):"] + ["    " + s for s in dead]
+    at = int(rng.integers(len(SAFE) + 1))
+    body = SAFE[:at] + dead + SAFE[at:] + ["return d"]
+    return "".join("    " + s + "\n" for s in body), exc
+
+
+SEEDS = range(40)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    lines = ["import numpy as np", "SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])", ""]
+    for seed in SEEDS:
+        lines += [f"def g_{seed}(x):", _generated(seed)[0].rstrip("\n"), ""]
+    path = tmp_path_factory.mktemp("generated") / "generated_raising.py"
+    path.write_text("\n".join(lines))
+    spec = importlib.util.spec_from_file_location("generated_raising", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("transform", ["grad", "jvp", "jacfwd", "hessian", "vmap", "jit", "jit_grad"])
+@pytest.mark.parametrize("seed", SEEDS)
+def test_generated_program_with_a_dead_raising_call(generated, seed, transform):
+    f, exc = getattr(generated, f"g_{seed}"), _generated(seed)[1]
+    with pytest.raises(exc):
+        f(X)
+    with pytest.raises(Exception) as info:
+        TRANSFORMS[transform](f)
+    assert type(info.value) is exc, (seed, transform, repr(info.value))

@@ -12,9 +12,10 @@ user's own function are kept this way; values that become dead because a transfo
 them (the loss itself under `grad`) are removed as before, since the plain function computed them
 too and a transform's derivative reads the same operands. A statement that cannot raise is not
 kept: a name, a literal, a tuple or list of those, an attribute read, a lowered `raise` and other
-effects (kept anyway), a list's `pop`. Nor is the arithmetic of an accumulator nothing reads (an
-array the function updates item by item, rebound by arithmetic: an author's own `dW` beside the
-loss, issue 46's dead stores): its stores and its `dW = dW / n` go, with what only they read.
+effects (kept anyway), a list's `pop`. Nor is an accumulator nothing reads (an array the function
+updates item by item, rebound by arithmetic: an author's own `dW` beside the loss, issue 46's dead
+stores): its stores, its `dW = dW / n` and what only they read go, operations that may raise
+included. Liveness is faint: what only dropped statements read is dead too.
 """
 from __future__ import annotations
 
@@ -32,18 +33,26 @@ _ATOMS = (gast.Name, gast.Constant)
 
 def _cannot_raise(value) -> bool:
     """Whether evaluating core-form value `value` certainly raises nothing."""
-    if isinstance(value, _ATOMS + (gast.Attribute,)):
+    if _removable(value):
         return True
-    if isinstance(value, (gast.Tuple, gast.List)):
-        return all(isinstance(e, _ATOMS) for e in value.elts)
-    if isinstance(value, gast.Dict):
-        return all(isinstance(e, _ATOMS) for e in value.keys + value.values if e is not None)
     if isinstance(value, gast.Call):
         kind = analysis.classify(value)
         if kind in ("list.pop", "call"):
             return True  # never removed: not this module's to keep
         p = registry.lookup(kind)
         return p is not None and p.effect  # kept already
+    return False
+
+
+def _removable(value) -> bool:
+    """Whether dead-code elimination drops `value` when its result is dead, and it cannot raise: a
+    name, a literal, an attribute read, a display of atoms."""
+    if isinstance(value, _ATOMS + (gast.Attribute,)):
+        return True
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return all(isinstance(e, _ATOMS) for e in value.elts)
+    if isinstance(value, gast.Dict):
+        return all(isinstance(e, _ATOMS) for e in value.keys + value.values if e is not None)
     return False
 
 
@@ -54,35 +63,87 @@ def _accumulators(body) -> set[str]:
             and isinstance(s.targets[0].value, gast.Name)}
 
 
-def _sunk(stmts, live, namer, ns, accumulators=frozenset()) -> list:
-    """`stmts` (nested blocks included) with an `ext.s2s_keep` after each dead statement that may raise."""
+class _Faint(analysis.Liveness):
+    """Liveness in which the statements of `gone` (dead ones that dead-code elimination drops)
+    read and assign nothing: what only they read is dead too."""
+
+    def __init__(self, body, gone):
+        self.gone = gone
+        super().__init__(body)
+
+    def effect(self, s) -> tuple:
+        return ((), ()) if s in self.gone else super().effect(s)
+
+
+def _dead_read(s, after, accumulators, fed):
+    """For a simple statement `s` whose targets are dead after it (`after`): ("gone", None) where
+    it goes without a trace (it cannot raise; or it is an accumulator's dead arithmetic or store,
+    or computes only what those read, `fed`), ("keep", name) where it may raise (`name` is what a
+    reader reads), else None (it is live, or kept by dead-code elimination itself)."""
+    target = s.targets[0]
+    if isinstance(target, gast.Subscript):  # `A[10] = v` into an array nothing reads again
+        base = target.value
+        if not isinstance(base, gast.Name) or base.id in after:
+            return None
+        return ("fed", None) if base.id in accumulators else ("keep", base.id)
+    names = analysis.targets(s)
+    if not names or any(n in after for n in names):
+        return None
+    if _removable(s.value):
+        return ("gone", None)
+    if isinstance(target, gast.Name) and target.id in accumulators and isinstance(s.value, (gast.BinOp, gast.UnaryOp)) \
+            or any(n in fed for n in names):
+        return ("fed", None)
+    if isinstance(target, gast.Name) and not _cannot_raise(s.value):
+        return ("keep", target.id)
+    return None  # (an effect, a call of a user function: dead-code elimination keeps it)
+
+
+def _simple(s) -> bool:
+    return isinstance(s, gast.Assign) and not build.is_comment(s)
+
+
+def _readers(body, accumulators) -> dict:
+    """statement -> the name a reader after it reads, for each dead statement that may raise; dead
+    statements that go without a trace are taken out of liveness until none is left."""
+    gone: set = set()
+    fed: set[str] = set()  # names the accumulators' dead arithmetic and stores read
+    while True:
+        live = _Faint(body, gone)
+        new = set()
+        keep = {}
+        for s in analysis.walk_stmts(body):
+            if not _simple(s) or s in gone or s not in live.after:
+                continue
+            verdict = _dead_read(s, live.after[s], accumulators, fed)
+            if verdict is None:
+                continue
+            if verdict[0] == "keep":
+                keep[s] = verdict[1]
+                continue
+            new.add(s)
+            if verdict[0] == "fed":
+                fed.update(analysis.loads(s))
+        if not new:
+            return keep
+        gone |= new
+
+
+def _sunk(stmts, keep, namer, ns) -> list:
+    """`stmts` (nested blocks included) with an `ext.s2s_keep` reader after each statement of `keep`."""
     out = []
     for s in stmts:
         out.append(s)
         if isinstance(s, (gast.If, gast.For, gast.While)):
-            s.body = _sunk(s.body, live, namer, ns, accumulators)
+            s.body = _sunk(s.body, keep, namer, ns)
             if isinstance(s, gast.If):
-                s.orelse = _sunk(s.orelse, live, namer, ns, accumulators)
+                s.orelse = _sunk(s.orelse, keep, namer, ns)
             continue
-        if not isinstance(s, gast.Assign) or build.is_comment(s):
-            continue
-        target = s.targets[0]
-        after = live.after.get(s)
-        if after is None:
-            continue
-        if isinstance(target, gast.Subscript):  # `A[10] = v` into an array nothing reads again
-            base = target.value
-            read = base.id if isinstance(base, gast.Name) and base.id not in after \
-                and base.id not in accumulators else None
-        elif isinstance(target, gast.Name) and target.id not in after and not _cannot_raise(s.value) \
-                and not (target.id in accumulators and isinstance(s.value, (gast.BinOp, gast.UnaryOp))):
-            read = target.id
-        else:
-            read = None  # (an unpacking keeps its source live through the names it binds)
+        read = keep.get(s)
         if read is not None:
             ns["ext"] = EXT
-            keep = build.assign(namer.fresh("kept"), build.call(KEEP, [build.name(read)]))
-            out.append(gast.copy_location(keep, s))
+            reader = build.assign(namer.fresh("kept"), build.call(KEEP, [build.name(read)]))
+            out.append(gast.copy_location(reader, s))
     return out
 
 
@@ -90,6 +151,7 @@ def keep_dead_calls(core) -> None:
     """Give each statement of user function `core` (a CoreFn, changed in place) whose value is
     never read, and whose evaluation may raise, a reader that no pass removes."""
     node = core.node
-    live = analysis.Liveness(node.body)
-    namer = Namer(build.names_in(node) | {"xp", "rt", "ext"})
-    node.body = _sunk(node.body, live, namer, core.ns, _accumulators(node.body))
+    keep = _readers(node.body, _accumulators(node.body))
+    if keep:
+        namer = Namer(build.names_in(node) | {"xp", "rt", "ext"})
+        node.body = _sunk(node.body, keep, namer, core.ns)
