@@ -215,7 +215,12 @@ def lift_rank(x, other, other_batched, op=""):
         return x
     if op == "*" and isinstance(other, (list, tuple)) and np.ndim(x) == 1 and getattr(x, "dtype", None) is not None \
             and x.dtype.kind in "fc":
-        raise TypeError(f"can't multiply sequence by non-int of type 'numpy.{x.dtype}'")
+        # (a 0-d *array* example, which np.roll, np.asarray or np.reshape of a number return, multiplies
+        # elementwise instead; batched, the two look alike, so that case is refused, not guessed)
+        raise S2STypeError(f"can't multiply sequence by non-int of type 'numpy.{x.dtype}': NumPy raises this for a "
+                           "list times a NumPy scalar example (such as x[0]); where each example is a 0-d array "
+                           "instead (np.roll, np.asarray or np.reshape of a number), NumPy multiplies elementwise, "
+                           "which vmap cannot tell apart here: write np.asarray(the_list) * value")
     if list_meets_array(x, other):
         x = example_array(x)
     if isinstance(x, (list, tuple)) or node_children(x) is not None:  # `+` joins and `*` repeats a list

@@ -48,3 +48,16 @@ def test_elementwise_cases_are_the_loop(f):
     for x, g in zip(XS, s2s.vmap(s2s.grad(f))(XS)):
         fd = [(f(x + h * e) - f(x - h * e)) / (2 * h) for e in np.eye(3)]
         np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def list_times_zero_d_array(x):
+    ext = [-0.5, 3.0, 0.5]
+    return np.sum(np.roll(np.abs(x[0]) + 0.1, 1) * ext)  # np.roll of a number is a 0-d array
+
+
+def test_a_zero_d_array_example_times_a_list_is_refused_not_guessed():
+    # NumPy multiplies a 0-d array by a list elementwise (tools/fuzz.py --seed 4801011 --state
+    # --program 102); batched, it looks like a NumPy scalar, whose product with a list raises
+    assert np.isclose(list_times_zero_d_array(XS[0]), 3.0 * (abs(XS[0, 0]) + 0.1))
+    with pytest.raises(s2s.S2SError, match="np.asarray"):
+        s2s.vmap(list_times_zero_d_array)(XS)
