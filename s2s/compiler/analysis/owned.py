@@ -9,7 +9,7 @@ import gast
 
 from ..primitives import registry
 from ..primitives.registry import FRESH_CALLS, NEW_ARRAY_CALLS, VIEW_CALLS, VIEW_EACH_CALLS
-from .stmts import dotted, walk_stmts
+from .stmts import dotted, iter_nodes, load_nodes, walk_stmts
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal)
 
@@ -60,7 +60,7 @@ def owned_arrays(body, params, exits=frozenset()) -> dict[str, frozenset[str]]:
     function owns alone (see the module docstring); when in doubt a name is left out. `exits`:
     ids of Name loads to count as harmless (reverse mode's `has_aux` element, which leaves the
     function but gets no cotangent)."""
-    if any(isinstance(n, _SCOPES) for s in body for n in gast.walk(s)):
+    if any(isinstance(n, _SCOPES) for n in iter_nodes(body)):
         return {}
     g = _Groups()
     allowed: set[int] = set(exits)  # ids of Name loads in a harmless place
@@ -99,8 +99,8 @@ def owned_arrays(body, params, exits=frozenset()) -> dict[str, frozenset[str]]:
         heads = [s.test] if isinstance(s, (gast.If, gast.While)) else [s.iter] if isinstance(s, gast.For) else \
             [] if isinstance(s, (gast.Break, gast.Continue, gast.Pass)) else [s]
         for h in heads:
-            for n in gast.walk(h):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and id(n) not in allowed:
+            for n in load_nodes(h):
+                if id(n) not in allowed:
                     g.bad.add(n.id)
     bad_roots = {g.find(v) for v in g.bad if v in g.parent} | {g.find(p) for p in params if p in g.parent}
     groups: dict[str, set[str]] = {}

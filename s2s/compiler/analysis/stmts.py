@@ -166,6 +166,11 @@ def loads(node_or_stmts) -> list[str]:
     return [n.id for n in _walk(node_or_stmts, True)]
 
 
+def load_nodes(node_or_stmts):
+    """The Name nodes read under a statement or list of statements (`loads`, as nodes)."""
+    return _walk(node_or_stmts, True)
+
+
 def iter_nodes(node_or_stmts):
     """Every AST node under a node or list of nodes, themselves included, in no particular order:
     `gast.walk` without its per-field generators (the passes look at every node of every round)."""

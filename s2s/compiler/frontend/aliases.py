@@ -14,8 +14,6 @@ import itertools
 
 import gast
 
-from ..ir import build
-
 _MISSING = object()  # in a journal: the key had no entry when the branch or loop began
 
 
@@ -29,7 +27,7 @@ class Aliases:
     change, not the size of the whole state (issue 46: a copy per `if` made a long function's
     normalization quadratic)."""
 
-    def __init__(self, fn: gast.FunctionDef):
+    def __init__(self, fn: gast.FunctionDef, names: list):
         self.points: dict[str, frozenset[int]] = {}
         self.holds: dict[int, set[int]] = {}
         # inverse indexes for `sharers`, supersets (a branch undone leaves stale entries, checked
@@ -41,8 +39,8 @@ class Aliases:
         self.log: list | None = None  # inside a loop: the body's operations, to run again (loop())
         self.branches: list = []
         self.frames: list[tuple[dict, dict]] = []  # journals of the open branches and loops (see _put)
-        self.loads = [(n.lineno, n.col_offset, n.id) for n in build.walk(fn)
-                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and hasattr(n, "lineno")]
+        self.loads = [(n.lineno, n.col_offset, n.id) for n in names  # (`fn`'s Name nodes: its census)
+                      if isinstance(n.ctx, gast.Load) and hasattr(n, "lineno")]
         self.kills = _unconditional_assignments(fn)
 
     def known(self, name: str) -> bool:

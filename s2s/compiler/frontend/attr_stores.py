@@ -68,6 +68,8 @@ def begin(norm) -> None:
     for d, (param, obj, attr) in (passed.items() if found and isinstance(passed, dict) else ()):
         norm.attr_locals[d] = param
         norm.attr_objects[(id(obj), attr)] = (obj, attr, param)
+    if not _stores_attributes(norm.census):
+        return  # (no store into an attribute, nor into an item of one: nothing below would find one)
     stored = {}
     for s in gast.walk(norm.fn):
         if isinstance(s, (gast.FunctionDef, gast.Lambda)) and s is not norm.fn:
@@ -130,6 +132,17 @@ def begin(norm) -> None:
         # (a dict display of the keys it holds now: the function's stores go to this copy, and every
         # transform sees a dict; s2s_dict_of refuses a dict whose keys changed since)
         norm.emit(build.assign(local, gast.Dict(keys=[build.const(k) for k in keys], values=items)))
+
+
+def _stores_attributes(facts) -> bool:
+    """Whether an assignment of the function (its census `facts`) stores into an attribute or into
+    an item of one."""
+    for s in facts.of(gast.Assign, gast.AugAssign, gast.AnnAssign):
+        for t in _targets(s):
+            for e in _flat(t):
+                if isinstance(e, gast.Attribute) or isinstance(e, gast.Subscript) and isinstance(e.value, gast.Attribute):
+                    return True
+    return False
 
 
 def _containers(norm) -> dict:

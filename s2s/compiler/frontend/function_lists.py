@@ -23,15 +23,18 @@ import copy
 import gast
 
 from ..ir import build
+from .census import Census
 
 _MAX_ITEMS = 64
 
 
-def rewrite(fn: gast.FunctionDef) -> gast.FunctionDef:
-    """Rewrite `fn`'s loops that build lists of functions in place (nested blocks included)."""
-    if any(isinstance(n, (gast.FunctionDef, gast.Lambda)) for n in gast.walk(fn) if n is not fn):
-        taken = build.names_in(fn)
+def rewrite(fn: gast.FunctionDef, facts: Census) -> gast.FunctionDef:
+    """Rewrite `fn`'s loops that build lists of functions in place (nested blocks included);
+    `facts`: its census (marked stale when there is a loop to look at)."""
+    if facts.has(gast.Lambda) or any(type(d) is gast.FunctionDef for d in facts.nested_defs()):
+        taken = set(facts.names)
         _block_in(fn, taken)
+        facts.stale = True
     return fn
 
 

@@ -13,21 +13,21 @@ from __future__ import annotations
 
 import gast
 
-from ..ir import build
 from ..ir.names import RESERVED, Namer
+from .census import Census
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
            gast.GeneratorExp)
 
 
-def rename_reserved(fn: gast.FunctionDef) -> gast.FunctionDef:
-    """`fn` with every user binding of a reserved name renamed (in place; `fn` is returned)."""
-    if not any(isinstance(n, gast.Name) and n.id in RESERVED and isinstance(n.ctx, (gast.Store, gast.Param))
-               or isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef)) and n is not fn and n.name in RESERVED
-               for n in gast.walk(fn)):
+def rename_reserved(fn: gast.FunctionDef, facts: Census) -> gast.FunctionDef:
+    """`fn` with every user binding of a reserved name renamed (in place; `fn` is returned);
+    `facts`: its census (marked stale when a name changes)."""
+    if not facts.binds_reserved:
         return fn
-    namer = Namer(build.names_in(fn) | {n.name for n in gast.walk(fn) if isinstance(n, gast.FunctionDef)})
+    namer = Namer(facts.names | {n.name for n in facts.of(gast.FunctionDef)})
     _scope(fn, {}, namer)
+    facts.stale = True
     return fn
 
 

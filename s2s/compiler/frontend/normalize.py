@@ -18,12 +18,13 @@ import gast
 from ...errors import S2SSyntaxError, error_at
 from .. import analysis
 from ..ir import build
-from ..ir.core import SOURCE_FILE, CoreFn, local_names
+from ..ir.core import SOURCE_FILE, CoreFn
 from ..ir.names import Namer
 from ..primitives import registry
 from . import (
     aliases,
     attr_stores,
+    census,
     contexts,
     dict_calls,
     dtypes,
@@ -56,31 +57,36 @@ class Normalizer(ExpressionLowering):
 
     def __init__(self, fn_node, env: resolve.Env, filename: str, line_offset: int = 0, col_offset: int = 0,
                  source_lines=None, compile_nested=None):
-        self.fn = fn_node = hygiene.rename_reserved(fn_node)
-        self.fn = fn_node = python_idioms.rewrite(fn_node, env.lookup)  # (reversed, a, *rest = x, :=)
-        self.fn = fn_node = transform_results.rewrite(fn_node, env.lookup)  # (s2s.vjp(f, x)[1](ct))
-        self.fn = fn_node = function_lists.rewrite(fn_node)  # (fs.append(term) in a loop: a list of functions)
+        facts = census.Census(fn_node)  # (what the rewrites ask of the whole def: one walk, again after a change)
+        self.fn = fn_node = hygiene.rename_reserved(fn_node, facts)
+        facts = facts.current()
+        self.fn = fn_node = python_idioms.rewrite(fn_node, env.lookup, facts)  # (reversed, a, *rest = x, :=)
+        facts = facts.current()
+        self.fn = fn_node = transform_results.rewrite(fn_node, env.lookup, facts)  # (s2s.vjp(f, x)[1](ct))
+        facts = facts.current()
+        self.fn = fn_node = function_lists.rewrite(fn_node, facts)  # (fs.append(term) in a loop: a list of functions)
+        self.census = facts = facts.current()  # (normalization reads the def and never rewrites it)
         self.compile_nested = compile_nested  # (name, node, ns, filename) -> function, from the driver
         self.env = env
         self.filename = filename
         self.line_offset = line_offset
         self.col_offset = col_offset
-        self.locals = local_names(fn_node)
-        self.static_locals = static_locals.find(fn_node, self.locals, self.static)
+        self.locals = set(facts.locals)
+        self.static_locals = static_locals.find(fn_node, self.locals, self.static, facts.stores)
         if self.static_locals:  # `m = np`: `m` is read as the module itself
             self.locals -= set(self.static_locals)
             self.env.scopes.insert(0, dict(self.static_locals))
         self.fvalues: dict = {}  # local name -> the function (or collection of them) it holds
         self.fscope: dict = {}  # generated names of functions known now, resolved as globals
         self.env.scopes.insert(0, self.fscope)
-        self.namer = Namer(build.names_in(fn_node) | {"xp", "rt", "ext"})
+        self.namer = Namer(facts.names | {"xp", "rt", "ext"})
         self.ns: dict = {}
         self.out: list = []
         self.loc = None
         self.source_lines = source_lines
         self.lifted: dict = {}
         self.ranges: set[str] = set()  # names that hold range objects (loops over them stay loops)
-        self.aliases = aliases.Aliases(fn_node)
+        self.aliases = aliases.Aliases(fn_node, facts.of(gast.Name))
         self.containers: set[str] = set()  # names bound to a list or dict the function built
         self.typed: set[str] = set()  # names of arrays that may hold integers (frontend/dtypes.py)
         self.rebound: set[str] = set()

@@ -26,30 +26,46 @@ import gast
 from ..ir import build
 from ..ir.core import SourceRewriter
 from ..primitives.registry import EXT
+from .census import Census
 
 _HOISTS_FROM = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return, gast.If)
 _SCOPES = (gast.Lambda, gast.ListComp, gast.DictComp, gast.SetComp, gast.GeneratorExp, gast.FunctionDef)
 
 
-def rewrite(fn: gast.FunctionDef, lookup) -> gast.FunctionDef:
-    """Rewrite `fn` in place; `lookup(name)` is the environment's (found, object) for a global."""
-    state = _State(fn, lookup)
-    _Calls(state).visit(fn)
+def rewrite(fn: gast.FunctionDef, lookup, facts: Census) -> gast.FunctionDef:
+    """Rewrite `fn` in place; `lookup(name)` is the environment's (found, object) for a global;
+    `facts`: its census (marked stale when the tree changes)."""
+    state = _State(fn, lookup, facts.locals, facts.names)
+    if any(_call_kind(state, c) for c in facts.of(gast.Call)):  # (else the visit would change nothing)
+        _Calls(state).visit(fn)
+        facts.stale = True
+    state.walrus = facts.has(gast.NamedExpr)
     fn.body = state.block(fn.body)
+    if state.changed:
+        facts.stale = True
     return fn
 
 
 class _State(SourceRewriter):
+    walrus = True  # whether the function may hold a `:=` (else no statement is searched for one)
+    changed = False  # whether a statement was rewritten
+
     def resolves_to(self, node, obj) -> bool:
         """Whether the name or attribute chain `node` is `obj` (a global, not a local)."""
         found, value = self.global_value(node)
         return found and value is obj
 
     def statement(self, s) -> list:
-        if isinstance(s, _HOISTS_FROM):
+        out = self._statement(s)
+        if len(out) != 1 or out[0] is not s:
+            self.changed = True
+        return out
+
+    def _statement(self, s) -> list:
+        if isinstance(s, _HOISTS_FROM) and self.walrus:
             pre = _walrus(self, s)
             if pre:
-                return pre + self.statement(s)
+                return pre + self._statement(s)
         if isinstance(s, gast.Assign) and len(s.targets) == 1:
             split = _parallel(self, s) or _starred(self, s) or _merged(self, s)
             if split:
@@ -284,23 +300,39 @@ class _Calls(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        st, f = self.state, node.func
-        if len(node.args) == 1 and [k.arg for k in node.keywords] == ["key"] and _pure_items(node.args[0]) \
-                and (st.resolves_to(f, builtins.max) or st.resolves_to(f, builtins.min)):
+        st, kind = self.state, _call_kind(self.state, node)
+        if kind == "keyed":
             return _keyed(st, node)
-        if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
-            return node
-        if len(node.args) == 1 and st.resolves_to(f, builtins.reversed):
+        if kind == "reversed":
             step = gast.Slice(lower=None, upper=None, step=build.const(-1))
             return _located(gast.Subscript(value=node.args[0], slice=step, ctx=gast.Load()), node)
-        if len(node.args) == 2 and st.resolves_to(f, math.pow):
+        if kind == "pow":
             power = gast.BinOp(left=node.args[0], op=gast.Pow(), right=node.args[1])
             return _located(build.call("float", [_located(power, node)]), node)
-        if len(node.args) == 2 and st.resolves_to(f, builtins.filter):
+        if kind == "filter":
             return _filtered(st, node)
-        if len(node.args) == 1 and st.resolves_to(f, math.fsum):
+        if kind == "fsum":
             return _located(build.call("float", [_located(build.call("sum", [node.args[0]]), node)]), node)
         return node
+
+
+def _call_kind(st, node) -> str | None:
+    """Which rewrite of `_Calls` call `node` gets (keyed, reversed, pow, filter, fsum), or None."""
+    f = node.func
+    if len(node.args) == 1 and [k.arg for k in node.keywords] == ["key"] and _pure_items(node.args[0]) \
+            and (st.resolves_to(f, builtins.max) or st.resolves_to(f, builtins.min)):
+        return "keyed"
+    if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+        return None
+    if len(node.args) == 1 and st.resolves_to(f, builtins.reversed):
+        return "reversed"
+    if len(node.args) == 2 and st.resolves_to(f, math.pow):
+        return "pow"
+    if len(node.args) == 2 and st.resolves_to(f, builtins.filter):
+        return "filter"
+    if len(node.args) == 1 and st.resolves_to(f, math.fsum):
+        return "fsum"
+    return None
 
 
 def builtin_call(norm, obj, args, kws):

@@ -201,15 +201,10 @@ def store_counts(norm) -> dict:
     return stores
 
 
-def find(fn: gast.FunctionDef, locals_: set[str], static) -> dict:
+def find(fn: gast.FunctionDef, locals_: set[str], static, stores: dict[str, int]) -> dict:
     """{local name: object} for the once-bound aliases of `fn`; `static(node)` evaluates a
-    non-local name or attribute chain (raising when it cannot)."""
-    stores: dict[str, int] = {}
-    for n in gast.walk(fn):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del)):
-            stores[n.id] = stores.get(n.id, 0) + 1
-        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef)) and n is not fn:
-            stores[n.name] = stores.get(n.name, 0) + 2
+    non-local name or attribute chain (raising when it cannot); `stores`: how often each name is
+    bound in `fn` (its census: 2 for a nested def)."""
     out = {}
     for s in fn.body:  # top-level statements only: the binding runs before every read after it
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):

@@ -14,16 +14,23 @@ import gast
 from ...base import record
 from ..ir import build
 from ..ir.core import SourceRewriter
+from .census import Census
 
 _HOISTS_FROM = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Return)
 _SCOPES = (gast.Lambda, gast.ListComp, gast.DictComp, gast.SetComp, gast.GeneratorExp, gast.FunctionDef)
 
 
-def rewrite(fn: gast.FunctionDef, lookup) -> gast.FunctionDef:
-    """Rewrite `fn` in place; `lookup(name)` is the environment's (found, object) for a global."""
-    rw = _Rewriter(fn, lookup)
-    if any(rw.is_vjp_item(n) for n in gast.walk(fn)):
+def rewrite(fn: gast.FunctionDef, lookup, facts: Census) -> gast.FunctionDef:
+    """Rewrite `fn` in place; `lookup(name)` is the environment's (found, object) for a global;
+    `facts`: its census (marked stale when the tree changes)."""
+    items = [n for n in facts.of(gast.Subscript) if isinstance(n.slice, gast.Constant) and n.slice.value in (0, 1)
+             and isinstance(n.value, gast.Call)]
+    if not items:
+        return fn
+    rw = _Rewriter(fn, lookup, facts.locals, facts.names)
+    if any(rw.is_vjp_item(n) for n in items):
         fn.body = rw.block(fn.body)
+        facts.stale = True
     return fn
 
 

@@ -76,13 +76,14 @@ def rewrite_blocks(stmts: list, statement) -> list:
 class SourceRewriter:
     """What a rewrite of a user's function before normalizing keeps: the function's locals, the
     environment's `lookup(name)` -> (found, object) for a global, and the names taken, from which
-    `fresh` makes new ones; `block` rewrites statements by `self.statement(s)` (a list)."""
+    `fresh` makes new ones; `block` rewrites statements by `self.statement(s)` (a list). `locals_`
+    and `taken`, where the caller knows them already: `local_names(fn)` and `build.names_in(fn)`."""
 
-    def __init__(self, fn: gast.FunctionDef, lookup):
+    def __init__(self, fn: gast.FunctionDef, lookup, locals_: set[str] | None = None, taken: set[str] | None = None):
         self.fn = fn
-        self.locals = local_names(fn)
+        self.locals = set(locals_) if locals_ is not None else local_names(fn)
         self.lookup = lookup
-        self.taken = build.names_in(fn)
+        self.taken = set(taken) if taken is not None else build.names_in(fn)
         self.count = 0
 
     def fresh(self, base: str) -> str:
