@@ -323,7 +323,7 @@ def _check(kind: str, transform: str, t) -> None:
         np.testing.assert_allclose(t(X), vec(X), rtol=1e-12)
 
 
-# the Hessian (the costliest transform to compile again at each new state: a third of this test's
+# the Hessian (the costliest transform to compile again at each new state: most of this test's
 # time) of three kinds by default, an array attribute, a function in a dict and a NumPy function
 # replaced; of the other kinds with --full (CI runs both). The state each kind reads is watched
 # the same way for every transform, and every kind runs under the other eight by default
