@@ -41,11 +41,25 @@ def _elementwise(p, rule) -> bool:
     return rule is not None and (rule.kind == "broadcast" or rule.kind == "same" and bool(p.fusable or p.diag))
 
 
+class _Both:
+    """Membership in two sets at once, without building their intersection."""
+
+    __slots__ = ("a", "b")
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def __contains__(self, n) -> bool:
+        return n in self.a and n in self.b
+
+
 class MaskedSelections:
     """The masked-selection methods of `Batcher` (its state: `ragged`, `masks`, `bset`, `rank`)."""
 
-    def live_masks(self) -> set:
-        return {n for n in self.masks if n in self.bset}
+    def live_masks(self) -> _Both:
+        """The batched names holding a mask, for `in` (a view: a set built per statement grew
+        with every comparison before it, quadratic in a long function, issue 46)."""
+        return _Both(self.masks, self.bset)
 
     def ragged_read(self, node) -> str | None:
         """A selection `node` reads (the first), or None."""

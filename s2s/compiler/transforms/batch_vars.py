@@ -52,14 +52,16 @@ def _assigned(stmts) -> set[str]:
     return {t for s in analysis.walk_stmts(stmts) for t in analysis.targets(s)}
 
 
-def _load_counts(stmts) -> collections.Counter:
-    """How often each name is read in `stmts` (blocks included)."""
-    out: collections.Counter = collections.Counter()
+def _load_counts(stmts, out: collections.Counter | None = None) -> collections.Counter:
+    """How often each name is read in `stmts` (blocks included), added to `out`. (One counter
+    for every block: `out += inner` walks all of `out` per block, quadratic in a long function
+    with an `if` every few lines, issue 46.)"""
+    out = collections.Counter() if out is None else out
     for s in stmts:
         if isinstance(s, (gast.If, gast.For, gast.While)):
             out.update(loaded_names(s.test if not isinstance(s, gast.For) else s.iter))
-            out += _load_counts(s.body)
-            out += _load_counts(s.orelse)
+            _load_counts(s.body, out)
+            _load_counts(s.orelse, out)
         else:
             out.update(loaded_names(s))
     return out

@@ -101,7 +101,8 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
         self.sel = selectable(self.body, core.params)
         self.frames: list[Frame] = []
         self.live = analysis.Liveness(self.body)
-        self.regions: list = []  # live sets after each enclosing masked region (innermost last)
+        self.regions: list = []  # live sets after each enclosing masked region (innermost last; tuples of sets
+        # whose union it is: a union built per `if` would hold all that is live there, issue 46)
         self.list_mask: dict[str, str] = {}  # list -> the mask it was made under, if not merged
         self.containers: set[str] = set()  # names bound to a list or dict display
         self.split_done: set[int] = set()  # rt.operand_cotangent statements already split (operand_cotangent_split)
@@ -172,9 +173,9 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
                                                                    s.test])))
         # a value assigned under a mask needs no merge with the old one if the examples outside
         # the mask never read it: not after the `if`, not in the other branch
-        self.regions.append(self.live.after[s] | analysis.exposed(s.orelse))
+        self.regions.append((self.live.after[s], analysis.exposed(s.orelse)))
         out += self.guarded(m1, self.block(s.body, m1))
-        self.regions[-1] = self.live.after[s]
+        self.regions[-1] = (self.live.after[s],)
         out += self.guarded(m2, self.block(s.orelse, m2))
         self.regions.pop()
         return out
@@ -209,7 +210,7 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
         out.append(build.assign(live, build.call("rt.mask_and", [self._live_init(mask), s.test]) if batched
                             else self._live_init(mask)))
         self.frames.append(Frame(live, it))
-        self.regions.append(self.live.before[s])
+        self.regions.append((self.live.before[s],))
         body = [build.assign(it, build.name(live))] + self.block(s.body, it)
         self.regions.pop()
         self.frames.pop()
@@ -254,7 +255,7 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
         else:
             head.append(build.assign(it, build.name(live)))
         self.frames.append(Frame(live, it))
-        self.regions.append(self.live.before[s])
+        self.regions.append((self.live.before[s],))
         body = first + head + self.block(s.body, it)
         self.regions.pop()
         self.frames.pop()
@@ -375,7 +376,7 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
     def keeps_old(self, var, mask) -> bool:
         """Whether `var` assigned under `mask` must keep its old value on the other lanes: it may
         hold one (`selectable`) and an example outside the mask reads it afterwards."""
-        return mask is not None and var in self.sel and any(var in r for r in self.regions)
+        return mask is not None and var in self.sel and any(var in part for r in self.regions for part in r)
 
     def unpacked(self, names, expr, rb, mask) -> list:
         """`a, b = expr` target by target, as a single-name assignment is: each unbatched element
