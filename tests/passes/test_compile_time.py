@@ -6,9 +6,10 @@ import sys
 import pytest
 from paths import BENCH
 
+from s2s.base.stats import STATS
 from s2s.compiler import analysis
-from s2s.compiler.frontend import static_locals
-from s2s.compiler.transforms import reverse
+from s2s.compiler.frontend import aliases, static_locals
+from s2s.compiler.transforms import batching, reverse
 
 sys.path.insert(0, str(BENCH))
 import bench_compile  # noqa: E402
@@ -60,7 +61,9 @@ def test_compile_work_of_a_long_rebinding_function_is_linear(transform):
     assert small["build_walk"] > 0 and small["total"] > 0
     for key in ("total", "s2s"):
         assert 0.8 <= large[key] / small[key] <= 1.2, (transform, key, small[key], large[key])
-    for key in FLAT + ("live_set",):
+    # (alias_walk, the alias model's checks of updates in place, only here: the loops program's
+    # every `v[k + 1] = ...` is checked against each earlier view `t = v[i]`, which grows with it)
+    for key in FLAT + ("live_set", "alias_walk"):
         assert large.get(key, 0) <= 1.2 * small.get(key, 0) + 0.01 * small["total"], \
             (transform, key, small.get(key), large.get(key))
 
@@ -77,3 +80,42 @@ def test_a_walk_of_the_function_per_addition_shows_as_growing_work(monkeypatch):
     small = bench_compile.work_per_statement("jvp", 30, "rebind")
     large = bench_compile.work_per_statement("jvp", 120, "rebind")
     assert large["build_walk"] > 2 * small["build_walk"]
+
+
+def test_a_walk_over_every_name_per_update_in_place_shows_as_growing_work(monkeypatch):
+    """The measure can fail: the alias model's old check of an update in place, a reach from
+    every name (issue 46's hessian quadratic: the generated gradient it normalizes again updates
+    its tape in place at every step), makes hessian's work per statement grow with the program."""
+    def every_name(self, name, elements=False):
+        changed = set(self.objects(name)) | (self.elements(name) if elements else set())
+        out = set()
+        for n, objs in self.points.items():
+            seen, todo = set(), list(objs)
+            while todo:
+                o = todo.pop()
+                if o not in seen:
+                    seen.add(o)
+                    todo += self.holds.get(o, ())
+            STATS["alias_walk"] += len(seen)
+            if n != name and seen & changed:
+                out.add(n)
+        return out
+    monkeypatch.setattr(aliases.Aliases, "sharers", every_name)
+    small = bench_compile.work_per_statement("hessian", 15, "rebind")
+    large = bench_compile.work_per_statement("hessian", 60, "rebind")
+    assert large["alias_walk"] > 2 * small["alias_walk"]
+    assert large["total"] > 1.2 * small["total"]
+
+
+def test_a_live_set_built_per_branch_shows_as_growing_work(monkeypatch):
+    """The measure can fail: vmap building the whole live set after each batched `if` (its old
+    union with the names the other branch reads first) makes the work per statement grow."""
+    if_ = batching.Batcher.if_
+
+    def built(self, s, mask):
+        set(self.live.after[s])
+        return if_(self, s, mask)
+    monkeypatch.setattr(batching.Batcher, "if_", built)
+    small = bench_compile.work_per_statement("vmap", 30, "rebind")
+    large = bench_compile.work_per_statement("vmap", 120, "rebind")
+    assert large["live_set"] > 2 * small["live_set"]

@@ -170,7 +170,8 @@ def count_compile_work():
     (statements of the liveness analysis), ``assigned_stmt`` (statements of the definite-
     assignment analysis), ``clone`` (nodes copied by templates and ``ir.build.clone``),
     ``node_walk`` (nodes ``analysis.iter_nodes`` yielded: the passes' walks), ``build_walk``
-    (nodes ``ir.build.walk`` and ``ir.build.names_in`` visited: the frontend's walks), ``pass_run`` (runs
+    (nodes ``ir.build.walk`` and ``ir.build.names_in`` visited: the frontend's walks), ``alias_walk``
+    (objects and reads the alias model's checks of an update in place looked at), ``pass_run`` (runs
     of optimization passes: the pipeline skips a pass when nothing changed since it ran). Work done
     by library calls that report to no hook is counted by patching them for the block: ``walk``
     (nodes yielded by ``gast.walk``/``ast.walk``), ``visit`` (``NodeVisitor.visit`` calls, once per
@@ -179,7 +180,8 @@ def count_compile_work():
     ``total`` adds the patched counts. ``live_set`` (set elements the liveness analyses and dead
     code handle at branches and loops, work no node count shows: in C set operations) is
     reported beside them, not in the totals; it must stay flat per statement too (a live set
-    built whole at every branch would hold a share of all the program's names).
+    built whole at every branch would hold a share of all the program's names: the elements a
+    ``LiveSet`` looks at when it is built are counted).
 
     The counts depend only on the program and the compiler, not on the machine, so
     ``total / statements`` at two sizes tells whether compile time is linear (not thread-safe).

@@ -113,6 +113,7 @@ class LiveSet(SetView):
     def _set(self) -> set[str]:
         if self._all is None:
             names = set(self.run.live_out) | set(self.run.pos)
+            STATS["live_set"] += len(names)  # (built per branch, it would be quadratic: count it)
             self._all = {v for v in names if self.run.live(v, self.start)}
         return self._all
 

@@ -14,6 +14,8 @@ import itertools
 
 import gast
 
+from ...base.stats import STATS
+
 _MISSING = object()  # in a journal: the key had no entry when the branch or loop began
 
 
@@ -261,6 +263,7 @@ class Aliases:
                 if h not in seen and o in self.holds.get(h, ()):
                     seen.add(h)
                     todo.append(h)
+        STATS["alias_walk"] += len(seen)
         return {n for o in seen for n in self.named.get(o, ())
                 if n != name and o in self.points.get(n, ())}
 
@@ -271,6 +274,7 @@ class Aliases:
             return []
         if getattr(stmt, "lineno", None) is None:
             return []
+        STATS["alias_walk"] += len(self.loads)
         # the update's own statement reads its operands before it writes (`x[0] = a * 2.0`)
         pos = (getattr(stmt, "end_lineno", None) or stmt.lineno, getattr(stmt, "end_col_offset", None) or 0)
         spans = [(lp.lineno, max(getattr(n, "lineno", None) or lp.lineno for n in gast.walk(lp)), lp)
