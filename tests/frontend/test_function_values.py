@@ -4,7 +4,9 @@ partials made inside the function, defaults that capture a loop variable, `**kwa
 parameters, generators, `*x.shape`, ufunc methods, `np.vectorize`/`apply_along_axis`/
 `piecewise`. Each program is checked under grad (central finite differences), jvp (finite
 differences along a direction), grad of grad (finite differences of the gradient), vmap (a
-Python loop over examples) and jit (the plain function)."""
+Python loop over examples), vmap of grad (a loop of finite differences) and jit (the plain
+function); of the two second-order transforms, each program takes one by default and the other
+with --full."""
 import functools
 import importlib.util
 import operator
@@ -348,7 +350,15 @@ def test_jvp_matches_finite_differences(f):
     np.testing.assert_allclose(dy, (f(X + H * v) - f(X - H * v)) / (2 * H), rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+def _second_order(which: int) -> list:
+    """The programs for one of the two second-order transforms: every other program by default
+    (which = 0: those at even places, for grad of grad; 1: at odd places, for vmap of grad), the
+    rest with --full (CI runs both), so every program is transformed twice on every run."""
+    return [pytest.param(f, id=f.__name__, marks=[] if i % 2 == which else pytest.mark.full)
+            for i, f in enumerate(PROGRAMS)]
+
+
+@pytest.mark.parametrize("f", _second_order(0))
 def test_grad_of_grad_matches_finite_differences(f):
     v = np.array([0.3, -1.1, 0.5, 0.8])
     hv = s2s.grad(lambda x: np.sum(s2s.grad(f)(x) * v))(X)
@@ -362,7 +372,7 @@ def test_vmap_matches_a_loop(f):
     np.testing.assert_allclose(s2s.vmap(f)(XS), [f(x) for x in XS], rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("f", PROGRAMS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("f", _second_order(1))
 def test_vmap_of_grad_matches_a_loop_of_finite_differences(f):
     np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(XS), [_fd_grad(f, x) for x in XS], rtol=1e-6, atol=1e-7)
 
