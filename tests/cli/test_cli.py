@@ -87,60 +87,108 @@ def assert_one_line_error(proc, *fragments):
     assert proc.stdout == ""
 
 
-def test_missing_file(tmp_path):
-    missing = tmp_path / "nope.py"
-    assert_one_line_error(run_cli("dump", f"{missing}:f"), "no such file", str(missing))
+BAD_TARGETS = ["just_a_name", ":f", "mod:", "mod:not-an-identifier"]
+
+# `python -m s2s ARGS...` for many ARGS in one fresh process: s2s's __main__ run as `-m` runs it
+# (runpy, sys.argv set), each with its own stdout and stderr, its exit status from SystemExit and a
+# traceback printed as the interpreter prints one (status 1); printed as JSON. One process start
+# instead of one per case below (each start imports NumPy and s2s: about a second of CPU).
+_RUN_MANY = """
+import contextlib, io, json, runpy, sys, traceback
+results = []
+for argv in json.loads(sys.argv[1]):
+    out, err, status = io.StringIO(), io.StringIO(), 0
+    sys.argv = ["s2s", *argv]
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            runpy.run_module("s2s", run_name="__main__", alter_sys=True)
+        except SystemExit as e:
+            status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+    results.append((status, out.getvalue(), err.getvalue()))
+print(json.dumps(results))
+"""
 
 
-def test_missing_function(target_file):
-    assert_one_line_error(run_cli("dump", f"{target_file}:g"), "no function 'g'")
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory):
+    """{case: (completed `python -m s2s` run, the files it names)} for the target and usage errors
+    below, all run by one fresh process (_RUN_MANY), from the CLI's directory as run_cli runs."""
+    tmp = tmp_path_factory.mktemp("cli_cases")
+    target = tmp / "cli_target_mod.py"
+    target.write_text("import numpy as np\n\n\ndef f(x):\n    return np.sum(np.sin(x))\n\n\nnot_a_function = 3\n")
+    (tmp / "broken_mod.py").write_text("raise RuntimeError('boom')\n")
+    (tmp / "no_funcs_mod.py").write_text("x = 1\n")
+    paths = {"missing": tmp / "nope.py", "target": target, "broken": tmp / "broken_mod.py",
+             "no_funcs": tmp / "no_funcs_mod.py"}
+    cases = {
+        "missing_file": ["dump", f"{paths['missing']}:f"],
+        "missing_function": ["dump", f"{target}:g"],
+        "not_callable": ["dump", f"{target}:not_a_function"],
+        "missing_module": ["dump", "no_such_module_for_s2s_cli:f"],
+        **{f"bad_target {t}": ["dump", t] for t in BAD_TARGETS},
+        "fails_to_import": ["dump", f"{paths['broken']}:f"],
+        "unknown_transform": ["dump", f"{target}:f", "--transform", "integrate"],
+        "argnums_for_jit": ["dump", f"{target}:f", "--transform", "jit", "--argnums", "0"],
+        "bad_argnums": ["dump", f"{target}:f", "--argnums", "x"],
+        "no_functions": ["dump", str(paths["no_funcs"])],
+    }
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-c", _RUN_MANY, json.dumps(list(cases.values()))], cwd=_CWD[0],
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return {name: (subprocess.CompletedProcess(argv, *result), paths)
+            for (name, argv), result in zip(cases.items(), json.loads(proc.stdout))}
 
 
-def test_target_that_is_not_callable(target_file):
-    assert_one_line_error(
-        run_cli("dump", f"{target_file}:not_a_function"), "not a function"
-    )
+def test_missing_file(ran):
+    proc, paths = ran["missing_file"]
+    assert_one_line_error(proc, "no such file", str(paths["missing"]))
 
 
-def test_missing_module():
-    assert_one_line_error(
-        run_cli("dump", "no_such_module_for_s2s_cli:f"), "no module named"
-    )
+def test_missing_function(ran):
+    assert_one_line_error(ran["missing_function"][0], "no function 'g'")
 
 
-@pytest.mark.parametrize(
-    "target", ["just_a_name", ":f", "mod:", "mod:not-an-identifier"]
-)
-def test_bad_target_syntax(target):
-    assert_one_line_error(run_cli("dump", target), "bad target")
+def test_target_that_is_not_callable(ran):
+    assert_one_line_error(ran["not_callable"][0], "not a function")
 
 
-def test_file_that_fails_to_import(tmp_path):
-    path = tmp_path / "broken_mod.py"
-    path.write_text("raise RuntimeError('boom')\n")
-    assert_one_line_error(run_cli("dump", f"{path}:f"), "RuntimeError", "boom")
+def test_missing_module(ran):
+    assert_one_line_error(ran["missing_module"][0], "no module named")
 
 
-def test_unknown_transform_is_a_usage_error(target_file):
-    proc = run_cli("dump", f"{target_file}:f", "--transform", "integrate")
+@pytest.mark.parametrize("target", BAD_TARGETS)
+def test_bad_target_syntax(ran, target):
+    assert_one_line_error(ran[f"bad_target {target}"][0], "bad target")
+
+
+def test_file_that_fails_to_import(ran):
+    assert_one_line_error(ran["fails_to_import"][0], "RuntimeError", "boom")
+
+
+def test_unknown_transform_is_a_usage_error(ran):
+    proc = ran["unknown_transform"][0]
     assert proc.returncode == 2
     assert "invalid choice" in proc.stderr
 
 
-def test_argnums_rejected_for_jit(target_file):
-    proc = run_cli("dump", f"{target_file}:f", "--transform", "jit", "--argnums", "0")
+def test_argnums_rejected_for_jit(ran):
+    proc = ran["argnums_for_jit"][0]
     assert proc.returncode == 2
     assert "--argnums" in proc.stderr
 
 
-def test_bad_argnums(target_file):
-    proc = run_cli("dump", f"{target_file}:f", "--argnums", "x")
+def test_bad_argnums(ran):
+    proc = ran["bad_argnums"][0]
     assert proc.returncode == 2
     assert "--argnums" in proc.stderr
 
 
 def test_no_command_is_a_usage_error():
-    assert run_cli().returncode == 2
+    assert run_cli().returncode == 2  # (a process of its own: the module run as `python -m s2s`)
 
 
 def test_argnums_parsing():
@@ -237,10 +285,9 @@ def test_module_without_function_lists_its_functions(target_file, in_process, mo
     assert "cli_target_mod defines f:" in err and "    python -m s2s dump cli_target_mod:f" in err
 
 
-def test_file_without_functions_says_so(tmp_path):
-    path = tmp_path / "no_funcs_mod.py"
-    path.write_text("x = 1\n")
-    assert_one_line_error(run_cli("dump", str(path)), "defines no function to dump", f"{path}:FUNC")
+def test_file_without_functions_says_so(ran):
+    proc, paths = ran["no_functions"]
+    assert_one_line_error(proc, "defines no function to dump", f"{paths['no_funcs']}:FUNC")
 
 
 def test_the_targets_prints_go_to_stderr_and_its_main_block_does_not_run(tmp_path):
