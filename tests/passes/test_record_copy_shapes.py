@@ -36,6 +36,30 @@ def svm_first(W, X, y, reg):
     return svm_loss_and_dw(W, X, y, reg)[0]
 
 
+def softmax_loss_and_dw(W, X, y, reg):
+    """cs231n's naive softmax loss as the course writes it, with the author's own dW."""
+    loss = 0.0
+    num_examples = X.shape[0]
+    dW = np.zeros_like(W)
+    for i in range(X.shape[0]):
+        scores = X[i].dot(W)
+        scores -= np.max(scores)
+        probs = np.exp(scores) / np.sum(np.exp(scores))
+        loss -= np.log(probs[y[i]])
+        ds = probs
+        ds[y[i]] -= 1
+        dW += np.outer(X[i], ds)
+    loss /= num_examples
+    dW /= num_examples
+    loss += 0.5 * reg * np.sum(W ** 2)
+    dW += reg * W
+    return loss, dW
+
+
+def softmax_first(W, X, y, reg):
+    return softmax_loss_and_dw(W, X, y, reg)[0]
+
+
 def _backward_loop(code: str) -> list[str]:
     loop = code[code.index("for bwd_"):]
     return [ln for ln in loop[:loop.index("\n    del")].splitlines() if not ln.strip().startswith("#")]
@@ -55,6 +79,23 @@ def test_backward_loop_of_an_inlined_call_folds_its_helpers():
     assert_trees_close(got, s2s.grad(svm_first)(W, X, y, 0.1), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(got, svm_loss_and_dw(W, X, y, 0.1)[1], rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(got, fd_grad(lambda w: svm_first(w, X, y, 0.1), W), rtol=1e-5, atol=1e-7)
+
+
+def test_softmax_backward_loop_folds_the_max_and_the_zeros():
+    rng = np.random.default_rng(7)
+    W, X, y = rng.normal(size=(9, 5)) * 0.3, rng.normal(size=(40, 9)), rng.integers(0, 5, 40)
+    g = s2s.jit(s2s.grad(softmax_first))
+    got = g(W, X, y, 0.1)
+    loop = _backward_loop(s2s.source(g, W, X, y, 0.1))
+    text = "\n".join(loop)
+    # the probabilities' cotangent starts as float64 zeros of their shape, and neither the scores'
+    # cotangent nor the max's is unbroadcast against the restored scores
+    assert "rt.zeros_like_tree" not in text and "xp.zeros((5,))" in text, text
+    assert not any("rt.unbroadcast(" in ln and "_scores" in ln for ln in loop), text
+    assert "rt.max_vjp(" in text and "rt.tree_add(" not in text, text
+    assert_trees_close(got, s2s.grad(softmax_first)(W, X, y, 0.1), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got, softmax_loss_and_dw(W, X, y, 0.1)[1], rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(got, fd_grad(lambda w: softmax_first(w, X, y, 0.1), W), rtol=1e-5, atol=1e-7)
 
 
 def test_one_example_and_float32():

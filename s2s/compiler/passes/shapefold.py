@@ -154,6 +154,8 @@ def shape_of(v, shapes):
         return s
     if (f == "rt.zero_at" and len(v.args) == 2 or f == "rt.fresh" and len(v.args) == 1) and (s := of(v.args[0])):
         return s  # (an array's cotangent, copied or with a slot zeroed)
+    if f == "rt.max_vjp" and len(v.args) == 5:  # (a max's cotangent: spread over its operand's positions)
+        return of(v.args[1])
     if f == "rt.seed" and len(v.args) == 1:  # (a scalar output's: it raises on any other)
         return ()
     if f == "xp.zeros" and len(v.args) == 1 and isinstance(v.args[0], gast.Tuple) and all(
@@ -453,7 +455,8 @@ def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> s
     """The names that hold float64 values (`float64.float64_names`), flow names aside."""
     if not known.get("arrays"):
         return set()
-    binds: dict = {}
+    copies = record_unpacks(body, counts)
+    binds: dict = {n: [build.name(x)] for n, x in copies.items()}  # (a record's copy: the value it copies)
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             binds.setdefault(s.targets[0].id, []).append(s.value)
@@ -463,7 +466,8 @@ def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> s
 
     def skip(n, v):
         return _none(v) and id(v) in top or isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) \
-            and v.func.attr == "pop" and isinstance(v.func.value, gast.Name) and n in records.get(v.func.value.id, ())
+            and v.func.attr == "pop" and isinstance(v.func.value, gast.Name) \
+            and copies.get(n, n) in records.get(copies.get(v.func.value.id, v.func.value.id), ())
 
     ints = {n for n, vs in binds.items() if all(isinstance(v, gast.Constant) and type(v.value) is int for v in vs)}
     return float64_names(binds, known, counts, skip, ints | set(ints_of))
