@@ -39,6 +39,7 @@ PLACES = {
     "dead_in_branch": "    if x.shape[0] > 1:\n        y = {e}\n    return np.sum(np.sin(x))\n",
     "dead_in_loop": "    s = 0.0\n    for i in range(2):\n        y = {e}\n        s = s + np.sum(x * i)\n    return s\n",
     "live": "    y = {e}\n    return np.sum(np.sin(y)) + np.sum(x ** 2)\n",
+    "dead_callee": "    def inner(v):\n        return v * 2.0, {e}\n    y = inner(x)\n    return np.sum(x ** 2)\n",
 }
 
 # the user's own raises: (label, body, class)
@@ -112,8 +113,11 @@ def test_every_transform_raises_the_plain_functions_class(module, label, transfo
     # jit re-forms a live value into the expression that reads it, one line of generated code that
     # names the last of the statements it joins (here, up to the return)
     lines, first = inspect.getsourcelines(f)
-    line = first + next(k for k, text in enumerate(lines) if text.lstrip().startswith(("y = ", "raise ", "assert ")))
-    last = first + len(lines) - 1 if transform.startswith("jit") and label.endswith("-live") else line
+    # (a local function's statement: its line, or under reverse mode the line that calls it)
+    line = first + next(k for k, text in enumerate(lines) if text.lstrip().startswith(("y = ", "raise ", "assert ",
+                                                                                      "return v * 2.0")))
+    last = first + len(lines) - 1 if transform.startswith("jit") and label.endswith("-live") \
+        else line + 1 if label.endswith("-dead_callee") else line
     notes = getattr(info.value, "__notes__", [])
     named = {f"{os.path.relpath(module.__file__)}:{k}:" for k in range(line, last + 1)}
     assert any(n.startswith(tuple(named)) for n in notes), (notes, line)

@@ -37,8 +37,8 @@ def _cannot_raise(value) -> bool:
         return True
     if isinstance(value, gast.Call):
         kind = analysis.classify(value)
-        if kind in ("list.pop", "call"):
-            return True  # never removed: not this module's to keep
+        if kind == "list.pop":
+            return True  # never removed (a call of a user function is, once inlined: kept here)
         p = registry.lookup(kind)
         return p is not None and p.effect  # kept already
     return False
@@ -96,7 +96,7 @@ def _dead_read(s, after, accumulators, fed):
         return ("fed", None)
     if isinstance(target, gast.Name) and not _cannot_raise(s.value):
         return ("keep", target.id)
-    return None  # (an effect, a call of a user function: dead-code elimination keeps it)
+    return None  # (an effect, a list's pop: dead-code elimination keeps it)
 
 
 def _simple(s) -> bool:
