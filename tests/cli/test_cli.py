@@ -14,6 +14,10 @@ from paths import ROOT
 from s2s.api import cli
 from s2s.errors import shown_path
 
+# one worker runs the file (--dist loadgroup), so each module fixture (the cases run in one process,
+# the dumps of two processes) is computed once
+pytestmark = pytest.mark.xdist_group("test_cli")
+
 _CWD: list[Path] = []
 
 
