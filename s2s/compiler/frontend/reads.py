@@ -109,6 +109,8 @@ class Reads:
     def folds_stored(self) -> bool:
         """Whether the compilation folded in an attribute that a compilation running now stores into
         (its code, reused there, would read the value from before the store)."""
+        if not any(reads.stored for reads in getattr(_LOCAL, "stack", None) or ()):
+            return False  # (nothing compiling now stores: the common case, no walk over the reads)
         return any(kind == "attr" and key in stored_here(obj) for kind, obj, key, _, _ in self.entries.values())
 
     def terms(self, prefix: str = "", skip=frozenset()):
