@@ -3,12 +3,14 @@ on s2s: `import autograd` points at s2s (`s2s.compat.autograd.alias_autograd`, l
 plugin `support/autograd_suite_plugin.py`), so every `grad`, `check_grads` and `autograd.numpy`
 call in it is s2s's. The suite runs once (once per part, below), in a pytest subprocess (not under xdist, no cache),
 reporting to a JUnit XML file; then each of its test functions is one test here, which passes
-when all of that function's cases passed.
+when all of that function's cases passed (so the first test of a part to run takes the whole
+part's time, about a minute of CPU for the default one, and the others none).
 
 The sweeps of one check over many operations (SAMPLED: test_systematic, test_numpy, ...) run half
-their test functions by default, chosen by a hash of the name (the same ones on every run), and
-the other half under the `full` marker (--full or -m full; CI runs both), each half in its own run
-of the suite; every other module runs whole by default.
+their test functions by default, chosen by a hash of the name (the same ones on every run; the
+costliest, HEAVY, always in the other half), and the other half under the `full` marker (--full
+or -m full; CI runs both), each half in its own run of the suite; every other module runs whole
+by default.
 
 A test in EXCLUDED is expected to fail (strict xfail, so a test that starts passing fails the run
 until its entry is removed): each names why, either autograd's tracer internals, which s2s has no
@@ -130,9 +132,15 @@ SAMPLED = {"test_systematic.py", "test_numpy.py", "test_scipy.py", "test_linalg.
            "test_binary_ops.py", "test_fft.py"}
 
 
+# test functions of a sampled module that go to the full part whatever their hash: test_cross checks
+# one operation, np.cross, with 108 combinations of its axis keywords (each a compilation: a sixth
+# of the slice's time); s2s's own sweeps (op_specs, rule helpers) check cross's rule by default
+HEAVY = {"test_systematic.py::test_cross"}
+
+
 def _part(test_id: str) -> str:
     """"slice" (run by default) or "full" (the rest, under the `full` marker): fixed by the name."""
-    sampled = test_id.split("::")[0] in SAMPLED and zlib.crc32(test_id.encode()) % 2 == 1
+    sampled = test_id.split("::")[0] in SAMPLED and (zlib.crc32(test_id.encode()) % 2 == 1 or test_id in HEAVY)
     return "full" if sampled else "slice"
 
 
