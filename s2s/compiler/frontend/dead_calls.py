@@ -28,6 +28,7 @@ from ..primitives import registry
 from ..primitives.registry import EXT
 
 KEEP = "ext.s2s_keep"
+_ROUNDS = 16  # dead chains followed at most this deep (each round is one liveness over the function)
 _ATOMS = (gast.Name, gast.Constant)
 
 
@@ -108,7 +109,7 @@ def _readers(body, accumulators) -> dict:
     statements that go without a trace are taken out of liveness until none is left."""
     gone: set = set()
     fed: set[str] = set()  # names the accumulators' dead arithmetic and stores read
-    while True:
+    for _ in range(_ROUNDS):
         live = _Faint(body, gone)
         new = set()
         keep = {}
@@ -125,8 +126,9 @@ def _readers(body, accumulators) -> dict:
             if verdict[0] == "fed":
                 fed.update(analysis.loads(s))
         if not new:
-            return keep
+            break
         gone |= new
+    return keep
 
 
 def _sunk(stmts, keep, namer, ns) -> list:
