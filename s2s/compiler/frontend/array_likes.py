@@ -15,6 +15,7 @@ from ..ir import build
 from ..primitives import registry
 
 _DISPLAYS = (gast.List, gast.Tuple)
+_SETTINGS = frozenset({"axis", "axes", "dtype", "obj", "q"})  # read as written (a rule may read them now)
 
 
 def _sequence(norm, node) -> bool:
@@ -28,7 +29,7 @@ def _array_params(p) -> set[str]:
         return set()
     skip = set(p.zero_args) | set(p.list_args)
     return {a for k, a in enumerate(p.params) if not a.startswith("*") and a not in skip and k not in p.shape_only
-            and k not in p.tree_args}
+            and k not in p.tree_args and a not in _SETTINGS}
 
 
 def as_arrays(norm, node, key: str, args: list, kws: dict) -> tuple[list, dict]:
