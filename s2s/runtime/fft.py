@@ -323,9 +323,9 @@ def real_cotangent(g_, like):
     a real value reached by a complex cotangent (`np.real(np.exp(1j * x))`), where JAX's convention
     pairs only its real part with the real tangent. Fast for the common real cotangents."""
     t = type(g_)
-    if t is float or t is np.ndarray and g_.dtype.kind != "c" or t is np.float64:
+    if t is np.ndarray and g_.dtype.kind != "c" or t is float or t is np.float64:
         lt = type(like)
-        if lt is float or lt is np.ndarray and like.dtype.kind != "c" or not np.iscomplexobj(like):
+        if lt is np.ndarray and like.dtype.kind != "c" or lt is float or not np.iscomplexobj(like):
             return g_
         return complex_like(g_, like)  # (a complex argument's gradient is complex, as JAX's)
     if isinstance(g_, (tuple, list, dict)):
@@ -386,6 +386,9 @@ def complex_result(y, what, aux=False):
 def real_result(y, what):
     """`y` itself, the output of a function that `what` (jacrev without holomorphic=True)
     differentiates: JAX's error when a leaf of it is complex."""
+    t = type(y)
+    if t is float or t is np.float64 or t is np.ndarray and y.dtype.kind != "c":  # (the common cases, quickly)
+        return y
     for leaf in tree_leaves(y):
         if np.iscomplexobj(leaf):
             raise S2STypeError(f"{what} requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "

@@ -107,6 +107,6 @@ def make_ggnvp(f: Callable, g: Callable = _half_sum_squares, f_argnum: Any = 0) 
 
 
 def holomorphic_grad(fun: Callable, argnum: Any = 0) -> Callable:
-    """Refused: s2s differentiates real-valued code only."""
-    raise s2s.S2SError("s2s.compat.autograd.holomorphic_grad: complex differentiation is not supported "
-                       "(s2s differentiates real float64 arrays only)")
+    """f'(z) of a holomorphic `fun`: s2s's `grad(fun, argnum, holomorphic=True)`, which takes
+    complex inputs and a complex output only (autograd warns at a real input; s2s raises JAX's error)."""
+    return s2s.grad(fun, argnum, holomorphic=True)
