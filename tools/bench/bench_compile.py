@@ -437,6 +437,7 @@ def main(argv=None) -> int:
     print()
     print(text)
     if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
         write_report(args.out, "Compile-time benchmark results", text, lambda png: chart(results, sizes, png))
         print(f"tables: {os.path.relpath(args.out)}")
     return 1 if any("error" in r for by in results.values() for r in by.values()) else 0
