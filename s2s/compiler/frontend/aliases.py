@@ -15,6 +15,7 @@ import itertools
 import gast
 
 from ...base.stats import STATS
+from ..ir import build
 
 _MISSING = object()  # in a journal: the key had no entry when the branch or loop began
 
@@ -44,6 +45,7 @@ class Aliases:
         self.loads = [(n.lineno, n.col_offset, n.id) for n in names  # (`fn`'s Name nodes: its census)
                       if isinstance(n.ctx, gast.Load) and hasattr(n, "lineno")]
         self.kills = _unconditional_assignments(fn)
+        self.last_lines: dict[int, tuple] = {}  # id(loop) -> (loop, the last line it spans)
 
     def known(self, name: str) -> bool:
         return name in self.points
@@ -267,6 +269,15 @@ class Aliases:
         return {n for o in seen for n in self.named.get(o, ())
                 if n != name and o in self.points.get(n, ())}
 
+    def _last_line(self, loop) -> int:
+        """The last line loop statement `loop` (of the function, which normalizing never changes)
+        spans, found once per loop."""
+        got = self.last_lines.get(id(loop))
+        if got is None or got[0] is not loop:
+            got = self.last_lines[id(loop)] = (loop, max(getattr(n, "lineno", None) or loop.lineno
+                                                         for n in build.walk(loop)))
+        return got[1]
+
     def read_later(self, others: set[str], stmt, loops) -> list[str]:
         """Which of `others` (the names that would see an update in place: `sharers`) the function
         reads after `stmt` (or anywhere in an enclosing loop, which runs again)."""
@@ -277,8 +288,7 @@ class Aliases:
         STATS["alias_walk"] += len(self.loads)
         # the update's own statement reads its operands before it writes (`x[0] = a * 2.0`)
         pos = (getattr(stmt, "end_lineno", None) or stmt.lineno, getattr(stmt, "end_col_offset", None) or 0)
-        spans = [(lp.lineno, max(getattr(n, "lineno", None) or lp.lineno for n in gast.walk(lp)), lp)
-                 for lp in loops if getattr(lp, "lineno", None) is not None]
+        spans = [(lp.lineno, self._last_line(lp), lp) for lp in loops if getattr(lp, "lineno", None) is not None]
         out = []
         for line, col, n in self.loads:
             if n not in others:

@@ -586,7 +586,7 @@ def _rooted_in(node, names) -> bool:
 
 def _stored(stmts) -> set[str]:
     """Names assigned anywhere in `stmts` (the original, unnormalized statements)."""
-    return {n.id for s in stmts for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return {n.id for n in analysis.iter_nodes(stmts) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
 def _set_before_breaks(stmts, flag):

@@ -11,6 +11,7 @@ import types
 import gast
 
 from ...errors import S2SError, S2STypeError, shown_path
+from ..ir import build
 from . import code_match
 
 WHERE_SOURCES_ARE_KEPT = (
@@ -187,7 +188,7 @@ def _lambda_in_file(fn, filename: str, first: int) -> Parsed | None:
         return None
     code = fn.__code__
     argnames = list(code.co_varnames[: code.co_argcount])
-    cands = [n for n in gast.walk(tree) if isinstance(n, gast.Lambda) and n.lineno == first
+    cands = [n for n in build.walk(tree) if isinstance(n, gast.Lambda) and n.lineno == first
              and [a.id for a in n.args.args] == argnames]
     if len(cands) > 1:
         spots = [(ln, c) for ln, _, c, e in code.co_positions() if ln is not None and c is not None and e and e > c]

@@ -388,7 +388,7 @@ def _item_reads(body) -> dict[str, frozenset[int] | None]:
     loads (`x = t[1]`, `a, unused = t`) does not count."""
     subs, names, into, unpacks = [], [], [], []
     for top in body:
-        for n in gast.walk(top):
+        for n in build.walk(top):  # (gast.walk's order, without its generator per node)
             if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and isinstance(n.ctx, gast.Load) \
                     and isinstance(n.slice, gast.Constant) and type(n.slice.value) is int and n.slice.value >= 0:
                 subs.append(n)
