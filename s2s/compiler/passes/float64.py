@@ -53,6 +53,10 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.args[0])
     if name == "rt.seed" and len(e.args) == 1:  # (its one)
         return f(e.args[0])
+    if name == "rt.broadcast_to_like" and len(e.args) == 2:  # (a float64 spread over a shape)
+        return f(e.args[0])
+    if name == "rt.unbroadcast" and len(e.args) == 2:  # (a float64 summed down to a shape)
+        return f(e.args[0])
     if name == "xp.zeros" and len(e.args) == 1:  # (no dtype: float64)
         return True
     p = registry.lookup(analysis.classify(e)) if name.startswith("xp.") else None

@@ -72,7 +72,8 @@ class Prim:
     stacks: bool = False           # builds an array from a list of arrays (a list built in a loop: a stack)
     range_result: bool = False     # returns a range (a loop over it stays a loop)
     record_copy: bool = False      # a backward sweep's own copy of its record: a plain tuple (transforms/reverse.py)
-    real_identity: bool = False    # its first argument itself at real values (rt.real_cotangent): a trace keeps its node
+    real_identity: bool = False    # its first argument itself at real values (rt.real_cotangent, rt.real_result):
+    #                                a trace keeps its node, a diagonal of float arrays drops it
     float_of_first: bool = False   # a Python float when its first argument is one (passes/algebra.py)
     methods: tuple[str, ...] = ()  # array methods that are this primitive (`x.sum()`; `x.flatten()` is xp.ravel)
     math_name: str = ""            # the function of Python's `math` module that is this primitive

@@ -73,7 +73,7 @@ linear("rt.real_part", "g_", "g_", "rt.real_part(g)", same_shape=True, batch=SAM
 for _name, _sig in (("rt.complex_arg", "x, what"), ("rt.complex_result", "x, what, aux=False"),
                     ("rt.real_result", "x, what")):
     prim(_name, _sig, zero_args=tuple(p.split("=")[0] for p in _sig.split(", ")[1:]), tree_preserving=True,
-         effect=True, diag="same", batch=SAME, batched_by="x")
+         effect=True, diag="same", real_identity=_name == "rt.real_result", batch=SAME, batched_by="x")
     defvjp(_name, x="g")
     defjvp(_name, x="dx")
 # a rule written for real arrays only, refused at a complex primal (real_primals_only, below)

@@ -184,6 +184,7 @@ def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) ->
     rank = per_example_ranks(body, known)
     counts = analysis.assigned_counts(body, params)
     floats = _float_values(body, set(known), counts)
+    real = _certainly_real(body, params, known)
     true = set()
     for s in analysis.walk_stmts(body):
         v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
@@ -197,9 +198,8 @@ def decide_ranks(body: list, known: dict, params, shapes: dict | None = None) ->
             true.add(s.targets[0].id)
         elif f == "rt.seed" and scalar:
             s.value = build.const(1.0)
-        elif f == "rt.real_cotangent" and len(args) == 2 and isinstance(args[1], gast.Name) and args[1].id in known \
-                and (isinstance(args[0], gast.Name) and args[0].id in floats or _number(args[0])):
-            s.value = args[0]  # (a real cotangent of a float array: itself)
+        elif f in _REAL_CHECKS and real and len(args) == 2:
+            s.value = args[0]  # (a real value's real part, JAX's check of a real output: the value itself)
         elif f == "rt.operand_cotangent_t" and len(args) in (6, 7) and isinstance(args[2],
                                                                                   gast.Name) and args[2].id in known \
                 and isinstance(args[4], gast.Constant) and _sequence_op(args[4].value) \
@@ -295,6 +295,30 @@ def _float_values(body: list, floats: set, counts: dict) -> set:
                 floats.add(t)
                 changed = True
     return floats
+
+
+_REAL_CHECKS = frozenset(k for k, p in registry.PRIMS.items() if p.real_identity)
+
+
+def _certainly_real(body: list, params, known: dict) -> bool:
+    """Whether every value of `body` is real: its parameters are the float arrays `known` and
+    numbers, it reads no other name (a global may be a complex array), and nothing in it makes a
+    complex value (a complex literal, a dtype or cast, np.fft, np.emath)."""
+    if set(params) - set(known):
+        return False
+    local = set(params) | {t for s in analysis.walk_stmts(body) for t in analysis.targets(s)} | {"xp", "rt"}
+    for n in (n for s in body for n in gast.walk(s)):
+        if isinstance(n, gast.Constant) and isinstance(n.value, complex) or isinstance(n, gast.keyword) \
+                and n.arg == "dtype":
+            return False
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id not in local:
+            return False
+        if isinstance(n, gast.Call):
+            f = analysis.dotted(n.func) or ""
+            p = registry.lookup(f)
+            if p is None or p.dtype_cast or p.dtype_gate or f.startswith(("xp.fft.", "xp.emath.")):
+                return False
+    return True
 
 
 def _float_of_floats(call) -> bool:

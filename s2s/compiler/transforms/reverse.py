@@ -467,10 +467,10 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
         seed_stmts = [build.assign(value, out)] + sw.seed
         result = build.tuple_([build.name(value), gout])
     if literal:  # JAX's error for a complex output, which rt.seed gives where it runs
-        names = dtype_witness(core, literal[0].id, sw.backward, with_value or has_aux)
-        witness = build.name(names[0]) if len(names) == 1 else build.tuple_([build.name(n) for n in names])
-        check = build.call("rt.real_result", [witness, build.const(kind_of(with_value))])
-        seed_stmts = [build.assign(rev.namer.fresh("real"), check)] + seed_stmts
+        checks = [build.assign(rev.namer.fresh("real"), build.call("rt.real_result", [
+            build.name(n), build.const(kind_of(with_value))]))
+            for n in dtype_witness(core, literal[0].id, sw.backward, with_value or has_aux)]  # (one each: vmap
+        seed_stmts = checks + seed_stmts  # batches each as it is, where a tuple would be made of one batch)
     kind = "value_and_grad" if with_value else "grad"
     name = rev.namer.exact(f"{kind}_{core.name}")
     body = sw.init + sw.forward + [build.comment("---- backward ----")] + seed_stmts + sw.backward + [build.ret(result)]
