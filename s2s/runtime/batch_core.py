@@ -303,11 +303,7 @@ def batched_broadcast_to_like(flags, v, like):
 def batched_seed(flags, out, holomorphic=False):
     """rt.seed per example: ones, JAX's error for a non-scalar or (but for a holomorphic derivative)
     complex output."""
-    if np.iscomplexobj(out) and not holomorphic:
-        raise S2STypeError(f"grad requires a real-valued output, but the function returned {np.result_type(out)}. "
-                           "For holomorphic differentiation, pass holomorphic=True; for a function with complex "
-                           "outputs that is not holomorphic, use vjp.")
-    if type(out) is np.ndarray and out.ndim == 1:
+    if type(out) is np.ndarray and out.ndim == 1 and (out.dtype.kind != "c" or holomorphic):
         seed = np.empty(out.shape, out.dtype)  # np.ones, without its Python-level overhead
         seed.fill(1)
         return seed
@@ -317,6 +313,10 @@ def batched_seed(flags, out, holomorphic=False):
     if np.ndim(out) != 1:
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)[1:]} "
                            "per example.")
+    if np.iscomplexobj(out) and not holomorphic:
+        raise S2STypeError(f"grad requires a real-valued output, but the function returned {np.result_type(out)}. "
+                           "For holomorphic differentiation, pass holomorphic=True; for a function with complex "
+                           "outputs that is not holomorphic, use vjp.")
     return namespace(out).ones(np.shape(out), dtype=getattr(out, "dtype", float))
 
 

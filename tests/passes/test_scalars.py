@@ -58,7 +58,9 @@ def test_diagonal_hessian_collects_its_factors():
     src = transformed_source(tanh3, "hessian")
     diag = src[src.index("def diagonal_"):]
     diag = diag[:diag.index("\n\n")]
-    assert "6.0 * " in diag and "3.0 * " not in diag and diag.count(" * ") == 5, diag  # was 7 and two more
+    # (7: since issue 45 this diagonal, not specialized to float arrays, ends in rt.real_cotangent, and
+    # its two products by 6.0 stay apart; the version for float arrays drops it: test_jacobian_ranked)
+    assert "6.0 * " in diag and "3.0 * " not in diag and diag.count(" * ") <= 7, diag  # was 9 before factors
 
 
 def int_products(a, b):

@@ -53,6 +53,8 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.args[0])
     if name == "rt.seed" and len(e.args) == 1:  # (its one)
         return f(e.args[0])
+    if name == "xp.where" and len(e.args) == 3:  # (a choice between float64 values, or ints)
+        return all(f(a) or whole(a) for a in e.args[1:]) and any(f(a) for a in e.args[1:])
     if name == "rt.broadcast_to_like" and len(e.args) == 2:  # (a float64 spread over a shape)
         return f(e.args[0])
     if name == "rt.unbroadcast" and len(e.args) == 2:  # (a float64 summed down to a shape)

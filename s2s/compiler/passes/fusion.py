@@ -118,7 +118,11 @@ def fuse(body: list, params, facts) -> tuple[list, bool]:
             continue
         if isinstance(s, gast.Assign) and not isinstance(s.targets[0], gast.Name):
             continue
-        found = fusion_candidate(s.value, floats, facts["known"].get("fuse") == "every", facts["known"].get("compiled"))
+        value, holder = s.value, None
+        if isinstance(value, gast.Call) and value.args and (p := registry.lookup(analysis.dotted(value.func) or "")) \
+                is not None and p.real_identity:  # (a gradient's rt.real_cotangent: its operand fuses)
+            value, holder = value.args[0], value
+        found = fusion_candidate(value, floats, facts["known"].get("fuse") == "every", facts["known"].get("compiled"))
         if found is None:
             continue
         expr, reduce = found
@@ -126,8 +130,12 @@ def fuse(body: list, params, facts) -> tuple[list, bool]:
         if set(names) <= floats:
             continue  # Python floats: nothing to fuse
         name = f"fused_{len(kernels)}"
-        kernels.append((name, names, expr, reduce, s.value))
-        s.value = build.call(name, [build.name(n) for n in names])
+        kernels.append((name, names, expr, reduce, value))
+        call = build.call(name, [build.name(n) for n in names])
+        if holder is not None:
+            holder.args[0] = call
+        else:
+            s.value = call
         changed = True
     return body, changed
 

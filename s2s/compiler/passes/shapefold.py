@@ -44,7 +44,7 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from .base import Pass, bottom_up
-from .float64 import float64_names
+from .float64 import float64_names, is_float64
 from .stack import lists_made, local_lists, pop_of, push_of
 
 _SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
@@ -552,7 +552,8 @@ def _folded(v, shapes):
             len(shape_of(a, shapes) or "xyz") for a in args] == [1, 1, 2]:  # (a vector times a matrix, float64)
         g, a, b = args  # `_dot_vjp_b`'s `a[:, None] * v` and `_dot_vjp_a`'s `b @ v`, without their dispatch
         return build.call("xp.outer", [a, g]) if p.cotangent_of == 2 else build.call("xp.dot", [b, g])
-    if f == "rt.real_cotangent" and len(args) == 2 and all(isinstance(a, gast.Name) and a.id in shapes.f64 for a in args):
+    if f == "rt.real_cotangent" and len(args) == 2 and isinstance(args[1], gast.Name) and args[1].id in shapes.f64 \
+            and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 cotangent of a float64 value: real already)
     if f == "rt.real_result" and len(args) == 2 and isinstance(args[0], gast.Name) and args[0].id in shapes.f64:
         return args[0]  # (a float64 output is real: JAX's check passes)

@@ -443,14 +443,7 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
     rev = Reverse(core, [core.params[i] for i in nums], calls, checkpoint, aux=has_aux)
     rev.consume = True
     holo = [build.const(True)] if holomorphic_output(core) else []  # (its seed may be complex)
-    literal: list = []  # (the output whose seed is the literal 1.0: its check that it is real, below)
-
-    def seed(out):
-        s = seed_of(core, out)
-        if isinstance(s, gast.Constant):
-            literal.append(out)
-        return s
-    sw = rev.run((lambda out: build.call("rt.seed_aux", [out] + holo)) if has_aux else seed)
+    sw = rev.run((lambda out: build.call("rt.seed_aux", [out] + holo)) if has_aux else (lambda out: seed_of(core, out)))
     # (a real argument's gradient is the real part of a complex cotangent: rt.real_cotangent)
     picked = [build.call("rt.real_cotangent", [sw.grads[i], build.name(core.params[i])]) for i in nums]
     gout = picked[0] if isinstance(argnums, int) else build.tuple_(picked)
@@ -466,67 +459,11 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
         value = rev.namer.fresh("value")
         seed_stmts = [build.assign(value, out)] + sw.seed
         result = build.tuple_([build.name(value), gout])
-    if literal:  # JAX's error for a complex output, which rt.seed gives where it runs
-        checks = [build.assign(rev.namer.fresh("real"), build.call("rt.real_result", [
-            build.name(n), build.const(kind_of(with_value))]))
-            for n in dtype_witness(core, literal[0].id, sw.backward, with_value or has_aux)]  # (one each: vmap
-        seed_stmts = checks + seed_stmts  # batches each as it is, where a tuple would be made of one batch)
     kind = "value_and_grad" if with_value else "grad"
     name = rev.namer.exact(f"{kind}_{core.name}")
     body = sw.init + sw.forward + [build.comment("---- backward ----")] + seed_stmts + sw.backward + [build.ret(result)]
     return GeneratedFn(name, build.function(name, core.params, body), {**core.ns, **rev.ns}, core.filename,
                        header_for(kind, core, f"wrt argument {argnums}"))
-
-
-def kind_of(with_value: bool) -> str:
-    return "value_and_grad" if with_value else "grad"
-
-
-def dtype_witness(core: CoreFn, out: str, backward: list, keep: bool) -> list[str]:
-    """Names of which one is complex exactly when the certainly scalar output `out` is, read by
-    the backward sweep anyway: `out`'s definitions back through operations that keep complexness
-    (an elementwise function, a sum or mean, arithmetic with a real number or of two such values)
-    to the earliest names the sweep reads, so that JAX's check of a real output (`rt.real_result`)
-    keeps no dead forward computation alive; `out` itself where there are none (or `keep`: its
-    value is returned)."""
-    if keep:
-        return [out]
-    read = {n.id for s in backward for n in gast.walk(s) if isinstance(n, gast.Name)}
-    defs = {s.targets[0].id: s.value for s in core.node.body if isinstance(s, gast.Assign)
-            and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)}
-    counts = analysis.assigned_counts(core.node.body, core.params)
-
-    def witness(name: str, depth: int) -> list[str]:
-        v = defs.get(name) if counts.get(name) == 1 and depth < 8 else None
-        ops = _complexness_operands(v) if v is not None else None
-        deeper = list(dict.fromkeys(w for o in ops for w in witness(o, depth + 1))) if ops else []
-        if deeper and all(w in read for w in deeper) and len(deeper) <= 4:
-            return deeper
-        return [name]
-    return witness(out, 0)
-
-
-def _complexness_operands(v) -> list[str] | None:
-    """The names whose complexness value `v` has (`v` complex exactly when one of them is), or None."""
-    real_number = lambda e: isinstance(e, gast.Constant) and type(e.value) in (int, float)  # noqa: E731
-    if isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)):
-        names = [e.id for e in (v.left, v.right) if isinstance(e, gast.Name)]
-        if all(isinstance(e, gast.Name) or real_number(e) for e in (v.left, v.right)) and names \
-                and not (isinstance(v.op, gast.Pow) and not real_number(v.right)):
-            return names
-        return None
-    if isinstance(v, gast.UnaryOp) and isinstance(v.op, (gast.USub, gast.UAdd)) and isinstance(v.operand, gast.Name):
-        return [v.operand.id]
-    if not isinstance(v, gast.Call) or not v.args or not isinstance(v.args[0], gast.Name) \
-            or not all(isinstance(a, gast.Constant) and not isinstance(a.value, complex) for a in v.args[1:]) \
-            or any(k.arg == "dtype" for k in v.keywords):
-        return None
-    f = analysis.dotted(v.func) or ""
-    p = registry.lookup(f)  # (a sum or mean, an elementwise function: complex of a complex array; np.abs is not)
-    if p is not None and f.startswith("xp.") and (p.reduction or p.same_shape and not p.nondiff and not p.dtype_cast) \
-            and not p.real_of_complex:
-        return [v.args[0].id]
-    return None
 
 
 def seed_of(core: CoreFn, out):
