@@ -43,7 +43,7 @@ def _replace(stmt, values: dict) -> set[str]:
             return {node.id}
         return set()
     hit = set()
-    for n in gast.walk(node):
+    for n in build.walk(node):
         for field, child in gast.iter_fields(n):
             kids = child if isinstance(child, list) else [child]
             for i, k in enumerate(kids):

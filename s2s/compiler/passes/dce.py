@@ -27,6 +27,7 @@ import gast
 from ...base.stats import STATS
 from .. import analysis
 from ..analysis.owned import owned_arrays
+from ..ir import build
 from ..primitives import registry
 from .base import Pass, mutated
 
@@ -41,7 +42,7 @@ def _pure(value) -> bool:
     if p is not None and p.effect:  # a draw; a check; a print
         return False
     return not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
-                   for n in gast.walk(value))  # a pop nested in an argument (`rt.tree_add(b, L.pop())`)
+                   for n in build.walk(value))  # a pop nested in an argument (`rt.tree_add(b, L.pop())`)
 
 
 def _facts(s):

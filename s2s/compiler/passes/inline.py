@@ -69,7 +69,7 @@ def _inlinable(fn: gast.FunctionDef) -> bool:
     a = fn.args
     if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
         return False
-    for n in gast.walk(gast.Module(body=body[:-1], type_ignores=[])):
+    for n in build.walk(gast.Module(body=body[:-1], type_ignores=[])):
         if isinstance(n, (gast.Return, gast.FunctionDef, gast.Lambda, gast.Global, gast.Nonlocal, gast.Yield,
                           gast.ClassDef, gast.AsyncFunctionDef)):
             return False
@@ -118,7 +118,7 @@ class _Names:
 
     def _all(self) -> set[str]:
         if self.names is None:
-            self.names = set(self.params) | {n.id for s in self.body for n in gast.walk(s) if isinstance(n, gast.Name)}
+            self.names = set(self.params) | {n.id for s in self.body for n in build.walk(s) if isinstance(n, gast.Name)}
         return self.names
 
     def __contains__(self, name) -> bool:
@@ -136,11 +136,11 @@ def _expand(call_stmt, fn, callee_ns, ns, taken, callee, filename=None) -> list:
                 setattr(s, SOURCE_FILE, filename)
     params = [p.id for p in fn.args.args]
     local = set(params) | {t for s in analysis.walk_stmts(fn.body) for t in analysis.targets(s)}
-    for n in gast.walk(fn):
+    for n in build.walk(fn):
         if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
             local.add(n.id)
     r = _Renamer(fn.name, taken, ns, callee_ns)
-    for n in gast.walk(gast.Module(body=fn.body, type_ignores=[])):
+    for n in build.walk(gast.Module(body=fn.body, type_ignores=[])):
         if isinstance(n, gast.Name):
             n.id = r.local(n.id) if n.id in local else r.glob(n.id)
     call = call_stmt.value
@@ -258,7 +258,7 @@ def _unpack_packs(body, params, arrays=()) -> bool:
                 continue
             src = _pack_of(s.value, packs, counts, plain)
             if src is None or len(src.elts) != len(t.elts) or any(isinstance(e, gast.Starred) for e in t.elts) \
-                    or {n.id for n in gast.walk(src) if isinstance(n, gast.Name)} & set(analysis.targets(s)):
+                    or {n.id for n in build.walk(src) if isinstance(n, gast.Name)} & set(analysis.targets(s)):
                 continue
             stmts[i:i + 1] = [gast.copy_location(gast.Assign(targets=[e], value=clone(v), type_comment=None), s)
                               for e, v in zip(t.elts, src.elts)]

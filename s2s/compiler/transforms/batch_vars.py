@@ -12,6 +12,7 @@ import collections
 import gast
 
 from .. import analysis
+from ..ir import build
 from ..primitives import registry
 from .base import bind_prim
 
@@ -21,7 +22,7 @@ SHAPE_ATTRS = {p.shape_query: registry.BATCH[n].helper for n, p in registry.PRIM
 
 def loaded_names(node) -> list[str]:
     """The names `node` reads, in order (repeats kept)."""
-    return [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)]
+    return [n.id for n in build.walk(node) if type(n) is gast.Name and type(n.ctx) is gast.Load]
 
 
 def selectable(body, params) -> set[str]:
