@@ -32,7 +32,7 @@ from s2s.errors import S2SError
 
 # Transforms NumPy itself refuses for these functions (tests/test_op_vmap.py's VMAP_GAPS and
 # ragged results): the transform sweep has nothing to compare there; any other refusal fails.
-NUMPY_REFUSES = {"listcomp_if": {"vmap"}, "getitem": {"vmap"}, "extract": {"vmap"}}
+NUMPY_REFUSES = {"listcomp_if": {"vmap"}, "extract": {"vmap"}}
 # vmap(grad(loss)) with `loss` calling the function (a callee) fails on NumPy too, for these
 # (found by this sweep; batching bugs, not backend ones): an IndexError in rt.num_examples when the
 # callee's backward saves nothing (linear ops: negative, transpose, tile, triu...), a ValueError
