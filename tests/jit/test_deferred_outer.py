@@ -8,6 +8,7 @@ import textwrap
 import gast
 import numpy as np
 import pytest
+from course_losses import svm_first, svm_loss_and_dw
 from helpers_compare import assert_trees_close, fd_grad
 
 import s2s
@@ -162,32 +163,6 @@ def softmax_loss_naive(W, X, y, reg):
     loss /= X.shape[0]
     loss += 0.5 * reg * np.sum(W ** 2)
     return loss
-
-
-def svm_loss_and_dw(W, X, y, reg):
-    """The course's form: the loss and the author's own dW, which `[0]` leaves unread."""
-    dW = np.zeros(W.shape)
-    num_train = X.shape[0]
-    loss = 0.0
-    for i in range(num_train):
-        scores = X[i].dot(W)
-        ds = np.zeros(scores.shape)
-        correct_class_score = scores[y[i]]
-        margins = np.maximum(0, scores - correct_class_score + 1)
-        margins[y[i]] = 0
-        loss += np.sum(margins)
-        ds[margins > 0] = 1
-        ds[y[i]] = - np.sum(ds)
-        ds /= num_train
-        dW += np.outer(X[i], ds)
-    loss /= num_train
-    loss += 0.5 * reg * np.sum(W * W)
-    dW += reg * W
-    return loss, dW
-
-
-def svm_first(W, X, y, reg):
-    return svm_loss_and_dw(W, X, y, reg)[0]
 
 
 @pytest.mark.parametrize("numba", [True, False], ids=["numba", "no-numba"])

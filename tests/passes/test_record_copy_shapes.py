@@ -5,59 +5,10 @@ sweep's pushes, and the loop index and the labels `y[i]` stay ints; so the helpe
 loop of a loss written as `f(...)[0]` fold as those of `f` alone do. Values against the unjitted
 gradient, central differences and the author's own gradient."""
 import numpy as np
+from course_losses import softmax_first, softmax_loss_and_dw, svm_first, svm_loss_and_dw
 from helpers_compare import assert_trees_close, fd_grad
 
 import s2s
-
-
-def svm_loss_and_dw(W, X, y, reg):
-    """cs231n's naive SVM loss as the course writes it, with the author's own dW."""
-    dW = np.zeros(W.shape)
-    num_train = X.shape[0]
-    loss = 0.0
-    for i in range(num_train):
-        scores = X[i].dot(W)
-        ds = np.zeros(scores.shape)
-        correct_class_score = scores[y[i]]
-        margins = np.maximum(0, scores - correct_class_score + 1)
-        margins[y[i]] = 0
-        loss += np.sum(margins)
-        ds[margins > 0] = 1
-        ds[y[i]] = - np.sum(ds)
-        ds /= num_train
-        dW += np.outer(X[i], ds)
-    loss /= num_train
-    loss += 0.5 * reg * np.sum(W * W)
-    dW += reg * W
-    return loss, dW
-
-
-def svm_first(W, X, y, reg):
-    return svm_loss_and_dw(W, X, y, reg)[0]
-
-
-def softmax_loss_and_dw(W, X, y, reg):
-    """cs231n's naive softmax loss as the course writes it, with the author's own dW."""
-    loss = 0.0
-    num_examples = X.shape[0]
-    dW = np.zeros_like(W)
-    for i in range(X.shape[0]):
-        scores = X[i].dot(W)
-        scores -= np.max(scores)
-        probs = np.exp(scores) / np.sum(np.exp(scores))
-        loss -= np.log(probs[y[i]])
-        ds = probs
-        ds[y[i]] -= 1
-        dW += np.outer(X[i], ds)
-    loss /= num_examples
-    dW /= num_examples
-    loss += 0.5 * reg * np.sum(W ** 2)
-    dW += reg * W
-    return loss, dW
-
-
-def softmax_first(W, X, y, reg):
-    return softmax_loss_and_dw(W, X, y, reg)[0]
 
 
 def _backward_loop(code: str) -> list[str]:
