@@ -111,3 +111,35 @@ def test_grad_fd_reuses_the_differences_of_the_smoothness_check():
     assert ready is not None
     mod, x, y = ready
     np.testing.assert_array_equal(mod.FD["fd"], fuzz.fd_jacobian(mod.f, x, y, 1e-6))
+
+
+def _gradient_step(x, y):
+    # the gradient jumps by 1e-6 where np.round(x, 3) steps, 3e-6 from x[0] below: a 2-point
+    # difference of the gradient at 1e-5 straddles the step, one at 1e-6 does not
+    return np.sum(x * x) + 1e-3 * np.sum(x * np.round(x, 3)) + np.sum(x * y)
+
+
+def _fast_wiggle(x, y):
+    # sin(70 x): 4-point differences of the gradient at 1e-3 are off by about 1e-6 of the Hessian
+    # (the fifth derivative is 70**3 times the second), those at 1e-4 by about 1e-10
+    return np.sum(np.sin(70 * x)) / 4900 + np.sum(x * y)
+
+
+@pytest.mark.parametrize("route", sorted(fuzz.HESSIAN_ROUTES))
+@pytest.mark.parametrize("f", [_gradient_step, _fast_wiggle])
+def test_hessian_check_passes_right_hessians_where_differences_mislead(monkeypatch, request, route, f):
+    """Campaign 5101's two false failures (`--seed 5101002 --views --program 264`, a rounding step
+    within 1e-5; `--seed 5101007 --views --program 562`, a large fifth derivative): s2s's Hessian is
+    right, and the check passes it on every route; off by 1e-5, it still fails."""
+    monkeypatch.setattr(fuzz, "HESSIAN_ROUTES", {route: fuzz.HESSIAN_ROUTES[route]})
+    mod = type("Mod", (), {"f": staticmethod(f), "OUT": "scalar"})
+    x, y = np.array([0.1005 + 3e-6, -0.3, 0.7]), np.array([0.2, 0.1, -0.4])
+    assert fuzz.p_hessian(mod, x, y, np.random.default_rng(0)) is None
+    if f is _fast_wiggle:
+        monkeypatch.setitem(PRIMS["xp.sin"].jvp, "x", "dx * xp.cos(x) * (1.0 + 1e-5)")
+        monkeypatch.setitem(PRIMS["xp.sin"].vjp, "x", "g * xp.cos(x) * (1.0 + 1e-5)")
+        monkeypatch.setitem(PRIMS["xp.cos"].jvp, "x", "dx * (-xp.sin(x)) * (1.0 + 1e-5)")
+        monkeypatch.setitem(PRIMS["xp.cos"].vjp, "x", "g * (-xp.sin(x)) * (1.0 + 1e-5)")
+        fuzz.clear_caches()
+        request.addfinalizer(fuzz.clear_caches)  # (runs before monkeypatch restores the rules)
+        assert route in (fuzz.p_hessian(mod, x, y, np.random.default_rng(0)) or "")
