@@ -114,3 +114,55 @@ def owned_arrays(body, params, exits=frozenset()) -> dict[str, frozenset[str]]:
         for m in members:
             out[m] = frozen
     return out
+
+
+def read_names(body, params) -> set[str]:
+    """Names whose values the function may read for something other than updating an array it
+    owns alone (`owned_arrays`) that nothing reads in turn: a superset (flow-insensitive). A tuple
+    item unpacked into a name outside it (`loss, dW_step = f(...)`, where `dW_step` is only added
+    into the author's own `dW`) is not read, so a caller may ask `f` for the other items alone."""
+    owned = owned_arrays(body, params)
+    stmts = list(walk_stmts(body))
+    dead_ok: list = []  # (statement, the names it defines): run only for what reads those names
+    read: set[str] = set()
+    for s in stmts:
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and _quiet(s.value):
+            t = s.targets[0]
+            if isinstance(t, gast.Name):
+                dead_ok.append((s, {t.id}))
+                continue
+            if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and t.value.id in owned:
+                dead_ok.append((s, set(owned[t.value.id])))
+                continue
+            if isinstance(t, gast.Tuple) and all(isinstance(e, gast.Name) for e in t.elts):
+                dead_ok.append((s, {e.id for e in t.elts}))
+                continue
+        read.update(n.id for n in load_nodes(s.test if isinstance(s, (gast.If, gast.While)) else
+                                             s.iter if isinstance(s, gast.For) else s)
+                    if not isinstance(s, (gast.Break, gast.Continue, gast.Pass)))
+    changed = True
+    while changed:
+        changed = False
+        for s, defs in dead_ok:
+            if defs & read:
+                new = {n.id for n in load_nodes(s)} - read
+                if new:
+                    read |= new
+                    changed = True
+    return read
+
+
+def _quiet(value) -> bool:
+    """Whether evaluating `value` does nothing but compute it: names, constants, tuples of them,
+    indexing, arithmetic and NumPy calls that only read their arguments."""
+    if isinstance(value, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(value, gast.Tuple):
+        return all(_quiet(e) for e in value.elts)
+    if isinstance(value, gast.Subscript):
+        return isinstance(value.value, gast.Name)
+    if isinstance(value, gast.BinOp):
+        return _quiet(value.left) and _quiet(value.right)
+    if isinstance(value, gast.UnaryOp):
+        return _quiet(value.operand)
+    return isinstance(value, gast.Call) and (dotted(value.func) in FRESH_CALLS or _reads_only(value))

@@ -18,7 +18,7 @@ import dataclasses
 import gast
 
 from .. import analysis
-from ..analysis.owned import owned_arrays
+from ..analysis.owned import owned_arrays, read_names
 from ..ir import build
 from ..ir.core import CoreFn
 from ..ir.names import Namer
@@ -64,6 +64,7 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         self.checkpoint = checkpoint  # None, "auto" or a budget in bytes: the top-level loops' schedule
         self.consume = False  # whether the backward sweep may use up the record (grad's: run once)
         ret = self.body[-1]
+        self.outputs = outputs
         if outputs is not None and _project_outputs(self.body, ret, outputs):
             # the caller reads only these items of the returned tuple: the others are returned as
             # None, so what only they read is dead (an author's `dW` beside the loss, `f(...)[0]`)
@@ -263,13 +264,17 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         assigned once and read only by indexing it with a constant; else None (all of it). An item
         only read into a name nothing reads does not count."""
         if self.item_reads is None:
-            self.item_reads = _item_reads(self.body)
+            self.item_reads = _item_reads(self.body, read_names(self.body, self.params))
         t = s.targets[0]
         if not isinstance(t, gast.Name) or t.id in self.params or self.assigned_count(t.id) != 1:
             return None
         fn = self.core.ns[s.value.func.id]
         if self.calls.has_rules(fn) or self.calls.core(fn).filename.startswith("<s2s"):
             return None  # (a sweep s2s generated, differentiated again, keeps its whole record)
+        ret = self.body[-1]
+        if self.outputs is not None and isinstance(ret, gast.Return) and isinstance(ret.value, gast.Name) \
+                and ret.value.id == t.id and analysis.loads(self.body).count(t.id) == 1:
+            return self.outputs  # it returns the callee's tuple as it is: its caller's items
         return self.item_reads.get(t.id)
 
     def pure_callee(self, fn) -> bool:
@@ -382,7 +387,7 @@ def _project_outputs(body, ret, outputs: frozenset[int]) -> bool:
     return bool(dropped)
 
 
-def _item_reads(body) -> dict[str, frozenset[int] | None]:
+def _item_reads(body, read: set[str]) -> dict[str, frozenset[int] | None]:
     """name -> the constant items of it the body reads (`t[0]`, or `a, b = t`), or None where some
     read of the name is anything else; one walk of the body. An item read into a name nothing
     loads (`x = t[1]`, `a, unused = t`) does not count."""
@@ -399,7 +404,7 @@ def _item_reads(body) -> dict[str, frozenset[int] | None]:
             elif isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Tuple) \
                     and isinstance(n.value, gast.Name) and all(isinstance(e, gast.Name) for e in n.targets[0].elts):
                 unpacks.append(n)
-    loaded = {n.id for n in names}
+    loaded = {n.id for n in names} & read  # (`read`: analysis.owned.read_names)
     seen = {id(n.value) for n in subs} | {id(s.value) for s in unpacks}
     unread = {id(s.value) for s in into if s.targets[0].id not in loaded}  # `x = t[k]`, x never read
     items: dict[str, frozenset[int] | None] = {}
