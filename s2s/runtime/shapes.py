@@ -92,7 +92,13 @@ def _narrowed(v, like):
 
 
 def unstack(v, like, axis):
-    """Cotangent of `stack(like, axis)`: one slice per stacked element."""
+    """Cotangent of `stack(like, axis)`: one slice per stacked element. A NumPy `v` is copied once
+    with the stacked axis first and cut into rows of that copy (disjoint, owned by nobody else):
+    `np.take` per element copied the whole of a strided `v` each time (an RNN's stacked states,
+    T copies of T states)."""
+    if type(v) is np.ndarray:
+        rows = np.moveaxis(v, axis, 0).copy()
+        return _as_like(list(rows), like)
     return _as_like([np.take(v, i, axis=axis) for i in range(np.shape(v)[axis])], like)
 
 
