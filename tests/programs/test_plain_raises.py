@@ -65,14 +65,8 @@ TRANSFORMS = {
     "jit_grad": lambda f: s2s.jit(s2s.grad(f))(X),
 }
 
-# known gaps, reported as strict xfails (a fix makes them fail here, so the entry goes):
-# - under vmap, Python's `float(v) / 0.0` is an array division per example (inf and a warning);
-# - a value that carries no derivative and that only the output's value reads is not computed by a
-#   transform that does not return that value (grad's forward sweep computes what its backward
-#   sweep reads): `y = n / (n - 3)` of a shape, added to the loss, raises in the plain function only.
-KNOWN = {(f"float_zerodiv-{p}", "vmap"): "Python float division batched as an array division" for p in PLACES}
-KNOWN.update({("zerodiv-live", t): "an inactive value read only by the output's value, under a transform that "
-                                   "does not return it" for t in ("grad", "hessian", "jacrev", "jit_grad")})
+# known gaps, reported as strict xfails (a fix makes them fail here, so the entry goes): none now
+KNOWN: dict = {}
 
 PROGRAMS = {f"{r}-{p}": (PLACES[p].format(e=e), exc) for (r, e, exc), p in itertools.product(RAISING, PLACES)}
 PROGRAMS.update({g: (body, exc) for g, body, exc in GUARDS})
@@ -155,8 +149,7 @@ def _generated(seed: int) -> tuple[str, type]:
     """A program of seed `seed`: the loss's statements with a raising expression whose value is
     never read inserted at a drawn place, at the top level, in a branch or in a loop."""
     rng = np.random.default_rng(seed)
-    drawn = [r for r in RAISING if r[0] != "float_zerodiv"]  # (vmap's known gap above)
-    _, e, exc = drawn[rng.integers(len(drawn))]
+    _, e, exc = RAISING[rng.integers(len(RAISING))]
     dead = ["t = " + e] if rng.integers(2) else ["t = " + e, "u = t"]
     nest = rng.integers(3)
     if nest == 1:

@@ -7,7 +7,9 @@ nodes), one module per question:
 - `liveness`: which names each statement may read later (`Liveness`, `TopLiveness`);
 - `assigned`: the names certainly assigned where each statement starts (`definitely_assigned`);
 - `shapes`: which names certainly share a shape (`shape_roots`, `expr_shape_root`, `shape_like`);
-- `float_arrays`: which expressions are certainly float arrays, and of which rank (`array_rank`).
+- `float_arrays`: which expressions are certainly float arrays, and of which rank (`array_rank`);
+- `raising`: which statements may raise, and which of those nothing reads (`unread_raising`);
+- `python_numbers`: which names hold Python numbers by the source (vmap's checked divisions).
 
 Callers use the package's names (`analysis.Liveness`); each module's are re-exported here.
 """

@@ -6,55 +6,28 @@ return a number where the plain function raises. So the core form of a user's fu
 such statement's value in `ext.s2s_keep(y)` (s2s/compiler/primitives/rules_guards.py), an effect
 with no derivative that no pass removes: the operation stays, and so do the values it reads.
 
-This is the one place the rule lives: every pass that drops dead code (passes/dce.py, the
-transforms' activity and liveness) sees a statement that is read. Only statements dead in the
-user's own function are kept this way; values that become dead because a transform does not need
-them (the loss itself under `grad`) are removed as before, since the plain function computed them
-too and a transform's derivative reads the same operands. A statement that cannot raise is not
-kept: a name, a literal, a tuple or list of those, an attribute read, a lowered `raise` and other
-effects (kept anyway), a list's `pop`. Nor is an accumulator nothing reads (an array the function
-updates item by item, rebound by arithmetic: an author's own `dW` beside the loss, issue 46's dead
-stores): its stores, its `dW = dW / n` and what only they read go, operations that may raise
-included. Liveness is faint: what only dropped statements read is dead too.
+Every pass that drops dead code (passes/dce.py, the transforms' activity and liveness) then sees
+a statement that is read. Only statements dead in the user's own function are kept here; reverse
+mode keeps the values that carry no derivative and that become dead because `grad` does not
+return the output (transforms/reverse.py), with the same "may raise" fact (analysis/raising.py);
+an active value dead under a transform is removed as before, since a transform's derivative reads
+the same operands. A statement that cannot raise is not kept: a name, a literal, a tuple or list
+of those, an attribute read, a lowered `raise` and other effects (kept anyway), a list's `pop`.
+Nor is an accumulator nothing reads (an array the function updates item by item, rebound by
+arithmetic: an author's own `dW` beside the loss, issue 46's dead stores): its stores, its
+`dW = dW / n` and what only they read go, operations that may raise included. Liveness is
+faint: what only dropped statements read is dead too.
 """
 from __future__ import annotations
 
 import gast
 
 from .. import analysis
+from ..analysis import raising
 from ..ir import build
 from ..ir.names import Namer
-from ..primitives import registry
-from ..primitives.registry import EXT
 
-KEEP = "ext.s2s_keep"
 _ROUNDS = 16  # dead chains followed at most this deep (each round is one liveness over the function)
-_ATOMS = (gast.Name, gast.Constant)
-
-
-def _cannot_raise(value) -> bool:
-    """Whether evaluating core-form value `value` certainly raises nothing."""
-    if _removable(value):
-        return True
-    if isinstance(value, gast.Call):
-        kind = analysis.classify(value)
-        if kind == "list.pop":
-            return True  # never removed (a call of a user function is, once inlined: kept here)
-        p = registry.lookup(kind)
-        return p is not None and p.effect  # kept already
-    return False
-
-
-def _removable(value) -> bool:
-    """Whether dead-code elimination drops `value` when its result is dead, and it cannot raise: a
-    name, a literal, an attribute read, a display of atoms."""
-    if isinstance(value, _ATOMS + (gast.Attribute,)):
-        return True
-    if isinstance(value, (gast.Tuple, gast.List)):
-        return all(isinstance(e, _ATOMS) for e in value.elts)
-    if isinstance(value, gast.Dict):
-        return all(isinstance(e, _ATOMS) for e in value.keys + value.values if e is not None)
-    return False
 
 
 def _accumulators(body) -> set[str]:
@@ -62,18 +35,6 @@ def _accumulators(body) -> set[str]:
     return {s.targets[0].value.id for s in analysis.walk_stmts(body)
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)
             and isinstance(s.targets[0].value, gast.Name)}
-
-
-class _Faint(analysis.Liveness):
-    """Liveness in which the statements of `gone` (dead ones that dead-code elimination drops)
-    read and assign nothing: what only they read is dead too."""
-
-    def __init__(self, body, gone):
-        self.gone = gone
-        super().__init__(body)
-
-    def effect(self, s) -> tuple:
-        return ((), ()) if s in self.gone else super().effect(s)
 
 
 def _dead_read(s, after, accumulators, fed):
@@ -90,18 +51,14 @@ def _dead_read(s, after, accumulators, fed):
     names = analysis.targets(s)
     if not names or any(n in after for n in names):
         return None
-    if _removable(s.value):
+    if raising.removable(s.value):
         return ("gone", None)
     if isinstance(target, gast.Name) and target.id in accumulators and isinstance(s.value, (gast.BinOp, gast.UnaryOp)) \
             or any(n in fed for n in names):
         return ("fed", None)
-    if isinstance(target, gast.Name) and not _cannot_raise(s.value):
+    if isinstance(target, gast.Name) and not raising.cannot_raise(s.value):
         return ("keep", target.id)
     return None  # (an effect, a list's pop: dead-code elimination keeps it)
-
-
-def _simple(s) -> bool:
-    return isinstance(s, gast.Assign) and not build.is_comment(s)
 
 
 def _readers(body, accumulators) -> dict:
@@ -110,11 +67,11 @@ def _readers(body, accumulators) -> dict:
     gone: set = set()
     fed: set[str] = set()  # names the accumulators' dead arithmetic and stores read
     for _ in range(_ROUNDS):
-        live = _Faint(body, gone)
+        live = raising.Faint(body, gone)
         new = set()
         keep = {}
         for s in analysis.walk_stmts(body):
-            if not _simple(s) or s in gone or s not in live.after:
+            if not raising.simple(s) or s in gone or s not in live.after:
                 continue
             verdict = _dead_read(s, live.after[s], accumulators, fed)
             if verdict is None:
@@ -131,24 +88,6 @@ def _readers(body, accumulators) -> dict:
     return keep
 
 
-def _sunk(stmts, keep, namer, ns) -> list:
-    """`stmts` (nested blocks included) with an `ext.s2s_keep` reader after each statement of `keep`."""
-    out = []
-    for s in stmts:
-        out.append(s)
-        if isinstance(s, (gast.If, gast.For, gast.While)):
-            s.body = _sunk(s.body, keep, namer, ns)
-            if isinstance(s, gast.If):
-                s.orelse = _sunk(s.orelse, keep, namer, ns)
-            continue
-        read = keep.get(s)
-        if read is not None:
-            ns["ext"] = EXT
-            reader = build.assign(namer.fresh("kept"), build.call(KEEP, [build.name(read)]))
-            out.append(gast.copy_location(reader, s))
-    return out
-
-
 def keep_dead_calls(core) -> None:
     """Give each statement of user function `core` (a CoreFn, changed in place) whose value is
     never read, and whose evaluation may raise, a reader that no pass removes."""
@@ -156,4 +95,4 @@ def keep_dead_calls(core) -> None:
     keep = _readers(node.body, _accumulators(node.body))
     if keep:
         namer = Namer(build.names_in(node) | {"xp", "rt", "ext"})
-        node.body = _sunk(node.body, keep, namer, core.ns)
+        node.body = raising.with_keeps(node.body, keep, namer, core.ns)

@@ -9,8 +9,13 @@ the messages those exceptions carry. `ext.s2s_errstate_enter`/`_exit` set and re
 floating-point error settings around a `with np.errstate(...)` body. `ext.s2s_keep(v)` reads a
 value the user's function computes and never reads (s2s/compiler/frontend/dead_calls.py), so that
 no pass drops the operation, which may raise where the plain function raises.
+`ext.s2s_python_division(mask, a, b, op)` is vmap's check of a division of Python numbers held one
+per example (`float(v) / 0.0`): Python raises ZeroDivisionError where NumPy's array division
+gives inf (analysis/python_numbers.py).
 """
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 
@@ -46,6 +51,26 @@ def s2s_keep(value):
     return None
 
 
+_DIVISIONS = {"/": operator.truediv, "//": operator.floordiv, "%": operator.mod}
+
+
+def s2s_python_division(mask, a, b, op):
+    """Raise what Python's `a op b` raises for the first example (of those `mask` selects, None for
+    all) whose divisor is zero, with that example's values as Python numbers, so the error and its
+    message are Python's own; else nothing."""
+    a, b = np.asarray(a), np.asarray(b)
+    zero = b == 0
+    if mask is not None:
+        m = np.asarray(mask)
+        zero = zero & m.reshape(m.shape + (1,) * (zero.ndim - m.ndim)) if zero.ndim >= m.ndim else zero & m.any()
+    if not np.any(zero):
+        return None
+    a, b, zero = np.broadcast_arrays(a, b, zero)
+    k = np.unravel_index(int(np.argmax(zero)), zero.shape) if zero.ndim else ()
+    _DIVISIONS[op](a[k].item(), b[k].item())
+    return None
+
+
 def s2s_errstate_enter(**kw):
     """Set NumPy's floating-point error handling (`with np.errstate(**kw):`); the old settings."""
     return np.seterr(**kw)
@@ -62,6 +87,8 @@ nondiff("ext.s2s_format", sig="fmt, *values", batch=LOOP)  # (a message per exam
 nondiff("ext.s2s_errstate_enter", sig="**kw", effect=True, batch=SAME)
 nondiff("ext.s2s_errstate_exit", sig="old", effect=True, batch=SAME)
 nondiff("ext.s2s_keep", sig="value", effect=True, batch=SAME)
-for _f in (s2s_raise, s2s_raise_where, s2s_format, s2s_keep, s2s_errstate_enter, s2s_errstate_exit):
+nondiff("ext.s2s_python_division", sig="mask, a, b, op", effect=True, batch=SAME)
+for _f in (s2s_raise, s2s_raise_where, s2s_format, s2s_keep, s2s_python_division, s2s_errstate_enter,
+           s2s_errstate_exit):
     record.attach(_f, prim="ext." + _f.__name__)
     setattr(EXT, _f.__name__, _f)  # (generated code calls it as ext.<name>)

@@ -21,9 +21,11 @@ import gast
 
 from ...errors import S2SValueError, shown_path
 from .. import analysis
+from ..analysis.python_numbers import DIVISIONS, is_number, python_numbers
 from ..ir import build
 from ..ir.core import CoreFn, source_file
 from ..primitives import registry
+from ..primitives.registry import EXT
 from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
 from .batch_calls import BatchedCalls, const_is
 from .batch_masks import MaskedSelections
@@ -109,6 +111,7 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
         self.masks: set[str] = set()  # names holding a boolean mask (program order: see assign)
         self.ragged: dict[str, str] = {}  # selection by a per-example mask -> the mask (batch_masks.py)
         self.masked_done: set[int] = set()  # statements batch_masks.py prepared already
+        self.numbers: set[str] | None = None  # names holding Python numbers (analysis/python_numbers.py)
 
     def is_batched(self, atom) -> bool:
         return isinstance(atom, gast.Name) and atom.id in self.bset
@@ -313,7 +316,7 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
         if analysis.classify(s.value) == "ext.s2s_raise" and any(self.is_batched(a) for a in s.value.args):
             return [loc(self.raise_where(s, mask), s)]
         pre, expr, rb = self.value(s, s.value, mask)
-        out = list(pre)
+        out = self.python_division(s, mask) + list(pre)
         if isinstance(t, gast.Tuple):
             if rb:  # `a, b = x` of a batched array unpacks each example's rows (its second axis), not the batch
                 expr = build.call("rt.batched_tuple", [build.tuple_([build.const(True)]), expr])
@@ -332,6 +335,24 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
             # appends to it alike while the mask stays the same
             self.list_mask[var] = mask
         return out + [loc(build.assign(var, expr), s)]
+
+    def python_division(self, s, mask) -> list:
+        """Before `y = a / b` (or `//`, `%`) of Python numbers by the source (`float(v) / 0.0`), one of
+        them held per example, the check that raises Python's ZeroDivisionError for an example whose
+        divisor is zero (NumPy's array division would give inf); else nothing."""
+        v = s.value
+        if not isinstance(v, gast.BinOp) or type(v.op) not in DIVISIONS \
+                or not (self.is_batched(v.left) or self.is_batched(v.right)) \
+                or isinstance(v.right, gast.Constant) and v.right.value != 0:
+            return []
+        if self.numbers is None:
+            self.numbers = python_numbers(self.body, self.params)
+        if not (is_number(v.left, self.numbers) and is_number(v.right, self.numbers)):
+            return []
+        check = build.call("ext.s2s_python_division", [build.name(mask) if mask else build.const(None), v.left,
+                                                        v.right, build.const(DIVISIONS[type(v.op)])])
+        self.ns["ext"] = EXT
+        return [loc(build.expr_stmt(check), s)]
 
     def raise_where(self, s, mask):
         """A guard's `raise` whose message differs per example: it raises with the first example

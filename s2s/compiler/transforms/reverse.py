@@ -18,6 +18,7 @@ import dataclasses
 import gast
 
 from .. import analysis
+from ..analysis import raising
 from ..analysis.owned import owned_arrays, read_names
 from ..ir import build
 from ..ir.core import CoreFn
@@ -81,6 +82,7 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         # `dW` updated slice by slice beside the loss); dce then drops its statements
         owned = owned_arrays(self.body, self.params, pair[2] if pair else ())
         dead = {v for v in self.active if v in owned and not owned[v] & self.useful}
+        self.dead_stores = set().union(*(owned[v] for v in dead)) if dead else set()
         if dead:
             self.active = analysis.activity(self.body, active_params, dead)
         if pair and dead:  # the aux element is read by the output's pack only: not for the backward sweep
@@ -103,6 +105,7 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         self.item_reads: dict[str, frozenset[int] | None] | None = None
         self.replay = None  # s2s.checkpoint's policy: statements whose value comes from `self.residuals`
         self.residuals = None
+        self.out_read = True  # whether the caller reads the output's value (grad's does not)
 
     # ---- forward sweep ----
     def forward(self, stmts, depth: int) -> list:
@@ -338,9 +341,25 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         for p in self.params:
             b = self.adj.name(p)
             grads.append(build.name(b) if b in defined else build.call("rt.zeros_like_tree", [build.name(p)]))
+        fwd = self.keep_raising(fwd, seed_stmts + bwd + [build.ret(build.tuple_(grads))], out_atom)
         init = [build.assign(lst, build.list_([])) for lst in (self.tape, self.ctl) if lst in self.used_lists]
         init += [build.assign(v, build.const(None)) for v in sorted(self.needs_init())]
         return Sweeps(init, fwd, out_atom, seed_stmts, bwd, grads)
+
+    def keep_raising(self, fwd, rest, out_atom) -> list:
+        """The forward sweep `fwd` with a reader (`ext.s2s_keep`) after each of the user's
+        statements whose value carries no derivative, may raise, and is read by neither sweep nor
+        the caller (`rest`: what runs after `fwd`): only the output's value read it (`y = n / (n -
+        3)` of a shape, added to the loss), and the plain function raises there (analysis/raising.py).
+        An array the function owns whose value never reaches the output (`self.dead_stores`, an
+        author's `dW`) goes with what only it reads, as in the user's function (frontend/dead_calls.py)."""
+        mine = {s for s in analysis.walk_stmts(self.body)
+                if raising.simple(s) and not set(analysis.targets(s)) & self.active}
+        if not mine:
+            return fwd
+        read = frozenset([out_atom.id]) if self.out_read and isinstance(out_atom, gast.Name) else frozenset()
+        keep = raising.unread_raising(fwd + rest, mine, live_at_end=read, sinks=self.dead_stores)
+        return raising.with_keeps(fwd, keep, self.namer, self.ns) if keep else fwd
 
     def needs_init(self) -> set[str]:
         """Saved variables whose first assignment is nested: they may be unset when first saved."""
@@ -447,6 +466,7 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
     (`checkpoint`: the schedule of its top-level loops, None for none)."""
     rev = Reverse(core, [core.params[i] for i in nums], calls, checkpoint, aux=has_aux)
     rev.consume = True
+    rev.out_read = with_value or has_aux
     holo = [build.const(True)] if holomorphic_output(core) else []  # (its seed may be complex)
     sw = rev.run((lambda out: build.call("rt.seed_aux", [out] + holo)) if has_aux else (lambda out: seed_of(core, out)))
     # (a real argument's gradient is the real part of a complex cotangent: rt.real_cotangent)

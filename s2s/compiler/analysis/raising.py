@@ -1,0 +1,129 @@
+"""Which statements may raise, and which of them nothing reads: the one "may raise" fact.
+
+The rule (docs/errors-and-caching.md): a derivative raises what the plain function raises, where
+it raises it. So a statement that may raise runs even when no later statement reads its value.
+Two places ask: the user's own function (frontend/dead_calls.py: a value the user never reads)
+and reverse mode's forward sweep (transforms/reverse.py: a value that carries no derivative and
+that only the output's value reads, which `grad` does not compute). Both give each such
+statement a reader, `kept = ext.s2s_keep(v)`, an effect no pass removes; a statement that cannot
+raise gets none, so no work is added for it.
+"""
+from __future__ import annotations
+
+import gast
+
+from ..ir import build
+from ..primitives import registry
+from ..primitives.registry import EXT
+from .liveness import Liveness
+from .stmts import classify, loads, walk_stmts
+
+KEEP = "ext.s2s_keep"
+_ATOMS = (gast.Name, gast.Constant)
+
+
+def removable(value) -> bool:
+    """Whether dead-code elimination drops `value` when its result is dead, and it cannot raise: a
+    name, a literal, an attribute read, a display of atoms."""
+    if isinstance(value, _ATOMS + (gast.Attribute,)):
+        return True
+    if isinstance(value, (gast.Tuple, gast.List)):
+        return all(isinstance(e, _ATOMS) for e in value.elts)
+    if isinstance(value, gast.Dict):
+        return all(isinstance(e, _ATOMS) for e in value.keys + value.values if e is not None)
+    return False
+
+
+def cannot_raise(value) -> bool:
+    """Whether evaluating core-form value `value` certainly raises nothing (or is kept anyway: an
+    effect, a list's pop)."""
+    if removable(value):
+        return True
+    if isinstance(value, gast.Call):
+        kind = classify(value)
+        if kind == "list.pop":
+            return True  # never removed (a call of a user function is, once inlined: kept here)
+        p = registry.lookup(kind)
+        return p is not None and p.effect  # kept already
+    return False
+
+
+class Faint(Liveness):
+    """Liveness in which the statements of `gone` (dead ones that dead-code elimination drops)
+    read and assign nothing: what only they read is dead too."""
+
+    def __init__(self, body, gone, live_at_end=frozenset()):
+        self.gone = gone
+        super().__init__(body, live_at_end)
+
+    def effect(self, s) -> tuple:
+        return ((), ()) if s in self.gone else super().effect(s)
+
+
+def simple(s) -> bool:
+    """Whether `s` is an assignment of core form (not a comment)."""
+    return isinstance(s, gast.Assign) and not build.is_comment(s)
+
+
+def with_keeps(stmts, keep: dict, namer, ns) -> list:
+    """`stmts` (nested blocks included, changed in place) with `kept = ext.s2s_keep(name)` after
+    each statement of `keep` (statement -> the name its reader reads); `ns` gets `ext`."""
+    out = []
+    for s in stmts:
+        out.append(s)
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            s.body = with_keeps(s.body, keep, namer, ns)
+            if isinstance(s, gast.If):
+                s.orelse = with_keeps(s.orelse, keep, namer, ns)
+            continue
+        read = keep.get(s)
+        if read is not None:
+            ns["ext"] = EXT
+            reader = build.assign(namer.fresh("kept"), build.call(KEEP, [build.name(read)]))
+            out.append(gast.copy_location(reader, s))
+    return out
+
+
+def unread_raising(body, candidates, rounds: int = 16, live_at_end=frozenset(), sinks=frozenset()) -> dict:
+    """statement -> its target, for each statement of `candidates` (simple statements assigning
+    one name) that may raise and whose value nothing reads, once what only the statements that
+    dead-code elimination drops read is dead too (`live_at_end`: the names read after `body`).
+    A dead statement that assigns or reads a name of `sinks` (an array nothing reads, which
+    dead-code elimination drops with its stores), or assigns only what such statements read,
+    goes without a reader, and so does what only it reads."""
+    gone: set = set()
+    fed: set[str] = set(sinks)
+    keep: dict = {}
+    for _ in range(rounds):
+        live = Faint(body, gone, live_at_end)
+        new = set()
+        for s in walk_stmts(body):
+            if not simple(s) or s in gone or s in keep or s not in live.after:
+                continue
+            names = [t.id for t in ([s.targets[0]] if isinstance(s.targets[0], gast.Name) else [])]
+            if not names or names[0] in live.after[s]:
+                continue
+            if names[0] in fed or sinks and not fed.isdisjoint(loads(s)):
+                new.add(s)
+                fed.update(loads(s))
+            elif s in candidates and not cannot_raise(s.value):
+                keep[s] = names[0]
+            elif dropped(s.value):
+                new.add(s)
+        if not new:
+            break
+        gone |= new
+    return keep
+
+
+def dropped(value) -> bool:
+    """Whether dead-code elimination drops an assignment of `value` whose targets are dead: not a
+    call of a user function, a list's pop or an effect (passes/dce.py's rule)."""
+    kind = classify(value)
+    if kind in ("call", "list.pop"):
+        return False
+    p = registry.lookup(kind)
+    if p is not None and p.effect:
+        return False
+    return not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
+                   for n in build.walk(value))
