@@ -337,5 +337,6 @@ def test_try_whose_handlers_reraise():
                                [try_reraising(POS), try_reraising(POS + 1)])
     with pytest.raises(IndexError):
         s2s.grad(try_reraising)(POS[:1])
-    with pytest.raises(S2SError, match="every `except` handler just re-raises"):
-        s2s.grad(try_recovering)(POS, {"k": 2.0})
+    # a handler that recovers runs where the body raised (tests/frontend/test_try_handlers.py)
+    np.testing.assert_allclose(s2s.grad(try_recovering)(POS, {"k": 2.0}), np.full(3, 2.0))
+    np.testing.assert_allclose(s2s.grad(try_recovering)(POS, {}), np.zeros(3))

@@ -11,7 +11,7 @@ import gast
 from ... import runtime
 from ...base import tracebacks
 from ..ir import build
-from ..ir.core import SOURCE_FILE
+from ..ir.core import SOURCE_FILE, is_catch
 
 _BODIED = (gast.If, gast.For, gast.While, gast.FunctionDef)
 
@@ -69,6 +69,7 @@ class _Printable:
         self.comments: list[tuple[list, int, gast.stmt]] = []
         self.negatives: list[tuple[object, object, gast.Constant]] = []
         self.foreign: list[tuple[object, object, gast.AST]] = []
+        self.catches: list[tuple[object, object, gast.If]] = []  # catch blocks, printed as `try`
         self.nodes: list[gast.AST] = [fn]
         nodes = self.nodes
         strings: list[str] = []
@@ -102,6 +103,8 @@ class _Printable:
                         self.comments.append((holder, key, node))
                     elif cls is gast.Constant and _negative(node):
                         self.negatives.append((holder, key, node))
+                    elif cls is gast.If and is_catch(node.test):
+                        self.catches.append((holder, key, node))
                     elif retype and cls in _AS_AST:
                         nodes.append(node)
                     elif retype:
@@ -121,6 +124,7 @@ class _Printable:
         swaps = [(h, k, old, gast.Expr(value=build.const(f"{self.token}{i}")))
                  for i, (h, k, old) in enumerate(self.comments)]
         swaps += [(h, k, old, _negation(old)) for h, k, old in self.negatives]
+        swaps += [(h, k, old, _try(old)) for h, k, old in self.catches]
         for holder, key, _, new in swaps:
             _put(holder, key, new)
         swaps += [(h, k, old, gast.gast_to_ast(old)) for h, k, old in self.foreign]  # after the negations
@@ -144,6 +148,13 @@ class _Printable:
                 n.__dict__.pop("_pp", None)
             for holder, key, old, _ in swaps:
                 _put(holder, key, old)
+
+
+def _try(node: gast.If) -> ast.Try:
+    """Catch block `if s2s_catch: body else: handler` as `try: body except s2s_catch: handler`."""
+    handler = ast.ExceptHandler(type=ast.Name(id=node.test.id, ctx=ast.Load()), name=None,
+                                body=node.orelse or [ast.Pass()])
+    return ast.Try(body=node.body, handlers=[handler], orelse=[], finalbody=[])
 
 
 def _put(holder, key, node) -> None:

@@ -1,4 +1,4 @@
-"""`with np.errstate(...)` and `try` whose handlers only re-raise, inside a transformed function.
+"""`with np.errstate(...)` inside a transformed function (`try` statements: handlers.py).
 
 The body runs under NumPy's floating-point error settings: `ext.s2s_errstate_enter(**kw)` sets
 them (np.seterr, keeping the old ones) before the body and `ext.s2s_errstate_exit(old)` restores
@@ -76,20 +76,3 @@ def lower_with(norm, s) -> None:
         norm.loc = (tail.lineno, tail.col_offset)
         norm.emit(build.ret(value))
 
-
-def _reraises(handler) -> bool:
-    return len(handler.body) == 1 and isinstance(handler.body[0], gast.Raise) and handler.body[0].exc is None
-
-
-def lower_try(norm, s) -> None:
-    """`try: body except E: raise [else: more]` (handlers that only re-raise): the body as it is, then
-    `else`'s statements. Any other handler or a `finally` is refused: compiled code follows no
-    exception, so a handler that recovers or translates one cannot run."""
-    if s.finalbody or not all(_reraises(h) for h in s.handlers):
-        norm.fail(s, "s2s supports `try` inside a transformed function only when every `except` handler just "
-                     "re-raises (`except E: raise`) and there is no `finally`: the compiled code does not catch "
-                     "exceptions, so a handler that recovers, translates or cleans up could not run.",
-                  "Test the condition with `if` before the operation that would raise (a guard may `raise`), "
-                  "or move the `try` around the call of the transformed function.")
-    for st in [*s.body, *s.orelse]:
-        norm.stmt(st)

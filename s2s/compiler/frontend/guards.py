@@ -50,6 +50,8 @@ def _exception(norm, node):
     """(exception class or instance as an atom, argument atoms) for `raise node`."""
     call = node if isinstance(node, gast.Call) else None
     target = call.func if call is not None else node
+    if call is None and isinstance(target, gast.Name) and (norm.is_local(target) or getattr(target, "s2s_exception", False)):
+        return build.name(target.id), []  # an exception a handler caught (`except E as e: raise e`, a bare `raise`)
     try:
         obj = None if norm.is_local(target) else norm.static(target)
     except Exception:  # noqa: BLE001 - reported below
@@ -68,17 +70,18 @@ def _exception(norm, node):
 
 
 def lower_raise(norm, s) -> None:
-    """Emit `raise E(args) [from None]` as one ext.s2s_raise call. A bare `raise` (which re-raises
-    what an `except` handler caught) and `from` another exception are refused."""
+    """Emit `raise E(args) [from None | from e]` as one ext.s2s_raise call. A bare `raise` outside an
+    `except` handler (handlers.py rewrites those inside one) is refused."""
     if s.exc is None:
         norm.fail(s, "s2s supports a bare `raise` only inside an `except` handler.",
                   "Raise the exception by name: `raise ValueError(...)`.")
     kws = {}
     if s.cause is not None:
-        if not (isinstance(s.cause, gast.Constant) and s.cause.value is None):
-            norm.fail(s, "s2s supports `raise ... from None`, not `from` another exception.",
-                      "Drop the `from` clause or write `from None`.")
-        kws["cause"] = build.const(None)
+        if not (isinstance(s.cause, gast.Constant) and s.cause.value is None or norm.is_local(s.cause)):
+            norm.fail(s, "s2s supports `raise ... from None` and `from` an exception a handler caught "
+                         "(`except E as e: raise F(...) from e`), not `from` another expression.",
+                      "Drop the `from` clause, write `from None`, or name the caught exception.")
+        kws["cause"] = build.const(None) if isinstance(s.cause, gast.Constant) else build.name(s.cause.id)
     exc, args = _exception(norm, s.exc)
     norm.ns["ext"] = EXT
     norm.tmp(build.call(RAISE, [exc, *args], kws), "raised")

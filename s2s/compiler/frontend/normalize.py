@@ -34,6 +34,7 @@ from . import (
     function_loops,
     function_values,
     guards,
+    handlers,
     hygiene,
     lift,
     python_idioms,
@@ -173,6 +174,7 @@ class Normalizer(ExpressionLowering):
         first, self.out = self.out, saved
         body = first + self.block(fn.body)
         body = restructure(body, self.namer)
+        body = handlers.bind_unset(body, [p.id for p in a.args])
         node = build.function(fn.name, [p.id for p in a.args], body)
         if getattr(fn, "lineno", None) is not None:
             node.lineno = fn.lineno + self.line_offset
@@ -235,7 +237,7 @@ class Normalizer(ExpressionLowering):
         contexts.lower_with(self, s)
 
     def stmt_Try(self, s):
-        contexts.lower_try(self, s)
+        handlers.lower_try(self, s)
 
     def stmt_Expr(self, s):
         v = s.value

@@ -134,6 +134,10 @@ def is_none(operand) -> gast.Compare:
     return gast.Compare(left=operand, ops=[gast.Is()], comparators=[const(None)])
 
 
+def compare(left, op: gast.cmpop, right) -> gast.Compare:
+    return gast.Compare(left=left, ops=[op], comparators=[right])
+
+
 def if_(test, body, orelse=()) -> gast.If:
     return gast.If(test=test, body=list(body) or [gast.Pass()], orelse=list(orelse))
 

@@ -8,6 +8,7 @@ Grammar (checked by `s2s.compiler.ir.validate`):
               x[index] = a      index: atoms and slices of atoms, or a tuple of them
               L.append(a)       lists, used by user code and by the reverse-mode tape alike
               if a: ... else: ...      for i in range(a, b, c): ...      while a: ... (or while True)
+              (an `if` is a catch block, `try`/`except` in disguise, when `a` is_catch)
               break, continue, assert a, pass, and one `return a` as the last statement
   atoms       names and literals.
 """
@@ -39,6 +40,17 @@ class CoreFn:
 # statement attribute: the file of a statement inlined from another function (passes/inline.py),
 # whose line numbers are that file's; errors at the statement name it (transforms/base.py)
 SOURCE_FILE = "s2s_source_file"
+
+
+# a core `if` whose test is a name starting with CATCH (bound to a tuple of exception classes) is a
+# catch block: codegen prints `if s2s_catch: body else: handler` as `try: body except s2s_catch:
+# handler` (frontend/handlers.py); every pass and transform sees an `if` whose test it cannot know
+CATCH = "s2s_catch"
+
+
+def is_catch(test) -> bool:
+    """Whether `test`, an `if`'s test, makes that `if` a catch block."""
+    return isinstance(test, gast.Name) and test.id.startswith(CATCH)
 
 
 def source_file(stmt, default: str) -> str:

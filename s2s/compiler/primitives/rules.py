@@ -541,6 +541,7 @@ from . import (  # noqa: E402,F401
     rules_dtypes,
     rules_fft,
     rules_guards,
+    rules_handlers,
     rules_linalg,
     rules_masked,
     rules_math,

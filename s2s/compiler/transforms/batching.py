@@ -23,7 +23,7 @@ from ...errors import S2SValueError, shown_path
 from .. import analysis
 from ..analysis.python_numbers import DIVISIONS, is_number, python_numbers
 from ..ir import build
-from ..ir.core import CoreFn, source_file
+from ..ir.core import CoreFn, is_catch, source_file
 from ..primitives import registry
 from ..primitives.registry import EXT
 from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
@@ -152,6 +152,18 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
                 out.append(build.assign(mask, build.call("rt.mask_and", [build.name(mask), build.name(self.frames[-1].it)])))
         return out
 
+    def catch(self, s, mask):
+        """A catch block (frontend/handlers.py): as it is where its statement reads no example's value
+        and runs for every example; else an exception refuses at the user's line (which examples raised
+        cannot be told apart)."""
+        body = self.block(s.body, mask)
+        if mask is None and not any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.bset
+                                    for st in s.body for n in build.walk(st)):
+            return [loc(build.if_(s.test, body, self.block(s.orelse, mask)), s)]
+        where = build.const(f"{shown_path(source_file(s, self.core.filename))}:{getattr(s, 'lineno', '?')}")
+        refuse = build.expr_stmt(build.call("ext.s2s_catch_batched", [where]))
+        return [loc(build.if_(s.test, body, [refuse]), s)]
+
     def jump(self, s, mask):
         f = self.frames[-1] if self.frames else None
         if f is None or f.it is None or mask == f.it:
@@ -162,6 +174,8 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
         return out
 
     def if_(self, s, mask):
+        if is_catch(s.test):
+            return self.catch(s, mask)
         if not self.is_batched(s.test):
             return [loc(build.if_(s.test, self.block(s.body, mask), self.block(s.orelse, mask)), s)]
         if self.pops_shared_list(s):  # (a record saved `z.ndim == 1` per example: the same for all)

@@ -21,7 +21,7 @@ from .. import analysis
 from ..analysis import raising
 from ..analysis.owned import owned_arrays, read_names
 from ..ir import build
-from ..ir.core import CoreFn
+from ..ir.core import CoreFn, is_catch
 from ..ir.names import Namer
 from ..primitives import registry
 from . import tape as tapes
@@ -115,6 +115,9 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
                 continue
             if isinstance(s, gast.If):
                 body, orelse = self.forward(s.body, depth), self.forward(s.orelse, depth)
+                while is_catch(s.test) and body and self.is_push(body[0]):
+                    # a catch block's saves run before it: its backward pops them on either path
+                    out.append(body.pop(0))
                 if self.record_branch(s, depth):
                     # recorded where each path ends, so it is the first thing the backward sweep pops
                     body = _at_path_ends(body, self.push(self.ctl, build.const(True)))
@@ -143,7 +146,13 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
 
     def record_branch(self, s, depth) -> bool:
         test = s.test
-        return depth > 0 or not isinstance(test, gast.Name) or self.assigned_count(test.id) > 1
+        return depth > 0 or is_catch(test) or not isinstance(test, gast.Name) or self.assigned_count(test.id) > 1
+
+    def is_push(self, s) -> bool:
+        """Whether `s` pushes on the sweeps' records (`tape.append(v)`, `ctl.append(v)`)."""
+        f = s.value.func if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) else None
+        return isinstance(f, gast.Attribute) and f.attr == "append" and isinstance(f.value, gast.Name) \
+            and f.value.id in (self.tape, self.ctl)
 
     def assigned_count(self, var) -> int:
         if self.counts is None:  # the body's assignments do not change while the sweeps are built

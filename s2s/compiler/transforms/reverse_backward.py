@@ -11,6 +11,7 @@ import gast
 
 from .. import analysis
 from ..ir import build
+from ..ir.core import is_catch
 from ..primitives import registry
 from .adjoint import merge
 from .base import bind_prim, index_value, is_list_op, is_repeat, maybe_sequence_op, simplify
@@ -64,6 +65,12 @@ class BackwardSweep:
             out += self.backward_unpack(s, defined)
         else:
             out += self.backward_assign(s, defined)
+        return out + self.restores_of(s)
+
+    def restores_of(self, s) -> list:
+        """The backward sweep's pops of what the forward sweep saved before assignment `s` ran."""
+        out: list = []
+        t = s.targets[0]
         tape_var = self.call_tapes.get(s)
         if tape_var is not None and (s, tape_var) in self.saved_at:
             out.append(build.assign(tape_var, self.pop(self.ctl)))
@@ -289,6 +296,8 @@ class BackwardSweep:
         new = merge([(then, d_then), (orelse, d_else)], self.adj, self.live.before[s], self.certain[s])
         defined.clear()
         defined.update(new)
+        if is_catch(s.test):  # where its statement raised, what was saved before it is popped all the same
+            orelse += [r for st in reversed(s.body) if isinstance(st, gast.Assign) for r in self.restores_of(st)]
         if not then and not orelse:
             if self.record_branch(s, depth):
                 return [build.expr_stmt(self.pop(self.ctl))]
