@@ -274,9 +274,9 @@ def f(xs, w, n):
     known = {"arrayloops": [], "arrays": {"xs": ("d", 3), "w": ("d", 2)}, "name_shapes": {"h": (2, 3)}}
     fn.body, changed = arrayloop.PASS(fn.body, {"xs", "w", "n"}, known)
     assert changed and len(known["arrayloops"]) == 1
-    name, params, results, roles, python_floats, loop = known["arrayloops"][0]
+    name, params, results, roles, python_floats, loop, sites = known["arrayloops"][0]
     assert roles == {"h": "value", "n": "range", "sum_0": "concat", "w": "value", "xs": "value"}
-    assert results == ["h"] and not python_floats
+    assert results == ["h"] and not python_floats and sites == []
     code = to_source(fn)
     assert "cat = sum_0[0]" in code and "concatenate" not in code and "for " not in code
     kernel = numba_arrayloops.ArrayLoop(*known["arrayloops"][0])

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import copy
 import weakref
+from itertools import chain
 
 import gast
 import numpy as np
 
+from ...runtime.tape_copies import shape_stub
 from ..ir import build
 from ..passes.arrayloop import MIN_TRIPS
 from ..primitives import registry
@@ -39,6 +41,7 @@ from .codegen import compile_source, to_source
 MAX_SIZE = 1 << 16  # elements of an array the loop computes on whole (a row it indexes: any size)
 _F64 = np.dtype(np.float64)
 _INDEX = frozenset({int, np.int64, np.int32})
+_INT_ARRAYS = frozenset({np.dtype(np.int64), np.dtype(np.int32)})  # (arrays the loop reads indices from)
 _PRELUDE = numba_kernels.PRELUDE_HEAD + '''from numba.extending import overload
 
 _inline = numba.njit(inline="always", error_model="numpy")
@@ -72,6 +75,76 @@ def _tanh(x):
     big = big if x >= 0.0 else -big
     r = small if a < 0.625 else big
     return x if x == 0.0 else r
+
+
+@_inline
+def _pairwise_leaf(a, lo, n):
+    # NumPy's sum of a[lo:lo + n] to 128 elements: below 8 in order, else eight running sums
+    # combined as a tree, then the rest in order
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    m = n - n % 8
+    for i in range(lo + 8, lo + m, 8):
+        r0 += a[i]
+        r1 += a[i + 1]
+        r2 += a[i + 2]
+        r3 += a[i + 3]
+        r4 += a[i + 4]
+        r5 += a[i + 5]
+        r6 += a[i + 6]
+        r7 += a[i + 7]
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for i in range(lo + m, lo + n):
+        res += a[i]
+    return res
+
+
+@_inline
+def _sum1(a):
+    # `x.sum()` of a vector as NumPy adds it (bitwise): above 128 elements, two halves (the first a
+    # multiple of 8) added after each is summed, split again until they are leaves (a stack, not
+    # recursion: numba's cache cannot reload a recursive function)
+    n = a.shape[0]
+    if n <= 128:
+        return 0.0 + _pairwise_leaf(a, 0, n)
+    los = np.empty(64, np.int64)
+    lens = np.empty(64, np.int64)
+    phase = np.zeros(64, np.int64)
+    left = np.empty(64)
+    sp = 0
+    los[0] = 0
+    lens[0] = n
+    v = 0.0
+    while sp >= 0:
+        if lens[sp] <= 128:
+            v = _pairwise_leaf(a, los[sp], lens[sp])
+            sp -= 1
+            while sp >= 0 and phase[sp] == 2:
+                v = left[sp] + v
+                sp -= 1
+            if sp >= 0:
+                left[sp] = v
+                phase[sp] = 2
+                half = lens[sp] // 2
+                half -= half % 8
+                sp += 1
+                los[sp] = los[sp - 1] + half
+                lens[sp] = lens[sp - 1] - half
+                phase[sp] = 0
+        else:
+            half = lens[sp] // 2
+            half -= half % 8
+            phase[sp] = 1
+            sp += 1
+            los[sp] = los[sp - 1]
+            lens[sp] = half
+            phase[sp] = 0
+    return 0.0 + v
 
 
 def _tanh_a(x):
@@ -113,6 +186,15 @@ class _Kernel(gast.NodeTransformer):
         self.generic_visit(node)
         return node
 
+    def visit_Call(self, node):
+        if isinstance(node.func, gast.Attribute) and node.func.attr == "sum" and not node.keywords and (
+                not node.args and not (isinstance(node.func.value, gast.Name) and node.func.value.id == "xp")
+                or len(node.args) == 1 and isinstance(node.func.value, gast.Name) and node.func.value.id == "xp"):
+            # (`x.sum()`, `xp.sum(x)` of rank 1: passes/arrayloop.py's _sum_of)
+            return build.call("_sum1", [self.visit(node.args[0] if node.args else node.func.value)])
+        self.generic_visit(node)
+        return node
+
     def visit_Name(self, node):
         if node.id == "xp":
             node.id = "np"
@@ -149,8 +231,9 @@ class _Kernel(gast.NodeTransformer):
 class ArrayLoop:
     """One loop: its Python form, and its numba form compiled on first use per argument types."""
 
-    def __init__(self, name, params, results, roles, python_floats, loop):
+    def __init__(self, name, params, results, roles, python_floats, loop, sites=()):
         self.name = name
+        self.sites = tuple(sites)  # a tape's pushes: (position in the body, list, kind, node or name, stub, rank)
         self.params = tuple(params)
         self.roles = tuple(roles[p] for p in params)
         self.python_floats = python_floats  # a division or power that raises on Python floats
@@ -160,14 +243,16 @@ class ArrayLoop:
         self._plain = compile_source(name, self.plain_source, {}, np)
         rng = build.function(f"{name}_range", ["xp", *params], [build.ret(copy.deepcopy(loop.iter))])
         self._range = compile_source(f"{name}_range", to_source(rng), {}, np)
-        self._kparams = [p for p in params if roles[p] in ("value", "index", "pop")]
+        self._kparams = [p for p in params if roles[p] in ("value", "index", "pop", "ints")]
         self._appends = [p for p in params if roles[p] in ("append", "concat")]
         self._concats = [k for k, p in enumerate(params) if roles[p] == "concat"]
         self._pops = [k for k, p in enumerate(params) if roles[p] == "pop"]
-        body = _Kernel(roles).visit(build.function(name, [], copy.deepcopy(loop.body))).body
+        body, tail = _tape_rows(copy.deepcopy(loop.body), self.sites)
+        body = _Kernel(roles).visit(build.function(name, [], body + tail)).body
         head = gast.parse(f"{loop.target.id} = s__ + k__ * d__").body
         kloop = build.for_range("k__", [build.name("n__")], head + body)
-        out = [build.name(r) for r in results] + [build.name(a) for a in self._appends]
+        out = [build.name(r) for r in results] + [build.name(a) for a in self._appends] \
+            + [build.name(f"site{j}__") for j in range(len(self.sites))]
         fn = build.function(name, ["s__", "d__", "n__", *self._kparams], [kloop, build.ret(build.tuple_(out))])
         self._source = _DECORATOR + "\n" + to_source(fn)
         self._refused: set = set()  # argument signatures numba could not compile or that raised
@@ -200,8 +285,16 @@ class ArrayLoop:
             elif role in ("append", "concat"):
                 if t is not list:
                     return None
-            elif role in ("range", "carry"):  # (the range's bounds go in apart; a result the loop assigns first)
-                continue
+            elif role in ("range", "carry", "pre"):  # (the range's bounds go in apart; a result the loop assigns
+                continue  # first; a saved variable's value before the loop, the tape's first item)
+            elif role == "tape":
+                if t is not list:
+                    return None
+            elif role == "ints":
+                if t is not np.ndarray or a.dtype not in _INT_ARRAYS:
+                    return None
+                sig.append(("ints", a.ndim, a.dtype.itemsize))
+                kargs.append(a)
             elif role == "pop":
                 if t is not list or len(a) < n:
                     return None
@@ -254,6 +347,9 @@ class ArrayLoop:
         except Exception:  # noqa: BLE001 - types numba does not compile, or an error the Python loop raises as it is
             self._refused.add(sig)
             return self._python(xp, args)
+        if self.sites:
+            self._tape_items(args, n, out[len(out) - len(self.sites):])
+            out = out[:len(out) - len(self.sites)]
         for k in self._pops:
             del args[k][len(args[k]) - n:]
         stacks = out[len(out) - len(self._appends):] if self._appends else ()
@@ -264,6 +360,47 @@ class ArrayLoop:
             else:
                 args[k].extend(_rows(stacked))
         return out[:len(out) - len(self._appends)] if self._appends else out
+
+
+    def _tape_items(self, args, n, arrays):
+        """Each tape's items in the Python loop's order, one per site an iteration: a row of the
+        site's array (a NumPy scalar where the rows are numbers), a shape stub's where the loop
+        pushes one, and a saved variable's value before the loop first."""
+        columns: dict = {}
+        for (_, lst, kind, node, stub, rank), rows in zip(self.sites, arrays):
+            items = list(rows)
+            if stub and rank:  # (one stub for the rows, all of one shape: it holds no data)
+                items = [shape_stub(rows[0])] * n
+            if kind == "saved":
+                before = args[self.params.index(node)]
+                items[0] = shape_stub(before) if stub else before
+            columns.setdefault(lst, []).append(items)
+        for lst, cols in columns.items():
+            args[self.params.index(lst)].extend(chain.from_iterable(zip(*cols)))
+
+
+def _tape_rows(body: list, sites) -> tuple[list, list]:
+    """The loop body with a tape's pushes as rows of one array per site (`site{j}__`, made on the
+    first iteration; a value of another shape raises, and the Python loop runs): a value's at its
+    push, a saved variable's at the iteration's end, row k + 1 (row 0 is its value before the
+    loop, which the caller puts first). Returns (body, what goes at the body's end)."""
+    tail = []
+    for j, (at, _, kind, node, _, rank) in enumerate(sites):
+        arr, item = f"site{j}__", f"site{j}_item__"
+        shape = f"(n__,) + {item}.shape" if rank else "n__"
+        check = (f"elif {item}.shape != {arr}.shape[1:]:\n"
+                 "    raise ValueError('s2s array loop: the arrays pushed change shape')\n") if rank else ""
+        if kind == "saved":
+            text = f"{item} = {node}\nif k__ == 0:\n    {arr} = np.empty({shape})\n{check}" \
+                   f"if k__ + 1 < n__:\n    {arr}[k__ + 1] = {item}\n"
+            tail += gast.parse(text).body
+            body[at] = gast.Pass()
+        else:
+            stmts = gast.parse(f"{item} = 0\nif k__ == 0:\n    {arr} = np.empty({shape})\n{check}"
+                               f"{arr}[k__] = {item}\n").body
+            stmts[0].value = copy.deepcopy(node)
+            body[at:at + 1] = [gast.If(test=build.const(True), body=stmts, orelse=[])]
+    return body, tail
 
 
 # the rows of arrays array loops appended to lists, by the id of the first row: (a weak

@@ -35,6 +35,7 @@ must not be read after it.
 """
 from __future__ import annotations
 
+import copy
 from collections import Counter
 
 import gast
@@ -157,8 +158,14 @@ def _rank(e, ranks: dict):
         return _rank(e.operand, ranks)
     if isinstance(e, gast.Attribute) and e.attr == "T":
         return _rank(e.value, ranks)
+    if _sum_of(e) is not None:
+        return 0
     if isinstance(e, gast.Call) and len(e.args) == 1:  # (a scalar function of `xp`, a transpose)
         return _rank(e.args[0], ranks)
+    if isinstance(e, gast.Call) and e.args and not e.keywords and (p := registry.lookup(analysis.dotted(e.func) or "")) \
+            is not None and p.loop_kernel:  # (`xp.maximum(0, x)`: elementwise, broadcasting)
+        rs = [_rank(a, ranks) for a in e.args]
+        return None if None in rs else max(rs)
     return None
 
 
@@ -178,7 +185,151 @@ def _iter_ok(it, scan: _Scan) -> bool:
         and not it.keywords and all(scan.index(a) for a in it.args)
 
 
-def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set):
+def _call_of(e, name: str, nargs: int) -> bool:
+    return isinstance(e, gast.Call) and analysis.dotted(e.func) == name and len(e.args) == nargs and not e.keywords
+
+
+def _sum_of(e):
+    """`x` of `x.sum()` or `xp.sum(x)` (a whole sum, which the kernel adds as NumPy does: pairwise), else None."""
+    if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute) and e.func.attr == "sum" and not e.keywords:
+        if not e.args and isinstance(e.func.value, gast.Name) and e.func.value.id != "xp":
+            return e.func.value
+        if len(e.args) == 1 and isinstance(e.args[0], gast.Name) and analysis.dotted(e.func) == "xp.sum":
+            return e.args[0]
+    return None
+
+
+def _fresh(e) -> bool:
+    """Whether `e` makes a new array (arithmetic, a call), not a view or a name of another one."""
+    return isinstance(e, (gast.BinOp, gast.UnaryOp)) or isinstance(e, gast.Call) and _list_call(e, "pop") is None
+
+
+class _Tape:
+    """The pushes of a loop onto its lists, site by site, as a reverse sweep's forward loop makes
+    them (several an iteration on one tape): a value (`L.append(e)`, a row of the site's array); a
+    saved variable's old value (`L.append(x)` or `L.append(rt.shape_stub(x))` before `x` is
+    assigned: the value before the loop, then each iteration's last, so the kernel writes row
+    k + 1 at the end of iteration k); an item saved before a store (`rt.copy_slot(a, j)`). Also
+    what such a loop writes: items of an array made earlier in the same iteration (`a[j] = v`),
+    and the indices it reads from an integer array (`j = y[i]`). With `writes` (the function writes
+    into arrays) every push must be of a new value, so the kernel's row copies hold what Python's
+    list would."""
+
+    def __init__(self, body: list, local: dict, writes: bool):
+        self.local, self.writes = local, writes
+        self.sites: list = []  # (position in body, list, kind, node or name, stub, rank)
+        self.body = body
+        self.done: set = set()  # names assigned so far this iteration
+        self.stored: set = set()  # arrays written into so far
+        self.fresh: set = set()  # names bound so far to a new array
+        self.numpy: set = set()  # names bound so far to NumPy values
+        self.np_values: dict = {}  # saved name -> whether every value it is assigned is NumPy's
+        self.ints: set = set()
+        self.assigned_names = {s.targets[0].id for s in body if isinstance(s, gast.Assign)
+                               and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)}
+        self.index_use = {n.id for s in body for sub in analysis.iter_nodes([s]) if isinstance(sub, gast.Subscript)
+                          for n in analysis.iter_nodes([sub.slice]) if isinstance(n, gast.Name)}
+        self.index_use |= {n.id for s in body for c in analysis.iter_nodes([s]) if _call_of(c, "rt.copy_slot", 2)
+                           for n in analysis.iter_nodes([c.args[1]]) if isinstance(n, gast.Name)}
+        self._at = 0
+
+    def _numpy_valued(self, e) -> bool:
+        if isinstance(e, gast.Name):
+            return e.id in self.numpy or bool(self.local.get(e.id))
+        if isinstance(e, gast.Subscript):
+            return isinstance(e.value, gast.Name) and bool(self.local.get(e.value.id))
+        if isinstance(e, gast.BinOp):
+            return self._numpy_valued(e.left) or self._numpy_valued(e.right)
+        if isinstance(e, gast.UnaryOp):
+            return self._numpy_valued(e.operand)
+        return _sum_of(e) is not None or isinstance(e, gast.Call) and (analysis.dotted(e.func) or "").startswith("xp.")
+
+    def push(self, stmt, lst: str, arg, scan) -> bool:
+        at = self.body.index(stmt)
+        stub = _call_of(arg, "rt.shape_stub", 1)
+        inner = arg.args[0] if stub else arg
+        if _call_of(arg, "rt.copy_slot", 2) and isinstance(arg.args[0], gast.Name):
+            item = build.subscript(build.name(arg.args[0].id), copy.deepcopy(arg.args[1]))
+            parts = arg.args[1].elts if isinstance(arg.args[1], gast.Tuple) else [arg.args[1]]
+            r = self.local.get(arg.args[0].id)
+            if r is None or len(r) < len(parts) or not scan.value(item):
+                return False
+            self.sites.append((at, lst, "slot", item, False, len(r) - len(parts)))
+            return True
+        if isinstance(inner, gast.Name) and inner.id in self.assigned_names and inner.id not in self.done \
+                and inner.id not in self.stored:
+            self.sites.append((at, lst, "saved", inner.id, stub, None))
+            self.np_values.setdefault(inner.id, True)
+            return True
+        r = _rank(inner, self.local)
+        if not (scan.value(inner) and _floaty(inner)) or not r or self.writes and not _fresh(inner):
+            return False  # (what may be a number appended: the kernel appends rows of an array)
+        self.sites.append((at, lst, "value", inner, stub, r))
+        return True
+
+    def store(self, s, scan) -> bool:
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Subscript)):
+            return False
+        t = s.targets[0]
+        parts = t.slice.elts if isinstance(t.slice, gast.Tuple) else [t.slice]
+        a = t.value.id if isinstance(t.value, gast.Name) else None
+        if a not in self.fresh or len(self.local.get(a) or ()) != len(parts) or not all(scan.index(p) for p in parts):
+            return False
+        v = s.value
+        if not (isinstance(v, gast.Constant) and type(v.value) in (int, float)
+                or scan.value(v) and _floaty(v) and _rank(v, self.local) == 0):
+            return False
+        self.stored.add(a)
+        return True
+
+    def assigned(self, t: str, value) -> None:
+        self.done.add(t)
+        (self.fresh.add if _fresh(value) and _sum_of(value) is None and self.local.get(t) else self.fresh.discard)(t)
+        numpy = self._numpy_valued(value)
+        (self.numpy.add if numpy else self.numpy.discard)(t)
+        if t in self.np_values:
+            self.np_values[t] &= numpy and (not self.writes or not self.local.get(t) or _fresh(value))
+
+    def int_read(self, t: str, value, scan) -> bool:
+        if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and t in self.index_use
+                and value.value.id not in self.assigned_names):
+            return False
+        parts = value.slice.elts if isinstance(value.slice, gast.Tuple) else [value.slice]
+        if not all(not isinstance(p, gast.Slice) and scan.index(p) for p in parts):
+            return False
+        self.ints.add(value.value.id)
+        return True
+
+    def special(self, lst: str) -> bool:
+        """Whether list `lst` needs the tape's handling (not one value pushed an iteration)."""
+        return self.writes or any(site[1] == lst and (site[2] != "value" or site[4]) for site in self.sites)
+
+    def sound(self, tapes: set, popped) -> bool:
+        if self.writes and popped:
+            return False  # (a pop where the function writes into arrays: Python's items are the objects)
+        for k, (at, lst, kind, node, stub, _) in enumerate(self.sites):
+            if kind == "saved":
+                r = self.local.get(node)
+                if r is None or node in self.ints or not self.np_values.get(node):
+                    return False  # (no rank, an int, a Python number or, where arrays are written, a view)
+                self.sites[k] = (at, lst, kind, node, stub, len(r))
+        return all(site[1] in tapes for site in self.sites if site[2] != "value" or site[4])
+
+    def saved_names(self) -> set:
+        return {site[3] for site in self.sites if site[2] == "saved"}
+
+    def without_saved(self) -> list:
+        """The body without the saved variables' pushes (the kernel reads them at the iteration's end)."""
+        at = {site[0] for site in self.sites if site[2] == "saved"}
+        return [s for k, s in enumerate(self.body) if k not in at]
+
+    def tape_sites(self, tapes: set, loop) -> list:
+        """The sites of the lists in `tapes`, by their position in `loop.body`."""
+        return [(loop.body.index(self.body[at]), lst, kind, node, stub, rank)
+                for at, lst, kind, node, stub, rank in self.sites if lst in tapes]
+
+
+def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, writes: bool = False):
     """(params, results, roles, python_floats) of `loop` as an array loop kernel, or None when it
     does not qualify (`bound`: names bound before it; `outside`: names read after it before being
     assigned; `lists_ok`: the lists it may append to or pop from; roles: param -> "value",
@@ -187,18 +338,20 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set):
         return None
     var = loop.target.id
     scan, iter_scan = _Scan(ranks), _Scan(ranks)
-    if not _iter_ok(loop.iter, iter_scan) or var in outside:
+    if not _iter_ok(loop.iter, iter_scan):
         return None
     appended, popped = Counter(), Counter()
     index_names, value_names = {var}, set()
     local = dict(ranks)  # (the ranks of the loop's own names as it assigns them)
-    for s in loop.body:
-        if build.is_comment(s) or isinstance(s, gast.Pass):
-            continue
+    body = [s for s in loop.body if not (build.is_comment(s) or isinstance(s, gast.Pass))]
+    tape = _Tape(body, local, writes)
+    for s in body:
         if isinstance(s, gast.Expr) and (lst := _list_call(s.value, "append")) is not None:
             appended[lst] += 1
-            if not (scan.value(s.value.args[0]) and _floaty(s.value.args[0])) or not _rank(s.value.args[0], local):
-                return None  # (what may be a number appended: the kernel appends rows of an array)
+            if not tape.push(s, lst, s.value.args[0], scan):
+                return None
+            continue
+        if tape.store(s, scan):  # (`a[j] = v` into an array this iteration made)
             continue
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
             return None
@@ -206,18 +359,27 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set):
         r = _rank(s.value, local) if _list_call(s.value, "pop") is None else len(local.get(t) or ()) or None
         local[t] = None if r is None or local.get(t, (None,) * r) is None or len(local.get(t, (None,) * r)) != r \
             else (None,) * r
+        tape.assigned(t, s.value)
         if (lst := _list_call(s.value, "pop")) is not None:
             popped[lst] += 1
             value_names.add(t)
         elif (probe := _Scan(ranks)).index(s.value) and probe.indices & index_names:  # (`j = t + 1`)
             scan.index(s.value)
             index_names.add(t)
+        elif tape.int_read(t, s.value, scan):  # (`j = y[i]`, an index read from an integer array)
+            index_names.add(t)
+        elif _sum_of(s.value) is not None and _rank(_sum_of(s.value), local) == 1 and scan.value(_sum_of(s.value)):
+            value_names.add(t)
         elif scan.value(s.value) and _floaty(s.value):
             value_names.add(t)
         else:
             return None
     lists = set(appended) | set(popped)
-    if not lists <= lists_ok or any(c != 1 for c in (appended + popped).values()) or set(appended) & set(popped):
+    tapes = {lst for lst in appended if appended[lst] > 1 or tape.special(lst)}
+    if not lists <= lists_ok or any(c != 1 for lst, c in (appended + popped).items() if lst not in tapes) \
+            or set(appended) & set(popped) or not tape.sound(tapes, popped):
+        return None
+    if tape.ints & (scan.values | scan.indices | index_names | value_names):
         return None
     if not (lists or scan.arrays) or index_names & value_names or scan.indices & scan.values:
         return None  # (a loop of scalar arithmetic: loopkernel's)
@@ -228,8 +390,8 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set):
             or lists & (index_names | value_names) or not lists <= bound:
         return None
     assigned = index_names | value_names
-    results = sorted((assigned - {var}) & outside)
-    early = analysis.exposed(loop.body) - {"xp", var}
+    results = sorted(assigned & outside)  # (the loop variable too: the kernel runs at least MIN_TRIPS trips)
+    early = analysis.exposed(tape.without_saved()) - {"xp", "rt", var}  # (rt: a push's shape_stub or copy_slot)
     if not set(results) <= bound or early - bound - lists:
         return None
     if (iter_scan.indices | ({loop.iter.id} if isinstance(loop.iter, gast.Name) else set())) & assigned:
@@ -237,14 +399,18 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set):
     roles = {n: "value" for n in scan.values - assigned | (value_names & early)}
     roles.update({n: "index" for n in scan.indices - assigned | (index_names & early - {var})})
     roles.update({n: "append" for n in appended})
+    roles.update({n: "tape" for n in tapes})
     roles.update({n: "pop" for n in popped})
+    roles.update({n: "ints" for n in tape.ints})
     for n in iter_scan.indices | ({loop.iter.id} if isinstance(loop.iter, gast.Name) else set()):
         roles.setdefault(n, "range")
     for n in results:  # (assigned before read: what a loop of no iterations leaves, for the Python loop)
         roles.setdefault(n, "carry")
+    for n in tape.saved_names():  # (the value before the loop: the tape's first item)
+        roles.setdefault(n, "pre")
     if any(n not in bound for n in roles):
         return None
-    return sorted(roles), results, roles, scan.python_floats
+    return sorted(roles), results, roles, scan.python_floats, tape.tape_sites(tapes, loop)
 
 
 def _made_empty(lst: str, body: list, k: int) -> bool:
@@ -310,7 +476,7 @@ def _trips(e, ranges: dict):
 
 
 def _rewrite(body: list, bound: set, after: set, loops: list, ranks: dict, lists_ok: set, taken: set,
-             ranges: dict) -> bool:
+             ranges: dict, writes: bool = False) -> bool:
     """Replace the loops of `body` that qualify by kernel calls (`after`: the names read after
     `body` before being assigned; `ranges`: the lengths of ranges known here, a loop shorter
     than MIN_TRIPS stays)."""
@@ -329,9 +495,9 @@ def _rewrite(body: list, bound: set, after: set, loops: list, ranks: dict, lists
             if n is not None or _int_const(s.value):
                 ranges[s.targets[0].id] = ("range", n) if n is not None else ("int", s.value.value)
         if isinstance(s, gast.For) and (trips is None or trips >= MIN_TRIPS):
-            found = _kernel_of(s, bound, live, ranks, lists_ok)
+            found = _kernel_of(s, bound, live, ranks, lists_ok, writes)
             if found is not None:
-                params, results, roles, python_floats = found
+                params, results, roles, python_floats, sites = found
                 fresh = {p for p in params if roles[p] == "append" and p not in after and _made_empty(p, body, k)}
                 for lst in sorted(fresh):
                     if _concat_only(lst, fresh, body, k):
@@ -339,14 +505,14 @@ def _rewrite(body: list, bound: set, after: set, loops: list, ranks: dict, lists
                 name = next(f"aloop_{i}" for i in range(len(loops), len(loops) + len(taken) + 1)
                             if f"aloop_{i}" not in taken)
                 taken.add(name)
-                loops.append((name, params, results, roles, python_floats, s))
+                loops.append((name, params, results, roles, python_floats, s, sites))
                 call = build.call(name, [build.name("xp")] + [build.name(p) for p in params])
                 body[k] = build.assign(build.tuple_([build.name(r) for r in results], store_=True), call) if results \
                     else build.expr_stmt(call)
                 changed = True
         elif isinstance(s, gast.If):
-            changed |= _rewrite(s.body, set(bound), live, loops, ranks, lists_ok, taken, {})
-            changed |= _rewrite(s.orelse, set(bound), live, loops, ranks, lists_ok, taken, {})
+            changed |= _rewrite(s.body, set(bound), live, loops, ranks, lists_ok, taken, {}, writes)
+            changed |= _rewrite(s.orelse, set(bound), live, loops, ranks, lists_ok, taken, {}, writes)
         bound |= {t for st in analysis.walk_stmts([s]) for t in analysis.targets(st)}
     return changed
 
@@ -361,8 +527,8 @@ def array_loops(body: list, params, facts) -> tuple[list, bool]:
     taken = {n.id for n in analysis.iter_nodes(body) if isinstance(n, gast.Name)} | set(params)
     made = {st.targets[0].id for st in analysis.walk_stmts(body) if isinstance(st, gast.Assign)
             and isinstance(st.targets[0], gast.Name) and isinstance(st.value, gast.List) and not st.value.elts}
-    lists_ok = set() if writes_arrays(body) else made - set(params)
-    return body, _rewrite(body, set(params), set(), loops, ranks, lists_ok, taken, {})
+    writes = writes_arrays(body)  # (then only a tape's pushes of new values: `_Tape`)
+    return body, _rewrite(body, set(params), set(), loops, ranks, made - set(params), taken, {}, writes)
 
 
 PASS = Pass("arrayloop", array_loops)
