@@ -22,6 +22,7 @@ from ..errors import S2SError, S2STypeError, S2SValueError
 from ..runtime import real_cotangent, zeros_like_tree
 from . import arg_structure, holomorphic
 from .calls import Jacobian, Transformed, Vmapped, refuse_wrong_cotangents
+from .grad_versions import Gradient
 from .jitted import Jitted
 
 Argnums = int | Sequence[int]  # JAX's argnums: the positions of the differentiated arguments
@@ -119,11 +120,10 @@ def _grad_like(fun, argnums, has_aux, with_value, checkpoint=None):
     kind = "value_and_grad" if with_value else "grad"
     checkpoint = _checkpoint(checkpoint, kind)
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-    t = Transformed(kind, fun, lambda: driver.grad_function(fun, argnums, has_aux, with_value, checkpoint), None,
-                    kind)
+    t = Gradient(kind, fun, argnums, has_aux, with_value, checkpoint)  # (a version per complex arguments)
     t.nums = nums
     t.grad_options = (argnums, has_aux, with_value)  # vmap of it may run as grad of the batched fun
-    t.complex_route = (holomorphic.has_complex_input,
+    t.complex_route = (holomorphic.has_complex_arg,  # (any complex argument: the version for it)
                        functools.partial(holomorphic.complex_inputs, kind, fun, argnums, has_aux, checkpoint))
     return t
 

@@ -13,6 +13,7 @@ from ..compiler.emit.dump import module_source, program
 from ..errors import S2STypeError, shown_path
 from . import entry_points as api
 from .calls import Vmapped
+from .grad_versions import Gradient
 from .jitted import Jitted
 
 
@@ -28,6 +29,8 @@ def source(fn: Callable, *args) -> str:
         fn = fn.version_for(args)
     elif merged is not None:  # vmap(vmap(grad(f))) on arrays: both batch axes merged into one
         fn = merged
+    elif isinstance(fn, Gradient) and not args:  # (the version a call with real arguments runs)
+        fn = fn.compiled
     elif special is not None:
         at = {i: a for i, a in enumerate(args) if type(a) is np.ndarray}
         kinds = {i: a.ndim for i, a in at.items()} | {i: "float" for i, a in enumerate(args) if type(a) is float}

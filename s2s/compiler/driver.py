@@ -272,14 +272,21 @@ def argnums_tuple(argnums, nparams, what="grad"):
     return tuple(a % nparams for a in nums)
 
 
-def grad_function(fn, argnums, has_aux: bool, with_value: bool, checkpoint=None):
+def grad_function(fn, argnums, has_aux: bool, with_value: bool, checkpoint=None, complex_params: tuple | None = (),
+                  kind: str = ""):
     """`grad`/`value_and_grad` of `fn`: one function with both sweeps, optimized (`checkpoint`:
-    the schedule of its top-level loops, runtime/checkpoints.py)."""
+    the schedule of its top-level loops, runtime/checkpoints.py). `complex_params`: the positions
+    of the arguments that may be complex (None: any; the default, none: a call whose arguments
+    were checked), where JAX's check of a real output is needed; `kind`: the transform its error
+    names (jacrev's, of a scalar output)."""
     def compute():
         core = core_of(fn)
         nums = argnums_tuple(argnums, len(core.params))
-        return _compile(reverse.grad_fn(core, argnums, nums, has_aux, with_value, CALLEES, checkpoint), optimized=True)
+        return _compile(reverse.grad_fn(core, argnums, nums, has_aux, with_value, CALLEES, checkpoint,
+                                        complex_params, kind), optimized=True)
     options = (argnums, has_aux) if checkpoint is None else (argnums, has_aux, checkpoint)
+    if complex_params != () or kind:
+        options = (*options, "complex", complex_params, kind)
     return cached("value_and_grad" if with_value else "grad", fn, options, compute)
 
 
@@ -344,7 +351,7 @@ def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = Tru
         core = core_of(fn)
         nums = argnums_tuple(argnums, len(core.params), kind)
         if kind == "jacrev" and not has_aux and jacobian.certainly_scalar(core):
-            return grad_function(fn, argnums, False, False)
+            return grad_function(fn, argnums, False, False, kind="jacrev")
         general = None
         if batched and not os.environ.get("S2S_JAC_LOOP"):
             try:

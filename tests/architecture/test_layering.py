@@ -48,6 +48,7 @@ LAYERS = [
     ["s2s.api.calls"],                                   # the objects transforms return: cache watch, versions
     ["s2s.api.jitted"],                                  # jit's object: a version per argument signature
     ["s2s.api.holomorphic"],                             # derivatives at complex inputs: JAX's contract
+    ["s2s.api.grad_versions"],                           # grad's object: a version per complex arguments
     ["s2s.api.entry_points"],                                     # the transforms users call
     ["s2s.api.sources"],                                 # s2s.source and the dump's text
     ["s2s.api.ops_table"],                               # what `python -m s2s ops` lists

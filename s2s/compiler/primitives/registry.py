@@ -109,6 +109,7 @@ class Prim:
     widened: object = None         # maker(xp, the library's own) with NumPy's signature, where the library's takes less
     dtype_cast: bool = False       # its result is its argument cast to a dtype it is given (frontend/dtypes.py)
     dtype_gate: bool = False       # its first argument itself, there for its derivative rule only (jit drops it)
+    any_dtype: bool = False        # a value read from an object s2s does not see into (an attribute): maybe complex
 
     @property
     def vjp(self) -> dict[str, str]:

@@ -23,7 +23,8 @@ defjvp("rt.tree_leaves_of", x="rt.tree_leaves_up_to(rt.tree_def_of(x, is_leaf), 
 # Registered nodes and namedtuples: a field read is linear in the node (its transpose a node zero
 # but for that field); a node built from its fields is linear in them (its transpose reads the
 # fields back). A batched node is the node of its batched leaves.
-linear("rt.node_field", "x, field, at=''", "x", "rt.node_field_ct(x, field, g)", tree_args=(0,), batch=SAME)
+linear("rt.node_field", "x, field, at=''", "x", "rt.node_field_ct(x, field, g)", tree_args=(0,), batch=SAME,
+       any_dtype=True)
 linear("rt.node_field_ct", "x, field, ct", "ct", "rt.node_field(g, field)", zero_args=("x", "field"),
        batch=by("rt.batched_node_field_ct"))
 linear("rt.make_node", "cls, args", "args", "rt.make_node_ct(cls, args, g)", tree_args=(1,), list_args=("args",),

@@ -24,6 +24,7 @@ from ..ir import build
 from ..ir.core import CoreFn, is_catch
 from ..ir.names import Namer
 from ..primitives import registry
+from . import complex_checks
 from . import tape as tapes
 from .adjoint import Adjoints
 from .base import (
@@ -470,16 +471,27 @@ def _at_path_ends(block, stmt) -> list:
 # ---- whole functions ----
 
 def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool, calls: Callees,
-            checkpoint=None) -> GeneratedFn:
+            checkpoint=None, complex_params: tuple | None = (), kind: str = "") -> GeneratedFn:
     """`grad`/`value_and_grad` of `core` wrt the parameters at `nums`: one function, both sweeps
-    (`checkpoint`: the schedule of its top-level loops, None for none)."""
+    (`checkpoint`: the schedule of its top-level loops, None for none). `complex_params`: the
+    positions of the parameters that may be complex (None: any), which decide where JAX's check of
+    a real output and the real part of a real argument's cotangent are needed (complex_checks.py);
+    `kind`: the transform JAX's error names (jacrev's, whose scalar output's Jacobian this is)."""
     rev = Reverse(core, [core.params[i] for i in nums], calls, checkpoint, aux=has_aux)
     rev.consume = True
     rev.out_read = with_value or has_aux
     holo = [build.const(True)] if holomorphic_output(core) else []  # (its seed may be complex)
-    sw = rev.run((lambda out: build.call("rt.seed_aux", [out] + holo)) if has_aux else (lambda out: seed_of(core, out)))
-    # (a real argument's gradient is the real part of a complex cotangent: rt.real_cotangent)
-    picked = [build.call("rt.real_cotangent", [sw.grads[i], build.name(core.params[i])]) for i in nums]
+    literal: list = []  # (the output whose seed is the literal 1.0, which rt.seed does not check)
+
+    def seed(out):
+        s = seed_of(core, out)
+        if isinstance(s, gast.Constant):
+            literal.append(out)
+        return s
+    sw = rev.run((lambda out: build.call("rt.seed_aux", [out] + holo)) if has_aux else seed)
+    fact = complex_checks.Fact(core, complex_params, calls)
+    # (a real argument's gradient is the real part of a complex cotangent, where one may arise)
+    picked = [fact.real_cotangent(sw.grads[i], core.params[i]) for i in nums]
     gout = picked[0] if isinstance(argnums, int) else build.tuple_(picked)
     result, seed_stmts = gout, sw.seed
     out = build.call("rt.private", [sw.out, build.const(True)]) if rev.restores else sw.out  # before any restore
@@ -493,7 +505,9 @@ def grad_fn(core: CoreFn, argnums, nums: tuple, has_aux: bool, with_value: bool,
         value = rev.namer.fresh("value")
         seed_stmts = [build.assign(value, out)] + sw.seed
         result = build.tuple_([build.name(value), gout])
-    kind = "value_and_grad" if with_value else "grad"
+    kind, what = ("value_and_grad" if with_value else "grad"), kind or ("value_and_grad" if with_value else "grad")
+    if literal and not holo:  # JAX's error for a complex output, where it may be complex (rt.seed checks the others)
+        seed_stmts = fact.real_output(literal[0], what, rev.namer) + seed_stmts
     name = rev.namer.exact(f"{kind}_{core.name}")
     body = sw.init + sw.forward + [build.comment("---- backward ----")] + seed_stmts + sw.backward + [build.ret(result)]
     return GeneratedFn(name, build.function(name, core.params, body), {**core.ns, **rev.ns}, core.filename,
