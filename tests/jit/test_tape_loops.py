@@ -1,0 +1,124 @@
+"""A reverse sweep's forward loop with its tape as one array loop kernel (issue 46,
+`s2s.compiler.passes.arrayloop`'s `_Tape`): cs231n's `svm_loss_naive` pushes seven values an
+example (saved variables' old values, shape stubs, an item saved before a store), stores into the
+margins it made and reads its labels from an integer array. The kernelized gradient equals the
+unjitted one and central differences; with `S2S_NO_NUMBA` (or without numba) the Python loop
+runs and gives the same numbers. A vector's sum inside a kernel is NumPy's, bitwise."""
+import numpy as np
+import pytest
+from course_losses import softmax_first, svm_first, svm_loss_and_dw
+from helpers_compare import fd_grad
+
+import s2s
+from s2s.compiler.emit import numba_arrayloops, numba_kernels
+from s2s.compiler.passes import arrayloop
+
+needs_numba = pytest.mark.skipif(not numba_kernels.available(), reason="numba not installed or S2S_NO_NUMBA set")
+N = arrayloop.MIN_TRIPS + 8  # examples: the forward loop's trip count
+
+
+def _args(n=N, d=30, c=10, seed=0):
+    r = np.random.default_rng(seed)
+    return r.normal(size=(d, c)) * 0.1, r.normal(size=(n, d)), r.integers(0, c, n), 0.1
+
+
+def _calls(monkeypatch) -> list:
+    """The array loops' compiled calls from here on (name, trips)."""
+    seen = []
+    real = numba_arrayloops.ArrayLoop._arguments
+
+    def spy(self, args, n):
+        found = real(self, args, n)
+        if found is not None and found[1] not in self._refused:
+            seen.append((self.name, n))
+        return found
+    monkeypatch.setattr(numba_arrayloops.ArrayLoop, "_arguments", spy)
+    return seen
+
+
+@needs_numba
+def test_svm_forward_sweep_is_one_kernel_with_the_unjitted_gradient(monkeypatch):
+    args = _args()
+    g = s2s.jit(s2s.grad(svm_first))
+    seen = _calls(monkeypatch)
+    got = g(*args)
+    assert seen == [("aloop_0", N)]
+    assert s2s.source(g, *args).count("# array loop kernel aloop_") == 1
+    want = s2s.grad(svm_first)(*args)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got, svm_loss_and_dw(*args)[1], rtol=1e-12, atol=1e-14)  # the author's dW
+    W, X, y, reg = args
+    np.testing.assert_allclose(got, fd_grad(lambda w: svm_first(w, X, y, reg), W), rtol=1e-5, atol=1e-7)
+    for _ in range(2):  # again: the tape's items rebuilt each call, the gradient the same bits
+        np.testing.assert_array_equal(g(*args), got)
+
+
+@needs_numba
+def test_the_value_and_the_tape_s_items_are_the_python_loop_s(monkeypatch):
+    """value_and_grad: the loss the kernel's loop adds up (sums of the margins, NumPy's pairwise
+    order) is the plain function's, bitwise; the gradient as the Python loop gives it."""
+    args = _args(seed=3)
+    vg = s2s.jit(s2s.value_and_grad(svm_first))
+    seen = _calls(monkeypatch)
+    value, grad = vg(*args)
+    assert seen and value == svm_first(*args)
+    monkeypatch.setenv("S2S_NO_NUMBA", "1")
+    value2, grad2 = s2s.jit(s2s.value_and_grad(svm_first))(*args)
+    assert value2 == value
+    np.testing.assert_allclose(grad, grad2, rtol=1e-12, atol=1e-14)
+
+
+def test_without_numba_the_python_loop_gives_the_gradient(monkeypatch):
+    monkeypatch.setenv("S2S_NO_NUMBA", "1")
+    monkeypatch.setattr(numba_kernels, "load", lambda name, src: pytest.fail("numba was used"))
+    args = _args(seed=1)
+    g = s2s.jit(s2s.grad(svm_first))
+    got = g(*args)  # (a version compiled with a kernel earlier in this process runs its Python loop)
+    W, X, y, reg = args
+    np.testing.assert_allclose(got, fd_grad(lambda w: svm_first(w, X, y, reg), W), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(got, s2s.grad(svm_first)(*args), rtol=1e-12, atol=1e-14)
+
+
+@needs_numba
+def test_short_loops_and_float32_keep_the_python_loop(monkeypatch):
+    seen = _calls(monkeypatch)
+    short = _args(n=arrayloop.MIN_TRIPS - 2, seed=2)
+    g = s2s.jit(s2s.grad(svm_first))
+    np.testing.assert_allclose(g(*short), s2s.grad(svm_first)(*short), rtol=1e-12, atol=1e-14)
+    W, X, y, reg = _args(seed=2)
+    W32, X32 = W.astype(np.float32), X.astype(np.float32)
+    got = s2s.jit(s2s.grad(svm_first))(W32, X32, y, reg)
+    np.testing.assert_allclose(got, s2s.grad(svm_first)(W32, X32, y, reg), rtol=1e-5, atol=1e-6)
+    assert seen == []
+
+
+@needs_numba
+def test_a_store_through_an_alias_keeps_the_python_loop(monkeypatch):
+    """softmax_loss_naive's `ds = probs; ds[y[i]] -= 1` writes into the probabilities the tape
+    holds: no kernel, the Python loop's gradient."""
+    args = _args(seed=4)
+    seen = _calls(monkeypatch)
+    g = s2s.jit(s2s.grad(softmax_first))
+    got = g(*args)
+    assert seen == []
+    W, X, y, reg = args
+    np.testing.assert_allclose(got, fd_grad(lambda w: softmax_first(w, X, y, reg), W), rtol=1e-5, atol=1e-7)
+
+
+def row_sums(xs):
+    total = 0.0
+    for t in range(xs.shape[0]):
+        row = xs[t] * 2.0
+        s = np.sum(row)
+        total = total + s + s * row[0]
+    return total
+
+
+@needs_numba
+@pytest.mark.parametrize("width", [3, 8, 13, 128, 129, 200, 1000])
+def test_a_vector_sum_in_a_kernel_is_numpy_s_bitwise(monkeypatch, width):
+    xs = np.random.default_rng(width).normal(size=(N, width)) * 10.0 ** (np.arange(width) % 9 - 4)
+    j = s2s.jit(row_sums)
+    seen = _calls(monkeypatch)
+    assert j(xs) == row_sums(xs)
+    assert seen == [("aloop_0", N)]
