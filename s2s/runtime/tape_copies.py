@@ -12,8 +12,69 @@ def private(record, arrays=False):
     """The backward sweep's own copy of a record: every list, tuple and dict in it is new (so it
     may pop and restore them), and with `arrays` every array too (so it may restore in-place
     updates into them); objects shared in `record` stay shared in the copy, and a view stays a
-    view of its base's copy. Nothing the caller holds changes."""
-    return _private(record, arrays, {})
+    view of its base's copy. Nothing the caller holds changes.
+
+    `arrays` may also be a tuple of positions of the record (a tuple): only the arrays under those
+    (the ones the sweep restores into, and the tapes they are popped from) are copied, and an
+    array elsewhere only when it shares its memory with one of them (a view of it, its base);
+    the others (a 12 MB input the sweep only reads) stay shared."""
+    if type(arrays) is not tuple:
+        return _private(record, arrays, {})
+    memo: dict = {}
+    copied = {k: _private(record[k], True, memo) for k in arrays}
+    roots: set = set()
+    for k in arrays:
+        _roots(record[k], roots, set())
+    return tuple(copied[k] if k in copied else _shared(v, memo, roots) for k, v in enumerate(record))
+
+
+def _root(x):
+    """The object whose memory array `x` views (following `.base`), `x` itself if it owns it."""
+    while (base := getattr(x, "base", None)) is not None:
+        x = base
+    return x
+
+
+def _roots(x, out: set, seen: set) -> None:
+    """Add to `out` the ids of the memory (`_root`) of every array in `x` (`seen`: containers
+    visited)."""
+    if type(x) in _CONTAINERS:
+        if id(x) in seen:
+            return
+        seen.add(id(x))
+        for v in x.values() if type(x) is dict else x:
+            _roots(v, out, seen)
+    elif hasattr(x, "shape") and not isinstance(x, np.generic):
+        out.add(id(_root(x)))
+
+
+def _shared(x, memo, roots):
+    """`_private` without copying arrays, except one already copied (the same copy) or one whose
+    memory is that of a copied array (`roots`: their bases' ids), copied so that restoring the
+    other restores it too."""
+    kind = type(x)
+    if kind in _CONTAINERS:
+        key = id(x)
+        if key in memo:
+            return memo[key]
+        if kind is tuple:
+            new = tuple([_shared(v, memo, roots) for v in x])
+        elif kind is list:
+            new = memo[key] = []
+            new.extend([_shared(v, memo, roots) for v in x])
+        else:
+            new = memo[key] = {}
+            new.update({k: _shared(v, memo, roots) for k, v in x.items()})
+        memo[key] = new
+        return new
+    if not hasattr(x, "shape") or isinstance(x, np.generic):
+        return x
+    if id(x) in memo:
+        return memo[id(x)]
+    if id(_root(x)) in roots:
+        new = memo[id(x)] = _private_array(x, memo)
+        return new
+    return x
 
 
 _CONTAINERS = (list, tuple, dict)

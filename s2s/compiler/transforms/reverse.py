@@ -38,6 +38,7 @@ from .base import (
     loc,
     split_self_updates,
 )
+from .record_writes import written_positions
 from .reverse_backward import BackwardSweep
 from .reverse_checkpoints import CheckpointedLoops
 
@@ -593,8 +594,9 @@ def split_fns(core: CoreFn, mask: tuple, calls: Callees, replay=None, checkpoint
     fwd_body = sw.init + extra_init + sw.forward + [build.ret(build.tuple_([sw.out,
                                                                             build.tuple_([build.name(v) for v in loaded])]))]
     # the sweep's own copy of the record: calling bwd again, in any order or thread, gives the same
-    # (only its lists are copied, one level deep, when it restores nothing in place)
-    own = build.call("rt.private", [build.name(saved), build.const("arrays" in rev.restores)]) if rev.restores \
+    # (only its lists are copied, one level deep, when it restores nothing in place; of its arrays,
+    # only those it restores into, and what they are popped from or share memory with)
+    own = build.call("rt.private", [build.name(saved), record_copy_arrays(rev, sw, loaded)]) if rev.restores \
         else build.call("rt.copy_saved", [build.name(saved)])
     # (a constant is unpacked under another name: `v = rt.constant(...)` is then v's one assignment)
     consts = {v: rev.namer.fresh(f"{v}_saved") for v in constants_refused(rev, sw, loaded)}
@@ -609,6 +611,15 @@ def split_fns(core: CoreFn, mask: tuple, calls: Callees, replay=None, checkpoint
                         header_for("forward sweep", core, "replaying the saved values" if replay else "")),
             GeneratedFn(bname, build.function(bname, [saved, g], bwd_body), ns, core.filename,
                         header_for("backward sweep", core)))
+
+
+def record_copy_arrays(rev: Reverse, sw: Sweeps, loaded) -> gast.expr:
+    """`rt.private`'s second argument: False when the backward sweep restores no array in place,
+    else the positions in the record of the values it may write into (`record_writes`)."""
+    if "arrays" not in rev.restores:
+        return build.const(False)
+    positions = written_positions(sw.seed + sw.backward, list(loaded))
+    return build.tuple_([build.const(k) for k in positions]) if positions else build.const(False)
 
 
 def constants_refused(rev: Reverse, sw: Sweeps, loaded) -> list[str]:
