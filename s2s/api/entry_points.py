@@ -123,6 +123,7 @@ def _grad_like(fun, argnums, has_aux, with_value, checkpoint=None):
     t = Gradient(kind, fun, argnums, has_aux, with_value, checkpoint)  # (a version per complex arguments)
     t.nums = nums
     t.grad_options = (argnums, has_aux, with_value)  # vmap of it may run as grad of the batched fun
+    t.transform_key = (kind, argnums, has_aux, checkpoint)  # (a new grad of `fun` reuses its code: cachekey.py)
     t.complex_route = (holomorphic.has_complex_arg,  # (any complex argument: the version for it)
                        functools.partial(holomorphic.complex_inputs, kind, fun, argnums, has_aux, checkpoint))
     return t
@@ -324,6 +325,7 @@ jacobian = jacrev  # JAX's alias (jax.jacobian is jax.jacrev)
 def _jacobian(kind, fun, argnums, has_aux):
     argnums = _argnums(argnums, kind)
     t = Jacobian(kind, fun, argnums, has_aux)
+    t.transform_key = (kind, argnums, has_aux)  # (a new one of `fun`, as hessian makes, reuses its code: cachekey.py)
     t.complex_route = t.looped.complex_route = (holomorphic.has_complex_input, functools.partial(
         holomorphic.complex_inputs, kind, fun, argnums, has_aux, None))
     if kind == "jacrev" and not has_aux:

@@ -133,6 +133,9 @@ def fn_key(fn, _seen=None, watch: Watch | None = None):
     fn = adapted
     if not isinstance(fn, types.FunctionType):
         if record.of(fn) is not None:
+            same = getattr(fn, "transform_key", None)
+            if same is not None:  # grad, jacrev... of a function: the same code as any such transform of it
+                return ("s2s-transform",) + same + (fn_key(fn.fun, _seen, watch),) + idioms.arity_key(fn)
             if watch is not None:
                 watch.ok = False
             root = getattr(fn, "_root", None)
