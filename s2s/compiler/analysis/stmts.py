@@ -162,8 +162,93 @@ def _child_fields(cls) -> tuple[str, ...]:
 
 
 def loads(node_or_stmts) -> list[str]:
-    """Every name read under a statement or list of statements (with repeats)."""
-    return [n.id for n in _walk(node_or_stmts, True)]
+    """Every name read under a statement or list of statements (with repeats): `_walk`'s names in
+    its order, without a generator (the passes ask for every statement's). Counts the nodes it
+    looks at in STATS (`load_walk`)."""
+    if node_or_stmts.__class__ in _SIMPLE:
+        quick = _simple_loads(node_or_stmts)
+        if quick is not None:
+            return quick
+    out: list[str] = []
+    stack = list(node_or_stmts) if isinstance(node_or_stmts, list) else [node_or_stmts]
+    pop, push, extend, add, count = stack.pop, stack.append, stack.extend, out.append, 0
+    name, constant, load, child_fields = gast.Name, gast.Constant, gast.Load, _CHILD_FIELDS
+    while stack:
+        node = pop()
+        cls = node.__class__
+        if cls is name:
+            count += 1
+            if node.ctx.__class__ is load:
+                add(node.id)
+            if node.annotation is not None:  # (a parameter's)
+                push(node.annotation)
+            continue
+        if cls is constant:
+            count += 1
+            continue
+        fields = child_fields.get(cls)
+        if fields is None:
+            if not isinstance(node, gast.AST):  # (a list's None or string, pushed unchecked)
+                continue
+            fields = _child_fields(cls)
+        count += 1
+        for field in fields:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                extend(value)
+            elif value is not None:
+                push(value)
+    STATS["load_walk"] += count
+    return out
+
+
+def _atom(node, out: list) -> bool:
+    """Add what an atom reads to `out`; False if `node` is not an atom."""
+    cls = node.__class__
+    if cls is gast.Name:
+        if node.ctx.__class__ is gast.Load and node.annotation is None:
+            out.append(node.id)
+            return True
+        return False
+    return cls is gast.Constant
+
+
+_SIMPLE = (gast.Assign, gast.Expr)
+
+
+def _simple_loads(s) -> list[str] | None:
+    """`loads` of core form's usual `x = a`, `x = a op b`, `x = f(a, ...)`, `x = m.f(a, ...)` and
+    their expression statements (atoms `a`, `b`: in `_walk`'s order, with its count), or None for
+    any other statement."""
+    if s.__class__ is gast.Assign:
+        t = s.targets
+        if len(t) != 1 or t[0].__class__ is not gast.Name or t[0].annotation is not None:
+            return None
+        n = 2  # (the statement and its target)
+    else:
+        n = 1
+    v, out = s.value, []
+    cls = v.__class__
+    if cls is gast.BinOp:
+        if not (_atom(v.right, out) and _atom(v.left, out)):
+            return None
+        n += 3
+    elif cls is gast.Call:
+        if v.keywords or not all(_atom(a, out) for a in reversed(v.args)):
+            return None
+        f = v.func
+        n += 2 + len(v.args)
+        if f.__class__ is gast.Attribute:
+            n += 1
+            f = f.value
+        if f.__class__ is not gast.Name or not _atom(f, out):
+            return None
+    elif _atom(v, out):
+        n += 1
+    else:
+        return None
+    STATS["load_walk"] += n
+    return out
 
 
 def load_nodes(node_or_stmts):

@@ -185,15 +185,17 @@ def _negated_products(body, notes) -> set[str]:
     (exact: negation only flips the sign; one array operation less, which copy propagation then
     removes). Integer literals stay, as `-2 * x` overflows on unsigned arrays where `-(2 * x)` wraps."""
     stmts = list(analysis.walk_stmts(body))
+    negations = [s for s in stmts if isinstance(s, (gast.Assign, gast.Return)) and isinstance(s.value, gast.UnaryOp)
+                 and isinstance(s.value.op, gast.USub) and isinstance(s.value.operand, gast.Name)]
+    touched: set[str] = set()
+    if not negations:  # (most bodies: no counts to take)
+        return touched
     binds = collections.Counter(t for s in stmts for t in analysis.targets(s))
     reads = collections.Counter(analysis.loads(body))
     defs = {s.targets[0].id: s for s in stmts if isinstance(s, gast.Assign) and len(s.targets) == 1
             and isinstance(s.targets[0], gast.Name) and binds[s.targets[0].id] == 1}
-    touched: set[str] = set()
-    for s in stmts:
-        v = s.value if isinstance(s, (gast.Assign, gast.Return)) else None
-        if not (isinstance(v, gast.UnaryOp) and isinstance(v.op, gast.USub) and isinstance(v.operand, gast.Name)):
-            continue
+    for s in negations:
+        v = s.value
         b = v.operand.id
         d = defs.get(b)
         side = _scaled(d.value) if d is not None and reads[b] == 1 else None
