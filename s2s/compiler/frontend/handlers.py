@@ -13,7 +13,9 @@ A `finally` block catches everything around the body and the handlers, runs, and
 what was pending. A nested `try`'s catch blocks catch the enclosing `try`'s classes too; its
 dispatch raises an exception no handler of its own matched, where the enclosing `try` catches it.
 Under vmap, an exception of a statement that reads values of the examples cannot be told apart
-per example: it is refused at run time at the user's line (transforms/batching.py).
+per example: a handler cannot run for the examples that raised alone, so it is refused at run time
+at the user's line (transforms/batching.py), unless no handler catches it (a `finally` block runs,
+then the exception goes on, as a loop over the examples raises the first one's).
 """
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ import gast
 
 from .. import analysis
 from ..ir import build
-from ..ir.core import CATCH, is_catch
+from ..ir.core import CATCH, CATCH_FINALLY, is_catch
 from ..primitives.registry import EXT
 
 CAUGHT = "ext.s2s_caught"
@@ -83,8 +85,8 @@ class _Catcher:
     """Lowers core statements so that an exception of `classes` sets `ok` to False and `caught` to
     the exception, and the statements after the one that raised are skipped."""
 
-    def __init__(self, norm, ok: str, caught: str, classes: tuple):
-        self.norm, self.ok, self.caught, self.classes = norm, ok, caught, classes
+    def __init__(self, norm, ok: str, caught: str, classes: tuple, label: str = CATCH):
+        self.norm, self.ok, self.caught, self.classes, self.label = norm, ok, caught, tuple(classes), label
 
     def block(self, stmts) -> tuple[list, bool]:
         """(the lowered statements, whether one of them may fail)."""
@@ -115,7 +117,7 @@ class _Catcher:
         handler = [build.assign(self.ok, build.const(False)), build.assign(self.caught, build.call(CAUGHT, []))]
         for h in handler:
             gast.copy_location(h, s)
-        catch = build.if_(build.name(self.norm.bind(CATCH, self.classes)), [s], handler)
+        catch = build.if_(build.name(self.norm.bind(self.label, self.classes)), [s], handler)
         return [_guard(gast.copy_location(catch, s))], True
 
 
@@ -190,7 +192,9 @@ def lower_try(norm, s) -> None:
     norm.emit(build.assign(ok, build.const(True)))
     norm.emit(build.assign(caught, build.const(None)))
     body = norm.block(s.body)
-    body, _ = _Catcher(norm, ok, caught, (BaseException,) if s.finalbody else _union(*groups)).block(body)
+    # (with no handler, what the body raises is raised again after the `finally` block)
+    body, _ = _Catcher(norm, ok, caught, [BaseException] if s.finalbody else _union(*groups),
+                       CATCH if s.handlers else CATCH_FINALLY).block(body)
     norm.out.extend(body)
     saved, norm.out = norm.out, []
     norm.loc = loc
@@ -209,7 +213,7 @@ def lower_try(norm, s) -> None:
     done, pending = norm.namer.fresh("ok"), norm.namer.fresh("pending")
     norm.emit(build.assign(done, build.const(True)))
     norm.emit(build.assign(pending, build.const(None)))
-    rest, _ = _Catcher(norm, done, pending, (BaseException,)).block(rest)
+    rest, _ = _Catcher(norm, done, pending, [BaseException], CATCH_FINALLY).block(rest)
     norm.out.extend(rest)
     for st in s.finalbody:
         norm.stmt(st)

@@ -46,6 +46,7 @@ SOURCE_FILE = "s2s_source_file"
 # catch block: codegen prints `if s2s_catch: body else: handler` as `try: body except s2s_catch:
 # handler` (frontend/handlers.py); every pass and transform sees an `if` whose test it cannot know
 CATCH = "s2s_catch"
+CATCH_FINALLY = "s2s_catch_finally"  # a catch block whose exception is raised again after a `finally` block
 
 
 def is_catch(test) -> bool:

@@ -23,7 +23,7 @@ from ...errors import S2SValueError, shown_path
 from .. import analysis
 from ..analysis.python_numbers import DIVISIONS, is_number, python_numbers
 from ..ir import build
-from ..ir.core import CoreFn, is_catch, source_file
+from ..ir.core import CATCH_FINALLY, CoreFn, is_catch, source_file
 from ..primitives import registry
 from ..primitives.registry import EXT
 from .base import Callees, GeneratedFn, Transform, bind_prim, header_for, index_value, loc
@@ -154,11 +154,12 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
 
     def catch(self, s, mask):
         """A catch block (frontend/handlers.py): as it is where its statement reads no example's value
-        and runs for every example; else an exception refuses at the user's line (which examples raised
-        cannot be told apart)."""
+        and runs for every example, or where what it catches is raised again after a `finally` block;
+        else an exception refuses at the user's line (which examples raised cannot be told apart)."""
         body = self.block(s.body, mask)
-        if mask is None and not any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.bset
-                                    for st in s.body for n in build.walk(st)):
+        reads = any(isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.bset
+                    for st in s.body for n in build.walk(st))
+        if s.test.id.startswith(CATCH_FINALLY) or mask is None and not reads:
             return [loc(build.if_(s.test, body, self.block(s.orelse, mask)), s)]
         where = build.const(f"{shown_path(source_file(s, self.core.filename))}:{getattr(s, 'lineno', '?')}")
         refuse = build.expr_stmt(build.call("ext.s2s_catch_batched", [where]))
