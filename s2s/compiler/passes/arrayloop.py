@@ -256,8 +256,9 @@ class _Tape:
                 return False
             self.sites.append((at, lst, "slot", item, False, len(r) - len(parts)))
             return True
-        if isinstance(inner, gast.Name) and inner.id in self.assigned_names and inner.id not in self.done \
-                and inner.id not in self.stored:
+        plain = not stub and not self.writes and _rank(inner, self.local) and _Scan(scan.ranks).value(inner)
+        if not plain and isinstance(inner, gast.Name) and inner.id in self.assigned_names \
+                and inner.id not in self.done and inner.id not in self.stored:  # (else a value: an RNN's `h`)
             self.sites.append((at, lst, "saved", inner.id, stub, None))
             self.np_values.setdefault(inner.id, True)
             return True
