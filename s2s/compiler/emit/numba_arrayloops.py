@@ -363,14 +363,16 @@ class ArrayLoop:
 
 
     def _tape_items(self, args, n, arrays):
-        """Each tape's items in the Python loop's order, one per site an iteration: a row of the
-        site's array (a NumPy scalar where the rows are numbers), a shape stub's where the loop
+        """Each tape's items in the Python loop's order, one per site an iteration: a copy of a row
+        of the site's array (a NumPy scalar where the rows are numbers; not a view, which the
+        backward sweep's `rt.private` would rebuild item by item), a shape stub where the loop
         pushes one, and a saved variable's value before the loop first."""
         columns: dict = {}
         for (_, lst, kind, node, stub, rank), rows in zip(self.sites, arrays):
-            items = list(rows)
             if stub and rank:  # (one stub for the rows, all of one shape: it holds no data)
                 items = [shape_stub(rows[0])] * n
+            else:  # (arrays of their own, as Python's are: the backward's private copy of one is a copy, not a view)
+                items = [r.copy() for r in rows] if rank else list(rows)
             if kind == "saved":
                 before = args[self.params.index(node)]
                 items[0] = shape_stub(before) if stub else before
