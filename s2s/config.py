@@ -7,7 +7,9 @@ Settings start from environment variables (``S2S_BACKEND``, ``S2S_THREEFRY_PARTI
 `s2s.nn.initializers` make: float64/int64 with it, float32/int32 without, as in JAX. NumPy code
 in a transformed function computes in the dtypes NumPy gives either way. ``traceback``
 (``S2S_TRACEBACK``): "filtered" hides s2s's own frames from an S2SError's traceback, "full" keeps
-them (tracebacks.py).
+them (tracebacks.py). ``heap_top_pad`` (``S2S_HEAP_TOP_PAD``, bytes, default 64 MiB): the freed
+memory glibc keeps in the process once a `jit` function first runs (base/heap.py); 0 leaves
+the C allocator as it is.
 """
 
 from __future__ import annotations
@@ -55,12 +57,23 @@ def _traceback(name: str, value: Any) -> str:
     return value.strip().lower()
 
 
+def _bytes(name: str, value: Any) -> int:
+    try:
+        n = int(value.strip()) if isinstance(value, str) else value
+    except ValueError:
+        n = None
+    if type(n) is not int or not 0 <= n < 2 ** 31:
+        raise S2SValueError(f"s2s.config: {name} must be a number of bytes from 0 to 2**31 - 1, got {value!r}")
+    return n
+
+
 # name -> (validator, default, environment variable)
 _SETTINGS = {
     "threefry_partitionable": (_bool, False, "S2S_THREEFRY_PARTITIONABLE"),
     "backend": (_backend, "numpy", "S2S_BACKEND"),
     "enable_x64": (_bool, False, "S2S_ENABLE_X64"),
     "traceback": (_traceback, "filtered", "S2S_TRACEBACK"),
+    "heap_top_pad": (_bytes, 64 << 20, "S2S_HEAP_TOP_PAD"),
 }
 
 

@@ -15,11 +15,12 @@ import types
 import numpy as np
 
 from ..backends import arrays
-from ..base import record
+from ..base import heap, record
 from ..compiler import driver
 from ..compiler.emit.kernels import THRESHOLD as FUSE_THRESHOLD
 from ..compiler.emit.loader import call
 from ..compiler.frontend import idioms
+from ..config import config
 from ..errors import S2STypeError, S2SValueError
 from .calls import Transformed
 
@@ -210,6 +211,7 @@ class Jitted(Transformed):
         if static:
             names = list(record.signature_of(fun).parameters)
             fun = idioms.specialize(fun, {names[i]: v for i, v in static.items()})
+        heap.keep_freed(config.read("heap_top_pad"))  # (once per process: a record's pages reused)
         fn, kernels, big = self._build_for(fun, [args[i] for i in dyn])
         self._note(fn)
         if not kwargs:
