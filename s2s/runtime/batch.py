@@ -403,12 +403,17 @@ def examples_1d(x):
     return x[:, None] if x.ndim == 1 else x
 
 
+_SMALL_STACK = 65536  # example_array: lists of at most this many elements are copied twice, not stacked
+
+
 def example_array(x):
     """np.array of a batched list: the batch axis first."""
     if isinstance(x, (list, tuple)):
         if not x:
             return np.array(x)
         if all(type(e) is np.ndarray for e in x):
+            if len(x) * x[0].size <= _SMALL_STACK:  # np.stack's Python costs 2-3 us; this, under 1
+                return np.array(x).swapaxes(0, 1).copy()  # (arrays of different shapes: NumPy's error)
             return np.stack(x, axis=1)
         parts = [example_array(e) for e in x]  # np.stack, not np.array: it dispatches to the parts' backend
         return np.moveaxis(np.stack(parts) if any(type(p) is not np.ndarray for p in parts) else np.array(parts), 0, 1)

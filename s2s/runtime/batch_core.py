@@ -114,13 +114,20 @@ def batched_outer_vjp(flags, g_, a, b, which):
     return np.reshape(v, np.shape(mine)) if mb else np.reshape(np.sum(v, axis=0), np.shape(mine))
 
 
+_VECDOT = getattr(np, "vecdot", None)  # (NumPy 2: conjugates its first operand, so real ones only)
+
+
 # helpers named by the batching table: (batched flag per argument, *arguments)
 def batched_dot(flags, a, b):
     if type(a) is np.ndarray and type(b) is np.ndarray:
-        if flags[0] and flags[1] and a.ndim == 2 and b.ndim == 2:
-            return np.einsum("ij,ij->i", a, b)  # vector . vector per example (a convolution's inner loop)
+        if flags[0] and flags[1] and a.ndim == 2 and b.ndim == 2:  # vector . vector per example (a convolution's
+            if _VECDOT is not None and a.dtype.kind in "fiu" and b.dtype.kind in "fiu":  # inner loop): a ufunc
+                return _VECDOT(a, b)  # call, where np.einsum parses its subscripts in Python first (1.5 us)
+            return np.einsum("ij,ij->i", a, b)
         if flags[1] and not flags[0] and a.ndim == 1 and b.ndim == 2:  # an unbatched vector . a batched one
             return np.matmul(b, a)
+        if flags[1] and not flags[0] and a.ndim == 2 and b.ndim == 2:  # a matrix . a batched vector: V M^T,
+            return np.dot(b, a.T)  # as one writes it by hand (W3: 1.5 us less than example_product's on 10 rows)
     return example_product(a, b, flags[0], flags[1], "dot")
 
 

@@ -33,6 +33,11 @@ def _mutable(obj) -> bool:
     return hasattr(obj, "__dict__") or bool(type(obj).__flags__ & _HEAPTYPE)
 
 
+def _own_module(obj) -> bool:
+    """Whether `obj` is one of s2s's modules (their functions are s2s's, not the user's to rebind)."""
+    return type(obj) is types.ModuleType and (obj.__name__ == "s2s" or obj.__name__.startswith("s2s."))
+
+
 def value_key(v, depth: int = 0):
     """How a value read is compared when its identity test fails: numbers and strings by type and
     text (`0.0` is not `-0.0`, `1` is not `True`), a bound method by its function and object, a
@@ -260,11 +265,13 @@ def note(kind: str, obj, key, value) -> None:
     """Record that the compilation running on this thread read `value` from `obj` (`kind`: "attr"
     with an attribute name, "item" with a key, "len" of a list it unrolled, "type" of a callable
     instance). Reads of values that cannot change (a tuple's items, a ufunc's methods) are not
-    recorded."""
+    recorded, nor those of s2s's own modules (`rt.seed` in generated code that a transform reads
+    again: each would be one more test in every call's check)."""
     stack = getattr(_LOCAL, "stack", None)
     if not stack:
         return
-    if kind == "attr" and not _mutable(obj) or kind in ("item", "len") and isinstance(obj, (tuple, str, bytes)):
+    if kind == "attr" and (not _mutable(obj) or _own_module(obj)) \
+            or kind in ("item", "len") and isinstance(obj, (tuple, str, bytes)):
         return
     for reads in stack:
         reads.add(kind, obj, key, value)

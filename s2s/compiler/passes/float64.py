@@ -6,7 +6,8 @@ Shape folding writes `rt.zeros_like_tree(x)` of a float64 `x` of known shape as 
 dtype char and rank; `known["floats"]`: Python floats) through operations whose result is
 float64 when their operands are: `+ - * /` of two float64 values (or of one and an int literal:
 a float32 array times a Python float stays float32, so a float operand of unknown dtype is not
-enough), negation, an element or slice of a float64 array, `@` and `xp.dot` of two, NumPy's
+enough), negation, an int power, an element or slice of a float64 array, its reduction methods
+(`t.sum(axis=1)`) and transpose, `@`, `xp.dot` and `xp.matmul` of two, `stop_gradient` of one, NumPy's
 one-argument elementwise functions (`xp.tanh`) and reductions (`xp.sum`), a cotangent updated
 in place (`rt.add_at`), a float64's zero and seed, `xp.zeros(shape)`; an int (a literal, a name
 bound only to int literals, a loop index) meets a float64 as float64.
@@ -22,6 +23,7 @@ from .. import analysis
 from ..primitives import registry
 
 _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+_METHODS = frozenset({"sum", "max", "min", "mean", "prod"})  # a float64 array's reductions: float64
 
 
 def is_float64(e, names, ints=frozenset()) -> bool:
@@ -38,15 +40,26 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.left) and (f(e.right) or whole(e.right)) or whole(e.left) and f(e.right)
     if isinstance(e, gast.BinOp) and isinstance(e.op, gast.MatMult):
         return f(e.left) and f(e.right)
+    if isinstance(e, gast.BinOp) and isinstance(e.op, gast.Pow):  # (an int power: a negative Python
+        return f(e.left) and whole(e.right)  # float to a float power is complex)
     if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.USub, gast.UAdd)):
         return f(e.operand)
-    if isinstance(e, gast.Subscript):
+    if isinstance(e, gast.Subscript) or isinstance(e, gast.Attribute) and e.attr == "T":
         return f(e.value)
+    if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute) and e.func.attr in _METHODS \
+            and not e.args and all(k.arg in ("axis", "keepdims") for k in e.keywords):
+        return f(e.func.value)  # (`t.sum(axis=1, keepdims=True)`: array_methods writes reductions so)
+    if isinstance(e, gast.Call) and e.keywords and len(e.args) == 1 and all(k.arg in ("axis", "keepdims")
+                                                                            for k in e.keywords):
+        p = registry.lookup(analysis.classify(e)) if (analysis.dotted(e.func) or "").startswith("xp.") else None
+        return p is not None and p.reduction and not p.nondiff and f(e.args[0])  # (`xp.max(s, axis=1)`)
     if not isinstance(e, gast.Call) or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
         return False
     name = analysis.dotted(e.func) or ""
-    if name == "xp.dot" and len(e.args) == 2:
+    if name in ("xp.dot", "xp.matmul") and len(e.args) == 2:  # (vmap lowers a product to xp.matmul)
         return f(e.args[0]) and f(e.args[1])
+    if name in ("stop_gradient", "xp.transpose") and len(e.args) == 1:  # (the value itself, its axes reversed)
+        return f(e.args[0])
     if name == "rt.add_at" and len(e.args) == 3:
         return f(e.args[0]) and f(e.args[2])
     if name == "rt.zeros_like_tree" and len(e.args) == 1:  # (a float64's zero)

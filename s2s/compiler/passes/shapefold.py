@@ -452,7 +452,8 @@ def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
 
 
 def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> set:
-    """The names that hold float64 values (`float64.float64_names`), flow names aside."""
+    """The names that hold float64 values (`float64.float64_names`): those bound more than once too
+    (`b = b + c` in a backward sweep), where every binding is a plain assignment."""
     if not known.get("arrays"):
         return set()
     copies = record_unpacks(body, counts)
@@ -460,7 +461,7 @@ def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> s
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             binds.setdefault(s.targets[0].id, []).append(s.value)
-    binds = {n: vs for n, vs in binds.items() if n not in params and n not in flow and len(vs) == counts.get(n)}
+    binds = {n: vs for n, vs in binds.items() if n not in params and len(vs) == counts.get(n)}
     records = record_lists(_bindings(body, params, counts, flow, notes)[1])
     top = {id(s.value) for s in body if isinstance(s, gast.Assign)}
 
@@ -555,7 +556,7 @@ def _folded(v, shapes):
     if f == "rt.real_cotangent" and len(args) == 2 and isinstance(args[1], gast.Name) and args[1].id in shapes.f64 \
             and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 cotangent of a float64 value: real already)
-    if f == "rt.real_result" and len(args) == 2 and isinstance(args[0], gast.Name) and args[0].id in shapes.f64:
+    if f == "rt.real_result" and len(args) == 2 and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 output is real: JAX's check passes)
     if f == "rt.tree_add" and len(args) == 2 and all(shape_of(a, shapes) is not None for a in args):
         return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
