@@ -15,7 +15,7 @@ from s2s import S2SError
 
 POS = np.array([2.0, 3.0, 4.0])  # diag(x) + 0.5 is positive definite
 NEG = np.array([-1.3, 3.0, 4.0])  # it is not: cholesky raises LinAlgError
-T = np.array([0.3, -0.2, 0.5])
+T = np.array([0.3, -0.2, 0.5])  # a tangent
 
 
 def cholesky_fallback(x):
@@ -138,6 +138,40 @@ def index_fallback(x, i):
     return v * x[1]
 
 
+def store_or_square(x, ws):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        try:
+            out[i] = np.sin(x[i]) * ws[i]  # IndexError past the end of ws
+        except IndexError:
+            out[i] = x[i] ** 2
+    return np.sum(out * x)
+
+
+def while_lookup(x, d):
+    k = 0
+    s = 0.0
+    while k < 4:
+        try:
+            s = s + d[k] * np.sum(x ** 2)
+        except KeyError:
+            s = s + np.sum(np.sin(x)) * k
+        k = k + 1
+    return s
+
+
+def loop_in_try(x):
+    out = x * 1.0
+    try:
+        for i in range(3):
+            out[i] = np.sqrt(x[i] ** 2 + 1.0)  # stays where a later iteration raises
+            L = np.linalg.cholesky(np.diag(x) - i * np.eye(3) + 0.5)
+            out = out + np.sum(L)
+    except np.linalg.LinAlgError:
+        out = out * 2.0
+    return np.sum(out * x)
+
+
 def _check_all(f, x, *rest):
     """Every transform of f (wrt x) against the plain function and central differences."""
     g = lambda v: f(v, *rest)  # noqa: E731
@@ -151,9 +185,10 @@ def _check_all(f, x, *rest):
     out, back = s2s.vjp(g, x)
     np.testing.assert_allclose(out, want, rtol=1e-13)
     np.testing.assert_allclose(back(1.0)[0], fd, **tol)
-    out, tangent = s2s.jvp(g, (x,), (T,))
+    t = np.linspace(0.3, -0.5, x.size)
+    out, tangent = s2s.jvp(g, (x,), (t,))
     np.testing.assert_allclose(out, want, rtol=1e-13)
-    np.testing.assert_allclose(tangent, fd @ T, **tol)
+    np.testing.assert_allclose(tangent, fd @ t, **tol)
     np.testing.assert_allclose(s2s.jacfwd(f)(x, *rest), fd, **tol)
     np.testing.assert_allclose(s2s.jacrev(f)(x, *rest), fd, **tol)
     np.testing.assert_allclose(s2s.jit(s2s.grad(f))(x, *rest), fd, **tol)
@@ -260,3 +295,16 @@ def test_jump_out_of_try_with_finally_is_refused():
 
     with pytest.raises(S2SError, match="inside a `try` that has a `finally` block"):
         s2s.grad(f)(POS)
+
+
+@pytest.mark.parametrize("ws", [[2.0, 3.0], [2.0, 3.0, 1.0, 4.0]], ids=["short", "long"])
+def test_try_inside_loops(ws):
+    x = np.array([0.5, 1.5, 2.5, 0.7])
+    _check_all(store_or_square, x, ws)
+    _check_all(while_lookup, x, {0: 1.0, 2: 3.0} if len(ws) == 2 else {0: 1.0, 1: 2.0, 2: 3.0, 3: 0.5})
+    _check_vmap(store_or_square, np.stack([x, x * 1.1]), ws)
+
+
+@pytest.mark.parametrize("x", [np.array([3.0, 3.5, 4.0]), np.array([1.2, 3.0, 4.0])], ids=["body", "third trip raises"])
+def test_loop_inside_try_keeps_the_trips_that_ran(x):
+    _check_all(loop_in_try, x)
