@@ -172,6 +172,27 @@ def loop_in_try(x):
     return np.sum(out * x)
 
 
+def self_update(x):
+    S = np.diag(x) + 0.5
+    try:
+        S = np.linalg.cholesky(S)  # S's old value is saved before the statement that may raise
+    except np.linalg.LinAlgError:
+        S = S * 2.0
+    return np.sum(S * x)
+
+
+def self_update_loop(x):
+    S = np.diag(x) + 0.5
+    s = 0.0
+    for i in range(3):
+        try:
+            S = np.linalg.cholesky(S - 0.9 * np.eye(3)) * x[i]
+        except np.linalg.LinAlgError:
+            S = S + x[i] * np.eye(3)
+        s = s + np.sum(S)
+    return s
+
+
 def _check_all(f, x, *rest):
     """Every transform of f (wrt x) against the plain function and central differences."""
     g = lambda v: f(v, *rest)  # noqa: E731
@@ -203,7 +224,7 @@ def _check_vmap(f, xs, *rest):
 
 
 @pytest.mark.parametrize("f", [cholesky_fallback, partial_effects, else_and_finally, in_loop, returns, nested,
-                               reraise_unless])
+                               reraise_unless, self_update, self_update_loop])
 @pytest.mark.parametrize("x", [POS, np.array([-1.3, 3.0, 4.0]) + [0.0, 0.0, 0.1], np.array([-1.3, -3.0, 4.0])],
                          ids=["body", "handler", "handler2"])
 def test_recovering_handlers(f, x):

@@ -117,9 +117,9 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
                 continue
             if isinstance(s, gast.If):
                 body, orelse = self.forward(s.body, depth), self.forward(s.orelse, depth)
-                while is_catch(s.test) and body and self.is_push(body[0]):
-                    # a catch block's saves run before it: its backward pops them on either path
-                    out.append(body.pop(0))
+                if is_catch(s.test):  # its saves run before it: its backward pops them on either path
+                    saves, body = self.catch_saves(s, body)
+                    out.extend(saves)
                 if self.record_branch(s, depth):
                     # recorded where each path ends, so it is the first thing the backward sweep pops
                     body = _at_path_ends(body, self.push(self.ctl, build.const(True)))
@@ -149,6 +149,23 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
     def record_branch(self, s, depth) -> bool:
         test = s.test
         return depth > 0 or is_catch(test) or not isinstance(test, gast.Name) or self.assigned_count(test.id) > 1
+
+    def catch_saves(self, s, body) -> tuple[list, list]:
+        """(the pushes of catch block `s`'s forward statements `body`, the rest): each push moves
+        before the block, which is sound where the statements before it assign none of the names it
+        reads (the temporaries of `y = f(y)`, split as `t = f(y); y = t`)."""
+        saves, rest, assigned = [], [], set()
+        for st in body:
+            if self.is_push(st) and not build.names_in(st) & assigned:
+                saves.append(st)
+                continue
+            if self.is_push(st):
+                self.fail(s, "s2s cannot record this statement inside `try` for the backward sweep.",
+                          "Assign its value to a new name inside the `try`, and copy it after.")
+            rest.append(st)
+            assigned.update(build.names_in(st) if isinstance(st, gast.If | gast.For | gast.While)
+                            else analysis.targets(st))
+        return saves, rest
 
     def is_push(self, s) -> bool:
         """Whether `s` pushes on the sweeps' records (`tape.append(v)`, `ctl.append(v)`)."""
