@@ -185,8 +185,11 @@ def batched_squeeze(flags, a, axis=None, shape=None):
 
 
 def batched_array(flags, x, dtype=None, *args, **kw):
-    """`xp.array(x, dtype, ...)` of a batched `x` (the dtype by position or keyword)."""
+    """`xp.array(x, dtype, ...)` of a batched `x` (the dtype by position or keyword): a new array,
+    as NumPy's is unless `copy=False` (a store into it must not reach the caller's batch)."""
     out = example_array(x)
+    if out is x and kw.get("copy", True) is not False:
+        out = out.copy()
     dtype = kw.get("dtype", dtype)
     return out if dtype is None else out.astype(dtype)
 

@@ -3,7 +3,7 @@
 Python's `float(v) / 0.0` raises ZeroDivisionError where NumPy's `np.float64(v) / 0.0` gives inf
 and a warning. vmap holds such a number as an array of one value per example, so it asks which
 divisions are Python's (transforms/batching.py) and checks their divisors. A value is a Python
-number when it is a literal, `float(...)`, `int(...)`, `len(...)`, `round(...)` of one, an
+number when it is a literal, `float(...)`, `int(...)`, `len(...)`, `abs(...)` of one, an
 array's `.size` or `.ndim`, an item of its `.shape`, or arithmetic of those; a name is one when
 every assignment to it is (a greatest fixed point, so `s = s + 1.0` in a loop counts).
 """
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import gast
 
+from ..primitives import registry
 from .stmts import classify, walk_stmts
 
 _NUMBER_TYPES = (int, float, complex)  # (bool is an int)
-_CASTS = frozenset({"float", "int", "len"})
 _INT_ATTRS = frozenset({"size", "ndim"})
 _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)
 DIVISIONS = {gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%"}
@@ -40,10 +40,10 @@ def _number(value, names, shapes) -> bool:
         return isinstance(value.value, gast.Name) and value.value.id in shapes \
             and isinstance(value.slice, gast.Constant) and type(value.slice.value) is int
     if isinstance(value, gast.Call) and not value.keywords:
-        kind = classify(value)
-        if kind in _CASTS:
-            return True
-        return kind == "round" and len(value.args) == 1 and is_number(value.args[0], names)
+        p = registry.lookup(classify(value))  # float(...), int(...), len(...); abs of a number
+        if p is None or not p.number_result:
+            return False
+        return p.number_result != "keep" or len(value.args) == 1 and is_number(value.args[0], names)
     return False
 
 

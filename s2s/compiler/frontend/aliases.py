@@ -309,15 +309,49 @@ class Aliases:
 def _unconditional_assignments(fn: gast.FunctionDef) -> dict[str, list[tuple]]:
     """Where each name is given a new value by a statement of the function's (or loop's) own body (run on
     every path): the position just after that statement. A later read of the name reads the new
-    value, not the array it named before."""
+    value, not the array it named before. An `if` counts for the names both of its branches bind
+    (a branch that raises binds every name: nothing after it runs; frontend/view_writes.py's
+    `if M.ndim > 1:` around a write through a view and its new view)."""
     out: dict[str, list[tuple]] = {}
     for s in fn.body:
-        if not isinstance(s, (gast.Assign, gast.AnnAssign)) or getattr(s, "lineno", None) is None:
+        if getattr(s, "lineno", None) is None:
             continue
-        targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+        if isinstance(s, gast.If):
+            names = _branch_kills(s)
+        elif isinstance(s, (gast.Assign, gast.AnnAssign)):
+            names = _kills(s)
+        else:
+            continue
         end = (getattr(s, "end_lineno", None) or s.lineno, float("inf"))
-        for t in targets:
-            for n in ([t] if isinstance(t, gast.Name) else getattr(t, "elts", [])):
-                if isinstance(n, gast.Name):
-                    out.setdefault(n.id, []).append(end)
+        for n in names or ():
+            out.setdefault(n, []).append(end)
     return out
+
+
+def _kills(s) -> set[str]:
+    targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+    return {n.id for t in targets for n in ([t] if isinstance(t, gast.Name) else getattr(t, "elts", []))
+            if isinstance(n, gast.Name)}
+
+
+def _block_kills(stmts) -> set[str] | None:
+    """The names a block binds on every path through it; None where it never falls through (raises)."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, gast.Raise):
+            return None
+        if isinstance(s, (gast.Assign, gast.AnnAssign)):
+            out |= _kills(s)
+        elif isinstance(s, gast.If):
+            inner = _branch_kills(s)
+            if inner is None:
+                return None
+            out |= inner
+    return out
+
+
+def _branch_kills(s: gast.If) -> set[str] | None:
+    body, orelse = _block_kills(s.body), _block_kills(s.orelse)
+    if body is None or orelse is None:
+        return orelse if body is None else body
+    return body & orelse

@@ -44,6 +44,7 @@ from . import (
     static_locals,
     targets,
     transform_results,
+    view_writes,
     views,
 )
 from .expressions import UNSUPPORTED, ExpressionLowering, dotted_name
@@ -66,6 +67,8 @@ class Normalizer(ExpressionLowering):
         self.fn = fn_node = transform_results.rewrite(fn_node, env.lookup, facts)  # (s2s.vjp(f, x)[1](ct))
         facts = facts.current()
         self.fn = fn_node = function_lists.rewrite(fn_node, facts)  # (fs.append(term) in a loop: a list of functions)
+        facts = facts.current()
+        self.fn = fn_node = view_writes.rewrite(fn_node, env.lookup, facts)  # (row = M[i]; row *= 2: M[i] *= 2)
         self.census = facts = facts.current()  # (normalization reads the def and never rewrites it)
         self.compile_nested = compile_nested  # (name, node, ns, filename) -> function, from the driver
         self.env = env

@@ -366,6 +366,14 @@ DTYPE_OF_FIRST = frozenset("xp." + n for n in ("array", "asarray", "copy", "asco
 FRESH_CALLS = frozenset("xp." + n for n in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
                                              "full_like", "eye", "identity", "arange"))
 
+# Calls whose result is always an array (never a number or a list), and those of them whose result is
+# a new C-contiguous array, whose reshape is a view (frontend/view_writes.py follows writes through both)
+ARRAY_CALLS = frozenset("xp." + n for n in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+                                            "full_like", "eye", "identity", "arange", "linspace", "outer", "array",
+                                            "asarray", "copy"))
+C_ORDER_CALLS = frozenset("xp." + n for n in ("zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace",
+                                              "outer"))
+
 # Products whose result is always a new array (never a view of an argument, nor the argument):
 # a callee may update such an argument in place without the caller seeing it.
 NEW_ARRAY_CALLS = frozenset("xp." + n for n in ("dot", "matmul", "outer", "inner", "tensordot", "kron", "cross"))

@@ -1,0 +1,496 @@
+"""Writes through NumPy views, rewritten in the user's AST as writes on the base (issue 44).
+
+`row = M[i]` is a view of `M`: `row *= 2` changes `M`, and `M[i, 0] = v` changes `row`. s2s treats
+an update in place as a new value of the name it is written through, so the alias check
+(aliases.py) refuses an update another name still reads. Where the view's layout is known when
+s2s transforms the function, the update is rewritten here into the same update of the base, and
+every view of the base is taken again after it, so the transforms see ordinary updates of one
+array and fresh views of it:
+
+- `v = b[k]` with a basic index `k` (integers by the source: literals, `range` loop targets,
+  `len`, `int(...)`, shape items and their arithmetic; slices, `...`, `None`): `v op= e` becomes
+  `b[k] op= e`; `v[j] = e` becomes `b[k, j] = e` where `k` holds only integers, `b[lo + j] = e` for
+  a slice `lo:hi` and an integer literal `j` inside it, else the view's copy with the store, stored
+  back (`t = b[k].copy(); t[j] = e; b[k] = t`);
+- `v = b.T`, and `v = b.reshape(...)`, `np.reshape(b, ...)`, `b.ravel()` of an array the function
+  made C-contiguous (`.copy()`, `np.zeros`, `np.ones`, `np.full`, `np.empty`, `np.outer`, `np.eye`,
+  `np.arange`): the new values written back through the inverse layout (`b[...] = (b.T op e).T`);
+- `v = np.asarray(b)` (the same array): `v op= e` becomes `b op= e`;
+- after the write, and after any write on the base itself (`b *= 2`, `b[0] = v`), each view of the
+  base is taken again from it (`row = M[i]`).
+
+A view stops being followed where a name its expression reads is bound again (so taking it again
+would read another array), where the view or its base is passed to a call that may write into it
+(a mutating method, `out=`, `np.add.at`, a nested function), or where it is bound in a branch or a
+loop and written after it: those updates stay refused by the alias check, exactly as before.
+"""
+from __future__ import annotations
+
+import copy
+
+import gast
+import numpy as np
+
+from ..ir import build
+from ..ir.core import SourceRewriter
+from ..primitives import registry
+from ..primitives.registry import MUTATING_METHODS
+from . import resolve
+from .census import Census
+
+_WRITERS = frozenset({"copyto", "put", "place", "putmask", "fill_diagonal", "shuffle"})
+_INT_OPS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
+_COMPOUND = (gast.If, gast.For, gast.While, gast.With, gast.Try)
+
+
+class _View:
+    """A name bound to a view of `base`: `kind` is "index" (`base[key]`), "T", "reshape" or "same";
+    `expr` takes it again; `deps` are the names `expr` reads."""
+
+    def __init__(self, base: str, kind: str, expr, key=None):
+        self.base, self.kind, self.expr, self.key = base, kind, expr, key
+        self.deps = {n.id for n in gast.walk(expr) if isinstance(n, gast.Name)}
+
+
+def rewrite(fn: gast.FunctionDef, lookup, facts: Census) -> gast.FunctionDef:
+    """Rewrite `fn` in place; `lookup(name)`: the environment's (found, object) for a global;
+    `facts`: its census (marked stale when the tree changes)."""
+    if not facts.has(gast.AugAssign) and not any(isinstance(t, gast.Subscript) for a in facts.of(gast.Assign)
+                                                  for t in a.targets):
+        return fn  # (no update in place: nothing to rewrite)
+    state = _Rewriter(fn, lookup, facts.locals, facts.names)
+    fn.body = state.block_with(fn.body, {}, {})
+    if state.changed:
+        facts.stale = True
+    return fn
+
+
+def _at(node, s):
+    """`node` (and each node in it without a position) at statement `s`'s position."""
+    for n in gast.walk(node):
+        if hasattr(n, "lineno") or isinstance(n, (gast.expr, gast.stmt)):
+            for f in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+                if getattr(n, f, None) is None and getattr(s, f, None) is not None:
+                    setattr(n, f, getattr(s, f))
+    return node
+
+
+def _assigned(s, arrays=frozenset()) -> set[str]:
+    """The names statement `s` (and the blocks in it) binds; `b op= e` of an array `b` (of
+    `arrays`) updates it in place and binds nothing."""
+    inplace = {id(n.target) for n in gast.walk(s) if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
+               and n.target.id in arrays}
+    return {n.id for n in gast.walk(s) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))
+            and id(n) not in inplace}
+
+
+class _Rewriter(SourceRewriter):
+    changed = False
+
+    def __init__(self, fn, lookup, locals_, taken):
+        super().__init__(fn, lookup, locals_, taken)
+        self.loaded = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+        self.ints = self._int_names(fn)
+
+    # ---- facts known now ----
+    def _numpy(self, node, name: str) -> bool:
+        found, value = self.global_value(node)
+        return found and value is getattr(np, name, None)
+
+    def _int_names(self, fn) -> set[str]:
+        """Local names every binding of which is an integer by the source (a greatest fixed point)."""
+        binds: dict[str, list] = {}
+        other: set[str] = {a.id for a in fn.args.args}
+        for s in gast.walk(fn):
+            if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+                binds.setdefault(s.targets[0].id, []).append(s.value)
+            elif isinstance(s, gast.For) and isinstance(s.target, gast.Name) and isinstance(s.iter, gast.Call) \
+                    and isinstance(s.iter.func, gast.Name) and s.iter.func.id == "range" and "range" not in self.locals:
+                binds.setdefault(s.target.id, []).append(None)  # (an int of a range)
+            elif isinstance(s, (gast.FunctionDef, gast.Lambda)) and s is not fn:
+                other.update(n.id for n in gast.walk(s) if isinstance(n, gast.Name))
+            else:
+                for t in (s.targets if isinstance(s, gast.Assign) else [getattr(s, "target", None)]
+                          if isinstance(s, (gast.AugAssign, gast.AnnAssign, gast.For, gast.comprehension)) else []):
+                    if t is not None:
+                        other.update(n.id for n in gast.walk(t) if isinstance(n, gast.Name))
+        names = {n for n in binds if n not in other}
+        while True:
+            out = {n for n in names if not all(v is None or self._int(v, names) for v in binds[n])}
+            if not out:
+                return names
+            names -= out
+
+    def _sure(self, v, known) -> bool:
+        """Whether array expression `v` is certainly an array, not a number (`x * 1.0` of a parameter
+        `x` may be either: only its slices, which raise for a number as NumPy does, are followed)."""
+        def sure(e):
+            if isinstance(e, gast.Name):
+                return e.id in known and known[e.id][2]
+            return isinstance(e, (gast.Call, gast.Attribute, gast.BinOp)) and self._array(e, known) is not False \
+                and self._sure(e, known)
+        if isinstance(v, gast.BinOp):
+            return sure(v.left) or sure(v.right)
+        if isinstance(v, gast.UnaryOp):
+            return sure(v.operand)
+        if isinstance(v, gast.Attribute):
+            return sure(v.value)
+        if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and not self.global_value(v.func)[0] \
+                and self._array(v.func.value, known) is not False:  # a method of an array: `.copy()`, `.reshape(...)`
+            return self._sure(v.func.value, known)
+        if isinstance(v, gast.Call):  # a ufunc gives an array when an argument is one
+            found, fn = self.global_value(v.func)
+            if found and isinstance(fn, np.ufunc):
+                return any(sure(a) for a in v.args)
+        return not isinstance(v, gast.Name) or sure(v)
+
+    def _array(self, v, known):
+        """False where `v` is not an array (or a number: `_sure`) by the source, else its rank
+        (None: not known). `known`: name -> (rank, C-contiguous, sure) of the arrays known here."""
+        arrays = {n: r for n, (r, _, _) in known.items()}
+
+        def rank(e):
+            if isinstance(e, gast.Name) and e.id in arrays:
+                return arrays[e.id]
+            if isinstance(e, gast.Constant) and type(e.value) in (int, float):
+                return 0
+            return self._array(e, known) if isinstance(e, (gast.Call, gast.BinOp, gast.Attribute)) else False
+        if isinstance(v, gast.Name):
+            return arrays[v.id] if v.id in arrays else False
+        if isinstance(v, gast.BinOp):
+            a, b = rank(v.left), rank(v.right)
+            floats = [e for e in (v.left, v.right) if isinstance(e, gast.Constant) and type(e.value) is float]
+            if floats and isinstance(v.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)):  # a list times 1.0 raises
+                a, b = (None if a is False else a), (None if b is False else b)
+            if a is False or b is False or all(isinstance(e, gast.Constant) for e in (v.left, v.right)):
+                return False
+            return None if a is None or b is None else max(a, b)
+        if isinstance(v, gast.UnaryOp) and isinstance(v.op, (gast.USub, gast.UAdd)):
+            return rank(v.operand) if isinstance(v.operand, gast.Name) else False
+        if isinstance(v, gast.Attribute) and v.attr == "T":
+            return rank(v.value) if isinstance(v.value, gast.Name) else False
+        if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) and v.value.id in arrays \
+                and self._basic(v.slice):  # (of a number: an error, as in NumPy)
+            r = arrays[v.value.id]
+            elts = v.slice.elts if isinstance(v.slice, gast.Tuple) else [v.slice]
+            ints = sum(1 for e in elts if not isinstance(e, gast.Slice) and not (isinstance(e, gast.Constant)
+                                                                                and e.value in (None, Ellipsis)))
+            nones = sum(1 for e in elts if isinstance(e, gast.Constant) and e.value is None)
+            if ints == len(elts) and (r is None or ints >= r):
+                return False  # (may be) a number, not an array
+            return None if r is None else r - ints + nones
+        if not isinstance(v, gast.Call):
+            return False
+        f, args = v.func, v.args
+        found, fn = self.global_value(f)
+        if isinstance(f, gast.Attribute) and not found and self._array(f.value, known) is not False:
+            r = self._array(f.value, known)  # a method of an array (`.copy()`, `np.asarray(x).copy()`)
+            if f.attr in ("copy", "astype"):
+                return r
+            if f.attr in ("ravel", "flatten"):
+                return 1
+            if f.attr == "reshape" and args:
+                shape = args[0].elts if len(args) == 1 and isinstance(args[0], gast.Tuple) else args
+                return len(shape) if not (len(args) == 1 and isinstance(args[0], gast.Name)) else None
+            return False
+        if not found:
+            return False
+        key = resolve.prim_key(fn)
+        p = registry.lookup(key) if key else None
+        if key not in registry.ARRAY_CALLS or p is None:
+            return self._ufunc_rank(fn, v, rank)
+        first = args[0] if args else None
+        keeps = p.same_shape or p.stacks and not v.keywords  # np.copy, np.array and np.asarray of an array
+        return arrays.get(first.id) if keeps and isinstance(first, gast.Name) else None
+
+    @staticmethod
+    def _ufunc_rank(fn, v, rank):
+        """A ufunc's result: an array of its operands' largest rank (a number of numbers), else False."""
+        if isinstance(fn, np.ufunc) and v.args and not v.keywords:  # (an array, or a number of numbers)
+            ranks = [rank(a) for a in v.args]
+            return None if False in ranks or None in ranks else max(ranks)
+        return False
+
+    def _int(self, v, names) -> bool:
+        if isinstance(v, gast.Constant):
+            return type(v.value) is int
+        if isinstance(v, gast.Name):
+            return v.id in names
+        if isinstance(v, gast.BinOp):
+            return isinstance(v.op, _INT_OPS) and self._int(v.left, names) and self._int(v.right, names)
+        if isinstance(v, gast.UnaryOp):
+            return isinstance(v.op, gast.USub) and self._int(v.operand, names)
+        if isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and v.func.id in ("len", "int") \
+                and v.func.id not in self.locals and not v.keywords:
+            return True
+        if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Attribute) and v.value.attr == "shape":
+            return isinstance(v.slice, gast.Constant) and type(v.slice.value) is int
+        return False
+
+    def _basic(self, key) -> bool:
+        """Whether index `key` is basic (a view): integers by the source, slices, `...`, `None`."""
+        elts = key.elts if isinstance(key, gast.Tuple) else [key]
+        return all(isinstance(e, gast.Slice) and all(p is None or isinstance(p, (gast.Name, gast.Constant, gast.BinOp,
+                                                                                 gast.UnaryOp)) for p in
+                                                   (e.lower, e.upper, e.step))
+                   or isinstance(e, gast.Constant) and (e.value is None or e.value is Ellipsis or type(e.value) is int)
+                   or self._int(e, self.ints) for e in elts)
+
+    def _integers(self, key) -> bool:
+        elts = key.elts if isinstance(key, gast.Tuple) else [key]
+        return all(not isinstance(e, gast.Slice) and not (isinstance(e, gast.Constant) and e.value in (None, Ellipsis))
+                   for e in elts)
+
+    def fresh_c(self, value, known) -> bool:
+        """Whether `value` is certainly a new C-contiguous array."""
+        if not isinstance(value, gast.Call) or any(k.arg == "order" for k in value.keywords):
+            return False
+        f = value.func
+        if isinstance(f, gast.Attribute) and f.attr == "copy" and not value.args and not value.keywords:
+            return self._array(f.value, known) is not False and self._sure(f.value, known)
+        found, fn = self.global_value(f)
+        return found and resolve.prim_key(fn) in registry.C_ORDER_CALLS
+
+    def view_of(self, value, known) -> _View | None:
+        """The view `value` takes of a local name's array, or None."""
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and self._basic(value.slice) \
+                and value.value.id in known:
+            base, key = value.value.id, value.slice
+            if not self._integers(key):
+                return _View(base, "index", value, key)
+            rank, n = known[base][0], len(key.elts) if isinstance(key, gast.Tuple) else 1
+            if rank is None:  # a view where the base has more axes than `key` has integers, else a number
+                return _View(base, "item", value, key)
+            return _View(base, "index", value, key) if n < rank else None
+        if isinstance(value, gast.Attribute) and value.attr == "T" and isinstance(value.value, gast.Name) \
+                and value.value.id in known and known[value.value.id][2]:
+            return _View(value.value.id, "T", value)
+        if not isinstance(value, gast.Call):
+            return None
+        f, args = value.func, value.args
+        contiguous = {n for n, (_, c, _) in known.items() if c}
+        if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in contiguous \
+                and (f.attr == "reshape" and args or f.attr == "ravel" and not args) \
+                and not any(k.arg == "order" for k in value.keywords):
+            return _View(f.value.id, "reshape", value)
+        if args and isinstance(args[0], gast.Name):
+            if args[0].id in contiguous and len(args) == 2 and not value.keywords and self._numpy(f, "reshape"):
+                return _View(args[0].id, "reshape", value)
+            if len(args) == 1 and not value.keywords and self._numpy(f, "asarray") and args[0].id in known \
+                    and known[args[0].id][2]:
+                return _View(args[0].id, "same", value)
+        return None
+
+    # ---- which statements end a view's story ----
+    def _writes_into(self, s, names) -> set[str]:
+        """Those of `names` that `s` may change in place other than by the writes rewritten here."""
+        out = set()
+        for n in gast.walk(s):
+            if isinstance(n, (gast.FunctionDef, gast.Lambda)):
+                out.update(m.id for m in gast.walk(n) if isinstance(m, gast.Name) and m.id in names)
+            elif isinstance(n, gast.Call):
+                f = n.func
+                given = {a.id for a in n.args + [k.value for k in n.keywords] if isinstance(a, gast.Name)}
+                if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id in self.locals:
+                    if f.attr in MUTATING_METHODS:  # a method of a local value (`v.sort()`, `lst.append(v)`)
+                        out.update((given | {f.value.id}) & names)
+                elif any(k.arg == "out" for k in n.keywords) or self._may_write(f):
+                    out.update(given & names)
+            elif isinstance(n, (gast.Tuple, gast.List)) and isinstance(n.ctx, gast.Store):
+                out.update(e.value.id for e in n.elts if isinstance(e, gast.Subscript)
+                           and isinstance(e.value, gast.Name) and e.value.id in names)
+        return out
+
+    def _may_write(self, f) -> bool:
+        """Whether a call of `f` may write into an array argument: not a NumPy function (other than
+        the writers), a builtin that reads (`len`, `float`, `sum`...), or `s2s`'s."""
+        found, value = self.global_value(f)
+        if not found or getattr(value, "__name__", None) in _WRITERS | {"at"}:
+            return True
+        module = getattr(value, "__module__", None) or ""
+        return not (module.startswith("numpy") or isinstance(value, np.ufunc) or module == "builtins")
+
+    # ---- the walk ----
+    def block_with(self, stmts, views: dict, known: dict) -> list:
+        out = []
+        for s in stmts:
+            out += self.statement_with(s, views, known)
+        return out
+
+    def forget(self, views: dict, names) -> None:
+        """Stop following the views that read one of `names` (or are named so)."""
+        names = set(names)
+        for v in [v for v, w in views.items() if v in names or w.deps & names or w.base in names]:
+            del views[v]
+
+    def statement_with(self, s, views: dict, known: dict) -> list:
+        tracked = set(views) | {w.base for w in views.values()}
+        touched = self._writes_into(s, tracked) if tracked else set()
+        if touched:
+            self.forget(views, touched | {w.base for v, w in views.items() if v in touched})
+        if isinstance(s, _COMPOUND):
+            return [self.compound(s, views, known)]
+        out = self.write(s, views) if views else None
+        if out is not None:
+            self.changed = True
+            return out
+        bound = _assigned(s, known)
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+            name = s.targets[0].id
+            self.forget(views, {name})
+            view = self.view_of(s.value, known)
+            rank = self._array(s.value, known)
+            fact = None if rank is False else (rank, self.fresh_c(s.value, known), self._sure(s.value, known))
+            known.pop(name, None)
+            if fact is not None:
+                known[name] = fact
+            if view is not None and view.base != name and view.base not in views and name not in view.deps:
+                views[name] = view
+            return [s]
+        if bound:
+            self.forget(views, bound)
+            for n in bound:
+                known.pop(n, None)
+        base = self._base_written(s)
+        if base is not None and any(w.base == base for w in views.values()):
+            self.changed = True
+            return [s] + self.rereads(base, views, s)
+        return [s]
+
+    def compound(self, s, views, known):
+        bound = _assigned(s, known)
+        if isinstance(s, (gast.For, gast.While)):  # a later iteration reads what the body binds
+            self.forget(views, bound)
+            for n in bound:
+                known.pop(n, None)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(s, field, None)
+            if isinstance(block, list):
+                setattr(s, field, self.block_with(block, dict(views), dict(known)))
+        if isinstance(s, gast.Try):
+            for h in s.handlers:
+                h.body = self.block_with(h.body, dict(views), dict(known))
+        self.forget(views, bound)
+        for n in bound:
+            known.pop(n, None)
+        return s
+
+    @staticmethod
+    def _base_written(s) -> str | None:
+        """The name `s` updates in place (`b op= e`, `b[k] = e`, `b[k] op= e`), or None."""
+        t = s.target if isinstance(s, gast.AugAssign) else s.targets[0] \
+            if isinstance(s, gast.Assign) and len(s.targets) == 1 else None
+        if isinstance(t, gast.Name) and isinstance(s, gast.AugAssign):
+            return t.id
+        if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+            return t.value.id
+        return None
+
+    def rereads(self, base, views, s) -> list:
+        """Each view of `base` that the function reads, taken again; an item that is a view only
+        where the base has more axes than its index has integers (`w.kind == "item"`) is taken
+        again there (`if base.ndim > n: v = base[i]` `else: v = v`, the number it is)."""
+        out, items = [], {}
+        for v, w in views.items():
+            if w.base == base and v in self.loaded:
+                if w.kind == "item":
+                    items.setdefault(len(w.key.elts) if isinstance(w.key, gast.Tuple) else 1, []).append((v, w))
+                else:
+                    out.append(_at(build.assign(v, copy.deepcopy(w.expr)), s))
+        for group in items.values():
+            again = [_at(build.assign(v, copy.deepcopy(w.expr)), s) for v, w in group]
+            same = [_at(build.assign(v, build.name(v)), s) for v, _ in group]
+            out.append(self.when_view(s, group[0][1], again, same))
+        return out
+
+    # ---- the writes through a view ----
+    def write(self, s, views) -> list | None:
+        """The statements of update `s` through a followed view, written on its base; else None."""
+        if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) and s.target.id in views:
+            w = views[s.target.id]
+            if w.kind == "item":  # a number where the base has no more axes: `v op= e` binds `v` anew
+                number = [_at(build.assign(s.target.id, gast.BinOp(left=build.name(s.target.id), op=s.op,
+                                                                  right=copy.deepcopy(s.value))), s)]
+                return [self.when_view(s, w, self.whole(s, w, s.op, s.value) + self.rereads(w.base, views, s), number)]
+            return self.whole(s, w, s.op, s.value) + self.rereads(w.base, views, s)
+        t = s.target if isinstance(s, gast.AugAssign) else s.targets[0] \
+            if isinstance(s, gast.Assign) and len(s.targets) == 1 else None
+        if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name) and t.value.id in views:
+            w = views[t.value.id]
+            op = s.op if isinstance(s, gast.AugAssign) else None
+            out = self.item(s, w, t.slice, op, s.value) + self.rereads(w.base, views, s)
+            if w.kind == "item":  # a NumPy number has no items to store into: Python's TypeError
+                return [self.when_view(s, w, out, [_at(self.no_items(t.value.id), s)])]
+            return out
+        return None
+
+    def when_view(self, s, w, view: list, number: list):
+        """`if base.ndim > n: view else: number`, `n` the integers of the view's index."""
+        n = len(w.key.elts) if isinstance(w.key, gast.Tuple) else 1
+        test = gast.Compare(left=build.attr(build.name(w.base), "ndim"), ops=[gast.Gt()], comparators=[build.const(n)])
+        node = build.if_(test, view, number)
+        return _at(node, s)
+
+    @staticmethod
+    def no_items(v: str):
+        """`raise TypeError(...)`: Python's error for an item store into a NumPy number `v`."""
+        text = f"raise TypeError('`{v}` is a NumPy number here: it does not support item assignment')"
+        return gast.parse(text).body[0]
+
+    def whole(self, s, w, op, e) -> list:
+        base = build.name(w.base)
+        if w.kind == "same":
+            return [_at(gast.AugAssign(target=build.name(w.base, store=True), op=op, value=e), s)]
+        if w.kind in ("index", "item"):
+            target = build.subscript(base, copy.deepcopy(w.key), store_=True)
+            return [_at(gast.AugAssign(target=target, op=op, value=e), s)]
+        new = gast.BinOp(left=copy.deepcopy(w.expr), op=op, right=e)
+        return [_at(self.store_back(w, new), s)]
+
+    def store_back(self, w, value):
+        """`b[...] = value` with `value` in the view's layout put back into the base's."""
+        back = build.attr(value, "T") if w.kind == "T" else \
+            build.call(build.attr(value, "reshape"), [build.attr(build.name(w.base), "shape")])
+        return build.assign(build.subscript(build.name(w.base), build.const(Ellipsis), store_=True), back)
+
+    def item(self, s, w, j, op, e) -> list:
+        def store(target):
+            if op is None:
+                return build.assign(target, e)
+            return gast.AugAssign(target=target, op=op, value=e)
+
+        if w.kind == "same":
+            return [_at(store(build.subscript(build.name(w.base), copy.deepcopy(j), store_=True)), s)]
+        if w.kind in ("index", "item"):
+            key = self.composed(w.key, j)
+            if key is not None:
+                return [_at(store(build.subscript(build.name(w.base), key, store_=True)), s)]
+        t = self.fresh("view")
+        out = [build.assign(t, build.call(build.attr(copy.deepcopy(w.expr), "copy"), [])),
+               store(build.subscript(build.name(t), copy.deepcopy(j), store_=True))]
+        if w.kind == "index":
+            out.append(build.assign(build.subscript(build.name(w.base), copy.deepcopy(w.key), store_=True),
+                                    build.name(t)))
+        else:
+            out.append(self.store_back(w, build.name(t)))
+        return [_at(o, s) for o in out]
+
+    def composed(self, key, j):
+        """The index of the base that `base[key][j]` names, where it is simple to say: `key` of
+        integers only (`key, j`), or a slice `lo:hi` (step 1, `0 <= lo`) and an integer literal
+        `0 <= j < hi - lo` (`lo + j`); else None."""
+        outer = list(key.elts) if isinstance(key, gast.Tuple) else [key]
+        inner = list(j.elts) if isinstance(j, gast.Tuple) else [j]
+        if self._integers(key):
+            return build.tuple_([copy.deepcopy(e) for e in outer + inner])
+        if len(outer) != 1 or not isinstance(outer[0], gast.Slice) or len(inner) != 1:
+            return None
+        sl, k = outer[0], inner[0]
+        const = lambda p, default: default if p is None else p.value if isinstance(p, gast.Constant) \
+            and type(p.value) is int else None  # noqa: E731
+        lo, hi, step = const(sl.lower, 0), const(sl.upper, None), const(sl.step, 1)
+        if not (isinstance(k, gast.Constant) and type(k.value) is int) or lo is None or step != 1 or lo < 0 \
+                or sl.upper is not None and (hi is None or hi < 0) or k.value < 0 \
+                or hi is not None and k.value >= hi - lo:
+            return None
+        return build.const(lo + k.value)
