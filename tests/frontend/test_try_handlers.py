@@ -193,6 +193,15 @@ def self_update_loop(x):
     return s
 
 
+def log_or_half(x):
+    try:
+        with np.errstate(divide="raise"):
+            y = np.log(x)
+    except FloatingPointError:
+        y = x * 0.5
+    return np.sum(y * x)
+
+
 def _check_all(f, x, *rest):
     """Every transform of f (wrt x) against the plain function and central differences."""
     g = lambda v: f(v, *rest)  # noqa: E731
@@ -329,3 +338,15 @@ def test_try_inside_loops(ws):
 @pytest.mark.parametrize("x", [np.array([3.0, 3.5, 4.0]), np.array([1.2, 3.0, 4.0])], ids=["body", "third trip raises"])
 def test_loop_inside_try_keeps_the_trips_that_ran(x):
     _check_all(loop_in_try, x)
+
+
+@pytest.mark.parametrize("x", [POS, np.array([0.0, 3.0, 4.0])], ids=["body", "raises"])
+def test_errstate_inside_try_restores_the_settings_where_its_body_raised(x):
+    before = np.geterr()
+    if x is POS:
+        _check_all(log_or_half, x)
+    else:  # the handler's sum(x * x / 2): its gradient is x (central differences would step into log(0))
+        np.testing.assert_allclose(s2s.jit(log_or_half)(x), log_or_half(x))
+        for grad in (s2s.grad(log_or_half), s2s.jacrev(log_or_half), s2s.jit(s2s.grad(log_or_half))):
+            np.testing.assert_allclose(grad(x), x)
+    assert np.geterr() == before

@@ -8,7 +8,9 @@ the two; reverse mode's backward sweep runs under the caller's settings. A `retu
 body (`with np.errstate(over="ignore"): return np.where(...)`, the numerically stable sigmoid) has
 its value computed under the settings, then the settings restored, then the return. Any other
 `return`, `break` or `continue` inside the body, and any other context manager, are refused: the
-exit would not run.
+exit would not run. Inside a `try` body, whose handler may catch what the body raises, the body's
+statements keep an exception (handlers.kept_exception) until the settings are restored, then raise
+it again; elsewhere an exception leaves the function with the settings it set.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import numpy as np
 
 from ..ir import build
 from ..primitives.registry import EXT
+from . import handlers
 
 _JUMPS = (gast.Return, gast.Break, gast.Continue)
 
@@ -65,13 +68,22 @@ def lower_with(norm, s) -> None:
     norm.ns["ext"] = EXT
     old = norm.tmp(build.call("ext.s2s_errstate_enter", [], {k.arg: norm.atom(k.value) for k in cm.keywords}),
                    "errstate")
+    loc, saved, norm.out = norm.loc, norm.out, []
     for st in body:
         norm.stmt(st)
     value = None
     if tail is not None:
         norm.loc, norm.current = (tail.lineno, tail.col_offset), tail
         value = norm.atom(tail.value) if tail.value is not None else build.const(None)
+    inner, norm.out = norm.out, saved
+    again = None
+    if getattr(norm, "catching", 0):  # inside a `try` that may catch what the body raises: restore first
+        inner, again = handlers.kept_exception(norm, inner)
+    norm.out.extend(inner)
+    norm.loc = loc
     norm.tmp(build.call("ext.s2s_errstate_exit", [old]), "restored")
+    if again is not None:
+        norm.emit(again)
     if tail is not None:
         norm.loc = (tail.lineno, tail.col_offset)
         norm.emit(build.ret(value))

@@ -99,7 +99,9 @@ class _Catcher:
 
     def stmt(self, s) -> tuple[list, bool]:
         if isinstance(s, gast.If) and is_catch(s.test):  # a nested `try`'s: it catches ours too
-            s.test = build.name(self.norm.bind(CATCH, _union(self.norm.ns[s.test.id], self.classes)))
+            both = s.test.id.startswith(CATCH_FINALLY) and self.label == CATCH_FINALLY
+            s.test = build.name(self.norm.bind(CATCH_FINALLY if both else CATCH,
+                                               _union(self.norm.ns[s.test.id], self.classes)))
             return [s], False
         if isinstance(s, gast.If):
             body, f1 = self.block(s.body)
@@ -119,6 +121,16 @@ class _Catcher:
             gast.copy_location(h, s)
         catch = build.if_(build.name(self.norm.bind(self.label, self.classes)), [s], handler)
         return [_guard(gast.copy_location(catch, s))], True
+
+
+def kept_exception(norm, stmts) -> tuple[list, gast.stmt]:
+    """(core statements `stmts` lowered so that an exception stops them and is kept, the statement
+    that raises it again): what runs between them always runs (`with np.errstate` restoring the
+    settings where its body raised inside a `try`, contexts.py)."""
+    ok, caught = norm.namer.fresh("ok"), norm.namer.fresh("caught")
+    body, _ = _Catcher(norm, ok, caught, [BaseException], CATCH_FINALLY).block(stmts)
+    first = [build.assign(ok, build.const(True)), build.assign(caught, build.const(None))]
+    return first + body, build.if_(build.name(ok), [gast.Pass()], [_reraise(norm, caught)])
 
 
 def _bare_raises(stmts, caught: str) -> list:
@@ -191,7 +203,11 @@ def lower_try(norm, s) -> None:
     ok, caught = norm.namer.fresh("ok"), norm.namer.fresh("caught")
     norm.emit(build.assign(ok, build.const(True)))
     norm.emit(build.assign(caught, build.const(None)))
-    body = norm.block(s.body)
+    norm.catching = getattr(norm, "catching", 0) + 1  # (contexts.py: an errstate body restores where it raised)
+    try:
+        body = norm.block(s.body)
+    finally:
+        norm.catching -= 1
     # (with no handler, what the body raises is raised again after the `finally` block)
     body, _ = _Catcher(norm, ok, caught, [BaseException] if s.finalbody else _union(*groups),
                        CATCH if s.handlers else CATCH_FINALLY).block(body)

@@ -12,6 +12,7 @@ import copy
 import gast
 
 from ..ir import build
+from ..ir.core import is_catch
 from .guards import is_raise
 
 JUMPS = (gast.Break, gast.Continue, gast.Return)  # (and a lowered `raise`: _ends)
@@ -20,7 +21,7 @@ JUMPS = (gast.Break, gast.Continue, gast.Return)  # (and a lowered `raise`: _end
 def _walk_level(stmts, into_loops: bool):
     for s in stmts:
         yield s
-        if isinstance(s, gast.If):
+        if isinstance(s, gast.If) and not is_catch(s.test):  # (a catch block's raise does not end the path)
             yield from _walk_level(s.body, into_loops)
             yield from _walk_level(s.orelse, into_loops)
         elif into_loops and isinstance(s, (gast.For, gast.While)):
@@ -97,7 +98,7 @@ def _sink(stmts) -> list:
     for i, s in enumerate(stmts):
         if isinstance(s, (gast.For, gast.While)):
             s.body = _sink(s.body)
-        if isinstance(s, gast.If):
+        if isinstance(s, gast.If) and not is_catch(s.test):
             s.body, s.orelse = _sink(s.body), _sink(s.orelse)
             if _has([s], JUMPS):
                 rest = _sink(stmts[i + 1:])
