@@ -6,7 +6,7 @@ unjitted one and central differences; with `S2S_NO_NUMBA` (or without numba) the
 runs and gives the same numbers. A vector's sum inside a kernel is NumPy's, bitwise."""
 import numpy as np
 import pytest
-from course_losses import softmax_first, svm_first, svm_loss_and_dw
+from course_losses import softmax_first, softmax_loss_and_dw, svm_first, svm_loss_and_dw
 from helpers_compare import fd_grad
 
 import s2s
@@ -93,16 +93,53 @@ def test_short_loops_and_float32_keep_the_python_loop(monkeypatch):
 
 
 @needs_numba
-def test_a_store_through_an_alias_keeps_the_python_loop(monkeypatch):
+def test_a_store_through_an_alias_is_one_kernel_with_shared_items(monkeypatch):
     """softmax_loss_naive's `ds = probs; ds[y[i]] -= 1` writes into the probabilities the tape
-    holds: no kernel, the Python loop's gradient."""
+    holds twice (as `ds` and as `probs`), and `t6 = t5` pushes one array as two names: the kernel's
+    tape holds one object for each pair, as Python's does, and the results `ds` and `probs` are
+    one array, so the backward sweep restoring one restores the other. The gradient equals the
+    unjitted one, the author's dW and central differences."""
     args = _args(seed=4)
     seen = _calls(monkeypatch)
     g = s2s.jit(s2s.grad(softmax_first))
     got = g(*args)
-    assert seen == []
+    assert seen == [("aloop_0", N)]
+    np.testing.assert_allclose(got, s2s.grad(softmax_first)(*args), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got, softmax_loss_and_dw(*args)[1], rtol=1e-12, atol=1e-14)
     W, X, y, reg = args
     np.testing.assert_allclose(got, fd_grad(lambda w: softmax_first(w, X, y, reg), W), rtol=1e-5, atol=1e-7)
+    for _ in range(2):
+        np.testing.assert_array_equal(g(*args), got)
+
+
+def pushes_an_argument(xs, w):
+    """A loop whose tape would hold the argument `w` itself (`v = w`, saved each iteration) while
+    the function writes into arrays: the Python loop (the kernel's rows would be copies)."""
+    total = 0.0
+    out = np.zeros(3)
+    for t in range(xs.shape[0]):
+        v = w
+        h = np.tanh(xs[t] * v)
+        h[0] = 0.0
+        total = total + np.sum(h * h)
+    out[0] = total
+    return out[0]
+
+
+@needs_numba
+def test_an_argument_pushed_where_arrays_are_written_keeps_the_python_loop(monkeypatch):
+    r = np.random.default_rng(5)
+    xs, w = r.normal(size=(N, 3)), r.normal(size=3)
+    seen = _calls(monkeypatch)
+    g = s2s.jit(s2s.grad(pushes_an_argument, argnums=(0, 1)))
+    got = g(xs, w)
+    src = s2s.source(g, xs, w)
+    assert "append(v)" in src or "append(rt.shape_stub(v))" in src  # (the loop saves `v`, which is `w`)
+    assert seen == []
+    want = s2s.grad(pushes_an_argument, argnums=(0, 1))(xs, w)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got[1], fd_grad(lambda v: pushes_an_argument(xs, v), w), rtol=1e-6, atol=1e-8)
 
 
 def row_sums(xs):

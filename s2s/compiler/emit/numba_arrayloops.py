@@ -233,7 +233,7 @@ class ArrayLoop:
 
     def __init__(self, name, params, results, roles, python_floats, loop, sites=()):
         self.name = name
-        self.sites = tuple(sites)  # a tape's pushes: (position in the body, list, kind, node or name, stub, rank)
+        self.sites = tuple(sites)  # a tape's pushes: (position in the body, list, kind, node or name, stub, rank, maker)
         self.params = tuple(params)
         self.roles = tuple(roles[p] for p in params)
         self.python_floats = python_floats  # a division or power that raises on Python floats
@@ -349,7 +349,7 @@ class ArrayLoop:
             return self._python(xp, args)
         if self.sites:
             self._tape_items(args, n, out[len(out) - len(self.sites):])
-            out = out[:len(out) - len(self.sites)]
+            out = _one_object(out[:len(out) - len(self.sites)], args)
         for k in self._pops:
             del args[k][len(args[k]) - n:]
         stacks = out[len(out) - len(self._appends):] if self._appends else ()
@@ -365,14 +365,24 @@ class ArrayLoop:
     def _tape_items(self, args, n, arrays):
         """Each tape's items in the Python loop's order, one per site an iteration: a copy of a row
         of the site's array (a NumPy scalar where the rows are numbers; not a view, which the
-        backward sweep's `rt.private` would rebuild item by item), a shape stub where the loop
-        pushes one, and a saved variable's value before the loop first."""
+        backward sweep's `rt.private` would rebuild item by item), one object where sites push the
+        object one statement made (the site's maker: a saved variable's row k + 1 is what iteration
+        k made), a shape stub where the loop pushes one, and a saved variable's value before the
+        loop first."""
+        made: dict = {}  # maker -> the arrays it made, by iteration
         columns: dict = {}
-        for (_, lst, kind, node, stub, rank), rows in zip(self.sites, arrays):
+        for (_, lst, kind, node, stub, rank, maker), rows in zip(self.sites, arrays):
             if stub and rank:  # (one stub for the rows, all of one shape: it holds no data)
                 items = [shape_stub(rows[0])] * n
-            else:  # (arrays of their own, as Python's are: the backward's private copy of one is a copy, not a view)
-                items = [r.copy() for r in rows] if rank else list(rows)
+            elif not rank:
+                items = list(rows)
+            else:
+                objects = made.get(maker) if maker is not None else None
+                if objects is None:
+                    objects = [r.copy() for r in rows] if kind != "saved" else [r.copy() for r in rows[1:]] + [None]
+                    if maker is not None:
+                        made[maker] = objects
+                items = objects if kind != "saved" else [None] + objects[:n - 1]
             if kind == "saved":
                 before = args[self.params.index(node)]
                 items[0] = shape_stub(before) if stub else before
@@ -381,13 +391,27 @@ class ArrayLoop:
             args[self.params.index(lst)].extend(chain.from_iterable(zip(*cols)))
 
 
+def _one_object(results, args) -> tuple:
+    """The kernel's results with names that held one array (`ds = probs`, or an argument itself)
+    holding one object again, as in the Python loop (numba returns each as an array of its own over
+    the same memory, which the backward sweep's `rt.private` would copy apart)."""
+    def key(v):
+        return v.__array_interface__["data"][0], v.shape, v.strides, v.dtype
+    seen = {key(a): a for a in args if type(a) is np.ndarray}
+    out = list(results)
+    for k, v in enumerate(out):
+        if type(v) is np.ndarray:
+            out[k] = seen.setdefault(key(v), v)
+    return tuple(out)
+
+
 def _tape_rows(body: list, sites) -> tuple[list, list]:
     """The loop body with a tape's pushes as rows of one array per site (`site{j}__`, made on the
     first iteration; a value of another shape raises, and the Python loop runs): a value's at its
     push, a saved variable's at the iteration's end, row k + 1 (row 0 is its value before the
     loop, which the caller puts first). Returns (body, what goes at the body's end)."""
     tail = []
-    for j, (at, _, kind, node, _, rank) in enumerate(sites):
+    for j, (at, _, kind, node, _, rank, _) in enumerate(sites):
         arr, item = f"site{j}__", f"site{j}_item__"
         shape = f"(n__,) + {item}.shape" if rank else "n__"
         check = (f"elif {item}.shape != {arr}.shape[1:]:\n"

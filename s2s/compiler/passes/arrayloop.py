@@ -66,6 +66,7 @@ class _Scan:
         self.python_floats = False
         self.arrays = False
         self.ranks = ranks
+        self.local = None  # (the ranks of the loop's names as it assigns them, where the caller keeps them)
 
     def index(self, e) -> bool:
         if _int_const(e):
@@ -97,7 +98,8 @@ class _Scan:
                 if not (isinstance(e.right, gast.Constant) and type(e.right.value) in (int, float)):
                     return False
                 self.python_floats |= type(e.right.value) is float or e.right.value < 0
-            self.python_floats |= isinstance(e.op, gast.Div)
+            local = self.local if self.local is not None else self.ranks  # (an array divided: never raises)
+            self.python_floats |= isinstance(e.op, gast.Div) and not (_rank(e.left, local) or _rank(e.right, local))
             self.arrays |= isinstance(e.op, gast.MatMult)
             return self.value(e.left) and self.value(e.right) and (_floaty(e.left) or _floaty(e.right))
         if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.USub, gast.UAdd)):
@@ -158,7 +160,7 @@ def _rank(e, ranks: dict):
         return _rank(e.operand, ranks)
     if isinstance(e, gast.Attribute) and e.attr == "T":
         return _rank(e.value, ranks)
-    if _sum_of(e) is not None:
+    if _reduction_of(e) is not None:
         return 0
     if isinstance(e, gast.Call) and len(e.args) == 1:  # (a scalar function of `xp`, a transpose)
         return _rank(e.args[0], ranks)
@@ -189,19 +191,21 @@ def _call_of(e, name: str, nargs: int) -> bool:
     return isinstance(e, gast.Call) and analysis.dotted(e.func) == name and len(e.args) == nargs and not e.keywords
 
 
-def _sum_of(e):
-    """`x` of `x.sum()` or `xp.sum(x)` (a whole sum, which the kernel adds as NumPy does: pairwise), else None."""
-    if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute) and e.func.attr == "sum" and not e.keywords:
+def _reduction_of(e, names=("sum", "max", "min")):
+    """`x` of `x.sum()` or `xp.sum(x)` (a whole sum, which the kernel adds as NumPy does: pairwise;
+    `max` and `min` as well), else None."""
+    if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute) and e.func.attr in names and not e.keywords:
         if not e.args and isinstance(e.func.value, gast.Name) and e.func.value.id != "xp":
             return e.func.value
-        if len(e.args) == 1 and isinstance(e.args[0], gast.Name) and analysis.dotted(e.func) == "xp.sum":
+        if len(e.args) == 1 and isinstance(e.args[0], gast.Name) and analysis.dotted(e.func) == f"xp.{e.func.attr}":
             return e.args[0]
     return None
 
 
 def _fresh(e) -> bool:
     """Whether `e` makes a new array (arithmetic, a call), not a view or a name of another one."""
-    return isinstance(e, (gast.BinOp, gast.UnaryOp)) or isinstance(e, gast.Call) and _list_call(e, "pop") is None
+    return isinstance(e, (gast.BinOp, gast.UnaryOp)) or isinstance(e, gast.Call) and _list_call(e, "pop") is None \
+        and _reduction_of(e) is None
 
 
 class _Tape:
@@ -210,18 +214,23 @@ class _Tape:
     saved variable's old value (`L.append(x)` or `L.append(rt.shape_stub(x))` before `x` is
     assigned: the value before the loop, then each iteration's last, so the kernel writes row
     k + 1 at the end of iteration k); an item saved before a store (`rt.copy_slot(a, j)`). Also
-    what such a loop writes: items of an array made earlier in the same iteration (`a[j] = v`),
-    and the indices it reads from an integer array (`j = y[i]`). With `writes` (the function writes
-    into arrays) every push must be of a new value, so the kernel's row copies hold what Python's
-    list would."""
+    what such a loop writes: items of an array made earlier in the same iteration (`a[j] = v`,
+    also through another name, `ds = probs`), and the indices it reads from an integer array
+    (`j = y[i]`).
+
+    Each name holds an object some statement of the iteration made (its *maker*: `b = a` holds
+    `a`'s): sites that push one object share one item, as Python's list holds it twice. With
+    `writes` (the function writes into arrays) every array pushed must be one the loop made new
+    and writes into no more after the push, so the kernel's copies hold what Python's list would."""
 
     def __init__(self, body: list, local: dict, writes: bool):
         self.local, self.writes = local, writes
-        self.sites: list = []  # (position in body, list, kind, node or name, stub, rank)
+        self.sites: list = []  # (position in body, list, kind, node or name, stub, rank, maker or None)
         self.body = body
         self.done: set = set()  # names assigned so far this iteration
-        self.stored: set = set()  # arrays written into so far
-        self.fresh: set = set()  # names bound so far to a new array
+        self.maker: dict = {}  # name -> the position of the statement that made its object (this iteration)
+        self.made_new: set = set()  # positions that made a new array
+        self.stores: list = []  # (maker, position) of each store
         self.numpy: set = set()  # names bound so far to NumPy values
         self.np_values: dict = {}  # saved name -> whether every value it is assigned is NumPy's
         self.ints: set = set()
@@ -231,7 +240,6 @@ class _Tape:
                           for n in analysis.iter_nodes([sub.slice]) if isinstance(n, gast.Name)}
         self.index_use |= {n.id for s in body for c in analysis.iter_nodes([s]) if _call_of(c, "rt.copy_slot", 2)
                            for n in analysis.iter_nodes([c.args[1]]) if isinstance(n, gast.Name)}
-        self._at = 0
 
     def _numpy_valued(self, e) -> bool:
         if isinstance(e, gast.Name):
@@ -242,7 +250,12 @@ class _Tape:
             return self._numpy_valued(e.left) or self._numpy_valued(e.right)
         if isinstance(e, gast.UnaryOp):
             return self._numpy_valued(e.operand)
-        return _sum_of(e) is not None or isinstance(e, gast.Call) and (analysis.dotted(e.func) or "").startswith("xp.")
+        return _reduction_of(e) is not None or isinstance(e, gast.Call) and (analysis.dotted(e.func) or "").startswith("xp.")
+
+    def _new(self, name: str):
+        """The position that made the new array `name` holds now, or None (a view, an outside object)."""
+        m = self.maker.get(name)
+        return m if m in self.made_new else None
 
     def push(self, stmt, lst: str, arg, scan) -> bool:
         at = self.body.index(stmt)
@@ -254,18 +267,21 @@ class _Tape:
             r = self.local.get(arg.args[0].id)
             if r is None or len(r) < len(parts) or not scan.value(item):
                 return False
-            self.sites.append((at, lst, "slot", item, False, len(r) - len(parts)))
+            self.sites.append((at, lst, "slot", item, False, len(r) - len(parts), None))
             return True
         plain = not stub and not self.writes and _rank(inner, self.local) and _Scan(scan.ranks).value(inner)
         if not plain and isinstance(inner, gast.Name) and inner.id in self.assigned_names \
-                and inner.id not in self.done and inner.id not in self.stored:  # (else a value: an RNN's `h`)
-            self.sites.append((at, lst, "saved", inner.id, stub, None))
+                and inner.id not in self.done:  # (else a value: an RNN's `h`; stores so far: into this iteration's arrays)
+            self.sites.append((at, lst, "saved", inner.id, stub, None, None))
             self.np_values.setdefault(inner.id, True)
             return True
         r = _rank(inner, self.local)
-        if not (scan.value(inner) and _floaty(inner)) or not r or self.writes and not _fresh(inner):
+        if not (scan.value(inner) and _floaty(inner)) or not r:
             return False  # (what may be a number appended: the kernel appends rows of an array)
-        self.sites.append((at, lst, "value", inner, stub, r))
+        maker = self._new(inner.id) if isinstance(inner, gast.Name) else None
+        if self.writes and not (_fresh(inner) or maker is not None):
+            return False  # (a view or an outside array, which a store may change after the push)
+        self.sites.append((at, lst, "value", inner, stub, r, None if stub else maker))
         return True
 
     def store(self, s, scan) -> bool:
@@ -274,22 +290,29 @@ class _Tape:
         t = s.targets[0]
         parts = t.slice.elts if isinstance(t.slice, gast.Tuple) else [t.slice]
         a = t.value.id if isinstance(t.value, gast.Name) else None
-        if a not in self.fresh or len(self.local.get(a) or ()) != len(parts) or not all(scan.index(p) for p in parts):
-            return False
+        if a is None or self._new(a) is None or len(self.local.get(a) or ()) != len(parts) \
+                or not all(scan.index(p) for p in parts):
+            return False  # (only into an array this iteration made: the kernel changes nothing it is given)
         v = s.value
         if not (isinstance(v, gast.Constant) and type(v.value) in (int, float)
                 or scan.value(v) and _floaty(v) and _rank(v, self.local) == 0):
             return False
-        self.stored.add(a)
+        self.stores.append((self._new(a), self.body.index(s)))
         return True
 
-    def assigned(self, t: str, value) -> None:
+    def assigned(self, t: str, stmt) -> None:
+        value, at = stmt.value, self.body.index(stmt)
         self.done.add(t)
-        (self.fresh.add if _fresh(value) and _sum_of(value) is None and self.local.get(t) else self.fresh.discard)(t)
+        if isinstance(value, gast.Name):
+            self.maker[t] = self.maker.get(value.id)  # (its object: None for one from before the loop)
+        else:
+            self.maker[t] = at
+            if _fresh(value) and self.local.get(t):
+                self.made_new.add(at)
         numpy = self._numpy_valued(value)
         (self.numpy.add if numpy else self.numpy.discard)(t)
         if t in self.np_values:
-            self.np_values[t] &= numpy and (not self.writes or not self.local.get(t) or _fresh(value))
+            self.np_values[t] &= numpy
 
     def int_read(self, t: str, value, scan) -> bool:
         if not (isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and t in self.index_use
@@ -308,13 +331,27 @@ class _Tape:
     def sound(self, tapes: set, popped) -> bool:
         if self.writes and popped:
             return False  # (a pop where the function writes into arrays: Python's items are the objects)
-        for k, (at, lst, kind, node, stub, _) in enumerate(self.sites):
+        for k, (at, lst, kind, node, stub, rank, maker) in enumerate(self.sites):
+            if kind == "value" and maker is not None and any(m == maker and w > at for m, w in self.stores):
+                return False  # (a store after the push changes the object Python's list holds)
             if kind == "saved":
                 r = self.local.get(node)
                 if r is None or node in self.ints or not self.np_values.get(node):
-                    return False  # (no rank, an int, a Python number or, where arrays are written, a view)
-                self.sites[k] = (at, lst, kind, node, stub, len(r))
+                    return False  # (no rank, an int, a Python number)
+                maker = self._new(node) if r else None
+                if r and self.writes and maker is None:
+                    return False  # (where arrays are written: a view, or an array from before the loop)
+                self.sites[k] = (at, lst, kind, node, stub, len(r), None if stub else maker)
         return all(site[1] in tapes for site in self.sites if site[2] != "value" or site[4])
+
+    def apart_from(self, results) -> bool:
+        """Whether no value site pushes an object a result holds after the loop (the last
+        iteration's: Python's list and the name share it, the kernel's copy would not), where
+        the function writes into arrays (elsewhere one object or two equal ones read the same)."""
+        if not self.writes:
+            return True
+        ends = {self.maker.get(n) for n in results} - {None}
+        return not any(site[2] == "value" and site[6] in ends for site in self.sites)
 
     def saved_names(self) -> set:
         return {site[3] for site in self.sites if site[2] == "saved"}
@@ -326,8 +363,8 @@ class _Tape:
 
     def tape_sites(self, tapes: set, loop) -> list:
         """The sites of the lists in `tapes`, by their position in `loop.body`."""
-        return [(loop.body.index(self.body[at]), lst, kind, node, stub, rank)
-                for at, lst, kind, node, stub, rank in self.sites if lst in tapes]
+        return [(loop.body.index(self.body[at]),) + site[1:] for site in self.sites if site[1] in tapes
+                for at in (site[0],)]
 
 
 def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, writes: bool = False):
@@ -346,6 +383,7 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, write
     local = dict(ranks)  # (the ranks of the loop's own names as it assigns them)
     body = [s for s in loop.body if not (build.is_comment(s) or isinstance(s, gast.Pass))]
     tape = _Tape(body, local, writes)
+    scan.local = local
     for s in body:
         if isinstance(s, gast.Expr) and (lst := _list_call(s.value, "append")) is not None:
             appended[lst] += 1
@@ -360,7 +398,7 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, write
         r = _rank(s.value, local) if _list_call(s.value, "pop") is None else len(local.get(t) or ()) or None
         local[t] = None if r is None or local.get(t, (None,) * r) is None or len(local.get(t, (None,) * r)) != r \
             else (None,) * r
-        tape.assigned(t, s.value)
+        tape.assigned(t, s)
         if (lst := _list_call(s.value, "pop")) is not None:
             popped[lst] += 1
             value_names.add(t)
@@ -369,7 +407,7 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, write
             index_names.add(t)
         elif tape.int_read(t, s.value, scan):  # (`j = y[i]`, an index read from an integer array)
             index_names.add(t)
-        elif _sum_of(s.value) is not None and _rank(_sum_of(s.value), local) == 1 and scan.value(_sum_of(s.value)):
+        elif (x := _reduction_of(s.value)) is not None and _rank(x, local) == 1 and scan.value(x):
             value_names.add(t)
         elif scan.value(s.value) and _floaty(s.value):
             value_names.add(t)
@@ -393,7 +431,7 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, write
     assigned = index_names | value_names
     results = sorted(assigned & outside)  # (the loop variable too: the kernel runs at least MIN_TRIPS trips)
     early = analysis.exposed(tape.without_saved()) - {"xp", "rt", var}  # (rt: a push's shape_stub or copy_slot)
-    if not set(results) <= bound or early - bound - lists:
+    if not set(results) <= bound or early - bound - lists or not tape.apart_from(results):
         return None
     if (iter_scan.indices | ({loop.iter.id} if isinstance(loop.iter, gast.Name) else set())) & assigned:
         return None
