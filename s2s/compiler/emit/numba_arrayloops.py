@@ -18,9 +18,11 @@ Values: arithmetic as NumPy's, in the same order (bitwise); products of matrices
 `tanh` is the kernel's own (`_tanh`, SIMD: within 1.25 ulp of the exact value, NumPy's within
 1.1, and within 2 ulp of NumPy's and the C library's; `tests/jit/test_array_loops.py` measures
 them), the other scalar functions the C library's (an ulp from NumPy's SIMD ones). A recurrence
-carries these differences on from step to step, damped where it contracts as `tanh` does. Lists
-get the rows of an array (views) where the Python loop appends the arrays themselves
-(`passes/arrayloop.py` refuses lists where the function writes into an array).
+carries these differences on from step to step, damped where it contracts as `tanh` does;
+`x.max()` may differ from NumPy's in the sign of a zero maximum. Lists get the rows of an
+array (views) where the Python loop appends the arrays themselves; a tape (several pushes an
+iteration, `passes/arrayloop.py`'s `_Tape`) gets copies, one object per array the loop pushed,
+which is what Python's list holds where the function writes into arrays (the pass checks it).
 """
 from __future__ import annotations
 

@@ -27,11 +27,21 @@ int64 overflows where Python's ints do not), as does a value assignment of an in
 has to be about arrays -- a list, a product of matrices, a transpose, or an array of the jit
 signature (`known["name_shapes"]`, `known["arrays"]`) used whole or sliced -- else it is left to
 the scalar loop kernels (`loopkernel.py`, the next pass). Lists must be made in the function
-(`L = []`, not a parameter's) and are refused where it writes into an array (the kernel's lists
-hold copies, where Python's hold the arrays themselves). The names it assigns that the rest of
-the function reads come back as results; they must be bound before the loop (one it assigns
-before reading goes to the Python loop too, for a loop of no iterations), and the loop variable
-must not be read after it.
+(`L = []`, not a parameter's). The names it assigns that the rest of the function reads come
+back as results; they must be bound before the loop (one it assigns before reading goes to the
+Python loop too, for a loop of no iterations); the loop variable may be one (the kernel runs
+at least MIN_TRIPS iterations).
+
+A reverse sweep's forward loop (`_Tape`) pushes several values an iteration onto one tape:
+saved variables' old values (`tape.append(x)` or `tape.append(rt.shape_stub(x))` before `x`
+is assigned; `None` before the loop), items saved before a store (`rt.copy_slot(a, j)`); it
+stores into arrays it made (`a[j] = v`), reads indices from integer arrays (`j = y[i]`) and
+takes a vector's `sum`, `max` or `min`. Each push site becomes one array of rows (the sites,
+the seventh item of a loop in `known["arrayloops"]`), which the emitter turns back into the
+tape's items in the Python loop's order. Where the function writes into arrays, the kernel's
+copies must hold what Python's list holds: every array pushed is one the iteration made and
+writes into no more after the push (sites pushing one object share its item), and a loop that
+pops is refused.
 """
 from __future__ import annotations
 
