@@ -166,3 +166,45 @@ def view_in_branch(M):
 def test_what_cannot_be_followed_stays_refused(f, x):
     with pytest.raises(s2s.S2SError, match="a copy where it is bound"):
         s2s.grad(f)(x.copy())
+
+
+def rebound_index(M):
+    M = M * 1.0
+    i = 1
+    row = M[i]
+    i = 0                            # taking `row` again would read another row: not followed
+    M[1, 0] = 5.0
+    return np.sum(row) + np.sum(M)
+
+
+def helper(v):
+    v *= 2.0
+    return v
+
+
+def passed_on(M):
+    M = M * 1.0
+    row = M[0]
+    helper(row)                      # a function that may write into it: not followed
+    M[1, 0] = 5.0
+    return np.sum(row) + np.sum(M)
+
+
+@pytest.mark.parametrize("f", [rebound_index, passed_on])
+def test_a_view_that_cannot_be_taken_again_stays_refused(f):
+    with pytest.raises(s2s.S2SError):
+        s2s.grad(f)(M.copy())
+
+
+def item_store_of_number(a):
+    a = a * 1.0
+    v = a[0]                         # a number where a is a vector
+    v[0] = 2.0
+    return np.sum(a)
+
+
+def test_an_item_store_into_a_number_raises_pythons_error():
+    with pytest.raises(TypeError):
+        item_store_of_number(X.copy())
+    with pytest.raises(TypeError):
+        s2s.grad(item_store_of_number)(X.copy())

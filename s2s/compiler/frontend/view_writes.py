@@ -14,7 +14,8 @@ array and fresh views of it:
   back (`t = b[k].copy(); t[j] = e; b[k] = t`);
 - `v = b.T`, and `v = b.reshape(...)`, `np.reshape(b, ...)`, `b.ravel()` of an array the function
   made C-contiguous (`.copy()`, `np.zeros`, `np.ones`, `np.full`, `np.empty`, `np.outer`, `np.eye`,
-  `np.arange`): the new values written back through the inverse layout (`b[...] = (b.T op e).T`);
+  `np.arange`: registry.C_ORDER_CALLS): the view's copy updated, written back through the inverse
+  layout (`t = b.T.copy(); t op= e; b[...] = t.T`);
 - `v = np.asarray(b)` (the same array): `v op= e` becomes `b op= e`;
 - after the write, and after any write on the base itself (`b *= 2`, `b[0] = v`), each view of the
   base is taken again from it (`row = M[i]`).
@@ -444,8 +445,12 @@ class _Rewriter(SourceRewriter):
         if w.kind in ("index", "item"):
             target = build.subscript(base, copy.deepcopy(w.key), store_=True)
             return [_at(gast.AugAssign(target=target, op=op, value=e), s)]
-        new = gast.BinOp(left=copy.deepcopy(w.expr), op=op, right=e)
-        return [_at(self.store_back(w, new), s)]
+        # the view's copy updated in place (NumPy's casting rules: `+= 0.5` of an int array raises),
+        # put back through the inverse layout
+        t = self.fresh("view")
+        out = [build.assign(t, build.call(build.attr(copy.deepcopy(w.expr), "copy"), [])),
+               gast.AugAssign(target=build.name(t, store=True), op=op, value=e), self.store_back(w, build.name(t))]
+        return [_at(o, s) for o in out]
 
     def store_back(self, w, value):
         """`b[...] = value` with `value` in the view's layout put back into the base's."""
