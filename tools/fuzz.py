@@ -640,16 +640,20 @@ def close(a, b, tol=1e-6) -> bool:
     return bool(np.all(np.abs(a - b) <= tol * scale))
 
 
-def fd_jacobian(f, x, y, eps):
-    """Central-difference Jacobian of f w.r.t. the concatenation (x, y): (out size, 2N)."""
+def fd_jacobian(f, x, y, eps, points=2):
+    """Central-difference Jacobian (2 or 4 points) of f w.r.t. the concatenation (x, y): (out size, 2N)."""
+    def at(arg, k, e):
+        a = [x.copy(), y.copy()]
+        a[arg][k] += e
+        return flat(f(*a))
     cols = []
     for arg in range(2):
         for k in range(N):
-            p = [x.copy(), y.copy()]
-            m = [x.copy(), y.copy()]
-            p[arg][k] += eps
-            m[arg][k] -= eps
-            cols.append((flat(f(*p)) - flat(f(*m))) / (2 * eps))
+            d = at(arg, k, eps) - at(arg, k, -eps)
+            if points == 2:
+                cols.append(d / (2 * eps))
+            else:
+                cols.append((8 * d - (at(arg, k, 2 * eps) - at(arg, k, -2 * eps))) / (12 * eps))
     return np.stack(cols, axis=-1)
 
 
@@ -705,7 +709,10 @@ def p_grad_fd(mod, x, y, rng):
             return f"gradient shapes {np.shape(gx)}, {np.shape(gy)}"
     else:
         got = joined(s2s.jacrev(f, argnums=(0, 1))(x, y))
-    if not close(got, want, 1e-5):
+    # differences at 1e-6 of a value rounded to float32 on the way are off by float32's rounding over
+    # 1e-6 (--seed 5201002 --views --program 575); 4-point ones at 1e-3 are not, and are right to
+    # about 1e-12 where f is smooth: a wrong rule misses both
+    if not close(got, want, 1e-5) and not close(got, fd_jacobian(f, x, y, 1e-3, points=4), 1e-5):
         return f"reverse mode {got.tolist()} vs central differences {want.tolist()}"
 
 

@@ -29,7 +29,7 @@ from .batch import (
     vmap_size_axis0,
 )
 from .batch_linalg import example_outer, example_product
-from .core import asarray, like, namespace, reshape_like, tree_all_zero
+from .core import asarray, like, namespace, reshape_like, tree_all_zero, widen_float
 from .jacobian import basis, tree_size
 from .linalg import dot_vjp_a, dot_vjp_b
 
@@ -307,7 +307,7 @@ def batched_broadcast_to_like(flags, v, like):
     target = np.shape(like)[1:] if flags[1] else np.shape(like)
     if flags[0]:
         v = lift_rank(v, like, flags[1])
-    return np.broadcast_to(v, (n,) + tuple(target))
+    return np.broadcast_to(widen_float(v, like), (n,) + tuple(target))
 
 
 def batched_seed(flags, out, holomorphic=False):

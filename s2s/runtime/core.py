@@ -197,11 +197,22 @@ def plain_operands(operand, other) -> bool:
 
 
 def broadcast_to_like(v, like):
-    """Broadcast `v` to the shape of `like`, as a fresh writable array when shapes differ."""
+    """Broadcast `v` to the shape of `like`, as a fresh writable array when shapes differ, and in
+    `like`'s float dtype where that is wider: the tangent of `acc + sin(y.astype(np.float32))` with
+    `acc` float64 and constant is float64, as its primal (float32 would round what is stored into it)."""
+    v = widen_float(v, like)
     s = np.shape(like)
     if np.shape(v) == s:
         return v
     return np.broadcast_to(v, s).copy()
+
+
+def widen_float(v, like):
+    """`v` in `like`'s float dtype where both are floats and `like`'s is the wider, else `v`."""
+    dv, dl = getattr(v, "dtype", None), getattr(like, "dtype", None)
+    if dv is None or dl is None or dv == dl or dv.kind != "f" or dl.kind != "f" or dl.itemsize <= dv.itemsize:
+        return v
+    return v.astype(dl)
 
 
 def cast_like(v, like):
