@@ -159,3 +159,19 @@ def test_a_vector_sum_in_a_kernel_is_numpy_s_bitwise(monkeypatch, width):
     seen = _calls(monkeypatch)
     assert j(xs) == row_sums(xs)
     assert seen == [("aloop_0", N)]
+
+
+@needs_numba
+def test_a_label_out_of_range_raises_the_python_loop_s_error(monkeypatch):
+    """The kernel's IndexError sends the call to the Python loop, which raises the user's own
+    error at their line; the tape and the arguments are as before the call."""
+    W, X, y, reg = _args(seed=6)
+    g = s2s.jit(s2s.grad(svm_first))
+    good = g(W, X, y, reg)
+    bad = y.copy()
+    bad[N - 3] = 10  # (C = 10 classes)
+    with pytest.raises(IndexError):
+        svm_first(W, X, bad, reg)
+    with pytest.raises(IndexError):
+        g(W, X, bad, reg)
+    np.testing.assert_array_equal(g(W, X, y, reg), good)
