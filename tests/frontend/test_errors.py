@@ -68,11 +68,10 @@ def assert_points_at(e: Exception, tag: str, token: str | None = None) -> str:
 
 def uses_try(x):
     y = x * 2.0
-    try:  # E:try
-        y = y + 1.0
-    except ValueError:
-        pass
-    return np.sum(y)
+    try:
+        return np.sum(y + 1.0)  # E:try
+    finally:  # (the return would have to run the finally block first)
+        y = y * 3.0
 
 
 class _Ctx:
@@ -196,8 +195,9 @@ def nested_blocks(x):
     s = 0.0
     for i in range(3):
         if i > 0:
-            try:  # E:nested_blocks
+            try:
                 s = s + np.sum(x)
+                continue  # E:nested_blocks
             finally:
                 pass
     return s
@@ -212,7 +212,7 @@ def multiline_call(x):
 LOCATION_CASES = [
     ("decorated", decorated_with_del, "del"),
     ("in_class", Model.loss, "with"),
-    ("nested_blocks", nested_blocks, "try"),
+    ("nested_blocks", nested_blocks, "continue"),
     ("multiline", multiline_call, "np.fft.hfft"),
 ]
 
@@ -225,7 +225,7 @@ def test_error_location_in_decorated_indented_nested_and_multiline_code(tag, fn,
 
 SYNTAX_CASES = [
     # (tag, function, args, caret token, words the message mentions)
-    ("try", uses_try, "try", ["try"]),
+    ("try", uses_try, "return", ["try", "finally"]),
     ("with", uses_with, "with", ["with"]),
     ("global", uses_global, "global", ["global"]),
     ("nonlocal", make_uses_nonlocal(), "nonlocal", ["nonlocal"]),
@@ -272,7 +272,7 @@ def test_error_in_helper_points_at_helper_line():
         return uses_try(x) * 2.0
 
     e = error_of(lambda: s2s.grad(caller)(np.array([1.0, 2.0])))
-    assert_points_at(e, "try", "try")
+    assert_points_at(e, "try", "return")
 
 
 def test_syntax_error_is_raised_again_on_second_call():
