@@ -296,9 +296,12 @@ defvjp("xp.var", a="rt.var_vjp(g, a, axis, ddof, keepdims)")
 defjvp("xp.var", a="rt.var_jvp(da, a, axis, ddof, keepdims)")
 prim("xp.std", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
      methods=("std",), batch=REDUCE)
-# at zero variance std's derivative is taken as 0 (not NaN)
-defvjp("xp.std", a="rt.var_vjp(g * 0.5 * rt.inv0(ans), a, axis, ddof, keepdims)")
-defjvp("xp.std", a="rt.var_jvp(da, a, axis, ddof, keepdims) * 0.5 * rt.inv0(ans)")
+# at zero variance std's derivative is taken as 0 (not NaN), and so where the entries are equal up
+# to roundoff (std within a few ulps of the largest entry: NumPy's std of three equal numbers is
+# 1e-17 where their mean rounds, and (a - mean) / std would be roundoff's O(1))
+_STD_INV = "rt.inv0(ans * (ans > 1e-15 * xp.max(xp.abs(a), axis=axis, keepdims=keepdims)))"
+defvjp("xp.std", a=f"rt.var_vjp(g * 0.5 * {_STD_INV}, a, axis, ddof, keepdims)")
+defjvp("xp.std", a=f"rt.var_jvp(da, a, axis, ddof, keepdims) * 0.5 * {_STD_INV}")
 linear("xp.cumsum", "a, axis=None, dtype=None, out=None", "a", "rt.cumsum_vjp(g, a, axis)", methods=("cumsum",),
        batch=UFUNC_SCAN)
 linear("xp.trace", "a, offset=0, axis1=0, axis2=1", "a", "rt.trace_vjp(g, a, offset, axis1, axis2)", methods=("trace",),
