@@ -180,6 +180,8 @@ def num_examples(x):
 
 def replicate_batch(x, n):
     """An unbatched value made batched: every leaf repeated `n` times along a new axis 0."""
+    if type(x) is list and not x:  # (`output = []` before a loop appends to it: quickly)
+        return []
     parts = node_children(x)
     if parts is not None:
         return parts[1]([replicate_batch(e, n) for e in parts[0]])

@@ -328,6 +328,12 @@ def real_cotangent(g_, like):
         if lt is np.ndarray and like.dtype.kind != "c" or lt is float or not np.iscomplexobj(like):
             return g_
         return complex_like(g_, like)  # (a complex argument's gradient is complex, as JAX's)
+    if t is tuple:  # (a tuple of real arrays, a parameter tuple's gradient: quickly)
+        for e in g_:
+            if type(e) is not np.ndarray or e.dtype.kind == "c":
+                break
+        else:
+            return g_
     if isinstance(g_, (tuple, list, dict)):
         if not any(np.iscomplexobj(leaf) for leaf in tree_leaves(g_)):
             return g_

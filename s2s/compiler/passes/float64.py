@@ -78,6 +78,35 @@ def is_float64(e, names, ints=frozenset()) -> bool:
     return p is not None and (p.same_shape or p.reduction) and len(e.args) == 1 and not p.nondiff and f(e.args[0])
 
 
+def complex_witness(e):
+    """The one name whose dtype says whether value `e` is complex, where `e` is that name in
+    arithmetic with real numbers (`+ - * /`, negation, an int power, sums, means, maxima): a
+    real name's value is real and a complex one's complex. None for any other value (`abs` of a
+    complex value is real; a negative Python float to a float power is complex)."""
+    names: list = []
+
+    def walk(x) -> bool:
+        if isinstance(x, gast.Name):
+            names.append(x.id)
+            return True
+        if isinstance(x, gast.Constant):
+            return type(x.value) in (int, float)
+        if isinstance(x, gast.BinOp) and isinstance(x.op, _ARITH):
+            return walk(x.left) and walk(x.right)
+        if isinstance(x, gast.BinOp) and isinstance(x.op, gast.Pow):
+            return walk(x.left) and isinstance(x.right, gast.Constant) and type(x.right.value) is int
+        if isinstance(x, gast.UnaryOp) and isinstance(x.op, (gast.USub, gast.UAdd)):
+            return walk(x.operand)
+        if isinstance(x, gast.Call) and isinstance(x.func, gast.Attribute) and x.func.attr in _METHODS \
+                and not x.args and all(k.arg in ("axis", "keepdims") for k in x.keywords):
+            return walk(x.func.value)
+        if isinstance(x, gast.Call) and len(x.args) == 1 and all(k.arg in ("axis", "keepdims") for k in x.keywords) \
+                and analysis.dotted(x.func) in ("xp.sum", "xp.mean", "xp.max", "xp.min"):
+            return walk(x.args[0])
+        return False
+    return names[0] if walk(e) and len(set(names)) == 1 else None
+
+
 def float64_names(binds: dict, known: dict, counts: dict, skip, ints=frozenset()) -> set:
     """The names every binding of which is float64 (`binds`: name -> its bound values, for names
     bound only by plain assignments; `counts`: how often each name is bound; `skip(n, v)`:
