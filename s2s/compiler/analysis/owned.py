@@ -9,7 +9,7 @@ import gast
 
 from ..primitives import registry
 from ..primitives.registry import FRESH_CALLS, NEW_ARRAY_CALLS, VIEW_CALLS, VIEW_EACH_CALLS
-from .stmts import dotted, iter_nodes, load_nodes, walk_stmts
+from .stmts import any_node, dotted, load_nodes, walk_stmts
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.Global, gast.Nonlocal)
 
@@ -60,7 +60,7 @@ def owned_arrays(body, params, exits=frozenset()) -> dict[str, frozenset[str]]:
     function owns alone (see the module docstring); when in doubt a name is left out. `exits`:
     ids of Name loads to count as harmless (reverse mode's `has_aux` element, which leaves the
     function but gets no cotangent)."""
-    if any(isinstance(n, _SCOPES) for n in iter_nodes(body)):
+    if any_node(body, _SCOPES):
         return {}
     g = _Groups()
     allowed: set[int] = set(exits)  # ids of Name loads in a harmless place

@@ -169,7 +169,12 @@ def loads(node_or_stmts) -> list[str]:
         quick = _simple_loads(node_or_stmts)
         if quick is not None:
             return quick
-    out: list[str] = []
+    return _loads(node_or_stmts, False)
+
+
+def _loads(node_or_stmts, as_nodes: bool) -> list:
+    """`_walk`'s Names read, as names or (`as_nodes`) as nodes, in its order, into a list."""
+    out: list = []
     stack = list(node_or_stmts) if isinstance(node_or_stmts, list) else [node_or_stmts]
     pop, push, extend, add, count = stack.pop, stack.append, stack.extend, out.append, 0
     name, constant, load, child_fields = gast.Name, gast.Constant, gast.Load, _CHILD_FIELDS
@@ -179,7 +184,7 @@ def loads(node_or_stmts) -> list[str]:
         if cls is name:
             count += 1
             if node.ctx.__class__ is load:
-                add(node.id)
+                add(node if as_nodes else node.id)
             if node.annotation is not None:  # (a parameter's)
                 push(node.annotation)
             continue
@@ -213,21 +218,23 @@ def _atom(node, out: list) -> bool:
     return cls is gast.Constant
 
 
-_SIMPLE = (gast.Assign, gast.Expr)
+_SIMPLE = (gast.Assign, gast.Expr, gast.BinOp, gast.Call)
 
 
 def _simple_loads(s) -> list[str] | None:
-    """`loads` of core form's usual `x = a`, `x = a op b`, `x = f(a, ...)`, `x = m.f(a, ...)` and
-    their expression statements (atoms `a`, `b`: in `_walk`'s order, with its count), or None for
-    any other statement."""
+    """`loads` of core form's usual `x = a`, `x = a op b`, `x = f(a, ...)`, `x = m.f(a, ...)`, their
+    expression statements and their right-hand sides (atoms `a`, `b`: in `_walk`'s order, with its
+    count), or None for anything else."""
     if s.__class__ is gast.Assign:
         t = s.targets
         if len(t) != 1 or t[0].__class__ is not gast.Name or t[0].annotation is not None:
             return None
-        n = 2  # (the statement and its target)
+        n, v = 2, s.value  # (the statement and its target)
+    elif s.__class__ is gast.Expr:
+        n, v = 1, s.value
     else:
-        n = 1
-    v, out = s.value, []
+        n, v = 0, s
+    out = []
     cls = v.__class__
     if cls is gast.BinOp:
         if not (_atom(v.right, out) and _atom(v.left, out)):
@@ -251,15 +258,49 @@ def _simple_loads(s) -> list[str] | None:
     return out
 
 
-def load_nodes(node_or_stmts):
+def load_nodes(node_or_stmts) -> list:
     """The Name nodes read under a statement or list of statements (`loads`, as nodes)."""
-    return _walk(node_or_stmts, True)
+    return _loads(node_or_stmts, True)
 
 
 def iter_nodes(node_or_stmts):
     """Every AST node under a node or list of nodes, themselves included, in no particular order:
     `gast.walk` without its per-field generators (the passes look at every node of every round)."""
     return _walk(node_or_stmts, False)
+
+
+def any_node(node_or_stmts, types: tuple) -> bool:
+    """Whether a node of one of `types` is under a node or list of nodes (`iter_nodes` without a
+    generator: a question some analyses ask of the whole function). Counts as `iter_nodes` does."""
+    stack = list(node_or_stmts) if isinstance(node_or_stmts, list) else [node_or_stmts]
+    pop, push, extend, count = stack.pop, stack.append, stack.extend, 0
+    name, constant, child_fields = gast.Name, gast.Constant, _CHILD_FIELDS
+    try:
+        while stack:
+            node = pop()
+            cls = node.__class__
+            if cls is name or cls is constant:
+                count += 1
+                if cls in types:
+                    return True
+                continue
+            fields = child_fields.get(cls)
+            if fields is None:
+                if not isinstance(node, gast.AST):
+                    continue
+                fields = _child_fields(cls)
+            count += 1
+            if cls in types or isinstance(node, types):
+                return True
+            for field in fields:
+                value = getattr(node, field, None)
+                if value.__class__ is list:
+                    extend(value)
+                elif value is not None:
+                    push(value)
+        return False
+    finally:
+        STATS["node_walk"] += count
 
 
 def _walk(node_or_stmts, only_loads: bool):

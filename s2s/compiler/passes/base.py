@@ -16,6 +16,7 @@ nothing to do on its own output, so its own changes do not make it run again.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 from collections.abc import Callable
 
@@ -78,12 +79,14 @@ class Notes:
     def __init__(self):
         self.table: dict = {}  # statement object (kept alive here) -> (names, loads, {kind: fact})
         self.index: dict[str, list] = {}  # name -> statements noted as naming it (to forget them)
+        self.analyses: dict = {}  # analysis name -> (body, its result), while no pass changed anything
 
     def _entry(self, stmt):
         entry = self.table.get(stmt)
         if entry is None:
-            loads = frozenset(analysis.loads(stmt))
-            entry = self.table[stmt] = (loads.union(analysis.targets(stmt)) - _MODULES, loads, {})
+            reads = analysis.loads(stmt)
+            loads = frozenset(reads)
+            entry = self.table[stmt] = (loads.union(analysis.targets(stmt)) - _MODULES, loads, {"reads": reads})
             for n in entry[0]:
                 self.index.setdefault(n, []).append(stmt)
         return entry
@@ -95,6 +98,26 @@ class Notes:
     def loads(self, stmt) -> frozenset[str]:
         """The names it reads (`analysis.loads`, as a set)."""
         return self._entry(stmt)[1]
+
+    def reads(self, stmt) -> list[str]:
+        """The names it reads, with repeats (`analysis.loads`; not to be changed)."""
+        return self._entry(stmt)[2]["reads"]
+
+    def read_counts(self, body) -> collections.Counter:
+        """How often each name is read in `body` (`Counter(analysis.loads(body))`), from the
+        simple statements' notes: a walk only of the statements changed since they were noted."""
+        counts: collections.Counter = collections.Counter()
+        for s in analysis.walk_stmts(body):
+            cls = type(s)
+            if cls is gast.If or cls is gast.While:
+                counts.update(analysis.loads(s.test))
+            elif cls is gast.For:
+                counts.update(analysis.loads([s.target, s.iter]))
+            elif getattr(s, "body", None) or getattr(s, "orelse", None):  # (not core form: walk it all)
+                return collections.Counter(analysis.loads(body))
+            else:
+                counts.update(self._entry(s)[2]["reads"])
+        return counts
 
     def get(self, stmt, kind: str, compute):
         """`compute(stmt)`, noted under `kind`."""
@@ -112,6 +135,8 @@ class Notes:
         self.table.pop(stmt, None)
 
     def changed(self, names: set[str] | None) -> None:
+        if names is None or names:
+            self.analyses.clear()
         if names is None:
             self.table.clear()
             self.index.clear()
@@ -188,16 +213,24 @@ def changes(changed) -> set[str] | None:
 
 class _Facts(dict):
     """A pass's facts: the declared analyses computed on first access (the body must not have
-    changed before then: passes read their analyses before they rewrite anything)."""
+    changed before then: passes read their analyses before they rewrite anything), or taken from
+    `shared` (`Notes.analyses`), where an earlier pass left them and no pass changed anything since."""
 
-    def __init__(self, body, params, needs):
+    def __init__(self, body, params, needs, shared=None):
         super().__init__()
-        self.body, self.params, self.needs = body, params, needs
+        self.body, self.params, self.needs, self.shared = body, params, needs, shared
 
     def __missing__(self, key):
         if key not in self.needs:
             raise KeyError(key)
-        value = self[key] = ANALYSES[key](self.body, self.params)
+        hit = self.shared.get(key) if self.shared is not None else None
+        if hit is not None and hit[0] is self.body:
+            value = hit[1]
+        else:
+            value = ANALYSES[key](self.body, self.params)
+            if self.shared is not None:
+                self.shared[key] = (self.body, value)
+        self[key] = value
         return value
 
 
@@ -219,7 +252,7 @@ class Pass:
         ran, None when unknown; `memo`: what it kept from its last run; `notes`: statement facts
         shared with the other passes); returns the body and what changed (`changes`'s form)."""
         STATS["pass_run"] += 1
-        facts = _Facts(body, params, self.needs)
+        facts = _Facts(body, params, self.needs, notes.analyses if notes is not None else None)
         facts["known"] = known or {}
         facts["dirty"] = dirty
         if memo is None:

@@ -129,7 +129,7 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
             continue
         b = s.targets[0].id
         if roots is None:
-            roots, reads = analysis.shape_roots(body, params), _Reads(body, facts["notes"])
+            roots, reads = facts["shape_roots"], _Reads(body, facts["notes"])
         if not _fillable(b, body, i, roots.get(like.id, like.id), roots, reads, roots.counts):  # (values only change)
             continue
         touched.update(names_of(s))
@@ -139,4 +139,4 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
     return body, touched
 
 
-PASS = Pass("scalar_fill", scalar_fill)
+PASS = Pass("scalar_fill", scalar_fill, needs=("shape_roots",))

@@ -148,7 +148,7 @@ class _Function:
         self.body, self.params, self.known = body, params, facts["known"]
         self.binds = collections.Counter(t for s in analysis.walk_stmts(body) for t in bound(s))
         self.binds.update(params)
-        self.reads = collections.Counter(analysis.loads(body))
+        self.reads = facts["notes"].read_counts(body)
         self.merges = 0  # rewrites where two factors became one
 
     @functools.cached_property
@@ -226,14 +226,14 @@ def collect(body, params, facts):
     if not any(isinstance(s, gast.Assign) and _scaled(s.value) is not None for s in analysis.walk_stmts(body)):
         return body, set()  # no factor to collect (most bodies)
     fn = _Function(body, params, facts)
-    binds, reads = fn.binds, fn.reads
+    binds, reads, notes = fn.binds, fn.reads, facts["notes"]
     touched: set[str] = set()
     undo = []  # (block, index, statement, its value before, statements it became)
     for block in list(_blocks(body)):
         table, at, loud = _Block(fn), 0, -1
         while at < len(block):
             s = block[at]
-            names = analysis.targets(s) if _quiet(s) else []
+            names = analysis.targets(s) if type(s) is gast.Assign and notes.get(s, "quiet", _quiet) else []
             if not names:
                 loud = at
             old = getattr(s, "value", None)
