@@ -178,7 +178,7 @@ def operand_cotangent_t(g_, ct, operand, other, op, operand_first, wrt_other=0):
     if not _sequence_op(operand, other):
         if op == "add" and wrt_other:
             return zeros_like_tree(ct)
-        out = g_ if op == "add" else g_ * _as_operand(other)
+        out = widen_float(g_ if op == "add" else g_ * _as_operand(other), ct)  # (broadcast_to_like's reason)
         s = shape_of(ct)
         return out if shape_of(out) == s else np.broadcast_to(out, s).copy()
     if wrt_other or not isinstance(operand, (list, tuple)):

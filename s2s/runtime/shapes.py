@@ -6,7 +6,7 @@ import numpy as np
 from ..base.tree import tree_map
 from ..errors import S2SValueError
 from ._values import float_dtype
-from .core import asarray, namespace, reshape_like, scatter_add, to_host, unbroadcast, zeros
+from .core import asarray, namespace, reshape_like, scatter_add, to_host, unbroadcast, widen_float, zeros
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "unstack", "reversed_shape", "split_like",
@@ -375,8 +375,11 @@ def select_vjp_all(v, condlist, choicelist):
     return [select_vjp(v, condlist, choicelist, k) for k in range(len(choicelist))]
 
 
-def select_jvp(v, condlist, choicelist):
-    return np.select(condlist, list(v), 0.0)
+def select_jvp(v, condlist, choicelist, like=None):
+    """The tangent of `select` from its choices' tangents, in the float dtype of its result `like`
+    where that is wider (a float64 default around float32 choices)."""
+    out = np.select(condlist, list(v), 0.0)
+    return out if like is None else widen_float(out, like)
 
 
 def unbroadcast_to(v, like):

@@ -52,3 +52,34 @@ def test_float32_primal_keeps_a_float32_tangent():
     out, t = s2s.jvp(f, (Y,), (np.ones(3),))
     assert out.dtype == np.float32 and t.dtype == np.float32
     np.testing.assert_allclose(t, 2 * np.cos(Y.astype(np.float32)), rtol=1e-6)
+
+
+C = np.array([0.3, -0.2, 0.5])
+MIXED = {  # a float64 constant with a float32 value of the argument: the result is float64
+    "add": lambda y: C + y.astype(np.float32),
+    "radd": lambda y: y.astype(np.float32) + C,
+    "sub": lambda y: C - y.astype(np.float32),
+    "np.add": lambda y: np.add(C, y.astype(np.float32)),
+    "where": lambda y: np.where(C > 0, C, y.astype(np.float32)),
+    "maximum": lambda y: np.maximum(C, y.astype(np.float32)),
+    "concatenate": lambda y: np.concatenate([C, y.astype(np.float32)])[2:5],
+    "stack": lambda y: np.stack([C, y.astype(np.float32)])[1],
+    "array": lambda y: np.array([C, y.astype(np.float32)])[1],
+    "clip": lambda y: np.clip(y.astype(np.float32), C - 1, C + 1),
+    "sum": lambda y: C + np.sum(y.astype(np.float32)),
+    "select": lambda y: np.select([C > 0], [y.astype(np.float32)], C),
+    "hypot": lambda y: np.hypot(C, y.astype(np.float32)),
+    "cumsum": lambda y: np.cumsum(np.concatenate([C, y.astype(np.float32)]))[3:],
+    "matmul": lambda y: C @ np.diag(y.astype(np.float32)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MIXED))
+def test_tangent_dtype_is_the_results(name):
+    f = MIXED[name]
+    out, t = s2s.jvp(f, (Y,), (np.ones(3),))
+    assert np.result_type(out) == np.float64
+    assert np.result_type(t) == np.float64, name
+    jf, jr = s2s.jacfwd(f)(Y), s2s.jacrev(f)(Y)
+    assert jf.dtype == np.float64 == jr.dtype
+    np.testing.assert_allclose(jf, jr, rtol=1e-6, atol=1e-12)

@@ -76,10 +76,10 @@ prim("xp.select", "condlist, choicelist, default=0", zero_args=("condlist",), li
      batch=by("rt.batched_select"), widened=array_fill.make_select)  # (CuPy's takes a scalar default only)
 defvjp("xp.select", choicelist="rt.select_vjp_all(g, condlist, choicelist)",
        default="rt.unbroadcast(xp.where(rt.select_none(condlist, g), g, 0.0), default)")
-defjvp("xp.select", choicelist="rt.select_jvp(dchoicelist, condlist, choicelist)",
+defjvp("xp.select", choicelist="rt.select_jvp(dchoicelist, condlist, choicelist, ans)",
        default="xp.where(rt.select_none(condlist, ans), ddefault, 0.0)")
 linear("rt.select_vjp_all", "v, condlist, choicelist", "v", "rt.select_jvp(g, condlist, choicelist)")
-linear("rt.select_jvp", "v, condlist, choicelist", "v", "rt.select_vjp_all(g, condlist, choicelist)")
+linear("rt.select_jvp", "v, condlist, choicelist, like=None", "v", "rt.select_vjp_all(g, condlist, choicelist)")
 prim("xp.meshgrid", "x, y=None, z=None, indexing='xy', sparse=False, copy=True", tree_sum=True,
      zero_args=("indexing", "sparse", "copy"), batch=by("rt.batched_meshgrid"))
 for _i, _s in enumerate("xyz"):
