@@ -1,6 +1,7 @@
 """Compile time grows linearly with the program (issue 14), measured without a clock: the work
 the compiler reports (s2s.base.stats.STATS) plus the nodes it walks, visits and deep-copies, per
 statement of tools/bench/bench_compile.py's generated programs at two sizes four times apart."""
+import functools
 import sys
 
 import pytest
@@ -50,14 +51,33 @@ def test_a_rescan_per_branch_shows_as_growing_work(monkeypatch):
 REBIND_SIZES = {"grad": (30, 120), "jvp": (30, 120), "jit": (30, 120), "vmap": (30, 120), "hessian": (15, 60)}
 
 
+@functools.cache
+def _rebind_work(transform, n):
+    """(count_compile_work's counts per statement, statements) of one first call on the program."""
+    return bench_compile.work_per_statement(transform, n, "rebind"), \
+        bench_compile.count_statements(bench_compile.make_program(n, "rebind"))
+
+
+@pytest.mark.parametrize("transform", bench_compile.TRANSFORMS)
+def test_twice_the_statements_is_at_most_2_4_times_the_work(transform):
+    """Issue 46's target for each transform, counted rather than timed: the compiler's whole work
+    (count_compile_work's total: nodes and statements its analyses and passes walk, visits,
+    copies, pass runs) on the rebinding program of 2N statements is at most 2.4 times that of N
+    statements."""
+    n = 30 if transform == "hessian" else REBIND_SIZES[transform][1]  # (sizes the test below reuses)
+    (small, n_small), (large, n_large) = _rebind_work(transform, n), _rebind_work(transform, 2 * n)
+    assert n_large == 2 * n_small
+    assert small["total"] > 0 and small["pass_run"] > 0
+    for key in ("total", "s2s", "pass_run"):
+        assert large[key] * n_large <= 2.4 * small[key] * n_small, (transform, key, small[key], large[key])
+
+
 @pytest.mark.parametrize("transform", bench_compile.TRANSFORMS)
 def test_compile_work_of_a_long_rebinding_function_is_linear(transform):
     """Four times the statements is four times the work: the totals within 20%, and no count
     more than 20% over four times (give or take 1% of the total: a count of a few nodes per
     statement moves with the program's shape; a small count may grow less: work done once)."""
-    n_small, n_large = REBIND_SIZES[transform]
-    small = bench_compile.work_per_statement(transform, n_small, "rebind")
-    large = bench_compile.work_per_statement(transform, n_large, "rebind")
+    (small, _), (large, _) = (_rebind_work(transform, n) for n in REBIND_SIZES[transform])
     assert small["build_walk"] > 0 and small["total"] > 0
     for key in ("total", "s2s"):
         assert 0.8 <= large[key] / small[key] <= 1.2, (transform, key, small[key], large[key])
