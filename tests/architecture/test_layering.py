@@ -25,7 +25,8 @@ import pytest
 # Earlier layers first. A name stands for the module and everything under it.
 LAYERS = [
     ["s2s.api", "s2s.backends", "s2s.base", "s2s.compiler", "s2s.library"],  # the packages' docstrings
-    ["s2s.errors", "s2s.base.tree", "s2s.base.record", "s2s.base.stats", "s2s.base.vspace"],  # leaves
+    ["s2s.errors", "s2s.base.tree", "s2s.base.record", "s2s.base.stats", "s2s.base.vspace",  # leaves
+     "s2s.base.heap"],
     ["s2s.base.real_only", "s2s.base.cotangent_dtype"],        # complex values refused, cotangents in their primals'
                                                      # dtypes, where derivatives leave s2s
     ["s2s.config"],                                  # run-time settings
