@@ -14,16 +14,18 @@ bound only to int literals, a loop index) meets a float64 as float64.
 A name is float64 when every binding is (an optimistic fixed point, as `uniform_shapes`), `None`
 at the top level and the restores of reverse mode's tape aside (they give back one of the
 name's own values: `shapefold.record_lists`).
+`witnessed` (shape folding calls it) makes JAX's check that grad's output is real read the one
+name whose dtype decides it, so the output is not computed for the check alone.
 """
 from __future__ import annotations
 
 import gast
 
 from .. import analysis
+from ..ir import build
 from ..primitives import registry
 
 _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div)
-_METHODS = frozenset({"sum", "max", "min", "mean", "prod"})  # a float64 array's reductions: float64
 
 
 def is_float64(e, names, ints=frozenset()) -> bool:
@@ -46,20 +48,16 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.operand)
     if isinstance(e, gast.Subscript) or isinstance(e, gast.Attribute) and e.attr == "T":
         return f(e.value)
-    if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute) and e.func.attr in _METHODS \
-            and not e.args and all(k.arg in ("axis", "keepdims") for k in e.keywords):
-        return f(e.func.value)  # (`t.sum(axis=1, keepdims=True)`: array_methods writes reductions so)
-    if isinstance(e, gast.Call) and e.keywords and len(e.args) == 1 and all(k.arg in ("axis", "keepdims")
-                                                                            for k in e.keywords):
-        p = registry.lookup(analysis.classify(e)) if (analysis.dotted(e.func) or "").startswith("xp.") else None
-        return p is not None and p.reduction and not p.nondiff and f(e.args[0])  # (`xp.max(s, axis=1)`)
+    if (found := _reduction(e)) is not None:  # (`t.sum(axis=1, keepdims=True)`, `xp.max(s, axis=1)`)
+        return not found[0].nondiff and f(found[1])
     if not isinstance(e, gast.Call) or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
         return False
     name = analysis.dotted(e.func) or ""
-    if name in ("xp.dot", "xp.matmul") and len(e.args) == 2:  # (vmap lowers a product to xp.matmul)
+    p = registry.lookup(analysis.classify(e)) if name.startswith("xp.") else None
+    if p is not None and p.product and len(e.args) == 2:  # (xp.dot; vmap lowers products to xp.matmul)
         return f(e.args[0]) and f(e.args[1])
-    if name in ("stop_gradient", "xp.transpose") and len(e.args) == 1:  # (the value itself, its axes reversed)
-        return f(e.args[0])
+    if (p is not None and p.reverses_axes or name == "stop_gradient") and len(e.args) == 1:  # (a transpose;
+        return f(e.args[0])  # the value itself)
     if name == "rt.add_at" and len(e.args) == 3:
         return f(e.args[0]) and f(e.args[2])
     if name == "rt.zeros_like_tree" and len(e.args) == 1:  # (a float64's zero)
@@ -74,8 +72,21 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.args[0])
     if name == "xp.zeros" and len(e.args) == 1:  # (no dtype: float64)
         return True
-    p = registry.lookup(analysis.classify(e)) if name.startswith("xp.") else None
     return p is not None and (p.same_shape or p.reduction) and len(e.args) == 1 and not p.nondiff and f(e.args[0])
+
+
+def _reduction(e):
+    """(primitive, operand) of a reduction called with at most `axis` and `keepdims` keywords, as
+    NumPy's function (`xp.sum(t, axis=1)`) or as the array's method (`t.sum(axis=1)`); else None."""
+    if not isinstance(e, gast.Call) or any(k.arg not in ("axis", "keepdims") for k in e.keywords):
+        return None
+    if (analysis.dotted(e.func) or "").startswith("xp."):
+        p = registry.lookup(analysis.classify(e)) if len(e.args) == 1 else None
+        return (p, e.args[0]) if p is not None and p.reduction else None
+    if isinstance(e.func, gast.Attribute) and not e.args:
+        p = registry.lookup("xp." + e.func.attr)
+        return (p, e.func.value) if p is not None and p.reduction and e.func.attr in p.methods else None
+    return None
 
 
 def complex_witness(e):
@@ -97,13 +108,8 @@ def complex_witness(e):
             return walk(x.left) and isinstance(x.right, gast.Constant) and type(x.right.value) is int
         if isinstance(x, gast.UnaryOp) and isinstance(x.op, (gast.USub, gast.UAdd)):
             return walk(x.operand)
-        if isinstance(x, gast.Call) and isinstance(x.func, gast.Attribute) and x.func.attr in _METHODS \
-                and not x.args and all(k.arg in ("axis", "keepdims") for k in x.keywords):
-            return walk(x.func.value)
-        if isinstance(x, gast.Call) and len(x.args) == 1 and all(k.arg in ("axis", "keepdims") for k in x.keywords) \
-                and analysis.dotted(x.func) in ("xp.sum", "xp.mean", "xp.max", "xp.min"):
-            return walk(x.args[0])
-        return False
+        found = _reduction(x)
+        return found is not None and bool(found[0].linear_in) and walk(found[1])  # (a sum or mean)
     return names[0] if walk(e) and len(set(names)) == 1 else None
 
 
@@ -120,3 +126,37 @@ def float64_names(binds: dict, known: dict, counts: dict, skip, ints=frozenset()
         if not bad:
             return cand
         cand -= bad
+
+
+def witnessed(s, body, read: list, counts) -> bool:
+    """Rewrite in place JAX's check of an output computed only for the check (`real0 =
+    rt.real_result(t7, 'grad')` with `t7 = xp.mean(t2 ** 2)`, `real0` never read) as the check
+    of the one name whose dtype decides it (`complex_witness`, through names bound once):
+    the output is no longer computed. `read`: empty, or holding (the names `body` reads, the
+    value of each name bound once), filled here at the first check."""
+    v, t = s.value, s.targets[0]
+    if not (isinstance(t, gast.Name) and isinstance(v, gast.Call) and not v.keywords
+            and analysis.dotted(v.func) == "rt.real_result" and len(v.args) == 2):
+        return False
+    if not read:
+        stmts = list(analysis.walk_stmts(body))
+        read += [{n.id for x in stmts for n in build.walk(x) if type(n) is gast.Name and type(n.ctx) is gast.Load},
+                 {x.targets[0].id: x.value for x in stmts if isinstance(x, gast.Assign)
+                  and isinstance(x.targets[0], gast.Name) and counts.get(x.targets[0].id) == 1}]
+    loaded, bound = read
+    if t.id in loaded:
+        return False
+    e, name = v.args[0], None
+    for _ in range(64):  # (a chain of names bound once; each step one operation deeper)
+        if isinstance(e, gast.Name):
+            if e.id not in bound:
+                break
+            e = bound[e.id]
+        w = complex_witness(e)
+        if w is None:
+            break
+        name, e = w, build.name(w)
+    if name is None or counts.get(name) != 1 or isinstance(v.args[0], gast.Name) and v.args[0].id == name:
+        return False  # (a name bound again could hold another value where the check reads it)
+    v.args[0] = build.name(name)
+    return True

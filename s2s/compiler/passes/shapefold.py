@@ -44,7 +44,7 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from .base import Pass, bottom_up
-from .float64 import complex_witness, float64_names, is_float64
+from .float64 import float64_names, is_float64, witnessed
 from .stack import lists_made, local_lists, pop_of, push_of
 
 _SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
@@ -640,11 +640,11 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     shapes.update({n: s for n, s in flow.items() if s is not None})
     top = {id(s) for s in body}
     touched: set[str] = set()
-    read: list = []  # (the names the body reads, found at the first check: `_witnessed`)
+    read: list = []  # (the names the body reads, found at the first check: `float64.witnessed`)
     for s in analysis.walk_stmts(body):  # (in program order: a shape folded here, its items fold below)
         if isinstance(s, (gast.Assign, gast.Return)) and s.value is not None:
             names = notes.names(s)
-            if isinstance(s, gast.Assign) and _witnessed(s, body, read, counts):
+            if isinstance(s, gast.Assign) and witnessed(s, body, read, counts):
                 notes.forget(s)
                 touched.update(names)
             s.value, c = bottom_up(s.value, lambda e: _folded(e, shapes))
@@ -671,40 +671,6 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
         body = [s for s in body if not any(s is x for x in same)]
         touched.update(x.targets[0].id for x in same)
     return body, touched
-
-
-def _witnessed(s, body, read: list, counts) -> bool:
-    """Rewrite in place JAX's check of an output computed only for the check (`real0 =
-    rt.real_result(t7, 'grad')` with `t7 = xp.mean(t2 ** 2)`, `real0` never read) as the check
-    of the one name whose dtype decides it (`float64.complex_witness`, through names bound once):
-    the output is no longer computed. `read`: empty, or holding (the names `body` reads, the
-    value of each name bound once), filled here at the first check."""
-    v, t = s.value, s.targets[0]
-    if not (isinstance(t, gast.Name) and isinstance(v, gast.Call) and not v.keywords
-            and analysis.dotted(v.func) == "rt.real_result" and len(v.args) == 2):
-        return False
-    if not read:
-        stmts = list(analysis.walk_stmts(body))
-        read += [{n.id for x in stmts for n in build.walk(x) if type(n) is gast.Name and type(n.ctx) is gast.Load},
-                 {x.targets[0].id: x.value for x in stmts if isinstance(x, gast.Assign)
-                  and isinstance(x.targets[0], gast.Name) and counts.get(x.targets[0].id) == 1}]
-    loaded, bound = read
-    if t.id in loaded:
-        return False
-    e, name = v.args[0], None
-    for _ in range(64):  # (a chain of names bound once; each step one operation deeper)
-        if isinstance(e, gast.Name):
-            if e.id not in bound:
-                break
-            e = bound[e.id]
-        w = complex_witness(e)
-        if w is None:
-            break
-        name, e = w, build.name(w)
-    if name is None or counts.get(name) != 1 or isinstance(v.args[0], gast.Name) and v.args[0].id == name:
-        return False  # (a name bound again could hold another value where the check reads it)
-    v.args[0] = build.name(name)
-    return True
 
 
 def array_methods(body: list, params, facts) -> tuple[list, bool]:
