@@ -222,7 +222,7 @@ def test_s2s_error_is_one_line(tmp_path):
     proc = run_cli("dump", f"{path}:f")
     shown = shown_by_cli(path)
     assert not os.path.isabs(shown) and str(path) not in shown  # relative, from beside the file
-    assert_one_line_error(proc, shown + ":5", "try")
+    assert_one_line_error(proc, shown + ":6", "try")  # (the return inside a try that has a finally block)
 
 
 DUMPED = ["grad", "value_and_grad", "vjp", "jvp", "jacfwd", "jacrev", "hessian", "jit"]

@@ -755,11 +755,10 @@ def _line_of(fn, marker):
 
 
 def uses_try(x):
-    try:  # BAD
-        y = np.log(x)
-    except ValueError:
-        y = x
-    return y
+    try:
+        return np.log(x)  # BAD (a jump out of a try that has a finally block)
+    finally:
+        x = x + 1.0
 
 
 def uses_with(x):
