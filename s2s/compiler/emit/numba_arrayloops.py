@@ -35,7 +35,7 @@ import numpy as np
 
 from ...runtime.tape_copies import shape_stub
 from ..ir import build
-from ..passes.arrayloop import MIN_TRIPS
+from ..passes.arrayloop import METHOD_REDUCTIONS, MIN_TRIPS
 from ..primitives import registry
 from . import numba_kernels
 from .codegen import compile_source, to_source
@@ -149,6 +149,16 @@ def _sum1(a):
     return 0.0 + v
 
 
+@_inline
+def _max1(a):
+    return a.max()
+
+
+@_inline
+def _min1(a):
+    return a.min()
+
+
 def _tanh_a(x):
     """`xp.tanh` in the kernel: numba compiles the overload below."""
     return np.tanh(x)
@@ -189,11 +199,10 @@ class _Kernel(gast.NodeTransformer):
         return node
 
     def visit_Call(self, node):
-        if isinstance(node.func, gast.Attribute) and node.func.attr == "sum" and not node.keywords and (
-                not node.args and not (isinstance(node.func.value, gast.Name) and node.func.value.id == "xp")
-                or len(node.args) == 1 and isinstance(node.func.value, gast.Name) and node.func.value.id == "xp"):
-            # (`x.sum()`, `xp.sum(x)` of rank 1: passes/arrayloop.py's _sum_of)
-            return build.call("_sum1", [self.visit(node.args[0] if node.args else node.func.value)])
+        if isinstance(node.func, gast.Attribute) and not node.args and not node.keywords \
+                and node.func.attr in METHOD_REDUCTIONS and isinstance(node.func.value, gast.Name) \
+                and node.func.value.id != "xp":  # (`x.sum()` as the kernel's `_sum1(x)`; `xp.sum(x)`: visit_Attribute)
+            return build.call(METHOD_REDUCTIONS[node.func.attr], [self.visit(node.func.value)])
         self.generic_visit(node)
         return node
 

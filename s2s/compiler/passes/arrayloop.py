@@ -201,15 +201,21 @@ def _call_of(e, name: str, nargs: int) -> bool:
     return isinstance(e, gast.Call) and analysis.dotted(e.func) == name and len(e.args) == nargs and not e.keywords
 
 
-def _reduction_of(e, names=("sum", "max", "min")):
-    """`x` of `x.sum()` or `xp.sum(x)` (a whole sum, which the kernel adds as NumPy does: pairwise;
-    `max` and `min` as well), else None."""
-    if isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute) and e.func.attr in names and not e.keywords:
-        if not e.args and isinstance(e.func.value, gast.Name) and e.func.value.id != "xp":
-            return e.func.value
-        if len(e.args) == 1 and isinstance(e.args[0], gast.Name) and analysis.dotted(e.func) == f"xp.{e.func.attr}":
-            return e.args[0]
+def _reduction_of(e):
+    """`x` of a whole reduction of `x` that an array loop kernel computes itself (`Prim.reduction`
+    with `Prim.array_loop`: `xp.sum(x)`, `x.sum()`, NumPy's pairwise sum; `max`, `min`), else None."""
+    if not (isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute) and not e.keywords):
+        return None
+    if len(e.args) == 1 and isinstance(e.args[0], gast.Name):
+        p = registry.lookup(analysis.dotted(e.func) or "")
+        return e.args[0] if p is not None and p.reduction and p.array_loop else None
+    if not e.args and isinstance(e.func.value, gast.Name) and e.func.value.id != "xp":
+        return e.func.value if e.func.attr in METHOD_REDUCTIONS else None
     return None
+
+
+# array methods that are reductions an array loop kernel computes (`x.sum()`): method -> its function there
+METHOD_REDUCTIONS = {m: p.array_loop for p in registry.PRIMS.values() if p.reduction and p.array_loop for m in p.methods}
 
 
 def _fresh(e) -> bool:

@@ -255,13 +255,15 @@ defjvp("xp.clip", a="da * rt.clip_mask(a, a_min, a_max)", a_min="da_min * rt.cli
 # ---- reductions ----
 # reduction: `a.<name>(axis)` computes it too, and shapes fold through it (passes/shapefold.py)
 linear("xp.sum", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.sum_vjp(g, a, axis, keepdims)",
-       full_reduction=True, reduction=True, float_result="keep", methods=("sum",), batch=UFUNC_REDUCE)
+       full_reduction=True, reduction=True, float_result="keep", methods=("sum",), batch=UFUNC_REDUCE,
+       array_loop="_sum1")
 linear("xp.mean", "a, axis=None, dtype=None, out=None, keepdims=False", "a", "rt.mean_vjp(g, a, axis, keepdims)",
        full_reduction=True, reduction=True, float_result="always", methods=("mean",), batch=REDUCE)
 for _op in ("xp.max", "xp.amax", "xp.min", "xp.amin"):
     prim(_op, "a, axis=None, out=None, keepdims=False", zero_args=REST, full_reduction=True, reduction=True,
          methods=() if _op.startswith("xp.a") else (_op[3:],), batch=UFUNC_REDUCE,
-         dask=_op[4:] if _op.startswith("xp.a") else "")  # (Dask's amax is `max`)
+         dask=_op[4:] if _op.startswith("xp.a") else "",  # (Dask's amax is `max`)
+         array_loop="_max1" if "max" in _op else "_min1")
     defvjp(_op, a="rt.max_vjp(g, a, ans, axis, keepdims)")
     defjvp(_op, a="rt.max_jvp(da, a, ans, axis, keepdims)")
 prim("xp.prod", "a, axis=None, dtype=None, out=None, keepdims=False", zero_args=REST, full_reduction=True,
