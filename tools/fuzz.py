@@ -853,6 +853,25 @@ def p_cache(mod, x, y, rng):
         return f"{name}: warm cache {flat(warm[name]).tolist()} != cold cache {flat(cold).tolist()}"
 
 
+def _raises_too(f, x, y, made: dict) -> str | None:
+    """None where f(x, y) returns; else "" where every transform in `made` raises f's exception type
+    too, or what one did instead."""
+    try:
+        f(x.copy(), y.copy())
+        return None
+    except Exception as e:  # noqa: BLE001 - whatever NumPy or the program raises
+        want = type(e)
+    for name, t in made.items():
+        try:
+            t(x.copy(), y.copy())
+        except want:
+            continue
+        except Exception as e:  # noqa: BLE001
+            return f"{name} raised {type(e).__name__} where f raises {want.__name__}"
+        return f"{name} returned where f raises {want.__name__}"
+    return ""
+
+
 def p_global(mod, x, y, rng):
     """A transformed object, a new one and jit see a changed global G. The reference after the
     change is central differences (no compile; a stale derivative, the one before the change, is
@@ -866,6 +885,10 @@ def p_global(mod, x, y, rng):
     before = tf(x, y)
     mod.G = 0.55
     try:
+        raised = _raises_too(mod.f, x, y, {"the old jacrev object": tf, "a new jacrev": s2s.jacrev(
+            mod.f, argnums=(0, 1)), "jit": s2s.jit(mod.f)})
+        if raised is not None:  # (f raises at the new G: --seed 5301006 --state --program 185)
+            return raised or None
         warm_same = tf(x, y)
         warm_new = s2s.jacrev(mod.f, argnums=(0, 1))(x, y)
         val = s2s.jit(mod.f)(x, y)

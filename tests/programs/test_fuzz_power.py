@@ -1,6 +1,8 @@
 """The fuzzer's cheaper properties keep their power (tools/fuzz.py, issue 44's campaign): a program
 checks one Hessian route, one cold compile, and a changed global against central differences,
 each drawn per program; every draw still fails on a planted wrong derivative or stale cache."""
+import importlib.util
+
 import fuzz_tool
 import numpy as np
 import pytest
@@ -22,15 +24,17 @@ def _plant_cos(monkeypatch, factor: float) -> None:
     without cos stays right, every route to its Hessian goes through one of them."""
     monkeypatch.setitem(PRIMS["xp.cos"].jvp, "x", f"dx * (-xp.sin(x)) * {factor!r}")
     monkeypatch.setitem(PRIMS["xp.cos"].vjp, "x", f"g * (-xp.sin(x)) * {factor!r}")
+    fuzz.clear_caches()  # (a new transform of the same function reuses its compiled code)
 
 
 @pytest.mark.parametrize("route", sorted(fuzz.HESSIAN_ROUTES))
 @pytest.mark.parametrize("factor", [1.5, 1.0 + 1e-5])
-def test_each_hessian_route_catches_a_wrong_second_order_rule(monkeypatch, route, factor):
+def test_each_hessian_route_catches_a_wrong_second_order_rule(monkeypatch, request, route, factor):
     """Whichever route a program draws, a wrong rule fails it; one off by 1e-5 too (the 4-point
     differences are right to about 1e-11, the tolerance is 1e-7)."""
     monkeypatch.setattr(fuzz, "HESSIAN_ROUTES", {route: fuzz.HESSIAN_ROUTES[route]})
     assert fuzz.check_program(_sin_program(), 3, ["grad_fd", "hessian"]) == {}
+    request.addfinalizer(fuzz.clear_caches)  # (runs before monkeypatch restores the rules)
     _plant_cos(monkeypatch, factor)
     fails = fuzz.check_program(_sin_program(), 3, ["grad_fd", "hessian"])
     assert set(fails) == {"hessian"} and route in fails["hessian"], fails
@@ -143,3 +147,30 @@ def test_hessian_check_passes_right_hessians_where_differences_mislead(monkeypat
         fuzz.clear_caches()
         request.addfinalizer(fuzz.clear_caches)  # (runs before monkeypatch restores the rules)
         assert route in (fuzz.p_hessian(mod, x, y, np.random.default_rng(0)) or "")
+
+
+_RAISES_AT_NEW_G = """import numpy as np
+G = 1.3
+
+
+def f(x, y):
+    if G < 1.0:
+        return np.sum(np.std(x[0], axis=0) * x)
+    return np.sum(x * y) * G
+"""
+
+
+def test_global_where_f_raises_at_the_new_value(monkeypatch, tmp_path):
+    """Where f raises once G changes (`--seed 5301006 --state --program 185`: np.std of a 0-d value
+    along axis 0, in a loop the new G enters), the property asks every transform to raise the same
+    exception type; one that returns a number fails it."""
+    path = tmp_path / "raises_at_new_g.py"
+    path.write_text(_RAISES_AT_NEW_G)
+    spec = importlib.util.spec_from_file_location("raises_at_new_g", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.SOURCE = _RAISES_AT_NEW_G
+    x, y = np.array([0.6, 0.5, -0.2]), np.array([0.3, 0.1, 0.4])
+    assert fuzz.p_global(mod, x, y, np.random.default_rng(0)) is None
+    monkeypatch.setattr(fuzz.s2s, "jit", lambda f: (lambda *a: 0.0))
+    assert "jit returned where f raises AxisError" in fuzz.p_global(mod, x, y, np.random.default_rng(0))
