@@ -88,12 +88,27 @@ def item_of_vector(a):
     return np.sum(a) + v
 
 
+def cast_view(x):
+    m = np.outer(x, np.cos(x))       # float64: astype(copy=False) of its own dtype is a view
+    m[0], m[1] = m[1], m[0]
+    u = m.astype(np.float64, copy=False)
+    m *= 0.5
+    return np.sum(x * m[0]) + np.sum(u[2] ** 2)
+
+
+def cast_copy(x):
+    m = np.outer(x, x).astype(np.float32)
+    u = np.asarray(m, dtype=np.float64)  # a copy: float32 is not float64, so u keeps the old values
+    m *= 2.0
+    return np.sum(u) + 0.1 * np.sum(m)
+
+
 X = np.array([0.3, -0.7, 1.1, 0.4])
 M = np.array([[0.3, -0.7], [1.1, 0.4]])
 CASES = {"row_scale": (row_scale, M), "row_of_known_rank": (row_of_known_rank, X),
          "head_store": (head_store, X), "base_write": (base_write, M), "transposed": (transposed, M),
          "reshaped": (reshaped, X), "rows_in_loop": (rows_in_loop, M), "column": (column, M),
-         "strided": (strided, X), "item_of_vector": (item_of_vector, X)}
+         "strided": (strided, X), "item_of_vector": (item_of_vector, X), "cast_view": (cast_view, X)}
 
 
 def _case(name):
@@ -166,6 +181,14 @@ def view_in_branch(M):
 def test_what_cannot_be_followed_stays_refused(f, x):
     with pytest.raises(s2s.S2SError, match="a copy where it is bound"):
         s2s.grad(f)(x.copy())
+
+
+def test_a_cast_that_copies_keeps_the_old_values():
+    """np.asarray(m, dtype=np.float64) of a float32 array is a copy: m's update does not reach it."""
+    x = X.copy()
+    assert s2s.jit(cast_copy)(x) == pytest.approx(cast_copy(x.copy()), rel=1e-6)
+    g = 2 * np.sum(x) * np.ones_like(x) * (1.0 + 0.2)  # d/dx of sum(outer(x, x)) * (1 + 0.1 * 2)
+    np.testing.assert_allclose(s2s.grad(cast_copy)(x), g, rtol=1e-6)
 
 
 def rebound_index(M):

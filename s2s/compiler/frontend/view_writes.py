@@ -85,6 +85,14 @@ def _assigned(s, arrays=frozenset()) -> set[str]:
             and id(n) not in inplace}
 
 
+def _names(s) -> set[str]:
+    """The names an update in place writes through: its target's base name."""
+    t = s.target if isinstance(s, gast.AugAssign) else s.targets[0] if isinstance(s, gast.Assign) else None
+    while isinstance(t, gast.Subscript):
+        t = t.value
+    return {t.id} if isinstance(t, gast.Name) else set()
+
+
 class _Rewriter(SourceRewriter):
     changed = False
 
@@ -280,7 +288,21 @@ class _Rewriter(SourceRewriter):
             if len(args) == 1 and not value.keywords and self._numpy(f, "asarray") and args[0].id in known \
                     and known[args[0].id][2]:
                 return _View(args[0].id, "same", value)
-        return None
+        return self.cast_of(value, known)
+
+    def cast_of(self, value, known) -> _View | None:
+        """`b.astype(D, copy=False)` or `np.asarray(b, dtype=D)` of an array `b`: a view where `b`'s
+        dtype is `D`, which only the function's run tells (`w.key` is `D`); else None."""
+        f, args, kws = value.func, value.args, {k.arg: k.value for k in value.keywords}
+        if isinstance(f, gast.Attribute) and f.attr == "astype" and isinstance(f.value, gast.Name) and len(args) == 1 \
+                and set(kws) == {"copy"} and isinstance(kws["copy"], gast.Constant) and kws["copy"].value is False:
+            base, dtype = f.value.id, args[0]
+        elif self._numpy(f, "asarray") and args and isinstance(args[0], gast.Name) \
+                and (len(args) == 2 and not kws or len(args) == 1 and set(kws) == {"dtype"}):
+            base, dtype = args[0].id, args[1] if len(args) == 2 else kws["dtype"]
+        else:
+            return None
+        return _View(base, "cast", value, dtype) if base in known and known[base][2] else None
 
     # ---- which statements end a view's story ----
     def _writes_into(self, s, names) -> set[str]:
@@ -394,8 +416,9 @@ class _Rewriter(SourceRewriter):
         out, items = [], {}
         for v, w in views.items():
             if w.base == base and v in self.loaded:
-                if w.kind == "item":
-                    items.setdefault(len(w.key.elts) if isinstance(w.key, gast.Tuple) else 1, []).append((v, w))
+                if w.kind in ("item", "cast"):  # (grouped by the test they are taken again under)
+                    items.setdefault(gast.dump(w.key) if w.kind == "cast" else
+                                     len(w.key.elts) if isinstance(w.key, gast.Tuple) else 1, []).append((v, w))
                 else:
                     out.append(_at(build.assign(v, copy.deepcopy(w.expr)), s))
         for group in items.values():
@@ -407,6 +430,8 @@ class _Rewriter(SourceRewriter):
     # ---- the writes through a view ----
     def write(self, s, views) -> list | None:
         """The statements of update `s` through a followed view, written on its base; else None."""
+        if any(w.kind == "cast" and v in _names(s) for v, w in views.items()):
+            return None  # (a write through a cast that may be a copy: the alias check's)
         if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) and s.target.id in views:
             w = views[s.target.id]
             if w.kind == "item":  # a number where the base has no more axes: `v op= e` binds `v` anew
@@ -426,9 +451,15 @@ class _Rewriter(SourceRewriter):
         return None
 
     def when_view(self, s, w, view: list, number: list):
-        """`if base.ndim > n: view else: number`, `n` the integers of the view's index."""
-        n = len(w.key.elts) if isinstance(w.key, gast.Tuple) else 1
-        test = gast.Compare(left=build.attr(build.name(w.base), "ndim"), ops=[gast.Gt()], comparators=[build.const(n)])
+        """`if base.ndim > n: view else: number`, `n` the integers of the view's index (a cast's:
+        `if base.dtype == D:`)."""
+        if w.kind == "cast":
+            test = gast.Compare(left=build.attr(build.name(w.base), "dtype"), ops=[gast.Eq()],
+                                comparators=[copy.deepcopy(w.key)])
+        else:
+            n = len(w.key.elts) if isinstance(w.key, gast.Tuple) else 1
+            test = gast.Compare(left=build.attr(build.name(w.base), "ndim"), ops=[gast.Gt()],
+                                comparators=[build.const(n)])
         node = build.if_(test, view, number)
         return _at(node, s)
 
