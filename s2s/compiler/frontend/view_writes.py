@@ -18,7 +18,9 @@ array and fresh views of it:
   layout (`t = b.T.copy(); t op= e; b[...] = t.T`);
 - `v = np.asarray(b)` (the same array): `v op= e` becomes `b op= e`;
 - after the write, and after any write on the base itself (`b *= 2`, `b[0] = v`), each view of the
-  base is taken again from it (`row = M[i]`).
+  base is taken again from it (`row = M[i]`); a cast that is a view only where the dtype is the
+  array's own (`b.astype(D, copy=False)`, `np.asarray(b, dtype=D)`) under `if b.dtype == D:`, and
+  an integer index of an array of unknown rank under `if b.ndim > n:`.
 
 A view stops being followed where a name its expression reads is bound again (so taking it again
 would read another array), where the view or its base is passed to a call that may write into it
