@@ -351,7 +351,7 @@ def jacobian_function(kind: str, fn, argnums, has_aux: bool, batched: bool = Tru
         core = core_of(fn)
         nums = argnums_tuple(argnums, len(core.params), kind)
         if kind == "jacrev" and not has_aux and jacobian.certainly_scalar(core):
-            return grad_function(fn, argnums, False, False, kind="jacrev")
+            return grad_function(fn, argnums, False, False, complex_params=None, kind="jacrev")  # (any argument)
         general = None
         if batched and not os.environ.get("S2S_JAC_LOOP"):
             try:

@@ -188,3 +188,21 @@ def test_fractional_power_of_a_python_number_may_be_complex():
     assert output_may_be_complex(driver.core_of(f), ())
     assert not output_may_be_complex(driver.core_of(g), ())
     assert isinstance((-4.0) ** 0.5, complex)  # the Python semantics the fact follows
+
+
+def test_jacrev_of_a_complex_argument_not_differentiated_raises():
+    def f(x, c):
+        return x * c
+    c = np.array([1j, 2.0, -1j])
+    for t in (s2s.jacrev(f), s2s.jacrev(lambda x, c: np.sum(f(x, c))), s2s.hessian(lambda x, c: np.sum(f(x, c)))):
+        with pytest.raises(TypeError, match="holomorphic=True"):
+            t(X, c)
+
+
+def test_jacrev_of_an_output_real_at_any_arguments_has_no_check():
+    def power_spectrum(x):
+        return np.abs(np.fft.fft(x)) ** 2
+    text = s2s.source(s2s.jacrev(power_spectrum), X)
+    assert "real_result" not in text
+    want = np.stack([(power_spectrum(X + e) - power_spectrum(X - e)) / 2e-6 for e in np.eye(3) * 1e-6], axis=1)
+    np.testing.assert_allclose(s2s.jacrev(power_spectrum)(X), want, rtol=1e-6, atol=1e-6)

@@ -24,6 +24,7 @@ from .. import analysis
 from ..ir import build
 from ..ir.core import CoreFn
 from ..ir.names import Namer
+from . import complex_checks
 from .base import Callees, GeneratedFn, header_for
 from .diagonal import diagonal_fn, raises_nothing
 from .reverse import Reverse, holomorphic_output, scalar_names
@@ -76,7 +77,7 @@ def jacobian_fn(kind: str, fun, core: CoreFn, argnums, nums: tuple, has_aux: boo
             body.append(build.assign(build.tuple_([build.name(res), build.name(saved)], store_=True),
                                  build.call(build.name(fname), [build.name(p) for p in params])))
             body.append(split_aux(res, out))
-            body.extend(_real_output(core, out, namer))
+            body.extend(_real_output(core, out, namer, calls))
             body.append(build.assign(m, build.call("rt.tree_size", [build.name(out)])))
             body.append(build.assign(acc, build.list_([])))
             loop_body += [build.assign(e, build.call("rt.basis", [build.name(out), build.name(k)])),
@@ -327,7 +328,7 @@ def _reverse_block(fun, core, nums, has_aux, calls, compile_, namer, ns, body):
     body.append(build.assign(build.tuple_([build.name(res), build.name(saved)], store_=True), call))
     body.append(build.assign(build.tuple_([build.name(out), build.name(aux)], store_=True), build.name(res)) if has_aux
                 else build.assign(out, build.name(res)))
-    body.extend(_real_output(core, out, namer))
+    body.extend(_real_output(core, out, namer, calls))
     body.append(build.assign(e, build.call("rt.basis_stack", [build.name(out)])))
     body.append(build.assign(rows, build.call(build.name(rname), [build.name(saved), build.name(e)] + ([build.name(aux)]
                                                                                                        if has_aux else []))))
@@ -342,10 +343,11 @@ def _reverse_block(fun, core, nums, has_aux, calls, compile_, namer, ns, body):
     return results, aux
 
 
-def _real_output(core, out: str, namer) -> list:
-    """JAX's check that jacrev's output is real (`rt.real_result`), but for the function a
-    `holomorphic=True` jacrev differentiates, whose output is checked to be complex."""
-    if holomorphic_output(core):
+def _real_output(core, out: str, namer, calls=None) -> list:
+    """JAX's check that jacrev's output is real (`rt.real_result`), where it may be complex whatever
+    the arguments' dtypes (complex_checks.py); not for the function a `holomorphic=True` jacrev
+    differentiates, whose output is checked to be complex."""
+    if holomorphic_output(core) or not complex_checks.Fact(core, None, calls).output():
         return []
     return [build.assign(namer.fresh("real"), build.call("rt.real_result", [build.name(out), build.const("jacrev")]))]
 
