@@ -3,6 +3,8 @@ reduction rows and primitives/rules_reduce.py): each cotangent broadcast back ov
 axes, written with NumPy functions that dispatch to the array's own module."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..errors import S2SValueError
@@ -43,12 +45,28 @@ def max_vjp(v, a, ans, axis, keepdims):
     if axis is None and not keepdims and type(a) is np.ndarray:  # (a whole NumPy array: no reshapes)
         hit = a == ans
         dt = float_dtype(a)
-        return (v * hit / np.asarray(np.count_nonzero(hit), dtype=dt)).astype(dt, copy=False)
+        n = np.count_nonzero(hit)
+        if n == 1 and type(v) in _REAL_SCALARS and math.isfinite(v):
+            return _one_hot(v, hit, dt)
+        return (v * hit / np.asarray(n, dtype=dt)).astype(dt, copy=False)
     axis = None if np.ndim(a) == 0 else axis  # (a number reduced along axis 0 or -1 is itself)
     hit = a == _expand_reduced(ans, a, axis, keepdims)
     dt = float_dtype(a)
     count = np.sum(hit, axis=axis, keepdims=True).astype(dt)
     return (_expand_reduced(v, a, axis, keepdims) * hit / count).astype(dt, copy=False)
+
+
+_REAL_SCALARS = frozenset({float, np.float64, np.float32})
+
+
+def _one_hot(v, hit, dt):
+    """`v * hit / 1` in dtype `dt` for a finite number `v` and one True in `hit`, bit for bit (zeros
+    with `v`'s sign elsewhere), without the products: `v` where `hit` is True."""
+    out = np.zeros(hit.shape, dtype=dt)
+    if math.copysign(1.0, v) < 0:
+        out.fill(-0.0)  # (v * False is -0.0 for a negative v)
+    out.flat[hit.argmax()] = v  # (the flat position of the one True)
+    return out
 
 
 def max_jvp(v, a, ans, axis, keepdims):

@@ -18,8 +18,8 @@ def private(record, arrays=False):
     (the ones the sweep restores into, and the tapes they are popped from) are copied, and an
     array elsewhere only when it shares its memory with one of them (a view of it, its base);
     the others (a 12 MB input the sweep only reads) stay shared."""
-    if type(arrays) is not tuple:
-        return _private(record, arrays, {})
+    if type(arrays) is not tuple or type(record) is not tuple:  # (positions: of a record's tuple)
+        return _private(record, bool(arrays), {})
     memo: dict = {}
     copied = {k: _private(record[k], True, memo) for k in arrays}
     roots: set = set()

@@ -2,7 +2,8 @@
 transformed function as users call it, its generated code called directly (no call path), and
 the pieces of the call path (the cache-key watch, the argument-type key, the size check jit makes).
 
-    OPENBLAS_NUM_THREADS=1 python tools/bench/bench_callpath.py
+    OPENBLAS_NUM_THREADS=1 python tools/bench/bench_callpath.py           # every row
+    OPENBLAS_NUM_THREADS=1 python tools/bench/bench_callpath.py --small   # the small-input rows only
 
 The rows are W1 per-example gradients at B=2 and W6 Hessian of dot(x, x) at n=3, the two
 workloads of tools/bench/bench.py whose ratios to hand are set by per-call overhead, and
@@ -111,10 +112,11 @@ def small_rows():
     return out
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    small_only = "--small" in (sys.argv[1:] if argv is None else argv)  # (only the small-input rows)
     print("| workload | what | µs (3 rounds) | × hand (best round) |")
     print("|---|---|---|---:|")
-    for workload, rows in (w1_rows(), w6_rows(), *small_rows()):
+    for workload, rows in ((*small_rows(),) if small_only else (w1_rows(), w6_rows(), *small_rows())):
         times = {name: [best_us(f, 100_000 if workload.startswith("W") else 10_000) for _ in range(3)]
                  for name, f in rows}
         hand = min(times["numpy-hand"])

@@ -33,6 +33,7 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from .base import Pass, bottom_up
+from .constants import float64_ranks
 
 # the arithmetic operators (`arith`) -> the Python function that folds their constant operands (`operator_fn`)
 _FOLD = {op: getattr(operator, registry.PRIMS[k].operator_fn) for op, k in analysis.BINOPS.items()
@@ -166,7 +167,8 @@ def simplify(body: list, params, facts) -> tuple[list, set[str]]:
             if c:
                 notes.forget(s)
                 touched.update(names, notes.names(s))
-    touched |= _negated_products(body, notes)
+    touched |= _negated_products(body, notes, params)
+    touched |= _scaled_selects(body, params, facts["known"], notes)
     return body, touched
 
 
@@ -180,10 +182,14 @@ def _scaled(v):
     return None
 
 
-def _negated_products(body, notes) -> set[str]:
+def _negated_products(body, notes, params=()) -> set[str]:
     """`b = c * y; t = -b` with `b` bound and read once, c a float literal: `b = (-c) * y; t = b`
     (exact: negation only flips the sign; one array operation less, which copy propagation then
-    removes). Integer literals stay, as `-2 * x` overflows on unsigned arrays where `-(2 * x)` wraps."""
+    removes). The literal may also be a numerator (`b = (1 / u) * y`: `b = (-1.0 / u) * y`), or
+    sit deeper in a product or quotient, through names bound and read once (`a = 1 / u; b = a * y`),
+    a numerator first (`1.0 * (1 / u)` keeps its 1.0, which `constants` then drops). Integer
+    literals stay as factors, as `-2 * x` overflows on unsigned arrays where `-(2 * x)` wraps (a
+    numerator becomes a float: `-1.0 / x` is `-(1 / x)` for every dtype)."""
     stmts = list(analysis.walk_stmts(body))
     negations = [s for s in stmts if isinstance(s, (gast.Assign, gast.Return)) and isinstance(s.value, gast.UnaryOp)
                  and isinstance(s.value.op, gast.USub) and isinstance(s.value.operand, gast.Name)]
@@ -194,19 +200,97 @@ def _negated_products(body, notes) -> set[str]:
     reads = collections.Counter(analysis.loads(body))
     defs = {s.targets[0].id: s for s in stmts if isinstance(s, gast.Assign) and len(s.targets) == 1
             and isinstance(s.targets[0], gast.Name) and binds[s.targets[0].id] == 1}
+    order = {id(s): k for k, s in enumerate(stmts)}
+    inner = {n: d for n, d in defs.items() if n not in params}  # (a parameter is bound before the body too)
     for s in negations:
         v = s.value
         b = v.operand.id
         d = defs.get(b)
-        side = _scaled(d.value) if d is not None and reads[b] == 1 else None
-        if side is None:
+        if d is None or reads[b] != 1:
             continue
-        setattr(d.value, side, build.const(-getattr(d.value, side).value))
+        found = _negatable(d.value, d, inner, reads, {"order": order})
+        if found is None:
+            continue
+        _, node, side, stmt = found
+        c = getattr(node, side).value
+        setattr(node, side, build.const(-float(c) if isinstance(node.op, gast.Div) else -c))
         s.value = v.operand
-        for stmt in (s, d):
-            notes.forget(stmt)
-            touched.update(notes.names(stmt))
+        for one in (s, d, stmt):
+            notes.forget(one)
+            touched.update(notes.names(one))
     return touched
+
+
+def _scaled_selects(body, params, known, notes) -> set[str]:
+    """`w = xp.where(m, a, b); t = c * w` with `a`, `b`, `c` float literals, `w` bound and read once
+    and `m` certainly an array (a comparison of a float array of the jit signature): `t =
+    xp.where(m, c * a, c * b)`, the products folded (each element is `c * a` or `c * b`, as
+    before, computed once; one array operation less: a SELU's derivative `1.67 * where(m, 0.0,
+    1.05)`). A number `m` is left alone (its product is a NumPy scalar, the select a 0-d array)."""
+    stmts = list(analysis.walk_stmts(body))
+    selects = {s.targets[0].id: s for s in stmts if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+               and isinstance(s.value, gast.Call) and analysis.dotted(s.value.func) == "xp.where"}
+    touched: set[str] = set()
+    if not selects or not known.get("arrays"):
+        return touched
+    binds = collections.Counter(t for s in stmts for t in analysis.targets(s))
+    reads = collections.Counter(analysis.loads(body))
+    ranks = float64_ranks(body, params, known)
+    masks = {s.targets[0].id: s.value for s in stmts if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+             and binds[s.targets[0].id] == 1 and isinstance(s.value, gast.Compare)}
+    for s in stmts:
+        v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+        side = _scaled(v) if v is not None else None
+        w = getattr(v, "right" if side == "left" else "left", None) if side else None
+        d = selects.get(w.id) if isinstance(w, gast.Name) and binds[w.id] == 1 and reads[w.id] == 1 else None
+        call = d.value if d is not None else None
+        if call is None or call.keywords or len(call.args) != 3 or not all(
+                isinstance(a, gast.Constant) and type(a.value) is float for a in call.args[1:]):
+            continue
+        m = call.args[0]
+        test = masks.get(m.id) if isinstance(m, gast.Name) else m if isinstance(m, gast.Compare) else None
+        if not (isinstance(test, gast.Compare)
+                and any(analysis.array_rank(e, ranks) for e in (test.left, *test.comparators))):
+            continue
+        c = getattr(v, side).value
+        s.value = build.call("xp.where", [build.clone(m), build.const(c * call.args[1].value),
+                                          build.const(c * call.args[2].value)])
+        notes.forget(s)
+        touched.update(notes.names(s))
+    return touched
+
+
+def _negatable(v, stmt, defs, reads, seen: dict) -> tuple | None:
+    """Where in `v` (the value of `stmt`) a literal can take a negation of the whole: (preference,
+    the BinOp, "left"/"right", the statement holding it), the best found: a float or exact int
+    numerator (0), a float factor other than 1.0 (1), a factor 1.0 (2). Looks through products,
+    the numerators of quotients, and names bound once, before, and read only there (`seen`: the
+    statements' order, under "order", and the names looked through)."""
+    if isinstance(v, gast.Name):
+        d = defs.get(v.id)
+        order = seen["order"]
+        if d is None or reads[v.id] != 1 or v.id in seen or order[id(d)] > order[id(stmt)]:
+            return None  # (bound after its reader: a loop's previous step)
+        seen[v.id] = True
+        return _negatable(d.value, d, defs, reads, seen)
+    if not (isinstance(v, gast.BinOp) and isinstance(v.op, (gast.Mult, gast.Div))):
+        return None
+    best = None
+    sides = ("left", "right") if isinstance(v.op, gast.Mult) else ("left",)
+    for side in sides:
+        c = getattr(v, side)
+        if isinstance(c, gast.Constant):
+            if isinstance(v.op, gast.Div) and analysis.number_literal(c) and not isinstance(c.value, bool):
+                here = (0, v, side, stmt)
+            elif type(c.value) is float:
+                here = (2 if c.value == 1.0 else 1, v, side, stmt)
+            else:
+                continue
+        else:
+            here = _negatable(c, stmt, defs, reads, seen)
+        if here is not None and (best is None or here[0] < best[0]):
+            best = here
+    return best
 
 
 PASS = Pass("simplify", simplify, idempotent=True)

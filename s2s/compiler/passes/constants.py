@@ -17,12 +17,12 @@ After::
     return c64_6_0 * d
 
 with `c64_1_0 = array(1.0)` and `c64_6_0 = array(6.0)`, read-only, listed in `known["constants"]`
-(the dump shows them). Only an operand that is certainly a float64 array of rank 1 or more gets
-them: a parameter of the jit signature (`known["arrays"]`), and what `+ - * /`, the unary
-functions fused kernels compute (`Prim.fusable`), `maximum`/`minimum` and products of vectors
-and matrices make of such arrays and numbers, through names bound once. A rank-0 result would
-turn a NumPy scalar into a 0-d array, and `**` keeps its number (NumPy's fast paths for `x ** 2`
-and `x ** 0.5` read it).
+(the dump shows them), and `1.0 * b` of such an array `b` is `b`. Only an operand that is
+certainly a float64 array of rank 1 or more gets them: a parameter of the jit signature
+(`known["arrays"]`), and what `+ - * /`, the unary functions fused kernels compute
+(`Prim.fusable`), `maximum`/`minimum` and products of vectors and matrices make of such arrays
+and numbers, through names bound once. A rank-0 result would turn a NumPy scalar into a 0-d
+array, and `**` keeps its number (NumPy's fast paths for `x ** 2` and `x ** 0.5` read it).
 """
 from __future__ import annotations
 
@@ -74,6 +74,8 @@ def array_constants(body: list, params, facts) -> tuple[list, bool]:
     table: dict = {}  # repr of the value -> name
 
     def rewrite(e):
+        if (one := _times_one(e, ranks)) is not None:
+            return one
         if isinstance(e, gast.BinOp) and isinstance(e.op, analysis.ARITH):  # (not `**`: above)
             pair = [e.left, e.right]
         elif isinstance(e, gast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], _CMP):
@@ -101,6 +103,28 @@ def array_constants(body: list, params, facts) -> tuple[list, bool]:
             changed |= c
     offered.update({name: _frozen(float(text)) for text, name in table.items()})
     return body, changed
+
+
+def _times_one(e, ranks: dict):
+    """`b` for `1.0 * b`, `b * 1.0` or `b / 1.0` with `b` certainly a new float64 array computed
+    there (a cotangent 1.0 times a rule's factor `1 / t`): the product is `b` itself, bit for bit,
+    so the operation goes. Not for a name or a view (`acc = x * 1.0` is a copy the code may write
+    into)."""
+    if not (isinstance(e, gast.BinOp) and isinstance(e.op, (gast.Mult, gast.Div))):
+        return None
+    for one, b in ((e.right, e.left), (e.left, e.right)) if isinstance(e.op, gast.Mult) else ((e.right, e.left),):
+        if isinstance(one, gast.Constant) and type(one.value) in (float, int) and one.value == 1 \
+                and _new_array(b) and analysis.array_rank(b, ranks):
+            return b
+    return None
+
+
+def _new_array(e) -> bool:
+    """Whether `e` makes a new array (arithmetic, an elementwise function), never a view or a name."""
+    if isinstance(e, (gast.BinOp, gast.UnaryOp)):
+        return True
+    p = registry.lookup(analysis.dotted(e.func) or "") if isinstance(e, gast.Call) else None
+    return p is not None and bool(p.fusable) and not e.keywords and not p.aliasing
 
 
 def _frozen(v: float):
