@@ -179,6 +179,35 @@ def test_the_fact_at_real_arguments(f, complex_):
     assert output_may_be_complex(core, None, driver.CALLEES.core)  # (any argument may be complex)
 
 
+def c_named_dtype(x):
+    return np.sum(np.zeros(3, "complex128") + x)
+
+
+def einsum_dot(x):
+    return np.einsum("i,i->", x, x)  # (a string argument that names no dtype)
+
+
+def test_literal_dtypes():
+    assert output_may_be_complex(driver.core_of(c_named_dtype), (), driver.CALLEES.core)
+    assert not output_may_be_complex(driver.core_of(einsum_dot), (), driver.CALLEES.core)
+    with pytest.raises(TypeError, match="holomorphic=True"):
+        s2s.grad(c_named_dtype)(X)
+    np.testing.assert_allclose(s2s.grad(einsum_dot)(X), 2 * X)
+
+
+def test_a_complex_default_argument_reaches_the_output():
+    def f(x, c=1j):
+        return np.sum(x * c)
+
+    def h(x, c=2.0):
+        return np.sum(x * c)
+    for t in (s2s.grad(f), s2s.jit(s2s.grad(f))):
+        with pytest.raises(TypeError, match="holomorphic=True"):
+            t(X)
+    np.testing.assert_allclose(s2s.grad(h)(X), np.full(3, 2.0))
+    np.testing.assert_allclose(s2s.grad(h)(X, 3.0), np.full(3, 3.0))
+
+
 def test_fractional_power_of_a_python_number_may_be_complex():
     def f(x):
         return x ** 0.5

@@ -210,7 +210,7 @@ class Complexness:
                 return False
             if p.dtype_cast or any(k.arg == "dtype" for k in e.keywords):
                 return anyc and not p.dtype_cast or self._cast_complex(e)
-            return anyc
+            return anyc or any(isinstance(a, gast.Constant) and _complex_dtype_name(a.value) for a in e.args)
         if f.startswith("rt."):  # (s2s's helpers: as complex as their arguments, but an object's field)
             p = registry.lookup(f)
             return p is None or p.any_dtype or anyc and not p.real_of_complex
@@ -288,6 +288,15 @@ class Complexness:
             f = dotted(e.func) or ""
             return not f.startswith(("xp.", "rt."))
         return not isinstance(e, (gast.Compare, gast.Tuple, gast.List, gast.Dict))
+
+
+def _complex_dtype_name(v) -> bool:
+    """Whether a literal argument names a complex dtype (`np.zeros(3, "complex128")`); an einsum
+    spec or a mode (`"ij->i"`, `"same"`) names none."""
+    try:
+        return isinstance(v, str) and np.dtype(v).kind == "c"
+    except (TypeError, ValueError):
+        return False
 
 
 def _whole(e) -> bool:
