@@ -6,6 +6,7 @@
     python tools/bench/bench_compile.py --variants rebind --sizes 200,800,1600,6400   # issue 46's program
     python tools/bench/bench_compile.py --work                  # also count the compiler's work per statement
     python tools/bench/bench_compile.py --profile grad@200      # cProfile of one first call, top functions
+    python tools/bench/bench_compile.py --profile grad@1600 --variant rebind --sort tottime
     python tools/bench/bench_compile.py --out tools/results/compile-baseline.md   # tables (+ .png chart)
 
 Three generated programs: ``straight`` (straight-line scalar arithmetic with an ``if``/``else``
@@ -373,8 +374,9 @@ def chart(results: dict, sizes: list[int], path: str) -> bool:
     return True
 
 
-def profile(spec: str, variant: str, top: int) -> None:
-    """Print the ``top`` functions by cumulative time for one first call, e.g. ``grad@200``."""
+def profile(spec: str, variant: str, top: int, sort: str = "cumulative") -> None:
+    """Print the ``top`` functions by ``sort`` (cumulative or tottime: time in the function itself)
+    for one first call, e.g. ``grad@200``."""
     import cProfile
     import pstats
     transform, size = spec.split("@")
@@ -384,7 +386,7 @@ def profile(spec: str, variant: str, top: int) -> None:
         prof.enable()
         first_call(transform, mod.prog)
         prof.disable()
-    pstats.Stats(prof).sort_stats("cumulative").print_stats(top)
+    pstats.Stats(prof).sort_stats(sort).print_stats(top)
 
 
 def main(argv=None) -> int:
@@ -397,8 +399,10 @@ def main(argv=None) -> int:
                         help="also count compiler work per statement, at sizes up to MAX_SIZE (default 1600)")
     parser.add_argument("--out", help="write the tables to this Markdown file (and a .png chart beside it)")
     parser.add_argument("--profile", metavar="TRANSFORM@SIZE", help="cProfile one first call (e.g. grad@200)")
-    parser.add_argument("--variant", default="straight", help="program for --profile (straight or loops)")
+    parser.add_argument("--variant", default="straight", help="program for --profile (straight, loops or rebind)")
     parser.add_argument("--top", type=int, default=30, help="functions --profile prints (default 30)")
+    parser.add_argument("--sort", default="cumulative", choices=("cumulative", "tottime"),
+                        help="--profile's order (default cumulative)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--work-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -407,7 +411,7 @@ def main(argv=None) -> int:
         print(json.dumps(child(transform, int(size), variant, bool(args.work) or args.work_only, not args.work_only)))
         return 0
     if args.profile:
-        profile(args.profile, args.variant, args.top)
+        profile(args.profile, args.variant, args.top, args.sort)
         return 0
     sizes = [int(s) for s in args.sizes.split(",")]
     results: dict = {}

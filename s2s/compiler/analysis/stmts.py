@@ -207,48 +207,55 @@ def _loads(node_or_stmts, as_nodes: bool) -> list:
     return out
 
 
+_NAME, _CONSTANT, _LOAD, _ASSIGN, _EXPR, _BINOP, _CALL, _ATTRIBUTE = (
+    gast.Name, gast.Constant, gast.Load, gast.Assign, gast.Expr, gast.BinOp, gast.Call, gast.Attribute)
+_SIMPLE = (_ASSIGN, _EXPR, _BINOP, _CALL)
+
+
 def _atom(node, out: list) -> bool:
     """Add what an atom reads to `out`; False if `node` is not an atom."""
     cls = node.__class__
-    if cls is gast.Name:
-        if node.ctx.__class__ is gast.Load and node.annotation is None:
+    if cls is _NAME:
+        if node.ctx.__class__ is _LOAD and node.annotation is None:
             out.append(node.id)
             return True
         return False
-    return cls is gast.Constant
-
-
-_SIMPLE = (gast.Assign, gast.Expr, gast.BinOp, gast.Call)
+    return cls is _CONSTANT
 
 
 def _simple_loads(s) -> list[str] | None:
     """`loads` of core form's usual `x = a`, `x = a op b`, `x = f(a, ...)`, `x = m.f(a, ...)`, their
     expression statements and their right-hand sides (atoms `a`, `b`: in `_walk`'s order, with its
     count), or None for anything else."""
-    if s.__class__ is gast.Assign:
+    cls = s.__class__
+    if cls is _ASSIGN:
         t = s.targets
-        if len(t) != 1 or t[0].__class__ is not gast.Name or t[0].annotation is not None:
+        if len(t) != 1 or t[0].__class__ is not _NAME or t[0].annotation is not None:
             return None
         n, v = 2, s.value  # (the statement and its target)
-    elif s.__class__ is gast.Expr:
+    elif cls is _EXPR:
         n, v = 1, s.value
     else:
         n, v = 0, s
-    out = []
+    out: list[str] = []
     cls = v.__class__
-    if cls is gast.BinOp:
+    if cls is _BINOP:
         if not (_atom(v.right, out) and _atom(v.left, out)):
             return None
         n += 3
-    elif cls is gast.Call:
-        if v.keywords or not all(_atom(a, out) for a in reversed(v.args)):
+    elif cls is _CALL:
+        if v.keywords:
             return None
+        args = v.args
+        for a in reversed(args):
+            if not _atom(a, out):
+                return None
         f = v.func
-        n += 2 + len(v.args)
-        if f.__class__ is gast.Attribute:
+        n += 2 + len(args)
+        if f.__class__ is _ATTRIBUTE:
             n += 1
             f = f.value
-        if f.__class__ is not gast.Name or not _atom(f, out):
+        if f.__class__ is not _NAME or not _atom(f, out):
             return None
     elif _atom(v, out):
         n += 1

@@ -39,6 +39,11 @@ def _shape_args(calls) -> tuple:
     return tuple(out)
 
 
+def _unbroadcasts(calls) -> bool:
+    """Whether a statement's `calls` hold `rt.unbroadcast`'s (what `shape_sources` may rewrite)."""
+    return any(analysis.dotted(c.func) == "rt.unbroadcast" for c in calls)
+
+
 def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
     source, notes = facts["shape_roots"], facts["notes"]
     touched: set[str] = set()
@@ -52,7 +57,7 @@ def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
         return None
 
     for s in body:  # (also inside a rule's expression: `-rt.unbroadcast(g * ans, y) / y`)
-        if isinstance(s, gast.Assign) and notes.calls(s):
+        if isinstance(s, gast.Assign) and notes.get(s, "unbroadcasts", lambda s: _unbroadcasts(notes.calls(s))):
             s.value, c = bottom_up(s.value, same_shape)
             if c:
                 touched.update(notes.names(s))

@@ -46,23 +46,26 @@ def local_lists(body, made, notes) -> set[str]:
             continue
         if notes.names(s).isdisjoint(ok):
             continue
-        uses = [n for n in analysis.iter_nodes(s) if type(n) is gast.Name and n.id in ok]
-        for n in uses:
-            if isinstance(n.ctx, gast.Store) and not (isinstance(s, gast.Assign) and isinstance(s.value, gast.List)
-                                                      and not s.value.elts):
-                ok.discard(n.id)
-            elif isinstance(n.ctx, gast.Load) and not _receiver_or_measured(s, n):
-                ok.discard(n.id)
+        made_here = isinstance(s, gast.Assign) and isinstance(s.value, gast.List) and not s.value.elts
+        uses = [u for u in notes.get(s, "name_uses", _name_uses) if u[0] in ok]
+        for name, use in uses:
+            if use == "store" and not made_here or use == "read":
+                ok.discard(name)
     return ok
 
 
-def _receiver_or_measured(stmt, name) -> bool:
-    for n in analysis.iter_nodes(stmt):
-        if type(n) is gast.Attribute and n.value is name and n.attr in ("append", "pop"):
-            return True
-        if type(n) is gast.Call and analysis.dotted(n.func) == "rt.zeros_list" and name in n.args:
-            return True
-    return False
+def _name_uses(stmt) -> tuple:
+    """(name, how) for each Name node of a simple statement, how: "store", "read", "list" (a
+    list's `append`/`pop` receiver, or an argument of `rt.zeros_list`) or "other" (`del`)."""
+    nodes = list(analysis.iter_nodes(stmt))
+    lists = set()  # ids of the Name nodes used as lists
+    for n in nodes:
+        if type(n) is gast.Attribute and n.attr in ("append", "pop"):
+            lists.add(id(n.value))
+        elif type(n) is gast.Call and analysis.dotted(n.func) == "rt.zeros_list":
+            lists.update(id(a) for a in n.args)
+    return tuple((n.id, "store" if isinstance(n.ctx, gast.Store) else "other" if not isinstance(n.ctx, gast.Load)
+                  else "list" if id(n) in lists else "read") for n in nodes if type(n) is gast.Name)
 
 
 def push_of(s):
