@@ -324,9 +324,10 @@ def batched_seed(flags, out, holomorphic=False):
         raise S2STypeError(f"grad requires a scalar output, but the function returned shape {np.shape(out)[1:]} "
                            "per example.")
     if np.iscomplexobj(out) and not holomorphic:
-        raise S2STypeError(f"grad requires a real-valued output, but the function returned {np.result_type(out)}. "
-                           "For holomorphic differentiation, pass holomorphic=True; for a function with complex "
-                           "outputs that is not holomorphic, use vjp.")
+        raise S2STypeError("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+                           f"but got {np.result_type(out)}. For holomorphic differentiation, pass holomorphic=True. "
+                           "For differentiating non-holomorphic functions involving complex outputs, use s2s.vjp "
+                           "directly.")
     return namespace(out).ones(np.shape(out), dtype=getattr(out, "dtype", float))
 
 

@@ -524,9 +524,10 @@ def seed(out, holomorphic=False):
                            "Use jacrev or vjp for non-scalar outputs, or reduce the output (e.g. with sum).")
     dt = getattr(out, "dtype", None)
     if (isinstance(out, complex) or dt is not None and dt.kind == "c") and not holomorphic:
-        raise S2STypeError(f"grad requires a real-valued output, but the function returned "
-                           f"{type(out).__name__ if dt is None else dt}. For holomorphic differentiation, pass "
-                           "holomorphic=True; for a function with complex outputs that is not holomorphic, use vjp.")
+        raise S2STypeError("grad requires real-valued outputs (output dtype that is a sub-dtype of np.floating), "
+                           f"but got {np.result_type(out)}. For holomorphic differentiation, pass holomorphic=True. "
+                           "For differentiating non-holomorphic functions involving complex outputs, use s2s.vjp "
+                           "directly.")  # (JAX's words, as rt.real_result's)
     if isinstance(out, bool) or dt is not None and dt.kind in "biu":
         raise S2STypeError(f"grad requires a real-valued output, but the function returned "
                            f"{type(out).__name__ if dt is None else dt} (as in JAX, booleans and integers "
