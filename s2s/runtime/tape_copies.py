@@ -20,12 +20,9 @@ def private(record, arrays=False):
     the others (a 12 MB input the sweep only reads) stay shared."""
     if type(arrays) is not tuple or type(record) is not tuple:  # (positions: of a record's tuple)
         return _private(record, bool(arrays), {})
-    memo: dict = {}
+    memo: dict = {}  # (id of an array copied, or of the base a copied view's copy views -> its copy)
     copied = {k: _private(record[k], True, memo) for k in arrays}
-    roots: set = set()
-    for k in arrays:
-        _roots(record[k], roots, set())
-    return tuple(copied[k] if k in copied else _shared(v, memo, roots) for k, v in enumerate(record))
+    return tuple(copied[k] if k in copied else _shared(v, memo) for k, v in enumerate(record))
 
 
 def _root(x):
@@ -35,43 +32,30 @@ def _root(x):
     return x
 
 
-def _roots(x, out: set, seen: set) -> None:
-    """Add to `out` the ids of the memory (`_root`) of every array in `x` (`seen`: containers
-    visited)."""
-    if type(x) in _CONTAINERS:
-        if id(x) in seen:
-            return
-        seen.add(id(x))
-        for v in x.values() if type(x) is dict else x:
-            _roots(v, out, seen)
-    elif hasattr(x, "shape") and not isinstance(x, np.generic):
-        out.add(id(_root(x)))
-
-
-def _shared(x, memo, roots):
+def _shared(x, memo):
     """`_private` without copying arrays, except one already copied (the same copy) or one whose
-    memory is that of a copied array (`roots`: their bases' ids), copied so that restoring the
-    other restores it too."""
+    memory is that of a copied array (its base, or the base of a copied view, is in `memo`),
+    copied so that restoring the other restores it too."""
     kind = type(x)
     if kind in _CONTAINERS:
         key = id(x)
         if key in memo:
             return memo[key]
         if kind is tuple:
-            new = tuple([_shared(v, memo, roots) for v in x])
+            new = tuple([_shared(v, memo) for v in x])
         elif kind is list:
             new = memo[key] = []
-            new.extend([_shared(v, memo, roots) for v in x])
+            new.extend([_shared(v, memo) for v in x])
         else:
             new = memo[key] = {}
-            new.update({k: _shared(v, memo, roots) for k, v in x.items()})
+            new.update({k: _shared(v, memo) for k, v in x.items()})
         memo[key] = new
         return new
     if not hasattr(x, "shape") or isinstance(x, np.generic):
         return x
     if id(x) in memo:
         return memo[id(x)]
-    if id(_root(x)) in roots:
+    if id(_root(x)) in memo:
         new = memo[id(x)] = _private_array(x, memo)
         return new
     return x
