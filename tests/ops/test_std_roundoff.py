@@ -5,9 +5,9 @@ number where every direction that keeps the entries equal has derivative 0. s2s 
 derivative there as at std == 0 (docs/nondifferentiable.md): 0, under every transform."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
-from helpers_compare import fd_grad
 
 X0 = 0.9418548517585486  # (np.std(np.full(3, X0)) is about 1e-17)
 Y = np.array([0.15967116733141307, 0.036975416760552715, 0.0046084752806476725])
