@@ -75,9 +75,14 @@ def useful(body, outputs) -> set[str]:
 
 
 def relevant(body, active) -> set[str]:
-    """Active variables and every name an active statement reads: what the backward sweep may need."""
+    """Active variables and every name an active statement reads: what the backward sweep may need.
+    The index of a store into a relevant array counts too, active or not: the backward sweep puts
+    the slot's old value back through it (`d[m] = 1` in a loop reads that pass's mask `m`)."""
     rel = set(active)
+    stores = []
     for s in walk_stmts(body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+            stores.append(s.targets[0])
         if isinstance(s, gast.Assign):
             t = s.targets[0]
             base = t.value.id if isinstance(t, gast.Subscript) else None
@@ -91,4 +96,13 @@ def relevant(body, active) -> set[str]:
             f = s.value.func
             if isinstance(f, gast.Attribute) and f.value.id in active:
                 rel.update(operands(s.value))
+    changed = True
+    while changed:  # (an index may itself be an array filled by stores: its indices count then too)
+        changed = False
+        for t in stores:
+            if t.value.id in rel:
+                new = {n.id for n in gast.walk(t.slice) if isinstance(n, gast.Name)} - rel
+                if new:
+                    rel.update(new)
+                    changed = True
     return rel
