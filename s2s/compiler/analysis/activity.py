@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gast
 
+from ..primitives.registry import VIEW_CALLS, VIEW_EACH_CALLS
 from .stmts import diff_operands, dotted, loads, operands, targets, walk_stmts
 
 
@@ -79,10 +80,12 @@ def relevant(body, active) -> set[str]:
     The index of a store into a relevant array counts too, active or not: the backward sweep puts
     the slot's old value back through it (`d[m] = 1` in a loop reads that pass's mask `m`)."""
     rel = set(active)
-    stores = []
+    stores, views = [], []
     for s in walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             stores.append(s.targets[0])
+        elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            views.extend((s.targets[0].id, b) for b in _viewed(s.value))
         if isinstance(s, gast.Assign):
             t = s.targets[0]
             base = t.value.id if isinstance(t, gast.Subscript) else None
@@ -96,6 +99,8 @@ def relevant(body, active) -> set[str]:
             f = s.value.func
             if isinstance(f, gast.Attribute) and f.value.id in active:
                 rel.update(operands(s.value))
+    stored = {t.value.id for t in stores}
+    seen: set[str] = set()  # relevant names and the arrays they may be views of
     changed = True
     while changed:  # (an index may itself be an array filled by stores: its indices count then too)
         changed = False
@@ -105,4 +110,29 @@ def relevant(body, active) -> set[str]:
                 if new:
                     rel.update(new)
                     changed = True
+        # a relevant value that may be a view of an array stored into later (`r = d[k]` read by
+        # an active statement, `d[k, j] += 1` on a later pass) is read through the array's memory
+        # when the backward sweep reads it: the array is restored store by store, so it counts too
+        for v, b in views:
+            if (v in rel or v in seen) and b not in seen:
+                seen.add(b)
+                changed = True
+            if b in seen and b in stored and b not in rel:
+                rel.add(b)
+                changed = True
     return rel
+
+
+def _viewed(value) -> list[str]:
+    """The arrays a core-form value may be a view of (a name, an index into it, a reshape...)."""
+    if isinstance(value, gast.Name):
+        return [value.id]
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
+        return [value.value.id]
+    if isinstance(value, gast.Call):
+        key = dotted(value.func)
+        if key in VIEW_EACH_CALLS:
+            return [a.id for a in value.args if isinstance(a, gast.Name)]
+        if (key in VIEW_CALLS or key == "rt.dtype_gate") and value.args and isinstance(value.args[0], gast.Name):
+            return [value.args[0].id]
+    return []
