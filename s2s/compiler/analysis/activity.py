@@ -75,10 +75,12 @@ def useful(body, outputs) -> set[str]:
     return use
 
 
-def relevant(body, active) -> set[str]:
+def relevant(body, active, dead=frozenset()) -> set[str]:
     """Active variables and every name an active statement reads: what the backward sweep may need.
     The index of a store into a relevant array counts too, active or not: the backward sweep puts
-    the slot's old value back through it (`d[m] = 1` in a loop reads that pass's mask `m`)."""
+    the slot's old value back through it (`d[m] = 1` in a loop reads that pass's mask `m`).
+    `dead`: arrays whose stores reverse mode drops (their values never reach the output), which
+    no view read needs restored."""
     rel = set(active)
     stores, views = [], []
     for s in walk_stmts(body):
@@ -117,7 +119,7 @@ def relevant(body, active) -> set[str]:
             if (v in rel or v in seen) and b not in seen:
                 seen.add(b)
                 changed = True
-            if b in seen and b in stored and b not in rel:
+            if b in seen and b in stored and b not in rel and b not in dead:
                 rel.add(b)
                 changed = True
     return rel

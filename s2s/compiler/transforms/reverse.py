@@ -88,10 +88,11 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         if dead:
             self.active = analysis.activity(self.body, active_params, dead)
         if pair and dead:  # the aux element is read by the output's pack only: not for the backward sweep
-            self.relevant = analysis.relevant([s for s in self.body if s is not pair[3]], self.active)
+            self.relevant = analysis.relevant([s for s in self.body if s is not pair[3]], self.active,
+                                              self.dead_stores)
             self.relevant.update(pair[1])
         else:
-            self.relevant = analysis.relevant(self.body, self.active)
+            self.relevant = analysis.relevant(self.body, self.active, self.dead_stores)
         self.adj = Adjoints(self.namer, containers=self.containers, leaves=self.leaves)
         self.tape = self.namer.exact("tape")
         self.ctl = self.namer.exact("ctl")
