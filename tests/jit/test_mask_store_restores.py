@@ -197,6 +197,15 @@ def test_vmap_of_grad_of_jit_through_per_pass_stores(f):
     want = np.stack([fd_grad(f, x) for x in xs])
     np.testing.assert_allclose(s2s.vmap(s2s.grad(s2s.jit(f)))(xs), want, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(s2s.jit(s2s.vmap(s2s.grad(f)))(xs), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(s2s.vmap(s2s.jit(f))(xs), [f(x) for x in xs], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("f", FAMILY, ids=lambda f: f.__name__)
+def test_jvp_of_jit_through_per_pass_stores(f):
+    x, t = _x(5), np.random.default_rng(6).standard_normal((4, 3))
+    out, tangent = s2s.jvp(s2s.jit(f), (x,), (t,))
+    assert out == pytest.approx(f(x), rel=1e-12)
+    assert tangent == pytest.approx(np.sum(fd_grad(f, x) * t), rel=1e-5, abs=1e-6)
 
 
 @pytest.mark.parametrize("f", REFUSED_BY_VMAP, ids=lambda f: f.__name__)
