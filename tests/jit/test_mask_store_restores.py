@@ -171,6 +171,7 @@ TRANSFORMS = {
     "grad(jit)": lambda f: s2s.grad(s2s.jit(f)),
     "jit(grad)": lambda f: s2s.jit(s2s.grad(f)),
     "jacrev(jit)": lambda f: s2s.jacrev(s2s.jit(f)),
+    "grad(checkpointed)": lambda f: s2s.grad(f, checkpoint=256),  # (loops replayed in segments)
 }
 
 
