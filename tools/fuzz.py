@@ -657,6 +657,30 @@ def fd_jacobian(f, x, y, eps, points=2):
     return np.stack(cols, axis=-1)
 
 
+class Differences:
+    """Central differences of f at (x, y) as a reference: those at 1e-6, and, asked only where a
+    result misses them, 4-point ones at 1e-3. Differences at 1e-6 of a value rounded to float32 on
+    the way are off by float32's rounding over 1e-6 (--seed 5201002 --views --program 575, --seed
+    5601007 --views --program 46); the 4-point ones are not, and are right to about 1e-12 where f
+    is smooth: a wrong rule misses both."""
+
+    def __init__(self, f, x, y, fd=None):
+        self.f, self.x, self.y = f, x, y
+        self.fd = fd_jacobian(f, x, y, 1e-6) if fd is None else fd
+        self._coarse = None
+
+    def coarse(self) -> np.ndarray:
+        """The 4-point differences at 1e-3 (computed once: call it while f's state is the one
+        differentiated)."""
+        if self._coarse is None:
+            self._coarse = fd_jacobian(self.f, self.x, self.y, 1e-3, points=4)
+        return self._coarse
+
+    def agree(self, got, tol, view=lambda j: j) -> bool:
+        """`got` is close to `view` of either Jacobian."""
+        return close(got, view(self.fd), tol) or close(got, view(self.coarse()), tol)
+
+
 def joined(jac) -> np.ndarray:
     """A Jacobian with respect to (x, y) (a pair, as argnums=(0, 1) gives it) as one matrix (out
     size, 2N), the layout of fd_jacobian."""
@@ -709,10 +733,7 @@ def p_grad_fd(mod, x, y, rng):
             return f"gradient shapes {np.shape(gx)}, {np.shape(gy)}"
     else:
         got = joined(s2s.jacrev(f, argnums=(0, 1))(x, y))
-    # differences at 1e-6 of a value rounded to float32 on the way are off by float32's rounding over
-    # 1e-6 (--seed 5201002 --views --program 575); 4-point ones at 1e-3 are not, and are right to
-    # about 1e-12 where f is smooth: a wrong rule misses both
-    if not close(got, want, 1e-5) and not close(got, fd_jacobian(f, x, y, 1e-3, points=4), 1e-5):
+    if not Differences(f, x, y, want).agree(got, 1e-5):
         return f"reverse mode {got.tolist()} vs central differences {want.tolist()}"
 
 
@@ -895,7 +916,8 @@ def p_global(mod, x, y, rng):
         want_val = mod.f(x, y)
         keep: dict = {}
         if cheap and smooth_at(mod.f, x, y, keep) and not close(joined(before), keep["fd"], 1e-4):
-            want, tol, what = keep["fd"], 1e-5, "central differences"
+            want, tol, what = Differences(mod.f, x, y, keep["fd"]), 1e-5, "central differences"
+            want.coarse()  # (at the new G, restored below)
         else:
             clear_caches()
             want, tol, what = joined(s2s.jacrev(mod.f, argnums=(0, 1))(x, y)), 1e-12, "cold"
@@ -906,10 +928,13 @@ def p_global(mod, x, y, rng):
     if not close(warm_new, warm_same, 1e-12):
         return f"after G changed, a new jacrev gives {flat(warm_new).tolist()}, the old object " \
                f"{flat(warm_same).tolist()}"
-    if not close(joined(warm_new), want, tol):
-        return f"after G changed, a new jacrev gives {flat(warm_new).tolist()}, {what} {flat(want).tolist()}"
-    if not close(joined(warm_same), want, tol):
-        return f"after G changed, the old jacrev object gives {flat(warm_same).tolist()}, {what} {flat(want).tolist()}"
+    def agree(j):
+        return want.agree(j, tol) if isinstance(want, Differences) else close(j, want, tol)
+    shown = flat(want.fd if isinstance(want, Differences) else want).tolist()
+    if not agree(joined(warm_new)):
+        return f"after G changed, a new jacrev gives {flat(warm_new).tolist()}, {what} {shown}"
+    if not agree(joined(warm_same)):
+        return f"after G changed, the old jacrev object gives {flat(warm_same).tolist()}, {what} {shown}"
 
 
 def p_refusal(mod, x, y, rng):
@@ -1061,7 +1086,7 @@ def _state_check(made: dict, mod, x, y, rng) -> str | None:
     """The transforms in `made` against the plain function now: derivatives with central
     differences, jit with f, vmap with a loop; None, or what differs."""
     f = mod.f
-    want = fd_jacobian(f, x, y, 1e-6)
+    ref = Differences(f, x, y)
     value = f(x.copy(), y.copy())
     u = (np.linspace(-1.0, 1.0, N), np.linspace(0.5, -0.5, N))
     v = np.linspace(1.0, 2.0, np.size(value)).reshape(np.shape(value)) if np.ndim(value) else 1.5
@@ -1070,11 +1095,11 @@ def _state_check(made: dict, mod, x, y, rng) -> str | None:
         got = run(x.copy(), y.copy(), u, v)
         if name in ("jacrev", "jacfwd", "jit_derivative"):
             got = joined(got)
-            ok = close(got, want, 1e-5)
+            ok = ref.agree(got, 1e-5)
         elif name == "jvp":
-            ok = close(got[0], value, 1e-12) and close(got[1], want @ np.concatenate(u), 1e-5)
+            ok = close(got[0], value, 1e-12) and ref.agree(got[1], 1e-5, lambda j: j @ np.concatenate(u))
         elif name == "vjp":
-            ok = close(got[0], value, 1e-12) and close(got[1], np.ravel(v) @ want, 1e-5)
+            ok = close(got[0], value, 1e-12) and ref.agree(got[1], 1e-5, lambda j: np.ravel(v) @ j)
         elif name == "hessian":
             ok = close(got, fd_hessian(f, x, y), 1e-4)
         elif name == "jit":

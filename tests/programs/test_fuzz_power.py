@@ -7,6 +7,7 @@ import fuzz_tool
 import numpy as np
 import pytest
 
+import s2s
 from s2s.compiler.frontend import reads
 from s2s.compiler.primitives.registry import PRIMS
 
@@ -174,3 +175,21 @@ def test_global_where_f_raises_at_the_new_value(monkeypatch, tmp_path):
     assert fuzz.p_global(mod, x, y, np.random.default_rng(0)) is None
     monkeypatch.setattr(fuzz.s2s, "jit", lambda f: (lambda *a: 0.0))
     assert "jit returned where f raises AxisError" in fuzz.p_global(mod, x, y, np.random.default_rng(0))
+
+
+def _float32_on_the_way(x, y):
+    # sin of a value rounded to float32: differences at 1e-6 are off by float32's rounding over
+    # 1e-6 (a tenth of this term's derivative), 4-point ones at 1e-3 are not
+    return 1e-2 * np.sum(x * x) + 1e-2 * np.sum(np.sin(np.exp(0.3 * np.tanh(y)).astype(np.float32) * -2.0))
+
+
+def test_differences_reference_sees_past_float32_rounding():
+    """`--seed 5601007 --views --program 46`, `--seed 5201002 --views --program 575`: s2s's
+    gradient is right and the reference accepts it; off by 2e-5 in y, it is not."""
+    x = np.array([0.188, 0.918, 0.117])
+    y = np.array([0.9668361898312827, 0.9850394712770685, 0.8575962255008425])
+    ref = fuzz.Differences(_float32_on_the_way, x, y)
+    got = np.concatenate(s2s.grad(_float32_on_the_way, argnums=(0, 1))(x, y))[None]
+    assert not fuzz.close(got, ref.fd, 1e-5)  # (the point of the reference: 1e-6 alone misleads)
+    assert ref.agree(got, 1e-5)
+    assert not ref.agree(got + np.array([0, 0, 0, 2e-5, 0, 0]), 1e-5)
