@@ -8,18 +8,9 @@ kept wherever the value can still be seen (the caller reads `dW`, or the whole t
 of a live array)."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
-
-
-def numerical_grad(f, w, h=1e-6):
-    """Central differences of scalar `f` at array `w`."""
-    out = np.zeros_like(w)
-    for k in np.ndindex(w.shape):
-        e = np.zeros_like(w)
-        e[k] = h
-        out[k] = (f(w + e) - f(w - e)) / (2 * h)
-    return out
 
 
 def svm_loss_naive(W, X, y, reg):
@@ -111,7 +102,7 @@ def test_unread_item_is_not_computed(f, jitted):
     assert not any("ds" in ln.replace("(", " ").replace(",", " ").split() for ln in code), "\n".join(code)
     assert not any("shape_stub(dW)" in ln or "append(dW)" in ln for ln in code), "\n".join(code)
     np.testing.assert_allclose(got, svm_loss_naive(W, X, y, 0.1)[1], rtol=1e-9, atol=1e-12)
-    num = numerical_grad(lambda w: f(w, X, y, 0.1), W)
+    num = fd_grad(lambda w: f(w, X, y, 0.1), W)
     np.testing.assert_allclose(got, num, rtol=1e-5, atol=1e-7)
     value, grad = s2s.value_and_grad(f)(W, X, y, 0.1)
     assert value == pytest.approx(f(W, X, y, 0.1), rel=1e-12)
@@ -125,7 +116,7 @@ def test_read_item_is_kept(f, jitted):
     g = s2s.grad(f)
     g = s2s.jit(g) if jitted else g
     got = g(W, X, y, 0.1)
-    num = numerical_grad(lambda w: f(w, X, y, 0.1), W)
+    num = fd_grad(lambda w: f(w, X, y, 0.1), W)
     np.testing.assert_allclose(got, num, rtol=1e-5, atol=1e-6)
     assert s2s.value_and_grad(f)(W, X, y, 0.1)[0] == pytest.approx(f(W, X, y, 0.1), rel=1e-12)
 
@@ -136,7 +127,7 @@ def test_unread_item_seen_through_a_view_of_a_read_one_is_kept(jitted):
     g = s2s.grad(viewed_loss)
     g = s2s.jit(g) if jitted else g
     got = g(W, X)
-    num = numerical_grad(lambda w: viewed_loss(w, X), W)
+    num = fd_grad(lambda w: viewed_loss(w, X), W)
     np.testing.assert_allclose(got, num, rtol=1e-5, atol=1e-6)
     assert np.abs(got).max() > 1e-3  # (a dropped store would give zeros)
 
@@ -149,7 +140,7 @@ def test_store_through_a_view_of_a_read_array_reaches_the_base(jitted):
     g = s2s.grad(lambda W, X: stored_through_view(W, X)[0])
     g = s2s.jit(g) if jitted else g
     got = g(W, X)
-    np.testing.assert_allclose(got, numerical_grad(lambda w: stored_through_view(w, X)[0], W), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got, fd_grad(lambda w: stored_through_view(w, X)[0], W), rtol=1e-5, atol=1e-6)
     assert np.abs(got).max() > 1e-3  # (a dropped store would give zeros)
 
 
@@ -171,7 +162,7 @@ def test_reduction_of_a_scratch_array_reaching_the_loss_keeps_its_stores():
     for g in (s2s.grad(loss), s2s.jit(s2s.grad(loss))):
         got = g(w, mask)
         np.testing.assert_allclose(got, 2 * w * 4.0, rtol=1e-12)
-        np.testing.assert_allclose(got, numerical_grad(lambda v: loss(v, mask), w), rtol=1e-6)
+        np.testing.assert_allclose(got, fd_grad(lambda v: loss(v, mask), w), rtol=1e-6)
 
 
 def test_callee_called_twice_with_different_items():
@@ -185,4 +176,4 @@ def test_callee_called_twice_with_different_items():
     W, X, y = _data(3)
     for g in (s2s.grad(f), s2s.jit(s2s.grad(f))):
         got = g(W, X, y)
-        np.testing.assert_allclose(got, numerical_grad(lambda w: f(w, X, y), W), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got, fd_grad(lambda w: f(w, X, y), W), rtol=1e-5, atol=1e-6)

@@ -10,18 +10,9 @@ import re
 
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
-
-
-def numerical_grad(f, w, h=1e-6):
-    """Central differences of scalar `f` at array `w`."""
-    out = np.zeros_like(w)
-    for k in np.ndindex(w.shape):
-        e = np.zeros_like(w)
-        e[k] = h
-        out[k] = (f(w + e) - f(w - e)) / (2 * h)
-    return out
 
 
 def sigmoid(x):
@@ -111,8 +102,8 @@ def test_unpacked_gradients_not_computed(loss, jitted, point):
     lines = code_lines(g, V, U) if jitted else code_lines(g)
     # the callee's gradient arrays (and the caller's accumulators) are not computed, taped or restored
     assert not any(re.search(r"\bgrad_(U|c|V)\b", line) for line in lines)
-    np.testing.assert_allclose(got[0], numerical_grad(lambda v: loss(v, U), V), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(got[1], numerical_grad(lambda u: loss(V, u), U), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got[0], fd_grad(lambda v: loss(v, U), V), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got[1], fd_grad(lambda u: loss(V, u), U), rtol=1e-6, atol=1e-8)
     # the author's own gradients agree
     _, want_V, want_U = skipgram(1, [0, 2, 3], V, U, [4, 5, 2])
     np.testing.assert_allclose(got[0], want_V, rtol=1e-10, atol=1e-12)
@@ -125,8 +116,8 @@ def test_read_item_is_differentiated(jitted, point):
     g = s2s.grad(read_item, argnums=(0, 1))
     g = s2s.jit(g) if jitted else g
     got = g(V, U)
-    np.testing.assert_allclose(got[0], numerical_grad(lambda v: read_item(v, U), V), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(got[1], numerical_grad(lambda u: read_item(V, u), U), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got[0], fd_grad(lambda v: read_item(v, U), V), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got[1], fd_grad(lambda u: read_item(V, u), U), rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("jitted", [False, True])
@@ -135,13 +126,13 @@ def test_item_read_by_a_test_is_computed(jitted, point):
     g = s2s.grad(branch_item, argnums=(0, 1))
     g = s2s.jit(g) if jitted else g
     got = g(V, U)
-    np.testing.assert_allclose(got[1], numerical_grad(lambda u: branch_item(V, u), U), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(got[0], numerical_grad(lambda v: branch_item(v, U), V), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got[1], fd_grad(lambda u: branch_item(V, u), U), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got[0], fd_grad(lambda v: branch_item(v, U), V), rtol=1e-6, atol=1e-8)
 
 
 def test_item_stored_outside_is_computed(point):
     V, U = point
     out = np.zeros((1, 3))
     g = s2s.grad(stored_item, argnums=(0, 1))(V, U, out)
-    np.testing.assert_allclose(g[1], numerical_grad(lambda u: stored_item(V, u, np.zeros((1, 3))), U),
+    np.testing.assert_allclose(g[1], fd_grad(lambda u: stored_item(V, u, np.zeros((1, 3))), U),
                                rtol=1e-6, atol=1e-8)

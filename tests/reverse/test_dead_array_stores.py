@@ -9,20 +9,11 @@ import textwrap
 import gast
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
 from s2s.compiler.passes import dce
 from s2s.compiler.passes.base import Notes
-
-
-def numerical_grad(f, w, h=1e-6):
-    """Central differences of scalar `f` at array `w`."""
-    out = np.zeros_like(w)
-    for k in np.ndindex(w.shape):
-        e = np.zeros_like(w)
-        e[k] = h
-        out[k] = (f(w + e) - f(w - e)) / (2 * h)
-    return out
 
 
 def svm_loss_naive(W, X, y, reg):
@@ -124,7 +115,7 @@ def test_dead_dW_is_gone(loss_only, naive, jitted):
     assert not any("dW" in ln for ln in code), src  # dW is not even made
     got = g(W, X, y, 0.1)
     np.testing.assert_allclose(got, naive(W, X, y, 0.1)[1], rtol=1e-9, atol=1e-12)
-    num = numerical_grad(lambda w: loss_only(w, X, y, 0.1), W)
+    num = fd_grad(lambda w: loss_only(w, X, y, 0.1), W)
     np.testing.assert_allclose(got, num, rtol=1e-5, atol=1e-7)
 
 
@@ -139,7 +130,7 @@ def test_aux_dW_returned_not_taped(naive):
     loss, dW = naive(W, X, y, 0.1)
     np.testing.assert_allclose(aux, dW, rtol=1e-12)  # the aux is the author's own dW, computed
     np.testing.assert_allclose(got, dW, rtol=1e-9, atol=1e-12)
-    num = numerical_grad(lambda w: naive(w, X, y, 0.1)[0], W)
+    num = fd_grad(lambda w: naive(w, X, y, 0.1)[0], W)
     np.testing.assert_allclose(got, num, rtol=1e-5, atol=1e-7)
 
 

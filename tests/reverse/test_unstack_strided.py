@@ -6,18 +6,9 @@ differences, in grad and jit(grad), along every axis, and for updates in place o
 cotangent, which must not reach the others'."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
-
-
-def numerical_grad(f, w, h=1e-6):
-    """Central differences of scalar `f` at array `w`."""
-    out = np.zeros_like(w)
-    for k in np.ndindex(w.shape):
-        e = np.zeros_like(w)
-        e[k] = h
-        out[k] = (f(w + e) - f(w - e)) / (2 * h)
-    return out
 
 
 def states_loss(w, xs, v):
@@ -62,8 +53,8 @@ def test_rnn_states_stacked_and_flattened(jitted, rng):
     g = s2s.grad(states_loss, argnums=(0, 2))
     g = s2s.jit(g) if jitted else g
     got = g(w, xs, v)
-    np.testing.assert_allclose(got[0], numerical_grad(lambda a: states_loss(a, xs, v), w), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(got[1], numerical_grad(lambda a: states_loss(w, xs, a), v), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got[0], fd_grad(lambda a: states_loss(a, xs, v), w), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got[1], fd_grad(lambda a: states_loss(w, xs, a), v), rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2, -1])
@@ -72,7 +63,7 @@ def test_every_axis(axis, rng):
     w = rng.normal(size=(2, 3))
     x = rng.normal(size=(4, 2, 3))
     got = s2s.grad(loss)(w, x)
-    np.testing.assert_allclose(got, numerical_grad(lambda a: loss(a, x), w), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got, fd_grad(lambda a: loss(a, x), w), rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("jitted", [False, True])
@@ -81,4 +72,4 @@ def test_state_reused_after_stacking(jitted, rng):
     x = rng.normal(size=(2, 4))
     g = s2s.grad(reused_state)
     g = s2s.jit(g) if jitted else g
-    np.testing.assert_allclose(g(w, x), numerical_grad(lambda a: reused_state(a, x), w), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g(w, x), fd_grad(lambda a: reused_state(a, x), w), rtol=1e-6, atol=1e-8)
