@@ -640,21 +640,22 @@ def close(a, b, tol=1e-6) -> bool:
     return bool(np.all(np.abs(a - b) <= tol * scale))
 
 
+def central(at, eps, points=2):
+    """The derivative at 0 of `at`, a function of the step, by 2- or 4-point central differences."""
+    d = at(eps) - at(-eps)
+    if points == 2:
+        return d / (2 * eps)
+    return (8 * d - (at(2 * eps) - at(-2 * eps))) / (12 * eps)
+
+
 def fd_jacobian(f, x, y, eps, points=2):
     """Central-difference Jacobian (2 or 4 points) of f w.r.t. the concatenation (x, y): (out size, 2N)."""
     def at(arg, k, e):
         a = [x.copy(), y.copy()]
         a[arg][k] += e
         return flat(f(*a))
-    cols = []
-    for arg in range(2):
-        for k in range(N):
-            d = at(arg, k, eps) - at(arg, k, -eps)
-            if points == 2:
-                cols.append(d / (2 * eps))
-            else:
-                cols.append((8 * d - (at(arg, k, 2 * eps) - at(arg, k, -2 * eps))) / (12 * eps))
-    return np.stack(cols, axis=-1)
+    return np.stack([central(lambda e, arg=arg, k=k: at(arg, k, e), eps, points)
+                     for arg in range(2) for k in range(N)], axis=-1)
 
 
 class Differences:
@@ -773,15 +774,9 @@ def fd_hessian(f, x, y, eps=1e-5, points=2):
     the argnums the property grad_fd uses (so the compile is shared): (N, N)."""
     g = s2s.grad(f, argnums=(0, 1))
 
-    def at(e):
-        return np.ravel(g(x + e, y)[0])
-    cols = []
-    for e in np.eye(N) * eps:
-        if points == 2:
-            cols.append((at(e) - at(-e)) / (2 * eps))
-        else:
-            cols.append((8 * (at(e) - at(-e)) - (at(2 * e) - at(-2 * e))) / (12 * eps))
-    return np.stack(cols, axis=-1)
+    def at(unit, e):
+        return np.ravel(g(x + unit * e, y)[0])
+    return np.stack([central(lambda e, u=u: at(u, e), eps, points) for u in np.eye(N)], axis=-1)
 
 
 def p_hessian(mod, x, y, rng):
