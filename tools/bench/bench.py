@@ -8,6 +8,7 @@ W10 and X1 of issue 29, s2s against hand-written NumPy (and autograd and JAX, fl
     python tools/bench/bench.py --out results.md     # also write the tables to a file (+ .png)
     python tools/bench/bench.py --docs               # write the run's tables into docs/benchmarks.md
     python tools/bench/bench.py --only W --blas-threads 1 --peers jax   # W rows, BLAS on one thread, no autograd
+    python tools/bench/bench.py --only W --json w.json --first-calls 0  # rows as JSON; no new-process first calls
 
 For every (workload, size) each implementation is built and called once (that call is the
 "first call" column: transform, compile and run; for s2s each implementation gets a fresh copy
@@ -33,6 +34,7 @@ import atexit
 import contextlib
 import dataclasses
 import itertools
+import json
 import os
 import shlex
 import shutil
@@ -634,6 +636,17 @@ def write_docs(text: str, path: str = DOCS_PAGE) -> None:
         f.write("\n".join(lines))
 
 
+def write_json(path: str, command: str, machine: list[str], blas_line: str, note: str, rows: list[dict],
+               first_calls: list[float]) -> None:
+    """The run as JSON, for tools that gather several runs (tools/bench/many_cores.py): the command,
+    the machine's lines, what BLAS ran, the load, and every row (seconds; ratios to hand)."""
+    from s2s.compiler.emit import cores
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({"command": command, "machine": machine, "blas": blas_line, "load": note,
+                   "blas_threads": cores.blas_threads(), "usable_cores": cores.usable_cores(),
+                   "first_calls": first_calls, "rows": rows}, f, indent=1)
+
+
 BLAS_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
 BLAS_LIMITS = []  # the threadpool_limits in force for the run (kept alive: leaving it restores BLAS)
 
@@ -678,6 +691,9 @@ def main(argv=None) -> int:
                              "not given: as the environment set them")
     parser.add_argument("--peers", choices=("all", "jax", "none"), default="all",
                         help="which peers to time beside s2s and hand (default all; jax: no autograd)")
+    parser.add_argument("--first-calls", type=int, default=None, metavar="N",
+                        help="new processes timing W7's first call (default 9; quick 3; 0: none)")
+    parser.add_argument("--json", metavar="PATH", help="also write the run's rows, machine and BLAS threads as JSON")
     args = parser.parse_args(argv)
     status, blas_line = blas_threads(args.blas_threads, list(argv if argv is not None else sys.argv[1:]))
     if status is not None:
@@ -700,8 +716,9 @@ def main(argv=None) -> int:
             f"{r['impl']} {r['ratio']:.2f}" if "ratio" in r else f"{r['impl']} {r.get('skip') or r.get('error')}"
             for r in group_rows) + f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
     first_calls = []
-    if any(g.workload.startswith("W7") for g in selected):
-        first_calls = fresh_first_calls(3 if args.quick else 9)
+    n_first = args.first_calls if args.first_calls is not None else (3 if args.quick else 9)
+    if n_first > 0 and any(g.workload.startswith("W7") for g in selected):
+        first_calls = fresh_first_calls(n_first)
         print("first call of jit(grad(mlp_loss)) in new processes: "
               + ", ".join(f"{t * 1e3:.0f}" for t in first_calls) + " ms", flush=True)
     command = shlex.join(["python", "tools/bench/bench.py", *(argv if argv is not None else sys.argv[1:])])
@@ -719,6 +736,8 @@ def main(argv=None) -> int:
             "samples×calls = samples × calls per sample.\n\n" + detail_table(rows))
     print()
     print(text)
+    if args.json:
+        write_json(args.json, command, machine, blas_line, note, rows, first_calls)
     if args.out:
         write_report(args.out, "Benchmark suite results", text, lambda png: bar_chart(rows, png))
         print(f"tables: {os.path.relpath(args.out)}")

@@ -28,6 +28,7 @@ import argparse
 import copy
 import dataclasses
 import importlib.util
+import json
 import os
 import shlex
 import statistics
@@ -347,6 +348,9 @@ def main(argv=None) -> int:
     parser.add_argument("--min-time", type=float, default=None, help="seconds per sample (default 0.2; quick 0.02)")
     parser.add_argument("--blas-threads", choices=("default", "1"), help="BLAS threads for the run")
     parser.add_argument("--out", help="write the table (with the machine and the command) to this Markdown file")
+    parser.add_argument("--peers", choices=("jax", "none"), default="jax",
+                        help="jax (default): JAX's columns where JAX is installed; none: s2s and hand only")
+    parser.add_argument("--json", metavar="PATH", help="also write the rows, the machine and BLAS as JSON")
     args = parser.parse_args(argv)
     status = blas_threads(args.blas_threads)
     if status is not None:
@@ -360,7 +364,7 @@ def main(argv=None) -> int:
         if args.only and not any(p.name.startswith(o) for o in args.only):
             continue
         t0 = time.perf_counter()
-        row = run(p, rounds, min_time)
+        row = run(p, rounds, min_time, peers=args.peers == "jax")
         rows.append(row)
         print(f"{p.name} {p.size}: s2s jit(grad) {row['ratio']:.2f}x hand, first call {row['first'] * 1e3:.0f} ms"
               f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
@@ -380,6 +384,9 @@ def main(argv=None) -> int:
     print(text)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"command": command, "machine": machine, "blas": blas,
+                                               "rows": rows}, indent=1), encoding="utf-8")
     return 0
 
 
