@@ -10,7 +10,7 @@ from paths import BENCH
 from s2s.base.stats import STATS
 from s2s.compiler import analysis
 from s2s.compiler.frontend import aliases, static_locals
-from s2s.compiler.transforms import batching, reverse
+from s2s.compiler.transforms import base, batching, forward, reverse
 
 sys.path.insert(0, str(BENCH))
 import bench_compile  # noqa: E402
@@ -18,7 +18,7 @@ import bench_compile  # noqa: E402
 SIZES = {"grad": (60, 240), "jvp": (60, 240), "jit": (60, 240), "vmap": (60, 240),
          "hessian": (30, 120)}  # hessian: slower
 FLAT = ("total", "s2s", "walk", "visit", "stmt_walk", "load_walk", "node_walk", "clone", "live_stmt", "assigned_stmt",
-        "build_walk")
+        "build_walk", "join_key")
 
 
 @pytest.mark.parametrize("variant", ("straight", "loops"))
@@ -139,3 +139,25 @@ def test_a_live_set_built_per_branch_shows_as_growing_work(monkeypatch):
     small = bench_compile.work_per_statement("vmap", 30, "rebind")
     large = bench_compile.work_per_statement("vmap", 120, "rebind")
     assert large["live_set"] > 2 * small["live_set"]
+
+
+@pytest.mark.parametrize("variant", ("straight", "rebind"))
+def test_forward_joins_look_at_what_the_branches_changed(variant):
+    """jvp's join of the tangents at each `if` (an `if` every 5th or 10th statement) looks at the
+    tangents its branches set or removed (`join_key`), not at every tangent defined so far, which
+    grows with the program: a handful per statement at any size."""
+    small = bench_compile.work_per_statement("jvp", 60, variant)
+    large = bench_compile.work_per_statement("jvp", 480, variant)
+    assert 0 < small["join_key"] < 2
+    assert large["join_key"] <= 1.2 * small["join_key"] + 0.05, (small["join_key"], large["join_key"])
+
+
+def test_a_join_over_every_tangent_shows_as_growing_work(monkeypatch):
+    """The measure can fail: forward mode's old join, over every tangent defined before the `if`
+    (each one checked for liveness), makes the join's work per statement grow with the program."""
+    join = base.join
+    monkeypatch.setattr(forward, "join", lambda paths, companions, live, fill, keys=None:
+                        join(paths, companions, live, fill))
+    small = bench_compile.work_per_statement("jvp", 60, "straight")
+    large = bench_compile.work_per_statement("jvp", 480, "straight")
+    assert large["join_key"] > 4 * small["join_key"]

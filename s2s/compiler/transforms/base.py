@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import gast
 
 from ...base import record, tracebacks
+from ...base.stats import STATS
 from ...errors import S2STypeError, error_at, shown_path
 from .. import analysis
 from ..ir import build
@@ -97,13 +98,71 @@ class Companions:
         return self.vars[companion]
 
 
-def join(paths: list, companions: Companions, live, fill) -> dict[str, bool]:
+class Defined(dict):
+    """A `defined` map (companion name -> owned by the sweep) that remembers which companions were
+    set or removed since it was made (`changed`). A branch or loop body starts from a copy of the
+    map before it, and the join then looks only at what the body changed, not at every companion
+    defined so far: in forward-over-reverse every saved value of the gradient has a tangent, so a
+    join over all of them at each `if` made forward mode quadratic."""
+
+    __slots__ = ("changed",)
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.changed: set = set()
+
+    def __setitem__(self, key, value):
+        self.changed.add(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key):
+        self.changed.add(key)
+        super().__delitem__(key)
+
+    def pop(self, key, *default):
+        self.changed.add(key)
+        return super().pop(key, *default)
+
+    def update(self, *args, **kwargs):
+        for k, v in dict(*args, **kwargs).items():
+            self[k] = v
+
+    def clear(self):
+        self.changed.update(self)
+        super().clear()
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def popitem(self):
+        key, value = super().popitem()
+        self.changed.add(key)
+        return key, value
+
+    def apply(self, result: dict, keys) -> None:
+        """Set each of `keys` to its value in `result`, or remove it where `result` lacks it."""
+        for b in keys:
+            if b in result:
+                self[b] = result[b]
+            else:
+                self.pop(b, None)
+
+
+def join(paths: list, companions: Companions, live, fill, keys=None) -> dict[str, bool]:
     """Join the `defined` maps (companion name -> owned by the sweep) of alternative paths, each
     `(stmts, defined, ...)`. A companion whose variable is not in `live` (None: all) is dropped;
     on a path that lacks one, `fill(var, path)` gives the statement that sets it there (or None)
-    and whether the path then owns it. Reverse and forward mode differ only in `fill`."""
+    and whether the path then owns it. Reverse and forward mode differ only in `fill`. With
+    `keys`, only those companions are joined (those the paths changed: see `Defined`)."""
     out = {}
-    for b in sorted(set().union(*(p[1].keys() for p in paths))):
+    if keys is None:
+        keys = set().union(*(p[1].keys() for p in paths))
+    STATS["join_key"] += len(keys)
+    for b in sorted(keys):
+        if not any(b in path[1] for path in paths):
+            continue  # (removed on every path)
         var = companions.var_of(b)
         if live is not None and var not in live:
             continue

@@ -11,7 +11,19 @@ from .. import analysis
 from ..ir import build
 from ..ir.core import CoreFn
 from ..primitives import registry
-from .base import Callees, Companions, GeneratedFn, Transform, bind_prim, header_for, join, loc, maybe_sequence_op, simplify
+from .base import (
+    Callees,
+    Companions,
+    Defined,
+    GeneratedFn,
+    Transform,
+    bind_prim,
+    header_for,
+    join,
+    loc,
+    maybe_sequence_op,
+    simplify,
+)
 
 
 class Forward(Transform):
@@ -43,16 +55,16 @@ class Forward(Transform):
             elif isinstance(s, gast.Return):
                 out.append(s)
             elif isinstance(s, gast.If):
-                d1, d2 = dict(defined), dict(defined)
+                d1, d2 = Defined(defined), Defined(defined)
                 before = set(self.assigned)
                 body = self.block(s.body, d1)
                 after_body, self.assigned = self.assigned, set(before)
                 orelse = self.block(s.orelse, d2)
                 after_else = self.assigned
                 self.assigned = after_body & after_else  # definitely assigned after the if
-                merged = self.merge([(body, d1, after_body), (orelse, d2, after_else)], self.live.after[s])
-                defined.clear()
-                defined.update(merged)
+                changed = d1.changed | d2.changed  # (a companion neither path changed keeps its value)
+                merged = self.merge([(body, d1, after_body), (orelse, d2, after_else)], self.live.after[s], changed)
+                defined.apply(merged, changed)
                 out.append(loc(build.if_(s.test, body, orelse), s))
             elif isinstance(s, (gast.For, gast.While)):
                 out.extend(self.loop(s, defined))
@@ -63,32 +75,35 @@ class Forward(Transform):
             self.assigned.update(analysis.targets(s))
         return out
 
-    def merge(self, branches, live):
-        """Join the tangents of two paths. A tangent dead after the join is dropped; a live one is
-        zero-filled on the paths that lack it, where its variable is certainly assigned."""
+    def merge(self, branches, live, keys):
+        """Join the tangents `keys` that the paths changed. A tangent dead after the join is dropped;
+        a live one is zero-filled on the paths that lack it, where its variable is certainly assigned.
+        A tangent no path changed keeps its value even when it is dead after the join: it is never
+        read again before its variable is assigned, which sets or removes it (liveness), so keeping
+        it changes no generated statement and the join costs what the branches changed."""
         return join(branches, self.tangents, live,
-                    lambda var, path: (self.tangents.zero(var) if var in path[2] else None, True))
+                    lambda var, path: (self.tangents.zero(var) if var in path[2] else None, True), keys)
 
     def loop(self, s, defined) -> list:
         """Tangents carried around the loop are zero-initialized before it; one that the body
         drops but the next iteration (or the code after) reads is zeroed again at the body's end."""
-        entry = dict(defined)
+        entry = Defined(defined)
         before = set(self.assigned)
         exposed, live_in, live_out = analysis.exposed(s.body), self.live.before[s], self.live.after[s]
         pre = []
         while True:
             self.assigned = set(before)
-            dd = dict(entry)
+            dd = Defined(entry)
             body = self.block(s.body, dd)
             var = self.tangents.var_of
-            grown = [b for b in dd if b not in entry
+            grown = [b for b in dd.changed if b in dd and b not in entry
                      and (var(b) in exposed or var(b) in live_out and var(b) in before)]
             if not grown:
                 break
             for b in sorted(grown):
                 pre.append(self.tangents.zero(self.tangents.var_of(b)))
                 entry[b] = True
-        for b in sorted(entry):
+        for b in sorted(b for b in dd.changed if b in entry):  # (what the body left alone stays)
             if b not in dd:
                 if self.tangents.var_of(b) in live_in:
                     body.append(self.tangents.zero(self.tangents.var_of(b)))
@@ -96,10 +111,10 @@ class Forward(Transform):
                     del entry[b]
             elif not dd[b]:
                 entry[b] = False
-        defined.clear()
-        defined.update(entry)
+        defined.apply(entry, entry.changed)
         # made in the body and read after the loop (only reachable when the body ran)
-        defined.update({b: False for b in dd if b not in entry and self.tangents.var_of(b) in live_out})
+        defined.update({b: False for b in dd.changed if b in dd and b not in entry
+                        and self.tangents.var_of(b) in live_out})
         self.assigned = before  # the body may run no times
         if isinstance(s, gast.For):
             new = gast.For(target=s.target, iter=s.iter, body=body, orelse=[], type_comment=None)
@@ -258,7 +273,7 @@ class Forward(Transform):
         return [loc(build.assign(build.tuple_([build.name(var), build.name(self.d(var))], store_=True), call), s)]
 
     def run(self, active_params):
-        defined = {self.d(p): False for p in active_params}
+        defined = Defined({self.d(p): False for p in active_params})
         self.assigned = set(self.core.params)
         self.live = analysis.Liveness(self.body)
         body = self.block(self.body, defined)
