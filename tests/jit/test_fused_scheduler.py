@@ -170,3 +170,35 @@ def test_a_numba_driver_claims_every_block_once(pool, reduce):
             assert np.array_equal(out, x * 2.0 + 1.0)
     for t in p.threads:
         t.join()
+
+
+def test_a_numba_kernel_runs_its_blocks_through_its_driver(pool, monkeypatch):
+    """A jit version's numba kernel hands the scheduler its driver (`blocks`), so its threads claim
+    blocks without the GIL; a NumPy block kernel hands none. Both compute the expression."""
+    pytest.importorskip("numba")
+    from s2s.compiler.emit import numba_kernels
+    if not numba_kernels.available():
+        pytest.skip("S2S_NO_NUMBA")
+    import s2s
+    pool(_Pool(now=True))
+    drivers = []
+    real = scheduler.run
+
+    def run(block, n, size, out, flat, buffers=tuple, blocks=None):
+        drivers.append(blocks is not None)
+        return real(block, n, size, out, flat, buffers, blocks)
+
+    monkeypatch.setattr(scheduler, "run", run)
+
+    def affine(x):
+        return np.sum(x * 2.0 + 1.0)
+
+    def tanh2(x):
+        return np.sum(np.tanh(x) * 2.0)  # (tanh: NumPy's SIMD loop wins, the NumPy block kernel runs)
+
+    x = np.linspace(0.1, 1.0, 3 * kernels.THRESHOLD + 7)
+    np.testing.assert_allclose(s2s.jit(affine)(x), np.sum(x * 2.0 + 1.0), rtol=1e-12)
+    assert drivers == [True]
+    drivers.clear()
+    np.testing.assert_allclose(s2s.jit(tanh2)(x), np.sum(np.tanh(x) * 2.0), rtol=1e-12)
+    assert drivers == [False]

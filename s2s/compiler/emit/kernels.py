@@ -291,4 +291,4 @@ def _run(block, kinds, n, out, flat, size=BLOCK, blocks=None):
     """Run `block` over [0, n) in `size`-element pieces, shared with helper threads
     (`scheduler.run`); per-block results, in block order. `kinds`: the block buffers a NumPy
     block kernel takes (None: a numba kernel, which takes none)."""
-    return scheduler.run(block, n, size, out, flat, lambda: _buffers(kinds))
+    return scheduler.run(block, n, size, out, flat, lambda: _buffers(kinds), blocks)
