@@ -102,6 +102,7 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         self.saved_at: set = set()
         self.value_saves: set[str] = set()  # variables saved because an assignment overwrites them
         self.value_records: set[int] = set()  # ids of those saves' pushes and pops (what `tapes.slim` may drop)
+        self.slot_records: dict[int, str] = {}  # ids of item saves and restores -> their container (`tapes.slim_slots`)
         self.seen = set(self.params)
         self.restores: set[str] = set()  # "arrays"/"lists": what the backward sweep updates in place
         self.counts: dict[str, int] | None = None
@@ -193,6 +194,7 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
             if base in self.relevant:
                 slot = build.call("rt.copy_slot", [build.name(base), index_value(s.targets[0].slice)])
                 out.append(self.push(self.tape if base in self.active else self.ctl, slot))
+                self.slot_records[id(out[-1])] = base
         return out
 
     def push(self, lst, value):
@@ -366,6 +368,8 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         kept = tapes.slim(fwd, bwd, self.value_saves, redo, self.bwd_loops, self.value_records,
                           replayed=(replayed, names))
         self.saved -= self.value_saves - kept
+        if not tapes.slim_slots(self.body, fwd, bwd, self.slot_records, frozenset(self.params)):
+            self.restores.discard("arrays")
         grads = []
         for p in self.params:
             b = self.adj.name(p)
@@ -382,8 +386,8 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         3)` of a shape, added to the loss), and the plain function raises there (analysis/raising.py).
         An array the function owns whose value never reaches the output (`self.dead_stores`, an
         author's `dW`) goes with what only it reads, as in the user's function (frontend/dead_calls.py)."""
-        mine = {s for s in analysis.walk_stmts(self.body)
-                if raising.simple(s) and not set(analysis.targets(s)) & self.active}
+        mine = {s for s in analysis.walk_stmts(self.body)  # (and `a op= v`'s check of an active array)
+                if raising.simple(s) and (not set(analysis.targets(s)) & self.active or _checks(s.value))}
         if not mine:
             return fwd
         read = frozenset([out_atom.id]) if self.out_read and isinstance(out_atom, gast.Name) else frozenset()
@@ -397,6 +401,12 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
 
 
 # ---- helpers ----
+def _checks(value) -> bool:
+    """Whether `value` calls a primitive that raises where NumPy would (`a op= v`'s `rt.inplace`)."""
+    p = registry.lookup(analysis.classify(value)) if isinstance(value, gast.Call) else None
+    return p is not None and p.checks
+
+
 def _aux_pair(body, ret):
     """For `has_aux`: (the returned name, the names its first element reads, ids of the second's
     Name nodes, the statement) when the function returns a name bound once, at the top level, to

@@ -84,9 +84,11 @@ class BackwardSweep:
             if isinstance(t.slice, gast.Constant) and isinstance(t.slice.value, str):  # a dict's item: it may be new
                 out.append(build.expr_stmt(build.call("rt.restore_slot", [build.name(t.value.id), build.clone(t.slice),
                                                                            self.pop(lst)])))
+                self.slot_records[id(out[-1])] = t.value.id
                 return out
             out.append(build.assign(build.subscript(build.name(t.value.id), index_value(t.slice), store_=True),
                                     self.pop(lst)))
+            self.slot_records[id(out[-1])] = t.value.id
         return out
 
     def take(self, var, defined):

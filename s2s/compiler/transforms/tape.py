@@ -249,3 +249,53 @@ def _edit(stmts, which, drop, stub):
             s.value.args[0] = build.call("rt.shape_stub", [build.name(v)])
         keep.append(s)
     stmts[:] = keep
+
+
+def slim_slots(body: list, forward: list, backward: list, records: dict[int, str], keep=frozenset()) -> bool:
+    """Drop from both sweeps the saves (`tape.append(rt.copy_slot(d, k))`) and restores (`d[k] =
+    tape.pop()`) of the items of a dict or list `d` that the backward sweep does not read once it
+    starts restoring them: the restores put back items nobody looks at (the char RNN's `a[t]`,
+    `x[t]`, kept in dicts by time step), and they made the sweep's copy of the record copy `d`.
+    Only for a container the function makes (every binding a dict or list display, not a name
+    of `keep`) and reads or stores only by item (`d[k]`), so no other name, record or callee
+    holds it; an item read is the item's own object, which a later `d[k] = v` does not change (an
+    array's `x[i]` may be a view, so arrays keep theirs). `records`: the ids of the saves and
+    restores -> their container. Changes the sweeps in place; returns whether an item restore is
+    left."""
+    if not records:
+        return False
+    drop = set()
+    for c in _item_only(body, set(records.values()) - keep):
+        ids = {k for k, v in records.items() if v == c}
+        first = next((i for i, s in enumerate(backward) if any(id(n) in ids for n in analysis.iter_nodes(s))), None)
+        if first is None or c not in reads(backward[first:], skip=frozenset(records)):
+            drop.add(c)
+    if drop:
+        which = lambda s: records.get(id(s))  # noqa: E731
+        _edit(forward, which, drop, set())
+        _edit(backward, which, drop, set())
+    return any(id(s) in records for s in analysis.walk_stmts(backward))
+
+
+def _item_only(body, names) -> set[str]:
+    """The names of `names` bound only to dict or list displays in `body` and otherwise used only as
+    the container of an item read or store (`d[k]`), or in a display bound to a name nobody
+    reads (`cache = (y_hat, a, x)` of a returned item the caller drops)."""
+    uses = {n: 0 for n in names}
+    fine = dict(uses)
+    loaded = {node.id for node in analysis.iter_nodes(body) if isinstance(node, gast.Name)
+              and isinstance(node.ctx, gast.Load)}
+    for node in analysis.iter_nodes(body):
+        if isinstance(node, gast.Name) and node.id in uses:
+            uses[node.id] += 1
+        elif isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and node.value.id in fine:
+            fine[node.value.id] += 1
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            t, v = node.targets[0].id, node.value
+            if isinstance(v, (gast.Dict, gast.List)) and t in fine:
+                fine[t] += 1
+            elif isinstance(v, (gast.Tuple, gast.List)) and t not in loaded:
+                for e in v.elts:
+                    if isinstance(e, gast.Name) and e.id in fine:
+                        fine[e.id] += 1
+    return {n for n in names if uses[n] == fine[n]}
