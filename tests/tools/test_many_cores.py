@@ -95,3 +95,14 @@ def test_a_missing_run_leaves_its_columns_empty():
                                                          ("W4 selu", "n", "s2s-jit", 0.2)]), "1": None})
     assert records[0]["1"]["best_s2s"] is None and records[0]["default"]["holds"] is True
     assert text.splitlines()[-1].endswith("| default: yes; 1: - |")
+
+
+def test_the_loops_table_says_which_jax_step_did_not_finish():
+    row = {"program": "svm_loss_naive", "size": "N=500", "ratio": 0.5}
+    runs = {"loops-blas-1": {"rows": [row]}, "loops-blas-default": {"rows": [dict(row, ratio=0.6)]},
+            "loops-jax-svm_loss_naive": None}
+    text = many_cores.loops_table(runs, {"loops-jax-svm_loss_naive": "timed out after 45 s"})
+    assert "| svm_loss_naive | N=500 | 0.50x | 0.60x | timed out after 45 s | timed out after 45 s |" in text
+    runs["loops-jax-svm_loss_naive"] = {"rows": [dict(row, jax="9.00x (first call 3.00 s)", jax_jit="failed: X")]}
+    text = many_cores.loops_table(runs, {"loops-jax-svm_loss_naive": "ok"})
+    assert "| 0.50x | 0.60x | 9.00x (first call 3.00 s) | failed: X |" in text

@@ -715,6 +715,8 @@ def main(argv=None) -> int:
         print(f"{g.workload} {g.size}: " + ", ".join(
             f"{r['impl']} {r['ratio']:.2f}" if "ratio" in r else f"{r['impl']} {r.get('skip') or r.get('error')}"
             for r in group_rows) + f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
+        if args.json:  # (after each row: a run stopped at a time limit keeps the rows it finished)
+            write_json(args.json, "", machine, blas_line, "(unfinished run)", rows, [])
     first_calls = []
     n_first = args.first_calls if args.first_calls is not None else (3 if args.quick else 9)
     if n_first > 0 and any(g.workload.startswith("W7") for g in selected):

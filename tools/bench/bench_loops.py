@@ -366,6 +366,8 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         row = run(p, rounds, min_time, peers=args.peers == "jax")
         rows.append(row)
+        if args.json:  # (after each program: a run stopped at a time limit keeps the rows it finished)
+            Path(args.json).write_text(json.dumps({"machine": machine, "rows": rows}, indent=1), encoding="utf-8")
         print(f"{p.name} {p.size}: s2s jit(grad) {row['ratio']:.2f}x hand, first call {row['first'] * 1e3:.0f} ms"
               f"  ({time.perf_counter() - t0:.1f} s)", flush=True)
     try:

@@ -18,11 +18,18 @@ decisions start afresh), run in this order, each killed at its time limit and at
    costs only its own row).
 
 The BLAS threads variables (OPENBLAS/MKL/OMP_NUM_THREADS) are removed from the children's
-environment, so "default" is what a user who sets nothing gets; each page says what BLAS ran.
-Written into the folder: `many_cores.md` and `many_cores.json` (the summary: machine, BLAS, both
-settings side by side, each step's status and seconds), each step's own page, JSON and log, and
-`lscpu.txt`. Budget estimate for a 13-core machine, from the 2-core one (each W run about 100 s
-there with `--min-time 0.05`, with two cores and one tenth of the load): see docs/benchmarks.md.
+environment, so "default" is what a user who sets nothing gets (each page says what BLAS ran), and
+JAX_PLATFORMS=cpu is set (a machine with an accelerator would otherwise run JAX there). JAX is
+timed in the same process as s2s and hand, one sample of each in turn. Written into the folder:
+`many_cores.md` and `many_cores.json` (the summary: machine, BLAS, both settings side by side, each
+step's status and seconds), each step's own page, JSON (written after each row, so a step stopped
+at its limit keeps what it finished) and log, and `lscpu.txt`.
+
+The time limits (140 s for each W run, 40 s for each loops run, 45 s for each JAX loop program)
+sum to 450 s, within the 480 s budget with its reserve. On the loaded 2-core machine a W run took
+105-116 s at `--min-time 0.1` with three versions a row (the --quick run: 50 s), the five loop
+programs 17 s; with JAX's two versions a row at 0.05 s a sample a W run times about as many
+seconds of samples, plus JAX's compiles.
 """
 from __future__ import annotations
 
@@ -191,8 +198,9 @@ def w_table(runs: dict) -> tuple[str, list[dict]]:
                           [False, False] + [True] * 4 * len(runs) + [False]), records
 
 
-def loops_table(runs: dict) -> str:
-    """The loop programs: s2s jit(grad) / hand in each BLAS setting, and JAX's columns."""
+def loops_table(runs: dict, statuses: dict | None = None) -> str:
+    """The loop programs: s2s jit(grad) / hand in each BLAS setting, and JAX's columns (a JAX step
+    that did not finish: its status, from `statuses`, step name -> status)."""
     names = []
     for run in runs.values():
         for r in (run or {}).get("rows", []):
@@ -201,6 +209,9 @@ def loops_table(runs: dict) -> str:
     body = []
     for program, size in names:
         line, jax = [program, size], ["-", "-"]
+        for step, status in (statuses or {}).items():
+            if step.startswith("loops-jax-") and program.startswith(step[len("loops-jax-"):]) and status != "ok":
+                jax = [status, status]
         for step, run in runs.items():
             for r in (run or {}).get("rows", []):
                 if r["program"] == program and r["size"] == size:
@@ -284,7 +295,7 @@ def main(argv=None) -> int:
         "## W rows: wall time × hand (median over turns)", "",
         w_text,
         "## Loop programs: s2s jit(grad) / the author's forward + backward", "",
-        loops_table(loop_runs),
+        loops_table(loop_runs, {step["step"]: step["status"] for step in summary["steps"]}),
         "Each step's page (`<step>.md`) has its per-row details, CPU-time ratios and load.", ""])
     (folder / "many_cores.md").write_text(text, encoding="utf-8")
     (folder / "many_cores.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
