@@ -11,7 +11,7 @@ import numpy as np
 from .core import namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("dtype_gate", "stored_as", "dtype_ct")
+__all__ = ("dtype_gate", "stored_as", "dtype_ct", "inplace", "batched_inplace", "inplace_ct")
 
 
 def dtype_gate(x, at):
@@ -24,6 +24,84 @@ def stored_as(v, into, at):
     """`v`, stored into the array `into` (`into[i] = v`): the value itself; its derivative is that
     of a cast to `into`'s dtype (`dtype_ct`)."""
     return v
+
+
+def _numpy_inplace(a) -> bool:
+    """Whether `a op= v` updates `a` in place with NumPy's rules: an array of NumPy or CuPy (a
+    Python number, a NumPy scalar, a list, a tuple and a Dask array rebind the name instead)."""
+    return hasattr(a, "dtype") and hasattr(a, "shape") and not isinstance(a, np.generic) \
+        and not type(a).__module__.startswith("dask")
+
+
+def _shown(shape) -> str:
+    """A shape as NumPy's messages write it: `(2,3)`, `(3,)`."""
+    return f"({shape[0]},)" if len(shape) == 1 else "(" + ",".join(map(str, shape)) + ")"
+
+
+def _refuse_inplace(r, a, shape, example, ufunc, at):
+    """Raise what NumPy raises for `a op= v` whose out-of-place result `r` has another shape than
+    `a`'s `example` shape (`shape`: r's), or a dtype that `a`'s does not take by same_kind casting:
+    NumPy's ValueError or its UFuncTypeError (raised by the ufunc itself, so its class and text are
+    NumPy's), with the user's line `at` as a note."""
+    try:
+        if shape != example:
+            raise ValueError(f"non-broadcastable output operand with shape {_shown(example)} doesn't match the "
+                             f"broadcast shape {_shown(shape)}")
+        fn = getattr(np, ufunc, None)
+        if isinstance(fn, np.ufunc):
+            fn(np.zeros(1, a.dtype), np.ones(1, r.dtype), out=np.zeros(1, a.dtype))
+        raise TypeError(f"Cannot cast ufunc {ufunc!r} output from {r.dtype!r} to {a.dtype!r} with casting rule "
+                        "'same_kind'")
+    except (TypeError, ValueError) as e:
+        e.add_note(f"(s2s: `op=` on an array at {at}: NumPy updates the array in place)")
+        raise
+
+
+def inplace(r, a, ufunc, at):
+    """What `a op= v` leaves in the name `a`, given `r = a op v` computed out of place: for an
+    array, NumPy's in-place update (the ufunc with `out=a`, casting='same_kind'), so `r` cast to
+    `a`'s dtype (a float32 array stays float32), and NumPy's error where `r`'s shape is not `a`'s
+    (`np.zeros(3) += np.ones((2, 3))`) or its dtype does not cast to `a`'s by same_kind (an int
+    array += a float); `r` itself for a number, a list or a tuple. `ufunc`: the operator's NumPy
+    ufunc ("add"), `at`: the user's line. Its derivative is the derivative of `r`."""
+    if not _numpy_inplace(a) or r is a:
+        return r
+    rd, rs = getattr(r, "dtype", None), np.shape(r)
+    if rd == a.dtype and rs == a.shape:
+        return r if type(r) is type(a) else namespace(a).asarray(r)
+    rd = rd if rd is not None else np.asarray(r).dtype
+    if rs != a.shape or not np.can_cast(rd, a.dtype, casting="same_kind"):
+        _refuse_inplace(namespace(a).asarray(r), a, rs, a.shape, ufunc, at)
+    return namespace(a).asarray(r).astype(a.dtype)
+
+
+def batched_inplace(flags, r, a, ufunc, at):
+    """`inplace` under vmap (`flags`: which of r, a are batched, along axis 0): each example's
+    shape is compared, and an example of rank 0 is NumPy's scalar, which `op=` rebinds."""
+    if not _numpy_inplace(a):
+        return r
+    example = a.shape[1:] if flags[1] else a.shape
+    shape = np.shape(r)[1:] if flags[0] else np.shape(r)
+    if not example:
+        return r
+    rd = getattr(r, "dtype", None)
+    if rd == a.dtype and shape == example:
+        return r
+    rd = rd if rd is not None else np.asarray(r).dtype
+    if shape != example or not np.can_cast(rd, a.dtype, casting="same_kind"):
+        _refuse_inplace(namespace(a).asarray(r), a, shape, example, ufunc, at)
+    return namespace(a).asarray(r).astype(a.dtype)
+
+
+def inplace_ct(g, r, a):
+    """The cotangent of `r`, the out-of-place value of `a op= v`, from the cotangent `g` of what
+    `a` keeps: `g` in `r`'s floating dtype where `a`'s is another (a float32 array updated by a
+    float64 value: the transpose of the cast to float32, as JAX's; `g` itself otherwise). `a` is
+    there for the passes: both float64, it is `g` (passes/shapefold.py)."""
+    rd, gd = getattr(r, "dtype", None), getattr(g, "dtype", None)
+    if rd is None or gd is None or rd == gd or rd.kind != "f" or gd.kind != "f":
+        return g
+    return g.astype(rd)
 
 
 def _kind(like) -> str:

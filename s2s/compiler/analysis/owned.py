@@ -35,6 +35,12 @@ def _reads_only(value) -> bool:
     return p is not None and (p.reduction or p.fusable or p.product) and not (p.mutates or p.aliasing or p.effect)
 
 
+def _inplace(value) -> bool:
+    """`rt.inplace(r, a, ufunc, at)`, the value `a op= v` leaves in `a` (runtime/dtypes.py)."""
+    return isinstance(value, gast.Call) and dotted(value.func) == "rt.inplace" and len(value.args) == 4 \
+        and not value.keywords
+
+
 class _Groups:
     """Union-find over names; a group is disqualified as a whole."""
 
@@ -83,6 +89,15 @@ def owned_arrays(body, params, exits=frozenset()) -> dict[str, frozenset[str]]:
                     allowed.update(id(o) for o in ops if isinstance(o, gast.Name))
                     if not _fresh(v):
                         g.bad.add(t.id)
+                elif _inplace(v):  # `a op= v`: `r` itself or a fresh cast of it; `a` read for its dtype and shape
+                    r, a = v.args[0], v.args[1]
+                    if isinstance(r, gast.Name):
+                        g.union(t.id, r.id)
+                    elif isinstance(r, (gast.BinOp, gast.UnaryOp)):
+                        allowed.update(id(o) for o in gast.walk(r) if isinstance(o, gast.Name))
+                    else:
+                        g.bad.add(t.id)
+                    allowed.update(id(o) for o in (r, a) if isinstance(o, gast.Name))
                 elif not _fresh(v):
                     g.bad.add(t.id)
                 if isinstance(v, gast.Call) and _reads_only(v):  # its arguments are read, not let out

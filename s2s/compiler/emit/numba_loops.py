@@ -42,12 +42,20 @@ _DECORATOR = '@numba.njit(nogil=True, cache=True, error_model="numpy", boundsche
 
 
 class _Numpy(gast.NodeTransformer):
-    """`xp.f` as `np.f`: the kernel's namespace."""
+    """`xp.f` as `np.f`: the kernel's namespace; `rt.inplace(r, a, ...)` (`a op= v`) as `r`: the
+    kernel's names are numbers, which `op=` rebinds."""
 
     def visit_Name(self, node):
         if node.id == "xp":
             node.id = "np"
         return node
+
+    def visit_Call(self, node):
+        f = node.func
+        if isinstance(f, gast.Attribute) and f.attr == "inplace" and isinstance(f.value, gast.Name) \
+                and f.value.id == "rt" and node.args:
+            return self.visit(node.args[0])
+        return self.generic_visit(node)
 
 
 class LoopKernel:

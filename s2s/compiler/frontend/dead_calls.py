@@ -37,6 +37,11 @@ def _accumulators(body) -> set[str]:
             and isinstance(s.targets[0].value, gast.Name)}
 
 
+def _inplace(value) -> bool:
+    """Whether `value` is `a op= v`'s `rt.inplace(r, a, ...)` (arithmetic, checked as NumPy's)."""
+    return isinstance(value, gast.Call) and analysis.dotted(value.func) == "rt.inplace"
+
+
 def _dead_read(s, after, accumulators, fed):
     """For a simple statement `s` whose targets are dead after it (`after`): ("gone", None) where
     it goes without a trace (it cannot raise; or it is an accumulator's dead arithmetic or store,
@@ -53,7 +58,8 @@ def _dead_read(s, after, accumulators, fed):
         return None
     if raising.removable(s.value):
         return ("gone", None)
-    if isinstance(target, gast.Name) and target.id in accumulators and isinstance(s.value, (gast.BinOp, gast.UnaryOp)) \
+    if isinstance(target, gast.Name) and target.id in accumulators and (isinstance(s.value, (gast.BinOp, gast.UnaryOp))
+                                                                        or _inplace(s.value)) \
             or any(n in fed for n in names):
         return ("fed", None)
     if isinstance(target, gast.Name) and not raising.cannot_raise(s.value):

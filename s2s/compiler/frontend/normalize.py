@@ -348,7 +348,8 @@ class Normalizer(ExpressionLowering):
             if t.id in self.params_unassigned():
                 self.inplace_params[t.id] = self.where(s)[1]  # NumPy updates the caller's array
             self.aliases.forget(t.id)
-            self.emit(build.assign(t.id, build.binop(build.name(t.id), op(), self.atom(s.value))))
+            r = build.binop(build.name(t.id), op(), self.atom(s.value))
+            self.emit(build.assign(t.id, dtypes.inplace(self, s, build.name(t.id), r)))  # (NumPy's dtype, shape)
         elif isinstance(t, gast.Subscript):
             if isinstance(t.value, gast.Name):
                 self.check_alias(s, t.value.id, f"{t.value.id}[...] {_AUGOPS.get(type(s.op), '?=')} ...", elements=True)
@@ -357,7 +358,9 @@ class Normalizer(ExpressionLowering):
             base = self.atom(build.load(t.value))
             index = self.index(t.slice)
             old = self.tmp(build.subscript(base, copy.deepcopy(index)))
-            new = self.tmp(build.binop(old, op(), self.atom(s.value)))
+            new = self.tmp(dtypes.inplace(self, s, old, build.binop(old, op(), self.atom(s.value))))  # (a view's)
+            if isinstance(base, gast.Name):  # (a store into an integer array truncates: no derivative)
+                new = dtypes.stored(self, s, base.id, new)
             self.emit(build.assign(build.subscript(base, index, store_=True), new))
         elif isinstance(t, gast.Attribute):
             attr_stores.aug_store(self, s)  # self.n += 1

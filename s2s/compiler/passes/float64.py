@@ -70,6 +70,8 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.args[0])
     if name == "rt.unbroadcast" and len(e.args) == 2:  # (a float64 summed down to a shape)
         return f(e.args[0])
+    if name == "rt.inplace" and len(e.args) == 4:  # (`a op= v`: a float64 result kept in a float64 `a`)
+        return f(e.args[0]) and f(e.args[1])
     if name == "xp.zeros" and len(e.args) == 1:  # (no dtype: float64)
         return True
     return p is not None and (p.same_shape or p.reduction) and len(e.args) == 1 and not p.nondiff and f(e.args[0])

@@ -83,7 +83,8 @@ def _expr_ok(e, arrays: dict) -> bool:
                 arrays.setdefault(e.args[0].id, set())
             return ok
         known = (p := registry.lookup(f)) is not None and p.loop_kernel  # (not int(): of NaN, an error)
-        return known and all(_expr_ok(a, arrays) for a in e.args)
+        return known and all(_expr_ok(a, arrays) or isinstance(a, gast.Constant) and type(a.value) is str
+                             for a in e.args)  # (rt.inplace's operator and line)
     return False
 
 
@@ -165,10 +166,10 @@ def _stored(node) -> set:
 
 
 def _loaded(node) -> set:
-    """Names `node` reads as values (not the functions it calls, not `xp`)."""
+    """Names `node` reads as values (not the functions it calls, not `xp` or `rt`)."""
     called = {id(n.func) for n in gast.walk(node) if isinstance(n, gast.Call)}
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)
-            and id(n) not in called and n.id != "xp"}
+            and id(n) not in called and n.id not in ("xp", "rt")}
 
 
 def _kernel_of(loop, bound: set, outside: set, floats=frozenset()):

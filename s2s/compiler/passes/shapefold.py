@@ -562,6 +562,12 @@ def _folded(v, shapes):
         return args[0]  # (a float64 cotangent of a float64 value: real already)
     if f == "rt.real_result" and len(args) == 2 and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 output is real: JAX's check passes)
+    if f == "rt.inplace" and len(args) == 4 and shape is not None and shape == shape_of(args[1], shapes) \
+            and is_float64(args[0], shapes.f64, shapes.ints) and is_float64(args[1], shapes.f64, shapes.ints):
+        return args[0]  # (`a op= v` of float64 values of `a`'s shape: NumPy's update in place is the value)
+    if f == "rt.inplace_ct" and len(args) == 3 and is_float64(args[1], shapes.f64, shapes.ints) \
+            and is_float64(args[2], shapes.f64, shapes.ints):
+        return args[0]  # (the cotangent of a float64 value kept in a float64 array: no cast)
     if f == "rt.tree_add" and len(args) == 2 and all(shape_of(a, shapes) is not None for a in args):
         return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
     if f == "rt.zeros_like_tree" and len(args) == 1 and isinstance(args[0], gast.Name) and args[0].id in shapes.f64 \

@@ -58,6 +58,8 @@ class Prim:
     dot_like: bool = False         # a contraction JAX lowers to dot_general (s2s.checkpoint's dots_saveable)
     shape_only: tuple = ()         # positions of arguments read only for their shape and dtype (the tape's stubs)
     effect: bool = False           # acts on something (a draw, a check, a print): never removed, moved or merged
+    checks: bool = False           # raises where NumPy would (rt.inplace): reverse mode's forward sweep keeps it
+    #                                even where its value carries a derivative no sweep reads (transforms/reverse.py)
     restores: bool = False         # hands back a value an effect saved earlier (a checkpoint's snapshot), not one
     #                                computed from its arguments (a trace cannot follow it: transforms/trace.py)
     tree_args: tuple[int, ...] = ()  # positions of arguments that may be whole pytrees (adjoints add leaf by leaf)

@@ -4,7 +4,7 @@ for an integer or bool dtype, and passes a complex one with JAX's convention (ru
 frontend/normalize.py places them)."""
 from __future__ import annotations
 
-from .registry import SAME, defjvp, defvjp, linear, prim
+from .registry import LOOP, SAME, by, defjvp, defvjp, linear, prim
 
 # (at: the user's file and line; aliasing: each hands
 # back its first argument itself)
@@ -18,3 +18,18 @@ defvjp("rt.stored_as", v="rt.dtype_ct(g, into, at)")
 defjvp("rt.stored_as", v="rt.dtype_ct(dv, into, at)")
 linear("rt.dtype_ct", "g_, like, at", "g_", "rt.dtype_ct(g, like, at)", same_shape=True, aliasing=True, batch=SAME,
        batched_by="g_")
+# `a op= v` on an array (frontend/normalize.py): NumPy's in-place update of `r = a op v` computed
+# out of place, cast to `a`'s dtype or refused as NumPy refuses it; the derivative is `r`'s (a cast
+# between floating dtypes passes it, and an integer `a` takes no floating `r`)
+# (no `same_shape`: a pass reading `a`'s shape from `r` would let `a`'s check go as dead code; reverse
+# mode keeps the check where nothing reads `a`, `checks`; in a loop kernel, of numbers, it is `r`)
+prim("rt.inplace", "r, a, ufunc, at", zero_args=("a", "ufunc", "at"), aliasing=True, batch=by("rt.batched_inplace"),
+     loop_kernel=True, checks=True)
+defvjp("rt.inplace", r="rt.inplace_ct(g, r, a)")
+defjvp("rt.inplace", r="dr")
+prim("rt.batched_inplace", "flags, r, a, ufunc, at", zero_args=("flags", "a", "ufunc", "at"), aliasing=True,
+     batch=LOOP, checks=True)
+defvjp("rt.batched_inplace", r="rt.inplace_ct(g, r, a)")
+defjvp("rt.batched_inplace", r="dr")
+linear("rt.inplace_ct", "g_, r, a", "g_", "rt.inplace_ct(g, r, a)", shape_only=(1, 2), same_shape=True, aliasing=True,
+       batch=SAME, batched_by="g_")

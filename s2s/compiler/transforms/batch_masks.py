@@ -128,7 +128,7 @@ class MaskedSelections:
         if kind in MASKED_REDUCTIONS:
             return self.masked_reduce(s, kind, mask)
         p, rule = registry.lookup(kind), registry.BATCH.get(kind)
-        if p is None or not _elementwise(p, rule):
+        if p is None or not (_elementwise(p, rule) or p.checks):  # (`x[m] *= a`'s rt.inplace: elementwise)
             self.no_ragged(s, value)
         return self.masked_elementwise(s, p, t.id)
 

@@ -386,8 +386,8 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         3)` of a shape, added to the loss), and the plain function raises there (analysis/raising.py).
         An array the function owns whose value never reaches the output (`self.dead_stores`, an
         author's `dW`) goes with what only it reads, as in the user's function (frontend/dead_calls.py)."""
-        mine = {s for s in analysis.walk_stmts(self.body)
-                if raising.simple(s) and not set(analysis.targets(s)) & self.active}
+        mine = {s for s in analysis.walk_stmts(self.body)  # (and `a op= v`'s check of an active array)
+                if raising.simple(s) and (not set(analysis.targets(s)) & self.active or _checks(s.value))}
         if not mine:
             return fwd
         read = frozenset([out_atom.id]) if self.out_read and isinstance(out_atom, gast.Name) else frozenset()
@@ -401,6 +401,12 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
 
 
 # ---- helpers ----
+def _checks(value) -> bool:
+    """Whether `value` calls a primitive that raises where NumPy would (`a op= v`'s `rt.inplace`)."""
+    p = registry.lookup(analysis.classify(value)) if isinstance(value, gast.Call) else None
+    return p is not None and p.checks
+
+
 def _aux_pair(body, ret):
     """For `has_aux`: (the returned name, the names its first element reads, ids of the second's
     Name nodes, the statement) when the function returns a name bound once, at the top level, to
