@@ -109,6 +109,8 @@ def _complex_cotangent(v, like):
 
 def unbroadcast(v, like):
     """Sum `v` down to the shape of `like` (the transpose of broadcasting)."""
+    if type(v) is _F64 is type(like):  # (two float64 numbers, a scalar loss's parts: `v` itself)
+        return v
     try:  # arrays of one shape first: what most calls are (the common case costs three attributes)
         s, vs, dt = like.shape, v.shape, like.dtype
     except AttributeError:
@@ -367,6 +369,7 @@ def add_at(acc, index, v):
     return acc
 
 
+_F64 = np.float64
 _INT_INDEX = frozenset({int, np.int64, np.int32, np.intp})
 
 

@@ -44,10 +44,14 @@ def max_vjp(v, a, ans, axis, keepdims):
     """Cotangent of a max/min reduction: split evenly among the positions that attain it."""
     if axis is None and not keepdims and type(a) is np.ndarray:  # (a whole NumPy array: no reshapes)
         hit = a == ans
-        dt = float_dtype(a)
-        n = np.count_nonzero(hit)
-        if n == 1 and type(v) in _REAL_SCALARS and math.isfinite(v):
-            return _one_hot(v, hit, dt)
+        dt = a.dtype if a.dtype.kind in "fc" else float_dtype(a)
+        if type(v) in _REAL_SCALARS and math.isfinite(v):
+            at = (hit if hit.ndim == 1 else hit.ravel()).nonzero()[0]  # (the positions; one pass)
+            if len(at) == 1:
+                return _one_hot(v, a.shape, at[0], dt)
+            n = len(at)
+        else:
+            n = np.count_nonzero(hit)
         return (v * hit / np.asarray(n, dtype=dt)).astype(dt, copy=False)
     axis = None if np.ndim(a) == 0 else axis  # (a number reduced along axis 0 or -1 is itself)
     hit = a == _expand_reduced(ans, a, axis, keepdims)
@@ -59,13 +63,15 @@ def max_vjp(v, a, ans, axis, keepdims):
 _REAL_SCALARS = frozenset({float, np.float64, np.float32})
 
 
-def _one_hot(v, hit, dt):
-    """`v * hit / 1` in dtype `dt` for a finite number `v` and one True in `hit`, bit for bit (zeros
-    with `v`'s sign elsewhere), without the products: `v` where `hit` is True."""
-    out = np.zeros(hit.shape, dtype=dt)
-    if math.copysign(1.0, v) < 0:
-        out.fill(-0.0)  # (v * False is -0.0 for a negative v)
-    out.flat[hit.argmax()] = v  # (the flat position of the one True)
+def _one_hot(v, shape, at, dt):
+    """`v * hit / 1` in dtype `dt` for a finite number `v` and one True in `hit`, at flat position
+    `at`, bit for bit (zeros with `v`'s sign elsewhere), without the products: `v` at `at`."""
+    out = np.empty(shape, dtype=dt)
+    out.fill(math.copysign(0.0, v))  # (v * False is -0.0 for a negative v)
+    if out.ndim == 1:
+        out[at] = v
+    else:
+        out.flat[at] = v
     return out
 
 
