@@ -127,3 +127,13 @@ def dropped(value) -> bool:
         return False
     return not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
                    for n in build.walk(value))
+
+
+def keep_checks(body: list, namer, ns) -> list:
+    """`body` with a reader after each check (`Prim.checks`: `a op= v`'s `rt.inplace`) whose value
+    nothing reads: a transform that drops the primal output (jacfwd's tangent alone) still raises
+    where NumPy's update in place does."""
+    checks = {s for s in walk_stmts(body) if simple(s) and isinstance(s.value, gast.Call)
+              and (p := registry.lookup(classify(s.value))) is not None and p.checks}
+    keep = unread_raising(body, checks) if checks else {}
+    return with_keeps(body, keep, namer, ns) if keep else body

@@ -21,6 +21,7 @@ import gast
 from ...base import record
 from ...errors import S2SValueError, shown_path
 from .. import analysis
+from ..analysis import raising
 from ..ir import build
 from ..ir.core import CoreFn
 from ..ir.names import Namer
@@ -209,6 +210,7 @@ def tangent_fn(jvp_core: tuple, has_aux: bool) -> GeneratedFn:
         node.body[-1:] = [build.assign(t, build.subscript(tan, build.const(0))), build.ret(build.name(t))]
     else:
         node.body[-1] = build.ret(tan)
+    node.body = raising.keep_checks(node.body, namer, ns)  # (`a op= v` of the primal still checked)
     name = namer.exact(f"tangent_of_{node.name}")
     header = f"s2s: the tangent alone of {node.name} ({shown_path(filename)})"
     node.name = name
