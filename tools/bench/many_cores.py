@@ -4,7 +4,7 @@ machine it runs on, within a fixed time budget; the tables (Markdown and JSON) g
 
     python tools/bench/many_cores.py --out results/            # the full run (at most --budget s)
     bash tools/bench/many_cores.sh                             # the same into $OUT
-    python tools/bench/many_cores.py --out /tmp/mc --quick --peers none   # a smoke test
+    python tools/bench/many_cores.py --out results/mc-quick --quick --peers none   # a smoke test
 
 Each measurement is its own process (a BLAS setting holds for a whole process; a kernel's thread
 decisions start afresh), run in this order, each killed at its time limit and at the budget's end
