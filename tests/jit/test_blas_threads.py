@@ -157,3 +157,40 @@ def test_the_benchmarks_blas_threads_option_sets_blas(fresh_query):
         while bench.BLAS_LIMITS:
             bench.BLAS_LIMITS.pop().restore_original_limits()
     assert cores.blas_threads() == before
+
+
+def test_a_jit_gradient_follows_threadpool_limits(fresh_query, monkeypatch):
+    """End to end, with threadpoolctl's real limits (no stand-in BLAS count): inside
+    `threadpool_limits(1)` a jit gradient's large product is split among s2s's threads; with BLAS
+    on every usable core it is one BLAS call and no kernel gets a helper. Same gradient either way."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    if not cores.blas_libraries():
+        pytest.skip("threadpoolctl finds no BLAS in this NumPy")
+    if cores.usable_cores() < 2:
+        pytest.skip("one usable core: BLAS on every core is BLAS on one thread")
+    import s2s
+    splits, helpers = [], []
+    real_run, real_share = scheduler.run, scheduler._share
+
+    def run(block, n, size, out, flat, *rest, **kw):
+        splits.append(getattr(block, "__self__", None) is not None)  # (a Product's bound `rows`)
+        return real_run(block, n, size, out, flat, *rest, **kw)
+
+    monkeypatch.setattr(scheduler, "run", run)
+    monkeypatch.setattr(scheduler, "_share", lambda work, n, *a: (helpers.append(n), real_share(work, n, *a)))
+    monkeypatch.setattr(scheduler, "DECISIONS", {})
+
+    def loss(w, x):
+        return np.sum(np.tanh(x @ w) ** 2)
+
+    r = np.random.default_rng(3)
+    x, w = r.normal(size=(512, 256)), r.normal(size=(256, 160)) * 0.05
+    t = np.tanh(x @ w)
+    want = x.T @ (2.0 * t * (1.0 - t * t))
+    step = s2s.jit(s2s.grad(loss))
+    with threadpoolctl.threadpool_limits(cores.usable_cores(), user_api="blas"):
+        np.testing.assert_allclose(step(w, x), want, rtol=1e-10, atol=1e-12)
+        assert True not in splits and helpers == []
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        np.testing.assert_allclose(step(w, x), want, rtol=1e-10, atol=1e-12)
+    assert True in splits
