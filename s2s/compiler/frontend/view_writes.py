@@ -22,6 +22,12 @@ array and fresh views of it:
   array's own (`b.astype(D, copy=False)`, `np.asarray(b, dtype=D)`) under `if b.dtype == D:`, and
   an integer index of an array of unknown rank under `if b.ndim > n:`.
 
+A transpose, a reshape, `np.asarray(b)` and a cast of a NumPy scalar are copies, not views, so of a
+base that may be a number by the source (`b = x * 1.0` of a parameter) they are followed only where
+`b` is known to be an array: after a statement that raises for a number (an item store `b[k] = v`,
+an index view `b[k]`, a reshape to a literal size other than 1). `b op= e` of such a base that
+nothing proved an array, and a write through such a view, stay refused.
+
 A view stops being followed where a name its expression reads is bound again (so taking it again
 would read another array), where the view or its base is passed to a call that may write into it
 (a mutating method, `out=`, `np.add.at`, a nested function), or where it is bound in a branch or a
@@ -93,6 +99,58 @@ def _names(s) -> set[str]:
     while isinstance(t, gast.Subscript):
         t = t.value
     return {t.id} if isinstance(t, gast.Name) else set()
+
+
+# the views whose layout s2s takes again (a transpose, a reshape, `np.asarray(b)`, a cast): of a
+# number (a NumPy scalar) they are copies, so they are followed only where the base is known to be an
+# array, by its source or by a statement that raises for a number (an item read or store, a reshape
+# to a size other than 1); an index view `b[k]` raises for a number itself
+_LAYOUT = frozenset({"T", "reshape", "same", "cast"})
+
+
+def _sure_base(base: str, known: dict) -> bool:
+    return base in known and known[base][2]
+
+
+def _raising(key) -> bool:
+    """Whether index `key` raises for a number: it holds an integer or a slice (`None` and `...`
+    alone index a NumPy scalar)."""
+    elts = key.elts if isinstance(key, gast.Tuple) else [key]
+    return any(not (isinstance(e, gast.Constant) and (e.value is None or e.value is Ellipsis)) for e in elts)
+
+
+def _proven(known: dict, names) -> None:
+    """`names` are arrays from here on (a number would have raised): their facts say so."""
+    for n in names:
+        if n in known:
+            known[n] = known[n][:2] + (True,)
+
+
+def _sized(view: _View) -> bool:
+    """Whether reshape view `view` is `b.reshape(shape)` or `np.reshape(b, shape)` with a shape of
+    integer literals whose size is not 1 (at most one -1): it raises for a number, whose size is 1."""
+    value = view.expr
+    if not isinstance(value, gast.Call) or value.keywords:
+        return False
+    f, args = value.func, value.args
+    if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and f.value.id == view.base:
+        shape = args[0].elts if len(args) == 1 and isinstance(args[0], gast.Tuple) else args
+    elif len(args) == 2:  # (np.reshape(b, shape): view_of has checked it is NumPy's)
+        shape = args[1].elts if isinstance(args[1], gast.Tuple) else [args[1]]
+    else:
+        return False
+
+    def lit(e):
+        if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub) and isinstance(e.operand, gast.Constant):
+            return -e.operand.value if type(e.operand.value) is int else None
+        return e.value if isinstance(e, gast.Constant) and type(e.value) is int else None
+    dims = [lit(e) for e in shape]
+    if not dims or None in dims or dims.count(-1) > 1 or any(d < -1 for d in dims):
+        return False
+    size = 1
+    for d in dims:
+        size *= d if d != -1 else 1
+    return size != 1
 
 
 class _Rewriter(SourceRewriter):
@@ -258,7 +316,7 @@ class _Rewriter(SourceRewriter):
             return False
         f = value.func
         if isinstance(f, gast.Attribute) and f.attr == "copy" and not value.args and not value.keywords:
-            return self._array(f.value, known) is not False and self._sure(f.value, known)
+            return self._array(f.value, known) is not False  # (or a number: its views are checked when written)
         found, fn = self.global_value(f)
         return found and resolve.prim_key(fn) in registry.C_ORDER_CALLS
 
@@ -267,6 +325,8 @@ class _Rewriter(SourceRewriter):
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and self._basic(value.slice) \
                 and value.value.id in known:
             base, key = value.value.id, value.slice
+            if not _raising(key) and not known[base][2]:
+                return None  # (`b[None]`, `b[...]` of a NumPy scalar: a new array)
             if not self._integers(key):
                 return _View(base, "index", value, key)
             rank, n = known[base][0], len(key.elts) if isinstance(key, gast.Tuple) else 1
@@ -274,7 +334,7 @@ class _Rewriter(SourceRewriter):
                 return _View(base, "item", value, key)
             return _View(base, "index", value, key) if n < rank else None
         if isinstance(value, gast.Attribute) and value.attr == "T" and isinstance(value.value, gast.Name) \
-                and value.value.id in known and known[value.value.id][2]:
+                and value.value.id in known:
             return _View(value.value.id, "T", value)
         if not isinstance(value, gast.Call):
             return None
@@ -287,8 +347,7 @@ class _Rewriter(SourceRewriter):
         if args and isinstance(args[0], gast.Name):
             if args[0].id in contiguous and len(args) == 2 and not value.keywords and self._numpy(f, "reshape"):
                 return _View(args[0].id, "reshape", value)
-            if len(args) == 1 and not value.keywords and self._numpy(f, "asarray") and args[0].id in known \
-                    and known[args[0].id][2]:
+            if len(args) == 1 and not value.keywords and self._numpy(f, "asarray") and args[0].id in known:
                 return _View(args[0].id, "same", value)
         return self.cast_of(value, known)
 
@@ -304,7 +363,7 @@ class _Rewriter(SourceRewriter):
             base, dtype = args[0].id, args[1] if len(args) == 2 else kws["dtype"]
         else:
             return None
-        return _View(base, "cast", value, dtype) if base in known and known[base][2] else None
+        return _View(base, "cast", value, dtype) if base in known else None
 
     # ---- which statements end a view's story ----
     def _writes_into(self, s, names) -> set[str]:
@@ -355,9 +414,14 @@ class _Rewriter(SourceRewriter):
             self.forget(views, touched | {w.base for v, w in views.items() if v in touched})
         if isinstance(s, _COMPOUND):
             return [self.compound(s, views, known)]
+        unsure = {v for v, w in views.items() if w.kind in _LAYOUT and not _sure_base(w.base, known)}
+        if unsure & _names(s):  # (through a view of what may be a number: a copy; the alias check's)
+            self.forget(views, unsure & _names(s))
+        through = {views[v].base for v in _names(s) if v in views}
         out = self.write(s, views) if views else None
         if out is not None:
             self.changed = True
+            _proven(known, through)
             return out
         bound = _assigned(s, known)
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
@@ -371,12 +435,20 @@ class _Rewriter(SourceRewriter):
                 known[name] = fact
             if view is not None and view.base != name and view.base not in views and name not in view.deps:
                 views[name] = view
+            if view is not None and view.base != name and (view.kind in ("index", "item")
+                                                           or view.kind == "reshape" and _sized(view)):
+                _proven(known, {view.base})  # (the read raises for a number, as NumPy's does)
             return [s]
         if bound:
             self.forget(views, bound)
             for n in bound:
                 known.pop(n, None)
         base = self._base_written(s)
+        if base is not None and isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) \
+                and not _sure_base(base, known):  # (`b op= e` of a number binds `b` anew: its views stay)
+            self.forget(views, {v for v, w in views.items() if w.base == base})
+        elif base is not None:
+            _proven(known, {base})  # (an item store raises for a number)
         if base is not None and any(w.base == base for w in views.values()):
             self.changed = True
             return [s] + self.rereads(base, views, s)
