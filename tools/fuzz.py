@@ -14,7 +14,8 @@ with `--nested`, transforms called inside the program (issue 27's families 1, 5,
 lambdas and defs closing over locals, nested vmaps over rows of different counts, vmap of a def
 with defaults, grad/jvp/vjp of closures, vmap of functools.partial with bound locals,
 s2s.random draws, a lambda whose default is a local function), with `--state`, values read from
-mutable state that a property changes between calls, and with `--views`, casts to int and bool and
+mutable state that a property changes between calls, and with `--views`, casts to int and bool,
+updates in place (`a op= v` of int, float32 and float64 arrays, which NumPy refuses for some) and
 NumPy views (a program s2s refuses for an in-place update a view would see counts as refused,
 not failed: the refusal is sound and the same in every transform), writes each to a module file (s2s reads
 source) and checks the properties in PROPERTIES. A failing program is shrunk (blocks dropped,
@@ -263,8 +264,27 @@ VIEW_LINES = ["a = acc.copy()\nv = a.reshape(3)\na *= {c2}\nacc = acc + 0.2 * v 
               "acc = acc * 0.5 + 0.2 * np.sin(r[1:4]) * t[0] + 0.1 * t[:, 2]",
               "m = np.outer(acc, {ve}) + 0.0\nm[:, 0] = m[:, 1] * {c2}\nq = m.reshape(-1)[::4]\n"
               "acc = acc + 0.2 * np.tanh(q) + 0.1 * m.T[1]"]
-# the names a cast or view block binds: each block's own (`m0`, `m1`, ...), as for `a` in every block
-VIEW_NAMES = ("a", "v", "w", "m", "u", "r", "t", "q", "ib")
+# `a op= v` on a name bound to an array (`--views`; issue 44, families 3 and 4): NumPy's update in
+# place (the ufunc with `out=a`, casting='same_kind') keeps the array's dtype and shape. Forms
+# below INPLACE_RAISES compute: a float32 array += float64 values stays float32 (scaled by 1e-4, as
+# CAST_LINES' float32 cast), int += int, an element of an int array += a float (truncated on store:
+# no derivative), float64 updates, a right side broadcast into a larger array; the others raise in
+# NumPy, and every transform must raise too (the property `numpy_error`): an int array += floats
+# (UFuncTypeError), a float array += a right side of a larger shape (ValueError), an int array's view
+# -= floats. gen_program draws the raising ones rarely (INPLACE_RAISING_P).
+INPLACE_LINES = ["fz = np.zeros(3, dtype=np.float32)\nfz += {ve} * {c2}\nfz *= 0.5\nacc = acc + 1e-4 * np.sin(fz) * acc",
+                 "iz = np.zeros(3, dtype=int)\niz += np.arange(3)\niz *= 2\nacc = acc + 0.1 * iz * acc",
+                 "iz = np.zeros(3, dtype=int)\niz[{i}] += np.sum({e}) * 0.5\nacc = acc + 0.1 * iz + 0.2 * acc",
+                 "fz = acc * 1.0\nfz += {ve}\nfz *= {c2}\nfz /= 1.5\nacc = acc + 0.2 * np.tanh(fz)",
+                 "fz = np.zeros((2, 3))\nfz += {ve}\nfz[1] *= {c2}\nacc = acc + 0.1 * fz[0] + 0.2 * np.sin(fz[1])",
+                 "iz = np.zeros(3, dtype=int)\niz += {ve}\nacc = acc + iz",
+                 "fz = acc * 1.0\nfz += np.outer({ve}, acc)\nacc = acc + np.sum(fz)",
+                 "iz = np.zeros(3, dtype=int)\niz[1:] -= ({ve})[1:]\nacc = acc + iz"]
+INPLACE_RAISES = 5  # forms from here on raise in NumPy
+INPLACE_RAISING_P = 0.15  # how often an in-place block is one NumPy refuses
+
+# the names a cast, view or in-place block binds: each block's own (`m0`, `m1`, ...), as for `a` in every block
+VIEW_NAMES = ("a", "v", "w", "m", "u", "r", "t", "q", "ib", "fz", "iz")
 
 # s2s's refusal of an in-place update that another name (a view) would see: sound, and the same in
 # every transform; and vmap's of a list times a 0-d example that may be a NumPy scalar (NumPy raises)
@@ -404,6 +424,8 @@ def block_lines(block, ret) -> tuple[list[str], set[str]]:
         return CAST_LINES[p.get("form", b)].format(e=e, ve=ve, c=c).split("\n"), set()
     if kind == "view":  # a view sees later writes, and writes through it land (`--views`; issue 44, family 4)
         return VIEW_LINES[p.get("form", b)].format(e=e, ve=ve, c2=c2).split("\n"), set()
+    if kind == "inplace":  # `a op= v` keeps the array's dtype and shape, or raises (`--views`; issue 44)
+        return INPLACE_LINES[p.get("form", b)].format(e=e, ve=ve, c2=c2, i=i).split("\n"), set()
     if kind == "kwcall":  # an operation with a keyword at a non-default value (`--keywords`; fuzz_keywords)
         return fuzz_keywords.block_lines(p["k"], ve), set()
     if kind == "state":  # a value read from mutable state (STATE_HELPERS)
@@ -493,7 +515,7 @@ class Program:
             # each block's copy gets its own name: `acc = a; acc += ...; a = ...` across blocks
             # trips a false alias error (frontend/aliases.py takes the later `a = acc.copy()` for a
             # read of `a`)
-            names = VIEW_NAMES if blk[0] in ("cast", "view") else ("a", "mm", "fa")
+            names = VIEW_NAMES if blk[0] in ("cast", "view", "inplace") else ("a", "mm", "fa")
             body += ["    " + re.sub(rf"\b({'|'.join(names)})\b", lambda m: f"{m.group(1)}{k}", ln) for ln in lines]
             helpers |= h
         body.append(f"    return {self.ret}")
@@ -572,8 +594,12 @@ def gen_program(rng: random.Random, nested: bool = False, state: bool = False, v
         blocks.insert(rng.randint(0, len(blocks)), ("state", {**params, "s": rng.randrange(len(STATE_LINES))}, exprs))
     for _ in range(rng.randint(1, 2) if views else 0):
         kind, params, exprs = gen_block(rng, rng.randint(1, 2))
-        kind = rng.choice(["cast", "view"])
-        form = rng.randrange(len(CAST_LINES if kind == "cast" else VIEW_LINES))
+        kind = rng.choice(["cast", "view", "inplace"])
+        if kind == "inplace":
+            form = rng.randrange(INPLACE_RAISES, len(INPLACE_LINES)) if rng.random() < INPLACE_RAISING_P else \
+                rng.randrange(INPLACE_RAISES)
+        else:
+            form = rng.randrange(len(CAST_LINES if kind == "cast" else VIEW_LINES))
         blocks.insert(rng.randint(0, len(blocks)), (kind, {**params, "form": form}, exprs))
     for _ in range(rng.randint(1, 2) if keywords else 0):
         kind, params, exprs = gen_block(rng, rng.randint(1, 2))
@@ -1239,11 +1265,18 @@ def roundoff_cone(mod, x, y) -> bool:
     return any(not np.all(np.isfinite(j)) or not close(j, at, 1e-3) for j in near)
 
 
+def raising(prog: Program) -> bool:
+    """Whether NumPy refuses a block of `prog`: a keyword call (fuzz_keywords) or an update in place
+    (INPLACE_LINES from INPLACE_RAISES on), so that the program raises."""
+    return fuzz_keywords.raising(prog) or any(b[0] == "inplace" and b[1].get("form", 0) >= INPLACE_RAISES
+                                              for b in prog.blocks)
+
+
 def check_program(prog: Program, seed: int, props) -> dict[str, str] | None:
     """Failing properties with messages; None when the program was skipped (not smooth)."""
     ready = prepare(prog, seed)
     if ready is None:
-        if fuzz_keywords.raising(prog):  # NumPy refuses a keyword call: so must every transform
+        if raising(prog):  # NumPy refuses a keyword call or an update in place: so must every transform
             x, y = draw_inputs(np.random.default_rng(seed))
             msg = fuzz_keywords.numpy_error_check(load(prog).f, x, y, s2s)
             return {"numpy_error": msg} if msg else {}
@@ -1322,7 +1355,7 @@ def campaign(n: int, seed: int, props=None, do_shrink: bool = True, out=sys.stdo
             refused += 1
             continue
         checked += 1
-        numpy_error += bool(keywords and not fails and fuzz_keywords.raising(prog))
+        numpy_error += bool((keywords or views) and not fails and raising(prog))
         if verbose and (k + 1) % 50 == 0:
             print(f"[{k + 1}/{n}] {checked} checked, {sum(by_prop.values())} failures, "
                   f"{time.time() - start:.0f} s", file=sys.stderr, flush=True)
@@ -1364,8 +1397,9 @@ def main(argv=None) -> int:
                     "(a class, a config object, a dict, a list, a layer, __slots__/__getattr__ objects, np.tanh), "
                     "which the property `state` changes between two calls of each transform")
     ap.add_argument("--views", action="store_true", help="every program holds one or two casts (to int and "
-                    "bool: no derivative) or NumPy views (reshape, slices, asarray, astype(copy=False), a row "
-                    "swap), which the transforms must treat as NumPy does")
+                    "bool: no derivative), NumPy views (reshape, slices, asarray, astype(copy=False), a row "
+                    "swap) or updates in place `a op= v` of int, float32 and float64 arrays (some of which NumPy "
+                    "refuses), which the transforms must treat as NumPy does")
     ap.add_argument("--keywords", action="store_true", help="every program holds one or two calls of a known "
                     "operation with a keyword at a value other than NumPy's default, drawn from its signature "
                     "(tools/fuzz_keywords.py): refused at the call by every transform, raised by every transform "
