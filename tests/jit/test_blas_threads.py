@@ -194,3 +194,44 @@ def test_a_jit_gradient_follows_threadpool_limits(fresh_query, monkeypatch):
     with threadpoolctl.threadpool_limits(1, user_api="blas"):
         np.testing.assert_allclose(step(w, x), want, rtol=1e-10, atol=1e-12)
     assert True in splits
+
+
+@pytest.mark.parametrize("env, usable, want", [
+    (None, 2, 2), (None, 13, 13), (None, 64, cores.MOST),  # every usable core, up to MOST
+    ("3", 13, 3), ("40", 13, 40),                           # S2S_THREADS decides
+    ("0", 13, 13), ("many", 13, 13),                        # not a positive count: ignored
+])
+def test_most_threads_is_every_usable_core_or_s2s_threads(monkeypatch, env, usable, want):
+    monkeypatch.setattr(cores, "usable_cores", lambda: usable)
+    if env is None:
+        monkeypatch.delenv("S2S_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("S2S_THREADS", env)
+    assert cores.most_threads() == want and scheduler.threads() == want
+
+
+@pytest.mark.parametrize("env, parts", [(None, 13), ("4", 4), ("1", 0)])
+def test_a_product_on_13_cores_is_shared_by_all_of_them(monkeypatch, env, parts):
+    """With BLAS on one thread, a product's rows are split among every usable core (compute-bound
+    work, unlike a kernel's memory-bound blocks), or among S2S_THREADS; one thread: not split."""
+    log = []
+    monkeypatch.setattr(cores, "usable_cores", lambda: 13)
+    monkeypatch.setattr(cores, "blas_threads", lambda: 1)
+    if env is None:
+        monkeypatch.delenv("S2S_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("S2S_THREADS", env)
+    monkeypatch.setattr(scheduler, "_POOL", _Pool())
+    monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
+    monkeypatch.setattr(scheduler, "DECISIONS", {})
+    real = scheduler.run
+
+    def run(block, n, size, out, flat, *rest, **kw):
+        log.append(-(-n // size))
+        return real(block, n, size, out, flat, *rest, **kw)
+
+    monkeypatch.setattr(scheduler, "run", run)
+    r = np.random.default_rng(1)
+    a, b = r.normal(size=(1024, 24)), r.normal(size=(24, 16))
+    np.testing.assert_allclose(products.Product("matmul_0")(a, b), a @ b, rtol=1e-13, atol=1e-13)
+    assert log == ([parts] if parts else [])

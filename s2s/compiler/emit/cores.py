@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 ENV_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+MOST = 32  # s2s's threads for one call at most, S2S_THREADS unset (a pool this large costs nothing idle)
 _UNSET = object()
 _blas = _UNSET  # threadpoolctl's controllers of the loaded BLAS libraries (None: no threadpoolctl)
 _from_env = None  # the environment's answer, read once (BLAS reads it once, when it loads)
@@ -26,6 +27,18 @@ def usable_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+def most_threads() -> int:
+    """The threads s2s's kernels and products may share one call among: `S2S_THREADS` when set to
+    a positive number (several processes a machine, each with its share), else every usable core
+    up to `MOST`. A product's rows are work for every core, as XLA gives JAX's `dot`; a kernel's
+    blocks are bounded by the memory bandwidth, and its per-call decision keeps the caller alone
+    where threads do not pay."""
+    value = os.environ.get("S2S_THREADS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return min(usable_cores(), MOST)
 
 
 def blas_threads() -> int:

@@ -4,8 +4,10 @@ the blocks handed out to the calling thread and the pool's helpers (`scheduler.r
 A jit version whose shapes are known writes a product of two matrices with at least
 `shapefold.SPLIT_MIN` multiply-adds as a call of a `Product` (`shapefold.array_methods`); BLAS releases the GIL, so
 with BLAS on one thread (`OPENBLAS_NUM_THREADS=1`, as a process per core runs it) two cores
-halve the time, as XLA's own thread pool does for JAX. Each block is the same BLAS routine on a
-block of `a`'s rows, so each element is the same dot product over `k`. Whether the threads
+halve the time, as XLA's own thread pool does for JAX, which uses every core: so do the rows
+here (`cores.most_threads`: every usable core up to 32, or S2S_THREADS), at least `ROWS_MIN` a
+block. Each block is the same BLAS routine on a block of `a`'s rows, so each element is the same
+dot product over `k`. Whether the threads
 help is measured, call by call, by the scheduler's `Decision`. A BLAS that runs threads of its
 own (`cores.blas_threads()`, asked at each call: a `threadpool_limits(1)` around a loop counts)
 already uses the cores, and splitting on top of it puts several threads on each core, so then

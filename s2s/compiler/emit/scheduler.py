@@ -35,9 +35,10 @@ _POOL_PID = None   # a forked child makes its own pool (the parent's threads do 
 
 
 def threads() -> int:
-    """Threads a call's blocks may be shared among at most: every usable core, up to 8 (`run`
-    takes fewer where a threaded BLAS keeps cores busy: `cores.idle_cores`)."""
-    return max(1, min(cores.usable_cores(), 8))
+    """Threads a call's blocks may be shared among at most: `cores.most_threads()` (every usable
+    core up to 32, or S2S_THREADS; `run` takes fewer where a threaded BLAS keeps cores busy:
+    `cores.idle_cores`)."""
+    return max(1, cores.most_threads())
 
 
 class Decision:
