@@ -4,21 +4,30 @@ the pieces of the call path (the cache-key watch, the argument-type key, the siz
 
     OPENBLAS_NUM_THREADS=1 python tools/bench/bench_callpath.py           # every row
     OPENBLAS_NUM_THREADS=1 python tools/bench/bench_callpath.py --small   # the small-input rows only
+    OPENBLAS_NUM_THREADS=1 python tools/bench/bench_callpath.py --small --cpu   # this thread's CPU time
 
 The rows are W1 per-example gradients at B=2 and W6 Hessian of dot(x, x) at n=3, the two
 workloads of tools/bench/bench.py whose ratios to hand are set by per-call overhead, and
 jit(grad) of activations and losses on 300 numbers (SELU, mean squared error, softmax
-cross-entropy, log-sigmoid) against their hand-written gradients (issue 46). Each number is the
-best of 7 repeats of 100,000 calls (10,000 for the losses), in microseconds, three rounds side by
-side.
+cross-entropy, log-sigmoid) against their hand-written gradients (issue 46), with the call path
+alone (`call path only`: jit's fast path, its argument tests and the staleness watch, calling a
+version that returns at once). Each number is the best of 7 repeats of 100,000 calls (10,000 for
+the losses), in microseconds; the rounds (`--rounds`, 3 by default) time every row in turn, and
+`× hand` is the median over rounds of each round's time over hand's in the same round, with the
+rounds' lowest and highest. `--cpu` times the CPU time of this thread (`time.thread_time`)
+where wall time is the default: on a machine other processes load, a ratio of CPU times does not
+count the time the process waits for a core.
 """
 
 from __future__ import annotations
 
 import operator
 import os
+import statistics
 import sys
+import time
 import timeit
+import types
 
 import numpy as np
 
@@ -33,8 +42,22 @@ import s2s  # noqa: E402
 _SIZE = operator.attrgetter("size")
 
 
+TIMER = [time.perf_counter]  # what best_us times with (main's --cpu: time.thread_time)
+
+
 def best_us(f, calls: int = 100_000) -> float:
-    return min(timeit.repeat(f, number=calls, repeat=7)) / calls * 1e6
+    return min(timeit.Timer(f, timer=TIMER[0]).repeat(number=calls, repeat=7)) / calls * 1e6
+
+
+def call_path_only(jitted, args):
+    """A call of `jitted` through its fast path with the version replaced by a function that
+    returns at once: what the call costs besides the generated code (None: no fast path)."""
+    entry = jitted.__dict__.get("_entry")
+    if entry is None or "version" not in entry.__globals__:
+        return None
+    fast = types.FunctionType(entry.__code__, dict(entry.__globals__, version=lambda *a, **k: None),
+                              entry.__name__, entry.__defaults__)
+    return lambda: fast(*args)
 
 
 def w1_rows():
@@ -105,23 +128,36 @@ def small_rows():
     for name, loss, hand, args in _small_losses():
         jitted = s2s.jit(s2s.grad(loss))
         np.testing.assert_allclose(jitted(*args), hand(*args), rtol=1e-9, atol=1e-12)
+        jitted(*args)  # (the second call installs the fast path)
         inner = jitted.version_for(args)
-        out.append((name, [("numpy-hand", lambda h=hand, a=args: h(*a)),
-                           ("jit(grad)", lambda j=jitted, a=args: j(*a)),
-                           ("jit's generated code", lambda i=inner, a=args: i(*a, shapes_tested=True))]))
+        rows = [("numpy-hand", lambda h=hand, a=args: h(*a)),
+                ("jit(grad)", lambda j=jitted, a=args: j(*a)),
+                ("jit's generated code", lambda i=inner, a=args: i(*a, shapes_tested=True))]
+        path = call_path_only(jitted, args)
+        out.append((name, rows + ([("call path only", path)] if path is not None else [])))
     return out
 
 
 def main(argv=None) -> None:
-    small_only = "--small" in (sys.argv[1:] if argv is None else argv)  # (only the small-input rows)
-    print("| workload | what | µs (3 rounds) | × hand (best round) |")
+    argv = sys.argv[1:] if argv is None else argv
+    small_only = "--small" in argv  # (only the small-input rows)
+    rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 3
+    if "--cpu" in argv:
+        TIMER[0] = time.thread_time
+    print(f"{'CPU' if '--cpu' in argv else 'wall'} time, {rounds} rounds\n")
+    print("| workload | what | µs (each round) | × hand (median; lowest-highest) |")
     print("|---|---|---|---:|")
     for workload, rows in ((*small_rows(),) if small_only else (w1_rows(), w6_rows(), *small_rows())):
-        times = {name: [best_us(f, 100_000 if workload.startswith("W") else 10_000) for _ in range(3)]
-                 for name, f in rows}
-        hand = min(times["numpy-hand"])
+        calls = 100_000 if workload.startswith("W") else 10_000
+        times: dict = {name: [] for name, _ in rows}
+        for _ in range(rounds):  # (every row in each round: a round's ratios share its load)
+            for name, f in rows:
+                times[name].append(best_us(f, calls))
+        hand = times["numpy-hand"]
         for name, ts in times.items():
-            print(f"| {workload} | {name} | {' / '.join(f'{t:.2f}' for t in ts)} | {min(ts) / hand:.2f} |")
+            ratios = [t / h for t, h in zip(ts, hand)]
+            print(f"| {workload} | {name} | {' / '.join(f'{t:.2f}' for t in ts)} | "
+                  f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) |")
 
 
 if __name__ == "__main__":
