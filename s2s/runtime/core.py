@@ -23,8 +23,8 @@ from ._values import NUMBER_TYPES, float_dtype, host_index, is_fancy, shape_of, 
 __all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros", "unbroadcast", "operand_cotangent",
            "operand_cotangent_t", "plain_operands",
            "broadcast_to_like", "widen_float", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
-           "zeros_like_tree", "tree_add", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot", "restore_slot",
-           "element_copy",
+           "zeros_like_tree", "tree_add", "tree_add_at", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
+           "restore_slot", "element_copy",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "constant",
            "copy_saved", "checkpoint_name", "next_residual", "residual_derivative",
            "reversed_range", "list_sum", "list_sum_vjp", "zero_of_real")
@@ -315,6 +315,31 @@ def tree_add(a, b):
     if b is None or isinstance(b, (range, str, slice)):
         return a
     return a + b
+
+
+def tree_add_at(acc, like, keys, values):
+    """`tree_add(acc, x)` for `x` the zeros of `like` with `values[i]` added at `keys[i]` (jit's
+    passes/tree_items.py), without making `x`: for a dict of float arrays of `like`'s keys, shapes
+    and dtypes, a new dict whose items at `keys` are sums and whose others are `acc`'s own (x's
+    zeros would change nothing but the sign of a zero); any other (or a key twice, whose values
+    the long way adds first) the long way."""
+    if type(acc) is dict and type(like) is dict and len(acc) == len(like) and len(set(keys)) == len(keys):
+        for k, a in acc.items():
+            b = like.get(k, None)
+            if type(a) is not np.ndarray or type(b) is not np.ndarray or a.shape != b.shape or a.dtype != b.dtype \
+                    or a.dtype.kind not in "fc":
+                break
+        else:
+            out = dict(acc)
+            for k, v in zip(keys, values):
+                a = out[k]
+                out[k] = a + v if type(v) is np.ndarray and v.shape == a.shape and v.dtype == a.dtype \
+                    else tree_add(a, tree_add(zeros_like_tree(like[k]), v))
+            return out
+    x = zeros_like_tree(like)
+    for k, v in zip(keys, values):
+        x = add_at(x, k, v)
+    return tree_add(acc, x)
 
 
 def _space_add(a, b):

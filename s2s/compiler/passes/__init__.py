@@ -37,11 +37,12 @@ from . import (
     shapes,
     smallfuse,
     stack,
+    tree_items,
 )
 from .base import Notes, clone
 
 PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, shapes.PASS, fill.PASS, stack.PASS, restores.PASS, records.PASS,
-            hoist.PASS,
+            tree_items.PASS, hoist.PASS,
             algebra.PASS, scalars.PASS, cse.PASS,
             copyprop.PASS, dce.PASS)
 INLINING = (inline.PASS, copyprop.PASS, dce.PASS)  # calls inlined before batching (driver.calls_inlined)
@@ -49,8 +50,8 @@ FINAL = (lifetime.PASS,)
 # the passes that read no facts about the arguments (`known`): on a fixed point the pipeline
 # reached with other facts (jit's start, a transform's optimized output), they have nothing to do
 # until another pass changes something
-SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restores.PASS, records.PASS, cse.PASS,
-                                     copyprop.PASS, dce.PASS))
+SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restores.PASS, records.PASS, tree_items.PASS,
+                                     cse.PASS, copyprop.PASS, dce.PASS))
 FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, shapefold.METHODS, constants.PASS, lifetime.PASS, reuse.IN_PLACE)
 
 
