@@ -145,6 +145,13 @@ def blas_info() -> dict:
     return info
 
 
+def _s2s_threads() -> int:
+    """The most threads s2s's kernels and products share a call among here (cores.most_threads)."""
+    sys.path.insert(0, str(TOOLS.parent.parent))  # (this checkout's s2s)
+    from s2s.compiler.emit import cores
+    return cores.most_threads()
+
+
 def _load(path: Path):
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -259,7 +266,8 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     deadline = start + args.budget - RESERVE
     summary = {"command": " ".join(["python tools/bench/many_cores.py", *(argv if argv is not None else sys.argv[1:])]),
-               "machine": machine_lines(), "cpu": cpu_info(folder), "blas": blas_info(), "steps": []}
+               "machine": machine_lines(), "cpu": cpu_info(folder), "blas": blas_info(), "steps": [],
+               "s2s_threads": _s2s_threads()}
     for name, step_argv, limit in steps(args):
         left = deadline - time.perf_counter()
         if left < 5:
@@ -288,6 +296,8 @@ def main(argv=None) -> int:
         f"{cpu['usable_cores']} usable; AVX2 {'yes' if cpu['avx2'] else 'no'}, "
         f"AVX-512 {'yes' if cpu['avx512f'] else 'no'}",
         f"- NumPy {blas['numpy']}, BLAS: {loaded}",
+        f"- s2s's own threads for one call at most: {summary['s2s_threads']} "
+        f"(S2S_THREADS {os.environ.get('S2S_THREADS', 'unset')}; fewer where BLAS is threaded)",
         *summary["machine"], "",
         "## Steps", "",
         markdown_table(["step", "status", "seconds"], [[s["step"], s["status"], s["seconds"]]
