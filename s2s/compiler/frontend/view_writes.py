@@ -35,6 +35,7 @@ loop and written after it: those updates stay refused by the alias check, exactl
 """
 from __future__ import annotations
 
+import builtins
 import copy
 
 import gast
@@ -56,8 +57,8 @@ class _View:
     """A name bound to a view of `base`: `kind` is "index" (`base[key]`), "T", "reshape" or "same";
     `expr` takes it again; `deps` are the names `expr` reads."""
 
-    def __init__(self, base: str, kind: str, expr, key=None):
-        self.base, self.kind, self.expr, self.key = base, kind, expr, key
+    def __init__(self, base: str, kind: str, expr, key=None, param: bool = False):
+        self.base, self.kind, self.expr, self.key, self.param = base, kind, expr, key, param
         self.deps = {n.id for n in gast.walk(expr) if isinstance(n, gast.Name)}
 
 
@@ -106,6 +107,8 @@ def _names(s) -> set[str]:
 # array, by its source or by a statement that raises for a number (an item read or store, a reshape
 # to a size other than 1); an index view `b[k]` raises for a number itself
 _LAYOUT = frozenset({"T", "reshape", "same", "cast"})
+# what a parameter may be whose items and slices are copies, not views (Python's types)
+_CONTAINERS = ("list", "tuple", "dict", "str", "bytes")
 
 
 def _sure_base(base: str, known: dict) -> bool:
@@ -160,6 +163,28 @@ class _Rewriter(SourceRewriter):
         super().__init__(fn, lookup, locals_, taken)
         self.loaded = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
         self.ints = self._int_names(fn)
+        self.params = self._caller_objects(fn)
+
+    def _caller_objects(self, fn) -> set[str]:
+        """The parameters that name the caller's object all through `fn` (never bound again; `p op= e`
+        updates an array or a list in place), whose index views are followed under a test of the
+        object's type when it runs (`rereads`); none where `isinstance` or a type it names is not
+        Python's own."""
+        builtin = all(n not in self.locals and self.global_value(build.name(n)) in ((True, getattr(builtins, n)),
+                                                                                     (False, None))
+                      for n in ("isinstance", *_CONTAINERS))
+        if not builtin:
+            return set()
+        inplace = {id(n.target) for n in gast.walk(fn) if isinstance(n, gast.AugAssign)}
+        for s in fn.body:  # (`p = p.copy()` first, as callee_updates.py's copy-in variant: the same type)
+            if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+                    and gast.dump(s.value) == gast.dump(build.call(build.attr(build.name(s.targets[0].id), "copy"),
+                                                                   []))):
+                break
+            inplace.add(id(s.targets[0]))
+        bound = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del))
+                 and id(n) not in inplace}
+        return {a.id for a in fn.args.args} - bound
 
     # ---- facts known now ----
     def _numpy(self, node, name: str) -> bool:
@@ -323,6 +348,10 @@ class _Rewriter(SourceRewriter):
     def view_of(self, value, known) -> _View | None:
         """The view `value` takes of a local name's array, or None."""
         if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and self._basic(value.slice) \
+                and value.value.id in self.params and _raising(value.slice):  # (a list's item or slice: a copy)
+            kind = "item" if self._integers(value.slice) else "index"
+            return _View(value.value.id, kind, value, value.slice, param=True)
+        if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and self._basic(value.slice) \
                 and value.value.id in known:
             base, key = value.value.id, value.slice
             if not _raising(key) and not known[base][2]:
@@ -414,8 +443,8 @@ class _Rewriter(SourceRewriter):
             self.forget(views, touched | {w.base for v, w in views.items() if v in touched})
         if isinstance(s, _COMPOUND):
             return [self.compound(s, views, known)]
-        unsure = {v for v, w in views.items() if w.kind in _LAYOUT and not _sure_base(w.base, known)}
-        if unsure & _names(s):  # (through a view of what may be a number: a copy; the alias check's)
+        unsure = {v for v, w in views.items() if w.kind in _LAYOUT and not _sure_base(w.base, known) or w.param}
+        if unsure & _names(s):  # (through a view of what may be a number or a list: a copy; the alias check's)
             self.forget(views, unsure & _names(s))
         through = {views[v].base for v in _names(s) if v in views}
         out = self.write(s, views) if views else None
@@ -423,7 +452,7 @@ class _Rewriter(SourceRewriter):
             self.changed = True
             _proven(known, through)
             return out
-        bound = _assigned(s, known)
+        bound = _assigned(s, known.keys() | self.params)
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
             name = s.targets[0].id
             self.forget(views, {name})
@@ -445,7 +474,10 @@ class _Rewriter(SourceRewriter):
                 known.pop(n, None)
         base = self._base_written(s)
         if base is not None and isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) \
-                and not _sure_base(base, known):  # (`b op= e` of a number binds `b` anew: its views stay)
+                and not _sure_base(base, known) and base not in self.params:  # (a number: bound anew)
+            self.forget(views, {v for v, w in views.items() if w.base == base})
+        elif base in self.params and isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Subscript):
+            # (`p[k] op= e` of a list of arrays updates the item in place, which its views hold too)
             self.forget(views, {v for v, w in views.items() if w.base == base})
         elif base is not None:
             _proven(known, {base})  # (an item store raises for a number)
@@ -455,7 +487,7 @@ class _Rewriter(SourceRewriter):
         return [s]
 
     def compound(self, s, views, known):
-        bound = _assigned(s, known)
+        bound = _assigned(s, known.keys() | self.params)
         if isinstance(s, (gast.For, gast.While)):  # a later iteration reads what the body binds
             self.forget(views, bound)
             for n in bound:
@@ -499,6 +531,10 @@ class _Rewriter(SourceRewriter):
             again = [_at(build.assign(v, copy.deepcopy(w.expr)), s) for v, w in group]
             same = [_at(build.assign(v, build.name(v)), s) for v, _ in group]
             out.append(self.when_view(s, group[0][1], again, same))
+        if out and base in self.params:  # (the caller's list, tuple, dict or string: its items are copies)
+            test = build.call("isinstance", [build.name(base), build.tuple_([build.name(n) for n in _CONTAINERS])])
+            same = [build.assign(v, build.name(v)) for v, w in views.items() if w.base == base and v in self.loaded]
+            out = [_at(build.if_(test, same, out), s)]
         return out
 
     # ---- the writes through a view ----
