@@ -16,7 +16,8 @@ def _backward_loop(code: str) -> list[str]:
     return [ln for ln in loop[:loop.index("\n    del")].splitlines() if not ln.strip().startswith("#")]
 
 
-def test_backward_loop_of_an_inlined_call_folds_its_helpers():
+def test_backward_loop_of_an_inlined_call_folds_its_helpers(monkeypatch):
+    monkeypatch.setenv("S2S_NO_NUMBA", "1")  # (the backward loop as Python, not an array loop kernel)
     rng = np.random.default_rng(5)
     W, X, y = rng.normal(size=(11, 4)) * 0.3, rng.normal(size=(40, 11)), rng.integers(0, 4, 40)
     g = s2s.jit(s2s.grad(svm_first))
@@ -32,7 +33,8 @@ def test_backward_loop_of_an_inlined_call_folds_its_helpers():
     np.testing.assert_allclose(got, fd_grad(lambda w: svm_first(w, X, y, 0.1), W), rtol=1e-5, atol=1e-7)
 
 
-def test_softmax_backward_loop_folds_the_max_and_the_zeros():
+def test_softmax_backward_loop_folds_the_max_and_the_zeros(monkeypatch):
+    monkeypatch.setenv("S2S_NO_NUMBA", "1")  # (the backward loop as Python, not an array loop kernel)
     rng = np.random.default_rng(7)
     W, X, y = rng.normal(size=(9, 5)) * 0.3, rng.normal(size=(40, 9)), rng.integers(0, 5, 40)
     g = s2s.jit(s2s.grad(softmax_first))

@@ -37,7 +37,7 @@ from ...runtime.tape_copies import shape_stub
 from ..ir import build
 from ..passes.arrayloop import METHOD_REDUCTIONS, MIN_TRIPS
 from ..primitives import registry
-from . import numba_kernels
+from . import numba_arraypops, numba_kernels
 from .codegen import compile_source, to_source
 
 MAX_SIZE = 1 << 16  # elements of an array the loop computes on whole (a row it indexes: any size)
@@ -179,7 +179,7 @@ def _tanh_a_numba(x):
         return elements
     return None
 
-'''
+''' + numba_arraypops.PRELUDE
 _DECORATOR = '@numba.njit(nogil=True, cache=True, error_model="numpy", boundscheck=True)'
 
 
@@ -200,9 +200,11 @@ class _Kernel(gast.NodeTransformer):
 
     def visit_Call(self, node):
         if isinstance(node.func, gast.Attribute) and not node.args and not node.keywords \
-                and node.func.attr in METHOD_REDUCTIONS and isinstance(node.func.value, gast.Name) \
-                and node.func.value.id != "xp":  # (`x.sum()` as the kernel's `_sum1(x)`; `xp.sum(x)`: visit_Attribute)
-            return build.call(METHOD_REDUCTIONS[node.func.attr], [self.visit(node.func.value)])
+                and node.func.attr in METHOD_REDUCTIONS and not (isinstance(node.func.value, gast.Name)
+                                                                 and node.func.value.id == "xp"):
+            return build.call(METHOD_REDUCTIONS[node.func.attr], [self.visit(node.func.value)])  # (`x.sum()`: `_sum1(x)`)
+        if (kernel := numba_arraypops.kernel_form(node)) is not None:  # (`rt.f(...)`: the prelude's `_rt_f(...)`)
+            node = kernel
         self.generic_visit(node)
         return node
 
@@ -244,7 +246,14 @@ class ArrayLoop:
 
     def __init__(self, name, params, results, roles, python_floats, loop, sites=()):
         self.name = name
-        self.sites = tuple(sites)  # a tape's pushes: (position in the body, list, kind, node or name, stub, rank, maker)
+        # a tape's pushes: (position in the body, list, kind, node or name, stub, rank, maker); a
+        # backward sweep's pops and deferred sums (`passes/arraypops.py`) go to `numba_arraypops`
+        self.sites = tuple(s for s in sites if s[2] in ("value", "saved", "slot"))
+        backward = [s for s in sites if s[2] not in ("value", "saved", "slot", "numpy")]
+        numpy = next((s[3] for s in sites if s[2] == "numpy"), ())  # (results the Python loop leaves NumPy scalars)
+        self._numpy = [k for k, r in enumerate(results) if r in numpy]
+        self._plan = numba_arraypops.PopPlan(backward, params, roles)
+        self._results = tuple(results)
         self.params = tuple(params)
         self.roles = tuple(roles[p] for p in params)
         self.python_floats = python_floats  # a division or power that raises on Python floats
@@ -254,17 +263,20 @@ class ArrayLoop:
         self._plain = compile_source(name, self.plain_source, {}, np)
         rng = build.function(f"{name}_range", ["xp", *params], [build.ret(copy.deepcopy(loop.iter))])
         self._range = compile_source(f"{name}_range", to_source(rng), {}, np)
-        self._kparams = [p for p in params if roles[p] in ("value", "index", "pop", "ints")]
+        self._kparams = [p for p in params if roles[p] in ("value", "written", "index", "pop", "ints")]
         self._appends = [p for p in params if roles[p] in ("append", "concat")]
         self._concats = [k for k, p in enumerate(params) if roles[p] == "concat"]
         self._pops = [k for k, p in enumerate(params) if roles[p] == "pop"]
-        body, tail = _tape_rows(copy.deepcopy(loop.body), self.sites)
+        body, tail = _tape_rows(numba_arraypops.pop_rows(copy.deepcopy(loop.body), backward), self.sites)
         body = _Kernel(roles).visit(build.function(name, [], body + tail)).body
         head = gast.parse(f"{loop.target.id} = s__ + k__ * d__").body
         kloop = build.for_range("k__", [build.name("n__")], head + body)
         out = [build.name(r) for r in results] + [build.name(a) for a in self._appends] \
-            + [build.name(f"site{j}__") for j in range(len(self.sites))]
-        fn = build.function(name, ["s__", "d__", "n__", *self._kparams], [kloop, build.ret(build.tuple_(out))])
+            + [build.name(f"site{j}__") for j in range(len(self.sites))] \
+            + [build.name(a) for a in numba_arraypops.outputs(backward)]
+        self._ndefer = len(out) - len(results) - len(self._appends) - len(self.sites)
+        stacks = [f"pop{j}__" for j in self._plan.pops]
+        fn = build.function(name, ["s__", "d__", "n__", *self._kparams, *stacks], [kloop, build.ret(build.tuple_(out))])
         self._source = _DECORATOR + "\n" + to_source(fn)
         self._refused: set = set()  # argument signatures numba could not compile or that raised
         self._compiled = None
@@ -278,12 +290,13 @@ class ArrayLoop:
     def _arguments(self, args, n):
         """The kernel's arguments and their signature, or None where the Python loop must run."""
         kargs, sig = [], []
-        for a, role in zip(args, self.roles):
+        raising = self._plan.raising
+        for p, a, role in zip(self.params, args, self.roles):
             t = type(a)
-            if role == "value":
+            if role in ("value", "written"):
                 if t is np.ndarray and a.dtype == _F64:
                     sig.append((a.ndim, a.flags.c_contiguous, a.flags.f_contiguous))
-                elif t is float and not self.python_floats or t is np.float64:
+                elif t is float and not (self.python_floats if raising is None else p in raising) or t is np.float64:
                     sig.append(float)
                 else:
                     return None
@@ -296,8 +309,9 @@ class ArrayLoop:
             elif role in ("append", "concat"):
                 if t is not list:
                     return None
-            elif role in ("range", "carry", "pre"):  # (the range's bounds go in apart; a result the loop assigns
-                continue  # first; a saved variable's value before the loop, the tape's first item)
+            elif role in ("range", "carry", "pre", "poptape", "rows"):  # (the range's bounds go in apart; a result
+                continue  # the loop assigns first; a saved variable's value before the loop, the tape's first item;
+                # a backward sweep's tapes and deferred rows: numba_arraypops)
             elif role == "tape":
                 if t is not list:
                     return None
@@ -344,10 +358,16 @@ class ArrayLoop:
         if type(r) is not range or len(r) < MIN_TRIPS or not self._whole_ok(args):
             return self._python(xp, args)
         n = len(r)
-        found = self._arguments(args, n)
+        cargs = self._plan.copies(args)  # (the arrays it writes into, as copies)
+        popped = self._plan.stacks(args, n) if cargs is not None else None
+        found = self._arguments(cargs, n) if popped is not None else None
         if found is None or found[1] in self._refused:
             return self._python(xp, args)
         kargs, sig = found
+        stacks, info = popped
+        if stacks:
+            kargs = kargs + stacks
+            sig = sig + tuple(("stack", a.ndim) for a in stacks)
         if self._compiled is None:
             self._compiled = numba_kernels.load_or_warn(self.name, _PRELUDE + self._source, "array loop kernel",
                                                         "running the loop in Python", stacklevel=2)
@@ -358,6 +378,8 @@ class ArrayLoop:
         except Exception:  # noqa: BLE001 - types numba does not compile, or an error the Python loop raises as it is
             self._refused.add(sig)
             return self._python(xp, args)
+        if self._plan.sites:
+            out = self._backward(args, cargs, n, r, info, stacks, out)
         if self.sites:
             self._tape_items(args, n, out[len(out) - len(self.sites):])
             out = _one_object(out[:len(out) - len(self.sites)], args)
@@ -370,8 +392,26 @@ class ArrayLoop:
                 args[k].append(stacked.reshape((-1,) + stacked.shape[2:]))
             else:
                 args[k].extend(_rows(stacked))
-        return out[:len(out) - len(self._appends)] if self._appends else out
+        out = out[:len(out) - len(self._appends)] if self._appends else out
+        if self._numpy:  # (numba returns a Python float where the Python loop leaves a NumPy scalar)
+            out = tuple(np.float64(v) if k in self._numpy and type(v) is float else v for k, v in enumerate(out))
+        return out
 
+    def _backward(self, args, cargs, n, r, info, stacks, out) -> tuple:
+        """The kernel's results once its pops are off the tapes, what it wrote into copies is
+        back, and its deferred sums added (`numba_arraypops.PopPlan.finish`)."""
+        rows, it = [], iter(out[len(out) - self._ndefer:])
+        for j in self._plan.defers:
+            v = next(it)
+            rows.append((v, next(it) if self._plan.sites[j][3][4] is None else None))
+        totals = self._plan.finish(args, cargs, n, r, info, stacks, rows)
+        out = list(_one_object(out[:len(out) - self._ndefer], cargs))
+        for k, name in enumerate(self._results):
+            if name in totals:
+                out[k] = totals[name]
+            else:
+                out[k] = next((a for a, c in zip(args, cargs) if c is out[k] and a is not c), out[k])
+        return tuple(out)
 
     def _tape_items(self, args, n, arrays):
         """Each tape's items in the Python loop's order, one per site an iteration: a copy of a row

@@ -53,6 +53,7 @@ import gast
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
+from . import arraypops
 from .accumulate import writes_arrays
 from .base import Pass
 
@@ -124,6 +125,13 @@ class _Scan:
         if isinstance(e, gast.Attribute) and e.attr == "T":
             self.arrays = True
             return not isinstance(e.value, gast.Constant) and self.value(e.value)
+        if arraypops.rt_form(e) is not None:  # (a reverse sweep's runtime helper with a kernel form)
+            return arraypops.rt_args_ok(e, self)
+        if (x := _reduction_of(e)) is not None:  # (`(a * b).sum()` inside an expression)
+            return _rank(x, self.local if self.local is not None else self.ranks) == 1 and self.value(x)
+        if _zeros_shape(e) is not None:
+            self.arrays = True
+            return True
         if isinstance(e, gast.Call) and not e.keywords and not any(isinstance(a, gast.Starred) for a in e.args):
             f = analysis.dotted(e.func) or ""
             if f == "xp.dot" and len(e.args) == 2 or f == "xp.transpose" and len(e.args) == 1:
@@ -172,6 +180,10 @@ def _rank(e, ranks: dict):
         return _rank(e.value, ranks)
     if _reduction_of(e) is not None:
         return 0
+    if arraypops.rt_form(e) is not None:
+        return arraypops.rt_rank(e, ranks, _rank)
+    if (shape := _zeros_shape(e)) is not None:
+        return len(shape)
     if isinstance(e, gast.Call) and len(e.args) == 1:  # (a scalar function of `xp`, a transpose)
         return _rank(e.args[0], ranks)
     if isinstance(e, gast.Call) and e.args and not e.keywords and (p := registry.lookup(analysis.dotted(e.func) or "")) \
@@ -179,6 +191,15 @@ def _rank(e, ranks: dict):
         rs = [_rank(a, ranks) for a in e.args]
         return None if None in rs else max(rs)
     return None
+
+
+def _zeros_shape(e):
+    """The shape of `xp.zeros(shape)` of int constants (a reverse sweep's zero cotangent), else None."""
+    if not (isinstance(e, gast.Call) and analysis.dotted(e.func) == "xp.zeros" and len(e.args) == 1 and not e.keywords):
+        return None
+    a = e.args[0]
+    dims = a.elts if isinstance(a, gast.Tuple) else [a]
+    return tuple(d.value for d in dims) if all(_int_const(d) and d.value >= 0 for d in dims) else None
 
 
 def _list_call(e, method: str):
@@ -209,7 +230,7 @@ def _reduction_of(e):
     if len(e.args) == 1 and isinstance(e.args[0], gast.Name):
         p = registry.lookup(analysis.dotted(e.func) or "")
         return e.args[0] if p is not None and p.reduction and p.array_loop else None
-    if not e.args and isinstance(e.func.value, gast.Name) and e.func.value.id != "xp":
+    if not e.args and not (isinstance(e.func.value, gast.Name) and e.func.value.id == "xp"):
         return e.func.value if e.func.attr in METHOD_REDUCTIONS else None
     return None
 
@@ -256,6 +277,7 @@ class _Tape:
                           for n in analysis.iter_nodes([sub.slice]) if isinstance(n, gast.Name)}
         self.index_use |= {n.id for s in body for c in analysis.iter_nodes([s]) if _call_of(c, "rt.copy_slot", 2)
                            for n in analysis.iter_nodes([c.args[1]]) if isinstance(n, gast.Name)}
+        self.index_use |= arraypops.index_uses(body)
 
     def _numpy_valued(self, e) -> bool:
         if isinstance(e, gast.Name):
@@ -266,6 +288,8 @@ class _Tape:
             return self._numpy_valued(e.left) or self._numpy_valued(e.right)
         if isinstance(e, gast.UnaryOp):
             return self._numpy_valued(e.operand)
+        if arraypops.rt_form(e) is not None:  # (`rt.inplace(r, a, ...)`: NumPy's where `r` is)
+            return any(self._numpy_valued(a) for a in arraypops.flow_args(e))
         return _reduction_of(e) is not None or isinstance(e, gast.Call) and (analysis.dotted(e.func) or "").startswith("xp.")
 
     def _new(self, name: str):
@@ -399,6 +423,7 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, write
     local = dict(ranks)  # (the ranks of the loop's own names as it assigns them)
     body = [s for s in loop.body if not (build.is_comment(s) or isinstance(s, gast.Pass))]
     tape = _Tape(body, local, writes)
+    pops = arraypops.Pops(body, var, arraypops.pop_tapes(body))  # (a backward sweep's tapes, stores, deferred sums)
     scan.local = local
     for s in body:
         if isinstance(s, gast.Expr) and (lst := _list_call(s.value, "append")) is not None:
@@ -408,6 +433,14 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, write
             continue
         if tape.store(s, scan):  # (`a[j] = v` into an array this iteration made)
             continue
+        if (what := pops.statement(s, scan, local, _rank)) == "refuse":
+            return None
+        if what is not None:
+            if what != "store":
+                t = s.targets[0].id
+                tape.assigned(t, s)
+                value_names.add(t)
+            continue
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
             return None
         t = s.targets[0].id
@@ -415,6 +448,7 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, write
         local[t] = None if r is None or local.get(t, (None,) * r) is None or len(local.get(t, (None,) * r)) != r \
             else (None,) * r
         tape.assigned(t, s)
+        pops.assigned(t, s.value)
         if (lst := _list_call(s.value, "pop")) is not None:
             popped[lst] += 1
             value_names.add(t)
@@ -429,9 +463,10 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, write
             value_names.add(t)
         else:
             return None
-    lists = set(appended) | set(popped)
+    lists = set(appended) | set(popped) | pops.lists
     tapes = {lst for lst in appended if appended[lst] > 1 or tape.special(lst)}
-    if not lists <= lists_ok or any(c != 1 for lst, c in (appended + popped).items() if lst not in tapes) \
+    if not lists - pops.lists <= lists_ok or set(appended) & pops.lists \
+            or any(c != 1 for lst, c in (appended + popped).items() if lst not in tapes) \
             or set(appended) & set(popped) or not tape.sound(tapes, popped):
         return None
     if tape.ints & (scan.values | scan.indices | index_names | value_names):
@@ -449,6 +484,9 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, write
     early = analysis.exposed(tape.without_saved()) - {"xp", "rt", var}  # (rt: a push's shape_stub or copy_slot)
     if not set(results) <= bound or early - bound - lists or not tape.apart_from(results):
         return None
+    popped_ok = pops.sound(results, bound)
+    if popped_ok is None:
+        return None
     if (iter_scan.indices | ({loop.iter.id} if isinstance(loop.iter, gast.Name) else set())) & assigned:
         return None
     roles = {n: "value" for n in scan.values - assigned | (value_names & early)}
@@ -457,6 +495,9 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, write
     roles.update({n: "tape" for n in tapes})
     roles.update({n: "pop" for n in popped})
     roles.update({n: "ints" for n in tape.ints})
+    roles.update({n: "poptape" for n in pops.lists})
+    roles.update({n: "rows" for n in pops.rows})
+    roles.update({n: "written" for n in popped_ok[0] if roles.get(n) == "value"})  # (copied in, copied back)
     for n in iter_scan.indices | ({loop.iter.id} if isinstance(loop.iter, gast.Name) else set()):
         roles.setdefault(n, "range")
     for n in results:  # (assigned before read: what a loop of no iterations leaves, for the Python loop)
@@ -465,7 +506,9 @@ def _kernel_of(loop, bound: set, outside: set, ranks: dict, lists_ok: set, write
         roles.setdefault(n, "pre")
     if any(n not in bound for n in roles):
         return None
-    return sorted(roles), results, roles, scan.python_floats, tape.tape_sites(tapes, loop)
+    numpy = frozenset(r for r in results if r in tape.numpy and not local.get(r))  # (NumPy scalars in Python)
+    return sorted(roles), results, roles, scan.python_floats, tape.tape_sites(tapes, loop) \
+        + pops.loop_sites(loop, *popped_ok) + ([(None, None, "numpy", numpy, None, None, None)] if numpy else [])
 
 
 def _made_empty(lst: str, body: list, k: int) -> bool:

@@ -103,6 +103,9 @@ class Prim:
     numba: str = ""                # a numba loop kernel's call for it (`_exp`, the prelude's; `np.log`)
     numba_slow: bool = False       # numba's scalar call is slower than NumPy's SIMD loop (picks the kernel)
     array_loop: str = ""           # an array loop kernel's own function for it (emit/numba_arrayloops.py's prelude)
+    backward_loop: tuple = ()      # a reverse sweep's helper a backward loop kernel calls as `_rt_<name>` (emit/
+    #                                numba_arraypops.py): (its arguments, "v" a value, "i" an index, "n" None, "f"
+    #                                False, "s" a string; the argument whose rank its result has, -1: the values' most)
     positional: int | None = None  # a composite's most positional arguments (the rest keyword-only, as NumPy's)
     # ---- how array libraries other than NumPy provide it (s2s/backends/arrays.py, s2s/backends/array_fill.py) ----
     neutral: bool = False          # on dtypes, shapes or Python values: NumPy's function serves every array library

@@ -179,7 +179,8 @@ nondiff("xp.triu_indices", "xp.tril_indices", "xp.diag_indices", "xp.broadcast_s
 nondiff("stop_gradient", sig=_X, batch=SAME)
 nondiff("rt.clip_mask", "rt.clip_low", "rt.clip_high", sig=_X, batch=BROADCAST)
 nondiff("attr", "str", sig=_X, batch=CREATE)
-nondiff("rt.pick", sig=_X, broadcast_result=True, batch=BROADCAST)  # (shapes fold through it: passes/shapefold.py)
+nondiff("rt.pick", sig=_X, broadcast_result=True, batch=BROADCAST,
+        backward_loop=("vv", -1))  # (shapes fold through it: passes/shapefold.py)
 nondiff("print", sig=_X, effect=True, batch=SAME)
 # shape_query: the attribute of the same name (its value folds to a constant where shapes are known)
 for _q in ("shape", "ndim", "size"):
@@ -381,11 +382,11 @@ defjvp("xp.full_like", fill_value="rt.broadcast_to_like(dfill_value, ans)")
 # argument's shape; aliasing: may hand back an input itself; fill: (g, like, axis, keepdims) -> g
 # broadcast to like's shape)
 linear("rt.unbroadcast", "v, like", "v", "rt.broadcast_to_like(g, v)", shape_arg=1, result_like=1, aliasing=True,
-       float_of_first=True, shape_only=(1,), batch=by("rt.batched_unbroadcast"))
+       float_of_first=True, shape_only=(1,), batch=by("rt.batched_unbroadcast"), backward_loop=("vv", 0))
 linear("rt.broadcast_to_like", "v, like", "v", "rt.unbroadcast(g, v)", shape_arg=1, result_like=1, aliasing=True,
        diag="same", shape_only=(1,), batch=by("rt.batched_broadcast_to_like"))
 linear("rt.sum_vjp", "v, like, axis, keepdims", "v", "xp.sum(g, axis=axis, keepdims=keepdims)", shape_arg=1,
-       result_like=1, fill=True, shape_only=(1,), batch=by("rt.batched_sum_vjp"))
+       result_like=1, fill=True, shape_only=(1,), batch=by("rt.batched_sum_vjp"), backward_loop=("vvnf", 1))
 linear("rt.mean_vjp", "v, like, axis, keepdims", "v", "xp.mean(g, axis=axis, keepdims=keepdims)", shape_arg=1,
        result_like=1, fill=True, shape_only=(1,), batch=by("rt.batched_mean_vjp"))
 linear("rt.array_vjp", "v, like", "v", "rt.reshape_like(rt.real_like(xp.array(g), v), v)", aliasing=True,
@@ -457,7 +458,8 @@ defjvp("rt.outer_vjp_a", v="rt.outer_vjp_a(dv, a, b)", b="rt.outer_vjp_a(v, a, d
 prim("rt.outer_vjp_b", "v, a, b", zero_args=("b",), batch=LOOP)
 defvjp("rt.outer_vjp_b", v="xp.outer(a, g)", a="rt.outer_vjp_a(v, a, g)")
 defjvp("rt.outer_vjp_b", v="rt.outer_vjp_b(dv, a, b)", a="rt.outer_vjp_b(v, da, b)")
-prim("rt.max_vjp", "v, a, ans_, axis, keepdims", zero_args=REST, batch=by("rt.batched_max_vjp"))
+prim("rt.max_vjp", "v, a, ans_, axis, keepdims", zero_args=REST, batch=by("rt.batched_max_vjp"),
+     backward_loop=("vvvnf", 1))
 defvjp("rt.max_vjp", v="rt.max_jvp(g, a, ans_, axis, keepdims)")
 defjvp("rt.max_vjp", v="rt.max_vjp(dv, a, ans_, axis, keepdims)")
 linear("rt.max_jvp", "v, a, ans_, axis, keepdims", "v", "rt.max_vjp(g, a, ans_, axis, keepdims)",
@@ -485,14 +487,15 @@ linear("rt.jac_rows_t", "g_, rows, out, x", "g_", "rt.jac_from_rows(g, out, x)",
 # tree_preserving: a pytree when its first argument is one)
 linear("rt.copy_saved", "saved", "saved", "g", tree_preserving=True, batch=SAME, record_copy=True)
 linear("rt.private", "record, arrays", "record", "g", tree_preserving=True, batch=SAME, record_copy=True)
-linear("rt.fresh", "x", "x", "g", aliasing=True, tree_preserving=True, diag="same", batch=SAME)
+linear("rt.fresh", "x", "x", "g", aliasing=True, tree_preserving=True, diag="same", batch=SAME, backward_loop=("v", 0))
 # a sequence's cotangent parts in its container type
 linear("rt.like", "parts, src", "parts", "rt.like(g, parts)", aliasing=True, tree_args=(0, 1), tree_preserving=True,
        batch=by("rt.batched_like"))
 prim("rt.tree_add", "a, b", tree_sum=True, aliasing=True, tree_preserving=True, batch=BROADCAST)
 defvjp("rt.tree_add", a="g", b="g")
 defjvp("rt.tree_add", a="da", b="db")
-prim("rt.add_at", "acc, index, v", zero_args=("index",), tree_sum=True, mutates=True, tree_args=(0, 2))
+prim("rt.add_at", "acc, index, v", zero_args=("index",), tree_sum=True, mutates=True, tree_args=(0, 2),
+     backward_loop=("viv", 0))
 defvjp("rt.add_at", acc="g", v="g[index]")
 defjvp("rt.add_at", acc="rt.fresh(dacc)", v="rt.add_at(rt.zeros_like_tree(acc), index, dv)")
 linear("rt.copy_slot", "x, index", "x", "rt.add_at(rt.zeros_like_tree(x), index, g)", batch=LOOP)
@@ -514,7 +517,8 @@ prim("rt.checkpoint_save", "ck, *state", nondiff=True, effect=True, batch=BatchR
 prim("rt.checkpoint_store", "act, *state", nondiff=True, effect=True, batch=BatchRule("create"))
 nondiff("rt.checkpoint_plan", "rt.checkpoint_advance", "rt.checkpoint_range", sig="ck, *args")
 nondiff("rt.checkpoint_restore", sig="ck, *args", restores=True)
-linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)", mutates=True, batch=LOOP)
+linear("rt.zero_at", "acc, index", "acc", "rt.zero_at(rt.fresh(g), index)", mutates=True, batch=LOOP,
+       backward_loop=("vi", 0))
 prim("rt.take_at", "acc, index, like", zero_args=("index", "like"), tree_sum=True, mutates=True, batch=LOOP)
 defjvp("rt.take_at", acc="rt.take_at(rt.fresh(dacc), index, like)")
 defvjp("rt.take_at", acc="rt.take_at_t(g, index, acc)")

@@ -24,7 +24,8 @@ linear("rt.dtype_ct", "g_, like, at", "g_", "rt.dtype_ct(g, like, at)", same_sha
 # (no `same_shape`: a pass reading `a`'s shape from `r` would let `a`'s check go as dead code; reverse
 # mode keeps the check where nothing reads `a`, `checks`; in a loop kernel, of numbers, it is `r`)
 prim("rt.inplace", "r, a, ufunc, at", zero_args=("a", "ufunc", "at"), aliasing=True, batch=by("rt.batched_inplace"),
-     loop_kernel=True, checks=True)
+     loop_kernel=True, checks=True, result_like=0,  # (`r`: of `a`'s shape where `a` is an array, or NumPy raises)
+     backward_loop=("vvss", 0))
 defvjp("rt.inplace", r="rt.inplace_ct(g, r, a)")
 defjvp("rt.inplace", r="dr")
 prim("rt.batched_inplace", "flags, r, a, ufunc, at", zero_args=("flags", "a", "ufunc", "at"), aliasing=True,
@@ -32,4 +33,4 @@ prim("rt.batched_inplace", "flags, r, a, ufunc, at", zero_args=("flags", "a", "u
 defvjp("rt.batched_inplace", r="rt.inplace_ct(g, r, a)")
 defjvp("rt.batched_inplace", r="dr")
 linear("rt.inplace_ct", "g_, r, a", "g_", "rt.inplace_ct(g, r, a)", shape_only=(1, 2), same_shape=True, aliasing=True,
-       batch=SAME, batched_by="g_")
+       batch=SAME, batched_by="g_", backward_loop=("vvv", 0))
