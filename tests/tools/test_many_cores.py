@@ -21,16 +21,26 @@ def _args(*extra):
 @pytest.mark.parametrize("peers", ["jax", "none"])
 def test_steps_cover_both_blas_settings_within_the_budget(peers):
     args = _args("--peers", peers)
-    steps = many_cores.steps(args)
-    names = [name for name, _, _ in steps]
+    steps = many_cores.steps(args, 8)
+    names = [name for name, _, _, _ in steps]
     assert names[:4] == ["w-blas-default", "w-blas-1", "loops-blas-1", "loops-blas-default"]
     assert any(n.startswith("loops-jax") for n in names) == (peers == "jax")
-    for name, argv, _ in steps:
+    for name, argv, _, env in steps:
+        assert env == {}
         setting = argv[argv.index("--blas-threads") + 1]
         assert setting in ("default", "1") and argv[argv.index("--json") + 1] == f"{name}.json"
         if name.startswith("w-"):
             assert argv[argv.index("--peers") + 1] == peers and name.endswith(setting)
-    assert sum(limit for _, _, limit in steps) <= args.budget - many_cores.RESERVE
+    assert sum(limit for _, _, limit, _ in steps) <= args.budget - many_cores.RESERVE
+
+
+def test_on_more_than_8_cores_a_last_step_times_s2s_on_8_threads():
+    main = many_cores.steps(_args("--peers", "none"), 8)
+    more = many_cores.steps(_args("--peers", "none"), 13)
+    assert more[:-1] == main
+    name, argv, _, env = more[-1]
+    assert name == "w-blas-1-s2s-threads-8" and env == {"S2S_THREADS": "8"}
+    assert argv[argv.index("--blas-threads") + 1] == "1" and "W9" in argv and "W" not in argv
 
 
 def test_a_step_past_its_limit_is_killed_with_its_children(tmp_path):

@@ -15,7 +15,10 @@ decisions start afresh), run in this order, each killed at its time limit and at
 3. `bench_loops.py` with BLAS on one thread and at its default, s2s and hand only,
 4. `bench_loops.py` with JAX's columns (JAX's `grad` of a Python loop runs op by op and its
    `jax.jit` traces the unrolled loop: each program in its own process, so one slow JAX call
-   costs only its own row).
+   costs only its own row),
+5. where s2s may use more than 8 threads, and only with the budget's time left: the rows whose
+   kernels and products s2s shares out (W4, W5, W9, W10), BLAS on one thread, with
+   S2S_THREADS=8, the most before issue 46 (does a 13-core machine's every core pay?).
 
 The BLAS threads variables (OPENBLAS/MKL/OMP_NUM_THREADS) are removed from the children's
 environment, so "default" is what a user who sets nothing gets (each page says what BLAS ran), and
@@ -52,10 +55,15 @@ from bench_util import fmt_time, machine_lines, markdown_table  # noqa: E402
 BLAS_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
 JAX_LOOPS = ("svm_loss_naive", "softmax_loss_naive")  # bench_loops' programs with a JAX column
 RESERVE = 10.0  # seconds of the budget kept for the summary
+EIGHT = 8  # s2s's threads for one call at most before issue 46 (the comparison step's S2S_THREADS)
+THREADED_ROWS = ("W4", "W5 linear-mse-grad", "W9", "W10")  # rows whose kernels or products s2s shares out
 
 
-def steps(args) -> list[tuple[str, list[str], float]]:
-    """(name, command line, time limit in seconds) of each measurement, in the order they run."""
+def steps(args, most_threads: int = 1) -> list[tuple[str, list[str], float, dict]]:
+    """(name, command line, time limit in seconds, environment added) of each measurement, in the
+    order they run. Where s2s may use more than `EIGHT` threads (`most_threads`), a last step, run
+    only if the budget has time left, times the rows with large products and kernels again with
+    S2S_THREADS=8 (the most before issue 46), so one run says whether the extra cores pay."""
     quick = ["--quick"] if args.quick else []
     timing = ["--rounds", str(args.rounds), "--min-time", str(args.min_time)]
     out = []
@@ -63,25 +71,31 @@ def steps(args) -> list[tuple[str, list[str], float]]:
         name = f"w-blas-{setting}"
         out.append((name, ["bench.py", "--only", "W", "--blas-threads", setting, "--peers", args.peers,
                            "--first-calls", "0", *timing, *quick, "--out", f"{name}.md", "--json", f"{name}.json"],
-                    args.w_limit))
+                    args.w_limit, {}))
     loop_timing = ["--rounds", str(args.rounds), "--min-time", str(args.loops_min_time)]
     for setting in ("1", "default"):
         name = f"loops-blas-{setting}"
         out.append((name, ["bench_loops.py", "--blas-threads", setting, "--peers", "none", *loop_timing, *quick,
-                           "--out", f"{name}.md", "--json", f"{name}.json"], args.loops_limit))
+                           "--out", f"{name}.md", "--json", f"{name}.json"], args.loops_limit, {}))
     if args.peers == "jax":
         for program in JAX_LOOPS:
             name = f"loops-jax-{program}"
             out.append((name, ["bench_loops.py", "--blas-threads", "1", "--only", program, "--rounds", "3",
                                "--min-time", str(args.loops_min_time), *quick,
-                               "--out", f"{name}.md", "--json", f"{name}.json"], args.jax_loops_limit))
+                               "--out", f"{name}.md", "--json", f"{name}.json"], args.jax_loops_limit, {}))
+    if most_threads > EIGHT:
+        name = f"w-blas-1-s2s-threads-{EIGHT}"
+        only = [a for w in THREADED_ROWS for a in ("--only", w)]
+        out.append((name, ["bench.py", *only, "--blas-threads", "1", "--peers", "none", "--first-calls", "0",
+                           *timing, *quick, "--out", f"{name}.md", "--json", f"{name}.json"],
+                    args.w_limit, {"S2S_THREADS": str(EIGHT)}))
     return out
 
 
-def run_step(argv: list[str], folder: Path, log: Path, limit: float) -> tuple[str, float]:
+def run_step(argv: list[str], folder: Path, log: Path, limit: float, extra_env: dict | None = None) -> tuple[str, float]:
     """Run one step's tool in its own process group, in `folder`; ("ok" | "exit N" | "timed out
     after N s", seconds). A step past its limit is killed with everything it started."""
-    env = {k: v for k, v in os.environ.items() if k not in BLAS_VARS} | {"JAX_PLATFORMS": "cpu"}
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_VARS} | {"JAX_PLATFORMS": "cpu"} | (extra_env or {})
     start = time.perf_counter()
     with open(log, "w", encoding="utf-8") as f:
         child = subprocess.Popen([sys.executable, str(TOOLS / argv[0]), *argv[1:]], cwd=folder, env=env,
@@ -268,18 +282,26 @@ def main(argv=None) -> int:
     summary = {"command": " ".join(["python tools/bench/many_cores.py", *(argv if argv is not None else sys.argv[1:])]),
                "machine": machine_lines(), "cpu": cpu_info(folder), "blas": blas_info(), "steps": [],
                "s2s_threads": _s2s_threads()}
-    for name, step_argv, limit in steps(args):
+    for name, step_argv, limit, extra_env in steps(args, summary["s2s_threads"]):
         left = deadline - time.perf_counter()
         if left < 5:
             summary["steps"].append({"step": name, "status": "not run: the budget was spent", "seconds": 0.0})
             print(f"{name}: not run, the budget was spent", flush=True)
             continue
-        status, seconds = run_step(step_argv, folder, folder / f"{name}.log", min(limit, left))
+        status, seconds = run_step(step_argv, folder, folder / f"{name}.log", min(limit, left), extra_env)
         summary["steps"].append({"step": name, "status": status, "seconds": round(seconds, 1),
                                  "command": " ".join(["python", f"tools/bench/{step_argv[0]}", *step_argv[1:]])})
         print(f"{name}: {status} ({seconds:.1f} s)", flush=True)
     w_runs = {s: _load(folder / f"w-blas-{s}.json") for s in ("default", "1")}
     w_text, summary["w"] = w_table(w_runs)
+    eight = _load(folder / f"w-blas-1-s2s-threads-{EIGHT}.json")
+    threads_text = ""
+    if eight:  # (the same rows of the BLAS 1 run, s2s on every core, beside S2S_THREADS=8)
+        every = {"rows": [r for r in (w_runs["1"] or {}).get("rows", []) if r["workload"].startswith(THREADED_ROWS)]}
+        threads_text, summary["threads"] = w_table({f"1, s2s on {summary['s2s_threads']} threads": every,
+                                                    f"1, S2S_THREADS={EIGHT}": eight})
+        threads_text = (f"## s2s's threads: {summary['s2s_threads']} against {EIGHT}, BLAS on one thread\n\n"
+                        "Two processes, so compare each ratio to hand, not the hand times:\n\n" + threads_text)
     loop_runs = {step["step"]: _load(folder / f"{step['step']}.json") for step in summary["steps"]
                  if step["step"].startswith("loops")}
     summary["loops"] = {k: (v or {}).get("rows") for k, v in loop_runs.items()}
@@ -304,6 +326,7 @@ def main(argv=None) -> int:
                                                        for s in summary["steps"]], [False, False, True]),
         "## W rows: wall time × hand (median over turns)", "",
         w_text,
+        threads_text,
         "## Loop programs: s2s jit(grad) / the author's forward + backward", "",
         loops_table(loop_runs, {step["step"]: step["status"] for step in summary["steps"]}),
         "Each step's page (`<step>.md`) has its per-row details, CPU-time ratios and load.", ""])
