@@ -6,4 +6,5 @@
 set -eu
 : "${OUT:?set OUT to the folder for the results}"
 cd "$(dirname "$0")/../.."
-exec "${PYTHON:-python}" tools/bench/many_cores.py --out "$OUT" "$@"
+PY="${PYTHON:-$(command -v python || command -v python3)}"
+exec "$PY" tools/bench/many_cores.py --out "$OUT" "$@"
