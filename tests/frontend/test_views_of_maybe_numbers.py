@@ -56,11 +56,33 @@ def asarray_after_update(x):
     return np.sum(w ** 2) + np.sum(a)
 
 
+def after_a_loop(x):
+    acc = x * 1.0
+    for k in range(2):                    # acc is an array or a number after the loop, as before it
+        acc = acc * 0.9 + 0.1 * np.tanh(acc)
+    a = acc.copy()
+    v = a.reshape(4)
+    a *= 3.0
+    return np.sum(acc + 0.2 * v * x)
+
+
+def after_a_returning_branch(x):
+    acc = x * 1.0
+    if np.sum(acc) > 30.0:                # (the branch returns: after the `if`, acc is the one above)
+        acc = acc * 2.0
+        return np.sum(acc)
+    a = acc.copy()
+    v = a.reshape(2, 2)
+    a *= -1.5
+    return np.sum(acc + 0.2 * v.ravel() * x)
+
+
 X = np.array([0.3, -0.7, 1.1, 0.4])
 M = np.array([[0.3, -0.7], [1.1, 0.4]])
 CASES = {f.__name__: (f, x) for f, x in [
     (reshape_then_scale, X), (reshape_write_through, X), (cast_after_item_store, X),
-    (astype_after_slice_write, X), (transpose_after_store, M), (asarray_after_update, X)]}
+    (astype_after_slice_write, X), (transpose_after_store, M), (asarray_after_update, X),
+    (after_a_loop, X), (after_a_returning_branch, X)]}
 
 
 def _case(name):

@@ -156,6 +156,50 @@ def _sized(view: _View) -> bool:
     return size != 1
 
 
+def _falls_through(stmts) -> bool:
+    """Whether a block may end by reaching its end (not by a return, raise, break or continue)."""
+    if not stmts:
+        return True
+    last = stmts[-1]
+    if isinstance(last, (gast.Return, gast.Raise, gast.Break, gast.Continue)):
+        return False
+    if isinstance(last, gast.If):
+        return _falls_through(last.body) or _falls_through(last.orelse)
+    return True
+
+
+def _jumps(stmts) -> bool:
+    """Whether a loop body holds a `break` or `continue` of its own loop."""
+    todo = list(stmts)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (gast.Break, gast.Continue)):
+            return True
+        if not isinstance(n, (gast.For, gast.While, gast.FunctionDef, gast.Lambda)):
+            todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, gast.stmt))
+    return False
+
+
+def _joined(s, bound, before: dict, ends: dict) -> dict:
+    """The facts of the names compound statement `s` binds that hold on every path out of it: an
+    `if`'s branches that fall through, a loop's entry and its body's end (a loop without `else`,
+    `break` or `continue`); none for other statements. A fact holds on both paths where each holds
+    it (the same rank, else not known; C-contiguous and sure where both are)."""
+    if isinstance(s, gast.If):
+        paths = [ends[f] for f in ("body", "orelse") if _falls_through(getattr(s, f))]  # (no else: `before`)
+    elif isinstance(s, (gast.For, gast.While)) and not s.orelse and not _jumps(s.body):
+        paths = [before, ends["body"]]
+    else:
+        return {}
+    out = {}
+    for n in bound if paths else ():
+        facts = [p.get(n) for p in paths]
+        if all(f is not None for f in facts):
+            ranks = {f[0] for f in facts}
+            out[n] = (ranks.pop() if len(ranks) == 1 else None, all(f[1] for f in facts), all(f[2] for f in facts))
+    return out
+
+
 class _Rewriter(SourceRewriter):
     changed = False
 
@@ -488,20 +532,24 @@ class _Rewriter(SourceRewriter):
 
     def compound(self, s, views, known):
         bound = _assigned(s, known.keys() | self.params)
+        before = dict(known)
         if isinstance(s, (gast.For, gast.While)):  # a later iteration reads what the body binds
             self.forget(views, bound)
             for n in bound:
                 known.pop(n, None)
+        ends = {}
         for field in ("body", "orelse", "finalbody"):
             block = getattr(s, field, None)
             if isinstance(block, list):
-                setattr(s, field, self.block_with(block, dict(views), dict(known)))
+                ends[field] = dict(known)
+                setattr(s, field, self.block_with(block, dict(views), ends[field]))
         if isinstance(s, gast.Try):
             for h in s.handlers:
                 h.body = self.block_with(h.body, dict(views), dict(known))
         self.forget(views, bound)
         for n in bound:
             known.pop(n, None)
+        known.update(_joined(s, bound, before, ends))
         return s
 
     @staticmethod
