@@ -176,7 +176,7 @@ def _jumps(stmts) -> bool:
         if isinstance(n, (gast.Break, gast.Continue)):
             return True
         if not isinstance(n, (gast.For, gast.While, gast.FunctionDef, gast.Lambda)):
-            todo.extend(c for c in gast.iter_child_nodes(n) if isinstance(c, gast.stmt))
+            todo.extend(gast.iter_child_nodes(n))  # (an `except` handler's body, a `match` case's too)
     return False
 
 
