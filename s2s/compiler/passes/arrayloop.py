@@ -127,8 +127,9 @@ class _Scan:
             return not isinstance(e.value, gast.Constant) and self.value(e.value)
         if arraypops.rt_form(e) is not None:  # (a reverse sweep's runtime helper with a kernel form)
             return arraypops.rt_args_ok(e, self)
-        if (x := _reduction_of(e)) is not None:  # (`(a * b).sum()` inside an expression)
-            return _rank(x, self.local if self.local is not None else self.ranks) == 1 and self.value(x)
+        if (x := _reduction_of(e)) is not None:  # (`(a * b).sum()` inside an expression; of another rank than 1,
+            # numba's typing refuses the kernel's `_sum1` and the Python loop runs)
+            return _rank(x, self.local if self.local is not None else self.ranks) in (1, None) and self.value(x)
         if _zeros_shape(e) is not None:
             self.arrays = True
             return True
