@@ -108,7 +108,7 @@ def _names(s) -> set[str]:
 # to a size other than 1); an index view `b[k]` raises for a number itself
 _LAYOUT = frozenset({"T", "reshape", "same", "cast"})
 # what a parameter may be whose items and slices are copies, not views (Python's types)
-_CONTAINERS = ("list", "tuple", "dict", "str", "bytes")
+_CONTAINERS = tuple(t.__name__ for t in (list, tuple, dict, str, bytes))
 
 
 def _sure_base(base: str, known: dict) -> bool:
