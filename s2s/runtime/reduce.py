@@ -30,6 +30,14 @@ def sum_vjp(v, like, axis, keepdims):
     """Cotangent of `sum(like, axis, keepdims)`: broadcast back to `like`'s shape."""
     if axis is None and not keepdims:
         return _filled_like(like, v)
+    if type(like) is np.ndarray and type(v) is np.ndarray and type(axis) is int and -like.ndim <= axis < like.ndim \
+            and v.dtype == like.dtype and like.dtype.kind in "fc":  # (one axis of a NumPy float array: a copy
+        shape = list(like.shape)  # of the cotangent, without expand_dims's and broadcast_to's wrappers)
+        shape[axis] = 1
+        if v.shape == (tuple(shape) if keepdims else like.shape[:axis % like.ndim] + like.shape[axis % like.ndim + 1:]):
+            out = np.empty(like.shape, dtype=like.dtype)
+            out[...] = v.reshape(shape)
+            return out
     return np.broadcast_to(_expand_reduced(v, like, axis, keepdims), shape_of(like)).astype(float_dtype(like))
 
 
