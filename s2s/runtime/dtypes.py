@@ -11,7 +11,7 @@ import numpy as np
 from .core import namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("dtype_gate", "stored_as", "dtype_ct", "inplace", "batched_inplace", "inplace_ct")
+__all__ = ("dtype_gate", "stored_as", "dtype_ct", "inplace", "inplace_checked", "batched_inplace", "inplace_ct")
 
 
 def dtype_gate(x, at):
@@ -73,6 +73,12 @@ def inplace(r, a, ufunc, at):
     if rs != a.shape or not np.can_cast(rd, a.dtype, casting="same_kind"):
         _refuse_inplace(namespace(a).asarray(r), a, rs, a.shape, ufunc, at)
     return namespace(a).asarray(r).astype(a.dtype)
+
+
+def inplace_checked(r, a, ufunc, at):
+    """`inplace`, where reverse mode keeps the check though no sweep reads its value (an effect no
+    pass removes until shape folding shows it passes: passes/inplace_folds.py)."""
+    return inplace(r, a, ufunc, at)
 
 
 def batched_inplace(flags, r, a, ufunc, at):

@@ -37,7 +37,8 @@ def _reads_only(value) -> bool:
 
 def _inplace(value) -> bool:
     """`rt.inplace(r, a, ufunc, at)`, the value `a op= v` leaves in `a` (runtime/dtypes.py)."""
-    return isinstance(value, gast.Call) and dotted(value.func) == "rt.inplace" and len(value.args) == 4 \
+    return isinstance(value, gast.Call) and dotted(value.func) in ("rt.inplace", "rt.inplace_checked") \
+        and len(value.args) == 4 \
         and not value.keywords
 
 

@@ -52,7 +52,7 @@ class _Numpy(gast.NodeTransformer):
 
     def visit_Call(self, node):
         f = node.func
-        if isinstance(f, gast.Attribute) and f.attr == "inplace" and isinstance(f.value, gast.Name) \
+        if isinstance(f, gast.Attribute) and f.attr in ("inplace", "inplace_checked") and isinstance(f.value, gast.Name) \
                 and f.value.id == "rt" and node.args:
             return self.visit(node.args[0])
         return self.generic_visit(node)

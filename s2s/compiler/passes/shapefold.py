@@ -43,6 +43,7 @@ from ...base import record
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
+from . import inplace_folds
 from .base import Pass, bottom_up
 from .float64 import float64_names, is_float64, witnessed
 from .stack import lists_made, local_lists, pop_of, push_of
@@ -562,12 +563,8 @@ def _folded(v, shapes):
         return args[0]  # (a float64 cotangent of a float64 value: real already)
     if f == "rt.real_result" and len(args) == 2 and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 output is real: JAX's check passes)
-    if f == "rt.inplace" and len(args) == 4 and shape is not None and shape == shape_of(args[1], shapes) \
-            and is_float64(args[0], shapes.f64, shapes.ints) and is_float64(args[1], shapes.f64, shapes.ints):
-        return args[0]  # (`a op= v` of float64 values of `a`'s shape: NumPy's update in place is the value)
-    if f == "rt.inplace_ct" and len(args) == 3 and is_float64(args[1], shapes.f64, shapes.ints) \
-            and is_float64(args[2], shapes.f64, shapes.ints):
-        return args[0]  # (the cotangent of a float64 value kept in a float64 array: no cast)
+    if f in inplace_folds.CALLS:  # (`a op= v`'s check, where it passes)
+        return inplace_folds.folded(f, args, shapes, lambda e: shape_of(e, shapes))
     if f == "rt.tree_add" and len(args) == 2 and all(shape_of(a, shapes) is not None for a in args):
         return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
     if f == "rt.zeros_like_tree" and len(args) == 1 and isinstance(args[0], gast.Name) and args[0].id in shapes.f64 \
@@ -646,6 +643,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     shapes = uniform_shapes(body, params, known, flow, notes)[1]
     shapes.roots = facts["shape_roots"]
     shapes.f64 = _float64(body, params, counts, flow, known, notes, shapes.ints)
+    shapes.scalars = inplace_folds.scalar_names(body, params, lambda e: shape_of(e, shapes))
     known["name_shapes"] = shapes  # (the last run's: array_methods reads them)
     shapes.update({n: s for n, s in flow.items() if s is not None})
     top = {id(s) for s in body}

@@ -28,6 +28,10 @@ prim("rt.inplace", "r, a, ufunc, at", zero_args=("a", "ufunc", "at"), aliasing=T
      backward_loop=("vvss", 0))
 defvjp("rt.inplace", r="rt.inplace_ct(g, r, a)")
 defjvp("rt.inplace", r="dr")
+prim("rt.inplace_checked", "r, a, ufunc, at", zero_args=("a", "ufunc", "at"), aliasing=True, effect=True,
+     batch=by("rt.batched_inplace"), loop_kernel=True, checks=True)
+defvjp("rt.inplace_checked", r="rt.inplace_ct(g, r, a)")
+defjvp("rt.inplace_checked", r="dr")
 prim("rt.batched_inplace", "flags, r, a, ufunc, at", zero_args=("flags", "a", "ufunc", "at"), aliasing=True,
      batch=LOOP, checks=True)
 defvjp("rt.batched_inplace", r="rt.inplace_ct(g, r, a)")

@@ -392,6 +392,7 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
             return fwd
         read = frozenset([out_atom.id]) if self.out_read and isinstance(out_atom, gast.Name) else frozenset()
         keep = raising.unread_raising(fwd + rest, mine, live_at_end=read, sinks=self.dead_stores)
+        _checked(fwd, keep, self.dead_stores, self.active)
         return raising.with_keeps(fwd, keep, self.namer, self.ns) if keep else fwd
 
     def needs_init(self) -> set[str]:
@@ -405,6 +406,23 @@ def _checks(value) -> bool:
     """Whether `value` calls a primitive that raises where NumPy would (`a op= v`'s `rt.inplace`)."""
     p = registry.lookup(analysis.classify(value)) if isinstance(value, gast.Call) else None
     return p is not None and p.checks
+
+
+def _checked(fwd, keep, sinks, active) -> None:
+    """Each check of an active array in the forward sweep (`a op= v`'s `rt.inplace`) that `keep`
+    lacks becomes `rt.inplace_checked`, which no pass removes unless shape folding shows that it
+    passes: a pass that reads `a`'s shape from elsewhere would leave it unread. Not where `a` is
+    (a view of) an array nothing reads (`sinks`: an author's dead `dW`); an inactive one is
+    `keep`'s (unread_raising)."""
+    views = {s.targets[0].id for s in analysis.walk_stmts(fwd) if raising.simple(s)
+             and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Subscript)
+             and isinstance(s.value.value, gast.Name) and s.value.value.id in sinks}
+    for s in analysis.walk_stmts(fwd):
+        if raising.simple(s) and s not in keep and isinstance(s.targets[0], gast.Name) and s.targets[0].id in active \
+                and analysis.dotted(s.value.func if isinstance(s.value, gast.Call) else None) == "rt.inplace":
+            a = s.value.args[1] if len(s.value.args) > 1 else None
+            if not (isinstance(a, gast.Name) and (a.id in sinks or a.id in views)):
+                s.value.func = build.attr(build.name("rt"), "inplace_checked")
 
 
 def _aux_pair(body, ret):
