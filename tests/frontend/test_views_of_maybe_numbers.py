@@ -77,12 +77,32 @@ def after_a_returning_branch(x):
     return np.sum(acc + 0.2 * v.ravel() * x)
 
 
+def after_a_tuple_assignment(x):
+    acc = x * 1.0
+    tb = acc * 3.0
+    if np.sum(acc) > -2.0:
+        acc, tb = tb * 0.5 + 0.5 * np.tanh(acc), acc   # each name's value an array or a number
+    a = acc.copy()
+    v = a.reshape(4)
+    a *= 3.0
+    return np.sum(acc + 0.2 * v * tb)
+
+
+def times_a_reduction(x):
+    acc = x * 1.0
+    acc = acc * 0.9 + 0.1 * np.tanh(acc)[:4] * np.sum(x)   # (what np.sum returns, times an array)
+    a = acc.copy()
+    v = a.reshape(2, 2)
+    a *= -1.5
+    return np.sum(acc + 0.2 * v.ravel() * x)
+
+
 X = np.array([0.3, -0.7, 1.1, 0.4])
 M = np.array([[0.3, -0.7], [1.1, 0.4]])
 CASES = {f.__name__: (f, x) for f, x in [
     (reshape_then_scale, X), (reshape_write_through, X), (cast_after_item_store, X),
     (astype_after_slice_write, X), (transpose_after_store, M), (asarray_after_update, X),
-    (after_a_loop, X), (after_a_returning_branch, X)]}
+    (after_a_loop, X), (after_a_returning_branch, X), (after_a_tuple_assignment, X), (times_a_reduction, X)]}
 
 
 def _case(name):

@@ -156,6 +156,17 @@ def _sized(view: _View) -> bool:
     return size != 1
 
 
+def _pairs(s) -> list:
+    """`a, b = e1, e2` as [(a, e1), (b, e2)] (distinct names, as many as values); else []."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], (gast.Tuple, gast.List))
+            and isinstance(s.value, (gast.Tuple, gast.List)) and len(s.targets[0].elts) == len(s.value.elts)):
+        return []
+    names = [t.id if isinstance(t, gast.Name) else None for t in s.targets[0].elts]
+    if None in names or len(set(names)) != len(names):
+        return []
+    return list(zip(names, s.value.elts))
+
+
 def _falls_through(stmts) -> bool:
     """Whether a block may end by reaching its end (not by a return, raise, break or continue)."""
     if not stmts:
@@ -231,6 +242,13 @@ class _Rewriter(SourceRewriter):
         return {a.id for a in fn.args.args} - bound
 
     # ---- facts known now ----
+    def _numpy_call(self, e) -> bool:
+        """Whether `e` calls one of NumPy's functions (no `out=`)."""
+        if not isinstance(e, gast.Call) or any(k.arg == "out" for k in e.keywords):
+            return False
+        found, fn = self.global_value(e.func)
+        return found and (isinstance(fn, np.ufunc) or (getattr(fn, "__module__", None) or "").startswith("numpy"))
+
     def _numpy(self, node, name: str) -> bool:
         found, value = self.global_value(node)
         return found and value is getattr(np, name, None)
@@ -299,6 +317,11 @@ class _Rewriter(SourceRewriter):
             a, b = rank(v.left), rank(v.right)
             floats = [e for e in (v.left, v.right) if isinstance(e, gast.Constant) and type(e.value) is float]
             if floats and isinstance(v.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)):  # a list times 1.0 raises
+                a, b = (None if a is False else a), (None if b is False else b)
+            elif isinstance(v.op, (gast.Add, gast.Sub, gast.Mult, gast.Div)) and (a is False) != (b is False) \
+                    and self._numpy_call(v.left if a is False else v.right):
+                # (an array or number with what a NumPy function returns: an array, a NumPy number, or
+                # a list or tuple, which an array takes as an array and a float refuses)
                 a, b = (None if a is False else a), (None if b is False else b)
             if a is False or b is False or all(isinstance(e, gast.Constant) for e in (v.left, v.right)):
                 return False
@@ -512,10 +535,14 @@ class _Rewriter(SourceRewriter):
                                                            or view.kind == "reshape" and _sized(view)):
                 _proven(known, {view.base})  # (the read raises for a number, as NumPy's does)
             return [s]
+        pairs = _pairs(s)  # (`a, b = e1, e2`: each name's fact, from what was known before)
+        ranks = {n: self._array(e, known) for n, e in pairs}
+        facts = {n: (ranks[n], self.fresh_c(e, known), self._sure(e, known)) for n, e in pairs if ranks[n] is not False}
         if bound:
             self.forget(views, bound)
             for n in bound:
                 known.pop(n, None)
+        known.update(facts)
         base = self._base_written(s)
         if base is not None and isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) \
                 and not _sure_base(base, known) and base not in self.params:  # (a number: bound anew)
