@@ -26,7 +26,14 @@ A transpose, a reshape, `np.asarray(b)` and a cast of a NumPy scalar are copies,
 base that may be a number by the source (`b = x * 1.0` of a parameter) they are followed only where
 `b` is known to be an array: after a statement that raises for a number (an item store `b[k] = v`,
 an index view `b[k]`, a reshape to a literal size other than 1). `b op= e` of such a base that
-nothing proved an array, and a write through such a view, stay refused.
+nothing proved an array, and a write through such a view, stay refused. What is known of a name (an
+array or a number, its rank, C-contiguous, known an array) holds after an `if` or a loop that binds
+it where it holds on every path out of it.
+
+An index view of a parameter (`row = x[0]`), which may be the caller's list, tuple or dict (their
+items and slices are copies), is taken again after a store into the parameter or `x op= e` under
+`if isinstance(x, (list, tuple, dict, str, bytes)): row = row else: row = x[0]`; `x[k] op= e` (a
+list's item may be an array updated in place) and a write through the view stay refused.
 
 A view stops being followed where a name its expression reads is bound again (so taking it again
 would read another array), where the view or its base is passed to a call that may write into it
