@@ -263,3 +263,36 @@ def test_a_division_keeps_python_floats_python_s():
     assert found is not None
     sites = [s for s in found[4] if s[2] == "pop"]
     assert [s[4][3] for s in sites] == [True, True]
+
+
+DEFER_WRITTEN = """
+for i in r:
+    t = X[i]
+    v = t[0:3] * 2.0
+    acc = rt.defer_dot_vjp_b(rows, acc, v, t, W)
+    X[i] = tape.pop()
+    u = tape.pop()
+    s = s + u
+"""
+
+
+@needs_numba
+def test_a_deferred_product_of_rows_the_loop_writes_keeps_copies():
+    """The rows `X[i]` of a deferred product are the values the loop saw, not those after its
+    stores into `X` (the kernel keeps copies of them); the total is the loop's up to rounding."""
+    from s2s.runtime import deferred_sums
+    r = np.random.default_rng(4)
+    kernel = _loop(DEFER_WRITTEN, {"X": 2, "W": 2, "acc": 2, "s": 0, "t": 1, "v": 1, "u": 0}, {"acc", "s"})
+    assert [s[3][4] for s in kernel._plan.sites if s[2] == "defer"] == [None]  # (copies, not X's rows)
+    X, W = r.normal(size=(N, 5)), r.normal(size=(5, 3))
+    tape = []
+    for _ in range(N):
+        tape += [np.float64(r.normal()), r.normal(size=5)]
+    state = {"r": range(N), "X": X, "W": W, "acc": np.zeros((5, 3)), "s": 0.0, "tape": tape,
+             "rows": deferred_sums.deferred_rows(range(N))}
+    got, after, want, other, compiled = _run_both(kernel, state)
+    assert compiled
+    acc_want = deferred_sums.add_deferred(other["rows"], want[0])
+    np.testing.assert_allclose(got[0], acc_want, rtol=1e-13, atol=1e-14)
+    assert got[1] == want[1]
+    _same(after["X"], other["X"])

@@ -344,7 +344,12 @@ class _Tape:
     def assigned(self, t: str, stmt) -> None:
         value, at = stmt.value, self.body.index(stmt)
         self.done.add(t)
-        if isinstance(value, gast.Name):
+        first = value.args[0] if arraypops.rt_form(value) is not None and value.args else None
+        if isinstance(first, gast.Name) and arraypops.hands_back_first(value):  # (`rt.add_at(b, j, v)` is `b`,
+            self.maker[t] = self.maker.get(first.id)  # written into: a store into what `b` holds)
+            if arraypops.writes_first(value):
+                self.stores.append((self.maker.get(first.id), at))
+        elif isinstance(value, gast.Name):
             self.maker[t] = self.maker.get(value.id)  # (its object: None for one from before the loop)
         else:
             self.maker[t] = at

@@ -71,6 +71,18 @@ def index_uses(body: list) -> set:
             if isinstance(n, gast.Name)}
 
 
+def hands_back_first(e) -> bool:
+    """Whether runtime helper call `e` may return its first argument itself (or writes into it)."""
+    p = _prim(e)
+    return p.aliasing or p.mutates
+
+
+def writes_first(e) -> bool:
+    """Whether runtime helper call `e` writes into its first argument."""
+    p = _prim(e)
+    return p.mutates and p.mutated == 0
+
+
 def flow_args(e) -> list:
     """The arguments of runtime helper call `e` whose values its result may carry (the values not
     read only for their shape or as indices)."""
@@ -136,7 +148,8 @@ class Pops:
             if lst is not None:
                 if lst not in self.lists:
                     return "refuse"
-                self.sites.append((at, lst, "popstore", t, None, 0, None))
+                r = local.get(t.value.id)  # (the rank of what it restores: an item, or a row)
+                self.sites.append((at, lst, "popstore", t, None, None if r is None else len(r) - len(parts), None))
             elif not (scan.value(s.value) and rank(s.value, local) == 0):
                 return "refuse"
             self.written.add(t.value.id)
@@ -173,7 +186,7 @@ class Pops:
         if isinstance(value, gast.Call) and rt_form(value) is not None and value.args:
             p = _prim(value)
             first = _name(value.args[0])
-            if (p.aliasing or p.mutates) and first is not None:  # (may hand back its first argument itself)
+            if hands_back_first(value) and first is not None:
                 self.links.append((t, first))
             if p.mutates and p.mutated != 0:
                 self.written.add("")  # (into another argument: refused by `sound`)
@@ -196,9 +209,11 @@ class Pops:
 
     def sound(self, results, bound) -> tuple | None:
         """(the names whose objects the loop may write into, the pop sites whose popped value
-        may be something else last), or None where the kernel cannot stand for the loop: a result
-        that may hold a popped row, a deferred sum whose total the loop reads elsewhere, an
-        in-place helper on an unnamed value."""
+        may be something else last, those the loop never reads, the names that may reach a
+        division), or None where the kernel cannot stand for the loop: a result that may hold a
+        popped row, a deferred sum whose total the loop reads elsewhere, an in-place helper on an
+        unnamed value or into another argument. A deferred sum's rows of an argument the loop
+        writes into are kept as copies."""
         if "" in self.written:
             return None
         group = self._groups()
@@ -219,6 +234,9 @@ class Pops:
         uses = sum(1 for n in analysis.iter_nodes(self.body) if isinstance(n, gast.Name) and n.id in self.rows)
         if uses != sum(site[2] == "defer" for site in self.sites):
             return None  # (the rows read otherwise than by the deferred sums)
+        for k, (at, lst, kind, spec, *rest) in enumerate(self.sites):
+            if kind == "defer" and spec[4] is not None and spec[4] in written:  # (rows written in the loop:
+                self.sites[k] = (at, lst, kind, spec[:4] + (None,), *rest)  # the kernel keeps copies of them)
         dead_last, unread = set(), set()
         first = analysis.exposed(self.body)  # (what an iteration reads of the one before)
         for j, (at, _, kind, target, *_) in enumerate(self.sites):
