@@ -11,7 +11,7 @@ import numpy as np
 from .core import namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("dtype_gate", "stored_as", "dtype_ct", "inplace", "inplace_checked", "batched_inplace", "inplace_ct")
+__all__ = ("dtype_gate", "stored_as", "inplace", "inplace_checked", "batched_inplace", "inplace_ct", "dtype_ct")
 
 
 def dtype_gate(x, at):

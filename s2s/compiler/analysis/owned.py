@@ -37,9 +37,8 @@ def _reads_only(value) -> bool:
 
 def _inplace(value) -> bool:
     """`rt.inplace(r, a, ufunc, at)`, the value `a op= v` leaves in `a` (runtime/dtypes.py)."""
-    return isinstance(value, gast.Call) and dotted(value.func) in ("rt.inplace", "rt.inplace_checked") \
-        and len(value.args) == 4 \
-        and not value.keywords
+    p = registry.lookup(dotted(value.func)) if isinstance(value, gast.Call) and not value.keywords else None
+    return p is not None and p.checks and len(value.args) == 4
 
 
 class _Groups:

@@ -113,18 +113,12 @@ def stored(norm, node, base: str, v):
     return norm.tmp(build.call("rt.stored_as", [v, build.name(base), build.const(where(*norm.where(node)))]))
 
 
-# the NumPy ufunc of each augmented operator (what `a op= v` calls with `out=a`)
-_UFUNCS = {gast.Add: "add", gast.Sub: "subtract", gast.Mult: "multiply", gast.Div: "true_divide",
-           gast.FloorDiv: "floor_divide", gast.Mod: "remainder", gast.Pow: "power", gast.MatMult: "matmul",
-           gast.BitAnd: "bitwise_and", gast.BitOr: "bitwise_or", gast.BitXor: "bitwise_xor",
-           gast.LShift: "left_shift", gast.RShift: "right_shift"}
-
-
 def inplace(norm, node, a, value):
     """The value `a op= v` leaves in `a`, given `value` (`a op v`): through `rt.inplace`, which
     keeps an array's dtype and shape as NumPy's in-place update does (or raises NumPy's error),
     unless `a` holds a list or dict the function built (`lst += [x]` extends it: no check)."""
     if isinstance(a, gast.Name) and a.id in norm.containers:
         return value
-    ufunc = _UFUNCS.get(type(value.op), "add") if isinstance(value, gast.BinOp) else "add"
+    p = registry.lookup(analysis.BINOPS.get(type(value.op), "")) if isinstance(value, gast.BinOp) else None
+    ufunc = p.ufunc if p is not None and p.ufunc else "add"  # (the ufunc NumPy's error names)
     return build.call("rt.inplace", [norm.tmp(value), a, build.const(ufunc), build.const(where(*norm.where(node)))])

@@ -11,8 +11,16 @@ from .. import analysis
 from ..primitives import registry
 from .float64 import is_float64
 
-CALLS = frozenset({"rt.inplace", "rt.inplace_checked", "rt.inplace_ct"})
-CHECKS = frozenset({"rt.inplace", "rt.inplace_checked"})
+
+def _check(f) -> bool:
+    """Whether `f` names `a op= v`'s check (`Prim.checks`: rt.inplace, rt.inplace_checked)."""
+    p = registry.lookup(f) if f else None
+    return p is not None and p.checks
+
+
+def handles(f) -> bool:
+    """Whether `folded` may fold a call of `f`."""
+    return f == "rt.inplace_ct" or _check(f)
 # array methods that reduce over every axis without arguments: a NumPy scalar
 _FULL_METHODS = frozenset({m for p in registry.PRIMS.values() if p.reduction and not p.nondiff for m in p.methods})
 
@@ -20,7 +28,7 @@ _FULL_METHODS = frozenset({m for p in registry.PRIMS.values() if p.reduction and
 def folded(f, args, shapes, of):
     """The value `rt.inplace(...)` or `rt.inplace_ct(...)` (`f`) is for these shapes, or None."""
     f64 = lambda e: is_float64(e, shapes.f64, shapes.ints)  # noqa: E731
-    if f in CHECKS and len(args) == 4:
+    if _check(f) and len(args) == 4:
         if isinstance(args[1], gast.Name) and args[1].id in getattr(shapes, "scalars", ()):
             return args[0]  # (a number: `op=` rebinds it)
         s = of(args[0])
@@ -52,7 +60,7 @@ def scalar_names(body, params, of) -> set[str]:
                     for n in gast.walk(t):
                         if isinstance(n, gast.Name):
                             binds.setdefault(n.id, []).append(None)
-            found = found or isinstance(s.value, gast.Call) and analysis.dotted(s.value.func) in CHECKS
+            found = found or isinstance(s.value, gast.Call) and _check(analysis.dotted(s.value.func))
         elif isinstance(s, gast.For):
             for n in gast.walk(s.target):
                 if isinstance(n, gast.Name):
@@ -90,7 +98,7 @@ def _number(v, names, of) -> bool:
         return scalar(v.operand)
     if isinstance(v, gast.Subscript):
         return not isinstance(v.slice, gast.Constant) and of(v) == ()  # (`a[...]` of a 0-d array is one)
-    if isinstance(v, gast.Call) and analysis.dotted(v.func) in CHECKS and len(v.args) == 4:
+    if isinstance(v, gast.Call) and _check(analysis.dotted(v.func)) and len(v.args) == 4:
         return _number(v.args[1], names, of) and scalar(v.args[0])
     if not isinstance(v, gast.Call) or v.keywords:
         return False

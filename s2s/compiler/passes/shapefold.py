@@ -563,7 +563,7 @@ def _folded(v, shapes):
         return args[0]  # (a float64 cotangent of a float64 value: real already)
     if f == "rt.real_result" and len(args) == 2 and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 output is real: JAX's check passes)
-    if f in inplace_folds.CALLS:  # (`a op= v`'s check, where it passes)
+    if inplace_folds.handles(f):  # (`a op= v`'s check, where it passes)
         return inplace_folds.folded(f, args, shapes, lambda e: shape_of(e, shapes))
     if f == "rt.tree_add" and len(args) == 2 and all(shape_of(a, shapes) is not None for a in args):
         return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
