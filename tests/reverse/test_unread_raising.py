@@ -61,3 +61,36 @@ def test_only_the_chain_that_may_raise_is_computed():
     and keeps one reader at its end."""
     src = s2s.source(s2s.grad(shape_ratio_ok))
     assert src.count("s2s_keep") == 1
+
+
+def test_the_dead_chain_search_stops_when_nothing_more_can_die(monkeypatch):
+    """analysis.raising.unread_raising drops dead statements round after round; it stops once the
+    statements a round dropped read only names no remaining statement assigns (here the
+    parameter `x`), without the liveness of one more round that would find nothing, and finds the
+    same readers as when it runs that round."""
+    import gast
+
+    from s2s.compiler.analysis import raising
+
+    code = ("n = x.shape[0]\nm = n - 3\nr = n / m\na = x * 2.0\nb = a + r\nc = b * 3.0\n"
+            "d = x + 1.0\nout = d * 2.0\n")
+    rounds = []
+
+    class Counting(raising.Faint):
+        def __init__(self, *args, **kwargs):
+            rounds.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(raising, "Faint", Counting)
+
+    def search():
+        body = gast.parse(code).body
+        del rounds[:]
+        keep = raising.unread_raising(body, set(body[:3]), live_at_end=frozenset({"out"}))
+        return sorted(s.targets[0].id for s in keep), len(rounds)
+
+    early, early_rounds = search()
+    monkeypatch.setattr(raising, "_may_die", lambda *args: True)
+    full, full_rounds = search()
+    assert early == full == ["r"]  # `r = n / m` may raise and only the dropped `b` read it
+    assert (early_rounds, full_rounds) == (3, 4)

@@ -172,7 +172,8 @@ def count_compile_work():
     assignment analysis), ``clone`` (nodes copied by templates and ``ir.build.clone``),
     ``node_walk`` (nodes ``analysis.iter_nodes`` yielded: the passes' walks), ``build_walk``
     (nodes ``ir.build.walk`` and ``ir.build.names_in`` visited: the frontend's walks), ``alias_walk``
-    (objects and reads the alias model's checks of an update in place looked at), ``pass_run`` (runs
+    (objects and reads the alias model's checks of an update in place looked at), ``join_key``
+    (companions the join of a branch's paths looked at: ``transforms.base.join``), ``pass_run`` (runs
     of optimization passes: the pipeline skips a pass when nothing changed since it ran). Work done
     by library calls that report to no hook is counted by patching them for the block: ``walk``
     (nodes yielded by ``gast.walk``/``ast.walk``), ``visit`` (``NodeVisitor.visit`` calls, once per

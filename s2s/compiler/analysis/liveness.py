@@ -29,15 +29,24 @@ class _Run:
         self.live_out = live_out
         self.pos: dict[str, list[int]] = {}
         self.reads: dict[str, list[bool]] = {}
+        pos, first = self.pos, self.reads
         for p, s in enumerate(stmts):
             reads, kills = effect(s)
-            for v in dict.fromkeys(reads):  # a statement reads its operands before it assigns
-                self.pos.setdefault(v, []).append(p)
-                self.reads.setdefault(v, []).append(True)
+            for v in (dict.fromkeys(reads) if len(reads) > 1 else reads):  # it reads its operands before it assigns
+                at = pos.get(v)
+                if at is None:
+                    pos[v], first[v] = [p], [True]
+                else:
+                    at.append(p)
+                    first[v].append(True)
             for v in kills:
                 if v not in reads:
-                    self.pos.setdefault(v, []).append(p)
-                    self.reads.setdefault(v, []).append(False)
+                    at = pos.get(v)
+                    if at is None:
+                        pos[v], first[v] = [p], [False]
+                    else:
+                        at.append(p)
+                        first[v].append(False)
 
     def live_in(self) -> set[str]:
         """The live set before the run: what its statements read before overwriting, and what is

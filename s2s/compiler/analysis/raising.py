@@ -94,14 +94,20 @@ def unread_raising(body, candidates, rounds: int = 16, live_at_end=frozenset(), 
     gone: set = set()
     fed: set[str] = set(sinks)
     keep: dict = {}
-    for _ in range(rounds):
+    assigners: dict[str, list] = {}  # name -> the simple statements that assign it
+    for round_ in range(rounds):
         live = Faint(body, gone, live_at_end)
         new = set()
+        fed_before, first = len(fed), round_ == 0
         for s in walk_stmts(body):
             if not simple(s) or s in gone or s in keep or s not in live.after:
                 continue
             names = [t.id for t in ([s.targets[0]] if isinstance(s.targets[0], gast.Name) else [])]
-            if not names or names[0] in live.after[s]:
+            if not names:
+                continue
+            if first:
+                assigners.setdefault(names[0], []).append(s)
+            if names[0] in live.after[s]:
                 continue
             if names[0] in fed or sinks and not fed.isdisjoint(loads(s)):
                 new.add(s)
@@ -113,7 +119,18 @@ def unread_raising(body, candidates, rounds: int = 16, live_at_end=frozenset(), 
         if not new:
             break
         gone |= new
+        if len(fed) == fed_before and not _may_die(new, assigners, gone, keep):
+            break  # (the next round would find what this one did: nothing new)
     return keep
+
+
+def _may_die(new, assigners, gone, keep) -> bool:
+    """Whether dropping the statements `new` may leave another statement's value unread: only the
+    names they read lose readers (a dropped statement's target is dead, so dropping its
+    assignment changes no liveness), so only a statement assigning one of those, not dropped or
+    kept already, may be found dead in the next round."""
+    return any(s not in gone and s not in keep
+               for read in {n for s in new for n in loads(s)} for s in assigners.get(read, ()))
 
 
 def dropped(value) -> bool:

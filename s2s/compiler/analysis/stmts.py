@@ -8,6 +8,7 @@ import builtins
 import gast
 
 from ...base.stats import STATS
+from ..ir import build
 from ..ir.names import GLOBALS
 from ..primitives import registry
 
@@ -37,7 +38,15 @@ BUILTINS = frozenset(k for k, p in registry.PRIMS.items() if "." not in k and no
 
 
 def dotted(node) -> str | None:
-    if isinstance(node, gast.Name):
+    """`a.b.c` of a chain of attributes of a name (a call's function), else None."""
+    cls = node.__class__
+    if cls is gast.Attribute:
+        value = node.value
+        if value.__class__ is gast.Name:  # (core form's `xp.f`, `rt.f`: no recursion)
+            return value.id + "." + node.attr
+        base = dotted(value)
+        return None if base is None else base + "." + node.attr
+    if cls is gast.Name or isinstance(node, gast.Name):
         return node.id
     if isinstance(node, gast.Attribute):
         base = dotted(node.value)
@@ -45,8 +54,20 @@ def dotted(node) -> str | None:
     return None
 
 
+_KINDS = {gast.Name: "copy", gast.Constant: "const", gast.Tuple: "pack", gast.List: "pack", gast.Dict: "dict",
+          gast.Subscript: "getitem", gast.Attribute: "attr"}  # (by the node's exact class)
+
+
 def classify(value) -> str:
     """The kind of a core-form right-hand side: a primitive key, or atom/pack/getitem/call/pop/...."""
+    cls = value.__class__
+    if cls is gast.Call:
+        return _call_kind(value)
+    if cls is gast.BinOp:
+        return BINOPS[type(value.op)]
+    kind = _KINDS.get(cls)
+    if kind is not None:
+        return kind
     if isinstance(value, gast.Name):
         return "copy"
     if isinstance(value, gast.Constant):
@@ -66,18 +87,23 @@ def classify(value) -> str:
     if isinstance(value, gast.Attribute):
         return "attr"
     if isinstance(value, gast.Call):
-        func = value.func
-        if isinstance(func, gast.Attribute) and func.attr == "pop" and not value.args:
-            return "list.pop"
-        key = dotted(func)
-        if key is not None and key.startswith(("xp.", "rt.", "ext.")):
-            if key.startswith("ext.") and registry.lookup(key) is None:
-                return "call"
-            return key
-        if isinstance(func, gast.Name) and func.id in BUILTINS:
-            return func.id
-        return "call"
+        return _call_kind(value)
     raise TypeError(f"not a core-form value: {gast.dump(value)}")
+
+
+def _call_kind(value) -> str:
+    """`classify` of a call."""
+    func = value.func
+    if isinstance(func, gast.Attribute) and func.attr == "pop" and not value.args:
+        return "list.pop"
+    key = dotted(func)
+    if key is not None and key.startswith(("xp.", "rt.", "ext.")):
+        if key.startswith("ext.") and registry.lookup(key) is None:
+            return "call"
+        return key
+    if isinstance(func, gast.Name) and func.id in BUILTINS:
+        return func.id
+    return "call"
 
 
 def operands(value) -> list[str]:
@@ -119,6 +145,13 @@ def diff_operands(value) -> list[str]:
 
 def targets(stmt) -> list[str]:
     """Names a statement (not descending into blocks) assigns."""
+    cls = stmt.__class__
+    if cls is gast.Assign:  # (core form's usual statements first, by exact class)
+        t = stmt.targets[0]
+        if t.__class__ is gast.Name:
+            return [t.id]
+    elif cls is gast.Expr or cls is build.Comment:
+        return []
     if isinstance(stmt, gast.Assign):
         t = stmt.targets[0]
         if isinstance(t, gast.Name):
@@ -133,21 +166,30 @@ def targets(stmt) -> list[str]:
 def walk_stmts(stmts):
     """Every statement of `stmts` and of the blocks nested in them, in program order."""
     stack = [iter(stmts)]
-    while stack:
-        for s in stack[-1]:
-            STATS["stmt_walk"] += 1
-            yield s
-            body, orelse = getattr(s, "body", None), getattr(s, "orelse", None)
-            if orelse:
-                stack.append(iter(orelse))
-            if body:
-                stack.append(iter(body))
-            if body or orelse:
-                break
-        else:
-            stack.pop()
+    count, flat = 0, _FLAT_STMTS
+    try:
+        while stack:
+            for s in stack[-1]:
+                count += 1
+                yield s
+                if s.__class__ in flat:  # (no blocks to look into)
+                    continue
+                body, orelse = getattr(s, "body", None), getattr(s, "orelse", None)
+                if orelse:
+                    stack.append(iter(orelse))
+                if body:
+                    stack.append(iter(body))
+                if body or orelse:
+                    break
+            else:
+                stack.pop()
+    finally:
+        STATS["stmt_walk"] += count
 
 
+# statements that hold no blocks (core form's and the final passes'), by exact class
+_FLAT_STMTS = frozenset((gast.Assign, gast.Expr, gast.Return, gast.Delete, gast.Pass, gast.Break, gast.Continue,
+                         gast.AugAssign, gast.Assert, gast.Raise, build.Comment))
 _LEAF_FIELDS = {"ctx", "op", "ops", "type_comment", "kind", "id", "attr", "arg", "name", "level", "module",
                 "conversion", "is_async", "simple", "value_kind"}
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}

@@ -93,11 +93,13 @@ class Notes:
 
     def names(self, stmt) -> frozenset[str]:
         """The variables a simple statement reads or assigns (what `names_of` says)."""
-        return self._entry(stmt)[0]
+        entry = self.table.get(stmt)  # (noted already, most often: no call)
+        return (entry if entry is not None else self._entry(stmt))[0]
 
     def loads(self, stmt) -> frozenset[str]:
         """The names it reads (`analysis.loads`, as a set)."""
-        return self._entry(stmt)[1]
+        entry = self.table.get(stmt)
+        return (entry if entry is not None else self._entry(stmt))[1]
 
     def reads(self, stmt) -> list[str]:
         """The names it reads, with repeats (`analysis.loads`; not to be changed)."""
@@ -121,10 +123,12 @@ class Notes:
 
     def get(self, stmt, kind: str, compute):
         """`compute(stmt)`, noted under `kind`."""
-        facts = self._entry(stmt)[2]
-        if kind not in facts:
-            facts[kind] = compute(stmt)
-        return facts[kind]
+        entry = self.table.get(stmt)
+        facts = (entry if entry is not None else self._entry(stmt))[2]
+        fact = facts.get(kind, _NONE)
+        if fact is _NONE:
+            fact = facts[kind] = compute(stmt)
+        return fact
 
     def calls(self, stmt) -> list:
         """The calls in a simple statement."""
@@ -146,6 +150,7 @@ class Notes:
                 self.table.pop(s, None)
 
 
+_NONE = object()  # (a fact not noted yet)
 _MODULES = frozenset(("xp", "rt", "ext"))  # what generated code calls, never its variables
 _ATOMS = (gast.Name, gast.Constant)
 
