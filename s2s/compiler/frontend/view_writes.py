@@ -275,9 +275,8 @@ class _Rewriter(SourceRewriter):
             else:
                 for t in (s.targets if isinstance(s, gast.Assign) else [getattr(s, "target", None)]
                           if isinstance(s, (gast.AugAssign, gast.AnnAssign, gast.For, gast.comprehension)) else []):
-                    if t is not None:  # (the names it binds: not `i` of a store `x[i, 0] = v`)
-                        other.update(n.id for n in gast.walk(t) if isinstance(n, gast.Name)
-                                     and isinstance(n.ctx, (gast.Store, gast.Del)))
+                    if t is not None:
+                        other.update(n.id for n in gast.walk(t) if isinstance(n, gast.Name))
         names = {n for n in binds if n not in other}
         while True:
             out = {n for n in names if not all(v is None or self._int(v, names) for v in binds[n])}
