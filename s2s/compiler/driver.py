@@ -19,7 +19,7 @@ from ..base.stats import paused_gc
 from ..errors import S2SError, S2SValueError
 from . import analysis
 from .cachekey import fn_key, is_generated, key_and_watch, watched_key  # noqa: F401 - the call objects'
-from .emit import backend_callees, kernels, numba_arrayloops, numba_kernels, numba_loops, numba_small, products
+from .emit import backend_callees, blas_calls, kernels, numba_arrayloops, numba_kernels, numba_loops, numba_small, products
 from .emit.loader import call, compile_fn
 from .frontend import idioms, reads
 from .frontend.dead_calls import keep_dead_calls
@@ -95,6 +95,9 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     ns = gen.ns
     fusing = kernels.available()
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
+    # (before the prologue: the version it calls for other shapes runs none of this one's kernels)
+    loop_nodes = {k[0]: k[4] for k in known["loops"] or ()} | {k[0]: k[5] for k in known["arrayloops"] or ()}
+    blas = blas_calls.may_call_blas(run, ns, [k[0] for k in known["kernels"]], known["products"], loop_nodes)
     if prologue:  # (a caller that tested the shapes itself, the jit fast path, skips the test)
         run.body[:0] = prologue
         run.args.kwonlyargs.append(build.name("shapes_tested", param=True))
@@ -105,7 +108,8 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     arrayloops = known["arrayloops"] or []
     small = {k[0]: numba_small.SmallKernel(*k, compile_fn, gen.filename) for k in known["small"] or ()}
     if known["kernels"] or loops or arrayloops or known["products"] or known["constants"] or small:
-        ns = dict(ns, **(known["constants"] or {}), **small, **{k[0]: kernels.Fused(*k) for k in known["kernels"]},
+        fused = {k[0]: kernels.Fused(*k, every_core=not blas) for k in known["kernels"]}
+        ns = dict(ns, **(known["constants"] or {}), **small, **fused,
                   **{k: products.Product(k) for k in known["products"]},
                   **{k[0]: numba_loops.LoopKernel(*k) for k in loops},
                   **{k[0]: numba_arrayloops.ArrayLoop(*k) for k in arrayloops})
@@ -113,6 +117,7 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     rec = record.of(fn)
     rec.core = (node,) + tuple(rec.core[1:])
     rec.settled = optimized
+    rec.blas = blas
     rec.constants = tuple(known["constants"] or ())
     rec.small = tuple(small.items())
     for kernel in small.values():

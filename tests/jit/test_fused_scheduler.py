@@ -184,9 +184,9 @@ def test_a_numba_kernel_runs_its_blocks_through_its_driver(pool, monkeypatch):
     drivers = []
     real = scheduler.run
 
-    def run(block, n, size, out, flat, buffers=tuple, blocks=None):
+    def run(block, n, size, out, flat, buffers=tuple, blocks=None, *rest):
         drivers.append(blocks is not None)
-        return real(block, n, size, out, flat, buffers, blocks)
+        return real(block, n, size, out, flat, buffers, blocks, *rest)
 
     monkeypatch.setattr(scheduler, "run", run)
 

@@ -53,12 +53,13 @@ def blas_threads() -> int:
 
 
 def idle_cores() -> int:
-    """The cores s2s's helper threads and the caller may share a kernel's blocks among: those a
-    threaded BLAS leaves. A kernel never runs during a BLAS call of its generated function, but
-    OpenBLAS's workers keep spinning after each call (a 512x512 product on 2 threads: its worker
-    burns 0.4 of a core for the next 50 ms on the loaded 2-core machine), so a core BLAS uses is
-    not free for a kernel between two products; the caller's own core is (BLAS runs one of its
-    threads on the caller)."""
+    """The cores s2s's helper threads and the caller may share a kernel's blocks among, in a
+    version that may call BLAS: those a threaded BLAS leaves. A kernel never runs during a BLAS
+    call of its generated function, but OpenBLAS's workers keep spinning after each call (a
+    512x512 product on 2 threads: its worker burns 0.4 of a core for the next 50 ms on the loaded
+    2-core machine), so a core BLAS uses is not free for a kernel between two products; the
+    caller's own core is (BLAS runs one of its threads on the caller). A version that makes no
+    BLAS call gives its kernels `most_threads()` (emit/blas_calls.py)."""
     return max(1, usable_cores() - blas_threads() + 1)
 
 

@@ -187,8 +187,9 @@ def _kernel_names(names: list, expr):
 class Fused:
     """A fused expression: blocked and threaded for large float64 arrays, NumPy otherwise."""
 
-    def __init__(self, name, names, expr, reduce, original):
+    def __init__(self, name, names, expr, reduce, original, every_core: bool = False):
         self.name, self.names, self.expr, self.reduce = name, names, expr, reduce
+        self.every_core = every_core  # its version calls no BLAS: helpers on every core (emit/blas_calls.py)
         self.boolean = isinstance(expr, gast.Compare)
         fb = build.function(name, ["xp"] + names, [build.ret(original)])
         self.plain_source = to_source(fb)  # the unfused expression (what a dump runs)
@@ -206,10 +207,11 @@ class Fused:
 
     def banner(self) -> str:
         """What runs the kernel, for the listing under the generated code."""
+        threads = "every core: no BLAS call here" if self.every_core else "the cores BLAS leaves"
         if self.engine == "numba":
             return (f"s2s.compiler.emit.numba_kernels: numba, blocks of {numba_kernels.BLOCK} elements; "
-                    f"NumPy below {THRESHOLD}")
-        return f"s2s.compiler.emit.kernels: blocks of {BLOCK} elements; NumPy below {THRESHOLD}"
+                    f"NumPy below {THRESHOLD}; {threads}")
+        return f"s2s.compiler.emit.kernels: blocks of {BLOCK} elements; NumPy below {THRESHOLD}; {threads}"
 
     def fallback(self, *args):
         """The unfused expression, with the namespace of the backend the arguments select; on a
@@ -266,7 +268,8 @@ class Fused:
         flat = [a.reshape(-1) if m else a for a, m in zip(args, mask)]
         n = math.prod(shape)
         out = None if self.reduce else np.empty(n, np.bool_ if self.boolean else np.float64)
-        parts = _run(block, kinds, n, out, flat, BLOCK if kinds is not None else numba_kernels.BLOCK, blocks)
+        parts = _run(block, kinds, n, out, flat, BLOCK if kinds is not None else numba_kernels.BLOCK, blocks,
+                     self.every_core)
         if self.reduce == "sum":
             return np.float64(sum(parts))
         return out.reshape(shape)
@@ -287,8 +290,9 @@ def _buffers(kinds):
     return bufs
 
 
-def _run(block, kinds, n, out, flat, size=BLOCK, blocks=None):
+def _run(block, kinds, n, out, flat, size=BLOCK, blocks=None, every_core=False):
     """Run `block` over [0, n) in `size`-element pieces, shared with helper threads
     (`scheduler.run`); per-block results, in block order. `kinds`: the block buffers a NumPy
-    block kernel takes (None: a numba kernel, which takes none)."""
-    return scheduler.run(block, n, size, out, flat, lambda: _buffers(kinds), blocks)
+    block kernel takes (None: a numba kernel, which takes none). `every_core`: its version calls
+    no BLAS (helpers on every core, not only those BLAS leaves)."""
+    return scheduler.run(block, n, size, out, flat, lambda: _buffers(kinds), blocks, every_core)

@@ -36,8 +36,8 @@ _POOL_PID = None   # a forked child makes its own pool (the parent's threads do 
 
 def threads() -> int:
     """Threads a call's blocks may be shared among at most: `cores.most_threads()` (every usable
-    core up to 32, or S2S_THREADS; `run` takes fewer where a threaded BLAS keeps cores busy:
-    `cores.idle_cores`)."""
+    core up to 32, or S2S_THREADS; `run` takes fewer where a threaded BLAS keeps cores busy,
+    `cores.idle_cores`, unless the kernel's version calls no BLAS)."""
     return max(1, cores.most_threads())
 
 
@@ -87,16 +87,17 @@ def decision(block) -> Decision:
     return d
 
 
-def run(block, n: int, size: int, out, flat, buffers=tuple, blocks=None):
+def run(block, n: int, size: int, out, flat, buffers=tuple, blocks=None, every_core: bool = False):
     """`block(lo, hi, out, *buffers(), *flat)` over [0, n) in `size`-element pieces; the per-block
     results in block order. `buffers()`: the calling thread's scratch buffers (a tuple to splice).
     `blocks`: a driver that runs the blocks itself, claiming them from a shared counter without
-    the GIL (a numba kernel's, `numba_kernels.kernel_source`)."""
+    the GIL (a numba kernel's, `numba_kernels.kernel_source`). `every_core`: the caller's version
+    calls no BLAS, so no BLAS worker spins on a core (`threads()` helpers, not `cores.idle_cores`)."""
     global _POOL, _POOL_PID
     starts = range(0, n, size)
     total = len(starts)
     helpers = min(threads(), total) - 1
-    if helpers > 0:  # a large call: only the cores BLAS's own threads leave idle (asked once per call)
+    if helpers > 0 and not every_core:  # only the cores BLAS's own threads leave idle (asked once per call)
         helpers = min(helpers, cores.idle_cores() - 1)
     if helpers <= 0:
         if blocks is not None:
