@@ -153,6 +153,9 @@ def operand_cotangent(ct, operand, other, op, operand_first, wrt_other=0):
     `ct` (times `other`) summed down to `operand`'s shape. `wrt_other` marks this map's derivative with respect
     to `other`, which only an array product has (the transforms decide nothing statically here
     that the operands' run-time types could contradict)."""
+    if op == "add" and not wrt_other and type(ct) is np.ndarray and type(operand) is np.ndarray \
+            and ct.shape == operand.shape and ct.dtype == operand.dtype:
+        return ct  # (a NumPy array's cotangent of its own shape and dtype: what unbroadcast returns)
     if not _sequence_op(operand, other):
         if op == "add":
             return zeros_like_tree(operand) if wrt_other else unbroadcast(ct, operand)
@@ -296,6 +299,8 @@ def tree_add(a, b):
     if type(a) in tree.NODES and type(b) is type(a):  # registered pytree nodes: child by child
         kids, rebuild = node_children(a)
         return rebuild([tree_add(x, y) for x, y in zip(kids, node_children(b)[0])])
+    if type(a) is np.ndarray is type(b):  # (two NumPy arrays, the common case: what the last line does)
+        return a + b
     if isinstance(a, (list, tuple)):
         out = [tree_add(x, y) for x, y in zip(a, b)]
         if len(a) != len(b):

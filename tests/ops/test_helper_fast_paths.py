@@ -82,3 +82,20 @@ def test_gradient_through_them_matches_central_differences(jit):
     g = s2s.grad(softmax_steps)
     got = (s2s.jit(g) if jit else g)(w, xs)
     np.testing.assert_allclose(got, fd_grad(lambda v: softmax_steps(v, xs), w), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("dtypes", [(np.float64, np.float64), (np.float32, np.float64), (np.complex128, np.float64)])
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 4), (4,)), ((1, 4), (3, 1))])
+def test_tree_add_of_arrays_and_operand_cotangent_of_a_sum(dtypes, shapes):
+    rng = np.random.default_rng(4)
+    a = rng.normal(size=shapes[0]).astype(dtypes[0])
+    b = rng.normal(size=shapes[1]).astype(dtypes[1])
+    got = rt.tree_add(a, b)
+    assert got.dtype == (a + b).dtype and got is not a and got is not b
+    np.testing.assert_array_equal(got, a + b)
+    for ct, operand in ((a + b, a), (a + b, b), (a, a)):
+        got = rt.operand_cotangent(ct, operand, b, "add", 1)
+        want = rt.unbroadcast(ct, operand)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+        assert not np.any(rt.operand_cotangent(ct, operand, b, "add", 1, 1))  # (with respect to the other: zero)
