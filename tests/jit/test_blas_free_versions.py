@@ -13,7 +13,7 @@ import pytest
 import s2s
 from s2s.base import record
 from s2s.compiler import driver
-from s2s.compiler.emit import blas_calls, cores, scheduler
+from s2s.compiler.emit import blas_calls, cores, kernels, scheduler
 
 N = 1 << 18  # four numba blocks, sixteen NumPy ones: a helper for each of 4 stand-in cores
 
@@ -27,6 +27,8 @@ class _Pool:
 
 def _count_helpers(monkeypatch):
     """The helpers each threaded kernel call asks for; its blocks all run on the caller."""
+    if not kernels.available():
+        pytest.skip("S2S_NO_FUSE is set: no fused kernels")
     log = []
     monkeypatch.setattr(scheduler, "_share", lambda work, n, done, errors: (log.append(n), work()))
     monkeypatch.setattr(scheduler.Decision, "threaded", lambda self: True)
