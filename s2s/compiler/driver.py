@@ -95,9 +95,12 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
     ns = gen.ns
     fusing = kernels.available()
     run = finalize(node, jit, fuse=fuse if fusing else False, known=known)
-    # (before the prologue: the version it calls for other shapes runs none of this one's kernels)
-    loop_nodes = {k[0]: k[4] for k in known["loops"] or ()} | {k[0]: k[5] for k in known["arrayloops"] or ()}
-    blas = blas_calls.may_call_blas(run, ns, [k[0] for k in known["kernels"]], known["products"], loop_nodes)
+    # Whether its fused kernels may have every core: asked only where there are some (a walk of
+    # the code), before the prologue (the version it calls for other shapes runs none of them)
+    blas = True
+    if known["kernels"]:
+        loop_nodes = {k[0]: k[4] for k in known["loops"] or ()} | {k[0]: k[5] for k in known["arrayloops"] or ()}
+        blas = blas_calls.may_call_blas(run, ns, [k[0] for k in known["kernels"]], known["products"], loop_nodes)
     if prologue:  # (a caller that tested the shapes itself, the jit fast path, skips the test)
         run.body[:0] = prologue
         run.args.kwonlyargs.append(build.name("shapes_tested", param=True))

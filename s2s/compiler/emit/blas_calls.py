@@ -25,6 +25,7 @@ import numpy as np
 
 from ... import runtime
 from ...base import record
+from ..ir import build
 from ..primitives import registry
 from . import kernels, products
 
@@ -56,10 +57,11 @@ def may_call_blas(fn, ns: dict, fused=(), products=(), loops=None) -> bool:
 
 
 def _walk(fn, ns: dict) -> bool:
-    for node in gast.walk(fn):
-        if isinstance(node, (gast.BinOp, gast.AugAssign)) and isinstance(node.op, gast.MatMult):
+    binops, call = (gast.BinOp, gast.AugAssign), gast.Call
+    for node in build.walk(fn):
+        if isinstance(node, binops) and isinstance(node.op, gast.MatMult):
             return True
-        if isinstance(node, gast.Call) and _may(node.func, ns):
+        if isinstance(node, call) and _may(node.func, ns):
             return True
     return False
 
