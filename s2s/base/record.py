@@ -45,7 +45,7 @@ class Record:
     written: bool = False     # `core` is a function s2s specialized, as written (not core form yet)
     origin: Any = None        # the user function whose namespace a specialized function copies (cachekey watches it)
     reads: Any = None         # what building a generated function read from objects (frontend/reads.py)
-    blas: bool = True         # a generated function's code may call BLAS (driver._compile: emit/blas_calls.py)
+    blas: bool = True         # its code may call BLAS (False: read by driver._compile where it has fused kernels)
 
 
 def of(fn) -> Record | None:
