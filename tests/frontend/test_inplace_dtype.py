@@ -56,7 +56,18 @@ def int_fancy_plus_float(x):
     return np.sum(a * 1.0) + np.sum(x)
 
 
-REFUSED = [(int_plus_float, UFuncTypeError), (bool_plus_int, UFuncTypeError), (int_divided, UFuncTypeError),
+def int_update_before_loop(x):  # a vector output: jacfwd's tangent alone drops the primal (campaign 7401)
+    acc = x * 1.0
+    a = np.zeros(2, dtype=int)
+    a += x
+    acc = acc + a
+    for _ in range(2):
+        acc = acc * 0.5 + np.tanh(x)
+    return acc
+
+
+REFUSED = [(int_update_before_loop, UFuncTypeError),
+           (int_plus_float, UFuncTypeError), (bool_plus_int, UFuncTypeError), (int_divided, UFuncTypeError),
            (broadcast_up, ValueError), (int_view_plus_float, UFuncTypeError), (int_fancy_plus_float, UFuncTypeError)]
 
 

@@ -146,11 +146,10 @@ def dropped(value) -> bool:
                    for n in build.walk(value))
 
 
-def keep_checks(body: list, namer, ns) -> list:
-    """`body` with a reader after each check (`Prim.checks`: `a op= v`'s `rt.inplace`) whose value
-    nothing reads: a transform that drops the primal output (jacfwd's tangent alone) still raises
-    where NumPy's update in place does."""
-    checks = {s for s in walk_stmts(body) if simple(s) and isinstance(s.value, gast.Call)
-              and (p := registry.lookup(classify(s.value))) is not None and p.checks}
-    keep = unread_raising(body, checks) if checks else {}
-    return with_keeps(body, keep, namer, ns) if keep else body
+def checked(body: list) -> None:
+    """Each check in `body` (`Prim.checks`: `a op= v`'s `rt.inplace`) becomes `rt.inplace_checked`, which
+    no pass removes unless shape folding shows that it passes: a transform that drops the primal
+    output (jacfwd's tangent alone) still raises where NumPy's update in place does, loops included."""
+    for s in walk_stmts(body):
+        if simple(s) and isinstance(s.value, gast.Call) and classify(s.value) == "rt.inplace":
+            s.value.func = build.attr(build.name("rt"), "inplace_checked")

@@ -210,7 +210,7 @@ def tangent_fn(jvp_core: tuple, has_aux: bool) -> GeneratedFn:
         node.body[-1:] = [build.assign(t, build.subscript(tan, build.const(0))), build.ret(build.name(t))]
     else:
         node.body[-1] = build.ret(tan)
-    node.body = raising.keep_checks(node.body, namer, ns)  # (`a op= v` of the primal still checked)
+    raising.checked(node.body)  # (`a op= v` of the primal still raises where NumPy does)
     name = namer.exact(f"tangent_of_{node.name}")
     header = f"s2s: the tangent alone of {node.name} ({shown_path(filename)})"
     node.name = name
