@@ -101,6 +101,25 @@ def test_softmax_xent_sums_its_vector_by_the_method():
     np.testing.assert_allclose(got, central(lambda v: softmax_xent(v, 7), X), rtol=1e-5, atol=1e-7)
 
 
+def test_a_max_cotangent_of_a_float64_array_needs_no_real_part():
+    """rt.max_vjp's value has its operand's float dtype, so a float64 gradient through a max takes
+    no real-part check (rt.real_cotangent); a complex operand keeps it, and JAX's values."""
+    code = code_of(s2s.jit(s2s.grad(softmax_xent)), X, 7)
+    assert "rt.max_vjp(" in code and "rt.real_cotangent" not in code, code
+    got = s2s.jit(s2s.grad(softmax_xent))(X, 7)
+    assert got.dtype == np.float64 and not np.iscomplexobj(got)
+
+    def abs_max(z):
+        return np.max(np.abs(z) ** 2)
+    zc = X[:5] + 1j * X[5:10]
+    code = code_of(s2s.jit(s2s.grad(abs_max)), zc)
+    assert "rt.real_cotangent" in code, code
+    k = int(np.argmax(np.abs(zc)))
+    want = np.zeros(5, complex)
+    want[k] = 2 * np.conj(zc[k])  # (JAX's convention: the conjugate of d/dz)
+    np.testing.assert_allclose(np.conj(s2s.jit(s2s.grad(abs_max))(zc)), np.conj(want), rtol=1e-12)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("v", [0.3, -0.3, 0.0, -0.0, 2.5e-17, np.inf, np.nan, np.float64(-1e-17), np.float32(0.5)])
 @pytest.mark.parametrize("shape, tie", [((7,), False), ((7,), True), ((3, 4), False), ((3, 4), True), ((), False)])

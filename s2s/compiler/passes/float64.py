@@ -9,7 +9,8 @@ a float32 array times a Python float stays float32, so a float operand of unknow
 enough), negation, an int power, an element or slice of a float64 array, its reduction methods
 (`t.sum(axis=1)`) and transpose, `@`, `xp.dot` and `xp.matmul` of two, `stop_gradient` of one, NumPy's
 one-argument elementwise functions (`xp.tanh`) and reductions (`xp.sum`), a cotangent updated
-in place (`rt.add_at`), a float64's zero and seed, `xp.zeros(shape)`; an int (a literal, a name
+in place (`rt.add_at`), a float64's zero and seed, a max's cotangent (`rt.max_vjp`: its
+operand's float dtype), `xp.zeros(shape)`; an int (a literal, a name
 bound only to int literals, a loop index) meets a float64 as float64.
 A name is float64 when every binding is (an optimistic fixed point, as `uniform_shapes`), `None`
 at the top level and the restores of reverse mode's tape aside (they give back one of the
@@ -70,6 +71,8 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.args[0])
     if name == "rt.unbroadcast" and len(e.args) == 2:  # (a float64 summed down to a shape)
         return f(e.args[0])
+    if name == "rt.max_vjp" and len(e.args) == 5:  # (a max's cotangent: in its operand's float dtype)
+        return f(e.args[1])
     if name == "rt.inplace" and len(e.args) == 4:  # (`a op= v`: a float64 result kept in a float64 `a`)
         return f(e.args[0]) and f(e.args[1])
     if name == "xp.zeros" and len(e.args) == 1:  # (no dtype: float64)
