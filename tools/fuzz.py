@@ -1103,6 +1103,16 @@ def _state_transforms(mod, scalar: bool, costly: str | None = None) -> dict:
         if hasattr(mod, "f_static") else {})
 
 
+def _raises_at(f, rows, y) -> type | None:
+    """The class of what `f` raises at one of `rows` (a loop over vmap's examples), or None."""
+    for r in rows:
+        try:
+            f(r.copy(), y.copy())
+        except Exception as e:  # noqa: BLE001 (any error f raises, vmap must raise too)
+            return type(e)
+    return None
+
+
 def _state_check(made: dict, mod, x, y, rng) -> str | None:
     """The transforms in `made` against the plain function now: derivatives with central
     differences, jit with f, vmap with a loop; None, or what differs."""
@@ -1113,6 +1123,14 @@ def _state_check(made: dict, mod, x, y, rng) -> str | None:
     v = np.linspace(1.0, 2.0, np.size(value)).reshape(np.shape(value)) if np.ndim(value) else 1.5
     rows = np.stack([x, x[::-1]])
     for name, run in made.items():
+        if name == "vmap" and (raised := _raises_at(f, rows, y)) is not None:  # a loop raises: so must vmap
+            try:
+                run(x.copy(), y.copy(), u, v)
+            except raised:
+                continue
+            except Exception as e:  # noqa: BLE001 (the class is the finding)
+                return f"vmap raises {type(e).__name__} where a loop raises {raised.__name__}"
+            return f"vmap returns where a loop raises {raised.__name__}"
         got = run(x.copy(), y.copy(), u, v)
         if name in ("jacrev", "jacfwd", "jit_derivative"):
             got = joined(got)

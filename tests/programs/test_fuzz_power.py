@@ -193,3 +193,42 @@ def test_differences_reference_sees_past_float32_rounding():
     assert not fuzz.close(got, ref.fd, 1e-5)  # (the point of the reference: 1e-6 alone misleads)
     assert ref.agree(got, 1e-5)
     assert not ref.agree(got + np.array([0, 0, 0, 2e-5, 0, 0]), 1e-5)
+
+
+_RAISES_AT_ONE_ROW = """import numpy as np
+
+
+def f(x, y):
+    if x[0] > x[2]:  # vmap's second example (x reversed) takes the branch NumPy refuses
+        return x + np.diff(y)
+    return x * y
+
+
+def _mutate():
+    pass
+
+
+def _restore():
+    pass
+
+
+OUT = "vector"
+"""
+
+
+def test_state_vmap_where_a_loop_raises(monkeypatch, tmp_path):
+    """Where f raises at one of vmap's examples (`--seed 7401001 --state --program 179`: the reversed
+    row takes a branch adding shapes (3,) and (2,)), the state property asks vmap to raise the same
+    class, as the loop does; a vmap that returns fails it."""
+    path = tmp_path / "raises_at_one_row.py"
+    path.write_text(_RAISES_AT_ONE_ROW)
+    spec = importlib.util.spec_from_file_location("raises_at_one_row", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x, y = np.array([0.1, 0.5, 0.9]), np.array([0.3, 0.1, 0.4])
+    with pytest.raises(ValueError):
+        mod.f(x[::-1], y)
+    assert fuzz._state_check({"vmap": lambda x, y, u, v: s2s.vmap(mod.f, in_axes=(0, None))(np.stack([x, x[::-1]]), y)},
+                             mod, x, y, np.random.default_rng(0)) is None
+    returns = {"vmap": lambda x, y, u, v: np.stack([x, x])}
+    assert "vmap returns where a loop raises ValueError" in fuzz._state_check(returns, mod, x, y, np.random.default_rng(0))
