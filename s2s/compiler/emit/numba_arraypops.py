@@ -41,6 +41,8 @@ def _rt_unbroadcast(v, like):
 def _rt_unbroadcast_numba(v, like):
     if isinstance(v, types.Float) and isinstance(like, types.Float):
         return lambda v, like: v
+    if isinstance(v, types.Array) and v.ndim == 1 and v.dtype == types.float64 and isinstance(like, types.Float):
+        return lambda v, like: _sum1(v)  # (a vector's cotangent of a number: its sum, NumPy's pairwise one)
     if isinstance(v, types.Array) and isinstance(like, types.Array) and v.ndim == like.ndim \\
             and v.dtype == types.float64:
         def same(v, like):
@@ -142,6 +144,29 @@ def _rt_inplace_numba(r, a):
                 raise ValueError("s2s array loop: an update in place of another shape")
             return r
         return same
+    return None
+
+
+def _rt_inplace_checked(r, a):
+    return r
+
+
+@overload(_rt_inplace_checked, inline="always")
+def _rt_inplace_checked_numba(r, a):
+    return _rt_inplace_numba(r, a)  # (`rt.inplace`, kept where no sweep reads it: the same check)
+
+
+def _rt_zeros_like_tree(x):
+    return x
+
+
+@overload(_rt_zeros_like_tree, inline="always")
+def _rt_zeros_like_tree_numba(x):
+    # a float64 array's zeros, a number's 0.0 (rt.zeros_like_tree's of these)
+    if isinstance(x, types.Array) and x.dtype == types.float64:
+        return lambda x: np.zeros(x.shape)
+    if isinstance(x, types.Float):
+        return lambda x: 0.0
     return None
 
 
@@ -288,7 +313,12 @@ class PopPlan:
                     return None
                 shape = first.shape
                 if not all(type(i) is np.ndarray for i in body) or not all(d == _F64 for d in map(_dtype, body)) \
-                        or any(i.shape != shape for i in body) or any(b is not None for b in map(_base, body)):
+                        or any(i.shape != shape for i in body):
+                    return None
+                if flags and flags[4]:  # (read for its shape only: shape stubs do, their rows are never read)
+                    stacks.append(np.zeros((n,) + shape))
+                    continue
+                if any(b is not None for b in map(_base, body)):
                     return None
                 twin = None
                 for k, i in enumerate(body):

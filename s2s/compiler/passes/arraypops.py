@@ -239,6 +239,11 @@ class Pops:
                 self.sites[k] = (at, lst, kind, spec[:4] + (None,), *rest)  # the kernel keeps copies of them)
         dead_last, unread = set(), set()
         first = analysis.exposed(self.body)  # (what an iteration reads of the one before)
+        shape_uses = {id(a) for c in analysis.iter_nodes(self.body) if rt_form(c) is not None
+                      for k, a in enumerate(c.args) if k in _prim(c).shape_only and isinstance(a, gast.Name)}
+        self.shaped = {site[3] for site in self.sites if site[2] == "pop" and site[3] not in written and all(
+            id(n) in shape_uses for n in analysis.iter_nodes(self.body) if isinstance(n, gast.Name)
+            and n.id == site[3] and isinstance(n.ctx, gast.Load))}
         for j, (at, _, kind, target, *_) in enumerate(self.sites):
             if kind == "pop" and target not in analysis.exposed(self.body[at + 1:]):
                 dead_last.add(j)
@@ -265,9 +270,11 @@ class Pops:
         """The sites by their position in `loop.body`; a pop site's fifth item is (whether the loop
         may write into what it pops, whether its value may be something else last, whether the
         loop never reads it: a shape stub the backward sweep only pops, whether it may reach a
-        division: then a Python float popped must be NumPy's)."""
+        division: then a Python float popped must be NumPy's, whether the loop reads only its
+        shape: a shape stub's rows will do)."""
         out = []
         for j, (at, lst, kind, target, _, rank, _) in enumerate(self.sites):
-            flags = (target in written, j in dead_last, j in unread, target in raising) if kind == "pop" else None
+            flags = (target in written, j in dead_last, j in unread, target in raising, target in self.shaped) \
+                if kind == "pop" else None
             out.append((loop.body.index(self.body[at]), lst, kind, target, flags, rank, None))
         return out + [(None, None, "raising", frozenset(raising), None, None, None)] if out else out

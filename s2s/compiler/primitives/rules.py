@@ -188,7 +188,7 @@ for _q in ("shape", "ndim", "size"):
             batch=by("rt.batched_" + _q), neutral=_q != "size")
 nondiff("isinstance", sig="x, *args, **kwargs", unbatched_result=True, batch=by("rt.batched_isinstance"))
 nondiff("rt.zeros_like_tree", sig="x, *args, **kwargs", shape_arg=0, tree_preserving=True, diag="zero",
-        float_of_first=True, shape_only=(0,), batch=SAME)
+        float_of_first=True, shape_only=(0,), batch=SAME, backward_loop=("v", 0))
 nondiff("rt.new_list", sig="x, *args, **kwargs", batch=CREATE)
 
 # ---- elementwise functions of one argument: derivative in terms of x and ans ----

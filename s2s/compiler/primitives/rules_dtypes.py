@@ -29,7 +29,7 @@ prim("rt.inplace", "r, a, ufunc, at", zero_args=("a", "ufunc", "at"), aliasing=T
 defvjp("rt.inplace", r="rt.inplace_ct(g, r, a)")
 defjvp("rt.inplace", r="dr")
 prim("rt.inplace_checked", "r, a, ufunc, at", zero_args=("a", "ufunc", "at"), aliasing=True, effect=True,
-     batch=by("rt.batched_inplace"), loop_kernel=True, checks=True)
+     batch=by("rt.batched_inplace"), loop_kernel=True, checks=True, result_like=0, backward_loop=("vvss", 0))
 defvjp("rt.inplace_checked", r="rt.inplace_ct(g, r, a)")
 defjvp("rt.inplace_checked", r="dr")
 prim("rt.batched_inplace", "flags, r, a, ufunc, at", zero_args=("flags", "a", "ufunc", "at"), aliasing=True,
