@@ -45,7 +45,7 @@ class Aliases:
         self.loads = [(n.lineno, n.col_offset, n.id) for n in names  # (`fn`'s Name nodes: its census)
                       if isinstance(n.ctx, gast.Load) and hasattr(n, "lineno")]
         self.kills = _unconditional_assignments(fn)
-        self.last_lines: dict[int, tuple] = {}  # id(loop) -> (loop, the last line it spans)
+        self.last_lines: dict[int, tuple] = {}  # id(loop) -> (loop, the last (line, column) it spans)
 
     def known(self, name: str) -> bool:
         return name in self.points
@@ -269,13 +269,14 @@ class Aliases:
         return {n for o in seen for n in self.named.get(o, ())
                 if n != name and o in self.points.get(n, ())}
 
-    def _last_line(self, loop) -> int:
-        """The last line loop statement `loop` (of the function, which normalizing never changes)
-        spans, found once per loop."""
+    def _last_pos(self, loop) -> tuple:
+        """The last (line, column) loop statement `loop` (of the function, which normalizing never
+        changes) spans, found once per loop: positions, not lines, since a one-line body shares its
+        line with the loop's header and statements around it may share theirs."""
         got = self.last_lines.get(id(loop))
         if got is None or got[0] is not loop:
-            got = self.last_lines[id(loop)] = (loop, max(getattr(n, "lineno", None) or loop.lineno
-                                                         for n in build.walk(loop)))
+            got = self.last_lines[id(loop)] = (loop, max(_end(n) for n in build.walk(loop)
+                                                         if getattr(n, "lineno", None) is not None))
         return got[1]
 
     def read_later(self, others: set[str], stmt, loops) -> list[str]:
@@ -287,8 +288,9 @@ class Aliases:
             return []
         STATS["alias_walk"] += len(self.loads)
         # the update's own statement reads its operands before it writes (`x[0] = a * 2.0`)
-        pos = (getattr(stmt, "end_lineno", None) or stmt.lineno, getattr(stmt, "end_col_offset", None) or 0)
-        spans = [(lp.lineno, self._last_line(lp), lp) for lp in loops if getattr(lp, "lineno", None) is not None]
+        pos = _end(stmt, 0)
+        spans = [((lp.lineno, lp.col_offset), self._last_pos(lp), lp) for lp in loops
+                 if getattr(lp, "lineno", None) is not None]
         out = []
         for line, col, n in self.loads:
             if n not in others:
@@ -296,10 +298,12 @@ class Aliases:
             here = (line, col)
             # the innermost enclosing loop that also holds the read runs both again; a statement of
             # its own body that rebinds the name first makes the read see the new value
-            loop = next((lp for lo, hi, lp in reversed(spans) if lo <= line <= hi), None)
+            loop = next((lp for lo, hi, lp in reversed(spans) if lo <= here <= hi), None)
             loop_kills = _unconditional_assignments(loop).get(n, []) if loop is not None else []
             kills = list(self.kills.get(n, ())) + loop_kills
-            if here > pos and not any(pos < k < here for k in kills):
+            # (a statement frontend/view_writes.py puts after a store, `c = x[:, 1]` again, has the
+            # store's position: it ends where the update does, and rebinds after it)
+            if here > pos and not any(pos <= k < here for k in kills):
                 out.append(n)
             elif loop is not None and not any(k < here for k in loop_kills):
                 out.append(n)
@@ -322,10 +326,18 @@ def _unconditional_assignments(fn: gast.FunctionDef) -> dict[str, list[tuple]]:
             names = _kills(s)
         else:
             continue
-        end = (getattr(s, "end_lineno", None) or s.lineno, float("inf"))
+        end = _end(s)  # (line, column): several statements may share a line (`b = a; a += x`)
         for n in names or ():
             out.setdefault(n, []).append(end)
     return out
+
+
+def _end(s, default_col=float("inf")) -> tuple:
+    """Where statement or node `s` ends, as (line, column): positions, not line numbers, are
+    compared, so that `a = np.zeros(2); b = a; a += x` on one line orders its statements as on
+    three (a node without an end column ends at `default_col` of its last line)."""
+    col = getattr(s, "end_col_offset", None)
+    return (getattr(s, "end_lineno", None) or s.lineno, default_col if col is None else col)
 
 
 def _kills(s) -> set[str]:
