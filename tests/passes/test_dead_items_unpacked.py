@@ -136,3 +136,37 @@ def test_item_stored_outside_is_computed(point):
     g = s2s.grad(stored_item, argnums=(0, 1))(V, U, out)
     np.testing.assert_allclose(g[1], fd_grad(lambda u: stored_item(V, u, np.zeros((1, 3))), U),
                                rtol=1e-6, atol=1e-8)
+
+
+def _square_and_double(x):
+    return np.sum(x ** 2), 2 * x
+
+
+def into_int_array(x):
+    """`acc += g` of a dead int accumulator: NumPy's UFuncTypeError, which s2s keeps."""
+    loss, g = _square_and_double(x)
+    acc = np.zeros(2, dtype=int)
+    acc += g
+    return loss
+
+
+def into_other_shape(x):
+    """`acc += g` of a dead accumulator of another shape: NumPy's ValueError, which s2s keeps."""
+    loss, g = _square_and_double(x)
+    acc = np.zeros(3)
+    acc += g
+    return loss
+
+
+@pytest.mark.parametrize("f, error", [(into_int_array, TypeError),  # (NumPy's UFuncTypeError)
+                                      (into_other_shape, ValueError)])
+@pytest.mark.parametrize("jitted", [False, True])
+def test_dead_item_update_keeps_numpy_errors(f, error, jitted):
+    """`a op= v`'s rt.inplace counts as arithmetic in read_names (a dead accumulator's item is not
+    read), and its check of a wrong dtype or shape still raises where NumPy does."""
+    x = np.array([1.0, 2.0])
+    with pytest.raises(error):
+        f(x)
+    g = s2s.jit(s2s.grad(f)) if jitted else s2s.grad(f)
+    with pytest.raises(error):
+        g(x)

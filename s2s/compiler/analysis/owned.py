@@ -169,7 +169,9 @@ def read_names(body, params) -> set[str]:
 
 def _quiet(value) -> bool:
     """Whether evaluating `value` does nothing but compute it: names, constants, tuples of them,
-    indexing, arithmetic and NumPy calls that only read their arguments."""
+    indexing, arithmetic, `a op= v`'s `rt.inplace` (Prim.checks, not an effect: its check of an
+    array nothing reads goes with it, as an author's dead `dW`'s does in reverse mode) and NumPy
+    calls that only read their arguments."""
     if isinstance(value, (gast.Name, gast.Constant)):
         return True
     if isinstance(value, gast.Tuple):
@@ -180,4 +182,7 @@ def _quiet(value) -> bool:
         return _quiet(value.left) and _quiet(value.right)
     if isinstance(value, gast.UnaryOp):
         return _quiet(value.operand)
+    if _inplace(value):  # `a op= v`'s value: arithmetic, and a check that goes with it where it is dead
+        p = registry.lookup(dotted(value.func))
+        return not p.effect and all(_quiet(a) for a in value.args)  # (an effect's check stays, reading v)
     return isinstance(value, gast.Call) and (dotted(value.func) in FRESH_CALLS or _reads_only(value))
