@@ -73,7 +73,8 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.args[0])
     if name == "rt.max_vjp" and len(e.args) == 5:  # (a max's cotangent: in its operand's float dtype)
         return f(e.args[1])
-    if name == "rt.inplace" and len(e.args) == 4:  # (`a op= v`: a float64 result kept in a float64 `a`)
+    checks = registry.lookup(name) if name.startswith("rt.") else None  # (`a op= v`: rt.inplace, rt.inplace_checked)
+    if checks is not None and checks.checks and len(e.args) == 4:  # (a float64 result kept in a float64 `a`)
         return f(e.args[0]) and f(e.args[1])
     if name == "xp.zeros" and len(e.args) == 1:  # (no dtype: float64)
         return True
