@@ -66,9 +66,47 @@ def loop_alias_lines(x):
     return s
 
 
-REFUSED = [(alias_one_line, alias_lines), (loop_alias_one_line, loop_alias_lines)]
+def store_one_line(x):
+    a = x * 1.0; b = a; a[0] = 5.0 * x[1]  # noqa: E702
+    return np.sum(b * x)
+
+
+def store_lines(x):
+    a = x * 1.0
+    b = a
+    a[0] = 5.0 * x[1]
+    return np.sum(b * x)
+
+
+def append_one_line(x):
+    a = [x * 1.0]; b = a; a.append(x)  # noqa: E702
+    return np.sum(b[-1] * x)
+
+
+def append_lines(x):
+    a = [x * 1.0]
+    b = a
+    a.append(x)
+    return np.sum(b[-1] * x)
+
+
+def row_one_line(x):
+    m = np.outer(x, x); t = m[0]; m[0] = 3.0 * x  # noqa: E702
+    return np.sum(t * x) + np.sum(m)
+
+
+def row_lines(x):
+    m = np.outer(x, x)
+    t = m[0]
+    m[0] = 3.0 * x
+    return np.sum(t * x) + np.sum(m)
+
+
+REFUSED = [(alias_one_line, alias_lines), (loop_alias_one_line, loop_alias_lines), (store_one_line, store_lines),
+           (append_one_line, append_lines)]
 # (a view's update: frontend/view_writes.py takes `b = a[0:1]` again after `a *= 2`, on one line as on three)
-ACCEPTED = [view_one_line, view_lines, rebound_before_one_line, rebound_after_one_line, loop_one_line]
+ACCEPTED = [view_one_line, view_lines, row_one_line, row_lines, rebound_before_one_line, rebound_after_one_line,
+            loop_one_line]
 X = np.array([0.7, -1.3])
 
 
