@@ -174,3 +174,22 @@ def test_factors_that_meet_nothing_stay_where_they_were():
     src = s2s.source(s2s.jit(unknown_count), x, 4, t)
     assert "x / n * 2 * t" in src.replace("(", "").replace(")", ""), src
     np.testing.assert_array_equal(s2s.jit(unknown_count)(x, 4, t), unknown_count(x, 4, t))
+
+
+def float32_term(x):  # campaign 7601 at 4ccea98 (--seed 7601007 --views --program 345)
+    f32 = np.zeros(3, dtype=np.float32)
+    f32 += x * -1.5
+    return np.sum(x * 0.5 + 0.5 * np.cos(x) + 1e-4 * np.sin(f32) * x)
+
+
+def float32_argument(x, h):
+    return np.sum(2.0 * np.sin(h) * x + 0.5 * x)
+
+
+def test_no_factor_moves_across_a_float32_value():
+    """NumPy rounds `1e-4 * np.sin(f32)` to float32 before the float64 product; moving 1e-4 onto
+    the float64 product gave another number in float32's last bits (2e-12 of the result)."""
+    x = np.array([-0.9076264449555564, -0.17817854834510682, -0.9727596394608307])
+    assert s2s.jit(float32_term)(x) == float32_term(x)
+    h = np.linspace(-1.0, 1.0, 3).astype(np.float32)
+    assert s2s.jit(float32_argument)(x, h) == float32_argument(x, h)

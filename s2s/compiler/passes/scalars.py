@@ -17,7 +17,9 @@ collected). To keep that to values near the floating types' limits, the literals
 their product, are finite and between 2**-16 and 2**16 in magnitude (int literals positive), and
 every value a rewrite removes or adds is certainly floating (`floating`: a float literal's
 product, a division, `tanh`...), so no integer product moves (an int intermediate that wraps
-around is not a float one that does not).
+around is not a float one that does not), and none may be narrower than float64 (`narrow`: a
+float32 array, a cast, what reads one), where NumPy rounds each step to float32 and a moved
+factor would be multiplied at another width.
 
 Before::
 
@@ -109,6 +111,36 @@ def floating(body, params, known) -> set[str]:
     return out
 
 
+_NARROW = ("float16", "half", "float32", "single", "complex64", "csingle")
+
+
+def _casts(v) -> bool:
+    """Whether expression `v` calls something that may give another dtype than its operands': a
+    `dtype=` keyword, `.astype`, or a narrow type (`xp.float32(t)`, `np_float32` passed along)."""
+    for n in gast.walk(v):
+        if isinstance(n, gast.Call) and (any(k.arg == "dtype" for k in n.keywords)
+                                         or isinstance(n.func, gast.Attribute) and n.func.attr == "astype"):
+            return True
+        if isinstance(n, (gast.Name, gast.Attribute)) and (n.id if isinstance(n, gast.Name) else n.attr).endswith(_NARROW):
+            return True
+    return False
+
+
+def narrow(body, known) -> set[str]:
+    """Names that may hold values narrower than float64 (float32, float16, complex64): a parameter
+    of such a dtype, a cast's result, and what is computed from one."""
+    out = {n for n, (char, _) in known.get("arrays", {}).items() if char in "efF"}
+    grew = True
+    while grew:
+        grew = False
+        for s in analysis.walk_stmts(body):
+            if isinstance(s, gast.Assign) and (not out.isdisjoint(analysis.loads(s.value)) or _casts(s.value)):
+                new = set(analysis.targets(s)) - out
+                out |= new
+                grew = grew or bool(new)
+    return out
+
+
 def _scaled(v):
     """(k, y) when core-form right-hand side `v` is the number literal k times the name y, else None."""
     if not isinstance(v, gast.BinOp):
@@ -156,6 +188,10 @@ class _Function:
         return floating(self.body, self.params, self.known)
 
     @functools.cached_property
+    def narrow(self) -> set[str]:
+        return narrow(self.body, self.known)
+
+    @functools.cached_property
     def namer(self) -> Namer:
         return Namer({n.id for n in gast.walk(gast.Module(body=self.body, type_ignores=[]))
                       if isinstance(n, gast.Name)} | set(self.params))
@@ -176,6 +212,8 @@ class _Block:
                 or atom.id not in self.fn.floats:  # (an int `y + y` that wraps around must stay)
             return None
         k, y, start = self.scaled[atom.id]
+        if y in self.fn.narrow:  # (k * y rounded to float32: the product it moves to may not be)
+            return None
         # (y is bound once; bound in between, it held another iteration's value, or none)
         return (k, y) if start > loud and self.bound.get(y, -1) < start else None
 
@@ -213,7 +251,8 @@ class _Block:
 
     def _collected(self, s, k, y, op, z, merges=False):
         """`s` as k times a new value `y op z`, if that and k qualify (`merges`: two factors meet)."""
-        if not (_factor(k) and (isinstance(op, gast.Div) or y in self.fn.floats or z in self.fn.floats)):
+        if not (_factor(k) and (isinstance(op, gast.Div) or y in self.fn.floats or z in self.fn.floats)) \
+                or y in self.fn.narrow or z in self.fn.narrow:
             return None
         self.fn.merges += merges
         part = self.fn.namer.fresh("sc")
