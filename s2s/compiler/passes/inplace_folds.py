@@ -100,6 +100,8 @@ def _number(v, names, of) -> bool:
         return not isinstance(v.slice, gast.Constant) and of(v) == ()  # (`a[...]` of a 0-d array is one)
     if isinstance(v, gast.Call) and _check(analysis.dotted(v.func)) and len(v.args) == 4:
         return _number(v.args[1], names, of) and scalar(v.args[0])
+    if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.shape_stub" and len(v.args) == 1:
+        return _number(v.args[0], names, of)  # (what the tape keeps of a number is the number)
     if not isinstance(v, gast.Call) or v.keywords:
         return False
     if isinstance(v.func, gast.Attribute) and not v.args and v.func.attr in _FULL_METHODS:
