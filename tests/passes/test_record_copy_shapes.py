@@ -18,6 +18,7 @@ def _backward_loop(code: str) -> list[str]:
 
 def test_backward_loop_of_an_inlined_call_folds_its_helpers(monkeypatch):
     monkeypatch.setenv("S2S_NO_NUMBA", "1")  # (the backward loop as Python, not an array loop kernel)
+    s2s.clear_caches()  # (a version another test compiled with numba on would be reused)
     rng = np.random.default_rng(5)
     W, X, y = rng.normal(size=(11, 4)) * 0.3, rng.normal(size=(40, 11)), rng.integers(0, 4, 40)
     g = s2s.jit(s2s.grad(svm_first))
@@ -35,6 +36,7 @@ def test_backward_loop_of_an_inlined_call_folds_its_helpers(monkeypatch):
 
 def test_softmax_backward_loop_folds_the_max_and_the_zeros(monkeypatch):
     monkeypatch.setenv("S2S_NO_NUMBA", "1")  # (the backward loop as Python, not an array loop kernel)
+    s2s.clear_caches()  # (a version another test compiled with numba on would be reused)
     rng = np.random.default_rng(7)
     W, X, y = rng.normal(size=(9, 5)) * 0.3, rng.normal(size=(40, 9)), rng.integers(0, 5, 40)
     g = s2s.jit(s2s.grad(softmax_first))
