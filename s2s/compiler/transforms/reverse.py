@@ -103,6 +103,7 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
         self.value_saves: set[str] = set()  # variables saved because an assignment overwrites them
         self.value_records: set[int] = set()  # ids of those saves' pushes and pops (what `tapes.slim` may drop)
         self.slot_records: dict[int, str] = {}  # ids of item saves and restores -> their container (`tapes.slim_slots`)
+        self.recorded: list = []  # the statements of those ids, held so that no new node takes an id of theirs
         self.seen = set(self.params)
         self.restores: set[str] = set()  # "arrays"/"lists": what the backward sweep updates in place
         self.counts: dict[str, int] | None = None
@@ -189,12 +190,14 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
                 self.value_saves.add(t)
                 out.append(self.push(self.tape if t in self.active else self.ctl, build.name(t)))
                 self.value_records.add(id(out[-1]))
+                self.recorded.append(out[-1])
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             base = s.targets[0].value.id
             if base in self.relevant:
                 slot = build.call("rt.copy_slot", [build.name(base), index_value(s.targets[0].slice)])
                 out.append(self.push(self.tape if base in self.active else self.ctl, slot))
                 self.slot_records[id(out[-1])] = base
+                self.recorded.append(out[-1])
         return out
 
     def push(self, lst, value):

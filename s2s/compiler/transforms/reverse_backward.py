@@ -78,6 +78,7 @@ class BackwardSweep:
             if (s, v) in self.saved_at:
                 out.append(build.assign(v, self.pop(self.tape if v in self.active else self.ctl)))
                 self.value_records.add(id(out[-1]))
+                self.recorded.append(out[-1])
         if isinstance(t, gast.Subscript) and t.value.id in self.relevant:
             self.restores.add("arrays")
             lst = self.tape if t.value.id in self.active else self.ctl
@@ -85,10 +86,12 @@ class BackwardSweep:
                 out.append(build.expr_stmt(build.call("rt.restore_slot", [build.name(t.value.id), build.clone(t.slice),
                                                                            self.pop(lst)])))
                 self.slot_records[id(out[-1])] = t.value.id
+                self.recorded.append(out[-1])
                 return out
             out.append(build.assign(build.subscript(build.name(t.value.id), index_value(t.slice), store_=True),
                                     self.pop(lst)))
             self.slot_records[id(out[-1])] = t.value.id
+            self.recorded.append(out[-1])
         return out
 
     def take(self, var, defined):
