@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
 from s2s.errors import S2SError
@@ -166,15 +167,6 @@ COMPUTED = [float32_update, float32_view_update, int_element_truncates, int_plus
             numbers_and_lists, float64_common]
 
 
-def _fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
-
-
 def _reference_grad(f, x):
     """The analytic derivative of a float32 result (central differences of a float32 value are off
     by its rounding over the step), central differences of the others."""
@@ -183,7 +175,7 @@ def _reference_grad(f, x):
     if f is float32_view_update:  # x0 * (1 + a1 + a2), a = float32(1.1 * x)
         a = (1.1 * x).astype(np.float32).astype(np.float64)
         return np.array([1.0 + a.sum() + 1.1 * x[0], 1.1 * x[0]])
-    return _fd(f, x)
+    return fd_grad(f, x)
 
 
 @pytest.mark.parametrize("f", COMPUTED, ids=[f.__name__ for f in COMPUTED])
