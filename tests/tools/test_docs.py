@@ -64,7 +64,10 @@ def test_the_readme_is_short_and_links_every_page():
 def test_no_machine_paths_or_files_outside_the_repository(page):
     text = _text(page)
     assert not re.search(r"(?<![\w.])/(work|home|tmp|root|Users)/", text), f"{page} names a path of a machine"
-    assert "../shared" not in text, f"{page} names a file outside the repository"
+    here = os.path.dirname(os.path.join(ROOT, page))
+    for rel in re.findall(r"(?<![\w.])(?:\.\./)+[\w.-]*", text):  # each relative path stays in the repository
+        inside = os.path.commonpath([ROOT, os.path.normpath(os.path.join(here, rel))]) == ROOT
+        assert inside, f"{page} names {rel}, outside the repository"
 
 
 def _anchors(page: str) -> set[str]:
