@@ -904,14 +904,21 @@ def _raises_too(f, x, y, made: dict) -> str | None:
     except Exception as e:  # noqa: BLE001 - whatever NumPy or the program raises
         want = type(e)
     for name, t in made.items():
-        try:
-            t(x.copy(), y.copy())
-        except want:
-            continue
-        except Exception as e:  # noqa: BLE001
-            return f"{name} raised {type(e).__name__} where f raises {want.__name__}"
-        return f"{name} returned where f raises {want.__name__}"
+        msg = _raises_same(name, lambda t=t: t(x.copy(), y.copy()), want)
+        if msg:
+            return msg
     return ""
+
+
+def _raises_same(name: str, run, want: type, where: str = "f") -> str | None:
+    """None where `run()` raises `want` (what `where` raises), else what the transform `name` did."""
+    try:
+        run()
+    except want:
+        return None
+    except Exception as e:  # noqa: BLE001 (the class is the finding)
+        return f"{name} raised {type(e).__name__} where {where} raises {want.__name__}"
+    return f"{name} returned where {where} raises {want.__name__}"
 
 
 def p_global(mod, x, y, rng):
@@ -1124,13 +1131,10 @@ def _state_check(made: dict, mod, x, y, rng) -> str | None:
     rows = np.stack([x, x[::-1]])
     for name, run in made.items():
         if name == "vmap" and (raised := _raises_at(f, rows, y)) is not None:  # a loop raises: so must vmap
-            try:
-                run(x.copy(), y.copy(), u, v)
-            except raised:
-                continue
-            except Exception as e:  # noqa: BLE001 (the class is the finding)
-                return f"vmap raises {type(e).__name__} where a loop raises {raised.__name__}"
-            return f"vmap returns where a loop raises {raised.__name__}"
+            msg = _raises_same(name, lambda: run(x.copy(), y.copy(), u, v), raised, "a loop")
+            if msg:
+                return msg
+            continue
         got = run(x.copy(), y.copy(), u, v)
         if name in ("jacrev", "jacfwd", "jit_derivative"):
             got = joined(got)

@@ -231,4 +231,4 @@ def test_state_vmap_where_a_loop_raises(monkeypatch, tmp_path):
     assert fuzz._state_check({"vmap": lambda x, y, u, v: s2s.vmap(mod.f, in_axes=(0, None))(np.stack([x, x[::-1]]), y)},
                              mod, x, y, np.random.default_rng(0)) is None
     returns = {"vmap": lambda x, y, u, v: np.stack([x, x])}
-    assert "vmap returns where a loop raises ValueError" in fuzz._state_check(returns, mod, x, y, np.random.default_rng(0))
+    assert "vmap returned where a loop raises ValueError" in fuzz._state_check(returns, mod, x, y, np.random.default_rng(0))
