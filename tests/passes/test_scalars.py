@@ -186,6 +186,11 @@ def float32_argument(x, h):
     return np.sum(2.0 * np.sin(h) * x + 0.5 * x)
 
 
+def float32_by_position(x):
+    f32 = np.asarray(np.sin(x), "f4")
+    return np.sum(0.5 * (1e-4 * np.cos(f32) * x))
+
+
 def test_no_factor_moves_across_a_float32_value():
     """NumPy rounds `1e-4 * np.sin(f32)` to float32 before the float64 product; moving 1e-4 onto
     the float64 product gave another number in float32's last bits (2e-12 of the result)."""
@@ -193,3 +198,4 @@ def test_no_factor_moves_across_a_float32_value():
     assert s2s.jit(float32_term)(x) == float32_term(x)
     h = np.linspace(-1.0, 1.0, 3).astype(np.float32)
     assert s2s.jit(float32_argument)(x, h) == float32_argument(x, h)
+    assert s2s.jit(float32_by_position)(x) == float32_by_position(x)

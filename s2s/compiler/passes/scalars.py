@@ -116,10 +116,13 @@ _NARROW = ("float16", "half", "float32", "single", "complex64", "csingle")
 
 def _casts(v) -> bool:
     """Whether expression `v` calls something that may give another dtype than its operands': a
-    `dtype=` keyword, `.astype`, or a narrow type (`xp.float32(t)`, `np_float32` passed along)."""
+    `dtype=` keyword, `.astype`, a narrow type (`xp.float32(t)`, `np_float32` passed along), or a
+    NumPy function given a string (`xp.asarray(t, 'f4')`: a dtype by position)."""
     for n in gast.walk(v):
         if isinstance(n, gast.Call) and (any(k.arg == "dtype" for k in n.keywords)
-                                         or isinstance(n.func, gast.Attribute) and n.func.attr == "astype"):
+                                         or isinstance(n.func, gast.Attribute) and n.func.attr == "astype"
+                                         or (analysis.dotted(n.func) or "").startswith("xp.")
+                                         and any(isinstance(a, gast.Constant) and isinstance(a.value, str) for a in n.args)):
             return True
         if isinstance(n, (gast.Name, gast.Attribute)) and (n.id if isinstance(n, gast.Name) else n.attr).endswith(_NARROW):
             return True
