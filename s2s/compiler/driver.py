@@ -171,8 +171,10 @@ def clear_caches() -> None:
 
 
 def cached(kind: str, fn, options, compute):
-    """Build (once per key) the transform `kind` of `fn` with `options`; recursion gets a lazy handle."""
-    key = (kind, fn_key(fn), options)
+    """Build (once per key) the transform `kind` of `fn` with `options`; recursion gets a lazy handle.
+    The key holds which kernel engines are on (`S2S_NO_NUMBA`, `S2S_NO_FUSE`): code built without
+    numba's kernels is not reused once they are switched back on, nor the other way round."""
+    key = (kind, fn_key(fn), options, numba_kernels.available(), kernels.available())
     with LOCK:
         hit = _TRANSFORMS.get(key)
         if hit is not None and hit[2].holds():  # (built from values read from objects that still hold)

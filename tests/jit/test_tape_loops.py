@@ -54,6 +54,20 @@ def test_svm_forward_sweep_is_one_kernel_with_the_unjitted_gradient(monkeypatch)
 
 
 @needs_numba
+def test_code_built_without_numba_is_not_reused_once_it_is_back_on(monkeypatch):
+    """The transform cache is keyed by the engines switched on: a gradient built under
+    `S2S_NO_NUMBA=1` (Python loops) is rebuilt with its kernels when numba is on again."""
+    args = _args(seed=5)
+    with monkeypatch.context() as m:
+        m.setenv("S2S_NO_NUMBA", "1")
+        without = s2s.jit(s2s.grad(svm_first))(*args)
+    seen = _calls(monkeypatch)
+    got = s2s.jit(s2s.grad(svm_first))(*args)
+    assert seen == [("aloop_0", N), ("aloop_1", N)]
+    np.testing.assert_allclose(got, without, rtol=1e-12, atol=1e-14)
+
+
+@needs_numba
 def test_the_value_and_the_tape_s_items_are_the_python_loop_s(monkeypatch):
     """value_and_grad: the loss the kernel's loop adds up (sums of the margins, NumPy's pairwise
     order) is the plain function's, bitwise; the gradient as the Python loop gives it."""
