@@ -188,4 +188,6 @@ def test_a_label_out_of_range_raises_the_python_loop_s_error(monkeypatch):
         svm_first(W, X, bad, reg)
     with pytest.raises(IndexError):
         g(W, X, bad, reg)
+    seen = _calls(monkeypatch)
     np.testing.assert_array_equal(g(W, X, y, reg), good)
+    assert seen == [("aloop_0", N), ("aloop_1", N)]  # (an error of the data does not switch the kernel off)

@@ -375,8 +375,9 @@ class ArrayLoop:
             return self._python(xp, args)
         try:
             out = self._compiled(r.start, r.step, n, *kargs)
-        except Exception:  # noqa: BLE001 - types numba does not compile, or an error the Python loop raises as it is
-            self._refused.add(sig)
+        except Exception as e:  # noqa: BLE001 - types numba does not compile, or an error the Python loop raises as it is
+            if type(e).__module__.startswith("numba"):  # (not an error of the data, as a label out of range is:
+                self._refused.add(sig)  # the next call with these types runs the kernel again)
             return self._python(xp, args)
         if self._plan.sites:
             out = self._backward(args, cargs, n, r, info, stacks, out)
