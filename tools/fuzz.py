@@ -244,7 +244,9 @@ STATIC_CALLER = ["def f_static(x, y, mode):", "    if mode == 'half':", "       
 # slice, `asarray` of the same dtype and `astype(copy=False)` of it are views, which see the writes
 # to their base and write into it (s2s refuses these: VIEW_REFUSAL); a row swap written as a tuple
 # assignment on a 2-d array copies one row over the other (the right side holds views), a swap by
-# fancy indices swaps, and ravel, transpose and reshape views taken after a write see it. Form
+# fancy indices swaps, and ravel, transpose and reshape views taken after a write see it. The dtype
+# of an array made from an integer one (`ik * 2`, `np.zeros_like(k)` of a helper's parameter) is
+# that array's, so a store into it truncates too. Form
 # `form` of the kinds "cast" and "view" (`b` where a test gives no form).
 CAST_LINES = ["acc = acc + 0.3 * (({ve}) - ({ve}).astype(int))",
               "ib = np.zeros(3, dtype=int)\nib[:] = {ve} * 3.0\nacc = acc + 0.1 * ib * acc",
@@ -252,7 +254,10 @@ CAST_LINES = ["acc = acc + 0.3 * (({ve}) - ({ve}).astype(int))",
               "acc = acc + 0.2 * np.abs(({ve}).astype(complex) * (1 + 1j)) + 0.1 * np.real(({ve}).astype(np.complex128) "
               "* (0.5 - 1j)) * acc",
               "acc = acc + 1e-4 * np.sin(({ve}).astype(np.float32) * {c}) "
-              "+ 0.1 * np.tanh(acc.astype(np.float64, copy=False))"]
+              "+ 0.1 * np.tanh(acc.astype(np.float64, copy=False))",
+              "ik = np.arange(3) + 1\nib = ik * 2\nib[1:] = ({ve})[1:] * 3.0\nacc = acc + 0.1 * ib * acc",
+              "def like_k(k, v):\n    ib = np.zeros_like(k)\n    ib[:] = v\n    return ib\n"
+              "acc = acc + 0.1 * like_k(np.arange(3), {ve} * 3.0) * acc"]
 VIEW_LINES = ["a = acc.copy()\nv = a.reshape(3)\na *= {c2}\nacc = acc + 0.2 * v * np.tanh({e})",
               "a = acc * 1.0\nv = a[1:]\nv *= 0.5 + 0.1 * np.sum({e})\nw = np.asarray(a, dtype=np.float64)\n"
               "a[0] = a[0] * {c2}\nacc = a + 0.1 * w",
@@ -284,7 +289,7 @@ INPLACE_RAISES = 5  # forms from here on raise in NumPy
 INPLACE_RAISING_P = 0.15  # how often an in-place block is one NumPy refuses
 
 # the names a cast, view or in-place block binds: each block's own (`m0`, `m1`, ...), as for `a` in every block
-VIEW_NAMES = ("a", "v", "w", "m", "u", "r", "t", "q", "ib", "fz", "iz")
+VIEW_NAMES = ("a", "v", "w", "m", "u", "r", "t", "q", "ib", "ik", "fz", "iz")
 
 # s2s's refusal of an in-place update that another name (a view) would see: sound, and the same in
 # every transform; and vmap's of a list times a 0-d example that may be a NumPy scalar (NumPy raises)

@@ -71,20 +71,60 @@ def gate(norm, node, value):
     return build.call("rt.dtype_gate", [norm.tmp(value), build.const(where(*norm.where(node)))])
 
 
+def _unknown(norm, e) -> bool:
+    """Whether atom `e` may hold integers, bools or complex numbers: a name bound to such a value, a
+    parameter not rebound yet (the caller's array: any dtype), or a view or element of either."""
+    while isinstance(e, (gast.Subscript, gast.Attribute)):
+        e = e.value
+    return isinstance(e, gast.Name) and (e.id in norm.typed or e.id in norm.params_unassigned())
+
+
+def _floating_from_integers(key: str) -> bool:
+    """Whether NumPy's function for primitive `key` gives a floating result for integer operands: a
+    ufunc whose int64 loop is a floating one (`np.sin`, `np.true_divide`), or a statistic."""
+    obj = np
+    for part in key.split(".")[1:]:
+        obj = getattr(obj, part, None)
+    if isinstance(obj, np.ufunc):
+        try:
+            out = obj.resolve_dtypes((np.dtype(np.int64),) * obj.nin + (None,) * obj.nout)[obj.nin]
+        except (TypeError, ValueError):
+            return False
+        return out.kind == "f"
+    return key in _FLOATING
+
+
+_FLOATING = frozenset("xp." + n for n in ("mean", "average", "std", "var", "median", "nanmean", "nanstd", "nanvar",
+                                          "nanmedian", "percentile", "quantile", "interp", "linspace", "cov", "corrcoef"))
+
+
 def _may_hold_integers(norm, value) -> bool:
     """Whether `name = value` may bind an array of an integer, bool or complex dtype (one not
-    known to be floating): what a store into it would cast to."""
-    typed = norm.typed
-    if isinstance(value, gast.Name):
-        return value.id in typed
-    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name):
-        return value.value.id in typed  # a view or an element of it
+    known to be floating): what a store into it would cast to. The dtype flows from the
+    function's parameters (any dtype) and from explicit dtypes through the operations that keep
+    their operands' dtype (`np.zeros_like(k)`, `k.copy()`, `k * 2`, `np.concatenate([k, k])`);
+    a float literal operand, a true division and NumPy's floating functions (`np.sin`) make a
+    floating value."""
+    if isinstance(value, (gast.Name, gast.Subscript, gast.Attribute)):
+        return _unknown(norm, value)
+    if isinstance(value, gast.BinOp):
+        operands = (value.left, value.right)
+        if isinstance(value.op, gast.Div) or any(isinstance(o, gast.Constant) and type(o.value) is float
+                                                 for o in operands):
+            return False
+        return any(_unknown(norm, o) for o in operands)
+    if isinstance(value, gast.UnaryOp):
+        return _unknown(norm, value.operand)
+    if isinstance(value, (gast.List, gast.Tuple)):  # (what an array made of it holds)
+        return any(_unknown(norm, e) or isinstance(e, gast.Constant) and type(e.value) in (int, bool)
+                   for e in value.elts)
     if not isinstance(value, gast.Call):
         return False
     key = analysis.dotted(value.func)
     p = registry.lookup(key)
-    if p is None:
-        return False
+    if p is None:  # (a method of an array: `k.copy()`, `k.reshape(2, 2)`; a user's function: its own dtype)
+        return isinstance(value.func, gast.Attribute) and _unknown(norm, value.func.value) \
+            and value.func.attr not in _FLOAT_METHODS
     if p.dtype_cast:
         return True
     dt = _dtype_arg(key, value)
@@ -92,10 +132,14 @@ def _may_hold_integers(norm, value) -> bool:
         return not _float_known(norm, dt)
     if key in registry.DTYPE_FROM_VALUES:
         return True
-    if key in registry.DTYPE_OF_FIRST and value.args and isinstance(value.args[0], gast.Name):
-        first = value.args[0].id
-        return first in typed or first in norm.containers  # (an array of a list: its items' dtype)
-    return False
+    operands = [e for a in value.args for e in (a.elts if isinstance(a, (gast.List, gast.Tuple)) else (a,))]
+    if key in registry.DTYPE_OF_FIRST and value.args and isinstance(value.args[0], gast.Name) \
+            and value.args[0].id in norm.containers:
+        return True  # (an array of a list: its items' dtype)
+    return not _floating_from_integers(key) and any(_unknown(norm, e) for e in operands)
+
+
+_FLOAT_METHODS = frozenset({"mean", "std", "var"})
 
 
 def bind(norm, target: str, value) -> None:

@@ -118,6 +118,7 @@ class Normalizer(ExpressionLowering):
     def tmp(self, value, base="t") -> gast.Name:
         n = self.namer.fresh(base)
         self.link(n, value)
+        dtypes.bind(self, n, value)
         self.emit(build.assign(n, value))
         return build.name(n)
 
