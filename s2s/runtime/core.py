@@ -392,6 +392,8 @@ def add_at(acc, index, v):
         out = type(acc)(acc) if type(acc) in (list, dict) else acc
         out[index] = tree_add(out[index], v)
         return out
+    if type(index) is tuple and not index and not hasattr(acc, "__setitem__"):  # (`x[()]` of a 0-d value, whose
+        return acc + v  # cotangent may be a number)
     if is_fancy(index) or _dask_cannot_set(acc, index):
         acc = scatter_add(acc, index, v)
     else:

@@ -150,8 +150,8 @@ def bind(norm, target: str, value) -> None:
 def stored(norm, node, base: str, v):
     """The value `v` of `base[...] = v`, through `rt.stored_as` where `base` may hold integers (an
     array made with such a dtype, or the caller's array, whose dtype is not known here)."""
-    if base not in norm.typed and base not in norm.params_unassigned():
-        return v
+    if base not in norm.typed and base not in norm.params_unassigned() or base in norm.containers:
+        return v  # (a list's or dict's item takes the value as it is)
     if isinstance(v, gast.Constant):
         return v
     return norm.tmp(build.call("rt.stored_as", [v, build.name(base), build.const(where(*norm.where(node)))]))

@@ -614,8 +614,12 @@ class ExpressionLowering:
             return keyword_calls.lower(self, node, "xp.ravel", [base] + args, kws) or build.call("xp.ravel", [base])
         if m == "astype":
             return views.astype(base, args, kws)
-        if m == "item":
-            return build.call("float", [base])
+        if m == "item":  # (an element as a scalar: of a size-1 array, at a flat index, or at one per axis)
+            if len(args) == 1 and not kws and not isinstance(node.args[0], gast.Tuple):
+                return build.subscript(self.tmp(build.call("xp.ravel", [base])), args[0])
+            whole = base if args or kws else self.tmp(build.call("xp.reshape", [base, build.tuple_([])]))
+            index = args[0] if len(args) == 1 else build.tuple_(args)  # (`m.item((0, 1))`, `m.item(0, 1)`)
+            return build.subscript(whole, index) if not kws else build.call(build.attr(base, "item"), args, kws)
         if m == "block_until_ready" and not args and not kws:
             return base  # JAX's wait for an asynchronous result: NumPy's is there already
         if m == "tolist":
@@ -624,6 +628,9 @@ class ExpressionLowering:
             return build.call("xp.conj", [base])  # (a complex array's conjugate; a real array's own values)
         if m == "round":
             return build.call("xp.round", [base] + args, kws)
+        if m == "clip" and len(args) <= 2 and set(kws) <= {"min", "max"} - set(("min", "max")[:len(args)]):
+            bounds = args + [kws.get(k, build.const(None)) for k in ("min", "max")[len(args):]]
+            return build.call("xp.clip", [base, *bounds])  # (the method's bounds are both optional: `x.clip(0.1)`)
         if m == "is_integer" and not args and not kws:  # a float's method (a shape computed with `/`)
             self.ns["ext"] = registry.EXT
             return build.call("ext.s2s_is_integer", [base])
