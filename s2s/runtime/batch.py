@@ -26,7 +26,8 @@ __all__ = ("vmap_size", "vmap_size_axis0", "BatchSize", "vmap_in", "vmap_out", "
            "flatten_examples", "examples_1d", "example_array", "example_array_t", "no_batched_derivative",
                "map_examples", "example_key",
                "lift_rank_to_slot", "vmap_in_t",
-           "vmap_out_t", "replicate_batch_t", "example_getitem_t", "example_add_at", "sum_examples")
+           "vmap_out_t", "sequence_batch", "sequence_batch_t", "replicate_batch_t",
+           "example_getitem_t", "example_add_at", "sum_examples")
 
 
 def _vb_err(msg):
@@ -478,6 +479,18 @@ def vmap_in_t(v, like, spec):
 
 def vmap_out_t(v, spec):
     return map_over_spec(lambda leaf, a: leaf if a in (0, None) else np.moveaxis(leaf, a, 0), spec, v)
+
+
+def sequence_batch(x, n):
+    """An unbatched operand of `+` whose other operand is batched: a list or tuple made batched
+    (its items repeated `n` times), since `+` joins it to a batched sequence whose items must all
+    hold the batch; a number or an array as it is (`lift_rank` broadcasts the other operand)."""
+    return replicate_batch(x, n) if isinstance(x, (list, tuple)) else x
+
+
+def sequence_batch_t(v, like):
+    """Transpose of sequence_batch."""
+    return replicate_batch_t(v, like) if isinstance(like, (list, tuple)) else v
 
 
 def replicate_batch_t(v, like):

@@ -47,6 +47,7 @@ __all__ = ("batched_r_", "batched_c_", "batched_r_t", "batched_c_t", "batched_ro
                "batched_reversed_range",
                "batched_vmap_size",
            "batched_vmap_size_axis0", "batched_vmap_in", "batched_vmap_out", "batched_replicate_batch",
+           "batched_sequence_batch",
                "batched_lift_rank_of_batched", "batched_unlift_rank",
            "batched_masked_merge", "batched_mask_any", "batched_example_axes", "batched_example_axis",
                "batched_num_examples", "batched_flatten_examples", "batched_dot_vjp_a",
@@ -409,6 +410,10 @@ def batched_replicate_batch(flags, x, n):
         return replicate_batch(x, n)
     return tree_map(lambda leaf: np.broadcast_to(asarray(leaf)[:, None], np.shape(leaf)[:1] + (n,)
                                                  + np.shape(leaf)[1:]).copy(), x)
+
+
+def batched_sequence_batch(flags, x, n):
+    return batched_replicate_batch(flags, x, n) if isinstance(x, (list, tuple)) else x
 
 
 def batched_lift_rank_of_batched(flags, x, other, other_batched):

@@ -91,11 +91,7 @@ def _floating_from_integers(key: str) -> bool:
         except (TypeError, ValueError):
             return False
         return out.kind == "f"
-    return key in _FLOATING
-
-
-_FLOATING = frozenset("xp." + n for n in ("mean", "average", "std", "var", "median", "nanmean", "nanstd", "nanvar",
-                                          "nanmedian", "percentile", "quantile", "interp", "linspace", "cov", "corrcoef"))
+    return key in registry.FLOATING_FROM_INTEGERS
 
 
 def _may_hold_integers(norm, value) -> bool:
@@ -124,7 +120,7 @@ def _may_hold_integers(norm, value) -> bool:
     p = registry.lookup(key)
     if p is None:  # (a method of an array: `k.copy()`, `k.reshape(2, 2)`; a user's function: its own dtype)
         return isinstance(value.func, gast.Attribute) and _unknown(norm, value.func.value) \
-            and value.func.attr not in _FLOAT_METHODS
+            and not _floating_from_integers("xp." + value.func.attr)
     if p.dtype_cast:
         return True
     dt = _dtype_arg(key, value)
@@ -137,9 +133,6 @@ def _may_hold_integers(norm, value) -> bool:
             and value.args[0].id in norm.containers:
         return True  # (an array of a list: its items' dtype)
     return not _floating_from_integers(key) and any(_unknown(norm, e) for e in operands)
-
-
-_FLOAT_METHODS = frozenset({"mean", "std", "var"})
 
 
 def bind(norm, target: str, value) -> None:

@@ -272,8 +272,17 @@ def _filtered(st, node):
 def _pure_items(items) -> bool:
     """A name, or a list or tuple display of names and literals: reading it twice reads the same items."""
     if isinstance(items, (gast.List, gast.Tuple)):
-        return all(isinstance(e, (gast.Name, gast.Constant)) for e in items.elts)
+        return all(_pure_item(e) for e in items.elts)
     return isinstance(items, gast.Name)
+
+
+def _pure_item(e) -> bool:
+    """A name, a literal, or an item of a name at such an index (`x[0]`, `x[i]`)."""
+    if isinstance(e, gast.Subscript):
+        return isinstance(e.value, gast.Name) and _pure_item(e.slice)
+    if isinstance(e, gast.UnaryOp):
+        return _pure_item(e.operand)
+    return isinstance(e, (gast.Name, gast.Constant))
 
 
 def _keyed(st, node):
@@ -293,7 +302,8 @@ def _keyed(st, node):
 
 class _Calls(gast.NodeTransformer):
     """reversed(s) -> s[::-1]; filter(f, xs) -> [v for v in xs if f(v)]; math.pow(a, b) ->
-    float(a ** b); math.fsum(xs) -> float(sum(xs))."""
+    float(a ** b); pow(a, b) -> a ** b; math.fsum(xs) -> float(sum(xs)); sum(xs, s) -> sum([s, *xs]);
+    max(a, b, key=f) -> max([a, b], key=f)."""
 
     def __init__(self, state):
         self.state = state
@@ -306,9 +316,22 @@ class _Calls(gast.NodeTransformer):
         if kind == "reversed":
             step = gast.Slice(lower=None, upper=None, step=build.const(-1))
             return _located(gast.Subscript(value=node.args[0], slice=step, ctx=gast.Load()), node)
-        if kind == "pow":
-            power = gast.BinOp(left=node.args[0], op=gast.Pow(), right=node.args[1])
-            return _located(build.call("float", [_located(power, node)]), node)
+        if kind in ("pow", "builtin_pow"):
+            power = _located(gast.BinOp(left=node.args[0], op=gast.Pow(), right=node.args[1]), node)
+            return _located(build.call("float", [power]), node) if kind == "pow" else power
+        if kind == "sum_start":  # sum(xs, s): s + xs[0] + xs[1] + ..., the order Python adds in
+            start = node.args[1] if len(node.args) == 2 else node.keywords[0].value
+            xs = node.args[0]
+            if isinstance(xs, (gast.List, gast.Tuple)):
+                items = gast.List(elts=[start, *xs.elts], ctx=gast.Load())
+            else:  # ([s] + [f(v) for v in vs], [s] + list(xs))
+                rest = gast.ListComp(elt=xs.elt, generators=xs.generators) if isinstance(xs, gast.GeneratorExp) \
+                    else xs if isinstance(xs, gast.ListComp) else build.call("list", [xs])
+                items = gast.BinOp(left=gast.List(elts=[start], ctx=gast.Load()), op=gast.Add(), right=_located(rest, node))
+            return _located(gast.Call(func=node.func, args=[_located(items, node)], keywords=[]), node)
+        if kind == "keyed_args":  # max(a, b, key=f): the largest of the arguments
+            items = _located(gast.List(elts=node.args, ctx=gast.Load()), node)
+            return _keyed(st, _located(gast.Call(func=node.func, args=[items], keywords=node.keywords), node))
         if kind == "filter":
             return _filtered(st, node)
         if kind == "fsum":
@@ -317,13 +340,23 @@ class _Calls(gast.NodeTransformer):
 
 
 def _call_kind(st, node) -> str | None:
-    """Which rewrite of `_Calls` call `node` gets (keyed, reversed, pow, filter, fsum), or None."""
+    """Which rewrite of `_Calls` call `node` gets (keyed, reversed, pow, filter, fsum, ...), or None."""
     f = node.func
     if len(node.args) == 1 and [k.arg for k in node.keywords] == ["key"] and _pure_items(node.args[0]) \
             and (st.resolves_to(f, builtins.max) or st.resolves_to(f, builtins.min)):
         return "keyed"
-    if node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+    if len(node.args) > 1 and [k.arg for k in node.keywords] == ["key"] and _pure_items(gast.List(elts=node.args)) \
+            and (st.resolves_to(f, builtins.max) or st.resolves_to(f, builtins.min)):
+        return "keyed_args"
+    if any(isinstance(a, gast.Starred) for a in node.args):
         return None
+    if (len(node.args) == 2 and not node.keywords or len(node.args) == 1 and [k.arg for k in node.keywords] == ["start"]) \
+            and st.resolves_to(f, builtins.sum):
+        return "sum_start"
+    if node.keywords:
+        return None
+    if len(node.args) == 2 and st.resolves_to(f, builtins.pow):
+        return "builtin_pow"
     if len(node.args) == 1 and st.resolves_to(f, builtins.reversed):
         return "reversed"
     if len(node.args) == 2 and st.resolves_to(f, math.pow):

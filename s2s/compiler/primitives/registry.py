@@ -363,6 +363,10 @@ VIEW_EACH_CALLS = frozenset({"xp.broadcast_arrays"})
 # from the arguments' values (np.arange(3) holds integers, np.full(n, 0) too), or the first
 # argument's (copies and creations like an array)
 DTYPE_FROM_VALUES = frozenset({"xp.arange", "xp.full"})
+# Functions (not ufuncs: theirs is read from their loops) whose result is floating for integer operands
+FLOATING_FROM_INTEGERS = frozenset("xp." + n for n in (
+    "mean", "average", "std", "var", "median", "nanmean", "nanstd", "nanvar", "nanmedian", "percentile", "quantile",
+    "interp", "linspace", "cov", "corrcoef"))
 DTYPE_OF_FIRST = frozenset("xp." + n for n in ("array", "asarray", "copy", "ascontiguousarray", "zeros_like",
                                                 "ones_like", "empty_like", "full_like"))
 

@@ -180,6 +180,11 @@ class BatchedCalls:
                     cur = self.tmp(pre, build.call(how, [cur, args[o], build.const(self.is_batched(args[o]))] + op),
                                    "lift")
             new[k] = cur
+        if p.sequence_op and p.symbol == "+" and any(self.is_batched(args[k]) for k in ops):
+            for o in ops:  # (an unbatched list joining a batched one: its items hold the batch too)
+                if not self.is_batched(args[o]) and self.rank.get(args[o].id) is None:  # (a rank: an array)
+                    how = "rt.replicate_batch" if args[o].id in self.containers else "rt.sequence_batch"
+                    new[o] = self.tmp(pre, build.call(how, [args[o], build.name(self.n)]), "joined")
         return _rebuild(value, p, new)
 
     def axes(self, value, p, args, rule, pre):
