@@ -542,6 +542,17 @@ def simplify(expr):
     return _Fold().visit(expr)
 
 
+def updates_in_place(fn: gast.FunctionDef, name: str) -> bool:
+    """Whether `fn`'s core form updates the array `name` holds: an item stored into it, or NumPy's
+    update in place (`name op= v`, core form's `name = rt.inplace(r, name, ...)`)."""
+    for n in gast.walk(fn):
+        if isinstance(n, gast.Assign) and isinstance(n.value, gast.Call) \
+                and analysis.dotted(n.value.func) in ("rt.inplace", "rt.inplace_checked") \
+                and len(n.value.args) > 1 and isinstance(n.value.args[1], gast.Name) and n.value.args[1].id == name:
+            return True
+    return stores_into(fn, name, items_only=True)
+
+
 def stores_into(fn: gast.FunctionDef, name: str, items_only: bool = False) -> bool:
     """Whether `fn`'s core form stores into `name`'s value (`name[k] = v`, `name.append(v)`,
     `name.pop()`; only the first with `items_only`), not only rebinds it (`name += v` on a number

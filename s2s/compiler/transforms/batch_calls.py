@@ -14,7 +14,7 @@ import gast
 from ...errors import shown_path
 from ..ir import build
 from ..primitives import registry
-from .base import bind_prim, stores_into
+from .base import bind_prim, stores_into, updates_in_place
 from .batch_ranks import lowered
 from .batch_vars import loaded_names
 
@@ -89,6 +89,12 @@ class BatchedCalls:
                              f"({shown_path(callee.filename)}:{line}), the list or dict `{arg.id}` "
                              "this function built: vmap batches it as an array there, not as a container.",
                           f"Store the item where `{arg.id}` is built, or return the new value from `{callee.name}`.")
+            elif mask[k] and updates_in_place(callee.node, base):  # (its batched version rebinds the name: the
+                self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "  # caller's value would not change)
+                             f"({shown_path(callee.filename)}:{line}), which changes the caller's value; vmap cannot "
+                             "batch that update of a value passed to it (a view, an item or an argument).",
+                          f"Copy it inside `{callee.name}` first (`{base} = {base}.copy()`), or return the new value "
+                          "instead of updating the argument.")
             if not mask[k] and stores_into(callee.node, base):
                 self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "
                              f"({shown_path(callee.filename)}:{line}) while vmap batches its other arguments: "

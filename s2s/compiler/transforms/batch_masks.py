@@ -128,7 +128,8 @@ class MaskedSelections:
         if kind in MASKED_REDUCTIONS:
             return self.masked_reduce(s, kind, mask)
         p, rule = registry.lookup(kind), registry.BATCH.get(kind)
-        if p is None or not (_elementwise(p, rule) or p.checks):  # (`x[m] *= a`'s rt.inplace: elementwise)
+        if p is None or not (_elementwise(p, rule) or p.checks or p.dtype_gate):  # (`x[m] *= a`'s rt.inplace and
+            # the gate of its store: elementwise)
             self.no_ragged(s, value)
         return self.masked_elementwise(s, p, t.id)
 
@@ -197,8 +198,9 @@ class MaskedSelections:
             same = self.namer.fresh("same")
             out.append(loc(build.assign(same, build.call("rt.same_mask", [build.name(m), build.name(other)])), s))
         swap: dict = {}
-        for a in args.values():
-            if not isinstance(a, gast.Name) or a.id in self.ragged or a.id in swap or a.id == m:
+        for k, a in args.items():
+            if not isinstance(a, gast.Name) or a.id in self.ragged or a.id in swap or a.id == m \
+                    or p.dtype_gate and k in p.zero_args:  # (a store's array, read for its dtype only)
                 continue
             checked = self.namer.fresh("operand")
             out.append(loc(build.assign(checked, build.call("rt.masked_operand", [
