@@ -68,4 +68,3 @@ def test_derivatives_through_the_join(f):
     np.testing.assert_allclose(s2s.grad(batched)(XS), fd_grad(lambda xs: sum(loss(x) for x in xs), XS),
                                rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(s2s.vmap(s2s.grad(loss))(XS), [fd_grad(loss, x) for x in XS], rtol=1e-6, atol=1e-8)
-
