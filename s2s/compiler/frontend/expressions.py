@@ -617,15 +617,20 @@ class ExpressionLowering:
         if m == "item":  # (an element as a scalar: of a size-1 array, at a flat index, or at one per axis)
             if len(args) == 1 and not kws and not isinstance(node.args[0], gast.Tuple):
                 return build.subscript(self.tmp(build.call("xp.ravel", [base])), args[0])
-            whole = base if args or kws else self.tmp(build.call("xp.reshape", [base, build.tuple_([])]))
-            index = args[0] if len(args) == 1 else build.tuple_(args)  # (`m.item((0, 1))`, `m.item(0, 1)`)
-            return build.subscript(whole, index) if not kws else build.call(build.attr(base, "item"), args, kws)
+            whole = base if args else self.tmp(build.call("xp.reshape", [base, build.tuple_([])]))
+            if kws:
+                self.fail(node, "`ndarray.item()` takes no keyword arguments: NumPy raises TypeError for this call.",
+                          "Pass the index positionally: `x.item(i)`, `x.item(i, j)`.")
+            return build.subscript(whole, args[0] if len(args) == 1 else build.tuple_(args))  # (`m.item((0, 1))`)
         if m == "block_until_ready" and not args and not kws:
             return base  # JAX's wait for an asynchronous result: NumPy's is there already
         if m == "tolist":
             return call_idioms.tolist(self, base)
-        if m == "conj":
+        if m in ("conj", "conjugate") and not args and not kws:
             return build.call("xp.conj", [base])  # (a complex array's conjugate; a real array's own values)
+        if m in ("conj", "conjugate"):
+            self.fail(node, f"`ndarray.{m}()` takes no arguments: NumPy raises TypeError for this call.",
+                      f"Call `np.{m}(x, ...)` for the ufunc's keywords, or `x.{m}()`.")
         if m == "round":
             return build.call("xp.round", [base] + args, kws)
         if m == "clip" and len(args) <= 2 and set(kws) <= {"min", "max"} - set(("min", "max")[:len(args)]):
