@@ -27,7 +27,7 @@ def _method_cases() -> list:
     out = []
     for case in cases():
         op, src = case[0][3:], case[3]
-        found = re.match(r"np\.%s\(([A-Za-z_]\w*)(?=[,)])(?:, )?(.*)\)$" % re.escape(op), src)
+        found = re.match(rf"np\.{re.escape(op)}\(([A-Za-z_]\w*)(?=[,)])(?:, )?(.*)\)$", src)
         if op in METHODS and found:
             out.append((case, f"{found.group(1)}.{op}({found.group(2)})"))
     return out
