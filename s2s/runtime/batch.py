@@ -481,16 +481,19 @@ def vmap_out_t(v, spec):
     return map_over_spec(lambda leaf, a: leaf if a in (0, None) else np.moveaxis(leaf, a, 0), spec, v)
 
 
-def sequence_batch(x, n):
-    """An unbatched operand of `+` whose other operand is batched: a list or tuple made batched
-    (its items repeated `n` times), since `+` joins it to a batched sequence whose items must all
-    hold the batch; a number or an array as it is (`lift_rank` broadcasts the other operand)."""
-    return replicate_batch(x, n) if isinstance(x, (list, tuple)) else x
+def sequence_batch(x, other):
+    """An unbatched operand `x` of `+` whose other operand is batched: where both are lists or
+    tuples, `+` joins them, so `x`'s items are repeated along the other's batch to hold it as the
+    other's do; anything else as it is (a list plus an array is NumPy's sum: `lift_rank` broadcasts)."""
+    if isinstance(x, (list, tuple)) and isinstance(other, (list, tuple)) and other:
+        return replicate_batch(x, num_examples(other))
+    return x
 
 
-def sequence_batch_t(v, like):
+def sequence_batch_t(v, like, other):
     """Transpose of sequence_batch."""
-    return replicate_batch_t(v, like) if isinstance(like, (list, tuple)) else v
+    joined = isinstance(like, (list, tuple)) and isinstance(other, (list, tuple)) and other
+    return replicate_batch_t(v, like) if joined else v
 
 
 def replicate_batch_t(v, like):

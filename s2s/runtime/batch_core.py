@@ -412,8 +412,12 @@ def batched_replicate_batch(flags, x, n):
                                                  + np.shape(leaf)[1:]).copy(), x)
 
 
-def batched_sequence_batch(flags, x, n):
-    return batched_replicate_batch(flags, x, n) if isinstance(x, (list, tuple)) else x
+def batched_sequence_batch(flags, x, other):
+    """sequence_batch under another vmap: the inner batch is the other's axis after the outer one."""
+    if not (isinstance(x, (list, tuple)) and isinstance(other, (list, tuple)) and other):
+        return x
+    lead = np.shape(next(leaf for leaf in tree_leaves(other) if np.ndim(leaf)))
+    return batched_replicate_batch(flags[:1], x, lead[1] if flags[1] else lead[0])
 
 
 def batched_lift_rank_of_batched(flags, x, other, other_batched):

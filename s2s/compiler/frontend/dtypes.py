@@ -128,11 +128,23 @@ def _may_hold_integers(norm, value) -> bool:
         return not _float_known(norm, dt)
     if key in registry.DTYPE_FROM_VALUES:
         return True
-    operands = [e for a in value.args for e in (a.elts if isinstance(a, (gast.List, gast.Tuple)) else (a,))]
     if key in registry.DTYPE_OF_FIRST and value.args and isinstance(value.args[0], gast.Name) \
             and value.args[0].id in norm.containers:
         return True  # (an array of a list: its items' dtype)
-    return not _floating_from_integers(key) and any(_unknown(norm, e) for e in operands)
+    if key in registry.DTYPE_OF_FIRST:  # (`np.zeros_like(k)`, `np.copy(k)`: k's dtype)
+        return bool(value.args) and _unknown(norm, value.args[0])
+    if p.nondiff:  # (a new array of a shape: float64; an index, a count, a mask: integers or bools)
+        return key not in registry.FRESH_CALLS and not _floating_from_integers(key)
+    return not _floating_from_integers(key) and any(_unknown(norm, e) for e in _operands(p, value))
+
+
+def _operands(p, call: gast.Call) -> list:
+    """The arguments of primitive `p`'s call whose dtype its result takes: those of the parameters
+    that carry a derivative (not a shape, an axis or indices), a list's or tuple's items too."""
+    named = [(p.params[i] if i < len(p.params) and not p.params[i].startswith("*") else None, a)
+             for i, a in enumerate(call.args)] + [(k.arg, k.value) for k in call.keywords]
+    return [e for name, a in named if name not in p.zero_args
+            for e in (a.elts if isinstance(a, (gast.List, gast.Tuple)) else (a,))]
 
 
 def bind(norm, target: str, value) -> None:

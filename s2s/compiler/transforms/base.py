@@ -542,15 +542,16 @@ def simplify(expr):
     return _Fold().visit(expr)
 
 
-def updates_in_place(fn: gast.FunctionDef, name: str) -> bool:
-    """Whether `fn`'s core form updates the array `name` holds: an item stored into it, or NumPy's
-    update in place (`name op= v`, core form's `name = rt.inplace(r, name, ...)`)."""
+def updates_whole_in_place(fn: gast.FunctionDef, name: str) -> bool:
+    """Whether `fn`'s core form updates the array `name` holds by NumPy's `name op= v` (core form's
+    `name = rt.inplace(r, name, ...)`, a rebinding there: an item store stays one)."""
     for n in gast.walk(fn):
-        if isinstance(n, gast.Assign) and isinstance(n.value, gast.Call) \
-                and analysis.dotted(n.value.func) in ("rt.inplace", "rt.inplace_checked") \
-                and len(n.value.args) > 1 and isinstance(n.value.args[1], gast.Name) and n.value.args[1].id == name:
-            return True
-    return stores_into(fn, name, items_only=True)
+        p = registry.lookup(analysis.dotted(n.value.func)) if isinstance(n, gast.Assign) \
+            and isinstance(n.value, gast.Call) else None
+        if p is not None and p.checks and "ufunc" in p.params and len(n.value.args) > p.params.index("a") \
+                and isinstance(a := n.value.args[p.params.index("a")], gast.Name) and a.id == name:
+            return True  # (`rt.inplace(r, a, ufunc, at)`: NumPy's `a op= v`)
+    return False
 
 
 def stores_into(fn: gast.FunctionDef, name: str, items_only: bool = False) -> bool:

@@ -14,7 +14,7 @@ import gast
 from ...errors import shown_path
 from ..ir import build
 from ..primitives import registry
-from .base import bind_prim, stores_into, updates_in_place
+from .base import bind_prim, stores_into, updates_whole_in_place
 from .batch_ranks import lowered
 from .batch_vars import loaded_names
 
@@ -89,8 +89,8 @@ class BatchedCalls:
                              f"({shown_path(callee.filename)}:{line}), the list or dict `{arg.id}` "
                              "this function built: vmap batches it as an array there, not as a container.",
                           f"Store the item where `{arg.id}` is built, or return the new value from `{callee.name}`.")
-            elif mask[k] and updates_in_place(callee.node, base):  # (its batched version rebinds the name: the
-                self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "  # caller's value would not change)
+            elif mask[k] and updates_whole_in_place(callee.node, base):  # (its batched version rebinds the name:
+                self.fail(s, f"`{callee.name}` updates its parameter `{base}` in place "  # the caller's value stays)
                              f"({shown_path(callee.filename)}:{line}), which changes the caller's value; vmap cannot "
                              "batch that update of a value passed to it (a view, an item or an argument).",
                           f"Copy it inside `{callee.name}` first (`{base} = {base}.copy()`), or return the new value "
@@ -189,8 +189,8 @@ class BatchedCalls:
         if p.sequence_op and p.symbol == "+" and any(self.is_batched(args[k]) for k in ops):
             for o in ops:  # (an unbatched list joining a batched one: its items hold the batch too)
                 if not self.is_batched(args[o]) and self.rank.get(args[o].id) is None:  # (a rank: an array)
-                    how = "rt.replicate_batch" if args[o].id in self.containers else "rt.sequence_batch"
-                    new[o] = self.tmp(pre, build.call(how, [args[o], build.name(self.n)]), "joined")
+                    other = next(new[k] for k in ops if k != o)
+                    new[o] = self.tmp(pre, build.call("rt.sequence_batch", [args[o], other]), "joined")
         return _rebuild(value, p, new)
 
     def axes(self, value, p, args, rule, pre):
