@@ -293,4 +293,4 @@ def _negatable(v, stmt, defs, reads, seen: dict) -> tuple | None:
     return best
 
 
-PASS = Pass("simplify", simplify, idempotent=True)
+PASS = Pass("simplify", simplify, idempotent=True, forgets=True)

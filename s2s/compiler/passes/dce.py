@@ -197,4 +197,4 @@ def dead_code(body: list, params, facts) -> tuple[list, set[str]]:
     return kept, sweep.touched
 
 
-PASS = Pass("dead_code", dead_code, idempotent=True)
+PASS = Pass("dead_code", dead_code, idempotent=True, forgets=True)
