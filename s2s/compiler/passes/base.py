@@ -137,6 +137,17 @@ class Notes:
             fact = facts[kind] = compute(stmt)
         return fact
 
+    def checked(self, stmt, kind: str) -> bool:
+        """Whether `kind` (a pass's look at the statement) was marked on it since it last changed;
+        marks it: a pass that found nothing to do there need not look again while the statement
+        and what else it reads stay the same."""
+        entry = self.table.get(stmt)
+        facts = (entry if entry is not None else self._entry(stmt))[2]
+        if kind in facts:
+            return True
+        facts[kind] = True
+        return False
+
     def calls(self, stmt) -> list:
         """The calls in a simple statement."""
         return self.get(stmt, "calls", calls_in)
