@@ -176,3 +176,29 @@ def test_the_passes_note_a_statement_again_only_when_it_changed(monkeypatch):
     monkeypatch.setattr(passes_base.Notes, "changed", lambda self, names, forgot=False: changed(self, names))
     by_name = bench_compile.work_per_statement("grad", 120, "rebind")["note_made"]
     assert 0 < made < 0.5 * by_name, (made, by_name)
+
+
+class _CopiedAssigned(forward._Assigned):
+    """The old way: each path of an `if` starts from a copy of every variable assigned before it."""
+
+    def __init__(self, base=None):
+        super().__init__(None)
+        while base is not None:
+            self.own |= base.own
+            base = base.base
+
+
+@pytest.mark.parametrize("variant", ("straight", "rebind"))
+def test_forward_branches_read_through_what_was_assigned_before(variant, monkeypatch):
+    """Forward mode's sets of certainly assigned variables and maps of defined tangents for the
+    paths of an `if` read through to those before it (`forward._Assigned`, `base.Defined`), where
+    each path copied them: a copy of everything assigned so far at each `if` made `jvp` quadratic
+    (0.4 s of 7 s at 6,400 statements). The copying way, shown below, grows with the program."""
+    small = bench_compile.work_per_statement("jvp", 60, variant)
+    large = bench_compile.work_per_statement("jvp", 480, variant)
+    assert 0 < small["branch_set"] < 3
+    assert large["branch_set"] <= 1.2 * small["branch_set"] + 0.05, (small["branch_set"], large["branch_set"])
+    monkeypatch.setattr(forward, "_Assigned", _CopiedAssigned)
+    small = bench_compile.work_per_statement("jvp", 60, variant)
+    large = bench_compile.work_per_statement("jvp", 480, variant)
+    assert large["branch_set"] > 4 * small["branch_set"]
