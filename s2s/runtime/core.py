@@ -23,8 +23,8 @@ from ._values import NUMBER_TYPES, float_dtype, host_index, is_fancy, shape_of, 
 __all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros", "unbroadcast", "operand_cotangent",
            "operand_cotangent_t", "plain_operands",
            "broadcast_to_like", "widen_float", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
-           "zeros_like_tree", "tree_add", "tree_add_at", "add_at", "scatter_add", "take_at", "take_at_t", "copy_slot",
-           "restore_slot", "element_copy",
+           "zeros_like_tree", "tree_add", "tree_add_into", "tree_add_at", "add_at", "scatter_add", "take_at", "take_at_t",
+           "copy_slot", "restore_slot", "element_copy",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "constant",
            "copy_saved", "checkpoint_name", "next_residual", "residual_derivative",
            "reversed_range", "list_sum", "list_sum_vjp", "zero_of_real")
@@ -111,6 +111,8 @@ def unbroadcast(v, like):
     """Sum `v` down to the shape of `like` (the transpose of broadcasting)."""
     if type(v) is _F64 is type(like):  # (two float64 numbers, a scalar loss's parts: `v` itself)
         return v
+    if type(v) is np.ndarray is type(like) and v.dtype is like.dtype and v.shape == like.shape:
+        return v  # (NumPy arrays of one shape and dtype: what the checks below return, at once)
     try:  # arrays of one shape first: what most calls are (the common case costs three attributes)
         s, vs, dt = like.shape, v.shape, like.dtype
     except AttributeError:
@@ -320,6 +322,18 @@ def tree_add(a, b):
     if b is None or isinstance(b, (range, str, slice)):
         return a
     return a + b
+
+
+def tree_add_into(a, b):
+    """`tree_add(a, b)`, written into `b`'s array where `b` is a NumPy float array of `a`'s shape
+    and dtype (jit's passes/sum_into.py calls it where `b` is a cotangent's own array that nothing
+    reads after): the same ufunc on the same operands, without a new array; anything else the
+    long way."""
+    if type(a) is np.ndarray is type(b) and a.shape == b.shape and a.ndim and a.dtype == b.dtype \
+            and a.dtype.kind in "fc" and b.flags.writeable \
+            and not (vspace.SPACES and (vspace.space_of(a) is not None or vspace.space_of(b) is not None)):
+        return np.add(a, b, out=b)
+    return tree_add(a, b)
 
 
 def tree_add_at(acc, like, keys, values):
@@ -621,7 +635,7 @@ def constant(x):
 
 def copy_saved(saved):
     """A copy of a forward sweep's record whose lists a backward sweep may pop."""
-    return tuple(list(s) if type(s) is list else s for s in saved)
+    return tuple([list(s) if type(s) is list else s for s in saved])
 
 
 def checkpoint_name(x, name):

@@ -51,7 +51,16 @@ def _lift(a, b, v):
 
 def dot_vjp_a(v, a, b):
     """Cotangent for `a` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
+    if type(a) is np.ndarray is type(b) and a.dtype is _F8:  # (float64 NumPy operands: what the long way
+        na, nb = a.ndim, b.ndim                                # does for matrices and vectors, no cast)
+        if na == 2 == nb and type(v) is np.ndarray and v.ndim == 2:
+            return np.dot(v, b.T) if _blas(v) and _blas(b) else v @ b.T
+        if na == 1 == nb:
+            return v * b
     return own_dtype(_dot_vjp_a(v, a, b), a)
+
+
+_F8 = np.dtype(np.float64)
 
 
 def _blas(x) -> bool:
@@ -81,6 +90,12 @@ def _dot_vjp_a(v, a, b):
 
 def dot_vjp_b(v, a, b):
     """Cotangent for `b` of `dot(a, b)` / `a @ b` given output cotangent `v`."""
+    if type(a) is np.ndarray is type(b) and b.dtype is _F8:  # (as dot_vjp_a's)
+        na, nb = a.ndim, b.ndim
+        if na == 2 == nb and type(v) is np.ndarray and v.ndim == 2:
+            return np.dot(a.T, v) if _blas(v) and _blas(a) else a.T @ v
+        if na == 1 == nb:
+            return v * a
     return own_dtype(_dot_vjp_b(v, a, b), b)
 
 

@@ -9,8 +9,8 @@ from ._values import float_dtype
 from .core import asarray, namespace, reshape_like, scatter_add, to_host, unbroadcast, widen_float, zeros
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("transpose_vjp", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "unstack", "reversed_shape", "split_like",
-           "join_like",
+__all__ = ("transpose_vjp", "add_transposed", "roll_vjp", "diag_vjp", "tile_vjp", "repeat_vjp", "unstack",
+           "reversed_shape", "split_like", "join_like",
            "hstack_axis", "r_", "r_vjp", "c_", "c_vjp", "linspace_vjp", "linspace_jvp", "vstack_vjp", "array_vjp",
            "sort_perm", "sort_jvp", "sort_vjp", "partition_perm", "partition_jvp", "partition_vjp", "take_vjp",
            "take_along_vjp", "gather_vjp", "pad_map", "pad_vjp", "pad_jvp", "diagonal_vjp", "split_axis",
@@ -27,6 +27,18 @@ def transpose_vjp(v, axes):
         return np.transpose(v)
     n = np.ndim(v)
     return np.transpose(v, tuple(np.argsort([int(a) % n for a in axes]).tolist()))  # Dask wants a tuple
+
+
+def add_transposed(a, v):
+    """`a + transpose_vjp(v, None)` (`v` with all its axes reversed), computed as the transpose of
+    `a`'s transpose plus `v` where both are NumPy arrays of one rank, two or more: the same
+    additions of the same pairs in the same order, so the same values, and the result is the
+    transpose of a new array. An accumulator `acc = acc + v.T` in a loop (a weight's cotangent
+    through `x @ w.T`) then reads both operands in their memory order from its second iteration on,
+    where the sum read `v` across its rows (128 x 128 floats: 55 us against 11 us)."""
+    if type(a) is np.ndarray is type(v) and a.ndim == v.ndim >= 2:
+        return np.add(a.T, v).T
+    return a + transpose_vjp(v, None)
 
 
 def roll_vjp(v, shift, axis):

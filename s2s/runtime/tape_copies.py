@@ -71,16 +71,16 @@ def _private(x, arrays, memo):
     key = id(x)
     if key in memo:
         return memo[key]
-    if kind is list:
+    if kind is list:  # (without `arrays`, what is no container is itself: kept without a call)
         new = []
         memo[key] = new
-        new.extend([_private(v, arrays, memo) for v in x])
+        new.extend([_private(v, arrays, memo) if arrays or type(v) in _CONTAINERS else v for v in x])
     elif kind is tuple:
-        new = tuple([_private(v, arrays, memo) for v in x])
+        new = tuple([_private(v, arrays, memo) if arrays or type(v) in _CONTAINERS else v for v in x])
     elif kind is dict:
         new = {}
         memo[key] = new
-        new.update({k: _private(v, arrays, memo) for k, v in x.items()})
+        new.update({k: _private(v, arrays, memo) if arrays or type(v) in _CONTAINERS else v for k, v in x.items()})
     else:
         new = _private_array(x, memo)
     memo[key] = new

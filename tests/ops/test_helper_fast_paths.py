@@ -2,7 +2,8 @@
 shapes are not known when compiling (issue 46 section 2, the char RNN's softmax and products):
 `rt.sum_vjp` along one axis fills a new array from the cotangent without `expand_dims` and
 `broadcast_to`, and `rt.dot_vjp_a`/`rt.dot_vjp_b` of matrices call `np.dot` where BLAS reads
-both operands as they are (`@`'s own loop for an outer product is 2-3x slower). Each against
+both operands as they are (`@`'s own loop for an outer product is 2-3x slower), and of float64
+vectors multiply at once; `rt.unbroadcast` of one shape and dtype is the cotangent. Each against
 what the helper computed before, bit for bit, over layouts, dtypes and shapes, and a gradient
 through them against central differences."""
 import numpy as np
@@ -11,6 +12,7 @@ from helpers_compare import fd_grad
 
 import s2s
 from s2s import runtime as rt
+from s2s.runtime import linalg as linalg_rt
 from s2s.runtime import reduce as reduce_rt
 
 
@@ -99,3 +101,49 @@ def test_tree_add_of_arrays_and_operand_cotangent_of_a_sum(dtypes, shapes):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
         assert not np.any(rt.operand_cotangent(ct, operand, b, "add", 1, 1))  # (with respect to the other: zero)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64])
+@pytest.mark.parametrize("shape", [(27, 1), (3,), (2, 3, 4)])
+def test_unbroadcast_of_one_shape_and_dtype_is_the_cotangent(dtype, shape):
+    """`rt.unbroadcast` of two NumPy arrays of one shape and dtype answers at once: the cotangent
+    itself, as its checks gave (no cast, no sum, a complex one kept for a complex primal)."""
+    rng = np.random.default_rng(6)
+    v = (rng.normal(size=shape) * 3).astype(dtype)
+    like = np.zeros(shape, dtype)
+    assert rt.unbroadcast(v, like) is v
+    wider = rt.unbroadcast(v.astype(np.float64), like) if dtype is np.float32 else None
+    assert wider is None or wider.dtype == np.float32  # (another dtype: the long way, cast as before)
+    summed = rt.unbroadcast(np.stack([v, v]), like)
+    np.testing.assert_array_equal(summed, v + v)
+
+
+def _vectors_and_numbers(rng):
+    x = rng.normal(size=5)
+    return [("vector", x), ("number", np.float64(0.7)), ("python", 0.7), ("strided", rng.normal(size=10)[::2])]
+
+
+def test_dot_vjp_of_vectors_equals_the_long_way():
+    """`rt.dot_vjp_a`/`dot_vjp_b` of two float64 vectors (skip-gram's `np.dot(U[k], c)`) answer
+    `v * b` and `v * a` at once, what the general path computes, bit for bit; float32 and
+    integer operands keep the long way (a float32 cotangent, an int operand's float one)."""
+    rng = np.random.default_rng(7)
+    for kv, v in _vectors_and_numbers(rng)[1:]:
+        for ka, a in _vectors_and_numbers(rng)[::3]:
+            for kb, b in _vectors_and_numbers(rng)[::3]:
+                for got, want in ((rt.dot_vjp_a(v, a, b), linalg_rt._dot_vjp_a(v, a, b)),
+                                  (rt.dot_vjp_b(v, a, b), linalg_rt._dot_vjp_b(v, a, b))):
+                    assert type(got) is type(want) and got.dtype == want.dtype, (kv, ka, kb)
+                    np.testing.assert_array_equal(got, want, err_msg=f"{kv} {ka} {kb}")
+    a32, b = rng.normal(size=3).astype(np.float32), rng.normal(size=3)
+    assert rt.dot_vjp_a(np.float64(2.0), a32, b).dtype == np.float32
+    assert rt.dot_vjp_b(np.float64(2.0), b, a32).dtype == np.float32
+    ai = np.arange(3)
+    np.testing.assert_array_equal(rt.dot_vjp_a(np.float64(2.0), ai, b), 2.0 * b)
+
+
+def test_copy_saved_copies_lists_only():
+    tape, arr, inner = [1.0, 2.0], np.ones(2), ([3.0],)
+    got = rt.copy_saved((tape, arr, inner, None))
+    assert type(got) is tuple and got[0] == tape and got[0] is not tape
+    assert got[1] is arr and got[2] is inner and got[3] is None

@@ -158,7 +158,7 @@ def available(transform: str) -> bool:
 
 # ---------------------------------------------------------------- machine-independent work
 
-SET_WORK = {"live_set"}  # STATS keys that count set elements, not nodes or statements
+SET_WORK = {"live_set", "branch_set"}  # STATS keys that count set elements, not nodes or statements
 
 
 @contextlib.contextmanager
@@ -174,7 +174,10 @@ def count_compile_work():
     (nodes ``ir.build.walk`` and ``ir.build.names_in`` visited: the frontend's walks), ``alias_walk``
     (objects and reads the alias model's checks of an update in place looked at), ``join_key``
     (companions the join of a branch's paths looked at: ``transforms.base.join``), ``pass_run`` (runs
-    of optimization passes: the pipeline skips a pass when nothing changed since it ran). Work done
+    of optimization passes: the pipeline skips a pass when nothing changed since it ran),
+    ``note_made`` (statements the passes' shared notes noted: again only when a pass changed them),
+    ``branch_set`` (names forward mode's sets of assigned variables hold for the paths of an
+    ``if``: what they assign, not everything assigned before, which they read through). Work done
     by library calls that report to no hook is counted by patching them for the block: ``walk``
     (nodes yielded by ``gast.walk``/``ast.walk``), ``visit`` (``NodeVisitor.visit`` calls, once per
     node of the generic visitors and transformers) and ``deepcopy`` (objects ``copy.deepcopy``

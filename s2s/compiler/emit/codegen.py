@@ -12,17 +12,7 @@ from ... import runtime
 from ...base import tracebacks
 from ..ir import build
 from ..ir.core import SOURCE_FILE, is_catch
-
-_BODIED = (gast.If, gast.For, gast.While, gast.FunctionDef)
-
-
-def _fill_empty_blocks(n) -> None:
-    """A `pass` in each block that would print empty (nothing, or only comments)."""
-    if isinstance(n, _BODIED) and all(build.is_comment(s) for s in n.body):
-        n.body.append(gast.Pass())
-    orelse = getattr(n, "orelse", None)
-    if isinstance(orelse, list) and orelse and all(build.is_comment(s) for s in orelse):
-        orelse.append(gast.Pass())
+from .printer import fill_empty_blocks, function_lines
 
 
 def _negative(node) -> bool:
@@ -81,7 +71,7 @@ class _Printable:
                     strings.append(n.value)
                 continue
             if isinstance(n, gast.stmt):
-                _fill_empty_blocks(n)
+                fill_empty_blocks(n)
             for field in n._fields:
                 value = getattr(n, field, None)
                 if value.__class__ is list:
@@ -114,9 +104,6 @@ class _Printable:
         self.token = "s2s-comment-"
         while any(self.token in s for s in strings):
             self.token += "_"
-        self.texts = [build.comment_text(c) for _, _, c in self.comments]
-        # the user's line each comment stands for (the statement the code after it derives from)
-        self.places = [(getattr(c, SOURCE_FILE, None), getattr(c, "lineno", None)) for _, _, c in self.comments]
 
     @contextlib.contextmanager
     def as_ast(self, fn):
@@ -174,30 +161,43 @@ def source_and_places(fn: gast.FunctionDef, header: str = "", filename: str = ""
     statement, that statement's place `(file, line)`: where an error raised by that line's code
     comes from in the user's code. `filename`: the user's file behind `fn` (a statement inlined
     from another function carries its own)."""
-    printable = _Printable(fn)
-    with printable.as_ast(fn) as module:
-        text = astor.to_source(module)
-    token, texts = printable.token, printable.texts
+    printed = function_lines(fn)  # (core form's usual nodes, printed directly: astor's text)
+    if printed is None:
+        printed = _astor_lines(fn)
     lines, places, place = [], {}, None
     first = 2 if header else 1
-    for line in text.splitlines():
-        stripped = line.strip()
-        if stripped[:1] in "'\"" and token in stripped:
-            value = ast.literal_eval(stripped)
-            if isinstance(value, str) and value.startswith(token):
-                indent = line[: len(line) - len(line.lstrip())]
-                i = int(value[len(token):])
-                lines.append(indent + "# " + texts[i])
-                file, lineno = printable.places[i]
-                file = tracebacks.origin(file) if file else filename
-                if lineno is not None and file and not tracebacks.internal(file):  # (s2s's own composites: not the user's)
-                    place = (file, lineno)
-                continue
+    for line in printed:
+        if type(line) is tuple:  # (indentation, Comment)
+            lines.append(line[0] + "# " + build.comment_text(line[1]))
+            # the user's line the comment stands for (the statement the code after it derives from)
+            file, lineno = getattr(line[1], SOURCE_FILE, None), getattr(line[1], "lineno", None)
+            file = tracebacks.origin(file) if file else filename
+            if lineno is not None and file and not tracebacks.internal(file):  # (s2s's own composites: not the user's)
+                place = (file, lineno)
+            continue
         if place is not None:
             places[first + len(lines)] = place
         lines.append(line)
     out = "\n".join(lines) + "\n"
     return (f"# {header}\n" if header else "") + out, places
+
+
+def _astor_lines(fn) -> list:
+    """`printer.function_lines`'s answer, printed by astor: any function."""
+    printable = _Printable(fn)
+    with printable.as_ast(fn) as module:
+        text = astor.to_source(module)
+    token = printable.token
+    out: list = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped[:1] in "'\"" and token in stripped:
+            value = ast.literal_eval(stripped)
+            if isinstance(value, str) and value.startswith(token):
+                out.append((line[: len(line) - len(line.lstrip())], printable.comments[int(value[len(token):])][2]))
+                continue
+        out.append(line)
+    return out
 
 
 def compile_source(name: str, source: str, ns: dict, xp, places: dict | None = None) -> object:

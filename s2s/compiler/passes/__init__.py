@@ -37,6 +37,8 @@ from . import (
     shapes,
     smallfuse,
     stack,
+    sum_into,
+    transposed_sums,
     tree_items,
 )
 from .base import Notes, clone
@@ -52,7 +54,8 @@ FINAL = (lifetime.PASS,)
 # until another pass changes something
 SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restores.PASS, records.PASS, tree_items.PASS,
                                      cse.PASS, copyprop.PASS, dce.PASS))
-FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, shapefold.METHODS, constants.PASS, lifetime.PASS, reuse.IN_PLACE)
+FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, transposed_sums.PASS, shapefold.METHODS,
+             constants.PASS, lifetime.PASS, reuse.IN_PLACE)
 
 
 def optimize(fn: gast.FunctionDef, known=None, trace=None, pipeline=None, settled=()) -> gast.FunctionDef:

@@ -160,8 +160,8 @@ def simplify(body: list, params, facts) -> tuple[list, set[str]]:
                 notes.forget(s)
                 touched.update(notes.names(s))
         elif isinstance(s, (gast.Assign, gast.Return)) and s.value is not None:
-            names = notes.names(s)
-            if moved is not None and names.isdisjoint(moved) and names.isdisjoint(dirty):
+            names, seen = notes.names(s), notes.checked(s, "simplify")
+            if moved is not None and names.isdisjoint(moved) and (seen or names.isdisjoint(dirty)):
                 continue  # unchanged since the last run, and so are its operands' types
             s.value, c = bottom_up(s.value, lambda e: _simplify(e, floats))
             if c:
@@ -293,4 +293,4 @@ def _negatable(v, stmt, defs, reads, seen: dict) -> tuple | None:
     return best
 
 
-PASS = Pass("simplify", simplify, idempotent=True)
+PASS = Pass("simplify", simplify, idempotent=True, forgets=True)

@@ -12,7 +12,9 @@ what changed since the pass last ran (`changes`'s form; None: anything may have)
 again: a set of names (those of every statement it changed, added or removed: what they assign
 and what they read, before and after; empty: nothing changed), or a bool (True: anything may have
 changed, the form of passes that do not track their changes). A pass declared `idempotent` finds
-nothing to do on its own output, so its own changes do not make it run again.
+nothing to do on its own output, so its own changes do not make it run again. A pass declared
+`forgets` calls `notes.forget` on every simple statement it changes in place (it puts new
+statement objects where it replaces one), so the notes of the statements it did not change stay.
 """
 from __future__ import annotations
 
@@ -72,23 +74,28 @@ def bound(s) -> list[str]:
 
 class Notes:
     """Facts about statements, kept from one pass to the next within one `optimize` while the
-    statement is unchanged. A pass that changes a statement reports the statement's names (before
-    and after), so the pipeline forgets the notes of every statement that names something a pass
-    reported (`changed`), and of all of them when a pass reports "anything"."""
+    statement is unchanged (every fact is a function of the statement alone). A pass that changes
+    a statement reports the statement's names (before and after), so the pipeline forgets the
+    notes of every statement that names something a pass reported (`changed`), and of all of them
+    when a pass reports "anything"; after a pass declared `forgets` (it forgot each statement it
+    changed in place), only those of the blocks (`if`, loops) that name something it reported."""
 
     def __init__(self):
         self.table: dict = {}  # statement object (kept alive here) -> (names, loads, {kind: fact})
         self.index: dict[str, list] = {}  # name -> statements noted as naming it (to forget them)
+        self.blocks: dict[str, list] = {}  # the same for the statements with blocks
         self.analyses: dict = {}  # analysis name -> (body, its result), while no pass changed anything
 
     def _entry(self, stmt):
         entry = self.table.get(stmt)
         if entry is None:
+            STATS["note_made"] += 1
             reads = analysis.loads(stmt)
             loads = frozenset(reads)
             entry = self.table[stmt] = (loads.union(analysis.targets(stmt)) - _MODULES, loads, {"reads": reads})
+            index = self.blocks if getattr(stmt, "body", None) or getattr(stmt, "orelse", None) else self.index
             for n in entry[0]:
-                self.index.setdefault(n, []).append(stmt)
+                index.setdefault(n, []).append(stmt)
         return entry
 
     def names(self, stmt) -> frozenset[str]:
@@ -130,6 +137,17 @@ class Notes:
             fact = facts[kind] = compute(stmt)
         return fact
 
+    def checked(self, stmt, kind: str) -> bool:
+        """Whether `kind` (a pass's look at the statement) was marked on it since it last changed;
+        marks it: a pass that found nothing to do there need not look again while the statement
+        and what else it reads stay the same."""
+        entry = self.table.get(stmt)
+        facts = (entry if entry is not None else self._entry(stmt))[2]
+        if kind in facts:
+            return True
+        facts[kind] = True
+        return False
+
     def calls(self, stmt) -> list:
         """The calls in a simple statement."""
         return self.get(stmt, "calls", calls_in)
@@ -138,16 +156,20 @@ class Notes:
         """Drop a statement's notes (a pass changed it in place)."""
         self.table.pop(stmt, None)
 
-    def changed(self, names: set[str] | None) -> None:
+    def changed(self, names: set[str] | None, forgot: bool = False) -> None:
+        """A pass changed the statements that name `names` (None: anything); `forgot`: it forgot
+        each simple statement it changed in place already."""
         if names is None or names:
             self.analyses.clear()
         if names is None:
             self.table.clear()
             self.index.clear()
+            self.blocks.clear()
             return
-        for n in names:
-            for s in self.index.get(n, ()):
-                self.table.pop(s, None)
+        for index in (self.blocks,) if forgot else (self.blocks, self.index):
+            for n in names:
+                for s in index.get(n, ()):
+                    self.table.pop(s, None)
 
 
 _NONE = object()  # (a fact not noted yet)
@@ -245,6 +267,7 @@ class Pass:
     run: Callable
     needs: tuple[str, ...] = ()
     idempotent: bool = False
+    forgets: bool = False
 
     def __call__(self, body: list, params, known=None) -> tuple[list, bool]:
         """Run the pass once, on its own: (body, whether it changed anything)."""
@@ -269,5 +292,5 @@ class Pass:
         body, changed = self.run(body, params, facts)
         changed = changes(changed)
         if notes is not None:
-            notes.changed(changed)
+            notes.changed(changed, self.forgets)
         return body, changed

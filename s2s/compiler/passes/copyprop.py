@@ -57,7 +57,7 @@ def _replace(stmt, values: dict) -> set[str]:
     return hit
 
 
-def _block(stmts: list, touched: set[str]) -> None:
+def _block(stmts: list, touched: set[str], notes) -> None:
     """One walk over the block with the copies in reach (name -> (value, the names that end its
     reach when assigned)): a copy reaches the statements after it until its name or its source is
     assigned (the right side of that assignment still reads the old values) or a statement that
@@ -70,7 +70,7 @@ def _block(stmts: list, touched: set[str]) -> None:
             live.clear()  # a block ends every copy's reach; its own blocks start afresh
             for f in ("body", "orelse"):
                 if getattr(s, f, None):
-                    _block(getattr(s, f), touched)
+                    _block(getattr(s, f), touched, notes)
             continue
         ends = {a for a, (_, watch) in live.items() if watch & assigns(s)} if isinstance(s, gast.Assign) else set()
         if live and s.value is not None:
@@ -79,6 +79,7 @@ def _block(stmts: list, touched: set[str]) -> None:
                       if not (item_store and a in ends) and not _skips(s, v)}
             hit = _replace(s, values) if values else set()
             if hit:
+                notes.forget(s)
                 touched.update(names_of(s))
                 for a in hit:
                     touched.update(live[a][1])
@@ -92,8 +93,8 @@ def _block(stmts: list, touched: set[str]) -> None:
 
 def copy_propagation(body: list, params, facts) -> tuple[list, set[str]]:
     touched: set[str] = set()
-    _block(body, touched)
+    _block(body, touched, facts["notes"])
     return body, touched
 
 
-PASS = Pass("copy_propagation", copy_propagation, idempotent=True)
+PASS = Pass("copy_propagation", copy_propagation, idempotent=True, forgets=True)

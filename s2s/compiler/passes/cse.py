@@ -135,4 +135,4 @@ def common_subexpressions(body: list, params, facts) -> tuple[list, set[str]]:
     return body, touched
 
 
-PASS = Pass("common_subexpressions", common_subexpressions, idempotent=True)
+PASS = Pass("common_subexpressions", common_subexpressions, idempotent=True, forgets=True)

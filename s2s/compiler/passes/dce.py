@@ -189,12 +189,17 @@ class _Sweep:
         return out
 
 
+def _item_stores(body) -> bool:
+    return any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript) for s in analysis.walk_stmts(body))
+
+
 def dead_code(body: list, params, facts) -> tuple[list, set[str]]:
-    sweep = _Sweep(facts["notes"], owned_arrays(body, params))
+    # (which arrays the function owns matters only to a store into an item: most bodies have none)
+    sweep = _Sweep(facts["notes"], owned_arrays(body, params) if _item_stores(body) else None)
     kept, _ = sweep.block(body, set(), None, True)
     if len(kept) == len(body) and not sweep.touched:
         return body, set()
     return kept, sweep.touched
 
 
-PASS = Pass("dead_code", dead_code, idempotent=True)
+PASS = Pass("dead_code", dead_code, idempotent=True, forgets=True)

@@ -74,4 +74,4 @@ def shape_sources(body: list, params, facts) -> tuple[list, set[str]]:
     return body, touched
 
 
-PASS = Pass("shape_sources", shape_sources, needs=("shape_roots",))  # (its removals give new roots)
+PASS = Pass("shape_sources", shape_sources, needs=("shape_roots",), forgets=True)  # (its removals give new roots)

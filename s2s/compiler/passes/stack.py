@@ -145,4 +145,4 @@ def _fresh_names(body, notes):
     return fresh
 
 
-PASS = Pass("stack_forwarding", stack_forwarding, idempotent=True)
+PASS = Pass("stack_forwarding", stack_forwarding, idempotent=True, forgets=True)

@@ -119,10 +119,33 @@ def _rewrite(block, loads) -> set[str]:
     return changed
 
 
+def _zeros_call(calls) -> bool:
+    return any(analysis.dotted(c.func) == "rt.zeros_like_tree" for c in calls)
+
+
+def _has_zeros(body, notes) -> bool:
+    """Whether `body` calls `rt.zeros_like_tree` (a simple statement's answer noted: the second
+    round of passes asks again of unchanged statements)."""
+    for s in analysis.walk_stmts(body):
+        cls = type(s)
+        if cls is gast.If or cls is gast.While:
+            head = [s.test]
+        elif cls is gast.For:
+            head = [s.target, s.iter]
+        elif getattr(s, "body", None) or getattr(s, "orelse", None):  # (not core form: walk it all)
+            return _zeros_call(n for n in analysis.iter_nodes(body) if isinstance(n, gast.Call))
+        else:
+            if notes.get(s, "zeros_like_tree", lambda s: _zeros_call(notes.calls(s))):
+                return True
+            continue
+        if _zeros_call(n for n in analysis.iter_nodes(head) if isinstance(n, gast.Call)):
+            return True
+    return False
+
+
 def tree_items(body: list, params, facts) -> tuple[list, set[str]]:
     loads: collections.Counter = collections.Counter()
-    if not any(isinstance(n, gast.Call) and analysis.dotted(n.func) == "rt.zeros_like_tree"
-               for n in analysis.iter_nodes(body)):
+    if not _has_zeros(body, facts["notes"]):
         return body, set()
     for n in analysis.iter_nodes(body):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):

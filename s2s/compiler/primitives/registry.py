@@ -57,6 +57,8 @@ class Prim:
     mutated: int = 0
     dot_like: bool = False         # a contraction JAX lowers to dot_general (s2s.checkpoint's dots_saveable)
     shape_only: tuple = ()         # positions of arguments read only for their shape and dtype (the tape's stubs)
+    shape_only_for: tuple = ()     # (parameter, literal, positions): more of those where that argument is that
+    #                                literal (rt.operand_cotangent's other addend, for op "add")
     effect: bool = False           # acts on something (a draw, a check, a print): never removed, moved or merged
     checks: bool = False           # raises where NumPy would (rt.inplace): reverse mode's forward sweep keeps it
     #                                even where its value carries a derivative no sweep reads (transforms/reverse.py)

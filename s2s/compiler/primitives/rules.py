@@ -527,7 +527,7 @@ linear("rt.take_at_t", "g_, index, acc", "g_", "rt.take_at(rt.fresh(g), index, g
 # transform's cotangent of operand `me`, decided at run time; bilinear in (v, other) for arrays
 prim("rt.operand_cotangent", "ct, operand, other, op, operand_first, wrt_other=0", zero_args=("operand", "op",
     "operand_first", "wrt_other"), tree_sum=True,
-     aliasing=True, tree_args=(0, 2))
+     aliasing=True, tree_args=(0, 2), shape_only=(1,), shape_only_for=(("op", "add", (2,)),))
 defvjp("rt.operand_cotangent", ct="rt.operand_cotangent_t(g, ct, operand, other, op, operand_first, wrt_other)",
        other="rt.operand_cotangent(ct, other, g, op, operand_first, 1)")
 defjvp("rt.operand_cotangent", ct="rt.operand_cotangent(dct, operand, other, op, operand_first, wrt_other)",

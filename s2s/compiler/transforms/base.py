@@ -98,48 +98,76 @@ class Companions:
         return self.vars[companion]
 
 
-class Defined(dict):
+class Defined:
     """A `defined` map (companion name -> owned by the sweep) that remembers which companions were
-    set or removed since it was made (`changed`). A branch or loop body starts from a copy of the
-    map before it, and the join then looks only at what the body changed, not at every companion
-    defined so far: in forward-over-reverse every saved value of the gradient has a tangent, so a
-    join over all of them at each `if` made forward mode quadratic."""
+    set or removed since it was made (`changed`). A branch or loop body starts from the map before
+    it, and the join then looks only at what the body changed, not at every companion defined so
+    far: in forward-over-reverse every saved value of the gradient has a tangent, so a join over
+    all of them at each `if` made forward mode quadratic. `Defined(parent)` is such a start: it
+    reads through to `parent` for what it did not change (copying the map at every `if` was
+    quadratic too), so `parent` must not change while it is read through (a body's map is joined
+    into its parent after the body)."""
 
-    __slots__ = ("changed",)
+    __slots__ = ("own", "gone", "base", "changed")
 
-    def __init__(self, *args):
-        super().__init__(*args)
+    def __init__(self, init=()):
+        self.base = init if isinstance(init, Defined) else None
+        self.own: dict = {} if self.base is not None else dict(init)
+        self.gone: set = set()  # (removed here: hidden in `base`)
         self.changed: set = set()
+
+    def __contains__(self, key) -> bool:
+        if key in self.own:
+            return True
+        return key not in self.gone and self.base is not None and key in self.base
+
+    def __getitem__(self, key):
+        if key in self.own:
+            return self.own[key]
+        if key in self.gone or self.base is None:
+            raise KeyError(key)
+        return self.base[key]
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
 
     def __setitem__(self, key, value):
         self.changed.add(key)
-        super().__setitem__(key, value)
+        self.own[key] = value
+        self.gone.discard(key)
 
     def __delitem__(self, key):
         self.changed.add(key)
-        super().__delitem__(key)
+        if key not in self:
+            raise KeyError(key)
+        self.own.pop(key, None)
+        self.gone.add(key)
 
     def pop(self, key, *default):
         self.changed.add(key)
-        return super().pop(key, *default)
+        if key not in self:
+            if default:
+                return default[0]
+            raise KeyError(key)
+        value = self[key]
+        self.own.pop(key, None)
+        self.gone.add(key)
+        return value
 
     def update(self, *args, **kwargs):
         for k, v in dict(*args, **kwargs).items():
             self[k] = v
 
-    def clear(self):
-        self.changed.update(self)
-        super().clear()
+    def keys(self) -> set:
+        """Every companion in the map (a walk of the maps it reads through)."""
+        out = set(self.base.keys()) - self.gone if self.base is not None else set()
+        return out | self.own.keys()
 
-    def setdefault(self, key, default=None):
-        if key not in self:
-            self[key] = default
-        return self[key]
+    def __iter__(self):
+        return iter(self.keys())
 
-    def popitem(self):
-        key, value = super().popitem()
-        self.changed.add(key)
-        return key, value
+    def __len__(self) -> int:
+        return len(self.keys())
 
     def apply(self, result: dict, keys) -> None:
         """Set each of `keys` to its value in `result`, or remove it where `result` lacks it."""

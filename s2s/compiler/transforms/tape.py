@@ -78,7 +78,7 @@ def _reads_of(node, out):
         return
     if isinstance(node, gast.Call):
         p = registry.lookup(analysis.dotted(node.func) or "")
-        positions = p.shape_only if p is not None else ()
+        positions = _shape_only(p, node) if p is not None else ()
         for k, a in enumerate(node.args):
             if k in positions and isinstance(a, gast.Name):
                 out.setdefault(a.id, False)
@@ -90,6 +90,19 @@ def _reads_of(node, out):
         return
     for child in gast.iter_child_nodes(node):
         _reads_of(child, out)
+
+
+def _shape_only(p, call) -> tuple:
+    """The positions of `call`'s arguments read only for their shape and dtype: the primitive's
+    `shape_only`, and those its `shape_only_for` adds where a setting is that literal (the other
+    addend of `rt.operand_cotangent(g, a, b, 'add', 1)`, read only for its type and shape)."""
+    out = p.shape_only
+    for param, value, more in p.shape_only_for:
+        k = p.params.index(param)
+        arg = call.args[k] if k < len(call.args) else None
+        if isinstance(arg, gast.Constant) and type(arg.value) is type(value) and arg.value == value:
+            out = out + more
+    return out
 
 
 def recomputable(body, params, loops) -> dict:
