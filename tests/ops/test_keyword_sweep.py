@@ -21,11 +21,11 @@ tests), `out=` is refused everywhere (tests/ops/test_refused_arguments.py); the 
 """
 from __future__ import annotations
 
-import importlib.util
 import zlib
 
 import numpy as np
 import pytest
+from helpers_modules import module_of
 from keyword_cases import cases
 
 import s2s
@@ -46,12 +46,7 @@ def module(tmp_path_factory):
                   f"def loss_{i}({args}):", f"    return np.sum(np.sin(call_{i}({args})))", "", "",
                   f"def parts_loss_{i}({args}):", "    total = 0.0", f"    for part in call_{i}({args}):",
                   "        total = total + np.sum(np.sin(part))", "    return total", ""]
-    path = tmp_path_factory.mktemp("sweep") / "keyword_sweep_cases.py"
-    path.write_text("\n".join(lines))
-    spec = importlib.util.spec_from_file_location("keyword_sweep_cases", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return module_of(tmp_path_factory.mktemp("sweep"), "keyword_sweep_cases", lines)
 
 
 def test_the_sweep_reaches_every_operation_with_a_signature():

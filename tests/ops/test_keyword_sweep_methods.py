@@ -7,12 +7,12 @@ NumPy's value, and grad of a float case gives the gradient of the function form,
 checks against central differences."""
 from __future__ import annotations
 
-import importlib.util
 import re
 import zlib
 
 import numpy as np
 import pytest
+from helpers_modules import module_of
 from keyword_cases import cases
 
 import s2s
@@ -44,12 +44,7 @@ def module(tmp_path_factory):
         for kind, text in (("method", method), ("function", src)):
             lines += ["", f"def {kind}_{i}({args}):", f"    return {text}", "", "",
                       f"def {kind}_loss_{i}({args}):", f"    return np.sum(np.sin({kind}_{i}({args})))", ""]
-    path = tmp_path_factory.mktemp("methods") / "keyword_sweep_methods.py"
-    path.write_text("\n".join(lines))
-    spec = importlib.util.spec_from_file_location("keyword_sweep_methods", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return module_of(tmp_path_factory.mktemp("methods"), "keyword_sweep_methods", lines)
 
 
 def test_the_methods_are_swept():

@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 import pytest
+from helpers_modules import module_of
 
 import s2s
 
@@ -78,12 +79,7 @@ def module(tmp_path_factory):
     lines = ["import numpy as np", "SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])", ""]
     for n, (label, (body, _)) in enumerate(sorted(PROGRAMS.items())):
         lines += [f"def f_{n}(x):  # {label}", body.rstrip("\n"), ""]
-    path = tmp_path_factory.mktemp("raising") / "raising_programs.py"
-    path.write_text("\n".join(lines))
-    spec = importlib.util.spec_from_file_location("raising_programs", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return module_of(tmp_path_factory.mktemp("raising"), "raising_programs", lines)
 
 
 def _function(module, label):

@@ -3,11 +3,11 @@ does, never a number: a batching rule that wrapped the axis around (`axis % ndim
 `vmap(lambda a: np.gradient(a, axis=5))` return an array (tools/fuzz.py --keywords, issue 44).
 The cases are the keyword sweep's (tests/support/keyword_cases.py) with every value of each axis
 parameter, those NumPy refuses on one example."""
-import importlib.util
 import zlib
 
 import numpy as np
 import pytest
+from helpers_modules import module_of
 from keyword_cases import cases
 
 import s2s
@@ -42,12 +42,7 @@ def module(tmp_path_factory):
     for i, c in enumerate(CASES):
         src, names = c.values[0], c.values[1]
         lines += ["", f"def call_{i}({', '.join(names)}):", f"    return {src}", ""]
-    path = tmp_path_factory.mktemp("axes") / "axis_range_cases.py"
-    path.write_text("\n".join(lines))
-    spec = importlib.util.spec_from_file_location("axis_range_cases", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return module_of(tmp_path_factory.mktemp("axes"), "axis_range_cases", lines)
 
 
 @pytest.mark.parametrize("i", range(len(CASES)), ids=[c.id for c in CASES])

@@ -5,10 +5,10 @@ x, `np.cumsum`'s [x]), its other functions raise AxisError (`np.std(x, axis=0)`,
 Each operation, with the axis a constant 0 or -1 or a variable: vmap against the loop over the
 examples, the loop's values, or the loop's error class. The fact is declared on each primitive's
 batching rule (`along(..., number=True)`, s2s/compiler/primitives)."""
-import importlib.util
 
 import numpy as np
 import pytest
+from helpers_modules import module_of
 
 import s2s
 
@@ -50,12 +50,7 @@ def module(tmp_path_factory):
         for tag, spelled, _ in FORMS:
             lines += ["", f"def {name}_{tag}(v, ax):", f"    return {expr.replace('AX', spelled)}", ""]
     lines += ["", "def rollaxis_far(v, ax):", "    return np.rollaxis(v, ax)", ""]
-    path = tmp_path_factory.mktemp("zero_rank") / "axis_zero_rank_cases.py"
-    path.write_text("\n".join(lines))
-    spec = importlib.util.spec_from_file_location("axis_zero_rank_cases", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return module_of(tmp_path_factory.mktemp("zero_rank"), "axis_zero_rank_cases", lines)
 
 
 def _check(f, xs, ax):
