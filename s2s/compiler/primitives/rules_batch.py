@@ -105,8 +105,8 @@ linear("rt.vmap_out", "x, spec, n", "x", "rt.vmap_out_t(g, spec)", tree_args=(0,
 linear("rt.vmap_out_t", "v, spec", "v", "rt.vmap_out(g, spec, 0)", tree_args=(0,), batch=LOOP)
 linear("rt.replicate_batch", "x, n", "x", "rt.replicate_batch_t(g, x)", tree_args=(0,),
        batch=by("rt.batched_replicate_batch"))
-linear("rt.sequence_batch", "x, other", "x", "rt.sequence_batch_t(g, x, other)", tree_args=(0,),
-       batch=by("rt.batched_sequence_batch"))
+linear("rt.sequence_batch", "x, other", "x", "rt.sequence_batch_t(g, x, other)", tree_args=(0,), same_shape=True,
+       batch=by("rt.batched_sequence_batch"), batched_by="x")  # (x or x's items repeated: batched as x is)
 linear("rt.sequence_batch_t", "v, like, other", "v", "rt.sequence_batch(g, other)", tree_args=(0, 1), batch=LOOP)
 linear("rt.replicate_batch_t", "v, like", "v", "rt.replicate_batch(g, rt.num_examples(v))", tree_args=(0, 1),
        batch=LOOP)

@@ -140,7 +140,8 @@ class BatchedCalls:
             if isinstance(value, gast.Call) and len(value.args) > len(real):
                 vals += value.args[len(real):]
             extra = {k.arg: k.value for k in value.keywords if k.arg not in real} if isinstance(value, gast.Call) else {}
-            return pre, build.call(rule.helper, [flags] + vals, extra), not registry.PRIMS[kind].unbatched_result
+            batched = not p.unbatched_result and not (p.batched_by and not self.is_batched(args.get(p.batched_by)))
+            return pre, build.call(rule.helper, [flags] + vals, extra), batched
         # looped: one call per example of the op itself
         pos = list(value.args) if isinstance(value, gast.Call) else list(args.values())[:len(_operands(value))]
         kws = {k.arg: k.value for k in value.keywords} if isinstance(value, gast.Call) else {}
@@ -186,7 +187,8 @@ class BatchedCalls:
                     cur = self.tmp(pre, build.call(how, [cur, args[o], build.const(self.is_batched(args[o]))] + op),
                                    "lift")
             new[k] = cur
-        if p.sequence_op and p.symbol == "+" and any(self.is_batched(args[k]) for k in ops):
+        if p.sequence_op and p.symbol == "+" and any(self.is_batched(args[k]) for k in ops) \
+                and any(args[k].id in self.sequences for k in ops):  # (a display: a join, not NumPy's sum)
             for o in ops:  # (an unbatched list joining a batched one: its items hold the batch too)
                 if not self.is_batched(args[o]) and self.rank.get(args[o].id) is None:  # (a rank: an array)
                     other = next(new[k] for k in ops if k != o)

@@ -107,6 +107,7 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
         # whose union it is: a union built per `if` would hold all that is live there, issue 46)
         self.list_mask: dict[str, str] = {}  # list -> the mask it was made under, if not merged
         self.containers: set[str] = set()  # names bound to a list or dict display
+        self.sequences: set[str] = set()  # names bound to a list or tuple display (`+` joins them)
         self.split_done: set[int] = set()  # rt.operand_cotangent statements already split (operand_cotangent_split)
         self.masks: set[str] = set()  # names holding a boolean mask (program order: see assign)
         self.ragged: dict[str, str] = {}  # selection by a per-example mask -> the mask (batch_masks.py)
@@ -345,6 +346,7 @@ class Batcher(MaskedSelections, BatchedCalls, Transform):
             out.append(loc(self.merged(var, x, mask), s))
             return out
         (self.containers.add if isinstance(s.value, (gast.List, gast.Dict)) else self.containers.discard)(var)
+        (self.sequences.add if isinstance(s.value, (gast.List, gast.Tuple)) else self.sequences.discard)(var)
         if isinstance(s.value, gast.List):
             # a new list, not merged: no example outside `mask` reads it, and every example inside
             # appends to it alike while the mask stays the same
