@@ -385,7 +385,8 @@ def tangent_function(fn, mask, has_aux: bool = False):
     """The jvp of `fn` (tangents for the arguments flagged in `mask`) returning only its tangent
     (of `out` when `fn` returns `(out, aux)`): what jacfwd batches over the basis."""
     def compute():
-        return _compile(jacobian.tangent_fn(record.of(jvp_function(fn, mask)).core, has_aux), optimized=True)
+        return _compile(jacobian.tangent_fn(record.of(jvp_function(fn, mask)).core, has_aux), optimized=True,
+                        known={"checks_kept": True})  # (inlined callees' checks of `a op= v` too)
     return cached("tangent", fn, (tuple(mask), has_aux), compute)
 
 
@@ -539,7 +540,8 @@ def calls_inlined(core: CoreFn, plain=()) -> CoreFn:
         return core
     node = clone(core.node)
     ns = dict(core.ns)
-    known = {"ns": ns, "callees": _inline_callees(ns, normalized=True), "arrays": set(plain)}
+    known = {"ns": ns, "callees": _inline_callees(ns, normalized=True), "arrays": set(plain),
+             "checks_kept": core.name.startswith(jacobian.TANGENT_PREFIX)}  # (jacfwd drops the primal output)
     node = optimize(node, known, pipeline=INLINING)
     return CoreFn(core.name, node, ns, core.filename, core.inplace_params)
 

@@ -7,6 +7,8 @@ under jit, grad, jvp, jacfwd, jacrev and vmap against the plain function (values
 class (errors), and central differences or the analytic derivative (derivatives)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from helpers_compare import fd_grad
@@ -237,3 +239,32 @@ def test_an_alias_sees_the_update_or_is_refused():
             continue  # refused at the user's line (frontend/aliases.py)
         if how == "jit":
             np.testing.assert_array_equal(got, want)
+
+
+def _through(fn):
+    @functools.wraps(fn)
+    def inner(x, y):
+        return fn(x, y)
+    return inner
+
+
+@_through
+def int_array_updated_in_a_callee(x, y):
+    acc = x * 1.0
+    iz = np.zeros(3, dtype=int)
+    iz += (np.linalg.norm(y) + 0.1) + 0.0 * x
+    return acc + iz
+
+
+def test_a_callee_s_update_raises_under_jacfwd_too():
+    """jacfwd batches the tangent alone, and vmap inlines the callee's jvp first: its `a op= v` check
+    fed only the primal output, which the tangent drops, so dead-code elimination removed it and
+    jacfwd returned a Jacobian where NumPy raises (fuzz seed 8301002 --views, program 3)."""
+    x, y = np.array([0.3, -0.5, 0.7]), np.array([1.0, 2.0, 0.5])
+    with pytest.raises(TypeError):  # (NumPy's UFuncTypeError)
+        int_array_updated_in_a_callee(x, y)
+    for run in (lambda: s2s.jacfwd(int_array_updated_in_a_callee)(x, y),
+                lambda: s2s.jacrev(int_array_updated_in_a_callee)(x, y),
+                lambda: s2s.jvp(int_array_updated_in_a_callee, (x, y), (x, y))):
+        with pytest.raises(TypeError):
+            run()

@@ -42,6 +42,7 @@ import gast
 
 from ...base import record
 from .. import analysis
+from ..analysis import raising
 from ..ir import build
 from ..ir.core import SOURCE_FILE
 from .base import Pass, clone
@@ -278,6 +279,8 @@ def inline(body: list, params, facts) -> tuple[list, bool]:
     if any(isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name)
            for s in stmts):
         body, changed = _block(body, lookup, ns, _Names(body, params), budget)
+        if changed and known.get("checks_kept"):  # (jacfwd's tangent alone: a callee's `a op= v` still raises)
+            raising.checked(body)
         stmts = list(analysis.walk_stmts(body))
     if not any(isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) for s in stmts):
         return body, changed

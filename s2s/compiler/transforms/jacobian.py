@@ -194,6 +194,9 @@ def scalar_or_rows_fn(core: CoreFn, argnums, nums: tuple, calls: Callees, rows) 
                                                                   "when the output is a scalar)"))
 
 
+TANGENT_PREFIX = "tangent_of_"  # (a tangent function's name: vmap inlines its callees keeping their checks)
+
+
 def tangent_fn(jvp_core: tuple, has_aux: bool) -> GeneratedFn:
     """The jvp function (node, ns, filename) returning only its tangent (of `out` when the function
     returns `(out, aux)`); what the primal output alone needs becomes dead code."""
@@ -211,7 +214,7 @@ def tangent_fn(jvp_core: tuple, has_aux: bool) -> GeneratedFn:
     else:
         node.body[-1] = build.ret(tan)
     raising.checked(node.body)  # (`a op= v` of the primal still raises where NumPy does)
-    name = namer.exact(f"tangent_of_{node.name}")
+    name = namer.exact(f"{TANGENT_PREFIX}{node.name}")
     header = f"s2s: the tangent alone of {node.name} ({shown_path(filename)})"
     node.name = name
     return GeneratedFn(name, node, ns, filename, header)
