@@ -461,6 +461,8 @@ def take_at(acc, index, like):
     """For `x[index] = v`: the cotangent of `v` (a copy), and `acc` with that slot set to zero."""
     if isinstance(acc, (list, dict, tuple)):
         v = acc[index]
+        if type(v) is np.ndarray and type(like) is np.ndarray and v.shape != like.shape:
+            v = _as_like(v, like)  # (shape folding reads the cotangent taken out as of `like`'s shape)
         if isinstance(acc, tuple):
             acc = list(acc)
             acc[index] = zeros_like_tree(v)
@@ -484,6 +486,18 @@ def _kept_writes(x, index):
     ids = xp.full(np.shape(x), -1, dtype=np.int64)
     ids[index] = order
     return ids[index] == order
+
+
+def _as_like(v, like):
+    """A slot's cotangent `v` taken out for the value `like` stored there, in `like`'s shape: the
+    sum down to it (as for an array's slot), or zeros where `v` is the zero a later, larger
+    store's slot was reset to."""
+    try:
+        return unbroadcast(v, like)
+    except ValueError:
+        if not np.any(v):
+            return np.zeros(like.shape, like.dtype if like.dtype.kind in "fc" else np.float64)
+        raise
 
 
 def take_at_t(g, index, acc):
