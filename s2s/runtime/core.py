@@ -460,14 +460,14 @@ def _dask_scatter_add(da, out, index, v):
 def take_at(acc, index, like):
     """For `x[index] = v`: the cotangent of `v` (a copy), and `acc` with that slot set to zero."""
     if isinstance(acc, (list, dict, tuple)):
-        v = acc[index]
+        v = slot = acc[index]
         if type(v) is np.ndarray and type(like) is np.ndarray and v.shape != like.shape:
             v = _as_like(v, like)  # (shape folding reads the cotangent taken out as of `like`'s shape)
         if isinstance(acc, tuple):
             acc = list(acc)
-            acc[index] = zeros_like_tree(v)
+            acc[index] = zeros_like_tree(slot)
             return v, tuple(acc)
-        acc[index] = zeros_like_tree(v)
+        acc[index] = zeros_like_tree(slot)
         return v, acc
     v = namespace(acc).asarray(acc[index]).copy()  # (Dask's `array` takes no copy=)
     if is_fancy(index):

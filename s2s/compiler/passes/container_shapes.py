@@ -82,8 +82,10 @@ class Records:
             elif isinstance(t, gast.Tuple) and (r := _record_copy(v)) is not None:
                 unpacks.append((t, r))
         self.displays = {}
-        for n, vs in binds.items():
-            shown = [v for v in vs if not _none(v)]
+        for n, vs in binds.items():  # (pops restoring the name itself: one function's two sweeps)
+            shown = [v for v in vs if not _none(v) and not (
+                isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and v.func.attr == "pop"
+                and isinstance(v.func.value, gast.Name) and n in pushed.get(v.func.value.id, ()))]
             if len(shown) == 1 and isinstance(shown[0], gast.Tuple) and len(vs) == counts.get(n):
                 self.displays[n] = shown[0]
         self.list_copies: dict = {}

@@ -44,8 +44,8 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from . import container_shapes, inplace_folds
-from .container_shapes import record_unpacks
 from .base import Pass, bottom_up
+from .container_shapes import record_unpacks
 from .float64 import float64_names, is_float64, witnessed
 from .stack import lists_made, local_lists, pop_of, push_of
 

@@ -1,0 +1,107 @@
+"""Shape folding through containers (issue 46 section 2, passes/container_shapes.py): the items
+of a dict display of constant keys, of a dict made empty whose every item store has one shape
+(states by time step), a reverse sweep's record taken back off its control list, and the
+cotangent `rt.take_at` takes out of a dict's slot. Where they are known, jit(grad)'s backward
+loop has its products as `@`/`xp.dot` and its broadcasting sums as `xp.sum` instead of runtime
+helpers; the values stay those of central differences and of grad without jit. A dict whose
+items have two shapes keeps them unknown."""
+import numpy as np
+import pytest
+from helpers_compare import fd_grad
+
+import s2s
+from s2s.runtime import core
+
+
+def step(params, h_prev, x):
+    """An RNN step reading its weights from a dict (an inlined call: its record goes on the
+    control list of the loop below)."""
+    w, u, b = params["w"], params["u"], params["b"]
+    return np.tanh(np.dot(w, x) + np.dot(u, h_prev) + b)
+
+
+def rnn(w, u, b, h0, xs):
+    params = {"w": w, "u": u, "b": b}
+    h, xd = {}, {}
+    h[-1] = np.copy(h0)
+    loss = 0.0
+    for t in range(xs.shape[0]):
+        xd[t] = xs[t] * 1.0
+        h[t] = step(params, h[t - 1], xd[t])
+        loss = loss + np.sum(h[t] * h[t]) * (t + 1)
+    return loss
+
+
+def _args():
+    r = np.random.default_rng(46)
+    n, m, steps = 5, 3, 6
+    return (r.normal(size=(n, m)) * 0.5, r.normal(size=(n, n)) * 0.4, r.normal(size=(n, 1)) * 0.3,
+            r.normal(size=(n, 1)) * 0.2, r.normal(size=(steps, m, 1)))
+
+
+def _backward_loop(code: str) -> str:
+    return code[code.index("---- backward"):]
+
+
+@pytest.mark.parametrize("wrt", [0, 1, 2, 3])
+def test_rnn_over_dicts_against_central_differences(wrt):
+    args = _args()
+    got_jit = s2s.jit(s2s.grad(rnn, argnums=wrt))(*args)
+    got = s2s.grad(rnn, argnums=wrt)(*args)
+
+    def at(v):
+        a = list(args)
+        a[wrt] = v
+        return rnn(*a)
+    want = fd_grad(at, args[wrt])
+    np.testing.assert_allclose(got_jit, want, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got_jit, got, rtol=1e-12, atol=1e-14)
+
+
+def test_helpers_fold_through_dict_items_and_records():
+    """The backward loop's products and the bias's broadcasting sum fold (they stay helpers where
+    the shapes are unknown: before container_shapes, every one did)."""
+    args = _args()
+    g = s2s.jit(s2s.grad(rnn, argnums=(0, 1, 2)))
+    g(*args)
+    code = _backward_loop(s2s.source(g, *args))
+    assert "rt.dot_vjp_a" not in code and "rt.dot_vjp_b" not in code, code
+    assert "rt.unbroadcast(bwd_step" not in code, code  # (the step's; the loss's numbers stay)
+    plain = _backward_loop(s2s.source(s2s.jit(s2s.grad(rnn, argnums=(0, 1, 2)))))  # (no shapes: helpers)
+    assert "rt.dot_vjp_a" in plain
+
+
+def two_shapes(x, y):
+    """Items of two shapes (a callee updating the dict, or a second name for it, is refused by
+    the frontend: its items change only through `d`)."""
+    d = {}
+    d["a"] = x * 2.0          # (3, 4)
+    d["b"] = np.sin(y)        # (3, 1)
+    total = 0.0
+    for t in range(3):
+        total = total + np.sum(np.tanh(d["a"] + d["b"] * t))
+    return total
+
+
+def test_a_dict_of_items_of_two_shapes_keeps_them_unknown():
+    r = np.random.default_rng(3)
+    x, y = r.normal(size=(3, 4)), r.normal(size=(3, 1))
+    for wrt, v in ((0, x), (1, y)):
+        got = s2s.jit(s2s.grad(two_shapes, argnums=wrt))(x, y)
+        want = fd_grad(lambda a: two_shapes(*((a, y) if wrt == 0 else (x, a))), v)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+        assert got.shape == v.shape
+
+
+def test_take_at_gives_the_cotangent_in_the_stored_values_shape():
+    like = np.ones((3, 1))
+    v, acc = core.take_at({0: np.arange(6.0).reshape(3, 2)}, 0, like)  # (summed down, as for an array's slot)
+    np.testing.assert_array_equal(v, [[1.0], [5.0], [9.0]])
+    assert acc[0].shape == (3, 2) and not acc[0].any()
+    v, _ = core.take_at([np.zeros(5)], 0, np.ones(3))  # (the zero a larger store's slot was reset to)
+    assert v.shape == (3,) and not v.any()
+    same = np.ones((3, 1))
+    v, _ = core.take_at({"k": same}, "k", like)  # (one shape: the slot's own array, as before)
+    assert v is same
+    with pytest.raises(ValueError):
+        core.take_at([np.ones(5)], 0, np.ones(3))  # (a nonzero cotangent of another shape: an error, not a number)
