@@ -624,6 +624,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     if not known.get("shapes") and not known.get("items"):
         return body, set()
     counts = analysis.assigned_counts(body, params)
+    known.pop("container_shapes", None)  # (found again for this run's body: other passes changed it)
     flow = _flow_names(body, params, counts, known)
     shapes = uniform_shapes(body, params, known, flow, notes)[1]
     shapes.roots = facts["shape_roots"]
@@ -663,6 +664,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     if same:  # `b = rt.unbroadcast(b, like)` folded to `b = b`
         body = [s for s in body if not any(s is x for x in same)]
         touched.update(x.targets[0].id for x in same)
+    known.pop("container_shapes", None)
     return body, touched
 
 
