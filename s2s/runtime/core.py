@@ -490,7 +490,7 @@ def take_at(acc, index, like):
     """For `x[index] = v`: the cotangent of `v` (a copy), and `acc` with that slot set to zero."""
     if isinstance(acc, (list, dict, tuple)):
         v = slot = acc[index]
-        if type(v) is np.ndarray and type(like) is np.ndarray and v.shape != like.shape:
+        if type(like) is np.ndarray and (type(v) is not np.ndarray or v.shape != like.shape):
             v = _as_like(v, like)  # (shape folding reads the cotangent taken out as of `like`'s shape)
         if isinstance(acc, tuple):
             acc = list(acc)
@@ -518,14 +518,17 @@ def _kept_writes(x, index):
 
 
 def _as_like(v, like):
-    """A slot's cotangent `v` taken out for the value `like` stored there, in `like`'s shape: the
-    sum down to it (as for an array's slot), or zeros where `v` is the zero a later, larger
-    store's slot was reset to."""
+    """A slot's cotangent `v` taken out for the array `like` stored there, in `like`'s shape: the
+    sum down to it (as for an array's slot), or zeros where `v` is the zero (or None) a later
+    store of another shape or kind left in the slot."""
+    zero = lambda: np.zeros(like.shape, like.dtype if like.dtype.kind in "fc" else np.float64)  # noqa: E731
+    if type(v) is not np.ndarray:  # (a number's zero the slot held before an array was stored there)
+        return zero() if v is None or isinstance(v, (int, float, complex, np.number)) and v == 0 else v
     try:
         return unbroadcast(v, like)
     except ValueError:
         if not np.any(v):
-            return np.zeros(like.shape, like.dtype if like.dtype.kind in "fc" else np.float64)
+            return zero()
         raise
 
 

@@ -100,8 +100,30 @@ def test_take_at_gives_the_cotangent_in_the_stored_values_shape():
     assert acc[0].shape == (3, 2) and not acc[0].any()
     v, _ = core.take_at([np.zeros(5)], 0, np.ones(3))  # (the zero a larger store's slot was reset to)
     assert v.shape == (3,) and not v.any()
+    for zero in (0.0, None):  # (a number's zero or no cotangent, left by a later store of a number)
+        v, _ = core.take_at({0: zero}, 0, like)
+        assert type(v) is np.ndarray and v.shape == (3, 1) and not v.any()
     same = np.ones((3, 1))
     v, _ = core.take_at({"k": same}, "k", like)  # (one shape: the slot's own array, as before)
     assert v is same
     with pytest.raises(ValueError):
         core.take_at([np.ones(5)], 0, np.ones(3))  # (a nonzero cotangent of another shape: an error, not a number)
+
+
+def overwritten(x, y):
+    """A dict slot holding an array, then a number: the cotangent taken out for the array store
+    is the zero the number's store left, in the array's shape."""
+    d = {}
+    d[0] = x * 2.0
+    s = np.sum(d[0] ** 2) if y > 0 else 0.0
+    d[0] = 1.0
+    return s + d[0] * np.sum(x)
+
+
+@pytest.mark.parametrize("y", [1.0, -1.0])
+def test_a_slot_overwritten_with_a_number(y):
+    x = np.random.default_rng(4).normal(size=3)
+    for f in (s2s.grad(overwritten), s2s.jit(s2s.grad(overwritten))):
+        got = f(x, y)
+        assert got.shape == x.shape
+        np.testing.assert_allclose(got, fd_grad(lambda v: overwritten(v, y), x), rtol=1e-6, atol=1e-8)
