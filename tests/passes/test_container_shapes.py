@@ -127,3 +127,17 @@ def test_a_slot_overwritten_with_a_number(y):
         got = f(x, y)
         assert got.shape == x.shape
         np.testing.assert_allclose(got, fd_grad(lambda v: overwritten(v, y), x), rtol=1e-6, atol=1e-8)
+
+
+def rebound(x):
+    """A display's item whose name is bound again, to another shape, before the item is read."""
+    p = {"w": x}
+    x = x.sum(axis=0)
+    return np.sum(np.tanh(p["w"] * 0.5 + x) * np.arange(4.0))
+
+
+def test_a_display_item_of_a_name_bound_again():
+    x = np.random.default_rng(6).normal(size=(3, 4))
+    got = s2s.jit(s2s.grad(rebound))(x)
+    np.testing.assert_allclose(got, fd_grad(rebound, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got, s2s.grad(rebound)(x), rtol=1e-12, atol=1e-14)

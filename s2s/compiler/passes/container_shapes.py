@@ -285,8 +285,9 @@ def item_shape(v, shapes, of):
     if boxes is None or not isinstance(v.value, gast.Name):
         return False
     n, k = v.value.id, v.slice
-    if n in boxes.dicts:
-        return of(boxes.dicts[n][k.value]) if isinstance(k, gast.Constant) and k.value in boxes.dicts[n] else None
+    if n in boxes.dicts:  # (an item that is a name bound once: its shape where the display was made too)
+        x = boxes.dicts[n].get(k.value) if isinstance(k, gast.Constant) else None
+        return of(x) if isinstance(x, gast.Name) and getattr(shapes, "counts", {}).get(x.id) == 1 else None
     if n in boxes.items:
         return shapes.get(boxes.items[n])
     if n in boxes.sequences and isinstance(k, gast.Constant) and type(k.value) is int:
