@@ -141,3 +141,16 @@ def test_a_display_item_of_a_name_bound_again():
     got = s2s.jit(s2s.grad(rebound))(x)
     np.testing.assert_allclose(got, fd_grad(rebound, x), rtol=1e-6, atol=1e-8)
     np.testing.assert_allclose(got, s2s.grad(rebound)(x), rtol=1e-12, atol=1e-14)
+
+
+def rebound_tuple(x):
+    """A tuple's item whose name is bound again, to another shape, before the item is read."""
+    t = (x, 2.0)
+    x = x.sum(axis=0)
+    return np.sum(np.tanh(t[0] * 0.5 + x) * np.arange(4.0)) * t[1]
+
+
+def test_a_tuple_item_of_a_name_bound_again():
+    x = np.random.default_rng(7).normal(size=(3, 4))
+    got = s2s.jit(s2s.grad(rebound_tuple))(x)
+    np.testing.assert_allclose(got, fd_grad(rebound_tuple, x), rtol=1e-6, atol=1e-8)

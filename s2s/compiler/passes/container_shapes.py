@@ -295,7 +295,9 @@ def item_shape(v, shapes, of):
         elts = _sequence(src)
         if isinstance(src, gast.Call) and shapes.get(getattr(src.args[1], "id", None)) is not None:
             return None  # (`rt.like` of an array: a stack)
-        return of(elts[k.value]) if -len(elts) <= k.value < len(elts) else None
+        x = elts[k.value] if -len(elts) <= k.value < len(elts) else None  # (a name bound once, as above)
+        return of(x) if isinstance(x, gast.Constant) or isinstance(x, gast.Name) \
+            and getattr(shapes, "counts", {}).get(x.id) == 1 else None
     return False
 
 
