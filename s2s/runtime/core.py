@@ -324,16 +324,16 @@ def tree_add(a, b):
     return a + b
 
 
-def tree_add_into(a, b):
-    """`tree_add(a, b)`, written into `b`'s array where `b` is a NumPy float array of `a`'s shape
-    and dtype (jit's passes/sum_into.py calls it where `b` is a cotangent's own array that nothing
-    reads after): the same ufunc on the same operands, without a new array; anything else the
-    long way."""
+def tree_add_into(a, b, plain=False):
+    """`tree_add(a, b)` (`a + b` where `plain`: shape folding's form of it), written into `b`'s array
+    where `b` is a NumPy float array of `a`'s shape and dtype (jit's passes/sum_into.py calls it
+    where `b` is a cotangent's own array that nothing reads after): the same ufunc on the same
+    operands, without a new array; anything else the long way."""
     if type(a) is np.ndarray is type(b) and a.shape == b.shape and a.ndim and a.dtype == b.dtype \
             and a.dtype.kind in "fc" and b.flags.writeable \
             and not (vspace.SPACES and (vspace.space_of(a) is not None or vspace.space_of(b) is not None)):
         return np.add(a, b, out=b)
-    return tree_add(a, b)
+    return a + b if plain else tree_add(a, b)
 
 
 def _space_add(a, b):

@@ -102,7 +102,8 @@ def sum_into(body: list, params, facts) -> tuple[list, bool]:
         live = analysis.Liveness(body) if live is None else live
         if x in live.after[s]:
             continue
-        s.value = build.call("rt.tree_add_into", [build.name(acc), build.name(x)])
+        plain = [build.const(True)] if isinstance(s.value, gast.BinOp) else []  # (`acc + x`: `+`'s value)
+        s.value = build.call("rt.tree_add_into", [build.name(acc), build.name(x), *plain])
         changed = True
     return body, changed
 
