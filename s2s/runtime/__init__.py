@@ -18,6 +18,8 @@ One module per rule family, each with one export list (`__all__`) that this name
 - loops: helpers of vectorized loops (rules_loops)
 - deferred_sums: a loop's sum of outer products kept as rows and added as matrix products (jit's
   passes/accumulate.py)
+- item_sums: a dict's cotangent added into an accumulator item by item, in place where the
+  accumulator alone holds it (jit's passes/tree_items.py and passes/owned_sums.py)
 - special: SciPy's special functions that are primitives (rules_special), SciPy imported on first use
 - trees: pytree flattening inside transformed code (rules_trees)
 - conv: s2s.lax's convolution and reduce_window windows (rules_conv)
@@ -61,6 +63,7 @@ from . import (
     elementwise,
     fft,
     index_updates,
+    item_sums,
     jacobian,
     least_squares,
     linalg,
@@ -82,7 +85,7 @@ from . import (
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
            tape_copies, trace, spaces, dtypes, views, sets, fft, least_squares, windows,
-           index_updates, batch_masks, deferred_sums)
+           index_updates, batch_masks, deferred_sums, item_sums)
 
 
 def _build(modules) -> dict:

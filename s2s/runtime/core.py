@@ -23,7 +23,7 @@ from ._values import NUMBER_TYPES, float_dtype, host_index, is_fancy, shape_of, 
 __all__ = ("shape", "namespace", "asarray", "to_host", "on_backend_of", "zeros", "unbroadcast", "operand_cotangent",
            "operand_cotangent_t", "plain_operands",
            "broadcast_to_like", "widen_float", "cast_like", "cast_to", "cast_to_d", "reshape_like", "tree_all_zero",
-           "zeros_like_tree", "tree_add", "tree_add_into", "tree_add_at", "add_at", "scatter_add", "take_at", "take_at_t",
+           "zeros_like_tree", "tree_add", "tree_add_into", "add_at", "scatter_add", "take_at", "take_at_t",
            "copy_slot", "restore_slot", "element_copy",
            "new_list", "zeros_list", "shapes_match", "seed", "seed_aux", "like", "fresh", "zero_at", "constant",
            "copy_saved", "checkpoint_name", "next_residual", "residual_derivative",
@@ -324,41 +324,16 @@ def tree_add(a, b):
     return a + b
 
 
-def tree_add_into(a, b):
-    """`tree_add(a, b)`, written into `b`'s array where `b` is a NumPy float array of `a`'s shape
-    and dtype (jit's passes/sum_into.py calls it where `b` is a cotangent's own array that nothing
-    reads after): the same ufunc on the same operands, without a new array; anything else the
-    long way."""
+def tree_add_into(a, b, plain=False):
+    """`tree_add(a, b)` (`a + b` where `plain`: shape folding's form of it), written into `b`'s array
+    where `b` is a NumPy float array of `a`'s shape and dtype (jit's passes/sum_into.py calls it
+    where `b` is a cotangent's own array that nothing reads after): the same ufunc on the same
+    operands, without a new array; anything else the long way."""
     if type(a) is np.ndarray is type(b) and a.shape == b.shape and a.ndim and a.dtype == b.dtype \
             and a.dtype.kind in "fc" and b.flags.writeable \
             and not (vspace.SPACES and (vspace.space_of(a) is not None or vspace.space_of(b) is not None)):
         return np.add(a, b, out=b)
-    return tree_add(a, b)
-
-
-def tree_add_at(acc, like, keys, values):
-    """`tree_add(acc, x)` for `x` the zeros of `like` with `values[i]` added at `keys[i]` (jit's
-    passes/tree_items.py), without making `x`: for a dict of float arrays of `like`'s keys, shapes
-    and dtypes, a new dict whose items at `keys` are sums and whose others are `acc`'s own (x's
-    zeros would change nothing but the sign of a zero); any other (or a key twice, whose values
-    the long way adds first) the long way."""
-    if type(acc) is dict and type(like) is dict and len(acc) == len(like) and len(set(keys)) == len(keys):
-        for k, a in acc.items():
-            b = like.get(k, None)
-            if type(a) is not np.ndarray or type(b) is not np.ndarray or a.shape != b.shape or a.dtype != b.dtype \
-                    or a.dtype.kind not in "fc":
-                break
-        else:
-            out = dict(acc)
-            for k, v in zip(keys, values):
-                a = out[k]
-                out[k] = a + v if type(v) is np.ndarray and v.shape == a.shape and v.dtype == a.dtype \
-                    else tree_add(a, tree_add(zeros_like_tree(like[k]), v))
-            return out
-    x = zeros_like_tree(like)
-    for k, v in zip(keys, values):
-        x = add_at(x, k, v)
-    return tree_add(acc, x)
+    return a + b if plain else tree_add(a, b)
 
 
 def _space_add(a, b):
@@ -460,12 +435,14 @@ def _dask_scatter_add(da, out, index, v):
 def take_at(acc, index, like):
     """For `x[index] = v`: the cotangent of `v` (a copy), and `acc` with that slot set to zero."""
     if isinstance(acc, (list, dict, tuple)):
-        v = acc[index]
+        v = slot = acc[index]
+        if type(like) is np.ndarray and (type(v) is not np.ndarray or v.shape != like.shape):
+            v = _as_like(v, like)  # (shape folding reads the cotangent taken out as of `like`'s shape)
         if isinstance(acc, tuple):
             acc = list(acc)
-            acc[index] = zeros_like_tree(v)
+            acc[index] = zeros_like_tree(slot)
             return v, tuple(acc)
-        acc[index] = zeros_like_tree(v)
+        acc[index] = zeros_like_tree(slot)
         return v, acc
     v = namespace(acc).asarray(acc[index]).copy()  # (Dask's `array` takes no copy=)
     if is_fancy(index):
@@ -484,6 +461,21 @@ def _kept_writes(x, index):
     ids = xp.full(np.shape(x), -1, dtype=np.int64)
     ids[index] = order
     return ids[index] == order
+
+
+def _as_like(v, like):
+    """A slot's cotangent `v` taken out for the array `like` stored there, in `like`'s shape: the
+    sum down to it (as for an array's slot), or zeros where `v` is the zero (or None) a later
+    store of another shape or kind left in the slot."""
+    zero = lambda: np.zeros(like.shape, like.dtype if like.dtype.kind in "fc" else np.float64)  # noqa: E731
+    if type(v) is not np.ndarray:  # (a number's zero the slot held before an array was stored there)
+        return zero() if v is None or isinstance(v, (int, float, complex, np.number)) and v == 0 else v
+    try:
+        return unbroadcast(v, like)
+    except ValueError:
+        if not np.any(v):
+            return zero()
+        raise
 
 
 def take_at_t(g, index, acc):

@@ -163,3 +163,21 @@ def test_helper_writes_into_the_addend_only():
     ro.flags.writeable = False
     out = rt.tree_add_into(a, ro)
     assert out is not ro and np.array_equal(out, a0 + 1) and np.array_equal(ro, np.ones(4))
+
+
+def test_rewrites_shape_foldings_form_of_the_sum():
+    """`acc = acc + b_u`, where shape folding wrote `rt.tree_add` as `+`: `+`'s value where the
+    operands are not two float arrays of one shape (a list's `+` concatenates)."""
+    changed, code = _run("""
+        b_u = rt.zeros_like_tree(u)
+        for i in r1:
+            b_u = rt.add_at(b_u, w, v)
+        acc = acc + b_u
+        return acc
+    """, ["u", "r1", "w", "v", "acc"])
+    assert changed and "rt.tree_add_into(acc, b_u, True)" in code
+    assert rt.tree_add_into([1.0], [2.0], True) == [1.0, 2.0]
+    assert rt.tree_add_into([1.0], [2.0]) == [3.0]
+    a, b = np.arange(3.0), np.ones(3)
+    out = rt.tree_add_into(a, b, True)
+    assert out is b and np.array_equal(out, np.arange(3.0) + 1)

@@ -36,7 +36,7 @@ from . import kernels, products
 FREE_MODULES = (runtime.core, runtime.elementwise, runtime.reduce, runtime.dtypes, runtime.tape_copies,
                 runtime.views, runtime.shapes, runtime.sets, runtime.index_updates, runtime.windows,
                 runtime.checkpoints, runtime.special, runtime.jacobian, runtime.loops, runtime.fft,
-                runtime.batch_masks)
+                runtime.batch_masks, runtime.item_sums)
 BLAS_HELPERS = frozenset({
     "gradient_vjp", "repeat_vjp",  # (tensordot)
     "diag_jacobian", "diag_matrix", "diag_of_vector", "jac_nest", "jac_unnest",  # (a function they are given)

@@ -43,8 +43,9 @@ from ...base import record
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
-from . import inplace_folds
+from . import container_shapes, inplace_folds
 from .base import Pass, bottom_up
+from .container_shapes import record_unpacks
 from .float64 import float64_names, is_float64, witnessed
 from .stack import lists_made, local_lists, pop_of, push_of
 
@@ -113,6 +114,8 @@ def shape_of(v, shapes):
     if isinstance(v, gast.Constant):
         return () if type(v.value) in (int, float, bool) else None
     of = lambda e: shape_of(e, shapes)  # noqa: E731
+    if isinstance(v, gast.Subscript) and (got := container_shapes.item_shape(v, shapes, of)) is not False:
+        return got  # (a dict's item, a tuple's: see container_shapes.py)
     if isinstance(v, gast.Subscript) and (isinstance(v.slice, gast.Constant) and type(v.slice.value) is int
                                           or isinstance(v.slice, gast.Name) and v.slice.id in getattr(shapes, "ints", ())):
         return None if not (s := of(v.value)) else s[1:]  # `xs[t]`, `t` a loop's index over a range
@@ -162,6 +165,8 @@ def shape_of(v, shapes):
     if f == "xp.zeros" and len(v.args) == 1 and isinstance(v.args[0], gast.Tuple) and all(
             isinstance(d, gast.Constant) and type(d.value) is int for d in v.args[0].elts):  # (a folded zero)
         return tuple(d.value for d in v.args[0].elts)
+    if f == "xp.zeros" and len(v.args) == 1 and (got := container_shapes.int_tuple(v.args[0], shapes)) is not None:
+        return got  # (`xp.zeros(t2)`, `t2 = n, 1` with `n = 27` bound once)
     if f == "rt.tree_add" and len(v.args) == 2:  # (of two arrays or numbers: their sum)
         return _broadcast(*map(of, v.args))
     if p is not None and p.shape_query in ("size", "ndim"):
@@ -287,7 +292,8 @@ def known_shapes(body, params, known, uniform=None) -> Shapes:
                             if (r := record.of(v)) is not None and r.prim == "stop_gradient")
     shapes.update({p: () for p in known.get("floats", ()) if counts[p] == 1})
     items = shapes.seqs = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
-    copies = record_unpacks(body, counts)
+    boxes = shapes.boxes = container_shapes.of_body(body, params, counts, known)
+    copies = record_unpacks(body, counts) | boxes.records.copies
     for s in analysis.walk_stmts(body):
         if not isinstance(s, gast.Assign):
             continue
@@ -303,6 +309,8 @@ def known_shapes(body, params, known, uniform=None) -> Shapes:
             for e in t.elts:
                 if isinstance(e, gast.Name) and counts[e.id] == 1 and (x := copies.get(e.id)) in shapes:
                     shapes[e.id] = shapes[x]
+        elif isinstance(t, gast.Tuple) and (got := boxes.taken(t, v, shapes, counts)) is not None:
+            shapes[got[0]] = got[1]  # (`ct, acc = rt.take_at(acc, k, like)`: `ct` has `like`'s shape)
         elif isinstance(t, gast.Tuple) and isinstance(v, gast.Name) and v.id in items:
             kind, parts = items[v.id]
             if len(parts) == len(t.elts):
@@ -351,33 +359,6 @@ def _recorded_lists(body, made, copies) -> set:
             and loads.get((x, "load"), 0) == receivers.get(x, 0) + 1 and loads.get((n, "load"), 0) == receivers.get(n, 0)}
 
 
-def record_unpacks(body, counts) -> dict:
-    """A backward sweep's names bound from its own copy of the record, `(a, b) = rt.private(saved0,
-    True)` (or `rt.copy_saved`) with `saved0 = (x, y)` bound once to a tuple display in the same
-    function (an inlined call's forward and backward sweeps): name -> the name it copies (`a` ->
-    `x`), whose shape it has and, for a record list, whose pushes it pops."""
-    displays = {s.targets[0].id: s.value for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
-                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, (gast.Tuple, gast.Name))
-                and counts.get(s.targets[0].id) == 1}
-    for n, d in list(displays.items()):  # (`bwd_saved = saved0`: the record passed on by name)
-        seen = {n}
-        while isinstance(d, gast.Name) and d.id not in seen:
-            seen.add(d.id)
-            d = displays.get(d.id)
-        displays[n] = d if isinstance(d, gast.Tuple) else None
-    out = {}
-    for s in analysis.walk_stmts(body) if displays else ():
-        v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) else None
-        if v is None or not (isinstance(v, gast.Call) and v.args and isinstance(v.args[0], gast.Name)
-                             and getattr(_prim(v), "record_copy", False)):
-            continue
-        d = displays.get(v.args[0].id)
-        if d is not None and len(d.elts) == len(s.targets[0].elts):
-            out.update({t.id: e.id for t, e in zip(s.targets[0].elts, d.elts)
-                        if isinstance(t, gast.Name) and isinstance(e, gast.Name)})
-    return out
-
-
 def _stub_of(v):
     """`n` for a push's value `n` or `rt.shape_stub(n)`, else None."""
     if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.shape_stub" and len(v.args) == 1:
@@ -408,6 +389,7 @@ def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
         return {}, known_shapes(body, params, known)
     counts = analysis.assigned_counts(body, params)
     multi, pushes = _bindings(body, params, counts, flow, notes)
+    multi.update(container_shapes.of_body(body, params, counts, known).stores)  # (a dict's items: `a[]`)
     top = {id(s.value) for s in body if isinstance(s, gast.Assign)}
     entry = known.get("shapes", {})
     multi = {n: vs for n, vs in multi.items() if (n not in params or entry.get(n) is not None)
@@ -565,6 +547,9 @@ def _folded(v, shapes):
         return args[0]  # (a float64 output is real: JAX's check passes)
     if inplace_folds.handles(f):  # (`a op= v`'s check, where it passes)
         return inplace_folds.folded(f, args, shapes, lambda e: shape_of(e, shapes))
+    if f == "rt.operand_cotangent" and len(args) == 5 and isinstance(args[1], gast.Name) and args[1].id in shapes \
+            and isinstance(args[3], gast.Constant) and args[3].value == "add" and shape_of(args[2], shapes) is not None:
+        return _unbroadcast(args[0], shape, args[1], shapes[args[1].id]) if shape is not None else None  # (arrays)
     if f == "rt.tree_add" and len(args) == 2 and all(shape_of(a, shapes) is not None for a in args):
         return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
     if f == "rt.zeros_like_tree" and len(args) == 1 and isinstance(args[0], gast.Name) and args[0].id in shapes.f64 \
@@ -639,6 +624,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     if not known.get("shapes") and not known.get("items"):
         return body, set()
     counts = analysis.assigned_counts(body, params)
+    known.pop("container_shapes", None)  # (found again for this run's body: other passes changed it)
     flow = _flow_names(body, params, counts, known)
     shapes = uniform_shapes(body, params, known, flow, notes)[1]
     shapes.roots = facts["shape_roots"]
@@ -678,6 +664,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     if same:  # `b = rt.unbroadcast(b, like)` folded to `b = b`
         body = [s for s in body if not any(s is x for x in same)]
         touched.update(x.targets[0].id for x in same)
+    known.pop("container_shapes", None)
     return body, touched
 
 

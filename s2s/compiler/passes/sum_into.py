@@ -52,11 +52,15 @@ def _named_assign(s):
 
 
 def _sum_site(s):
-    """(acc, x) for `acc = rt.tree_add(acc, x)` with acc and x names (x another), else None."""
+    """(acc, x) for `acc = rt.tree_add(acc, x)` with acc and x names (x another), else None; or
+    for `acc = acc + x`, shape folding's form of that sum where both shapes are known."""
     t = _named_assign(s)
-    if t is None or not _call(s.value, "rt.tree_add") or len(s.value.args) != 2:
+    if t is not None and isinstance(s.value, gast.BinOp) and isinstance(s.value.op, gast.Add):
+        a, x = s.value.left, s.value.right
+    elif t is None or not _call(s.value, "rt.tree_add") or len(s.value.args) != 2:
         return None
-    a, x = s.value.args
+    else:
+        a, x = s.value.args
     if isinstance(a, gast.Name) and isinstance(x, gast.Name) and a.id == t and x.id != t:
         return t, x.id
     return None
@@ -98,7 +102,8 @@ def sum_into(body: list, params, facts) -> tuple[list, bool]:
         live = analysis.Liveness(body) if live is None else live
         if x in live.after[s]:
             continue
-        s.value = build.call("rt.tree_add_into", s.value.args)
+        plain = [build.const(True)] if isinstance(s.value, gast.BinOp) else []  # (`acc + x`: `+`'s value)
+        s.value = build.call("rt.tree_add_into", [build.name(acc), build.name(x), *plain])
         changed = True
     return body, changed
 

@@ -64,7 +64,7 @@ nondiff("any", "all", sig="x", batch=LOOP)
 nondiff("ext.s2s_py_argmax", "ext.s2s_py_argmin", sig="items", batch=LOOP)
 linear("ext.s2s_py_pick", "items, pos", "items", "ext.s2s_py_pick_vjp(g, items, pos)", batch=LOOP)
 linear("ext.s2s_py_pick_vjp", "g, items, pos", "g", "ext.s2s_py_pick(g, pos)", batch=LOOP)
-prim("ext.s2s_with_item", "arr, index, v", zero_args=("index",), batch=LOOP)
+prim("ext.s2s_with_item", "arr, index, v", zero_args=("index",), batch=LOOP, result_like=0)  # (a copy of `arr`)
 defvjp("ext.s2s_with_item", arr="ext.s2s_with_item(g, index, 0.0)", v="rt.unbroadcast(g[index], v)")
 defjvp("ext.s2s_with_item", arr="ext.s2s_with_item(darr, index, 0.0)",
        v="ext.s2s_with_item(xp.zeros_like(arr), index, dv)")

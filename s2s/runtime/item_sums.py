@@ -1,0 +1,64 @@
+"""Item sums into a dict's cotangent (jit's passes/tree_items.py and passes/owned_sums.py): the
+cotangent of a dict read item by item, zeros with a few items added, added into an accumulator
+as those items' sums alone (`tree_add_at`), and into the accumulator's own arrays where it alone
+holds them (`tree_add_at_owned`)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .core import add_at, tree_add, zeros_like_tree
+
+__all__ = ("tree_add_at", "tree_add_at_owned")
+
+
+def tree_add_at(acc, like, keys, values):
+    """`tree_add(acc, x)` for `x` the zeros of `like` with `values[i]` added at `keys[i]` (jit's
+    passes/tree_items.py), without making `x`: for a dict of float arrays of `like`'s keys, shapes
+    and dtypes, a new dict whose items at `keys` are sums and whose others are `acc`'s own (x's
+    zeros would change nothing but the sign of a zero); any other (or a key twice, whose values
+    the long way adds first) the long way."""
+    if type(acc) is dict and type(like) is dict and len(acc) == len(like) and len(set(keys)) == len(keys):
+        for k, a in acc.items():
+            b = like.get(k, None)
+            if type(a) is not np.ndarray or type(b) is not np.ndarray or a.shape != b.shape or a.dtype != b.dtype \
+                    or a.dtype.kind not in "fc":
+                break
+        else:
+            out = dict(acc)
+            for k, v in zip(keys, values):
+                a = out[k]
+                out[k] = a + v if type(v) is np.ndarray and v.shape == a.shape and v.dtype == a.dtype \
+                    else tree_add(a, tree_add(zeros_like_tree(like[k]), v))
+            return out
+    x = zeros_like_tree(like)
+    for k, v in zip(keys, values):
+        x = add_at(x, k, v)
+    return tree_add(acc, x)
+
+
+def tree_add_at_owned(acc, like, keys, values):
+    """`tree_add_at(acc, like, keys, values)` for an accumulator that alone holds its dict and the
+    arrays in it (jit's passes/owned_sums.py: bound only to zeros and to these sums, read only by
+    them and after the last): the sums go into its own arrays, `np.add(a, v, out=a)`, the ufunc
+    `a + v` calls, with no new dict or array; any other case the long way, whose result's arrays
+    are made its own (a value it holds as it was given is copied)."""
+    if type(acc) is dict and type(like) is dict and len(acc) == len(like) and len(set(keys)) == len(keys):
+        for k, a in acc.items():
+            b = like.get(k, None)
+            if type(a) is not np.ndarray or type(b) is not np.ndarray or a.shape != b.shape or a.dtype != b.dtype \
+                    or a.dtype.kind not in "fc" or not a.flags.writeable:
+                break
+        else:
+            for k, v in zip(keys, values):
+                a = acc[k]
+                if type(v) is np.ndarray and v.shape == a.shape and v.dtype == a.dtype:
+                    np.add(a, v, out=a)
+                else:
+                    acc[k] = tree_add(a, tree_add(zeros_like_tree(like[k]), v))
+            return acc
+    out = tree_add_at(acc, like, keys, values)
+    if type(out) is dict:
+        for k, x in out.items():
+            if type(x) is np.ndarray and any(x is v for v in values):
+                out[k] = x.copy()
+    return out
