@@ -20,7 +20,7 @@ from ...errors import S2SError, S2STypeError, where
 from ...library import numpy_inside
 from .. import analysis
 from ..ir import build
-from ..primitives import registry
+from ..primitives import keywords, registry
 from . import (
     array_likes,
     at_updates,
@@ -498,11 +498,12 @@ class ExpressionLowering:
                             f"does ({len(args)} given).", "Pass the others by keyword.", kind=S2STypeError)
         if key is not None and isinstance(getattr(registry.lookup(key), "source", None), dict):
             args, kws = self.composite_arguments(registry.lookup(key), args, kws)
+        if key is not None:
+            self.refuse_positional_out(node, key, args, obj)
         form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition
         if form is not None:
             return views.keep_view(key, build.call(build.name(self.bind(form.__name__, form)), args, kws))
         if key is not None:
-            self.refuse_positional_out(node, key, args)
             lowered = keyword_calls.lower(self, node, key, args, kws, obj)
             if lowered is not None:
                 return lowered
@@ -587,11 +588,16 @@ class ExpressionLowering:
                                                     and p.defaults.get(k, 0) is None)}
         return args[:first], kws
 
-    def refuse_positional_out(self, node, key, args):
-        """`np.round(x, 2, y)`: `out` passed by position, refused as `out=y` is."""
-        p = registry.lookup(key) if key.startswith("xp.") else None  # (NumPy's `out`, not a helper's)
-        k = p.params.index("out") if p is not None and "out" in p.params else len(args)
-        if k < len(args) and not (isinstance(args[k], gast.Constant) and args[k].value is None):
+    def refuse_positional_out(self, node, key, args, obj=np.ndarray):
+        """`np.round(x, 2, y)`, `np.multiply(x, y, o)`, `x.sum(0, None, o)`: `out` passed by position
+        (where NumPy's signature puts it, keywords.out_positions), refused as `out=y` is. `obj` is
+        the function called (an array's method: np.ndarray); not NumPy's (`math.log(x, 2)`), its
+        declaration says where `out` is."""
+        if not key.startswith("xp."):  # (NumPy's `out`, not a helper's)
+            return
+        numpy_s = isinstance(obj, np.ufunc) or str(getattr(obj, "__module__", None)).split(".")[0] == "numpy"
+        if any(k < len(args) and not (isinstance(args[k], gast.Constant) and args[k].value is None)
+               for k in keywords.out_positions(key, numpy_s)):
             self.fail(node, "s2s does not support `out=` (here passed by position): the result is written into an "
                             "existing array, which s2s would not follow.",
                       f"Assign the result instead: `y = {dotted_name(node.func)}(...)`.", kind=S2SError)
@@ -602,6 +608,8 @@ class ExpressionLowering:
         args = [self.atom(a) for a in node.args]
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         m = func.attr
+        if m in METHODS or m == "round":  # (`x.clip(lo, hi, o)`: NumPy's function's `out`, the array first)
+            self.refuse_positional_out(node, "xp." + m, [base] + args)
         if m == "pop" and not args:
             if isinstance(func.value, gast.Name):
                 self.check_alias(node, func.value.id, f"{func.value.id}.pop()", "list")

@@ -68,6 +68,24 @@ def numpy_parameters(key: str) -> list[tuple[str, object, bool]] | None:
     return out
 
 
+def out_positions(key: str, numpy_s: bool = True) -> tuple[int, ...]:
+    """The positions at which a call of primitive `key` takes `out` as a positional argument. Of
+    NumPy's own function (`numpy_s`): a ufunc's outputs follow its `nin` operands
+    (`np.multiply(x, y, o)`), a function's `out` is where its signature puts it (`np.clip(a, lo, hi,
+    o)`, `np.dot(a, b, o)`); a method's are these less one (`x.sum(0, None, o)`: the array is the
+    function's first). Of another function with the same rules (`math.log(x, 2)`): the declaration's."""
+    fn = numpy_function(key) if numpy_s else None
+    if isinstance(fn, np.ufunc):
+        return tuple(range(fn.nin, fn.nin + fn.nout))
+    params = numpy_parameters(key) if fn is not None else None
+    if params is not None:
+        names = [name for name, _, kw_only in params if not kw_only]
+    else:
+        p = registry.lookup(key)
+        names = list(p.params) if p is not None else []
+    return (names.index("out"),) if "out" in names else ()
+
+
 def inert(key: str) -> tuple[str, ...]:
     """The parameters of primitive `key` that change no value (passed through to NumPy)."""
     p = registry.lookup(key)
