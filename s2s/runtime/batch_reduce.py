@@ -31,6 +31,7 @@ from .reduce import (
     cumulative_vjp,
     diff_axis,
     diff_vjp,
+    gradient_rank,
     interp_ok,
     max_jvp,
     max_vjp,
@@ -46,6 +47,7 @@ from .reduce import (
 __all__ = ("batched_cumulative_sum", "batched_cumulative_prod", "batched_diff", "batched_ediff1d", "batched_list_sum",
            "batched_average",
            "batched_quantile", "batched_percentile", "batched_nanquantile", "batched_nanpercentile", "batched_gradient",
+           "batched_gradient_rank",
            "batched_convolve", "batched_correlate", "batched_interp", "batched_interp_apply", "batched_allclose",
                "batched_array_equal",
            "batched_array_equiv", "batched_isin", "batched_digitize", "batched_max_vjp", "batched_max_jvp",
@@ -165,9 +167,16 @@ batched_nanquantile = _quantile(np.nanquantile)
 batched_nanpercentile = _quantile(np.nanpercentile)
 
 
+def batched_gradient_rank(flags, f, n):
+    """gradient_rank per example (the batch axis is not one of the example's)."""
+    gradient_rank(one_example(f, flags[0]), n)
+    return f
+
+
 def batched_gradient(flags, y, spacing=1.0, axis=None, edge_order=1):
-    if flags[1] or flags[2]:
-        return loop_examples("xp.gradient", flags, y, spacing, axis, edge_order)
+    if flags[1] or flags[2]:  # (axis= and edge_order= by keyword: NumPy reads a third positional as a spacing)
+        return map_examples("xp.gradient", flags, count_examples(flags, (y, spacing, axis, edge_order)), y, spacing,
+                            axis=axis, edge_order=edge_order)
     nd = example_rank(y, True)
     ax = all_example_axes(nd) if axis is None else shifted_axis(axis, nd)
     return np.gradient(y, spacing, axis=ax, edge_order=edge_order)

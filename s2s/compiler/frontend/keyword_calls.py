@@ -6,18 +6,19 @@ C-order reshape of `a.T` to the reversed shape, `np.take(v, i, mode="clip")` a t
 indices, `np.array(x, ndmin=k)` a reshape with leading ones, `np.linalg.cholesky(s, upper=True)` the
 transpose of the lower factor of `s.T` (NumPy reads the upper triangle), `np.linalg.qr(a, mode="r")`
 the reduced R, `np.linspace(..., retstep=True)` the samples and their step, `math.log(x, b)` a
-quotient of logarithms. Each path (value, jit, derivatives, vmap) then sees only calls whose every
-argument its rules read. A parameter of NumPy's function that a primitive's declaration does not
-model, given at a value other than its default, is an S2SError at the user's line
-(primitives/keywords.py).
+quotient of logarithms, `np.gradient(f, dx, dy)` a tuple of one call per axis. Each path (value,
+jit, derivatives, vmap) then sees only calls whose every argument its rules read. A parameter of
+NumPy's function that a primitive's declaration does not model, given at a value other than its
+default, is an S2SError at the user's line (primitives/keywords.py).
 """
 from __future__ import annotations
 
+import ast
 import math
 
 import gast
 
-from ...errors import S2STypeError
+from ...errors import S2STypeError, S2SValueError
 from ..ir import build
 from ..primitives import keywords, registry
 
@@ -211,7 +212,50 @@ def _linspace(norm, node, args, kws):
     return build.tuple_([samples, step])
 
 
+def _axes_literal(node):
+    """The axes of the call's `axis=` written as an int or a tuple of ints (None: not given or None),
+    or _MISSING."""
+    given = [k.value for k in node.keywords if k.arg == "axis"]
+    if not given:
+        return None
+    try:
+        axes = ast.literal_eval(gast.gast_to_ast(given[0]))
+    except ValueError:
+        return _MISSING
+    if axes is None or type(axes) is int:
+        return None if axes is None else [axes]
+    if isinstance(axes, (tuple, list)) and all(type(a) is int for a in axes):
+        return list(axes)
+    return _MISSING
+
+
+def _gradient(norm, node, args, kws):
+    """`np.gradient(f, s0, s1, ..., axis=...)`, a spacing per axis: the tuple of single-axis calls
+    `np.gradient(f, s_k, axis=a_k)` (NumPy's result), the axes read from `axis=` or, without it, every
+    axis of `f`, whose rank is checked to be the number of spacings when it runs (rt.gradient_rank)."""
+    if len(args) <= 2:
+        return None
+    f, spacings = args[0], args[1:]
+    axes = _axes_literal(node)
+    rest = {k: v for k, v in kws.items() if k != "axis"}
+    if axes is _MISSING:
+        norm.fail(node, "s2s follows np.gradient with a spacing per axis when `axis=` is written as an int or a "
+                        "tuple of ints.", "Write the axes as a literal, or call np.gradient once per axis.")
+    if axes is None:
+        f = norm.tmp(build.call("rt.gradient_rank", [f, build.const(len(spacings))]))
+        axes = list(range(len(spacings)))
+    if len(set(axes)) != len(axes):
+        norm.fail(node, "np.gradient: repeated axis: NumPy raises ValueError for this call.", kind=S2SValueError)
+    if len(axes) != len(spacings):
+        norm.fail(node, f"np.gradient: invalid number of arguments ({len(spacings)} spacings for {len(axes)} axes): "
+                        "NumPy raises TypeError for this call.", "Give one spacing, or one per axis.",
+                  kind=S2STypeError)
+    parts = [norm.tmp(build.call("xp.gradient", [f, s], {"axis": build.const(a), **rest}))
+             for s, a in zip(spacings, axes)]
+    return build.tuple_(parts)
+
+
 # each primitive's `rewrites` fact names its rewriting
 _LOWER = {"flat_order": _ravel, "shape_order": _reshape, "index_mode": _take, "upper_factor": _cholesky,
           "r_only": _qr, "with_step": _linspace, "min_rank": _ndmin,
-          "joined_edges": _diff}
+          "joined_edges": _diff, "spacings": _gradient}

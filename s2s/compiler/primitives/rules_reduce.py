@@ -90,7 +90,8 @@ defjvp("xp.polyval", p="xp.polyval(dp, x)", x="dx * xp.polyval(rt.polyder(p), x)
 prim("rt.no_derivative", "x, what", nondiff=True, batch=SAME)
 _SPACING = "np.gradient with respect to its spacing"
 prim("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1", zero_args=("axis", "edge_order"),
-     batch=by("rt.batched_gradient"))
+     batch=by("rt.batched_gradient"), rewrites="spacings")  # (a spacing per axis: frontend/keyword_calls.py)
+linear("rt.gradient_rank", "f, n", "f", "rt.gradient_rank(g, n)", batch=by("rt.batched_gradient_rank"))
 defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)")
 defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)")
 prim("xp.trapezoid", "y, x=None, dx=1.0, axis=-1", zero_args=("axis",),
