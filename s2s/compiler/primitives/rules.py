@@ -340,8 +340,9 @@ linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place o
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)", batch=by("rt.batched_tile"))
 linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",),
        batch=UFUNC_SCAN)
-linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)", batch=SAME)
-linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)", batch=SAME)
+# (a 1-D m is a row broadcast to a square: its cotangent is summed back over the rows)
+linear("xp.triu", "m, k=0", "m", "rt.unbroadcast(xp.triu(g, k), m)", batch=by("rt.batched_triu"))
+linear("xp.tril", "m, k=0", "m", "rt.unbroadcast(xp.tril(g, k), m)", batch=by("rt.batched_tril"))
 linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", list_args=("arrays",),
        batch=along("axis", number=True))
 linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",),
