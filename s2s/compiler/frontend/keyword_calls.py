@@ -17,6 +17,7 @@ import ast
 import math
 
 import gast
+import numpy as np
 
 from ...errors import S2STypeError, S2SValueError
 from ..ir import build
@@ -53,6 +54,8 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
         num = norm.tmp(build.call("xp.log", [args[0]]))
         den = norm.tmp(build.call("xp.log", [args[1]]))
         return build.binop(num, gast.Div(), den)
+    if "casting" in kws and ("dtype" in kws or "signature" in kws):
+        args, kws = _ufunc_casting(norm, node, key, args, kws)
     inert = [k for k in kws if k in keywords.inert(key)]
     if inert:  # (they change no value: left out, so no path has to pass them on)
         kws = {k: v for k, v in kws.items() if k not in inert}
@@ -64,6 +67,25 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
     if out is None and inert:
         return build.call(key, args, kws)
     return out
+
+
+def _ufunc_casting(norm, node, key: str, args: list, kws: dict):
+    """A ufunc's `casting=` beside `dtype=`, which decides whether NumPy casts the operands to the
+    loop's dtype: 'same_kind' (the default) changes nothing; 'unsafe' is the operands cast first
+    (`np.add(x, y, dtype=int, casting='unsafe')` adds x and y as integers, a cast with no derivative);
+    a stricter rule, which NumPy checks against the operands' dtypes, is refused."""
+    fn = keywords.numpy_function(key)
+    if not isinstance(fn, np.ufunc):
+        return args, kws
+    casting = _literal(kws["casting"])
+    if casting == "same_kind":
+        return args, kws
+    if casting == "unsafe" and "signature" not in kws:
+        cast = [norm.tmp(build.call("xp.asarray", [a], {"dtype": kws["dtype"]})) for a in args[:fn.nin]]
+        return cast + list(args[fn.nin:]), {k: v for k, v in kws.items() if k != "casting"}
+    norm.fail(node, f"s2s models `casting=` of `{key.replace('xp.', 'np.', 1)}` beside `dtype=` as 'same_kind' or "
+                    f"'unsafe' only: NumPy checks {casting!r} against the operands' dtypes.",
+              "Cast the operands with `.astype(...)` first, or leave `casting=` out.")
 
 
 def refuse_unmodelled(norm, node, key, args, kws) -> None:
