@@ -47,7 +47,7 @@ from .reduce import (
 __all__ = ("batched_cumulative_sum", "batched_cumulative_prod", "batched_diff", "batched_ediff1d", "batched_list_sum",
            "batched_average",
            "batched_quantile", "batched_percentile", "batched_nanquantile", "batched_nanpercentile", "batched_gradient",
-           "batched_gradient_rank",
+           "batched_gradient_rank", "batched_trapezoid",
            "batched_convolve", "batched_correlate", "batched_interp", "batched_interp_apply", "batched_allclose",
                "batched_array_equal",
            "batched_array_equiv", "batched_isin", "batched_digitize", "batched_max_vjp", "batched_max_jvp",
@@ -165,6 +165,14 @@ batched_nanquantile = _quantile(np.nanquantile)
 
 
 batched_nanpercentile = _quantile(np.nanpercentile)
+
+
+def batched_trapezoid(flags, y, x=None, dx=1.0, axis=-1):
+    """np.trapezoid per example: sample points, spacing or axis that differ per example are one
+    call each (a 1-D `x` is laid along the example's axis, which a batched one is not)."""
+    if any(flags[1:]):
+        return loop_examples("xp.trapezoid", flags, y, x, dx, axis)
+    return np.trapezoid(y, x, dx, axis=shifted_axis(axis, example_rank(y, True)))
 
 
 def batched_gradient_rank(flags, f, n):

@@ -95,7 +95,7 @@ linear("rt.gradient_rank", "f, n", "f", "rt.gradient_rank(g, n)", batch=by("rt.b
 defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)")
 defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)")
 prim("xp.trapezoid", "y, x=None, dx=1.0, axis=-1", zero_args=("axis",),
-     batch=along("axis"))  # linear in y; the sample points are refused
+     batch=by("rt.batched_trapezoid"))  # linear in y; the sample points are refused
 defvjp("xp.trapezoid", y="rt.trapezoid_vjp(g, y, x, dx, axis)")
 defjvp("xp.trapezoid", y="xp.trapezoid(dy, x, dx, axis)")
 # (their cotangent helpers depend on the spacing too: refused there as well, at every order)
