@@ -480,6 +480,8 @@ class ExpressionLowering:
         lowered = call_idioms.call(self, node, obj)
         if lowered is not None:
             return lowered
+        if keyword_calls.result_dtype_call(resolve.prim_key(obj), node):
+            return keyword_calls.result_dtype(self, node, resolve.prim_key(obj))  # np.vstack(xs, dtype=...)
         einsum = resolve.prim_key(obj) == "xp.einsum"  # np.einsum and s2s.numpy.einsum (autograd.numpy's)
         if einsum:
             node = numpy_forms.einsum_sublists(self, node)
@@ -620,7 +622,12 @@ class ExpressionLowering:
             args = [self.tmp(build.tuple_(args))]
         if m == "flatten":
             return keyword_calls.lower(self, node, "xp.ravel", [base] + args, kws) or build.call("xp.ravel", [base])
-        if m == "astype":
+        if m == "astype":  # (`casting=` other than 'unsafe': NumPy's check first, rt.cast_check)
+            casting = args[2] if len(args) > 2 else kws.get("casting")
+            dtype = args[0] if args else kws.get("dtype")
+            if casting is not None and dtype is not None and \
+                    not (isinstance(casting, gast.Constant) and casting.value == "unsafe"):
+                base = self.tmp(build.call("rt.cast_check", [base, dtype, casting]))
             return views.astype(base, args, kws)
         if m == "item":  # (an element as a scalar: of a size-1 array, at a flat index, or at one per axis)
             if len(args) == 1 and not kws and not isinstance(node.args[0], gast.Tuple):

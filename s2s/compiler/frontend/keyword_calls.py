@@ -54,6 +54,8 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
         num = norm.tmp(build.call("xp.log", [args[0]]))
         den = norm.tmp(build.call("xp.log", [args[1]]))
         return build.binop(num, gast.Div(), den)
+    if "dtype" in kws and _gufunc(key):
+        return _gufunc_dtype(norm, node, key, args, kws)
     if "casting" in kws and ("dtype" in kws or "signature" in kws):
         args, kws = _ufunc_casting(norm, node, key, args, kws)
     inert = [k for k in kws if k in keywords.inert(key)]
@@ -67,6 +69,53 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
     if out is None and inert:
         return build.call(key, args, kws)
     return out
+
+
+def result_dtype_call(key: str | None, node: gast.Call) -> bool:
+    """Whether the call `node` of primitive `key` gives `dtype=` to an operation whose `dtype=` is its
+    result cast to it (the fact `dtype_by_cast`: its rules and batching helpers do not read it)."""
+    p = registry.lookup(key) if key is not None else None
+    return p is not None and p.dtype_by_cast and any(k.arg == "dtype" for k in node.keywords)
+
+
+def _gufunc(key: str) -> bool:
+    fn = keywords.numpy_function(key)
+    return isinstance(fn, np.ufunc) and fn.signature is not None
+
+
+def _checked_cast(norm, a, dtype, casting):
+    """`xp.asarray(a, dtype=dtype)` after NumPy's check of the casting rule (rt.cast_check)."""
+    checked = norm.tmp(build.call("rt.cast_check", [a, dtype, casting]))
+    return build.call("xp.asarray", [checked], {"dtype": dtype})
+
+
+def _gufunc_dtype(norm, node, key: str, args: list, kws: dict):
+    """`dtype=` of a generalized ufunc (`np.matmul(a, b, dtype=np.complex128)`): its operands cast to
+    it (no derivative through an integer cast) after NumPy's check of `casting=` (same_kind unless
+    given: `np.matmul(a, b, dtype=int)` of floats raises as NumPy's does)."""
+    kws = dict(kws)
+    dtype, casting = kws.pop("dtype"), kws.pop("casting", build.const("same_kind"))
+    if not (isinstance(dtype, gast.Constant) and dtype.value is None):
+        nin = keywords.numpy_function(key).nin
+        args = [norm.tmp(_checked_cast(norm, a, dtype, casting)) for a in args[:nin]] + list(args[nin:])
+    return lower(norm, node, key, args, kws) or build.call(key, args, kws)
+
+
+def result_dtype(norm, node: gast.Call, key: str):
+    """`dtype=` of an operation whose result is cast to it (`np.vstack(xs, dtype=np.float32)`, `np.cov(m,
+    dtype=np.float32)`): the call without it, its result cast to the dtype after NumPy's check of
+    the casting rule (`casting=` where the operation has one, else same_kind: np.cov of an integer
+    dtype raises as NumPy's does)."""
+    own = {n for n, _, _ in keywords.numpy_parameters(key) or ()}
+    given = {k.arg: k.value for k in node.keywords}
+    rest = [k for k in node.keywords if k.arg != "dtype" and not (k.arg == "casting" and "casting" in own)]
+    dtype = norm.atom(given["dtype"])
+    casting = norm.atom(given["casting"]) if "casting" in given and "casting" in own else build.const("same_kind")
+    inner = norm.tmp(norm.expr(build.located(gast.Call(func=node.func, args=node.args, keywords=rest), node,
+                                             only_missing=True)))
+    if isinstance(dtype, gast.Constant) and dtype.value is None:
+        return inner
+    return _checked_cast(norm, inner, dtype, casting)
 
 
 def _ufunc_casting(norm, node, key: str, args: list, kws: dict):

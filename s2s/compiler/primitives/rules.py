@@ -348,8 +348,9 @@ linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", li
 linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",),
        batch=along("axis", none="flat"))
 linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", list_args=("tup",),
-       batch=by("rt.batched_hstack"))
-linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"))
+       batch=by("rt.batched_hstack"), dtype_by_cast=True)
+linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"),
+       dtype_by_cast=True)
 linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)", batch=LOOP)
 # np.r_[...] and np.c_[...]
 linear("rt.r_", "items", "items", "rt.r_vjp(g, items)", list_args=("items",), batch=by("rt.batched_r_"),

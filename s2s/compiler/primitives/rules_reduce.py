@@ -152,8 +152,9 @@ for _op in ("amax", "amin"):
 KEYWORD_FORMS["xp.average"] = _rt.average_returned  # (returned=: the average and the weights' sum)
 
 # ---- operations computed by NumPy's definition written with primitives (s2s/runtime/composite.py) ----
-composite("xp.cov", _rt.cov, {1: _rt.cov_1, 2: _rt.cov_2}, positional=7)  # (dtype by keyword)
-composite("xp.corrcoef", _rt.corrcoef, {1: _rt.corrcoef_1, 2: _rt.corrcoef_2}, positional=3)
+# (dtype by keyword: the result cast to it, as NumPy computes in it)
+composite("xp.cov", _rt.cov, {1: _rt.cov_1, 2: _rt.cov_2}, positional=7).dtype_by_cast = True
+composite("xp.corrcoef", _rt.corrcoef, {1: _rt.corrcoef_1, 2: _rt.corrcoef_2}, positional=3).dtype_by_cast = True
 composite("xp.vander", _rt.vander)
 composite("xp.insert", _rt.insert)
 composite("xp.broadcast_arrays", _rt.broadcast_arrays,
