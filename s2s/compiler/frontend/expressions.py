@@ -502,6 +502,8 @@ class ExpressionLowering:
             args, kws = self.composite_arguments(registry.lookup(key), args, kws)
         if key is not None:
             self.refuse_positional_out(node, key, args, obj)
+            if getattr(registry.lookup(key), "source", None) is not None:  # (a composite reads no inert keyword)
+                kws = {k: v for k, v in kws.items() if k not in keywords.inert(key)}
         form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition
         if form is not None:
             return views.keep_view(key, build.call(build.name(self.bind(form.__name__, form)), args, kws))

@@ -63,7 +63,10 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
         kws = {k: v for k, v in kws.items() if k not in inert}
     p = registry.lookup(key)
     lowered = _LOWER.get(p.rewrites) if p is not None else None
-    out = lowered(norm, node, args, kws) if lowered is not None else None
+    if p is not None and p.rewrites == "each_array":
+        out = _each_array(norm, key, args, kws)
+    else:
+        out = lowered(norm, node, args, kws) if lowered is not None else None
     if out is None:
         refuse_unmodelled(norm, node, key, args, kws)
     if out is None and inert:
@@ -324,6 +327,14 @@ def _gradient(norm, node, args, kws):
     parts = [norm.tmp(build.call("xp.gradient", [f, s], {"axis": build.const(a), **rest}))
              for s, a in zip(spacings, axes)]
     return build.tuple_(parts)
+
+
+def _each_array(norm, key: str, args: list, kws: dict):
+    """`np.atleast_1d(a, b)`: the tuple of the one-array calls (the declaration binds one array; a
+    second one was read as `axis=`)."""
+    if len(args) <= 1 or kws:
+        return None
+    return build.tuple_([norm.tmp(build.call(key, [a])) for a in args])
 
 
 # each primitive's `rewrites` fact names its rewriting

@@ -320,7 +320,8 @@ for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atl
     linear(_op, "a, axis=None, shape=None", "a", "rt.unbroadcast(xp.reshape(g, xp.shape(g)), a)"
            if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))",
            methods={"xp.ravel": ("ravel", "flatten"), "xp.squeeze": ("squeeze",)}.get(_op, ()),
-           rewrites="flat_order" if _op == "xp.ravel" else "",  # (order="F": frontend/keyword_calls.py)
+           # (order="F", several arrays: frontend/keyword_calls.py)
+           rewrites={"xp.ravel": "flat_order", "xp.atleast_1d": "each_array", "xp.atleast_2d": "each_array"}.get(_op, ""),
            batch=along("axis", number=True) if _op == "xp.expand_dims" else by("rt.batched_" + _op[3:]))
 linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",), reverses_axes=True,
        batch=by("rt.batched_transpose"))

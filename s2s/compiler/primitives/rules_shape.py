@@ -58,7 +58,7 @@ linear("xp.dstack", "tup", "tup", "rt.dstack_vjp(g, tup)", list_args=("tup",), b
 linear("rt.dstack_vjp", "v, tup", "v", "xp.dstack(g)")
 linear("xp.fliplr", "m", "m", "xp.fliplr(g)", batch=by("rt.batched_fliplr"))
 linear("xp.flipud", "m", "m", "xp.flipud(g)", batch=by("rt.batched_flipud"))
-linear("xp.atleast_3d", "a", "a", "rt.reshape_like(g, a)", batch=by("rt.batched_atleast_3d"))
+linear("xp.atleast_3d", "a", "a", "rt.reshape_like(g, a)", batch=by("rt.batched_atleast_3d"), rewrites="each_array")
 linear("xp.rot90", "m, k=1, axes=None", "m", "rt.rot90_vjp(g, k, axes)", batch=by("rt.batched_rot90"))
 linear("rt.rot90_vjp", "v, k, axes", "v", "rt.rot90_vjp(g, -k, axes)", batch=by("rt.batched_rot90_vjp"))
 linear("xp.rollaxis", "a, axis, start=0", "a", "rt.rollaxis_vjp(g, a, axis, start)", batch=by("rt.batched_rollaxis"))
