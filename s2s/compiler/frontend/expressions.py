@@ -498,6 +498,10 @@ class ExpressionLowering:
         if positional is not None and len(args) > positional:
             self.fail(node, f"`{dotted_name(node.func)}` takes at most {positional} positional arguments, as NumPy's "
                             f"does ({len(args)} given).", "Pass the others by keyword.", kind=S2STypeError)
+        slots = keywords.array_slots(key) if key is not None else None
+        if slots is not None and len(args) > slots:  # (np.meshgrid of four arrays: the fourth read as indexing=)
+            self.fail(node, f"s2s follows `{dotted_name(node.func)}` of at most {slots} arrays ({len(args)} given).",
+                      "Split the call into calls of fewer arrays.", kind=S2SError)
         if key is not None and isinstance(getattr(registry.lookup(key), "source", None), dict):
             args, kws = self.composite_arguments(registry.lookup(key), args, kws)
         if key is not None:

@@ -86,6 +86,30 @@ def out_positions(key: str, numpy_s: bool = True) -> tuple[int, ...]:
     return (names.index("out"),) if "out" in names else ()
 
 
+def array_slots(key: str) -> int | None:
+    """How many arrays by position a call of primitive `key` may pass where NumPy's function takes
+    any number (`*xi`, `*operands`) and the declaration binds a fixed count (`np.meshgrid`'s x, y, z
+    before its keyword-only `indexing`): a fourth array was read as `indexing=`. None where the count
+    is unbounded (a declared `*args`, or a rewrite into one call per array)."""
+    fn = numpy_function(key)
+    p = registry.lookup(key)
+    if fn is None or isinstance(fn, np.ufunc) or p is None or "*args" in p.params or p.rewrites:
+        return None
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    if not any(q.kind == q.VAR_POSITIONAL for q in sig.parameters.values()):
+        return None
+    keyword_only = {q.name for q in sig.parameters.values() if q.kind == q.KEYWORD_ONLY}
+    count = 0
+    for name in p.params:
+        if name in keyword_only:
+            break
+        count += 1
+    return count
+
+
 def inert(key: str) -> tuple[str, ...]:
     """The parameters of primitive `key` that change no value (passed through to NumPy)."""
     p = registry.lookup(key)

@@ -158,7 +158,7 @@ composite("xp.corrcoef", _rt.corrcoef, {1: _rt.corrcoef_1, 2: _rt.corrcoef_2}, p
 composite("xp.vander", _rt.vander)
 composite("xp.insert", _rt.insert)
 composite("xp.broadcast_arrays", _rt.broadcast_arrays,
-          {k: getattr(_rt, f"broadcast_arrays_{k}") for k in (1, 2, 3, 4)}).inert = ("subok",)  # (ndarrays only)
+          {k: getattr(_rt, f"broadcast_arrays_{k}") for k in (1, 2, 3, 4, 5, 6)}).inert = ("subok",)  # (ndarrays only)
 prim("rt.unsupported", "value, what", nondiff=True, batch=SAME)
 prim("rt.needs_initial", "where, what", nondiff=True, effect=True, batch=SAME)  # (max_where: NumPy's error)
 
