@@ -129,3 +129,42 @@ def cases(sample: int = SAMPLE) -> list[tuple]:
                 cases.append((key, name, src, ast.unparse(ast.Call(func=call.func, args=args, keywords=kws)), names,
                               draws))
     return cases
+
+
+def default_cases() -> list[tuple]:
+    """(primitive key, parameter, its default's source, call source, argument names, draws) for each
+    parameter with a literal default that the base call does not give, given by keyword at NumPy's
+    default (`np.full_like(x, v, order='K')`, `np.quantile(x, q, weights=None)`)."""
+    bases = base_calls()
+    out = []
+    for key in sorted(registry.PRIMS):
+        params = keywords.numpy_parameters(key)
+        if params is None:
+            continue
+        op = key[3:]
+        if op in bases:
+            call, names, draws = bases[op]
+        else:
+            required = [n for n, d, _ in params if d is inspect.Parameter.empty]
+            if not 1 <= len(required) <= 2:
+                continue
+            names = [f"x{k}" for k in range(len(required))]
+            draws = [lambda rng: rng.standard_normal((3, 4))] * len(required)
+            call = ast.parse(f"np.{op}({', '.join(names)})", mode="eval").body
+        if {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} - {"np", *names}:
+            continue  # (a helper of op_specs, such as _with_nan: not in the generated module)
+        positional = [n for n, _, kw_only in params if not kw_only]
+        given = {k.arg for k in call.keywords} | set(positional[:len(call.args)])
+        for name, default, _ in params:
+            if default is inspect.Parameter.empty or name in given:
+                continue
+            src = repr(default)
+            try:
+                if ast.literal_eval(src) != default:
+                    continue
+            except (ValueError, SyntaxError):
+                continue  # (np._NoValue, a callable: no literal)
+            c = ast.parse(ast.unparse(call), mode="eval").body
+            c.keywords = list(c.keywords) + [ast.keyword(arg=name, value=ast.parse(src, mode="eval").body)]
+            out.append((key, name, src, ast.unparse(c), names, draws))
+    return out

@@ -506,6 +506,7 @@ class ExpressionLowering:
             args, kws = self.composite_arguments(registry.lookup(key), args, kws)
         if key is not None:
             self.refuse_positional_out(node, key, args, obj)
+            kws = keywords.at_default(key, kws)  # (NumPy's defaults the declaration does not list: left out)
             if getattr(registry.lookup(key), "source", None) is not None:  # (a composite reads no inert keyword)
                 kws = {k: v for k, v in kws.items() if k not in keywords.inert(key)}
         form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition

@@ -54,6 +54,7 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
         num = norm.tmp(build.call("xp.log", [args[0]]))
         den = norm.tmp(build.call("xp.log", [args[1]]))
         return build.binop(num, gast.Div(), den)
+    kws = keywords.at_default(key, kws)
     if "dtype" in kws and _gufunc(key):
         return _gufunc_dtype(norm, node, key, args, kws)
     if "casting" in kws and ("dtype" in kws or "signature" in kws):

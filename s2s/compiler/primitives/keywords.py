@@ -148,6 +148,24 @@ def unmodelled_argument(key: str, args: list, kws: dict) -> tuple[str, object] |
     return None
 
 
+def at_default(key: str, kws: dict) -> dict:
+    """The keyword atoms `kws` of a call of primitive `key` less those its declaration does not list
+    that are NumPy's parameters given at NumPy's default (`np.full_like(x, v, order='K')`,
+    `np.dot(a, b, out=None)`): they change nothing, and a rule or batching helper that does not take
+    them would fail on them (vmap of np.quantile(..., weights=None) raised an internal TypeError)."""
+    params = numpy_parameters(key)
+    p = registry.lookup(key)
+    if not params or p is None or "**kwargs" in p.params:
+        return kws
+    fn = numpy_function(key)
+    if isinstance(fn, np.ufunc):  # (UFUNC_KEYWORDS is not NumPy's own list: `signature=None` raises, and a
+        # ufunc of two results, or a generalized one's `where=`; only `out=None` of one result is its default)
+        return {k: v for k, v in kws.items() if not (k == "out" and fn.nout == 1 and _is_default(v, None))}
+    defaults = {name: default for name, default, _ in params}
+    return {k: v for k, v in kws.items()
+            if k in p.params or k not in defaults or defaults[k] is _NO_DEFAULT or not _is_default(v, defaults[k])}
+
+
 def _is_default(atom, default) -> bool:
     if not isinstance(atom, gast.Constant):
         return False
