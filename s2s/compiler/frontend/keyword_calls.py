@@ -54,6 +54,8 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
         num = norm.tmp(build.call("xp.log", [args[0]]))
         den = norm.tmp(build.call("xp.log", [args[1]]))
         return build.binop(num, gast.Div(), den)
+    given = (list(args), dict(kws))
+    args, kws = keywords.by_name(key, args, kws)
     kws = keywords.at_default(key, kws)
     if "dtype" in kws and _gufunc(key):
         return _gufunc_dtype(norm, node, key, args, kws)
@@ -70,7 +72,7 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
         out = lowered(norm, node, args, kws) if lowered is not None else None
     if out is None:
         refuse_unmodelled(norm, node, key, args, kws)
-    if out is None and inert:
+    if out is None and (inert or (list(args), dict(kws)) != given):  # (what the caller passed no longer holds)
         return build.call(key, args, kws)
     return out
 

@@ -148,6 +148,27 @@ def unmodelled_argument(key: str, args: list, kws: dict) -> tuple[str, object] |
     return None
 
 
+def by_name(key: str, args: list, kws: dict) -> tuple[list, dict]:
+    """The arguments of a call of primitive `key` with those past its declared parameters passed by
+    NumPy's names (`np.trace(a, 1, 0, 1, np.float32)`: dtype=), where the declaration's parameters
+    are the first of NumPy's own: a rule or batching helper reads a keyword by name, and a value
+    past its parameters by position was dropped (vmap gave float64)."""
+    p = registry.lookup(key)
+    params = numpy_parameters(key)
+    if p is None or not params or isinstance(numpy_function(key), np.ufunc):
+        return args, kws
+    declared = [n for n in p.params if not n.startswith("*")]
+    if len(declared) != len(p.params) or len(args) <= len(declared):
+        return args, kws
+    positional = [name for name, _, kw_only in params if not kw_only]
+    if positional[:len(declared)] != declared or len(args) > len(positional):
+        return args, kws
+    extra = dict(zip(positional[len(declared):], args[len(declared):]))
+    if set(extra) & set(kws):
+        return args, kws  # (NumPy's TypeError: given twice)
+    return list(args[:len(declared)]), {**kws, **extra}
+
+
 def at_default(key: str, kws: dict) -> dict:
     """The keyword atoms `kws` of a call of primitive `key` less those its declaration does not list
     that are NumPy's parameters given at NumPy's default (`np.full_like(x, v, order='K')`,
