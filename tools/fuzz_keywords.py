@@ -126,7 +126,12 @@ EXTRA = [("xp.take", "mode", "'clip'", "np.take(x, np.array([-1, 0, 7, 2]), mode
          ("xp.max", "initial", "0.9", "np.max(x, axis=0, initial=0.9)", [_normal(3, 4)]),
          ("xp.sum", "where", "mask", "np.sum(x, axis=-1, where=np.array([True, False, True, False]))", [_normal(3, 4)]),
          ("xp.cumsum", "axis", "-2", "np.cumsum(x, axis=-2)", [_normal(2, 3, 4)]),
-         ("xp.linalg.norm", "ord", "'fro'", "np.linalg.norm(x, ord='fro', axis=(-1, -2))", [_normal(2, 3, 4)])]
+         ("xp.linalg.norm", "ord", "'fro'", "np.linalg.norm(x, ord='fro', axis=(-1, -2))", [_normal(2, 3, 4)]),
+         # (found by reading the signatures: a spacing per axis, a vector under tril, casting beside dtype)
+         ("xp.gradient", "varargs", "(0.5, 2.0)", "np.gradient(x, 0.5, 2.0, axis=(1, 0))", [_normal(3, 4)]),
+         ("xp.tril", "m", "1-D", "np.tril(x, 1)", [_normal(4)]),
+         ("xp.add", "casting", "'unsafe'", "np.add(x, y, dtype=int, casting='unsafe')", [_normal(3, 4), _normal(4)]),
+         ("xp.matmul", "dtype", "complex", "np.matmul(x, y, dtype=np.complex128)", [_normal(2, 3), _normal(3, 2)])]
 
 
 @functools.cache

@@ -31,6 +31,7 @@ from .reduce import (
     cumulative_vjp,
     diff_axis,
     diff_vjp,
+    gradient_rank,
     interp_ok,
     max_jvp,
     max_vjp,
@@ -46,6 +47,7 @@ from .reduce import (
 __all__ = ("batched_cumulative_sum", "batched_cumulative_prod", "batched_diff", "batched_ediff1d", "batched_list_sum",
            "batched_average",
            "batched_quantile", "batched_percentile", "batched_nanquantile", "batched_nanpercentile", "batched_gradient",
+           "batched_trapezoid", "batched_gradient_rank",
            "batched_convolve", "batched_correlate", "batched_interp", "batched_interp_apply", "batched_allclose",
                "batched_array_equal",
            "batched_array_equiv", "batched_isin", "batched_digitize", "batched_max_vjp", "batched_max_jvp",
@@ -166,11 +168,26 @@ batched_nanpercentile = _quantile(np.nanpercentile)
 
 
 def batched_gradient(flags, y, spacing=1.0, axis=None, edge_order=1):
-    if flags[1] or flags[2]:
-        return loop_examples("xp.gradient", flags, y, spacing, axis, edge_order)
+    if flags[1] or flags[2]:  # (axis= and edge_order= by keyword: NumPy reads a third positional as a spacing)
+        return map_examples("xp.gradient", flags, count_examples(flags, (y, spacing, axis, edge_order)), y, spacing,
+                            axis=axis, edge_order=edge_order)
     nd = example_rank(y, True)
     ax = all_example_axes(nd) if axis is None else shifted_axis(axis, nd)
     return np.gradient(y, spacing, axis=ax, edge_order=edge_order)
+
+
+def batched_trapezoid(flags, y, x=None, dx=1.0, axis=-1):
+    """np.trapezoid per example: sample points, spacing or axis that differ per example are one
+    call each (a 1-D `x` is laid along the example's axis, which a batched one is not)."""
+    if any(flags[1:]):
+        return loop_examples("xp.trapezoid", flags, y, x, dx, axis)
+    return np.trapezoid(y, x, dx, axis=shifted_axis(axis, example_rank(y, True)))
+
+
+def batched_gradient_rank(flags, f, n):
+    """gradient_rank per example (the batch axis is not one of the example's)."""
+    gradient_rank(one_example(f, flags[0]), n)
+    return f
 
 
 # ---- signals and interpolation ----

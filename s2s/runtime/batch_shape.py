@@ -34,7 +34,8 @@ __all__ = ("batched_append", "batched_atleast_1d", "batched_atleast_2d", "batche
                "batched_vsplit",
            "batched_dsplit", "batched_compress", "batched_extract", "batched_delete", "batched_take",
                "batched_take_along_axis",
-           "batched_select", "batched_broadcast_to", "batched_fliplr", "batched_flipud", "batched_rot90",
+           "batched_select", "batched_broadcast_to", "batched_tril", "batched_triu",
+           "batched_fliplr", "batched_flipud", "batched_rot90",
                "batched_rollaxis", "batched_roll",
            "batched_tile", "batched_diag", "batched_pad", "batched_partition", "batched_meshgrid", "batched_zeros_like",
                "batched_ones_like",
@@ -203,6 +204,25 @@ def batched_broadcast_to(flags, a, axis=None, shape=None):
         return loop_examples("xp.broadcast_to", flags, a, axis, shape)
     s = (s,) if isinstance(s, (int, np.integer)) else tuple(s)
     return np.broadcast_to(lift_to_rank(a, True, len(s)), np.shape(a)[:1] + s)
+
+
+def _batched_tri(fn, flags, m, k):
+    """np.tril/np.triu per example: a 1-D example is a row broadcast to a square (NumPy's own
+    reading of a vector), not a matrix of the examples."""
+    if flags[1]:
+        return loop_examples("xp." + fn.__name__, flags, m, k)
+    if example_rank(m, True) == 1:
+        n = np.shape(m)[-1]
+        m = np.broadcast_to(m[:, None, :], (np.shape(m)[0], n, n))
+    return fn(m, k)
+
+
+def batched_tril(flags, m, k=0):
+    return _batched_tri(np.tril, flags, m, k)
+
+
+def batched_triu(flags, m, k=0):
+    return _batched_tri(np.triu, flags, m, k)
 
 
 def batched_fliplr(flags, m):

@@ -15,7 +15,8 @@ __all__ = ("average_returned", "sum_where", "prod_where", "mean_where", "var_whe
            "nansum_where", "nanprod_where", "nanmean_where", "nanmax_where", "nanmin_where", "cov", "corrcoef",
            "cov_1", "cov_2", "corrcoef_1", "corrcoef_2", "cov_axes", "cov_ddof", "vander", "vander_powers",
            "insert_map", "insert", "pad_fill_map", "pad_constant", "broadcast_arrays", "broadcast_arrays_1",
-           "broadcast_arrays_2", "broadcast_arrays_3", "broadcast_arrays_4", "array_ndmin", "diff_prepend",
+           "broadcast_arrays_2", "broadcast_arrays_3", "broadcast_arrays_4", "broadcast_arrays_5",
+           "broadcast_arrays_6", "array_ndmin", "diff_prepend",
            "diff_append")
 
 
@@ -272,6 +273,18 @@ def broadcast_arrays_3(a, b, c):
 def broadcast_arrays_4(a, b, c, d):
     s = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c), np.shape(d))
     return (np.broadcast_to(a, s), np.broadcast_to(b, s), np.broadcast_to(c, s), np.broadcast_to(d, s))
+
+
+def broadcast_arrays_5(a, b, c, d, e):
+    s = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c), np.shape(d), np.shape(e))
+    return (np.broadcast_to(a, s), np.broadcast_to(b, s), np.broadcast_to(c, s), np.broadcast_to(d, s),
+            np.broadcast_to(e, s))
+
+
+def broadcast_arrays_6(a, b, c, d, e, f):
+    s = np.broadcast_shapes(np.shape(a), np.shape(b), np.shape(c), np.shape(d), np.shape(e), np.shape(f))
+    return (np.broadcast_to(a, s), np.broadcast_to(b, s), np.broadcast_to(c, s), np.broadcast_to(d, s),
+            np.broadcast_to(e, s), np.broadcast_to(f, s))
 
 
 def array_ndmin(a, ndmin):

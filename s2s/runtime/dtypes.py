@@ -8,15 +8,27 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import S2STypeError
 from .core import namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
-__all__ = ("dtype_gate", "stored_as", "inplace", "inplace_checked", "batched_inplace", "inplace_ct", "dtype_ct")
+__all__ = ("dtype_gate", "cast_check", "stored_as", "inplace", "inplace_checked", "batched_inplace", "inplace_ct",
+           "dtype_ct")
 
 
 def dtype_gate(x, at):
     """The result `x` of an operation whose dtype keyword (or cast) decides its derivative: `x`
     itself; its derivative rule reads its dtype (`dtype_ct`). `at`: the user's line."""
+    return x
+
+
+def cast_check(x, dtype, casting):
+    """`x`, once NumPy's casting rule allows its dtype to become `dtype` (`np.vstack(xs,
+    dtype=int)` of floats raises TypeError under 'same_kind', as NumPy's does)."""
+    src = np.result_type(x)
+    if not np.can_cast(src, dtype, casting):
+        raise S2STypeError(f"Cannot cast array data from {src!r} to {np.dtype(dtype)!r} according to the rule "
+                        f"{casting!r}")
     return x
 
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..errors import S2SValueError
+from ..errors import S2STypeError, S2SValueError
 from ._index_layout import batched_key
 from ._values import float_dtype, shape_of, size_of
 from .batch import map_examples, num_examples, replicate_batch
@@ -18,7 +18,8 @@ from .shapes import take_vjp
 __all__ = ("sum_vjp", "mean_vjp", "max_vjp", "max_jvp", "prod_others", "prod_others_jvp", "prod_others_2",
            "prod_others_3", "prod_others_4", "prod_others_5",
            "var_vjp", "var_jvp", "cumsum_vjp", "trace_vjp", "check_norm_ord", "norm_vjp", "norm_jvp",
-           "gradient_matrix", "no_derivative", "trapezoid_vjp", "gradient_vjp", "gradient_vjp_t", "conv_pad",
+           "gradient_matrix", "gradient_rank", "no_derivative", "trapezoid_vjp", "gradient_vjp", "gradient_vjp_t",
+           "conv_pad",
            "interp_slope", "interp_fp_vjp", "polyval_vjp_p", "polyder", "nancount", "nanvar_vjp", "nanvar_jvp",
            "average_vjp_a", "diff_vjp", "ones_like_float", "average_vjp_w", "average_jvp_w", "cumulative_vjp",
            "quantile_vjp", "quantile_jvp", "interp_apply", "diff_axis", "interp_ok", "linear_method", "needs_initial",
@@ -214,6 +215,14 @@ def norm_jvp(dx, x, ans, ord, axis, keepdims):
 def gradient_matrix(n, spacing, edge_order):
     """The matrix D with `gradient(f) == D @ f` for 1-D `f` of length n."""
     return np.stack([np.gradient(e, spacing, edge_order=edge_order) for e in np.eye(n)], axis=1)
+
+
+def gradient_rank(f, n):
+    """`f`, once checked to have a spacing per axis: np.gradient(f, s0, ..., s<n-1>) without `axis=`
+    raises TypeError unless `f` has rank n (the frontend writes it as one call per axis)."""
+    if np.ndim(f) != n:
+        raise S2STypeError(f"np.gradient: invalid number of arguments ({n} spacings for an array of rank {np.ndim(f)})")
+    return f
 
 
 def no_derivative(x, what):

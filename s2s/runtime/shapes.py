@@ -300,7 +300,16 @@ def pad_vjp(v, array, pad_width, mode):
     return gather_vjp(v, array, pad_map(array, pad_width, mode))
 
 
+# np.pad's modes whose padding is linear in the array: the tangent padded the same way is the
+# padding's tangent ('maximum', 'minimum', 'median' pick entries by value; 'empty' leaves them unset;
+# a function as the mode is the user's own)
+_LINEAR_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap", "mean", "linear_ramp")
+
+
 def pad_jvp(v, array, pad_width, mode):
+    if not isinstance(mode, str) or mode not in _LINEAR_PAD_MODES:
+        raise S2SValueError(f"s2s differentiates np.pad with mode constant, edge, reflect, symmetric, wrap, mean or "
+                            f"linear_ramp (forward mode), not {mode!r}")
     return np.pad(v, pad_width, mode=mode)
 
 

@@ -21,7 +21,8 @@ CASES = [("xp.ravel", "order", "'F'"), ("xp.reshape", "order", "'F'"), ("xp.take
          ("xp.take", "mode", "'wrap'"), ("xp.clip", "a_max", "crossed arrays"),
          ("xp.linalg.cholesky", "upper", None), ("xp.linalg.pinv", "rcond", "0.3"),
          ("xp.concatenate", "axis", "None"), ("xp.mean", "keepdims", None), ("xp.max", "initial", "0.9"),
-         ("xp.linalg.qr", "mode", "'r'")]
+         ("xp.linalg.qr", "mode", "'r'"), ("xp.gradient", "varargs", "(0.5, 2.0)"), ("xp.tril", "m", "1-D"),
+         ("xp.pad", "mode", "'maximum'"), ("xp.add", "casting", "'unsafe'"), ("xp.matmul", "dtype", "complex")]
 
 
 def _program(k: int, out: str = "scalar"):

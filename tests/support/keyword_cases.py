@@ -8,7 +8,7 @@ function returns, with the spec's draws), or, for an operation without one, the 
 matrices (one or two). A parameter with a default is given values that differ from it and from the
 base call's, drawn from the parameter's type and name: the other booleans, integers past the ends
 (out-of-range axes and indices, negative ones), crossed bounds, the other documented strings
-(`order="F"`, `mode="clip"`).
+(`order="F"`, `mode="clip"`), every one of them (np.pad's `mode="maximum"` was the fifth).
 """
 from __future__ import annotations
 
@@ -26,11 +26,14 @@ SKIPPED = {"out", "dtype", "copy", "like", "device", "subok", "signature"}
 # with operation-specific ones first
 CHOICES = {
     ("take", "mode"): ["'clip'", "'wrap'"], ("linalg.qr", "mode"): ["'r'", "'complete'", "'raw'"],
-    ("pad", "mode"): ["'edge'", "'reflect'", "'symmetric'", "'wrap'", "'maximum'", "'mean'"],
+    ("pad", "mode"): ["'edge'", "'reflect'", "'symmetric'", "'wrap'", "'maximum'", "'mean'", "'minimum'", "'median'",
+                      "'linear_ramp'"],
     ("convolve", "mode"): ["'same'", "'valid'"], ("correlate", "mode"): ["'same'", "'valid'"],
     ("pad", "reflect_type"): ["'odd'"], ("choose", "mode"): ["'clip'", "'wrap'"],
-    "order": ["'F'", "'A'", "'K'"], "side": ["'right'"], "kind": ["'stable'", "'heapsort'"],
-    "method": ["'lower'", "'nearest'", "'midpoint'", "'inverted_cdf'"], "norm": ["'ortho'", "'forward'"],
+    "order": ["'F'", "'A'", "'K'"], "side": ["'right'"], "kind": ["'stable'", "'heapsort'", "'mergesort'"],
+    "method": ["'lower'", "'nearest'", "'midpoint'", "'inverted_cdf'", "'higher'", "'averaged_inverted_cdf'",
+               "'closest_observation'", "'interpolated_inverted_cdf'", "'hazen'", "'weibull'", "'median_unbiased'",
+               "'normal_unbiased'"], "norm": ["'ortho'", "'forward'"],
     "UPLO": ["'U'"], "casting": ["'unsafe'"], "indexing": ["'ij'"], "interpolation": ["'lower'"],
     "mode": ["'clip'"], "edge_order": ["2"],
     **{("fft." + k, "norm"): ["'ortho'", "'forward'"] for k in ("fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2",
@@ -116,7 +119,8 @@ def cases(sample: int = SAMPLE) -> list[tuple]:
             if name in SKIPPED or default is inspect.Parameter.empty:
                 continue
             chosen = [v for v in values(op, name, default) if v.format(x=names[0]) != given.get(name)]
-            for src in chosen[:sample]:
+            documented = isinstance(default, str) or (op, name) in CHOICES  # (NumPy's list of strings: every one)
+            for src in chosen if documented else chosen[:sample]:
                 value = ast.parse(src.format(x=names[0]), mode="eval").body
                 args = [value if n == name else a for n, a in zip(positional, call.args)]
                 kws = [k for k in call.keywords if k.arg != name]
@@ -125,3 +129,42 @@ def cases(sample: int = SAMPLE) -> list[tuple]:
                 cases.append((key, name, src, ast.unparse(ast.Call(func=call.func, args=args, keywords=kws)), names,
                               draws))
     return cases
+
+
+def default_cases() -> list[tuple]:
+    """(primitive key, parameter, its default's source, call source, argument names, draws) for each
+    parameter with a literal default that the base call does not give, given by keyword at NumPy's
+    default (`np.full_like(x, v, order='K')`, `np.quantile(x, q, weights=None)`)."""
+    bases = base_calls()
+    out = []
+    for key in sorted(registry.PRIMS):
+        params = keywords.numpy_parameters(key)
+        if params is None:
+            continue
+        op = key[3:]
+        if op in bases:
+            call, names, draws = bases[op]
+        else:
+            required = [n for n, d, _ in params if d is inspect.Parameter.empty]
+            if not 1 <= len(required) <= 2:
+                continue
+            names = [f"x{k}" for k in range(len(required))]
+            draws = [lambda rng: rng.standard_normal((3, 4))] * len(required)
+            call = ast.parse(f"np.{op}({', '.join(names)})", mode="eval").body
+        if {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} - {"np", *names}:
+            continue  # (a helper of op_specs, such as _with_nan: not in the generated module)
+        positional = [n for n, _, kw_only in params if not kw_only]
+        given = {k.arg for k in call.keywords} | set(positional[:len(call.args)])
+        for name, default, _ in params:
+            if default is inspect.Parameter.empty or name in given:
+                continue
+            src = repr(default)
+            try:
+                if ast.literal_eval(src) != default:
+                    continue
+            except (ValueError, SyntaxError):
+                continue  # (np._NoValue, a callable: no literal)
+            c = ast.parse(ast.unparse(call), mode="eval").body
+            c.keywords = list(c.keywords) + [ast.keyword(arg=name, value=ast.parse(src, mode="eval").body)]
+            out.append((key, name, src, ast.unparse(c), names, draws))
+    return out

@@ -20,7 +20,7 @@ from ...errors import S2SError, S2STypeError, where
 from ...library import numpy_inside
 from .. import analysis
 from ..ir import build
-from ..primitives import registry
+from ..primitives import keywords, registry
 from . import (
     array_likes,
     at_updates,
@@ -480,6 +480,8 @@ class ExpressionLowering:
         lowered = call_idioms.call(self, node, obj)
         if lowered is not None:
             return lowered
+        if keyword_calls.result_dtype_call(resolve.prim_key(obj), node):
+            return keyword_calls.result_dtype(self, node, resolve.prim_key(obj))  # np.vstack(xs, dtype=...)
         einsum = resolve.prim_key(obj) == "xp.einsum"  # np.einsum and s2s.numpy.einsum (autograd.numpy's)
         if einsum:
             node = numpy_forms.einsum_sublists(self, node)
@@ -496,13 +498,21 @@ class ExpressionLowering:
         if positional is not None and len(args) > positional:
             self.fail(node, f"`{dotted_name(node.func)}` takes at most {positional} positional arguments, as NumPy's "
                             f"does ({len(args)} given).", "Pass the others by keyword.", kind=S2STypeError)
+        slots = keywords.array_slots(key) if key is not None else None
+        if slots is not None and len(args) > slots:  # (np.meshgrid of four arrays: the fourth read as indexing=)
+            self.fail(node, f"s2s follows `{dotted_name(node.func)}` of at most {slots} arrays ({len(args)} given).",
+                      "Split the call into calls of fewer arrays.", kind=S2SError)
         if key is not None and isinstance(getattr(registry.lookup(key), "source", None), dict):
             args, kws = self.composite_arguments(registry.lookup(key), args, kws)
+        if key is not None:
+            self.refuse_positional_out(node, key, args, obj)
+            kws = keywords.at_default(key, kws)  # (NumPy's defaults the declaration does not list: left out)
+            if getattr(registry.lookup(key), "source", None) is not None:  # (a composite reads no inert keyword)
+                kws = {k: v for k, v in kws.items() if k not in keywords.inert(key)}
         form = registry.keyword_form(key, kws, len(args))  # np.sum(..., where=m): NumPy's definition
         if form is not None:
             return views.keep_view(key, build.call(build.name(self.bind(form.__name__, form)), args, kws))
         if key is not None:
-            self.refuse_positional_out(node, key, args)
             lowered = keyword_calls.lower(self, node, key, args, kws, obj)
             if lowered is not None:
                 return lowered
@@ -587,11 +597,16 @@ class ExpressionLowering:
                                                     and p.defaults.get(k, 0) is None)}
         return args[:first], kws
 
-    def refuse_positional_out(self, node, key, args):
-        """`np.round(x, 2, y)`: `out` passed by position, refused as `out=y` is."""
-        p = registry.lookup(key) if key.startswith("xp.") else None  # (NumPy's `out`, not a helper's)
-        k = p.params.index("out") if p is not None and "out" in p.params else len(args)
-        if k < len(args) and not (isinstance(args[k], gast.Constant) and args[k].value is None):
+    def refuse_positional_out(self, node, key, args, obj=np.ndarray):
+        """`np.round(x, 2, y)`, `np.multiply(x, y, o)`, `x.sum(0, None, o)`: `out` passed by position
+        (where NumPy's signature puts it, keywords.out_positions), refused as `out=y` is. `obj` is
+        the function called (an array's method: np.ndarray); not NumPy's (`math.log(x, 2)`), its
+        declaration says where `out` is."""
+        if not key.startswith("xp."):  # (NumPy's `out`, not a helper's)
+            return
+        numpy_s = isinstance(obj, np.ufunc) or str(getattr(obj, "__module__", None)).split(".")[0] == "numpy"
+        if any(k < len(args) and not (isinstance(args[k], gast.Constant) and args[k].value is None)
+               for k in keywords.out_positions(key, numpy_s)):
             self.fail(node, "s2s does not support `out=` (here passed by position): the result is written into an "
                             "existing array, which s2s would not follow.",
                       f"Assign the result instead: `y = {dotted_name(node.func)}(...)`.", kind=S2SError)
@@ -602,6 +617,8 @@ class ExpressionLowering:
         args = [self.atom(a) for a in node.args]
         kws = {k.arg: self.atom(k.value) for k in node.keywords}
         m = func.attr
+        if m in METHODS or m == "round":  # (`x.clip(lo, hi, o)`: NumPy's function's `out`, the array first)
+            self.refuse_positional_out(node, "xp." + m, [base] + args)
         if m == "pop" and not args:
             if isinstance(func.value, gast.Name):
                 self.check_alias(node, func.value.id, f"{func.value.id}.pop()", "list")
@@ -612,7 +629,12 @@ class ExpressionLowering:
             args = [self.tmp(build.tuple_(args))]
         if m == "flatten":
             return keyword_calls.lower(self, node, "xp.ravel", [base] + args, kws) or build.call("xp.ravel", [base])
-        if m == "astype":
+        if m == "astype":  # (`casting=` other than 'unsafe': NumPy's check first, rt.cast_check)
+            casting = args[2] if len(args) > 2 else kws.get("casting")
+            dtype = args[0] if args else kws.get("dtype")
+            if casting is not None and dtype is not None and \
+                    not (isinstance(casting, gast.Constant) and casting.value == "unsafe"):
+                base = self.tmp(build.call("rt.cast_check", [base, dtype, casting]))
             return views.astype(base, args, kws)
         if m == "item":  # (an element as a scalar: of a size-1 array, at a flat index, or at one per axis)
             if len(args) == 1 and not kws and not isinstance(node.args[0], gast.Tuple):

@@ -6,18 +6,20 @@ C-order reshape of `a.T` to the reversed shape, `np.take(v, i, mode="clip")` a t
 indices, `np.array(x, ndmin=k)` a reshape with leading ones, `np.linalg.cholesky(s, upper=True)` the
 transpose of the lower factor of `s.T` (NumPy reads the upper triangle), `np.linalg.qr(a, mode="r")`
 the reduced R, `np.linspace(..., retstep=True)` the samples and their step, `math.log(x, b)` a
-quotient of logarithms. Each path (value, jit, derivatives, vmap) then sees only calls whose every
-argument its rules read. A parameter of NumPy's function that a primitive's declaration does not
-model, given at a value other than its default, is an S2SError at the user's line
-(primitives/keywords.py).
+quotient of logarithms, `np.gradient(f, dx, dy)` a tuple of one call per axis. Each path (value,
+jit, derivatives, vmap) then sees only calls whose every argument its rules read. A parameter of
+NumPy's function that a primitive's declaration does not model, given at a value other than its
+default, is an S2SError at the user's line (primitives/keywords.py).
 """
 from __future__ import annotations
 
+import ast
 import math
 
 import gast
+import numpy as np
 
-from ...errors import S2STypeError
+from ...errors import S2STypeError, S2SValueError
 from ..ir import build
 from ..primitives import keywords, registry
 
@@ -52,17 +54,93 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
         num = norm.tmp(build.call("xp.log", [args[0]]))
         den = norm.tmp(build.call("xp.log", [args[1]]))
         return build.binop(num, gast.Div(), den)
+    given = (list(args), dict(kws))
+    args, kws = keywords.by_name(key, args, kws)
+    kws = keywords.at_default(key, kws)
+    if "dtype" in kws and _gufunc(key):
+        return _gufunc_dtype(norm, node, key, args, kws)
+    if "casting" in kws and ("dtype" in kws or "signature" in kws):
+        args, kws = _ufunc_casting(norm, node, key, args, kws)
     inert = [k for k in kws if k in keywords.inert(key)]
     if inert:  # (they change no value: left out, so no path has to pass them on)
         kws = {k: v for k, v in kws.items() if k not in inert}
     p = registry.lookup(key)
     lowered = _LOWER.get(p.rewrites) if p is not None else None
-    out = lowered(norm, node, args, kws) if lowered is not None else None
+    if p is not None and p.rewrites == "each_array":
+        out = _each_array(norm, key, args, kws)
+    else:
+        out = lowered(norm, node, args, kws) if lowered is not None else None
     if out is None:
         refuse_unmodelled(norm, node, key, args, kws)
-    if out is None and inert:
+    if out is None and (inert or (list(args), dict(kws)) != given):  # (what the caller passed no longer holds)
         return build.call(key, args, kws)
     return out
+
+
+def result_dtype_call(key: str | None, node: gast.Call) -> bool:
+    """Whether the call `node` of primitive `key` gives `dtype=` to an operation whose `dtype=` is its
+    result cast to it (the fact `dtype_by_cast`: its rules and batching helpers do not read it)."""
+    p = registry.lookup(key) if key is not None else None
+    return p is not None and p.dtype_by_cast and any(k.arg == "dtype" for k in node.keywords)
+
+
+def _gufunc(key: str) -> bool:
+    fn = keywords.numpy_function(key)
+    return isinstance(fn, np.ufunc) and fn.signature is not None
+
+
+def _checked_cast(norm, a, dtype, casting):
+    """`xp.asarray(a, dtype=dtype)` after NumPy's check of the casting rule (rt.cast_check)."""
+    checked = norm.tmp(build.call("rt.cast_check", [a, dtype, casting]))
+    return build.call("xp.asarray", [checked], {"dtype": dtype})
+
+
+def _gufunc_dtype(norm, node, key: str, args: list, kws: dict):
+    """`dtype=` of a generalized ufunc (`np.matmul(a, b, dtype=np.complex128)`): its operands cast to
+    it (no derivative through an integer cast) after NumPy's check of `casting=` (same_kind unless
+    given: `np.matmul(a, b, dtype=int)` of floats raises as NumPy's does)."""
+    kws = dict(kws)
+    dtype, casting = kws.pop("dtype"), kws.pop("casting", build.const("same_kind"))
+    if not (isinstance(dtype, gast.Constant) and dtype.value is None):
+        nin = keywords.numpy_function(key).nin
+        args = [norm.tmp(_checked_cast(norm, a, dtype, casting)) for a in args[:nin]] + list(args[nin:])
+    return lower(norm, node, key, args, kws) or build.call(key, args, kws)
+
+
+def result_dtype(norm, node: gast.Call, key: str):
+    """`dtype=` of an operation whose result is cast to it (`np.vstack(xs, dtype=np.float32)`, `np.cov(m,
+    dtype=np.float32)`): the call without it, its result cast to the dtype after NumPy's check of
+    the casting rule (`casting=` where the operation has one, else same_kind: np.cov of an integer
+    dtype raises as NumPy's does)."""
+    own = {n for n, _, _ in keywords.numpy_parameters(key) or ()}
+    given = {k.arg: k.value for k in node.keywords}
+    rest = [k for k in node.keywords if k.arg != "dtype" and not (k.arg == "casting" and "casting" in own)]
+    dtype = norm.atom(given["dtype"])
+    casting = norm.atom(given["casting"]) if "casting" in given and "casting" in own else build.const("same_kind")
+    inner = norm.tmp(norm.expr(build.located(gast.Call(func=node.func, args=node.args, keywords=rest), node,
+                                             only_missing=True)))
+    if isinstance(dtype, gast.Constant) and dtype.value is None:
+        return inner
+    return _checked_cast(norm, inner, dtype, casting)
+
+
+def _ufunc_casting(norm, node, key: str, args: list, kws: dict):
+    """A ufunc's `casting=` beside `dtype=`, which decides whether NumPy casts the operands to the
+    loop's dtype: 'same_kind' (the default) changes nothing; 'unsafe' is the operands cast first
+    (`np.add(x, y, dtype=int, casting='unsafe')` adds x and y as integers, a cast with no derivative);
+    a stricter rule, which NumPy checks against the operands' dtypes, is refused."""
+    fn = keywords.numpy_function(key)
+    if not isinstance(fn, np.ufunc):
+        return args, kws
+    casting = _literal(kws["casting"])
+    if casting == "same_kind":
+        return args, kws
+    if casting == "unsafe" and "signature" not in kws:
+        cast = [norm.tmp(build.call("xp.asarray", [a], {"dtype": kws["dtype"]})) for a in args[:fn.nin]]
+        return cast + list(args[fn.nin:]), {k: v for k, v in kws.items() if k != "casting"}
+    norm.fail(node, f"s2s models `casting=` of `{key.replace('xp.', 'np.', 1)}` beside `dtype=` as 'same_kind' or "
+                    f"'unsafe' only: NumPy checks {casting!r} against the operands' dtypes.",
+              "Cast the operands with `.astype(...)` first, or leave `casting=` out.")
 
 
 def refuse_unmodelled(norm, node, key, args, kws) -> None:
@@ -211,7 +289,58 @@ def _linspace(norm, node, args, kws):
     return build.tuple_([samples, step])
 
 
+def _axes_literal(node):
+    """The axes of the call's `axis=` written as an int or a tuple of ints (None: not given or None),
+    or _MISSING."""
+    given = [k.value for k in node.keywords if k.arg == "axis"]
+    if not given:
+        return None
+    try:
+        axes = ast.literal_eval(gast.gast_to_ast(given[0]))
+    except ValueError:
+        return _MISSING
+    if axes is None or type(axes) is int:
+        return None if axes is None else [axes]
+    if isinstance(axes, (tuple, list)) and all(type(a) is int for a in axes):
+        return list(axes)
+    return _MISSING
+
+
+def _gradient(norm, node, args, kws):
+    """`np.gradient(f, s0, s1, ..., axis=...)`, a spacing per axis: the tuple of single-axis calls
+    `np.gradient(f, s_k, axis=a_k)` (NumPy's result), the axes read from `axis=` or, without it, every
+    axis of `f`, whose rank is checked to be the number of spacings when it runs (rt.gradient_rank)."""
+    if len(args) <= 2:
+        return None
+    f, spacings = args[0], args[1:]
+    axes = _axes_literal(node)
+    rest = {k: v for k, v in kws.items() if k != "axis"}
+    if axes is _MISSING:
+        norm.fail(node, "s2s follows np.gradient with a spacing per axis when `axis=` is written as an int or a "
+                        "tuple of ints.", "Write the axes as a literal, or call np.gradient once per axis.")
+    if axes is None:
+        f = norm.tmp(build.call("rt.gradient_rank", [f, build.const(len(spacings))]))
+        axes = list(range(len(spacings)))
+    if len(set(axes)) != len(axes):
+        norm.fail(node, "np.gradient: repeated axis: NumPy raises ValueError for this call.", kind=S2SValueError)
+    if len(axes) != len(spacings):
+        norm.fail(node, f"np.gradient: invalid number of arguments ({len(spacings)} spacings for {len(axes)} axes): "
+                        "NumPy raises TypeError for this call.", "Give one spacing, or one per axis.",
+                  kind=S2STypeError)
+    parts = [norm.tmp(build.call("xp.gradient", [f, s], {"axis": build.const(a), **rest}))
+             for s, a in zip(spacings, axes)]
+    return build.tuple_(parts)
+
+
+def _each_array(norm, key: str, args: list, kws: dict):
+    """`np.atleast_1d(a, b)`: the tuple of the one-array calls (the declaration binds one array; a
+    second one was read as `axis=`)."""
+    if len(args) <= 1 or kws:
+        return None
+    return build.tuple_([norm.tmp(build.call(key, [a])) for a in args])
+
+
 # each primitive's `rewrites` fact names its rewriting
 _LOWER = {"flat_order": _ravel, "shape_order": _reshape, "index_mode": _take, "upper_factor": _cholesky,
           "r_only": _qr, "with_step": _linspace, "min_rank": _ndmin,
-          "joined_edges": _diff}
+          "joined_edges": _diff, "spacings": _gradient}

@@ -23,12 +23,13 @@ def _false(node) -> bool:
 
 
 def astype(base, args, kws: dict) -> gast.Call:
-    """`base.astype(dtype, ..., copy=True)` as `xp.asarray(base, dtype=...)` (the same value), marked
-    a copy unless `copy=False` is given (then a view where the dtype is the array's own)."""
+    """`base.astype(dtype, order, casting, subok, copy=True)` as `xp.asarray(base, dtype=...)` (the
+    same value; `order` and `subok` change no value, `casting` is checked before, expressions.py),
+    marked a copy unless `copy=False` is given (then a view where the dtype is the array's own)."""
     kws = dict(kws)
     copy = kws.pop("copy", args[4] if len(args) > 4 else None)
     dtype = args[0] if args else kws.get("dtype")
-    rest = {k: v for k, v in kws.items() if k != "dtype"}
+    rest = {k: v for k, v in kws.items() if k not in ("dtype", "order", "casting", "subok")}
     call = build.call("xp.asarray", [base], {"dtype": dtype, **rest} if dtype is not None else rest)
     setattr(call, _VIEW_FACT, "view" if copy is not None and _false(copy) else "copy")
     return call

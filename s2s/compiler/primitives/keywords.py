@@ -68,6 +68,48 @@ def numpy_parameters(key: str) -> list[tuple[str, object, bool]] | None:
     return out
 
 
+def out_positions(key: str, numpy_s: bool = True) -> tuple[int, ...]:
+    """The positions at which a call of primitive `key` takes `out` as a positional argument. Of
+    NumPy's own function (`numpy_s`): a ufunc's outputs follow its `nin` operands
+    (`np.multiply(x, y, o)`), a function's `out` is where its signature puts it (`np.clip(a, lo, hi,
+    o)`, `np.dot(a, b, o)`); a method's are these less one (`x.sum(0, None, o)`: the array is the
+    function's first). Of another function with the same rules (`math.log(x, 2)`): the declaration's."""
+    fn = numpy_function(key) if numpy_s else None
+    if isinstance(fn, np.ufunc):
+        return tuple(range(fn.nin, fn.nin + fn.nout))
+    params = numpy_parameters(key) if fn is not None else None
+    if params is not None:
+        names = [name for name, _, kw_only in params if not kw_only]
+    else:
+        p = registry.lookup(key)
+        names = list(p.params) if p is not None else []
+    return (names.index("out"),) if "out" in names else ()
+
+
+def array_slots(key: str) -> int | None:
+    """How many arrays by position a call of primitive `key` may pass where NumPy's function takes
+    any number (`*xi`, `*operands`) and the declaration binds a fixed count (`np.meshgrid`'s x, y, z
+    before its keyword-only `indexing`): a fourth array was read as `indexing=`. None where the count
+    is unbounded (a declared `*args`, or a rewrite into one call per array)."""
+    fn = numpy_function(key)
+    p = registry.lookup(key)
+    if fn is None or isinstance(fn, np.ufunc) or p is None or "*args" in p.params or p.rewrites:
+        return None
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    if not any(q.kind == q.VAR_POSITIONAL for q in sig.parameters.values()):
+        return None
+    keyword_only = {q.name for q in sig.parameters.values() if q.kind == q.KEYWORD_ONLY}
+    count = 0
+    for name in p.params:
+        if name in keyword_only:
+            break
+        count += 1
+    return count
+
+
 def inert(key: str) -> tuple[str, ...]:
     """The parameters of primitive `key` that change no value (passed through to NumPy)."""
     p = registry.lookup(key)
@@ -104,6 +146,45 @@ def unmodelled_argument(key: str, args: list, kws: dict) -> tuple[str, object] |
         if not _is_default(atom, defaults[name]):
             return name, atom
     return None
+
+
+def by_name(key: str, args: list, kws: dict) -> tuple[list, dict]:
+    """The arguments of a call of primitive `key` with those past its declared parameters passed by
+    NumPy's names (`np.trace(a, 1, 0, 1, np.float32)`: dtype=), where the declaration's parameters
+    are the first of NumPy's own: a rule or batching helper reads a keyword by name, and a value
+    past its parameters by position was dropped (vmap gave float64)."""
+    p = registry.lookup(key)
+    params = numpy_parameters(key)
+    if p is None or not params or isinstance(numpy_function(key), np.ufunc):
+        return args, kws
+    declared = [n for n in p.params if not n.startswith("*")]
+    if len(declared) != len(p.params) or len(args) <= len(declared):
+        return args, kws
+    positional = [name for name, _, kw_only in params if not kw_only]
+    if positional[:len(declared)] != declared or len(args) > len(positional):
+        return args, kws
+    extra = dict(zip(positional[len(declared):], args[len(declared):]))
+    if set(extra) & set(kws):
+        return args, kws  # (NumPy's TypeError: given twice)
+    return list(args[:len(declared)]), {**kws, **extra}
+
+
+def at_default(key: str, kws: dict) -> dict:
+    """The keyword atoms `kws` of a call of primitive `key` less those its declaration does not list
+    that are NumPy's parameters given at NumPy's default (`np.full_like(x, v, order='K')`,
+    `np.dot(a, b, out=None)`): they change nothing, and a rule or batching helper that does not take
+    them would fail on them (vmap of np.quantile(..., weights=None) raised an internal TypeError)."""
+    params = numpy_parameters(key)
+    p = registry.lookup(key)
+    if not params or p is None or "**kwargs" in p.params:
+        return kws
+    fn = numpy_function(key)
+    if isinstance(fn, np.ufunc):  # (UFUNC_KEYWORDS is not NumPy's own list: `signature=None` raises, and a
+        # ufunc of two results, or a generalized one's `where=`; only `out=None` of one result is its default)
+        return {k: v for k, v in kws.items() if not (k == "out" and fn.nout == 1 and _is_default(v, None))}
+    defaults = {name: default for name, default, _ in params}
+    return {k: v for k, v in kws.items()
+            if k in p.params or k not in defaults or defaults[k] is _NO_DEFAULT or not _is_default(v, defaults[k])}
 
 
 def _is_default(atom, default) -> bool:

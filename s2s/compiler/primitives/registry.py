@@ -74,6 +74,7 @@ class Prim:
     out_buffer: bool = False       # a ufunc whose result may be written into an operand's buffer (passes/reuse.py)
     loop_kernel: bool = False      # a function a compiled loop kernel calls on scalars (passes/loopkernel.py)
     stacks: bool = False           # builds an array from a list of arrays (a list built in a loop: a stack)
+    dtype_by_cast: bool = False    # its `dtype=` is its result cast to that dtype (frontend/keyword_calls.py)
     range_result: bool = False     # returns a range (a loop over it stays a loop)
     record_copy: bool = False      # a backward sweep's own copy of its record: a plain tuple (transforms/reverse.py)
     real_identity: bool = False    # its first argument itself at real values (rt.real_cotangent, rt.real_result):

@@ -320,7 +320,8 @@ for _op in ("xp.ravel", "xp.squeeze", "xp.expand_dims", "xp.atleast_1d", "xp.atl
     linear(_op, "a, axis=None, shape=None", "a", "rt.unbroadcast(xp.reshape(g, xp.shape(g)), a)"
            if _op == "xp.broadcast_to" else "xp.reshape(g, xp.shape(a))",
            methods={"xp.ravel": ("ravel", "flatten"), "xp.squeeze": ("squeeze",)}.get(_op, ()),
-           rewrites="flat_order" if _op == "xp.ravel" else "",  # (order="F": frontend/keyword_calls.py)
+           # (order="F", several arrays: frontend/keyword_calls.py)
+           rewrites={"xp.ravel": "flat_order", "xp.atleast_1d": "each_array", "xp.atleast_2d": "each_array"}.get(_op, ""),
            batch=along("axis", number=True) if _op == "xp.expand_dims" else by("rt.batched_" + _op[3:]))
 linear("xp.transpose", "a, axes=None", "a", "rt.transpose_vjp(g, axes)", methods=("transpose",), reverses_axes=True,
        batch=by("rt.batched_transpose"))
@@ -340,15 +341,17 @@ linear("rt.diag_vjp", "v, like, k", "v", "xp.diag(g, k)")  # extract <-> place o
 linear("xp.tile", "A, reps", "A", "rt.tile_vjp(g, A, reps)", batch=by("rt.batched_tile"))
 linear("xp.repeat", "a, repeats, axis=None", "a", "rt.repeat_vjp(g, a, repeats, axis)", methods=("repeat",),
        batch=UFUNC_SCAN)
-linear("xp.triu", "m, k=0", "m", "xp.triu(g, k)", batch=SAME)
-linear("xp.tril", "m, k=0", "m", "xp.tril(g, k)", batch=SAME)
+# (a 1-D m is a row broadcast to a square: its cotangent is summed back over the rows)
+linear("xp.triu", "m, k=0", "m", "rt.unbroadcast(xp.triu(g, k), m)", batch=by("rt.batched_triu"))
+linear("xp.tril", "m, k=0", "m", "rt.unbroadcast(xp.tril(g, k), m)", batch=by("rt.batched_tril"))
 linear("xp.stack", "arrays, axis=0", "arrays", "rt.unstack(g, arrays, axis)", list_args=("arrays",),
        batch=along("axis", number=True))
 linear("xp.concatenate", "arrays, axis=0", "arrays", "rt.split_like(g, arrays, axis)", list_args=("arrays",),
        batch=along("axis", none="flat"))
 linear("xp.hstack", "tup", "tup", "rt.split_like(g, tup, rt.hstack_axis(tup))", list_args=("tup",),
-       batch=by("rt.batched_hstack"))
-linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"))
+       batch=by("rt.batched_hstack"), dtype_by_cast=True)
+linear("xp.vstack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"),
+       dtype_by_cast=True)
 linear("rt.vstack_vjp", "v, tup", "v", "xp.vstack(g)", batch=LOOP)
 # np.r_[...] and np.c_[...]
 linear("rt.r_", "items", "items", "rt.r_vjp(g, items)", list_args=("items",), batch=by("rt.batched_r_"),

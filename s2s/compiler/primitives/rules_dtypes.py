@@ -38,3 +38,9 @@ defvjp("rt.batched_inplace", r="rt.inplace_ct(g, r, a)")
 defjvp("rt.batched_inplace", r="dr")
 linear("rt.inplace_ct", "g_, r, a", "g_", "rt.inplace_ct(g, r, a)", shape_only=(1, 2), same_shape=True, aliasing=True,
        batch=SAME, batched_by="g_", backward_loop=("vvv", 0))
+# NumPy's casting rule checked before a cast that a `dtype=` asks for (frontend/keyword_calls.py):
+# the value itself
+prim("rt.cast_check", "x, dtype, casting", zero_args=("dtype", "casting"), same_shape=True, aliasing=True,
+     checks=True, batch=SAME, batched_by="x")
+defvjp("rt.cast_check", x="g")
+defjvp("rt.cast_check", x="dx")

@@ -90,11 +90,12 @@ defjvp("xp.polyval", p="xp.polyval(dp, x)", x="dx * xp.polyval(rt.polyder(p), x)
 prim("rt.no_derivative", "x, what", nondiff=True, batch=SAME)
 _SPACING = "np.gradient with respect to its spacing"
 prim("xp.gradient", "f, spacing=1.0, axis=None, edge_order=1", zero_args=("axis", "edge_order"),
-     batch=by("rt.batched_gradient"))
+     batch=by("rt.batched_gradient"), rewrites="spacings")  # (a spacing per axis: frontend/keyword_calls.py)
+linear("rt.gradient_rank", "f, n", "f", "rt.gradient_rank(g, n)", batch=by("rt.batched_gradient_rank"))
 defvjp("xp.gradient", f="rt.gradient_vjp(g, f, spacing, axis, edge_order)")
 defjvp("xp.gradient", f="xp.gradient(df, spacing, axis=axis, edge_order=edge_order)")
 prim("xp.trapezoid", "y, x=None, dx=1.0, axis=-1", zero_args=("axis",),
-     batch=along("axis"))  # linear in y; the sample points are refused
+     batch=by("rt.batched_trapezoid"))  # linear in y; the sample points are refused
 defvjp("xp.trapezoid", y="rt.trapezoid_vjp(g, y, x, dx, axis)")
 defjvp("xp.trapezoid", y="xp.trapezoid(dy, x, dx, axis)")
 # (their cotangent helpers depend on the spacing too: refused there as well, at every order)
@@ -151,12 +152,13 @@ for _op in ("amax", "amin"):
 KEYWORD_FORMS["xp.average"] = _rt.average_returned  # (returned=: the average and the weights' sum)
 
 # ---- operations computed by NumPy's definition written with primitives (s2s/runtime/composite.py) ----
-composite("xp.cov", _rt.cov, {1: _rt.cov_1, 2: _rt.cov_2}, positional=7)  # (dtype by keyword)
-composite("xp.corrcoef", _rt.corrcoef, {1: _rt.corrcoef_1, 2: _rt.corrcoef_2}, positional=3)
+# (dtype by keyword: the result cast to it, as NumPy computes in it)
+composite("xp.cov", _rt.cov, {1: _rt.cov_1, 2: _rt.cov_2}, positional=7).dtype_by_cast = True
+composite("xp.corrcoef", _rt.corrcoef, {1: _rt.corrcoef_1, 2: _rt.corrcoef_2}, positional=3).dtype_by_cast = True
 composite("xp.vander", _rt.vander)
 composite("xp.insert", _rt.insert)
 composite("xp.broadcast_arrays", _rt.broadcast_arrays,
-          {k: getattr(_rt, f"broadcast_arrays_{k}") for k in (1, 2, 3, 4)})
+          {k: getattr(_rt, f"broadcast_arrays_{k}") for k in (1, 2, 3, 4, 5, 6)}).inert = ("subok",)  # (ndarrays only)
 prim("rt.unsupported", "value, what", nondiff=True, batch=SAME)
 prim("rt.needs_initial", "where, what", nondiff=True, effect=True, batch=SAME)  # (max_where: NumPy's error)
 

@@ -58,7 +58,7 @@ linear("xp.dstack", "tup", "tup", "rt.dstack_vjp(g, tup)", list_args=("tup",), b
 linear("rt.dstack_vjp", "v, tup", "v", "xp.dstack(g)")
 linear("xp.fliplr", "m", "m", "xp.fliplr(g)", batch=by("rt.batched_fliplr"))
 linear("xp.flipud", "m", "m", "xp.flipud(g)", batch=by("rt.batched_flipud"))
-linear("xp.atleast_3d", "a", "a", "rt.reshape_like(g, a)", batch=by("rt.batched_atleast_3d"))
+linear("xp.atleast_3d", "a", "a", "rt.reshape_like(g, a)", batch=by("rt.batched_atleast_3d"), rewrites="each_array")
 linear("xp.rot90", "m, k=1, axes=None", "m", "rt.rot90_vjp(g, k, axes)", batch=by("rt.batched_rot90"))
 linear("rt.rot90_vjp", "v, k, axes", "v", "rt.rot90_vjp(g, -k, axes)", batch=by("rt.batched_rot90_vjp"))
 linear("xp.rollaxis", "a, axis, start=0", "a", "rt.rollaxis_vjp(g, a, axis, start)", batch=by("rt.batched_rollaxis"))
@@ -105,7 +105,8 @@ linear("rt.tolist", "x, depth=None", "x", "rt.tolist_t(g, x)", batch=by("rt.batc
 linear("rt.tolist_t", "g_, x", "g_", "rt.tolist(g)", tree_args=(0,), batch=by("rt.batched_tolist_t"))
 # np.row_stack (NumPy's deprecated name of vstack; its keyword-only dtype/casting not taken) and
 # np.real_if_close (a real array is itself; complex values are refused before any rule runs)
-linear("xp.row_stack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"))
+linear("xp.row_stack", "tup", "tup", "rt.vstack_vjp(g, tup)", list_args=("tup",), batch=by("rt.batched_vstack"),
+       dtype_by_cast=True)
 linear("xp.real_if_close", "a, tol=100", "a", "rt.array_vjp(g, a)", zero_args=("tol",), batch=SAME)
 # an integer or boolean dtype applied to a value (np.int64(W[:, -1]) as indices; the frontend's
 # lowering of such a call): no derivative flows through it (JAX's zero gradient)
