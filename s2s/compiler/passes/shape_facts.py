@@ -168,8 +168,8 @@ def plain_operands(v, shapes, shape_of):
     three values have known shapes (arrays or numbers, so neither operand is a list or tuple that
     `+` would concatenate): (the shapes of ct, operand and other), else None."""
     a = v.args
-    if len(a) != 5 or v.keywords or not (isinstance(a[3], gast.Constant) and a[3].value in ("add", "mul")):
-        return None
+    if len(a) != 5 or v.keywords or not (isinstance(a[3], gast.Constant) and type(a[3].value) is str):
+        return None  # (`op`, the literal "add" or "mul": the helper's two cases)
     out = tuple(shape_of(e, shapes) for e in a[:3])
     return None if None in out else out
 

@@ -542,7 +542,7 @@ def _folded(v, shapes):
         return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
     if f == "rt.operand_cotangent" and (kids := facts.plain_operands(v, shapes, shape_of)) is not None:
         (gs, os_, xs), (g, operand, other, op) = kids, args[:4]
-        if op.value == "mul":  # (`unbroadcast(ct * other, operand)`: the helper's own expression)
+        if op.value != "add":  # ("mul": `unbroadcast(ct * other, operand)`, the helper's own expression)
             g = build.binop(g, gast.Mult(), other)
             gs = facts.broadcast(gs, xs)
         return None if gs is None else facts.unbroadcast(g, gs, operand, os_)

@@ -26,9 +26,16 @@ so the values are bitwise NumPy's (a NaN's sign and payload aside). Every statem
 assignment bound once whose value has an array operand; the names read after the run are the
 kernel's results. A run of fewer than
 `MIN_OPS` operations stays as it is. `known["small"]` lists the kernels (name, parameters, the
-parameters that are arrays, results, statements); the kernel runs the statements with NumPy until its version has been
-called `numba_small.HOT` times, then compiles (so a function called a few times never waits
-for numba).
+parameters that are arrays, results, statements, the arrays' shape); the kernel runs the statements with NumPy until
+it has been called `numba_small.HOT` times, then compiles (so a function called a few times never
+waits for numba).
+
+In a loop's body (an RNN's backward step, the same statements every iteration) the arrays may be
+matrices or of more axes, of one known shape, whose dtype and layout the version need not know: the
+kernel runs the loop over their elements in C order only where every array is a C-ordered float64
+NumPy array of that shape (NumPy's result of such operands is C-ordered, so a later reduction reads
+it in the same order), and the statements otherwise. There a name may be bound twice in the run
+(`b = 2 * u; b = b + 2 * v`) where the run holds all its bindings and reads it after the first.
 """
 from __future__ import annotations
 
