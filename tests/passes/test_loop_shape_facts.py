@@ -158,3 +158,35 @@ def test_slice_shapes(lo, hi, step):
     assert got is None or got == want  # (a negative literal is `-k`, which the int values may not read)
     if all(k is None or k >= 0 for k in (lo, hi, step)):
         assert got == want
+
+
+def rebound_between_loops(x, w):
+    """`y` rebound at the top level with another shape, read by loops between its bindings; a
+    one-trip loop whose variable is read after it."""
+    y = x * 2.0
+    acc = np.zeros(2)
+    for i in range(3):
+        acc = acc + y[i] * w[i]
+    y = np.outer(x, x) @ w
+    for j in range(0, 5, 7):
+        y = y + np.tanh(acc) * (j + 1.5)
+    z = y.reshape(2, 3)
+    for k in range(2):
+        z = z * np.sin(z[:, k:k + 1]) + acc[:, None]
+    return np.sum(z ** 2) + j
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_names_rebound_with_other_shapes(wrt):
+    x, w = np.array([0.3, -0.8, 1.1]), np.linspace(-0.5, 0.7, 6).reshape(3, 2)
+    args = [x, w]
+    got = s2s.jit(s2s.grad(rebound_between_loops, argnums=wrt))(*args)
+    np.testing.assert_allclose(got, s2s.grad(rebound_between_loops, argnums=wrt)(*args), rtol=1e-12, atol=1e-14)
+
+    def f(v):
+        a = list(args)
+        a[wrt] = v
+        return rebound_between_loops(*a)
+
+    np.testing.assert_allclose(got, fd_grad(f, args[wrt].copy()), rtol=1e-6, atol=1e-8)
+    assert s2s.jit(rebound_between_loops)(x, w) == rebound_between_loops(x, w)
