@@ -95,6 +95,7 @@ def record_unpacks(body, counts, prim) -> dict:
         displays[n] = d if isinstance(d, gast.Tuple) else None
     displays.update(loop_records(body, counts, displays))
     out: dict = {}
+    index: list = []  # (`restored_as`'s one walk, made when first needed)
     for _ in range(2):  # (the second round: a record restored by name from a copied list, see below)
         for s in analysis.walk_stmts(body) if displays else ():
             v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) else None
@@ -102,8 +103,9 @@ def record_unpacks(body, counts, prim) -> dict:
                                  and getattr(prim(v), "record_copy", False)):
                 continue
             d = displays.get(v.args[0].id)
-            if d is None and (src := out.get(v.args[0].id)) is not None and restored_as(v.args[0].id, src, body, out, prim):
-                d = displays.get(src)
+            if d is None and (src := out.get(v.args[0].id)) is not None:
+                index = index or [_binders_and_pushes(body)]
+                d = displays.get(src) if restored_as(v.args[0].id, src, index[0], out, prim) else None
             if d is not None and len(d.elts) == len(s.targets[0].elts):
                 out.update({t.id: e.id for t, e in zip(s.targets[0].elts, d.elts)
                             if isinstance(t, gast.Name) and isinstance(e, gast.Name)})
@@ -141,17 +143,29 @@ def loop_records(body, counts, displays) -> dict:
     return out
 
 
-def restored_as(n, src, body, copies, prim) -> bool:
-    """Whether every binding of `n`, a backward sweep's copy of record `src` (`copies[n] == src`), is
-    that copy or a pop of a list copied from one `src` is pushed on: the transform pushes a variable
-    before each overwrite and pops it back into the variable's copy, so `n` holds `src`'s values."""
-    pushed_on = {p[0] for s in analysis.walk_stmts(body) if (p := push_of(s)) is not None
-                 and isinstance(p[1], gast.Name) and p[1].id == src}
+def _binders_and_pushes(body) -> tuple[dict, dict]:
+    """(name -> the statements that bind it, name -> the lists it is pushed on), in one walk."""
+    binders: dict = {}
+    pushed_on: dict = {}
     for s in analysis.walk_stmts(body):
         targets = s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(
             s, (gast.AugAssign, gast.AnnAssign, gast.For)) else []
-        if not any(isinstance(e, gast.Name) and e.id == n for t in targets for e in gast.walk(t)):
-            continue
+        for e in (e for t in targets for e in gast.walk(t)):
+            if isinstance(e, gast.Name):
+                binders.setdefault(e.id, []).append(s)
+        if (p := push_of(s)) is not None and isinstance(p[1], gast.Name):
+            pushed_on.setdefault(p[1].id, set()).add(p[0])
+    return binders, pushed_on
+
+
+def restored_as(n, src, index, copies, prim) -> bool:
+    """Whether every binding of `n`, a backward sweep's copy of record `src` (`copies[n] == src`), is
+    that copy or a pop of a list copied from one `src` is pushed on: the transform pushes a variable
+    before each overwrite and pops it back into the variable's copy, so `n` holds `src`'s values.
+    `index`: `_binders_and_pushes` of the function."""
+    binders, pushes = index
+    pushed_on = pushes.get(src, set())
+    for s in binders.get(n, ()):
         v = s.value if isinstance(s, gast.Assign) else None
         if isinstance(s.targets[0] if v is not None else None, gast.Tuple):
             if not getattr(prim(v), "record_copy", False):  # (the copy `copies` names)
