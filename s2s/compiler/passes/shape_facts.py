@@ -6,6 +6,8 @@ product's operands of known shapes (`rt.operand_cotangent`, which is then `rt.un
 fold). Each takes `shape_of` (shapefold's) where it needs shapes."""
 from __future__ import annotations
 
+import threading
+
 import gast
 import numpy as np
 
@@ -79,11 +81,40 @@ def int_value(node, shapes, shape_of, depth=0):
     return None
 
 
+_MEMO = threading.local()  # (one shape folding run's `record_unpacks`: its analyses ask for it ten times)
+
+
+def remembered(body):
+    """While the `with` block runs, `record_unpacks(body, ...)` is computed once (shape folding's
+    analyses read the same body several times before its sweep rewrites it)."""
+    return _Remembered(body)
+
+
+class _Remembered:
+    def __init__(self, body):
+        self.body = body
+
+    def __enter__(self):
+        _MEMO.entry = (self.body, None)
+
+    def __exit__(self, *exc):
+        _MEMO.entry = None
+
+
 def record_unpacks(body, counts, prim) -> dict:
     """A backward sweep's names bound from its own copy of the record, `(a, b) = rt.private(saved0,
     True)` (or `rt.copy_saved`) with `saved0 = (x, y)` bound once to a tuple display in the same
     function (an inlined call's forward and backward sweeps): name -> the name it copies (`a` ->
     `x`), whose shape it has and, for a record list, whose pushes it pops."""
+    entry = getattr(_MEMO, "entry", None)
+    if entry is not None and entry[0] is body:
+        if entry[1] is None:
+            _MEMO.entry = (body, _record_unpacks(body, counts, prim))
+        return _MEMO.entry[1]
+    return _record_unpacks(body, counts, prim)
+
+
+def _record_unpacks(body, counts, prim) -> dict:
     displays = {s.targets[0].id: s.value for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
                 and isinstance(s.targets[0], gast.Name) and isinstance(s.value, (gast.Tuple, gast.Name))
                 and counts.get(s.targets[0].id) == 1}

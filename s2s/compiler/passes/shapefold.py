@@ -44,7 +44,7 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from . import inplace_folds
-from . import shape_facts as facts
+from . import shape_facts as sfacts
 from .base import Pass, bottom_up
 from .float64 import float64_names, is_float64, witnessed
 from .stack import lists_made, local_lists, pop_of, push_of
@@ -106,16 +106,16 @@ def shape_of(v, shapes):
         return () if type(v.value) in (int, float, bool) else None
     of = lambda e: shape_of(e, shapes)  # noqa: E731
     if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice):
-        return facts.sliced(v, shapes, shape_of)  # (`X[i:i + b]`, its ends known ints)
+        return sfacts.sliced(v, shapes, shape_of)  # (`X[i:i + b]`, its ends known ints)
     if isinstance(v, gast.Subscript) and (isinstance(v.slice, gast.Constant) and type(v.slice.value) is int
                                           or isinstance(v.slice, gast.Name) and v.slice.id in getattr(shapes, "ints", ())):
         return None if not (s := of(v.value)) else s[1:]  # `xs[t]`, `t` a loop's index over a range
     if isinstance(v, gast.BinOp) and isinstance(v.op, gast.MatMult):
         return _matmul(of(v.left), of(v.right))
     if isinstance(v, gast.BinOp) and (p := registry.lookup(analysis.classify(v))) is not None and p.broadcasting:
-        return facts.broadcast(of(v.left), of(v.right))
+        return sfacts.broadcast(of(v.left), of(v.right))
     if isinstance(v, gast.Compare) and len(v.ops) == 1:
-        return facts.broadcast(of(v.left), of(v.comparators[0]))
+        return sfacts.broadcast(of(v.left), of(v.comparators[0]))
     if isinstance(v, gast.UnaryOp) and isinstance(v.op, (gast.USub, gast.UAdd)):
         return of(v.operand)
     if isinstance(v, gast.Attribute) and v.attr == "T" and (s := of(v.value)) is not None and len(s) <= 2:
@@ -134,11 +134,11 @@ def shape_of(v, shapes):
     if v.keywords:
         return None
     if p is not None and (p.broadcasting or p.broadcast_result) and v.args:
-        return facts.broadcast(*map(of, v.args))  # (`xp.where(c, a, b)`, `xp.maximum(a, 0.0)`, ...)
+        return sfacts.broadcast(*map(of, v.args))  # (`xp.where(c, a, b)`, `xp.maximum(a, 0.0)`, ...)
     if p is not None and p.reverses_axes and (len(v.args) == 1 or len(v.args) == 2 and _none(v.args[1])):
         return None if (s := of(v.args[0])) is None else s[::-1]  # (`xp.transpose(a)`: all axes reversed)
     if p is not None and p.reverses_axes and len(v.args) == 2 and (s := of(v.args[0])) is not None \
-            and (axes := facts.int_tuple(v.args[1], shapes, shape_of)) is not None and sorted(axes) == list(range(len(s))):
+            and (axes := sfacts.int_tuple(v.args[1], shapes, shape_of)) is not None and sorted(axes) == list(range(len(s))):
         return tuple(s[a] for a in axes)  # (`xp.transpose(a, (1, 0, 2))`: the axes in that order)
     if p is not None and p.product and len(v.args) == 2:
         return _matmul(*map(of, v.args))
@@ -152,7 +152,7 @@ def shape_of(v, shapes):
         return s
     if (f == "rt.zero_at" and len(v.args) == 2 or f == "rt.fresh" and len(v.args) == 1) and (s := of(v.args[0])):
         return s  # (an array's cotangent, copied or with a slot zeroed)
-    if f == "rt.operand_cotangent" and (kids := facts.plain_operands(v, shapes, shape_of)) is not None:
+    if f == "rt.operand_cotangent" and (kids := sfacts.plain_operands(v, shapes, shape_of)) is not None:
         return kids[1]  # (a sum's or product's operand, of arrays or numbers: its cotangent has its shape)
     if f == "rt.array_vjp" and len(v.args) == 2:  # (the cotangent of `np.array(like)`/a copy: `like`'s shape)
         return of(v.args[1])
@@ -160,10 +160,10 @@ def shape_of(v, shapes):
         return of(v.args[1])
     if f == "rt.seed" and len(v.args) == 1:  # (a scalar output's: it raises on any other)
         return ()
-    if f == "xp.zeros" and len(v.args) == 1 and (dims := facts.int_tuple(v.args[0], shapes, shape_of)) is not None:
+    if f == "xp.zeros" and len(v.args) == 1 and (dims := sfacts.int_tuple(v.args[0], shapes, shape_of)) is not None:
         return dims  # (a folded zero, or `(n, 128)` with `n` a known shape's size)
     if f == "rt.tree_add" and len(v.args) == 2:  # (of two arrays or numbers: their sum)
-        return facts.broadcast(*map(of, v.args))
+        return sfacts.broadcast(*map(of, v.args))
     if p is not None and p.shape_query in ("size", "ndim"):
         return ()
     p = registry.lookup(analysis.classify(v)) if f is not None and f.startswith("xp.") else None
@@ -211,7 +211,7 @@ def _range_indices(body, counts, arrays=None) -> frozenset:
                 and is_range(s.value):
             ranges.add(s.targets[0].id)
     ranges |= _popped_ranges(body, counts, ranges)
-    copies = facts.record_unpacks(body, counts, _prim)
+    copies = sfacts.record_unpacks(body, counts, _prim)
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1 \
                 and is_range(s.value):
@@ -290,7 +290,7 @@ def known_shapes(body, params, known, uniform=None, flow=None) -> Shapes:
                             if (r := record.of(v)) is not None and r.prim == "stop_gradient")
     shapes.update({p: () for p in known.get("floats", ()) if counts[p] == 1})
     items = shapes.seqs = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
-    copies = facts.record_unpacks(body, counts, _prim)
+    copies = sfacts.record_unpacks(body, counts, _prim)
     shapes.bound = {s.targets[0].id: s.value for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
                     and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1}
     flow, shapes.at = flow or {}, {}
@@ -307,7 +307,7 @@ def known_shapes(body, params, known, uniform=None, flow=None) -> Shapes:
                 shapes.update({t.id: shape}) if shape is not None else shapes.pop(t.id, None)
             continue
         if flow and isinstance(t, gast.Name) and counts[t.id] == 1 and build.names_in(v) & flow.keys():
-            shapes.bound[t.id] = facts.resolved(v, shapes, shape_of)  # (the flow names' values here)
+            shapes.bound[t.id] = sfacts.resolved(v, shapes, shape_of)  # (the flow names' values here)
         if isinstance(t, gast.Name) and counts[t.id] == 1:
             if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.sum_vjp" and v.args \
                     and isinstance(v.args[0], gast.Name) and counts.get(v.args[0].id) == 1:
@@ -335,7 +335,7 @@ def _bindings(body, params, counts, flow, notes):
     """Names bound more than once, each binding a plain `name = value` (not flow names), ->
     their values, with the parameters' shapes on entry; and, per local list only pushed and
     popped, the values pushed on it."""
-    copies = facts.record_unpacks(body, counts, _prim)
+    copies = sfacts.record_unpacks(body, counts, _prim)
     binds: dict = {n: [build.name(x)] for n, x in copies.items()}  # (a record's copy)
     pushes: dict = {}
     made = lists_made(body, params)
@@ -407,7 +407,7 @@ def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
     cand: dict = {}
 
     records = record_lists(pushes)
-    copies = facts.record_unpacks(body, counts, _prim)
+    copies = sfacts.record_unpacks(body, counts, _prim)
 
     def popped(v):
         lst = v.func.value.id if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) \
@@ -449,7 +449,7 @@ def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> s
     (`b = b + c` in a backward sweep), where every binding is a plain assignment."""
     if not known.get("arrays"):
         return set()
-    copies = facts.record_unpacks(body, counts, _prim)
+    copies = sfacts.record_unpacks(body, counts, _prim)
     binds: dict = {n: [build.name(x)] for n, x in copies.items()}  # (a record's copy: the value it copies)
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
@@ -480,7 +480,7 @@ def _spread(v, shapes):
                 and not c.keywords and isinstance(c.args[3], gast.Constant) and c.args[3].value is True:
             like, g = shape_of(c.args[1], shapes), shape_of(c.args[0], shapes)
             if like is not None and g is not None and len(g) == len(like) and shape_of(other, shapes) == like \
-                    and facts.broadcast(g, like) == like:
+                    and sfacts.broadcast(g, like) == like:
                 out = build.binop(v.left, v.op, v.right)
                 setattr(out, side, c.args[0])
                 return out
@@ -520,7 +520,7 @@ def _folded(v, shapes):
         return filled
     if f == "rt.unbroadcast" and len(args) == 2 and shape is not None and isinstance(args[1], gast.Name) \
             and args[1].id in shapes:
-        return facts.unbroadcast(args[0], shape, args[1], shapes[args[1].id])
+        return sfacts.unbroadcast(args[0], shape, args[1], shapes[args[1].id])
     if p is not None and p.cotangent_of is not None and len(args) == 3 and all(
             len(shape_of(a, shapes) or ()) == 2 for a in args[1:]):  # a product's cotangent, of matrices: a matmul
         g, a, b = args
@@ -540,12 +540,12 @@ def _folded(v, shapes):
         return inplace_folds.folded(f, args, shapes, lambda e: shape_of(e, shapes))
     if f == "rt.tree_add" and len(args) == 2 and all(shape_of(a, shapes) is not None for a in args):
         return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
-    if f == "rt.operand_cotangent" and (kids := facts.plain_operands(v, shapes, shape_of)) is not None:
+    if f == "rt.operand_cotangent" and (kids := sfacts.plain_operands(v, shapes, shape_of)) is not None:
         (gs, os_, xs), (g, operand, other, op) = kids, args[:4]
         if op.value != "add":  # ("mul": `unbroadcast(ct * other, operand)`, the helper's own expression)
             g = build.binop(g, gast.Mult(), other)
-            gs = facts.broadcast(gs, xs)
-        return None if gs is None else facts.unbroadcast(g, gs, operand, os_)
+            gs = sfacts.broadcast(gs, xs)
+        return None if gs is None else sfacts.unbroadcast(g, gs, operand, os_)
     if f == "rt.zeros_like_tree" and len(args) == 1 and isinstance(args[0], gast.Name) and args[0].id in shapes.f64 \
             and shape is not None and all(type(d) is int for d in shape):  # (float64: `float64.py`)
         return build.const(0.0) if shape == () else build.call("xp.zeros", [build.tuple_([build.const(d) for d in shape])])
@@ -619,9 +619,10 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
         return body, set()
     counts = analysis.assigned_counts(body, params)
     flow = _flow_names(body, params, counts, known)
-    shapes = uniform_shapes(body, params, known, flow, notes)[1]
+    with sfacts.remembered(body):  # (until the sweep below rewrites it)
+        shapes = uniform_shapes(body, params, known, flow, notes)[1]
+        shapes.f64 = _float64(body, params, counts, flow, known, notes, shapes.ints)
     shapes.roots = facts["shape_roots"]
-    shapes.f64 = _float64(body, params, counts, flow, known, notes, shapes.ints)
     shapes.scalars = inplace_folds.scalar_names(body, params, lambda e: shape_of(e, shapes))
     known["name_shapes"] = shapes  # (the last run's: array_methods reads them)
     shapes.update({n: s for n, s in flow.items() if s is not None})
