@@ -109,7 +109,7 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
         _StopGradientDropped().visit(run)  # finalize cloned it: the record keeps the calls
     loops = known["loops"] or []  # (None: no loop kernels were offered)
     arrayloops = known["arrayloops"] or []
-    small = {k[0]: numba_small.SmallKernel(*k, compile_fn, gen.filename) for k in known["small"] or ()}
+    small = {k[0]: numba_small.SmallKernel(*k[:5], compile_fn, gen.filename, shape=k[5]) for k in known["small"] or ()}
     if known["kernels"] or loops or arrayloops or known["products"] or known["constants"] or small:
         fused = {k[0]: kernels.Fused(*k, every_core=not blas) for k in known["kernels"]}
         ns = dict(ns, **(known["constants"] or {}), **small, **fused,

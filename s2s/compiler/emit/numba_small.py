@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from ..ir import build
 from . import numba_kernels
 from .numba_kernels import element_expr
@@ -45,10 +47,19 @@ def kernel_source(name: str, inputs: list, arrays: list, results: list, stmts: l
 
 
 class SmallKernel:
-    """One run of statements: NumPy's for the first `HOT` calls of its version, then numba's."""
+    """One run of statements: NumPy's for the first `HOT` calls of its version, then numba's.
 
-    def __init__(self, name: str, inputs: list, arrays: list, results: list, stmts: list, compile_fn, filename: str):
+    `shape` (a matrix's, or more axes): the arrays are of a rank above 1, in a loop's body
+    (`passes/smallfuse.py`), whose dtype and layout the version does not know. The loop then runs
+    over their elements in C order, taken only where every array is a C-ordered float64 NumPy
+    array of that shape (NumPy's result of such operands is C-ordered too, so a later reduction
+    reads it in the same order); any other call runs the statements with NumPy."""
+
+    def __init__(self, name: str, inputs: list, arrays: list, results: list, stmts: list, compile_fn, filename: str,
+                 shape: tuple | None = None):
         self.name = name
+        self.shape = shape if shape is not None and len(shape) >= 2 else None
+        self.at = [inputs.index(a) for a in arrays]
         body = list(stmts) + [build.ret(build.name(results[0]) if len(results) == 1 else
                                         build.tuple_([build.name(r) for r in results]))]
         self.numpy = compile_fn(f"{name}_numpy", build.function(f"{name}_numpy", inputs, body), {}, filename)
@@ -64,6 +75,7 @@ class SmallKernel:
         namespace, self.namespace = self.namespace, None  # (one compilation, whichever call gets here)
         try:
             fn = numba_kernels.load(self.name, self.text)
+            fn = fn if self.shape is None else self._guarded(fn)
             out = fn(*args)
         except Exception as e:  # noqa: BLE001 - numba unusable here: NumPy from now on
             warnings.warn(f"s2s: numba small-array kernel unavailable ({type(e).__name__}: {e}); NumPy runs "
@@ -72,6 +84,25 @@ class SmallKernel:
             return self.numpy(*args)
         namespace[self.name] = fn
         return out
+
+    def _guarded(self, fn):
+        """`fn` on the flattened arrays where they are all C-ordered float64 NumPy arrays of `shape`,
+        else the NumPy statements (`numpy`)."""
+        shape, at, numpy, f8, nd = self.shape, self.at, self.numpy, np.dtype(np.float64), np.ndarray
+
+        def call(*args):
+            for k in at:
+                a = args[k]
+                if type(a) is not nd or a.dtype != f8 or a.shape != shape or not a.flags.c_contiguous:
+                    return numpy(*args)
+            flat = list(args)
+            for k in at:
+                flat[k] = args[k].reshape(-1)
+            out = fn(*flat)
+            return out.reshape(shape) if type(out) is nd else tuple(o.reshape(shape) for o in out)
+
+        call.__name__ = self.name
+        return call
 
     def source(self) -> str:
         return self.listing

@@ -45,7 +45,8 @@ def float64_ranks(body, params, known) -> dict:
     ranks = {n: analysis.IDENTITY for n, v in (known.get("ns") or {}).items()
              if n not in counts and getattr(record.of(v), "prim", None) == "stop_gradient"}
     ranks |= {p: nd for p, (d, nd) in (known.get("arrays") or {}).items() if d == "d" and nd >= 1 and counts.get(p) == 1}
-    ranks |= {r: 1 for k in known.get("small") or () for r in k[3] if counts.get(r) == 1}  # (smallfuse's vectors)
+    ranks |= {r: 1 for k in known.get("small") or () if len(k[5]) == 1  # (smallfuse's vectors; its matrices'
+              for r in k[3] if counts.get(r) == 1}                     # dtypes are tested when they run)
     return analysis.bound_ranks(body, ranks, counts)
 
 

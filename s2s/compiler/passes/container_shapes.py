@@ -333,28 +333,3 @@ def int_tuple(v, shapes):
             return None
     return tuple(out) if all(d >= 0 for d in out) else None
 
-
-def record_unpacks(body, counts) -> dict:
-    """A backward sweep's names bound from its own copy of the record, `(a, b) = rt.private(saved0,
-    True)` (or `rt.copy_saved`) with `saved0 = (x, y)` bound once to a tuple display in the same
-    function (an inlined call's forward and backward sweeps): name -> the name it copies (`a` ->
-    `x`), whose shape it has and, for a record list, whose pushes it pops."""
-    displays = {s.targets[0].id: s.value for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
-                and isinstance(s.targets[0], gast.Name) and isinstance(s.value, (gast.Tuple, gast.Name))
-                and counts.get(s.targets[0].id) == 1}
-    for n, d in list(displays.items()):  # (`bwd_saved = saved0`: the record passed on by name)
-        seen = {n}
-        while isinstance(d, gast.Name) and d.id not in seen:
-            seen.add(d.id)
-            d = displays.get(d.id)
-        displays[n] = d if isinstance(d, gast.Tuple) else None
-    out = {}
-    for s in analysis.walk_stmts(body) if displays else ():
-        v = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) else None
-        if v is None or _record_copy(v) is None:
-            continue
-        d = displays.get(v.args[0].id)
-        if d is not None and len(d.elts) == len(s.targets[0].elts):
-            out.update({t.id: e.id for t, e in zip(s.targets[0].elts, d.elts)
-                        if isinstance(t, gast.Name) and isinstance(e, gast.Name)})
-    return out

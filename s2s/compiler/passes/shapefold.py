@@ -44,8 +44,8 @@ from .. import analysis
 from ..ir import build
 from ..primitives import registry
 from . import container_shapes, inplace_folds
+from . import shape_facts as sfacts
 from .base import Pass, bottom_up
-from .container_shapes import record_unpacks
 from .float64 import float64_names, is_float64, witnessed
 from .stack import lists_made, local_lists, pop_of, push_of
 
@@ -97,15 +97,6 @@ def _matmul(a, b):
     return a[:-1] + b[1:]  # (a stack of matrices times one matrix: a matrix each)
 
 
-def _broadcast(*shapes):
-    if any(s is None for s in shapes):
-        return None
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        return None
-
-
 def shape_of(v, shapes):
     """The shape of value `v` (core form, or the nested expressions some helpers' rules write),
     given the shapes of names; None when unknown."""
@@ -116,15 +107,17 @@ def shape_of(v, shapes):
     of = lambda e: shape_of(e, shapes)  # noqa: E731
     if isinstance(v, gast.Subscript) and (got := container_shapes.item_shape(v, shapes, of)) is not False:
         return got  # (a dict's item, a tuple's: see container_shapes.py)
+    if isinstance(v, gast.Subscript) and isinstance(v.slice, gast.Slice):
+        return sfacts.sliced(v, shapes, shape_of)  # (`X[i:i + b]`, its ends known ints)
     if isinstance(v, gast.Subscript) and (isinstance(v.slice, gast.Constant) and type(v.slice.value) is int
                                           or isinstance(v.slice, gast.Name) and v.slice.id in getattr(shapes, "ints", ())):
         return None if not (s := of(v.value)) else s[1:]  # `xs[t]`, `t` a loop's index over a range
     if isinstance(v, gast.BinOp) and isinstance(v.op, gast.MatMult):
         return _matmul(of(v.left), of(v.right))
     if isinstance(v, gast.BinOp) and (p := registry.lookup(analysis.classify(v))) is not None and p.broadcasting:
-        return _broadcast(of(v.left), of(v.right))
+        return sfacts.broadcast(of(v.left), of(v.right))
     if isinstance(v, gast.Compare) and len(v.ops) == 1:
-        return _broadcast(of(v.left), of(v.comparators[0]))
+        return sfacts.broadcast(of(v.left), of(v.comparators[0]))
     if isinstance(v, gast.UnaryOp) and isinstance(v.op, (gast.USub, gast.UAdd)):
         return of(v.operand)
     if isinstance(v, gast.Attribute) and v.attr == "T" and (s := of(v.value)) is not None and len(s) <= 2:
@@ -143,9 +136,12 @@ def shape_of(v, shapes):
     if v.keywords:
         return None
     if p is not None and (p.broadcasting or p.broadcast_result) and v.args:
-        return _broadcast(*map(of, v.args))  # (`xp.where(c, a, b)`, `xp.maximum(a, 0.0)`, ...)
+        return sfacts.broadcast(*map(of, v.args))  # (`xp.where(c, a, b)`, `xp.maximum(a, 0.0)`, ...)
     if p is not None and p.reverses_axes and (len(v.args) == 1 or len(v.args) == 2 and _none(v.args[1])):
         return None if (s := of(v.args[0])) is None else s[::-1]  # (`xp.transpose(a)`: all axes reversed)
+    if p is not None and p.reverses_axes and len(v.args) == 2 and (s := of(v.args[0])) is not None \
+            and (axes := sfacts.int_tuple(v.args[1], shapes, shape_of)) is not None and sorted(axes) == list(range(len(s))):
+        return tuple(s[a] for a in axes)  # (`xp.transpose(a, (1, 0, 2))`: the axes in that order)
     if p is not None and p.product and len(v.args) == 2:
         return _matmul(*map(of, v.args))
     if p is not None and p.cotangent_of is not None and len(v.args) == 3:  # a product's cotangent
@@ -158,17 +154,20 @@ def shape_of(v, shapes):
         return s
     if (f == "rt.zero_at" and len(v.args) == 2 or f == "rt.fresh" and len(v.args) == 1) and (s := of(v.args[0])):
         return s  # (an array's cotangent, copied or with a slot zeroed)
+    if f == "rt.operand_cotangent" and (kids := sfacts.plain_operands(v, shapes, shape_of)) is not None:
+        return kids[1]  # (a sum's or product's operand, of arrays or numbers: its cotangent has its shape)
+    if f == "rt.array_vjp" and len(v.args) == 2:  # (the cotangent of `np.array(like)`/a copy: `like`'s shape)
+        return of(v.args[1])
     if f == "rt.max_vjp" and len(v.args) == 5:  # (a max's cotangent: spread over its operand's positions)
         return of(v.args[1])
     if f == "rt.seed" and len(v.args) == 1:  # (a scalar output's: it raises on any other)
         return ()
-    if f == "xp.zeros" and len(v.args) == 1 and isinstance(v.args[0], gast.Tuple) and all(
-            isinstance(d, gast.Constant) and type(d.value) is int for d in v.args[0].elts):  # (a folded zero)
-        return tuple(d.value for d in v.args[0].elts)
+    if f == "xp.zeros" and len(v.args) == 1 and (dims := sfacts.int_tuple(v.args[0], shapes, shape_of)) is not None:
+        return dims  # (a folded zero, or `(n, 128)` with `n` a known shape's size)
     if f == "xp.zeros" and len(v.args) == 1 and (got := container_shapes.int_tuple(v.args[0], shapes)) is not None:
         return got  # (`xp.zeros(t2)`, `t2 = n, 1` with `n = 27` bound once)
     if f == "rt.tree_add" and len(v.args) == 2:  # (of two arrays or numbers: their sum)
-        return _broadcast(*map(of, v.args))
+        return sfacts.broadcast(*map(of, v.args))
     if p is not None and p.shape_query in ("size", "ndim"):
         return ()
     p = registry.lookup(analysis.classify(v)) if f is not None and f.startswith("xp.") else None
@@ -216,7 +215,7 @@ def _range_indices(body, counts, arrays=None) -> frozenset:
                 and is_range(s.value):
             ranges.add(s.targets[0].id)
     ranges |= _popped_ranges(body, counts, ranges)
-    copies = record_unpacks(body, counts)
+    copies = sfacts.record_unpacks(body, counts, _prim)
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1 \
                 and is_range(s.value):
@@ -279,9 +278,12 @@ def _popped_ranges(body, counts, ranges) -> set:
     return out
 
 
-def known_shapes(body, params, known, uniform=None) -> Shapes:
+def known_shapes(body, params, known, uniform=None, flow=None) -> Shapes:
     """The shape of every name bound once whose value's shape follows from the arguments' (and
-    from `uniform`'s: names of one shape at every binding, see `uniform_shapes`)."""
+    from `uniform`'s: names of one shape at every binding, see `uniform_shapes`; and from `flow`'s,
+    names bound at the top level only, each binding's shape holding until the next, followed in
+    program order: `shapes.at` keeps the shape of each value of a name bound more than once, read
+    where it is bound)."""
     counts = analysis.assigned_counts(body, params)
     shapes = Shapes((p, s) for p, s in known.get("shapes", {}).items() if counts[p] == 1)
     shapes.update(uniform or {})
@@ -293,11 +295,24 @@ def known_shapes(body, params, known, uniform=None) -> Shapes:
     shapes.update({p: () for p in known.get("floats", ()) if counts[p] == 1})
     items = shapes.seqs = {p: s for p, s in known.get("items", {}).items() if counts[p] == 1}
     boxes = shapes.boxes = container_shapes.of_body(body, params, counts, known)
-    copies = record_unpacks(body, counts) | boxes.records.copies
+    copies = sfacts.record_unpacks(body, counts, _prim) | boxes.records.copies
+    shapes.bound = {s.targets[0].id: s.value for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
+                    and isinstance(s.targets[0], gast.Name) and counts[s.targets[0].id] == 1}
+    flow, shapes.at = flow or {}, {}
+    shapes.update({n: s0 for n, s0 in flow.items() if s0 is not None})
+    top = {id(s) for s in body} if flow else ()
     for s in analysis.walk_stmts(body):
         if not isinstance(s, gast.Assign):
             continue
         t, v = s.targets[0], s.value
+        if flow and isinstance(t, gast.Name) and (t.id in flow and id(s) in top or counts[t.id] > 1):
+            shapes.at[id(v)] = shape = shape_of(v, shapes)
+            if t.id in flow:  # (this binding's shape and value hold until the next binding)
+                shapes.bound[t.id] = v
+                shapes.update({t.id: shape}) if shape is not None else shapes.pop(t.id, None)
+            continue
+        if flow and isinstance(t, gast.Name) and counts[t.id] == 1 and build.names_in(v) & flow.keys():
+            shapes.bound[t.id] = sfacts.resolved(v, shapes, shape_of)  # (the flow names' values here)
         if isinstance(t, gast.Name) and counts[t.id] == 1:
             if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.sum_vjp" and v.args \
                     and isinstance(v.args[0], gast.Name) and counts.get(v.args[0].id) == 1:
@@ -317,6 +332,9 @@ def known_shapes(body, params, known, uniform=None) -> Shapes:
                 for e, shape in zip(t.elts, parts):
                     if isinstance(e, gast.Name) and counts[e.id] == 1 and shape is not None:
                         shapes[e.id] = shape
+    for n in flow:  # (`fold_shapes` follows them again in its own sweep)
+        shapes.pop(n, None)
+        shapes.bound.pop(n, None)
     return shapes
 
 
@@ -324,7 +342,7 @@ def _bindings(body, params, counts, flow, notes):
     """Names bound more than once, each binding a plain `name = value` (not flow names), ->
     their values, with the parameters' shapes on entry; and, per local list only pushed and
     popped, the values pushed on it."""
-    copies = record_unpacks(body, counts)
+    copies = sfacts.record_unpacks(body, counts, _prim)
     binds: dict = {n: [build.name(x)] for n, x in copies.items()}  # (a record's copy)
     pushes: dict = {}
     made = lists_made(body, params)
@@ -342,7 +360,7 @@ def _bindings(body, params, counts, flow, notes):
 
 def _recorded_lists(body, made, copies) -> set:
     """Lists made here that go into a record once (an element of the tuple display a backward
-    sweep copies, `record_unpacks`) and are otherwise only pushed and popped, as the copy is: an
+    sweep copies, `shape_facts.record_unpacks`) and are otherwise only pushed and popped, as the copy is: an
     inlined call's tape, pushed by its forward sweep and popped by its backward sweep."""
     sources = {x: n for n, x in copies.items() if x in made}
     if not sources:
@@ -397,7 +415,7 @@ def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
     cand: dict = {}
 
     records = record_lists(pushes)
-    copies = record_unpacks(body, counts)
+    copies = sfacts.record_unpacks(body, counts, _prim)
 
     def popped(v):
         lst = v.func.value.id if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) \
@@ -409,14 +427,14 @@ def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
         if lst in pushes:  # (the pushes' shapes, None aside: see the docstring)
             got = {shape_of(e, shapes) for e in pushes[lst] if not _none(e)}
             return got.pop() if len(got) == 1 else None
-        return shape_of(v, shapes)
+        return shapes.at[id(v)] if id(v) in shapes.at else shape_of(v, shapes)
 
     def restore(n, v) -> bool:  # `n = L.pop()` restoring one of `n`'s other values
         return copies.get(n, n) in records.get(popped(v), ())
 
     for _ in range(min(32, 2 * len(multi) + 2)):  # grow, then check: a name whose bindings disagree
         # (or with one of unknown shape) is dropped
-        shapes = known_shapes(body, params, known, cand)
+        shapes = known_shapes(body, params, known, cand, flow)
         if not multi:
             return cand, shapes
         found = {n: {of(v, shapes) for v in vs if not _none(v) and not restore(n, v)}
@@ -439,7 +457,7 @@ def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> s
     (`b = b + c` in a backward sweep), where every binding is a plain assignment."""
     if not known.get("arrays"):
         return set()
-    copies = record_unpacks(body, counts)
+    copies = sfacts.record_unpacks(body, counts, _prim)
     binds: dict = {n: [build.name(x)] for n, x in copies.items()}  # (a record's copy: the value it copies)
     for s in analysis.walk_stmts(body):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
@@ -457,25 +475,6 @@ def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> s
     return float64_names(binds, known, counts, skip, ints | set(ints_of))
 
 
-def _unbroadcast(g, gs, like, ls):
-    """`rt.unbroadcast(g, like)` for these shapes: `g`, one `xp.sum`, or None (sum and reshape)."""
-    if gs == ls:
-        return g
-    lead = len(gs) - len(ls)
-    if lead < 0 or _broadcast(gs, ls) != gs:
-        return None
-    ones = tuple(i + lead for i, n in enumerate(ls) if n == 1 and gs[i + lead] != 1)
-    if lead and ones:
-        return None
-    axes = tuple(range(lead)) or ones
-    if len(gs) == 1 and not ls:  # a vector's total: the method (NumPy's function costs µs more);
-        neg = isinstance(g, gast.UnaryOp) and isinstance(g.op, gast.USub)  # -(x.sum()) is x's negation's
-        total = build.call(build.attr(g.operand if neg else g, "sum"), [])
-        return gast.UnaryOp(op=gast.USub(), operand=total) if neg else total
-    axis = build.const(axes[0]) if len(axes) == 1 else build.tuple_([build.const(a) for a in axes])
-    return build.call("xp.sum", [g], {"axis": axis, **({"keepdims": build.const(True)} if ones else {})})
-
-
 def _spread(v, shapes):
     """`a + rt.sum_vjp(g, like, axis, True)` (or `-`, `*`) with `a` of `like`'s shape: `a + g`,
     NumPy's broadcasting instead of a materialized copy of `g` spread over `like`; or None."""
@@ -489,7 +488,7 @@ def _spread(v, shapes):
                 and not c.keywords and isinstance(c.args[3], gast.Constant) and c.args[3].value is True:
             like, g = shape_of(c.args[1], shapes), shape_of(c.args[0], shapes)
             if like is not None and g is not None and len(g) == len(like) and shape_of(other, shapes) == like \
-                    and _broadcast(g, like) == like:
+                    and sfacts.broadcast(g, like) == like:
                 out = build.binop(v.left, v.op, v.right)
                 setattr(out, side, c.args[0])
                 return out
@@ -529,7 +528,7 @@ def _folded(v, shapes):
         return filled
     if f == "rt.unbroadcast" and len(args) == 2 and shape is not None and isinstance(args[1], gast.Name) \
             and args[1].id in shapes:
-        return _unbroadcast(args[0], shape, args[1], shapes[args[1].id])
+        return sfacts.unbroadcast(args[0], shape, args[1], shapes[args[1].id])
     if p is not None and p.cotangent_of is not None and len(args) == 3 and all(
             len(shape_of(a, shapes) or ()) == 2 for a in args[1:]):  # a product's cotangent, of matrices: a matmul
         g, a, b = args
@@ -547,11 +546,14 @@ def _folded(v, shapes):
         return args[0]  # (a float64 output is real: JAX's check passes)
     if inplace_folds.handles(f):  # (`a op= v`'s check, where it passes)
         return inplace_folds.folded(f, args, shapes, lambda e: shape_of(e, shapes))
-    if f == "rt.operand_cotangent" and len(args) == 5 and isinstance(args[1], gast.Name) and args[1].id in shapes \
-            and isinstance(args[3], gast.Constant) and args[3].value == "add" and shape_of(args[2], shapes) is not None:
-        return _unbroadcast(args[0], shape, args[1], shapes[args[1].id]) if shape is not None else None  # (arrays)
     if f == "rt.tree_add" and len(args) == 2 and all(shape_of(a, shapes) is not None for a in args):
         return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
+    if f == "rt.operand_cotangent" and (kids := sfacts.plain_operands(v, shapes, shape_of)) is not None:
+        (gs, os_, xs), (g, operand, other, op) = kids, args[:4]
+        if op.value != "add":  # ("mul": `unbroadcast(ct * other, operand)`, the helper's own expression)
+            g = build.binop(g, gast.Mult(), other)
+            gs = sfacts.broadcast(gs, xs)
+        return None if gs is None else sfacts.unbroadcast(g, gs, operand, os_)
     if f == "rt.zeros_like_tree" and len(args) == 1 and isinstance(args[0], gast.Name) and args[0].id in shapes.f64 \
             and shape is not None and all(type(d) is int for d in shape):  # (float64: `float64.py`)
         return build.const(0.0) if shape == () else build.call("xp.zeros", [build.tuple_([build.const(d) for d in shape])])
@@ -626,9 +628,10 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     counts = analysis.assigned_counts(body, params)
     known.pop("container_shapes", None)  # (found again for this run's body: other passes changed it)
     flow = _flow_names(body, params, counts, known)
-    shapes = uniform_shapes(body, params, known, flow, notes)[1]
+    with sfacts.remembered(body):  # (until the sweep below rewrites it)
+        shapes = uniform_shapes(body, params, known, flow, notes)[1]
+        shapes.f64 = _float64(body, params, counts, flow, known, notes, shapes.ints)
     shapes.roots = facts["shape_roots"]
-    shapes.f64 = _float64(body, params, counts, flow, known, notes, shapes.ints)
     shapes.scalars = inplace_folds.scalar_names(body, params, lambda e: shape_of(e, shapes))
     known["name_shapes"] = shapes  # (the last run's: array_methods reads them)
     shapes.update({n: s for n, s in flow.items() if s is not None})

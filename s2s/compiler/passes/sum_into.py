@@ -22,7 +22,7 @@ After::
     acc = rt.tree_add_into(acc, b_u)
 
 Only where the addend is certainly the cotangent's own array and nothing else reads it after:
-every binding of its name is `rt.zeros_like_tree(...)` (a new array, or no array) or
+every binding of its name is `rt.zeros_like_tree(...)` or `xp.zeros(...)` (a new array, or no array) or
 `rt.add_at(name, ...)` (the same object, updated in place), every read of it is one of those
 `rt.add_at`'s first argument or the sum's second, it is no parameter, and it is dead after the
 sum. The values are `rt.tree_add`'s: at run time the helper writes `acc + x` into `x` only for
@@ -67,13 +67,13 @@ def _sum_site(s):
 
 
 def _own_update(s, x) -> bool:
-    """Whether `s` binds `x` to its own array: `x = rt.zeros_like_tree(e)` (e not reading x) or
+    """Whether `s` binds `x` to its own array: `x = rt.zeros_like_tree(e)` or `xp.zeros(shape)` (not reading x) or
     `x = rt.add_at(x, i, v)` (i, v not reading x)."""
     if _named_assign(s) != x:
         return False
     v = s.value
-    if _call(v, "rt.zeros_like_tree"):
-        return x not in analysis.loads(v)
+    if _call(v, "rt.zeros_like_tree") or _call(v, "xp.zeros") and len(v.args) == 1:  # (shape folding's
+        return x not in analysis.loads(v)                                                 # zeros of a known shape)
     if _call(v, "rt.add_at") and len(v.args) == 3 and isinstance(v.args[0], gast.Name) and v.args[0].id == x:
         return x not in analysis.loads(v.args[1]) and x not in analysis.loads(v.args[2])
     return False
