@@ -5,7 +5,8 @@ refusal of any other parameter that no rule reads.
 C-order reshape of `a.T` to the reversed shape, `np.take(v, i, mode="clip")` a take of clipped
 indices, `np.array(x, ndmin=k)` a reshape with leading ones, `np.linalg.cholesky(s, upper=True)` the
 transpose of the lower factor of `s.T` (NumPy reads the upper triangle), `np.linalg.qr(a, mode="r")`
-the reduced R, `np.linspace(..., retstep=True)` the samples and their step, `math.log(x, b)` a
+the reduced R, `np.linspace(..., retstep=True)` the samples and their step, `np.var(a, correction=c)`
+(std, nanvar, nanstd) `np.var(a, ddof=c)`, `math.log(x, b)` a
 quotient of logarithms. Each path (value, jit, derivatives, vmap) then sees only calls whose every
 argument its rules read. A parameter of NumPy's function that a primitive's declaration does not
 model, given at a value other than its default, is an S2SError at the user's line
@@ -58,6 +59,8 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
     p = registry.lookup(key)
     lowered = _LOWER.get(p.rewrites) if p is not None else None
     out = lowered(norm, node, args, kws) if lowered is not None else None
+    keyed = _LOWER_KEYED.get(p.rewrites) if p is not None else None
+    out = keyed(norm, node, key, args, kws) if keyed is not None else out
     if out is None:
         refuse_unmodelled(norm, node, key, args, kws)
     if out is None and inert:
@@ -212,6 +215,20 @@ def _linspace(norm, node, args, kws):
 
 
 # each primitive's `rewrites` fact names its rewriting
+def _ddof_alias(norm, node, key, args, kws):
+    """`np.var(a, correction=c)` (std, nanvar, nanstd): NumPy 2's name of `ddof`; both given is
+    NumPy's ValueError, raised here at the user's line."""
+    if "correction" not in kws:
+        return None
+    if _argument(args, kws, 4, "ddof") is not _MISSING:
+        norm.fail(node, "`ddof` and `correction` are the same argument: NumPy raises ValueError where both are "
+                        "given.", "Give one of them.", kind=S2STypeError)
+    kws = {("ddof" if k == "correction" else k): v for k, v in kws.items()}
+    refuse_unmodelled(norm, node, key, args, kws)
+    return build.call(key, args, kws)
+
+
 _LOWER = {"flat_order": _ravel, "shape_order": _reshape, "index_mode": _take, "upper_factor": _cholesky,
           "r_only": _qr, "with_step": _linspace, "min_rank": _ndmin,
           "joined_edges": _diff}
+_LOWER_KEYED = {"ddof_alias": _ddof_alias}  # (told which primitive it lowers)

@@ -300,6 +300,24 @@ def _keyed(st, node):
     return _located(gast.Call(func=node.func, args=[items], keywords=[gast.keyword(arg="s2s_keys", value=keys)]), node)
 
 
+def _defaulted(calls, node):
+    """`max(items, default=d)` (and `min`, with `key=` too): `d` where `items` is empty, else the
+    call without `default` (rewritten again: `key=`). An empty display is `d` itself; a local name
+    is tested by `len`, which s2s knows when transforming."""
+    items = node.args[0]
+    default = next(k.value for k in node.keywords if k.arg == "default")
+    rest = [k for k in node.keywords if k.arg != "default"]
+    if isinstance(items, (gast.List, gast.Tuple)) and not items.elts:
+        return default
+    call = _located(gast.Call(func=node.func, args=[items], keywords=rest), node)
+    kind = _call_kind(calls.state, call)
+    call = _keyed(calls.state, call) if kind == "keyed" else call
+    if isinstance(items, (gast.List, gast.Tuple)) and not any(isinstance(e, gast.Starred) for e in items.elts):
+        return call
+    empty = gast.Compare(left=build.call("len", [copy.deepcopy(items)]), ops=[gast.Eq()], comparators=[build.const(0)])
+    return _located(gast.IfExp(test=_located(empty, node), body=default, orelse=call), node)
+
+
 class _Calls(gast.NodeTransformer):
     """reversed(s) -> s[::-1]; filter(f, xs) -> [v for v in xs if f(v)]; math.pow(a, b) ->
     float(a ** b); pow(a, b) -> a ** b; math.fsum(xs) -> float(sum(xs)); sum(xs, s) -> sum([s, *xs]);
@@ -332,6 +350,8 @@ class _Calls(gast.NodeTransformer):
         if kind == "keyed_args":  # max(a, b, key=f): the largest of the arguments
             items = _located(gast.List(elts=node.args, ctx=gast.Load()), node)
             return _keyed(st, _located(gast.Call(func=node.func, args=[items], keywords=node.keywords), node))
+        if kind == "default":
+            return _defaulted(self, node)
         if kind == "filter":
             return _filtered(st, node)
         if kind == "fsum":
@@ -350,6 +370,12 @@ def _call_kind(st, node) -> str | None:
         return "keyed_args"
     if any(isinstance(a, gast.Starred) for a in node.args):
         return None
+    kws = [k.arg for k in node.keywords]
+    if len(node.args) == 1 and "default" in kws and set(kws) <= {"default", "key"} \
+            and (isinstance(node.args[0], (gast.List, gast.Tuple)) or isinstance(node.args[0], gast.Name)
+                 and node.args[0].id in st.locals) \
+            and (st.resolves_to(f, builtins.max) or st.resolves_to(f, builtins.min)):
+        return "default"
     if (len(node.args) == 2 and not node.keywords or len(node.args) == 1 and [k.arg for k in node.keywords] == ["start"]) \
             and st.resolves_to(f, builtins.sum):
         return "sum_start"
