@@ -15,6 +15,7 @@ from ...errors import where
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
+from . import resolve
 
 
 def _numpy_params(key: str) -> tuple:
@@ -170,4 +171,36 @@ def inplace(norm, node, a, value):
         return value
     p = registry.lookup(analysis.BINOPS.get(type(value.op), "")) if isinstance(value, gast.BinOp) else None
     ufunc = p.ufunc if p is not None and p.ufunc else "add"  # (the ufunc NumPy's error names)
-    return build.call("rt.inplace", [norm.tmp(value), a, build.const(ufunc), build.const(where(*norm.where(node)))])
+    args = [norm.tmp(value), a, build.const(ufunc), build.const(where(*norm.where(node)))]
+    if isinstance(a, gast.Name) and _always_array(norm, a.id):
+        args.append(build.const(True))
+    return build.call("rt.inplace", args)
+
+
+def _always_array(norm, name: str) -> bool:
+    """Whether local `name` holds an ndarray wherever it is read, even of rank 0 (which `op=` updates
+    in place, where a NumPy scalar is rebound): bound once, to a call of a NumPy function that makes
+    an ndarray (`np.zeros((), dtype=int)`, `np.array(0)`), and otherwise changed only by `op=`.
+    vmap cannot tell a batch of 0-d arrays from a batch of NumPy scalars by their values."""
+    values = norm.bindings()[0].get(name, ())
+    if len(values) != 1 or not isinstance(values[0], gast.Call):
+        return False
+    augs = sum(1 for s in norm.census.of(gast.AugAssign) if isinstance(s.target, gast.Name) and s.target.id == name)
+    if norm.census.stores.get(name, 0) != 1 + augs:
+        return False
+    func = values[0].func
+    if isinstance(func, gast.Name) and func.id in norm.locals or not isinstance(func, (gast.Name, gast.Attribute)):
+        return False
+    try:
+        from_outside = analysis.dotted(func) is not None and not _rooted_in(func, norm.locals)
+        obj = norm.static(func) if from_outside else None
+    except Exception:  # noqa: BLE001 - not a value known now
+        return False
+    key = resolve.prim_key(obj) if obj is not None else None
+    return key in registry.NDARRAY_RESULTS
+
+
+def _rooted_in(node, names) -> bool:
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name) and node.id in names
