@@ -43,7 +43,22 @@ def int_full_in_a_loop(x):
     return a * 1.0
 
 
-RAISING = [int_zeros, int_array_literal, bool_zeros, int32_product, int_full_in_a_loop]
+def int_updated_through_an_ellipsis(x):
+    a = np.zeros((), dtype=int)
+    a[...] += x[0]  # (`a[...]` is a 0-d view: NumPy's in-place add raises)
+    return a * 1.0
+
+
+def int_bound_in_a_branch(x):
+    a = np.zeros((), dtype=int)
+    if x[1] > 0.0:
+        a = np.ones((), dtype=np.int8)
+    a += x[0]
+    return a * 1.0
+
+
+RAISING = [int_zeros, int_array_literal, bool_zeros, int32_product, int_full_in_a_loop,
+           int_updated_through_an_ellipsis, int_bound_in_a_branch]
 
 
 @pytest.mark.parametrize("f", RAISING, ids=[f.__name__ for f in RAISING])
@@ -83,7 +98,13 @@ def float64_zeros_shape_mismatch_free(x):
     return a
 
 
-KEPT = [float32_zeros, int_updated_by_ints, scalar_rebound, float64_zeros_shape_mismatch_free]
+def int_item_of_a_0d_array(x):
+    a = np.zeros((), dtype=int)
+    a[()] += x[0]  # (`a[()]` is a NumPy scalar: added to, then stored back truncated)
+    return a * x[1]
+
+
+KEPT = [float32_zeros, int_updated_by_ints, scalar_rebound, float64_zeros_shape_mismatch_free, int_item_of_a_0d_array]
 
 
 @pytest.mark.parametrize("f", KEPT, ids=[f.__name__ for f in KEPT])
