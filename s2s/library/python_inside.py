@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-__all__ = ["accumulate", "copysign", "dist", "fmod", "hypot", "prod", "sorted_by", "unwrap", "STAND_INS"]
+__all__ = ["accumulate", "copysign", "dist", "fmod", "hypot", "prod", "sorted_by", "sorted_values", "unwrap",
+           "STAND_INS"]
 
 
 def fmod(x, y):
@@ -77,19 +78,30 @@ def accumulate(iterable, func=None, initial=None):
     return out
 
 
-def sorted_by(iterable, key=None, reverse=False):
-    """`sorted(iterable, key=key, reverse=reverse)` of numbers: a stable sort by the keys (equal
-    keys keep their order, with `reverse=True` too, as Python's); the derivative follows each item
-    to its place. The keys must be numbers: `np.argsort` orders them."""
+def sorted_by(iterable, key, reverse=False):
+    """`sorted(iterable, key=key, reverse=reverse)` of numbers or arrays: a stable sort by the
+    keys, which must be numbers (equal keys keep their order, with `reverse=True` too, as Python's);
+    the derivative follows each item to its place."""
     items = list(iterable)
     if len(items) == 0:
         return []
-    if key is None:
-        keys = np.stack(items)
-    else:
-        keys = np.stack([key(v) for v in items])
-    if np.ndim(keys) != 1:
-        raise TypeError("s2s sorts numbers by numeric keys: the items or keys here are arrays "
+    return _sorted(items, np.stack([key(v) for v in items]), reverse)
+
+
+def sorted_values(iterable, reverse=False):
+    """`sorted(iterable, reverse=reverse)` of numbers (no `key`): `sorted_by` with the items as keys."""
+    items = list(iterable)
+    if len(items) == 0:
+        return []
+    return _sorted(items, np.stack(items), reverse)
+
+
+def _sorted(items, keys, reverse):
+    if isinstance(items[0], (tuple, list, dict, str)):
+        raise TypeError("s2s sorts numbers and arrays with `sorted(..., key=...)` in a transformed function, not "
+                        "tuples, lists or strings: sort their positions, `sorted(range(len(xs)), key=...)`")
+    if np.ndim(keys) != 1 or np.asarray(keys).dtype.kind not in "biuf":
+        raise TypeError("s2s sorts by numeric keys: the items or keys here are arrays "
                         "(sort an array with np.sort)")
     if reverse:
         order = np.argsort(-keys, kind="stable")

@@ -110,6 +110,31 @@ def test_sorted_is_stable_in_both_directions():
     np.testing.assert_allclose(s2s.grad(first)(x), [100.0, 1.0, 1000.0, 10.0])
 
 
+def sorted_positions_and_arrays(x):
+    idx = sorted(range(3), key=lambda i: x[i], reverse=True)
+    arrays = sorted([x[:2] * 2.0, x[1:3], x[3:5] ** 2], key=np.sum)
+    none = sorted([x[5], x[4]], key=None)
+    return x[idx[0]] * 2.0 + x[idx[2]] + np.sum(arrays[0] * arrays[2]) + none[0] * 3.0
+
+
+def test_sorted_positions_arrays_and_no_key():
+    f = sorted_positions_and_arrays
+    np.testing.assert_allclose(s2s.jit(f)(X), f(X), rtol=1e-15)
+    xs = np.stack([X, -0.6 * X + 0.1, X[::-1]])
+    np.testing.assert_allclose(s2s.vmap(f)(xs), [f(x) for x in xs], rtol=1e-14)
+    np.testing.assert_allclose(s2s.grad(f)(X), fd_grad(f, X), rtol=1e-6, atol=1e-7)
+
+
+def test_sorting_tuples_is_an_error_not_a_value():
+    def f(x):
+        d = {"a": x[0], "b": x[1]}
+        s = sorted(d.items(), key=lambda kv: kv[1])
+        return s[0][1] * 2.0
+
+    with pytest.raises(TypeError, match="sort their positions"):
+        s2s.grad(f)(X)
+
+
 def test_python_s_errors_stay():
     with pytest.raises(ValueError, match="math domain error"):
         s2s.grad(lambda x: math.fmod(x[0], 0.0))(X)
