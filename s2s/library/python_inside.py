@@ -56,9 +56,14 @@ def prod(iterable, start=1):
     return out
 
 
-def accumulate(iterable, func=None, initial=None):
+def _add(a, b):
+    return a + b
+
+
+def accumulate(iterable, func=_add, initial=None):
     """`itertools.accumulate(iterable, func, initial=initial)` as a list (Python's is an iterator
-    read once): the running `func(total, item)` (sums without `func`), after `initial` if given."""
+    read once): the running `func(total, item)` (sums without `func`), after `initial` if given.
+    (`func` defaults to a function, never tested against None: a function passed is specialized on.)"""
     items = list(iterable)
     out = []
     if initial is None:
@@ -70,10 +75,7 @@ def accumulate(iterable, func=None, initial=None):
         total = initial
     out.append(total)
     for v in items:
-        if func is None:
-            total = total + v
-        else:
-            total = func(total, v)
+        total = func(total, v)
         out.append(total)
     return out
 

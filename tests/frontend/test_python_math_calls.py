@@ -61,6 +61,13 @@ def accumulated(x):
     return runs[-1] + runs[1] * sums[0] + sums[2] ** 2 + sum(maxima)
 
 
+def accumulated_by_closures(x):
+    c = 0.5
+    runs = list(itertools.accumulate([x[0], x[1], x[2]], lambda a, b: a * x[3] + b))
+    more = list(itertools.accumulate(x[:4], lambda a, b: a * c + b, initial=x[5]))
+    return runs[-1] + more[0] * more[-1]
+
+
 def bessel_i0(x):
     return np.sum(np.i0(x) * x) + np.i0(x[0])
 
@@ -75,7 +82,7 @@ def unwrapped(x):
 
 
 FORMS = [fmod, copysign, hypot_any_number, distance, product_with_start, std_var_correction, max_min_default,
-         sorted_by_key, accumulated, bessel_i0, unwrapped]
+         sorted_by_key, accumulated, accumulated_by_closures, bessel_i0, unwrapped]
 
 
 @pytest.mark.parametrize("f", FORMS, ids=[f.__name__ for f in FORMS])
