@@ -45,7 +45,9 @@ _SIZE = operator.attrgetter("size")
 def _shapes(args) -> tuple:
     """What a version specializes on besides types, dtypes and ranks (driver.jit_function's
     `shapes`): the shapes of the NumPy arrays among `args` and in their tuples and lists of
-    arrays and numbers; () when there are none or S2S_NO_SHAPES is set. Only the first shapes of
+    arrays and numbers (with those items' dtypes, which the version's key does not name: a float32
+    item's cotangent is cast, passes/float64.may_be_narrow); () when there are none or
+    S2S_NO_SHAPES is set. Only the first shapes of
     a signature get a version of their own (others run its any-shape version): a loop over many
     shapes compiles twice, not once per shape."""
     if os.environ.get("S2S_NO_SHAPES"):
@@ -56,7 +58,8 @@ def _shapes(args) -> tuple:
             out.append((k, a.shape))
         elif type(a) in (tuple, list) and 0 < len(a) <= 8 and all(type(e) is nd or type(e) in (float, int) for e in a) \
                 and any(type(e) is nd for e in a):
-            out.append((k, type(a).__name__, tuple(e.shape if type(e) is nd else None for e in a)))
+            out.append((k, type(a).__name__, tuple(e.shape if type(e) is nd else None for e in a),
+                        tuple(e.dtype.char if type(e) is nd else None for e in a)))  # (and their dtypes)
     return tuple(out)
 
 

@@ -442,7 +442,8 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
         prologue = ()
         if shapes and all(spec[0] < len(core.params) for spec in shapes):
             known["shapes"] = {core.params[s[0]]: s[1] for s in shapes if len(s) == 2}
-            known["items"] = {core.params[s[0]]: s[1:] for s in shapes if len(s) == 3}
+            known["items"] = {core.params[s[0]]: s[1:3] for s in shapes if len(s) == 4}
+            known["item_dtypes"] = {core.params[s[0]]: s[3] for s in shapes if len(s) == 4}
             other = next(n for k in range(len(ns) + 1) if (n := f"any_shape{k or ''}") not in ns and n not in core.params)
             guard, ns[other] = _shape_guard(core.params, shapes, other, lambda: jit_function(fn, floats, fuse, arrays))
             prologue = (guard,)

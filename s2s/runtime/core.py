@@ -536,8 +536,8 @@ _ONE64 = np.float64(1.0)
 
 def shapes_match(args, shapes) -> bool:
     """Whether `args` have the shapes a jit version was specialized on (driver.jit_function): per
-    argument a NumPy array's shape, or (container type name, a shape or None per item) for a tuple
-    or list of arrays and numbers, or None (not tested)."""
+    argument a NumPy array's shape, or (container type name, a shape or None per item, a dtype char
+    or None per item) for a tuple or list of arrays and numbers, or None (not tested)."""
     for a, s in zip(args, shapes):
         if s is None:
             continue
@@ -545,6 +545,8 @@ def shapes_match(args, shapes) -> bool:
             if type(a).__name__ != s[0] or type(a) not in (tuple, list) or len(a) != len(s[1]):
                 return False
             if any(p is not None and (type(e) is not np.ndarray or e.shape != p) for e, p in zip(a, s[1])):
+                return False
+            if len(s) > 2 and any(c is not None and e.dtype.char != c for e, c in zip(a, s[2])):
                 return False
         elif a.shape != s:
             return False

@@ -69,13 +69,14 @@ def _refuse_inplace(r, a, shape, example, ufunc, at):
         raise
 
 
-def inplace(r, a, ufunc, at):
+def inplace(r, a, ufunc, at, array=False):
     """What `a op= v` leaves in the name `a`, given `r = a op v` computed out of place: for an
     array, NumPy's in-place update (the ufunc with `out=a`, casting='same_kind'), so `r` cast to
     `a`'s dtype (a float32 array stays float32), and NumPy's error where `r`'s shape is not `a`'s
     (`np.zeros(3) += np.ones((2, 3))`) or its dtype does not cast to `a`'s by same_kind (an int
     array += a float); `r` itself for a number, a list or a tuple. `ufunc`: the operator's NumPy
-    ufunc ("add"), `at`: the user's line. Its derivative is the derivative of `r`."""
+    ufunc ("add"), `at`: the user's line; `array`: `a` is known to be an ndarray (frontend/dtypes.py),
+    which only vmap asks. Its derivative is the derivative of `r`."""
     if not _numpy_inplace(a) or r is a:
         return r
     rd, rs = getattr(r, "dtype", None), np.shape(r)
@@ -87,20 +88,23 @@ def inplace(r, a, ufunc, at):
     return namespace(a).asarray(r).astype(a.dtype)
 
 
-def inplace_checked(r, a, ufunc, at):
+def inplace_checked(r, a, ufunc, at, array=False):
     """`inplace`, where reverse mode keeps the check though no sweep reads its value (an effect no
     pass removes until shape folding shows it passes: passes/inplace_folds.py)."""
     return inplace(r, a, ufunc, at)
 
 
-def batched_inplace(flags, r, a, ufunc, at):
+def batched_inplace(flags, r, a, ufunc, at, array=False):
     """`inplace` under vmap (`flags`: which of r, a are batched, along axis 0): each example's
-    shape is compared, and an example of rank 0 is NumPy's scalar, which `op=` rebinds."""
+    shape is compared. Examples of rank 0 may be NumPy's scalars, which `op=` rebinds, so `r` is
+    kept, unless `array` says that `a` is an ndarray (`np.zeros((), dtype=int)`, frontend/dtypes.py),
+    which NumPy updates in place: its dtype kept, an int one given floats raising NumPy's
+    UFuncTypeError (issue 44)."""
     if not _numpy_inplace(a):
         return r
     example = a.shape[1:] if flags[1] else a.shape
     shape = np.shape(r)[1:] if flags[0] else np.shape(r)
-    if not example:
+    if not example and not array:
         return r
     rd = getattr(r, "dtype", None)
     if rd == a.dtype and shape == example:

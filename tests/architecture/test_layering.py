@@ -31,6 +31,7 @@ LAYERS = [
                                                      # dtypes, where derivatives leave s2s
     ["s2s.config"],                                  # run-time settings
     ["s2s.backends.array_fill", "s2s.library.numpy_inside",           # NumPy functions an array library lacks, composed;
+     "s2s.library.python_inside",                         # math, itertools, sorted stand-ins;
      "s2s.base.tracebacks"],                              # S2SErrors' tracebacks without s2s's frames
     ["s2s.backends.arrays"],                                  # array backends (NumPy, CuPy, Dask): which one a call uses
     ["s2s.backends.devices"],                                 # device_put/block_until_ready

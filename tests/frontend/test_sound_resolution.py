@@ -130,7 +130,7 @@ def test_out_none_is_the_plain_call():
 
 
 def unknown_function(x):
-    return np.sum(np.i0(x))
+    return np.sum(np.polyder(x))  # (np.i0, the example before, is a primitive now)
 
 
 def unknown_math(x):

@@ -48,7 +48,8 @@ def test_docstring_example(name):
     known = {"floats": params} if name == "algebra" else {"arrays": {"x": ("d", 1)}} if name == "reuse" \
         else {"loops": []} if name == "loopkernel" else {}
     if name == "shapefold":
-        known = {"shapes": {"x": (16, 32), "g": (16, 64)}, "items": {"params": ("tuple", ((32, 64), (64,)))}}
+        known = {"shapes": {"x": (16, 32), "g": (16, 64)}, "items": {"params": ("tuple", ((32, 64), (64,)))},
+                 "item_dtypes": {"params": ("d", "d")}}  # (float64 items: float32 ones keep their casts)
     if name == "accumulate":
         known = {"name_shapes": {"g": (8, 32), "h": (8, 32), "b_h": (8, 32), "wh": (32, 32)}}
     if name == "hoist":

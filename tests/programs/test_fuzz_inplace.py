@@ -44,8 +44,8 @@ def test_each_refused_form_raises_in_every_transform(form):
 def test_the_check_fails_where_an_update_in_place_is_out_of_place(form, monkeypatch):
     """A planted bug, rt.inplace returning the out-of-place value unchecked (what s2s did before):
     the property `numpy_error` names the transform that returned a number."""
-    monkeypatch.setattr(s2s.runtime, "inplace", lambda r, a, ufunc, at: r)
-    monkeypatch.setattr(s2s.runtime, "batched_inplace", lambda flags, r, a, ufunc, at: r)
+    monkeypatch.setattr(s2s.runtime, "inplace", lambda r, a, ufunc, at, array=False: r)
+    monkeypatch.setattr(s2s.runtime, "batched_inplace", lambda flags, r, a, ufunc, at, array=False: r)
     fails = fuzz.check_program(_program(form), 11, PROPS)
     assert fails and "returned a value where NumPy raises" in fails["numpy_error"], fails
 

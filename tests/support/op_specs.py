@@ -216,6 +216,11 @@ def op_sinc(x):
 
 
 @spec("elementwise", N(3, 4))
+def op_i0(x):
+    return np.i0(x)
+
+
+@spec("elementwise", N(3, 4))
 def op_sinh(x):
     return np.sinh(x)
 

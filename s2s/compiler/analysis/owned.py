@@ -36,9 +36,9 @@ def _reads_only(value) -> bool:
 
 
 def _inplace(value) -> bool:
-    """`rt.inplace(r, a, ufunc, at)`, the value `a op= v` leaves in `a` (runtime/dtypes.py)."""
+    """`rt.inplace(r, a, ufunc, at[, array])`, the value `a op= v` leaves in `a` (runtime/dtypes.py)."""
     p = registry.lookup(dotted(value.func)) if isinstance(value, gast.Call) and not value.keywords else None
-    return p is not None and p.checks and len(value.args) == 4
+    return p is not None and p.checks and len(value.args) in (4, 5)  # (a fifth: `a` is an ndarray)
 
 
 class _Groups:

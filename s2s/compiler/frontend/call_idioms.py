@@ -20,6 +20,7 @@ import numpy as np
 
 from ...base import record
 from ...errors import S2STypeError, where
+from ...library import python_inside
 from .. import analysis
 from ..ir import build
 from ..primitives import registry, ufunc_methods
@@ -64,6 +65,13 @@ def call(norm, node: gast.Call, obj):
         return build.const(len(norm.fvalues[node.args[0].id]))  # a collection of functions: known now
     if obj is sorted and len(node.args) == 1 and dict_calls.items_by_key(norm, node):
         return dict_calls.sorted_items(norm, node)
+    if obj is sorted and len(node.args) == 1 and node.keywords and {k.arg for k in node.keywords} <= {"key", "reverse"}:
+        given = [k for k in node.keywords if not (k.arg == "key" and isinstance(k.value, gast.Constant)
+                                                  and k.value.value is None)]  # (key=None: by the items)
+        by = python_inside.sorted_by if any(k.arg == "key" for k in given) else python_inside.sorted_values
+        func = function_values.callee(norm, node.func, function_values.Ref(by))
+        return norm.expr(build.located(gast.Call(func=func, args=node.args, keywords=given), node,
+                                       only_missing=True))  # sorted(xs, key=f, reverse=r) of numbers
     if obj is sorted and len(node.args) == 1 and not node.keywords:
         dict_calls.use_ext(norm)
         return build.call("ext.s2s_sorted_keys", [norm.atom(dict_calls.keys_source(node.args[0]))])

@@ -15,6 +15,7 @@ from ...errors import where
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
+from . import resolve
 
 
 def _numpy_params(key: str) -> tuple:
@@ -162,7 +163,7 @@ def stored(norm, node, base: str, v):
     return norm.tmp(build.call("rt.stored_as", [v, build.name(base), build.const(where(*norm.where(node)))]))
 
 
-def inplace(norm, node, a, value):
+def inplace(norm, node, a, value, array: bool = False):
     """The value `a op= v` leaves in `a`, given `value` (`a op v`): through `rt.inplace`, which
     keeps an array's dtype and shape as NumPy's in-place update does (or raises NumPy's error),
     unless `a` holds a list or dict the function built (`lst += [x]` extends it: no check)."""
@@ -170,4 +171,38 @@ def inplace(norm, node, a, value):
         return value
     p = registry.lookup(analysis.BINOPS.get(type(value.op), "")) if isinstance(value, gast.BinOp) else None
     ufunc = p.ufunc if p is not None and p.ufunc else "add"  # (the ufunc NumPy's error names)
-    return build.call("rt.inplace", [norm.tmp(value), a, build.const(ufunc), build.const(where(*norm.where(node)))])
+    args = [norm.tmp(value), a, build.const(ufunc), build.const(where(*norm.where(node)))]
+    if array or isinstance(a, gast.Name) and _always_array(norm, a.id):
+        args.append(build.const(True))
+    return build.call("rt.inplace", args)
+
+
+def _always_array(norm, name: str) -> bool:
+    """Whether local `name` holds an ndarray wherever it is read, even of rank 0 (which `op=` updates
+    in place, where a NumPy scalar is rebound): bound only to calls of NumPy functions that make an
+    ndarray (`np.zeros((), dtype=int)`, `np.array(0)`), and otherwise changed only by `op=`.
+    vmap cannot tell a batch of 0-d arrays from a batch of NumPy scalars by their values."""
+    values = norm.bindings()[0].get(name, ())
+    augs = sum(1 for s in norm.census.of(gast.AugAssign) if isinstance(s.target, gast.Name) and s.target.id == name)
+    if not values or norm.census.stores.get(name, 0) != len(values) + augs:
+        return False
+    return all(_makes_array(norm, v) for v in values)
+
+
+def _makes_array(norm, value) -> bool:
+    """Whether `value` (the user's expression) calls a NumPy function whose result is an ndarray."""
+    func = value.func if isinstance(value, gast.Call) else None
+    if not isinstance(func, (gast.Name, gast.Attribute)) or analysis.dotted(func) is None \
+            or _rooted_in(func, norm.locals):
+        return False
+    try:
+        obj = norm.static(func)
+    except Exception:  # noqa: BLE001 - not a value known now
+        return False
+    return resolve.prim_key(obj) in registry.NDARRAY_RESULTS
+
+
+def _rooted_in(node, names) -> bool:
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name) and node.id in names

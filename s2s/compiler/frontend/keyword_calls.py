@@ -5,11 +5,12 @@ refusal of any other parameter that no rule reads.
 C-order reshape of `a.T` to the reversed shape, `np.take(v, i, mode="clip")` a take of clipped
 indices, `np.array(x, ndmin=k)` a reshape with leading ones, `np.linalg.cholesky(s, upper=True)` the
 transpose of the lower factor of `s.T` (NumPy reads the upper triangle), `np.linalg.qr(a, mode="r")`
-the reduced R, `np.linspace(..., retstep=True)` the samples and their step, `math.log(x, b)` a
-quotient of logarithms, `np.gradient(f, dx, dy)` a tuple of one call per axis. Each path (value,
-jit, derivatives, vmap) then sees only calls whose every argument its rules read. A parameter of
-NumPy's function that a primitive's declaration does not model, given at a value other than its
-default, is an S2SError at the user's line (primitives/keywords.py).
+the reduced R, `np.linspace(..., retstep=True)` the samples and their step, `np.var(a, correction=c)`
+(std, nanvar, nanstd) `np.var(a, ddof=c)`, `math.log(x, b)` a quotient of logarithms,
+`np.gradient(f, dx, dy)` a tuple of one call per axis. Each path (value, jit, derivatives, vmap)
+then sees only calls whose every argument its rules read. A parameter of NumPy's function that a
+primitive's declaration does not model, given at a value other than its default, is an S2SError
+at the user's line (primitives/keywords.py).
 """
 from __future__ import annotations
 
@@ -66,10 +67,9 @@ def lower(norm, node, key: str, args: list, kws: dict, obj=None):
         kws = {k: v for k, v in kws.items() if k not in inert}
     p = registry.lookup(key)
     lowered = _LOWER.get(p.rewrites) if p is not None else None
-    if p is not None and p.rewrites == "each_array":
-        out = _each_array(norm, key, args, kws)
-    else:
-        out = lowered(norm, node, args, kws) if lowered is not None else None
+    out = lowered(norm, node, args, kws) if lowered is not None else None
+    keyed = _LOWER_KEYED.get(p.rewrites) if p is not None else None
+    out = keyed(norm, node, key, args, kws) if keyed is not None else out
     if out is None:
         refuse_unmodelled(norm, node, key, args, kws)
     if out is None and (inert or (list(args), dict(kws)) != given):  # (what the caller passed no longer holds)
@@ -332,7 +332,7 @@ def _gradient(norm, node, args, kws):
     return build.tuple_(parts)
 
 
-def _each_array(norm, key: str, args: list, kws: dict):
+def _each_array(norm, node, key: str, args: list, kws: dict):
     """`np.atleast_1d(a, b)`: the tuple of the one-array calls (the declaration binds one array; a
     second one was read as `axis=`)."""
     if len(args) <= 1 or kws:
@@ -341,6 +341,20 @@ def _each_array(norm, key: str, args: list, kws: dict):
 
 
 # each primitive's `rewrites` fact names its rewriting
+def _ddof_alias(norm, node, key, args, kws):
+    """`np.var(a, correction=c)` (std, nanvar, nanstd): NumPy 2's name of `ddof`; both given is
+    NumPy's ValueError, raised here at the user's line."""
+    if "correction" not in kws:
+        return None
+    if _argument(args, kws, 4, "ddof") is not _MISSING:
+        norm.fail(node, "`ddof` and `correction` are the same argument: NumPy raises ValueError where both are "
+                        "given.", "Give one of them.", kind=S2STypeError)
+    kws = {("ddof" if k == "correction" else k): v for k, v in kws.items()}
+    refuse_unmodelled(norm, node, key, args, kws)
+    return build.call(key, args, kws)
+
+
 _LOWER = {"flat_order": _ravel, "shape_order": _reshape, "index_mode": _take, "upper_factor": _cholesky,
           "r_only": _qr, "with_step": _linspace, "min_rank": _ndmin,
           "joined_edges": _diff, "spacings": _gradient}
+_LOWER_KEYED = {"ddof_alias": _ddof_alias, "each_array": _each_array}  # (told which primitive it lowers)

@@ -359,7 +359,9 @@ class Normalizer(ExpressionLowering):
             base = self.atom(build.load(t.value))
             index = self.index(t.slice)
             old = self.tmp(build.subscript(base, copy.deepcopy(index)))
-            new = self.tmp(dtypes.inplace(self, s, old, build.binop(old, op(), self.atom(s.value))))  # (a view's)
+            sliced = any(isinstance(n, gast.Slice) or isinstance(n, gast.Constant) and n.value is Ellipsis
+                         for n in gast.walk(t.slice))  # (`a[...]`, `a[1:]`: an array even at rank 0)
+            new = self.tmp(dtypes.inplace(self, s, old, build.binop(old, op(), self.atom(s.value)), sliced))
             if isinstance(base, gast.Name):  # (a store into an integer array truncates: no derivative)
                 new = dtypes.stored(self, s, base.id, new)
             self.emit(build.assign(build.subscript(base, index, store_=True), new))

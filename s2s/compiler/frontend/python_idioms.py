@@ -22,6 +22,7 @@ import copy
 import math
 
 import gast
+import numpy as np
 
 from ..ir import build
 from ..ir.core import SourceRewriter
@@ -70,7 +71,17 @@ class _State(SourceRewriter):
             split = _parallel(self, s) or _starred(self, s) or _merged(self, s)
             if split:
                 return split
+        if isinstance(s, gast.For):
+            return _row_views(self, s) or [s]
         return [s]
+
+    def numpy_name(self) -> str | None:
+        """A global name of the function bound to the numpy module (what a rewrite may call)."""
+        for name in sorted(self.taken - self.locals):
+            found, value = self.lookup(name)
+            if found and value is np:
+                return name
+        return None
 
 
 def _located(new, old):
@@ -127,6 +138,73 @@ def _starred(state, s):
             if hasattr(n, "lineno") or isinstance(n, (gast.expr, gast.stmt)):
                 gast.copy_location(n, s)
     return out
+
+
+def _row_views(state, s):
+    """`for row in M: ... row op= v ...`: the rows of an array are views, so NumPy's `op=` changes
+    `M`. Where `M` has two or more dimensions, a loop over the row indices in which `row` reads
+    `M[i]` and `row op= v` is the element update `M[i] op= v` (which s2s follows); a 1-d `M`'s
+    items are NumPy scalars, which `op=` rebinds: the loop as written, with `row = row op v`. Only
+    where `row` is bound by this loop and its updates, is read nowhere else, and is only read
+    (no item store, no method call), and the body binds or stores into `M` nowhere (else None: the
+    alias check's refusal stays)."""
+    t, m = s.target, s.iter
+    if not (isinstance(t, gast.Name) and isinstance(m, gast.Name) and t.id != m.id):
+        return None
+    inside = [n for b in s.body for n in gast.walk(b)]
+    augs = [n for n in inside if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
+            and n.target.id == t.id]
+    np_name = state.numpy_name() if augs else None
+    if np_name is None or any(isinstance(n, (gast.FunctionDef, gast.Lambda, gast.ClassDef) + _SCOPES[:-1])
+                              for n in inside):
+        return None
+    mine = {id(n) for n in gast.walk(s)}
+    targets = {id(a.target) for a in augs} | {id(t)}
+    uses = [n for n in gast.walk(state.fn) if isinstance(n, gast.Name) and n.id == t.id]
+    if any(id(n) not in mine or id(n) not in targets and not isinstance(n.ctx, gast.Load) for n in uses):
+        return None
+    held = {id(n.value) for n in inside if isinstance(n, (gast.Subscript, gast.Attribute))
+            and (not isinstance(n.ctx, gast.Load) or isinstance(n, gast.Attribute))}
+    if any(id(n) in held for n in uses):
+        return None  # (`row[0] = v`, `row.sort()`: left to the alias check)
+    if any(isinstance(n, gast.Name) and n.id == m.id and not isinstance(n.ctx, gast.Load) for n in inside) or any(
+            isinstance(n, (gast.Subscript, gast.Attribute)) and not isinstance(n.ctx, gast.Load)
+            and m.id in _names(n) for n in inside):
+        return None
+    i = state.fresh("row_index")
+
+    class _Rows(gast.NodeTransformer):
+        def visit_Name(self, n):
+            if n.id == t.id and isinstance(n.ctx, gast.Load):
+                return _located(gast.Subscript(value=build.name(m.id), slice=build.name(i), ctx=gast.Load()), n)
+            return n
+
+        def visit_AugAssign(self, a):
+            self.generic_visit(a)
+            if not any(a is b for b in aug_copies):
+                return a
+            a.target = _located(gast.Subscript(value=build.name(m.id), slice=build.name(i), ctx=gast.Store()), a)
+            return a
+
+    viewed = copy.deepcopy(s)
+    aug_copies = [n for n in gast.walk(viewed) if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)
+                  and n.target.id == t.id]
+    viewed.body = [_Rows().visit(b) for b in viewed.body]
+    viewed.target = build.name(i, store=True)
+    viewed.iter = build.call("range", [build.call("len", [build.name(m.id)])])
+    for a in augs:  # (the loop as written, for a 1-d `M`: its items are numbers)
+        rebound = gast.Assign(targets=[build.name(t.id, store=True)],
+                              value=gast.BinOp(left=build.name(t.id), op=a.op, right=a.value), type_comment=None)
+        a.__class__, a.__dict__ = gast.Assign, rebound.__dict__
+    nd = build.call(build.attr(build.name(np_name), "ndim"), [build.name(m.id)])
+    test = gast.Compare(left=nd, ops=[gast.Gt()], comparators=[build.const(1)])
+    out = build.if_(test, [viewed], [s])
+    for n in gast.walk(out):
+        if isinstance(n, (gast.expr, gast.stmt)) and not hasattr(n, "lineno"):
+            gast.copy_location(n, s)
+        elif isinstance(n, (gast.expr, gast.stmt)) and getattr(n, "lineno", None) is None:
+            gast.copy_location(n, s)
+    return [out]
 
 
 def _literal_keys(state, src):
@@ -300,6 +378,24 @@ def _keyed(st, node):
     return _located(gast.Call(func=node.func, args=[items], keywords=[gast.keyword(arg="s2s_keys", value=keys)]), node)
 
 
+def _defaulted(calls, node):
+    """`max(items, default=d)` (and `min`, with `key=` too): `d` where `items` is empty, else the
+    call without `default` (rewritten again: `key=`). An empty display is `d` itself; a local name
+    is tested by `len`, which s2s knows when transforming."""
+    items = node.args[0]
+    default = next(k.value for k in node.keywords if k.arg == "default")
+    rest = [k for k in node.keywords if k.arg != "default"]
+    if isinstance(items, (gast.List, gast.Tuple)) and not items.elts:
+        return default
+    call = _located(gast.Call(func=node.func, args=[items], keywords=rest), node)
+    kind = _call_kind(calls.state, call)
+    call = _keyed(calls.state, call) if kind == "keyed" else call
+    if isinstance(items, (gast.List, gast.Tuple)) and not any(isinstance(e, gast.Starred) for e in items.elts):
+        return call
+    empty = gast.Compare(left=build.call("len", [copy.deepcopy(items)]), ops=[gast.Eq()], comparators=[build.const(0)])
+    return _located(gast.IfExp(test=_located(empty, node), body=default, orelse=call), node)
+
+
 class _Calls(gast.NodeTransformer):
     """reversed(s) -> s[::-1]; filter(f, xs) -> [v for v in xs if f(v)]; math.pow(a, b) ->
     float(a ** b); pow(a, b) -> a ** b; math.fsum(xs) -> float(sum(xs)); sum(xs, s) -> sum([s, *xs]);
@@ -332,6 +428,8 @@ class _Calls(gast.NodeTransformer):
         if kind == "keyed_args":  # max(a, b, key=f): the largest of the arguments
             items = _located(gast.List(elts=node.args, ctx=gast.Load()), node)
             return _keyed(st, _located(gast.Call(func=node.func, args=[items], keywords=node.keywords), node))
+        if kind == "default":
+            return _defaulted(self, node)
         if kind == "filter":
             return _filtered(st, node)
         if kind == "fsum":
@@ -350,6 +448,12 @@ def _call_kind(st, node) -> str | None:
         return "keyed_args"
     if any(isinstance(a, gast.Starred) for a in node.args):
         return None
+    kws = [k.arg for k in node.keywords]
+    if len(node.args) == 1 and "default" in kws and set(kws) <= {"default", "key"} \
+            and (isinstance(node.args[0], (gast.List, gast.Tuple)) or isinstance(node.args[0], gast.Name)
+                 and node.args[0].id in st.locals) \
+            and (st.resolves_to(f, builtins.max) or st.resolves_to(f, builtins.min)):
+        return "default"
     if (len(node.args) == 2 and not node.keywords or len(node.args) == 1 and [k.arg for k in node.keywords] == ["start"]) \
             and st.resolves_to(f, builtins.sum):
         return "sum_start"

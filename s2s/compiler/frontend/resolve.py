@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import runtime
 from ...base import record
-from ...library import numpy_inside
+from ...library import numpy_inside, python_inside
 from ..primitives import registry, rules  # noqa: F401  (registers the rules)
 
 
@@ -132,8 +132,9 @@ def counterpart(obj):
     """The s2s.scipy function (or distribution module) that stands for SciPy's `obj`, else `obj`.
     A method of a SciPy distribution (`scipy.stats.norm.logpdf`) is that module's function. NumPy's
     functions that take a function (np.apply_along_axis, np.piecewise) are their plain-Python
-    stand-ins of s2s/library/numpy_inside.py."""
-    stand_in = numpy_inside.STAND_INS.get(id(obj))
+    stand-ins of s2s/library/numpy_inside.py; math.hypot, itertools.accumulate, np.unwrap, ...
+    those of s2s/library/python_inside.py."""
+    stand_in = numpy_inside.STAND_INS.get(id(obj)) or python_inside.STAND_INS.get(id(obj))
     if stand_in is not None:
         return stand_in
     for library in _COUNTERPARTS:

@@ -33,8 +33,9 @@ def rt_form(e):
     helper call `e` with a backward loop kernel's form (`Prim.backward_loop`), or None."""
     if isinstance(e, gast.Call) and not e.keywords and not any(isinstance(a, gast.Starred) for a in e.args):
         p = registry.lookup(analysis.dotted(e.func) or "")
-        if p is not None and p.backward_loop and len(e.args) == len(p.backward_loop[0]):
-            return ("_rt_" + p.name[3:],) + p.backward_loop
+        if p is not None and p.backward_loop and (len(e.args) == len(p.backward_loop[0]) or p.checks and len(
+                e.args) == len(p.backward_loop[0]) + 1 and isinstance(e.args[-1], gast.Constant)):
+            return ("_rt_" + p.name[3:],) + p.backward_loop  # (`rt.inplace`'s `array`: only vmap reads it)
     return None
 
 

@@ -29,6 +29,15 @@ from ..primitives import registry
 _ARITH = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 
 
+def may_be_narrow(known) -> bool:
+    """Whether a jit version may see floats narrower than float64 (float16, float32, complex64):
+    an array argument, or an array in a tuple or list argument, of such a dtype."""
+    items = known.get("items") or {}
+    dtypes = known.get("item_dtypes") or {}
+    return any(d in "efF" for d, _ in (known.get("arrays") or {}).values()) \
+        or any(p not in dtypes or any(c is not None and c in "efF" for c in dtypes[p]) for p in items)
+
+
 def is_float64(e, names, ints=frozenset()) -> bool:
     """Whether value `e` is float64, given the float64 `names` and names holding ints (`ints`: an
     int of any width meets a float64 as float64)."""
@@ -74,7 +83,7 @@ def is_float64(e, names, ints=frozenset()) -> bool:
     if name == "rt.max_vjp" and len(e.args) == 5:  # (a max's cotangent: in its operand's float dtype)
         return f(e.args[1])
     checks = registry.lookup(name) if name.startswith("rt.") else None  # (`a op= v`: rt.inplace, rt.inplace_checked)
-    if checks is not None and checks.checks and len(e.args) == 4:  # (a float64 result kept in a float64 `a`)
+    if checks is not None and checks.checks and len(e.args) in (4, 5):  # (a float64 result kept in a float64 `a`)
         return f(e.args[0]) and f(e.args[1])
     if name == "xp.zeros" and len(e.args) == 1:  # (no dtype: float64)
         return True

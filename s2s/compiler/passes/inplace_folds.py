@@ -28,7 +28,7 @@ _FULL_METHODS = frozenset({m for p in registry.PRIMS.values() if p.reduction and
 def folded(f, args, shapes, of):
     """The value `rt.inplace(...)` or `rt.inplace_ct(...)` (`f`) is for these shapes, or None."""
     f64 = lambda e: is_float64(e, shapes.f64, shapes.ints)  # noqa: E731
-    if _check(f) and len(args) == 4:
+    if _check(f) and len(args) in (4, 5):  # (a fifth: `a` is an ndarray, never a number)
         if isinstance(args[1], gast.Name) and args[1].id in getattr(shapes, "scalars", ()):
             return args[0]  # (a number: `op=` rebinds it)
         s = of(args[0])

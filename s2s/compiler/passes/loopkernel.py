@@ -83,8 +83,8 @@ def _expr_ok(e, arrays: dict) -> bool:
                 arrays.setdefault(e.args[0].id, set())
             return ok
         known = (p := registry.lookup(f)) is not None and p.loop_kernel  # (not int(): of NaN, an error)
-        return known and all(_expr_ok(a, arrays) or isinstance(a, gast.Constant) and type(a.value) is str
-                             for a in e.args)  # (rt.inplace's operator and line)
+        return known and all(_expr_ok(a, arrays) or isinstance(a, gast.Constant) and type(a.value) in (str, bool)
+                             for a in e.args)  # (rt.inplace's operator, line and `array`)
     return False
 
 

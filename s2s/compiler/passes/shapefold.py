@@ -46,7 +46,7 @@ from ..primitives import registry
 from . import container_shapes, inplace_folds
 from . import shape_facts as sfacts
 from .base import Pass, bottom_up
-from .float64 import float64_names, is_float64, witnessed
+from .float64 import float64_names, is_float64, may_be_narrow, witnessed
 from .stack import lists_made, local_lists, pop_of, push_of
 
 _SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
@@ -184,11 +184,12 @@ class Shapes(dict):
     everywhere in r's shape); `reduced`: name -> the array a differentiable reduction bound to it
     once reduces; `numbers`: name -> the number bound to it once (`fold_shapes` fills these three,
     `_filled_cotangent` reads them); `roots`: `analysis.shape_roots`; `f64`: the names holding
-    float64 values (`float64.py`)."""
+    float64 values (`float64.py`); `narrow`: a float32 may arise (helpers cast to it: kept)."""
 
     stop: frozenset = frozenset()
     ints: frozenset = frozenset()
     f64: frozenset | set = frozenset()
+    narrow = False
     seqs: dict
     tuples: dict
     counts: dict
@@ -527,10 +528,11 @@ def _folded(v, shapes):
     if (p is not None and p.fill) and (filled := _filled_cotangent(f, args, shapes)) is not None:
         return filled
     if f == "rt.unbroadcast" and len(args) == 2 and shape is not None and isinstance(args[1], gast.Name) \
-            and args[1].id in shapes:
+            and args[1].id in shapes and (not shapes.narrow or args[1].id in shapes.f64):  # (float32: a cast)
         return sfacts.unbroadcast(args[0], shape, args[1], shapes[args[1].id])
     if p is not None and p.cotangent_of is not None and len(args) == 3 and all(
-            len(shape_of(a, shapes) or ()) == 2 for a in args[1:]):  # a product's cotangent, of matrices: a matmul
+            len(shape_of(a, shapes) or ()) == 2 for a in args[1:]) and (not shapes.narrow or isinstance(
+            args[p.cotangent_of], gast.Name) and args[p.cotangent_of].id in shapes.f64):  # a matmul (float32: a cast)
         g, a, b = args
         return build.binop(g, gast.MatMult(), build.attr(b, "T")) if p.cotangent_of == 1 else \
             build.binop(build.attr(a, "T"), gast.MatMult(), g)
@@ -548,7 +550,8 @@ def _folded(v, shapes):
         return inplace_folds.folded(f, args, shapes, lambda e: shape_of(e, shapes))
     if f == "rt.tree_add" and len(args) == 2 and all(shape_of(a, shapes) is not None for a in args):
         return build.binop(args[0], gast.Add(), args[1])  # two arrays (or numbers): no tree, no None
-    if f == "rt.operand_cotangent" and (kids := sfacts.plain_operands(v, shapes, shape_of)) is not None:
+    if f == "rt.operand_cotangent" and (kids := sfacts.plain_operands(v, shapes, shape_of)) is not None \
+            and (not shapes.narrow or isinstance(args[1], gast.Name) and args[1].id in shapes.f64):  # (float32: a cast)
         (gs, os_, xs), (g, operand, other, op) = kids, args[:4]
         if op.value != "add":  # ("mul": `unbroadcast(ct * other, operand)`, the helper's own expression)
             g = build.binop(g, gast.Mult(), other)
@@ -631,7 +634,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     with sfacts.remembered(body):  # (until the sweep below rewrites it)
         shapes = uniform_shapes(body, params, known, flow, notes)[1]
         shapes.f64 = _float64(body, params, counts, flow, known, notes, shapes.ints)
-    shapes.roots = facts["shape_roots"]
+    shapes.roots, shapes.narrow = facts["shape_roots"], may_be_narrow(known)
     shapes.scalars = inplace_folds.scalar_names(body, params, lambda e: shape_of(e, shapes))
     known["name_shapes"] = shapes  # (the last run's: array_methods reads them)
     shapes.update({n: s for n, s in flow.items() if s is not None})

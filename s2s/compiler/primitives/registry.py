@@ -359,6 +359,11 @@ VIEW_CALLS = frozenset("xp." + n for n in (
     "broadcast_to", "broadcast_arrays", "real", "imag", "flip", "fliplr", "flipud", "rot90", "split",
     "array_split", "hsplit", "vsplit", "dsplit", "matrix_transpose", "permute_dims", "unstack", "view",
     "lib.stride_tricks.sliding_window_view", "lib.stride_tricks.as_strided"))
+# Functions whose result is an ndarray even at rank 0 (never a NumPy scalar, which `op=` rebinds):
+# `a op= v` updates it in place, as NumPy does, under vmap too (frontend/dtypes.py, issue 44)
+NDARRAY_RESULTS = frozenset("xp." + n for n in (
+    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "array", "asarray",
+    "copy", "eye", "identity", "arange", "linspace"))
 # ... of each of their array arguments, not only the first
 VIEW_EACH_CALLS = frozenset({"xp.broadcast_arrays"})
 

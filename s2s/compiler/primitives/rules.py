@@ -294,11 +294,11 @@ for _k, _name in enumerate(_PROD_OTHERS):
         defvjp(_name, **{_d: _prod_call(_name, [o for o in _ds if o != _d] + ["g"])})
         defjvp(_name, **{_d: _prod_call(_name, [("d" + o if o == _d else o) for o in _ds])})
 prim("xp.var", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
-     methods=("var",), batch=REDUCE)
+     methods=("var",), batch=REDUCE, rewrites="ddof_alias")
 defvjp("xp.var", a="rt.var_vjp(g, a, axis, ddof, keepdims)")
 defjvp("xp.var", a="rt.var_jvp(da, a, axis, ddof, keepdims)")
 prim("xp.std", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST, full_reduction=True,
-     methods=("std",), batch=REDUCE)
+     methods=("std",), batch=REDUCE, rewrites="ddof_alias")
 # at zero variance std's derivative is taken as 0 (not NaN), and so where the entries are equal up
 # to roundoff (std within a few ulps of the largest entry: NumPy's std of three equal numbers is
 # 1e-17 where their mean rounds, and (a - mean) / std would be roundoff's O(1))

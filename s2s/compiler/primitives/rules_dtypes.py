@@ -23,16 +23,17 @@ linear("rt.dtype_ct", "g_, like, at", "g_", "rt.dtype_ct(g, like, at)", same_sha
 # between floating dtypes passes it, and an integer `a` takes no floating `r`)
 # (no `same_shape`: a pass reading `a`'s shape from `r` would let `a`'s check go as dead code; reverse
 # mode keeps the check where nothing reads `a`, `checks`; in a loop kernel, of numbers, it is `r`)
-prim("rt.inplace", "r, a, ufunc, at", zero_args=("a", "ufunc", "at"), aliasing=True, batch=by("rt.batched_inplace"),
+_CHECK_ARGS = ("a", "ufunc", "at", "array")  # (`array`: `a` is an ndarray even at rank 0, frontend/dtypes.py)
+prim("rt.inplace", "r, a, ufunc, at, array=False", zero_args=_CHECK_ARGS, aliasing=True, batch=by("rt.batched_inplace"),
      loop_kernel=True, checks=True, result_like=0,  # (`r`: of `a`'s shape where `a` is an array, or NumPy raises)
      backward_loop=("vvss", 0))
 defvjp("rt.inplace", r="rt.inplace_ct(g, r, a)")
 defjvp("rt.inplace", r="dr")
-prim("rt.inplace_checked", "r, a, ufunc, at", zero_args=("a", "ufunc", "at"), aliasing=True, effect=True,
+prim("rt.inplace_checked", "r, a, ufunc, at, array=False", zero_args=_CHECK_ARGS, aliasing=True, effect=True,
      batch=by("rt.batched_inplace"), loop_kernel=True, checks=True, result_like=0, backward_loop=("vvss", 0))
 defvjp("rt.inplace_checked", r="rt.inplace_ct(g, r, a)")
 defjvp("rt.inplace_checked", r="dr")
-prim("rt.batched_inplace", "flags, r, a, ufunc, at", zero_args=("flags", "a", "ufunc", "at"), aliasing=True,
+prim("rt.batched_inplace", "flags, r, a, ufunc, at, array=False", zero_args=("flags", *_CHECK_ARGS), aliasing=True,
      batch=LOOP, checks=True)
 defvjp("rt.batched_inplace", r="rt.inplace_ct(g, r, a)")
 defjvp("rt.batched_inplace", r="dr")

@@ -47,11 +47,11 @@ prim("xp.nanprod", _RED, zero_args=REST, batch=along("axis", none="all", number=
 defvjp("xp.nanprod", a=f"xp.where({_NAN}, 0.0, rt.sum_vjp(g * ans, a, axis, keepdims) / xp.where({_NAN}, 1.0, a))")
 defjvp("xp.nanprod", a="xp.nansum(da / a, axis=axis, keepdims=keepdims) * ans")
 prim("xp.nanvar", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST,
-     batch=along("axis", none="all", number=True))
+     batch=along("axis", none="all", number=True), rewrites="ddof_alias")
 defvjp("xp.nanvar", a="rt.nanvar_vjp(g, a, axis, ddof, keepdims)")
 defjvp("xp.nanvar", a="rt.nanvar_jvp(da, a, axis, ddof, keepdims)")
 prim("xp.nanstd", "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", zero_args=REST,
-     batch=along("axis", none="all", number=True))
+     batch=along("axis", none="all", number=True), rewrites="ddof_alias")
 defvjp("xp.nanstd", a="rt.nanvar_vjp(g * 0.5 / ans, a, axis, ddof, keepdims)")
 defjvp("xp.nanstd", a="rt.nanvar_jvp(da, a, axis, ddof, keepdims) * 0.5 / ans")
 prim("xp.nancumsum", "a, axis=None, dtype=None, out=None", zero_args=REST, batch=along("axis", none="flat", number=True))

@@ -42,6 +42,7 @@ elementwise("rt.rgamma", "-ans * rt.digamma(x)", **_FACTS)
 nondiff("rt.gammasgn", float_result="always", same_shape=True, batch=SAME)  # piecewise constant
 elementwise("rt.erfcinv", "-0.886226925452758 * xp.exp(ans * ans)", **_FACTS)  # -sqrt(pi) / 2 exp(erfcinv(x)^2)
 elementwise("rt.i0", "rt.i1(x)", **_FACTS)
+elementwise("xp.i0", "rt.i1(x)", **_FACTS)  # np.i0: NumPy computes the value, its derivative is I1
 elementwise("rt.i1", "xp.where(x == 0, 0.5, rt.i0(x) - ans / xp.where(x == 0, 1.0, x))", **_FACTS)
 elementwise("rt.j0", "-rt.j1(x)", **_FACTS)
 elementwise("rt.j1", "xp.where(x == 0, 0.5, rt.j0(x) - ans / xp.where(x == 0, 1.0, x))", **_FACTS)
