@@ -6,6 +6,7 @@ which changes nothing for ndarrays). Each is now the tuple of one-array calls / 
 `subok`; values against NumPy and a loop over examples, derivatives against central differences."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
 
@@ -33,20 +34,11 @@ def broadcast_subok(x):
     return np.sum(a * np.sin(b))
 
 
-def _fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
-
-
 @pytest.mark.parametrize("f", [first_and_whole, row_and_number, three_ranks, broadcast_subok],
                          ids=lambda f: f.__name__)
 def test_several_arrays(f):
     np.testing.assert_allclose(s2s.jit(f)(X), f(X), rtol=1e-12)
-    want = _fd(f, X)
+    want = fd_grad(f, X)
     np.testing.assert_allclose(s2s.grad(f)(X), want, rtol=1e-6, atol=1e-8)
     d = RNG.standard_normal(X.shape)
     np.testing.assert_allclose(s2s.jvp(f, (X,), (d,))[1], np.sum(want * d), rtol=1e-6, atol=1e-8)

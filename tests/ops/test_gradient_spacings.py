@@ -6,6 +6,7 @@ as NumPy requires. Values against NumPy, derivatives against central differences
 loop; and vmap of a 1-D `f` with sample points that differ per example (which crashed)."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
 
@@ -43,25 +44,16 @@ def coordinates_per_axis(f):
 FNS = [two_scalars, two_scalars_second_order, axes_reversed, coordinates_and_scalar, coordinates_per_axis]
 
 
-def _fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
-
-
 @pytest.mark.parametrize("f", FNS, ids=lambda f: f.__name__)
 def test_value_grad_jvp_vmap(f):
     np.testing.assert_allclose(s2s.jit(f)(X0), f(X0), rtol=1e-12)
-    want = _fd(f, X0)
+    want = fd_grad(f, X0)
     np.testing.assert_allclose(s2s.grad(f)(X0), want, rtol=1e-6, atol=1e-8)
     d = RNG.standard_normal(X0.shape)
     np.testing.assert_allclose(s2s.jvp(f, (X0,), (d,))[1], np.sum(want * d), rtol=1e-6, atol=1e-8)
     xs = np.stack([X0, 2.0 * X0 - 1.0])
     np.testing.assert_allclose(s2s.vmap(f)(xs), [f(x) for x in xs], rtol=1e-12)
-    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), [_fd(f, x) for x in xs], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(xs), [fd_grad(f, x) for x in xs], rtol=1e-6, atol=1e-8)
 
 
 def spacings_for_another_rank(f):

@@ -5,6 +5,7 @@ into the vector's. Values against NumPy and a loop over examples, derivatives ag
 differences, at several diagonals `k`."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
 
@@ -32,25 +33,16 @@ def upper_far(v):
 FNS = [lower, upper_above, lower_below, upper_far]
 
 
-def _fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in range(x.size):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
-
-
 @pytest.mark.parametrize("f", FNS, ids=lambda f: f.__name__)
 def test_tri_of_a_vector(f):
     np.testing.assert_allclose(s2s.jit(f)(V), f(V), rtol=1e-12)
-    want = _fd(f, V)
+    want = fd_grad(f, V)
     np.testing.assert_allclose(s2s.grad(f)(V), want, rtol=1e-6, atol=1e-8)
     d = RNG.standard_normal(4)
     np.testing.assert_allclose(s2s.jvp(f, (V,), (d,))[1], want @ d, rtol=1e-6, atol=1e-8)
     vs = np.stack([V, V[::-1] - 0.5, 2.0 * V])
     np.testing.assert_allclose(s2s.vmap(f)(vs), [f(v) for v in vs], rtol=1e-12)
-    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(vs), [_fd(f, v) for v in vs], rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.vmap(s2s.grad(f))(vs), [fd_grad(f, v) for v in vs], rtol=1e-6, atol=1e-8)
 
 
 @pytest.mark.parametrize("fn", [np.tril, np.triu])

@@ -9,6 +9,7 @@ import inspect
 
 import numpy as np
 import pytest
+from helpers_compare import fd_grad
 
 import s2s
 from s2s.compiler.primitives import keywords, registry
@@ -62,18 +63,9 @@ def six_broadcasts(x):
     return sum(np.sum(np.cos(a) * k) for k, a in enumerate(parts, 1))
 
 
-def _fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        e = np.zeros_like(x)
-        e[i] = eps
-        g[i] = (f(x + e) - f(x - e)) / (2 * eps)
-    return g
-
-
 @pytest.mark.parametrize("f", [five_broadcasts, six_broadcasts], ids=lambda f: f.__name__)
 def test_broadcast_arrays_of_five_and_six(f):
     np.testing.assert_allclose(s2s.jit(f)(X), f(X), rtol=1e-12)
-    np.testing.assert_allclose(s2s.grad(f)(X), _fd(f, X), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.grad(f)(X), fd_grad(f, X), rtol=1e-6, atol=1e-8)
     xs = np.stack([X, X - 0.5])
     np.testing.assert_allclose(s2s.vmap(f)(xs), [f(x) for x in xs], rtol=1e-12)
