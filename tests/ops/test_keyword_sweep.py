@@ -25,6 +25,7 @@ import zlib
 
 import numpy as np
 import pytest
+from helpers_compare import leaves
 from helpers_modules import module_of
 from keyword_cases import cases
 
@@ -56,14 +57,8 @@ def test_the_sweep_reaches_every_operation_with_a_signature():
                                    "xp.concatenate", "xp.linalg.qr", "xp.linspace", "xp.max"} <= swept, sorted(swept)
 
 
-def _leaves(x):
-    if isinstance(x, (tuple, list)):
-        return [leaf for e in x for leaf in _leaves(e)]
-    return [np.asarray(x)]
-
-
 def _same(got, want, rtol=1e-10):
-    gl, wl = _leaves(got), _leaves(want)
+    gl, wl = leaves(got), leaves(want)
     assert len(gl) == len(wl)
     for g, w in zip(gl, wl):
         assert np.shape(g) == np.shape(w), (np.shape(g), np.shape(w))
@@ -141,8 +136,8 @@ def test_keyword_at_a_non_default_value(module, i):
             assert key in VMAP_REFUSED, f"vmap refused {src}"
         else:
             for k, row in enumerate(rows):
-                _same([_leaves(batched)[j][k] for j in range(len(_leaves(batched)))], _leaves(row))
-    if not all(np.issubdtype(w.dtype, np.floating) for w in _leaves(want)):
+                _same([leaves(batched)[j][k] for j in range(len(leaves(batched)))], leaves(row))
+    if not all(np.issubdtype(w.dtype, np.floating) for w in leaves(want)):
         return
     if isinstance(want, tuple):
         loss = getattr(module, f"parts_loss_{i}")

@@ -11,6 +11,7 @@ import zlib
 
 import numpy as np
 import pytest
+from helpers_compare import leaves
 from helpers_modules import module_of
 from keyword_cases import default_cases
 
@@ -39,14 +40,8 @@ def test_the_defaults_are_swept():
                                   ("xp.vstack", "casting"), ("xp.add", "where")} <= swept
 
 
-def _leaves(x):
-    if isinstance(x, (tuple, list)):
-        return [leaf for e in x for leaf in _leaves(e)]
-    return [np.asarray(x)]
-
-
 def _same(got, want):
-    gl, wl = _leaves(got), _leaves(want)
+    gl, wl = leaves(got), leaves(want)
     assert len(gl) == len(wl)
     for g, w in zip(gl, wl):
         assert g.shape == w.shape, (g.shape, w.shape)
@@ -84,13 +79,13 @@ def test_a_keyword_at_numpy_s_default(module, i):
         rows = None
     if rows is not None:
         try:
-            batched = _leaves(s2s.vmap(call)(*(np.stack([p, q]) for p, q in zip(args, more))))
+            batched = leaves(s2s.vmap(call)(*(np.stack([p, q]) for p, q in zip(args, more))))
         except S2SError:
             pass  # (vmap refuses what it cannot batch, by its own rules, as without the keyword)
         else:
             for k, row in enumerate(rows):
                 _same([b[k] for b in batched], row)
-    if not all(w.dtype.kind == "f" and np.all(np.isfinite(w)) for w in _leaves(want)):
+    if not all(w.dtype.kind == "f" and np.all(np.isfinite(w)) for w in leaves(want)):
         return
     d = tuple(np.random.default_rng(7).standard_normal(np.shape(a)) for a in args)
     eps = 1e-6

@@ -15,13 +15,13 @@ it (float64 where NumPy gives float32, a number where NumPy raises for an intege
 from __future__ import annotations
 
 import ast
-import inspect
 import zlib
 
 import numpy as np
 import pytest
+from helpers_compare import leaves
 from helpers_modules import module_of
-from keyword_cases import base_calls
+from keyword_cases import base_call, base_calls, reads_helpers
 
 import s2s
 from s2s.compiler.primitives import keywords, registry
@@ -39,18 +39,10 @@ def _cases() -> list[tuple]:
         params = keywords.numpy_parameters(key)
         if not params or "dtype" not in [n for n, _, _ in params] or key in UNINITIALIZED:
             continue
-        op = key[3:]
-        if op in bases:
-            call, names, draws = bases[op]
-        else:
-            required = [n for n, d, _ in params if d is inspect.Parameter.empty]
-            if not 1 <= len(required) <= 2:
-                continue
-            names = [f"x{k}" for k in range(len(required))]
-            draws = [lambda rng: rng.standard_normal((3, 4))] * len(required)
-            call = ast.parse(f"np.{op}({', '.join(names)})", mode="eval").body
-        if {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} - {"np", *names}:
-            continue  # (a helper of op_specs, such as _with_nan)
+        base = base_call(key[3:], params, bases)
+        if base is None or reads_helpers(*base[:2]):
+            continue
+        call, names, draws = base
         for dt in DTYPES:
             given = ast.parse(ast.unparse(call), mode="eval").body
             given.keywords = [k for k in given.keywords if k.arg != "dtype"] + \
@@ -81,14 +73,8 @@ def test_the_sweep_reaches_the_dtype_keywords():
                                   "xp.trace", "xp.linspace"} <= swept, sorted(swept)
 
 
-def _leaves(x):
-    if isinstance(x, (tuple, list)):
-        return [leaf for e in x for leaf in _leaves(e)]
-    return [np.asarray(x)]
-
-
 def _same(got, want, rtol):
-    gl, wl = _leaves(got), _leaves(want)
+    gl, wl = leaves(got), leaves(want)
     assert len(gl) == len(wl)
     for g, w in zip(gl, wl):
         assert g.shape == w.shape and g.dtype == w.dtype, (g.shape, g.dtype, w.shape, w.dtype)
@@ -124,10 +110,10 @@ def test_dtype_keyword(module, i):
     except Exception:  # noqa: BLE001  (the second draw is outside the call's domain)
         rows = None
     if rows is not None:
-        batched = _leaves(s2s.vmap(call)(*(np.stack([p, q]) for p, q in zip(args, more))))
+        batched = leaves(s2s.vmap(call)(*(np.stack([p, q]) for p, q in zip(args, more))))
         for k, row in enumerate(rows):
             _same([b[k] for b in batched], row, rtol)
-    if not all(np.all(np.isfinite(w)) for w in _leaves(want)) or dt == "complex":
+    if not all(np.all(np.isfinite(w)) for w in leaves(want)) or dt == "complex":
         return
     argnums = tuple(range(len(args)))
     grads = s2s.grad(loss, argnums=argnums)(*args)

@@ -7,12 +7,11 @@ form and, for an array method, the method form (the array first, so one position
 from __future__ import annotations
 
 import ast
-import inspect
 
 import numpy as np
 import pytest
 from helpers_modules import module_of
-from keyword_cases import base_calls
+from keyword_cases import base_call, base_calls, reads_helpers
 
 import s2s
 from s2s.compiler.primitives import keywords, registry
@@ -49,15 +48,9 @@ def _cases() -> list[tuple[str, str, str, list, list]]:
         if not positions or params is None:
             continue
         op = key[3:]
-        if op in bases:
-            call, names, draws = bases[op]
-        else:
-            required = [n for n, d, _ in params if d is inspect.Parameter.empty]
-            names = [f"x{k}" for k in range(len(required))]
-            draws = [lambda rng: rng.standard_normal((3, 3))] * len(names)
-            call = ast.parse(f"np.{op}({', '.join(names)})", mode="eval").body
-        if {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} - {"np", *names}:
-            continue  # (a helper of op_specs, such as _with_nan)
+        call, names, draws = base_call(op, params, bases, shape=(3, 3), most=None)
+        if reads_helpers(call, names):
+            continue
         positional = [n for n, _, kw_only in params if not kw_only]
         given = {k.arg: ast.unparse(k.value) for k in call.keywords}
         defaults = {n: d for n, d, _ in params}

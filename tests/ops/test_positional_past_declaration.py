@@ -11,6 +11,7 @@ import zlib
 
 import numpy as np
 import pytest
+from helpers_compare import leaves
 from helpers_modules import module_of
 from keyword_cases import base_calls, values
 
@@ -60,10 +61,6 @@ def test_the_cases_reach_trace():
     assert any(c[1].startswith("np.trace(") and c[1].endswith("np.float32)") for c in CASES), [c[1] for c in CASES]
 
 
-def _leaves(x):
-    return [leaf for e in x for leaf in _leaves(e)] if isinstance(x, (tuple, list)) else [np.asarray(x)]
-
-
 @pytest.mark.parametrize("i", range(len(CASES)), ids=[c[1] for c in CASES])
 def test_by_position_is_by_keyword(module, i):
     key, _, _, _, draws = CASES[i]
@@ -82,8 +79,8 @@ def test_by_position_is_by_keyword(module, i):
             with pytest.raises(S2SError):
                 transform(kw)(*a)
             continue
-        for g, r in zip(_leaves(got), _leaves(ref)):
+        for g, r in zip(leaves(got), leaves(ref)):
             assert g.shape == r.shape and g.dtype == r.dtype, (g.shape, g.dtype, r.shape, r.dtype)
             np.testing.assert_allclose(g, r, rtol=1e-12, equal_nan=True)
         if transform is s2s.jit:
-            assert [g.dtype for g in _leaves(got)] == [w.dtype for w in _leaves(want)]
+            assert [g.dtype for g in leaves(got)] == [w.dtype for w in leaves(want)]

@@ -59,3 +59,10 @@ def fd_grad(f, x, eps=1e-6):
         e[i] = eps
         g[i] = (f(x + e) - f(x - e)) / (2 * eps)
     return g
+
+
+def leaves(x) -> list:
+    """The arrays of a result that may be a tuple or list of them, nested, in order."""
+    if isinstance(x, (tuple, list)):
+        return [leaf for e in x for leaf in leaves(e)]
+    return [np.asarray(x)]

@@ -93,6 +93,26 @@ def base_calls():
     return out
 
 
+def base_call(op: str, params, bases, shape=(3, 4), most: int | None = 2):
+    """(call, argument names, draws) of `np.<op>` as the sweeps call it: its spec's base call, or
+    else a call of its required parameters on standard normal draws of `shape` (None where there
+    are none or more than `most` of them)."""
+    if op in bases:
+        return bases[op]
+    required = [n for n, d, _ in params if d is inspect.Parameter.empty]
+    if most is not None and not 1 <= len(required) <= most:
+        return None
+    names = [f"x{k}" for k in range(len(required))]
+    draws = [lambda rng: rng.standard_normal(shape)] * len(required)
+    return ast.parse(f"np.{op}({', '.join(names)})", mode="eval").body, names, draws
+
+
+def reads_helpers(call, names) -> bool:
+    """Whether the base call reads a name other than `np` and its arguments (a helper of op_specs,
+    such as _with_nan, which a generated module of calls does not have)."""
+    return bool({n.id for n in ast.walk(call) if isinstance(n, ast.Name)} - {"np", *names})
+
+
 def cases(sample: int = SAMPLE) -> list[tuple]:
     """(primitive key, parameter, value source, call source, argument names, their draws) for each
     parameter of each operation at each of its first `sample` values."""
@@ -103,15 +123,9 @@ def cases(sample: int = SAMPLE) -> list[tuple]:
         if params is None:
             continue
         op = key[3:]
-        if op in bases:
-            call, names, draws = bases[op]
-        else:
-            required = [n for n, d, _ in params if d is inspect.Parameter.empty]
-            if not 1 <= len(required) <= 2:
-                continue
-            names = [f"x{k}" for k in range(len(required))]
-            draws = [lambda rng: rng.standard_normal((3, 4))] * len(required)
-            call = ast.parse(f"np.{op}({', '.join(names)})", mode="eval").body
+        if (base := base_call(op, params, bases)) is None:
+            continue
+        call, names, draws = base
         positional = [n for n, _, kw_only in params if not kw_only]
         given = {k.arg: ast.unparse(k.value) for k in call.keywords}
         given |= {n: ast.unparse(a) for n, a in zip(positional, call.args)}
@@ -142,17 +156,11 @@ def default_cases() -> list[tuple]:
         if params is None:
             continue
         op = key[3:]
-        if op in bases:
-            call, names, draws = bases[op]
-        else:
-            required = [n for n, d, _ in params if d is inspect.Parameter.empty]
-            if not 1 <= len(required) <= 2:
-                continue
-            names = [f"x{k}" for k in range(len(required))]
-            draws = [lambda rng: rng.standard_normal((3, 4))] * len(required)
-            call = ast.parse(f"np.{op}({', '.join(names)})", mode="eval").body
-        if {n.id for n in ast.walk(call) if isinstance(n, ast.Name)} - {"np", *names}:
-            continue  # (a helper of op_specs, such as _with_nan: not in the generated module)
+        if (base := base_call(op, params, bases)) is None:
+            continue
+        call, names, draws = base
+        if reads_helpers(call, names):
+            continue
         positional = [n for n, _, kw_only in params if not kw_only]
         given = {k.arg for k in call.keywords} | set(positional[:len(call.args)])
         for name, default, _ in params:
