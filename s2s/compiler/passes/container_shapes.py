@@ -260,9 +260,6 @@ def of_body(body, params, counts, known) -> Containers:
     got.sequences = {s.targets[0].id: s.value for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
                      and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
                      and counts.get(s.targets[0].id) == 1 and _sequence(s.value) is not None}
-    got.ints = {s.targets[0].id: s.value.value for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
-                and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1
-                and isinstance(s.value, gast.Constant) and type(s.value.value) is int}
     known["container_shapes"] = (body, dict(counts), got)
     return got
 
@@ -313,23 +310,4 @@ def _taken(self, t, v, shapes, counts):
 
 Containers.taken = _taken
 Containers.sequences = {}
-Containers.ints = {}
-
-
-def int_tuple(v, shapes):
-    """The ints of a name bound once to a tuple display of int literals and names bound once to
-    int literals (a shape), else None."""
-    boxes = getattr(shapes, "boxes", None)
-    elts = boxes.sequences.get(v.id) if boxes is not None and isinstance(v, gast.Name) else None
-    if not isinstance(elts, gast.Tuple):
-        return None
-    out = []
-    for e in elts.elts:
-        if isinstance(e, gast.Constant) and type(e.value) is int:
-            out.append(e.value)
-        elif isinstance(e, gast.Name) and e.id in boxes.ints:
-            out.append(boxes.ints[e.id])
-        else:
-            return None
-    return tuple(out) if all(d >= 0 for d in out) else None
 

@@ -164,8 +164,6 @@ def shape_of(v, shapes):
         return ()
     if f == "xp.zeros" and len(v.args) == 1 and (dims := sfacts.int_tuple(v.args[0], shapes, shape_of)) is not None:
         return dims  # (a folded zero, or `(n, 128)` with `n` a known shape's size)
-    if f == "xp.zeros" and len(v.args) == 1 and (got := container_shapes.int_tuple(v.args[0], shapes)) is not None:
-        return got  # (`xp.zeros(t2)`, `t2 = n, 1` with `n = 27` bound once)
     if f == "rt.tree_add" and len(v.args) == 2:  # (of two arrays or numbers: their sum)
         return sfacts.broadcast(*map(of, v.args))
     if p is not None and p.shape_query in ("size", "ndim"):
