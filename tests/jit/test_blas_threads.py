@@ -33,6 +33,7 @@ def split_log(monkeypatch):
     monkeypatch.setattr(scheduler, "_POOL", _Pool())
     monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
     monkeypatch.setattr(scheduler, "DECISIONS", {})
+    monkeypatch.setattr(products, "WORK_MIN", 1)  # (small stand-in products split as large ones do)
     return log
 
 
@@ -224,6 +225,7 @@ def test_a_product_on_13_cores_is_shared_by_all_of_them(monkeypatch, env, parts)
     monkeypatch.setattr(scheduler, "_POOL", _Pool())
     monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
     monkeypatch.setattr(scheduler, "DECISIONS", {})
+    monkeypatch.setattr(products, "WORK_MIN", 1)
     real = scheduler.run
 
     def run(block, n, size, out, flat, *rest, **kw):

@@ -41,6 +41,7 @@ def threads(request, monkeypatch):
     monkeypatch.setattr(scheduler, "threads", lambda: 1 if request.param == "one_thread" else 2)
     monkeypatch.setattr(scheduler, "DECISIONS", {})
     monkeypatch.setattr(cores, "blas_threads", lambda: 1)  # (a threaded BLAS's products are never split)
+    monkeypatch.setattr(products, "WORK_MIN", 1)  # (these small products split as the large ones do)
     return request.param
 
 
@@ -139,3 +140,39 @@ def test_dump_of_a_version_with_products_runs():
     exec(compile(text, "<dump>", "exec"), ns)
     for w, got in zip(want, ns[version.__name__](*args)):
         np.testing.assert_allclose(got, w, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("threaded", [False, None], ids=["decided_alone", "no_helpers"])
+def test_a_product_on_the_caller_alone_is_one_call(threaded, monkeypatch):
+    """On the caller alone (the decision says threads do not pay, or no core is idle) a product is
+    one BLAS call over all its rows, bitwise `a @ b`: a loop over blocks of rows cost 1.2x one call
+    on the 13-core machine (issue 46, W9)."""
+    monkeypatch.setattr(cores, "blas_threads", lambda: 1)
+    monkeypatch.setattr(scheduler, "DECISIONS", {})
+    if threaded is None:
+        monkeypatch.setattr(cores, "idle_cores", lambda: 1)
+    else:
+        monkeypatch.setattr(scheduler.Decision, "threaded", lambda self: threaded)
+    monkeypatch.setattr(scheduler, "threads", lambda: 4)
+    monkeypatch.setattr(products, "WORK_MIN", 1)
+    r = np.random.default_rng(3)
+    a, b = r.normal(size=(200, 64)), r.normal(size=(64, 30))
+    p = products.Product("matmul_0")
+    calls = []
+    rows = p.rows
+    p.rows = lambda lo, hi, out, *ab: (calls.append((lo, hi)), rows(lo, hi, out, *ab))[1]
+    np.testing.assert_array_equal(p(a, b), a @ b)
+    assert calls == [(0, 200)]
+
+
+@pytest.mark.parametrize("shape, parts", [((128, 784, 256), 4), ((1024, 512, 512), 13), ((256, 64, 128), 1)])
+def test_blocks_carry_enough_work(shape, parts, monkeypatch):
+    """A block has at least `WORK_MIN` multiply-adds (a helper's hand-off costs tens of µs), at
+    least `ROWS_MIN` rows, and there are at most as many blocks as threads."""
+    monkeypatch.setattr(cores, "blas_threads", lambda: 1)
+    monkeypatch.setattr(scheduler, "threads", lambda: 13)
+    seen = []
+    monkeypatch.setattr(scheduler, "run", lambda block, n, size, out, flat, **kw: seen.append(-(-n // size)))
+    m, k, n = shape
+    products.Product("matmul_0")(np.ones((m, k)), np.ones((k, n)))
+    assert seen == ([parts] if parts > 1 else [])
