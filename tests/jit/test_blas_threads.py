@@ -88,6 +88,34 @@ def test_kernel_helpers_get_the_cores_blas_leaves(split_log, monkeypatch, blas, 
     np.testing.assert_array_equal(out, 2.0 * x)
 
 
+@pytest.mark.parametrize("env, whole, helpers", [(None, False, 7), (None, True, 12), ("13", False, 12)])
+def test_a_kernel_takes_at_most_kernel_most_threads(monkeypatch, env, whole, helpers):
+    """A fused kernel's blocks are bound by the memory's bandwidth: at most `KERNEL_MOST` threads
+    (the caller and 7 helpers) unless S2S_THREADS says more; a product's blocks (`whole`) take
+    every thread."""
+    if env is None:
+        monkeypatch.delenv("S2S_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("S2S_THREADS", env)
+    monkeypatch.setattr(scheduler, "threads", lambda: 13)
+    monkeypatch.setattr(cores, "blas_threads", lambda: 1)
+    monkeypatch.setattr(cores, "usable_cores", lambda: 13)
+    monkeypatch.setattr(scheduler, "DECISIONS", {})
+    monkeypatch.setattr(scheduler, "_POOL", _Pool())
+    monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
+    submitted = []
+    monkeypatch.setattr(scheduler, "_share", lambda work, n, done, errors: (submitted.append(n), work()))
+    monkeypatch.setattr(scheduler.Decision, "threaded", lambda self: True)
+    x, out = np.arange(2000.0), np.empty(2000)
+
+    def block(lo, hi, out, x):
+        out[lo:hi] = x[lo:hi] + 1.0
+
+    scheduler.run(block, 2000, 100, out, (x,), whole=whole)
+    assert submitted == [helpers]
+    np.testing.assert_array_equal(out, x + 1.0)
+
+
 @pytest.fixture
 def fresh_query(monkeypatch):
     cores.forget()

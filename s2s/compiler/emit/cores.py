@@ -16,6 +16,10 @@ import os
 
 ENV_VARS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
 MOST = 32  # s2s's threads for one call at most, S2S_THREADS unset (a pool this large costs nothing idle)
+# a fused kernel's threads at most, S2S_THREADS unset: its blocks are bound by the memory's
+# bandwidth, which a few cores fill (13-core machine, W4 SELU on 10^6 elements: 0.09x hand on 6 or
+# 8 threads, 0.11x on 10, 0.12x on 13, where the products of W5 gain up to 13)
+KERNEL_MOST = 8
 _UNSET = object()
 _blas = _UNSET  # threadpoolctl's controllers of the loaded BLAS libraries (None: no threadpoolctl)
 _from_env = None  # the environment's answer, read once (BLAS reads it once, when it loads)
@@ -39,6 +43,13 @@ def most_threads() -> int:
     if value.isdigit() and int(value) > 0:
         return int(value)
     return min(usable_cores(), MOST)
+
+
+def kernel_threads(most: int) -> int:
+    """The threads one call of a fused (memory-bound) kernel may use out of `most`: at most
+    `KERNEL_MOST` unless S2S_THREADS says how many."""
+    value = os.environ.get("S2S_THREADS", "").strip()
+    return most if value.isdigit() and int(value) > 0 else min(most, KERNEL_MOST)
 
 
 def blas_threads() -> int:

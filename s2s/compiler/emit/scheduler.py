@@ -91,15 +91,16 @@ def run(block, n: int, size: int, out, flat, buffers=tuple, blocks=None, every_c
         whole: bool = False):
     """`block(lo, hi, out, *buffers(), *flat)` over [0, n) in `size`-element pieces; the per-block
     results in block order. `buffers()`: the calling thread's scratch buffers (a tuple to splice).
-    `whole`: on the caller alone, run one block over [0, n) (a product: BLAS's own blocking of the
-    whole matrix is faster than a loop over blocks of rows, 0.8x on the 13-core machine).
+    `whole`: a product's blocks: on the caller alone, one block over [0, n) (BLAS's own blocking of
+    the whole matrix beats a loop over blocks of rows, 1.2x on the 13-core machine), and threaded,
+    up to `threads()`; a kernel's (memory-bound) blocks have `cores.kernel_threads()` at most.
     `blocks`: a driver that runs the blocks itself, claiming them from a shared counter without
     the GIL (a numba kernel's, `numba_kernels.kernel_source`). `every_core`: the caller's version
     calls no BLAS, so no BLAS worker spins on a core (`threads()` helpers, not `cores.idle_cores`)."""
     global _POOL, _POOL_PID
     starts = range(0, n, size)
     total = len(starts)
-    helpers = min(threads(), total) - 1
+    helpers = min(threads() if whole else cores.kernel_threads(threads()), total) - 1
     if helpers > 0 and not every_core:  # only the cores BLAS's own threads leave idle (asked once per call)
         helpers = min(helpers, cores.idle_cores() - 1)
     if helpers <= 0:
