@@ -43,7 +43,7 @@ from ...base import record
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
-from . import container_shapes, inplace_folds
+from . import batched_products, container_shapes, inplace_folds
 from . import shape_facts as sfacts
 from .base import Pass, bottom_up
 from .float64 import float64_names, is_float64, may_be_narrow, witnessed
@@ -766,6 +766,8 @@ def _large(args, shapes) -> bool:
 
 
 def _method(e, shapes, dots: bool = False, products=None):
+    if products is not None and (split := batched_products.rewrite(e, shape_of, shapes, products)) is not None:
+        return split
     args = _product_operands(e, shapes)
     if args is not None:
         if products is not None and _large(args, shapes):
