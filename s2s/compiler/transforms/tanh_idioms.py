@@ -35,6 +35,7 @@ import gast
 
 from .. import analysis
 from ..ir import build
+from ..primitives import registry
 
 
 def rewrite(body: list, params=()) -> list:
@@ -102,7 +103,7 @@ def _match(block, k, s, defs, counts, reads):
         a1, a2 = exp_arg(e1), exp_arg(e2)
         x1, x2 = _twice(value(a1, gast.Mult)), _twice(value(a2, gast.Mult))
         if x1 is not None and x1 == x2:
-            x, helper, temps = x1, "rt.tanh_by_exp", temps + [e1, e2, a1, a2]
+            x, helper, temps = x1, _helper("(exp(2x) - 1) / (exp(2x) + 1)"), temps + [e1, e2, a1, a2]
     else:  # (e^x - e^-x) / (e^x + e^-x), the sum in either order
         p, m = exp_arg(n.left), exp_arg(n.right)
         x1 = p.id if isinstance(p, gast.Name) else None
@@ -110,7 +111,8 @@ def _match(block, k, s, defs, counts, reads):
         q, r = exp_arg(pair[0]), exp_arg(pair[1])
         if x1 is not None and _negated(value(m)) == x1 and isinstance(q, gast.Name) and q.id == x1 \
                 and _negated(value(r)) == x1:
-            x, helper, temps = x1, "rt.tanh_by_exps", temps + [n.left, n.right, pair[0], pair[1], m, r]
+            x, helper, temps = x1, _helper("(exp(x) - exp(-x)) / (exp(x) + exp(-x))"), \
+                temps + [n.left, n.right, pair[0], pair[1], m, r]
     if x is None:
         return None
     used = {temp(t) for t in temps}
@@ -125,6 +127,11 @@ def _match(block, k, s, defs, counts, reads):
     if any(x in analysis.targets(t) for t in analysis.walk_stmts(block[min(used):k])):
         return None
     return helper, x, used
+
+
+def _helper(form: str) -> str:
+    """The runtime helper declared as computing `form` as written (`Prim.written_out`)."""
+    return next(name for name, p in registry.PRIMS.items() if p.written_out == form)
 
 
 def _is(e, value) -> bool:
