@@ -14,8 +14,7 @@ from __future__ import annotations
 import gast
 
 from .. import analysis
-
-_COPIES = ("rt.private", "rt.copy_saved")  # (the record's copies: every range in it handed back as it is)
+from ..primitives import registry
 
 
 def literal_ranges(body: list, counts: dict) -> dict:
@@ -33,8 +32,8 @@ def literal_ranges(body: list, counts: dict) -> dict:
                 ranges[t.id] = v
             elif isinstance(v, gast.Tuple):
                 tuples[t.id] = v
-        elif isinstance(t, gast.Tuple) and isinstance(v, gast.Call) and analysis.dotted(v.func) in _COPIES \
-                and v.args and isinstance(v.args[0], gast.Name) and v.args[0].id in tuples:
+        elif isinstance(t, gast.Tuple) and _record_copy(v) and isinstance(v.args[0], gast.Name) \
+                and v.args[0].id in tuples:
             items = tuples[v.args[0].id].elts
             if len(items) != len(t.elts):
                 continue
@@ -43,6 +42,13 @@ def literal_ranges(body: list, counts: dict) -> dict:
                         and item.id in ranges:
                     ranges[target.id] = ranges[item.id]
     return ranges
+
+
+def _record_copy(v) -> bool:
+    """Whether `v` calls a backward sweep's copy of its record (`Prim.record_copy`: rt.private,
+    rt.copy_saved), which hands every range in it back as it is."""
+    p = registry.lookup(analysis.dotted(v.func) or "") if isinstance(v, gast.Call) and v.args else None
+    return p is not None and p.record_copy
 
 
 def literal_range(node, ranges) -> range | None:
