@@ -10,7 +10,7 @@ from .core import asarray, namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("mod_dy", "fmod_dy", "pow_d", "pow_d_dy", "inv0", "pick", "clip_mask", "clip_low", "clip_high", "log0",
-           "sinc_deriv")
+           "sinc_deriv", "tanh_by_exp", "tanh_by_exps")
 
 
 def mod_dy(x, y, g):
@@ -112,3 +112,18 @@ def sinc_deriv(x):
     px = np.pi * x  # float32 stays float32 (Python floats are weak in NumPy 2); any backend's array
     safe = np.where(px == 0, 1.0, px)
     return np.where(px == 0, 0.0, (np.cos(safe) * safe - np.sin(safe)) / (safe * safe) * np.pi)
+
+
+def tanh_by_exp(x):
+    """`(exp(2 * x) - 1) / (exp(2 * x) + 1)` as an author writes tanh, computed as written (the same
+    NumPy calls, so the same values), which reverse mode differentiates as tanh, `1 - ans * ans`
+    (transforms/tanh_idioms.py)."""
+    e = namespace(x).exp(2 * x)
+    return (e - 1) / (e + 1)
+
+
+def tanh_by_exps(x):
+    """`(exp(x) - exp(-x)) / (exp(x) + exp(-x))`, computed as written; tanh to reverse mode."""
+    xp = namespace(x)
+    p, m = xp.exp(x), xp.exp(-x)
+    return (p - m) / (p + m)

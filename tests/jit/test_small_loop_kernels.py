@@ -1,6 +1,7 @@
 """Small-array kernels in loops (passes/smallfuse.py, emit/numba_small.py, issue 46 section 2): in
 a loop's body, a run of at least five `+ - * /` and negations on arrays of one known shape of rank 2
-or more (an RNN's backward step: the chain rule of a tanh written with `np.exp`) is one call of a
+or more (an RNN's backward step: the chain rule of a tanh written out with `np.exp`, in a form
+reverse mode does not read as tanh, transforms/tanh_idioms.py) is one call of a
 compiled loop over the elements, which runs only where every array is a C-ordered float64 NumPy
 array of that shape (NumPy's result of such operands is C-ordered as the loop's is), and NumPy's
 statements otherwise. Values: bitwise NumPy's before and after numba compiles the loop, and the
@@ -17,12 +18,12 @@ pytestmark = pytest.mark.skipif(not numba_kernels.available(), reason="needs num
 
 
 def tanh(x):
-    return (np.exp(2 * x) - 1) / (np.exp(2 * x) + 1)
+    return 1 - 2 / (np.exp(2 * x) + 1)
 
 
 def rnn(w, xs):
-    """A recurrence through a tanh written with `np.exp` (its backward: nine elementwise operations
-    a step, six arrays of the state's shape)."""
+    """A recurrence through a tanh written with `np.exp` (its backward: a run of elementwise
+    operations a step on arrays of the state's shape)."""
     h = np.zeros((xs.shape[1], w.shape[0]))
     for t in range(xs.shape[0]):
         h = tanh(xs[t] @ w.T + h)

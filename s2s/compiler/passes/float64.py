@@ -63,7 +63,8 @@ def is_float64(e, names, ints=frozenset()) -> bool:
     if not isinstance(e, gast.Call) or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
         return False
     name = analysis.dotted(e.func) or ""
-    p = registry.lookup(analysis.classify(e)) if name.startswith("xp.") else None
+    helper = registry.lookup(name) if name.startswith("rt.") else None  # (tanh as written: `written_out`)
+    p = registry.lookup(analysis.classify(e)) if name.startswith("xp.") or helper and helper.written_out else None
     if p is not None and p.product and len(e.args) == 2:  # (xp.dot; vmap lowers products to xp.matmul)
         return f(e.args[0]) and f(e.args[1])
     if (p is not None and p.reverses_axes or name == "stop_gradient") and len(e.args) == 1:  # (a transpose;

@@ -23,7 +23,8 @@ After::
 Only loops at the top level of the function (their names are then bound at the top level
 only if nothing else binds them in a loop), with no `else` and no `break` or `continue` of
 their own; the range is a call of `range` with int literals, written in the `for` or bound
-once to a name the loop reads.
+once to a name the loop reads, or that range handed back by a reverse sweep's record, reversed or
+not (`record_ranges.py`: an inlined call's backward loop over the range its forward loop saved).
 """
 from __future__ import annotations
 
@@ -31,22 +32,8 @@ import gast
 
 from .. import analysis
 from ..ir import build
+from . import record_ranges
 from .base import Pass
-
-
-def _literal_range(node, ranges):
-    """The `range` of int literals that `node` is (a call, or a name bound once to one), or None."""
-    if isinstance(node, gast.Name):
-        node = ranges.get(node.id)
-    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "range"
-            and not node.keywords and 1 <= len(node.args) <= 3):
-        return None
-    if not all(isinstance(a, gast.Constant) and type(a.value) is int for a in node.args):
-        return None
-    try:
-        return range(*(a.value for a in node.args))
-    except ValueError:  # (a step of 0: the loop raises, as it should)
-        return None
 
 
 def _own_jumps(stmts) -> bool:
@@ -73,11 +60,10 @@ def one_trip_loops(body: list, params, facts) -> tuple[list, set[str]]:
     if not facts["known"].get("shapes"):
         return body, set()
     counts = analysis.assigned_counts(body, params)
-    ranges = {s.targets[0].id: s.value for s in body if isinstance(s, gast.Assign)
-              and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1}
+    ranges = record_ranges.literal_ranges(body, counts)
     out, touched = [], set()
     for s in body:
-        r = _literal_range(s.iter, ranges) if isinstance(s, gast.For) else None
+        r = record_ranges.literal_range(s.iter, ranges) if isinstance(s, gast.For) else None
         if r is None or len(r) != 1 or s.orelse or not isinstance(s.target, gast.Name) or _own_jumps(s.body):
             out.append(s)
             continue

@@ -168,8 +168,8 @@ def shape_of(v, shapes):
         return sfacts.broadcast(*map(of, v.args))
     if p is not None and p.shape_query in ("size", "ndim"):
         return ()
-    p = registry.lookup(analysis.classify(v)) if f is not None and f.startswith("xp.") else None
-    return of(v.args[0]) if p is not None and p.same_shape and len(v.args) == 1 else None
+    p = registry.lookup(analysis.classify(v)) if f is not None else None
+    return of(v.args[0]) if p and p.same_shape and (f[:3] == "xp." or p.written_out) and len(v.args) == 1 else None
 
 
 class Shapes(dict):

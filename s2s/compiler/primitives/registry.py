@@ -80,6 +80,8 @@ class Prim:
     real_identity: bool = False    # its first argument itself at real values (rt.real_cotangent, rt.real_result):
     #                                a trace keeps its node, a diagonal of float arrays drops it
     float_of_first: bool = False   # a Python float when its first argument is one (passes/algebra.py)
+    written_out: str = ""          # a function as authors write it out, which this helper computes as written and
+    #                                reverse mode differentiates as that function (transforms/tanh_idioms.py)
     methods: tuple[str, ...] = ()  # array methods that are this primitive (`x.sum()`; `x.flatten()` is xp.ravel)
     math_name: str = ""            # the function of Python's `math` module that is this primitive
     unbatched_result: bool = False  # batched, one result serves every example (a shape, a setting)

@@ -233,6 +233,10 @@ elementwise("xp.sinc", "rt.sinc_deriv(x)")
 elementwise("abs", "xp.sign(x)", loop_kernel=True, builtin="abs", number_result="keep", real_of_complex=True)
 elementwise("rt.log0", "rt.inv0(x) * (x > 0)")
 elementwise("rt.inv0", "-ans * ans")
+# tanh as authors write it with exp (transforms/tanh_idioms.py): the value as written, tanh's derivative
+elementwise("rt.tanh_by_exp", "1 - ans * ans", float_result="always", written_out="(exp(2x) - 1) / (exp(2x) + 1)")
+elementwise("rt.tanh_by_exps", "1 - ans * ans", float_result="always",
+            written_out="(exp(x) - exp(-x)) / (exp(x) + exp(-x))")
 prim("xp.arctan2", "x, y", broadcasting=True, math_name="atan2")
 defvjp("xp.arctan2", x="rt.unbroadcast(g * y / (x * x + y * y), x)",
        y="rt.unbroadcast(-g * x / (x * x + y * y), y)")

@@ -31,6 +31,7 @@ from ..ir import build
 from ..ir.core import SOURCE_FILE, CoreFn, source_file
 from ..ir.names import Namer
 from ..primitives import keywords, registry
+from . import tanh_idioms
 
 
 class Callees(Protocol):
@@ -216,6 +217,8 @@ class Transform:
         self.params = core.params
         self.namer = Namer(build.names_in(core.node) | set(core.ns) | {"xp", "rt"})  # every name of the output
         self.body = split_self_updates(build.clone(core.node.body), self.namer)
+        if getattr(self, "tanh_idioms", False):  # (reverse mode's: tanh written with exp is tanh)
+            self.body = tanh_idioms.rewrite(self.body, core.params)
         self.active = analysis.activity(self.body, active_params)
         self.containers = containers(self.body, self.active)
         # (a generated function's parameters, a sweep's record and cotangent, may be whole pytrees)

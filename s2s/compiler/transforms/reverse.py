@@ -62,7 +62,8 @@ class Reverse(BackwardSweep, CheckpointedLoops, Transform):
     forward sweep (with its records), the seed, and the backward sweep, for api.py to assemble."""
 
     def __init__(self, core: CoreFn, active_params, calls: Callees, checkpoint=None, aux: bool = False,
-                 outputs: frozenset[int] | None = None):
+                 outputs: frozenset[int] | None = None, idioms: bool = True):
+        self.tanh_idioms = idioms  # (not under a checkpoint policy's replay, which saves by statement)
         super().__init__(core, active_params, calls)
         self.checkpoint = checkpoint  # None, "auto" or a budget in bytes: the top-level loops' schedule
         self.consume = False  # whether the backward sweep may use up the record (grad's: run once)
@@ -627,7 +628,8 @@ def split_fns(core: CoreFn, mask: tuple, calls: Callees, replay=None, checkpoint
     s2s.checkpoint policy) fwd takes first an iterator of the values `saving_fn` saved and takes
     those statements' values from it instead of computing them. With `outputs` (the items of a
     returned tuple the caller reads) the other items may be returned as None and not computed."""
-    rev = Reverse(core, [p for p, m in zip(core.params, mask) if m], calls, checkpoint, outputs=outputs)
+    rev = Reverse(core, [p for p, m in zip(core.params, mask) if m], calls, checkpoint, outputs=outputs,
+                  idioms=replay is None)
     if replay is not None:
         rev.replay, rev.residuals = replay, rev.namer.exact("residuals")
     g = rev.namer.exact("g")

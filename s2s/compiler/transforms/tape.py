@@ -8,8 +8,9 @@ are built, `slim` looks at what the backward sweep reads of each saved variable:
 - nothing: the value is not saved (`t4 = t1 + t3`, whose adjoint needs neither operand's value);
 - only its shape and dtype (`rt.unbroadcast(g, t1)`): the tape keeps `rt.shape_stub(t1)`, an
   array of that shape whose elements share one zero;
-- an argument's slice `v = xs[t]` at the loop index, of an argument the function never changes:
-  the backward sweep recomputes it at the top of each iteration instead of restoring it.
+- an argument's slice `v = xs[t]` at the loop index, or its transpose `v = w.T`, of an argument
+  the function never changes: the backward sweep recomputes it (a view) at the top of each
+  iteration instead of restoring it.
 
 `1 - h * h` of `h = tanh(.)` needs no rule here: the rule reads `ans`, the saved `h` itself.
 """
@@ -106,8 +107,9 @@ def _shape_only(p, call) -> tuple:
 
 
 def recomputable(body, params, loops) -> dict:
-    """`v = xs[i]` statements whose value the backward sweep can recompute where it starts each
-    iteration of the innermost `for` over `i`: `xs` an argument the function never assigns nor
+    """`v = xs[i]` and `v = xp.transpose(xs)` statements whose value the backward sweep can
+    recompute where it starts each iteration of the innermost `for` over `i`: `xs` an argument
+    the function never assigns nor
     passes anywhere but to subscripts, attributes and primitives; `v` assigned there only and read
     only after it in that loop's body. Returns {statement: the `for` statement}. One walk of the
     body (compile time stays linear in the program)."""
@@ -142,17 +144,29 @@ def recomputable(body, params, loops) -> dict:
             continue
         i = loop.target.id
         for s in loop.body:
-            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-                    and isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name)):
+            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)):
                 continue
-            v, xs = s.targets[0].id, s.value.value.id
-            if counts.get(v, 0) != 1 or v in params or xs not in params or xs in misused \
-                    or not _index_of(s.value.slice, i):
+            if isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name):
+                xs, at = s.value.value.id, _index_of(s.value.slice, i)
+            else:  # (`w.T` of an argument, written in the loop: an RNN's `h @ w_hh.T`)
+                xs, at = _transposed(s.value), True
+            v = s.targets[0].id
+            if xs is None or counts.get(v, 0) != 1 or v in params or xs not in params or xs in misused or not at:
                 continue
             lo, hi = end[id(s)], end[id(loop)]
             if all(lo <= k < hi for k in loaders.get(v, ())):
                 out[s] = loop
     return out
+
+
+def _transposed(value) -> str | None:
+    """The name `value` transposes, `xp.transpose(w)` (a view with its axes reversed), else None."""
+    if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords \
+            and isinstance(value.args[0], gast.Name):
+        p = registry.lookup(analysis.classify(value))
+        if p is not None and p.reverses_axes:
+            return value.args[0].id
+    return None
 
 
 def _index_of(sl, i) -> bool:
