@@ -8,7 +8,7 @@ import numpy as np
 
 from .core import add_at, tree_add, zeros_like_tree
 
-__all__ = ("tree_add_at", "tree_add_at_owned")
+__all__ = ("tree_add_at", "tree_add_at_owned", "tree_add_at_shaped")
 
 
 def tree_add_at(acc, like, keys, values):
@@ -74,10 +74,27 @@ def _all_match(acc, like, keys, values) -> bool:
     writeable float NumPy array of the shape and dtype of `like`'s item and of its value: the sums
     then go into `acc`'s arrays as they are, which the long checks of `tree_add_at_owned` decide
     for the same cases in two passes."""
+    nd = np.ndarray
     for k, v in zip(keys, values):
         a, b = acc.get(k), like.get(k)
-        if type(a) is not np.ndarray or type(b) is not np.ndarray or type(v) is not np.ndarray \
-                or not a.shape == b.shape == v.shape or not a.dtype == b.dtype == v.dtype or a.dtype.kind not in "fc" \
-                or not a.flags.writeable:
+        if type(a) is not nd or type(b) is not nd or type(v) is not nd:
+            return False
+        s, d = a.shape, a.dtype
+        if v.shape != s or b.shape != s or v.dtype != d or b.dtype != d or d.kind not in "fc" or not a.flags.writeable:
             return False
     return True
+
+
+def tree_add_at_shaped(acc, like, keys, values):
+    """`tree_add_at_owned(acc, like, keys, values)` where jit knows from the shapes (passes/
+    owned_items.py) that `keys` name every item of `like`, a dict of float64 arrays, and that `acc`
+    holds zeros of those arrays' shapes and these sums alone: each value that is a NumPy array of
+    its item's shape and dtype is added into the item's array; from the first that is not, the
+    rest take `tree_add_at_owned`'s checks."""
+    nd = np.ndarray
+    for i, (k, v) in enumerate(zip(keys, values)):
+        a = acc[k]
+        if type(v) is not nd or type(a) is not nd or v.dtype is not a.dtype or v.shape != a.shape:
+            return tree_add_at_owned(acc, like, keys[i:], values[i:])  # (`acc`'s arrays: its own zeros, writeable)
+        np.add(a, v, out=a)
+    return acc

@@ -43,7 +43,7 @@ from ...base import record
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
-from . import container_shapes, inplace_folds, spread_axis
+from . import container_shapes, float64_items, inplace_folds, spread_axis
 from . import shape_facts as sfacts
 from .base import Pass, bottom_up
 from .float64 import float64_names, is_float64, may_be_narrow, witnessed
@@ -462,6 +462,7 @@ def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> s
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             binds.setdefault(s.targets[0].id, []).append(s.value)
     binds = {n: vs for n, vs in binds.items() if n not in params and len(vs) == counts.get(n)}
+    binds.update(float64_items.item_binds(container_shapes.of_body(body, params, counts, known)))  # (`d[]`)
     records = record_lists(_bindings(body, params, counts, flow, notes)[1])
     top = {id(s.value) for s in body if isinstance(s, gast.Assign)}
 
