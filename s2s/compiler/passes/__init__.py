@@ -31,6 +31,7 @@ from . import (
     owned_items,
     owned_sums,
     recompute,
+    record_reads,
     records,
     reform,
     restores,
@@ -57,7 +58,7 @@ FINAL = (lifetime.PASS,)
 # until another pass changes something
 SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restores.PASS, records.PASS, tree_items.PASS,
                                      cse.PASS, copyprop.PASS, dce.PASS))
-FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, owned_sums.PASS, owned_items.PASS,
+FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, owned_sums.PASS, owned_items.PASS, record_reads.PASS,
              transposed_sums.PASS, shapefold.METHODS,
              constants.PASS, lifetime.PASS, reuse.IN_PLACE)
 
