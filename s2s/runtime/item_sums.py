@@ -1,14 +1,15 @@
 """Item sums into a dict's cotangent (jit's passes/tree_items.py and passes/owned_sums.py): the
 cotangent of a dict read item by item, zeros with a few items added, added into an accumulator
 as those items' sums alone (`tree_add_at`), and into the accumulator's own arrays where it alone
-holds them (`tree_add_at_owned`)."""
+holds them (`tree_add_at_owned`, `tree_add_at_shaped`); and a slot's cotangent added and taken
+back out in one call (`add_take_at`: passes/slot_takes.py)."""
 from __future__ import annotations
 
 import numpy as np
 
-from .core import add_at, tree_add, zeros_like_tree
+from .core import add_at, take_at, tree_add, zeros_like_tree
 
-__all__ = ("tree_add_at", "tree_add_at_owned", "tree_add_at_shaped")
+__all__ = ("tree_add_at", "tree_add_at_owned", "tree_add_at_shaped", "add_take_at")
 
 
 def tree_add_at(acc, like, keys, values):
@@ -98,3 +99,19 @@ def tree_add_at_shaped(acc, like, keys, values):
             return tree_add_at_owned(acc, like, keys[i:], values[i:])  # (`acc`'s arrays: its own zeros, writeable)
         np.add(a, v, out=a)
     return acc
+
+
+def add_take_at(acc, index, v, like):
+    """`take_at(add_at(acc, index, v), index, like)` (jit's passes/slot_takes.py: a dict's item
+    read then stored, `y = d[t]` ... `d[t] = y`, whose cotangents meet in one slot): for a dict or
+    list whose slot sum is a NumPy array of `like`'s shape, the sum and a new container with that
+    slot zeroed, without the two helpers' dispatch; otherwise the two helpers."""
+    if type(acc) is dict or type(acc) is list:
+        out = type(acc)(acc)
+        total = tree_add(out[index], v)
+        if type(total) is np.ndarray and type(like) is np.ndarray and total.shape == like.shape:
+            out[index] = zeros_like_tree(total)
+            return total, out
+        out[index] = total
+        return take_at(out, index, like)
+    return take_at(add_at(acc, index, v), index, like)

@@ -39,6 +39,7 @@ from . import (
     scalars,
     shapefold,
     shapes,
+    slot_takes,
     smallfuse,
     stack,
     sum_into,
@@ -58,8 +59,8 @@ FINAL = (lifetime.PASS,)
 # until another pass changes something
 SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restores.PASS, records.PASS, tree_items.PASS,
                                      cse.PASS, copyprop.PASS, dce.PASS))
-FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, owned_sums.PASS, owned_items.PASS, record_reads.PASS,
-             transposed_sums.PASS, shapefold.METHODS,
+FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, owned_sums.PASS, owned_items.PASS,
+             record_reads.PASS, slot_takes.PASS, transposed_sums.PASS, shapefold.METHODS,
              constants.PASS, lifetime.PASS, reuse.IN_PLACE)
 
 
