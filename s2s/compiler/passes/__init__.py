@@ -32,6 +32,7 @@ from . import (
     owned_sums,
     recompute,
     record_reads,
+    record_tapes,
     records,
     reform,
     restores,
@@ -49,7 +50,7 @@ from . import (
 from .base import Notes, clone
 
 PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, onetrip.PASS, shapes.PASS, fill.PASS, stack.PASS, restores.PASS,
-            records.PASS, tree_items.PASS, hoist.PASS,
+            records.PASS, record_tapes.PASS, tree_items.PASS, hoist.PASS,
             algebra.PASS, scalars.PASS, cse.PASS,
             copyprop.PASS, dce.PASS)
 INLINING = (inline.PASS, copyprop.PASS, dce.PASS)  # calls inlined before batching (driver.calls_inlined)
