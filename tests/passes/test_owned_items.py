@@ -87,3 +87,27 @@ def test_helper_against_tree_add_at(case):
         assert got[k].dtype == want[k].dtype
         assert not any(got[k] is v for v in values)  # (its arrays are its own)
     assert (got["b"] is held["b"]) is (case != "float32")  # (in place up to the first value that fails)
+
+
+def rnn_twice(w, u, b, xs):
+    p = {"w": w, "u": u, "b": b}
+    h = np.zeros((4, 1))
+    total = 0.0
+    for t in range(xs.shape[0]):
+        h = step(p, h, xs[t])
+        h = step(p, h, xs[t] * 0.5)  # (two sums into one accumulator a step)
+        total = total + np.sum(h ** 2)
+    return total
+
+
+def test_two_sums_a_step():
+    args = _args()
+    g = s2s.jit(s2s.grad(rnn_twice, argnums=(0, 1, 2)))
+    got = g(*args)
+    code = s2s.source(g, *args)
+    assert code.count("rt.tree_add_at_shaped(") == 2 and "rt.tree_add_at_owned(" not in code, code
+    want = s2s.grad(rnn_twice, argnums=(0, 1, 2))(*args)
+    for k, (a, w) in enumerate(zip(got, want)):
+        np.testing.assert_array_equal(a, w)
+        at = lambda v, k=k: rnn_twice(*args[:k], v, *args[k + 1:])  # noqa: E731
+        np.testing.assert_allclose(a, fd_grad(at, args[k]), rtol=1e-6, atol=1e-8)

@@ -2,8 +2,8 @@
 keys, values)` (passes/owned_sums.py) where shape folding knows that `like` is a dict display of
 float64 arrays, that the keys name every item, that each value has its item's shape, and that
 `acc` is only ever the zeros of such a dict and these sums, is `rt.tree_add_at_shaped`: an
-in-place sum per item, `np.add(a, v, out=a)`, after checking only each value's type and dtype
-(the helper's own checks of both dicts, ten arrays, are what the shapes already say), and the
+in-place sum per item, `np.add(a, v, out=a)`, after checking only each value's type, dtype and
+shape (the helper's own checks of both dicts, ten arrays, are what the shapes already say), and the
 helper's checks from the first value that fails them (a complex cotangent, another backend's
 array). The char RNN's backward loop sums its five weights' cotangents so each step.
 
@@ -32,12 +32,14 @@ from .base import Pass
 from .float64_items import SUFFIX
 from .shapefold import shape_of
 
+_SUMS = ("rt.tree_add_at_owned", "rt.tree_add_at_shaped")  # (a site this pass wrote already counts)
+
 
 def _owned_sum(s):
-    """(acc, like, keys, values) for `acc = rt.tree_add_at_owned(acc, like, (k...), (v...))` with
-    names, string keys and a values display of as many items, else None."""
+    """(acc, like, keys, values) for `acc = rt.tree_add_at_owned(acc, like, (k...), (v...))` (or
+    `_shaped`) with names, string keys and a values display of as many items, else None."""
     if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)
-            and analysis.dotted(s.value.func) == "rt.tree_add_at_owned" and len(s.value.args) == 4
+            and analysis.dotted(s.value.func) in _SUMS and len(s.value.args) == 4
             and not s.value.keywords):
         return None
     acc, like, keys, values = s.value.args
