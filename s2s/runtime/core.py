@@ -370,8 +370,9 @@ def _check_padding(a, b):
 
 def add_at(acc, index, v):
     """Add cotangent `v` of `x[index]` into the cotangent `acc` of `x`, in place where it can."""
-    if type(acc) is np.ndarray and type(index) in _INT_INDEX:  # (the common case: one item of a NumPy array)
-        acc[index] += v
+    if type(acc) is np.ndarray and (type(index) in _INT_INDEX or type(index) is tuple
+                                    and _INT_INDEX.issuperset(map(type, index))):  # (the common cases: one item
+        acc[index] += v  # of a NumPy array, `b[i, 0]` included, which the last lines do after their checks)
         return acc
     if isinstance(acc, tuple):
         out = list(acc)

@@ -40,7 +40,7 @@ def test_weights_cotangent_summed_in_place():
     args = _args()
     g = s2s.jit(s2s.grad(rnn, argnums=(0, 1, 2)))
     first = g(*args)
-    assert "rt.tree_add_at_owned(" in s2s.source(g, *args)
+    assert "rt.tree_add_at_shaped(" in s2s.source(g, *args)  # (the weights' known shapes: passes/owned_items.py)
     want = s2s.grad(rnn, argnums=(0, 1, 2))(*args)
     for k, (got, w) in enumerate(zip(first, want)):
         np.testing.assert_allclose(got, w, rtol=1e-13, atol=1e-15)
@@ -111,3 +111,46 @@ def test_helper_against_tree_add_at(case):
     for k in (want if isinstance(want, dict) else range(len(want))):
         np.testing.assert_array_equal(got[k], want[k])
         assert not any(got[k] is v for v in values)  # (its arrays are its own)
+
+
+@pytest.mark.parametrize("case", ["every key", "some keys", "read-only item", "float32 value", "like of other shape"])
+def test_every_key_summed_in_one_pass(case):
+    """Where the keys name every item (the char RNN's five weights a step), the sums go into the
+    accumulator's own arrays after one pass of checks; any item that does not qualify takes the
+    long way, whose values are the same."""
+    r = np.random.default_rng(2)
+    shapes = {"w": (3, 2), "b": (3, 1), "u": (2, 2)}
+    acc = {k: r.normal(size=s) for k, s in shapes.items()}
+    like = {k: r.normal(size=s) for k, s in shapes.items()}
+    keys = ("b", "u", "w") if case != "some keys" else ("b", "w")
+    values = tuple(r.normal(size=shapes[k]) for k in keys)
+    if case == "read-only item":
+        acc["u"].flags.writeable = False
+    elif case == "float32 value":
+        values = (values[0].astype(np.float32),) + values[1:]
+    elif case == "like of other shape":
+        like["u"] = r.normal(size=(1, 2))
+    want = rt.tree_add_at({k: v.copy() for k, v in acc.items()}, like, keys, values)
+    held = {k: v for k, v in acc.items()}
+    got = rt.tree_add_at_owned(acc, like, keys, values)
+    for k in want:
+        np.testing.assert_array_equal(got[k], want[k])
+        assert got[k].dtype == want[k].dtype
+    in_place = case in ("every key", "some keys")
+    assert all(got[k] is held[k] for k in keys) is in_place
+
+
+def test_add_at_tuple_of_ints_into_a_numpy_array():
+    """`rt.add_at(b, (i, 0), v)` (an item of a column, the char RNN's loss `y_hat[t][Y[t], 0]`)
+    adds in place as `b[i, 0] += v` does, NumPy ints included; fancy and sliced indices keep
+    their paths."""
+    b = np.zeros((5, 1))
+    out = rt.add_at(b, (3, 0), 1.5)
+    out = rt.add_at(out, (np.int64(3), np.int32(0)), 0.25)
+    assert out is b
+    np.testing.assert_array_equal(b[:, 0], [0.0, 0.0, 0.0, 1.75, 0.0])
+    np.testing.assert_array_equal(rt.add_at(np.zeros((3, 2)), (np.array([0, 0]), 1), 1.0),
+                                  [[0.0, 2.0], [0.0, 0.0], [0.0, 0.0]])  # (fancy: every hit, `np.add.at`)
+    np.testing.assert_array_equal(rt.add_at(np.zeros((2, 2)), (slice(None), 1), 1.0), [[0.0, 1.0], [0.0, 1.0]])
+    with pytest.raises(IndexError):
+        rt.add_at(np.zeros((2, 2)), (2, 0), 1.0)

@@ -20,7 +20,7 @@ from s2s.test_util import check_grads
 
 PASS_MODULES = ["accumulate", "inline", "shapes", "fill", "stack", "algebra", "copyprop", "cse", "dce", "lifetime",
                 "reform", "fusion", "loopkernel", "reuse", "shapefold", "scalars", "restores", "hoist", "constants",
-                "smallfuse", "tree_items", "sum_into", "owned_sums", "transposed_sums"]
+                "smallfuse", "tree_items", "sum_into", "owned_sums", "transposed_sums", "slot_takes", "record_tapes"]
 
 
 def _example(doc: str, label: str) -> str:

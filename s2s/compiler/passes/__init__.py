@@ -28,8 +28,11 @@ from . import (
     loopkernel,
     loopvec,
     onetrip,
+    owned_items,
     owned_sums,
     recompute,
+    record_reads,
+    record_tapes,
     records,
     reform,
     restores,
@@ -37,6 +40,7 @@ from . import (
     scalars,
     shapefold,
     shapes,
+    slot_takes,
     smallfuse,
     stack,
     sum_into,
@@ -46,7 +50,7 @@ from . import (
 from .base import Notes, clone
 
 PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, onetrip.PASS, shapes.PASS, fill.PASS, stack.PASS, restores.PASS,
-            records.PASS, tree_items.PASS, hoist.PASS,
+            records.PASS, record_tapes.PASS, tree_items.PASS, hoist.PASS,
             algebra.PASS, scalars.PASS, cse.PASS,
             copyprop.PASS, dce.PASS)
 INLINING = (inline.PASS, copyprop.PASS, dce.PASS)  # calls inlined before batching (driver.calls_inlined)
@@ -56,8 +60,8 @@ FINAL = (lifetime.PASS,)
 # until another pass changes something
 SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restores.PASS, records.PASS, tree_items.PASS,
                                      cse.PASS, copyprop.PASS, dce.PASS))
-FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, owned_sums.PASS, transposed_sums.PASS,
-             shapefold.METHODS,
+FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, owned_sums.PASS, owned_items.PASS,
+             record_reads.PASS, slot_takes.PASS, transposed_sums.PASS, shapefold.METHODS,
              constants.PASS, lifetime.PASS, reuse.IN_PLACE)
 
 

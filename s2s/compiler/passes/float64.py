@@ -57,7 +57,8 @@ def is_float64(e, names, ints=frozenset()) -> bool:
     if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.USub, gast.UAdd)):
         return f(e.operand)
     if isinstance(e, gast.Subscript) or isinstance(e, gast.Attribute) and e.attr == "T":
-        return f(e.value)
+        return f(e.value) or isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name) \
+            and e.value.id + "[]" in names  # (a dict's item: `float64_items.py`)
     if (found := _reduction(e)) is not None:  # (`t.sum(axis=1, keepdims=True)`, `xp.max(s, axis=1)`)
         return not found[0].nondiff and f(found[1])
     if not isinstance(e, gast.Call) or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
@@ -69,6 +70,8 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.args[0]) and f(e.args[1])
     if (p is not None and p.reverses_axes or name == "stop_gradient") and len(e.args) == 1:  # (a transpose;
         return f(e.args[0])  # the value itself)
+    if name == "ext.s2s_with_item" and len(e.args) == 3:  # (a copy with one item set: NumPy casts to its dtype)
+        return f(e.args[0])
     if name == "rt.add_at" and len(e.args) == 3:
         return f(e.args[0]) and f(e.args[2])
     if name == "rt.zeros_like_tree" and len(e.args) == 1:  # (a float64's zero)

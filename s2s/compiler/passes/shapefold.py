@@ -43,7 +43,7 @@ from ...base import record
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
-from . import batched_products, container_shapes, inplace_folds
+from . import batched_products, container_shapes, float64_items, inplace_folds, spread_axis
 from . import shape_facts as sfacts
 from .base import Pass, bottom_up
 from .float64 import float64_names, is_float64, may_be_narrow, witnessed
@@ -462,6 +462,7 @@ def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> s
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             binds.setdefault(s.targets[0].id, []).append(s.value)
     binds = {n: vs for n, vs in binds.items() if n not in params and len(vs) == counts.get(n)}
+    binds.update(float64_items.item_binds(container_shapes.of_body(body, params, counts, known)))  # (`d[]`)
     records = record_lists(_bindings(body, params, counts, flow, notes)[1])
     top = {id(s.value) for s in body if isinstance(s, gast.Assign)}
 
@@ -497,7 +498,7 @@ def _spread(v, shapes):
 def _folded(v, shapes):
     """A simpler value equal to call `v` (or `a.shape`, `(4, 3)[0]`) for these shapes, or None."""
     if isinstance(v, gast.BinOp):
-        return _spread(v, shapes)
+        return _spread(v, shapes) or spread_axis.spread(v, shapes, shape_of)
     if isinstance(v, gast.Attribute) and v.attr in _SHAPE_QUERIES:
         shape = shape_of(v.value, shapes)  # (rank 0 could be a Python float, which has no .shape)
         if shape:

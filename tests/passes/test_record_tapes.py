@@ -1,0 +1,111 @@
+"""Dead records across a call's record (passes/record_tapes.py, issue 46 section 2): an inlined
+call's forward sweep no longer pushes, nor its backward sweep pops, a saved value that nobody
+reads after its restores, though the two sweeps' tapes are a list and its copy through the
+call's record. Checked against grad without jit (bitwise), central differences and the plain
+function; the pass alone on a sweep that reads the value back, or whose record another statement
+reads, changes nothing."""
+import textwrap
+
+import gast
+import numpy as np
+import pytest
+from helpers_compare import fd_grad
+
+import s2s
+from s2s.compiler import passes
+from s2s.compiler.emit.codegen import to_source
+from s2s.compiler.passes import record_tapes
+
+KS = [2, 0, 3, 1, 1]
+
+
+def loss_of(step):
+    def loss(w, h0):
+        return step(w, h0)[0]
+    return loss
+
+
+def by_step(w, h0):
+    hs, ps = {}, {}
+    hs[-1] = np.copy(h0)
+    total = 0.0
+    for t in range(len(KS)):
+        hs[t] = np.tanh(np.dot(w, hs[t - 1]))
+        ps[t] = hs[t] * hs[t]
+        total -= np.log(ps[t][KS[t], 0] + 1.0)  # (`ps[t]` read for one item: its value is not needed back)
+    return total, ps
+
+
+def by_step_read(w, h0):
+    hs, ps = {}, {}
+    hs[-1] = np.copy(h0)
+    total = 0.0
+    for t in range(len(KS)):
+        hs[t] = np.tanh(np.dot(w, hs[t - 1]))
+        ps[t] = hs[t] * hs[t]
+        total -= np.log(np.sum(ps[t] * ps[t]) + 1.0)  # (`ps[t]` read whole: its value is needed back)
+    return total, ps
+
+
+def _version(fn, args, monkeypatch, without):
+    """jit(grad(fn))'s code and results, with or without this pass in the pipeline."""
+    if without:
+        monkeypatch.setattr(passes, "PIPELINE", tuple(p for p in passes.PIPELINE if p.name != "record_tapes"))
+    s2s.clear_caches()
+    g = s2s.jit(s2s.grad(fn, argnums=(0, 1)))
+    got = g(*args)
+    code = s2s.source(g, *args)
+    monkeypatch.undo()
+    s2s.clear_caches()
+    return code, got
+
+
+@pytest.mark.parametrize("step", [by_step, by_step_read])
+def test_gradient_against_grad_and_differences(step, monkeypatch):
+    fn = loss_of(step)
+    r = np.random.default_rng(0)
+    w, h0 = r.normal(size=(4, 4)), r.normal(size=(4, 1))
+    code, got = _version(fn, (w, h0), monkeypatch, False)
+    before, _ = _version(fn, (w, h0), monkeypatch, True)
+    assert code.count(".append(") < before.count(".append("), code
+    assert code.count(".append(") == code.count(".pop()")  # (every push still meets its pop)
+    want = s2s.grad(fn, argnums=(0, 1))(w, h0)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(got[0], fd_grad(lambda v: fn(v, h0), w), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got[1], fd_grad(lambda v: fn(w, v), h0), rtol=1e-6, atol=1e-8)
+    assert s2s.jit(fn)(w, h0) == fn(w, h0)
+
+
+SWEEPS = """
+    tape = []
+    for t in r0:
+        tape.append(rt.shape_stub(t14))
+        t14 = y[t]
+        tape.append(t16)
+        t16 = t14[0]
+    saved0 = (tape, t14, t16)
+    {extra}
+    (b_tape, b_t14, b_t16) = rt.copy_saved(saved0)
+    for t in r1:
+        g = g / b_t16 {read}
+        b_t16 = b_tape.pop()
+        b_t14 = b_tape.pop()
+    return g
+"""
+
+
+@pytest.mark.parametrize("extra, read, dropped", [
+    ("", "", True),
+    ("", "+ b_t14[0]", False),  # (the restored value is read in the next step)
+    ("keep = saved0", "", False),  # (the record reaches other code)
+    ("n = len(tape)", "", False),  # (the forward list is measured)
+])
+def test_pass_alone(extra, read, dropped):
+    src = textwrap.dedent(SWEEPS.format(extra=extra or "pass", read=read))
+    fn = gast.parse("def f(r0, r1, y, g):\n" + textwrap.indent(src, "    ")).body[0]
+    before = to_source(fn)
+    _, changed = record_tapes.PASS(fn.body, {"r0", "r1", "y", "g"})
+    after = to_source(fn)
+    assert changed is dropped and ("rt.shape_stub(t14)" not in after) is dropped, after
+    assert (after == before) is not dropped
