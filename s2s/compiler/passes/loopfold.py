@@ -43,20 +43,43 @@ only at run time), stays.
 """
 from __future__ import annotations
 
-import operator
-
 import gast
 import numpy as np
 
 from ...runtime import loops
 from .. import analysis
 from ..ir import build
+from ..primitives import registry
 from .base import Pass, mutated
 
-_DECIDE = {"rt.loop_vectorizes": (loops.loop_vectorizes, 0, 11),
-           "rt.batched_loop_vectorizes": (loops.batched_loop_vectorizes, 1, 12)}  # (function, n's and writes' positions)
-_BINOPS = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.FloorDiv: operator.floordiv}
+_VECTORIZES = "rt.loop_vectorizes"
+_WINDOWS = "rt.loop_windows"
+_LIST_ARRAY = "rt.loop_list_array"
 _LONGEST = 1 << 20  # (an index vector longer than this is not built at compile time)
+
+
+def _forms(name: str) -> tuple:
+    """A loop helper's name and its vmap batching helper's (`rt.batched_...`)."""
+    return name, registry.BATCH[name].helper
+
+
+def _decider(f):
+    """(the run-time function, the positions of `n` and `writes` in its call) of a loop's decision."""
+    if f == _VECTORIZES:
+        return loops.loop_vectorizes, 0, 11
+    if f == _forms(_VECTORIZES)[1]:
+        return loops.batched_loop_vectorizes, 1, 12
+    return None
+
+
+def _arith(op, a, b):
+    if isinstance(op, gast.Add):
+        return a + b
+    if isinstance(op, gast.Sub):
+        return a - b
+    if isinstance(op, gast.Mult):
+        return a * b
+    raise _Unknown
 
 
 class _Unknown(Exception):
@@ -86,11 +109,11 @@ class _Values:
             return tuple(self.of(e) for e in node.elts)
         if cls is gast.List and not node.elts:
             return []
-        if cls is gast.BinOp and type(node.op) in _BINOPS:
+        if cls is gast.BinOp:
             a, b = self.of(node.left), self.of(node.right)
             if not all(type(v) is int or type(v) is np.ndarray and v.dtype.kind == "i" for v in (a, b)):
                 raise _Unknown
-            return _BINOPS[type(node.op)](a, b)
+            return _arith(node.op, a, b)
         if cls is gast.UnaryOp and isinstance(node.op, gast.USub) and type(v := self.of(node.operand)) is int:
             return -v
         if cls is gast.Call and not node.keywords:
@@ -154,9 +177,9 @@ def _decision(value, values):
     """(picks the vectorized branch now, would for MIN_TRIPS iterations or more, trip count) of a
     loop's decision call, or None when not every input is known now."""
     f = analysis.dotted(value.func) if isinstance(value, gast.Call) else None
-    if f not in _DECIDE or value.keywords:
+    if _decider(f) is None or value.keywords:
         return None
-    fn, at_n, at_writes = _DECIDE[f]
+    fn, at_n, at_writes = _decider(f)
     try:
         args = [values.of(a) for a in value.args]
     except _Unknown:
@@ -177,9 +200,9 @@ def _windows_at(value, values):
     """`rt.windows_at(...)` of the numbers of a window gather whose bounds are known now and
     evenly spaced (the strided view `rt.loop_windows` takes for them), or None."""
     f = analysis.dotted(value.func) if isinstance(value, gast.Call) else None
-    if f not in ("rt.loop_windows", "rt.batched_loop_windows") or value.keywords:
+    if f not in _forms(_WINDOWS) or value.keywords:
         return None
-    lead = int(f == "rt.batched_loop_windows")
+    lead = int(f != _WINDOWS)
     try:
         args = [values.of(a) for a in value.args]
     except _Unknown:
@@ -231,7 +254,7 @@ def _short_dots(branch, values):
         f = analysis.dotted(v.func) if isinstance(v, gast.Call) else None
         if isinstance(v, gast.Name):
             pass
-        elif f in ("rt.loop_windows", "rt.batched_loop_windows") and (at := _windows_at(v, values)) is not None:
+        elif f in _forms(_WINDOWS) and (at := _windows_at(v, values)) is not None:
             wins.add(t)
             v = at
         elif f == "rt.batched_batched_dot" and len(v.args) == 4 and not v.keywords \
@@ -239,7 +262,7 @@ def _short_dots(branch, values):
                 and isinstance(v.args[2], gast.Name) and v.args[2].id in wins and isinstance(v.args[3], gast.Name):
             fresh.add(t)
             v = build.call("rt.windows_vecdot", v.args[2:])
-        elif f in ("rt.loop_list_array", "rt.batched_loop_list_array") and v.args \
+        elif f in _forms(_LIST_ARRAY) and v.args \
                 and isinstance(v.args[-2], gast.Name) and v.args[-2].id in fresh:
             v = v.args[-2]  # (a new array of the rows, as the stack's copy is: no copy of it)
         else:
@@ -251,14 +274,14 @@ def _short_dots(branch, values):
 def fold_loops(body: list, params, facts) -> tuple[list, set[str]]:
     known = facts["known"]
     if not known.get("shapes") or not any(isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
-                                          and analysis.dotted(s.value.func) in _DECIDE for s in body):
+                                          and _decider(analysis.dotted(s.value.func)) is not None for s in body):
         return body, set()
     values = _Values(body, params, known)
     decisions = {}  # decision name -> (its statement's position in `out`, what it decides now)
     out, touched = [], set()
     for s in body:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call) \
-                and analysis.dotted(s.value.func) in _DECIDE:
+                and _decider(analysis.dotted(s.value.func)) is not None:
             decisions[s.targets[0].id] = (len(out), _decision(s.value, values))
         picked = None
         if isinstance(s, gast.If) and isinstance(s.test, gast.Name) and (d := decisions.get(s.test.id)) \
