@@ -280,9 +280,6 @@ def fold_loops(body: list, params, facts) -> tuple[list, set[str]]:
     decisions = {}  # decision name -> (its statement's position in `out`, what it decides now)
     out, touched = [], set()
     for s in body:
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call) \
-                and _decider(analysis.dotted(s.value.func)) is not None:
-            decisions[s.targets[0].id] = (len(out), _decision(s.value, values))
         picked = None
         if isinstance(s, gast.If) and isinstance(s.test, gast.Name) and (d := decisions.get(s.test.id)) \
                 and d[1] is not None:
@@ -297,8 +294,15 @@ def fold_loops(body: list, params, facts) -> tuple[list, set[str]]:
         for t in (picked if picked is not None else [s]):
             if picked is not None and isinstance(t, gast.Assign) and (at := _windows_at(t.value, values)) is not None:
                 t = gast.copy_location(build.assign(t.targets[0].id, at), t)
+            decided = isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name) \
+                and isinstance(t.value, gast.Call) and _decider(analysis.dotted(t.value.func)) is not None
+            decision = _decision(t.value, values) if decided else None
             out.append(t)
             values.bind(t)
+            for name in _binds(t) & decisions.keys():  # (a name bound again: an `if` on it reads the new value)
+                del decisions[name]
+            if decided:
+                decisions[t.targets[0].id] = (len(out) - 1, decision)
             if isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name) \
                     and isinstance(t.value, (gast.Call, gast.BinOp)) and type(values.vals.get(t.targets[0].id)) is int:
                 out[-1] = gast.copy_location(build.assign(t.targets[0].id, build.const(values.vals[t.targets[0].id])), t)
