@@ -96,6 +96,7 @@ class _Values:
         self.vals = {p: np.broadcast_to(np.zeros((), np.dtype(arrays[p][0])), shapes[p]) for p in params
                      if p in shapes and p in arrays and len(shapes[p]) == arrays[p][1]}
         self.shaky = _shaky(body)  # (arrays they hold may change in place: not followed)
+        self.standins = {id(v) for v in self.vals.values()}  # (their type, dtype and shape are known, not their values)
 
     def of(self, node):
         cls = node.__class__
@@ -111,7 +112,8 @@ class _Values:
             return []
         if cls is gast.BinOp:
             a, b = self.of(node.left), self.of(node.right)
-            if not all(type(v) is int or type(v) is np.ndarray and v.dtype.kind == "i" for v in (a, b)):
+            if not all(type(v) is int or type(v) is np.ndarray and v.dtype.kind == "i" and id(v) not in self.standins
+                       for v in (a, b)):  # (ints and index vectors, not a parameter's stand-in)
                 raise _Unknown
             return _arith(node.op, a, b)
         if cls is gast.UnaryOp and isinstance(node.op, gast.USub) and type(v := self.of(node.operand)) is int:
@@ -122,8 +124,8 @@ class _Values:
 
     def _call(self, f, args):
         ints = all(type(a) is int for a in args)
-        if f == "slice" and len(args) <= 3:
-            return slice(*args)
+        if f == "slice" and len(args) <= 3 and not any(id(a) in self.standins for a in args):
+            return slice(*args)  # (bounds whose values are known: a parameter's are not)
         if f == "rt.loop_trip_count" and ints and len(args) in (2, 3) and args[-1] != 0:
             return len(range(*args))
         if f == "xp.arange" and ints and len(args) == 3 and args[2] != 0 and len(range(*args)) <= _LONGEST:
