@@ -16,6 +16,8 @@ One module per rule family, each with one export list (`__all__`) that this name
 - batch_core, batch_shape, batch_reduce, batch_linalg: batching helpers `batched_<op>(flags, *args)`
   (named by `batch=by(...)` where each op is declared), by the family of the op they batch
 - loops: helpers of vectorized loops (rules_loops)
+- known_loops: the windows and short loops' dots of vectorized loops a jit version decided when
+  compiled (passes/loopfold.py)
 - deferred_sums: a loop's sum of outer products kept as rows and added as matrix products (jit's
   passes/accumulate.py)
 - item_sums: a dict's cotangent added into an accumulator item by item, in place where the
@@ -65,6 +67,7 @@ from . import (
     index_updates,
     item_sums,
     jacobian,
+    known_loops,
     least_squares,
     linalg,
     linalg_norms,
@@ -85,7 +88,7 @@ from . import (
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
            tape_copies, trace, spaces, dtypes, views, sets, fft, least_squares, windows,
-           index_updates, batch_masks, deferred_sums, item_sums)
+           index_updates, batch_masks, deferred_sums, item_sums, known_loops)
 
 
 def _build(modules) -> dict:

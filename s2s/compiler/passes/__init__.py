@@ -25,6 +25,7 @@ from . import (
     hoist,
     inline,
     lifetime,
+    loopfold,
     loopkernel,
     loopvec,
     onetrip,
@@ -49,8 +50,8 @@ from . import (
 )
 from .base import Notes, clone
 
-PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, onetrip.PASS, shapes.PASS, fill.PASS, stack.PASS, restores.PASS,
-            records.PASS, record_tapes.PASS, tree_items.PASS, hoist.PASS,
+PIPELINE = (inline.PASS, loopvec.PASS, shapefold.PASS, loopfold.PASS, onetrip.PASS, shapes.PASS, fill.PASS, stack.PASS,
+            restores.PASS, records.PASS, record_tapes.PASS, tree_items.PASS, hoist.PASS,
             algebra.PASS, scalars.PASS, cse.PASS,
             copyprop.PASS, dce.PASS)
 INLINING = (inline.PASS, copyprop.PASS, dce.PASS)  # calls inlined before batching (driver.calls_inlined)

@@ -477,7 +477,7 @@ def _block(block, ctx) -> bool:
     j = 0
     while j < len(block):
         s = block[j]
-        if isinstance(s, gast.For):
+        if isinstance(s, gast.For) and not (ctx["kept"] and gast.dump(s) in ctx["kept"]):  # (loopfold's choice)
             info = _analyse(s, block, j, ctx["uses"], ctx["live"].after.get(s, ()), ctx["batched"] or (), ctx["root"],
                             ctx["numbers"])
             new = info and _vectorize(s, block, j, info, ctx["vectorize"], ctx["namer"], ctx["batched"])
@@ -515,7 +515,8 @@ def loop_vectorize(body: list, params, facts) -> tuple[list, bool]:
         uses[n] = uses.get(n, 0) + 1
     guards = {s.targets[0].id for s in analysis.walk_stmts(body) if isinstance(s, gast.Assign)
               and isinstance(s.value, gast.Call) and analysis.dotted(s.value.func) == "rt.loop_vectorizes"}
-    ctx = {"root": body, "guards": guards, "uses": uses, "live": facts["liveness"], "vectorize": vectorize,
+    ctx = {"root": body, "guards": guards, "kept": facts["known"].get("loops_as_written"),  # (loopfold's)
+           "uses": uses, "live": facts["liveness"], "vectorize": vectorize,
            "batched": facts["known"].get("batched"),
            "numbers": _numbers(body, facts["known"], batched),
            "namer": Namer({n.id for s in body for n in gast.walk(s) if isinstance(n, gast.Name)} | set(params))}

@@ -92,3 +92,15 @@ prim("rt.batched_masked_merge_t", "flags, g_, m, which, like", zero_args=("flags
 defvjp("rt.batched_masked_merge_t", g_="rt.no_batched_derivative(g, 'batched_masked_merge_t')")
 defjvp("rt.batched_masked_merge_t", g_="rt.batched_masked_merge_t(flags, dg_, m, which, like)")
 defbatch("rt.batched_masked_merge_t", BatchRule("loop"))
+
+# what a jit version that decided a vectorized loop when compiled calls (passes/loopfold.py)
+linear("rt.windows_at", "x, axis, start, step, count, length, lead=0", "x",
+       "rt.windows_at_t(g, x, axis, start, step, count, length, lead)")
+linear("rt.windows_at_t", "v, x, axis, start, step, count, length, lead=0", "v",
+       "rt.windows_at(g, axis, start, step, count, length, lead)")
+prim("rt.windows_vecdot", "a, b")
+defvjp("rt.windows_vecdot", a="rt.batched_batched_product_vjp((False, True, True), (True, False), g, a, b, 0, 'dot')",
+       b="rt.batched_batched_product_vjp((False, True, True), (True, False), g, a, b, 1, 'dot')")
+defjvp("rt.windows_vecdot", a="rt.windows_vecdot(da, b)", b="rt.windows_vecdot(a, db)")
+for _n in ("rt.windows_at", "rt.windows_at_t", "rt.windows_vecdot"):
+    defbatch(_n, BatchRule("loop"))
