@@ -119,18 +119,52 @@ def unread_raising(body, candidates, rounds: int = 16, live_at_end=frozenset(), 
         if not new:
             break
         gone |= new
-        if len(fed) == fed_before and not _may_die(new, assigners, gone, keep):
+        if len(fed) == fed_before and not _may_die(new, assigners, gone, keep, live, body):
             break  # (the next round would find what this one did: nothing new)
     return keep
 
 
-def _may_die(new, assigners, gone, keep) -> bool:
+def _may_die(new, assigners, gone, keep, live, body) -> bool:
     """Whether dropping the statements `new` may leave another statement's value unread: only the
     names they read lose readers (a dropped statement's target is dead, so dropping its
     assignment changes no liveness), so only a statement assigning one of those, not dropped or
-    kept already, may be found dead in the next round."""
-    return any(s not in gone and s not in keep
-               for read in {n for s in new for n in loads(s)} for s in assigners.get(read, ()))
+    kept already, may be found dead in the next round; and not one whose name stays read
+    (`_still_read`)."""
+    lost = {n for s in new for n in loads(s)}
+    if any(s not in gone and s not in keep for read in lost for s in assigners.get(read, ())):
+        return not _still_read(new, live, body)
+    return False
+
+
+def _still_read(new, live, body) -> bool:
+    """Whether every name a statement of `new` reads is live after it (`live`,
+    this round's liveness), none of them is inside a loop, and none assigns what it reads:
+    then whatever reached such a read goes on, without being overwritten, to a later read,
+    which is kept or again one of `new`, later in the program (no loop leads back), so every
+    assignment that was live stays live once `new` is dropped, and the next round (a whole
+    liveness analysis again) would find nothing new."""
+    flat = set(_outside_loops(body))
+    for s in new:
+        if s not in flat:
+            return False
+        read = set(loads(s))
+        if s.targets[0].id in read:
+            return False
+        after = live.after[s]
+        if not all(n in after for n in read):
+            return False
+    return True
+
+
+def _outside_loops(stmts):
+    """The statements of `stmts` and of their branches, not of loop bodies."""
+    for s in stmts:
+        if isinstance(s, (gast.For, gast.While)):
+            continue
+        yield s
+        if isinstance(s, gast.If):
+            yield from _outside_loops(s.body)
+            yield from _outside_loops(s.orelse)
 
 
 def dropped(value) -> bool:
