@@ -16,7 +16,7 @@ from ..ir import build
 from ..primitives import registry
 from ..primitives.registry import EXT
 from .liveness import Liveness
-from .stmts import classify, loads, walk_stmts
+from .stmts import classify, loads, targets, walk_stmts
 
 KEEP = "ext.s2s_keep"
 _ATOMS = (gast.Name, gast.Constant)
@@ -91,6 +91,8 @@ def unread_raising(body, candidates, rounds: int = 16, live_at_end=frozenset(), 
     A dead statement that assigns or reads a name of `sinks` (an array nothing reads, which
     dead-code elimination drops with its stores), or assigns only what such statements read,
     goes without a reader, and so does what only it reads."""
+    if _all_read(body, candidates, live_at_end):
+        return {}  # (no liveness analysis of the whole body: every candidate's value is read)
     gone: set = set()
     fed: set[str] = set(sinks)
     keep: dict = {}
@@ -154,6 +156,49 @@ def _still_read(new, live, body) -> bool:
         if not all(n in after for n in read):
             return False
     return True
+
+
+def _all_read(body, candidates, live_at_end) -> bool:
+    """Whether the value of every statement of `candidates` that may raise is read in every round
+    of `unread_raising` (which then keeps none): its name is assigned nowhere else, and read after
+    the top-level statement that holds it by a top-level statement that is never dropped (a
+    test, a loop's iterable, an expression statement, a return, a store into an item, or a
+    candidate whose value is read so in turn), or at the end (`live_at_end`). Liveness finds such
+    a name live after the candidate whatever the rounds drop: one backward scan instead of a
+    liveness analysis of the whole body per round (a gradient's forward and backward sweep)."""
+    raising = {s for s in candidates if simple(s) and isinstance(s.targets[0], gast.Name)
+               and not cannot_raise(s.value)}
+    if not raising:
+        return True
+    names = {s.targets[0].id for s in raising}
+    stores: dict[str, int] = {}
+    for s in walk_stmts(body):
+        if s.__class__ not in _KNOWN:
+            return False
+        for n in targets(s) if s.__class__ is not gast.Delete else \
+                [t.id for t in s.targets if isinstance(t, gast.Name)]:
+            if n in names:
+                stores[n] = stores.get(n, 0) + 1
+    read = set(live_at_end)  # names a statement that is never dropped reads after this point
+    found = 0
+    for top in reversed(body):
+        for s in walk_stmts([top]):
+            if s in raising and stores.get(s.targets[0].id) == 1 and s.targets[0].id in read:
+                found += 1
+                if s is top:
+                    read.update(loads(s))  # (a candidate read so is never dropped: what it reads stays read)
+        cls = top.__class__
+        if cls is gast.If or cls is gast.While:
+            read.update(loads(top.test))
+        elif cls is gast.For:
+            read.update(loads(top.iter))
+        elif cls is gast.Expr or cls is gast.Return or cls is gast.Assign and not isinstance(top.targets[0], gast.Name):
+            read.update(loads(top))
+    return found == len(raising)
+
+
+_KNOWN = frozenset((gast.Assign, gast.Expr, gast.Return, gast.If, gast.For, gast.While, gast.Delete, gast.Pass,
+                    gast.Break, gast.Continue, build.Comment))
 
 
 def _outside_loops(stmts):
