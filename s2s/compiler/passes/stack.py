@@ -88,17 +88,19 @@ def pop_of(s):
     return None
 
 
-def _block(stmts, lists, fresh, touched) -> None:
+def _block(stmts, lists, fresh, touched, notes) -> None:
     for s in stmts:
         for f in ("body", "orelse"):
             if getattr(s, f, None):
-                _block(getattr(s, f), lists, fresh, touched)
+                _block(getattr(s, f), lists, fresh, touched, notes)
     for j, s in enumerate(stmts):
         p = pop_of(s)
         if p is None or p[0] not in lists:
             continue
         for i in range(j - 1, -1, -1):
-            if p[0] not in analysis.loads(stmts[i]):
+            u = stmts[i]  # (a block's reads may have changed above: read again; a simple statement's are noted)
+            if p[0] not in (analysis.loads(u) if getattr(u, "body", None) or getattr(u, "orelse", None)
+                            else notes.loads(u)):
                 continue
             push = push_of(stmts[i])
             if push is not None and push[0] == p[0]:
@@ -118,7 +120,7 @@ def stack_forwarding(body: list, params, facts) -> tuple[list, set[str]]:
     lists = local_lists(body, made, facts["notes"])
     touched: set[str] = set()
     if lists:
-        _block(body, lists, _fresh_names(body, facts["notes"]), touched)
+        _block(body, lists, _fresh_names(body, facts["notes"]), touched, facts["notes"])
     return body, touched
 
 
