@@ -33,6 +33,22 @@ def lists_made(body, params) -> set[str]:
             and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List) and not s.value.elts} - set(params)
 
 
+def noted_lists(body, params, notes, local: bool = True) -> frozenset[str]:
+    """`local_lists` (`local`) or `lists_made` of `body`, kept in the pipeline's notes
+    (`Notes.analyses`) while no pass changes anything: stack forwarding, dead records and dead
+    restores ask them one after the other."""
+    key = "local_lists" if local else "lists_made"
+    hit = notes.analyses.get(key)
+    if hit is not None and hit[0] is body:
+        return hit[1]
+    if local:
+        found = frozenset(local_lists(body, noted_lists(body, params, notes, False), notes))
+    else:
+        found = frozenset(lists_made(body, params))
+    notes.analyses[key] = (body, found)
+    return found
+
+
 def local_lists(body, made, notes) -> set[str]:
     """Lists made here that are only pushed, popped and measured by `rt.zeros_list`."""
     ok = set(made)
@@ -113,11 +129,11 @@ def _block(stmts, lists, fresh, touched, notes) -> None:
 
 
 def stack_forwarding(body: list, params, facts) -> tuple[list, set[str]]:
-    made = lists_made(body, params)
+    made = noted_lists(body, params, facts["notes"], local=False)
     dirty = facts["dirty"]
     if not made or dirty is not None and made.isdisjoint(dirty):
         return body, set()  # forwarding depends only on statements that name the lists
-    lists = local_lists(body, made, facts["notes"])
+    lists = noted_lists(body, params, facts["notes"])
     touched: set[str] = set()
     if lists:
         _block(body, lists, _fresh_names(body, facts["notes"]), touched, facts["notes"])
