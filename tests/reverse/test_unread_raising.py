@@ -94,3 +94,75 @@ def test_the_dead_chain_search_stops_when_nothing_more_can_die(monkeypatch):
     full, full_rounds = search()
     assert early == full == ["r"]  # `r = n / m` may raise and only the dropped `b` read it
     assert (early_rounds, full_rounds) == (3, 4)
+
+
+def _search(monkeypatch, code, candidates, live_at_end, full=False, every_round=False):
+    """(targets kept, liveness rounds) of unread_raising on `code`; `full`: without the early stop
+    after a round; `every_round`: nor the one before the first round."""
+    import gast
+
+    from s2s.compiler.analysis import raising
+    rounds = []
+
+    class Counting(raising.Faint):
+        def __init__(self, *args, **kwargs):
+            rounds.append(1)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(raising, "Faint", Counting)
+    if full:
+        monkeypatch.setattr(raising, "_may_die", lambda *args: True)
+    if every_round:
+        monkeypatch.setattr(raising, "_all_read", lambda *args: False)
+    body = gast.parse(code).body
+    mine = {s for s in raising.walk_stmts(body) if raising.simple(s) and s.targets[0].id in candidates}
+    keep = raising.unread_raising(body, mine, live_at_end=frozenset(live_at_end))
+    monkeypatch.undo()
+    return sorted(s.targets[0].id for s in keep), len(rounds)
+
+
+@pytest.mark.parametrize("code, kept, rounds", [
+    # the dropped `u` reads `t`, which `out` reads later: no assignment loses its last reader
+    ("n = x.shape[0]\nm = n - 3\nr = n / m\nt = x * 2.0\nu = t + 1.0\nout = t * 3.0\n", ["r"], 1),
+    # under an `if`, the same
+    ("n = x.shape[0]\nr = n / (n - 3)\nt = x * 2.0\nif c:\n    u = t + 1.0\nout = t * 3.0\n", ["r"], 1),
+    # `t` is read only by the dropped `u`: its assignment may die next round (and does)
+    ("n = x.shape[0]\nm = n - 3\nr = n / m\nt = x * 2.0\nu = t + 1.0\nout = x * 3.0\n", ["r"], 2),
+    # in a loop, a later read may lead back to the dropped one: the next round runs
+    ("n = x.shape[0]\nr = n / (n - 3)\nt = x * 2.0\nfor i in k:\n    u = t + 1.0\n    v = t\nout = t * 3.0\n",
+     ["r"], 2),
+    # the dropped statement reads what it assigns: the next round runs
+    ("n = x.shape[0]\nr = n / (n - 3)\nt = x * 2.0\nt = t + 1.0\nout = x * 3.0\n", ["r"], 2),
+])
+def test_a_round_stops_when_what_the_dropped_statements_read_stays_read(monkeypatch, code, kept, rounds):
+    """unread_raising stops after a round whose dropped statements (outside loops) read only names
+    still live after them: the round after would find nothing. It finds what the search run to
+    the end finds, and stops earlier where the argument holds (`rounds`)."""
+    early = _search(monkeypatch, code, {"r"}, {"out"})
+    full = _search(monkeypatch, code, {"r"}, {"out"}, full=True)
+    assert early[0] == full[0] == kept
+    assert early[1] == rounds
+    assert full[1] >= early[1]
+
+
+@pytest.mark.parametrize("code, candidates, rounds", [
+    # each value that may raise is read later by a test, directly or through another such value
+    ("n = x.shape[0]\nr = n / (n - 3)\nc = r > 1.0\nif c:\n    t = x * 2.0\nout = x * 3.0\n", {"r", "c"}, 0),
+    ("n = x.shape[0]\nif b:\n    r = n / (n - 3)\nt = x * 2.0\nif r:\n    t = x\nout = x * 3.0\n", set(), 0),
+    ("n = x.shape[0]\nif b:\n    r = n / (n - 3)\nt = x * 2.0\nout = x * 3.0\nx.append(r)\n", {"r"}, 0),
+    # `r` assigned twice: the liveness analysis decides
+    ("n = x.shape[0]\nr = n / (n - 3)\nif b:\n    r = n / 2\nc = r > 1.0\nif c:\n    t = x\nout = x\n", {"r", "c"}, 1),
+    # read only by a statement that is no candidate (it could be dropped): the analysis decides
+    ("n = x.shape[0]\nr = n / (n - 3)\nu = r + 1.0\nif u:\n    t = x\nout = x\n", {"r"}, 1),
+    # read only by a statement that a round drops: kept, after two rounds
+    ("n = x.shape[0]\nr = n / (n - 3)\nif b:\n    u = r + 1.0\nout = x\n", {"r"}, 2),
+])
+def test_no_liveness_analysis_when_every_value_that_may_raise_is_read(monkeypatch, code, candidates, rounds):
+    """unread_raising keeps nothing, and analyses nothing, when each candidate that may raise is
+    assigned once and read after it by a top-level statement no round drops (`_all_read`); the
+    search run to the end finds the same readers."""
+    candidates = candidates or {"r"}
+    early = _search(monkeypatch, code, candidates, {"out"})
+    full = _search(monkeypatch, code, candidates, {"out"}, full=True, every_round=True)
+    assert early[0] == full[0] == (["r"] if rounds == 2 else [])
+    assert early[1] == rounds

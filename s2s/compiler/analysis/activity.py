@@ -10,69 +10,99 @@ from .stmts import diff_operands, dotted, loads, operands, targets, walk_stmts
 
 def activity(body, active_params, dead=frozenset()) -> set[str]:
     """Variables whose value depends differentiably on the active parameters (a fixpoint); names in
-    `dead` (values known never to reach the output) are never active, nor what only they make so."""
+    `dead` (values known never to reach the output) are never active, nor what only they make so.
+    Each statement's edges (the names it reads a derivative through, the names it then makes
+    active) are found once, in the first sweep; the sweeps that follow go over them only."""
     active = set(active_params)
+    edges = []
+    for s in walk_stmts(body):
+        src, dst = _forward_edge(s)
+        if dst:
+            edges.append((src, dst))
     changed = True
     while changed:
         changed = False
-        for s in walk_stmts(body):
-            new = []
-            if isinstance(s, gast.Assign):
-                t = s.targets[0]
-                if isinstance(t, gast.Subscript):
-                    if isinstance(s.value, gast.Name) and s.value.id in active:
-                        new = [t.value.id]
-                elif isinstance(t, gast.Tuple):
-                    if isinstance(s.value, gast.Name) and s.value.id in active:
-                        new = [e.id for e in t.elts]
-                elif any(n in active for n in diff_operands(s.value)):
-                    new = [t.id]
-            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
-                f = s.value.func
-                if isinstance(f, gast.Attribute) and f.attr == "append":
-                    arg = s.value.args[0]
-                    if isinstance(arg, gast.Name) and arg.id in active:
-                        new = [f.value.id]
-            for n in new:
-                if n not in active and n not in dead:
-                    active.add(n)
-                    changed = True
+        for src, dst in edges:
+            if any(n in active for n in src):
+                for n in (node.id for node in dst):
+                    if n not in active and n not in dead:
+                        active.add(n)
+                        changed = True
     return active
+
+
+def _forward_edge(s) -> tuple:
+    """(names, nodes): when one of `names` is active, so are the names of `nodes` (`activity`'s
+    rule; their `id` is read when the edge is taken, as the sweep did)."""
+    if isinstance(s, gast.Assign):
+        t = s.targets[0]
+        if isinstance(t, gast.Subscript):
+            return ((s.value.id,), (t.value,)) if isinstance(s.value, gast.Name) else ((), ())
+        if isinstance(t, gast.Tuple):
+            return ((s.value.id,), tuple(t.elts)) if isinstance(s.value, gast.Name) else ((), ())
+        return diff_operands(s.value), (t,)
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+        f = s.value.func
+        if isinstance(f, gast.Attribute) and f.attr == "append":
+            arg = s.value.args[0]
+            if isinstance(arg, gast.Name):
+                return (arg.id,), (f.value,)
+    return (), ()
 
 
 def useful(body, outputs) -> set[str]:
     """Variables whose value can reach the `outputs` differentiably (a fixpoint backwards over the
     same edges as `activity`; flow-insensitive, so a superset): a derivative never flows back to
-    any other variable, whose adjoint is zero (e.g. the argument of a `stop_gradient`)."""
+    any other variable, whose adjoint is zero (e.g. the argument of a `stop_gradient`). What a
+    statement makes useful is found when it first is, and kept for the sweeps that follow."""
     use = set(outputs)
-    stmts = list(walk_stmts(body))
+    stmts = [s for s in walk_stmts(body)]
     stmts.reverse()  # uses propagate backwards: a straight-line body settles in one sweep
+    heads = [_backward_heads(s) for s in stmts]
+    made: list = [None] * len(stmts)
     changed = True
     while changed:
         changed = False
-        for s in stmts:
-            new: list = []
-            if isinstance(s, gast.Assign):
-                t = s.targets[0]
-                if isinstance(t, gast.Subscript):
-                    if t.value.id in use:
-                        new = loads(s.value)
-                elif isinstance(t, gast.Tuple):
-                    if any(e.id in use for e in t.elts):
-                        new = loads(s.value)
-                elif t.id in use:
-                    new = diff_operands(s.value)
-            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
-                f = s.value.func
-                if isinstance(f, gast.Attribute) and f.attr == "append" and dotted(f.value) in use:
-                    new = loads(s.value)
-            elif isinstance(s, gast.For) and any(isinstance(n, gast.Name) and n.id in use for n in gast.walk(s.target)):
-                new = loads(s.iter)
+        for i, s in enumerate(stmts):
+            head = heads[i]
+            if not head or not any(n in use for n in head):
+                continue
+            new = made[i]
+            if new is None:
+                new = made[i] = _backward_new(s)
             for n in new:
                 if n not in use:
                     use.add(n)
                     changed = True
     return use
+
+
+def _backward_heads(s) -> tuple:
+    """The names of which one, useful, makes what `s` reads useful (`useful`'s rule)."""
+    if isinstance(s, gast.Assign):
+        t = s.targets[0]
+        if isinstance(t, gast.Subscript):
+            return (t.value.id,)
+        if isinstance(t, gast.Tuple):
+            return tuple(e.id for e in t.elts)
+        return (t.id,)
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+        f = s.value.func
+        if isinstance(f, gast.Attribute) and f.attr == "append":
+            return (dotted(f.value),)
+    elif isinstance(s, gast.For):
+        return tuple(n.id for n in gast.walk(s.target) if isinstance(n, gast.Name))
+    return ()
+
+
+def _backward_new(s) -> list:
+    """What `s` makes useful once one of its `_backward_heads` is."""
+    if isinstance(s, gast.Assign):
+        t = s.targets[0]
+        return diff_operands(s.value) if isinstance(t, gast.Name) else loads(s.value)
+    if isinstance(s, gast.Expr):
+        return loads(s.value)
+    return loads(s.iter)
 
 
 def relevant(body, active, dead=frozenset()) -> set[str]:

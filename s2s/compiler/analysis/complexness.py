@@ -321,6 +321,9 @@ def _stores(s) -> list[str]:
         for node in v if isinstance(v, list) else [v]:
             if isinstance(node, str) and field == "name":
                 found.append(node)
+            elif node.__class__ is gast.Name:  # (core form's usual target: no walk)
+                if isinstance(node.ctx, gast.Store):
+                    found.append(node.id)
             elif isinstance(node, gast.AST):
                 found += [n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
     if isinstance(s, (gast.Import, gast.ImportFrom)):

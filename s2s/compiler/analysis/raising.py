@@ -16,7 +16,7 @@ from ..ir import build
 from ..primitives import registry
 from ..primitives.registry import EXT
 from .liveness import Liveness
-from .stmts import classify, loads, walk_stmts
+from .stmts import classify, loads, targets, walk_stmts
 
 KEEP = "ext.s2s_keep"
 _ATOMS = (gast.Name, gast.Constant)
@@ -91,6 +91,8 @@ def unread_raising(body, candidates, rounds: int = 16, live_at_end=frozenset(), 
     A dead statement that assigns or reads a name of `sinks` (an array nothing reads, which
     dead-code elimination drops with its stores), or assigns only what such statements read,
     goes without a reader, and so does what only it reads."""
+    if _all_read(body, candidates, live_at_end):
+        return {}  # (no liveness analysis of the whole body: every candidate's value is read)
     gone: set = set()
     fed: set[str] = set(sinks)
     keep: dict = {}
@@ -119,18 +121,95 @@ def unread_raising(body, candidates, rounds: int = 16, live_at_end=frozenset(), 
         if not new:
             break
         gone |= new
-        if len(fed) == fed_before and not _may_die(new, assigners, gone, keep):
+        if len(fed) == fed_before and not _may_die(new, assigners, gone, keep, live, body):
             break  # (the next round would find what this one did: nothing new)
     return keep
 
 
-def _may_die(new, assigners, gone, keep) -> bool:
+def _may_die(new, assigners, gone, keep, live, body) -> bool:
     """Whether dropping the statements `new` may leave another statement's value unread: only the
     names they read lose readers (a dropped statement's target is dead, so dropping its
     assignment changes no liveness), so only a statement assigning one of those, not dropped or
-    kept already, may be found dead in the next round."""
-    return any(s not in gone and s not in keep
-               for read in {n for s in new for n in loads(s)} for s in assigners.get(read, ()))
+    kept already, may be found dead in the next round; and not one whose name stays read
+    (`_still_read`)."""
+    lost = {n for s in new for n in loads(s)}
+    if any(s not in gone and s not in keep for read in lost for s in assigners.get(read, ())):
+        return not _still_read(new, live, body)
+    return False
+
+
+def _still_read(new, live, body) -> bool:
+    """Whether every name a statement of `new` reads is live after it (`live`,
+    this round's liveness), none of them is inside a loop, and none assigns what it reads:
+    then whatever reached such a read goes on, without being overwritten, to a later read,
+    which is kept or again one of `new`, later in the program (no loop leads back), so every
+    assignment that was live stays live once `new` is dropped, and the next round (a whole
+    liveness analysis again) would find nothing new."""
+    flat = set(_outside_loops(body))
+    for s in new:
+        if s not in flat:
+            return False
+        read = set(loads(s))
+        if s.targets[0].id in read:
+            return False
+        after = live.after[s]
+        if not all(n in after for n in read):
+            return False
+    return True
+
+
+def _all_read(body, candidates, live_at_end) -> bool:
+    """Whether the value of every statement of `candidates` that may raise is read in every round
+    of `unread_raising` (which then keeps none): its name is assigned nowhere else, and read after
+    the top-level statement that holds it by a top-level statement that is never dropped (a
+    test, a loop's iterable, an expression statement, a return, a store into an item, or a
+    candidate whose value is read so in turn), or at the end (`live_at_end`). Liveness finds such
+    a name live after the candidate whatever the rounds drop: one backward scan instead of a
+    liveness analysis of the whole body per round (a gradient's forward and backward sweep)."""
+    raising = {s for s in candidates if simple(s) and isinstance(s.targets[0], gast.Name)
+               and not cannot_raise(s.value)}
+    if not raising:
+        return True
+    names = {s.targets[0].id for s in raising}
+    stores: dict[str, int] = {}
+    for s in walk_stmts(body):
+        if s.__class__ not in _KNOWN:
+            return False
+        for n in targets(s) if s.__class__ is not gast.Delete else \
+                [t.id for t in s.targets if isinstance(t, gast.Name)]:
+            if n in names:
+                stores[n] = stores.get(n, 0) + 1
+    read = set(live_at_end)  # names a statement that is never dropped reads after this point
+    found = 0
+    for top in reversed(body):
+        for s in walk_stmts([top]):
+            if s in raising and stores.get(s.targets[0].id) == 1 and s.targets[0].id in read:
+                found += 1
+                if s is top:
+                    read.update(loads(s))  # (a candidate read so is never dropped: what it reads stays read)
+        cls = top.__class__
+        if cls is gast.If or cls is gast.While:
+            read.update(loads(top.test))
+        elif cls is gast.For:
+            read.update(loads(top.iter))
+        elif cls is gast.Expr or cls is gast.Return or cls is gast.Assign and not isinstance(top.targets[0], gast.Name):
+            read.update(loads(top))
+    return found == len(raising)
+
+
+_KNOWN = frozenset((gast.Assign, gast.Expr, gast.Return, gast.If, gast.For, gast.While, gast.Delete, gast.Pass,
+                    gast.Break, gast.Continue, build.Comment))
+
+
+def _outside_loops(stmts):
+    """The statements of `stmts` and of their branches, not of loop bodies."""
+    for s in stmts:
+        if isinstance(s, (gast.For, gast.While)):
+            continue
+        yield s
+        if isinstance(s, gast.If):
+            yield from _outside_loops(s.body)
+            yield from _outside_loops(s.orelse)
 
 
 def dropped(value) -> bool:

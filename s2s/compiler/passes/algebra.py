@@ -227,11 +227,13 @@ def _scaled_selects(body, params, known, notes) -> set[str]:
     xp.where(m, c * a, c * b)`, the products folded (each element is `c * a` or `c * b`, as
     before, computed once; one array operation less: a SELU's derivative `1.67 * where(m, 0.0,
     1.05)`). A number `m` is left alone (its product is a NumPy scalar, the select a 0-d array)."""
+    touched: set[str] = set()
+    if not known.get("arrays"):  # (no array of the signature: no mask is certainly one)
+        return touched
     stmts = list(analysis.walk_stmts(body))
     selects = {s.targets[0].id: s for s in stmts if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
                and isinstance(s.value, gast.Call) and analysis.dotted(s.value.func) == "xp.where"}
-    touched: set[str] = set()
-    if not selects or not known.get("arrays"):
+    if not selects:
         return touched
     binds = collections.Counter(t for s in stmts for t in analysis.targets(s))
     reads = collections.Counter(analysis.loads(body))

@@ -41,8 +41,28 @@ def _pure(value) -> bool:
     p = registry.lookup(kind)
     if p is not None and p.effect:  # a draw; a check; a print
         return False
-    return not any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
-                   for n in build.walk(value))  # a pop nested in an argument (`rt.tree_add(b, L.pop())`)
+    return not _pops(value)
+
+
+_ATOMS = (gast.Name, gast.Constant)
+
+
+def _pops(value) -> bool:
+    """Whether `value` calls a `pop` (one nested in an argument too: `rt.tree_add(b, L.pop())`);
+    core form's usual `f(atoms)` and `a op b` of atoms are answered without a walk."""
+    cls = value.__class__
+    if cls is gast.Call:
+        func = value.func
+        if all(a.__class__ in _ATOMS for a in value.args) and all(k.value.__class__ in _ATOMS for k in value.keywords) \
+                and (func.__class__ is gast.Name or func.__class__ is gast.Attribute and func.value.__class__ is gast.Name):
+            return func.__class__ is gast.Attribute and func.attr == "pop"
+    elif cls is gast.BinOp:
+        if value.left.__class__ in _ATOMS and value.right.__class__ in _ATOMS:
+            return False
+    elif cls in _ATOMS:
+        return False
+    return any(isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and n.func.attr == "pop"
+               for n in build.walk(value))
 
 
 def _facts(s):

@@ -126,7 +126,7 @@ def fuse(body: list, params, facts) -> tuple[list, bool]:
         if found is None:
             continue
         expr, reduce = found
-        names = sorted({n.id for n in gast.walk(expr) if isinstance(n, gast.Name)} - {"xp"})
+        names = sorted({n.id for n in build.walk(expr) if isinstance(n, gast.Name)} - {"xp"})
         if set(names) <= floats:
             continue  # Python floats: nothing to fuse
         name = f"fused_{len(kernels)}"

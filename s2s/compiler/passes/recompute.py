@@ -45,7 +45,7 @@ CHEAP = 3  # operations: a value this small is recomputed rather than stored
 def _cheap(value) -> bool:
     """At most `CHEAP` operations, calls only of primitives declared `cheap` (`xp.where`, `xp.abs`...)."""
     if any(isinstance(n, gast.Call) and not getattr(registry.lookup(analysis.dotted(n.func) or ""), "cheap", False)
-           for n in gast.walk(value)):
+           for n in build.walk(value)):
         return False
     n = fusion.elementwise_ops(value)
     return n is not None and 1 <= n <= CHEAP

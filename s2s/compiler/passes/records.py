@@ -51,7 +51,7 @@ import gast
 
 from .. import analysis
 from .base import Pass
-from .stack import lists_made, local_lists, pop_of, push_of
+from .stack import noted_lists, pop_of, push_of
 
 
 def _saved_name(v):
@@ -78,10 +78,9 @@ def _records(body) -> set:
 
 
 def dead_records(body: list, params, facts) -> tuple[list, set[str]]:
-    made = lists_made(body, params)
-    if not made:
+    if not noted_lists(body, params, facts["notes"], local=False):
         return body, set()
-    lists = local_lists(body, made, facts["notes"])
+    lists = noted_lists(body, params, facts["notes"])
     pushes: dict = {}
     pops: dict = {}
     for s in analysis.walk_stmts(body):

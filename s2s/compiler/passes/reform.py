@@ -60,7 +60,7 @@ def elementwise_only(value) -> bool:
 def _passes_on(value) -> bool:
     """Whether `value` only passes values on (names, constants, tuples of them): it allocates nothing."""
     return all(isinstance(n, (gast.Name, gast.Constant, gast.Tuple, gast.List, gast.expr_context))
-               for n in gast.walk(value))
+               for n in build.walk(value))
 
 
 def substitute_read(stmt, name: str, value):
@@ -69,7 +69,7 @@ def substitute_read(stmt, name: str, value):
     if isinstance(stmt.value, gast.Name) and stmt.value.id == name:
         stmt.value = value
         return value
-    for node in gast.walk(stmt.value):
+    for node in build.walk(stmt.value):
         for field, child in gast.iter_fields(node):
             kids = child if isinstance(child, list) else [child]
             for k, kid in enumerate(kids):
@@ -126,7 +126,7 @@ def _settle(pending, floats, ctx, every: bool, compiled=None) -> None:
             continue
         where = owners.get(id(stmts))
         if where is None:
-            where = owners[id(stmts)] = {id(n): u for u in stmts for n in gast.walk(u)}
+            where = owners[id(stmts)] = {id(n): u for u in stmts for n in build.walk(u)}
         owner = where[id(new)]
         groups.setdefault(id(owner), (stmts, owner, []))[2].append((pos, t, new))
     before: dict = {}  # id(block) -> (block, {id(owner): statements restored before it, last first})
@@ -138,7 +138,7 @@ def _settle(pending, floats, ctx, every: bool, compiled=None) -> None:
         restored = [owner]
         ahead = before.setdefault(id(stmts), (stmts, {}))[1].setdefault(id(owner), [])
         for _, t, new in sorted(moves, key=lambda m: -m[0]):  # the latest first: each goes before the last
-            node, field = next((n, f) for r in restored for n in gast.walk(r) for f, c in gast.iter_fields(n)
+            node, field = next((n, f) for r in restored for n in build.walk(r) for f, c in gast.iter_fields(n)
                                if c is new or isinstance(c, list) and any(k is new for k in c))
             child = getattr(node, field)
             if isinstance(child, list):

@@ -40,7 +40,7 @@ import gast
 
 from .. import analysis
 from .base import Pass
-from .stack import lists_made, local_lists, pop_of, push_of
+from .stack import noted_lists, pop_of, push_of
 
 _JUMPS = (gast.Break, gast.Continue, gast.Return)
 
@@ -81,11 +81,10 @@ def _dead_pairs(body, lst):
 
 
 def dead_restores(body: list, params, facts) -> tuple[list, set[str]]:
-    made = lists_made(body, params)
-    if not made or not any(isinstance(s, gast.For) for s in body):
+    if not any(isinstance(s, gast.For) for s in body) or not noted_lists(body, params, facts["notes"], local=False):
         return body, set()
     touched: set[str] = set()
-    for lst in sorted(local_lists(body, made, facts["notes"])):
+    for lst in sorted(noted_lists(body, params, facts["notes"])):
         pairs = _dead_pairs(body, lst)
         drop = {id(s) for pair in pairs for s in pair}
         if not drop:

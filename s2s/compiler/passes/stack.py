@@ -33,6 +33,22 @@ def lists_made(body, params) -> set[str]:
             and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.List) and not s.value.elts} - set(params)
 
 
+def noted_lists(body, params, notes, local: bool = True) -> frozenset[str]:
+    """`local_lists` (`local`) or `lists_made` of `body`, kept in the pipeline's notes
+    (`Notes.analyses`) while no pass changes anything: stack forwarding, dead records and dead
+    restores ask them one after the other."""
+    key = "local_lists" if local else "lists_made"
+    hit = notes.analyses.get(key)
+    if hit is not None and hit[0] is body:
+        return hit[1]
+    if local:
+        found = frozenset(local_lists(body, noted_lists(body, params, notes, False), notes))
+    else:
+        found = frozenset(lists_made(body, params))
+    notes.analyses[key] = (body, found)
+    return found
+
+
 def local_lists(body, made, notes) -> set[str]:
     """Lists made here that are only pushed, popped and measured by `rt.zeros_list`."""
     ok = set(made)
@@ -88,17 +104,19 @@ def pop_of(s):
     return None
 
 
-def _block(stmts, lists, fresh, touched) -> None:
+def _block(stmts, lists, fresh, touched, notes) -> None:
     for s in stmts:
         for f in ("body", "orelse"):
             if getattr(s, f, None):
-                _block(getattr(s, f), lists, fresh, touched)
+                _block(getattr(s, f), lists, fresh, touched, notes)
     for j, s in enumerate(stmts):
         p = pop_of(s)
         if p is None or p[0] not in lists:
             continue
         for i in range(j - 1, -1, -1):
-            if p[0] not in analysis.loads(stmts[i]):
+            u = stmts[i]  # (a block's reads may have changed above: read again; a simple statement's are noted)
+            if p[0] not in (analysis.loads(u) if getattr(u, "body", None) or getattr(u, "orelse", None)
+                            else notes.loads(u)):
                 continue
             push = push_of(stmts[i])
             if push is not None and push[0] == p[0]:
@@ -111,14 +129,14 @@ def _block(stmts, lists, fresh, touched) -> None:
 
 
 def stack_forwarding(body: list, params, facts) -> tuple[list, set[str]]:
-    made = lists_made(body, params)
+    made = noted_lists(body, params, facts["notes"], local=False)
     dirty = facts["dirty"]
     if not made or dirty is not None and made.isdisjoint(dirty):
         return body, set()  # forwarding depends only on statements that name the lists
-    lists = local_lists(body, made, facts["notes"])
+    lists = noted_lists(body, params, facts["notes"])
     touched: set[str] = set()
     if lists:
-        _block(body, lists, _fresh_names(body, facts["notes"]), touched)
+        _block(body, lists, _fresh_names(body, facts["notes"]), touched, facts["notes"])
     return body, touched
 
 

@@ -89,6 +89,10 @@ def _reads_of(node, out):
             _reads_of(kw.value, out)
         _reads_of(node.func, out)
         return
+    if node.__class__ is gast.BinOp:  # (core form's usual operation: its operator holds no name)
+        _reads_of(node.left, out)
+        _reads_of(node.right, out)
+        return
     for child in gast.iter_child_nodes(node):
         _reads_of(child, out)
 
