@@ -33,6 +33,7 @@ import gast
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
+from . import reuse_shapes
 from .base import Pass
 
 # the arithmetic operators (`arith`) -> their ufunc, which writes into a buffer (`ufunc`)
@@ -45,6 +46,7 @@ class _Facts:
 
     def __init__(self, arrays):
         self.of = {n: (d, n) for n, (d, nd) in arrays.items() if d in _FLOATS and nd >= 1}
+        self.shaped = False  # (float64 names of known shapes among them: reuse_shapes.py)
 
     def expr(self, e):
         """The facts of `e`'s value, "number" for a Python number, or None (unknown)."""
@@ -54,9 +56,11 @@ class _Facts:
             return "number" if type(e.value) in (int, float) else None
         parts = _operation(e)
         if parts is None:
-            return None
+            return reuse_shapes.other(e, self.expr) if self.shaped else None
         facts = [self.expr(p) for p in parts[1]]
         arrays = {f for f in facts if f != "number"}
+        if len(arrays) > 1 and None not in arrays:  # (float64 arrays of known shapes: reuse_shapes.py)
+            return reuse_shapes.broadcast(arrays)
         return arrays.pop() if len(arrays) == 1 and None not in arrays else None
 
 
@@ -81,6 +85,8 @@ def _operand_uses(body) -> collections.Counter:
         for p in op[1] if op else ():
             if isinstance(p, gast.Name):
                 out[p.id] += 1
+        if (n := reuse_shapes.reduced_name(node)) is not None:  # (`e.sum(axis=1)`: no reference kept)
+            out[n] += 1
     return out
 
 
@@ -109,8 +115,9 @@ def _rewrite(value, info, dead):
         op = _operation(node)
         if op is None or info.expr(node) is None:
             continue
-        if not isinstance(node, gast.Call) and not all(isinstance(p, (gast.Name, gast.Constant)) for p in op[1]):
-            continue  # NumPy writes `a * b + c` into the temporary of `a * b` already
+        if not isinstance(node, gast.Call) and not all(isinstance(p, (gast.Name, gast.Constant))
+                                                       or reuse_shapes.reduction(p) for p in op[1]):
+            continue  # NumPy writes `a * b + c` into the temporary of `a * b` already (`s - s.max(axis=1)`: no temporary)
         for p in op[1]:
             if isinstance(p, gast.Name) and p.id in dead and p.id not in used and last[p.id] <= k \
                     and info.of.get(p.id) == info.expr(node):
@@ -135,6 +142,8 @@ def reuse(body: list, params, facts) -> tuple[list, bool]:
     if not arrays:
         return body, False
     info = _Facts(arrays)
+    info.of.update(shaped := reuse_shapes.shaped(facts["known"]))
+    info.shaped = bool(shaped)
     live = None  # computed when a first candidate needs it (most bodies have none)
     counts = analysis.assigned_counts(body, params)
     reads = collections.Counter(analysis.loads(body))
@@ -144,7 +153,8 @@ def reuse(body: list, params, facts) -> tuple[list, bool]:
     for s in body:
         if not isinstance(s, (gast.Assign, gast.Return)) or s.value is None:
             continue
-        fact = info.expr(s.value) if _operation(s.value) else None
+        fact = info.expr(s.value) if _operation(s.value) or info.shaped and reuse_shapes.product(s.value, info.expr) \
+            else None
         if fresh and live is None:
             live = analysis.TopLiveness(body)
         dead = {n for n in fresh if n not in live.after[s]} if fresh else set()
