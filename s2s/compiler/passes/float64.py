@@ -8,8 +8,7 @@ float64 when their operands are: `+ - * /` of two float64 values (or of one and 
 a float32 array times a Python float stays float32, so a float operand of unknown dtype is not
 enough), negation, an int power, an element or slice of a float64 array, its reduction methods
 (`t.sum(axis=1)`) and transpose, `@`, `xp.dot` and `xp.matmul` of two, `stop_gradient` of one, NumPy's
-one-argument elementwise functions (`xp.tanh`) and reductions (`xp.sum`), its two-argument ones
-with a float result (`xp.maximum(h, 0.0)`) and max's derivative `rt.pick`, a cotangent updated
+one-argument elementwise functions (`xp.tanh`) and reductions (`xp.sum`), a cotangent updated
 in place (`rt.add_at`), a float64's zero and seed, a max's cotangent (`rt.max_vjp`: its
 operand's float dtype), `xp.zeros(shape)`; an int (a literal, a name
 bound only to int literals, a loop index) meets a float64 as float64.
@@ -67,9 +66,6 @@ def is_float64(e, names, ints=frozenset()) -> bool:
     p = registry.lookup(analysis.classify(e)) if name.startswith("xp.") else None
     if p is not None and p.product and len(e.args) == 2:  # (xp.dot; vmap lowers products to xp.matmul)
         return f(e.args[0]) and f(e.args[1])
-    if (p is not None and p.broadcasting and p.float_result or name == "rt.pick") and len(e.args) == 2:
-        a, b = e.args  # (xp.maximum(h, 0.0), a max's derivative: their float operands' dtype)
-        return f(a) and (f(b) or whole(b)) or whole(a) and f(b)
     if (p is not None and p.reverses_axes or name == "stop_gradient") and len(e.args) == 1:  # (a transpose;
         return f(e.args[0])  # the value itself)
     if name == "rt.add_at" and len(e.args) == 3:
