@@ -50,7 +50,8 @@ def test_attention_gradient_in_place_is_bitwise_grads(order):
     args = _attention_args(order)
     g = s2s.jit(s2s.grad(attention, argnums=(0, 1, 2, 3)))
     body = s2s.source(g, *args).split("return any_shape(")[1]
-    assert "s -= " in body and "out=" in body, body  # (s's max subtracted in place; a product's buffer reused)
+    assert "s -= " in body and "out=" in body and "b_e += " in body, body  # (s's max subtracted in place; a
+    # product's buffer reused; the second term of a cotangent bound twice added into the first)
     got, want = g(*args), s2s.grad(attention, argnums=(0, 1, 2, 3))(*args)
     for k in range(4):
         np.testing.assert_array_equal(got[k], want[k])
@@ -75,3 +76,25 @@ def test_a_product_read_later_is_not_written_into():
         np.testing.assert_array_equal(a, b)
         np.testing.assert_allclose(a, _central(product_kept, [w, x], k), rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(s2s.jit(product_kept)(w, x), product_kept(w, x))
+
+
+def rebound(w, x):
+    t = x @ w
+    u = np.exp(t - np.max(t, axis=1, keepdims=True))
+    t = x[:, :3]  # (rebound to a view of a parameter: never written into)
+    t = t * 2.0 + u
+    return np.sum(t * u) + np.sum(np.tanh(t))
+
+
+def test_a_name_bound_twice_is_written_into_only_while_fresh():
+    r = np.random.default_rng(10)
+    w, x = r.normal(size=(5, 3)), r.normal(size=(7, 5))
+    x0 = x.copy()
+    for f in (s2s.jit(rebound), s2s.jit(s2s.grad(rebound, argnums=(0, 1)))):
+        f(w, x)
+        np.testing.assert_array_equal(x, x0)
+    got, want = s2s.jit(s2s.grad(rebound, argnums=(0, 1)))(w, x), s2s.grad(rebound, argnums=(0, 1))(w, x)
+    for k, (a, b) in enumerate(zip(got, want)):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_allclose(a, _central(rebound, [w, x], k), rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(s2s.jit(rebound)(w, x), rebound(w, x))

@@ -149,6 +149,7 @@ def reuse(body: list, params, facts) -> tuple[list, bool]:
     reads = collections.Counter(analysis.loads(body))
     as_operand = _operand_uses(body)
     fresh: set[str] = set()  # arrays this function computed, held by nothing but their name
+    top = reuse_shapes.top_level_names(body, counts, params) if info.shaped else set()
     changed = False
     for s in body:
         if not isinstance(s, (gast.Assign, gast.Return)) or s.value is None:
@@ -158,6 +159,9 @@ def reuse(body: list, params, facts) -> tuple[list, bool]:
         if fresh and live is None:
             live = analysis.TopLiveness(body)
         dead = {n for n in fresh if n not in live.after[s]} if fresh else set()
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in fresh \
+                and s.targets[0].id in top:
+            dead.add(s.targets[0].id)  # (`b_e = b_e + b_t4`: the old value's last read, `b_e += b_t4`)
         if dead:
             s.value, c = _rewrite(s.value, info, dead)
             fresh -= dead
@@ -165,6 +169,14 @@ def reuse(body: list, params, facts) -> tuple[list, bool]:
         if not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
             continue
         t = s.targets[0].id
+        if t in top:  # (bound more than once: this binding's fact holds until the next)
+            fresh.discard(t)
+            info.of.pop(t, None)
+            if fact is not None and fact != "number":
+                info.of[t] = fact
+                if reads[t] == as_operand[t]:
+                    fresh.add(t)
+            continue
         if fact is None or fact == "number" or counts.get(t) != 1:
             continue
         info.of[t] = fact

@@ -6,17 +6,21 @@ and shape. From the signature alone it knows only the arrays computed elementwis
 parameter; with the shapes and float64 names shape folding found (`known["name_shapes"]`) it
 also knows a product's result (`b_a = xp.dot(b_o, v.T)`: a new float64 array no other name
 holds), an operation between arrays of different shapes (`b_a / t4`, `t4` a row sum: the
-broadcast shape), and that a reduction method's read (`e.sum(axis=1)`) keeps no reference.
+broadcast shape), that a reduction's read (`e.sum(axis=1)`) keeps no reference, and the fact of
+each binding of a name bound more than once at the top level (`b_e = b_a / t4`, later `b_e = b_e +
+b_t4`: the second writes into the first's array, `b_e += b_t4`).
 
 Before (W10's softmax backward, `b_a` a product's result, `a` of its shape)::
 
-    b_t4 = -(b_a * a).sum(axis=1, keepdims=True) / t4
+    b_t4 = -xp.sum(b_a * a, axis=1, keepdims=True) / t4
 
 After::
 
-    b_t4 = -xp.multiply(b_a, a, out=b_a).sum(axis=1, keepdims=True) / t4
+    b_t4 = -xp.sum(xp.multiply(b_a, a, out=b_a), axis=1, keepdims=True) / t4
 """
 from __future__ import annotations
+
+import collections
 
 import gast
 
@@ -34,6 +38,15 @@ def shaped(known) -> dict:
     if not shapes:
         return {}
     return {n: ("d", s) for n, s in shapes.items() if n in shapes.f64 and s and all(type(d) is int for d in s)}
+
+
+def top_level_names(body, counts, params) -> set:
+    """The names bound more than once, every binding a top-level `name = value` of `body` (no parameter):
+    straight-line code, where a binding's fact holds from it to the next (`b_e = b_a / t4`, then
+    `b_e = b_e + b_t4`, two cotangent terms)."""
+    top = collections.Counter(s.targets[0].id for s in body
+                              if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name))
+    return {n for n, c in top.items() if c == counts.get(n) and c > 1 and n not in params}
 
 
 def broadcast(facts: set):
