@@ -196,7 +196,7 @@ def in_place(body: list, params, facts) -> tuple[list, bool]:
     argument NumPy parses on each call (30 ns of a 230 ns product of small arrays). A sum or
     product into its second operand is written the same way (`b *= a`: IEEE addition and
     multiplication commute)."""
-    out = []
+    out, changed = [], False
     for s in body:  # (reuse rewrites top-level statements only)
         v = getattr(s, "value", None)
         named = isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
@@ -205,9 +205,11 @@ def in_place(body: list, params, facts) -> tuple[list, bool]:
             out.append(s)
             continue
         first = isinstance(v.args[0], gast.Name) and v.args[0].id == buf
-        out += [build.aug_assign(buf, _AUGMENTED[v.func.attr](), v.args[1] if first else v.args[0]),
-                build.assign(s.targets[0].id, build.name(buf)) if named else build.ret(build.name(buf))]
-    return out, len(out) != len(body)
+        changed = True
+        out.append(build.aug_assign(buf, _AUGMENTED[v.func.attr](), v.args[1] if first else v.args[0]))
+        if not named or s.targets[0].id != buf:  # (`b_e += b_t4`: b_e is already the result)
+            out.append(build.assign(s.targets[0].id, build.name(buf)) if named else build.ret(build.name(buf)))
+    return out, changed
 
 
 def _buffer(v) -> str | None:
