@@ -39,6 +39,7 @@ from .base import Pass
 # the arithmetic operators (`arith`) -> their ufunc, which writes into a buffer (`ufunc`)
 _BINARY = {op: registry.PRIMS[k].ufunc for op, k in analysis.BINOPS.items() if registry.PRIMS[k].arith}
 _FLOATS = set("efdg")
+_PICK = "rt.pick"
 
 
 class _Facts:
@@ -74,6 +75,8 @@ def _operation(e):
         p = registry.lookup(analysis.dotted(e.func))
         if p is not None and p.out_buffer and len(e.args) == len(p.params):  # a ufunc with `out=`
             return e.func.attr, list(e.args)
+    if isinstance(e, gast.Call) and not e.keywords and len(e.args) == 2 and analysis.dotted(e.func) == _PICK:
+        return _PICK, list(e.args)  # (max's derivative, into its first operand's buffer: rt.pick's `out`)
     return None
 
 
@@ -121,7 +124,10 @@ def _rewrite(value, info, dead):
         for p in op[1]:
             if isinstance(p, gast.Name) and p.id in dead and p.id not in used and last[p.id] <= k \
                     and info.of.get(p.id) == info.expr(node):
-                replace[id(node)] = build.call(f"xp.{op[0]}", list(op[1]), {"out": build.name(p.id)})
+                fn = op[0] if op[0] == _PICK else f"xp.{op[0]}"
+                if fn == _PICK and p is not op[1][0]:
+                    continue  # (rt.pick writes into its first operand only)
+                replace[id(node)] = build.call(fn, list(op[1]), {"out": build.name(p.id)})
                 used.add(p.id)
                 break
     if not replace:
