@@ -98,3 +98,23 @@ def test_a_name_bound_twice_is_written_into_only_while_fresh():
         np.testing.assert_array_equal(a, b)
         np.testing.assert_allclose(a, _central(rebound, [w, x], k), rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(s2s.jit(rebound)(w, x), rebound(w, x))
+
+
+def tanh_mlp(w1, w2, x):
+    h = np.tanh(x @ w1)
+    return np.sum(np.tanh(h @ w2) ** 2)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_chain_writes_on_into_the_array_a_product_read(order):
+    """`h` is read by products and by tanh's derivative `1 - h * h`: both operations of the
+    derivative go into `h`'s array (xp.subtract(1, xp.multiply(h, h, out=h), out=h))."""
+    r = np.random.default_rng(12)
+    args = [np.asarray(a, order=order) for a in (r.normal(size=(4, 5)), r.normal(size=(5, 3)), r.normal(size=(6, 4)))]
+    g = s2s.jit(s2s.grad(tanh_mlp, argnums=(0, 1, 2)))
+    body = s2s.source(g, *args).split("return any_shape(")[1]
+    assert "xp.multiply(h,h,out=h),out=h)" in "".join(body.split()), body
+    got, want = g(*args), s2s.grad(tanh_mlp, argnums=(0, 1, 2))(*args)
+    for k in range(3):
+        np.testing.assert_array_equal(got[k], want[k])
+        np.testing.assert_allclose(got[k], _central(tanh_mlp, args, k), rtol=1e-6, atol=1e-8)

@@ -90,6 +90,8 @@ def _operand_uses(body) -> collections.Counter:
                 out[p.id] += 1
         if (n := reuse_shapes.reduced_name(node)) is not None:  # (`e.sum(axis=1)`: no reference kept)
             out[n] += 1
+        for n in reuse_shapes.product_operands(node):  # (`h2.T @ b_z`: neither)
+            out[n] += 1
     return out
 
 
@@ -113,34 +115,50 @@ def _rewrite(value, info, dead):
         for child in gast.iter_child_nodes(node):
             if isinstance(child, gast.Name):
                 last[child.id] = max(last.get(child.id, -1), at[id(node)])
-    used, replace = set(), {}
+    used, replace, holder = set(), {}, {}  # (holder: replaced node -> the dead array it wrote into)
     for k, node in enumerate(order):
         op = _operation(node)
         if op is None or info.expr(node) is None:
             continue
-        if not isinstance(node, gast.Call) and not all(isinstance(p, (gast.Name, gast.Constant))
+        if not isinstance(node, gast.Call) and not all(isinstance(p, (gast.Name, gast.Constant)) or id(p) in holder
                                                        or reuse_shapes.reduction(p) for p in op[1]):
             continue  # NumPy writes `a * b + c` into the temporary of `a * b` already (`s - s.max(axis=1)`: no temporary)
         for p in op[1]:
-            if isinstance(p, gast.Name) and p.id in dead and p.id not in used and last[p.id] <= k \
-                    and info.of.get(p.id) == info.expr(node):
-                fn = op[0] if op[0] == _PICK else f"xp.{op[0]}"
-                if fn == _PICK and p is not op[1][0]:
-                    continue  # (rt.pick writes into its first operand only)
-                replace[id(node)] = build.call(fn, list(op[1]), {"out": build.name(p.id)})
-                used.add(p.id)
-                break
+            if isinstance(p, gast.Name) and p.id in dead and p.id not in used and last[p.id] <= k:
+                buf = p.id
+            elif id(p) in holder:  # (`1 - xp.multiply(h, h, out=h)`: on into the same array)
+                buf = holder[id(p)]
+            else:
+                continue
+            fn = op[0] if op[0] == _PICK else f"xp.{op[0]}"
+            if info.of.get(buf) != info.expr(node) or fn == _PICK and p is not op[1][0]:
+                continue  # (rt.pick writes into its first operand only)
+            replace[id(node)] = build.call(fn, list(op[1]), {"out": build.name(buf)})
+            holder[id(node)] = buf
+            used.add(buf)
+            break
     if not replace:
         return value, False
-    if id(value) in replace:
-        value = replace.pop(id(value))
-    for node in gast.walk(value):
-        for field, child in gast.iter_fields(node):
-            if isinstance(child, list):
-                setattr(node, field, [replace.get(id(c), c) for c in child])
-            elif id(child) in replace:
-                setattr(node, field, replace[id(child)])
+    value = replace.get(id(value), value)
+    _substitute(value, replace)
     return value, True
+
+
+def _substitute(node, replace):
+    """Put each replaced node of `node`'s subtree (`replace`: id -> its replacement) in its place,
+    inside replacements too (an operation written into an array reads one that was)."""
+    for field, child in gast.iter_fields(node):
+        if isinstance(child, list):
+            child = [replace.get(id(c), c) for c in child]
+            setattr(node, field, child)
+            for c in child:
+                if isinstance(c, gast.AST):
+                    _substitute(c, replace)
+        elif isinstance(child, gast.AST):
+            if id(child) in replace:
+                child = replace[id(child)]
+                setattr(node, field, child)
+            _substitute(child, replace)
 
 
 def reuse(body: list, params, facts) -> tuple[list, bool]:

@@ -100,6 +100,21 @@ def other(e, expr):
     return ("d", tuple(shape)) if shape else None
 
 
+def product_operands(node) -> list:
+    """The names a product reads whole (`h2` of `h2 @ w3` and of `h2.T @ b_z`): reads that leave
+    no reference to the array behind (the product makes a new array; the transpose is its operand
+    only)."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
+        operands = [node.left, node.right]
+    elif isinstance(node, gast.Call) and not node.keywords and len(node.args) == 2 \
+            and analysis.dotted(node.func) in _PRODUCTS:
+        operands = list(node.args)
+    else:
+        return []
+    operands = [e.value if isinstance(e, gast.Attribute) and e.attr == "T" else e for e in operands]
+    return [e.id for e in operands if isinstance(e, gast.Name)]
+
+
 def _held(e):
     """`e` without `stop_gradient` (the value itself)."""
     while isinstance(e, gast.Call) and analysis.dotted(e.func) == "stop_gradient" and len(e.args) == 1 \
