@@ -26,10 +26,8 @@ import gast
 
 from .. import analysis
 from ..ir import build
+from ..primitives import registry
 from . import shape_facts as sfacts
-
-_PRODUCTS = frozenset({"xp.dot", "xp.matmul"})
-_REDUCTIONS = frozenset({"xp.sum", "xp.max", "xp.min"})  # (float64 in, float64 out)
 
 
 def shaped(known) -> dict:
@@ -62,7 +60,7 @@ def product(e, expr):
     `xp.dot(a, b)`, `xp.matmul(a, b)`: a new C-ordered array), else None. `expr`: an operand's fact."""
     if isinstance(e, gast.BinOp) and isinstance(e.op, gast.MatMult):
         a, b = e.left, e.right
-    elif isinstance(e, gast.Call) and not e.keywords and len(e.args) == 2 and analysis.dotted(e.func) in _PRODUCTS:
+    elif isinstance(e, gast.Call) and not e.keywords and len(e.args) == 2 and _product_call(e):
         a, b = e.args
     else:
         return None
@@ -106,8 +104,7 @@ def product_operands(node) -> list:
     only)."""
     if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
         operands = [node.left, node.right]
-    elif isinstance(node, gast.Call) and not node.keywords and len(node.args) == 2 \
-            and analysis.dotted(node.func) in _PRODUCTS:
+    elif isinstance(node, gast.Call) and not node.keywords and len(node.args) == 2 and _product_call(node):
         operands = list(node.args)
     else:
         return []
@@ -130,14 +127,23 @@ def reduction(e) -> bool:
 
 
 def reduced_name(node):
-    """The name a reduction reads (`e` of `xp.sum(e, axis=1, keepdims=True)` or `e.max(axis=1)`):
-    a read that leaves no reference to `e`'s buffer behind; else None."""
+    """The name a reduction reads (`e` of `xp.sum(e, axis=1, keepdims=True)` or `e.max(axis=1)`, a
+    differentiable reduction: float64 in, float64 out): a read that leaves no reference to `e`'s
+    buffer behind; else None."""
     if not isinstance(node, gast.Call) or not all(k.arg in ("axis", "keepdims") for k in node.keywords):
         return None
-    f = analysis.dotted(node.func) or ""
-    if f in _REDUCTIONS and len(node.args) == 1 and isinstance(node.args[0], gast.Name):
-        return node.args[0].id
-    if isinstance(node.func, gast.Attribute) and not node.args and isinstance(node.func.value, gast.Name) \
-            and "xp." + node.func.attr in _REDUCTIONS:
-        return node.func.value.id
-    return None
+    if (analysis.dotted(node.func) or "").startswith("xp.") and len(node.args) == 1 \
+            and isinstance(node.args[0], gast.Name):
+        p, name = registry.lookup(analysis.classify(node)), node.args[0].id
+    elif isinstance(node.func, gast.Attribute) and not node.args and isinstance(node.func.value, gast.Name):
+        p, name = registry.lookup("xp." + node.func.attr), node.func.value.id
+        p = p if p is not None and node.func.attr in p.methods else None
+    else:
+        return None
+    return name if p is not None and p.reduction and not p.nondiff else None
+
+
+def _product_call(call) -> bool:
+    """Whether `call` is NumPy's product of two arrays (`xp.dot`, `xp.matmul`)."""
+    p = registry.lookup(analysis.dotted(call.func) or "")
+    return p is not None and p.product
