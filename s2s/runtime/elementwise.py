@@ -65,16 +65,17 @@ def inv0(x):
     return np.where(nz, 1.0 / np.where(nz, x, 1.0), 0.0).astype(float_dtype(x), copy=False)
 
 
-def pick(x, y):
+def pick(x, y, out=None):
     """1 where x > y, 1/2 where x == y, else 0: how max(x, y) splits its derivative. For a float
     array against a number or an array of its shape, the comparison writes the float result
     directly and only ties are then set to 1/2 (two passes over the array, not five: a ReLU's
-    backward feels them)."""
+    backward feels them). `out`: an array of the result's dtype and shape to write it into (a
+    jit version's dead `x` itself, passes/reuse.py), where that fast form applies."""
     dt = np.result_type(x, y)
     if type(x) is np.ndarray and x.ndim and dt.kind == "f" and \
             (type(y) in (float, int) or type(y) is np.ndarray and y.shape == x.shape):
-        out = np.greater(x, y, out=np.empty(x.shape, dt))
-        ties = np.equal(x, y)
+        ties = np.equal(x, y)  # (before `out`, which may be `x`, is written)
+        out = np.greater(x, y, out=np.empty(x.shape, dt) if out is None else out)
         if ties.any():
             np.copyto(out, 0.5, where=ties)
         return out

@@ -260,7 +260,8 @@ def test_the_cotangent_of_a_reduced_seed_is_one_fill(f, shape, dtype):
     args = [rng.normal(size=shape).astype(dtype) for _ in range(f.__code__.co_argcount)]
     g = s2s.jit(s2s.grad(f))
     body = s2s.source(g, *args).split("return any_shape(")[1]
-    assert "xp.full_like(" in body and "rt.mean_vjp" not in body and "rt.sum_vjp" not in body, body
+    folded = dtype == np.float64  # (`y * fill`: `y * c`, fill_operands.py)
+    assert ("xp.full_like(" in body) != folded and "rt.mean_vjp" not in body and "rt.sum_vjp" not in body, body
     got, want = g(*args), s2s.grad(f)(*args)
     assert got.dtype == want.dtype == dtype
     np.testing.assert_array_equal(got, want)  # (the same values, computed without the helpers)

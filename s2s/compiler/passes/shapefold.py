@@ -43,7 +43,7 @@ from ...base import record
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
-from . import batched_products, container_shapes, float64_items, inplace_folds, spread_axis
+from . import batched_products, container_shapes, fill_operands, float64_items, inplace_folds, spread_axis
 from . import shape_facts as sfacts
 from .base import Pass, bottom_up
 from .float64 import float64_names, is_float64, may_be_narrow, witnessed
@@ -497,8 +497,9 @@ def _spread(v, shapes):
 
 def _folded(v, shapes):
     """A simpler value equal to call `v` (or `a.shape`, `(4, 3)[0]`) for these shapes, or None."""
-    if isinstance(v, gast.BinOp):
-        return _spread(v, shapes) or spread_axis.spread(v, shapes, shape_of)
+    if isinstance(v, gast.BinOp):  # (a full array's one number: fill_operands.py)
+        return _spread(v, shapes) or spread_axis.spread(v, shapes, shape_of) or fill_operands.scalar_operand(
+            v, shapes, shape_of, lambda c: _filled_cotangent(analysis.dotted(c.func), c.args, shapes))
     if isinstance(v, gast.Attribute) and v.attr in _SHAPE_QUERIES:
         shape = shape_of(v.value, shapes)  # (rank 0 could be a Python float, which has no .shape)
         if shape:
