@@ -365,6 +365,7 @@ class Jacobian(Transformed):
         """The version a call with these arguments runs (`kinds`: position -> ndim of a NumPy
         array; `dtypes`: position -> its dtype char), so that `jit(jacfwd(f))` starts from it."""
         dtypes = dtypes or {}
+        self._check_key()  # (a jit of this transform starts from it: a rebound global is a new version)
         return self._version(tuple((i, nd) for i, nd in sorted(kinds.items())
                                    if type(nd) is int and np.dtype(dtypes.get(i, "O")).kind == "f"))
 
@@ -495,6 +496,7 @@ class Vmapped(Transformed):
     def for_arguments(self, kinds: dict, dtypes: dict | None = None):
         """The version a call with these arguments runs (`kinds`: position -> ndim of a NumPy
         array, or "float"), so that `jit(vmap(f))` starts from the code specialized on ranks."""
+        self._check_key()  # (a jit of this transform starts from it: a rebound global is a new version)
         in_axes = self.axes[0]
         n = self._nparams
         specs = in_axes if isinstance(in_axes, tuple) and len(in_axes) == n else (in_axes,) * n

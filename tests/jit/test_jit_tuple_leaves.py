@@ -101,3 +101,32 @@ def test_an_error_in_the_merged_fast_path_names_the_users_line():
     with pytest.raises(np.linalg.LinAlgError) as e:
         j(np.array([[1.0, 2.0], [2.0, 1.0]]))
     assert any("np.linalg.cholesky(a)" in n for n in getattr(e.value, "__notes__", []))
+
+
+def _linear(params, x, y):
+    w, b = params
+    return np.mean((x @ w + b - y) ** 2)
+
+
+def test_float64_members_drop_the_real_checks():
+    """The float64 facts of a tuple's arrays (passes/float64.float64_items): JAX's checks that the
+    loss and the gradient are real fold away, as for top-level float64 arrays."""
+    r = np.random.default_rng(4)
+    p, x, y = (r.normal(size=(5, 3)), r.normal(size=3)), r.normal(size=(4, 5)), r.normal(size=(4, 3))
+    j, g = s2s.jit(s2s.grad(_linear)), s2s.grad(_linear)
+    _assert_same(j(p, x, y), g(p, x, y))
+    src = s2s.source(j, p, x, y)
+    assert "rt.real_cotangent" not in src and "rt.real_result" not in src
+    t = 2.0 * (x @ p[0] + p[1] - y) / y.size  # (the hand-written gradient)
+    np.testing.assert_allclose(j(p, x, y)[0], x.T @ t, rtol=1e-12)
+    np.testing.assert_allclose(j(p, x, y)[1], t.sum(axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtypes", [(np.float64, np.float32), (np.float32, np.float64), (np.float32, np.float32)])
+def test_a_narrow_member_keeps_its_cast(dtypes):
+    r = np.random.default_rng(5)
+    p = (r.normal(size=(5, 3)).astype(dtypes[0]), r.normal(size=3).astype(dtypes[1]))
+    x, y = r.normal(size=(4, 5)), r.normal(size=(4, 3))
+    j, g = s2s.jit(s2s.grad(_linear)), s2s.grad(_linear)
+    for _ in range(3):
+        _assert_same(j(p, x, y), g(p, x, y))

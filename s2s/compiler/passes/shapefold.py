@@ -46,7 +46,7 @@ from ..primitives import registry
 from . import container_shapes, inplace_folds
 from . import shape_facts as sfacts
 from .base import Pass, bottom_up
-from .float64 import float64_names, is_float64, may_be_narrow, witnessed
+from .float64 import float64_items, float64_names, is_float64, may_be_narrow, witnessed
 from .stack import lists_made, local_lists, pop_of, push_of
 
 _SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
@@ -454,7 +454,7 @@ def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
 def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> set:
     """The names that hold float64 values (`float64.float64_names`): those bound more than once too
     (`b = b + c` in a backward sweep), where every binding is a plain assignment."""
-    if not known.get("arrays"):
+    if not known.get("arrays") and not known.get("item_dtypes"):
         return set()
     copies = sfacts.record_unpacks(body, counts, _prim)
     binds: dict = {n: [build.name(x)] for n, x in copies.items()}  # (a record's copy: the value it copies)
@@ -471,7 +471,7 @@ def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> s
             and copies.get(n, n) in records.get(copies.get(v.func.value.id, v.func.value.id), ())
 
     ints = {n for n, vs in binds.items() if all(isinstance(v, gast.Constant) and type(v.value) is int for v in vs)}
-    return float64_names(binds, known, counts, skip, ints | set(ints_of))
+    return float64_names(binds, known, counts, skip, ints | set(ints_of), float64_items(body, known, counts))
 
 
 def _spread(v, shapes):
