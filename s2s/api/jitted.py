@@ -200,12 +200,13 @@ class Jitted(Transformed):
     def _build_for(fun, dyn: list):
         """(version, compiles kernels, large) of `fun` for the dynamic arguments `dyn`."""
         floats = tuple(k for k, a in enumerate(dyn) if type(a) is float)
+        ints = tuple(k for k, a in enumerate(dyn) if type(a) is int)
         kernels = arrays.compiles_kernels(tuple(dyn))  # CuPy: fuse at every size
         big = kernels or any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in dyn)
         array_sigs = tuple((k, a.dtype.char, a.ndim) for k, a in enumerate(dyn) if type(a) is np.ndarray)
         shapes = () if kernels else _shapes(dyn)
         return driver.jit_function(fun, floats, fuse="every" if kernels else big, arrays=array_sigs,
-                              shapes=shapes), kernels, big
+                              shapes=shapes, ints=ints), kernels, big
 
     def version_for(self, args: tuple):
         """The version a positional call with `args` runs (what `s2s.source(jit(f), *args)` shows)."""

@@ -43,7 +43,7 @@ from ...base import record
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
-from . import container_shapes, inplace_folds
+from . import container_shapes, inplace_folds, seed_folds
 from . import shape_facts as sfacts
 from .base import Pass, bottom_up
 from .float64 import float64_items, float64_names, is_float64, may_be_narrow, witnessed
@@ -286,7 +286,8 @@ def known_shapes(body, params, known, uniform=None, flow=None) -> Shapes:
     counts = analysis.assigned_counts(body, params)
     shapes = Shapes((p, s) for p, s in known.get("shapes", {}).items() if counts[p] == 1)
     shapes.update(uniform or {})
-    shapes.ints = _range_indices(body, counts, known.get("arrays"))
+    shapes.ints = _range_indices(body, counts, known.get("arrays")) \
+        | {p for p in known.get("ints", ()) if counts[p] == 1}  # (and int parameters: a jit version's key)
     shapes.counts, shapes.tuples, shapes.values = counts, {}, {}
     shapes.fills, shapes.reduced, shapes.numbers = {}, {}, {}
     shapes.stop = frozenset(n for n, v in known.get("ns", {}).items()
@@ -542,6 +543,8 @@ def _folded(v, shapes):
     if f == "rt.real_cotangent" and len(args) == 2 and isinstance(args[1], gast.Name) and args[1].id in shapes.f64 \
             and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 cotangent of a float64 value: real already)
+    if (seed := seed_folds.folded(f, v, shapes, shape_of)) is not None:  # (a float64 output's)
+        return seed
     if f == "rt.real_result" and len(args) == 2 and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 output is real: JAX's check passes)
     if inplace_folds.handles(f):  # (`a op= v`'s check, where it passes)
@@ -632,7 +635,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     with sfacts.remembered(body):  # (until the sweep below rewrites it)
         shapes = uniform_shapes(body, params, known, flow, notes)[1]
         shapes.f64 = _float64(body, params, counts, flow, known, notes, shapes.ints)
-    shapes.roots, shapes.narrow = facts["shape_roots"], may_be_narrow(known)
+    shapes.roots, shapes.narrow, shapes.ns = facts["shape_roots"], may_be_narrow(known), known.get("ns")
     shapes.scalars = inplace_folds.scalar_names(body, params, lambda e: shape_of(e, shapes))
     known["name_shapes"] = shapes  # (the last run's: array_methods reads them)
     shapes.update({n: s for n, s in flow.items() if s is not None})
