@@ -46,6 +46,7 @@ LAYERS = [
     ["s2s.api.custom"],                                  # user-defined rules
     ["s2s.api.checkpoints", "s2s.api.memory"],               # s2s.checkpoint and its policies; tape_record
     ["s2s.api.arg_structure"],                           # grad's and vjp's results in their arguments' structure
+    ["s2s.api.merged_entry"],                            # a fast path merged with its version's statements
     ["s2s.api.dispatch"],                                # generated fast paths for calls
     ["s2s.api.calls"],                                   # the objects transforms return: cache watch, versions
     ["s2s.api.jitted"],                                  # jit's object: a version per argument signature

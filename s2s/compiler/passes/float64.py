@@ -81,8 +81,8 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.args[0])
     if name == "xp.where" and len(e.args) == 3:  # (a choice between float64 values, or ints)
         return all(f(a) or whole(a) for a in e.args[1:]) and any(f(a) for a in e.args[1:])
-    if name in ("xp.maximum", "xp.minimum", "rt.pick") and len(e.args) == 2:  # (NumPy's promotion; rt.pick:
-        return all(f(a) or whole(a) for a in e.args) and any(map(f, e.args))  # max's derivative, in it)
+    if (p is not None and p.float_result == "keep" or name == "rt.pick") and len(e.args) == 2:  # (xp.maximum:
+        return all(f(a) or whole(a) for a in e.args) and any(map(f, e.args))  # promotion; rt.pick: max's derivative)
     if name == "xp.full_like" and len(e.args) == 2:  # (its first argument's dtype, whatever the fill)
         return f(e.args[0])
     if name == "rt.broadcast_to_like" and len(e.args) == 2:  # (a float64 spread over a shape)
