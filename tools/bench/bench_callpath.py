@@ -139,7 +139,7 @@ def small_rows():
                 ("jit(grad)", lambda j=jitted, a=args: j(*a)),
                 ("jit's generated code", lambda i=inner, a=args: i(*a, shapes_tested=True))]
         path = call_path_only(jitted, args)
-        out.append((name, rows + ([("call path only (two frames)", path)] if path is not None else [])))
+        out.append((name, rows + ([("call path only", path)] if path is not None else [])))
     return out
 
 
