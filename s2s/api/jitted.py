@@ -29,12 +29,15 @@ from .calls import Transformed
 def _sig(a):
     """The part of an argument a jit version depends on: its type, for arrays dtype, rank and
     whether it is large enough for fused kernels; for a small tuple or list of arrays and numbers
-    (parameters: `w1, b1, w2, b2 = params`), its type and each item's."""
+    (parameters: `w1, b1, w2, b2 = params`), its type and each item's; for a small dict of them
+    under str keys, each key and its value's."""
     t = type(a)
     if t is np.ndarray:
         return (a.dtype.char, a.ndim, a.size >= FUSE_THRESHOLD)
     if (t is tuple or t is list) and _leaves(a):
         return (t, tuple([(e.dtype.char, e.ndim) if type(e) is np.ndarray else type(e) for e in a]))
+    if t is dict and dispatch.mapping(a):  # (in key order: a version does not depend on the dict's order)
+        return (t, tuple(sorted((k, (e.dtype.char, e.ndim) if type(e) is np.ndarray else type(e)) for k, e in a.items())))
     return t
 
 
@@ -51,7 +54,7 @@ def kinds(args) -> tuple:
     passes/float64.py)."""
     nd = np.ndarray
     return tuple([(a.dtype.char, a.ndim) if type(a) is nd else
-                  _sig(a) if type(a) is tuple or type(a) is list else type(a) for a in args])
+                  _sig(a) if type(a) is tuple or type(a) is list or type(a) is dict else type(a) for a in args])
 
 
 _SIZE = operator.attrgetter("size")

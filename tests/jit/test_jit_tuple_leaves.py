@@ -23,8 +23,9 @@ def _params(dtype, n=3, m=2):
 
 def _assert_same(got, want):
     for g, w in zip(got, want):
-        assert type(g) is type(w) and g.dtype == w.dtype and g.shape == w.shape
-        np.testing.assert_allclose(g, w, rtol=1e-5 if g.dtype == np.float32 else 1e-12)
+        dtype = np.asarray(g).dtype
+        assert type(g) is type(w) and dtype == np.asarray(w).dtype and np.shape(g) == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-5 if dtype == np.float32 else 1e-12)
 
 
 @pytest.mark.parametrize("first,second", [(np.float64, np.float32), (np.float32, np.float64)])
@@ -130,3 +131,28 @@ def test_a_narrow_member_keeps_its_cast(dtypes):
     j, g = s2s.jit(s2s.grad(_linear)), s2s.grad(_linear)
     for _ in range(3):
         _assert_same(j(p, x, y), g(p, x, y))
+
+
+def _dict_loss(params, x):
+    return np.sum(np.tanh(x @ params["w"] + params["b"]) ** 2)
+
+
+def test_a_dict_argument_keys_its_values_and_takes_the_fast_path():
+    r = np.random.default_rng(6)
+    x = r.normal(size=(4, 3))
+    j, g = s2s.jit(s2s.grad(_dict_loss)), s2s.grad(_dict_loss)
+    p64 = {"w": r.normal(size=(3, 2)), "b": r.normal(size=2)}
+    for p in (p64, p64, {"b": p64["b"], "w": p64["w"]}):  # (another key order: the same version)
+        got, want = j(p, x), g(p, x)
+        assert set(got) == {"w", "b"}
+        for k in want:
+            _assert_same([got[k]], [want[k]])
+    assert len(j._versions) == 1 and "_entry" in j.__dict__
+    for p in ({"w": p64["w"].astype(np.float32), "b": p64["b"]},  # (a value's dtype, rank, a key)
+              {"w": p64["w"], "b": p64["b"][None]},
+              {"w": p64["w"], "b": p64["b"], "c": 1.0}):
+        got = j(p, x)
+        want = g(p, x)
+        for k in want:
+            _assert_same([got[k]], [want[k]])
+    assert len(j._versions) == 4
