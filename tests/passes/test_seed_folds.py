@@ -1,7 +1,10 @@
-"""passes/seed_folds.py: under jit, the seed of a float64 scalar output that NumPy computed is
-NumPy's float64 1.0, so the output is not computed for the check alone; the gradients keep their
-values and types bit for bit (against grad), and every other output keeps the check."""
+"""passes/seed_folds.py: under jit, the seed of a float64 scalar output that NumPy computed reads
+a NumPy float64 scalar it is computed from, so the output is not computed for the check alone;
+the gradients keep their values and types bit for bit (against grad), and every other output
+keeps its check."""
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -30,7 +33,7 @@ def test_softmax_cross_entropy_seed_folds():
         p[k] -= 1.0
         np.testing.assert_allclose(j(z, k), p, rtol=1e-12, atol=1e-15)
     src = s2s.source(j, z, 3)
-    assert "rt.seed" not in src and "xp.log" not in src
+    assert re.search(r"rt\.seed\(\w+\)", src) and "xp.log" not in src  # (the loss is not computed)
 
 
 def test_an_index_array_keeps_the_check():

@@ -543,7 +543,7 @@ def _folded(v, shapes):
     if f == "rt.real_cotangent" and len(args) == 2 and isinstance(args[1], gast.Name) and args[1].id in shapes.f64 \
             and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 cotangent of a float64 value: real already)
-    if (seed := seed_folds.folded(f, v, shapes, shape_of)) is not None:  # (a float64 output's)
+    if (seed := seed_folds.folded(f, v, shapes, shape_of)) is not None:  # (a float64 output's: one name)
         return seed
     if f == "rt.real_result" and len(args) == 2 and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 output is real: JAX's check passes)
@@ -635,7 +635,7 @@ def fold_shapes(body: list, params, facts) -> tuple[list, set[str]]:
     with sfacts.remembered(body):  # (until the sweep below rewrites it)
         shapes = uniform_shapes(body, params, known, flow, notes)[1]
         shapes.f64 = _float64(body, params, counts, flow, known, notes, shapes.ints)
-    shapes.roots, shapes.narrow, shapes.ns = facts["shape_roots"], may_be_narrow(known), known.get("ns")
+    shapes.roots, shapes.narrow = facts["shape_roots"], may_be_narrow(known)
     shapes.scalars = inplace_folds.scalar_names(body, params, lambda e: shape_of(e, shapes))
     known["name_shapes"] = shapes  # (the last run's: array_methods reads them)
     shapes.update({n: s for n, s in flow.items() if s is not None})
