@@ -220,7 +220,7 @@ class Transformed:
         self._entry_builds += 1
         self._entry_watch = self._unchanged
         calls = calls or [f"return version({', '.join(f'a{i}' for i in range(len(args)))})"]
-        self._entry_spec = (args, ns, calls, ranks, fallback, shapes)  # (tools/bench/bench_callpath.py)
+        self._entry_spec = (ns, calls, ranks, fallback, shapes)  # (tools/bench/bench_callpath.py; not the arguments)
         fn = dispatch.entry(f"dispatch_{self.__name__}", args, self._unchanged, self._general, calls, ns, ranks, fallback,
                             shapes, inline)
         if fn is None:

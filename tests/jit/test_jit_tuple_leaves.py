@@ -156,3 +156,19 @@ def test_a_dict_argument_keys_its_values_and_takes_the_fast_path():
         for k in want:
             _assert_same([got[k]], [want[k]])
     assert len(j._versions) == 4
+
+
+def test_the_fast_path_keeps_no_argument_alive():
+    import gc
+    import weakref
+
+    j = s2s.jit(s2s.grad(_linear))
+    r = np.random.default_rng(7)
+    p, x, y = (r.normal(size=(5, 3)), r.normal(size=3)), r.normal(size=(4, 5)), r.normal(size=(4, 3))
+    j(p, x, y)
+    j(p, x, y)
+    assert "_entry" in j.__dict__
+    refs = [weakref.ref(a) for a in (*p, x, y)]
+    del p, x, y
+    gc.collect()
+    assert all(ref() is None for ref in refs)

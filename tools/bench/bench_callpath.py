@@ -52,15 +52,15 @@ def call_path_only(jitted, args):
     """A call of `jitted` through its fast path with the version replaced by a function that
     returns at once: what the call costs besides the generated code (None: no fast path). The
     fast path that runs the version's statements itself (s2s/api/merged_entry.py) is built again
-    around a call of that function, less one call's cost of `nop(*args)`."""
+    around a call of that function (`args`: a call like the ones the fast path was made for)."""
     entry = jitted.__dict__.get("_entry")
     spec = jitted.__dict__.get("_entry_spec")
     if entry is None or spec is None:
         return None
     nop = lambda *a, **k: None  # noqa: E731
-    given, ns, calls, ranks, fallback, shapes = spec
+    ns, calls, ranks, fallback, shapes = spec
     ns = {k: nop if callable(v) and k in ("version", "small", "large") else v for k, v in ns.items()}
-    fast = s2s.api.dispatch.entry(entry.__name__, given, jitted._unchanged, jitted._general, calls, ns, ranks,
+    fast = s2s.api.dispatch.entry(entry.__name__, args, jitted._unchanged, jitted._general, calls, ns, ranks,
                                   fallback, shapes)
     return None if fast is None else (lambda: fast(*args))
 
