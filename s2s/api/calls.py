@@ -209,18 +209,20 @@ class Transformed:
     _entry_builds = 0
 
     def _install(self, args, ns: dict, calls: list[str] | None = None, ranks: bool = False,
-                 fallback: tuple = (), shapes: bool = False) -> None:
+                 fallback: tuple = (), shapes: bool = False, inline=None) -> None:
         """Generate the fast path for calls like `args` (dispatch.entry; `calls` default to
         `return version(a0, ...)`), once per watch of the key and at most 8 times per object (a
         watch that fails on every call, a global rebound to an equal value each time, never pays
-        an exec per call)."""
+        an exec per call); `inline`: the generated version the calls run, merged into the fast
+        path where it fits (merged_entry.py)."""
         if self._entry_watch is self._unchanged or self._entry_builds >= 8:
             return
         self._entry_builds += 1
         self._entry_watch = self._unchanged
         calls = calls or [f"return version({', '.join(f'a{i}' for i in range(len(args)))})"]
+        self._entry_spec = (ns, calls, ranks, fallback, shapes)  # (tools/bench/bench_callpath.py; not the arguments)
         fn = dispatch.entry(f"dispatch_{self.__name__}", args, self._unchanged, self._general, calls, ns, ranks, fallback,
-                            shapes)
+                            shapes, inline)
         if fn is None:
             self.__dict__.pop("_entry", None)
         else:
@@ -363,6 +365,7 @@ class Jacobian(Transformed):
         """The version a call with these arguments runs (`kinds`: position -> ndim of a NumPy
         array; `dtypes`: position -> its dtype char), so that `jit(jacfwd(f))` starts from it."""
         dtypes = dtypes or {}
+        self._check_key()  # (a jit of this transform starts from it: a rebound global is a new version)
         return self._version(tuple((i, nd) for i, nd in sorted(kinds.items())
                                    if type(nd) is int and np.dtype(dtypes.get(i, "O")).kind == "f"))
 
@@ -493,6 +496,7 @@ class Vmapped(Transformed):
     def for_arguments(self, kinds: dict, dtypes: dict | None = None):
         """The version a call with these arguments runs (`kinds`: position -> ndim of a NumPy
         array, or "float"), so that `jit(vmap(f))` starts from the code specialized on ranks."""
+        self._check_key()  # (a jit of this transform starts from it: a rebound global is a new version)
         in_axes = self.axes[0]
         n = self._nparams
         specs = in_axes if isinstance(in_axes, tuple) and len(in_axes) == n else (in_axes,) * n

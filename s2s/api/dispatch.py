@@ -34,6 +34,7 @@ import numpy as np
 from ..backends import arrays
 from ..base.tracebacks import hide_internal
 from ..errors import S2SError
+from . import merged_entry
 
 MISSING = object()  # an argument the call did not pass (the general path then sees the call as it was)
 ARGUMENTS = frozenset(arrays.HOST) - {type(None)}  # types whose exact type tells their backend: NumPy
@@ -49,6 +50,11 @@ def _sequence(a) -> bool:
     return type(a) in (tuple, list) and len(a) <= 8 and all(type(e) in ARGUMENTS for e in a)
 
 
+def mapping(a) -> bool:
+    """A dict of a few NumPy arrays and numbers under str keys (the fast path tests each value)."""
+    return type(a) is dict and len(a) <= 8 and all(type(k) is str and type(e) in ARGUMENTS for k, e in a.items())
+
+
 def _leaf(expr: str, key: str, a, ranks: bool, env: dict, shape: bool = False) -> str:
     """The test that `expr` is like `a`: its type, and an array's dtype (and rank, or `shape`);
     `env` gets the objects it compares with."""
@@ -62,15 +68,16 @@ def _leaf(expr: str, key: str, a, ranks: bool, env: dict, shape: bool = False) -
 
 
 def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ranks: bool = False,
-          fallback: tuple = (), shapes: bool = False):
-    """A fast path for calls like `args` (positional, NumPy arrays and numbers or tuples and lists
-    of them, NumPy the backend), or None when there is none (another argument type, no watch of
+          fallback: tuple = (), shapes: bool = False, inline=None):
+    """A fast path for calls like `args` (positional, NumPy arrays and numbers or tuples, lists
+    and str-keyed dicts of them, NumPy the backend), or None when there is none (another argument type, no watch of
     the key). `calls`: the lines that run the call, over parameters `a0`, `a1`, ... and the names
     in `ns`; `general(args, kwargs)` takes every other call; `ranks`: the version is specialized
     on the arrays' ranks too (`shapes`: on their shapes, those in tuples and lists too); `fallback`:
     (exception types after which the call goes to the general path, which decides; exception
-    types raised as they are, tested first)."""
-    if watch is None or not all(type(a) in ARGUMENTS or _sequence(a) for a in args):
+    types raised as they are, tested first); `inline`: the generated version `calls` runs, whose
+    statements the fast path then runs itself where it can (merged_entry.py: one frame, not two)."""
+    if watch is None or not all(type(a) in ARGUMENTS or _sequence(a) or mapping(a) for a in args):
         return None
     name = re.sub(r"\W", "_", name)
     params = [f"a{i}" for i in range(len(args))]
@@ -81,7 +88,10 @@ def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ra
         guard.append(_leaf(f"a{i}", f"{i}", a, ranks, env, shapes))
         if _sequence(a):  # a tuple or list of arrays and numbers (parameters): its items' too
             guard.append(f"len(a{i}) == {len(a)}")
-            guard += [_leaf(f"a{i}[{k}]", f"{i}_{k}", e, False, env, shapes) for k, e in enumerate(a)]
+            guard += [_leaf(f"a{i}[{k}]", f"{i}_{k}", e, ranks, env, shapes) for k, e in enumerate(a)]
+        elif mapping(a):  # a dict of them: its keys (the same number, each found) and values
+            guard.append(f"len(a{i}) == {len(a)}")
+            guard += [_leaf(f"a{i}[{k!r}]", f"{i}_{j}", e, ranks, env) for j, (k, e) in enumerate(a.items())]
     guard += [f"({watched})", "backend['backend'] == 'numpy'"]
     body = [f"            {line}" for line in calls]
     if fallback:
@@ -103,6 +113,10 @@ def entry(name: str, args: tuple, watch, general, calls: list[str], ns: dict, ra
     env.update(ns, MISSING=MISSING, given=given, general=general, backend=arrays.SETTINGS,
                S2SError=S2SError, hide_internal=hide_internal,
                fallback=fallback[0] if fallback else (), reraised=fallback[1] if fallback else ())
+    if inline is not None and not fallback:
+        fn = merged_entry.merged(" and ".join(guard), env, inline, len(args))
+        if fn is not None:
+            return fn
     code = _CODE.get(src)
     if code is None:  # one compiled code (and one linecache entry) per distinct source, however
         filename = f"<s2s:{name}:{zlib.crc32(src.encode()):08x}>"  # many objects build it

@@ -22,21 +22,39 @@ from ..compiler.emit.loader import call
 from ..compiler.frontend import idioms
 from ..config import config
 from ..errors import S2STypeError, S2SValueError
+from . import dispatch
 from .calls import Transformed
 
 
 def _sig(a):
     """The part of an argument a jit version depends on: its type, for arrays dtype, rank and
-    whether it is large enough for fused kernels."""
+    whether it is large enough for fused kernels; for a small tuple or list of arrays and numbers
+    (parameters: `w1, b1, w2, b2 = params`), its type and each item's; for a small dict of them
+    under str keys, each key and its value's."""
     t = type(a)
-    return (a.dtype.char, a.ndim, a.size >= FUSE_THRESHOLD) if t is np.ndarray else t
+    if t is np.ndarray:
+        return (a.dtype.char, a.ndim, a.size >= FUSE_THRESHOLD)
+    if (t is tuple or t is list) and _leaves(a):
+        return (t, tuple([(e.dtype.char, e.ndim) if type(e) is np.ndarray else type(e) for e in a]))
+    if t is dict and dispatch.mapping(a):  # (in key order: a version does not depend on the dict's order)
+        return (t, tuple(sorted((k, (e.dtype.char, e.ndim) if type(e) is np.ndarray else type(e)) for k, e in a.items())))
+    return t
+
+
+def _leaves(a) -> bool:
+    """Whether sequence `a` is one whose items key a version: at most 8 NumPy arrays and numbers
+    (dispatch.py's fast path tests each)."""
+    return len(a) <= 8 and all(type(e) in dispatch.ARGUMENTS for e in a)
 
 
 def kinds(args) -> tuple:
     """What a jit version is specialized on, but the sizes: the argument types, and for NumPy
-    arrays their dtype and rank (a version may lower `dot` by rank or reuse buffers by dtype)."""
+    arrays their dtype and rank (a version may lower `dot` by rank or reuse buffers by dtype),
+    those of the arrays in a small tuple or list too (their dtypes decide its float64 facts:
+    passes/float64.py)."""
     nd = np.ndarray
-    return tuple([(a.dtype.char, a.ndim) if type(a) is nd else type(a) for a in args])
+    return tuple([(a.dtype.char, a.ndim) if type(a) is nd else
+                  _sig(a) if type(a) is tuple or type(a) is list or type(a) is dict else type(a) for a in args])
 
 
 _SIZE = operator.attrgetter("size")
@@ -62,6 +80,8 @@ def _shapes(args) -> tuple:
                         tuple(e.dtype.char if type(e) is nd else None for e in a)))  # (and their dtypes)
     return tuple(out)
 
+
+INLINE = not os.environ.get("S2S_NO_MERGED_ENTRY")  # the fast path runs its version's statements itself
 
 BOUND_KEPT = 16  # jits of a method bound to an instance kept per jitted method (Jitted.__get__)
 
@@ -148,10 +168,12 @@ class Jitted(Transformed):
         rec = record.of(fn)
         if rec is not None and rec.shapes and rec.shapes == _shapes(args):  # its shapes, tested here
             self._install(args, {"version": fn}, [f"return version({params}, shapes_tested=True)"], ranks=True,
-                          shapes=True)
+                          shapes=True, inline=fn if INLINE else None)
             return
         if entry[0] is entry[1]:  # one version for every size: no size to test
-            lines = [f"return small({params})"]
+            self._install(args, {"small": entry[0]}, [f"return small({params})"], ranks=True,
+                          inline=entry[0] if INLINE else None)
+            return
         elif entry[0] is None:
             lines = [f"if not ({small}):", f"    return large({params})"]
         else:  # (after the small version's test, the large one needs no second test)
@@ -181,12 +203,13 @@ class Jitted(Transformed):
     def _build_for(fun, dyn: list):
         """(version, compiles kernels, large) of `fun` for the dynamic arguments `dyn`."""
         floats = tuple(k for k, a in enumerate(dyn) if type(a) is float)
+        ints = tuple(k for k, a in enumerate(dyn) if type(a) is int)
         kernels = arrays.compiles_kernels(tuple(dyn))  # CuPy: fuse at every size
         big = kernels or any(type(a) is np.ndarray and a.size >= FUSE_THRESHOLD for a in dyn)
         array_sigs = tuple((k, a.dtype.char, a.ndim) for k, a in enumerate(dyn) if type(a) is np.ndarray)
         shapes = () if kernels else _shapes(dyn)
         return driver.jit_function(fun, floats, fuse="every" if kernels else big, arrays=array_sigs,
-                              shapes=shapes), kernels, big
+                              shapes=shapes, ints=ints), kernels, big
 
     def version_for(self, args: tuple):
         """The version a positional call with `args` runs (what `s2s.source(jit(f), *args)` shows)."""

@@ -417,14 +417,16 @@ def _generated_core(fn, kinds=None, dtypes=None) -> CoreFn | None:
     return CoreFn(node.name, clone(node), ns, filename, settled=rec.settled)
 
 
-def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple = (), shapes: tuple = ()):
+def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple = (), shapes: tuple = (),
+                 ints: tuple = ()):
     """`fn` normalized and optimized, as a generated function; `floats` are the positions of
     parameters that this version may assume are Python floats (a jit signature); `fuse`: whether
     elementwise expressions become fused kernels (worth it only for large arrays; "every": every
     elementwise chain, for a backend that compiles kernels, CuPy); `arrays`:
     (position, dtype char, ndim) of the parameters that are NumPy arrays; `shapes`: (position,
     shape) of those arrays and (position, "tuple" or "list", shape or None per item) of sequences
-    of arrays, for a version specialized on them (`_shape_guard`)."""
+    of arrays, for a version specialized on them (`_shape_guard`); `ints`: the positions of
+    parameters that are Python ints (`xs[k]` is one item)."""
     def compute():
         kinds = {i: nd for i, _, nd in arrays} | {i: "float" for i in floats}
         generated = _generated_core(fn, kinds, {i: d for i, d, _ in arrays})
@@ -435,6 +437,7 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
         ns = dict(core.ns)  # inlining adds the callees' globals
         known = {"ns": ns, "callees": _inline_callees(ns),
                  "floats": {core.params[i] for i in floats if i < len(core.params)},
+                 "ints": {core.params[i] for i in ints if i < len(core.params)},
                  "arrays": {core.params[i]: (d, nd) for i, d, nd in arrays if i < len(core.params)}}
         if not os.environ.get("S2S_NO_LOOPVEC"):
             known["vectorize"] = _vectorizer(CoreFn(core.name, core.node, ns, core.filename))
@@ -445,7 +448,8 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
             known["items"] = {core.params[s[0]]: s[1:3] for s in shapes if len(s) == 4}
             known["item_dtypes"] = {core.params[s[0]]: s[3] for s in shapes if len(s) == 4}
             other = next(n for k in range(len(ns) + 1) if (n := f"any_shape{k or ''}") not in ns and n not in core.params)
-            guard, ns[other] = _shape_guard(core.params, shapes, other, lambda: jit_function(fn, floats, fuse, arrays))
+            guard, ns[other] = _shape_guard(core.params, shapes, other,
+                                            lambda: jit_function(fn, floats, fuse, arrays, (), ints))
             prologue = (guard,)
             what = (what + " and" if what else "for") + " arrays of the shapes tested first"
         out = _compile(GeneratedFn(name, node, ns, core.filename, header_for("jit", core, what)),
@@ -453,7 +457,7 @@ def jit_function(fn, floats: tuple = (), fuse: bool | str = True, arrays: tuple 
         if prologue:
             record.of(out).shapes = shapes
         return out
-    return cached("jit", fn, (tuple(floats), fuse, tuple(arrays), tuple(shapes)), compute)
+    return cached("jit", fn, (tuple(floats), fuse, tuple(arrays), tuple(shapes), tuple(ints)), compute)
 
 
 backend_callees.use_compiler(lambda fn: jit_function(fn, fuse=False))  # (plain callees off NumPy: their jit version)

@@ -45,7 +45,8 @@ LAYERS = [
     ["s2s.compiler.driver"],                                  # core_of, caches, the call graph
     ["s2s.api.custom"],                                  # user-defined rules
     ["s2s.api.checkpoints", "s2s.api.memory"],               # s2s.checkpoint and its policies; tape_record
-    ["s2s.api.arg_structure"],                           # grad's and vjp's results in their arguments' structure
+    ["s2s.api.arg_structure", "s2s.api.merged_entry"],   # grad's and vjp's results in their arguments' structure;
+                                                     # a jit fast path merged with its version's statements
     ["s2s.api.dispatch"],                                # generated fast paths for calls
     ["s2s.api.calls"],                                   # the objects transforms return: cache watch, versions
     ["s2s.api.jitted"],                                  # jit's object: a version per argument signature

@@ -27,7 +27,6 @@ import statistics
 import sys
 import time
 import timeit
-import types
 
 import numpy as np
 
@@ -51,13 +50,19 @@ def best_us(f, calls: int = 100_000) -> float:
 
 def call_path_only(jitted, args):
     """A call of `jitted` through its fast path with the version replaced by a function that
-    returns at once: what the call costs besides the generated code (None: no fast path)."""
+    returns at once: what the call costs besides the generated code (None: no fast path). The
+    fast path that runs the version's statements itself (s2s/api/merged_entry.py) is built again
+    around a call of that function (`args`: a call like the ones the fast path was made for)."""
     entry = jitted.__dict__.get("_entry")
-    if entry is None or "version" not in entry.__globals__:
+    spec = jitted.__dict__.get("_entry_spec")
+    if entry is None or spec is None:
         return None
-    fast = types.FunctionType(entry.__code__, dict(entry.__globals__, version=lambda *a, **k: None),
-                              entry.__name__, entry.__defaults__)
-    return lambda: fast(*args)
+    nop = lambda *a, **k: None  # noqa: E731
+    ns, calls, ranks, fallback, shapes = spec
+    ns = {k: nop if callable(v) and k in ("version", "small", "large") else v for k, v in ns.items()}
+    fast = s2s.api.dispatch.entry(entry.__name__, args, jitted._unchanged, jitted._general, calls, ns, ranks,
+                                  fallback, shapes)
+    return None if fast is None else (lambda: fast(*args))
 
 
 def w1_rows():

@@ -16,6 +16,7 @@ from . import (
     accumulate,
     algebra,
     arrayloop,
+    batched_products,
     constants,
     copyprop,
     cse,
@@ -61,8 +62,8 @@ FINAL = (lifetime.PASS,)
 # until another pass changes something
 SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restores.PASS, records.PASS, tree_items.PASS,
                                      cse.PASS, copyprop.PASS, dce.PASS))
-FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, owned_sums.PASS, owned_items.PASS,
-             record_reads.PASS, slot_takes.PASS, transposed_sums.PASS, shapefold.METHODS,
+FINAL_JIT = (reform.PASS, batched_products.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, owned_sums.PASS,
+             owned_items.PASS, record_reads.PASS, slot_takes.PASS, transposed_sums.PASS, shapefold.METHODS,
              constants.PASS, lifetime.PASS, reuse.IN_PLACE)
 
 

@@ -7,10 +7,13 @@ dtype char and rank; `known["floats"]`: Python floats) through operations whose 
 float64 when their operands are: `+ - * /` of two float64 values (or of one and an int literal:
 a float32 array times a Python float stays float32, so a float operand of unknown dtype is not
 enough), negation, an int power, an element or slice of a float64 array, its reduction methods
-(`t.sum(axis=1)`) and transpose, `@`, `xp.dot` and `xp.matmul` of two, `stop_gradient` of one, NumPy's
+(`t.sum(axis=1)`) and transpose, `@`, `xp.dot` and `xp.matmul` of two, `xp.maximum` and `xp.minimum` of
+float64 values and ints (and max's derivative `rt.pick`), `stop_gradient` of one, NumPy's
 one-argument elementwise functions (`xp.tanh`) and reductions (`xp.sum`), a cotangent updated
 in place (`rt.add_at`), a float64's zero and seed, a max's cotangent (`rt.max_vjp`: its
-operand's float dtype), `xp.zeros(shape)`; an int (a literal, a name
+operand's float dtype), `xp.zeros(shape)`, `xp.full_like(a, v)` of a float64 `a`, a tuple of
+float64 values; the arrays of a tuple argument whose item dtypes a jit version is keyed on
+(`tuple_items`); an int (a literal, a name
 bound only to int literals, a loop index) meets a float64 as float64.
 A name is float64 when every binding is (an optimistic fixed point, as `uniform_shapes`), `None`
 at the top level and the restores of reverse mode's tape aside (they give back one of the
@@ -48,6 +51,8 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return e.id in names
     if isinstance(e, gast.Constant):
         return type(e.value) is float
+    if isinstance(e, gast.Tuple):  # (a tuple of float64 values: `tuple_items`' leaves)
+        return bool(e.elts) and all(map(f, e.elts))
     if isinstance(e, gast.BinOp) and isinstance(e.op, _ARITH):
         return f(e.left) and (f(e.right) or whole(e.right)) or whole(e.left) and f(e.right)
     if isinstance(e, gast.BinOp) and isinstance(e.op, gast.MatMult):
@@ -80,6 +85,10 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.args[0])
     if name == "xp.where" and len(e.args) == 3:  # (a choice between float64 values, or ints)
         return all(f(a) or whole(a) for a in e.args[1:]) and any(f(a) for a in e.args[1:])
+    if (p is not None and p.float_result == "keep" or name == "rt.pick") and len(e.args) == 2:  # (xp.maximum:
+        return all(f(a) or whole(a) for a in e.args) and any(map(f, e.args))  # promotion; rt.pick: max's derivative)
+    if name == "xp.full_like" and len(e.args) == 2:  # (its first argument's dtype, whatever the fill)
+        return f(e.args[0])
     if name == "rt.broadcast_to_like" and len(e.args) == 2:  # (a float64 spread over a shape)
         return f(e.args[0])
     if name == "rt.unbroadcast" and len(e.args) == 2:  # (a float64 summed down to a shape)
@@ -132,12 +141,30 @@ def complex_witness(e):
     return names[0] if walk(e) and len(set(names)) == 1 else None
 
 
-def float64_names(binds: dict, known: dict, counts: dict, skip, ints=frozenset()) -> set:
+def tuple_items(body, known: dict, counts: dict) -> set:
+    """The tuple parameters bound once whose every item is a float64 array (`known["item_dtypes"]`,
+    which a jit version is keyed on), and the names bound once by unpacking one into names
+    (`w1, b1, w2, b2 = params`) that get a float64 item. A tuple name here holds float64 leaves
+    only: its items, slices, concatenations and repetitions are float64 too (`is_float64`)."""
+    dtypes = known.get("item_dtypes") or {}
+    tuples = {p for p, ds in dtypes.items() if (known.get("items") or {}).get(p, ("",))[0] == "tuple"
+              and counts.get(p) == 1}  # (a list's items may be stored into)
+    out = {p for p in tuples if dtypes[p] and all(d == "d" for d in dtypes[p])}
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], (gast.Tuple, gast.List)) \
+                and isinstance(s.value, gast.Name) and s.value.id in tuples \
+                and len(s.targets[0].elts) == len(dtypes[s.value.id]):
+            out |= {t.id for t, d in zip(s.targets[0].elts, dtypes[s.value.id])
+                    if isinstance(t, gast.Name) and d == "d" and counts.get(t.id) == 1}
+    return out
+
+
+def float64_names(binds: dict, known: dict, counts: dict, skip, ints=frozenset(), items=frozenset()) -> set:
     """The names every binding of which is float64 (`binds`: name -> its bound values, for names
     bound only by plain assignments; `counts`: how often each name is bound; `skip(n, v)`:
     whether binding `v` of `n` gives back one of `n`'s own values, or is `None`; `ints`: names
-    holding ints)."""
-    params = {p for p, (d, _) in known.get("arrays", {}).items() if d == "d" and counts.get(p) == 1}
+    holding ints; `items`: `tuple_items`)."""
+    params = {p for p, (d, _) in known.get("arrays", {}).items() if d == "d" and counts.get(p) == 1} | set(items)
     params |= {p for p in known.get("floats", ()) if counts.get(p) == 1}
     cand = set(binds) | params
     while True:

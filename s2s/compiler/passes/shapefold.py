@@ -43,10 +43,10 @@ from ...base import record
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
-from . import batched_products, container_shapes, fill_operands, float64_items, inplace_folds, spread_axis
+from . import batched_products, container_shapes, fill_operands, float64_items, inplace_folds, seed_folds, spread_axis
 from . import shape_facts as sfacts
 from .base import Pass, bottom_up
-from .float64 import float64_names, is_float64, may_be_narrow, witnessed
+from .float64 import float64_names, is_float64, may_be_narrow, tuple_items, witnessed
 from .stack import lists_made, local_lists, pop_of, push_of
 
 _SHAPE_QUERIES = {p.shape_query for p in registry.PRIMS.values() if p.shape_query}  # `shape`, `ndim`, `size`
@@ -286,7 +286,8 @@ def known_shapes(body, params, known, uniform=None, flow=None) -> Shapes:
     counts = analysis.assigned_counts(body, params)
     shapes = Shapes((p, s) for p, s in known.get("shapes", {}).items() if counts[p] == 1)
     shapes.update(uniform or {})
-    shapes.ints = _range_indices(body, counts, known.get("arrays"))
+    shapes.ints = _range_indices(body, counts, known.get("arrays")) \
+        | {p for p in known.get("ints", ()) if counts[p] == 1}  # (and int parameters: a jit version's key)
     shapes.counts, shapes.tuples, shapes.values = counts, {}, {}
     shapes.fills, shapes.reduced, shapes.numbers = {}, {}, {}
     shapes.stop = frozenset(n for n, v in known.get("ns", {}).items()
@@ -454,7 +455,7 @@ def uniform_shapes(body, params, known, flow, notes) -> tuple[dict, Shapes]:
 def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> set:
     """The names that hold float64 values (`float64.float64_names`): those bound more than once too
     (`b = b + c` in a backward sweep), where every binding is a plain assignment."""
-    if not known.get("arrays"):
+    if not known.get("arrays") and not known.get("item_dtypes"):
         return set()
     copies = sfacts.record_unpacks(body, counts, _prim)
     binds: dict = {n: [build.name(x)] for n, x in copies.items()}  # (a record's copy: the value it copies)
@@ -472,7 +473,7 @@ def _float64(body, params, counts, flow, known, notes, ints_of=frozenset()) -> s
             and copies.get(n, n) in records.get(copies.get(v.func.value.id, v.func.value.id), ())
 
     ints = {n for n, vs in binds.items() if all(isinstance(v, gast.Constant) and type(v.value) is int for v in vs)}
-    return float64_names(binds, known, counts, skip, ints | set(ints_of))
+    return float64_names(binds, known, counts, skip, ints | set(ints_of), tuple_items(body, known, counts))
 
 
 def _spread(v, shapes):
@@ -544,6 +545,8 @@ def _folded(v, shapes):
     if f == "rt.real_cotangent" and len(args) == 2 and isinstance(args[1], gast.Name) and args[1].id in shapes.f64 \
             and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 cotangent of a float64 value: real already)
+    if (seed := seed_folds.folded(f, v, shapes, shape_of)) is not None:  # (a float64 output's: one name)
+        return seed
     if f == "rt.real_result" and len(args) == 2 and is_float64(args[0], shapes.f64, shapes.ints):
         return args[0]  # (a float64 output is real: JAX's check passes)
     if inplace_folds.handles(f):  # (`a op= v`'s check, where it passes)
