@@ -34,6 +34,8 @@ from . import (
     reform,
     restores,
     reuse,
+    row_sums,
+    scalar_selects,
     scalars,
     shapefold,
     shapes,
@@ -56,7 +58,8 @@ FINAL = (lifetime.PASS,)
 # until another pass changes something
 SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restores.PASS, records.PASS, tree_items.PASS,
                                      cse.PASS, copyprop.PASS, dce.PASS))
-FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, owned_sums.PASS, transposed_sums.PASS,
+FINAL_JIT = (reform.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, row_sums.PASS, owned_sums.PASS, transposed_sums.PASS,
+             scalar_selects.PASS,
              shapefold.METHODS,
              constants.PASS, lifetime.PASS, reuse.IN_PLACE)
 
