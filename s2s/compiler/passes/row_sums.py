@@ -44,7 +44,6 @@ from ..ir import build
 from .base import Pass
 
 
-
 def _call(value, name: str, n: int) -> bool:
     return isinstance(value, gast.Call) and analysis.dotted(value.func) == name and len(value.args) == n \
         and not value.keywords
