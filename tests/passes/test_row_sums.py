@@ -4,6 +4,7 @@ Checked bitwise against grad without jit (which adds the dense zeros), against c
 differences, with rows repeated within one call and across calls and negative indices; the pass
 left alone where the accumulator may be held elsewhere; the helpers against the dense helpers
 over the values they may meet."""
+import re
 import textwrap
 
 import gast
@@ -234,3 +235,13 @@ def test_zeros_of_other_kinds_stay_dense():
                                       np.asarray(want, dtype=object) if isinstance(want, list) else want)
     z = rt.row_zeros([3, 2], np)  # (a list shape: NumPy's zeros)
     assert type(z) is np.ndarray and z.shape == (3, 2)
+
+
+def test_docstring_example():
+    """The module's Before -> After example (tests/passes/test_passes.py's check, for this pass)."""
+    doc = row_sums.__doc__
+    before, after = (textwrap.dedent(re.search(label + r"(?: \([^)]*\))?::\n\n((?:    .*\n|\n)+)", doc).group(1))
+                     for label in ("Before", "After"))
+    fn, want = (gast.parse("def f():\n" + textwrap.indent(src, "    ")).body[0] for src in (before, after))
+    body, changed = row_sums.PASS(fn.body, set())
+    assert changed and to_source(fn) == to_source(want)

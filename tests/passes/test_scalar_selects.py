@@ -3,6 +3,7 @@ cotangent on NumPy numbers, the number itself or a zero where it goes into arith
 bitwise against grad without jit and against central differences on a sigmoid written with
 np.where in a loop over numbers; the gradient's type kept where the select's value is returned;
 the helper against the rule's expression over the values it may meet."""
+import re
 import textwrap
 
 import gast
@@ -128,3 +129,13 @@ def test_helper_otherwise_is_the_rule(c, g, like, first):
     got = rt.where_cotangent(c, g, like, first, np)
     assert type(got) is type(want) and np.result_type(got) == np.result_type(want)
     np.testing.assert_array_equal(got, want)
+
+
+def test_docstring_example():
+    """The module's Before -> After example (tests/passes/test_passes.py's check, for this pass)."""
+    doc = scalar_selects.__doc__
+    before, after = (textwrap.dedent(re.search(label + r"(?: \([^)]*\))?::\n\n((?:    .*\n|\n)+)", doc).group(1))
+                     for label in ("Before", "After"))
+    fn, want = (gast.parse("def f():\n" + textwrap.indent(src, "    ")).body[0] for src in (before, after))
+    body, changed = scalar_selects.PASS(fn.body, set())
+    assert changed and to_source(fn) == to_source(want)
