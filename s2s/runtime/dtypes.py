@@ -69,6 +69,9 @@ def _refuse_inplace(r, a, shape, example, ufunc, at):
         raise
 
 
+_REBOUND = frozenset({float, int, np.float64})
+
+
 def inplace(r, a, ufunc, at, array=False):
     """What `a op= v` leaves in the name `a`, given `r = a op v` computed out of place: for an
     array, NumPy's in-place update (the ufunc with `out=a`, casting='same_kind'), so `r` cast to
@@ -77,6 +80,8 @@ def inplace(r, a, ufunc, at, array=False):
     array += a float); `r` itself for a number, a list or a tuple. `ufunc`: the operator's NumPy
     ufunc ("add"), `at`: the user's line; `array`: `a` is known to be an ndarray (frontend/dtypes.py),
     which only vmap asks. Its derivative is the derivative of `r`."""
+    if type(a) in _REBOUND:  # (a loop's running total: what `_numpy_inplace` says of it, at once)
+        return r
     if not _numpy_inplace(a) or r is a:
         return r
     rd, rs = getattr(r, "dtype", None), np.shape(r)

@@ -68,14 +68,20 @@ def row_add(acc, index, v):
     range (`r += v` into the row's sums, a zero row the first time); anything else on the dense
     array."""
     if type(acc) is _RowSums:
-        n = acc.shape[0]
-        if type(index) in _INTS and -n <= index < n:
-            k = int(index) + n if index < 0 else int(index)
-            r = acc.rows.get(k)
-            if r is None:
-                r = acc.rows[k] = np.zeros(acc.shape[1:], acc.dtype)
-            r += v
-            return acc
+        if type(index) in _INTS:
+            r = acc.rows.get(index)
+            if r is not None:  # (a row added before: its sums so far)
+                r += v
+                return acc
+            n = acc.shape[0]
+            if -n <= index < 0:
+                index += n
+                r = acc.rows.get(index)
+            if 0 <= index < n:
+                if r is None:
+                    r = acc.rows[index] = np.zeros(acc.shape[1:], acc.dtype)
+                r += v
+                return acc
         acc = acc.dense()
     return add_at(acc, index, v)
 
