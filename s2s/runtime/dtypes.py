@@ -125,6 +125,8 @@ def inplace_ct(g, r, a):
     `a` keeps: `g` in `r`'s floating dtype where `a`'s is another (a float32 array updated by a
     float64 value: the transpose of the cast to float32, as JAX's; `g` itself otherwise). `a` is
     there for the passes: both float64, it is `g` (passes/shapefold.py)."""
+    if type(g) is np.float64 is type(r):  # (a running total of numbers: `g`, at once)
+        return g
     rd, gd = getattr(r, "dtype", None), getattr(g, "dtype", None)
     if rd is None or gd is None or rd == gd or rd.kind != "f" or gd.kind != "f":
         return g
