@@ -36,7 +36,7 @@ def test_sigmoid_over_numbers_bitwise():
     r = np.random.default_rng(11)
     U, c = r.normal(size=(5, 3)) * 3, r.normal(size=3)  # (products of both signs: both branches)
     g = s2s.jit(s2s.grad(pairs_loss, argnums=(0, 1)))
-    assert "rt.where_cotangent(" in s2s.source(g, U, c, ROWS)
+    assert "rt.where_cotangent(" in s2s.source(g, U, c, ROWS) and "rt.where_numbers(" in s2s.source(g, U, c, ROWS)
     gU, gc = g(U, c, ROWS)
     wU, wc = s2s.grad(pairs_loss, argnums=(0, 1))(U, c, ROWS)
     np.testing.assert_array_equal(gU, wU)
@@ -48,6 +48,25 @@ def test_sigmoid_over_numbers_bitwise():
     for k in ROWS:
         want[k] += c / (1 + np.exp(-np.dot(U[k], c)))
     np.testing.assert_allclose(gU, want, rtol=1e-12, atol=1e-14)
+
+
+def last_sigmoid(U, c, rows):
+    s = 0.0
+    for k in rows:
+        s = sigmoid(np.dot(U[k], c))
+    return s
+
+
+def test_a_select_in_a_loop_returned_as_numpy_gives_it():
+    """jit of the plain function: the loop's select is np.where's 0-d array, bit for bit."""
+    r = np.random.default_rng(2)
+    U, c = r.normal(size=(5, 3)) * 3, r.normal(size=3)
+    j = s2s.jit(last_sigmoid)
+    assert "rt.where_numbers(" in s2s.source(j, U, c, ROWS)
+    for rows in (ROWS, [1], [3, 0]):
+        got, want = j(U, c, rows), last_sigmoid(U, c, rows)
+        assert type(got) is type(want) and got.shape == want.shape and got.dtype == want.dtype
+        assert got.tobytes() == want.tobytes()
 
 
 def test_arrays_take_the_rules_way():
@@ -95,6 +114,7 @@ def test_rewrites_selects_that_go_into_arithmetic():
     "b = rt.unbroadcast(xp.where(c, 0.0, g), t)\nacc[0] = b\nreturn b * 2",  # stored
     "return f(rt.unbroadcast(xp.where(c, g, 0.0), t))",                      # passed to a call
     "b = rt.unbroadcast(xp.where(c, g, 0.0), t)\nreturn b @ m",              # a matrix product
+    "b = rt.unbroadcast(xp.where(c, g, 0.0), t)\nreturn b ** 3.0",           # a power: another library's
     "return rt.unbroadcast(xp.where(c, g, -0.0), t) * 2",                   # not the rule's zero
     "return rt.unbroadcast(xp.where(c, g, h), t) * 2",                      # not the rule
 ])
@@ -139,3 +159,30 @@ def test_docstring_example():
     fn, want = (gast.parse("def f():\n" + textwrap.indent(src, "    ")).body[0] for src in (before, after))
     body, changed = scalar_selects.PASS(fn.body, set())
     assert changed and to_source(fn) == to_source(want)
+
+
+def test_wheres_in_loops_pick_numbers():
+    changed, code = _run("""
+        s = xp.where(c, a, b)
+        for i in r:
+            s = xp.where(c, a, b) + xp.where(c)[0]
+        return s
+    """, ["c", "a", "b", "r"])
+    assert changed and "s = xp.where(c, a, b)\n" in code  # (outside a loop: as it was)
+    assert "s = rt.where_numbers(c, a, b, xp) + xp.where(c)[0]" in code
+
+
+@pytest.mark.parametrize("c", [np.True_, np.False_, True])
+@pytest.mark.parametrize("a, b", [
+    (np.float64(0.75), np.float64(-0.0)), (np.float64(np.nan), 2.0), (1.5, np.float64(np.inf)), (1.5, -2.5),
+    (np.float32(1.0), 2.0),                                     # float32: NumPy's own (a float32 result)
+    (np.ones(2), 0.0), (1, 2), (np.float64(1.0), np.zeros(())),  # arrays, ints: NumPy's own
+])
+def test_where_numbers_is_np_where(c, a, b):
+    want = np.where(c, a, b)
+    got = rt.where_numbers(c, a, b, np)
+    assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
+    assert got.flags.writeable and got.flags.owndata and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want))
+    assert got.tobytes() == want.tobytes()  # (a NaN's payload too)
