@@ -20,11 +20,12 @@ _LIKES = (np.float64, float)
 
 def where_cotangent(c, g, like, first, xp):
     """`rt.unbroadcast(xp.where(c, g, 0.0), like)` (`first`: the cotangent of where's second
-    argument, else of its third, `xp.where(c, 0.0, g)`; `xp`: the version's array module). Where `c` is a bool, `g` a float64
-    number and `like` a float, the value is the same number as a float64 scalar instead of a 0-d
-    array: `g` itself where it is picked, else 0.0 (the pass asks for it only where the value
-    goes into arithmetic, which makes a number of either); anything else the long way."""
-    if type(g) is _F64 and type(c) in _BOOLS and type(like) in _LIKES:
+    argument, else of its third, `xp.where(c, 0.0, g)`; `xp`: the version's array module). Where
+    `xp` is NumPy, `c` a bool, `g` a float64 number and `like` a float, the value is the same
+    number as a float64 scalar instead of a 0-d array: `g` itself where it is picked, else 0.0
+    (the pass asks for it only where the value goes into arithmetic, which makes a number of
+    either); anything else the long way."""
+    if type(g) is _F64 and type(c) in _BOOLS and type(like) in _LIKES and xp is np:
         return g if bool(c) is first else _ZERO
     return unbroadcast(xp.where(c, g, 0.0) if first else xp.where(c, 0.0, g), like)
 
@@ -33,9 +34,9 @@ _PICKS = (np.float64, float)
 
 
 def where_numbers(c, a, b, xp):
-    """`xp.where(c, a, b)`: where `c` is a bool and `a` and `b` float64 or Python floats, the 0-d
-    float64 array of the one picked (`np.where`'s result: its type, dtype, shape and bits);
-    anything else `xp.where` itself."""
-    if type(c) in _BOOLS and type(a) in _PICKS and type(b) in _PICKS:
+    """`xp.where(c, a, b)`: where `xp` is NumPy, `c` a bool and `a` and `b` float64 or Python
+    floats, the 0-d float64 array of the one picked (`np.where`'s result: its type, dtype, shape
+    and bits); anything else `xp.where` itself."""
+    if type(c) in _BOOLS and type(a) in _PICKS and type(b) in _PICKS and xp is np:
         return np.array(a if c else b)
     return xp.where(c, a, b)

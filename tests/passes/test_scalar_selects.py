@@ -186,3 +186,17 @@ def test_where_numbers_is_np_where(c, a, b):
     np.testing.assert_array_equal(got, want)
     assert np.array_equal(np.signbit(got), np.signbit(want))
     assert got.tobytes() == want.tobytes()  # (a NaN's payload too)
+
+
+def test_another_array_module_gets_its_own_where():
+    calls = []
+
+    class FakeXp:
+        @staticmethod
+        def where(c, a, b):
+            calls.append((c, a, b))
+            return np.array(7.0)
+
+    assert rt.where_numbers(np.True_, 1.0, 2.0, FakeXp) == 7.0 and calls == [(np.True_, 1.0, 2.0)]
+    got = rt.where_cotangent(np.True_, np.float64(1.0), np.float64(2.0), True, FakeXp)
+    assert got == 7.0 and calls[1] == (np.True_, np.float64(1.0), 0.0)
