@@ -22,6 +22,10 @@ One module per rule family, each with one export list (`__all__`) that this name
   passes/accumulate.py)
 - item_sums: a dict's cotangent added into an accumulator item by item, in place where the
   accumulator alone holds it (jit's passes/tree_items.py and passes/owned_sums.py)
+- row_sums: a table's cotangent kept as the rows a callee added, added row by row into the
+  caller's accumulator (jit's passes/row_sums.py)
+- selects: a select's cotangent on NumPy numbers, a number instead of a 0-d array (jit's
+  passes/scalar_selects.py)
 - special: SciPy's special functions that are primitives (rules_special), SciPy imported on first use
 - trees: pytree flattening inside transformed code (rules_trees)
 - conv: s2s.lax's convolution and reduce_window windows (rules_conv)
@@ -73,6 +77,8 @@ from . import (
     linalg_norms,
     loops,
     reduce,
+    row_sums,
+    selects,
     sets,
     shapes,
     signal,
@@ -88,7 +94,7 @@ from . import (
 MODULES = (core, elementwise, shapes, reduce, linalg, linalg_norms, composite, jacobian, batch, batch_core, batch_shape,
            batch_reduce, batch_linalg, batch_nested, batch_derivs, loops, special, checkpoints, conv, signal, trees,
            tape_copies, trace, spaces, dtypes, views, sets, fft, least_squares, windows,
-           index_updates, batch_masks, deferred_sums, item_sums, known_loops)
+           index_updates, batch_masks, deferred_sums, item_sums, known_loops, row_sums, selects)
 
 
 def _build(modules) -> dict:

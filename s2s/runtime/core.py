@@ -629,7 +629,14 @@ def constant(x):
 
 
 def copy_saved(saved):
-    """A copy of a forward sweep's record whose lists a backward sweep may pop."""
+    """A copy of a forward sweep's record whose lists a backward sweep may pop (a tuple without
+    lists is its own copy: a step's record of numbers, returned at once)."""
+    if type(saved) is tuple:
+        for s in saved:
+            if type(s) is list:
+                break
+        else:
+            return saved
     return tuple([list(s) if type(s) is list else s for s in saved])
 
 

@@ -69,6 +69,9 @@ def _refuse_inplace(r, a, shape, example, ufunc, at):
         raise
 
 
+_REBOUND = frozenset({float, int, np.float64})
+
+
 def inplace(r, a, ufunc, at, array=False):
     """What `a op= v` leaves in the name `a`, given `r = a op v` computed out of place: for an
     array, NumPy's in-place update (the ufunc with `out=a`, casting='same_kind'), so `r` cast to
@@ -77,6 +80,8 @@ def inplace(r, a, ufunc, at, array=False):
     array += a float); `r` itself for a number, a list or a tuple. `ufunc`: the operator's NumPy
     ufunc ("add"), `at`: the user's line; `array`: `a` is known to be an ndarray (frontend/dtypes.py),
     which only vmap asks. Its derivative is the derivative of `r`."""
+    if type(a) in _REBOUND:  # (a loop's running total: what `_numpy_inplace` says of it, at once)
+        return r
     if not _numpy_inplace(a) or r is a:
         return r
     rd, rs = getattr(r, "dtype", None), np.shape(r)
@@ -120,6 +125,8 @@ def inplace_ct(g, r, a):
     `a` keeps: `g` in `r`'s floating dtype where `a`'s is another (a float32 array updated by a
     float64 value: the transpose of the cast to float32, as JAX's; `g` itself otherwise). `a` is
     there for the passes: both float64, it is `g` (passes/shapefold.py)."""
+    if type(g) is np.float64 is type(r):  # (a running total of numbers: `g`, at once)
+        return g
     rd, gd = getattr(r, "dtype", None), getattr(g, "dtype", None)
     if rd is None or gd is None or rd == gd or rd.kind != "f" or gd.kind != "f":
         return g

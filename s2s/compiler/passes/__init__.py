@@ -39,6 +39,8 @@ from . import (
     reform,
     restores,
     reuse,
+    row_sums,
+    scalar_selects,
     scalars,
     shapefold,
     shapes,
@@ -62,8 +64,9 @@ FINAL = (lifetime.PASS,)
 # until another pass changes something
 SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restores.PASS, records.PASS, tree_items.PASS,
                                      cse.PASS, copyprop.PASS, dce.PASS))
-FINAL_JIT = (reform.PASS, batched_products.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, owned_sums.PASS,
-             owned_items.PASS, record_reads.PASS, slot_takes.PASS, transposed_sums.PASS, shapefold.METHODS,
+FINAL_JIT = (reform.PASS, batched_products.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, row_sums.PASS, owned_sums.PASS,
+             owned_items.PASS, record_reads.PASS, slot_takes.PASS, transposed_sums.PASS, scalar_selects.PASS,
+             shapefold.METHODS,
              constants.PASS, lifetime.PASS, reuse.IN_PLACE)
 
 

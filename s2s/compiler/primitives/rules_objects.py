@@ -52,6 +52,9 @@ def s2s_is_integer(x):
     return float(x).is_integer()
 
 
+_USER_TYPES: set = set()  # classes whose objects s2s_method has called methods of
+
+
 def s2s_method(obj, name, args, kw, at="", stored=None):
     """`obj.name(*args, **kw)` of a user object a transformed function is given (a dataset's
     `getRandomContext(C)`), run as Python once, where the plain function runs it: an effect (a
@@ -60,9 +63,13 @@ def s2s_method(obj, name, args, kw, at="", stored=None):
     own methods: a method s2s does not know of one is refused, and so is one of an object whose
     attributes a transformed function stores into (`stored` says which: the method would read them
     without their derivative)."""
-    if isinstance(obj, (np.ndarray, np.generic, list, tuple, dict, set, str, int, float, complex)):
-        raise S2SError((at + "\n" if at else "") + f"s2s does not support the method `.{name}()` of a "
-                       f"{type(obj).__name__}.")
+    if type(obj) not in _USER_TYPES:  # (the test below, once per class)
+        if isinstance(obj, (np.ndarray, np.generic, list, tuple, dict, set, str, int, float, complex)):
+            raise S2SError((at + "\n" if at else "") + f"s2s does not support the method `.{name}()` of a "
+                           f"{type(obj).__name__}.")
+        if len(_USER_TYPES) > 255:
+            _USER_TYPES.clear()
+        _USER_TYPES.add(type(obj))
     if stored is not None and stored(obj):
         raise S2SError((at + "\n" if at else "") + f"s2s does not support the method `.{name}()` of a "
                        f"{type(obj).__name__} whose attributes a transformed function stores into: it would "
