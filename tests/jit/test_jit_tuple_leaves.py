@@ -172,3 +172,28 @@ def test_the_fast_path_keeps_no_argument_alive():
     del p, x, y
     gc.collect()
     assert all(ref() is None for ref in refs)
+
+
+def test_the_merged_fast_path_is_made_once_per_version_and_guard(monkeypatch):
+    """A dispatcher may install its fast path again at each call its guard refuses; making the
+    merged function parses the version's source, so it is made once per version and guard (the
+    Elman RNN's gradient, a 450-line version, ran at 2.5x the author's loops while it was not)."""
+    from s2s.api import dispatch, merged_entry
+
+    f = lambda x, y: np.sum(np.tanh(x) * y)  # noqa: E731
+    j = s2s.jit(s2s.grad(f))
+    x, y = np.linspace(0.0, 1.0, 5), np.linspace(1.0, 2.0, 5)
+    j(x, y)
+    j(x, y)
+    version = next(iter(j._versions.values()))
+    made = []
+    real = merged_entry._make
+    monkeypatch.setattr(merged_entry, "_make", lambda *a: made.append(1) or real(*a))
+    merged_entry._MADE.pop(version, None)
+    env = {"general": lambda args, kw: "general", "given": dispatch.given, "hide_internal": lambda e: None,
+           "MISSING": dispatch.MISSING}
+    fns = [merged_entry.merged("not more and not kw", env, version, 2) for _ in range(3)]
+    assert made == [1] and all(fn is not None for fn in fns)
+    for fn in fns:
+        np.testing.assert_allclose(fn(x, y), (1.0 - np.tanh(x) ** 2) * y, rtol=1e-12)
+        assert fn(x, y, x) == "general"  # (the guard refuses: the general path)
