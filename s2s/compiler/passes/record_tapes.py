@@ -49,6 +49,7 @@ import gast
 from .. import analysis
 from .base import Pass
 from .container_shapes import Records
+from .records import dropped
 from .stack import lists_made, pop_of, push_of
 
 
@@ -131,27 +132,7 @@ def record_tapes(body: list, params, facts) -> tuple[list, set[str]]:
                     and all(t not in loops and t not in live.after.get(s, {t}) for s, t in
                             ((s, pop_of(s)[1]) for s in restores)):
                 drop.update(id(s) for s in saves + restores)
-    if not drop:
-        return body, set()
-    touched: set[str] = set()
-
-    def edit(block):
-        keep = []
-        for s in block:
-            if id(s) in drop:
-                touched.update(facts["notes"].names(s))
-                continue
-            for f in ("body", "orelse"):
-                inner = getattr(s, f, None)
-                if inner:
-                    edit(inner)
-                    if not inner and f == "body":
-                        inner.append(gast.Pass())
-            keep.append(s)
-        block[:] = keep
-
-    edit(body)
-    return body, touched
+    return body, dropped(body, drop, facts["notes"]) if drop else set()
 
 
 PASS = Pass("record_tapes", record_tapes, idempotent=True)

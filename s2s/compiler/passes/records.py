@@ -105,13 +105,19 @@ def dead_records(body: list, params, facts) -> tuple[list, set[str]]:
                 drop.update(id(s) for s in saves + restores)
     if not drop:
         return body, set()
+    return body, dropped(body, drop, facts["notes"])
+
+
+def dropped(body: list, drop: set, notes) -> set:
+    """Removes the statements whose ids are in `drop` from `body` and its blocks (an emptied loop
+    or `if` body keeps a `pass`); the names they read or bound (`notes.names`)."""
     touched: set[str] = set()
 
     def edit(block):
         keep = []
         for s in block:
             if id(s) in drop:
-                touched.update(facts["notes"].names(s))
+                touched.update(notes.names(s))
                 continue
             for f in ("body", "orelse"):
                 inner = getattr(s, f, None)
@@ -123,7 +129,7 @@ def dead_records(body: list, params, facts) -> tuple[list, set[str]]:
         block[:] = keep
 
     edit(body)
-    return body, touched
+    return touched
 
 
 PASS = Pass("dead_records", dead_records, idempotent=True)
