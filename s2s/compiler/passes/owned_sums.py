@@ -32,12 +32,14 @@ from ..ir import build
 from .base import Pass
 
 
-def _call(value, name: str, n: int) -> bool:
+def is_call(value, name: str, n: int) -> bool:
+    """Whether `value` calls `name` (dotted) with `n` positional arguments and no keywords."""
     return isinstance(value, gast.Call) and analysis.dotted(value.func) == name and len(value.args) == n \
         and not value.keywords
 
 
-def _named(s):
+def assigned_name(s):
+    """The one name `s` assigns (`name = ...`), else None."""
     if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
         return s.targets[0].id
     return None
@@ -46,8 +48,8 @@ def _named(s):
 def _sum_of(s):
     """`acc` for `acc = rt.tree_add_at(acc, like, keys, values)` whose other arguments do not read
     `acc`, else None."""
-    t = _named(s)
-    if t is None or not _call(s.value, "rt.tree_add_at", 4):
+    t = assigned_name(s)
+    if t is None or not is_call(s.value, "rt.tree_add_at", 4):
         return None
     first, *rest = s.value.args
     if isinstance(first, gast.Name) and first.id == t and all(t not in analysis.loads(a) for a in rest):
@@ -56,7 +58,7 @@ def _sum_of(s):
 
 
 def _zeros_of(s, x) -> bool:
-    return _named(s) == x and _call(s.value, "rt.zeros_like_tree", 1) and x not in analysis.loads(s.value)
+    return assigned_name(s) == x and is_call(s.value, "rt.zeros_like_tree", 1) and x not in analysis.loads(s.value)
 
 
 def owned_sums(body: list, params, facts) -> tuple[list, bool]:

@@ -42,22 +42,13 @@ import gast
 from .. import analysis
 from ..ir import build
 from .base import Pass
-
-
-def _call(value, name: str, n: int) -> bool:
-    return isinstance(value, gast.Call) and analysis.dotted(value.func) == name and len(value.args) == n \
-        and not value.keywords
-
-
-def _named(s):
-    if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
-        return s.targets[0].id
-    return None
+from .owned_sums import assigned_name, is_call
+from .sum_into import binders_and_reads
 
 
 def _site(s):
     """(acc, x) for `acc = rt.tree_add_into(acc, x)` or `(acc, x, True)`, x another name, else None."""
-    t = _named(s)
+    t = assigned_name(s)
     v = s.value if t is not None else None
     if not (isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.tree_add_into" and 2 <= len(v.args) <= 3
             and not v.keywords):
@@ -70,14 +61,14 @@ def _site(s):
 
 def _zeros(s, x) -> bool:
     """Whether `s` is `x = xp.zeros(shape)` or `x = rt.zeros_like_tree(e)`, not reading `x`."""
-    if _named(s) != x or not (_call(s.value, "xp.zeros", 1) or _call(s.value, "rt.zeros_like_tree", 1)):
+    if assigned_name(s) != x or not (is_call(s.value, "xp.zeros", 1) or is_call(s.value, "rt.zeros_like_tree", 1)):
         return False
     return x not in analysis.loads(s.value)
 
 
 def _row_update(s, x) -> bool:
     """Whether `s` is `x = rt.add_at(x, i, v)` with `i` and `v` not reading `x`."""
-    if _named(s) != x or not _call(s.value, "rt.add_at", 3):
+    if assigned_name(s) != x or not is_call(s.value, "rt.add_at", 3):
         return False
     a, i, v = s.value.args
     return isinstance(a, gast.Name) and a.id == x and x not in analysis.loads(i) and x not in analysis.loads(v)
@@ -100,12 +91,7 @@ def row_sums(body: list, params, facts) -> tuple[list, bool]:
     sites = [(s, *site) for s in stmts if (site := _site(s)) is not None]
     if not sites:
         return body, False
-    binders: dict[str, list] = collections.defaultdict(list)
-    for s in stmts:
-        for name in analysis.targets(s):
-            binders[name].append(s)
-    reads = collections.Counter(n.id for n in analysis.iter_nodes(body)
-                                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+    binders, reads = binders_and_reads(stmts, body)
     by_acc: dict[str, list] = collections.defaultdict(list)
     for s, acc, x in sites:
         by_acc[acc].append((s, x))

@@ -79,17 +79,23 @@ def _own_update(s, x) -> bool:
     return False
 
 
-def sum_into(body: list, params, facts) -> tuple[list, bool]:
-    stmts = list(analysis.walk_stmts(body))
-    sites = [(s, *site) for s in stmts if (site := _sum_site(s)) is not None]
-    if not sites:
-        return body, False
+def binders_and_reads(stmts: list, body: list) -> tuple[dict, collections.Counter]:
+    """name -> the statements of `stmts` that bind it, and name -> how many times `body` reads it."""
     binders: dict[str, list] = collections.defaultdict(list)
     for s in stmts:
         for name in analysis.targets(s):
             binders[name].append(s)
     reads = collections.Counter(n.id for n in analysis.iter_nodes(body)
                                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+    return binders, reads
+
+
+def sum_into(body: list, params, facts) -> tuple[list, bool]:
+    stmts = list(analysis.walk_stmts(body))
+    sites = [(s, *site) for s in stmts if (site := _sum_site(s)) is not None]
+    if not sites:
+        return body, False
+    binders, reads = binders_and_reads(stmts, body)
     live = None
     changed = False
     for s, acc, x in sites:
