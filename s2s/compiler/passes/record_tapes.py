@@ -49,27 +49,8 @@ import gast
 from .. import analysis
 from .base import Pass
 from .container_shapes import Records
-from .records import dropped
+from .records import dropped, loop_records, saved_name
 from .stack import lists_made, pop_of, push_of
-
-
-def _saved(v):
-    """`n` for a push's value `n` or `rt.shape_stub(n)`, else None."""
-    if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.shape_stub" and len(v.args) == 1:
-        v = v.args[0]
-    return v.id if isinstance(v, gast.Name) else None
-
-
-def _loop_records(body) -> set:
-    """Names a loop's record may push: the ranges `for` loops iterate, and trip counters."""
-    out = set()
-    for s in analysis.walk_stmts(body):
-        if isinstance(s, gast.For) and isinstance(s.iter, gast.Name):
-            out.add(s.iter.id)
-        elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.BinOp) \
-                and isinstance(s.value.left, gast.Name) and s.value.left.id == s.targets[0].id:
-            out.add(s.targets[0].id)
-    return out
 
 
 def _loads(body) -> dict:
@@ -120,13 +101,13 @@ def record_tapes(body: list, params, facts) -> tuple[list, set[str]]:
     if not pairs:
         return body, set()
     live = analysis.Liveness(body)
-    loops = _loop_records(body)
+    loops = loop_records(body)
     drop: set[int] = set()
     for f_list, b_list, saves_all, restores_all in pairs:
-        if any(_saved(v) is None for _, v in saves_all) or any(t is None for _, t in restores_all):
+        if any(saved_name(v) is None for _, v in saves_all) or any(t is None for _, t in restores_all):
             continue  # (a push of anything but a saved name, a pop into nothing: left as it is)
-        for n in sorted({_saved(v) for _, v in saves_all} - loops):
-            saves = [s for s, v in saves_all if _saved(v) == n]
+        for n in sorted({saved_name(v) for _, v in saves_all} - loops):
+            saves = [s for s, v in saves_all if saved_name(v) == n]
             restores = [s for s, t in restores_all if recs.copies.get(t) == n]
             if restores and len(saves) == len(restores) \
                     and all(t not in loops and t not in live.after.get(s, {t}) for s, t in

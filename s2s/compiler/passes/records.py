@@ -54,7 +54,7 @@ from .base import Pass
 from .stack import noted_lists, pop_of, push_of
 
 
-def _saved_name(v):
+def saved_name(v):
     """`n` for a push's value `n` or `rt.shape_stub(n)`, else None."""
     if isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.shape_stub" and len(v.args) == 1:
         v = v.args[0]
@@ -65,7 +65,7 @@ def _stub(v) -> bool:
     return isinstance(v, gast.Call) and analysis.dotted(v.func) == "rt.shape_stub"
 
 
-def _records(body) -> set:
+def loop_records(body) -> set:
     """Names a loop's record may push: the ranges `for` loops iterate, and trip counters (`n = n + 1`)."""
     out = set()
     for s in analysis.walk_stmts(body):
@@ -95,11 +95,11 @@ def dead_records(body: list, params, facts) -> tuple[list, set[str]]:
     if not tapes:
         return body, set()
     live = analysis.Liveness(body)
-    records = _records(body)
+    records = loop_records(body)
     drop: set[int] = set()
     for lst in tapes:
-        for n in sorted({_saved_name(v) for _, v in pushes[lst]} - {None} - records):
-            saves = [s for s, v in pushes[lst] if _saved_name(v) == n]
+        for n in sorted({saved_name(v) for _, v in pushes[lst]} - {None} - records):
+            saves = [s for s, v in pushes[lst] if saved_name(v) == n]
             restores = [s for s, t in pops.get(lst, ()) if t == n]
             if len(saves) == len(restores) and all(n not in live.after.get(s, {n}) for s in restores):
                 drop.update(id(s) for s in saves + restores)
