@@ -39,17 +39,19 @@ def most_threads() -> int:
     up to `MOST`. A product's rows are work for every core, as XLA gives JAX's `dot`; a kernel's
     blocks are bounded by the memory bandwidth, and its per-call decision keeps the caller alone
     where threads do not pay."""
-    value = os.environ.get("S2S_THREADS", "").strip()
-    if value.isdigit() and int(value) > 0:
-        return int(value)
-    return min(usable_cores(), MOST)
+    return _set_threads() or min(usable_cores(), MOST)
 
 
 def kernel_threads(most: int) -> int:
     """The threads one call of a fused (memory-bound) kernel may use out of `most`: at most
     `KERNEL_MOST` unless S2S_THREADS says how many."""
+    return most if _set_threads() else min(most, KERNEL_MOST)
+
+
+def _set_threads() -> int:
+    """`S2S_THREADS` where set to a positive number, else 0."""
     value = os.environ.get("S2S_THREADS", "").strip()
-    return most if value.isdigit() and int(value) > 0 else min(most, KERNEL_MOST)
+    return int(value) if value.isdigit() and int(value) > 0 else 0
 
 
 def blas_threads() -> int:

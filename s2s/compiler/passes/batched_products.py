@@ -41,16 +41,20 @@ def _global(e, ns: dict, bound: set):
     return None
 
 
+def _matrix_by_examples(e) -> bool:
+    """Whether `e` is `rt.batched_dot((False, True), M, v)`: one matrix, the examples' vectors."""
+    return isinstance(e, gast.Call) and analysis.dotted(e.func) == "rt.batched_dot" and not e.keywords \
+        and len(e.args) == 3 and isinstance(e.args[0], gast.Tuple) \
+        and all(isinstance(x, gast.Constant) for x in e.args[0].elts) \
+        and [x.value for x in e.args[0].elts] == [False, True]
+
+
 def _product(e, known: dict, bound: set, counts: dict):
     """`xp.dot(v, M.T)` for `rt.batched_dot((False, True), M, v)` of a global 2-D array `M` and a
     2-D array parameter `v` bound once; else None."""
-    if not (isinstance(e, gast.Call) and analysis.dotted(e.func) == "rt.batched_dot" and not e.keywords
-            and len(e.args) == 3):
+    if not _matrix_by_examples(e):
         return None
-    flags, m, v = e.args
-    if not (isinstance(flags, gast.Tuple) and [getattr(x, "value", None) for x in flags.elts] == [False, True]
-            and all(isinstance(x, gast.Constant) for x in flags.elts)):
-        return None
+    _, m, v = e.args
     matrix = _global(m, known.get("ns") or {}, bound)
     if type(matrix) is not np.ndarray or matrix.ndim != 2:
         return None
@@ -73,9 +77,7 @@ def rewrite(e, shape_of, shapes, products):
     """(Final stage, `shapefold.array_methods`.) `rt.batched_dot((False, True), M, v)` of a `v`
     known to be a matrix of at least `ELEMENTS_MIN` numbers as `rt.batched_matrix_dot(matmul_<i>,
     M, v)`, the next product of `products`; else None."""
-    if not (isinstance(e, gast.Call) and analysis.dotted(e.func) == "rt.batched_dot" and len(e.args) == 3
-            and not e.keywords and isinstance(e.args[0], gast.Tuple)
-            and [getattr(x, "value", None) for x in e.args[0].elts] == [False, True]):
+    if not _matrix_by_examples(e):
         return None
     v = shape_of(e.args[2], shapes)
     if v is None or len(v) != 2 or not all(type(d) is int for d in v) or v[0] * v[1] < ELEMENTS_MIN:
