@@ -113,19 +113,21 @@ def reads_helpers(call, names) -> bool:
     return bool({n.id for n in ast.walk(call) if isinstance(n, ast.Name)} - {"np", *names})
 
 
+def _with_base_calls():
+    """(primitive key, operation, NumPy's parameters, its base call (call, argument names, draws))
+    for each operation with known parameters and a base call, in the registry's sorted order."""
+    bases = base_calls()
+    for key in sorted(registry.PRIMS):
+        params = keywords.numpy_parameters(key)
+        if params is not None and (base := base_call(key[3:], params, bases)) is not None:
+            yield key, key[3:], params, base
+
+
 def cases(sample: int = SAMPLE) -> list[tuple]:
     """(primitive key, parameter, value source, call source, argument names, their draws) for each
     parameter of each operation at each of its first `sample` values."""
-    bases = base_calls()
     cases = []
-    for key in sorted(registry.PRIMS):
-        params = keywords.numpy_parameters(key)
-        if params is None:
-            continue
-        op = key[3:]
-        if (base := base_call(op, params, bases)) is None:
-            continue
-        call, names, draws = base
+    for key, op, params, (call, names, draws) in _with_base_calls():
         positional = [n for n, _, kw_only in params if not kw_only]
         given = {k.arg: ast.unparse(k.value) for k in call.keywords}
         given |= {n: ast.unparse(a) for n, a in zip(positional, call.args)}
@@ -149,16 +151,8 @@ def default_cases() -> list[tuple]:
     """(primitive key, parameter, its default's source, call source, argument names, draws) for each
     parameter with a literal default that the base call does not give, given by keyword at NumPy's
     default (`np.full_like(x, v, order='K')`, `np.quantile(x, q, weights=None)`)."""
-    bases = base_calls()
     out = []
-    for key in sorted(registry.PRIMS):
-        params = keywords.numpy_parameters(key)
-        if params is None:
-            continue
-        op = key[3:]
-        if (base := base_call(op, params, bases)) is None:
-            continue
-        call, names, draws = base
+    for key, _, params, (call, names, draws) in _with_base_calls():
         if reads_helpers(call, names):
             continue
         positional = [n for n, _, kw_only in params if not kw_only]
