@@ -3,6 +3,7 @@
 differences agree; a fill of another dtype or of a broader shape stays a fill."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad_of
 
 import s2s
 
@@ -20,18 +21,6 @@ def weighted_rows(a, v):
 
 def summed_quotient(a, b):
     return np.sum(np.sum(a / b, axis=0)) * 0.5
-
-
-def _central(f, args, k, eps=1e-6):
-    """Central finite differences of f in argument k."""
-    x = args[k]
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = [a.copy() for a in args], [a.copy() for a in args]
-        up[k][i] += eps
-        down[k][i] -= eps
-        out[i] = (f(*up) - f(*down)) / (2 * eps)
-    return out
 
 
 def _args(f, dtype=np.float64):
@@ -53,7 +42,7 @@ def test_gradients_bitwise_grads_and_near_finite_differences(f):
     got, want = g(*args), s2s.grad(f, argnums=argnums)(*args)
     for k in range(n):
         np.testing.assert_array_equal(got[k], want[k])
-        np.testing.assert_allclose(got[k], _central(f, args, k), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(got[k], fd_grad_of(f, args, k), rtol=1e-6, atol=1e-8)
 
 
 def test_the_loss_value_is_not_computed_for_the_gradient():

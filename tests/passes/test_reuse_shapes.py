@@ -4,6 +4,7 @@ values stay bitwise those of `grad` without jit (and of the plain function for `
 near central finite differences."""
 import numpy as np
 import pytest
+from helpers_compare import fd_grad_of
 
 import s2s
 
@@ -28,17 +29,6 @@ def product_kept(w, x):
     return np.sum(np.tanh(p - np.max(p, axis=1, keepdims=True)) * p)
 
 
-def _central(f, args, k, eps=1e-6):
-    x = args[k]
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = [a.copy() for a in args], [a.copy() for a in args]
-        up[k][i] += eps
-        down[k][i] -= eps
-        out[i] = (f(*up) - f(*down)) / (2 * eps)
-    return out
-
-
 def _attention_args(order="C"):
     r = np.random.default_rng(7)
     ws = [np.asarray(r.normal(scale=0.4, size=(4, 4)), order=order) for _ in range(3)]
@@ -55,7 +45,7 @@ def test_attention_gradient_in_place_is_bitwise_grads(order):
     got, want = g(*args), s2s.grad(attention, argnums=(0, 1, 2, 3))(*args)
     for k in range(4):
         np.testing.assert_array_equal(got[k], want[k])
-        np.testing.assert_allclose(got[k], _central(attention, args, k), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(got[k], fd_grad_of(attention, args, k), rtol=1e-6, atol=1e-8)
 
 
 def test_a_softmax_reuses_its_product_and_keeps_the_plain_values():
@@ -74,7 +64,7 @@ def test_a_product_read_later_is_not_written_into():
     got, want = g(w, x), s2s.grad(product_kept, argnums=(0, 1))(w, x)
     for k, (a, b) in enumerate(zip(got, want)):
         np.testing.assert_array_equal(a, b)
-        np.testing.assert_allclose(a, _central(product_kept, [w, x], k), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(a, fd_grad_of(product_kept, [w, x], k), rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(s2s.jit(product_kept)(w, x), product_kept(w, x))
 
 
@@ -96,7 +86,7 @@ def test_a_name_bound_twice_is_written_into_only_while_fresh():
     got, want = s2s.jit(s2s.grad(rebound, argnums=(0, 1)))(w, x), s2s.grad(rebound, argnums=(0, 1))(w, x)
     for k, (a, b) in enumerate(zip(got, want)):
         np.testing.assert_array_equal(a, b)
-        np.testing.assert_allclose(a, _central(rebound, [w, x], k), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(a, fd_grad_of(rebound, [w, x], k), rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(s2s.jit(rebound)(w, x), rebound(w, x))
 
 
@@ -117,4 +107,4 @@ def test_a_chain_writes_on_into_the_array_a_product_read(order):
     got, want = g(*args), s2s.grad(tanh_mlp, argnums=(0, 1, 2))(*args)
     for k in range(3):
         np.testing.assert_array_equal(got[k], want[k])
-        np.testing.assert_allclose(got[k], _central(tanh_mlp, args, k), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(got[k], fd_grad_of(tanh_mlp, args, k), rtol=1e-6, atol=1e-8)

@@ -61,6 +61,11 @@ def fd_grad(f, x, eps=1e-6):
     return g
 
 
+def fd_grad_of(f, args, k, eps=1e-6):
+    """`fd_grad` of `f(*args)` in its argument `k`, the others held."""
+    return fd_grad(lambda v: f(*args[:k], v, *args[k + 1:]), args[k], eps)
+
+
 def leaves(x) -> list:
     """The arrays of a result that may be a tuple or list of them, nested, in order."""
     if isinstance(x, (tuple, list)):
