@@ -34,6 +34,7 @@ def split_log(monkeypatch):
     monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
     monkeypatch.setattr(scheduler, "DECISIONS", {})
     monkeypatch.setattr(products, "WORK_MIN", 1)  # (small stand-in products split as large ones do)
+    monkeypatch.setattr(cores, "raisable_blas", lambda: None)  # (s2s's threads split it, not OpenBLAS's)
     return log
 
 
@@ -190,8 +191,9 @@ def test_the_benchmarks_blas_threads_option_sets_blas(fresh_query):
 
 def test_a_jit_gradient_follows_threadpool_limits(fresh_query, monkeypatch):
     """End to end, with threadpoolctl's real limits (no stand-in BLAS count): inside
-    `threadpool_limits(1)` a jit gradient's large product is split among s2s's threads; with BLAS
-    on every usable core it is one BLAS call and no kernel gets a helper. Same gradient either way."""
+    `threadpool_limits(1)` a jit gradient's large product runs on OpenBLAS's own threads raised for
+    its call (NumPy's OpenBLAS) or is split among s2s's threads (another BLAS); with BLAS on every
+    usable core it is one BLAS call and no kernel gets a helper. Same gradient either way."""
     threadpoolctl = pytest.importorskip("threadpoolctl")
     if not cores.blas_libraries():
         pytest.skip("threadpoolctl finds no BLAS in this NumPy")
@@ -208,6 +210,8 @@ def test_a_jit_gradient_follows_threadpool_limits(fresh_query, monkeypatch):
     monkeypatch.setattr(scheduler, "run", run)
     monkeypatch.setattr(scheduler, "_share", lambda work, n, *a: (helpers.append(n), real_share(work, n, *a)))
     monkeypatch.setattr(scheduler, "DECISIONS", {})
+    raised, real_raised = [], products._raised
+    monkeypatch.setattr(products, "_raised", lambda blas, n, a, b: (raised.append(n), real_raised(blas, n, a, b))[1])
 
     def loss(w, x):
         return np.sum(np.tanh(x @ w) ** 2)
@@ -219,10 +223,15 @@ def test_a_jit_gradient_follows_threadpool_limits(fresh_query, monkeypatch):
     step = s2s.jit(s2s.grad(loss))
     with threadpoolctl.threadpool_limits(cores.usable_cores(), user_api="blas"):
         np.testing.assert_allclose(step(w, x), want, rtol=1e-10, atol=1e-12)
-        assert True not in splits and helpers == []
+        assert True not in splits and helpers == [] and raised == []
     with threadpoolctl.threadpool_limits(1, user_api="blas"):
-        np.testing.assert_allclose(step(w, x), want, rtol=1e-10, atol=1e-12)
-    assert True in splits
+        for _ in range(3):  # (a decision's first threaded call, then its first call alone)
+            np.testing.assert_allclose(step(w, x), want, rtol=1e-10, atol=1e-12)
+        assert cores.blas_threads() == 1
+    if cores.raisable_blas() is not None:
+        assert raised and set(raised) == {scheduler.threads()} and True not in splits
+    else:
+        assert True in splits
 
 
 @pytest.mark.parametrize("env, usable, want", [
@@ -254,6 +263,7 @@ def test_a_product_on_13_cores_is_shared_by_all_of_them(monkeypatch, env, parts)
     monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
     monkeypatch.setattr(scheduler, "DECISIONS", {})
     monkeypatch.setattr(products, "WORK_MIN", 1)
+    monkeypatch.setattr(cores, "raisable_blas", lambda: None)
     real = scheduler.run
 
     def run(block, n, size, out, flat, *rest, **kw):

@@ -42,6 +42,7 @@ def threads(request, monkeypatch):
     monkeypatch.setattr(scheduler, "DECISIONS", {})
     monkeypatch.setattr(cores, "blas_threads", lambda: 1)  # (a threaded BLAS's products are never split)
     monkeypatch.setattr(products, "WORK_MIN", 1)  # (these small products split as the large ones do)
+    monkeypatch.setattr(cores, "raisable_blas", lambda: None)  # (rows split by s2s's threads, not OpenBLAS's)
     return request.param
 
 
@@ -155,6 +156,7 @@ def test_a_product_on_the_caller_alone_is_one_call(threaded, monkeypatch):
         monkeypatch.setattr(scheduler.Decision, "threaded", lambda self: threaded)
     monkeypatch.setattr(scheduler, "threads", lambda: 4)
     monkeypatch.setattr(products, "WORK_MIN", 1)
+    monkeypatch.setattr(cores, "raisable_blas", lambda: None)
     r = np.random.default_rng(3)
     a, b = r.normal(size=(200, 64)), r.normal(size=(64, 30))
     p = products.Product("matmul_0")
@@ -171,8 +173,86 @@ def test_blocks_carry_enough_work(shape, parts, monkeypatch):
     least `ROWS_MIN` rows, and there are at most as many blocks as threads."""
     monkeypatch.setattr(cores, "blas_threads", lambda: 1)
     monkeypatch.setattr(scheduler, "threads", lambda: 13)
+    monkeypatch.setattr(cores, "raisable_blas", lambda: None)
     seen = []
     monkeypatch.setattr(scheduler, "run", lambda block, n, size, out, flat, **kw: seen.append(-(-n // size)))
     m, k, n = shape
     products.Product("matmul_0")(np.ones((m, k)), np.ones((k, n)))
     assert seen == ([parts] if parts > 1 else [])
+
+
+class _Blas:
+    """A stand-in for threadpoolctl's controller of OpenBLAS: the thread counts it was set to."""
+
+    def __init__(self):
+        self.set = []
+
+    def set_num_threads(self, n):
+        self.set.append(n)
+
+
+@pytest.mark.parametrize("threaded", [True, False])
+def test_openblas_threads_are_raised_for_one_product(threaded, monkeypatch):
+    """Where NumPy's BLAS is OpenBLAS on one thread, a product raises its thread count for its own
+    call and sets it back to one after it; on the caller alone it is one plain call."""
+    blas = _Blas()
+    monkeypatch.setattr(cores, "raisable_blas", lambda: blas)
+    monkeypatch.setattr(cores, "blas_threads", lambda: 1)
+    monkeypatch.setattr(scheduler, "threads", lambda: 6)
+    monkeypatch.setattr(scheduler, "DECISIONS", {})
+    monkeypatch.setattr(scheduler.Decision, "threaded", lambda self: threaded)
+    r = np.random.default_rng(4)
+    a, b = r.normal(size=(200, 64)), r.normal(size=(64, 30))
+    np.testing.assert_array_equal(products.Product("matmul_0")(a, b), a @ b)  # (the stand-in runs one thread)
+    assert blas.set == ([6, 1] if threaded else [])
+
+
+def test_raised_threads_are_set_back_when_the_product_raises():
+    blas = _Blas()
+    with pytest.raises(ValueError, match="matmul"):
+        products._raised(blas, 4, np.ones((3, 2)), np.ones((5, 4)))
+    assert blas.set == [4, 1]
+
+
+@pytest.mark.parametrize("blas_threads, s2s_threads", [(2, 8), (1, 1)], ids=["blas_threaded", "one_s2s_thread"])
+def test_no_raise_where_blas_is_threaded_or_s2s_has_one_thread(blas_threads, s2s_threads, monkeypatch):
+    blas = _Blas()
+    monkeypatch.setattr(cores, "raisable_blas", lambda: blas)
+    monkeypatch.setattr(cores, "blas_threads", lambda: blas_threads)
+    monkeypatch.setattr(scheduler, "threads", lambda: s2s_threads)
+    a, b = np.ones((256, 128)), np.ones((128, 128))
+    np.testing.assert_array_equal(products.Product("matmul_0")(a, b), a @ b)
+    assert blas.set == []
+
+
+def test_a_decisions_first_threaded_call_is_not_recorded(monkeypatch):
+    """The first raised call may start OpenBLAS's threads: its time would make threads look slow."""
+    monkeypatch.setattr(scheduler, "DECISIONS", {})
+    key = object()
+    scheduler.decided(key, 10, lambda: 1, lambda: 2)
+    assert scheduler.decision(key).times == {True: [], False: []}
+    assert scheduler.decided(key, 10, lambda: 1, lambda: 2) == 1
+    assert len(scheduler.decision(key).times[True]) == 1
+
+
+def test_a_product_on_openblas_threads_agrees_with_one_thread(monkeypatch):
+    """The real OpenBLAS raised to 2 and 4 threads: each element within the rounding bound of the
+    one-thread product, and OpenBLAS back on one thread after each call."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    cores.forget()
+    blas = cores.raisable_blas()
+    if blas is None:
+        pytest.skip("NumPy's BLAS is not OpenBLAS with its own pthreads pool")
+    monkeypatch.setattr(scheduler, "DECISIONS", {})
+    monkeypatch.setattr(scheduler.Decision, "threaded", lambda self: True)
+    r = np.random.default_rng(5)
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        for n in (2, 4):
+            monkeypatch.setattr(scheduler, "threads", lambda n=n: n)
+            for a, b in [(r.normal(size=(256, 128)), r.normal(size=(128, 128))),
+                         (r.normal(size=(784, 128)).T, r.normal(size=(784, 256))),
+                         (r.normal(size=(300, 64)).astype(np.float32), r.normal(size=(64, 100)).astype(np.float32))]:
+                got = products.Product("matmul_0")(a, b)
+                assert got.dtype == (a @ b).dtype
+                assert_product_close(got, a, b)
+                assert cores.blas_threads() == 1

@@ -51,6 +51,7 @@ class Decision:
         self.calls = 0
         self.best = None
         self.interval = PROBE
+        self.warm = False  # (`decided`: a way's first call may start threads, and is not recorded)
 
     def estimate(self, threaded: bool):
         t = sorted(self.times[threaded])
@@ -85,6 +86,19 @@ def decision(block) -> Decision:
     if d is None:
         d = DECISIONS[block] = Decision()
     return d
+
+
+def decided(key, n: int, threaded, alone):
+    """`threaded()` or `alone()`, as `key`'s Decision chooses, its wall time per element (of `n`)
+    recorded for that way: a product on BLAS's own threads, whose hand-off is BLAS's."""
+    choice = decision(key)
+    way = choice.threaded()
+    begin = time.perf_counter()
+    result = threaded() if way else alone()
+    if choice.warm or not way:
+        choice.record(way, (time.perf_counter() - begin) / n)
+    choice.warm |= way
+    return result
 
 
 def run(block, n: int, size: int, out, flat, buffers=tuple, blocks=None, every_core: bool = False,

@@ -758,7 +758,7 @@ def _small(args, shapes) -> bool:
 
 # the fewest multiply-adds of a product of matrices whose rows are shared among threads (a
 # `Product` of s2s.compiler.emit.products, listed in `known["products"]`: it measures whether they help)
-SPLIT_MIN = 1 << 24
+SPLIT_MIN = 1 << 21
 
 
 def _large(args, shapes) -> bool:
