@@ -29,8 +29,10 @@ def test_steps_cover_both_blas_settings_within_the_budget(peers):
         assert env == {}
         setting = argv[argv.index("--blas-threads") + 1]
         assert setting in ("default", "1") and argv[argv.index("--json") + 1] == f"{name}.json"
-        if name.startswith("w-"):
-            assert argv[argv.index("--peers") + 1] == peers and name.endswith(setting)
+        if name.startswith("w-"):  # (JAX's columns from processes of their own)
+            want = ("jax-only", f"w-blas-{setting}-jax") if name.endswith("-jax") else ("none", f"w-blas-{setting}")
+            assert (argv[argv.index("--peers") + 1], name) == want
+    assert sum(n.startswith("w-blas") and n.endswith("-jax") for n in names) == (2 if peers == "jax" else 0)
     assert sum(limit for _, _, limit, _ in steps) <= args.budget - many_cores.RESERVE
 
 
@@ -116,3 +118,16 @@ def test_the_loops_table_says_which_jax_step_did_not_finish():
     runs["loops-jax-svm_loss_naive"] = {"rows": [dict(row, jax="9.00x (first call 3.00 s)", jax_jit="failed: X")]}
     text = many_cores.loops_table(runs, {"loops-jax-svm_loss_naive": "ok"})
     assert "| 0.50x | 0.60x | 9.00x (first call 3.00 s) | failed: X |" in text
+
+
+def test_jaxs_columns_come_from_its_own_run():
+    """JAX's W run (`--peers jax-only`, a process of its own) is merged into s2s's run of the same
+    setting: the verdict compares s2s's ratio with JAX's, each to the hand time of its process."""
+    ours = _run([("W9 xent", "B", "numpy-hand", 1.0), ("W9 xent", "B", "s2s-jit", 0.4)])
+    jax = _run([("W9 xent", "B", "numpy-hand", 1.0), ("W9 xent", "B", "jax-jit", 0.6)])
+    merged = many_cores._merged(ours, jax)
+    assert many_cores._merged(ours, None) is ours and many_cores._merged(None, jax)["rows"] == jax["rows"]
+    _, records = many_cores.w_table({"1": merged})
+    assert records[0]["1"]["jax-jit"] == 0.6 and records[0]["1"]["holds"] is True
+    _, records = many_cores.w_table({"1": many_cores._merged(ours, _run([("W9 xent", "B", "jax-jit", 0.3)]))})
+    assert records[0]["1"]["holds"] is False

@@ -689,8 +689,9 @@ def main(argv=None) -> int:
     parser.add_argument("--blas-threads", choices=("default", "1"),
                         help="BLAS threads for the run: its default (a thread per core) or 1; "
                              "not given: as the environment set them")
-    parser.add_argument("--peers", choices=("all", "jax", "none"), default="all",
-                        help="which peers to time beside s2s and hand (default all; jax: no autograd)")
+    parser.add_argument("--peers", choices=("all", "jax", "none", "jax-only"), default="all",
+                        help="which peers to time beside s2s and hand (default all; jax: no autograd; "
+                             "jax-only: JAX and hand, no s2s, for JAX's columns from a process of their own)")
     parser.add_argument("--first-calls", type=int, default=None, metavar="N",
                         help="new processes timing W7's first call (default 9; quick 3; 0: none)")
     parser.add_argument("--json", metavar="PATH", help="also write the run's rows, machine and BLAS threads as JSON")
@@ -705,8 +706,11 @@ def main(argv=None) -> int:
     selected = [g for g in groups() if (not args.quick or g.quick)
                 and (not args.only or any(g.workload.startswith(o) for o in args.only))]
     for g in selected:
-        g.impls = [i for i in g.impls if args.peers == "all" or i.name.startswith("s2s") or not i.check
-                   or (args.peers == "jax" and i.name.startswith("jax"))]
+        if args.peers == "jax-only":  # (a row with no JAX version keeps none: hand alone is not timed)
+            g.impls = [i for i in g.impls if i.name.startswith("jax")]
+        else:
+            g.impls = [i for i in g.impls if args.peers == "all" or i.name.startswith("s2s") or not i.check
+                       or (args.peers == "jax" and i.name.startswith("jax"))]
     rows = []
     for g in selected:
         t0 = time.perf_counter()

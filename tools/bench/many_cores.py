@@ -10,29 +10,32 @@ Each measurement is its own process (a BLAS setting holds for a whole process; a
 decisions start afresh), run in this order, each killed at its time limit and at the budget's end
 (a step that does not finish is reported as such, and the steps after it still run if time is left):
 
-1. `bench.py --only W --blas-threads default` (BLAS's thread per usable core, what users run),
+1. `bench.py --only W --blas-threads default --peers none` (BLAS's thread per usable core, what
+   users run): s2s and hand,
 2. the same with `--blas-threads 1`,
 3. `bench_loops.py` with BLAS on one thread and at its default, s2s and hand only,
-4. `bench_loops.py` with JAX's columns (JAX's `grad` of a Python loop runs op by op and its
-   `jax.jit` traces the unrolled loop: each program in its own process, so one slow JAX call
-   costs only its own row),
+4. with `--peers jax`: JAX's W columns, `bench.py --peers jax-only` in each BLAS setting (JAX and
+   hand in a process of their own: OpenBLAS's workers spin for a while after each threaded
+   product, s2s's or hand's, and slow XLA's thread pool in the same process; each ratio is to
+   the hand time of its own process), then `bench_loops.py` with JAX's columns (JAX's `grad` of
+   a Python loop runs op by op and its `jax.jit` traces the unrolled loop: each program in its
+   own process, so one slow JAX call costs only its own row),
 5. where s2s may use more than 8 threads, and only with the budget's time left: the rows whose
    kernels and products s2s shares out (W4, W5, W9, W10), BLAS on one thread, with
    S2S_THREADS=8, the most before issue 46 (does a 13-core machine's every core pay?).
 
 The BLAS threads variables (OPENBLAS/MKL/OMP_NUM_THREADS) are removed from the children's
 environment, so "default" is what a user who sets nothing gets (each page says what BLAS ran), and
-JAX_PLATFORMS=cpu is set (a machine with an accelerator would otherwise run JAX there). JAX is
-timed in the same process as s2s and hand, one sample of each in turn. Written into the folder:
+JAX_PLATFORMS=cpu is set (a machine with an accelerator would otherwise run JAX there). Within a
+process the versions are timed one sample of each in turn. Written into the folder:
 `many_cores.md` and `many_cores.json` (the summary: machine, BLAS, both settings side by side, each
 step's status and seconds), each step's own page, JSON (written after each row, so a step stopped
 at its limit keeps what it finished) and log, and `lscpu.txt`.
 
-The time limits (140 s for each W run, 40 s for each loops run, 45 s for each JAX loop program)
-sum to 450 s, within the 480 s budget with its reserve. On the loaded 2-core machine a W run took
-105-116 s at `--min-time 0.1` with three versions a row (the --quick run: 50 s), the five loop
-programs 17 s; with JAX's two versions a row at 0.05 s a sample a W run times about as many
-seconds of samples, plus JAX's compiles.
+The time limits (120 s for each W run of s2s, 80 s for each of JAX, 40 s for each loops run, 45 s
+for each JAX loop program) sum to 570 s, within the 600 s budget with its reserve; a shorter
+`--budget` skips the last steps. On the idle 13-core machine a W run of s2s and JAX together took
+about 90 s at `--min-time 0.05`.
 """
 from __future__ import annotations
 
@@ -69,7 +72,7 @@ def steps(args, most_threads: int = 1) -> list[tuple[str, list[str], float, dict
     out = []
     for setting in ("default", "1"):
         name = f"w-blas-{setting}"
-        out.append((name, ["bench.py", "--only", "W", "--blas-threads", setting, "--peers", args.peers,
+        out.append((name, ["bench.py", "--only", "W", "--blas-threads", setting, "--peers", "none",
                            "--first-calls", "0", *timing, *quick, "--out", f"{name}.md", "--json", f"{name}.json"],
                     args.w_limit, {}))
     loop_timing = ["--rounds", str(args.rounds), "--min-time", str(args.loops_min_time)]
@@ -77,7 +80,13 @@ def steps(args, most_threads: int = 1) -> list[tuple[str, list[str], float, dict
         name = f"loops-blas-{setting}"
         out.append((name, ["bench_loops.py", "--blas-threads", setting, "--peers", "none", *loop_timing, *quick,
                            "--out", f"{name}.md", "--json", f"{name}.json"], args.loops_limit, {}))
-    if args.peers == "jax":
+    if args.peers == "jax":  # (JAX's W columns from processes of their own: OpenBLAS's workers, spinning
+        # after a threaded product, slow XLA's thread pool in the same process)
+        for setting in ("default", "1"):
+            name = f"w-blas-{setting}-jax"
+            out.append((name, ["bench.py", "--only", "W", "--blas-threads", setting, "--peers", "jax-only",
+                               "--first-calls", "0", *timing, *quick, "--out", f"{name}.md", "--json", f"{name}.json"],
+                        args.jax_w_limit, {}))
         for program in JAX_LOOPS:
             name = f"loops-jax-{program}"
             out.append((name, ["bench_loops.py", "--blas-threads", "1", "--only", program, "--rounds", "3",
@@ -173,6 +182,14 @@ def _load(path: Path):
         return None
 
 
+def _merged(run, jax):
+    """A W run of s2s with the rows of JAX's own run of the same setting (each ratio is to the hand
+    time of its own process)."""
+    if not jax:
+        return run
+    return {**(run or {}), "rows": [*(run or {}).get("rows", []), *jax.get("rows", [])]}
+
+
 def _ratio(rows, workload, size, impl):
     for r in rows:
         if r["workload"] == workload and r["size"] == size and r["impl"] == impl:
@@ -259,11 +276,12 @@ def arguments() -> argparse.ArgumentParser:
     parser.add_argument("--peers", choices=("jax", "none"),
                         default="jax" if importlib.util.find_spec("jax") else "none",
                         help="jax: JAX's columns too (default where JAX is installed)")
-    parser.add_argument("--budget", type=float, default=480.0, help="seconds for the whole run (default 480)")
+    parser.add_argument("--budget", type=float, default=600.0, help="seconds for the whole run (default 600)")
     parser.add_argument("--rounds", type=int, default=7, help="alternating timing rounds per row (default 7)")
     parser.add_argument("--min-time", type=float, default=0.05, help="seconds per sample in the W rows (0.05)")
     parser.add_argument("--loops-min-time", type=float, default=0.05, help="seconds per sample in the loops (0.05)")
-    parser.add_argument("--w-limit", type=float, default=140.0, help="seconds for each W run at most (140)")
+    parser.add_argument("--w-limit", type=float, default=120.0, help="seconds for each W run of s2s at most (120)")
+    parser.add_argument("--jax-w-limit", type=float, default=80.0, help="seconds for each W run of JAX at most (80)")
     parser.add_argument("--loops-limit", type=float, default=40.0, help="seconds for each loops run at most (40)")
     parser.add_argument("--jax-loops-limit", type=float, default=45.0,
                         help="seconds for each loop program under JAX at most (45)")
@@ -292,7 +310,8 @@ def main(argv=None) -> int:
         summary["steps"].append({"step": name, "status": status, "seconds": round(seconds, 1),
                                  "command": " ".join(["python", f"tools/bench/{step_argv[0]}", *step_argv[1:]])})
         print(f"{name}: {status} ({seconds:.1f} s)", flush=True)
-    w_runs = {s: _load(folder / f"w-blas-{s}.json") for s in ("default", "1")}
+    w_runs = {s: _merged(_load(folder / f"w-blas-{s}.json"), _load(folder / f"w-blas-{s}-jax.json"))
+              for s in ("default", "1")}
     w_text, summary["w"] = w_table(w_runs)
     eight = _load(folder / f"w-blas-1-s2s-threads-{EIGHT}.json")
     threads_text = ""
