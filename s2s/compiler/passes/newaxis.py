@@ -25,7 +25,7 @@ import gast
 
 from .. import analysis
 from ..ir import build
-from .base import Pass, bottom_up
+from .base import Pass, rewrite_values
 from .constants import float64_ranks
 
 
@@ -66,11 +66,7 @@ def new_axes(body: list, params, facts) -> tuple[list, bool]:
         e.slice = index
         return e
 
-    changed = False
-    for s in analysis.walk_stmts(body):
-        if isinstance(s, (gast.Assign, gast.Return, gast.Expr)) and s.value is not None:
-            s.value, c = bottom_up(s.value, rewrite)
-            changed |= c
+    changed = rewrite_values(body, rewrite)
     return body, changed
 
 
