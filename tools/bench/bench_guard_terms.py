@@ -5,17 +5,21 @@ group of its terms left out (the arguments' types, dtypes and shapes; the key's 
 no extra arguments, NumPy the backend); the difference from the whole test is that group's cost.
 (A single term's difference, 5-50 ns, is within the noise of a loaded machine; a group's is not.)
 
-    python tools/bench/bench_guard_terms.py [--rounds 40]
+    python tools/bench/bench_guard_terms.py [--rounds 40] [--new-axes]
 
 Each figure is the best over rounds of 5,000 calls by this thread's CPU time, the variants
-called in turn in each round, in nanoseconds (differences of a few ns are noise).
+called in turn in each round, in nanoseconds (differences of a few ns are noise). `--new-axes`
+times instead the indexes passes/newaxis.py rewrites, and W1 B=2 (hand, and jit built with and
+without that pass, from two copies of the loss so that neither reuses the other's code).
 """
 from __future__ import annotations
 
 import ast
 import builtins
+import importlib
 import os
 import sys
+import tempfile
 import time
 import timeit
 import types
@@ -24,8 +28,10 @@ TOOLS = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(TOOLS), TOOLS]  # this checkout's s2s
 
 import bench_programs as P  # noqa: E402
+import numpy as np  # noqa: E402
 
 import s2s  # noqa: E402
+import s2s.compiler.passes as passes  # noqa: E402
 from s2s.api import merged_entry  # noqa: E402
 
 
@@ -81,6 +87,63 @@ def rows():
             ("W3 B=10", lambda: s2s.jit(s2s.vmap(P.apply_matrix)), w3)]
 
 
+def _best_ns(fns: dict, rounds: int, calls: int) -> dict:
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(rounds):
+        for k, f in fns.items():
+            best[k] = min(best[k], timeit.Timer(f, timer=time.thread_time).timeit(calls) / calls * 1e9)
+    return best
+
+
+_TD_COPY = """import numpy as np
+from s2s import stop_gradient
+
+
+def value_fn(theta, state):
+    return np.dot(theta, state)
+
+
+def td_loss_copy(theta, s_tm1, r_t, s_t):
+    v_tm1 = value_fn(theta, s_tm1)
+    target = r_t + value_fn(theta, s_t)
+    return (stop_gradient(target) - v_tm1) ** 2
+"""
+
+
+def new_axes(rounds: int) -> None:
+    """The indexes passes/newaxis.py rewrites, and W1 B=2 with and without it."""
+    x = np.ones(2)
+    best = dict.fromkeys(("x[:, None]", "x[..., None]", "x[None, :]", "x[None]"), float("inf"))
+    for _ in range(rounds):
+        for stmt in best:
+            t = timeit.Timer(stmt, globals={"x": x}, timer=time.thread_time).timeit(50_000) / 50_000 * 1e9
+            best[stmt] = min(best[stmt], t)
+    print("indexes of a vector of 2 (ns):", {s: round(t) for s, t in best.items()})
+    with tempfile.TemporaryDirectory() as d:
+        with open(os.path.join(d, "td_copy_for_bench.py"), "w") as f:
+            f.write(_TD_COPY)
+        sys.path.insert(0, d)
+        copy = importlib.import_module("td_copy_for_bench")
+        args = P.td_data(2)
+        full = passes.FINAL_JIT
+        passes.FINAL_JIT = tuple(p for p in full if p.name != "new_axes")
+        try:
+            without = s2s.jit(s2s.vmap(s2s.grad(copy.td_loss_copy), in_axes=(None, 0, 0, 0)))
+            for _ in range(3):
+                without(*args)
+        finally:
+            passes.FINAL_JIT = full
+        with_ = s2s.jit(s2s.vmap(s2s.grad(P.td_loss), in_axes=(None, 0, 0, 0)))
+        for _ in range(3):
+            with_(*args)
+        assert with_(*args).tobytes() == without(*args).tobytes()
+        best = _best_ns({"hand": lambda: P.td_hand(*args), "jit without newaxis": lambda: without(*args),
+                         "jit": lambda: with_(*args)}, rounds, 2000)
+    print("W1 B=2 (ns):", {k: round(t) for k, t in best.items()},
+          f"without/hand {best['jit without newaxis'] / best['hand']:.3f}, jit/hand {best['jit'] / best['hand']:.3f}, "
+          f"jit/without {best['jit'] / best['jit without newaxis']:.3f}")
+
+
 def _group(term: str) -> str:
     if term.startswith(("type(a", "a")) and not term.startswith("all"):
         return "the arguments' types, dtypes and shapes"
@@ -90,6 +153,9 @@ def _group(term: str) -> str:
 def main(argv=None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     rounds = int(argv[argv.index("--rounds") + 1]) if "--rounds" in argv else 40
+    if "--new-axes" in argv:
+        new_axes(rounds)
+        return
     for name, make_jit, args in rows():
         spec = _captured(make_jit, args)
         terms = _terms(spec["guard"])
