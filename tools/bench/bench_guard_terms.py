@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import inspect
 import os
 import sys
 import tempfile
@@ -95,19 +96,10 @@ def _best_ns(fns: dict, rounds: int, calls: int) -> dict:
     return best
 
 
-_TD_COPY = """import numpy as np
-from s2s import stop_gradient
-
-
-def value_fn(theta, state):
-    return np.dot(theta, state)
-
-
-def td_loss_copy(theta, s_tm1, r_t, s_t):
-    v_tm1 = value_fn(theta, s_tm1)
-    target = r_t + value_fn(theta, s_t)
-    return (stop_gradient(target) - v_tm1) ** 2
-"""
+def _td_copy() -> str:
+    """The source of a module with W1's loss under another name (its code is not the original's)."""
+    return ("import numpy as np\nfrom s2s import stop_gradient\n\n\n" + inspect.getsource(P.value_fn) + "\n\n"
+            + inspect.getsource(P.td_loss).replace("def td_loss(", "def td_loss_copy("))
 
 
 def new_axes(rounds: int) -> None:
@@ -121,7 +113,7 @@ def new_axes(rounds: int) -> None:
     print("indexes of a vector of 2 (ns):", {s: round(t) for s, t in best.items()})
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "td_copy_for_bench.py"), "w") as f:
-            f.write(_TD_COPY)
+            f.write(_td_copy())
         sys.path.insert(0, d)
         copy = importlib.import_module("td_copy_for_bench")
         args = P.td_data(2)
