@@ -29,6 +29,7 @@ from . import (
     loopfold,
     loopkernel,
     loopvec,
+    newaxis,
     onetrip,
     owned_items,
     owned_sums,
@@ -67,7 +68,7 @@ SETTLED = frozenset(p.name for p in (shapes.PASS, fill.PASS, stack.PASS, restore
 FINAL_JIT = (reform.PASS, batched_products.PASS, smallfuse.PASS, reuse.PASS, sum_into.PASS, row_sums.PASS, owned_sums.PASS,
              owned_items.PASS, record_reads.PASS, slot_takes.PASS, transposed_sums.PASS, scalar_selects.PASS,
              shapefold.METHODS,
-             constants.PASS, lifetime.PASS, reuse.IN_PLACE)
+             constants.PASS, newaxis.PASS, lifetime.PASS, reuse.IN_PLACE)
 
 
 def optimize(fn: gast.FunctionDef, known=None, trace=None, pipeline=None, settled=()) -> gast.FunctionDef:

@@ -198,6 +198,16 @@ def bottom_up(e, rewrite):
     return (e, changed) if new is None else (new, True)
 
 
+def rewrite_values(body: list, rewrite) -> bool:
+    """`bottom_up(value, rewrite)` on the value of every assignment, `return` and expression
+    statement of `body` and its nested blocks, in place; whether anything changed."""
+    changed = False
+    for s in analysis.walk_stmts(body):
+        if isinstance(s, (gast.Assign, gast.Return, gast.Expr)) and s.value is not None:
+            s.value, c = bottom_up(s.value, rewrite)
+            changed |= c
+    return changed
+
 def names_of(stmt) -> frozenset[str]:
     """The variables a simple statement reads or assigns (what a pass reports when it changes it)."""
     return frozenset(analysis.loads(stmt)).union(analysis.targets(stmt)) - _MODULES

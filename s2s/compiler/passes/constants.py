@@ -33,7 +33,7 @@ from ...base import record
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
-from .base import Pass, bottom_up
+from .base import Pass, rewrite_values
 
 _CMP = (gast.Gt, gast.GtE, gast.Lt, gast.LtE, gast.Eq, gast.NotEq)
 
@@ -97,11 +97,7 @@ def array_constants(body: list, params, facts) -> tuple[list, bool]:
                 return gast.Call(func=e.func, args=[new, b] if k == 0 else [b, new], keywords=e.keywords)
         return None
 
-    changed = False
-    for s in analysis.walk_stmts(body):
-        if isinstance(s, (gast.Assign, gast.Return, gast.Expr)) and s.value is not None:
-            s.value, c = bottom_up(s.value, rewrite)
-            changed |= c
+    changed = rewrite_values(body, rewrite)
     offered.update({name: _frozen(float(text)) for text, name in table.items()})
     return body, changed
 
