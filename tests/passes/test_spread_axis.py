@@ -100,6 +100,13 @@ def spread_complex_loss(w, c):
     return np.real(np.sum(s * c * (0.3 - 1.1j))) + np.sum(x * x)
 
 
+def keepdims_complex_loss(w, c):
+    """The same through `x.sum(axis=1, keepdims=True)` (shapefold's `_spread` of a kept axis)."""
+    x = np.tanh(w[1:8])
+    s = x.sum(axis=1, keepdims=True)
+    return np.real(np.sum(s * c * (0.3 - 1.1j))) + np.sum(x * x)
+
+
 def same_shape_complex_loss(w, c):
     """`rt.unbroadcast(b_y * c, x)` of one shape is `b_y * c` (shape folding): complex too."""
     x = np.tanh(w[1:8])
@@ -114,7 +121,8 @@ def abs_spread_loss(w, c):
     return np.real(np.sum(x * s * c * (0.3 - 1.1j)))
 
 
-@pytest.mark.parametrize("fn, cshape", [(spread_complex_loss, (3,)), (same_shape_complex_loss, (7, 3)),
+@pytest.mark.parametrize("fn, cshape", [(spread_complex_loss, (3,)), (keepdims_complex_loss, (7, 1)),
+                                        (same_shape_complex_loss, (7, 3)),
                                         (abs_spread_loss, (9, 3))])
 def test_a_complex_cotangent_of_a_real_value(fn, cshape):
     """jit(grad) of real parameters through complex intermediates: what grad without jit gives and
@@ -128,5 +136,5 @@ def test_a_complex_cotangent_of_a_real_value(fn, cshape):
         assert got.dtype == np.float64
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(got, fd_grad(lambda v: fn(v, c), w), rtol=1e-6, atol=1e-8)
-    if fn is spread_complex_loss:
+    if fn in (spread_complex_loss, keepdims_complex_loss):
         assert "b_x = b_x + b_s\n" in s2s.source(g, w, c)  # (the spread: as for a real cotangent)
