@@ -374,11 +374,9 @@ def add_at(acc, index, v):
                                     and _INT_INDEX.issuperset(map(type, index))):  # (the common cases: one item
         try:  # of a NumPy array, `b[i, 0]` included, which the last lines do after their checks)
             acc[index] += v
-        except TypeError:  # (NumPy's casting error)
-            if not _complex_into_real(acc, v):
-                raise
-            acc[index] += v.real
-        return acc
+            return acc
+        except TypeError:  # (NumPy's casting error: the last lines raise it again or add the real part)
+            pass
     if isinstance(acc, tuple):
         out = list(acc)
         out[index] = tree_add(out[index], v)
@@ -389,12 +387,14 @@ def add_at(acc, index, v):
         return out
     if type(index) is tuple and not index and not hasattr(acc, "__setitem__"):  # (`x[()]` of a 0-d value, whose
         return acc + v  # cotangent may be a number)
-    if _complex_into_real(acc, v):
-        v = v.real
-    if is_fancy(index) or _dask_cannot_set(acc, index):
-        acc = scatter_add(acc, index, v)
-    else:
+    try:
+        if is_fancy(index) or _dask_cannot_set(acc, index):
+            return scatter_add(acc, index, v)
         acc[index] += v
+    except TypeError:  # (NumPy's casting error, raised before it writes)
+        if not _complex_into_real(acc, v):
+            raise
+        return add_at(acc, index, v.real)
     return acc
 
 
