@@ -372,8 +372,11 @@ def add_at(acc, index, v):
     """Add cotangent `v` of `x[index]` into the cotangent `acc` of `x`, in place where it can."""
     if type(acc) is np.ndarray and (type(index) in _INT_INDEX or type(index) is tuple
                                     and _INT_INDEX.issuperset(map(type, index))):  # (the common cases: one item
-        acc[index] += v  # of a NumPy array, `b[i, 0]` included, which the last lines do after their checks)
-        return acc
+        try:  # of a NumPy array, `b[i, 0]` included, which the last lines do after their checks)
+            acc[index] += v
+            return acc
+        except TypeError:  # (NumPy's casting error: the last lines raise it again or add the real part)
+            pass
     if isinstance(acc, tuple):
         out = list(acc)
         out[index] = tree_add(out[index], v)
@@ -384,11 +387,21 @@ def add_at(acc, index, v):
         return out
     if type(index) is tuple and not index and not hasattr(acc, "__setitem__"):  # (`x[()]` of a 0-d value, whose
         return acc + v  # cotangent may be a number)
-    if is_fancy(index) or _dask_cannot_set(acc, index):
-        acc = scatter_add(acc, index, v)
-    else:
+    try:
+        if is_fancy(index) or _dask_cannot_set(acc, index):
+            return scatter_add(acc, index, v)
         acc[index] += v
+    except TypeError:  # (NumPy's casting error, raised before it writes)
+        if not _complex_into_real(acc, v):
+            raise
+        return add_at(acc, index, v.real)
     return acc
+
+
+def _complex_into_real(acc, v) -> bool:
+    """Whether cotangent `v` is complex and `acc`, a real `x`'s, real: only `v`'s real part pairs
+    with `x`'s tangent (a simplification may drop the real part: a same-shape `unbroadcast`)."""
+    return hasattr(v, "dtype") and np.iscomplexobj(v) and hasattr(acc, "dtype") and not np.iscomplexobj(acc)
 
 
 _F64 = np.float64

@@ -34,7 +34,7 @@ class _Pool:
 def two_threads(monkeypatch):
     monkeypatch.setattr(scheduler, "_POOL", _Pool())
     monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
-    monkeypatch.setattr(scheduler, "threads", lambda: 2)
+    monkeypatch.setattr(scheduler, "threads", lambda kernel=False: 2)
     monkeypatch.setattr(scheduler, "DECISIONS", {})
     monkeypatch.setattr(scheduler.Decision, "threaded", lambda self: True)
     monkeypatch.setattr(cores, "blas_threads", lambda: 1)

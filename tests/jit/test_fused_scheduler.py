@@ -45,7 +45,7 @@ def pool(monkeypatch):
     def use(p):
         monkeypatch.setattr(scheduler, "_POOL", p)
         monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
-        monkeypatch.setattr(scheduler, "threads", lambda: 2)
+        monkeypatch.setattr(scheduler, "threads", lambda kernel=False: 2)
         monkeypatch.setattr(cores, "blas_threads", lambda: 1)  # (a threaded BLAS leaves no core to helpers)
         monkeypatch.setattr(scheduler, "DECISIONS", {})
         return p
@@ -202,3 +202,28 @@ def test_a_numba_kernel_runs_its_blocks_through_its_driver(pool, monkeypatch):
     drivers.clear()
     np.testing.assert_allclose(s2s.jit(tanh2)(x), np.sum(np.tanh(x) * 2.0), rtol=1e-12)
     assert drivers == [False]
+
+
+@pytest.mark.parametrize("env, whole, want", [(None, False, 8), (None, True, 13), ("11", False, 11), ("11", True, 11)])
+def test_a_call_reads_s2s_threads_once(monkeypatch, env, whole, want):
+    """A kernel's blocks on at most 8 threads, a product's on every core up to 32, unless
+    S2S_THREADS says how many: one read of it per call, for either."""
+    reads = []
+    real = cores._set_threads
+    monkeypatch.setattr(cores, "_set_threads", lambda: reads.append(1) or real())
+    monkeypatch.setattr(cores, "usable_cores", lambda: 13)
+    monkeypatch.setattr(cores, "idle_cores", lambda: 13)
+    monkeypatch.setattr(scheduler, "DECISIONS", {})
+    if env is None:
+        monkeypatch.delenv("S2S_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("S2S_THREADS", env)
+    assert scheduler.threads(kernel=not whole) == want and len(reads) == 1
+    x, out = np.arange(1000.0), np.empty(1000)
+    helpers = []
+    monkeypatch.setattr(scheduler, "decision", lambda block: helpers.append(1) or scheduler.Decision())
+    monkeypatch.setattr(scheduler.Decision, "threaded", lambda self: False)  # (the caller alone: no pool)
+    parts = scheduler.run(_block([]), 1000, 100, out, (x,), whole=whole)
+    assert len(reads) == 2 and helpers == [1]
+    np.testing.assert_array_equal(out, 2.0 * x)
+    assert sum(parts) == x.sum()

@@ -10,41 +10,12 @@ import gast
 import numpy as np
 import pytest
 from helpers_compare import fd_grad
+from rnn_steps import by_step, by_step_read, loss_of
 
 import s2s
 from s2s.compiler import passes
 from s2s.compiler.emit.codegen import to_source
 from s2s.compiler.passes import record_tapes
-
-KS = [2, 0, 3, 1, 1]
-
-
-def loss_of(step):
-    def loss(w, h0):
-        return step(w, h0)[0]
-    return loss
-
-
-def by_step(w, h0):
-    hs, ps = {}, {}
-    hs[-1] = np.copy(h0)
-    total = 0.0
-    for t in range(len(KS)):
-        hs[t] = np.tanh(np.dot(w, hs[t - 1]))
-        ps[t] = hs[t] * hs[t]
-        total -= np.log(ps[t][KS[t], 0] + 1.0)  # (`ps[t]` read for one item: its value is not needed back)
-    return total, ps
-
-
-def by_step_read(w, h0):
-    hs, ps = {}, {}
-    hs[-1] = np.copy(h0)
-    total = 0.0
-    for t in range(len(KS)):
-        hs[t] = np.tanh(np.dot(w, hs[t - 1]))
-        ps[t] = hs[t] * hs[t]
-        total -= np.log(np.sum(ps[t] * ps[t]) + 1.0)  # (`ps[t]` read whole: its value is needed back)
-    return total, ps
 
 
 def _version(fn, args, monkeypatch, without):

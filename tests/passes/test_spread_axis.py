@@ -90,3 +90,51 @@ def test_values_equal_the_helpers():
         g = r.normal(size=shape[1:])
         np.testing.assert_array_equal(a + g, a + rt.sum_vjp(g, e, 0, False))
         np.testing.assert_array_equal(g * a, rt.sum_vjp(g, e, 0, False) * a)
+
+
+def spread_complex_loss(w, c):
+    """The sum's cotangent is complex (`s * c`, `c` complex), the summed `x` real: the spread
+    adds it into `x`'s cotangent, which goes into `w[1:8]`'s (rt.add_at into a real array)."""
+    x = np.tanh(w[1:8])
+    s = x.sum(axis=0)
+    return np.real(np.sum(s * c * (0.3 - 1.1j))) + np.sum(x * x)
+
+
+def keepdims_complex_loss(w, c):
+    """The same through `x.sum(axis=1, keepdims=True)` (shapefold's `_spread` of a kept axis)."""
+    x = np.tanh(w[1:8])
+    s = x.sum(axis=1, keepdims=True)
+    return np.real(np.sum(s * c * (0.3 - 1.1j))) + np.sum(x * x)
+
+
+def same_shape_complex_loss(w, c):
+    """`rt.unbroadcast(b_y * c, x)` of one shape is `b_y * c` (shape folding): complex too."""
+    x = np.tanh(w[1:8])
+    return np.real(np.sum(x * c * (0.3 - 1.1j)))
+
+
+def abs_spread_loss(w, c):
+    """A real `x = |z|` of a complex `z`, summed, the sum times complex numbers: `np.abs`'s
+    cotangent takes the real part of what arrives (rt.abs_vjp)."""
+    x = np.abs(w * c)
+    s = x.sum(axis=0)
+    return np.real(np.sum(x * s * c * (0.3 - 1.1j)))
+
+
+@pytest.mark.parametrize("fn, cshape", [(spread_complex_loss, (3,)), (keepdims_complex_loss, (7, 1)),
+                                        (same_shape_complex_loss, (7, 3)),
+                                        (abs_spread_loss, (9, 3))])
+def test_a_complex_cotangent_of_a_real_value(fn, cshape):
+    """jit(grad) of real parameters through complex intermediates: what grad without jit gives and
+    central differences (the real part of a complex cotangent is the one a real value takes)."""
+    r = np.random.default_rng(31)
+    w, c = r.normal(size=(9, 3)), r.normal(size=cshape) + 1j * r.normal(size=cshape)
+    g = s2s.jit(s2s.grad(fn))
+    want = s2s.grad(fn)(w, c)
+    for _ in range(2):
+        got = g(w, c)
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(got, fd_grad(lambda v: fn(v, c), w), rtol=1e-6, atol=1e-8)
+    if fn in (spread_complex_loss, keepdims_complex_loss):
+        assert "b_x = b_x + b_s\n" in s2s.source(g, w, c)  # (the spread: as for a real cotangent)

@@ -34,19 +34,14 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def most_threads() -> int:
+def most_threads(kernel: bool = False) -> int:
     """The threads s2s's kernels and products may share one call among: `S2S_THREADS` when set to
     a positive number (several processes a machine, each with its share), else every usable core
-    up to `MOST`. A product's rows are work for every core, as XLA gives JAX's `dot`; a kernel's
-    blocks are bounded by the memory bandwidth, and its per-call decision keeps the caller alone
-    where threads do not pay."""
-    return _set_threads() or min(usable_cores(), MOST)
-
-
-def kernel_threads(most: int) -> int:
-    """The threads one call of a fused (memory-bound) kernel may use out of `most`: at most
-    `KERNEL_MOST` unless S2S_THREADS says how many."""
-    return most if _set_threads() else min(most, KERNEL_MOST)
+    up to `MOST`, and up to `KERNEL_MOST` for a fused (memory-bound) `kernel`'s call (one read of
+    S2S_THREADS either way). A product's rows are work for every core, as XLA gives JAX's `dot`; a
+    kernel's blocks are bounded by the memory bandwidth, and its per-call decision keeps the
+    caller alone where threads do not pay."""
+    return _set_threads() or min(usable_cores(), KERNEL_MOST if kernel else MOST)
 
 
 def _set_threads() -> int:

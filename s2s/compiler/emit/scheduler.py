@@ -34,11 +34,11 @@ _POOL = None
 _POOL_PID = None   # a forked child makes its own pool (the parent's threads do not exist there)
 
 
-def threads() -> int:
-    """Threads a call's blocks may be shared among at most: `cores.most_threads()` (every usable
-    core up to 32, or S2S_THREADS; `run` takes fewer where a threaded BLAS keeps cores busy,
-    `cores.idle_cores`, unless the kernel's version calls no BLAS)."""
-    return max(1, cores.most_threads())
+def threads(kernel: bool = False) -> int:
+    """Threads a call's blocks may be shared among at most: `cores.most_threads(kernel)` (every
+    usable core up to 32, 8 for a fused kernel's blocks, or S2S_THREADS; `run` takes fewer where a
+    threaded BLAS keeps cores busy, `cores.idle_cores`, unless the kernel's version calls no BLAS)."""
+    return max(1, cores.most_threads(kernel))
 
 
 class Decision:
@@ -107,14 +107,14 @@ def run(block, n: int, size: int, out, flat, buffers=tuple, blocks=None, every_c
     results in block order. `buffers()`: the calling thread's scratch buffers (a tuple to splice).
     `whole`: a product's blocks: on the caller alone, one block over [0, n) (BLAS's own blocking of
     the whole matrix beats a loop over blocks of rows, 1.2x on the 13-core machine), and threaded,
-    up to `threads()`; a kernel's (memory-bound) blocks have `cores.kernel_threads()` at most.
+    up to `threads()`; a kernel's (memory-bound) blocks have `threads(kernel=True)` at most.
     `blocks`: a driver that runs the blocks itself, claiming them from a shared counter without
     the GIL (a numba kernel's, `numba_kernels.kernel_source`). `every_core`: the caller's version
     calls no BLAS, so no BLAS worker spins on a core (`threads()` helpers, not `cores.idle_cores`)."""
     global _POOL, _POOL_PID
     starts = range(0, n, size)
     total = len(starts)
-    helpers = min(threads() if whole else cores.kernel_threads(threads()), total) - 1
+    helpers = min(threads(kernel=not whole), total) - 1  # (one read of S2S_THREADS)
     if helpers > 0 and not every_core:  # only the cores BLAS's own threads leave idle (asked once per call)
         helpers = min(helpers, cores.idle_cores() - 1)
     if helpers <= 0:

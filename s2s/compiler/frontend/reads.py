@@ -33,6 +33,13 @@ def _mutable(obj) -> bool:
     return hasattr(obj, "__dict__") or bool(type(obj).__flags__ & _HEAPTYPE)
 
 
+def _layout(obj, value) -> bool:
+    """Whether `value`, read from an attribute of `obj`, is a NumPy array's layout: its shape or
+    strides (a tuple), rank, size or item size (an int), or dtype, which the array's attributes
+    change in place (`M.shape = (3, 3, 3)`) while it stays the object the key's watch compares."""
+    return type(obj) is np.ndarray and (type(value) in (int, tuple) or isinstance(value, np.dtype))
+
+
 def _own_module(obj) -> bool:
     """Whether `obj` is one of s2s's modules (their functions are s2s's, not the user's to rebind)."""
     return type(obj) is types.ModuleType and (obj.__name__ == "s2s" or obj.__name__.startswith("s2s."))
@@ -159,7 +166,8 @@ class Reads:
             if kind != "item":
                 params.append(v)
                 values.append(value)
-            terms.append(f"{read} is {v}")
+            same = "==" if kind == "attr" and _layout(obj, value) else "is"  # (a new shape tuple per read)
+            terms.append(f"{read} {same} {v}")
         return params, values, terms
 
     def now(self) -> tuple:
@@ -270,7 +278,7 @@ def note(kind: str, obj, key, value) -> None:
     stack = getattr(_LOCAL, "stack", None)
     if not stack:
         return
-    if kind == "attr" and (not _mutable(obj) or _own_module(obj)) \
+    if kind == "attr" and (not (_mutable(obj) or _layout(obj, value)) or _own_module(obj)) \
             or kind in ("item", "len") and isinstance(obj, (tuple, str, bytes)):
         return
     for reads in stack:

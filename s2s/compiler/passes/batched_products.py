@@ -9,11 +9,11 @@ call is that product itself::
 
 becomes::
 
-    return xp.dot(v, MAT_1.T)
+    return xp.dot(v, MAT_1.T) if MAT_1.ndim == 2 else rt.vmap_out(rt.batched_dot((False, True), MAT_1, v), out_axes, 10)
 
 the same product of the same operands (W3 B=10: two helper calls, about 0.5 us of a 13 us call).
-A global rebound to another value is a new version (the key's watch); an array cannot change
-its rank or type in place.
+A global rebound to another value is a new version (the key's watch); an array keeps its type
+but not its rank in place (`MAT_1.shape = (2, 3, 4)`), which the version tests when it runs.
 
 Where `v` is known to hold at least `ELEMENTS_MIN` numbers (W3 over 10,000 vectors), the product
 is large: the final stage (`shapefold.array_methods`, through `rewrite`) writes it
@@ -94,8 +94,16 @@ def _rewrite(e, known: dict, bound: set, counts: dict):
         zero = isinstance(spec, gast.Constant) and type(spec.value) is int and spec.value == 0
         value = _global(spec, known.get("ns") or {}, bound)
         if inner is not None and (zero or type(value) is int and value == 0):
-            return inner  # (a 2-D NumPy array with its batch axis at 0: vmap_out gives it back)
-    return _product(e, known, bound, counts)
+            return _guarded(inner, e)  # (a 2-D NumPy array with its batch axis at 0: vmap_out gives it back)
+    inner = _product(e, known, bound, counts)
+    return None if inner is None else _guarded(inner, e)
+
+
+def _guarded(product, general):
+    """`product if M.ndim == 2 else general`: `M.shape = (a, b, c)` in place keeps the global's
+    identity (the key's watch sees nothing), and `v @ M.T` of a 3-D `M` contracts another axis."""
+    return build.template("PRODUCT if M.ndim == 2 else GENERAL", PRODUCT=product, M=product.args[1].value,
+                          GENERAL=general)
 
 
 def _visit(e, known: dict, bound: set, counts: dict, changed: list):

@@ -51,15 +51,7 @@ from .base import Pass
 from .container_shapes import Records
 from .records import dropped, loop_records, saved_name
 from .stack import lists_made, pop_of, push_of
-
-
-def _loads(body) -> dict:
-    """name -> how many times the body reads it (`del` aside)."""
-    out: dict = {}
-    for n in analysis.iter_nodes(body):
-        if type(n) is gast.Name and isinstance(n.ctx, gast.Load):
-            out[n.id] = out.get(n.id, 0) + 1
-    return out
+from .sum_into import binders_and_reads
 
 
 def _pairs(body, params):
@@ -71,7 +63,7 @@ def _pairs(body, params):
         return [], None
     counts = analysis.assigned_counts(body, params)
     recs = Records(body, counts)
-    loads = _loads(body)
+    loads = binders_and_reads((), body)[1]  # (name -> how many times the body reads it)
     pushes: dict = {}
     pops: dict = {}
     for s in analysis.walk_stmts(body):
