@@ -28,7 +28,7 @@ def split_log(monkeypatch):
         return real(block, n, size, out, flat, *rest, **kw)
 
     monkeypatch.setattr(scheduler, "run", run)
-    monkeypatch.setattr(scheduler, "threads", lambda: 4)
+    monkeypatch.setattr(scheduler, "threads", lambda kernel=False: 4)
     monkeypatch.setattr(cores, "usable_cores", lambda: 4)
     monkeypatch.setattr(scheduler, "_POOL", _Pool())
     monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
@@ -98,9 +98,8 @@ def test_a_kernel_takes_at_most_kernel_most_threads(monkeypatch, env, whole, hel
         monkeypatch.delenv("S2S_THREADS", raising=False)
     else:
         monkeypatch.setenv("S2S_THREADS", env)
-    monkeypatch.setattr(scheduler, "threads", lambda: 13)
     monkeypatch.setattr(cores, "blas_threads", lambda: 1)
-    monkeypatch.setattr(cores, "usable_cores", lambda: 13)
+    monkeypatch.setattr(cores, "usable_cores", lambda: 13)  # (scheduler.threads: 13, a kernel's 8)
     monkeypatch.setattr(scheduler, "DECISIONS", {})
     monkeypatch.setattr(scheduler, "_POOL", _Pool())
     monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())

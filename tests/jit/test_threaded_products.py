@@ -38,7 +38,7 @@ class _Pool:
 def threads(request, monkeypatch):
     monkeypatch.setattr(scheduler, "_POOL", _Pool(request.param == "helper"))
     monkeypatch.setattr(scheduler, "_POOL_PID", os.getpid())
-    monkeypatch.setattr(scheduler, "threads", lambda: 1 if request.param == "one_thread" else 2)
+    monkeypatch.setattr(scheduler, "threads", lambda kernel=False: 1 if request.param == "one_thread" else 2)
     monkeypatch.setattr(scheduler, "DECISIONS", {})
     monkeypatch.setattr(cores, "blas_threads", lambda: 1)  # (a threaded BLAS's products are never split)
     monkeypatch.setattr(products, "WORK_MIN", 1)  # (these small products split as the large ones do)
@@ -154,7 +154,7 @@ def test_a_product_on_the_caller_alone_is_one_call(threaded, monkeypatch):
         monkeypatch.setattr(cores, "idle_cores", lambda: 1)
     else:
         monkeypatch.setattr(scheduler.Decision, "threaded", lambda self: threaded)
-    monkeypatch.setattr(scheduler, "threads", lambda: 4)
+    monkeypatch.setattr(scheduler, "threads", lambda kernel=False: 4)
     monkeypatch.setattr(products, "WORK_MIN", 1)
     monkeypatch.setattr(cores, "raisable_blas", lambda: None)
     r = np.random.default_rng(3)
@@ -172,7 +172,7 @@ def test_blocks_carry_enough_work(shape, parts, monkeypatch):
     """A block has at least `WORK_MIN` multiply-adds (a helper's hand-off costs tens of µs), at
     least `ROWS_MIN` rows, and there are at most as many blocks as threads."""
     monkeypatch.setattr(cores, "blas_threads", lambda: 1)
-    monkeypatch.setattr(scheduler, "threads", lambda: 13)
+    monkeypatch.setattr(scheduler, "threads", lambda kernel=False: 13)
     monkeypatch.setattr(cores, "raisable_blas", lambda: None)
     seen = []
     monkeypatch.setattr(scheduler, "run", lambda block, n, size, out, flat, **kw: seen.append(-(-n // size)))
@@ -198,7 +198,7 @@ def test_openblas_threads_are_raised_for_one_product(threaded, monkeypatch):
     blas = _Blas()
     monkeypatch.setattr(cores, "raisable_blas", lambda: blas)
     monkeypatch.setattr(cores, "blas_threads", lambda: 1)
-    monkeypatch.setattr(scheduler, "threads", lambda: 6)
+    monkeypatch.setattr(scheduler, "threads", lambda kernel=False: 6)
     monkeypatch.setattr(scheduler, "DECISIONS", {})
     monkeypatch.setattr(scheduler.Decision, "threaded", lambda self: threaded)
     r = np.random.default_rng(4)
@@ -219,7 +219,7 @@ def test_no_raise_where_blas_is_threaded_or_s2s_has_one_thread(blas_threads, s2s
     blas = _Blas()
     monkeypatch.setattr(cores, "raisable_blas", lambda: blas)
     monkeypatch.setattr(cores, "blas_threads", lambda: blas_threads)
-    monkeypatch.setattr(scheduler, "threads", lambda: s2s_threads)
+    monkeypatch.setattr(scheduler, "threads", lambda kernel=False: s2s_threads)
     a, b = np.ones((256, 128)), np.ones((128, 128))
     np.testing.assert_array_equal(products.Product("matmul_0")(a, b), a @ b)
     assert blas.set == []
@@ -248,7 +248,7 @@ def test_a_product_on_openblas_threads_agrees_with_one_thread(monkeypatch):
     r = np.random.default_rng(5)
     with threadpoolctl.threadpool_limits(1, user_api="blas"):
         for n in (2, 4):
-            monkeypatch.setattr(scheduler, "threads", lambda n=n: n)
+            monkeypatch.setattr(scheduler, "threads", lambda kernel=False, n=n: n)
             for a, b in [(r.normal(size=(256, 128)), r.normal(size=(128, 128))),
                          (r.normal(size=(784, 128)).T, r.normal(size=(784, 256))),
                          (r.normal(size=(300, 64)).astype(np.float32), r.normal(size=(64, 100)).astype(np.float32))]:
