@@ -18,11 +18,11 @@ import numpy as np
 
 from ...runtime.tape_copies import TapeRows
 from .. import analysis
+from ..primitives import registry
 
 _F64 = np.dtype(np.float64)
 _FLOATS = frozenset({float, np.float64})
 _NUMPY = frozenset({np.float64})
-_COPIES = frozenset({"rt.private", "rt.copy_saved"})
 
 
 def _root(x):
@@ -165,7 +165,7 @@ class _Uses(gast.NodeVisitor):
                 and all(isinstance(e, gast.Name) for e in v.elts):
             self.records.setdefault(t.id, []).extend((k, e.id) for k, e in enumerate(v.elts))
             return  # (a record: the tuple's names go in as a whole)
-        if len(node.targets) == 1 and isinstance(v, gast.Call) and analysis.dotted(v.func) in _COPIES \
+        if len(node.targets) == 1 and isinstance(v, gast.Call) and _record_copy(v) \
                 and v.args and isinstance(v.args[0], gast.Name):
             names = [e.id if isinstance(e, gast.Name) else None for e in t.elts] if isinstance(t, gast.Tuple) else None
             self.copies.setdefault(v.args[0].id, []).append(names)
@@ -199,6 +199,12 @@ class _Uses(gast.NodeVisitor):
 
     def visit_Name(self, node):
         self.odd.add(node.id)
+
+
+def _record_copy(call) -> bool:
+    """Whether `call` is a backward sweep's copy of its record (`rt.private`, `rt.copy_saved`)."""
+    f = analysis.dotted(call.func)
+    return bool(f and getattr(registry.lookup(f), "record_copy", False))
 
 
 def _pop_of(e):
