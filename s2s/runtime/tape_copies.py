@@ -40,7 +40,7 @@ def _shared(x, memo):
     copied so that restoring the other restores it too."""
     kind = type(x)
     if kind is TapeRows:
-        return x.mapped(lambda v: _shared(v, memo))
+        return x.with_firsts(tuple([_shared(v, memo) for v in x.firsts]))
     if kind in _CONTAINERS:
         key = id(x)
         if key in memo:
@@ -71,7 +71,7 @@ _CONTAINERS = (list, tuple, dict)
 def _private(x, arrays, memo):
     kind = type(x)
     if kind is TapeRows:  # (its rows are never written: shared; its first items copied as the rest are)
-        return x.mapped(lambda v: _private(v, arrays, memo))
+        return x.with_firsts(tuple([_private(v, arrays, memo) for v in x.firsts]))
     if kind not in _CONTAINERS and not (arrays and hasattr(x, "shape") and not isinstance(x, np.generic)):
         return x  # numbers, None, scalars: immutable
     key = id(x)
@@ -172,10 +172,9 @@ class TapeRows:
     def __init__(self, n: int, sites: tuple, firsts: tuple):
         self.n, self.sites, self.firsts = n, sites, firsts
 
-    def mapped(self, fn):
-        """This block with `fn` of each first item (a record's copy maps them as it maps the
-        record's other objects), itself where none changes."""
-        firsts = tuple(v if v is None else fn(v) for v in self.firsts)
+    def with_firsts(self, firsts: tuple):
+        """This block with other first items (a record's copy of them, made as it copies the
+        record's other objects), itself where they are the same objects."""
         same = all(a is b for a, b in zip(firsts, self.firsts))
         return self if same else TapeRows(self.n, self.sites, firsts)
 
