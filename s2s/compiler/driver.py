@@ -21,6 +21,7 @@ from . import analysis
 from .cachekey import fn_key, is_generated, key_and_watch, watched_key  # noqa: F401 - the call objects'
 from .emit import backend_callees, blas_calls, kernels, numba_arrayloops, numba_kernels, numba_loops, numba_small, products
 from .emit.loader import call, compile_fn
+from .emit.tape_blocks import block_loops
 from .frontend import idioms, reads
 from .frontend.dead_calls import keep_dead_calls
 from .frontend.normalize import Normalizer
@@ -116,6 +117,8 @@ def _compile(gen: GeneratedFn, optimized: bool = False, known=None, jit: bool = 
                   **{k: products.Product(k) for k in known["products"]},
                   **{k[0]: numba_loops.LoopKernel(*k) for k in loops},
                   **{k[0]: numba_arrayloops.ArrayLoop(*k) for k in arrayloops})
+        for k in block_loops(run, arrayloops):  # (tapes whose pops are all kernels': TapeRows)
+            ns[k].blocks = True
     fn = compile_fn(gen.name, run, ns, gen.filename, gen.header)
     rec = record.of(fn)
     rec.core = (node,) + tuple(rec.core[1:])

@@ -1,11 +1,13 @@
 """The backward sweep's own copies of what the forward sweep recorded: `private` copies a record's
 containers (and arrays) keeping shared objects shared and views views, `shape_stub` keeps only an
-array's shape and dtype."""
+array's shape and dtype, `TapeRows` is what an array loop kernel pushed, as rows."""
+from itertools import chain
+
 import numpy as np
 
 from .core import namespace
 
-__all__ = ("private", "shape_stub")
+__all__ = ("private", "shape_stub", "TapeRows", "expand_rows")
 
 
 def private(record, arrays=False):
@@ -37,6 +39,8 @@ def _shared(x, memo):
     memory is that of a copied array (its base, or the base of a copied view, is in `memo`),
     copied so that restoring the other restores it too."""
     kind = type(x)
+    if kind is TapeRows:
+        return x.with_firsts(tuple([_shared(v, memo) for v in x.firsts]))
     if kind in _CONTAINERS:
         key = id(x)
         if key in memo:
@@ -66,6 +70,8 @@ _CONTAINERS = (list, tuple, dict)
 
 def _private(x, arrays, memo):
     kind = type(x)
+    if kind is TapeRows:  # (its rows are never written: shared; its first items copied as the rest are)
+        return x.with_firsts(tuple([_private(v, arrays, memo) for v in x.firsts]))
     if kind not in _CONTAINERS and not (arrays and hasattr(x, "shape") and not isinstance(x, np.generic)):
         return x  # numbers, None, scalars: immutable
     key = id(x)
@@ -149,3 +155,56 @@ def shape_stub(x):
         base.flags.writeable = False
         base = STUB_BASES.setdefault(x.dtype, base)
     return np.ndarray(x.shape, x.dtype, buffer=base, strides=(0,) * x.ndim)
+
+
+class TapeRows:
+    """One tape item standing for the `n * len(sites)` items an array loop kernel's `n` iterations
+    pushed (`s2s.compiler.emit.numba_arrayloops`, where the backward sweep's loop is a kernel
+    too), as one array of rows per push site, so neither the record's copy nor the backward
+    kernel touches the items one by one. `sites`, in push order: (rows, kind, stub, rank, maker)
+    as the forward loop's sites (`rows`: the site's array; a shape stub of a row where `stub`);
+    `firsts`: a saved variable's value before the loop (its first item), else None. Nothing
+    writes into it once made (a copy of a record shares it); `items` gives the Python loop's
+    items as new objects, for a loop that pops them one by one (`expand_rows`)."""
+
+    __slots__ = ("n", "sites", "firsts")
+
+    def __init__(self, n: int, sites: tuple, firsts: tuple):
+        self.n, self.sites, self.firsts = n, sites, firsts
+
+    def with_firsts(self, firsts: tuple):
+        """This block with other first items (a record's copy of them, made as it copies the
+        record's other objects), itself where they are the same objects."""
+        same = all(a is b for a, b in zip(firsts, self.firsts))
+        return self if same else TapeRows(self.n, self.sites, firsts)
+
+    def items(self, made=None) -> list:
+        """The Python loop's items, in its order: a copy of a site's row (a NumPy scalar where the
+        rows are numbers), one object where sites push the object one statement made (the site's
+        maker; `made`: maker -> those objects, shared by the blocks of one loop), the stub where
+        the loop pushes one, and a saved variable's first item before its rows 1 to n - 1."""
+        made = {} if made is None else made
+        n, columns = self.n, []
+        for (rows, kind, stub, rank, maker), first in zip(self.sites, self.firsts):
+            if stub and rank:
+                items = [rows] * n
+            elif not rank:
+                items = list(rows)
+            else:
+                objects = made.get(maker) if maker is not None else None
+                if objects is None:
+                    objects = [r.copy() for r in rows] if kind != "saved" else [r.copy() for r in rows[1:]] + [None]
+                    if maker is not None:
+                        made[maker] = objects
+                items = objects if kind != "saved" else [None] + objects[:n - 1]
+            if kind == "saved":
+                items[0] = first
+            columns.append(items)
+        return list(chain.from_iterable(zip(*columns)))
+
+
+def expand_rows(tape: list) -> list:
+    """`tape` (in place) with each `TapeRows` on it replaced by its items."""
+    if any(type(x) is TapeRows for x in tape):
+        tape[:] = list(chain.from_iterable(x.items() if type(x) is TapeRows else (x,) for x in tape))
+    return tape

@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import copy
 import weakref
-from itertools import chain
 
 import gast
 import numpy as np
 
-from ...runtime.tape_copies import shape_stub
+from ...runtime.tape_copies import TapeRows, expand_rows, shape_stub
 from ..ir import build
 from ..passes.arrayloop import METHOD_REDUCTIONS, MIN_TRIPS
 from ..primitives import registry
@@ -267,6 +266,7 @@ class ArrayLoop:
         self._appends = [p for p in params if roles[p] in ("append", "concat")]
         self._concats = [k for k, p in enumerate(params) if roles[p] == "concat"]
         self._pops = [k for k, p in enumerate(params) if roles[p] == "pop"]
+        self._poplists = [k for k, p in enumerate(params) if roles[p] in ("pop", "poptape")]
         body, tail = _tape_rows(numba_arraypops.pop_rows(copy.deepcopy(loop.body), backward), self.sites)
         body = _Kernel(roles).visit(build.function(name, [], body + tail)).body
         head = gast.parse(f"{loop.target.id} = s__ + k__ * d__").body
@@ -280,6 +280,7 @@ class ArrayLoop:
         self._source = _DECORATOR + "\n" + to_source(fn)
         self._refused: set = set()  # argument signatures numba could not compile or that raised
         self._compiled = None
+        self.blocks = False  # (its tape's items as one TapeRows: the driver's `tape_blocks.block_loops`)
 
     def banner(self) -> str:
         return f"s2s.compiler.emit.numba_arrayloops: numba; the Python loop below {MIN_TRIPS} trips"
@@ -321,7 +322,7 @@ class ArrayLoop:
                 sig.append(("ints", a.ndim, a.dtype.itemsize))
                 kargs.append(a)
             elif role == "pop":
-                if t is not list or len(a) < n:
+                if t is not list or len(expand_rows(a)) < n:
                     return None
                 items = a[len(a) - n:]
                 stacked = _stacked(items)
@@ -341,7 +342,11 @@ class ArrayLoop:
                    for a, role in zip(args, self.roles) if role == "value")
 
     def _python(self, xp, args):
-        """The Python loop; a list only concatenated after it gets the concatenation as its one item."""
+        """The Python loop (the tapes it pops with their `TapeRows` as items); a list only
+        concatenated after it gets the concatenation as its one item."""
+        for k in self._poplists:
+            if type(args[k]) is list:
+                expand_rows(args[k])
         out = self._plain(xp, *args)
         for k in self._concats:
             if args[k]:
@@ -415,32 +420,30 @@ class ArrayLoop:
         return tuple(out)
 
     def _tape_items(self, args, n, arrays):
-        """Each tape's items in the Python loop's order, one per site an iteration: a copy of a row
-        of the site's array (a NumPy scalar where the rows are numbers; not a view, which the
-        backward sweep's `rt.private` would rebuild item by item), one object where sites push the
-        object one statement made (the site's maker: a saved variable's row k + 1 is what iteration
-        k made), a shape stub where the loop pushes one, and a saved variable's value before the
-        loop first."""
-        made: dict = {}  # maker -> the arrays it made, by iteration
-        columns: dict = {}
+        """Each tape's items in the Python loop's order (`TapeRows.items`), or one `TapeRows` per
+        tape where `blocks` (the driver found the backward sweep's loop popping them a kernel:
+        `tape_blocks.py`) and no object is pushed on two tapes."""
+        sites: dict = {}  # list -> its sites' (rows, kind, stub, rank, maker), first items
+        makers: dict = {}  # maker -> the lists its objects go on
         for (_, lst, kind, node, stub, rank, maker), rows in zip(self.sites, arrays):
             if stub and rank:  # (one stub for the rows, all of one shape: it holds no data)
-                items = [shape_stub(rows[0])] * n
-            elif not rank:
-                items = list(rows)
-            else:
-                objects = made.get(maker) if maker is not None else None
-                if objects is None:
-                    objects = [r.copy() for r in rows] if kind != "saved" else [r.copy() for r in rows[1:]] + [None]
-                    if maker is not None:
-                        made[maker] = objects
-                items = objects if kind != "saved" else [None] + objects[:n - 1]
+                rows = shape_stub(rows[0])
+            first = None
             if kind == "saved":
                 before = args[self.params.index(node)]
-                items[0] = shape_stub(before) if stub else before
-            columns.setdefault(lst, []).append(items)
-        for lst, cols in columns.items():
-            args[self.params.index(lst)].extend(chain.from_iterable(zip(*cols)))
+                first = shape_stub(before) if stub else before
+            sites.setdefault(lst, []).append(((rows, kind, stub, rank, maker), first))
+            if maker is not None and rank and not stub:
+                makers.setdefault(maker, set()).add(lst)
+        blocks = self.blocks and all(len(lists) == 1 for lists in makers.values())
+        made: dict = {}
+        for lst, found in sites.items():
+            block = TapeRows(n, tuple(s for s, _ in found), tuple(f for _, f in found))
+            tape = args[self.params.index(lst)]
+            if blocks:
+                tape.append(block)
+            else:
+                tape.extend(block.items(made))
 
 
 def _one_object(results, args) -> tuple:

@@ -23,8 +23,10 @@ from operator import attrgetter
 import gast
 import numpy as np
 
+from ...runtime.tape_copies import expand_rows
 from ..ir import build
 from ..passes.arraypops import rt_form
+from . import tape_blocks
 
 _F64 = np.dtype(np.float64)
 _FLOATS = frozenset({float, np.float64})
@@ -290,6 +292,10 @@ class PopPlan:
         per: dict = {}
         for j in self.popped:
             per.setdefault(self.sites[j][1], []).append(j)
+        if (taken := tape_blocks.stacks(self, args, per, n)) is not None:  # (a forward kernel's TapeRows)
+            return taken
+        for lst in per:
+            expand_rows(args[self.params.index(lst)])
         columns: dict = {}
         for lst, js in per.items():
             tape = args[self.params.index(lst)]
@@ -379,7 +385,9 @@ class PopPlan:
     def finish(self, args, kargs, n: int, r, info, stacks, rows) -> dict:
         """After the kernel: the tapes' items off, written rows and arguments back, the deferred
         sums added; returns the deferred sums' totals by name."""
-        if info is not None:
+        if type(info) is tape_blocks.Taken:
+            info.finish()
+        elif info is not None:
             columns, shared = info
             for lst in self.tapes:
                 tape = args[self.params.index(lst)]
