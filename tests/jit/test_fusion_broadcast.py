@@ -81,6 +81,7 @@ def test_broadcast_operands_bitwise(engine, case):
     masks = [m for _, m in _fused(j).kernels]
     if kind is not None:  # the kernel ran in rows, not the NumPy expression
         assert any(kind in m for m in masks), masks
+        assert "in whole rows" in s2s.source(j, *args)  # (the listing shows the kernel for these shapes)
     elif case == 3:  # (two row operands cut at different axes: the NumPy expression)
         assert not masks
 
@@ -152,6 +153,7 @@ def test_product_bound_then_fused(engine):
     src = s2s.source(j, x, w, b, y)
     if engine == "numba" and kernels.available():  # (NumPy's chain runs in the product's array: only numba's pays)
         assert "fused_0_p0 = " in src and "fused_0(b, fused_0_p0, y)" in src
+        assert "fused_0_p0 = _w_fused_0_p0[_a:_a + _width]" in src
         fused = _fused(j)
         assert fused.names[fused.into] == "fused_0_p0"
     small = [a[:100] if a.ndim == 2 and a.shape[0] == 512 else a for a in (x, w, b, y)]

@@ -32,40 +32,50 @@ def _part(shape: tuple, full: tuple):
     return None, None
 
 
+def kinds(shapes):
+    """(kinds, full, split) for operands of `shapes` (None: a number): each True (shape `full`),
+    "r" (a row operand), "c" (a column operand) or False (a number, or one element); `split` is
+    None where no operand broadcasts. None where the kernels do not apply."""
+    known = [s for s in shapes if s is not None and math.prod(s) != 1]
+    if not known:
+        return None
+    full = max(known, key=lambda s: (len(s), math.prod(s)))
+    out, split = [], None
+    for s in shapes:
+        if s is not None and len(s) > len(full):
+            return None  # (one element of more axes: NumPy's result has them)
+        if s is None or s == full or math.prod(s) == 1:
+            out.append(s == full)
+            continue
+        kind, j = _part(s, full)
+        if kind is None or split not in (None, j):
+            return None
+        out.append(kind)
+        split = j
+    return out, full, split
+
+
 def layout(args, names, conditions):
     """(mask, values, full, split) for a call of a fused kernel with arguments `args` (of its
     parameters `names`; `conditions`: those that may be boolean arrays), or None where its
-    kernels do not apply. `mask` flags each value: True a float64 array of shape `full`, "b" a
-    boolean one, "r" a row operand, "c" a column operand, False a number; `values` are `args`
-    with one-element float64 arrays as Python floats; `split` is None where no operand
-    broadcasts (the kernels' flat layout)."""
-    shapes = [a.shape for a in args if type(a) is np.ndarray and a.size != 1]
-    if not shapes:
-        return None
-    full = max(shapes, key=lambda s: (len(s), math.prod(s)))
-    mask, values, split = [], [], None
+    kernels do not apply. `mask` flags each value as `kinds` does, "b" for a boolean array of
+    shape `full`; `values` are `args` with one-element float64 arrays as Python floats."""
     for a, name in zip(args, names):
-        if type(a) is float or type(a) is int:
-            mask.append(False)
-            values.append(a)
-            continue
-        if type(a) is not np.ndarray or not a.flags.c_contiguous or len(a.shape) > len(full) \
-                or not (a.dtype == np.float64 or a.dtype == np.bool_ and name in conditions):
+        if type(a) is np.ndarray and (not a.flags.c_contiguous or not (
+                a.dtype == np.float64 or a.dtype == np.bool_ and name in conditions)):
             return None
-        if a.shape == full:
-            mask.append(True if a.dtype == np.float64 else "b")
-        elif a.dtype != np.float64:
+        if type(a) is not np.ndarray and type(a) is not float and type(a) is not int:
             return None
-        elif a.size == 1:  # a number: NumPy broadcasts its one value, bitwise as the float
-            mask.append(False)
-            a = float(a.reshape(-1)[0])
-        else:
-            kind, j = _part(a.shape, full)
-            if kind is None or split not in (None, j):
+    found = kinds([a.shape if type(a) is np.ndarray else None for a in args])
+    if found is None:
+        return None
+    mask, full, split = found
+    for i, a in enumerate(args):
+        if type(a) is np.ndarray and a.dtype == np.bool_:
+            if mask[i] is not True:
                 return None
-            mask.append(kind)
-            split = j
-        values.append(a)
+            mask[i] = "b"
+    values = [float(a.reshape(-1)[0]) if m is False and type(a) is np.ndarray else a for a, m in zip(args, mask)]
     return tuple(mask), values, full, split
 
 

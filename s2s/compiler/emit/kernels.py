@@ -191,13 +191,15 @@ def _kernel_names(names: list, expr):
 class Fused:
     """A fused expression: blocked and threaded for large float64 arrays, NumPy otherwise."""
 
-    def __init__(self, name, names, expr, reduce, original, into=None, every_core: bool = False):
+    def __init__(self, name, names, expr, reduce, original, into=None, shapes=None, every_core: bool = False):
         self.name, self.names, self.expr, self.reduce = name, names, expr, reduce
         # the argument that is a product's fresh result, read only here (fusion.py): the result
         # goes into its memory, as NumPy's chain on that temporary would
         self.every_core = every_core  # its version calls no BLAS: helpers on every core (emit/blas_calls.py)
         self.boolean = isinstance(expr, gast.Compare)
         self.into = names.index(into) if into in names and not reduce and not self.boolean else None
+        found = broadcast.kinds(shapes) if shapes else None  # the arguments' shapes where the pass knew them
+        self.listed = tuple(found[0]) if found and found[2] is not None else None  # (the layout its listing shows)
         fb = build.function(name, ["xp"] + names, [build.ret(original)])
         self.plain_source = to_source(fb)  # the unfused expression (what a dump runs)
         self._plain = compile_source(name, self.plain_source, {}, np)
@@ -215,10 +217,11 @@ class Fused:
     def banner(self) -> str:
         """What runs the kernel, for the listing under the generated code."""
         threads = "every core: no BLAS call here" if self.every_core else "the cores BLAS leaves"
+        rows = " in whole rows (s2s.compiler.emit.broadcast)" if self.listed else ""
         if self.engine == "numba":
-            return (f"s2s.compiler.emit.numba_kernels: numba, blocks of {numba_kernels.BLOCK} elements; "
+            return (f"s2s.compiler.emit.numba_kernels: numba, blocks of {numba_kernels.BLOCK} elements{rows}; "
                     f"NumPy below {THRESHOLD}; {threads}")
-        return f"s2s.compiler.emit.kernels: blocks of {BLOCK} elements; NumPy below {THRESHOLD}; {threads}"
+        return f"s2s.compiler.emit.kernels: blocks of {BLOCK} elements{rows}; NumPy below {THRESHOLD}; {threads}"
 
     def fallback(self, *args):
         """The unfused expression, with the namespace of the backend the arguments select; on a
@@ -236,7 +239,7 @@ class Fused:
         return self._plain(backend.xp, *args)
 
     def source(self, mask=None) -> str:
-        mask = mask or tuple(True for _ in self.names)
+        mask = mask or self.listed or tuple(True for _ in self.names)
         if self.engine == "numba":
             return numba_kernels.kernel_source(self.name, self._names, mask, self._expr, self.reduce, module=False)
         return kernel_source(self.name, self._names, mask, self._expr, self.reduce)[0]

@@ -186,7 +186,12 @@ def fuse(body: list, params, facts) -> tuple[list, bool]:
         names = sorted({n.id for n in build.walk(expr) if isinstance(n, gast.Name)} - {"xp"})
         if set(names) <= floats:
             continue  # Python floats: nothing to fuse
-        kernels.append((name, names, expr, reduce, value, bound[0][0] if len(bound) == 1 else None))
+        shapes = facts["known"].get("name_shapes") or {}
+        products = dict(bound)
+        known = [() if n in floats else shapefold.shape_of(products[n], shapes) if n in products else shapes.get(n)
+                 for n in names]  # (what its listing shows)
+        kernels.append((name, names, expr, reduce, value, bound[0][0] if len(bound) == 1 else None,
+                        None if None in known else tuple(known)))
         out[-1:-1] = [build.assign(n, e) for n, e in bound]
         call = build.call(name, [build.name(n) for n in names])
         if holder is not None:
