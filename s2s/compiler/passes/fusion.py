@@ -18,8 +18,10 @@ the rest of the chain in that array) stays as it is, unless its kernel is a comp
 (`known["compiled"]`, numba's): a kernel of NumPy blocks would only add its per-block calls.
 
 `fused_0` (built by `s2s.compiler.emit.kernels`) checks at each call that its array arguments are
-float64, C-contiguous, of one shape and large enough to pay; otherwise it evaluates the
-original NumPy expression. The fused kernel applies the same operations to the same operands in
+float64, C-contiguous, of one shape (or broadcast along leading axes: a bias `(n,)` against
+`(m, n)`, s2s.compiler.emit.broadcast) and large enough to pay; otherwise it evaluates the
+original NumPy expression. A large product among the operands (`x @ w + b - y`) is bound to a
+temporary first (`products_bound`), which the kernel reads and writes its result into. The fused kernel applies the same operations to the same operands in
 the same order, block by block, so results are bitwise equal (a fused sum adds per-block sums;
 the numba kernel's `exp` is its own, within an ulp of NumPy's: s2s.compiler.emit.numba_kernels).
 """
