@@ -158,15 +158,21 @@ def test_product_bound_then_fused(engine):
         assert fused.names[fused.into] == "fused_0_p0"
     small = [a[:100] if a.ndim == 2 and a.shape[0] == 512 else a for a in (x, w, b, y)]
     np.testing.assert_array_equal(j(*small), linear(*small))  # another version: NumPy
+    single = [a.astype(np.float32) for a in (x, w, b, y)]
+    np.testing.assert_array_equal(j(*single), linear(*single))
+    assert "fused_0_p0" not in s2s.source(j, *single)  # (float32: NumPy's chain, in the product's array)
 
 
 def test_products_bound_only_when_large():
     import gast
     e = gast.parse("0.25 * (x @ w + b - y)").body[0].value
-    shapes = {"x": (512, 64), "w": (64, 256), "b": (256,), "y": (512, 256)}
+    class Shapes(dict):
+        f64 = {"x", "w", "b", "y"}
+    shapes = Shapes(x=(512, 64), w=(64, 256), b=(256,), y=(512, 256))
     got, bound = fusion.products_bound(e, "fused_0", shapes)
     assert [n for n, _ in bound] == ["fused_0_p0"]
-    assert fusion.products_bound(e, "fused_0", dict(shapes, x=(8, 64))) is None
+    assert fusion.products_bound(e, "fused_0", Shapes(shapes, x=(8, 64))) is None
+    assert fusion.products_bound(e, "fused_0", dict(shapes)) is None  # (not known to be float64)
     assert fusion.PRODUCT_MIN == kernels.THRESHOLD
 
 

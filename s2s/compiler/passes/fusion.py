@@ -21,8 +21,9 @@ the rest of the chain in that array) stays as it is, unless its kernel is a comp
 float64, C-contiguous, of one shape (or broadcast along leading axes: a bias `(n,)` against
 `(m, n)`, s2s.compiler.emit.broadcast) and large enough to pay; otherwise it evaluates the
 original NumPy expression. A large product among the operands (`x @ w + b - y`) is bound to a
-temporary first (`products_bound`), which the kernel reads and writes its result into. The fused kernel applies the same operations to the same operands in
-the same order, block by block, so results are bitwise equal (a fused sum adds per-block sums;
+temporary first (`products_bound`), which the kernel reads and writes its result into. The fused
+kernel applies the same operations to the same operands in the same order, block by block, so
+results are bitwise equal (a fused sum adds per-block sums;
 the numba kernel's `exp` is its own, within an ulp of NumPy's: s2s.compiler.emit.numba_kernels).
 """
 from __future__ import annotations
@@ -129,7 +130,8 @@ def _is_product(e) -> bool:
 
 def products_bound(value, prefix: str, shapes):
     """`value` with each product among its elementwise operands (`a @ b`, `xp.dot(a, b)`,
-    `xp.matmul(a, b)`) of at least PRODUCT_MIN elements by known shapes replaced by a name
+    `xp.matmul(a, b)`) of float64 arrays (a kernel's; another dtype would run NumPy's expression) of
+    at least PRODUCT_MIN elements by known shapes replaced by a name
     `<prefix>_p<i>`, and the [(name, product)] to bind first (the rest may then fuse, reading the
     product's result; the kernel writes into it: `kernels.Fused.into`); None when there is none."""
     bound = []
@@ -137,7 +139,8 @@ def products_bound(value, prefix: str, shapes):
     def visit(e):
         if _is_product(e):
             shape = shapefold.shape_of(e, shapes) if shapes else None
-            if shape and all(type(d) is int for d in shape) and math.prod(shape) >= PRODUCT_MIN:
+            f64 = {n.id for n in build.walk(e) if isinstance(n, gast.Name)} - {"xp"} <= getattr(shapes, "f64", set())
+            if f64 and shape and all(type(d) is int for d in shape) and math.prod(shape) >= PRODUCT_MIN:
                 bound.append((f"{prefix}_p{len(bound)}", e))
                 return build.name(bound[-1][0])
             return e
