@@ -52,6 +52,10 @@ def tanh_bias(x, b, y):
     return np.tanh(x + b) * y - b * 0.25
 
 
+def masked_bias(m, x, b):
+    return np.where(m, x + b, 0.0) * x - b
+
+
 def _fused(j):
     """The fused kernel of the version of `j` that ran last."""
     return next(iter(j._versions.values())).__globals__["fused_0"]
@@ -64,7 +68,8 @@ def _cases():
     x3, b3 = r.normal(size=(6, 120, N)), r.normal(size=(120, N))
     return [(biased, (x, b, c), "r"), (biased, (x, b.reshape(1, -1), x), "r"), (centred, (x, c), "c"),
             (biased, (x3, b3, b), None), (biased, (x3, b3, r.normal(size=(6, 1, 1))), "c"), (relu_bias, (x, b, y), "r"),
-            (tanh_bias, (x, b, y), "r"), (biased, (x, np.array(0.5), b), "r"), (biased, (x, np.array([[0.5]]), y), None)]
+            (tanh_bias, (x, b, y), "r"), (biased, (x, np.array(0.5), b), "r"), (biased, (x, np.array([[0.5]]), y), None),
+            (masked_bias, (x > 0.3, x, b), "r"), (biased, (r.normal(size=(3, 70001)), r.normal(size=70001), 2.0), "r")]
 
 
 @pytest.mark.parametrize("case", range(len(_cases())))
@@ -92,6 +97,8 @@ def test_broadcast_fused_sum(engine):
     j = s2s.jit(bias_energy)
     got = j(x, b)
     np.testing.assert_allclose(got, bias_energy(x, b), rtol=1e-12)
+    wide, row = r.normal(size=(2, 90001)), r.normal(size=90001)  # (rows longer than a block: one a block)
+    np.testing.assert_allclose(j(wide, row), bias_energy(wide, row), rtol=1e-12)
     assert not kernels.available() or any("r" in m for _, m in _fused(j).kernels)
 
 
