@@ -193,10 +193,10 @@ class Fused:
 
     def __init__(self, name, names, expr, reduce, original, into=None, shapes=None, every_core: bool = False):
         self.name, self.names, self.expr, self.reduce = name, names, expr, reduce
-        # the argument that is a product's fresh result, read only here (fusion.py): the result
-        # goes into its memory, as NumPy's chain on that temporary would
         self.every_core = every_core  # its version calls no BLAS: helpers on every core (emit/blas_calls.py)
         self.boolean = isinstance(expr, gast.Compare)
+        # the argument that is a product's fresh result, read only here (fusion.py): the result
+        # goes into its memory, as NumPy's chain on that temporary would
         self.into = names.index(into) if into in names and not reduce and not self.boolean else None
         found = broadcast.kinds(shapes) if shapes else None  # the arguments' shapes where the pass knew them
         self.listed = tuple(found[0]) if found and found[2] is not None else None  # (the layout its listing shows)
