@@ -83,14 +83,29 @@ def log_likelihood(x, y):
     return np.sum(np.log(x * x + 1.0) * 0.5)
 
 
+# a bias `b` of 1,000 elements broadcast against `x` of 1000x1000 (the kernels' blocks in whole rows:
+# s2s.compiler.emit.broadcast)
+def bias_affine(x, b):
+    return (x + b) * 2.0 - x * 0.5
+
+
+def bias_tanh(x, b):
+    return np.tanh(x + b) * x
+
+
+def bias_relu(x, b):
+    return np.maximum(x + b, 0.0) * x + b
+
+
 EXPRESSIONS = (arith, reduction, selu, relu_mix, logistic, square_mix, affine, exp_affine, tanh_grad, sigmoid,
-               tanh_mix, log_mix, softplus, log_likelihood)
+               tanh_mix, log_mix, softplus, log_likelihood, bias_affine, bias_tanh, bias_relu)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", action="store_true", help="all threads and wall time")
     ap.add_argument("--samples", type=int, default=9)
+    ap.add_argument("--only", action="append", default=[], metavar="NAME", help="these expressions (repeat)")
     opts = ap.parse_args()
     clock = time.perf_counter if opts.threads else time.process_time
     if not opts.threads:
@@ -101,14 +116,18 @@ def main() -> None:
     print("| expression | NumPy ms | " + " | ".join(f"{e} kernel ms (× NumPy)" for e in engines) + " | s2s picks |")
     print("|---|---:|" + "---:|" * len(engines) + "---|")
     for f in EXPRESSIONS:
+        if opts.only and f.__name__ not in opts.only:
+            continue
+        params = list(inspect.signature(f).parameters)
+        args = (x.reshape(1000, 1000), y[:1000].copy()) if params == ["x", "b"] else (x, y)
         j = s2s.jit(f)
-        j(x, y)
+        j(*args)
         (run,) = j._versions.values()
         fused = run.__globals__.get("fused_0")
         picked = fused.engine if fused else "no kernel (NumPy allocates one array)"
         forced = None
         if fused is None:  # the kernel s2s would have built, run alone
-            forced = kernels.Fused("fused_0", ["x", "y"], gast.parse(inspect.getsource(f)).body[0].body[0].value,
+            forced = kernels.Fused("fused_0", sorted(params), gast.parse(inspect.getsource(f)).body[0].body[0].value,
                                    None, None)
         times = {"hand": []} | {e: [] for e in engines}
         for _ in range(opts.samples):
@@ -118,7 +137,7 @@ def main() -> None:
                 g = f if name == "hand" else (j if fused else forced)
                 t0 = clock()
                 for _ in range(10):
-                    g(x, y)
+                    g(*args)
                 times[name].append((clock() - t0) / 10)
         if fused:
             fused.engine = picked

@@ -25,7 +25,7 @@ from .. import analysis
 from ..ir import build
 from ..ir.build import clone
 from ..primitives import registry
-from . import cupy_kernels, numba_kernels, scheduler
+from . import broadcast, cupy_kernels, numba_kernels, scheduler
 from .codegen import compile_source, to_source
 
 THRESHOLD = 1 << 16  # elements: below this NumPy's own loops win (thread hand-off, dispatch)
@@ -146,15 +146,19 @@ class _Emitter:
 
 def kernel_source(name: str, names: list, mask: tuple, expr, reduce) -> str:
     """The block function of a fused expression, for arguments flagged float64 array (True),
-    boolean array ("b") or scalar (False)."""
+    boolean array ("b") or scalar (False); with a row ("r") or column ("c") operand
+    (s2s.compiler.emit.broadcast) its blocks are rows of `_width` elements, the block's arrays
+    matrices that NumPy's ufuncs broadcast the row (or column) against."""
     arrays = {n for n, m in zip(names, mask) if m}
     em = _Emitter(arrays)
     em.bools = {n for n, m in zip(names, mask) if m == "b"}
     result, _ = em.emit(expr)
     bufs = [f"{k}{i}" for k in "fbi" for i in range(em.count[k])]
-    lines = [f"def {name}(lo, hi, out, bufs, {', '.join(names)}):"]
-    lines += [f"    {n}_ = {n}[lo:hi]" for n in names if n in arrays]
-    lines += [f"    {b} = bufs[{i}][:hi - lo]" for i, b in enumerate(bufs)]
+    rows = "r" in mask or "c" in mask
+    lines = [f"def {name}(lo, hi, out, bufs, {'_width, ' if rows else ''}{', '.join(names)}):"]
+    lines += [f"    {n}_ = {n}" + ("" if m == "r" else "[lo:hi]") for n, m in zip(names, mask) if m]
+    lines += [f"    {b} = bufs[{i}][:(hi - lo) * _width].reshape(hi - lo, _width)" if rows else
+              f"    {b} = bufs[{i}][:hi - lo]" for i, b in enumerate(bufs)]
     lines += [f"    {x}" for x in em.lines]
     lines.append(f"    return np.sum({result})" if reduce == "sum" else f"    out[lo:hi] = {result}")
     kinds = [b[0] for b in bufs]
@@ -187,10 +191,15 @@ def _kernel_names(names: list, expr):
 class Fused:
     """A fused expression: blocked and threaded for large float64 arrays, NumPy otherwise."""
 
-    def __init__(self, name, names, expr, reduce, original, every_core: bool = False):
+    def __init__(self, name, names, expr, reduce, original, into=None, shapes=None, every_core: bool = False):
         self.name, self.names, self.expr, self.reduce = name, names, expr, reduce
         self.every_core = every_core  # its version calls no BLAS: helpers on every core (emit/blas_calls.py)
         self.boolean = isinstance(expr, gast.Compare)
+        # the argument that is a product's fresh result, read only here (fusion.py): the result
+        # goes into its memory, as NumPy's chain on that temporary would
+        self.into = names.index(into) if into in names and not reduce and not self.boolean else None
+        found = broadcast.kinds(shapes) if shapes else None  # the arguments' shapes where the pass knew them
+        self.listed = tuple(found[0]) if found and found[2] is not None else None  # (the layout its listing shows)
         fb = build.function(name, ["xp"] + names, [build.ret(original)])
         self.plain_source = to_source(fb)  # the unfused expression (what a dump runs)
         self._plain = compile_source(name, self.plain_source, {}, np)
@@ -208,10 +217,11 @@ class Fused:
     def banner(self) -> str:
         """What runs the kernel, for the listing under the generated code."""
         threads = "every core: no BLAS call here" if self.every_core else "the cores BLAS leaves"
+        rows = " in whole rows (s2s.compiler.emit.broadcast)" if self.listed else ""
         if self.engine == "numba":
-            return (f"s2s.compiler.emit.numba_kernels: numba, blocks of {numba_kernels.BLOCK} elements; "
+            return (f"s2s.compiler.emit.numba_kernels: numba, blocks of {numba_kernels.BLOCK} elements{rows}; "
                     f"NumPy below {THRESHOLD}; {threads}")
-        return f"s2s.compiler.emit.kernels: blocks of {BLOCK} elements; NumPy below {THRESHOLD}; {threads}"
+        return f"s2s.compiler.emit.kernels: blocks of {BLOCK} elements{rows}; NumPy below {THRESHOLD}; {threads}"
 
     def fallback(self, *args):
         """The unfused expression, with the namespace of the backend the arguments select; on a
@@ -229,7 +239,7 @@ class Fused:
         return self._plain(backend.xp, *args)
 
     def source(self, mask=None) -> str:
-        mask = mask or tuple(True for _ in self.names)
+        mask = mask or self.listed or tuple(True for _ in self.names)
         if self.engine == "numba":
             return numba_kernels.kernel_source(self.name, self._names, mask, self._expr, self.reduce, module=False)
         return kernel_source(self.name, self._names, mask, self._expr, self.reduce)[0]
@@ -254,8 +264,10 @@ class Fused:
         for a, name in zip(args, self.names):
             if type(a) is np.ndarray:
                 if not (a.dtype == np.float64 or a.dtype == np.bool_ and name in self.conditions) \
-                        or not a.flags.c_contiguous or (shape is not None and a.shape != shape):
+                        or not a.flags.c_contiguous:
                     return self.fallback(*args)
+                if shape is not None and a.shape != shape:
+                    return self._broadcast(args)
                 shape = a.shape
                 mask.append(True if a.dtype == np.float64 else "b")
             elif type(a) is float or type(a) is int:
@@ -264,29 +276,54 @@ class Fused:
                 return self.fallback(*args)
         if shape is None or math.prod(shape) < THRESHOLD:
             return self.fallback(*args)
-        block, kinds, blocks = self._kernel(tuple(mask))
-        flat = [a.reshape(-1) if m else a for a, m in zip(args, mask)]
+        return self._blocks(tuple(mask), args, shape)
+
+    def _broadcast(self, args):
+        """A call whose arrays have more than one shape: in rows where they broadcast along
+        leading axes (s2s.compiler.emit.broadcast), else NumPy's expression."""
+        found = broadcast.layout(args, self.names, self.conditions)
+        if found is None or math.prod(found[2]) < THRESHOLD:
+            return self.fallback(*args)
+        mask, values, full, split = found
+        if split is None:
+            return self._blocks(mask, values, full)
+        return self._blocks(mask, values, full, math.prod(full[split:]))
+
+    def _blocks(self, mask, args, shape, width=None):
+        """The kernel of `mask` over `args` (of result shape `shape`), flat, or in rows of `width`."""
+        block, kinds, blocks = self._kernel(mask)
         n = math.prod(shape)
-        out = None if self.reduce else np.empty(n, np.bool_ if self.boolean else np.float64)
-        parts = _run(block, kinds, n, out, flat, BLOCK if kinds is not None else numba_kernels.BLOCK, blocks,
-                     self.every_core)
+        size = BLOCK if kinds is not None else numba_kernels.BLOCK
+        into = self.into is not None and mask[self.into] is True
+        if width is None:
+            flat = [a.reshape(-1) if m else a for a, m in zip(args, mask)]
+            out = flat[self.into] if into else None if self.reduce else \
+                np.empty(n, np.bool_ if self.boolean else np.float64)
+            parts = _run(block, kinds, n, out, flat, size, blocks, self.every_core)
+        else:  # whole rows a block: the buffers hold `rows * width` elements
+            rows, per = n // width, max(1, size // width)
+            flat = [width, *broadcast.views(mask, args, rows, width, kinds is None)]
+            out = flat[1 + self.into] if into else None if self.reduce else \
+                np.empty(n if kinds is None else (rows, width), np.bool_ if self.boolean else np.float64)
+            parts = scheduler.run(block, rows, per, out, flat, lambda: _buffers(kinds, per * width), blocks,
+                                  self.every_core)
         if self.reduce == "sum":
             return np.float64(sum(parts))
         return out.reshape(shape)
 
 
-def _buffers(kinds):
-    """This thread's block buffers of `kinds`, as a 1-tuple to splice into a block call (empty
-    for a numba kernel)."""
+def _buffers(kinds, size=BLOCK):
+    """This thread's block buffers of `kinds` (`size` elements each), as a 1-tuple to splice into
+    a block call (empty for a numba kernel)."""
     if kinds is None:
         return ()
-    key = tuple(kinds)
+    key = (tuple(kinds), size)
     cache = getattr(_LOCAL, "bufs", None)
     if cache is None:
         cache = _LOCAL.bufs = {}
     bufs = cache.get(key)
     if bufs is None:
-        bufs = cache[key] = ([np.empty(BLOCK, _DTYPES[k]) for k in kinds],)
+        bufs = cache[key] = ([np.empty(size, _DTYPES[k]) for k in kinds],)
     return bufs
 
 

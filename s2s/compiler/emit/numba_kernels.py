@@ -236,11 +236,16 @@ def kernel_source(name: str, names: list, mask: tuple, expr, reduce, module: boo
     docs/jit.md). User names never start with `_` (`kernels._kernel_names`).
     `module=False`: the function alone (what listings show; the helpers `_maximum`... and the
     decorator `_jit` are this module's `_PRELUDE`)."""
-    arrays = {n for n, m in zip(names, mask) if m}
+    arrays = {n for n, m in zip(names, mask) if m and m != "c"}
     value = element_expr(expr, arrays)
-    params = [f"_w_{n}" if n in arrays else n for n in names]
+    params = [f"_w_{n}" if m else n for n, m in zip(names, mask)]
+    rows = "r" in mask or "c" in mask
+    if rows:
+        params.insert(0, "_width")
     lines = ["", "@_jit", f"def {name}(lo, hi, _w_out, {', '.join(params)}):", "    _wide()"]
-    if reduce == "sum" and "_exp(" in value:  # the values a chunk at a time into `_buf` (a loop LLVM vectorizes), then
+    if rows:
+        lines += _row_loops(names, mask, value, reduce)
+    elif reduce == "sum" and "_exp(" in value:  # the values a chunk at a time into `_buf` (a loop LLVM vectorizes), then
         # added in order (a float sum in order is a chain no compiler may vectorize)
         lines += ["    _buf = np.empty(CHUNK)", "    s = 0.0", "    for _c in range(lo, hi, CHUNK):",
                   "        _m = min(hi, _c + CHUNK)"]
@@ -256,12 +261,28 @@ def kernel_source(name: str, names: list, mask: tuple, expr, reduce, module: boo
                       "    return 0.0"]
     if module:
         lines += ["", "", "@_jit", f"def {name}_blocks(_ctr, _parts, _n, _size, _w_out, {', '.join(params)}):",
-                  "    _wide()", "    nb = (_n + _size - 1) // _size", "    last = False", "    while True:",
-                  "        b = _claim(_ctr, 0)", "        if b >= nb:", "            return last",
-                  "        lo = b * _size",
-                  f"        _parts[b] = {name}(lo, min(_n, lo + _size), _w_out, {', '.join(params)})",
-                  "        if _claim(_ctr, 1) == nb - 1:", "            last = True"]
+                  "    _wide()", "    _nb = (_n + _size - 1) // _size", "    _last = False", "    while True:",
+                  "        _b = _claim(_ctr, 0)", "        if _b >= _nb:", "            return _last",
+                  "        lo = _b * _size",
+                  f"        _parts[_b] = {name}(lo, min(_n, lo + _size), _w_out, {', '.join(params)})",
+                  "        if _claim(_ctr, 1) == _nb - 1:", "            _last = True"]
     return (_PRELUDE if module else "") + "\n".join(lines if module else lines[1:]) + "\n"
+
+
+def _row_loops(names, mask, value, reduce) -> list:
+    """The body of a block function whose blocks are rows of `_width` elements (a row or column
+    operand: s2s.compiler.emit.broadcast): for each row, full arrays sliced to it, a row operand
+    whole, a column operand's number of that row; the inner loop from 0, which LLVM vectorizes.
+    (A fused sum adds the elements in order, row after row.)"""
+    lines = ["    s = 0.0"] if reduce == "sum" else []
+    lines += [f"    {n} = _w_{n}" for n, m in zip(names, mask) if m == "r"]
+    lines += ["    for _r in range(lo, hi):", "        _a = _r * _width"]
+    lines += [f"        {n} = _w_{n}[_a:_a + _width]" for n, m in zip(names, mask) if m is True or m == "b"]
+    lines += [f"        {n} = _w_{n}[_r]" for n, m in zip(names, mask) if m == "c"]
+    if reduce == "sum":
+        return lines + ["        for i in range(_width):", f"            s += {value}", "    return s"]
+    return lines + ["        out = _w_out[_a:_a + _width]", "        for i in range(_width):",
+                    f"            out[i] = {value}", "    return 0.0"]
 
 
 def cache_dir() -> str:
