@@ -147,6 +147,28 @@ def test_scalar_named_like_a_driver_local(engine, f):
     np.testing.assert_array_equal(s2s.jit(f)(x, 0.5), f(x, 0.5))
 
 
+def sum_exp_chunk(x, CHUNK):
+    return np.sum(np.exp(x * CHUNK + 1.0) * 2.0 - x)
+
+
+def sum_exp_min(x, min):
+    return np.sum(np.exp(x * min + 1.0) * 2.0 - x)
+
+
+def scalar_types(x, types):
+    return (x + types) * 2.0 - x * x
+
+
+@pytest.mark.parametrize("f", [sum_exp_chunk, sum_exp_min, scalar_types])
+def test_scalar_named_like_a_kernel_global(engine, f):
+    """A number argument named as a global or builtin the numba kernel's source reads (`CHUNK`,
+    `min`, `types`) is renamed in the kernel: `CHUNK` shadowed the chunk size and numba raised its
+    typing error from the user's call."""
+    x = _rng().normal(size=M * N) * 0.1
+    got, want = s2s.jit(f)(x, 0.5), f(x, 0.5)
+    np.testing.assert_allclose(got, want, rtol=1e-12)  # (a fused sum adds block by block)
+
+
 def linear(x, w, b, y):
     return 0.25 * (x @ w + b - y)
 

@@ -165,7 +165,9 @@ def kernel_source(name: str, names: list, mask: tuple, expr, reduce) -> str:
     return "\n".join(lines) + "\n", kinds
 
 
-_RESERVED = re.compile(r"(lo|hi|out|bufs|np|numba|i|s|[fbi]\d+|_.*)$")
+# a kernel's own names, and the globals and builtins its source reads (numba_kernels' prelude:
+# `CHUNK`, `min`, `ir`, `types`, `intrinsic`), which a parameter of the same name would shadow
+_RESERVED = re.compile(r"(lo|hi|out|bufs|np|numba|i|s|[fbi]\d+|_.*|CHUNK|min|max|range|ir|types|intrinsic|math)$")
 
 
 def _kernel_names(names: list, expr):
