@@ -240,7 +240,7 @@ elementwise("rt.tanh_by_exps", "1 - ans * ans", float_result="always",
 # softmax as authors write it with exp (transforms/softmax_idioms.py): the value as written, softmax's derivative
 prim("rt.softmax_by_exp", "x, max_axis=None, sum_axis=None", same_shape=True, float_result="always",
      zero_args=("max_axis", "sum_axis"), written_out="exp(x - max(x)) / sum(exp(x - max(x)))",
-     batch=along("max_axis", "sum_axis"))
+     batch=along("max_axis", "sum_axis", none="all"))
 defvjp("rt.softmax_by_exp", x="ans * (g - xp.sum(g * ans, axis=sum_axis, keepdims=True))")
 defjvp("rt.softmax_by_exp", x="ans * (dx - xp.sum(dx * ans, axis=sum_axis, keepdims=True))")
 prim("xp.arctan2", "x, y", broadcasting=True, math_name="atan2")
