@@ -37,8 +37,6 @@ import gast
 from .. import analysis
 from ..ir import build
 
-_MAX = ("xp.max", "xp.amax")
-
 
 def rewrite(body: list, params=()) -> list:
     """`body` (core form, modified in place) with each written-out softmax replaced by one call."""
@@ -90,8 +88,8 @@ def _match(block, k, s, defs, counts, reads):
 
     e, z = s.value.left, s.value.right
     ev, zv = value(e), value(z)
-    exp = _call(ev, ("xp.exp",), ())
-    red = _call(zv, ("xp.sum",), ("axis", "dtype", "out", "keepdims"))
+    exp = _call(ev, lambda f: f == "xp.exp", ())
+    red = _call(zv, lambda f: f == "xp.sum", ("axis", "dtype", "out", "keepdims"))
     if exp is None or red is None or not (isinstance(red[0], gast.Name) and red[0].id == e.id):
         return None
     shifted = value(exp[0])
@@ -99,7 +97,7 @@ def _match(block, k, s, defs, counts, reads):
             and isinstance(shifted.left, gast.Name)):
         return None
     x, m = shifted.left.id, shifted.right
-    mx = _call(value(m), _MAX, ("axis", "out", "keepdims"))
+    mx = _call(value(m), lambda f: f == "xp.max" or f == "xp.amax", ("axis", "out", "keepdims"))
     if mx is None or not (isinstance(mx[0], gast.Name) and mx[0].id == x):
         return None
     axes = _axes(mx[1], red[1])
@@ -120,10 +118,10 @@ def _match(block, k, s, defs, counts, reads):
     return x, axes[0], axes[1], used
 
 
-def _call(v, names, params):
-    """(operand, {parameter: argument}) of `v`, a call of one of `names` with one array operand
-    and then `params` by position or keyword, else None."""
-    if not (isinstance(v, gast.Call) and analysis.dotted(v.func) in names and v.args) \
+def _call(v, named, params):
+    """(operand, {parameter: argument}) of `v`, a call of a function whose dotted name passes
+    `named`, with one array operand and then `params` by position or keyword, else None."""
+    if not (isinstance(v, gast.Call) and named(analysis.dotted(v.func)) and v.args) \
             or any(isinstance(a, gast.Starred) for a in v.args) or len(v.args) > len(params) + 1:
         return None
     given = dict(zip(params, v.args[1:]))
