@@ -187,3 +187,56 @@ def test_other_forms_keep_the_chain_rule(f, args):
     assert "softmax_by_exp" not in code
     got = s2s.grad(f)(*args)
     np.testing.assert_allclose(got, fd_grad(lambda v: f(v, *args[1:]), args[0]), rtol=1e-6, atol=1e-8)
+
+
+def layer_loss(w, h, b):
+    p = soft_col(w @ h + b)
+    return -np.log(p[3, 0])
+
+
+def layer_loss_chain(w, h, b):
+    p = chain_col(w @ h + b)
+    return -np.log(p[3, 0])
+
+
+def test_jit_knows_the_result_has_its_operands_shape():
+    """Shape folding reads the helper's result as its operand's shape, also of an expression
+    (passes/shapefold.py): the sum's cotangents need no `rt.operand_cotangent`."""
+    r = np.random.default_rng(5)
+    args = (r.normal(size=(6, 3)), r.normal(size=(3, 1)), r.normal(size=(6, 1)))
+    g = s2s.jit(s2s.grad(layer_loss, (0, 1, 2)))
+    got = g(*args)
+    code = s2s.source(g, *args)
+    assert "rt.softmax_by_exp(" in code and "operand_cotangent" not in code and "xp.zeros((6, 1))" in code
+    plain = s2s.grad(layer_loss, (0, 1, 2))(*args)
+    chain = s2s.grad(layer_loss_chain, (0, 1, 2))(*args)
+    for k in range(3):
+        assert np.array_equal(got[k], plain[k])
+        np.testing.assert_allclose(got[k], chain[k], rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(got[k], fd_grad(lambda v: layer_loss(*args[:k], v, *args[k + 1:]), args[k]),
+                                   rtol=1e-6, atol=1e-8)
+
+
+def dict_loss(w, b):
+    ys = {}
+    loss = 0.0
+    for t in range(3):
+        ys[t] = soft_col(w @ b + t)
+        loss -= np.log(ys[t][t, 0])
+    return loss
+
+
+def test_dict_items_are_float64():
+    """The float64 facts read the helper's result as float64 where its operand is
+    (passes/float64.py): the items of a dict of its results are float64 arrays, so the forward
+    sweep keeps no shape stub of the item it reads (four stubs on the tape, five without)."""
+    r = np.random.default_rng(5)
+    args = (r.normal(size=(4, 4)), r.normal(size=(4, 1)))
+    g = s2s.jit(s2s.grad(dict_loss, (0, 1)))
+    got = g(*args)
+    assert s2s.source(g, *args).count("rt.shape_stub(") == 4
+    plain = s2s.grad(dict_loss, (0, 1))(*args)
+    for k in range(2):
+        assert np.array_equal(got[k], plain[k])
+        np.testing.assert_allclose(got[k], fd_grad(lambda v: dict_loss(*args[:k], v, *args[k + 1:]), args[k]),
+                                   rtol=1e-6, atol=1e-8)
