@@ -36,51 +36,19 @@ import gast
 
 from .. import analysis
 from ..ir import build
+from . import idiom_blocks
 
 
 def rewrite(body: list, params=()) -> list:
     """`body` (core form, modified in place) with each written-out softmax replaced by one call."""
-    counts = analysis.assigned_counts(body, params)
-    reads: dict[str, int] = {}
-    for n in analysis.iter_nodes(body):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            reads[n.id] = reads.get(n.id, 0) + 1
-    _block(body, counts, reads)
-    return body
+    return idiom_blocks.rewrite_each(body, params, _match)
 
 
-def _block(block: list, counts, reads) -> None:
-    for s in block:
-        for field in ("body", "orelse"):
-            inner = getattr(s, field, None)
-            if isinstance(inner, list) and inner and not isinstance(s, gast.FunctionDef):
-                _block(inner, counts, reads)
-    defs = {}
-    for k, s in enumerate(block):
-        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
-            defs.setdefault(s.targets[0].id, (k, s))
-    drop: set[int] = set()
-    for k, s in enumerate(block):
-        found = _match(block, k, s, defs, counts, reads) if k not in drop else None
-        if found is None:
-            continue
-        x, max_axis, sum_axis, used = found
-        s.value = build.call("rt.softmax_by_exp", [build.name(x), build.clone(max_axis), build.clone(sum_axis)])
-        drop |= used
-    if drop:
-        block[:] = [s for k, s in enumerate(block) if k not in drop]
-
-
-def _match(block, k, s, defs, counts, reads):
-    """(x, max's axis, sum's axis, indices of the statements the call replaces) where statement
-    `k` of `block` divides a written-out softmax's `exp` by its sum, else None."""
+def _match(block, k, s, temp):
+    """(the call, indices of the statements it replaces, x) where statement `k` of `block` divides
+    a written-out softmax's `exp` by its sum, else None."""
     if not (isinstance(s, gast.Assign) and isinstance(s.value, gast.BinOp) and isinstance(s.value.op, gast.Div)):
         return None
-
-    def temp(e):
-        """The index of temporary `e`'s one assignment (before `k`, in this block), else None."""
-        ok = isinstance(e, gast.Name) and counts.get(e.id) == 1 and e.id in defs and defs[e.id][0] < k
-        return defs[e.id][0] if ok else None
 
     def value(e):
         i = temp(e)
@@ -103,19 +71,8 @@ def _match(block, k, s, defs, counts, reads):
     axes = _axes(mx[1], red[1])
     if axes is None:
         return None
-    temps = [e, z, exp[0], m]
-    used = {temp(t) for t in temps}
-    names = {block[i].targets[0].id for i in used}
-    inside: dict[str, int] = {}
-    for i in (*used, k):
-        for n in analysis.iter_nodes(block[i].value):
-            if isinstance(n, gast.Name) and n.id in names:
-                inside[n.id] = inside.get(n.id, 0) + 1
-    if x in names or any(reads.get(t, 0) != inside.get(t, 0) for t in names):
-        return None
-    if any(x in analysis.targets(t) for t in analysis.walk_stmts(block[min(used):k])):
-        return None
-    return x, axes[0], axes[1], used
+    used = {temp(t) for t in (e, z, exp[0], m)}
+    return build.call("rt.softmax_by_exp", [build.name(x), build.clone(axes[0]), build.clone(axes[1])]), used, x
 
 
 def _call(v, named, params):
