@@ -237,3 +237,12 @@ def test_dict_items_are_float64():
     for k in range(2):
         assert np.array_equal(got[k], plain[k])
         np.testing.assert_allclose(got[k], fd_grad_of(dict_loss, args, k), rtol=1e-6, atol=1e-8)
+
+
+def test_checkpoint_policy_replays_the_chain_rule():
+    def cell(x):
+        return np.sum(np.log(soft_rows(x * 1.5)) * _weights((3, 4)))
+    saved = s2s.checkpoint(cell, policy=s2s.checkpoint_policies.dots_saveable)
+    x = _x((3, 4), 2)
+    np.testing.assert_allclose(s2s.grad(saved)(x), fd_grad(cell, x), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(s2s.grad(saved)(x), s2s.grad(cell)(x), rtol=1e-12, atol=1e-14)
