@@ -10,7 +10,7 @@ from .core import asarray, namespace
 
 # what generated code reaches as `rt.<name>` (s2s/runtime/__init__.py reads it)
 __all__ = ("mod_dy", "fmod_dy", "pow_d", "pow_d_dy", "inv0", "pick", "clip_mask", "clip_low", "clip_high", "log0",
-           "sinc_deriv", "tanh_by_exp", "tanh_by_exps")
+           "sinc_deriv", "tanh_by_exp", "tanh_by_exps", "softmax_by_exp")
 
 
 def mod_dy(x, y, g):
@@ -128,3 +128,16 @@ def tanh_by_exps(x):
     xp = namespace(x)
     p, m = xp.exp(x), xp.exp(-x)
     return (p - m) / (p + m)
+
+
+def softmax_by_exp(x, max_axis=None, sum_axis=None):
+    """`e = exp(x - max(x, max_axis)); e / sum(e, sum_axis)` as an author writes softmax, computed
+    as written (the same NumPy calls; the max and the sum kept as dimensions, which changes no
+    value where the written form broadcasts back in place), which reverse mode differentiates as
+    softmax along `sum_axis`, `ans * (g - sum(g * ans))` (transforms/softmax_idioms.py)."""
+    if type(x) is np.ndarray:  # (the array's methods: NumPy's functions add a Python wrapper, about 1 us each)
+        e = np.exp(x - (x.max() if max_axis is None else x.max(axis=max_axis, keepdims=True)))
+        return e / (e.sum() if sum_axis is None else e.sum(axis=sum_axis, keepdims=True))
+    xp = namespace(x)
+    e = xp.exp(x - xp.max(x, axis=max_axis, keepdims=True))
+    return e / xp.sum(e, axis=sum_axis, keepdims=True)

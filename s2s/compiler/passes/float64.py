@@ -100,7 +100,8 @@ def is_float64(e, names, ints=frozenset()) -> bool:
         return f(e.args[0]) and f(e.args[1])
     if name == "xp.zeros" and len(e.args) == 1:  # (no dtype: float64)
         return True
-    return p is not None and (p.same_shape or p.reduction) and len(e.args) == 1 and not p.nondiff and f(e.args[0])
+    return p is not None and (p.same_shape or p.reduction) and (len(e.args) == 1 or p.written_out) and not p.nondiff \
+        and f(e.args[0])  # (a written-out helper's settings after its operand: rt.softmax_by_exp's axes)
 
 
 def _reduction(e):

@@ -169,7 +169,7 @@ def shape_of(v, shapes):
     if p is not None and p.shape_query in ("size", "ndim"):
         return ()
     p = registry.lookup(analysis.classify(v)) if f is not None else None
-    return of(v.args[0]) if p and p.same_shape and (f[:3] == "xp." or p.written_out) and len(v.args) == 1 else None
+    return of(v.args[0]) if p and p.same_shape and (f[:3] == "xp." and len(v.args) == 1 or p.written_out) else None
 
 
 class Shapes(dict):

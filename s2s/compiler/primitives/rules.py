@@ -237,6 +237,12 @@ elementwise("rt.inv0", "-ans * ans")
 elementwise("rt.tanh_by_exp", "1 - ans * ans", float_result="always", written_out="(exp(2x) - 1) / (exp(2x) + 1)")
 elementwise("rt.tanh_by_exps", "1 - ans * ans", float_result="always",
             written_out="(exp(x) - exp(-x)) / (exp(x) + exp(-x))")
+# softmax as authors write it with exp (transforms/softmax_idioms.py): the value as written, softmax's derivative
+prim("rt.softmax_by_exp", "x, max_axis=None, sum_axis=None", same_shape=True, float_result="always",
+     zero_args=("max_axis", "sum_axis"), written_out="exp(x - max(x)) / sum(exp(x - max(x)))",
+     batch=along("max_axis", "sum_axis", none="all"))
+defvjp("rt.softmax_by_exp", x="ans * (g - xp.sum(g * ans, axis=sum_axis, keepdims=True))")
+defjvp("rt.softmax_by_exp", x="ans * (dx - xp.sum(dx * ans, axis=sum_axis, keepdims=True))")
 prim("xp.arctan2", "x, y", broadcasting=True, math_name="atan2")
 defvjp("xp.arctan2", x="rt.unbroadcast(g * y / (x * x + y * y), x)",
        y="rt.unbroadcast(-g * x / (x * x + y * y), y)")

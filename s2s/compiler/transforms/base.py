@@ -31,7 +31,7 @@ from ..ir import build
 from ..ir.core import SOURCE_FILE, CoreFn, source_file
 from ..ir.names import Namer
 from ..primitives import keywords, registry
-from . import tanh_idioms
+from . import softmax_idioms, tanh_idioms
 
 
 class Callees(Protocol):
@@ -218,7 +218,7 @@ class Transform:
         self.namer = Namer(build.names_in(core.node) | set(core.ns) | {"xp", "rt"})  # every name of the output
         self.body = split_self_updates(build.clone(core.node.body), self.namer)
         if getattr(self, "tanh_idioms", False):  # (reverse mode's: tanh written with exp is tanh)
-            self.body = tanh_idioms.rewrite(self.body, core.params)
+            self.body = softmax_idioms.rewrite(tanh_idioms.rewrite(self.body, core.params), core.params)
         self.active = analysis.activity(self.body, active_params)
         self.containers = containers(self.body, self.active)
         # (a generated function's parameters, a sweep's record and cotangent, may be whole pytrees)

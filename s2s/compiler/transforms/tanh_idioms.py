@@ -36,51 +36,19 @@ import gast
 from .. import analysis
 from ..ir import build
 from ..primitives import registry
+from . import idiom_blocks
 
 
 def rewrite(body: list, params=()) -> list:
     """`body` (core form, modified in place) with each written-out tanh replaced by one call."""
-    counts = analysis.assigned_counts(body, params)
-    reads: dict[str, int] = {}
-    for n in analysis.iter_nodes(body):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            reads[n.id] = reads.get(n.id, 0) + 1
-    _block(body, counts, reads)
-    return body
+    return idiom_blocks.rewrite_each(body, params, _match)
 
 
-def _block(block: list, counts, reads) -> None:
-    for s in block:
-        for field in ("body", "orelse"):
-            inner = getattr(s, field, None)
-            if isinstance(inner, list) and inner and not isinstance(s, gast.FunctionDef):
-                _block(inner, counts, reads)
-    defs = {}
-    for k, s in enumerate(block):
-        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
-            defs.setdefault(s.targets[0].id, (k, s))
-    drop: set[int] = set()
-    for k, s in enumerate(block):
-        found = _match(block, k, s, defs, counts, reads) if k not in drop else None
-        if found is None:
-            continue
-        helper, x, used = found
-        s.value = build.call(helper, [build.name(x)])
-        drop |= used
-    if drop:
-        block[:] = [s for k, s in enumerate(block) if k not in drop]
-
-
-def _match(block, k, s, defs, counts, reads):
-    """(helper, x, indices of the statements the call replaces) where statement `k` of `block`
-    divides a written-out tanh's numerator by its denominator, else None."""
+def _match(block, k, s, temp):
+    """(the call, indices of the statements it replaces, x) where statement `k` of `block` divides
+    a written-out tanh's numerator by its denominator, else None."""
     if not (isinstance(s, gast.Assign) and isinstance(s.value, gast.BinOp) and isinstance(s.value.op, gast.Div)):
         return None
-
-    def temp(e):
-        """The index of temporary `e`'s one assignment (before `k`, in this block), else None."""
-        ok = isinstance(e, gast.Name) and counts.get(e.id) == 1 and e.id in defs and defs[e.id][0] < k
-        return defs[e.id][0] if ok else None
 
     def value(e, kind=None):
         i = temp(e)
@@ -116,17 +84,7 @@ def _match(block, k, s, defs, counts, reads):
     if x is None:
         return None
     used = {temp(t) for t in temps}
-    names = {block[i].targets[0].id for i in used}
-    inside: dict[str, int] = {}
-    for i in (*used, k):
-        for e in analysis.iter_nodes(block[i].value):
-            if isinstance(e, gast.Name) and e.id in names:
-                inside[e.id] = inside.get(e.id, 0) + 1
-    if x in names or any(reads.get(t, 0) != inside.get(t, 0) for t in names):
-        return None
-    if any(x in analysis.targets(t) for t in analysis.walk_stmts(block[min(used):k])):
-        return None
-    return helper, x, used
+    return build.call(helper, [build.name(x)]), used, x
 
 
 def _helper(form: str) -> str:
