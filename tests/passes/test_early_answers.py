@@ -1,7 +1,9 @@
-"""Scalar fill asks where a full reduction's cotangent is read before it computes the shape roots
-(`fill.scalar_fill`): a cotangent read inside a block or nowhere after it is not filled whatever
-the shapes, and `grad` of the 1,600-statement rebinding program (one such cotangent, `b_y`,
-read in every branch of the backward sweep) computed the roots for it in each round."""
+"""Passes that answer "nothing to do" before their costly facts (`grad` of the 1,600-statement
+rebinding program, issue 46): scalar fill asks where a full reduction's cotangent is read before
+it computes the shape roots (a cotangent read inside a block or nowhere after it is not filled
+whatever the shapes; that program's one, `b_y`, is read in every branch of the backward sweep);
+dead records look for pops only when a list has a push of a shape stub (reverse mode's tape of a
+value whose shape is all that is kept)."""
 import textwrap
 
 import gast
@@ -10,7 +12,7 @@ import pytest
 
 import s2s
 from s2s.compiler.emit.codegen import to_source
-from s2s.compiler.passes import base, fill
+from s2s.compiler.passes import base, fill, records
 
 FILLED = """
 b_t2 = rt.sum_vjp(b_t3, t1, None, False)
@@ -60,3 +62,23 @@ def test_rebinding_gradient_against_central_differences():
     h = 1e-6
     want = (prog(x + h, v) - prog(x - h, v)) / (2 * h)
     np.testing.assert_allclose(g, want, rtol=1e-6)
+
+
+TAPE = """
+tape = []
+tape.append({pushed})
+y = xp.sin(g)
+g = g * y
+y = tape.pop()
+return g
+"""
+
+
+@pytest.mark.parametrize("pushed, dropped", [("y", False), ("rt.shape_stub(y)", True)])
+def test_dead_records_pops_only_with_a_stub(pushed, dropped, monkeypatch):
+    fn = gast.parse("def f(y, g):\n" + textwrap.indent(textwrap.dedent(TAPE.format(pushed=pushed)), "    ")).body[0]
+    if not dropped:
+        monkeypatch.setattr(records, "pop_of", lambda s: pytest.fail("pops looked at"))
+    fn.body, changed = records.PASS(fn.body, {"y", "g"})
+    src = to_source(fn)
+    assert changed is dropped and ("tape.pop()" not in src) is dropped, src
