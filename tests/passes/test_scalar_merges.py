@@ -5,21 +5,14 @@ run of the pass in the pipeline over the pass-tracking corpus's optimizer inputs
 check skips changes nothing when made in full."""
 import gast
 import pytest
-from test_pass_tracking import _inputs, _own
+import test_pass_tracking as tracking
 
 from s2s.compiler import passes
 from s2s.compiler.passes import base, scalars
 
+# one worker computes the corpus's optimizer inputs once for this file (.ci/run: --dist loadgroup)
 pytestmark = pytest.mark.xdist_group("test_scalar_merges")
-
-
-@pytest.fixture(scope="module")
-def inputs(tmp_path_factory):
-    mp = pytest.MonkeyPatch()
-    try:
-        yield _inputs(mp, tmp_path_factory.mktemp("merges"))
-    finally:
-        mp.undo()
+inputs = tracking.inputs  # (the pass-tracking corpus's optimizer inputs: its module fixture)
 
 
 def _full(body, params, facts):
@@ -51,7 +44,7 @@ def test_a_skipped_run_would_change_nothing(inputs, monkeypatch):
         base.Pass(p.name, checked, p.needs, p.idempotent, p.forgets) if p is scalars.PASS else p
         for p in passes.PIPELINE))
     for fn, known, settled in inputs:
-        passes.optimize(base.clone(fn), _own(known), settled=settled)
+        passes.optimize(base.clone(fn), tracking._own(known), settled=settled)
     assert runs[False] > 10 and runs[True] > 0, runs
 
 
