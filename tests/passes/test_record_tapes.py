@@ -80,3 +80,23 @@ def test_pass_alone(extra, read, dropped):
     after = to_source(fn)
     assert changed is dropped and ("rt.shape_stub(t14)" not in after) is dropped, after
     assert (after == before) is not dropped
+
+
+def _body(src):
+    return gast.parse("def f(r0, r1, y, g, c):\n" + textwrap.indent(textwrap.dedent(src), "    ")).body[0].body
+
+
+def test_only_a_record_copys_unpack_pairs_lists():
+    """The pass looks for pairs only where a statement, at any depth, unpacks a record's copy
+    (the backward list comes from nowhere else): a gradient without one (every `grad` that
+    inlines no call) costs one scan of its statements."""
+    sweeps = SWEEPS.format(extra="pass", read="")
+    assert record_tapes._unpacks_record(_body(sweeps))
+    nested = sweeps.replace("    (b_tape,", "    if c:\n        (b_tape,")
+    assert record_tapes._unpacks_record(_body(nested))
+    assert not record_tapes._unpacks_record(_body(sweeps.replace("rt.copy_saved(saved0)", "saved0")))
+    fn = gast.parse("def f(r0, r1, y, g, c):\n" + textwrap.indent(textwrap.dedent(
+        sweeps.replace("rt.copy_saved(saved0)", "saved0")), "    ")).body[0]
+    before = to_source(fn)
+    assert record_tapes.PASS(fn.body, {"r0", "r1", "y", "g", "c"}) == (fn.body, False)
+    assert to_source(fn) == before

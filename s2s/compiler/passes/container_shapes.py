@@ -47,7 +47,7 @@ def _parents(body) -> dict:
     return out
 
 
-def _record_copy(v) -> str | None:
+def record_copy(v) -> str | None:
     """The record `r` of `rt.copy_saved(r)` / `rt.private(r, ...)`, or None."""
     if isinstance(v, gast.Call) and v.args and isinstance(v.args[0], gast.Name) \
             and analysis.dotted(v.func) in _RECORD_COPIES:
@@ -79,7 +79,7 @@ class Records:
                         and not v.args and isinstance(v.func.value, gast.Name):
                     pops.setdefault(t.id, []).append(v.func.value.id)
                 binds.setdefault(t.id, []).append(v)
-            elif isinstance(t, gast.Tuple) and (r := _record_copy(v)) is not None:
+            elif isinstance(t, gast.Tuple) and (r := record_copy(v)) is not None:
                 unpacks.append((t, r))
         self.displays = {}
         for n, vs in binds.items():  # (pops restoring the name itself: one function's two sweeps)

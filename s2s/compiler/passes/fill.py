@@ -114,7 +114,7 @@ def _fillable(b, body, start, root, roots, reads, counts, depth=0) -> bool:
 
 
 def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
-    roots = reads = None  # computed on the first candidate: most bodies have none
+    roots = reads = None  # computed on the first candidate (roots: one read after it): most bodies have none
     touched: set[str] = set()
     for i, s in enumerate(body):
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)):
@@ -128,8 +128,12 @@ def scalar_fill(body: list, params, facts) -> tuple[list, set[str]]:
                 and keep.value is False and isinstance(like, gast.Name)):
             continue
         b = s.targets[0].id
+        if reads is None:
+            reads = _Reads(body, facts["notes"])
+        if not reads.after(b, i):
+            continue  # (read inside a block, before, or never: `_fillable`'s first answer, without the roots)
         if roots is None:
-            roots, reads = facts["shape_roots"], _Reads(body, facts["notes"])
+            roots = facts["shape_roots"]
         if not _fillable(b, body, i, roots.get(like.id, like.id), roots, reads, roots.counts):  # (values only change)
             continue
         touched.update(names_of(s))

@@ -48,16 +48,25 @@ import gast
 
 from .. import analysis
 from .base import Pass
-from .container_shapes import Records
+from .container_shapes import Records, record_copy
 from .records import dropped, loop_records, saved_name
 from .stack import lists_made, pop_of, push_of
 from .sum_into import binders_and_reads
+
+
+def _unpacks_record(body) -> bool:
+    """Whether a statement unpacks a record's copy, `(b_tape, ...) = rt.copy_saved(saved0)`
+    (`Records.copies` comes from nowhere else)."""
+    return any(type(s) is gast.Assign and type(s.targets[0]) is gast.Tuple and record_copy(s.value) is not None
+               for s in analysis.walk_stmts(body))
 
 
 def _pairs(body, params):
     """(forward list, backward list) pairs whose pushes and pops match one to one: the forward
     list made here, read by its pushes and one record display alone; the record read by one copy
     that unpacks it alone; the backward list bound by that unpack alone, read by its pops alone."""
+    if not _unpacks_record(body):
+        return [], None  # (a pair's backward list is unpacked from a record copy: most bodies have none)
     made = lists_made(body, params)
     if not made:
         return [], None

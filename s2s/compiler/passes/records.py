@@ -82,16 +82,18 @@ def dead_records(body: list, params, facts) -> tuple[list, set[str]]:
         return body, set()
     lists = noted_lists(body, params, facts["notes"])
     pushes: dict = {}
-    pops: dict = {}
     for s in analysis.walk_stmts(body):
         if (p := push_of(s)) is not None and p[0] in lists:
             pushes.setdefault(p[0], []).append((s, p[1]))
-        elif (p := pop_of(s)) is not None and p[0] in lists:
-            pops.setdefault(p[0], []).append((s, p[1]))
     tapes = [lst for lst, ps in pushes.items() if any(_stub(v) for _, v in ps)]
-    if tapes:  # (a list measured or passed on keeps all)
-        loads = analysis.loads(body)
-        tapes = [lst for lst in tapes if loads.count(lst) == len(pushes[lst]) + len(pops.get(lst, ()))]
+    if not tapes:  # (no tape: no pops to look at)
+        return body, set()
+    pops: dict = {}
+    for s in analysis.walk_stmts(body):
+        if (p := pop_of(s)) is not None and p[0] in lists:
+            pops.setdefault(p[0], []).append((s, p[1]))
+    loads = analysis.loads(body)  # (a list measured or passed on keeps all)
+    tapes = [lst for lst in tapes if loads.count(lst) == len(pushes[lst]) + len(pops.get(lst, ()))]
     if not tapes:
         return body, set()
     live = analysis.Liveness(body)

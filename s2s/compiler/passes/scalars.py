@@ -179,10 +179,9 @@ class _Function:
     """What the blocks of one body share: binding and read counts, and (computed only where a
     factor could move: most bodies have none) the floating names and a namer."""
 
-    def __init__(self, body, params, facts):
+    def __init__(self, body, params, facts, binds):
         self.body, self.params, self.known = body, params, facts["known"]
-        self.binds = collections.Counter(t for s in analysis.walk_stmts(body) for t in bound(s))
-        self.binds.update(params)
+        self.binds = binds
         self.reads = facts["notes"].read_counts(body)
         self.merges = 0  # rewrites where two factors became one
 
@@ -264,10 +263,40 @@ class _Block:
         return [build.assign(part, build.binop(build.name(y), type(op)(), build.name(z))), s]
 
 
+def _binds(body, params) -> collections.Counter:
+    """How many statements bind each name (an item store its base; a parameter once more)."""
+    binds = collections.Counter(t for s in analysis.walk_stmts(body) for t in bound(s))
+    binds.update(params)
+    return binds
+
+
+def _may_merge(body, binds) -> bool:
+    """Whether two factors could meet in `collect`'s run (False: it would only move factors, and
+    undo that). A run merges only at a statement bound once whose operator has two operands
+    that are factors, a lender's and a literal or two lenders'; a lender is a name bound once to
+    `k * y`, or to a product or quotient that reads a lender (a move makes it `k * s`), earlier
+    in program order. This asks that of every block at once, and of lenders read more than once."""
+    lenders: set[str] = set()
+    for s in analysis.walk_stmts(body):
+        if type(s) is not gast.Assign or type(s.targets[0]) is not gast.Name or type(s.value) is not gast.BinOp \
+                or binds[s.targets[0].id] != 1:
+            continue
+        v = s.value
+        lent = [type(e) is gast.Name and e.id in lenders for e in (v.left, v.right)]
+        if any(lent) and all(n or _literal(e) is not None for n, e in zip(lent, (v.left, v.right))):
+            return True
+        if _scaled(v) is not None or any(lent) and isinstance(v.op, (gast.Mult, gast.Div)):
+            lenders.add(s.targets[0].id)
+    return False
+
+
 def collect(body, params, facts):
     if not any(isinstance(s, gast.Assign) and _scaled(s.value) is not None for s in analysis.walk_stmts(body)):
         return body, set()  # no factor to collect (most bodies)
-    fn = _Function(body, params, facts)
+    binds = _binds(body, params)
+    if not _may_merge(body, binds):
+        return body, set()
+    fn = _Function(body, params, facts, binds)
     binds, reads, notes = fn.binds, fn.reads, facts["notes"]
     touched: set[str] = set()
     undo = []  # (block, index, statement, its value before, statements it became)
