@@ -87,3 +87,14 @@ def test_generated_code_prints_as_astor_prints_it(variant, monkeypatch, tmp_path
     assert len(seen) >= 6
     for fast, slow in seen:
         assert fast == slow
+
+
+@pytest.mark.parametrize("value", [(None, (4,)), (), (1,), ((2, 3), None, -1.5, "a'b", True)])
+def test_a_tuple_constant_prints_as_astor_prints_it(value, monkeypatch):
+    """jit's shape guards hold tuple constants (`(None, (4,))`): printed directly, as astor's repr."""
+    fn = gast.parse("def f(a):\n    t = g(a, k)\n    return t\n").body[0]
+    fn.body[0].value.args[1] = gast.Constant(value=value, kind=None)
+    assert printer.function_lines(build.clone(fn)) is not None
+    fast, slow = _both(fn, monkeypatch)
+    assert fast == slow
+    assert fast[0].splitlines()[2] == f"    t = g(a, {value!r})"

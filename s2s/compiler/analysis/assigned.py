@@ -36,27 +36,30 @@ def definitely_assigned(body, params, at=None) -> dict[gast.stmt, collections.ab
     assigned whenever it starts (an `AssignedSet`: membership and set operations). One forward
     pass."""
     before: dict[gast.stmt, collections.abc.Set[str]] = {}
-
-    def block(stmts, outer) -> set[str]:
-        """The names the block certainly assigns (besides `outer`'s)."""
-        first: dict[str, int] = {}
-        for i, s in enumerate(stmts):
-            here = AssignedSet(outer, first, i)
-            if at is None or isinstance(s, at):
-                before[s] = here
-            if isinstance(s, gast.If):
-                both = block(s.body, here) & block(s.orelse, here)
-                for v in both:
-                    first.setdefault(v, i)
-            elif isinstance(s, (gast.For, gast.While)):
-                block(s.body, AssignedSet(here, {s.target.id: -1} if isinstance(s, gast.For) else {}, 0))
-            else:
-                for t in targets(s):
-                    first.setdefault(t, i)
-        STATS["assigned_stmt"] += len(stmts)
-        return set(first)
-    block(body, frozenset(params))
+    _certain(body, frozenset(params), at, before)
     return before
+
+
+def _certain(stmts, outer, at, before: dict) -> set[str]:
+    """The names the block certainly assigns (besides `outer`'s), noting in `before` what holds
+    as each statement starts (a module-level function: a closure that calls itself would be a
+    reference cycle holding `before` until the cyclic collector runs)."""
+    first: dict[str, int] = {}
+    for i, s in enumerate(stmts):
+        here = AssignedSet(outer, first, i)
+        if at is None or isinstance(s, at):
+            before[s] = here
+        if isinstance(s, gast.If):
+            both = _certain(s.body, here, at, before) & _certain(s.orelse, here, at, before)
+            for v in both:
+                first.setdefault(v, i)
+        elif isinstance(s, (gast.For, gast.While)):
+            _certain(s.body, AssignedSet(here, {s.target.id: -1} if isinstance(s, gast.For) else {}, 0), at, before)
+        else:
+            for t in targets(s):
+                first.setdefault(t, i)
+    STATS["assigned_stmt"] += len(stmts)
+    return set(first)
 
 
 def first_assignment_nested(body) -> dict[str, bool]:

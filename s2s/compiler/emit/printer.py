@@ -179,6 +179,8 @@ def _expr(e, pp: int) -> str:
             return _number(v, pp)
         if type(v) is str and "\n" not in v and not e.kind:  # (in a line that has code before it)
             return repr(v)  # (astor's choice, `astor.string_repr.pretty_string`, of a string of one line)
+        if type(v) is tuple:  # (jit's shape guards, `(None, (4,))`)
+            return repr(v)  # (astor's `visit_Constant` writes any other value's repr, unparenthesized)
         raise _Unusual
     if cls is gast.BinOp:
         op = type(e.op)

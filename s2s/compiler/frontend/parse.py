@@ -12,7 +12,7 @@ import gast
 
 from ...errors import S2SError, S2STypeError, shown_path
 from ..ir import build
-from . import code_match
+from . import code_match, source_block
 
 WHERE_SOURCES_ARE_KEPT = (
     "s2s reads a function's source. Put it in a .py file and import or run that, or define it in "
@@ -75,11 +75,14 @@ def parse_function(fn) -> Parsed:
     if not isinstance(code, types.CodeType):
         raise S2SError(f"s2s cannot transform {fn!r}: it is not a Python function.")
     try:
-        lines, first = inspect.getsourcelines(code)
+        lines, first, untokenized = source_block.source_lines(code)
         filename = inspect.getsourcefile(code) or code.co_filename
     except (OSError, TypeError):
         raise S2SError(f"{code.co_filename}:{code.co_firstlineno}\ns2s cannot read the source of {code.co_name!r}: "
                        f"{_unkept(code.co_filename)}.\n{WHERE_SOURCES_ARE_KEPT}") from None
+    tree = _parsed(textwrap.dedent("".join(lines))) if untokenized else None
+    if untokenized and tree is None:  # (the block goes on: inspect's)
+        lines, first, untokenized = source_block.source_lines(code, tokenized=True)
     if code.co_name == "<lambda>":
         found = _lambda_in_file(fn, filename, first)
         if found is not None:
@@ -89,7 +92,7 @@ def parse_function(fn) -> Parsed:
     indent = len(lines[0]) - len(lines[0].lstrip())
     text = dedented
     try:
-        tree = gast.parse(text)
+        tree = tree or gast.parse(text)
     except SyntaxError:
         # a lambda inside a larger expression: parse just its line, wrapped so it is an expression
         text = "(" + dedented.strip().rstrip(",").rstrip("\\") + ")"
@@ -110,6 +113,14 @@ def parse_function(fn) -> Parsed:
         gast.copy_location(node, node.body[0])
     node.decorator_list = []
     return Parsed(node, filename, first - 1, indent)
+
+
+def _parsed(text: str):
+    """`text` parsed, or None where it does not parse alone."""
+    try:
+        return gast.parse(text)
+    except SyntaxError:
+        return None
 
 
 def _check_code(code, text: str, node, filename: str) -> None:

@@ -210,24 +210,27 @@ def template(_src: str, **subs) -> gast.expr:
     """Parse expression `_src` once and return a copy with each Name in `subs` replaced by its
     node (built in one recursive copy, without copying the whole template first)."""
     count = [0]
-
-    def fill(node):
-        if isinstance(node, list):
-            return [fill(x) for x in node]
-        if not isinstance(node, gast.AST) or isinstance(node, gast.expr_context):
-            return node
-        if isinstance(node, gast.Name) and node.id in subs:
-            new = subs[node.id]
-            return _clone(new, count) if isinstance(new, gast.AST) else const(new)
-        count[0] += 1
-        cls = type(node)
-        out = cls.__new__(cls)
-        out.__dict__.update({k: fill(v) if isinstance(v, (list, gast.AST)) else v for k, v in node.__dict__.items()})
-        return out
-
-    tree = fill(_template(_src))
+    tree = _fill(_template(_src), subs, count)
     STATS["clone"] += count[0]
     return tree
+
+
+def _fill(node, subs: dict, count: list):
+    """`template`'s copy of `node` (a module-level function, not a closure that calls itself:
+    such a closure is a reference cycle per call, garbage only the cyclic collector frees)."""
+    if isinstance(node, list):
+        return [_fill(x, subs, count) for x in node]
+    if not isinstance(node, gast.AST) or isinstance(node, gast.expr_context):
+        return node
+    if isinstance(node, gast.Name) and node.id in subs:
+        new = subs[node.id]
+        return _clone(new, count) if isinstance(new, gast.AST) else const(new)
+    count[0] += 1
+    cls = type(node)
+    out = cls.__new__(cls)
+    out.__dict__.update({k: _fill(v, subs, count) if isinstance(v, (list, gast.AST)) else v
+                         for k, v in node.__dict__.items()})
+    return out
 
 
 def walk(node):

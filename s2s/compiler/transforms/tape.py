@@ -117,6 +117,8 @@ def recomputable(body, params, loops) -> dict:
     passes anywhere but to subscripts, attributes and primitives; `v` assigned there only and read
     only after it in that loop's body. Returns {statement: the `for` statement}. One walk of the
     body (compile time stays linear in the program)."""
+    if not any(isinstance(loop, gast.For) for loop in loops):
+        return {}  # (no `for` loop: nothing to recompute, and no walk of the body)
     pos: dict[int, int] = {}
     end: dict[int, int] = {}
     loaders: dict[str, list[int]] = {}
