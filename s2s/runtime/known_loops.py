@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .batch_core import batched_array, batched_dot
-from .loops import loop_windows, loop_windows_t
+from .loops import _read_only_view, loop_windows, loop_windows_t
 
 __all__ = ("windows_at", "windows_at_t", "windows_vecdot")
 
@@ -32,12 +32,7 @@ def windows_at(x, axis, start, step, count, length, lead=0):
     st, sh = x.strides, x.shape
     shape = sh[:lead] + (count,) + sh[lead:axis] + (length,) + sh[axis + 1:]
     strides = st[:lead] + (st[axis] * step,) + st[lead:axis] + (st[axis],) + st[axis + 1:]
-    if x.flags.c_contiguous and not x.dtype.hasobject:  # (a view of x's buffer: as_strided is 3 us of Python)
-        out = np.ndarray(shape, x.dtype, x, start * st[axis], strides)
-        out.flags.writeable = False
-        return out
-    base = x[(slice(None),) * axis + (slice(start, None),)]
-    return np.lib.stride_tricks.as_strided(base, shape, strides, writeable=False)
+    return _read_only_view(x, axis, start, shape, strides)
 
 
 def windows_at_t(v, x, axis, start, step, count, length, lead=0):

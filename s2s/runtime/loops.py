@@ -115,11 +115,18 @@ def _even_window(x, index, ib, view=True):
     l0, step, length = even
     k, st = sl.start.shape[0], x.strides
     shape, strides = (k,) + x.shape[:q] + (length,) + x.shape[q + 1:], (st[q] * step,) + st[:q] + (st[q],) + st[q + 1:]
-    if x.flags.c_contiguous and not x.dtype.hasobject:  # (a view of x's buffer: as_strided is 3 us of Python)
-        out = np.ndarray(shape, x.dtype, x, l0 * st[q], strides)
+    return _read_only_view(x, q, l0, shape, strides)
+
+
+def _read_only_view(x, axis, start, shape, strides):
+    """A read-only view of NumPy array `x` with `shape` and `strides`, its first element at
+    `start` along `axis`: on x's buffer where x is C-contiguous (`as_strided` costs 3 us of
+    Python), else `as_strided` of x from `start` on."""
+    if x.flags.c_contiguous and not x.dtype.hasobject:
+        out = np.ndarray(shape, x.dtype, x, start * x.strides[axis], strides)
         out.flags.writeable = False
         return out
-    base = x[(slice(None),) * q + (slice(l0, None),)]
+    base = x[(slice(None),) * axis + (slice(start, None),)]
     return np.lib.stride_tricks.as_strided(base, shape, strides, writeable=False)
 
 
