@@ -1,7 +1,8 @@
 """Small facts about the values the runtime's helpers meet, shared by them (core, reduce, shapes,
 jacobian, the batching helpers): a value's shape, size and floating dtype, whether it is a number,
-a pytree or a list that meets an array as NumPy's array, whether an index is fancy. Generated code
-never calls these, so this module has no export list and `rt` does not see them."""
+a pytree or a list that meets an array as NumPy's array, whether an index is fancy; and a
+read-only strided view of an array (the loops' windows). Generated code never calls these, so this
+module has no export list and `rt` does not see them."""
 from __future__ import annotations
 
 import numpy as np
@@ -49,3 +50,15 @@ def is_fancy(index) -> bool:
 
 def is_tree(x) -> bool:
     return isinstance(x, (tuple, list, dict)) or x is None
+
+
+def read_only_view(x, axis, start, shape, strides):
+    """A read-only view of NumPy array `x` with `shape` and `strides`, its first element at
+    `start` along `axis`: on x's buffer where x is C-contiguous (`as_strided` costs 3 us of
+    Python), else `as_strided` of x from `start` on."""
+    if x.flags.c_contiguous and not x.dtype.hasobject:
+        out = np.ndarray(shape, x.dtype, x, start * x.strides[axis], strides)
+        out.flags.writeable = False
+        return out
+    base = x[(slice(None),) * axis + (slice(start, None),)]
+    return np.lib.stride_tricks.as_strided(base, shape, strides, writeable=False)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._values import read_only_view
 from .batch_core import batched_array, batched_dot
-from .loops import _read_only_view, loop_windows, loop_windows_t
+from .loops import loop_windows, loop_windows_t
 
 __all__ = ("windows_at", "windows_at_t", "windows_vecdot")
 
@@ -32,7 +33,7 @@ def windows_at(x, axis, start, step, count, length, lead=0):
     st, sh = x.strides, x.shape
     shape = sh[:lead] + (count,) + sh[lead:axis] + (length,) + sh[axis + 1:]
     strides = st[:lead] + (st[axis] * step,) + st[lead:axis] + (st[axis],) + st[axis + 1:]
-    return _read_only_view(x, axis, start, shape, strides)
+    return read_only_view(x, axis, start, shape, strides)
 
 
 def windows_at_t(v, x, axis, start, step, count, length, lead=0):

@@ -12,7 +12,7 @@ from ..errors import S2SValueError
 from ._batch_operands import dot_spec
 from ._examples import index_tuple
 from ._index_layout import layout, parts_and_flags
-from ._values import list_meets_array
+from ._values import list_meets_array, read_only_view
 from .batch import example_getitem, example_getitem_t, map_examples, masked_merge, replicate_batch
 from .batch_core import batched_lift_rank_of_batched
 from .batch_linalg import batched_product_vjp, example_product, is_stack_matmul, stack_matmul, stack_matmul_vjp
@@ -115,19 +115,8 @@ def _even_window(x, index, ib, view=True):
     l0, step, length = even
     k, st = sl.start.shape[0], x.strides
     shape, strides = (k,) + x.shape[:q] + (length,) + x.shape[q + 1:], (st[q] * step,) + st[:q] + (st[q],) + st[q + 1:]
-    return _read_only_view(x, q, l0, shape, strides)
+    return read_only_view(x, q, l0, shape, strides)
 
-
-def _read_only_view(x, axis, start, shape, strides):
-    """A read-only view of NumPy array `x` with `shape` and `strides`, its first element at
-    `start` along `axis`: on x's buffer where x is C-contiguous (`as_strided` costs 3 us of
-    Python), else `as_strided` of x from `start` on."""
-    if x.flags.c_contiguous and not x.dtype.hasobject:
-        out = np.ndarray(shape, x.dtype, x, start * x.strides[axis], strides)
-        out.flags.writeable = False
-        return out
-    base = x[(slice(None),) * axis + (slice(start, None),)]
-    return np.lib.stride_tricks.as_strided(base, shape, strides, writeable=False)
 
 
 def _per_example_windows(x, index, ib, where):
