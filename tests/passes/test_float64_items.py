@@ -5,7 +5,7 @@ Checked against grad without jit (bitwise), central differences and the plain fu
 float32 dict item, or a dict other code can reach, keeps the helper."""
 import numpy as np
 import pytest
-from helpers_compare import fd_grad
+from helpers_compare import assert_jit_grad_of_both
 
 import s2s
 
@@ -46,12 +46,7 @@ def test_gradient_and_zero_of_an_item(fn, folded):
     got = g(w, h0)
     code = s2s.source(g, w, h0)
     assert ("xp.zeros((4, 1))" in code) is folded, code
-    want = s2s.grad(fn, argnums=(0, 1))(w, h0)
-    for a, b in zip(got, want):
-        np.testing.assert_array_equal(a, b)
-    np.testing.assert_allclose(got[0], fd_grad(lambda v: fn(v, h0), w), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(got[1], fd_grad(lambda v: fn(w, v), h0), rtol=1e-6, atol=1e-8)
-    assert s2s.jit(fn)(w, h0) == fn(w, h0)
+    assert_jit_grad_of_both(fn, got, (w, h0))
 
 
 def test_float32_items_keep_their_dtype():

@@ -4,7 +4,7 @@ record's items can be a list. Checked against grad without jit (bitwise), centra
 and the plain function; a record holding a list keeps its copy."""
 import numpy as np
 import pytest
-from helpers_compare import fd_grad
+from helpers_compare import assert_jit_grad_of_both
 
 import s2s
 
@@ -39,12 +39,7 @@ def test_record_unpacked_without_its_copy(step, copied):
     code = s2s.source(g, w, h0)
     loop = code[code.index("for bwd_") if "for bwd_" in code else code.index("# ---- backward"):]
     assert ("rt.copy_saved(" in loop) is copied, code
-    want = s2s.grad(fn, argnums=(0, 1))(w, h0)
-    for a, b in zip(got, want):
-        np.testing.assert_array_equal(a, b)
-    np.testing.assert_allclose(got[0], fd_grad(lambda v: fn(v, h0), w), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(got[1], fd_grad(lambda v: fn(w, v), h0), rtol=1e-6, atol=1e-8)
-    assert s2s.jit(fn)(w, h0) == fn(w, h0)
+    assert_jit_grad_of_both(fn, got, (w, h0))
     again = g(w, h0)  # (a second call: the records of the first are not read again)
     for a, b in zip(got, again):
         np.testing.assert_array_equal(a, b)

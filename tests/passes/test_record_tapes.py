@@ -9,7 +9,7 @@ import textwrap
 import gast
 import numpy as np
 import pytest
-from helpers_compare import fd_grad
+from helpers_compare import assert_jit_grad_of_both
 from rnn_steps import by_step, by_step_read, loss_of
 
 import s2s
@@ -40,12 +40,7 @@ def test_gradient_against_grad_and_differences(step, monkeypatch):
     before, _ = _version(fn, (w, h0), monkeypatch, True)
     assert code.count(".append(") < before.count(".append("), code
     assert code.count(".append(") == code.count(".pop()")  # (every push still meets its pop)
-    want = s2s.grad(fn, argnums=(0, 1))(w, h0)
-    for a, b in zip(got, want):
-        np.testing.assert_array_equal(a, b)
-    np.testing.assert_allclose(got[0], fd_grad(lambda v: fn(v, h0), w), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(got[1], fd_grad(lambda v: fn(w, v), h0), rtol=1e-6, atol=1e-8)
-    assert s2s.jit(fn)(w, h0) == fn(w, h0)
+    assert_jit_grad_of_both(fn, got, (w, h0))
 
 
 SWEEPS = """

@@ -8,7 +8,7 @@ import textwrap
 import gast
 import numpy as np
 import pytest
-from helpers_compare import fd_grad
+from helpers_compare import assert_jit_grad_of_both
 from rnn_steps import step_loss as by_step
 
 import s2s
@@ -23,12 +23,7 @@ def test_gradient_against_grad_and_differences():
     g = s2s.jit(s2s.grad(by_step, argnums=(0, 1)))
     got = g(w, h0)
     assert "rt.add_take_at(" in s2s.source(g, w, h0)
-    want = s2s.grad(by_step, argnums=(0, 1))(w, h0)
-    for a, b in zip(got, want):
-        np.testing.assert_array_equal(a, b)
-    np.testing.assert_allclose(got[0], fd_grad(lambda v: by_step(v, h0), w), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(got[1], fd_grad(lambda v: by_step(w, v), h0), rtol=1e-6, atol=1e-8)
-    assert s2s.jit(by_step)(w, h0) == by_step(w, h0)
+    assert_jit_grad_of_both(by_step, got, (w, h0))
 
 
 def _run(src):

@@ -1,6 +1,7 @@
 """Comparisons shared by tests: pytrees of arrays equal to a tolerance, two implementations of one
-float computation within the ulps s2s guarantees, and a Hessian from central differences of s2s's
-gradient (the gradient itself is checked against differences elsewhere)."""
+float computation within the ulps s2s guarantees, a Hessian from central differences of s2s's
+gradient (the gradient itself is checked against differences elsewhere), and a jit gradient of two
+arrays checked against grad and central differences."""
 import numpy as np
 
 import s2s
@@ -64,6 +65,18 @@ def fd_grad(f, x, eps=1e-6):
 def fd_grad_of(f, args, k, eps=1e-6):
     """`fd_grad` of `f(*args)` in its argument `k`, the others held."""
     return fd_grad(lambda v: f(*args[:k], v, *args[k + 1:]), args[k], eps)
+
+
+def assert_jit_grad_of_both(fn, got, args):
+    """`got`, `jit(grad(fn, argnums=(0, 1)))(*args)` of a scalar `fn` of two arrays: bitwise the
+    gradient `grad` gives without jit, each argument's within central differences, and `jit(fn)`
+    gives `fn`'s value."""
+    want = s2s.grad(fn, argnums=(0, 1))(*args)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    for k in (0, 1):
+        np.testing.assert_allclose(got[k], fd_grad_of(fn, args, k), rtol=1e-6, atol=1e-8)
+    assert s2s.jit(fn)(*args) == fn(*args)
 
 
 def leaves(x) -> list:
