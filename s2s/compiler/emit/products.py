@@ -34,9 +34,10 @@ _DTYPES = frozenset("fdFD")
 
 
 class Product:
-    """`a @ b` of two matrices, its rows shared among threads when they are NumPy arrays of one
-    of BLAS's dtypes; any other operands (another backend, another rank) are multiplied as they
-    are. One object per product in the code, so that each keeps its own decision."""
+    """`a @ b` of two matrices, on OpenBLAS's own threads or its rows shared among s2s's, when they
+    are NumPy arrays of one of BLAS's dtypes; any other operands (another backend, another rank)
+    are multiplied as they are. One object per product in the code, so that each keeps its own
+    decision."""
 
     def __init__(self, name: str):
         self.name = name
@@ -68,7 +69,7 @@ class Product:
         return f"def {self.name}(a, b):\n    return a @ b\n"
 
     def banner(self) -> str:
-        return "s2s.compiler.emit.products: a @ b, blocks of its rows shared among threads"
+        return "s2s.compiler.emit.products: a @ b, on the cores a one-thread BLAS leaves idle"
 
 
 def _raised(blas, n: int, a, b):
